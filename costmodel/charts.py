@@ -1,0 +1,170 @@
+"""Altair charts of a comparison: cost against volume, cost components, and a theme.
+
+Importing this module imports Altair; :mod:`costmodel` itself does not. Each chart
+function takes long-format data (from :mod:`costmodel.summary`) and returns an Altair
+chart. Reports render charts as SVG with vl-convert (``use_renderer("svg")``), so the
+HTML holds the picture itself and needs no JavaScript or network to show it.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from .calculator import OPTION_LABELS, BreakEven, present_options, step_volumes
+from .models import Scenario
+from .summary import Columns, Comparison, cost_sweep, volume_display
+
+OPTION_COLOURS = {"Own cluster": "#1f77b4", "Cloud rental": "#ff7f0e", "Hosted API": "#2ca02c"}
+"""One colour per option, the same in every chart."""
+
+_THEME = "costmodel"
+
+
+@alt.theme.register(_THEME, enable=False)
+def _theme() -> alt.theme.ThemeConfig:
+    return {
+        "config": {
+            "font": "DejaVu Sans",
+            "view": {"stroke": None},
+            "axis": {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColor": "#eeeeee"},
+            "legend": {"labelFontSize": 11, "titleFontSize": 12, "orient": "bottom"},
+            "title": {"fontSize": 14, "anchor": "start", "subtitleFontSize": 11, "subtitleColor": "#555555"},
+        }
+    }
+
+
+def use_renderer(renderer: str = "svg") -> None:
+    """Enable the costmodel theme and an Altair renderer.
+
+    Parameters
+    ----------
+    renderer
+        ``"svg"`` draws static SVG with vl-convert (offline, what reports use);
+        ``"default"``, ``"jupyterlab"`` or ``"html"`` draw interactive charts, which
+        need Vega in the front end.
+    """
+    alt.theme.enable(_THEME)
+    alt.renderers.enable(renderer)
+
+
+def _colour_scale(scenario: Scenario) -> alt.Scale:
+    labels = [OPTION_LABELS[o] for o in present_options(scenario)]
+    return alt.Scale(domain=labels, range=[OPTION_COLOURS[label] for label in labels])
+
+
+def sweep_volumes(scenario: Scenario, volume_min: float, volume_max: float, points: int = 1000) -> np.ndarray:
+    """Evenly spaced volumes plus both sides of every GPU-count step, so steps draw sharp. [volume unit]"""
+    volumes = [np.linspace(volume_min, volume_max, points)]
+    for option in present_options(scenario):
+        steps = step_volumes(scenario, option, volume_max)
+        steps = steps[(steps > volume_min) & (steps < volume_max)]
+        volumes += [steps, np.nextafter(steps, np.inf) * (1 + 1e-12)]
+    return np.unique(np.concatenate(volumes))
+
+
+def cost_vs_volume(scenario: Scenario, comparison: Comparison, volume_min: float, volume_max: float,
+                   points: int = 1000) -> alt.LayerChart:
+    """Monthly cost of each option against volume, with each break-even marked and labelled.
+
+    Parameters
+    ----------
+    scenario, comparison
+        The scenario and its :func:`costmodel.compare` result (for the break-evens).
+    volume_min, volume_max
+        Range of the x axis. [workload volume unit]
+    points
+        Evenly spaced volumes in the sweep (the steps are added to them). [-]
+
+    Returns
+    -------
+    altair.LayerChart
+        Break-evens that do not happen in the range are not drawn; the subtitle says
+        "never" for them.
+    """
+    scale, unit = volume_display(scenario)
+    data = cost_sweep(scenario, sweep_volumes(scenario, volume_min, volume_max, points))
+    data["volume_shown"] = data[Columns.volume] / scale
+    currency = scenario.reporting_currency
+    x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False))
+    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
+        x=x,
+        y=alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(scenario)),
+        tooltip=[alt.Tooltip("volume_shown:Q", title=unit, format=",.2f"),
+                 alt.Tooltip(f"{Columns.option_label}:N", title="option"),
+                 alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.0f"),
+                 alt.Tooltip(f"{Columns.gpu_count}:Q", title="GPUs")],
+    )
+    marks = _break_even_marks(comparison.break_evens, scale, unit, float(data[Columns.cost].max()))
+    never = [f"{OPTION_LABELS[b.option_a]} vs {OPTION_LABELS[b.option_b]}: never in range"
+             for b in comparison.break_evens if b.volume is None]
+    subtitle = ["Break-evens marked by vertical rules" + (" (dashed: the cheaper option flips where a GPU count steps up)"
+                if any(b.kind == "step" for b in comparison.break_evens) else "")]
+    if never:
+        subtitle.append("; ".join(never))
+    chart = alt.layer(lines, *marks).properties(
+        width=640, height=360,
+        title=alt.TitleParams(f"Monthly cost against volume ({currency})", subtitle=subtitle),
+    )
+    return chart
+
+
+def _break_even_marks(break_evens: list[BreakEven], scale: float, unit: str, top: float) -> list[alt.Chart]:
+    rows = []
+    for index, b in enumerate(x for x in break_evens if x.volume is not None):
+        rows.append({
+            "volume_shown": b.volume / scale,
+            "label": f"{OPTION_LABELS[b.option_a]} = {OPTION_LABELS[b.option_b]}"
+                     if b.kind == "crossing" else f"{OPTION_LABELS[b.option_a]} / {OPTION_LABELS[b.option_b]} flip",
+            "value": f"{b.volume / scale:,.2f} {unit}",
+            "kind": b.kind,
+            "y": top * (0.97 - 0.12 * index),
+        })
+    if not rows:
+        return []
+    frame = pd.DataFrame(rows)
+    rule = alt.Chart(frame).mark_rule(color="#444444").encode(
+        x="volume_shown:Q",
+        strokeDash=alt.condition(alt.datum.kind == "step", alt.value([5, 4]), alt.value([1, 0])),
+        tooltip=[alt.Tooltip("label:N", title="break-even"), alt.Tooltip("value:N", title="volume")],
+    )
+    label = alt.Chart(frame).mark_text(align="left", dx=4, fontSize=11, color="#222222").encode(
+        x="volume_shown:Q", y="y:Q", text="label:N")
+    value = alt.Chart(frame).mark_text(align="left", dx=4, dy=13, fontSize=10, color="#555555").encode(
+        x="volume_shown:Q", y="y:Q", text="value:N")
+    return [rule, label, value]
+
+
+def component_bars(table: pd.DataFrame, scenario: Scenario) -> alt.Chart:
+    """Stacked bars of each option's monthly cost by component, at one volume.
+
+    Parameters
+    ----------
+    table
+        Output of :func:`costmodel.cost_table`.
+    scenario
+        The scenario (for the currency and the volume in the title).
+
+    Returns
+    -------
+    altair.Chart
+    """
+    currency = scenario.reporting_currency
+    data = table[table[Columns.cost] > 0]
+    scale, unit = volume_display(scenario)
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X(f"{Columns.option_label}:N", title=None, sort=[OPTION_LABELS[o] for o in present_options(scenario)],
+                axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(f"sum({Columns.cost}):Q", title=f"Monthly cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
+        color=alt.Color(f"{Columns.component}:N", title="Component"),
+        order=alt.Order(f"{Columns.component}:N"),
+        tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
+                 alt.Tooltip(f"{Columns.component}:N", title="component"),
+                 alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.2f")],
+    ).properties(
+        width=420, height=320,
+        title=alt.TitleParams(f"Cost components at {scenario.volume / scale:,.2f} {unit}",
+                              subtitle=f"{currency} per month"),
+    )

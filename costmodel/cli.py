@@ -1,0 +1,83 @@
+"""Command line: ``costmodel report`` and ``costmodel compare``.
+
+Exit codes: 0 success; 1 a report failed; 2 bad input (a scenario or catalog error,
+or a bad argument).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import InputError
+from .paths import REFERENCE_SCENARIOS
+
+
+def _report(args: argparse.Namespace) -> int:
+    from .report import ReportError, render_report
+
+    scenarios = args.scenario or list(REFERENCE_SCENARIOS)
+    failed = 0
+    for scenario in scenarios:
+        try:
+            report = render_report(scenario, args.out, timeout=args.timeout)
+        except (InputError, ReportError) as exc:
+            print(f"costmodel report: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        size = report.html.stat().st_size
+        print(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s")
+    if failed:
+        print(f"costmodel report: {failed} of {len(scenarios)} reports failed", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .scenario import load_scenario
+    from .summary import compare
+
+    scenario = load_scenario(args.scenario)
+    result = compare(scenario, volume=args.volume, volume_max=args.volume_max)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+    else:
+        print(result.text())
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``costmodel`` command."""
+    parser = argparse.ArgumentParser(prog="costmodel", description="Own, rent or API: GPU cost break-evens.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    report = commands.add_parser("report", help="render break-even reports to self-contained HTML")
+    report.add_argument("scenario", nargs="*",
+                        help=f"scenario names or YAML paths (default: {', '.join(REFERENCE_SCENARIOS)})")
+    report.add_argument("--out", default="reports", help="output folder (default: reports/)")
+    report.add_argument("--timeout", type=int, default=600, help="longest time per notebook cell [s]")
+    report.set_defaults(run=_report)
+
+    compare = commands.add_parser("compare", help="print the cost of each option and the break-evens")
+    compare.add_argument("scenario", help="scenario name or YAML path")
+    compare.add_argument("--json", action="store_true", help="print JSON for scripts")
+    compare.add_argument("--volume", type=float, default=None, help="volume to compare at (default: the scenario's)")
+    compare.add_argument("--volume-max", type=float, default=None,
+                         help="upper end of the break-even search (default: 10 x the volume)")
+    compare.set_defaults(run=_compare)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except InputError as exc:
+        print(f"costmodel {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

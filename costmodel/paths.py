@@ -1,0 +1,38 @@
+"""Where the bundled data, scenarios and notebooks live.
+
+Paths are built from the package's own location, never from the working directory.
+In a source checkout (including an editable install) they are the repository's
+``data/`` and ``notebooks/``; in a wheel they are copies bundled under
+``costmodel/_bundled/``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+_REPO = _PACKAGE.parent
+_BUNDLED = _PACKAGE / "_bundled"
+
+
+def _first_existing(*candidates: Path) -> Path:
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    return candidates[0]
+
+
+DATA_DIR: Path = _first_existing(_REPO / "data", _BUNDLED / "data")
+"""Catalog CSV files (GPUs, servers, cloud prices, API prices)."""
+
+SCENARIO_DIR: Path = DATA_DIR / "scenarios"
+"""The bundled reference scenarios, one YAML file each."""
+
+NOTEBOOK_DIR: Path = _first_existing(_REPO / "notebooks", _BUNDLED / "notebooks")
+"""The report notebooks run by ``costmodel report``."""
+
+TEMPLATE_DIR: Path = _PACKAGE / "templates"
+"""nbconvert templates shipped with the package."""
+
+REFERENCE_SCENARIOS: tuple[str, ...] = ("llama70b-vs-api", "h200-24gpu-cluster")
+"""Scenarios that ``costmodel report`` renders when it is given none."""

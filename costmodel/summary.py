@@ -1,0 +1,477 @@
+"""Tidy tables and the one-call comparison of a scenario's options.
+
+Tables are long-format pandas DataFrames whose column names come from
+:class:`Columns`. Nothing here returns NaN or infinity: a cost per unit at zero volume
+is ``None`` ("not defined") and a break-even that does not happen is ``"never"``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .calculator import (
+    OPTION_LABELS,
+    BreakEven,
+    break_evens,
+    capacity_volume,
+    default_volume_max,
+    gpu_count,
+    gpu_hours_used,
+    monthly_cost,
+    monthly_cost_components,
+    present_options,
+    tokens_per_month,
+)
+from .models import Scenario
+from .units import TOKENS_PER_MILLION
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class Columns:
+    """Column names of the tables this module returns."""
+
+    option = "option"
+    option_label = "option_label"
+    component = "component"
+    cost = "cost"
+    currency = "currency"
+    volume = "volume"
+    gpu_count = "gpu_count"
+
+
+def cost_table(scenario: Scenario, volume: float | None = None) -> pd.DataFrame:
+    """Monthly cost of each option by component, at one volume.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    volume
+        Workload volume; default: the scenario's own. [GPU-h/month or tokens/day]
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``option``, ``option_label``, ``component``, ``cost``
+        [reporting currency/month], ``currency``; one row per option and component.
+    """
+    import pandas as pd
+
+    v = scenario.volume if volume is None else float(volume)
+    rows = []
+    for option in present_options(scenario):
+        for component, cost in monthly_cost_components(scenario, option, v).items():
+            rows.append({Columns.option: option, Columns.option_label: OPTION_LABELS[option],
+                         Columns.component: component, Columns.cost: float(cost),
+                         Columns.currency: scenario.reporting_currency})
+    return pd.DataFrame(rows)
+
+
+def cost_sweep(scenario: Scenario, volumes) -> pd.DataFrame:
+    """Total monthly cost and GPU count of each option over an array of volumes.
+
+    One vectorised call per option, whatever the number of volumes.
+
+    Parameters
+    ----------
+    volumes
+        1-D array of volumes. [GPU-h/month or tokens/day]
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long format: ``volume``, ``option``, ``option_label``, ``cost``
+        [reporting currency/month], ``gpu_count`` [GPU], ``currency``.
+    """
+    import pandas as pd
+
+    v = np.asarray(volumes, dtype=float).ravel()
+    frames = []
+    for option in present_options(scenario):
+        frames.append(pd.DataFrame({
+            Columns.volume: v,
+            Columns.option: option,
+            Columns.option_label: OPTION_LABELS[option],
+            Columns.cost: monthly_cost(scenario, option, v),
+            Columns.gpu_count: gpu_count(scenario, option, v),
+            Columns.currency: scenario.reporting_currency,
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+@dataclass(frozen=True)
+class OptionResult:
+    """One option at one volume.
+
+    Attributes
+    ----------
+    monthly_cost
+        [reporting currency/month]
+    cost_per_gpu_hour
+        Monthly cost / GPU-hours used; ``None`` when no GPU-hour is used.
+        [reporting currency/GPU-h]
+    cost_per_million_tokens
+        Monthly cost / millions of tokens; ``None`` for a GPU-hours workload or at zero
+        volume. [reporting currency/M tokens]
+    configured_gpus, gpus
+        GPUs the scenario gives the option, and GPUs it runs at this volume. [GPU]
+    stepped_up
+        True when the volume needs more GPUs than the scenario gives.
+    capacity_volume
+        Largest volume the configured GPUs serve; ``None`` for the API.
+    """
+
+    option: str
+    monthly_cost: float
+    cost_per_gpu_hour: float | None
+    cost_per_million_tokens: float | None
+    configured_gpus: int | None
+    gpus: int | None
+    stepped_up: bool
+    capacity_volume: float | None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The options of a scenario compared at one volume, with break-evens in a range."""
+
+    title: str
+    currency: str
+    volume: float
+    volume_unit: str
+    gpu_hours_used: float
+    options: dict[str, OptionResult]
+    cheapest: str
+    runner_up: str
+    margin: float
+    margin_share: float | None
+    break_evens: list[BreakEven]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict; break-evens that do not happen read ``"never"``."""
+        def number(x):
+            return None if x is None else round(float(x), 6)
+
+        return {
+            "title": self.title,
+            "currency": self.currency,
+            "volume": self.volume,
+            "volume_unit": self.volume_unit,
+            "gpu_hours_used_per_month": number(self.gpu_hours_used),
+            "options": {
+                name: {
+                    "label": OPTION_LABELS[name],
+                    "monthly_cost": number(r.monthly_cost),
+                    "cost_per_gpu_hour": number(r.cost_per_gpu_hour) if r.cost_per_gpu_hour is not None else "not defined",
+                    "cost_per_million_tokens": (number(r.cost_per_million_tokens)
+                                                if r.cost_per_million_tokens is not None else "not defined"),
+                    "configured_gpus": r.configured_gpus,
+                    "gpus": r.gpus,
+                    "gpu_count_stepped_up": r.stepped_up,
+                    "capacity_volume": number(r.capacity_volume) if r.capacity_volume is not None else "no limit",
+                }
+                for name, r in self.options.items()
+            },
+            "cheapest": self.cheapest,
+            "runner_up": self.runner_up,
+            "margin": number(self.margin),
+            "margin_share": number(self.margin_share) if self.margin_share is not None else "not defined",
+            "break_evens": [
+                {
+                    "options": [b.option_a, b.option_b],
+                    "volume": number(b.volume) if b.volume is not None else "never",
+                    "kind": b.kind,
+                    "cheaper_below": b.cheaper_below,
+                    "cheaper_above": b.cheaper_above,
+                    "all_volumes": [number(x) for x in b.volumes],
+                    "searched": [b.volume_min, b.volume_max],
+                }
+                for b in self.break_evens
+            ],
+        }
+
+    def text(self) -> str:
+        """A short plain-text summary for a terminal."""
+        lines = [f"{self.title}", f"at {self.volume:,.0f} {self.volume_unit}, monthly cost in {self.currency}:"]
+        for name, r in self.options.items():
+            extra = []
+            if r.cost_per_million_tokens is not None:
+                extra.append(f"{r.cost_per_million_tokens:,.2f} {self.currency}/M tokens")
+            if r.cost_per_gpu_hour is not None and name != "api":
+                extra.append(f"{r.cost_per_gpu_hour:,.2f} {self.currency}/GPU-hour used")
+            if r.gpus is not None:
+                extra.append(f"{r.gpus} GPUs" + (" (stepped up)" if r.stepped_up else ""))
+            lines.append(f"  {OPTION_LABELS[name]:<13} {r.monthly_cost:>14,.2f}   " + "; ".join(extra))
+        lines.append(f"cheapest: {OPTION_LABELS[self.cheapest]}, {self.margin:,.2f} {self.currency}/month "
+                     f"below {OPTION_LABELS[self.runner_up]}")
+        lines.append("break-even volumes:")
+        lines += [f"  {b.describe(self.volume_unit)}" for b in self.break_evens]
+        return "\n".join(lines)
+
+
+def compare(scenario: Scenario, volume: float | None = None, volume_max: float | None = None) -> Comparison:
+    """Compare the scenario's options at one volume and find every pair's break-even.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    volume
+        Volume to compare at; default: the scenario's. [GPU-h/month or tokens/day]
+    volume_max
+        Upper end of the break-even search; default :func:`default_volume_max`.
+
+    Returns
+    -------
+    Comparison
+    """
+    v = scenario.volume if volume is None else float(volume)
+    hours = float(gpu_hours_used(scenario, v))
+    millions = float(tokens_per_month(scenario, v)) / TOKENS_PER_MILLION if scenario.workload.kind == "tokens" else 0.0
+    results: dict[str, OptionResult] = {}
+    for option in present_options(scenario):
+        cost = float(monthly_cost(scenario, option, v))
+        if option == "api":
+            configured = gpus = None
+            stepped = False
+        else:
+            configured = int(gpu_count(scenario, option, 0.0))
+            gpus = int(gpu_count(scenario, option, v))
+            stepped = gpus > configured
+        results[option] = OptionResult(
+            option=option,
+            monthly_cost=cost,
+            cost_per_gpu_hour=cost / hours if hours > 0 else None,
+            cost_per_million_tokens=cost / millions if millions > 0 else None,
+            configured_gpus=configured,
+            gpus=gpus,
+            stepped_up=stepped,
+            capacity_volume=capacity_volume(scenario, option),
+        )
+    ranked = sorted(results, key=lambda name: results[name].monthly_cost)
+    cheapest, runner_up = ranked[0], ranked[1]
+    margin = results[runner_up].monthly_cost - results[cheapest].monthly_cost
+    runner_cost = results[runner_up].monthly_cost
+    return Comparison(
+        title=scenario.title,
+        currency=scenario.reporting_currency,
+        volume=v,
+        volume_unit=scenario.volume_unit,
+        gpu_hours_used=hours,
+        options=results,
+        cheapest=cheapest,
+        runner_up=runner_up,
+        margin=margin,
+        margin_share=margin / runner_cost if runner_cost > 0 else None,
+        break_evens=break_evens(scenario, volume_max if volume_max is not None else default_volume_max(scenario)),
+    )
+
+
+def volume_display(scenario: Scenario) -> tuple[float, str]:
+    """Divisor and unit label for showing volumes: tokens per day in millions.
+
+    Returns
+    -------
+    tuple of (float, str)
+        ``(1e6, "M tokens/day")`` for a tokens workload, ``(1.0, "GPU-hours/month")``
+        for a GPU-hours workload.
+    """
+    if scenario.workload.kind == "tokens":
+        return 1e6, "M tokens/day"
+    return 1.0, "GPU-hours/month"
+
+
+def format_volume(scenario: Scenario, volume: float | None) -> str:
+    """A volume as text in its display unit; ``None`` reads "never"."""
+    if volume is None:
+        return "never"
+    scale, unit = volume_display(scenario)
+    return f"{volume / scale:,.2f} {unit}"
+
+
+def _money(value: float | None, currency: str, unit: str = "") -> str:
+    if value is None:
+        return "not defined"
+    return f"{value:,.2f} {currency}{unit}"
+
+
+def decision_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame:
+    """One row per option: monthly cost, cost per unit of work, GPUs and their capacity, rank.
+
+    All cells are text, ready to show; nothing is NaN.
+    """
+    import pandas as pd
+
+    currency = comparison.currency
+    rows = []
+    ranked = sorted(comparison.options.values(), key=lambda r: r.monthly_cost)
+    for rank, r in enumerate(ranked, start=1):
+        if rank == 1:
+            standing = f"cheapest, {_money(comparison.margin, currency, '/month')} below {OPTION_LABELS[comparison.runner_up]}"
+            if comparison.margin_share is not None:
+                standing += f" ({comparison.margin_share:.1%})"
+        else:
+            standing = f"+{_money(r.monthly_cost - ranked[0].monthly_cost, currency, '/month')} over the cheapest"
+        gpus = "-" if r.gpus is None else f"{r.gpus}" + (f" (stepped up from {r.configured_gpus})" if r.stepped_up else "")
+        row = {
+            "option": OPTION_LABELS[r.option],
+            f"monthly cost [{currency}/month]": f"{r.monthly_cost:,.2f}",
+        }
+        if scenario.workload.kind == "tokens":
+            row[f"cost per M tokens [{currency}]"] = _money(r.cost_per_million_tokens, currency)
+        if r.option != "api":
+            row[f"cost per GPU-hour used [{currency}]"] = _money(r.cost_per_gpu_hour, currency)
+        else:
+            row[f"cost per GPU-hour used [{currency}]"] = "-"
+        row["GPUs at this volume"] = gpus
+        row["configured GPUs serve up to"] = ("no GPU limit" if r.capacity_volume is None
+                                              else format_volume(scenario, r.capacity_volume))
+        row["standing"] = standing
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def break_even_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame:
+    """One row per pair of options: the break-even volume (or "never"), its kind, who wins where."""
+    import pandas as pd
+
+    rows = []
+    for b in comparison.break_evens:
+        searched = f"{format_volume(scenario, b.volume_min)} to {format_volume(scenario, b.volume_max)}"
+        rows.append({
+            "options": f"{OPTION_LABELS[b.option_a]} vs {OPTION_LABELS[b.option_b]}",
+            "break-even volume": format_volume(scenario, b.volume),
+            "kind": {"crossing": "costs equal", "step": "flips where a GPU count steps up",
+                     "never": "no change in range"}[b.kind],
+            "cheaper below": OPTION_LABELS.get(b.cheaper_below or "", "equal"),
+            "cheaper above": OPTION_LABELS.get(b.cheaper_above or "", "equal") if b.volume is not None else "-",
+            "all changes in range": ", ".join(format_volume(scenario, v) for v in b.volumes) or "none",
+            "range searched": searched,
+        })
+    return pd.DataFrame(rows)
+
+
+def inputs_table(scenario: Scenario) -> pd.DataFrame:
+    """Every input behind the costs, with its unit and source, for a reviewer to trace.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``option``, ``input``, ``value``, ``unit``, ``source``.
+    """
+    import pandas as pd
+
+    rows: list[dict[str, str]] = []
+
+    def add(option: str, name: str, value, unit: str, source: str = "") -> None:
+        if isinstance(value, float):
+            text = f"{value:,.0f}" if value.is_integer() and abs(value) >= 1000 else f"{value:,.6g}"
+        else:
+            text = f"{value:,}" if isinstance(value, int) else str(value)
+        rows.append({"option": option, "input": name, "value": text, "unit": unit, "source": source or "scenario file"})
+
+    work = scenario.workload
+    catalog_gpu = f"data/gpus.csv: {work.gpu}"
+    add("workload", "GPU", work.gpu, "", catalog_gpu)
+    if work.kind == "tokens":
+        add("workload", "tokens per day", work.tokens_per_day, "tokens/day")
+        add("workload", "input tokens per output token", work.input_tokens_per_output_token, "-")
+        add("workload", "serving throughput", work.output_tokens_per_second_per_gpu, "output tokens/s/GPU",
+            work.throughput_source)
+    else:
+        add("workload", "GPU-hours per month", work.gpu_hours_per_month, "GPU-h/month")
+    add("workload", "maximum utilisation", work.max_utilisation, "-")
+    if scenario.fx is not None:
+        for currency, rate in scenario.fx.rates.items():
+            add("fx", f"{currency} to {scenario.reporting_currency}", rate, f"{scenario.reporting_currency}/{currency}",
+                f"{scenario.fx.source} (as of {scenario.fx.as_of})")
+    own = scenario.options.own
+    if own is not None:
+        spec = own.server_spec
+        cited = f"data/servers.csv: {spec.server} [{spec.quality}, {spec.as_of}] {spec.source}"
+        add("own", "server", spec.server, "", cited)
+        add("own", "servers", own.server_count, "servers")
+        add("own", "GPUs per server", spec.gpus_per_server, "GPU", cited)
+        add("own", "server price", spec.price, spec.currency, cited)
+        add("own", "max power per server", own.kw_per_server, "kW",
+            cited if own.power.kw_per_server is None else own.power.source)
+        add("own", "depreciation period", own.depreciation_months, "months", own.source)
+        add("own", "hardware support", own.hardware_support_share_per_year, "share of capex/year", own.source)
+        add("own", "idle power share", own.power.idle_power_share, "-", own.power.source)
+        add("own", "PUE", own.power.pue, "-", own.power.source)
+        add("own", "electricity price", own.power.electricity_price_per_kwh, f"{own.power.currency}/kWh", own.power.source)
+        add("own", "colocation price", own.colocation.price_per_kw_month, f"{own.colocation.currency}/kW/month",
+            own.colocation.source)
+        add("own", "staffing", own.staffing.fte, "FTE", own.staffing.source)
+        add("own", "loaded cost per FTE", own.staffing.loaded_cost_per_fte_per_year,
+            f"{own.staffing.currency}/FTE/year", own.staffing.source)
+    rent = scenario.options.rent
+    if rent is not None:
+        offer = rent.offer_spec
+        cited = f"data/cloud_prices.csv: {offer.offer} [{offer.quality}, {offer.as_of}] {offer.source}"
+        add("rent", "offer", f"{offer.provider}, {offer.pricing}", "", cited)
+        add("rent", "price per GPU-hour", offer.price_per_gpu_hour, f"{offer.currency}/GPU-h", cited)
+        add("rent", "GPUs", rent.gpu_count, "GPU")
+        add("rent", "billing", rent.billing, "")
+        if rent.staffing is not None:
+            add("rent", "staffing", rent.staffing.fte, "FTE", rent.staffing.source)
+            add("rent", "loaded cost per FTE", rent.staffing.loaded_cost_per_fte_per_year,
+                f"{rent.staffing.currency}/FTE/year", rent.staffing.source)
+    api = scenario.options.api
+    if api is not None:
+        offer = api.offer_spec
+        cited = f"data/api_prices.csv: {offer.offer} [{offer.quality}, {offer.as_of}] {offer.source}"
+        add("api", "model", f"{offer.provider} {offer.model}", "", cited)
+        add("api", "input price", offer.input_per_million, f"{offer.currency}/M tokens", cited)
+        cached = offer.cached_input_per_million
+        add("api", "cached input price", cached if cached is not None else offer.input_per_million,
+            f"{offer.currency}/M tokens", cited)
+        add("api", "output price", offer.output_per_million, f"{offer.currency}/M tokens", cited)
+        add("api", "cached input share", api.cached_input_share, "-")
+    return pd.DataFrame(rows)
+
+
+def headline(scenario: Scenario, comparison: Comparison) -> str:
+    """The answer in a few Markdown sentences: cheapest option, margin, where it flips, GPU counts.
+
+    States, for each break-even that involves GPUs, whether the configured GPUs can
+    serve the volume at which the answer flips, or how far the count steps up there.
+    """
+    from .calculator import gpu_count
+
+    currency = comparison.currency
+    cheapest = comparison.options[comparison.cheapest]
+    lines = [
+        f"**{scenario.title}**",
+        "",
+        f"At **{format_volume(scenario, comparison.volume)}** the cheapest option is "
+        f"**{OPTION_LABELS[comparison.cheapest]}** at **{cheapest.monthly_cost:,.0f} {currency}/month**, "
+        f"{comparison.margin:,.0f} {currency}/month below {OPTION_LABELS[comparison.runner_up]}.",
+        "",
+    ]
+    for b in comparison.break_evens:
+        pair = f"{OPTION_LABELS[b.option_a]} vs {OPTION_LABELS[b.option_b]}"
+        if b.volume is None:
+            lines.append(f"- {pair}: break-even **never** between {format_volume(scenario, b.volume_min)} and "
+                         f"{format_volume(scenario, b.volume_max)}; {OPTION_LABELS.get(b.cheaper_below or '', 'neither')} "
+                         "is cheaper throughout.")
+            continue
+        how = "costs equal" if b.kind == "crossing" else "the cheaper option flips where a GPU count steps up"
+        text = (f"- {pair}: break-even at **{format_volume(scenario, b.volume)}** ({how}); "
+                f"{OPTION_LABELS[b.cheaper_below]} is cheaper below, {OPTION_LABELS[b.cheaper_above]} above.")
+        for option in (b.option_a, b.option_b):
+            if option == "api":
+                continue
+            configured = int(gpu_count(scenario, option, 0.0))
+            needed = int(gpu_count(scenario, option, b.volume))
+            if needed > configured:
+                text += f" At that volume {OPTION_LABELS[option]} needs {needed} GPUs, up from {configured}."
+            else:
+                text += f" {OPTION_LABELS[option]}: its {configured} GPUs serve that volume."
+        lines.append(text)
+    return "\n".join(lines)
