@@ -447,9 +447,12 @@ def break_even(scenario: Scenario, option_a: str, option_b: str, volume_max: flo
     slope = (d2 - d1) / (p2 - p1)
     d_left_plus = d1 - slope * (p1 - left)        # limit from the right at each left edge
     d_right, s_right = diff(right)                # exact value at each right edge
+    # No count steps at volume_min itself, so there the exact value is the limit from the
+    # right; using it keeps tiny differences near the start from drowning in rounding.
     d_start, s_start = diff(left[:1])
+    d_left_plus[0], scale_left = d_start[0], np.concatenate([s_start, s1[1:]])
 
-    sign_left_plus = _sign(d_left_plus, s1)
+    sign_left_plus = _sign(d_left_plus, scale_left)
     sign_right = _sign(d_right, s_right)
 
     events: list[tuple[float, str, int, int]] = []   # (volume, kind, sign before, sign after)
@@ -469,7 +472,7 @@ def break_even(scenario: Scenario, option_a: str, option_b: str, volume_max: flo
     def cheaper(sign: int) -> str | None:
         return option_b if sign > 0 else option_a if sign < 0 else None
 
-    first_sign = int(_sign(d_start, s_start)[0]) or int(sign_left_plus[0]) or int(sign_right[0])
+    first_sign = int(sign_left_plus[0]) or int(sign_right[0])
     if not events:
         return BreakEven(option_a, option_b, None, "never", cheaper(first_sign), cheaper(first_sign),
                          volume_min, volume_max)

@@ -1,0 +1,119 @@
+"""Break-even search: closed forms, steps, "never", and properties over generated scenarios."""
+
+import copy
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import costmodel
+from costmodel.paths import SCENARIO_DIR
+
+HOURS = 8760 / 12
+R1 = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
+R2 = yaml.safe_load((SCENARIO_DIR / "h200-24gpu-cluster.yaml").read_text())
+
+
+def scenario(base: dict, **changes) -> costmodel.Scenario:
+    data = copy.deepcopy(base)
+    for dotted, value in changes.items():
+        node = data
+        *path, last = dotted.split("__")
+        for key in path:
+            node = node[key]
+        node[last] = value
+    return costmodel.Scenario.model_validate(data)
+
+
+def diff(s, a, b, v):
+    return costmodel.monthly_cost(s, a, v) - costmodel.monthly_cost(s, b, v)
+
+
+def test_lines_through_zero_never_cross():
+    # Rent billed per GPU-hour used with no staff, and the API: both are proportional to volume,
+    # so one is cheaper at every volume: cost_rent / cost_api is a constant.
+    s = scenario(R1, options__rent__billing="per_gpu_hour_used", options__rent__staffing=None)
+    b = costmodel.break_even(s, "rent", "api", volume_max=1e9)
+    assert b.volume is None and b.kind == "never"
+    ratio = costmodel.monthly_cost(s, "rent", 1e7) / costmodel.monthly_cost(s, "api", 1e7)
+    assert b.cheaper_below == ("rent" if ratio < 1 else "api")
+    assert "never" in b.describe("tokens/day")
+
+
+def test_fixed_cost_against_api_closed_form():
+    # Rent always-on with staff is a flat F until the GPUs run out; API = p * v. v* = F / p.
+    s = scenario(R1, options__rent__staffing__fte=3)
+    flat = 2 * 3.5 * HOURS + 3 * 6000 * 1.16
+    per_volume = (2 / 3 * 5 + 1 / 3 * 25) * 365 / 12 / 1e6
+    b = costmodel.break_even(s, "rent", "api", volume_max=5e8)
+    assert b.volume == pytest.approx(flat / per_volume, rel=1e-9)
+
+
+def test_never_when_the_crossing_lies_beyond_the_range():
+    b = costmodel.break_even(costmodel.load_scenario("llama70b-vs-api"), "rent", "api", volume_max=20e6)
+    assert b.volume is None and b.cheaper_below == "api" and b.volume_max == 20e6
+
+
+def test_flip_at_a_server_step_is_reported_as_a_step():
+    # One H200 server owned vs renting per GPU-hour at $4.50: owning wins once the server is busy
+    # enough, loses when a second server must be bought, and wins again later.
+    s = scenario(R2, options__own__server_count=1, options__rent__gpu_count=8)
+    capacity = 8 * HOURS * 0.9
+    b = costmodel.break_even(s, "own", "rent", volume_max=3 * capacity)
+    assert b.kinds[:2] == ("crossing", "step")
+    assert b.volumes[1] == pytest.approx(capacity, rel=1e-12)
+    assert diff(s, "own", "rent", capacity) < 0 < diff(s, "own", "rent", capacity * (1 + 1e-6))
+    assert b.cheaper_below == "rent" and b.cheaper_above == "own"
+    # every crossing has equal costs; every step has a sign change across it
+    for volume, kind in zip(b.volumes, b.kinds):
+        if kind == "crossing":
+            assert costmodel.monthly_cost(s, "own", volume) == pytest.approx(costmodel.monthly_cost(s, "rent", volume), rel=1e-6)
+
+
+def test_bad_range_is_an_error():
+    with pytest.raises(ValueError):
+        costmodel.break_even(costmodel.load_scenario("llama70b-vs-api"), "rent", "api", volume_max=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    staff=st.floats(0, 5),
+    rent_gpus=st.integers(1, 16),
+    servers=st.integers(1, 3),
+    throughput=st.floats(50, 5000),
+    utilisation=st.floats(0.05, 1.0),
+    cached=st.floats(0, 1),
+    billing=st.sampled_from(["always_on", "per_gpu_hour_used"]),
+)
+def test_break_evens_match_a_dense_sweep(staff, rent_gpus, servers, throughput, utilisation, cached, billing):
+    s = scenario(
+        R1,
+        options__rent__staffing__fte=staff,
+        options__rent__gpu_count=rent_gpus,
+        options__rent__billing=billing,
+        options__own__server_count=servers,
+        workload__output_tokens_per_second_per_gpu=throughput,
+        workload__max_utilisation=utilisation,
+        options__api__cached_input_share=cached,
+    )
+    top = 2e8
+    grid = np.linspace(0, top, 4001)
+    for b in costmodel.break_evens(s, volume_max=top):
+        d = diff(s, b.option_a, b.option_b, grid)
+        scale = costmodel.monthly_cost(s, b.option_a, grid) + costmodel.monthly_cost(s, b.option_b, grid) + 1
+        signs = np.sign(d)
+        signs[np.abs(d) <= 1e-9 * scale] = 0
+        nonzero = signs[signs != 0]
+        sweep_changes = int(np.count_nonzero(np.diff(nonzero)))
+        # a grid can miss changes that come and go between two grid points, never invent one
+        assert sweep_changes <= len(b.volumes)
+        if b.volume is None:
+            assert sweep_changes == 0
+        for volume, kind in zip(b.volumes, b.kinds):
+            assert np.isfinite(volume) and 0 <= volume <= top
+            if kind == "crossing":
+                a = costmodel.monthly_cost(s, b.option_a, volume)
+                c = costmodel.monthly_cost(s, b.option_b, volume)
+                assert a == pytest.approx(c, rel=1e-6)

@@ -1,0 +1,68 @@
+"""End-to-end report rendering (papermill + nbconvert), and the offline check."""
+
+import base64
+import json
+import re
+
+import pytest
+
+from costmodel.report import ReportError, external_references, render_report
+
+
+@pytest.mark.parametrize("html, expected", [
+    ('<script src="https://cdn.example.org/require.js"></script>', 1),
+    ("<link rel=stylesheet href='//fonts.example.com/x.css'>", 1),
+    ("<style>@import url(https://example.com/a.css);</style>", 1),
+    ("<div style=\"background: url('http://example.com/a.png')\"></div>", 1),
+    ('<svg xmlns="http://www.w3.org/2000/svg"></svg>', 0),
+    ('<img src="data:image/svg+xml;base64,AAAA">', 0),
+    ("<p>see https://example.com in the text</p>", 0),
+])
+def test_external_references(html, expected):
+    assert len(external_references(html)) == expected
+
+
+@pytest.mark.slow
+def test_reference_report_renders_offline(tmp_path):
+    report = render_report("llama70b-vs-api", tmp_path)
+    assert report.html == tmp_path / "llama70b-vs-api" / "report.html"
+    assert report.notebook.exists()
+    html = report.html.read_text()
+    assert external_references(html) == []
+    assert "<script src" not in html and "require.js" not in html and "MathJax.js" not in html
+    # charts are SVG drawn by vl-convert, embedded in the page
+    charts = re.findall(r'<img[^>]+src="data:image/svg\+xml;base64,([^"]+)"', html)
+    assert len(charts) == 2
+    assert all(base64.b64decode(chart).lstrip().startswith(b"<svg") for chart in charts)
+    # the answer is in the page: API cheaper at 10 M tokens/day, break-even at 34.01 M tokens/day
+    assert "Hosted API</strong> at <strong>3,549 USD/month" in html
+    assert "34.01 M tokens/day" in html
+    executed = json.loads(report.notebook.read_text())
+    assert executed["metadata"]["papermill"]["parameters"]["scenario"].endswith("llama70b-vs-api.yaml")
+
+
+def _failing_notebook(path):
+    cells = [
+        {"cell_type": "code", "execution_count": None, "id": "p", "metadata": {"tags": ["parameters"]},
+         "outputs": [], "source": 'scenario = ""'},
+        {"cell_type": "code", "execution_count": None, "id": "f", "metadata": {}, "outputs": [],
+         "source": 'raise RuntimeError("the chart exploded")'},
+    ]
+    nb = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                      "language": "python"}},
+          "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(nb))
+    return path
+
+
+@pytest.mark.slow
+def test_failed_notebook_leaves_no_report(tmp_path):
+    stale = tmp_path / "out" / "h200-24gpu-cluster" / "report.html"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("<html>an old report</html>")
+    with pytest.raises(ReportError) as caught:
+        render_report("h200-24gpu-cluster", tmp_path / "out", notebook=_failing_notebook(tmp_path / "fail.ipynb"))
+    message = str(caught.value)
+    assert "h200-24gpu-cluster" in message and "RuntimeError" in message and "the chart exploded" in message
+    assert not stale.exists()
+    assert not list(stale.parent.glob(".*.tmp"))

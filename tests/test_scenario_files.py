@@ -1,0 +1,138 @@
+"""Loading, saving and rejecting scenario files."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+import costmodel
+from costmodel import ScenarioError
+from costmodel.paths import SCENARIO_DIR
+
+R1_FILE = SCENARIO_DIR / "llama70b-vs-api.yaml"
+
+
+def r1_data() -> dict:
+    return yaml.safe_load(R1_FILE.read_text())
+
+
+def write(tmp_path: Path, data, name="bad.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def load_error(path: Path) -> ScenarioError:
+    with pytest.raises(ScenarioError) as caught:
+        costmodel.load_scenario(path)
+    return caught.value
+
+
+@pytest.mark.parametrize("name", ["llama70b-vs-api", "h200-24gpu-cluster"])
+def test_round_trip_through_yaml(tmp_path, name):
+    scenario = costmodel.load_scenario(name)
+    saved = costmodel.save_scenario(scenario, tmp_path / f"{name}.yaml")
+    again = costmodel.load_scenario(saved)
+    assert again == scenario
+    assert costmodel.compare(again).to_dict() == costmodel.compare(scenario).to_dict()
+
+
+def test_missing_field(tmp_path):
+    data = r1_data()
+    del data["options"]["rent"]["gpu_count"]
+    error = load_error(write(tmp_path, data))
+    assert len(error.problems) == 1
+    field, _, reason = error.problems[0]
+    assert field == "options.rent.gpu_count"
+    assert "required" in reason.lower()
+    assert str(tmp_path / "bad.yaml") in str(error)
+
+
+def test_negative_price(tmp_path):
+    data = r1_data()
+    data["options"]["own"]["power"]["electricity_price_per_kwh"] = -0.19
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["options.own.power.electricity_price_per_kwh"]
+    assert error.problems[0][1] == -0.19
+    assert "greater than or equal to 0" in error.problems[0][2]
+    assert "-0.19" in str(error)
+
+
+def test_unknown_gpu(tmp_path):
+    data = r1_data()
+    data["workload"]["gpu"] = "H900-SXM"
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["workload.tokens.gpu"]
+    assert "unknown GPU" in error.problems[0][2] and "H100-SXM-80GB" in error.problems[0][2]
+
+
+def test_unknown_server(tmp_path):
+    data = r1_data()
+    data["options"]["own"]["server"] = "dgx-h900"
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["options.own.server"]
+    assert "unknown server" in error.problems[0][2]
+
+
+def test_currency_without_rate(tmp_path):
+    data = r1_data()
+    data["options"]["rent"]["staffing"]["currency"] = "GBP"
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["options.rent.staffing.currency"]
+    assert "no FX rate from GBP to USD" in error.problems[0][2]
+
+
+def test_malformed_currency_code(tmp_path):
+    data = r1_data()
+    data["options"]["rent"]["staffing"]["currency"] = "euro"
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["options.rent.staffing.currency"]
+
+
+def test_yaml_syntax_error(tmp_path):
+    text = R1_FILE.read_text().replace("gpu_count: 2", "gpu_count: [2", 1)
+    error = load_error(write(tmp_path, text))
+    assert len(error.problems) == 1
+    field, _, reason = error.problems[0]
+    assert field.startswith("line ")
+    assert "YAML syntax error" in reason
+
+
+def test_misspelt_field_is_rejected(tmp_path):
+    data = r1_data()
+    data["options"]["rent"]["gpu_cuont"] = 2
+    error = load_error(write(tmp_path, data))
+    assert "options.rent.gpu_cuont" in [p[0] for p in error.problems]
+
+
+def test_api_needs_a_tokens_workload(tmp_path):
+    data = yaml.safe_load((SCENARIO_DIR / "h200-24gpu-cluster.yaml").read_text())
+    data["options"]["api"] = {"offer": "anthropic-claude-opus-4-5"}
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["options.api"]
+
+
+def test_gpu_of_option_must_match_workload(tmp_path):
+    data = r1_data()
+    data["options"]["rent"]["offer"] = "nebius-h200"
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["options.rent.offer"]
+    assert "H200-SXM-141GB" in error.problems[0][2]
+
+
+def test_not_a_mapping(tmp_path):
+    error = load_error(write(tmp_path, "- just\n- a list\n"))
+    assert error.problems[0][0] == "(top level)"
+
+
+def test_missing_file(tmp_path):
+    error = load_error(tmp_path / "nowhere.yaml")
+    assert "cannot be read" in str(error)
+
+
+def test_several_problems_reported_at_once(tmp_path):
+    data = r1_data()
+    data["options"]["rent"]["gpu_count"] = 0
+    data["options"]["api"]["cached_input_share"] = 1.5
+    error = load_error(write(tmp_path, data))
+    assert {p[0] for p in error.problems} == {"options.rent.gpu_count", "options.api.cached_input_share"}
