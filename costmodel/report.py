@@ -10,13 +10,13 @@ network. A failed run leaves no ``report.html``, neither half-written nor stale.
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._files import write_text_atomically
 from .paths import NOTEBOOK_DIR, TEMPLATE_DIR
 from .scenario import load_scenario, scenario_path
 
@@ -71,15 +71,25 @@ def export_html(notebook_path: Path, title: str) -> str:
     return body
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _ipc_kernel_manager(socket_dir: str):
+    """A kernel manager that talks to the kernel over Unix sockets in ``socket_dir``, not TCP.
+
+    IPC keeps the kernel off the network (ipykernel warns about unencrypted TCP) and
+    its socket files out of the working directory.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class IPCKernelManager(AsyncKernelManager):
+        @default("transport")
+        def _default_transport(self):
+            return "ipc"
+
+        @default("ip")
+        def _default_ip(self):
+            return str(Path(socket_dir) / "kernel")
+
+    return IPCKernelManager
 
 
 @dataclass(frozen=True)
@@ -132,15 +142,17 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     html_path, notebook_path = target / "report.html", target / "report.ipynb"
     html_path.unlink(missing_ok=True)
     try:
-        papermill.execute_notebook(
-            str(notebook), str(notebook_path),
-            parameters={"scenario": str(path)},
-            kernel_name="python3",
-            progress_bar=False,
-            log_output=False,
-            execution_timeout=timeout,
-            cwd=str(notebook.parent),
-        )
+        with tempfile.TemporaryDirectory(prefix="costmodel-kernel-") as scratch:
+            papermill.execute_notebook(
+                str(notebook), str(notebook_path),
+                parameters={"scenario": str(path)},
+                kernel_name="python3",
+                kernel_manager_class=_ipc_kernel_manager(scratch),
+                progress_bar=False,
+                log_output=False,
+                execution_timeout=timeout,
+                cwd=scratch,
+            )
     except PapermillExecutionError as exc:
         raise ReportError(f"{name}: the notebook failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
                           f"(executed notebook kept at {notebook_path})") from None
@@ -150,5 +162,5 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     found = external_references(html)
     if found:
         raise ReportError(f"{name}: the HTML would load from the network, not written: {found[0]!r}")
-    _write_atomically(html_path, html)
+    write_text_atomically(html_path, html)
     return Report(name, html_path, notebook_path, time.perf_counter() - start)

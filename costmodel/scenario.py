@@ -8,13 +8,12 @@ the reason, for every problem found at once.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
+from ._files import write_text_atomically
 from .catalog import Catalog
 from .errors import ScenarioError, from_validation_error
 from .models import Scenario
@@ -94,12 +93,5 @@ def save_scenario(scenario: Scenario, path: str | Path) -> Path:
     path = Path(path)
     data = scenario.model_dump(mode="json", exclude_defaults=True)
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, text)
     return path

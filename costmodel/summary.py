@@ -113,8 +113,8 @@ class OptionResult:
     monthly_cost
         [reporting currency/month]
     cost_per_gpu_hour
-        Monthly cost / GPU-hours used; ``None`` when no GPU-hour is used.
-        [reporting currency/GPU-h]
+        Monthly cost / GPU-hours used; ``None`` when no GPU-hour is used, and for the
+        hosted API (its GPUs are not the buyer's). [reporting currency/GPU-h]
     cost_per_million_tokens
         Monthly cost / millions of tokens; ``None`` for a GPU-hours workload or at zero
         volume. [reporting currency/M tokens]
@@ -167,7 +167,8 @@ class Comparison:
                 name: {
                     "label": OPTION_LABELS[name],
                     "monthly_cost": number(r.monthly_cost),
-                    "cost_per_gpu_hour": number(r.cost_per_gpu_hour) if r.cost_per_gpu_hour is not None else "not defined",
+                    "cost_per_gpu_hour": (number(r.cost_per_gpu_hour) if r.cost_per_gpu_hour is not None
+                                          else "not applicable" if name == "api" else "not defined"),
                     "cost_per_million_tokens": (number(r.cost_per_million_tokens)
                                                 if r.cost_per_million_tokens is not None else "not defined"),
                     "configured_gpus": r.configured_gpus,
@@ -202,7 +203,7 @@ class Comparison:
             extra = []
             if r.cost_per_million_tokens is not None:
                 extra.append(f"{r.cost_per_million_tokens:,.2f} {self.currency}/M tokens")
-            if r.cost_per_gpu_hour is not None and name != "api":
+            if r.cost_per_gpu_hour is not None:
                 extra.append(f"{r.cost_per_gpu_hour:,.2f} {self.currency}/GPU-hour used")
             if r.gpus is not None:
                 extra.append(f"{r.gpus} GPUs" + (" (stepped up)" if r.stepped_up else ""))
@@ -246,7 +247,7 @@ def compare(scenario: Scenario, volume: float | None = None, volume_max: float |
         results[option] = OptionResult(
             option=option,
             monthly_cost=cost,
-            cost_per_gpu_hour=cost / hours if hours > 0 else None,
+            cost_per_gpu_hour=cost / hours if hours > 0 and option != "api" else None,
             cost_per_million_tokens=cost / millions if millions > 0 else None,
             configured_gpus=configured,
             gpus=gpus,
@@ -324,10 +325,7 @@ def decision_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame:
         }
         if scenario.workload.kind == "tokens":
             row[f"cost per M tokens [{currency}]"] = _money(r.cost_per_million_tokens, currency)
-        if r.option != "api":
-            row[f"cost per GPU-hour used [{currency}]"] = _money(r.cost_per_gpu_hour, currency)
-        else:
-            row[f"cost per GPU-hour used [{currency}]"] = "-"
+        row[f"cost per GPU-hour used [{currency}]"] = "-" if r.option == "api" else _money(r.cost_per_gpu_hour, currency)
         row["GPUs at this volume"] = gpus
         row["configured GPUs serve up to"] = ("no GPU limit" if r.capacity_volume is None
                                               else format_volume(scenario, r.capacity_volume))

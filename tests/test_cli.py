@@ -16,7 +16,7 @@ def test_compare_json(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["cheapest"] == "api"
     assert data["options"]["rent"]["monthly_cost"] == pytest.approx(12070.0)
-    assert data["options"]["api"]["cost_per_gpu_hour"] is not None
+    assert data["options"]["api"]["cost_per_gpu_hour"] == "not applicable"
     pairs = {tuple(b["options"]): b["volume"] for b in data["break_evens"]}
     assert pairs[("own", "rent")] == "never"
     assert pairs[("rent", "api")] == pytest.approx(34.013e6, rel=1e-3)

@@ -32,6 +32,7 @@ def load_error(path: Path) -> ScenarioError:
 def test_round_trip_through_yaml(tmp_path, name):
     scenario = costmodel.load_scenario(name)
     saved = costmodel.save_scenario(scenario, tmp_path / f"{name}.yaml")
+    assert saved.stat().st_mode & 0o044 == 0o044   # readable like any file, not 0600
     again = costmodel.load_scenario(saved)
     assert again == scenario
     assert costmodel.compare(again).to_dict() == costmodel.compare(scenario).to_dict()
