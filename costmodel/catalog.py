@@ -31,7 +31,7 @@ Quality = Literal["P", "S", "U"]
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     quality: Quality = Field(description="P primary, S secondary, U unsourced estimate.")
     as_of: str = Field(min_length=4, description="Date (or month, or year) the figure was true.")

@@ -51,7 +51,7 @@ def _known(ident: str, table: dict, what: str, catalog_file: str) -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class Staffing(_Model):

@@ -137,3 +137,10 @@ def test_several_problems_reported_at_once(tmp_path):
     data["options"]["api"]["cached_input_share"] = 1.5
     error = load_error(write(tmp_path, data))
     assert {p[0] for p in error.problems} == {"options.rent.gpu_count", "options.api.cached_input_share"}
+
+
+@pytest.mark.parametrize("value", [".inf", ".nan", "-.inf"])
+def test_infinite_or_nan_numbers_are_rejected(tmp_path, value):
+    text = R1_FILE.read_text().replace("tokens_per_day: 10000000", f"tokens_per_day: {value}", 1)
+    error = load_error(write(tmp_path, text))
+    assert [p[0] for p in error.problems] == ["workload.tokens.tokens_per_day"]
