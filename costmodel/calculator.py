@@ -35,6 +35,19 @@ OPTION_LABELS: dict[str, str] = {"own": "Own cluster", "rent": "Cloud rental", "
 _EPSILON = 1e-9  # tolerance for ceil() on GPU counts and for "equal" costs
 
 
+MAX_STEPS: int = 1_000_000
+"""Most GPU-count steps one break-even search walks through, per option."""
+
+
+def _checked(volume) -> np.ndarray:
+    """Volumes as a float array; every one must be finite and >= 0."""
+    v = np.asarray(volume, dtype=float)
+    if not np.all(np.isfinite(v)) or np.any(v < 0):
+        bad = v[~(np.isfinite(v) & (v >= 0))].ravel()[0]
+        raise ValueError(f"volumes must be finite and >= 0, got {bad}")
+    return v
+
+
 def _out(volume, result):
     """Return a float for a scalar volume, an array otherwise."""
     return float(result) if np.ndim(volume) == 0 else result
@@ -67,7 +80,7 @@ def gpu_hours_used(scenario: Scenario, volume):
     For tokens: output tokens per month / (output tokens/s per GPU × 3,600 s/h), where
     output tokens per month = tokens/day × 365/12 × output share.
     """
-    v = np.asarray(volume, dtype=float)
+    v = _checked(volume)
     work = scenario.workload
     if isinstance(work, TokensWorkload):
         output_tokens = v * DAYS_PER_MONTH * work.output_share
@@ -87,7 +100,7 @@ def tokens_per_month(scenario: Scenario, volume):
     """
     if not isinstance(scenario.workload, TokensWorkload):
         raise ValueError("tokens per month is defined only for a tokens workload")
-    return _out(volume, np.asarray(volume, dtype=float) * DAYS_PER_MONTH)
+    return _out(volume, _checked(volume) * DAYS_PER_MONTH)
 
 
 def gpus_needed(scenario: Scenario, volume):
@@ -116,9 +129,14 @@ def own_server_count(scenario: Scenario, volume):
 
 
 def rent_gpu_count(scenario: Scenario, volume):
-    """GPUs the rent option holds at a volume: the scenario's count, or more if needed. [GPU]"""
+    """GPUs the rent option holds at a volume. [GPU]
+
+    always_on: the scenario's count, or more if the volume needs more;
+    per_gpu_hour_used: the GPUs the volume needs, rounded up (no minimum).
+    """
     rent = _require(scenario.options.rent, "rent")
-    return _out(volume, _whole_units(gpus_needed(scenario, volume), 1, rent.gpu_count))
+    minimum = rent.gpu_count if rent.billing == "always_on" else 0
+    return _out(volume, _whole_units(gpus_needed(scenario, volume), 1, minimum))
 
 
 def gpu_count(scenario: Scenario, option: str, volume):
@@ -140,12 +158,13 @@ def capacity_volume(scenario: Scenario, option: str) -> float | None:
     Returns
     -------
     float or None
-        In the workload's volume unit; ``None`` for the hosted API (no GPU limit).
+        In the workload's volume unit; ``None`` when the option has no fixed GPU count:
+        the hosted API, and rental billed per GPU-hour used.
     """
     if option == "own":
         own = scenario.options.own
         gpus = own.server_count * own.server_spec.gpus_per_server
-    elif option == "rent":
+    elif option == "rent" and scenario.options.rent.billing == "always_on":
         gpus = scenario.options.rent.gpu_count
     else:
         return None
@@ -156,6 +175,11 @@ def step_volumes(scenario: Scenario, option: str, volume_max: float) -> np.ndarr
     """Volumes up to ``volume_max`` just above which the option's cost steps up.
 
     The rented GPUs billed per GPU-hour used have no step in cost, so none is listed.
+
+    Raises
+    ------
+    ValueError
+        The range holds more than :data:`MAX_STEPS` steps.
     """
     per_volume = _gpus_per_volume(scenario)
     if option == "own":
@@ -165,8 +189,12 @@ def step_volumes(scenario: Scenario, option: str, volume_max: float) -> np.ndarr
         unit, start = 1, scenario.options.rent.gpu_count
     else:
         return np.empty(0)
-    last = int(np.floor(volume_max * per_volume / unit + _EPSILON))
-    counts = np.arange(start, max(last, start - 1) + 1, dtype=float)
+    last = np.floor(volume_max * per_volume / unit + _EPSILON)
+    if not np.isfinite(last) or last - start > MAX_STEPS:
+        raise ValueError(
+            f"up to {volume_max:g} the {OPTION_LABELS[option]} GPU count steps more than {MAX_STEPS:,} times "
+            f"({unit} GPU{'s' if unit > 1 else ''} a step); search a smaller volume range")
+    counts = np.arange(start, max(int(last), start - 1) + 1, dtype=float)
     return counts * unit / per_volume
 
 
@@ -219,7 +247,7 @@ def own_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     .. [2] Uptime Institute, Global Data Center Survey 2024: average PUE 1.56.
     """
     own = _require(scenario.options.own, "own")
-    v = np.asarray(volume, dtype=float)
+    v = _checked(volume)
     spec = own.server_spec
     servers = _whole_units(gpus_needed(scenario, v), spec.gpus_per_server, own.server_count)
     capex = servers * spec.price * scenario.fx_rate(spec.currency)
@@ -255,7 +283,7 @@ def rent_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     per_gpu_hour_used: GPU-hours used × price per GPU-hour.
     """
     rent: CloudRental = _require(scenario.options.rent, "rent")
-    v = np.asarray(volume, dtype=float)
+    v = _checked(volume)
     price = rent.offer_spec.price_per_gpu_hour * scenario.fx_rate(rent.offer_spec.currency)
     if rent.billing == "always_on":
         gpus = _whole_units(gpus_needed(scenario, v), 1, rent.gpu_count)
@@ -364,9 +392,9 @@ class BreakEven:
         past the other's as its GPU count steps up (the costs are not equal there);
         ``never``: no change within the range.
     cheaper_below, cheaper_above
-        The cheaper option just below and just above ``volume`` (``cheaper_below`` is
-        the cheaper one over the whole range when ``kind`` is ``never``; ``None`` when
-        the two cost the same).
+        The cheaper option just below and just above ``volume``. When ``kind`` is
+        ``never``, ``cheaper_below`` is the cheaper one over the whole range and
+        ``cheaper_above`` is ``None``; either is ``None`` where the two cost the same.
     volumes, kinds
         Every change in the range, in order (costs with steps can cross several times).
     volume_min, volume_max
@@ -430,8 +458,8 @@ def break_even(scenario: Scenario, option_a: str, option_b: str, volume_max: flo
     and its root is exact up to rounding. A change of sign across a step is reported
     as ``kind="step"``. Evaluation is vectorised over all pieces at once.
     """
-    if not volume_max > volume_min >= 0:
-        raise ValueError(f"need 0 <= volume_min < volume_max, got {volume_min} and {volume_max}")
+    if not (np.isfinite(volume_max) and volume_max > volume_min >= 0):
+        raise ValueError(f"need 0 <= volume_min < volume_max < infinity, got {volume_min} and {volume_max}")
 
     def diff(v):
         ca, cb = monthly_cost(scenario, option_a, v), monthly_cost(scenario, option_b, v)
@@ -474,8 +502,7 @@ def break_even(scenario: Scenario, option_a: str, option_b: str, volume_max: flo
 
     first_sign = int(sign_left_plus[0]) or int(sign_right[0])
     if not events:
-        return BreakEven(option_a, option_b, None, "never", cheaper(first_sign), cheaper(first_sign),
-                         volume_min, volume_max)
+        return BreakEven(option_a, option_b, None, "never", cheaper(first_sign), None, volume_min, volume_max)
     volume, kind, sign_before, sign_after = events[0]
     return BreakEven(option_a, option_b, volume, kind, cheaper(sign_before), cheaper(sign_after),
                      volume_min, volume_max,
@@ -489,12 +516,14 @@ def break_evens(scenario: Scenario, volume_max: float, volume_min: float = 0.0) 
             for i, a in enumerate(names) for b in names[i + 1:]]
 
 
-def default_volume_max(scenario: Scenario) -> float:
-    """Default upper end of sweeps and break-even searches: 10 × the scenario's volume.
+def default_volume_max(scenario: Scenario, volume: float | None = None) -> float:
+    """Default upper end of sweeps and break-even searches: 10 × the volume compared.
 
-    Falls back to the volume the configured GPUs can serve when the scenario's volume is 0.
+    ``volume`` defaults to the scenario's. When it is 0, the largest volume the
+    configured GPUs can serve is used instead (1 if no option has a fixed GPU count).
     """
-    if scenario.volume > 0:
-        return 10.0 * scenario.volume
+    volume = scenario.volume if volume is None else volume
+    if volume > 0:
+        return 10.0 * volume
     capacities = [c for c in (capacity_volume(scenario, o) for o in present_options(scenario)) if c]
     return max(capacities) if capacities else 1.0

@@ -14,10 +14,23 @@ import pandas as pd
 
 from .calculator import OPTION_LABELS, BreakEven, present_options, step_volumes
 from .models import Scenario
-from .summary import Columns, Comparison, cost_sweep, volume_display
+from .summary import Columns, Comparison, cost_sweep, format_volume, volume_display
 
 OPTION_COLOURS = {"Own cluster": "#1f77b4", "Cloud rental": "#ff7f0e", "Hosted API": "#2ca02c"}
 """One colour per option, the same in every chart."""
+
+COMPONENT_COLOURS = {
+    "capex depreciation": "#1f77b4",
+    "hardware support": "#aec7e8",
+    "colocation": "#9467bd",
+    "electricity": "#bcbd22",
+    "GPU rental": "#ff7f0e",
+    "staffing": "#8c564b",
+    "input tokens": "#2ca02c",
+    "cached input tokens": "#98df8a",
+    "output tokens": "#17becf",
+}
+"""One colour per cost component, the same in every report."""
 
 _THEME = "costmodel"
 
@@ -87,7 +100,8 @@ def cost_vs_volume(scenario: Scenario, comparison: Comparison, volume_min: float
     data = cost_sweep(scenario, sweep_volumes(scenario, volume_min, volume_max, points))
     data["volume_shown"] = data[Columns.volume] / scale
     currency = scenario.reporting_currency
-    x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False))
+    x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=alt.Axis(tickCount=8, labelOverlap=True),
+              scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False))
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=x,
         y=alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
@@ -100,7 +114,7 @@ def cost_vs_volume(scenario: Scenario, comparison: Comparison, volume_min: float
     marks = _break_even_marks(comparison.break_evens, scale, unit, float(data[Columns.cost].max()))
     never = [f"{OPTION_LABELS[b.option_a]} vs {OPTION_LABELS[b.option_b]}: never in range"
              for b in comparison.break_evens if b.volume is None]
-    subtitle = ["Break-evens marked by vertical rules" + (" (dashed: the cheaper option flips where a GPU count steps up)"
+    subtitle = ["Vertical rules mark break-evens" + (" (dashed: the cheaper option flips where a GPU count steps up)"
                 if any(b.kind == "step" for b in comparison.break_evens) else "")]
     if never:
         subtitle.append("; ".join(never))
@@ -112,29 +126,63 @@ def cost_vs_volume(scenario: Scenario, comparison: Comparison, volume_min: float
 
 
 def _break_even_marks(break_evens: list[BreakEven], scale: float, unit: str, top: float) -> list[alt.Chart]:
+    """A rule at each break-even, labelled along the rule so labels never cross other rules."""
     rows = []
-    for index, b in enumerate(x for x in break_evens if x.volume is not None):
-        rows.append({
-            "volume_shown": b.volume / scale,
-            "label": f"{OPTION_LABELS[b.option_a]} = {OPTION_LABELS[b.option_b]}"
-                     if b.kind == "crossing" else f"{OPTION_LABELS[b.option_a]} / {OPTION_LABELS[b.option_b]} flip",
-            "value": f"{b.volume / scale:,.2f} {unit}",
-            "kind": b.kind,
-            "y": top * (0.97 - 0.12 * index),
-        })
+    for b in break_evens:
+        if b.volume is None:
+            continue
+        pair = f"{OPTION_LABELS[b.option_a]} = {OPTION_LABELS[b.option_b]}" if b.kind == "crossing" \
+            else f"{OPTION_LABELS[b.option_a]} / {OPTION_LABELS[b.option_b]} flip"
+        rows.append({"volume_shown": b.volume / scale, "kind": b.kind,
+                     "label": f"{pair}: {b.volume / scale:,.{2 if scale > 1 else 0}f} {unit}"})
     if not rows:
         return []
     frame = pd.DataFrame(rows)
     rule = alt.Chart(frame).mark_rule(color="#444444").encode(
         x="volume_shown:Q",
         strokeDash=alt.condition(alt.datum.kind == "step", alt.value([5, 4]), alt.value([1, 0])),
-        tooltip=[alt.Tooltip("label:N", title="break-even"), alt.Tooltip("value:N", title="volume")],
+        tooltip=[alt.Tooltip("label:N", title="break-even")],
     )
-    label = alt.Chart(frame).mark_text(align="left", dx=4, fontSize=11, color="#222222").encode(
-        x="volume_shown:Q", y="y:Q", text="label:N")
-    value = alt.Chart(frame).mark_text(align="left", dx=4, dy=13, fontSize=10, color="#555555").encode(
-        x="volume_shown:Q", y="y:Q", text="value:N")
-    return [rule, label, value]
+    label = alt.Chart(frame).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6,
+                                       fontSize=11, color="#222222").encode(
+        x="volume_shown:Q", y=alt.datum(top), text="label:N")
+    return [rule, label]
+
+
+def show(chart: alt.TopLevelMixin, description: str) -> None:
+    """Display a chart in a notebook, with a text description for readers who cannot see it.
+
+    With the ``svg`` renderer the SVG is displayed with ``description`` as its alt text
+    (nbconvert writes it into the report's ``<img alt=...>``); other renderers display
+    the chart as they would.
+    """
+    from IPython.display import display
+
+    if alt.renderers.active != "svg":
+        display(chart)
+        return
+    svg = chart._repr_mimebundle_()
+    svg = svg[0] if isinstance(svg, tuple) else svg
+    display({"image/svg+xml": svg["image/svg+xml"], "text/plain": description}, raw=True,
+            metadata={"image/svg+xml": {"alt": description}})
+
+
+def describe_cost_chart(scenario: Scenario, comparison: Comparison) -> str:
+    """Alt text of :func:`cost_vs_volume`: what the chart shows, in one sentence."""
+    options = ", ".join(OPTION_LABELS[o] for o in present_options(scenario))
+    marks = "; ".join(f"{OPTION_LABELS[b.option_a]} vs {OPTION_LABELS[b.option_b]} {format_volume(scenario, b.volume)}"
+                      for b in comparison.break_evens)
+    return f"Line chart of monthly cost against volume for {options}. Break-evens: {marks}."
+
+
+def describe_component_chart(scenario: Scenario, table: pd.DataFrame) -> str:
+    """Alt text of :func:`component_bars`: each option's total and largest component."""
+    parts = []
+    for label, group in table.groupby(Columns.option_label, sort=False):
+        top = group.loc[group[Columns.cost].idxmax()]
+        parts.append(f"{label} {group[Columns.cost].sum():,.0f} {scenario.reporting_currency}/month, "
+                     f"mostly {top[Columns.component]}")
+    return "Stacked bars of monthly cost by component: " + "; ".join(parts) + "."
 
 
 def component_bars(table: pd.DataFrame, scenario: Scenario) -> alt.Chart:
@@ -158,7 +206,8 @@ def component_bars(table: pd.DataFrame, scenario: Scenario) -> alt.Chart:
         x=alt.X(f"{Columns.option_label}:N", title=None, sort=[OPTION_LABELS[o] for o in present_options(scenario)],
                 axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"sum({Columns.cost}):Q", title=f"Monthly cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color(f"{Columns.component}:N", title="Component"),
+        color=alt.Color(f"{Columns.component}:N", title="Component",
+                        scale=alt.Scale(domain=list(COMPONENT_COLOURS), range=list(COMPONENT_COLOURS.values()))),
         order=alt.Order(f"{Columns.component}:N"),
         tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.component}:N", title="component"),

@@ -1,7 +1,7 @@
 """Command line: ``costmodel report`` and ``costmodel compare``.
 
 Exit codes: 0 success; 1 a report failed; 2 bad input (a scenario or catalog error,
-or a bad argument).
+or a bad argument such as a negative volume).
 """
 
 from __future__ import annotations
@@ -24,6 +24,11 @@ def _report(args: argparse.Namespace) -> int:
             report = render_report(scenario, args.out, timeout=args.timeout)
         except (InputError, ReportError) as exc:
             print(f"costmodel report: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        except OSError as exc:   # e.g. --out names a file, or a folder that cannot be written
+            print(f"costmodel report: {scenario}: cannot write under {args.out}: {exc.strerror or exc}",
+                  file=sys.stderr)
             failed += 1
             continue
         size = report.html.stat().st_size
@@ -74,9 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)
-    except InputError as exc:
+    except (InputError, ValueError) as exc:
         print(f"costmodel {args.command}: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `costmodel compare X --json | head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

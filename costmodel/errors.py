@@ -6,6 +6,7 @@ broke, so that a reviewer can fix the input without reading code.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -41,18 +42,28 @@ class CatalogError(InputError):
 _MISSING = object()
 
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlist = _REPR.maxdict = 4
+_REPR.maxlevel = 2
+
+
 def _show(value: Any) -> str:
     if value is _MISSING:
         return "nothing"
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return _REPR.repr(value)
 
 
-def from_validation_error(error: Any, path: str | Path | None, cls: type[InputError]) -> InputError:
-    """Turn a pydantic ``ValidationError`` into an :class:`InputError` naming each field."""
+def from_validation_error(error: Any, path: str | Path | None, cls: type[InputError],
+                          union_tags: frozenset[str] = frozenset()) -> InputError:
+    """Turn a pydantic ``ValidationError`` into an :class:`InputError` naming each field.
+
+    ``union_tags`` are discriminator values that pydantic puts in an error's location
+    (``workload.tokens.tokens_per_day``); they are left out of the field named.
+    """
     problems = []
     for item in error.errors(include_url=False):
-        field = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        field = ".".join(str(part) for part in item["loc"] if part not in union_tags) or "(top level)"
         value = item.get("input", _MISSING)
         if item["type"] == "missing":
             value = _MISSING

@@ -30,6 +30,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from .catalog import APIOffer, Catalog, CloudOffer, Currency, Server, default_catalog
 
 NonNegative = Annotated[float, Field(ge=0)]
+Count = Annotated[int, Field(strict=True)]
 Positive = Annotated[float, Field(gt=0)]
 Share = Annotated[float, Field(ge=0, le=1)]
 PositiveShare = Annotated[float, Field(gt=0, le=1)]
@@ -51,7 +52,7 @@ def _known(ident: str, table: dict, what: str, catalog_file: str) -> str:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Staffing(_Model):
@@ -96,8 +97,10 @@ class OwnCluster(_Model):
     """Buying GPU servers and running them in a colocation facility."""
 
     server: str = Field(description="Server id in data/servers.csv (gives GPUs per server, price, power).")
-    server_count: int = Field(ge=1, description="Servers bought. The count steps up if the volume needs more. [servers]")
-    depreciation_months: int = Field(ge=1, description="Straight-line depreciation period of the servers. [months]")
+    server_count: Count = Field(
+        ge=1, le=100_000, description="Servers bought. The count steps up if the volume needs more. [servers]")
+    depreciation_months: Count = Field(
+        ge=1, le=600, description="Straight-line depreciation period of the servers. [months]")
     hardware_support_share_per_year: Share = Field(
         description="Hardware support and maintenance contract as a share of capex per year. [1/year]"
     )
@@ -138,10 +141,14 @@ class CloudRental(_Model):
     """Renting GPUs from a cloud at an on-demand price per GPU-hour."""
 
     offer: str = Field(description="Offer id in data/cloud_prices.csv (gives GPU, price and currency).")
-    gpu_count: int = Field(ge=1, description="GPUs rented. The count steps up if the volume needs more. [GPU]")
     billing: Literal["always_on", "per_gpu_hour_used"] = Field(
         description="always_on: every rented GPU is paid 730 h a month (24/7); "
         "per_gpu_hour_used: only the GPU-hours the workload uses are paid."
+    )
+    gpu_count: Count | None = Field(
+        default=None, ge=1, le=1_000_000,
+        description="GPUs rented 24/7; required for always_on, not used for per_gpu_hour_used. "
+        "The count steps up if the volume needs more. [GPU]",
     )
     staffing: Staffing | None = Field(default=None, description="People who run the rented GPUs, if any.")
 
@@ -154,6 +161,16 @@ class CloudRental(_Model):
 
     @model_validator(mode="after")
     def _resolve(self, info: ValidationInfo) -> CloudRental:
+        if self.billing == "always_on" and self.gpu_count is None:
+            raise ValidationError.from_exception_data("CloudRental", [InitErrorDetails(
+                type=PydanticCustomError("gpu_count_needed", "always_on billing needs the number of GPUs rented"),
+                loc=("gpu_count",), input=None)])
+        if self.billing == "per_gpu_hour_used" and self.gpu_count is not None:
+            raise ValidationError.from_exception_data("CloudRental", [InitErrorDetails(
+                type=PydanticCustomError(
+                    "gpu_count_unused",
+                    "per_gpu_hour_used billing pays for the GPU-hours used, so a GPU count is not used; remove it"),
+                loc=("gpu_count",), input=self.gpu_count)])
         self._offer = _catalog(info).cloud_offers[self.offer]
         return self
 
@@ -300,6 +317,9 @@ class Scenario(_Model):
                 fail(("options", name, field), getattr(option, field), "gpu_mismatch",
                      "holds GPU {gpu}, but the workload is counted on {workload_gpu}",
                      gpu=option.gpu, workload_gpu=self.workload.gpu)
+        if self.fx is not None and self.reporting_currency in self.fx.rates:
+            fail(("fx", "rates", self.reporting_currency), self.fx.rates[self.reporting_currency], "fx_self",
+                 "{currency} is the reporting currency and takes no rate; remove it", currency=self.reporting_currency)
         for loc, currency in self.money_currencies():
             if currency != self.reporting_currency and (self.fx is None or currency not in self.fx.rates):
                 fail(loc, currency, "no_fx_rate",

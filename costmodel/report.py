@@ -124,7 +124,8 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     Raises
     ------
     ScenarioError
-        The scenario file is invalid (checked before any kernel starts).
+        The scenario file is invalid (checked before any kernel starts); an earlier
+        ``report.html`` for it is removed all the same.
     ReportError
         The notebook failed, or its HTML would load something from the network. No
         ``report.html`` is left behind; the executed notebook, with the error in it,
@@ -135,12 +136,12 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
 
     start = time.perf_counter()
     path = scenario_path(scenario).resolve()
-    model = load_scenario(path)
     name = path.stem
     target = Path(out_dir) / name
-    target.mkdir(parents=True, exist_ok=True)
     html_path, notebook_path = target / "report.html", target / "report.ipynb"
-    html_path.unlink(missing_ok=True)
+    html_path.unlink(missing_ok=True)   # whatever happens next, no stale report stays
+    model = load_scenario(path)
+    target.mkdir(parents=True, exist_ok=True)
     try:
         with tempfile.TemporaryDirectory(prefix="costmodel-kernel-") as scratch:
             papermill.execute_notebook(

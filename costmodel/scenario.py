@@ -54,22 +54,51 @@ def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> S
     """
     path = scenario_path(name_or_path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(path, [("(file)", exc.object[max(0, exc.start - 20):exc.end + 20],
+                                    f"not UTF-8 text: byte {exc.object[exc.start]:#x} at offset {exc.start}")]) from None
     except OSError as exc:
         raise ScenarioError(path, [("(file)", str(path), f"cannot be read: {exc.strerror}")]) from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "(file)"
-        reason = f"YAML syntax error: {getattr(exc, 'problem', None) or exc}"
-        raise ScenarioError(path, [(where, text.splitlines()[mark.line] if mark and text else text[:40], reason)]) from None
+        lines = text.splitlines()
+        if mark is not None:
+            where = f"line {mark.line + 1}, column {mark.column + 1}"
+            shown = lines[mark.line] if mark.line < len(lines) else "(end of file)"
+        else:
+            where, shown = "(file)", text[:40]
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ScenarioError(path, [(where, shown, f"YAML syntax error: {problem}")]) from None
     if not isinstance(data, dict):
         raise ScenarioError(path, [("(top level)", data, "a scenario file must be a YAML mapping of fields")])
     try:
         return Scenario.model_validate(data, context={"catalog": catalog} if catalog else None)
     except ValidationError as exc:
-        raise from_validation_error(exc, path, ScenarioError) from None
+        raise from_validation_error(exc, path, ScenarioError, _WORKLOAD_KINDS) from None
+
+
+_WORKLOAD_KINDS = frozenset({"tokens", "gpu_hours"})
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a key given twice in one mapping is an error.
+
+    (Plain YAML loaders keep the last value silently, which hides typos.)
+    """
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    f"key {key!r} given twice (first on line {seen[key] + 1})", key_node.start_mark)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
 
 
 def save_scenario(scenario: Scenario, path: str | Path) -> Path:

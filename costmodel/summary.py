@@ -26,7 +26,7 @@ from .calculator import (
     tokens_per_month,
 )
 from .models import Scenario
-from .units import TOKENS_PER_MILLION
+from .units import HOURS_PER_MONTH, TOKENS_PER_MILLION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,11 +119,14 @@ class OptionResult:
         Monthly cost / millions of tokens; ``None`` for a GPU-hours workload or at zero
         volume. [reporting currency/M tokens]
     configured_gpus, gpus
-        GPUs the scenario gives the option, and GPUs it runs at this volume. [GPU]
+        GPUs the scenario gives the option (``None`` where it gives none: the API, and
+        rental billed per GPU-hour used), and GPUs it runs at this volume. [GPU]
+    utilisation
+        GPU-hours used / (GPUs × 730 h); ``None`` for the API or with no GPU. [-]
     stepped_up
         True when the volume needs more GPUs than the scenario gives.
     capacity_volume
-        Largest volume the configured GPUs serve; ``None`` for the API.
+        Largest volume the configured GPUs serve; ``None`` where there is no fixed count.
     """
 
     option: str
@@ -132,16 +135,35 @@ class OptionResult:
     cost_per_million_tokens: float | None
     configured_gpus: int | None
     gpus: int | None
+    utilisation: float | None
     stepped_up: bool
     capacity_volume: float | None
 
 
 @dataclass(frozen=True)
+class CheapestRange:
+    """A range of volumes over which one option is the cheapest. [workload volume unit]"""
+
+    volume_from: float
+    volume_to: float
+    option: str
+
+
+@dataclass(frozen=True)
 class Comparison:
-    """The options of a scenario compared at one volume, with break-evens in a range."""
+    """The options of a scenario compared at one volume, with break-evens in a range.
+
+    Attributes
+    ----------
+    cheapest_ranges
+        The cheapest option over each part of the searched range, in order.
+    estimates
+        Catalog figures behind the result that are unsourced estimates (grade U).
+    """
 
     title: str
     currency: str
+    workload_kind: str
     volume: float
     volume_unit: str
     gpu_hours_used: float
@@ -151,12 +173,27 @@ class Comparison:
     margin: float
     margin_share: float | None
     break_evens: list[BreakEven]
+    cheapest_ranges: list[CheapestRange]
+    estimates: list[str]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict; break-evens that do not happen read ``"never"``."""
+        """Plain JSON-ready dict.
+
+        Numbers that do not exist are words, never NaN or infinity: a break-even that
+        does not happen is ``"never"``; a cost per unit at zero volume is
+        ``"not defined"``; a cost per unit that does not apply (per GPU-hour for the API,
+        per million tokens for a GPU-hours workload) is ``"not applicable"``; the
+        capacity of an option with no fixed GPU count is ``"no limit"``.
+        """
         def number(x):
             return None if x is None else round(float(x), 6)
 
+        def per_unit(value, applies: bool):
+            if not applies:
+                return "not applicable"
+            return "not defined" if value is None else number(value)
+
+        tokens = self.workload_kind == "tokens"
         return {
             "title": self.title,
             "currency": self.currency,
@@ -167,12 +204,12 @@ class Comparison:
                 name: {
                     "label": OPTION_LABELS[name],
                     "monthly_cost": number(r.monthly_cost),
-                    "cost_per_gpu_hour": (number(r.cost_per_gpu_hour) if r.cost_per_gpu_hour is not None
-                                          else "not applicable" if name == "api" else "not defined"),
-                    "cost_per_million_tokens": (number(r.cost_per_million_tokens)
-                                                if r.cost_per_million_tokens is not None else "not defined"),
+                    "monthly_cost_unit": f"{self.currency}/month",
+                    "cost_per_gpu_hour_used": per_unit(r.cost_per_gpu_hour, name != "api"),
+                    "cost_per_million_tokens": per_unit(r.cost_per_million_tokens, tokens),
                     "configured_gpus": r.configured_gpus,
                     "gpus": r.gpus,
+                    "utilisation": per_unit(r.utilisation, name != "api"),
                     "gpu_count_stepped_up": r.stepped_up,
                     "capacity_volume": number(r.capacity_volume) if r.capacity_volume is not None else "no limit",
                 }
@@ -181,7 +218,11 @@ class Comparison:
             "cheapest": self.cheapest,
             "runner_up": self.runner_up,
             "margin": number(self.margin),
-            "margin_share": number(self.margin_share) if self.margin_share is not None else "not defined",
+            "margin_share_of_runner_up": number(self.margin_share) if self.margin_share is not None else "not defined",
+            "cheapest_by_volume": [
+                {"from": number(c.volume_from), "to": number(c.volume_to), "option": c.option}
+                for c in self.cheapest_ranges
+            ],
             "break_evens": [
                 {
                     "options": [b.option_a, b.option_b],
@@ -194,25 +235,85 @@ class Comparison:
                 }
                 for b in self.break_evens
             ],
+            "estimates": self.estimates,
         }
 
     def text(self) -> str:
         """A short plain-text summary for a terminal."""
-        lines = [f"{self.title}", f"at {self.volume:,.0f} {self.volume_unit}, monthly cost in {self.currency}:"]
+        lines = [f"Scenario: {self.title}", f"at {self.volume:,.0f} {self.volume_unit}, monthly cost in {self.currency}:"]
         for name, r in self.options.items():
             extra = []
-            if r.cost_per_million_tokens is not None:
-                extra.append(f"{r.cost_per_million_tokens:,.2f} {self.currency}/M tokens")
-            if r.cost_per_gpu_hour is not None:
-                extra.append(f"{r.cost_per_gpu_hour:,.2f} {self.currency}/GPU-hour used")
+            if self.workload_kind == "tokens":
+                extra.append(f"{_amount(r.cost_per_million_tokens)} {self.currency}/M tokens")
+            if name != "api":
+                extra.append(f"{_amount(r.cost_per_gpu_hour)} {self.currency}/GPU-hour used")
             if r.gpus is not None:
-                extra.append(f"{r.gpus} GPUs" + (" (stepped up)" if r.stepped_up else ""))
+                busy = f" {r.utilisation:.1%} busy" if r.utilisation is not None else ""
+                extra.append(f"{r.gpus} GPUs{busy}" + (" (stepped up)" if r.stepped_up else ""))
             lines.append(f"  {OPTION_LABELS[name]:<13} {r.monthly_cost:>14,.2f}   " + "; ".join(extra))
         lines.append(f"cheapest: {OPTION_LABELS[self.cheapest]}, {self.margin:,.2f} {self.currency}/month "
                      f"below {OPTION_LABELS[self.runner_up]}")
+        lines.append("cheapest by volume:")
+        lines += [f"  {c.volume_from:,.0f} to {c.volume_to:,.0f} {self.volume_unit}: {OPTION_LABELS[c.option]}"
+                  for c in self.cheapest_ranges]
         lines.append("break-even volumes:")
         lines += [f"  {b.describe(self.volume_unit)}" for b in self.break_evens]
+        if self.estimates:
+            lines.append("caution, unsourced estimates behind these figures:")
+            lines += [f"  {e}" for e in self.estimates]
         return "\n".join(lines)
+
+
+def cheapest_by_volume(scenario: Scenario, breaks: list[BreakEven]) -> list[CheapestRange]:
+    """The cheapest option over each part of a searched range.
+
+    The cheapest of several options can change only where the cheaper of some pair
+    changes, so the range is cut at every pair's break-evens and the cheapest option
+    is found once inside each piece.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    breaks
+        :func:`costmodel.break_evens` over the range (all pairs, same range).
+
+    Returns
+    -------
+    list of CheapestRange
+        Adjacent pieces with the same cheapest option are merged.
+    """
+    names = present_options(scenario)
+    low, high = breaks[0].volume_min, breaks[0].volume_max
+    cuts = sorted({low, high, *(v for b in breaks for v in b.volumes)})
+    edges = np.array(cuts)
+    middles = (edges[:-1] + edges[1:]) / 2
+    costs = np.stack([np.asarray(monthly_cost(scenario, name, middles), dtype=float) for name in names])
+    winners = [names[i] for i in np.argmin(costs, axis=0)]
+    ranges: list[CheapestRange] = []
+    for start, stop, winner in zip(edges[:-1], edges[1:], winners):
+        if ranges and ranges[-1].option == winner:
+            ranges[-1] = CheapestRange(ranges[-1].volume_from, float(stop), winner)
+        else:
+            ranges.append(CheapestRange(float(start), float(stop), winner))
+    return ranges
+
+
+def estimates(scenario: Scenario) -> list[str]:
+    """Catalog rows behind the scenario that are unsourced estimates (quality grade U)."""
+    found = []
+    rows = []
+    if scenario.options.own is not None:
+        rows.append(("data/servers.csv", scenario.options.own.server_spec))
+    if scenario.options.rent is not None:
+        rows.append(("data/cloud_prices.csv", scenario.options.rent.offer_spec))
+    if scenario.options.api is not None:
+        rows.append(("data/api_prices.csv", scenario.options.api.offer_spec))
+    for file, row in rows:
+        if row.quality == "U":
+            ident = getattr(row, "server", None) or getattr(row, "offer", "")
+            found.append(f"{file}: {ident}: {row.source}")
+    return found
 
 
 def compare(scenario: Scenario, volume: float | None = None, volume_max: float | None = None) -> Comparison:
@@ -225,25 +326,38 @@ def compare(scenario: Scenario, volume: float | None = None, volume_max: float |
     volume
         Volume to compare at; default: the scenario's. [GPU-h/month or tokens/day]
     volume_max
-        Upper end of the break-even search; default :func:`default_volume_max`.
+        Upper end of the break-even search; default 10 × ``volume``
+        (:func:`default_volume_max`).
 
     Returns
     -------
     Comparison
+
+    Raises
+    ------
+    ValueError
+        ``volume`` is negative or not finite, or ``volume_max`` is not above 0.
     """
     v = scenario.volume if volume is None else float(volume)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"volume must be a finite number >= 0, got {v}")
+    upper = default_volume_max(scenario, v) if volume_max is None else float(volume_max)
+    if not (np.isfinite(upper) and upper > 0):
+        raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
     hours = float(gpu_hours_used(scenario, v))
     millions = float(tokens_per_month(scenario, v)) / TOKENS_PER_MILLION if scenario.workload.kind == "tokens" else 0.0
     results: dict[str, OptionResult] = {}
     for option in present_options(scenario):
         cost = float(monthly_cost(scenario, option, v))
+        if not np.isfinite(cost):
+            raise ValueError(f"the {OPTION_LABELS[option]} cost overflows at volume {v:g}; check the inputs' magnitudes")
+        capacity = capacity_volume(scenario, option)
         if option == "api":
-            configured = gpus = None
-            stepped = False
+            configured = gpus = utilisation = None
         else:
-            configured = int(gpu_count(scenario, option, 0.0))
             gpus = int(gpu_count(scenario, option, v))
-            stepped = gpus > configured
+            configured = int(gpu_count(scenario, option, 0.0)) if capacity is not None else None
+            utilisation = hours / (gpus * HOURS_PER_MONTH) if gpus > 0 else None
         results[option] = OptionResult(
             option=option,
             monthly_cost=cost,
@@ -251,16 +365,19 @@ def compare(scenario: Scenario, volume: float | None = None, volume_max: float |
             cost_per_million_tokens=cost / millions if millions > 0 else None,
             configured_gpus=configured,
             gpus=gpus,
-            stepped_up=stepped,
-            capacity_volume=capacity_volume(scenario, option),
+            utilisation=utilisation,
+            stepped_up=configured is not None and gpus > configured,
+            capacity_volume=capacity,
         )
     ranked = sorted(results, key=lambda name: results[name].monthly_cost)
     cheapest, runner_up = ranked[0], ranked[1]
     margin = results[runner_up].monthly_cost - results[cheapest].monthly_cost
     runner_cost = results[runner_up].monthly_cost
+    breaks = break_evens(scenario, upper)
     return Comparison(
         title=scenario.title,
         currency=scenario.reporting_currency,
+        workload_kind=scenario.workload.kind,
         volume=v,
         volume_unit=scenario.volume_unit,
         gpu_hours_used=hours,
@@ -269,7 +386,9 @@ def compare(scenario: Scenario, volume: float | None = None, volume_max: float |
         runner_up=runner_up,
         margin=margin,
         margin_share=margin / runner_cost if runner_cost > 0 else None,
-        break_evens=break_evens(scenario, volume_max if volume_max is not None else default_volume_max(scenario)),
+        break_evens=breaks,
+        cheapest_ranges=cheapest_by_volume(scenario, breaks),
+        estimates=estimates(scenario),
     )
 
 
@@ -288,23 +407,25 @@ def volume_display(scenario: Scenario) -> tuple[float, str]:
 
 
 def format_volume(scenario: Scenario, volume: float | None) -> str:
-    """A volume as text in its display unit; ``None`` reads "never"."""
+    """A volume as text in its display unit; ``None`` reads "never".
+
+    Millions of tokens per day show two decimals; GPU-hours per month show none.
+    """
     if volume is None:
         return "never"
     scale, unit = volume_display(scenario)
-    return f"{volume / scale:,.2f} {unit}"
+    decimals = 2 if scale > 1 else 0
+    return f"{volume / scale:,.{decimals}f} {unit}"
 
 
-def _money(value: float | None, currency: str, unit: str = "") -> str:
-    if value is None:
-        return "not defined"
-    return f"{value:,.2f} {currency}{unit}"
+def _amount(value: float | None, decimals: int = 2) -> str:
+    return "not defined" if value is None else f"{value:,.{decimals}f}"
 
 
 def decision_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame:
-    """One row per option: monthly cost, cost per unit of work, GPUs and their capacity, rank.
+    """One row per option, cheapest first: cost, cost per unit of work, GPUs, utilisation.
 
-    All cells are text, ready to show; nothing is NaN.
+    Units are in the column headers; all cells are text, ready to show; nothing is NaN.
     """
     import pandas as pd
 
@@ -313,25 +434,43 @@ def decision_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame:
     ranked = sorted(comparison.options.values(), key=lambda r: r.monthly_cost)
     for rank, r in enumerate(ranked, start=1):
         if rank == 1:
-            standing = f"cheapest, {_money(comparison.margin, currency, '/month')} below {OPTION_LABELS[comparison.runner_up]}"
+            standing = f"cheapest: {comparison.margin:,.2f} below {OPTION_LABELS[comparison.runner_up]}"
             if comparison.margin_share is not None:
-                standing += f" ({comparison.margin_share:.1%})"
+                standing += f" ({comparison.margin_share:.1%} of its cost)"
         else:
-            standing = f"+{_money(r.monthly_cost - ranked[0].monthly_cost, currency, '/month')} over the cheapest"
-        gpus = "-" if r.gpus is None else f"{r.gpus}" + (f" (stepped up from {r.configured_gpus})" if r.stepped_up else "")
-        row = {
-            "option": OPTION_LABELS[r.option],
-            f"monthly cost [{currency}/month]": f"{r.monthly_cost:,.2f}",
-        }
+            standing = f"{r.monthly_cost - ranked[0].monthly_cost:,.2f} more than the cheapest"
+        if r.gpus is None:
+            gpus = "-"
+        else:
+            gpus = f"{r.gpus}" + (f" (stepped up from {r.configured_gpus})" if r.stepped_up else "")
+        if r.option == "api":
+            capacity = "no GPU limit"
+        elif r.capacity_volume is None:
+            capacity = "no limit (billed per GPU-hour used)"
+        else:
+            capacity = format_volume(scenario, r.capacity_volume)
+        row = {"option": OPTION_LABELS[r.option], f"monthly cost [{currency}/month]": f"{r.monthly_cost:,.2f}"}
         if scenario.workload.kind == "tokens":
-            row[f"cost per M tokens [{currency}]"] = _money(r.cost_per_million_tokens, currency)
-        row[f"cost per GPU-hour used [{currency}]"] = "-" if r.option == "api" else _money(r.cost_per_gpu_hour, currency)
+            row[f"cost per M tokens [{currency}]"] = _amount(r.cost_per_million_tokens)
+        row[f"cost per GPU-hour used [{currency}]"] = "-" if r.option == "api" else _amount(r.cost_per_gpu_hour)
         row["GPUs at this volume"] = gpus
-        row["configured GPUs serve up to"] = ("no GPU limit" if r.capacity_volume is None
-                                              else format_volume(scenario, r.capacity_volume))
-        row["standing"] = standing
+        row["GPU-hours used per month"] = "-" if r.option == "api" else f"{comparison.gpu_hours_used:,.1f}"
+        row["utilisation of those GPUs"] = ("-" if r.utilisation is None else f"{r.utilisation:.1%}")
+        row["configured GPUs serve up to"] = capacity
+        row[f"standing [{currency}/month]"] = standing
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def cheapest_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame:
+    """Which option is cheapest over each part of the searched volume range."""
+    import pandas as pd
+
+    return pd.DataFrame([
+        {"from": format_volume(scenario, c.volume_from), "to": format_volume(scenario, c.volume_to),
+         "cheapest option": OPTION_LABELS[c.option]}
+        for c in comparison.cheapest_ranges
+    ])
 
 
 def break_even_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame:
@@ -347,7 +486,7 @@ def break_even_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame
             "kind": {"crossing": "costs equal", "step": "flips where a GPU count steps up",
                      "never": "no change in range"}[b.kind],
             "cheaper below": OPTION_LABELS.get(b.cheaper_below or "", "equal"),
-            "cheaper above": OPTION_LABELS.get(b.cheaper_above or "", "equal") if b.volume is not None else "-",
+            "cheaper above": "-" if b.volume is None else OPTION_LABELS.get(b.cheaper_above or "", "equal"),
             "all changes in range": ", ".join(format_volume(scenario, v) for v in b.volumes) or "none",
             "range searched": searched,
         })
@@ -414,8 +553,9 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
         cited = f"data/cloud_prices.csv: {offer.offer} [{offer.quality}, {offer.as_of}] {offer.source}"
         add("rent", "offer", f"{offer.provider}, {offer.pricing}", "", cited)
         add("rent", "price per GPU-hour", offer.price_per_gpu_hour, f"{offer.currency}/GPU-h", cited)
-        add("rent", "GPUs", rent.gpu_count, "GPU")
         add("rent", "billing", rent.billing, "")
+        if rent.gpu_count is not None:
+            add("rent", "GPUs rented 24/7", rent.gpu_count, "GPU")
         if rent.staffing is not None:
             add("rent", "staffing", rent.staffing.fte, "FTE", rent.staffing.source)
             add("rent", "loaded cost per FTE", rent.staffing.loaded_cost_per_fte_per_year,
@@ -435,10 +575,12 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
 
 
 def headline(scenario: Scenario, comparison: Comparison) -> str:
-    """The answer in a few Markdown sentences: cheapest option, margin, where it flips, GPU counts.
+    """The answer in a few Markdown sentences.
 
-    States, for each break-even that involves GPUs, whether the configured GPUs can
-    serve the volume at which the answer flips, or how far the count steps up there.
+    The cheapest option and its margin at the scenario's volume; the cheapest option
+    over each part of the searched range; each pair's break-even, and whether the
+    configured GPUs can serve the volume at which the answer flips (or how far the
+    count steps up there); and a caution for every unsourced estimate behind it.
     """
     from .calculator import gpu_count
 
@@ -451,25 +593,34 @@ def headline(scenario: Scenario, comparison: Comparison) -> str:
         f"**{OPTION_LABELS[comparison.cheapest]}** at **{cheapest.monthly_cost:,.0f} {currency}/month**, "
         f"{comparison.margin:,.0f} {currency}/month below {OPTION_LABELS[comparison.runner_up]}.",
         "",
+        "Cheapest option by volume: " + "; ".join(
+            f"{OPTION_LABELS[c.option]} from {format_volume(scenario, c.volume_from)} "
+            f"to {format_volume(scenario, c.volume_to)}" for c in comparison.cheapest_ranges) + ".",
+        "",
+        "Break-even volumes:",
+        "",
     ]
     for b in comparison.break_evens:
         pair = f"{OPTION_LABELS[b.option_a]} vs {OPTION_LABELS[b.option_b]}"
         if b.volume is None:
-            lines.append(f"- {pair}: break-even **never** between {format_volume(scenario, b.volume_min)} and "
+            lines.append(f"- {pair}: **never** between {format_volume(scenario, b.volume_min)} and "
                          f"{format_volume(scenario, b.volume_max)}; {OPTION_LABELS.get(b.cheaper_below or '', 'neither')} "
                          "is cheaper throughout.")
             continue
-        how = "costs equal" if b.kind == "crossing" else "the cheaper option flips where a GPU count steps up"
-        text = (f"- {pair}: break-even at **{format_volume(scenario, b.volume)}** ({how}); "
+        how = "costs equal" if b.kind == "crossing" else "the cheaper one flips where a GPU count steps up"
+        text = (f"- {pair}: **{format_volume(scenario, b.volume)}** ({how}); "
                 f"{OPTION_LABELS[b.cheaper_below]} is cheaper below, {OPTION_LABELS[b.cheaper_above]} above.")
         for option in (b.option_a, b.option_b):
-            if option == "api":
+            if capacity_volume(scenario, option) is None:
                 continue
             configured = int(gpu_count(scenario, option, 0.0))
             needed = int(gpu_count(scenario, option, b.volume))
             if needed > configured:
-                text += f" At that volume {OPTION_LABELS[option]} needs {needed} GPUs, up from {configured}."
+                text += f" There {OPTION_LABELS[option]} needs {needed} GPUs, up from {configured}."
             else:
-                text += f" {OPTION_LABELS[option]}: its {configured} GPUs serve that volume."
+                text += f" {OPTION_LABELS[option]}'s {configured} GPUs serve that volume."
         lines.append(text)
+    if comparison.estimates:
+        lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
+        lines += [f"- {e}" for e in comparison.estimates]
     return "\n".join(lines)

@@ -34,7 +34,8 @@ def diff(s, a, b, v):
 def test_lines_through_zero_never_cross():
     # Rent billed per GPU-hour used with no staff, and the API: both are proportional to volume,
     # so one is cheaper at every volume: cost_rent / cost_api is a constant.
-    s = scenario(R1, options__rent__billing="per_gpu_hour_used", options__rent__staffing=None)
+    s = scenario(R1, options__rent__billing="per_gpu_hour_used", options__rent__gpu_count=None,
+                 options__rent__staffing=None)
     b = costmodel.break_even(s, "rent", "api", volume_max=1e9)
     assert b.volume is None and b.kind == "never"
     ratio = costmodel.monthly_cost(s, "rent", 1e7) / costmodel.monthly_cost(s, "api", 1e7)
@@ -59,7 +60,7 @@ def test_never_when_the_crossing_lies_beyond_the_range():
 def test_flip_at_a_server_step_is_reported_as_a_step():
     # One H200 server owned vs renting per GPU-hour at $4.50: owning wins once the server is busy
     # enough, loses when a second server must be bought, and wins again later.
-    s = scenario(R2, options__own__server_count=1, options__rent__gpu_count=8)
+    s = scenario(R2, options__own__server_count=1)
     capacity = 8 * HOURS * 0.9
     b = costmodel.break_even(s, "own", "rent", volume_max=3 * capacity)
     assert b.kinds[:2] == ("crossing", "step")
@@ -91,7 +92,7 @@ def test_break_evens_match_a_dense_sweep(staff, rent_gpus, servers, throughput, 
     s = scenario(
         R1,
         options__rent__staffing__fte=staff,
-        options__rent__gpu_count=rent_gpus,
+        options__rent__gpu_count=rent_gpus if billing == "always_on" else None,
         options__rent__billing=billing,
         options__own__server_count=servers,
         workload__output_tokens_per_second_per_gpu=throughput,

@@ -16,9 +16,17 @@ def test_compare_json(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["cheapest"] == "api"
     assert data["options"]["rent"]["monthly_cost"] == pytest.approx(12070.0)
-    assert data["options"]["api"]["cost_per_gpu_hour"] == "not applicable"
+    assert data["options"]["api"]["cost_per_gpu_hour_used"] == "not applicable"
+    assert data["options"]["rent"]["monthly_cost_unit"] == "USD/month"
     pairs = {tuple(b["options"]): b["volume"] for b in data["break_evens"]}
     assert pairs[("own", "rent")] == "never"
+    never = next(b for b in data["break_evens"] if b["volume"] == "never")
+    assert never["cheaper_below"] == "rent" and never["cheaper_above"] is None
+    # API up to the rent/API break-even, rental from there to the end of the range (10 x 10 M/day)
+    ranges = data["cheapest_by_volume"]
+    assert [r["option"] for r in ranges] == ["api", "rent"]
+    assert ranges[0]["from"] == 0 and ranges[-1]["to"] == 100e6
+    assert ranges[0]["to"] == pytest.approx(pairs[("rent", "api")])
     assert pairs[("rent", "api")] == pytest.approx(34.013e6, rel=1e-3)
 
 
@@ -31,7 +39,17 @@ def test_compare_text(capsys):
 def test_compare_at_zero_volume_says_not_defined(capsys):
     assert main(["compare", "h200-24gpu-cluster", "--json", "--volume", "0", "--volume-max", "20000"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["options"]["own"]["cost_per_gpu_hour"] == "not defined"
+    assert data["options"]["own"]["cost_per_gpu_hour_used"] == "not defined"
+    assert data["options"]["own"]["cost_per_million_tokens"] == "not applicable"
+    assert data["estimates"] and "dgx-h200" in data["estimates"][0]
+
+
+@pytest.mark.parametrize("args", [["--volume", "-5"], ["--volume-max", "-1"], ["--volume-max", "0"],
+                                  ["--volume", "nan"]])
+def test_bad_volume_arguments_exit_2(capsys, args):
+    assert main(["compare", "llama70b-vs-api", *args]) == 2
+    err = capsys.readouterr().err
+    assert "volume" in err and "Traceback" not in err
 
 
 def test_bad_scenario_exits_2_and_names_the_field(tmp_path, capsys):
@@ -49,3 +67,33 @@ def test_import_does_not_load_the_report_stack():
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'altair', 'papermill', 'nbconvert', 'vl_convert', 'IPython'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_range_with_too_many_gpu_steps_is_refused(capsys):
+    # 1e17 tokens/day needs ~1e10 rented H100: the search would walk billions of steps
+    assert main(["compare", "llama70b-vs-api", "--volume", "1e17"]) == 2
+    assert "search a smaller volume range" in capsys.readouterr().err
+
+
+def test_default_search_range_follows_the_volume_compared(capsys):
+    assert main(["compare", "llama70b-vs-api", "--json", "--volume", "1e9"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["break_evens"][0]["searched"] == [0.0, 1e10]
+
+
+def test_zero_volume_text_says_not_defined(capsys):
+    assert main(["compare", "llama70b-vs-api", "--volume", "0"]) == 0
+    assert "not defined USD/M tokens" in capsys.readouterr().out
+
+
+def test_report_with_a_bad_scenario_removes_the_old_report(tmp_path, capsys):
+    data = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
+    data["options"]["rent"]["gpu_count"] = -2
+    path = tmp_path / "st.yaml"
+    path.write_text(yaml.safe_dump(data))
+    stale = tmp_path / "out" / "st" / "report.html"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("old")
+    assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 1
+    assert not stale.exists()
+    assert "options.rent.gpu_count" in capsys.readouterr().err

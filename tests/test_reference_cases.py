@@ -160,3 +160,11 @@ def test_sweep_of_1000_volumes_is_one_call_and_matches_scalars(r1):
     frame = costmodel.cost_sweep(r1, volumes)
     assert len(frame) == 3000
     assert list(frame.columns) == ["volume", "option", "option_label", "cost", "gpu_count", "currency"]
+
+
+@pytest.mark.parametrize("volume", [-1.0, float("nan"), float("inf")])
+def test_volumes_must_be_finite_and_not_negative(r1, volume):
+    with pytest.raises(ValueError, match="finite and >= 0"):
+        costmodel.monthly_cost(r1, "own", volume)
+    with pytest.raises(ValueError):
+        costmodel.monthly_cost(r1, "api", np.array([1.0, volume]))

@@ -40,13 +40,28 @@ def test_round_trip_through_yaml(tmp_path, name):
 
 def test_missing_field(tmp_path):
     data = r1_data()
-    del data["options"]["rent"]["gpu_count"]
+    del data["options"]["own"]["depreciation_months"]
     error = load_error(write(tmp_path, data))
     assert len(error.problems) == 1
     field, _, reason = error.problems[0]
-    assert field == "options.rent.gpu_count"
+    assert field == "options.own.depreciation_months"
     assert "required" in reason.lower()
     assert str(tmp_path / "bad.yaml") in str(error)
+
+
+def test_always_on_rental_needs_a_gpu_count(tmp_path):
+    data = r1_data()
+    del data["options"]["rent"]["gpu_count"]
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["options.rent.gpu_count"]
+    assert "always_on billing needs the number of GPUs" in error.problems[0][2]
+
+
+def test_per_hour_rental_takes_no_gpu_count(tmp_path):
+    data = r1_data()
+    data["options"]["rent"]["billing"] = "per_gpu_hour_used"
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["options.rent.gpu_count"]
 
 
 def test_negative_price(tmp_path):
@@ -63,7 +78,7 @@ def test_unknown_gpu(tmp_path):
     data = r1_data()
     data["workload"]["gpu"] = "H900-SXM"
     error = load_error(write(tmp_path, data))
-    assert [p[0] for p in error.problems] == ["workload.tokens.gpu"]
+    assert [p[0] for p in error.problems] == ["workload.gpu"]
     assert "unknown GPU" in error.problems[0][2] and "H100-SXM-80GB" in error.problems[0][2]
 
 
@@ -143,4 +158,46 @@ def test_several_problems_reported_at_once(tmp_path):
 def test_infinite_or_nan_numbers_are_rejected(tmp_path, value):
     text = R1_FILE.read_text().replace("tokens_per_day: 10000000", f"tokens_per_day: {value}", 1)
     error = load_error(write(tmp_path, text))
-    assert [p[0] for p in error.problems] == ["workload.tokens.tokens_per_day"]
+    assert [p[0] for p in error.problems] == ["workload.tokens_per_day"]
+
+
+def test_yaml_error_on_the_last_line(tmp_path):
+    error = load_error(write(tmp_path, "title: [1, 2\n"))
+    (problem,) = error.problems
+    assert problem[0].startswith("line 2") and "YAML syntax error" in problem[2]
+
+
+def test_file_that_is_not_utf8(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes('title: "caf\xe9"\n'.encode("latin-1"))
+    error = load_error(path)
+    assert str(path) in str(error) and "not UTF-8" in str(error)
+
+
+def test_duplicate_key(tmp_path):
+    text = R1_FILE.read_text().replace("tokens_per_day: 10000000", "tokens_per_day: 10000000\n  tokens_per_day: 99")
+    error = load_error(write(tmp_path, text))
+    (problem,) = error.problems
+    assert "tokens_per_day" in problem[2] and "given twice" in problem[2]
+
+
+@pytest.mark.parametrize("field, value", [("depreciation_months", 10**300), ("depreciation_months", 0),
+                                          ("server_count", True), ("server_count", 2.5)])
+def test_counts_are_whole_and_bounded(tmp_path, field, value):
+    data = r1_data()
+    data["options"]["own"][field] = value
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == [f"options.own.{field}"]
+
+
+def test_a_rate_for_the_reporting_currency_is_an_error(tmp_path):
+    data = r1_data()
+    data["fx"]["rates"]["USD"] = 2.0
+    error = load_error(write(tmp_path, data))
+    assert [p[0] for p in error.problems] == ["fx.rates.USD"]
+
+
+def test_loaded_scenarios_cannot_be_changed_in_place():
+    scenario = costmodel.load_scenario("llama70b-vs-api")
+    with pytest.raises(Exception):
+        scenario.options.rent = None
