@@ -201,19 +201,19 @@ def component_bars(table: pd.DataFrame, scenario: Scenario) -> alt.Chart:
     """
     currency = scenario.reporting_currency
     data = table[table[Columns.cost] > 0]
-    scale, unit = volume_display(scenario)
+    present = [c for c in COMPONENT_COLOURS if c in set(data[Columns.component])]
     return alt.Chart(data).mark_bar().encode(
         x=alt.X(f"{Columns.option_label}:N", title=None, sort=[OPTION_LABELS[o] for o in present_options(scenario)],
                 axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"sum({Columns.cost}):Q", title=f"Monthly cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
         color=alt.Color(f"{Columns.component}:N", title="Component",
-                        scale=alt.Scale(domain=list(COMPONENT_COLOURS), range=list(COMPONENT_COLOURS.values()))),
+                        scale=alt.Scale(domain=present, range=[COMPONENT_COLOURS[c] for c in present])),
         order=alt.Order(f"{Columns.component}:N"),
         tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.component}:N", title="component"),
                  alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.2f")],
     ).properties(
         width=420, height=320,
-        title=alt.TitleParams(f"Cost components at {scenario.volume / scale:,.2f} {unit}",
+        title=alt.TitleParams(f"Cost components at {format_volume(scenario, scenario.volume)}",
                               subtitle=f"{currency} per month"),
     )
