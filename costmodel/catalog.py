@@ -47,8 +47,22 @@ class GPU(_Row):
     memory_gb: float = Field(gt=0, description="Memory per GPU. [GB]")
     memory_bandwidth_tb_s: float = Field(gt=0, description="Memory bandwidth per GPU. [TB/s]")
     bf16_dense_tflops: float = Field(gt=0, description="Dense (not 2:4 sparse) BF16 peak. [TFLOP/s]")
-    fp8_dense_tflops: float | None = Field(default=None, gt=0, description="Dense FP8 peak. [TFLOP/s]")
+    fp8_dense_tflops: float | None = Field(default=None, gt=0, description="Dense FP8 peak; empty if unsupported. [TFLOP/s]")
+    fp4_dense_tflops: float | None = Field(default=None, gt=0, description="Dense FP4 peak; empty if unsupported. [TFLOP/s]")
     tdp_w: float = Field(gt=0, description="Thermal design power per GPU. [W]")
+
+    def dense_tflops(self, precision: str) -> float:
+        """Dense (not sparse) peak at ``precision`` (bf16, fp8 or fp4). [TFLOP/s]
+
+        Raises
+        ------
+        ValueError
+            The GPU has no such precision (e.g. FP8 on an A100).
+        """
+        peak = {"bf16": self.bf16_dense_tflops, "fp8": self.fp8_dense_tflops, "fp4": self.fp4_dense_tflops}.get(precision)
+        if peak is None:
+            raise ValueError(f"{self.gpu} has no {precision} tensor-core support (data/gpus.csv)")
+        return peak
 
 
 class Server(_Row):
@@ -87,6 +101,35 @@ class APIOffer(_Row):
     currency: Currency
 
 
+class LLM(_Row):
+    """One language model's size and attention shape (one row of data/models.csv)."""
+
+    model: str = Field(description="Catalog id, e.g. llama-3.3-70b.")
+    name: str
+    total_parameters: float = Field(gt=0, description="All parameters, which must sit in memory. [-]")
+    active_parameters: float = Field(gt=0, description="Parameters used per token (MoE: fewer than total). [-]")
+    layers: int = Field(ge=1, description="Transformer layers. [-]")
+    kv_elements_per_token_per_layer: int = Field(
+        ge=1, description="Numbers the KV cache holds per token per layer (2 x KV heads x head dim for GQA). [-]")
+
+
+Precision = Literal["bf16", "fp8", "fp4"]
+
+
+class ThroughputRow(_Row):
+    """One measured serving throughput (one row of data/throughput.csv)."""
+
+    row: str = Field(description="Catalog id of the measurement.")
+    model: str
+    gpu: str
+    precision: Precision
+    output_tokens_per_second_per_gpu: float = Field(gt=0, description="Measured throughput per GPU. [output tokens/s/GPU]")
+    gpus_per_replica: int | None = Field(default=None, ge=1, description="Tensor-parallel degree measured; empty if not stated. [GPU]")
+    input_tokens: int | None = Field(default=None, ge=1, description="Input length per request. [tokens]")
+    output_tokens: int | None = Field(default=None, ge=1, description="Output length per request. [tokens]")
+    setting: str = Field(description="Benchmark setting (offline, server with latency bounds, max throughput).")
+
+
 class Catalog(BaseModel):
     """All catalogs, keyed by id. Load with :func:`load_catalog`."""
 
@@ -96,6 +139,8 @@ class Catalog(BaseModel):
     servers: dict[str, Server]
     cloud_offers: dict[str, CloudOffer]
     api_offers: dict[str, APIOffer]
+    models: dict[str, LLM]
+    throughput: dict[str, ThroughputRow]
 
 
 def _read(path: Path, row_type: type[_Row], key: str) -> dict:
@@ -126,12 +171,13 @@ def _read(path: Path, row_type: type[_Row], key: str) -> dict:
 
 
 def load_catalog(data_dir: str | Path | None = None) -> Catalog:
-    """Load and cross-check the four catalogs.
+    """Load and cross-check the catalogs.
 
     Parameters
     ----------
     data_dir
-        Folder holding gpus.csv, servers.csv, cloud_prices.csv and api_prices.csv.
+        Folder holding gpus.csv, servers.csv, cloud_prices.csv, api_prices.csv,
+        models.csv and throughput.csv.
         Default: the bundled data/ folder.
 
     Returns
@@ -149,12 +195,20 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     servers = _read(folder / "servers.csv", Server, "server")
     cloud = _read(folder / "cloud_prices.csv", CloudOffer, "offer")
     api = _read(folder / "api_prices.csv", APIOffer, "offer")
-    for path, table in ((folder / "servers.csv", servers), (folder / "cloud_prices.csv", cloud)):
+    models = _read(folder / "models.csv", LLM, "model")
+    throughput = _read(folder / "throughput.csv", ThroughputRow, "row")
+    tables = ((folder / "servers.csv", servers), (folder / "cloud_prices.csv", cloud),
+              (folder / "throughput.csv", throughput))
+    for path, table in tables:
         unknown = [(f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
                    for ident, row in table.items() if row.gpu not in gpus]
+        unknown += [(f"id {ident}, column model", row.model, "unknown model (not in models.csv)")
+                    for ident, row in table.items() if getattr(row, "model", None) is not None
+                    and path.name == "throughput.csv" and row.model not in models]
         if unknown:
             raise CatalogError(path, unknown)
-    return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api)
+    return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
+                   throughput=throughput)
 
 
 @functools.cache

@@ -10,7 +10,8 @@ from costmodel.paths import DATA_DIR
 
 def test_every_row_has_source_date_and_grade():
     catalog = load_catalog()
-    for table in (catalog.gpus, catalog.servers, catalog.cloud_offers, catalog.api_offers):
+    for table in (catalog.gpus, catalog.servers, catalog.cloud_offers, catalog.api_offers, catalog.models,
+                  catalog.throughput):
         assert table
         for row in table.values():
             assert row.source.strip() and row.as_of.strip() and row.quality in {"P", "S", "U"}
@@ -23,7 +24,7 @@ def test_dense_peaks_are_half_the_sparse_headlines():
 
 
 def test_bad_row_names_file_line_and_column(tmp_path):
-    for name in ("gpus.csv", "servers.csv", "cloud_prices.csv", "api_prices.csv"):
+    for name in ("gpus.csv", "servers.csv", "cloud_prices.csv", "api_prices.csv", "models.csv", "throughput.csv"):
         shutil.copy(DATA_DIR / name, tmp_path / name)
     path = tmp_path / "cloud_prices.csv"
     lines = path.read_text().splitlines()
@@ -37,7 +38,7 @@ def test_bad_row_names_file_line_and_column(tmp_path):
 
 
 def test_server_with_unknown_gpu(tmp_path):
-    for name in ("gpus.csv", "servers.csv", "cloud_prices.csv", "api_prices.csv"):
+    for name in ("gpus.csv", "servers.csv", "cloud_prices.csv", "api_prices.csv", "models.csv", "throughput.csv"):
         shutil.copy(DATA_DIR / name, tmp_path / name)
     path = tmp_path / "servers.csv"
     path.write_text(path.read_text().replace("dgx-b200,B200-SXM-180GB", "dgx-b200,B900"))
