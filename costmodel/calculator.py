@@ -10,14 +10,16 @@ Conventions (see also :mod:`costmodel.units`):
   sweep over 1,000 volumes is one call. A scalar in gives a float out.
 
 GPU count. The own and rented options start from the GPUs the scenario gives them.
-When a volume needs more GPUs than that (GPU-hours needed / (730 h × maximum
-utilisation)), the count steps up, in whole servers for the own option and whole GPUs
-for rental, and every cost that scales with the count steps up with it. Costs are
+When a volume needs more GPUs than that (GPU-hours needed / (730 h × sizing
+utilisation)), the count steps up, in whole servers holding whole model replicas for
+the own option and in whole replicas for rental, and every cost that scales with the
+count steps up with it. Costs are
 therefore piecewise linear in volume, with jumps where the count steps.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -84,7 +86,7 @@ def gpu_hours_used(scenario: Scenario, volume):
     work = scenario.workload
     if isinstance(work, TokensWorkload):
         output_tokens = v * DAYS_PER_MONTH * work.output_share
-        result = output_tokens / (work.output_tokens_per_second_per_gpu * SECONDS_PER_HOUR)
+        result = output_tokens / (work.throughput_per_gpu * SECONDS_PER_HOUR)
     else:
         result = v
     return _out(volume, result)
@@ -104,12 +106,14 @@ def tokens_per_month(scenario: Scenario, volume):
 
 
 def gpus_needed(scenario: Scenario, volume):
-    """GPUs the volume needs at the workload's maximum utilisation, before rounding. [GPU]
+    """GPUs the volume needs, before rounding. [GPU]
 
-    GPUs needed = GPU-hours used per month / (730 h × maximum utilisation).
+    GPUs needed = GPU-hours used per month / (730 h × sizing utilisation), where the
+    sizing utilisation is the workload's maximum utilisation, or for served models the
+    target utilisation over the peak-to-average ratio (the fleet is sized for the peak).
     """
     hours = np.asarray(gpu_hours_used(scenario, volume), dtype=float)
-    return _out(volume, hours / (HOURS_PER_MONTH * scenario.workload.max_utilisation))
+    return _out(volume, hours / (HOURS_PER_MONTH * scenario.workload.sizing_utilisation))
 
 
 def _gpus_per_volume(scenario: Scenario) -> float:
@@ -122,10 +126,21 @@ def _whole_units(needed, unit: int, minimum: int):
     return np.maximum(units, minimum)
 
 
+def own_step_gpus(scenario: Scenario) -> int:
+    """GPUs the own cluster adds at a time: whole servers holding whole replicas. [GPU]
+
+    The least common multiple of GPUs per server and GPUs per model replica.
+    """
+    return math.lcm(scenario.options.own.server_spec.gpus_per_server, scenario.workload.gpus_per_replica)
+
+
 def own_server_count(scenario: Scenario, volume):
     """Servers the own option runs at a volume: the scenario's count, or more if needed. [servers]"""
     own = _require(scenario.options.own, "own")
-    return _out(volume, _whole_units(gpus_needed(scenario, volume), own.server_spec.gpus_per_server, own.server_count))
+    step = own_step_gpus(scenario)
+    per_server = own.server_spec.gpus_per_server
+    steps = _whole_units(gpus_needed(scenario, volume), step, 0)
+    return _out(volume, np.maximum(steps * (step // per_server), own.server_count))
 
 
 def rent_gpu_count(scenario: Scenario, volume):
@@ -136,7 +151,8 @@ def rent_gpu_count(scenario: Scenario, volume):
     """
     rent = _require(scenario.options.rent, "rent")
     minimum = rent.gpu_count if rent.billing == "always_on" else 0
-    return _out(volume, _whole_units(gpus_needed(scenario, volume), 1, minimum))
+    replica = scenario.workload.gpus_per_replica
+    return _out(volume, np.maximum(_whole_units(gpus_needed(scenario, volume), replica, 0) * replica, minimum))
 
 
 def gpu_count(scenario: Scenario, option: str, volume):
@@ -184,18 +200,23 @@ def step_volumes(scenario: Scenario, option: str, volume_max: float) -> np.ndarr
     per_volume = _gpus_per_volume(scenario)
     if option == "own":
         own = scenario.options.own
-        unit, start = own.server_spec.gpus_per_server, own.server_count
+        unit, configured = own_step_gpus(scenario), own.server_count * own.server_spec.gpus_per_server
     elif option == "rent" and scenario.options.rent.billing == "always_on":
-        unit, start = 1, scenario.options.rent.gpu_count
+        unit, configured = scenario.workload.gpus_per_replica, scenario.options.rent.gpu_count
     else:
         return np.empty(0)
+    if per_volume == 0:
+        return np.empty(0)
+    first = math.ceil(configured / unit)
     last = np.floor(volume_max * per_volume / unit + _EPSILON)
-    if not np.isfinite(last) or last - start > MAX_STEPS:
+    if not np.isfinite(last) or last - first > MAX_STEPS:
         raise ValueError(
             f"up to {volume_max:g} the {OPTION_LABELS[option]} GPU count steps more than {MAX_STEPS:,} times "
             f"({unit} GPU{'s' if unit > 1 else ''} a step); search a smaller volume range")
-    counts = np.arange(start, max(int(last), start - 1) + 1, dtype=float)
-    return counts * unit / per_volume
+    # the count steps just above the configured GPUs, then at every further whole step
+    gpus = np.concatenate([[configured], np.arange(first, max(int(last), first - 1) + 1) * unit]).astype(float)
+    gpus = np.unique(gpus[gpus >= configured])
+    return gpus / per_volume
 
 
 # --- costs ------------------------------------------------------------------------------
@@ -249,7 +270,7 @@ def own_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     own = _require(scenario.options.own, "own")
     v = _checked(volume)
     spec = own.server_spec
-    servers = _whole_units(gpus_needed(scenario, v), spec.gpus_per_server, own.server_count)
+    servers = np.asarray(own_server_count(scenario, v), dtype=float)
     capex = servers * spec.price * scenario.fx_rate(spec.currency)
     kw = own.kw_per_server
     power = own.power
@@ -286,7 +307,7 @@ def rent_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     v = _checked(volume)
     price = rent.offer_spec.price_per_gpu_hour * scenario.fx_rate(rent.offer_spec.currency)
     if rent.billing == "always_on":
-        gpus = _whole_units(gpus_needed(scenario, v), 1, rent.gpu_count)
+        gpus = np.asarray(rent_gpu_count(scenario, v), dtype=float)
         rental = gpus * price * HOURS_PER_MONTH
     else:
         rental = np.asarray(gpu_hours_used(scenario, v), dtype=float) * price

@@ -28,6 +28,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .catalog import APIOffer, Catalog, CloudOffer, Currency, Server, default_catalog
+from .units import HOURS_PER_MONTH
 
 NonNegative = Annotated[float, Field(ge=0)]
 Count = Annotated[int, Field(strict=True)]
@@ -211,6 +212,12 @@ class HostedAPI(_Model):
         return self._offer
 
 
+def _fail(model: str, loc: tuple, kind: str, message: str, value: Any, **ctx: Any) -> ValidationError:
+    """A validation error at a field of a model, for checks that span several fields."""
+    return ValidationError.from_exception_data(
+        model, [InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value)])
+
+
 class GPUHoursWorkload(_Model):
     """Work stated as GPU-hours per month (training, finetuning, batch jobs)."""
 
@@ -228,43 +235,293 @@ class GPUHoursWorkload(_Model):
     def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
         return _known(value, _catalog(info).gpus, "GPU", "gpus.csv")
 
+    @property
+    def sizing_utilisation(self) -> float:
+        """Average share of GPU hours the work may use when GPUs are counted. [-]"""
+        return self.max_utilisation
+
+    @property
+    def gpus_per_replica(self) -> int:
+        """GPU counts step in ones. [GPU]"""
+        return 1
+
+
+class ServingEstimate(_Model):
+    """Inputs of the first-principles throughput estimate (see :mod:`costmodel.serving`)."""
+
+    batch_size: Count = Field(ge=1, le=100_000, description="Requests decoded together per replica. [-]")
+    input_tokens: Count = Field(ge=1, description="Input length per request. [tokens]")
+    output_tokens: Count = Field(ge=1, description="Output length per request. [tokens]")
+    decode_efficiency: PositiveShare = Field(description="Share of memory bandwidth decode achieves. [-]")
+    prefill_efficiency: PositiveShare = Field(description="Share of dense FLOP/s prefill achieves. [-]")
+    source: str = Field(default="", description="Where the efficiency factors come from.")
+
+
+class Serving(_Model):
+    """Serve a named model: GPUs per replica and throughput from the catalog or an estimate.
+
+    The fleet is sized for the peak: GPUs needed = average load × peak-to-average ratio /
+    (throughput × target utilisation), rounded up to whole replicas.
+    """
+
+    model: str = Field(description="Model id in data/models.csv.")
+    precision: Literal["bf16", "fp8", "fp4"] = Field(description="Precision of the weights served.")
+    peak_to_average: float = Field(ge=1.0, le=1000, description="Peak load over average load. [-]")
+    target_utilisation: PositiveShare = Field(description="Highest share of throughput used at the peak. [-]")
+    kv_cache_tokens: NonNegative = Field(
+        description="Tokens a replica holds in its KV cache at once (batch × context); sets memory. [tokens]")
+    usable_memory_share: PositiveShare = Field(
+        default=0.9, description="Share of GPU memory for weights and KV cache; the runtime takes the rest. [-]")
+    throughput_row: str | None = Field(
+        default=None, description="Row id in data/throughput.csv; default: the lowest matching row, else the estimate.")
+    estimate: ServingEstimate | None = Field(
+        default=None, description="Estimate inputs; used when no row matches, or always when use_estimate is true.")
+    use_estimate: bool = Field(default=False, description="Use the estimate even if a measured row matches.")
+
+    @field_validator("model")
+    @classmethod
+    def _model_known(cls, value: str, info: ValidationInfo) -> str:
+        return _known(value, _catalog(info).models, "model", "models.csv")
+
+    @field_validator("throughput_row")
+    @classmethod
+    def _row_known(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else _known(value, _catalog(info).throughput, "throughput row", "throughput.csv")
+
 
 class TokensWorkload(_Model):
     """Work stated as LLM tokens per day with an input:output mix (inference serving).
 
-    Serving throughput is counted in output tokens per second per GPU, the metric of
-    MLPerf Inference and of TensorRT-LLM's published benchmarks; the input tokens of
-    each request are part of the measured load.
+    Give either ``serving`` (a model served at a precision: GPUs per replica and
+    throughput come from data/throughput.csv or a stated estimate), or the throughput
+    itself (``output_tokens_per_second_per_gpu`` with ``throughput_source``).
+    Throughput is counted in output tokens per second per GPU, the metric of MLPerf
+    Inference and of TensorRT-LLM's published benchmarks; the input tokens of each
+    request are part of the measured load.
     """
 
     kind: Literal["tokens"]
-    gpu: str = Field(description="GPU id in data/gpus.csv that the throughput was measured on.")
+    gpu: str = Field(description="GPU id in data/gpus.csv that serves the tokens.")
     tokens_per_day: NonNegative = Field(description="Input plus output tokens per day. [tokens/day]")
     input_tokens_per_output_token: NonNegative = Field(
         description="Input:output mix; 2 means two input tokens per output token (2:1). [-]"
     )
-    output_tokens_per_second_per_gpu: Positive = Field(
-        description="Serving throughput of one GPU at full load. [output tokens/s/GPU]"
+    serving: Serving | None = None
+    output_tokens_per_second_per_gpu: Positive | None = Field(
+        default=None, description="Serving throughput of one GPU at full load (without serving). [output tokens/s/GPU]"
     )
-    throughput_source: str = Field(min_length=1, description="Benchmark or measurement behind the throughput.")
-    max_utilisation: PositiveShare = Field(
-        default=1.0,
-        description="Average share of the throughput the service may use; the rest is headroom for peaks. [-]",
+    throughput_source: str | None = Field(default=None, description="Benchmark behind the throughput given.")
+    max_utilisation: PositiveShare | None = Field(
+        default=None,
+        description="Average share of the throughput used, the rest headroom for peaks (without serving; "
+                    "default 1). [-]",
     )
     description: str = ""
+
+    _capacity: Any = PrivateAttr(default=None)
 
     @field_validator("gpu")
     @classmethod
     def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
         return _known(value, _catalog(info).gpus, "GPU", "gpus.csv")
 
+    @model_validator(mode="after")
+    def _resolve_capacity(self, info: ValidationInfo) -> TokensWorkload:
+        from .serving import ServingCapacity
+
+        explicit = self.output_tokens_per_second_per_gpu is not None
+        if explicit == (self.serving is not None):
+            raise _fail("TokensWorkload", ("serving",), "throughput_source_needed",
+                        "give either serving (a model from data/models.csv) or output_tokens_per_second_per_gpu, "
+                        "not both and not neither", self.serving is not None)
+        if explicit:
+            if not self.throughput_source:
+                raise _fail("TokensWorkload", ("throughput_source",), "missing",
+                            "say where output_tokens_per_second_per_gpu comes from", None)
+            self._capacity = ServingCapacity(
+                self.output_tokens_per_second_per_gpu, 1, 1, self.max_utilisation or 1.0,
+                self.throughput_source, estimated=False)
+            return self
+        for name in ("throughput_source", "max_utilisation"):
+            if getattr(self, name) is not None:
+                raise _fail("TokensWorkload", (name,), "not_with_serving",
+                            "comes from serving (its throughput row and target utilisation); remove it",
+                            getattr(self, name))
+        self._capacity = _serving_capacity(self.serving, _catalog(info), self.gpu)
+        return self
+
+    @property
+    def capacity(self):
+        """How the tokens become GPUs: :class:`costmodel.serving.ServingCapacity`."""
+        return self._capacity
+
     @property
     def output_share(self) -> float:
         """Share of all tokens that are output tokens: 1 / (1 + input per output). [-]"""
         return 1.0 / (1.0 + self.input_tokens_per_output_token)
 
+    @property
+    def throughput_per_gpu(self) -> float:
+        """Output tokens per second one GPU serves at full load. [output tokens/s/GPU]"""
+        return self._capacity.output_tokens_per_second_per_gpu
 
-Workload = Annotated[GPUHoursWorkload | TokensWorkload, Field(discriminator="kind")]
+    @property
+    def sizing_utilisation(self) -> float:
+        """Average share of throughput used when the fleet is sized for the peak. [-]"""
+        return self._capacity.sizing_utilisation
+
+    @property
+    def gpus_per_replica(self) -> int:
+        """GPUs per model replica; serving GPU counts step in these. [GPU]"""
+        return self._capacity.gpus_per_replica
+
+
+def _serving_capacity(serving: Serving, catalog: Catalog, gpu_id: str):
+    """Resolve a Serving block into a ServingCapacity, or raise a validation error naming the field."""
+    from .serving import ServingCapacity, estimate_output_throughput, matching_rows, min_gpus_per_replica
+
+    gpu = catalog.gpus[gpu_id]
+    model = catalog.models[serving.model]
+    try:
+        gpu.dense_tflops(serving.precision)
+    except ValueError as exc:
+        raise _fail("TokensWorkload", ("serving", "precision"), "precision_unsupported", str(exc),
+                    serving.precision) from None
+    try:
+        minimum = min_gpus_per_replica(model, gpu, serving.precision, serving.kv_cache_tokens,
+                                       serving.usable_memory_share)
+    except ValueError as exc:
+        raise _fail("TokensWorkload", ("serving", "model"), "does_not_fit", str(exc), serving.model) from None
+    sizing = serving.target_utilisation / serving.peak_to_average
+    if serving.throughput_row is not None:
+        row = catalog.throughput[serving.throughput_row]
+        if (row.model, row.gpu, row.precision) != (serving.model, gpu_id, serving.precision):
+            raise _fail("TokensWorkload", ("serving", "throughput_row"), "row_mismatch",
+                        "measured {row_model} on {row_gpu} at {row_precision}, not {model} on {gpu} at {precision}",
+                        serving.throughput_row, row_model=row.model, row_gpu=row.gpu, row_precision=row.precision,
+                        model=serving.model, gpu=gpu_id, precision=serving.precision)
+        rows = [row]
+    else:
+        rows = matching_rows(catalog, serving.model, gpu_id, serving.precision)
+    if rows and not serving.use_estimate:
+        row = rows[0]
+        per_replica = row.gpus_per_replica or minimum
+        lengths = f", {row.input_tokens}/{row.output_tokens} input/output tokens" if row.input_tokens else ""
+        source = (f"data/throughput.csv: {row.row} [{row.quality}, {row.as_of}] {row.setting}{lengths}; "
+                  f"{row.source}")
+        return ServingCapacity(row.output_tokens_per_second_per_gpu, per_replica, minimum, sizing, source, False)
+    if serving.estimate is None:
+        raise _fail("TokensWorkload", ("serving", "estimate"), "estimate_needed",
+                    "no row of data/throughput.csv measures {model} on {gpu} at {precision}; "
+                    "give estimate inputs (batch_size, input_tokens, output_tokens, decode_efficiency, "
+                    "prefill_efficiency)", None, model=serving.model, gpu=gpu_id, precision=serving.precision)
+    e = serving.estimate
+    throughput = estimate_output_throughput(model, gpu, serving.precision, minimum, e.batch_size, e.input_tokens,
+                                            e.output_tokens, e.decode_efficiency, e.prefill_efficiency)
+    source = (f"ESTIMATE from first principles: {model.model} at {serving.precision} on {minimum} x {gpu_id}, "
+              f"batch {e.batch_size}, {e.input_tokens}/{e.output_tokens} input/output tokens, decode efficiency "
+              f"{e.decode_efficiency:g}, prefill efficiency {e.prefill_efficiency:g}"
+              + (f" ({e.source})" if e.source else ""))
+    return ServingCapacity(throughput, minimum, minimum, sizing, source, True)
+
+
+class Goodput(_Model):
+    """Failures and checkpoints of a training job (see :mod:`costmodel.goodput`)."""
+
+    failures_per_gpu_per_year: NonNegative = Field(
+        le=1000, description="Job-interrupting failures per GPU per year. [1/(GPU·year)]")
+    checkpoint_write_minutes: Positive = Field(le=10_000, description="Time to write one checkpoint. [min]")
+    restart_minutes: NonNegative = Field(le=10_000, description="Time from a failure to training again. [min]")
+    interval: Literal["young", "daly"] = Field(default="daly", description="Optimum checkpoint interval formula.")
+    source: str = ""
+
+
+class TrainingWorkload(_Model):
+    """One training run: model size, tokens, GPU, precision and MFU, on a cluster of GPUs.
+
+    Compute is 6·N·D FLOP (N active parameters, D tokens); GPU-hours = FLOP / (dense peak
+    at the precision × MFU) / 3,600, divided by the goodput when failures are modelled.
+    While it runs, the cluster is busy 730 h a month, so the monthly cost comparison uses
+    ``cluster_gpus`` × 730 GPU-hours a month, and the run's cost is that times its months.
+    """
+
+    kind: Literal["training"]
+    gpu: str = Field(description="GPU id in data/gpus.csv.")
+    model: str | None = Field(default=None, description="Model id in data/models.csv (gives active parameters).")
+    active_parameters: Positive | None = Field(
+        default=None, description="Parameters used per token, if no model id is given. [-]")
+    training_tokens: Positive = Field(description="Tokens trained on, D. [tokens]")
+    precision: Literal["bf16", "fp8", "fp4"] = Field(description="Precision whose dense peak the MFU refers to.")
+    mfu: PositiveShare = Field(description="Model FLOPs utilisation: achieved / dense peak FLOP/s. [-]")
+    cluster_gpus: Count = Field(ge=1, le=10_000_000, description="GPUs the run uses at once. [GPU]")
+    state_bytes_per_parameter: Positive = Field(
+        default=16.0, le=1000,
+        description="Weights, gradients and optimizer state per parameter; 16 for mixed-precision Adam. [B]")
+    activation_gb_per_gpu: NonNegative = Field(default=0.0, description="Activation memory per GPU. [GB]")
+    goodput: Goodput | None = Field(default=None, description="Failures and checkpoints; none means no loss.")
+    description: str = ""
+
+    _active: float = PrivateAttr(default=0.0)
+    _total: float = PrivateAttr(default=0.0)
+
+    @field_validator("gpu")
+    @classmethod
+    def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
+        return _known(value, _catalog(info).gpus, "GPU", "gpus.csv")
+
+    @field_validator("model")
+    @classmethod
+    def _model_known(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else _known(value, _catalog(info).models, "model", "models.csv")
+
+    @model_validator(mode="after")
+    def _check(self, info: ValidationInfo) -> TrainingWorkload:
+        from .training import min_gpus_for_training_state
+
+        catalog = _catalog(info)
+        if (self.model is None) == (self.active_parameters is None):
+            raise _fail("TrainingWorkload", ("model",), "model_or_parameters",
+                        "give either model (from data/models.csv) or active_parameters, not both", self.model)
+        if self.model is not None:
+            spec = catalog.models[self.model]
+            self._active, self._total = spec.active_parameters, spec.total_parameters
+        else:
+            self._active = self._total = self.active_parameters
+        gpu = catalog.gpus[self.gpu]
+        try:
+            gpu.dense_tflops(self.precision)
+        except ValueError as exc:
+            raise _fail("TrainingWorkload", ("precision",), "precision_unsupported", str(exc), self.precision) from None
+        needed = min_gpus_for_training_state(self._total * self.state_bytes_per_parameter,
+                                             self.activation_gb_per_gpu * 1e9, gpu.memory_gb * 1e9, sharded=True)
+        if needed is None or needed > self.cluster_gpus:
+            raise _fail("TrainingWorkload", ("cluster_gpus",), "too_small",
+                        "the training state does not fit: it needs at least {needed} GPUs even fully sharded",
+                        self.cluster_gpus, needed="more than any" if needed is None else f"{needed:,}")
+        return self
+
+    @property
+    def active(self) -> float:
+        """Active parameters N (from the model or given). [-]"""
+        return self._active
+
+    @property
+    def total_parameters(self) -> float:
+        """All parameters, held in memory. [-]"""
+        return self._total
+
+    @property
+    def sizing_utilisation(self) -> float:
+        """The cluster is sized by ``cluster_gpus``; GPU-hours per month count at 100 %. [-]"""
+        return 1.0
+
+    @property
+    def gpus_per_replica(self) -> int:
+        """GPU counts step in ones. [GPU]"""
+        return 1
+
+
+Workload = Annotated[GPUHoursWorkload | TokensWorkload | TrainingWorkload, Field(discriminator="kind")]
 
 
 class FXRates(_Model):
@@ -361,12 +618,17 @@ class Scenario(_Model):
 
     @property
     def volume(self) -> float:
-        """The workload's volume in its own unit (GPU-hours per month or tokens per day)."""
+        """The workload's volume in its own unit (GPU-hours per month or tokens per day).
+
+        A training run counts as its cluster busy all month: ``cluster_gpus`` × 730 GPU-hours.
+        """
         if self.workload.kind == "gpu_hours":
             return self.workload.gpu_hours_per_month
+        if self.workload.kind == "training":
+            return self.workload.cluster_gpus * HOURS_PER_MONTH
         return self.workload.tokens_per_day
 
     @property
     def volume_unit(self) -> str:
         """Unit of :attr:`volume`."""
-        return "GPU-hours/month" if self.workload.kind == "gpu_hours" else "tokens/day"
+        return "tokens/day" if self.workload.kind == "tokens" else "GPU-hours/month"

@@ -159,6 +159,9 @@ class Comparison:
         The cheapest option over each part of the searched range, in order.
     estimates
         Catalog figures behind the result that are unsourced estimates (grade U).
+    training
+        For a training workload, the run worked out
+        (:class:`costmodel.training.TrainingRun`); otherwise ``None``.
     """
 
     title: str
@@ -175,6 +178,7 @@ class Comparison:
     break_evens: list[BreakEven]
     cheapest_ranges: list[CheapestRange]
     estimates: list[str]
+    training: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict.
@@ -236,11 +240,25 @@ class Comparison:
                 for b in self.break_evens
             ],
             "estimates": self.estimates,
+            **({"training_run": _training_dict(self.training, self.currency)} if self.training is not None else {}),
         }
 
     def text(self) -> str:
         """A short plain-text summary for a terminal."""
-        lines = [f"Scenario: {self.title}", f"at {self.volume:,.0f} {self.volume_unit}, monthly cost in {self.currency}:"]
+        lines = [f"Scenario: {self.title}"]
+        if self.training is not None:
+            run = self.training
+            lines += [
+                "training run:",
+                f"  compute 6*N*D         {run.flop:.4g} FLOP",
+                f"  ideal GPU-hours       {run.ideal_gpu_hours:,.0f} GPU-h at the scenario's MFU",
+                f"  goodput               {run.goodput:.1%}",
+                f"  GPU-hours to pay for  {run.gpu_hours:,.0f} GPU-h",
+                f"  wall-clock            {run.wall_clock_days:,.1f} days",
+            ]
+            lines += [f"  cost, {OPTION_LABELS[o]:<13} {run.total(o):>16,.2f} {self.currency}" for o in self.options]
+            lines.append("while it runs, the cluster busy all month:")
+        lines.append(f"at {self.volume:,.0f} {self.volume_unit}, monthly cost in {self.currency}:")
         for name, r in self.options.items():
             extra = []
             if self.workload_kind == "tokens":
@@ -262,6 +280,27 @@ class Comparison:
             lines.append("caution, unsourced estimates behind these figures:")
             lines += [f"  {e}" for e in self.estimates]
         return "\n".join(lines)
+
+
+def _training_dict(run, currency: str) -> dict[str, Any]:
+    return {
+        "flop": {"value": run.flop, "unit": "FLOP"},
+        "dense_peak": {"value": run.peak_tflops, "unit": "TFLOP/s per GPU"},
+        "ideal_gpu_hours": {"value": round(run.ideal_gpu_hours, 3), "unit": "GPU-h"},
+        "goodput": {"value": round(run.goodput, 6), "unit": "share of wall-clock time"},
+        "gpu_hours": {"value": round(run.gpu_hours, 3), "unit": "GPU-h"},
+        "wall_clock_days": {"value": round(run.wall_clock_days, 4), "unit": "days"},
+        "job_mtbf_hours": ({"value": round(run.job_mtbf_hours, 4), "unit": "h"}
+                           if run.job_mtbf_hours is not None else "no failure model"),
+        "checkpoint_interval_minutes": ({"value": round(run.checkpoint_interval_hours * 60, 4), "unit": "min"}
+                                        if run.checkpoint_interval_hours is not None else "no failure model"),
+        "min_gpus_to_hold_state": {"sharded": run.min_gpus_sharded,
+                                   "unsharded": run.min_gpus_unsharded if run.min_gpus_unsharded is not None
+                                   else "does not fit on one GPU", "unit": "GPU"},
+        "cost": {option: {"value": round(run.total(option), 2), "unit": currency,
+                          "components": {k: round(v, 2) for k, v in parts.items()}}
+                 for option, parts in run.costs.items()},
+    }
 
 
 def cheapest_by_volume(scenario: Scenario, breaks: list[BreakEven]) -> list[CheapestRange]:
@@ -389,7 +428,16 @@ def compare(scenario: Scenario, volume: float | None = None, volume_max: float |
         break_evens=breaks,
         cheapest_ranges=cheapest_by_volume(scenario, breaks),
         estimates=estimates(scenario),
+        training=_training(scenario),
     )
+
+
+def _training(scenario: Scenario):
+    if scenario.workload.kind != "training":
+        return None
+    from .training import training_run
+
+    return training_run(scenario)
 
 
 def volume_display(scenario: Scenario) -> tuple[float, str]:
@@ -516,13 +564,39 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
     catalog_gpu = f"data/gpus.csv: {work.gpu}"
     add("workload", "GPU", work.gpu, "", catalog_gpu)
     if work.kind == "tokens":
+        capacity = work.capacity
         add("workload", "tokens per day", work.tokens_per_day, "tokens/day")
         add("workload", "input tokens per output token", work.input_tokens_per_output_token, "-")
-        add("workload", "serving throughput", work.output_tokens_per_second_per_gpu, "output tokens/s/GPU",
-            work.throughput_source)
+        if work.serving is not None:
+            model = work.serving.model
+            add("workload", "model served", model, "", f"data/models.csv: {model}")
+            add("workload", "precision", work.serving.precision, "")
+            add("workload", "peak-to-average ratio", work.serving.peak_to_average, "-")
+            add("workload", "target utilisation at the peak", work.serving.target_utilisation, "-")
+            add("workload", "KV cache per replica", work.serving.kv_cache_tokens, "tokens")
+            add("workload", "GPUs per replica", capacity.gpus_per_replica, "GPU",
+                f"memory needs at least {capacity.min_gpus_per_replica}; " + capacity.source)
+        add("workload", "serving throughput" + (" (ESTIMATE)" if capacity.estimated else ""),
+            capacity.output_tokens_per_second_per_gpu, "output tokens/s/GPU", capacity.source)
+        add("workload", "sizing utilisation (average share of throughput used)", capacity.sizing_utilisation, "-")
+    elif work.kind == "training":
+        source = f"data/models.csv: {work.model}" if work.model else ""
+        add("workload", "active parameters N", work.active, "-", source)
+        add("workload", "training tokens D", work.training_tokens, "tokens")
+        add("workload", "precision of the MFU's peak", work.precision, "", catalog_gpu)
+        add("workload", "MFU", work.mfu, "-")
+        add("workload", "cluster GPUs", work.cluster_gpus, "GPU")
+        add("workload", "training state per parameter", work.state_bytes_per_parameter, "B",
+            "Rajbhandari et al. 2020 (ZeRO): 16 B for mixed-precision Adam")
+        if work.goodput is not None:
+            g = work.goodput
+            add("workload", "failures per GPU per year", g.failures_per_gpu_per_year, "1/(GPU·year)", g.source)
+            add("workload", "checkpoint write time", g.checkpoint_write_minutes, "min", g.source)
+            add("workload", "restart time", g.restart_minutes, "min", g.source)
+            add("workload", "checkpoint interval formula", g.interval, "")
     else:
         add("workload", "GPU-hours per month", work.gpu_hours_per_month, "GPU-h/month")
-    add("workload", "maximum utilisation", work.max_utilisation, "-")
+        add("workload", "maximum utilisation", work.max_utilisation, "-")
     if scenario.fx is not None:
         for currency, rate in scenario.fx.rates.items():
             add("fx", f"{currency} to {scenario.reporting_currency}", rate, f"{scenario.reporting_currency}/{currency}",
