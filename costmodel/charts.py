@@ -62,8 +62,8 @@ def use_renderer(renderer: str = "svg") -> None:
     alt.renderers.enable(renderer)
 
 
-def _colour_scale(scenario: Scenario) -> alt.Scale:
-    labels = [OPTION_LABELS[o] for o in present_options(scenario)]
+def _colour_scale(scenario: Scenario, options: list[str] | None = None) -> alt.Scale:
+    labels = [OPTION_LABELS[o] for o in (options or present_options(scenario))]
     return alt.Scale(domain=labels, range=[OPTION_COLOURS[label] for label in labels])
 
 
@@ -217,3 +217,140 @@ def component_bars(table: pd.DataFrame, scenario: Scenario) -> alt.Chart:
         title=alt.TitleParams(f"Cost components at {format_volume(scenario, scenario.volume)}",
                               subtitle=f"{currency} per month"),
     )
+
+
+def gpu_count_steps(scenario: Scenario, volume_max: float | None = None, points: int = 400) -> alt.Chart:
+    """GPUs each option runs against volume, with the configured count's limit marked.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    volume_max
+        Right end of the axis; default 1.5 × the largest volume the configured GPUs serve
+        (so the first step shows). [workload volume unit]
+
+    Returns
+    -------
+    altair.Chart
+    """
+    from .calculator import capacity_volume, gpu_count
+
+    options = [o for o in present_options(scenario) if o != "api"]
+    capacities = [c for c in (capacity_volume(scenario, o) for o in options) if c]
+    if volume_max is None:
+        volume_max = 1.5 * max(capacities) if capacities else 10 * max(scenario.volume, 1.0)
+    scale, unit = volume_display(scenario)
+    volumes = sweep_volumes(scenario, 0.0, volume_max, points)
+    data = pd.DataFrame([
+        {"volume_shown": v / scale, Columns.option_label: OPTION_LABELS[o], Columns.gpu_count: g}
+        for o in options for v, g in zip(volumes, gpu_count(scenario, o, volumes))
+    ])
+    lines = alt.Chart(data).mark_line(interpolate="step-after", strokeWidth=2).encode(
+        x=alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=alt.Axis(tickCount=8, labelOverlap=True)),
+        y=alt.Y(f"{Columns.gpu_count}:Q", title="GPUs [GPU]"),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(scenario, options)),
+    )
+    layers = [lines]
+    limits = pd.DataFrame([{"volume_shown": c / scale,
+                            "label": f"{OPTION_LABELS[o]}: {int(gpu_count(scenario, o, 0.0))} GPUs "
+                                     f"to {format_volume(scenario, c)}"}
+                           for o in options if (c := capacity_volume(scenario, o))])
+    if not limits.empty:
+        layers.append(alt.Chart(limits).mark_rule(strokeDash=[4, 3], color="#666666").encode(
+            x="volume_shown:Q", tooltip=["label:N"]))
+        layers.append(alt.Chart(limits).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6,
+                                                  fontSize=11).encode(
+            x="volume_shown:Q", y=alt.datum(float(data[Columns.gpu_count].max())), text="label:N"))
+    return alt.layer(*layers).properties(
+        width=640, height=320,
+        title=alt.TitleParams("GPUs needed against volume", subtitle="Counts step in whole replicas (rental) "
+                              "and whole servers (own cluster); dashed rules mark where the configured GPUs run out"),
+    )
+
+
+def describe_gpu_chart(scenario: Scenario) -> str:
+    """Alt text of :func:`gpu_count_steps`: where each option's configured GPUs run out."""
+    from .calculator import capacity_volume, gpu_count
+
+    parts = []
+    for o in present_options(scenario):
+        if o == "api":
+            continue
+        c = capacity_volume(scenario, o)
+        if c is None:
+            parts.append(f"{OPTION_LABELS[o]} has no fixed GPU count (billed per GPU-hour used)")
+        else:
+            parts.append(f"{OPTION_LABELS[o]}'s {int(gpu_count(scenario, o, 0.0))} GPUs serve up to "
+                         f"{format_volume(scenario, c)}")
+    return "Step chart of GPUs against volume. " + "; ".join(parts) + "."
+
+
+def checkpoint_tradeoff(scenario: Scenario, run) -> alt.LayerChart:
+    """Share of time lost against checkpoint interval, with Young's and Daly's optima marked.
+
+    Parameters
+    ----------
+    scenario
+        A training scenario with a failure model (``workload.goodput``).
+    run
+        Its :func:`costmodel.training.training_run`.
+
+    Returns
+    -------
+    altair.LayerChart
+        x: checkpoint interval [min], log scale; y: time lost [%].
+
+    References
+    ----------
+    .. [1] Young (1974), CACM 17(9); Daly (2006), FGCS 22(3).
+    """
+    from .goodput import daly_interval, time_lost_fraction, young_interval
+
+    settings = scenario.workload.goodput
+    write, restart, mtbf = settings.checkpoint_write_minutes / 60, settings.restart_minutes / 60, run.job_mtbf_hours
+    daly, young = daly_interval(write, mtbf), young_interval(write, mtbf)
+    intervals = np.geomspace(min(daly, young) / 8, max(daly, young) * 8, 300)
+    lost = time_lost_fraction(intervals, write, restart, mtbf)
+    curve = alt.Chart(pd.DataFrame({"minutes": intervals * 60, "lost": lost * 100})).mark_line(strokeWidth=2).encode(
+        x=alt.X("minutes:Q", title="Checkpoint interval [min]", scale=alt.Scale(type="log")),
+        y=alt.Y("lost:Q", title="Time lost [%]"),
+        tooltip=[alt.Tooltip("minutes:Q", format=",.1f"), alt.Tooltip("lost:Q", title="lost %", format=".2f")],
+    )
+    optima = pd.DataFrame([
+        {"minutes": young * 60, "lost": 100 * time_lost_fraction(young, write, restart, mtbf),
+         "label": f"Young: {young * 60:,.1f} min"},
+        {"minutes": daly * 60, "lost": 100 * time_lost_fraction(daly, write, restart, mtbf),
+         "label": f"Daly: {daly * 60:,.1f} min"},
+    ])
+    points = alt.Chart(optima).mark_point(size=80, filled=True, color="#d62728").encode(
+        x="minutes:Q", y="lost:Q", tooltip=["label:N"])
+    above = alt.Chart(optima.iloc[:1]).mark_text(align="left", dx=8, dy=-12, fontSize=11).encode(
+        x="minutes:Q", y="lost:Q", text="label:N")
+    below = alt.Chart(optima.iloc[1:]).mark_text(align="left", dx=8, dy=12, fontSize=11).encode(
+        x="minutes:Q", y="lost:Q", text="label:N")
+    return alt.layer(curve, points, above, below).properties(
+        width=560, height=300,
+        title=alt.TitleParams("Time lost to checkpoints, restarts and rework",
+                              subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {settings.checkpoint_write_minutes:g} "
+                                       f"min, restart {settings.restart_minutes:g} min; optimum intervals marked"),
+    )
+
+
+def run_cost_bars(scenario: Scenario, run) -> alt.Chart:
+    """Stacked bars of a training run's cost with each option, by component."""
+    currency = scenario.reporting_currency
+    rows = [{Columns.option_label: OPTION_LABELS[o], Columns.component: c, Columns.cost: v}
+            for o, parts in run.costs.items() for c, v in parts.items() if v > 0]
+    data = pd.DataFrame(rows)
+    present = [c for c in COMPONENT_COLOURS if c in set(data[Columns.component])]
+    return alt.Chart(data).mark_bar().encode(
+        x=alt.X(f"{Columns.option_label}:N", title=None, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(f"sum({Columns.cost}):Q", title=f"Cost of the run [{currency}]", axis=alt.Axis(format=",.0f")),
+        color=alt.Color(f"{Columns.component}:N", title="Component",
+                        scale=alt.Scale(domain=present, range=[COMPONENT_COLOURS[c] for c in present])),
+        order=alt.Order(f"{Columns.component}:N"),
+        tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
+                 alt.Tooltip(f"{Columns.component}:N", title="component"),
+                 alt.Tooltip(f"{Columns.cost}:Q", title=currency, format=",.0f")],
+    ).properties(width=360, height=300, title=alt.TitleParams("Cost of the training run", subtitle=currency))

@@ -52,6 +52,12 @@ def _known(ident: str, table: dict, what: str, catalog_file: str) -> str:
     return ident
 
 
+def _fail(title: str, loc: tuple, kind: str, message: str, value: Any, **ctx: Any) -> ValidationError:
+    """A validation error at a field of a model, for checks that span several fields."""
+    return ValidationError.from_exception_data(
+        title, [InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value)])
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -163,15 +169,12 @@ class CloudRental(_Model):
     @model_validator(mode="after")
     def _resolve(self, info: ValidationInfo) -> CloudRental:
         if self.billing == "always_on" and self.gpu_count is None:
-            raise ValidationError.from_exception_data("CloudRental", [InitErrorDetails(
-                type=PydanticCustomError("gpu_count_needed", "always_on billing needs the number of GPUs rented"),
-                loc=("gpu_count",), input=None)])
+            raise _fail("CloudRental", ("gpu_count",), "gpu_count_needed",
+                        "always_on billing needs the number of GPUs rented", None)
         if self.billing == "per_gpu_hour_used" and self.gpu_count is not None:
-            raise ValidationError.from_exception_data("CloudRental", [InitErrorDetails(
-                type=PydanticCustomError(
-                    "gpu_count_unused",
-                    "per_gpu_hour_used billing pays for the GPU-hours used, so a GPU count is not used; remove it"),
-                loc=("gpu_count",), input=self.gpu_count)])
+            raise _fail("CloudRental", ("gpu_count",), "gpu_count_unused",
+                        "per_gpu_hour_used billing pays for the GPU-hours used, so a GPU count is not used; remove it",
+                        self.gpu_count)
         self._offer = _catalog(info).cloud_offers[self.offer]
         return self
 
@@ -210,12 +213,6 @@ class HostedAPI(_Model):
     def offer_spec(self) -> APIOffer:
         """The catalog row of the API offer."""
         return self._offer
-
-
-def _fail(model: str, loc: tuple, kind: str, message: str, value: Any, **ctx: Any) -> ValidationError:
-    """A validation error at a field of a model, for checks that span several fields."""
-    return ValidationError.from_exception_data(
-        model, [InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value)])
 
 
 class GPUHoursWorkload(_Model):

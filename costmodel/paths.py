@@ -34,5 +34,6 @@ NOTEBOOK_DIR: Path = _first_existing(_REPO / "notebooks", _BUNDLED / "notebooks"
 TEMPLATE_DIR: Path = _PACKAGE / "templates"
 """nbconvert templates shipped with the package."""
 
-REFERENCE_SCENARIOS: tuple[str, ...] = ("llama70b-vs-api", "h200-24gpu-cluster")
+REFERENCE_SCENARIOS: tuple[str, ...] = (
+    "llama70b-vs-api", "h200-24gpu-cluster", "deepseek-v3-training", "llama31-405b-training")
 """Scenarios that ``costmodel report`` renders when it is given none."""

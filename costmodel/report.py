@@ -1,7 +1,7 @@
 """Render scenarios into self-contained HTML break-even reports.
 
-For each scenario, :func:`render_report` runs ``notebooks/break_even.ipynb`` with
-papermill, checks it ran without error, exports it with nbconvert through the
+For each scenario, :func:`render_report` runs ``notebooks/break_even.ipynb`` (or
+``notebooks/training_run.ipynb`` for a training run) with papermill, checks it ran without error, exports it with nbconvert through the
 ``costmodel_offline`` template (the JupyterLab template without require.js, MathJax,
 Mermaid or widgets) and writes ``DIR/<scenario>/report.html`` beside the executed
 ``report.ipynb``. Charts are inline SVG drawn by vl-convert, so the page opens with no
@@ -21,6 +21,12 @@ from .paths import NOTEBOOK_DIR, TEMPLATE_DIR
 from .scenario import load_scenario, scenario_path
 
 BREAK_EVEN_NOTEBOOK: Path = NOTEBOOK_DIR / "break_even.ipynb"
+TRAINING_NOTEBOOK: Path = NOTEBOOK_DIR / "training_run.ipynb"
+
+
+def notebook_for(kind: str) -> Path:
+    """The report notebook for a workload kind: training runs get training_run.ipynb."""
+    return TRAINING_NOTEBOOK if kind == "training" else BREAK_EVEN_NOTEBOOK
 
 _EXTERNAL = re.compile(
     r"""(?:\b(?:src|href|action|poster|data)\s*=\s*["']?\s*(?:https?:)?//)"""
@@ -103,7 +109,7 @@ class Report:
 
 
 def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout: int = 600,
-                  notebook: Path = BREAK_EVEN_NOTEBOOK) -> Report:
+                  notebook: Path | None = None) -> Report:
     """Render one scenario's break-even report.
 
     Parameters
@@ -115,7 +121,9 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     timeout
         Longest time one notebook cell may run. [s]
     notebook
-        The notebook to run; default ``notebooks/break_even.ipynb``.
+        The notebook to run; default :func:`notebook_for` the scenario's workload kind
+        (``notebooks/training_run.ipynb`` for a training run, else
+        ``notebooks/break_even.ipynb``).
 
     Returns
     -------
@@ -141,6 +149,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     html_path, notebook_path = target / "report.html", target / "report.ipynb"
     html_path.unlink(missing_ok=True)   # whatever happens next, no stale report stays
     model = load_scenario(path)
+    notebook = notebook or notebook_for(model.workload.kind)
     target.mkdir(parents=True, exist_ok=True)
     try:
         with tempfile.TemporaryDirectory(prefix="costmodel-kernel-") as scratch:

@@ -225,3 +225,85 @@ def describe_training_run(scenario: Scenario, run: TrainingRun) -> str:
         lines += ["", f"Failures: the job fails every {run.job_mtbf_hours:,.2f} h on average; checkpoints every "
                       f"{run.checkpoint_interval_hours * 60:,.1f} min ({work.goodput.interval.title()})."]
     return "\n".join(lines)
+
+
+def with_overrides(scenario: Scenario, **overrides) -> Scenario:
+    """The scenario with some of its training run's inputs replaced, validated afresh.
+
+    Parameters
+    ----------
+    scenario
+        A training scenario.
+    **overrides
+        Any of ``active_parameters``, ``training_tokens``, ``gpu``, ``cluster_gpus``,
+        ``mfu``, ``failures_per_gpu_per_year``, ``checkpoint_write_minutes``; a value of
+        ``None`` keeps the scenario's. Giving ``active_parameters`` drops the model id.
+
+    Raises
+    ------
+    ValueError
+        An override the workload cannot take (a failure setting without a failure
+        model in the scenario, an unknown name).
+    pydantic.ValidationError
+        The new inputs break a rule (e.g. MFU above 1, a GPU the options do not use).
+    """
+    known = {"active_parameters", "training_tokens", "gpu", "cluster_gpus", "mfu",
+             "failures_per_gpu_per_year", "checkpoint_write_minutes"}
+    unknown = set(overrides) - known
+    if unknown:
+        raise ValueError(f"unknown training override(s): {', '.join(sorted(unknown))}")
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    work = data["workload"]
+    if work.get("kind") != "training":
+        raise ValueError("overrides apply to a training scenario (workload kind: training)")
+    for name, value in overrides.items():
+        if value is None:
+            continue
+        if name in {"failures_per_gpu_per_year", "checkpoint_write_minutes"}:
+            if "goodput" not in work:
+                raise ValueError(f"{name} needs a failure model (workload.goodput) in the scenario")
+            work["goodput"][name] = value
+            continue
+        if name == "active_parameters":
+            work.pop("model", None)
+        work[name] = value
+    return Scenario.model_validate(data)
+
+
+def run_table(scenario: Scenario, run: TrainingRun):
+    """The run's figures with their units, as a two-column table of text."""
+    import pandas as pd
+
+    work = scenario.workload
+    rows = [
+        ("compute, 6 · N · D", f"{run.flop:.4g}", "FLOP"),
+        (f"dense {work.precision.upper()} peak of the {work.gpu}", f"{run.peak_tflops:,.0f}", "TFLOP/s per GPU"),
+        ("MFU", f"{work.mfu:.1%}", "-"),
+        ("ideal GPU-hours", f"{run.ideal_gpu_hours:,.0f}", "GPU-h"),
+        ("goodput", f"{run.goodput:.2%}", "share of wall-clock time"),
+        ("GPU-hours to pay for", f"{run.gpu_hours:,.0f}", "GPU-h"),
+        ("wall-clock time", f"{run.wall_clock_days:,.1f}", f"days on {work.cluster_gpus:,} GPUs"),
+        ("job mean time between failures",
+         "no failure model" if run.job_mtbf_hours is None else f"{run.job_mtbf_hours:,.2f}", "h"),
+        ("checkpoint interval",
+         "no failure model" if run.checkpoint_interval_hours is None else f"{run.checkpoint_interval_hours * 60:,.1f}",
+         "min"),
+        ("fewest GPUs holding the training state, sharded (ZeRO-3)", f"{run.min_gpus_sharded:,}", "GPU"),
+        ("fewest GPUs holding the training state, unsharded",
+         "does not fit on one GPU" if run.min_gpus_unsharded is None else f"{run.min_gpus_unsharded:,}", "GPU"),
+    ]
+    rows += [(f"cost with {OPTION_LABELS[o]}", f"{run.total(o):,.0f}", scenario.reporting_currency)
+             for o in sorted(run.costs, key=run.total)]
+    return pd.DataFrame(rows, columns=["figure", "value", "unit"])
+
+
+def describe_cost_bars(scenario: Scenario, run: TrainingRun) -> str:
+    """Alt text of :func:`costmodel.charts.run_cost_bars`."""
+    return "Bars of the training run's cost: " + "; ".join(
+        f"{OPTION_LABELS[o]} {run.total(o):,.0f} {scenario.reporting_currency}" for o in run.costs) + "."
+
+
+def describe_tradeoff(scenario: Scenario, run: TrainingRun) -> str:
+    """Alt text of :func:`costmodel.charts.checkpoint_tradeoff`."""
+    return (f"Curve of time lost against checkpoint interval; job MTBF {run.job_mtbf_hours:,.2f} h; "
+            f"the interval used, {run.checkpoint_interval_hours * 60:,.1f} min, loses {1 - run.goodput:.1%}.")

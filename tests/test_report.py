@@ -32,7 +32,7 @@ def test_reference_report_renders_offline(tmp_path):
     assert "<script src" not in html and "require.js" not in html and "MathJax.js" not in html
     # charts are SVG drawn by vl-convert, embedded in the page
     charts = re.findall(r'<img[^>]+src="data:image/svg\+xml;base64,([^"]+)"', html)
-    assert len(charts) == 2
+    assert len(charts) == 3   # cost against volume, GPUs against volume, components
     assert all(base64.b64decode(chart).lstrip().startswith(b"<svg") for chart in charts)
     # the answer is in the page: API cheaper at 10 M tokens/day, break-even at 34.01 M tokens/day
     assert "Hosted API</strong> at <strong>3,549 USD/month" in html
@@ -66,3 +66,14 @@ def test_failed_notebook_leaves_no_report(tmp_path):
     assert "h200-24gpu-cluster" in message and "RuntimeError" in message and "the chart exploded" in message
     assert not stale.exists()
     assert not list(stale.parent.glob(".*.tmp"))
+
+
+@pytest.mark.slow
+def test_training_report_renders_offline(tmp_path):
+    report = render_report("llama31-405b-training", tmp_path)
+    html = report.html.read_text()
+    assert external_references(html) == []
+    charts = re.findall(r'<img[^>]+src="data:image/svg\+xml;base64,([^"]+)"', html)
+    assert len(charts) == 2   # run cost bars, checkpoint trade-off
+    assert "Daly: 13.3 min" in base64.b64decode(charts[1]).decode()
+    assert "28,427,796" in html   # GPU-hours to pay for at 91.3 % goodput
