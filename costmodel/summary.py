@@ -648,6 +648,17 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _serving_lines(scenario: Scenario) -> list[str]:
+    work = scenario.workload
+    if work.kind != "tokens":
+        return []
+    c = work.capacity
+    kind = "an ESTIMATE" if c.estimated else "measured"
+    return [f"Serving capacity ({kind}): {c.output_tokens_per_second_per_gpu:,.1f} output tokens/s per GPU, "
+            f"{c.gpus_per_replica} GPU{'s' if c.gpus_per_replica > 1 else ''} per replica, sized to use "
+            f"{c.sizing_utilisation:.0%} of throughput on average. Source: {c.source}.", ""]
+
+
 def headline(scenario: Scenario, comparison: Comparison) -> str:
     """The answer in a few Markdown sentences.
 
@@ -667,6 +678,7 @@ def headline(scenario: Scenario, comparison: Comparison) -> str:
         f"**{OPTION_LABELS[comparison.cheapest]}** at **{cheapest.monthly_cost:,.0f} {currency}/month**, "
         f"{comparison.margin:,.0f} {currency}/month below {OPTION_LABELS[comparison.runner_up]}.",
         "",
+        *_serving_lines(scenario),
         "Cheapest option by volume: " + "; ".join(
             f"{OPTION_LABELS[c.option]} from {format_volume(scenario, c.volume_from)} "
             f"to {format_volume(scenario, c.volume_to)}" for c in comparison.cheapest_ranges) + ".",
