@@ -233,6 +233,103 @@ def _staffing_month(scenario: Scenario, staffing) -> float:
     return staffing.fte * staffing.loaded_cost_per_fte_per_year / MONTHS_PER_YEAR * scenario.fx_rate(staffing.currency)
 
 
+def own_capex_lines(scenario: Scenario, servers) -> dict[str, np.ndarray]:
+    """Hardware capex of the own cluster by bill-of-materials line. [reporting currency]
+
+    Parameters
+    ----------
+    scenario
+        Scenario with an ``own`` option.
+    servers
+        Working servers bought, scalar or array (hot spares are added to them). [servers]
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``servers`` (working and spare: S·(1 + spare share)·price), then one entry per
+        bill-of-materials line: per server × S·(1 + spare share), share × server capex,
+        or the total.
+    """
+    own = _require(scenario.options.own, "own")
+    spec = own.server_spec
+    bought = np.asarray(servers, dtype=float) * (1.0 + own.spare_share)
+    server_capex = bought * spec.price * scenario.fx_rate(spec.currency)
+    lines = {"servers": server_capex}
+    for line in own.bill_of_materials:
+        if line.share_of_server_price is not None:
+            value = server_capex * line.share_of_server_price
+        elif line.price_per_server is not None:
+            value = bought * line.price_per_server * scenario.fx_rate(line.currency)
+        else:
+            value = np.full_like(server_capex, line.price_total * scenario.fx_rate(line.currency))
+        lines[line.item] = lines.get(line.item, 0.0) + value
+    return lines
+
+
+def own_facility_capex(scenario: Scenario, servers):
+    """Build cost of an own data hall sized for the servers' maximum power. [reporting currency]
+
+    MW provisioned = servers (with spares) × max kW per server / 1,000; zero with colocation.
+    """
+    own = _require(scenario.options.own, "own")
+    bought = np.asarray(servers, dtype=float) * (1.0 + own.spare_share)
+    if own.facility is None:
+        return np.zeros_like(bought)
+    return bought * own.kw_per_server / 1000.0 * own.facility.price_per_mw * scenario.fx_rate(own.facility.currency)
+
+
+def own_costs_at(scenario: Scenario, servers, gpu_hours) -> dict[str, np.ndarray]:
+    """Monthly cost components of the own cluster with given servers and GPU-hours used.
+
+    The accrual view: capex enters as straight-line depreciation. Used by
+    :func:`own_monthly_costs` (servers from the volume) and by the finance module.
+
+    Parameters
+    ----------
+    servers
+        Working servers, scalar or array. [servers]
+    gpu_hours
+        GPU-hours used in the month, same shape. [GPU-h/month]
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        [reporting currency/month]; see :func:`own_monthly_costs`.
+    """
+    own = _require(scenario.options.own, "own")
+    spec = own.server_spec
+    servers = np.asarray(servers, dtype=float)
+    hours = np.asarray(gpu_hours, dtype=float)
+    bought = servers * (1.0 + own.spare_share)
+    hardware = sum(own_capex_lines(scenario, servers).values())
+    kw = own.kw_per_server
+    power = own.power
+    drawn_kw = kw * (bought * power.idle_power_share
+                     + (1.0 - power.idle_power_share) * hours / (spec.gpus_per_server * HOURS_PER_MONTH))
+    gpus = bought * spec.gpus_per_server
+    staff = own.staffing
+    parts = {
+        "capex depreciation": hardware / own.depreciation_months,
+        "hardware support": hardware * own.hardware_support_share_per_year / MONTHS_PER_YEAR,
+    }
+    if own.facility is not None:
+        parts["facility depreciation"] = own_facility_capex(scenario, servers) / own.facility.depreciation_months
+    else:
+        parts["colocation"] = bought * kw * own.colocation.price_per_kw_month * scenario.fx_rate(own.colocation.currency)
+    parts["electricity"] = (drawn_kw * power.pue * HOURS_PER_MONTH * power.electricity_price_per_kwh
+                            * scenario.fx_rate(power.currency))
+    parts["staffing"] = (staff.fte_for(gpus) * staff.loaded_cost_per_fte_per_year / MONTHS_PER_YEAR
+                         * scenario.fx_rate(staff.currency))
+    if staff.managed_service_per_month > 0:
+        parts["managed service"] = np.full_like(servers, staff.managed_service_per_month * scenario.fx_rate(staff.currency))
+    if own.software_licences is not None:
+        licences = own.software_licences
+        parts["software licences"] = (gpus * licences.price_per_gpu_per_year / MONTHS_PER_YEAR
+                                      * scenario.fx_rate(licences.currency))
+    return {name: np.broadcast_to(value, np.broadcast(servers, hours).shape).astype(float)
+            for name, value in parts.items()}
+
+
 def own_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     """Monthly cost components of the own cluster at a volume.
 
@@ -246,48 +343,37 @@ def own_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     Returns
     -------
     dict of str to numpy.ndarray
-        ``capex depreciation``, ``hardware support``, ``colocation``, ``electricity``,
-        ``staffing``; each [reporting currency/month], shaped like ``volume``.
+        ``capex depreciation``, ``hardware support``, ``colocation`` (or ``facility
+        depreciation``), ``electricity``, ``staffing``, and where the scenario has them
+        ``managed service`` and ``software licences``; each [reporting currency/month],
+        shaped like ``volume``.
 
     Notes
     -----
-    With S servers (stepped up as needed), price P, depreciation period N months,
-    support share s per year, max power K kW per server, idle share i, PUE u,
-    electricity price e, colocation price c per kW-month and GPU-hours used H:
+    With S working servers (stepped up as needed), spare share q (so B = S·(1 + q)
+    servers bought), hardware capex C (servers plus bill of materials, see
+    :func:`own_capex_lines`), depreciation period N months, support share s per year,
+    max power K kW per server, idle share i, PUE u, electricity price e, colocation
+    price c per kW-month, G GPUs per server and GPU-hours used H:
 
-    * capex depreciation = S·P / N (straight line, no residual value);
-    * hardware support = S·P·s / 12;
-    * colocation = S·K·c (provisioned capacity, not drawn power);
-    * electricity = K·u·e·730·(S·i + (1 − i)·H / (G·730)), G = GPUs per server,
-      i.e. the servers' draw at their utilisation H / (S·G·730), times PUE;
-    * staffing = FTE × loaded yearly cost / 12.
+    * capex depreciation = C / N (straight line, no residual value);
+    * hardware support = C·s / 12;
+    * colocation = B·K·c (provisioned capacity, not drawn power); or, with an own
+      facility, facility depreciation = B·K/1000·(price per MW) / (its life in months);
+    * electricity = K·u·e·730·(B·i + (1 − i)·H / (G·730)): the spares idle, the working
+      servers draw in proportion to their utilisation H / (S·G·730);
+    * staffing = FTE(B·G) × loaded yearly cost / 12, plus any managed-service fee;
+    * software licences = B·G × price per GPU per year / 12.
 
     References
     ----------
     .. [1] NVIDIA DGX H100/H200 User Guide: 10.2 kW maximum system power.
     .. [2] Uptime Institute, Global Data Center Survey 2024: average PUE 1.56.
     """
-    own = _require(scenario.options.own, "own")
     v = _checked(volume)
-    spec = own.server_spec
     servers = np.asarray(own_server_count(scenario, v), dtype=float)
-    capex = servers * spec.price * scenario.fx_rate(spec.currency)
-    kw = own.kw_per_server
-    power = own.power
     hours = np.asarray(gpu_hours_used(scenario, v), dtype=float)
-    drawn_kw = kw * (servers * power.idle_power_share
-                     + (1.0 - power.idle_power_share) * hours / (spec.gpus_per_server * HOURS_PER_MONTH))
-    electricity = (drawn_kw * power.pue * HOURS_PER_MONTH * power.electricity_price_per_kwh
-                   * scenario.fx_rate(power.currency))
-    colocation = servers * kw * own.colocation.price_per_kw_month * scenario.fx_rate(own.colocation.currency)
-    staffing = np.full_like(v, _staffing_month(scenario, own.staffing))
-    return {
-        "capex depreciation": capex / own.depreciation_months,
-        "hardware support": capex * own.hardware_support_share_per_year / MONTHS_PER_YEAR,
-        "colocation": colocation,
-        "electricity": electricity,
-        "staffing": staffing,
-    }
+    return own_costs_at(scenario, servers, hours)
 
 
 def rent_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:

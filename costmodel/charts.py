@@ -60,6 +60,7 @@ def use_renderer(renderer: str = "svg") -> None:
     """
     alt.theme.enable(_THEME)
     alt.renderers.enable(renderer)
+    alt.data_transformers.disable_max_rows()   # charts are drawn to SVG here, not shipped as JSON to a browser
 
 
 def _colour_scale(scenario: Scenario, options: list[str] | None = None) -> alt.Scale:
@@ -67,13 +68,22 @@ def _colour_scale(scenario: Scenario, options: list[str] | None = None) -> alt.S
     return alt.Scale(domain=labels, range=[OPTION_COLOURS[label] for label in labels])
 
 
+MAX_DRAWN_STEPS = 500
+"""Most GPU-count steps drawn sharp per option; past that, steps are finer than a pixel."""
+
+
 def sweep_volumes(scenario: Scenario, volume_min: float, volume_max: float, points: int = 1000) -> np.ndarray:
-    """Evenly spaced volumes plus both sides of every GPU-count step, so steps draw sharp. [volume unit]"""
+    """Evenly spaced volumes plus both sides of every GPU-count step, so steps draw sharp. [volume unit]
+
+    An option with more than :data:`MAX_DRAWN_STEPS` steps in the range is drawn from the
+    evenly spaced volumes alone.
+    """
     volumes = [np.linspace(volume_min, volume_max, points)]
     for option in present_options(scenario):
         steps = step_volumes(scenario, option, volume_max)
         steps = steps[(steps > volume_min) & (steps < volume_max)]
-        volumes += [steps, np.nextafter(steps, np.inf) * (1 + 1e-12)]
+        if len(steps) <= MAX_DRAWN_STEPS:
+            volumes += [steps, np.nextafter(steps, np.inf) * (1 + 1e-12)]
     return np.unique(np.concatenate(volumes))
 
 
@@ -354,3 +364,100 @@ def run_cost_bars(scenario: Scenario, run) -> alt.Chart:
                  alt.Tooltip(f"{Columns.component}:N", title="component"),
                  alt.Tooltip(f"{Columns.cost}:Q", title=currency, format=",.0f")],
     ).properties(width=360, height=300, title=alt.TitleParams("Cost of the training run", subtitle=currency))
+
+
+def cumulative_cost(scenario: Scenario, flows, result) -> alt.LayerChart:
+    """Cumulative cash cost of each option over the horizon, with the payback month marked.
+
+    Parameters
+    ----------
+    flows, result
+        :func:`costmodel.finance.cash_flows` and :func:`costmodel.finance.own_finance`.
+    """
+    currency = scenario.reporting_currency
+    data = pd.DataFrame([{"month": int(m), Columns.option_label: OPTION_LABELS[o], "cumulative": c}
+                         for o in flows.flows for m, c in zip(flows.months, flows.cumulative(o))])
+    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
+        x=alt.X("month:Q", title="Month after the decision [month]"),
+        y=alt.Y("cumulative:Q", title=f"Cumulative cost [{currency}]", axis=alt.Axis(format=",.0f")),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(scenario, list(flows.flows))),
+        tooltip=["month:Q", f"{Columns.option_label}:N", alt.Tooltip("cumulative:Q", format=",.0f")],
+    )
+    layers = [lines]
+    if result.payback_month is not None:
+        mark = pd.DataFrame([{"month": result.payback_month,
+                              "label": f"payback: month {result.payback_month}",
+                              "y": float(flows.cumulative("own")[result.payback_month])}])
+        layers += [alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x="month:Q"),
+                   alt.Chart(mark).mark_text(align="left", dx=5, dy=-8, fontSize=11).encode(
+                       x="month:Q", y="y:Q", text="label:N")]
+        subtitle = f"Payback against {OPTION_LABELS[result.payback_against]} in month {result.payback_month}"
+    else:
+        subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
+    return alt.layer(*layers).properties(
+        width=640, height=320, title=alt.TitleParams(f"Cumulative cost over {len(flows.months)} months ({currency})",
+                                                     subtitle=[subtitle, "Cash basis: capex when bought, resale "
+                                                               "credited in the last month"]))
+
+
+def own_cost_lines(scenario: Scenario) -> alt.HConcatChart:
+    """The own cluster's capex by bill-of-materials line and its monthly running costs by line."""
+    from .calculator import gpu_hours_used, own_capex_lines, own_costs_at, own_facility_capex
+
+    currency = scenario.reporting_currency
+    own = scenario.options.own
+    servers = float(own.server_count)
+    capex = {k: float(v) for k, v in own_capex_lines(scenario, servers).items()}
+    if own.facility is not None:
+        capex["facility"] = float(own_facility_capex(scenario, servers))
+    running = {k: float(v) for k, v in own_costs_at(scenario, servers, float(gpu_hours_used(scenario, scenario.volume))).items()
+               if k not in ("capex depreciation", "facility depreciation")}
+    left = alt.Chart(pd.DataFrame({"line": list(capex), "cost": list(capex.values())})).mark_bar(color="#1f77b4").encode(
+        y=alt.Y("line:N", title=None, sort="-x"),
+        x=alt.X("cost:Q", title=f"Capex [{currency}]", axis=alt.Axis(format=",.0f")),
+        tooltip=["line:N", alt.Tooltip("cost:Q", format=",.0f")],
+    ).properties(width=300, height=30 * len(capex), title=alt.TitleParams(
+        "Capex by line", subtitle=f"total {sum(capex.values()):,.0f} {currency}"))
+    right = alt.Chart(pd.DataFrame({"line": list(running), "cost": list(running.values())})).mark_bar(
+        color="#ff7f0e").encode(
+        y=alt.Y("line:N", title=None, sort="-x"),
+        x=alt.X("cost:Q", title=f"Running cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
+        tooltip=["line:N", alt.Tooltip("cost:Q", format=",.0f")],
+    ).properties(width=300, height=30 * len(running), title=alt.TitleParams(
+        "Monthly running cost by line", subtitle=f"at {format_volume(scenario, scenario.volume)}, "
+                                                 f"total {sum(running.values()):,.0f} {currency}/month"))
+    return alt.hconcat(left, right).resolve_scale(color="independent")
+
+
+def cost_per_gpu_hour_vs_utilisation(scenario: Scenario, result) -> alt.LayerChart:
+    """Own cost per used GPU-hour against utilisation, rental prices as horizontal lines, break-evens marked."""
+    from .finance import own_cost_per_used_gpu_hour
+
+    currency = scenario.reporting_currency
+    prices = result.break_even_utilisation
+    top = max(b["price_per_gpu_hour"] for b in prices.values()) * 2.5 if prices else None
+    u = np.linspace(0.02, 1.0, 300)
+    cost = own_cost_per_used_gpu_hour(scenario, u)
+    keep = cost <= top if top else np.ones_like(u, dtype=bool)
+    curve = alt.Chart(pd.DataFrame({"utilisation": u[keep] * 100, "cost": cost[keep]})).mark_line(
+        strokeWidth=2, color=OPTION_COLOURS["Own cluster"]).encode(
+        x=alt.X("utilisation:Q", title="Utilisation of the owned GPUs [%]", scale=alt.Scale(domain=[0, 100])),
+        y=alt.Y("cost:Q", title=f"Own cost per used GPU-hour [{currency}/GPU-h]"),
+        tooltip=[alt.Tooltip("utilisation:Q", format=".1f"), alt.Tooltip("cost:Q", format=",.2f")],
+    )
+    rows = [{"offer": f"{b['label']}: {b['price_per_gpu_hour']:,.2f} {currency}/GPU-h", "price": b["price_per_gpu_hour"],
+             "utilisation": None if b["utilisation"] is None else b["utilisation"] * 100,
+             "break_even": "never" if b["utilisation"] is None else f"{b['utilisation']:.1%}"}
+            for b in prices.values()]
+    frame = pd.DataFrame(rows)
+    colour = alt.Color("offer:N", title="Rental price",
+                       legend=alt.Legend(orient="bottom", columns=2, labelLimit=360))
+    rules = alt.Chart(frame).mark_rule(strokeDash=[4, 3]).encode(
+        y="price:Q", color=colour, tooltip=["offer:N", "break_even:N"])
+    hits = frame.dropna(subset=["utilisation"])
+    points = alt.Chart(hits).mark_point(filled=True, size=80).encode(
+        x="utilisation:Q", y="price:Q", color=colour, tooltip=["offer:N", "break_even:N"])
+    return alt.layer(curve, rules, points).properties(
+        width=640, height=340, title=alt.TitleParams(
+            "Own cost per used GPU-hour against utilisation",
+            subtitle="Dashed: rental prices for the same GPU; dots: the utilisation at which owning costs the same"))

@@ -63,14 +63,81 @@ class _Model(BaseModel):
 
 
 class Staffing(_Model):
-    """People who run the option: full-time equivalents times a loaded yearly cost."""
+    """People who run the option: full-time equivalents times a loaded yearly cost.
 
-    fte: NonNegative = Field(description="Full-time equivalents assigned to the option. [FTE]")
+    Give ``fte`` (a fixed number), or ``minimum_fte`` and ``gpus_per_fte`` (a minimum plus
+    one FTE per that many GPUs, fractional: FTE = minimum + GPUs / GPUs per FTE). A
+    managed-service fee can stand beside or instead of the FTEs.
+    """
+
+    fte: NonNegative | None = Field(default=None, description="Full-time equivalents, fixed. [FTE]")
+    minimum_fte: NonNegative | None = Field(default=None, description="FTEs however small the cluster. [FTE]")
+    gpus_per_fte: Positive | None = Field(default=None, description="GPUs one more FTE runs. [GPU/FTE]")
     loaded_cost_per_fte_per_year: NonNegative = Field(
         description="Salary plus employer charges and overhead for one FTE for a year. [currency/FTE/year]"
     )
+    managed_service_per_month: NonNegative = Field(
+        default=0.0, description="Fee for operations bought as a service. [currency/month]")
     currency: Currency
-    source: str = Field(default="", description="Where the cost figure comes from.")
+    source: str = Field(default="", description="Where the cost figures come from.")
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> Staffing:
+        scaled = self.minimum_fte is not None or self.gpus_per_fte is not None
+        if (self.fte is not None) == scaled or (scaled and (self.minimum_fte is None or self.gpus_per_fte is None)):
+            raise _fail("Staffing", ("fte",), "fte_rule",
+                        "give either fte, or both minimum_fte and gpus_per_fte", self.fte)
+        return self
+
+    def fte_for(self, gpus):
+        """FTEs for a number of GPUs (scalar or array). [FTE]"""
+        import numpy as np
+
+        if self.fte is not None:
+            return np.full_like(np.asarray(gpus, dtype=float), self.fte)
+        return self.minimum_fte + np.asarray(gpus, dtype=float) / self.gpus_per_fte
+
+
+class CapexLine(_Model):
+    """One line of the own cluster's bill of materials besides the servers.
+
+    Priced one of three ways: per server (scales with servers, spares included), as a
+    share of the servers' price (e.g. a fabric at 10 % of server capex), or as a total.
+    """
+
+    item: str = Field(min_length=1, description="What is bought, e.g. 'InfiniBand fabric', 'storage'.")
+    price_per_server: NonNegative | None = Field(default=None, description="[currency/server]")
+    share_of_server_price: NonNegative | None = Field(default=None, le=10, description="[-] of server capex")
+    price_total: NonNegative | None = Field(default=None, description="[currency]")
+    currency: Currency | None = Field(default=None, description="Needed for price_per_server and price_total.")
+    source: str = Field(min_length=1, description="Where the price comes from, or ASSUMPTION.")
+
+    @model_validator(mode="after")
+    def _one_price(self) -> CapexLine:
+        given = [n for n in ("price_per_server", "share_of_server_price", "price_total") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise _fail("CapexLine", ("price_per_server",), "one_price",
+                        "give exactly one of price_per_server, share_of_server_price, price_total", given)
+        if self.share_of_server_price is None and self.currency is None:
+            raise _fail("CapexLine", ("currency",), "missing", "an absolute price needs its currency", None)
+        return self
+
+
+class SoftwareLicences(_Model):
+    """Software licences (cluster management, AI enterprise suites) paid per GPU per year."""
+
+    price_per_gpu_per_year: NonNegative = Field(description="[currency/GPU/year]")
+    currency: Currency
+    source: str = Field(min_length=1)
+
+
+class Facility(_Model):
+    """An own data hall instead of colocation: built at a price per MW of IT capacity, depreciated."""
+
+    price_per_mw: Positive = Field(description="Build cost per MW of provisioned IT power. [currency/MW]")
+    depreciation_months: Count = Field(ge=1, le=1200, description="Straight-line life of the building. [months]")
+    currency: Currency
+    source: str = Field(min_length=1)
 
 
 class Power(_Model):
@@ -111,9 +178,15 @@ class OwnCluster(_Model):
     hardware_support_share_per_year: Share = Field(
         description="Hardware support and maintenance contract as a share of capex per year. [1/year]"
     )
+    bill_of_materials: list[CapexLine] = Field(
+        default_factory=list, description="Capex besides the servers: fabric, storage, racks and installation.")
+    spare_share: Share = Field(
+        default=0.0, description="Hot spares as a share of the servers: bought, powered idle, housed, never used. [-]")
     power: Power
-    colocation: Colocation
+    colocation: Colocation | None = Field(default=None, description="Colocation; or give facility instead.")
+    facility: Facility | None = Field(default=None, description="An own data hall instead of colocation.")
     staffing: Staffing
+    software_licences: SoftwareLicences | None = None
     source: str = Field(default="", description="Where the depreciation period and support share come from.")
 
     _server: Server = PrivateAttr()
@@ -126,6 +199,13 @@ class OwnCluster(_Model):
     @model_validator(mode="after")
     def _resolve(self, info: ValidationInfo) -> OwnCluster:
         self._server = _catalog(info).servers[self.server]
+        if (self.colocation is None) == (self.facility is None):
+            raise _fail("OwnCluster", ("colocation",), "housing",
+                        "give either colocation or facility (where the servers live), not both", None)
+        gpus = self.server_count * self._server.gpus_per_server
+        if float(self.staffing.fte_for(gpus)) == 0 and self.staffing.managed_service_per_month == 0:
+            raise _fail("OwnCluster", ("staffing",), "nobody_runs_it",
+                        "no FTE and no managed-service fee: say what operating the cluster costs", 0)
         return self
 
     @property
@@ -531,6 +611,58 @@ class FXRates(_Model):
     as_of: dt.date
 
 
+class Loan(_Model):
+    """Buying the own cluster's hardware with a loan (or a lease priced like one)."""
+
+    rate_per_year: float = Field(ge=0, le=1, description="Nominal yearly interest rate; paid monthly at rate / 12. [1/year]")
+    term_months: Count = Field(ge=1, le=120, description="Months of payments; at most the hardware's life. [months]")
+    down_payment_share: Share = Field(default=0.0, description="Share of hardware capex paid up front. [-]")
+    source: str = ""
+
+
+class Trends(_Model):
+    """Yearly rates of change over the horizon; all zero is the flat case."""
+
+    rental_price_change_per_year: float = Field(
+        default=0.0, gt=-1, le=10, description="Change in the rental price per GPU-hour, e.g. -0.15. [1/year]")
+    api_price_change_per_year: float = Field(
+        default=0.0, gt=-1, le=10, description="Change in API prices per token. [1/year]")
+    demand_growth_per_year: float = Field(
+        default=0.0, gt=-1, le=100, description="Change in the workload's volume. [1/year]")
+    source: str = ""
+
+
+class Finance(_Model):
+    """A horizon, the cost of money, and how the own cluster is paid for and phased in.
+
+    Cash-flow conventions: costs are positive; month 0 is the month of the decision;
+    capex is paid in the month the hardware is bought; running costs and rental are paid
+    in the month they arise; the resale value comes back in the horizon's last month.
+    """
+
+    horizon_months: Count = Field(ge=1, le=600, description="Months compared. [months]")
+    discount_rate_per_year: float = Field(
+        ge=0, le=1, description="Cost of capital, an effective yearly rate. [1/year]")
+    resale_share_at_horizon: Share | None = Field(
+        default=None,
+        description="Resale value of the hardware at the horizon as a share of its capex; default: its straight-line "
+                    "book value. [-]")
+    lead_time_months: Count = Field(
+        default=0, ge=0, le=120, description="Months from the decision until the cluster is online. [months]")
+    during_lead_time: Literal["rent", "api"] | None = Field(
+        default=None, description="Option that serves the workload until the cluster is online.")
+    loan: Loan | None = None
+    trends: Trends = Field(default_factory=Trends)
+    source: str = Field(default="", description="Where the discount rate and the other figures come from.")
+
+    @model_validator(mode="after")
+    def _lead_time_needs_a_stand_in(self) -> Finance:
+        if self.lead_time_months > 0 and self.during_lead_time is None:
+            raise _fail("Finance", ("during_lead_time",), "missing",
+                        "a lead time needs the option (rent or api) that serves the work meanwhile", None)
+        return self
+
+
 class Options(_Model):
     """The options compared; at least two must be given."""
 
@@ -551,6 +683,7 @@ class Scenario(_Model):
     fx: FXRates | None = Field(default=None, description="Needed when any input is in another currency.")
     workload: Workload
     options: Options
+    finance: Finance | None = Field(default=None, description="Horizon, discount rate, financing, trends.")
 
     @model_validator(mode="after")
     def _cross_check(self) -> Scenario:
@@ -574,6 +707,19 @@ class Scenario(_Model):
         if self.fx is not None and self.reporting_currency in self.fx.rates:
             fail(("fx", "rates", self.reporting_currency), self.fx.rates[self.reporting_currency], "fx_self",
                  "{currency} is the reporting currency and takes no rate; remove it", currency=self.reporting_currency)
+        finance = self.finance
+        if finance is not None:
+            stand_in = finance.during_lead_time
+            if stand_in is not None and getattr(self.options, stand_in) is None:
+                fail(("finance", "during_lead_time"), stand_in, "no_stand_in",
+                     "the scenario has no {option} option to serve the lead time", option=stand_in)
+            if finance.loan is not None and self.options.own is not None \
+                    and finance.loan.term_months > self.options.own.depreciation_months:
+                fail(("finance", "loan", "term_months"), finance.loan.term_months, "loan_too_long",
+                     "a loan may not outlast the hardware: at most depreciation_months ({months})",
+                     months=self.options.own.depreciation_months)
+            if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
+                fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
         for loc, currency in self.money_currencies():
             if currency != self.reporting_currency and (self.fx is None or currency not in self.fx.rates):
                 fail(loc, currency, "no_fx_rate",
@@ -589,8 +735,12 @@ class Scenario(_Model):
         own, rent, api = self.options.own, self.options.rent, self.options.api
         if own is not None:
             found.append((("options", "own", "server"), own.server_spec.currency))
-            for part in ("power", "colocation", "staffing"):
-                found.append((("options", "own", part, "currency"), getattr(own, part).currency))
+            for part in ("power", "colocation", "facility", "staffing", "software_licences"):
+                if getattr(own, part) is not None:
+                    found.append((("options", "own", part, "currency"), getattr(own, part).currency))
+            for index, line in enumerate(own.bill_of_materials):
+                if line.currency is not None:
+                    found.append((("options", "own", "bill_of_materials", index, "currency"), line.currency))
         if rent is not None:
             found.append((("options", "rent", "offer"), rent.offer_spec.currency))
             if rent.staffing is not None:

@@ -162,6 +162,9 @@ class Comparison:
     training
         For a training workload, the run worked out
         (:class:`costmodel.training.TrainingRun`); otherwise ``None``.
+    finance
+        With a finance block and an own option, the own cluster's decision figures as a
+        JSON-ready dict (:func:`costmodel.finance.finance_dict`); otherwise ``None``.
     """
 
     title: str
@@ -179,6 +182,7 @@ class Comparison:
     cheapest_ranges: list[CheapestRange]
     estimates: list[str]
     training: Any = None
+    finance: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict.
@@ -241,6 +245,7 @@ class Comparison:
             ],
             "estimates": self.estimates,
             **({"training_run": _training_dict(self.training, self.currency)} if self.training is not None else {}),
+            **({"finance": self.finance} if self.finance is not None else {}),
         }
 
     def text(self) -> str:
@@ -276,6 +281,22 @@ class Comparison:
                   for c in self.cheapest_ranges]
         lines.append("break-even volumes:")
         lines += [f"  {b.describe(self.volume_unit)}" for b in self.break_evens]
+        if self.finance is not None:
+            f = self.finance
+            lines.append(f"over {f['horizon_months']} months, cash basis, discount rate {f['discount_rate_per_year']:.1%}/year:")
+            for option, tco in f["tco"].items():
+                lines.append(f"  {OPTION_LABELS[option]:<13} TCO {tco['value']:>16,.2f} {tco['unit']}   "
+                             f"NPV {f['npv'][option]['value']:>16,.2f} {f['npv'][option]['unit']}")
+            cost = f["own_cost_per_used_gpu_hour"]
+            lines.append("  own cost per used GPU-hour: " + (f"{cost['value']:,.4f} {cost['unit']}" if isinstance(cost, dict)
+                                                              else cost))
+            payback = f["payback_month"]
+            lines.append("  payback month: " + (f"{payback['value']} (against {OPTION_LABELS[payback['against']]})"
+                                                if isinstance(payback, dict) else payback))
+            for b in f["break_even_utilisation"].values():
+                u = b["utilisation"]
+                lines.append(f"  break-even utilisation vs {b['offer']} at {b['price']['value']:,.4g} {b['price']['unit']}: "
+                             + (f"{u['value']:.1%}" if isinstance(u, dict) else u))
         if self.estimates:
             lines.append("caution, unsourced estimates behind these figures:")
             lines += [f"  {e}" for e in self.estimates]
@@ -429,7 +450,16 @@ def compare(scenario: Scenario, volume: float | None = None, volume_max: float |
         cheapest_ranges=cheapest_by_volume(scenario, breaks),
         estimates=estimates(scenario),
         training=_training(scenario),
+        finance=_finance(scenario),
     )
+
+
+def _finance(scenario: Scenario):
+    if scenario.finance is None or scenario.options.own is None:
+        return None
+    from .finance import finance_dict, own_finance
+
+    return finance_dict(scenario, own_finance(scenario))
 
 
 def _training(scenario: Scenario):
@@ -616,11 +646,26 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
         add("own", "idle power share", own.power.idle_power_share, "-", own.power.source)
         add("own", "PUE", own.power.pue, "-", own.power.source)
         add("own", "electricity price", own.power.electricity_price_per_kwh, f"{own.power.currency}/kWh", own.power.source)
-        add("own", "colocation price", own.colocation.price_per_kw_month, f"{own.colocation.currency}/kW/month",
-            own.colocation.source)
-        add("own", "staffing", own.staffing.fte, "FTE", own.staffing.source)
-        add("own", "loaded cost per FTE", own.staffing.loaded_cost_per_fte_per_year,
-            f"{own.staffing.currency}/FTE/year", own.staffing.source)
+        if own.colocation is not None:
+            add("own", "colocation price", own.colocation.price_per_kw_month, f"{own.colocation.currency}/kW/month",
+                own.colocation.source)
+        else:
+            add("own", "facility build cost", own.facility.price_per_mw, f"{own.facility.currency}/MW",
+                own.facility.source)
+            add("own", "facility life", own.facility.depreciation_months, "months", own.facility.source)
+        for line in own.bill_of_materials:
+            if line.share_of_server_price is not None:
+                add("own", line.item, line.share_of_server_price, "share of server capex", line.source)
+            elif line.price_per_server is not None:
+                add("own", line.item, line.price_per_server, f"{line.currency}/server", line.source)
+            else:
+                add("own", line.item, line.price_total, line.currency, line.source)
+        if own.spare_share:
+            add("own", "hot spares", own.spare_share, "share of servers")
+        _staffing_rows(add, "own", own.staffing)
+        if own.software_licences is not None:
+            lic = own.software_licences
+            add("own", "software licences", lic.price_per_gpu_per_year, f"{lic.currency}/GPU/year", lic.source)
     rent = scenario.options.rent
     if rent is not None:
         offer = rent.offer_spec
@@ -631,9 +676,7 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
         if rent.gpu_count is not None:
             add("rent", "GPUs rented 24/7", rent.gpu_count, "GPU")
         if rent.staffing is not None:
-            add("rent", "staffing", rent.staffing.fte, "FTE", rent.staffing.source)
-            add("rent", "loaded cost per FTE", rent.staffing.loaded_cost_per_fte_per_year,
-                f"{rent.staffing.currency}/FTE/year", rent.staffing.source)
+            _staffing_rows(add, "rent", rent.staffing)
     api = scenario.options.api
     if api is not None:
         offer = api.offer_spec
@@ -645,7 +688,40 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
             f"{offer.currency}/M tokens", cited)
         add("api", "output price", offer.output_per_million, f"{offer.currency}/M tokens", cited)
         add("api", "cached input share", api.cached_input_share, "-")
+    finance = scenario.finance
+    if finance is not None:
+        add("finance", "horizon", finance.horizon_months, "months", finance.source)
+        add("finance", "discount rate", finance.discount_rate_per_year, "1/year", finance.source)
+        add("finance", "resale value at the horizon",
+            "straight-line book value" if finance.resale_share_at_horizon is None else finance.resale_share_at_horizon,
+            "share of hardware capex", finance.source)
+        if finance.lead_time_months:
+            add("finance", "lead time", finance.lead_time_months, "months", finance.source)
+            add("finance", "served meanwhile by", OPTION_LABELS[finance.during_lead_time], "", finance.source)
+        if finance.loan is not None:
+            loan = finance.loan
+            add("finance", "loan rate", loan.rate_per_year, "1/year", loan.source)
+            add("finance", "loan term", loan.term_months, "months", loan.source)
+            add("finance", "down payment", loan.down_payment_share, "share of hardware capex", loan.source)
+        t = finance.trends
+        for name, value in (("rental price change", t.rental_price_change_per_year),
+                            ("API price change", t.api_price_change_per_year),
+                            ("demand growth", t.demand_growth_per_year)):
+            add("finance", name, value, "1/year", t.source)
     return pd.DataFrame(rows)
+
+
+def _staffing_rows(add, option: str, staffing) -> None:
+    if staffing.fte is not None:
+        add(option, "staffing", staffing.fte, "FTE", staffing.source)
+    else:
+        add(option, "staffing minimum", staffing.minimum_fte, "FTE", staffing.source)
+        add(option, "GPUs per further FTE", staffing.gpus_per_fte, "GPU/FTE", staffing.source)
+    add(option, "loaded cost per FTE", staffing.loaded_cost_per_fte_per_year,
+        f"{staffing.currency}/FTE/year", staffing.source)
+    if staffing.managed_service_per_month:
+        add(option, "managed-service fee", staffing.managed_service_per_month, f"{staffing.currency}/month",
+            staffing.source)
 
 
 def _serving_lines(scenario: Scenario) -> list[str]:

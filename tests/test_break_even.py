@@ -60,7 +60,8 @@ def test_never_when_the_crossing_lies_beyond_the_range():
 def test_flip_at_a_server_step_is_reported_as_a_step():
     # One H200 server owned vs renting per GPU-hour at $4.50: owning wins once the server is busy
     # enough, loses when a second server must be bought, and wins again later.
-    s = scenario(R2, options__own__server_count=1)
+    s = scenario(R2, options__own__server_count=1, options__own__bill_of_materials=[],
+                 options__own__staffing={"fte": 0.5, "loaded_cost_per_fte_per_year": 240000, "currency": "USD"})
     capacity = 8 * HOURS * 0.9
     b = costmodel.break_even(s, "own", "rent", volume_max=3 * capacity)
     assert b.kinds[:2] == ("crossing", "step")

@@ -33,7 +33,7 @@ def test_compare_json(capsys):
 def test_compare_text(capsys):
     assert main(["compare", "h200-24gpu-cluster"]) == 0
     out = capsys.readouterr().out
-    assert "cheapest: Own cluster" in out and "9,759 GPU-hours/month" in out
+    assert "cheapest: Own cluster" in out and "11,721 GPU-hours/month" in out
 
 
 def test_compare_at_zero_volume_says_not_defined(capsys):

@@ -94,11 +94,17 @@ class TestR1Llama70bVsApi:
 
 
 class TestR2H200Cluster:
-    """Case R2: 3 x DGX H200 owned vs Nebius H200 at $4.50 per GPU-hour used, 12,000 GPU-hours/month."""
+    """Case R2: 3 x DGX H200 owned vs Nebius H200 at $4.50 per GPU-hour used, 12,000 GPU-hours/month.
+
+    Capex: 3 servers at $350,000, InfiniBand at 9.4 % of server capex, $125,000 of storage,
+    $15,000 of racks and installation a server. Staffing: 0.5 FTE plus one per 250 GPUs.
+    """
+
+    capex = 3 * 350000 * 1.094 + 125000 + 3 * 15000
 
     def own_fixed(self):
-        capex = 3 * 350000
-        return capex / 60 + capex * 0.10 / 12 + 3 * 10.2 * 194.95 + 0.5 * 240000 / 12
+        return (self.capex / 60 + self.capex * 0.10 / 12 + 3 * 10.2 * 194.95
+                + (0.5 + 24 / 250) * 240000 / 12)
 
     def power_factor(self):
         return 10.2 * 1.56 * HOURS * 0.0707   # USD per (server at full draw) per month
@@ -137,7 +143,9 @@ class TestR2H200Cluster:
         assert costmodel.gpu_count(r2, "own", capacity) == 24
         assert costmodel.gpu_count(r2, "own", capacity + 1) == 32
         jump = costmodel.monthly_cost(r2, "own", capacity + 0.01) - costmodel.monthly_cost(r2, "own", capacity)
-        per_server = 350000 / 60 + 350000 * 0.10 / 12 + 10.2 * 194.95 + self.power_factor() * 0.3
+        server_capex = 350000 * 1.094 + 15000
+        per_server = (server_capex / 60 + server_capex * 0.10 / 12 + 10.2 * 194.95 + self.power_factor() * 0.3
+                      + 8 / 250 * 240000 / 12)
         assert jump == pytest.approx(per_server, rel=1e-6)
         result = costmodel.compare(r2, volume=capacity + 1)
         assert result.options["own"].stepped_up and result.options["own"].gpus == 32

@@ -77,3 +77,16 @@ def test_training_report_renders_offline(tmp_path):
     assert len(charts) == 2   # run cost bars, checkpoint trade-off
     assert "Daly: 13.3 min" in base64.b64decode(charts[1]).decode()
     assert "28,427,796" in html   # GPU-hours to pay for at 91.3 % goodput
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["h200-24gpu-cluster", "h100-10k-cluster"])
+def test_finance_reports_show_the_horizon_charts(tmp_path, name):
+    report = render_report(name, tmp_path)
+    html = report.html.read_text()
+    assert external_references(html) == []
+    alts = re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,', html)
+    # cost against volume, GPUs, components; then cumulative cost, capex/opex lines, cost per GPU-hour
+    assert len(alts) == 6
+    assert alts[3].startswith("Cumulative cost") and alts[5].startswith("Own cost per used GPU-hour")
+    assert "Payback against" in html

@@ -1,0 +1,289 @@
+"""The own cluster's full TCO: bill of materials, running costs, cash flows, NPV, loans, payback."""
+
+import copy
+import json
+
+import numpy as np
+import numpy_financial as npf
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import costmodel
+from costmodel import finance
+from costmodel.calculator import own_capex_lines, own_costs_at, own_facility_capex
+from costmodel.catalog import default_catalog
+from costmodel.cli import main
+from costmodel.paths import SCENARIO_DIR
+
+HOURS = 8760 / 12
+H200 = yaml.safe_load((SCENARIO_DIR / "h200-24gpu-cluster.yaml").read_text())
+TENK = yaml.safe_load((SCENARIO_DIR / "h100-10k-cluster.yaml").read_text())
+R1 = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
+
+
+def scenario(base=H200, **changes):
+    data = copy.deepcopy(base)
+    for dotted, value in changes.items():
+        node = data
+        *path, last = dotted.split("__")
+        for key in path:
+            node = node[key]
+        if value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    return costmodel.Scenario.model_validate(data)
+
+
+class TestCostLinesByHand:
+    def test_h200_bill_of_materials(self):
+        s = costmodel.load_scenario("h200-24gpu-cluster")
+        lines = own_capex_lines(s, 3.0)
+        # 3 DGX H200 at $350,000; fabric 9.4 % of server capex; 0.5 PB storage; racks $15,000 a server
+        assert lines["servers"] == pytest.approx(1_050_000)
+        assert lines["InfiniBand switches and cables"] == pytest.approx(0.094 * 1_050_000)
+        assert lines["storage"] == pytest.approx(125_000)
+        assert lines["racks and installation"] == pytest.approx(45_000)
+
+    def test_h200_monthly_lines(self):
+        s = costmodel.load_scenario("h200-24gpu-cluster")
+        capex = 1_050_000 * 1.094 + 125_000 + 45_000
+        got = own_costs_at(s, 3.0, 12_000.0)
+        assert got["capex depreciation"] == pytest.approx(capex / 60)
+        assert got["hardware support"] == pytest.approx(capex * 0.10 / 12)
+        assert got["colocation"] == pytest.approx(3 * 10.2 * 194.95)
+        assert got["electricity"] == pytest.approx(10.2 * 1.56 * HOURS * 0.0707 * (3 * 0.3 + 0.7 * 12_000 / (8 * HOURS)))
+        # 0.5 FTE plus one per 250 GPUs: 0.596 FTE at $240,000 a year
+        assert got["staffing"] == pytest.approx((0.5 + 24 / 250) * 240_000 / 12)
+
+    def test_10k_cluster_spares_facility_and_capex_range(self):
+        s = costmodel.load_scenario("h100-10k-cluster")
+        bought = 1250 * 1.02                              # 2 % hot spares
+        lines = own_capex_lines(s, 1250.0)
+        assert lines["servers"] == pytest.approx(bought * 310_000)
+        assert lines["racks and installation"] == pytest.approx(bought * 15_000)
+        hardware = sum(lines.values())
+        assert 300e6 <= hardware <= 500e6                 # cases.md R2: "$300-500 M in hardware"
+        # own hall sized for the servers' maximum power: 1,275 x 10.2 kW = 13.005 MW at $17.5 M per MW
+        assert own_facility_capex(s, 1250.0) == pytest.approx(bought * 10.2 / 1000 * 17.5e6)
+        got = own_costs_at(s, 1250.0, 0.0)
+        assert got["facility depreciation"] == pytest.approx(bought * 10.2 / 1000 * 17.5e6 / 240)
+        assert "colocation" not in got
+        assert got["electricity"] == pytest.approx(10.2 * 1.3 * HOURS * 0.0707 * bought * 0.3)
+        assert got["staffing"] == pytest.approx((5 + bought * 8 / 250) * 240_000 / 12)
+
+    def test_software_licences_and_managed_service(self):
+        s = scenario(options__own__software_licences={"price_per_gpu_per_year": 4500, "currency": "USD",
+                                                       "source": "test"},
+                     options__own__staffing__managed_service_per_month=2000)
+        got = own_costs_at(s, 3.0, 0.0)
+        assert got["software licences"] == pytest.approx(24 * 4500 / 12)
+        assert got["managed service"] == pytest.approx(2000)
+
+
+class TestMoney:
+    def test_npv_against_numpy_financial_and_the_formula(self):
+        flows = np.array([1000.0, 200.0, 200.0, 200.0, -150.0])
+        rate = 0.08
+        i = 1.08 ** (1 / 12) - 1
+        by_hand = sum(f / (1 + i) ** m for m, f in enumerate(flows))
+        assert finance.present_value(flows, rate) == pytest.approx(by_hand, rel=1e-12)
+        assert finance.present_value(flows, rate) == pytest.approx(npf.npv(i, flows), rel=1e-12)
+
+    def test_zero_discount_rate_npv_equals_tco(self):
+        s = scenario(finance__discount_rate_per_year=0.0)
+        result = finance.own_finance(s)
+        assert result.npv == pytest.approx(result.tco, rel=1e-12)
+
+    def test_loan_payment(self):
+        # $1,000,000 over 48 months at 7 %: P i / (1 - (1 + i)^-n), i = 0.07 / 12
+        i = 0.07 / 12
+        by_hand = 1_000_000 * i / (1 - (1 + i) ** -48)
+        assert finance.loan_payment(1_000_000, 0.07, 48) == pytest.approx(by_hand, rel=1e-12)
+        assert finance.loan_payment(1_000_000, 0.07, 48) == pytest.approx(-npf.pmt(i, 48, 1_000_000), rel=1e-12)
+        assert finance.loan_payment(1_200, 0.0, 12) == pytest.approx(100)
+
+    def test_loan_cash_flows_add_up(self):
+        s = costmodel.load_scenario("h100-10k-cluster")
+        flows = finance.cash_flows(s)
+        own = flows.flows["own"]
+        capex0 = sum(own_capex_lines(s, 1250.0).values())
+        payment = finance.loan_payment(0.8 * capex0, 0.07, 48)
+        assert own["hardware capex"][0] == pytest.approx(0.2 * capex0)
+        assert own["loan payments"][1] == pytest.approx(payment)
+        assert own["loan payments"][48] == pytest.approx(payment)
+        assert own["loan payments"][49] == 0
+        assert own["loan payments"][0] == 0
+
+    def test_loan_outlasting_the_horizon_is_paid_off_at_the_end(self):
+        s = scenario(TENK, finance__horizon_months=24)
+        own = finance.cash_flows(s).flows["own"]
+        capex0 = sum(own_capex_lines(s, 1250.0).values())
+        i, payment = 0.07 / 12, finance.loan_payment(0.8 * capex0, 0.07, 48)
+        balance = payment * (1 - (1 + i) ** -25) / i     # 25 payments left after months 1..23
+        assert own["loan payments"][23] == pytest.approx(payment + balance, rel=1e-9)
+
+
+class TestHorizon:
+    def test_flat_trends_equal_the_monthly_figures_exactly(self):
+        s = costmodel.load_scenario("h200-24gpu-cluster")
+        flows = finance.cash_flows(s)
+        assert np.all(flows.total("rent") == costmodel.monthly_cost(s, "rent", 12_000.0))
+        assert np.all(flows.volume == 12_000.0)
+
+    def test_trends_compound_monthly(self):
+        s = scenario(finance__trends={"rental_price_change_per_year": -0.2, "demand_growth_per_year": 0.5})
+        flows = finance.cash_flows(s)
+        assert flows.volume[12] == pytest.approx(12_000 * 1.5)
+        assert flows.flows["rent"]["GPU rental"][12] == pytest.approx(12_000 * 1.5 * 4.5 * 0.8)
+
+    def test_lead_time_is_served_by_rental(self):
+        s = costmodel.load_scenario("h200-24gpu-cluster")      # 3 months' lead time, rented meanwhile
+        own = finance.cash_flows(s).flows["own"]
+        assert list(own["cloud rental during lead time"][:4]) == [54_000, 54_000, 54_000, 0]
+        assert own["electricity"][2] == 0 and own["electricity"][3] > 0
+        assert own["hardware capex"][0] == pytest.approx(1_050_000 * 1.094 + 125_000 + 45_000)
+
+    def test_capex_is_counted_once(self):
+        # no lead time, resale at book value (zero after 60 of 60 months): TCO = capex + running costs
+        s = scenario(finance__lead_time_months=0, finance__during_lead_time=None)
+        result = finance.own_finance(s)
+        capex = 1_050_000 * 1.094 + 125_000 + 45_000
+        running = sum(v for k, v in own_costs_at(s, 3.0, 12_000.0).items() if k != "capex depreciation")
+        assert result.tco == pytest.approx(capex + 60 * running, rel=1e-12)
+
+    @pytest.mark.parametrize("depreciation, horizon, share", [(60, 36, 0.4), (24, 36, 0.0), (60, 60, 0.0)])
+    def test_resale_at_book_value(self, depreciation, horizon, share):
+        s = scenario(options__own__depreciation_months=depreciation, finance__horizon_months=horizon)
+        resale = finance.cash_flows(s).flows["own"]["resale"]
+        capex = 1_050_000 * 1.094 + 125_000 + 45_000
+        assert resale[-1] == pytest.approx(-share * capex)
+        assert np.count_nonzero(resale[:-1]) == 0
+
+    def test_payback_never(self):
+        s = scenario(workload__gpu_hours_per_month=2_000)
+        result = finance.own_finance(s)
+        assert result.payback_month is None
+        assert finance.finance_dict(s, result)["payback_month"] == "never within the horizon"
+
+    def test_payback_is_the_first_month_own_is_cheaper(self):
+        s = costmodel.load_scenario("h100-10k-cluster")
+        flows = finance.cash_flows(s)
+        result = finance.own_finance(s, flows)
+        m = result.payback_month
+        assert flows.cumulative("own")[m] <= flows.cumulative("rent")[m]
+        assert np.all(flows.cumulative("own")[:m] > flows.cumulative("rent")[:m])
+
+    def test_zero_utilisation_cost_per_gpu_hour_not_defined(self):
+        s = scenario(workload__gpu_hours_per_month=0)
+        result = finance.own_finance(s)
+        assert result.cost_per_used_gpu_hour is None
+        assert finance.finance_dict(s, result)["own_cost_per_used_gpu_hour"] == "not defined"
+        with pytest.raises(ValueError, match="not defined"):
+            finance.own_cost_per_used_gpu_hour(s, 0.0)
+
+    def test_break_even_utilisation_closed_form(self):
+        s = costmodel.load_scenario("h200-24gpu-cluster")
+        fixed = sum(own_costs_at(s, 3.0, 0.0).values())
+        variable = 10.2 * 1.56 * HOURS * 0.0707 * 0.7 / (8 * HOURS)    # electricity per GPU-hour
+        u = finance.break_even_utilisation(s, 4.5)
+        assert u == pytest.approx(fixed / (24 * HOURS * (4.5 - variable)), rel=1e-9)
+        assert finance.own_cost_per_used_gpu_hour(s, u) == pytest.approx(4.5, rel=1e-9)
+        assert finance.break_even_utilisation(s, 0.05) is None      # below the running cost: never
+
+
+def test_compare_json_has_the_decision_figures_with_units(capsys):
+    assert main(["compare", str(SCENARIO_DIR / "h200-24gpu-cluster.yaml"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["finance"]
+    assert data["tco"]["own"]["unit"] == "USD" and data["npv"]["own"]["unit"] == "USD"
+    assert data["own_cost_per_used_gpu_hour"]["unit"] == "USD/GPU-h"
+    assert data["break_even_utilisation"]["nebius-h200"]["utilisation"]["unit"] == "share of GPU-hours"
+    assert data["payback_month"]["unit"] == "months after the decision"
+
+
+@settings(max_examples=40, deadline=None)
+@given(volume=st.floats(0, 60_000), staff=st.floats(0.1, 5))
+def test_cost_lines_sum_to_the_total(volume, staff):
+    s = scenario(workload__gpu_hours_per_month=volume, options__own__staffing__minimum_fte=staff)
+    for option in ("own", "rent"):
+        parts = costmodel.monthly_cost_components(s, option, volume)
+        assert sum(parts.values()) == pytest.approx(costmodel.monthly_cost(s, option, volume), rel=1e-12)
+    flows = finance.cash_flows(s)
+    for option in flows.flows:
+        assert flows.total(option).sum() == pytest.approx(sum(v.sum() for v in flows.flows[option].values()))
+
+
+def _doubled_catalog():
+    c = default_catalog()
+    return costmodel.Catalog(
+        gpus=c.gpus, models=c.models, throughput=c.throughput,
+        servers={k: v.model_copy(update={"price": v.price * 2}) for k, v in c.servers.items()},
+        cloud_offers={k: v.model_copy(update={"price_per_gpu_hour": v.price_per_gpu_hour * 2})
+                      for k, v in c.cloud_offers.items()},
+        api_offers={k: v.model_copy(update={
+            "input_per_million": v.input_per_million * 2, "output_per_million": v.output_per_million * 2,
+            "cached_input_per_million": None if v.cached_input_per_million is None else v.cached_input_per_million * 2})
+            for k, v in c.api_offers.items()},
+    )
+
+
+@pytest.mark.parametrize("base", [R1, H200])
+def test_doubling_every_price_doubles_every_cost(base):
+    data = copy.deepcopy(base)
+    own = data["options"]["own"]
+    own["power"]["electricity_price_per_kwh"] *= 2
+    own["colocation"]["price_per_kw_month"] *= 2
+    for line in own.get("bill_of_materials", []):
+        for key in ("price_per_server", "price_total"):
+            if key in line:
+                line[key] *= 2
+    for staffing in (own["staffing"], data["options"]["rent"].get("staffing") or {}):
+        if staffing:
+            staffing["loaded_cost_per_fte_per_year"] *= 2
+    plain = costmodel.Scenario.model_validate(base)
+    doubled = costmodel.Scenario.model_validate(data, context={"catalog": _doubled_catalog()})
+    for option in costmodel.present_options(plain):
+        for volume in (0.0, plain.volume, 7 * plain.volume):
+            a = costmodel.monthly_cost_components(plain, option, volume)
+            b = costmodel.monthly_cost_components(doubled, option, volume)
+            for name in a:
+                assert b[name] == pytest.approx(2 * a[name], rel=1e-12), (option, name)
+
+
+@settings(max_examples=50, deadline=None)
+@given(low=st.floats(0.01, 1.0), high=st.floats(0.01, 1.0))
+def test_more_utilisation_never_raises_the_cost_per_used_gpu_hour(low, high):
+    s = costmodel.load_scenario("h200-24gpu-cluster")
+    low, high = sorted((low, high))
+    assert finance.own_cost_per_used_gpu_hour(s, high) <= finance.own_cost_per_used_gpu_hour(s, low) * (1 + 1e-12)
+
+
+def _error_fields(data):
+    with pytest.raises(Exception) as caught:
+        costmodel.Scenario.model_validate(data)
+    return [".".join(str(p) for p in e["loc"] if p not in ("tokens", "gpu_hours", "training"))
+            for e in caught.value.errors()]
+
+
+@pytest.mark.parametrize("path, value, field", [
+    (("options", "own", "power", "pue"), 0.9, "options.own.power.pue"),
+    (("options", "own", "power", "pue"), -1.5, "options.own.power.pue"),
+    (("workload", "max_utilisation"), 1.2, "workload.max_utilisation"),
+    (("options", "own", "depreciation_months"), 0, "options.own.depreciation_months"),
+    (("finance", "loan"), {"rate_per_year": 0.05, "term_months": 72}, "finance.loan.term_months"),
+    (("options", "own", "server"), "dgx-h900", "options.own.server"),
+    (("options", "own", "facility"), {"price_per_mw": 1e7, "depreciation_months": 240, "currency": "USD",
+                                      "source": "x"}, "options.own.colocation"),
+    (("options", "own", "staffing"), {"fte": 0, "loaded_cost_per_fte_per_year": 1, "currency": "USD"},
+     "options.own.staffing"),
+    (("finance", "during_lead_time"), "api", "finance.during_lead_time"),
+])
+def test_bad_input(path, value, field):
+    data = copy.deepcopy(H200)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    assert _error_fields(data) == [field]
