@@ -6,7 +6,8 @@ Conventions (also on :class:`costmodel.models.Finance`):
 * month 0 is the month of the decision; a horizon of H months covers months 0 … H−1;
 * capex is paid in the month the hardware is bought (cash basis: no depreciation
   here, so payback never counts capex twice); running costs, rental and API bills are
-  paid in the month they arise; the resale value comes back in month H−1;
+  paid in the month they arise; the hardware's resale value, and an own facility's
+  straight-line book value, come back in month H−1;
 * a loan turns the month-0 hardware capex (less the down payment) into equal payments
   at the end of months 1 … term (:func:`numpy_financial.pmt`); a balance still owed at
   the horizon is paid off in month H−1;
@@ -194,6 +195,11 @@ def cash_flows(scenario: Scenario) -> CashFlows:
         resale = np.zeros_like(months)
         resale[-1] = -_resale_value(scenario, purchases, months)
         lines["resale"] = resale
+        if own.facility is not None:      # the building outlives the horizon: credit its book value
+            residual = np.zeros_like(months)
+            age = finance.horizon_months - months
+            residual[-1] = -float(np.sum(facility * np.clip(1.0 - age / own.facility.depreciation_months, 0.0, 1.0)))
+            lines["facility residual value"] = residual
         flows["own"] = lines
         servers = np.where(months >= online, servers, 0.0)
     ordered = {name: flows[name] for name in present_options(scenario)}

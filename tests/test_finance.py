@@ -71,6 +71,9 @@ class TestCostLinesByHand:
         got = own_costs_at(s, 1250.0, 0.0)
         assert got["facility depreciation"] == pytest.approx(bought * 10.2 / 1000 * 17.5e6 / 240)
         assert "colocation" not in got
+        # the hall's 240-month life outlasts the 60-month horizon: 180/240 of it is credited back
+        residual = finance.cash_flows(s).flows["own"]["facility residual value"]
+        assert residual[-1] == pytest.approx(-bought * 10.2 / 1000 * 17.5e6 * 180 / 240)
         assert got["electricity"] == pytest.approx(10.2 * 1.3 * HOURS * 0.0707 * bought * 0.3)
         assert got["staffing"] == pytest.approx((5 + bought * 8 / 250) * 240_000 / 12)
 
