@@ -29,6 +29,9 @@ COMPONENT_COLOURS = {
     "input tokens": "#2ca02c",
     "cached input tokens": "#98df8a",
     "output tokens": "#17becf",
+    "facility depreciation": "#c5b0d5",
+    "managed service": "#c49c94",
+    "software licences": "#e377c2",
 }
 """One colour per cost component, the same in every report."""
 
@@ -210,19 +213,8 @@ def component_bars(table: pd.DataFrame, scenario: Scenario) -> alt.Chart:
     altair.Chart
     """
     currency = scenario.reporting_currency
-    data = table[table[Columns.cost] > 0]
-    present = [c for c in COMPONENT_COLOURS if c in set(data[Columns.component])]
-    return alt.Chart(data).mark_bar().encode(
-        x=alt.X(f"{Columns.option_label}:N", title=None, sort=[OPTION_LABELS[o] for o in present_options(scenario)],
-                axis=alt.Axis(labelAngle=0)),
-        y=alt.Y(f"sum({Columns.cost}):Q", title=f"Monthly cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color(f"{Columns.component}:N", title="Component",
-                        scale=alt.Scale(domain=present, range=[COMPONENT_COLOURS[c] for c in present])),
-        order=alt.Order(f"{Columns.component}:N"),
-        tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
-                 alt.Tooltip(f"{Columns.component}:N", title="component"),
-                 alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.2f")],
-    ).properties(
+    return _stacked_bars(table, [OPTION_LABELS[o] for o in present_options(scenario)],
+                         f"Monthly cost [{currency}/month]", f"{currency}/month").properties(
         width=420, height=320,
         title=alt.TitleParams(f"Cost components at {format_volume(scenario, scenario.volume)}",
                               subtitle=f"{currency} per month"),
@@ -351,19 +343,27 @@ def run_cost_bars(scenario: Scenario, run) -> alt.Chart:
     """Stacked bars of a training run's cost with each option, by component."""
     currency = scenario.reporting_currency
     rows = [{Columns.option_label: OPTION_LABELS[o], Columns.component: c, Columns.cost: v}
-            for o, parts in run.costs.items() for c, v in parts.items() if v > 0]
-    data = pd.DataFrame(rows)
+            for o, parts in run.costs.items() for c, v in parts.items()]
+    order = [OPTION_LABELS[o] for o in present_options(scenario)]
+    return _stacked_bars(pd.DataFrame(rows), order, f"Cost of the run [{currency}]", currency).properties(
+        width=360, height=300, title=alt.TitleParams("Cost of the training run", subtitle=currency))
+
+
+def _stacked_bars(table: pd.DataFrame, options: list[str], y_title: str, unit: str) -> alt.Chart:
+    """One stacked bar per option, one colour per cost component (the same in every chart)."""
+    data = table[table[Columns.cost] > 0]
     present = [c for c in COMPONENT_COLOURS if c in set(data[Columns.component])]
+    present += sorted(set(data[Columns.component]) - set(present))
+    palette = [COMPONENT_COLOURS.get(c, "#7f7f7f") for c in present]
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X(f"{Columns.option_label}:N", title=None, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y(f"sum({Columns.cost}):Q", title=f"Cost of the run [{currency}]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color(f"{Columns.component}:N", title="Component",
-                        scale=alt.Scale(domain=present, range=[COMPONENT_COLOURS[c] for c in present])),
+        x=alt.X(f"{Columns.option_label}:N", title=None, sort=options, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y(f"sum({Columns.cost}):Q", title=y_title, axis=alt.Axis(format=",.0f")),
+        color=alt.Color(f"{Columns.component}:N", title="Component", scale=alt.Scale(domain=present, range=palette)),
         order=alt.Order(f"{Columns.component}:N"),
         tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.component}:N", title="component"),
-                 alt.Tooltip(f"{Columns.cost}:Q", title=currency, format=",.0f")],
-    ).properties(width=360, height=300, title=alt.TitleParams("Cost of the training run", subtitle=currency))
+                 alt.Tooltip(f"{Columns.cost}:Q", title=unit, format=",.2f")],
+    )
 
 
 def cumulative_cost(scenario: Scenario, flows, result) -> alt.LayerChart:
