@@ -261,7 +261,7 @@ def own_capex_lines(scenario: Scenario, servers) -> dict[str, np.ndarray]:
         elif line.price_per_server is not None:
             value = bought * line.price_per_server * scenario.fx_rate(line.currency)
         else:
-            value = np.full_like(server_capex, line.price_total * scenario.fx_rate(line.currency))
+            value = np.zeros_like(server_capex) + line.price_total * scenario.fx_rate(line.currency)
         lines[line.item] = lines.get(line.item, 0.0) + value
     return lines
 
@@ -320,14 +320,14 @@ def own_costs_at(scenario: Scenario, servers, gpu_hours) -> dict[str, np.ndarray
                             * scenario.fx_rate(power.currency))
     parts["staffing"] = (staff.fte_for(gpus) * staff.loaded_cost_per_fte_per_year / MONTHS_PER_YEAR
                          * scenario.fx_rate(staff.currency))
-    if staff.managed_service_per_month > 0:
-        parts["managed service"] = np.full_like(servers, staff.managed_service_per_month * scenario.fx_rate(staff.currency))
+    if np.any(np.asarray(staff.managed_service_per_month) > 0):
+        parts["managed service"] = np.zeros_like(servers) + staff.managed_service_per_month * scenario.fx_rate(staff.currency)
     if own.software_licences is not None:
         licences = own.software_licences
         parts["software licences"] = (gpus * licences.price_per_gpu_per_year / MONTHS_PER_YEAR
                                       * scenario.fx_rate(licences.currency))
-    return {name: np.broadcast_to(value, np.broadcast(servers, hours).shape).astype(float)
-            for name, value in parts.items()}
+    shape = np.broadcast_shapes(np.shape(servers), np.shape(hours), *(np.shape(v) for v in parts.values()))
+    return {name: np.broadcast_to(np.asarray(value, dtype=float), shape).copy() for name, value in parts.items()}
 
 
 def own_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
@@ -397,7 +397,9 @@ def rent_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
         rental = gpus * price * HOURS_PER_MONTH
     else:
         rental = np.asarray(gpu_hours_used(scenario, v), dtype=float) * price
-    return {"GPU rental": rental, "staffing": np.full_like(v, _staffing_month(scenario, rent.staffing))}
+    staffing = np.zeros_like(v) + _staffing_month(scenario, rent.staffing)
+    rental, staffing = np.broadcast_arrays(np.asarray(rental, dtype=float), staffing)
+    return {"GPU rental": rental.copy(), "staffing": staffing.copy()}
 
 
 def api_price_per_million(api: HostedAPI, workload: TokensWorkload) -> float:
@@ -478,7 +480,8 @@ def monthly_cost(scenario: Scenario, option: str, volume):
         Same shape as ``volume``.
     """
     parts = monthly_cost_components(scenario, option, volume)
-    return _out(volume, np.sum(np.stack([np.asarray(p, dtype=float) for p in parts.values()]), axis=0))
+    total = sum(np.asarray(p, dtype=float) for p in parts.values())   # broadcasts scalars and samples alike
+    return float(total) if np.ndim(total) == 0 else total
 
 
 # --- break-even -------------------------------------------------------------------------

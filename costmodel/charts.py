@@ -461,3 +461,76 @@ def cost_per_gpu_hour_vs_utilisation(scenario: Scenario, result) -> alt.LayerCha
         width=640, height=340, title=alt.TitleParams(
             "Own cost per used GPU-hour against utilisation",
             subtitle="Dashed: rental prices for the same GPU; dots: the utilisation at which owning costs the same"))
+
+
+def tornado_chart(scenario: Scenario, bars) -> alt.LayerChart:
+    """Tornado: the decision metric with each input at its low and high value, widest swing on top.
+
+    Parameters
+    ----------
+    bars
+        :func:`costmodel.uncertainty.tornado`.
+    """
+    currency = scenario.reporting_currency
+    rows = []
+    for b in bars:
+        for end, value, metric in (("low", b.low, b.low_metric), ("high", b.high, b.high_metric)):
+            rows.append({"input": b.path, "end": f"{end} ({value:,.4g})", "side": end, "base": b.base_metric,
+                         "metric": metric,
+                         "note": "" if b.break_even is None else f"break-even at {b.break_even:,.6g}"})
+    data = pd.DataFrame(rows)
+    order = [b.path for b in bars]
+    base = bars[0].base_metric if bars else 0.0
+    x = alt.X("metric:Q", title=f"Own-minus-cheapest-other monthly cost [{currency}/month]",
+              axis=alt.Axis(format=",.0f"))
+    span = alt.Chart(data).mark_bar(height=16).encode(
+        y=alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=320)),
+        x=x, x2="base:Q",
+        color=alt.Color("side:N", title="Input at", scale=alt.Scale(domain=["low", "high"],
+                                                                     range=["#9ecae1", "#fd8d3c"])),
+        tooltip=["input:N", "end:N", alt.Tooltip("metric:Q", format=",.0f"), "note:N"],
+    )
+    zero = alt.Chart(pd.DataFrame({"metric": [0.0]})).mark_rule(color="#d62728").encode(x="metric:Q")
+    at_base = alt.Chart(pd.DataFrame({"metric": [base]})).mark_rule(color="#444444", strokeDash=[4, 3]).encode(
+        x="metric:Q")
+    notes = data[data["note"] != ""].drop_duplicates("input")
+    labels = alt.Chart(notes).mark_text(align="left", dx=4, fontSize=10, color="#d62728").encode(
+        y=alt.Y("input:N", sort=order), x=alt.datum(max(float(data["metric"].max()), 0.0)), text="note:N")
+    return alt.layer(span, zero, at_base, labels).properties(
+        width=520, height=max(120, 34 * len(bars)),
+        title=alt.TitleParams("Which inputs move the answer (one at a time)",
+                              subtitle=["Below zero the tracked option is the cheapest; red rule: break-even; "
+                                        "dashed: the scenario as given"]))
+
+
+def savings_histogram(scenario: Scenario, result) -> alt.LayerChart:
+    """Distribution of what the tracked option saves against the cheapest other, with the zero line."""
+    currency = scenario.reporting_currency
+    savings = result.savings
+    counts, edges = np.histogram(savings, bins=60)
+    data = pd.DataFrame({"from": edges[:-1], "to": edges[1:], "share": counts / savings.size * 100})
+    bars = alt.Chart(data).mark_bar(color=OPTION_COLOURS[OPTION_LABELS[result.option]]).encode(
+        x=alt.X("from:Q", title=f"Monthly saving of {OPTION_LABELS[result.option]} [{currency}/month]",
+                axis=alt.Axis(format=",.0f")),
+        x2="to:Q", y=alt.Y("share:Q", title="Share of samples [%]"), y2=alt.datum(0),
+        tooltip=[alt.Tooltip("from:Q", format=",.0f"), alt.Tooltip("to:Q", format=",.0f"),
+                 alt.Tooltip("share:Q", format=".2f")])
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#d62728", strokeWidth=2).encode(x="x:Q")
+    saves = float(np.mean(savings > 0))
+    return alt.layer(bars, zero).properties(
+        width=560, height=260, title=alt.TitleParams(
+            f"Savings of {OPTION_LABELS[result.option]} against the cheapest other option",
+            subtitle=f"{result.samples:,} samples; it saves money in {saves:.1%} of them (right of the red line)"))
+
+
+def win_probability_bars(scenario: Scenario, result) -> alt.Chart:
+    """Probability that each option is the cheapest, over the Monte Carlo samples."""
+    wins = result.win_probability()
+    data = pd.DataFrame({Columns.option_label: [OPTION_LABELS[o] for o in wins], "p": [100 * v for v in wins.values()]})
+    return alt.Chart(data).mark_bar().encode(
+        y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label])),
+        x=alt.X("p:Q", title="Probability of being the cheapest [%]", scale=alt.Scale(domain=[0, 100])),
+        color=alt.Color(f"{Columns.option_label}:N", scale=_colour_scale(scenario, list(wins)), legend=None),
+        tooltip=[f"{Columns.option_label}:N", alt.Tooltip("p:Q", format=".1f")],
+    ).properties(width=420, height=30 * len(wins) + 20, title=alt.TitleParams(
+        "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples"))

@@ -52,10 +52,10 @@ def _known(ident: str, table: dict, what: str, catalog_file: str) -> str:
     return ident
 
 
-def _fail(title: str, loc: tuple, kind: str, message: str, value: Any, **ctx: Any) -> ValidationError:
+def _fail(title: str, loc: tuple, error_type: str, message: str, value: Any, **ctx: Any) -> ValidationError:
     """A validation error at a field of a model, for checks that span several fields."""
     return ValidationError.from_exception_data(
-        title, [InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value)])
+        title, [InitErrorDetails(type=PydanticCustomError(error_type, message, ctx), loc=loc, input=value)])
 
 
 class _Model(BaseModel):
@@ -663,6 +663,86 @@ class Finance(_Model):
         return self
 
 
+class Distribution(_Model):
+    """A probability distribution on one numeric input, for Monte Carlo and Sobol analysis.
+
+    ``uniform``: low, high. ``triangular``: low, mode, high. ``normal``: mean, sd.
+    ``lognormal``: median, sigma (of the logarithm). ``empirical``: values, drawn with
+    replacement. Samples outside the input's allowed range are clipped to it.
+    """
+
+    distribution: Literal["uniform", "triangular", "normal", "lognormal", "empirical"]
+    low: float | None = None
+    high: float | None = None
+    mode: float | None = None
+    mean: float | None = None
+    sd: float | None = Field(default=None, description="Standard deviation; must not be negative.")
+    median: float | None = None
+    sigma: float | None = Field(default=None, description="Standard deviation of the logarithm.")
+    values: list[float] | None = Field(default=None, min_length=1)
+    source: str = ""
+
+    @model_validator(mode="after")
+    def _parameters(self) -> Distribution:
+        needs = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "normal": ("mean", "sd"),
+                 "lognormal": ("median", "sigma"), "empirical": ("values",)}[self.distribution]
+        for name in needs:
+            if getattr(self, name) is None:
+                raise _fail("Distribution", (name,), "missing", "a {kind} distribution needs {name}", None,
+                            kind=self.distribution, name=name)
+        extra = [n for n in ("low", "high", "mode", "mean", "sd", "median", "sigma", "values")
+                 if n not in needs and getattr(self, n) is not None]
+        if extra:
+            raise _fail("Distribution", (extra[0],), "extra", "a {kind} distribution takes no {name}",
+                        getattr(self, extra[0]), kind=self.distribution, name=extra[0])
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise _fail("Distribution", ("low",), "low_above_high", "low {low} is above high {high}", self.low,
+                        low=self.low, high=self.high)
+        if self.mode is not None and not self.low <= self.mode <= self.high:
+            raise _fail("Distribution", ("mode",), "mode_outside", "mode must lie between low and high", self.mode)
+        for name in ("sd", "sigma"):
+            if getattr(self, name) is not None and getattr(self, name) < 0:
+                raise _fail("Distribution", (name,), "negative_spread", "{name} must not be negative",
+                            getattr(self, name), name=name)
+        if self.median is not None and self.median <= 0:
+            raise _fail("Distribution", ("median",), "median_not_positive",
+                        "a lognormal median must be above 0", self.median)
+        return self
+
+
+class Range(_Model):
+    """Low and high values of one input for the tornado chart."""
+
+    low: float
+    high: float
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Range:
+        if self.low > self.high:
+            raise _fail("Range", ("low",), "low_above_high", "low {low} is above high {high}", self.low,
+                        low=self.low, high=self.high)
+        return self
+
+
+class Uncertainty(_Model):
+    """Which inputs are uncertain and how: distributions, tornado ranges, seed and sample sizes.
+
+    Inputs are named by their path in the scenario (``options.own.power.pue``) or by a
+    catalog-backed name (``options.own.server_price``, ``options.rent.price_per_gpu_hour``,
+    ``options.api.input_price_per_million``, ...); see :func:`costmodel.uncertainty.numeric_inputs`.
+    """
+
+    seed: Count = Field(default=0, ge=0, description="Seed of the random generator; same seed, same numbers.")
+    samples: Count = Field(default=100_000, ge=1, le=10_000_000, description="Monte Carlo samples. [-]")
+    option: Literal["own", "rent", "api"] | None = Field(
+        default=None, description="Option whose savings against the cheapest other are tracked; default own, else rent.")
+    distributions: dict[str, Distribution] = Field(default_factory=dict)
+    tornado: dict[str, Range | None] = Field(
+        default_factory=dict, description="Inputs for the tornado chart; null takes ± tornado_swing of the value.")
+    tornado_swing: float = Field(default=0.2, gt=0, le=1, description="Default tornado range: ± this share. [-]")
+    sobol_base_samples: Count = Field(default=1024, ge=64, le=65536, description="SALib Sobol base sample size. [-]")
+
+
 class Options(_Model):
     """The options compared; at least two must be given."""
 
@@ -684,6 +764,7 @@ class Scenario(_Model):
     workload: Workload
     options: Options
     finance: Finance | None = Field(default=None, description="Horizon, discount rate, financing, trends.")
+    uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
 
     @model_validator(mode="after")
     def _cross_check(self) -> Scenario:
@@ -720,6 +801,31 @@ class Scenario(_Model):
                      months=self.options.own.depreciation_months)
             if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
                 fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
+        if self.uncertainty is not None:
+            from .uncertainty import numeric_inputs
+
+            from .uncertainty import bounds
+
+            known = numeric_inputs(self)
+            for group in ("distributions", "tornado"):
+                for path in getattr(self.uncertainty, group):
+                    if path not in known:
+                        fail(("uncertainty", group, path), path, "not_numeric_input",
+                             "not a numeric input of this scenario; inputs include {examples}",
+                             examples=", ".join(sorted(known)[:12]) + ", ...")
+            for path, dist in self.uncertainty.distributions.items():
+                if path not in known:
+                    continue
+                low, high, low_open, high_open = bounds(self, path)
+                ends = [v for v in (dist.low, dist.high, *(dist.values or [])) if v is not None]
+                if any(v < low or (low_open and v == low) or v > high or (high_open and v == high) for v in ends):
+                    fail(("uncertainty", "distributions", path), ends, "outside_range",
+                         "the distribution reaches outside the input's allowed range {low} to {high}",
+                         low=low, high=high)
+            option = self.uncertainty.option
+            if option is not None and getattr(self.options, option) is None:
+                fail(("uncertainty", "option"), option, "no_option", "the scenario has no {option} option",
+                     option=option)
         for loc, currency in self.money_currencies():
             if currency != self.reporting_currency and (self.fx is None or currency not in self.fx.rates):
                 fail(loc, currency, "no_fx_rate",

@@ -32,7 +32,8 @@ def test_reference_report_renders_offline(tmp_path):
     assert "<script src" not in html and "require.js" not in html and "MathJax.js" not in html
     # charts are SVG drawn by vl-convert, embedded in the page
     charts = re.findall(r'<img[^>]+src="data:image/svg\+xml;base64,([^"]+)"', html)
-    assert len(charts) == 3   # cost against volume, GPUs against volume, components
+    # cost against volume, GPUs against volume, components; win probability, savings, tornado
+    assert len(charts) == 6
     assert all(base64.b64decode(chart).lstrip().startswith(b"<svg") for chart in charts)
     # the answer is in the page: API cheaper at 10 M tokens/day, break-even at 34.01 M tokens/day
     assert "Hosted API</strong> at <strong>3,549 USD/month" in html
@@ -86,7 +87,10 @@ def test_finance_reports_show_the_horizon_charts(tmp_path, name):
     html = report.html.read_text()
     assert external_references(html) == []
     alts = re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,', html)
-    # cost against volume, GPUs, components; then cumulative cost, capex/opex lines, cost per GPU-hour
-    assert len(alts) == 6
+    # cost against volume, GPUs, components; then cumulative cost, capex/opex lines, cost per GPU-hour;
+    # the H200 scenario declares uncertain inputs: win probability, savings, tornado
+    assert len(alts) == {"h200-24gpu-cluster": 9, "h100-10k-cluster": 6}[name]
     assert alts[3].startswith("Cumulative cost") and alts[5].startswith("Own cost per used GPU-hour")
     assert "Payback against" in html
+    if name == "h200-24gpu-cluster":
+        assert alts[8].startswith("Tornado") and "probability of being the cheapest" in html

@@ -1,0 +1,144 @@
+"""Speed of costmodel on this machine: a script that prints figures and ratios, not a test.
+
+Run from the repository root after `make test` (or any install):
+
+    .venv/bin/python benchmarks/run.py [--samples 1000000] [--repeats 3]
+
+It prints, for the reference scenario `llama70b-vs-api` (three options, five uncertain inputs):
+
+1. Monte Carlo: samples per second of a full three-option comparison at N samples, and its
+   ratio to a plain numpy floor: the same number of elementwise array operations (counted
+   while the Monte Carlo path runs) on arrays of N float64, timed alone.
+2. The time of a 10,000-point volume sweep (cost and GPU count of every option, one call).
+3. The time of `import costmodel` in a fresh interpreter, next to a bare interpreter's start.
+4. The whole-process time of `costmodel report` for one scenario, next to the time papermill
+   takes to execute an empty notebook (one empty code cell) in a fresh process.
+
+Targets: N = 10^6 samples in under 1 s on one core; the report within 2x the empty notebook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+BIN = Path(sys.executable).parent
+
+
+def best_of(repeats: int, run) -> float:
+    """Fastest of several timed runs. [s]"""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+class Counted(np.ndarray):
+    """An array that counts the ufunc calls made on arrays of its size."""
+
+    calls = 0
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        Counted.calls += 1
+        plain = [i.view(np.ndarray) if isinstance(i, Counted) else i for i in inputs]
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        return result.view(Counted) if isinstance(result, np.ndarray) and result.ndim else result
+
+
+def monte_carlo(samples: int, repeats: int) -> dict[str, float]:
+    import costmodel
+    from costmodel import uncertainty
+
+    scenario = costmodel.load_scenario("llama70b-vs-api")
+    seconds = best_of(repeats, lambda: uncertainty.monte_carlo(scenario, samples=samples))
+
+    # count the elementwise operations the same path performs on arrays of N samples
+    drawn, _ = uncertainty.draw_inputs(scenario, samples)
+    counted = {path: values.view(Counted) for path, values in drawn.items()}
+    Counted.calls = 0
+    sampled = uncertainty.with_values(scenario, counted)
+    costs = uncertainty.option_costs(sampled)
+    np.min(np.stack([np.asarray(c) for c in costs.values()]), axis=0)
+    operations = Counted.calls + len(drawn)          # plus drawing one array per input
+
+    a = np.random.default_rng(0).random(samples) + 1.0
+    b = np.random.default_rng(1).random(samples) + 1.0
+
+    def floor():
+        x = a
+        for _ in range(operations):
+            x = x * b
+
+    floor_seconds = best_of(repeats, floor)
+    return {"samples": samples, "seconds": seconds, "samples_per_second": samples / seconds,
+            "elementwise_operations": operations, "numpy_floor_seconds": floor_seconds,
+            "ratio_to_floor": seconds / floor_seconds}
+
+
+def sweep(repeats: int) -> dict[str, float]:
+    import costmodel
+
+    scenario = costmodel.load_scenario("llama70b-vs-api")
+    volumes = np.linspace(0, 1e9, 10_000)
+    return {"points": 10_000, "seconds": best_of(repeats, lambda: costmodel.cost_sweep(scenario, volumes))}
+
+
+def process_seconds(command: list[str], repeats: int, **kwargs) -> float:
+    def run():
+        subprocess.run(command, check=True, capture_output=True, **kwargs)
+    return best_of(repeats, run)
+
+
+def imports(repeats: int) -> dict[str, float]:
+    python = sys.executable
+    return {"import_costmodel_seconds": process_seconds([python, "-c", "import costmodel"], repeats),
+            "bare_interpreter_seconds": process_seconds([python, "-c", "pass"], repeats)}
+
+
+def report(repeats: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        empty = Path(folder) / "empty.ipynb"
+        empty.write_text(json.dumps({
+            "cells": [{"cell_type": "code", "execution_count": None, "id": "empty", "metadata": {},
+                       "outputs": [], "source": ""}],
+            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}))
+        papermill = process_seconds([str(BIN / "papermill"), str(empty), str(Path(folder) / "out.ipynb"),
+                                     "--no-progress-bar"], repeats)
+        whole = process_seconds([str(BIN / "costmodel"), "report", "llama70b-vs-api", "--out", folder], repeats)
+    return {"report_seconds": whole, "empty_notebook_seconds": papermill, "ratio_to_empty_notebook": whole / papermill}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=1_000_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    mc = monte_carlo(args.samples, args.repeats)
+    print(f"Monte Carlo, llama70b-vs-api, 3 options, {mc['samples']:,} samples: {mc['seconds']:.3f} s "
+          f"= {mc['samples_per_second']:,.0f} samples/s (target: 10^6 in < 1 s)")
+    print(f"  numpy floor, {mc['elementwise_operations']} elementwise operations on {mc['samples']:,} float64: "
+          f"{mc['numpy_floor_seconds']:.3f} s; ratio {mc['ratio_to_floor']:.2f}x")
+    sw = sweep(args.repeats)
+    print(f"10,000-point volume sweep (3 options, cost and GPU count): {sw['seconds'] * 1000:.1f} ms")
+    im = imports(args.repeats)
+    print(f"import costmodel (fresh process): {im['import_costmodel_seconds']:.3f} s; "
+          f"bare interpreter: {im['bare_interpreter_seconds']:.3f} s")
+    rp = report(max(1, min(args.repeats, 2)))
+    print(f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
+          f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)")
+
+
+if __name__ == "__main__":
+    main()
