@@ -227,10 +227,12 @@ def _require(option, name):
     return option
 
 
-def _staffing_month(scenario: Scenario, staffing) -> float:
+def _staffing_month(scenario: Scenario, staffing, gpus):
+    """Monthly cost of the people (and any managed-service fee) for a number of GPUs. [reporting currency/month]"""
     if staffing is None:
         return 0.0
-    return staffing.fte * staffing.loaded_cost_per_fte_per_year / MONTHS_PER_YEAR * scenario.fx_rate(staffing.currency)
+    people = staffing.fte_for(gpus) * staffing.loaded_cost_per_fte_per_year / MONTHS_PER_YEAR
+    return (people + staffing.managed_service_per_month) * scenario.fx_rate(staffing.currency)
 
 
 def own_capex_lines(scenario: Scenario, servers) -> dict[str, np.ndarray]:
@@ -388,16 +390,18 @@ def rent_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     -----
     always_on: GPUs (stepped up as needed) × price per GPU-hour × 730 h.
     per_gpu_hour_used: GPU-hours used × price per GPU-hour.
+    Staffing: FTEs for the GPUs held (a fixed number, or a minimum plus one per N GPUs)
+    × loaded yearly cost / 12, plus any managed-service fee.
     """
     rent: CloudRental = _require(scenario.options.rent, "rent")
     v = _checked(volume)
     price = rent.offer_spec.price_per_gpu_hour * scenario.fx_rate(rent.offer_spec.currency)
+    gpus = np.asarray(rent_gpu_count(scenario, v), dtype=float)
     if rent.billing == "always_on":
-        gpus = np.asarray(rent_gpu_count(scenario, v), dtype=float)
         rental = gpus * price * HOURS_PER_MONTH
     else:
         rental = np.asarray(gpu_hours_used(scenario, v), dtype=float) * price
-    staffing = np.zeros_like(v) + _staffing_month(scenario, rent.staffing)
+    staffing = np.zeros_like(v) + _staffing_month(scenario, rent.staffing, gpus)
     rental, staffing = np.broadcast_arrays(np.asarray(rental, dtype=float), staffing)
     return {"GPU rental": rental.copy(), "staffing": staffing.copy()}
 

@@ -49,12 +49,28 @@ _DEPRECIATION_LINES = ("capex depreciation", "facility depreciation")
 
 
 def monthly_rate(yearly_rate: float) -> float:
-    """Effective monthly rate of an effective yearly rate: (1 + r)^(1/12) − 1. [1/month]"""
+    """Effective monthly rate of an effective yearly rate: (1 + r)^(1/12) − 1. [1/month]
+
+    Raises
+    ------
+    ValueError
+        ``yearly_rate`` at or below −1.
+    """
+    if not yearly_rate > -1:
+        raise ValueError(f"a yearly rate must be above -1, got {yearly_rate}")
     return (1.0 + yearly_rate) ** (1.0 / MONTHS_PER_YEAR) - 1.0
 
 
 def growth_factors(yearly_change: float, months: np.ndarray) -> np.ndarray:
-    """(1 + g)^(m/12) for each month m: exactly 1 when g is 0. [-]"""
+    """(1 + g)^(m/12) for each month m: exactly 1 when g is 0. [-]
+
+    Raises
+    ------
+    ValueError
+        ``yearly_change`` at or below −1.
+    """
+    if not yearly_change > -1:
+        raise ValueError(f"a yearly change must be above -1, got {yearly_change}")
     if yearly_change == 0:
         return np.ones_like(months, dtype=float)
     return (1.0 + yearly_change) ** (months / MONTHS_PER_YEAR)
@@ -65,7 +81,14 @@ def loan_payment(principal: float, rate_per_year: float, term_months: int) -> fl
 
     P·i / (1 − (1 + i)^−n) with i = rate / 12, via :func:`numpy_financial.pmt`; P / n
     at a zero rate.
+
+    Raises
+    ------
+    ValueError
+        A term below one month or a negative rate.
     """
+    if term_months < 1 or rate_per_year < 0:
+        raise ValueError(f"need a term of at least 1 month and a rate >= 0, got {term_months} and {rate_per_year}")
     return float(-npf.pmt(rate_per_year / MONTHS_PER_YEAR, term_months, principal))
 
 
@@ -259,13 +282,11 @@ def rental_prices(scenario: Scenario) -> dict[str, tuple[str, float]]:
 
     The scenario's own rental offer first, then every catalog offer for the same GPU.
     """
-    from .catalog import default_catalog
-
     gpu = scenario.options.own.gpu
     offers = {}
     if scenario.options.rent is not None:
         offers[scenario.options.rent.offer] = scenario.options.rent.offer_spec
-    for ident, offer in default_catalog().cloud_offers.items():
+    for ident, offer in scenario.catalog.cloud_offers.items():
         if offer.gpu == gpu and ident not in offers:
             offers[ident] = offer
     return {ident: (f"{o.provider} ({ident})", o.price_per_gpu_hour * scenario.fx_rate(o.currency))
@@ -289,7 +310,7 @@ def own_cost_per_used_gpu_hour(scenario: Scenario, utilisation):
         [reporting currency/GPU-h]
     """
     u = np.asarray(utilisation, dtype=float)
-    if np.any(u <= 0) or np.any(u > 1):
+    if not np.all((u > 0) & (u <= 1)):
         raise ValueError("utilisation must be in (0, 1]; at 0 the cost per used GPU-hour is not defined")
     fixed, variable, gpus = _fixed_and_variable(scenario)
     hours = u * gpus * HOURS_PER_MONTH

@@ -69,6 +69,23 @@ def daly_interval(write_hours: float, mtbf_hours: float) -> float:
     return float(np.sqrt(2.0 * write_hours * mtbf_hours) * (1.0 + np.sqrt(x) / 3.0 + x / 9.0) - write_hours)
 
 
+def goodput_fraction(interval_hours, write_hours: float, restart_hours: float, mtbf_hours: float | None):
+    """Expected share of wall-clock time that trains: T_s / T_w (Daly 2006, eq. 20). [-]
+
+    τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)), computed without subtracting from 1, so a job
+    that can barely progress gets a tiny positive share rather than 0. With no failures:
+    τ / (τ + δ).
+    """
+    tau = np.asarray(interval_hours, dtype=float)
+    if mtbf_hours is None:
+        good = tau / (tau + write_hours)
+    else:
+        m = mtbf_hours
+        with np.errstate(over="ignore"):
+            good = tau / (m * np.exp(restart_hours / m) * np.expm1((tau + write_hours) / m))
+    return float(good) if np.ndim(interval_hours) == 0 else good
+
+
 def time_lost_fraction(interval_hours, write_hours: float, restart_hours: float, mtbf_hours: float | None):
     """Expected share of wall-clock time lost to checkpoints, restarts and rework. [-]
 

@@ -30,6 +30,11 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from .catalog import APIOffer, Catalog, CloudOffer, Currency, Server, default_catalog
 from .units import HOURS_PER_MONTH
 
+SMALLEST_INPUT = 1e-9
+"""Smallest magnitude a non-zero numeric input may have (an MFU of 1e-300 is a typo)."""
+LARGEST_INPUT = 1e15
+"""Largest magnitude a numeric input may have (so no cost can overflow to infinity)."""
+
 NonNegative = Annotated[float, Field(ge=0)]
 Count = Annotated[int, Field(strict=True)]
 Positive = Annotated[float, Field(gt=0)]
@@ -94,7 +99,7 @@ class Staffing(_Model):
         import numpy as np
 
         if self.fte is not None:
-            return np.full_like(np.asarray(gpus, dtype=float), self.fte)
+            return np.zeros_like(np.asarray(gpus, dtype=float)) + self.fte
         return self.minimum_fte + np.asarray(gpus, dtype=float) / self.gpus_per_fte
 
 
@@ -464,9 +469,13 @@ def _serving_capacity(serving: Serving, catalog: Catalog, gpu_id: str):
     except ValueError as exc:
         raise _fail("TokensWorkload", ("serving", "precision"), "precision_unsupported", str(exc),
                     serving.precision) from None
+    held = serving.kv_cache_tokens
+    if serving.estimate is not None and (serving.use_estimate or not matching_rows(catalog, serving.model, gpu_id,
+                                                                                   serving.precision)):
+        e = serving.estimate   # the estimate's batch must fit in memory too
+        held = max(held, e.batch_size * (e.input_tokens + e.output_tokens))
     try:
-        minimum = min_gpus_per_replica(model, gpu, serving.precision, serving.kv_cache_tokens,
-                                       serving.usable_memory_share)
+        minimum = min_gpus_per_replica(model, gpu, serving.precision, held, serving.usable_memory_share)
     except ValueError as exc:
         raise _fail("TokensWorkload", ("serving", "model"), "does_not_fit", str(exc), serving.model) from None
     sizing = serving.target_utilisation / serving.peak_to_average
@@ -482,14 +491,15 @@ def _serving_capacity(serving: Serving, catalog: Catalog, gpu_id: str):
         rows = matching_rows(catalog, serving.model, gpu_id, serving.precision)
     if rows and not serving.use_estimate:
         row = rows[0]
-        per_replica = row.gpus_per_replica or minimum
+        per_replica = max(row.gpus_per_replica or minimum, minimum)   # the KV cache may need more than measured
         lengths = f", {row.input_tokens}/{row.output_tokens} input/output tokens" if row.input_tokens else ""
         source = (f"data/throughput.csv: {row.row} [{row.quality}, {row.as_of}] {row.setting}{lengths}; "
                   f"{row.source}")
         return ServingCapacity(row.output_tokens_per_second_per_gpu, per_replica, minimum, sizing, source, False)
     if serving.estimate is None:
         raise _fail("TokensWorkload", ("serving", "estimate"), "estimate_needed",
-                    "no row of data/throughput.csv measures {model} on {gpu} at {precision}; "
+                    ("use_estimate is true but no estimate inputs are given; " if serving.use_estimate else
+                     "no row of data/throughput.csv measures {model} on {gpu} at {precision}; ") +
                     "give estimate inputs (batch_size, input_tokens, output_tokens, decode_efficiency, "
                     "prefill_efficiency)", None, model=serving.model, gpu=gpu_id, precision=serving.precision)
     e = serving.estimate
@@ -569,6 +579,15 @@ class TrainingWorkload(_Model):
             gpu.dense_tflops(self.precision)
         except ValueError as exc:
             raise _fail("TrainingWorkload", ("precision",), "precision_unsupported", str(exc), self.precision) from None
+        if self.goodput is not None:
+            from .training import checkpointing
+
+            mtbf, _, goodput = checkpointing(self)
+            if goodput < 1e-3:
+                raise _fail("TrainingWorkload", ("goodput",), "no_progress",
+                            "the job fails every {mtbf} h on average; checkpoint writes and restarts leave it "
+                            "{share} of the time to train", self.goodput.failures_per_gpu_per_year,
+                            mtbf=f"{mtbf:.3g}", share=f"{goodput:.2g}")
         needed = min_gpus_for_training_state(self._total * self.state_bytes_per_parameter,
                                              self.activation_gb_per_gpu * 1e9, gpu.memory_gb * 1e9, sharded=True)
         if needed is None or needed > self.cluster_gpus:
@@ -766,8 +785,16 @@ class Scenario(_Model):
     finance: Finance | None = Field(default=None, description="Horizon, discount rate, financing, trends.")
     uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
 
+    _catalog: Catalog = PrivateAttr(default=None)
+
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog the scenario was validated against."""
+        return self._catalog or default_catalog()
+
     @model_validator(mode="after")
-    def _cross_check(self) -> Scenario:
+    def _cross_check(self, info: ValidationInfo) -> Scenario:
+        self._catalog = _catalog(info)
         errors: list[InitErrorDetails] = []
 
         def fail(loc: tuple, value: Any, kind: str, message: str, **ctx: Any) -> None:
@@ -801,10 +828,14 @@ class Scenario(_Model):
                      months=self.options.own.depreciation_months)
             if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
                 fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
-        if self.uncertainty is not None:
-            from .uncertainty import numeric_inputs
+        from .uncertainty import bounds, numeric_inputs
 
-            from .uncertainty import bounds
+        for path, value in numeric_inputs(self).items():
+            if value != 0 and not SMALLEST_INPUT <= abs(value) <= LARGEST_INPUT:
+                fail(tuple(path.split(".")), value, "implausible_magnitude",
+                     "magnitude outside {low} to {high}: no real input is that large or small",
+                     low=f"{SMALLEST_INPUT:g}", high=f"{LARGEST_INPUT:g}")
+        if self.uncertainty is not None:
 
             known = numeric_inputs(self)
             for group in ("distributions", "tornado"):

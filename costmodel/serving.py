@@ -22,7 +22,6 @@ References
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from .catalog import GPU, LLM, Catalog, ThroughputRow
@@ -115,6 +114,9 @@ def estimate_output_throughput(model: LLM, gpu: GPU, precision: str, gpus_per_re
     ----------
     .. [1] Pope et al. (2022), arXiv 2211.05102.
     """
+    if min(gpus_per_replica, batch_size, input_tokens, output_tokens) < 1 or not (
+            0 < decode_efficiency <= 1 and 0 < prefill_efficiency <= 1):
+        raise ValueError("need at least 1 GPU, request and token, and efficiencies in (0, 1]")
     bandwidth = gpu.memory_bandwidth_tb_s * 1e12 * decode_efficiency * gpus_per_replica   # [B/s] per replica
     step_bytes = (model.active_parameters * BYTES_PER_VALUE[precision]
                   + batch_size * (input_tokens + output_tokens / 2) * kv_cache_bytes_per_token(model, precision))
@@ -158,8 +160,3 @@ def matching_rows(catalog: Catalog, model: str, gpu: str, precision: str) -> lis
     """Throughput rows for a model, GPU and precision, lowest throughput first."""
     rows = [r for r in catalog.throughput.values() if (r.model, r.gpu, r.precision) == (model, gpu, precision)]
     return sorted(rows, key=lambda r: r.output_tokens_per_second_per_gpu)
-
-
-def round_to_replicas(gpus: float, gpus_per_replica: int) -> int:
-    """GPUs rounded up to whole replicas. [GPU]"""
-    return int(math.ceil(gpus / gpus_per_replica - 1e-9)) * gpus_per_replica

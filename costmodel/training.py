@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from .calculator import OPTION_LABELS, monthly_cost_components, present_options
-from .goodput import daly_interval, job_mtbf_hours, time_lost_fraction, young_interval
+from .goodput import daly_interval, goodput_fraction, job_mtbf_hours, young_interval
 from .models import Scenario, TrainingWorkload
 from .units import HOURS_PER_MONTH, SECONDS_PER_HOUR
 
@@ -158,7 +158,7 @@ def checkpointing(workload: TrainingWorkload) -> tuple[float | None, float | Non
     if mtbf is None:
         return None, None, 1.0
     interval = (daly_interval if settings.interval == "daly" else young_interval)(write, mtbf)
-    return mtbf, interval, 1.0 - time_lost_fraction(interval, write, restart, mtbf)
+    return mtbf, interval, goodput_fraction(interval, write, restart, mtbf)
 
 
 def training_run(scenario: Scenario) -> TrainingRun:
@@ -178,14 +178,14 @@ def training_run(scenario: Scenario) -> TrainingRun:
     work = scenario.workload
     if not isinstance(work, TrainingWorkload):
         raise ValueError("the scenario's workload is not a training run (kind: training)")
-    from .catalog import default_catalog  # the GPU row, for its peak and memory
-
-    gpu = default_catalog().gpus[work.gpu]
+    gpu = scenario.catalog.gpus[work.gpu]
     peak = gpu.dense_tflops(work.precision)
     flop = training_flop(work.active, work.training_tokens)
     ideal = training_gpu_hours(flop, peak, work.mfu)
     mtbf, interval, goodput = checkpointing(work)
     hours = ideal / goodput
+    if not (math.isfinite(hours) and hours < 1e15):
+        raise ValueError(f"the run needs {hours:.3g} GPU-hours: check training_tokens, mfu and the model size")
     wall_hours = hours / work.cluster_gpus
     months = wall_hours / HOURS_PER_MONTH
     state = work.total_parameters * work.state_bytes_per_parameter
@@ -267,7 +267,7 @@ def with_overrides(scenario: Scenario, **overrides) -> Scenario:
         if name == "active_parameters":
             work.pop("model", None)
         work[name] = value
-    return Scenario.model_validate(data)
+    return Scenario.model_validate(data, context={"catalog": scenario.catalog})
 
 
 def run_table(scenario: Scenario, run: TrainingRun):

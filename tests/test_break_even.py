@@ -82,12 +82,12 @@ def test_bad_range_is_an_error():
 
 @settings(max_examples=60, deadline=None)
 @given(
-    staff=st.floats(0, 5),
+    staff=st.floats(0, 5).map(lambda x: round(x, 6)),
     rent_gpus=st.integers(1, 16),
     servers=st.integers(1, 3),
     throughput=st.floats(50, 5000),
-    utilisation=st.floats(0.05, 1.0),
-    cached=st.floats(0, 1),
+    utilisation=st.floats(0.05, 1.0).map(lambda x: round(x, 6)),
+    cached=st.floats(0, 1).map(lambda x: round(x, 6)),
     billing=st.sampled_from(["always_on", "per_gpu_hour_used"]),
 )
 def test_break_evens_match_a_dense_sweep(staff, rent_gpus, servers, throughput, utilisation, cached, billing):

@@ -207,7 +207,7 @@ def test_compare_json_has_the_decision_figures_with_units(capsys):
 
 
 @settings(max_examples=40, deadline=None)
-@given(volume=st.floats(0, 60_000), staff=st.floats(0.1, 5))
+@given(volume=st.floats(0, 60_000).map(lambda x: round(x, 3)), staff=st.floats(0.1, 5))
 def test_cost_lines_sum_to_the_total(volume, staff):
     s = scenario(workload__gpu_hours_per_month=volume, options__own__staffing__minimum_fte=staff)
     for option in ("own", "rent"):
@@ -290,3 +290,25 @@ def test_bad_input(path, value, field):
         node = node[key]
     node[path[-1]] = value
     assert _error_fields(data) == [field]
+
+
+def test_rent_staffing_by_rule():
+    # one FTE at least, plus one per 100 rented GPUs: 19 GPUs for 12,000 GPU-hours at 90 %
+    s = scenario(options__rent__staffing={"minimum_fte": 1, "gpus_per_fte": 100,
+                                          "loaded_cost_per_fte_per_year": 120000, "currency": "USD"})
+    parts = costmodel.monthly_cost_components(s, "rent", 12_000.0)
+    gpus = -(-12_000 // (HOURS * 0.9))
+    assert parts["staffing"] == pytest.approx((1 + gpus / 100) * 120000 / 12)
+
+
+@pytest.mark.parametrize("path, value", [
+    (("options", "own", "staffing", "managed_service_per_month"), 1e308),
+    (("options", "own", "power", "electricity_price_per_kwh"), 1e-300),
+])
+def test_implausible_magnitudes_name_the_field(path, value):
+    data = copy.deepcopy(H200)
+    node = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    assert _error_fields(data) == [".".join(path)]

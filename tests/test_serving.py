@@ -78,7 +78,9 @@ def test_no_row_needs_an_estimate_and_says_it_is_one():
                  estimate={"batch_size": 32, "input_tokens": 1000, "output_tokens": 1000,
                            "decode_efficiency": 0.5, "prefill_efficiency": 0.5})
     assert s.workload.capacity.estimated and s.workload.capacity.source.startswith("ESTIMATE")
-    assert s.workload.gpus_per_replica == 2
+    # the estimate's batch must fit too: 32 x 2,000 tokens of BF16 KV cache (21 GB) plus 141 GB of weights
+    # exceed 2 x 72 GB, so 4 GPUs per replica
+    assert s.workload.gpus_per_replica == 4
     table = costmodel.summary.inputs_table(s)
     assert table["input"].str.contains("ESTIMATE").any()
 
@@ -101,3 +103,10 @@ def test_gpu_count_never_goes_down_as_volume_goes_up(volumes, peak, servers):
         counts = costmodel.gpu_count(s, option, v)
         assert np.all(np.diff(counts) >= 0)
         assert np.all(counts % 2 == 0)    # whole replicas of 2 GPUs
+
+
+def test_kv_cache_beyond_the_measured_replica_needs_more_gpus():
+    # 1 M tokens of FP8 KV cache (80 x 2,048 B each: 164 GB) plus 70.6 GB of weights: 4 H100, not the row's 2
+    s = scenario(kv_cache_tokens=1_000_000)
+    assert s.workload.gpus_per_replica == 4
+    assert s.workload.capacity.output_tokens_per_second_per_gpu == 4205 / 2

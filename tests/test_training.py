@@ -150,3 +150,42 @@ def test_overrides_revalidate():
         with_overrides(scenario, mfu=1.5)
     with pytest.raises(ValueError, match="failure model"):
         with_overrides(scenario, checkpoint_write_minutes=2)
+
+
+def test_tiny_mfu_is_refused_by_name(tmp_path):
+    fields, text = bad(tmp_path, mfu=1e-300)
+    assert fields == ["workload.mfu"] and "magnitude" in text
+
+
+def test_a_job_that_cannot_progress_is_refused():
+    data = yaml.safe_load((SCENARIO_DIR / "llama31-405b-training.yaml").read_text())
+    data["workload"]["goodput"].update(failures_per_gpu_per_year=50, checkpoint_write_minutes=10, restart_minutes=30)
+    with pytest.raises(Exception, match="leave it .* of the time to train"):
+        costmodel.Scenario.model_validate(data)
+
+
+def test_goodput_is_never_rounded_to_zero():
+    from costmodel.goodput import goodput_fraction
+
+    import math
+
+    # a failure every 0.5 h, 10-minute writes, 30-minute restarts: tau / (M e^(R/M) (e^((tau+delta)/M) - 1))
+    expected = 0.4 / (0.5 * math.exp(1.0) * math.expm1((0.4 + 10 / 60) / 0.5))
+    assert goodput_fraction(0.4, 10 / 60, 0.5, 0.5) == pytest.approx(expected, rel=1e-12)
+    assert 0 < expected < 0.2
+
+
+def test_custom_catalog_is_used(tmp_path):
+    import shutil
+
+    from costmodel.paths import DATA_DIR
+
+    for name in ("gpus.csv", "servers.csv", "cloud_prices.csv", "api_prices.csv", "models.csv", "throughput.csv"):
+        shutil.copy(DATA_DIR / name, tmp_path / name)
+    gpus = tmp_path / "gpus.csv"
+    gpus.write_text(gpus.read_text().replace("H800-SXM-80GB,NVIDIA H800 SXM 80GB,80,3.35,989,", "H800-SXM-80GB,NVIDIA H800 SXM 80GB,80,3.35,1978,"))
+    catalog = costmodel.load_catalog(tmp_path)
+    scenario = costmodel.load_scenario("deepseek-v3-training", catalog=catalog)
+    assert training_run(scenario).ideal_gpu_hours == pytest.approx(
+        training_run(costmodel.load_scenario("deepseek-v3-training")).ideal_gpu_hours / 2)
+    assert with_overrides(scenario, mfu=0.3).catalog is catalog
