@@ -255,7 +255,7 @@ def gpu_count_steps(scenario: Scenario, volume_max: float | None = None, points:
     )
     layers = [lines]
     limits = pd.DataFrame([{"volume_shown": c / scale,
-                            "label": f"{OPTION_LABELS[o]}: {int(gpu_count(scenario, o, 0.0))} GPUs "
+                            "label": f"{OPTION_LABELS[o]}: {int(gpu_count(scenario, o, 0.0)):,} GPUs "
                                      f"to {format_volume(scenario, c)}"}
                            for o in options if (c := capacity_volume(scenario, o))])
     if not limits.empty:
@@ -283,7 +283,7 @@ def describe_gpu_chart(scenario: Scenario) -> str:
         if c is None:
             parts.append(f"{OPTION_LABELS[o]} has no fixed GPU count (billed per GPU-hour used)")
         else:
-            parts.append(f"{OPTION_LABELS[o]}'s {int(gpu_count(scenario, o, 0.0))} GPUs serve up to "
+            parts.append(f"{OPTION_LABELS[o]}'s {int(gpu_count(scenario, o, 0.0)):,} GPUs serve up to "
                          f"{format_volume(scenario, c)}")
     return "Step chart of GPUs against volume. " + "; ".join(parts) + "."
 
@@ -459,8 +459,9 @@ def cost_per_gpu_hour_vs_utilisation(scenario: Scenario, result) -> alt.LayerCha
         x="utilisation:Q", y="price:Q", color=colour, tooltip=["offer:N", "break_even:N"])
     return alt.layer(curve, rules, points).properties(
         width=640, height=340, title=alt.TitleParams(
-            "Own cost per used GPU-hour against utilisation",
-            subtitle="Dashed: rental prices for the same GPU; dots: the utilisation at which owning costs the same"))
+            "Own cost per used GPU-hour against utilisation (steady state)",
+            subtitle=["Monthly view: capex as depreciation; the horizon figures above are cash-based",
+                      "Dashed: rental prices for the same GPU; dots: the utilisation at which owning costs the same"]))
 
 
 def tornado_chart(scenario: Scenario, bars) -> alt.LayerChart:

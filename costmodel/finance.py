@@ -416,10 +416,22 @@ def describe(scenario: Scenario, result: OwnFinance) -> str:
         lines.append(f"- {OPTION_LABELS[option]}: TCO **{result.tco_by_option[option]:,.0f} {currency}**, "
                      f"NPV {result.npv_by_option[option]:,.0f} {currency}")
     lines.append("")
+    best_npv = min(result.npv_by_option, key=result.npv_by_option.get)
+    best_tco = min(result.tco_by_option, key=result.tco_by_option.get)
+    ranked = sorted(result.npv_by_option.values())
+    lines.append(f"Lowest present value of costs: **{OPTION_LABELS[best_npv]}**, "
+                 f"{ranked[1] - ranked[0]:,.0f} {currency} below the next." if len(ranked) > 1 else "")
+    if best_npv != best_tco:
+        lines.append(f"Undiscounted, {OPTION_LABELS[best_tco]} costs less over the horizon; at "
+                     f"{f.discount_rate_per_year:.1%} a year the money spent up front on hardware weighs more, "
+                     f"so on present value {OPTION_LABELS[best_npv]} wins.")
+    lines.append("")
     cost = ("not defined (no GPU-hour used)" if result.cost_per_used_gpu_hour is None
             else f"**{result.cost_per_used_gpu_hour:,.2f} {currency} per used GPU-hour**")
     use = "" if result.utilisation is None else f" at {result.utilisation:.1%} utilisation"
-    lines.append(f"Owning costs {cost}{use}.")
+    lines.append(f"Over the horizon, in cash, owning costs {cost}{use} (capex when bought, interest, the lead "
+                 "time's idle hardware, less resale). The break-even utilisations below are the steady-state "
+                 "(monthly, depreciation-basis) view.")
     if result.payback_against is not None:
         against = OPTION_LABELS[result.payback_against]
         lines.append("Payback against " + against + ": " + (
@@ -435,16 +447,18 @@ def decision_table(scenario: Scenario, result: OwnFinance):
     currency = scenario.reporting_currency
     rows = [(f"TCO, {OPTION_LABELS[o]}", f"{v:,.0f}", currency) for o, v in result.tco_by_option.items()]
     rows += [(f"NPV, {OPTION_LABELS[o]}", f"{v:,.0f}", currency) for o, v in result.npv_by_option.items()]
-    rows.append(("own cost per used GPU-hour", "not defined" if result.cost_per_used_gpu_hour is None
-                 else f"{result.cost_per_used_gpu_hour:,.3f}", f"{currency}/GPU-h"))
+    rows.append(("own cost per used GPU-hour over the horizon (cash basis)", "not defined"
+                 if result.cost_per_used_gpu_hour is None else f"{result.cost_per_used_gpu_hour:,.3f}",
+                 f"{currency}/GPU-h"))
     rows.append(("own utilisation achieved", "not defined" if result.utilisation is None
                  else f"{result.utilisation:.1%}", "share of GPU-hours"))
     rows.append(("payback month" + (f" (against {OPTION_LABELS[result.payback_against]})"
                                     if result.payback_against else ""),
                  "never within the horizon" if result.payback_month is None else str(result.payback_month),
                  "months after the decision"))
-    for b in result.break_even_utilisation.values():
-        rows.append((f"break-even utilisation vs {b['label']} at {b['price_per_gpu_hour']:,.3f} {currency}/GPU-h",
+    for b in sorted(result.break_even_utilisation.values(), key=lambda b: b["price_per_gpu_hour"]):
+        rows.append((f"break-even utilisation (steady state) vs {b['label']} at {b['price_per_gpu_hour']:,.3f} "
+                     f"{currency}/GPU-h",
                      "never" if b["utilisation"] is None else f"{b['utilisation']:.1%}", "share of GPU-hours"))
     return pd.DataFrame(rows, columns=["figure", "value", "unit"])
 

@@ -272,7 +272,7 @@ class Comparison:
                 extra.append(f"{_amount(r.cost_per_gpu_hour)} {self.currency}/GPU-hour used")
             if r.gpus is not None:
                 busy = f" {r.utilisation:.1%} busy" if r.utilisation is not None else ""
-                extra.append(f"{r.gpus} GPUs{busy}" + (" (stepped up)" if r.stepped_up else ""))
+                extra.append(f"{r.gpus:,} GPUs{busy}" + (" (stepped up)" if r.stepped_up else ""))
             lines.append(f"  {OPTION_LABELS[name]:<13} {r.monthly_cost:>14,.2f}   " + "; ".join(extra))
         lines.append(f"cheapest: {OPTION_LABELS[self.cheapest]}, {self.margin:,.2f} {self.currency}/month "
                      f"below {OPTION_LABELS[self.runner_up]}")
@@ -520,7 +520,7 @@ def decision_table(scenario: Scenario, comparison: Comparison) -> pd.DataFrame:
         if r.gpus is None:
             gpus = "-"
         else:
-            gpus = f"{r.gpus}" + (f" (stepped up from {r.configured_gpus})" if r.stepped_up else "")
+            gpus = f"{r.gpus:,}" + (f" (stepped up from {r.configured_gpus:,})" if r.stepped_up else "")
         if r.option == "api":
             capacity = "no GPU limit"
         elif r.capacity_volume is None:
@@ -588,7 +588,8 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
             text = f"{value:,.0f}" if value.is_integer() and abs(value) >= 1000 else f"{value:,.6g}"
         else:
             text = f"{value:,}" if isinstance(value, int) else str(value)
-        rows.append({"option": option, "input": name, "value": text, "unit": unit, "source": source or "scenario file"})
+        rows.append({"option": option, "input": name, "value": text, "unit": unit,
+                     "source": source or "scenario file (its comments say where the figure comes from)"})
 
     work = scenario.workload
     catalog_gpu = f"data/gpus.csv: {work.gpu}"
@@ -608,7 +609,8 @@ def inputs_table(scenario: Scenario) -> pd.DataFrame:
                 f"memory needs at least {capacity.min_gpus_per_replica}; " + capacity.source)
         add("workload", "serving throughput" + (" (ESTIMATE)" if capacity.estimated else ""),
             capacity.output_tokens_per_second_per_gpu, "output tokens/s/GPU", capacity.source)
-        add("workload", "sizing utilisation (average share of throughput used)", capacity.sizing_utilisation, "-")
+        add("workload", "sizing utilisation (average share of throughput used)", capacity.sizing_utilisation, "-",
+            "derived: target utilisation / peak-to-average ratio" if work.serving is not None else "")
     elif work.kind == "training":
         source = f"data/models.csv: {work.model}" if work.model else ""
         add("workload", "active parameters N", work.active, "-", source)
@@ -750,6 +752,7 @@ def headline(scenario: Scenario, comparison: Comparison) -> str:
     lines = [
         f"**{scenario.title}**",
         "",
+        *([f"_{scenario.description.strip()}_", ""] if scenario.description else []),
         f"At **{format_volume(scenario, comparison.volume)}** the cheapest option is "
         f"**{OPTION_LABELS[comparison.cheapest]}** at **{cheapest.monthly_cost:,.0f} {currency}/month**, "
         f"{comparison.margin:,.0f} {currency}/month below {OPTION_LABELS[comparison.runner_up]}.",
@@ -782,6 +785,16 @@ def headline(scenario: Scenario, comparison: Comparison) -> str:
             else:
                 text += f" {OPTION_LABELS[option]}'s {configured} GPUs serve that volume."
         lines.append(text)
+    if comparison.finance is not None:
+        f = comparison.finance
+        npv = {o: v["value"] for o, v in f["npv"].items()}
+        best = min(npv, key=npv.get)
+        payback = f["payback_month"]
+        lines += ["", f"Over {f['horizon_months']} months in cash, at a {f['discount_rate_per_year']:.1%} cost of "
+                  f"capital, the lowest present value of costs is **{OPTION_LABELS[best]}**"
+                  + (f" (unlike the monthly view above)" if best != comparison.cheapest else "")
+                  + "; payback of owning: " + (f"month {payback['value']}" if isinstance(payback, dict)
+                                                else "never within the horizon") + ". See the horizon section."]
     if comparison.estimates:
         lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
         lines += [f"- {e}" for e in comparison.estimates]

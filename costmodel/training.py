@@ -224,6 +224,22 @@ def describe_training_run(scenario: Scenario, run: TrainingRun) -> str:
     if run.job_mtbf_hours is not None:
         lines += ["", f"Failures: the job fails every {run.job_mtbf_hours:,.2f} h on average; checkpoints every "
                       f"{run.checkpoint_interval_hours * 60:,.1f} min ({work.goodput.interval.title()})."]
+    if scenario.options.own is not None:
+        from .calculator import own_capex_lines
+
+        own = scenario.options.own
+        capex = float(sum(own_capex_lines(scenario, float(own.server_count)).values()))
+        lines += ["", f"The own cluster is charged only the {run.months:,.2f} months of depreciation and running "
+                      f"costs the run takes; buying it costs **{capex:,.0f} {currency}** up front, which pays off "
+                      f"only if it stays busy for the rest of its {own.depreciation_months}-month life."]
+    from .summary import estimates
+
+    caution = estimates(scenario)
+    if caution:
+        lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
+        lines += [f"- {e}" for e in caution]
+    if scenario.description:
+        lines += ["", f"_{scenario.description.strip()}_"]
     return "\n".join(lines)
 
 
