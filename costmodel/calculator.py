@@ -43,7 +43,7 @@ MAX_STEPS: int = 1_000_000
 
 def _checked(volume) -> np.ndarray:
     """Volumes as a float array; every one must be finite and >= 0."""
-    v = np.asarray(volume, dtype=float)
+    v = np.asanyarray(volume, dtype=float)
     if not np.all(np.isfinite(v)) or np.any(v < 0):
         bad = v[~(np.isfinite(v) & (v >= 0))].ravel()[0]
         raise ValueError(f"volumes must be finite and >= 0, got {bad}")
@@ -112,7 +112,7 @@ def gpus_needed(scenario: Scenario, volume):
     sizing utilisation is the workload's maximum utilisation, or for served models the
     target utilisation over the peak-to-average ratio (the fleet is sized for the peak).
     """
-    hours = np.asarray(gpu_hours_used(scenario, volume), dtype=float)
+    hours = np.asanyarray(gpu_hours_used(scenario, volume), dtype=float)
     return _out(volume, hours / (HOURS_PER_MONTH * scenario.workload.sizing_utilisation))
 
 
@@ -122,7 +122,7 @@ def _gpus_per_volume(scenario: Scenario) -> float:
 
 
 def _whole_units(needed, unit: int, minimum: int):
-    units = np.ceil(np.asarray(needed, dtype=float) / unit - _EPSILON)
+    units = np.ceil(np.asanyarray(needed, dtype=float) / unit - _EPSILON)
     return np.maximum(units, minimum)
 
 
@@ -162,10 +162,10 @@ def gpu_count(scenario: Scenario, option: str, volume):
     """
     if option == "own":
         servers = own_server_count(scenario, volume)
-        return _out(volume, np.asarray(servers) * scenario.options.own.server_spec.gpus_per_server)
+        return _out(volume, np.asanyarray(servers) * scenario.options.own.server_spec.gpus_per_server)
     if option == "rent":
         return rent_gpu_count(scenario, volume)
-    return _out(volume, np.zeros_like(np.asarray(volume, dtype=float)))
+    return _out(volume, np.zeros_like(np.asanyarray(volume, dtype=float)))
 
 
 def capacity_volume(scenario: Scenario, option: str) -> float | None:
@@ -254,7 +254,7 @@ def own_capex_lines(scenario: Scenario, servers) -> dict[str, np.ndarray]:
     """
     own = _require(scenario.options.own, "own")
     spec = own.server_spec
-    bought = np.asarray(servers, dtype=float) * (1.0 + own.spare_share)
+    bought = np.asanyarray(servers, dtype=float) * (1.0 + own.spare_share)
     server_capex = bought * spec.price * scenario.fx_rate(spec.currency)
     lines = {"servers": server_capex}
     for line in own.bill_of_materials:
@@ -274,7 +274,7 @@ def own_facility_capex(scenario: Scenario, servers):
     MW provisioned = servers (with spares) × max kW per server / 1,000; zero with colocation.
     """
     own = _require(scenario.options.own, "own")
-    bought = np.asarray(servers, dtype=float) * (1.0 + own.spare_share)
+    bought = np.asanyarray(servers, dtype=float) * (1.0 + own.spare_share)
     if own.facility is None:
         return np.zeros_like(bought)
     return bought * own.kw_per_server / 1000.0 * own.facility.price_per_mw * scenario.fx_rate(own.facility.currency)
@@ -300,8 +300,8 @@ def own_costs_at(scenario: Scenario, servers, gpu_hours) -> dict[str, np.ndarray
     """
     own = _require(scenario.options.own, "own")
     spec = own.server_spec
-    servers = np.asarray(servers, dtype=float)
-    hours = np.asarray(gpu_hours, dtype=float)
+    servers = np.asanyarray(servers, dtype=float)
+    hours = np.asanyarray(gpu_hours, dtype=float)
     bought = servers * (1.0 + own.spare_share)
     hardware = sum(own_capex_lines(scenario, servers).values())
     kw = own.kw_per_server
@@ -322,14 +322,14 @@ def own_costs_at(scenario: Scenario, servers, gpu_hours) -> dict[str, np.ndarray
                             * scenario.fx_rate(power.currency))
     parts["staffing"] = (staff.fte_for(gpus) * staff.loaded_cost_per_fte_per_year / MONTHS_PER_YEAR
                          * scenario.fx_rate(staff.currency))
-    if np.any(np.asarray(staff.managed_service_per_month) > 0):
+    if np.any(np.asanyarray(staff.managed_service_per_month) > 0):
         parts["managed service"] = np.zeros_like(servers) + staff.managed_service_per_month * scenario.fx_rate(staff.currency)
     if own.software_licences is not None:
         licences = own.software_licences
         parts["software licences"] = (gpus * licences.price_per_gpu_per_year / MONTHS_PER_YEAR
                                       * scenario.fx_rate(licences.currency))
     shape = np.broadcast_shapes(np.shape(servers), np.shape(hours), *(np.shape(v) for v in parts.values()))
-    return {name: np.broadcast_to(np.asarray(value, dtype=float), shape).copy() for name, value in parts.items()}
+    return {name: np.broadcast_to(np.asanyarray(value, dtype=float), shape).copy() for name, value in parts.items()}
 
 
 def own_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
@@ -373,8 +373,8 @@ def own_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     .. [2] Uptime Institute, Global Data Center Survey 2024: average PUE 1.56.
     """
     v = _checked(volume)
-    servers = np.asarray(own_server_count(scenario, v), dtype=float)
-    hours = np.asarray(gpu_hours_used(scenario, v), dtype=float)
+    servers = np.asanyarray(own_server_count(scenario, v), dtype=float)
+    hours = np.asanyarray(gpu_hours_used(scenario, v), dtype=float)
     return own_costs_at(scenario, servers, hours)
 
 
@@ -396,13 +396,13 @@ def rent_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     rent: CloudRental = _require(scenario.options.rent, "rent")
     v = _checked(volume)
     price = rent.offer_spec.price_per_gpu_hour * scenario.fx_rate(rent.offer_spec.currency)
-    gpus = np.asarray(rent_gpu_count(scenario, v), dtype=float)
+    gpus = np.asanyarray(rent_gpu_count(scenario, v), dtype=float)
     if rent.billing == "always_on":
         rental = gpus * price * HOURS_PER_MONTH
     else:
-        rental = np.asarray(gpu_hours_used(scenario, v), dtype=float) * price
+        rental = np.asanyarray(gpu_hours_used(scenario, v), dtype=float) * price
     staffing = np.zeros_like(v) + _staffing_month(scenario, rent.staffing, gpus)
-    rental, staffing = np.broadcast_arrays(np.asarray(rental, dtype=float), staffing)
+    rental, staffing = np.broadcast_arrays(np.asanyarray(rental, dtype=float), staffing)
     return {"GPU rental": rental.copy(), "staffing": staffing.copy()}
 
 
@@ -444,7 +444,7 @@ def api_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     api: HostedAPI = _require(scenario.options.api, "api")
     work = scenario.workload
     offer = api.offer_spec
-    millions = np.asarray(tokens_per_month(scenario, volume), dtype=float) / TOKENS_PER_MILLION
+    millions = np.asanyarray(tokens_per_month(scenario, volume), dtype=float) / TOKENS_PER_MILLION
     fx = scenario.fx_rate(offer.currency)
     input_millions = millions * (1.0 - work.output_share)
     cached_price = offer.cached_input_per_million if offer.cached_input_per_million is not None \
@@ -484,7 +484,7 @@ def monthly_cost(scenario: Scenario, option: str, volume):
         Same shape as ``volume``.
     """
     parts = monthly_cost_components(scenario, option, volume)
-    total = sum(np.asarray(p, dtype=float) for p in parts.values())   # broadcasts scalars and samples alike
+    total = sum(np.asanyarray(p, dtype=float) for p in parts.values())   # broadcasts scalars and samples alike
     return float(total) if np.ndim(total) == 0 else total
 
 
@@ -577,7 +577,7 @@ def break_even(scenario: Scenario, option_a: str, option_b: str, volume_max: flo
 
     def diff(v):
         ca, cb = monthly_cost(scenario, option_a, v), monthly_cost(scenario, option_b, v)
-        return np.asarray(ca - cb), np.abs(ca) + np.abs(cb) + 1.0
+        return np.asanyarray(ca - cb), np.abs(ca) + np.abs(cb) + 1.0
 
     steps = np.concatenate([step_volumes(scenario, option_a, volume_max),
                             step_volumes(scenario, option_b, volume_max)])
