@@ -535,3 +535,89 @@ def win_probability_bars(scenario: Scenario, result) -> alt.Chart:
         tooltip=[f"{Columns.option_label}:N", alt.Tooltip("p:Q", format=".1f")],
     ).properties(width=420, height=30 * len(wins) + 20, title=alt.TitleParams(
         "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples"))
+
+
+def demand_week(scenario: Scenario, series: np.ndarray) -> alt.Chart:
+    """The hourly demand of the busiest week of the year. [GPU]"""
+    weeks = len(series) // 168
+    start = int(np.argmax([series[w * 168:(w + 1) * 168].sum() for w in range(weeks)])) * 168
+    data = pd.DataFrame({"hour": np.arange(168), "gpus": series[start:start + 168]})
+    return alt.Chart(data).mark_area(line=True, opacity=0.5, interpolate="step-after").encode(
+        x=alt.X("hour:Q", title=f"Hour of the busiest week (from hour {start:,} of the year)",
+                scale=alt.Scale(domain=[0, 168]), axis=alt.Axis(values=list(range(0, 169, 24)))),
+        y=alt.Y("gpus:Q", title="GPUs busy [GPU]"),
+        tooltip=[alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
+    ).properties(width=640, height=200, title=alt.TitleParams(
+        "Demand hour by hour", subtitle=f"{scenario.demand.kind} profile; mean {series.mean():,.2f} GPUs, "
+                                        f"peak {series.max():,.2f}"))
+
+
+def load_duration_layers(scenario: Scenario, series: np.ndarray, mix) -> alt.LayerChart:
+    """The load-duration curve with the mix's layers stacked under it (owned, reserved, spot, ...)."""
+    from .demand import LAYER_LABELS, load_duration_curve
+
+    curve = load_duration_curve(series)
+    hours = np.arange(len(curve))
+    # each GPU k serves min(max(demand - (k-1), 0), 1); the layers are sums over their GPUs
+    rows = []
+    order = ["own", "reserved", "spot", "on_demand", "api"]
+    bounds = {}
+    k = 0
+    labels = np.array(mix.assignment)
+    for kind in order:
+        count = int(np.count_nonzero(labels == kind))
+        if count:
+            bounds[kind] = (k, k + count)
+            k += count
+    sample = np.unique(np.linspace(0, len(curve) - 1, 600).astype(int))
+    for kind, (lo, hi) in bounds.items():
+        served = np.clip(curve[sample] - lo, 0, hi - lo)
+        rows += [{"hour": int(h), "layer": LAYER_LABELS[kind], "gpus": float(g)} for h, g in zip(hours[sample], served)]
+    data = pd.DataFrame(rows)
+    palette = {"Owned": "#1f77b4", "Reserved": "#9467bd", "Spot": "#2ca02c", "On-demand": "#ff7f0e",
+               "Hosted API": "#17becf"}
+    present = [LAYER_LABELS[k] for k in bounds]
+    area = alt.Chart(data).mark_area(interpolate="step-after").encode(
+        x=alt.X("hour:Q", title="Hours of the year, busiest first [h]"),
+        y=alt.Y("sum(gpus):Q", title="GPUs [GPU]", stack="zero"),
+        color=alt.Color("layer:N", title="Served by", sort=present,
+                        scale=alt.Scale(domain=present, range=[palette[p] for p in present])),
+        order=alt.Order("layer_order:Q"),
+        tooltip=["layer:N", alt.Tooltip("gpus:Q", format=",.2f")],
+    ).transform_calculate(layer_order=" + ".join(
+        f"(datum.layer == '{p}' ? {i} : 0)" for i, p in enumerate(present)) or "0")
+    return area.properties(width=640, height=260, title=alt.TitleParams(
+        "Load-duration curve and the cheapest mix",
+        subtitle="Owned and reserved GPUs serve the base, spot and on-demand the peaks (GPUs counted as held "
+                 "in order from the bottom)"))
+
+
+def cost_against_level_chart(scenario: Scenario, series: np.ndarray) -> alt.LayerChart:
+    """Monthly cost of the mix against the number of owned or reserved GPUs, optimum marked."""
+    from .demand import LAYER_LABELS, cost_against_level, layers
+
+    currency = scenario.reporting_currency
+    offer = layers(scenario)
+    frames, marks = [], []
+    for kind in ("own", "reserved"):
+        if kind not in offer:
+            continue
+        levels, cost = cost_against_level(scenario, kind, series)
+        frames.append(pd.DataFrame({"level": levels, "cost": cost, "kind": LAYER_LABELS[kind]}))
+        best = int(np.argmin(cost))
+        marks.append({"level": best, "cost": float(cost[best]), "kind": LAYER_LABELS[kind],
+                      "label": f"{LAYER_LABELS[kind]}: {best} GPUs"})
+    data = pd.concat(frames, ignore_index=True)
+    lines = alt.Chart(data).mark_line(point=True).encode(
+        x=alt.X("level:Q", title="GPUs held (owned or reserved) [GPU]"),
+        y=alt.Y("cost:Q", title=f"Monthly cost of the mix [{currency}/month]", axis=alt.Axis(format=",.0f"),
+                scale=alt.Scale(zero=False)),
+        color=alt.Color("kind:N", title="Held as"),
+        tooltip=["kind:N", "level:Q", alt.Tooltip("cost:Q", format=",.0f")])
+    frame = pd.DataFrame(marks)
+    best = alt.Chart(frame).mark_point(size=140, shape="diamond", filled=True, color="#d62728").encode(
+        x="level:Q", y="cost:Q", tooltip=["label:N"])
+    text = alt.Chart(frame).mark_text(dy=-14, fontSize=11, color="#d62728").encode(x="level:Q", y="cost:Q",
+                                                                                    text="label:N")
+    return alt.layer(lines, best, text).properties(width=560, height=280, title=alt.TitleParams(
+        "Cost against the level held", subtitle="The rest served at its cheapest; red: the optimum"))

@@ -13,6 +13,7 @@ default, the bundled one; the resolved rows are reachable through properties suc
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -28,6 +29,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .catalog import APIOffer, Catalog, CloudOffer, Currency, Server, default_catalog
+from .errors import InputError
 from .units import HOURS_PER_MONTH
 
 SMALLEST_INPUT = 1e-9
@@ -229,6 +231,36 @@ class OwnCluster(_Model):
         return self.power.kw_per_server if self.power.kw_per_server is not None else self._server.max_power_kw
 
 
+class Reserved(_Model):
+    """Reserved or committed rental capacity: paid for every hour of the term, used or not."""
+
+    term_years: Literal[1, 3] = Field(description="Length of the commitment. [years]")
+    price_per_gpu_hour: Positive | None = Field(default=None, description="Price; or give discount. [currency/GPU-h]")
+    discount: Share | None = Field(default=None, description="Discount off the on-demand price. [-]")
+    currency: Currency | None = Field(default=None, description="Needed with price_per_gpu_hour.")
+    source: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_price(self) -> Reserved:
+        if (self.price_per_gpu_hour is None) == (self.discount is None):
+            raise _fail("Reserved", ("discount",), "one_price", "give either price_per_gpu_hour or discount", None)
+        if self.price_per_gpu_hour is not None and self.currency is None:
+            raise _fail("Reserved", ("currency",), "missing", "a price needs its currency", None)
+        return self
+
+
+class Spot(_Model):
+    """Spot (interruptible) capacity: a discount off on-demand, paid for in redone work."""
+
+    discount: Share = Field(description="Discount off the on-demand price. [-]")
+    interruptions_per_gpu_hour: NonNegative = Field(le=1, description="Interruptions per GPU-hour. [1/GPU-h]")
+    work_lost_hours_per_interruption: NonNegative = Field(
+        le=100, description="Work redone per interruption: restart plus half a checkpoint interval. [h]")
+    max_gpus: Count | None = Field(default=None, ge=0, le=1_000_000,
+                                   description="Most spot GPUs to be had at once; none: no limit. [GPU]")
+    source: str = Field(min_length=1)
+
+
 class CloudRental(_Model):
     """Renting GPUs from a cloud at an on-demand price per GPU-hour."""
 
@@ -243,6 +275,8 @@ class CloudRental(_Model):
         "The count steps up if the volume needs more. [GPU]",
     )
     staffing: Staffing | None = Field(default=None, description="People who run the rented GPUs, if any.")
+    reserved: Reserved | None = Field(default=None, description="Reserved capacity, for demand profiles.")
+    spot: Spot | None = Field(default=None, description="Spot capacity, for demand profiles.")
 
     _offer: CloudOffer = PrivateAttr()
 
@@ -762,6 +796,119 @@ class Uncertainty(_Model):
     sobol_base_samples: Count = Field(default=1024, ge=64, le=65536, description="SALib Sobol base sample size. [-]")
 
 
+class _Profile(_Model):
+    growth_per_year: float = Field(default=0.0, gt=-1, le=100, description="Demand growth over the year. [1/year]")
+    source: str = ""
+
+
+class SteadyDemand(_Profile):
+    """The same demand every hour: the workload's average."""
+
+    kind: Literal["steady"]
+
+
+class BurstyDemand(_Profile):
+    """A peak for a share of the hours (the duty cycle) and a lower base the rest of the time.
+
+    Peak = ratio × average; base = (average − duty × peak) / (1 − duty), which must not be
+    negative (ratio × duty ≤ 1). Peak hours come first in each week.
+    """
+
+    kind: Literal["bursty"]
+    peak_to_average: float = Field(ge=1, le=1000, description="Peak over average demand. [-]")
+    duty_cycle: PositiveShare = Field(description="Share of hours at the peak. [-]")
+
+    @model_validator(mode="after")
+    def _base_not_negative(self) -> BurstyDemand:
+        if self.peak_to_average * self.duty_cycle > 1 + 1e-12:
+            raise _fail("BurstyDemand", ("duty_cycle",), "negative_base",
+                        "peak_to_average x duty_cycle is above 1: the hours off the peak would need negative "
+                        "demand", self.duty_cycle)
+        return self
+
+
+class CampaignDemand(_Profile):
+    """Campaigns: busy for on_days of every period_days, at off_share of that level in between."""
+
+    kind: Literal["campaigns"]
+    on_days: Positive = Field(description="Days of each campaign. [d]")
+    period_days: Positive = Field(le=365, description="Days from one campaign's start to the next. [d]")
+    off_share: Share = Field(default=0.0, description="Demand between campaigns as a share of the campaign level. [-]")
+
+    @model_validator(mode="after")
+    def _fits(self) -> CampaignDemand:
+        if self.on_days > self.period_days:
+            raise _fail("CampaignDemand", ("on_days",), "too_long", "a campaign cannot outlast its period",
+                        self.on_days)
+        return self
+
+
+class WeeklyDemand(_Profile):
+    """A 24 × 7 template (168 hourly values from Monday 00:00), repeated and scaled to the average."""
+
+    kind: Literal["weekly"]
+    template: list[NonNegative] = Field(min_length=168, max_length=168, description="Relative demand by hour.")
+
+
+def _data_path(value: str) -> Path:
+    from .paths import DATA_DIR
+
+    path = Path(value)
+    return path if path.is_absolute() else DATA_DIR / path
+
+
+class HourlyFileDemand(_Profile):
+    """A year of hourly GPU demand from a file: 8,760 numbers, one a line (absolute GPUs)."""
+
+    kind: Literal["hourly_file"]
+    path: str = Field(description="File, relative to data/ or absolute.")
+
+    @model_validator(mode="after")
+    def _readable(self) -> HourlyFileDemand:
+        from .demand import read_hourly_file
+
+        try:
+            read_hourly_file(self.resolved_path)
+        except InputError as exc:
+            raise _fail("HourlyFileDemand", ("path",), "bad_file", "{problem}", self.path,
+                        problem=str(exc).splitlines()[0]) from None
+        return self
+
+    @property
+    def resolved_path(self) -> Path:
+        """The file's absolute path."""
+        return _data_path(self.path)
+
+
+class JobLogDemand(_Profile):
+    """Hourly GPU demand from a Slurm ``sacct --parsable2`` job log (JobID|Start|End|AllocTRES)."""
+
+    kind: Literal["job_log"]
+    path: str = Field(description="File, relative to data/ or absolute.")
+    year: Count = Field(ge=1970, le=2100, description="Calendar year the profile covers.")
+
+    @model_validator(mode="after")
+    def _readable(self) -> JobLogDemand:
+        from .demand import job_log_demand
+
+        try:
+            job_log_demand(self.resolved_path, self.year)
+        except InputError as exc:
+            raise _fail("JobLogDemand", ("path",), "bad_file", "{problem}", self.path,
+                        problem=str(exc).splitlines()[0]) from None
+        return self
+
+    @property
+    def resolved_path(self) -> Path:
+        """The file's absolute path."""
+        return _data_path(self.path)
+
+
+DemandProfile = Annotated[
+    SteadyDemand | BurstyDemand | CampaignDemand | WeeklyDemand | HourlyFileDemand | JobLogDemand,
+    Field(discriminator="kind")]
+
+
 class Options(_Model):
     """The options compared; at least two must be given."""
 
@@ -784,6 +931,7 @@ class Scenario(_Model):
     options: Options
     finance: Finance | None = Field(default=None, description="Horizon, discount rate, financing, trends.")
     uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
+    demand: DemandProfile | None = Field(default=None, description="Demand hour by hour, for the cheapest mix.")
 
     _catalog: Catalog = PrivateAttr(default=None)
 

@@ -80,7 +80,8 @@ def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> S
         raise from_validation_error(exc, path, ScenarioError, _WORKLOAD_KINDS) from None
 
 
-_WORKLOAD_KINDS = frozenset({"tokens", "gpu_hours", "training"})
+_WORKLOAD_KINDS = frozenset({"tokens", "gpu_hours", "training", "steady", "bursty", "campaigns", "weekly",
+                             "hourly_file", "job_log"})
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):

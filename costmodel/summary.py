@@ -183,6 +183,7 @@ class Comparison:
     estimates: list[str]
     training: Any = None
     finance: Any = None
+    mix: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict.
@@ -246,6 +247,7 @@ class Comparison:
             "estimates": self.estimates,
             **({"training_run": _training_dict(self.training, self.currency)} if self.training is not None else {}),
             **({"finance": self.finance} if self.finance is not None else {}),
+            **({"cheapest_mix": self.mix} if self.mix is not None else {}),
         }
 
     def text(self) -> str:
@@ -297,6 +299,19 @@ class Comparison:
                 u = b["utilisation"]
                 lines.append(f"  break-even utilisation vs {b['offer']} at {b['price']['value']:,.4g} {b['price']['unit']}: "
                              + (f"{u['value']:.1%}" if isinstance(u, dict) else u))
+        if self.mix is not None:
+            m = self.mix
+            lines.append(f"cheapest mix for the {m['profile']} demand profile, {m['total']['value']:,.2f} {self.currency}/month:")
+            for kind, gpus in m["gpus"].items():
+                if gpus["value"]:
+                    lines.append(f"  {kind:<10} {gpus['value']:>6,} GPUs  {m['layer_cost'][kind]['value']:>14,.2f} "
+                                 f"{self.currency}/month")
+            for kind, saving in m["savings_against_pure"].items():
+                lines.append(f"  saves {saving['value']:,.2f} {self.currency}/month against all {kind}")
+            if "if_steady" in m:
+                steady = ", ".join(f"{v} {k}" for k, v in m["if_steady"]["gpus"].items() if v)
+                lines.append(f"  with the same average demand steady: {steady} GPUs, "
+                             f"{m['if_steady']['total']['value']:,.2f} {self.currency}/month")
         if self.estimates:
             lines.append("caution, unsourced estimates behind these figures:")
             lines += [f"  {e}" for e in self.estimates]
@@ -451,7 +466,17 @@ def compare(scenario: Scenario, volume: float | None = None, volume_max: float |
         estimates=estimates(scenario),
         training=_training(scenario),
         finance=_finance(scenario),
+        mix=_mix(scenario),
     )
+
+
+def _mix(scenario: Scenario):
+    if scenario.demand is None:
+        return None
+    from .demand import cheapest_mix, mix_dict, steady_series
+
+    steady = None if scenario.demand.kind == "steady" else cheapest_mix(scenario, steady_series(scenario))
+    return mix_dict(scenario, cheapest_mix(scenario), steady)
 
 
 def _finance(scenario: Scenario):

@@ -89,8 +89,11 @@ def test_finance_reports_show_the_horizon_charts(tmp_path, name):
     alts = re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,', html)
     # cost against volume, GPUs, components; then cumulative cost, capex/opex lines, cost per GPU-hour;
     # the H200 scenario declares uncertain inputs: win probability, savings, tornado
-    assert len(alts) == {"h200-24gpu-cluster": 9, "h100-10k-cluster": 6}[name]
+    # the H200 scenario also has a demand profile (week, load-duration curve with the mix, cost against
+    # level) and uncertain inputs (win probability, savings, tornado)
+    assert len(alts) == {"h200-24gpu-cluster": 12, "h100-10k-cluster": 6}[name]
     assert alts[3].startswith("Cumulative cost") and alts[5].startswith("Own cost per used GPU-hour")
     assert "Payback against" in html
     if name == "h200-24gpu-cluster":
-        assert alts[8].startswith("Tornado") and "probability of being the cheapest" in html
+        assert alts[7].startswith("Load-duration curve") and alts[8].startswith("Monthly cost against the GPUs")
+        assert alts[11].startswith("Tornado") and "probability of being the cheapest" in html

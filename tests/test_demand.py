@@ -1,0 +1,196 @@
+"""Demand profiles, the job-log parser and the cheapest mix (screening curves)."""
+
+import copy
+import json
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import costmodel
+from costmodel import demand as dm
+from costmodel.cli import main
+from costmodel.paths import SCENARIO_DIR
+
+HOURS = 8760 / 12
+H200 = yaml.safe_load((SCENARIO_DIR / "h200-24gpu-cluster.yaml").read_text())
+ON_DEMAND, RESERVED = 4.50, 4.50 * (1 - 0.37)      # Nebius H200; 1-year commitment at 37 % off
+
+
+def scenario(demand, volume=12_000.0, own=False, spot=None):
+    """H200 (R2) prices with a given demand profile; without the own option unless asked."""
+    data = copy.deepcopy(H200)
+    data.pop("uncertainty", None)
+    data.pop("finance", None)
+    data["demand"] = demand
+    data["workload"]["gpu_hours_per_month"] = volume
+    data["options"]["rent"].pop("spot", None)
+    if spot is not None:
+        data["options"]["rent"]["spot"] = spot
+    s = costmodel.Scenario.model_validate(data)
+    if not own:   # the schema wants two options to compare; the mix needs only the rental terms
+        s = s.model_copy(update={"options": s.options.model_copy(update={"own": None})})
+    return s
+
+
+class TestProfiles:
+    def test_mean_is_the_workloads_average(self):
+        for profile in ({"kind": "steady"}, {"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0.25},
+                        {"kind": "campaigns", "on_days": 14, "period_days": 30, "off_share": 0.25}):
+            series = dm.hourly_demand(scenario(profile))
+            assert series.shape == (8760,)
+            assert series.mean() == pytest.approx(12_000 / HOURS, rel=1e-12)
+
+    def test_load_duration_curve_is_sorted_and_busy_shares_by_hand(self):
+        series = np.array([3.0, 1.0, 2.5, 0.0])
+        assert list(dm.load_duration_curve(series)) == [3.0, 2.5, 1.0, 0.0]
+        # GPU 1 busy in 3 of 4 hours; GPU 2 in 2 hours; GPU 3 in 1 hour plus half of another
+        assert list(dm.busy_shares(series)) == pytest.approx([0.75, 0.5, 0.375])
+
+    def test_growth_compounds_over_the_year(self):
+        series = dm.hourly_demand(scenario({"kind": "steady", "growth_per_year": 1.0}))
+        assert series[-1] / series[0] == pytest.approx(2 ** (8759 / 8760))
+
+
+class TestMix:
+    def test_two_level_profile_matches_the_closed_form(self):
+        # bursty: peak 2 x average for 25 % of hours, base (1 - 0.25 x 2) / 0.75 = 2/3 of the average;
+        # average 12,000 / 730 = 16.438 GPUs, base 10.959. GPUs 1-10 busy always, GPU 11 busy
+        # 0.75 x 0.959 + 0.25 = 0.969 of hours, GPUs 12-33 only at the peak (0.25). Reserve while
+        # f_k > 2.835 / 4.5 = 0.63: 11 GPUs.
+        s = scenario({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0.25})
+        mix = dm.cheapest_mix(s)
+        f = dm.busy_shares(dm.hourly_demand(s))
+        assert dm.single_layer_level(f, RESERVED, ON_DEMAND) == 11
+        assert mix.gpus["reserved"] == 11
+        assert mix.gpus["on_demand"] == 33 - 11
+        assert mix.total == pytest.approx(HOURS * (11 * RESERVED + ON_DEMAND * f[11:].sum()), rel=1e-12)
+
+    def test_steady_demand_is_all_reserved(self):
+        mix = dm.cheapest_mix(scenario({"kind": "steady"}, volume=16 * HOURS))
+        assert mix.gpus == {"on_demand": 0, "reserved": 16}
+        assert mix.utilisation["reserved"] == pytest.approx(1.0)
+
+    def test_rarely_busy_demand_reserves_nothing(self):
+        # busy 3 days in 30: 10 % of hours, below the 63 % price ratio
+        mix = dm.cheapest_mix(scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}))
+        assert mix.gpus["reserved"] == 0
+
+    @pytest.mark.parametrize("discount, lost, used", [(0.4, 0.5, True), (0.1, 25.0, False)])
+    def test_spot_only_when_its_discount_outweighs_the_overhead(self, discount, lost, used):
+        # overhead = 0.02 interruptions/GPU-h x hours lost; price 4.5 x (1 - discount) / (1 - overhead)
+        spot = {"discount": discount, "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": lost,
+                "source": "test"}
+        mix = dm.cheapest_mix(scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}, spot=spot))
+        assert (mix.gpus["spot"] > 0) == used
+
+    def test_spot_capacity_limit(self):
+        spot = {"discount": 0.4, "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": 0.5,
+                "max_gpus": 5, "source": "test"}
+        mix = dm.cheapest_mix(scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}, spot=spot))
+        assert mix.gpus["spot"] == 5
+
+    def test_cost_against_level_has_its_minimum_at_the_mix(self):
+        s = costmodel.load_scenario("h200-24gpu-cluster")
+        mix = dm.cheapest_mix(s)
+        levels, cost = dm.cost_against_level(s, "reserved", points=10_000)
+        assert levels[np.argmin(cost)] == mix.gpus["reserved"]
+        assert cost.min() == pytest.approx(mix.total, rel=1e-12)
+
+    @settings(max_examples=40, deadline=None)
+    @given(template=st.lists(st.floats(0, 10).map(lambda x: round(x, 3)), min_size=168, max_size=168),
+           volume=st.floats(500, 30_000))
+    def test_mix_never_costs_more_than_the_cheapest_pure_option(self, template, volume):
+        if sum(template) == 0:
+            template[0] = 1.0
+        s = scenario({"kind": "weekly", "template": template}, volume=round(volume, 1), own=True,
+                     spot={"discount": 0.4, "interruptions_per_gpu_hour": 0.02,
+                           "work_lost_hours_per_interruption": 0.5, "source": "test"})
+        mix = dm.cheapest_mix(s)
+        assert mix.total <= min(mix.pure.values()) * (1 + 1e-12)
+
+
+class TestJobLog:
+    HEADER = "JobID|JobName|Start|End|AllocTRES\n"
+
+    def write(self, tmp_path, rows):
+        path = tmp_path / "sacct.txt"
+        path.write_text(self.HEADER + "".join(r + "\n" for r in rows))
+        return path
+
+    def test_overlapping_jobs_add_up_and_partial_hours_count_pro_rata(self, tmp_path):
+        path = self.write(tmp_path, [
+            "1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4",
+            "2|b|2026-01-01T01:30:00|2026-01-01T03:00:00|billing=8,gres/gpu=2",
+        ])
+        d = dm.job_log_demand(path, 2026)
+        assert list(d[:4]) == pytest.approx([4.0, 4.0 + 1.0, 2.0, 0.0])
+        assert d.sum() == pytest.approx(4 * 2 + 2 * 1.5)
+
+    def test_midnight_and_month_boundaries_split_at_the_hour(self, tmp_path):
+        path = self.write(tmp_path, ["1|a|2026-01-31T23:00:00|2026-02-01T01:00:00|gres/gpu=8"])
+        d = dm.job_log_demand(path, 2026)
+        hour = (31 - 1) * 24 + 23          # 23:00 on 31 January
+        assert list(d[hour:hour + 3]) == [8.0, 8.0, 0.0]
+        assert d.sum() == 16.0
+
+    @pytest.mark.parametrize("row, reason", [
+        ("1|a|yesterday|2026-01-01T02:00:00|gres/gpu=1", "times like"),
+        ("1|a|2026-01-02T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "End is before Start"),
+        ("1|a|2026-01-01T00:00:00", "fields"),
+        ("1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=two", "gres/gpu"),
+    ])
+    def test_malformed_rows_name_the_line(self, tmp_path, row, reason):
+        path = self.write(tmp_path, ["1|ok|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1", row])
+        with pytest.raises(dm.JobLogError) as caught:
+            dm.job_log_demand(path, 2026)
+        assert caught.value.problems[0][0] == "line 3" and reason in caught.value.problems[0][2]
+
+    def test_the_shipped_log_loads(self):
+        s = costmodel.load_scenario("h200-job-log")
+        series = dm.hourly_demand(s)
+        # the scenario's monthly volume is the log's average
+        assert series.sum() / 12 == pytest.approx(s.workload.gpu_hours_per_month, rel=0.001)
+
+
+@pytest.mark.parametrize("profile, field", [
+    ({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0}, "demand.duty_cycle"),
+    ({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 1.5}, "demand.duty_cycle"),
+    ({"kind": "bursty", "peak_to_average": 0.5, "duty_cycle": 0.5}, "demand.peak_to_average"),
+    ({"kind": "bursty", "peak_to_average": 3, "duty_cycle": 0.5}, "demand.duty_cycle"),
+    ({"kind": "weekly", "template": [1.0] * 100}, "demand.template"),
+])
+def test_bad_profiles(tmp_path, profile, field):
+    data = copy.deepcopy(H200)
+    data["demand"] = profile
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(costmodel.ScenarioError) as caught:
+        costmodel.load_scenario(path)
+    assert [p[0] for p in caught.value.problems] == [field]
+
+
+@pytest.mark.parametrize("values, reason", [([1.0] * 8000, "needs 8760"), ([1.0] * 8759 + [-2.0], "non-negative")])
+def test_bad_hourly_files(tmp_path, values, reason):
+    hourly = tmp_path / "hours.csv"
+    hourly.write_text("gpus\n" + "\n".join(str(v) for v in values) + "\n")
+    data = copy.deepcopy(H200)
+    data["demand"] = {"kind": "hourly_file", "path": str(hourly)}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(costmodel.ScenarioError) as caught:
+        costmodel.load_scenario(path)
+    (problem,) = caught.value.problems
+    assert problem[0] == "demand.path" and reason in problem[2]
+
+
+def test_compare_reports_the_mix(capsys):
+    assert main(["compare", "h200-24gpu-cluster", "--json"]) == 0
+    mix = json.loads(capsys.readouterr().out)["cheapest_mix"]
+    assert mix["profile"] == "campaigns"
+    assert sum(v["value"] for v in mix["layer_cost"].values()) == pytest.approx(mix["total"]["value"], abs=0.05)
+    assert set(mix["savings_against_pure"]) >= {"own", "on_demand", "reserved"}
+    assert all(v["value"] >= -0.01 for v in mix["savings_against_pure"].values())
+    assert mix["gpus"]["reserved"]["unit"] == "GPU" and "if_steady" in mix
