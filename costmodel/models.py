@@ -334,7 +334,23 @@ class HostedAPI(_Model):
         return self._offer
 
 
-class GPUHoursWorkload(_Model):
+class _Workload(_Model):
+    """What the workloads share: the GPU they are counted on, checked against the catalog."""
+
+    gpu: str = Field(description="GPU id in data/gpus.csv.")
+
+    @field_validator("gpu")
+    @classmethod
+    def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
+        return _known(value, _catalog(info).gpus, "GPU", "gpus.csv")
+
+    @property
+    def gpus_per_replica(self) -> int:
+        """GPU counts step in ones unless a served model needs more per replica. [GPU]"""
+        return 1
+
+
+class GPUHoursWorkload(_Workload):
     """Work stated as GPU-hours per month (training, finetuning, batch jobs)."""
 
     kind: Literal["gpu_hours"]
@@ -346,20 +362,11 @@ class GPUHoursWorkload(_Model):
     )
     description: str = ""
 
-    @field_validator("gpu")
-    @classmethod
-    def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
-        return _known(value, _catalog(info).gpus, "GPU", "gpus.csv")
 
     @property
     def sizing_utilisation(self) -> float:
         """Average share of GPU hours the work may use when GPUs are counted. [-]"""
         return self.max_utilisation
-
-    @property
-    def gpus_per_replica(self) -> int:
-        """GPU counts step in ones. [GPU]"""
-        return 1
 
 
 class ServingEstimate(_Model):
@@ -405,7 +412,7 @@ class Serving(_Model):
         return None if value is None else _known(value, _catalog(info).throughput, "throughput row", "throughput.csv")
 
 
-class TokensWorkload(_Model):
+class TokensWorkload(_Workload):
     """Work stated as LLM tokens per day with an input:output mix (inference serving).
 
     Give either ``serving`` (a model served at a precision: GPUs per replica and
@@ -436,10 +443,6 @@ class TokensWorkload(_Model):
 
     _capacity: Any = PrivateAttr(default=None)
 
-    @field_validator("gpu")
-    @classmethod
-    def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
-        return _known(value, _catalog(info).gpus, "GPU", "gpus.csv")
 
     @model_validator(mode="after")
     def _resolve_capacity(self, info: ValidationInfo) -> TokensWorkload:
@@ -557,7 +560,7 @@ class Goodput(_Model):
     source: str = ""
 
 
-class TrainingWorkload(_Model):
+class TrainingWorkload(_Workload):
     """One training run: model size, tokens, GPU, precision and MFU, on a cluster of GPUs.
 
     Compute is 6·N·D FLOP (N active parameters, D tokens); GPU-hours = FLOP / (dense peak
@@ -585,10 +588,6 @@ class TrainingWorkload(_Model):
     _active: float = PrivateAttr(default=0.0)
     _total: float = PrivateAttr(default=0.0)
 
-    @field_validator("gpu")
-    @classmethod
-    def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
-        return _known(value, _catalog(info).gpus, "GPU", "gpus.csv")
 
     @field_validator("model")
     @classmethod
@@ -644,11 +643,6 @@ class TrainingWorkload(_Model):
     def sizing_utilisation(self) -> float:
         """The cluster is sized by ``cluster_gpus``; GPU-hours per month count at 100 %. [-]"""
         return 1.0
-
-    @property
-    def gpus_per_replica(self) -> int:
-        """GPU counts step in ones. [GPU]"""
-        return 1
 
 
 Workload = Annotated[GPUHoursWorkload | TokensWorkload | TrainingWorkload, Field(discriminator="kind")]
