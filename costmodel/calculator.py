@@ -25,7 +25,7 @@ from typing import Literal
 
 import numpy as np
 
-from .models import CloudRental, HostedAPI, OwnCluster, Scenario, TokensWorkload
+from .models import CloudRental, HostedAPI, Scenario, TokensWorkload
 from .units import DAYS_PER_MONTH, HOURS_PER_MONTH, MONTHS_PER_YEAR, SECONDS_PER_HOUR, TOKENS_PER_MILLION
 
 OPTIONS: tuple[str, ...] = ("own", "rent", "api")

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .calculator import OPTION_LABELS, gpu_hours_used, own_costs_at
+from .calculator import gpu_hours_used, own_costs_at
 from .errors import InputError
 from .models import Scenario
 from .units import HOURS_PER_MONTH, HOURS_PER_YEAR

@@ -465,8 +465,6 @@ def decision_table(scenario: Scenario, result: OwnFinance):
 
 def yearly_table(scenario: Scenario, flows: CashFlows):
     """Cash out of each option by line and year of the horizon, as text. [reporting currency]"""
-    import pandas as pd
-
     table = flows.table(scenario.reporting_currency)
     table["year"] = (table["month"] // MONTHS_PER_YEAR + 1).astype(int)
     table["option"] = table["option"].map(OPTION_LABELS)

@@ -817,7 +817,7 @@ def headline(scenario: Scenario, comparison: Comparison) -> str:
         payback = f["payback_month"]
         lines += ["", f"Over {f['horizon_months']} months in cash, at a {f['discount_rate_per_year']:.1%} cost of "
                   f"capital, the lowest present value of costs is **{OPTION_LABELS[best]}**"
-                  + (f" (unlike the monthly view above)" if best != comparison.cheapest else "")
+                  + (" (unlike the monthly view above)" if best != comparison.cheapest else "")
                   + "; payback of owning: " + (f"month {payback['value']}" if isinstance(payback, dict)
                                                 else "never within the horizon") + ". See the horizon section."]
     if comparison.estimates:

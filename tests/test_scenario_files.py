@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pydantic
 import pytest
 import yaml
 
@@ -199,5 +200,5 @@ def test_a_rate_for_the_reporting_currency_is_an_error(tmp_path):
 
 def test_loaded_scenarios_cannot_be_changed_in_place():
     scenario = costmodel.load_scenario("llama70b-vs-api")
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError, match="frozen"):
         scenario.options.rent = None

@@ -3,6 +3,7 @@
 import copy
 import json
 
+import pydantic
 import pytest
 import yaml
 from hypothesis import given
@@ -146,7 +147,7 @@ def test_overrides_revalidate():
     scenario = costmodel.load_scenario("deepseek-v3-training")
     faster = with_overrides(scenario, mfu=0.692, active_parameters=None)
     assert training_run(faster).ideal_gpu_hours == pytest.approx(training_run(scenario).ideal_gpu_hours / 2, rel=1e-12)
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError, match="mfu"):
         with_overrides(scenario, mfu=1.5)
     with pytest.raises(ValueError, match="failure model"):
         with_overrides(scenario, checkpoint_write_minutes=2)
