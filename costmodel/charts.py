@@ -548,8 +548,9 @@ def demand_week(scenario: Scenario, series: np.ndarray) -> alt.Chart:
         y=alt.Y("gpus:Q", title="GPUs busy [GPU]"),
         tooltip=[alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
     ).properties(width=640, height=200, title=alt.TitleParams(
-        "Demand hour by hour", subtitle=f"{scenario.demand.kind} profile; mean {series.mean():,.2f} GPUs, "
-                                        f"peak {series.max():,.2f}"))
+        "Demand hour by hour", subtitle=f"{scenario.demand.kind} profile; over the year: mean {series.mean():,.2f} "
+                                        f"GPUs, peak {series.max():,.2f}; this week's peak "
+                                        f"{series[start:start + 168].max():,.2f}"))
 
 
 def load_duration_layers(scenario: Scenario, series: np.ndarray, mix) -> alt.LayerChart:
@@ -588,8 +589,8 @@ def load_duration_layers(scenario: Scenario, series: np.ndarray, mix) -> alt.Lay
         f"(datum.layer == '{p}' ? {i} : 0)" for i, p in enumerate(present)) or "0")
     return area.properties(width=640, height=260, title=alt.TitleParams(
         "Load-duration curve and the cheapest mix",
-        subtitle="Owned and reserved GPUs serve the base, spot and on-demand the peaks (GPUs counted as held "
-                 "in order from the bottom)"))
+        subtitle="Each GPU of capacity, counted from the bottom, goes to the kind that serves its busy hours "
+                 "most cheaply"))
 
 
 def cost_against_level_chart(scenario: Scenario, series: np.ndarray) -> alt.LayerChart:
@@ -604,9 +605,10 @@ def cost_against_level_chart(scenario: Scenario, series: np.ndarray) -> alt.Laye
             continue
         levels, cost = cost_against_level(scenario, kind, series)
         frames.append(pd.DataFrame({"level": levels, "cost": cost, "kind": LAYER_LABELS[kind]}))
-        best = int(np.argmin(cost))
-        marks.append({"level": best, "cost": float(cost[best]), "kind": LAYER_LABELS[kind],
-                      "label": f"{LAYER_LABELS[kind]}: {best} GPUs"})
+        index = int(np.argmin(cost))
+        best = int(levels[index])
+        marks.append({"level": best, "cost": float(cost[index]), "kind": LAYER_LABELS[kind],
+                      "label": f"{LAYER_LABELS[kind]}: {best:,} GPUs", "dy": -14 - 14 * len(marks)})
     data = pd.concat(frames, ignore_index=True)
     lines = alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("level:Q", title="GPUs held (owned or reserved) [GPU]"),
@@ -617,7 +619,8 @@ def cost_against_level_chart(scenario: Scenario, series: np.ndarray) -> alt.Laye
     frame = pd.DataFrame(marks)
     best = alt.Chart(frame).mark_point(size=140, shape="diamond", filled=True, color="#d62728").encode(
         x="level:Q", y="cost:Q", tooltip=["label:N"])
-    text = alt.Chart(frame).mark_text(dy=-14, fontSize=11, color="#d62728").encode(x="level:Q", y="cost:Q",
-                                                                                    text="label:N")
-    return alt.layer(lines, best, text).properties(width=560, height=280, title=alt.TitleParams(
+    texts = [alt.Chart(frame.iloc[[i]]).mark_text(dy=int(frame["dy"].iloc[i]), align="left", fontSize=11,
+                                                  color="#d62728").encode(x="level:Q", y="cost:Q", text="label:N")
+             for i in range(len(frame))]
+    return alt.layer(lines, best, *texts).properties(width=560, height=280, title=alt.TitleParams(
         "Cost against the level held", subtitle="The rest served at its cheapest; red: the optimum"))

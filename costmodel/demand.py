@@ -44,6 +44,12 @@ LAYER_LABELS = {"own": "Owned", "reserved": "Reserved", "on_demand": "On-demand"
 """Display names of the kinds of capacity."""
 
 
+MAX_GPUS = 1_000_000
+"""Most GPUs an hour of demand or one job may hold."""
+
+_GRES = __import__("re").compile(r"^gres/gpu(:[^=]+)?=(.*)$")
+
+
 class JobLogError(InputError):
     """A job log that cannot be read; names the file, the line and the reason."""
 
@@ -136,11 +142,11 @@ def read_hourly_file(path: Path) -> np.ndarray:
         raise InputError(path, [("(file)", str(path), f"cannot be read: {exc.strerror}")]) from None
     values, problems = [], []
     for number, line in enumerate(lines, start=1):
-        text = line.strip().split(",")[-1].strip()
+        text = line.strip()
         if not text or (number == 1 and not _is_number(text)):
-            continue
-        if not _is_number(text) or not np.isfinite(float(text)) or float(text) < 0:
-            problems.append((f"line {number}", line, "not a non-negative number of GPUs"))
+            continue        # blank lines, and a header
+        if not _is_number(text) or not np.isfinite(float(text)) or not 0 <= float(text) <= MAX_GPUS:
+            problems.append((f"line {number}", line, f"not one number of GPUs between 0 and {MAX_GPUS:,}"))
             continue
         values.append(float(text))
     if not problems and len(values) != HOURS:
@@ -161,10 +167,13 @@ def _is_number(text: str) -> bool:
 def job_log_demand(path: Path, year: int) -> np.ndarray:
     """Hourly GPU demand of a year from a Slurm ``sacct --parsable2`` job log. [GPU]
 
-    Reads the fields JobID, Start, End and AllocTRES (``gres/gpu=N``; a job with no GPU
-    counts 0). Each job adds its GPUs to every hour it overlaps, pro rata for partial
-    hours, so jobs that overlap add up and a job crossing midnight or a month boundary
-    is split at the hour. Parts outside the year are dropped.
+    Reads the fields JobID, Start, End and AllocTRES (``gres/gpu=N``, or the typed
+    ``gres/gpu:h200=N`` summed over types when no untyped count is given; a job with no
+    GPU counts 0). Job steps (JobIDs with a dot, such as ``123.batch``) are skipped: their
+    GPUs belong to the job (``sacct -X`` writes no steps). Each job adds its GPUs to every
+    hour it overlaps, pro rata for partial hours, so jobs that overlap add up and a job
+    crossing midnight or a month boundary is split at the hour. Parts outside the year
+    are dropped. Times are local, without a UTC offset, as sacct prints them.
 
     Raises
     ------
@@ -185,7 +194,7 @@ def job_log_demand(path: Path, year: int) -> np.ndarray:
         raise JobLogError(path, [("line 1", lines[0], f"header lacks {', '.join(missing)}")])
     where = {name: header.index(name) for name in ("JobID", "Start", "End", "AllocTRES")}
     origin = dt.datetime(year, 1, 1)
-    starts, ends, gpus, problems = [], [], [], []
+    starts, ends, gpus, problems, seen = [], [], [], [], {}
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -193,25 +202,43 @@ def job_log_demand(path: Path, year: int) -> np.ndarray:
         if len(fields) < len(header):
             problems.append((f"line {number}", line, f"{len(fields)} fields, the header has {len(header)}"))
             continue
+        ident = fields[where["JobID"]]
+        if "." in ident:
+            continue        # a job step: its GPUs are the job's
+        if ident in seen:
+            problems.append((f"line {number}", line, f"JobID {ident} repeats line {seen[ident]}"))
+            continue
+        seen[ident] = number
         try:
             start = dt.datetime.fromisoformat(fields[where["Start"]])
             end = dt.datetime.fromisoformat(fields[where["End"]])
         except ValueError:
             problems.append((f"line {number}", line, "Start and End must be times like 2026-01-05T08:00:00"))
             continue
+        if start.tzinfo is not None or end.tzinfo is not None:
+            problems.append((f"line {number}", line, "give local times without a UTC offset, as sacct prints them"))
+            continue
         if end < start:
             problems.append((f"line {number}", line, "End is before Start"))
             continue
-        count = 0.0
+        untyped, typed, bad = None, 0, False
         for part in fields[where["AllocTRES"]].split(","):
-            if part.startswith("gres/gpu="):
-                try:
-                    count = float(part.split("=", 1)[1])
-                except ValueError:
-                    count = -1.0
-        if count < 0:
-            problems.append((f"line {number}", line, "AllocTRES gres/gpu= must be a whole number of GPUs"))
+            match = _GRES.match(part.strip())
+            if not match:
+                continue
+            text = match.group(2)
+            if not text.isdigit() or int(text) > MAX_GPUS:
+                bad = True
+                break
+            if match.group(1):
+                typed += int(text)
+            else:
+                untyped = int(text)
+        if bad:
+            problems.append((f"line {number}", line,
+                             f"AllocTRES gres/gpu= must be a whole number of GPUs up to {MAX_GPUS:,}"))
             continue
+        count = float(untyped if untyped is not None else typed)
         starts.append((start - origin).total_seconds() / 3600.0)
         ends.append((end - origin).total_seconds() / 3600.0)
         gpus.append(count)
@@ -372,11 +399,76 @@ def cheapest_mix(scenario: Scenario, series: np.ndarray | None = None) -> Mix:
     if not offer:
         raise ValueError("the scenario offers no kind of capacity")
     f = busy_shares(demand)
-    return _mix(offer, _assign(scenario, offer, f), f, demand)
+    return _mix(offer, _best_assignment(scenario, offer, f), f, demand, _rental_staffing(scenario))
+
+
+def _best_assignment(scenario: Scenario, offer: dict[str, Layer], f: np.ndarray,
+                     forced: tuple[str, int] | None = None) -> list[str]:
+    """The cheapest assignment, with owned GPUs in whole servers (every server count near the
+    unconstrained optimum is tried, spot placed for each) and, if given, one kind forced to a level."""
+    def cost(assignment: list[str]) -> float:
+        return _mix(offer, assignment, f, f).total
+
+    base = _assign(scenario, offer, f, *(forced or (None, None)))
+    if "own" not in offer or (forced and forced[0] == "own") or not base:
+        return base
+    per_server = scenario.options.own.server_spec.gpus_per_server
+    free = len(f) - (forced[1] if forced else 0)
+    guess = base.count("own") // per_server
+    most = int(np.ceil(max(free, 0) / per_server))
+    counts = range(0, most + 1) if most <= 200 else sorted({0, *range(max(0, guess - 50), min(most, guess + 50) + 1)})
+    best, best_cost = None, np.inf
+    for servers in counts:
+        trial = _assign_with_own(scenario, offer, f, servers * per_server, forced)
+        c = cost(trial)
+        if c < best_cost:
+            best, best_cost = trial, c
+    return best
+
+
+def _assign_with_own(scenario: Scenario, offer: dict[str, Layer], f: np.ndarray, owned: int,
+                     forced: tuple[str, int] | None) -> list[str]:
+    """Own the first ``owned`` GPUs (after any forced level), the rest at their cheapest, spot placed last."""
+    rest = {k: v for k, v in offer.items() if k != "own"}
+    start = forced[1] if forced else 0
+    if rest:
+        assignment = _assign(scenario, rest, f, *(forced or (None, None)), place_spot=False)
+    else:
+        assignment = ["own"] * len(f)
+    for k in range(start, min(start + owned, len(f))):
+        assignment[k] = "own"
+    return _place_spot(scenario, offer, f, assignment, {"own"} | ({forced[0]} if forced else set()))
+
+
+def _place_spot(scenario: Scenario, offer: dict[str, Layer], f: np.ndarray, assignment: list[str],
+                keep: set[str]) -> list[str]:
+    """Put capped spot capacity where it saves most against what each GPU costs now."""
+    cap = _spot_cap(scenario)
+    if "spot" not in offer or not cap:
+        return assignment
+    current = np.array([offer[kind].fixed_per_hour + offer[kind].variable_per_hour * f[k]
+                        for k, kind in enumerate(assignment)])
+    saving = current - offer["spot"].variable_per_hour * f
+    saving[np.isin(np.array(assignment), list(keep))] = 0.0
+    best = np.argsort(-saving, kind="stable")[:cap]
+    assignment = list(assignment)
+    for k in best[saving[best] > 0]:
+        assignment[k] = "spot"
+    return assignment
+
+
+def _rental_staffing(scenario: Scenario) -> float:
+    """Monthly cost of the rental option's people and fees, paid once any rented kind is used."""
+    from .calculator import _staffing_month
+
+    rent = scenario.options.rent
+    if rent is None or rent.staffing is None:
+        return 0.0
+    return float(_staffing_month(scenario, rent.staffing, rent.gpu_count or 0))
 
 
 def _assign(scenario: Scenario, offer: dict[str, Layer], f: np.ndarray, held: str | None = None,
-            level: int | None = None) -> list[str]:
+            level: int | None = None, place_spot: bool = True) -> list[str]:
     """The kind of capacity for each GPU; with ``held`` and ``level``, the first ``level`` GPUs are forced to it."""
     spot_cap = _spot_cap(scenario)
     kinds = [k for k in offer if not (k == "spot" and spot_cap is not None)]
@@ -391,20 +483,9 @@ def _assign(scenario: Scenario, offer: dict[str, Layer], f: np.ndarray, held: st
     if held is not None:
         for k in range(min(level, len(assignment))):
             assignment[k] = held
-        per_gpu = np.vstack([per_gpu, offer[held].fixed_per_hour + offer[held].variable_per_hour * f])
-        kinds = kinds + [held]
-    elif "own" in offer and assignment:
-        assignment = _whole_servers(scenario, assignment, per_gpu, kinds)
-    if "spot" in offer and spot_cap is not None and spot_cap > 0 and assignment:
-        # limited spot capacity goes where it saves most against what each GPU would cost otherwise
-        current = np.array([per_gpu[kinds.index(kind), k] for k, kind in enumerate(assignment)])
-        saving = current - offer["spot"].variable_per_hour * f
-        fixed_kinds = {"own"} | ({held} if held else set())
-        saving[np.isin(np.array(assignment), list(fixed_kinds))] = 0.0   # owned servers and forced levels stay
-        best = np.argsort(-saving)[:spot_cap]
-        for k in best[saving[best] > 0]:
-            assignment[k] = "spot"
-    return assignment
+    if not place_spot:
+        return assignment
+    return _place_spot(scenario, offer, f, assignment, {"own"} | ({held} if held else set()))
 
 
 def _spot_cap(scenario: Scenario) -> int | None:
@@ -412,7 +493,8 @@ def _spot_cap(scenario: Scenario) -> int | None:
     return None if rent is None or rent.spot is None else rent.spot.max_gpus
 
 
-def _mix(offer: dict[str, Layer], assignment: list[str], f: np.ndarray, demand: np.ndarray) -> Mix:
+def _mix(offer: dict[str, Layer], assignment: list[str], f: np.ndarray, demand: np.ndarray,
+         rental_staffing: float = 0.0) -> Mix:
     gpus, cost, utilisation = {}, {}, {}
     labels = np.array(assignment)
     for kind, layer in offer.items():
@@ -424,27 +506,13 @@ def _mix(offer: dict[str, Layer], assignment: list[str], f: np.ndarray, demand: 
     total_busy = float(f.sum())
     pure = {kind: HOURS_PER_MONTH * (layer.fixed_per_hour * len(f) + layer.variable_per_hour * total_busy)
             for kind, layer in offer.items() if not (kind == "spot" and layer.note.startswith("capped"))}
+    if rental_staffing:
+        rented = {"reserved", "on_demand", "spot"}
+        if any(gpus.get(k) for k in rented):
+            cost["rental staffing"] = rental_staffing
+        for kind in rented & set(pure):
+            pure[kind] += rental_staffing
     return Mix(gpus, cost, utilisation, pure, list(assignment), f)
-
-
-def _whole_servers(scenario: Scenario, assignment: list[str], per_gpu: np.ndarray, kinds: list[str]) -> list[str]:
-    """Round the owned band to whole servers: try the server counts on either side."""
-    per_server = scenario.options.own.server_spec.gpus_per_server
-    owned = assignment.count("own")
-    if owned % per_server == 0:
-        return assignment
-    own_index = kinds.index("own")
-    others = np.delete(np.arange(len(kinds)), own_index)
-    best_other = others[np.argmin(per_gpu[others], axis=0)] if len(others) else np.full(len(assignment), own_index)
-    start = assignment.index("own")
-    candidates = []
-    for count in (owned // per_server * per_server, (owned // per_server + 1) * per_server):
-        trial = [kinds[i] for i in best_other]
-        for k in range(start, min(start + count, len(trial))):
-            trial[k] = "own"
-        cost = sum(per_gpu[kinds.index(kind), k] for k, kind in enumerate(trial))
-        candidates.append((cost, trial))
-    return min(candidates, key=lambda c: c[0])[1]
 
 
 def single_layer_level(busy: np.ndarray, fixed_per_hour: float, flexible_price: float,
@@ -476,7 +544,12 @@ def cost_against_level(scenario: Scenario, kind: str, series: np.ndarray | None 
     offer = layers(scenario)
     f = busy_shares(demand)
     levels = np.unique(np.linspace(0, len(f), min(points, len(f) + 1)).round().astype(int))
-    costs = np.array([_mix(offer, _assign(scenario, offer, f, kind, int(level)), f, demand).total
+    if kind == "own":   # owned capacity comes in whole servers
+        per_server = scenario.options.own.server_spec.gpus_per_server
+        levels = np.unique(np.minimum(np.round(levels / per_server) * per_server, len(f) // per_server * per_server
+                                      + per_server)).astype(int)
+    staffing = _rental_staffing(scenario)
+    costs = np.array([_mix(offer, _best_assignment(scenario, offer, f, (kind, int(level))), f, demand, staffing).total
                       for level in levels])
     return levels, costs
 
@@ -484,7 +557,7 @@ def cost_against_level(scenario: Scenario, kind: str, series: np.ndarray | None 
 def describe_mix(scenario: Scenario, mix: Mix) -> str:
     """The mix in a few Markdown sentences."""
     currency = scenario.reporting_currency
-    bands = [f"{mix.gpus[k]:,} {LAYER_LABELS[k].lower()}" for k in mix.gpus if mix.gpus[k]]
+    bands = [f"{mix.gpus[k]:,} {LAYER_LABELS[k].lower()}" for k in mix.gpus if mix.gpus[k]] or ["no"]
     lines = [f"Cheapest mix for this demand: **{', '.join(bands)}** GPUs, **{mix.total:,.0f} {currency}/month**."]
     for kind, u in mix.utilisation.items():
         lines.append(f"- {LAYER_LABELS[kind]} GPUs are busy {u:.1%} of the hours they are paid for.")
@@ -508,6 +581,8 @@ def mix_dict(scenario: Scenario, mix: Mix, steady: Mix | None = None) -> dict:
         "utilisation": {k: {"value": round(v, 6), "unit": "share of paid hours busy"}
                         for k, v in mix.utilisation.items()},
         "pure_options": {k: money(v) for k, v in mix.pure.items()},
+        "demand": {"mean": {"value": round(float(mix.busy.sum()), 6), "unit": "GPU"},
+                   "peak_gpus": {"value": len(mix.busy), "unit": "GPU"}},
         "savings_against_pure": {k: money(v) for k, v in mix.savings().items()},
         "prices": {k: {"fixed": {"value": round(layer.fixed_per_hour, 6), "unit": f"{currency}/GPU/h held"},
                        "variable": {"value": round(layer.variable_per_hour, 6), "unit": f"{currency}/busy GPU-h"},
@@ -515,13 +590,14 @@ def mix_dict(scenario: Scenario, mix: Mix, steady: Mix | None = None) -> dict:
                    for k, layer in layers(scenario).items()},
     }
     if steady is not None:
-        data["if_steady"] = {"gpus": {k: v for k, v in steady.gpus.items()}, "total": money(steady.total)}
+        data["if_steady"] = {"gpus": {k: {"value": v, "unit": "GPU"} for k, v in steady.gpus.items()},
+                             "total": money(steady.total)}
     return data
 
 
-def steady_series(scenario: Scenario) -> np.ndarray:
+def steady_series(series: np.ndarray) -> np.ndarray:
     """The same average demand spread evenly over every hour, for comparison. [GPU]"""
-    return np.full(HOURS, float(gpu_hours_used(scenario, scenario.volume)) / HOURS_PER_MONTH)
+    return np.full(HOURS, float(np.mean(series)))
 
 
 def show_section(scenario: Scenario) -> None:
@@ -535,7 +611,7 @@ def show_section(scenario: Scenario) -> None:
         return
     series = hourly_demand(scenario)
     mix = cheapest_mix(scenario, series)
-    steady = cheapest_mix(scenario, steady_series(scenario)) if scenario.demand.kind != "steady" else None
+    steady = cheapest_mix(scenario, steady_series(series)) if scenario.demand.kind != "steady" else None
     text = describe_mix(scenario, mix)
     if steady is not None:
         bands = ", ".join(f"{v:,} {LAYER_LABELS[k].lower()}" for k, v in steady.gpus.items() if v)

@@ -32,6 +32,7 @@ from .catalog import APIOffer, Catalog, CloudOffer, Currency, Server, default_ca
 from .errors import InputError
 from .units import HOURS_PER_MONTH
 
+MONTHS_PER_YEAR_FOR_PROFILES = 12
 SMALLEST_INPUT = 1e-9
 """Smallest magnitude a non-zero numeric input may have (an MFU of 1e-300 is a typo)."""
 LARGEST_INPUT = 1e15
@@ -236,7 +237,7 @@ class Reserved(_Model):
 
     term_years: Literal[1, 3] = Field(description="Length of the commitment. [years]")
     price_per_gpu_hour: Positive | None = Field(default=None, description="Price; or give discount. [currency/GPU-h]")
-    discount: Share | None = Field(default=None, description="Discount off the on-demand price. [-]")
+    discount: float | None = Field(default=None, ge=0, lt=1, description="Discount off the on-demand price. [-]")
     currency: Currency | None = Field(default=None, description="Needed with price_per_gpu_hour.")
     source: str = Field(min_length=1)
 
@@ -252,13 +253,22 @@ class Reserved(_Model):
 class Spot(_Model):
     """Spot (interruptible) capacity: a discount off on-demand, paid for in redone work."""
 
-    discount: Share = Field(description="Discount off the on-demand price. [-]")
+    discount: float = Field(ge=0, lt=1, description="Discount off the on-demand price. [-]")
     interruptions_per_gpu_hour: NonNegative = Field(le=1, description="Interruptions per GPU-hour. [1/GPU-h]")
     work_lost_hours_per_interruption: NonNegative = Field(
         le=100, description="Work redone per interruption: restart plus half a checkpoint interval. [h]")
     max_gpus: Count | None = Field(default=None, ge=0, le=1_000_000,
                                    description="Most spot GPUs to be had at once; none: no limit. [GPU]")
     source: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _progress(self) -> Spot:
+        overhead = self.interruptions_per_gpu_hour * self.work_lost_hours_per_interruption
+        if overhead >= 1:
+            raise _fail("Spot", ("work_lost_hours_per_interruption",), "no_progress",
+                        "interruptions x work lost = {overhead} of every hour: spot would never finish the work",
+                        self.work_lost_hours_per_interruption, overhead=f"{overhead:.3g}")
+        return self
 
 
 class CloudRental(_Model):
@@ -843,6 +853,18 @@ class WeeklyDemand(_Profile):
     kind: Literal["weekly"]
     template: list[NonNegative] = Field(min_length=168, max_length=168, description="Relative demand by hour.")
 
+    @model_validator(mode="after")
+    def _some_demand(self) -> WeeklyDemand:
+        if sum(self.template) == 0:
+            raise _fail("WeeklyDemand", ("template",), "no_demand", "the template is all zeros: no demand", 0)
+        return self
+
+
+def _problems(error: InputError) -> str:
+    """The problems of a file error as one line: 'line 3: reason; line 7: reason'."""
+    shown = "; ".join(f"{field}: {reason}" for field, _, reason in error.problems[:5])
+    return shown + (f"; and {len(error.problems) - 5} more" if len(error.problems) > 5 else "")
+
 
 def _data_path(value: str) -> Path:
     from .paths import DATA_DIR
@@ -862,10 +884,12 @@ class HourlyFileDemand(_Profile):
         from .demand import read_hourly_file
 
         try:
-            read_hourly_file(self.resolved_path)
+            values = read_hourly_file(self.resolved_path)
         except InputError as exc:
             raise _fail("HourlyFileDemand", ("path",), "bad_file", "{problem}", self.path,
-                        problem=str(exc).splitlines()[0]) from None
+                        problem=_problems(exc)) from None
+        if values.sum() == 0:
+            raise _fail("HourlyFileDemand", ("path",), "no_demand", "the file holds no demand (all zeros)", self.path)
         return self
 
     @property
@@ -886,10 +910,13 @@ class JobLogDemand(_Profile):
         from .demand import job_log_demand
 
         try:
-            job_log_demand(self.resolved_path, self.year)
+            values = job_log_demand(self.resolved_path, self.year)
         except InputError as exc:
             raise _fail("JobLogDemand", ("path",), "bad_file", "{problem}", self.path,
-                        problem=str(exc).splitlines()[0]) from None
+                        problem=_problems(exc)) from None
+        if values.sum() == 0:
+            raise _fail("JobLogDemand", ("year",), "no_demand", "the log has no GPU-hours in {year}", self.year,
+                        year=self.year)
         return self
 
     @property
@@ -977,6 +1004,19 @@ class Scenario(_Model):
                 fail(tuple(path.split(".")), value, "implausible_magnitude",
                      "magnitude outside {low} to {high}: no real input is that large or small",
                      low=f"{SMALLEST_INPUT:g}", high=f"{LARGEST_INPUT:g}")
+        if self.demand is not None:
+            if self.workload.kind != "gpu_hours":
+                fail(("demand",), self.demand.kind, "demand_needs_gpu_hours",
+                     "demand profiles apply to a gpu_hours workload (kind: gpu_hours)")
+            elif self.demand.kind in ("hourly_file", "job_log"):
+                from .demand import hourly_demand
+
+                monthly = float(hourly_demand(self).sum()) / MONTHS_PER_YEAR_FOR_PROFILES
+                stated = self.workload.gpu_hours_per_month
+                if abs(monthly - stated) > 0.01 * max(monthly, stated):
+                    fail(("workload", "gpu_hours_per_month"), stated, "profile_mismatch",
+                         "the demand profile averages {monthly} GPU-hours a month; state that here so the monthly "
+                         "view and the mix describe the same work", monthly=f"{monthly:,.0f}")
         if self.uncertainty is not None:
 
             known = numeric_inputs(self)
@@ -1024,6 +1064,8 @@ class Scenario(_Model):
             found.append((("options", "rent", "offer"), rent.offer_spec.currency))
             if rent.staffing is not None:
                 found.append((("options", "rent", "staffing", "currency"), rent.staffing.currency))
+            if rent.reserved is not None and rent.reserved.currency is not None:
+                found.append((("options", "rent", "reserved", "currency"), rent.reserved.currency))
         if api is not None:
             found.append((("options", "api", "offer"), api.offer_spec.currency))
         return found

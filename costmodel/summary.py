@@ -302,14 +302,21 @@ class Comparison:
         if self.mix is not None:
             m = self.mix
             lines.append(f"cheapest mix for the {m['profile']} demand profile, {m['total']['value']:,.2f} {self.currency}/month:")
+            from .demand import LAYER_LABELS
+
             for kind, gpus in m["gpus"].items():
                 if gpus["value"]:
-                    lines.append(f"  {kind:<10} {gpus['value']:>6,} GPUs  {m['layer_cost'][kind]['value']:>14,.2f} "
-                                 f"{self.currency}/month")
+                    lines.append(f"  {LAYER_LABELS[kind]:<10} {gpus['value']:>6,} GPUs  "
+                                 f"{m['layer_cost'][kind]['value']:>14,.2f} {self.currency}/month")
+            if "rental staffing" in m["layer_cost"]:
+                lines.append(f"  rental staffing          {m['layer_cost']['rental staffing']['value']:>14,.2f} "
+                             f"{self.currency}/month")
             for kind, saving in m["savings_against_pure"].items():
-                lines.append(f"  saves {saving['value']:,.2f} {self.currency}/month against all {kind}")
+                lines.append(f"  saves {saving['value']:,.2f} {self.currency}/month against all "
+                             f"{LAYER_LABELS[kind].lower()}")
             if "if_steady" in m:
-                steady = ", ".join(f"{v} {k}" for k, v in m["if_steady"]["gpus"].items() if v)
+                steady = ", ".join(f"{v['value']} {LAYER_LABELS[k].lower()}" for k, v in m["if_steady"]["gpus"].items()
+                                   if v["value"])
                 lines.append(f"  with the same average demand steady: {steady} GPUs, "
                              f"{m['if_steady']['total']['value']:,.2f} {self.currency}/month")
         if self.estimates:
@@ -475,8 +482,11 @@ def _mix(scenario: Scenario):
         return None
     from .demand import cheapest_mix, mix_dict, steady_series
 
-    steady = None if scenario.demand.kind == "steady" else cheapest_mix(scenario, steady_series(scenario))
-    return mix_dict(scenario, cheapest_mix(scenario), steady)
+    from .demand import hourly_demand
+
+    series = hourly_demand(scenario)
+    steady = None if scenario.demand.kind == "steady" else cheapest_mix(scenario, steady_series(series))
+    return mix_dict(scenario, cheapest_mix(scenario, series), steady)
 
 
 def _finance(scenario: Scenario):

@@ -2,8 +2,10 @@
 
     python scripts/make_job_log.py
 
-A 24-GPU cluster's year, made up: finetuning jobs of 1-8 GPUs most days, and three
-continued-pretraining campaigns of 16-24 GPUs running for two to three weeks. The file
+A made-up year of a team's GPU jobs, as it would submit them if capacity were no limit:
+finetuning jobs of 1-8 GPUs most days, and three continued-pretraining campaigns of 16-24
+GPUs running for two to three weeks (so demand can peak above a 24-GPU cluster's size; a
+real log records only what the cluster could run). The file
 has the fields Slurm's ``sacct --parsable2 --format=JobID,JobName,Start,End,AllocTRES``
 writes, with a header line and "|" between fields. Seeded: the same file every time.
 """

@@ -4,6 +4,7 @@ import copy
 import json
 
 import numpy as np
+import pydantic
 import pytest
 import yaml
 from hypothesis import given, settings
@@ -137,16 +138,28 @@ class TestJobLog:
         assert d.sum() == 16.0
 
     @pytest.mark.parametrize("row, reason", [
-        ("1|a|yesterday|2026-01-01T02:00:00|gres/gpu=1", "times like"),
-        ("1|a|2026-01-02T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "End is before Start"),
-        ("1|a|2026-01-01T00:00:00", "fields"),
-        ("1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=two", "gres/gpu"),
+        ("2|a|yesterday|2026-01-01T02:00:00|gres/gpu=1", "times like"),
+        ("2|a|2026-01-02T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "End is before Start"),
+        ("2|a|2026-01-01T00:00:00", "fields"),
+        ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=two", "gres/gpu"),
+        ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1.5", "whole number"),
+        ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1000000000", "whole number"),
+        ("2|a|2026-03-01T00:00:00+00:00|2026-03-01T02:00:00+00:00|gres/gpu=1", "UTC offset"),
+        ("1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "repeats line 2"),
     ])
     def test_malformed_rows_name_the_line(self, tmp_path, row, reason):
         path = self.write(tmp_path, ["1|ok|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1", row])
         with pytest.raises(dm.JobLogError) as caught:
             dm.job_log_demand(path, 2026)
         assert caught.value.problems[0][0] == "line 3" and reason in caught.value.problems[0][2]
+
+    def test_steps_are_skipped_and_typed_counts_read(self, tmp_path):
+        path = self.write(tmp_path, [
+            "7|train|2026-01-01T00:00:00|2026-01-01T01:00:00|billing=8,gres/gpu:h200=8",
+            "7.batch|batch|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu:h200=8",
+            "7.0|step|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu=8",
+        ])
+        assert dm.job_log_demand(path, 2026)[0] == 8.0
 
     def test_the_shipped_log_loads(self):
         s = costmodel.load_scenario("h200-job-log")
@@ -161,6 +174,7 @@ class TestJobLog:
     ({"kind": "bursty", "peak_to_average": 0.5, "duty_cycle": 0.5}, "demand.peak_to_average"),
     ({"kind": "bursty", "peak_to_average": 3, "duty_cycle": 0.5}, "demand.duty_cycle"),
     ({"kind": "weekly", "template": [1.0] * 100}, "demand.template"),
+    ({"kind": "weekly", "template": [0.0] * 168}, "demand.template"),
 ])
 def test_bad_profiles(tmp_path, profile, field):
     data = copy.deepcopy(H200)
@@ -172,7 +186,9 @@ def test_bad_profiles(tmp_path, profile, field):
     assert [p[0] for p in caught.value.problems] == [field]
 
 
-@pytest.mark.parametrize("values, reason", [([1.0] * 8000, "needs 8760"), ([1.0] * 8759 + [-2.0], "non-negative")])
+@pytest.mark.parametrize("values, reason", [([1.0] * 8000, "needs 8760"), ([1.0] * 8759 + [-2.0], "between 0 and"),
+                                            ([1.0] * 8759 + ["10,5"], "one number"), ([0.0] * 8760, "no demand"),
+                                            ([1.0] * 8759 + [1e300], "between 0 and")])
 def test_bad_hourly_files(tmp_path, values, reason):
     hourly = tmp_path / "hours.csv"
     hourly.write_text("gpus\n" + "\n".join(str(v) for v in values) + "\n")
@@ -194,3 +210,59 @@ def test_compare_reports_the_mix(capsys):
     assert set(mix["savings_against_pure"]) >= {"own", "on_demand", "reserved"}
     assert all(v["value"] >= -0.01 for v in mix["savings_against_pure"].values())
     assert mix["gpus"]["reserved"]["unit"] == "GPU" and "if_steady" in mix
+
+
+def test_profile_and_workload_must_agree(tmp_path):
+    data = yaml.safe_load((SCENARIO_DIR / "h200-job-log.yaml").read_text())
+    data["workload"]["gpu_hours_per_month"] = 15000
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(costmodel.ScenarioError) as caught:
+        costmodel.load_scenario(path)
+    (problem,) = caught.value.problems
+    assert problem[0] == "workload.gpu_hours_per_month" and "5,181" in problem[2]
+
+
+def test_profiles_need_a_gpu_hours_workload():
+    data = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
+    data.pop("uncertainty")
+    data["demand"] = {"kind": "steady"}
+    with pytest.raises(pydantic.ValidationError, match="gpu_hours workload"):
+        costmodel.Scenario.model_validate(data)
+
+
+@pytest.mark.parametrize("spot, field", [
+    ({"discount": 1.0, "interruptions_per_gpu_hour": 0.0, "work_lost_hours_per_interruption": 0.0}, "discount"),
+    ({"discount": 0.4, "interruptions_per_gpu_hour": 0.5, "work_lost_hours_per_interruption": 10},
+     "work_lost_hours_per_interruption"),
+])
+def test_bad_spot_terms(spot, field):
+    data = copy.deepcopy(H200)
+    data["options"]["rent"]["spot"] = {**spot, "source": "test"}
+    with pytest.raises(pydantic.ValidationError) as caught:
+        costmodel.Scenario.model_validate(data)
+    assert caught.value.errors()[0]["loc"][-1] == field
+
+
+def test_reserved_price_currency_needs_a_rate():
+    data = copy.deepcopy(H200)
+    data["options"]["rent"]["reserved"] = {"term_years": 1, "price_per_gpu_hour": 2.5, "currency": "EUR",
+                                           "source": "test"}
+    with pytest.raises(pydantic.ValidationError, match="no FX rate from EUR"):
+        costmodel.Scenario.model_validate(data)
+
+
+def test_owned_servers_and_capped_spot_are_searched_together():
+    # A demand where owning one server and using the capped spot beside it beats owning two
+    data = copy.deepcopy(H200)
+    data.pop("uncertainty")
+    data["demand"] = {"kind": "weekly", "template": [1] * 40 + [5] * 20 + [2] * 108}
+    data["options"]["rent"]["reserved"]["discount"] = 0.2
+    s = costmodel.Scenario.model_validate(data)
+    mix = dm.cheapest_mix(s)
+    series = dm.hourly_demand(s)
+    f, offer = dm.busy_shares(series), dm.layers(s)
+    brute = min(dm._mix(offer, dm._assign_with_own(s, offer, f, n * 8, ("reserved", r) if r else None), f, f).total
+                for n in range(6) for r in range(len(f) + 1))
+    assert mix.total == pytest.approx(brute, rel=1e-12)
+    assert mix.gpus["own"] % 8 == 0
