@@ -406,6 +406,11 @@ def rent_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     return {"GPU rental": rental.copy(), "staffing": staffing.copy()}
 
 
+def _cached_input_price(offer) -> float:
+    """Price of cached input tokens; the input price where the offer lists none. [offer currency/M tokens]"""
+    return offer.cached_input_per_million if offer.cached_input_per_million is not None else offer.input_per_million
+
+
 def api_price_per_million(api: HostedAPI, workload: TokensWorkload) -> float:
     """Blended API price per million tokens of the workload's mix. [offer currency/M tokens]
 
@@ -425,8 +430,7 @@ def api_price_per_million(api: HostedAPI, workload: TokensWorkload) -> float:
     11.6667
     """
     offer = api.offer_spec
-    cached_price = offer.cached_input_per_million if offer.cached_input_per_million is not None \
-        else offer.input_per_million
+    cached_price = _cached_input_price(offer)
     input_share = 1.0 - workload.output_share
     input_price = (1 - api.cached_input_share) * offer.input_per_million + api.cached_input_share * cached_price
     return input_share * input_price + workload.output_share * offer.output_per_million
@@ -447,8 +451,7 @@ def api_monthly_costs(scenario: Scenario, volume) -> dict[str, np.ndarray]:
     millions = np.asanyarray(tokens_per_month(scenario, volume), dtype=float) / TOKENS_PER_MILLION
     fx = scenario.fx_rate(offer.currency)
     input_millions = millions * (1.0 - work.output_share)
-    cached_price = offer.cached_input_per_million if offer.cached_input_per_million is not None \
-        else offer.input_per_million
+    cached_price = _cached_input_price(offer)
     return {
         "input tokens": input_millions * (1 - api.cached_input_share) * offer.input_per_million * fx,
         "cached input tokens": input_millions * api.cached_input_share * cached_price * fx,

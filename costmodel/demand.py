@@ -93,9 +93,9 @@ def hourly_demand(scenario: Scenario) -> np.ndarray:
         series = np.resize(template, HOURS)
         series *= average / series.mean() if series.mean() > 0 else 0.0
     elif kind == "hourly_file":
-        series = read_hourly_file(profile.resolved_path)
+        series = profile.values
     else:
-        series = job_log_demand(profile.resolved_path, profile.year)
+        series = profile.values
     if profile.growth_per_year:
         series = series * (1.0 + profile.growth_per_year) ** (hours / HOURS)
     return series

@@ -30,9 +30,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .catalog import APIOffer, Catalog, CloudOffer, Currency, Server, default_catalog
 from .errors import InputError
-from .units import HOURS_PER_MONTH
+from .units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 
-MONTHS_PER_YEAR_FOR_PROFILES = 12
 SMALLEST_INPUT = 1e-9
 """Smallest magnitude a non-zero numeric input may have (an MFU of 1e-300 is a typo)."""
 LARGEST_INPUT = 1e15
@@ -516,9 +515,9 @@ def _serving_capacity(serving: Serving, catalog: Catalog, gpu_id: str):
     except ValueError as exc:
         raise _fail("TokensWorkload", ("serving", "precision"), "precision_unsupported", str(exc),
                     serving.precision) from None
+    matches = matching_rows(catalog, serving.model, gpu_id, serving.precision)
     held = serving.kv_cache_tokens
-    if serving.estimate is not None and (serving.use_estimate or not matching_rows(catalog, serving.model, gpu_id,
-                                                                                   serving.precision)):
+    if serving.estimate is not None and (serving.use_estimate or not matches):
         e = serving.estimate   # the estimate's batch must fit in memory too
         held = max(held, e.batch_size * (e.input_tokens + e.output_tokens))
     try:
@@ -535,7 +534,7 @@ def _serving_capacity(serving: Serving, catalog: Catalog, gpu_id: str):
                         model=serving.model, gpu=gpu_id, precision=serving.precision)
         rows = [row]
     else:
-        rows = matching_rows(catalog, serving.model, gpu_id, serving.precision)
+        rows = matches
     if rows and not serving.use_estimate:
         row = rows[0]
         per_replica = max(row.gpus_per_replica or minimum, minimum)   # the KV cache may need more than measured
@@ -879,6 +878,8 @@ class HourlyFileDemand(_Profile):
     kind: Literal["hourly_file"]
     path: str = Field(description="File, relative to data/ or absolute.")
 
+    _values: Any = PrivateAttr(default=None)
+
     @model_validator(mode="after")
     def _readable(self) -> HourlyFileDemand:
         from .demand import read_hourly_file
@@ -890,7 +891,13 @@ class HourlyFileDemand(_Profile):
                         problem=_problems(exc)) from None
         if values.sum() == 0:
             raise _fail("HourlyFileDemand", ("path",), "no_demand", "the file holds no demand (all zeros)", self.path)
+        self._values = values
         return self
+
+    @property
+    def values(self):
+        """The hourly GPU demand read from the file, once, at validation. [GPU]"""
+        return self._values
 
     @property
     def resolved_path(self) -> Path:
@@ -905,6 +912,8 @@ class JobLogDemand(_Profile):
     path: str = Field(description="File, relative to data/ or absolute.")
     year: Count = Field(ge=1970, le=2100, description="Calendar year the profile covers.")
 
+    _values: Any = PrivateAttr(default=None)
+
     @model_validator(mode="after")
     def _readable(self) -> JobLogDemand:
         from .demand import job_log_demand
@@ -917,7 +926,13 @@ class JobLogDemand(_Profile):
         if values.sum() == 0:
             raise _fail("JobLogDemand", ("year",), "no_demand", "the log has no GPU-hours in {year}", self.year,
                         year=self.year)
+        self._values = values
         return self
+
+    @property
+    def values(self):
+        """The hourly GPU demand read from the log, once, at validation. [GPU]"""
+        return self._values
 
     @property
     def resolved_path(self) -> Path:
@@ -999,7 +1014,8 @@ class Scenario(_Model):
                 fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
         from .uncertainty import bounds, numeric_inputs
 
-        for path, value in numeric_inputs(self).items():
+        known = numeric_inputs(self)
+        for path, value in known.items():
             if value != 0 and not SMALLEST_INPUT <= abs(value) <= LARGEST_INPUT:
                 fail(tuple(path.split(".")), value, "implausible_magnitude",
                      "magnitude outside {low} to {high}: no real input is that large or small",
@@ -1011,15 +1027,13 @@ class Scenario(_Model):
             elif self.demand.kind in ("hourly_file", "job_log"):
                 from .demand import hourly_demand
 
-                monthly = float(hourly_demand(self).sum()) / MONTHS_PER_YEAR_FOR_PROFILES
+                monthly = float(hourly_demand(self).sum()) / MONTHS_PER_YEAR
                 stated = self.workload.gpu_hours_per_month
                 if abs(monthly - stated) > 0.01 * max(monthly, stated):
                     fail(("workload", "gpu_hours_per_month"), stated, "profile_mismatch",
                          "the demand profile averages {monthly} GPU-hours a month; state that here so the monthly "
                          "view and the mix describe the same work", monthly=f"{monthly:,.0f}")
         if self.uncertainty is not None:
-
-            known = numeric_inputs(self)
             for group in ("distributions", "tornado"):
                 for path in getattr(self.uncertainty, group):
                     if path not in known:
