@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import functools
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -31,24 +31,43 @@ Quality = Literal["P", "S", "U"]
 
 
 class _Row(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
     quality: Quality = Field(description="P primary, S secondary, U unsourced estimate.")
     as_of: str = Field(min_length=4, description="Date (or month, or year) the figure was true.")
     source: str = Field(min_length=1, description="Where the figure comes from.")
     notes: str = ""
 
+    file: ClassVar[str] = ""
+    """The catalog file, e.g. ``data/gpus.csv``."""
+    key: ClassVar[str] = ""
+    """The column holding the row's id."""
+
+    @property
+    def ident(self) -> str:
+        """The row's id."""
+        return str(getattr(self, self.key))
+
+    def citation(self) -> str:
+        """Where the row's figures come from: ``data/file.csv: id [grade, as of] source``."""
+        return f"{self.file}: {self.ident} [{self.quality}, {self.as_of}] {self.source}"
+
 
 class GPU(_Row):
     """One GPU model (one row of data/gpus.csv)."""
+
+    file: ClassVar[str] = "data/gpus.csv"
+    key: ClassVar[str] = "gpu"
 
     gpu: str = Field(description="Catalog id, e.g. H100-SXM-80GB.")
     name: str
     memory_gb: float = Field(gt=0, description="Memory per GPU. [GB]")
     memory_bandwidth_tb_s: float = Field(gt=0, description="Memory bandwidth per GPU. [TB/s]")
     bf16_dense_tflops: float = Field(gt=0, description="Dense (not 2:4 sparse) BF16 peak. [TFLOP/s]")
-    fp8_dense_tflops: float | None = Field(default=None, gt=0, description="Dense FP8 peak; empty if unsupported. [TFLOP/s]")
-    fp4_dense_tflops: float | None = Field(default=None, gt=0, description="Dense FP4 peak; empty if unsupported. [TFLOP/s]")
+    fp8_dense_tflops: float | None = Field(default=None, gt=0,
+                                           description="Dense FP8 peak; empty if unsupported. [TFLOP/s]")
+    fp4_dense_tflops: float | None = Field(default=None, gt=0,
+                                           description="Dense FP4 peak; empty if unsupported. [TFLOP/s]")
     tdp_w: float = Field(gt=0, description="Thermal design power per GPU. [W]")
 
     def dense_tflops(self, precision: str) -> float:
@@ -59,7 +78,8 @@ class GPU(_Row):
         ValueError
             The GPU has no such precision (e.g. FP8 on an A100).
         """
-        peak = {"bf16": self.bf16_dense_tflops, "fp8": self.fp8_dense_tflops, "fp4": self.fp4_dense_tflops}.get(precision)
+        peaks = {"bf16": self.bf16_dense_tflops, "fp8": self.fp8_dense_tflops, "fp4": self.fp4_dense_tflops}
+        peak = peaks.get(precision)
         if peak is None:
             raise ValueError(f"{self.gpu} has no {precision} tensor-core support (data/gpus.csv)")
         return peak
@@ -67,6 +87,9 @@ class GPU(_Row):
 
 class Server(_Row):
     """One GPU server model (one row of data/servers.csv)."""
+
+    file: ClassVar[str] = "data/servers.csv"
+    key: ClassVar[str] = "server"
 
     server: str = Field(description="Catalog id, e.g. dgx-h200.")
     gpu: str = Field(description="Catalog id of the GPU it holds.")
@@ -79,6 +102,9 @@ class Server(_Row):
 class CloudOffer(_Row):
     """One cloud GPU rental price (one row of data/cloud_prices.csv)."""
 
+    file: ClassVar[str] = "data/cloud_prices.csv"
+    key: ClassVar[str] = "offer"
+
     offer: str = Field(description="Catalog id of the offer.")
     provider: str
     gpu: str = Field(description="Catalog id of the GPU rented.")
@@ -89,6 +115,9 @@ class CloudOffer(_Row):
 
 class APIOffer(_Row):
     """One hosted LLM API price (one row of data/api_prices.csv)."""
+
+    file: ClassVar[str] = "data/api_prices.csv"
+    key: ClassVar[str] = "offer"
 
     offer: str = Field(description="Catalog id of the offer.")
     provider: str
@@ -103,6 +132,9 @@ class APIOffer(_Row):
 
 class LLM(_Row):
     """One language model's size and attention shape (one row of data/models.csv)."""
+
+    file: ClassVar[str] = "data/models.csv"
+    key: ClassVar[str] = "model"
 
     model: str = Field(description="Catalog id, e.g. llama-3.3-70b.")
     name: str
@@ -119,12 +151,17 @@ Precision = Literal["bf16", "fp8", "fp4"]
 class ThroughputRow(_Row):
     """One measured serving throughput (one row of data/throughput.csv)."""
 
+    file: ClassVar[str] = "data/throughput.csv"
+    key: ClassVar[str] = "row"
+
     row: str = Field(description="Catalog id of the measurement.")
     model: str
     gpu: str
     precision: Precision
-    output_tokens_per_second_per_gpu: float = Field(gt=0, description="Measured throughput per GPU. [output tokens/s/GPU]")
-    gpus_per_replica: int | None = Field(default=None, ge=1, description="Tensor-parallel degree measured; empty if not stated. [GPU]")
+    output_tokens_per_second_per_gpu: float = Field(
+        gt=0, description="Measured throughput per GPU. [output tokens/s/GPU]")
+    gpus_per_replica: int | None = Field(
+        default=None, ge=1, description="Tensor-parallel degree measured; empty if not stated. [GPU]")
     input_tokens: int | None = Field(default=None, ge=1, description="Input length per request. [tokens]")
     output_tokens: int | None = Field(default=None, ge=1, description="Output length per request. [tokens]")
     setting: str = Field(description="Benchmark setting (offline, server with latency bounds, max throughput).")

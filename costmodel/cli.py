@@ -40,15 +40,16 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from .scenario import load_scenario
-    from .summary import compare
+    from .domain.compare import compare
+    from .presentation.text import comparison_text
+    from .scenarios import load_scenario
 
     scenario = load_scenario(args.scenario)
     result = compare(scenario, volume=args.volume, volume_max=args.volume_max)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
     else:
-        print(result.text())
+        print(comparison_text(result))
     return 0
 
 

@@ -6,6 +6,7 @@ broke, so that a reviewer can fix the input without reading code.
 
 from __future__ import annotations
 
+import difflib
 import reprlib
 from collections.abc import Iterable
 from pathlib import Path
@@ -54,18 +55,83 @@ def _show(value: Any) -> str:
     return _REPR.repr(value)
 
 
-def from_validation_error(error: Any, path: str | Path | None, cls: type[InputError],
+_YAML_WORDS = {"yes", "no", "on", "off", "y", "n", "true", "false"}
+
+
+def _reason(item: dict) -> str:
+    """A validation error's message in the tool's words, for the common kinds."""
+    kind, value, ctx = item["type"], item.get("input"), item.get("ctx") or {}
+    if kind in ("float_type", "float_parsing", "int_type", "int_parsing", "int_from_float"):
+        what = "a whole number" if kind.startswith("int") else "a number"
+        if isinstance(value, bool):
+            return f"must be {what}, not true/false"
+        if isinstance(value, str):
+            hint = " (YAML 1.2 reads yes/no/on/off as text, not as true/false)" \
+                if value.strip().lower() in _YAML_WORDS else ""
+            return f"must be {what}, not the text {value!r}{hint}"
+        if kind == "int_from_float":
+            return "must be a whole number"
+        return f"must be {what}"
+    if kind == "union_tag_invalid":
+        expected = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
+        return (f"{ctx.get('tag')!r} is not one of {', '.join(expected)}"
+                f"{did_you_mean(str(ctx.get('tag')), expected)}")
+    if kind == "union_tag_not_found":
+        return f"needs {ctx.get('discriminator', 'kind')!r} to say which kind it is"
+    if kind == "extra_forbidden":
+        return "not a field here (misspelt, or in the wrong block?)"
+    if kind == "literal_error":
+        expected = [t.strip().strip("'") for t in str(ctx.get("expected", "")).replace(" or ", ", ").split(",")]
+        return f"must be one of {', '.join(expected)}{did_you_mean(str(value), expected)}"
+    return item["msg"]
+
+
+def from_validation_error(error: Any, path: str | Path | None, cls: type[InputError], data: Any = None,
                           union_tags: frozenset[str] = frozenset()) -> InputError:
     """Turn a pydantic ``ValidationError`` into an :class:`InputError` naming each field.
 
-    ``union_tags`` are discriminator values that pydantic puts in an error's location
-    (``workload.tokens.tokens_per_day``); they are left out of the field named.
+    Messages for wrong types, unknown kinds, misspelt keys and values outside a list are
+    the tool's own ("must be a number, not the text 'yes'", "'gpu_hour' is not one of
+    gpu_hours, tokens, training (did you mean gpu_hours?)"). Discriminator values that
+    pydantic puts in a location (``workload.tokens.tokens_per_day``) are left out of the field
+    named: those in ``union_tags``, and any part that is the ``kind`` of the data at that place.
     """
     problems = []
     for item in error.errors(include_url=False):
-        field = ".".join(str(part) for part in item["loc"] if part not in union_tags) or "(top level)"
+        loc, node, parts = item["loc"], data, []
+        for part in loc:
+            if part in union_tags or (isinstance(node, dict) and node.get("kind") == part and part not in node):
+                continue
+            parts.append(str(part))
+            if isinstance(node, dict):
+                node = node.get(part)
+            elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+                node = node[part]
+            else:
+                node = None
+        if item["type"] == "union_tag_invalid":
+            parts.append(str((item.get("ctx") or {}).get("discriminator", "kind")).strip("'"))
+        field = ".".join(parts) or "(top level)"
         value = item.get("input", _MISSING)
         if item["type"] == "missing":
             value = _MISSING
-        problems.append((field, value, item["msg"]))
+        elif item["type"] == "union_tag_invalid":
+            value = (item.get("ctx") or {}).get("tag", value)
+        problems.append((field, value, _reason(item)))
     return cls(path, problems)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """" (did you mean X?)" for the closest of ``choices`` to a misspelt ``word``, else "".
+
+    Uses :func:`difflib.get_close_matches` (ratio at least 0.6).
+
+    Examples
+    --------
+    >>> did_you_mean("gpu_hour", ["gpu_hours", "tokens", "training"])
+    ' (did you mean gpu_hours?)'
+    >>> did_you_mean("xyz", ["gpu_hours"])
+    ''
+    """
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
+    return f" (did you mean {close[0]}?)" if close else ""

@@ -1,9 +1,9 @@
 """Render scenarios into self-contained HTML break-even reports.
 
 For each scenario, :func:`render_report` runs ``notebooks/break_even.ipynb`` (or
-``notebooks/training_run.ipynb`` for a training run) with papermill, checks it ran without error, exports it with nbconvert through the
-``costmodel_offline`` template (the JupyterLab template without require.js, MathJax,
-Mermaid or widgets) and writes ``DIR/<scenario>/report.html`` beside the executed
+``notebooks/training_run.ipynb`` for a training run) with papermill, checks it ran without
+error, exports it with nbconvert through the ``costmodel_offline`` template (the JupyterLab
+template without require.js, MathJax, Mermaid or widgets) and writes ``DIR/<scenario>/report.html`` beside the executed
 ``report.ipynb``. Charts are inline SVG drawn by vl-convert, so the page opens with no
 network. A failed run leaves no ``report.html``, neither half-written nor stale.
 """
@@ -16,9 +16,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._files import write_text_atomically
+from .files import write_text_atomically
 from .paths import NOTEBOOK_DIR, TEMPLATE_DIR
-from .scenario import load_scenario, scenario_path
+from .scenarios import load_scenario, scenario_path
 
 BREAK_EVEN_NOTEBOOK: Path = NOTEBOOK_DIR / "break_even.ipynb"
 TRAINING_NOTEBOOK: Path = NOTEBOOK_DIR / "training_run.ipynb"

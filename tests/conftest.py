@@ -1,6 +1,73 @@
+"""Shared fixtures: the reference scenarios, one "patch a scenario" helper and one catalog-copy helper.
+
+Reference values in the tests come from shared/reference/cases.md (R1–R5), the catalog rows
+they cite, and closed forms; each test says where its expected value comes from.
+"""
+
+import copy
+from pathlib import Path
+
 import pytest
+import yaml
 
 import costmodel
+from costmodel.catalog import Catalog, default_catalog
+from costmodel.paths import SCENARIO_DIR
+
+
+def scenario_data(name: str) -> dict:
+    """The plain data of a bundled scenario file, to change before validating."""
+    return yaml.safe_load((SCENARIO_DIR / f"{name}.yaml").read_text())
+
+
+def patched_data(base: str | dict, changes: dict | None = None, drop: tuple[str, ...] = ()) -> dict:
+    """A copy of a bundled scenario's data (or of ``base``) with dotted paths changed.
+
+    ``changes`` maps ``"options.own.power.pue"`` to a new value (``None`` removes the key);
+    ``drop`` lists top-level blocks to remove (``"uncertainty"``, ``"finance"``, ...).
+    """
+    data = copy.deepcopy(scenario_data(base) if isinstance(base, str) else base)
+    for block in drop:
+        data.pop(block, None)
+    for dotted, value in (changes or {}).items():
+        node = data
+        *parents, last = dotted.split(".")
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
+        if isinstance(node, list):
+            node[int(last)] = value
+        elif value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    return data
+
+
+def patched(base: str | dict, changes: dict | None = None, drop: tuple[str, ...] = (),
+            catalog: Catalog | None = None) -> costmodel.Scenario:
+    """A validated scenario: a bundled one (or data) with dotted paths changed (see :func:`patched_data`)."""
+    return costmodel.Scenario.model_validate(patched_data(base, changes, drop),
+                                             context={"catalog": catalog} if catalog else None)
+
+
+def write_scenario(tmp_path: Path, data, name: str = "bad.yaml") -> Path:
+    """Write scenario data (or text) to a YAML file under ``tmp_path``."""
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def catalog_with(**tables) -> Catalog:
+    """The bundled catalog with some tables replaced or rows changed.
+
+    Each keyword names a table (``servers``, ``cloud_offers``, ...) and gives either a whole
+    dict of rows, or a function applied to each row (``lambda row: row.model_copy(...)``).
+    """
+    base = default_catalog()
+    fields = {name: getattr(base, name) for name in type(base).model_fields}
+    for name, change in tables.items():
+        fields[name] = {k: change(v) for k, v in fields[name].items()} if callable(change) else change
+    return Catalog(**fields)
 
 
 @pytest.fixture(scope="session")

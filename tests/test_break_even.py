@@ -1,31 +1,22 @@
 """Break-even search: closed forms, steps, "never", and properties over generated scenarios."""
 
-import copy
-
 import numpy as np
 import pytest
-import yaml
+from conftest import patched
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmodel
-from costmodel.paths import SCENARIO_DIR
+from costmodel.presentation.text import break_even_sentence
 
 HOURS = 8760 / 12
-R1 = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
-R2 = yaml.safe_load((SCENARIO_DIR / "h200-24gpu-cluster.yaml").read_text())
+R1, R2 = "llama70b-vs-api", "h200-24gpu-cluster"
 
 
-def scenario(base: dict, **changes) -> costmodel.Scenario:
-    data = copy.deepcopy(base)
-    data.pop("uncertainty", None)      # these tests change inputs the distributions name
-    for dotted, value in changes.items():
-        node = data
-        *path, last = dotted.split("__")
-        for key in path:
-            node = node[key]
-        node[last] = value
-    return costmodel.Scenario.model_validate(data)
+def scenario(base: str, **changes) -> costmodel.Scenario:
+    """A bundled scenario with fields changed (``options__rent__gpu_count=4``); without its
+    uncertainty block, since these tests change inputs its distributions name."""
+    return patched(base, {k.replace("__", "."): v for k, v in changes.items()}, drop=("uncertainty",))
 
 
 def diff(s, a, b, v):
@@ -41,7 +32,7 @@ def test_lines_through_zero_never_cross():
     assert b.volume is None and b.kind == "never"
     ratio = costmodel.monthly_cost(s, "rent", 1e7) / costmodel.monthly_cost(s, "api", 1e7)
     assert b.cheaper_below == ("rent" if ratio < 1 else "api")
-    assert "never" in b.describe("tokens/day")
+    assert "never" in break_even_sentence(b, costmodel.resolve(s).label, "tokens/day")
 
 
 def test_fixed_cost_against_api_closed_form():
@@ -72,7 +63,8 @@ def test_flip_at_a_server_step_is_reported_as_a_step():
     # every crossing has equal costs; every step has a sign change across it
     for volume, kind in zip(b.volumes, b.kinds):
         if kind == "crossing":
-            assert costmodel.monthly_cost(s, "own", volume) == pytest.approx(costmodel.monthly_cost(s, "rent", volume), rel=1e-6)
+            own, rent = (costmodel.monthly_cost(s, o, volume) for o in ("own", "rent"))
+            assert own == pytest.approx(rent, rel=1e-6)
 
 
 def test_bad_range_is_an_error():
@@ -100,7 +92,7 @@ def test_break_evens_match_a_dense_sweep(staff, rent_gpus, servers, throughput, 
         workload__serving=None,
         workload__output_tokens_per_second_per_gpu=throughput,
         workload__throughput_source="generated",
-        workload__max_utilisation=utilisation,
+        workload__utilisation_ceiling=utilisation,
         options__api__cached_input_share=cached,
     )
     top = 2e8

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -63,16 +64,32 @@ def test_bad_scenario_exits_2_and_names_the_field(tmp_path, capsys):
 
 
 def test_import_does_not_load_the_report_stack():
-    code = ("import sys, costmodel; costmodel.compare(costmodel.load_scenario('llama70b-vs-api')); "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'altair', 'papermill', 'nbconvert', 'vl_convert', 'IPython'}))")
+    # import, then load and compare every bundled scenario: no report stack, no SciPy or SALib
+    code = ("import sys, costmodel\n"
+            "for name in costmodel.bundled_scenarios():\n"
+            "    costmodel.compare(costmodel.load_scenario(name))\n"
+            "print(len(costmodel.bundled_scenarios()), sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'altair', 'papermill', 'nbconvert', 'vl_convert', 'IPython', 'scipy', 'SALib', 'pandas'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    count, loaded = out.strip().split(" ", 1)
+    assert int(count) >= 6 and loaded == "[]"
+
+
+def test_layers_contract_holds():
+    # import-linter's contracts in pyproject.toml: one-way layers, no cycles, no report stack below
+    # presentation, function-level imports counted
+    lint = Path(sys.executable).parent / "lint-imports"
+    done = subprocess.run([str(lint)], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "6 kept, 0 broken" in done.stdout
 
 
 def test_a_range_with_too_many_gpu_steps_is_refused(capsys):
     # 1e17 tokens/day needs ~1e10 rented H100: the search would walk billions of steps
     assert main(["compare", "llama70b-vs-api", "--volume", "1e17"]) == 2
-    assert "search a smaller volume range" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # F15: the message names the inputs that make the count explode and how to search less
+    assert "workload.tokens_per_day" in err and "--volume-max" in err
 
 
 def test_default_search_range_follows_the_volume_compared(capsys):

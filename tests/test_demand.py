@@ -1,36 +1,29 @@
 """Demand profiles, the job-log parser and the cheapest mix (screening curves)."""
 
-import copy
 import json
 
 import numpy as np
 import pydantic
 import pytest
-import yaml
+from conftest import patched, patched_data, write_scenario
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmodel
-from costmodel import demand as dm
+from costmodel import formulas
 from costmodel.cli import main
-from costmodel.paths import SCENARIO_DIR
+from costmodel.domain import mix as dm
+from costmodel.io.demand_files import JobLogError, read_job_log
 
 HOURS = 8760 / 12
-H200 = yaml.safe_load((SCENARIO_DIR / "h200-24gpu-cluster.yaml").read_text())
+H200 = "h200-24gpu-cluster"
 ON_DEMAND, RESERVED = 4.50, 4.50 * (1 - 0.37)      # Nebius H200; 1-year commitment at 37 % off
 
 
 def scenario(demand, volume=12_000.0, own=False, spot=None):
     """H200 (R2) prices with a given demand profile; without the own option unless asked."""
-    data = copy.deepcopy(H200)
-    data.pop("uncertainty", None)
-    data.pop("finance", None)
-    data["demand"] = demand
-    data["workload"]["gpu_hours_per_month"] = volume
-    data["options"]["rent"].pop("spot", None)
-    if spot is not None:
-        data["options"]["rent"]["spot"] = spot
-    s = costmodel.Scenario.model_validate(data)
+    s = patched(H200, {"demand": demand, "workload.gpu_hours_per_month": volume, "options.rent.spot": spot},
+                drop=("uncertainty", "finance"))
     if not own:   # the schema wants two options to compare; the mix needs only the rental terms
         s = s.model_copy(update={"options": s.options.model_copy(update={"own": None})})
     return s
@@ -46,9 +39,9 @@ class TestProfiles:
 
     def test_load_duration_curve_is_sorted_and_busy_shares_by_hand(self):
         series = np.array([3.0, 1.0, 2.5, 0.0])
-        assert list(dm.load_duration_curve(series)) == [3.0, 2.5, 1.0, 0.0]
+        assert list(formulas.load_duration_curve(series)) == [3.0, 2.5, 1.0, 0.0]
         # GPU 1 busy in 3 of 4 hours; GPU 2 in 2 hours; GPU 3 in 1 hour plus half of another
-        assert list(dm.busy_shares(series)) == pytest.approx([0.75, 0.5, 0.375])
+        assert list(formulas.busy_shares(series)) == pytest.approx([0.75, 0.5, 0.375])
 
     def test_growth_compounds_over_the_year(self):
         series = dm.hourly_demand(scenario({"kind": "steady", "growth_per_year": 1.0}))
@@ -63,8 +56,8 @@ class TestMix:
         # f_k > 2.835 / 4.5 = 0.63: 11 GPUs.
         s = scenario({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0.25})
         mix = dm.cheapest_mix(s)
-        f = dm.busy_shares(dm.hourly_demand(s))
-        assert dm.single_layer_level(f, RESERVED, ON_DEMAND) == 11
+        f = formulas.busy_shares(dm.hourly_demand(s))
+        assert formulas.single_layer_level(f, RESERVED, ON_DEMAND) == 11
         assert mix.gpus["reserved"] == 11
         assert mix.gpus["on_demand"] == 33 - 11
         assert mix.total == pytest.approx(HOURS * (11 * RESERVED + ON_DEMAND * f[11:].sum()), rel=1e-12)
@@ -126,31 +119,30 @@ class TestJobLog:
             "1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4",
             "2|b|2026-01-01T01:30:00|2026-01-01T03:00:00|billing=8,gres/gpu=2",
         ])
-        d = dm.job_log_demand(path, 2026)
+        d = read_job_log(path, 2026).demand
         assert list(d[:4]) == pytest.approx([4.0, 4.0 + 1.0, 2.0, 0.0])
         assert d.sum() == pytest.approx(4 * 2 + 2 * 1.5)
 
     def test_midnight_and_month_boundaries_split_at_the_hour(self, tmp_path):
         path = self.write(tmp_path, ["1|a|2026-01-31T23:00:00|2026-02-01T01:00:00|gres/gpu=8"])
-        d = dm.job_log_demand(path, 2026)
+        d = read_job_log(path, 2026).demand
         hour = (31 - 1) * 24 + 23          # 23:00 on 31 January
         assert list(d[hour:hour + 3]) == [8.0, 8.0, 0.0]
         assert d.sum() == 16.0
 
     @pytest.mark.parametrize("row, reason", [
-        ("2|a|yesterday|2026-01-01T02:00:00|gres/gpu=1", "times like"),
+        ("2|a|yesterday|2026-01-01T02:00:00|gres/gpu=1", "a time like"),
         ("2|a|2026-01-02T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "End is before Start"),
         ("2|a|2026-01-01T00:00:00", "fields"),
         ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=two", "gres/gpu"),
         ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1.5", "whole number"),
         ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1000000000", "whole number"),
-        ("2|a|2026-03-01T00:00:00+00:00|2026-03-01T02:00:00+00:00|gres/gpu=1", "UTC offset"),
         ("1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "repeats line 2"),
     ])
     def test_malformed_rows_name_the_line(self, tmp_path, row, reason):
         path = self.write(tmp_path, ["1|ok|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1", row])
-        with pytest.raises(dm.JobLogError) as caught:
-            dm.job_log_demand(path, 2026)
+        with pytest.raises(JobLogError) as caught:
+            read_job_log(path, 2026)
         assert caught.value.problems[0][0] == "line 3" and reason in caught.value.problems[0][2]
 
     def test_steps_are_skipped_and_typed_counts_read(self, tmp_path):
@@ -159,7 +151,9 @@ class TestJobLog:
             "7.batch|batch|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu:h200=8",
             "7.0|step|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu=8",
         ])
-        assert dm.job_log_demand(path, 2026)[0] == 8.0
+        log = read_job_log(path, 2026)
+        assert log.demand[0] == 8.0
+        assert log.skipped == {"job steps (their GPUs are the job's)": 2}
 
     def test_the_shipped_log_loads(self):
         s = costmodel.load_scenario("h200-job-log")
@@ -177,25 +171,19 @@ class TestJobLog:
     ({"kind": "weekly", "template": [0.0] * 168}, "demand.template"),
 ])
 def test_bad_profiles(tmp_path, profile, field):
-    data = copy.deepcopy(H200)
-    data["demand"] = profile
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(data))
+    path = write_scenario(tmp_path, patched_data(H200, {"demand": profile}))
     with pytest.raises(costmodel.ScenarioError) as caught:
         costmodel.load_scenario(path)
     assert [p[0] for p in caught.value.problems] == [field]
 
 
-@pytest.mark.parametrize("values, reason", [([1.0] * 8000, "needs 8760"), ([1.0] * 8759 + [-2.0], "between 0 and"),
+@pytest.mark.parametrize("values, reason", [([1.0] * 8000, "needs 8,760"), ([1.0] * 8759 + [-2.0], "between 0 and"),
                                             ([1.0] * 8759 + ["10,5"], "one number"), ([0.0] * 8760, "no demand"),
                                             ([1.0] * 8759 + [1e300], "between 0 and")])
 def test_bad_hourly_files(tmp_path, values, reason):
     hourly = tmp_path / "hours.csv"
     hourly.write_text("gpus\n" + "\n".join(str(v) for v in values) + "\n")
-    data = copy.deepcopy(H200)
-    data["demand"] = {"kind": "hourly_file", "path": str(hourly)}
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(data))
+    path = write_scenario(tmp_path, patched_data(H200, {"demand": {"kind": "hourly_file", "path": str(hourly)}}))
     with pytest.raises(costmodel.ScenarioError) as caught:
         costmodel.load_scenario(path)
     (problem,) = caught.value.problems
@@ -213,10 +201,7 @@ def test_compare_reports_the_mix(capsys):
 
 
 def test_profile_and_workload_must_agree(tmp_path):
-    data = yaml.safe_load((SCENARIO_DIR / "h200-job-log.yaml").read_text())
-    data["workload"]["gpu_hours_per_month"] = 15000
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(data))
+    path = write_scenario(tmp_path, patched_data("h200-job-log", {"workload.gpu_hours_per_month": 15000}))
     with pytest.raises(costmodel.ScenarioError) as caught:
         costmodel.load_scenario(path)
     (problem,) = caught.value.problems
@@ -224,11 +209,8 @@ def test_profile_and_workload_must_agree(tmp_path):
 
 
 def test_profiles_need_a_gpu_hours_workload():
-    data = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
-    data.pop("uncertainty")
-    data["demand"] = {"kind": "steady"}
     with pytest.raises(pydantic.ValidationError, match="gpu_hours workload"):
-        costmodel.Scenario.model_validate(data)
+        patched("llama70b-vs-api", {"demand": {"kind": "steady"}}, drop=("uncertainty",))
 
 
 @pytest.mark.parametrize("spot, field", [
@@ -237,32 +219,49 @@ def test_profiles_need_a_gpu_hours_workload():
      "work_lost_hours_per_interruption"),
 ])
 def test_bad_spot_terms(spot, field):
-    data = copy.deepcopy(H200)
-    data["options"]["rent"]["spot"] = {**spot, "source": "test"}
     with pytest.raises(pydantic.ValidationError) as caught:
-        costmodel.Scenario.model_validate(data)
+        patched(H200, {"options.rent.spot": {**spot, "source": "test"}})
     assert caught.value.errors()[0]["loc"][-1] == field
 
 
 def test_reserved_price_currency_needs_a_rate():
-    data = copy.deepcopy(H200)
-    data["options"]["rent"]["reserved"] = {"term_years": 1, "price_per_gpu_hour": 2.5, "currency": "EUR",
-                                           "source": "test"}
     with pytest.raises(pydantic.ValidationError, match="no FX rate from EUR"):
-        costmodel.Scenario.model_validate(data)
+        patched(H200, {"options.rent.reserved": {"term_years": 1, "price_per_gpu_hour": 2.5, "currency": "EUR",
+                                                 "source": "test"}})
+
+
+def optimum_by_dynamic_programming(f, prices, per_server):
+    """The cheapest assignment of GPUs to kinds, found independently of the screening rule.
+
+    Any GPU may go to any kind (own not only at the base); owned GPUs come in whole servers and
+    spot in at most its cap. A dynamic programme over the GPUs with the owned and spot counts as
+    its state gives the exact optimum. [currency/month]
+    """
+    cap = prices["spot"].cap if "spot" in prices else 0
+    free = [k for k in prices if k not in ("own", "spot")]
+    best = {(0, 0): 0.0}                     # (owned, spot) -> cost so far, per hour
+    for share in f:
+        nxt = {}
+        for (owned, spot), cost in best.items():
+            options = [((owned, spot), min(prices[k].fixed_per_hour + prices[k].variable_per_hour * share
+                                            for k in free))]
+            if "own" in prices:
+                options.append(((owned + 1, spot), prices["own"].fixed_per_hour
+                                + prices["own"].variable_per_hour * share))
+            if spot < cap:
+                options.append(((owned, spot + 1), prices["spot"].variable_per_hour * share))
+            for state, add in options:
+                if cost + add < nxt.get(state, np.inf):
+                    nxt[state] = cost + add
+        best = nxt
+    return HOURS * min(c for (owned, _), c in best.items() if owned % per_server == 0)
 
 
 def test_owned_servers_and_capped_spot_are_searched_together():
     # A demand where owning one server and using the capped spot beside it beats owning two
-    data = copy.deepcopy(H200)
-    data.pop("uncertainty")
-    data["demand"] = {"kind": "weekly", "template": [1] * 40 + [5] * 20 + [2] * 108}
-    data["options"]["rent"]["reserved"]["discount"] = 0.2
-    s = costmodel.Scenario.model_validate(data)
+    s = patched(H200, {"demand": {"kind": "weekly", "template": [1] * 40 + [5] * 20 + [2] * 108},
+                       "options.rent.reserved.discount": 0.2}, drop=("uncertainty",))
     mix = dm.cheapest_mix(s)
-    series = dm.hourly_demand(s)
-    f, offer = dm.busy_shares(series), dm.layers(s)
-    brute = min(dm._mix(offer, dm._assign_with_own(s, offer, f, n * 8, ("reserved", r) if r else None), f, f).total
-                for n in range(6) for r in range(len(f) + 1))
-    assert mix.total == pytest.approx(brute, rel=1e-12)
-    assert mix.gpus["own"] % 8 == 0
+    f = formulas.busy_shares(dm.hourly_demand(s))
+    assert mix.total == pytest.approx(optimum_by_dynamic_programming(f, dm.layer_prices(s), 8), rel=1e-12)
+    assert mix.gpus["own"] % 8 == 0 and mix.gpus["own"] > 0 and mix.gpus["spot"] > 0

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from costmodel.goodput import daly_interval, job_mtbf_hours, time_lost_fraction, young_interval
+from costmodel.formulas import daly_interval, job_mtbf_hours, time_lost_fraction, young_interval
 
 
 class TestYoung:
@@ -39,7 +39,8 @@ def test_llama3_mtbf():
 
 
 def test_no_failures_means_no_mtbf_and_only_write_time_lost():
-    assert job_mtbf_hours(0.0, 1000) is None
+    with pytest.raises(ValueError, match="failure rate above 0"):
+        job_mtbf_hours(0.0, 1000)
     assert time_lost_fraction(1.0, 0.1, 0.5, None) == pytest.approx(0.1 / 1.1)
 
 

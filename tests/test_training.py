@@ -1,25 +1,26 @@
 """Training compute against the reference cases R3 (DeepSeek-V3), R4 (Llama 3.1 405B), R5 (Chinchilla)."""
 
-import copy
 import json
+import math
+import shutil
 
-import pydantic
 import pytest
-import yaml
+from conftest import patched_data, write_scenario
 from hypothesis import given
 from hypothesis import strategies as st
 
 import costmodel
 from costmodel.cli import main
-from costmodel.paths import SCENARIO_DIR
-from costmodel.training import (
-    min_gpus_for_training_state,
+from costmodel.domain.training import training_run
+from costmodel.formulas import (
+    goodput_fraction,
     mfu_from_gpu_hours,
+    min_gpus_for_training_state,
     training_flop,
     training_gpu_hours,
-    training_run,
-    with_overrides,
 )
+from costmodel.paths import DATA_DIR
+from costmodel.scenarios import validate_data
 
 H800_BF16_DENSE = 989.0   # TFLOP/s, DeepSeek-V3 report / cases.md R3
 H100_BF16_DENSE = 989.0   # TFLOP/s, NVIDIA H100 datasheet 1,979 sparse / 2
@@ -111,14 +112,9 @@ def test_state_memory_sharded_and_unsharded():
     assert min_gpus_for_training_state(16e9, 90e9, 80e9, sharded=True) is None
 
 
-R3 = yaml.safe_load((SCENARIO_DIR / "deepseek-v3-training.yaml").read_text())
-
-
 def bad(tmp_path, **workload):
-    data = copy.deepcopy(R3)
-    data["workload"].update(workload)
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(data))
+    path = write_scenario(tmp_path, patched_data("deepseek-v3-training",
+                                                 {f"workload.{k}": v for k, v in workload.items()}))
     with pytest.raises(costmodel.ScenarioError) as caught:
         costmodel.load_scenario(path)
     return [p[0] for p in caught.value.problems], str(caught.value)
@@ -143,14 +139,14 @@ def test_cluster_too_small_for_the_training_state(tmp_path):
     assert fields == ["workload.cluster_gpus"] and "135" in text
 
 
-def test_overrides_revalidate():
+def test_changed_inputs_are_validated_afresh():
     scenario = costmodel.load_scenario("deepseek-v3-training")
-    faster = with_overrides(scenario, mfu=0.692, active_parameters=None)
+    faster = costmodel.with_inputs(scenario, {"workload.mfu": 0.692})
     assert training_run(faster).ideal_gpu_hours == pytest.approx(training_run(scenario).ideal_gpu_hours / 2, rel=1e-12)
-    with pytest.raises(pydantic.ValidationError, match="mfu"):
-        with_overrides(scenario, mfu=1.5)
-    with pytest.raises(ValueError, match="failure model"):
-        with_overrides(scenario, checkpoint_write_minutes=2)
+    with pytest.raises(costmodel.ScenarioError, match="workload.mfu"):
+        costmodel.with_inputs(scenario, {"workload.mfu": 1.5})
+    with pytest.raises(costmodel.ScenarioError, match="not a field of this scenario"):
+        costmodel.with_inputs(scenario, {"workload.goodput.checkpoint_write_minutes": 2})
 
 
 def test_tiny_mfu_is_refused_by_name(tmp_path):
@@ -159,17 +155,14 @@ def test_tiny_mfu_is_refused_by_name(tmp_path):
 
 
 def test_a_job_that_cannot_progress_is_refused():
-    data = yaml.safe_load((SCENARIO_DIR / "llama31-405b-training.yaml").read_text())
-    data["workload"]["goodput"].update(failures_per_gpu_per_year=50, checkpoint_write_minutes=10, restart_minutes=30)
-    with pytest.raises(Exception, match="leave it .* of the time to train"):
-        costmodel.Scenario.model_validate(data)
+    data = patched_data("llama31-405b-training", {"workload.goodput.failures_per_gpu_per_year": 50,
+                                                  "workload.goodput.checkpoint_write_minutes": 10,
+                                                  "workload.goodput.restart_minutes": 30})
+    with pytest.raises(costmodel.ScenarioError, match="leave it .* of the time to train"):
+        validate_data(data)
 
 
 def test_goodput_is_never_rounded_to_zero():
-    from costmodel.goodput import goodput_fraction
-
-    import math
-
     # a failure every 0.5 h, 10-minute writes, 30-minute restarts: tau / (M e^(R/M) (e^((tau+delta)/M) - 1))
     expected = 0.4 / (0.5 * math.exp(1.0) * math.expm1((0.4 + 10 / 60) / 0.5))
     assert goodput_fraction(0.4, 10 / 60, 0.5, 0.5) == pytest.approx(expected, rel=1e-12)
@@ -177,16 +170,13 @@ def test_goodput_is_never_rounded_to_zero():
 
 
 def test_custom_catalog_is_used(tmp_path):
-    import shutil
-
-    from costmodel.paths import DATA_DIR
-
     for name in ("gpus.csv", "servers.csv", "cloud_prices.csv", "api_prices.csv", "models.csv", "throughput.csv"):
         shutil.copy(DATA_DIR / name, tmp_path / name)
     gpus = tmp_path / "gpus.csv"
-    gpus.write_text(gpus.read_text().replace("H800-SXM-80GB,NVIDIA H800 SXM 80GB,80,3.35,989,", "H800-SXM-80GB,NVIDIA H800 SXM 80GB,80,3.35,1978,"))
+    row = "H800-SXM-80GB,NVIDIA H800 SXM 80GB,80,3.35,"
+    gpus.write_text(gpus.read_text().replace(row + "989,", row + "1978,"))
     catalog = costmodel.load_catalog(tmp_path)
     scenario = costmodel.load_scenario("deepseek-v3-training", catalog=catalog)
     assert training_run(scenario).ideal_gpu_hours == pytest.approx(
         training_run(costmodel.load_scenario("deepseek-v3-training")).ideal_gpu_hours / 2)
-    assert with_overrides(scenario, mfu=0.3).catalog is catalog
+    assert costmodel.with_inputs(scenario, {"workload.mfu": 0.3}).catalog is catalog

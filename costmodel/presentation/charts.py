@@ -1,8 +1,8 @@
 """Altair charts of a comparison: cost against volume, cost components, and a theme.
 
 Importing this module imports Altair; :mod:`costmodel` itself does not. Each chart
-function takes long-format data (from :mod:`costmodel.summary`) and returns an Altair
-chart. Reports render charts as SVG with vl-convert (``use_renderer("svg")``), so the
+function takes a resolved scenario and results (from :mod:`costmodel.domain`) and returns
+an Altair chart. Reports render charts as SVG with vl-convert (``use_renderer("svg")``), so the
 HTML holds the picture itself and needs no JavaScript or network to show it.
 """
 
@@ -12,12 +12,18 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from .calculator import OPTION_LABELS, BreakEven, present_options, step_volumes
-from .models import Scenario
-from .summary import Columns, Comparison, cost_sweep, format_volume, volume_display
+from .. import formulas
+from ..domain.capacity import capacity_volume, gpu_count, gpu_hours_used, step_volumes
+from ..domain.costs import own_capex_lines, own_costs_at, own_facility_capex
+from ..domain.finance import own_cost_per_used_gpu_hour
+from ..domain.mix import cost_against_level, layer_prices
+from ..domain.sweep import Columns, cost_sweep
+from ..resolved import Resolved, as_resolved
+from ..results import DEPRECIATION, LAYER_LABELS, Comparison
+from . import format as fmt
 
-OPTION_COLOURS = {"Own cluster": "#1f77b4", "Cloud rental": "#ff7f0e", "Hosted API": "#2ca02c"}
-"""One colour per option, the same in every chart."""
+OPTION_COLOURS = {"own": "#1f77b4", "rent": "#ff7f0e", "api": "#2ca02c"}
+"""One colour per kind of option, the same in every chart."""
 
 COMPONENT_COLOURS = {
     "capex depreciation": "#1f77b4",
@@ -66,31 +72,32 @@ def use_renderer(renderer: str = "svg") -> None:
     alt.data_transformers.disable_max_rows()   # charts are drawn to SVG here, not shipped as JSON to a browser
 
 
-def _colour_scale(scenario: Scenario, options: list[str] | None = None) -> alt.Scale:
-    labels = [OPTION_LABELS[o] for o in (options or present_options(scenario))]
-    return alt.Scale(domain=labels, range=[OPTION_COLOURS[label] for label in labels])
+def _colour_scale(r: Resolved, options: list[str] | None = None) -> alt.Scale:
+    names = options or list(r.options)
+    return alt.Scale(domain=[r.label(o) for o in names], range=[OPTION_COLOURS[r.options[o].kind] for o in names])
 
 
 MAX_DRAWN_STEPS = 500
 """Most GPU-count steps drawn sharp per option; past that, steps are finer than a pixel."""
 
 
-def sweep_volumes(scenario: Scenario, volume_min: float, volume_max: float, points: int = 1000) -> np.ndarray:
+def sweep_volumes(scenario, volume_min: float, volume_max: float, points: int = 1000) -> np.ndarray:
     """Evenly spaced volumes plus both sides of every GPU-count step, so steps draw sharp. [volume unit]
 
     An option with more than :data:`MAX_DRAWN_STEPS` steps in the range is drawn from the
     evenly spaced volumes alone.
     """
+    r = as_resolved(scenario)
     volumes = [np.linspace(volume_min, volume_max, points)]
-    for option in present_options(scenario):
-        steps = step_volumes(scenario, option, volume_max)
+    for option in r.options:
+        steps = step_volumes(r, option, volume_max)
         steps = steps[(steps > volume_min) & (steps < volume_max)]
         if len(steps) <= MAX_DRAWN_STEPS:
             volumes += [steps, np.nextafter(steps, np.inf) * (1 + 1e-12)]
     return np.unique(np.concatenate(volumes))
 
 
-def cost_vs_volume(scenario: Scenario, comparison: Comparison, volume_min: float, volume_max: float,
+def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_max: float,
                    points: int = 1000) -> alt.LayerChart:
     """Monthly cost of each option against volume, with each break-even marked and labelled.
 
@@ -109,23 +116,24 @@ def cost_vs_volume(scenario: Scenario, comparison: Comparison, volume_min: float
         Break-evens that do not happen in the range are not drawn; the subtitle says
         "never" for them.
     """
-    scale, unit = volume_display(scenario)
-    data = cost_sweep(scenario, sweep_volumes(scenario, volume_min, volume_max, points))
+    r = as_resolved(scenario)
+    scale, unit = fmt.volume_display(r.workload.kind)
+    data = cost_sweep(r, sweep_volumes(r, volume_min, volume_max, points))
     data["volume_shown"] = data[Columns.volume] / scale
-    currency = scenario.reporting_currency
+    currency = r.currency
     x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=alt.Axis(tickCount=8, labelOverlap=True),
               scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False))
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=x,
         y=alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(scenario)),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r)),
         tooltip=[alt.Tooltip("volume_shown:Q", title=unit, format=",.2f"),
                  alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.0f"),
                  alt.Tooltip(f"{Columns.gpu_count}:Q", title="GPUs")],
     )
-    marks = _break_even_marks(comparison.break_evens, scale, unit, float(data[Columns.cost].max()))
-    never = [f"{OPTION_LABELS[b.option_a]} vs {OPTION_LABELS[b.option_b]}: never in range"
+    marks = _break_even_marks(comparison, scale, unit, float(data[Columns.cost].max()))
+    never = [f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)}: never in range"
              for b in comparison.break_evens if b.volume is None]
     subtitle = ["Vertical rules mark break-evens" + (" (dashed: the cheaper option flips where a GPU count steps up)"
                 if any(b.kind == "step" for b in comparison.break_evens) else "")]
@@ -138,14 +146,15 @@ def cost_vs_volume(scenario: Scenario, comparison: Comparison, volume_min: float
     return chart
 
 
-def _break_even_marks(break_evens: list[BreakEven], scale: float, unit: str, top: float) -> list[alt.Chart]:
+def _break_even_marks(comparison: Comparison, scale: float, unit: str, top: float) -> list[alt.Chart]:
     """A rule at each break-even, labelled along the rule so labels never cross other rules."""
     rows = []
-    for b in break_evens:
+    label = comparison.label
+    for b in comparison.break_evens:
         if b.volume is None:
             continue
-        pair = f"{OPTION_LABELS[b.option_a]} = {OPTION_LABELS[b.option_b]}" if b.kind == "crossing" \
-            else f"{OPTION_LABELS[b.option_a]} / {OPTION_LABELS[b.option_b]} flip"
+        pair = f"{label(b.option_a)} = {label(b.option_b)}" if b.kind == "crossing" \
+            else f"{label(b.option_a)} / {label(b.option_b)} flip"
         rows.append({"volume_shown": b.volume / scale, "kind": b.kind,
                      "label": f"{pair}: {b.volume / scale:,.{2 if scale > 1 else 0}f} {unit}"})
     if not rows:
@@ -162,43 +171,25 @@ def _break_even_marks(break_evens: list[BreakEven], scale: float, unit: str, top
     return [rule, label]
 
 
-def show(chart: alt.TopLevelMixin, description: str) -> None:
-    """Display a chart in a notebook, with a text description for readers who cannot see it.
-
-    With the ``svg`` renderer the SVG is displayed with ``description`` as its alt text
-    (nbconvert writes it into the report's ``<img alt=...>``); other renderers display
-    the chart as they would.
-    """
-    from IPython.display import display
-
-    if alt.renderers.active != "svg":
-        display(chart)
-        return
-    svg = chart._repr_mimebundle_()
-    svg = svg[0] if isinstance(svg, tuple) else svg
-    display({"image/svg+xml": svg["image/svg+xml"], "text/plain": description}, raw=True,
-            metadata={"image/svg+xml": {"alt": description}})
-
-
-def describe_cost_chart(scenario: Scenario, comparison: Comparison) -> str:
+def describe_cost_chart(comparison: Comparison) -> str:
     """Alt text of :func:`cost_vs_volume`: what the chart shows, in one sentence."""
-    options = ", ".join(OPTION_LABELS[o] for o in present_options(scenario))
-    marks = "; ".join(f"{OPTION_LABELS[b.option_a]} vs {OPTION_LABELS[b.option_b]} {format_volume(scenario, b.volume)}"
-                      for b in comparison.break_evens)
+    options = ", ".join(r.label for r in comparison.options.values())
+    marks = "; ".join(f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)} "
+                      f"{fmt.volume(comparison.workload_kind, b.volume)}" for b in comparison.break_evens)
     return f"Line chart of monthly cost against volume for {options}. Break-evens: {marks}."
 
 
-def describe_component_chart(scenario: Scenario, table: pd.DataFrame) -> str:
+def describe_component_chart(scenario, table: pd.DataFrame) -> str:
     """Alt text of :func:`component_bars`: each option's total and largest component."""
     parts = []
     for label, group in table.groupby(Columns.option_label, sort=False):
         top = group.loc[group[Columns.cost].idxmax()]
-        parts.append(f"{label} {group[Columns.cost].sum():,.0f} {scenario.reporting_currency}/month, "
+        parts.append(f"{label} {group[Columns.cost].sum():,.0f} {as_resolved(scenario).currency}/month, "
                      f"mostly {top[Columns.component]}")
     return "Stacked bars of monthly cost by component: " + "; ".join(parts) + "."
 
 
-def component_bars(table: pd.DataFrame, scenario: Scenario) -> alt.Chart:
+def component_bars(table: pd.DataFrame, scenario) -> alt.Chart:
     """Stacked bars of each option's monthly cost by component, at one volume.
 
     Parameters
@@ -212,16 +203,17 @@ def component_bars(table: pd.DataFrame, scenario: Scenario) -> alt.Chart:
     -------
     altair.Chart
     """
-    currency = scenario.reporting_currency
-    return _stacked_bars(table, [OPTION_LABELS[o] for o in present_options(scenario)],
+    r = as_resolved(scenario)
+    currency = r.currency
+    return _stacked_bars(table, [r.label(o) for o in r.options],
                          f"Monthly cost [{currency}/month]", f"{currency}/month").properties(
         width=420, height=320,
-        title=alt.TitleParams(f"Cost components at {format_volume(scenario, scenario.volume)}",
+        title=alt.TitleParams(f"Cost components at {fmt.volume(r.workload.kind, r.volume)}",
                               subtitle=f"{currency} per month"),
     )
 
 
-def gpu_count_steps(scenario: Scenario, volume_max: float | None = None, points: int = 400) -> alt.Chart:
+def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400) -> alt.Chart:
     """GPUs each option runs against volume, with the configured count's limit marked.
 
     Parameters
@@ -236,28 +228,27 @@ def gpu_count_steps(scenario: Scenario, volume_max: float | None = None, points:
     -------
     altair.Chart
     """
-    from .calculator import capacity_volume, gpu_count
-
-    options = [o for o in present_options(scenario) if o != "api"]
-    capacities = [c for c in (capacity_volume(scenario, o) for o in options) if c]
+    r = as_resolved(scenario)
+    options = [o for o in r.options if r.options[o].kind != "api"]
+    capacities = [c for c in (capacity_volume(r, o) for o in options) if c]
     if volume_max is None:
-        volume_max = 1.5 * max(capacities) if capacities else 10 * max(scenario.volume, 1.0)
-    scale, unit = volume_display(scenario)
-    volumes = sweep_volumes(scenario, 0.0, volume_max, points)
+        volume_max = 1.5 * max(capacities) if capacities else 10 * max(r.volume, 1.0)
+    scale, unit = fmt.volume_display(r.workload.kind)
+    volumes = sweep_volumes(r, 0.0, volume_max, points)
     data = pd.DataFrame([
-        {"volume_shown": v / scale, Columns.option_label: OPTION_LABELS[o], Columns.gpu_count: g}
-        for o in options for v, g in zip(volumes, gpu_count(scenario, o, volumes))
+        {"volume_shown": v / scale, Columns.option_label: r.label(o), Columns.gpu_count: g}
+        for o in options for v, g in zip(volumes, gpu_count(r, o, volumes))
     ])
     lines = alt.Chart(data).mark_line(interpolate="step-after", strokeWidth=2).encode(
         x=alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=alt.Axis(tickCount=8, labelOverlap=True)),
         y=alt.Y(f"{Columns.gpu_count}:Q", title="GPUs [GPU]"),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(scenario, options)),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, options)),
     )
     layers = [lines]
     limits = pd.DataFrame([{"volume_shown": c / scale,
-                            "label": f"{OPTION_LABELS[o]}: {int(gpu_count(scenario, o, 0.0)):,} GPUs "
-                                     f"to {format_volume(scenario, c)}"}
-                           for o in options if (c := capacity_volume(scenario, o))])
+                            "label": f"{r.label(o)}: {int(gpu_count(r, o, 0.0)):,} GPUs "
+                                     f"to {fmt.volume(r.workload.kind, c)}"}
+                           for o in options if (c := capacity_volume(r, o))])
     if not limits.empty:
         layers.append(alt.Chart(limits).mark_rule(strokeDash=[4, 3], color="#666666").encode(
             x="volume_shown:Q", tooltip=["label:N"]))
@@ -271,24 +262,23 @@ def gpu_count_steps(scenario: Scenario, volume_max: float | None = None, points:
     )
 
 
-def describe_gpu_chart(scenario: Scenario) -> str:
+def describe_gpu_chart(scenario) -> str:
     """Alt text of :func:`gpu_count_steps`: where each option's configured GPUs run out."""
-    from .calculator import capacity_volume, gpu_count
-
+    r = as_resolved(scenario)
     parts = []
-    for o in present_options(scenario):
-        if o == "api":
+    for o in r.options:
+        if r.options[o].kind == "api":
             continue
-        c = capacity_volume(scenario, o)
+        c = capacity_volume(r, o)
         if c is None:
-            parts.append(f"{OPTION_LABELS[o]} has no fixed GPU count (billed per GPU-hour used)")
+            parts.append(f"{r.label(o)} has no fixed GPU count (billed per GPU-hour used)")
         else:
-            parts.append(f"{OPTION_LABELS[o]}'s {int(gpu_count(scenario, o, 0.0)):,} GPUs serve up to "
-                         f"{format_volume(scenario, c)}")
+            parts.append(f"{r.label(o)}'s {int(gpu_count(r, o, 0.0)):,} GPUs serve up to "
+                         f"{fmt.volume(r.workload.kind, c)}")
     return "Step chart of GPUs against volume. " + "; ".join(parts) + "."
 
 
-def checkpoint_tradeoff(scenario: Scenario, run) -> alt.LayerChart:
+def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
     """Share of time lost against checkpoint interval, with Young's and Daly's optima marked.
 
     Parameters
@@ -307,11 +297,10 @@ def checkpoint_tradeoff(scenario: Scenario, run) -> alt.LayerChart:
     ----------
     .. [1] Young (1974), CACM 17(9); Daly (2006), FGCS 22(3).
     """
-    from .goodput import daly_interval, time_lost_fraction, young_interval
-
-    settings = scenario.workload.goodput
-    write, restart, mtbf = settings.checkpoint_write_minutes / 60, settings.restart_minutes / 60, run.job_mtbf_hours
-    daly, young = daly_interval(write, mtbf), young_interval(write, mtbf)
+    settings = as_resolved(scenario).workload.training.goodput
+    write, restart, mtbf = settings.write_hours, settings.restart_hours, run.job_mtbf_hours
+    daly, young = formulas.daly_interval(write, mtbf), formulas.young_interval(write, mtbf)
+    time_lost_fraction = formulas.time_lost_fraction
     intervals = np.geomspace(min(daly, young) / 8, max(daly, young) * 8, 300)
     lost = time_lost_fraction(intervals, write, restart, mtbf)
     curve = alt.Chart(pd.DataFrame({"minutes": intervals * 60, "lost": lost * 100})).mark_line(strokeWidth=2).encode(
@@ -334,17 +323,18 @@ def checkpoint_tradeoff(scenario: Scenario, run) -> alt.LayerChart:
     return alt.layer(curve, points, above, below).properties(
         width=560, height=300,
         title=alt.TitleParams("Time lost to checkpoints, restarts and rework",
-                              subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {settings.checkpoint_write_minutes:g} "
-                                       f"min, restart {settings.restart_minutes:g} min; optimum intervals marked"),
+                              subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {write * 60:g} "
+                                       f"min, restart {restart * 60:g} min; optimum intervals marked"),
     )
 
 
-def run_cost_bars(scenario: Scenario, run) -> alt.Chart:
+def run_cost_bars(scenario, run) -> alt.Chart:
     """Stacked bars of a training run's cost with each option, by component."""
-    currency = scenario.reporting_currency
-    rows = [{Columns.option_label: OPTION_LABELS[o], Columns.component: c, Columns.cost: v}
+    r = as_resolved(scenario)
+    currency = r.currency
+    rows = [{Columns.option_label: r.label(o), Columns.component: str(c), Columns.cost: v}
             for o, parts in run.costs.items() for c, v in parts.items()]
-    order = [OPTION_LABELS[o] for o in present_options(scenario)]
+    order = [r.label(o) for o in r.options]
     return _stacked_bars(pd.DataFrame(rows), order, f"Cost of the run [{currency}]", currency).properties(
         width=360, height=300, title=alt.TitleParams("Cost of the training run", subtitle=currency))
 
@@ -366,7 +356,7 @@ def _stacked_bars(table: pd.DataFrame, options: list[str], y_title: str, unit: s
     )
 
 
-def cumulative_cost(scenario: Scenario, flows, result) -> alt.LayerChart:
+def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
     """Cumulative cash cost of each option over the horizon, with the payback month marked.
 
     Parameters
@@ -374,13 +364,14 @@ def cumulative_cost(scenario: Scenario, flows, result) -> alt.LayerChart:
     flows, result
         :func:`costmodel.finance.cash_flows` and :func:`costmodel.finance.own_finance`.
     """
-    currency = scenario.reporting_currency
-    data = pd.DataFrame([{"month": int(m), Columns.option_label: OPTION_LABELS[o], "cumulative": c}
+    r = as_resolved(scenario)
+    currency = r.currency
+    data = pd.DataFrame([{"month": int(m), Columns.option_label: r.label(o), "cumulative": c}
                          for o in flows.flows for m, c in zip(flows.months, flows.cumulative(o))])
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=alt.X("month:Q", title="Month after the decision [month]"),
         y=alt.Y("cumulative:Q", title=f"Cumulative cost [{currency}]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(scenario, list(flows.flows))),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(flows.flows))),
         tooltip=["month:Q", f"{Columns.option_label}:N", alt.Tooltip("cumulative:Q", format=",.0f")],
     )
     layers = [lines]
@@ -391,7 +382,7 @@ def cumulative_cost(scenario: Scenario, flows, result) -> alt.LayerChart:
         layers += [alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x="month:Q"),
                    alt.Chart(mark).mark_text(align="left", dx=5, dy=-8, fontSize=11).encode(
                        x="month:Q", y="y:Q", text="label:N")]
-        subtitle = f"Payback against {OPTION_LABELS[result.payback_against]} in month {result.payback_month}"
+        subtitle = f"Payback against {r.label(result.payback_against)} in month {result.payback_month}"
     else:
         subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
     return alt.layer(*layers).properties(
@@ -400,19 +391,19 @@ def cumulative_cost(scenario: Scenario, flows, result) -> alt.LayerChart:
                                                                "credited in the last month"]))
 
 
-def own_cost_lines(scenario: Scenario) -> alt.HConcatChart:
+def own_cost_lines(scenario) -> alt.HConcatChart:
     """The own cluster's capex by bill-of-materials line and its monthly running costs by line."""
-    from .calculator import gpu_hours_used, own_capex_lines, own_costs_at, own_facility_capex
-
-    currency = scenario.reporting_currency
-    own = scenario.options.own
+    r = as_resolved(scenario)
+    currency = r.currency
+    own = r.option("own")
     servers = float(own.server_count)
-    capex = {k: float(v) for k, v in own_capex_lines(scenario, servers).items()}
-    if own.facility is not None:
-        capex["facility"] = float(own_facility_capex(scenario, servers))
-    running = {k: float(v) for k, v in own_costs_at(scenario, servers, float(gpu_hours_used(scenario, scenario.volume))).items()
-               if k not in ("capex depreciation", "facility depreciation")}
-    left = alt.Chart(pd.DataFrame({"line": list(capex), "cost": list(capex.values())})).mark_bar(color="#1f77b4").encode(
+    capex = {k: float(v) for k, v in own_capex_lines(own, servers).items()}
+    if own.facility_price_per_mw is not None:
+        capex["facility"] = float(own_facility_capex(own, servers))
+    running = {str(k): float(v) for k, v in own_costs_at(own, servers, float(gpu_hours_used(r, r.volume))).items()
+               if k not in DEPRECIATION}
+    capex_frame = pd.DataFrame({"line": list(capex), "cost": list(capex.values())})
+    left = alt.Chart(capex_frame).mark_bar(color="#1f77b4").encode(
         y=alt.Y("line:N", title=None, sort="-x"),
         x=alt.X("cost:Q", title=f"Capex [{currency}]", axis=alt.Axis(format=",.0f")),
         tooltip=["line:N", alt.Tooltip("cost:Q", format=",.0f")],
@@ -424,31 +415,30 @@ def own_cost_lines(scenario: Scenario) -> alt.HConcatChart:
         x=alt.X("cost:Q", title=f"Running cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
         tooltip=["line:N", alt.Tooltip("cost:Q", format=",.0f")],
     ).properties(width=300, height=30 * len(running), title=alt.TitleParams(
-        "Monthly running cost by line", subtitle=f"at {format_volume(scenario, scenario.volume)}, "
+        "Monthly running cost by line", subtitle=f"at {fmt.volume(r.workload.kind, r.volume)}, "
                                                  f"total {sum(running.values()):,.0f} {currency}/month"))
     return alt.hconcat(left, right).resolve_scale(color="independent")
 
 
-def cost_per_gpu_hour_vs_utilisation(scenario: Scenario, result) -> alt.LayerChart:
+def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
     """Own cost per used GPU-hour against utilisation, rental prices as horizontal lines, break-evens marked."""
-    from .finance import own_cost_per_used_gpu_hour
-
-    currency = scenario.reporting_currency
+    r = as_resolved(scenario)
+    currency = r.currency
     prices = result.break_even_utilisation
-    top = max(b["price_per_gpu_hour"] for b in prices.values()) * 2.5 if prices else None
+    top = max(b.price_per_gpu_hour for b in prices) * 2.5 if prices else None
     u = np.linspace(0.02, 1.0, 300)
-    cost = own_cost_per_used_gpu_hour(scenario, u)
+    cost = own_cost_per_used_gpu_hour(r, u)
     keep = cost <= top if top else np.ones_like(u, dtype=bool)
     curve = alt.Chart(pd.DataFrame({"utilisation": u[keep] * 100, "cost": cost[keep]})).mark_line(
-        strokeWidth=2, color=OPTION_COLOURS["Own cluster"]).encode(
+        strokeWidth=2, color=OPTION_COLOURS["own"]).encode(
         x=alt.X("utilisation:Q", title="Utilisation of the owned GPUs [%]", scale=alt.Scale(domain=[0, 100])),
         y=alt.Y("cost:Q", title=f"Own cost per used GPU-hour [{currency}/GPU-h]"),
         tooltip=[alt.Tooltip("utilisation:Q", format=".1f"), alt.Tooltip("cost:Q", format=",.2f")],
     )
-    rows = [{"offer": f"{b['label']}: {b['price_per_gpu_hour']:,.2f} {currency}/GPU-h", "price": b["price_per_gpu_hour"],
-             "utilisation": None if b["utilisation"] is None else b["utilisation"] * 100,
-             "break_even": "never" if b["utilisation"] is None else f"{b['utilisation']:.1%}"}
-            for b in prices.values()]
+    rows = [{"offer": f"{b.label}: {b.price_per_gpu_hour:,.2f} {currency}/GPU-h", "price": b.price_per_gpu_hour,
+             "utilisation": None if b.utilisation is None else b.utilisation * 100,
+             "break_even": "never" if b.utilisation is None else fmt.share(b.utilisation)}
+            for b in prices]
     frame = pd.DataFrame(rows)
     colour = alt.Color("offer:N", title="Rental price",
                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=360))
@@ -464,7 +454,7 @@ def cost_per_gpu_hour_vs_utilisation(scenario: Scenario, result) -> alt.LayerCha
                       "Dashed: rental prices for the same GPU; dots: the utilisation at which owning costs the same"]))
 
 
-def tornado_chart(scenario: Scenario, bars) -> alt.LayerChart:
+def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     """Tornado: the decision metric with each input at its low and high value, widest swing on top.
 
     Parameters
@@ -472,7 +462,8 @@ def tornado_chart(scenario: Scenario, bars) -> alt.LayerChart:
     bars
         :func:`costmodel.uncertainty.tornado`.
     """
-    currency = scenario.reporting_currency
+    r = as_resolved(scenario)
+    currency = r.currency
     rows = []
     for b in bars:
         for end, value, metric in (("low", b.low, b.low_metric), ("high", b.high, b.high_metric)):
@@ -482,7 +473,7 @@ def tornado_chart(scenario: Scenario, bars) -> alt.LayerChart:
     data = pd.DataFrame(rows)
     order = [b.path for b in bars]
     base = bars[0].base_metric if bars else 0.0
-    x = alt.X("metric:Q", title=f"Own-minus-cheapest-other monthly cost [{currency}/month]",
+    x = alt.X("metric:Q", title=f"{r.label(option)} minus the cheapest other, monthly cost [{currency}/month]",
               axis=alt.Axis(format=",.0f"))
     span = alt.Chart(data).mark_bar(height=16).encode(
         y=alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=320)),
@@ -504,14 +495,15 @@ def tornado_chart(scenario: Scenario, bars) -> alt.LayerChart:
                                         "dashed: the scenario as given"]))
 
 
-def savings_histogram(scenario: Scenario, result) -> alt.LayerChart:
+def savings_histogram(scenario, result) -> alt.LayerChart:
     """Distribution of what the tracked option saves against the cheapest other, with the zero line."""
-    currency = scenario.reporting_currency
+    r = as_resolved(scenario)
+    currency = r.currency
     savings = result.savings
     counts, edges = np.histogram(savings, bins=60)
     data = pd.DataFrame({"from": edges[:-1], "to": edges[1:], "share": counts / savings.size * 100})
-    bars = alt.Chart(data).mark_bar(color=OPTION_COLOURS[OPTION_LABELS[result.option]]).encode(
-        x=alt.X("from:Q", title=f"Monthly saving of {OPTION_LABELS[result.option]} [{currency}/month]",
+    bars = alt.Chart(data).mark_bar(color=OPTION_COLOURS[r.options[result.option].kind]).encode(
+        x=alt.X("from:Q", title=f"Monthly saving of {r.label(result.option)} [{currency}/month]",
                 axis=alt.Axis(format=",.0f")),
         x2="to:Q", y=alt.Y("share:Q", title="Share of samples [%]"), y2=alt.datum(0),
         tooltip=[alt.Tooltip("from:Q", format=",.0f"), alt.Tooltip("to:Q", format=",.0f"),
@@ -520,24 +512,25 @@ def savings_histogram(scenario: Scenario, result) -> alt.LayerChart:
     saves = float(np.mean(savings > 0))
     return alt.layer(bars, zero).properties(
         width=560, height=260, title=alt.TitleParams(
-            f"Savings of {OPTION_LABELS[result.option]} against the cheapest other option",
+            f"Savings of {r.label(result.option)} against the cheapest other option",
             subtitle=f"{result.samples:,} samples; it saves money in {saves:.1%} of them (right of the red line)"))
 
 
-def win_probability_bars(scenario: Scenario, result) -> alt.Chart:
+def win_probability_bars(scenario, result) -> alt.Chart:
     """Probability that each option is the cheapest, over the Monte Carlo samples."""
+    r = as_resolved(scenario)
     wins = result.win_probability()
-    data = pd.DataFrame({Columns.option_label: [OPTION_LABELS[o] for o in wins], "p": [100 * v for v in wins.values()]})
+    data = pd.DataFrame({Columns.option_label: [r.label(o) for o in wins], "p": [100 * v for v in wins.values()]})
     return alt.Chart(data).mark_bar().encode(
         y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label])),
         x=alt.X("p:Q", title="Probability of being the cheapest [%]", scale=alt.Scale(domain=[0, 100])),
-        color=alt.Color(f"{Columns.option_label}:N", scale=_colour_scale(scenario, list(wins)), legend=None),
+        color=alt.Color(f"{Columns.option_label}:N", scale=_colour_scale(r, list(wins)), legend=None),
         tooltip=[f"{Columns.option_label}:N", alt.Tooltip("p:Q", format=".1f")],
     ).properties(width=420, height=30 * len(wins) + 20, title=alt.TitleParams(
         "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples"))
 
 
-def demand_week(scenario: Scenario, series: np.ndarray) -> alt.Chart:
+def demand_week(scenario, series: np.ndarray) -> alt.Chart:
     """The hourly demand of the busiest week of the year. [GPU]"""
     weeks = len(series) // 168
     start = int(np.argmax([series[w * 168:(w + 1) * 168].sum() for w in range(weeks)])) * 168
@@ -548,23 +541,22 @@ def demand_week(scenario: Scenario, series: np.ndarray) -> alt.Chart:
         y=alt.Y("gpus:Q", title="GPUs busy [GPU]"),
         tooltip=[alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
     ).properties(width=640, height=200, title=alt.TitleParams(
-        "Demand hour by hour", subtitle=f"{scenario.demand.kind} profile; over the year: mean {series.mean():,.2f} "
+        "Demand hour by hour", subtitle=f"{as_resolved(scenario).demand.profile.kind} profile; over the year: mean "
+                                        f"{series.mean():,.2f} "
                                         f"GPUs, peak {series.max():,.2f}; this week's peak "
                                         f"{series[start:start + 168].max():,.2f}"))
 
 
-def load_duration_layers(scenario: Scenario, series: np.ndarray, mix) -> alt.LayerChart:
+def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.LayerChart:
     """The load-duration curve with the mix's layers stacked under it (owned, reserved, spot, ...)."""
-    from .demand import LAYER_LABELS, load_duration_curve
-
-    curve = load_duration_curve(series)
+    curve = formulas.load_duration_curve(series)
     hours = np.arange(len(curve))
     # each GPU k serves min(max(demand - (k-1), 0), 1); the layers are sums over their GPUs
     rows = []
     order = ["own", "reserved", "spot", "on_demand", "api"]
     bounds = {}
     k = 0
-    labels = np.array(mix.assignment)
+    labels = np.array(mix.layer_of())
     for kind in order:
         count = int(np.count_nonzero(labels == kind))
         if count:
@@ -593,17 +585,16 @@ def load_duration_layers(scenario: Scenario, series: np.ndarray, mix) -> alt.Lay
                  "most cheaply"))
 
 
-def cost_against_level_chart(scenario: Scenario, series: np.ndarray) -> alt.LayerChart:
+def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
     """Monthly cost of the mix against the number of owned or reserved GPUs, optimum marked."""
-    from .demand import LAYER_LABELS, cost_against_level, layers
-
-    currency = scenario.reporting_currency
-    offer = layers(scenario)
+    r = as_resolved(scenario)
+    currency = r.currency
+    offer = layer_prices(r)
     frames, marks = [], []
     for kind in ("own", "reserved"):
         if kind not in offer:
             continue
-        levels, cost = cost_against_level(scenario, kind, series)
+        levels, cost = cost_against_level(r, kind, series)
         frames.append(pd.DataFrame({"level": levels, "cost": cost, "kind": LAYER_LABELS[kind]}))
         index = int(np.argmin(cost))
         best = int(levels[index])

@@ -1,0 +1,158 @@
+"""Break-even volumes between options, and the cheapest option over a range of volumes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..resolved import Resolved, as_resolved
+from ..results import BreakEven, CheapestRange
+from ..schema import Scenario
+from .capacity import capacity_volume, step_volumes
+from .costs import monthly_cost
+
+_EPSILON = 1e-9   # relative tolerance for "equal" costs
+
+
+def _sign(diff: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    s = np.sign(diff)
+    s[np.abs(diff) <= _EPSILON * scale] = 0
+    return s
+
+
+def break_even(scenario: Scenario | Resolved, option_a: str, option_b: str, volume_max: float,
+               volume_min: float = 0.0) -> BreakEven:
+    """Volumes at which the cheaper of two options changes, between two volumes.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    option_a, option_b
+        Two options the scenario holds.
+    volume_max
+        Upper end of the search. [workload volume unit]
+    volume_min
+        Lower end of the search. [workload volume unit]
+
+    Returns
+    -------
+    BreakEven
+        With ``kind="never"`` and ``volume=None`` when the cheaper option does not
+        change in the range; never infinite or NaN.
+
+    Raises
+    ------
+    ValueError
+        Not 0 ≤ volume_min < volume_max < infinity, or too many GPU-count steps in the range.
+
+    Notes
+    -----
+    Both costs are linear in volume between the volumes where a GPU count steps up
+    (see :func:`costmodel.domain.capacity.step_volumes`). The range is cut at those
+    steps; on each piece the difference of the costs is a straight line, found from two
+    evaluations inside it, and its root is exact up to rounding. A change of sign across a
+    step is reported as ``kind="step"``. Evaluation is vectorised over all pieces at once.
+    """
+    r = as_resolved(scenario)
+    if not (np.isfinite(volume_max) and volume_max > volume_min >= 0):
+        raise ValueError(f"need 0 <= volume_min < volume_max < infinity, got {volume_min} and {volume_max}")
+
+    def diff(v):
+        ca, cb = monthly_cost(r, option_a, v), monthly_cost(r, option_b, v)
+        return np.asanyarray(ca - cb), np.abs(ca) + np.abs(cb) + 1.0
+
+    steps = np.concatenate([step_volumes(r, option_a, volume_max), step_volumes(r, option_b, volume_max)])
+    edges = np.unique(np.concatenate([[volume_min, volume_max], steps[(steps > volume_min) & (steps < volume_max)]]))
+    left, right = edges[:-1], edges[1:]
+    width = right - left
+    p1, p2 = left + width / 3, left + 2 * width / 3
+    (d1, s1), (d2, _) = diff(p1), diff(p2)
+    slope = (d2 - d1) / (p2 - p1)
+    d_left_plus = d1 - slope * (p1 - left)        # limit from the right at each left edge
+    d_right, s_right = diff(right)                # exact value at each right edge
+    # No count steps at volume_min itself, so there the exact value is the limit from the
+    # right; using it keeps tiny differences near the start from drowning in rounding.
+    d_start, s_start = diff(left[:1])
+    d_left_plus[0], scale_left = d_start[0], np.concatenate([s_start, s1[1:]])
+
+    sign_left_plus = _sign(d_left_plus, scale_left)
+    sign_right = _sign(d_right, s_right)
+
+    events: list[tuple[float, str, int, int]] = []   # (volume, kind, sign before, sign after)
+    inside = (sign_left_plus != 0) & (sign_right != sign_left_plus)
+    for i in np.flatnonzero(inside):
+        root = left[i] - d_left_plus[i] / slope[i]
+        events.append((float(min(max(root, left[i]), right[i])), "crossing",
+                       int(sign_left_plus[i]), int(-sign_left_plus[i])))
+    before, after = sign_right[:-1], sign_left_plus[1:]
+    jumps = (before != 0) & (after != 0) & (before != after)
+    for i in np.flatnonzero(jumps):
+        events.append((float(right[i]), "step", int(before[i]), int(after[i])))
+    events.sort(key=lambda e: e[0])
+
+    def cheaper(sign: int) -> str | None:
+        return option_b if sign > 0 else option_a if sign < 0 else None
+
+    first_sign = int(sign_left_plus[0]) or int(sign_right[0])
+    if not events:
+        return BreakEven(option_a, option_b, None, "never", cheaper(first_sign), None, volume_min, volume_max)
+    volume, kind, sign_before, sign_after = events[0]
+    return BreakEven(option_a, option_b, volume, kind, cheaper(sign_before), cheaper(sign_after),
+                     volume_min, volume_max,
+                     volumes=tuple(e[0] for e in events), kinds=tuple(e[1] for e in events))
+
+
+def break_evens(scenario: Scenario | Resolved, volume_max: float, volume_min: float = 0.0) -> list[BreakEven]:
+    """:func:`break_even` for each pair of the scenario's options, in display order."""
+    r = as_resolved(scenario)
+    names = list(r.options)
+    return [break_even(r, a, b, volume_max, volume_min) for i, a in enumerate(names) for b in names[i + 1:]]
+
+
+def cheapest_by_volume(scenario: Scenario | Resolved, breaks: list[BreakEven]) -> list[CheapestRange]:
+    """The cheapest option over each part of a searched range.
+
+    The cheapest of several options can change only where the cheaper of some pair
+    changes, so the range is cut at every pair's break-evens and the cheapest option
+    is found once inside each piece.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    breaks
+        :func:`break_evens` over the range (all pairs, same range).
+
+    Returns
+    -------
+    list of CheapestRange
+        Adjacent pieces with the same cheapest option are merged.
+    """
+    r = as_resolved(scenario)
+    names = list(r.options)
+    low, high = breaks[0].volume_min, breaks[0].volume_max
+    edges = np.array(sorted({low, high, *(v for b in breaks for v in b.volumes)}))
+    middles = (edges[:-1] + edges[1:]) / 2
+    costs = np.stack([np.asarray(monthly_cost(r, name, middles), dtype=float) for name in names])
+    winners = [names[i] for i in np.argmin(costs, axis=0)]
+    ranges: list[CheapestRange] = []
+    for start, stop, winner in zip(edges[:-1], edges[1:], winners):
+        if ranges and ranges[-1].option == winner:
+            ranges[-1] = CheapestRange(ranges[-1].volume_from, float(stop), winner)
+        else:
+            ranges.append(CheapestRange(float(start), float(stop), winner))
+    return ranges
+
+
+def default_volume_max(scenario: Scenario | Resolved, volume: float | None = None) -> float:
+    """Default upper end of sweeps and break-even searches: 10 × the volume compared.
+
+    ``volume`` defaults to the scenario's. When it is 0, the largest volume the
+    configured GPUs can serve is used instead (1 if no option has a fixed GPU count).
+    """
+    r = as_resolved(scenario)
+    volume = r.volume if volume is None else volume
+    if volume > 0:
+        return 10.0 * volume
+    capacities = [c for c in (capacity_volume(r, o) for o in r.options) if c]
+    return max(capacities) if capacities else 1.0

@@ -1,0 +1,208 @@
+"""From volume to GPUs: GPU-hours used, GPUs needed, the GPUs each option runs, and where counts step.
+
+Every function takes a :class:`~costmodel.resolved.Resolved` scenario (or a validated
+:class:`~costmodel.schema.Scenario`, resolved on the way in) and a scalar or numpy array of
+volumes, and broadcasts: a sweep over 1,000 volumes is one call. A scalar in gives a float out.
+
+GPU count. The own and rented options start from the GPUs the scenario gives them. When a
+volume needs more (GPU-hours needed / (730 h × utilisation ceiling)), the count steps up, in
+whole servers holding whole model replicas for the own option and in whole replicas for
+rental, and every cost that scales with the count steps with it. Costs are therefore
+piecewise linear in volume, with jumps where a count steps.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import formulas
+from ..resolved import Resolved, as_resolved
+from ..schema import Scenario
+
+MAX_STEPS: int = 1_000_000
+"""Most GPU-count steps one break-even search walks through, per option."""
+
+_EPSILON = 1e-9
+
+
+def checked_volume(volume) -> np.ndarray:
+    """Volumes as a float array; every one must be finite and >= 0.
+
+    Raises
+    ------
+    ValueError
+        A negative, infinite or NaN volume.
+    """
+    v = np.asanyarray(volume, dtype=float)
+    if not np.all(np.isfinite(v)) or np.any(v < 0):
+        bad = v[~(np.isfinite(v) & (v >= 0))].ravel()[0]
+        raise ValueError(f"volumes must be finite and >= 0, got {bad}")
+    return v + 0.0            # -0.0 becomes 0.0
+
+
+def out(volume, result):
+    """A float for a scalar volume, the array otherwise."""
+    return float(result) if np.ndim(volume) == 0 and np.ndim(result) == 0 else result
+
+
+def gpu_hours_used(scenario: Scenario | Resolved, volume):
+    """GPU-hours of work per month at a volume. [GPU-h/month]
+
+    Parameters
+    ----------
+    scenario
+        The scenario; its workload sets the conversion.
+    volume
+        GPU-hours per month [GPU-h/month] or tokens per day [tokens/day], scalar or array.
+
+    Notes
+    -----
+    For tokens, :func:`costmodel.formulas.gpu_hours_for_tokens`; for GPU-hours, the volume.
+    """
+    r = as_resolved(scenario)
+    v = checked_volume(volume)
+    return out(volume, v * r.workload.gpu_hours_per_volume)
+
+
+def tokens_per_month(scenario: Scenario | Resolved, volume):
+    """Tokens per month at a volume of a tokens workload. [tokens/month]
+
+    Raises
+    ------
+    ValueError
+        The workload is stated in GPU-hours, not tokens.
+    """
+    r = as_resolved(scenario)
+    if r.workload.kind != "tokens":
+        raise ValueError("tokens per month is defined only for a tokens workload")
+    return out(volume, formulas.tokens_per_month(checked_volume(volume)))
+
+
+def gpus_needed(scenario: Scenario | Resolved, volume):
+    """GPUs the volume needs, before rounding. [GPU]
+
+    GPUs needed = GPU-hours used per month / (730 h × utilisation ceiling), the ceiling
+    being the workload's, or for served models the target utilisation over the
+    peak-to-average ratio (the fleet is sized for the peak).
+    """
+    r = as_resolved(scenario)
+    return out(volume, formulas.gpus_needed(np.asanyarray(gpu_hours_used(r, volume)), r.workload.utilisation_ceiling))
+
+
+def gpus_per_volume(resolved: Resolved):
+    """GPUs needed per unit of volume (the model is linear through zero). [GPU per volume unit]"""
+    return formulas.gpus_needed(resolved.workload.gpu_hours_per_volume, resolved.workload.utilisation_ceiling)
+
+
+def own_servers(resolved: Resolved, volume):
+    """Working servers the own option runs at a volume: the scenario's count, or more if needed. [servers]"""
+    own = resolved.option("own")
+    return out(volume, formulas.servers_needed(np.asanyarray(gpus_needed(resolved, volume)), own.gpus_per_server,
+                                               resolved.workload.gpus_per_replica, minimum=own.server_count))
+
+
+def rent_gpus(resolved: Resolved, volume):
+    """GPUs the rent option holds at a volume. [GPU]
+
+    always_on: the scenario's count, or more if the volume needs more;
+    per_gpu_hour_used: the GPUs the volume needs, rounded up to whole replicas (no minimum).
+    """
+    rent = resolved.option("rent")
+    minimum = rent.gpu_count if rent.billing == "always_on" else 0
+    replica = resolved.workload.gpus_per_replica
+    replicas = formulas.whole_units(np.asanyarray(gpus_needed(resolved, volume)), replica)
+    return out(volume, np.maximum(replicas * replica, minimum))
+
+
+def gpu_count(scenario: Scenario | Resolved, option: str, volume):
+    """GPUs an option runs at a volume (own: working servers × GPUs per server). [GPU]
+
+    The hosted API has no GPUs of the buyer's: its count is 0.
+    """
+    r = as_resolved(scenario)
+    kind = r.option(option).kind
+    if kind == "own":
+        return out(volume, np.asanyarray(own_servers(r, volume)) * r.options[option].gpus_per_server)
+    if kind == "rent":
+        return rent_gpus(r, volume)
+    return out(volume, np.zeros_like(checked_volume(volume)))
+
+
+def configured_gpus(resolved: Resolved, option: str) -> int | None:
+    """GPUs the scenario gives an option; None where it gives none (the API, rental per GPU-hour used). [GPU]"""
+    chosen = resolved.option(option)
+    if chosen.kind == "own":
+        return chosen.configured_gpus
+    if chosen.kind == "rent" and chosen.billing == "always_on":
+        return chosen.gpu_count
+    return None
+
+
+def capacity_volume(scenario: Scenario | Resolved, option: str):
+    """Largest volume the option's configured GPUs serve without stepping up.
+
+    Returns
+    -------
+    float or None
+        In the workload's volume unit; ``None`` when the option has no fixed GPU count:
+        the hosted API, and rental billed per GPU-hour used.
+    """
+    r = as_resolved(scenario)
+    gpus = configured_gpus(r, option)
+    if gpus is None:
+        return None
+    return out(gpus_per_volume(r), gpus / gpus_per_volume(r))
+
+
+def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) -> np.ndarray:
+    """Volumes up to ``volume_max`` just above which the option's cost steps up.
+
+    Rented GPUs billed per GPU-hour used have no step in cost, so none is listed.
+
+    Raises
+    ------
+    ValueError
+        The range holds more than :data:`MAX_STEPS` steps; the message names the inputs that
+        set the step size and the GPUs needed per unit of volume.
+    """
+    r = as_resolved(scenario)
+    chosen = r.option(option)
+    per_volume = float(gpus_per_volume(r))
+    if chosen.kind == "own":
+        unit, configured = chosen.step_gpus, chosen.configured_gpus
+    elif chosen.kind == "rent" and chosen.billing == "always_on":
+        unit, configured = r.workload.gpus_per_replica, chosen.gpu_count
+    else:
+        return np.empty(0)
+    if per_volume == 0:
+        return np.empty(0)
+    first = math.ceil(configured / unit)
+    last = np.floor(volume_max * per_volume / unit + _EPSILON)
+    if not np.isfinite(last) or last - first > MAX_STEPS:
+        needed = volume_max * per_volume
+        raise ValueError(
+            f"up to {volume_max:,.6g} {r.volume_unit} the {chosen.label} would need {needed:,.4g} GPUs, more than "
+            f"{MAX_STEPS:,} steps of {unit} GPU{'s' if unit > 1 else ''}: check {_scale_inputs(r)}")
+    # the count steps just above the configured GPUs, then at every further whole step
+    gpus = np.concatenate([[configured], np.arange(first, max(int(last), first - 1) + 1) * unit]).astype(float)
+    gpus = np.unique(gpus[gpus >= configured])
+    return gpus / per_volume
+
+
+def _scale_inputs(r: Resolved) -> str:
+    """The inputs that set how many GPUs a unit of volume needs, with their values."""
+    work = r.scenario.workload
+    names = []
+    if work.kind == "gpu_hours":
+        names += [f"workload.gpu_hours_per_month ({work.gpu_hours_per_month:,.6g})",
+                  f"workload.utilisation_ceiling ({work.utilisation_ceiling:g})"]
+    elif work.kind == "tokens":
+        names.append(f"workload.tokens_per_day ({work.tokens_per_day:,.6g})")
+        if work.serving is not None:
+            names += [f"workload.serving.target_utilisation ({work.serving.target_utilisation:g})",
+                      f"workload.serving.peak_to_average ({work.serving.peak_to_average:g})"]
+        else:
+            names.append(f"workload.output_tokens_per_second_per_gpu ({work.output_tokens_per_second_per_gpu:g})")
+    return ", ".join(names) + " (or search a smaller range: --volume-max)"

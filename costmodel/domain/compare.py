@@ -1,0 +1,114 @@
+"""The one-call comparison of a scenario's options at a volume."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..resolved import Resolved, as_resolved
+from ..results import Comparison, OptionResult
+from ..schema import Scenario
+from ..units import HOURS_PER_MONTH
+from .break_even import break_evens, cheapest_by_volume, default_volume_max
+from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_used, tokens_per_month
+from .costs import monthly_cost_components
+from .finance import own_finance
+from .mix import mix_result
+from .training import training_run
+
+
+def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
+    """One option at one volume: cost, components, cost per unit, GPUs and achieved utilisation.
+
+    Raises
+    ------
+    ValueError
+        The cost is not finite (inputs of implausible magnitude).
+    """
+    chosen = r.option(option)
+    components = {name: float(value) for name, value in monthly_cost_components(r, option, volume).items()}
+    cost = float(sum(components.values()))
+    if not np.isfinite(cost):
+        raise ValueError(f"the {chosen.label} cost overflows at volume {volume:g}; check the inputs' magnitudes")
+    hours = float(gpu_hours_used(r, volume))
+    millions = float(tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
+    capacity = capacity_volume(r, option)
+    if chosen.kind == "api":
+        configured = gpus = utilisation = None
+    else:
+        gpus = int(gpu_count(r, option, volume))
+        configured = configured_gpus(r, option)
+        utilisation = hours / (gpus * HOURS_PER_MONTH) if gpus > 0 else None
+    return OptionResult(
+        option=option, label=chosen.label, kind=chosen.kind, monthly_cost=cost, components=components,
+        cost_per_gpu_hour=cost / hours if hours > 0 and chosen.kind != "api" else None,
+        cost_per_million_tokens=cost / millions if millions > 0 else None,
+        configured_gpus=configured, gpus=gpus, utilisation=utilisation,
+        stepped_up=configured is not None and gpus > configured,
+        capacity_volume=None if capacity is None else float(capacity),
+    )
+
+
+def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None) -> Comparison:
+    """Compare the scenario's options at one volume and find every pair's break-even.
+
+    Parameters
+    ----------
+    scenario
+        The scenario (resolved once here if it is not).
+    volume
+        Volume to compare at; default: the scenario's. [GPU-h/month or tokens/day]
+    volume_max
+        Upper end of the break-even search; default 10 × ``volume``
+        (:func:`~costmodel.domain.break_even.default_volume_max`).
+
+    Returns
+    -------
+    Comparison
+        With the training run, the horizon view and the cheapest mix where the scenario
+        has the blocks for them.
+
+    Raises
+    ------
+    ValueError
+        ``volume`` is negative or not finite, or ``volume_max`` is not above 0.
+
+    Examples
+    --------
+    >>> import costmodel
+    >>> result = compare(costmodel.load_scenario("llama70b-vs-api"))
+    >>> result.cheapest, round(result.margin, 2)
+    ('api', 8521.39)
+    """
+    r = as_resolved(scenario)
+    v = r.volume if volume is None else float(volume)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"volume must be a finite number >= 0, got {v}")
+    v += 0.0                 # no negative zero
+    upper = default_volume_max(r, v) if volume_max is None else float(volume_max)
+    if not (np.isfinite(upper) and upper > 0):
+        raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
+    results = {option: option_result(r, option, v) for option in r.options}
+    ranked = sorted(results, key=lambda name: results[name].monthly_cost)
+    cheapest, runner_up = ranked[0], ranked[1]
+    margin = results[runner_up].monthly_cost - results[cheapest].monthly_cost
+    runner_cost = results[runner_up].monthly_cost
+    breaks = break_evens(r, upper)
+    return Comparison(
+        title=r.title,
+        currency=r.currency,
+        workload_kind=r.workload.kind,
+        volume=v,
+        volume_unit=r.volume_unit,
+        gpu_hours_used=float(gpu_hours_used(r, v)),
+        options=results,
+        cheapest=cheapest,
+        runner_up=runner_up,
+        margin=margin,
+        margin_share=margin / runner_cost if runner_cost > 0 else None,
+        break_evens=breaks,
+        cheapest_ranges=cheapest_by_volume(r, breaks),
+        estimates=list(r.estimates),
+        training=training_run(r) if r.workload.kind == "training" else None,
+        finance=own_finance(r) if r.finance is not None and "own" in r.options else None,
+        mix=mix_result(r),
+    )

@@ -1,0 +1,270 @@
+"""Monthly cost of each option by component, at a volume (the accrual view).
+
+Conventions: a month is 730 hours (8,760 / 12) and 365 / 12 days; costs are per month, in
+the scenario's reporting currency, positive = money out; every function broadcasts over
+volumes and over arrays of sampled inputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import formulas
+from ..resolved import ApiOption, OwnOption, RentOption, Resolved, Staff, as_resolved
+from ..results import Component
+from ..schema import Scenario
+from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
+from .capacity import checked_volume, gpu_hours_used, own_servers, rent_gpus, tokens_per_month
+
+
+def staffing_month(staff: Staff | None, gpus):
+    """Monthly cost of the people (and any managed-service fee) for a number of GPUs. [reporting currency/month]"""
+    if staff is None:
+        return 0.0
+    fte = formulas.fte_needed(gpus, staff.minimum_fte, staff.gpus_per_fte)
+    return formulas.staffing_cost(fte, staff.loaded_cost_per_fte_per_year, staff.managed_service_per_month)
+
+
+def own_capex_lines(own: OwnOption, servers) -> dict[str, np.ndarray]:
+    """Hardware capex of the own cluster by bill-of-materials line. [reporting currency]
+
+    Parameters
+    ----------
+    own
+        The resolved own option.
+    servers
+        Working servers bought, scalar or array (hot spares are added to them). [servers]
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``servers`` (working and spare: S·(1 + spare share)·price), then one entry per
+        bill-of-materials line: per server × S·(1 + spare share), share × server capex,
+        or the total.
+    """
+    bought = formulas.servers_with_spares(np.asanyarray(servers, dtype=float), own.spare_share)
+    server_capex = bought * own.server_price
+    lines = {"servers": server_capex}
+    for line in own.bill_of_materials:
+        if line.basis == "share_of_server_price":
+            value = server_capex * line.value
+        elif line.basis == "per_server":
+            value = bought * line.value
+        else:
+            value = np.zeros_like(server_capex) + line.value
+        lines[line.item] = lines.get(line.item, 0.0) + value
+    return lines
+
+
+def own_hardware_capex(own: OwnOption, servers):
+    """Total hardware capex: servers with spares plus the bill of materials. [reporting currency]"""
+    return sum(own_capex_lines(own, servers).values())
+
+
+def own_facility_capex(own: OwnOption, servers):
+    """Build cost of an own data hall sized for the servers' maximum power. [reporting currency]
+
+    MW provisioned = servers (with spares) × max kW per server / 1,000; zero with colocation.
+    """
+    bought = formulas.servers_with_spares(np.asanyarray(servers, dtype=float), own.spare_share)
+    if own.facility_price_per_mw is None:
+        return np.zeros_like(bought)
+    return bought * own.kw_per_server / 1000.0 * own.facility_price_per_mw
+
+
+def own_costs_at(own: OwnOption, servers, gpu_hours) -> dict[str, np.ndarray]:
+    """Monthly cost components of the own cluster with given servers and GPU-hours used.
+
+    The accrual view: capex enters as straight-line depreciation.
+
+    Parameters
+    ----------
+    own
+        The resolved own option.
+    servers
+        Working servers, scalar or array. [servers]
+    gpu_hours
+        GPU-hours used in the month, same shape. [GPU-h/month]
+
+    Returns
+    -------
+    dict of Component to numpy.ndarray
+        [reporting currency/month]; see :func:`own_monthly_costs`.
+    """
+    servers = np.asanyarray(servers, dtype=float)
+    hours = np.asanyarray(gpu_hours, dtype=float)
+    bought = formulas.servers_with_spares(servers, own.spare_share)
+    hardware = own_hardware_capex(own, servers)
+    gpus = bought * own.gpus_per_server
+    busy_share = hours / (bought * own.gpus_per_server * HOURS_PER_MONTH)
+    drawn_kw = bought * formulas.drawn_power_kw(own.kw_per_server, own.idle_power_share, busy_share)
+    staff = own.staffing
+    parts = {
+        Component.CAPEX_DEPRECIATION: formulas.straight_line_depreciation(hardware, own.depreciation_months),
+        Component.HARDWARE_SUPPORT: hardware * own.hardware_support_share_per_year / MONTHS_PER_YEAR,
+    }
+    if own.facility_price_per_mw is not None:
+        parts[Component.FACILITY_DEPRECIATION] = formulas.straight_line_depreciation(
+            own_facility_capex(own, servers), own.facility_depreciation_months)
+    else:
+        parts[Component.COLOCATION] = bought * own.kw_per_server * own.colocation_price_per_kw_month
+    parts[Component.ELECTRICITY] = formulas.electricity_cost(drawn_kw, own.pue, own.electricity_price_per_kwh)
+    parts[Component.STAFFING] = formulas.staffing_cost(
+        formulas.fte_needed(gpus, staff.minimum_fte, staff.gpus_per_fte), staff.loaded_cost_per_fte_per_year)
+    if np.any(np.asanyarray(staff.managed_service_per_month) > 0):
+        parts[Component.MANAGED_SERVICE] = np.zeros_like(servers) + staff.managed_service_per_month
+    if own.licence_price_per_gpu_per_year is not None:
+        parts[Component.SOFTWARE_LICENCES] = gpus * own.licence_price_per_gpu_per_year / MONTHS_PER_YEAR
+    shape = np.broadcast_shapes(np.shape(servers), np.shape(hours), *(np.shape(v) for v in parts.values()))
+    return {name: np.broadcast_to(np.asanyarray(value, dtype=float), shape).copy() for name, value in parts.items()}
+
+
+def own_fixed_and_variable(own: OwnOption) -> tuple[float, float]:
+    """The configured own cluster's monthly cost at zero use, and the cost of one more GPU-hour used.
+
+    Returns
+    -------
+    tuple of float
+        F [reporting currency/month] and v [reporting currency/GPU-h]: the monthly cost is
+        F + v · H for H GPU-hours used (electricity above idle is the only cost that moves).
+    """
+    servers = float(own.server_count)
+    full_hours = own.configured_gpus * HOURS_PER_MONTH
+    fixed = float(sum(own_costs_at(own, servers, 0.0).values()))
+    full = float(sum(own_costs_at(own, servers, full_hours).values()))
+    return fixed, (full - fixed) / full_hours
+
+
+def own_monthly_costs(resolved: Resolved, volume, option: str = "own") -> dict[str, np.ndarray]:
+    """Monthly cost components of the own cluster at a volume.
+
+    Returns
+    -------
+    dict of Component to numpy.ndarray
+        ``capex depreciation``, ``hardware support``, ``colocation`` (or ``facility
+        depreciation``), ``electricity``, ``staffing``, and where the scenario has them
+        ``managed service`` and ``software licences``; each [reporting currency/month],
+        shaped like ``volume``.
+
+    Notes
+    -----
+    With S working servers (stepped up as needed), spare share q (so B = S·(1 + q)
+    servers bought), hardware capex C (servers plus bill of materials, see
+    :func:`own_capex_lines`), depreciation period N months, support share s per year,
+    max power K kW per server, idle share i, PUE u, electricity price e, colocation
+    price c per kW-month, G GPUs per server and GPU-hours used H:
+
+    * capex depreciation = C / N (straight line, no residual value);
+    * hardware support = C·s / 12;
+    * colocation = B·K·c (provisioned capacity, not drawn power); or, with an own
+      facility, facility depreciation = B·K/1000·(price per MW) / (its life in months);
+    * electricity = K·u·e·730·(B·i + (1 − i)·H / (G·730)): the spares idle, the working
+      servers draw in proportion to their utilisation H / (S·G·730);
+    * staffing = FTE(B·G) × loaded yearly cost / 12, plus any managed-service fee;
+    * software licences = B·G × price per GPU per year / 12.
+
+    References
+    ----------
+    .. [1] NVIDIA DGX H100/H200 User Guide: 10.2 kW maximum system power.
+    .. [2] Uptime Institute, Global Data Center Survey 2024: average PUE 1.56.
+    """
+    v = checked_volume(volume)
+    servers = np.asanyarray(own_servers(resolved, v), dtype=float)
+    hours = np.asanyarray(gpu_hours_used(resolved, v), dtype=float)
+    return own_costs_at(resolved.option(option), servers, hours)
+
+
+def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict[str, np.ndarray]:
+    """Monthly cost components of cloud rental at a volume.
+
+    Returns
+    -------
+    dict of Component to numpy.ndarray
+        ``GPU rental`` and ``staffing`` [reporting currency/month].
+
+    Notes
+    -----
+    always_on: GPUs (stepped up as needed) × price per GPU-hour × 730 h.
+    per_gpu_hour_used: GPU-hours used × price per GPU-hour.
+    Staffing: FTEs for the GPUs held (a fixed number, or a minimum plus one per N GPUs)
+    × loaded yearly cost / 12, plus any managed-service fee.
+    """
+    rent: RentOption = resolved.option(option)
+    v = checked_volume(volume)
+    gpus = np.asanyarray(rent_gpus(resolved, v), dtype=float)
+    if rent.billing == "always_on":
+        rental = gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH
+    else:
+        rental = np.asanyarray(gpu_hours_used(resolved, v), dtype=float) * rent.price_per_gpu_hour
+    staffing = np.zeros_like(v) + staffing_month(rent.staffing, gpus)
+    rental, staffing = np.broadcast_arrays(np.asanyarray(rental, dtype=float), staffing)
+    return {Component.GPU_RENTAL: rental.copy(), Component.STAFFING: staffing.copy()}
+
+
+def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[str, np.ndarray]:
+    """Monthly cost components of the hosted API at a volume of a tokens workload.
+
+    Returns
+    -------
+    dict of Component to numpy.ndarray
+        ``input tokens``, ``cached input tokens``, ``output tokens`` [reporting currency/month].
+
+    Notes
+    -----
+    Their sum is tokens per month / 10⁶ × :func:`costmodel.formulas.blended_api_price`.
+    """
+    api: ApiOption = resolved.option(option)
+    millions = np.asanyarray(tokens_per_month(resolved, volume), dtype=float) / 1e6
+    output = resolved.workload.output_share
+    input_millions = millions * (1.0 - output)
+    return {
+        Component.INPUT_TOKENS: input_millions * (1 - api.cached_input_share) * api.input_price_per_million,
+        Component.CACHED_INPUT_TOKENS: input_millions * api.cached_input_share * api.cached_input_price_per_million,
+        Component.OUTPUT_TOKENS: millions * output * api.output_price_per_million,
+    }
+
+
+_BY_KIND = {"own": own_monthly_costs, "rent": rent_monthly_costs, "api": api_monthly_costs}
+
+
+def monthly_cost_components(scenario: Scenario | Resolved, option: str, volume) -> dict[str, np.ndarray]:
+    """Monthly cost components of one option at a volume. [reporting currency/month]
+
+    Raises
+    ------
+    ValueError
+        The scenario has no such option, or a volume is negative or not finite.
+    """
+    r = as_resolved(scenario)
+    return _BY_KIND[r.option(option).kind](r, volume, option)
+
+
+def monthly_cost(scenario: Scenario | Resolved, option: str, volume):
+    """Total monthly cost of one option at a volume. [reporting currency/month]
+
+    Parameters
+    ----------
+    scenario
+        The scenario, resolved or not.
+    option
+        ``own``, ``rent`` or ``api`` (an option the scenario holds).
+    volume
+        Scalar or array, in the workload's volume unit.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Same shape as ``volume`` (and as any sampled inputs).
+
+    Examples
+    --------
+    Reference case R1: 2 H100 rented 24/7 at 3.5 USD/GPU-hour (5,110 USD) and one engineer
+    at 6,000 EUR a month (6,960 USD at 1.16):
+
+    >>> import costmodel
+    >>> round(monthly_cost(costmodel.load_scenario("llama70b-vs-api"), "rent", 10e6), 2)
+    12070.0
+    """
+    parts = monthly_cost_components(scenario, option, volume)
+    total = sum(np.asanyarray(p, dtype=float) for p in parts.values())   # broadcasts scalars and samples alike
+    return float(total) if np.ndim(total) == 0 else total

@@ -1,0 +1,219 @@
+"""The own cluster on a monthly cash-flow basis: TCO, present value, financing, lead time, trends, payback.
+
+Conventions (also on :class:`costmodel.schema.Finance`):
+
+* costs are positive, credits (resale) negative, in the reporting currency;
+* month 0 is the month of the decision; a horizon of H months covers months 0 … H−1;
+* capex is paid in the month the hardware is bought (cash basis: no depreciation
+  here, so payback never counts capex twice); running costs, rental and API bills are
+  paid in the month they arise; the hardware's resale value, and an own facility's
+  straight-line book value, come back in month H−1;
+* a loan turns the month-0 hardware capex (less the down payment) into equal payments
+  at the end of months 1 … term (:func:`costmodel.formulas.loan_payment`); a balance still
+  owed at the horizon is paid off in month H−1;
+* the discount rate is an effective yearly rate, applied monthly as (1 + r)^(1/12) − 1,
+  and month 0 is not discounted (:func:`costmodel.formulas.present_value`);
+* trends compound monthly: a quantity changing by g a year is multiplied by
+  (1 + g)^(m/12) in month m, which is exactly 1 when g is 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import formulas
+from ..resolved import Resolved, as_resolved
+from ..results import DEPRECIATION, CashFlows, CashLine, OwnFinance, UtilisationBreakEven
+from ..schema import Scenario
+from ..units import HOURS_PER_MONTH
+from .capacity import gpu_hours_used, gpus_needed
+from .costs import (
+    api_monthly_costs,
+    own_costs_at,
+    own_facility_capex,
+    own_fixed_and_variable,
+    own_hardware_capex,
+    rent_monthly_costs,
+)
+
+
+def _servers_by_month(r: Resolved, volumes: np.ndarray, online: int) -> np.ndarray:
+    own = r.option("own")
+    needed = formulas.servers_needed(np.asarray(gpus_needed(r, volumes)), own.gpus_per_server,
+                                     r.workload.gpus_per_replica, minimum=own.server_count)
+    servers = np.maximum.accumulate(needed)   # servers are never sold early
+    servers[:online] = own.server_count       # bought at the decision, online after the lead time
+    return servers
+
+
+def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
+    """Monthly cash flows of every option over the scenario's horizon.
+
+    Raises
+    ------
+    ValueError
+        The scenario has no ``finance`` block.
+    """
+    r = as_resolved(scenario)
+    finance = r.finance
+    if finance is None:
+        raise ValueError("the scenario has no finance block (horizon, discount rate)")
+    trends = finance.trends
+    months = np.arange(finance.horizon_months, dtype=float)
+    volumes = r.volume * formulas.growth_factor(trends.demand_growth_per_year, months)
+    hours = np.asarray(gpu_hours_used(r, volumes), dtype=float)
+    flows: dict[str, dict[str, np.ndarray]] = {}
+
+    def rent_flows() -> dict[str, np.ndarray]:
+        parts = rent_monthly_costs(r, volumes)
+        parts["GPU rental"] = parts["GPU rental"] * formulas.growth_factor(trends.rental_price_change_per_year, months)
+        return parts
+
+    def api_flows() -> dict[str, np.ndarray]:
+        factor = formulas.growth_factor(trends.api_price_change_per_year, months)
+        return {name: value * factor for name, value in api_monthly_costs(r, volumes).items()}
+
+    if "rent" in r.options:
+        flows["rent"] = rent_flows()
+    if "api" in r.options:
+        flows["api"] = api_flows()
+    online = finance.lead_time_months
+    servers = np.zeros_like(months)
+    if "own" in r.options:
+        own = r.option("own")
+        servers = _servers_by_month(r, volumes, online)
+        purchases = np.diff(own_hardware_capex(own, servers), prepend=0.0)
+        facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
+        lines: dict[str, np.ndarray] = {}
+        if finance.loan is not None:
+            loan = finance.loan
+            principal = purchases[0] * (1.0 - loan.down_payment_share)
+            payment = formulas.loan_payment(principal, loan.rate_per_year, loan.term_months)
+            cash_capex = purchases.copy()
+            cash_capex[0] = purchases[0] * loan.down_payment_share
+            payments = np.where((months >= 1) & (months <= loan.term_months), payment, 0.0)
+            paid = int(min(loan.term_months, finance.horizon_months - 1))
+            balance = formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid) \
+                if paid < loan.term_months else 0.0
+            payments[-1] += balance
+            lines[CashLine.HARDWARE_CAPEX] = cash_capex
+            lines[CashLine.LOAN_PAYMENTS] = payments
+        else:
+            lines[CashLine.HARDWARE_CAPEX] = purchases
+        if own.facility_price_per_mw is not None:
+            lines[CashLine.FACILITY_CAPEX] = facility
+        running = own_costs_at(own, servers, hours)
+        is_online = months >= online
+        for name, values in running.items():
+            if name not in DEPRECIATION:
+                lines[name] = np.where(is_online, values, 0.0)
+        if online > 0:
+            stand_in = (rent_flows if finance.during_lead_time == "rent" else api_flows)()
+            lines[CashLine.STAND_IN] = np.where(is_online, 0.0, sum(stand_in.values()))
+        resale = np.zeros_like(months)
+        resale[-1] = -_resale_value(r, purchases, months)
+        lines[CashLine.RESALE] = resale
+        if own.facility_price_per_mw is not None:      # the building outlives the horizon: credit its book value
+            residual = np.zeros_like(months)
+            age = finance.horizon_months - months
+            residual[-1] = -float(np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months)))
+            lines[CashLine.FACILITY_RESIDUAL] = residual
+        flows["own"] = lines
+        servers = np.where(months >= online, servers, 0.0)
+    ordered = {name: flows[name] for name in r.options if name in flows}
+    return CashFlows(months, volumes, hours, servers, ordered, online)
+
+
+def _resale_value(r: Resolved, purchases: np.ndarray, months: np.ndarray) -> float:
+    """Hardware value at the end of the horizon: a share of capex, or the straight-line book value."""
+    finance, own = r.finance, r.option("own")
+    if finance.resale_share_at_horizon is not None:
+        return float(purchases.sum() * finance.resale_share_at_horizon)
+    age = finance.horizon_months - months            # months each purchase has been depreciated by the end
+    return float(np.sum(purchases * formulas.book_value_share(age, own.depreciation_months)))
+
+
+def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]:
+    """On-demand rental prices of the own cluster's GPU: (offer, label, price in reporting currency).
+
+    The scenario's own rental offer first, then every catalog offer for the same GPU.
+    """
+    r = as_resolved(scenario)
+    gpu = r.option("own").server.gpu
+    offers = {}
+    if "rent" in r.options:
+        offers[r.options["rent"].offer.offer] = (r.options["rent"].offer, r.options["rent"].price_per_gpu_hour)
+    for ident, offer in r.catalog.cloud_offers.items():
+        if offer.gpu == gpu and ident not in offers:
+            offers[ident] = (offer, offer.price_per_gpu_hour * r.scenario.fx_rate(offer.currency))
+    return [(ident, f"{o.provider} ({ident})", float(price)) for ident, (o, price) in offers.items()]
+
+
+def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation):
+    """Own monthly (accrual) cost per used GPU-hour of the configured cluster at a utilisation.
+
+    See :func:`costmodel.formulas.cost_per_used_gpu_hour`.
+
+    Parameters
+    ----------
+    utilisation
+        Share of the working GPUs' hours used, in (0, 1], scalar or array. [-]
+
+    Returns
+    -------
+    float or numpy.ndarray
+        [reporting currency/GPU-h]
+    """
+    own = as_resolved(scenario).option("own")
+    fixed, variable = own_fixed_and_variable(own)
+    return formulas.cost_per_used_gpu_hour(fixed, variable, own.configured_gpus, utilisation)
+
+
+def break_even_utilisation(scenario: Scenario | Resolved, price_per_gpu_hour: float) -> float | None:
+    """Utilisation at which owning costs ``price_per_gpu_hour`` per used GPU-hour. [-]
+
+    See :func:`costmodel.formulas.break_even_utilisation`; None when never.
+    """
+    own = as_resolved(scenario).option("own")
+    fixed, variable = own_fixed_and_variable(own)
+    return formulas.break_even_utilisation(fixed, variable, own.configured_gpus, price_per_gpu_hour)
+
+
+def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -> OwnFinance:
+    """TCO, present value, cost per used GPU-hour, utilisation, break-even utilisations and payback.
+
+    Raises
+    ------
+    ValueError
+        No finance block, or no own option.
+    """
+    r = as_resolved(scenario)
+    own = r.option("own")
+    flows = flows or cash_flows(r)
+    finance = r.finance
+    rate = finance.discount_rate_per_year
+    tco = {o: float(flows.total(o).sum()) for o in flows.flows}
+    npv = {o: float(formulas.present_value(flows.total(o), rate)) for o in flows.flows}
+    online = flows.months >= flows.online_month
+    used = float(flows.gpu_hours[online].sum())
+    offered = float((flows.servers * own.gpus_per_server * HOURS_PER_MONTH)[online].sum())
+    own_lines = flows.flows["own"]
+    own_only = sum(v.sum() for k, v in own_lines.items() if k != CashLine.STAND_IN)
+    against = "rent" if "rent" in flows.flows else ("api" if "api" in flows.flows else None)
+    payback = None
+    if against is not None:
+        ahead = np.flatnonzero(flows.cumulative("own") <= flows.cumulative(against))
+        payback = int(ahead[0]) if ahead.size else None
+    breaks = tuple(UtilisationBreakEven(ident, label, price, break_even_utilisation(r, price))
+                   for ident, label, price in rental_prices(r))
+    return OwnFinance(
+        horizon_months=finance.horizon_months, discount_rate_per_year=rate,
+        tco_by_option=tco, npv_by_option=npv,
+        cost_per_used_gpu_hour=float(own_only) / used if used > 0 else None,
+        utilisation=used / offered if offered > 0 else None,
+        break_even_utilisation=breaks, payback_month=payback, payback_against=against,
+    )
+
+
+__all__ = ["break_even_utilisation", "cash_flows", "own_cost_per_used_gpu_hour", "own_finance",
+           "rental_prices"]

@@ -1,0 +1,368 @@
+"""Which inputs decide it, and how sure are we: break-even inputs, tornado, Monte Carlo, Sobol.
+
+Every analysis runs through the same calculator as everything else. An input is named by
+its path (:mod:`costmodel.schema.inputs`); :func:`with_values` resolves the scenario with
+inputs replaced by numbers or by numpy arrays of samples, and the cost functions broadcast,
+so N samples are one vectorised call, not a loop.
+
+The decision metric is the monthly cost, at the scenario's volume, of the tracked option
+(``uncertainty.option``; default own, else the first option) minus the cheapest other
+option [reporting currency/month]: negative when the tracked option is the cheapest. Its
+savings are minus the metric.
+
+References
+----------
+.. [1] Saltelli, A. (2002), "Making best use of model evaluations to compute sensitivity
+   indices", Computer Physics Communications 145(2): 280-297.
+.. [2] Herman, J. and Usher, W. (2017), "SALib: An open-source Python library for
+   Sensitivity Analysis", Journal of Open Source Software 2(9).
+.. [3] Brent, R. P. (1973), "Algorithms for Minimization without Derivatives", ch. 4
+   (the root finder behind :func:`scipy.optimize.brentq`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from ..resolved import Resolved, as_resolved, resolve
+from ..results import InputBreakEven, MonteCarlo, SobolIndices, TornadoBar
+from ..schema import Distribution, Scenario
+from ..schema.inputs import THROUGHPUT_INPUT, Bounds, input_paths
+from ..schema.inputs import bounds as schema_bounds
+from .costs import monthly_cost
+
+NOT_VARYING = 1e-9
+"""Relative spread below which an output counts as not varying (Sobol indices then not defined)."""
+
+
+# --- naming and replacing inputs ------------------------------------------------------------
+
+def numeric_inputs(scenario: Scenario | Resolved) -> dict[str, float]:
+    """Every numeric input of the scenario, by path, with its current value.
+
+    Includes the catalog-backed names of :data:`costmodel.schema.inputs.CATALOG_INPUTS` the
+    scenario uses, and the resolved serving throughput of a tokens workload.
+    """
+    r = as_resolved(scenario)
+    found = {p: v for p, v in input_paths(r.scenario, r.catalog).items() if v is not None}
+    for path, value in r.values.items():
+        found[path] = value
+    if r.workload.capacity is not None and THROUGHPUT_INPUT not in r.values:
+        found[THROUGHPUT_INPUT] = float(r.workload.capacity.output_tokens_per_second_per_gpu)
+    return dict(sorted(found.items()))
+
+
+def value_of(scenario: Scenario | Resolved, path: str) -> float:
+    """The current value of one input. [the input's unit]
+
+    Raises
+    ------
+    KeyError
+        No such input.
+    """
+    found = numeric_inputs(scenario)
+    if path not in found:
+        raise KeyError(f"{path}: not a numeric input of this scenario")
+    return float(found[path])
+
+
+def with_values(scenario: Scenario | Resolved, values: Mapping[str, Any]) -> Resolved:
+    """The scenario resolved with inputs replaced by numbers or numpy arrays.
+
+    Not validated again: it exists to be evaluated, with arrays standing for samples of an
+    input. See :func:`costmodel.resolved.resolve`.
+
+    Raises
+    ------
+    KeyError
+        An input path that the scenario does not have.
+    """
+    return resolve(as_resolved(scenario), values=values)
+
+
+def bounds(scenario: Scenario | Resolved, path: str) -> Bounds:
+    """The allowed range of an input from its field's rules."""
+    r = as_resolved(scenario)
+    return schema_bounds(r.scenario, r.catalog, path)
+
+
+def clip_to_bounds(scenario: Scenario | Resolved, path: str, samples: np.ndarray) -> tuple[np.ndarray, int]:
+    """Samples clipped into the input's allowed range; open ends are kept just inside.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, int)
+        The clipped samples and how many were changed.
+    """
+    b = bounds(scenario, path)
+    lo = np.nextafter(b.low, np.inf) if b.low_open else b.low
+    hi = np.nextafter(b.high, -np.inf) if b.high_open else b.high
+    if b.low_open and b.low == 0:
+        lo = max(lo, 1e-9 * abs(value_of(scenario, path)))   # e.g. an MFU of 1e-300 is no MFU
+    clipped = np.clip(samples, lo, hi)
+    return clipped, int(np.count_nonzero(clipped != samples))
+
+
+# --- the decision metric -----------------------------------------------------------------------
+
+def tracked_option(scenario: Scenario | Resolved) -> str:
+    """The option whose savings are tracked: ``uncertainty.option``, else own, else the first."""
+    r = as_resolved(scenario)
+    if r.uncertainty is not None and r.uncertainty.option is not None:
+        return r.uncertainty.option
+    return "own" if "own" in r.options else next(iter(r.options))
+
+
+def option_costs(scenario: Scenario | Resolved) -> dict[str, np.ndarray]:
+    """Monthly cost of each option at the scenario's volume (arrays where inputs are samples)."""
+    r = as_resolved(scenario)
+    costs = {o: np.asarray(monthly_cost(r, o, r.volume), dtype=float) for o in r.options}
+    shape = np.broadcast_shapes(*(c.shape for c in costs.values()))
+    return {o: np.broadcast_to(c, shape) for o, c in costs.items()}
+
+
+def decision_metric(scenario: Scenario | Resolved, option: str | None = None) -> np.ndarray:
+    """Tracked option's monthly cost minus the cheapest other option's. [reporting currency/month]"""
+    option = option or tracked_option(scenario)
+    costs = option_costs(scenario)
+    others = np.min(np.stack([c for o, c in costs.items() if o != option]), axis=0)
+    return costs[option] - others
+
+
+# --- break-even inputs -----------------------------------------------------------------------
+
+def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high: float, option_a: str | None = None,
+                     option_b: str | None = None) -> InputBreakEven:
+    """The value of an input in [low, high] at which two options cost the same each month.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    path
+        The input, by path (see :func:`numeric_inputs`).
+    low, high
+        The bracket searched. [the input's unit]
+    option_a, option_b
+        The options compared; default the tracked option against the cheapest other.
+
+    Returns
+    -------
+    InputBreakEven
+        ``value`` None when the difference has the same sign at both ends ("never in
+        [low, high]"). Found by Brent's method (:func:`scipy.optimize.brentq`) to 1e-12
+        relative.
+
+    Raises
+    ------
+    KeyError
+        Unknown input.
+    ValueError
+        low > high.
+    """
+    from scipy.optimize import brentq
+
+    if low > high:
+        raise ValueError(f"{path}: low {low} is above high {high}")
+    r = as_resolved(scenario)
+    option_a = option_a or tracked_option(r)
+
+    def difference(x: float) -> float:
+        s = with_values(r, {path: x})
+        if option_b is None:
+            return float(decision_metric(s, option_a))
+        return float(monthly_cost(s, option_a, s.volume) - monthly_cost(s, option_b, s.volume))
+
+    f_low, f_high = difference(low), difference(high)
+    if f_low == 0:
+        return InputBreakEven(path, low, low, high, option_a, option_b)
+    if f_high == 0:
+        return InputBreakEven(path, high, low, high, option_a, option_b)
+    if np.sign(f_low) == np.sign(f_high):
+        return InputBreakEven(path, None, low, high, option_a, option_b)
+    root = brentq(difference, low, high, xtol=1e-12 * max(1.0, abs(low), abs(high)), rtol=1e-14, maxiter=500)
+    return InputBreakEven(path, float(root), low, high, option_a, option_b)
+
+
+# --- tornado ---------------------------------------------------------------------------------------
+
+def tornado_ranges(scenario: Scenario | Resolved) -> dict[str, tuple[float, float]]:
+    """Low and high value of each tornado input: given, ± the default swing, or P10 and P90.
+
+    Inputs listed under ``uncertainty.tornado`` take their range or ± ``tornado_swing``
+    (clipped into the input's allowed range); when that list is empty, the inputs with
+    distributions take their 10th and 90th percentiles.
+    """
+    r = as_resolved(scenario)
+    settings = r.uncertainty
+    ranges = {}
+    if settings.tornado:
+        for path, given in settings.tornado.items():
+            if given is not None:
+                ranges[path] = (given.low, given.high)
+                continue
+            base = value_of(r, path)
+            ends = np.array(sorted((base * (1 - settings.tornado_swing), base * (1 + settings.tornado_swing))))
+            low, high = clip_to_bounds(r, path, ends)[0]
+            ranges[path] = (float(low), float(high))
+    else:
+        for path, dist in settings.distributions.items():
+            ranges[path] = (quantile(dist, 0.1), quantile(dist, 0.9))
+    return ranges
+
+
+def tornado(scenario: Scenario | Resolved) -> list[TornadoBar]:
+    """One-at-a-time sensitivity of the decision metric, widest swing first.
+
+    Each input is evaluated at low and high in one vectorised call; an input whose range
+    takes the metric across zero gets its break-even value (:func:`break_even_input`).
+    """
+    r = as_resolved(scenario)
+    base_metric = float(decision_metric(r))
+    bars = []
+    for path, (low, high) in tornado_ranges(r).items():
+        ends = decision_metric(with_values(r, {path: np.array([low, high])}))
+        ends = np.broadcast_to(ends, (2,))
+        crossing = None
+        if np.sign(ends[0]) != np.sign(ends[1]):
+            crossing = break_even_input(r, path, low, high).value
+        bars.append(TornadoBar(path, low, high, value_of(r, path), float(ends[0]), float(ends[1]),
+                               base_metric, float(abs(ends[1] - ends[0])), crossing))
+    return sorted(bars, key=lambda b: b.swing, reverse=True)
+
+
+# --- Monte Carlo -------------------------------------------------------------------------------------
+
+def sample(distribution: Distribution, rng: np.random.Generator, n: int) -> np.ndarray:
+    """n draws from a distribution. [the input's unit]"""
+    d = distribution
+    if d.distribution == "uniform":
+        return rng.uniform(d.low, d.high, n) if d.high > d.low else np.full(n, float(d.low))
+    if d.distribution == "triangular":
+        return rng.triangular(d.low, d.mode, d.high, n) if d.high > d.low else np.full(n, float(d.low))
+    if d.distribution == "normal":
+        return rng.normal(d.mean, d.sd, n)
+    if d.distribution == "lognormal":
+        return d.median * np.exp(rng.normal(0.0, d.sigma, n))
+    return rng.choice(np.asarray(d.values, dtype=float), n, replace=True)
+
+
+def quantile(distribution: Distribution, p: float) -> float:
+    """The p-quantile of a distribution, exactly (empirical: numpy's linear quantile). [the input's unit]"""
+    d = distribution
+    if d.distribution == "uniform":
+        return d.low + p * (d.high - d.low)
+    if d.distribution == "triangular":
+        a, c, b = d.low, d.mode, d.high
+        if b == a:
+            return a
+        split = (c - a) / (b - a)
+        return a + np.sqrt(p * (b - a) * (c - a)) if p < split else b - np.sqrt((1 - p) * (b - a) * (b - c))
+    if d.distribution == "normal":
+        return d.mean if d.sd == 0 else NormalDist(d.mean, d.sd).inv_cdf(p)
+    if d.distribution == "lognormal":
+        return d.median * float(np.exp(d.sigma * NormalDist().inv_cdf(p))) if d.sigma > 0 else d.median
+    return float(np.quantile(np.asarray(d.values, dtype=float), p))
+
+
+def draw_inputs(scenario: Scenario | Resolved, samples: int | None = None,
+                seed: int | None = None) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """Samples of every input with a distribution, clipped to the input's allowed range.
+
+    Inputs are drawn in the order of their paths, from one generator seeded with
+    ``uncertainty.seed``: the same scenario and seed give the same samples.
+    """
+    r = as_resolved(scenario)
+    settings = r.uncertainty
+    n = samples or settings.samples
+    rng = np.random.default_rng(settings.seed if seed is None else seed)
+    drawn, clipped = {}, {}
+    for path in sorted(settings.distributions):
+        values, changed = clip_to_bounds(r, path, sample(settings.distributions[path], rng, n))
+        drawn[path], clipped[path] = values, changed
+    return drawn, clipped
+
+
+def monte_carlo(scenario: Scenario | Resolved, samples: int | None = None, seed: int | None = None) -> MonteCarlo:
+    """Evaluate every option over N samples of the uncertain inputs, in one vectorised call.
+
+    Parameters
+    ----------
+    scenario
+        A scenario with an ``uncertainty`` block.
+    samples, seed
+        Override ``uncertainty.samples`` and ``uncertainty.seed``.
+
+    Raises
+    ------
+    ValueError
+        The scenario has no uncertainty block.
+    """
+    r = as_resolved(scenario)
+    if r.uncertainty is None:
+        raise ValueError("the scenario has no uncertainty block (distributions of inputs)")
+    drawn, clipped = draw_inputs(r, samples, seed)
+    n = samples or r.uncertainty.samples
+    costs = {o: np.broadcast_to(c, (n,)) for o, c in option_costs(with_values(r, drawn)).items()}
+    option = tracked_option(r)
+    others = np.min(np.stack([c for o, c in costs.items() if o != option]), axis=0)
+    return MonteCarlo(costs, costs[option] - others, option, clipped)
+
+
+# --- Sobol --------------------------------------------------------------------------------------------
+
+def _salib_distribution(d: Distribution) -> tuple[str, list[float]] | None:
+    if d.distribution == "uniform" and d.high > d.low:
+        return "unif", [d.low, d.high]
+    if d.distribution == "triangular" and d.high > d.low:
+        return "triang", [d.low, d.high, (d.mode - d.low) / (d.high - d.low)]
+    if d.distribution == "normal" and d.sd > 0:
+        return "norm", [d.mean, d.sd]
+    if d.distribution == "lognormal" and d.sigma > 0:
+        return "lognorm", [float(np.log(d.median)), d.sigma]
+    return None
+
+
+def sobol_indices(scenario: Scenario | Resolved) -> SobolIndices | None:
+    """First-order and total Sobol indices of the decision metric, by SALib.
+
+    Inputs whose distribution SALib cannot sample (empirical, or zero width) are left out
+    and listed. When the metric does not vary (relative spread below :data:`NOT_VARYING`),
+    no index is defined and each is None.
+
+    Returns
+    -------
+    SobolIndices or None
+        None with no input SALib can sample.
+    """
+    from SALib.analyze import sobol as analyze
+    from SALib.sample import sobol as sampler
+
+    r = as_resolved(scenario)
+    settings = r.uncertainty
+    names, bounds_, dists, left_out = [], [], [], []
+    for path in sorted(settings.distributions):
+        spec = _salib_distribution(settings.distributions[path])
+        if spec is None:
+            left_out.append(path)
+            continue
+        names.append(path)
+        dists.append(spec[0])
+        bounds_.append(spec[1])
+    if not names:
+        return None
+    problem = {"num_vars": len(names), "names": names, "bounds": bounds_, "dists": dists}
+    x = sampler.sample(problem, settings.sobol_base_samples, calc_second_order=False, seed=settings.seed)
+    values = {p: clip_to_bounds(r, p, x[:, i])[0] for i, p in enumerate(names)}
+    y = np.broadcast_to(decision_metric(with_values(r, values)), (x.shape[0],)).astype(float)
+    scale = max(float(np.max(np.abs(y))), 1e-300)
+    if np.ptp(y) <= NOT_VARYING * scale:
+        none = (None,) * len(names)
+        return SobolIndices(tuple(names), none, none, none, none, tuple(left_out))
+    result = analyze.analyze(problem, y, calc_second_order=False, seed=settings.seed)
+    return SobolIndices(tuple(names), *(tuple(float(v) for v in result[k]) for k in ("S1", "S1_conf", "ST", "ST_conf")),
+                        tuple(left_out))

@@ -1,0 +1,64 @@
+"""Plain formulas of numbers: each formula of the model once, broadcasting, with units and sources.
+
+Every function takes scalars, numpy arrays or pandas Series (a Series in gives a Series
+out, index kept), knows nothing of scenarios or pydantic, and documents its units, formula
+and reference. The domain modules call these; nothing recomputes them inline.
+
+=====================  ==========================================================
+module                 formulas
+=====================  ==========================================================
+``power``              drawn power, facility energy, electricity cost
+``capital``            depreciation, capital charge, rates, present value, loans
+``staffing``           FTEs for a fleet, staffing cost
+``tokens``             output share, blended API price, GPU-hours for tokens
+``fleet``              GPUs needed, whole units, servers needed, spares
+``utilisation``        cost per used GPU-hour, break-even utilisation
+``serving``            weight and KV-cache memory, replica size, throughput estimate
+``training``           6·N·D, GPU-hours at an MFU, MFU backed out, training state
+``checkpoint``         job MTBF, Young and Daly intervals, goodput
+``screening``          load-duration curve, busy shares, single-layer rule
+=====================  ==========================================================
+"""
+
+from .capital import (
+    book_value_share,
+    capital_charge,
+    growth_factor,
+    loan_balance,
+    loan_payment,
+    monthly_rate,
+    present_value,
+    straight_line_depreciation,
+)
+from .checkpoint import (
+    daly_interval,
+    goodput_fraction,
+    interval_with_restart,
+    job_mtbf_hours,
+    time_lost_fraction,
+    young_interval,
+)
+from .fleet import gpus_needed, gpus_per_server_step, servers_needed, servers_with_spares, whole_units
+from .power import drawn_power_kw, electricity_cost, facility_energy_kwh
+from .screening import busy_shares, load_duration_curve, single_layer_level
+from .serving import (
+    estimate_output_throughput,
+    kv_cache_bytes_per_token,
+    min_gpus_per_replica,
+    weight_bytes,
+)
+from .staffing import fte_needed, staffing_cost
+from .tokens import blended_api_price, gpu_hours_for_tokens, output_share, tokens_per_month
+from .training import mfu_from_gpu_hours, min_gpus_for_training_state, training_flop, training_gpu_hours
+from .utilisation import break_even_utilisation, cost_per_used_gpu_hour
+
+__all__ = [
+    "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
+    "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",
+    "facility_energy_kwh", "fte_needed", "goodput_fraction", "gpu_hours_for_tokens", "gpus_needed",
+    "gpus_per_server_step", "growth_factor", "interval_with_restart", "job_mtbf_hours", "kv_cache_bytes_per_token",
+    "load_duration_curve", "loan_balance", "loan_payment", "mfu_from_gpu_hours", "min_gpus_for_training_state",
+    "min_gpus_per_replica", "monthly_rate", "output_share", "present_value", "servers_needed",
+    "servers_with_spares", "single_layer_level", "staffing_cost", "straight_line_depreciation", "time_lost_fraction",
+    "tokens_per_month", "training_flop", "training_gpu_hours", "weight_bytes", "whole_units", "young_interval",
+]

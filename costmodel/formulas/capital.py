@@ -1,0 +1,224 @@
+"""Money over time: depreciation, capital charge, rates, present value, loans, book value.
+
+Conventions, as numpy-financial states them: rates are decimals per period; payments at
+the end of each period; a function named for a cost returns it positive.
+
+References
+----------
+.. [1] numpy-financial documentation: ``npv``, ``pmt``, ``pv``
+   (https://numpy.org/numpy-financial/).
+.. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 2 and 6
+   (present value, equivalent annual cost).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy_financial as npf
+
+from ..units import MONTHS_PER_YEAR
+from .shapes import like
+
+
+def straight_line_depreciation(capex, life_months):
+    """Monthly straight-line depreciation with no residual value. [currency/month]
+
+    Parameters
+    ----------
+    capex
+        Purchase price. [currency]
+    life_months
+        Depreciation period, > 0. [months]
+
+    Notes
+    -----
+    D = C / N.
+
+    Examples
+    --------
+    >>> straight_line_depreciation(1_200_000, 60)
+    20000.0
+    """
+    return capex / life_months
+
+
+def monthly_rate(yearly_rate):
+    """Effective monthly rate of an effective yearly rate. [1/month]
+
+    Parameters
+    ----------
+    yearly_rate
+        Effective yearly rate, above −1. [1/year]
+
+    Raises
+    ------
+    ValueError
+        A rate at or below −1.
+
+    Notes
+    -----
+    i = (1 + r)^(1/12) − 1.
+
+    Examples
+    --------
+    >>> round(monthly_rate(0.08), 8)
+    0.00643403
+    """
+    if not np.all(np.asarray(yearly_rate) > -1):
+        raise ValueError(f"a yearly rate must be above -1, got {yearly_rate}")
+    return (1.0 + yearly_rate) ** (1.0 / MONTHS_PER_YEAR) - 1.0
+
+
+def growth_factor(yearly_change, months):
+    """Factor by which a quantity growing by ``yearly_change`` a year has grown after ``months``. [-]
+
+    Parameters
+    ----------
+    yearly_change
+        Yearly rate of change, above −1 (−0.1 is a fall of 10 % a year). [1/year]
+    months
+        Months elapsed. [months]
+
+    Raises
+    ------
+    ValueError
+        A change at or below −1.
+
+    Notes
+    -----
+    (1 + g)^(m / 12): compounding monthly; exactly 1 when g is 0.
+
+    Examples
+    --------
+    >>> growth_factor(0.3, 12)
+    1.3
+    """
+    if not np.all(np.asarray(yearly_change) > -1):
+        raise ValueError(f"a yearly change must be above -1, got {yearly_change}")
+    return (1.0 + yearly_change) ** (months / MONTHS_PER_YEAR)
+
+
+def present_value(flows, yearly_rate):
+    """Present value of monthly cash flows, month 0 undiscounted. [currency]
+
+    Parameters
+    ----------
+    flows
+        Cash flow of each month 0 … H−1, shape (..., H); costs positive. [currency]
+    yearly_rate
+        Discount rate, an effective yearly rate. [1/year]
+
+    Notes
+    -----
+    PV = Σ_m F_m / (1 + i)^m with i = (1 + r)^(1/12) − 1: numpy-financial's ``npv``
+    convention (the first flow at time 0). Vectorised over leading axes.
+
+    Examples
+    --------
+    >>> round(present_value([100.0, 100.0], 0.08), 4)
+    199.3607
+    """
+    flows = np.asarray(flows, dtype=float)
+    i = monthly_rate(yearly_rate)
+    if flows.ndim == 1 and np.ndim(i) == 0:
+        return float(npf.npv(i, flows))
+    factors = (1.0 + np.asarray(i, dtype=float)[..., None]) ** -np.arange(flows.shape[-1])
+    return np.sum(flows * factors, axis=-1)
+
+
+def loan_payment(principal, rate_per_year, term_months):
+    """Equal monthly payment of a loan, paid at the end of each month. [currency/month]
+
+    Parameters
+    ----------
+    principal
+        Amount borrowed. [currency]
+    rate_per_year
+        Nominal yearly interest rate, ≥ 0, charged monthly at rate / 12. [1/year]
+    term_months
+        Number of payments, ≥ 1. [months]
+
+    Raises
+    ------
+    ValueError
+        A term below one month or a negative rate.
+
+    Notes
+    -----
+    A = P · i / (1 − (1 + i)^−n) with i = rate / 12, through :func:`numpy_financial.pmt`
+    (which gives it negative, as cash out); P / n at a zero rate. Broadcasts.
+
+    Examples
+    --------
+    >>> round(loan_payment(1_000_000, 0.07, 48), 2)
+    23946.24
+    >>> loan_payment(1_200, 0.0, 12)
+    100.0
+    """
+    if np.any(np.asarray(term_months) < 1) or np.any(np.asarray(rate_per_year) < 0):
+        raise ValueError(f"need a term of at least 1 month and a rate >= 0, got {term_months} and {rate_per_year}")
+    return like(-npf.pmt(np.asarray(rate_per_year) / MONTHS_PER_YEAR, term_months, principal) + 0.0,
+                principal, rate_per_year, term_months)
+
+
+def loan_balance(payment, rate_per_year, payments_left):
+    """Balance still owed on a loan with ``payments_left`` equal payments to go. [currency]
+
+    Notes
+    -----
+    B = A · (1 − (1 + i)^−k) / i with i = rate / 12: numpy-financial's ``pv`` of the
+    remaining payments.
+
+    Examples
+    --------
+    >>> round(loan_balance(100.0, 0.0, 3), 6)
+    300.0
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):   # numpy-financial evaluates both branches at rate 0
+        return like(npf.pv(np.asarray(rate_per_year) / MONTHS_PER_YEAR, payments_left, -payment) + 0.0,
+                    payment, rate_per_year, payments_left)
+
+
+def capital_charge(capex, yearly_rate, life_months):
+    """Equal monthly charge that repays ``capex`` with interest over its life (the annuity). [currency/month]
+
+    The cost of owning an asset as a level monthly amount: depreciation plus the return the
+    money would have earned (equivalent annual cost, per month).
+
+    Parameters
+    ----------
+    capex
+        Purchase price. [currency]
+    yearly_rate
+        Cost of capital, an effective yearly rate, ≥ 0. [1/year]
+    life_months
+        Life of the asset, ≥ 1. [months]
+
+    Notes
+    -----
+    A = C · i / (1 − (1 + i)^−N) with i = (1 + r)^(1/12) − 1; C / N at r = 0 (straight-line
+    depreciation is the zero-rate case).
+
+    Examples
+    --------
+    >>> round(capital_charge(1_200_000, 0.0, 60), 2)
+    20000.0
+    >>> round(capital_charge(1_200_000, 0.08, 60), 2)
+    24171.67
+    """
+    return like(-npf.pmt(monthly_rate(yearly_rate), life_months, capex) + 0.0, capex, yearly_rate, life_months)
+
+
+def book_value_share(age_months, life_months):
+    """Straight-line book value as a share of the purchase price. [-]
+
+    Notes
+    -----
+    max(0, min(1, 1 − age / life)).
+
+    Examples
+    --------
+    >>> book_value_share(45, 60)
+    0.25
+    """
+    return like(np.clip(1.0 - np.asarray(age_months, dtype=float) / life_months, 0.0, 1.0), age_months, life_months)

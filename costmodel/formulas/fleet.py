@@ -1,0 +1,132 @@
+"""Counting GPUs and servers: GPUs needed for work, whole replicas and servers, spares.
+
+References
+----------
+.. [1] Barroso, Clidaras and Hölzle (2013), *The Datacenter as a Computer*, 2nd ed., ch. 6:
+   provisioning for peak load with headroom.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..units import HOURS_PER_MONTH
+from .shapes import like
+
+_EPSILON = 1e-9
+"""Tolerance below a whole number that still counts as that number (rounding of 0.1 + 0.2)."""
+
+
+def gpus_needed(gpu_hours_per_month, utilisation_ceiling=1.0):
+    """GPUs a month's work needs when each may be busy at most a share of its hours. [GPU]
+
+    Parameters
+    ----------
+    gpu_hours_per_month
+        Work. [GPU-h/month]
+    utilisation_ceiling
+        Highest average share of a GPU's capacity the work may use, in (0, 1]. [-]
+
+    Notes
+    -----
+    N = H / (730 · u), before rounding.
+
+    Examples
+    --------
+    >>> gpus_needed(15_768, 0.9)
+    24.0
+    """
+    return gpu_hours_per_month / (HOURS_PER_MONTH * utilisation_ceiling)
+
+
+def whole_units(needed, unit=1, minimum=0):
+    """Whole units of ``unit`` items that hold ``needed`` items, at least ``minimum`` units. [units]
+
+    Parameters
+    ----------
+    needed
+        Items needed, fractional. [items]
+    unit
+        Items per unit, ≥ 1 (GPUs per replica, GPUs per server). [items/unit]
+    minimum
+        Fewest units. [units]
+
+    Notes
+    -----
+    n = max(⌈needed / unit − ε⌉, minimum) with ε = 1e-9, so rounding noise just above a
+    whole number does not add a unit.
+
+    Examples
+    --------
+    >>> whole_units(8.0, 8)
+    1.0
+    >>> whole_units(8.5, 8)
+    2.0
+    >>> whole_units(0.0, 2, minimum=1)
+    1.0
+    """
+    units = np.maximum(np.ceil(np.asarray(needed, dtype=float) / unit - _EPSILON), minimum)
+    return like(units, needed, unit, minimum)
+
+
+def gpus_per_server_step(gpus_per_server: int, gpus_per_replica: int) -> int:
+    """GPUs an own fleet adds at a time: whole servers holding whole replicas. [GPU]
+
+    Notes
+    -----
+    The least common multiple of GPUs per server and GPUs per replica.
+
+    Examples
+    --------
+    >>> gpus_per_server_step(8, 2)
+    8
+    >>> gpus_per_server_step(8, 16)
+    16
+    """
+    return math.lcm(int(gpus_per_server), int(gpus_per_replica))
+
+
+def servers_needed(gpus, gpus_per_server, gpus_per_replica=1, minimum=0):
+    """Whole servers that hold ``gpus`` GPUs in whole replicas, at least ``minimum``. [servers]
+
+    Parameters
+    ----------
+    gpus
+        GPUs needed, fractional. [GPU]
+    gpus_per_server
+        GPUs in one server. [GPU]
+    gpus_per_replica
+        GPUs that serve one copy of a model. [GPU]
+    minimum
+        Fewest servers (the ones already configured). [servers]
+
+    Notes
+    -----
+    With step L = lcm(G, R): servers = max(⌈N / L⌉ · L / G, minimum).
+
+    Examples
+    --------
+    >>> servers_needed(17.0, 8)
+    3.0
+    >>> servers_needed(17.0, 8, minimum=4)
+    4.0
+    """
+    step = gpus_per_server_step(gpus_per_server, gpus_per_replica)
+    return like(np.maximum(np.asarray(whole_units(gpus, step)) * (step // gpus_per_server), minimum), gpus, minimum)
+
+
+def servers_with_spares(servers, spare_share):
+    """Servers bought: the working ones plus hot spares. [servers]
+
+    Notes
+    -----
+    B = S · (1 + q), fractional (a share of a spare is a share of its cost).
+
+    Examples
+    --------
+    >>> servers_with_spares(1250, 0.02)
+    1275.0
+    """
+    return servers * (1.0 + spare_share)

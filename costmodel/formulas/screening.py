@@ -1,0 +1,93 @@
+"""Load-duration curves and the screening-curve rule for the cheapest mix of capacity.
+
+The k-th GPU of capacity is busy the share f_k of hours in which demand exceeds k − 1 GPUs
+(the fractional part of an hour's demand counts pro rata). A kind of capacity costing F per
+GPU per hour held and V per busy GPU-hour serves the k-th GPU for F + V·f_k an hour; the
+cheapest kind for each k is the lowest of these lines at f_k.
+
+References
+----------
+.. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening
+   curves and load-duration curves).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def load_duration_curve(demand):
+    """Demand sorted from the busiest hour down. [GPU]
+
+    Examples
+    --------
+    >>> load_duration_curve([1.0, 3.0, 2.0]).tolist()
+    [3.0, 2.0, 1.0]
+    """
+    return np.sort(np.asarray(demand, dtype=float))[::-1]
+
+
+def busy_shares(demand, gpus: int | None = None) -> np.ndarray:
+    """Share of hours the k-th GPU of capacity is busy, k = 1 … K. [-]
+
+    Parameters
+    ----------
+    demand
+        GPUs busy each hour. [GPU]
+    gpus
+        K; default the peak, rounded up. [GPU]
+
+    Notes
+    -----
+    f_k = (1/H) Σ_h clip(d_h − (k − 1), 0, 1), for all k at once from the sorted demand:
+    the hours at or above k count 1, those between k − 1 and k count d_h − (k − 1).
+
+    Examples
+    --------
+    Two hours at 1.5 GPUs and two at 0:
+
+    >>> busy_shares([1.5, 1.5, 0.0, 0.0]).tolist()
+    [0.5, 0.25]
+    """
+    values = np.asarray(demand, dtype=float)
+    top = int(np.ceil(values.max() - 1e-9)) if gpus is None else gpus
+    if top <= 0:
+        return np.zeros(0)
+    k = np.arange(1, top + 1, dtype=float)
+    ordered = np.sort(values)
+    above = len(ordered) - np.searchsorted(ordered, k, side="left")
+    lower = np.searchsorted(ordered, k - 1, side="right")
+    upper = np.searchsorted(ordered, k, side="left")
+    cumulative = np.concatenate([[0.0], np.cumsum(ordered)])
+    partial = (cumulative[upper] - cumulative[lower]) - (upper - lower) * (k - 1)
+    return (above + partial) / len(ordered)
+
+
+def single_layer_level(busy, fixed_per_hour, flexible_price, variable_per_hour=0.0) -> int:
+    """GPUs to hold in one fixed layer against a flexible price (the closed form). [GPU]
+
+    Parameters
+    ----------
+    busy
+        f_k of each GPU, busiest first. [-]
+    fixed_per_hour
+        F, paid every hour a GPU is held. [currency/GPU/h]
+    flexible_price
+        p, paid per busy GPU-hour of the flexible kind. [currency/GPU-h]
+    variable_per_hour
+        V of the fixed layer per busy hour. [currency/GPU-h]
+
+    Notes
+    -----
+    Hold the k-th GPU while f_k > F / (p − V): holding it costs F every hour and saves
+    p − V in each busy hour (Stoft 2002, ch. 3). None held when p ≤ V.
+
+    Examples
+    --------
+    >>> single_layer_level([1.0, 0.8, 0.5, 0.2], 2.835, 4.5)
+    2
+    """
+    if flexible_price <= variable_per_hour:
+        return 0
+    threshold = fixed_per_hour / (flexible_price - variable_per_hour)
+    return int(np.count_nonzero(np.asarray(busy) > threshold))

@@ -1,0 +1,144 @@
+"""Serving a language model: memory for weights and KV cache, and a first-principles throughput.
+
+Decode is bounded by memory bandwidth (every step reads the active weights once and the KV
+cache of the batch); prefill is bounded by dense FLOP/s (2 FLOP per active parameter per
+input token); each with an efficiency factor.
+
+References
+----------
+.. [1] Pope et al. (2022), "Efficiently Scaling Transformer Inference", arXiv 2211.05102:
+   decode is memory-bandwidth bound at small batch; 2·N FLOP per token forward.
+.. [2] Kwon et al. (2023), "Efficient Memory Management for Large Language Model Serving
+   with PagedAttention", SOSP: KV cache of 2 · layers · KV heads · head dim values per token.
+"""
+
+from __future__ import annotations
+
+BYTES_PER_VALUE: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
+"""Bytes per weight (or KV value) at each precision. [B]"""
+
+GB = 1e9
+"""Bytes in the catalog's GB (decimal, as in NVIDIA's datasheets). [B]"""
+
+
+def kv_cache_precision(precision: str) -> str:
+    """KV cache precision used with weights at ``precision``: BF16 for 16-bit weights, else FP8."""
+    return "bf16" if precision in ("bf16", "fp16") else "fp8"
+
+
+def weight_bytes(total_parameters, precision: str):
+    """Memory for the weights: total parameters × bytes per parameter. [B]
+
+    Examples
+    --------
+    >>> weight_bytes(70.6e9, "bf16") / 1e9
+    141.2
+    """
+    return total_parameters * BYTES_PER_VALUE[precision]
+
+
+def kv_cache_bytes_per_token(layers, kv_elements_per_token_per_layer, precision: str):
+    """KV cache per token: layers × values per token per layer × bytes per value. [B/token]
+
+    The values per token per layer are 2 × KV heads × head dimension for grouped-query
+    attention; the KV cache is kept at :func:`kv_cache_precision` of the weights.
+
+    Examples
+    --------
+    Llama 3.3 70B: 80 layers, 8 KV heads of 128 (2 × 8 × 128 = 2,048 values), BF16:
+
+    >>> kv_cache_bytes_per_token(80, 2048, "bf16")
+    327680.0
+    """
+    return layers * kv_elements_per_token_per_layer * BYTES_PER_VALUE[kv_cache_precision(precision)]
+
+
+def min_gpus_per_replica(bytes_needed: float, memory_gb_per_gpu: float, usable_memory_share: float,
+                         largest: int = 8) -> int | None:
+    """Smallest tensor-parallel degree (1, 2, 4, ... up to ``largest``) whose memory holds ``bytes_needed``. [GPU]
+
+    Parameters
+    ----------
+    bytes_needed
+        Weights plus KV cache of one replica. [B]
+    memory_gb_per_gpu
+        Memory per GPU. [GB]
+    usable_memory_share
+        Share of GPU memory left for weights and KV cache after the runtime. [-]
+    largest
+        Largest degree tried. [GPU]
+
+    Returns
+    -------
+    int or None
+        None when even ``largest`` GPUs are too few.
+
+    Examples
+    --------
+    Llama 3.3 70B in BF16 needs 141 GB for its weights alone: two 80 GB H100.
+
+    >>> min_gpus_per_replica(141.2e9, 80, 0.9)
+    2
+    """
+    degree = 1
+    while degree <= largest:
+        if bytes_needed <= degree * memory_gb_per_gpu * GB * usable_memory_share:
+            return degree
+        degree *= 2
+    return None
+
+
+def estimate_output_throughput(active_parameters, bytes_per_weight, kv_bytes_per_token, memory_bandwidth_tb_s,
+                               dense_tflops, gpus_per_replica, batch_size, input_tokens, output_tokens,
+                               decode_efficiency, prefill_efficiency):
+    """First-principles serving throughput per GPU, prefill included. [output tokens/s/GPU]
+
+    Parameters
+    ----------
+    active_parameters
+        N, parameters used per token. [-]
+    bytes_per_weight
+        w, bytes per weight at the served precision. [B]
+    kv_bytes_per_token
+        k, KV cache bytes per token. [B/token]
+    memory_bandwidth_tb_s
+        B, memory bandwidth per GPU. [TB/s]
+    dense_tflops
+        P, dense peak per GPU at the precision. [TFLOP/s]
+    gpus_per_replica
+        G. [GPU]
+    batch_size
+        b, requests decoded together. [requests]
+    input_tokens, output_tokens
+        I and O per request. [tokens]
+    decode_efficiency, prefill_efficiency
+        Shares of bandwidth and of peak FLOP/s achieved, in (0, 1]. [-]
+
+    Raises
+    ------
+    ValueError
+        Fewer than one GPU, request or token, or an efficiency outside (0, 1].
+
+    Notes
+    -----
+    * one decode step reads N·w + b·(I + O/2)·k bytes in
+      t_d = that / (G·B·e_decode) seconds and yields b output tokens;
+    * prefilling one request of I input tokens takes t_p = 2·N·I / (G·P·e_prefill) s;
+    * one request costs G·(t_p + O·t_d / b) GPU-seconds, so the throughput per GPU is
+      O / (G·(t_p + O·t_d / b)).
+
+    Examples
+    --------
+    >>> round(estimate_output_throughput(70e9, 1.0, 163840.0, 3.35, 1979.0, 2, 64, 1000, 1000, 0.7, 0.5))
+    1403
+    """
+    if min(gpus_per_replica, batch_size, input_tokens, output_tokens) < 1 or not (
+            0 < decode_efficiency <= 1 and 0 < prefill_efficiency <= 1):
+        raise ValueError("need at least 1 GPU, request and token, and efficiencies in (0, 1]")
+    bandwidth = memory_bandwidth_tb_s * 1e12 * decode_efficiency * gpus_per_replica      # [B/s] per replica
+    step_bytes = active_parameters * bytes_per_weight + batch_size * (input_tokens + output_tokens / 2) \
+        * kv_bytes_per_token
+    decode_step = step_bytes / bandwidth                                                  # [s]
+    flops = dense_tflops * 1e12 * prefill_efficiency * gpus_per_replica                   # [FLOP/s] per replica
+    prefill = 2 * active_parameters * input_tokens / flops                                # [s] per request
+    return output_tokens / (gpus_per_replica * (prefill + output_tokens * decode_step / batch_size))

@@ -1,0 +1,109 @@
+"""Training compute: FLOP, GPU-hours at an MFU, MFU backed out, memory for training state.
+
+References
+----------
+.. [1] Kaplan et al. (2020), "Scaling Laws for Neural Language Models", arXiv 2001.08361,
+   §2.1: training compute C ≈ 6·N·D (2·N forward, 4·N backward per token).
+.. [2] Hoffmann et al. (2022), "Training Compute-Optimal Large Language Models"
+   (Chinchilla), arXiv 2203.15556, Table 3: budgets that follow C ≈ 6·N·D.
+.. [3] Rajbhandari et al. (2020), "ZeRO: Memory Optimizations Toward Training Trillion
+   Parameter Models", SC20: mixed-precision Adam holds 16 bytes per parameter
+   (2 weights + 2 gradients + 12 optimizer state), which ZeRO shards across GPUs.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..units import SECONDS_PER_HOUR
+
+
+def training_flop(active_parameters, tokens):
+    """Training compute C = 6·N·D. [FLOP]
+
+    Parameters
+    ----------
+    active_parameters
+        N: parameters used per token (for a mixture of experts, the active ones). [-]
+    tokens
+        D: training tokens. [tokens]
+
+    Examples
+    --------
+    Chinchilla (Hoffmann et al. 2022, Table 3): 10 B parameters on 205.1 B tokens.
+
+    >>> f"{training_flop(10e9, 205.1e9):.3g}"
+    '1.23e+22'
+    """
+    return 6.0 * active_parameters * tokens
+
+
+def training_gpu_hours(flop, peak_tflops, mfu):
+    """Ideal GPU-hours of a run: FLOP / (dense peak × MFU) / 3,600. [GPU-h]
+
+    Parameters
+    ----------
+    flop
+        Training compute. [FLOP]
+    peak_tflops
+        Dense (not 2:4 sparse) peak per GPU at the training precision. [TFLOP/s]
+    mfu
+        Model FLOPs utilisation, in (0, 1]. [-]
+
+    Examples
+    --------
+    >>> round(training_gpu_hours(3.6e24, 989.5, 0.4))
+    2526529
+    """
+    return flop / (peak_tflops * 1e12 * mfu) / SECONDS_PER_HOUR
+
+
+def mfu_from_gpu_hours(flop, peak_tflops, gpu_hours):
+    """MFU backed out of a reported GPU-hour count: FLOP / (peak × GPU-hours × 3,600). [-]
+
+    The inverse of :func:`training_gpu_hours` in its MFU argument.
+
+    Examples
+    --------
+    >>> round(mfu_from_gpu_hours(3.6e24, 989.5, 2526529), 4)
+    0.4
+    """
+    return flop / (peak_tflops * 1e12 * gpu_hours * SECONDS_PER_HOUR)
+
+
+def min_gpus_for_training_state(state_bytes: float, activation_bytes_per_gpu: float, gpu_memory_bytes: float,
+                                sharded: bool) -> int | None:
+    """The fewest GPUs whose memory holds the training state. [GPU]
+
+    Parameters
+    ----------
+    state_bytes
+        Weights, gradients and optimizer state, e.g. 16 bytes × parameters. [B]
+    activation_bytes_per_gpu
+        Activation memory each GPU needs besides. [B]
+    gpu_memory_bytes
+        Memory per GPU. [B]
+    sharded
+        True: the state is split across GPUs (ZeRO-3 / FSDP), so
+        ceil(state / (memory − activations)) GPUs suffice. False: every GPU holds the
+        whole state (plain data parallelism), which needs one GPU if it fits and is
+        impossible otherwise.
+
+    Returns
+    -------
+    int or None
+        ``None`` when no number of GPUs can hold it.
+
+    Examples
+    --------
+    A 70 B model with mixed-precision Adam (16 B per parameter) on 141 GB GPUs:
+
+    >>> min_gpus_for_training_state(16 * 70e9, 0.0, 141e9, sharded=True)
+    8
+    """
+    room = gpu_memory_bytes - activation_bytes_per_gpu
+    if room <= 0:
+        return None
+    if sharded:
+        return max(1, math.ceil(state_bytes / room))
+    return 1 if state_bytes <= room else None

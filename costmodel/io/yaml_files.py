@@ -1,0 +1,145 @@
+"""Strict YAML for scenario files: YAML 1.2 core schema, text keys, bounded size and depth.
+
+PyYAML implements YAML 1.1, whose implicit types silently turn words and digits into
+numbers and dates: ``yes``/``no``/``on``/``off`` become booleans (and then 1.0 or 0.0 in a
+number field), ``2:1`` becomes 121 (base 60), ``0x10`` 16, ``2025-01-01`` a date. A scenario
+is read here with the YAML 1.2 core schema instead: only ``true``/``false`` are booleans,
+only decimal digits (with an optional sign, point and exponent) are numbers, ``.inf`` and
+``.nan`` are floats (which the schema then refuses), ``null``/``~``/empty are null; every
+other plain scalar is text. Keys must be text, a key may appear once per mapping, the file
+may hold at most :data:`MAX_BYTES` bytes and nest at most :data:`MAX_DEPTH` levels.
+
+References
+----------
+.. [1] YAML Ain't Markup Language version 1.2.2, §10.3 "Core Schema" (2021).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import ScenarioError
+
+MAX_BYTES = 2_000_000
+"""Largest scenario file read. [B]"""
+
+MAX_DEPTH = 40
+"""Deepest nesting of mappings and lists in a scenario file."""
+
+
+class _CoreSchemaLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with the YAML 1.2 core schema's implicit types, and unique text keys."""
+
+    yaml_implicit_resolvers: dict = {}
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    "keys must be plain text (a field name), not a list, mapping or number", key_node.start_mark)
+            key = key_node.value
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    f"key {key!r} given twice (first on line {seen[key] + 1})", key_node.start_mark)
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+_CORE_RESOLVERS = [
+    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:int", r"^[-+]?[0-9]+$", list("-+0123456789")),
+    ("tag:yaml.org,2002:float",
+     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+     list("-+0123456789.")),
+]
+for _tag, _pattern, _first in _CORE_RESOLVERS:
+    _CoreSchemaLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+
+
+def _depth(node: yaml.Node) -> int:
+    """Nesting depth of a composed YAML node, walked without recursion."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, level = stack.pop()
+        deepest = max(deepest, level)
+        if deepest > MAX_DEPTH:
+            return deepest
+        if isinstance(current, yaml.SequenceNode):
+            stack += [(child, level + 1) for child in current.value]
+        elif isinstance(current, yaml.MappingNode):
+            stack += [(value, level + 1) for _, value in current.value]
+    return deepest
+
+
+def read_text(path: Path) -> str:
+    """The text of a scenario file: UTF-8 (a byte-order mark is dropped), at most :data:`MAX_BYTES`.
+
+    Raises
+    ------
+    ScenarioError
+        Missing, unreadable, too large, or not UTF-8 (the offset of the first bad byte is named).
+    """
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise ScenarioError(path, [("(file)", f"{size:,} bytes", f"larger than the {MAX_BYTES:,}-byte limit "
+                                        "for a scenario file")])
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        shown = exc.object[max(0, exc.start - 20):exc.end + 20]
+        reason = f"not UTF-8 text: byte {exc.object[exc.start]:#x} at offset {exc.start}"
+        raise ScenarioError(path, [("(file)", shown, reason)]) from None
+    except OSError as exc:
+        raise ScenarioError(path, [("(file)", str(path), f"cannot be read: {exc.strerror}")]) from None
+
+
+def parse_yaml(text: str, path: Path) -> Any:
+    """Parse scenario text with the YAML 1.2 core schema (see the module notes).
+
+    Raises
+    ------
+    ScenarioError
+        A syntax error (line and column named, even on the last line), a key that is not
+        text, a key given twice, or nesting deeper than :data:`MAX_DEPTH`.
+    """
+    loader = _CoreSchemaLoader(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except RecursionError:
+            raise ScenarioError(path, [("(file)", "deeply nested", f"nested more than {MAX_DEPTH} levels deep")]) \
+                from None
+        if node is None:
+            return None
+        if _depth(node) > MAX_DEPTH:
+            raise ScenarioError(path, [("(file)", "deeply nested", f"nested more than {MAX_DEPTH} levels deep")])
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        lines = text.splitlines()
+        if mark is not None:
+            where = f"line {mark.line + 1}, column {mark.column + 1}"
+            shown = lines[mark.line] if mark.line < len(lines) else "(end of file)"
+        else:
+            where, shown = "(file)", text[:40]
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ScenarioError(path, [(where, shown, f"YAML syntax error: {problem}")]) from None
+    finally:
+        loader.dispose()
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML text for plain data, readable back by :func:`parse_yaml` to the same values.
+
+    Strings that YAML 1.1 readers would take for another type are quoted (PyYAML's
+    dumper quotes them), so the file reads the same in either version.
+    """
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)

@@ -1,0 +1,141 @@
+"""Numbers as a reviewer reads them: one module for text, tables and charts alike.
+
+Rules: money to 3 significant figures with k / M / B and the currency ("1.06 M USD") in
+prose and summaries, with thousands separators and no decimals in tables of amounts; shares
+as percentages ("68.5 %"); every value with its unit; a value that does not exist is a word
+("never", "not defined"), never blank, NaN, infinity or "-0".
+"""
+
+from __future__ import annotations
+
+import math
+
+_SCALES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+
+
+def _clean(x: float) -> float:
+    return 0.0 if x == 0 else x          # -0.0 reads as 0
+
+
+def significant(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant figures with thousands separators, no exponent.
+
+    Examples
+    --------
+    >>> significant(3.58712e6)
+    '3,590,000'
+    >>> significant(0.000123456)
+    '0.000123'
+    """
+    x = _clean(float(x))
+    if not math.isfinite(x):
+        return "not defined"
+    if x == 0:
+        return "0"
+    exponent = int(math.floor(math.log10(abs(x))))
+    rounded = round(x, digits - 1 - exponent)
+    return f"{_clean(rounded):,.{max(digits - 1 - exponent, 0)}f}"
+
+
+def short(x: float, digits: int = 3) -> str:
+    """``x`` to ``digits`` significant figures with k / M / B / T.
+
+    Examples
+    --------
+    >>> short(1_056_233_792)
+    '1.06 B'
+    >>> short(52_773.3)
+    '52.8 k'
+    >>> short(-228_448)
+    '-228 k'
+    >>> short(4.5)
+    '4.50'
+    """
+    x = _clean(float(x))
+    if not math.isfinite(x):
+        return "not defined"
+    for scale, suffix in _SCALES:
+        if abs(x) >= scale * 0.9995:
+            return f"{_precise(x / scale, digits)} {suffix}"
+    return _precise(x, digits)
+
+
+def _precise(x: float, digits: int) -> str:
+    if x == 0:
+        return "0"
+    decimals = max(digits - 1 - int(math.floor(math.log10(abs(x)))), 0)
+    return f"{_clean(round(x, decimals)):,.{decimals}f}"
+
+
+def money(x: float | None, currency: str, digits: int = 3) -> str:
+    """An amount in k / M / B with its currency: ``1.06 M USD``; None reads "not defined".
+
+    Examples
+    --------
+    >>> money(3_236_013.56, "USD")
+    '3.24 M USD'
+    >>> money(None, "USD")
+    'not defined'
+    """
+    return "not defined" if x is None else f"{short(x, digits)} {currency}"
+
+
+def amount(x: float | None, decimals: int = 2) -> str:
+    """A plain number with thousands separators and fixed decimals; None reads "not defined".
+
+    Examples
+    --------
+    >>> amount(12070)
+    '12,070.00'
+    >>> amount(-0.0, 0)
+    '0'
+    """
+    return "not defined" if x is None else f"{_clean(round(float(x), decimals)):,.{decimals}f}"
+
+
+def share(x: float | None, decimals: int = 1) -> str:
+    """A fraction as a percentage: ``0.685`` reads ``68.5 %``; None reads "not defined".
+
+    Examples
+    --------
+    >>> share(0.684932)
+    '68.5 %'
+    """
+    return "not defined" if x is None else f"{_clean(round(100 * float(x), decimals)):.{decimals}f} %"
+
+
+def volume_display(kind: str) -> tuple[float, str]:
+    """Divisor and unit label for showing volumes: tokens per day in millions.
+
+    Returns
+    -------
+    tuple of (float, str)
+        ``(1e6, "M tokens/day")`` for a tokens workload, ``(1.0, "GPU-hours/month")``
+        otherwise.
+    """
+    if kind == "tokens":
+        return 1e6, "M tokens/day"
+    return 1.0, "GPU-hours/month"
+
+
+def volume(kind: str, value: float | None) -> str:
+    """A volume as text in its display unit; None reads "never".
+
+    Millions of tokens per day show two decimals; GPU-hours per month show none.
+
+    Examples
+    --------
+    >>> volume("tokens", 34_013_307)
+    '34.01 M tokens/day'
+    >>> volume("gpu_hours", None)
+    'never'
+    """
+    if value is None:
+        return "never"
+    scale, unit = volume_display(kind)
+    return f"{amount(value / scale, 2 if scale > 1 else 0)} {unit}"
+
+
+def rate_per_year(x: float) -> str:
+    """A yearly rate as a percentage a year: ``0.08`` reads ``8.0 %/year``."""
+    return f"{share(x)}/year"

@@ -1,0 +1,196 @@
+"""The report's sections, displayed in a notebook: what the report notebooks call, cell by cell.
+
+Each function displays one section (Markdown, tables and charts with alt text) for a
+resolved scenario; a section whose block the scenario lacks displays nothing. Importing
+this module imports IPython and Altair.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+from IPython.display import HTML, Markdown, display
+
+from ..domain.compare import compare
+from ..domain.finance import cash_flows, own_finance
+from ..domain.mix import layer_prices
+from ..domain.sweep import cost_table
+from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
+from ..resolved import Resolved, as_resolved
+from ..results import LAYER_LABELS, Comparison, TrainingRun
+from . import charts, tables, text
+from . import format as fmt
+from .safe import markdown as md
+
+
+def show(chart: alt.TopLevelMixin, description: str) -> None:
+    """Display a chart with a text description for readers who cannot see it.
+
+    With the ``svg`` renderer the SVG is displayed with ``description`` as its alt text
+    (nbconvert writes it into the report's ``<img alt=...>``, escaped); other renderers
+    display the chart as they would.
+    """
+    if alt.renderers.active != "svg":
+        display(chart)
+        return
+    svg = chart._repr_mimebundle_()
+    svg = svg[0] if isinstance(svg, tuple) else svg
+    display({"image/svg+xml": svg["image/svg+xml"], "text/plain": description}, raw=True,
+            metadata={"image/svg+xml": {"alt": description}})
+
+
+def table(frame) -> None:
+    """Display a table of text cells (HTML-escaped) without its index."""
+    display(HTML(frame.to_html(index=False, escape=True)))
+
+
+def headline(scenario: Resolved, comparison: Comparison) -> None:
+    """The answer at the top of a break-even report."""
+    display(Markdown(text.headline(scenario, comparison)))
+
+
+def cost_against_volume(scenario: Resolved, comparison: Comparison, volume_min: float, volume_max: float,
+                        points: int) -> None:
+    """Monthly cost of each option against volume, break-evens marked."""
+    show(charts.cost_vs_volume(scenario, comparison, volume_min, volume_max, points),
+         charts.describe_cost_chart(comparison))
+
+
+def gpus_against_volume(scenario: Resolved) -> None:
+    """GPUs each option runs against volume."""
+    show(charts.gpu_count_steps(scenario), charts.describe_gpu_chart(scenario))
+
+
+def components(scenario: Resolved) -> None:
+    """Each option's monthly cost by component at the scenario's volume."""
+    frame = cost_table(scenario)
+    show(charts.component_bars(frame, scenario), charts.describe_component_chart(scenario, frame))
+
+
+def horizon(scenario: Resolved) -> None:
+    """The own cluster over the horizon: figures, cumulative cost, cost lines, cost per used GPU-hour."""
+    r = as_resolved(scenario)
+    if r.finance is None or "own" not in r.options:
+        display(Markdown("This scenario has no finance block (or no own option): no horizon view."))
+        return
+    flows = cash_flows(r)
+    result = own_finance(r, flows)
+    display(Markdown(text.describe_finance(r, result)))
+    table(tables.finance_table(r, result))
+    show(charts.cumulative_cost(r, flows, result),
+         "Cumulative cost of each option by month; payback " + (
+             f"in month {result.payback_month}" if result.payback_month is not None else "never"))
+    show(charts.own_cost_lines(r), "Bars of the own cluster's capex by line and running cost by line.")
+    show(charts.cost_per_gpu_hour_vs_utilisation(r, result),
+         "Own cost per used GPU-hour falling with utilisation, against rental prices; break-evens: " + "; ".join(
+             f"{b.label} " + ("never" if b.utilisation is None else fmt.share(b.utilisation))
+             for b in result.break_even_utilisation))
+    display(Markdown("### Cash flows by year"))
+    table(tables.yearly_table(r, flows))
+
+
+def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None:
+    """Demand hour by hour, the load-duration curve and the cheapest mix."""
+    r = as_resolved(scenario)
+    result = (comparison or compare(r)).mix
+    if result is None:
+        display(Markdown("This scenario has no demand profile (no `demand` block): costs use the average only."))
+        return
+    series, mix = result.demand, result.mix
+    display(Markdown(text.describe_mix(result, r.currency)))
+    if r.demand.job_log is not None and (r.demand.job_log.skipped or r.demand.job_log.running):
+        log = r.demand.job_log
+        notes = [f"{n:,} {reason}" for reason, n in log.skipped.items()]
+        if log.running:
+            notes.append(f"{log.running:,} jobs still running, counted up to {log.until}")
+        display(Markdown("Job log: " + md("; ".join(notes)) + "."))
+    show(charts.demand_week(r, series),
+         f"Area chart of GPUs busy in the busiest week; mean {series.mean():,.2f}, peak {series.max():,.2f}.")
+    show(charts.load_duration_layers(r, series, mix),
+         "Load-duration curve with the cheapest mix stacked under it: " + ", ".join(
+             f"{v} {LAYER_LABELS[k].lower()}" for k, v in mix.gpus.items() if v) + " GPUs.")
+    if {"own", "reserved"} & set(layer_prices(r)):
+        show(charts.cost_against_level_chart(r, series),
+             "Monthly cost against the GPUs held as owned or reserved, with the optimum marked.")
+    table(tables.mix_table(mix, r.currency))
+
+
+def uncertainty(scenario: Resolved) -> None:
+    """Monte Carlo, tornado and Sobol indices of the decision metric."""
+    r = as_resolved(scenario)
+    if r.uncertainty is None:
+        display(Markdown("This scenario declares no uncertain inputs (no `uncertainty` block)."))
+        return
+    currency = r.currency
+    result = monte_carlo(r)
+    option = r.label(result.option)
+    saves = float(np.mean(result.savings > 0))
+    p10, p50, p90 = np.percentile(result.savings, [10, 50, 90])
+    clipped = [f"{p} {n:,}" for p, n in result.clipped.items() if n]
+    display(Markdown(
+        f"Over **{result.samples:,} samples** (seed {r.uncertainty.seed}) of "
+        f"{len(r.uncertainty.distributions)} uncertain inputs, **{md(option)}** is the cheapest in "
+        f"**{fmt.share(result.win_probability()[result.option])}** of them. Its monthly saving against the cheapest "
+        f"other option: P10 {fmt.amount(p10, 0)}, P50 {fmt.amount(p50, 0)}, P90 {fmt.amount(p90, 0)} "
+        f"{currency}/month (it saves money in {fmt.share(saves)})."
+        + ("" if not clipped else " Samples clipped into allowed ranges: " + md(", ".join(clipped)) + ".")))
+    table(tables.percentile_table(r, result))
+    show(charts.win_probability_bars(r, result),
+         "Bars of each option's probability of being the cheapest: " + "; ".join(
+             f"{r.label(o)} {fmt.share(p)}" for o, p in result.win_probability().items()))
+    show(charts.savings_histogram(r, result),
+         f"Histogram of {option}'s monthly saving; it saves money in {fmt.share(saves)} of samples.")
+    bars = tornado(r)
+    display(Markdown("### One input at a time\n\nEach input at its low and high value (its 10th and 90th "
+                     "percentile, or the range given), the others as in the scenario."))
+    show(charts.tornado_chart(r, bars, result.option),
+         "Tornado of the decision metric; widest swing: " + (bars[0].path if bars else "none"))
+    table(tables.tornado_table(bars))
+    indices = sobol_indices(r)
+    display(Markdown("### Global sensitivity (Sobol indices, SALib)\n\nS1: share of the metric's variance due to "
+                     "the input alone; ST: including its interactions with the others."))
+    if indices is None:
+        display(Markdown("No input has a distribution SALib can sample."))
+        return
+    table(tables.sobol_table(indices))
+    if not indices.defined:
+        display(Markdown("The metric does not vary over the samples, so no index is defined."))
+    if indices.left_out:
+        display(Markdown("Left out (empirical or zero width): " + md(", ".join(indices.left_out))))
+
+
+def inputs(scenario: Resolved) -> None:
+    """Every input with its unit and source."""
+    table(tables.inputs_table(scenario))
+
+
+def training_summary(scenario: Resolved, run: TrainingRun) -> None:
+    """The training run in words."""
+    display(Markdown(text.describe_training_run(scenario, run)))
+
+
+def training_figures(scenario: Resolved, run: TrainingRun) -> None:
+    """The training run's figures."""
+    table(tables.run_table(scenario, run))
+
+
+def training_costs(scenario: Resolved, run: TrainingRun) -> None:
+    """The run's cost with each option, by component."""
+    r = as_resolved(scenario)
+    show(charts.run_cost_bars(r, run), "Bars of the training run's cost: " + "; ".join(
+        f"{r.label(o)} {fmt.amount(run.total(o), 0)} {r.currency}" for o in run.costs) + ".")
+
+
+def checkpoints(scenario: Resolved, run: TrainingRun) -> None:
+    """The checkpoint-interval trade-off, or a note when the run has no failure model."""
+    if run.job_mtbf_hours is None:
+        display(Markdown("No failure model in this scenario (workload.goodput): the run is taken to lose no time."))
+        return
+    show(charts.checkpoint_tradeoff(scenario, run),
+         f"Curve of time lost against checkpoint interval; job MTBF {fmt.amount(run.job_mtbf_hours)} h; the interval "
+         f"used, {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min, loses {fmt.share(1 - run.goodput)}.")
+
+
+__all__ = ["checkpoints", "components", "cost_against_volume", "demand_mix", "gpus_against_volume", "headline",
+           "horizon", "inputs", "show", "table", "training_costs", "training_figures", "training_summary",
+           "uncertainty"]

@@ -1,0 +1,296 @@
+"""Tables for reports: every cell text, units in the headers or beside the value, nothing blank or NaN."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..resolved import Resolved, as_resolved
+from ..results import (
+    LAYER_LABELS,
+    CashFlows,
+    CashLine,
+    Comparison,
+    Mix,
+    MonteCarlo,
+    OwnFinance,
+    SobolIndices,
+    TornadoBar,
+    TrainingRun,
+)
+from ..schema import Scenario
+from ..schema.inputs import input_fields
+from ..units import MONTHS_PER_YEAR
+from . import format as fmt
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def decision_table(comparison: Comparison) -> pd.DataFrame:
+    """One row per option, cheapest first: cost, cost per unit of work, GPUs, utilisation."""
+    import pandas as pd
+
+    currency = comparison.currency
+    kind = comparison.workload_kind
+    rows = []
+    ranked = sorted(comparison.options.values(), key=lambda r: r.monthly_cost)
+    for rank, r in enumerate(ranked, start=1):
+        if rank == 1:
+            standing = f"cheapest: {fmt.amount(comparison.margin)} below {comparison.label(comparison.runner_up)}"
+            if comparison.margin_share is not None:
+                standing += f" ({fmt.share(comparison.margin_share)} of its cost)"
+        else:
+            standing = f"{fmt.amount(r.monthly_cost - ranked[0].monthly_cost)} more than the cheapest"
+        gpus = "-" if r.gpus is None else f"{r.gpus:,}" + (
+            f" (stepped up from {r.configured_gpus:,})" if r.stepped_up else "")
+        if r.kind == "api":
+            capacity = "no GPU limit"
+        elif r.capacity_volume is None:
+            capacity = "no limit (billed per GPU-hour used)"
+        else:
+            capacity = fmt.volume(kind, r.capacity_volume)
+        row = {"option": r.label, f"monthly cost [{currency}/month]": fmt.amount(r.monthly_cost)}
+        if kind == "tokens":
+            row[f"cost per M tokens [{currency}]"] = fmt.amount(r.cost_per_million_tokens)
+        row[f"cost per GPU-hour used [{currency}]"] = "-" if r.kind == "api" else fmt.amount(r.cost_per_gpu_hour)
+        row["GPUs at this volume"] = gpus
+        row["GPU-hours used per month"] = "-" if r.kind == "api" else fmt.amount(comparison.gpu_hours_used, 1)
+        row["utilisation of those GPUs"] = "-" if r.utilisation is None else fmt.share(r.utilisation)
+        row["configured GPUs serve up to"] = capacity
+        row[f"standing [{currency}/month]"] = standing
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def cheapest_table(comparison: Comparison) -> pd.DataFrame:
+    """Which option is cheapest over each part of the searched volume range."""
+    import pandas as pd
+
+    kind = comparison.workload_kind
+    return pd.DataFrame([{"from": fmt.volume(kind, c.volume_from), "to": fmt.volume(kind, c.volume_to),
+                          "cheapest option": comparison.label(c.option)} for c in comparison.cheapest_ranges])
+
+
+def break_even_table(comparison: Comparison) -> pd.DataFrame:
+    """One row per pair of options: the break-even volume (or "never"), its kind, who wins where."""
+    import pandas as pd
+
+    kind = comparison.workload_kind
+    label = comparison.label
+    rows = []
+    for b in comparison.break_evens:
+        rows.append({
+            "options": f"{label(b.option_a)} vs {label(b.option_b)}",
+            "break-even volume": fmt.volume(kind, b.volume),
+            "kind": {"crossing": "costs equal", "step": "flips where a GPU count steps up",
+                     "never": "no change in range"}[b.kind],
+            "cheaper below": label(b.cheaper_below) if b.cheaper_below else "equal",
+            "cheaper above": "-" if b.volume is None else (label(b.cheaper_above) if b.cheaper_above else "equal"),
+            "all changes in range": ", ".join(fmt.volume(kind, v) for v in b.volumes) or "none",
+            "range searched": f"{fmt.volume(kind, b.volume_min)} to {fmt.volume(kind, b.volume_max)}",
+        })
+    return pd.DataFrame(rows)
+
+
+_GROUPS = {"options": None, "workload": "workload", "finance": "finance", "demand": "demand", "fx": "fx"}
+
+
+def _value(value) -> str:
+    if isinstance(value, float):
+        return fmt.amount(value, 0) if value.is_integer() and abs(value) >= 1000 else fmt.significant(value, 6)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def inputs_table(scenario: Scenario | Resolved) -> pd.DataFrame:
+    """Every input behind the costs, with its unit and source, generated from the schema.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``block``, ``input``, ``value``, ``unit``, ``source``: one row per numeric
+        input (titles and units from the schema's field metadata, sources from the block or
+        catalog row it sits in), plus the catalog rows chosen and the serving capacity.
+    """
+    import pandas as pd
+
+    r = as_resolved(scenario)
+    s, catalog = r.scenario, r.catalog
+    rows: list[dict[str, str]] = []
+
+    def block(path: str) -> str:
+        parts = path.split(".")
+        if parts[0] == "options":
+            return r.label(parts[1])
+        return parts[0]
+
+    def add(where: str, title: str, value, unit: str, source: str) -> None:
+        rows.append({"block": where, "input": title, "value": _value(value), "unit": unit,
+                     "source": source or "not stated in the scenario"})
+
+    work = s.workload
+    add("workload", "GPU", work.gpu, "", r.workload.gpu.citation())
+    if work.kind == "tokens" and work.serving is not None:
+        add("workload", "model served", work.serving.model, "", catalog.models[work.serving.model].citation())
+    if work.kind == "training" and work.model is not None:
+        add("workload", "model trained", work.model, "", catalog.models[work.model].citation())
+    for name, option in r.options.items():
+        row = {"own": getattr(option, "server", None), "rent": getattr(option, "offer", None),
+               "api": getattr(option, "offer", None)}[option.kind]
+        add(option.label, {"own": "server", "rent": "rental offer", "api": "API offer"}[option.kind],
+            row.ident, "", row.citation())
+    for found in input_fields(s, catalog):
+        if found.value is None:
+            continue
+        if found.path.startswith("fx.rates."):
+            currency = found.path.rsplit(".", 1)[1]
+            add("fx", f"{currency} to {s.reporting_currency}", found.value, f"{s.reporting_currency}/{currency}",
+                f"{s.fx.source} (as of {s.fx.as_of})")
+            continue
+        add(block(found.path), found.title, found.value, found.unit, found.source)
+    capacity = r.workload.capacity
+    if capacity is not None:
+        add("workload", "serving throughput" + (" (ESTIMATE)" if capacity.estimated else ""),
+            float(capacity.output_tokens_per_second_per_gpu), "output tokens/s/GPU", capacity.source)
+        add("workload", "GPUs per replica", capacity.gpus_per_replica, "GPU",
+            f"memory needs at least {capacity.min_gpus_per_replica}; " + capacity.source)
+        add("workload", "utilisation ceiling (average share of throughput used)",
+            float(capacity.sizing_utilisation), "-",
+            "derived: target utilisation / peak-to-average ratio" if work.serving is not None else work.source)
+    return pd.DataFrame(rows)
+
+
+def run_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame:
+    """A training run's figures with their units, as a three-column table of text."""
+    import pandas as pd
+
+    r = as_resolved(scenario)
+    work = r.workload.training
+    rows = [
+        ("compute, 6 · N · D", f"{run.flop:.4g}", "FLOP"),
+        (f"dense {work.precision.upper()} peak of the {r.workload.gpu.gpu}", fmt.amount(run.peak_tflops, 0),
+         "TFLOP/s per GPU"),
+        ("MFU", fmt.share(work.mfu), "-"),
+        ("ideal GPU-hours", fmt.amount(run.ideal_gpu_hours, 0), "GPU-h"),
+        ("goodput", fmt.share(run.goodput, 2), "share of wall-clock time"),
+        ("GPU-hours to pay for", fmt.amount(run.gpu_hours, 0), "GPU-h"),
+        ("wall-clock time", fmt.amount(run.wall_clock_days, 1), f"days on {work.cluster_gpus:,} GPUs"),
+    ]
+    if run.job_mtbf_hours is not None:
+        rows += [("job mean time between failures", fmt.amount(run.job_mtbf_hours), "h"),
+                 ("checkpoint interval", fmt.amount(run.checkpoint_interval_hours * 60, 1), "min")]
+    rows += [
+        ("fewest GPUs holding the training state, sharded (ZeRO-3)", f"{run.min_gpus_sharded:,}", "GPU"),
+        ("fewest GPUs holding the training state, unsharded",
+         "does not fit on one GPU" if run.min_gpus_unsharded is None else f"{run.min_gpus_unsharded:,}", "GPU"),
+    ]
+    rows += [(f"cost with {r.label(o)}", fmt.amount(run.total(o), 0), r.currency)
+             for o in sorted(run.costs, key=run.total)]
+    return pd.DataFrame(rows, columns=["figure", "value", "unit"])
+
+
+def finance_table(scenario: Scenario | Resolved, result: OwnFinance) -> pd.DataFrame:
+    """The own cluster's decision figures over the horizon, with their units, as text."""
+    import pandas as pd
+
+    r = as_resolved(scenario)
+    currency = r.currency
+    rows = [(f"TCO, {r.label(o)}", fmt.amount(v, 0), currency) for o, v in result.tco_by_option.items()]
+    rows += [(f"present value of costs, {r.label(o)}", fmt.amount(v, 0), currency)
+             for o, v in result.npv_by_option.items()]
+    rows.append(("own cost per used GPU-hour over the horizon (cash basis)",
+                 fmt.amount(result.cost_per_used_gpu_hour, 3), f"{currency}/GPU-h"))
+    rows.append(("own utilisation achieved", fmt.share(result.utilisation), "of GPU-hours"))
+    rows.append(("payback month" + (f" (against {r.label(result.payback_against)})" if result.payback_against
+                                    else ""),
+                 "never within the horizon" if result.payback_month is None else str(result.payback_month),
+                 "months after the decision"))
+    for b in sorted(result.break_even_utilisation, key=lambda b: b.price_per_gpu_hour):
+        rows.append((f"break-even utilisation (steady state) vs {b.label} at {fmt.amount(b.price_per_gpu_hour, 3)} "
+                     f"{currency}/GPU-h", "never" if b.utilisation is None else fmt.share(b.utilisation),
+                     "of GPU-hours"))
+    return pd.DataFrame(rows, columns=["figure", "value", "unit"])
+
+
+def _line_label(r: Resolved, line: str) -> str:
+    if line == CashLine.STAND_IN:
+        return f"{r.label(r.finance.during_lead_time).lower()} during lead time"
+    return str(line)
+
+
+def cash_flow_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataFrame:
+    """Long table of the cash flows: month, option, line, cash [reporting currency], currency."""
+    import pandas as pd
+
+    r = as_resolved(scenario)
+    frames = [pd.DataFrame({"month": flows.months.astype(int), "option": option, "line": _line_label(r, line),
+                            "cash": values, "currency": r.currency})
+              for option, lines in flows.flows.items() for line, values in lines.items()]
+    return pd.concat(frames, ignore_index=True)
+
+
+def yearly_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataFrame:
+    """Cash out of each option by line and year of the horizon, as text. [reporting currency]"""
+    r = as_resolved(scenario)
+    table = cash_flow_table(r, flows)
+    table["year"] = (table["month"] // MONTHS_PER_YEAR + 1).astype(int)
+    table["option"] = table["option"].map(r.label)
+    pivot = table.pivot_table(index=["option", "line"], columns="year", values="cash", aggfunc="sum", sort=False)
+    pivot = pivot.loc[(pivot != 0).any(axis=1)]
+    pivot["total"] = pivot.sum(axis=1)
+    shown = pivot.map(lambda x: fmt.amount(x, 0))
+    shown.columns = [f"year {c}" if c != "total" else "total" for c in shown.columns]
+    return shown.reset_index()
+
+
+def mix_table(mix: Mix, currency: str) -> pd.DataFrame:
+    """The mix's layers: GPUs, monthly cost, busy share and where each price comes from."""
+    import pandas as pd
+
+    return pd.DataFrame([{"capacity": LAYER_LABELS[k], "GPUs": f"{mix.gpus[k]:,}",
+                          f"cost [{currency}/month]": fmt.amount(mix.cost[k], 0),
+                          "busy share of paid hours": fmt.share(mix.utilisation[k]) if k in mix.utilisation else "-",
+                          "price": mix.prices[k].note} for k in mix.gpus])
+
+
+def percentile_table(scenario: Scenario | Resolved, result: MonteCarlo) -> pd.DataFrame:
+    """P10/P50/P90 of each option's monthly cost and its probability of being the cheapest, as text."""
+    import pandas as pd
+
+    r = as_resolved(scenario)
+    wins = result.win_probability()
+    currency = r.currency
+    rows = []
+    for option, (p10, p50, p90) in result.percentiles().items():
+        rows.append({"option": r.label(option), f"P10 [{currency}/month]": fmt.amount(p10, 0),
+                     f"P50 [{currency}/month]": fmt.amount(p50, 0), f"P90 [{currency}/month]": fmt.amount(p90, 0),
+                     "probability of being the cheapest": fmt.share(wins[option])})
+    return pd.DataFrame(rows)
+
+
+def tornado_table(bars: list[TornadoBar]) -> pd.DataFrame:
+    """The tornado's numbers, with break-even values or "never in [low, high]", as text."""
+    import pandas as pd
+
+    return pd.DataFrame([{
+        "input": b.path, "as given": fmt.significant(b.base, 6), "low": fmt.significant(b.low, 6),
+        "high": fmt.significant(b.high, 6), "metric at low": fmt.amount(b.low_metric, 0),
+        "metric at high": fmt.amount(b.high_metric, 0), "swing": fmt.amount(b.swing, 0),
+        "break-even": fmt.significant(b.break_even, 6) if b.break_even is not None
+        else f"never in [{fmt.significant(b.low, 6)}, {fmt.significant(b.high, 6)}]",
+    } for b in bars])
+
+
+def sobol_table(indices: SobolIndices) -> pd.DataFrame:
+    """First-order and total Sobol indices with their confidence, as text; "not defined" where none exists."""
+    import pandas as pd
+
+    def shown(x):
+        return "not defined" if x is None else f"{x:.3f}"
+
+    return pd.DataFrame({"input": list(indices.inputs),
+                         "S1": [shown(x) for x in indices.first_order],
+                         "S1_conf": [shown(x) for x in indices.first_order_conf],
+                         "ST": [shown(x) for x in indices.total],
+                         "ST_conf": [shown(x) for x in indices.total_conf]})

@@ -1,0 +1,279 @@
+"""The answer in words: terminal text of a comparison, and the Markdown of report sections.
+
+Every string that comes from a scenario, a catalog or a job log passes through
+:func:`costmodel.presentation.safe.markdown` before it reaches Markdown.
+"""
+
+from __future__ import annotations
+
+from ..resolved import Resolved, as_resolved
+from ..results import LAYER_LABELS, BreakEven, Comparison, InputBreakEven, MixResult, OwnFinance, TrainingRun
+from ..schema import Scenario
+from . import format as fmt
+from .safe import markdown as md
+
+
+def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
+    """Plain-text statement of a break-even, with "never" when there is none."""
+    a, c = label(b.option_a), label(b.option_b)
+    if b.volume is None:
+        cheaper = label(b.cheaper_below) if b.cheaper_below else "neither"
+        return (f"{a} vs {c}: never between {fmt.amount(b.volume_min, 0)} and {fmt.amount(b.volume_max, 0)} {unit} "
+                f"({cheaper} cheaper throughout)").replace("  ", " ")
+    how = "costs equal" if b.kind == "crossing" else "GPU count steps up"
+    return (f"{a} vs {c}: {fmt.amount(b.volume, 0)} {unit} ({how}; {label(b.cheaper_below)} cheaper below, "
+            f"{label(b.cheaper_above)} above)")
+
+
+def input_break_even_sentence(b: InputBreakEven, label) -> str:
+    """Plain text of an input break-even: the value, or "never in [low, high]"."""
+    other = "the cheapest other option" if b.option_b is None else label(b.option_b)
+    if b.value is None:
+        return f"{b.path}: {label(b.option_a)} vs {other}: never in [{b.low:g}, {b.high:g}]"
+    return f"{b.path}: {label(b.option_a)} costs the same as {other} at {fmt.significant(b.value, 6)}"
+
+
+def comparison_text(comparison: Comparison) -> str:
+    """A short plain-text summary of a comparison, for a terminal."""
+    c = comparison
+    label, cur = c.label, c.currency
+    lines = [f"Scenario: {c.title}"]
+    if c.training is not None:
+        run = c.training
+        lines += [
+            "training run:",
+            f"  compute 6*N*D         {run.flop:.4g} FLOP",
+            f"  ideal GPU-hours       {fmt.amount(run.ideal_gpu_hours, 0)} GPU-h at the scenario's MFU",
+            f"  goodput               {fmt.share(run.goodput)}",
+            f"  GPU-hours to pay for  {fmt.amount(run.gpu_hours, 0)} GPU-h",
+            f"  wall-clock            {fmt.amount(run.wall_clock_days, 1)} days",
+        ]
+        lines += [f"  cost, {label(o):<13} {fmt.amount(run.total(o)):>16} {cur}" for o in c.options]
+        lines.append(f"  cheapest run: {label(run.cheapest)}")
+        lines.append("while it runs, the cluster busy all month:")
+    lines.append(f"at {fmt.amount(c.volume, 0)} {c.volume_unit}, monthly cost in {cur}:")
+    for name, r in c.options.items():
+        extra = []
+        if c.workload_kind == "tokens":
+            extra.append(f"{fmt.amount(r.cost_per_million_tokens)} {cur}/M tokens")
+        if r.kind != "api":
+            extra.append(f"{fmt.amount(r.cost_per_gpu_hour)} {cur}/GPU-hour used")
+        if r.gpus is not None:
+            busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
+            extra.append(f"{r.gpus:,} GPUs{busy}" + (" (stepped up)" if r.stepped_up else ""))
+        lines.append(f"  {r.label:<13} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
+    lines.append(f"cheapest: {label(c.cheapest)}, {fmt.amount(c.margin)} {cur}/month below {label(c.runner_up)}")
+    lines.append("cheapest by volume:")
+    lines += [f"  {fmt.amount(r.volume_from, 0)} to {fmt.amount(r.volume_to, 0)} {c.volume_unit}: {label(r.option)}"
+              for r in c.cheapest_ranges]
+    lines.append("break-even volumes:")
+    lines += [f"  {break_even_sentence(b, label, c.volume_unit)}" for b in c.break_evens]
+    if c.finance is not None:
+        f = c.finance
+        lines.append(f"over {f.horizon_months} months, cash basis, discount rate "
+                     f"{fmt.rate_per_year(f.discount_rate_per_year)}:")
+        for option, tco in f.tco_by_option.items():
+            lines.append(f"  {label(option):<13} TCO {fmt.amount(tco):>16} {cur}   "
+                         f"present value {fmt.amount(f.npv_by_option[option]):>16} {cur}")
+        lines.append(f"  lowest present value of costs: {label(f.lowest_present_value)}")
+        lines.append("  own cost per used GPU-hour: " + (f"{fmt.amount(f.cost_per_used_gpu_hour, 4)} {cur}/GPU-h"
+                                                          if f.cost_per_used_gpu_hour is not None else "not defined"))
+        lines.append("  payback month: " + (f"{f.payback_month} (against {label(f.payback_against)})"
+                                            if f.payback_month is not None else "never within the horizon"))
+        for b in f.break_even_utilisation:
+            lines.append(f"  break-even utilisation vs {b.label} at {fmt.significant(b.price_per_gpu_hour, 4)} "
+                         f"{cur}/GPU-h: " + ("never" if b.utilisation is None else fmt.share(b.utilisation)))
+    if c.mix is not None:
+        lines += _mix_lines(c.mix, cur)
+    if c.estimates:
+        lines.append("caution, unsourced estimates behind these figures:")
+        lines += [f"  {e}" for e in c.estimates]
+    return "\n".join(lines)
+
+
+def _mix_lines(result: MixResult, currency: str) -> list[str]:
+    m = result.mix
+    lines = [f"cheapest mix for the {result.profile} demand profile, {fmt.amount(m.total)} {currency}/month:"]
+    for kind, gpus in m.gpus.items():
+        if gpus:
+            lines.append(f"  {LAYER_LABELS[kind]:<10} {gpus:>6,} GPUs  {fmt.amount(m.cost[kind]):>14} {currency}/month")
+    if "rental staffing" in m.cost:
+        lines.append(f"  rental staffing          {fmt.amount(m.cost['rental staffing']):>14} {currency}/month")
+    for kind, saving in m.savings().items():
+        lines.append(f"  saves {fmt.amount(saving)} {currency}/month against all {LAYER_LABELS[kind].lower()}")
+    if result.if_steady is not None:
+        steady = ", ".join(f"{v} {LAYER_LABELS[k].lower()}" for k, v in result.if_steady.gpus.items() if v) or "no"
+        lines.append(f"  with the same average demand steady: {steady} GPUs, "
+                     f"{fmt.amount(result.if_steady.total)} {currency}/month")
+    return lines
+
+
+def serving_sentence(scenario: Scenario | Resolved) -> str:
+    """Where the serving capacity comes from, in one Markdown sentence (empty for other workloads)."""
+    r = as_resolved(scenario)
+    c = r.workload.capacity
+    if c is None:
+        return ""
+    kind = "an ESTIMATE" if c.estimated else "measured"
+    return (f"Serving capacity ({kind}): {fmt.amount(float(c.output_tokens_per_second_per_gpu), 1)} output tokens/s "
+            f"per GPU, {c.gpus_per_replica} GPU{'s' if c.gpus_per_replica > 1 else ''} per replica, sized to use "
+            f"{fmt.share(float(c.sizing_utilisation), 0)} of throughput on average. Source: {md(c.source)}.")
+
+
+def headline(scenario: Scenario | Resolved, comparison: Comparison) -> str:
+    """The answer in a few Markdown sentences.
+
+    The cheapest option and its margin at the scenario's volume; the cheapest option
+    over each part of the searched range; each pair's break-even, and whether the
+    configured GPUs can serve the volume at which the answer flips (or how far the
+    count steps up there); and a caution for every unsourced estimate behind it.
+    """
+    from ..domain.capacity import capacity_volume, gpu_count
+
+    r = as_resolved(scenario)
+    c = comparison
+    kind, cur, label = c.workload_kind, c.currency, c.label
+    cheapest = c.options[c.cheapest]
+    lines = [
+        f"**{md(r.title)}**",
+        "",
+        *([f"_{md(r.scenario.description)}_", ""] if r.scenario.description.strip() else []),
+        f"At **{fmt.volume(kind, c.volume)}** the cheapest option is **{md(label(c.cheapest))}** at "
+        f"**{fmt.amount(cheapest.monthly_cost, 0)} {cur}/month**, {fmt.amount(c.margin, 0)} {cur}/month below "
+        f"{md(label(c.runner_up))}.",
+        "",
+    ]
+    serving = serving_sentence(r)
+    if serving:
+        lines += [serving, ""]
+    lines += [
+        "Cheapest option by volume: " + "; ".join(
+            f"{md(label(x.option))} from {fmt.volume(kind, x.volume_from)} to {fmt.volume(kind, x.volume_to)}"
+            for x in c.cheapest_ranges) + ".",
+        "",
+        "Break-even volumes:",
+        "",
+    ]
+    for b in c.break_evens:
+        pair = f"{md(label(b.option_a))} vs {md(label(b.option_b))}"
+        if b.volume is None:
+            cheaper = md(label(b.cheaper_below)) if b.cheaper_below else "neither"
+            lines.append(f"- {pair}: **never** between {fmt.volume(kind, b.volume_min)} and "
+                         f"{fmt.volume(kind, b.volume_max)}; {cheaper} is cheaper throughout.")
+            continue
+        how = "costs equal" if b.kind == "crossing" else "the cheaper one flips where a GPU count steps up"
+        text = (f"- {pair}: **{fmt.volume(kind, b.volume)}** ({how}); {md(label(b.cheaper_below))} is cheaper below, "
+                f"{md(label(b.cheaper_above))} above.")
+        for option in (b.option_a, b.option_b):
+            if capacity_volume(r, option) is None:
+                continue
+            configured = int(gpu_count(r, option, 0.0))
+            needed = int(gpu_count(r, option, b.volume))
+            if needed > configured:
+                text += f" There {md(label(option))} needs {needed:,} GPUs, up from {configured:,}."
+            else:
+                text += f" {md(label(option))}'s {configured:,} GPUs serve that volume."
+        lines.append(text)
+    if c.finance is not None:
+        f = c.finance
+        best = f.lowest_present_value
+        lines += ["", f"Over {f.horizon_months} months in cash, at a {fmt.share(f.discount_rate_per_year)} cost of "
+                  f"capital, the lowest present value of costs is **{md(label(best))}**"
+                  + (" (unlike the monthly view above)" if best != c.cheapest else "")
+                  + "; payback of owning: " + (f"month {f.payback_month}" if f.payback_month is not None
+                                                else "never within the horizon") + ". See the horizon section."]
+    if c.estimates:
+        lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
+        lines += [f"- {md(e)}" for e in c.estimates]
+    return "\n".join(lines)
+
+
+def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> str:
+    """The run in a few Markdown sentences, cheapest option first."""
+    from ..domain.costs import own_hardware_capex
+
+    r = as_resolved(scenario)
+    cur = r.currency
+    work = r.workload.training
+    ranked = sorted(run.costs, key=run.total)
+    lines = [
+        f"**{md(r.title)}**",
+        "",
+        f"6 · N · D = 6 × {work.active_parameters:.3g} × {work.training_tokens:.3g} = **{run.flop:.3g} FLOP**. "
+        f"At {fmt.share(work.mfu)} MFU of the {fmt.amount(run.peak_tflops, 0)} TFLOP/s dense "
+        f"{work.precision.upper()} peak of the {md(r.workload.gpu.gpu)}: "
+        f"**{fmt.amount(run.ideal_gpu_hours / 1e6, 3)} M GPU-hours**"
+        + (f", **{fmt.amount(run.gpu_hours / 1e6, 3)} M** at a goodput of {fmt.share(run.goodput)}"
+           if run.goodput < 1 else "")
+        + f"; **{fmt.amount(run.wall_clock_days, 1)} days** on {work.cluster_gpus:,} GPUs.",
+        "",
+        f"Cheapest for this run: **{md(r.label(ranked[0]))}**. Cost of the run: "
+        + "; ".join(f"{md(r.label(o))} **{fmt.amount(run.total(o), 0)} {cur}**" for o in ranked) + ".",
+    ]
+    if run.job_mtbf_hours is not None:
+        lines += ["", f"Failures: the job fails every {fmt.amount(run.job_mtbf_hours)} h on average; checkpoints "
+                      f"every {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min "
+                      f"({work.goodput.interval.title()})."]
+    if "own" in r.options:
+        own = r.options["own"]
+        capex = float(own_hardware_capex(own, float(own.server_count)))
+        lines += ["", f"The own cluster is charged only the {fmt.amount(run.months)} months of depreciation and "
+                      f"running costs the run takes; buying it costs **{fmt.amount(capex, 0)} {cur}** up front, which "
+                      f"pays off only if it stays busy for the rest of its {own.depreciation_months:g}-month life."]
+    if r.estimates:
+        lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
+        lines += [f"- {md(e)}" for e in r.estimates]
+    if r.scenario.description.strip():
+        lines += ["", f"_{md(r.scenario.description)}_"]
+    return "\n".join(lines)
+
+
+def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
+    """The own cluster's decision figures over the horizon in a few Markdown sentences."""
+    r = as_resolved(scenario)
+    cur = r.currency
+    lines = [f"Over **{result.horizon_months} months** (cash basis; present value at "
+             f"{fmt.share(result.discount_rate_per_year)} a year):", ""]
+    for option in result.tco_by_option:
+        lines.append(f"- {md(r.label(option))}: TCO **{fmt.amount(result.tco_by_option[option], 0)} {cur}**, "
+                     f"present value {fmt.amount(result.npv_by_option[option], 0)} {cur}")
+    lines.append("")
+    best_npv = result.lowest_present_value
+    best_tco = min(result.tco_by_option, key=result.tco_by_option.get)
+    ranked = sorted(result.npv_by_option.values())
+    if len(ranked) > 1:
+        lines.append(f"Lowest present value of costs: **{md(r.label(best_npv))}**, "
+                     f"{fmt.amount(ranked[1] - ranked[0], 0)} {cur} below the next.")
+    if best_npv != best_tco:
+        lines.append(f"Undiscounted, {md(r.label(best_tco))} costs less over the horizon; at "
+                     f"{fmt.share(result.discount_rate_per_year)} a year the money spent up front on hardware weighs "
+                     f"more, so on present value {md(r.label(best_npv))} wins.")
+    lines.append("")
+    cost = ("not defined (no GPU-hour used)" if result.cost_per_used_gpu_hour is None
+            else f"**{fmt.amount(result.cost_per_used_gpu_hour)} {cur} per used GPU-hour**")
+    use = "" if result.utilisation is None else f" at {fmt.share(result.utilisation)} utilisation"
+    lines.append(f"Over the horizon, in cash, owning costs {cost}{use} (capex when bought, interest, the lead "
+                 "time's idle hardware, less resale). The break-even utilisations below are the steady-state "
+                 "(monthly, depreciation-basis) view.")
+    if result.payback_against is not None:
+        lines.append(f"Payback against {md(r.label(result.payback_against))}: " + (
+            f"**month {result.payback_month}**." if result.payback_month is not None
+            else "**never within the horizon**."))
+    return "\n".join(lines)
+
+
+def describe_mix(result: MixResult, currency: str) -> str:
+    """The cheapest mix in a few Markdown sentences, with the steady case beside it."""
+    mix = result.mix
+    bands = [f"{mix.gpus[k]:,} {LAYER_LABELS[k].lower()}" for k in mix.gpus if mix.gpus[k]] or ["no"]
+    lines = [f"Cheapest mix for this demand: **{', '.join(bands)}** GPUs, "
+             f"**{fmt.amount(mix.total, 0)} {currency}/month**."]
+    for kind, u in mix.utilisation.items():
+        lines.append(f"- {LAYER_LABELS[kind]} GPUs are busy {fmt.share(u)} of the hours they are paid for.")
+    lines += [f"- Against all {LAYER_LABELS[k].lower()}: saves {fmt.amount(v, 0)} {currency}/month"
+              for k, v in mix.savings().items()]
+    if result.if_steady is not None:
+        steady = ", ".join(f"{v:,} {LAYER_LABELS[k].lower()}" for k, v in result.if_steady.gpus.items() if v) or "no"
+        lines += ["", f"With the same average demand spread evenly (steady): {steady} GPUs, "
+                      f"{fmt.amount(result.if_steady.total, 0)} {currency}/month."]
+    return "\n".join(lines)

@@ -1,0 +1,717 @@
+"""Resolve once: a validated scenario plus the catalog become plain numbers the domain computes with.
+
+:func:`resolve` looks up every catalog row, converts every money figure into the reporting
+currency once, reads the demand files a scenario names, and computes every derived size once
+(GPUs per replica, serving throughput, the own fleet's step, GPU-hours per unit of volume).
+The result, :class:`Resolved`, holds numbers; the domain's cost functions take it and a
+volume. Nothing derived is stored on the input models.
+
+Uncertainty analysis resolves with ``values``: input paths mapped to numbers or numpy arrays
+of samples. Every formula broadcasts, so N samples are one resolved scenario and one call,
+not a loop. Inputs that set a whole count (servers, GPUs rented, replica memory) cannot be
+arrays and are refused up front by the schema.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel
+
+from . import formulas
+from .catalog import GPU, LLM, APIOffer, Catalog, CloudOffer, Server, ThroughputRow
+from .errors import InputError, ScenarioError
+from .io.demand_files import JobLog, hours_in_year, read_hourly_file, read_job_log
+from .paths import DATA_DIR
+from .schema import Scenario
+from .schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, input_paths
+from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR
+
+Number = Any
+"""A float, or a numpy array of samples where the input was given as one."""
+
+OPTION_LABELS: dict[str, str] = {"own": "Own cluster", "rent": "Cloud rental", "api": "Hosted API"}
+"""Default display names of the kinds of option."""
+
+
+# --- resolved inputs ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Staff:
+    """People who run an option: FTE = minimum + GPUs / GPUs per FTE, in the reporting currency.
+
+    Attributes
+    ----------
+    minimum_fte
+        FTEs however small the fleet (a fixed staff: all of it). [FTE]
+    gpus_per_fte
+        GPUs one more FTE runs; infinity for a fixed staff. [GPU/FTE]
+    loaded_cost_per_fte_per_year
+        [reporting currency/FTE/year]
+    managed_service_per_month
+        [reporting currency/month]
+    """
+
+    minimum_fte: Number
+    gpus_per_fte: Number
+    loaded_cost_per_fte_per_year: Number
+    managed_service_per_month: Number
+
+
+@dataclass(frozen=True)
+class CapexItem:
+    """One bill-of-materials line: priced per server, as a share of server capex, or as a total.
+
+    ``value`` is [reporting currency/server], [-] or [reporting currency] by ``basis``.
+    """
+
+    item: str
+    basis: Literal["per_server", "share_of_server_price", "total"]
+    value: Number
+
+
+@dataclass(frozen=True)
+class OwnOption:
+    """The own cluster, resolved. Money in the reporting currency.
+
+    Attributes
+    ----------
+    server
+        The catalog row of the server.
+    gpus_per_server, server_count, configured_gpus
+        [GPU], [servers], [GPU].
+    step_gpus
+        GPUs added at a time: whole servers holding whole replicas. [GPU]
+    server_price
+        [reporting currency/server]
+    electricity_price_per_kwh
+        [reporting currency/kWh]
+    colocation_price_per_kw_month, facility_price_per_mw
+        One of them is None. [reporting currency/kW/month], [reporting currency/MW]
+    licence_price_per_gpu_per_year
+        None without licences. [reporting currency/GPU/year]
+    """
+
+    name: str
+    label: str
+    server: Server
+    gpus_per_server: int
+    server_count: int
+    configured_gpus: int
+    step_gpus: int
+    server_price: Number
+    spare_share: Number
+    bill_of_materials: tuple[CapexItem, ...]
+    depreciation_months: Number
+    hardware_support_share_per_year: Number
+    kw_per_server: Number
+    idle_power_share: Number
+    pue: Number
+    electricity_price_per_kwh: Number
+    colocation_price_per_kw_month: Number | None
+    facility_price_per_mw: Number | None
+    facility_depreciation_months: Number | None
+    staffing: Staff
+    licence_price_per_gpu_per_year: Number | None
+    kind: str = "own"
+
+
+@dataclass(frozen=True)
+class ReservedTerms:
+    """Reserved rental capacity: paid every hour of the term. [reporting currency/GPU-h]"""
+
+    term_years: int
+    price_per_gpu_hour: Number
+    source: str
+
+
+@dataclass(frozen=True)
+class SpotTerms:
+    """Spot capacity: price per busy GPU-hour with the work redone included, and an optional cap.
+
+    Attributes
+    ----------
+    discount
+        Off on-demand. [-]
+    overhead
+        Share of work redone after interruptions (interruptions × work lost), below 1. [-]
+    price_per_gpu_hour
+        On-demand × (1 − discount) / (1 − overhead). [reporting currency/GPU-h]
+    max_gpus
+        Most spot GPUs at once; None: no limit. [GPU]
+    """
+
+    discount: Number
+    overhead: Number
+    price_per_gpu_hour: Number
+    max_gpus: int | None
+    source: str
+
+
+@dataclass(frozen=True)
+class RentOption:
+    """Cloud rental, resolved. ``price_per_gpu_hour`` is on-demand, [reporting currency/GPU-h]."""
+
+    name: str
+    label: str
+    offer: CloudOffer
+    billing: str
+    gpu_count: int | None
+    price_per_gpu_hour: Number
+    staffing: Staff | None
+    reserved: ReservedTerms | None
+    spot: SpotTerms | None
+    kind: str = "rent"
+
+
+@dataclass(frozen=True)
+class ApiOption:
+    """A hosted API, resolved: prices [reporting currency/M tokens] and the blended price of the mix."""
+
+    name: str
+    label: str
+    offer: APIOffer
+    input_price_per_million: Number
+    cached_input_price_per_million: Number
+    output_price_per_million: Number
+    cached_input_share: Number
+    price_per_million: Number
+    kind: str = "api"
+
+
+Option = OwnOption | RentOption | ApiOption
+
+
+@dataclass(frozen=True)
+class ServingCapacity:
+    """How a token workload turns into GPUs, with where each figure came from.
+
+    Attributes
+    ----------
+    output_tokens_per_second_per_gpu
+        Throughput of one GPU at full load. [output tokens/s/GPU]
+    gpus_per_replica
+        GPUs that serve one copy of the model; GPU counts step in these. [GPU]
+    min_gpus_per_replica
+        The fewest GPUs whose memory holds weights and KV cache. [GPU]
+    sizing_utilisation
+        The utilisation ceiling: target utilisation / peak-to-average ratio with a served
+        model, else the workload's own ceiling. [-]
+    source
+        The throughput row used, or "ESTIMATE" with the estimate's inputs.
+    estimated
+        True when no measured row was used.
+    row
+        The throughput row used, if any.
+    """
+
+    output_tokens_per_second_per_gpu: Number
+    gpus_per_replica: int
+    min_gpus_per_replica: int
+    sizing_utilisation: Number
+    source: str
+    estimated: bool
+    row: ThroughputRow | None = None
+
+
+@dataclass(frozen=True)
+class GoodputInputs:
+    """Failures and checkpoints of a training run, in hours."""
+
+    failures_per_gpu_per_year: Number
+    write_hours: Number
+    restart_hours: Number
+    interval: str
+
+
+@dataclass(frozen=True)
+class TrainingInputs:
+    """A training run's inputs, with the model's sizes and the GPU's peak looked up."""
+
+    model: LLM | None
+    active_parameters: Number
+    total_parameters: Number
+    training_tokens: Number
+    precision: str
+    peak_tflops: float
+    mfu: Number
+    cluster_gpus: int
+    state_bytes_per_parameter: Number
+    activation_bytes_per_gpu: Number
+    gpu_memory_bytes: float
+    goodput: GoodputInputs | None
+
+
+@dataclass(frozen=True)
+class WorkloadInputs:
+    """The workload, resolved to what the cost functions need.
+
+    Attributes
+    ----------
+    kind
+        ``gpu_hours``, ``tokens`` or ``training``.
+    gpu
+        The catalog row of the GPU the work is counted on.
+    volume, volume_unit
+        The scenario's volume in its own unit.
+    gpu_hours_per_volume
+        GPU-hours a month per unit of volume (1 for GPU-hours; for tokens/day, the days in a
+        month × output share / (throughput × 3,600)). [GPU-h/month per volume unit]
+    utilisation_ceiling
+        Highest average share of capacity used when GPUs are counted. [-]
+    gpus_per_replica
+        GPU counts step in these. [GPU]
+    input_tokens_per_output_token
+        The mix (tokens workloads; 0 otherwise). [-]
+    capacity
+        Serving capacity (tokens workloads).
+    training
+        The run's inputs (training workloads).
+    """
+
+    kind: str
+    gpu: GPU
+    volume: Number
+    volume_unit: str
+    gpu_hours_per_volume: Number
+    utilisation_ceiling: Number
+    gpus_per_replica: int
+    input_tokens_per_output_token: Number = 0.0
+    capacity: ServingCapacity | None = None
+    training: TrainingInputs | None = None
+
+    @property
+    def output_share(self) -> Number:
+        """Share of tokens that are output tokens. [-]"""
+        return formulas.output_share(self.input_tokens_per_output_token)
+
+
+@dataclass(frozen=True)
+class DemandInputs:
+    """A demand profile, with the values of an hourly file or a job log read once.
+
+    Attributes
+    ----------
+    profile
+        The scenario's demand block.
+    hours
+        Hours in the profile's year. [h]
+    values
+        GPUs busy each hour for absolute profiles (file, job log); None for relative ones. [GPU]
+    job_log
+        What reading a job log found (rows skipped, jobs running), if one was read.
+    """
+
+    profile: Any
+    hours: int
+    values: np.ndarray | None = None
+    job_log: JobLog | None = None
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A scenario resolved against its catalog: every input a number (or an array of samples).
+
+    Attributes
+    ----------
+    scenario
+        The validated input it came from (for titles, sources and re-resolving).
+    catalog
+        The catalog it was resolved against.
+    options
+        Option name → resolved option, in display order.
+    workload
+        The workload.
+    finance, uncertainty
+        The scenario's blocks (plain numbers; no currency to convert), or None.
+    demand
+        The demand profile, files read, or None.
+    estimates
+        Catalog rows behind the result that are unsourced estimates (grade U), cited.
+    values
+        The inputs replaced by numbers or samples, by path (empty for the scenario as given).
+    """
+
+    scenario: Scenario
+    catalog: Catalog
+    currency: str
+    options: dict[str, Option]
+    workload: WorkloadInputs
+    finance: Any
+    uncertainty: Any
+    demand: DemandInputs | None
+    estimates: tuple[str, ...]
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def title(self) -> str:
+        """The scenario's title."""
+        return self.scenario.title
+
+    @property
+    def volume(self) -> Number:
+        """The workload's volume in its own unit."""
+        return self.workload.volume
+
+    @property
+    def volume_unit(self) -> str:
+        """Unit of :attr:`volume`."""
+        return self.workload.volume_unit
+
+    def option(self, name: str) -> Option:
+        """The option called ``name``.
+
+        Raises
+        ------
+        ValueError
+            The scenario has no such option.
+        """
+        if name not in self.options:
+            raise ValueError(f"the scenario has no {name!r} option; it has {', '.join(self.options)}")
+        return self.options[name]
+
+    def label(self, name: str) -> str:
+        """Display name of an option."""
+        return self.options[name].label if name in self.options else OPTION_LABELS.get(name, name)
+
+
+# --- resolving ------------------------------------------------------------------------------------------
+
+def _problem(loc: str, value: Any, reason: str) -> ScenarioError:
+    return ScenarioError(None, [(loc, value, reason)])
+
+
+def _apply(node: Any, parts: tuple[str, ...], value: Any) -> Any:
+    """A copy of ``node`` with the field at ``parts`` replaced (no validation: values may be arrays)."""
+    head, rest = parts[0], parts[1:]
+    if isinstance(node, list):
+        copy = list(node)
+        copy[int(head)] = _apply(node[int(head)], rest, value) if rest else value
+        return copy
+    if isinstance(node, dict):
+        copy = dict(node)
+        copy[head] = _apply(node[head], rest, value) if rest else value
+        return copy
+    child = getattr(node, head)
+    new = _apply(child, rest, value) if rest else value
+    if dataclasses.is_dataclass(node):
+        return dataclasses.replace(node, **{head: new})
+    return node.model_copy(update={head: new})
+
+
+def _row(catalog_row: BaseModel, column: str, path: str, values: Mapping[str, Any]) -> BaseModel:
+    return catalog_row.model_copy(update={column: values[path]}) if path in values else catalog_row
+
+
+def _staff(staffing, fx) -> Staff:
+    if staffing.fte is not None:
+        minimum, per = staffing.fte, np.inf
+    else:
+        minimum, per = staffing.minimum_fte, staffing.gpus_per_fte
+    rate = fx(staffing.currency)
+    return Staff(minimum, per, staffing.loaded_cost_per_fte_per_year * rate, staffing.managed_service_per_month * rate)
+
+
+def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any]) -> ServingCapacity:
+    serving = work.serving
+    if serving is None:
+        return ServingCapacity(work.output_tokens_per_second_per_gpu, 1, 1, work.utilisation_ceiling or 1.0,
+                               work.throughput_source, estimated=False)
+    model = catalog.models[serving.model]
+    try:
+        peak = gpu.dense_tflops(serving.precision)
+    except ValueError as exc:
+        raise _problem("workload.serving.precision", serving.precision, str(exc)) from None
+    matches = sorted((r for r in catalog.throughput.values()
+                      if (r.model, r.gpu, r.precision) == (serving.model, gpu.gpu, serving.precision)),
+                     key=lambda r: r.output_tokens_per_second_per_gpu)
+    held = serving.kv_cache_tokens
+    if serving.estimate is not None and (serving.use_estimate or not matches):
+        e = serving.estimate   # the estimate's batch must fit in memory too
+        held = max(held, e.batch_size * (e.input_tokens + e.output_tokens))
+    need = formulas.weight_bytes(model.total_parameters, serving.precision) \
+        + held * formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer,
+                                                   serving.precision)
+    minimum = formulas.min_gpus_per_replica(need, gpu.memory_gb, serving.usable_memory_share)
+    if minimum is None:
+        raise _problem("workload.serving.model", serving.model,
+                       f"{model.model} at {serving.precision} needs {need / 1e9:,.0f} GB for weights and KV cache, "
+                       f"more than a full server of 8 x {gpu.memory_gb:g} GB {gpu.gpu} holds at "
+                       f"{serving.usable_memory_share:.0%} usable")
+    sizing = serving.target_utilisation / serving.peak_to_average
+    if serving.throughput_row is not None:
+        row = catalog.throughput[serving.throughput_row]
+        if (row.model, row.gpu, row.precision) != (serving.model, gpu.gpu, serving.precision):
+            raise _problem("workload.serving.throughput_row", serving.throughput_row,
+                           f"measured {row.model} on {row.gpu} at {row.precision}, not {serving.model} on "
+                           f"{gpu.gpu} at {serving.precision}")
+        rows = [row]
+    else:
+        rows = matches
+    if rows and not serving.use_estimate:
+        row = rows[0]
+        per_replica = max(row.gpus_per_replica or minimum, minimum)   # the KV cache may need more than measured
+        lengths = f", {row.input_tokens}/{row.output_tokens} input/output tokens" if row.input_tokens else ""
+        source = f"{row.file}: {row.row} [{row.quality}, {row.as_of}] {row.setting}{lengths}; {row.source}"
+        return ServingCapacity(values.get(THROUGHPUT_INPUT, row.output_tokens_per_second_per_gpu), per_replica,
+                               minimum, sizing, source, False, row)
+    if serving.estimate is None:
+        reason = ("use_estimate is true but no estimate inputs are given; " if serving.use_estimate else
+                  f"no row of data/throughput.csv measures {serving.model} on {gpu.gpu} at {serving.precision}; ")
+        raise _problem("workload.serving.estimate", None, reason + "give estimate inputs (batch_size, input_tokens, "
+                       "output_tokens, decode_efficiency, prefill_efficiency)")
+    e = serving.estimate
+    throughput = formulas.estimate_output_throughput(
+        model.active_parameters, formulas.serving.BYTES_PER_VALUE[serving.precision],
+        formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer, serving.precision),
+        gpu.memory_bandwidth_tb_s, peak, minimum, e.batch_size, e.input_tokens, e.output_tokens,
+        e.decode_efficiency, e.prefill_efficiency)
+    source = (f"ESTIMATE from first principles: {model.model} at {serving.precision} on {minimum} x {gpu.gpu}, "
+              f"batch {e.batch_size}, {e.input_tokens}/{e.output_tokens} input/output tokens, decode efficiency "
+              f"{e.decode_efficiency:g}, prefill efficiency {e.prefill_efficiency:g}"
+              + (f" ({e.source})" if e.source else ""))
+    return ServingCapacity(values.get(THROUGHPUT_INPUT, throughput), minimum, minimum, sizing, source, True)
+
+
+def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
+    try:
+        peak = gpu.dense_tflops(work.precision)
+    except ValueError as exc:
+        raise _problem("workload.precision", work.precision, str(exc)) from None
+    model = catalog.models[work.model] if work.model is not None else None
+    active = model.active_parameters if model is not None else work.active_parameters
+    total = model.total_parameters if model is not None else work.active_parameters
+    goodput = None
+    if work.goodput is not None:
+        g = work.goodput
+        goodput = GoodputInputs(g.failures_per_gpu_per_year, g.checkpoint_write_minutes / 60, g.restart_minutes / 60,
+                                g.interval)
+    run = TrainingInputs(model, active, total, work.training_tokens, work.precision, peak, work.mfu,
+                         work.cluster_gpus, work.state_bytes_per_parameter, work.activation_gb_per_gpu * 1e9,
+                         gpu.memory_gb * 1e9, goodput)
+    needed = formulas.min_gpus_for_training_state(float(total * work.state_bytes_per_parameter),
+                                                  float(run.activation_bytes_per_gpu), run.gpu_memory_bytes,
+                                                  sharded=True)
+    if needed is None or needed > work.cluster_gpus:
+        raise _problem("workload.cluster_gpus", work.cluster_gpus,
+                       "the training state does not fit: it needs at least "
+                       f"{'more than any' if needed is None else f'{needed:,}'} GPUs even fully sharded")
+    if goodput is not None and np.all(np.asarray(goodput.failures_per_gpu_per_year) > 0):
+        mtbf = formulas.job_mtbf_hours(goodput.failures_per_gpu_per_year, work.cluster_gpus)
+        interval = (formulas.daly_interval if goodput.interval == "daly" else formulas.young_interval)(
+            goodput.write_hours, mtbf)
+        share = formulas.goodput_fraction(interval, goodput.write_hours, goodput.restart_hours, mtbf)
+        if np.any(np.asarray(share) < 1e-3):
+            raise _problem("workload.goodput", goodput.failures_per_gpu_per_year,
+                           f"the job fails every {float(np.min(mtbf)):.3g} h on average; checkpoint writes and "
+                           f"restarts leave it {float(np.min(share)):.2g} of the time to train")
+    return run
+
+
+def _demand(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs | None) -> DemandInputs | None:
+    profile = scenario.demand
+    if profile is None:
+        return None
+    if profile.kind not in ("hourly_file", "job_log"):
+        return DemandInputs(profile, int(HOURS_PER_YEAR))
+    if previous is not None and previous.profile == profile:
+        return previous         # the same files: read once
+    path = Path(profile.path)
+    path = path if path.is_absolute() else DATA_DIR / path
+    try:
+        if profile.kind == "hourly_file":
+            log, hours = None, int(HOURS_PER_YEAR)
+            values = read_hourly_file(path, hours)
+        else:
+            hours = hours_in_year(profile.year, profile.time_zone)
+            log = read_job_log(path, profile.year, profile.time_zone, profile.until)
+            values = log.demand
+    except InputError as exc:
+        shown = "; ".join(f"{f}: {reason}" for f, _, reason in exc.problems[:5])
+        more = f"; and {len(exc.problems) - 5} more" if len(exc.problems) > 5 else ""
+        raise _problem("demand.path", profile.path, shown + more) from None
+    if values.sum() == 0:
+        where = "demand.year" if profile.kind == "job_log" else "demand.path"
+        raise _problem(where, profile.path, "the profile holds no demand (all zeros)"
+                       + (f" in {profile.year}" if profile.kind == "job_log" else ""))
+    monthly = float(values.sum()) / MONTHS_PER_YEAR
+    stated = workload.volume
+    if np.ndim(stated) == 0 and abs(monthly - stated) > 0.01 * max(monthly, stated):
+        raise _problem("workload.gpu_hours_per_month", stated,
+                       f"the demand profile averages {monthly:,.0f} GPU-hours a month; state that here so the "
+                       "monthly view and the mix describe the same work")
+    return DemandInputs(profile, hours, values, log)
+
+
+def _estimates(rows: list[BaseModel]) -> tuple[str, ...]:
+    return tuple(f"{row.file}: {row.ident}: {row.source}" for row in rows if row.quality == "U")
+
+
+def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
+            values: Mapping[str, Any] | None = None) -> Resolved:
+    """Resolve a validated scenario against its catalog, once.
+
+    Parameters
+    ----------
+    scenario
+        A validated :class:`~costmodel.schema.Scenario` (a :class:`Resolved` is returned as
+        it is when no ``values`` are given, or re-resolved from its scenario with them).
+    catalog
+        Catalog to look rows up in; default the one the scenario was validated against.
+    values
+        Input path → number or numpy array replacing the input (see
+        :mod:`costmodel.schema.inputs` for the names). Arrays of different inputs must
+        broadcast together. Values are not validated again: callers keep them in range.
+
+    Returns
+    -------
+    Resolved
+
+    Raises
+    ------
+    ScenarioError
+        A rule that needs a computation is broken (the model does not fit a server's memory,
+        no throughput row and no estimate, the training state does not fit, a demand file
+        cannot be read or disagrees with the workload); the field is named.
+    KeyError
+        A path in ``values`` that is not a numeric input of the scenario.
+    """
+    previous = None
+    if isinstance(scenario, Resolved):
+        if not values:
+            return scenario
+        catalog = catalog or scenario.catalog
+        values = {**scenario.values, **values}
+        previous = scenario.demand if not any(p.startswith("demand.") for p in values) else None
+        scenario = scenario.scenario
+    catalog = catalog or scenario.catalog
+    values = dict(values or {})
+    if values:
+        known = input_paths(scenario, catalog)
+        for path in values:
+            if path not in known:
+                raise KeyError(f"{path}: not a numeric input of this scenario")
+        for path, value in values.items():
+            if path not in CATALOG_INPUTS and path != THROUGHPUT_INPUT:
+                scenario = _apply(scenario, tuple(path.split(".")), value)
+
+    def fx(currency: str) -> Number:
+        if currency == scenario.reporting_currency:
+            return 1.0
+        return scenario.fx.rates[currency]
+
+    work = scenario.workload
+    gpu = catalog.gpus[work.gpu]
+    cited: list[BaseModel] = []
+    capacity = training = None
+    if work.kind == "tokens":
+        capacity = _serving_capacity(work, catalog, gpu, values)
+        per_volume = formulas.gpu_hours_for_tokens(1.0, work.input_tokens_per_output_token,
+                                                   capacity.output_tokens_per_second_per_gpu)
+        workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", per_volume,
+                                  capacity.sizing_utilisation, capacity.gpus_per_replica,
+                                  work.input_tokens_per_output_token, capacity)
+    elif work.kind == "training":
+        training = _training(work, catalog, gpu)
+        workload = WorkloadInputs("training", gpu, scenario.volume, "GPU-hours/month", 1.0, 1.0, 1,
+                                  training=training)
+    else:
+        workload = WorkloadInputs("gpu_hours", gpu, work.gpu_hours_per_month, "GPU-hours/month", 1.0,
+                                  work.utilisation_ceiling, 1)
+
+    options: dict[str, Option] = {}
+    own = scenario.options.own
+    if own is not None:
+        server = _row(catalog.servers[own.server], "price", "options.own.server_price", values)
+        server = _row(server, "max_power_kw", "options.own.server_max_power_kw", values)
+        cited.append(server)
+        items = []
+        for line in own.bill_of_materials:
+            if line.share_of_server_price is not None:
+                items.append(CapexItem(line.item, "share_of_server_price", line.share_of_server_price))
+            elif line.price_per_server is not None:
+                items.append(CapexItem(line.item, "per_server", line.price_per_server * fx(line.currency)))
+            else:
+                items.append(CapexItem(line.item, "total", line.price_total * fx(line.currency)))
+        colocation = own.colocation
+        facility = own.facility
+        licences = own.software_licences
+        options["own"] = OwnOption(
+            name="own", label=own.label or OPTION_LABELS["own"], server=server,
+            gpus_per_server=server.gpus_per_server, server_count=own.server_count,
+            configured_gpus=own.server_count * server.gpus_per_server,
+            step_gpus=formulas.gpus_per_server_step(server.gpus_per_server, workload.gpus_per_replica),
+            server_price=server.price * fx(server.currency), spare_share=own.spare_share,
+            bill_of_materials=tuple(items), depreciation_months=own.depreciation_months,
+            hardware_support_share_per_year=own.hardware_support_share_per_year,
+            kw_per_server=own.power.kw_per_server if own.power.kw_per_server is not None else server.max_power_kw,
+            idle_power_share=own.power.idle_power_share, pue=own.power.pue,
+            electricity_price_per_kwh=own.power.electricity_price_per_kwh * fx(own.power.currency),
+            colocation_price_per_kw_month=(colocation.price_per_kw_month * fx(colocation.currency)
+                                           if colocation is not None else None),
+            facility_price_per_mw=facility.price_per_mw * fx(facility.currency) if facility is not None else None,
+            facility_depreciation_months=facility.depreciation_months if facility is not None else None,
+            staffing=_staff(own.staffing, fx),
+            licence_price_per_gpu_per_year=(licences.price_per_gpu_per_year * fx(licences.currency)
+                                            if licences is not None else None),
+        )
+    rent = scenario.options.rent
+    if rent is not None:
+        offer = _row(catalog.cloud_offers[rent.offer], "price_per_gpu_hour", "options.rent.price_per_gpu_hour",
+                     values)
+        cited.append(offer)
+        on_demand = offer.price_per_gpu_hour * fx(offer.currency)
+        reserved = spot = None
+        if rent.reserved is not None:
+            r = rent.reserved
+            price = (r.price_per_gpu_hour * fx(r.currency) if r.price_per_gpu_hour is not None
+                     else on_demand * (1.0 - r.discount))
+            reserved = ReservedTerms(r.term_years, price, r.source)
+        if rent.spot is not None:
+            s = rent.spot
+            overhead = s.interruptions_per_gpu_hour * s.work_lost_hours_per_interruption
+            spot = SpotTerms(s.discount, overhead, on_demand * (1.0 - s.discount) / (1.0 - overhead), s.max_gpus,
+                             s.source)
+        if rent.billing == "always_on" and rent.gpu_count % workload.gpus_per_replica:
+            raise _problem("options.rent.gpu_count", rent.gpu_count,
+                           f"not whole replicas: one replica of the served model takes {workload.gpus_per_replica} "
+                           f"GPUs, so rent a multiple of {workload.gpus_per_replica}")
+        options["rent"] = RentOption(
+            name="rent", label=rent.label or OPTION_LABELS["rent"], offer=offer, billing=rent.billing,
+            gpu_count=rent.gpu_count, price_per_gpu_hour=on_demand,
+            staffing=_staff(rent.staffing, fx) if rent.staffing is not None else None,
+            reserved=reserved, spot=spot)
+    api = scenario.options.api
+    if api is not None:
+        offer = catalog.api_offers[api.offer]
+        for path, spec in CATALOG_INPUTS.items():
+            if spec.option == "api" and path in values:
+                offer = offer.model_copy(update={spec.column: values[path]})
+        cited.append(offer)
+        rate = fx(offer.currency)
+        cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
+            else offer.input_per_million
+        prices = (offer.input_per_million * rate, cached * rate, offer.output_per_million * rate)
+        options["api"] = ApiOption(
+            name="api", label=api.label or OPTION_LABELS["api"], offer=offer,
+            input_price_per_million=prices[0], cached_input_price_per_million=prices[1],
+            output_price_per_million=prices[2], cached_input_share=api.cached_input_share,
+            price_per_million=formulas.blended_api_price(prices[0], prices[2], workload.input_tokens_per_output_token,
+                                                         prices[1], api.cached_input_share))
+    return Resolved(scenario=scenario, catalog=catalog, currency=scenario.reporting_currency, options=options,
+                    workload=workload, finance=scenario.finance, uncertainty=scenario.uncertainty,
+                    demand=_demand(scenario, workload, previous), estimates=_estimates(cited), values=values)
+
+
+def as_resolved(scenario: Scenario | Resolved) -> Resolved:
+    """``scenario`` resolved (a :class:`Resolved` is returned as it is)."""
+    return scenario if isinstance(scenario, Resolved) else resolve(scenario)
+
+
+__all__ = ["OPTION_LABELS", "ApiOption", "CapexItem", "DemandInputs", "GoodputInputs", "OwnOption", "RentOption",
+           "Resolved", "ServingCapacity", "Staff", "TrainingInputs", "WorkloadInputs", "as_resolved", "resolve"]

@@ -1,0 +1,741 @@
+"""Typed results: what the domain computes, as frozen dataclasses with units in their docstrings.
+
+Results never overwrite inputs. JSON is made only at the edge (:meth:`Comparison.to_dict`),
+where a number that does not exist becomes a word ("never", "not defined", ...), never NaN
+or infinity. Cost-component and cash-flow line names are the constants of
+:class:`Component` and :class:`CashLine`, used everywhere, so renaming one cannot silently
+double-count a cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Literal
+
+import numpy as np
+
+
+class Component(StrEnum):
+    """Names of the monthly cost components of the options."""
+
+    CAPEX_DEPRECIATION = "capex depreciation"
+    HARDWARE_SUPPORT = "hardware support"
+    COLOCATION = "colocation"
+    FACILITY_DEPRECIATION = "facility depreciation"
+    ELECTRICITY = "electricity"
+    STAFFING = "staffing"
+    MANAGED_SERVICE = "managed service"
+    SOFTWARE_LICENCES = "software licences"
+    GPU_RENTAL = "GPU rental"
+    INPUT_TOKENS = "input tokens"
+    CACHED_INPUT_TOKENS = "cached input tokens"
+    OUTPUT_TOKENS = "output tokens"
+
+
+DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION)
+"""The accrual view's capex components, which the cash view replaces by the purchases themselves."""
+
+
+class CashLine(StrEnum):
+    """Names of the cash-flow lines of the own option besides its running-cost components."""
+
+    HARDWARE_CAPEX = "hardware capex"
+    LOAN_PAYMENTS = "loan payments"
+    FACILITY_CAPEX = "facility capex"
+    RESALE = "resale"
+    FACILITY_RESIDUAL = "facility residual value"
+    STAND_IN = "stand-in during lead time"
+
+
+class Layer(StrEnum):
+    """Kinds of capacity in the cheapest mix."""
+
+    OWN = "own"
+    RESERVED = "reserved"
+    ON_DEMAND = "on_demand"
+    SPOT = "spot"
+    API = "api"
+
+
+LAYER_LABELS: dict[str, str] = {"own": "Owned", "reserved": "Reserved", "on_demand": "On-demand", "spot": "Spot",
+                                "api": "Hosted API"}
+"""Display names of the kinds of capacity."""
+
+
+def _number(x: Any) -> float | None:
+    return None if x is None else round(float(x), 6)
+
+
+# --- the monthly comparison ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Where the cheaper of two options changes, within a searched volume range.
+
+    Attributes
+    ----------
+    option_a, option_b
+        The pair compared.
+    volume
+        First volume in the range at which the cheaper option changes, or ``None`` if
+        it never does in the range. [workload volume unit]
+    kind
+        ``crossing``: the costs are equal there; ``step``: the cost of one option jumps
+        past the other's as its GPU count steps up (the costs are not equal there);
+        ``never``: no change within the range.
+    cheaper_below, cheaper_above
+        The cheaper option just below and just above ``volume``. When ``kind`` is
+        ``never``, ``cheaper_below`` is the cheaper one over the whole range and
+        ``cheaper_above`` is ``None``; either is ``None`` where the two cost the same.
+    volume_min, volume_max
+        The range searched. [workload volume unit]
+    volumes, kinds
+        Every change in the range, in order (costs with steps can cross several times).
+    """
+
+    option_a: str
+    option_b: str
+    volume: float | None
+    kind: Literal["crossing", "step", "never"]
+    cheaper_below: str | None
+    cheaper_above: str | None
+    volume_min: float
+    volume_max: float
+    volumes: tuple[float, ...] = field(default=())
+    kinds: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class CheapestRange:
+    """A range of volumes over which one option is the cheapest. [workload volume unit]"""
+
+    volume_from: float
+    volume_to: float
+    option: str
+
+
+@dataclass(frozen=True)
+class OptionResult:
+    """One option at one volume.
+
+    Attributes
+    ----------
+    monthly_cost
+        [reporting currency/month]
+    components
+        Component → monthly cost. [reporting currency/month]
+    cost_per_gpu_hour
+        Monthly cost / GPU-hours used; ``None`` when no GPU-hour is used, and for the
+        hosted API (its GPUs are not the buyer's). [reporting currency/GPU-h]
+    cost_per_million_tokens
+        Monthly cost / millions of tokens; ``None`` for a GPU-hours workload or at zero
+        volume. [reporting currency/M tokens]
+    configured_gpus, gpus
+        GPUs the scenario gives the option (``None`` where it gives none: the API, and
+        rental billed per GPU-hour used), and GPUs it runs at this volume. [GPU]
+    utilisation
+        Achieved: GPU-hours used / (GPUs × 730 h); ``None`` for the API or with no GPU. [-]
+    stepped_up
+        True when the volume needs more GPUs than the scenario gives.
+    capacity_volume
+        Largest volume the configured GPUs serve; ``None`` where there is no fixed count.
+        [workload volume unit]
+    """
+
+    option: str
+    label: str
+    kind: str
+    monthly_cost: float
+    components: dict[str, float]
+    cost_per_gpu_hour: float | None
+    cost_per_million_tokens: float | None
+    configured_gpus: int | None
+    gpus: int | None
+    utilisation: float | None
+    stepped_up: bool
+    capacity_volume: float | None
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """A training run worked out: compute, time, losses and the cost of each option.
+
+    Attributes
+    ----------
+    flop
+        6·N·D. [FLOP]
+    peak_tflops
+        Dense peak per GPU at the run's precision. [TFLOP/s]
+    ideal_gpu_hours
+        FLOP / (peak × MFU) / 3,600, with no failure. [GPU-h]
+    goodput
+        Share of wall-clock time that trains (1 with no failure model). [-]
+    gpu_hours
+        ideal_gpu_hours / goodput: the GPU-hours to pay for. [GPU-h]
+    wall_clock_days
+        gpu_hours / cluster GPUs / 24. [d]
+    months
+        Wall-clock time in the model's 730-hour months. [month]
+    job_mtbf_hours, checkpoint_interval_hours
+        Job mean time between failures and the checkpoint interval used (None without
+        a failure model). [h]
+    min_gpus_sharded, min_gpus_unsharded
+        Fewest GPUs that hold the training state with ZeRO-3-style sharding, and
+        without (None: does not fit on one GPU). [GPU]
+    costs
+        Cost of the run for each option, by component. [reporting currency]
+    """
+
+    flop: float
+    peak_tflops: float
+    ideal_gpu_hours: float
+    goodput: float
+    gpu_hours: float
+    wall_clock_days: float
+    months: float
+    job_mtbf_hours: float | None
+    checkpoint_interval_hours: float | None
+    min_gpus_sharded: int | None
+    min_gpus_unsharded: int | None
+    costs: dict[str, dict[str, float]]
+
+    def total(self, option: str) -> float:
+        """Cost of the run with one option. [reporting currency]"""
+        return float(sum(self.costs[option].values()))
+
+    @property
+    def cheapest(self) -> str:
+        """The option with the cheapest run."""
+        return min(self.costs, key=self.total)
+
+    def to_dict(self, currency: str) -> dict[str, Any]:
+        """JSON-ready figures, each with its unit."""
+        return {
+            "flop": {"value": self.flop, "unit": "FLOP"},
+            "dense_peak": {"value": self.peak_tflops, "unit": "TFLOP/s per GPU"},
+            "ideal_gpu_hours": {"value": round(self.ideal_gpu_hours, 3), "unit": "GPU-h"},
+            "goodput": {"value": round(self.goodput, 6), "unit": "share of wall-clock time"},
+            "gpu_hours": {"value": round(self.gpu_hours, 3), "unit": "GPU-h"},
+            "wall_clock_days": {"value": round(self.wall_clock_days, 4), "unit": "days"},
+            "job_mtbf_hours": ({"value": round(self.job_mtbf_hours, 4), "unit": "h"}
+                               if self.job_mtbf_hours is not None else "no failure model"),
+            "checkpoint_interval_minutes": ({"value": round(self.checkpoint_interval_hours * 60, 4), "unit": "min"}
+                                            if self.checkpoint_interval_hours is not None else "no failure model"),
+            "min_gpus_to_hold_state": {"sharded": self.min_gpus_sharded,
+                                       "unsharded": self.min_gpus_unsharded if self.min_gpus_unsharded is not None
+                                       else "does not fit on one GPU", "unit": "GPU"},
+            "cost": {option: {"value": round(self.total(option), 2), "unit": currency,
+                              "components": {str(k): round(v, 2) for k, v in parts.items()}}
+                     for option, parts in self.costs.items()},
+        }
+
+
+# --- the horizon -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CashFlows:
+    """Monthly cash flows of each option over the horizon.
+
+    Attributes
+    ----------
+    months
+        0 … H−1. [month]
+    volume
+        The workload's volume each month (trend applied). [workload volume unit]
+    gpu_hours
+        GPU-hours used each month. [GPU-h]
+    servers
+        Working servers of the own cluster each month (0 before it is online). [servers]
+    flows
+        Option → line → cash out each month; costs positive, credits negative. [reporting currency]
+    online_month
+        First month the own cluster serves the work.
+    """
+
+    months: np.ndarray
+    volume: np.ndarray
+    gpu_hours: np.ndarray
+    servers: np.ndarray
+    flows: dict[str, dict[str, np.ndarray]]
+    online_month: int
+
+    def total(self, option: str) -> np.ndarray:
+        """Cash out of one option each month. [reporting currency]"""
+        return np.sum(np.stack(list(self.flows[option].values())), axis=0)
+
+    def cumulative(self, option: str) -> np.ndarray:
+        """Cumulative cash out of one option. [reporting currency]"""
+        return np.cumsum(self.total(option))
+
+
+@dataclass(frozen=True)
+class UtilisationBreakEven:
+    """The utilisation at which owning costs a rental offer's price per used GPU-hour.
+
+    Attributes
+    ----------
+    offer, label
+        The rental offer's id and a label for it.
+    price_per_gpu_hour
+        Its on-demand price. [reporting currency/GPU-h]
+    utilisation
+        u*, or None: never (not even at 100 %). [-]
+    """
+
+    offer: str
+    label: str
+    price_per_gpu_hour: float
+    utilisation: float | None
+
+
+@dataclass(frozen=True)
+class OwnFinance:
+    """Decision figures of the own cluster over the horizon, each with its unit.
+
+    Attributes
+    ----------
+    horizon_months
+        [months]
+    discount_rate_per_year
+        [1/year]
+    tco_by_option
+        Sum of all cash out less resale over the horizon, per option. [reporting currency]
+    npv_by_option
+        Present value of those cash flows at the discount rate, per option. [reporting currency]
+    cost_per_used_gpu_hour
+        Own cash cost while online / GPU-hours used while online; None when no GPU-hour
+        is used. [reporting currency/GPU-h]
+    utilisation
+        Achieved: GPU-hours used / GPU-hours the working servers offer while online. [-]
+    break_even_utilisation
+        For each rental price of the same GPU. [-]
+    payback_month
+        First month whose cumulative own cost is at or below the compared option's, or
+        None: never within the horizon. [month]
+    payback_against
+        The option compared (rent, else api).
+    """
+
+    horizon_months: int
+    discount_rate_per_year: float
+    tco_by_option: dict[str, float]
+    npv_by_option: dict[str, float]
+    cost_per_used_gpu_hour: float | None
+    utilisation: float | None
+    break_even_utilisation: tuple[UtilisationBreakEven, ...]
+    payback_month: int | None
+    payback_against: str | None
+
+    @property
+    def tco(self) -> float:
+        """The own option's TCO. [reporting currency]"""
+        return self.tco_by_option["own"]
+
+    @property
+    def npv(self) -> float:
+        """The own option's present value of costs. [reporting currency]"""
+        return self.npv_by_option["own"]
+
+    @property
+    def lowest_present_value(self) -> str:
+        """The option with the lowest present value of costs over the horizon."""
+        return min(self.npv_by_option, key=self.npv_by_option.get)
+
+    def to_dict(self, currency: str) -> dict[str, Any]:
+        """JSON-ready figures, each with its unit; "never" and "not defined" for missing ones."""
+        def money(x):
+            return {"value": round(x, 2), "unit": currency}
+
+        return {
+            "horizon_months": self.horizon_months,
+            "discount_rate_per_year": self.discount_rate_per_year,
+            "tco": {o: money(v) for o, v in self.tco_by_option.items()},
+            "npv": {o: money(v) for o, v in self.npv_by_option.items()},
+            "own_cost_per_used_gpu_hour": ({"value": round(self.cost_per_used_gpu_hour, 6),
+                                            "unit": f"{currency}/GPU-h"}
+                                           if self.cost_per_used_gpu_hour is not None else "not defined"),
+            "own_utilisation": ({"value": round(self.utilisation, 6), "unit": "share of GPU-hours"}
+                                if self.utilisation is not None else "not defined"),
+            "break_even_utilisation": {
+                b.offer: {"offer": b.label,
+                          "price": {"value": round(b.price_per_gpu_hour, 6), "unit": f"{currency}/GPU-h"},
+                          "utilisation": ({"value": round(b.utilisation, 6), "unit": "share of GPU-hours"}
+                                          if b.utilisation is not None else "never")}
+                for b in self.break_even_utilisation
+            },
+            "payback_month": ({"value": self.payback_month, "unit": "months after the decision",
+                               "against": self.payback_against}
+                              if self.payback_month is not None else "never within the horizon"),
+        }
+
+
+# --- the cheapest mix ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LayerPrice:
+    """One kind of capacity: a fixed cost per GPU per hour held and a variable cost per busy GPU-hour.
+
+    Attributes
+    ----------
+    kind
+        A :class:`Layer`.
+    fixed_per_hour
+        Paid for every hour a GPU is held, busy or not. [reporting currency/GPU/h]
+    variable_per_hour
+        Paid for every busy GPU-hour. [reporting currency/GPU-h]
+    note
+        Where the figures come from.
+    cap
+        Most GPUs of this kind to be had at once (spot), or None. [GPU]
+    """
+
+    kind: str
+    fixed_per_hour: float
+    variable_per_hour: float
+    note: str
+    cap: int | None = None
+
+
+@dataclass(frozen=True)
+class Mix:
+    """The cheapest mix for a demand profile, and what the pure options would cost.
+
+    Attributes
+    ----------
+    gpus
+        Kind → GPUs held in it (flexible kinds: the peak GPUs they cover). [GPU]
+    cost
+        Kind → monthly cost of that layer; ``rental staffing`` when any rented kind is
+        used. [reporting currency/month]
+    utilisation
+        Kind → busy share of the GPUs held (owned and reserved). [-]
+    pure
+        Kind → monthly cost if that kind alone served all demand (fixed kinds sized for
+        the peak). [reporting currency/month]
+    assignment
+        Kind of capacity for each GPU k = 1 … K (index into ``kinds``).
+    kinds
+        The kinds, in the order ``assignment`` indexes them.
+    busy
+        f_k for each GPU. [-]
+    prices
+        The price of each kind offered.
+    """
+
+    gpus: dict[str, int]
+    cost: dict[str, float]
+    utilisation: dict[str, float]
+    pure: dict[str, float]
+    assignment: np.ndarray
+    kinds: tuple[str, ...]
+    busy: np.ndarray
+    prices: dict[str, LayerPrice]
+
+    @property
+    def total(self) -> float:
+        """Monthly cost of the mix. [reporting currency/month]"""
+        return float(sum(self.cost.values()))
+
+    def savings(self) -> dict[str, float]:
+        """What the mix saves each month against each pure option. [reporting currency/month]"""
+        return {kind: cost - self.total for kind, cost in self.pure.items()}
+
+    def layer_of(self) -> list[str]:
+        """Kind of capacity of each GPU k = 1 … K, as names."""
+        return [self.kinds[i] for i in self.assignment]
+
+
+@dataclass(frozen=True)
+class MixResult:
+    """The cheapest mix for the scenario's demand profile, with the steady case beside it.
+
+    Attributes
+    ----------
+    profile
+        Kind of demand profile.
+    mix
+        The cheapest mix for the profile.
+    if_steady
+        The cheapest mix for the same average demand spread evenly; None for a steady profile.
+    demand
+        GPUs busy in each hour of the year. [GPU]
+    """
+
+    profile: str
+    mix: Mix
+    if_steady: Mix | None
+    demand: np.ndarray
+
+    def to_dict(self, currency: str) -> dict[str, Any]:
+        """JSON-ready summary, each figure with its unit."""
+        mix = self.mix
+
+        def money(x):
+            return {"value": round(float(x), 2), "unit": f"{currency}/month"}
+
+        data = {
+            "profile": self.profile,
+            "gpus": {k: {"value": v, "unit": "GPU"} for k, v in mix.gpus.items()},
+            "layer_cost": {k: money(v) for k, v in mix.cost.items()},
+            "total": money(mix.total),
+            "utilisation": {k: {"value": round(v, 6), "unit": "share of paid hours busy"}
+                            for k, v in mix.utilisation.items()},
+            "pure_options": {k: money(v) for k, v in mix.pure.items()},
+            "demand": {"mean": {"value": round(float(mix.busy.sum()), 6), "unit": "GPU"},
+                       "peak_gpus": {"value": len(mix.busy), "unit": "GPU"}},
+            "savings_against_pure": {k: money(v) for k, v in mix.savings().items()},
+            "prices": {k: {"fixed": {"value": round(p.fixed_per_hour, 6), "unit": f"{currency}/GPU/h held"},
+                           "variable": {"value": round(p.variable_per_hour, 6), "unit": f"{currency}/busy GPU-h"},
+                           "note": p.note}
+                       for k, p in mix.prices.items()},
+        }
+        if self.if_steady is not None:
+            data["if_steady"] = {"gpus": {k: {"value": v, "unit": "GPU"} for k, v in self.if_steady.gpus.items()},
+                                 "total": money(self.if_steady.total)}
+        return data
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The options of a scenario compared at one volume, with break-evens in a range.
+
+    Attributes
+    ----------
+    title, currency
+        The scenario's title and reporting currency.
+    workload_kind, volume, volume_unit
+        What is compared: the volume in its unit.
+    gpu_hours_used
+        GPU-hours of work a month at the volume. [GPU-h/month]
+    options
+        Option → its result at the volume, in display order.
+    cheapest, runner_up
+        The two cheapest options at the volume.
+    margin
+        Runner-up's monthly cost minus the cheapest's. [reporting currency/month]
+    margin_share
+        margin / runner-up's cost; None when that is 0. [-]
+    break_evens
+        Every pair's break-even in the searched range.
+    cheapest_ranges
+        The cheapest option over each part of the searched range, in order.
+    estimates
+        Catalog figures behind the result that are unsourced estimates (grade U).
+    training
+        For a training workload, the run worked out; otherwise ``None``.
+    finance
+        With a finance block and an own option, the horizon view; otherwise ``None``.
+    mix
+        With a demand profile, the cheapest mix; otherwise ``None``.
+    """
+
+    title: str
+    currency: str
+    workload_kind: str
+    volume: float
+    volume_unit: str
+    gpu_hours_used: float
+    options: dict[str, OptionResult]
+    cheapest: str
+    runner_up: str
+    margin: float
+    margin_share: float | None
+    break_evens: list[BreakEven]
+    cheapest_ranges: list[CheapestRange]
+    estimates: list[str]
+    training: TrainingRun | None = None
+    finance: OwnFinance | None = None
+    mix: MixResult | None = None
+
+    def label(self, option: str) -> str:
+        """Display name of an option."""
+        return self.options[option].label
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict.
+
+        Numbers that do not exist are words, never NaN or infinity: a break-even that
+        does not happen is ``"never"``; a cost per unit at zero volume is
+        ``"not defined"``; a cost per unit that does not apply (per GPU-hour for the API,
+        per million tokens for a GPU-hours workload) is ``"not applicable"``; the
+        capacity of an option with no fixed GPU count is ``"no limit"``.
+        """
+        def per_unit(value, applies: bool):
+            if not applies:
+                return "not applicable"
+            return "not defined" if value is None else _number(value)
+
+        tokens = self.workload_kind == "tokens"
+        return {
+            "title": self.title,
+            "currency": self.currency,
+            "volume": self.volume,
+            "volume_unit": self.volume_unit,
+            "gpu_hours_used_per_month": _number(self.gpu_hours_used),
+            "options": {
+                name: {
+                    "label": r.label,
+                    "monthly_cost": _number(r.monthly_cost),
+                    "monthly_cost_unit": f"{self.currency}/month",
+                    "cost_per_gpu_hour_used": per_unit(r.cost_per_gpu_hour, r.kind != "api"),
+                    "cost_per_million_tokens": per_unit(r.cost_per_million_tokens, tokens),
+                    "configured_gpus": r.configured_gpus,
+                    "gpus": r.gpus,
+                    "utilisation": per_unit(r.utilisation, r.kind != "api"),
+                    "gpu_count_stepped_up": r.stepped_up,
+                    "capacity_volume": _number(r.capacity_volume) if r.capacity_volume is not None else "no limit",
+                }
+                for name, r in self.options.items()
+            },
+            "cheapest": self.cheapest,
+            "runner_up": self.runner_up,
+            "margin": _number(self.margin),
+            "margin_share_of_runner_up": _number(self.margin_share) if self.margin_share is not None else "not defined",
+            "cheapest_by_volume": [
+                {"from": _number(c.volume_from), "to": _number(c.volume_to), "option": c.option}
+                for c in self.cheapest_ranges
+            ],
+            "break_evens": [
+                {
+                    "options": [b.option_a, b.option_b],
+                    "volume": _number(b.volume) if b.volume is not None else "never",
+                    "kind": b.kind,
+                    "cheaper_below": b.cheaper_below,
+                    "cheaper_above": b.cheaper_above,
+                    "all_volumes": [_number(x) for x in b.volumes],
+                    "searched": [b.volume_min, b.volume_max],
+                }
+                for b in self.break_evens
+            ],
+            "estimates": self.estimates,
+            **({"training_run": self.training.to_dict(self.currency)} if self.training is not None else {}),
+            **({"finance": self.finance.to_dict(self.currency)} if self.finance is not None else {}),
+            **({"cheapest_mix": self.mix.to_dict(self.currency)} if self.mix is not None else {}),
+        }
+
+
+# --- uncertainty ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class InputBreakEven:
+    """The value of one input at which two options cost the same, or None (never in the range).
+
+    Attributes
+    ----------
+    path
+        The input.
+    value
+        The break-even value, or None. [the input's unit]
+    low, high
+        The bracket searched. [the input's unit]
+    option_a, option_b
+        The options compared (``option_b`` None: the cheapest other).
+    """
+
+    path: str
+    value: float | None
+    low: float
+    high: float
+    option_a: str
+    option_b: str | None
+
+
+@dataclass(frozen=True)
+class TornadoBar:
+    """One input moved to its low and high value, and what the decision metric does.
+
+    Attributes
+    ----------
+    path
+        The input.
+    low, high, base
+        The input's values. [the input's unit]
+    low_metric, high_metric, base_metric
+        The metric with the input at low, at high and as given. [reporting currency/month]
+    swing
+        |high_metric − low_metric|. [reporting currency/month]
+    break_even
+        Where the metric crosses zero inside [low, high], if it does. [the input's unit]
+    """
+
+    path: str
+    low: float
+    high: float
+    base: float
+    low_metric: float
+    high_metric: float
+    base_metric: float
+    swing: float
+    break_even: float | None
+
+
+@dataclass(frozen=True)
+class MonteCarlo:
+    """Costs of every option over N samples of the uncertain inputs.
+
+    Attributes
+    ----------
+    costs
+        Option → N monthly costs at the scenario's volume. [reporting currency/month]
+    metric
+        Tracked option's cost minus the cheapest other, per sample. [reporting currency/month]
+    option
+        The tracked option.
+    clipped
+        Input → samples clipped into the input's allowed range.
+    """
+
+    costs: dict[str, np.ndarray]
+    metric: np.ndarray
+    option: str
+    clipped: dict[str, int]
+
+    @property
+    def samples(self) -> int:
+        """N. [-]"""
+        return int(self.metric.size)
+
+    def percentiles(self, q=(10, 50, 90)) -> dict[str, np.ndarray]:
+        """P10/P50/P90 (or ``q``) of each option's monthly cost. [reporting currency/month]"""
+        return {o: np.percentile(c, q) for o, c in self.costs.items()}
+
+    def win_probability(self) -> dict[str, float]:
+        """Share of samples in which each option is the cheapest (ties go to the first). [-]"""
+        names = list(self.costs)
+        winners = np.argmin(np.stack([self.costs[o] for o in names]), axis=0)
+        counts = np.bincount(winners, minlength=len(names))
+        return {o: float(c) / winners.size for o, c in zip(names, counts)}
+
+    @property
+    def savings(self) -> np.ndarray:
+        """What the tracked option saves against the cheapest other, per sample (−metric). [reporting currency/month]"""
+        return -self.metric
+
+
+@dataclass(frozen=True)
+class SobolIndices:
+    """First-order and total Sobol indices of the decision metric.
+
+    Attributes
+    ----------
+    inputs
+        The inputs analysed, in order.
+    first_order, first_order_conf, total, total_conf
+        S1 and ST with their 95 % confidence half-widths, one per input; None where the
+        metric does not vary (an index is then not defined). [-]
+    left_out
+        Inputs whose distribution SALib cannot sample (empirical, zero width).
+    """
+
+    inputs: tuple[str, ...]
+    first_order: tuple[float | None, ...]
+    first_order_conf: tuple[float | None, ...]
+    total: tuple[float | None, ...]
+    total_conf: tuple[float | None, ...]
+    left_out: tuple[str, ...] = ()
+
+    @property
+    def defined(self) -> bool:
+        """False when the metric did not vary, so no index exists."""
+        return all(v is not None for v in self.first_order)

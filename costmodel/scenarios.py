@@ -1,0 +1,205 @@
+"""Scenario files: find, load (strict YAML, schema, resolve check), change and save.
+
+A scenario file is one YAML mapping that validates as :class:`~costmodel.schema.Scenario`.
+Any problem, from a YAML syntax error to a model that does not fit a GPU's memory, raises one
+:class:`~costmodel.errors.ScenarioError` that names the file, the field, the value and the
+reason, for every problem found at once.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .catalog import Catalog
+from .errors import ScenarioError, did_you_mean, from_validation_error
+from .files import write_text_atomically
+from .io.yaml_files import dump_yaml, parse_yaml, read_text
+from .paths import SCENARIO_DIR
+from .resolved import resolve
+from .schema import Scenario
+
+
+def bundled_scenarios() -> list[str]:
+    """Names of the scenarios bundled in data/scenarios/, sorted."""
+    return sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml"))
+
+
+def scenario_path(name_or_path: str | Path) -> Path:
+    """The file behind a scenario argument: a path, or the name of a bundled scenario.
+
+    ``"llama70b-vs-api"`` resolves to ``data/scenarios/llama70b-vs-api.yaml``.
+    """
+    path = Path(name_or_path)
+    if path.exists() or path.suffix in {".yaml", ".yml"} or len(path.parts) > 1:
+        return path
+    return SCENARIO_DIR / f"{name_or_path}.yaml"
+
+
+def _read(path: Path) -> Any:
+    if not path.exists() and path.parent == SCENARIO_DIR:
+        names = bundled_scenarios()
+        reason = (f"no bundled scenario of that name{did_you_mean(path.stem, names)}; bundled: {', '.join(names)} "
+                  "(or give a path to a YAML file)")
+        raise ScenarioError(path, [("(file)", path.stem, reason)])
+    return parse_yaml(read_text(path), path)
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    found, stack = [], [annotation]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            found.append(item)
+        else:
+            stack.extend(typing.get_args(item))
+    return found
+
+
+def _fields_at(parts: list[str], data: Any) -> list[str]:
+    """Field names the schema allows at the place of ``parts[-1]`` (for "did you mean")."""
+    models: list[type[BaseModel]] = [Scenario]
+    node = data
+    for part in parts[:-1]:
+        if isinstance(node, list):
+            node = node[int(part)] if part.isdigit() and int(part) < len(node) else None
+            continue
+        chosen = models[0] if len(models) == 1 else next(
+            (m for m in models if isinstance(node, dict) and node.get("kind") in typing.get_args(
+                m.model_fields.get("kind").annotation if "kind" in m.model_fields else None)), None)
+        if chosen is None or part not in chosen.model_fields:
+            return []
+        models = _models_in(chosen.model_fields[part].annotation) or models
+        node = node.get(part) if isinstance(node, dict) else None
+    if len(models) > 1 and isinstance(node, dict):
+        models = [m for m in models if "kind" in m.model_fields
+                  and node.get("kind") in typing.get_args(m.model_fields["kind"].annotation)] or models
+    return sorted({name for m in models for name in m.model_fields})
+
+
+def _hints(error: ScenarioError, data: Any) -> ScenarioError:
+    """Add "did you mean" to each misspelt key."""
+    problems = []
+    for field, value, reason in error.problems:
+        if reason.startswith("not a field here"):
+            parts = field.split(".")
+            hint = did_you_mean(parts[-1], _fields_at(parts, data))
+            if hint:
+                reason = f"not a field here{hint}"
+        problems.append((field, value, reason))
+    return ScenarioError(error.path if error.path != "<scenario>" else None, problems)
+
+
+def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | None = None) -> Scenario:
+    """Validate plain data (a parsed YAML mapping) as a scenario, and check that it resolves.
+
+    Raises
+    ------
+    ScenarioError
+        Every problem at once, each naming the field, the value and the rule.
+    """
+    if not isinstance(data, dict):
+        raise ScenarioError(path, [("(top level)", data, "a scenario file must be a YAML mapping of fields")])
+    try:
+        scenario = Scenario.model_validate(data, context={"catalog": catalog} if catalog else None)
+    except ValidationError as exc:
+        raise _hints(from_validation_error(exc, path, ScenarioError, data), data) from None
+    try:
+        resolve(scenario, catalog)
+    except ScenarioError as exc:
+        raise ScenarioError(path, exc.problems) from None
+    return scenario
+
+
+def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> Scenario:
+    """Read and validate a scenario file.
+
+    Parameters
+    ----------
+    name_or_path
+        Path of a YAML file, or the name of a bundled scenario in data/scenarios/.
+    catalog
+        Catalog to resolve server, GPU and offer ids against. Default: the bundled one.
+
+    Returns
+    -------
+    Scenario
+
+    Raises
+    ------
+    ScenarioError
+        The file is missing or unreadable, is not valid YAML (1.2 core schema), is not a
+        mapping, or breaks the scenario schema (missing field, negative price, unknown id,
+        a currency with no FX rate, a model that does not fit, ...).
+    """
+    path = scenario_path(name_or_path)
+    return validate_data(_read(path), path, catalog)
+
+
+def scenario_data(scenario: Scenario) -> dict[str, Any]:
+    """The scenario as plain data (what its YAML file would hold), defaults left out."""
+    return scenario.model_dump(mode="json", exclude_defaults=True)
+
+
+def with_inputs(scenario: Scenario, values: Mapping[str, Any]) -> Scenario:
+    """A copy of the scenario with some inputs changed, validated afresh.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    values
+        Field path (``workload.tokens_per_day``, ``options.own.power.pue``) → new value; a
+        value of ``None`` removes the field (its default applies).
+
+    Raises
+    ------
+    ScenarioError
+        A path that the scenario's data does not hold, or new values that break a rule.
+    """
+    data = copy.deepcopy(scenario.model_dump(mode="json", exclude_none=True))
+    for path, value in values.items():
+        node = data
+        *parents, last = path.split(".")
+        for part in parents:
+            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            elif isinstance(node, dict) and part in node:
+                node = node[part]
+            else:
+                raise ScenarioError(None, [(path, value, "not a field of this scenario")])
+        if isinstance(node, list):
+            node[int(last)] = value
+        elif value is None:
+            node.pop(last, None)
+        else:
+            node[last] = value
+    return validate_data(data, None, scenario.catalog)
+
+
+def save_scenario(scenario: Scenario, path: str | Path) -> Path:
+    """Write a scenario to a YAML file that :func:`load_scenario` reads back equal.
+
+    The file is written to a temporary name first and renamed, so a failure leaves no
+    half-written file.
+
+    Parameters
+    ----------
+    scenario
+        The scenario to save.
+    path
+        Destination file. Its folder must exist.
+
+    Returns
+    -------
+    Path
+        The path written.
+    """
+    path = Path(path)
+    write_text_atomically(path, dump_yaml(scenario_data(scenario)))
+    return path

@@ -1,0 +1,50 @@
+"""The scenario schema: pydantic input models, split by block.
+
+Validators check fields and cross-field rules; they compute no costs and read no files
+(the demand files a scenario names are read when it is resolved). Every numeric field
+carries its unit and title in its metadata (:func:`costmodel.schema.base.quantity`).
+"""
+
+from .demand import (
+    BurstyDemand,
+    CampaignDemand,
+    DemandProfile,
+    HourlyFileDemand,
+    JobLogDemand,
+    SteadyDemand,
+    WeeklyDemand,
+)
+from .finance import Finance, Loan, Trends
+from .options import (
+    CapexLine,
+    CloudRental,
+    Colocation,
+    Facility,
+    HostedAPI,
+    Options,
+    OwnCluster,
+    Power,
+    Reserved,
+    SoftwareLicences,
+    Spot,
+    Staffing,
+)
+from .scenario import OPTION_KINDS, FXRates, Scenario
+from .uncertainty import Distribution, Range, Uncertainty
+from .workload import (
+    Goodput,
+    GPUHoursWorkload,
+    Serving,
+    ServingEstimate,
+    TokensWorkload,
+    TrainingWorkload,
+    Workload,
+)
+
+__all__ = [
+    "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapexLine", "CloudRental", "Colocation", "DemandProfile",
+    "Distribution", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand",
+    "JobLogDemand", "Loan", "Options", "OwnCluster", "Power", "Range", "Reserved", "Scenario", "Serving",
+    "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "TokensWorkload", "TrainingWorkload",
+    "Trends", "Uncertainty", "WeeklyDemand", "Workload",
+]

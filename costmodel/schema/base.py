@@ -1,0 +1,104 @@
+"""What every input model shares: strict, frozen, no unknown fields, units in field metadata.
+
+A numeric input field is declared with :func:`quantity`, which records its unit and a
+human title in the field's metadata (``json_schema_extra``), so that tables, charts and
+the JSON Schema name each input the same way. Money units are written with ``{currency}``,
+filled in from the block's ``currency`` field (``"{currency}/kWh"``).
+
+Numbers are strict: a boolean or a piece of text in a number field is an error that says
+so (YAML's ``yes`` is not 1.0, ``"12"`` is not 12).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo
+from pydantic.fields import FieldInfo
+from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
+
+from ..catalog import Catalog, default_catalog
+from ..errors import did_you_mean
+
+SMALLEST_INPUT = 1e-9
+"""Smallest magnitude a non-zero numeric input may have (an MFU of 1e-300 is a typo)."""
+LARGEST_INPUT = 1e15
+"""Largest magnitude a numeric input may have (so no cost can overflow to infinity)."""
+
+Number = Annotated[float, Field(strict=True)]
+NonNegative = Annotated[float, Field(strict=True, ge=0)]
+Positive = Annotated[float, Field(strict=True, gt=0)]
+Share = Annotated[float, Field(strict=True, ge=0, le=1)]
+PositiveShare = Annotated[float, Field(strict=True, gt=0, le=1)]
+Count = Annotated[int, Field(strict=True)]
+Text = Annotated[str, Field(max_length=10_000)]
+"""Free text (titles, descriptions, sources): at most 10,000 characters."""
+
+
+def quantity(default: Any = PydanticUndefined, *, unit: str, title: str, description: str = "",
+             varies: bool = True, **constraints: Any) -> Any:
+    """A pydantic ``Field`` for a numeric input, with its unit and title in the metadata.
+
+    Parameters
+    ----------
+    default
+        Default value; omit for a required field.
+    unit
+        Unit, e.g. ``"kW"``, ``"{currency}/kWh"``, ``"-"`` for a pure number or share.
+    title
+        Short human name, e.g. ``"PUE"``, used in tables and charts.
+    description
+        One sentence on what the input means.
+    varies
+        False for an input that sets a whole count or a size (servers, GPUs rented, months
+        of a horizon): it cannot take an array of samples, so the uncertainty block refuses it.
+    **constraints
+        ``ge``, ``gt``, ``le``, ``lt``, ... as for ``pydantic.Field``.
+    """
+    extra: dict[str, Any] = {"unit": unit} if varies else {"unit": unit, "varies": False}
+    text = f"{description} [{unit}]" if description else f"[{unit}]"
+    if default is PydanticUndefined:
+        return Field(title=title, description=text, json_schema_extra=extra, **constraints)
+    return Field(default, title=title, description=text, json_schema_extra=extra, **constraints)
+
+
+def varies(info: FieldInfo | None) -> bool:
+    """Whether an input may take an array of samples (see :func:`quantity`)."""
+    return not (info is not None and isinstance(info.json_schema_extra, dict)
+                and info.json_schema_extra.get("varies") is False)
+
+
+def unit_of(info: FieldInfo | None) -> str | None:
+    """The unit recorded by :func:`quantity` on a field, if any."""
+    if info is None or not isinstance(info.json_schema_extra, dict):
+        return None
+    return info.json_schema_extra.get("unit")
+
+
+class InputModel(BaseModel):
+    """Base of every scenario input block: frozen, strict numbers, unknown fields refused, no inf/NaN."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+
+
+def fail(title: str, loc: tuple, error_type: str, message: str, value: Any, **ctx: Any) -> ValidationError:
+    """A validation error at a field of a model, for checks that span several fields."""
+    return ValidationError.from_exception_data(
+        title, [InitErrorDetails(type=PydanticCustomError(error_type, message, ctx), loc=loc, input=value)])
+
+
+def catalog_from(info: ValidationInfo) -> Catalog:
+    """The catalog passed as validation context, else the bundled one."""
+    context = info.context or {}
+    return context.get("catalog") or default_catalog()
+
+
+def known_id(ident: str, table: dict, what: str, catalog_file: str) -> str:
+    """``ident`` if it is a key of a catalog table; else a validation error listing the known ids."""
+    if ident not in table:
+        known = ", ".join(sorted(table))
+        raise PydanticCustomError(
+            "unknown_id", "unknown {what} (not in data/{file}){hint}; known: {known}",
+            {"what": what, "file": catalog_file, "known": known, "hint": did_you_mean(ident, table)},
+        )
+    return ident

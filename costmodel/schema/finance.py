@@ -1,0 +1,72 @@
+"""The horizon view's inputs: horizon, cost of money, lead time, loan and trends."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from .base import Count, InputModel, Share, Text, fail, quantity
+
+
+class Loan(InputModel):
+    """Buying the own cluster's hardware with a loan (or a lease priced like one)."""
+
+    rate_per_year: float = quantity(unit="1/year", title="loan rate", strict=True, ge=0, le=1,
+                                    description="Nominal yearly interest rate; paid monthly at rate / 12.")
+    term_months: Count = quantity(unit="months", title="loan term", ge=1, varies=False, le=120,
+                                  description="Months of payments; at most the hardware's life.")
+    down_payment_share: Share = quantity(0.0, unit="-", title="down payment",
+                                         description="Share of hardware capex paid up front.")
+    source: Text = ""
+
+
+class Trends(InputModel):
+    """Yearly rates of change over the horizon; all zero is the flat case."""
+
+    rental_price_change_per_year: float = quantity(
+        0.0, unit="1/year", title="rental price change", strict=True, gt=-1, le=10,
+        description="Change in the rental price per GPU-hour, e.g. -0.15.")
+    api_price_change_per_year: float = quantity(0.0, unit="1/year", title="API price change", strict=True, gt=-1,
+                                                le=10, description="Change in API prices per token.")
+    demand_growth_per_year: float = quantity(0.0, unit="1/year", title="demand growth", strict=True, gt=-1, le=100,
+                                             description="Change in the workload's volume.")
+    source: Text = ""
+
+
+class Finance(InputModel):
+    """A horizon, the cost of money, and how the own cluster is paid for and phased in.
+
+    Cash-flow conventions: costs are positive; month 0 is the month of the decision;
+    capex is paid in the month the hardware is bought; running costs and rental are paid
+    in the month they arise; the resale value comes back in the horizon's last month.
+    """
+
+    horizon_months: Count = quantity(unit="months", title="horizon", ge=1, varies=False, le=600,
+                                     description="Months compared.")
+    discount_rate_per_year: float = quantity(unit="1/year", title="discount rate", strict=True, ge=0, le=1,
+                                             description="Cost of capital, an effective yearly rate.")
+    resale_share_at_horizon: Share | None = quantity(
+        None, unit="-", title="resale value at the horizon",
+        description="Resale value of the hardware at the horizon as a share of its capex; default: its "
+                    "straight-line book value.")
+    lead_time_months: Count = quantity(0, unit="months", title="lead time", ge=0, varies=False, le=120,
+                                       description="Months from the decision until the cluster is online.")
+    during_lead_time: Literal["rent", "api"] | None = Field(
+        default=None, description="Option that serves the workload until the cluster is online.")
+    loan: Loan | None = None
+    trends: Trends = Field(default_factory=Trends)
+    source: Text = Field(default="", description="Where the discount rate and the other figures come from.")
+
+    @model_validator(mode="after")
+    def _lead_time_needs_a_stand_in(self) -> Finance:
+        if self.lead_time_months > 0 and self.during_lead_time is None:
+            raise fail("Finance", ("during_lead_time",), "missing",
+                       "a lead time needs the option (rent or api) that serves the work meanwhile", None)
+        if self.lead_time_months >= self.horizon_months:
+            raise fail("Finance", ("lead_time_months",), "lead_time_past_horizon",
+                       "the cluster would come online in month {lead} of a {horizon}-month horizon "
+                       "(horizon_months): it would be bought and never used; shorten the lead time or lengthen "
+                       "the horizon", self.lead_time_months, lead=self.lead_time_months,
+                       horizon=self.horizon_months)
+        return self

@@ -1,0 +1,264 @@
+"""Inputs by path: every number of a scenario, with its unit, title, allowed range and source.
+
+An input is named by its path in the scenario (``options.own.power.pue``,
+``options.own.bill_of_materials.1.price_total``, ``fx.rates.EUR``) or, for figures that come
+from a catalog row, by a name of its own (:data:`CATALOG_INPUTS`). The same names are used
+by the uncertainty block, sweeps, what-if panels and diffs. Units and titles come from the
+fields' metadata (:func:`costmodel.schema.base.quantity`), so tables and charts are
+generated from the schema, not retyped.
+"""
+
+from __future__ import annotations
+
+import math
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import annotated_types
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from ..catalog import Catalog
+from .base import unit_of
+
+_SKIPPED_TOP = {"uncertainty", "claims"}
+
+
+@dataclass(frozen=True)
+class CatalogInput:
+    """A number taken from a catalog row, addressed by a name of its own.
+
+    Attributes
+    ----------
+    option
+        The option (or ``workload``) whose row it is.
+    table
+        :class:`~costmodel.catalog.Catalog` attribute holding the row.
+    key
+        Field of the option naming the row's id.
+    column
+        Field of the row.
+    title, unit
+        Human name and unit (``{currency}`` is the row's currency).
+    """
+
+    option: str
+    table: str
+    key: str
+    column: str
+    title: str
+    unit: str
+
+
+CATALOG_INPUTS: dict[str, CatalogInput] = {
+    "options.own.server_price": CatalogInput("own", "servers", "server", "price", "server price", "{currency}"),
+    "options.own.server_max_power_kw": CatalogInput("own", "servers", "server", "max_power_kw",
+                                                    "max power per server", "kW"),
+    "options.rent.price_per_gpu_hour": CatalogInput("rent", "cloud_offers", "offer", "price_per_gpu_hour",
+                                                    "rental price per GPU-hour", "{currency}/GPU-h"),
+    "options.api.input_price_per_million": CatalogInput("api", "api_offers", "offer", "input_per_million",
+                                                        "API input price", "{currency}/M tokens"),
+    "options.api.cached_input_price_per_million": CatalogInput("api", "api_offers", "offer",
+                                                               "cached_input_per_million", "API cached input price",
+                                                               "{currency}/M tokens"),
+    "options.api.output_price_per_million": CatalogInput("api", "api_offers", "offer", "output_per_million",
+                                                         "API output price", "{currency}/M tokens"),
+}
+"""Catalog-backed input names and the row column behind each."""
+
+THROUGHPUT_INPUT = "workload.throughput_per_gpu"
+"""Name of the serving throughput a tokens workload resolves to (a catalog row or an estimate)."""
+
+
+@dataclass(frozen=True)
+class InputField:
+    """One numeric input found in a scenario.
+
+    Attributes
+    ----------
+    path
+        Its name (see the module notes).
+    value
+        The value as given (``None`` for the resolved serving throughput, known only once
+        resolved).
+    title, unit
+        Human name and unit, ``{currency}`` filled in.
+    info
+        The pydantic field it comes from (for its rules), if any.
+    source
+        The source text of the block or catalog row it sits in.
+    """
+
+    path: str
+    value: float | None
+    title: str
+    unit: str
+    info: FieldInfo | None
+    source: str
+
+
+def _fill(unit: str, currency: str | None) -> str:
+    return unit.replace("{currency}", currency or "currency")
+
+
+def _walk(node: BaseModel, prefix: str, found: list[InputField]) -> None:
+    fields = type(node).model_fields
+    currency = getattr(node, "currency", None)
+    source = getattr(node, "source", "") or ""
+    for name, info in fields.items():
+        if not prefix and name in _SKIPPED_TOP:
+            continue
+        value = getattr(node, name)
+        path = f"{prefix}{name}"
+        if isinstance(value, BaseModel):
+            _walk(value, path + ".", found)
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, BaseModel):
+                    _walk(item, f"{path}.{index}.", found)
+                elif _is_number(item):
+                    found.append(InputField(f"{path}.{index}", float(item), f"{info.title or name} {index}",
+                                            _fill(unit_of(info) or "-", currency), info, source))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if _is_number(item):
+                    found.append(InputField(f"{path}.{key}", float(item), f"{info.title or name} {key}",
+                                            _fill(unit_of(info) or "-", currency), info,
+                                            getattr(node, "source", "") or ""))
+        elif _is_number(value):
+            found.append(InputField(path, float(value), info.title or name.replace("_", " "),
+                                    _fill(unit_of(info) or "-", currency), info, source))
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _catalog_row(scenario: Any, catalog: Catalog, spec: CatalogInput):
+    option = getattr(scenario.options, spec.option, None)
+    if option is None:
+        return None
+    return getattr(catalog, spec.table).get(getattr(option, spec.key))
+
+
+def input_fields(scenario: Any, catalog: Catalog) -> Iterator[InputField]:
+    """Every numeric input of a scenario, schema fields first, then catalog-backed names.
+
+    Parameters
+    ----------
+    scenario
+        A validated :class:`~costmodel.schema.scenario.Scenario`.
+    catalog
+        The catalog it was validated against.
+    """
+    found: list[InputField] = []
+    _walk(scenario, "", found)
+    yield from found
+    for path, spec in CATALOG_INPUTS.items():
+        row = _catalog_row(scenario, catalog, spec)
+        if row is None:
+            continue
+        value = getattr(row, spec.column)
+        if spec.column == "cached_input_per_million" and value is None:
+            value = row.input_per_million
+        info = type(row).model_fields[spec.column]
+        yield InputField(path, float(value), spec.title, _fill(spec.unit, getattr(row, "currency", None)), info,
+                         f"{row.file}: {option_row_id(scenario, spec)} [{row.quality}, {row.as_of}] {row.source}")
+    if scenario.workload.kind == "tokens":
+        yield InputField(THROUGHPUT_INPUT, None, "serving throughput", "output tokens/s/GPU", None,
+                         "data/throughput.csv or the estimate")
+
+
+def option_row_id(scenario: Any, spec: CatalogInput) -> str:
+    """The id of the catalog row behind a catalog-backed input."""
+    return str(getattr(getattr(scenario.options, spec.option), spec.key))
+
+
+def input_paths(scenario: Any, catalog: Catalog) -> dict[str, float | None]:
+    """Input path → value as given, for every numeric input (see :func:`input_fields`)."""
+    return {f.path: f.value for f in input_fields(scenario, catalog)}
+
+
+def _constraints(info: FieldInfo | None) -> list:
+    if info is None:
+        return []
+    rules = list(info.metadata)
+    stack = [info.annotation]
+    while stack:
+        annotation = stack.pop()
+        for arg in typing.get_args(annotation):
+            if hasattr(arg, "metadata"):
+                rules += list(arg.metadata)
+            elif isinstance(arg, annotated_types.BaseMetadata):
+                rules.append(arg)
+            else:
+                stack.append(arg)
+    return rules
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The allowed range of an input from its field's rules.
+
+    ``low_open``/``high_open``: the end itself is not allowed.
+    """
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+
+    def holds(self, value: float) -> bool:
+        """Whether ``value`` is allowed."""
+        if value < self.low or (self.low_open and value == self.low):
+            return False
+        return not (value > self.high or (self.high_open and value == self.high))
+
+    def describe(self) -> str:
+        """The range as text, e.g. ``(0, 1]``."""
+        left = "(" if self.low_open or self.low == -math.inf else "["
+        right = ")" if self.high_open or self.high == math.inf else "]"
+        return f"{left}{self.low:g}, {self.high:g}{right}"
+
+
+def bounds_of(info: FieldInfo | None) -> Bounds:
+    """:class:`Bounds` from a field's ``ge``/``gt``/``le``/``lt`` rules."""
+    low, high, low_open, high_open = -math.inf, math.inf, False, False
+    for rule in _constraints(info):
+        if isinstance(rule, annotated_types.Ge):
+            low, low_open = float(rule.ge), False
+        elif isinstance(rule, annotated_types.Gt):
+            low, low_open = float(rule.gt), True
+        elif isinstance(rule, annotated_types.Le):
+            high, high_open = float(rule.le), False
+        elif isinstance(rule, annotated_types.Lt):
+            high, high_open = float(rule.lt), True
+    return Bounds(low, high, low_open, high_open)
+
+
+def find_input(scenario: Any, catalog: Catalog, path: str) -> InputField | None:
+    """The input named ``path``, or None when the scenario has no such numeric input."""
+    for found in input_fields(scenario, catalog):
+        if found.path == path:
+            return found
+    return None
+
+
+def bounds(scenario: Any, catalog: Catalog, path: str) -> Bounds:
+    """The allowed range of the input named ``path``.
+
+    The serving throughput must be above 0.
+
+    Raises
+    ------
+    KeyError
+        No such input.
+    """
+    found = find_input(scenario, catalog, path)
+    if found is None:
+        raise KeyError(path)
+    if path == THROUGHPUT_INPUT:
+        return Bounds(0.0, math.inf, True, False)
+    return bounds_of(found.info)

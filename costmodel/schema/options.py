@@ -1,0 +1,277 @@
+"""The options compared: an own cluster, cloud rental, and a hosted LLM API.
+
+Every money amount sits in a block with a ``currency`` field, or comes from a catalog row
+that has one. Catalog ids (``server``, ``offer``) are checked against the catalog given as
+validation context (``Scenario.model_validate(data, context={"catalog": c})``), by default
+the bundled one; the rows themselves are looked up when the scenario is resolved
+(:func:`costmodel.resolved.resolve`), never stored on the input.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from ..catalog import Currency
+from .base import (
+    Count,
+    InputModel,
+    NonNegative,
+    Positive,
+    Share,
+    Text,
+    catalog_from,
+    fail,
+    known_id,
+    quantity,
+)
+
+
+class Staffing(InputModel):
+    """People who run the option: full-time equivalents times a loaded yearly cost.
+
+    Give ``fte`` (a fixed number), or ``minimum_fte`` and ``gpus_per_fte`` (a minimum plus
+    one FTE per that many GPUs, fractional: FTE = minimum + GPUs / GPUs per FTE). A
+    managed-service fee can stand beside or instead of the FTEs.
+    """
+
+    fte: NonNegative | None = quantity(None, unit="FTE", title="staffing", description="Full-time equivalents, fixed.")
+    minimum_fte: NonNegative | None = quantity(None, unit="FTE", title="staffing minimum",
+                                               description="FTEs however small the cluster.")
+    gpus_per_fte: Positive | None = quantity(None, unit="GPU/FTE", title="GPUs per further FTE",
+                                             description="GPUs one more FTE runs.")
+    loaded_cost_per_fte_per_year: NonNegative = quantity(
+        unit="{currency}/FTE/year", title="loaded cost per FTE",
+        description="Salary plus employer charges and overhead for one FTE for a year.")
+    managed_service_per_month: NonNegative = quantity(
+        0.0, unit="{currency}/month", title="managed-service fee", description="Operations bought as a service.")
+    currency: Currency
+    source: Text = Field(default="", description="Where the cost figures come from.")
+
+    @model_validator(mode="after")
+    def _one_rule(self) -> Staffing:
+        scaled = self.minimum_fte is not None or self.gpus_per_fte is not None
+        if (self.fte is not None) == scaled or (scaled and (self.minimum_fte is None or self.gpus_per_fte is None)):
+            raise fail("Staffing", ("fte",), "fte_rule",
+                       "give either fte, or both minimum_fte and gpus_per_fte", self.fte)
+        return self
+
+
+class CapexLine(InputModel):
+    """One line of the own cluster's bill of materials besides the servers.
+
+    Priced one of three ways: per server (scales with servers, spares included), as a
+    share of the servers' price (e.g. a fabric at 10 % of server capex), or as a total.
+    """
+
+    item: Text = Field(min_length=1, description="What is bought, e.g. 'InfiniBand fabric', 'storage'.")
+    price_per_server: NonNegative | None = quantity(None, unit="{currency}/server", title="price per server")
+    share_of_server_price: NonNegative | None = quantity(None, unit="-", title="share of server capex", le=10)
+    price_total: NonNegative | None = quantity(None, unit="{currency}", title="price")
+    currency: Currency | None = Field(default=None, description="Needed for price_per_server and price_total.")
+    source: Text = Field(min_length=1, description="Where the price comes from, or ASSUMPTION.")
+
+    @model_validator(mode="after")
+    def _one_price(self) -> CapexLine:
+        names = ("price_per_server", "share_of_server_price", "price_total")
+        given = [n for n in names if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise fail("CapexLine", ("price_per_server",), "one_price",
+                       "give exactly one of price_per_server, share_of_server_price, price_total", given)
+        if self.share_of_server_price is None and self.currency is None:
+            raise fail("CapexLine", ("currency",), "missing", "an absolute price needs its currency", None)
+        return self
+
+
+class SoftwareLicences(InputModel):
+    """Software licences (cluster management, AI enterprise suites) paid per GPU per year."""
+
+    price_per_gpu_per_year: NonNegative = quantity(unit="{currency}/GPU/year", title="software licences")
+    currency: Currency
+    source: Text = Field(min_length=1)
+
+
+class Facility(InputModel):
+    """An own data hall instead of colocation: built at a price per MW of IT capacity, depreciated."""
+
+    price_per_mw: Positive = quantity(unit="{currency}/MW", title="facility build cost",
+                                      description="Build cost per MW of provisioned IT power.")
+    depreciation_months: Count = quantity(unit="months", title="facility life", ge=1, le=1200,
+                                          description="Straight-line life of the building.")
+    currency: Currency
+    source: Text = Field(min_length=1)
+
+
+class Power(InputModel):
+    """Electricity for an owned cluster.
+
+    Power drawn per server = max power × (idle share + (1 − idle share) × utilisation),
+    and the energy bought is that times the PUE.
+    """
+
+    kw_per_server: Positive | None = quantity(
+        None, unit="kW", title="max power per server",
+        description="Maximum power at the wall per server; default: the server catalog's.")
+    idle_power_share: Share = quantity(unit="-", title="idle power share",
+                                       description="Power drawn at zero utilisation as a share of the maximum.")
+    pue: float = quantity(unit="-", title="PUE", strict=True, ge=1.0, le=5.0,
+                          description="Power usage effectiveness: facility energy / IT energy.")
+    electricity_price_per_kwh: NonNegative = quantity(unit="{currency}/kWh", title="electricity price")
+    currency: Currency
+    source: Text = ""
+
+
+class Colocation(InputModel):
+    """Data-centre space and provisioned power capacity, priced per kW per month."""
+
+    price_per_kw_month: NonNegative = quantity(
+        unit="{currency}/kW/month", title="colocation price",
+        description="Price of one kW of provisioned (not drawn) capacity for a month.")
+    currency: Currency
+    source: Text = ""
+
+
+class OwnCluster(InputModel):
+    """Buying GPU servers and running them in a colocation facility or an own data hall."""
+
+    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    server: str = Field(description="Server id in data/servers.csv (gives GPUs per server, price, power).")
+    server_count: Count = quantity(unit="servers", title="servers", ge=1, varies=False, le=100_000,
+                                   description="Servers bought. The count steps up if the volume needs more.")
+    depreciation_months: Count = quantity(unit="months", title="depreciation period", ge=1, le=600,
+                                          description="Straight-line depreciation period of the servers.")
+    hardware_support_share_per_year: Share = quantity(
+        unit="1/year", title="hardware support",
+        description="Hardware support and maintenance contract as a share of capex per year.")
+    bill_of_materials: list[CapexLine] = Field(
+        default_factory=list, max_length=100,
+        description="Capex besides the servers: fabric, storage, racks and installation.")
+    spare_share: Share = quantity(0.0, unit="-", title="hot spares",
+                                  description="Hot spares as a share of the servers: bought, powered idle, housed, "
+                                              "never used.")
+    power: Power
+    colocation: Colocation | None = Field(default=None, description="Colocation; or give facility instead.")
+    facility: Facility | None = Field(default=None, description="An own data hall instead of colocation.")
+    staffing: Staffing
+    software_licences: SoftwareLicences | None = None
+    source: Text = Field(default="", description="Where the depreciation period and support share come from.")
+
+    @field_validator("server")
+    @classmethod
+    def _server_known(cls, value: str, info: ValidationInfo) -> str:
+        return known_id(value, catalog_from(info).servers, "server", "servers.csv")
+
+    @model_validator(mode="after")
+    def _housed_and_run(self) -> OwnCluster:
+        if (self.colocation is None) == (self.facility is None):
+            raise fail("OwnCluster", ("colocation",), "housing",
+                       "give either colocation or facility (where the servers live), not both", None)
+        staff = self.staffing       # a scaled rule always gives some FTE for the cluster's GPUs
+        if staff.fte == 0 and staff.managed_service_per_month == 0:
+            raise fail("OwnCluster", ("staffing",), "nobody_runs_it",
+                       "no FTE and no managed-service fee: say what operating the cluster costs", 0)
+        return self
+
+
+class Reserved(InputModel):
+    """Reserved or committed rental capacity: paid for every hour of the term, used or not."""
+
+    term_years: Literal[1, 3] = Field(description="Length of the commitment. [years]")
+    price_per_gpu_hour: Positive | None = quantity(None, unit="{currency}/GPU-h", title="reserved price",
+                                                   description="Price; or give discount.")
+    discount: float | None = quantity(None, unit="-", title="reserved discount", strict=True, ge=0, lt=1,
+                                      description="Discount off the on-demand price.")
+    currency: Currency | None = Field(default=None, description="Needed with price_per_gpu_hour.")
+    source: Text = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_price(self) -> Reserved:
+        if (self.price_per_gpu_hour is None) == (self.discount is None):
+            raise fail("Reserved", ("discount",), "one_price", "give either price_per_gpu_hour or discount", None)
+        if self.price_per_gpu_hour is not None and self.currency is None:
+            raise fail("Reserved", ("currency",), "missing", "a price needs its currency", None)
+        return self
+
+
+class Spot(InputModel):
+    """Spot (interruptible) capacity: a discount off on-demand, paid for in redone work."""
+
+    discount: float = quantity(unit="-", title="spot discount", strict=True, ge=0, lt=1,
+                               description="Discount off the on-demand price.")
+    interruptions_per_gpu_hour: NonNegative = quantity(unit="1/GPU-h", title="spot interruptions", le=1)
+    work_lost_hours_per_interruption: NonNegative = quantity(
+        unit="h", title="work lost per interruption", le=100,
+        description="Work redone per interruption: restart plus half a checkpoint interval.")
+    max_gpus: Count | None = quantity(None, unit="GPU", title="most spot GPUs", ge=0, varies=False, le=1_000_000,
+                                      description="Most spot GPUs to be had at once; none: no limit.")
+    source: Text = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _progress(self) -> Spot:
+        overhead = self.interruptions_per_gpu_hour * self.work_lost_hours_per_interruption
+        if overhead >= 1:
+            raise fail("Spot", ("work_lost_hours_per_interruption",), "no_progress",
+                       "interruptions x work lost = {overhead} of every hour: spot would never finish the work",
+                       self.work_lost_hours_per_interruption, overhead=f"{overhead:.3g}")
+        return self
+
+
+class CloudRental(InputModel):
+    """Renting GPUs from a cloud at an on-demand price per GPU-hour."""
+
+    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    offer: str = Field(description="Offer id in data/cloud_prices.csv (gives GPU, price and currency).")
+    billing: Literal["always_on", "per_gpu_hour_used"] = Field(
+        description="always_on: every rented GPU is paid 730 h a month (24/7); "
+        "per_gpu_hour_used: only the GPU-hours the workload uses are paid."
+    )
+    gpu_count: Count | None = quantity(
+        None, unit="GPU", title="GPUs rented 24/7", ge=1, varies=False, le=1_000_000,
+        description="GPUs rented 24/7; required for always_on, not used for per_gpu_hour_used. "
+                    "The count steps up if the volume needs more.")
+    staffing: Staffing | None = Field(default=None, description="People who run the rented GPUs, if any.")
+    reserved: Reserved | None = Field(default=None, description="Reserved capacity, for demand profiles.")
+    spot: Spot | None = Field(default=None, description="Spot capacity, for demand profiles.")
+
+    @field_validator("offer")
+    @classmethod
+    def _offer_known(cls, value: str, info: ValidationInfo) -> str:
+        return known_id(value, catalog_from(info).cloud_offers, "cloud offer", "cloud_prices.csv")
+
+    @model_validator(mode="after")
+    def _count_matches_billing(self) -> CloudRental:
+        if self.billing == "always_on" and self.gpu_count is None:
+            raise fail("CloudRental", ("gpu_count",), "gpu_count_needed",
+                       "always_on billing needs the number of GPUs rented", None)
+        if self.billing == "per_gpu_hour_used" and self.gpu_count is not None:
+            raise fail("CloudRental", ("gpu_count",), "gpu_count_unused",
+                       "per_gpu_hour_used billing pays for the GPU-hours used, so a GPU count is not used; remove it",
+                       self.gpu_count)
+        return self
+
+
+class HostedAPI(InputModel):
+    """Sending the tokens to a hosted LLM API priced per million tokens."""
+
+    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    offer: str = Field(description="Offer id in data/api_prices.csv (gives input, cached input and output prices).")
+    cached_input_share: Share = quantity(0.0, unit="-", title="cached input share",
+                                         description="Share of input tokens served from the provider's prompt cache.")
+
+    @field_validator("offer")
+    @classmethod
+    def _offer_known(cls, value: str, info: ValidationInfo) -> str:
+        return known_id(value, catalog_from(info).api_offers, "API offer", "api_prices.csv")
+
+
+class Options(InputModel):
+    """The options compared; at least two must be given."""
+
+    own: OwnCluster | None = None
+    rent: CloudRental | None = None
+    api: HostedAPI | None = None
+
+
+__all__ = ["CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "Options", "OwnCluster", "Power",
+           "Reserved", "SoftwareLicences", "Spot", "Staffing"]

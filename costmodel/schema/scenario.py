@@ -1,0 +1,223 @@
+"""The scenario: one workload, the options to serve it, and the blocks that refine the answer.
+
+Cross-field rules live here (two options at least, the API needs a tokens workload, every
+currency has a rate, uncertain inputs exist and stay inside their own ranges, ...). Rules
+that need a computation (does the model fit a GPU's memory, does the demand file agree with
+the workload) are checked when the scenario is resolved
+(:func:`costmodel.resolved.resolve`), which :func:`costmodel.load_scenario` does at once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from ..catalog import Catalog, Currency, default_catalog
+from ..errors import did_you_mean
+from ..units import HOURS_PER_MONTH
+from .base import LARGEST_INPUT, SMALLEST_INPUT, InputModel, Positive, Text, catalog_from, varies
+from .demand import DemandProfile
+from .finance import Finance
+from .inputs import THROUGHPUT_INPUT, bounds_of, input_fields
+from .options import Options
+from .uncertainty import Uncertainty
+from .workload import Workload
+
+OPTION_KINDS: tuple[str, ...] = ("own", "rent", "api")
+"""The kinds of option, in display order."""
+
+
+class FXRates(InputModel):
+    """Exchange rates into the reporting currency."""
+
+    rates: dict[Currency, Positive] = Field(
+        max_length=200,
+        description="Units of the reporting currency for one unit of each other currency. [reporting/currency]")
+    source: Text = Field(min_length=1)
+    as_of: dt.date
+
+
+class Scenario(InputModel):
+    """One workload, the options to serve it, and the reporting currency.
+
+    Load with :func:`costmodel.load_scenario`, save with :func:`costmodel.save_scenario`.
+    """
+
+    title: Text = Field(min_length=1, max_length=300)
+    description: Text = ""
+    reporting_currency: Currency
+    fx: FXRates | None = Field(default=None, description="Needed when any input is in another currency.")
+    workload: Workload
+    options: Options
+    finance: Finance | None = Field(default=None, description="Horizon, discount rate, financing, trends.")
+    uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
+    demand: DemandProfile | None = Field(default=None, description="Demand hour by hour, for the cheapest mix.")
+
+    _catalog: Catalog | None = PrivateAttr(default=None)
+
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog the scenario was validated against (the validation context's, else the bundled one)."""
+        return self._catalog or default_catalog()
+
+    @field_validator("title")
+    @classmethod
+    def _title_has_words(cls, value: str) -> str:
+        if not value.strip():
+            raise PydanticCustomError("blank_title", "a title needs some words, not only spaces")
+        return value
+
+    @model_validator(mode="after")
+    def _cross_check(self, info: ValidationInfo) -> Scenario:
+        catalog = catalog_from(info)
+        self._catalog = (info.context or {}).get("catalog")
+        errors: list[InitErrorDetails] = []
+
+        def fail(loc: tuple, value: Any, kind: str, message: str, **ctx: Any) -> None:
+            errors.append(InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value))
+
+        present = self.present_options()
+        if len(present) < 2:
+            fail(("options",), present, "too_few_options", "give at least two of own, rent and api to compare")
+        if self.options.api is not None and self.workload.kind != "tokens":
+            fail(("options", "api"), self.options.api.offer, "api_needs_tokens",
+                 "a hosted API option needs a tokens workload (kind: tokens)")
+        for name, option in (("own", self.options.own), ("rent", self.options.rent)):
+            if option is None:
+                continue
+            field = "server" if name == "own" else "offer"
+            row = (catalog.servers if name == "own" else catalog.cloud_offers)[getattr(option, field)]
+            if row.gpu != self.workload.gpu:
+                fail(("options", name, field), getattr(option, field), "gpu_mismatch",
+                     "holds GPU {gpu}, but the workload is counted on {workload_gpu}",
+                     gpu=row.gpu, workload_gpu=self.workload.gpu)
+        if self.fx is not None and self.reporting_currency in self.fx.rates:
+            fail(("fx", "rates", self.reporting_currency), self.fx.rates[self.reporting_currency], "fx_self",
+                 "{currency} is the reporting currency and takes no rate; remove it", currency=self.reporting_currency)
+        finance = self.finance
+        if finance is not None:
+            stand_in = finance.during_lead_time
+            if stand_in is not None and getattr(self.options, stand_in) is None:
+                fail(("finance", "during_lead_time"), stand_in, "no_stand_in",
+                     "the scenario has no {option} option to serve the lead time", option=stand_in)
+            if finance.loan is not None and self.options.own is not None \
+                    and finance.loan.term_months > self.options.own.depreciation_months:
+                fail(("finance", "loan", "term_months"), finance.loan.term_months, "loan_too_long",
+                     "a loan may not outlast the hardware: at most depreciation_months ({months})",
+                     months=self.options.own.depreciation_months)
+            if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
+                fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
+        fields = {f.path: f for f in input_fields(self, catalog)}
+        for path, found in fields.items():
+            value = found.value
+            if value is not None and value != 0 and not SMALLEST_INPUT <= abs(value) <= LARGEST_INPUT:
+                fail(tuple(path.split(".")), value, "implausible_magnitude",
+                     "magnitude outside {low} to {high}: no real input is that large or small",
+                     low=f"{SMALLEST_INPUT:g}", high=f"{LARGEST_INPUT:g}")
+        if self.demand is not None and self.workload.kind != "gpu_hours":
+            fail(("demand",), self.demand.kind, "demand_needs_gpu_hours",
+                 "demand profiles apply to a gpu_hours workload (kind: gpu_hours)")
+        if self.uncertainty is not None:
+            self._check_uncertainty(fields, fail)
+        for loc, currency in self.money_currencies(catalog):
+            if currency != self.reporting_currency and (self.fx is None or currency not in self.fx.rates):
+                fail(loc, currency, "no_fx_rate",
+                     "no FX rate from {currency} to {reporting}; add it under fx.rates",
+                     currency=currency, reporting=self.reporting_currency)
+        if errors:
+            raise ValidationError.from_exception_data("Scenario", errors)
+        return self
+
+    def _check_uncertainty(self, fields: dict, fail) -> None:
+        settings = self.uncertainty
+        for group in ("distributions", "tornado"):
+            for path in getattr(settings, group):
+                if path not in fields:
+                    fail(("uncertainty", group, path), path, "not_numeric_input",
+                         "not a numeric input of this scenario{hint}; inputs include {examples}",
+                         hint=did_you_mean(path, fields), examples=", ".join(sorted(fields)[:12]) + ", ...")
+        for group in ("distributions", "tornado"):
+            for path, spec in getattr(settings, group).items():
+                if path in fields and not varies(fields[path].info):
+                    fail(("uncertainty", group, path), path, "fixed_input",
+                         "sets a whole count or a size ({title}), which cannot vary across samples; analyse it "
+                         "as separate scenarios instead", title=fields[path].title)
+                    continue
+                if path not in fields or spec is None:
+                    continue
+                allowed = bounds_of(fields[path].info) if path != THROUGHPUT_INPUT else None
+                reach = spec.reach() if group == "distributions" else [spec.low, spec.high]
+                if allowed is None:
+                    bad = [v for v in reach if v <= 0]
+                    shown = "(0, inf)"
+                else:
+                    bad = [v for v in reach if not allowed.holds(v)]
+                    shown = allowed.describe()
+                if bad:
+                    fail(("uncertainty", group, path), reach, "outside_range",
+                         "reaches {bad}, outside the input's allowed range {range}",
+                         bad=", ".join(f"{v:g}" for v in bad), range=shown)
+        option = settings.option
+        if option is not None and getattr(self.options, option) is None:
+            fail(("uncertainty", "option"), option, "no_option", "the scenario has no {option} option",
+                 option=option)
+
+    def present_options(self) -> list[str]:
+        """Keys of the options the scenario holds, in display order."""
+        return [name for name in OPTION_KINDS if getattr(self.options, name) is not None]
+
+    def money_currencies(self, catalog) -> list[tuple[tuple, str]]:
+        """Every money input's currency, with the field that sets it."""
+        found: list[tuple[tuple, str]] = []
+        own, rent, api = self.options.own, self.options.rent, self.options.api
+        if own is not None:
+            found.append((("options", "own", "server"), catalog.servers[own.server].currency))
+            for part in ("power", "colocation", "facility", "staffing", "software_licences"):
+                if getattr(own, part) is not None:
+                    found.append((("options", "own", part, "currency"), getattr(own, part).currency))
+            for index, line in enumerate(own.bill_of_materials):
+                if line.currency is not None:
+                    found.append((("options", "own", "bill_of_materials", index, "currency"), line.currency))
+        if rent is not None:
+            found.append((("options", "rent", "offer"), catalog.cloud_offers[rent.offer].currency))
+            if rent.staffing is not None:
+                found.append((("options", "rent", "staffing", "currency"), rent.staffing.currency))
+            if rent.reserved is not None and rent.reserved.currency is not None:
+                found.append((("options", "rent", "reserved", "currency"), rent.reserved.currency))
+        if api is not None:
+            found.append((("options", "api", "offer"), catalog.api_offers[api.offer].currency))
+        return found
+
+    def fx_rate(self, currency: str) -> float:
+        """Units of the reporting currency for one unit of ``currency``. [reporting/currency]
+
+        Raises
+        ------
+        KeyError
+            No rate is given for ``currency``.
+        """
+        if currency == self.reporting_currency:
+            return 1.0
+        if self.fx is None or currency not in self.fx.rates:
+            raise KeyError(f"no FX rate from {currency} to {self.reporting_currency}")
+        return self.fx.rates[currency]
+
+    @property
+    def volume(self) -> float:
+        """The workload's volume in its own unit (GPU-hours per month or tokens per day).
+
+        A training run counts as its cluster busy all month: ``cluster_gpus`` × 730 GPU-hours.
+        """
+        if self.workload.kind == "gpu_hours":
+            return self.workload.gpu_hours_per_month
+        if self.workload.kind == "training":
+            return self.workload.cluster_gpus * HOURS_PER_MONTH
+        return self.workload.tokens_per_day
+
+    @property
+    def volume_unit(self) -> str:
+        """Unit of :attr:`volume`."""
+        return "tokens/day" if self.workload.kind == "tokens" else "GPU-hours/month"

@@ -1,0 +1,235 @@
+"""The workload: GPU-hours per month, tokens per day (with what serves them), or a training run.
+
+Words used alike in every kind (see the README's glossary):
+
+* **volume**: the workload's amount in its own unit (GPU-hours per month, tokens per day);
+* **utilisation ceiling**: the highest average share of its capacity a GPU may be given when
+  GPUs are counted (scheduling gaps, headroom for peaks); GPUs needed = work / (capacity ×
+  ceiling). The *achieved* utilisation is a result, not an input.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
+from .base import (
+    Count,
+    InputModel,
+    NonNegative,
+    Positive,
+    PositiveShare,
+    Text,
+    catalog_from,
+    fail,
+    known_id,
+    quantity,
+)
+
+Precision = Literal["bf16", "fp8", "fp4"]
+
+_RENAMED = {"max_utilisation": "utilisation_ceiling"}
+
+
+class _Workload(InputModel):
+    """What the workloads share: the GPU they are counted on, and a source for the volume."""
+
+    gpu: str = Field(description="GPU id in data/gpus.csv.")
+    description: Text = ""
+    source: Text = Field(default="", description="Where the volume comes from, or ASSUMPTION.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed_fields(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for old, new in _RENAMED.items():
+                if old in data:
+                    raise fail(cls.__name__, (old,), "renamed",
+                               "renamed {new} in costmodel 0.2 (the same meaning in every workload kind); "
+                               "write {new}: {given}", data[old], new=new, given=data[old])
+        return data
+
+    @field_validator("gpu")
+    @classmethod
+    def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
+        return known_id(value, catalog_from(info).gpus, "GPU", "gpus.csv")
+
+
+class GPUHoursWorkload(_Workload):
+    """Work stated as GPU-hours per month (training, finetuning, batch jobs)."""
+
+    kind: Literal["gpu_hours"]
+    gpu_hours_per_month: NonNegative = quantity(unit="GPU-h/month", title="GPU-hours per month",
+                                                description="GPU-hours of work per month.")
+    utilisation_ceiling: PositiveShare = quantity(
+        1.0, unit="-", title="utilisation ceiling",
+        description="Highest share of a GPU's hours the work can keep busy; sets the GPUs needed.")
+
+
+def _ratio(value: Any) -> Any:
+    """``"2:1"`` read as 2 (input tokens per output token); anything else unchanged."""
+    if isinstance(value, str) and value.count(":") == 1:
+        left, right = value.split(":")
+        try:
+            a, b = float(left), float(right)
+        except ValueError:
+            return value
+        if b > 0:
+            return a / b
+    return value
+
+
+class ServingEstimate(InputModel):
+    """Inputs of the first-principles throughput estimate (see :mod:`costmodel.formulas.serving`)."""
+
+    batch_size: Count = quantity(unit="requests", title="batch size", ge=1, varies=False, le=100_000,
+                                 description="Requests decoded together per replica.")
+    input_tokens: Count = quantity(unit="tokens", title="input tokens per request", ge=1, varies=False, le=10_000_000)
+    output_tokens: Count = quantity(unit="tokens", title="output tokens per request", ge=1, varies=False, le=10_000_000)
+    decode_efficiency: PositiveShare = quantity(unit="-", title="decode efficiency",
+                                                description="Share of memory bandwidth decode achieves.")
+    prefill_efficiency: PositiveShare = quantity(unit="-", title="prefill efficiency",
+                                                 description="Share of dense FLOP/s prefill achieves.")
+    source: Text = Field(default="", description="Where the efficiency factors come from.")
+
+
+class Serving(InputModel):
+    """Serve a named model: GPUs per replica and throughput from the catalog or an estimate.
+
+    The fleet is sized for the peak: GPUs needed = average load × peak-to-average ratio /
+    (throughput × target utilisation), rounded up to whole replicas.
+    """
+
+    model: str = Field(description="Model id in data/models.csv.")
+    precision: Precision = Field(description="Precision of the weights served.")
+    peak_to_average: float = quantity(unit="-", title="peak-to-average ratio", strict=True, ge=1.0, le=1000)
+    target_utilisation: PositiveShare = quantity(unit="-", title="target utilisation at the peak",
+                                                 description="Highest share of throughput used at the peak.")
+    kv_cache_tokens: NonNegative = quantity(
+        unit="tokens", title="KV cache per replica", varies=False,
+        description="Tokens a replica holds in its KV cache at once (batch × context); sets memory.")
+    usable_memory_share: PositiveShare = quantity(
+        0.9, unit="-", title="usable memory share", varies=False,
+        description="Share of GPU memory for weights and KV cache; the runtime takes the rest.")
+    throughput_row: str | None = Field(
+        default=None, description="Row id in data/throughput.csv; default: the lowest matching row, else the estimate.")
+    estimate: ServingEstimate | None = Field(
+        default=None, description="Estimate inputs; used when no row matches, or always when use_estimate is true.")
+    use_estimate: bool = Field(default=False, description="Use the estimate even if a measured row matches.")
+    source: Text = ""
+
+    @field_validator("model")
+    @classmethod
+    def _model_known(cls, value: str, info: ValidationInfo) -> str:
+        return known_id(value, catalog_from(info).models, "model", "models.csv")
+
+    @field_validator("throughput_row")
+    @classmethod
+    def _row_known(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else known_id(value, catalog_from(info).throughput, "throughput row",
+                                                   "throughput.csv")
+
+
+class TokensWorkload(_Workload):
+    """Work stated as LLM tokens per day with an input:output mix (inference serving).
+
+    Give either ``serving`` (a model served at a precision: GPUs per replica and
+    throughput come from data/throughput.csv or a stated estimate), or the throughput
+    itself (``output_tokens_per_second_per_gpu`` with ``throughput_source``).
+    Throughput is counted in output tokens per second per GPU, the metric of MLPerf
+    Inference and of TensorRT-LLM's published benchmarks; the input tokens of each
+    request are part of the measured load.
+    """
+
+    kind: Literal["tokens"]
+    tokens_per_day: NonNegative = quantity(unit="tokens/day", title="tokens per day",
+                                           description="Input plus output tokens per day.")
+    input_tokens_per_output_token: NonNegative = quantity(
+        unit="-", title="input tokens per output token",
+        description="Input:output mix; 2 (or \"2:1\") means two input tokens per output token.")
+    serving: Serving | None = None
+    output_tokens_per_second_per_gpu: Positive | None = quantity(
+        None, unit="output tokens/s/GPU", title="serving throughput",
+        description="Serving throughput of one GPU at full load (without serving).")
+    throughput_source: Text | None = Field(default=None, description="Benchmark behind the throughput given.")
+    utilisation_ceiling: PositiveShare | None = quantity(
+        None, unit="-", title="utilisation ceiling",
+        description="Highest average share of the throughput used, the rest headroom for peaks (without serving; "
+                    "default 1).")
+
+    @field_validator("input_tokens_per_output_token", mode="before")
+    @classmethod
+    def _ratio_text(cls, value: Any) -> Any:
+        return _ratio(value)
+
+    @model_validator(mode="after")
+    def _one_throughput(self) -> TokensWorkload:
+        explicit = self.output_tokens_per_second_per_gpu is not None
+        if explicit == (self.serving is not None):
+            raise fail("TokensWorkload", ("serving",), "throughput_source_needed",
+                       "give either serving (a model from data/models.csv) or output_tokens_per_second_per_gpu, "
+                       "not both and not neither", self.serving is not None)
+        if explicit and not self.throughput_source:
+            raise fail("TokensWorkload", ("throughput_source",), "missing",
+                       "say where output_tokens_per_second_per_gpu comes from", None)
+        if not explicit:
+            for name in ("throughput_source", "utilisation_ceiling"):
+                if getattr(self, name) is not None:
+                    raise fail("TokensWorkload", (name,), "not_with_serving",
+                               "comes from serving (its throughput row and target utilisation); remove it",
+                               getattr(self, name))
+        return self
+
+
+class Goodput(InputModel):
+    """Failures and checkpoints of a training job (see :mod:`costmodel.formulas.checkpoint`)."""
+
+    failures_per_gpu_per_year: NonNegative = quantity(unit="1/(GPU·year)", title="failures per GPU per year", le=1000,
+                                                      description="Job-interrupting failures per GPU per year.")
+    checkpoint_write_minutes: Positive = quantity(unit="min", title="checkpoint write time", le=10_000)
+    restart_minutes: NonNegative = quantity(unit="min", title="restart time", le=10_000,
+                                            description="Time from a failure to training again.")
+    interval: Literal["young", "daly"] = Field(default="daly", description="Optimum checkpoint interval formula.")
+    source: Text = ""
+
+
+class TrainingWorkload(_Workload):
+    """One training run: model size, tokens, GPU, precision and MFU, on a cluster of GPUs.
+
+    Compute is 6·N·D FLOP (N active parameters, D tokens); GPU-hours = FLOP / (dense peak
+    at the precision × MFU) / 3,600, divided by the goodput when failures are modelled.
+    While it runs, the cluster is busy 730 h a month, so the monthly cost comparison uses
+    ``cluster_gpus`` × 730 GPU-hours a month, and the run's cost is that times its months.
+    """
+
+    kind: Literal["training"]
+    model: str | None = Field(default=None, description="Model id in data/models.csv (gives active parameters).")
+    active_parameters: Positive | None = quantity(None, unit="-", title="active parameters N",
+                                                  description="Parameters used per token, if no model id is given.")
+    training_tokens: Positive = quantity(unit="tokens", title="training tokens D")
+    precision: Precision = Field(description="Precision whose dense peak the MFU refers to.")
+    mfu: PositiveShare = quantity(unit="-", title="MFU",
+                                  description="Model FLOPs utilisation: achieved / dense peak FLOP/s.")
+    cluster_gpus: Count = quantity(unit="GPU", title="cluster GPUs", ge=1, varies=False, le=10_000_000,
+                                   description="GPUs the run uses at once.")
+    state_bytes_per_parameter: Positive = quantity(
+        16.0, unit="B", title="training state per parameter", le=1000, varies=False,
+        description="Weights, gradients and optimizer state per parameter; 16 for mixed-precision Adam.")
+    activation_gb_per_gpu: NonNegative = quantity(0.0, unit="GB", title="activation memory per GPU", varies=False)
+    goodput: Goodput | None = Field(default=None, description="Failures and checkpoints; none means no loss.")
+
+    @field_validator("model")
+    @classmethod
+    def _model_known(cls, value: str | None, info: ValidationInfo) -> str | None:
+        return None if value is None else known_id(value, catalog_from(info).models, "model", "models.csv")
+
+    @model_validator(mode="after")
+    def _model_or_parameters(self) -> TrainingWorkload:
+        if (self.model is None) == (self.active_parameters is None):
+            raise fail("TrainingWorkload", ("model",), "model_or_parameters",
+                       "give either model (from data/models.csv) or active_parameters, not both", self.model)
+        return self
+
+
+Workload = Annotated[GPUHoursWorkload | TokensWorkload | TrainingWorkload, Field(discriminator="kind")]

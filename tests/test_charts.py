@@ -1,0 +1,98 @@
+"""Each chart function gives a valid Vega-Lite spec: axis titles with units, a legend, no NaN (fast: to_dict only)."""
+
+import json
+
+import numpy as np
+import pytest
+
+import costmodel
+from costmodel.domain.finance import cash_flows, own_finance
+from costmodel.domain.mix import cheapest_mix, hourly_demand
+from costmodel.domain.uncertainty import monte_carlo, tornado
+from costmodel.presentation import charts
+
+
+def spec(chart) -> dict:
+    data = chart.to_dict()
+    text = json.dumps(data, allow_nan=False)      # no NaN or infinity anywhere in the spec
+    assert json.loads(text) == data
+    return data
+
+
+def titles(data) -> list[str]:
+    """Every axis title in a (layered or concatenated) spec."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key in ("x", "y"):
+                enc = node.get("encoding", {}).get(key)
+                if isinstance(enc, dict) and enc.get("title"):
+                    found.append(enc["title"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(data)
+    return found
+
+
+@pytest.fixture(scope="module")
+def r2():
+    return costmodel.resolve(costmodel.load_scenario("h200-24gpu-cluster"))
+
+
+@pytest.fixture(scope="module")
+def r1():
+    return costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+
+
+def test_cost_against_volume(r1):
+    comparison = costmodel.compare(r1)
+    data = spec(charts.cost_vs_volume(r1, comparison, 0, 1e8, 200))
+    assert "Monthly cost [USD/month]" in titles(data) and "Volume [M tokens/day]" in titles(data)
+    assert "Hosted API vs" not in json.dumps(data["title"])     # every pair crosses or says never
+
+
+def test_gpu_steps_component_bars_and_run_costs(r1):
+    assert "GPUs [GPU]" in titles(spec(charts.gpu_count_steps(r1)))
+    table = costmodel.cost_table(r1)
+    assert "Monthly cost [USD/month]" in titles(spec(charts.component_bars(table, r1)))
+    run = costmodel.compare(costmodel.load_scenario("llama31-405b-training")).training
+    training = costmodel.resolve(costmodel.load_scenario("llama31-405b-training"))
+    assert "Cost of the run [USD]" in titles(spec(charts.run_cost_bars(training, run)))
+    assert "Checkpoint interval [min]" in titles(spec(charts.checkpoint_tradeoff(training, run)))
+
+
+def test_horizon_charts(r2):
+    flows = cash_flows(r2)
+    result = own_finance(r2, flows)
+    assert "Cumulative cost [USD]" in titles(spec(charts.cumulative_cost(r2, flows, result)))
+    assert "Capex [USD]" in titles(spec(charts.own_cost_lines(r2)))
+    assert "Own cost per used GPU-hour [USD/GPU-h]" in titles(spec(charts.cost_per_gpu_hour_vs_utilisation(r2, result)))
+
+
+def test_mix_charts(r2):
+    series = hourly_demand(r2)
+    mix = cheapest_mix(r2, series)
+    assert "GPUs busy [GPU]" in titles(spec(charts.demand_week(r2, series)))
+    assert "GPUs [GPU]" in titles(spec(charts.load_duration_layers(r2, series, mix)))
+    assert "Monthly cost of the mix [USD/month]" in titles(spec(charts.cost_against_level_chart(r2, series)))
+
+
+def test_uncertainty_charts_name_the_tracked_option(r1):
+    result = monte_carlo(r1, samples=2000)
+    bars = tornado(r1)
+    # F21: the tracked option of R1 is the API, and the tornado's axis says so
+    axis = titles(spec(charts.tornado_chart(r1, bars, result.option)))
+    assert any(t.startswith("Hosted API minus the cheapest other") for t in axis)
+    assert "Own-minus" not in json.dumps(axis)
+    assert "Probability of being the cheapest [%]" in titles(spec(charts.win_probability_bars(r1, result)))
+    assert any("Monthly saving of Hosted API" in t for t in titles(spec(charts.savings_histogram(r1, result))))
+
+
+def test_sweep_volumes_draw_steps_sharp(r1):
+    volumes = charts.sweep_volumes(r1, 0, 2e9, 50)
+    steps = costmodel.step_volumes(r1, "rent", 2e9)
+    assert np.all(np.isin(steps[steps < 2e9], volumes))

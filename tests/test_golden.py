@@ -1,0 +1,53 @@
+"""Every number of the six reference reports stays as it was (issue 9's safety net).
+
+The files in tests/golden/ are ``costmodel compare NAME --json`` of each bundled scenario as
+it was before the package was split into layers (commit 6fbea77). A change of structure must
+not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds to six
+decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must
+be the same.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from costmodel.cli import main
+
+GOLDEN = Path(__file__).parent / "golden"
+NAMES = sorted(p.stem for p in GOLDEN.glob("*.json"))
+
+
+def leaves(node, prefix=""):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from leaves(value, f"{prefix}{key}.")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from leaves(value, f"{prefix}{index}.")
+    else:
+        yield prefix[:-1], node
+
+
+def test_there_are_six_golden_files():
+    assert len(NAMES) == 6
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_compare_json_unchanged(name, capsys):
+    assert main(["compare", name, "--json"]) == 0
+    now = dict(leaves(json.loads(capsys.readouterr().out)))
+    before = dict(leaves(json.loads((GOLDEN / f"{name}.json").read_text())))
+    missing = sorted(set(before) - set(now))
+    assert not missing, f"figures no longer reported: {missing[:5]}"
+    compared = 0
+    for path, old in before.items():
+        new = now[path]
+        if isinstance(old, float | int) and not isinstance(old, bool):
+            assert isinstance(new, float | int), path
+            assert math.isclose(new, old, rel_tol=1e-9, abs_tol=1e-6), f"{path}: {old} became {new}"
+        else:
+            assert new == old, f"{path}: {old!r} became {new!r}"
+        compared += 1
+    assert compared == len(before) > 20
