@@ -1,12 +1,14 @@
 # Two entry points, each of which sets up what it needs on a fresh machine:
-#   make reports   render the reference break-even reports into reports/
+#   make reports   render the reference reports into reports/
 #   make test      run the test suite
-# Both create .venv/ (Python >= 3.11) and install the project into it, once.
+# Both create .venv/ (Python >= 3.11) and install the project into it, once (again only when
+# pyproject.toml changes).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LAB_STAMP := $(VENV)/.installed-interactive
 
 .PHONY: reports test benchmark lab clean
 
@@ -16,15 +18,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
+$(LAB_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,interactive]"
+	touch $(LAB_STAMP)
+
 reports: $(STAMP)
 	$(BIN)/costmodel report
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-lab: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[dev,interactive]"
-	$(BIN)/jupyter lab notebooks/
+benchmark: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+# --allow-root: these machines and CI run as root, where JupyterLab refuses to start without it
+lab: $(LAB_STAMP)
+	$(BIN)/jupyter lab --allow-root --no-browser notebooks/
 
 clean:
 	rm -rf $(VENV) reports/*/

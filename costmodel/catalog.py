@@ -21,7 +21,8 @@ import functools
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .errors import CatalogError, from_validation_error
 from .paths import DATA_DIR
@@ -122,12 +123,21 @@ class APIOffer(_Row):
     offer: str = Field(description="Catalog id of the offer.")
     provider: str
     model: str
-    input_per_million: float = Field(ge=0, description="Price of input tokens. [currency/M tokens]")
+    input_per_million: float = Field(gt=0, description="Price of input tokens. [currency/M tokens]")
     cached_input_per_million: float | None = Field(
-        default=None, ge=0, description="Price of cached input tokens; empty means the input price. [currency/M tokens]"
+        default=None, gt=0, description="Price of cached input tokens; empty means the input price. [currency/M tokens]"
     )
-    output_per_million: float = Field(ge=0, description="Price of output tokens. [currency/M tokens]")
+    output_per_million: float = Field(gt=0, description="Price of output tokens. [currency/M tokens]")
     currency: Currency
+
+    @model_validator(mode="after")
+    def _cache_not_dearer(self) -> APIOffer:
+        if self.cached_input_per_million is not None and self.cached_input_per_million > self.input_per_million:
+            raise ValidationError.from_exception_data("APIOffer", [InitErrorDetails(
+                type=PydanticCustomError("cache_dearer", "above input_per_million ({price}): a cache read costs at "
+                                         "most an input token", {"price": f"{self.input_per_million:g}"}),
+                loc=("cached_input_per_million",), input=self.cached_input_per_million)])
+        return self
 
 
 class LLM(_Row):

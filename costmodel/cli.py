@@ -1,28 +1,38 @@
-"""Command line: ``costmodel report`` and ``costmodel compare``.
+"""Command line: ``costmodel report``, ``costmodel compare``, ``costmodel list``.
 
-Exit codes: 0 success; 1 a report failed; 2 bad input (a scenario or catalog error,
-or a bad argument such as a negative volume).
+Exit codes, on every command: 0 success; 1 a report failed to render (its notebook failed, or
+its page would load something); 2 bad input (a scenario, catalog or job-log error, an unknown
+notebook parameter, or a bad argument such as a negative volume; the message names the file,
+the field, the value and the rule); 130 interrupted (Ctrl-C or SIGTERM, with no kernel or
+socket left behind).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 
 from .errors import InputError
 from .paths import REFERENCE_SCENARIOS
+
+BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
 
 
 def _report(args: argparse.Namespace) -> int:
     from .report import ReportError, render_report
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
-    failed = 0
+    failed = bad = 0
     for scenario in scenarios:
         try:
             report = render_report(scenario, args.out, timeout=args.timeout)
-        except (InputError, ReportError) as exc:
+        except (InputError, ValueError) as exc:
+            print(f"costmodel report: {exc}", file=sys.stderr)
+            bad += 1
+            continue
+        except ReportError as exc:
             print(f"costmodel report: {exc}", file=sys.stderr)
             failed += 1
             continue
@@ -33,9 +43,10 @@ def _report(args: argparse.Namespace) -> int:
             continue
         size = report.html.stat().st_size
         print(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s")
-    if failed:
-        print(f"costmodel report: {failed} of {len(scenarios)} reports failed", file=sys.stderr)
-        return 1
+    if failed or bad:
+        print(f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
+              + (f" ({bad} with bad input)" if bad else ""), file=sys.stderr)
+        return BAD_INPUT if bad else FAILED
     return 0
 
 
@@ -53,12 +64,40 @@ def _compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _list(args: argparse.Namespace) -> int:
+    from .scenarios import bundled_scenarios, load_scenario
+
+    for name in bundled_scenarios():
+        print(f"{name:<28} {load_scenario(name).title}")
+    return 0
+
+
+def _number(text: str) -> float:
+    """A finite number >= 0 for --volume and --volume-max (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (value == value and abs(value) != float("inf")) or value < 0 or abs(value) > 1e15:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1e15, got {text!r}")
+    return value + 0.0
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(BAD_INPUT, f"{self.prog}: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``costmodel`` command."""
-    parser = argparse.ArgumentParser(prog="costmodel", description="Own, rent or API: GPU cost break-evens.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    from . import __version__
 
-    report = commands.add_parser("report", help="render break-even reports to self-contained HTML")
+    parser = _Parser(prog="costmodel", description="Own, rent or API: GPU cost break-evens.")
+    parser.add_argument("--version", action="version", version=f"costmodel {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    report = commands.add_parser("report", help="render reports to self-contained HTML")
     report.add_argument("scenario", nargs="*",
                         help=f"scenario names or YAML paths (default: {', '.join(REFERENCE_SCENARIOS)})")
     report.add_argument("--out", default="reports", help="output folder (default: reports/)")
@@ -68,24 +107,45 @@ def build_parser() -> argparse.ArgumentParser:
     compare = commands.add_parser("compare", help="print the cost of each option and the break-evens")
     compare.add_argument("scenario", help="scenario name or YAML path")
     compare.add_argument("--json", action="store_true", help="print JSON for scripts")
-    compare.add_argument("--volume", type=float, default=None, help="volume to compare at (default: the scenario's)")
-    compare.add_argument("--volume-max", type=float, default=None,
+    compare.add_argument("--volume", type=_number, default=None,
+                         help="volume to compare at (default: the scenario's)")
+    compare.add_argument("--volume-max", type=_number, default=None,
                          help="upper end of the break-even search (default: 10 x the volume)")
     compare.set_defaults(run=_compare)
+
+    listing = commands.add_parser("list", help="list the bundled scenarios")
+    listing.set_defaults(run=_list)
     return parser
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:      # --help, --version, or a bad argument (exit 2)
+        return int(exc.code or 0)
+    try:
+        previous = signal.signal(signal.SIGTERM, _interrupted)
+    except ValueError:          # not the main thread: leave signals alone
+        previous = None
     try:
         return args.run(args)
     except (InputError, ValueError) as exc:
         print(f"costmodel {args.command}: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"costmodel {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:  # e.g. `costmodel compare X --json | head`
         sys.stderr.close()
         return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

@@ -1,62 +1,137 @@
-"""Render scenarios into self-contained HTML break-even reports.
+"""Render scenarios into self-contained HTML reports that cannot be mixed up and load nothing.
 
 For each scenario, :func:`render_report` runs ``notebooks/break_even.ipynb`` (or
-``notebooks/training_run.ipynb`` for a training run) with papermill, checks it ran without
-error, exports it with nbconvert through the ``costmodel_offline`` template (the JupyterLab
-template without require.js, MathJax, Mermaid or widgets) and writes ``DIR/<scenario>/report.html`` beside the executed
-``report.ipynb``. Charts are inline SVG drawn by vl-convert, so the page opens with no
-network. A failed run leaves no ``report.html``, neither half-written nor stale.
+``notebooks/training_run.ipynb`` for a training run) with papermill, on a kernel started from
+the same Python interpreter as the caller (so a report and ``costmodel compare`` can never
+disagree), talking over Unix sockets in a private temporary folder. The executed notebook is
+exported with nbconvert through the ``costmodel_offline`` template (the JupyterLab template
+without require.js, MathJax, Mermaid or widgets); the HTML is parsed and refused if anything in
+it would load or run (:func:`unsafe_parts`). Everything is written to temporary files first and
+renamed into ``DIR/<name>/`` only when whole, so two runs into one folder at once both leave
+whole reports, and a failed run leaves no ``report.html``, neither half-written nor stale.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
+from .errors import did_you_mean
 from .files import write_text_atomically
-from .paths import NOTEBOOK_DIR, TEMPLATE_DIR
+from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR
+from .presentation.parameters import ParameterError
 from .scenarios import load_scenario, scenario_path
 
 BREAK_EVEN_NOTEBOOK: Path = NOTEBOOK_DIR / "break_even.ipynb"
 TRAINING_NOTEBOOK: Path = NOTEBOOK_DIR / "training_run.ipynb"
+
+KERNEL_NAME = "costmodel-python"
+"""Name of the kernel spec the runner writes for its own interpreter."""
 
 
 def notebook_for(kind: str) -> Path:
     """The report notebook for a workload kind: training runs get training_run.ipynb."""
     return TRAINING_NOTEBOOK if kind == "training" else BREAK_EVEN_NOTEBOOK
 
-_EXTERNAL = re.compile(
-    r"""(?:\b(?:src|href|action|poster|data)\s*=\s*["']?\s*(?:https?:)?//)"""
-    r"""|(?:url\(\s*["']?\s*(?:https?:)?//)"""
-    r"""|(?:@import\s+["']?(?:url\()?\s*["']?(?:https?:)?//)"""
-    r"""|(?:\bimport\s*\(\s*["'](?:https?:)?//)""",
-    re.IGNORECASE,
-)
-
 
 class ReportError(RuntimeError):
     """A report could not be rendered; the message names the scenario and the error."""
 
 
-def external_references(html: str) -> list[str]:
-    """Places where an HTML page would load something over the network.
+# --- the offline and safety check ---------------------------------------------------------------
 
-    Looks for ``src``, ``href``, ``action``, ``poster`` and ``data`` attributes, CSS
-    ``url()`` and ``@import``, and JavaScript ``import()`` pointing at an ``http:``,
-    ``https:`` or protocol-relative (``//``) address. XML namespace declarations
-    (``xmlns="http://www.w3.org/2000/svg"``) are names, not references, and are not
-    reported.
+_URL_ATTRIBUTES = {"src", "href", "srcset", "poster", "data", "action", "formaction", "xlink:href", "background",
+                   "codebase", "cite", "longdesc", "manifest", "ping", "imagesrcset", "lowsrc", "dynsrc"}
+_NAVIGATION_ONLY = {"a", "area"}          # an href the reader must click: not loaded with the page
+_FORBIDDEN_ELEMENTS = {"iframe", "object", "embed", "frame", "frameset", "applet", "base", "portal"}
+_CSS_URL = re.compile(r"url\s*\(\s*['\"]?\s*(?!data:|#)([^'\")\s]+)|@import", re.IGNORECASE)
+
+
+def _loads(value: str) -> bool:
+    """Whether a URL-bearing attribute's value points anywhere but inside the page."""
+    text = re.sub(r"[\s\x00-\x1f]", "", value).lower()
+    return bool(text) and not text.startswith(("data:", "#"))
+
+
+class _Inspector(HTMLParser):
+    """Collects every part of a page that would load something or run code when it opens."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._in_style = False
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        tag = tag.lower()
+        if tag in _FORBIDDEN_ELEMENTS:
+            self.found.append(f"<{tag}> element")
+        names = {name.lower(): value or "" for name, value in attrs}
+        for name, value in names.items():
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}=...> event handler")
+            elif name in _URL_ATTRIBUTES and not (tag in _NAVIGATION_ONLY and name == "href"):
+                urls = [part.strip().split(" ")[0] for part in value.split(",")] if "srcset" in name else [value]
+                if any(_loads(url) for url in urls):
+                    self.found.append(f"<{tag} {name}={value[:60]!r}>")
+            elif name == "style" and _CSS_URL.search(value):
+                self.found.append(f"<{tag} style={value[:60]!r}>")
+        if tag == "meta" and names.get("http-equiv", "").lower() == "refresh":
+            self.found.append("<meta http-equiv=refresh>")
+        if tag == "script":
+            self._in_script = True
+            if names.get("src"):
+                return              # already reported as a src attribute
+        self._in_style = tag == "style"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag.lower() == "style":
+            self._in_style = False
+        if tag.lower() == "script":
+            self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style and _CSS_URL.search(data):
+            match = _CSS_URL.search(data)
+            self.found.append(f"CSS {data[max(0, match.start() - 20):match.end() + 40]!r}")
+        if self._in_script and re.search(r"\bimport\s*\(|\bfetch\s*\(|XMLHttpRequest|\.src\s*=", data):
+            self.found.append("a script that loads something")
+
+
+def unsafe_parts(html: str) -> list[str]:
+    """Everything in an HTML page that would load from elsewhere or run code when it opens.
+
+    The page is parsed (not searched with patterns): every URL-bearing attribute (``src``,
+    ``href`` of loading elements, ``srcset``, ``poster``, ``data``, ``action``, ``formaction``,
+    ``xlink:href``, ...) that is not a ``data:`` or ``#`` reference, any event-handler attribute
+    (``on...``), ``<meta http-equiv=refresh>``, ``<iframe>``/``<object>``/``<embed>``/``<base>``, CSS
+    ``url()`` and ``@import``, and scripts that import or fetch. Links (``<a href>``) load nothing
+    until clicked and are allowed. XML namespace declarations are names, not references.
 
     Returns
     -------
     list of str
-        A short excerpt around each reference; empty when the page is self-contained.
+        One description per part found; empty when the page is self-contained and inert.
     """
-    return [html[max(0, m.start() - 40): m.end() + 60] for m in _EXTERNAL.finditer(html)]
+    inspector = _Inspector()
+    inspector.feed(html)
+    inspector.close()
+    return inspector.found
 
+
+def external_references(html: str) -> list[str]:
+    """The parts of a page that would load something over the network (see :func:`unsafe_parts`)."""
+    return unsafe_parts(html)
+
+
+# --- running the notebook -----------------------------------------------------------------------
 
 def export_html(notebook_path: Path, title: str) -> str:
     """Export an executed notebook to offline HTML without code cells."""
@@ -77,25 +152,64 @@ def export_html(notebook_path: Path, title: str) -> str:
     return body
 
 
-def _ipc_kernel_manager(socket_dir: str):
-    """A kernel manager that talks to the kernel over Unix sockets in ``socket_dir``, not TCP.
+def _kernel_manager(scratch: Path):
+    """A kernel manager for a kernel of this very interpreter, over Unix sockets in ``scratch``.
 
-    IPC keeps the kernel off the network (ipykernel warns about unencrypted TCP) and
-    its socket files out of the working directory.
+    The kernel spec is written into ``scratch`` (never the user's Jupyter path), so the report
+    runs on the interpreter that runs ``costmodel``, whatever ``python3`` kernel comes first on
+    the Jupyter path. IPC keeps the kernel off the network and its socket files in ``scratch``.
     """
+    from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
 
-    class IPCKernelManager(AsyncKernelManager):
+    spec = scratch / "kernels" / KERNEL_NAME
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "costmodel (this interpreter)", "language": "python"}))
+
+    class Manager(AsyncKernelManager):
         @default("transport")
         def _default_transport(self):
             return "ipc"
 
         @default("ip")
         def _default_ip(self):
-            return str(Path(socket_dir) / "kernel")
+            return str(scratch / "kernel")
 
-    return IPCKernelManager
+        @default("kernel_spec_manager")
+        def _default_kernel_spec_manager(self):
+            return KernelSpecManager(kernel_dirs=[str(scratch / "kernels")])
+
+    return Manager
+
+
+def report_folder(path: Path) -> str:
+    """Folder name of a scenario's report: the bundled scenario's name, else the file's stem with
+    a short hash of its absolute path, so two files with the same stem never share a folder."""
+    path = Path(path).resolve()
+    if path.parent == SCENARIO_DIR.resolve():
+        return path.stem
+    return f"{path.stem}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+
+
+def check_parameters(notebook: Path, parameters: dict) -> None:
+    """Refuse parameters the notebook's ``parameters`` cell does not declare.
+
+    Raises
+    ------
+    ParameterError
+        An unknown name (papermill itself would only warn), with "did you mean".
+    """
+    import papermill
+
+    declared = papermill.inspect_notebook(str(notebook))
+    unknown = [name for name in parameters if name not in declared]
+    if unknown:
+        raise ParameterError("; ".join(f"{notebook.name}: parameter {name!r} is not one this notebook takes"
+                                       f"{did_you_mean(name, declared)}; it takes {', '.join(declared)}"
+                                       for name in unknown))
 
 
 @dataclass(frozen=True)
@@ -109,21 +223,23 @@ class Report:
 
 
 def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout: int = 600,
-                  notebook: Path | None = None) -> Report:
-    """Render one scenario's break-even report.
+                  notebook: Path | None = None, parameters: dict | None = None) -> Report:
+    """Render one scenario's report.
 
     Parameters
     ----------
     scenario
         Bundled scenario name or path to a scenario YAML file.
     out_dir
-        Folder to write ``<scenario>/report.html`` and ``<scenario>/report.ipynb`` in.
+        Folder to write ``<name>/report.html`` and ``<name>/report.ipynb`` in
+        (see :func:`report_folder` for the name).
     timeout
         Longest time one notebook cell may run. [s]
     notebook
-        The notebook to run; default :func:`notebook_for` the scenario's workload kind
-        (``notebooks/training_run.ipynb`` for a training run, else
-        ``notebooks/break_even.ipynb``).
+        The notebook to run; default :func:`notebook_for` the scenario's workload kind.
+    parameters
+        Further notebook parameters (``volume_max``, ...); each must be declared by the
+        notebook's ``parameters`` cell.
 
     Returns
     -------
@@ -134,43 +250,48 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     ScenarioError
         The scenario file is invalid (checked before any kernel starts); an earlier
         ``report.html`` for it is removed all the same.
+    ParameterError
+        A parameter the notebook does not declare.
     ReportError
-        The notebook failed, or its HTML would load something from the network. No
-        ``report.html`` is left behind; the executed notebook, with the error in it,
-        is kept for inspection.
+        The notebook failed, or its HTML would load or run something. No ``report.html`` is
+        left behind; the executed notebook, with the error in it, is kept for inspection.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     start = time.perf_counter()
     path = scenario_path(scenario).resolve()
-    name = path.stem
+    name = report_folder(path)
     target = Path(out_dir) / name
     html_path, notebook_path = target / "report.html", target / "report.ipynb"
     html_path.unlink(missing_ok=True)   # whatever happens next, no stale report stays
     model = load_scenario(path)
     notebook = notebook or notebook_for(model.workload.kind)
+    values = {"scenario": str(path), **(parameters or {})}
+    check_parameters(notebook, values)
     target.mkdir(parents=True, exist_ok=True)
-    try:
-        with tempfile.TemporaryDirectory(prefix="costmodel-kernel-") as scratch:
+    # the kernel's sockets live in a short private folder (a Unix socket path is at most ~100
+    # characters); the executed notebook is written beside its final place and renamed there
+    with tempfile.TemporaryDirectory(prefix="costmodel-") as kernel_dir, \
+            tempfile.TemporaryDirectory(prefix=".costmodel-", dir=target) as scratch:
+        scratch = Path(scratch)
+        executed = scratch / "report.ipynb"
+        try:
             papermill.execute_notebook(
-                str(notebook), str(notebook_path),
-                parameters={"scenario": str(path)},
-                kernel_name="python3",
-                kernel_manager_class=_ipc_kernel_manager(scratch),
-                progress_bar=False,
-                log_output=False,
-                execution_timeout=timeout,
-                cwd=scratch,
-            )
-    except PapermillExecutionError as exc:
-        raise ReportError(f"{name}: the notebook failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
-                          f"(executed notebook kept at {notebook_path})") from None
-    except Exception as exc:  # kernel death, timeout, missing kernel
-        raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
-    html = export_html(notebook_path, model.title)
-    found = external_references(html)
-    if found:
-        raise ReportError(f"{name}: the HTML would load from the network, not written: {found[0]!r}")
+                str(notebook), str(executed), parameters=values, kernel_name=KERNEL_NAME,
+                kernel_manager_class=_kernel_manager(Path(kernel_dir)), progress_bar=False, log_output=False,
+                execution_timeout=timeout, cwd=kernel_dir)
+        except PapermillExecutionError as exc:
+            if executed.exists():
+                executed.replace(notebook_path)
+            raise ReportError(f"{name}: the notebook failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
+                              f"(executed notebook kept at {notebook_path})") from None
+        except Exception as exc:  # kernel death, timeout, missing kernel
+            raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
+        html = export_html(executed, model.title)
+        found = unsafe_parts(html)
+        if found:
+            raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
+        executed.replace(notebook_path)
     write_text_atomically(html_path, html)
     return Report(name, html_path, notebook_path, time.perf_counter() - start)

@@ -80,3 +80,44 @@ def r1():
 def r2():
     """Reference case R2 (shared/reference/cases.md): 24 x H200 owned vs rented."""
     return costmodel.load_scenario("h200-24gpu-cluster")
+
+
+def _find_chromium() -> str | None:
+    import shutil
+
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """A function that opens an HTML file in headless Chromium and returns its console messages.
+
+    Chromium comes from Debian's packages (``apt-get install chromium``, which .ci/run does); if it
+    is missing and this is root, the fixture installs it once. Where it cannot be had, the tests
+    that need it are skipped with a message.
+    """
+    import os
+    import subprocess
+    import tempfile
+
+    binary = _find_chromium()
+    if binary is None and hasattr(os, "geteuid") and os.geteuid() == 0:
+        subprocess.run("apt-get update -qq && apt-get install -y -qq chromium", shell=True, capture_output=True,
+                       timeout=600, check=False)
+        binary = _find_chromium()
+    if binary is None:
+        pytest.skip("headless Chromium is not installed and could not be installed (apt-get install chromium)")
+
+    def open_page(path: Path, dump: list | None = None) -> list[str]:
+        with tempfile.TemporaryDirectory() as profile:
+            done = subprocess.run(
+                [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=3000",
+                 "--dump-dom", path.resolve().as_uri()],
+                capture_output=True, text=True, timeout=120)
+        if dump is not None:
+            dump.append(done.stdout)
+        return [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+
+    return open_page

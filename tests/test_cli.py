@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from costmodel.cli import main
+from costmodel.report import report_folder
 from costmodel.paths import SCENARIO_DIR
 
 
@@ -85,8 +86,8 @@ def test_layers_contract_holds():
 
 
 def test_a_range_with_too_many_gpu_steps_is_refused(capsys):
-    # 1e17 tokens/day needs ~1e10 rented H100: the search would walk billions of steps
-    assert main(["compare", "llama70b-vs-api", "--volume", "1e17"]) == 2
+    # 1e15 tokens/day needs ~1e8 rented H100: the search would walk millions of steps
+    assert main(["compare", "llama70b-vs-api", "--volume", "1e15"]) == 2
     err = capsys.readouterr().err
     # F15: the message names the inputs that make the count explode and how to search less
     assert "workload.tokens_per_day" in err and "--volume-max" in err
@@ -108,9 +109,10 @@ def test_report_with_a_bad_scenario_removes_the_old_report(tmp_path, capsys):
     data["options"]["rent"]["gpu_count"] = -2
     path = tmp_path / "st.yaml"
     path.write_text(yaml.safe_dump(data))
-    stale = tmp_path / "out" / "st" / "report.html"
+    stale = tmp_path / "out" / report_folder(path) / "report.html"
     stale.parent.mkdir(parents=True)
     stale.write_text("old")
-    assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 1
+    # F20: bad input through report exits 2, as on every command
+    assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 2
     assert not stale.exists()
     assert "options.rent.gpu_count" in capsys.readouterr().err

@@ -7,7 +7,7 @@ import numpy as np
 from ..resolved import Resolved, as_resolved
 from ..results import BreakEven, CheapestRange
 from ..schema import Scenario
-from .capacity import capacity_volume, step_volumes
+from .capacity import capacity_volume, gpus_per_volume, step_volumes
 from .costs import monthly_cost
 
 _EPSILON = 1e-9   # relative tolerance for "equal" costs
@@ -17,6 +17,26 @@ def _sign(diff: np.ndarray, scale: np.ndarray) -> np.ndarray:
     s = np.sign(diff)
     s[np.abs(diff) <= _EPSILON * scale] = 0
     return s
+
+
+def _edges(edges: np.ndarray, r: Resolved) -> np.ndarray:
+    """Piece edges without pieces narrower than the GPU count's rounding tolerance.
+
+    A count steps just past k GPUs + 1e-9 (:func:`costmodel.formulas.whole_units`), so a piece
+    narrower than a few times that, in volume, has no interior where the costs are a straight
+    line: it is merged into its neighbour.
+    """
+    per_volume = float(np.max(gpus_per_volume(r)))
+    if per_volume <= 0 or len(edges) <= 2:
+        return edges
+    tolerance = 4e-9 / per_volume
+    kept = [edges[0]]
+    for edge in edges[1:-1]:
+        if edge - kept[-1] >= tolerance:
+            kept.append(edge)
+    if len(kept) > 1 and edges[-1] - kept[-1] < tolerance:
+        kept.pop()
+    return np.array(kept + [edges[-1]])
 
 
 def break_even(scenario: Scenario | Resolved, option_a: str, option_b: str, volume_max: float,
@@ -62,7 +82,8 @@ def break_even(scenario: Scenario | Resolved, option_a: str, option_b: str, volu
         return np.asanyarray(ca - cb), np.abs(ca) + np.abs(cb) + 1.0
 
     steps = np.concatenate([step_volumes(r, option_a, volume_max), step_volumes(r, option_b, volume_max)])
-    edges = np.unique(np.concatenate([[volume_min, volume_max], steps[(steps > volume_min) & (steps < volume_max)]]))
+    edges = _edges(np.unique(np.concatenate([[volume_min, volume_max],
+                                             steps[(steps > volume_min) & (steps < volume_max)]])), r)
     left, right = edges[:-1], edges[1:]
     width = right - left
     p1, p2 = left + width / 3, left + 2 * width / 3

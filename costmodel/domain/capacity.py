@@ -185,7 +185,8 @@ def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) 
         raise ValueError(
             f"up to {volume_max:,.6g} {r.volume_unit} the {chosen.label} would need {needed:,.4g} GPUs, more than "
             f"{MAX_STEPS:,} steps of {unit} GPU{'s' if unit > 1 else ''}: check {_scale_inputs(r)}")
-    # the count steps just above the configured GPUs, then at every further whole step
+    # the count steps just above the configured GPUs, then at every further whole step (past
+    # k GPUs + 1e-9, where formulas.whole_units rounds up)
     gpus = np.concatenate([[configured], np.arange(first, max(int(last), first - 1) + 1) * unit]).astype(float)
     gpus = np.unique(gpus[gpus >= configured])
     return gpus / per_volume

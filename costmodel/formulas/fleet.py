@@ -55,8 +55,9 @@ def whole_units(needed, unit=1, minimum=0):
 
     Notes
     -----
-    n = max(⌈needed / unit − ε⌉, minimum) with ε = 1e-9, so rounding noise just above a
-    whole number does not add a unit.
+    n = max(⌈(needed − ε) / unit⌉, minimum) with ε = 1e-9 items, so rounding noise just above
+    a whole number does not add a unit. The tolerance is in items (GPUs), not units, so fleets
+    stepping in different units (replicas, servers) step at the same number of items.
 
     Examples
     --------
@@ -67,7 +68,7 @@ def whole_units(needed, unit=1, minimum=0):
     >>> whole_units(0.0, 2, minimum=1)
     1.0
     """
-    units = np.maximum(np.ceil(np.asarray(needed, dtype=float) / unit - _EPSILON), minimum)
+    units = np.maximum(np.ceil((np.asarray(needed, dtype=float) - _EPSILON) / unit), minimum) + 0.0
     return like(units, needed, unit, minimum)
 
 

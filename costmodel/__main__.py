@@ -1,0 +1,7 @@
+"""``python -m costmodel``: the same as the ``costmodel`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,100 @@
+"""The report notebooks' parameters, validated in the cell right after the ``parameters`` cell.
+
+papermill injects parameters as plain assignments and only warns about names the notebook does
+not declare, so a wrong type fails deep in a later cell and a misspelt name is silently ignored.
+:func:`check` stops at once with one line naming the parameter, what it got and what it takes,
+and refuses any name the notebook does not declare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import did_you_mean
+
+
+class ParameterError(ValueError):
+    """A report notebook's parameter of the wrong type or range, or one it does not declare."""
+
+
+class _Parameters(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class BreakEvenParameters(_Parameters):
+    """Parameters of notebooks/break_even.ipynb."""
+
+    scenario: str = Field(min_length=1, description="bundled scenario name, or path to a scenario YAML file")
+    volume_min: float = Field(ge=0, description="left end of the volume axis, a number >= 0 [volume unit]")
+    volume_max: float = Field(ge=0, description="right end of the volume axis, a number >= 0 (0: 10 x the volume)")
+    points: int = Field(ge=2, le=100_000, description="volumes in the sweep, a whole number from 2 to 100,000")
+    renderer: Literal["svg", "jupyterlab", "default", "html", "mimetype"] = Field(
+        description="Altair renderer: svg, jupyterlab, default, html or mimetype")
+
+
+class TrainingParameters(_Parameters):
+    """Parameters of notebooks/training_run.ipynb (None keeps the scenario's value)."""
+
+    scenario: str = Field(min_length=1, description="bundled training scenario name, or path to a YAML file")
+    active_parameters: float | None = Field(gt=0, description="a number > 0, or None")
+    training_tokens: float | None = Field(gt=0, description="a number > 0, or None")
+    cluster_gpus: int | None = Field(ge=1, description="a whole number >= 1, or None")
+    mfu: float | None = Field(gt=0, le=1, description="a number in (0, 1], or None")
+    failures_per_gpu_per_year: float | None = Field(ge=0, description="a number >= 0, or None")
+    checkpoint_write_minutes: float | None = Field(gt=0, description="a number > 0, or None")
+    renderer: Literal["svg", "jupyterlab", "default", "html", "mimetype"] = Field(
+        description="Altair renderer: svg, jupyterlab, default, html or mimetype")
+
+
+_IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
+
+
+def check(kind: Literal["break_even", "training"], namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate a report notebook's parameters, as found in its namespace.
+
+    Parameters
+    ----------
+    kind
+        Which notebook.
+    namespace
+        The notebook's ``globals()`` right after the parameters (and papermill's injected
+        parameters) cells.
+
+    Returns
+    -------
+    dict
+        The parameters by name.
+
+    Raises
+    ------
+    ParameterError
+        One line per problem: an unknown name (with "did you mean"), or a value of the wrong
+        type or range (naming what it takes).
+    """
+    model = BreakEvenParameters if kind == "break_even" else TrainingParameters
+    declared = set(model.model_fields)
+    given = {name: value for name, value in namespace.items()
+             if not name.startswith("_") and name not in _IPYTHON_NAMES and not callable(value)
+             and type(value).__name__ != "module"}
+    problems = [f"parameter {name!r} is not one this notebook takes{did_you_mean(name, declared)}; "
+                f"it takes {', '.join(sorted(declared))}" for name in sorted(set(given) - declared)]
+    values = {name: given[name] for name in declared if name in given}
+    if isinstance(values.get("volume_min"), int) and not isinstance(values.get("volume_min"), bool):
+        values["volume_min"] = float(values["volume_min"])
+    if isinstance(values.get("volume_max"), int) and not isinstance(values.get("volume_max"), bool):
+        values["volume_max"] = float(values["volume_max"])
+    try:
+        model.model_validate(values)
+    except ValidationError as exc:
+        for item in exc.errors(include_url=False):
+            name = str(item["loc"][0]) if item["loc"] else "?"
+            field = model.model_fields.get(name)
+            takes = field.description if field is not None else ""
+            problems.append(f"parameter {name!r} got {item.get('input')!r} ({type(item.get('input')).__name__}); "
+                            f"it takes {takes}")
+    if problems:
+        raise ParameterError("; ".join(problems))
+    return values

@@ -1,0 +1,362 @@
+"""Every fault kind of shared/reference/faults.md (F1–F21) gives its expected outcome.
+
+Each test names its fault. F11's, F13's and F15's scenarios use ``utilisation_ceiling``, the
+new name of ``max_utilisation`` (the old key gives an error that names the new one).
+"""
+
+import datetime as dt
+import json
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+from conftest import patched, patched_data, write_scenario
+
+import costmodel
+from costmodel.cli import main
+from costmodel.domain import uncertainty
+from costmodel.io.demand_files import read_hourly_file, read_job_log
+from costmodel.paths import DATA_DIR, SCENARIO_DIR
+from costmodel.presentation.text import headline
+from costmodel.report import unsafe_parts
+
+R1, R2, R4 = "llama70b-vs-api", "h200-24gpu-cluster", "llama31-405b-training"
+PAYLOADS = [
+    "<img src=x onerror=\"document.body.style.background='red'\">",
+    "<script>document.title='pwned'</script>",
+    "<iframe srcdoc='<p>x</p>'></iframe>",
+    "<svg onload=alert(1)>",
+    '<meta http-equiv="refresh" content="0;url=https://example.com">',
+    '<img srcset="https://example.com/a.png">',
+    '<img src="https:\\\\example.com/a.png">',
+    "[a link](https://example.com)",
+]
+
+
+def run(args, capsys):
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def problem_of(tmp_path, text_or_data, capsys):
+    """Exit code and the error line of ``compare`` on a scenario file."""
+    path = write_scenario(tmp_path, text_or_data)
+    code, _, err = run(["compare", str(path)], capsys)
+    return code, err
+
+
+# --- hostile or odd text ----------------------------------------------------------------------------------
+
+class TestF1HostileText:
+    @pytest.mark.parametrize("html", [
+        '<img src=x onerror="alert(1)">', '<svg onload="alert(1)"></svg>', "<iframe srcdoc='x'></iframe>",
+        '<meta http-equiv="refresh" content="0;url=https://example.com">',
+        '<img srcset="https://example.com/a.png 1x, data:image/png;base64,AA 2x">',
+        '<img src="https:\\\\example.com/a.png">', "<object data='x.swf'></object>", "<embed src='x'>",
+        "<style>@import 'https://example.com/a.css';</style>", '<form action="https://example.com"></form>',
+        '<button formaction="https://example.com">x</button>', '<svg><image xlink:href="https://e.com/a.png"/></svg>',
+    ])
+    def test_the_offline_check_finds_every_kind(self, html):
+        # F1: the check parses the page; srcset, meta refresh and backslash URLs no longer get past it
+        assert unsafe_parts(html)
+
+    @pytest.mark.parametrize("html", ['<a href="https://example.com">a link</a>', '<img src="data:image/png;base64,AA">',
+                                      '<svg xmlns="http://www.w3.org/2000/svg"></svg>', "<p>https://example.com</p>"])
+    def test_inert_parts_pass(self, html):
+        assert unsafe_parts(html) == []
+
+    def test_headline_shows_the_text_literally(self):
+        s = patched(R1, {"title": " ".join(PAYLOADS[:3]), "description": " ".join(PAYLOADS)})
+        text = headline(s, costmodel.compare(s))
+        # every <, >, [ and ] of scenario text is backslash-escaped, so Markdown shows it as text
+        assert not re.search(r"(?<!\\)<(img|script|iframe|svg|meta)", text)
+        assert "\\[a link\\]\\(https" in text
+
+
+class _Text(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.parts, self.skip, self.attributes = [], False, []
+
+    def handle_starttag(self, tag, attrs):
+        self.skip = tag in ("style", "script")
+        self.attributes += [name.lower() for name, _ in attrs]
+
+    def handle_endtag(self, tag):
+        self.skip = False
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+
+
+@pytest.mark.slow
+def test_f1_report_with_hostile_text_is_inert_and_literal(tmp_path, chromium):
+    # F1: title, description and sources hold the payloads; the report shows them as text
+    data = patched_data(R1, {"title": "Hostile " + PAYLOADS[0], "description": " ".join(PAYLOADS),
+                             "options.own.power.source": PAYLOADS[5] + " " + PAYLOADS[6],
+                             "options.rent.staffing.source": PAYLOADS[4]}, drop=("uncertainty",))
+    path = write_scenario(tmp_path, data, "hostile.yaml")
+    from costmodel.report import render_report
+
+    report = render_report(path, tmp_path / "out")
+    html = report.html.read_text()
+    assert unsafe_parts(html) == []
+    assert not re.search(r"<(iframe|object|embed)\b", html) and not re.search(r"<meta[^>]*http-equiv", html, re.I)
+    parser = _Text()
+    parser.feed(html)
+    assert not [name for name in parser.attributes if name.startswith("on")]     # no event handler at all
+    shown = " ".join(" ".join(parser.parts).split())
+    for payload in PAYLOADS:
+        assert payload in shown, payload
+    if chromium is not None:
+        errors = chromium(report.html)
+        assert errors == [], errors
+
+
+def test_f2_dollars_are_not_mathematics():
+    # F2: "$3.5 ... $3,500" in a description stays two dollar amounts: every $ is escaped
+    s = patched(R1, {"description": "about $3.5 per GPU-hour ... about $3,500 a month"})
+    text = headline(s, costmodel.compare(s))
+    assert "\\$3\\.5" in text and "\\$3\\,500" in text and not re.search(r"(?<!\\)\$", text)
+
+
+def test_f3_a_blank_title_is_refused(tmp_path, capsys):
+    code, err = problem_of(tmp_path, patched_data(R2, {"title": "   "}), capsys)
+    assert code == 2 and "title" in err and "only spaces" in err
+
+
+# --- lax parsing ------------------------------------------------------------------------------------------
+
+def replaced(name, old, new):
+    text = (SCENARIO_DIR / f"{name}.yaml").read_text()
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize("name, old, new, field", [
+    (R2, "electricity_price_per_kwh: 0.0707", "electricity_price_per_kwh: yes", "electricity_price_per_kwh"),
+    (R2, "pue: 1.56", "pue: on", "options.own.power.pue"),
+    (R2, "idle_power_share: 0.3", "idle_power_share: no", "options.own.power.idle_power_share"),
+    (R1, "cached_input_share: 0.0", "cached_input_share: yes", "options.api.cached_input_share"),
+])
+def test_f4_yaml_words_are_not_numbers(tmp_path, capsys, name, old, new, field):
+    code, err = problem_of(tmp_path, replaced(name, old, new), capsys)
+    assert code == 2 and field in err and "must be a number" in err and "'" in err
+
+
+def test_f5_base_60_and_other_yaml_1_1_numbers(tmp_path, capsys):
+    # "2:1" in the field documented as a ratio reads as 2, never 121
+    path = write_scenario(tmp_path, replaced(R1, "input_tokens_per_output_token: 2 ", "input_tokens_per_output_token: 2:1 "))
+    assert costmodel.resolve(costmodel.load_scenario(path)).workload.input_tokens_per_output_token == 2.0
+    # elsewhere "1:30" is text, never 90
+    code, err = problem_of(tmp_path, replaced(R4, "checkpoint_write_minutes: 0.5", "checkpoint_write_minutes: 1:30"),
+                           capsys)
+    assert code == 2 and "checkpoint_write_minutes" in err and "'1:30'" in err
+    for literal in ("0x10", "0o17", "1_000"):
+        code, err = problem_of(tmp_path, replaced(R2, "pue: 1.56", f"pue: {literal}"), capsys)
+        assert code == 2 and "pue" in err and literal in err
+    code, err = problem_of(tmp_path, replaced(R2, "pue: 1.56", "pue: .inf"), capsys)
+    assert code == 2 and "pue" in err
+
+
+@pytest.mark.parametrize("text", [
+    "? [a, b]\n: 1\n", "{a: 1}: x\n", "? {a: 1}\n: 2\n", "x: " + "[" * 2000 + "]" * 2000 + "\n",
+    "x:\n" + "".join("  " * i + "- \n" for i in range(1, 60)),
+])
+def test_f6_keys_that_are_not_text_and_deep_nesting(tmp_path, capsys, text):
+    code, err = problem_of(tmp_path, text + (SCENARIO_DIR / f"{R2}.yaml").read_text(), capsys)
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_f7_unknown_kinds_keys_and_names_say_did_you_mean(tmp_path, capsys):
+    code, err = problem_of(tmp_path, patched_data(R2, {"workload.kind": "gpu_hour"}), capsys)
+    assert code == 2
+    assert "workload.kind: 'gpu_hour' is not one of gpu_hours, tokens, training (did you mean gpu_hours?)" in err
+    data = patched_data(R1)
+    data["workload"]["tokens_per_dya"] = data["workload"].pop("tokens_per_day")
+    code, err = problem_of(tmp_path, data, capsys)
+    assert "workload.tokens_per_dya: not a field here (did you mean tokens_per_day?)" in err
+    code, _, err = run(["compare", "llama70b-vs-apy"], capsys)
+    assert code == 2 and "did you mean llama70b-vs-api?" in err and "h200-24gpu-cluster" in err
+
+
+def test_f8_byte_order_marks_are_ignored(tmp_path):
+    log = tmp_path / "sacct.txt"
+    log.write_text("\ufeffJobID|Start|End|AllocTRES\n1|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4\n",
+                   encoding="utf-8")
+    assert read_job_log(log, 2026).demand[:2].tolist() == [4.0, 4.0]
+    hourly = tmp_path / "hours.csv"
+    hourly.write_text("\ufeff" + "\n".join(["3"] * 8760), encoding="utf-8")
+    assert read_hourly_file(hourly).sum() == 3 * 8760
+
+
+# --- inputs accepted that cannot be right ---------------------------------------------------------------
+
+def test_f9_every_price_row_is_held_to_the_same_rules(tmp_path):
+    import shutil
+
+    for name in ("gpus.csv", "servers.csv", "cloud_prices.csv", "api_prices.csv", "models.csv", "throughput.csv"):
+        shutil.copy(DATA_DIR / name, tmp_path / name)
+    prices = tmp_path / "api_prices.csv"
+    original = prices.read_text()
+    prices.write_text(original + "free-api,Nobody,Free,0,,0,USD,U,2026,test,\n")
+    with pytest.raises(costmodel.CatalogError) as caught:
+        costmodel.load_catalog(tmp_path)
+    assert {p[0] for p in caught.value.problems} == {"line 7, column input_per_million",
+                                                     "line 7, column output_per_million"}
+    prices.write_text(original + "dear-cache,Nobody,Cache,1,2,3,USD,U,2026,test,\n")
+    with pytest.raises(costmodel.CatalogError, match="cached_input_per_million: above input_per_million"):
+        costmodel.load_catalog(tmp_path)
+
+
+@pytest.mark.parametrize("changes", [{"finance.horizon_months": 2},
+                                     {"finance.lead_time_months": 120, "finance.horizon_months": 60}])
+def test_f10_lead_time_at_or_past_the_horizon(tmp_path, capsys, changes):
+    code, err = problem_of(tmp_path, patched_data(R2, changes), capsys)
+    assert code == 2 and "finance.lead_time_months" in err and "horizon_months" in err
+
+
+def test_f11_fewer_rented_gpus_than_a_replica(tmp_path, capsys):
+    code, err = problem_of(tmp_path, patched_data(R1, {"options.rent.gpu_count": 1}), capsys)
+    assert code == 2 and "options.rent.gpu_count" in err and "one replica of the served model takes 2 GPUs" in err
+
+
+def test_f12_tornado_ranges_stay_inside_the_inputs_bounds(tmp_path, capsys):
+    code, err = problem_of(tmp_path, patched_data(R2, {"uncertainty.tornado": {
+        "options.own.power.pue": {"low": -5, "high": 0.5}}}), capsys)
+    assert code == 2 and "uncertainty.tornado.options.own.power.pue" in err and "allowed range [1, 5]" in err
+
+
+def test_f13_an_uncertain_utilisation_ceiling_works_vectorised():
+    data = patched_data(R2, {"uncertainty.samples": 5000})
+    data["uncertainty"]["distributions"]["workload.utilisation_ceiling"] = {
+        "distribution": "uniform", "low": 0.6, "high": 0.95}
+    s = costmodel.Scenario.model_validate(data)
+    result = uncertainty.monte_carlo(s)
+    assert result.costs["own"].shape == (5000,) and np.all(np.isfinite(result.metric))
+    bars = {b.path: b for b in uncertainty.tornado(s)}
+    assert "workload.utilisation_ceiling" in bars
+    assert uncertainty.sobol_indices(s).defined
+    # an input that sets a whole count cannot vary across samples: refused up front
+    data["uncertainty"]["distributions"]["options.own.server_count"] = {"distribution": "uniform", "low": 2, "high": 4}
+    with pytest.raises(Exception, match="cannot vary across samples"):
+        costmodel.Scenario.model_validate(data)
+
+
+def test_f14_zero_volumes_print_words_not_blanks(tmp_path, capsys):
+    path = write_scenario(tmp_path, patched_data(R2, {"workload.gpu_hours_per_month": 0}, drop=("uncertainty",)))
+    code, out, _ = run(["compare", str(path)], capsys)
+    assert code == 0 and "steady: no GPUs" in out and "  GPUs" not in out
+    path = write_scenario(tmp_path, patched_data(R1, {"workload.tokens_per_day": -0.0}), "zero.yaml")
+    for args in (["compare", str(path)], ["compare", str(path), "--json"]):
+        code, out, _ = run(args, capsys)
+        assert code == 0 and not re.search(r"(?<![\w.])-0(\.0+)?\b", out)
+
+
+def test_f15_an_exploding_gpu_count_names_its_inputs(tmp_path, capsys):
+    code, err = problem_of(tmp_path, patched_data(R2, {"workload.utilisation_ceiling": 1.0e-7},
+                                                  drop=("uncertainty", "demand")), capsys)
+    assert code == 2 and "workload.utilisation_ceiling (1e-07)" in err and "--volume-max" in err
+
+
+# --- job logs ----------------------------------------------------------------------------------------------
+
+def test_f16_ordinary_sacct_states(tmp_path):
+    log = tmp_path / "sacct.txt"
+    log.write_text("JobID|State|Start|End|AllocTRES\n"
+                   "2001|COMPLETED|2026-03-02T08:00:00|2026-03-02T10:00:00|gres/gpu=2\n"
+                   "2002|CANCELLED by 1234|None|2026-03-02T09:00:00|\n"
+                   "2003|PENDING|Unknown|Unknown|gres/gpu=8\n"
+                   "2004|RUNNING|2026-03-02T09:00:00|Unknown|gres/gpu=4\n")
+    read = read_job_log(log, 2026)
+    # 2 GPUs x 2 h, and the running job's 4 GPUs from 09:00 to the log's latest time (10:00): 1 h
+    assert read.demand.sum() == pytest.approx(2 * 2 + 4 * 1)
+    assert read.skipped == {"jobs that never started": 2} and read.running == 1
+    until = read_job_log(log, 2026, until=dt.datetime(2026, 3, 2, 12))
+    assert until.demand.sum() == pytest.approx(2 * 2 + 4 * 3)
+
+
+def test_f17_local_times_across_daylight_saving_changes(tmp_path):
+    log = tmp_path / "sacct.txt"
+    log.write_text("JobID|Start|End|AllocTRES\n"
+                   "3001|2026-03-29T01:30:00|2026-03-29T03:30:00|gres/gpu=8\n"      # spring: 1 h, not 2
+                   "3002|2026-10-25T02:40:00|2026-10-25T02:10:00|gres/gpu=1\n"      # autumn: End in the second 02:xx
+                   "3003|2026-06-01T10:00:00+02:00|2026-06-01T12:00:00+02:00|gres/gpu=1\n")   # offsets accepted
+    madrid = read_job_log(log, 2026, "Europe/Madrid")
+    assert madrid.demand.sum() == pytest.approx(8 * 1 + 1 * 0.5 + 1 * 2)
+    assert len(madrid.demand) == 8760
+    leap = tmp_path / "leap.txt"
+    leap.write_text("JobID|Start|End|AllocTRES\n1|2028-12-31T23:00:00|2029-01-01T00:00:00|gres/gpu=1\n")
+    assert len(read_job_log(leap, 2028).demand) == 8784 and read_job_log(leap, 2028).demand[-1] == 1.0
+
+
+def test_f16_f17_large_logs_stay_fast(tmp_path):
+    # a 1,000,000-GPU job over a week: hours are computed from the job's boundaries, not per GPU
+    log = tmp_path / "big.txt"
+    log.write_text("JobID|Start|End|AllocTRES\n1|2026-05-04T00:00:00|2026-05-11T00:00:00|gres/gpu=1000000\n")
+    import time
+
+    start = time.perf_counter()
+    demand = read_job_log(log, 2026).demand
+    assert time.perf_counter() - start < 5      # generous; typically a few milliseconds
+    assert demand.sum() == pytest.approx(1e6 * 7 * 24)
+
+
+# --- reports and notebooks ---------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_f18_notebook_parameters_are_validated(tmp_path):
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    from costmodel.paths import NOTEBOOK_DIR
+    from costmodel.presentation.parameters import ParameterError
+    from costmodel.report import render_report
+
+    with pytest.raises(PapermillExecutionError) as caught:
+        papermill.execute_notebook(str(NOTEBOOK_DIR / "break_even.ipynb"), str(tmp_path / "out.ipynb"),
+                                   parameters={"volume_max": "abc", "scenaro": "x", "points": 2.5},
+                                   progress_bar=False, log_output=False)
+    message = caught.value.evalue
+    assert caught.value.ename == "ParameterError"
+    assert "'volume_max' got 'abc'" in message and "'scenaro' is not one this notebook takes" in message
+    assert "did you mean scenario?" in message and "'points' got 2.5" in message
+    # the runner refuses an unknown parameter before any kernel starts
+    with pytest.raises(ParameterError, match="did you mean volume_max"):
+        render_report(R1, tmp_path / "reports", parameters={"volume_mx": 1e9})
+
+
+@pytest.mark.slow
+def test_f19_two_reports_into_one_folder_at_once(tmp_path):
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "costmodel", "report", "h100-10k-cluster", "--out", str(tmp_path)]
+    runs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], results
+    html = (tmp_path / "h100-10k-cluster" / "report.html").read_text()
+    assert html.rstrip().endswith("</html>")
+    assert len(re.findall(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,', html)) == 6
+    notebook = json.loads((tmp_path / "h100-10k-cluster" / "report.ipynb").read_text())
+    assert notebook["metadata"]["papermill"]["parameters"]["scenario"].endswith("h100-10k-cluster.yaml")
+    assert not list((tmp_path / "h100-10k-cluster").glob(".costmodel-*"))
+
+
+def test_f20_bad_input_through_report_exits_2(tmp_path, capsys):
+    path = write_scenario(tmp_path, patched_data(R2, {"options.own.power.pue": "high"}))
+    code, _, err = run(["report", str(path), "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and "options.own.power.pue" in err and "must be a number" in err
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("report.html"))
+
+
+def test_f21_the_tornado_axis_names_the_tracked_option():
+    # F21: R1 tracks the API; see also tests/test_charts.py
+    from costmodel.presentation import charts
+
+    r = costmodel.resolve(costmodel.load_scenario(R1))
+    axis = charts.tornado_chart(r, uncertainty.tornado(r), "api").to_dict()
+    assert "Hosted API minus the cheapest other" in json.dumps(axis) and "Own-minus" not in json.dumps(axis)

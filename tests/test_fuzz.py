@@ -1,0 +1,134 @@
+"""Fuzzing the command line with generated and mutated scenarios (hypothesis).
+
+Whatever the input, ``costmodel compare`` exits 0 or 2 with no traceback; on 0 the JSON and
+the text hold no NaN, infinity, blank or "-0"; every cost is non-negative; and every
+break-even it reports really is one (the costs are equal there, or one jumps past the other).
+"""
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+from conftest import patched_data, write_scenario
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import costmodel
+from costmodel.cli import main
+
+BASES = ("llama70b-vs-api", "h200-24gpu-cluster", "h100-10k-cluster", "deepseek-v3-training")
+
+
+def numeric_paths(data, prefix=""):
+    """Dotted paths of the numbers in scenario data (lists included)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from numeric_paths(value, f"{prefix}{key}.")
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from numeric_paths(value, f"{prefix}{index}.")
+    elif isinstance(data, int | float) and not isinstance(data, bool):
+        yield prefix[:-1]
+
+
+VALUES = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-1e18, max_value=1e18),
+    st.floats(min_value=0, max_value=10),
+    st.integers(-5, 100_000),
+    st.sampled_from([0, -0.0, 1e-12, 1e300, "yes", "12", "2:1", None, True, [], {}, "", "  "]),
+)
+
+
+def set_path(data, path, value):
+    node = data
+    *parents, last = path.split(".")
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    if isinstance(node, list):
+        node[int(last)] = value
+    elif value is None:
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
+def leaves(node, prefix=""):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from leaves(value, f"{prefix}{key}.")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from leaves(value, f"{prefix}{index}.")
+    else:
+        yield prefix[:-1], node
+
+
+@st.composite
+def mutated(draw):
+    base = draw(st.sampled_from(BASES))
+    data = patched_data(base, drop=("uncertainty",))
+    paths = sorted(numeric_paths(data))
+    for path in draw(st.lists(st.sampled_from(paths), min_size=1, max_size=3, unique=True)):
+        set_path(data, path, draw(VALUES))
+    return data
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(data=mutated())
+def test_compare_never_crashes_and_never_prints_nonsense(tmp_path, capsys, data):
+    path = write_scenario(tmp_path, data, "fuzz.yaml")
+    code = main(["compare", str(path), "--json"])
+    captured = capsys.readouterr()
+    assert code in (0, 2), captured.err
+    assert "Traceback" not in captured.err
+    if code == 2:
+        assert captured.err.strip() and captured.out == ""
+        return
+    result = json.loads(captured.out)
+    for where, value in leaves(result):
+        if isinstance(value, float):
+            assert math.isfinite(value), where
+        if isinstance(value, str):
+            assert value.strip() and value not in ("-0", "nan", "inf"), where
+    for name, option in result["options"].items():
+        assert option["monthly_cost"] >= 0, name
+    assert main(["compare", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert not re.search(r"\bnan\b|\binf\b|(?<![\w.])-0(\.0+)?\b", text, re.I)
+    scenario = costmodel.load_scenario(path)
+    for b in result["break_evens"]:
+        for volume, kind in zip(b["all_volumes"], (x for x in [b["kind"]] * len(b["all_volumes"])), strict=True):
+            if b["volume"] == "never" or kind != "crossing":
+                continue
+            a, c = (costmodel.monthly_cost(scenario, o, volume) for o in b["options"])
+            # the JSON rounds the volume to 1e-6: compare the costs within what that rounding moves
+            slope = abs(costmodel.monthly_cost(scenario, b["options"][0], volume * 1.001 + 1) - a) + 1.0
+            assert a == pytest.approx(c, rel=1e-6, abs=slope * 1e-3), b
+
+
+@settings(max_examples=40, deadline=None)
+@given(volume=st.floats(0, 1e12), top=st.floats(1, 1e13))
+def test_every_reported_break_even_is_one(volume, top):
+    r = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    try:
+        result = costmodel.compare(r, volume=volume, volume_max=top)
+    except ValueError as exc:            # too many GPU-count steps in the range: a clear refusal
+        assert "steps of" in str(exc)
+        return
+    checked = 0
+    for b in result.break_evens:
+        for at, kind in zip(b.volumes, b.kinds, strict=True):
+            a, c = (costmodel.monthly_cost(r, o, at) for o in (b.option_a, b.option_b))
+            if kind == "crossing":
+                assert a == pytest.approx(c, rel=1e-6, abs=1e-6)
+            else:   # a step: just above, the sign of the difference has changed
+                eps = max(at, 1.0) * 1e-9
+                before = np.sign(costmodel.monthly_cost(r, b.option_a, at) - costmodel.monthly_cost(r, b.option_b, at))
+                after = np.sign(costmodel.monthly_cost(r, b.option_a, at + eps)
+                                - costmodel.monthly_cost(r, b.option_b, at + eps))
+                assert before != after or before == 0
+            checked += 1
+    assert checked == sum(len(b.volumes) for b in result.break_evens)
