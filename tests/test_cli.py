@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from costmodel.cli import main
-from costmodel.report import report_folder
 from costmodel.paths import SCENARIO_DIR
+from costmodel.report import report_folder
 
 
 def test_compare_json(capsys):

@@ -62,7 +62,8 @@ class TestF1HostileText:
         # F1: the check parses the page; srcset, meta refresh and backslash URLs no longer get past it
         assert unsafe_parts(html)
 
-    @pytest.mark.parametrize("html", ['<a href="https://example.com">a link</a>', '<img src="data:image/png;base64,AA">',
+    @pytest.mark.parametrize("html", ['<a href="https://example.com">a link</a>',
+                                      '<img src="data:image/png;base64,AA">',
                                       '<svg xmlns="http://www.w3.org/2000/svg"></svg>', "<p>https://example.com</p>"])
     def test_inert_parts_pass(self, html):
         assert unsafe_parts(html) == []
@@ -149,7 +150,8 @@ def test_f4_yaml_words_are_not_numbers(tmp_path, capsys, name, old, new, field):
 
 def test_f5_base_60_and_other_yaml_1_1_numbers(tmp_path, capsys):
     # "2:1" in the field documented as a ratio reads as 2, never 121
-    path = write_scenario(tmp_path, replaced(R1, "input_tokens_per_output_token: 2 ", "input_tokens_per_output_token: 2:1 "))
+    ratio = replaced(R1, "input_tokens_per_output_token: 2 ", "input_tokens_per_output_token: 2:1 ")
+    path = write_scenario(tmp_path, ratio)
     assert costmodel.resolve(costmodel.load_scenario(path)).workload.input_tokens_per_output_token == 2.0
     # elsewhere "1:30" is text, never 90
     code, err = problem_of(tmp_path, replaced(R4, "checkpoint_write_minutes: 0.5", "checkpoint_write_minutes: 1:30"),
