@@ -15,6 +15,7 @@ arrays and are refused up front by the schema.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -360,6 +361,8 @@ class WorkloadInputs:
         GPU counts step in these. [GPU]
     spare_gpus
         GPUs held beyond the load (spare replicas); added to every count. [GPU]
+    minimum_gpus
+        Fewest working GPUs at any volume (disaggregated serving: a replica in each pool). [GPU]
     input_tokens_per_output_token
         The mix (tokens workloads; 0 otherwise). [-]
     capacity
@@ -379,6 +382,7 @@ class WorkloadInputs:
     capacity: ServingCapacity | None = None
     training: TrainingInputs | None = None
     spare_gpus: int = 0
+    minimum_gpus: int = 0
 
     @property
     def output_share(self) -> Number:
@@ -647,17 +651,25 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         if replica < minimum:
             skipped.append(f"{name} ({replica} GPUs per replica, fewer than the {minimum} the memory needs)")
             continue
-        rows, decode = [], []
-        for p in points:
-            t, sp, f = serving_curves.convert_point_to_mix(
-                p.concurrency, p.output_tokens_per_second_per_gpu, p.tokens_per_second_per_user, p.ttft_seconds,
-                replica, p.input_tokens, p.output_tokens, inputs, outputs, cost)
+        rows, decode, kept = [], [], []
+        for p in sorted(points, key=lambda q: q.concurrency):
+            try:
+                t, sp, f = serving_curves.convert_point_to_mix(
+                    p.output_tokens_per_second_per_gpu, p.tokens_per_second_per_user, p.ttft_seconds,
+                    replica, p.input_tokens, p.output_tokens, inputs, outputs, cost)
+                dt, ds = serving_curves.decode_only_point(p.output_tokens_per_second_per_gpu,
+                                                          p.tokens_per_second_per_user, replica, p.input_tokens,
+                                                          p.output_tokens, cost)
+            except ValueError:
+                skipped.append(f"{p.point} (its prefill share at the stated prefill efficiency exceeds its time)")
+                continue
             rows.append((p.concurrency, float(t), float(sp),
                          float(serving_curves.ttft_at_statistic(float(f), p.ttft_statistic, wanted))))
-            dt, ds = serving_curves.decode_only_point(p.concurrency, p.output_tokens_per_second_per_gpu,
-                                                      p.tokens_per_second_per_user, replica, p.input_tokens,
-                                                      p.output_tokens, cost)
             decode.append((p.concurrency, float(dt), float(ds), 1.0))
+            kept.append(p)
+        if not rows:
+            continue
+        points = kept
         first = points[0]
         label = (f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu.gpu}, measured at "
                  f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens, converted to "
@@ -668,8 +680,9 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     batches = [b for b in _BATCHES if b * (inputs + outputs) * kv_per_token <= free] or [1]
     args = (model.active_parameters, bytes_per_weight, kv_per_token, gpu.memory_bandwidth_tb_s, peak,
             estimate_replica, inputs, outputs, e.decode_efficiency, e.prefill_efficiency)
-    sp, tp, fp = serving_curves.roofline_curve(np.array(batches), *args)
-    dsp, dtp, _ = serving_curves.roofline_curve(np.array(batches), *args, prefill=False)
+    sp, tp, fp = serving_curves.roofline_curve(np.array(batches), *args, total_parameters=model.total_parameters)
+    dsp, dtp, _ = serving_curves.roofline_curve(np.array(batches), *args, prefill=False,
+                                                total_parameters=model.total_parameters)
     estimate_label = (f"ESTIMATE from first principles: {model.model} at {serving.precision} on {estimate_replica} x "
                       f"{gpu.gpu}, {inputs:,}/{outputs:,} input/output tokens, decode efficiency "
                       f"{e.decode_efficiency:g}, prefill efficiency {e.prefill_efficiency:g}"
@@ -710,25 +723,25 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         if point is not None:
             best = (estimate, point)
     disaggregated = None
-    for candidate in candidates + [estimate]:
-        replica = candidate[0]
-        prefill_time = cost * inputs / replica
-        rho = 1.0 if ttft_max is None else float(serving_curves.prefill_pool_utilisation(prefill_time, ttft_max,
-                                                                                          wanted))
-        if rho <= 0:
-            continue
-        point = read(candidate, candidate[3], speed_min, None)
-        if point is None:
-            continue
-        point = dataclasses.replace(point, ttft=prefill_time * serving_curves.PERCENTILE_FACTORS[wanted]
-                                    / rho if ttft_max is not None else prefill_time)
-        ratio = inputs / outputs
-        prefill_part = cost * ratio * max(1.0, serving.target_utilisation / min(rho, 1.0))
-        per_token = 1.0 / point.throughput_per_gpu + prefill_part
-        if disaggregated is None or per_token < disaggregated[2]:
-            disaggregated = (candidate, point, per_token, prefill_part, rho)
-        if not candidate[4] and candidate is not estimate:
-            pass
+    for pool in (candidates, [estimate]):      # measured curves first; the estimate only where none serves
+        for candidate in pool:
+            replica = candidate[0]
+            prefill_time = cost * inputs / replica
+            rho = 1.0 if ttft_max is None else float(serving_curves.prefill_pool_utilisation(prefill_time, ttft_max,
+                                                                                              wanted))
+            if rho <= 0:
+                continue
+            point = read(candidate, candidate[3], speed_min, None)
+            if point is None:
+                continue
+            point = dataclasses.replace(point, ttft=prefill_time * serving_curves.PERCENTILE_FACTORS[wanted]
+                                        / min(rho, 1.0))
+            prefill_part = cost * (inputs / outputs) * max(1.0, serving.target_utilisation / min(rho, 1.0))
+            per_token = 1.0 / point.throughput_per_gpu + prefill_part
+            if disaggregated is None or per_token < disaggregated[2]:
+                disaggregated = (candidate, point, per_token, prefill_part, rho)
+        if disaggregated is not None:
+            break
     aggregated_per_token = None if best is None else 1.0 / best[1].throughput_per_gpu
     if best is None and disaggregated is None:
         raise _problem("workload.serving.target", target.model_dump(exclude_none=True),
@@ -741,13 +754,19 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         elif best is None:
             mode, reason = "disaggregated", "aggregated serving cannot meet the target; separate prefill and " \
                                             "decode pools can"
-        elif disaggregated[2] < aggregated_per_token:
-            mode = "disaggregated"
-            reason = (f"cheaper: {disaggregated[2] * 1e3:.3g} GPU-ms per output token against "
-                      f"{aggregated_per_token * 1e3:.3g} aggregated")
         else:
-            mode = "aggregated"
-            reason = (f"cheaper: {aggregated_per_token * 1e3:.3g} GPU-ms per output token against "
+            # the cheaper at the scenario's volume: whole replicas, and two pools need two replicas at least
+            peak_rate = float(np.mean(work.tokens_per_day)) * formulas.output_share(
+                work.input_tokens_per_output_token) / 86_400 / float(np.mean(sizing))
+            agg = max(math.ceil(peak_rate * aggregated_per_token / best[0][0] - 1e-9), 1)
+            dis = max(math.ceil(peak_rate * disaggregated[2] / disaggregated[0][0] - 1e-9), 2)
+            agg_gpus, dis_gpus = agg * best[0][0], dis * disaggregated[0][0]
+            key_agg, key_dis = (agg_gpus, aggregated_per_token), (dis_gpus, disaggregated[2])
+            mode = "disaggregated" if key_dis < key_agg else "aggregated"
+            reason = (f"cheaper at {float(np.mean(work.tokens_per_day)):,.0f} tokens/day: {min(agg_gpus, dis_gpus):,} "
+                      f"GPUs against {max(agg_gpus, dis_gpus):,} "
+                      f"({'aggregated' if mode == 'disaggregated' else 'disaggregated'}); "
+                      f"{aggregated_per_token * 1e3:.3g} GPU-ms per output token aggregated, "
                       f"{disaggregated[2] * 1e3:.3g} disaggregated")
     else:
         reason = "chosen in the scenario (serving_mode)"
@@ -920,11 +939,12 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
     capacity = training = None
     if work.kind == "tokens":
         capacity = _serving_capacity(work, catalog, gpu, values)
-        spare = 0
+        spare = minimum_gpus = 0
         if work.serving is not None:
             if capacity.plan is None:
                 capacity = dataclasses.replace(capacity, plan=_basic_plan(work, catalog, gpu, capacity))
             spare = capacity.plan.spare_replicas * capacity.gpus_per_replica
+            minimum_gpus = 2 * capacity.gpus_per_replica if capacity.plan.mode == "disaggregated" else 0
             if capacity.plan.availability < 1.0:
                 capacity = dataclasses.replace(capacity,
                                                sizing_utilisation=capacity.sizing_utilisation * capacity.plan.availability)
@@ -932,7 +952,8 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
                                                    capacity.output_tokens_per_second_per_gpu)
         workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", per_volume,
                                   capacity.sizing_utilisation, capacity.gpus_per_replica,
-                                  work.input_tokens_per_output_token, capacity, spare_gpus=spare)
+                                  work.input_tokens_per_output_token, capacity, spare_gpus=spare,
+                                  minimum_gpus=minimum_gpus)
     elif work.kind == "training":
         training = _training(work, catalog, gpu)
         workload = WorkloadInputs("training", gpu, scenario.volume, "GPU-hours/month", 1.0, 1.0, 1,

@@ -99,7 +99,7 @@ def gpus_per_volume(resolved: Resolved):
 def own_servers(resolved: Resolved, volume):
     """Working servers the own option runs at a volume: the scenario's count, or more if needed. [servers]"""
     own = resolved.option("own")
-    needed = np.asanyarray(gpus_needed(resolved, volume))
+    needed = np.maximum(np.asanyarray(gpus_needed(resolved, volume)), resolved.workload.minimum_gpus)
     spare = resolved.workload.spare_gpus     # spare replicas: whole replicas on top of those the load needs
     if spare:
         needed = formulas.whole_units(needed, resolved.workload.gpus_per_replica) \
@@ -118,7 +118,8 @@ def rent_gpus(resolved: Resolved, volume):
     rent = resolved.option("rent")
     minimum = rent.gpu_count if rent.billing == "always_on" else 0
     replica = resolved.workload.gpus_per_replica
-    replicas = formulas.whole_units(np.asanyarray(gpus_needed(resolved, volume)), replica)
+    replicas = formulas.whole_units(np.maximum(np.asanyarray(gpus_needed(resolved, volume)),
+                                               resolved.workload.minimum_gpus), replica)
     return out(volume, np.maximum(replicas * replica + resolved.workload.spare_gpus, minimum))
 
 
@@ -159,7 +160,7 @@ def capacity_volume(scenario: Scenario | Resolved, option: str):
     gpus = configured_gpus(r, option)
     if gpus is None:
         return None
-    working = max(gpus - r.workload.spare_gpus, 0)       # spares serve no load
+    working = max(gpus - r.workload.spare_gpus, 0, r.workload.minimum_gpus)       # spares serve no load
     return out(gpus_per_volume(r), working / gpus_per_volume(r))
 
 
@@ -189,7 +190,7 @@ def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) 
     # GPUs are whole steps less the spares, a rented fleet's whole replicas
     spare = r.workload.spare_gpus
     offset = spare if chosen.kind == "own" else 0
-    configured = max(configured - spare, 0)
+    configured = max(configured - spare, 0, r.workload.minimum_gpus)
     first = math.ceil((configured + offset) / unit)
     last = np.floor((volume_max * per_volume + offset) / unit + _EPSILON)
     if not np.isfinite(last) or last - first > MAX_STEPS:

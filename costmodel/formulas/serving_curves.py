@@ -83,15 +83,13 @@ def prefill_seconds_per_token(active_parameters, dense_tflops, prefill_efficienc
     return 2.0 * active_parameters / (dense_tflops * 1e12 * prefill_efficiency)
 
 
-def convert_point_to_mix(concurrency, throughput_per_gpu, tokens_per_second_per_user, ttft, gpus_per_replica,
+def convert_point_to_mix(throughput_per_gpu, tokens_per_second_per_user, ttft, gpus_per_replica,
                          point_input_tokens, point_output_tokens, input_tokens, output_tokens,
                          prefill_gpu_seconds_per_token):
     """A measured operating point moved from its own request shape to the workload's.
 
     Parameters
     ----------
-    concurrency
-        b, requests in flight per replica at the point. [requests]
     throughput_per_gpu
         T0 at the point. [output tokens/s/GPU]
     tokens_per_second_per_user
@@ -118,7 +116,9 @@ def convert_point_to_mix(concurrency, throughput_per_gpu, tokens_per_second_per_
     decode time plus the prefill of its share of the prompt, so only the prefill part moves:
 
     * 1/T = 1/T0 + c · (r − r0);
-    * TPOT = TPOT0 + b · c · (r − r0) / G (the prefills of the b/O requests joining per step);
+    * TPOT = TPOT0 + b · c · (r − r0) / G (the prefills of the b/O requests joining per step),
+      b = T0 · G / s0 the requests being decoded (Little's law; past saturation a benchmark's
+      stated concurrency also counts requests queueing for their first token);
     * TTFT = TTFT0 + c · (I − I0) / G (the request's own prefill).
 
     The decode part is kept as measured (the KV cache read of a longer context is not moved).
@@ -132,15 +132,16 @@ def convert_point_to_mix(concurrency, throughput_per_gpu, tokens_per_second_per_
     --------
     A 5,000/500 point moved to a 1,000/1,000 workload gets faster:
 
-    >>> t, s, f = convert_point_to_mix(25, 311.7, 25.8, 0.689, 2, 5000, 500, 1000, 1000, 142.7e-6)
+    >>> t, s, f = convert_point_to_mix(311.7, 25.8, 0.689, 2, 5000, 500, 1000, 1000, 142.7e-6)
     >>> round(t), round(s, 1), round(float(f), 3)
-    (520, 44.0, 0.404)
+    (520, 43.0, 0.404)
     """
     r0 = point_input_tokens / point_output_tokens
     r = input_tokens / output_tokens
     delta = prefill_gpu_seconds_per_token * (r - r0)
     per_token = 1.0 / throughput_per_gpu + delta
-    tpot = 1.0 / tokens_per_second_per_user + concurrency * delta / gpus_per_replica
+    running = throughput_per_gpu * gpus_per_replica / tokens_per_second_per_user
+    tpot = 1.0 / tokens_per_second_per_user + running * delta / gpus_per_replica
     first = ttft + prefill_gpu_seconds_per_token * (input_tokens - point_input_tokens) / gpus_per_replica
     if np.any(np.asarray(per_token) <= 0) or np.any(np.asarray(tpot) <= 0):
         raise ValueError("the measured point's prefill share is larger than its whole time; the prefill "
@@ -149,7 +150,7 @@ def convert_point_to_mix(concurrency, throughput_per_gpu, tokens_per_second_per_
                                                    / gpus_per_replica)
 
 
-def decode_only_point(concurrency, throughput_per_gpu, tokens_per_second_per_user, gpus_per_replica,
+def decode_only_point(throughput_per_gpu, tokens_per_second_per_user, gpus_per_replica,
                       input_tokens, output_tokens, prefill_gpu_seconds_per_token):
     """An aggregated operating point with its prefill taken out: the decode pool's point.
 
@@ -161,22 +162,23 @@ def decode_only_point(concurrency, throughput_per_gpu, tokens_per_second_per_use
 
     Notes
     -----
-    1/T_decode = 1/T − c · r; TPOT_decode = TPOT − b · c · r / G (see :func:`convert_point_to_mix`).
+    1/T_decode = 1/T − c · r; TPOT_decode = TPOT − b · c · r / G with b = T · G / s
+    (see :func:`convert_point_to_mix`).
 
     Examples
     --------
-    >>> t, s = decode_only_point(25, 520.0, 44.0, 2, 1000, 1000, 142.7e-6)
+    >>> t, s = decode_only_point(520.0, 44.0, 2, 1000, 1000, 142.7e-6)
     >>> round(t), round(s, 1)
-    (562, 47.7)
+    (562, 47.5)
     """
-    return convert_point_to_mix(concurrency, throughput_per_gpu, tokens_per_second_per_user, 0.0,
+    return convert_point_to_mix(throughput_per_gpu, tokens_per_second_per_user, 0.0,
                                 gpus_per_replica, input_tokens, output_tokens, 0.0, output_tokens,
                                 prefill_gpu_seconds_per_token)[:2]
 
 
 def roofline_curve(batch_sizes, active_parameters, bytes_per_weight, kv_bytes_per_token, memory_bandwidth_tb_s,
                    dense_tflops, gpus_per_replica, input_tokens, output_tokens, decode_efficiency,
-                   prefill_efficiency, prefill=True):
+                   prefill_efficiency, prefill=True, total_parameters=None):
     """First-principles throughput–interactivity curve over the batch size (ESTIMATE).
 
     Parameters
@@ -195,6 +197,8 @@ def roofline_curve(batch_sizes, active_parameters, bytes_per_weight, kv_bytes_pe
         Shares of bandwidth and of dense peak achieved. [-]
     prefill
         False for a decode-only pool (prompts prefilled elsewhere).
+    total_parameters
+        N_total of a mixture-of-experts model (None or equal to N: dense). [-]
 
     Returns
     -------
@@ -203,7 +207,10 @@ def roofline_curve(batch_sizes, active_parameters, bytes_per_weight, kv_bytes_pe
 
     Notes
     -----
-    * decode step t_d = (N·w + b·(I + O/2)·k) / (G · B · e_decode);
+    * decode step t_d = (W_b·w + b·(I + O/2)·k) / (G · B · e_decode), W_b the weights one step
+      reads: N for a dense model; for a mixture of experts N + (N_total − N)·(1 − (1 − N/N_total)^b),
+      each expert touched by at least one of the b tokens (routing taken as uniform, each token
+      using the share N/N_total of the expert weights; an ASSUMPTION of this estimate);
     * prefill of one request t_p = 2·N·I / (G · P · e_prefill);
     * TPOT = t_d + b · t_p / O (b/O requests join the batch each step and are prefilled);
     * throughput per GPU = b / (G · TPOT);
@@ -220,7 +227,9 @@ def roofline_curve(batch_sizes, active_parameters, bytes_per_weight, kv_bytes_pe
     (23.8, 298, 0.663)
     """
     b = np.asarray(batch_sizes, dtype=float)
-    step_bytes = active_parameters * bytes_per_weight + b * (input_tokens + output_tokens / 2) * kv_bytes_per_token
+    total = active_parameters if total_parameters is None else total_parameters
+    read = active_parameters + (total - active_parameters) * (1.0 - (1.0 - active_parameters / total) ** b)
+    step_bytes = read * bytes_per_weight + b * (input_tokens + output_tokens / 2) * kv_bytes_per_token
     decode = step_bytes / (gpus_per_replica * memory_bandwidth_tb_s * 1e12 * decode_efficiency)
     prefill_time = 2.0 * active_parameters * input_tokens / (gpus_per_replica * dense_tflops * 1e12
                                                              * prefill_efficiency)

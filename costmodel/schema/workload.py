@@ -268,6 +268,16 @@ class TokensWorkload(_Workload):
         if explicit and not self.throughput_source:
             raise fail("TokensWorkload", ("throughput_source",), "missing",
                        "say where output_tokens_per_second_per_gpu comes from", None)
+        shape = self.serving.request if self.serving is not None else None
+        if shape is not None:
+            ratio = shape.input_tokens / shape.output_tokens
+            if abs(ratio - self.input_tokens_per_output_token) > 0.01 * max(ratio, self.input_tokens_per_output_token,
+                                                                            1e-9):
+                raise fail("TokensWorkload", ("serving", "request"), "mix_mismatch",
+                           "the request shape's {i}/{o} input/output tokens is a {r:.3g}:1 mix, but "
+                           "input_tokens_per_output_token is {m:g}; make them agree (within 1 %)",
+                           shape.model_dump(), i=shape.input_tokens, o=shape.output_tokens, r=ratio,
+                           m=self.input_tokens_per_output_token)
         if not explicit:
             for name in ("throughput_source", "utilisation_ceiling"):
                 if getattr(self, name) is not None:
