@@ -778,11 +778,13 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         per_token, share, decode_point, rho = aggregated_per_token, 0.0, None, None
     else:
         candidate, decode_point, per_token, prefill_part, rho = disaggregated
-        share, point = prefill_part / per_token, (best[1] if best is not None and best[0] is candidate else None)
+        share, point = prefill_part / per_token, decode_point      # the fleet runs at the decode pool's point
     replica, label, rows, _, estimated, _, _ = candidate
     plan_point = point if point is not None else decode_point
     spare, share_up = _redundancy(serving)
     weights_gb, kv_gb = _memory(model, serving, replica, gpu)
+    # the KV cache the operating point holds: b requests of I + O/2 tokens on average
+    kv_gb = max(kv_gb, plan_point.concurrency * (inputs + outputs / 2) * float(kv_per_token) / replica / 1e9)
     plan = ServingPlan(
         target=target, mode=mode, mode_reason=reason, point=point, decode_point=decode_point,
         curve=tuple(rows), curve_label=label, prefill_share=share,
