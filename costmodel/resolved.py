@@ -27,11 +27,11 @@ from pydantic import BaseModel
 from . import formulas
 from .catalog import GPU, LLM, APIOffer, Catalog, CloudOffer, Server, ThroughputRow
 from .errors import InputError, ScenarioError
+from .formulas import serving_curves
 from .io.demand_files import JobLog, hours_in_year, read_hourly_file, read_job_log
 from .paths import DATA_DIR
 from .schema import Scenario
 from .schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, input_paths
-from .formulas import serving_curves
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 GPUS_PER_SERVER = 8
@@ -948,8 +948,8 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             spare = capacity.plan.spare_replicas * capacity.gpus_per_replica
             minimum_gpus = 2 * capacity.gpus_per_replica if capacity.plan.mode == "disaggregated" else 0
             if capacity.plan.availability < 1.0:
-                capacity = dataclasses.replace(capacity,
-                                               sizing_utilisation=capacity.sizing_utilisation * capacity.plan.availability)
+                haircut = capacity.sizing_utilisation * capacity.plan.availability
+                capacity = dataclasses.replace(capacity, sizing_utilisation=haircut)
         per_volume = formulas.gpu_hours_for_tokens(1.0, work.input_tokens_per_output_token,
                                                    capacity.output_tokens_per_second_per_gpu)
         workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", per_volume,
@@ -1054,4 +1054,5 @@ def as_resolved(scenario: Scenario | Resolved) -> Resolved:
 
 
 __all__ = ["OPTION_LABELS", "ApiOption", "CapexItem", "DemandInputs", "GoodputInputs", "OwnOption", "RentOption",
-           "OperatingPoint", "Resolved", "ServingCapacity", "ServingPlan", "Staff", "TrainingInputs", "WorkloadInputs", "as_resolved", "resolve"]
+           "OperatingPoint", "Resolved", "ServingCapacity",
+           "ServingPlan", "Staff", "TrainingInputs", "WorkloadInputs", "as_resolved", "resolve"]

@@ -89,3 +89,52 @@ def serving_result(r: Resolved, volume: float) -> ServingResult | None:
 def output_tokens_per_month(r: Resolved, volume):
     """Output tokens per month at a volume of a tokens workload. [output tokens/month]"""
     return formulas.tokens_per_month(volume) * r.workload.output_share
+
+
+def output_cost_against_speed(r: Resolved, speeds, volume: float | None = None) -> dict[str, list]:
+    """Cost per million output tokens of each option as the per-user speed target moves.
+
+    Each speed replaces the target's per-user speed (the TTFT bound is kept) and the scenario is
+    resolved again, so the operating point, the pools and the GPU counts follow; the hosted API's
+    price does not depend on it.
+
+    Parameters
+    ----------
+    r
+        A resolved scenario whose served model has a latency target.
+    speeds
+        Per-user speeds to try. [tokens/s/user]
+    volume
+        [tokens/day]; default the scenario's.
+
+    Returns
+    -------
+    dict
+        Option → list of (speed [tokens/s/user], cost per M output tokens [reporting currency] or
+        None where no curve meets that speed).
+    """
+    from ..errors import ScenarioError
+    from ..resolved import resolve
+    from ..schema import Scenario
+    from .costs import monthly_cost_components
+
+    v = r.volume if volume is None else volume
+    millions = float(output_tokens_per_month(r, v)) / 1e6
+    data = r.scenario.model_dump(mode="python", exclude_none=True)
+    out: dict[str, list] = {name: [] for name in r.options}
+    for speed in np.asarray(speeds, dtype=float):
+        target = dict(data["workload"]["serving"]["target"])
+        target.pop("tpot_ms", None)
+        target["tokens_per_second_per_user"] = float(speed)
+        data["workload"]["serving"]["target"] = target
+        try:
+            moved = resolve(Scenario.model_validate(data, context={"catalog": r.catalog}), r.catalog)
+        except ScenarioError:
+            moved = None
+        for name in r.options:
+            source = r if r.options[name].kind == "api" else moved     # the API's price does not move
+            value = None
+            if source is not None and millions > 0:
+                value = float(sum(monthly_cost_components(source, name, v).values())) / millions
+            out[name].append((float(speed), value))
+    return out
