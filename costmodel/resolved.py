@@ -288,6 +288,9 @@ class ServingPlan:
         Share of time a replica serves (failures and recovery); the utilisation ceiling is cut by it. [-]
     input_tokens, output_tokens
         The request shape. [tokens]
+    decode_curve
+        The decode pool's curve (prompts prefilled elsewhere), as ``curve`` (TTFT 1 s: not modelled);
+        empty when aggregated.
     """
 
     target: Any
@@ -310,6 +313,7 @@ class ServingPlan:
     availability: float
     input_tokens: int | None
     output_tokens: int | None
+    decode_curve: tuple[tuple[float, float, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -779,7 +783,7 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     else:
         candidate, decode_point, per_token, prefill_part, rho = disaggregated
         share, point = prefill_part / per_token, decode_point      # the fleet runs at the decode pool's point
-    replica, label, rows, _, estimated, _, _ = candidate
+    replica, label, rows, decode_rows, estimated, _, _ = candidate
     plan_point = point if point is not None else decode_point
     spare, share_up = _redundancy(serving)
     weights_gb, kv_gb = _memory(model, serving, replica, gpu)
@@ -793,7 +797,8 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         disaggregated_gpu_seconds_per_token=None if disaggregated is None else disaggregated[2],
         gpus_per_server=GPUS_PER_SERVER, servers_per_replica=-(-replica // GPUS_PER_SERVER),
         weights_gb_per_gpu=weights_gb, kv_cache_gb_per_gpu=kv_gb, memory_gb_per_gpu=gpu.memory_gb,
-        spare_replicas=spare, availability=share_up, input_tokens=inputs, output_tokens=outputs)
+        spare_replicas=spare, availability=share_up, input_tokens=inputs, output_tokens=outputs,
+        decode_curve=tuple(decode_rows) if mode == "disaggregated" else ())
     throughput = values.get(THROUGHPUT_INPUT, 1.0 / per_token)
     source = f"{mode} serving at the target; {plan_point.source}"
     return ServingCapacity(throughput, replica, minimum, sizing, source, estimated, None, plan)

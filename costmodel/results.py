@@ -603,6 +603,8 @@ class ServingResult:
         The curve the point was read from: (concurrency, throughput per GPU, tokens/s per user, TTFT).
     curve_label
         Its name and source.
+    decode_curve
+        Disaggregated serving: the decode pool's curve, as ``curve``; else empty.
     """
 
     target: dict[str, Any] | None
@@ -626,6 +628,7 @@ class ServingResult:
     fleets: dict[str, ServingFleet]
     curve: tuple[tuple[float, float, float, float], ...] = ()
     curve_label: str = ""
+    decode_curve: tuple[tuple[float, float, float, float], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready; ``"maximum throughput (no latency target)"`` where there is no target."""

@@ -83,7 +83,8 @@ def serving_result(r: Resolved, volume: float) -> ServingResult | None:
         gpus_per_server=plan.gpus_per_server, weights_gb_per_gpu=plan.weights_gb_per_gpu,
         kv_cache_gb_per_gpu=plan.kv_cache_gb_per_gpu, memory_gb_per_gpu=plan.memory_gb_per_gpu,
         spare_replicas=plan.spare_replicas, availability=plan.availability, input_tokens=plan.input_tokens,
-        output_tokens=plan.output_tokens, fleets=fleets, curve=plan.curve, curve_label=plan.curve_label)
+        output_tokens=plan.output_tokens, fleets=fleets, curve=plan.curve, curve_label=plan.curve_label,
+        decode_curve=plan.decode_curve)
 
 
 def output_tokens_per_month(r: Resolved, volume):

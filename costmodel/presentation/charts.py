@@ -626,12 +626,17 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
     s = comparison.serving
     if s is None or not s.curve:
         return None
-    data = pd.DataFrame([{"concurrency": b, "throughput": t, "speed": u, "ttft": f} for b, t, u, f in s.curve])
+    series = [("aggregated (prefill and decode on each replica)", s.curve)]
+    if s.decode_curve:
+        series.append(("decode pool (prompts prefilled elsewhere)", s.decode_curve))
+    data = pd.DataFrame([{"curve": name, "concurrency": b, "throughput": t, "speed": u, "ttft": f}
+                         for name, rows in series for b, t, u, f in rows])
     x = alt.X("speed:Q", title="Per-user speed [tokens/s/user]", scale=alt.Scale(type="log"))
     y = alt.Y("throughput:Q", title="Throughput [output tokens/s/GPU]", scale=alt.Scale(type="log"))
-    tooltip = ["concurrency:Q", "speed:Q", "throughput:Q", alt.Tooltip("ttft:Q", title="TTFT [s]")]
-    layers = [alt.Chart(data).mark_line(color="#1f77b4").encode(x=x, y=y, order="concurrency:Q"),
-              alt.Chart(data).mark_point(color="#1f77b4", filled=True).encode(x=x, y=y, tooltip=tooltip)]
+    colour = alt.Color("curve:N", title="Curve", scale=alt.Scale(range=["#1f77b4", "#2ca02c"]))
+    tooltip = ["curve:N", "concurrency:Q", "speed:Q", "throughput:Q"]
+    layers = [alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order="concurrency:Q"),
+              alt.Chart(data).mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)]
     if s.target is not None and s.target["tokens_per_second_per_user"] != "no bound":
         rule = pd.DataFrame([{"speed": s.target["tokens_per_second_per_user"],
                               "label": f"target: {fmt.amount(s.target['tokens_per_second_per_user'], 1)} tokens/s"}])

@@ -97,14 +97,14 @@ class ServingEstimate(InputModel):
 class LatencyTarget(InputModel):
     """What each user must see: a bound on time to first token and on per-user speed (or time per token)."""
 
-    ttft_seconds: Positive | None = quantity(None, unit="s", title="time to first token", le=3600,
+    ttft_seconds: Positive | None = quantity(None, unit="s", title="time to first token", le=3600, varies=False,
                                              description="Longest time to first token allowed.")
     ttft_statistic: Literal["mean", "p50", "p90", "p99"] = Field(
         default="p90", description="Which statistic of the time to first token the bound is on.")
     tokens_per_second_per_user: Positive | None = quantity(
-        None, unit="tokens/s/user", title="per-user speed", le=100_000,
+        None, unit="tokens/s/user", title="per-user speed", le=100_000, varies=False,
         description="Slowest output speed one user may see (1000 / TPOT in ms).")
-    tpot_ms: Positive | None = quantity(None, unit="ms", title="time per output token", le=100_000,
+    tpot_ms: Positive | None = quantity(None, unit="ms", title="time per output token", le=100_000, varies=False,
                                         description="Longest time per output token; the same as 1000 / per-user speed.")
     source: Text = Field(default="", description="Where the target comes from (a product requirement, or ASSUMPTION).")
 
