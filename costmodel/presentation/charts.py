@@ -633,7 +633,8 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
                          for name, rows in series for b, t, u, f in rows])
     x = alt.X("speed:Q", title="Per-user speed [tokens/s/user]", scale=alt.Scale(type="log"))
     y = alt.Y("throughput:Q", title="Throughput [output tokens/s/GPU]", scale=alt.Scale(type="log"))
-    colour = alt.Color("curve:N", title="Curve", scale=alt.Scale(range=["#1f77b4", "#2ca02c"]))
+    colour = alt.Color("curve:N", title="Curve", scale=alt.Scale(range=["#1f77b4", "#2ca02c"]),
+                       legend=alt.Legend(labelLimit=400))
     tooltip = ["curve:N", "concurrency:Q", "speed:Q", "throughput:Q"]
     layers = [alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order="concurrency:Q"),
               alt.Chart(data).mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)]
