@@ -264,6 +264,17 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     throughput = _read(folder / "throughput.csv", ThroughputRow, "row")
     curves_file = folder / "serving_curves.csv"
     curves = _read(curves_file, ServingCurvePoint, "point") if curves_file.exists() else {}
+    shared = ("model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine", "input_tokens",
+              "output_tokens")
+    first: dict[str, ServingCurvePoint] = {}
+    mixed = []
+    for ident, point in curves.items():
+        head = first.setdefault(point.curve, point)
+        mixed += [(f"id {ident}, column {name}", getattr(point, name),
+                   f"differs from {head.point} of the same curve {point.curve} ({getattr(head, name)})")
+                  for name in shared if getattr(point, name) != getattr(head, name)]
+    if mixed:
+        raise CatalogError(curves_file, mixed)
     tables = ((folder / "servers.csv", servers), (folder / "cloud_prices.csv", cloud),
               (folder / "throughput.csv", throughput), (curves_file, curves))
     for path, table in tables:

@@ -267,3 +267,21 @@ def test_a_target_no_curve_meets_names_the_field_and_the_best_reached():
     with pytest.raises(ScenarioError, match="workload.serving.target"):
         costmodel.resolve(patched("llama70b-interactive", {"workload.serving.target": {
             "tokens_per_second_per_user": 5000}}))
+
+
+def test_points_of_one_curve_share_their_setting(tmp_path):
+    import shutil
+
+    from costmodel.catalog import load_catalog
+    from costmodel.errors import CatalogError
+    from costmodel.paths import DATA_DIR
+
+    for name in ("gpus", "servers", "cloud_prices", "api_prices", "models", "throughput", "serving_curves"):
+        shutil.copy(DATA_DIR / f"{name}.csv", tmp_path / f"{name}.csv")
+    path = tmp_path / "serving_curves.csv"
+    lines = path.read_text().splitlines()
+    assert ",H100-SXM-80GB,fp8,2,TP2," in lines[3]
+    lines[3] = lines[3].replace(",H100-SXM-80GB,fp8,2,TP2,", ",H100-SXM-80GB,fp8,4,TP4,")
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CatalogError, match="gpus_per_replica"):
+        load_catalog(tmp_path)
