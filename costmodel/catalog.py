@@ -177,6 +177,33 @@ class ThroughputRow(_Row):
     setting: str = Field(description="Benchmark setting (offline, server with latency bounds, max throughput).")
 
 
+class ServingCurvePoint(_Row):
+    """One measured point of a throughput–interactivity curve (one row of data/serving_curves.csv).
+
+    Points of one ``curve`` share model, GPU, precision, replica, engine and request shape,
+    and differ in concurrency.
+    """
+
+    file: ClassVar[str] = "data/serving_curves.csv"
+    key: ClassVar[str] = "point"
+
+    point: str = Field(description="Catalog id of the point.")
+    curve: str = Field(description="Id of the curve the point belongs to.")
+    model: str
+    gpu: str
+    precision: Precision
+    gpus_per_replica: int = Field(ge=1, description="GPUs of the replica measured. [GPU]")
+    parallelism: str = Field(description="How the replica is split, e.g. TP2, TP8 EP8, PP2xTP8.")
+    engine: str = Field(description="Serving engine and version.")
+    input_tokens: int = Field(ge=1, description="Input length per request. [tokens]")
+    output_tokens: int = Field(ge=1, description="Output length per request. [tokens]")
+    concurrency: float = Field(gt=0, description="Requests in flight per replica. [requests]")
+    output_tokens_per_second_per_gpu: float = Field(gt=0, description="Throughput per GPU. [output tokens/s/GPU]")
+    tokens_per_second_per_user: float = Field(gt=0, description="1 / time per output token. [tokens/s/user]")
+    ttft_seconds: float = Field(gt=0, description="Time to first token. [s]")
+    ttft_statistic: Literal["mean", "p50", "p90", "p99"] = Field(description="Which statistic ttft_seconds is.")
+
+
 class Catalog(BaseModel):
     """All catalogs, keyed by id. Load with :func:`load_catalog`."""
 
@@ -188,6 +215,7 @@ class Catalog(BaseModel):
     api_offers: dict[str, APIOffer]
     models: dict[str, LLM]
     throughput: dict[str, ThroughputRow]
+    serving_curves: dict[str, ServingCurvePoint] = Field(default_factory=dict)
 
 
 def _read(path: Path, row_type: type[_Row], key: str) -> dict:
@@ -224,7 +252,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     ----------
     data_dir
         Folder holding gpus.csv, servers.csv, cloud_prices.csv, api_prices.csv,
-        models.csv and throughput.csv.
+        models.csv and throughput.csv (and serving_curves.csv, if there).
         Default: the bundled data/ folder.
 
     Returns
@@ -244,18 +272,31 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     api = _read(folder / "api_prices.csv", APIOffer, "offer")
     models = _read(folder / "models.csv", LLM, "model")
     throughput = _read(folder / "throughput.csv", ThroughputRow, "row")
+    curves_file = folder / "serving_curves.csv"
+    curves = _read(curves_file, ServingCurvePoint, "point") if curves_file.exists() else {}
+    shared = ("model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine", "input_tokens",
+              "output_tokens")
+    first: dict[str, ServingCurvePoint] = {}
+    mixed = []
+    for ident, point in curves.items():
+        head = first.setdefault(point.curve, point)
+        mixed += [(f"id {ident}, column {name}", getattr(point, name),
+                   f"differs from {head.point} of the same curve {point.curve} ({getattr(head, name)})")
+                  for name in shared if getattr(point, name) != getattr(head, name)]
+    if mixed:
+        raise CatalogError(curves_file, mixed)
     tables = ((folder / "servers.csv", servers), (folder / "cloud_prices.csv", cloud),
-              (folder / "throughput.csv", throughput))
+              (folder / "throughput.csv", throughput), (curves_file, curves))
     for path, table in tables:
         unknown = [(f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
                    for ident, row in table.items() if row.gpu not in gpus]
         unknown += [(f"id {ident}, column model", row.model, "unknown model (not in models.csv)")
                     for ident, row in table.items() if getattr(row, "model", None) is not None
-                    and path.name == "throughput.csv" and row.model not in models]
+                    and path.name in ("throughput.csv", "serving_curves.csv") and row.model not in models]
         if unknown:
             raise CatalogError(path, unknown)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
-                   throughput=throughput)
+                   throughput=throughput, serving_curves=curves)
 
 
 @functools.cache

@@ -15,6 +15,7 @@ arrays and are refused up front by the schema.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,11 +27,15 @@ from pydantic import BaseModel
 from . import formulas
 from .catalog import GPU, LLM, APIOffer, Catalog, CloudOffer, Server, ThroughputRow
 from .errors import InputError, ScenarioError
+from .formulas import serving_curves
 from .io.demand_files import JobLog, hours_in_year, read_hourly_file, read_job_log
 from .paths import DATA_DIR
 from .schema import Scenario
 from .schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, input_paths
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR
+
+GPUS_PER_SERVER = 8
+"""GPUs in one server, the unit a replica spans when it needs more than one server. [GPU]"""
 
 Number = Any
 """A float, or a numpy array of samples where the input was given as one."""
@@ -217,6 +222,98 @@ class ServingCapacity:
     source: str
     estimated: bool
     row: ThroughputRow | None = None
+    plan: ServingPlan | None = None
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """A point of a throughput–interactivity curve, at the workload's own request shape.
+
+    Attributes
+    ----------
+    concurrency
+        Requests in flight per replica. [requests]
+    throughput_per_gpu
+        [output tokens/s/GPU]
+    tokens_per_second_per_user
+        [tokens/s/user]
+    ttft
+        At the target's statistic (p90, ...). [s]
+    source
+        The measured points it lies between (ids, grades, sources) or "ESTIMATE ...".
+    estimated
+        True on the first-principles curve.
+    """
+
+    concurrency: float
+    throughput_per_gpu: float
+    tokens_per_second_per_user: float
+    ttft: float
+    source: str
+    estimated: bool
+
+
+@dataclass(frozen=True)
+class ServingPlan:
+    """How a served model meets its latency target: the point, the pools, the replica, the spares.
+
+    Attributes
+    ----------
+    target
+        The scenario's latency target (None: maximum throughput, today's sizing).
+    mode
+        ``aggregated`` or ``disaggregated``; ``mode_reason`` says why.
+    point
+        The aggregated operating point (None without a target).
+    decode_point
+        The decode pool's operating point (disaggregated serving), else None.
+    curve
+        The curve the point was read from, converted to the request shape: tuples of
+        (concurrency, throughput per GPU, tokens/s per user, TTFT), for the chart.
+    curve_label
+        Its name and source.
+    prefill_share
+        Share of the GPUs in the prefill pool (disaggregated; 0 when aggregated). [-]
+    prefill_utilisation
+        Highest utilisation of a prefill replica that keeps TTFT in bound. [-]
+    aggregated_gpu_seconds_per_token, disaggregated_gpu_seconds_per_token
+        GPU time per output token of each mode at the target (None where a mode cannot meet it). [GPU-s/token]
+    gpus_per_server, servers_per_replica
+        [GPU], [servers] (a replica spans whole servers when it needs more than one).
+    weights_gb_per_gpu, kv_cache_gb_per_gpu, memory_gb_per_gpu
+        Memory per GPU of a replica: the weights' share, the KV cache's share, and what the GPU has. [GB]
+    spare_replicas
+        Held idle beyond the peak's need. [replicas]
+    availability
+        Share of time a replica serves (failures and recovery); the utilisation ceiling is cut by it. [-]
+    input_tokens, output_tokens
+        The request shape. [tokens]
+    decode_curve
+        The decode pool's curve (prompts prefilled elsewhere), as ``curve`` (TTFT 1 s: not modelled);
+        empty when aggregated.
+    """
+
+    target: Any
+    mode: str
+    mode_reason: str
+    point: OperatingPoint | None
+    decode_point: OperatingPoint | None
+    curve: tuple[tuple[float, float, float, float], ...]
+    curve_label: str
+    prefill_share: float
+    prefill_utilisation: float | None
+    aggregated_gpu_seconds_per_token: float | None
+    disaggregated_gpu_seconds_per_token: float | None
+    gpus_per_server: int
+    servers_per_replica: int
+    weights_gb_per_gpu: float
+    kv_cache_gb_per_gpu: float
+    memory_gb_per_gpu: float
+    spare_replicas: int
+    availability: float
+    input_tokens: int | None
+    output_tokens: int | None
+    decode_curve: tuple[tuple[float, float, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -266,6 +363,10 @@ class WorkloadInputs:
         Highest average share of capacity used when GPUs are counted. [-]
     gpus_per_replica
         GPU counts step in these. [GPU]
+    spare_gpus
+        GPUs held beyond the load (spare replicas); added to every count. [GPU]
+    minimum_gpus
+        Fewest working GPUs at any volume (disaggregated serving: a replica in each pool). [GPU]
     input_tokens_per_output_token
         The mix (tokens workloads; 0 otherwise). [-]
     capacity
@@ -284,6 +385,8 @@ class WorkloadInputs:
     input_tokens_per_output_token: Number = 0.0
     capacity: ServingCapacity | None = None
     training: TrainingInputs | None = None
+    spare_gpus: int = 0
+    minimum_gpus: int = 0
 
     @property
     def output_share(self) -> Number:
@@ -437,13 +540,21 @@ def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any
     need = formulas.weight_bytes(model.total_parameters, serving.precision) \
         + held * formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer,
                                                    serving.precision)
-    minimum = formulas.min_gpus_per_replica(need, gpu.memory_gb, serving.usable_memory_share)
+    if serving.max_servers_per_replica == 1:
+        minimum = formulas.min_gpus_per_replica(need, gpu.memory_gb, serving.usable_memory_share)
+    else:
+        minimum = serving_curves.min_gpus_per_replica_nodes(need, gpu.memory_gb, serving.usable_memory_share,
+                                                            GPUS_PER_SERVER, serving.max_servers_per_replica)
     if minimum is None:
+        servers = serving.max_servers_per_replica
         raise _problem("workload.serving.model", serving.model,
                        f"{model.model} at {serving.precision} needs {need / 1e9:,.0f} GB for weights and KV cache, "
-                       f"more than a full server of 8 x {gpu.memory_gb:g} GB {gpu.gpu} holds at "
-                       f"{serving.usable_memory_share:.0%} usable")
+                       f"more than {'a full server' if servers == 1 else f'{servers} full servers'} of 8 x "
+                       f"{gpu.memory_gb:g} GB {gpu.gpu} holds at {serving.usable_memory_share:.0%} usable"
+                       + (" (a replica may span servers: raise max_servers_per_replica)" if servers == 1 else ""))
     sizing = serving.target_utilisation / serving.peak_to_average
+    if serving.target is not None:
+        return _serving_at_target(work, catalog, gpu, model, peak, minimum, sizing, values)
     if serving.throughput_row is not None:
         row = catalog.throughput[serving.throughput_row]
         if (row.model, row.gpu, row.precision) != (serving.model, gpu.gpu, serving.precision):
@@ -476,6 +587,230 @@ def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any
               f"{e.decode_efficiency:g}, prefill efficiency {e.prefill_efficiency:g}"
               + (f" ({e.source})" if e.source else ""))
     return ServingCapacity(values.get(THROUGHPUT_INPUT, throughput), minimum, minimum, sizing, source, True)
+
+
+def _memory(model: LLM, serving, gpus: int, gpu: GPU) -> tuple[float, float]:
+    """Weights and KV cache per GPU of a replica of ``gpus`` GPUs. [GB]"""
+    weights = formulas.weight_bytes(model.total_parameters, serving.precision) / gpus / 1e9
+    kv = serving.kv_cache_tokens * formulas.kv_cache_bytes_per_token(
+        model.layers, model.kv_elements_per_token_per_layer, serving.precision) / gpus / 1e9
+    return float(weights), float(kv)
+
+
+def _basic_plan(work, catalog: Catalog, gpu: GPU, capacity: ServingCapacity) -> ServingPlan:
+    """The plan of a served model with no latency target: maximum throughput, as the row measured."""
+    serving = work.serving
+    model = catalog.models[serving.model]
+    weights, kv = _memory(model, serving, capacity.gpus_per_replica, gpu)
+    spare, share = _redundancy(serving)
+    return ServingPlan(
+        target=None, mode="aggregated",
+        mode_reason="no latency target: sized at the maximum throughput of the row (or estimate) used",
+        point=None, decode_point=None, curve=(), curve_label="", prefill_share=0.0, prefill_utilisation=None,
+        aggregated_gpu_seconds_per_token=None, disaggregated_gpu_seconds_per_token=None,
+        gpus_per_server=GPUS_PER_SERVER, servers_per_replica=-(-capacity.gpus_per_replica // GPUS_PER_SERVER),
+        weights_gb_per_gpu=weights, kv_cache_gb_per_gpu=kv, memory_gb_per_gpu=gpu.memory_gb, spare_replicas=spare,
+        availability=share, input_tokens=serving.request.input_tokens if serving.request else None,
+        output_tokens=serving.request.output_tokens if serving.request else None)
+
+
+def _redundancy(serving) -> tuple[int, float]:
+    """Spare replicas and the availability of a replica. [replicas], [-]"""
+    red = serving.redundancy
+    if red is None:
+        return 0, 1.0
+    return red.spare_replicas, float(serving_curves.availability(red.failures_per_replica_per_year,
+                                                                 red.recovery_hours))
+
+
+_BATCHES = tuple(int(b) for b in np.unique(np.round(np.geomspace(1, 4096, 49))))
+"""Batch sizes the first-principles curve is drawn at (1 to 4,096, log-spaced). [requests]"""
+
+
+def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float, minimum: int, sizing,
+                       values: Mapping[str, Any]) -> ServingCapacity:
+    """Size a served model at its latency target: the best measured curve, else the first-principles one."""
+    serving = work.serving
+    target, shape, e = serving.target, serving.request, serving.estimate
+    wanted = target.ttft_statistic
+    speed_min, ttft_max = target.min_tokens_per_second, target.ttft_seconds
+    cost = serving_curves.prefill_seconds_per_token(model.active_parameters, peak, e.prefill_efficiency)
+    inputs, outputs = shape.input_tokens, shape.output_tokens
+    kv_per_token = formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer,
+                                                     serving.precision)
+    bytes_per_weight = formulas.serving.BYTES_PER_VALUE[serving.precision]
+    weights = formulas.weight_bytes(model.total_parameters, serving.precision)
+    usable = gpu.memory_gb * 1e9 * serving.usable_memory_share
+
+    # candidate curves: (gpus per replica, label, points, decode points, estimated, ids)
+    candidates = []
+    curves: dict[str, list] = {}
+    for point in catalog.serving_curves.values():
+        if (point.model, point.gpu, point.precision) == (serving.model, gpu.gpu, serving.precision) and (
+                serving.curve is None or point.curve == serving.curve):
+            curves.setdefault(point.curve, []).append(point)
+    skipped = []
+    for name, points in curves.items():
+        replica = points[0].gpus_per_replica
+        if replica < minimum:
+            skipped.append(f"{name} ({replica} GPUs per replica, fewer than the {minimum} the memory needs)")
+            continue
+        rows, decode, kept = [], [], []
+        for p in sorted(points, key=lambda q: q.concurrency):
+            try:
+                t, sp, f = serving_curves.convert_point_to_mix(
+                    p.output_tokens_per_second_per_gpu, p.tokens_per_second_per_user, p.ttft_seconds,
+                    replica, p.input_tokens, p.output_tokens, inputs, outputs, cost)
+                dt, ds = serving_curves.decode_only_point(p.output_tokens_per_second_per_gpu,
+                                                          p.tokens_per_second_per_user, replica, p.input_tokens,
+                                                          p.output_tokens, cost)
+            except ValueError:
+                skipped.append(f"{p.point} (its prefill share at the stated prefill efficiency exceeds its time)")
+                continue
+            rows.append((p.concurrency, float(t), float(sp),
+                         float(serving_curves.ttft_at_statistic(float(f), p.ttft_statistic, wanted))))
+            decode.append((p.concurrency, float(dt), float(ds), 1.0))
+            kept.append(p)
+        if not rows:
+            continue
+        points = kept
+        first = points[0]
+        label = (f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu.gpu}, measured at "
+                 f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens, converted to "
+                 f"{inputs:,}/{outputs:,}")
+        candidates.append((replica, label, rows, decode, False, [p.point for p in points], points))
+    estimate_replica = minimum
+    free = estimate_replica * usable - weights
+    batches = [b for b in _BATCHES if b * (inputs + outputs) * kv_per_token <= free] or [1]
+    args = (model.active_parameters, bytes_per_weight, kv_per_token, gpu.memory_bandwidth_tb_s, peak,
+            estimate_replica, inputs, outputs, e.decode_efficiency, e.prefill_efficiency)
+    sp, tp, fp = serving_curves.roofline_curve(np.array(batches), *args, total_parameters=model.total_parameters)
+    dsp, dtp, _ = serving_curves.roofline_curve(np.array(batches), *args, prefill=False,
+                                                total_parameters=model.total_parameters)
+    estimate_label = (f"ESTIMATE from first principles: {model.model} at {serving.precision} on {estimate_replica} x "
+                      f"{gpu.gpu}, {inputs:,}/{outputs:,} input/output tokens, decode efficiency "
+                      f"{e.decode_efficiency:g}, prefill efficiency {e.prefill_efficiency:g}"
+                      + (f" ({e.source})" if e.source else ""))
+    est_rows = [(float(b), float(t), float(s_), float(serving_curves.ttft_at_statistic(float(f), "mean", wanted)))
+                for b, t, s_, f in zip(batches, tp, sp, fp, strict=True)]
+    est_decode = [(float(b), float(t), float(s_), 1.0) for b, t, s_ in zip(batches, dtp, dsp, strict=True)]
+    estimate = (estimate_replica, estimate_label, est_rows, est_decode, True, [], [])
+    if serving.use_estimate:
+        candidates = []
+
+    def read(candidate, rows, speed, ttft):
+        found = serving_curves.operating_point([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
+                                               [r[3] for r in rows], speed, ttft)
+        if found is None:
+            return None
+        replica, label, _, _, estimated, ids, points = candidate
+        if estimated:
+            where = label
+        else:
+            lo, hi = found["between"]
+            cited = points[lo] if lo == hi else None
+            where = (f"{label}; at measured point {ids[lo]} [{cited.quality}, {cited.as_of}] {cited.source}"
+                     if cited is not None else
+                     f"{label}; interpolated in log space between {ids[lo]} and {ids[hi]} "
+                     f"({found['fraction']:.0%} of the way) [{points[lo].quality}, {points[lo].as_of}] "
+                     f"{points[lo].source.split(':')[0]}")
+        return OperatingPoint(found["concurrency"], found["throughput_per_gpu"], found["tokens_per_second_per_user"],
+                              found["ttft"], where, estimated)
+
+    best = None
+    for candidate in candidates + ([estimate] if not candidates else []):
+        point = read(candidate, candidate[2], speed_min, ttft_max)
+        if point is not None and (best is None or point.throughput_per_gpu > best[1].throughput_per_gpu):
+            best = (candidate, point)
+    if best is None and candidates:      # no measured curve meets the target: try the estimate
+        point = read(estimate, estimate[2], speed_min, ttft_max)
+        if point is not None:
+            best = (estimate, point)
+    disaggregated = None
+    for pool in (candidates, [estimate]):      # measured curves first; the estimate only where none serves
+        for candidate in pool:
+            replica = candidate[0]
+            prefill_time = cost * inputs / replica
+            rho = 1.0 if ttft_max is None else float(serving_curves.prefill_pool_utilisation(prefill_time, ttft_max,
+                                                                                              wanted))
+            if rho <= 0:
+                continue
+            point = read(candidate, candidate[3], speed_min, None)
+            if point is None:
+                continue
+            point = dataclasses.replace(point, ttft=prefill_time * serving_curves.PERCENTILE_FACTORS[wanted]
+                                        / min(rho, 1.0))
+            prefill_part = cost * (inputs / outputs) * max(1.0, serving.target_utilisation / min(rho, 1.0))
+            per_token = 1.0 / point.throughput_per_gpu + prefill_part
+            if disaggregated is None or per_token < disaggregated[2]:
+                disaggregated = (candidate, point, per_token, prefill_part, rho)
+        if disaggregated is not None:
+            break
+    aggregated_per_token = None if best is None else 1.0 / best[1].throughput_per_gpu
+    if best is None and disaggregated is None:
+        raise _problem("workload.serving.target", target.model_dump(exclude_none=True),
+                       "no curve meets it: " + _fastest(candidates + [estimate], wanted)
+                       + (f"; curves skipped: {'; '.join(skipped)}" if skipped else ""))
+    mode = serving.serving_mode
+    if mode == "auto":
+        if disaggregated is None:
+            mode, reason = "aggregated", "disaggregated serving cannot meet the target"
+        elif best is None:
+            mode, reason = "disaggregated", "aggregated serving cannot meet the target; separate prefill and " \
+                                            "decode pools can"
+        else:
+            # the cheaper at the scenario's volume: whole replicas, and two pools need two replicas at least
+            peak_rate = float(np.mean(work.tokens_per_day)) * formulas.output_share(
+                work.input_tokens_per_output_token) / 86_400 / float(np.mean(sizing))
+            agg = max(math.ceil(peak_rate * aggregated_per_token / best[0][0] - 1e-9), 1)
+            dis = max(math.ceil(peak_rate * disaggregated[2] / disaggregated[0][0] - 1e-9), 2)
+            agg_gpus, dis_gpus = agg * best[0][0], dis * disaggregated[0][0]
+            key_agg, key_dis = (agg_gpus, aggregated_per_token), (dis_gpus, disaggregated[2])
+            mode = "disaggregated" if key_dis < key_agg else "aggregated"
+            reason = (f"cheaper at {float(np.mean(work.tokens_per_day)):,.0f} tokens/day: {min(agg_gpus, dis_gpus):,} "
+                      f"GPUs against {max(agg_gpus, dis_gpus):,} "
+                      f"({'aggregated' if mode == 'disaggregated' else 'disaggregated'}); "
+                      f"{aggregated_per_token * 1e3:.3g} GPU-ms per output token aggregated, "
+                      f"{disaggregated[2] * 1e3:.3g} disaggregated")
+    else:
+        reason = "chosen in the scenario (serving_mode)"
+        if (mode == "aggregated" and best is None) or (mode == "disaggregated" and disaggregated is None):
+            raise _problem("workload.serving.serving_mode", mode,
+                           f"{mode} serving cannot meet the target: " + _fastest(candidates + [estimate], wanted))
+    if mode == "aggregated":
+        candidate, point = best
+        per_token, share, decode_point, rho = aggregated_per_token, 0.0, None, None
+    else:
+        candidate, decode_point, per_token, prefill_part, rho = disaggregated
+        share, point = prefill_part / per_token, decode_point      # the fleet runs at the decode pool's point
+    replica, label, rows, decode_rows, estimated, _, _ = candidate
+    plan_point = point if point is not None else decode_point
+    spare, share_up = _redundancy(serving)
+    weights_gb, kv_gb = _memory(model, serving, replica, gpu)
+    # the KV cache the operating point holds: b requests of I + O/2 tokens on average
+    kv_gb = max(kv_gb, plan_point.concurrency * (inputs + outputs / 2) * float(kv_per_token) / replica / 1e9)
+    plan = ServingPlan(
+        target=target, mode=mode, mode_reason=reason, point=point, decode_point=decode_point,
+        curve=tuple(rows), curve_label=label, prefill_share=share,
+        prefill_utilisation=None if rho is None else min(rho, 1.0),
+        aggregated_gpu_seconds_per_token=aggregated_per_token,
+        disaggregated_gpu_seconds_per_token=None if disaggregated is None else disaggregated[2],
+        gpus_per_server=GPUS_PER_SERVER, servers_per_replica=-(-replica // GPUS_PER_SERVER),
+        weights_gb_per_gpu=weights_gb, kv_cache_gb_per_gpu=kv_gb, memory_gb_per_gpu=gpu.memory_gb,
+        spare_replicas=spare, availability=share_up, input_tokens=inputs, output_tokens=outputs,
+        decode_curve=tuple(decode_rows) if mode == "disaggregated" else ())
+    throughput = values.get(THROUGHPUT_INPUT, 1.0 / per_token)
+    source = f"{mode} serving at the target; {plan_point.source}"
+    return ServingCapacity(throughput, replica, minimum, sizing, source, estimated, None, plan)
+
+
+def _fastest(candidates, statistic: str) -> str:
+    """What the curves reach at best: the fastest per-user speed and the shortest TTFT."""
+    parts = []
+    for _, label, rows, _, _, _, _ in candidates:
+        parts.append(f"{label.split(':')[0]} reaches at most {max(r[2] for r in rows):,.1f} tokens/s per user and "
+                     f"at least {min(r[3] for r in rows):.3g} s to first token ({statistic})")
+    return "; ".join(parts)
 
 
 def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
@@ -611,11 +946,21 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
     capacity = training = None
     if work.kind == "tokens":
         capacity = _serving_capacity(work, catalog, gpu, values)
+        spare = minimum_gpus = 0
+        if work.serving is not None:
+            if capacity.plan is None:
+                capacity = dataclasses.replace(capacity, plan=_basic_plan(work, catalog, gpu, capacity))
+            spare = capacity.plan.spare_replicas * capacity.gpus_per_replica
+            minimum_gpus = 2 * capacity.gpus_per_replica if capacity.plan.mode == "disaggregated" else 0
+            if capacity.plan.availability < 1.0:
+                haircut = capacity.sizing_utilisation * capacity.plan.availability
+                capacity = dataclasses.replace(capacity, sizing_utilisation=haircut)
         per_volume = formulas.gpu_hours_for_tokens(1.0, work.input_tokens_per_output_token,
                                                    capacity.output_tokens_per_second_per_gpu)
         workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", per_volume,
                                   capacity.sizing_utilisation, capacity.gpus_per_replica,
-                                  work.input_tokens_per_output_token, capacity)
+                                  work.input_tokens_per_output_token, capacity, spare_gpus=spare,
+                                  minimum_gpus=minimum_gpus)
     elif work.kind == "training":
         training = _training(work, catalog, gpu)
         workload = WorkloadInputs("training", gpu, scenario.volume, "GPU-hours/month", 1.0, 1.0, 1,
@@ -714,4 +1059,5 @@ def as_resolved(scenario: Scenario | Resolved) -> Resolved:
 
 
 __all__ = ["OPTION_LABELS", "ApiOption", "CapexItem", "DemandInputs", "GoodputInputs", "OwnOption", "RentOption",
-           "Resolved", "ServingCapacity", "Staff", "TrainingInputs", "WorkloadInputs", "as_resolved", "resolve"]
+           "OperatingPoint", "Resolved", "ServingCapacity",
+           "ServingPlan", "Staff", "TrainingInputs", "WorkloadInputs", "as_resolved", "resolve"]

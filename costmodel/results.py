@@ -141,6 +141,9 @@ class OptionResult:
     capacity_volume
         Largest volume the configured GPUs serve; ``None`` where there is no fixed count.
         [workload volume unit]
+    cost_per_million_output_tokens
+        Monthly cost / millions of output tokens (the unit providers and blogs quote); ``None``
+        as ``cost_per_million_tokens``. [reporting currency/M output tokens]
     """
 
     option: str
@@ -155,6 +158,7 @@ class OptionResult:
     utilisation: float | None
     stepped_up: bool
     capacity_volume: float | None
+    cost_per_million_output_tokens: float | None = None
 
 
 @dataclass(frozen=True)
@@ -497,6 +501,162 @@ class MixResult:
 
 
 @dataclass(frozen=True)
+class ServingPoint:
+    """An operating point of a throughput–interactivity curve at the workload's request shape.
+
+    Attributes
+    ----------
+    concurrency
+        Requests in flight per replica. [requests]
+    throughput_per_gpu
+        [output tokens/s/GPU]
+    tokens_per_second_per_user
+        [tokens/s/user]
+    ttft
+        Time to first token at the target's statistic. [s]
+    source
+        The measured points (ids, grade, source) or "ESTIMATE ...".
+    estimated
+        True on the first-principles curve.
+    """
+
+    concurrency: float
+    throughput_per_gpu: float
+    tokens_per_second_per_user: float
+    ttft: float
+    source: str
+    estimated: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, units in the keys."""
+        return {"concurrency_per_replica": _number(self.concurrency),
+                "output_tokens_per_second_per_gpu": _number(self.throughput_per_gpu),
+                "tokens_per_second_per_user": _number(self.tokens_per_second_per_user),
+                "ttft_seconds": _number(self.ttft), "source": self.source, "estimated": self.estimated}
+
+
+@dataclass(frozen=True)
+class ServingFleet:
+    """One option's serving fleet at the volume: replicas, servers, pools and spares.
+
+    Attributes
+    ----------
+    gpus, replicas, servers
+        GPUs run, whole replicas they hold, whole servers they fill. [GPU], [replicas], [servers]
+    spare_replicas
+        Held idle beyond the load. [replicas]
+    prefill_replicas, decode_replicas
+        Disaggregated serving: replicas in each pool (None when aggregated). [replicas]
+    """
+
+    option: str
+    gpus: int
+    replicas: int
+    servers: int
+    spare_replicas: int
+    prefill_replicas: int | None
+    decode_replicas: int | None
+
+    def to_dict(self, gpus_per_replica: int) -> dict[str, Any]:
+        """JSON-ready."""
+        data: dict[str, Any] = {"gpus": self.gpus, "replicas": self.replicas, "servers": self.servers,
+                                "spare_replicas": self.spare_replicas,
+                                "working_replicas": self.replicas - self.spare_replicas}
+        if self.prefill_replicas is not None:
+            data["prefill_pool"] = {"replicas": self.prefill_replicas, "gpus": self.prefill_replicas * gpus_per_replica}
+            data["decode_pool"] = {"replicas": self.decode_replicas, "gpus": self.decode_replicas * gpus_per_replica}
+            data["prefill_to_decode_gpus"] = (f"{self.prefill_replicas}:{self.decode_replicas}"
+                                              if self.decode_replicas else "not defined")
+        return data
+
+
+@dataclass(frozen=True)
+class ServingResult:
+    """How a served model meets its latency target, for a capacity planner.
+
+    Attributes
+    ----------
+    target
+        The target's bounds (``ttft_seconds``, ``ttft_statistic``, ``tokens_per_second_per_user``),
+        or None: sized at maximum throughput (no target).
+    mode, mode_reason
+        ``aggregated`` or ``disaggregated``, and why.
+    point, decode_point
+        The aggregated operating point, and the decode pool's (disaggregated); None where absent.
+    throughput_per_gpu
+        What the fleet is sized with: output tokens per second per GPU, prefill included. [output tokens/s/GPU]
+    throughput_source
+        Where it comes from.
+    prefill_share
+        Share of working GPUs in the prefill pool (0 when aggregated). [-]
+    gpus_per_replica, servers_per_replica, gpus_per_server
+        [GPU], [servers], [GPU].
+    weights_gb_per_gpu, kv_cache_gb_per_gpu, memory_gb_per_gpu
+        Memory per GPU of a replica. [GB]
+    spare_replicas, availability
+        Redundancy: [replicas], [-].
+    input_tokens, output_tokens
+        The request shape (None without one). [tokens]
+    fleets
+        Option → its fleet at the volume (own and rent).
+    curve
+        The curve the point was read from: (concurrency, throughput per GPU, tokens/s per user, TTFT).
+    curve_label
+        Its name and source.
+    decode_curve
+        Disaggregated serving: the decode pool's curve, as ``curve``; else empty.
+    """
+
+    target: dict[str, Any] | None
+    mode: str
+    mode_reason: str
+    point: ServingPoint | None
+    decode_point: ServingPoint | None
+    throughput_per_gpu: float
+    throughput_source: str
+    prefill_share: float
+    gpus_per_replica: int
+    servers_per_replica: int
+    gpus_per_server: int
+    weights_gb_per_gpu: float
+    kv_cache_gb_per_gpu: float
+    memory_gb_per_gpu: float
+    spare_replicas: int
+    availability: float
+    input_tokens: int | None
+    output_tokens: int | None
+    fleets: dict[str, ServingFleet]
+    curve: tuple[tuple[float, float, float, float], ...] = ()
+    curve_label: str = ""
+    decode_curve: tuple[tuple[float, float, float, float], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready; ``"maximum throughput (no latency target)"`` where there is no target."""
+        return {
+            "target": self.target if self.target is not None else "maximum throughput (no latency target)",
+            "mode": self.mode,
+            "mode_reason": self.mode_reason,
+            "operating_point": self.point.to_dict() if self.point is not None else "not applicable",
+            "decode_operating_point": (self.decode_point.to_dict() if self.decode_point is not None
+                                       else "not applicable"),
+            "output_tokens_per_second_per_gpu": _number(self.throughput_per_gpu),
+            "throughput_source": self.throughput_source,
+            "prefill_share_of_gpus": _number(self.prefill_share),
+            "gpus_per_replica": self.gpus_per_replica,
+            "servers_per_replica": self.servers_per_replica,
+            "replica_spans_servers": self.servers_per_replica > 1,
+            "memory_per_gpu_gb": {"weights": _number(self.weights_gb_per_gpu),
+                                  "kv_cache": _number(self.kv_cache_gb_per_gpu),
+                                  "gpu": _number(self.memory_gb_per_gpu)},
+            "spare_replicas": self.spare_replicas,
+            "availability": _number(self.availability),
+            "request": ({"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+                        if self.input_tokens is not None else "not given"),
+            "fleets": {name: fleet.to_dict(self.gpus_per_replica) for name, fleet in self.fleets.items()},
+        }
+
+
+@dataclass(frozen=True)
 class Comparison:
     """The options of a scenario compared at one volume, with break-evens in a range.
 
@@ -528,6 +688,9 @@ class Comparison:
         With a finance block and an own option, the horizon view; otherwise ``None``.
     mix
         With a demand profile, the cheapest mix; otherwise ``None``.
+    serving
+        For a served model (a tokens workload with ``serving``), the latency target, the
+        operating point, the replica and each option's fleet; otherwise ``None``.
     """
 
     title: str
@@ -547,6 +710,7 @@ class Comparison:
     training: TrainingRun | None = None
     finance: OwnFinance | None = None
     mix: MixResult | None = None
+    serving: ServingResult | None = None
 
     def label(self, option: str) -> str:
         """Display name of an option."""
@@ -585,6 +749,7 @@ class Comparison:
                     "utilisation": per_unit(r.utilisation, r.kind != "api"),
                     "gpu_count_stepped_up": r.stepped_up,
                     "capacity_volume": _number(r.capacity_volume) if r.capacity_volume is not None else "no limit",
+                    "cost_per_million_output_tokens": per_unit(r.cost_per_million_output_tokens, tokens),
                 }
                 for name, r in self.options.items()
             },
@@ -612,6 +777,7 @@ class Comparison:
             **({"training_run": self.training.to_dict(self.currency)} if self.training is not None else {}),
             **({"finance": self.finance.to_dict(self.currency)} if self.finance is not None else {}),
             **({"cheapest_mix": self.mix.to_dict(self.currency)} if self.mix is not None else {}),
+            **({"serving": self.serving.to_dict()} if self.serving is not None else {}),
         }
 
 

@@ -207,8 +207,9 @@ def test_f9_every_price_row_is_held_to_the_same_rules(tmp_path):
     prices.write_text(original + "free-api,Nobody,Free,0,,0,USD,U,2026,test,\n")
     with pytest.raises(costmodel.CatalogError) as caught:
         costmodel.load_catalog(tmp_path)
-    assert {p[0] for p in caught.value.problems} == {"line 7, column input_per_million",
-                                                     "line 7, column output_per_million"}
+    line = len(original.splitlines()) + 1
+    assert {p[0] for p in caught.value.problems} == {f"line {line}, column input_per_million",
+                                                     f"line {line}, column output_per_million"}
     prices.write_text(original + "dear-cache,Nobody,Cache,1,2,3,USD,U,2026,test,\n")
     with pytest.raises(costmodel.CatalogError, match="cached_input_per_million: above input_per_million"):
         costmodel.load_catalog(tmp_path)

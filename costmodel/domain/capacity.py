@@ -99,7 +99,12 @@ def gpus_per_volume(resolved: Resolved):
 def own_servers(resolved: Resolved, volume):
     """Working servers the own option runs at a volume: the scenario's count, or more if needed. [servers]"""
     own = resolved.option("own")
-    return out(volume, formulas.servers_needed(np.asanyarray(gpus_needed(resolved, volume)), own.gpus_per_server,
+    needed = np.maximum(np.asanyarray(gpus_needed(resolved, volume)), resolved.workload.minimum_gpus)
+    spare = resolved.workload.spare_gpus     # spare replicas: whole replicas on top of those the load needs
+    if spare:
+        needed = formulas.whole_units(needed, resolved.workload.gpus_per_replica) \
+            * resolved.workload.gpus_per_replica + spare
+    return out(volume, formulas.servers_needed(needed, own.gpus_per_server,
                                                resolved.workload.gpus_per_replica, minimum=own.server_count))
 
 
@@ -108,12 +113,14 @@ def rent_gpus(resolved: Resolved, volume):
 
     always_on: the scenario's count, or more if the volume needs more;
     per_gpu_hour_used: the GPUs the volume needs, rounded up to whole replicas (no minimum).
+    Spare replicas (``redundancy``) are added on top of the replicas the load needs.
     """
     rent = resolved.option("rent")
     minimum = rent.gpu_count if rent.billing == "always_on" else 0
     replica = resolved.workload.gpus_per_replica
-    replicas = formulas.whole_units(np.asanyarray(gpus_needed(resolved, volume)), replica)
-    return out(volume, np.maximum(replicas * replica, minimum))
+    replicas = formulas.whole_units(np.maximum(np.asanyarray(gpus_needed(resolved, volume)),
+                                               resolved.workload.minimum_gpus), replica)
+    return out(volume, np.maximum(replicas * replica + resolved.workload.spare_gpus, minimum))
 
 
 def gpu_count(scenario: Scenario | Resolved, option: str, volume):
@@ -153,7 +160,8 @@ def capacity_volume(scenario: Scenario | Resolved, option: str):
     gpus = configured_gpus(r, option)
     if gpus is None:
         return None
-    return out(gpus_per_volume(r), gpus / gpus_per_volume(r))
+    working = max(gpus - r.workload.spare_gpus, 0, r.workload.minimum_gpus)       # spares serve no load
+    return out(gpus_per_volume(r), working / gpus_per_volume(r))
 
 
 def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) -> np.ndarray:
@@ -178,8 +186,13 @@ def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) 
         return np.empty(0)
     if per_volume == 0:
         return np.empty(0)
-    first = math.ceil(configured / unit)
-    last = np.floor(volume_max * per_volume / unit + _EPSILON)
+    # the count steps when the working GPUs (all but the spares) run out; an own fleet's working
+    # GPUs are whole steps less the spares, a rented fleet's whole replicas
+    spare = r.workload.spare_gpus
+    offset = spare if chosen.kind == "own" else 0
+    configured = max(configured - spare, 0, r.workload.minimum_gpus)
+    first = math.ceil((configured + offset) / unit)
+    last = np.floor((volume_max * per_volume + offset) / unit + _EPSILON)
     if not np.isfinite(last) or last - first > MAX_STEPS:
         needed = volume_max * per_volume
         raise ValueError(
@@ -187,7 +200,8 @@ def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) 
             f"{MAX_STEPS:,} steps of {unit} GPU{'s' if unit > 1 else ''}: check {_scale_inputs(r)}")
     # the count steps just above the configured GPUs, then at every further whole step (past
     # k GPUs + 1e-9, where formulas.whole_units rounds up)
-    gpus = np.concatenate([[configured], np.arange(first, max(int(last), first - 1) + 1) * unit]).astype(float)
+    gpus = np.concatenate([[configured], np.arange(first, max(int(last), first - 1) + 1) * unit - offset])
+    gpus = gpus.astype(float)
     gpus = np.unique(gpus[gpus >= configured])
     return gpus / per_volume
 

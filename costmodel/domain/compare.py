@@ -13,6 +13,7 @@ from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_use
 from .costs import monthly_cost_components
 from .finance import own_finance
 from .mix import mix_result
+from .serving import output_tokens_per_month, serving_result
 from .training import training_run
 
 
@@ -31,6 +32,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         raise ValueError(f"the {chosen.label} cost overflows at volume {volume:g}; check the inputs' magnitudes")
     hours = float(gpu_hours_used(r, volume))
     millions = float(tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
+    output_millions = float(output_tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
     capacity = capacity_volume(r, option)
     if chosen.kind == "api":
         configured = gpus = utilisation = None
@@ -45,6 +47,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         configured_gpus=configured, gpus=gpus, utilisation=utilisation,
         stepped_up=configured is not None and gpus > configured,
         capacity_volume=None if capacity is None else float(capacity),
+        cost_per_million_output_tokens=cost / output_millions if output_millions > 0 else None,
     )
 
 
@@ -111,4 +114,5 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         training=training_run(r) if r.workload.kind == "training" else None,
         finance=own_finance(r) if r.finance is not None and "own" in r.options else None,
         mix=mix_result(r),
+        serving=serving_result(r, v),
     )

@@ -615,3 +615,84 @@ def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
              for i in range(len(frame))]
     return alt.layer(lines, best, *texts).properties(width=560, height=280, title=alt.TitleParams(
         "Cost against the level held", subtitle="The rest served at its cheapest; red: the optimum"))
+
+
+def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
+    """The throughput–interactivity curve the fleet was sized on, with the target and the chosen point.
+
+    Output tokens per second per GPU against tokens per second per user, both on log scales,
+    at the workload's request shape; None when there is no curve (no latency target).
+    """
+    s = comparison.serving
+    if s is None or not s.curve:
+        return None
+    series = [("aggregated (prefill and decode on each replica)", s.curve)]
+    if s.decode_curve:
+        series.append(("decode pool (prompts prefilled elsewhere)", s.decode_curve))
+    data = pd.DataFrame([{"curve": name, "concurrency": b, "throughput": t, "speed": u, "ttft": f}
+                         for name, rows in series for b, t, u, f in rows])
+    x = alt.X("speed:Q", title="Per-user speed [tokens/s/user]", scale=alt.Scale(type="log"))
+    y = alt.Y("throughput:Q", title="Throughput [output tokens/s/GPU]", scale=alt.Scale(type="log"))
+    colour = alt.Color("curve:N", title="Curve", scale=alt.Scale(range=["#1f77b4", "#2ca02c"]),
+                       legend=alt.Legend(labelLimit=400))
+    tooltip = ["curve:N", "concurrency:Q", "speed:Q", "throughput:Q"]
+    layers = [alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order="concurrency:Q"),
+              alt.Chart(data).mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)]
+    if s.target is not None and s.target["tokens_per_second_per_user"] != "no bound":
+        rule = pd.DataFrame([{"speed": s.target["tokens_per_second_per_user"],
+                              "label": f"target: {fmt.amount(s.target['tokens_per_second_per_user'], 1)} tokens/s"}])
+        layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#666666").encode(x="speed:Q"))
+        layers.append(alt.Chart(rule).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6).encode(
+            x="speed:Q", y=alt.datum(float(data["throughput"].max())), text="label:N"))
+    chosen = s.point
+    if chosen is not None:
+        mark = pd.DataFrame([{"speed": chosen.tokens_per_second_per_user, "throughput": chosen.throughput_per_gpu,
+                              "label": f"chosen: {fmt.amount(chosen.throughput_per_gpu, 0)} per GPU, "
+                                       f"TTFT {fmt.significant(chosen.ttft, 3)} s"}])
+        layers.append(alt.Chart(mark).mark_point(shape="diamond", size=160, color="#d62728", filled=True).encode(
+            x="speed:Q", y="throughput:Q"))
+        layers.append(alt.Chart(mark).mark_text(align="left", dx=8, dy=-8, color="#d62728").encode(
+            x="speed:Q", y="throughput:Q", text="label:N"))
+    subtitle = s.curve_label if len(s.curve_label) < 140 else s.curve_label[:137] + "..."
+    return alt.layer(*layers).properties(
+        width=640, height=320,
+        title=alt.TitleParams("Throughput against per-user speed", subtitle=subtitle))
+
+
+def describe_serving_curve(comparison: Comparison) -> str:
+    """Alt text of :func:`serving_curve`."""
+    s = comparison.serving
+    if s is None or not s.curve:
+        return ""
+    words = (f"Log-log line of output tokens per second per GPU against tokens per second per user, "
+             f"{len(s.curve)} points from {fmt.amount(min(c[2] for c in s.curve), 1)} to "
+             f"{fmt.amount(max(c[2] for c in s.curve), 1)} tokens/s per user")
+    if s.point is not None:
+        words += (f"; chosen point {fmt.amount(s.point.tokens_per_second_per_user, 1)} tokens/s per user, "
+                  f"{fmt.amount(s.point.throughput_per_gpu, 1)} per GPU")
+    return words + "."
+
+
+def output_cost_against_speed(scenario, costs: dict[str, list], volume: float) -> alt.Chart:
+    """Cost per million output tokens of each option against the per-user speed target.
+
+    Parameters
+    ----------
+    scenario
+        The scenario (for labels and colours).
+    costs
+        From :func:`costmodel.domain.serving.output_cost_against_speed`.
+    volume
+        The volume the costs are at. [tokens/day]
+    """
+    r = as_resolved(scenario)
+    rows = [{"speed": speed, Columns.option_label: r.label(o), "cost": value}
+            for o, points in costs.items() for speed, value in points if value is not None]
+    data = pd.DataFrame(rows)
+    return alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
+        x=alt.X("speed:Q", title="Per-user speed target [tokens/s/user]"),
+        y=alt.Y("cost:Q", title=f"Cost per million output tokens [{r.currency}]", scale=alt.Scale(type="log")),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(costs))),
+    ).properties(width=640, height=320, title=alt.TitleParams(
+        "Cost per million output tokens against the speed each user sees",
+        subtitle=f"at {fmt.volume(r.workload.kind, volume)}; the hosted API's price does not change with it"))

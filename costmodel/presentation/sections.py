@@ -159,6 +159,30 @@ def uncertainty(scenario: Resolved) -> None:
         display(Markdown("Left out (empirical or zero width): " + md(", ".join(indices.left_out))))
 
 
+def serving(scenario: Resolved, comparison: Comparison | None = None) -> None:
+    """Serving at a latency target: target, operating point, replica, pools, spares, cost per M output tokens."""
+    from ..domain.serving import output_cost_against_speed
+
+    r = as_resolved(scenario)
+    c = comparison or compare(r)
+    if c.serving is None:
+        display(Markdown("This workload serves no named model (no `serving` block): no serving plan."))
+        return
+    display(Markdown(text.describe_serving(c)))
+    table(tables.serving_table(c))
+    chart = charts.serving_curve(c)
+    if chart is not None:
+        show(chart, charts.describe_serving_curve(c))
+    if c.serving.target is not None and c.serving.target["tokens_per_second_per_user"] != "no bound":
+        speeds = sorted({row[2] for row in c.serving.curve})
+        low, high = max(min(speeds), 1.0), max(speeds)
+        volume = 10 * r.volume
+        costs = output_cost_against_speed(r, np.geomspace(low, high, 12), volume)
+        show(charts.output_cost_against_speed(r, costs, volume),
+             f"Lines of cost per million output tokens against the per-user speed target at "
+             f"{fmt.volume(r.workload.kind, volume)}, one per option; the hosted API's line is flat.")
+
+
 def inputs(scenario: Resolved) -> None:
     """Every input with its unit and source."""
     table(tables.inputs_table(scenario))

@@ -52,6 +52,7 @@ def decision_table(comparison: Comparison) -> pd.DataFrame:
         row = {"option": r.label, f"monthly cost [{currency}/month]": fmt.amount(r.monthly_cost)}
         if kind == "tokens":
             row[f"cost per M tokens [{currency}]"] = fmt.amount(r.cost_per_million_tokens)
+            row[f"cost per M output tokens [{currency}]"] = fmt.amount(r.cost_per_million_output_tokens)
         row[f"cost per GPU-hour used [{currency}]"] = "-" if r.kind == "api" else fmt.amount(r.cost_per_gpu_hour)
         row["GPUs at this volume"] = gpus
         row["GPU-hours used per month"] = "-" if r.kind == "api" else fmt.amount(comparison.gpu_hours_used, 1)
@@ -59,6 +60,25 @@ def decision_table(comparison: Comparison) -> pd.DataFrame:
         row["configured GPUs serve up to"] = capacity
         row[f"standing [{currency}/month]"] = standing
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def serving_table(comparison: Comparison) -> pd.DataFrame:
+    """One row per option with GPUs: replicas, servers, spares, pools, cost per M output tokens."""
+    import pandas as pd
+
+    s = comparison.serving
+    rows = []
+    for name, f in (s.fleets.items() if s is not None else ()):
+        r = comparison.options[name]
+        rows.append({
+            "option": r.label, "GPUs": f"{f.gpus:,}", "GPUs per replica": f"{s.gpus_per_replica}",
+            "replicas (working + spare)": f"{f.replicas - f.spare_replicas:,} + {f.spare_replicas:,}",
+            "servers": f"{f.servers:,}",
+            "prefill pool [replicas]": "-" if f.prefill_replicas is None else f"{f.prefill_replicas:,}",
+            "decode pool [replicas]": "-" if f.decode_replicas is None else f"{f.decode_replicas:,}",
+            f"cost per M output tokens [{comparison.currency}]": fmt.amount(r.cost_per_million_output_tokens),
+        })
     return pd.DataFrame(rows)
 
 

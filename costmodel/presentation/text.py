@@ -85,6 +85,8 @@ def comparison_text(comparison: Comparison) -> str:
                          f"{cur}/GPU-h: " + ("never" if b.utilisation is None else fmt.share(b.utilisation)))
     if c.mix is not None:
         lines += _mix_lines(c.mix, cur)
+    if c.serving is not None and c.serving.target is not None:
+        lines += _serving_lines(c)
     if c.estimates:
         lines.append("caution, unsourced estimates behind these figures:")
         lines += [f"  {e}" for e in c.estimates]
@@ -106,6 +108,91 @@ def _mix_lines(result: MixResult, currency: str) -> list[str]:
         lines.append(f"  with the same average demand steady: {steady} GPUs, "
                      f"{fmt.amount(result.if_steady.total)} {currency}/month")
     return lines
+
+
+def _target_words(target: dict | None) -> str:
+    if target is None:
+        return "no latency target: sized at maximum throughput (the measured row or estimate), as before"
+    parts = []
+    if target["ttft_seconds"] != "no bound":
+        parts.append(f"time to first token at most {fmt.significant(target['ttft_seconds'], 3)} s "
+                     f"({target['ttft_statistic']})")
+    if target["tokens_per_second_per_user"] != "no bound":
+        parts.append(f"at least {fmt.amount(target['tokens_per_second_per_user'], 1)} tokens/s per user")
+    return " and ".join(parts)
+
+
+def _point_words(p) -> str:
+    return (f"{fmt.amount(p.tokens_per_second_per_user, 1)} tokens/s per user, first token in "
+            f"{fmt.significant(p.ttft, 3)} s, {fmt.amount(p.throughput_per_gpu, 1)} output tokens/s per GPU at "
+            f"{fmt.amount(p.concurrency, 1)} requests per replica")
+
+
+def _fleet_words(f, replica: int) -> str:
+    words = (f"{f.gpus:,} GPUs = {f.replicas:,} replica{'s' if f.replicas != 1 else ''} of {replica} on "
+             f"{f.servers:,} server{'s' if f.servers != 1 else ''}")
+    if f.spare_replicas:
+        words += f", {f.spare_replicas} spare"
+    if f.prefill_replicas is not None:
+        words += (f"; prefill pool {f.prefill_replicas} replica{'s' if f.prefill_replicas != 1 else ''} "
+                  f"({f.prefill_replicas * replica} GPUs), decode pool {f.decode_replicas} "
+                  f"({f.decode_replicas * replica} GPUs)")
+    return words
+
+
+def _serving_lines(c: Comparison) -> list[str]:
+    s = c.serving
+    lines = [f"serving target: {_target_words(s.target)}",
+             f"  {s.mode} serving ({s.mode_reason})"]
+    if s.point is not None:
+        lines.append(f"  operating point: {_point_words(s.point)}")
+        lines.append(f"  source: {s.point.source}")
+    lines.append(f"  replica: {s.gpus_per_replica} GPUs on {s.servers_per_replica} server"
+                 f"{'s' if s.servers_per_replica > 1 else ''}; per GPU {fmt.amount(s.weights_gb_per_gpu, 1)} GB "
+                 f"weights + {fmt.amount(s.kv_cache_gb_per_gpu, 1)} GB KV cache of "
+                 f"{fmt.amount(s.memory_gb_per_gpu, 0)} GB")
+    for name, f in s.fleets.items():
+        lines.append(f"  {c.label(name):<13} {_fleet_words(f, s.gpus_per_replica)}")
+    lines.append("cost per million output tokens: " + "; ".join(
+        f"{c.label(n)} {fmt.amount(r.cost_per_million_output_tokens)} {c.currency}" for n, r in c.options.items()))
+    return lines
+
+
+def describe_serving(comparison: Comparison) -> str:
+    """The serving chapter's text, for a capacity planner: target, point, replica, fleets, pools, spares.
+
+    Empty when the workload serves no named model.
+    """
+    c = comparison
+    s = c.serving
+    if s is None:
+        return ""
+    cur = c.currency
+    lines = [f"**Target:** {md(_target_words(s.target))}."]
+    if s.input_tokens is not None:
+        lines.append(f"**Request:** {s.input_tokens:,} input and {s.output_tokens:,} output tokens.")
+    if s.point is not None:
+        kind = "ESTIMATE" if s.point.estimated else "measured"
+        lines.append(f"**Operating point ({kind}):** {md(_point_words(s.point))}. Source: {md(s.point.source)}.")
+    lines.append(f"**Serving:** {s.mode} ({md(s.mode_reason)}); the fleet is sized with "
+                 f"{fmt.amount(s.throughput_per_gpu, 1)} output tokens/s per GPU"
+                 + (f", {fmt.share(s.prefill_share, 0)} of the GPU time in the prefill pool" if s.prefill_share else "")
+                 + ".")
+    lines.append(f"**Replica:** {s.gpus_per_replica} GPUs on {s.servers_per_replica} server"
+                 f"{'s' if s.servers_per_replica > 1 else ''} of {s.gpus_per_server}"
+                 + (" (the replica spans servers)" if s.servers_per_replica > 1 else "")
+                 + f"; memory per GPU: {fmt.amount(s.weights_gb_per_gpu, 1)} GB of weights and "
+                 f"{fmt.amount(s.kv_cache_gb_per_gpu, 1)} GB of KV cache of {fmt.amount(s.memory_gb_per_gpu, 0)} GB.")
+    if s.spare_replicas or s.availability < 1:
+        lines.append(f"**Redundancy:** {s.spare_replicas} spare replica{'s' if s.spare_replicas != 1 else ''}"
+                     + (f"; availability {fmt.share(s.availability, 2)} cuts the utilisation ceiling"
+                        if s.availability < 1 else "") + ".")
+    for name, f in s.fleets.items():
+        lines.append(f"**{md(c.label(name))}:** {md(_fleet_words(f, s.gpus_per_replica))}.")
+    lines.append("**Cost per million output tokens:** " + "; ".join(
+        f"{md(c.label(n))} {fmt.amount(r.cost_per_million_output_tokens)} {cur}"
+        for n, r in c.options.items()) + ".")
+    return "\n\n".join(lines)
 
 
 def serving_sentence(scenario: Scenario | Resolved) -> str:

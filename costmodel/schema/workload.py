@@ -94,6 +94,60 @@ class ServingEstimate(InputModel):
     source: Text = Field(default="", description="Where the efficiency factors come from.")
 
 
+class LatencyTarget(InputModel):
+    """What each user must see: a bound on time to first token and on per-user speed (or time per token)."""
+
+    ttft_seconds: Positive | None = quantity(None, unit="s", title="time to first token", le=3600, varies=False,
+                                             description="Longest time to first token allowed.")
+    ttft_statistic: Literal["mean", "p50", "p90", "p99"] = Field(
+        default="p90", description="Which statistic of the time to first token the bound is on.")
+    tokens_per_second_per_user: Positive | None = quantity(
+        None, unit="tokens/s/user", title="per-user speed", le=100_000, varies=False,
+        description="Slowest output speed one user may see (1000 / TPOT in ms).")
+    tpot_ms: Positive | None = quantity(None, unit="ms", title="time per output token", le=100_000, varies=False,
+                                        description="Longest time per output token; the same as 1000 / per-user speed.")
+    source: Text = Field(default="", description="Where the target comes from (a product requirement, or ASSUMPTION).")
+
+    @model_validator(mode="after")
+    def _some_bound(self) -> LatencyTarget:
+        if self.ttft_seconds is None and self.tokens_per_second_per_user is None and self.tpot_ms is None:
+            raise fail("LatencyTarget", ("ttft_seconds",), "no_bound",
+                       "give ttft_seconds, tokens_per_second_per_user or tpot_ms (or remove the target)", None)
+        if self.tokens_per_second_per_user is not None and self.tpot_ms is not None:
+            raise fail("LatencyTarget", ("tpot_ms",), "both_speeds",
+                       "give tokens_per_second_per_user or tpot_ms, not both (one is 1000 / the other)",
+                       self.tpot_ms)
+        return self
+
+    @property
+    def min_tokens_per_second(self) -> float | None:
+        """Slowest per-user speed allowed, from either field. [tokens/s/user]"""
+        if self.tpot_ms is not None:
+            return 1000.0 / self.tpot_ms
+        return self.tokens_per_second_per_user
+
+
+class RequestShape(InputModel):
+    """Tokens in and out of one typical request."""
+
+    input_tokens: Count = quantity(unit="tokens", title="input tokens per request", ge=1, le=10_000_000, varies=False)
+    output_tokens: Count = quantity(unit="tokens", title="output tokens per request", ge=1, le=10_000_000,
+                                    varies=False)
+
+
+class Redundancy(InputModel):
+    """Spare replicas held beyond the load, and replicas lost to failures."""
+
+    spare_replicas: Count = quantity(0, unit="replicas", title="spare replicas", ge=0, le=10_000, varies=False,
+                                     description="Replicas held idle beyond those the peak needs (N+1: 1).")
+    failures_per_replica_per_year: NonNegative = quantity(
+        0.0, unit="1/year", title="failures per replica per year", le=100_000, varies=False,
+        description="Failures that take a replica out of service.")
+    recovery_hours: NonNegative = quantity(0.0, unit="h", title="recovery time", le=8760, varies=False,
+                                           description="Time to bring a failed replica back.")
+    source: Text = ""
+
+
 class Serving(InputModel):
     """Serve a named model: GPUs per replica and throughput from the catalog or an estimate.
 
@@ -118,6 +172,47 @@ class Serving(InputModel):
         default=None, description="Estimate inputs; used when no row matches, or always when use_estimate is true.")
     use_estimate: bool = Field(default=False, description="Use the estimate even if a measured row matches.")
     source: Text = ""
+    target: LatencyTarget | None = Field(
+        default=None, description="Latency target; none: size at maximum throughput (the throughput row).")
+    request: RequestShape | None = Field(
+        default=None, description="Request shape; with a target, converts measured curves to this input:output mix.")
+    curve: str | None = Field(default=None, description="Curve id in data/serving_curves.csv; default: every "
+                              "curve of the model, GPU and precision, the best that meets the target.")
+    serving_mode: Literal["auto", "aggregated", "disaggregated"] = Field(
+        default="auto", description="Prefill and decode on the same replicas, in separate pools, or the cheaper.")
+    max_servers_per_replica: Count = quantity(1, unit="servers", title="servers per replica at most", ge=1, le=64,
+                                              varies=False,
+                                              description="A replica may span this many 8-GPU servers.")
+    redundancy: Redundancy | None = Field(default=None, description="Spare replicas (n_plus_1) and failures.")
+
+    @field_validator("redundancy", mode="before")
+    @classmethod
+    def _n_plus_1(cls, value: Any) -> Any:
+        if value == "n_plus_1":
+            return {"spare_replicas": 1, "source": "N+1"}
+        return value
+
+    @field_validator("curve")
+    @classmethod
+    def _curve_known(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        curves = {p.curve: p for p in catalog_from(info).serving_curves.values()}
+        return known_id(value, curves, "serving curve", "serving_curves.csv")
+
+    @model_validator(mode="after")
+    def _target_needs(self) -> Serving:
+        if self.target is not None:
+            for name in ("request", "estimate"):
+                if getattr(self, name) is None:
+                    raise fail("Serving", (name,), "target_needs",
+                               "a latency target needs {name}: the request shape converts measured curves to the "
+                               "workload's mix, and the estimate's efficiencies split prefill from decode and draw "
+                               "the first-principles curve", None, name=name)
+        elif self.serving_mode != "auto" or self.curve is not None:
+            raise fail("Serving", ("target",), "needs_target",
+                       "serving_mode and curve apply to sizing at a latency target; give a target", None)
+        return self
 
     @field_validator("model")
     @classmethod
@@ -173,6 +268,16 @@ class TokensWorkload(_Workload):
         if explicit and not self.throughput_source:
             raise fail("TokensWorkload", ("throughput_source",), "missing",
                        "say where output_tokens_per_second_per_gpu comes from", None)
+        shape = self.serving.request if self.serving is not None else None
+        if shape is not None:
+            ratio = shape.input_tokens / shape.output_tokens
+            if abs(ratio - self.input_tokens_per_output_token) > 0.01 * max(ratio, self.input_tokens_per_output_token,
+                                                                            1e-9):
+                raise fail("TokensWorkload", ("serving", "request"), "mix_mismatch",
+                           "the request shape's {i}/{o} input/output tokens is a {r:.3g}:1 mix, but "
+                           "input_tokens_per_output_token is {m:g}; make them agree (within 1 %)",
+                           shape.model_dump(), i=shape.input_tokens, o=shape.output_tokens, r=ratio,
+                           m=self.input_tokens_per_output_token)
         if not explicit:
             for name in ("throughput_source", "utilisation_ceiling"):
                 if getattr(self, name) is not None:
