@@ -68,20 +68,28 @@ class GPU(_Row):
                                            description="Dense FP8 peak; empty if unsupported. [TFLOP/s]")
     fp4_dense_tflops: float | None = Field(default=None, gt=0,
                                            description="Dense FP4 peak; empty if unsupported. [TFLOP/s]")
+    fp16_dense_tflops: float | None = Field(default=None, gt=0,
+                                            description="Dense FP16 peak; empty if unsupported or not catalogued. "
+                                                        "[TFLOP/s]")
+    tf32_dense_tflops: float | None = Field(default=None, gt=0,
+                                            description="Dense TF32 peak; empty if unsupported or not catalogued. "
+                                                        "[TFLOP/s]")
     tdp_w: float = Field(gt=0, description="Thermal design power per GPU. [W]")
 
     def dense_tflops(self, precision: str) -> float:
-        """Dense (not sparse) peak at ``precision`` (bf16, fp8 or fp4). [TFLOP/s]
+        """Dense (not sparse) peak at ``precision`` (fp16, bf16, tf32, fp8 or fp4). [TFLOP/s]
 
         Raises
         ------
         ValueError
             The GPU has no such precision (e.g. FP8 on an A100).
         """
-        peaks = {"bf16": self.bf16_dense_tflops, "fp8": self.fp8_dense_tflops, "fp4": self.fp4_dense_tflops}
+        peaks = {"bf16": self.bf16_dense_tflops, "fp8": self.fp8_dense_tflops, "fp4": self.fp4_dense_tflops,
+                 "fp16": self.fp16_dense_tflops, "tf32": self.tf32_dense_tflops}
         peak = peaks.get(precision)
         if peak is None:
-            raise ValueError(f"{self.gpu} has no {precision} tensor-core support (data/gpus.csv)")
+            raise ValueError(f"{self.gpu} has no {precision} tensor-core peak in data/gpus.csv (unsupported or not "
+                             "catalogued)")
         return peak
 
 
