@@ -31,8 +31,8 @@ from .io.demand_files import JobLog, hours_in_year, read_hourly_file, read_job_l
 from .paths import DATA_DIR
 from .results import MemoryPerGPU
 from .schema import Scenario
-from .schema.workload import DURATION_PATTERN
 from .schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, input_paths
+from .schema.workload import DURATION_PATTERN
 from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 Number = Any

@@ -18,7 +18,6 @@ from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
 from .costs import monthly_cost_components
 
-
 MFU_CEILING_DENSE = 0.6
 """MFU above which a dense model's run is flagged: the highest published large-scale figures are
 about 0.4-0.55 (Llama 3: 0.38-0.43, Dubey et al. 2024 Table 4; PaLM 540B: 0.462, Chowdhery et al.
