@@ -282,3 +282,19 @@ class TestPrecisionAndWarnings:
     def test_achieved_above_the_peak_is_an_error(self):
         with pytest.raises(ScenarioError, match="achieved_tflops_per_gpu"):
             costmodel.resolve(patched("llama31-405b-as-published", {"workload.achieved_tflops_per_gpu": 1200}))
+
+
+class TestPresentation:
+    def test_stage_table_is_table_1(self):
+        from costmodel.presentation import tables
+        r = costmodel.resolve(costmodel.load_scenario("deepseek-v3-stages"))
+        frame = tables.stage_table(r, training_run(r))
+        assert list(frame["stage"]) == ["pre-training", "context extension", "post-training", "total"]
+        assert list(frame["GPU-hours"]) == ["2,664,000", "119,000", "5,000", "2,788,000"]
+        assert list(frame["cost, Cloud rental [USD]"]) == ["5,328,000", "238,000", "10,000", "5,576,000"]
+
+    def test_warnings_open_the_summary(self):
+        from costmodel.presentation import text
+        r = costmodel.resolve(patched("llama31-405b-training", {"workload.mfu": 0.95}))
+        summary = text.describe_training_run(r, training_run(r))
+        assert summary.index("Plausibility warnings") < summary.index("6 · N · D")
