@@ -153,7 +153,7 @@ class LLM(_Row):
         ge=1, description="Numbers the KV cache holds per token per layer (2 x KV heads x head dim for GQA). [-]")
 
 
-Precision = Literal["bf16", "fp8", "fp4"]
+Precision = Literal["fp16", "bf16", "fp8", "fp4", "int8", "int4"]
 
 
 class ThroughputRow(_Row):

@@ -485,7 +485,7 @@ def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any
                                work.throughput_source, estimated=False)
     model = catalog.models[serving.model]
     try:
-        peak = gpu.dense_tflops(serving.precision)
+        peak = gpu.dense_tflops(formulas.serving.compute_precision(serving.precision))
     except ValueError as exc:
         raise _problem("workload.serving.precision", serving.precision, str(exc)) from None
     matches = sorted((r for r in catalog.throughput.values()

@@ -298,3 +298,20 @@ class TestPresentation:
         r = costmodel.resolve(patched("llama31-405b-training", {"workload.mfu": 0.95}))
         summary = text.describe_training_run(r, training_run(r))
         assert summary.index("Plausibility warnings") < summary.index("6 · N · D")
+
+
+class TestWeightOnlyServing:
+    """int8 / int4 weights: 1 and 0.5 bytes a parameter; matrix products at the BF16 peak."""
+
+    @pytest.mark.parametrize("precision, bytes_per_weight", [("int8", 1.0), ("int4", 0.5)])
+    def test_replica_size_from_memory(self, precision, bytes_per_weight):
+        scenario = patched("llama70b-vs-api", {
+            "workload.serving.precision": precision, "workload.serving.throughput_row": None,
+            "workload.serving.use_estimate": True,
+            "workload.serving.estimate": {"batch_size": 16, "input_tokens": 1000, "output_tokens": 1000,
+                                          "decode_efficiency": 0.6, "prefill_efficiency": 0.5}})
+        capacity = costmodel.resolve(scenario).workload.capacity
+        # Llama 3.3 70B (70.6 B, 80 layers, 2,048 KV elements per token per layer; models.csv), FP8 KV cache,
+        # 128,000 tokens held (the scenario), 80 GB H100 at 90 % usable
+        need = 70.6e9 * bytes_per_weight + 128_000 * 80 * 2048 * 1.0
+        assert capacity.gpus_per_replica == math.ceil(need / (80e9 * 0.9))   # int8: 2; int4: 1

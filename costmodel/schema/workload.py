@@ -27,7 +27,8 @@ from .base import (
     quantity,
 )
 
-Precision = Literal["bf16", "fp8", "fp4"]
+Precision = Literal["fp16", "bf16", "fp8", "fp4", "int8", "int4"]
+"""Precisions of served weights; int8 and int4 are weight-only formats whose matrix products run at BF16."""
 TrainingPrecision = Literal["fp16", "bf16", "tf32", "fp8", "fp4"]
 """Precisions a training run's MFU may refer to (the GPU needs a dense peak for it in data/gpus.csv)."""
 
