@@ -103,6 +103,8 @@ class TestR3Stages:
 
     @pytest.mark.parametrize("changes, field", [
         ({"workload.mfu": 0.3}, "mfu"),                                                     # run-level and stages
+        ({"workload.training_tokens": 1e12}, "training_tokens"),                            # would be ignored
+        ({"workload.stages.2.gpus": 4096}, "gpus"),                                         # above cluster_gpus
         ({"workload.stages.1": {"name": "context extension", "gpu_hours": 1.0, "mfu": 0.3}}, "gpu_hours"),
         ({"workload.stages.1": {"name": "pre-training", "gpu_hours": 1.0}}, "stages"),      # repeated name
         ({"workload.stages.1": {"name": "x", "mfu": 0.3}}, "training_tokens"),              # MFU without tokens

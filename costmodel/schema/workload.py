@@ -395,11 +395,16 @@ class TrainingWorkload(_RunBasis, _Workload):
         if self.stages is None:
             _one_basis(self, "TrainingWorkload")
         else:
-            given = [name for name in _HOW if getattr(self, name) is not None]
+            given = [name for name in (*_HOW, "training_tokens") if getattr(self, name) is not None]
             if given:
                 raise fail("TrainingWorkload", (given[0],), "stages_state_the_run",
-                           "with stages, each stage states its own compute; remove the run-level {name}",
+                           "with stages, each stage states its own compute and tokens; remove the run-level {name}",
                            getattr(self, given[0]), name=given[0])
+            for i, stage in enumerate(self.stages):
+                if stage.gpus is not None and stage.gpus > self.cluster_gpus:
+                    raise fail("TrainingWorkload", ("stages", i, "gpus"), "stage_gpus",
+                               "a stage cannot use more GPUs than the run's cluster_gpus ({gpus})", stage.gpus,
+                               gpus=self.cluster_gpus)
             names = [stage.name for stage in self.stages]
             if len(set(names)) != len(names):
                 raise fail("TrainingWorkload", ("stages",), "duplicate_stage", "stage names repeat: {names}",
