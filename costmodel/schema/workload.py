@@ -10,9 +10,11 @@ Words used alike in every kind (see the README's glossary):
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from .base import (
     Count,
@@ -279,8 +281,16 @@ class _RunBasis(InputModel):
                                                 description="Days the run took on its GPUs.")
     wall_clock_hours: Positive | None = quantity(None, unit="h", title="wall-clock hours", le=1e7,
                                                  description="Hours the run took on its GPUs.")
-    wall_clock: Annotated[str, Field(pattern=DURATION_PATTERN)] | None = Field(
+    wall_clock: Annotated[str, Field(max_length=40)] | None = Field(
         default=None, description="Wall-clock duration as D-HH:MM:SS (or HH:MM:SS).")
+
+    @field_validator("wall_clock")
+    @classmethod
+    def _duration(cls, value: str | None) -> str | None:
+        if value is not None and re.match(DURATION_PATTERN, value) is None:
+            raise PydanticCustomError("duration", "write a duration as D-HH:MM:SS or HH:MM:SS (54.2 days is "
+                                      "54-04:48:00)", {})
+        return value
 
 
 class TrainingStage(_RunBasis):
