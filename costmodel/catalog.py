@@ -75,6 +75,7 @@ class GPU(_Row):
                                             description="Dense TF32 peak; empty if unsupported or not catalogued. "
                                                         "[TFLOP/s]")
     tdp_w: float = Field(gt=0, description="Thermal design power per GPU. [W]")
+    architecture: str | None = Field(default=None, description="GPU architecture (Ampere, Hopper, Blackwell).")
 
     def dense_tflops(self, precision: str) -> float:
         """Dense (not sparse) peak at ``precision`` (fp16, bf16, tf32, fp8 or fp4). [TFLOP/s]
@@ -175,6 +176,20 @@ class ThroughputRow(_Row):
     setting: str = Field(description="Benchmark setting (offline, server with latency bounds, max throughput).")
 
 
+class PublishedRun(_Row):
+    """One published training run (one row of data/training_runs.csv): its GPU-hours for its compute."""
+
+    file: ClassVar[str] = "data/training_runs.csv"
+    key: ClassVar[str] = "run"
+
+    run: str = Field(description="Catalog id, e.g. deepseek-v3.")
+    name: str
+    gpu: str = Field(description="Catalog id of the GPU it ran on.")
+    active_parameters: float = Field(gt=0, description="N. [-]")
+    training_tokens: float = Field(gt=0, description="D. [tokens]")
+    gpu_hours: float = Field(gt=0, description="GPU-hours published. [GPU-h]")
+
+
 class Catalog(BaseModel):
     """All catalogs, keyed by id. Load with :func:`load_catalog`."""
 
@@ -186,6 +201,7 @@ class Catalog(BaseModel):
     api_offers: dict[str, APIOffer]
     models: dict[str, LLM]
     throughput: dict[str, ThroughputRow]
+    training_runs: dict[str, PublishedRun] = {}
 
 
 def _read(path: Path, row_type: type[_Row], key: str) -> dict:
@@ -242,8 +258,10 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     api = _read(folder / "api_prices.csv", APIOffer, "offer")
     models = _read(folder / "models.csv", LLM, "model")
     throughput = _read(folder / "throughput.csv", ThroughputRow, "row")
+    runs_file = folder / "training_runs.csv"     # optional: the published runs plausibility is judged by
+    runs = _read(runs_file, PublishedRun, "run") if runs_file.exists() else {}
     tables = ((folder / "servers.csv", servers), (folder / "cloud_prices.csv", cloud),
-              (folder / "throughput.csv", throughput))
+              (folder / "throughput.csv", throughput), (runs_file, runs))
     for path, table in tables:
         unknown = [(f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
                    for ident, row in table.items() if row.gpu not in gpus]
@@ -253,7 +271,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         if unknown:
             raise CatalogError(path, unknown)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
-                   throughput=throughput)
+                   throughput=throughput, training_runs=runs)
 
 
 @functools.cache

@@ -11,7 +11,7 @@ import math
 
 import pytest
 import yaml
-from conftest import patched, patched_data, scenario_data
+from conftest import catalog_with, patched, patched_data, scenario_data
 from pydantic import ValidationError
 
 import costmodel
@@ -270,16 +270,18 @@ class TestPrecisionAndWarnings:
         path.write_text(yaml.safe_dump(patched_data("llama31-405b-training", {"workload.mfu": 0.95})))
         assert main(["compare", str(path), "--json"]) == 0
         data = json.loads(capsys.readouterr().out)
-        assert len(data["warnings"]) == 1 and "MFU 95.0%" in data["warnings"][0]
+        assert sum(w.startswith("MFU 95.0% is above 60%") for w in data["warnings"]) == 1
         assert data["training_run"]["warnings"] == data["warnings"]
 
     def test_moe_ceiling_is_lower(self):
-        assert training_run(patched("deepseek-v3-training", {"workload.mfu": 0.55})).warnings      # MoE > 0.5
-        assert not training_run(patched("llama31-405b-training", {"workload.mfu": 0.55})).warnings  # dense ≤ 0.6
+        moe = training_run(patched("deepseek-v3-training", {"workload.mfu": 0.55})).warnings        # MoE > 0.5
+        dense = training_run(patched("llama31-405b-training", {"workload.mfu": 0.55})).warnings     # dense ≤ 0.6
+        assert [w.startswith("MFU 55.0% is above 50%") for w in moe].count(True) == 1
+        assert not any(w.startswith("MFU") for w in dense)
 
     def test_no_failure_model_at_scale_warns(self):
         warnings = training_run(patched("llama31-405b-training", {"workload.goodput": None})).warnings
-        assert len(warnings) == 1 and "16,384 GPUs" in warnings[0]
+        assert [w.startswith("goodput 100.0% on 16,384 GPUs") for w in warnings].count(True) == 1
 
     def test_achieved_above_the_peak_is_an_error(self):
         with pytest.raises(ScenarioError, match="achieved_tflops_per_gpu"):
@@ -317,3 +319,21 @@ class TestWeightOnlyServing:
         # 128,000 tokens held (the scenario), 80 GB H100 at 90 % usable
         need = 70.6e9 * bytes_per_weight + 128_000 * 80 * 2048 * 1.0
         assert capacity.gpus_per_replica == math.ceil(need / (80e9 * 0.9))   # int8: 2; int4: 1
+
+
+class TestPublishedRange:
+    """GPU-hours per token against the published runs on the same architecture (data/training_runs.csv)."""
+
+    def test_r4_needs_fewer_gpu_hours_per_token_than_any_published_hopper_run(self):
+        run = training_run(costmodel.load_scenario("llama31-405b-training"))
+        # R4: 6 × 405e9 × 15.6e12 / (28,427,796 GPU-h × 3,600) = 370 TFLOP/s; published Hopper runs:
+        # Llama 3.1 8B 6 × 8.03e9 × 15e12 / (1.46e6 × 3,600) = 138 (model card) … DeepSeek-V3
+        # 6 × 37e9 × 14.8e12 / (2.664e6 × 3,600) = 343 (Table 1)
+        assert 6 * 405e9 * 15.6e12 / (run.gpu_hours * 3600) / 1e12 == pytest.approx(370.4, abs=0.1)
+        assert len(run.warnings) == 1
+        assert "370 TFLOP/s" in run.warnings[0] and "138-343" in run.warnings[0]
+
+    def test_r3_is_inside_and_no_published_runs_means_no_check(self):
+        assert training_run(costmodel.load_scenario("deepseek-v3-training")).warnings == ()
+        scenario = patched("llama31-405b-training", catalog=catalog_with(training_runs={}))
+        assert training_run(scenario).warnings == ()

@@ -56,8 +56,33 @@ def _stage_hours(stage: StageInputs, run: TrainingInputs, goodput):
     return flop, stage.gpu_hours, stage.gpu_hours, mfu
 
 
-def plausibility_warnings(run: TrainingInputs, mfu_by_stage: dict[str, float | None], goodput: float) -> list[str]:
-    """Warnings (not errors) on a run's inputs: MFU above what is published, goodput too high at scale."""
+def published_range(r: Resolved) -> tuple[float, float, list[str]] | None:
+    """Achieved TFLOP/s per GPU-hour paid of the published runs on GPUs of the run's architecture.
+
+    Returns (lowest, highest, the runs' ids), or None when data/training_runs.csv holds no
+    run on that architecture. [TFLOP/s]
+    """
+    arch = r.workload.gpu.architecture
+    gpus = r.catalog.gpus
+    rows = [row for row in r.catalog.training_runs.values()
+            if arch is not None and row.gpu in gpus and gpus[row.gpu].architecture == arch]
+    if not rows:
+        return None
+    achieved = [float(formulas.achieved_tflops_from_gpu_hours(
+        formulas.training_flop(row.active_parameters, row.training_tokens), row.gpu_hours)) for row in rows]
+    return min(achieved), max(achieved), [row.run for row in rows]
+
+
+def plausibility_warnings(run: TrainingInputs, mfu_by_stage: dict[str, float | None], goodput: float,
+                          achieved_tflops: float | None = None, published: tuple | None = None,
+                          architecture: str | None = None) -> list[str]:
+    """Warnings (not errors) on a run's inputs.
+
+    An MFU above what is published (0.6 dense, 0.5 mixture of experts), a goodput above 0.99
+    on more than 10,000 GPUs, and GPU-hours per token (as FLOP/s achieved over the GPU-hours
+    paid, 6·N·D / GPU-hours) outside the range of the published runs on the same GPU
+    architecture (data/training_runs.csv).
+    """
     found = []
     ceiling = MFU_CEILING_MOE if run.moe else MFU_CEILING_DENSE
     kind = "mixture-of-experts" if run.moe else "dense"
@@ -72,6 +97,13 @@ def plausibility_warnings(run: TrainingInputs, mfu_by_stage: dict[str, float | N
         found.append(f"goodput {float(np.min(goodput)):.1%} on {run.cluster_gpus:,} GPUs {how} is above "
                      f"{GOODPUT_CEILING_AT_SCALE:.0%}; Llama 3 reports about 90 % effective training time on "
                      "16,384 GPUs (419 interruptions in 54 days)")
+    if achieved_tflops is not None and published is not None:
+        low, high, runs = published
+        if not low <= achieved_tflops <= high:
+            side = "fewer" if achieved_tflops > high else "more"
+            found.append(f"the run needs {side} GPU-hours per token than any published {architecture} run: "
+                         f"{achieved_tflops:,.0f} TFLOP/s per GPU over the GPU-hours paid (6·N·D / GPU-hours), "
+                         f"against {low:,.0f}-{high:,.0f} for {', '.join(runs)} (data/training_runs.csv)")
     return found
 
 
@@ -143,5 +175,8 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
                                                                 run.gpu_memory_bytes, sharded=False),
         costs=costs, stages=stages, mfu=mfu, checkpoint_intervals=intervals, checkpoint_interval_steps=steps,
         gpu_hours_lost_per_failure=lost, failures_by_cause=causes, memory=run.memory,
-        warnings=tuple(plausibility_warnings(run, {s.name: s.mfu for s in stages}, goodput)),
+        warnings=tuple(plausibility_warnings(
+            run, {s.name: s.mfu for s in stages}, goodput,
+            None if flop is None else float(formulas.achieved_tflops_from_gpu_hours(flop, hours)),
+            published_range(r), r.workload.gpu.architecture)),
     )

@@ -55,6 +55,7 @@ from .serving import (
 from .staffing import fte_needed, staffing_cost
 from .tokens import blended_api_price, gpu_hours_for_tokens, output_share, tokens_per_month
 from .training import (
+    achieved_tflops_from_gpu_hours,
     mfu_from_achieved_tflops,
     mfu_from_gpu_hours,
     mfu_from_tokens_per_second,
@@ -66,6 +67,7 @@ from .training import (
 from .utilisation import break_even_utilisation, cost_per_used_gpu_hour
 
 __all__ = [
+    "achieved_tflops_from_gpu_hours",
     "activation_bytes_per_gpu", "activation_bytes_per_layer", "checkpoint_steps",
     "failures_per_gpu_per_year_from_count", "gpu_hours_lost_per_failure", "mfu_from_achieved_tflops",
     "mfu_from_tokens_per_second", "wall_clock_gpu_hours", "zero_state_bytes_per_gpu",

@@ -166,3 +166,19 @@ def wall_clock_gpu_hours(gpus, wall_clock_hours):
     2664038
     """
     return gpus * wall_clock_hours
+
+
+def achieved_tflops_from_gpu_hours(flop, gpu_hours):
+    """Model FLOP/s achieved per GPU over the GPU-hours paid: FLOP / (GPU-hours × 3,600). [TFLOP/s]
+
+    The reciprocal of GPU-hours per token scaled by 6·N, so runs of different model sizes
+    compare; over paid hours it includes the time lost to failures and restarts.
+
+    Examples
+    --------
+    DeepSeek-V3 pre-training (arXiv 2412.19437): 6 × 37e9 × 14.8e12 FLOP over 2.664 M GPU-hours.
+
+    >>> round(achieved_tflops_from_gpu_hours(6 * 37e9 * 14.8e12, 2.664e6), 1)
+    342.6
+    """
+    return flop / (gpu_hours * SECONDS_PER_HOUR) / 1e12
