@@ -69,20 +69,29 @@ class GPU(_Row):
                                            description="Dense FP8 peak; empty if unsupported. [TFLOP/s]")
     fp4_dense_tflops: float | None = Field(default=None, gt=0,
                                            description="Dense FP4 peak; empty if unsupported. [TFLOP/s]")
+    fp16_dense_tflops: float | None = Field(default=None, gt=0,
+                                            description="Dense FP16 peak; empty if unsupported or not catalogued. "
+                                                        "[TFLOP/s]")
+    tf32_dense_tflops: float | None = Field(default=None, gt=0,
+                                            description="Dense TF32 peak; empty if unsupported or not catalogued. "
+                                                        "[TFLOP/s]")
     tdp_w: float = Field(gt=0, description="Thermal design power per GPU. [W]")
+    architecture: str | None = Field(default=None, description="GPU architecture (Ampere, Hopper, Blackwell).")
 
     def dense_tflops(self, precision: str) -> float:
-        """Dense (not sparse) peak at ``precision`` (bf16, fp8 or fp4). [TFLOP/s]
+        """Dense (not sparse) peak at ``precision`` (fp16, bf16, tf32, fp8 or fp4). [TFLOP/s]
 
         Raises
         ------
         ValueError
             The GPU has no such precision (e.g. FP8 on an A100).
         """
-        peaks = {"bf16": self.bf16_dense_tflops, "fp8": self.fp8_dense_tflops, "fp4": self.fp4_dense_tflops}
+        peaks = {"bf16": self.bf16_dense_tflops, "fp8": self.fp8_dense_tflops, "fp4": self.fp4_dense_tflops,
+                 "fp16": self.fp16_dense_tflops, "tf32": self.tf32_dense_tflops}
         peak = peaks.get(precision)
         if peak is None:
-            raise ValueError(f"{self.gpu} has no {precision} tensor-core support (data/gpus.csv)")
+            raise ValueError(f"{self.gpu} has no {precision} tensor-core peak in data/gpus.csv (unsupported or not "
+                             "catalogued)")
         return peak
 
 
@@ -155,7 +164,7 @@ class LLM(_Row):
         ge=1, description="Numbers the KV cache holds per token per layer (2 x KV heads x head dim for GQA). [-]")
 
 
-Precision = Literal["bf16", "fp8", "fp4"]
+Precision = Literal["fp16", "bf16", "fp8", "fp4", "int8", "int4"]
 
 
 class ThroughputRow(_Row):
@@ -204,6 +213,20 @@ class ServingCurvePoint(_Row):
     ttft_statistic: Literal["mean", "p50", "p90", "p99"] = Field(description="Which statistic ttft_seconds is.")
 
 
+class PublishedRun(_Row):
+    """One published training run (one row of data/training_runs.csv): its GPU-hours for its compute."""
+
+    file: ClassVar[str] = "data/training_runs.csv"
+    key: ClassVar[str] = "run"
+
+    run: str = Field(description="Catalog id, e.g. deepseek-v3.")
+    name: str
+    gpu: str = Field(description="Catalog id of the GPU it ran on.")
+    active_parameters: float = Field(gt=0, description="N. [-]")
+    training_tokens: float = Field(gt=0, description="D. [tokens]")
+    gpu_hours: float = Field(gt=0, description="GPU-hours published. [GPU-h]")
+
+
 class Catalog(BaseModel):
     """All catalogs, keyed by id. Load with :func:`load_catalog`."""
 
@@ -216,6 +239,7 @@ class Catalog(BaseModel):
     models: dict[str, LLM]
     throughput: dict[str, ThroughputRow]
     serving_curves: dict[str, ServingCurvePoint] = Field(default_factory=dict)
+    training_runs: dict[str, PublishedRun] = Field(default_factory=dict)
 
 
 def _read(path: Path, row_type: type[_Row], key: str) -> dict:
@@ -285,8 +309,10 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
                   for name in shared if getattr(point, name) != getattr(head, name)]
     if mixed:
         raise CatalogError(curves_file, mixed)
+    runs_file = folder / "training_runs.csv"     # optional: the published runs plausibility is judged by
+    runs = _read(runs_file, PublishedRun, "run") if runs_file.exists() else {}
     tables = ((folder / "servers.csv", servers), (folder / "cloud_prices.csv", cloud),
-              (folder / "throughput.csv", throughput), (curves_file, curves))
+              (folder / "throughput.csv", throughput), (curves_file, curves), (runs_file, runs))
     for path, table in tables:
         unknown = [(f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
                    for ident, row in table.items() if row.gpu not in gpus]
@@ -296,7 +322,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         if unknown:
             raise CatalogError(path, unknown)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
-                   throughput=throughput, serving_curves=curves)
+                   throughput=throughput, serving_curves=curves, training_runs=runs)
 
 
 @functools.cache

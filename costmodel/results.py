@@ -162,13 +162,104 @@ class OptionResult:
 
 
 @dataclass(frozen=True)
+class MemoryPerGPU:
+    """Memory one GPU needs under a parallelism plan (Rajbhandari et al. 2020; Korthikanti et al. 2022).
+
+    Attributes
+    ----------
+    zero_stage
+        ZeRO stage in force (3 for FSDP).
+    state_bytes
+        Weights, gradients and optimizer state on the GPU. [B]
+    activation_bytes
+        Activations on the busiest GPU. [B]
+    gpu_memory_bytes
+        The GPU's memory. [B]
+    usable_share
+        Share of it the run may use. [-]
+    """
+
+    zero_stage: int
+    state_bytes: float
+    activation_bytes: float
+    gpu_memory_bytes: float
+    usable_share: float
+
+    @property
+    def total_bytes(self) -> float:
+        """State plus activations. [B]"""
+        return self.state_bytes + self.activation_bytes
+
+    @property
+    def usable_bytes(self) -> float:
+        """Memory the run may use. [B]"""
+        return self.gpu_memory_bytes * self.usable_share
+
+    @property
+    def fits(self) -> bool:
+        """Whether state and activations fit in the usable memory."""
+        return self.total_bytes <= self.usable_bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready figures, in GB."""
+        return {"zero_stage": self.zero_stage, "model_state": round(self.state_bytes / 1e9, 3),
+                "activations": round(self.activation_bytes / 1e9, 3), "total": round(self.total_bytes / 1e9, 3),
+                "usable": round(self.usable_bytes / 1e9, 3), "unit": "GB per GPU", "fits": self.fits}
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """One stage of a training run worked out (as DeepSeek-V3's Table 1 lists them).
+
+    Attributes
+    ----------
+    name, basis
+        The stage and the field it was stated by.
+    gpus
+        GPUs it ran on. [GPU]
+    training_tokens
+        D, if given. [tokens]
+    flop
+        6·N·D, if the tokens are given. [FLOP]
+    mfu
+        The MFU stated or converted; for a stage stated by GPU-hours or wall clock, backed
+        out of them (time lost to failures included); None without tokens. [-]
+    gpu_hours
+        GPU-hours to pay for. [GPU-h]
+    wall_clock_days
+        gpu_hours / gpus / 24. [d]
+    costs
+        Option → the stage's cost (its share of the run's GPU-hours). [reporting currency]
+    """
+
+    name: str
+    basis: str
+    gpus: int
+    training_tokens: float | None
+    flop: float | None
+    mfu: float | None
+    gpu_hours: float
+    wall_clock_days: float
+    costs: dict[str, float]
+
+    def to_dict(self, currency: str) -> dict[str, Any]:
+        """JSON-ready figures, each with its unit."""
+        return {"name": self.name, "stated_by": self.basis, "gpus": self.gpus,
+                "training_tokens": self.training_tokens if self.training_tokens is not None else "not given",
+                "mfu": round(self.mfu, 6) if self.mfu is not None else "not defined (no training_tokens)",
+                "gpu_hours": {"value": round(self.gpu_hours, 3), "unit": "GPU-h"},
+                "wall_clock_days": {"value": round(self.wall_clock_days, 4), "unit": "days"},
+                "cost": {option: {"value": round(v, 2), "unit": currency} for option, v in self.costs.items()}}
+
+
+@dataclass(frozen=True)
 class TrainingRun:
     """A training run worked out: compute, time, losses and the cost of each option.
 
     Attributes
     ----------
     flop
-        6·N·D. [FLOP]
+        6·N·D; None when the run is stated without training tokens. [FLOP]
     peak_tflops
         Dense peak per GPU at the run's precision. [TFLOP/s]
     ideal_gpu_hours
@@ -189,9 +280,26 @@ class TrainingRun:
         without (None: does not fit on one GPU). [GPU]
     costs
         Cost of the run for each option, by component. [reporting currency]
+    stages
+        The run by stage (one stage, "run", when the run is stated whole).
+    mfu
+        MFU over the run: stated or converted, or backed out of stated GPU-hours or wall
+        clock (time lost included); None without training tokens. [-]
+    checkpoint_intervals
+        The optimum interval by each formula (young, daly, young_restart). [h]
+    checkpoint_interval_steps
+        The interval used in training steps, when the step time is given. [steps]
+    gpu_hours_lost_per_failure
+        n × (R + (τ + δ)/2). [GPU-h]
+    failures_by_cause
+        Cause → (failures per GPU per year, job MTBF [h]) from an observed count.
+    memory
+        Memory per GPU under the stated parallelism plan.
+    warnings
+        Plausibility warnings (not errors): MFU, goodput at scale.
     """
 
-    flop: float
+    flop: float | None
     peak_tflops: float
     ideal_gpu_hours: float
     goodput: float
@@ -203,6 +311,14 @@ class TrainingRun:
     min_gpus_sharded: int | None
     min_gpus_unsharded: int | None
     costs: dict[str, dict[str, float]]
+    stages: tuple[StageResult, ...] = ()
+    mfu: float | None = None
+    checkpoint_intervals: dict[str, float] | None = None
+    checkpoint_interval_steps: int | None = None
+    gpu_hours_lost_per_failure: float | None = None
+    failures_by_cause: dict[str, tuple[float, float]] | None = None
+    memory: MemoryPerGPU | None = None
+    warnings: tuple[str, ...] = ()
 
     def total(self, option: str) -> float:
         """Cost of the run with one option. [reporting currency]"""
@@ -216,7 +332,8 @@ class TrainingRun:
     def to_dict(self, currency: str) -> dict[str, Any]:
         """JSON-ready figures, each with its unit."""
         return {
-            "flop": {"value": self.flop, "unit": "FLOP"},
+            "flop": ({"value": self.flop, "unit": "FLOP"} if self.flop is not None
+                     else "not defined (no training_tokens)"),
             "dense_peak": {"value": self.peak_tflops, "unit": "TFLOP/s per GPU"},
             "ideal_gpu_hours": {"value": round(self.ideal_gpu_hours, 3), "unit": "GPU-h"},
             "goodput": {"value": round(self.goodput, 6), "unit": "share of wall-clock time"},
@@ -232,6 +349,20 @@ class TrainingRun:
             "cost": {option: {"value": round(self.total(option), 2), "unit": currency,
                               "components": {str(k): round(v, 2) for k, v in parts.items()}}
                      for option, parts in self.costs.items()},
+            "mfu": round(self.mfu, 6) if self.mfu is not None else "not defined (no training_tokens)",
+            "stages": [stage.to_dict(currency) for stage in self.stages],
+            "checkpoint_intervals_minutes": (
+                {name: round(hours * 60, 4) for name, hours in self.checkpoint_intervals.items()}
+                if self.checkpoint_intervals is not None else "no failure model"),
+            "checkpoint_interval_steps": (self.checkpoint_interval_steps if self.checkpoint_interval_steps is not None
+                                          else "no step time or no failure model"),
+            "gpu_hours_lost_per_failure": ({"value": round(self.gpu_hours_lost_per_failure, 3), "unit": "GPU-h"}
+                                           if self.gpu_hours_lost_per_failure is not None else "no failure model"),
+            "failures_by_cause": ({name: {"failures_per_gpu_per_year": round(rate, 6), "job_mtbf_hours": round(m, 4)}
+                                   for name, (rate, m) in self.failures_by_cause.items()}
+                                  if self.failures_by_cause else "not stated"),
+            "memory_per_gpu": self.memory.to_dict() if self.memory is not None else "no parallelism plan",
+            "warnings": list(self.warnings),
         }
 
 
@@ -716,6 +847,11 @@ class Comparison:
         """Display name of an option."""
         return self.options[option].label
 
+    @property
+    def warnings(self) -> list[str]:
+        """Plausibility warnings (not errors) on the inputs, e.g. an MFU above what is published."""
+        return list(self.training.warnings) if self.training is not None else []
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict.
 
@@ -774,6 +910,7 @@ class Comparison:
                 for b in self.break_evens
             ],
             "estimates": self.estimates,
+            "warnings": self.warnings,
             **({"training_run": self.training.to_dict(self.currency)} if self.training is not None else {}),
             **({"finance": self.finance.to_dict(self.currency)} if self.finance is not None else {}),
             **({"cheapest_mix": self.mix.to_dict(self.currency)} if self.mix is not None else {}),

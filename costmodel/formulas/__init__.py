@@ -15,7 +15,8 @@ module                 formulas
 ``utilisation``        cost per used GPU-hour, break-even utilisation
 ``serving``            weight and KV-cache memory, replica size, throughput estimate
 ``training``           6·N·D, GPU-hours at an MFU, MFU backed out, training state
-``checkpoint``         job MTBF, Young and Daly intervals, goodput
+``checkpoint``         job MTBF, Young and Daly intervals, goodput, steps, GPU-hours lost
+``parallelism``        memory per GPU: ZeRO-sharded model state, activations
 ``screening``          load-duration curve, busy shares, single-layer rule
 =====================  ==========================================================
 """
@@ -31,14 +32,18 @@ from .capital import (
     straight_line_depreciation,
 )
 from .checkpoint import (
+    checkpoint_steps,
     daly_interval,
+    failures_per_gpu_per_year_from_count,
     goodput_fraction,
+    gpu_hours_lost_per_failure,
     interval_with_restart,
     job_mtbf_hours,
     time_lost_fraction,
     young_interval,
 )
 from .fleet import gpus_needed, gpus_per_server_step, servers_needed, servers_with_spares, whole_units
+from .parallelism import activation_bytes_per_gpu, activation_bytes_per_layer, zero_state_bytes_per_gpu
 from .power import drawn_power_kw, electricity_cost, facility_energy_kwh
 from .screening import busy_shares, load_duration_curve, single_layer_level
 from .serving import (
@@ -49,10 +54,23 @@ from .serving import (
 )
 from .staffing import fte_needed, staffing_cost
 from .tokens import blended_api_price, gpu_hours_for_tokens, output_share, tokens_per_month
-from .training import mfu_from_gpu_hours, min_gpus_for_training_state, training_flop, training_gpu_hours
+from .training import (
+    achieved_tflops_from_gpu_hours,
+    mfu_from_achieved_tflops,
+    mfu_from_gpu_hours,
+    mfu_from_tokens_per_second,
+    min_gpus_for_training_state,
+    training_flop,
+    training_gpu_hours,
+    wall_clock_gpu_hours,
+)
 from .utilisation import break_even_utilisation, cost_per_used_gpu_hour
 
 __all__ = [
+    "achieved_tflops_from_gpu_hours",
+    "activation_bytes_per_gpu", "activation_bytes_per_layer", "checkpoint_steps",
+    "failures_per_gpu_per_year_from_count", "gpu_hours_lost_per_failure", "mfu_from_achieved_tflops",
+    "mfu_from_tokens_per_second", "wall_clock_gpu_hours", "zero_state_bytes_per_gpu",
     "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
     "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",
     "facility_energy_kwh", "fte_needed", "goodput_fraction", "gpu_hours_for_tokens", "gpus_needed",

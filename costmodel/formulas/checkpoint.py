@@ -13,7 +13,10 @@ References
 .. [2] Daly, J. T. (2006), "A higher order estimate of the optimum checkpoint interval
    for restart dumps", Future Generation Computer Systems 22(3): 303-312.
    doi:10.1016/j.future.2004.11.016
-.. [3] Dubey et al. (2024), "The Llama 3 Herd of Models", arXiv 2407.21783, §3.3.4:
+.. [3] The recovery-time variant τ = √(2δ(M + R)): Young's first-order derivation with the
+   time between failures lengthened by the recovery time R, a common variant in practice
+   (Daly 2006 carries R through the exact solution; it cancels at first order).
+.. [4] Dubey et al. (2024), "The Llama 3 Herd of Models", arXiv 2407.21783, §3.3.4:
    419 unexpected interruptions in 54 days on up to 16,384 H100.
 """
 
@@ -190,3 +193,76 @@ def time_lost_fraction(interval_hours, write_hours, restart_hours, mtbf_hours=No
     0.0909
     """
     return 1.0 - goodput_fraction(interval_hours, write_hours, restart_hours, mtbf_hours)
+
+
+def failures_per_gpu_per_year_from_count(interruptions, days, gpus):
+    """Failure rate per GPU per year from an observed count: k / (d / 365 × n). [1/(GPU·year)]
+
+    Parameters
+    ----------
+    interruptions
+        Job interruptions observed, k. [-]
+    days
+        Days observed, d. [d]
+    gpus
+        GPUs the job ran on, n. [GPU]
+
+    Notes
+    -----
+    λ = k / (d/365 · n), so the job MTBF on n GPUs, 8,760 / (λ·n), is d·24 / k.
+
+    Examples
+    --------
+    Llama 3 (Dubey et al. 2024, §3.3.4): 419 unexpected interruptions in 54 days on 16,384 GPUs.
+
+    >>> round(failures_per_gpu_per_year_from_count(419, 54, 16384), 5)
+    0.17286
+    """
+    return interruptions / (days / 365.0 * gpus)
+
+
+def checkpoint_steps(interval_hours, step_seconds):
+    """Training steps in a checkpoint interval, rounded down to whole steps, at least 1. [steps]
+
+    Parameters
+    ----------
+    interval_hours
+        Checkpoint interval τ. [h]
+    step_seconds
+        Wall-clock time of one training step. [s]
+
+    Examples
+    --------
+    A 39.16-minute interval at 10 s a step:
+
+    >>> int(checkpoint_steps(39.16 / 60, 10.0))
+    234
+    """
+    steps = np.maximum(1.0, np.floor(np.asarray(interval_hours, dtype=float) * 3600.0 / step_seconds + 1e-9))
+    return like(steps, interval_hours, step_seconds)
+
+
+def gpu_hours_lost_per_failure(gpus, interval_hours, write_hours, restart_hours):
+    """Expected GPU-hours lost to one failure: n × (R + (τ + δ) / 2). [GPU-h]
+
+    Parameters
+    ----------
+    gpus
+        GPUs the job runs on, n. [GPU]
+    interval_hours, write_hours, restart_hours
+        Checkpoint interval τ, write time δ, time to recover (MTTR) R. [h]
+
+    Notes
+    -----
+    A failure strikes on average half-way through a compute-plus-write segment of τ + δ, so
+    the work redone is (τ + δ)/2, plus the recovery time R during which all n GPUs wait
+    (the first-order model behind Young 1974).
+
+    Examples
+    --------
+    16,384 GPUs, τ = 13.3 min, δ = 0.5 min, R = 3 min: 16,384 × (3 + 6.9) / 60.
+
+    >>> round(gpu_hours_lost_per_failure(16384, 13.3 / 60, 0.5 / 60, 3 / 60))
+    2703
+    """
+    return gpus * (restart_hours + (interval_hours + write_hours) / 2.0)

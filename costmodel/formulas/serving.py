@@ -17,6 +17,16 @@ from __future__ import annotations
 BYTES_PER_VALUE: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
 """Bytes per weight (or KV value) at each precision. [B]"""
 
+COMPUTE_PRECISION: dict[str, str] = {"int8": "bf16", "int4": "bf16"}
+"""Precision the matrix products run at, for weight-only formats (W8A16, W4A16: weights are
+dequantised to 16 bits; Frantar et al. 2022, GPTQ; Lin et al. 2023, AWQ). Others run as stored."""
+
+
+def compute_precision(precision: str) -> str:
+    """The precision whose dense peak a model served at ``precision`` computes at."""
+    return COMPUTE_PRECISION.get(precision, precision)
+
+
 GB = 1e9
 """Bytes in the catalog's GB (decimal, as in NVIDIA's datasheets). [B]"""
 

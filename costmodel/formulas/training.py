@@ -107,3 +107,78 @@ def min_gpus_for_training_state(state_bytes: float, activation_bytes_per_gpu: fl
     if sharded:
         return max(1, math.ceil(state_bytes / room))
     return 1 if state_bytes <= room else None
+
+
+def mfu_from_achieved_tflops(achieved_tflops, peak_tflops):
+    """MFU from an achieved throughput per GPU: achieved / dense peak. [-]
+
+    Parameters
+    ----------
+    achieved_tflops
+        Model FLOP/s achieved per GPU (6·N per token, as papers count it). [TFLOP/s]
+    peak_tflops
+        Dense peak per GPU at the precision. [TFLOP/s]
+
+    Examples
+    --------
+    Llama 3 (Dubey et al. 2024, Table 4): 430 TFLOP/s per H100 on 8,192 GPUs, BF16 MFU 43 %.
+
+    >>> round(mfu_from_achieved_tflops(430, 989), 3)
+    0.435
+    """
+    return achieved_tflops / peak_tflops
+
+
+def mfu_from_tokens_per_second(active_parameters, tokens_per_second_per_gpu, peak_tflops):
+    """MFU from training tokens per second per GPU: 6·N·(tokens/s) / dense peak. [-]
+
+    Parameters
+    ----------
+    active_parameters
+        N. [-]
+    tokens_per_second_per_gpu
+        Training tokens processed per second per GPU. [tokens/s/GPU]
+    peak_tflops
+        Dense peak per GPU at the precision. [TFLOP/s]
+
+    Notes
+    -----
+    Achieved FLOP/s per GPU = 6·N·tokens/s (Kaplan et al. 2020, §2.1).
+
+    Examples
+    --------
+    A 405 B dense model at 165 tokens/s per H100: 6 × 405e9 × 165 = 401 TFLOP/s, 40.5 %.
+
+    >>> round(mfu_from_tokens_per_second(405e9, 165, 989), 4)
+    0.4054
+    """
+    return 6.0 * active_parameters * tokens_per_second_per_gpu / (peak_tflops * 1e12)
+
+
+def wall_clock_gpu_hours(gpus, wall_clock_hours):
+    """GPU-hours of a run stated by wall clock: GPUs × hours. [GPU-h]
+
+    Examples
+    --------
+    DeepSeek-V3 pre-training, 2,048 H800 for 54.2 days (arXiv 2412.19437, Table 1: 2,664 K):
+
+    >>> round(wall_clock_gpu_hours(2048, 54.2 * 24))
+    2664038
+    """
+    return gpus * wall_clock_hours
+
+
+def achieved_tflops_from_gpu_hours(flop, gpu_hours):
+    """Model FLOP/s achieved per GPU over the GPU-hours paid: FLOP / (GPU-hours × 3,600). [TFLOP/s]
+
+    The reciprocal of GPU-hours per token scaled by 6·N, so runs of different model sizes
+    compare; over paid hours it includes the time lost to failures and restarts.
+
+    Examples
+    --------
+    DeepSeek-V3 pre-training (arXiv 2412.19437): 6 × 37e9 × 14.8e12 FLOP over 2.664 M GPU-hours.
+
+    >>> round(achieved_tflops_from_gpu_hours(6 * 37e9 * 14.8e12, 2.664e6), 1)
+    342.6
+    """
+    return flop / (gpu_hours * SECONDS_PER_HOUR) / 1e12

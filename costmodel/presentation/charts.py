@@ -279,7 +279,7 @@ def describe_gpu_chart(scenario) -> str:
 
 
 def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
-    """Share of time lost against checkpoint interval, with Young's and Daly's optima marked.
+    """Share of time lost against checkpoint interval, with the three optima marked (Young, Daly, with restart).
 
     Parameters
     ----------
@@ -295,13 +295,15 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
 
     References
     ----------
-    .. [1] Young (1974), CACM 17(9); Daly (2006), FGCS 22(3).
+    .. [1] Young (1974), CACM 17(9); Daly (2006), FGCS 22(3); the recovery-time variant
+       √(2δ(M + R)) (:func:`costmodel.formulas.interval_with_restart`).
     """
     settings = as_resolved(scenario).workload.training.goodput
     write, restart, mtbf = settings.write_hours, settings.restart_hours, run.job_mtbf_hours
     daly, young = formulas.daly_interval(write, mtbf), formulas.young_interval(write, mtbf)
+    with_restart = formulas.interval_with_restart(write, mtbf, restart)
     time_lost_fraction = formulas.time_lost_fraction
-    intervals = np.geomspace(min(daly, young) / 8, max(daly, young) * 8, 300)
+    intervals = np.geomspace(min(daly, young) / 8, max(daly, young, with_restart) * 8, 300)
     lost = time_lost_fraction(intervals, write, restart, mtbf)
     curve = alt.Chart(pd.DataFrame({"minutes": intervals * 60, "lost": lost * 100})).mark_line(strokeWidth=2).encode(
         x=alt.X("minutes:Q", title="Checkpoint interval [min]", scale=alt.Scale(type="log")),
@@ -313,14 +315,18 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
          "label": f"Young: {young * 60:,.1f} min"},
         {"minutes": daly * 60, "lost": 100 * time_lost_fraction(daly, write, restart, mtbf),
          "label": f"Daly: {daly * 60:,.1f} min"},
+        {"minutes": with_restart * 60, "lost": 100 * time_lost_fraction(with_restart, write, restart, mtbf),
+         "label": f"with restart: {with_restart * 60:,.1f} min"},
     ])
     points = alt.Chart(optima).mark_point(size=80, filled=True, color="#d62728").encode(
         x="minutes:Q", y="lost:Q", tooltip=["label:N"])
     above = alt.Chart(optima.iloc[:1]).mark_text(align="left", dx=8, dy=-12, fontSize=11).encode(
         x="minutes:Q", y="lost:Q", text="label:N")
-    below = alt.Chart(optima.iloc[1:]).mark_text(align="left", dx=8, dy=12, fontSize=11).encode(
+    below = alt.Chart(optima.iloc[1:2]).mark_text(align="left", dx=8, dy=12, fontSize=11).encode(
         x="minutes:Q", y="lost:Q", text="label:N")
-    return alt.layer(curve, points, above, below).properties(
+    further = alt.Chart(optima.iloc[2:]).mark_text(align="left", dx=8, dy=-26, fontSize=11).encode(
+        x="minutes:Q", y="lost:Q", text="label:N")
+    return alt.layer(curve, points, above, below, further).properties(
         width=560, height=300,
         title=alt.TitleParams("Time lost to checkpoints, restarts and rework",
                               subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {write * 60:g} "

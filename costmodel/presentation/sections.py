@@ -198,6 +198,12 @@ def training_figures(scenario: Resolved, run: TrainingRun) -> None:
     table(tables.run_table(scenario, run))
 
 
+def training_stages(scenario: Resolved, run: TrainingRun) -> None:
+    """The run by stage (as DeepSeek-V3's Table 1), or nothing for a run stated whole."""
+    if len(run.stages) > 1:
+        table(tables.stage_table(scenario, run))
+
+
 def training_costs(scenario: Resolved, run: TrainingRun) -> None:
     """The run's cost with each option, by component."""
     r = as_resolved(scenario)
@@ -216,5 +222,6 @@ def checkpoints(scenario: Resolved, run: TrainingRun) -> None:
 
 
 __all__ = ["checkpoints", "components", "cost_against_volume", "demand_mix", "gpus_against_volume", "headline",
-           "horizon", "inputs", "show", "table", "training_costs", "training_figures", "training_summary",
+           "horizon", "inputs", "show", "table", "training_costs", "training_figures", "training_stages",
+           "training_summary",
            "uncertainty"]

@@ -188,18 +188,33 @@ def run_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame:
     r = as_resolved(scenario)
     work = r.workload.training
     rows = [
-        ("compute, 6 · N · D", f"{run.flop:.4g}", "FLOP"),
+        ("compute, 6 · N · D", f"{run.flop:.4g}" if run.flop is not None else "not defined (no training tokens)",
+         "FLOP"),
         (f"dense {work.precision.upper()} peak of the {r.workload.gpu.gpu}", fmt.amount(run.peak_tflops, 0),
          "TFLOP/s per GPU"),
-        ("MFU", fmt.share(work.mfu), "-"),
+        ("MFU" if work.mfu is not None else "MFU backed out of the stated GPU-hours",
+         fmt.share(run.mfu) if run.mfu is not None else "not defined (no training tokens)", "-"),
         ("ideal GPU-hours", fmt.amount(run.ideal_gpu_hours, 0), "GPU-h"),
         ("goodput", fmt.share(run.goodput, 2), "share of wall-clock time"),
         ("GPU-hours to pay for", fmt.amount(run.gpu_hours, 0), "GPU-h"),
         ("wall-clock time", fmt.amount(run.wall_clock_days, 1), f"days on {work.cluster_gpus:,} GPUs"),
     ]
     if run.job_mtbf_hours is not None:
-        rows += [("job mean time between failures", fmt.amount(run.job_mtbf_hours), "h"),
-                 ("checkpoint interval", fmt.amount(run.checkpoint_interval_hours * 60, 1), "min")]
+        rows += [("job mean time between failures", fmt.amount(run.job_mtbf_hours), "h")]
+        rows += [(f"  of which {name}", fmt.amount(mtbf), "h between its failures")
+                 for name, (_, mtbf) in (run.failures_by_cause or {}).items()]
+        rows += [("checkpoint interval used", fmt.amount(run.checkpoint_interval_hours * 60, 1), "min")]
+        rows += [(f"  optimum by {name.replace('_', ' with ')}", fmt.amount(hours * 60, 1), "min")
+                 for name, hours in (run.checkpoint_intervals or {}).items()]
+        if run.checkpoint_interval_steps is not None:
+            rows += [("checkpoint interval in training steps", f"{run.checkpoint_interval_steps:,}", "steps")]
+        rows += [("GPU-hours lost per failure", fmt.amount(run.gpu_hours_lost_per_failure, 0), "GPU-h")]
+    if run.memory is not None:
+        m = run.memory
+        rows += [(f"memory per GPU, ZeRO-{m.zero_stage}: model state", fmt.amount(m.state_bytes / 1e9, 1), "GB"),
+                 ("memory per GPU: activations", fmt.amount(m.activation_bytes / 1e9, 1), "GB"),
+                 ("memory per GPU: total, of usable", f"{fmt.amount(m.total_bytes / 1e9, 1)} of "
+                  f"{fmt.amount(m.usable_bytes / 1e9, 1)}", "GB")]
     rows += [
         ("fewest GPUs holding the training state, sharded (ZeRO-3)", f"{run.min_gpus_sharded:,}", "GPU"),
         ("fewest GPUs holding the training state, unsharded",
@@ -208,6 +223,27 @@ def run_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame:
     rows += [(f"cost with {r.label(o)}", fmt.amount(run.total(o), 0), r.currency)
              for o in sorted(run.costs, key=run.total)]
     return pd.DataFrame(rows, columns=["figure", "value", "unit"])
+
+
+def stage_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame:
+    """The run by stage, as DeepSeek-V3's Table 1: GPU-hours and cost with each option, and a total row.
+
+    Columns: stage, stated by, GPUs, GPU-hours, days, MFU, then one cost column per option.
+    """
+    import pandas as pd
+
+    r = as_resolved(scenario)
+    rows = []
+    for s in run.stages:
+        rows.append({"stage": s.name, "stated by": s.basis.replace("_", " "), "GPUs": f"{s.gpus:,}",
+                     "GPU-hours": fmt.amount(s.gpu_hours, 0), "days": fmt.amount(s.wall_clock_days, 1),
+                     "MFU": fmt.share(s.mfu) if s.mfu is not None else "not defined",
+                     **{f"cost, {r.label(o)} [{r.currency}]": fmt.amount(v, 0) for o, v in s.costs.items()}})
+    rows.append({"stage": "total", "stated by": "", "GPUs": "", "GPU-hours": fmt.amount(run.gpu_hours, 0),
+                 "days": fmt.amount(run.wall_clock_days, 1),
+                 "MFU": fmt.share(run.mfu) if run.mfu is not None else "not defined",
+                 **{f"cost, {r.label(o)} [{r.currency}]": fmt.amount(run.total(o), 0) for o in run.costs}})
+    return pd.DataFrame(rows)
 
 
 def finance_table(scenario: Scenario | Resolved, result: OwnFinance) -> pd.DataFrame:

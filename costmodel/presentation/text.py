@@ -275,6 +275,14 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
+_BASIS = {"mfu": "MFU", "achieved_tflops_per_gpu": "TFLOP/s per GPU achieved",
+          "tokens_per_second_per_gpu": "tokens/s per GPU", "gpu_hours": "GPU-hours",
+          "gpu_hours_per_trillion_tokens": "GPU-hours per trillion tokens", "wall_clock_days": "days of wall clock",
+          "wall_clock_hours": "hours of wall clock", "wall_clock": "hours of wall clock"}
+"""How a stage was stated, in words (the unit of its stated value)."""
+_INTERVAL = {"young": "Young 1974", "daly": "Daly 2006", "young_restart": "Young with the recovery time, √(2δ(M + R))"}
+
+
 def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> str:
     """The run in a few Markdown sentences, cheapest option first."""
     from ..domain.costs import own_hardware_capex
@@ -283,16 +291,32 @@ def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> st
     cur = r.currency
     work = r.workload.training
     ranked = sorted(run.costs, key=run.total)
-    lines = [
-        f"**{md(r.title)}**",
-        "",
-        f"6 · N · D = 6 × {work.active_parameters:.3g} × {work.training_tokens:.3g} = **{run.flop:.3g} FLOP**. "
-        f"At {fmt.share(work.mfu)} MFU of the {fmt.amount(run.peak_tflops, 0)} TFLOP/s dense "
-        f"{work.precision.upper()} peak of the {md(r.workload.gpu.gpu)}: "
-        f"**{fmt.amount(run.ideal_gpu_hours / 1e6, 3)} M GPU-hours**"
-        + (f", **{fmt.amount(run.gpu_hours / 1e6, 3)} M** at a goodput of {fmt.share(run.goodput)}"
-           if run.goodput < 1 else "")
-        + f"; **{fmt.amount(run.wall_clock_days, 1)} days** on {work.cluster_gpus:,} GPUs.",
+    lines = [f"**{md(r.title)}**", ""]
+    if run.warnings:
+        lines += ["**Plausibility warnings** (not errors; check these inputs):", ""]
+        lines += [f"- {md(w)}" for w in run.warnings] + [""]
+    stated = [s for s in work.stages if s.mfu is None]
+    if len(work.stages) == 1 and not stated:
+        lines += [
+            f"6 · N · D = 6 × {work.active_parameters:.3g} × {work.training_tokens:.3g} = **{run.flop:.3g} FLOP**. "
+            f"At {fmt.share(run.mfu)} MFU of the {fmt.amount(run.peak_tflops, 0)} TFLOP/s dense "
+            f"{work.precision.upper()} peak of the {md(r.workload.gpu.gpu)}"
+            + (f" (stated as {work.stages[0].stated:,.4g} {_BASIS[work.stages[0].basis]})"
+               if work.stages[0].basis != "mfu" else "")
+            + f": **{fmt.amount(run.ideal_gpu_hours / 1e6, 3)} M GPU-hours**"
+            + (f", **{fmt.amount(run.gpu_hours / 1e6, 3)} M** at a goodput of {fmt.share(run.goodput)}"
+               if run.goodput < 1 else "")
+            + f"; **{fmt.amount(run.wall_clock_days, 1)} days** on {work.cluster_gpus:,} GPUs."]
+    else:
+        parts = "; ".join(f"{md(s.name)} {fmt.amount(s.gpu_hours / 1e6, 3)} M" for s in run.stages)
+        lines += [
+            (f"By stage: {parts}; in all " if len(run.stages) > 1 else "Stated: ")
+            + f"**{fmt.amount(run.gpu_hours / 1e6, 3)} M GPU-hours** on the {md(r.workload.gpu.gpu)}, "
+            f"**{fmt.amount(run.wall_clock_days, 1)} days** of wall clock"
+            + (f"; MFU backed out over the run: {fmt.share(run.mfu)} of the {fmt.amount(run.peak_tflops, 0)} TFLOP/s "
+               f"dense {work.precision.upper()} peak (6 · N · D = {run.flop:.3g} FLOP; time lost to failures included)"
+               if run.mfu is not None else "; no MFU (no training tokens given)") + "."]
+    lines += [
         "",
         f"Cheapest for this run: **{md(r.label(ranked[0]))}**. Cost of the run: "
         + "; ".join(f"{md(r.label(o))} **{fmt.amount(run.total(o), 0)} {cur}**" for o in ranked) + ".",
@@ -300,7 +324,10 @@ def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> st
     if run.job_mtbf_hours is not None:
         lines += ["", f"Failures: the job fails every {fmt.amount(run.job_mtbf_hours)} h on average; checkpoints "
                       f"every {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min "
-                      f"({work.goodput.interval.title()})."]
+                      f"({_INTERVAL[work.goodput.interval]})"
+                      + (f", {run.checkpoint_interval_steps:,} training steps" if run.checkpoint_interval_steps else "")
+                      + f"; each failure costs {fmt.amount(run.gpu_hours_lost_per_failure, 0)} GPU-hours "
+                      "(recovery plus half an interval of work redone)."]
     if "own" in r.options:
         own = r.options["own"]
         capex = float(own_hardware_capex(own, float(own.server_count)))

@@ -34,9 +34,11 @@ from .uncertainty import Distribution, Range, Uncertainty
 from .workload import (
     Goodput,
     GPUHoursWorkload,
+    Parallelism,
     Serving,
     ServingEstimate,
     TokensWorkload,
+    TrainingStage,
     TrainingWorkload,
     Workload,
 )
@@ -46,5 +48,5 @@ __all__ = [
     "Distribution", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand",
     "JobLogDemand", "Loan", "Options", "OwnCluster", "Power", "Range", "Reserved", "Scenario", "Serving",
     "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "TokensWorkload", "TrainingWorkload",
-    "Trends", "Uncertainty", "WeeklyDemand", "Workload",
+    "Trends", "Uncertainty", "WeeklyDemand", "Workload", "Parallelism", "TrainingStage",
 ]

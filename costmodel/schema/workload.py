@@ -10,9 +10,11 @@ Words used alike in every kind (see the README's glossary):
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from .base import (
     Count,
@@ -27,7 +29,13 @@ from .base import (
     quantity,
 )
 
-Precision = Literal["bf16", "fp8", "fp4"]
+Precision = Literal["fp16", "bf16", "fp8", "fp4", "int8", "int4"]
+"""Precisions of served weights; int8 and int4 are weight-only formats whose matrix products run at BF16."""
+TrainingPrecision = Literal["fp16", "bf16", "tf32", "fp8", "fp4"]
+"""Precisions a training run's MFU may refer to (the GPU needs a dense peak for it in data/gpus.csv)."""
+
+DURATION_PATTERN = r"^(?:(\d+)-)?(\d+):([0-5]\d):([0-5]\d)$"
+"""A wall-clock duration as Slurm writes it: ``D-HH:MM:SS`` or ``HH:MM:SS``."""
 
 _RENAMED = {"max_utilisation": "utilisation_ceiling"}
 
@@ -288,34 +296,194 @@ class TokensWorkload(_Workload):
 
 
 class Goodput(InputModel):
-    """Failures and checkpoints of a training job (see :mod:`costmodel.formulas.checkpoint`)."""
+    """Failures and checkpoints of a training job (see :mod:`costmodel.formulas.checkpoint`).
 
-    failures_per_gpu_per_year: NonNegative = quantity(unit="1/(GPU·year)", title="failures per GPU per year", le=1000,
-                                                      description="Job-interrupting failures per GPU per year.")
+    Failures are stated either as a rate (``failures_per_gpu_per_year``) or as papers count
+    them: ``interruptions`` observed over ``days`` on ``gpus``, optionally split by cause
+    (``causes``: counts that add up to ``interruptions``), each cause its own rate.
+    """
+
+    failures_per_gpu_per_year: NonNegative | None = quantity(
+        None, unit="1/(GPU·year)", title="failures per GPU per year", le=1000,
+        description="Job-interrupting failures per GPU per year (or give interruptions, days and gpus).")
+    interruptions: Count | None = quantity(None, unit="-", title="interruptions observed", ge=0, le=10_000_000,
+                                           varies=False, description="Job interruptions counted over days on gpus.")
+    days: Positive | None = quantity(None, unit="d", title="days observed", le=100_000, varies=False,
+                                     description="Days over which the interruptions were counted.")
+    gpus: Count | None = quantity(None, unit="GPU", title="GPUs observed", ge=1, le=10_000_000, varies=False,
+                                  description="GPUs the job ran on while the interruptions were counted.")
+    causes: dict[str, Annotated[int, Field(strict=True, ge=0)]] | None = Field(
+        default=None, description="Interruptions by cause (GPU, host, network, software, ...); they add up to "
+                                  "interruptions.")
     checkpoint_write_minutes: Positive = quantity(unit="min", title="checkpoint write time", le=10_000)
     restart_minutes: NonNegative = quantity(unit="min", title="restart time", le=10_000,
-                                            description="Time from a failure to training again.")
-    interval: Literal["young", "daly"] = Field(default="daly", description="Optimum checkpoint interval formula.")
+                                            description="Mean time to recover (MTTR): from a failure to training "
+                                                        "again.")
+    interval: Literal["young", "daly", "young_restart"] = Field(
+        default="daly", description="Optimum checkpoint interval formula: young (1974), daly (2006) or "
+                                    "young_restart (sqrt(2 delta (M + R))).")
+    step_time_seconds: Positive | None = quantity(None, unit="s", title="training step time", le=1e6,
+                                                  description="Wall-clock time of one step; turns the checkpoint "
+                                                              "interval into steps.")
     source: Text = ""
 
+    @model_validator(mode="after")
+    def _rate_or_count(self) -> Goodput:
+        counted = [n for n in ("interruptions", "days", "gpus") if getattr(self, n) is not None]
+        if (self.failures_per_gpu_per_year is None) == (not counted):
+            raise fail("Goodput", ("failures_per_gpu_per_year",), "rate_or_count",
+                       "give either failures_per_gpu_per_year or interruptions with days and gpus, not both and "
+                       "not neither", self.failures_per_gpu_per_year)
+        if counted and len(counted) < 3:
+            missing = [n for n in ("interruptions", "days", "gpus") if n not in counted]
+            raise fail("Goodput", (missing[0],), "missing",
+                       "interruptions, days and gpus go together (k interruptions in d days on n GPUs)", None)
+        if self.causes is not None:
+            if self.interruptions is None:
+                raise fail("Goodput", ("causes",), "causes_need_count",
+                           "a split by cause needs interruptions, days and gpus", self.causes)
+            if sum(self.causes.values()) != self.interruptions:
+                raise fail("Goodput", ("causes",), "causes_sum",
+                           "the causes add up to {total}, not to interruptions ({count})", self.causes,
+                           total=sum(self.causes.values()), count=self.interruptions)
+        return self
 
-class TrainingWorkload(_Workload):
+
+_HOW = ("mfu", "achieved_tflops_per_gpu", "tokens_per_second_per_gpu", "gpu_hours", "gpu_hours_per_trillion_tokens",
+        "wall_clock_days", "wall_clock_hours", "wall_clock")
+_NEEDS_TOKENS = ("mfu", "achieved_tflops_per_gpu", "tokens_per_second_per_gpu", "gpu_hours_per_trillion_tokens")
+
+
+def _one_basis(model: InputModel, title: str, required: bool = True) -> str | None:
+    given = [name for name in _HOW if getattr(model, name) is not None]
+    if len(given) > 1 or (required and not given):
+        raise fail(title, (given[1] if len(given) > 1 else "mfu",), "one_basis",
+                   "state the run one way: one of {ways}; got {got}", given or None,
+                   ways=", ".join(_HOW), got=", ".join(given) or "none")
+    if given and given[0] in _NEEDS_TOKENS and model.training_tokens is None:
+        raise fail(title, ("training_tokens",), "missing", "{how} needs training_tokens", None, how=given[0])
+    return given[0] if given else None
+
+
+class _RunBasis(InputModel):
+    """How much compute a run (or stage) took, stated one way."""
+
+    training_tokens: Positive | None = quantity(None, unit="tokens", title="training tokens D")
+    mfu: PositiveShare | None = quantity(None, unit="-", title="MFU",
+                                         description="Model FLOPs utilisation: achieved / dense peak FLOP/s.")
+    achieved_tflops_per_gpu: Positive | None = quantity(
+        None, unit="TFLOP/s/GPU", title="achieved TFLOP/s per GPU", le=1e6,
+        description="Model FLOP/s achieved per GPU (6·N per token); MFU = this / the dense peak.")
+    tokens_per_second_per_gpu: Positive | None = quantity(
+        None, unit="tokens/s/GPU", title="training tokens per second per GPU",
+        description="MFU = 6·N·tokens/s / the dense peak.")
+    gpu_hours: Positive | None = quantity(None, unit="GPU-h", title="GPU-hours",
+                                          description="GPU-hours stated (time lost to failures included).")
+    gpu_hours_per_trillion_tokens: Positive | None = quantity(
+        None, unit="GPU-h/T tokens", title="GPU-hours per trillion tokens",
+        description="As DeepSeek-V3 states it (180 K H800 GPU-hours per trillion tokens).")
+    wall_clock_days: Positive | None = quantity(None, unit="d", title="wall-clock days", le=100_000,
+                                                description="Days the run took on its GPUs.")
+    wall_clock_hours: Positive | None = quantity(None, unit="h", title="wall-clock hours", le=1e7,
+                                                 description="Hours the run took on its GPUs.")
+    wall_clock: Annotated[str, Field(max_length=40)] | None = Field(
+        default=None, description="Wall-clock duration as D-HH:MM:SS (or HH:MM:SS).")
+
+    @field_validator("wall_clock")
+    @classmethod
+    def _duration(cls, value: str | None) -> str | None:
+        if value is not None and re.match(DURATION_PATTERN, value) is None:
+            raise PydanticCustomError("duration", "write a duration as D-HH:MM:SS or HH:MM:SS (54.2 days is "
+                                      "54-04:48:00)", {})
+        return value
+
+
+class TrainingStage(_RunBasis):
+    """One stage of a training run (pre-training, context extension, post-training, RL, ...)."""
+
+    name: Annotated[str, Field(min_length=1, max_length=200)] = Field(description="Stage name.")
+    gpus: Count | None = quantity(None, unit="GPU", title="stage GPUs", ge=1, varies=False, le=10_000_000,
+                                  description="GPUs the stage uses at once; default the run's cluster_gpus.")
+    source: Text = ""
+
+    @model_validator(mode="after")
+    def _stated_once(self) -> TrainingStage:
+        _one_basis(self, "TrainingStage")
+        return self
+
+
+class Parallelism(InputModel):
+    """How the run is laid out on its GPUs, for memory per GPU (see :mod:`costmodel.formulas.parallelism`).
+
+    tensor × pipeline × context × data parallel = the run's GPUs; expert parallelism splits
+    the experts of a mixture-of-experts model within the data-parallel ranks.
+    """
+
+    tensor_parallel: Count = quantity(1, unit="GPU", title="tensor parallel size", ge=1, le=1024, varies=False)
+    pipeline_parallel: Count = quantity(1, unit="GPU", title="pipeline parallel size", ge=1, le=1024, varies=False)
+    context_parallel: Count = quantity(1, unit="GPU", title="context parallel size", ge=1, le=1024, varies=False)
+    data_parallel: Count = quantity(unit="GPU", title="data parallel size", ge=1, le=10_000_000, varies=False)
+    expert_parallel: Count = quantity(1, unit="GPU", title="expert parallel size", ge=1, le=10_000, varies=False)
+    zero_stage: Literal[0, 1, 2, 3] | None = Field(
+        default=None, description="ZeRO stage (Rajbhandari et al. 2020); 3 is FSDP full sharding.")
+    fsdp: bool = Field(default=False, description="FSDP full sharding: the same as zero_stage 3.")
+    sequence_length: Count = quantity(unit="tokens", title="sequence length", ge=1, le=100_000_000, varies=False)
+    micro_batch_size: Count = quantity(1, unit="sequences", title="micro-batch size", ge=1, le=100_000, varies=False)
+    activation_recomputation: Literal["none", "selective", "full"] = Field(
+        default="selective", description="Activation recomputation (Korthikanti et al. 2022).")
+    sequence_parallel: bool = Field(default=True, description="Megatron sequence parallelism with tensor parallel.")
+    hidden_size: Count = quantity(unit="-", title="hidden size h", ge=1, le=1_000_000, varies=False)
+    attention_heads: Count = quantity(unit="-", title="attention heads a", ge=1, le=100_000, varies=False)
+    layers: Count | None = quantity(None, unit="-", title="layers L", ge=1, le=100_000, varies=False,
+                                    description="Transformer layers; default the model's (data/models.csv).")
+    usable_memory_share: PositiveShare = quantity(
+        1.0, unit="-", title="usable memory share", varies=False,
+        description="Share of GPU memory the state and activations may take (the rest: framework, buffers).")
+    source: Text = ""
+
+    @model_validator(mode="after")
+    def _zero_once(self) -> Parallelism:
+        if self.fsdp and self.zero_stage not in (None, 3):
+            raise fail("Parallelism", ("fsdp",), "fsdp_is_zero3",
+                       "FSDP full sharding is ZeRO stage 3; zero_stage is {stage}", self.fsdp, stage=self.zero_stage)
+        if self.data_parallel % self.expert_parallel:
+            raise fail("Parallelism", ("expert_parallel",), "expert_divides_data",
+                       "expert parallelism runs within the data-parallel ranks: data_parallel ({dp}) must be a "
+                       "multiple of it", self.expert_parallel, dp=self.data_parallel)
+        return self
+
+    @property
+    def stage(self) -> int:
+        """The ZeRO stage in force (3 with FSDP, 0 when neither is given)."""
+        return 3 if self.fsdp else (self.zero_stage or 0)
+
+    @property
+    def gpus(self) -> int:
+        """GPUs the plan lays out: tensor × pipeline × context × data parallel."""
+        return self.tensor_parallel * self.pipeline_parallel * self.context_parallel * self.data_parallel
+
+
+class TrainingWorkload(_RunBasis, _Workload):
     """One training run: model size, tokens, GPU, precision and MFU, on a cluster of GPUs.
 
     Compute is 6·N·D FLOP (N active parameters, D tokens); GPU-hours = FLOP / (dense peak
     at the precision × MFU) / 3,600, divided by the goodput when failures are modelled.
     While it runs, the cluster is busy 730 h a month, so the monthly cost comparison uses
     ``cluster_gpus`` × 730 GPU-hours a month, and the run's cost is that times its months.
+
+    The run may be stated the other ways papers state it, exactly one of: ``mfu``,
+    ``achieved_tflops_per_gpu``, ``tokens_per_second_per_gpu`` (each with
+    ``training_tokens``), ``gpu_hours``, ``gpu_hours_per_trillion_tokens``, a wall clock
+    (``wall_clock_days``, ``wall_clock_hours`` or ``wall_clock`` as D-HH:MM:SS) on
+    ``cluster_gpus``, or ``stages``: a list of named stages, each stated one of those ways,
+    summed. Stated GPU-hours and wall clocks already include the time lost to failures.
     """
 
     kind: Literal["training"]
     model: str | None = Field(default=None, description="Model id in data/models.csv (gives active parameters).")
     active_parameters: Positive | None = quantity(None, unit="-", title="active parameters N",
                                                   description="Parameters used per token, if no model id is given.")
-    training_tokens: Positive = quantity(unit="tokens", title="training tokens D")
-    precision: Precision = Field(description="Precision whose dense peak the MFU refers to.")
-    mfu: PositiveShare = quantity(unit="-", title="MFU",
-                                  description="Model FLOPs utilisation: achieved / dense peak FLOP/s.")
+    precision: TrainingPrecision = Field(description="Precision whose dense peak the MFU refers to.")
     cluster_gpus: Count = quantity(unit="GPU", title="cluster GPUs", ge=1, varies=False, le=10_000_000,
                                    description="GPUs the run uses at once.")
     state_bytes_per_parameter: Positive = quantity(
@@ -323,6 +491,11 @@ class TrainingWorkload(_Workload):
         description="Weights, gradients and optimizer state per parameter; 16 for mixed-precision Adam.")
     activation_gb_per_gpu: NonNegative = quantity(0.0, unit="GB", title="activation memory per GPU", varies=False)
     goodput: Goodput | None = Field(default=None, description="Failures and checkpoints; none means no loss.")
+    stages: list[TrainingStage] | None = Field(
+        default=None, min_length=1, max_length=100,
+        description="Named stages, each stated one way; the run is their sum (instead of a run-level basis).")
+    parallelism: Parallelism | None = Field(
+        default=None, description="Parallelism plan; gives memory per GPU and an error when it does not fit.")
 
     @field_validator("model")
     @classmethod
@@ -334,6 +507,29 @@ class TrainingWorkload(_Workload):
         if (self.model is None) == (self.active_parameters is None):
             raise fail("TrainingWorkload", ("model",), "model_or_parameters",
                        "give either model (from data/models.csv) or active_parameters, not both", self.model)
+        if self.stages is None:
+            _one_basis(self, "TrainingWorkload")
+        else:
+            given = [name for name in (*_HOW, "training_tokens") if getattr(self, name) is not None]
+            if given:
+                raise fail("TrainingWorkload", (given[0],), "stages_state_the_run",
+                           "with stages, each stage states its own compute and tokens; remove the run-level {name}",
+                           getattr(self, given[0]), name=given[0])
+            for i, stage in enumerate(self.stages):
+                if stage.gpus is not None and stage.gpus > self.cluster_gpus:
+                    raise fail("TrainingWorkload", ("stages", i, "gpus"), "stage_gpus",
+                               "a stage cannot use more GPUs than the run's cluster_gpus ({gpus})", stage.gpus,
+                               gpus=self.cluster_gpus)
+            names = [stage.name for stage in self.stages]
+            if len(set(names)) != len(names):
+                raise fail("TrainingWorkload", ("stages",), "duplicate_stage", "stage names repeat: {names}",
+                           names, names=", ".join(names))
+        if self.parallelism is not None and self.parallelism.gpus != self.cluster_gpus:
+            p = self.parallelism
+            raise fail("TrainingWorkload", ("parallelism",), "plan_gpus",
+                       "tensor x pipeline x context x data parallel = {t} x {p} x {c} x {d} = {n} GPUs, not the "
+                       "run's cluster_gpus ({gpus})", p.gpus, t=p.tensor_parallel, p=p.pipeline_parallel,
+                       c=p.context_parallel, d=p.data_parallel, n=p.gpus, gpus=self.cluster_gpus)
         return self
 
 
