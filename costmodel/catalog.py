@@ -175,7 +175,8 @@ class GridIntensity(_Row):
 
     region: str = Field(description="Catalog id, e.g. us-eia-2022.")
     name: str
-    year: int | None = Field(default=None, ge=1990, le=2100, description="Year the figure describes; empty if not stated.")
+    year: int | None = Field(default=None, ge=1990, le=2100,
+                             description="Year the figure describes; empty if not stated.")
     kg_co2e_per_kwh: float = Field(ge=0, le=2, description="Emissions per kWh consumed. [kg CO2e/kWh]")
 
 
@@ -211,7 +212,7 @@ class APIEnergy(_Row):
     offer: str = Field(description="Offer id in data/api_prices.csv.")
     ecologits_model: str = Field(description="The EcoLogits provider/model the figures are for.")
     wh_per_1000_output_tokens_low: float = Field(ge=0, description="Facility energy, low end. [Wh/1,000 output tokens]")
-    wh_per_1000_output_tokens_high: float = Field(ge=0, description="Facility energy, high end. [Wh/1,000 output tokens]")
+    wh_per_1000_output_tokens_high: float = Field(ge=0, description="Facility energy, high. [Wh/1,000 output tokens]")
     embodied_g_co2e_per_1000_output_tokens_low: float = Field(ge=0, description="[g CO2e/1,000 output tokens]")
     embodied_g_co2e_per_1000_output_tokens_high: float = Field(ge=0, description="[g CO2e/1,000 output tokens]")
     pue_low: float = Field(ge=1, le=5, description="Provider PUE range the energy includes. [-]")
@@ -303,7 +304,8 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
             raise CatalogError(path, unknown)
     energy = {name: _read(folder / file, row_type, row_type.key) if (folder / file).exists() else {}
               for name, file, row_type in _ENERGY_TABLES}
-    unknown = [(f"id {ident}, column grid_region", row.grid_region, "unknown region (not in grid_carbon_intensity.csv)")
+    unknown = [(f"id {ident}, column grid_region", row.grid_region,
+                "unknown region (not in grid_carbon_intensity.csv)")
                for ident, row in energy["api_energy"].items() if row.grid_region not in energy["grid_intensity"]]
     if unknown:
         raise CatalogError(folder / "api_energy.csv", unknown)

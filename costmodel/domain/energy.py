@@ -211,7 +211,7 @@ def tariff_bill(r: Resolved) -> TariffBill | None:
     energy = r.scenario.energy
     if energy is None or energy.tariff is None or r.demand is None or "own" not in r.options:
         return None
-    from .mix import hourly_demand     # the mix module builds the hourly series; imported here to keep it lazy
+    from .mix import hourly_demand  # the mix module builds the hourly series; imported here to keep it lazy
     own = r.option("own")
     tariff = energy.tariff
     rate = r.scenario.fx_rate(tariff.currency)

@@ -44,8 +44,8 @@ from .workload import (
 
 __all__ = [
     "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapexLine", "CloudRental", "Colocation", "DemandProfile",
-    "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand",
-    "JobLogDemand", "Loan", "Options", "OwnCluster", "Power", "Range", "Reserved", "Scenario", "Serving",
-    "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "TimeOfUseTariff", "TokensWorkload", "TrainingWorkload",
-    "Trends", "Uncertainty", "WeeklyDemand", "Workload",
+    "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI",
+    "HourlyFileDemand", "JobLogDemand", "Loan", "Options", "OwnCluster", "Power", "Range", "Reserved", "Scenario",
+    "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "TimeOfUseTariff",
+    "TokensWorkload", "TrainingWorkload", "Trends", "Uncertainty", "WeeklyDemand", "Workload",
 ]
