@@ -577,6 +577,8 @@ class Comparison:
                 data["options"][name].update({"energy_kwh_per_month": shown["energy_kwh_per_month"],
                                               "co2e_kg_per_month": shown["co2e_kg_per_month"],
                                               "energy_basis": e.basis})
+                if self.energy.training is not None and name in self.energy.training.by_option:
+                    data["options"][name].update(self.energy.training.option_dict(name))
             data["energy"] = self.energy.to_dict(self.currency)
         return data
 
@@ -907,6 +909,16 @@ class TrainingEnergy:
     co2e_t: float | None
     market_co2e_t: float | None
     notes: tuple[str, ...] = ()
+    by_option: dict[str, tuple[str, float, float | None]] = field(default_factory=dict)
+    """Option → (basis, energy [MWh], location-based emissions [t CO2e] or None) of the run at that
+    option's PUE and grid (the provider's PUE for rental: an estimate)."""
+
+    def option_dict(self, option: str) -> dict[str, Any]:
+        """The run's energy and emissions with one option, JSON-ready."""
+        basis, mwh, tonnes = self.by_option[option]
+        return {"energy_mwh_per_run": _number(mwh),
+                "co2e_t_per_run": _or(tonnes, "not defined: no grid region (energy.grid_region)"),
+                "run_energy_basis": basis}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -914,6 +926,7 @@ class TrainingEnergy:
                 "pue": _number(self.pue), "energy_mwh_per_run": _number(self.energy_mwh),
                 "co2e_t_per_run": _or(self.co2e_t, "not defined: no grid region (energy.grid_region)"),
                 "market_based_co2e_t_per_run": _or(self.market_co2e_t, "not defined: no contracted intensity"),
+                "by_option": {name: self.option_dict(name) for name in self.by_option},
                 "notes": list(self.notes)}
 
 

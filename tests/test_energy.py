@@ -63,8 +63,13 @@ def test_training_scenario_reports_energy_and_emissions_per_run():
     assert e.energy_mwh == pytest.approx(run.gpu_hours * 700 * 1.56 / 1e6)
     assert e.co2e_t == pytest.approx(e.energy_mwh * 0.390)
     assert e.market_co2e_t == 0.0
-    data = result.to_dict()["energy"]["training_run"]
-    assert data["energy_mwh_per_run"] == pytest.approx(e.energy_mwh, rel=1e-6)
+    data = result.to_dict()
+    assert data["energy"]["training_run"]["energy_mwh_per_run"] == pytest.approx(e.energy_mwh, rel=1e-6)
+    own, rent = data["options"]["own"], data["options"]["rent"]
+    assert own["co2e_t_per_run"] == pytest.approx(e.co2e_t, rel=1e-6) and own["run_energy_basis"] == "derived"
+    # rent (no rent_pue given): Uptime's 1.56 average, the same as the own option's here
+    assert rent["energy_mwh_per_run"] == pytest.approx(run.gpu_hours * 700 * 1.56 / 1e6, rel=1e-6)
+    assert rent["run_energy_basis"] == "estimate"
 
 
 # --- compare --json ------------------------------------------------------------------------------------------

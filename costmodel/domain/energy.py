@@ -258,7 +258,20 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     notes = [f"{run.gpu_hours:,.0f} GPU-hours x {gpu.tdp_w:g} W TDP ({gpu.citation()}) x PUE {pue:g} ({pue_note})"]
     if intensity is not None:
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
-    return TrainingEnergy(run.gpu_hours, gpu.tdp_w, pue, mwh, intensity, co2e, market, tuple(notes))
+    by_option = {}
+    for name, option in r.options.items():
+        if option.kind == "api":
+            continue
+        if option.kind == "own":
+            option_pue, option_region, basis = float(option.pue), region, "derived"
+        else:
+            option_pue, basis = _rent_pue(r), "estimate"
+            option_region = (energy.rent_grid_region or energy.grid_region) if energy is not None else None
+        option_mwh = float(formulas.training_energy_mwh(run.gpu_hours, gpu.tdp_w, option_pue))
+        option_intensity = _intensity(r.catalog, option_region)
+        by_option[name] = (basis, option_mwh, None if option_intensity is None
+                           else float(formulas.emissions_kg(option_mwh * 1000.0, option_intensity)) / 1000.0)
+    return TrainingEnergy(run.gpu_hours, gpu.tdp_w, pue, mwh, intensity, co2e, market, tuple(notes), by_option)
 
 
 def _rent_pue(r: Resolved) -> float:
