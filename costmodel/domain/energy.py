@@ -92,20 +92,25 @@ def own_energy(r: Resolved, volume: float) -> OptionEnergy:
                         _per_million(r, volume, total), wh, per_joule, tuple(notes))
 
 
-def _gpu_kw(r: Resolved) -> tuple[float, str]:
-    """Max power per GPU at the wall: a catalog server holding the workload's GPU, else the GPU's TDP. [kW]"""
+def _gpu_kw(r: Resolved) -> tuple[float, int, str]:
+    """Max power per GPU at the wall [kW], GPUs per server, and the source.
+
+    From the first catalog server holding the workload's GPU; with none, the GPU's TDP in an
+    8-GPU server (EcoLogits' server size).
+    """
     gpu = r.workload.gpu
     for server in r.catalog.servers.values():
         if server.gpu == gpu.gpu:
-            return server.max_power_kw / server.gpus_per_server, f"{server.citation()} (max kW / GPUs)"
-    return gpu.tdp_w / 1000.0, f"{gpu.citation()} (TDP only: no server row holds this GPU)"
+            return (server.max_power_kw / server.gpus_per_server, server.gpus_per_server,
+                    f"{server.citation()} (max kW / GPUs)")
+    return gpu.tdp_w / 1000.0, 8, f"{gpu.citation()} (TDP only: no server row holds this GPU)"
 
 
 def rent_energy(r: Resolved, volume: float) -> OptionEnergy:
     """Energy and emissions of the rented GPUs at a volume (an estimate: the provider's PUE is not measured)."""
     rent = r.option("rent")
     energy = r.scenario.energy
-    kw_gpu, kw_source = _gpu_kw(r)
+    kw_gpu, per_server, kw_source = _gpu_kw(r)
     if energy is not None and energy.rent_pue is not None:
         pue, pue_source = energy.rent_pue, "energy.rent_pue"
     else:
@@ -131,15 +136,15 @@ def rent_energy(r: Resolved, volume: float) -> OptionEnergy:
     if energy is not None:
         region = energy.rent_grid_region or energy.grid_region
     intensity = _intensity(r.catalog, region)
-    per_gpu, life = _embodied_per_gpu(r.catalog, 8)
+    per_gpu, life = _embodied_per_gpu(r.catalog, per_server)
     operational = embodied = market = None
     if intensity is not None:
         operational = float(formulas.emissions_kg(kwh, intensity))
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
         if per_gpu is not None:
             embodied = float(formulas.embodied_per_month(held * per_gpu, life))
-            notes.append(f"embodied: {per_gpu:,.1f} kg CO2e per GPU (8-GPU server share) over {life:g} months, "
-                         f"for {held:,.2f} GPUs held")
+            notes.append(f"embodied: {per_gpu:,.1f} kg CO2e per GPU ({per_server}-GPU server share) over "
+                         f"{life:g} months, for {held:,.2f} GPUs held")
     total = None if operational is None or embodied is None else operational + embodied
     wh, per_joule = _per_token(r, volume, kwh, kw_gpu * pue)
     return OptionEnergy("rent", rent.label, "rent", "estimate", kwh, None, operational, embodied, market,
