@@ -32,7 +32,8 @@ _LAZY = {
     "default_volume_max": "domain.break_even",
     "capacity_volume": "domain.capacity", "gpu_count": "domain.capacity", "gpu_hours_used": "domain.capacity",
     "gpus_needed": "domain.capacity", "step_volumes": "domain.capacity", "tokens_per_month": "domain.capacity",
-    "compare": "domain.compare", "monthly_cost": "domain.costs", "monthly_cost_components": "domain.costs",
+    "compare": "domain.compare", "energy_result": "domain.energy",
+    "monthly_cost": "domain.costs", "monthly_cost_components": "domain.costs",
     "Columns": "domain.sweep", "cost_sweep": "domain.sweep", "cost_table": "domain.sweep",
     "CatalogError": "errors", "InputError": "errors", "ScenarioError": "errors",
     "comparison_text": "presentation.text",
@@ -78,6 +79,7 @@ if TYPE_CHECKING:   # for type checkers and editors: the same names, imported ea
     )
     from .domain.compare import compare
     from .domain.costs import monthly_cost, monthly_cost_components
+    from .domain.energy import energy_result
     from .domain.sweep import Columns, cost_sweep, cost_table
     from .errors import CatalogError, InputError, ScenarioError
     from .presentation.text import comparison_text
@@ -108,7 +110,7 @@ __all__ = [
     "OptionResult", "Options", "OwnCluster", "Power", "Resolved", "Scenario", "ScenarioError", "Staffing",
     "TokensWorkload", "TrainingWorkload", "break_even", "break_evens", "bundled_scenarios", "capacity_volume",
     "cheapest_by_volume", "compare", "comparison_text", "cost_sweep", "cost_table", "default_catalog",
-    "default_volume_max", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog", "load_scenario",
-    "monthly_cost", "monthly_cost_components", "resolve", "save_scenario", "scenario_path", "step_volumes",
-    "tokens_per_month", "validate_data", "with_inputs",
+    "default_volume_max", "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog",
+    "load_scenario", "monthly_cost", "monthly_cost_components", "resolve", "save_scenario", "scenario_path",
+    "step_volumes", "tokens_per_month", "validate_data", "with_inputs",
 ]

@@ -227,6 +227,59 @@ class PublishedRun(_Row):
     gpu_hours: float = Field(gt=0, description="GPU-hours published. [GPU-h]")
 
 
+class GridIntensity(_Row):
+    """Location-based carbon intensity of a grid (one row of data/grid_carbon_intensity.csv)."""
+
+    file: ClassVar[str] = "data/grid_carbon_intensity.csv"
+    key: ClassVar[str] = "region"
+
+    region: str = Field(description="Catalog id, e.g. us-eia-2022.")
+    name: str
+    year: int | None = Field(default=None, ge=1990, le=2100,
+                             description="Year the figure describes; empty if not stated.")
+    kg_co2e_per_kwh: float = Field(ge=0, le=2, description="Emissions per kWh consumed. [kg CO2e/kWh]")
+
+
+class DatacenterPUE(_Row):
+    """A published data-centre PUE (one row of data/datacenter_pue.csv)."""
+
+    file: ClassVar[str] = "data/datacenter_pue.csv"
+    key: ClassVar[str] = "row"
+
+    row: str = Field(description="Catalog id, e.g. uptime-2024-average.")
+    name: str
+    pue: float = Field(ge=1, le=5, description="Power usage effectiveness. [-]")
+
+
+class EmbodiedItem(_Row):
+    """Embodied (manufacturing) emissions of a piece of hardware (one row of data/embodied_emissions.csv)."""
+
+    file: ClassVar[str] = "data/embodied_emissions.csv"
+    key: ClassVar[str] = "item"
+
+    item: str = Field(description="Catalog id: server-without-gpus or gpu.")
+    kg_co2e: float = Field(ge=0, description="Emissions of making one. [kg CO2e]")
+    per: Literal["server", "gpu"]
+    life_years: float = Field(gt=0, le=20, description="Life the source amortises it over. [years]")
+
+
+class APIEnergy(_Row):
+    """Energy and embodied emissions of a hosted API per 1,000 output tokens (data/api_energy.csv)."""
+
+    file: ClassVar[str] = "data/api_energy.csv"
+    key: ClassVar[str] = "offer"
+
+    offer: str = Field(description="Offer id in data/api_prices.csv.")
+    ecologits_model: str = Field(description="The EcoLogits provider/model the figures are for.")
+    wh_per_1000_output_tokens_low: float = Field(ge=0, description="Facility energy, low end. [Wh/1,000 output tokens]")
+    wh_per_1000_output_tokens_high: float = Field(ge=0, description="Facility energy, high. [Wh/1,000 output tokens]")
+    embodied_g_co2e_per_1000_output_tokens_low: float = Field(ge=0, description="[g CO2e/1,000 output tokens]")
+    embodied_g_co2e_per_1000_output_tokens_high: float = Field(ge=0, description="[g CO2e/1,000 output tokens]")
+    pue_low: float = Field(ge=1, le=5, description="Provider PUE range the energy includes. [-]")
+    pue_high: float = Field(ge=1, le=5)
+    grid_region: str = Field(description="Row of data/grid_carbon_intensity.csv for the provider's grid.")
+
+
 class Catalog(BaseModel):
     """All catalogs, keyed by id. Load with :func:`load_catalog`."""
 
@@ -240,6 +293,12 @@ class Catalog(BaseModel):
     throughput: dict[str, ThroughputRow]
     serving_curves: dict[str, ServingCurvePoint] = Field(default_factory=dict)
     training_runs: dict[str, PublishedRun] = Field(default_factory=dict)
+
+
+    grid_intensity: dict[str, GridIntensity] = Field(default_factory=dict)
+    datacenter_pue: dict[str, DatacenterPUE] = Field(default_factory=dict)
+    embodied: dict[str, EmbodiedItem] = Field(default_factory=dict)
+    api_energy: dict[str, APIEnergy] = Field(default_factory=dict)
 
 
 def _read(path: Path, row_type: type[_Row], key: str) -> dict:
@@ -276,7 +335,8 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     ----------
     data_dir
         Folder holding gpus.csv, servers.csv, cloud_prices.csv, api_prices.csv,
-        models.csv and throughput.csv (and serving_curves.csv, if there).
+        models.csv and throughput.csv, and optionally serving_curves.csv, training_runs.csv,
+        grid_carbon_intensity.csv, datacenter_pue.csv, embodied_emissions.csv and api_energy.csv.
         Default: the bundled data/ folder.
 
     Returns
@@ -321,8 +381,22 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
                     and path.name in ("throughput.csv", "serving_curves.csv") and row.model not in models]
         if unknown:
             raise CatalogError(path, unknown)
+    energy = {name: _read(folder / file, row_type, row_type.key) if (folder / file).exists() else {}
+              for name, file, row_type in _ENERGY_TABLES}
+    unknown = [(f"id {ident}, column grid_region", row.grid_region,
+                "unknown region (not in grid_carbon_intensity.csv)")
+               for ident, row in energy["api_energy"].items() if row.grid_region not in energy["grid_intensity"]]
+    if unknown:
+        raise CatalogError(folder / "api_energy.csv", unknown)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
-                   throughput=throughput, serving_curves=curves, training_runs=runs)
+                   throughput=throughput, serving_curves=curves, training_runs=runs, **energy)
+
+
+_ENERGY_TABLES = (("grid_intensity", "grid_carbon_intensity.csv", GridIntensity),
+                  ("datacenter_pue", "datacenter_pue.csv", DatacenterPUE),
+                  ("embodied", "embodied_emissions.csv", EmbodiedItem),
+                  ("api_energy", "api_energy.csv", APIEnergy))
+"""The energy and carbon catalogs: optional files (a folder without them gives empty tables)."""
 
 
 @functools.cache

@@ -822,6 +822,8 @@ class Comparison:
     serving
         For a served model (a tokens workload with ``serving``), the latency target, the
         operating point, the replica and each option's fleet; otherwise ``None``.
+    energy
+        Energy, emissions and power of every option (``None`` only when not computed).
     """
 
     title: str
@@ -842,6 +844,7 @@ class Comparison:
     finance: OwnFinance | None = None
     mix: MixResult | None = None
     serving: ServingResult | None = None
+    energy: EnergyResult | None = None
 
     def label(self, option: str) -> str:
         """Display name of an option."""
@@ -867,6 +870,19 @@ class Comparison:
             return "not defined" if value is None else _number(value)
 
         tokens = self.workload_kind == "tokens"
+        data = self._to_dict(per_unit, tokens)
+        if self.energy is not None:
+            for name, e in self.energy.options.items():
+                shown = e.to_dict()
+                data["options"][name].update({"energy_kwh_per_month": shown["energy_kwh_per_month"],
+                                              "co2e_kg_per_month": shown["co2e_kg_per_month"],
+                                              "energy_basis": e.basis})
+                if self.energy.training is not None and name in self.energy.training.by_option:
+                    data["options"][name].update(self.energy.training.option_dict(name))
+            data["energy"] = self.energy.to_dict(self.currency)
+        return data
+
+    def _to_dict(self, per_unit, tokens: bool) -> dict[str, Any]:
         return {
             "title": self.title,
             "currency": self.currency,
@@ -1042,3 +1058,197 @@ class SobolIndices:
     def defined(self) -> bool:
         """False when the metric did not vary, so no index exists."""
         return all(v is not None for v in self.first_order)
+
+
+# --- energy and carbon -----------------------------------------------------------------------------------
+
+def _or(value: float | None, reason: str) -> float | str:
+    return _number(value) if value is not None else reason
+
+
+@dataclass(frozen=True)
+class OptionEnergy:
+    """Energy and emissions of one option at a volume.
+
+    Attributes
+    ----------
+    basis
+        ``derived`` (from the scenario's own power inputs) or ``estimate`` (a provider's PUE
+        or a published per-token figure stands in for what cannot be measured).
+    energy_kwh_per_month
+        Energy at the meter (IT × PUE); None when no figure covers the option. [kWh/month]
+    energy_kwh_range
+        Low and high ends for an estimate with a range (the API). [kWh/month]
+    operational_co2e_kg_per_month, embodied_co2e_kg_per_month
+        Location-based emissions of the electricity; manufacturing emissions amortised
+        over the hardware's life. None without a grid. [kg CO2e/month]
+    market_co2e_kg_per_month
+        Market-based emissions at the contracted intensity, if one is given. [kg CO2e/month]
+    co2e_kg_per_million_tokens
+        Total emissions per million tokens (input + output) of a tokens workload. [kg CO2e/M tokens]
+    wh_per_1000_output_tokens
+        Energy per 1,000 output tokens at the volume (idle draw included). [Wh]
+    output_tokens_per_joule
+        Self-hosted: at full load, from the serving throughput and the power per GPU. [tokens/J]
+    notes
+        Where the figures come from and what is missing.
+    """
+
+    option: str
+    label: str
+    kind: str
+    basis: str
+    energy_kwh_per_month: float | None
+    energy_kwh_range: tuple[float, float] | None
+    operational_co2e_kg_per_month: float | None
+    embodied_co2e_kg_per_month: float | None
+    market_co2e_kg_per_month: float | None
+    co2e_kg_per_million_tokens: float | None
+    wh_per_1000_output_tokens: float | None
+    output_tokens_per_joule: float | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def co2e_kg_per_month(self) -> float | None:
+        """Location-based operational plus embodied emissions. [kg CO2e/month]"""
+        if self.operational_co2e_kg_per_month is None or self.embodied_co2e_kg_per_month is None:
+            return None
+        return self.operational_co2e_kg_per_month + self.embodied_co2e_kg_per_month
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready; a figure that does not exist is a sentence saying why."""
+        no_grid = "not defined: no grid region (energy.grid_region)"
+        data = {
+            "basis": self.basis,
+            "energy_kwh_per_month": _or(self.energy_kwh_per_month, "not covered"),
+            "co2e_kg_per_month": _or(self.co2e_kg_per_month, no_grid if self.energy_kwh_per_month is not None
+                                     else "not covered"),
+            "operational_co2e_kg_per_month": _or(self.operational_co2e_kg_per_month, no_grid),
+            "embodied_co2e_kg_per_month": _or(self.embodied_co2e_kg_per_month, no_grid),
+            "market_based_co2e_kg_per_month": _or(self.market_co2e_kg_per_month,
+                                                  "not defined: no contracted intensity"),
+            "co2e_kg_per_million_tokens": _or(self.co2e_kg_per_million_tokens, "not applicable or not defined"),
+            "wh_per_1000_output_tokens": _or(self.wh_per_1000_output_tokens, "not applicable or not defined"),
+            "output_tokens_per_joule_at_full_load": _or(self.output_tokens_per_joule, "not applicable"),
+            "notes": list(self.notes),
+        }
+        if self.energy_kwh_range is not None:
+            data["energy_kwh_per_month_range"] = [_number(x) for x in self.energy_kwh_range]
+        return data
+
+
+@dataclass(frozen=True)
+class PowerCheck:
+    """The own cluster's power at the meter against the site's budget. [kW]
+
+    ``needed_kw`` = servers powered × max kW × PUE; ``max_servers`` the most that fit.
+    """
+
+    budget_kw: float
+    needed_kw: float
+    headroom_kw: float
+    servers: int
+    max_servers: int
+    max_gpus: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"budget_kw": _number(self.budget_kw), "needed_kw": _number(self.needed_kw),
+                "headroom_kw": _number(self.headroom_kw), "servers_powered": self.servers,
+                "most_servers_within_budget": self.max_servers, "most_gpus_within_budget": self.max_gpus}
+
+
+@dataclass(frozen=True)
+class TariffBill:
+    """The own cluster's electricity priced hour by hour at a time-of-use tariff, over the demand profile.
+
+    Attributes
+    ----------
+    cost_per_month
+        The bill at the tariff. [reporting currency/month]
+    flat_cost_per_month
+        The same hourly draw at the scenario's flat price. [reporting currency/month]
+    energy_kwh_per_month
+        Energy at the meter over the profile. [kWh/month]
+    unserved_gpu_hours_per_month
+        Demand above the own fleet's GPUs, not drawn by it. [GPU-h/month]
+    """
+
+    cost_per_month: float
+    flat_cost_per_month: float
+    energy_kwh_per_month: float
+    unserved_gpu_hours_per_month: float
+    source: str
+
+    def to_dict(self, currency: str) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"electricity_cost_per_month": _number(self.cost_per_month),
+                "electricity_cost_at_flat_price_per_month": _number(self.flat_cost_per_month),
+                "unit": f"{currency}/month", "energy_kwh_per_month": _number(self.energy_kwh_per_month),
+                "unserved_gpu_hours_per_month": _number(self.unserved_gpu_hours_per_month), "source": self.source}
+
+
+@dataclass(frozen=True)
+class TrainingEnergy:
+    """Energy and emissions of a training run (GPU-hours × power per GPU × PUE × intensity).
+
+    Attributes
+    ----------
+    energy_mwh
+        Facility energy of the run. [MWh]
+    co2e_t
+        Location-based emissions; None without a grid. [t CO2e]
+    market_co2e_t
+        At the contracted intensity, if given. [t CO2e]
+    watts_per_gpu, pue, kg_co2e_per_kwh
+        The inputs: [W], [-], [kg CO2e/kWh].
+    """
+
+    gpu_hours: float
+    watts_per_gpu: float
+    pue: float
+    energy_mwh: float
+    kg_co2e_per_kwh: float | None
+    co2e_t: float | None
+    market_co2e_t: float | None
+    notes: tuple[str, ...] = ()
+    by_option: dict[str, tuple[str, float, float | None]] = field(default_factory=dict)
+    """Option → (basis, energy [MWh], location-based emissions [t CO2e] or None) of the run at that
+    option's PUE and grid (the provider's PUE for rental: an estimate)."""
+
+    def option_dict(self, option: str) -> dict[str, Any]:
+        """The run's energy and emissions with one option, JSON-ready."""
+        basis, mwh, tonnes = self.by_option[option]
+        return {"energy_mwh_per_run": _number(mwh),
+                "co2e_t_per_run": _or(tonnes, "not defined: no grid region (energy.grid_region)"),
+                "run_energy_basis": basis}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"basis": "derived", "gpu_hours": _number(self.gpu_hours), "watts_per_gpu": _number(self.watts_per_gpu),
+                "pue": _number(self.pue), "energy_mwh_per_run": _number(self.energy_mwh),
+                "co2e_t_per_run": _or(self.co2e_t, "not defined: no grid region (energy.grid_region)"),
+                "market_based_co2e_t_per_run": _or(self.market_co2e_t, "not defined: no contracted intensity"),
+                "by_option": {name: self.option_dict(name) for name in self.by_option},
+                "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class EnergyResult:
+    """Energy, emissions and power of every option of a scenario at one volume."""
+
+    options: dict[str, OptionEnergy]
+    power: PowerCheck | None = None
+    tariff: TariffBill | None = None
+    training: TrainingEnergy | None = None
+    sources: tuple[str, ...] = ()
+
+    def to_dict(self, currency: str) -> dict[str, Any]:
+        """JSON-ready: per option, the power budget, the tariff bill and the training run."""
+        return {
+            "options": {name: e.to_dict() for name, e in self.options.items()},
+            **({"power_budget": self.power.to_dict()} if self.power is not None else {}),
+            **({"time_of_use_tariff": self.tariff.to_dict(currency)} if self.tariff is not None else {}),
+            **({"training_run": self.training.to_dict()} if self.training is not None else {}),
+            "sources": list(self.sources),
+        }

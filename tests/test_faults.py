@@ -343,7 +343,7 @@ def test_f19_two_reports_into_one_folder_at_once(tmp_path):
     assert [run.returncode for run in runs] == [0, 0], results
     html = (tmp_path / "h100-10k-cluster" / "report.html").read_text()
     assert html.rstrip().endswith("</html>")
-    assert len(re.findall(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,', html)) == 6
+    assert len(re.findall(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,', html)) == 7   # with the energy chart
     notebook = json.loads((tmp_path / "h100-10k-cluster" / "report.ipynb").read_text())
     assert notebook["metadata"]["papermill"]["parameters"]["scenario"].endswith("h100-10k-cluster.yaml")
     assert not list((tmp_path / "h100-10k-cluster").glob(".costmodel-*"))

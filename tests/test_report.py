@@ -32,12 +32,13 @@ def test_reference_report_renders_offline(tmp_path):
     assert "<script src" not in html and "require.js" not in html and "MathJax.js" not in html
     # charts are SVG drawn by vl-convert, embedded in the page
     charts = re.findall(r'<img[^>]+src="data:image/svg\+xml;base64,([^"]+)"', html)
-    # cost against volume, GPUs against volume, components; win probability, savings, tornado
-    assert len(charts) == 6
+    # cost against volume, GPUs against volume, components; win probability, savings, tornado; energy and carbon
+    assert len(charts) == 7
     assert all(base64.b64decode(chart).lstrip().startswith(b"<svg") for chart in charts)
     # the answer is in the page: API cheaper at 10 M tokens/day, break-even at 34.01 M tokens/day
     assert "Hosted API</strong> at <strong>3,549 USD/month" in html
     assert "34.01 M tokens/day" in html
+    assert "Energy and carbon" in html and "kg CO2e/month" in html
     executed = json.loads(report.notebook.read_text())
     assert executed["metadata"]["papermill"]["parameters"]["scenario"].endswith("llama70b-vs-api.yaml")
 
@@ -75,9 +76,10 @@ def test_training_report_renders_offline(tmp_path):
     html = report.html.read_text()
     assert external_references(html) == []
     charts = re.findall(r'<img[^>]+src="data:image/svg\+xml;base64,([^"]+)"', html)
-    assert len(charts) == 2   # run cost bars, checkpoint trade-off
+    assert len(charts) == 3   # run cost bars, checkpoint trade-off, energy and carbon
     assert "Daly: 13.3 min" in base64.b64decode(charts[1]).decode()
     assert "28,427,796" in html   # GPU-hours to pay for at 91.3 % goodput
+    assert "Training run: <strong>31,043 MWh</strong>" in html   # 28,427,796 GPU-h x 700 W x PUE 1.56
 
 
 @pytest.mark.slow
@@ -90,8 +92,9 @@ def test_finance_reports_show_the_horizon_charts(tmp_path, name):
     # cost against volume, GPUs, components; then cumulative cost, capex/opex lines, cost per GPU-hour;
     # the H200 scenario declares uncertain inputs: win probability, savings, tornado
     # the H200 scenario also has a demand profile (week, load-duration curve with the mix, cost against
-    # level) and uncertain inputs (win probability, savings, tornado)
-    assert len(alts) == {"h200-24gpu-cluster": 12, "h100-10k-cluster": 6}[name]
+    # level) and uncertain inputs (win probability, savings, tornado); both end with energy and carbon
+    assert len(alts) == {"h200-24gpu-cluster": 13, "h100-10k-cluster": 7}[name]
+    assert alts[-1].startswith("Bars of energy and emissions")
     assert alts[3].startswith("Cumulative cost") and alts[5].startswith("Own cost per used GPU-hour")
     assert "Payback against" in html
     if name == "h200-24gpu-cluster":

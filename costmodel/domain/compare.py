@@ -11,6 +11,7 @@ from ..units import HOURS_PER_MONTH
 from .break_even import break_evens, cheapest_by_volume, default_volume_max
 from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_used, tokens_per_month
 from .costs import monthly_cost_components
+from .energy import energy_result
 from .finance import own_finance
 from .mix import mix_result
 from .serving import output_tokens_per_month, serving_result
@@ -96,6 +97,7 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     margin = results[runner_up].monthly_cost - results[cheapest].monthly_cost
     runner_cost = results[runner_up].monthly_cost
     breaks = break_evens(r, upper)
+    run = training_run(r) if r.workload.kind == "training" else None
     return Comparison(
         title=r.title,
         currency=r.currency,
@@ -111,8 +113,9 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         break_evens=breaks,
         cheapest_ranges=cheapest_by_volume(r, breaks),
         estimates=list(r.estimates),
-        training=training_run(r) if r.workload.kind == "training" else None,
+        training=run,
         finance=own_finance(r) if r.finance is not None and "own" in r.options else None,
         mix=mix_result(r),
         serving=serving_result(r, v),
+        energy=energy_result(r, v, run),
     )

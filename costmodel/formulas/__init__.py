@@ -8,6 +8,7 @@ and reference. The domain modules call these; nothing recomputes them inline.
 module                 formulas
 =====================  ==========================================================
 ``power``              drawn power, facility energy, electricity cost
+``energy``             emissions, embodied per month, training MWh, J/token, meter kW, hourly tariff bill
 ``capital``            depreciation, capital charge, rates, present value, loans
 ``staffing``           FTEs for a fleet, staffing cost
 ``tokens``             output share, blended API price, GPU-hours for tokens
@@ -42,6 +43,16 @@ from .checkpoint import (
     time_lost_fraction,
     young_interval,
 )
+from .energy import (
+    embodied_per_month,
+    emissions_kg,
+    hourly_energy_cost,
+    joules_per_output_token,
+    meter_power_kw,
+    training_energy_mwh,
+    weekly_hour_prices,
+    wh_per_1000_tokens,
+)
 from .fleet import gpus_needed, gpus_per_server_step, servers_needed, servers_with_spares, whole_units
 from .parallelism import activation_bytes_per_gpu, activation_bytes_per_layer, zero_state_bytes_per_gpu
 from .power import drawn_power_kw, electricity_cost, facility_energy_kwh
@@ -71,6 +82,8 @@ __all__ = [
     "activation_bytes_per_gpu", "activation_bytes_per_layer", "checkpoint_steps",
     "failures_per_gpu_per_year_from_count", "gpu_hours_lost_per_failure", "mfu_from_achieved_tflops",
     "mfu_from_tokens_per_second", "wall_clock_gpu_hours", "zero_state_bytes_per_gpu",
+    "embodied_per_month", "emissions_kg", "hourly_energy_cost", "joules_per_output_token", "meter_power_kw",
+    "training_energy_mwh", "weekly_hour_prices", "wh_per_1000_tokens",
     "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
     "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",
     "facility_energy_kwh", "fte_needed", "goodput_fraction", "gpu_hours_for_tokens", "gpus_needed",

@@ -702,3 +702,54 @@ def output_cost_against_speed(scenario, costs: dict[str, list], volume: float) -
     ).properties(width=640, height=320, title=alt.TitleParams(
         "Cost per million output tokens against the speed each user sees",
         subtitle=f"at {fmt.volume(r.workload.kind, volume)}; the hosted API's price does not change with it"))
+
+
+ENERGY_PART_COLOURS = {"operational": "#bcbd22", "embodied": "#7f7f7f"}
+"""Operational (electricity) and embodied (manufacturing) emissions, the same in every report."""
+
+
+def energy_bars(scenario, result) -> alt.HConcatChart:
+    """kWh a month by option, and kg CO2e a month by option stacked operational over embodied."""
+    r = as_resolved(scenario)
+    options = [o for o, e in result.options.items() if e.energy_kwh_per_month is not None]
+    order = [r.label(o) for o in options]
+    energy = pd.DataFrame([{"option": r.label(o), "kWh": result.options[o].energy_kwh_per_month} for o in options])
+    carbon = pd.DataFrame([{"option": r.label(o), "part": part, "kg": value}
+                           for o in options
+                           for part, value in (("operational", result.options[o].operational_co2e_kg_per_month),
+                                               ("embodied", result.options[o].embodied_co2e_kg_per_month))
+                           if value is not None])
+    left = alt.Chart(energy).mark_bar().encode(
+        x=alt.X("option:N", title=None, sort=order, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("kWh:Q", title="Energy at the meter [kWh/month]", axis=alt.Axis(format=",.0f")),
+        color=alt.Color("option:N", scale=_colour_scale(r, options), legend=None),
+        tooltip=[alt.Tooltip("option:N"), alt.Tooltip("kWh:Q", format=",.0f")],
+    ).properties(width=260, height=260, title=alt.TitleParams("Energy", subtitle="kWh a month"))
+    if carbon.empty:
+        return alt.hconcat(left)
+    parts = [p for p in ENERGY_PART_COLOURS if p in set(carbon["part"])]
+    right = alt.Chart(carbon).mark_bar().encode(
+        x=alt.X("option:N", title=None, sort=order, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("sum(kg):Q", title="Emissions [kg CO2e/month]", axis=alt.Axis(format=",.0f")),
+        color=alt.Color("part:N", title="Emissions", scale=alt.Scale(
+            domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts])),
+        order=alt.Order("part:N", sort="descending"),
+        tooltip=[alt.Tooltip("option:N"), alt.Tooltip("part:N"), alt.Tooltip("kg:Q", format=",.0f")],
+    ).properties(width=260, height=260, title=alt.TitleParams("Emissions, location-based",
+                                                              subtitle="kg CO2e a month"))
+    return alt.hconcat(left, right)
+
+
+def describe_energy_chart(result) -> str:
+    """Alt text of :func:`energy_bars`."""
+    parts = []
+    for e in result.options.values():
+        if e.energy_kwh_per_month is None:
+            parts.append(f"{e.label}: not covered")
+            continue
+        text = f"{e.label}: {fmt.amount(e.energy_kwh_per_month, 0)} kWh"
+        if e.co2e_kg_per_month is not None:
+            text += (f", {fmt.amount(e.co2e_kg_per_month, 0)} kg CO2e "
+                     f"({fmt.amount(e.embodied_co2e_kg_per_month, 0)} embodied)")
+        parts.append(text)
+    return "Bars of energy and emissions a month by option: " + "; ".join(parts) + "."

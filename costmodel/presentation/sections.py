@@ -12,6 +12,7 @@ import numpy as np
 from IPython.display import HTML, Markdown, display
 
 from ..domain.compare import compare
+from ..domain.energy import energy_result
 from ..domain.finance import cash_flows, own_finance
 from ..domain.mix import layer_prices
 from ..domain.sweep import cost_table
@@ -225,3 +226,13 @@ __all__ = ["checkpoints", "components", "cost_against_volume", "demand_mix", "gp
            "horizon", "inputs", "show", "table", "training_costs", "training_figures", "training_stages",
            "training_summary",
            "uncertainty"]
+
+
+def energy_carbon(scenario: Resolved, comparison: Comparison | None = None, run: TrainingRun | None = None) -> None:
+    """Energy and emissions of every option a month (and of a training run), the power budget, the tariff bill."""
+    r = as_resolved(scenario)
+    result = comparison.energy if comparison is not None and comparison.energy is not None \
+        else energy_result(r, run=run)
+    display(Markdown(text.describe_energy(result, r.currency)))
+    show(charts.energy_bars(r, result), charts.describe_energy_chart(result))
+    table(tables.energy_table(result))

@@ -10,6 +10,7 @@ from ..results import (
     CashFlows,
     CashLine,
     Comparison,
+    EnergyResult,
     Mix,
     MonteCarlo,
     OwnFinance,
@@ -350,3 +351,29 @@ def sobol_table(indices: SobolIndices) -> pd.DataFrame:
                          "S1_conf": [shown(x) for x in indices.first_order_conf],
                          "ST": [shown(x) for x in indices.total],
                          "ST_conf": [shown(x) for x in indices.total_conf]})
+
+
+def energy_table(result: EnergyResult) -> pd.DataFrame:
+    """One row per option: energy and emissions a month, per unit of work, and where they come from."""
+    import pandas as pd
+
+    def cell(value, decimals: int = 0, missing: str = "-") -> str:
+        return missing if value is None else fmt.amount(value, decimals)
+
+    rows = []
+    for e in result.options.values():
+        covered = e.energy_kwh_per_month is not None
+        rows.append({
+            "option": e.label,
+            "basis": e.basis if covered else "not covered",
+            "energy [kWh/month]": cell(e.energy_kwh_per_month, missing="not covered") + (
+                f" ({fmt.amount(e.energy_kwh_range[0], 0)}-{fmt.amount(e.energy_kwh_range[1], 0)})"
+                if e.energy_kwh_range is not None else ""),
+            "CO2e, location-based [kg/month]": cell(e.co2e_kg_per_month, missing="no grid given" if covered else "-"),
+            "of which embodied [kg/month]": cell(e.embodied_co2e_kg_per_month),
+            "CO2e, market-based [kg/month]": cell(e.market_co2e_kg_per_month),
+            "CO2e per M tokens [kg]": cell(e.co2e_kg_per_million_tokens, 3),
+            "energy per 1,000 output tokens [Wh]": cell(e.wh_per_1000_output_tokens, 2),
+            "output tokens per joule at full load": cell(e.output_tokens_per_joule, 3),
+        })
+    return pd.DataFrame(rows)

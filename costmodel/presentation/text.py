@@ -7,7 +7,16 @@ Every string that comes from a scenario, a catalog or a job log passes through
 from __future__ import annotations
 
 from ..resolved import Resolved, as_resolved
-from ..results import LAYER_LABELS, BreakEven, Comparison, InputBreakEven, MixResult, OwnFinance, TrainingRun
+from ..results import (
+    LAYER_LABELS,
+    BreakEven,
+    Comparison,
+    EnergyResult,
+    InputBreakEven,
+    MixResult,
+    OwnFinance,
+    TrainingRun,
+)
 from ..schema import Scenario
 from . import format as fmt
 from .safe import markdown as md
@@ -390,4 +399,57 @@ def describe_mix(result: MixResult, currency: str) -> str:
         steady = ", ".join(f"{v:,} {LAYER_LABELS[k].lower()}" for k, v in result.if_steady.gpus.items() if v) or "no"
         lines += ["", f"With the same average demand spread evenly (steady): {steady} GPUs, "
                       f"{fmt.amount(result.if_steady.total, 0)} {currency}/month."]
+    return "\n".join(lines)
+
+
+def describe_energy(result: EnergyResult, currency: str) -> str:
+    """Energy, emissions and power of the options in a few Markdown sentences."""
+    lines = []
+    for e in result.options.values():
+        if e.energy_kwh_per_month is None:
+            lines.append(f"- **{md(e.label)}**: not covered ({md(e.notes[0]) if e.notes else 'no figure'}).")
+            continue
+        co2e = e.co2e_kg_per_month
+        spread = ""
+        if e.energy_kwh_range is not None:
+            spread = f" (range {fmt.amount(e.energy_kwh_range[0], 0)}-{fmt.amount(e.energy_kwh_range[1], 0)})"
+        lines.append(
+            f"- **{md(e.label)}** ({'estimate' if e.basis == 'estimate' else 'derived from the scenario'}): "
+            f"**{fmt.amount(e.energy_kwh_per_month, 0)} kWh/month**{spread}; "
+            + (f"**{fmt.amount(co2e, 0)} kg CO2e/month** location-based "
+               f"({fmt.amount(e.operational_co2e_kg_per_month, 0)} operational, "
+               f"{fmt.amount(e.embodied_co2e_kg_per_month, 0)} embodied)"
+               if co2e is not None else "no emissions: no grid region given (energy.grid_region)")
+            + (f"; {fmt.amount(e.market_co2e_kg_per_month, 0)} kg CO2e/month market-based"
+               if e.market_co2e_kg_per_month is not None else "")
+            + (f"; {fmt.amount(e.co2e_kg_per_million_tokens, 3)} kg CO2e per M tokens"
+               if e.co2e_kg_per_million_tokens is not None else "")
+            + (f"; {fmt.amount(e.wh_per_1000_output_tokens, 2)} Wh per 1,000 output tokens"
+               if e.wh_per_1000_output_tokens is not None else "")
+            + (f"; {fmt.amount(e.output_tokens_per_joule, 3)} output tokens per joule at full load"
+               if e.output_tokens_per_joule is not None else "")
+            + ".")
+    if result.power is not None:
+        p = result.power
+        lines += ["", f"Power budget: the own cluster's {p.servers} servers need **{fmt.amount(p.needed_kw, 1)} kW** "
+                      f"at the meter (max power × PUE) against a budget of {fmt.amount(p.budget_kw, 1)} kW: "
+                      f"**{fmt.amount(p.headroom_kw, 1)} kW of headroom**; at most {p.max_servers} working servers "
+                      f"({p.max_gpus:,} GPUs) fit."]
+    if result.tariff is not None:
+        t = result.tariff
+        lines += ["", f"Time-of-use tariff over the demand profile: the own cluster's electricity costs "
+                      f"**{fmt.amount(t.cost_per_month)} {currency}/month** against "
+                      f"{fmt.amount(t.flat_cost_per_month)} at the flat price for the same hourly draw "
+                      f"({fmt.amount(t.energy_kwh_per_month, 0)} kWh/month; "
+                      f"{fmt.amount(t.unserved_gpu_hours_per_month, 0)} GPU-hours/month of demand above the fleet). "
+                      f"Tariff: {md(t.source)}. The monthly cost comparison keeps the flat price."]
+    if result.training is not None:
+        t = result.training
+        lines += ["", f"Training run: **{fmt.amount(t.energy_mwh, 0)} MWh**"
+                      + (f", **{fmt.amount(t.co2e_t, 0)} t CO2e** location-based" if t.co2e_t is not None else "")
+                      + (f", {fmt.amount(t.market_co2e_t, 0)} t CO2e market-based" if t.market_co2e_t is not None
+                         else "")
+                      + f" ({md(t.notes[0])})."]
+    if result.sources:
+        lines += ["", "Grid intensity: " + "; ".join(md(s) for s in result.sources) + "."]
     return "\n".join(lines)

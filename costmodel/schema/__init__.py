@@ -14,6 +14,7 @@ from .demand import (
     SteadyDemand,
     WeeklyDemand,
 )
+from .energy import EnergyInputs, TimeOfUseTariff
 from .finance import Finance, Loan, Trends
 from .options import (
     CapexLine,
@@ -45,8 +46,9 @@ from .workload import (
 
 __all__ = [
     "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapexLine", "CloudRental", "Colocation", "DemandProfile",
-    "Distribution", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand",
-    "JobLogDemand", "Loan", "Options", "OwnCluster", "Power", "Range", "Reserved", "Scenario", "Serving",
-    "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "TokensWorkload", "TrainingWorkload",
-    "Trends", "Uncertainty", "WeeklyDemand", "Workload", "Parallelism", "TrainingStage",
+    "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI",
+    "HourlyFileDemand", "JobLogDemand", "Loan", "Options", "OwnCluster", "Parallelism", "Power", "Range",
+    "Reserved", "Scenario", "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand",
+    "TimeOfUseTariff", "TokensWorkload", "TrainingStage", "TrainingWorkload", "Trends", "Uncertainty",
+    "WeeklyDemand", "Workload",
 ]

@@ -20,6 +20,7 @@ from ..errors import did_you_mean
 from ..units import HOURS_PER_MONTH
 from .base import LARGEST_INPUT, SMALLEST_INPUT, InputModel, Positive, Text, catalog_from, varies
 from .demand import DemandProfile
+from .energy import EnergyInputs
 from .finance import Finance
 from .inputs import THROUGHPUT_INPUT, bounds_of, input_fields
 from .options import Options
@@ -55,6 +56,7 @@ class Scenario(InputModel):
     finance: Finance | None = Field(default=None, description="Horizon, discount rate, financing, trends.")
     uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
     demand: DemandProfile | None = Field(default=None, description="Demand hour by hour, for the cheapest mix.")
+    energy: EnergyInputs | None = Field(default=None, description="Grid, contracted intensity, power budget, tariff.")
 
     _catalog: Catalog | None = PrivateAttr(default=None)
 
@@ -122,6 +124,14 @@ class Scenario(InputModel):
                  "demand profiles apply to a gpu_hours workload (kind: gpu_hours)")
         if self.uncertainty is not None:
             self._check_uncertainty(fields, fail)
+        energy = self.energy
+        if energy is not None and energy.power_budget_kw is not None and self.options.own is None:
+            fail(("energy", "power_budget_kw"), energy.power_budget_kw, "needs_own",
+                 "a power budget caps an own cluster, which is missing")
+        if energy is not None and energy.tariff is not None and (self.options.own is None or self.demand is None):
+            fail(("energy", "tariff"), None, "tariff_needs_profile",
+                 "a time-of-use tariff prices an own cluster's draw hour by hour: it needs an own option and a "
+                 "demand block")
         for loc, currency in self.money_currencies(catalog):
             if currency != self.reporting_currency and (self.fx is None or currency not in self.fx.rates):
                 fail(loc, currency, "no_fx_rate",
@@ -189,6 +199,8 @@ class Scenario(InputModel):
                 found.append((("options", "rent", "reserved", "currency"), rent.reserved.currency))
         if api is not None:
             found.append((("options", "api", "offer"), catalog.api_offers[api.offer].currency))
+        if self.energy is not None and self.energy.tariff is not None:
+            found.append((("energy", "tariff", "currency"), self.energy.tariff.currency))
         return found
 
     def fx_rate(self, currency: str) -> float:
