@@ -52,7 +52,7 @@ class TrainingParameters(_Parameters):
 _IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
 
 
-def check(kind: Literal["break_even", "training"], namespace: Mapping[str, Any]) -> dict[str, Any]:
+def check(kind: Literal["break_even", "training"], namespace: Mapping[str, Any]) -> None:
     """Validate a report notebook's parameters, as found in its namespace.
 
     Parameters
@@ -62,11 +62,6 @@ def check(kind: Literal["break_even", "training"], namespace: Mapping[str, Any])
     namespace
         The notebook's ``globals()`` right after the parameters (and papermill's injected
         parameters) cells.
-
-    Returns
-    -------
-    dict
-        The parameters by name.
 
     Raises
     ------
@@ -97,4 +92,3 @@ def check(kind: Literal["break_even", "training"], namespace: Mapping[str, Any])
                             f"it takes {takes}")
     if problems:
         raise ParameterError("; ".join(problems))
-    return values
