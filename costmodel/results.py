@@ -46,6 +46,8 @@ class CashLine(StrEnum):
     RESALE = "resale"
     FACILITY_RESIDUAL = "facility residual value"
     STAND_IN = "stand-in during lead time"
+    REFRESH = "hardware refresh"
+    REFRESH_RESALE = "resale at refresh"
 
 
 class Layer(StrEnum):
@@ -315,6 +317,22 @@ class OwnFinance:
         None: never within the horizon. [month]
     payback_against
         The option compared (rent, else api).
+    npv_period, npv_timing
+        The convention of ``npv_by_option`` (:func:`costmodel.formulas.npv_with_convention`):
+        month/begin is numpy-financial's ``npv`` on monthly flows, year/end is Excel's ``NPV``
+        on yearly totals. Either way it is the present value of *costs* (lower is better).
+    irr_per_year, mirr_per_year
+        Internal and modified internal rate of return of owning instead of the compared
+        option: numpy-financial ``irr``/``mirr`` on the monthly gains (compared option's cash
+        out minus own's), made yearly as (1 + m)^12 − 1; None: not defined (the gains do not
+        change sign). [1/year]
+    roi
+        Net gain over the horizon (compared option's TCO − own's) / investment. [-]
+    investment
+        Own cash paid for hardware and facility (purchases, refresh, loan payments). [reporting currency]
+    payback_months, discounted_payback_months
+        Months until the cumulative gains (discounted at the monthly rate for the second)
+        reach zero, interpolated within the month; None: never within the horizon. [months]
     """
 
     horizon_months: int
@@ -326,6 +344,14 @@ class OwnFinance:
     break_even_utilisation: tuple[UtilisationBreakEven, ...]
     payback_month: int | None
     payback_against: str | None
+    npv_period: str = "month"
+    npv_timing: str = "begin"
+    irr_per_year: float | None = None
+    mirr_per_year: float | None = None
+    roi: float | None = None
+    investment: float | None = None
+    payback_months: float | None = None
+    discounted_payback_months: float | None = None
 
     @property
     def tco(self) -> float:
@@ -367,6 +393,21 @@ class OwnFinance:
             "payback_month": ({"value": self.payback_month, "unit": "months after the decision",
                                "against": self.payback_against}
                               if self.payback_month is not None else "never within the horizon"),
+            "npv_convention": {"period": self.npv_period, "timing": self.npv_timing,
+                               "meaning": "present value of costs (lower is better)"},
+            "irr": ({"value": round(self.irr_per_year, 9), "unit": "1/year", "against": self.payback_against}
+                    if self.irr_per_year is not None else "not defined"),
+            "mirr": ({"value": round(self.mirr_per_year, 9), "unit": "1/year", "against": self.payback_against}
+                     if self.mirr_per_year is not None else "not defined"),
+            "roi": ({"value": round(self.roi, 9), "unit": "net gain / investment", "against": self.payback_against}
+                    if self.roi is not None else "not defined"),
+            "payback_months": ({"value": round(self.payback_months, 6), "unit": "months after the decision",
+                                "against": self.payback_against}
+                               if self.payback_months is not None else "never within the horizon"),
+            "discounted_payback_months": ({"value": round(self.discounted_payback_months, 6),
+                                           "unit": "months after the decision", "against": self.payback_against}
+                                          if self.discounted_payback_months is not None
+                                          else "never within the horizon"),
         }
 
 

@@ -82,8 +82,10 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     if "own" in r.options:
         own = r.option("own")
         servers = _servers_by_month(r, volumes, online)
-        purchases = np.diff(own_hardware_capex(own, servers), prepend=0.0)
+        at_today = np.diff(own_hardware_capex(own, servers), prepend=0.0)   # purchases at today's prices
+        purchases = at_today * formulas.growth_factor(trends.hardware_price_change_per_year, months)
         facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
+        refresh, refresh_resale, held = _refresh(r, at_today, months)
         lines: dict[str, np.ndarray] = {}
         if finance.loan is not None:
             loan = finance.loan
@@ -100,6 +102,9 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
             lines[CashLine.LOAN_PAYMENTS] = payments
         else:
             lines[CashLine.HARDWARE_CAPEX] = purchases
+        if np.any(refresh != 0):
+            lines[CashLine.REFRESH] = refresh
+            lines[CashLine.REFRESH_RESALE] = refresh_resale
         if own.facility_price_per_mw is not None:
             lines[CashLine.FACILITY_CAPEX] = facility
         running = own_costs_at(own, servers, hours)
@@ -111,7 +116,7 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
             stand_in = (rent_flows if finance.during_lead_time == "rent" else api_flows)()
             lines[CashLine.STAND_IN] = np.where(is_online, 0.0, sum(stand_in.values()))
         resale = np.zeros_like(months)
-        resale[-1] = -_resale_value(r, purchases, months)
+        resale[-1] = -_resale_value(r, held, months)
         lines[CashLine.RESALE] = resale
         if own.facility_price_per_mw is not None:      # the building outlives the horizon: credit its book value
             residual = np.zeros_like(months)
@@ -124,13 +129,53 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     return CashFlows(months, volumes, hours, servers, ordered, online)
 
 
-def _resale_value(r: Resolved, purchases: np.ndarray, months: np.ndarray) -> float:
-    """Hardware value at the end of the horizon: a share of capex, or the straight-line book value."""
-    finance, own = r.finance, r.option("own")
+def useful_life(r: Resolved) -> int:
+    """Months after which the own hardware is bought again: the finance block's, else the depreciation period."""
+    life = r.finance.useful_life_months
+    return int(life if life is not None else r.option("own").depreciation_months)
+
+
+def residual_share(r: Resolved, age_months):
+    """Resale value of hardware of an age as a share of what it cost, on the finance block's curve. [-]"""
+    curve, life = r.finance.residual, useful_life(r)
+    return formulas.residual_share(age_months, life, curve.method, curve.rate_per_year, curve.ages_months,
+                                   curve.shares)
+
+
+def _refresh(r: Resolved, at_today: np.ndarray, months: np.ndarray):
+    """Refresh purchases, resale of the replaced hardware, and the cost of what is held at the horizon.
+
+    Each purchase (at today's prices, ``at_today``) is bought again every useful life while
+    the horizon lasts, at the hardware price trend of that month; the replaced hardware is
+    sold in the same month at its residual share at the age of one useful life.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        Refresh purchases, resale credits (negative) by month, and the price paid for the
+        hardware held at the horizon, by month of its (last) purchase. [reporting currency]
+    """
+    life, horizon = useful_life(r), len(months)
+    price = formulas.growth_factor(r.finance.trends.hardware_price_change_per_year, months)
+    refresh, credit, held = (np.zeros_like(months) for _ in range(3))
+    for bought in np.flatnonzero(at_today):
+        when = int(bought)
+        while when + life < horizon:
+            paid = at_today[bought] * price[when]
+            when += life
+            refresh[when] += at_today[bought] * price[when]
+            credit[when] -= paid * residual_share(r, life)
+        held[when] += at_today[bought] * price[when]
+    return refresh, credit, held
+
+
+def _resale_value(r: Resolved, held: np.ndarray, months: np.ndarray) -> float:
+    """Hardware value at the end of the horizon: a share of its price, or its value on the residual curve."""
+    finance = r.finance
     if finance.resale_share_at_horizon is not None:
-        return float(purchases.sum() * finance.resale_share_at_horizon)
-    age = finance.horizon_months - months            # months each purchase has been depreciated by the end
-    return float(np.sum(purchases * formulas.book_value_share(age, own.depreciation_months)))
+        return float(held.sum() * finance.resale_share_at_horizon)
+    age = finance.horizon_months - months            # months each purchase has aged by the end
+    return float(np.sum(held * residual_share(r, age)))
 
 
 def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]:
@@ -193,7 +238,9 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
     finance = r.finance
     rate = finance.discount_rate_per_year
     tco = {o: float(flows.total(o).sum()) for o in flows.flows}
-    npv = {o: float(formulas.present_value(flows.total(o), rate)) for o in flows.flows}
+    convention = finance.npv
+    npv = {o: float(formulas.npv_with_convention(flows.total(o), rate, convention.period, convention.timing))
+           for o in flows.flows}
     online = flows.months >= flows.online_month
     used = float(flows.gpu_hours[online].sum())
     offered = float((flows.servers * own.gpus_per_server * HOURS_PER_MONTH)[online].sum())
@@ -204,6 +251,7 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
     if against is not None:
         ahead = np.flatnonzero(flows.cumulative("own") <= flows.cumulative(against))
         payback = int(ahead[0]) if ahead.size else None
+    returns = investment_returns(r, flows, against)
     breaks = tuple(UtilisationBreakEven(ident, label, price, break_even_utilisation(r, price))
                    for ident, label, price in rental_prices(r))
     return OwnFinance(
@@ -212,8 +260,42 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
         cost_per_used_gpu_hour=float(own_only) / used if used > 0 else None,
         utilisation=used / offered if offered > 0 else None,
         break_even_utilisation=breaks, payback_month=payback, payback_against=against,
+        npv_period=convention.period, npv_timing=convention.timing, **returns,
     )
 
 
-__all__ = ["break_even_utilisation", "cash_flows", "own_cost_per_used_gpu_hour", "own_finance",
+CAPITAL_LINES = (CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX, CashLine.REFRESH)
+"""The own option's cash lines that are paid for hardware and facility: the investment of the ROI."""
+
+
+def gains(flows: CashFlows, against: str) -> np.ndarray:
+    """What owning saves each month against another option: its cash out minus own's. [reporting currency]"""
+    return flows.total(against) - flows.total("own")
+
+
+def investment_returns(r: Resolved, flows: CashFlows, against: str | None) -> dict:
+    """IRR, MIRR, ROI, investment and (discounted) fractional payback of owning instead of ``against``.
+
+    IRR and MIRR are numpy-financial's on the monthly gains (finance and reinvestment rate:
+    the monthly discount rate), made yearly; payback interpolates within the month
+    (:func:`costmodel.formulas.fractional_payback`), the first month at time 0.
+    """
+    if against is None:
+        return {}
+    gain = gains(flows, against)
+    monthly = float(formulas.monthly_rate(r.finance.discount_rate_per_year))
+    own = flows.flows["own"]
+    investment = float(sum(np.clip(own[line], 0.0, None).sum() for line in CAPITAL_LINES if line in own))
+    return {
+        "irr_per_year": formulas.per_year(formulas.irr(gain)),
+        "mirr_per_year": formulas.per_year(formulas.mirr(gain, monthly, monthly)),
+        "roi": formulas.roi(float(gain.sum()), investment),
+        "investment": investment,
+        "payback_months": formulas.fractional_payback(gain),
+        "discounted_payback_months": formulas.fractional_payback(formulas.discounted(gain, monthly)),
+    }
+
+
+__all__ = ["CAPITAL_LINES", "break_even_utilisation", "cash_flows", "gains", "investment_returns",
+           "residual_share", "useful_life", "own_cost_per_used_gpu_hour", "own_finance",
            "rental_prices"]

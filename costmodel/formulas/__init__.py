@@ -17,6 +17,8 @@ module                 formulas
 ``training``           6·N·D, GPU-hours at an MFU, MFU backed out, training state
 ``checkpoint``         job MTBF, Young and Daly intervals, goodput
 ``screening``          load-duration curve, busy shares, single-layer rule
+``returns``            NPV conventions, IRR, MIRR, ROI, payback, Fisher, residual curves
+``tax``                tax depreciation (straight line, declining balance, MACRS), shield
 =====================  ==========================================================
 """
 
@@ -40,6 +42,19 @@ from .checkpoint import (
 )
 from .fleet import gpus_needed, gpus_per_server_step, servers_needed, servers_with_spares, whole_units
 from .power import drawn_power_kw, electricity_cost, facility_energy_kwh
+from .returns import (
+    changes_sign,
+    discounted,
+    fisher_real_rate,
+    fractional_payback,
+    irr,
+    mirr,
+    npv_with_convention,
+    per_year,
+    residual_share,
+    roi,
+    yearly_totals,
+)
 from .screening import busy_shares, load_duration_curve, single_layer_level
 from .serving import (
     estimate_output_throughput,
@@ -53,6 +68,8 @@ from .training import mfu_from_gpu_hours, min_gpus_for_training_state, training_
 from .utilisation import break_even_utilisation, cost_per_used_gpu_hour
 
 __all__ = [
+    "changes_sign", "discounted", "fisher_real_rate", "fractional_payback", "irr", "mirr", "npv_with_convention",
+    "per_year", "residual_share", "roi", "yearly_totals",
     "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
     "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",
     "facility_energy_kwh", "fte_needed", "goodput_fraction", "gpu_hours_for_tokens", "gpus_needed",

@@ -31,7 +31,49 @@ class Trends(InputModel):
                                                 le=10, description="Change in API prices per token.")
     demand_growth_per_year: float = quantity(0.0, unit="1/year", title="demand growth", strict=True, gt=-1, le=100,
                                              description="Change in the workload's volume.")
+    hardware_price_change_per_year: float = quantity(
+        0.0, unit="1/year", title="hardware price change", strict=True, gt=-1, le=10,
+        description="Change in the price of hardware bought later (growth, refresh), e.g. -0.2.")
     source: Text = ""
+
+
+class Residual(InputModel):
+    """Resale value of the hardware as it ages: the curve used at each refresh and at the horizon."""
+
+    method: Literal["straight_line", "declining_balance", "points"] = Field(
+        default="straight_line",
+        description="straight_line over the useful life; declining_balance at rate_per_year; or points.")
+    rate_per_year: Share | None = quantity(None, unit="1/year", title="yearly loss of resale value",
+                                           description="For declining_balance: value × (1 − rate)^(age/12).")
+    ages_months: list[float] | None = Field(default=None, description="For points: ages [months], rising.")
+    shares: list[Share] | None = Field(default=None, description="For points: resale value as a share of price.")
+    source: Text = ""
+
+    @model_validator(mode="after")
+    def _curve_is_complete(self) -> Residual:
+        if self.method == "declining_balance" and self.rate_per_year is None:
+            raise fail("Residual", ("rate_per_year",), "missing",
+                       "a declining_balance residual curve needs rate_per_year", None)
+        if self.method == "points":
+            ages, shares = self.ages_months or [], self.shares or []
+            if len(ages) < 2 or len(ages) != len(shares):
+                raise fail("Residual", ("ages_months",), "points",
+                           "a points residual curve needs at least two ages and as many shares", ages)
+            if any(b <= a for a, b in zip(ages, ages[1:], strict=False)) or ages[0] < 0:
+                raise fail("Residual", ("ages_months",), "points", "ages must rise from 0 or more", ages)
+        return self
+
+
+class NpvConvention(InputModel):
+    """How the present value is stated: per month or per year, cash at the start or the end of each period.
+
+    ``period: month, timing: begin`` (the default) is numpy-financial's ``npv`` on monthly flows
+    (month 0 undiscounted); ``period: year, timing: end`` is Excel's ``NPV(rate, year1, ...)``
+    on yearly totals, as published ROI calculators and corporate templates state it.
+    """
+
+    period: Literal["month", "year"] = "month"
+    timing: Literal["begin", "end"] = "begin"
 
 
 class Finance(InputModel):
@@ -57,6 +99,12 @@ class Finance(InputModel):
     loan: Loan | None = None
     trends: Trends = Field(default_factory=Trends)
     source: Text = Field(default="", description="Where the discount rate and the other figures come from.")
+    useful_life_months: Count | None = quantity(
+        None, unit="months", title="useful life", ge=1, varies=False, le=240,
+        description="Months after which the hardware is bought again (refresh) and the old sold on the "
+                    "residual curve; default: the own option's depreciation_months.")
+    residual: Residual = Field(default_factory=Residual)
+    npv: NpvConvention = Field(default_factory=NpvConvention)
 
     @model_validator(mode="after")
     def _lead_time_needs_a_stand_in(self) -> Finance:
