@@ -330,6 +330,8 @@ class OwnFinance:
         Net gain over the horizon (compared option's TCO − own's) / investment. [-]
     investment
         Own cash paid for hardware and facility (purchases, refresh, loan payments). [reporting currency]
+    yearly_by_option
+        Cash out of each option in each year of the horizon (months 0–11 are year 1). [reporting currency]
     payback_months, discounted_payback_months
         Months until the cumulative gains (discounted at the monthly rate for the second)
         reach zero, interpolated within the month; None: never within the horizon. [months]
@@ -352,6 +354,7 @@ class OwnFinance:
     investment: float | None = None
     payback_months: float | None = None
     discounted_payback_months: float | None = None
+    yearly_by_option: dict[str, tuple[float, ...]] | None = None
 
     @property
     def tco(self) -> float:
@@ -408,6 +411,10 @@ class OwnFinance:
                                            "unit": "months after the decision", "against": self.payback_against}
                                           if self.discounted_payback_months is not None
                                           else "never within the horizon"),
+            **({"yearly_cash_out": {o: {"values": [round(v, 2) for v in values], "unit": currency,
+                                        "years": "year 1 is months 0-11"}
+                                    for o, values in self.yearly_by_option.items()}}
+               if self.yearly_by_option is not None else {}),
         }
 
 

@@ -261,6 +261,7 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
         utilisation=used / offered if offered > 0 else None,
         break_even_utilisation=breaks, payback_month=payback, payback_against=against,
         npv_period=convention.period, npv_timing=convention.timing, **returns,
+        yearly_by_option={o: tuple(float(v) for v in formulas.yearly_totals(flows.total(o))) for o in flows.flows},
     )
 
 

@@ -13,6 +13,38 @@ from . import format as fmt
 from .safe import markdown as md
 
 
+def verdict_sentence(comparison: Comparison) -> str | None:
+    """One reconciled verdict: the winner on the horizon's present value of costs, and the monthly view beside it.
+
+    The present value of costs over the horizon is the decision measure; the steady-state
+    monthly view (capex spread evenly, no discounting) may rank the options differently, and
+    the sentence says why, with both figures. None without a horizon view.
+    """
+    result = comparison.finance
+    if result is None or len(result.npv_by_option) < 2:
+        return None
+    cur = comparison.currency
+    ranked = sorted(result.npv_by_option, key=result.npv_by_option.get)
+    best, second = ranked[0], ranked[1]
+    label = comparison.label
+    pv = (f"Over the {result.horizon_months}-month horizon, {label(best)} has the lowest present value of costs: "
+          f"{fmt.amount(result.npv_by_option[best], 0)} {cur} against {fmt.amount(result.npv_by_option[second], 0)} "
+          f"{cur} for {label(second)} (at {fmt.share(result.discount_rate_per_year)} a year)")
+    monthly = {o: comparison.options[o].monthly_cost for o in result.npv_by_option if o in comparison.options}
+    steady = min(monthly, key=monthly.get)
+    other = best if steady != best else second
+    figures = (f"{label(steady)} {fmt.amount(monthly[steady], 0)} against {label(other)} "
+               f"{fmt.amount(monthly[other], 0)} {cur} a month")
+    if steady == best:
+        return f"{pv}; the steady-state monthly view agrees ({figures})."
+    reasons = ["it spreads the capex evenly over the depreciation period"]
+    if result.discount_rate_per_year > 0:
+        reasons.append("does not discount")
+    reasons.append("leaves out lead-time rental, refresh and resale timing")
+    return (f"{pv}; the steady-state monthly view ranks {label(steady)} first instead ({figures}) because "
+            + ", ".join(reasons[:-1]) + " and " + reasons[-1] + ".")
+
+
 def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
     """Plain-text statement of a break-even, with "never" when there is none."""
     a, c = label(b.option_a), label(b.option_b)
@@ -38,6 +70,9 @@ def comparison_text(comparison: Comparison) -> str:
     c = comparison
     label, cur = c.label, c.currency
     lines = [f"Scenario: {c.title}"]
+    verdict = verdict_sentence(c)
+    if verdict:
+        lines.append(f"verdict: {verdict}")
     if c.training is not None:
         run = c.training
         lines += [
@@ -138,6 +173,7 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison) -> str:
         f"**{md(r.title)}**",
         "",
         *([f"_{md(r.scenario.description)}_", ""] if r.scenario.description.strip() else []),
+        *([f"**Verdict:** {md(verdict_sentence(c))}", ""] if verdict_sentence(c) else []),
         f"At **{fmt.volume(kind, c.volume)}** the cheapest option is **{md(label(c.cheapest))}** at "
         f"**{fmt.amount(cheapest.monthly_cost, 0)} {cur}/month**, {fmt.amount(c.margin, 0)} {cur}/month below "
         f"{md(label(c.runner_up))}.",
