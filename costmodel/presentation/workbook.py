@@ -192,7 +192,7 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
         add("rent_price", "rental price per GPU-hour (on-demand)", rent.price_per_gpu_hour, f"{cur}/GPU-h",
             rent.offer.citation())
         m.add("rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), months.shape))
-        factor = f"(1+fin_rent_change)^({{month}}/12)"
+        factor = "(1+fin_rent_change)^({month}/12)"
         if rent.billing == "always_on":
             m.add("rent_rental", "rent: GPU rental",
                   lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*"
@@ -343,7 +343,8 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     m.add("bought_today", "own: hardware bought at today's prices",
           lambda row: f"={m.cell('at_today', row)}-{prev('at_today', row)}")
     m.add("price_factor", "own: hardware price factor", lambda row: f"=(1+fin_hardware_change)^({month(row)}/12)")
-    m.add("purchase", "own: hardware bought", lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}")
+    m.add("purchase", "own: hardware bought",
+          lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}")
 
     def from_life_ago(row, expression):
         back = row - life
@@ -386,7 +387,8 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     def running(expression):
         return lambda row: f"={m.cell('online', row)}*(" + expression(row) + ")"
 
-    m.add("own_support", "own: hardware support", running(lambda row: f"{m.cell('at_today', row)}*own_support_share/12"))
+    m.add("own_support", "own: hardware support",
+          running(lambda row: f"{m.cell('at_today', row)}*own_support_share/12"))
     if not facility:
         m.add("own_colocation", "own: colocation",
               running(lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"))
