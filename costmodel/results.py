@@ -46,6 +46,10 @@ class CashLine(StrEnum):
     RESALE = "resale"
     FACILITY_RESIDUAL = "facility residual value"
     STAND_IN = "stand-in during lead time"
+    TAX_ON_EXPENSES = "tax saved on expenses"
+    TAX_ON_DEPRECIATION = "tax saved on depreciation"
+    TAX_ON_INTEREST = "tax saved on loan interest"
+    TAX_ON_RESALE = "tax on resale"
     REFRESH = "hardware refresh"
     REFRESH_RESALE = "resale at refresh"
 
@@ -253,6 +257,9 @@ class CashFlows:
         Option → line → cash out each month; costs positive, credits negative. [reporting currency]
     online_month
         First month the own cluster serves the work.
+    hardware_purchases, facility_purchases
+        Price of the own hardware (first purchases, growth and refresh) and facility bought
+        each month, before any financing; None without an own option. [reporting currency]
     """
 
     months: np.ndarray
@@ -261,6 +268,8 @@ class CashFlows:
     servers: np.ndarray
     flows: dict[str, dict[str, np.ndarray]]
     online_month: int
+    hardware_purchases: np.ndarray | None = None
+    facility_purchases: np.ndarray | None = None
 
     def total(self, option: str) -> np.ndarray:
         """Cash out of one option each month. [reporting currency]"""
@@ -330,6 +339,9 @@ class OwnFinance:
         Net gain over the horizon (compared option's TCO − own's) / investment. [-]
     investment
         Own cash paid for hardware and facility (purchases, refresh, loan payments). [reporting currency]
+    tax_rate, after_tax_tco_by_option, after_tax_npv_by_option, after_tax_irr_per_year
+        With a tax block: the rate, and TCO, present value and IRR after tax
+        (:func:`costmodel.domain.tax.after_tax`); None without one.
     yearly_by_option
         Cash out of each option in each year of the horizon (months 0–11 are year 1). [reporting currency]
     payback_months, discounted_payback_months
@@ -355,6 +367,10 @@ class OwnFinance:
     payback_months: float | None = None
     discounted_payback_months: float | None = None
     yearly_by_option: dict[str, tuple[float, ...]] | None = None
+    tax_rate: float | None = None
+    after_tax_tco_by_option: dict[str, float] | None = None
+    after_tax_npv_by_option: dict[str, float] | None = None
+    after_tax_irr_per_year: float | None = None
 
     @property
     def tco(self) -> float:
@@ -415,6 +431,13 @@ class OwnFinance:
                                         "years": "year 1 is months 0-11"}
                                     for o, values in self.yearly_by_option.items()}}
                if self.yearly_by_option is not None else {}),
+            **({"after_tax": {
+                "tax_rate": self.tax_rate,
+                "tco": {o: money(v) for o, v in self.after_tax_tco_by_option.items()},
+                "npv": {o: money(v) for o, v in self.after_tax_npv_by_option.items()},
+                "irr": ({"value": round(self.after_tax_irr_per_year, 9), "unit": "1/year"}
+                        if self.after_tax_irr_per_year is not None else "not defined"),
+            }} if self.after_tax_tco_by_option is not None else {}),
         }
 
 

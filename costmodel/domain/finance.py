@@ -35,6 +35,7 @@ from .costs import (
     own_hardware_capex,
     rent_monthly_costs,
 )
+from .tax import after_tax, useful_life
 
 
 def _servers_by_month(r: Resolved, volumes: np.ndarray, online: int) -> np.ndarray:
@@ -126,13 +127,10 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         flows["own"] = lines
         servers = np.where(months >= online, servers, 0.0)
     ordered = {name: flows[name] for name in r.options if name in flows}
-    return CashFlows(months, volumes, hours, servers, ordered, online)
-
-
-def useful_life(r: Resolved) -> int:
-    """Months after which the own hardware is bought again: the finance block's, else the depreciation period."""
-    life = r.finance.useful_life_months
-    return int(life if life is not None else r.option("own").depreciation_months)
+    if "own" not in r.options:
+        return CashFlows(months, volumes, hours, servers, ordered, online)
+    return CashFlows(months, volumes, hours, servers, ordered, online,
+                     hardware_purchases=purchases + refresh, facility_purchases=facility)
 
 
 def residual_share(r: Resolved, age_months):
@@ -252,6 +250,17 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
         ahead = np.flatnonzero(flows.cumulative("own") <= flows.cumulative(against))
         payback = int(ahead[0]) if ahead.size else None
     returns = investment_returns(r, flows, against)
+    if finance.tax is not None:
+        taxed = after_tax(r, flows)
+        returns |= {
+            "tax_rate": finance.tax.rate,
+            "after_tax_tco_by_option": {o: float(taxed.total(o).sum()) for o in taxed.flows},
+            "after_tax_npv_by_option": {
+                o: float(formulas.npv_with_convention(taxed.total(o), rate, convention.period, convention.timing))
+                for o in taxed.flows},
+            "after_tax_irr_per_year": (formulas.per_year(formulas.irr(gains(taxed, against)))
+                                       if against is not None else None),
+        }
     breaks = tuple(UtilisationBreakEven(ident, label, price, break_even_utilisation(r, price))
                    for ident, label, price in rental_prices(r))
     return OwnFinance(

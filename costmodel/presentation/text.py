@@ -295,7 +295,30 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
         lines.append(f"Payback against {md(r.label(result.payback_against))}: " + (
             f"**month {result.payback_month}**." if result.payback_month is not None
             else "**never within the horizon**."))
+        lines += ["", returns_sentence(r.label, result)]
+    if result.after_tax_tco_by_option is not None:
+        lines += ["", f"After tax at {fmt.share(result.tax_rate)} (expenses deducted as paid, hardware depreciated "
+                      "for tax, tax on resale): " + "; ".join(
+                          f"{md(r.label(o))} TCO {fmt.amount(v, 0)} {cur}, present value "
+                          f"{fmt.amount(result.after_tax_npv_by_option[o], 0)} {cur}"
+                          for o, v in result.after_tax_tco_by_option.items()) + "."]
     return "\n".join(lines)
+
+
+def returns_sentence(label, result: OwnFinance) -> str:
+    """IRR, MIRR, ROI and fractional paybacks of owning against the compared option, in one sentence."""
+    def rate(x):
+        return "not defined (the gains do not change sign)" if x is None else f"{fmt.share(x, 2)} a year"
+
+    def months(x):
+        return "never within the horizon" if x is None else f"{fmt.amount(x, 2)} months"
+
+    return (f"Owning instead of {label(result.payback_against)}: IRR {rate(result.irr_per_year)}, MIRR "
+            f"{rate(result.mirr_per_year)}, ROI "
+            + ("not defined" if result.roi is None else fmt.share(result.roi, 2))
+            + f" (net gain / investment); payback {months(result.payback_months)}, discounted payback "
+            f"{months(result.discounted_payback_months)} (interpolated within the month). Present values are "
+            f"of costs (lower is better), by {result.npv_period}, cash at the {result.npv_timing} of each period.")
 
 
 def describe_mix(result: MixResult, currency: str) -> str:

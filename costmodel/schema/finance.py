@@ -64,6 +64,28 @@ class Residual(InputModel):
         return self
 
 
+class Tax(InputModel):
+    """Income tax on the cash flows: running costs and bills deducted as paid, hardware depreciated for tax.
+
+    The after-tax view subtracts the tax saved (rate × deductions) from each option's costs
+    and adds the tax on resale proceeds above the hardware's remaining tax basis.
+    """
+
+    rate: Share = quantity(unit="-", title="tax rate", description="Marginal income tax rate, e.g. 0.21.")
+    depreciation: Literal["straight_line", "declining_balance", "macrs_5"] = Field(
+        default="straight_line",
+        description="Tax depreciation of hardware: straight_line or declining_balance over life_months, or "
+                    "macrs_5 (IRS Publication 946 Table A-1, 5-year property, half-year convention).")
+    life_months: Count | None = quantity(None, unit="months", title="tax life", ge=1, le=480, varies=False,
+                                         description="Tax life for straight_line and declining_balance; default: "
+                                                     "the own option's depreciation_months.")
+    declining_factor: float = quantity(2.0, unit="-", title="declining-balance factor", strict=True, gt=1, le=3,
+                                       description="2.0 for double declining balance.")
+    bonus_share: Share = quantity(0.0, unit="-", title="bonus depreciation",
+                                  description="Share of hardware cost deducted in the month it is bought.")
+    source: Text = ""
+
+
 class NpvConvention(InputModel):
     """How the present value is stated: per month or per year, cash at the start or the end of each period.
 
@@ -105,6 +127,7 @@ class Finance(InputModel):
                     "residual curve; default: the own option's depreciation_months.")
     residual: Residual = Field(default_factory=Residual)
     npv: NpvConvention = Field(default_factory=NpvConvention)
+    tax: Tax | None = None
 
     @model_validator(mode="after")
     def _lead_time_needs_a_stand_in(self) -> Finance:
