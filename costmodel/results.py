@@ -46,6 +46,9 @@ class CashLine(StrEnum):
     RESALE = "resale"
     FACILITY_RESIDUAL = "facility residual value"
     STAND_IN = "stand-in during lead time"
+    LEASE_PAYMENTS = "lease payments"
+    LEASE_BUYOUT = "lease buy-out"
+    RESERVED = "reserved commitment"
     TAX_ON_EXPENSES = "tax saved on expenses"
     TAX_ON_DEPRECIATION = "tax saved on depreciation"
     TAX_ON_INTEREST = "tax saved on loan interest"
@@ -342,6 +345,9 @@ class OwnFinance:
     tax_rate, after_tax_tco_by_option, after_tax_npv_by_option, after_tax_irr_per_year
         With a tax block: the rate, and TCO, present value and IRR after tax
         (:func:`costmodel.domain.tax.after_tax`); None without one.
+    real_discount_rate_per_year
+        With general inflation: the real discount rate, (1 + nominal) / (1 + inflation) − 1
+        (Fisher); the cash flows are nominal and discounted at the nominal rate. [1/year]
     yearly_by_option
         Cash out of each option in each year of the horizon (months 0–11 are year 1). [reporting currency]
     payback_months, discounted_payback_months
@@ -371,6 +377,7 @@ class OwnFinance:
     after_tax_tco_by_option: dict[str, float] | None = None
     after_tax_npv_by_option: dict[str, float] | None = None
     after_tax_irr_per_year: float | None = None
+    real_discount_rate_per_year: float | None = None
 
     @property
     def tco(self) -> float:
@@ -431,6 +438,9 @@ class OwnFinance:
                                         "years": "year 1 is months 0-11"}
                                     for o, values in self.yearly_by_option.items()}}
                if self.yearly_by_option is not None else {}),
+            **({"real_discount_rate_per_year": {"value": round(self.real_discount_rate_per_year, 9),
+                                                "unit": "1/year", "relation": "Fisher"}}
+               if self.real_discount_rate_per_year is not None else {}),
             **({"after_tax": {
                 "tax_rate": self.tax_rate,
                 "tco": {o: money(v) for o, v in self.after_tax_tco_by_option.items()},

@@ -23,9 +23,9 @@ import numpy as np
 
 from .. import formulas
 from ..resolved import Resolved, as_resolved
-from ..results import DEPRECIATION, CashFlows, CashLine, OwnFinance, UtilisationBreakEven
+from ..results import DEPRECIATION, CashFlows, CashLine, Component, OwnFinance, UtilisationBreakEven
 from ..schema import Scenario
-from ..units import HOURS_PER_MONTH
+from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .capacity import gpu_hours_used, gpus_needed
 from .costs import (
     api_monthly_costs,
@@ -74,8 +74,20 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         factor = formulas.growth_factor(trends.api_price_change_per_year, months)
         return {name: value * factor for name, value in api_monthly_costs(r, volumes).items()}
 
+    def escalated(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Electricity and staffing lines with their yearly escalation."""
+        out = dict(parts)
+        for name, change in ((Component.ELECTRICITY, trends.electricity_price_change_per_year),
+                             (Component.STAFFING, trends.salary_change_per_year),
+                             (Component.MANAGED_SERVICE, trends.salary_change_per_year)):
+            if name in out and change != 0:
+                out[name] = out[name] * formulas.growth_factor(change, months)
+        return out
+
     if "rent" in r.options:
-        flows["rent"] = rent_flows()
+        flows["rent"] = escalated(rent_flows())
+        if finance.rent_commitment is not None:
+            flows["rent"] = _committed(r, flows["rent"], hours, months)
     if "api" in r.options:
         flows["api"] = api_flows()
     online = finance.lead_time_months
@@ -86,9 +98,29 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         at_today = np.diff(own_hardware_capex(own, servers), prepend=0.0)   # purchases at today's prices
         purchases = at_today * formulas.growth_factor(trends.hardware_price_change_per_year, months)
         facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
-        refresh, refresh_resale, held = _refresh(r, at_today, months)
+        lease = finance.lease
+        first_owned = at_today.copy()
+        if finance.view == "marginal" or (lease is not None and lease.kind == "operating"):
+            first_owned[0] = 0.0            # sunk, or not owned: neither refreshed nor resold
+        refresh, refresh_resale, held = _refresh(r, first_owned, months)
         lines: dict[str, np.ndarray] = {}
-        if finance.loan is not None:
+        if finance.view == "marginal":
+            purchases = purchases.copy()
+            purchases[0] = 0.0
+            facility = facility.copy()
+            facility[0] = 0.0
+        if lease is not None:
+            leased = float(purchases[0])
+            purchases = purchases.copy()
+            purchases[0] = 0.0
+            lines[CashLine.HARDWARE_CAPEX] = purchases
+            lines.update(_lease_lines(r, lease, leased, months))
+            if lease.kind == "operating":
+                purchases_for_tax = purchases
+            else:
+                purchases_for_tax = purchases.copy()
+                purchases_for_tax[0] = leased
+        elif finance.loan is not None:
             loan = finance.loan
             principal = purchases[0] * (1.0 - loan.down_payment_share)
             payment = formulas.loan_payment(principal, loan.rate_per_year, loan.term_months)
@@ -103,12 +135,14 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
             lines[CashLine.LOAN_PAYMENTS] = payments
         else:
             lines[CashLine.HARDWARE_CAPEX] = purchases
+        if lease is None:
+            purchases_for_tax = purchases
         if np.any(refresh != 0):
             lines[CashLine.REFRESH] = refresh
             lines[CashLine.REFRESH_RESALE] = refresh_resale
         if own.facility_price_per_mw is not None:
             lines[CashLine.FACILITY_CAPEX] = facility
-        running = own_costs_at(own, servers, hours)
+        running = escalated(own_costs_at(own, servers, hours))
         is_online = months >= online
         for name, values in running.items():
             if name not in DEPRECIATION:
@@ -130,7 +164,55 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     if "own" not in r.options:
         return CashFlows(months, volumes, hours, servers, ordered, online)
     return CashFlows(months, volumes, hours, servers, ordered, online,
-                     hardware_purchases=purchases + refresh, facility_purchases=facility)
+                     hardware_purchases=purchases_for_tax + refresh, facility_purchases=facility)
+
+
+def _lease_lines(r: Resolved, lease, leased: float, months: np.ndarray) -> dict[str, np.ndarray]:
+    """Lease payments (in advance) and, for a finance lease, the buy-out or the pay-off at the horizon."""
+    horizon, term = len(months), lease.term_months
+    i = lease.rate_per_year / MONTHS_PER_YEAR
+    payments, buyout = np.zeros_like(months), np.zeros_like(months)
+    if lease.kind == "finance":
+        payment = formulas.lease_payment(leased, lease.rate_per_year, term, lease.residual_share)
+        payments[:min(term, horizon)] = payment
+        if term < horizon:
+            buyout[term] = leased * lease.residual_share
+        else:              # still leased at the horizon: pay off what is left, discounted at the lease rate
+            left = np.arange(horizon, term) - (horizon - 1)
+            buyout[-1] = float(np.sum(payment / (1 + i) ** left)
+                               + leased * lease.residual_share / (1 + i) ** (term - (horizon - 1)))
+        return {CashLine.LEASE_PAYMENTS: payments, CashLine.LEASE_BUYOUT: buyout}
+    price = formulas.growth_factor(r.finance.trends.hardware_price_change_per_year, months)
+    for start in range(0, horizon, term):      # leased again at each term's end, at that month's price
+        payments[start:start + term] = formulas.lease_payment(leased * price[start], lease.rate_per_year, term,
+                                                              lease.residual_share)
+    return {CashLine.LEASE_PAYMENTS: payments}
+
+
+def _committed(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray):
+    """The rent option with reserved GPUs: the commitment paid by its terms, the rest on demand."""
+    commitment, rent = r.finance.rent_commitment, r.option("rent")
+    if rent.reserved is None:
+        raise ValueError("finance.rent_commitment needs the rent option's reserved block (term and price)")
+    term = 12 * rent.reserved.term_years
+    trend = formulas.growth_factor(r.finance.trends.rental_price_change_per_year, months)
+    reserved_hours = commitment.gpus * HOURS_PER_MONTH
+    out = dict(parts)
+    if rent.billing == "always_on":
+        gpus = np.asarray(out[Component.GPU_RENTAL]) / (rent.price_per_gpu_hour * HOURS_PER_MONTH * trend)
+        out[Component.GPU_RENTAL] = np.maximum(gpus - commitment.gpus, 0.0) * rent.price_per_gpu_hour \
+            * HOURS_PER_MONTH * trend
+    else:
+        out[Component.GPU_RENTAL] = np.maximum(hours - reserved_hours, 0.0) * rent.price_per_gpu_hour * trend
+    paid = np.zeros_like(months)
+    for start in range(0, len(months), term):
+        whole = reserved_hours * term * rent.reserved.price_per_gpu_hour * trend[start]   # the term's price
+        upfront = {"all_upfront": 1.0, "partial_upfront": commitment.upfront_share, "no_upfront": 0.0}[
+            commitment.payment]
+        paid[start] += upfront * whole
+        paid[start:start + term] += (1.0 - upfront) * whole / term
+    out[CashLine.RESERVED] = paid
+    return out
 
 
 def residual_share(r: Resolved, age_months):
@@ -250,6 +332,8 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
         ahead = np.flatnonzero(flows.cumulative("own") <= flows.cumulative(against))
         payback = int(ahead[0]) if ahead.size else None
     returns = investment_returns(r, flows, against)
+    if finance.trends.inflation_per_year != 0:
+        returns["real_discount_rate_per_year"] = formulas.fisher_real_rate(rate, finance.trends.inflation_per_year)
     if finance.tax is not None:
         taxed = after_tax(r, flows)
         returns |= {
@@ -274,7 +358,8 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
     )
 
 
-CAPITAL_LINES = (CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX, CashLine.REFRESH)
+CAPITAL_LINES = (CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX, CashLine.REFRESH,
+                 CashLine.LEASE_PAYMENTS, CashLine.LEASE_BUYOUT)
 """The own option's cash lines that are paid for hardware and facility: the investment of the ROI."""
 
 

@@ -26,8 +26,10 @@ from ..results import CashFlows, CashLine
 from ..units import MONTHS_PER_YEAR
 
 NOT_EXPENSES = (CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX, CashLine.RESALE,
-                CashLine.FACILITY_RESIDUAL, CashLine.REFRESH, CashLine.REFRESH_RESALE)
-"""Own cash lines that are not deductible expenses (capital, financing, proceeds)."""
+                CashLine.FACILITY_RESIDUAL, CashLine.REFRESH, CashLine.REFRESH_RESALE, CashLine.LEASE_BUYOUT)
+"""Own cash lines that are not deductible expenses (capital, financing, proceeds); a finance lease's
+payments are not either (the hardware is depreciated instead; the interest in them is not deducted,
+a conservative simplification). An operating lease's payments are expenses."""
 
 
 def useful_life(r: Resolved) -> int:
@@ -74,7 +76,9 @@ def after_tax(r: Resolved, flows: CashFlows) -> CashFlows:
             new[CashLine.TAX_ON_EXPENSES] = -formulas.tax_shield(sum(lines.values()), rate)
             out[option] = new
             continue
-        expenses = sum(v for k, v in lines.items() if k not in NOT_EXPENSES)
+        lease = r.finance.lease
+        capital = NOT_EXPENSES + ((CashLine.LEASE_PAYMENTS,) if lease is not None and lease.kind == "finance" else ())
+        expenses = sum(v for k, v in lines.items() if k not in capital)
         new[CashLine.TAX_ON_EXPENSES] = -formulas.tax_shield(np.asarray(expenses, dtype=float), rate)
         shares = tax_depreciation_shares(r, horizon)
         deduction = np.zeros(horizon)

@@ -26,6 +26,7 @@ from .capital import (
     book_value_share,
     capital_charge,
     growth_factor,
+    lease_payment,
     loan_balance,
     loan_payment,
     monthly_rate,
@@ -71,7 +72,7 @@ from .utilisation import break_even_utilisation, cost_per_used_gpu_hour
 __all__ = [
     "changes_sign", "discounted", "fisher_real_rate", "fractional_payback", "irr", "mirr", "npv_with_convention",
     "per_year", "residual_share", "roi", "yearly_totals", "declining_balance_shares", "depreciation_shares",
-    "spread_yearly", "tax_shield",
+    "spread_yearly", "tax_shield", "lease_payment",
     "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
     "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",
     "facility_energy_kwh", "fte_needed", "goodput_fraction", "gpu_hours_for_tokens", "gpus_needed",

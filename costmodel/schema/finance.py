@@ -31,6 +31,14 @@ class Trends(InputModel):
                                                 le=10, description="Change in API prices per token.")
     demand_growth_per_year: float = quantity(0.0, unit="1/year", title="demand growth", strict=True, gt=-1, le=100,
                                              description="Change in the workload's volume.")
+    electricity_price_change_per_year: float = quantity(
+        0.0, unit="1/year", title="electricity price change", strict=True, gt=-1, le=10,
+        description="Escalation of the electricity price.")
+    salary_change_per_year: float = quantity(0.0, unit="1/year", title="salary change", strict=True, gt=-1, le=10,
+                                             description="Escalation of staffing costs.")
+    inflation_per_year: float = quantity(
+        0.0, unit="1/year", title="general inflation", strict=True, gt=-1, le=10,
+        description="General inflation: with it the real discount rate (Fisher) is reported beside the nominal.")
     hardware_price_change_per_year: float = quantity(
         0.0, unit="1/year", title="hardware price change", strict=True, gt=-1, le=10,
         description="Change in the price of hardware bought later (growth, refresh), e.g. -0.2.")
@@ -62,6 +70,39 @@ class Residual(InputModel):
             if any(b <= a for a, b in zip(ages, ages[1:], strict=False)) or ages[0] < 0:
                 raise fail("Residual", ("ages_months",), "points", "ages must rise from 0 or more", ages)
         return self
+
+
+class Lease(InputModel):
+    """The month-0 hardware leased instead of bought: payments in advance at the start of each month.
+
+    ``finance``: the lessee owns the hardware after paying ``residual_share`` of its price as a
+    buy-out at the end of the term (still owed at the horizon: paid off then, like a loan).
+    ``operating``: the hardware goes back at the end of the term and is leased again at that
+    month's hardware price; nothing is resold; the payments are an expense for tax.
+    """
+
+    kind: Literal["finance", "operating"] = Field(description="finance (buy-out at the end) or operating.")
+    rate_per_year: float = quantity(unit="1/year", title="lease rate", strict=True, ge=0, le=1,
+                                    description="Nominal yearly rate implicit in the lease; monthly at rate / 12.")
+    term_months: Count = quantity(unit="months", title="lease term", ge=1, le=120, varies=False)
+    residual_share: Share = quantity(0.0, unit="-", title="lease residual",
+                                     description="Buy-out (finance) or the lessor's residual (operating), as a "
+                                                 "share of the hardware price.")
+    source: Text = ""
+
+
+class Commitment(InputModel):
+    """Reserved rental GPUs in the rent option's cash flows, paid all, partly or not up front each term.
+
+    The term and price are the rent option's ``reserved`` block; hours above the reserved GPUs are
+    paid on demand. An up-front payment covers the whole term even where the horizon ends within it.
+    """
+
+    gpus: Count = quantity(unit="GPU", title="reserved GPUs", ge=1, le=10_000_000, varies=False)
+    payment: Literal["all_upfront", "partial_upfront", "no_upfront"] = "no_upfront"
+    upfront_share: Share = quantity(0.5, unit="-", title="share paid up front",
+                                    description="For partial_upfront: share of the term's price paid at its start.")
+    source: Text = ""
 
 
 class Tax(InputModel):
@@ -128,6 +169,22 @@ class Finance(InputModel):
     residual: Residual = Field(default_factory=Residual)
     npv: NpvConvention = Field(default_factory=NpvConvention)
     tax: Tax | None = None
+    lease: Lease | None = None
+    rent_commitment: Commitment | None = None
+    view: Literal["full", "marginal"] = Field(
+        default="full", description="marginal: the configured servers are already owned (sunk): their price is "
+                                    "left out; later purchases and refreshes are paid.")
+
+    @model_validator(mode="after")
+    def _one_way_to_pay(self) -> Finance:
+        if self.loan is not None and self.lease is not None:
+            raise fail("Finance", ("lease",), "loan_and_lease",
+                       "the hardware is either bought with a loan or leased, not both: remove loan or lease", None)
+        if self.view == "marginal" and (self.loan is not None or self.lease is not None):
+            raise fail("Finance", ("view",), "marginal_financed",
+                       "a marginal view treats the configured servers as already paid for: it cannot also "
+                       "finance them (remove loan or lease)", self.view)
+        return self
 
     @model_validator(mode="after")
     def _lead_time_needs_a_stand_in(self) -> Finance:
