@@ -139,3 +139,26 @@ def test_export_needs_a_target_and_a_finance_block(tmp_path, capsys):
     assert main(["export", H200]) == 2
     assert main(["export", "llama70b-vs-api", "--xlsx", str(tmp_path / "x.xlsx")]) == 2
     assert "finance block" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("changes", [
+    # refresh at a 2-year life with declining-balance resale, hardware getting cheaper, energy and pay dearer
+    {"finance.horizon_months": 36, "finance.useful_life_months": 24,
+     "finance.residual": {"method": "declining_balance", "rate_per_year": 0.3},
+     "finance.trends": {"electricity_price_change_per_year": 0.05, "salary_change_per_year": 0.03,
+                        "hardware_price_change_per_year": -0.2}},
+    # a finance lease still running at the horizon, and a yearly end-of-period NPV
+    {"finance.horizon_months": 30, "finance.npv": {"period": "year", "timing": "end"},
+     "finance.lease": {"kind": "finance", "rate_per_year": 0.06, "term_months": 36, "residual_share": 0.1}},
+    # an all-upfront reserved commitment and a managed-service fee
+    {"finance.horizon_months": 24, "finance.rent_commitment": {"gpus": 16, "payment": "all_upfront"},
+     "options.own.staffing.managed_service_per_month": 1000.0},
+], ids=["refresh-escalation", "lease-yearly-npv", "commitment"])
+def test_recomputed_workbook_matches_the_domain_in_variants(tmp_path, changes):
+    s = patched(H200, changes)
+    result = finance.own_finance(s)
+    path = write_workbook(s, tmp_path / "v.xlsx")
+    figures, _ = summary_figures(path)
+    for option, label in (("own", "Own cluster"), ("rent", "Cloud rental")):
+        assert figures[f"TCO, {label}"] == pytest.approx(result.tco_by_option[option], rel=1e-9)
+        assert figures[f"present value of costs, {label}"] == pytest.approx(result.npv_by_option[option], rel=1e-9)

@@ -174,6 +174,9 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     trends = fin.trends
     add("fin_rent_change", "rental price change a year", trends.rental_price_change_per_year, "1/year", trends.source)
     add("fin_api_change", "API price change a year", trends.api_price_change_per_year, "1/year", trends.source)
+    add("fin_electricity_change", "electricity price change a year", trends.electricity_price_change_per_year,
+        "1/year", trends.source)
+    add("fin_salary_change", "salary change a year", trends.salary_change_per_year, "1/year", trends.source)
     add("fin_hardware_change", "hardware price change a year", trends.hardware_price_change_per_year, "1/year",
         trends.source)
     months = flows.months
@@ -201,9 +204,16 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
             m.add("rent_rental", "rent: GPU rental",
                   lambda row: f"={m.cell('hours', row)}*rent_price*" + factor.format(month=month(row)))
         staffing = _staffing_formula(add, "rent", rent.staffing, cur, _source(r.scenario.options.rent.staffing),
-                                     lambda row: m.cell("rent_gpus", row))
+                                     lambda row: m.cell("rent_gpus", row), month)
         m.add("rent_staffing", "rent: staffing", staffing)
         totals["rent"] = ["rent_rental", "rent_staffing"]
+        if r.finance.rent_commitment is not None:
+            # reserved GPUs: the on-demand remainder and the terms' payments, as values; the full on-demand
+            # column above stays for the stand-in during the lead time
+            m.add("rent_remainder", "rent: GPU rental above the reserved GPUs (values)",
+                  flows.flows["rent"][Component.GPU_RENTAL])
+            m.add("rent_reserved", "rent: reserved commitment (values)", flows.flows["rent"][CashLine.RESERVED])
+            totals["rent"] = ["rent_remainder", "rent_staffing", "rent_reserved"]
     if "api" in r.options:
         api = r.option("api")
         share = r.workload.output_share
@@ -257,8 +267,9 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     inputs.table(inputs_table(r))
 
 
-def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus):
-    """Staffing each month: (minimum FTE + GPUs / GPUs per FTE) × loaded cost / 12 + managed service."""
+def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, month, managed: bool = True):
+    """Staffing each month: ((minimum FTE + GPUs / GPUs per FTE) × loaded cost / 12 + managed service),
+    escalated by the salary trend."""
     if staff is None:
         return lambda row: "=0"
     add(f"{prefix}_minimum_fte", f"{prefix}: FTE however small the fleet", staff.minimum_fte, "FTE", source)
@@ -269,8 +280,9 @@ def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus):
     per_fte = np.isfinite(staff.gpus_per_fte)
     if per_fte:
         add(f"{prefix}_gpus_per_fte", f"{prefix}: GPUs per further FTE", staff.gpus_per_fte, "GPU/FTE", source)
-    return lambda row: (f"=({prefix}_minimum_fte" + (f"+{gpus(row)}/{prefix}_gpus_per_fte" if per_fte else "")
-                        + f")*{prefix}_loaded_cost/12+{prefix}_managed")
+    return lambda row: (f"=(({prefix}_minimum_fte" + (f"+{gpus(row)}/{prefix}_gpus_per_fte" if per_fte else "")
+                        + f")*{prefix}_loaded_cost/12" + (f"+{prefix}_managed" if managed else "")
+                        + f")*(1+fin_salary_change)^({month(row)}/12)")
 
 
 def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
@@ -353,7 +365,16 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     m.add("refresh_today", "own: refresh at today's prices",
           lambda row: "=" + from_life_ago(row, lambda b: f"{m.cell('bought_today', b)}+{m.cell('refresh_today', b)}"))
     lines = []
-    if fin.loan is not None:
+    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
+    own_flows = flows.flows["own"]
+    if by_value:
+        for key, line in (("own_capex", CashLine.HARDWARE_CAPEX), ("own_lease", CashLine.LEASE_PAYMENTS),
+                          ("own_buyout", CashLine.LEASE_BUYOUT), ("own_refresh", CashLine.REFRESH),
+                          ("own_refresh_resale", CashLine.REFRESH_RESALE), ("own_resale", CashLine.RESALE)):
+            if line in own_flows:
+                m.add(key, f"own: {line} (values)", own_flows[line])
+                lines.append(key)
+    elif fin.loan is not None:
         loan = fin.loan
         add("loan_rate", "loan rate (nominal yearly, monthly at rate / 12)", loan.rate_per_year, "1/year", loan.source)
         add("loan_term", "loan term", loan.term_months, "months", loan.source)
@@ -373,17 +394,20 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     else:
         m.add("own_capex", "own: hardware capex", lambda row: f"={m.cell('purchase', row)}")
         lines.append("own_capex")
-    m.add("own_refresh", "own: hardware refresh",
-          lambda row: f"={m.cell('refresh_today', row)}*{m.cell('price_factor', row)}")
-    m.add("own_refresh_resale", "own: resale at refresh",
-          lambda row: "=-" + from_life_ago(row, lambda b: f"({m.cell('bought_today', b)}+{m.cell('refresh_today', b)})"
-                                           f"*{m.cell('price_factor', b)}*own_residual_at_life"))
-    lines += ["own_refresh", "own_refresh_resale"]
+    if not by_value:
+        m.add("own_refresh", "own: hardware refresh",
+              lambda row: f"={m.cell('refresh_today', row)}*{m.cell('price_factor', row)}")
+        m.add("own_refresh_resale", "own: resale at refresh",
+              lambda row: "=-" + from_life_ago(
+                  row, lambda b: f"({m.cell('bought_today', b)}+{m.cell('refresh_today', b)})"
+                                 f"*{m.cell('price_factor', b)}*own_residual_at_life"))
+        lines += ["own_refresh", "own_refresh_resale"]
     if facility:
         m.add("own_facility", "own: facility capex",
               lambda row: f"=({m.cell('bought', row)}-{prev('bought', row)})*own_kw_per_server/1000"
                           "*own_facility_price")
         lines.append("own_facility")
+
     def running(expression):
         return lambda row: f"={m.cell('online', row)}*(" + expression(row) + ")"
 
@@ -396,9 +420,10 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     m.add("own_electricity", "own: electricity = drawn kW x PUE x hours x price",
           running(lambda row: f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share+(1-own_idle_share)"
                               f"*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month))"
-                              "*own_pue*hours_per_month*own_electricity_price"))
+                              "*own_pue*hours_per_month*own_electricity_price"
+                              f"*(1+fin_electricity_change)^({month(row)}/12)"))
     staffing = _staffing_formula(add, "own", own.staffing, cur, _source(s_own.staffing),
-                                 lambda row: f"{m.cell('bought', row)}*own_gpus_per_server")
+                                 lambda row: f"{m.cell('bought', row)}*own_gpus_per_server", month, managed=False)
     m.add("own_staffing", "own: staffing", running(lambda row: staffing(row)[1:]))
     lines += ["own_support", "own_electricity", "own_staffing"]
     if own.licence_price_per_gpu_per_year is not None:
@@ -411,22 +436,23 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         m.add("own_stand_in", f"own: {r.label(stand_in).lower()} during lead time",
               lambda row: f"=(1-{m.cell('online', row)})*(" + "+".join(m.cell(k, row) for k in keys) + ")")
         lines.append("own_stand_in")
-    m.add("held", "own: price of hardware held at the horizon",
-          lambda row: f"=({m.cell('bought_today', row)}+{m.cell('refresh_today', row)})*{m.cell('price_factor', row)}"
-                      f"*IF({month(row)}+own_useful_life>=fin_horizon,1,0)")
-    if residual is not None:
-        m.add("residual", "own: resale value share at the horizon",
-              lambda row: "=" + residual.format(age=f"fin_horizon-{month(row)}"))
-    else:
-        m.add("residual", "own: resale value share at the horizon",
-              np.asarray(residual_share(r, horizon - flows.months), float))
     last = horizon + 1
-    if fin.resale_share_at_horizon is not None:
-        resale = f"-SUM({m.span('held')})*own_resale_share"
-    else:
-        resale = f"-SUMPRODUCT({m.span('held')},{m.span('residual')})"
-    m.add("own_resale", "own: resale", lambda row: f"={resale}" if row == last else "=0")
-    lines.append("own_resale")
+    if not by_value:
+        m.add("held", "own: price of hardware held at the horizon",
+              lambda row: f"=({m.cell('bought_today', row)}+{m.cell('refresh_today', row)})"
+                          f"*{m.cell('price_factor', row)}*IF({month(row)}+own_useful_life>=fin_horizon,1,0)")
+        if residual is not None:
+            m.add("residual", "own: resale value share at the horizon",
+                  lambda row: "=" + residual.format(age=f"fin_horizon-{month(row)}"))
+        else:
+            m.add("residual", "own: resale value share at the horizon",
+                  np.asarray(residual_share(r, horizon - flows.months), float))
+        if fin.resale_share_at_horizon is not None:
+            resale = f"-SUM({m.span('held')})*own_resale_share"
+        else:
+            resale = f"-SUMPRODUCT({m.span('held')},{m.span('residual')})"
+        m.add("own_resale", "own: resale", lambda row: f"={resale}" if row == last else "=0")
+        lines.append("own_resale")
     if facility:
         m.add("facility_book", "own: facility book value share at the horizon",
               lambda row: f"=MAX(0,1-(fin_horizon-{month(row)})/own_facility_life)")
@@ -436,6 +462,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     extra = set(flows.flows["own"]) - {CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX,
                                        CashLine.RESALE, CashLine.FACILITY_RESIDUAL, CashLine.STAND_IN,
                                        CashLine.REFRESH, CashLine.REFRESH_RESALE, Component.HARDWARE_SUPPORT,
+                                       CashLine.LEASE_PAYMENTS, CashLine.LEASE_BUYOUT,
                                        Component.COLOCATION, Component.ELECTRICITY, Component.STAFFING,
                                        Component.SOFTWARE_LICENCES}
     for name in sorted(extra):                # lines without a formula here (e.g. a managed-service fee) as values
