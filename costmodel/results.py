@@ -451,6 +451,75 @@ class OwnFinance:
         }
 
 
+@dataclass(frozen=True)
+class PlanYear:
+    """One year of a capacity plan.
+
+    Attributes
+    ----------
+    year
+        1, 2, …
+    gpu_hours_per_month
+        Demand that year. [GPU-h/month]
+    own_servers
+        Owned servers working that year. [servers]
+    layers
+        Kind of capacity → GPUs in it (the year's cheapest mix). [GPU]
+    rented_per_month
+        Monthly cost of everything but the owned servers (rented kinds, API, rental staffing).
+        [reporting currency/month]
+    own_gpu_hours_per_month
+        GPU-hours a month the owned servers serve. [GPU-h/month]
+    """
+
+    year: int
+    gpu_hours_per_month: float
+    own_servers: int
+    layers: dict[str, int]
+    rented_per_month: float
+    own_gpu_hours_per_month: float
+
+
+@dataclass(frozen=True)
+class GrowthPlan:
+    """A multi-year capacity plan: when to buy servers and what to rent meanwhile, with its cash flows.
+
+    Attributes
+    ----------
+    years
+        The plan year by year.
+    purchases
+        (month ordered and paid, servers bought, price paid) for each purchase. [month], [servers], [currency]
+    flows
+        Line → cash out each month of the horizon; costs positive, resale negative. [reporting currency]
+    tco, npv
+        Sum and present value (the finance block's convention) of the flows. [reporting currency]
+    """
+
+    years: tuple[PlanYear, ...]
+    purchases: tuple[tuple[int, int, float], ...]
+    flows: dict[str, np.ndarray]
+    tco: float
+    npv: float
+
+    def total(self) -> np.ndarray:
+        """Cash out each month. [reporting currency]"""
+        return np.sum(np.stack(list(self.flows.values())), axis=0)
+
+    def to_dict(self, currency: str) -> dict[str, Any]:
+        """JSON-ready plan, each figure with its unit."""
+        return {
+            "years": [{"year": y.year, "gpu_hours_per_month": round(y.gpu_hours_per_month, 6),
+                       "own_servers": y.own_servers, "gpus_by_kind": dict(y.layers),
+                       "rented_per_month": {"value": round(y.rented_per_month, 2), "unit": f"{currency}/month"}}
+                      for y in self.years],
+            "purchases": [{"month": m, "servers": n, "price": {"value": round(p, 2), "unit": currency}}
+                          for m, n, p in self.purchases],
+            "tco": {"value": round(self.tco, 2), "unit": currency},
+            "npv": {"value": round(self.npv, 2), "unit": currency},
+        }
+
+
 # --- the cheapest mix ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -609,6 +678,8 @@ class Comparison:
         With a finance block and an own option, the horizon view; otherwise ``None``.
     mix
         With a demand profile, the cheapest mix; otherwise ``None``.
+    plan
+        With ``finance.capacity_plan``, the multi-year plan; otherwise ``None``.
     """
 
     title: str
@@ -628,6 +699,7 @@ class Comparison:
     training: TrainingRun | None = None
     finance: OwnFinance | None = None
     mix: MixResult | None = None
+    plan: GrowthPlan | None = None
 
     def label(self, option: str) -> str:
         """Display name of an option."""
@@ -693,6 +765,7 @@ class Comparison:
             **({"training_run": self.training.to_dict(self.currency)} if self.training is not None else {}),
             **({"finance": self.finance.to_dict(self.currency)} if self.finance is not None else {}),
             **({"cheapest_mix": self.mix.to_dict(self.currency)} if self.mix is not None else {}),
+            **({"capacity_plan": self.plan.to_dict(self.currency)} if self.plan is not None else {}),
         }
 
 

@@ -13,6 +13,7 @@ from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_use
 from .costs import monthly_cost_components
 from .finance import own_finance
 from .mix import mix_result
+from .plan import growth_plan
 from .training import training_run
 
 
@@ -111,4 +112,5 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         training=training_run(r) if r.workload.kind == "training" else None,
         finance=own_finance(r) if r.finance is not None and "own" in r.options else None,
         mix=mix_result(r),
+        plan=growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None,
     )

@@ -7,7 +7,16 @@ Every string that comes from a scenario, a catalog or a job log passes through
 from __future__ import annotations
 
 from ..resolved import Resolved, as_resolved
-from ..results import LAYER_LABELS, BreakEven, Comparison, InputBreakEven, MixResult, OwnFinance, TrainingRun
+from ..results import (
+    LAYER_LABELS,
+    BreakEven,
+    Comparison,
+    GrowthPlan,
+    InputBreakEven,
+    MixResult,
+    OwnFinance,
+    TrainingRun,
+)
 from ..schema import Scenario
 from . import format as fmt
 from .safe import markdown as md
@@ -45,6 +54,19 @@ def verdict_sentence(comparison: Comparison) -> str | None:
             + ", ".join(reasons[:-1]) + " and " + reasons[-1] + ".")
 
 
+def plan_sentence(plan: GrowthPlan, currency: str) -> str:
+    """The plan in words: "buy 2 servers in month 0, 1 more in month 12, rent the rest"."""
+    if not plan.purchases:
+        return "Capacity plan: buy no servers; rent all the work."
+    buys = [f"{n} server{'s' if n > 1 else ''} in month {m}" if i == 0 else f"{n} more in month {m}"
+            for i, (m, n, _p) in enumerate(plan.purchases)]
+    rented = [y.year for y in plan.years if y.rented_per_month > 0]
+    rest = (f"; rent the rest in year{'s' if len(rented) > 1 else ''} " + ", ".join(map(str, rented))) if rented \
+        else "; nothing rented once they are online"
+    return (f"Capacity plan: buy {', '.join(buys)}{rest}. TCO {fmt.amount(plan.tco, 0)} {currency}, "
+            f"present value {fmt.amount(plan.npv, 0)} {currency}.")
+
+
 def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
     """Plain-text statement of a break-even, with "never" when there is none."""
     a, c = label(b.option_a), label(b.option_b)
@@ -73,6 +95,8 @@ def comparison_text(comparison: Comparison) -> str:
     verdict = verdict_sentence(c)
     if verdict:
         lines.append(f"verdict: {verdict}")
+    if c.plan is not None:
+        lines.append(plan_sentence(c.plan, cur))
     if c.training is not None:
         run = c.training
         lines += [

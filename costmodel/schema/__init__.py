@@ -14,7 +14,7 @@ from .demand import (
     SteadyDemand,
     WeeklyDemand,
 )
-from .finance import Commitment, Finance, Lease, Loan, NpvConvention, Residual, Tax, Trends
+from .finance import CapacityPlan, Commitment, Finance, Lease, Loan, NpvConvention, Residual, Tax, Trends
 from .options import (
     CapexLine,
     CloudRental,
@@ -46,5 +46,6 @@ __all__ = [
     "Distribution", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand",
     "JobLogDemand", "Loan", "Options", "OwnCluster", "Power", "Range", "Reserved", "Scenario", "Serving",
     "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "TokensWorkload", "TrainingWorkload",
-    "Trends", "Uncertainty", "NpvConvention", "Residual", "Tax", "Lease", "Commitment", "WeeklyDemand", "Workload",
+    "Trends", "Uncertainty", "NpvConvention", "Residual", "Tax", "Lease", "Commitment", "CapacityPlan",
+    "WeeklyDemand", "Workload",
 ]

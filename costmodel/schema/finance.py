@@ -127,6 +127,19 @@ class Tax(InputModel):
     source: Text = ""
 
 
+class CapacityPlan(InputModel):
+    """A multi-year capacity plan: each year's cheapest mix at that year's demand, servers bought as they pay.
+
+    Demand grows by ``trends.demand_growth_per_year`` from one year to the next (the demand
+    profile's shape is kept); each year the owned servers are the cheapest mix's, never fewer than
+    the year before; the servers for year y are ordered ``lead_time_months`` before it starts.
+    """
+
+    years: Count | None = quantity(None, unit="years", title="plan years", ge=1, le=50, varies=False,
+                                   description="Years planned; default: the horizon's, rounded up.")
+    source: Text = ""
+
+
 class NpvConvention(InputModel):
     """How the present value is stated: per month or per year, cash at the start or the end of each period.
 
@@ -169,6 +182,7 @@ class Finance(InputModel):
     residual: Residual = Field(default_factory=Residual)
     npv: NpvConvention = Field(default_factory=NpvConvention)
     tax: Tax | None = None
+    capacity_plan: CapacityPlan | None = None
     lease: Lease | None = None
     rent_commitment: Commitment | None = None
     view: Literal["full", "marginal"] = Field(
