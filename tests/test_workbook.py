@@ -162,3 +162,14 @@ def test_recomputed_workbook_matches_the_domain_in_variants(tmp_path, changes):
     for option, label in (("own", "Own cluster"), ("rent", "Cloud rental")):
         assert figures[f"TCO, {label}"] == pytest.approx(result.tco_by_option[option], rel=1e-9)
         assert figures[f"present value of costs, {label}"] == pytest.approx(result.npv_by_option[option], rel=1e-9)
+
+
+def test_recomputed_after_tax_figures_match_the_domain(tmp_path):
+    s = patched(H200, {"finance.horizon_months": 36, "finance.useful_life_months": 24,
+                       "finance.tax": {"rate": 0.21, "depreciation": "macrs_5", "bonus_share": 0.2}})
+    result = finance.own_finance(s)
+    figures, _ = summary_figures(write_workbook(s, tmp_path / "tax.xlsx"))
+    for option, label in (("own", "Own cluster"), ("rent", "Cloud rental")):
+        assert figures[f"TCO after tax, {label}"] == pytest.approx(result.after_tax_tco_by_option[option], rel=1e-9)
+        assert figures[f"present value of costs after tax (month, begin), {label}"] == pytest.approx(
+            result.after_tax_npv_by_option[option], rel=1e-9)

@@ -28,6 +28,7 @@ import numpy as np
 from ..domain.capacity import rent_gpus, tokens_per_month
 from ..domain.compare import compare
 from ..domain.finance import cash_flows, residual_share, useful_life
+from ..domain.tax import after_tax
 from ..resolved import Resolved, as_resolved
 from ..results import CashFlows, CashLine, Comparison, Component
 from ..schema import Scenario
@@ -245,6 +246,8 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     for option, keys in totals.items():
         m.add(f"{option}_total", f"{r.label(option)}: cash out",
               lambda row, keys=keys: "=" + "+".join(m.cell(k, row) for k in keys))
+    if r.finance.tax is not None:
+        _tax_columns(r, flows, m, add, totals)
     against = comparison.finance.payback_against if comparison.finance is not None else None
     if against is not None:
         monthly_rate_cell = "fin_monthly_rate"
@@ -265,6 +268,38 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     years = _write_years(book, sheet, m, r, totals, horizon)
     _write_summary(book, summary, r, m, totals, against, years, comparison)
     inputs.table(inputs_table(r))
+
+
+CAPITAL_KEYS = ("own_capex", "own_loan", "own_refresh", "own_refresh_resale", "own_resale", "own_facility",
+                "own_facility_residual", "own_buyout")
+"""Own columns that are not deductible expenses."""
+
+
+def _tax_columns(r: Resolved, flows: CashFlows, m: _Months, add, totals) -> None:
+    """Tax saved on expenses as formulas (rate × the expense columns); depreciation, interest and resale
+    tax as values (:func:`costmodel.domain.tax.after_tax`); each option's cash out after tax."""
+    tax = r.finance.tax
+    add("tax_rate", "tax rate", tax.rate, "-", tax.source)
+    taxed = after_tax(r, flows)
+    for option, keys in totals.items():
+        columns = [f"{option}_total"]
+        if option == "own":
+            capital = CAPITAL_KEYS + (("own_lease",) if r.finance.lease is not None and r.finance.lease.kind
+                                      == "finance" else ())
+            expenses = [k for k in keys if k not in capital]
+        else:
+            expenses = keys
+        m.add(f"{option}_tax_expenses", f"{r.label(option)}: tax saved on expenses",
+              lambda row, expenses=expenses: "=-tax_rate*(" + "+".join(m.cell(k, row) for k in expenses) + ")")
+        columns.append(f"{option}_tax_expenses")
+        if option == "own":
+            for line in (CashLine.TAX_ON_DEPRECIATION, CashLine.TAX_ON_INTEREST, CashLine.TAX_ON_RESALE):
+                if line in taxed.flows["own"]:
+                    key = f"own_{line.name.lower()}"
+                    m.add(key, f"own: {line} (values)", taxed.flows["own"][line])
+                    columns.append(key)
+        m.add(f"{option}_after_tax", f"{r.label(option)}: cash out after tax",
+              lambda row, columns=columns: "=" + "+".join(m.cell(k, row) for k in columns))
 
 
 def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, month, managed: bool = True):
@@ -560,6 +595,21 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         row += 1
     sheet.write_string(row, 0, "lowest present value of costs")
     sheet.write_formula(row, 1, _lowest_formula(names, pvs))
+    if fin.tax is not None:
+        for option in totals:
+            label = r.label(option)
+            span = m.span(f"{option}_after_tax", sheet=True)
+            first, rest = (m.span(f"{option}_after_tax", 0, 0, sheet=True),
+                           m.span(f"{option}_after_tax", 1, sheet=True))
+            row += 1
+            sheet.write_string(row, 0, f"TCO after tax, {label}")
+            sheet.write_formula(row, 1, f"=SUM({span})", money)
+            sheet.write_string(row, 2, r.currency)
+            row += 1
+            sheet.write_string(row, 0, f"present value of costs after tax (month, begin), {label}")
+            sheet.write_formula(row, 1, f"={first}+NPV(fin_monthly_rate,{rest})" if fin.horizon_months > 1
+                                else f"={first}", money)
+            sheet.write_string(row, 2, r.currency)
     row += 2
     if against is not None:
         label = r.label(against)
