@@ -173,3 +173,13 @@ def test_recomputed_after_tax_figures_match_the_domain(tmp_path):
         assert figures[f"TCO after tax, {label}"] == pytest.approx(result.after_tax_tco_by_option[option], rel=1e-9)
         assert figures[f"present value of costs after tax (month, begin), {label}"] == pytest.approx(
             result.after_tax_npv_by_option[option], rel=1e-9)
+
+
+def test_parquet_export_writes_or_says_what_it_needs(tmp_path, capsys):
+    code = main(["export", H200, "--parquet", str(tmp_path)])
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        assert code == 2 and "pyarrow" in capsys.readouterr().err
+    else:
+        assert code == 0 and (tmp_path / "cash_flows_by_year.parquet").exists()

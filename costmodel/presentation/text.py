@@ -342,7 +342,8 @@ def returns_sentence(label, result: OwnFinance) -> str:
             + ("not defined" if result.roi is None else fmt.share(result.roi, 2))
             + f" (net gain / investment); payback {months(result.payback_months)}, discounted payback "
             f"{months(result.discounted_payback_months)} (interpolated within the month). Present values are "
-            f"of costs (lower is better), by {result.npv_period}, cash at the {result.npv_timing} of each period.")
+            f"of costs (lower is better), by {result.npv_period}, cash at the "
+            f"{'start' if result.npv_timing == 'begin' else 'end'} of each period.")
 
 
 def describe_mix(result: MixResult, currency: str) -> str:
