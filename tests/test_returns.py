@@ -155,3 +155,21 @@ class TestReturns:
 def test_fisher_real_rate():
     # Fisher: 1.08 / 1.03 - 1 = 0.0485436...
     assert formulas.fisher_real_rate(0.08, 0.03) == pytest.approx(0.08 / 1.03 - 0.03 / 1.03, rel=1e-12)
+
+
+def test_one_reconciled_verdict_opens_compare_and_the_headline(capsys):
+    import costmodel
+    from costmodel.presentation.text import headline
+
+    assert main(["compare", H200]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    verdict = lines[1]
+    result = finance.own_finance(r2())
+    # R2: renting has the lower present value (2,698,073 vs 2,926,521 USD); the monthly view puts owning
+    # first (52,773 vs 54,000 USD a month) and owning's TCO is lower too, so discounting explains it
+    assert verdict.startswith("verdict: Over the 60-month horizon, Cloud rental has the lowest present value")
+    for figure in (result.npv_by_option["rent"], result.npv_by_option["own"], 52_773.31, 54_000):
+        assert f"{figure:,.0f}" in verdict
+    assert "discounting" in verdict
+    s = costmodel.load_scenario(H200)
+    assert "**Verdict:** Over the 60-month horizon" in headline(s, costmodel.compare(s))

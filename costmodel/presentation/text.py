@@ -46,12 +46,16 @@ def verdict_sentence(comparison: Comparison) -> str | None:
                f"{fmt.amount(monthly[other], 0)} {cur} a month")
     if steady == best:
         return f"{pv}; the steady-state monthly view agrees ({figures})."
-    reasons = ["it spreads the capex evenly over the depreciation period"]
-    if result.discount_rate_per_year > 0:
-        reasons.append("does not discount")
-    reasons.append("leaves out lead-time rental, refresh and resale timing")
-    return (f"{pv}; the steady-state monthly view ranks {label(steady)} first instead ({figures}) because "
-            + ", ".join(reasons[:-1]) + " and " + reasons[-1] + ".")
+    tco = result.tco_by_option
+    totals = (f"TCO {label(steady)} {fmt.amount(tco[steady], 0)} against {label(other)} "
+              f"{fmt.amount(tco[other], 0)} {cur}")
+    if tco[steady] <= tco[other]:
+        why = (f"undiscounted it is cheaper over the horizon too ({totals}), so the difference is discounting at "
+               f"{fmt.share(result.discount_rate_per_year)} a year, which weighs the capex paid up front")
+    else:
+        why = (f"over the horizon the lead-time rental, refresh, resale and trends the monthly view leaves out "
+               f"reverse it ({totals})")
+    return f"{pv}; the steady-state monthly view ranks {label(steady)} first instead ({figures}) because {why}."
 
 
 def plan_sentence(plan: GrowthPlan, currency: str) -> str:
