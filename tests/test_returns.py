@@ -172,4 +172,4 @@ def test_one_reconciled_verdict_opens_compare_and_the_headline(capsys):
         assert f"{figure:,.0f}" in verdict
     assert "discounting" in verdict
     s = costmodel.load_scenario(H200)
-    assert "**Verdict:** Over the 60-month horizon" in headline(s, costmodel.compare(s))
+    assert "**Verdict:** Over the 60" in headline(s, costmodel.compare(s))
