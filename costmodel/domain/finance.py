@@ -14,7 +14,19 @@ Conventions (also on :class:`costmodel.schema.Finance`):
 * the discount rate is an effective yearly rate, applied monthly as (1 + r)^(1/12) − 1,
   and month 0 is not discounted (:func:`costmodel.formulas.present_value`);
 * trends compound monthly: a quantity changing by g a year is multiplied by
-  (1 + g)^(m/12) in month m, which is exactly 1 when g is 0.
+  (1 + g)^(m/12) in month m, which is exactly 1 when g is 0 (rental and API prices,
+  demand, electricity, salaries, and the price of hardware bought later);
+* every purchase is bought again each useful life (``finance.useful_life_months``, default
+  the depreciation period) while the horizon lasts, and the replaced hardware is sold in the
+  same month on the residual curve (``finance.residual``); what is held at the horizon is
+  sold there at its age, so a horizon longer than the hardware's life is meaningful;
+* a lease replaces the month-0 purchase (finance: payments in advance and a buy-out;
+  operating: leased again each term, never resold); reserved GPUs (``rent_commitment``)
+  are paid by their terms, the rest of the rental on demand; the marginal view leaves out
+  the price of the configured servers (sunk);
+* the present value follows ``finance.npv`` (:func:`costmodel.formulas.npv_with_convention`);
+  IRR, MIRR, ROI and the fractional paybacks are on the monthly gains of owning against
+  rent (else the API), see :func:`investment_returns`.
 """
 
 from __future__ import annotations
