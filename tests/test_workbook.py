@@ -183,3 +183,19 @@ def test_parquet_export_writes_or_says_what_it_needs(tmp_path, capsys):
         assert code == 2 and "pyarrow" in capsys.readouterr().err
     else:
         assert code == 0 and (tmp_path / "cash_flows_by_year.parquet").exists()
+
+
+def test_recomputed_workbook_of_a_tokens_workload_with_an_api(tmp_path):
+    # R1 with a horizon: API prices falling 30 % a year, rental 10 %, demand doubling, the API
+    # serving the work during a 2-month lead time
+    s = patched("llama70b-vs-api", {"finance": {
+        "horizon_months": 24, "discount_rate_per_year": 0.1, "lead_time_months": 2, "during_lead_time": "api",
+        "trends": {"api_price_change_per_year": -0.3, "rental_price_change_per_year": -0.1,
+                   "demand_growth_per_year": 1.0}}})
+    result = finance.own_finance(s)
+    figures, _ = summary_figures(write_workbook(s, tmp_path / "r1.xlsx"))
+    labels = {"own": "Own cluster", "rent": "Cloud rental", "api": "Hosted API"}
+    for option, label in labels.items():
+        assert figures[f"TCO, {label}"] == pytest.approx(result.tco_by_option[option], rel=1e-9)
+        assert figures[f"present value of costs, {label}"] == pytest.approx(result.npv_by_option[option], rel=1e-9)
+    assert figures["lowest present value of costs"] == labels[result.lowest_present_value]
