@@ -36,7 +36,7 @@ def summary_figures(path):
     return {str(title): cells.get("SUMMARY!B" + k.split("!A")[1]) for k, title in titles.items()}, cells
 
 
-@pytest.fixture(scope="module", params=[H200, TENK])
+@pytest.fixture(scope="module", params=[H200, pytest.param(TENK, marks=pytest.mark.slow)])
 def exported(request, tmp_path_factory):
     """A bundled scenario exported by the command line, recomputed, and its compare --json."""
     folder = tmp_path_factory.mktemp("xlsx")
@@ -93,6 +93,7 @@ def test_recomputed_npv_irr_and_yearly_totals_match_compare_json(exported, capsy
     assert checked >= 14
 
 
+@pytest.mark.slow
 def test_changing_an_input_in_the_workbook_changes_the_answer(tmp_path):
     # a short horizon keeps the recomputation quick; the electricity price is raised from 0.0707 to
     # 0.12 USD/kWh in Excel and in the scenario, and both give the same own TCO and present value
@@ -141,6 +142,7 @@ def test_export_needs_a_target_and_a_finance_block(tmp_path, capsys):
     assert "finance block" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("changes", [
     # refresh at a 2-year life with declining-balance resale, hardware getting cheaper, energy and pay dearer
     {"finance.horizon_months": 36, "finance.useful_life_months": 24,
@@ -164,6 +166,7 @@ def test_recomputed_workbook_matches_the_domain_in_variants(tmp_path, changes):
         assert figures[f"present value of costs, {label}"] == pytest.approx(result.npv_by_option[option], rel=1e-9)
 
 
+@pytest.mark.slow
 def test_recomputed_after_tax_figures_match_the_domain(tmp_path):
     s = patched(H200, {"finance.horizon_months": 36, "finance.useful_life_months": 24,
                        "finance.tax": {"rate": 0.21, "depreciation": "macrs_5", "bonus_share": 0.2}})
@@ -185,11 +188,12 @@ def test_parquet_export_writes_or_says_what_it_needs(tmp_path, capsys):
         assert code == 0 and (tmp_path / "cash_flows_by_year.parquet").exists()
 
 
+@pytest.mark.slow
 def test_recomputed_workbook_of_a_tokens_workload_with_an_api(tmp_path):
     # R1 with a horizon: API prices falling 30 % a year, rental 10 %, demand doubling, the API
     # serving the work during a 2-month lead time
     s = patched("llama70b-vs-api", {"finance": {
-        "horizon_months": 24, "discount_rate_per_year": 0.1, "lead_time_months": 2, "during_lead_time": "api",
+        "horizon_months": 14, "discount_rate_per_year": 0.1, "lead_time_months": 2, "during_lead_time": "api",
         "trends": {"api_price_change_per_year": -0.3, "rental_price_change_per_year": -0.1,
                    "demand_growth_per_year": 1.0}}})
     result = finance.own_finance(s)
