@@ -89,6 +89,27 @@ class _Parser(argparse.ArgumentParser):
         self.exit(BAD_INPUT, f"{self.prog}: {message}\n")
 
 
+def _export(args: argparse.Namespace) -> int:
+    from .presentation.workbook import export_tables, write_workbook
+    from .scenarios import load_scenario
+
+    if not (args.xlsx or args.csv or args.parquet):
+        print("costmodel export: say what to write: --xlsx FILE, --csv DIR or --parquet DIR", file=sys.stderr)
+        return 2
+    scenario = load_scenario(args.scenario)
+    try:
+        if args.xlsx:
+            print(f"wrote {write_workbook(scenario, args.xlsx)}")
+        for kind, folder in (("csv", args.csv), ("parquet", args.parquet)):
+            if folder:
+                for path in export_tables(scenario, folder, kind):
+                    print(f"wrote {path}")
+    except OSError as exc:
+        print(f"costmodel export: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``costmodel`` command."""
     from . import __version__
@@ -115,6 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)
+    export = commands.add_parser("export", help="write the cash flows as a live Excel workbook or as tables")
+    export.add_argument("scenario", help="scenario name or YAML path (needs a finance block)")
+    export.add_argument("--xlsx", default=None, help="Excel workbook to write (Inputs, Cash flows, Summary)")
+    export.add_argument("--csv", default=None, help="folder for cash_flows_by_month.csv and cash_flows_by_year.csv")
+    export.add_argument("--parquet", default=None, help="folder for the same tables as Parquet (needs pyarrow)")
+    export.set_defaults(run=_export)
     return parser
 
 

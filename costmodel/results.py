@@ -46,6 +46,15 @@ class CashLine(StrEnum):
     RESALE = "resale"
     FACILITY_RESIDUAL = "facility residual value"
     STAND_IN = "stand-in during lead time"
+    LEASE_PAYMENTS = "lease payments"
+    LEASE_BUYOUT = "lease buy-out"
+    RESERVED = "reserved commitment"
+    TAX_ON_EXPENSES = "tax saved on expenses"
+    TAX_ON_DEPRECIATION = "tax saved on depreciation"
+    TAX_ON_INTEREST = "tax saved on loan interest"
+    TAX_ON_RESALE = "tax on resale"
+    REFRESH = "hardware refresh"
+    REFRESH_RESALE = "resale at refresh"
 
 
 class Layer(StrEnum):
@@ -386,6 +395,9 @@ class CashFlows:
         Option → line → cash out each month; costs positive, credits negative. [reporting currency]
     online_month
         First month the own cluster serves the work.
+    hardware_purchases, facility_purchases
+        Price of the own hardware (first purchases, growth and refresh) and facility bought
+        each month, before any financing; None without an own option. [reporting currency]
     """
 
     months: np.ndarray
@@ -394,6 +406,8 @@ class CashFlows:
     servers: np.ndarray
     flows: dict[str, dict[str, np.ndarray]]
     online_month: int
+    hardware_purchases: np.ndarray | None = None
+    facility_purchases: np.ndarray | None = None
 
     def total(self, option: str) -> np.ndarray:
         """Cash out of one option each month. [reporting currency]"""
@@ -450,6 +464,30 @@ class OwnFinance:
         None: never within the horizon. [month]
     payback_against
         The option compared (rent, else api).
+    npv_period, npv_timing
+        The convention of ``npv_by_option`` (:func:`costmodel.formulas.npv_with_convention`):
+        month/begin is numpy-financial's ``npv`` on monthly flows, year/end is Excel's ``NPV``
+        on yearly totals. Either way it is the present value of *costs* (lower is better).
+    irr_per_year, mirr_per_year
+        Internal and modified internal rate of return of owning instead of the compared
+        option: numpy-financial ``irr``/``mirr`` on the monthly gains (compared option's cash
+        out minus own's), made yearly as (1 + m)^12 − 1; None: not defined (the gains do not
+        change sign). [1/year]
+    roi
+        Net gain over the horizon (compared option's TCO − own's) / investment. [-]
+    investment
+        Own cash paid for hardware and facility (purchases, refresh, loan payments). [reporting currency]
+    tax_rate, after_tax_tco_by_option, after_tax_npv_by_option, after_tax_irr_per_year
+        With a tax block: the rate, and TCO, present value and IRR after tax
+        (:func:`costmodel.domain.tax.after_tax`); None without one.
+    real_discount_rate_per_year
+        With general inflation: the real discount rate, (1 + nominal) / (1 + inflation) − 1
+        (Fisher); the cash flows are nominal and discounted at the nominal rate. [1/year]
+    yearly_by_option
+        Cash out of each option in each year of the horizon (months 0–11 are year 1). [reporting currency]
+    payback_months, discounted_payback_months
+        Months until the cumulative gains (discounted at the monthly rate for the second)
+        reach zero, interpolated within the month; None: never within the horizon. [months]
     """
 
     horizon_months: int
@@ -461,6 +499,20 @@ class OwnFinance:
     break_even_utilisation: tuple[UtilisationBreakEven, ...]
     payback_month: int | None
     payback_against: str | None
+    npv_period: str = "month"
+    npv_timing: str = "begin"
+    irr_per_year: float | None = None
+    mirr_per_year: float | None = None
+    roi: float | None = None
+    investment: float | None = None
+    payback_months: float | None = None
+    discounted_payback_months: float | None = None
+    yearly_by_option: dict[str, tuple[float, ...]] | None = None
+    tax_rate: float | None = None
+    after_tax_tco_by_option: dict[str, float] | None = None
+    after_tax_npv_by_option: dict[str, float] | None = None
+    after_tax_irr_per_year: float | None = None
+    real_discount_rate_per_year: float | None = None
 
     @property
     def tco(self) -> float:
@@ -502,6 +554,104 @@ class OwnFinance:
             "payback_month": ({"value": self.payback_month, "unit": "months after the decision",
                                "against": self.payback_against}
                               if self.payback_month is not None else "never within the horizon"),
+            "npv_convention": {"period": self.npv_period, "timing": self.npv_timing,
+                               "meaning": "present value of costs (lower is better)"},
+            "irr": ({"value": round(self.irr_per_year, 9), "unit": "1/year", "against": self.payback_against}
+                    if self.irr_per_year is not None else "not defined"),
+            "mirr": ({"value": round(self.mirr_per_year, 9), "unit": "1/year", "against": self.payback_against}
+                     if self.mirr_per_year is not None else "not defined"),
+            "roi": ({"value": round(self.roi, 9), "unit": "net gain / investment", "against": self.payback_against}
+                    if self.roi is not None else "not defined"),
+            "payback_months": ({"value": round(self.payback_months, 6), "unit": "months after the decision",
+                                "against": self.payback_against}
+                               if self.payback_months is not None else "never within the horizon"),
+            "discounted_payback_months": ({"value": round(self.discounted_payback_months, 6),
+                                           "unit": "months after the decision", "against": self.payback_against}
+                                          if self.discounted_payback_months is not None
+                                          else "never within the horizon"),
+            **({"yearly_cash_out": {o: {"values": [round(v, 2) for v in values], "unit": currency,
+                                        "years": "year 1 is months 0-11"}
+                                    for o, values in self.yearly_by_option.items()}}
+               if self.yearly_by_option is not None else {}),
+            **({"real_discount_rate_per_year": {"value": round(self.real_discount_rate_per_year, 9),
+                                                "unit": "1/year", "relation": "Fisher"}}
+               if self.real_discount_rate_per_year is not None else {}),
+            **({"after_tax": {
+                "tax_rate": self.tax_rate,
+                "tco": {o: money(v) for o, v in self.after_tax_tco_by_option.items()},
+                "npv": {o: money(v) for o, v in self.after_tax_npv_by_option.items()},
+                "irr": ({"value": round(self.after_tax_irr_per_year, 9), "unit": "1/year"}
+                        if self.after_tax_irr_per_year is not None else "not defined"),
+            }} if self.after_tax_tco_by_option is not None else {}),
+        }
+
+
+@dataclass(frozen=True)
+class PlanYear:
+    """One year of a capacity plan.
+
+    Attributes
+    ----------
+    year
+        1, 2, …
+    gpu_hours_per_month
+        Demand that year. [GPU-h/month]
+    own_servers
+        Owned servers working that year. [servers]
+    layers
+        Kind of capacity → GPUs in it (the year's cheapest mix). [GPU]
+    rented_per_month
+        Monthly cost of everything but the owned servers (rented kinds, API, rental staffing).
+        [reporting currency/month]
+    own_gpu_hours_per_month
+        GPU-hours a month the owned servers serve. [GPU-h/month]
+    """
+
+    year: int
+    gpu_hours_per_month: float
+    own_servers: int
+    layers: dict[str, int]
+    rented_per_month: float
+    own_gpu_hours_per_month: float
+
+
+@dataclass(frozen=True)
+class GrowthPlan:
+    """A multi-year capacity plan: when to buy servers and what to rent meanwhile, with its cash flows.
+
+    Attributes
+    ----------
+    years
+        The plan year by year.
+    purchases
+        (month ordered and paid, servers bought, price paid) for each purchase. [month], [servers], [currency]
+    flows
+        Line → cash out each month of the horizon; costs positive, resale negative. [reporting currency]
+    tco, npv
+        Sum and present value (the finance block's convention) of the flows. [reporting currency]
+    """
+
+    years: tuple[PlanYear, ...]
+    purchases: tuple[tuple[int, int, float], ...]
+    flows: dict[str, np.ndarray]
+    tco: float
+    npv: float
+
+    def total(self) -> np.ndarray:
+        """Cash out each month. [reporting currency]"""
+        return np.sum(np.stack(list(self.flows.values())), axis=0)
+
+    def to_dict(self, currency: str) -> dict[str, Any]:
+        """JSON-ready plan, each figure with its unit."""
+        return {
+            "years": [{"year": y.year, "gpu_hours_per_month": round(y.gpu_hours_per_month, 6),
+                       "own_servers": y.own_servers, "gpus_by_kind": dict(y.layers),
+                       "rented_per_month": {"value": round(y.rented_per_month, 2), "unit": f"{currency}/month"}}
+                      for y in self.years],
+            "purchases": [{"month": m, "servers": n, "price": {"value": round(p, 2), "unit": currency}}
+                          for m, n, p in self.purchases],
+            "tco": {"value": round(self.tco, 2), "unit": currency},
+            "npv": {"value": round(self.npv, 2), "unit": currency},
         }
 
 
@@ -824,6 +974,8 @@ class Comparison:
         operating point, the replica and each option's fleet; otherwise ``None``.
     energy
         Energy, emissions and power of every option (``None`` only when not computed).
+    plan
+        With ``finance.capacity_plan``, the multi-year plan; otherwise ``None``.
     """
 
     title: str
@@ -845,6 +997,7 @@ class Comparison:
     mix: MixResult | None = None
     serving: ServingResult | None = None
     energy: EnergyResult | None = None
+    plan: GrowthPlan | None = None
 
     def label(self, option: str) -> str:
         """Display name of an option."""
@@ -931,6 +1084,7 @@ class Comparison:
             **({"finance": self.finance.to_dict(self.currency)} if self.finance is not None else {}),
             **({"cheapest_mix": self.mix.to_dict(self.currency)} if self.mix is not None else {}),
             **({"serving": self.serving.to_dict()} if self.serving is not None else {}),
+            **({"capacity_plan": self.plan.to_dict(self.currency)} if self.plan is not None else {}),
         }
 
 

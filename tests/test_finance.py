@@ -151,7 +151,9 @@ class TestHorizon:
         running = sum(v for k, v in own_costs_at(resolved_own(s), 3.0, 12_000.0).items() if k != "capex depreciation")
         assert result.tco == pytest.approx(capex + 60 * running, rel=1e-12)
 
-    @pytest.mark.parametrize("depreciation, horizon, share", [(60, 36, 0.4), (24, 36, 0.0), (60, 60, 0.0)])
+    # (24, 36): the hardware is bought again at month 24 (its useful life), so at month 36 it is
+    # 12 months into a 24-month life: half its price on the straight line
+    @pytest.mark.parametrize("depreciation, horizon, share", [(60, 36, 0.4), (24, 36, 0.5), (60, 60, 0.0)])
     def test_resale_at_book_value(self, depreciation, horizon, share):
         s = scenario(options__own__depreciation_months=depreciation, finance__horizon_months=horizon)
         resale = finance.cash_flows(s).flows["own"]["resale"]

@@ -14,6 +14,7 @@ from .costs import monthly_cost_components
 from .energy import energy_result
 from .finance import own_finance
 from .mix import mix_result
+from .plan import growth_plan
 from .serving import output_tokens_per_month, serving_result
 from .training import training_run
 
@@ -118,4 +119,5 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         mix=mix_result(r),
         serving=serving_result(r, v),
         energy=energy_result(r, v, run),
+        plan=growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None,
     )

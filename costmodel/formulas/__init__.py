@@ -19,6 +19,8 @@ module                 formulas
 ``checkpoint``         job MTBF, Young and Daly intervals, goodput, steps, GPU-hours lost
 ``parallelism``        memory per GPU: ZeRO-sharded model state, activations
 ``screening``          load-duration curve, busy shares, single-layer rule
+``returns``            NPV conventions, IRR, MIRR, ROI, payback, Fisher, residual curves
+``tax``                tax depreciation (straight line, declining balance, MACRS), shield
 =====================  ==========================================================
 """
 
@@ -26,6 +28,7 @@ from .capital import (
     book_value_share,
     capital_charge,
     growth_factor,
+    lease_payment,
     loan_balance,
     loan_payment,
     monthly_rate,
@@ -56,6 +59,19 @@ from .energy import (
 from .fleet import gpus_needed, gpus_per_server_step, servers_needed, servers_with_spares, whole_units
 from .parallelism import activation_bytes_per_gpu, activation_bytes_per_layer, zero_state_bytes_per_gpu
 from .power import drawn_power_kw, electricity_cost, facility_energy_kwh
+from .returns import (
+    changes_sign,
+    discounted,
+    fisher_real_rate,
+    fractional_payback,
+    irr,
+    mirr,
+    npv_with_convention,
+    per_year,
+    residual_share,
+    roi,
+    yearly_totals,
+)
 from .screening import busy_shares, load_duration_curve, single_layer_level
 from .serving import (
     estimate_output_throughput,
@@ -64,6 +80,7 @@ from .serving import (
     weight_bytes,
 )
 from .staffing import fte_needed, staffing_cost
+from .tax import declining_balance_shares, depreciation_shares, spread_yearly, tax_shield
 from .tokens import blended_api_price, gpu_hours_for_tokens, output_share, tokens_per_month
 from .training import (
     achieved_tflops_from_gpu_hours,
@@ -84,6 +101,9 @@ __all__ = [
     "mfu_from_tokens_per_second", "wall_clock_gpu_hours", "zero_state_bytes_per_gpu",
     "embodied_per_month", "emissions_kg", "hourly_energy_cost", "joules_per_output_token", "meter_power_kw",
     "training_energy_mwh", "weekly_hour_prices", "wh_per_1000_tokens",
+    "changes_sign", "discounted", "fisher_real_rate", "fractional_payback", "irr", "mirr", "npv_with_convention",
+    "per_year", "residual_share", "roi", "yearly_totals", "declining_balance_shares", "depreciation_shares",
+    "spread_yearly", "tax_shield", "lease_payment",
     "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
     "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",
     "facility_energy_kwh", "fte_needed", "goodput_fraction", "gpu_hours_for_tokens", "gpus_needed",

@@ -222,3 +222,37 @@ def book_value_share(age_months, life_months):
     0.25
     """
     return like(np.clip(1.0 - np.asarray(age_months, dtype=float) / life_months, 0.0, 1.0), age_months, life_months)
+
+
+def lease_payment(price, rate_per_year, term_months, residual_share=0.0):
+    """Equal monthly lease payment in advance, repaying the price less the discounted residual. [currency/month]
+
+    Parameters
+    ----------
+    price
+        Price of the leased hardware. [currency]
+    rate_per_year
+        Nominal yearly rate implicit in the lease, ≥ 0, monthly at rate / 12. [1/year]
+    term_months
+        Number of payments, ≥ 1. [months]
+    residual_share
+        Buy-out (finance lease) or the lessor's residual (operating lease) at the end, as a
+        share of the price. [-]
+
+    Notes
+    -----
+    A = (P − R·P/(1 + i)^n) · i / ((1 − (1 + i)^−n)(1 + i)): an annuity due,
+    numpy-financial ``pmt(i, n, P, −R·P, when="begin")``; (P − R·P) / n at a zero rate.
+
+    Examples
+    --------
+    >>> lease_payment(1200.0, 0.0, 12, 0.1)
+    90.0
+    >>> round(lease_payment(1_000_000, 0.06, 36, 0.1), 2)
+    27741.04
+    """
+    if np.any(np.asarray(term_months) < 1) or np.any(np.asarray(rate_per_year) < 0):
+        raise ValueError(f"need a term of at least 1 month and a rate >= 0, got {term_months} and {rate_per_year}")
+    return like(-npf.pmt(np.asarray(rate_per_year) / MONTHS_PER_YEAR, term_months, price,
+                         -np.asarray(residual_share) * price, when="begin") + 0.0,
+                price, rate_per_year, term_months)

@@ -88,6 +88,10 @@ def horizon(scenario: Resolved) -> None:
              for b in result.break_even_utilisation))
     display(Markdown("### Cash flows by year"))
     table(tables.yearly_table(r, flows))
+    if r.finance.capacity_plan is not None:
+        from ..domain.plan import growth_plan
+
+        display(Markdown(text.plan_sentence(growth_plan(r), r.currency)))
 
 
 def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None:

@@ -263,6 +263,30 @@ def finance_table(scenario: Scenario | Resolved, result: OwnFinance) -> pd.DataF
                                     else ""),
                  "never within the horizon" if result.payback_month is None else str(result.payback_month),
                  "months after the decision"))
+    if result.payback_against is not None:
+        against = r.label(result.payback_against)
+
+        def rate(x):
+            return "not defined" if x is None else fmt.share(x, 2)
+
+        def months(x):
+            return "never within the horizon" if x is None else fmt.amount(x, 2)
+
+        rows += [
+            (f"IRR of owning vs {against}", rate(result.irr_per_year), "a year"),
+            (f"MIRR of owning vs {against}", rate(result.mirr_per_year), "a year"),
+            (f"ROI of owning vs {against} (net gain / investment)", rate(result.roi), "-"),
+            (f"payback vs {against}, interpolated", months(result.payback_months), "months after the decision"),
+            (f"discounted payback vs {against}", months(result.discounted_payback_months),
+             "months after the decision"),
+        ]
+    if result.real_discount_rate_per_year is not None:
+        rows.append(("real discount rate (Fisher)", fmt.share(result.real_discount_rate_per_year, 2), "a year"))
+    if result.after_tax_tco_by_option is not None:
+        rows += [(f"TCO after tax, {r.label(o)}", fmt.amount(v, 0), currency)
+                 for o, v in result.after_tax_tco_by_option.items()]
+        rows += [(f"present value of costs after tax, {r.label(o)}", fmt.amount(v, 0), currency)
+                 for o, v in result.after_tax_npv_by_option.items()]
     for b in sorted(result.break_even_utilisation, key=lambda b: b.price_per_gpu_hour):
         rows.append((f"break-even utilisation (steady state) vs {b.label} at {fmt.amount(b.price_per_gpu_hour, 3)} "
                      f"{currency}/GPU-h", "never" if b.utilisation is None else fmt.share(b.utilisation),

@@ -12,6 +12,7 @@ from ..results import (
     BreakEven,
     Comparison,
     EnergyResult,
+    GrowthPlan,
     InputBreakEven,
     MixResult,
     OwnFinance,
@@ -20,6 +21,55 @@ from ..results import (
 from ..schema import Scenario
 from . import format as fmt
 from .safe import markdown as md
+
+
+def verdict_sentence(comparison: Comparison) -> str | None:
+    """One reconciled verdict: the winner on the horizon's present value of costs, and the monthly view beside it.
+
+    The present value of costs over the horizon is the decision measure; the steady-state
+    monthly view (capex spread evenly, no discounting) may rank the options differently, and
+    the sentence says why, with both figures. None without a horizon view.
+    """
+    result = comparison.finance
+    if result is None or len(result.npv_by_option) < 2:
+        return None
+    cur = comparison.currency
+    ranked = sorted(result.npv_by_option, key=result.npv_by_option.get)
+    best, second = ranked[0], ranked[1]
+    label = comparison.label
+    pv = (f"Over the {result.horizon_months}-month horizon, {label(best)} has the lowest present value of costs: "
+          f"{fmt.amount(result.npv_by_option[best], 0)} {cur} against {fmt.amount(result.npv_by_option[second], 0)} "
+          f"{cur} for {label(second)} (at {fmt.share(result.discount_rate_per_year)} a year)")
+    monthly = {o: comparison.options[o].monthly_cost for o in result.npv_by_option if o in comparison.options}
+    steady = min(monthly, key=monthly.get)
+    other = best if steady != best else second
+    figures = (f"{label(steady)} {fmt.amount(monthly[steady], 0)} against {label(other)} "
+               f"{fmt.amount(monthly[other], 0)} {cur} a month")
+    if steady == best:
+        return f"{pv}; the steady-state monthly view agrees ({figures})."
+    tco = result.tco_by_option
+    totals = (f"TCO {label(steady)} {fmt.amount(tco[steady], 0)} against {label(other)} "
+              f"{fmt.amount(tco[other], 0)} {cur}")
+    if tco[steady] <= tco[other]:
+        why = (f"undiscounted it is cheaper over the horizon too ({totals}), so the difference is discounting at "
+               f"{fmt.share(result.discount_rate_per_year)} a year, which weighs the capex paid up front")
+    else:
+        why = (f"over the horizon the lead-time rental, refresh, resale and trends the monthly view leaves out "
+               f"reverse it ({totals})")
+    return f"{pv}; the steady-state monthly view ranks {label(steady)} first instead ({figures}) because {why}."
+
+
+def plan_sentence(plan: GrowthPlan, currency: str) -> str:
+    """The plan in words: "buy 2 servers in month 0, 1 more in month 12, rent the rest"."""
+    if not plan.purchases:
+        return "Capacity plan: buy no servers; rent all the work."
+    buys = [f"{n} server{'s' if n > 1 else ''} in month {m}" if i == 0 else f"{n} more in month {m}"
+            for i, (m, n, _p) in enumerate(plan.purchases)]
+    rented = [y.year for y in plan.years if y.rented_per_month > 0]
+    rest = (f"; rent the rest in year{'s' if len(rented) > 1 else ''} " + ", ".join(map(str, rented))) if rented \
+        else "; nothing rented once they are online"
+    return (f"Capacity plan: buy {', '.join(buys)}{rest}. TCO {fmt.amount(plan.tco, 0)} {currency}, "
+            f"present value {fmt.amount(plan.npv, 0)} {currency}.")
 
 
 def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
@@ -47,6 +97,11 @@ def comparison_text(comparison: Comparison) -> str:
     c = comparison
     label, cur = c.label, c.currency
     lines = [f"Scenario: {c.title}"]
+    verdict = verdict_sentence(c)
+    if verdict:
+        lines.append(f"verdict: {verdict}")
+    if c.plan is not None:
+        lines.append(plan_sentence(c.plan, cur))
     if c.training is not None:
         run = c.training
         lines += [
@@ -234,6 +289,7 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison) -> str:
         f"**{md(r.title)}**",
         "",
         *([f"_{md(r.scenario.description)}_", ""] if r.scenario.description.strip() else []),
+        *([f"**Verdict:** {md(verdict_sentence(c))}", ""] if verdict_sentence(c) else []),
         f"At **{fmt.volume(kind, c.volume)}** the cheapest option is **{md(label(c.cheapest))}** at "
         f"**{fmt.amount(cheapest.monthly_cost, 0)} {cur}/month**, {fmt.amount(c.margin, 0)} {cur}/month below "
         f"{md(label(c.runner_up))}.",
@@ -382,7 +438,31 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
         lines.append(f"Payback against {md(r.label(result.payback_against))}: " + (
             f"**month {result.payback_month}**." if result.payback_month is not None
             else "**never within the horizon**."))
+        lines += ["", returns_sentence(r.label, result)]
+    if result.after_tax_tco_by_option is not None:
+        lines += ["", f"After tax at {fmt.share(result.tax_rate)} (expenses deducted as paid, hardware depreciated "
+                      "for tax, tax on resale): " + "; ".join(
+                          f"{md(r.label(o))} TCO {fmt.amount(v, 0)} {cur}, present value "
+                          f"{fmt.amount(result.after_tax_npv_by_option[o], 0)} {cur}"
+                          for o, v in result.after_tax_tco_by_option.items()) + "."]
     return "\n".join(lines)
+
+
+def returns_sentence(label, result: OwnFinance) -> str:
+    """IRR, MIRR, ROI and fractional paybacks of owning against the compared option, in one sentence."""
+    def rate(x):
+        return "not defined (the gains do not change sign)" if x is None else f"{fmt.share(x, 2)} a year"
+
+    def months(x):
+        return "never within the horizon" if x is None else f"{fmt.amount(x, 2)} months"
+
+    return (f"Owning instead of {label(result.payback_against)}: IRR {rate(result.irr_per_year)}, MIRR "
+            f"{rate(result.mirr_per_year)}, ROI "
+            + ("not defined" if result.roi is None else fmt.share(result.roi, 2))
+            + f" (net gain / investment); payback {months(result.payback_months)}, discounted payback "
+            f"{months(result.discounted_payback_months)} (interpolated within the month). Present values are "
+            f"of costs (lower is better), by {result.npv_period}, cash at the "
+            f"{'start' if result.npv_timing == 'begin' else 'end'} of each period.")
 
 
 def describe_mix(result: MixResult, currency: str) -> str:

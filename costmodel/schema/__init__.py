@@ -15,7 +15,7 @@ from .demand import (
     WeeklyDemand,
 )
 from .energy import EnergyInputs, TimeOfUseTariff
-from .finance import Finance, Loan, Trends
+from .finance import CapacityPlan, Commitment, Finance, Lease, Loan, NpvConvention, Residual, Tax, Trends
 from .options import (
     CapexLine,
     CloudRental,
@@ -46,9 +46,10 @@ from .workload import (
 
 __all__ = [
     "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapexLine", "CloudRental", "Colocation", "DemandProfile",
-    "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI",
-    "HourlyFileDemand", "JobLogDemand", "Loan", "Options", "OwnCluster", "Parallelism", "Power", "Range",
-    "Reserved", "Scenario", "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand",
-    "TimeOfUseTariff", "TokensWorkload", "TrainingStage", "TrainingWorkload", "Trends", "Uncertainty",
+    "CapacityPlan", "Commitment", "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance",
+    "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand", "JobLogDemand", "Lease", "Loan",
+    "NpvConvention", "Options", "OwnCluster", "Parallelism", "Power", "Range", "Reserved", "Residual", "Scenario",
+    "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "Tax", "TimeOfUseTariff",
+    "TokensWorkload", "TrainingStage", "TrainingWorkload", "Trends", "Uncertainty",
     "WeeklyDemand", "Workload",
 ]

@@ -31,7 +31,125 @@ class Trends(InputModel):
                                                 le=10, description="Change in API prices per token.")
     demand_growth_per_year: float = quantity(0.0, unit="1/year", title="demand growth", strict=True, gt=-1, le=100,
                                              description="Change in the workload's volume.")
+    electricity_price_change_per_year: float = quantity(
+        0.0, unit="1/year", title="electricity price change", strict=True, gt=-1, le=10,
+        description="Escalation of the electricity price.")
+    salary_change_per_year: float = quantity(0.0, unit="1/year", title="salary change", strict=True, gt=-1, le=10,
+                                             description="Escalation of staffing costs.")
+    inflation_per_year: float = quantity(
+        0.0, unit="1/year", title="general inflation", strict=True, gt=-1, le=10,
+        description="General inflation: with it the real discount rate (Fisher) is reported beside the nominal.")
+    hardware_price_change_per_year: float = quantity(
+        0.0, unit="1/year", title="hardware price change", strict=True, gt=-1, le=10,
+        description="Change in the price of hardware bought later (growth, refresh), e.g. -0.2.")
     source: Text = ""
+
+
+class Residual(InputModel):
+    """Resale value of the hardware as it ages: the curve used at each refresh and at the horizon."""
+
+    method: Literal["straight_line", "declining_balance", "points"] = Field(
+        default="straight_line",
+        description="straight_line over the useful life; declining_balance at rate_per_year; or points.")
+    rate_per_year: Share | None = quantity(None, unit="1/year", title="yearly loss of resale value",
+                                           description="For declining_balance: value × (1 − rate)^(age/12).")
+    ages_months: list[float] | None = Field(default=None, description="For points: ages [months], rising.")
+    shares: list[Share] | None = Field(default=None, description="For points: resale value as a share of price.")
+    source: Text = ""
+
+    @model_validator(mode="after")
+    def _curve_is_complete(self) -> Residual:
+        if self.method == "declining_balance" and self.rate_per_year is None:
+            raise fail("Residual", ("rate_per_year",), "missing",
+                       "a declining_balance residual curve needs rate_per_year", None)
+        if self.method == "points":
+            ages, shares = self.ages_months or [], self.shares or []
+            if len(ages) < 2 or len(ages) != len(shares):
+                raise fail("Residual", ("ages_months",), "points",
+                           "a points residual curve needs at least two ages and as many shares", ages)
+            if any(b <= a for a, b in zip(ages, ages[1:], strict=False)) or ages[0] < 0:
+                raise fail("Residual", ("ages_months",), "points", "ages must rise from 0 or more", ages)
+        return self
+
+
+class Lease(InputModel):
+    """The month-0 hardware leased instead of bought: payments in advance at the start of each month.
+
+    ``finance``: the lessee owns the hardware after paying ``residual_share`` of its price as a
+    buy-out at the end of the term (still owed at the horizon: paid off then, like a loan).
+    ``operating``: the hardware goes back at the end of the term and is leased again at that
+    month's hardware price; nothing is resold; the payments are an expense for tax.
+    """
+
+    kind: Literal["finance", "operating"] = Field(description="finance (buy-out at the end) or operating.")
+    rate_per_year: float = quantity(unit="1/year", title="lease rate", strict=True, ge=0, le=1,
+                                    description="Nominal yearly rate implicit in the lease; monthly at rate / 12.")
+    term_months: Count = quantity(unit="months", title="lease term", ge=1, le=120, varies=False)
+    residual_share: Share = quantity(0.0, unit="-", title="lease residual",
+                                     description="Buy-out (finance) or the lessor's residual (operating), as a "
+                                                 "share of the hardware price.")
+    source: Text = ""
+
+
+class Commitment(InputModel):
+    """Reserved rental GPUs in the rent option's cash flows, paid all, partly or not up front each term.
+
+    The term and price are the rent option's ``reserved`` block; hours above the reserved GPUs are
+    paid on demand. An up-front payment covers the whole term even where the horizon ends within it.
+    """
+
+    gpus: Count = quantity(unit="GPU", title="reserved GPUs", ge=1, le=10_000_000, varies=False)
+    payment: Literal["all_upfront", "partial_upfront", "no_upfront"] = "no_upfront"
+    upfront_share: Share = quantity(0.5, unit="-", title="share paid up front",
+                                    description="For partial_upfront: share of the term's price paid at its start.")
+    source: Text = ""
+
+
+class Tax(InputModel):
+    """Income tax on the cash flows: running costs and bills deducted as paid, hardware depreciated for tax.
+
+    The after-tax view subtracts the tax saved (rate × deductions) from each option's costs
+    and adds the tax on resale proceeds above the hardware's remaining tax basis.
+    """
+
+    rate: Share = quantity(unit="-", title="tax rate", description="Marginal income tax rate, e.g. 0.21.")
+    depreciation: Literal["straight_line", "declining_balance", "macrs_5"] = Field(
+        default="straight_line",
+        description="Tax depreciation of hardware: straight_line or declining_balance over life_months, or "
+                    "macrs_5 (IRS Publication 946 Table A-1, 5-year property, half-year convention).")
+    life_months: Count | None = quantity(None, unit="months", title="tax life", ge=1, le=480, varies=False,
+                                         description="Tax life for straight_line and declining_balance; default: "
+                                                     "the own option's depreciation_months.")
+    declining_factor: float = quantity(2.0, unit="-", title="declining-balance factor", strict=True, gt=1, le=3,
+                                       description="2.0 for double declining balance.")
+    bonus_share: Share = quantity(0.0, unit="-", title="bonus depreciation",
+                                  description="Share of hardware cost deducted in the month it is bought.")
+    source: Text = ""
+
+
+class CapacityPlan(InputModel):
+    """A multi-year capacity plan: each year's cheapest mix at that year's demand, servers bought as they pay.
+
+    Demand grows by ``trends.demand_growth_per_year`` from one year to the next (the demand
+    profile's shape is kept); each year the owned servers are the cheapest mix's, never fewer than
+    the year before; the servers for year y are ordered ``lead_time_months`` before it starts.
+    """
+
+    years: Count | None = quantity(None, unit="years", title="plan years", ge=1, le=50, varies=False,
+                                   description="Years planned; default: the horizon's, rounded up.")
+    source: Text = ""
+
+
+class NpvConvention(InputModel):
+    """How the present value is stated: per month or per year, cash at the start or the end of each period.
+
+    ``period: month, timing: begin`` (the default) is numpy-financial's ``npv`` on monthly flows
+    (month 0 undiscounted); ``period: year, timing: end`` is Excel's ``NPV(rate, year1, ...)``
+    on yearly totals, as published ROI calculators and corporate templates state it.
+    """
+
+    period: Literal["month", "year"] = "month"
+    timing: Literal["begin", "end"] = "begin"
 
 
 class Finance(InputModel):
@@ -57,6 +175,30 @@ class Finance(InputModel):
     loan: Loan | None = None
     trends: Trends = Field(default_factory=Trends)
     source: Text = Field(default="", description="Where the discount rate and the other figures come from.")
+    useful_life_months: Count | None = quantity(
+        None, unit="months", title="useful life", ge=1, varies=False, le=240,
+        description="Months after which the hardware is bought again (refresh) and the old sold on the "
+                    "residual curve; default: the own option's depreciation_months.")
+    residual: Residual = Field(default_factory=Residual)
+    npv: NpvConvention = Field(default_factory=NpvConvention)
+    tax: Tax | None = None
+    capacity_plan: CapacityPlan | None = None
+    lease: Lease | None = None
+    rent_commitment: Commitment | None = None
+    view: Literal["full", "marginal"] = Field(
+        default="full", description="marginal: the configured servers are already owned (sunk): their price is "
+                                    "left out; later purchases and refreshes are paid.")
+
+    @model_validator(mode="after")
+    def _one_way_to_pay(self) -> Finance:
+        if self.loan is not None and self.lease is not None:
+            raise fail("Finance", ("lease",), "loan_and_lease",
+                       "the hardware is either bought with a loan or leased, not both: remove loan or lease", None)
+        if self.view == "marginal" and (self.loan is not None or self.lease is not None):
+            raise fail("Finance", ("view",), "marginal_financed",
+                       "a marginal view treats the configured servers as already paid for: it cannot also "
+                       "finance them (remove loan or lease)", self.view)
+        return self
 
     @model_validator(mode="after")
     def _lead_time_needs_a_stand_in(self) -> Finance:

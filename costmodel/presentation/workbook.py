@@ -1,0 +1,697 @@
+"""An Excel workbook with live formulas, and CSV/Parquet tables of the same cash flows.
+
+The workbook has three sheets:
+
+* **Inputs**: every figure the formulas use as a *named cell* (``own_server_price``,
+  ``fin_discount_rate``, ...) with its unit and source, then every input of the scenario as
+  given (block, input, value, unit, source);
+* **Cash flows**: one row per month; the drivers the capacity plan fixes (volume, GPU-hours
+  used, servers held, rented GPUs, tokens) are values, every cost line is an Excel formula
+  on them and on the named inputs (electricity = drawn kW × PUE × 730 h × price; staffing =
+  FTE × loaded cost / 12; purchases, refresh, resale, loan payments by ``PMT``/``PV``, ...);
+  to the right, the totals by year as ``SUM`` formulas;
+* **Summary**: TCO, present value of costs (``NPV`` in the scenario's convention), ``IRR``,
+  ``MIRR``, ROI, fractional and discounted payback and the option with the lowest present
+  value, all formulas, and the verdict sentence.
+
+Changing a named input in Excel changes every figure that depends on it. The capacity plan
+(servers bought as demand grows) and a ``points`` residual curve are values. Every piece of
+text is written as text, never as a formula: a title starting with ``=`` stays text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..domain.capacity import rent_gpus, tokens_per_month
+from ..domain.compare import compare
+from ..domain.finance import cash_flows, residual_share, useful_life
+from ..domain.tax import after_tax
+from ..resolved import Resolved, as_resolved
+from ..results import CashFlows, CashLine, Comparison, Component
+from ..schema import Scenario
+from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
+from .tables import cash_flow_table, inputs_table
+from .text import verdict_sentence
+
+NEVER = 1e99
+"""Stand-in for "no payback in this month" in the payback helper columns (the minimum is taken)."""
+
+
+class _Inputs:
+    """The Inputs sheet: named cells written one a row."""
+
+    def __init__(self, book, sheet):
+        self.book, self.sheet, self.row = book, sheet, 1
+        self.number = book.add_format({"num_format": "#,##0.########"})
+        for col, head in enumerate(("input", "value", "unit", "source", "name")):
+            sheet.write_string(0, col, head, book.add_format({"bold": True}))
+        sheet.set_column(0, 0, 46)
+        sheet.set_column(1, 1, 16)
+        sheet.set_column(2, 2, 18)
+        sheet.set_column(3, 3, 70)
+        sheet.set_column(4, 4, 30)
+
+    def add(self, name: str, title: str, value, unit: str, source: str) -> str:
+        """Write one named input (a number, or a formula string starting with ``=``); returns its name."""
+        row = self.row
+        self.sheet.write_string(row, 0, title)
+        if isinstance(value, str):
+            self.sheet.write_formula(row, 1, value, self.number)
+        else:
+            self.sheet.write_number(row, 1, float(value), self.number)
+        self.sheet.write_string(row, 2, unit)
+        self.sheet.write_string(row, 3, source or "not stated in the scenario")
+        self.sheet.write_string(row, 4, name)
+        self.book.define_name(name, f"=Inputs!$B${row + 1}")
+        self.row += 1
+        return name
+
+    def table(self, frame) -> None:
+        """The scenario's inputs as given, below the named ones, all as text."""
+        self.row += 1
+        self.sheet.write_string(self.row, 0, "Scenario inputs as given", self.book.add_format({"bold": True}))
+        self.row += 1
+        for col, head in enumerate(frame.columns):
+            self.sheet.write_string(self.row, col, str(head))
+        for values in frame.itertuples(index=False):
+            self.row += 1
+            for col, value in enumerate(values):
+                self.sheet.write_string(self.row, col, str(value))
+
+
+def _source(*blocks) -> str:
+    return "; ".join(s for s in (getattr(b, "source", "") for b in blocks if b is not None) if s)
+
+
+class _Months:
+    """The monthly columns of the Cash flows sheet: each a header and a value array or a formula per row."""
+
+    def __init__(self, horizon: int):
+        self.horizon = horizon
+        self.columns: list[tuple[str, str, object]] = []     # key, header, values or formula(row, month)
+        self.letters: dict[str, str] = {}
+
+    def add(self, key: str, header: str, content) -> str:
+        from xlsxwriter.utility import xl_col_to_name
+
+        self.letters[key] = xl_col_to_name(len(self.columns))
+        self.columns.append((key, header, content))
+        return self.letters[key]
+
+    def cell(self, key: str, row: int) -> str:
+        """A1 reference of a column at a sheet row (1-based)."""
+        return f"{self.letters[key]}{row}"
+
+    def span(self, key: str, first: int = 0, last: int | None = None, sheet: bool = False) -> str:
+        """A1 range of a column over months ``first`` … ``last``."""
+        last = self.horizon - 1 if last is None else last
+        prefix = "'Cash flows'!" if sheet else ""
+        col = self.letters[key]
+        return f"{prefix}${col}${first + 2}:${col}${last + 2}"
+
+
+def _held_servers(r: Resolved, flows: CashFlows) -> np.ndarray:
+    own = r.option("own")
+    return np.where(flows.months < flows.online_month, float(own.server_count), flows.servers)
+
+
+def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: Comparison | None = None) -> Path:
+    """Write the scenario's cash flows as an Excel workbook with live formulas.
+
+    Parameters
+    ----------
+    scenario
+        A scenario with a ``finance`` block.
+    path
+        The ``.xlsx`` file to write (its folder must exist).
+    comparison
+        The scenario's comparison, if already made (for the verdict).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+
+    Raises
+    ------
+    ValueError
+        The scenario has no finance block.
+    """
+    import xlsxwriter
+
+    r = as_resolved(scenario)
+    if r.finance is None:
+        raise ValueError("an Excel workbook needs a finance block (horizon, discount rate) in the scenario")
+    comparison = comparison or compare(r)
+    flows = cash_flows(r)
+    path = Path(path)
+    book = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
+                                           "strings_to_numbers": False, "nan_inf_to_errors": False})
+    try:
+        _write(book, r, flows, comparison)
+    finally:
+        book.close()
+    return path
+
+
+def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
+    fin = r.finance
+    horizon = fin.horizon_months
+    inputs = _Inputs(book, book.add_worksheet("Inputs"))
+    sheet = book.add_worksheet("Cash flows")
+    summary = book.add_worksheet("Summary")
+    cur = r.currency
+    add = inputs.add
+
+    add("fin_discount_rate", "discount rate (effective yearly)", fin.discount_rate_per_year, "1/year", fin.source)
+    add("fin_monthly_rate", "discount rate a month, (1 + r)^(1/12) - 1", "=(1+fin_discount_rate)^(1/12)-1",
+        "1/month", "derived")
+    add("fin_horizon", "horizon", horizon, "months", fin.source)
+    add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source)
+    add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention")
+    trends = fin.trends
+    add("fin_rent_change", "rental price change a year", trends.rental_price_change_per_year, "1/year", trends.source)
+    add("fin_api_change", "API price change a year", trends.api_price_change_per_year, "1/year", trends.source)
+    add("fin_electricity_change", "electricity price change a year", trends.electricity_price_change_per_year,
+        "1/year", trends.source)
+    add("fin_salary_change", "salary change a year", trends.salary_change_per_year, "1/year", trends.source)
+    add("fin_hardware_change", "hardware price change a year", trends.hardware_price_change_per_year, "1/year",
+        trends.source)
+    months = flows.months
+    m = _Months(horizon)
+    m.add("month", "month", months)
+    m.add("year", "year", months // MONTHS_PER_YEAR + 1)
+    m.add("volume", f"volume [{r.volume_unit}]", flows.volume)
+    m.add("hours", "GPU-hours used", flows.gpu_hours)
+    totals: dict[str, list[str]] = {}
+
+    def month(row):
+        return m.cell("month", row)
+
+    if "rent" in r.options:
+        rent = r.option("rent")
+        add("rent_price", "rental price per GPU-hour (on-demand)", rent.price_per_gpu_hour, f"{cur}/GPU-h",
+            rent.offer.citation())
+        m.add("rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), months.shape))
+        factor = "(1+fin_rent_change)^({month}/12)"
+        if rent.billing == "always_on":
+            m.add("rent_rental", "rent: GPU rental",
+                  lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*"
+                              + factor.format(month=month(row)))
+        else:
+            m.add("rent_rental", "rent: GPU rental",
+                  lambda row: f"={m.cell('hours', row)}*rent_price*" + factor.format(month=month(row)))
+        staffing = _staffing_formula(add, "rent", rent.staffing, cur, _source(r.scenario.options.rent.staffing),
+                                     lambda row: m.cell("rent_gpus", row), month)
+        m.add("rent_staffing", "rent: staffing", staffing)
+        totals["rent"] = ["rent_rental", "rent_staffing"]
+        if r.finance.rent_commitment is not None:
+            # reserved GPUs: the on-demand remainder and the terms' payments, as values; the full on-demand
+            # column above stays for the stand-in during the lead time
+            m.add("rent_remainder", "rent: GPU rental above the reserved GPUs (values)",
+                  flows.flows["rent"][Component.GPU_RENTAL])
+            m.add("rent_reserved", "rent: reserved commitment (values)", flows.flows["rent"][CashLine.RESERVED])
+            totals["rent"] = ["rent_remainder", "rent_staffing", "rent_reserved"]
+    if "api" in r.options:
+        api = r.option("api")
+        share = r.workload.output_share
+        add("api_input_price", "API input price", api.input_price_per_million, f"{cur}/M tokens", api.offer.citation())
+        add("api_cached_price", "API cached input price", api.cached_input_price_per_million, f"{cur}/M tokens",
+            api.offer.citation())
+        add("api_output_price", "API output price", api.output_price_per_million, f"{cur}/M tokens",
+            api.offer.citation())
+        add("api_cached_share", "cached share of input tokens", api.cached_input_share, "-", api.offer.citation())
+        add("api_output_share", "output share of tokens", share, "-", "workload")
+        m.add("tokens", "tokens a month [M]",
+              np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape))
+
+        def api_line(kind):
+            def formula(row):
+                tokens, f = m.cell("tokens", row), f"(1+fin_api_change)^({month(row)}/12)"
+                if kind == "input":
+                    return f"={tokens}*(1-api_output_share)*(1-api_cached_share)*api_input_price*{f}"
+                if kind == "cached":
+                    return f"={tokens}*(1-api_output_share)*api_cached_share*api_cached_price*{f}"
+                return f"={tokens}*api_output_share*api_output_price*{f}"
+            return formula
+
+        for kind in ("input", "cached", "output"):
+            m.add(f"api_{kind}", f"api: {kind} tokens", api_line(kind))
+        totals["api"] = ["api_input", "api_cached", "api_output"]
+    if "own" in r.options:
+        totals["own"] = _own_columns(r, flows, m, add)
+    for option, keys in totals.items():
+        m.add(f"{option}_total", f"{r.label(option)}: cash out",
+              lambda row, keys=keys: "=" + "+".join(m.cell(k, row) for k in keys))
+    if r.finance.tax is not None:
+        _tax_columns(r, flows, m, add, totals)
+    against = comparison.finance.payback_against if comparison.finance is not None else None
+    if against is not None:
+        monthly_rate_cell = "fin_monthly_rate"
+        m.add("gain", f"gain of owning vs {r.label(against)}",
+              lambda row: f"={m.cell(f'{against}_total', row)}-{m.cell('own_total', row)}")
+        m.add("cum_gain", "cumulative gain",
+              lambda row: f"={m.cell('gain', row)}" + (f"+{m.cell('cum_gain', row - 1)}" if row > 2 else ""))
+        m.add("dgain", "discounted gain", lambda row: f"={m.cell('gain', row)}/(1+{monthly_rate_cell})^{month(row)}")
+        m.add("cum_dgain", "cumulative discounted gain",
+              lambda row: f"={m.cell('dgain', row)}" + (f"+{m.cell('cum_dgain', row - 1)}" if row > 2 else ""))
+        for key, cum, gain in (("payback", "cum_gain", "gain"), ("dpayback", "cum_dgain", "dgain")):
+            m.add(key, "payback candidate" if key == "payback" else "discounted payback candidate",
+                  lambda row, cum=cum, gain=gain: (
+                      f"=IF({m.cell(cum, row)}>=0,0,{NEVER:.0E})" if row == 2 else
+                      f"=IF(AND({m.cell(cum, row)}>=0,{m.cell(cum, row - 1)}<0),"
+                      f"{month(row)}-1-{m.cell(cum, row - 1)}/{m.cell(gain, row)},{NEVER:.0E})"))
+    _write_months(book, sheet, m)
+    years = _write_years(book, sheet, m, r, totals, horizon)
+    _write_summary(book, summary, r, m, totals, against, years, comparison)
+    inputs.table(inputs_table(r))
+
+
+CAPITAL_KEYS = ("own_capex", "own_loan", "own_refresh", "own_refresh_resale", "own_resale", "own_facility",
+                "own_facility_residual", "own_buyout")
+"""Own columns that are not deductible expenses."""
+
+
+def _tax_columns(r: Resolved, flows: CashFlows, m: _Months, add, totals) -> None:
+    """Tax saved on expenses as formulas (rate × the expense columns); depreciation, interest and resale
+    tax as values (:func:`costmodel.domain.tax.after_tax`); each option's cash out after tax."""
+    tax = r.finance.tax
+    add("tax_rate", "tax rate", tax.rate, "-", tax.source)
+    taxed = after_tax(r, flows)
+    for option, keys in totals.items():
+        columns = [f"{option}_total"]
+        if option == "own":
+            capital = CAPITAL_KEYS + (("own_lease",) if r.finance.lease is not None and r.finance.lease.kind
+                                      == "finance" else ())
+            expenses = [k for k in keys if k not in capital]
+        else:
+            expenses = keys
+        m.add(f"{option}_tax_expenses", f"{r.label(option)}: tax saved on expenses",
+              lambda row, expenses=expenses: "=-tax_rate*(" + "+".join(m.cell(k, row) for k in expenses) + ")")
+        columns.append(f"{option}_tax_expenses")
+        if option == "own":
+            for line in (CashLine.TAX_ON_DEPRECIATION, CashLine.TAX_ON_INTEREST, CashLine.TAX_ON_RESALE):
+                if line in taxed.flows["own"]:
+                    key = f"own_{line.name.lower()}"
+                    m.add(key, f"own: {line} (values)", taxed.flows["own"][line])
+                    columns.append(key)
+        m.add(f"{option}_after_tax", f"{r.label(option)}: cash out after tax",
+              lambda row, columns=columns: "=" + "+".join(m.cell(k, row) for k in columns))
+
+
+def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, month, managed: bool = True):
+    """Staffing each month: ((minimum FTE + GPUs / GPUs per FTE) × loaded cost / 12 + managed service),
+    escalated by the salary trend."""
+    if staff is None:
+        return lambda row: "=0"
+    add(f"{prefix}_minimum_fte", f"{prefix}: FTE however small the fleet", staff.minimum_fte, "FTE", source)
+    add(f"{prefix}_loaded_cost", f"{prefix}: loaded cost per FTE a year", staff.loaded_cost_per_fte_per_year,
+        f"{cur}/FTE/year", source)
+    add(f"{prefix}_managed", f"{prefix}: managed service a month", staff.managed_service_per_month, f"{cur}/month",
+        source)
+    per_fte = np.isfinite(staff.gpus_per_fte)
+    if per_fte:
+        add(f"{prefix}_gpus_per_fte", f"{prefix}: GPUs per further FTE", staff.gpus_per_fte, "GPU/FTE", source)
+    return lambda row: (f"=(({prefix}_minimum_fte" + (f"+{gpus(row)}/{prefix}_gpus_per_fte" if per_fte else "")
+                        + f")*{prefix}_loaded_cost/12" + (f"+{prefix}_managed" if managed else "")
+                        + f")*(1+fin_salary_change)^({month(row)}/12)")
+
+
+def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
+    """The own option's columns; returns the keys of its cash lines."""
+    own, fin, cur = r.option("own"), r.finance, r.currency
+    s_own = r.scenario.options.own
+    horizon, life = fin.horizon_months, useful_life(r)
+    shares = sum(line.value for line in own.bill_of_materials if line.basis == "share_of_server_price")
+    per_server = sum(line.value for line in own.bill_of_materials if line.basis == "per_server")
+    fixed = sum(line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price",
+                                                                                   "per_server"))
+    source = _source(s_own)
+    add("own_server_price", "server price", own.server_price, f"{cur}/server", own.server.citation())
+    add("own_spare_share", "spare servers, share", own.spare_share, "-", source)
+    add("own_bom_share", "bill of materials, share of server capex", shares, "-", source)
+    add("own_bom_per_server", "bill of materials per server bought", per_server, f"{cur}/server", source)
+    add("own_bom_fixed", "bill of materials, totals", fixed, cur, source)
+    add("own_support_share", "hardware support a year, share of capex", own.hardware_support_share_per_year,
+        "1/year", source)
+    add("own_gpus_per_server", "GPUs per server", own.gpus_per_server, "GPU", own.server.citation())
+    add("own_kw_per_server", "maximum power per server", own.kw_per_server, "kW", own.server.citation())
+    power = s_own.power
+    add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
+    add("own_pue", "PUE", own.pue, "-", _source(power))
+    add("own_electricity_price", "electricity price", own.electricity_price_per_kwh, f"{cur}/kWh", _source(power))
+    facility = own.facility_price_per_mw is not None
+    if facility:
+        add("own_facility_price", "facility build price", own.facility_price_per_mw, f"{cur}/MW",
+            _source(s_own.facility))
+        add("own_facility_life", "facility life", own.facility_depreciation_months, "months", _source(s_own.facility))
+    else:
+        add("own_colocation_price", "colocation price", own.colocation_price_per_kw_month, f"{cur}/kW/month",
+            _source(s_own.colocation))
+    if own.licence_price_per_gpu_per_year is not None:
+        add("own_licence_price", "software licences per GPU a year", own.licence_price_per_gpu_per_year,
+            f"{cur}/GPU/year", source)
+    add("own_useful_life", "useful life (refresh)", life, "months", fin.source)
+    curve = fin.residual
+    if curve.method == "straight_line":
+        residual = "MAX(0,1-({age})/own_useful_life)"
+        add("own_residual_at_life", "resale value at the end of the useful life, share", "=MAX(0,1-1)", "-",
+            "straight line over the useful life")
+    elif curve.method == "declining_balance":
+        add("own_residual_rate", "resale value lost a year (declining balance)", curve.rate_per_year, "1/year",
+            curve.source)
+        residual = "(1-own_residual_rate)^(({age})/12)"
+        add("own_residual_at_life", "resale value at the end of the useful life, share",
+            "=(1-own_residual_rate)^(own_useful_life/12)", "-", "declining balance")
+    else:
+        residual = None
+        add("own_residual_at_life", "resale value at the end of the useful life, share",
+            float(residual_share(r, life)), "-", curve.source or "points from the scenario")
+    if fin.resale_share_at_horizon is not None:
+        add("own_resale_share", "resale value at the horizon, share of price", fin.resale_share_at_horizon, "-",
+            fin.source)
+    lead = fin.lead_time_months
+
+    def month(row):
+        return m.cell("month", row)
+
+    def prev(key, row):
+        return m.cell(key, row - 1) if row > 2 else "0"
+
+    m.add("servers", "own: servers held (capacity plan)", _held_servers(r, flows))
+    m.add("online", "own: online (1) or not (0)", lambda row: f"=IF({month(row)}>=fin_lead_time,1,0)")
+    m.add("bought", "own: servers with spares", lambda row: f"={m.cell('servers', row)}*(1+own_spare_share)")
+    m.add("at_today", "own: hardware held at today's prices",
+          lambda row: f"={m.cell('bought', row)}*(own_server_price*(1+own_bom_share)+own_bom_per_server)"
+                      "+own_bom_fixed")
+    m.add("bought_today", "own: hardware bought at today's prices",
+          lambda row: f"={m.cell('at_today', row)}-{prev('at_today', row)}")
+    m.add("price_factor", "own: hardware price factor", lambda row: f"=(1+fin_hardware_change)^({month(row)}/12)")
+    m.add("purchase", "own: hardware bought",
+          lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}")
+
+    def from_life_ago(row, expression):
+        back = row - life
+        return expression(back) if back >= 2 else "0"
+
+    m.add("refresh_today", "own: refresh at today's prices",
+          lambda row: "=" + from_life_ago(row, lambda b: f"{m.cell('bought_today', b)}+{m.cell('refresh_today', b)}"))
+    lines = []
+    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
+    own_flows = flows.flows["own"]
+    if by_value:
+        for key, line in (("own_capex", CashLine.HARDWARE_CAPEX), ("own_lease", CashLine.LEASE_PAYMENTS),
+                          ("own_buyout", CashLine.LEASE_BUYOUT), ("own_refresh", CashLine.REFRESH),
+                          ("own_refresh_resale", CashLine.REFRESH_RESALE), ("own_resale", CashLine.RESALE)):
+            if line in own_flows:
+                m.add(key, f"own: {line} (values)", own_flows[line])
+                lines.append(key)
+    elif fin.loan is not None:
+        loan = fin.loan
+        add("loan_rate", "loan rate (nominal yearly, monthly at rate / 12)", loan.rate_per_year, "1/year", loan.source)
+        add("loan_term", "loan term", loan.term_months, "months", loan.source)
+        add("loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source)
+        first = m.cell("purchase", 2)
+        add("loan_payment", "loan payment a month (PMT)", f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}"
+                                                          "*(1-loan_down))", f"{cur}/month", "derived")
+        add("loan_paid", "payments made within the horizon", "=MIN(loan_term,fin_horizon-1)", "-", "derived")
+        add("loan_balance", "balance paid off at the horizon (PV)",
+            "=IF(loan_paid<loan_term,PV(loan_rate/12,loan_term-loan_paid,-loan_payment),0)", cur, "derived")
+        m.add("own_capex", "own: hardware capex",
+              lambda row: f"=IF({month(row)}=0,{m.cell('purchase', row)}*loan_down,{m.cell('purchase', row)})")
+        m.add("own_loan", "own: loan payments",
+              lambda row: f"=IF(AND({month(row)}>=1,{month(row)}<=loan_term),loan_payment,0)"
+                          + ("+loan_balance" if row == horizon + 1 else ""))
+        lines += ["own_capex", "own_loan"]
+    else:
+        m.add("own_capex", "own: hardware capex", lambda row: f"={m.cell('purchase', row)}")
+        lines.append("own_capex")
+    if not by_value:
+        m.add("own_refresh", "own: hardware refresh",
+              lambda row: f"={m.cell('refresh_today', row)}*{m.cell('price_factor', row)}")
+        m.add("own_refresh_resale", "own: resale at refresh",
+              lambda row: "=-" + from_life_ago(
+                  row, lambda b: f"({m.cell('bought_today', b)}+{m.cell('refresh_today', b)})"
+                                 f"*{m.cell('price_factor', b)}*own_residual_at_life"))
+        lines += ["own_refresh", "own_refresh_resale"]
+    if facility:
+        m.add("own_facility", "own: facility capex",
+              lambda row: f"=({m.cell('bought', row)}-{prev('bought', row)})*own_kw_per_server/1000"
+                          "*own_facility_price")
+        lines.append("own_facility")
+
+    def running(expression):
+        return lambda row: f"={m.cell('online', row)}*(" + expression(row) + ")"
+
+    m.add("own_support", "own: hardware support",
+          running(lambda row: f"{m.cell('at_today', row)}*own_support_share/12"))
+    if not facility:
+        m.add("own_colocation", "own: colocation",
+              running(lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"))
+        lines.append("own_colocation")
+    m.add("own_electricity", "own: electricity = drawn kW x PUE x hours x price",
+          running(lambda row: f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share+(1-own_idle_share)"
+                              f"*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month))"
+                              "*own_pue*hours_per_month*own_electricity_price"
+                              f"*(1+fin_electricity_change)^({month(row)}/12)"))
+    staffing = _staffing_formula(add, "own", own.staffing, cur, _source(s_own.staffing),
+                                 lambda row: f"{m.cell('bought', row)}*own_gpus_per_server", month, managed=False)
+    m.add("own_staffing", "own: staffing", running(lambda row: staffing(row)[1:]))
+    lines += ["own_support", "own_electricity", "own_staffing"]
+    if own.licence_price_per_gpu_per_year is not None:
+        m.add("own_licences", "own: software licences",
+              running(lambda row: f"{m.cell('bought', row)}*own_gpus_per_server*own_licence_price/12"))
+        lines.append("own_licences")
+    if lead > 0:
+        stand_in = fin.during_lead_time
+        keys = {"rent": ["rent_rental", "rent_staffing"], "api": ["api_input", "api_cached", "api_output"]}[stand_in]
+        m.add("own_stand_in", f"own: {r.label(stand_in).lower()} during lead time",
+              lambda row: f"=(1-{m.cell('online', row)})*(" + "+".join(m.cell(k, row) for k in keys) + ")")
+        lines.append("own_stand_in")
+    last = horizon + 1
+    if not by_value:
+        m.add("held", "own: price of hardware held at the horizon",
+              lambda row: f"=({m.cell('bought_today', row)}+{m.cell('refresh_today', row)})"
+                          f"*{m.cell('price_factor', row)}*IF({month(row)}+own_useful_life>=fin_horizon,1,0)")
+        if residual is not None:
+            m.add("residual", "own: resale value share at the horizon",
+                  lambda row: "=" + residual.format(age=f"fin_horizon-{month(row)}"))
+        else:
+            m.add("residual", "own: resale value share at the horizon",
+                  np.asarray(residual_share(r, horizon - flows.months), float))
+        if fin.resale_share_at_horizon is not None:
+            resale = f"-SUM({m.span('held')})*own_resale_share"
+        else:
+            resale = f"-SUMPRODUCT({m.span('held')},{m.span('residual')})"
+        m.add("own_resale", "own: resale", lambda row: f"={resale}" if row == last else "=0")
+        lines.append("own_resale")
+    if facility:
+        m.add("facility_book", "own: facility book value share at the horizon",
+              lambda row: f"=MAX(0,1-(fin_horizon-{month(row)})/own_facility_life)")
+        m.add("own_facility_residual", "own: facility residual value",
+              lambda row: f"=-SUMPRODUCT({m.span('own_facility')},{m.span('facility_book')})" if row == last else "=0")
+        lines.append("own_facility_residual")
+    extra = set(flows.flows["own"]) - {CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX,
+                                       CashLine.RESALE, CashLine.FACILITY_RESIDUAL, CashLine.STAND_IN,
+                                       CashLine.REFRESH, CashLine.REFRESH_RESALE, Component.HARDWARE_SUPPORT,
+                                       CashLine.LEASE_PAYMENTS, CashLine.LEASE_BUYOUT,
+                                       Component.COLOCATION, Component.ELECTRICITY, Component.STAFFING,
+                                       Component.SOFTWARE_LICENCES}
+    for name in sorted(extra):                # lines without a formula here (e.g. a managed-service fee) as values
+        key = f"own_value_{len(lines)}"
+        m.add(key, f"own: {name} (values)", flows.flows["own"][name])
+        lines.append(key)
+    return lines
+
+
+def _write_months(book, sheet, m: _Months) -> None:
+    bold = book.add_format({"bold": True, "text_wrap": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    for col, (_key, header, content) in enumerate(m.columns):
+        sheet.write_string(0, col, header, bold)
+        for month in range(m.horizon):
+            row = month + 2
+            if callable(content):
+                sheet.write_formula(row - 1, col, content(row), money)
+            else:
+                sheet.write_number(row - 1, col, float(np.asarray(content)[month]))
+    sheet.set_row(0, 45)
+    sheet.set_column(0, len(m.columns), 14)
+    sheet.freeze_panes(1, 1)
+
+
+def _write_years(book, sheet, m: _Months, r: Resolved, totals, horizon: int) -> dict[str, str]:
+    """Totals by year to the right of the months; returns option → A1 range of its yearly totals."""
+    from xlsxwriter.utility import xl_col_to_name
+
+    start = len(m.columns) + 1
+    years = -(-horizon // MONTHS_PER_YEAR)
+    bold = book.add_format({"bold": True, "text_wrap": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    sheet.write_string(0, start, "year", bold)
+    ranges = {}
+    for y in range(years):
+        sheet.write_number(y + 1, start, y + 1)
+    for k, option in enumerate(totals):
+        col = start + 1 + k
+        sheet.write_string(0, col, f"{r.label(option)}: cash out in the year", bold)
+        for y in range(years):
+            first, last = y * MONTHS_PER_YEAR, min(horizon, (y + 1) * MONTHS_PER_YEAR) - 1
+            sheet.write_formula(y + 1, col, f"=SUM({m.span(f'{option}_total', first, last)})", money)
+        letter = xl_col_to_name(col)
+        ranges[option] = f"'Cash flows'!${letter}$2:${letter}${years + 1}"
+    return ranges
+
+
+def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years, comparison: Comparison) -> None:
+    bold = book.add_format({"bold": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    rate = book.add_format({"num_format": "0.0000%"})
+    fin = r.finance
+    sheet.set_column(0, 0, 60)
+    sheet.set_column(1, 1, 22)
+    sheet.set_column(2, 2, 40)
+    sheet.write_string(0, 0, r.title, bold)
+    sheet.write_string(1, 0, "reporting currency")
+    sheet.write_string(1, 1, r.currency)
+    period, timing = fin.npv.period, fin.npv.timing
+    sheet.write_string(2, 0, "present value convention")
+    sheet.write_string(2, 1, f"{period}, {timing}")
+    sheet.write_string(2, 2, "present value of costs: lower is better; begin = first period at time 0 "
+                             "(numpy-financial npv), end = Excel NPV")
+    row = 4
+    for col, head in enumerate(("figure", "value", "unit")):
+        sheet.write_string(row, col, head, bold)
+    row += 1
+    names, pvs = [], []
+    for option in totals:
+        label = r.label(option)
+        sheet.write_string(row, 0, f"TCO, {label}")
+        sheet.write_formula(row, 1, f"=SUM({m.span(f'{option}_total', sheet=True)})", money)
+        sheet.write_string(row, 2, r.currency)
+        row += 1
+        if period == "month":
+            flows_range, rate_name = m.span(f"{option}_total", sheet=True), "fin_monthly_rate"
+            first, rest = m.span(f"{option}_total", 0, 0, sheet=True), m.span(f"{option}_total", 1, sheet=True)
+        else:
+            flows_range, rate_name = years[option], "fin_discount_rate"
+            col = years[option].split("!")[1].split(":")[0].split("$")[1]
+            count = -(-fin.horizon_months // MONTHS_PER_YEAR)
+            first, rest = f"'Cash flows'!${col}$2", f"'Cash flows'!${col}$3:${col}${count + 1}"
+        if timing == "end":
+            formula = f"=NPV({rate_name},{flows_range})"
+        elif (period == "month" and fin.horizon_months > 1) or (period == "year" and fin.horizon_months > 12):
+            formula = f"={first}+NPV({rate_name},{rest})"
+        else:
+            formula = f"={first}"
+        sheet.write_string(row, 0, f"present value of costs, {label}")
+        sheet.write_formula(row, 1, formula, money)
+        sheet.write_string(row, 2, r.currency)
+        names.append(label)
+        pvs.append(f"B{row + 1}")
+        row += 1
+    sheet.write_string(row, 0, "lowest present value of costs")
+    sheet.write_formula(row, 1, _lowest_formula(names, pvs))
+    if fin.tax is not None:
+        for option in totals:
+            label = r.label(option)
+            span = m.span(f"{option}_after_tax", sheet=True)
+            first, rest = (m.span(f"{option}_after_tax", 0, 0, sheet=True),
+                           m.span(f"{option}_after_tax", 1, sheet=True))
+            row += 1
+            sheet.write_string(row, 0, f"TCO after tax, {label}")
+            sheet.write_formula(row, 1, f"=SUM({span})", money)
+            sheet.write_string(row, 2, r.currency)
+            row += 1
+            sheet.write_string(row, 0, f"present value of costs after tax (month, begin), {label}")
+            sheet.write_formula(row, 1, f"={first}+NPV(fin_monthly_rate,{rest})" if fin.horizon_months > 1
+                                else f"={first}", money)
+            sheet.write_string(row, 2, r.currency)
+    row += 2
+    if against is not None:
+        label = r.label(against)
+        gain = m.span("gain", sheet=True)
+        figures = [
+            (f"IRR of owning vs {label} (yearly, from monthly IRR)",
+             f'=IFERROR((1+IRR({gain}))^12-1,"not defined")', "1/year", rate),
+            (f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
+             f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")', "1/year", rate),
+            ("investment (hardware, refresh, facility, loan payments)",
+             "=" + "+".join(f"SUM({m.span(k, sheet=True)})" for k in ("own_capex", "own_loan", "own_refresh",
+                                                                      "own_facility") if k in m.letters),
+             r.currency, money),
+        ]
+        for title, formula, unit, style in figures:
+            sheet.write_string(row, 0, title)
+            sheet.write_formula(row, 1, formula, style)
+            sheet.write_string(row, 2, unit)
+            row += 1
+        sheet.write_string(row, 0, f"ROI of owning vs {label} (net gain / investment)")
+        sheet.write_formula(row, 1, f'=IF(B{row}>0,SUM({gain})/B{row},"not defined")', rate)
+        sheet.write_string(row, 2, "-")
+        row += 1
+        for key, title in (("payback", "payback"), ("dpayback", "discounted payback")):
+            span = m.span(key, sheet=True)
+            sheet.write_string(row, 0, f"{title} vs {label}, fractional")
+            sheet.write_formula(row, 1, f'=IF(MIN({span})>=1E+98,"never within the horizon",MIN({span}))')
+            sheet.write_string(row, 2, "months after the decision")
+            row += 1
+    row += 1
+    sheet.write_string(row, 0, "verdict (as computed by costmodel)", bold)
+    sheet.write_string(row + 1, 0, verdict_sentence(comparison) or "no horizon view")
+
+
+def _lowest_formula(names: list[str], cells: list[str]) -> str:
+    """The name of the option whose present value of costs is the lowest, as nested IFs (no array constants)."""
+    lowest = "MIN(" + ",".join(cells) + ")"
+    formula = '"' + names[-1].replace('"', "'") + '"'
+    for name, cell in zip(reversed(names[:-1]), reversed(cells[:-1]), strict=True):
+        formula = f'IF({cell}={lowest},"{name.replace(chr(34), chr(39))}",{formula})'
+    return "=" + formula
+
+
+def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows):
+    """Cash out of each option by line and year, as numbers: year, option, line, cash, currency."""
+    r = as_resolved(scenario)
+    table = cash_flow_table(r, flows)
+    table["year"] = (table["month"] // MONTHS_PER_YEAR + 1).astype(int)
+    grouped = table.groupby(["year", "option", "line"], sort=False, as_index=False)["cash"].sum()
+    grouped["currency"] = r.currency
+    return grouped
+
+
+def export_tables(scenario: Scenario | Resolved, folder: str | Path, kind: str = "csv") -> list[Path]:
+    """Write the monthly and yearly cash-flow tables as CSV or Parquet files in ``folder``.
+
+    Raises
+    ------
+    ValueError
+        ``kind`` is not csv or parquet, Parquet without pyarrow, or no finance block.
+    """
+    r = as_resolved(scenario)
+    if r.finance is None:
+        raise ValueError("cash-flow tables need a finance block (horizon, discount rate) in the scenario")
+    if kind not in ("csv", "parquet"):
+        raise ValueError(f"export format must be csv or parquet, got {kind!r}")
+    flows = cash_flows(r)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, frame in (("cash_flows_by_month", cash_flow_table(r, flows)),
+                        ("cash_flows_by_year", yearly_cash_table(r, flows))):
+        path = folder / f"{name}.{kind}"
+        if kind == "csv":
+            frame.to_csv(path, index=False)
+        else:
+            try:
+                frame.to_parquet(path, index=False)
+            except ImportError as exc:
+                raise ValueError("Parquet export needs pyarrow (pip install pyarrow); CSV needs nothing") from exc
+        written.append(path)
+    return written
+
+
+__all__ = ["export_tables", "write_workbook", "yearly_cash_table"]

@@ -1,0 +1,59 @@
+"""A two-year capacity plan with demand growth, by hand: two servers now, one more in year 2."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import patched, patched_data, write_scenario
+
+from costmodel.cli import main
+from costmodel.domain.costs import own_costs_at
+from costmodel.domain.plan import growth_plan
+from costmodel.resolved import resolve
+
+# R2 without reserved or spot capacity, demand steady at 12,000 GPU-hours a month growing 40 % a year:
+# year 1 needs 16.44 GPUs (16 busy all month, owned: 2 servers; the 0.44 GPU rented on demand),
+# year 2 needs 23.01 GPUs (a third server pays: 24 owned GPUs serve all 16,800 GPU-hours).
+CHANGES = {"demand": {"kind": "steady", "source": "test"}, "options.rent.reserved": None, "options.rent.spot": None,
+           "finance.horizon_months": 24, "finance.trends": {"demand_growth_per_year": 0.4},
+           "finance.capacity_plan": {"source": "test"}}
+SERVER = 350_000 * 1.094 + 15_000                 # a DGX H200 with its 9.4 % fabric and $15,000 racks
+
+
+def plan_of(**extra):
+    return growth_plan(patched("h200-24gpu-cluster", {**CHANGES, **extra}))
+
+
+def test_two_year_plan_buys_once_more_in_year_two():
+    plan = plan_of(**{"finance.lead_time_months": 0, "finance.during_lead_time": None})
+    assert [y.own_servers for y in plan.years] == [2, 3]
+    # month 0: two servers and the $125,000 of storage; month 12: one more server
+    assert plan.purchases == ((0, 2, pytest.approx(2 * SERVER + 125_000)), (12, 1, pytest.approx(SERVER)))
+    hardware = plan.flows["hardware bought"]
+    assert hardware[0] == pytest.approx(920_800) and hardware[12] == pytest.approx(397_900)
+    assert np.count_nonzero(hardware) == 2
+    # year 1 rents the 320 GPU-hours above 16 x 730 at $4.50; year 2 rents nothing
+    assert plan.flows["rented capacity"][:12] == pytest.approx(np.full(12, 320 * 4.50))
+    assert np.count_nonzero(plan.flows["rented capacity"][12:]) == 0
+    own = resolve(patched("h200-24gpu-cluster", CHANGES)).options["own"]
+    year2 = own_costs_at(own, 3.0, 16_800.0)
+    assert plan.flows["electricity"][18] == pytest.approx(year2["electricity"])
+    # resale at month 23 on the straight line over 60 months: 24 and 12 months old
+    assert plan.flows["resale"][-1] == pytest.approx(-(920_800 * 0.6 + 397_900 * 0.8))
+    assert plan.tco == pytest.approx(float(plan.total().sum()))
+
+
+def test_the_lead_time_moves_the_order_earlier_and_rents_meanwhile():
+    plan = plan_of()        # R2's 3-month lead time, rented meanwhile
+    assert [m for m, _n, _p in plan.purchases] == [0, 9]
+    assert plan.flows["on demand during lead time"][:3] == pytest.approx(np.full(3, 12_000 * 4.50))
+    assert plan.flows["rented capacity"][3] == pytest.approx(320 * 4.50)
+
+
+def test_compare_reports_the_plan(tmp_path, capsys):
+    path = write_scenario(tmp_path, patched_data("h200-24gpu-cluster", CHANGES), "plan.yaml")
+    assert main(["compare", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["capacity_plan"]
+    assert [p["month"] for p in data["purchases"]] == [0, 9]
+    assert main(["compare", str(path)]) == 0
+    assert "Capacity plan: buy 2 servers in month 0, 1 more in month 9" in capsys.readouterr().out
