@@ -43,8 +43,12 @@ def input_break_even_sentence(b: InputBreakEven, label) -> str:
 
 
 def comparison_text(comparison: Comparison) -> str:
-    """A short plain-text summary of a comparison, for a terminal."""
-    c = comparison
+    """A short plain-text summary of a comparison, for a terminal.
+
+    Takes the domain's :class:`~costmodel.results.Comparison` or the output document of
+    :func:`costmodel.compare` (whose ``comparison`` it summarises).
+    """
+    c = getattr(comparison, "comparison", None) or comparison
     label, cur = c.label, c.currency
     lines = [f"Scenario: {c.title}"]
     if c.training is not None:
