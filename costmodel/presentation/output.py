@@ -50,8 +50,8 @@ STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
 Status = Literal["never", "not_defined", "not_applicable", "no_limit"]
 
 UNITS = (
-    "-", "GPU", "GPU-h", "GPU-h/month", "tokens", "tokens/day", "steps", "samples", "requests", "replicas", "servers", "h",
-    "d", "min", "s", "months", "1/year", "1/(GPU·year)", "FLOP", "TFLOP/s/GPU", "output tokens/s/GPU",
+    "-", "GPU", "GPU-h", "GPU-h/month", "tokens", "tokens/day", "steps", "samples", "requests", "replicas",
+    "servers", "h", "d", "min", "s", "months", "1/year", "1/(GPU·year)", "FLOP", "TFLOP/s/GPU", "output tokens/s/GPU",
     "tokens/s/user", "tokens/J", "GB", "W", "kW", "kWh/month", "MWh", "Wh", "kg CO2e/month", "kg CO2e/M tokens",
     "t CO2e", "{currency}", "{currency}/month", "{currency}/GPU-h", "{currency}/GPU/h", "{currency}/M tokens",
     "{currency}/M output tokens",
@@ -265,7 +265,8 @@ def _training(run: TrainingRun, cur: str) -> TrainingOutput:
         stages=[StageOutput(name=s.name, stated_by=s.basis, gpus=_n(s.gpus, "GPU"),
                             training_tokens=_q(s.training_tokens, "tokens", none, digits=None),
                             flop=_q(s.flop, "FLOP", none, digits=None), mfu_fraction=_q(s.mfu, "-"),
-                            gpu_hours=_q(s.gpu_hours, "GPU-h", digits=3), wall_clock=_q(s.wall_clock_days, "d", digits=4),
+                            gpu_hours=_q(s.gpu_hours, "GPU-h", digits=3),
+                            wall_clock=_q(s.wall_clock_days, "d", digits=4),
                             cost={o: _q(v, cur, digits=2) for o, v in s.costs.items()})
                 for s in run.stages],
         failures_by_cause={name: FailureCauseOutput(failures_per_gpu_per_year=_q(rate, "1/(GPU·year)"),
@@ -443,6 +444,8 @@ class FleetOutput(OutputModel):
     working_replicas: Count
     prefill_replicas: Count
     decode_replicas: Count
+    prefill_gpus: Count
+    decode_gpus: Count
 
 
 class ServingOutput(OutputModel):
@@ -505,7 +508,11 @@ def _serving(s: ServingResult) -> ServingOutput:
                                   servers=_n(f.servers, "servers"), spare_replicas=_n(f.spare_replicas, "replicas"),
                                   working_replicas=_n(f.replicas - f.spare_replicas, "replicas"),
                                   prefill_replicas=_n(f.prefill_replicas, "replicas", na),
-                                  decode_replicas=_n(f.decode_replicas, "replicas", na))
+                                  decode_replicas=_n(f.decode_replicas, "replicas", na),
+                                  prefill_gpus=_n(None if f.prefill_replicas is None
+                                                  else f.prefill_replicas * s.gpus_per_replica, "GPU", na),
+                                  decode_gpus=_n(None if f.decode_replicas is None
+                                                 else f.decode_replicas * s.gpus_per_replica, "GPU", na))
                 for name, f in s.fleets.items()},
     )
 
@@ -856,7 +863,7 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     >>> import costmodel
     >>> doc = compare(costmodel.load_scenario("llama70b-vs-api"))
     >>> doc.cheapest, doc.margin.value, doc.margin.unit
-    ('api', 8521.386027, 'USD/month')
+    ('api', 8521.388889, 'USD/month')
     """
     r = as_resolved(scenario)
     return comparison_output(compare_options(r, volume=volume, volume_max=volume_max), r, uncertainty=uncertainty)
