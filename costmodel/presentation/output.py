@@ -65,11 +65,19 @@ VOLUME_UNITS = {"tokens/day": "tokens/day", "GPU-hours/month": "GPU-h/month"}
 class OutputModel(BaseModel):
     """Base of every output block: frozen, no unknown fields, no NaN or infinity."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False,
+                              json_schema_serialization_defaults_required=True)
+
+
+def _value_xor_status(number: str) -> dict[str, Any]:
+    return {"oneOf": [{"properties": {"value": {"type": number}, "status": {"type": "null"}}},
+                      {"properties": {"value": {"type": "null"}, "status": {"enum": list(STATUSES)}}}]}
 
 
 class Quantity(OutputModel):
     """A number with its unit; ``value`` null only with a ``status`` saying why."""
+
+    model_config = ConfigDict(json_schema_extra=_value_xor_status("number"))
 
     value: float | None
     unit: str
@@ -85,6 +93,8 @@ class Quantity(OutputModel):
 
 class Count(OutputModel):
     """A whole number with its unit; ``value`` null only with a ``status`` saying why."""
+
+    model_config = ConfigDict(json_schema_extra=_value_xor_status("integer"))
 
     value: int | None
     unit: str
