@@ -121,7 +121,8 @@ def test_compare_json_has_energy_and_co2e_for_the_api_marked_estimate(capsys):
                                                                     rel=1e-6)
     # self-hosted per-token energy: an H100 in a DGX (10.2 / 8 kW) x PUE 1.56 at 2,102.5 tokens/s
     own = data["energy"]["options"]["own"]
-    assert own["output_tokens_per_joule_at_full_load"]["value"] == pytest.approx(2102.5 / (10.2 / 8 * 1.56 * 1000), rel=1e-6)
+    assert own["output_tokens_per_joule_at_full_load"]["value"] == pytest.approx(2102.5 / (10.2 / 8 * 1.56 * 1000),
+                                                                                rel=1e-6)
 
 
 def test_an_api_model_no_figure_covers_says_so():
