@@ -61,7 +61,7 @@ def _compare(args: argparse.Namespace) -> int:
     if args.json:
         from .presentation.output import comparison_output
 
-        document = comparison_output(result, resolved)
+        document = comparison_output(result, resolved, uncertainty=not args.no_uncertainty)
         print(json.dumps(document.model_dump(mode="json"), indent=2, allow_nan=False))
     else:
         print(comparison_text(result))
@@ -126,6 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="volume to compare at (default: the scenario's)")
     compare.add_argument("--volume-max", type=_number, default=None,
                          help="upper end of the break-even search (default: 10 x the volume)")
+    compare.add_argument("--no-uncertainty", action="store_true",
+                         help="with --json: leave the uncertainty section null (no Monte Carlo, tornado or Sobol run)")
     compare.set_defaults(run=_compare)
 
     schema = commands.add_parser("schema", help="print a JSON Schema (--output: of `compare --json`)")
