@@ -118,6 +118,13 @@ def imports(repeats: int) -> dict[str, float]:
             "bare_interpreter_seconds": process_seconds([python, "-c", "pass"], repeats)}
 
 
+def compare_json(repeats: int) -> dict[str, float]:
+    """``costmodel compare h200-24gpu-cluster --json`` as a whole process, with and without the uncertainty section."""
+    command = [str(BIN / "costmodel"), "compare", "h200-24gpu-cluster", "--json"]
+    return {"with_uncertainty_seconds": process_seconds(command, repeats),
+            "without_uncertainty_seconds": process_seconds([*command, "--no-uncertainty"], repeats)}
+
+
 def report(repeats: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         empty = Path(folder) / "empty.ipynb"
@@ -152,6 +159,9 @@ def main() -> None:
     print(f"import costmodel (fresh process): {im['import_costmodel_seconds']:.3f} s; "
           f"bare interpreter: {im['bare_interpreter_seconds']:.3f} s; ratio "
           f"{im['import_costmodel_seconds'] / im['bare_interpreter_seconds']:.1f}x (target: import <= 0.3 s)")
+    cj = compare_json(args.repeats)
+    print(f"costmodel compare h200-24gpu-cluster --json (whole process): {cj['with_uncertainty_seconds']:.2f} s; "
+          f"with --no-uncertainty: {cj['without_uncertainty_seconds']:.2f} s")
     rp = report(max(1, min(args.repeats, 2)))
     print(f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
           f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)")

@@ -18,9 +18,9 @@ Examples
 --------
 >>> import costmodel
 >>> scenario = costmodel.load_scenario("llama70b-vs-api")
->>> result = costmodel.compare(scenario)
->>> result.cheapest
-'api'
+>>> result = costmodel.compare(scenario)      # the typed output document (schema_version 1.x)
+>>> result.cheapest, result.options["api"].monthly_cost.unit
+('api', 'USD/month')
 """
 
 from importlib import import_module
@@ -32,11 +32,14 @@ _LAZY = {
     "default_volume_max": "domain.break_even",
     "capacity_volume": "domain.capacity", "gpu_count": "domain.capacity", "gpu_hours_used": "domain.capacity",
     "gpus_needed": "domain.capacity", "step_volumes": "domain.capacity", "tokens_per_month": "domain.capacity",
-    "compare": "domain.compare", "energy_result": "domain.energy",
+    "compare": "presentation.output", "energy_result": "domain.energy",
     "monthly_cost": "domain.costs", "monthly_cost_components": "domain.costs",
     "Columns": "domain.sweep", "cost_sweep": "domain.sweep", "cost_table": "domain.sweep",
     "CatalogError": "errors", "InputError": "errors", "ScenarioError": "errors",
     "comparison_text": "presentation.text",
+    "SCHEMA_VERSION": "presentation.output", "ComparisonOutput": "presentation.output", "Count": "presentation.output",
+    "Quantity": "presentation.output", "Series": "presentation.output", "comparison_output": "presentation.output",
+    "output_json_schema": "presentation.output",
     "OPTION_LABELS": "resolved", "Resolved": "resolved", "resolve": "resolved",
     "BreakEven": "results", "Comparison": "results", "Component": "results", "OptionResult": "results",
     "bundled_scenarios": "scenarios", "load_scenario": "scenarios", "save_scenario": "scenarios",
@@ -77,11 +80,20 @@ if TYPE_CHECKING:   # for type checkers and editors: the same names, imported ea
         step_volumes,
         tokens_per_month,
     )
-    from .domain.compare import compare
     from .domain.costs import monthly_cost, monthly_cost_components
     from .domain.energy import energy_result
     from .domain.sweep import Columns, cost_sweep, cost_table
     from .errors import CatalogError, InputError, ScenarioError
+    from .presentation.output import (
+        SCHEMA_VERSION,
+        ComparisonOutput,
+        Count,
+        Quantity,
+        Series,
+        compare,
+        comparison_output,
+        output_json_schema,
+    )
     from .presentation.text import comparison_text
     from .resolved import OPTION_LABELS, Resolved, resolve
     from .results import BreakEven, Comparison, Component, OptionResult
@@ -105,12 +117,13 @@ if TYPE_CHECKING:   # for type checkers and editors: the same names, imported ea
 __version__ = "0.2.0"
 
 __all__ = [
-    "DAYS_PER_MONTH", "HOURS_PER_MONTH", "OPTION_LABELS", "BreakEven", "Catalog", "CatalogError", "CloudRental",
-    "Colocation", "Columns", "Comparison", "Component", "FXRates", "GPUHoursWorkload", "HostedAPI", "InputError",
-    "OptionResult", "Options", "OwnCluster", "Power", "Resolved", "Scenario", "ScenarioError", "Staffing",
-    "TokensWorkload", "TrainingWorkload", "break_even", "break_evens", "bundled_scenarios", "capacity_volume",
-    "cheapest_by_volume", "compare", "comparison_text", "cost_sweep", "cost_table", "default_catalog",
-    "default_volume_max", "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog",
-    "load_scenario", "monthly_cost", "monthly_cost_components", "resolve", "save_scenario", "scenario_path",
-    "step_volumes", "tokens_per_month", "validate_data", "with_inputs",
+    "DAYS_PER_MONTH", "HOURS_PER_MONTH", "OPTION_LABELS", "SCHEMA_VERSION", "BreakEven", "Catalog", "CatalogError",
+    "CloudRental", "Colocation", "Columns", "Comparison", "ComparisonOutput", "Component", "Count", "FXRates",
+    "GPUHoursWorkload", "HostedAPI", "InputError", "OptionResult", "Options", "OwnCluster", "Power", "Quantity",
+    "Resolved", "Scenario", "ScenarioError", "Series", "Staffing", "TokensWorkload", "TrainingWorkload",
+    "break_even", "break_evens", "bundled_scenarios", "capacity_volume", "cheapest_by_volume", "compare",
+    "comparison_output", "comparison_text", "cost_sweep", "cost_table", "default_catalog", "default_volume_max",
+    "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog", "load_scenario", "monthly_cost",
+    "monthly_cost_components", "output_json_schema", "resolve", "save_scenario", "scenario_path", "step_volumes",
+    "tokens_per_month", "validate_data", "with_inputs",
 ]

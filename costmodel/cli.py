@@ -1,4 +1,4 @@
-"""Command line: ``costmodel report``, ``costmodel compare``, ``costmodel list``.
+"""Command line: ``costmodel report``, ``costmodel compare``, ``costmodel schema``, ``costmodel list``.
 
 Exit codes, on every command: 0 success; 1 a report failed to render (its notebook failed, or
 its page would load something); 2 bad input (a scenario, catalog or job-log error, an unknown
@@ -53,14 +53,29 @@ def _report(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from .domain.compare import compare
     from .presentation.text import comparison_text
+    from .resolved import resolve
     from .scenarios import load_scenario
 
-    scenario = load_scenario(args.scenario)
-    result = compare(scenario, volume=args.volume, volume_max=args.volume_max)
+    resolved = resolve(load_scenario(args.scenario))
+    result = compare(resolved, volume=args.volume, volume_max=args.volume_max)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        from .presentation.output import comparison_output
+
+        document = comparison_output(result, resolved, uncertainty=not args.no_uncertainty)
+        print(json.dumps(document.model_dump(mode="json"), indent=2, allow_nan=False))
     else:
         print(comparison_text(result))
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    if not args.output:
+        print("costmodel schema: say which schema: --output (the JSON that `compare --json` prints)",
+              file=sys.stderr)
+        return BAD_INPUT
+    from .presentation.output import output_json_schema
+
+    print(json.dumps(output_json_schema(), indent=2, ensure_ascii=False))
     return 0
 
 
@@ -132,7 +147,14 @@ def build_parser() -> argparse.ArgumentParser:
                          help="volume to compare at (default: the scenario's)")
     compare.add_argument("--volume-max", type=_number, default=None,
                          help="upper end of the break-even search (default: 10 x the volume)")
+    compare.add_argument("--no-uncertainty", action="store_true",
+                         help="with --json: leave the uncertainty section null (no Monte Carlo, tornado or Sobol run)")
     compare.set_defaults(run=_compare)
+
+    schema = commands.add_parser("schema", help="print a JSON Schema (--output: of `compare --json`)")
+    schema.add_argument("--output", action="store_true",
+                        help="the JSON Schema of the output of `compare --json` (the output contract)")
+    schema.set_defaults(run=_schema)
 
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)

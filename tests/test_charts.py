@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import costmodel
+from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
 from costmodel.domain.finance import cash_flows, own_finance
 from costmodel.domain.mix import cheapest_mix, hourly_demand
 from costmodel.domain.uncertainty import monte_carlo, tornado
@@ -49,7 +50,7 @@ def r1():
 
 
 def test_cost_against_volume(r1):
-    comparison = costmodel.compare(r1)
+    comparison = compare(r1)
     data = spec(charts.cost_vs_volume(r1, comparison, 0, 1e8, 200))
     assert "Monthly cost [USD/month]" in titles(data) and "Volume [M tokens/day]" in titles(data)
     assert "Hosted API vs" not in json.dumps(data["title"])     # every pair crosses or says never
@@ -59,7 +60,7 @@ def test_gpu_steps_component_bars_and_run_costs(r1):
     assert "GPUs [GPU]" in titles(spec(charts.gpu_count_steps(r1)))
     table = costmodel.cost_table(r1)
     assert "Monthly cost [USD/month]" in titles(spec(charts.component_bars(table, r1)))
-    run = costmodel.compare(costmodel.load_scenario("llama31-405b-training")).training
+    run = compare(costmodel.load_scenario("llama31-405b-training")).training
     training = costmodel.resolve(costmodel.load_scenario("llama31-405b-training"))
     assert "Cost of the run [USD]" in titles(spec(charts.run_cost_bars(training, run)))
     assert "Checkpoint interval [min]" in titles(spec(charts.checkpoint_tradeoff(training, run)))

@@ -17,19 +17,20 @@ def test_compare_json(capsys):
     assert main(["compare", "llama70b-vs-api", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["cheapest"] == "api"
-    assert data["options"]["rent"]["monthly_cost"] == pytest.approx(12070.0)
-    assert data["options"]["api"]["cost_per_gpu_hour_used"] == "not applicable"
-    assert data["options"]["rent"]["monthly_cost_unit"] == "USD/month"
+    assert data["options"]["rent"]["monthly_cost"] == {"value": pytest.approx(12070.0), "unit": "USD/month",
+                                                       "status": None}
+    assert data["options"]["api"]["cost_per_gpu_hour_used"] == {"value": None, "unit": "USD/GPU-h",
+                                                                "status": "not_applicable"}
     pairs = {tuple(b["options"]): b["volume"] for b in data["break_evens"]}
-    assert pairs[("own", "rent")] == "never"
-    never = next(b for b in data["break_evens"] if b["volume"] == "never")
+    assert pairs[("own", "rent")] == {"value": None, "unit": "tokens/day", "status": "never"}
+    never = next(b for b in data["break_evens"] if b["volume"]["status"] == "never")
     assert never["cheaper_below"] == "rent" and never["cheaper_above"] is None
     # API up to the rent/API break-even, rental from there to the end of the range (10 x 10 M/day)
     ranges = data["cheapest_by_volume"]
     assert [r["option"] for r in ranges] == ["api", "rent"]
-    assert ranges[0]["from"] == 0 and ranges[-1]["to"] == 100e6
-    assert ranges[0]["to"] == pytest.approx(pairs[("rent", "api")])
-    assert pairs[("rent", "api")] == pytest.approx(34.013e6, rel=1e-3)
+    assert ranges[0]["volume_from"]["value"] == 0 and ranges[-1]["volume_to"]["value"] == 100e6
+    assert ranges[0]["volume_to"]["value"] == pytest.approx(pairs[("rent", "api")]["value"])
+    assert pairs[("rent", "api")]["value"] == pytest.approx(34.013e6, rel=1e-3)
 
 
 def test_compare_text(capsys):
@@ -41,8 +42,8 @@ def test_compare_text(capsys):
 def test_compare_at_zero_volume_says_not_defined(capsys):
     assert main(["compare", "h200-24gpu-cluster", "--json", "--volume", "0", "--volume-max", "20000"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["options"]["own"]["cost_per_gpu_hour_used"] == "not defined"
-    assert data["options"]["own"]["cost_per_million_tokens"] == "not applicable"
+    assert data["options"]["own"]["cost_per_gpu_hour_used"]["status"] == "not_defined"
+    assert data["options"]["own"]["cost_per_million_tokens"]["status"] == "not_applicable"
     assert data["estimates"] and "dgx-h200" in data["estimates"][0]
 
 
@@ -66,9 +67,11 @@ def test_bad_scenario_exits_2_and_names_the_field(tmp_path, capsys):
 
 def test_import_does_not_load_the_report_stack():
     # import, then load and compare every bundled scenario: no report stack, no SciPy or SALib
+    # (those come only with the uncertainty summaries of a scenario with an uncertainty block)
     code = ("import sys, costmodel\n"
             "for name in costmodel.bundled_scenarios():\n"
-            "    costmodel.compare(costmodel.load_scenario(name))\n"
+            "    s = costmodel.load_scenario(name)\n"
+            "    costmodel.compare(s, uncertainty=s.uncertainty is None).model_dump()\n"
             "print(len(costmodel.bundled_scenarios()), sorted({m.split('.')[0] for m in sys.modules} & "
             "{'altair', 'papermill', 'nbconvert', 'vl_convert', 'IPython', 'scipy', 'SALib', 'pandas'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -96,7 +99,8 @@ def test_a_range_with_too_many_gpu_steps_is_refused(capsys):
 def test_default_search_range_follows_the_volume_compared(capsys):
     assert main(["compare", "llama70b-vs-api", "--json", "--volume", "1e9"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["break_evens"][0]["searched"] == [0.0, 1e10]
+    searched = data["break_evens"][0]["searched_from"], data["break_evens"][0]["searched_to"]
+    assert [s["value"] for s in searched] == [0.0, 1e10]
 
 
 def test_zero_volume_text_says_not_defined(capsys):

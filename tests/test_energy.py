@@ -19,6 +19,7 @@ import costmodel
 from costmodel import formulas
 from costmodel.catalog import default_catalog
 from costmodel.cli import main
+from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
 from costmodel.domain.energy import energy_result
 from costmodel.errors import ScenarioError
 from costmodel.paths import DATA_DIR
@@ -56,7 +57,7 @@ def test_training_scenario_reports_energy_and_emissions_per_run():
     scenario = patched("llama31-405b-training", {"energy": {"grid_region": "us-eia-2022",
                                                              "market_kg_co2e_per_kwh": 0.0,
                                                              "source": "Meta: 100 % renewable matching (model card)"}})
-    result = costmodel.compare(scenario)
+    result = compare(scenario)
     run = result.training
     e = result.energy.training
     # the run's own GPU-hours x 700 W x the own option's PUE 1.56 x 0.390
@@ -77,25 +78,25 @@ def test_training_scenario_reports_energy_and_emissions_per_run():
 def test_compare_json_has_energy_and_co2e_for_own_and_rent(capsys):
     assert main(["compare", "h200-24gpu-cluster", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    own, rent = data["options"]["own"], data["options"]["rent"]
+    own, rent = data["energy"]["options"]["own"], data["energy"]["options"]["rent"]
     # own: 3 DGX H200 x 10.2 kW x (0.3 + 0.7 x 12,000 / 17,520) x PUE 1.56 x 730 h
     own_kwh = 3 * 10.2 * (0.3 + 0.7 * 12000 / 17520) * 1.56 * 730
-    assert own["energy_kwh_per_month"] == pytest.approx(own_kwh, rel=1e-6)
-    assert own["energy_basis"] == "derived"
+    assert own["energy_kwh_per_month"] == {"value": pytest.approx(own_kwh, rel=1e-6), "unit": "kWh/month", "status": None}
+    assert own["basis"] == "derived"
     # location-based + 24 GPUs' embodied over the 60-month depreciation period
-    assert own["co2e_kg_per_month"] == pytest.approx(own_kwh * 0.390 + 24 * EMBODIED_PER_GPU / 60, rel=1e-6)
+    assert own["co2e_kg_per_month"]["value"] == pytest.approx(own_kwh * 0.390 + 24 * EMBODIED_PER_GPU / 60, rel=1e-6)
+    assert own["co2e_kg_per_month"]["unit"] == "kg CO2e/month"
     # rent: 12,000 GPU-hours at 10.2 / 8 kW per GPU x Uptime's PUE 1.56; embodied over EcoLogits' 36 months
     rent_kwh = 12000 * 10.2 / 8 * 1.56
-    assert rent["energy_kwh_per_month"] == pytest.approx(rent_kwh, rel=1e-6)
-    assert rent["co2e_kg_per_month"] == pytest.approx(rent_kwh * 0.390 + 12000 / 730 * EMBODIED_PER_GPU / 36,
-                                                      rel=1e-6)
-    assert rent["energy_basis"] == "estimate"
-    assert data["energy"]["options"]["rent"]["basis"] == "estimate"
+    assert rent["energy_kwh_per_month"]["value"] == pytest.approx(rent_kwh, rel=1e-6)
+    assert rent["co2e_kg_per_month"]["value"] == pytest.approx(rent_kwh * 0.390 + 12000 / 730 * EMBODIED_PER_GPU / 36,
+                                                  rel=1e-6)
+    assert rent["basis"] == "estimate"
 
 
 def test_own_energy_at_the_flat_price_is_the_electricity_cost(r2):
     e = energy_result(r2)
-    electricity = costmodel.compare(r2).options["own"].components["electricity"]
+    electricity = compare(r2).options["own"].components["electricity"]
     assert e.options["own"].energy_kwh_per_month * 0.0707 == pytest.approx(electricity)
 
 
@@ -103,28 +104,30 @@ def test_compare_json_has_energy_and_co2e_for_the_api_marked_estimate(capsys):
     assert main(["compare", "llama70b-vs-api", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert {"own", "rent", "api"} == set(data["options"])
-    for option in data["options"].values():
-        assert isinstance(option["energy_kwh_per_month"], float)
-        assert isinstance(option["co2e_kg_per_month"], float)
+    for option in data["energy"]["options"].values():
+        assert isinstance(option["energy_kwh_per_month"]["value"], float)
+        assert isinstance(option["co2e_kg_per_month"]["value"], float)
     api = data["energy"]["options"]["api"]
-    assert api["basis"] == "estimate" and data["options"]["api"]["energy_basis"] == "estimate"
+    assert api["basis"] == "estimate"
     # 10 M tokens/day x 365/12 days, a third output, at the midpoint of EcoLogits' 3.6031-6.5311 Wh / 1,000
     thousands_out = 10e6 * 365 / 12 / 3 / 1000
-    assert api["energy_kwh_per_month"] == pytest.approx(thousands_out * (3.6031 + 6.5311) / 2 / 1000, rel=1e-6)
-    assert api["energy_kwh_per_month_range"] == pytest.approx([thousands_out * 3.6031 / 1000,
-                                                               thousands_out * 6.5311 / 1000], rel=1e-6)
+    assert api["energy_kwh_per_month"]["value"] == pytest.approx(thousands_out * (3.6031 + 6.5311) / 2 / 1000, rel=1e-6)
+    assert api["energy_range"]["values"] == pytest.approx([thousands_out * 3.6031 / 1000,
+                                                           thousands_out * 6.5311 / 1000], rel=1e-6)
     usa = CATALOG.grid_intensity["ecologits-usa"].kg_co2e_per_kwh
     embodied = thousands_out * 0.1970 / 1000
-    assert api["co2e_kg_per_month"] == pytest.approx(api["energy_kwh_per_month"] * usa + embodied, rel=1e-6)
-    assert api["co2e_kg_per_million_tokens"] == pytest.approx(api["co2e_kg_per_month"] / (10 * 365 / 12), rel=1e-6)
+    assert api["co2e_kg_per_month"]["value"] == pytest.approx(api["energy_kwh_per_month"]["value"] * usa + embodied, rel=1e-6)
+    assert api["co2e_per_million_tokens"]["value"] == pytest.approx(api["co2e_kg_per_month"]["value"] / (10 * 365 / 12),
+                                                                    rel=1e-6)
     # self-hosted per-token energy: an H100 in a DGX (10.2 / 8 kW) x PUE 1.56 at 2,102.5 tokens/s
     own = data["energy"]["options"]["own"]
-    assert own["output_tokens_per_joule_at_full_load"] == pytest.approx(2102.5 / (10.2 / 8 * 1.56 * 1000), rel=1e-6)
+    assert own["output_tokens_per_joule_at_full_load"]["value"] == pytest.approx(2102.5 / (10.2 / 8 * 1.56 * 1000),
+                                                                                rel=1e-6)
 
 
 def test_an_api_model_no_figure_covers_says_so():
     scenario = patched("llama70b-vs-api", {"options.api.offer": "together-llama-3-3-70b-turbo"})
-    data = costmodel.compare(scenario).to_dict()
+    data = compare(scenario).to_dict()
     assert data["options"]["api"]["energy_kwh_per_month"] == "not covered"
     assert data["options"]["api"]["co2e_kg_per_month"] == "not covered"
     assert "not covered" in data["energy"]["options"]["api"]["notes"][0]
@@ -133,7 +136,7 @@ def test_an_api_model_no_figure_covers_says_so():
 
 def test_without_a_grid_emissions_are_a_sentence_not_a_number():
     scenario = patched("h200-24gpu-cluster", drop=("energy",))
-    option = costmodel.compare(scenario).to_dict()["options"]["own"]
+    option = compare(scenario).to_dict()["options"]["own"]
     assert isinstance(option["energy_kwh_per_month"], float)
     assert option["co2e_kg_per_month"].startswith("not defined: no grid region")
 
@@ -144,7 +147,7 @@ def test_a_power_budget_smaller_than_the_fleet_needs_is_refused_naming_the_budge
     # 3 servers x 10.2 kW x PUE 1.56 = 47.736 kW at the meter; a 40 kW budget holds 2 servers (31.8 kW)
     scenario = patched("h200-24gpu-cluster", {"energy.power_budget_kw": 40.0})
     with pytest.raises(ScenarioError) as caught:
-        costmodel.compare(scenario)
+        compare(scenario)
     (field, value, reason), = caught.value.problems
     assert field == "energy.power_budget_kw" and value == 40.0
     assert "47.7 kW at the meter" in reason and "at most 2 working servers (16 GPUs)" in reason
@@ -159,7 +162,7 @@ def test_the_cli_exits_2_on_a_power_budget_too_small(tmp_path, capsys):
 
 def test_a_power_budget_reports_its_headroom():
     scenario = patched("h200-24gpu-cluster", {"energy.power_budget_kw": 50.0})
-    power = costmodel.compare(scenario).energy.power
+    power = compare(scenario).energy.power
     assert power.needed_kw == pytest.approx(3 * 10.2 * 1.56)
     assert power.headroom_kw == pytest.approx(50 - 47.736)
     assert (power.max_servers, power.max_gpus) == (3, 24)
@@ -195,7 +198,7 @@ def test_time_of_use_tariff_on_the_job_log_gives_the_hand_computed_bill():
         price = OFF_PEAK if day >= 5 else weekday[hour % 24]
         bill += kw * price
         energy += kw
-    result = costmodel.compare(scenario).energy.tariff
+    result = compare(scenario).energy.tariff
     assert result.cost_per_month == pytest.approx(bill / 12, rel=1e-9)
     assert result.energy_kwh_per_month == pytest.approx(energy / 12, rel=1e-9)
     assert result.unserved_gpu_hours_per_month == pytest.approx(unserved / 12, rel=1e-9)
@@ -204,10 +207,10 @@ def test_time_of_use_tariff_on_the_job_log_gives_the_hand_computed_bill():
 
 
 def test_the_tariff_leaves_the_job_log_scenarios_costs_alone():
-    flat = costmodel.compare(costmodel.load_scenario("h200-job-log"))
+    flat = compare(costmodel.load_scenario("h200-job-log"))
     tariff = {"weekday_prices_per_kwh": [0.5] * 24, "weekend_prices_per_kwh": [0.5] * 24, "currency": "USD",
               "source": "ASSUMPTION"}
-    tou = costmodel.compare(patched("h200-job-log", {"energy": {"tariff": tariff}}))
+    tou = compare(patched("h200-job-log", {"energy": {"tariff": tariff}}))
     assert tou.options["own"].monthly_cost == flat.options["own"].monthly_cost
 
 

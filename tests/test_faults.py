@@ -16,6 +16,7 @@ from conftest import patched, patched_data, write_scenario
 import costmodel
 from costmodel.cli import main
 from costmodel.domain import uncertainty
+from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
 from costmodel.io.demand_files import read_hourly_file, read_job_log
 from costmodel.paths import DATA_DIR, SCENARIO_DIR
 from costmodel.presentation.text import headline
@@ -70,7 +71,7 @@ class TestF1HostileText:
 
     def test_headline_shows_the_text_literally(self):
         s = patched(R1, {"title": " ".join(PAYLOADS[:3]), "description": " ".join(PAYLOADS)})
-        text = headline(s, costmodel.compare(s))
+        text = headline(s, compare(s))
         # every <, >, [ and ] of scenario text is backslash-escaped, so Markdown shows it as text
         assert not re.search(r"(?<!\\)<(img|script|iframe|svg|meta)", text)
         assert "\\[a link\\]\\(https" in text
@@ -120,7 +121,7 @@ def test_f1_report_with_hostile_text_is_inert_and_literal(tmp_path, chromium):
 def test_f2_dollars_are_not_mathematics():
     # F2: "$3.5 ... $3,500" in a description stays two dollar amounts: every $ is escaped
     s = patched(R1, {"description": "about $3.5 per GPU-hour ... about $3,500 a month"})
-    text = headline(s, costmodel.compare(s))
+    text = headline(s, compare(s))
     assert "\\$3\\.5" in text and "\\$3\\,500" in text and not re.search(r"(?<!\\)\$", text)
 
 

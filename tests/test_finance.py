@@ -198,8 +198,8 @@ def test_compare_json_has_the_decision_figures_with_units(capsys):
     data = json.loads(capsys.readouterr().out)["finance"]
     assert data["tco"]["own"]["unit"] == "USD" and data["npv"]["own"]["unit"] == "USD"
     assert data["own_cost_per_used_gpu_hour"]["unit"] == "USD/GPU-h"
-    assert data["break_even_utilisation"]["nebius-h200"]["utilisation"]["unit"] == "share of GPU-hours"
-    assert data["payback_month"]["unit"] == "months after the decision"
+    assert data["break_even_utilisation"]["nebius-h200"]["utilisation_share"]["unit"] == "-"
+    assert data["payback_month"]["unit"] == "months" and data["payback_against"] == "rent"
 
 
 @settings(max_examples=40, deadline=None)

@@ -1,8 +1,10 @@
 """Every number of the six reference reports stays as it was (issue 9's safety net).
 
 The files in tests/golden/ are ``costmodel compare NAME --json`` of each bundled scenario as
-it was before the package was split into layers (commit 6fbea77). A change of structure must
-not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds to six
+it was before the package was split into layers (commit 6fbea77), moved once into output schema
+1.0.0 by scripts/golden_to_output_v1.py (issue 19: each old key and value put at its new place,
+numbers to ``value``, words such as "never" to ``status``; no figure recomputed). A change of
+structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds to six
 decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must
 be the same.
 """

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import costmodel
+from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
 
 HOURS = 8760 / 12          # the model's month [h]
 DAYS = 365 / 12            # the model's month [d]
@@ -52,7 +53,7 @@ class TestR1Llama70bVsApi:
             assert got[name] == pytest.approx(value, rel=1e-12), name
 
     def test_api_is_cheaper_at_10m_tokens_per_day(self, r1):
-        result = costmodel.compare(r1)
+        result = compare(r1)
         assert result.cheapest == "api"
         assert result.runner_up == "rent"
         assert result.margin == pytest.approx(12070 - 3548.6111, rel=1e-6)
@@ -84,7 +85,7 @@ class TestR1Llama70bVsApi:
         assert jump == pytest.approx(2 * 3.5 * HOURS, rel=1e-9)
 
     def test_own_vs_rent_never_in_default_range(self, r1):
-        result = costmodel.compare(r1)
+        result = compare(r1)
         pair = next(b for b in result.break_evens if (b.option_a, b.option_b) == ("own", "rent"))
         assert pair.volume is None and pair.kind == "never"
         assert pair.cheaper_below == "rent"
@@ -122,7 +123,7 @@ class TestR2H200Cluster:
         intercept = self.own_fixed() + self.power_factor() * 3 * 0.3
         slope_own = self.power_factor() * 0.7 / (8 * HOURS)
         expected = intercept / (4.5 - slope_own)
-        result = costmodel.compare(r2)
+        result = compare(r2)
         assert result.cheapest == "own"
         (b,) = result.break_evens
         assert b.kind == "crossing"
@@ -130,7 +131,7 @@ class TestR2H200Cluster:
         assert (b.cheaper_below, b.cheaper_above) == ("rent", "own")
 
     def test_cost_per_gpu_hour_used(self, r2):
-        result = costmodel.compare(r2)
+        result = compare(r2)
         assert result.options["rent"].cost_per_gpu_hour == pytest.approx(4.50, rel=1e-12)
         own = costmodel.monthly_cost(r2, "own", 12000) / 12000
         assert result.options["own"].cost_per_gpu_hour == pytest.approx(own, rel=1e-12)
@@ -147,13 +148,13 @@ class TestR2H200Cluster:
         per_server = (server_capex / 60 + server_capex * 0.10 / 12 + 10.2 * 194.95 + self.power_factor() * 0.3
                       + 8 / 250 * 240000 / 12)
         assert jump == pytest.approx(per_server, rel=1e-6)
-        result = costmodel.compare(r2, volume=capacity + 1)
+        result = compare(r2, volume=capacity + 1)
         assert result.options["own"].stepped_up and result.options["own"].gpus == 32
 
 
 def test_every_reported_crossing_has_equal_costs(r1, r2):
     for scenario in (r1, r2):
-        for b in costmodel.compare(scenario, volume_max=50 * scenario.volume).break_evens:
+        for b in compare(scenario, volume_max=50 * scenario.volume).break_evens:
             for volume, kind in zip(b.volumes, b.kinds):
                 if kind != "crossing":
                     continue

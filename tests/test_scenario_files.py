@@ -8,6 +8,7 @@ import yaml
 
 import costmodel
 from costmodel import ScenarioError
+from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
 from costmodel.paths import SCENARIO_DIR
 
 R1_FILE = SCENARIO_DIR / "llama70b-vs-api.yaml"
@@ -36,7 +37,7 @@ def test_round_trip_through_yaml(tmp_path, name):
     assert saved.stat().st_mode & 0o044 == 0o044   # readable like any file, not 0600
     again = costmodel.load_scenario(saved)
     assert again == scenario
-    assert costmodel.compare(again).to_dict() == costmodel.compare(scenario).to_dict()
+    assert compare(again).to_dict() == compare(scenario).to_dict()
 
 
 def test_missing_field(tmp_path):

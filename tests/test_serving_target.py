@@ -15,6 +15,7 @@ import costmodel
 from costmodel.catalog import default_catalog
 from costmodel.cli import main
 from costmodel.domain.capacity import capacity_volume, gpu_count
+from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
 from costmodel.errors import ScenarioError
 from costmodel.formulas import serving_curves as sc
 from costmodel.presentation import text
@@ -199,13 +200,13 @@ def test_compare_json_of_deepseek_serving_has_pools(capsys):
     assert main(["compare", "deepseek-v3-serving", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     serving = data["serving"]
-    assert serving["replica_spans_servers"] is True and serving["servers_per_replica"] == 2
+    assert serving["replica_spans_servers"] is True and serving["servers_per_replica"]["value"] == 2
     assert serving["mode"] == "disaggregated"
     for option in ("own", "rent"):
-        fleet = serving["fleets"][option]
-        assert fleet["prefill_pool"]["replicas"] >= 1 and fleet["decode_pool"]["replicas"] >= 1
-        assert fleet["prefill_pool"]["replicas"] + fleet["decode_pool"]["replicas"] + fleet["spare_replicas"] \
-            == fleet["replicas"] == data["options"][option]["gpus"] // 16
+        fleet = {k: v["value"] for k, v in serving["fleets"][option].items()}
+        assert fleet["prefill_replicas"] >= 1 and fleet["decode_replicas"] >= 1
+        assert fleet["prefill_replicas"] + fleet["decode_replicas"] + fleet["spare_replicas"] \
+            == fleet["replicas"] == data["options"][option]["gpus"]["value"] // 16
         assert fleet["spare_replicas"] == 1
 
 
@@ -217,34 +218,34 @@ def test_interactive_rents_at_least_as_many_gpus_and_names_its_point(capsys):
     assert main(["compare", "llama70b-interactive", "--json"]) == 0
     chat = json.loads(capsys.readouterr().out)
     assert chat["volume"] == r1["volume"]
-    assert chat["options"]["rent"]["gpus"] >= r1["options"]["rent"]["gpus"]
+    assert chat["options"]["rent"]["gpus"]["value"] >= r1["options"]["rent"]["gpus"]["value"]
     point = chat["serving"]["operating_point"]
-    assert point["tokens_per_second_per_user"] >= 30 and point["ttft_seconds"] <= 1.0 + 1e-9
+    assert point["tokens_per_second_per_user"]["value"] >= 30 and point["ttft"]["value"] <= 1.0 + 1e-9
     assert "nim18-llama33-70b-h100-fp8-tp2-5000-500" in point["source"]
     # the chat point serves each GPU far below TensorRT-LLM's maximum-throughput 2,102.5
-    assert chat["serving"]["output_tokens_per_second_per_gpu"] < 2102.5 / 2
-    assert chat["options"]["rent"]["capacity_volume"] < r1["options"]["rent"]["capacity_volume"]
+    assert chat["serving"]["throughput_per_gpu"]["value"] < 2102.5 / 2
+    assert chat["options"]["rent"]["capacity_volume"]["value"] < r1["options"]["rent"]["capacity_volume"]["value"]
     checked = 0
     for name, option in chat["options"].items():
         # cost per million output tokens = cost per million tokens x (1 + input per output): R1's mix is 2:1
-        assert option["cost_per_million_output_tokens"] == pytest.approx(option["cost_per_million_tokens"] * 3,
-                                                                         rel=1e-6)
+        assert option["cost_per_million_output_tokens"]["value"] == pytest.approx(
+            option["cost_per_million_tokens"]["value"] * 3, rel=1e-6)
         checked += 1
     assert checked == 3
     # the API at $5 in / $25 out: 25 + 2 x 5 = 35 USD per million output tokens (data/api_prices.csv)
-    assert chat["options"]["api"]["cost_per_million_output_tokens"] == pytest.approx(35.0)
+    assert chat["options"]["api"]["cost_per_million_output_tokens"]["value"] == pytest.approx(35.0)
 
 
 def test_without_a_target_the_sizing_is_unchanged_and_says_so():
     r = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
-    c = costmodel.compare(r)
+    c = compare(r)
     assert r.workload.capacity.output_tokens_per_second_per_gpu == 2102.5
     assert c.serving.target is None and c.serving.to_dict()["target"] == "maximum throughput (no latency target)"
     assert "no latency target" in text.describe_serving(c)
 
 
 def test_the_report_chapter_reads_as_a_capacity_plan():
-    c = costmodel.compare(costmodel.load_scenario("deepseek-v3-serving"))
+    c = compare(costmodel.load_scenario("deepseek-v3-serving"))
     words = text.describe_serving(c)
     for part in ("**Target:**", "p90", "**Operating point (ESTIMATE):**", "**Replica:** 16 GPUs on 2 servers",
                  "prefill pool", "decode pool", "1 spare", "**Redundancy:**", "**Cost per million output tokens:**"):

@@ -60,8 +60,8 @@ class TestR3DeepSeekV3:
         data = json.loads(capsys.readouterr().out)["training_run"]
         assert data["gpu_hours"]["unit"] == "GPU-h"
         assert data["gpu_hours"]["value"] == pytest.approx(2.664e6, rel=0.005)
-        assert data["cost"]["rent"]["value"] == pytest.approx(5.328e6, rel=0.005)
-        assert data["job_mtbf_hours"] == "no failure model"
+        assert data["cost"]["rent"]["total"]["value"] == pytest.approx(5.328e6, rel=0.005)
+        assert data["job_mtbf"] == {"value": None, "unit": "h", "status": "not_applicable"}
 
 
 class TestR4Llama405B:

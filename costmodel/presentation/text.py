@@ -93,8 +93,12 @@ def input_break_even_sentence(b: InputBreakEven, label) -> str:
 
 
 def comparison_text(comparison: Comparison) -> str:
-    """A short plain-text summary of a comparison, for a terminal."""
-    c = comparison
+    """A short plain-text summary of a comparison, for a terminal.
+
+    Takes the domain's :class:`~costmodel.results.Comparison` or the output document of
+    :func:`costmodel.compare` (whose ``comparison`` it summarises).
+    """
+    c = getattr(comparison, "comparison", None) or comparison
     label, cur = c.label, c.currency
     lines = [f"Scenario: {c.title}"]
     verdict = verdict_sentence(c)
@@ -282,7 +286,7 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison) -> str:
     from ..domain.capacity import capacity_volume, gpu_count
 
     r = as_resolved(scenario)
-    c = comparison
+    c = getattr(comparison, "comparison", None) or comparison     # the domain result or the output document
     kind, cur, label = c.workload_kind, c.currency, c.label
     cheapest = c.options[c.cheapest]
     lines = [

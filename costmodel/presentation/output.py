@@ -1,0 +1,976 @@
+"""The output contract: one typed model of a comparison, for the programs that read costmodel.
+
+``costmodel compare --json`` prints :meth:`ComparisonOutput.model_dump` of this model, and
+:func:`compare` returns it. The rules, the same in every section:
+
+- ``schema_version`` (semver) says which version of this contract a document follows: a
+  change that removes, renames or retypes a field bumps the major; a new field the minor.
+- Every quantity is an object ``{"value", "unit", "status"}`` (:class:`Quantity`, or
+  :class:`Count` for whole numbers): ``value`` is a number or ``null``, never a string,
+  NaN or infinity; when it is ``null``, ``status`` says why, from a fixed vocabulary
+  (:data:`STATUSES`): ``never`` (no break-even, no payback in range), ``not_defined`` (a
+  cost per unit at zero volume, an emission without a grid), ``not_applicable`` (a cost per
+  GPU-hour of the API, a failure figure without a failure model), ``no_limit`` (capacity
+  with no fixed GPU count, a latency target without a bound). ``status`` is ``null`` when
+  there is a value.
+- A list of numbers in one unit is ``{"values", "unit"}`` (:class:`Series`).
+- Units use the names of the scenario schema's fields (``schema.base.quantity(unit=...)``):
+  ``-`` for a pure number, ``GPU``, ``GPU-h``, ``GPU-h/month``, ``tokens/day``, ``h``,
+  ``d``, ``min``, ``s``, ``months``, ``kW``, ``GB``, ``1/year``, ``USD/month``,
+  ``USD/GPU-h``, ... (:data:`UNITS` lists them, with the currency written ``{currency}``).
+- Fractions are fractions (0.25, not 25 %), in fields named ``*_share`` or ``*_fraction``.
+- A section the scenario has no block for (``training_run``, ``finance``, ``cheapest_mix``,
+  ``serving``, ``energy``, ``uncertainty``) is ``null``, never missing.
+
+The model is built from the domain's results (:class:`costmodel.results.Comparison`), which
+stay plain dataclasses; the figures are rounded as the earlier JSON rounded them (money of a
+horizon, a run or a mix to the cent, other figures to six decimals).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
+
+from ..domain.compare import compare as compare_options
+from ..resolved import Resolved, as_resolved
+from ..results import Comparison, EnergyResult, MixResult, OwnFinance, ServingResult, TrainingRun
+from ..schema import Scenario
+
+SCHEMA_VERSION = "1.0.0"
+"""Version of the output contract (semver: a breaking change bumps the major)."""
+
+STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
+"""Why a quantity has no value: the whole vocabulary."""
+
+Status = Literal["never", "not_defined", "not_applicable", "no_limit"]
+
+UNITS = (
+    "-", "GPU", "GPU-h", "GPU-h/month", "tokens", "tokens/day", "steps", "samples", "requests", "replicas",
+    "servers", "h", "d", "min", "s", "months", "1/year", "1/(GPU·year)", "FLOP", "TFLOP/s/GPU", "output tokens/s/GPU",
+    "tokens/s/user", "tokens/J", "GB", "W", "kW", "kWh/month", "MWh", "Wh", "kg CO2e/month", "kg CO2e/M tokens",
+    "t CO2e", "{currency}", "{currency}/month", "{currency}/GPU-h", "{currency}/GPU/h", "{currency}/M tokens",
+    "{currency}/M output tokens",
+)
+"""Units the output uses; ``{currency}`` is the scenario's reporting currency, and an uncertain
+input's bars carry that input's own unit from the scenario schema."""
+
+VOLUME_UNITS = {"tokens/day": "tokens/day", "GPU-hours/month": "GPU-h/month"}
+
+
+class OutputModel(BaseModel):
+    """Base of every output block: frozen, no unknown fields, no NaN or infinity."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False,
+                              json_schema_serialization_defaults_required=True)
+
+
+def _value_xor_status(number: str) -> dict[str, Any]:
+    return {"oneOf": [{"properties": {"value": {"type": number}, "status": {"type": "null"}}},
+                      {"properties": {"value": {"type": "null"}, "status": {"enum": list(STATUSES)}}}]}
+
+
+class Quantity(OutputModel):
+    """A number with its unit; ``value`` null only with a ``status`` saying why."""
+
+    model_config = ConfigDict(json_schema_extra=_value_xor_status("number"))
+
+    value: float | None
+    unit: str
+    status: Status | None = None
+
+    @model_validator(mode="after")
+    def _value_or_status(self) -> Quantity:
+        if (self.value is None) == (self.status is None):
+            raise ValueError(f"a quantity has a value or a status, exactly one (value={self.value}, "
+                             f"status={self.status})")
+        return self
+
+
+class Count(OutputModel):
+    """A whole number with its unit; ``value`` null only with a ``status`` saying why."""
+
+    model_config = ConfigDict(json_schema_extra=_value_xor_status("integer"))
+
+    value: int | None
+    unit: str
+    status: Status | None = None
+
+    @model_validator(mode="after")
+    def _value_or_status(self) -> Count:
+        if (self.value is None) == (self.status is None):
+            raise ValueError(f"a count has a value or a status, exactly one (value={self.value}, "
+                             f"status={self.status})")
+        return self
+
+
+class Series(OutputModel):
+    """Numbers in one unit, in order."""
+
+    values: list[float]
+    unit: str
+
+
+def _q(value: Any, unit: str, status: Status = "not_defined", digits: int | None = 6) -> Quantity:
+    if value is None:
+        return Quantity(value=None, unit=unit, status=status)
+    x = float(value)
+    if not math.isfinite(x):
+        raise ValueError(f"not a finite number: {x} [{unit}]")
+    return Quantity(value=(round(x, digits) if digits is not None else x) + 0.0, unit=unit)
+
+
+def _n(value: Any, unit: str, status: Status = "not_defined") -> Count:
+    return Count(value=None, unit=unit, status=status) if value is None else Count(value=int(value), unit=unit)
+
+
+def _series(values: Any, unit: str, digits: int = 6) -> Series:
+    out = [round(float(x), digits) + 0.0 for x in np.asarray(values, dtype=float).ravel()]
+    if not all(math.isfinite(x) for x in out):
+        raise ValueError(f"not finite numbers in a series [{unit}]")
+    return Series(values=out, unit=unit)
+
+
+def key(name: str) -> str:
+    """A component or cash-flow line name as an output key: ``"capex depreciation"`` → ``capex_depreciation``."""
+    return re.sub(r"[^a-z0-9]+", "_", str(name).lower()).strip("_")
+
+
+# --- options and break-evens -----------------------------------------------------------------------------
+
+class OptionOutput(OutputModel):
+    """One option at the compared volume."""
+
+    label: str
+    kind: str
+    monthly_cost: Quantity
+    components: dict[str, Quantity]
+    cost_per_gpu_hour_used: Quantity
+    cost_per_million_tokens: Quantity
+    cost_per_million_output_tokens: Quantity
+    configured_gpus: Count
+    gpus: Count
+    utilisation_share: Quantity
+    gpu_count_stepped_up: bool
+    capacity_volume: Quantity
+
+
+class CheapestRangeOutput(OutputModel):
+    """A range of volumes over which one option is the cheapest."""
+
+    volume_from: Quantity
+    volume_to: Quantity
+    option: str
+
+
+class BreakEvenOutput(OutputModel):
+    """Where the cheaper of two options changes within the searched range."""
+
+    options: list[str]
+    volume: Quantity
+    kind: Literal["crossing", "step", "never"]
+    cheaper_below: str | None
+    cheaper_above: str | None
+    all_volumes: Series
+    all_kinds: list[str]
+    searched_from: Quantity
+    searched_to: Quantity
+
+
+# --- the training run ------------------------------------------------------------------------------------
+
+class RunCost(OutputModel):
+    """The cost of the run with one option."""
+
+    total: Quantity
+    components: dict[str, Quantity]
+
+
+class StageOutput(OutputModel):
+    """One stage of a training run."""
+
+    name: str
+    stated_by: str
+    gpus: Count
+    training_tokens: Quantity
+    flop: Quantity
+    mfu_fraction: Quantity
+    gpu_hours: Quantity
+    wall_clock: Quantity
+    cost: dict[str, Quantity]
+
+
+class MemoryOutput(OutputModel):
+    """Memory per GPU under the run's parallelism plan."""
+
+    zero_stage: int
+    model_state: Quantity
+    activations: Quantity
+    total: Quantity
+    usable: Quantity
+    fits: bool
+
+
+class FailureCauseOutput(OutputModel):
+    """An observed failure cause: rate and the job's mean time between failures."""
+
+    failures_per_gpu_per_year: Quantity
+    job_mtbf: Quantity
+
+
+class TrainingOutput(OutputModel):
+    """A training run worked out."""
+
+    flop: Quantity
+    dense_peak: Quantity
+    mfu_fraction: Quantity
+    ideal_gpu_hours: Quantity
+    goodput_share: Quantity
+    gpu_hours: Quantity
+    wall_clock: Quantity
+    job_mtbf: Quantity
+    checkpoint_interval: Quantity
+    checkpoint_intervals: dict[str, Quantity] | None
+    checkpoint_interval_steps: Count
+    gpu_hours_lost_per_failure: Quantity
+    min_gpus_sharded: Count
+    min_gpus_unsharded: Count
+    cost: dict[str, RunCost]
+    cheapest: str
+    stages: list[StageOutput]
+    failures_by_cause: dict[str, FailureCauseOutput]
+    memory_per_gpu: MemoryOutput | None
+    warnings: list[str]
+
+
+def _training(run: TrainingRun, cur: str) -> TrainingOutput:
+    none = "not_applicable"
+    intervals = run.checkpoint_intervals
+    m = run.memory
+    return TrainingOutput(
+        flop=_q(run.flop, "FLOP", digits=None),
+        dense_peak=_q(run.peak_tflops, "TFLOP/s/GPU", digits=None),
+        mfu_fraction=_q(run.mfu, "-"),
+        ideal_gpu_hours=_q(run.ideal_gpu_hours, "GPU-h", digits=3),
+        goodput_share=_q(run.goodput, "-"),
+        gpu_hours=_q(run.gpu_hours, "GPU-h", digits=3),
+        wall_clock=_q(run.wall_clock_days, "d", digits=4),
+        job_mtbf=_q(run.job_mtbf_hours, "h", none, digits=4),
+        checkpoint_interval=_q(None if run.checkpoint_interval_hours is None else run.checkpoint_interval_hours * 60,
+                               "min", none, digits=4),
+        checkpoint_intervals=(None if intervals is None
+                              else {name: _q(hours * 60, "min", digits=4) for name, hours in intervals.items()}),
+        checkpoint_interval_steps=_n(run.checkpoint_interval_steps, "steps", none),
+        gpu_hours_lost_per_failure=_q(run.gpu_hours_lost_per_failure, "GPU-h", none, digits=3),
+        min_gpus_sharded=_n(run.min_gpus_sharded, "GPU", "never"),
+        min_gpus_unsharded=_n(run.min_gpus_unsharded, "GPU", "never"),
+        cost={o: RunCost(total=_q(run.total(o), cur, digits=2),
+                         components={key(k): _q(v, cur, digits=2) for k, v in parts.items()})
+              for o, parts in run.costs.items()},
+        cheapest=run.cheapest,
+        stages=[StageOutput(name=s.name, stated_by=s.basis, gpus=_n(s.gpus, "GPU"),
+                            training_tokens=_q(s.training_tokens, "tokens", none, digits=None),
+                            flop=_q(s.flop, "FLOP", none, digits=None), mfu_fraction=_q(s.mfu, "-"),
+                            gpu_hours=_q(s.gpu_hours, "GPU-h", digits=3),
+                            wall_clock=_q(s.wall_clock_days, "d", digits=4),
+                            cost={o: _q(v, cur, digits=2) for o, v in s.costs.items()})
+                for s in run.stages],
+        failures_by_cause={name: FailureCauseOutput(failures_per_gpu_per_year=_q(rate, "1/(GPU·year)"),
+                                                    job_mtbf=_q(mtbf, "h", digits=4))
+                           for name, (rate, mtbf) in (run.failures_by_cause or {}).items()},
+        memory_per_gpu=(None if m is None else MemoryOutput(
+            zero_stage=m.zero_stage, model_state=_q(m.state_bytes / 1e9, "GB", digits=3),
+            activations=_q(m.activation_bytes / 1e9, "GB", digits=3), total=_q(m.total_bytes / 1e9, "GB", digits=3),
+            usable=_q(m.usable_bytes / 1e9, "GB", digits=3), fits=m.fits)),
+        warnings=list(run.warnings),
+    )
+
+
+# --- the horizon -----------------------------------------------------------------------------------------
+
+class UtilisationBreakEvenOutput(OutputModel):
+    """Utilisation at which owning costs a rental offer's price per used GPU-hour."""
+
+    offer: str
+    price: Quantity
+    utilisation_share: Quantity
+
+
+class OptionCashFlows(OutputModel):
+    """One option's cash out by year: each line and the total (costs positive, credits negative)."""
+
+    lines: dict[str, Series]
+    total: Series
+
+
+class CashFlowsByYear(OutputModel):
+    """Cash flows over the horizon summed by year (year 1 is months 0-11); the last year may be partial."""
+
+    years: list[int]
+    months_in_year: list[int]
+    online_month: Count
+    options: dict[str, OptionCashFlows]
+
+
+class NpvConventionOutput(OutputModel):
+    """How the present values are computed: monthly or yearly periods, flows at the beginning or the end."""
+
+    period: str
+    timing: str
+
+
+class AfterTaxOutput(OutputModel):
+    """The horizon after tax: the depreciation tax shield on owning, bills deducted as paid."""
+
+    tax_rate: Quantity
+    tco: dict[str, Quantity]
+    npv: dict[str, Quantity]
+    irr_per_year: Quantity
+
+
+class FinanceOutput(OutputModel):
+    """The own cluster over the horizon, against the other options.
+
+    ``irr_per_year``, ``mirr_per_year``, ``roi_fraction``, ``payback_months`` and
+    ``discounted_payback_months`` compare owning with ``payback_against``.
+    """
+
+    horizon: Count
+    discount_rate_per_year: Quantity
+    tco: dict[str, Quantity]
+    npv: dict[str, Quantity]
+    lowest_present_value: str
+    own_cost_per_used_gpu_hour: Quantity
+    own_utilisation_share: Quantity
+    break_even_utilisation: dict[str, UtilisationBreakEvenOutput]
+    payback_month: Count
+    payback_against: str | None
+    cash_flows_by_year: CashFlowsByYear | None
+    npv_convention: NpvConventionOutput
+    irr_per_year: Quantity
+    mirr_per_year: Quantity
+    roi_fraction: Quantity
+    investment: Quantity
+    payback_months: Quantity
+    discounted_payback_months: Quantity
+    yearly_cash_out: dict[str, Series] | None
+    real_discount_rate_per_year: Quantity | None
+    after_tax: AfterTaxOutput | None
+
+
+def _finance(f: OwnFinance, cur: str, r: Resolved | None) -> FinanceOutput:
+    flows = None
+    if r is not None:
+        from ..domain.finance import cash_flows
+
+        cf = cash_flows(r)
+        n = len(cf.months)
+        years = list(range(1, (n + 11) // 12 + 1))
+
+        def by_year(monthly):
+            monthly = np.asarray(monthly, dtype=float)
+            return _series([monthly[12 * (y - 1):12 * y].sum() for y in years], cur, 2)
+
+        flows = CashFlowsByYear(
+            years=years, months_in_year=[min(12, n - 12 * (y - 1)) for y in years],
+            online_month=_n(cf.online_month, "months"),
+            options={o: OptionCashFlows(lines={key(line): by_year(v) for line, v in lines.items()},
+                                        total=by_year(cf.total(o)))
+                     for o, lines in cf.flows.items()})
+    return FinanceOutput(
+        horizon=_n(f.horizon_months, "months"),
+        discount_rate_per_year=_q(f.discount_rate_per_year, "1/year", digits=None),
+        tco={o: _q(v, cur, digits=2) for o, v in f.tco_by_option.items()},
+        npv={o: _q(v, cur, digits=2) for o, v in f.npv_by_option.items()},
+        lowest_present_value=f.lowest_present_value,
+        own_cost_per_used_gpu_hour=_q(f.cost_per_used_gpu_hour, f"{cur}/GPU-h"),
+        own_utilisation_share=_q(f.utilisation, "-"),
+        break_even_utilisation={b.offer: UtilisationBreakEvenOutput(
+            offer=b.label, price=_q(b.price_per_gpu_hour, f"{cur}/GPU-h"),
+            utilisation_share=_q(b.utilisation, "-", "never")) for b in f.break_even_utilisation},
+        payback_month=_n(f.payback_month, "months", "never"),
+        payback_against=f.payback_against,
+        cash_flows_by_year=flows,
+        npv_convention=NpvConventionOutput(period=f.npv_period, timing=f.npv_timing),
+        irr_per_year=_q(f.irr_per_year, "1/year", digits=9),
+        mirr_per_year=_q(f.mirr_per_year, "1/year", digits=9),
+        roi_fraction=_q(f.roi, "-", digits=9),
+        investment=_q(f.investment, cur, digits=2),
+        payback_months=_q(f.payback_months, "months", "never"),
+        discounted_payback_months=_q(f.discounted_payback_months, "months", "never"),
+        yearly_cash_out=({o: _series(v, cur, 2) for o, v in f.yearly_by_option.items()}
+                         if f.yearly_by_option is not None else None),
+        real_discount_rate_per_year=(_q(f.real_discount_rate_per_year, "1/year", digits=9)
+                                     if f.real_discount_rate_per_year is not None else None),
+        after_tax=(AfterTaxOutput(
+            tax_rate=_q(f.tax_rate, "-", digits=9),
+            tco={o: _q(v, cur, digits=2) for o, v in f.after_tax_tco_by_option.items()},
+            npv={o: _q(v, cur, digits=2) for o, v in f.after_tax_npv_by_option.items()},
+            irr_per_year=_q(f.after_tax_irr_per_year, "1/year", digits=9))
+            if f.tax_rate is not None and f.after_tax_tco_by_option is not None else None),
+    )
+
+
+class PlanYearOutput(OutputModel):
+    """One year of a capacity plan."""
+
+    year: int
+    gpu_hours_per_month: Quantity
+    own_servers: Count
+    gpus_by_kind: dict[str, int]
+    rented_per_month: Quantity
+
+
+class PurchaseOutput(OutputModel):
+    """One purchase of a capacity plan: the month it is ordered and paid."""
+
+    month: int
+    servers: Count
+    price: Quantity
+
+
+class PlanOutput(OutputModel):
+    """A multi-year capacity plan: purchases and what is rented meanwhile, with its TCO and present value."""
+
+    years: list[PlanYearOutput]
+    purchases: list[PurchaseOutput]
+    tco: Quantity
+    npv: Quantity
+
+
+def _plan(plan, cur: str) -> PlanOutput:
+    return PlanOutput(
+        years=[PlanYearOutput(year=y.year, gpu_hours_per_month=_q(y.gpu_hours_per_month, "GPU-h/month"),
+                              own_servers=_n(y.own_servers, "servers"), gpus_by_kind=dict(y.layers),
+                              rented_per_month=_q(y.rented_per_month, f"{cur}/month", digits=2))
+               for y in plan.years],
+        purchases=[PurchaseOutput(month=m, servers=_n(n, "servers"), price=_q(p, cur, digits=2))
+                   for m, n, p in plan.purchases],
+        tco=_q(plan.tco, cur, digits=2), npv=_q(plan.npv, cur, digits=2))
+
+
+# --- the cheapest mix --------------------------------------------------------------------------------------
+
+class LayerPriceOutput(OutputModel):
+    """A kind of capacity's price: per GPU per hour held, and per busy GPU-hour."""
+
+    fixed: Quantity
+    variable: Quantity
+    note: str
+
+
+class SteadyMixOutput(OutputModel):
+    """The cheapest mix for the same average demand, steady."""
+
+    gpus: dict[str, Count]
+    total: Quantity
+
+
+class MixOutput(OutputModel):
+    """The cheapest mix of kinds of capacity for the demand profile."""
+
+    profile: str
+    gpus: dict[str, Count]
+    layer_cost: dict[str, Quantity]
+    total: Quantity
+    utilisation_share: dict[str, Quantity]
+    pure_options: dict[str, Quantity]
+    savings_against_pure: dict[str, Quantity]
+    demand_mean: Quantity
+    demand_peak: Count
+    prices: dict[str, LayerPriceOutput]
+    if_steady: SteadyMixOutput | None
+
+
+def _mix(m: MixResult, cur: str) -> MixOutput:
+    mix, month = m.mix, f"{cur}/month"
+    return MixOutput(
+        profile=m.profile,
+        gpus={k: _n(v, "GPU") for k, v in mix.gpus.items()},
+        layer_cost={key(k): _q(v, month, digits=2) for k, v in mix.cost.items()},
+        total=_q(mix.total, month, digits=2),
+        utilisation_share={k: _q(v, "-") for k, v in mix.utilisation.items()},
+        pure_options={k: _q(v, month, digits=2) for k, v in mix.pure.items()},
+        savings_against_pure={k: _q(v, month, digits=2) for k, v in mix.savings().items()},
+        demand_mean=_q(float(mix.busy.sum()), "GPU"),
+        demand_peak=_n(len(mix.busy), "GPU"),
+        prices={k: LayerPriceOutput(fixed=_q(p.fixed_per_hour, f"{cur}/GPU/h"),
+                                    variable=_q(p.variable_per_hour, f"{cur}/GPU-h"), note=p.note)
+                for k, p in mix.prices.items()},
+        if_steady=(None if m.if_steady is None else SteadyMixOutput(
+            gpus={k: _n(v, "GPU") for k, v in m.if_steady.gpus.items()},
+            total=_q(m.if_steady.total, month, digits=2))),
+    )
+
+
+# --- serving ---------------------------------------------------------------------------------------------
+
+class ServingTargetOutput(OutputModel):
+    """The latency target (a bound that is not set has status ``no_limit``)."""
+
+    ttft: Quantity
+    ttft_statistic: str
+    tokens_per_second_per_user: Quantity
+    source: str
+
+
+class ServingPointOutput(OutputModel):
+    """An operating point of a throughput-interactivity curve."""
+
+    concurrency_per_replica: Quantity
+    throughput_per_gpu: Quantity
+    tokens_per_second_per_user: Quantity
+    ttft: Quantity
+    source: str
+    estimated: bool
+
+
+class FleetOutput(OutputModel):
+    """One option's serving fleet at the volume."""
+
+    gpus: Count
+    replicas: Count
+    servers: Count
+    spare_replicas: Count
+    working_replicas: Count
+    prefill_replicas: Count
+    decode_replicas: Count
+    prefill_gpus: Count
+    decode_gpus: Count
+
+
+class ServingOutput(OutputModel):
+    """How a served model meets its latency target."""
+
+    target: ServingTargetOutput | None
+    mode: str
+    mode_reason: str
+    operating_point: ServingPointOutput | None
+    decode_operating_point: ServingPointOutput | None
+    throughput_per_gpu: Quantity
+    throughput_source: str
+    prefill_share: Quantity
+    gpus_per_replica: Count
+    servers_per_replica: Count
+    gpus_per_server: Count
+    replica_spans_servers: bool
+    weights_per_gpu: Quantity
+    kv_cache_per_gpu: Quantity
+    gpu_memory: Quantity
+    spare_replicas: Count
+    availability_share: Quantity
+    request_input_tokens: Count
+    request_output_tokens: Count
+    fleets: dict[str, FleetOutput]
+
+
+def _bound(value: Any, unit: str) -> Quantity:
+    return _q(value if isinstance(value, int | float) and not isinstance(value, bool) else None, unit, "no_limit")
+
+
+def _point(p) -> ServingPointOutput | None:
+    if p is None:
+        return None
+    return ServingPointOutput(concurrency_per_replica=_q(p.concurrency, "requests"),
+                              throughput_per_gpu=_q(p.throughput_per_gpu, "output tokens/s/GPU"),
+                              tokens_per_second_per_user=_q(p.tokens_per_second_per_user, "tokens/s/user"),
+                              ttft=_q(p.ttft, "s"), source=p.source, estimated=p.estimated)
+
+
+def _serving(s: ServingResult) -> ServingOutput:
+    t = s.target
+    na = "not_applicable"
+    return ServingOutput(
+        target=None if t is None else ServingTargetOutput(
+            ttft=_bound(t.get("ttft_seconds"), "s"), ttft_statistic=str(t.get("ttft_statistic", "")),
+            tokens_per_second_per_user=_bound(t.get("tokens_per_second_per_user"), "tokens/s/user"),
+            source=str(t.get("source", ""))),
+        mode=s.mode, mode_reason=s.mode_reason, operating_point=_point(s.point),
+        decode_operating_point=_point(s.decode_point),
+        throughput_per_gpu=_q(s.throughput_per_gpu, "output tokens/s/GPU"), throughput_source=s.throughput_source,
+        prefill_share=_q(s.prefill_share, "-"), gpus_per_replica=_n(s.gpus_per_replica, "GPU"),
+        servers_per_replica=_n(s.servers_per_replica, "servers"), gpus_per_server=_n(s.gpus_per_server, "GPU"),
+        replica_spans_servers=s.servers_per_replica > 1,
+        weights_per_gpu=_q(s.weights_gb_per_gpu, "GB"), kv_cache_per_gpu=_q(s.kv_cache_gb_per_gpu, "GB"),
+        gpu_memory=_q(s.memory_gb_per_gpu, "GB"), spare_replicas=_n(s.spare_replicas, "replicas"),
+        availability_share=_q(s.availability, "-"),
+        request_input_tokens=_n(s.input_tokens, "tokens", na), request_output_tokens=_n(s.output_tokens, "tokens", na),
+        fleets={name: FleetOutput(gpus=_n(f.gpus, "GPU"), replicas=_n(f.replicas, "replicas"),
+                                  servers=_n(f.servers, "servers"), spare_replicas=_n(f.spare_replicas, "replicas"),
+                                  working_replicas=_n(f.replicas - f.spare_replicas, "replicas"),
+                                  prefill_replicas=_n(f.prefill_replicas, "replicas", na),
+                                  decode_replicas=_n(f.decode_replicas, "replicas", na),
+                                  prefill_gpus=_n(None if f.prefill_replicas is None
+                                                  else f.prefill_replicas * s.gpus_per_replica, "GPU", na),
+                                  decode_gpus=_n(None if f.decode_replicas is None
+                                                 else f.decode_replicas * s.gpus_per_replica, "GPU", na))
+                for name, f in s.fleets.items()},
+    )
+
+
+# --- energy ----------------------------------------------------------------------------------------------
+
+class OptionEnergyOutput(OutputModel):
+    """Energy and emissions of one option at the volume; ``basis`` says derived or estimate."""
+
+    basis: str
+    energy_kwh_per_month: Quantity
+    energy_range: Series | None
+    co2e_kg_per_month: Quantity
+    operational_co2e: Quantity
+    embodied_co2e: Quantity
+    market_based_co2e: Quantity
+    co2e_per_million_tokens: Quantity
+    energy_per_1000_output_tokens: Quantity
+    output_tokens_per_joule_at_full_load: Quantity
+    notes: list[str]
+
+
+class PowerOutput(OutputModel):
+    """The own cluster's power at the meter against the site's budget."""
+
+    budget: Quantity
+    needed: Quantity
+    headroom: Quantity
+    servers_powered: Count
+    most_servers_within_budget: Count
+    most_gpus_within_budget: Count
+
+
+class TariffOutput(OutputModel):
+    """The own cluster's electricity at a time-of-use tariff over the demand profile."""
+
+    electricity_cost: Quantity
+    electricity_cost_at_flat_price: Quantity
+    energy: Quantity
+    unserved_gpu_hours: Quantity
+    source: str
+
+
+class RunEnergyByOption(OutputModel):
+    """A training run's energy and emissions with one option."""
+
+    basis: str
+    energy_mwh_per_run: Quantity
+    co2e_t_per_run: Quantity
+
+
+class TrainingEnergyOutput(OutputModel):
+    """Energy and emissions of a training run."""
+
+    gpu_hours: Quantity
+    power_per_gpu: Quantity
+    pue: Quantity
+    energy_per_run: Quantity
+    co2e_per_run: Quantity
+    market_based_co2e_per_run: Quantity
+    by_option: dict[str, RunEnergyByOption]
+    notes: list[str]
+
+
+class EnergyOutput(OutputModel):
+    """Energy, emissions and power of every option."""
+
+    options: dict[str, OptionEnergyOutput]
+    power_budget: PowerOutput | None
+    time_of_use_tariff: TariffOutput | None
+    training_run: TrainingEnergyOutput | None
+    sources: list[str]
+
+
+def _energy(e: EnergyResult, cur: str, tokens: bool) -> EnergyOutput:
+    per_token = "not_defined" if tokens else "not_applicable"
+    options = {}
+    for name, o in e.options.items():
+        options[name] = OptionEnergyOutput(
+            basis=o.basis, energy_kwh_per_month=_q(o.energy_kwh_per_month, "kWh/month"),
+            energy_range=None if o.energy_kwh_range is None else _series(o.energy_kwh_range, "kWh/month"),
+            co2e_kg_per_month=_q(o.co2e_kg_per_month, "kg CO2e/month"),
+            operational_co2e=_q(o.operational_co2e_kg_per_month, "kg CO2e/month"),
+            embodied_co2e=_q(o.embodied_co2e_kg_per_month, "kg CO2e/month"),
+            market_based_co2e=_q(o.market_co2e_kg_per_month, "kg CO2e/month"),
+            co2e_per_million_tokens=_q(o.co2e_kg_per_million_tokens, "kg CO2e/M tokens", per_token),
+            energy_per_1000_output_tokens=_q(o.wh_per_1000_output_tokens, "Wh", per_token),
+            output_tokens_per_joule_at_full_load=_q(o.output_tokens_per_joule, "tokens/J",
+                                                    "not_applicable" if o.kind == "api" or not tokens
+                                                    else "not_defined"),
+            notes=list(o.notes))
+    p, t, run = e.power, e.tariff, e.training
+    return EnergyOutput(
+        options=options,
+        power_budget=None if p is None else PowerOutput(
+            budget=_q(p.budget_kw, "kW"), needed=_q(p.needed_kw, "kW"), headroom=_q(p.headroom_kw, "kW"),
+            servers_powered=_n(p.servers, "servers"), most_servers_within_budget=_n(p.max_servers, "servers"),
+            most_gpus_within_budget=_n(p.max_gpus, "GPU")),
+        time_of_use_tariff=None if t is None else TariffOutput(
+            electricity_cost=_q(t.cost_per_month, f"{cur}/month"),
+            electricity_cost_at_flat_price=_q(t.flat_cost_per_month, f"{cur}/month"),
+            energy=_q(t.energy_kwh_per_month, "kWh/month"),
+            unserved_gpu_hours=_q(t.unserved_gpu_hours_per_month, "GPU-h/month"), source=t.source),
+        training_run=None if run is None else TrainingEnergyOutput(
+            gpu_hours=_q(run.gpu_hours, "GPU-h"), power_per_gpu=_q(run.watts_per_gpu, "W"), pue=_q(run.pue, "-"),
+            energy_per_run=_q(run.energy_mwh, "MWh"), co2e_per_run=_q(run.co2e_t, "t CO2e"),
+            market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e"),
+            by_option={name: RunEnergyByOption(basis=basis, energy_mwh_per_run=_q(mwh, "MWh"),
+                                               co2e_t_per_run=_q(tonnes, "t CO2e"))
+                       for name, (basis, mwh, tonnes) in run.by_option.items()},
+            notes=list(run.notes)),
+        sources=list(e.sources),
+    )
+
+
+# --- uncertainty -----------------------------------------------------------------------------------------
+
+class PercentilesOutput(OutputModel):
+    """10th, 50th and 90th percentiles."""
+
+    p10: Quantity
+    p50: Quantity
+    p90: Quantity
+
+
+class TornadoBarOutput(OutputModel):
+    """One input moved to its low and high value; the decision metric at each."""
+
+    input: str
+    low: Quantity
+    high: Quantity
+    base: Quantity
+    low_metric: Quantity
+    high_metric: Quantity
+    base_metric: Quantity
+    swing: Quantity
+    break_even: Quantity
+
+
+class SobolIndexOutput(OutputModel):
+    """First-order and total Sobol indices of one input (shares of the metric's variance), with 95 % half-widths."""
+
+    first_order_share: Quantity
+    first_order_conf: Quantity
+    total_share: Quantity
+    total_conf: Quantity
+
+
+class SobolOutput(OutputModel):
+    """Sobol indices of the decision metric."""
+
+    indices: dict[str, SobolIndexOutput]
+    left_out: list[str]
+
+
+class UncertaintyOutput(OutputModel):
+    """Monte Carlo, tornado and Sobol summaries at the scenario's volume.
+
+    The decision metric is the tracked option's monthly cost minus the cheapest other's
+    (negative: the tracked option is the cheapest); savings are minus the metric.
+    """
+
+    tracked_option: str
+    volume: Quantity
+    samples: Count
+    seed: int | None
+    cost_percentiles: dict[str, PercentilesOutput]
+    savings_percentiles: PercentilesOutput
+    win_fraction: dict[str, Quantity]
+    clipped_samples: dict[str, Count]
+    tornado: list[TornadoBarOutput]
+    sobol: SobolOutput | None
+
+
+def _input_units(r: Resolved) -> dict[str, str]:
+    from ..schema.inputs import THROUGHPUT_INPUT, input_fields
+
+    units = {f.path: f.unit for f in input_fields(r.scenario, r.catalog)}
+    units.setdefault(THROUGHPUT_INPUT, "output tokens/s/GPU")
+    return units
+
+
+def _uncertainty(r: Resolved, cur: str) -> UncertaintyOutput:
+    from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
+
+    month = f"{cur}/month"
+    mc = monte_carlo(r)
+    units = _input_units(r)
+
+    def pct(values) -> PercentilesOutput:
+        p = np.percentile(values, (10, 50, 90))
+        return PercentilesOutput(p10=_q(p[0], month, digits=2), p50=_q(p[1], month, digits=2),
+                                 p90=_q(p[2], month, digits=2))
+
+    bars = []
+    for b in tornado(r):
+        unit = units.get(b.path, "-")
+        bars.append(TornadoBarOutput(
+            input=b.path, low=_q(b.low, unit), high=_q(b.high, unit), base=_q(b.base, unit),
+            low_metric=_q(b.low_metric, month, digits=2), high_metric=_q(b.high_metric, month, digits=2),
+            base_metric=_q(b.base_metric, month, digits=2), swing=_q(b.swing, month, digits=2),
+            break_even=_q(b.break_even, unit, "never")))
+    sobol = sobol_indices(r)
+    return UncertaintyOutput(
+        tracked_option=mc.option, volume=_q(r.volume, VOLUME_UNITS.get(r.volume_unit, r.volume_unit)),
+        samples=_n(mc.samples, "samples"), seed=r.uncertainty.seed,
+        cost_percentiles={o: pct(c) for o, c in mc.costs.items()},
+        savings_percentiles=pct(mc.savings),
+        win_fraction={o: _q(p, "-") for o, p in mc.win_probability().items()},
+        clipped_samples={path: _n(n, "samples") for path, n in mc.clipped.items()},
+        tornado=bars,
+        sobol=None if sobol is None else SobolOutput(
+            indices={name: SobolIndexOutput(first_order_share=_q(s1, "-"), first_order_conf=_q(s1c, "-"),
+                                            total_share=_q(st, "-"), total_conf=_q(stc, "-"))
+                     for name, s1, s1c, st, stc in zip(sobol.inputs, sobol.first_order, sobol.first_order_conf,
+                                                       sobol.total, sobol.total_conf, strict=True)},
+            left_out=list(sobol.left_out)),
+    )
+
+
+# --- the whole document ----------------------------------------------------------------------------------
+
+class ComparisonOutput(OutputModel):
+    """A scenario's options compared at one volume: the document ``costmodel compare --json`` prints.
+
+    ``model_dump()`` is the JSON (``model_dump_json()`` the text); ``comparison`` the domain's
+    :class:`~costmodel.results.Comparison` it was built from.
+    """
+
+    schema_version: str
+    costmodel_version: str
+    title: str
+    currency: str
+    workload_kind: str
+    volume: Quantity
+    gpu_hours_used: Quantity
+    options: dict[str, OptionOutput]
+    cheapest: str
+    runner_up: str
+    margin: Quantity
+    margin_share: Quantity
+    cheapest_by_volume: list[CheapestRangeOutput]
+    break_evens: list[BreakEvenOutput]
+    estimates: list[str]
+    warnings: list[str]
+    training_run: TrainingOutput | None
+    finance: FinanceOutput | None
+    capacity_plan: PlanOutput | None
+    cheapest_mix: MixOutput | None
+    serving: ServingOutput | None
+    energy: EnergyOutput | None
+    uncertainty: UncertaintyOutput | None
+
+    _comparison: Comparison | None = PrivateAttr(default=None)
+
+    @property
+    def comparison(self) -> Comparison | None:
+        """The domain result this document was built from (None when read back from JSON)."""
+        return self._comparison
+
+
+def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | None = None, *,
+                      uncertainty: bool = True) -> ComparisonOutput:
+    """The output document of a comparison.
+
+    Parameters
+    ----------
+    comparison
+        The domain's result (:func:`costmodel.domain.compare.compare`).
+    resolved
+        The scenario compared; needed for the cash flows by year and the uncertainty
+        summaries (without it both are null).
+    uncertainty
+        Run the Monte Carlo, tornado and Sobol analysis when the scenario has an
+        ``uncertainty`` block (imports SciPy and SALib); False leaves the section null.
+    """
+    from .. import __version__
+
+    c = comparison
+    r = as_resolved(resolved) if resolved is not None else None
+    cur, month = c.currency, f"{c.currency}/month"
+    tokens = c.workload_kind == "tokens"
+    vunit = VOLUME_UNITS.get(c.volume_unit, c.volume_unit)
+    options = {}
+    for name, o in c.options.items():
+        api = o.kind == "api"
+        options[name] = OptionOutput(
+            label=o.label, kind=o.kind, monthly_cost=_q(o.monthly_cost, month),
+            components={key(k): _q(v, month) for k, v in o.components.items()},
+            cost_per_gpu_hour_used=_q(o.cost_per_gpu_hour, f"{cur}/GPU-h", "not_applicable" if api else "not_defined"),
+            cost_per_million_tokens=_q(o.cost_per_million_tokens, f"{cur}/M tokens",
+                                       "not_defined" if tokens else "not_applicable"),
+            cost_per_million_output_tokens=_q(o.cost_per_million_output_tokens, f"{cur}/M output tokens",
+                                              "not_defined" if tokens else "not_applicable"),
+            configured_gpus=_n(o.configured_gpus, "GPU", "not_applicable"),
+            gpus=_n(o.gpus, "GPU", "not_applicable"),
+            utilisation_share=_q(o.utilisation, "-", "not_applicable" if api else "not_defined"),
+            gpu_count_stepped_up=o.stepped_up,
+            capacity_volume=_q(o.capacity_volume, vunit, "no_limit"),
+        )
+    doc = ComparisonOutput(
+        schema_version=SCHEMA_VERSION, costmodel_version=__version__, title=c.title, currency=cur,
+        workload_kind=c.workload_kind, volume=_q(c.volume, vunit, digits=None),
+        gpu_hours_used=_q(c.gpu_hours_used, "GPU-h/month"), options=options, cheapest=c.cheapest,
+        runner_up=c.runner_up, margin=_q(c.margin, month), margin_share=_q(c.margin_share, "-"),
+        cheapest_by_volume=[CheapestRangeOutput(volume_from=_q(x.volume_from, vunit), volume_to=_q(x.volume_to, vunit),
+                                                option=x.option) for x in c.cheapest_ranges],
+        break_evens=[BreakEvenOutput(
+            options=[b.option_a, b.option_b], volume=_q(b.volume, vunit, "never"), kind=b.kind,
+            cheaper_below=b.cheaper_below, cheaper_above=b.cheaper_above, all_volumes=_series(b.volumes, vunit),
+            all_kinds=list(b.kinds), searched_from=_q(b.volume_min, vunit, digits=None),
+            searched_to=_q(b.volume_max, vunit, digits=None)) for b in c.break_evens],
+        estimates=list(c.estimates), warnings=list(c.warnings),
+        training_run=None if c.training is None else _training(c.training, cur),
+        finance=None if c.finance is None else _finance(c.finance, cur, r),
+        capacity_plan=None if c.plan is None else _plan(c.plan, cur),
+        cheapest_mix=None if c.mix is None else _mix(c.mix, cur),
+        serving=None if c.serving is None else _serving(c.serving),
+        energy=None if c.energy is None else _energy(c.energy, cur, tokens),
+        uncertainty=(_uncertainty(r, cur) if uncertainty and r is not None and r.uncertainty is not None else None),
+    )
+    doc._comparison = c
+    return doc
+
+
+def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None, *,
+            uncertainty: bool = True) -> ComparisonOutput:
+    """Compare the scenario's options at one volume: the typed output document.
+
+    Parameters
+    ----------
+    scenario
+        The scenario (resolved once here if it is not).
+    volume
+        Volume to compare at; default: the scenario's. [GPU-h/month or tokens/day]
+    volume_max
+        Upper end of the break-even search; default 10 × ``volume``. [as ``volume``]
+    uncertainty
+        Include the uncertainty summaries when the scenario has an ``uncertainty`` block.
+
+    Returns
+    -------
+    ComparisonOutput
+        ``.model_dump()`` is the JSON of ``costmodel compare --json``; the domain's
+        :class:`~costmodel.results.Comparison` is ``.comparison`` (or call
+        :func:`costmodel.domain.compare.compare`).
+
+    Examples
+    --------
+    >>> import costmodel
+    >>> doc = compare(costmodel.load_scenario("llama70b-vs-api"))
+    >>> doc.cheapest, doc.margin.value, doc.margin.unit
+    ('api', 8521.388889, 'USD/month')
+    """
+    r = as_resolved(scenario)
+    return comparison_output(compare_options(r, volume=volume, volume_max=volume_max), r, uncertainty=uncertainty)
+
+
+def output_json_schema() -> dict[str, Any]:
+    """The JSON Schema of :class:`ComparisonOutput` (what ``costmodel schema --output`` prints)."""
+    schema = ComparisonOutput.model_json_schema(mode="serialization")
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$comment"] = f"costmodel output contract, schema_version {SCHEMA_VERSION}"
+    major = SCHEMA_VERSION.split(".")[0]
+    schema["properties"]["schema_version"]["pattern"] = rf"^{major}\.[0-9]+\.[0-9]+$"
+    return schema

@@ -1,0 +1,222 @@
+"""The output contract (issue 19): one typed model, a shipped JSON Schema, numbers never strings.
+
+Every bundled scenario's ``compare --json`` validates against the committed
+data/schemas/output.schema.json; generated scenarios never put a string, NaN or infinity
+where a number goes; R2's JSON carries its cost components, finance, mix and uncertainty.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import patched_data, write_scenario
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import costmodel
+from costmodel.cli import main
+from costmodel.presentation.output import STATUSES, ComparisonOutput
+
+SCHEMA_FILE = Path(__file__).resolve().parent.parent / "data" / "schemas" / "output.schema.json"
+SCHEMA = json.loads(SCHEMA_FILE.read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def compare_json(capsys, scenario) -> dict:
+    assert main(["compare", str(scenario), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def check_numbers(node, where="") -> int:
+    """Assert every quantity is a number or null with a status, and no float is NaN or infinite.
+
+    Returns how many quantities it checked.
+    """
+    checked = 0
+    if isinstance(node, dict):
+        if "unit" in node and "value" in node:
+            value, status = node["value"], node["status"]
+            assert value is None or (isinstance(value, int | float) and not isinstance(value, bool)), where
+            assert (value is None) == (status is not None), where
+            assert status is None or status in STATUSES, where
+            checked += 1
+        if "unit" in node and "values" in node:
+            assert all(isinstance(v, int | float) and not isinstance(v, bool) for v in node["values"]), where
+        for key, value in node.items():
+            checked += check_numbers(value, f"{where}.{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            checked += check_numbers(value, f"{where}.{index}")
+    elif isinstance(node, float):
+        assert math.isfinite(node), where
+    return checked
+
+
+def test_the_committed_schema_is_the_models():
+    # the shipped file must be regenerated (`costmodel schema --output`) whenever the model changes
+    assert SCHEMA == costmodel.output_json_schema()
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_schema_command_prints_the_output_schema(capsys):
+    assert main(["schema", "--output"]) == 0
+    assert json.loads(capsys.readouterr().out) == SCHEMA
+    assert main(["schema"]) == 2
+    assert "--output" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", costmodel.bundled_scenarios())
+def test_every_bundled_scenario_validates(name, capsys):
+    data = compare_json(capsys, name)
+    VALIDATOR.validate(data)
+    assert data["schema_version"] == costmodel.SCHEMA_VERSION == "1.0.0"
+    assert data["costmodel_version"] == costmodel.__version__
+    assert check_numbers(data) > 20
+    # reading it back with the model gives the same document
+    assert ComparisonOutput.model_validate(data).model_dump(mode="json") == data
+
+
+def test_the_schema_refuses_a_word_in_a_number():
+    # what the old format did: "not applicable" in a cost per GPU-hour
+    data = costmodel.compare(costmodel.load_scenario("deepseek-v3-training")).model_dump(mode="json")
+    VALIDATOR.validate(data)
+    data["options"]["rent"]["cost_per_gpu_hour_used"]["value"] = "not applicable"
+    with pytest.raises(jsonschema.ValidationError):
+        VALIDATOR.validate(data)
+    data["options"]["rent"]["cost_per_gpu_hour_used"] = {"value": None, "unit": "USD/GPU-h", "status": None}
+    with pytest.raises(jsonschema.ValidationError):     # null without a reason
+        VALIDATOR.validate(data)
+
+
+def test_r2_has_components_finance_mix_and_uncertainty(capsys):
+    data = compare_json(capsys, "h200-24gpu-cluster")
+    own = data["options"]["own"]
+    # README / cases.md R2: owning costs $52,773/month; the components add up to it
+    assert own["monthly_cost"]["value"] == pytest.approx(52773.31, abs=0.01)
+    assert set(own["components"]) >= {"capex_depreciation", "hardware_support", "colocation", "electricity",
+                                      "staffing"}
+    assert sum(c["value"] for c in own["components"].values()) == pytest.approx(own["monthly_cost"]["value"],
+                                                                                abs=1e-5)
+    assert all(c["unit"] == "USD/month" for c in own["components"].values())
+    finance = data["finance"]
+    # R2: TCO $3.236 M against $3.240 M over 60 months, payback in month 59 against renting
+    assert finance["tco"]["own"]["value"] == pytest.approx(3.236e6, rel=1e-3)
+    assert finance["payback_month"] == {"value": 59, "unit": "months", "status": None}
+    flows = finance["cash_flows_by_year"]
+    assert flows["years"] == [1, 2, 3, 4, 5] and flows["months_in_year"] == [12] * 5
+    for option in ("own", "rent"):   # TCO is the sum of the cash flows over the horizon
+        assert sum(flows["options"][option]["total"]["values"]) == pytest.approx(
+            finance["tco"][option]["value"], abs=0.05)
+    mix = data["cheapest_mix"]
+    assert mix["total"]["value"] == pytest.approx(sum(c["value"] for c in mix["layer_cost"].values()), abs=0.05)
+    u = data["uncertainty"]
+    assert u["tracked_option"] == "own" and u["samples"]["value"] == 100_000
+    for p in u["cost_percentiles"].values():
+        assert p["p10"]["value"] <= p["p50"]["value"] <= p["p90"]["value"]
+    assert sum(w["value"] for w in u["win_fraction"].values()) == pytest.approx(1.0)
+    bars = u["tornado"]
+    assert bars and [b["swing"]["value"] for b in bars] == sorted((b["swing"]["value"] for b in bars), reverse=True)
+    rent_price = next(b for b in bars if b["input"] == "options.rent.price_per_gpu_hour")
+    # the rental price at which owning breaks even is the own cost per used GPU-hour at the volume
+    assert rent_price["break_even"]["unit"] == "USD/GPU-h"
+    assert rent_price["break_even"]["value"] == pytest.approx(own["cost_per_gpu_hour_used"]["value"], rel=1e-6)
+    indices = u["sobol"]["indices"]
+    assert indices and all(0 <= i["total_share"]["value"] <= 1.5 for i in indices.values())
+
+
+def test_absent_blocks_are_explicit_nulls(capsys):
+    data = compare_json(capsys, "deepseek-v3-training")
+    for section in ("finance", "cheapest_mix", "serving", "uncertainty"):
+        assert section in data and data[section] is None, section
+    assert data["training_run"]["gpu_hours"]["unit"] == "GPU-h"
+
+
+def test_python_api_returns_the_same_document(capsys):
+    scenario = costmodel.load_scenario("h200-job-log")
+    doc = costmodel.compare(scenario)
+    assert isinstance(doc, costmodel.ComparisonOutput)
+    assert doc.model_dump(mode="json") == compare_json(capsys, "h200-job-log")
+    assert isinstance(doc.margin.value, float) and doc.options["own"].gpus.value == 24
+    assert costmodel.comparison_text(doc) == costmodel.comparison_text(doc.comparison)
+
+
+# Names that planning tools import; removing one must go through a deprecation, not vanish.
+PUBLIC_NAMES = {
+    "BreakEven", "Catalog", "CatalogError", "CloudRental", "Colocation", "Columns", "Comparison", "ComparisonOutput",
+    "Component", "Count", "DAYS_PER_MONTH", "FXRates", "GPUHoursWorkload", "HOURS_PER_MONTH", "HostedAPI",
+    "InputError", "OPTION_LABELS", "OptionResult", "Options", "OwnCluster", "Power", "Quantity", "Resolved",
+    "SCHEMA_VERSION", "Scenario", "ScenarioError", "Series", "Staffing", "TokensWorkload", "TrainingWorkload",
+    "break_even", "break_evens", "bundled_scenarios", "capacity_volume", "cheapest_by_volume", "compare",
+    "comparison_output", "comparison_text", "cost_sweep", "cost_table", "default_catalog", "default_volume_max",
+    "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog", "load_scenario", "monthly_cost",
+    "monthly_cost_components", "output_json_schema", "resolve", "save_scenario", "scenario_path", "step_volumes",
+    "tokens_per_month", "validate_data", "with_inputs",
+}
+
+
+def test_no_public_name_disappears():
+    missing = PUBLIC_NAMES - set(costmodel.__all__)
+    assert not missing, f"public names removed without a deprecation: {sorted(missing)}"
+    for name in costmodel.__all__:
+        assert getattr(costmodel, name) is not None, name
+
+
+# --- generated scenarios -----------------------------------------------------------------------------------
+
+BASES = ("llama70b-vs-api", "h200-24gpu-cluster", "h200-job-log", "h100-10k-cluster", "deepseek-v3-training",
+         "llama31-405b-training", "llama70b-interactive", "deepseek-v3-serving", "deepseek-v3-stages")
+
+
+def numeric_paths(data, prefix=""):
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from numeric_paths(value, f"{prefix}{key}.")
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from numeric_paths(value, f"{prefix}{index}.")
+    elif isinstance(data, int | float) and not isinstance(data, bool):
+        yield prefix[:-1]
+
+
+def scale_path(data, path, factor):
+    node = data
+    *parents, last = path.split(".")
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    index = int(last) if isinstance(node, list) else last
+    old = node[index]
+    node[index] = round(old * factor) if isinstance(old, int) else old * factor
+
+
+@st.composite
+def scenarios(draw):
+    """A bundled scenario (without its uncertainty block) with one to four inputs scaled by 0 to 5."""
+    data = patched_data(draw(st.sampled_from(BASES)), drop=("uncertainty",))
+    paths = sorted(numeric_paths(data))
+    for path in draw(st.lists(st.sampled_from(paths), min_size=1, max_size=4, unique=True)):
+        scale_path(data, path, draw(st.one_of(st.just(0.0), st.floats(0.25, 4.0))))
+    return data
+
+
+def test_generated_scenarios_never_put_a_word_or_nan_in_a_number(tmp_path, capsys):
+    compared = []
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(data=scenarios())
+    def check(data):
+        path = write_scenario(tmp_path, data, "generated.yaml")
+        code = main(["compare", str(path), "--json"])
+        captured = capsys.readouterr()
+        assert code in (0, 2), captured.err
+        if code == 2:       # refused with a message naming the field (tests/test_fuzz.py checks those)
+            return
+        assert "NaN" not in captured.out and "Infinity" not in captured.out
+        result = json.loads(captured.out)
+        VALIDATOR.validate(result)
+        assert check_numbers(result) > 10
+        compared.append(path)
+
+    check()
+    assert len(compared) >= 5     # most generated scenarios are valid: the check ran on real output
