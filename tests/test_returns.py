@@ -147,7 +147,7 @@ class TestReturns:
     def test_compare_json_carries_the_returns(self, capsys):
         assert main(["compare", H200, "--json"]) == 0
         data = json.loads(capsys.readouterr().out)["finance"]
-        for key in ("irr_per_year", "mirr_per_year", "roi_fraction", "payback_months", "discounted_payback_months"):
+        for key in ("irr", "mirr", "roi", "payback_months", "discounted_payback_months"):
             assert key in data
         assert 58 < data["payback_months"]["value"] <= data["payback_month"]["value"]
 

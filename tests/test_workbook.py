@@ -70,11 +70,11 @@ def test_recomputed_npv_irr_and_yearly_totals_match_compare_json(exported, capsy
         assert figures[f"TCO, {label}"] == pytest.approx(data["tco"][option]["value"], rel=1e-6)
         checked += 2
     irr = figures["IRR of owning vs Cloud rental (yearly, from monthly IRR)"]
-    assert irr == pytest.approx(data["irr_per_year"]["value"], rel=1e-6)
+    assert irr == pytest.approx(data["irr"]["value"], rel=1e-6)
     mirr = figures["MIRR of owning vs Cloud rental (yearly; finance and reinvestment at the monthly discount rate)"]
-    assert mirr == pytest.approx(data["mirr_per_year"]["value"], rel=1e-6)
+    assert mirr == pytest.approx(data["mirr"]["value"], rel=1e-6)
     assert figures["ROI of owning vs Cloud rental (net gain / investment)"] == pytest.approx(
-        data["roi_fraction"]["value"], rel=1e-6)
+        data["roi"]["value"], rel=1e-6)
     assert figures["payback vs Cloud rental, fractional"] == pytest.approx(data["payback_months"]["value"], rel=1e-6)
     discounted = figures["discounted payback vs Cloud rental, fractional"]
     if data["discounted_payback_months"]["status"] == "never":

@@ -335,7 +335,7 @@ class AfterTaxOutput(OutputModel):
 class FinanceOutput(OutputModel):
     """The own cluster over the horizon, against the other options.
 
-    ``irr_per_year``, ``mirr_per_year``, ``roi_fraction``, ``payback_months`` and
+    ``irr``, ``mirr`` (yearly rates), ``roi`` (net gain / investment), ``payback_months`` and
     ``discounted_payback_months`` compare owning with ``payback_against``.
     """
 
@@ -351,9 +351,9 @@ class FinanceOutput(OutputModel):
     payback_against: str | None
     cash_flows_by_year: CashFlowsByYear | None
     npv_convention: NpvConventionOutput
-    irr_per_year: Quantity
-    mirr_per_year: Quantity
-    roi_fraction: Quantity
+    irr: Quantity
+    mirr: Quantity
+    roi: Quantity
     investment: Quantity
     payback_months: Quantity
     discounted_payback_months: Quantity
@@ -396,9 +396,9 @@ def _finance(f: OwnFinance, cur: str, r: Resolved | None) -> FinanceOutput:
         payback_against=f.payback_against,
         cash_flows_by_year=flows,
         npv_convention=NpvConventionOutput(period=f.npv_period, timing=f.npv_timing),
-        irr_per_year=_q(f.irr_per_year, "1/year", digits=9),
-        mirr_per_year=_q(f.mirr_per_year, "1/year", digits=9),
-        roi_fraction=_q(f.roi, "-", digits=9),
+        irr=_q(f.irr_per_year, "1/year", digits=9),
+        mirr=_q(f.mirr_per_year, "1/year", digits=9),
+        roi=_q(f.roi, "-", digits=9),
         investment=_q(f.investment, cur, digits=2),
         payback_months=_q(f.payback_months, "months", "never"),
         discounted_payback_months=_q(f.discounted_payback_months, "months", "never"),
