@@ -295,3 +295,47 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         executed.replace(notebook_path)
     write_text_atomically(html_path, html)
     return Report(name, html_path, notebook_path, time.perf_counter() - start)
+
+
+def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600) -> list[str]:
+    """Render one report per scenario, then ``index.html`` linking them above the portfolio table.
+
+    Each report runs in its own kernel, as :func:`render_report` does (no warm kernel pool
+    yet). The index page is checked like a report: nothing in it loads or runs anything, and
+    every text from a scenario is escaped.
+
+    Parameters
+    ----------
+    scenarios
+        Scenario names or paths that evaluated without error.
+    portfolio
+        The portfolio table (pandas DataFrame).
+    out_dir
+        The batch's output folder.
+
+    Returns
+    -------
+    list of str
+        Scenarios whose report failed (each also printed on stderr).
+    """
+    import html
+
+    failed, links = [], []
+    for scenario in scenarios:
+        try:
+            report = render_report(scenario, out_dir, timeout=timeout)
+        except (ReportError, ParameterError, ValueError, OSError) as exc:
+            print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
+            failed.append(str(scenario))
+            continue
+        relative = report.html.relative_to(Path(out_dir)).as_posix()
+        links.append(f'<li><a href="{html.escape(relative)}">{html.escape(report.scenario)}</a></li>')
+    table = portfolio.to_html(index=False, escape=True, na_rep="", float_format=lambda x: f"{x:,.2f}")
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title></head><body>"
+            "<h1>Portfolio</h1><h2>Reports</h2><ul>" + "".join(links) + "</ul><h2>Table</h2>" + table
+            + "</body></html>\n")
+    problems = unsafe_parts(page)
+    if problems:
+        raise ReportError(f"the index page would load or run something: {problems[:3]}")
+    write_text_atomically(Path(out_dir) / "index.html", page)
+    return failed

@@ -5,6 +5,7 @@ Validators check fields and cross-field rules; they compute no costs and read no
 carries its unit and title in its metadata (:func:`costmodel.schema.base.quantity`).
 """
 
+from .claims import Claim
 from .demand import (
     BurstyDemand,
     CampaignDemand,
@@ -45,7 +46,8 @@ from .workload import (
 )
 
 __all__ = [
-    "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapexLine", "CloudRental", "Colocation", "DemandProfile",
+    "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "Claim", "CapexLine", "CloudRental", "Colocation",
+    "DemandProfile",
     "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI",
     "HourlyFileDemand", "JobLogDemand", "Loan", "Options", "OwnCluster", "Parallelism", "Power", "Range",
     "Reserved", "Scenario", "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand",
