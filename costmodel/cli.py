@@ -67,10 +67,22 @@ def _compare(args: argparse.Namespace) -> int:
     scenario = load_scenario(args.scenario, _catalog(args))
     result = compare(scenario, volume=args.volume, volume_max=args.volume_max)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        print(json.dumps(_stamped(result.to_dict()), indent=2, allow_nan=False))
     else:
+        from .presentation.text import claims_text
+
         print(comparison_text(result))
+        if result.claims:
+            print(claims_text(result))
     return 0
+
+
+def _stamped(data: dict) -> dict:
+    """JSON output with the schema version and the package version added."""
+    from . import __version__
+    from .scenarios import SCHEMA_VERSION
+
+    return {**data, "schema_version": SCHEMA_VERSION, "costmodel_version": __version__}
 
 
 def _batch(args: argparse.Namespace) -> int:
@@ -136,7 +148,7 @@ def _diff(args: argparse.Namespace) -> int:
     b = load_scenario(args.b, _catalog_for(args.catalog_b) if args.catalog_b else catalog)
     result = diff(a, b, str(args.a), str(args.b))
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+        print(json.dumps(_stamped(result.to_dict()), indent=2, allow_nan=False))
     else:
         print(diff_text(result))
     return 0

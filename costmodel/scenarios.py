@@ -203,3 +203,37 @@ def save_scenario(scenario: Scenario, path: str | Path) -> Path:
     path = Path(path)
     write_text_atomically(path, dump_yaml(scenario_data(scenario)))
     return path
+
+
+SCHEMA_VERSION = 1
+"""Version of the scenario file format and of the JSON the commands print."""
+
+_ID_FIELDS = {("OwnCluster", "server"): "servers", ("CloudRental", "offer"): "cloud_offers",
+              ("HostedAPI", "offer"): "api_offers", ("Serving", "model"): "models",
+              ("Serving", "throughput_row"): "throughput"}
+
+
+def scenario_json_schema(catalog: Catalog | None = None) -> dict[str, Any]:
+    """The JSON Schema of a scenario file, with catalog ids as enums (for editors' completion).
+
+    Every ``server``, ``offer``, ``gpu``, ``model`` and ``throughput_row`` field lists the ids
+    of the catalog (the bundled one, or ``catalog``).
+    """
+    from .catalog import default_catalog
+
+    catalog = catalog or default_catalog()
+    schema = Scenario.model_json_schema()
+    for name, definition in schema.get("$defs", {}).items():
+        for field, spec in definition.get("properties", {}).items():
+            table = _ID_FIELDS.get((name, field)) or ("gpus" if field == "gpu" else None)
+            if table is None:
+                continue
+            ids = sorted(getattr(catalog, table))
+            if "anyOf" in spec:       # optional: an id or null
+                spec["anyOf"] = [{"type": "string", "enum": ids} if part.get("type") == "string" else part
+                                 for part in spec["anyOf"]]
+            else:
+                spec["enum"] = ids
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["x-costmodel-schema-version"] = SCHEMA_VERSION
+    return schema
