@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import patched_data, write_scenario
 
 import costmodel
 from costmodel.batch import Task, read_sweep, run_tasks, sweep_tasks
@@ -21,8 +22,6 @@ from costmodel.cli import main
 from costmodel.domain.portfolio import sweep_columns
 from costmodel.paths import SCENARIO_DIR
 from costmodel.scenarios import scenario_json_schema
-
-from conftest import patched_data, write_scenario
 
 REPO = Path(__file__).resolve().parent.parent
 
