@@ -37,11 +37,11 @@ from .costs import monthly_cost
 from .finance import own_finance
 from .uncertainty import bounds, numeric_inputs
 
-GRID_POINTS = 101
-"""Volumes (0 to 10 × the point's volume) on which a sweep's break-evens are first located."""
+GRID_POINTS = 41
+"""Volumes (0 to 10 × the point's volume, a quarter of it apart) on which a sweep's break-evens are first located."""
 
 BISECTIONS = 44
-"""Bisection steps refining each break-even: the bracket shrinks to 2^-44 (6e-14) of 1/100 of the range."""
+"""Bisection steps refining each break-even: the bracket shrinks to 2^-44 (6e-14) of 1/40 of the range."""
 
 MAX_POINTS = 10_000_000
 """Largest sweep: more points is an error in the sweep file, not a long wait."""
