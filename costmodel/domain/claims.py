@@ -6,15 +6,10 @@ the stated one within the claim's tolerance, and, for each numeric input on its 
 value that would make the model's figure equal the stated one is found: the claim's gap as
 a function of that input is read on 401 values from 1/1000 to 1000 times the current one
 (inside the input's allowed range) in one vectorised call, and the sign change nearest the
-current value is refined by Brent's method [1].
+current value is refined by bisection (SciPy is not imported for it, so ``compare`` stays light).
 
 A break-even claim "the answer flips at V" holds for an input value at which the two
 options cost the same at V.
-
-References
-----------
-.. [1] Brent, R. P. (1973), "Algorithms for Minimization without Derivatives", ch. 4
-   (:func:`scipy.optimize.brentq`).
 """
 
 from __future__ import annotations
@@ -86,6 +81,22 @@ def _evaluate(r: Resolved, path: str, xs: np.ndarray, figure) -> np.ndarray:
     return np.array([float(np.asarray(figure(with_values(r, {path: float(x)})))) for x in xs])
 
 
+def _bisect(f, low: float, high: float, f_low: float) -> float:
+    """A root of f in [low, high] (f changes sign there), by bisection to 1e-13 of the bracket."""
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        f_middle = f(middle)
+        if f_middle == 0:
+            return middle
+        if np.sign(f_middle) == np.sign(f_low):
+            low, f_low = middle, f_middle
+        else:
+            high = middle
+        if high - low <= 1e-13 * high:
+            break
+    return 0.5 * (low + high)
+
+
 def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange, ...]:
     """The single inputs that, changed alone, make the claim's figure equal the stated one.
 
@@ -93,8 +104,6 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
     left out; so is an input whose change does not move the figure across the stated value
     within 1/1000 to 1000 times its current value.
     """
-    from scipy.optimize import brentq
-
     r = as_resolved(scenario)
     stated, _, _ = _stated(r, claim)
     figure = _figure(claim, stated)
@@ -125,7 +134,7 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
         else:
             def gap(x: float, path: str = path) -> float:
                 return float(np.asarray(figure(with_values(r, {path: x}))))
-            needed = brentq(gap, xs[cell], xs[cell + 1], xtol=1e-12 * xs[cell + 1], rtol=1e-12)
+            needed = _bisect(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
         title = found.title if found is not None else ("serving throughput" if path == THROUGHPUT_INPUT else path)
         unit = found.unit if found is not None else "output tokens/s/GPU"
         changes.append(InputChange(path, title, unit, float(current), float(needed)))
