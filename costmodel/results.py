@@ -1259,6 +1259,11 @@ class EnergyResult:
 
 # --- stated figures checked ------------------------------------------------------------------------
 
+def _n(x: Any) -> float | None:
+    """A JSON number without a negative zero (None stays None)."""
+    return None if x is None else _number(x) + 0.0
+
+
 @dataclass(frozen=True)
 class InputChange:
     """One input changed alone so that a claim would hold.
@@ -1285,9 +1290,9 @@ class InputChange:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         share = self.change_share
-        return {"input": self.path, "title": self.title, "unit": self.unit, "current": _number(self.current),
-                "needed": _number(self.needed),
-                "change_share": _number(share) if share is not None else "not defined: the input is 0 now"}
+        return {"input": self.path, "title": self.title, "unit": self.unit, "current": _n(self.current),
+                "needed": _n(self.needed),
+                "change_share": _n(share) if share is not None else "not defined: the input is 0 now"}
 
 
 @dataclass(frozen=True)
@@ -1339,14 +1344,14 @@ class ClaimCheck:
         gap = self.gap
         data = {"statement": self.statement, "source": self.source, "kind": self.kind,
                 "verdict": "confirmed" if self.confirmed else "contradicted",
-                "stated": _number(self.stated),
-                "computed": _number(self.computed) if self.computed is not None else "never in range",
-                "unit": self.unit, "gap_share": _number(gap) if gap is not None else "not defined",
-                "tolerance_share": _number(self.tolerance),
+                "stated": _n(self.stated),
+                "computed": _n(self.computed) if self.computed is not None else "never in range",
+                "unit": self.unit, "gap_share": _n(gap) if gap is not None else "not defined",
+                "tolerance_share": _n(self.tolerance),
                 "would_hold_if": [change.to_dict() for change in self.would_hold]}
         if self.kind == "break_even":
-            data["stated_multiple_of_volume"] = _number(self.stated_multiple)
-            data["computed_multiple_of_volume"] = (_number(self.computed_multiple)
+            data["stated_multiple_of_volume"] = _n(self.stated_multiple)
+            data["computed_multiple_of_volume"] = (_n(self.computed_multiple)
                                                    if self.computed_multiple is not None else "never in range")
         return data
 
@@ -1384,10 +1389,10 @@ class InputDifference:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"input": self.path, "title": self.title, "unit": self.unit, "a": _number(self.a),
-                "b": _number(self.b), "source_a": self.source_a, "source_b": self.source_b,
-                "one_at_a_time": {k: _number(v) for k, v in self.one_at_a_time.items()},
-                "shapley": {k: _number(v) for k, v in self.shapley.items()}}
+        return {"input": self.path, "title": self.title, "unit": self.unit, "a": _n(self.a),
+                "b": _n(self.b), "source_a": self.source_a, "source_b": self.source_b,
+                "one_at_a_time": {k: _n(v) for k, v in self.one_at_a_time.items()},
+                "shapley": {k: _n(v) for k, v in self.shapley.items()}}
 
 
 @dataclass(frozen=True)
@@ -1434,8 +1439,8 @@ class ScenarioDiff:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {"a": self.name_a, "b": self.name_b, "currency": self.currency, "method": self.method,
-                "measures": {k: {"a": _number(a), "b": _number(b), "change": _number(b - a),
+                "measures": {k: {"a": _n(a), "b": _n(b), "change": _n(b - a),
                                  "unit": self.units[k]} for k, (a, b) in self.measures.items()},
                 "inputs": [d.to_dict() for d in self.inputs],
                 "other_differences": [{"field": f, "a": a, "b": b} for f, a, b in self.other],
-                "other_effect": {k: _number(v) for k, v in self.other_effect.items()}}
+                "other_effect": {k: _n(v) for k, v in self.other_effect.items()}}
