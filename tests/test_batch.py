@@ -196,3 +196,21 @@ def test_python_dash_m_prints_the_version():
 
     out = subprocess.run([sys.executable, "-m", "costmodel", "--version"], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == f"costmodel {costmodel.__version__}"
+
+
+@pytest.mark.slow
+def test_batch_reports_in_a_warm_kernel_with_an_index(tmp_path):
+    from costmodel.report import unsafe_parts
+
+    out = tmp_path / "out"
+    assert main(["batch", "llama70b-vs-api", "h200-24gpu-cluster", "--reports", "--out", str(out)]) == 0
+    index = (out / "index.html").read_text()
+    assert 'href="llama70b-vs-api/report.html"' in index and 'href="h200-24gpu-cluster/report.html"' in index
+    assert unsafe_parts(index) == []
+    r1 = (out / "llama70b-vs-api" / "report.html").read_text()
+    # R1's claims: the flip stated at 10x is contradicted at 3.40x (34,013,307 / 10,000,000)
+    assert "Stated figures checked" in r1 and "<strong>contradicted</strong>" in r1 and "3.40 × the volume" in r1
+    r2 = (out / "h200-24gpu-cluster" / "report.html").read_text()
+    # a clean namespace per report: R2's page shows its own title, and none of R1's claims
+    assert "H200" in r2 and "<strong>contradicted</strong>" not in r2
+    assert "no <code>claims</code> block" in r2
