@@ -276,9 +276,8 @@ class WarmKernel:
 def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: dict, timeout: int) -> None:
     """Parameterise a notebook as papermill does and run it in a warm kernel; write it to ``executed``."""
     import nbformat
-    from papermill.parameterize import parameterize_notebook
-
     from papermill.iorw import load_notebook_node
+    from papermill.parameterize import parameterize_notebook
 
     node = parameterize_notebook(load_notebook_node(str(notebook)), values, kernel_name=KERNEL_NAME)
     try:
@@ -373,8 +372,9 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
 def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600) -> list[str]:
     """Render one report per scenario, then ``index.html`` linking them above the portfolio table.
 
-    The reports run one after another in one :class:`WarmKernel`. The index page is checked like a report: nothing in it loads or runs anything, and
-    every text from a scenario is escaped.
+    The reports run one after another in one :class:`WarmKernel`. The index page is checked
+    like a report: nothing in it loads or runs anything, and every text from a scenario is
+    escaped.
 
     Parameters
     ----------

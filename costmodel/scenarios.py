@@ -105,6 +105,8 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
     """
     if not isinstance(data, dict):
         raise ScenarioError(path, [("(top level)", data, "a scenario file must be a YAML mapping of fields")])
+    if data.get("offers") is not None:
+        catalog = _with_offers(data, path, catalog)
     try:
         scenario = Scenario.model_validate(data, context={"catalog": catalog} if catalog else None)
     except ValidationError as exc:
@@ -114,6 +116,24 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
     except ScenarioError as exc:
         raise ScenarioError(path, exc.problems) from None
     return scenario
+
+
+def _with_offers(data: dict, path, catalog: Catalog | None) -> Catalog:
+    """The catalog with the scenario's inline ``offers`` rows added (see :mod:`costmodel.schema.offers`)."""
+    from .catalog import merged_catalog
+    from .errors import CatalogError
+    from .schema.offers import Offers
+
+    try:
+        offers = Offers.model_validate(data["offers"])
+    except ValidationError as exc:
+        problems = from_validation_error(exc, path, ScenarioError, data["offers"]).problems
+        raise ScenarioError(path, [(f"offers.{field}", value, reason) for field, value, reason in problems]) from None
+    try:
+        return merged_catalog(offers.tables(), catalog)
+    except CatalogError as exc:
+        raise ScenarioError(path, [(f"offers.{field}", value, reason) for field, value, reason in exc.problems]) \
+            from None
 
 
 def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> Scenario:

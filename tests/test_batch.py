@@ -214,3 +214,30 @@ def test_batch_reports_in_a_warm_kernel_with_an_index(tmp_path):
     # a clean namespace per report: R2's page shows its own title, and none of R1's claims
     assert "H200" in r2 and "<strong>contradicted</strong>" not in r2
     assert "no <code>claims</code> block" in r2
+
+
+def test_an_inline_offer_prices_the_rental_and_is_cited(tmp_path):
+    data = patched_data("llama70b-vs-api", {"options.rent.offer": "acme-h100-quote"})
+    data["offers"] = {"cloud_offers": [{
+        "offer": "acme-h100-quote", "provider": "Acme", "gpu": "H100-SXM-80GB", "pricing": "on_demand",
+        "price_per_gpu_hour": 2.1, "currency": "USD", "quality": "P", "as_of": "2026-11",
+        "source": "Acme quote no. 1234"}]}
+    scenario = costmodel.load_scenario(write_scenario(tmp_path, data, "inline.yaml"))
+    # 2 GPUs x 2.10 USD x 730 h + the engineer's 6,000 EUR x 1.16
+    assert costmodel.compare(scenario).options["rent"].monthly_cost == pytest.approx(2 * 2.1 * 730 + 6960)
+    from costmodel.schema.inputs import find_input
+
+    found = find_input(scenario, scenario.catalog, "options.rent.price_per_gpu_hour")
+    assert found.value == 2.1 and found.source.startswith("scenario offers.cloud_offers: acme-h100-quote [P")
+    changed = costmodel.with_inputs(scenario, {"options.rent.gpu_count": 4})     # still resolves its offer
+    assert costmodel.compare(changed).options["rent"].monthly_cost == pytest.approx(4 * 2.1 * 730 + 6960)
+
+
+def test_an_inline_offer_with_an_unknown_gpu_is_refused(tmp_path, capsys):
+    data = patched_data("llama70b-vs-api")
+    data["offers"] = {"cloud_offers": [{
+        "offer": "x", "provider": "Acme", "gpu": "H999", "pricing": "on_demand", "price_per_gpu_hour": 2.1,
+        "currency": "USD", "quality": "P", "as_of": "2026-11", "source": "quote"}]}
+    assert main(["validate", str(write_scenario(tmp_path, data))]) == 2
+    err = capsys.readouterr().err
+    assert "offers." in err and "H999" in err

@@ -24,6 +24,7 @@ from .demand import DemandProfile
 from .energy import EnergyInputs
 from .finance import Finance
 from .inputs import THROUGHPUT_INPUT, bounds_of, input_fields
+from .offers import Offers
 from .options import Options
 from .uncertainty import Uncertainty
 from .workload import Workload
@@ -60,6 +61,7 @@ class Scenario(InputModel):
     energy: EnergyInputs | None = Field(default=None, description="Grid, contracted intensity, power budget, tariff.")
     claims: list[Claim] = Field(default_factory=list, max_length=100,
                                 description="Figures the source document states, checked against the model.")
+    offers: Offers | None = Field(default=None, description="Quotes in no catalog: rows added to the catalog.")
 
     _catalog: Catalog | None = PrivateAttr(default=None)
 
