@@ -96,11 +96,13 @@ def run_task(task: Task) -> list[dict[str, Any]]:
         return columns_to_rows(sweep_columns(scenario, values, task.name, task.first_point))
     except (InputError, ValueError, KeyError, OSError, ArithmeticError) as exc:
         message = str(exc).replace("\n", "; ")
-        rows = [error_row(task.name, message)] * task.size
-        if task.values:
-            rows = [{**row, "point": task.first_point + i, **{p: v[i] for p, v in task.values.items()}}
-                    for i, row in enumerate(rows)]
-        return rows
+    except Exception as exc:      # a defect met by one scenario stops no other scenario
+        message = f"{type(exc).__name__}: {exc}".replace("\n", "; ")
+    rows = [error_row(task.name, message)] * task.size
+    if task.values:
+        rows = [{**row, "point": task.first_point + i, **{p: v[i] for p, v in task.values.items()}}
+                for i, row in enumerate(rows)]
+    return rows
 
 
 # --- finding the work --------------------------------------------------------------------------
