@@ -28,7 +28,7 @@ import glob
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,26 +83,37 @@ def _catalog(folder: str | None):
     return load_catalog_overrides(folder)
 
 
-def run_task(task: Task) -> list[dict[str, Any]]:
-    """The portfolio rows of one task; a scenario that fails gives one error row (never raises)."""
-    from .domain.portfolio import columns_to_rows, error_row, scenario_row, sweep_columns
+def run_task(task: Task) -> dict[str, Any]:
+    """The portfolio columns of one task (column → one value per row); a scenario that fails gives
+    its error row (never raises)."""
+    from .domain.portfolio import error_row, scenario_row, sweep_columns
     from .scenarios import load_scenario
 
     try:
         scenario = load_scenario(task.path, _catalog(task.catalog_dir))
         if not task.values:
-            return [scenario_row(scenario, task.name)]
+            return {name: [value] for name, value in scenario_row(scenario, task.name).items()}
         values = {p: np.asarray(v, dtype=float) for p, v in task.values.items()}
-        return columns_to_rows(sweep_columns(scenario, values, task.name, task.first_point))
+        return sweep_columns(scenario, values, task.name, task.first_point)
     except (InputError, ValueError, KeyError, OSError, ArithmeticError) as exc:
         message = str(exc).replace("\n", "; ")
     except Exception as exc:      # a defect met by one scenario stops no other scenario
         message = f"{type(exc).__name__}: {exc}".replace("\n", "; ")
-    rows = [error_row(task.name, message)] * task.size
+    columns = {name: [value] * task.size for name, value in error_row(task.name, message).items()}
     if task.values:
-        rows = [{**row, "point": task.first_point + i, **{p: v[i] for p, v in task.values.items()}}
-                for i, row in enumerate(rows)]
-    return rows
+        columns.update({p: list(v) for p, v in task.values.items()})
+        columns["point"] = list(range(task.first_point, task.first_point + task.size))
+    return columns
+
+
+def rows_of(columns: dict[str, Any]) -> int:
+    """Rows in a task's columns."""
+    return len(columns["scenario"])
+
+
+def failed_names(columns: dict[str, Any]) -> list[str]:
+    """Scenarios with an error in a task's columns."""
+    return sorted({name for name, error in zip(columns["scenario"], columns["error"], strict=True) if error})
 
 
 # --- finding the work --------------------------------------------------------------------------
@@ -236,8 +247,8 @@ def _progress(total: int, enabled: bool | None):
 
 
 def run_tasks(tasks: list[Task], workers: int = 1, scheduler: str | None = None, fail_fast: bool = False,
-              progress: bool | None = None, on_rows: Callable[[int, list], None] | None = None) -> list[list[dict]]:
-    """Run tasks and return their rows in task order.
+              progress: bool | None = None) -> list[dict[str, Any]]:
+    """Run tasks and return their columns (see :func:`run_task`) in task order.
 
     Parameters
     ----------
@@ -254,17 +265,17 @@ def run_tasks(tasks: list[Task], workers: int = 1, scheduler: str | None = None,
     progress
         Show a progress bar on stderr; default: only when stderr is a terminal.
     """
-    results: list[list[dict] | None] = [None] * len(tasks)
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
     bar = _progress(sum(t.size for t in tasks), progress)
     try:
-        for index, rows in _completed(tasks, workers, scheduler):
-            results[index] = rows
-            bar.update(len(rows))
-            if fail_fast and any(row.get("error") for row in rows):
+        for index, columns in _completed(tasks, workers, scheduler):
+            results[index] = columns
+            bar.update(rows_of(columns))
+            if fail_fast and failed_names(columns):
                 break
     finally:
         bar.close()
-    return [rows for rows in results if rows is not None]
+    return [columns for columns in results if columns is not None]
 
 
 def _completed(tasks: list[Task], workers: int, scheduler: str | None) -> Iterator[tuple[int, list[dict]]]:
@@ -309,14 +320,14 @@ def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[
 
 # --- writing -----------------------------------------------------------------------------------
 
-def portfolio_frame(rows: list[dict[str, Any]]):
-    """The portfolio as a pandas DataFrame: the fixed columns, then the swept inputs, empty columns of
-    options no scenario has dropped."""
+def portfolio_frame(results: list[dict[str, Any]]):
+    """The portfolio as a pandas DataFrame from the tasks' columns: the fixed columns, then the swept
+    inputs; the cost, NPV, TCO and break-even columns of options no scenario has are dropped."""
     import pandas as pd
 
     from .domain.portfolio import base_columns
 
-    frame = pd.DataFrame(rows)
+    frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True)
     fixed = [c for c in base_columns() if c in frame.columns]
     swept = [c for c in frame.columns if c not in fixed]
     frame = frame[fixed[:2] + swept + fixed[2:]]

@@ -91,6 +91,7 @@ def _batch(args: argparse.Namespace) -> int:
     from .batch import (
         Task,
         expand_scenarios,
+        failed_names,
         portfolio_frame,
         read_sweep,
         run_tasks,
@@ -111,12 +112,11 @@ def _batch(args: argparse.Namespace) -> int:
     scheduler = args.scheduler or ("local" if args.dask else None)
     start = time.perf_counter()
     results = run_tasks(tasks, workers=args.workers, scheduler=scheduler, fail_fast=args.fail_fast)
-    rows = [row for chunk in results for row in chunk]
-    frame = portfolio_frame(rows)
+    frame = portfolio_frame(results)
     written = write_portfolio(frame, args.out)
-    failed = sorted({row["scenario"] for row in rows if row.get("error")})
+    failed = sorted({name for columns in results for name in failed_names(columns)})
     seconds = time.perf_counter() - start
-    print(f"costmodel batch: {len(rows):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
+    print(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
           + ", ".join(str(p) for p in written))
     if args.reports:
         from .report import render_reports_index
@@ -129,11 +129,9 @@ def _batch(args: argparse.Namespace) -> int:
               "tasks not run", file=sys.stderr)
     if failed:
         print(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
-        shown = set()
-        for row in rows:
-            if row.get("error") and row["scenario"] not in shown:
-                shown.add(row["scenario"])
-                print(f"  {row['scenario']}: {row['error']}", file=sys.stderr)
+        errors = frame[frame["error"].notna()].drop_duplicates("scenario")
+        for name, error in zip(errors["scenario"], errors["error"], strict=True):
+            print(f"  {name}: {error}", file=sys.stderr)
         return FAILED
     return 0
 

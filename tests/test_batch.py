@@ -19,7 +19,7 @@ from conftest import patched_data, write_scenario
 import costmodel
 from costmodel.batch import Task, read_sweep, run_tasks, sweep_tasks
 from costmodel.cli import main
-from costmodel.domain.portfolio import sweep_columns
+from costmodel.domain.portfolio import columns_to_rows, sweep_columns
 from costmodel.paths import SCENARIO_DIR
 from costmodel.scenarios import scenario_json_schema
 
@@ -54,7 +54,7 @@ def test_progress_bar_on_stderr_when_asked(capsys):
 def test_fail_fast_stops_at_the_first_failure(tmp_path):
     bad = write_scenario(tmp_path, {"title": "x"}, "BAD.yaml")
     results = run_tasks([Task("bad", str(bad)), Task("r1", "llama70b-vs-api")], fail_fast=True)
-    assert len(results) == 1 and results[0][0]["error"]
+    assert len(results) == 1 and results[0]["error"][0]
 
 
 def _sweep_file(tmp_path: Path, grid: dict, name: str = "sweep.yaml") -> Path:
@@ -71,7 +71,7 @@ GRID = {"options.rent.price_per_gpu_hour": [2.0, 3.5, 7.0],
 def test_sweep_matches_closed_forms_and_compare(tmp_path):
     name, base, values, chunk = read_sweep(_sweep_file(tmp_path, GRID))
     assert len(values["workload.tokens_per_day"]) == 3 * 2 * 20
-    rows = [row for rows in run_tasks(sweep_tasks(name, base, values, chunk)) for row in rows]
+    rows = [row for columns in run_tasks(sweep_tasks(name, base, values, chunk)) for row in columns_to_rows(columns)]
     assert [row["point"] for row in rows] == list(range(120))
     for row in rows:
         price, output, volume = (row["options.rent.price_per_gpu_hour"], row["options.api.output_price_per_million"],
