@@ -328,6 +328,14 @@ def portfolio_frame(results: list[dict[str, Any]]):
     from .domain.portfolio import base_columns
 
     frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True)
+    text = {"scenario", "title", "volume_unit", "currency", "cheapest", "runner_up", "warnings", "error"}
+    for name in frame.columns:
+        if name == "point":
+            frame[name] = pd.to_numeric(frame[name]).astype("Int64")
+        elif name not in text:
+            frame[name] = pd.to_numeric(frame[name]).astype(float)
+        else:
+            frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
     fixed = [c for c in base_columns() if c in frame.columns]
     swept = [c for c in frame.columns if c not in fixed]
     frame = frame[fixed[:2] + swept + fixed[2:]]
