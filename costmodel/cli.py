@@ -122,7 +122,7 @@ def _batch(args: argparse.Namespace) -> int:
         from .report import render_reports_index
 
         ok = [t.path for t in tasks if not t.values and t.name not in failed]
-        failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout)
+        failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout, kernels=args.workers)
         failed += failed_reports
     if len(results) < len(tasks):
         print(f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} "

@@ -369,10 +369,12 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     return Report(name, html_path, notebook_path, time.perf_counter() - start)
 
 
-def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600) -> list[str]:
+def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600,
+                         kernels: int = 1) -> list[str]:
     """Render one report per scenario, then ``index.html`` linking them above the portfolio table.
 
-    The reports run one after another in one :class:`WarmKernel`. The index page is checked
+    The reports run in ``kernels`` :class:`WarmKernel` s, each taking the next scenario when it
+    is free (one thread per kernel: the kernels are processes of their own). The index page is checked
     like a report: nothing in it loads or runs anything, and every text from a scenario is
     escaped.
 
@@ -391,18 +393,36 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
         Scenarios whose report failed (each also printed on stderr).
     """
     import html
+    import queue
+    import threading
 
-    failed, links = [], []
-    with WarmKernel() as kernel:
-        for scenario in scenarios:
-            try:
-                report = render_report(scenario, out_dir, timeout=timeout, kernel=kernel)
-            except (ReportError, ParameterError, ValueError, OSError) as exc:
-                print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
-                failed.append(str(scenario))
-                continue
-            relative = report.html.relative_to(Path(out_dir)).as_posix()
-            links.append(f'<li><a href="{html.escape(relative)}">{html.escape(report.scenario)}</a></li>')
+    failed, done = [], {}
+    work: queue.Queue = queue.Queue()
+    for index, scenario in enumerate(scenarios):
+        work.put((index, scenario))
+
+    def serve() -> None:
+        with WarmKernel() as kernel:
+            while True:
+                try:
+                    index, scenario = work.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    done[index] = render_report(scenario, out_dir, timeout=timeout, kernel=kernel)
+                except (ReportError, ParameterError, ValueError, OSError) as exc:
+                    print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
+                    failed.append(str(scenario))
+
+    threads = [threading.Thread(target=serve, daemon=True) for _ in range(max(1, min(kernels, len(scenarios))))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    links = []
+    for index in sorted(done):
+        relative = done[index].html.relative_to(Path(out_dir)).as_posix()
+        links.append(f'<li><a href="{html.escape(relative)}">{html.escape(done[index].scenario)}</a></li>')
     table = portfolio.to_html(index=False, escape=True, na_rep="", float_format=lambda x: f"{x:,.2f}")
     page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title></head><body>"
             "<h1>Portfolio</h1><h2>Reports</h2><ul>" + "".join(links) + "</ul><h2>Table</h2>" + table
