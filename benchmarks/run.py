@@ -139,6 +139,38 @@ def report(repeats: int) -> dict[str, float]:
     return {"report_seconds": whole, "empty_notebook_seconds": papermill, "ratio_to_empty_notebook": whole / papermill}
 
 
+def portfolio_sweep(repeats: int) -> dict[str, float]:
+    """10,000 points of R1 (rent price x API output price x volume): portfolio columns, break-evens included."""
+    import costmodel
+    from costmodel.domain.portfolio import grid_points, sweep_columns
+
+    scenario = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    values = grid_points({"options.rent.price_per_gpu_hour": np.linspace(2.0, 7.0, 25),
+                          "options.api.output_price_per_million": np.linspace(10.0, 25.0, 20),
+                          "workload.tokens_per_day": np.geomspace(1e6, 1e8, 20)})
+    seconds = best_of(repeats, lambda: sweep_columns(scenario, values, "llama70b-vs-api"))
+    with tempfile.TemporaryDirectory() as folder:
+        sweep_file = Path(folder) / "sweep.yaml"
+        sweep_file.write_text("base: llama70b-vs-api\nchunk_size: 10000\ngrid:\n"
+                              "  options.rent.price_per_gpu_hour: {low: 2.0, high: 7.0, points: 25}\n"
+                              "  options.api.output_price_per_million: {low: 10, high: 25, points: 20}\n"
+                              "  workload.tokens_per_day: {low: 1.0e+6, high: 1.0e+8, points: 20, scale: log}\n")
+        command = process_seconds([str(BIN / "costmodel"), "batch", "--sweep", str(sweep_file), "--out",
+                                   str(Path(folder) / "out")], 1)
+    return {"points": len(values["workload.tokens_per_day"]), "seconds": seconds, "command_seconds": command}
+
+
+def batch_reports(repeats: int, workers: int = 2) -> dict[str, float]:
+    """Seconds per report of `costmodel batch --reports --workers N` (N warm kernels) over the reference scenarios."""
+    from costmodel.paths import REFERENCE_SCENARIOS, SCENARIO_DIR
+
+    files = [str(SCENARIO_DIR / f"{name}.yaml") for name in REFERENCE_SCENARIOS]
+    with tempfile.TemporaryDirectory() as folder:
+        whole = process_seconds([str(BIN / "costmodel"), "batch", *files, "--reports", "--workers", str(workers),
+                                 "--out", folder], 1)
+    return {"reports": len(files), "workers": workers, "seconds_per_report": whole / len(files)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
@@ -162,9 +194,19 @@ def main() -> None:
     cj = compare_json(args.repeats)
     print(f"costmodel compare h200-24gpu-cluster --json (whole process): {cj['with_uncertainty_seconds']:.2f} s; "
           f"with --no-uncertainty: {cj['without_uncertainty_seconds']:.2f} s")
+    ps = portfolio_sweep(args.repeats)
+    print(f"portfolio sweep of R1, {ps['points']:,} points (rent price x API output price x volume; costs, cheapest, "
+          f"margin and 3 break-evens each): {ps['seconds']:.3f} s in one call (target < 2 s); "
+          f"`costmodel batch --sweep` whole process: {ps['command_seconds']:.2f} s")
     rp = report(max(1, min(args.repeats, 2)))
     print(f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
           f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)")
+    for workers in (1, 2):
+        br = batch_reports(1, workers)
+        ratio = br["seconds_per_report"] / rp["empty_notebook_seconds"]
+        print(f"costmodel batch --reports --workers {workers} ({workers} warm kernels) over the {br['reports']} "
+              f"reference scenarios, whole process: {br['seconds_per_report']:.2f} s per report; ratio to papermill "
+              f"on an empty notebook {ratio:.2f}x (target < 1x)")
 
 
 if __name__ == "__main__":

@@ -403,3 +403,64 @@ _ENERGY_TABLES = (("grid_intensity", "grid_carbon_intensity.csv", GridIntensity)
 def default_catalog() -> Catalog:
     """The bundled catalog, loaded once per process."""
     return load_catalog()
+
+
+_TABLE_FILES = (("gpus", "gpus.csv", GPU, "gpu"), ("servers", "servers.csv", Server, "server"),
+                ("cloud_offers", "cloud_prices.csv", CloudOffer, "offer"),
+                ("api_offers", "api_prices.csv", APIOffer, "offer"), ("models", "models.csv", LLM, "model"),
+                ("throughput", "throughput.csv", ThroughputRow, "row"),
+                ("serving_curves", "serving_curves.csv", ServingCurvePoint, "point"),
+                ("training_runs", "training_runs.csv", PublishedRun, "run"),
+                *((name, file, row_type, row_type.key) for name, file, row_type in _ENERGY_TABLES))
+"""Catalog table → its file name, row type and id column."""
+
+
+def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None) -> Catalog:
+    """A catalog with rows added to (or replacing, by id) the rows of ``base``.
+
+    Parameters
+    ----------
+    rows
+        A catalog, or table name (``servers``, ``cloud_offers``, ...) → id → row.
+    base
+        Default: the bundled catalog.
+
+    Raises
+    ------
+    CatalogError
+        A server, offer or throughput row names a GPU that neither catalog holds.
+    """
+    base = base or default_catalog()
+    tables = {name: dict(getattr(base, name)) for name in type(base).model_fields}
+    extra = {name: getattr(rows, name) for name in type(rows).model_fields} if isinstance(rows, Catalog) else rows
+    for name, table in extra.items():
+        tables[name].update(table)
+    for name in ("servers", "cloud_offers", "throughput", "serving_curves", "training_runs"):
+        unknown = [(f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
+                   for ident, row in extra.get(name, {}).items() if row.gpu not in tables["gpus"]]
+        if unknown:
+            raise CatalogError(name, unknown)
+    return Catalog(**tables)
+
+
+def load_catalog_overrides(folder: str | Path, base: Catalog | None = None) -> Catalog:
+    """The bundled catalog (or ``base``) with the rows of any catalog CSV files in ``folder``.
+
+    ``folder`` may hold any of the catalog files (``servers.csv``, ``cloud_prices.csv``,
+    ``api_prices.csv``, ``gpus.csv``, ...), each with the bundled file's columns: its rows are
+    added, and a row with an id the bundled catalog has replaces that row.
+
+    Raises
+    ------
+    CatalogError
+        The folder does not exist or holds no catalog file, or a row breaks its schema.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise CatalogError(folder, [("(folder)", str(folder), "not a folder of catalog CSV files")])
+    found = {name: _read(folder / file, row_type, key)
+             for name, file, row_type, key in _TABLE_FILES if (folder / file).exists()}
+    if not found:
+        names = ", ".join(file for _, file, _, _ in _TABLE_FILES)
+        raise CatalogError(folder, [("(folder)", str(folder), f"holds no catalog file (one of {names})")])
+    return merged_catalog(found, base)

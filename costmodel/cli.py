@@ -50,13 +50,22 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _catalog(args: argparse.Namespace):
+    """The catalog with ``--catalog DIR``'s rows, or None for the bundled one."""
+    if getattr(args, "catalog", None) is None:
+        return None
+    from .catalog import load_catalog_overrides
+
+    return load_catalog_overrides(args.catalog)
+
+
 def _compare(args: argparse.Namespace) -> int:
     from .domain.compare import compare
     from .presentation.text import comparison_text
     from .resolved import resolve
     from .scenarios import load_scenario
 
-    resolved = resolve(load_scenario(args.scenario))
+    resolved = resolve(load_scenario(args.scenario, _catalog(args)))
     result = compare(resolved, volume=args.volume, volume_max=args.volume_max)
     if args.json:
         from .presentation.output import comparison_output
@@ -64,18 +73,120 @@ def _compare(args: argparse.Namespace) -> int:
         document = comparison_output(result, resolved, uncertainty=not args.no_uncertainty)
         print(json.dumps(document.model_dump(mode="json"), indent=2, allow_nan=False))
     else:
+        from .presentation.text import claims_text
+
         print(comparison_text(result))
+        if result.claims:
+            print(claims_text(result))
     return 0
 
 
-def _schema(args: argparse.Namespace) -> int:
-    if not args.output:
-        print("costmodel schema: say which schema: --output (the JSON that `compare --json` prints)",
+def _stamped(data: dict) -> dict:
+    """JSON output with the schema version and the package version added."""
+    from . import __version__
+    from .presentation.output import SCHEMA_VERSION
+
+    return {**data, "schema_version": SCHEMA_VERSION, "costmodel_version": __version__}
+
+
+def _batch(args: argparse.Namespace) -> int:
+    import time
+
+    from .batch import (
+        Task,
+        expand_scenarios,
+        failed_names,
+        portfolio_frame,
+        read_sweep,
+        run_tasks,
+        sweep_tasks,
+        write_portfolio,
+    )
+
+    if args.catalog is not None:
+        _catalog(args)                     # a bad catalog folder is bad input for every task: exit 2 now
+    tasks = [Task(name, name, args.catalog) for name in expand_scenarios(args.scenario)]
+    if args.sweep is not None:
+        name, base, values, chunk = read_sweep(args.sweep, args.catalog)     # SweepError: exit 2
+        tasks += sweep_tasks(name, base, values, chunk, args.catalog)
+    if not tasks:
+        print("costmodel batch: nothing to run: give scenario files, folders or globs, or --sweep FILE",
               file=sys.stderr)
         return BAD_INPUT
-    from .presentation.output import output_json_schema
+    scheduler = args.scheduler or ("local" if args.dask else None)
+    start = time.perf_counter()
+    results = run_tasks(tasks, workers=args.workers, scheduler=scheduler, fail_fast=args.fail_fast)
+    frame = portfolio_frame(results)
+    written = write_portfolio(frame, args.out)
+    failed = sorted({name for columns in results for name in failed_names(columns)})
+    seconds = time.perf_counter() - start
+    print(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
+          + ", ".join(str(p) for p in written))
+    if args.reports:
+        from .report import render_reports_index
 
-    print(json.dumps(output_json_schema(), indent=2, ensure_ascii=False))
+        ok = [t.path for t in tasks if not t.values and t.name not in failed]
+        failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout, kernels=args.workers)
+        failed += failed_reports
+    if len(results) < len(tasks):
+        print(f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} "
+              "tasks not run", file=sys.stderr)
+    if failed:
+        print(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
+        errors = frame[frame["error"].notna()].drop_duplicates("scenario")
+        for name, error in zip(errors["scenario"], errors["error"], strict=True):
+            print(f"  {name}: {error}", file=sys.stderr)
+        return FAILED
+    return 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from .domain.diff import diff
+    from .presentation.text import diff_text
+    from .scenarios import load_scenario
+
+    catalog = _catalog(args)
+    a = load_scenario(args.a, catalog)
+    b = load_scenario(args.b, _catalog_for(args.catalog_b) if args.catalog_b else catalog)
+    result = diff(a, b, str(args.a), str(args.b))
+    if args.json:
+        print(json.dumps(_stamped(result.to_dict()), indent=2, allow_nan=False))
+    else:
+        print(diff_text(result))
+    return 0
+
+
+def _catalog_for(folder: str):
+    from .catalog import load_catalog_overrides
+
+    return load_catalog_overrides(folder)
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from .scenarios import load_scenario
+
+    catalog = _catalog(args)
+    bad = 0
+    for name in args.scenario:
+        try:
+            scenario = load_scenario(name, catalog)
+        except InputError as exc:
+            print(f"costmodel validate: {exc}", file=sys.stderr)
+            bad += 1
+            continue
+        print(f"{name}: valid ({scenario.title})")
+    return BAD_INPUT if bad else 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    if args.output:
+        from .presentation.output import output_json_schema
+
+        print(json.dumps(output_json_schema(), indent=2, ensure_ascii=False))
+        return 0
+    from .scenarios import scenario_json_schema
+
+    print(json.dumps(scenario_json_schema(_catalog(args)), indent=2, sort_keys=False))
     return 0
 
 
@@ -149,11 +260,44 @@ def build_parser() -> argparse.ArgumentParser:
                          help="upper end of the break-even search (default: 10 x the volume)")
     compare.add_argument("--no-uncertainty", action="store_true",
                          help="with --json: leave the uncertainty section null (no Monte Carlo, tornado or Sobol run)")
+    compare.add_argument("--catalog", metavar="DIR", default=None,
+                         help="folder of catalog CSV files whose rows add to or replace the bundled rows")
     compare.set_defaults(run=_compare)
 
-    schema = commands.add_parser("schema", help="print a JSON Schema (--output: of `compare --json`)")
+    batch = commands.add_parser("batch", help="many scenarios and sweeps into one portfolio table (CSV, Parquet)")
+    batch.add_argument("scenario", nargs="*", help="scenario names, YAML files, folders or glob patterns")
+    batch.add_argument("--sweep", metavar="FILE", default=None, help="a sweep file: base scenario and input values")
+    batch.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    batch.add_argument("--workers", type=int, default=1, help="processes (or dask workers) to run on (default 1)")
+    where = batch.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help="run on a dask.distributed scheduler at ADDRESS (tcp://host:8786), or 'local'")
+    where.add_argument("--dask", action="store_true", help="run on a dask.distributed LocalCluster of --workers")
+    batch.add_argument("--reports", action="store_true",
+                       help="also render one HTML report per scenario and an index page")
+    batch.add_argument("--fail-fast", action="store_true", help="stop at the first scenario that fails")
+    batch.add_argument("--catalog", metavar="DIR", default=None, help="folder of catalog rows to add (see compare)")
+    batch.add_argument("--timeout", type=int, default=600, help="longest time per notebook cell [s]")
+    batch.set_defaults(run=_batch)
+
+    differ = commands.add_parser("diff", help="which inputs differ between two scenarios, and what each moved")
+    differ.add_argument("a", help="the first scenario (name or path)")
+    differ.add_argument("b", help="the second scenario")
+    differ.add_argument("--json", action="store_true", help="print JSON for scripts")
+    differ.add_argument("--catalog", metavar="DIR", default=None, help="catalog rows to add, for both")
+    differ.add_argument("--catalog-b", metavar="DIR", default=None, help="catalog rows to add for B only")
+    differ.set_defaults(run=_diff)
+
+    validate = commands.add_parser("validate", help="check scenario files; exit 2 if any is bad")
+    validate.add_argument("scenario", nargs="+", help="scenario names or YAML paths")
+    validate.add_argument("--catalog", metavar="DIR", default=None, help="catalog rows to add")
+    validate.set_defaults(run=_validate)
+
+    schema = commands.add_parser("schema", help="print a JSON Schema: the scenario file's (default, catalog ids as "
+                                                "enums) or, with --output, that of `compare --json`")
     schema.add_argument("--output", action="store_true",
                         help="the JSON Schema of the output of `compare --json` (the output contract)")
+    schema.add_argument("--catalog", metavar="DIR", default=None, help="catalog rows to add to the enums")
     schema.set_defaults(run=_schema)
 
     listing = commands.add_parser("list", help="list the bundled scenarios")

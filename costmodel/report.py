@@ -222,8 +222,73 @@ class Report:
     seconds: float
 
 
+class WarmKernel:
+    """One kernel kept running for several reports (a pool of one, for ``costmodel batch --reports``).
+
+    Each report runs in a clean namespace (``%reset -f`` before its first cell), but the
+    modules its cells import (pandas, Altair, vl-convert, SciPy) stay imported, so a report
+    pays neither the kernel's start nor those imports again. A kernel that died is restarted.
+    Use as a context manager; the kernel is shut down on leaving.
+    """
+
+    def __init__(self) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="costmodel-")
+        self.folder = Path(self._folder.name)
+        self.km = _kernel_manager(self.folder)(kernel_name=KERNEL_NAME)
+
+    def __enter__(self) -> WarmKernel:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def execute(self, notebook, timeout: int):
+        """Execute a notebook node in the kept kernel, after a reset of its namespace; returns it executed."""
+        import nbformat
+        from nbclient import NotebookClient
+        from nbclient.util import run_sync
+
+        if self.km.has_kernel and not run_sync(self.km.is_alive)():
+            run_sync(self.km.shutdown_kernel)(now=True)
+        reset = nbformat.v4.new_code_cell("get_ipython().run_line_magic('reset', '-f')")
+        notebook.cells.insert(0, reset)
+        client = NotebookClient(notebook, km=self.km, timeout=timeout, kernel_name=KERNEL_NAME,
+                                resources={"metadata": {"path": str(self.folder)}})
+        try:
+            client.execute(cwd=str(self.folder))
+        finally:
+            notebook.cells.remove(reset)
+            if client.kc is not None:
+                client.kc.stop_channels()
+        return notebook
+
+    def close(self) -> None:
+        """Shut the kernel down and remove its folder."""
+        from nbclient.util import run_sync
+
+        try:
+            if self.km.has_kernel:
+                run_sync(self.km.shutdown_kernel)(now=False)
+        finally:
+            self._folder.cleanup()
+
+
+def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: dict, timeout: int) -> None:
+    """Parameterise a notebook as papermill does and run it in a warm kernel; write it to ``executed``."""
+    import nbformat
+    from papermill.iorw import load_notebook_node
+    from papermill.parameterize import parameterize_notebook
+
+    node = parameterize_notebook(load_notebook_node(str(notebook)), values, kernel_name=KERNEL_NAME)
+    try:
+        kernel.execute(node, timeout)
+    finally:
+        nbformat.write(node, executed)
+
+
 def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout: int = 600,
-                  notebook: Path | None = None, parameters: dict | None = None) -> Report:
+                  notebook: Path | None = None, parameters: dict | None = None,
+                  kernel: WarmKernel | None = None) -> Report:
     """Render one scenario's report.
 
     Parameters
@@ -240,6 +305,8 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     parameters
         Further notebook parameters (``volume_max``, ...); each must be declared by the
         notebook's ``parameters`` cell.
+    kernel
+        A :class:`WarmKernel` to run in (default: a new kernel for this report, by papermill).
 
     Returns
     -------
@@ -277,16 +344,21 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         scratch = Path(scratch)
         executed = scratch / "report.ipynb"
         try:
-            papermill.execute_notebook(
-                str(notebook), str(executed), parameters=values, kernel_name=KERNEL_NAME,
-                kernel_manager_class=_kernel_manager(Path(kernel_dir)), progress_bar=False, log_output=False,
-                execution_timeout=timeout, cwd=kernel_dir)
+            if kernel is not None:
+                _execute_warm(kernel, notebook, executed, values, timeout)
+            else:
+                papermill.execute_notebook(
+                    str(notebook), str(executed), parameters=values, kernel_name=KERNEL_NAME,
+                    kernel_manager_class=_kernel_manager(Path(kernel_dir)), progress_bar=False, log_output=False,
+                    execution_timeout=timeout, cwd=kernel_dir)
         except PapermillExecutionError as exc:
             if executed.exists():
                 executed.replace(notebook_path)
             raise ReportError(f"{name}: the notebook failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
                               f"(executed notebook kept at {notebook_path})") from None
-        except Exception as exc:  # kernel death, timeout, missing kernel
+        except Exception as exc:  # kernel death, timeout, missing kernel; a cell's error in a warm kernel
+            if kernel is not None and executed.exists():
+                executed.replace(notebook_path)
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
         html = export_html(executed, model.title)
         found = unsafe_parts(html)
@@ -295,3 +367,68 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         executed.replace(notebook_path)
     write_text_atomically(html_path, html)
     return Report(name, html_path, notebook_path, time.perf_counter() - start)
+
+
+def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600,
+                         kernels: int = 1) -> list[str]:
+    """Render one report per scenario, then ``index.html`` linking them above the portfolio table.
+
+    The reports run in ``kernels`` :class:`WarmKernel` s, each taking the next scenario when it
+    is free (one thread per kernel: the kernels are processes of their own). The index page is checked
+    like a report: nothing in it loads or runs anything, and every text from a scenario is
+    escaped.
+
+    Parameters
+    ----------
+    scenarios
+        Scenario names or paths that evaluated without error.
+    portfolio
+        The portfolio table (pandas DataFrame).
+    out_dir
+        The batch's output folder.
+
+    Returns
+    -------
+    list of str
+        Scenarios whose report failed (each also printed on stderr).
+    """
+    import html
+    import queue
+    import threading
+
+    failed, done = [], {}
+    work: queue.Queue = queue.Queue()
+    for index, scenario in enumerate(scenarios):
+        work.put((index, scenario))
+
+    def serve() -> None:
+        with WarmKernel() as kernel:
+            while True:
+                try:
+                    index, scenario = work.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    done[index] = render_report(scenario, out_dir, timeout=timeout, kernel=kernel)
+                except (ReportError, ParameterError, ValueError, OSError) as exc:
+                    print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
+                    failed.append(str(scenario))
+
+    threads = [threading.Thread(target=serve, daemon=True) for _ in range(max(1, min(kernels, len(scenarios))))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    links = []
+    for index in sorted(done):
+        relative = done[index].html.relative_to(Path(out_dir)).as_posix()
+        links.append(f'<li><a href="{html.escape(relative)}">{html.escape(done[index].scenario)}</a></li>')
+    table = portfolio.to_html(index=False, escape=True, na_rep="", float_format=lambda x: f"{x:,.2f}")
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title></head><body>"
+            "<h1>Portfolio</h1><h2>Reports</h2><ul>" + "".join(links) + "</ul><h2>Table</h2>" + table
+            + "</body></html>\n")
+    problems = unsafe_parts(page)
+    if problems:
+        raise ReportError(f"the index page would load or run something: {problems[:3]}")
+    write_text_atomically(Path(out_dir) / "index.html", page)
+    return failed

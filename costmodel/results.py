@@ -998,6 +998,7 @@ class Comparison:
     serving: ServingResult | None = None
     energy: EnergyResult | None = None
     plan: GrowthPlan | None = None
+    claims: tuple[ClaimCheck, ...] = ()
 
     def label(self, option: str) -> str:
         """Display name of an option."""
@@ -1033,6 +1034,8 @@ class Comparison:
                 if self.energy.training is not None and name in self.energy.training.by_option:
                     data["options"][name].update(self.energy.training.option_dict(name))
             data["energy"] = self.energy.to_dict(self.currency)
+        if self.claims:
+            data["claims"] = [claim.to_dict() for claim in self.claims]
         return data
 
     def _to_dict(self, per_unit, tokens: bool) -> dict[str, Any]:
@@ -1406,3 +1409,192 @@ class EnergyResult:
             **({"training_run": self.training.to_dict()} if self.training is not None else {}),
             "sources": list(self.sources),
         }
+
+
+# --- stated figures checked ------------------------------------------------------------------------
+
+def _n(x: Any) -> float | None:
+    """A JSON number without a negative zero (None stays None)."""
+    return None if x is None else _number(x) + 0.0
+
+
+@dataclass(frozen=True)
+class InputChange:
+    """One input changed alone so that a claim would hold.
+
+    Attributes
+    ----------
+    path, title, unit
+        The input (see :mod:`costmodel.schema.inputs`).
+    current, needed
+        Its value now, and the value at which the claim's figure equals the stated one. [unit]
+    """
+
+    path: str
+    title: str
+    unit: str
+    current: float
+    needed: float
+
+    @property
+    def change_share(self) -> float | None:
+        """needed / current - 1, or None when the current value is 0. [-]"""
+        return self.needed / self.current - 1.0 if self.current else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        share = self.change_share
+        return {"input": self.path, "title": self.title, "unit": self.unit, "current": _n(self.current),
+                "needed": _n(self.needed),
+                "change_share": _n(share) if share is not None else "not defined: the input is 0 now"}
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """A stated figure against the computed one.
+
+    Attributes
+    ----------
+    statement, source, kind
+        As in the claim.
+    stated, computed
+        The stated figure and the model's, in ``unit`` (a cost converted to the reporting
+        currency). ``computed`` None: none in the searched range (a break-even that never
+        happens within 10 × the larger of the stated and the scenario's volume).
+    unit
+        Unit of both.
+    tolerance
+        Largest relative gap that confirms. [-]
+    confirmed
+        |computed / stated - 1| <= tolerance.
+    stated_multiple, computed_multiple
+        For a break-even: both as multiples of the scenario's volume. [-]
+    would_hold
+        Single inputs that, changed alone, make the computed figure equal the stated one,
+        smallest relative change first.
+    """
+
+    statement: str
+    source: str
+    kind: str
+    stated: float
+    computed: float | None
+    unit: str
+    tolerance: float
+    confirmed: bool
+    stated_multiple: float | None = None
+    computed_multiple: float | None = None
+    would_hold: tuple[InputChange, ...] = ()
+
+    @property
+    def gap(self) -> float | None:
+        """computed / stated - 1, or None when either is missing or the stated figure is 0. [-]"""
+        if self.computed is None or not self.stated:
+            return None
+        return self.computed / self.stated - 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``computed`` reads "never in range" for a break-even that does not happen."""
+        gap = self.gap
+        data = {"statement": self.statement, "source": self.source, "kind": self.kind,
+                "verdict": "confirmed" if self.confirmed else "contradicted",
+                "stated": _n(self.stated),
+                "computed": _n(self.computed) if self.computed is not None else "never in range",
+                "unit": self.unit, "gap_share": _n(gap) if gap is not None else "not defined",
+                "tolerance_share": _n(self.tolerance),
+                "would_hold_if": [change.to_dict() for change in self.would_hold]}
+        if self.kind == "break_even":
+            data["stated_multiple_of_volume"] = _n(self.stated_multiple)
+            data["computed_multiple_of_volume"] = (_n(self.computed_multiple)
+                                                   if self.computed_multiple is not None else "never in range")
+        return data
+
+
+# --- two scenarios compared input by input ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class InputDifference:
+    """One numeric input that differs between scenario A and B, and what it moved.
+
+    Attributes
+    ----------
+    path, title, unit
+        The input (see :mod:`costmodel.schema.inputs`).
+    a, b
+        Its value in A and in B. [unit]
+    source_a, source_b
+        The source text of the block or catalog row it comes from in each.
+    one_at_a_time
+        Measure → change when only this input takes B's value in A. [measure's unit]
+    shapley
+        Measure → its share of the whole change: the average, over orders of applying the
+        changes one by one, of the change it makes when applied. [measure's unit]
+    """
+
+    path: str
+    title: str
+    unit: str
+    a: float
+    b: float
+    source_a: str
+    source_b: str
+    one_at_a_time: dict[str, float]
+    shapley: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"input": self.path, "title": self.title, "unit": self.unit, "a": _n(self.a),
+                "b": _n(self.b), "source_a": self.source_a, "source_b": self.source_b,
+                "one_at_a_time": {k: _n(v) for k, v in self.one_at_a_time.items()},
+                "shapley": {k: _n(v) for k, v in self.shapley.items()}}
+
+
+@dataclass(frozen=True)
+class ScenarioDiff:
+    """Scenario B against scenario A: the inputs that differ and how the answer moved.
+
+    Attributes
+    ----------
+    name_a, name_b, currency
+        The two scenarios and their (shared) reporting currency.
+    measures
+        Measure → (value in A, value in B): ``monthly_cost.<option>`` at each scenario's
+        volume [currency/month], and with a finance block ``tco.<option>``, ``npv.<option>``
+        [currency].
+    units
+        Measure → unit.
+    inputs
+        The numeric inputs that differ.
+    other
+        Other differences (ids, kinds, blocks or fields present on one side only): (field,
+        value in A, value in B); ``other_effect`` is what they moved together.
+    other_effect
+        Measure → change not explained by the numeric inputs: B minus A with all of B's
+        numeric inputs. [measure's unit]
+    method
+        ``exact`` (every order of the inputs) or ``sampled N orders``.
+    """
+
+    name_a: str
+    name_b: str
+    currency: str
+    measures: dict[str, tuple[float, float]]
+    units: dict[str, str]
+    inputs: tuple[InputDifference, ...]
+    other: tuple[tuple[str, Any, Any], ...]
+    other_effect: dict[str, float]
+    method: str
+
+    def total(self, measure: str) -> float:
+        """B minus A for one measure."""
+        a, b = self.measures[measure]
+        return b - a
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"a": self.name_a, "b": self.name_b, "currency": self.currency, "method": self.method,
+                "measures": {k: {"a": _n(a), "b": _n(b), "change": _n(b - a),
+                                 "unit": self.units[k]} for k, (a, b) in self.measures.items()},
+                "inputs": [d.to_dict() for d in self.inputs],
+                "other_differences": [{"field": f, "a": a, "b": b} for f, a, b in self.other],
+                "other_effect": {k: _n(v) for k, v in self.other_effect.items()}}

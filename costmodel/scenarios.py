@@ -105,6 +105,8 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
     """
     if not isinstance(data, dict):
         raise ScenarioError(path, [("(top level)", data, "a scenario file must be a YAML mapping of fields")])
+    if data.get("offers") is not None:
+        catalog = _with_offers(data, path, catalog)
     try:
         scenario = Scenario.model_validate(data, context={"catalog": catalog} if catalog else None)
     except ValidationError as exc:
@@ -114,6 +116,24 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
     except ScenarioError as exc:
         raise ScenarioError(path, exc.problems) from None
     return scenario
+
+
+def _with_offers(data: dict, path, catalog: Catalog | None) -> Catalog:
+    """The catalog with the scenario's inline ``offers`` rows added (see :mod:`costmodel.schema.offers`)."""
+    from .catalog import merged_catalog
+    from .errors import CatalogError
+    from .schema.offers import Offers
+
+    try:
+        offers = Offers.model_validate(data["offers"])
+    except ValidationError as exc:
+        problems = from_validation_error(exc, path, ScenarioError, data["offers"]).problems
+        raise ScenarioError(path, [(f"offers.{field}", value, reason) for field, value, reason in problems]) from None
+    try:
+        return merged_catalog(offers.tables(), catalog)
+    except CatalogError as exc:
+        raise ScenarioError(path, [(f"offers.{field}", value, reason) for field, value, reason in exc.problems]) \
+            from None
 
 
 def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> Scenario:
@@ -203,3 +223,37 @@ def save_scenario(scenario: Scenario, path: str | Path) -> Path:
     path = Path(path)
     write_text_atomically(path, dump_yaml(scenario_data(scenario)))
     return path
+
+
+SCENARIO_SCHEMA_VERSION = 1
+"""Version of the scenario file format (the JSON the commands print has its own, presentation.output.SCHEMA_VERSION)."""
+
+_ID_FIELDS = {("OwnCluster", "server"): "servers", ("CloudRental", "offer"): "cloud_offers",
+              ("HostedAPI", "offer"): "api_offers", ("Serving", "model"): "models",
+              ("Serving", "throughput_row"): "throughput"}
+
+
+def scenario_json_schema(catalog: Catalog | None = None) -> dict[str, Any]:
+    """The JSON Schema of a scenario file, with catalog ids as enums (for editors' completion).
+
+    Every ``server``, ``offer``, ``gpu``, ``model`` and ``throughput_row`` field lists the ids
+    of the catalog (the bundled one, or ``catalog``).
+    """
+    from .catalog import default_catalog
+
+    catalog = catalog or default_catalog()
+    schema = Scenario.model_json_schema()
+    for name, definition in schema.get("$defs", {}).items():
+        for field, spec in definition.get("properties", {}).items():
+            table = _ID_FIELDS.get((name, field)) or ("gpus" if field == "gpu" else None)
+            if table is None:
+                continue
+            ids = sorted(getattr(catalog, table))
+            if "anyOf" in spec:       # optional: an id or null
+                spec["anyOf"] = [{"type": "string", "enum": ids} if part.get("type") == "string" else part
+                                 for part in spec["anyOf"]]
+            else:
+                spec["enum"] = ids
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["x-costmodel-schema-version"] = SCENARIO_SCHEMA_VERSION
+    return schema

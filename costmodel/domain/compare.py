@@ -10,6 +10,7 @@ from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
 from .break_even import break_evens, cheapest_by_volume, default_volume_max
 from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_used, tokens_per_month
+from .claims import check_claims
 from .costs import monthly_cost_components
 from .energy import energy_result
 from .finance import own_finance
@@ -120,4 +121,5 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         serving=serving_result(r, v),
         energy=energy_result(r, v, run),
         plan=growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None,
+        claims=check_claims(r),
     )

@@ -830,6 +830,41 @@ def _uncertainty(r: Resolved, cur: str) -> UncertaintyOutput:
 
 # --- the whole document ----------------------------------------------------------------------------------
 
+class InputChangeOutput(OutputModel):
+    """One input changed alone so that a claim would hold."""
+
+    path: str
+    title: str
+    current: Quantity
+    needed: Quantity
+
+
+class ClaimOutput(OutputModel):
+    """A figure the scenario's source document states, checked against the computed one."""
+
+    statement: str
+    source: str
+    kind: str
+    stated: Quantity
+    computed: Quantity
+    tolerance_share: Quantity
+    confirmed: bool
+    stated_multiple: Quantity | None
+    computed_multiple: Quantity | None
+    would_hold: list[InputChangeOutput]
+
+
+def _claim(c) -> ClaimOutput:
+    multiple = c.stated_multiple is not None
+    return ClaimOutput(
+        statement=c.statement, source=c.source, kind=c.kind, stated=_q(c.stated, c.unit),
+        computed=_q(c.computed, c.unit, "never"), tolerance_share=_q(c.tolerance, "-"), confirmed=c.confirmed,
+        stated_multiple=_q(c.stated_multiple, "-") if multiple else None,
+        computed_multiple=_q(c.computed_multiple, "-", "never") if multiple else None,
+        would_hold=[InputChangeOutput(path=w.path, title=w.title, current=_q(w.current, w.unit),
+                                      needed=_q(w.needed, w.unit)) for w in c.would_hold])
+
+
 class ComparisonOutput(OutputModel):
     """A scenario's options compared at one volume: the document ``costmodel compare --json`` prints.
 
@@ -860,6 +895,7 @@ class ComparisonOutput(OutputModel):
     serving: ServingOutput | None
     energy: EnergyOutput | None
     uncertainty: UncertaintyOutput | None
+    claims: list[ClaimOutput]
 
     _comparison: Comparison | None = PrivateAttr(default=None)
 
@@ -927,6 +963,7 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
         cheapest_mix=None if c.mix is None else _mix(c.mix, cur),
         serving=None if c.serving is None else _serving(c.serving),
         energy=None if c.energy is None else _energy(c.energy, cur, tokens),
+        claims=[_claim(claim) for claim in c.claims],
         uncertainty=(_uncertainty(r, cur) if uncertainty and r is not None and r.uncertainty is not None else None),
     )
     doc._comparison = c

@@ -240,3 +240,31 @@ def energy_carbon(scenario: Resolved, comparison: Comparison | None = None, run:
     display(Markdown(text.describe_energy(result, r.currency)))
     show(charts.energy_bars(r, result), charts.describe_energy_chart(result))
     table(tables.energy_table(result))
+
+
+def claims(comparison: Comparison) -> None:
+    """The figures the scenario's source states, each confirmed or contradicted, and what would make it hold."""
+    if not comparison.claims:
+        display(Markdown("The scenario states no figures to check (no `claims` block)."))
+        return
+    lines = []
+    for claim in comparison.claims:
+        verdict = "**confirmed**" if claim.confirmed else "**contradicted**"
+        if claim.kind == "break_even":
+            stated = f"{fmt.significant(claim.stated, 4)} {claim.unit}"
+            if claim.stated_multiple is not None:
+                stated += f" ({fmt.significant(claim.stated_multiple, 3)} × the volume)"
+            computed = "never within the searched range" if claim.computed is None else (
+                f"{fmt.significant(claim.computed, 4)} {claim.unit}" + (
+                    f" ({fmt.significant(claim.computed_multiple, 3)} × the volume)"
+                    if claim.computed_multiple is not None else ""))
+        else:
+            stated = f"{fmt.amount(claim.stated)} {claim.unit}"
+            computed = f"{fmt.amount(claim.computed)} {claim.unit}"
+        lines.append(f"- {verdict}: “{md(claim.statement)}” ({md(claim.source) or 'no source given'}): stated "
+                     f"{md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}.")
+        for change in claim.would_hold:
+            lines.append(f"    - would hold if `{md(change.path)}` ({md(change.title)}) were "
+                         f"{fmt.significant(change.needed, 4)} {md(change.unit)} instead of "
+                         f"{fmt.significant(change.current, 4)}")
+    display(Markdown("\n".join(lines)))

@@ -537,3 +537,55 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
     if result.sources:
         lines += ["", "Grid intensity: " + "; ".join(md(s) for s in result.sources) + "."]
     return "\n".join(lines)
+
+
+def diff_text(result) -> str:
+    """Plain-text summary of a :class:`~costmodel.results.ScenarioDiff`: the measures, then each input."""
+    lines = [f"{result.name_b} against {result.name_a} (amounts in {result.currency}; Shapley split: "
+             f"{result.method}):"]
+    for measure, (a, b) in result.measures.items():
+        lines.append(f"  {measure:<22} {a:>16,.2f} -> {b:>16,.2f}  change {b - a:>+16,.2f}")
+    if not result.inputs and not result.other:
+        lines.append("no input differs")
+    for d in result.inputs:
+        lines.append(f"{d.path} ({d.title}): {d.a:,.6g} -> {d.b:,.6g} {d.unit}")
+        if d.source_a != d.source_b:
+            lines.append(f"    source A: {d.source_a or '-'}")
+            lines.append(f"    source B: {d.source_b or '-'}")
+        for measure in result.measures:
+            lines.append(f"    {measure:<22} alone {d.one_at_a_time[measure]:>+16,.2f}   "
+                         f"share of change {d.shapley[measure]:>+16,.2f}")
+    if result.other:
+        lines.append("other differences (moved the answer together):")
+        lines += [f"    {field}: {a!r} -> {b!r}" for field, a, b in result.other]
+        lines += [f"    {m:<22} {v:>+16,.2f}" for m, v in result.other_effect.items()]
+    return "\n".join(lines)
+
+
+def claims_text(comparison: Comparison) -> str:
+    """The scenario's stated figures, each confirmed or contradicted, with the inputs that would make it hold.
+
+    Empty when the scenario has no ``claims`` block.
+    """
+    if not comparison.claims:
+        return ""
+    lines = ["stated figures checked:"]
+    for claim in comparison.claims:
+        verdict = "confirmed" if claim.confirmed else "CONTRADICTED"
+        if claim.kind == "break_even":
+            computed = ("never in range" if claim.computed is None else
+                        f"{fmt.amount(claim.computed, 0)} {claim.unit} ({fmt.significant(claim.computed_multiple, 3)}"
+                        " x the volume)" if claim.computed_multiple is not None else
+                        f"{fmt.amount(claim.computed, 0)} {claim.unit}")
+            stated = f"{fmt.amount(claim.stated, 0)} {claim.unit}" + (
+                f" ({fmt.significant(claim.stated_multiple, 3)} x the volume)" if claim.stated_multiple else "")
+        else:
+            computed = f"{fmt.amount(claim.computed)} {claim.unit}"
+            stated = f"{fmt.amount(claim.stated)} {claim.unit}"
+        lines.append(f"  {verdict}: \"{claim.statement}\"")
+        lines.append(f"    stated {stated}; computed {computed}; tolerance {fmt.share(claim.tolerance)}")
+        if claim.would_hold:
+            lines.append("    would hold if, alone:")
+            lines += [f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)} {c.unit} instead of "
+                      f"{fmt.significant(c.current, 4)}" for c in claim.would_hold]
+    return "\n".join(lines)

@@ -5,6 +5,7 @@ Validators check fields and cross-field rules; they compute no costs and read no
 carries its unit and title in its metadata (:func:`costmodel.schema.base.quantity`).
 """
 
+from .claims import Claim
 from .demand import (
     BurstyDemand,
     CampaignDemand,
@@ -45,8 +46,8 @@ from .workload import (
 )
 
 __all__ = [
-    "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapexLine", "CloudRental", "Colocation", "DemandProfile",
-    "CapacityPlan", "Commitment", "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance",
+    "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapacityPlan", "CapexLine", "Claim", "CloudRental",
+    "Colocation", "Commitment", "DemandProfile", "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance",
     "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand", "JobLogDemand", "Lease", "Loan",
     "NpvConvention", "Options", "OwnCluster", "Parallelism", "Power", "Range", "Reserved", "Residual", "Scenario",
     "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "Tax", "TimeOfUseTariff",

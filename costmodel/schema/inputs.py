@@ -23,7 +23,7 @@ from pydantic.fields import FieldInfo
 from ..catalog import Catalog
 from .base import unit_of
 
-_SKIPPED_TOP = {"uncertainty", "claims"}
+_SKIPPED_TOP = {"uncertainty", "claims", "offers"}
 
 
 @dataclass(frozen=True)

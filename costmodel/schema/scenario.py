@@ -19,10 +19,12 @@ from ..catalog import Catalog, Currency, default_catalog
 from ..errors import did_you_mean
 from ..units import HOURS_PER_MONTH
 from .base import LARGEST_INPUT, SMALLEST_INPUT, InputModel, Positive, Text, catalog_from, varies
+from .claims import Claim
 from .demand import DemandProfile
 from .energy import EnergyInputs
 from .finance import Finance
 from .inputs import THROUGHPUT_INPUT, bounds_of, input_fields
+from .offers import Offers
 from .options import Options
 from .uncertainty import Uncertainty
 from .workload import Workload
@@ -57,6 +59,9 @@ class Scenario(InputModel):
     uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
     demand: DemandProfile | None = Field(default=None, description="Demand hour by hour, for the cheapest mix.")
     energy: EnergyInputs | None = Field(default=None, description="Grid, contracted intensity, power budget, tariff.")
+    claims: list[Claim] = Field(default_factory=list, max_length=100,
+                                description="Figures the source document states, checked against the model.")
+    offers: Offers | None = Field(default=None, description="Quotes in no catalog: rows added to the catalog.")
 
     _catalog: Catalog | None = PrivateAttr(default=None)
 
@@ -137,6 +142,16 @@ class Scenario(InputModel):
                 fail(loc, currency, "no_fx_rate",
                      "no FX rate from {currency} to {reporting}; add it under fx.rates",
                      currency=currency, reporting=self.reporting_currency)
+        for index, claim in enumerate(self.claims):
+            for option in (claim.option,) + tuple(claim.options or ()):
+                if option is not None and getattr(self.options, option) is None:
+                    fail(("claims", index, "option"), option, "no_option", "the scenario has no {option} option",
+                         option=option)
+            if claim.currency is not None and claim.currency != self.reporting_currency \
+                    and (self.fx is None or claim.currency not in self.fx.rates):
+                fail(("claims", index, "currency"), claim.currency, "no_fx_rate",
+                     "no FX rate from {currency} to {reporting}; add it under fx.rates",
+                     currency=claim.currency, reporting=self.reporting_currency)
         if errors:
             raise ValidationError.from_exception_data("Scenario", errors)
         return self

@@ -1,0 +1,362 @@
+"""``costmodel batch``: many scenario files and sweeps into one portfolio table, in parallel.
+
+The work is cut into tasks: one per scenario file, and one per chunk of a sweep's points
+(each chunk one vectorised call, :func:`costmodel.domain.portfolio.sweep_columns`). Tasks
+run here, in a process pool (``workers``), or on a dask.distributed cluster (``scheduler``:
+an address, or ``"local"`` for a :class:`distributed.LocalCluster`); each gives rows, and the
+rows are put back in task order, so every way of running gives the same table. A task that
+fails gives its error row and stops nothing else (unless ``fail_fast``).
+
+A sweep file names a base scenario and the values of its inputs (the paths of
+:mod:`costmodel.schema.inputs`, as the uncertainty block uses them):
+
+.. code-block:: yaml
+
+    base: llama70b-vs-api            # a bundled name, or a path relative to this file
+    grid:                            # every combination (Cartesian product) ...
+      options.rent.price_per_gpu_hour: [2.5, 3.5, 4.5]
+      options.api.output_price_per_million: {low: 10, high: 25, points: 20}
+      workload.tokens_per_day: {low: 1.0e+6, high: 1.0e+8, points: 50, scale: log}
+    # or  points: {path: [v1, v2, ...], ...}                      (listed points, zipped)
+    # or  latin_hypercube: {samples: 1000, seed: 1, ranges: {path: {low: .., high: ..}}}
+    chunk_size: 5000                 # optional: points per task
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, ScenarioError
+
+DEFAULT_CHUNK = 5000
+"""Points per sweep task unless the sweep file says otherwise."""
+
+
+class SweepError(InputError):
+    """A sweep file that cannot run (bad YAML, an unknown input, a value out of range)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of batch work: a scenario file, or a chunk of a sweep's points.
+
+    Attributes
+    ----------
+    name
+        The scenario's name in the table.
+    path
+        Scenario file (or bundled name).
+    catalog_dir
+        Folder of catalog rows to add (``--catalog``), if any.
+    values
+        For a sweep chunk: input path → list of values.
+    first_point
+        For a sweep chunk: number of its first point.
+    """
+
+    name: str
+    path: str
+    catalog_dir: str | None = None
+    values: dict[str, list[float]] = field(default_factory=dict)
+    first_point: int = 0
+
+    @property
+    def size(self) -> int:
+        """Rows this task gives."""
+        return len(next(iter(self.values.values()))) if self.values else 1
+
+
+def _catalog(folder: str | None):
+    if folder is None:
+        return None
+    from .catalog import load_catalog_overrides
+
+    return load_catalog_overrides(folder)
+
+
+def run_task(task: Task) -> dict[str, Any]:
+    """The portfolio columns of one task (column → one value per row); a scenario that fails gives
+    its error row (never raises)."""
+    from .domain.portfolio import error_row, scenario_row, sweep_columns
+    from .scenarios import load_scenario
+
+    try:
+        scenario = load_scenario(task.path, _catalog(task.catalog_dir))
+        if not task.values:
+            return {name: [value] for name, value in scenario_row(scenario, task.name).items()}
+        values = {p: np.asarray(v, dtype=float) for p, v in task.values.items()}
+        return sweep_columns(scenario, values, task.name, task.first_point)
+    except (InputError, ValueError, KeyError, OSError, ArithmeticError) as exc:
+        message = str(exc).replace("\n", "; ")
+    except Exception as exc:      # a defect met by one scenario stops no other scenario
+        message = f"{type(exc).__name__}: {exc}".replace("\n", "; ")
+    columns = {name: [value] * task.size for name, value in error_row(task.name, message).items()}
+    if task.values:
+        columns.update({p: list(v) for p, v in task.values.items()})
+        columns["point"] = list(range(task.first_point, task.first_point + task.size))
+    return columns
+
+
+def rows_of(columns: dict[str, Any]) -> int:
+    """Rows in a task's columns."""
+    return len(columns["scenario"])
+
+
+def failed_names(columns: dict[str, Any]) -> list[str]:
+    """Scenarios with an error in a task's columns."""
+    return sorted({name for name, error in zip(columns["scenario"], columns["error"], strict=True) if error})
+
+
+# --- finding the work --------------------------------------------------------------------------
+
+def expand_scenarios(arguments: Iterable[str]) -> list[str]:
+    """Scenario files from names, paths, folders (their *.yaml and *.yml) and glob patterns, in order.
+
+    A pattern that matches nothing, and a name that is not a file, are kept as they are: their
+    task fails with the loader's error (a row with the error), like any other bad scenario.
+    """
+    found: list[str] = []
+    for argument in arguments:
+        path = Path(argument)
+        if path.is_dir():
+            found += sorted(str(p) for p in path.iterdir() if p.suffix in {".yaml", ".yml"})
+        elif glob.has_magic(argument):
+            found += sorted(glob.glob(argument)) or [argument]
+        else:
+            found.append(argument)
+    return found
+
+
+def _axis(path: str, spec: Any) -> np.ndarray:
+    if isinstance(spec, list):
+        return np.asarray(spec, dtype=float)
+    if isinstance(spec, dict) and {"low", "high", "points"} <= set(spec):
+        low, high, points = float(spec["low"]), float(spec["high"]), int(spec["points"])
+        if points < 1:
+            raise SweepError(None, [(f"grid.{path}.points", points, "at least 1")])
+        if spec.get("scale", "linear") == "log":
+            if low <= 0 or high <= 0:
+                raise SweepError(None, [(f"grid.{path}", [low, high], "a log scale needs low and high above 0")])
+            return np.geomspace(low, high, points)
+        return np.linspace(low, high, points)
+    raise SweepError(None, [(f"grid.{path}", spec, "give a list of values or {low, high, points[, scale: log]}")])
+
+
+def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, str, dict[str, np.ndarray], int]:
+    """Read and check a sweep file.
+
+    Returns
+    -------
+    tuple
+        The base scenario's name (for the table), its path, input path → values (one per
+        point), and the chunk size.
+
+    Raises
+    ------
+    SweepError
+        The file is unreadable or not a mapping, has no base or no values, names an input the
+        base scenario does not have, gives a value outside an input's range, or too many points.
+    """
+    from .domain.portfolio import MAX_POINTS, check_sweep_values, grid_points, latin_hypercube
+    from .io.yaml_files import parse_yaml, read_text
+    from .scenarios import load_scenario, scenario_path
+
+    path = Path(path)
+    try:
+        data = parse_yaml(read_text(path), path)
+    except InputError as exc:
+        problems = getattr(exc, "problems", None) or [("(file)", str(path), str(exc))]
+        raise SweepError(path, problems) from None
+    if not isinstance(data, dict):
+        raise SweepError(path, [("(top level)", data, "a sweep file is a mapping with base and grid/points/"
+                                                      "latin_hypercube")])
+    unknown = set(data) - {"base", "grid", "points", "latin_hypercube", "chunk_size"}
+    if unknown:
+        raise SweepError(path, [(name, name, "not a field of a sweep file") for name in sorted(unknown)])
+    if not isinstance(data.get("base"), str):
+        raise SweepError(path, [("base", data.get("base"), "name a base scenario (bundled name or path)")])
+    base = data["base"]
+    base_path = path.parent / base if (path.parent / base).is_file() else scenario_path(base)
+    kinds = [k for k in ("grid", "points", "latin_hypercube") if k in data]
+    if len(kinds) != 1:
+        raise SweepError(path, [("(sweep)", kinds, "give exactly one of grid, points, latin_hypercube")])
+    kind = kinds[0]
+    spec = data[kind]
+    try:
+        if kind == "latin_hypercube":
+            if not isinstance(spec, dict) or not isinstance(spec.get("ranges"), dict):
+                raise SweepError(path, [("latin_hypercube", spec,
+                                         "give samples, seed and ranges: {path: {low, high}}")])
+            samples = spec.get("samples", 1000)
+            if not isinstance(samples, int) or not 1 <= samples <= MAX_POINTS:
+                raise SweepError(path, [("latin_hypercube.samples", samples, f"a whole number from 1 to {MAX_POINTS}")])
+            ranges = {p: (float(r["low"]), float(r["high"])) for p, r in spec["ranges"].items()}
+            values = latin_hypercube(ranges, samples, int(spec.get("seed", 0)))
+        elif not isinstance(spec, dict) or not spec:
+            raise SweepError(path, [(kind, spec, "map input paths to their values")])
+        elif kind == "grid":
+            axes = {p: _axis(p, s) for p, s in spec.items()}
+            total = math.prod(len(a) for a in axes.values())
+            if total > MAX_POINTS:
+                raise SweepError(path, [("grid", total, f"at most {MAX_POINTS:,} points")])
+            values = grid_points(axes)
+        else:
+            values = {p: np.asarray(v, dtype=float).ravel() for p, v in spec.items()}
+    except (TypeError, ValueError, KeyError) as exc:
+        raise SweepError(path, [(kind, spec if len(str(spec)) < 200 else "...", f"cannot read the values: {exc}")]) \
+            from None
+    try:
+        scenario = load_scenario(base_path, _catalog(catalog_dir))
+    except ScenarioError as exc:
+        raise SweepError(path, [("base", base, f"the base scenario does not load: {exc}")]) from None
+    problems = check_sweep_values(scenario, values)
+    if problems:
+        raise SweepError(path, [(f"{kind}.{f}", v, r) for f, v, r in problems])
+    chunk = data.get("chunk_size", DEFAULT_CHUNK)
+    if not isinstance(chunk, int) or chunk < 1:
+        raise SweepError(path, [("chunk_size", chunk, "a whole number above 0")])
+    return (base if base_path == scenario_path(base) else str(base_path)), str(base_path), values, chunk
+
+
+def sweep_tasks(name: str, base_path: str, values: dict[str, np.ndarray], chunk: int,
+                catalog_dir: str | None = None) -> list[Task]:
+    """The sweep cut into tasks of at most ``chunk`` points."""
+    n = len(next(iter(values.values())))
+    return [Task(name, base_path, catalog_dir, {p: v[start:start + chunk].tolist() for p, v in values.items()}, start)
+            for start in range(0, n, chunk)]
+
+
+# --- running -----------------------------------------------------------------------------------
+
+def _progress(total: int, enabled: bool | None):
+    from tqdm import tqdm
+
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    return tqdm(total=total, disable=not enabled, unit="row", desc="costmodel batch", file=sys.stderr,
+                dynamic_ncols=True)
+
+
+def run_tasks(tasks: list[Task], workers: int = 1, scheduler: str | None = None, fail_fast: bool = False,
+              progress: bool | None = None) -> list[dict[str, Any]]:
+    """Run tasks and return their columns (see :func:`run_task`) in task order.
+
+    Parameters
+    ----------
+    tasks
+        The tasks.
+    workers
+        Processes of a local pool (1: run here). With ``scheduler="local"``, the workers of
+        the LocalCluster.
+    scheduler
+        None; ``"local"`` for a dask.distributed LocalCluster started and stopped here; or the
+        address of a running dask scheduler (``tcp://host:8786``).
+    fail_fast
+        Stop at the first task with an error row; tasks not run are left out.
+    progress
+        Show a progress bar on stderr; default: only when stderr is a terminal.
+    """
+    results: list[dict[str, Any] | None] = [None] * len(tasks)
+    bar = _progress(sum(t.size for t in tasks), progress)
+    try:
+        for index, columns in _completed(tasks, workers, scheduler):
+            results[index] = columns
+            bar.update(rows_of(columns))
+            if fail_fast and failed_names(columns):
+                break
+    finally:
+        bar.close()
+    return [columns for columns in results if columns is not None]
+
+
+def _completed(tasks: list[Task], workers: int, scheduler: str | None) -> Iterator[tuple[int, list[dict]]]:
+    if scheduler is not None:
+        yield from _on_dask(tasks, workers, scheduler)
+    elif workers > 1 and len(tasks) > 1:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(run_task, task): i for i, task in enumerate(tasks)}
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            finally:
+                for future in futures:
+                    future.cancel()
+    else:
+        for i, task in enumerate(tasks):
+            yield i, run_task(task)
+
+
+def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[int, list[dict]]]:
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler == "local":
+        cluster = LocalCluster(n_workers=max(workers, 1), threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        futures = client.map(run_task, tasks, pure=False)
+        index = {future.key: i for i, future in enumerate(futures)}
+        for future in as_completed(futures):
+            yield index[future.key], future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+def portfolio_frame(results: list[dict[str, Any]]):
+    """The portfolio as a pandas DataFrame from the tasks' columns: the fixed columns, then the swept
+    inputs; the cost, NPV, TCO and break-even columns of options no scenario has are dropped."""
+    import pandas as pd
+
+    from .domain.portfolio import base_columns
+
+    frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True)
+    text = {"scenario", "title", "volume_unit", "currency", "cheapest", "runner_up", "warnings", "error"}
+    for name in frame.columns:
+        if name == "point":
+            frame[name] = pd.to_numeric(frame[name]).astype("Int64")
+        elif name not in text:
+            frame[name] = pd.to_numeric(frame[name]).astype(float)
+        else:
+            frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
+    fixed = [c for c in base_columns() if c in frame.columns]
+    swept = [c for c in frame.columns if c not in fixed]
+    frame = frame[fixed[:2] + swept + fixed[2:]]
+    keep = [c for c in frame.columns if c in ("error", "warnings", "point") or frame[c].notna().any()
+            or not (c.startswith(("cost_", "npv_", "tco_", "break_even_")))]
+    return frame[keep]
+
+
+def write_portfolio(frame, out: str | Path) -> list[Path]:
+    """Write portfolio.csv and portfolio.parquet under ``out`` (each via a temporary name, then renamed)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, write in (("portfolio.csv", lambda p: frame.to_csv(p, index=False)),
+                        ("portfolio.parquet", lambda p: frame.to_parquet(p, index=False))):
+        final = out / name
+        temporary = out / f".{name}.{os.getpid()}.tmp"
+        try:
+            write(temporary)
+            temporary.replace(final)
+        finally:
+            temporary.unlink(missing_ok=True)
+        written.append(final)
+    return written

@@ -1,0 +1,174 @@
+"""Stated figures checked: each claim of a scenario's ``claims`` block, confirmed or contradicted.
+
+For every claim the model's figure is computed the way the rest of the tool computes it
+(an option's monthly cost, the first break-even volume of a pair, GPU-hours), compared with
+the stated one within the claim's tolerance, and, for each numeric input on its own, the
+value that would make the model's figure equal the stated one is found: the claim's gap as
+a function of that input is read on 401 values from 1/1000 to 1000 times the current one
+(inside the input's allowed range) in one vectorised call, and the sign change nearest the
+current value is refined by bisection (SciPy is not imported for it, so ``compare`` stays light).
+
+A break-even claim "the answer flips at V" holds for an input value at which the two
+options cost the same at V.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..resolved import Resolved, as_resolved
+from ..results import ClaimCheck, InputChange
+from ..schema import Claim, Scenario
+from ..schema.base import varies
+from ..schema.inputs import THROUGHPUT_INPUT, input_fields
+from .break_even import break_even
+from .capacity import gpu_hours_used
+from .costs import monthly_cost
+from .training import training_run
+from .uncertainty import bounds, numeric_inputs, with_values
+
+SPAN = 1000.0
+"""Searched range of an input to make a claim hold: current / SPAN to current × SPAN."""
+
+SCAN_POINTS = 401
+"""Values read across that range before refining."""
+
+MAX_CHANGES = 6
+"""Inputs listed per claim, smallest relative change first."""
+
+_VOLUME_INPUTS = ("workload.tokens_per_day", "workload.gpu_hours_per_month")
+
+
+def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
+    """The stated figure in the model's unit, the unit, and a break-even's multiple of the volume."""
+    if claim.kind == "monthly_cost":
+        rate = r.scenario.fx_rate(claim.currency) if claim.currency else 1.0
+        return float(claim.value) * rate, f"{r.currency}/month", None
+    if claim.kind == "break_even":
+        volume = claim.volume if claim.volume is not None else claim.volume_multiple * r.volume
+        return float(volume), r.volume_unit, (volume / r.volume if r.volume > 0 else None)
+    return float(claim.value), "GPU-hours" if r.workload.kind == "training" else "GPU-hours/month", None
+
+
+def _figure(claim: Claim, stated: float) -> Callable[[Resolved], np.ndarray]:
+    """The claim's gap as a function of a (possibly array-valued) resolved scenario: 0 where it holds."""
+    if claim.kind == "monthly_cost":
+        return lambda s: monthly_cost(s, claim.option, s.volume) - stated
+    if claim.kind == "break_even":
+        a, b = claim.options
+        return lambda s: monthly_cost(s, a, stated) - monthly_cost(s, b, stated)
+    return lambda s: _gpu_hours(s) - stated
+
+
+def _gpu_hours(s: Resolved) -> float:
+    if s.workload.kind == "training":
+        return float(training_run(s).gpu_hours)
+    return gpu_hours_used(s, s.volume)
+
+
+def _evaluate(r: Resolved, path: str, xs: np.ndarray, figure) -> np.ndarray:
+    try:
+        out = np.asarray(figure(with_values(r, {path: xs})), dtype=float)
+        if out.shape == xs.shape:
+            return out
+        if out.size == 1:
+            return np.full(xs.shape, float(out))
+    except (TypeError, ValueError):
+        pass
+    # an input the figure cannot take as an array (e.g. a training run's): one value at a time
+    return np.array([float(np.asarray(figure(with_values(r, {path: float(x)})))) for x in xs])
+
+
+def _bisect(f, low: float, high: float, f_low: float) -> float:
+    """A root of f in [low, high] (f changes sign there), by bisection to 1e-13 of the bracket."""
+    for _ in range(60):
+        middle = 0.5 * (low + high)
+        f_middle = f(middle)
+        if f_middle == 0:
+            return middle
+        if np.sign(f_middle) == np.sign(f_low):
+            low, f_low = middle, f_middle
+        else:
+            high = middle
+        if high - low <= 1e-13 * high:
+            break
+    return 0.5 * (low + high)
+
+
+def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange, ...]:
+    """The single inputs that, changed alone, make the claim's figure equal the stated one.
+
+    Inputs that set a whole count (servers, GPUs, months) and the workload's volume itself are
+    left out; so is an input whose change does not move the figure across the stated value
+    within 1/1000 to 1000 times its current value.
+    """
+    r = as_resolved(scenario)
+    stated, _, _ = _stated(r, claim)
+    figure = _figure(claim, stated)
+    fields = {f.path: f for f in input_fields(r.scenario, r.catalog)}
+    changes = []
+    for path, current in numeric_inputs(r).items():
+        found = fields.get(path)
+        if path in _VOLUME_INPUTS or current <= 0 or (found is not None and not varies(found.info)):
+            continue
+        allowed = bounds(r, path)
+        low = max(current / SPAN, np.nextafter(allowed.low, np.inf) if allowed.low_open else allowed.low)
+        high = min(current * SPAN, np.nextafter(allowed.high, -np.inf) if allowed.high_open else allowed.high)
+        if not high > low:
+            continue
+        xs = np.unique(np.concatenate([np.geomspace(max(low, current / SPAN), high, SCAN_POINTS), [current]]))
+        ys = _evaluate(r, path, xs, figure)
+        sign = np.sign(ys)
+        cells = np.nonzero(sign[:-1] * sign[1:] <= 0)[0]
+        cells = [c for c in cells if sign[c] != 0 or sign[c + 1] != 0]
+        if not cells:
+            continue
+        here = np.searchsorted(xs, current)
+        cell = min(cells, key=lambda c: min(abs(c - here), abs(c + 1 - here)))
+        if sign[cell] == 0:
+            needed = xs[cell]
+        elif sign[cell + 1] == 0:
+            needed = xs[cell + 1]
+        else:
+            def gap(x: float, path: str = path) -> float:
+                return float(np.asarray(figure(with_values(r, {path: x}))))
+            needed = _bisect(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
+        title = found.title if found is not None else ("serving throughput" if path == THROUGHPUT_INPUT else path)
+        unit = found.unit if found is not None else "output tokens/s/GPU"
+        changes.append(InputChange(path, title, unit, float(current), float(needed)))
+    changes.sort(key=lambda c: abs(np.log(c.needed / c.current)) if c.needed > 0 else np.inf)
+    return tuple(changes[:MAX_CHANGES])
+
+
+def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
+    """One claim: the stated and computed figures, the verdict, and the inputs that would make it hold."""
+    r = as_resolved(scenario)
+    stated, unit, stated_multiple = _stated(r, claim)
+    computed_multiple = None
+    if claim.kind == "monthly_cost":
+        computed = float(monthly_cost(r, claim.option, r.volume))
+    elif claim.kind == "break_even":
+        upper = 10.0 * max(stated, r.volume, 1e-9)
+        found = break_even(r, *claim.options, volume_max=upper)
+        computed = found.volume
+        if computed is not None and r.volume > 0:
+            computed_multiple = computed / r.volume
+    else:
+        computed = float(_gpu_hours(r))
+    if computed is None:
+        confirmed = False
+    elif stated == 0:
+        confirmed = computed == 0
+    else:
+        confirmed = abs(computed / stated - 1.0) <= claim.tolerance
+    changes = () if confirmed else would_hold(r, claim)
+    return ClaimCheck(claim.statement, claim.source, claim.kind, stated, computed, unit, claim.tolerance, confirmed,
+                      stated_multiple, computed_multiple, changes)
+
+
+def check_claims(scenario: Scenario | Resolved) -> tuple[ClaimCheck, ...]:
+    """Every claim of the scenario's ``claims`` block, in order (empty without one)."""
+    r = as_resolved(scenario)
+    return tuple(check_claim(r, claim) for claim in r.scenario.claims)

@@ -1,0 +1,275 @@
+"""Many scenarios at once: one tidy portfolio row per scenario or per point of a sweep.
+
+A row holds the scenario, the swept inputs' values, the monthly cost of each option, the
+cheapest option and its margin over the runner-up, the break-even volume of every pair of
+options, the NPV and TCO of every option where the scenario has a ``finance`` block, the
+unsourced estimates it rests on (warnings) and, for a scenario that could not be evaluated,
+its error.
+
+A sweep of one scenario's numeric inputs is evaluated in ONE vectorised call per chunk of
+points (:func:`sweep_columns`): the inputs are replaced by arrays
+(:func:`costmodel.resolved.resolve` with ``values``), the cost functions broadcast, and the
+break-even volumes of all points are found together: the sign of the cost difference is
+read on a grid of volumes from 0 to 10 × each point's volume (the same range as
+:func:`costmodel.domain.break_even.default_volume_max`), and the first change of sign is
+refined by bisection to 1e-12 of the range, for every point at once.
+
+References
+----------
+.. [1] McKay, M. D., Beckman, R. J. and Conover, W. J. (1979), "A comparison of three methods
+   for selecting values of input variables in the analysis of output from a computer code",
+   Technometrics 21(2): 239-245 (Latin-hypercube sampling, :func:`latin_hypercube`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..errors import did_you_mean
+from ..resolved import OPTION_LABELS, Resolved, as_resolved, resolve
+from ..schema import Scenario
+from .compare import compare
+from .costs import monthly_cost
+from .finance import own_finance
+from .uncertainty import bounds, numeric_inputs
+
+GRID_POINTS = 41
+"""Volumes (0 to 10 × the point's volume, a quarter of it apart) on which a sweep's break-evens are first located."""
+
+BISECTIONS = 44
+"""Bisection steps refining each break-even: the bracket shrinks to 2^-44 (6e-14) of 1/40 of the range."""
+
+MAX_POINTS = 10_000_000
+"""Largest sweep: more points is an error in the sweep file, not a long wait."""
+
+OPTIONS = tuple(OPTION_LABELS)
+"""Options in column order (own, rent, api)."""
+
+PAIRS = tuple(itertools.combinations(OPTIONS, 2))
+"""Option pairs in column order."""
+
+
+def cost_column(option: str) -> str:
+    """Column of an option's monthly cost [reporting currency/month]."""
+    return f"cost_{option}"
+
+
+def break_even_column(a: str, b: str) -> str:
+    """Column of a pair's break-even volume [workload volume unit]; empty: none in the range."""
+    return f"break_even_{a}_{b}"
+
+
+def base_columns() -> list[str]:
+    """Every column of a portfolio table but the swept inputs, in order."""
+    return (["scenario", "point", "title", "volume", "volume_unit", "currency"]
+            + [cost_column(o) for o in OPTIONS] + ["cheapest", "runner_up", "margin"]
+            + [break_even_column(a, b) for a, b in PAIRS]
+            + [f"npv_{o}" for o in OPTIONS] + [f"tco_{o}" for o in OPTIONS] + ["warnings", "error"])
+
+
+def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
+    """One portfolio row for one scenario at its own volume (break-evens from :func:`compare`).
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    name
+        Its name in the table (bundled name or file path).
+
+    Returns
+    -------
+    dict
+        Column → value; an option the scenario lacks, a break-even "never" in the range and a
+        missing finance block give None (an empty cell), never NaN.
+    """
+    result = compare(scenario)
+    row: dict[str, Any] = {"scenario": name, "point": None, "title": result.title, "volume": result.volume,
+                           "volume_unit": result.volume_unit, "currency": result.currency}
+    for option in OPTIONS:
+        found = result.options.get(option)
+        row[cost_column(option)] = None if found is None else found.monthly_cost
+    row.update(cheapest=result.cheapest, runner_up=result.runner_up, margin=result.margin)
+    for a, b in PAIRS:
+        row[break_even_column(a, b)] = None
+    for pair in result.break_evens:
+        a, b = sorted((pair.option_a, pair.option_b), key=OPTIONS.index)
+        row[break_even_column(a, b)] = pair.volume
+    for option in OPTIONS:
+        finance = result.finance
+        row[f"npv_{option}"] = None if finance is None else finance.npv_by_option.get(option)
+        row[f"tco_{option}"] = None if finance is None else finance.tco_by_option.get(option)
+    row["warnings"] = "; ".join(f"unsourced estimate: {e}" for e in result.estimates) or None
+    row["error"] = None
+    return row
+
+
+def error_row(name: str, message: str) -> dict[str, Any]:
+    """The portfolio row of a scenario that could not be evaluated: its name and its error."""
+    row: dict[str, Any] = dict.fromkeys(base_columns())
+    row.update(scenario=name, error=message)
+    return row
+
+
+# --- sweeps ------------------------------------------------------------------------------------
+
+def grid_points(axes: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The Cartesian product of each input's values, as one array per input (first input slowest).
+
+    >>> grid_points({"a": [1, 2], "b": [10, 20, 30]})["b"].tolist()
+    [10.0, 20.0, 30.0, 10.0, 20.0, 30.0]
+    """
+    arrays = [np.asarray(v, dtype=float).ravel() for v in axes.values()]
+    mesh = np.meshgrid(*arrays, indexing="ij")
+    return {path: m.ravel() for path, m in zip(axes, mesh, strict=True)}
+
+
+def latin_hypercube(ranges: Mapping[str, tuple[float, float]], samples: int, seed: int) -> dict[str, np.ndarray]:
+    """A Latin-hypercube sample of inputs between their low and high values [1].
+
+    Each input's range is cut into ``samples`` equal strata and each stratum is used once,
+    in a random order per input (:class:`scipy.stats.qmc.LatinHypercube`, seeded).
+    """
+    from scipy.stats import qmc
+
+    unit = qmc.LatinHypercube(d=len(ranges), seed=seed).random(samples)
+    return {path: low + unit[:, i] * (high - low) for i, (path, (low, high)) in enumerate(ranges.items())}
+
+
+def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray]) -> list[tuple[str, Any, str]]:
+    """Problems with a sweep's values: unknown inputs, values outside an input's range, too many points.
+
+    Returns
+    -------
+    list of (field, value, reason)
+        Empty when the sweep can run.
+    """
+    r = as_resolved(scenario)
+    known = numeric_inputs(r)
+    problems = []
+    for path, array in values.items():
+        if path not in known:
+            problems.append((path, path, f"not a numeric input of the base scenario{did_you_mean(path, known)}"))
+            continue
+        allowed = bounds(r, path)
+        bad = [float(v) for v in np.unique(array) if not (np.isfinite(v) and allowed.holds(float(v)))]
+        if bad:
+            problems.append((path, bad[:3], f"outside the input's allowed range {allowed.describe()}"))
+    sizes = {len(a) for a in values.values()}
+    if len(sizes) > 1:
+        problems.append(("(sweep)", sorted(sizes), "every input needs the same number of values"))
+    if sizes and max(sizes) > MAX_POINTS:
+        problems.append(("(sweep)", max(sizes), f"at most {MAX_POINTS:,} points"))
+    return problems
+
+
+def _first_change(diff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of the first grid cell whose ends differ in sign, per row, and whether there is one."""
+    sign = np.sign(diff)
+    # carry the last non-zero sign forward so an exact tie on a grid volume is not a change by itself
+    change = (sign[:, :-1] * sign[:, 1:]) < 0
+    found = change.any(axis=1)
+    return np.where(found, change.argmax(axis=1), 0), found
+
+
+def sweep_columns(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray], name: str = "",
+                  first_point: int = 0) -> dict[str, Any]:
+    """The portfolio columns of a sweep chunk, every point at once.
+
+    Parameters
+    ----------
+    scenario
+        The base scenario.
+    values
+        Input path → 1-D array of values, one per point (all the same length).
+    name
+        The base scenario's name in the table.
+    first_point
+        Number of the chunk's first point in the whole sweep.
+
+    Returns
+    -------
+    dict
+        Column → array or list, one entry per point; the swept inputs come first, under their
+        paths. Break-evens with none in the range are None; so are NPV and TCO (computed per
+        point only for scenarios with a finance block, where they are a loop).
+    """
+    r = as_resolved(scenario)
+    n = len(next(iter(values.values())))
+    column = {path: np.asarray(v, dtype=float).reshape(n, 1) for path, v in values.items()}
+    s = resolve(r, values=column)
+    volume = np.broadcast_to(np.asarray(s.volume, dtype=float), (n, 1)).astype(float)
+    options = list(r.options)
+    costs = {o: np.broadcast_to(monthly_cost(s, o, volume), (n, 1))[:, 0].astype(float) for o in options}
+    out: dict[str, Any] = {path: np.asarray(v, dtype=float) for path, v in values.items()}
+    out.update(scenario=[name] * n, point=np.arange(first_point, first_point + n), title=[r.title] * n,
+               volume=volume[:, 0].copy(), volume_unit=[r.volume_unit] * n, currency=[r.currency] * n)
+    for option in OPTIONS:
+        out[cost_column(option)] = costs.get(option, [None] * n)
+    stack = np.stack([costs[o] for o in options])
+    order = np.argsort(stack, axis=0, kind="stable")
+    labels = np.array(options, dtype=object)
+    out["cheapest"], out["runner_up"] = list(labels[order[0]]), list(labels[order[1]])
+    sorted_costs = np.take_along_axis(stack, order, axis=0)
+    out["margin"] = sorted_costs[1] - sorted_costs[0]
+    out.update(_sweep_break_evens(s, options, volume, n))
+    finance_columns = {f"{k}_{o}": [None] * n for k in ("npv", "tco") for o in OPTIONS}
+    if r.finance is not None and "own" in r.options:
+        for i in range(n):
+            point = resolve(r, values={p: float(v[i]) for p, v in values.items()})
+            found = own_finance(point)
+            for o in OPTIONS:
+                finance_columns[f"npv_{o}"][i] = found.npv_by_option.get(o)
+                finance_columns[f"tco_{o}"][i] = found.tco_by_option.get(o)
+    out.update(finance_columns)
+    out["warnings"] = ["; ".join(f"unsourced estimate: {e}" for e in r.estimates) or None] * n
+    out["error"] = [None] * n
+    return out
+
+
+def _sweep_break_evens(s: Resolved, options: list[str], volume: np.ndarray, n: int) -> dict[str, list]:
+    """Break-even volume of every pair at every point: grid, then bisection, all points together."""
+    upper = np.where(volume > 0, 10.0 * volume, np.nan)        # a zero volume has no default range
+    grid = upper * np.linspace(0.0, 1.0, GRID_POINTS)          # (n, GRID_POINTS)
+    on_grid = {o: np.broadcast_to(monthly_cost(s, o, np.nan_to_num(grid)), grid.shape) for o in options}
+    found_columns: dict[str, list] = {}
+    for a, b in PAIRS:
+        key = break_even_column(a, b)
+        if a not in options or b not in options:
+            found_columns[key] = [None] * n
+            continue
+        diff = on_grid[a] - on_grid[b]
+        cell, found = _first_change(diff)
+        found &= np.isfinite(upper[:, 0])
+        rows = np.arange(n)
+        low, high = grid[rows, cell].copy(), grid[rows, np.minimum(cell + 1, GRID_POINTS - 1)].copy()
+        f_low = diff[rows, cell]
+        for _ in range(BISECTIONS):
+            middle = 0.5 * (low + high)
+            f_middle = np.broadcast_to(monthly_cost(s, a, np.nan_to_num(middle)[:, None])
+                                       - monthly_cost(s, b, np.nan_to_num(middle)[:, None]), (n, 1))[:, 0]
+            same = np.sign(f_middle) == np.sign(f_low)
+            low = np.where(same, middle, low)
+            f_low = np.where(same, f_middle, f_low)
+            high = np.where(same, high, middle)
+        at = 0.5 * (low + high)
+        found_columns[key] = [float(v) if ok else None for v, ok in zip(at, found, strict=True)]
+    return found_columns
+
+
+def columns_to_rows(columns: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Rows (dicts) from a dict of equal-length columns, numpy scalars turned into Python numbers."""
+    names = list(columns)
+    n = len(columns[names[0]]) if names else 0
+    rows = []
+    for i in range(n):
+        row = {}
+        for name in names:
+            value = columns[name][i]
+            row[name] = value.item() if isinstance(value, np.generic) else value
+        rows.append(row)
+    return rows

@@ -1,0 +1,76 @@
+"""Stated figures: what a scenario's source document claims, to be checked against the model.
+
+A ``claims:`` block lists statements of the brief, paper or quote the scenario comes from,
+each with the figure it states and a tolerance. The comparison shows each one as
+confirmed or contradicted, with the computed value and the single inputs that would have to
+change for it to hold (:mod:`costmodel.domain.claims`). Claims change no figure.
+
+.. code-block:: yaml
+
+    claims:
+      - statement: "total about EUR 12,000/month"
+        kind: monthly_cost           # an option's monthly cost at the scenario's volume
+        option: rent
+        value: 12000
+        currency: EUR
+        tolerance: 0.05
+      - statement: "if volume grew 10x, the answer would flip"
+        kind: break_even             # the volume at which two options cost the same ...
+        options: [rent, api]
+        volume_multiple: 10          # ... as a multiple of the scenario's volume (or volume:)
+        tolerance: 0.25
+      - statement: "pretraining takes 2.664 M GPU-hours"
+        kind: gpu_hours              # GPU-hours used per month (a training run: the run's)
+        value: 2664000
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ..catalog import Currency
+from .base import InputModel, NonNegative, Positive, Text, fail
+
+
+class Claim(InputModel):
+    """One figure stated by the scenario's source document."""
+
+    statement: Text = Field(min_length=1, description="The claim in the source's own words.")
+    kind: Literal["monthly_cost", "break_even", "gpu_hours"] = Field(
+        description="monthly_cost: an option's monthly cost; break_even: the volume at which two options cost the "
+                    "same; gpu_hours: GPU-hours used per month, or a training run's total.")
+    option: Literal["own", "rent", "api"] | None = Field(default=None, description="For monthly_cost.")
+    options: tuple[Literal["own", "rent", "api"], Literal["own", "rent", "api"]] | None = Field(
+        default=None, description="For break_even: the two options.")
+    value: NonNegative | None = Field(default=None, description="The stated figure (monthly_cost, gpu_hours).")
+    currency: Currency | None = Field(default=None, description="Currency of a stated cost; default: reporting.")
+    volume: NonNegative | None = Field(default=None, description="A stated break-even volume. [workload unit]")
+    volume_multiple: Positive | None = Field(
+        default=None, description="A stated break-even as a multiple of the scenario's volume. [-]")
+    tolerance: Positive = Field(default=0.05, le=10,
+                                description="Largest relative gap |computed/stated - 1| that still confirms. [-]")
+    source: Text = ""
+
+    @model_validator(mode="after")
+    def _complete(self) -> Claim:
+        def need(field: str, rule: str):
+            return fail("Claim", (field,), "claim_incomplete", rule, getattr(self, field))
+
+        if self.kind == "monthly_cost":
+            if self.option is None:
+                raise need("option", "a monthly_cost claim names its option (own, rent or api)")
+            if self.value is None:
+                raise need("value", "a monthly_cost claim states its value")
+        elif self.kind == "break_even":
+            if self.options is None or self.options[0] == self.options[1]:
+                raise need("options", "a break_even claim names two different options")
+            if (self.volume is None) == (self.volume_multiple is None):
+                raise need("volume", "a break_even claim states either volume or volume_multiple, not both")
+        elif self.value is None:
+            raise need("value", "a gpu_hours claim states its value")
+        return self
+
+
+Claims = list[Claim]

@@ -1,0 +1,64 @@
+"""Offers written in the scenario itself: a quote that is in no catalog.
+
+An ``offers:`` block holds rows with the columns of the catalog files (``servers``:
+data/servers.csv, ``cloud_offers``: data/cloud_prices.csv, ``api_offers``:
+data/api_prices.csv), each with its source, as-of date and grade. They are added to the
+catalog the scenario is validated against (a row with a catalog id replaces that row) before
+the rest of the scenario is read, so ``options.rent.offer`` may name one:
+
+.. code-block:: yaml
+
+    offers:
+      cloud_offers:
+        - offer: acme-h100-quote
+          provider: Acme Cloud
+          gpu: H100-SXM-80GB
+          pricing: on_demand
+          price_per_gpu_hour: 2.10
+          currency: USD
+          quality: P
+          as_of: 2026-11
+          source: "Acme Cloud quote no. 1234, 2026-11-20"
+    options:
+      rent: {offer: acme-h100-quote, gpu_count: 2, billing: always_on}
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from ..catalog import APIOffer, CloudOffer, Server
+from .base import InputModel
+
+
+class InlineServer(Server):
+    """A server price given in the scenario's ``offers.servers``."""
+
+    file: ClassVar[str] = "scenario offers.servers"
+
+
+class InlineCloudOffer(CloudOffer):
+    """A rental price given in the scenario's ``offers.cloud_offers``."""
+
+    file: ClassVar[str] = "scenario offers.cloud_offers"
+
+
+class InlineAPIOffer(APIOffer):
+    """An API price given in the scenario's ``offers.api_offers``."""
+
+    file: ClassVar[str] = "scenario offers.api_offers"
+
+
+class Offers(InputModel):
+    """Catalog rows given in the scenario (quotes that are in no catalog)."""
+
+    servers: list[InlineServer] = Field(default_factory=list, max_length=100)
+    cloud_offers: list[InlineCloudOffer] = Field(default_factory=list, max_length=100)
+    api_offers: list[InlineAPIOffer] = Field(default_factory=list, max_length=100)
+
+    def tables(self) -> dict[str, dict]:
+        """Catalog table name → id → row."""
+        return {name: {row.ident: row for row in getattr(self, name)}
+                for name in ("servers", "cloud_offers", "api_offers") if getattr(self, name)}

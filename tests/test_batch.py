@@ -1,0 +1,244 @@
+"""Many scenarios at once: batch, sweeps (vectorised, process pool, dask), --catalog, validate, schema.
+
+Expected values: R1 (shared/reference/cases.md) at 10 M tokens/day costs 12,070 USD/month
+rented (2 H100 x 3.5 USD x 730 h + 6,000 EUR x 1.16) and 3,548.61 USD/month through the API
+($5 in / $25 out at 2:1: 11.6667 USD per M tokens x 304.17 M tokens/month); they break even at
+34,013,307 tokens/day (README, test_reference_cases).
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from conftest import patched_data, write_scenario
+
+import costmodel
+from costmodel.batch import Task, read_sweep, run_tasks, sweep_tasks
+from costmodel.cli import main
+from costmodel.domain.compare import compare as compare_domain
+from costmodel.domain.portfolio import columns_to_rows, sweep_columns
+from costmodel.paths import SCENARIO_DIR
+from costmodel.scenarios import scenario_json_schema
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_batch_over_bundled_scenarios_and_a_bad_file(tmp_path, capsys):
+    bad = write_scenario(tmp_path, {"title": "no workload"}, "BAD.yaml")
+    files = sorted(str(p) for p in SCENARIO_DIR.glob("*.yaml"))
+    code = main(["batch", str(SCENARIO_DIR / "*.yaml"), str(bad), "--out", str(tmp_path / "out")])
+    assert code == 1                                       # one scenario failed
+    table = pd.read_csv(tmp_path / "out" / "portfolio.csv")
+    assert list(table["scenario"]) == files + [str(bad)]    # one row per scenario, in order
+    assert table.loc[table["scenario"] == str(bad), "error"].str.contains("workload").all()
+    assert table.loc[table["scenario"] != str(bad), "error"].isna().all()
+    r1 = table[table["scenario"].str.endswith("llama70b-vs-api.yaml")].iloc[0]
+    assert r1["cost_rent"] == pytest.approx(2 * 3.5 * 730 + 6000 * 1.16)
+    assert r1["cost_api"] == pytest.approx(3548.61, abs=0.01)
+    assert r1["cheapest"] == "api" and r1["break_even_rent_api"] == pytest.approx(34_013_307, rel=1e-6)
+    parquet = pd.read_parquet(tmp_path / "out" / "portfolio.parquet")
+    assert len(parquet) == len(table) and list(parquet.columns) == list(table.columns)
+    assert "BAD.yaml" in capsys.readouterr().err
+
+
+def test_progress_bar_on_stderr_when_asked(capsys):
+    run_tasks([Task("llama70b-vs-api", "llama70b-vs-api")], progress=True)
+    assert "costmodel batch" in capsys.readouterr().err
+    run_tasks([Task("llama70b-vs-api", "llama70b-vs-api")])      # stderr is not a terminal here: quiet
+    assert capsys.readouterr().err == ""
+
+
+def test_fail_fast_stops_at_the_first_failure(tmp_path):
+    bad = write_scenario(tmp_path, {"title": "x"}, "BAD.yaml")
+    results = run_tasks([Task("bad", str(bad)), Task("r1", "llama70b-vs-api")], fail_fast=True)
+    assert len(results) == 1 and results[0]["error"][0]
+
+
+def _sweep_file(tmp_path: Path, grid: dict, name: str = "sweep.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump({"base": "llama70b-vs-api", "grid": grid, "chunk_size": 40}))
+    return path
+
+
+GRID = {"options.rent.price_per_gpu_hour": [2.0, 3.5, 7.0],
+        "options.api.output_price_per_million": [10.0, 25.0],
+        "workload.tokens_per_day": {"low": 1.0e6, "high": 1.0e8, "points": 20, "scale": "log"}}
+
+
+def test_sweep_matches_closed_forms_and_compare(tmp_path):
+    name, base, values, chunk = read_sweep(_sweep_file(tmp_path, GRID))
+    assert len(values["workload.tokens_per_day"]) == 3 * 2 * 20
+    rows = [row for columns in run_tasks(sweep_tasks(name, base, values, chunk)) for row in columns_to_rows(columns)]
+    assert [row["point"] for row in rows] == list(range(120))
+    for row in rows:
+        price, output, volume = (row["options.rent.price_per_gpu_hour"], row["options.api.output_price_per_million"],
+                                 row["workload.tokens_per_day"])
+        # closed forms: 2 H100 (capacity 436 M tokens/day, above the grid) 24/7 plus the engineer;
+        # the API's blended price at 2:1 input:output
+        assert row["cost_rent"] == pytest.approx(2 * price * 730 + 6000 * 1.16)
+        blended = (2 * 5.0 + output) / 3
+        assert row["cost_api"] == pytest.approx(blended * volume * 365 / 12 / 1e6)
+        # break-even of rent and API: the volume at which the API bill reaches the rental's
+        crossing = (2 * price * 730 + 6960) / (blended * 365 / 12 / 1e6)
+        if crossing <= 10 * volume:
+            assert row["break_even_rent_api"] == pytest.approx(crossing, rel=1e-9)
+        else:
+            assert row["break_even_rent_api"] is None
+    # the base point against compare()
+    r1 = costmodel.load_scenario("llama70b-vs-api")
+    point = sweep_columns(r1, {"workload.tokens_per_day": np.array([1e7])})
+    result = compare_domain(r1)
+    for option in ("own", "rent", "api"):
+        assert point[f"cost_{option}"][0] == pytest.approx(result.options[option].monthly_cost, rel=1e-12)
+    expected = {frozenset((b.option_a, b.option_b)): b.volume for b in result.break_evens}
+    for a, b in (("own", "rent"), ("own", "api"), ("rent", "api")):
+        found, wanted = point[f"break_even_{a}_{b}"][0], expected[frozenset((a, b))]
+        assert (found is None and wanted is None) or found == pytest.approx(wanted, rel=1e-9)
+
+
+def test_sweep_on_a_dask_local_cluster_gives_the_same_table(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    path = _sweep_file(tmp_path, GRID)
+    assert main(["batch", "--sweep", str(path), "--out", str(tmp_path / "here")]) == 0
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        code = main(["batch", "--sweep", str(path), "--out", str(tmp_path / "dask"), "--scheduler",
+                     cluster.scheduler_address])
+    finally:
+        cluster.close()
+    assert code == 0
+    here, there = (pd.read_parquet(tmp_path / d / "portfolio.parquet") for d in ("here", "dask"))
+    assert len(here) == 120
+    pd.testing.assert_frame_equal(here, there)
+
+
+def test_sweep_in_a_process_pool_gives_the_same_table(tmp_path):
+    path = _sweep_file(tmp_path, GRID)
+    assert main(["batch", "--sweep", str(path), "--out", str(tmp_path / "one")]) == 0
+    assert main(["batch", "--sweep", str(path), "--out", str(tmp_path / "two"), "--workers", "2"]) == 0
+    pd.testing.assert_frame_equal(*(pd.read_parquet(tmp_path / d / "portfolio.parquet") for d in ("one", "two")))
+
+
+@pytest.mark.parametrize("grid, words", [
+    ({"options.rent.price_per_gpuhour": [1.0]}, "did you mean"),
+    ({"options.rent.price_per_gpu_hour": [-1.0]}, "outside the input's allowed range"),
+    ({"options.rent.price_per_gpu_hour": "cheap"}, "give a list of values"),
+])
+def test_a_bad_sweep_file_exits_2(tmp_path, capsys, grid, words):
+    assert main(["batch", "--sweep", str(_sweep_file(tmp_path, grid)), "--out", str(tmp_path / "o")]) == 2
+    assert words in capsys.readouterr().err
+    assert not (tmp_path / "o" / "portfolio.csv").exists()
+
+
+def test_latin_hypercube_sweep_stays_in_its_ranges(tmp_path):
+    path = tmp_path / "lhs.yaml"
+    path.write_text(yaml.safe_dump({"base": "llama70b-vs-api", "latin_hypercube": {
+        "samples": 50, "seed": 3, "ranges": {"options.rent.price_per_gpu_hour": {"low": 2.0, "high": 7.0}}}}))
+    _, _, values, _ = read_sweep(path)
+    prices = np.sort(values["options.rent.price_per_gpu_hour"])
+    assert len(prices) == 50 and prices.min() >= 2.0 and prices.max() <= 7.0
+    # one sample in each of the 50 strata of width 0.1
+    assert list(np.floor((prices - 2.0) / 0.1).astype(int)) == list(range(50))
+
+
+def _catalog_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    header = (REPO / "data" / "cloud_prices.csv").read_text().splitlines()[0]
+    folder.joinpath("cloud_prices.csv").write_text(
+        header + "\nmy-quote-h100,Example quote,H100-SXM-80GB,on_demand,2.00,USD,P,2026-11,"
+                 "\"Quote received 2026-11 (test row)\",\n")
+    return folder
+
+
+def test_compare_uses_a_row_only_in_the_catalog_folder(tmp_path, capsys):
+    folder = _catalog_dir(tmp_path)
+    scenario = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"options.rent.offer": "my-quote-h100"}),
+                              "quote.yaml")
+    assert main(["compare", str(scenario), "--json"]) == 2          # the bundled catalog has no such offer
+    assert "my-quote-h100" in capsys.readouterr().err
+    assert main(["compare", str(scenario), "--json", "--catalog", str(folder)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["options"]["rent"]["monthly_cost"]["value"] == pytest.approx(2 * 2.0 * 730 + 6000 * 1.16)
+    assert data["schema_version"] == costmodel.SCHEMA_VERSION and data["costmodel_version"] == costmodel.__version__
+    assert main(["batch", str(scenario), "--catalog", str(folder), "--out", str(tmp_path / "b")]) == 0
+    assert pd.read_csv(tmp_path / "b" / "portfolio.csv")["cost_rent"].iloc[0] == pytest.approx(9880.0)
+
+
+def test_catalog_folder_row_overrides_a_bundled_row(tmp_path, capsys):
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    lines = (REPO / "data" / "cloud_prices.csv").read_text().splitlines()
+    row = next(line for line in lines if line.startswith("r1-brief-h100,"))
+    folder.joinpath("cloud_prices.csv").write_text(lines[0] + "\n" + row.replace(",3.50,", ",4.00,") + "\n")
+    assert main(["compare", "llama70b-vs-api", "--json", "--catalog", str(folder)]) == 0
+    assert json.loads(capsys.readouterr().out)["options"]["rent"]["monthly_cost"]["value"] == pytest.approx(
+        2 * 4.0 * 730 + 6960)
+
+
+def test_validate_and_schema(tmp_path, capsys):
+    bad = write_scenario(tmp_path, {"title": "x"}, "BAD.yaml")
+    assert main(["validate", "llama70b-vs-api", "h200-24gpu-cluster"]) == 0
+    assert main(["validate", "llama70b-vs-api", str(bad)]) == 2
+    assert "BAD.yaml" in capsys.readouterr().err
+    schema = scenario_json_schema()
+    own = schema["$defs"]["OwnCluster"]["properties"]["server"]
+    assert "dgx-h200" in own["enum"]
+    committed = json.loads((REPO / "data" / "schemas" / "scenario.schema.json").read_text())
+    assert committed == schema, "data/schemas/scenario.schema.json is stale: costmodel schema > it"
+
+
+def test_python_dash_m_prints_the_version():
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "costmodel", "--version"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == f"costmodel {costmodel.__version__}"
+
+
+@pytest.mark.slow
+def test_batch_reports_in_a_warm_kernel_with_an_index(tmp_path):
+    from costmodel.report import unsafe_parts
+
+    out = tmp_path / "out"
+    assert main(["batch", "llama70b-vs-api", "h200-24gpu-cluster", "--reports", "--out", str(out)]) == 0
+    index = (out / "index.html").read_text()
+    assert 'href="llama70b-vs-api/report.html"' in index and 'href="h200-24gpu-cluster/report.html"' in index
+    assert unsafe_parts(index) == []
+    r1 = (out / "llama70b-vs-api" / "report.html").read_text()
+    # R1's claims: the flip stated at 10x is contradicted at 3.40x (34,013,307 / 10,000,000)
+    assert "Stated figures checked" in r1 and "<strong>contradicted</strong>" in r1 and "3.40 × the volume" in r1
+    r2 = (out / "h200-24gpu-cluster" / "report.html").read_text()
+    # a clean namespace per report: R2's page shows its own title, and none of R1's claims
+    assert "H200" in r2 and "<strong>contradicted</strong>" not in r2
+    assert "no <code>claims</code> block" in r2
+
+
+def test_an_inline_offer_prices_the_rental_and_is_cited(tmp_path):
+    data = patched_data("llama70b-vs-api", {"options.rent.offer": "acme-h100-quote"})
+    data["offers"] = {"cloud_offers": [{
+        "offer": "acme-h100-quote", "provider": "Acme", "gpu": "H100-SXM-80GB", "pricing": "on_demand",
+        "price_per_gpu_hour": 2.1, "currency": "USD", "quality": "P", "as_of": "2026-11",
+        "source": "Acme quote no. 1234"}]}
+    scenario = costmodel.load_scenario(write_scenario(tmp_path, data, "inline.yaml"))
+    # 2 GPUs x 2.10 USD x 730 h + the engineer's 6,000 EUR x 1.16
+    assert compare_domain(scenario).options["rent"].monthly_cost == pytest.approx(2 * 2.1 * 730 + 6960)
+    from costmodel.schema.inputs import find_input
+
+    found = find_input(scenario, scenario.catalog, "options.rent.price_per_gpu_hour")
+    assert found.value == 2.1 and found.source.startswith("scenario offers.cloud_offers: acme-h100-quote [P")
+    changed = costmodel.with_inputs(scenario, {"options.rent.gpu_count": 4})     # still resolves its offer
+    assert compare_domain(changed).options["rent"].monthly_cost == pytest.approx(4 * 2.1 * 730 + 6960)
+
+
+def test_an_inline_offer_with_an_unknown_gpu_is_refused(tmp_path, capsys):
+    data = patched_data("llama70b-vs-api")
+    data["offers"] = {"cloud_offers": [{
+        "offer": "x", "provider": "Acme", "gpu": "H999", "pricing": "on_demand", "price_per_gpu_hour": 2.1,
+        "currency": "USD", "quality": "P", "as_of": "2026-11", "source": "quote"}]}
+    assert main(["validate", str(write_scenario(tmp_path, data))]) == 2
+    err = capsys.readouterr().err
+    assert "offers." in err and "H999" in err

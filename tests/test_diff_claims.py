@@ -1,0 +1,100 @@
+"""costmodel diff (one-at-a-time and Shapley split) and the claims block (R1's stated figures).
+
+Expected values are closed forms from the scenario files and shared/reference/cases.md.
+"""
+
+import json
+
+import pytest
+from conftest import catalog_with, patched, patched_data, write_scenario
+
+from costmodel.cli import main
+from costmodel.domain.claims import check_claims
+from costmodel.domain.compare import compare as compare_domain
+from costmodel.domain.diff import diff
+from costmodel.schema.claims import Claim
+
+OLD, NEW = 350_000.0, 420_000.0      # the DGX H200 estimate in data/servers.csv, and a higher quote
+
+
+@pytest.fixture(scope="module")
+def r2_changed():
+    catalog = catalog_with(servers=lambda row: row.model_copy(update={"price": NEW}) if row.server == "dgx-h200"
+                           else row)
+    return patched("h200-24gpu-cluster", {"finance.horizon_months": 72}, catalog=catalog)
+
+
+def test_diff_names_both_inputs_and_splits_the_change(r2, r2_changed):
+    result = diff(r2, r2_changed, "R2", "R2 changed")
+    assert {d.path for d in result.inputs} == {"options.own.server_price", "finance.horizon_months"}
+    assert result.other == ()
+    for measure in result.measures:
+        split = sum(d.shapley[measure] for d in result.inputs) + result.other_effect[measure]
+        assert split == pytest.approx(result.total(measure), rel=1e-12, abs=1e-6)
+    price = next(d for d in result.inputs if d.path == "options.own.server_price")
+    horizon = next(d for d in result.inputs if d.path == "finance.horizon_months")
+    assert (price.a, price.b, horizon.a, horizon.b) == (OLD, NEW, 60, 72)
+    # R2's own option: 3 servers, bill of materials 9.4 % of server capex, 60 months of
+    # straight-line depreciation plus support at 10 % of capex a year
+    capex = 3 * (NEW - OLD) * 1.094
+    assert price.one_at_a_time["monthly_cost.own"] == pytest.approx(capex / 60 + capex * 0.10 / 12)
+    assert horizon.one_at_a_time["monthly_cost.own"] == 0          # the monthly view has no horizon
+    # renting 12,000 GPU-hours at Nebius's 4.50 USD for 12 more months
+    assert horizon.shapley["tco.rent"] == pytest.approx(12 * 12_000 * 4.50)
+    assert price.shapley["tco.rent"] == 0
+    # the own TCO moves through both, with an interaction: Shapley halves it
+    both = result.total("tco.own")
+    alone = price.one_at_a_time["tco.own"] + horizon.one_at_a_time["tco.own"]
+    assert price.shapley["tco.own"] - price.one_at_a_time["tco.own"] == pytest.approx((both - alone) / 2)
+
+
+def test_diff_command_text_and_json(tmp_path, capsys):
+    changed = write_scenario(tmp_path, patched_data("h200-24gpu-cluster", {"finance.horizon_months": 72}), "b.yaml")
+    assert main(["diff", "h200-24gpu-cluster", str(changed), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [d["input"] for d in data["inputs"]] == ["finance.horizon_months"]
+    assert data["measures"]["tco.rent"]["change"] == pytest.approx(12 * 12_000 * 4.50)
+    assert main(["diff", "h200-24gpu-cluster", str(changed)]) == 0
+    assert "finance.horizon_months" in capsys.readouterr().out
+
+
+def test_r1_claims(r1):
+    checks = {c.statement[:20]: c for c in check_claims(r1)}
+    assert len(checks) == 3
+    api, rent, flip = checks.values()
+    # API: 11.6667 USD per M tokens x 10 M x 365/12 = 3,548.61 against "about $3,500": confirmed at 5 %
+    assert api.confirmed and api.computed == pytest.approx(3548.61, abs=0.01)
+    # rental: 12,070 USD against EUR 12,000 x 1.16 = 13,920 USD: 13 % short, contradicted
+    assert not rent.confirmed and rent.stated == pytest.approx(13_920) and rent.computed == pytest.approx(12_070)
+    # "flips at 10x": the rental and the API break even at 34,013,307 tokens/day = 3.40 x
+    assert not flip.confirmed
+    assert flip.stated_multiple == 10 and flip.computed_multiple == pytest.approx(3.4013307, rel=1e-6)
+    needed = {c.path: c.needed for c in flip.would_hold}
+    # at 100 M tokens/day the API bill is 11.6667 x 100 x 365/12 = 35,486.11 USD; the rental costs
+    # 1,460 p + 6,960: equal at p = 19.538 USD/GPU-h
+    api_at_10x = (2 * 5 + 25) / 3 * 100 * 365 / 12
+    assert needed["options.rent.price_per_gpu_hour"] == pytest.approx((api_at_10x - 6960) / 1460, rel=1e-9)
+    # or the API's output price o with (2 x 5 + o) / 3 x 3,041.67 = 12,070
+    assert needed["options.api.output_price_per_million"] == pytest.approx(
+        12_070 / (100 * 365 / 12) * 3 - 10, rel=1e-9)
+
+
+def test_claims_change_no_figure(r1):
+    without = compare_domain(patched("llama70b-vs-api", drop=("claims",))).to_dict()
+    with_claims = compare_domain(r1).to_dict()
+    assert "claims" not in without and len(with_claims.pop("claims")) == 3
+    assert with_claims == without
+
+
+def test_compare_text_shows_the_contradicted_flip(capsys):
+    assert main(["compare", "llama70b-vs-api"]) == 0
+    out = capsys.readouterr().out
+    assert "CONTRADICTED: \"If volume grew 10x" in out and "3.40 x the volume" in out
+
+
+def test_an_incomplete_claim_is_refused(tmp_path, capsys):
+    data = patched_data("llama70b-vs-api", {"claims": [{"statement": "cheap", "kind": "monthly_cost"}]})
+    assert main(["validate", str(write_scenario(tmp_path, data))]) == 2
+    assert "names its option" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="two different options"):
+        Claim(statement="x", kind="break_even", options=("rent", "rent"), volume=1.0)
