@@ -36,7 +36,7 @@ _LAZY = {
     "monthly_cost": "domain.costs", "monthly_cost_components": "domain.costs",
     "Columns": "domain.sweep", "cost_sweep": "domain.sweep", "cost_table": "domain.sweep",
     "CatalogError": "errors", "InputError": "errors", "ScenarioError": "errors",
-    "comparison_text": "presentation.text",
+    "comparison_text": "presentation.text", "what_if": "presentation.whatif",
     "OPTION_LABELS": "resolved", "Resolved": "resolved", "resolve": "resolved",
     "BreakEven": "results", "Comparison": "results", "Component": "results", "OptionResult": "results",
     "bundled_scenarios": "scenarios", "load_scenario": "scenarios", "save_scenario": "scenarios",
@@ -83,6 +83,7 @@ if TYPE_CHECKING:   # for type checkers and editors: the same names, imported ea
     from .domain.sweep import Columns, cost_sweep, cost_table
     from .errors import CatalogError, InputError, ScenarioError
     from .presentation.text import comparison_text
+    from .presentation.whatif import what_if
     from .resolved import OPTION_LABELS, Resolved, resolve
     from .results import BreakEven, Comparison, Component, OptionResult
     from .scenarios import bundled_scenarios, load_scenario, save_scenario, scenario_path, validate_data, with_inputs
@@ -112,5 +113,5 @@ __all__ = [
     "cheapest_by_volume", "compare", "comparison_text", "cost_sweep", "cost_table", "default_catalog",
     "default_volume_max", "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog",
     "load_scenario", "monthly_cost", "monthly_cost_components", "resolve", "save_scenario", "scenario_path",
-    "step_volumes", "tokens_per_month", "validate_data", "with_inputs",
+    "step_volumes", "tokens_per_month", "validate_data", "what_if", "with_inputs",
 ]

@@ -30,6 +30,7 @@ from .options import (
     Spot,
     Staffing,
 )
+from .overrides import Overrides
 from .scenario import OPTION_KINDS, FXRates, Scenario
 from .uncertainty import Distribution, Range, Uncertainty
 from .workload import (
@@ -47,7 +48,7 @@ from .workload import (
 __all__ = [
     "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapexLine", "CloudRental", "Colocation", "DemandProfile",
     "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance", "GPUHoursWorkload", "Goodput", "HostedAPI",
-    "HourlyFileDemand", "JobLogDemand", "Loan", "Options", "OwnCluster", "Parallelism", "Power", "Range",
+    "HourlyFileDemand", "JobLogDemand", "Loan", "Options", "Overrides", "OwnCluster", "Parallelism", "Power", "Range",
     "Reserved", "Scenario", "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand",
     "TimeOfUseTariff", "TokensWorkload", "TrainingStage", "TrainingWorkload", "Trends", "Uncertainty",
     "WeeklyDemand", "Workload",

@@ -1,0 +1,712 @@
+"""A live what-if panel for JupyterLab: move any input, see the verdict and the break-evens move.
+
+:func:`what_if` builds a panel of ipywidgets for a scenario: a slider per numeric input
+(named by its input path, as the uncertainty block and the sweeps name it), a dropdown per
+catalog choice (GPU, server, rental offer, API offer), a toggle per on/off block (the finance
+block, a served model's redundancy). Every change (on release of a slider) re-resolves the
+scenario with the changed values and compares it again (a few milliseconds), then redraws
+the verdict, each option's monthly cost (and horizon present value with a finance block),
+the break-evens and the cost-against-volume chart, with the scenario file's own lines drawn
+faintly behind. A line lists what differs from the scenario file; ``reset`` puts every
+control back; ``save`` writes the changed scenario as YAML (``panel.scenario`` is the
+validated :class:`~costmodel.schema.Scenario`, ``panel.yaml`` its text), which ``costmodel
+compare`` and ``costmodel report`` take.
+
+The panel's logic lives in :class:`WhatIf`, which works without a browser (set a control's
+``value`` and read :attr:`WhatIf.comparison` and the widgets' text): ipywidgets is imported
+here only, never by ``import costmodel``. Catalog-backed inputs (server price, rental price,
+API prices, serving throughput) are saved in the scenario's ``overrides`` block.
+
+Charts are drawn as SVG by vl-convert (an ``Image`` widget), so the panel works offline in
+JupyterLab, whose built-in Vega renderer does not draw Altair 6's Vega-Lite 6.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import math
+import time
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import ipywidgets as widgets
+import numpy as np
+
+from ..catalog import Catalog
+from ..domain.break_even import default_volume_max
+from ..domain.compare import compare
+from ..domain.sweep import Columns, cost_sweep
+from ..domain.uncertainty import decision_metric, quantile, tornado, tornado_ranges, with_values
+from ..errors import InputError
+from ..io.yaml_files import dump_yaml
+from ..resolved import Resolved, resolve
+from ..results import Comparison
+from ..scenarios import load_scenario, scenario_data, scenario_path, validate_data
+from ..schema import Scenario
+from ..schema.base import varies
+from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, Bounds, InputField, bounds_of, input_fields
+from . import format as fmt
+from .charts import _THEME, OPTION_COLOURS, sweep_volumes
+from .safe import html_text
+from .text import break_even_sentence
+
+TOP_INPUTS = 5
+"""Sliders offered when no inputs are named: the inputs that move the answer most."""
+
+QUICK_SWING = 0.2
+"""One-at-a-time swing used to rank inputs when the scenario has no uncertainty block. [-]"""
+
+DEFAULT_SPREAD = 0.5
+"""A slider's reach either side of the input's value when no distribution or tornado range gives one. [-]"""
+
+SLIDER_STEPS = 200
+"""Steps across a float slider's range."""
+
+CHART_POINTS = 300
+"""Evenly spaced volumes of the panel's chart (GPU-count steps are added so they draw sharp)."""
+
+CHOICES = {
+    "workload.gpu": "GPU",
+    "options.own.server": "server",
+    "options.rent.offer": "rental offer",
+    "options.api.offer": "API offer",
+}
+"""Catalog choices a dropdown can change, by the field's path."""
+
+TOGGLES = {
+    "finance": "horizon view (finance block)",
+    "workload.serving.redundancy": "redundancy (spare replicas)",
+}
+"""On/off blocks a toggle can remove, by the block's path."""
+
+
+# --- what a control moves --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SliderSpec:
+    """One numeric input's slider: its range and where the range came from.
+
+    Attributes
+    ----------
+    path, title, unit
+        The input's path, title and unit.
+    value
+        Its value in the scenario file. [unit]
+    low, high
+        The slider's ends, inside the input's allowed range. [unit]
+    step
+        [unit]
+    whole
+        True for an input that sets a whole count (an integer slider).
+    basis
+        ``distribution``, ``tornado range`` or ``±50 %``: where the range came from.
+    bounds
+        The input's allowed range.
+    """
+
+    path: str
+    title: str
+    unit: str
+    value: float
+    low: float
+    high: float
+    step: float
+    whole: bool
+    basis: str
+    bounds: Bounds
+
+
+def _inside(bounds: Bounds, low: float, high: float, value: float) -> tuple[float, float]:
+    """[low, high] clipped into the allowed range, open ends kept just inside, the value kept in."""
+    lo_end = bounds.low if not bounds.low_open else (
+        bounds.low + max(abs(value) * 1e-3, 1e-9) if bounds.low == 0 else math.nextafter(bounds.low, math.inf))
+    hi_end = bounds.high if not bounds.high_open else math.nextafter(bounds.high, -math.inf)
+    low, high = max(min(low, value), lo_end), min(max(high, value), hi_end)
+    return float(low), float(high)
+
+
+def _distribution_reach(dist) -> tuple[float, float]:
+    if dist.distribution in ("uniform", "triangular"):
+        return float(dist.low), float(dist.high)
+    if dist.distribution == "empirical":
+        return float(min(dist.values)), float(max(dist.values))
+    return float(quantile(dist, 0.01)), float(quantile(dist, 0.99))
+
+
+def slider_spec(scenario: Scenario, found: InputField, ranges: Mapping[str, tuple[float, float]] | None = None,
+                gpus_per_replica: int = 1) -> SliderSpec:
+    """The slider of one numeric input.
+
+    The range is the input's distribution (uniform, triangular and empirical: their ends;
+    normal and lognormal: P1 to P99), else its tornado range, else the value ± 50 % (0 to 1,
+    or to the upper bound, for an input at 0); always widened to hold the value, and clipped
+    to the input's allowed range (an open end is kept just inside it).
+
+    Parameters
+    ----------
+    scenario
+        The scenario (for its uncertainty block).
+    found
+        The input (:func:`costmodel.schema.inputs.input_fields`).
+    ranges
+        Tornado ranges by path (:func:`costmodel.domain.uncertainty.tornado_ranges`).
+    gpus_per_replica
+        Step of the rented GPU count (whole replicas). [GPU]
+    """
+    value = float(found.value)
+    bounds = bounds_of(found.info) if found.path != THROUGHPUT_INPUT else Bounds(0.0, math.inf, True, False)
+    settings = scenario.uncertainty
+    if settings is not None and found.path in settings.distributions:
+        low, high = _distribution_reach(settings.distributions[found.path])
+        basis = "distribution"
+    elif ranges and found.path in ranges:
+        low, high = ranges[found.path]
+        basis = "tornado range"
+    elif value != 0:
+        low, high = sorted((value * (1 - DEFAULT_SPREAD), value * (1 + DEFAULT_SPREAD)))
+        basis = "±50 %"
+    else:
+        low, high = 0.0, bounds.high if math.isfinite(bounds.high) else 1.0
+        basis = "0 to its upper bound" if math.isfinite(bounds.high) else "0 to 1"
+    low, high = _inside(bounds, low, high, value)
+    whole = not varies(found.info) or _is_count(found.info)
+    if whole:
+        step = gpus_per_replica if found.path == "options.rent.gpu_count" else 1
+        low = math.ceil(low / step) * step if low > 0 else step
+        low = max(low, math.ceil(bounds.low)) if math.isfinite(bounds.low) else low
+        high = max(math.floor(high / step) * step, low)
+        if high == low:
+            high = low + 2 * step
+        return SliderSpec(found.path, found.title, found.unit, value, float(low), float(high), float(step), True,
+                          basis, bounds)
+    step = (high - low) / SLIDER_STEPS if high > low else max(abs(value), 1.0) / SLIDER_STEPS
+    return SliderSpec(found.path, found.title, found.unit, value, low, high, step, False, basis, bounds)
+
+
+def _is_count(info) -> bool:
+    """Whether a field takes whole numbers (a count of months, servers, GPUs)."""
+    if info is None:
+        return False
+    annotation = info.annotation
+    return annotation is int or int in typing.get_args(annotation)
+
+
+def numeric_fields(scenario: Scenario, catalog: Catalog | None = None) -> dict[str, InputField]:
+    """Every numeric input a slider can move, by path (the serving throughput with its resolved value)."""
+    catalog = catalog or scenario.catalog
+    found = {f.path: f for f in input_fields(scenario, catalog)}
+    if THROUGHPUT_INPUT in found and found[THROUGHPUT_INPUT].value is None:
+        capacity = resolve(scenario, catalog).workload.capacity
+        f = found[THROUGHPUT_INPUT]
+        found[THROUGHPUT_INPUT] = InputField(f.path, float(capacity.output_tokens_per_second_per_gpu), f.title,
+                                             f.unit, f.info, capacity.source)
+    return {p: f for p, f in found.items() if f.value is not None and not p.startswith("fx.")}
+
+
+def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
+    """The inputs that move the decision most, widest swing first.
+
+    From the tornado (:func:`costmodel.domain.uncertainty.tornado`) when the scenario has an
+    uncertainty block; otherwise each input that may vary is moved ± 20 % (clipped to its
+    allowed range) one at a time, and the swing of the decision metric (the tracked option's
+    monthly cost minus the cheapest other's) ranks them. Inputs that set whole counts and the
+    FX rates are left out of the quick ranking.
+    """
+    r = resolve(scenario)
+    if scenario.uncertainty is not None and (scenario.uncertainty.distributions or scenario.uncertainty.tornado):
+        return [bar.path for bar in tornado(r)][:count]
+    swings = []
+    for path, found in numeric_fields(scenario).items():
+        if not varies(found.info) or found.value == 0 or path.startswith("demand."):
+            continue
+        bounds = bounds_of(found.info) if path != THROUGHPUT_INPUT else Bounds(0.0, math.inf, True, False)
+        low, high = _inside(bounds, *sorted((found.value * (1 - QUICK_SWING), found.value * (1 + QUICK_SWING))),
+                            found.value)
+        try:
+            ends = np.broadcast_to(decision_metric(with_values(r, {path: np.array([low, high])})), (2,))
+        except (ValueError, TypeError, InputError, KeyError):
+            continue
+        swings.append((float(abs(ends[1] - ends[0])), path))
+    return [path for _, path in sorted(swings, key=lambda s: (-s[0], s[1]))][:count]
+
+
+def _get(data: Any, path: str) -> Any:
+    node = data
+    for part in path.split("."):
+        if isinstance(node, list):
+            node = node[int(part)] if part.isdigit() and int(part) < len(node) else None
+        elif isinstance(node, dict):
+            node = node.get(part)
+        else:
+            return None
+    return node
+
+
+def _set(data: dict, path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    node = data
+    for part in parents:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    if isinstance(node, list):
+        node[int(last)] = value
+    elif value is None:
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
+def verdict(comparison: Comparison) -> str:
+    """The answer in one plain-text sentence: the cheapest option at the volume and its margin.
+
+    Examples
+    --------
+    >>> import costmodel
+    >>> print(verdict(costmodel.compare(costmodel.load_scenario("llama70b-vs-api"))))
+    At 10.0M tokens/day the cheapest option is Hosted API at 3,549 USD/month, 8,521 USD/month below Cloud rental.
+    """
+    c = comparison
+    cost = c.options[c.cheapest].monthly_cost
+    return (f"At {fmt.volume(c.workload_kind, c.volume)} the cheapest option is {c.label(c.cheapest)} at "
+            f"{fmt.amount(cost, 0)} {c.currency}/month, {fmt.amount(c.margin, 0)} {c.currency}/month below "
+            f"{c.label(c.runner_up)}.")
+
+
+def _number_text(value: float) -> str:
+    return fmt.significant(float(value), 4) if not float(value).is_integer() or abs(value) < 1000 \
+        else fmt.amount(float(value), 0)
+
+
+# --- the panel ---------------------------------------------------------------------------------------
+
+class WhatIf:
+    """A what-if panel for one scenario (see the module notes). Build it with :func:`what_if`.
+
+    Attributes
+    ----------
+    base
+        The scenario as loaded from its file.
+    base_comparison
+        Its :func:`~costmodel.compare` result.
+    comparison
+        The result with the controls as they stand.
+    sliders, dropdowns, toggles
+        The controls by input path (a toggle by its block's path).
+    widget
+        The panel (an ``ipywidgets.VBox``); a notebook displays it when the panel is the
+        cell's last value.
+    seconds
+        Time of the last update, from the change to the redrawn widgets. [s]
+    error
+        The last change's problem (a value a rule refuses), or "" when it was accepted.
+    """
+
+    def __init__(self, scenario: Scenario, inputs: Iterable[str] | None = None, name: str | None = None,
+                 source: str | Path | None = None) -> None:
+        self.base = scenario
+        self.name = name or "scenario"
+        self.source = source
+        self.catalog: Catalog = scenario.catalog
+        self.base_data = scenario.model_dump(mode="json", exclude_none=True)
+        self.base_resolved = resolve(scenario)
+        self.base_comparison = compare(self.base_resolved)
+        self.comparison = self.base_comparison
+        self.error = ""
+        self.seconds = 0.0
+        self._scenario: Scenario | None = scenario
+        self._structural: Scenario = scenario
+        self._structural_key: tuple = ()
+        self._quiet = False
+        fields = numeric_fields(scenario)
+        chosen = list(inputs) if inputs is not None else top_inputs(scenario)
+        unknown = [p for p in chosen if p not in fields and p not in CHOICES and p not in TOGGLES]
+        if unknown:
+            known = ", ".join(sorted(fields))
+            raise KeyError(f"not an input of this scenario: {', '.join(unknown)}; numeric inputs: {known}; "
+                           f"choices: {', '.join(CHOICES)}; toggles: {', '.join(TOGGLES)}")
+        ranges = tornado_ranges(self.base_resolved) if scenario.uncertainty is not None else {}
+        per_replica = int(self.base_resolved.workload.gpus_per_replica)
+        self.specs = {p: slider_spec(scenario, fields[p], ranges, per_replica) for p in chosen if p in fields}
+        self._fixed = {p for p in self.specs if not varies(fields[p].info)}   # set whole counts: validated
+        self.sliders: dict[str, widgets.Widget] = {p: self._slider(s) for p, s in self.specs.items()}
+        named_choices = [p for p in chosen if p in CHOICES]
+        self.dropdowns = {p: self._dropdown(p) for p in (named_choices if inputs is not None else CHOICES)}
+        self.dropdowns = {p: d for p, d in self.dropdowns.items() if d is not None}
+        named_toggles = [p for p in chosen if p in TOGGLES]
+        self.toggles = {p: self._toggle(p) for p in (named_toggles if inputs is not None else TOGGLES)}
+        self.toggles = {p: t for p, t in self.toggles.items() if t is not None}
+        self._build()
+        self._redraw()
+
+    # --- controls
+
+    def _slider(self, spec: SliderSpec) -> widgets.Widget:
+        kind = widgets.IntSlider if spec.whole else widgets.FloatSlider
+        extra = {} if spec.whole else {"readout_format": ".4g"}
+        slider = kind(value=spec.value, min=spec.low, max=spec.high, step=spec.step, continuous_update=False,
+                      description=f"{spec.title} [{spec.unit}]", style={"description_width": "260px"},
+                      layout=widgets.Layout(width="640px"), **extra)
+        slider.tooltip = f"{spec.path}; range from its {spec.basis}; allowed {spec.bounds.describe()}"
+        slider.observe(self._changed, names="value")
+        return slider
+
+    def _choice_rows(self, path: str, gpu: str) -> list[tuple[str, str]]:
+        c = self.catalog
+        if path == "workload.gpu":
+            ok = []
+            for ident in sorted(c.gpus):
+                if self.base.options.own is not None and not any(s.gpu == ident for s in c.servers.values()):
+                    continue
+                if self.base.options.rent is not None and not any(o.gpu == ident for o in c.cloud_offers.values()):
+                    continue
+                ok.append((ident, ident))
+            return ok
+        if path == "options.own.server":
+            return [(f"{s.ident}: {fmt.amount(s.price, 0)} {s.currency} [{s.quality}]", s.ident)
+                    for s in sorted(c.servers.values(), key=lambda s: s.ident) if s.gpu == gpu]
+        if path == "options.rent.offer":
+            return [(f"{o.ident}: {fmt.significant(o.price_per_gpu_hour, 4)} {o.currency}/GPU-h [{o.quality}]",
+                     o.ident) for o in sorted(c.cloud_offers.values(), key=lambda o: o.price_per_gpu_hour)
+                    if o.gpu == gpu]
+        return [(f"{o.ident}: {fmt.significant(o.input_per_million, 4)} in / "
+                 f"{fmt.significant(o.output_per_million, 4)} out {o.currency}/M tokens [{o.quality}]", o.ident)
+                for o in sorted(c.api_offers.values(), key=lambda o: o.ident)]
+
+    def _dropdown(self, path: str) -> widgets.Dropdown | None:
+        current = _get(self.base_data, path)
+        if current is None:
+            return None
+        rows = self._choice_rows(path, self.base.workload.gpu)
+        if current not in [v for _, v in rows]:
+            rows.append((current, current))
+        box = widgets.Dropdown(options=rows, value=current, description=CHOICES[path],
+                               style={"description_width": "260px"}, layout=widgets.Layout(width="640px"))
+        box.observe(self._chose, names="value")
+        return box
+
+    def _toggle(self, path: str) -> widgets.ToggleButton | None:
+        if _get(self.base_data, path) is None:
+            return None
+        button = widgets.ToggleButton(value=True, description=TOGGLES[path], tooltip=f"{path}: on or off",
+                                      layout=widgets.Layout(width="320px"))
+        button.observe(self._changed, names="value")
+        return button
+
+    def _build(self) -> None:
+        self.verdict_html = widgets.HTML()
+        self.costs_html = widgets.HTML()
+        self.break_evens_html = widgets.HTML()
+        self.changes_html = widgets.HTML()
+        self.status = widgets.HTML()
+        self.chart = widgets.Image(format="svg+xml", layout=widgets.Layout(width="720px"))
+        self.reset_button = widgets.Button(description="reset", tooltip="put every control back to the scenario file")
+        self.reset_button.on_click(lambda _: self.reset())
+        default = f"{self.name}-what-if.yaml"
+        self.path_text = widgets.Text(value=default, description="save as", layout=widgets.Layout(width="420px"))
+        self.save_button = widgets.Button(description="save YAML", tooltip="write the changed scenario as YAML")
+        self.save_button.on_click(lambda _: self._save_clicked())
+        controls = [*self.sliders.values(), *self.dropdowns.values()]
+        if self.toggles:
+            controls.append(widgets.HBox(list(self.toggles.values())))
+        self.widget = widgets.VBox([
+            widgets.HTML(f"<b>What if: {html_text(self.base.title)}</b>"),
+            *controls,
+            widgets.HBox([self.reset_button, self.path_text, self.save_button]),
+            self.changes_html, self.status, self.verdict_html, self.costs_html, self.break_evens_html, self.chart,
+        ])
+
+    # --- state
+
+    def values(self) -> dict[str, float]:
+        """Each slider's value that differs from the scenario file, by input path."""
+        moved = {}
+        for path, slider in self.sliders.items():
+            value = slider.value
+            if value != self.specs[path].value:
+                moved[path] = int(value) if self.specs[path].whole else float(value)
+        return moved
+
+    def choices(self) -> dict[str, Any]:
+        """Each dropdown and toggle that differs from the scenario file (a toggle off: None), by path."""
+        chosen = {p: d.value for p, d in self.dropdowns.items() if d.value != _get(self.base_data, p)}
+        chosen.update({p: None for p, t in self.toggles.items() if not t.value})
+        return chosen
+
+    def changes(self) -> list[str]:
+        """What differs from the scenario file, one phrase per input: ``path: old → new unit``."""
+        lines = []
+        for path, value in self.choices().items():
+            lines.append(f"{path}: off" if path in TOGGLES else f"{path}: {_get(self.base_data, path)} → {value}")
+        for path, value in self.values().items():
+            spec = self.specs[path]
+            lines.append(f"{path}: {_number_text(spec.value)} → {_number_text(value)} {spec.unit}")
+        return lines
+
+    def _data(self, numbers: Mapping[str, float] | None = None) -> dict[str, Any]:
+        """The scenario file's data with the controls applied (catalog figures under ``overrides``).
+
+        ``numbers``: the slider values to apply (default: every moved slider).
+        """
+        numbers = self.values() if numbers is None else numbers
+        data = copy.deepcopy(self.base_data)
+        choices = self.choices()
+        if "workload.gpu" in choices:
+            gpu = choices["workload.gpu"]
+            for path in ("options.own.server", "options.rent.offer"):
+                if _get(data, path) is not None and path not in choices:
+                    rows = self._choice_rows(path, gpu)
+                    if rows:
+                        choices[path] = rows[0][1]
+        for path, value in choices.items():
+            _set(data, path, value)
+        overrides = {}
+        for path, value in numbers.items():
+            if path in CATALOG_INPUTS or path == THROUGHPUT_INPUT:
+                overrides[path] = value
+            else:
+                _set(data, path, value)
+        if overrides:
+            block = data.setdefault("overrides", {"values": {}, "source": ""})
+            block["values"] = {**block.get("values", {}), **overrides}
+            block["source"] = "what-if: " + "; ".join(f"{p} = {_number_text(v)}" for p, v in overrides.items()) + (
+                f"; earlier: {block['source']}" if block.get("source") else "")
+        return data
+
+    @property
+    def scenario(self) -> Scenario:
+        """The changed scenario, validated (what ``save`` writes).
+
+        Raises
+        ------
+        ScenarioError
+            The controls' values break a rule (the panel shows it and keeps the last result).
+        """
+        if self._scenario is None:
+            self._scenario = validate_data(self._data(), None, self.catalog)
+        return self._scenario
+
+    @property
+    def yaml(self) -> str:
+        """The changed scenario as YAML, headed by comments naming what changed and from which file."""
+        changes = self.changes()
+        head = [f"# What-if of {self.source or self.name}, saved {dt.date.today().isoformat()} by costmodel.what_if",
+                "# changed: " + ("; ".join(changes) if changes else "nothing (as the scenario file)")]
+        return "\n".join(head) + "\n" + dump_yaml(scenario_data(self.scenario))
+
+    def save(self, path: str | Path) -> Path:
+        """Write :attr:`yaml` to ``path`` (whole or not at all); returns the path written."""
+        from ..files import write_text_atomically
+
+        path = Path(path)
+        write_text_atomically(path, self.yaml)
+        return path
+
+    def _save_clicked(self) -> None:
+        try:
+            written = self.save(self.path_text.value)
+        except (InputError, OSError, ValueError) as exc:
+            self.status.value = f"<span style='color:#b00'>not saved: {html_text(exc)}</span>"
+            return
+        self.status.value = (f"saved {html_text(written)}: <code>costmodel compare {html_text(written)}</code> "
+                             f"or <code>costmodel report {html_text(written)}</code> take it")
+
+    def reset(self) -> None:
+        """Every control back to the scenario file's value; one redraw."""
+        self._quiet = True
+        try:
+            for path, slider in self.sliders.items():
+                slider.value = self.specs[path].value
+            for path, box in self.dropdowns.items():
+                box.value = _get(self.base_data, path)
+            for button in self.toggles.values():
+                button.value = True
+        finally:
+            self._quiet = False
+        self._changed(None)
+
+    def _chose(self, change) -> None:
+        if self._quiet:
+            return
+        self._changed(change)
+
+    def _changed(self, change) -> None:
+        if self._quiet:
+            return
+        start = time.perf_counter()
+        self._scenario = None
+        try:
+            self.comparison = self._evaluate()
+            self.error = ""
+        except (InputError, ValueError, KeyError) as exc:
+            self.error = str(exc)
+        self._redraw()
+        self.seconds = time.perf_counter() - start
+
+    def _evaluate(self) -> Comparison:
+        """Compare the scenario with the controls applied.
+
+        Dropdowns and toggles change the scenario's structure: it is validated afresh (and
+        cached). Sliders of inputs that may vary are applied as resolve ``values`` on it,
+        which is the same arithmetic as the saved file gives, without validating each
+        position of a slider; inputs that set whole counts are validated with the structure.
+        """
+        values = self.values()
+        slow = {p: v for p, v in values.items() if p in self._fixed}
+        fast = {p: v for p, v in values.items() if p not in slow}
+        key = (tuple(sorted(self.choices().items(), key=lambda kv: kv[0])), tuple(sorted(slow.items())))
+        if key != self._structural_key:     # validate the structure, with the sliders that may vary left out
+            self._structural = validate_data(self._data(slow), None, self.catalog)
+            self._structural_key = key
+        resolved = resolve(self._structural, values=fast) if fast else resolve(self._structural)
+        upper = default_volume_max(self.base_resolved, self.base_resolved.volume)
+        self._resolved = resolved
+        return compare(resolved, volume_max=upper if resolved.volume == self.base_resolved.volume else None)
+
+    # --- drawing
+
+    def _redraw(self) -> None:
+        c = self.comparison
+        base = self.base_comparison
+        changes = self.changes()
+        self.changes_html.value = ("<i>Differs from the scenario file:</i> " + html_text("; ".join(changes))
+                                   if changes else "<i>As the scenario file.</i>")
+        if self.error:
+            self.status.value = ("<span style='color:#b00'>Not applied (the last result stays): "
+                                 f"{html_text(self.error)}</span>")
+        elif not self.status.value.startswith("saved"):
+            self.status.value = ""
+        self.verdict_html.value = f"<b>{html_text(verdict(c))}</b>"
+        rows = []
+        cur = c.currency
+        has_pv = c.finance is not None
+        for name, option in c.options.items():
+            before = base.options[name].monthly_cost if name in base.options else None
+            delta = "" if before is None else f"{option.monthly_cost - before:+,.0f}"
+            pv = ""
+            if has_pv:
+                value = c.finance.npv_by_option.get(name)
+                pv = f"<td style='text-align:right'>{fmt.amount(value, 0) if value is not None else 'none'}</td>"
+            rows.append(f"<tr><td>{html_text(option.label)}</td><td style='text-align:right'>"
+                        f"{fmt.amount(option.monthly_cost, 0)}</td><td style='text-align:right;color:#777'>"
+                        f"{delta}</td>{pv}</tr>")
+        head = (f"<tr><th>option</th><th>monthly cost [{html_text(cur)}/month]</th><th>vs the file</th>"
+                + (f"<th>present value over {c.finance.horizon_months} months [{html_text(cur)}]</th>"
+                   if has_pv else "") + "</tr>")
+        self.costs_html.value = f"<table>{head}{''.join(rows)}</table>"
+        label = c.label
+        lines = [html_text(break_even_sentence(b, label, c.volume_unit)) for b in c.break_evens]
+        if c.finance is not None:
+            f = c.finance
+            lines.append(html_text("payback of owning: " + (f"month {f.payback_month}" if f.payback_month is not None
+                                                          else "never within the horizon")))
+        self.break_evens_html.value = "<b>Break-evens</b><ul>" + "".join(f"<li>{x}</li>" for x in lines) + "</ul>"
+        self.chart.value = self.chart_svg().encode()
+
+    def chart_frame(self):
+        """Monthly cost against volume of the options now (``case`` "what if") and in the file ("scenario file")."""
+        import pandas as pd
+
+        resolved = getattr(self, "_resolved", self.base_resolved)
+        upper = max(default_volume_max(self.base_resolved, self.base_resolved.volume),
+                    default_volume_max(resolved, resolved.volume))
+        frames = []
+        for case, r in (("scenario file", self.base_resolved), ("what if", resolved)):
+            frame = cost_sweep(r, sweep_volumes(r, 0.0, upper, CHART_POINTS))
+            frame["case"] = case
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True), upper
+
+    def chart_svg(self) -> str:
+        """The cost-against-volume chart as SVG: the what-if's lines, the file's drawn faintly behind."""
+        resolved = getattr(self, "_resolved", self.base_resolved)
+        data, upper = self.chart_frame()
+        scale, unit = fmt.volume_display(resolved.workload.kind)
+        data["volume_shown"] = data[Columns.volume] / scale
+        cur = resolved.currency
+        labels = [resolved.label(o) for o in resolved.options]
+        colour = alt.Color(f"{Columns.option_label}:N", title="Option",
+                           scale=alt.Scale(domain=labels,
+                                           range=[OPTION_COLOURS[resolved.options[o].kind] for o in resolved.options]))
+        x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", scale=alt.Scale(domain=[0, upper / scale], nice=False))
+        y = alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{cur}/month]", axis=alt.Axis(format=",.0f"))
+        base = alt.Chart(data[data["case"] == "scenario file"]).mark_line(strokeWidth=1.5, opacity=0.3,
+                                                                          strokeDash=[4, 3]).encode(
+            x=x, y=y, color=colour, detail=f"{Columns.option}:N")
+        now = alt.Chart(data[data["case"] == "what if"]).mark_line(strokeWidth=2).encode(x=x, y=y, color=colour)
+        layers = [base, now]
+        marks = [{"volume_shown": b.volume / scale} for b in self.comparison.break_evens if b.volume is not None]
+        if marks:
+            import pandas as pd
+
+            layers.append(alt.Chart(pd.DataFrame(marks)).mark_rule(color="#444444").encode(x="volume_shown:Q"))
+        volume_now = [{"volume_shown": self.comparison.volume / scale}]
+        import pandas as pd
+
+        layers.append(alt.Chart(pd.DataFrame(volume_now)).mark_rule(color="#999999", strokeDash=[2, 2]).encode(
+            x="volume_shown:Q"))
+        chart = alt.layer(*layers).properties(
+            width=600, height=300,
+            title=alt.TitleParams(f"Monthly cost against volume ({cur})",
+                                  subtitle=["Solid: the what-if; faint dashed: the scenario file; "
+                                            "grey rules: break-evens; dotted: the volume compared"]))
+        import vl_convert
+
+        with alt.theme.enable(_THEME):
+            spec = chart.to_dict()
+        return vl_convert.vegalite_to_svg(spec)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None) -> WhatIf:
+    """A live what-if panel for a scenario: sliders, dropdowns and toggles, the verdict redrawn on every change.
+
+    Parameters
+    ----------
+    scenario
+        A bundled scenario's name, a path to a YAML file, or a validated scenario.
+    inputs
+        Input paths to give a slider (``options.own.power.pue``,
+        ``options.rent.price_per_gpu_hour``, ...; see :mod:`costmodel.schema.inputs`), choices
+        to give a dropdown (``workload.gpu``, ``options.own.server``, ``options.rent.offer``,
+        ``options.api.offer``) and blocks to give a toggle (``finance``,
+        ``workload.serving.redundancy``). Default: the five inputs that move the answer most
+        (:func:`top_inputs`), every catalog choice and every on/off block the scenario has.
+
+    Returns
+    -------
+    WhatIf
+        Displayed as the panel when it is a notebook cell's last value.
+
+    Raises
+    ------
+    KeyError
+        An input the scenario does not have (the message lists those it has).
+    ScenarioError
+        The scenario file is missing or invalid.
+
+    Examples
+    --------
+    >>> panel = what_if("llama70b-vs-api", ["options.api.output_price_per_million"])
+    >>> panel.sliders["options.api.output_price_per_million"].value = 15.0
+    >>> round(panel.comparison.options["api"].monthly_cost, 2)
+    2331.94
+    >>> panel.changes()
+    ['options.api.output_price_per_million: 25 → 15 USD/M tokens']
+    """
+    if isinstance(scenario, Scenario):
+        return WhatIf(scenario, inputs)
+    path = scenario_path(scenario)
+    loaded = load_scenario(scenario)
+    return WhatIf(loaded, inputs, name=path.stem, source=path)
+
+
+__all__ = ["CHOICES", "TOGGLES", "SliderSpec", "WhatIf", "numeric_fields", "slider_spec", "top_inputs", "verdict",
+           "what_if"]
