@@ -174,7 +174,7 @@ def slider_spec(scenario: Scenario, found: InputField, ranges: Mapping[str, tupl
         low, high = 0.0, bounds.high if math.isfinite(bounds.high) else 1.0
         basis = "0 to its upper bound" if math.isfinite(bounds.high) else "0 to 1"
     low, high = _inside(bounds, low, high, value)
-    whole = not varies(found.info) or _is_count(found.info)
+    whole = _is_count(found.info)
     if whole:
         step = gpus_per_replica if found.path == "options.rent.gpu_count" else 1
         low = math.ceil(low / step) * step if low > 0 else step
@@ -277,8 +277,9 @@ def verdict(comparison: Comparison) -> str:
 
 
 def _number_text(value: float) -> str:
-    return fmt.significant(float(value), 4) if not float(value).is_integer() or abs(value) < 1000 \
-        else fmt.amount(float(value), 0)
+    """A number as typed in a scenario file: ``25``, ``12.5``, ``1.56``, ``10,000,000``."""
+    value = float(value)
+    return f"{int(value):,}" if value.is_integer() else f"{value:.6g}"
 
 
 # --- the panel ---------------------------------------------------------------------------------------
