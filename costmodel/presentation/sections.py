@@ -236,3 +236,27 @@ def energy_carbon(scenario: Resolved, comparison: Comparison | None = None, run:
     display(Markdown(text.describe_energy(result, r.currency)))
     show(charts.energy_bars(r, result), charts.describe_energy_chart(result))
     table(tables.energy_table(result))
+
+
+def what_if_note(scenario: str) -> None:
+    """How to open the live what-if notebook for this scenario: one command (a static page runs no kernel).
+
+    Parameters
+    ----------
+    scenario
+        The scenario as the report was given it: a bundled name or a path.
+    """
+    import shlex
+
+    from .safe import html_text
+
+    command = f"costmodel what-if {shlex.quote(str(scenario))}"
+    display(HTML(
+        "<p>This page is static: no kernel runs behind it. To move any input and see the verdict, each option's "
+        "cost, the break-evens and the cost-against-volume chart redrawn as you go (the five inputs that move the "
+        "answer most are offered first; dropdowns change the GPU, server, rental or API offer), open the what-if "
+        "notebook for this scenario in JupyterLab with one command from the repository root:</p>"
+        f"<pre><code>{html_text(command)}</code></pre>"
+        "<p>It needs the <code>interactive</code> extra (<code>make lab</code> installs it) and works offline. "
+        "A what-if can be saved as a scenario file, which <code>costmodel compare</code> and "
+        "<code>costmodel report</code> take.</p>"))

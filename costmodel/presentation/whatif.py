@@ -352,7 +352,7 @@ class WhatIf:
 
     def _slider(self, spec: SliderSpec) -> widgets.Widget:
         kind = widgets.IntSlider if spec.whole else widgets.FloatSlider
-        extra = {} if spec.whole else {"readout_format": ".4g"}
+        extra = {} if spec.whole else {"readout_format": ",.0f" if spec.high >= 10_000 else ".4g"}
         slider = kind(value=spec.value, min=spec.low, max=spec.high, step=spec.step, continuous_update=False,
                       description=f"{spec.title} [{spec.unit}]", style={"description_width": "260px"},
                       layout=widgets.Layout(width="640px"), **extra)
