@@ -171,3 +171,48 @@ def test_overrides_replace_a_catalog_figure_and_name_a_bad_one():
     with pytest.raises(ScenarioError, match="outside the input's allowed range"):
         costmodel.with_inputs(scenario, {"overrides": {"values": {"options.rent.price_per_gpu_hour": -1.0},
                                                        "source": "x"}})
+
+
+def test_what_if_command_prepares_the_notebook_with_the_scenario(tmp_path):
+    import json
+
+    from costmodel.cli import main
+
+    assert main(["what-if", "h200-24gpu-cluster", "--inputs", "options.own.power.pue,finance", "--no-lab",
+                 "--out", str(tmp_path)]) == 0
+    notebook = json.loads((tmp_path / "h200-24gpu-cluster.ipynb").read_text())
+    source = "".join(next(c["source"] for c in notebook["cells"]
+                          if "parameters" in c.get("metadata", {}).get("tags", [])))
+    namespace: dict = {}
+    exec(source, namespace)      # the parameters cell holds literals only
+    assert namespace["scenario"] == "h200-24gpu-cluster"
+    assert namespace["inputs"] == ["options.own.power.pue", "finance"]
+    assert main(["what-if", "h200-24gpu-cluster", "--inputs", "options.own.power.peu", "--no-lab",
+                 "--out", str(tmp_path)]) == 2
+    assert main(["what-if", "no-such-scenario", "--no-lab", "--out", str(tmp_path)]) == 2
+
+
+def test_what_if_notebook_parameters_are_checked():
+    from costmodel.presentation.parameters import ParameterError, check
+
+    assert check("what_if", {"scenario": "llama70b-vs-api", "inputs": None}) == {"scenario": "llama70b-vs-api",
+                                                                                 "inputs": None}
+    with pytest.raises(ParameterError, match="'input' is not one this notebook takes \\(did you mean inputs\\?\\)"):
+        check("what_if", {"scenario": "llama70b-vs-api", "input": None})
+    with pytest.raises(ParameterError, match="parameter 'inputs' got 'options.own.power.pue'"):
+        check("what_if", {"scenario": "llama70b-vs-api", "inputs": "options.own.power.pue"})
+
+
+def test_report_chapter_names_the_one_command(monkeypatch):
+    from costmodel.paths import SCENARIO_DIR
+    from costmodel.presentation import sections
+
+    shown = []
+    monkeypatch.setattr(sections, "display", lambda item, **kwargs: shown.append(item.data))
+    sections.what_if_note(str(SCENARIO_DIR / "llama70b-vs-api.yaml"))
+    sections.what_if_note("my plans/<b>plan</b>.yaml")
+    assert len(shown) == 2
+    out = "\n".join(shown)
+    assert "costmodel what-if llama70b-vs-api" in out
+    assert "<b>plan</b>" not in out          # escaped, and quoted for the shell
+    assert "&#x27;my plans/&lt;b&gt;plan&lt;/b&gt;.yaml&#x27;" in out

@@ -250,6 +250,13 @@ def what_if_note(scenario: str) -> None:
 
     from .safe import html_text
 
+    from pathlib import Path
+
+    from ..paths import SCENARIO_DIR
+
+    path = Path(str(scenario))
+    if path.suffix == ".yaml" and path.parent.resolve() == SCENARIO_DIR.resolve() and path.exists():
+        scenario = path.stem          # a bundled scenario: its name works from anywhere
     command = f"costmodel what-if {shlex.quote(str(scenario))}"
     display(HTML(
         "<p>This page is static: no kernel runs behind it. To move any input and see the verdict, each option's "
