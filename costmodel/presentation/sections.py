@@ -247,12 +247,10 @@ def what_if_note(scenario: str) -> None:
         The scenario as the report was given it: a bundled name or a path.
     """
     import shlex
-
-    from .safe import html_text
-
     from pathlib import Path
 
     from ..paths import SCENARIO_DIR
+    from .safe import html_text
 
     path = Path(str(scenario))
     if path.suffix == ".yaml" and path.parent.resolve() == SCENARIO_DIR.resolve() and path.exists():
