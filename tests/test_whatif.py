@@ -216,3 +216,30 @@ def test_report_chapter_names_the_one_command(monkeypatch):
     assert "costmodel what-if llama70b-vs-api" in out
     assert "<b>plan</b>" not in out          # escaped, and quoted for the shell
     assert "&#x27;my plans/&lt;b&gt;plan&lt;/b&gt;.yaml&#x27;" in out
+
+
+def test_r1_gpu_dropdown_brings_that_gpus_server_and_offer():
+    panel = what_if(R1)
+    panel.dropdowns["workload.gpu"].value = "H200-SXM-141GB"
+    catalog = costmodel.default_catalog()
+    server, offer = panel.dropdowns["options.own.server"].value, panel.dropdowns["options.rent.offer"].value
+    assert catalog.servers[server].gpu == catalog.cloud_offers[offer].gpu == "H200-SXM-141GB"
+    assert panel.error == ""
+    expected = costmodel.compare(costmodel.with_inputs(costmodel.load_scenario(R1), {
+        "workload.gpu": "H200-SXM-141GB", "options.own.server": server, "options.rent.offer": offer,
+        "workload.serving.throughput_row": None}))
+    assert_same(panel, expected)
+    panel.reset()
+    assert panel.dropdowns["options.rent.offer"].value == "r1-brief-h100" and panel.changes() == []
+
+
+def test_inputs_table_shows_an_override_with_the_row_it_replaces():
+    from costmodel.presentation.tables import inputs_table
+
+    scenario = costmodel.with_inputs(costmodel.load_scenario(R1), {"overrides": {
+        "values": {"options.rent.price_per_gpu_hour": 2.75}, "source": "a quote of 2026-11-30"}})
+    table = inputs_table(scenario)
+    row = table[table["input"] == "rental price per GPU-hour"].iloc[0]
+    assert row["value"] == "2.75000"
+    assert row["source"].startswith("overrides (replacing data/cloud_prices.csv: r1-brief-h100")
+    assert row["source"].endswith("a quote of 2026-11-30")

@@ -443,9 +443,20 @@ class WhatIf:
         return chosen
 
     def changes(self) -> list[str]:
-        """What differs from the scenario file, one phrase per input: ``path: old → new unit``."""
+        """What differs from the scenario file, one phrase per input: ``path: old → new unit``.
+
+        A change of GPU also names the server and rental offer it brings and a pinned
+        throughput row or curve it drops.
+        """
         lines = []
-        for path, value in self.choices().items():
+        chosen = self.choices()
+        if "workload.gpu" in chosen:
+            data = self._data({})
+            for path in ("options.own.server", "options.rent.offer", "workload.serving.throughput_row",
+                         "workload.serving.curve"):
+                if path not in chosen and _get(data, path) != _get(self.base_data, path):
+                    chosen[path] = _get(data, path)
+        for path, value in chosen.items():
             lines.append(f"{path}: off" if path in TOGGLES else f"{path}: {_get(self.base_data, path)} → {value}")
         for path, value in self.values().items():
             spec = self.specs[path]
@@ -467,6 +478,9 @@ class WhatIf:
                     rows = self._choice_rows(path, gpu)
                     if rows:
                         choices[path] = rows[0][1]
+            for path in ("workload.serving.throughput_row", "workload.serving.curve"):
+                if _get(data, path) is not None:     # measured on the old GPU: the new GPU's own rows instead
+                    choices[path] = None
         for path, value in choices.items():
             _set(data, path, value)
         overrides = {}
@@ -526,6 +540,10 @@ class WhatIf:
         try:
             for path, slider in self.sliders.items():
                 slider.value = self.specs[path].value
+            if "workload.gpu" in self.dropdowns:
+                self.dropdowns["workload.gpu"].value = self.base.workload.gpu
+                self._offer_rows_for(self.base.workload.gpu)
+                self._quiet = True
             for path, box in self.dropdowns.items():
                 box.value = _get(self.base_data, path)
             for button in self.toggles.values():
@@ -537,7 +555,26 @@ class WhatIf:
     def _chose(self, change) -> None:
         if self._quiet:
             return
+        if change is not None and change.owner is self.dropdowns.get("workload.gpu"):
+            self._offer_rows_for(change.new)
         self._changed(change)
+
+    def _offer_rows_for(self, gpu: str) -> None:
+        """The server and rental-offer dropdowns refilled with the rows of ``gpu``, the first chosen."""
+        self._quiet = True
+        try:
+            for path in ("options.own.server", "options.rent.offer"):
+                box = self.dropdowns.get(path)
+                if box is None:
+                    continue
+                rows = self._choice_rows(path, gpu)
+                if gpu == self.base.workload.gpu and _get(self.base_data, path) not in [v for _, v in rows]:
+                    rows.append((_get(self.base_data, path), _get(self.base_data, path)))
+                if rows:
+                    box.options = rows
+                    box.value = _get(self.base_data, path) if gpu == self.base.workload.gpu else rows[0][1]
+        finally:
+            self._quiet = False
 
     def _changed(self, change) -> None:
         if self._quiet:
@@ -568,9 +605,8 @@ class WhatIf:
             self._structural = validate_data(self._data(slow), None, self.catalog)
             self._structural_key = key
         resolved = resolve(self._structural, values=fast) if fast else resolve(self._structural)
-        upper = default_volume_max(self.base_resolved, self.base_resolved.volume)
         self._resolved = resolved
-        return compare(resolved, volume_max=upper if resolved.volume == self.base_resolved.volume else None)
+        return compare(resolved)      # as `costmodel compare` of the saved file: the same search range
 
     # --- drawing
 
