@@ -243,3 +243,21 @@ def test_inputs_table_shows_an_override_with_the_row_it_replaces():
     assert row["value"] == "2.75000"
     assert row["source"].startswith("overrides (replacing data/cloud_prices.csv: r1-brief-h100")
     assert row["source"].endswith("a quote of 2026-11-30")
+
+
+def test_without_uncertainty_the_five_inputs_rank_by_a_20_percent_swing():
+    from costmodel.presentation.whatif import top_inputs
+
+    name = "h100-10k-cluster"           # no uncertainty block
+    chosen = top_inputs(costmodel.load_scenario(name))
+    assert len(chosen) == 5
+
+    def metric(path, value):            # own's monthly cost minus the cheapest other, via the saved-file route
+        c = expected_for(name, {path: int(value) if float(value).is_integer() else value})   # counts are ints
+        return c.options["own"].monthly_cost - min(o.monthly_cost for k, o in c.options.items() if k != "own")
+
+    fields = numeric_fields(costmodel.load_scenario(name))
+    swings = [abs(metric(p, fields[p].value * 1.2) - metric(p, fields[p].value * 0.8)) for p in chosen]
+    assert swings == sorted(swings, reverse=True) and swings[-1] > 0
+    # an input tied to a job log's average cannot move alone and is not offered
+    assert "workload.gpu_hours_per_month" not in top_inputs(costmodel.load_scenario("h200-job-log"))

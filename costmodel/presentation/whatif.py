@@ -48,7 +48,7 @@ from ..errors import InputError
 from ..io.yaml_files import dump_yaml
 from ..resolved import Resolved, resolve
 from ..results import Comparison
-from ..scenarios import load_scenario, scenario_data, scenario_path, validate_data
+from ..scenarios import load_scenario, scenario_data, scenario_path, validate_data, with_inputs
 from ..schema import Scenario
 from ..schema.base import varies
 from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, Bounds, InputField, bounds_of, input_fields
@@ -226,7 +226,9 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
     if scenario.uncertainty is not None and (scenario.uncertainty.distributions or scenario.uncertainty.tornado):
         return [bar.path for bar in tornado(r)][:count]
     swings = []
-    for path, found in numeric_fields(scenario).items():
+    fields = numeric_fields(scenario)
+    found_info = {p: f.info for p, f in fields.items()}
+    for path, found in fields.items():
         if not varies(found.info) or found.value == 0 or path.startswith("demand."):
             continue
         bounds = bounds_of(found.info) if path != THROUGHPUT_INPUT else Bounds(0.0, math.inf, True, False)
@@ -236,8 +238,19 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
             ends = np.broadcast_to(decision_metric(with_values(r, {path: np.array([low, high])})), (2,))
         except (ValueError, TypeError, InputError, KeyError):
             continue
-        swings.append((float(abs(ends[1] - ends[0])), path))
-    return [path for _, path in sorted(swings, key=lambda s: (-s[0], s[1]))][:count]
+        swings.append((float(abs(ends[1] - ends[0])), path, low, high))
+    chosen = []
+    for _, path, low, high in sorted(swings, key=lambda s: (-s[0], s[1])):
+        if len(chosen) == count:
+            break
+        if path not in CATALOG_INPUTS and path != THROUGHPUT_INPUT:
+            try:     # an input other rules tie (a job log's average) cannot move alone: not offered
+                for end in (low, high):
+                    with_inputs(scenario, {path: int(round(end)) if _is_count(found_info[path]) else end})
+            except InputError:
+                continue
+        chosen.append(path)
+    return chosen
 
 
 def _get(data: Any, path: str) -> Any:
