@@ -261,3 +261,18 @@ def test_without_uncertainty_the_five_inputs_rank_by_a_20_percent_swing():
     assert swings == sorted(swings, reverse=True) and swings[-1] > 0
     # an input tied to a job log's average cannot move alone and is not offered
     assert "workload.gpu_hours_per_month" not in top_inputs(costmodel.load_scenario("h200-job-log"))
+
+
+def test_counts_move_in_whole_steps_rented_gpus_in_whole_replicas():
+    panel = what_if(R1, ["options.rent.gpu_count", "options.own.server_count"])
+    rented = panel.sliders["options.rent.gpu_count"]
+    # R1: a replica of Llama 3.3 70B in FP8 takes 2 H100 (TensorRT-LLM row, tp 2)
+    assert (rented.min, rented.step, rented.value) == (2, 2, 2) and rented.max % 2 == 0
+    assert isinstance(panel.sliders["options.own.server_count"].value, int)
+    rented.value = 4
+    panel.sliders["options.own.server_count"].value = 2
+    assert panel.error == ""
+    assert_same(panel, expected_for(R1, {"options.rent.gpu_count": 4, "options.own.server_count": 2}))
+    # 4 GPUs x 730 h x $3.5 + EUR 6,000 x 1.16 = 10,220 + 6,960 = 17,180 USD/month
+    assert math.isclose(panel.comparison.options["rent"].monthly_cost, 17_180.0, rel_tol=1e-12)
+    assert panel.scenario.options.rent.gpu_count == 4

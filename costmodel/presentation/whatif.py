@@ -197,8 +197,16 @@ def _is_count(info) -> bool:
     """Whether a field takes whole numbers (a count of months, servers, GPUs)."""
     if info is None:
         return False
-    annotation = info.annotation
-    return annotation is int or int in typing.get_args(annotation)
+    stack = [info.annotation]
+    while stack:
+        annotation = stack.pop()
+        if annotation is int:
+            return True
+        if typing.get_origin(annotation) is typing.Annotated:
+            stack.append(typing.get_args(annotation)[0])
+        else:
+            stack.extend(a for a in typing.get_args(annotation) if a is not type(None))
+    return False
 
 
 def numeric_fields(scenario: Scenario, catalog: Catalog | None = None) -> dict[str, InputField]:
