@@ -14,8 +14,12 @@ It prints, for the reference scenario `llama70b-vs-api` (three options, five unc
 3. The time of `import costmodel` in a fresh interpreter, next to a bare interpreter's start.
 4. The whole-process time of `costmodel report` for one scenario, next to the time papermill
    takes to execute an empty notebook (one empty code cell) in a fresh process.
+5. The what-if panel (`costmodel.what_if`) for R1 and R2: time from a slider's new value to the
+   redrawn widgets (compare again, verdict, costs, break-evens, the chart's Vega spec), over
+   each default slider moved to several positions. The browser then draws the chart.
 
-Targets: N = 10^6 samples in under 1 s on one core; the report within 2x the empty notebook.
+Targets: N = 10^6 samples in under 1 s on one core; the report within 2x the empty notebook;
+a what-if update under 100 ms.
 """
 
 from __future__ import annotations
@@ -171,6 +175,24 @@ def batch_reports(repeats: int, workers: int = 2) -> dict[str, float]:
     return {"reports": len(files), "workers": workers, "seconds_per_report": whole / len(files)}
 
 
+def what_if_updates(positions: int = 8) -> dict[str, dict[str, float]]:
+    """Kernel-side time of a what-if update, from the new slider value to the redrawn widgets. [s]"""
+    from costmodel.presentation.whatif import what_if
+
+    found = {}
+    for name in ("llama70b-vs-api", "h200-24gpu-cluster"):
+        panel = what_if(name)
+        times = []
+        for slider in panel.sliders.values():
+            for k in range(positions):
+                slider.value = slider.min + (slider.max - slider.min) * (k + 0.5) / positions
+                times.append(panel.seconds)
+            panel.reset()
+        found[name] = {"median": float(np.median(times)), "p90": float(np.percentile(times, 90)),
+                       "max": float(max(times)), "updates": len(times)}
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
@@ -198,6 +220,9 @@ def main() -> None:
     print(f"portfolio sweep of R1, {ps['points']:,} points (rent price x API output price x volume; costs, cheapest, "
           f"margin and 3 break-evens each): {ps['seconds']:.3f} s in one call (target < 2 s); "
           f"`costmodel batch --sweep` whole process: {ps['command_seconds']:.2f} s")
+    for name, t in what_if_updates().items():
+        print(f"what-if update, {name}, {t['updates']} slider moves: median {t['median'] * 1000:.0f} ms, "
+              f"90th percentile {t['p90'] * 1000:.0f} ms, slowest {t['max'] * 1000:.0f} ms (target: < 100 ms)")
     rp = report(max(1, min(args.repeats, 2)))
     print(f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
           f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)")

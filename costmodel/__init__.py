@@ -40,6 +40,7 @@ _LAZY = {
     "SCHEMA_VERSION": "presentation.output", "ComparisonOutput": "presentation.output", "Count": "presentation.output",
     "Quantity": "presentation.output", "Series": "presentation.output", "comparison_output": "presentation.output",
     "output_json_schema": "presentation.output",
+    "what_if": "presentation.whatif",
     "OPTION_LABELS": "resolved", "Resolved": "resolved", "resolve": "resolved",
     "BreakEven": "results", "Comparison": "results", "Component": "results", "OptionResult": "results",
     "bundled_scenarios": "scenarios", "load_scenario": "scenarios", "save_scenario": "scenarios",
@@ -95,6 +96,7 @@ if TYPE_CHECKING:   # for type checkers and editors: the same names, imported ea
         output_json_schema,
     )
     from .presentation.text import comparison_text
+    from .presentation.whatif import what_if
     from .resolved import OPTION_LABELS, Resolved, resolve
     from .results import BreakEven, Comparison, Component, OptionResult
     from .scenarios import bundled_scenarios, load_scenario, save_scenario, scenario_path, validate_data, with_inputs
@@ -125,5 +127,5 @@ __all__ = [
     "comparison_output", "comparison_text", "cost_sweep", "cost_table", "default_catalog", "default_volume_max",
     "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog", "load_scenario", "monthly_cost",
     "monthly_cost_components", "output_json_schema", "resolve", "save_scenario", "scenario_path", "step_volumes",
-    "tokens_per_month", "validate_data", "with_inputs",
+    "tokens_per_month", "validate_data", "what_if", "with_inputs",
 ]

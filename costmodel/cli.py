@@ -198,6 +198,53 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _what_if(args: argparse.Namespace) -> int:
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from .files import write_text_atomically
+    from .paths import NOTEBOOK_DIR
+    from .scenarios import load_scenario, scenario_path
+
+    path = scenario_path(args.scenario)
+    scenario = load_scenario(args.scenario)        # bad input stops here (exit 2), before anything is written
+    inputs = [p.strip() for p in args.inputs.split(",") if p.strip()] if args.inputs else None
+    if inputs is not None:
+        from .domain.uncertainty import numeric_inputs
+
+        known = set(numeric_inputs(scenario)) | {"workload.gpu", "options.own.server", "options.rent.offer",
+                                                  "options.api.offer", "finance", "workload.serving.redundancy"}
+        unknown = [p for p in inputs if p not in known]
+        if unknown:
+            raise ValueError(f"--inputs: not an input of {path.name}: {', '.join(unknown)}; it has "
+                             f"{', '.join(sorted(known))}")
+    name = args.scenario if path.parent.resolve() == (NOTEBOOK_DIR.parent / "data" / "scenarios").resolve() \
+        or not path.exists() else str(path.resolve())
+    notebook = json.loads((NOTEBOOK_DIR / "what_if.ipynb").read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            cell["source"] = (f"scenario = {name!r}  # bundled scenario name, or path to a scenario YAML file\n"
+                              f"inputs = {inputs!r}  # list of input paths to give a control, or None: the five "
+                              "that move the answer most")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{path.stem}.ipynb"
+    write_text_atomically(target, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
+    if args.no_lab:
+        return 0
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", str(target)]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.insert(4, "--allow-root")
+    try:
+        return subprocess.call(command)
+    except FileNotFoundError:
+        print("costmodel what-if: JupyterLab is not installed: pip install -e '.[interactive]' (or make lab)",
+              file=sys.stderr)
+        return FAILED
+
+
 def _number(text: str) -> float:
     """A finite number >= 0 for --volume and --volume-max (argparse type)."""
     try:
@@ -299,6 +346,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the JSON Schema of the output of `compare --json` (the output contract)")
     schema.add_argument("--catalog", metavar="DIR", default=None, help="catalog rows to add to the enums")
     schema.set_defaults(run=_schema)
+
+    what_if = commands.add_parser("what-if", help="open a live what-if notebook for a scenario in JupyterLab")
+    what_if.add_argument("scenario", help="scenario name or YAML path")
+    what_if.add_argument("--inputs", default=None,
+                         help="comma-separated input paths to give a control (default: the five that move the "
+                              "answer most)")
+    what_if.add_argument("--out", default="what-if", help="folder for the prepared notebook (default: what-if/)")
+    what_if.add_argument("--no-lab", action="store_true", help="write the notebook only; do not start JupyterLab")
+    what_if.set_defaults(run=_what_if)
 
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)

@@ -1094,6 +1094,8 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
         scenario = scenario.scenario
     catalog = catalog or scenario.catalog
     values = dict(values or {})
+    if scenario.overrides is not None:     # catalog figures the scenario replaces; given values win
+        values = {**scenario.overrides.values, **values}
     if values:
         known = input_paths(scenario, catalog)
         for path in values:

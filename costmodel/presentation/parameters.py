@@ -49,10 +49,19 @@ class TrainingParameters(_Parameters):
         description="Altair renderer: svg, jupyterlab, default, html or mimetype")
 
 
+class WhatIfParameters(_Parameters):
+    """Parameters of notebooks/what_if.ipynb."""
+
+    scenario: str = Field(min_length=1, description="bundled scenario name, or path to a scenario YAML file")
+    inputs: list[str] | None = Field(
+        description="a list of input paths (e.g. ['options.own.power.pue']), or None for the five that move the "
+                    "answer most")
+
+
 _IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
 
 
-def check(kind: Literal["break_even", "training"], namespace: Mapping[str, Any]) -> None:
+def check(kind: Literal["break_even", "training", "what_if"], namespace: Mapping[str, Any]) -> None:
     """Validate a report notebook's parameters, as found in its namespace.
 
     Parameters
@@ -69,7 +78,7 @@ def check(kind: Literal["break_even", "training"], namespace: Mapping[str, Any])
         One line per problem: an unknown name (with "did you mean"), or a value of the wrong
         type or range (naming what it takes).
     """
-    model = BreakEvenParameters if kind == "break_even" else TrainingParameters
+    model = {"break_even": BreakEvenParameters, "training": TrainingParameters, "what_if": WhatIfParameters}[kind]
     declared = set(model.model_fields)
     given = {name: value for name, value in namespace.items()
              if not name.startswith("_") and name not in _IPYTHON_NAMES and not callable(value)
@@ -88,6 +97,9 @@ def check(kind: Literal["break_even", "training"], namespace: Mapping[str, Any])
             name = str(item["loc"][0]) if item["loc"] else "?"
             field = model.model_fields.get(name)
             takes = field.description if field is not None else ""
+            if item["type"] == "missing":
+                problems.append(f"parameter {name!r} is missing; it takes {takes}")
+                continue
             problems.append(f"parameter {name!r} got {item.get('input')!r} ({type(item.get('input')).__name__}); "
                             f"it takes {takes}")
     if problems:

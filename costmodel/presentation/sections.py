@@ -268,3 +268,32 @@ def claims(comparison: Comparison) -> None:
                          f"{fmt.significant(change.needed, 4)} {md(change.unit)} instead of "
                          f"{fmt.significant(change.current, 4)}")
     display(Markdown("\n".join(lines)))
+
+
+def what_if_note(scenario: str) -> None:
+    """How to open the live what-if notebook for this scenario: one command (a static page runs no kernel).
+
+    Parameters
+    ----------
+    scenario
+        The scenario as the report was given it: a bundled name or a path.
+    """
+    import shlex
+    from pathlib import Path
+
+    from ..paths import SCENARIO_DIR
+    from .safe import html_text
+
+    path = Path(str(scenario))
+    if path.suffix == ".yaml" and path.parent.resolve() == SCENARIO_DIR.resolve() and path.exists():
+        scenario = path.stem          # a bundled scenario: its name works from anywhere
+    command = f"costmodel what-if {shlex.quote(str(scenario))}"
+    display(HTML(
+        "<p>This page is static: no kernel runs behind it. To move any input and see the verdict, each option's "
+        "cost, the break-evens and the cost-against-volume chart redrawn as you go (the five inputs that move the "
+        "answer most are offered first; dropdowns change the GPU, server, rental or API offer), open the what-if "
+        "notebook for this scenario in JupyterLab with one command from the repository root:</p>"
+        f"<pre><code>{html_text(command)}</code></pre>"
+        "<p>It needs the <code>interactive</code> extra (<code>make lab</code> installs it) and works offline. "
+        "A what-if can be saved as a scenario file, which <code>costmodel compare</code> and "
+        "<code>costmodel report</code> take.</p>"))

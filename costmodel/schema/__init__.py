@@ -31,6 +31,7 @@ from .options import (
     Spot,
     Staffing,
 )
+from .overrides import Overrides
 from .scenario import OPTION_KINDS, FXRates, Scenario
 from .uncertainty import Distribution, Range, Uncertainty
 from .workload import (
@@ -49,8 +50,8 @@ __all__ = [
     "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapacityPlan", "CapexLine", "Claim", "CloudRental",
     "Colocation", "Commitment", "DemandProfile", "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance",
     "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand", "JobLogDemand", "Lease", "Loan",
-    "NpvConvention", "Options", "OwnCluster", "Parallelism", "Power", "Range", "Reserved", "Residual", "Scenario",
-    "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "Tax", "TimeOfUseTariff",
-    "TokensWorkload", "TrainingStage", "TrainingWorkload", "Trends", "Uncertainty",
+    "NpvConvention", "Options", "Overrides", "OwnCluster", "Parallelism", "Power", "Range", "Reserved", "Residual",
+    "Scenario", "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "Tax",
+    "TimeOfUseTariff", "TokensWorkload", "TrainingStage", "TrainingWorkload", "Trends", "Uncertainty",
     "WeeklyDemand", "Workload",
 ]

@@ -23,7 +23,7 @@ from pydantic.fields import FieldInfo
 from ..catalog import Catalog
 from .base import unit_of
 
-_SKIPPED_TOP = {"uncertainty", "claims", "offers"}
+_SKIPPED_TOP = {"uncertainty", "claims", "offers", "overrides"}
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,8 @@ def input_fields(scenario: Any, catalog: Catalog) -> Iterator[InputField]:
     found: list[InputField] = []
     _walk(scenario, "", found)
     yield from found
+    overrides = getattr(scenario, "overrides", None)
+    replaced = dict(overrides.values) if overrides is not None else {}
     for path, spec in CATALOG_INPUTS.items():
         row = _catalog_row(scenario, catalog, spec)
         if row is None:
@@ -164,11 +166,18 @@ def input_fields(scenario: Any, catalog: Catalog) -> Iterator[InputField]:
         if spec.column == "cached_input_per_million" and value is None:
             value = row.input_per_million
         info = type(row).model_fields[spec.column]
+        source = f"{row.file}: {option_row_id(scenario, spec)} [{row.quality}, {row.as_of}] {row.source}"
+        if path in replaced:
+            value, source = replaced[path], f"overrides (replacing {source}): {overrides.source}"
         yield InputField(path, float(value), spec.title, _fill(spec.unit, getattr(row, "currency", None)), info,
-                         f"{row.file}: {option_row_id(scenario, spec)} [{row.quality}, {row.as_of}] {row.source}")
+                         source)
     if scenario.workload.kind == "tokens":
-        yield InputField(THROUGHPUT_INPUT, None, "serving throughput", "output tokens/s/GPU", None,
-                         "data/throughput.csv or the estimate")
+        if THROUGHPUT_INPUT in replaced:
+            yield InputField(THROUGHPUT_INPUT, float(replaced[THROUGHPUT_INPUT]), "serving throughput",
+                             "output tokens/s/GPU", None, f"overrides: {overrides.source}")
+        else:
+            yield InputField(THROUGHPUT_INPUT, None, "serving throughput", "output tokens/s/GPU", None,
+                             "data/throughput.csv or the estimate")
 
 
 def option_row_id(scenario: Any, spec: CatalogInput) -> str:

@@ -23,9 +23,10 @@ from .claims import Claim
 from .demand import DemandProfile
 from .energy import EnergyInputs
 from .finance import Finance
-from .inputs import THROUGHPUT_INPUT, bounds_of, input_fields
+from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, input_fields
 from .offers import Offers
 from .options import Options
+from .overrides import Overrides
 from .uncertainty import Uncertainty
 from .workload import Workload
 
@@ -62,6 +63,7 @@ class Scenario(InputModel):
     claims: list[Claim] = Field(default_factory=list, max_length=100,
                                 description="Figures the source document states, checked against the model.")
     offers: Offers | None = Field(default=None, description="Quotes in no catalog: rows added to the catalog.")
+    overrides: Overrides | None = Field(default=None, description="Catalog figures replaced for this scenario.")
 
     _catalog: Catalog | None = PrivateAttr(default=None)
 
@@ -129,6 +131,8 @@ class Scenario(InputModel):
                  "demand profiles apply to a gpu_hours workload (kind: gpu_hours)")
         if self.uncertainty is not None:
             self._check_uncertainty(fields, fail)
+        if self.overrides is not None:
+            self._check_overrides(fields, fail)
         energy = self.energy
         if energy is not None and energy.power_budget_kw is not None and self.options.own is None:
             fail(("energy", "power_budget_kw"), energy.power_budget_kw, "needs_own",
@@ -189,6 +193,24 @@ class Scenario(InputModel):
         if option is not None and getattr(self.options, option) is None:
             fail(("uncertainty", "option"), option, "no_option", "the scenario has no {option} option",
                  option=option)
+
+    def _check_overrides(self, fields: dict, fail) -> None:
+        for path, value in self.overrides.values.items():
+            loc = ("overrides", "values", path)
+            if path not in CATALOG_INPUTS and path != THROUGHPUT_INPUT:
+                hint = " (change that field itself)" if path in fields else did_you_mean(path, CATALOG_INPUTS)
+                fail(loc, value, "not_catalog_input",
+                     "not a catalog-backed input of this scenario{hint}; overrides take {names}",
+                     hint=hint, names=", ".join([*CATALOG_INPUTS, THROUGHPUT_INPUT]))
+            elif path not in fields:
+                fail(loc, value, "no_such_input", "this scenario has no such input (its option or workload kind is "
+                     "missing)")
+            else:
+                allowed = bounds_of(fields[path].info) if path != THROUGHPUT_INPUT else None
+                ok = value > 0 if allowed is None else allowed.holds(value)
+                if not ok:
+                    fail(loc, value, "outside_range", "outside the input's allowed range {range}",
+                         range="(0, inf)" if allowed is None else allowed.describe())
 
     def present_options(self) -> list[str]:
         """Keys of the options the scenario holds, in display order."""
