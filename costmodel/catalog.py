@@ -138,6 +138,41 @@ class APIOffer(_Row):
     )
     output_per_million: float = Field(gt=0, description="Price of output tokens. [currency/M tokens]")
     currency: Currency
+    cache_write_5m_per_million: float | None = Field(
+        default=None, gt=0, description="Price of a cache write with a 5-minute time-to-live; empty: not offered. "
+                                        "[currency/M tokens]")
+    cache_write_1h_per_million: float | None = Field(
+        default=None, gt=0, description="Price of a cache write with a 1-hour time-to-live; empty: not offered. "
+                                        "[currency/M tokens]")
+    batch_multiplier: float | None = Field(default=None, gt=0, le=1,
+                                           description="Batch tier price / standard price; empty: no batch tier. [-]")
+    flex_multiplier: float | None = Field(default=None, gt=0, le=1,
+                                          description="Flex tier price / standard price; empty: no flex tier. [-]")
+    priority_multiplier: float | None = Field(default=None, ge=1, le=10, description="Priority tier price / "
+                                              "standard price; empty: no priority tier. [-]")
+    tier_applies_to_cache: bool = Field(default=True, description="Whether the tier's factor also applies to cache "
+                                                                  "reads and writes (the provider's stacking rule).")
+    long_context_threshold_tokens: int | None = Field(
+        default=None, ge=1, description="Input tokens of a request above which the whole request is billed at the "
+                                         "long-context prices; empty: no long-context tier. [tokens]")
+    long_context_input_per_million: float | None = Field(
+        default=None, gt=0, description="Input price above the threshold; cache prices scale alike. "
+                                        "[currency/M tokens]")
+    long_context_output_per_million: float | None = Field(
+        default=None, gt=0, description="Output price above the threshold. [currency/M tokens]")
+    region_uplift: float | None = Field(default=None, ge=1, le=10, description="Factor on every price for the "
+                                        "provider's regional (data-residency) endpoint; empty: none stated. [-]")
+
+    @model_validator(mode="after")
+    def _long_context_whole(self) -> APIOffer:
+        given = [self.long_context_threshold_tokens is not None, self.long_context_input_per_million is not None,
+                 self.long_context_output_per_million is not None]
+        if any(given) and not all(given):
+            raise ValidationError.from_exception_data("APIOffer", [InitErrorDetails(
+                type=PydanticCustomError("long_context_partial", "give the long-context threshold, input and "
+                                         "output prices together", {}),
+                loc=("long_context_threshold_tokens",), input=self.long_context_threshold_tokens)])
+        return self
 
     @model_validator(mode="after")
     def _cache_not_dearer(self) -> APIOffer:

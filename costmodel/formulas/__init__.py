@@ -64,7 +64,7 @@ from .serving import (
     weight_bytes,
 )
 from .staffing import fte_needed, staffing_cost
-from .tokens import blended_api_price, gpu_hours_for_tokens, output_share, tokens_per_month
+from .tokens import api_price_parts, blended_api_price, gpu_hours_for_tokens, output_share, tokens_per_month
 from .training import (
     achieved_tflops_from_gpu_hours,
     mfu_from_achieved_tflops,
@@ -84,7 +84,7 @@ __all__ = [
     "mfu_from_tokens_per_second", "wall_clock_gpu_hours", "zero_state_bytes_per_gpu",
     "embodied_per_month", "emissions_kg", "hourly_energy_cost", "joules_per_output_token", "meter_power_kw",
     "training_energy_mwh", "weekly_hour_prices", "wh_per_1000_tokens",
-    "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
+    "api_price_parts", "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
     "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",
     "facility_energy_kwh", "fte_needed", "goodput_fraction", "gpu_hours_for_tokens", "gpus_needed",
     "gpus_per_server_step", "growth_factor", "interval_with_restart", "job_mtbf_hours", "kv_cache_bytes_per_token",
