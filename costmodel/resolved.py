@@ -190,6 +190,16 @@ class ApiOption:
     cached_input_share: Number
     price_per_million: Number
     kind: str = "api"
+    service_tier: str = "standard"
+    tier_multiplier: Number = 1.0
+    cache_write_share: Number = 0.0
+    cache_write_price_per_million: Number | None = None
+    reasoning_tokens_per_output_token: Number = 0.0
+    region_uplift: Number = 1.0
+    tokens_per_workload_token: Number = 1.0
+    long_context: bool = False
+    price_parts: dict[str, Number] | None = None
+    """:func:`costmodel.formulas.api_price_parts`: input, cache_read, cache_write, output [currency/M tokens]."""
 
 
 Option = OwnOption | RentOption | ApiOption
@@ -1206,19 +1216,68 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             if spec.option == "api" and path in values:
                 offer = offer.model_copy(update={spec.column: values[path]})
         cited.append(offer)
-        rate = fx(offer.currency)
-        cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
-            else offer.input_per_million
-        prices = (offer.input_per_million * rate, cached * rate, offer.output_per_million * rate)
-        options["api"] = ApiOption(
-            name="api", label=api.label or OPTION_LABELS["api"], offer=offer,
-            input_price_per_million=prices[0], cached_input_price_per_million=prices[1],
-            output_price_per_million=prices[2], cached_input_share=api.cached_input_share,
-            price_per_million=formulas.blended_api_price(prices[0], prices[2], workload.input_tokens_per_output_token,
-                                                         prices[1], api.cached_input_share))
+        options["api"] = _api_option("api", api, offer, work, workload, fx)
     return Resolved(scenario=scenario, catalog=catalog, currency=scenario.reporting_currency, options=options,
                     workload=workload, finance=scenario.finance, uncertainty=scenario.uncertainty,
                     demand=_demand(scenario, workload, previous), estimates=_estimates(cited), values=values)
+
+
+def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any) -> ApiOption:
+    """The API option with its billing words applied once, by :func:`costmodel.formulas.api_price_parts`."""
+    where = f"options.{name}" if name == "api" else f"options.apis.{name}"
+    rate = fx(offer.currency)
+    cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
+        else offer.input_per_million
+    prices = (offer.input_per_million * rate, cached * rate, offer.output_per_million * rate)
+    tier = 1.0
+    if api.service_tier != "standard":
+        tier = getattr(offer, f"{api.service_tier}_multiplier")
+        if tier is None:
+            raise _problem(f"{where}.service_tier", api.service_tier,
+                           f"{offer.offer} has no {api.service_tier} tier in data/api_prices.csv "
+                           f"({api.service_tier}_multiplier is empty)")
+    write = None
+    if api.cache_write_share > 0:
+        column = f"cache_write_{api.cache_ttl}_per_million"
+        write = getattr(offer, column)
+        if write is None:
+            raise _problem(f"{where}.cache_ttl", api.cache_ttl,
+                           f"{offer.offer} has no cache-write price for a {api.cache_ttl} time-to-live in "
+                           f"data/api_prices.csv ({column} is empty)")
+        write *= rate
+    uplift = api.region_uplift
+    if uplift == "catalog":
+        if offer.region_uplift is None:
+            raise _problem(f"{where}.region_uplift", uplift,
+                           f"{offer.offer} states no region uplift in data/api_prices.csv; give the factor")
+        uplift = offer.region_uplift
+    per_request = work.input_tokens_per_request
+    if per_request is None and work.serving is not None and work.serving.request is not None:
+        per_request = work.serving.request.input_tokens
+    long_context = {}
+    is_long = False
+    if offer.long_context_threshold_tokens is not None and per_request is not None:
+        long_context = dict(input_tokens_per_request=per_request,
+                            long_context_threshold=offer.long_context_threshold_tokens,
+                            long_context_input_price=offer.long_context_input_per_million * rate,
+                            long_context_output_price=offer.long_context_output_per_million * rate)
+        is_long = bool(np.any(np.asarray(api.tokens_per_workload_token * per_request)
+                              > offer.long_context_threshold_tokens))
+    parts = formulas.api_price_parts(
+        prices[0], prices[2], workload.input_tokens_per_output_token, prices[1], api.cached_input_share,
+        cache_write_price=write, cache_write_share=api.cache_write_share, tier_multiplier=tier,
+        cache_tier_multiplier=tier if offer.tier_applies_to_cache else 1.0,
+        reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
+        tokens_per_workload_token=api.tokens_per_workload_token, **long_context)
+    price = parts["input"] + parts["cache_read"] + parts["cache_write"] + parts["output"]
+    return ApiOption(
+        name=name, label=api.label or OPTION_LABELS["api"], offer=offer,
+        input_price_per_million=prices[0], cached_input_price_per_million=prices[1],
+        output_price_per_million=prices[2], cached_input_share=api.cached_input_share, price_per_million=price,
+        service_tier=api.service_tier, tier_multiplier=tier, cache_write_share=api.cache_write_share,
+        cache_write_price_per_million=write,
+        reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
+        tokens_per_workload_token=api.tokens_per_workload_token, long_context=is_long, price_parts=parts)
 
 
 def as_resolved(scenario: Scenario | Resolved) -> Resolved:

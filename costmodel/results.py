@@ -31,6 +31,7 @@ class Component(StrEnum):
     INPUT_TOKENS = "input tokens"
     CACHED_INPUT_TOKENS = "cached input tokens"
     OUTPUT_TOKENS = "output tokens"
+    CACHE_WRITE_TOKENS = "cache write tokens"
 
 
 DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION)

@@ -258,11 +258,37 @@ class HostedAPI(InputModel):
     offer: str = Field(description="Offer id in data/api_prices.csv (gives input, cached input and output prices).")
     cached_input_share: Share = quantity(0.0, unit="-", title="cached input share",
                                          description="Share of input tokens served from the provider's prompt cache.")
+    service_tier: Literal["standard", "batch", "flex", "priority"] = Field(
+        default="standard", description="The provider's service tier: batch and flex are discounted (about half "
+                                        "price), priority costs more; the factor comes from data/api_prices.csv.")
+    cache_write_share: Share = quantity(0.0, unit="-", title="cache write share",
+                                        description="Share of input tokens written to the prompt cache (billed at "
+                                                    "the cache-write price of cache_ttl).")
+    cache_ttl: Literal["5m", "1h"] = Field(default="5m", description="Time-to-live of cache writes: 5 minutes or "
+                                                                      "1 hour (priced higher).")
+    reasoning_tokens_per_output_token: NonNegative = quantity(
+        0.0, unit="-", title="reasoning tokens per output token", le=1000,
+        description="Reasoning (thinking) tokens the model bills as output per visible output token.")
+    region_uplift: float | Literal["catalog"] = quantity(
+        1.0, unit="-", title="region uplift", ge=1, le=10,
+        description="Factor on every price for a regional or data-residency endpoint; \"catalog\" takes the "
+                    "offer's region_uplift column.")
+    tokens_per_workload_token: Positive = quantity(
+        1.0, unit="-", title="API tokens per workload token", le=10,
+        description="Tokens the API model counts per token of the workload's own count (tokenizers differ).")
 
     @field_validator("offer")
     @classmethod
     def _offer_known(cls, value: str, info: ValidationInfo) -> str:
         return known_id(value, catalog_from(info).api_offers, "API offer", "api_prices.csv")
+
+    @model_validator(mode="after")
+    def _shares_fit(self) -> HostedAPI:
+        if self.cached_input_share + self.cache_write_share > 1 + 1e-12:
+            raise fail("HostedAPI", ("cache_write_share",), "shares_above_one",
+                       "cached_input_share + cache_write_share is above 1: more input tokens than there are",
+                       self.cache_write_share)
+        return self
 
 
 class Options(InputModel):
