@@ -30,12 +30,13 @@ from .catalog import GPU, LLM, APIOffer, Catalog, CloudOffer, Server, Throughput
 from .errors import InputError, ScenarioError
 from .formulas import serving_curves
 from .io.demand_files import JobLog, hours_in_year, read_hourly_file, read_job_log
+from .io.request_logs import read_request_log
 from .paths import DATA_DIR
 from .results import MemoryPerGPU
 from .schema import Scenario
 from .schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, input_paths
 from .schema.workload import DURATION_PATTERN
-from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR
+from .units import HOURS_PER_MONTH, HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 GPUS_PER_SERVER = 8
 """GPUs in one server, the unit a replica spans when it needs more than one server. [GPU]"""
@@ -485,6 +486,8 @@ class DemandInputs:
     hours: int
     values: np.ndarray | None = None
     job_log: JobLog | None = None
+    hours_per_volume: Number | None = None
+    """For a tokens workload's file or request log: the GPU-hours per tokens/day the values were converted at."""
 
 
 @dataclass(frozen=True)
@@ -1030,12 +1033,14 @@ def _demand(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs
     profile = scenario.demand
     if profile is None:
         return None
-    if profile.kind not in ("hourly_file", "job_log"):
+    if profile.kind not in ("hourly_file", "job_log", "request_log"):
         return DemandInputs(profile, int(HOURS_PER_YEAR))
-    if previous is not None and previous.profile == profile:
+    if (previous is not None and previous.profile == profile and workload.kind != "tokens"):
         return previous         # the same files: read once
     path = Path(profile.path)
     path = path if path.is_absolute() else DATA_DIR / path
+    if workload.kind == "tokens":
+        return _token_demand(profile, path, workload)
     try:
         if profile.kind == "hourly_file":
             log, hours = None, int(HOURS_PER_YEAR)
@@ -1059,6 +1064,30 @@ def _demand(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs
                        f"the demand profile averages {monthly:,.0f} GPU-hours a month; state that here so the "
                        "monthly view and the mix describe the same work")
     return DemandInputs(profile, hours, values, log)
+
+
+def _token_demand(profile: Any, path: Path, workload: WorkloadInputs) -> DemandInputs:
+    """Tokens per hour from a file or a request log, turned into GPUs busy at full throughput."""
+    try:
+        if profile.kind == "hourly_file":
+            hours = int(HOURS_PER_YEAR)
+            tokens = read_hourly_file(path, hours, most=1e13, what="tokens")
+        else:
+            hours = hours_in_year(profile.year, profile.time_zone)
+            tokens, _ = read_request_log(path, profile.year, profile.time_zone)
+    except InputError as exc:
+        shown = "; ".join(f"{f}: {reason}" for f, _, reason in exc.problems[:5])
+        raise _problem("demand.path", profile.path, shown) from None
+    if tokens.sum() == 0:
+        raise _problem("demand.path", profile.path, "the profile holds no demand (all zeros)")
+    per_day = float(tokens.sum()) / (hours / 24.0)
+    stated = workload.volume
+    if np.ndim(stated) == 0 and abs(per_day - stated) > 0.01 * max(per_day, stated):
+        raise _problem("workload.tokens_per_day", stated,
+                       f"the demand profile averages {per_day:,.0f} tokens a day; state that here so the "
+                       "monthly view and the mix describe the same work")
+    gpus = tokens * 24.0 * workload.gpu_hours_per_volume / HOURS_PER_MONTH     # tokens/hour as tokens/day
+    return DemandInputs(profile, hours, gpus, None, workload.gpu_hours_per_volume)
 
 
 def _estimates(rows: list[BaseModel]) -> tuple[str, ...]:

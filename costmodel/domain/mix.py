@@ -69,6 +69,11 @@ def hourly_demand(scenario: Scenario | Resolved) -> np.ndarray:
     elif kind == "weekly":
         series = np.resize(np.asarray(profile.template, dtype=float), count)
         series *= average / series.mean() if series.mean() > 0 else 0.0
+    elif kind == "office_hours":
+        hour_of_day, day = hours % 24, (hours // 24) % 7
+        office = (hour_of_day >= profile.start_hour) & (hour_of_day < profile.end_hour) & np.isin(day, profile.days)
+        series = np.where(office, 1.0, profile.off_share)
+        series *= average / series.mean() if series.mean() > 0 else 0.0
     else:
         series = r.demand.values
     if profile.growth_per_year:
@@ -102,13 +107,17 @@ def layer_prices(scenario: Scenario | Resolved) -> dict[str, LayerPrice]:
                                       f"own cluster of {own.configured_gpus:,} GPUs, monthly cost per GPU / 730")
     if "rent" in r.options:
         rent = r.options["rent"]
-        found[Layer.ON_DEMAND] = LayerPrice(Layer.ON_DEMAND, 0.0, float(rent.price_per_gpu_hour),
-                                            f"{rent.offer.provider} on-demand ({rent.offer.offer})")
+        if r.workload.kind == "tokens" and rent.billing == "always_on":   # serving replicas rented 24/7
+            found[Layer.ALWAYS_ON] = LayerPrice(Layer.ALWAYS_ON, float(rent.price_per_gpu_hour), 0.0,
+                                                f"{rent.offer.provider} on-demand rented 24/7 ({rent.offer.offer})")
+        else:
+            found[Layer.ON_DEMAND] = LayerPrice(Layer.ON_DEMAND, 0.0, float(rent.price_per_gpu_hour),
+                                                f"{rent.offer.provider} on-demand ({rent.offer.offer})")
         if rent.reserved is not None:
             res = rent.reserved
             found[Layer.RESERVED] = LayerPrice(Layer.RESERVED, float(res.price_per_gpu_hour), 0.0,
                                                f"{res.term_years}-year commitment; {res.source}")
-        if rent.spot is not None:
+        if rent.spot is not None and (r.workload.kind != "tokens" or r.scenario.workload.interruptible):
             s = rent.spot
             cap = "" if s.max_gpus is None else f"capped at {s.max_gpus:,} GPUs; "
             found[Layer.SPOT] = LayerPrice(
@@ -201,7 +210,7 @@ def _mix(offer: _Offer, assignment: np.ndarray, f: np.ndarray, rental_staffing: 
     pure = {kind: HOURS_PER_MONTH * (offer.fixed[i] * len(f) + offer.variable[i] * total_busy)
             for i, kind in enumerate(offer.kinds) if not (kind == Layer.SPOT and offer.spot_cap is not None)}
     if rental_staffing:
-        rented = {Layer.RESERVED, Layer.ON_DEMAND, Layer.SPOT}
+        rented = {Layer.RESERVED, Layer.ON_DEMAND, Layer.SPOT, Layer.ALWAYS_ON}
         if any(gpus.get(k) for k in rented):
             cost["rental staffing"] = rental_staffing
         for kind in rented & set(pure):
@@ -245,6 +254,14 @@ def _best_assignment(offer: _Offer, f: np.ndarray, gpus_per_server: int | None,
     return best
 
 
+def _own_step(r: Resolved) -> int | None:
+    """GPUs owned capacity comes in: whole servers, and for a tokens workload whole replicas too."""
+    if "own" not in r.options:
+        return None
+    own = r.options["own"]
+    return own.step_gpus if r.workload.kind == "tokens" else own.gpus_per_server
+
+
 def _rental_staffing(r: Resolved) -> float:
     """Monthly cost of the rental option's people and fees, paid once any rented kind is used."""
     rent = r.options.get("rent")
@@ -286,7 +303,7 @@ def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None
         raise ValueError("the scenario offers no kind of capacity")
     offer = _Offer(prices)
     f = formulas.busy_shares(demand)
-    per_server = r.options["own"].gpus_per_server if "own" in r.options else None
+    per_server = _own_step(r)
     return _mix(offer, _best_assignment(offer, f, per_server), f, _rental_staffing(r))
 
 
@@ -307,7 +324,7 @@ def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndar
     offer = _Offer(layer_prices(r))
     f = formulas.busy_shares(demand)
     levels = np.unique(np.linspace(0, len(f), min(points, len(f) + 1)).round().astype(int))
-    per_server = r.options["own"].gpus_per_server if "own" in r.options else None
+    per_server = _own_step(r)
     if kind == Layer.OWN:   # owned capacity comes in whole servers
         levels = np.unique(np.minimum(np.round(levels / per_server) * per_server,
                                       len(f) // per_server * per_server + per_server)).astype(int)
@@ -324,4 +341,8 @@ def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
         return None
     series = hourly_demand(r)
     steady = None if r.demand.profile.kind == "steady" else cheapest_mix(r, steady_series(series))
-    return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series)
+    per_gpu = replica = None
+    if r.workload.kind == "tokens":
+        per_gpu = HOURS_PER_MONTH / float(gpu_hours_used(r, 1.0))     # tokens/day one GPU busy all day serves
+        replica = r.workload.gpus_per_replica
+    return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series, per_gpu, replica)

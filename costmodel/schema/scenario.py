@@ -119,9 +119,15 @@ class Scenario(InputModel):
                 fail(tuple(path.split(".")), value, "implausible_magnitude",
                      "magnitude outside {low} to {high}: no real input is that large or small",
                      low=f"{SMALLEST_INPUT:g}", high=f"{LARGEST_INPUT:g}")
-        if self.demand is not None and self.workload.kind != "gpu_hours":
+        if self.demand is not None and self.workload.kind == "training":
             fail(("demand",), self.demand.kind, "demand_needs_gpu_hours",
-                 "demand profiles apply to a gpu_hours workload (kind: gpu_hours)")
+                 "demand profiles apply to a gpu_hours or tokens workload, not to a training run")
+        if self.demand is not None and self.workload.kind == "tokens" and self.demand.kind == "job_log":
+            fail(("demand", "kind"), self.demand.kind, "job_log_needs_gpu_hours",
+                 "a job log gives GPU-hours: for a tokens workload use request_log or hourly_file (tokens per hour)")
+        if self.demand is not None and self.workload.kind == "gpu_hours" and self.demand.kind == "request_log":
+            fail(("demand", "kind"), self.demand.kind, "request_log_needs_tokens",
+                 "a request log gives tokens: it applies to a tokens workload")
         if self.uncertainty is not None:
             self._check_uncertainty(fields, fail)
         energy = self.energy
