@@ -304,7 +304,17 @@ def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None
     offer = _Offer(prices)
     f = formulas.busy_shares(demand)
     per_server = _own_step(r)
-    return _mix(offer, _best_assignment(offer, f, per_server), f, _rental_staffing(r))
+    staffing = _rental_staffing(r)
+    best = _mix(offer, _best_assignment(offer, f, per_server), f, staffing)
+    unrented = {k: p for k, p in prices.items() if k in (Layer.OWN, Layer.API)}
+    if staffing and unrented and len(unrented) < len(prices):
+        # The rental's staff is paid once any rented kind is used: the mix without rentals may be cheaper.
+        alone = _Offer(unrented)
+        mapped = np.array([offer.index[k] for k in alone.kinds])[_best_assignment(alone, f, per_server)]
+        other = _mix(offer, mapped, f, staffing)
+        if other.total < best.total:
+            best = other
+    return best
 
 
 def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None,
