@@ -627,8 +627,8 @@ class MixResult:
             return None
         mix, per = self.mix, self.gpus_per_replica or 1
         start = mix.first_gpu_of(Layer.API)
-        replicas = {k: mix.gpus.get(k, 0) // per for k in (Layer.OWN, Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT)
-                    if mix.gpus.get(k)}
+        held = (Layer.OWN, Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT)
+        replicas = {k: mix.gpus.get(k, 0) // per for k in held if mix.gpus.get(k)}
         return {
             "token_share": mix.busy_share(Layer.API),
             "cost_share": (mix.cost.get(Layer.API, 0.0) / mix.total) if mix.total else 0.0,

@@ -12,14 +12,13 @@ import json
 
 import numpy as np
 import pytest
+from conftest import patched, patched_data, write_scenario
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmodel
 from costmodel.cli import main
 from costmodel.domain.mix import cheapest_mix, hourly_demand, mix_result
-
-from conftest import patched, patched_data, write_scenario
 
 R1 = "llama70b-vs-api"
 PER_GPU_DAY = 2102.5 * 3 * 86_400       # tokens/day one H100 serves at full throughput, 2:1 mix

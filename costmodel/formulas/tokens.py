@@ -54,7 +54,7 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
                     cache_tier_multiplier=None, reasoning_tokens_per_output_token=0.0, region_uplift=1.0,
                     tokens_per_workload_token=1.0, input_tokens_per_request=0.0, long_context_threshold=None,
                     long_context_input_price=None, long_context_output_price=None):
-    """An API bill per million of the workload's tokens, by part: input, cache reads, cache writes, output. [currency/M tokens]
+    """An API bill per million workload tokens, by part: input, cache reads and writes, output. [currency/M tokens]
 
     The one formula of how hosted APIs bill tokens; :func:`blended_api_price` is the sum of
     its parts.
