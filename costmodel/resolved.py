@@ -1246,25 +1246,33 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
                 offer = offer.model_copy(update={spec.column: values[path]})
         cited.append(offer)
         options["api"] = _api_option("api", api, offer, work, workload, fx)
+    for index, extra in enumerate(scenario.options.apis):
+        offer = catalog.api_offers[extra.offer]
+        cited.append(offer)
+        options[f"api:{extra.name}"] = _api_option(f"api:{extra.name}", extra, offer, work, workload, fx, index)
     return Resolved(scenario=scenario, catalog=catalog, currency=scenario.reporting_currency, options=options,
                     workload=workload, finance=scenario.finance, uncertainty=scenario.uncertainty,
                     demand=_demand(scenario, workload, previous), estimates=_estimates(cited), values=values)
 
 
-def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any) -> ApiOption:
+def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any,
+                index: int | None = None) -> ApiOption:
     """The API option with its billing words applied once, by :func:`costmodel.formulas.api_price_parts`."""
-    where = f"options.{name}" if name == "api" else f"options.apis.{name}"
+    where = "options.api" if index is None else f"options.apis.{index}"
     rate = fx(offer.currency)
     cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
         else offer.input_per_million
     prices = (offer.input_per_million * rate, cached * rate, offer.output_per_million * rate)
-    tier = 1.0
-    if api.service_tier != "standard":
-        tier = getattr(offer, f"{api.service_tier}_multiplier")
-        if tier is None:
-            raise _problem(f"{where}.service_tier", api.service_tier,
-                           f"{offer.offer} has no {api.service_tier} tier in data/api_prices.csv "
-                           f"({api.service_tier}_multiplier is empty)")
+    shares = api.tier_shares or {api.service_tier: 1.0}
+    factors = {}
+    for name_of_tier in shares:
+        factors[name_of_tier] = 1.0 if name_of_tier == "standard" else getattr(offer, f"{name_of_tier}_multiplier")
+        if factors[name_of_tier] is None:
+            field = "tier_shares" if api.tier_shares else "service_tier"
+            raise _problem(f"{where}.{field}", name_of_tier,
+                           f"{offer.offer} has no {name_of_tier} tier in data/api_prices.csv "
+                           f"({name_of_tier}_multiplier is empty)")
+    tier = sum(share * factors[t] for t, share in shares.items())
     write = None
     if api.cache_write_share > 0:
         column = f"cache_write_{api.cache_ttl}_per_million"
@@ -1292,12 +1300,16 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
                             long_context_output_price=offer.long_context_output_per_million * rate)
         is_long = bool(np.any(np.asarray(api.tokens_per_workload_token * per_request)
                               > offer.long_context_threshold_tokens))
-    parts = formulas.api_price_parts(
-        prices[0], prices[2], workload.input_tokens_per_output_token, prices[1], api.cached_input_share,
-        cache_write_price=write, cache_write_share=api.cache_write_share, tier_multiplier=tier,
-        cache_tier_multiplier=tier if offer.tier_applies_to_cache else 1.0,
-        reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
-        tokens_per_workload_token=api.tokens_per_workload_token, **long_context)
+    parts = {}
+    for name_of_tier, share in shares.items():     # a blend of tiers by share of traffic
+        factor = factors[name_of_tier]
+        tier_parts = formulas.api_price_parts(
+            prices[0], prices[2], workload.input_tokens_per_output_token, prices[1], api.cached_input_share,
+            cache_write_price=write, cache_write_share=api.cache_write_share, tier_multiplier=factor,
+            cache_tier_multiplier=factor if offer.tier_applies_to_cache else 1.0,
+            reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
+            tokens_per_workload_token=api.tokens_per_workload_token, **long_context)
+        parts = {k: parts.get(k, 0.0) + share * v for k, v in tier_parts.items()}
     price = parts["input"] + parts["cache_read"] + parts["cache_write"] + parts["output"]
     return ApiOption(
         name=name, label=api.label or OPTION_LABELS["api"], offer=offer,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pydantic
 import pytest
-from conftest import patched
+from conftest import catalog_with, patched
 
 import costmodel
 from costmodel.catalog import default_catalog
@@ -171,3 +171,32 @@ def test_refresh_keeps_overrides_and_rows_it_lacks():
     overridden = text.replace(",,1.25,2,0.5,", ",override: our negotiated price,1.25,2,0.5,", 1)
     assert "Claude Haiku 4.5,9," in module.refreshed(overridden, "2099-01-01")   # an override stays
     assert "deepseek-chat-v3,DeepSeek" in out and "api-docs.deepseek.com" in out  # a row it lacks stays
+
+
+def test_tier_split_30_batch_70_standard_with_60_percent_cache_hits():
+    # Issue 20. Anthropic pricing: the Batch API is 50 % of standard and "prompt caching
+    # multipliers stack with the batch discount" (batch cache reads 0.25 on Opus 4.5).
+    # Standard: 2/3 x (0.4 x 5 + 0.6 x 0.50) + 1/3 x 25 = 9.8667; batch: half, 4.9333;
+    # 0.7 x 9.8667 + 0.3 x 4.9333 = 8.3867 USD per M.
+    changes = {"options.api.cached_input_share": 0.6, "options.api.tier_shares": {"batch": 0.3, "standard": 0.7}}
+    standard = 2 / 3 * (0.4 * 5 + 0.6 * 0.5) + 25 / 3
+    price = api_price(changes)
+    assert price == pytest.approx(0.7 * standard + 0.3 * standard / 2, rel=1e-12)
+    assert round(price, 4) == 8.3867
+
+
+def test_tier_split_without_stacking_keeps_cache_prices():
+    # A provider whose batch discount does not apply to cache reads (tier_applies_to_cache false):
+    # batch = 2/3 x (0.4 x 2.5 + 0.6 x 0.50) + 1/3 x 12.5; blended 0.7 x standard + 0.3 x batch.
+    catalog = catalog_with(api_offers=lambda row: row.model_copy(update={"tier_applies_to_cache": False}))
+    s = patched(R1, {"options.api.cached_input_share": 0.6, "options.api.tier_shares": {"batch": 0.3, "standard": 0.7}},
+                catalog=catalog)
+    price = float(costmodel.resolve(s, catalog=catalog).options["api"].price_per_million)
+    standard = 2 / 3 * (0.4 * 5 + 0.6 * 0.5) + 25 / 3
+    batch = 2 / 3 * (0.4 * 2.5 + 0.6 * 0.5) + 12.5 / 3
+    assert price == pytest.approx(0.7 * standard + 0.3 * batch, rel=1e-12)
+
+
+def test_tier_shares_must_sum_to_one():
+    with pytest.raises(pydantic.ValidationError, match="tier_shares"):
+        patched(R1, {"options.api.tier_shares": {"batch": 0.3, "standard": 0.6}})

@@ -123,11 +123,14 @@ def layer_prices(scenario: Scenario | Resolved) -> dict[str, LayerPrice]:
             found[Layer.SPOT] = LayerPrice(
                 Layer.SPOT, 0.0, float(s.price_per_gpu_hour),
                 f"{cap}{s.discount:.0%} off on-demand, {s.overhead:.1%} of work redone; {s.source}", s.max_gpus)
-    if "api" in r.options and r.workload.kind == "tokens":
+    apis = [name for name, option in r.options.items() if option.kind == "api"]
+    if apis and r.workload.kind == "tokens":
         hours = float(gpu_hours_used(r, r.volume))
         if hours > 0:
-            found[Layer.API] = LayerPrice(Layer.API, 0.0, float(monthly_cost(r, "api", r.volume)) / hours,
-                                          "hosted API cost per GPU-hour of the same tokens")
+            cheapest = min(apis, key=lambda name: float(monthly_cost(r, name, r.volume)))
+            which = "" if len(apis) == 1 else f" (the cheapest API offer: {r.label(cheapest)})"
+            found[Layer.API] = LayerPrice(Layer.API, 0.0, float(monthly_cost(r, cheapest, r.volume)) / hours,
+                                          "hosted API cost per GPU-hour of the same tokens" + which)
     return found
 
 

@@ -24,6 +24,8 @@ from . import format as fmt
 
 OPTION_COLOURS = {"own": "#1f77b4", "rent": "#ff7f0e", "api": "#2ca02c"}
 """One colour per kind of option, the same in every chart."""
+EXTRA_COLOURS = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+"""Colours of further options of a kind already shown (a second and third API offer, ...)."""
 
 COMPONENT_COLOURS = {
     "capex depreciation": "#1f77b4",
@@ -74,7 +76,12 @@ def use_renderer(renderer: str = "svg") -> None:
 
 def _colour_scale(r: Resolved, options: list[str] | None = None) -> alt.Scale:
     names = options or list(r.options)
-    return alt.Scale(domain=[r.label(o) for o in names], range=[OPTION_COLOURS[r.options[o].kind] for o in names])
+    colours, seen = [], {}
+    for o in names:
+        kind = r.options[o].kind
+        seen[kind] = seen.get(kind, -1) + 1
+        colours.append(OPTION_COLOURS[kind] if not seen[kind] else EXTRA_COLOURS[(seen[kind] - 1) % len(EXTRA_COLOURS)])
+    return alt.Scale(domain=[r.label(o) for o in names], range=colours)
 
 
 MAX_DRAWN_STEPS = 500
