@@ -335,5 +335,5 @@ class Options(InputModel):
         return self
 
 
-__all__ = ["CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "Options", "OwnCluster", "Power",
-           "Reserved", "SoftwareLicences", "Spot", "Staffing"]
+__all__ = ["CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "Options", "OwnCluster",
+           "Power", "Reserved", "SoftwareLicences", "Spot", "Staffing"]
