@@ -184,6 +184,36 @@ class APIOffer(_Row):
         return self
 
 
+class APIPriceWindow(_Row):
+    """A price window of a hosted API: a factor on its prices in some hours of the week (data/api_price_windows.csv).
+
+    The first row of an offer (in file order) whose days and hours hold an hour sets that
+    hour's factor; an hour in none of its rows is at the offer's listed prices (factor 1).
+    """
+
+    file: ClassVar[str] = "data/api_price_windows.csv"
+    key: ClassVar[str] = "window"
+
+    window: str = Field(description="Catalog id of the window.")
+    offer: str = Field(description="API offer id in api_prices.csv.")
+    name: str = Field(description="The provider's name for the window, e.g. peak, off-peak.")
+    days: str = Field(pattern=r"^[0-6](-[0-6])?(,[0-6](-[0-6])?)*$",
+                      description="Days of the week, 0 = Monday: '0-4', '5,6', '0-6'.")
+    start_hour: int = Field(ge=0, le=23, description="First hour of the window. [h]")
+    end_hour: int = Field(ge=1, le=24, description="Hour the window ends (exclusive). [h]")
+    time_zone: str = Field(description="IANA time zone of the hours, e.g. UTC.")
+    price_multiplier: float = Field(gt=0, le=10, description="Factor on every price of the offer in the window. [-]")
+    effective_from: str = Field(description="Date (YYYY-MM-DD) from which the window applies.")
+
+    def day_set(self) -> set[int]:
+        """The days of the week the window covers, 0 = Monday."""
+        found: set[int] = set()
+        for part in self.days.split(","):
+            low, _, high = part.partition("-")
+            found.update(range(int(low), int(high or low) + 1))
+        return found
+
+
 class LLM(_Row):
     """One language model's size and attention shape (one row of data/models.csv)."""
 
@@ -334,6 +364,7 @@ class Catalog(BaseModel):
     datacenter_pue: dict[str, DatacenterPUE] = Field(default_factory=dict)
     embodied: dict[str, EmbodiedItem] = Field(default_factory=dict)
     api_energy: dict[str, APIEnergy] = Field(default_factory=dict)
+    api_price_windows: dict[str, APIPriceWindow] = Field(default_factory=dict)
 
 
 def _read(path: Path, row_type: type[_Row], key: str) -> dict:
@@ -423,8 +454,15 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
                for ident, row in energy["api_energy"].items() if row.grid_region not in energy["grid_intensity"]]
     if unknown:
         raise CatalogError(folder / "api_energy.csv", unknown)
+    windows_file = folder / "api_price_windows.csv"     # optional: prices by the clock
+    windows = _read(windows_file, APIPriceWindow, "window") if windows_file.exists() else {}
+    unknown = [(f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
+               for ident, row in windows.items() if row.offer not in api]
+    if unknown:
+        raise CatalogError(windows_file, unknown)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
-                   throughput=throughput, serving_curves=curves, training_runs=runs, **energy)
+                   throughput=throughput, serving_curves=curves, training_runs=runs, api_price_windows=windows,
+                   **energy)
 
 
 _ENERGY_TABLES = (("grid_intensity", "grid_carbon_intensity.csv", GridIntensity),

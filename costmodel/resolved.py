@@ -201,6 +201,11 @@ class ApiOption:
     long_context: bool = False
     price_parts: dict[str, Number] | None = None
     """:func:`costmodel.formulas.api_price_parts`: input, cache_read, cache_write, output [currency/M tokens]."""
+    hour_price_factors: np.ndarray | None = None
+    """Factor on the prices in each hour of the demand profile (or of a week from Monday 00:00 UTC without
+    one), from the offer's price windows; None: the same price at every hour. [-]"""
+    price_windows: tuple = ()
+    """The price-window rows applied (data/api_price_windows.csv)."""
 
 
 Option = OwnOption | RentOption | ApiOption
@@ -1177,6 +1182,7 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
                                   work.utilisation_ceiling, 1)
 
     options: dict[str, Option] = {}
+    demand = _demand(scenario, workload, previous)
     own = scenario.options.own
     if own is not None:
         server = _row(catalog.servers[own.server], "price", "options.own.server_price", values)
@@ -1245,18 +1251,19 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             if spec.option == "api" and path in values:
                 offer = offer.model_copy(update={spec.column: values[path]})
         cited.append(offer)
-        options["api"] = _api_option("api", api, offer, work, workload, fx)
+        options["api"] = _api_option("api", api, offer, work, workload, fx, catalog=catalog, demand=demand)
     for index, extra in enumerate(scenario.options.apis):
         offer = catalog.api_offers[extra.offer]
         cited.append(offer)
-        options[f"api:{extra.name}"] = _api_option(f"api:{extra.name}", extra, offer, work, workload, fx, index)
+        options[f"api:{extra.name}"] = _api_option(f"api:{extra.name}", extra, offer, work, workload, fx, index,
+                                                   catalog, demand)
     return Resolved(scenario=scenario, catalog=catalog, currency=scenario.reporting_currency, options=options,
                     workload=workload, finance=scenario.finance, uncertainty=scenario.uncertainty,
-                    demand=_demand(scenario, workload, previous), estimates=_estimates(cited), values=values)
+                    demand=demand, estimates=_estimates(cited), values=values)
 
 
 def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any,
-                index: int | None = None) -> ApiOption:
+                index: int | None = None, catalog: Catalog | None = None, demand: Any = None) -> ApiOption:
     """The API option with its billing words applied once, by :func:`costmodel.formulas.api_price_parts`."""
     where = "options.api" if index is None else f"options.apis.{index}"
     rate = fx(offer.currency)
@@ -1311,6 +1318,9 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
             tokens_per_workload_token=api.tokens_per_workload_token, **long_context)
         parts = {k: parts.get(k, 0.0) + share * v for k, v in tier_parts.items()}
     price = parts["input"] + parts["cache_read"] + parts["cache_write"] + parts["output"]
+    windows = tuple(w for w in catalog.api_price_windows.values() if w.offer == offer.offer
+                    and (api.price_date is None or w.effective_from <= api.price_date.isoformat()))
+    factors = _hour_price_factors(windows, demand) if windows else None
     return ApiOption(
         name=name, label=api.label or OPTION_LABELS["api"], offer=offer,
         input_price_per_million=prices[0], cached_input_price_per_million=prices[1],
@@ -1318,7 +1328,40 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
         service_tier=api.service_tier, tier_multiplier=tier, cache_write_share=api.cache_write_share,
         cache_write_price_per_million=write,
         reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
-        tokens_per_workload_token=api.tokens_per_workload_token, long_context=is_long, price_parts=parts)
+        tokens_per_workload_token=api.tokens_per_workload_token, long_context=is_long, price_parts=parts,
+        hour_price_factors=factors, price_windows=windows)
+
+
+def _hour_price_factors(windows: tuple, demand: Any) -> np.ndarray:
+    """Each hour's price factor: the first window (in file order) holding the hour, else 1. [-]
+
+    Hours are those of the demand profile: from 1 January of its year in its time zone for a
+    job log or request log, else from a Monday 00:00 UTC; without a profile, one week from
+    Monday 00:00 UTC.
+    """
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    profile = getattr(demand, "profile", None)
+    count = demand.hours if demand is not None else 168
+    if profile is not None and getattr(profile, "year", None) is not None:
+        start = dt.datetime(profile.year, 1, 1, tzinfo=ZoneInfo(profile.time_zone)).astimezone(dt.timezone.utc)
+    else:
+        start = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)      # a Monday
+    utc = np.datetime64(start.replace(tzinfo=None), "h") + np.arange(count)
+    factors = np.full(count, np.nan)
+    for window in windows:
+        zone = ZoneInfo(window.time_zone)
+        if window.time_zone == "UTC":
+            local = utc
+        else:
+            offsets = np.array([int(zone.utcoffset(t.astype(dt.datetime)).total_seconds() // 3600) for t in utc])
+            local = utc + offsets.astype("timedelta64[h]")
+        hour = (local - local.astype("datetime64[D]")).astype(int)
+        day = (local.astype("datetime64[D]").astype(int) + 3) % 7         # 1970-01-01 was a Thursday
+        inside = np.isin(day, list(window.day_set())) & (hour >= window.start_hour) & (hour < window.end_hour)
+        factors = np.where(np.isnan(factors) & inside, window.price_multiplier, factors)
+    return np.where(np.isnan(factors), 1.0, factors)
 
 
 def as_resolved(scenario: Scenario | Resolved) -> Resolved:

@@ -216,6 +216,10 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     api: ApiOption = resolved.option(option)
     millions = np.asanyarray(tokens_per_month(resolved, volume), dtype=float) / 1e6
     parts = api.price_parts
+    if api.hour_price_factors is not None:      # prices by the clock
+        from .api_clock import api_clock_factor
+
+        millions = millions * api_clock_factor(resolved, option)
     found = {
         Component.INPUT_TOKENS: millions * parts["input"],
         Component.CACHED_INPUT_TOKENS: millions * parts["cache_read"],

@@ -9,6 +9,7 @@ the bundled one; the rows themselves are looked up when the scenario is resolved
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -282,6 +283,9 @@ class HostedAPI(InputModel):
     def _offer_known(cls, value: str, info: ValidationInfo) -> str:
         return known_id(value, catalog_from(info).api_offers, "API offer", "api_prices.csv")
 
+    price_date: dt.date | None = Field(
+        default=None, description="Price windows (data/api_price_windows.csv) in force on this date; default: the "
+                                  "latest.")
     tier_shares: dict[Literal["standard", "batch", "flex", "priority"], Share] | None = Field(
         default=None, description="Traffic split across service tiers, e.g. {batch: 0.3, standard: 0.7}; the "
                                   "shares sum to 1. Cache reads and writes follow the provider's stacking rule "
