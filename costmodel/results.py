@@ -161,6 +161,9 @@ class OptionResult:
     stepped_up: bool
     capacity_volume: float | None
     cost_per_million_output_tokens: float | None = None
+    cost_per_request: float | None = None
+    """Monthly cost / requests a month, from the request size (input_tokens_per_request and the mix);
+    None without one. [reporting currency/request]"""
 
 
 @dataclass(frozen=True)
@@ -949,6 +952,10 @@ class Comparison:
                     "gpu_count_stepped_up": r.stepped_up,
                     "capacity_volume": _number(r.capacity_volume) if r.capacity_volume is not None else "no limit",
                     "cost_per_million_output_tokens": per_unit(r.cost_per_million_output_tokens, tokens),
+                    **({"cost_per_request": _number(r.cost_per_request),
+                        "cost_per_1000_requests": _number(1000 * r.cost_per_request),
+                        "cost_per_request_unit": f"{self.currency}/request"}
+                       if r.cost_per_request is not None else {}),
                 }
                 for name, r in self.options.items()
             },

@@ -65,3 +65,57 @@ def test_price_windows_not_yet_in_force_are_left_out():
                 drop=("uncertainty",))
     assert api_clock_factor(s) == 1.0
     assert float(costmodel.monthly_cost(s, "api", 10e6)) == pytest.approx(10 * DAYS_PER_MONTH * PEAK, rel=1e-12)
+
+
+def test_api_offers_compares_five_api_offers_without_a_gpu_option(capsys):
+    s = costmodel.load_scenario("api-offers")
+    assert s.options.own is None and s.options.rent is None
+    r = costmodel.resolve(s)
+    assert [o.kind for o in r.options.values()] == ["api"] * 5
+    assert main(["compare", "api-offers", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    options = data["options"]
+    # Anthropic pricing, Sonnet 4.5 at a 4:1 mix with 60 % cache reads:
+    # 0.8 x (0.4 x 3 + 0.6 x 0.30) + 0.2 x 15 = 4.104 USD per M; 30 % through the Batch API
+    # (half price, stacking with caching): 0.7 x 4.104 + 0.3 x 2.052 = 3.4884.
+    assert options["api"]["cost_per_million_tokens"] == pytest.approx(4.104, rel=1e-9)
+    assert options["api:sonnet-batch-30"]["cost_per_million_tokens"] == pytest.approx(3.4884, rel=1e-9)
+    # Per request: 4,000 input + 1,000 output tokens x 4.104 / 10^6 = 0.02052 USD; 20.52 per 1,000.
+    assert options["api"]["cost_per_1000_requests"] == pytest.approx(20.52, rel=1e-9)
+    assert data["cheapest"] == "api:deepseek-flash"
+    assert len(data["break_evens"]) == 10                  # every pair of the five offers
+
+
+def test_one_api_offer_alone_is_too_few():
+    import pydantic
+
+    with pytest.raises(pydantic.ValidationError, match="at least two"):
+        patched("api-offers", {"options.apis": []})
+
+
+def test_api_offer_names_must_differ():
+    import pydantic
+
+    data = costmodel.load_scenario("api-offers").options.apis
+    twice = [a.model_dump(exclude_none=True) for a in data[:2]]
+    twice[1]["name"] = twice[0]["name"]
+    with pytest.raises(pydantic.ValidationError, match="duplicate|two API offers"):
+        patched("api-offers", {"options.apis": twice})
+
+
+@pytest.mark.slow
+def test_api_offers_report_renders(tmp_path):
+    from costmodel.report import render_report
+
+    report = render_report("api-offers", tmp_path)
+    html = report.html.read_text()
+    assert "DeepSeek V4.1 Flash, peak and off-peak" in html and "cost per 1,000 requests" in html
+
+
+@pytest.mark.slow
+def test_hybrid_report_renders(tmp_path):
+    from costmodel.report import render_report
+
+    html = render_report("llama70b-hybrid", tmp_path).html.read_text()
+    assert "Replicas and API: owned 4 replicas, the API above 4,359,744,000 tokens/day" in html
+    assert "Stacked area chart of the busiest week" in html

@@ -113,7 +113,9 @@ def hybrid_sentence(result: MixResult) -> str | None:
         return (held or "no replicas") + "; the API takes no tokens"
     api = (f"the API above {fmt.amount(above, 0)} tokens/day ({fmt.share(share['token_share'])} of tokens, "
            f"{fmt.share(share['cost_share'])} of the cost)")
-    return f"{held}, {api}" if held else f"everything through {api}"
+    if not held:
+        return "every token through the API (no replicas)"
+    return f"{held}, {api}"
 
 
 def _mix_lines(result: MixResult, currency: str) -> list[str]:
