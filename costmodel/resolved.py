@@ -1345,9 +1345,9 @@ def _hour_price_factors(windows: tuple, demand: Any) -> np.ndarray:
     profile = getattr(demand, "profile", None)
     count = demand.hours if demand is not None else 168
     if profile is not None and getattr(profile, "year", None) is not None:
-        start = dt.datetime(profile.year, 1, 1, tzinfo=ZoneInfo(profile.time_zone)).astimezone(dt.timezone.utc)
+        start = dt.datetime(profile.year, 1, 1, tzinfo=ZoneInfo(profile.time_zone)).astimezone(dt.UTC)
     else:
-        start = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)      # a Monday
+        start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)      # a Monday
     utc = np.datetime64(start.replace(tzinfo=None), "h") + np.arange(count)
     factors = np.full(count, np.nan)
     for window in windows:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import patched
 
 import costmodel
 from costmodel.cli import main
 from costmodel.domain.api_clock import api_clock_factor
 from costmodel.units import DAYS_PER_MONTH
-
-from conftest import patched
 
 R1 = "llama70b-vs-api"
 PEAK = 2 / 3 * 0.30 + 1 / 3 * 1.20          # USD per M at R1's 2:1 mix, peak prices: 0.6

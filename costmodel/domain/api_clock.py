@@ -13,6 +13,7 @@ import numpy as np
 
 from ..resolved import Resolved, as_resolved
 from ..schema import Scenario
+from .demand import hourly_demand
 
 
 def api_clock_factor(scenario: Scenario | Resolved, option: str = "api") -> float:
@@ -30,8 +31,6 @@ def api_clock_factor(scenario: Scenario | Resolved, option: str = "api") -> floa
         return 1.0
     if r.demand is None:
         return float(np.mean(factors))
-    from .mix import hourly_demand     # mix prices the API layer through the monthly costs
-
     demand = hourly_demand(r)
     total = float(demand.sum())
     return float((demand * factors).sum() / total) if total > 0 else float(np.mean(factors))

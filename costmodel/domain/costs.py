@@ -14,6 +14,7 @@ from ..resolved import ApiOption, OwnOption, RentOption, Resolved, Staff, as_res
 from ..results import Component
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
+from .api_clock import api_clock_factor
 from .capacity import checked_volume, gpu_hours_used, own_servers, rent_gpus, tokens_per_month
 
 
@@ -217,8 +218,6 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     millions = np.asanyarray(tokens_per_month(resolved, volume), dtype=float) / 1e6
     parts = api.price_parts
     if api.hour_price_factors is not None:      # prices by the clock
-        from .api_clock import api_clock_factor
-
         millions = millions * api_clock_factor(resolved, option)
     found = {
         Component.INPUT_TOKENS: millions * parts["input"],
