@@ -119,3 +119,23 @@ def test_token_mix_never_costs_more_than_the_cheapest_pure_option(volume, off, g
     mix = cheapest_mix(patched(R1, changes, drop=("uncertainty",)))
     assert len(mix.pure) >= 3                    # own, a rental layer and the API were all offered
     assert mix.total <= min(mix.pure.values()) * (1 + 1e-9)
+
+
+def test_busiest_week_chart_stacks_layers_to_the_demand():
+    # GPU k serves min(max(d - k, 0), 1) of each hour's demand d, so the layers sum to d
+    # wherever d is below the GPUs of the mix (here everywhere: the mix covers the peak).
+    from costmodel.presentation import charts
+
+    s = costmodel.load_scenario("llama70b-hybrid")
+    result = mix_result(s)
+    data = charts.hour_of_week_layers(s, result.demand, result.mix).to_dict()
+    rows = next(iter(data["datasets"].values()))
+    layers = {row["layer"] for row in rows}
+    assert layers == {"Owned", "Hosted API"}
+    series = result.demand
+    weeks = len(series) // 168
+    start = int(np.argmax([series[w * 168:(w + 1) * 168].sum() for w in range(weeks)])) * 168
+    by_hour = np.zeros(168)
+    for row in rows:
+        by_hour[row["hour"]] += row["gpus"]
+    assert by_hour == pytest.approx(series[start:start + 168], rel=1e-9, abs=1e-12)
