@@ -15,6 +15,7 @@ arrays and are refused up front by the schema.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -1332,6 +1333,18 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
         hour_price_factors=factors, price_windows=windows)
 
 
+@functools.lru_cache(maxsize=32)
+def _utc_offsets(time_zone: str, start: Any, count: int) -> np.ndarray:
+    """Offset of ``time_zone`` from UTC in each of ``count`` hours from ``start`` (UTC), in whole hours."""
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo(time_zone)
+    hours = [int((start + dt.timedelta(hours=h)).astimezone(zone).utcoffset().total_seconds() // 3600)
+             for h in range(count)]
+    return np.array(hours).astype("timedelta64[h]")
+
+
 def _hour_price_factors(windows: tuple, demand: Any) -> np.ndarray:
     """Each hour's price factor: the first window (in file order) holding the hour, else 1. [-]
 
@@ -1351,12 +1364,7 @@ def _hour_price_factors(windows: tuple, demand: Any) -> np.ndarray:
     utc = np.datetime64(start.replace(tzinfo=None), "h") + np.arange(count)
     factors = np.full(count, np.nan)
     for window in windows:
-        zone = ZoneInfo(window.time_zone)
-        if window.time_zone == "UTC":
-            local = utc
-        else:
-            offsets = np.array([int(zone.utcoffset(t.astype(dt.datetime)).total_seconds() // 3600) for t in utc])
-            local = utc + offsets.astype("timedelta64[h]")
+        local = utc if window.time_zone == "UTC" else utc + _utc_offsets(window.time_zone, start, count)
         hour = (local - local.astype("datetime64[D]")).astype(int)
         day = (local.astype("datetime64[D]").astype(int) + 3) % 7         # 1970-01-01 was a Thursday
         inside = np.isin(day, list(window.day_set())) & (hour >= window.start_hour) & (hour < window.end_hour)

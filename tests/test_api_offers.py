@@ -118,3 +118,15 @@ def test_hybrid_report_renders(tmp_path):
     html = render_report("llama70b-hybrid", tmp_path).html.read_text()
     assert "Replicas and API: owned 4 replicas, the API above 4,359,744,000 tokens/day" in html
     assert "Stacked area chart of the busiest week" in html
+
+
+def test_windows_in_the_providers_time_zone():
+    # The peak windows are stated in Beijing time (UTC+8, no daylight saving): 09:00-12:00 is
+    # 01:00-04:00 UTC. A job at 02:00-03:00 UTC on Mondays pays peak; at 04:00-05:00 UTC
+    # (12:00-13:00 Beijing, the lunch gap) off-peak; on Sunday 02:00 UTC (Sunday 10:00 Beijing) off-peak.
+    def factor(day, hour):
+        template = [1.0 if h == day * 24 + hour else 0.0 for h in range(168)]
+        return api_clock_factor(deepseek({"kind": "weekly", "template": template}))
+
+    assert factor(0, 2) == pytest.approx(1.0) and factor(0, 4) == pytest.approx(0.5)
+    assert factor(6, 2) == pytest.approx(0.5)
