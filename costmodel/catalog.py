@@ -138,6 +138,41 @@ class APIOffer(_Row):
     )
     output_per_million: float = Field(gt=0, description="Price of output tokens. [currency/M tokens]")
     currency: Currency
+    cache_write_5m_per_million: float | None = Field(
+        default=None, gt=0, description="Price of a cache write with a 5-minute time-to-live; empty: not offered. "
+                                        "[currency/M tokens]")
+    cache_write_1h_per_million: float | None = Field(
+        default=None, gt=0, description="Price of a cache write with a 1-hour time-to-live; empty: not offered. "
+                                        "[currency/M tokens]")
+    batch_multiplier: float | None = Field(default=None, gt=0, le=1,
+                                           description="Batch tier price / standard price; empty: no batch tier. [-]")
+    flex_multiplier: float | None = Field(default=None, gt=0, le=1,
+                                          description="Flex tier price / standard price; empty: no flex tier. [-]")
+    priority_multiplier: float | None = Field(default=None, ge=1, le=10, description="Priority tier price / "
+                                              "standard price; empty: no priority tier. [-]")
+    tier_applies_to_cache: bool = Field(default=True, description="Whether the tier's factor also applies to cache "
+                                                                  "reads and writes (the provider's stacking rule).")
+    long_context_threshold_tokens: int | None = Field(
+        default=None, ge=1, description="Input tokens of a request above which the whole request is billed at the "
+                                         "long-context prices; empty: no long-context tier. [tokens]")
+    long_context_input_per_million: float | None = Field(
+        default=None, gt=0, description="Input price above the threshold; cache prices scale alike. "
+                                        "[currency/M tokens]")
+    long_context_output_per_million: float | None = Field(
+        default=None, gt=0, description="Output price above the threshold. [currency/M tokens]")
+    region_uplift: float | None = Field(default=None, ge=1, le=10, description="Factor on every price for the "
+                                        "provider's regional (data-residency) endpoint; empty: none stated. [-]")
+
+    @model_validator(mode="after")
+    def _long_context_whole(self) -> APIOffer:
+        given = [self.long_context_threshold_tokens is not None, self.long_context_input_per_million is not None,
+                 self.long_context_output_per_million is not None]
+        if any(given) and not all(given):
+            raise ValidationError.from_exception_data("APIOffer", [InitErrorDetails(
+                type=PydanticCustomError("long_context_partial", "give the long-context threshold, input and "
+                                         "output prices together", {}),
+                loc=("long_context_threshold_tokens",), input=self.long_context_threshold_tokens)])
+        return self
 
     @model_validator(mode="after")
     def _cache_not_dearer(self) -> APIOffer:
@@ -147,6 +182,36 @@ class APIOffer(_Row):
                                          "most an input token", {"price": f"{self.input_per_million:g}"}),
                 loc=("cached_input_per_million",), input=self.cached_input_per_million)])
         return self
+
+
+class APIPriceWindow(_Row):
+    """A price window of a hosted API: a factor on its prices in some hours of the week (data/api_price_windows.csv).
+
+    The first row of an offer (in file order) whose days and hours hold an hour sets that
+    hour's factor; an hour in none of its rows is at the offer's listed prices (factor 1).
+    """
+
+    file: ClassVar[str] = "data/api_price_windows.csv"
+    key: ClassVar[str] = "window"
+
+    window: str = Field(description="Catalog id of the window.")
+    offer: str = Field(description="API offer id in api_prices.csv.")
+    name: str = Field(description="The provider's name for the window, e.g. peak, off-peak.")
+    days: str = Field(pattern=r"^[0-6](-[0-6])?(,[0-6](-[0-6])?)*$",
+                      description="Days of the week, 0 = Monday: '0-4', '5,6', '0-6'.")
+    start_hour: int = Field(ge=0, le=23, description="First hour of the window. [h]")
+    end_hour: int = Field(ge=1, le=24, description="Hour the window ends (exclusive). [h]")
+    time_zone: str = Field(description="IANA time zone of the hours, e.g. UTC.")
+    price_multiplier: float = Field(gt=0, le=10, description="Factor on every price of the offer in the window. [-]")
+    effective_from: str = Field(description="Date (YYYY-MM-DD) from which the window applies.")
+
+    def day_set(self) -> set[int]:
+        """The days of the week the window covers, 0 = Monday."""
+        found: set[int] = set()
+        for part in self.days.split(","):
+            low, _, high = part.partition("-")
+            found.update(range(int(low), int(high or low) + 1))
+        return found
 
 
 class LLM(_Row):
@@ -299,6 +364,7 @@ class Catalog(BaseModel):
     datacenter_pue: dict[str, DatacenterPUE] = Field(default_factory=dict)
     embodied: dict[str, EmbodiedItem] = Field(default_factory=dict)
     api_energy: dict[str, APIEnergy] = Field(default_factory=dict)
+    api_price_windows: dict[str, APIPriceWindow] = Field(default_factory=dict)
 
 
 def _read(path: Path, row_type: type[_Row], key: str) -> dict:
@@ -388,8 +454,15 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
                for ident, row in energy["api_energy"].items() if row.grid_region not in energy["grid_intensity"]]
     if unknown:
         raise CatalogError(folder / "api_energy.csv", unknown)
+    windows_file = folder / "api_price_windows.csv"     # optional: prices by the clock
+    windows = _read(windows_file, APIPriceWindow, "window") if windows_file.exists() else {}
+    unknown = [(f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
+               for ident, row in windows.items() if row.offer not in api]
+    if unknown:
+        raise CatalogError(windows_file, unknown)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
-                   throughput=throughput, serving_curves=curves, training_runs=runs, **energy)
+                   throughput=throughput, serving_curves=curves, training_runs=runs, api_price_windows=windows,
+                   **energy)
 
 
 _ENERGY_TABLES = (("grid_intensity", "grid_carbon_intensity.csv", GridIntensity),

@@ -15,6 +15,7 @@ arrays and are refused up front by the schema.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -30,12 +31,13 @@ from .catalog import GPU, LLM, APIOffer, Catalog, CloudOffer, Server, Throughput
 from .errors import InputError, ScenarioError
 from .formulas import serving_curves
 from .io.demand_files import JobLog, hours_in_year, read_hourly_file, read_job_log
+from .io.request_logs import read_request_log
 from .paths import DATA_DIR
 from .results import MemoryPerGPU
 from .schema import Scenario
 from .schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, input_paths
 from .schema.workload import DURATION_PATTERN
-from .units import HOURS_PER_YEAR, MONTHS_PER_YEAR
+from .units import HOURS_PER_MONTH, HOURS_PER_YEAR, MONTHS_PER_YEAR
 
 GPUS_PER_SERVER = 8
 """GPUs in one server, the unit a replica spans when it needs more than one server. [GPU]"""
@@ -190,6 +192,21 @@ class ApiOption:
     cached_input_share: Number
     price_per_million: Number
     kind: str = "api"
+    service_tier: str = "standard"
+    tier_multiplier: Number = 1.0
+    cache_write_share: Number = 0.0
+    cache_write_price_per_million: Number | None = None
+    reasoning_tokens_per_output_token: Number = 0.0
+    region_uplift: Number = 1.0
+    tokens_per_workload_token: Number = 1.0
+    long_context: bool = False
+    price_parts: dict[str, Number] | None = None
+    """:func:`costmodel.formulas.api_price_parts`: input, cache_read, cache_write, output [currency/M tokens]."""
+    hour_price_factors: np.ndarray | None = None
+    """Factor on the prices in each hour of the demand profile (or of a week from Monday 00:00 UTC without
+    one), from the offer's price windows; None: the same price at every hour. [-]"""
+    price_windows: tuple = ()
+    """The price-window rows applied (data/api_price_windows.csv)."""
 
 
 Option = OwnOption | RentOption | ApiOption
@@ -475,6 +492,8 @@ class DemandInputs:
     hours: int
     values: np.ndarray | None = None
     job_log: JobLog | None = None
+    hours_per_volume: Number | None = None
+    """For a tokens workload's file or request log: the GPU-hours per tokens/day the values were converted at."""
 
 
 @dataclass(frozen=True)
@@ -1020,12 +1039,14 @@ def _demand(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs
     profile = scenario.demand
     if profile is None:
         return None
-    if profile.kind not in ("hourly_file", "job_log"):
+    if profile.kind not in ("hourly_file", "job_log", "request_log"):
         return DemandInputs(profile, int(HOURS_PER_YEAR))
-    if previous is not None and previous.profile == profile:
+    if (previous is not None and previous.profile == profile and workload.kind != "tokens"):
         return previous         # the same files: read once
     path = Path(profile.path)
     path = path if path.is_absolute() else DATA_DIR / path
+    if workload.kind == "tokens":
+        return _token_demand(profile, path, workload)
     try:
         if profile.kind == "hourly_file":
             log, hours = None, int(HOURS_PER_YEAR)
@@ -1049,6 +1070,30 @@ def _demand(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs
                        f"the demand profile averages {monthly:,.0f} GPU-hours a month; state that here so the "
                        "monthly view and the mix describe the same work")
     return DemandInputs(profile, hours, values, log)
+
+
+def _token_demand(profile: Any, path: Path, workload: WorkloadInputs) -> DemandInputs:
+    """Tokens per hour from a file or a request log, turned into GPUs busy at full throughput."""
+    try:
+        if profile.kind == "hourly_file":
+            hours = int(HOURS_PER_YEAR)
+            tokens = read_hourly_file(path, hours, most=1e13, what="tokens")
+        else:
+            hours = hours_in_year(profile.year, profile.time_zone)
+            tokens, _ = read_request_log(path, profile.year, profile.time_zone)
+    except InputError as exc:
+        shown = "; ".join(f"{f}: {reason}" for f, _, reason in exc.problems[:5])
+        raise _problem("demand.path", profile.path, shown) from None
+    if tokens.sum() == 0:
+        raise _problem("demand.path", profile.path, "the profile holds no demand (all zeros)")
+    per_day = float(tokens.sum()) / (hours / 24.0)
+    stated = workload.volume
+    if np.ndim(stated) == 0 and abs(per_day - stated) > 0.01 * max(per_day, stated):
+        raise _problem("workload.tokens_per_day", stated,
+                       f"the demand profile averages {per_day:,.0f} tokens a day; state that here so the "
+                       "monthly view and the mix describe the same work")
+    gpus = tokens * 24.0 * workload.gpu_hours_per_volume / HOURS_PER_MONTH     # tokens/hour as tokens/day
+    return DemandInputs(profile, hours, gpus, None, workload.gpu_hours_per_volume)
 
 
 def _estimates(rows: list[BaseModel]) -> tuple[str, ...]:
@@ -1140,6 +1185,7 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
                                   work.utilisation_ceiling, 1)
 
     options: dict[str, Option] = {}
+    demand = _demand(scenario, workload, previous)
     own = scenario.options.own
     if own is not None:
         server = _row(catalog.servers[own.server], "price", "options.own.server_price", values)
@@ -1208,19 +1254,124 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             if spec.option == "api" and path in values:
                 offer = offer.model_copy(update={spec.column: values[path]})
         cited.append(offer)
-        rate = fx(offer.currency)
-        cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
-            else offer.input_per_million
-        prices = (offer.input_per_million * rate, cached * rate, offer.output_per_million * rate)
-        options["api"] = ApiOption(
-            name="api", label=api.label or OPTION_LABELS["api"], offer=offer,
-            input_price_per_million=prices[0], cached_input_price_per_million=prices[1],
-            output_price_per_million=prices[2], cached_input_share=api.cached_input_share,
-            price_per_million=formulas.blended_api_price(prices[0], prices[2], workload.input_tokens_per_output_token,
-                                                         prices[1], api.cached_input_share))
+        options["api"] = _api_option("api", api, offer, work, workload, fx, catalog=catalog, demand=demand)
+    for index, extra in enumerate(scenario.options.apis):
+        offer = catalog.api_offers[extra.offer]
+        cited.append(offer)
+        options[f"api:{extra.name}"] = _api_option(f"api:{extra.name}", extra, offer, work, workload, fx, index,
+                                                   catalog, demand)
     return Resolved(scenario=scenario, catalog=catalog, currency=scenario.reporting_currency, options=options,
                     workload=workload, finance=scenario.finance, uncertainty=scenario.uncertainty,
-                    demand=_demand(scenario, workload, previous), estimates=_estimates(cited), values=values)
+                    demand=demand, estimates=_estimates(cited), values=values)
+
+
+def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any,
+                index: int | None = None, catalog: Catalog | None = None, demand: Any = None) -> ApiOption:
+    """The API option with its billing words applied once, by :func:`costmodel.formulas.api_price_parts`."""
+    where = "options.api" if index is None else f"options.apis.{index}"
+    rate = fx(offer.currency)
+    cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
+        else offer.input_per_million
+    prices = (offer.input_per_million * rate, cached * rate, offer.output_per_million * rate)
+    shares = api.tier_shares or {api.service_tier: 1.0}
+    factors = {}
+    for name_of_tier in shares:
+        factors[name_of_tier] = 1.0 if name_of_tier == "standard" else getattr(offer, f"{name_of_tier}_multiplier")
+        if factors[name_of_tier] is None:
+            field = "tier_shares" if api.tier_shares else "service_tier"
+            raise _problem(f"{where}.{field}", name_of_tier,
+                           f"{offer.offer} has no {name_of_tier} tier in data/api_prices.csv "
+                           f"({name_of_tier}_multiplier is empty)")
+    tier = sum(share * factors[t] for t, share in shares.items())
+    write = None
+    if api.cache_write_share > 0:
+        column = f"cache_write_{api.cache_ttl}_per_million"
+        write = getattr(offer, column)
+        if write is None:
+            raise _problem(f"{where}.cache_ttl", api.cache_ttl,
+                           f"{offer.offer} has no cache-write price for a {api.cache_ttl} time-to-live in "
+                           f"data/api_prices.csv ({column} is empty)")
+        write *= rate
+    uplift = api.region_uplift
+    if uplift == "catalog":
+        if offer.region_uplift is None:
+            raise _problem(f"{where}.region_uplift", uplift,
+                           f"{offer.offer} states no region uplift in data/api_prices.csv; give the factor")
+        uplift = offer.region_uplift
+    per_request = work.input_tokens_per_request
+    if per_request is None and work.serving is not None and work.serving.request is not None:
+        per_request = work.serving.request.input_tokens
+    long_context = {}
+    is_long = False
+    if offer.long_context_threshold_tokens is not None and per_request is not None:
+        long_context = dict(input_tokens_per_request=per_request,
+                            long_context_threshold=offer.long_context_threshold_tokens,
+                            long_context_input_price=offer.long_context_input_per_million * rate,
+                            long_context_output_price=offer.long_context_output_per_million * rate)
+        is_long = bool(np.any(np.asarray(api.tokens_per_workload_token * per_request)
+                              > offer.long_context_threshold_tokens))
+    parts = {}
+    for name_of_tier, share in shares.items():     # a blend of tiers by share of traffic
+        factor = factors[name_of_tier]
+        tier_parts = formulas.api_price_parts(
+            prices[0], prices[2], workload.input_tokens_per_output_token, prices[1], api.cached_input_share,
+            cache_write_price=write, cache_write_share=api.cache_write_share, tier_multiplier=factor,
+            cache_tier_multiplier=factor if offer.tier_applies_to_cache else 1.0,
+            reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
+            tokens_per_workload_token=api.tokens_per_workload_token, **long_context)
+        parts = {k: parts.get(k, 0.0) + share * v for k, v in tier_parts.items()}
+    price = parts["input"] + parts["cache_read"] + parts["cache_write"] + parts["output"]
+    windows = tuple(w for w in catalog.api_price_windows.values() if w.offer == offer.offer
+                    and (api.price_date is None or w.effective_from <= api.price_date.isoformat()))
+    factors = _hour_price_factors(windows, demand) if windows else None
+    return ApiOption(
+        name=name, label=api.label or OPTION_LABELS["api"], offer=offer,
+        input_price_per_million=prices[0], cached_input_price_per_million=prices[1],
+        output_price_per_million=prices[2], cached_input_share=api.cached_input_share, price_per_million=price,
+        service_tier=api.service_tier, tier_multiplier=tier, cache_write_share=api.cache_write_share,
+        cache_write_price_per_million=write,
+        reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
+        tokens_per_workload_token=api.tokens_per_workload_token, long_context=is_long, price_parts=parts,
+        hour_price_factors=factors, price_windows=windows)
+
+
+@functools.lru_cache(maxsize=32)
+def _utc_offsets(time_zone: str, start: Any, count: int) -> np.ndarray:
+    """Offset of ``time_zone`` from UTC in each of ``count`` hours from ``start`` (UTC), in whole hours."""
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    zone = ZoneInfo(time_zone)
+    hours = [int((start + dt.timedelta(hours=h)).astimezone(zone).utcoffset().total_seconds() // 3600)
+             for h in range(count)]
+    return np.array(hours).astype("timedelta64[h]")
+
+
+def _hour_price_factors(windows: tuple, demand: Any) -> np.ndarray:
+    """Each hour's price factor: the first window (in file order) holding the hour, else 1. [-]
+
+    Hours are those of the demand profile: from 1 January of its year in its time zone for a
+    job log or request log, else from a Monday 00:00 UTC; without a profile, one week from
+    Monday 00:00 UTC.
+    """
+    import datetime as dt
+    from zoneinfo import ZoneInfo
+
+    profile = getattr(demand, "profile", None)
+    count = demand.hours if demand is not None else 168
+    if profile is not None and getattr(profile, "year", None) is not None:
+        start = dt.datetime(profile.year, 1, 1, tzinfo=ZoneInfo(profile.time_zone)).astimezone(dt.UTC)
+    else:
+        start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)      # a Monday
+    utc = np.datetime64(start.replace(tzinfo=None), "h") + np.arange(count)
+    factors = np.full(count, np.nan)
+    for window in windows:
+        local = utc if window.time_zone == "UTC" else utc + _utc_offsets(window.time_zone, start, count)
+        hour = (local - local.astype("datetime64[D]")).astype(int)
+        day = (local.astype("datetime64[D]").astype(int) + 3) % 7         # 1970-01-01 was a Thursday
+        inside = np.isin(day, list(window.day_set())) & (hour >= window.start_hour) & (hour < window.end_hour)
+        factors = np.where(np.isnan(factors) & inside, window.price_multiplier, factors)
+    return np.where(np.isnan(factors), 1.0, factors)
 
 
 def as_resolved(scenario: Scenario | Resolved) -> Resolved:

@@ -31,6 +31,7 @@ class Component(StrEnum):
     INPUT_TOKENS = "input tokens"
     CACHED_INPUT_TOKENS = "cached input tokens"
     OUTPUT_TOKENS = "output tokens"
+    CACHE_WRITE_TOKENS = "cache write tokens"
 
 
 DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION)
@@ -65,10 +66,11 @@ class Layer(StrEnum):
     ON_DEMAND = "on_demand"
     SPOT = "spot"
     API = "api"
+    ALWAYS_ON = "always_on"
 
 
 LAYER_LABELS: dict[str, str] = {"own": "Owned", "reserved": "Reserved", "on_demand": "On-demand", "spot": "Spot",
-                                "api": "Hosted API"}
+                                "api": "Hosted API", "always_on": "Rented 24/7"}
 """Display names of the kinds of capacity."""
 
 
@@ -168,6 +170,9 @@ class OptionResult:
     stepped_up: bool
     capacity_volume: float | None
     cost_per_million_output_tokens: float | None = None
+    cost_per_request: float | None = None
+    """Monthly cost / requests a month, from the request size (input_tokens_per_request and the mix);
+    None without one. [reporting currency/request]"""
 
 
 @dataclass(frozen=True)
@@ -730,6 +735,19 @@ class Mix:
         """Kind of capacity of each GPU k = 1 … K, as names."""
         return [self.kinds[i] for i in self.assignment]
 
+    def busy_share(self, kind: str) -> float:
+        """Share of all busy GPU-hours (for a tokens workload: of all tokens) that ``kind`` serves. [-]"""
+        if kind not in self.kinds or not self.busy.sum():
+            return 0.0
+        return float(self.busy[self.assignment == self.kinds.index(kind)].sum() / self.busy.sum())
+
+    def first_gpu_of(self, kind: str) -> int | None:
+        """GPUs of demand below the first one ``kind`` serves (the level it starts at), or None. [GPU]"""
+        if kind not in self.kinds:
+            return None
+        found = np.flatnonzero(self.assignment == self.kinds.index(kind))
+        return int(found[0]) if found.size else None
+
 
 @dataclass(frozen=True)
 class MixResult:
@@ -751,6 +769,26 @@ class MixResult:
     mix: Mix
     if_steady: Mix | None
     demand: np.ndarray
+    tokens_per_day_per_gpu: float | None = None
+    """For a tokens workload: tokens a day one GPU busy all day serves. [tokens/day/GPU]"""
+    gpus_per_replica: int | None = None
+    """For a tokens workload: GPUs of one replica of the served model. [GPU]"""
+
+    def api_share(self) -> dict[str, Any] | None:
+        """For a tokens workload: the API's share of tokens and cost, the replicas and the level the API takes over."""
+        if self.tokens_per_day_per_gpu is None:
+            return None
+        mix, per = self.mix, self.gpus_per_replica or 1
+        start = mix.first_gpu_of(Layer.API)
+        held = (Layer.OWN, Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT)
+        replicas = {k: mix.gpus.get(k, 0) // per for k in held if mix.gpus.get(k)}
+        return {
+            "token_share": mix.busy_share(Layer.API),
+            "cost_share": (mix.cost.get(Layer.API, 0.0) / mix.total) if mix.total else 0.0,
+            "replicas": replicas,
+            "api_above_tokens_per_day": None if start is None else start * self.tokens_per_day_per_gpu,
+            "hybrid": bool(mix.gpus.get(Layer.API)) and any(replicas.values()),
+        }
 
     def to_dict(self, currency: str) -> dict[str, Any]:
         """JSON-ready summary, each figure with its unit."""
@@ -778,6 +816,18 @@ class MixResult:
         if self.if_steady is not None:
             data["if_steady"] = {"gpus": {k: {"value": v, "unit": "GPU"} for k, v in self.if_steady.gpus.items()},
                                  "total": money(self.if_steady.total)}
+        share = self.api_share()
+        if share is not None:
+            above = share["api_above_tokens_per_day"]
+            data["api"] = {
+                "token_share": {"value": round(share["token_share"], 6), "unit": "share of tokens"},
+                "cost_share": {"value": round(share["cost_share"], 6), "unit": "share of the mix's cost"},
+                "replicas": {k: {"value": v, "unit": f"replicas of {self.gpus_per_replica} GPU"}
+                             for k, v in share["replicas"].items()},
+                "above_tokens_per_day": ({"value": round(above, 2), "unit": "tokens/day"} if above is not None
+                                         else {"value": None, "reason": "the mix uses no API"}),
+                "hybrid": share["hybrid"],
+            }
         return data
 
 
@@ -1058,6 +1108,10 @@ class Comparison:
                     "gpu_count_stepped_up": r.stepped_up,
                     "capacity_volume": _number(r.capacity_volume) if r.capacity_volume is not None else "no limit",
                     "cost_per_million_output_tokens": per_unit(r.cost_per_million_output_tokens, tokens),
+                    **({"cost_per_request": _number(r.cost_per_request),
+                        "cost_per_1000_requests": _number(1000 * r.cost_per_request),
+                        "cost_per_request_unit": f"{self.currency}/request"}
+                       if r.cost_per_request is not None else {}),
                 }
                 for name, r in self.options.items()
             },

@@ -208,9 +208,14 @@ def test_profile_and_workload_must_agree(tmp_path):
     assert problem[0] == "workload.gpu_hours_per_month" and "5,181" in problem[2]
 
 
-def test_profiles_need_a_gpu_hours_workload():
-    with pytest.raises(pydantic.ValidationError, match="gpu_hours workload"):
-        patched("llama70b-vs-api", {"demand": {"kind": "steady"}}, drop=("uncertainty",))
+def test_profiles_need_a_gpu_hours_or_tokens_workload():
+    # Issue 12: token workloads take demand profiles too; a training run and a job log on tokens do not.
+    with pytest.raises(pydantic.ValidationError, match="not to a training run"):
+        patched("llama31-405b-training", {"demand": {"kind": "steady"}}, drop=("uncertainty",))
+    with pytest.raises(pydantic.ValidationError, match="request_log or hourly_file"):
+        patched("llama70b-vs-api", {"demand": {"kind": "job_log", "path": "x.log", "year": 2026}},
+                drop=("uncertainty",))
+    assert patched("llama70b-vs-api", {"demand": {"kind": "steady"}}, drop=("uncertainty",)).demand.kind == "steady"
 
 
 @pytest.mark.parametrize("spot, field", [

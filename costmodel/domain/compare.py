@@ -37,6 +37,16 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
     millions = float(tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
     output_millions = float(output_tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
     capacity = capacity_volume(r, option)
+    per_request = None
+    if r.workload.kind == "tokens" and millions > 0:
+        work = r.scenario.workload
+        size = work.input_tokens_per_request
+        if size is None and work.serving is not None and work.serving.request is not None:
+            size = work.serving.request.input_tokens
+        mix = float(np.mean(r.workload.input_tokens_per_output_token))
+        if size is not None and mix > 0:
+            requests = millions * 1e6 / (size * (1.0 + 1.0 / mix))     # input + output tokens of a request
+            per_request = cost / requests
     if chosen.kind == "api":
         configured = gpus = utilisation = None
     else:
@@ -51,6 +61,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         stepped_up=configured is not None and gpus > configured,
         capacity_volume=None if capacity is None else float(capacity),
         cost_per_million_output_tokens=cost / output_millions if output_millions > 0 else None,
+        cost_per_request=per_request,
     )
 
 

@@ -14,6 +14,7 @@ from ..resolved import ApiOption, OwnOption, RentOption, Resolved, Staff, as_res
 from ..results import Component
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
+from .api_clock import api_clock_factor
 from .capacity import checked_volume, gpu_hours_used, own_servers, rent_gpus, tokens_per_month
 
 
@@ -215,13 +216,17 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     """
     api: ApiOption = resolved.option(option)
     millions = np.asanyarray(tokens_per_month(resolved, volume), dtype=float) / 1e6
-    output = resolved.workload.output_share
-    input_millions = millions * (1.0 - output)
-    return {
-        Component.INPUT_TOKENS: input_millions * (1 - api.cached_input_share) * api.input_price_per_million,
-        Component.CACHED_INPUT_TOKENS: input_millions * api.cached_input_share * api.cached_input_price_per_million,
-        Component.OUTPUT_TOKENS: millions * output * api.output_price_per_million,
+    parts = api.price_parts
+    if api.hour_price_factors is not None:      # prices by the clock
+        millions = millions * api_clock_factor(resolved, option)
+    found = {
+        Component.INPUT_TOKENS: millions * parts["input"],
+        Component.CACHED_INPUT_TOKENS: millions * parts["cache_read"],
+        Component.OUTPUT_TOKENS: millions * parts["output"],
     }
+    if np.any(np.asarray(api.cache_write_share) > 0):
+        found[Component.CACHE_WRITE_TOKENS] = millions * parts["cache_write"]
+    return found
 
 
 _BY_KIND = {"own": own_monthly_costs, "rent": rent_monthly_costs, "api": api_monthly_costs}

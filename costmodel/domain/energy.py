@@ -151,12 +151,12 @@ def rent_energy(r: Resolved, volume: float) -> OptionEnergy:
                         _per_million(r, volume, total), wh, per_joule, tuple(notes))
 
 
-def api_energy(r: Resolved, volume: float) -> OptionEnergy:
+def api_energy(r: Resolved, volume: float, option: str = "api") -> OptionEnergy:
     """Energy and emissions of the hosted API at a volume, from data/api_energy.csv (an estimate with a range)."""
-    api = r.option("api")
+    api = r.option(option)
     row = r.catalog.api_energy.get(api.offer.offer)
     if row is None:
-        return OptionEnergy("api", api.label, "api", "estimate", None, None, None, None, None, None, None, None,
+        return OptionEnergy(option, api.label, "api", "estimate", None, None, None, None, None, None, None, None,
                             (f"not covered: data/api_energy.csv has no row for {api.offer.offer} "
                              f"({api.offer.provider}, {api.offer.model}); its rows come from EcoLogits "
                              "(scripts/make_api_energy.py), which has no figures for this provider's model",))
@@ -172,7 +172,7 @@ def api_energy(r: Resolved, volume: float) -> OptionEnergy:
              f"per 1,000 output tokens, provider PUE {row.pue_low:g}-{row.pue_high:g} included: {row.citation()}",
              f"grid of the provider: {r.catalog.grid_intensity[row.grid_region].citation()}")
     wh = (row.wh_per_1000_output_tokens_low + row.wh_per_1000_output_tokens_high) / 2.0
-    return OptionEnergy("api", api.label, "api", "estimate", kwh, (low, high), operational, embodied, None,
+    return OptionEnergy(option, api.label, "api", "estimate", kwh, (low, high), operational, embodied, None,
                         _per_million(r, volume, operational + embodied), wh, None, notes)
 
 
@@ -317,7 +317,8 @@ def energy_result(scenario: Scenario | Resolved, volume: float | None = None,
     """
     r = as_resolved(scenario)
     v = r.volume if volume is None else float(volume)
-    options = {name: _BY_KIND[option.kind](r, v) for name, option in r.options.items()}
+    options = {name: (api_energy(r, v, name) if option.kind == "api" else _BY_KIND[option.kind](r, v))
+               for name, option in r.options.items()}
     sources = sorted({note.split(": ", 1)[1] for e in options.values() for note in e.notes
                       if note.startswith("grid: ")})
     return EnergyResult(options=options, power=power_check(r, v), tariff=tariff_bill(r),

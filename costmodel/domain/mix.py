@@ -27,53 +27,7 @@ from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
 from .capacity import gpu_hours_used
 from .costs import monthly_cost, own_fixed_and_variable, staffing_month
-
-
-def hourly_demand(scenario: Scenario | Resolved) -> np.ndarray:
-    """GPUs busy in each hour of the year under the scenario's demand profile. [GPU]
-
-    Relative profiles (steady, bursty, campaigns, weekly) are scaled so that their mean is
-    the workload's average GPUs busy (GPU-hours used per month / 730); absolute ones
-    (hourly values, a job log) are taken as given. Growth, if any, compounds over the
-    year: × (1 + g)^(h / hours in the year).
-
-    Returns
-    -------
-    numpy.ndarray
-        Shape (hours in the year,), GPUs. [GPU]
-
-    Raises
-    ------
-    ValueError
-        The scenario has no demand profile.
-    """
-    r = as_resolved(scenario)
-    if r.demand is None:
-        raise ValueError("the scenario has no demand profile")
-    profile, count = r.demand.profile, r.demand.hours
-    average = float(gpu_hours_used(r, r.volume)) / HOURS_PER_MONTH
-    hours = np.arange(count)
-    kind = profile.kind
-    if kind == "steady":
-        series = np.full(count, average)
-    elif kind == "bursty":
-        peak = profile.peak_to_average * average
-        base = (average - profile.duty_cycle * peak) / (1.0 - profile.duty_cycle) if profile.duty_cycle < 1 else peak
-        busy = (hours % 168) < round(profile.duty_cycle * 168)      # the busy hours first in each week
-        series = np.where(busy, peak, base)
-        series *= average / series.mean() if series.mean() > 0 else 1.0
-    elif kind == "campaigns":
-        on = (hours % (profile.period_days * 24)) < profile.on_days * 24
-        series = np.where(on, 1.0, profile.off_share)
-        series *= average / series.mean() if series.mean() > 0 else 0.0
-    elif kind == "weekly":
-        series = np.resize(np.asarray(profile.template, dtype=float), count)
-        series *= average / series.mean() if series.mean() > 0 else 0.0
-    else:
-        series = r.demand.values
-    if profile.growth_per_year:
-        series = series * (1.0 + profile.growth_per_year) ** (hours / count)
-    return series
+from .demand import hourly_demand
 
 
 def steady_series(series: np.ndarray) -> np.ndarray:
@@ -102,23 +56,30 @@ def layer_prices(scenario: Scenario | Resolved) -> dict[str, LayerPrice]:
                                       f"own cluster of {own.configured_gpus:,} GPUs, monthly cost per GPU / 730")
     if "rent" in r.options:
         rent = r.options["rent"]
-        found[Layer.ON_DEMAND] = LayerPrice(Layer.ON_DEMAND, 0.0, float(rent.price_per_gpu_hour),
-                                            f"{rent.offer.provider} on-demand ({rent.offer.offer})")
+        if r.workload.kind == "tokens" and rent.billing == "always_on":   # serving replicas rented 24/7
+            found[Layer.ALWAYS_ON] = LayerPrice(Layer.ALWAYS_ON, float(rent.price_per_gpu_hour), 0.0,
+                                                f"{rent.offer.provider} on-demand rented 24/7 ({rent.offer.offer})")
+        else:
+            found[Layer.ON_DEMAND] = LayerPrice(Layer.ON_DEMAND, 0.0, float(rent.price_per_gpu_hour),
+                                                f"{rent.offer.provider} on-demand ({rent.offer.offer})")
         if rent.reserved is not None:
             res = rent.reserved
             found[Layer.RESERVED] = LayerPrice(Layer.RESERVED, float(res.price_per_gpu_hour), 0.0,
                                                f"{res.term_years}-year commitment; {res.source}")
-        if rent.spot is not None:
+        if rent.spot is not None and (r.workload.kind != "tokens" or r.scenario.workload.interruptible):
             s = rent.spot
             cap = "" if s.max_gpus is None else f"capped at {s.max_gpus:,} GPUs; "
             found[Layer.SPOT] = LayerPrice(
                 Layer.SPOT, 0.0, float(s.price_per_gpu_hour),
                 f"{cap}{s.discount:.0%} off on-demand, {s.overhead:.1%} of work redone; {s.source}", s.max_gpus)
-    if "api" in r.options and r.workload.kind == "tokens":
+    apis = [name for name, option in r.options.items() if option.kind == "api"]
+    if apis and r.workload.kind == "tokens":
         hours = float(gpu_hours_used(r, r.volume))
         if hours > 0:
-            found[Layer.API] = LayerPrice(Layer.API, 0.0, float(monthly_cost(r, "api", r.volume)) / hours,
-                                          "hosted API cost per GPU-hour of the same tokens")
+            cheapest = min(apis, key=lambda name: float(monthly_cost(r, name, r.volume)))
+            which = "" if len(apis) == 1 else f" (the cheapest API offer: {r.label(cheapest)})"
+            found[Layer.API] = LayerPrice(Layer.API, 0.0, float(monthly_cost(r, cheapest, r.volume)) / hours,
+                                          "hosted API cost per GPU-hour of the same tokens" + which)
     return found
 
 
@@ -201,7 +162,7 @@ def _mix(offer: _Offer, assignment: np.ndarray, f: np.ndarray, rental_staffing: 
     pure = {kind: HOURS_PER_MONTH * (offer.fixed[i] * len(f) + offer.variable[i] * total_busy)
             for i, kind in enumerate(offer.kinds) if not (kind == Layer.SPOT and offer.spot_cap is not None)}
     if rental_staffing:
-        rented = {Layer.RESERVED, Layer.ON_DEMAND, Layer.SPOT}
+        rented = {Layer.RESERVED, Layer.ON_DEMAND, Layer.SPOT, Layer.ALWAYS_ON}
         if any(gpus.get(k) for k in rented):
             cost["rental staffing"] = rental_staffing
         for kind in rented & set(pure):
@@ -245,6 +206,14 @@ def _best_assignment(offer: _Offer, f: np.ndarray, gpus_per_server: int | None,
     return best
 
 
+def _own_step(r: Resolved) -> int | None:
+    """GPUs owned capacity comes in: whole servers, and for a tokens workload whole replicas too."""
+    if "own" not in r.options:
+        return None
+    own = r.options["own"]
+    return own.step_gpus if r.workload.kind == "tokens" else own.gpus_per_server
+
+
 def _rental_staffing(r: Resolved) -> float:
     """Monthly cost of the rental option's people and fees, paid once any rented kind is used."""
     rent = r.options.get("rent")
@@ -286,8 +255,18 @@ def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None
         raise ValueError("the scenario offers no kind of capacity")
     offer = _Offer(prices)
     f = formulas.busy_shares(demand)
-    per_server = r.options["own"].gpus_per_server if "own" in r.options else None
-    return _mix(offer, _best_assignment(offer, f, per_server), f, _rental_staffing(r))
+    per_server = _own_step(r)
+    staffing = _rental_staffing(r)
+    best = _mix(offer, _best_assignment(offer, f, per_server), f, staffing)
+    unrented = {k: p for k, p in prices.items() if k in (Layer.OWN, Layer.API)}
+    if staffing and unrented and len(unrented) < len(prices):
+        # The rental's staff is paid once any rented kind is used: the mix without rentals may be cheaper.
+        alone = _Offer(unrented)
+        mapped = np.array([offer.index[k] for k in alone.kinds])[_best_assignment(alone, f, per_server)]
+        other = _mix(offer, mapped, f, staffing)
+        if other.total < best.total:
+            best = other
+    return best
 
 
 def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None,
@@ -307,7 +286,7 @@ def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndar
     offer = _Offer(layer_prices(r))
     f = formulas.busy_shares(demand)
     levels = np.unique(np.linspace(0, len(f), min(points, len(f) + 1)).round().astype(int))
-    per_server = r.options["own"].gpus_per_server if "own" in r.options else None
+    per_server = _own_step(r)
     if kind == Layer.OWN:   # owned capacity comes in whole servers
         levels = np.unique(np.minimum(np.round(levels / per_server) * per_server,
                                       len(f) // per_server * per_server + per_server)).astype(int)
@@ -324,4 +303,8 @@ def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
         return None
     series = hourly_demand(r)
     steady = None if r.demand.profile.kind == "steady" else cheapest_mix(r, steady_series(series))
-    return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series)
+    per_gpu = replica = None
+    if r.workload.kind == "tokens":
+        per_gpu = HOURS_PER_MONTH / float(gpu_hours_used(r, 1.0))     # tokens/day one GPU busy all day serves
+        replica = r.workload.gpus_per_replica
+    return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series, per_gpu, replica)

@@ -90,16 +90,17 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
     result = compare(scenario)
     row: dict[str, Any] = {"scenario": name, "point": None, "title": result.title, "volume": result.volume,
                            "volume_unit": result.volume_unit, "currency": result.currency}
-    for option in OPTIONS:
+    names = list(OPTIONS) + [o for o in result.options if o not in OPTIONS]    # further options: api:<name>
+    for option in names:
         found = result.options.get(option)
         row[cost_column(option)] = None if found is None else found.monthly_cost
     row.update(cheapest=result.cheapest, runner_up=result.runner_up, margin=result.margin)
     for a, b in PAIRS:
         row[break_even_column(a, b)] = None
     for pair in result.break_evens:
-        a, b = sorted((pair.option_a, pair.option_b), key=OPTIONS.index)
+        a, b = sorted((pair.option_a, pair.option_b), key=names.index)
         row[break_even_column(a, b)] = pair.volume
-    for option in OPTIONS:
+    for option in names:
         finance = result.finance
         row[f"npv_{option}"] = None if finance is None else finance.npv_by_option.get(option)
         row[f"tco_{option}"] = None if finance is None else finance.tco_by_option.get(option)

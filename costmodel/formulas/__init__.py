@@ -81,7 +81,7 @@ from .serving import (
 )
 from .staffing import fte_needed, staffing_cost
 from .tax import declining_balance_shares, depreciation_shares, spread_yearly, tax_shield
-from .tokens import blended_api_price, gpu_hours_for_tokens, output_share, tokens_per_month
+from .tokens import api_price_parts, blended_api_price, gpu_hours_for_tokens, output_share, tokens_per_month
 from .training import (
     achieved_tflops_from_gpu_hours,
     mfu_from_achieved_tflops,
@@ -104,6 +104,7 @@ __all__ = [
     "changes_sign", "discounted", "fisher_real_rate", "fractional_payback", "irr", "mirr", "npv_with_convention",
     "per_year", "residual_share", "roi", "yearly_totals", "declining_balance_shares", "depreciation_shares",
     "spread_yearly", "tax_shield", "lease_payment",
+    "api_price_parts",
     "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
     "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",
     "facility_energy_kwh", "fte_needed", "goodput_fraction", "gpu_hours_for_tokens", "gpus_needed",

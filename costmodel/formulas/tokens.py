@@ -13,6 +13,8 @@ References
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..units import DAYS_PER_MONTH, SECONDS_PER_HOUR
 
 
@@ -47,9 +49,141 @@ def tokens_per_month(tokens_per_day):
     return tokens_per_day * DAYS_PER_MONTH
 
 
+def api_price_parts(input_price, output_price, input_tokens_per_output_token, cached_input_price=None,
+                    cached_input_share=0.0, cache_write_price=None, cache_write_share=0.0, tier_multiplier=1.0,
+                    cache_tier_multiplier=None, reasoning_tokens_per_output_token=0.0, region_uplift=1.0,
+                    tokens_per_workload_token=1.0, input_tokens_per_request=0.0, long_context_threshold=None,
+                    long_context_input_price=None, long_context_output_price=None):
+    """An API bill per million workload tokens, by part: input, cache reads and writes, output. [currency/M tokens]
+
+    The one formula of how hosted APIs bill tokens; :func:`blended_api_price` is the sum of
+    its parts.
+
+    Parameters
+    ----------
+    input_price, output_price
+        Standard prices of input and output tokens. [currency/M tokens]
+    input_tokens_per_output_token
+        The workload's mix r. [-]
+    cached_input_price
+        Price of a cache read; default the input price. [currency/M tokens]
+    cached_input_share
+        Share c of input tokens read from the prompt cache. [-]
+    cache_write_price
+        Price of writing an input token to the cache (at the chosen time-to-live); default
+        the input price. [currency/M tokens]
+    cache_write_share
+        Share w of input tokens written to the cache, c + w ≤ 1. [-]
+    tier_multiplier
+        Service-tier factor on input and output prices (batch and flex 0.5, priority above 1). [-]
+    cache_tier_multiplier
+        Service-tier factor on cache reads and writes; default ``tier_multiplier`` (the
+        provider stacks the tier discount with caching, as Anthropic states). [-]
+    reasoning_tokens_per_output_token
+        Reasoning ("thinking") tokens billed as output per visible output token. [-]
+    region_uplift
+        Factor on every price for a region or data-residency choice (Anthropic US-only
+        inference: 1.1). [-]
+    tokens_per_workload_token
+        The API model's tokens per token of the workload's own count (its tokenizer). [-]
+    input_tokens_per_request
+        Input tokens of one request, in the workload's count; 0 means short requests. [tokens]
+    long_context_threshold
+        Input tokens of a request (in the API's count) above which the whole request is
+        billed at the long-context prices; none: no long-context tier. [tokens]
+    long_context_input_price, long_context_output_price
+        Input and output prices above the threshold; cache reads and writes scale with the
+        input price's ratio. [currency/M tokens]
+
+    Returns
+    -------
+    dict
+        ``input``, ``cache_read``, ``cache_write``, ``output``, each per million workload
+        tokens (input and output together). [currency/M tokens]
+
+    Notes
+    -----
+    With s = 1 / (1 + r) the output share, k the tokens per workload token and u the
+    region uplift, and the long-context prices in place of the standard ones when
+    k · input tokens per request > threshold (whole request, the provider's rule):
+
+    input = k·u·(1 − s)·(1 − c − w)·t·p_in;  cache_read = k·u·(1 − s)·c·t_c·p_read;
+    cache_write = k·u·(1 − s)·w·t_c·p_write;  output = k·u·s·(1 + ρ)·t·p_out,
+
+    t and t_c being the tier factors and ρ the reasoning tokens per output token.
+
+    References
+    ----------
+    .. [1] Anthropic, Claude API pricing (platform.claude.com/docs/en/about-claude/pricing):
+       batch −50 % stacking with prompt caching; cache writes 1.25× input (5 min) and 2× (1 h);
+       cache reads 0.1× input; long context above 200 K input tokens for the whole request;
+       US-only inference ×1.1.
+    .. [2] OpenAI, API pricing (developers.openai.com/api/docs/pricing): batch and flex −50 %;
+       reasoning tokens billed as output tokens.
+
+    Examples
+    --------
+    Standard tier, Claude Opus 4.5 (5 / 25 USD per M), a 2:1 mix: 11.6667 in all.
+
+    >>> parts = api_price_parts(5.0, 25.0, 2.0)
+    >>> round(sum(parts.values()), 4)
+    11.6667
+
+    Batch at half price, stacking with caching (fault F22):
+
+    >>> round(sum(api_price_parts(5.0, 25.0, 2.0, tier_multiplier=0.5).values()), 4)
+    5.8333
+
+    Cache writes: 20 % of input written at the 1-hour price (2 × 5 = 10 USD), 60 % read at 0.50:
+
+    >>> p = api_price_parts(5.0, 25.0, 2.0, 0.5, 0.6, 10.0, 0.2)
+    >>> [round(float(p[k]), 4) for k in ("input", "cache_read", "cache_write", "output")]
+    [0.6667, 0.2, 1.3333, 8.3333]
+
+    Reasoning tokens: one reasoning token per output token doubles the output part:
+
+    >>> round(float(api_price_parts(5.0, 25.0, 2.0, reasoning_tokens_per_output_token=1.0)["output"]), 4)
+    16.6667
+
+    Region uplift of 1.1 and a tokenizer giving 1.3 tokens per workload token:
+
+    >>> round(sum(api_price_parts(5.0, 25.0, 2.0, region_uplift=1.1, tokens_per_workload_token=1.3).values()), 4)
+    16.6833
+
+    Long context (fault F23): Claude Sonnet 4.5, 3 / 15 USD per M, 6 / 22.50 above 200 K
+    input tokens a request; requests of 300 K input tokens at a 300:1 mix:
+
+    >>> round(sum(api_price_parts(3.0, 15.0, 300.0, input_tokens_per_request=300_000, long_context_threshold=200_000,
+    ...                           long_context_input_price=6.0, long_context_output_price=22.5).values()), 4)
+    6.0548
+    """
+    cached = input_price if cached_input_price is None else cached_input_price
+    write = input_price if cache_write_price is None else cache_write_price
+    if long_context_threshold is not None:
+        long = np.asarray(tokens_per_workload_token * input_tokens_per_request) > long_context_threshold
+        ratio = np.where(long, long_context_input_price / input_price, 1.0)
+        output_price = np.where(long, long_context_output_price, output_price)
+        input_price, cached, write = input_price * ratio, cached * ratio, write * ratio
+        if np.ndim(long) == 0:
+            input_price, cached, write, output_price = (float(x) for x in (input_price, cached, write, output_price))
+    cache_tier = tier_multiplier if cache_tier_multiplier is None else cache_tier_multiplier
+    share = output_share(input_tokens_per_output_token)
+    scale = tokens_per_workload_token * region_uplift
+    inputs = scale * (1.0 - share)
+    return {
+        "input": inputs * (1.0 - cached_input_share - cache_write_share) * tier_multiplier * input_price,
+        "cache_read": inputs * cached_input_share * cache_tier * cached,
+        "cache_write": inputs * cache_write_share * cache_tier * write,
+        "output": scale * share * (1.0 + reasoning_tokens_per_output_token) * tier_multiplier * output_price,
+    }
+
+
 def blended_api_price(input_price, output_price, input_tokens_per_output_token, cached_input_price=None,
-                      cached_input_share=0.0):
+                      cached_input_share=0.0, **billing):
     """API price per million tokens of a workload's own mix of input, cached input and output. [currency/M tokens]
+
+    The sum of :func:`api_price_parts`; ``billing`` takes its further words (cache writes,
+    service tier, reasoning tokens, region uplift, tokenizer, long context).
 
     Parameters
     ----------
@@ -68,7 +202,7 @@ def blended_api_price(input_price, output_price, input_tokens_per_output_token, 
     Notes
     -----
     p = (1 − s)·((1 − c)·p_in + c·p_cached) + s·p_out, with s = 1 / (1 + r) the output
-    share and c the cached share.
+    share and c the cached share (standard tier, no further billing words).
 
     Examples
     --------
@@ -82,10 +216,9 @@ def blended_api_price(input_price, output_price, input_tokens_per_output_token, 
     >>> round(blended_api_price(5.0, 25.0, 2.0, 0.5, 0.6), 4)
     9.8667
     """
-    share = output_share(input_tokens_per_output_token)
-    cached = input_price if cached_input_price is None else cached_input_price
-    return (1.0 - share) * ((1.0 - cached_input_share) * input_price + cached_input_share * cached) \
-        + share * output_price
+    parts = api_price_parts(input_price, output_price, input_tokens_per_output_token, cached_input_price,
+                            cached_input_share, **billing)
+    return parts["input"] + parts["cache_read"] + parts["cache_write"] + parts["output"]
 
 
 def gpu_hours_for_tokens(tokens_per_day, input_tokens_per_output_token, output_tokens_per_second_per_gpu):

@@ -81,7 +81,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def read_hourly_file(path: Path, hours: int = 8760) -> np.ndarray:
+def read_hourly_file(path: Path, hours: int = 8760, most: float = MAX_GPUS, what: str = "GPUs") -> np.ndarray:
     """A year of hourly GPU demand from a file with one number per line (a header line is allowed). [GPU]
 
     Parameters
@@ -108,8 +108,8 @@ def read_hourly_file(path: Path, hours: int = 8760) -> np.ndarray:
         text = line.strip()
         if not text or (number == 1 and not _is_number(text)):
             continue        # blank lines, and a header
-        if not _is_number(text) or not np.isfinite(float(text)) or not 0 <= float(text) <= MAX_GPUS:
-            problems.append((f"line {number}", line, f"not one number of GPUs between 0 and {MAX_GPUS:,}"))
+        if not _is_number(text) or not np.isfinite(float(text)) or not 0 <= float(text) <= most:
+            problems.append((f"line {number}", line, f"not one number of {what} between 0 and {most:,}"))
             continue
         values.append(float(text))
     if not problems and len(values) != hours:

@@ -16,7 +16,7 @@ from .. import formulas
 from ..domain.capacity import capacity_volume, gpu_count, gpu_hours_used, step_volumes
 from ..domain.costs import own_capex_lines, own_costs_at, own_facility_capex
 from ..domain.finance import own_cost_per_used_gpu_hour
-from ..domain.mix import cost_against_level, layer_prices
+from ..domain.mix import cheapest_mix, cost_against_level, layer_prices
 from ..domain.sweep import Columns, cost_sweep
 from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, LAYER_LABELS, Comparison
@@ -24,6 +24,8 @@ from . import format as fmt
 
 OPTION_COLOURS = {"own": "#1f77b4", "rent": "#ff7f0e", "api": "#2ca02c"}
 """One colour per kind of option, the same in every chart."""
+EXTRA_COLOURS = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+"""Colours of further options of a kind already shown (a second and third API offer, ...)."""
 
 COMPONENT_COLOURS = {
     "capex depreciation": "#1f77b4",
@@ -74,7 +76,12 @@ def use_renderer(renderer: str = "svg") -> None:
 
 def _colour_scale(r: Resolved, options: list[str] | None = None) -> alt.Scale:
     names = options or list(r.options)
-    return alt.Scale(domain=[r.label(o) for o in names], range=[OPTION_COLOURS[r.options[o].kind] for o in names])
+    colours, seen = [], {}
+    for o in names:
+        kind = r.options[o].kind
+        seen[kind] = seen.get(kind, -1) + 1
+        colours.append(OPTION_COLOURS[kind] if not seen[kind] else EXTRA_COLOURS[(seen[kind] - 1) % len(EXTRA_COLOURS)])
+    return alt.Scale(domain=[r.label(o) for o in names], range=colours)
 
 
 MAX_DRAWN_STEPS = 500
@@ -553,13 +560,72 @@ def demand_week(scenario, series: np.ndarray) -> alt.Chart:
                                         f"{series[start:start + 168].max():,.2f}"))
 
 
+_LAYER_PALETTE = {"Owned": "#1f77b4", "Reserved": "#9467bd", "Rented 24/7": "#8c564b", "Spot": "#2ca02c",
+                  "On-demand": "#ff7f0e", "Hosted API": "#17becf"}
+_LAYER_ORDER = ["own", "reserved", "always_on", "spot", "on_demand", "api"]
+
+
+def hour_of_week_layers(scenario, series: np.ndarray, mix) -> alt.Chart:
+    """The busiest week hour by hour, the demand stacked by the layer of the mix that serves it. [GPU]
+
+    GPU k (counted from the bottom) serves min(max(demand − k, 0), 1) in each hour; the
+    layers are sums over their GPUs.
+    """
+    weeks = max(len(series) // 168, 1)
+    start = int(np.argmax([series[w * 168:(w + 1) * 168].sum() for w in range(weeks)])) * 168
+    week = series[start:start + 168]
+    labels = np.array(mix.layer_of())
+    served = np.clip(week[None, :] - np.arange(len(labels))[:, None], 0, 1)       # GPUs x hours
+    present = [k for k in _LAYER_ORDER if np.any(labels == k)]
+    rows = [{"hour": h, "layer": LAYER_LABELS[k], "order": i, "gpus": float(v)}
+            for i, k in enumerate(present) for h, v in enumerate(served[labels == k].sum(axis=0))]
+    names = [LAYER_LABELS[k] for k in present]
+    return alt.Chart(pd.DataFrame(rows)).mark_area(interpolate="step-after").encode(
+        x=alt.X("hour:Q", title=f"Hour of the busiest week (from hour {start:,} of the year, Monday 00:00 = 0)",
+                scale=alt.Scale(domain=[0, 168]), axis=alt.Axis(values=list(range(0, 169, 24)))),
+        y=alt.Y("gpus:Q", title="GPUs busy [GPU]", stack="zero"),
+        color=alt.Color("layer:N", title="Served by", sort=names,
+                        scale=alt.Scale(domain=names, range=[_LAYER_PALETTE[n] for n in names])),
+        order=alt.Order("order:Q"),
+        tooltip=["layer:N", alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
+    ).properties(width=640, height=220, title=alt.TitleParams(
+        "The busiest week, by the layer that serves it",
+        subtitle="Owned and rented replicas carry the base; the API (where it is in the mix) takes the top"))
+
+
+def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> alt.Chart:
+    """Monthly cost of the cheapest mix against volume, beside each pure option. [currency/month]
+
+    The profile's shape is kept and scaled from a tenth to three times the stated volume.
+    """
+    r = as_resolved(scenario)
+    scales = np.geomspace(0.1, 3.0, points)
+    volume = float(np.mean(r.volume))
+    rows = []
+    for scale in scales:
+        mix = cheapest_mix(r, series * scale)
+        rows.append({"volume": volume * scale, "cost": mix.total, "what": "Cheapest mix"})
+        rows += [{"volume": volume * scale, "cost": cost, "what": f"All {LAYER_LABELS[k].lower()}"}
+                 for k, cost in mix.pure.items()]
+    data = pd.DataFrame(rows)
+    return alt.Chart(data).mark_line().encode(
+        x=alt.X("volume:Q", title=f"Volume [{r.workload.volume_unit}]", scale=alt.Scale(type="log")),
+        y=alt.Y("cost:Q", title=f"Monthly cost [{r.currency}/month]", scale=alt.Scale(type="log")),
+        color=alt.Color("what:N", title=None),
+        strokeDash=alt.condition(alt.datum.what == "Cheapest mix", alt.value([1, 0]), alt.value([4, 3])),
+        tooltip=["what:N", alt.Tooltip("volume:Q", format=",.0f"), alt.Tooltip("cost:Q", format=",.0f")],
+    ).properties(width=640, height=260, title=alt.TitleParams(
+        "The cheapest mix against volume, beside each pure option",
+        subtitle="The profile's shape scaled from a tenth to three times the stated volume"))
+
+
 def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.LayerChart:
     """The load-duration curve with the mix's layers stacked under it (owned, reserved, spot, ...)."""
     curve = formulas.load_duration_curve(series)
     hours = np.arange(len(curve))
     # each GPU k serves min(max(demand - (k-1), 0), 1); the layers are sums over their GPUs
     rows = []
-    order = ["own", "reserved", "spot", "on_demand", "api"]
+    order = ["own", "reserved", "always_on", "spot", "on_demand", "api"]
     bounds = {}
     k = 0
     labels = np.array(mix.layer_of())
@@ -573,8 +639,7 @@ def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.LayerChart:
         served = np.clip(curve[sample] - lo, 0, hi - lo)
         rows += [{"hour": int(h), "layer": LAYER_LABELS[kind], "gpus": float(g)} for h, g in zip(hours[sample], served)]
     data = pd.DataFrame(rows)
-    palette = {"Owned": "#1f77b4", "Reserved": "#9467bd", "Spot": "#2ca02c", "On-demand": "#ff7f0e",
-               "Hosted API": "#17becf"}
+    palette = _LAYER_PALETTE
     present = [LAYER_LABELS[k] for k in bounds]
     area = alt.Chart(data).mark_area(interpolate="step-after").encode(
         x=alt.X("hour:Q", title="Hours of the year, busiest first [h]"),

@@ -157,6 +157,8 @@ class OptionOutput(OutputModel):
     utilisation_share: Quantity
     gpu_count_stepped_up: bool
     capacity_volume: Quantity
+    cost_per_request: Quantity
+    cost_per_1000_requests: Quantity
 
 
 class CheapestRangeOutput(OutputModel):
@@ -470,8 +472,18 @@ class SteadyMixOutput(OutputModel):
     total: Quantity
 
 
+class MixApiOutput(OutputModel):
+    """For a tokens workload: the API's part of the cheapest mix, and the replicas beneath it."""
+
+    token_share: Quantity
+    cost_share: Quantity
+    replicas: dict[str, int]
+    above_tokens_per_day: Quantity
+    hybrid: bool
+
+
 class MixOutput(OutputModel):
-    """The cheapest mix of kinds of capacity for the demand profile."""
+    """The cheapest mix of kinds of capacity for the demand profile (``api``: a tokens workload's API part)."""
 
     profile: str
     gpus: dict[str, Count]
@@ -484,6 +496,7 @@ class MixOutput(OutputModel):
     demand_peak: Count
     prices: dict[str, LayerPriceOutput]
     if_steady: SteadyMixOutput | None
+    api: MixApiOutput | None
 
 
 def _mix(m: MixResult, cur: str) -> MixOutput:
@@ -504,7 +517,17 @@ def _mix(m: MixResult, cur: str) -> MixOutput:
         if_steady=(None if m.if_steady is None else SteadyMixOutput(
             gpus={k: _n(v, "GPU") for k, v in m.if_steady.gpus.items()},
             total=_q(m.if_steady.total, month, digits=2))),
+        api=_mix_api(m.api_share()),
     )
+
+
+def _mix_api(share: dict | None) -> MixApiOutput | None:
+    if share is None:
+        return None
+    return MixApiOutput(token_share=_q(share["token_share"], "-"), cost_share=_q(share["cost_share"], "-"),
+                        replicas={str(k): int(v) for k, v in share["replicas"].items()},
+                        above_tokens_per_day=_q(share["api_above_tokens_per_day"], "tokens/day", "not_applicable"),
+                        hybrid=bool(share["hybrid"]))
 
 
 # --- serving ---------------------------------------------------------------------------------------------
@@ -943,6 +966,9 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
             utilisation_share=_q(o.utilisation, "-", "not_applicable" if api else "not_defined"),
             gpu_count_stepped_up=o.stepped_up,
             capacity_volume=_q(o.capacity_volume, vunit, "no_limit"),
+            cost_per_request=_q(o.cost_per_request, f"{cur}/request", "not_defined" if tokens else "not_applicable"),
+            cost_per_1000_requests=_q(None if o.cost_per_request is None else 1000 * o.cost_per_request,
+                                      f"{cur}/1000 requests", "not_defined" if tokens else "not_applicable"),
         )
     doc = ComparisonOutput(
         schema_version=SCHEMA_VERSION, costmodel_version=__version__, title=c.title, currency=cur,

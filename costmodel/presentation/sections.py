@@ -114,6 +114,11 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
     show(charts.load_duration_layers(r, series, mix),
          "Load-duration curve with the cheapest mix stacked under it: " + ", ".join(
              f"{v} {LAYER_LABELS[k].lower()}" for k, v in mix.gpus.items() if v) + " GPUs.")
+    if r.workload.kind == "tokens":
+        show(charts.hour_of_week_layers(r, series, mix),
+             "Stacked area chart of the busiest week hour by hour, each layer of the cheapest mix in its colour.")
+        show(charts.mix_cost_against_volume(r, series),
+             "Line chart of the cheapest mix's monthly cost against volume, beside each pure option's.")
     if {"own", "reserved"} & set(layer_prices(r)):
         show(charts.cost_against_level_chart(r, series),
              "Monthly cost against the GPUs held as owned or reserved, with the optimum marked.")

@@ -54,6 +54,8 @@ def decision_table(comparison: Comparison) -> pd.DataFrame:
         if kind == "tokens":
             row[f"cost per M tokens [{currency}]"] = fmt.amount(r.cost_per_million_tokens)
             row[f"cost per M output tokens [{currency}]"] = fmt.amount(r.cost_per_million_output_tokens)
+            if r.cost_per_request is not None:
+                row[f"cost per 1,000 requests [{currency}]"] = fmt.amount(1000 * r.cost_per_request)
         row[f"cost per GPU-hour used [{currency}]"] = "-" if r.kind == "api" else fmt.amount(r.cost_per_gpu_hour)
         row["GPUs at this volume"] = gpus
         row["GPU-hours used per month"] = "-" if r.kind == "api" else fmt.amount(comparison.gpu_hours_used, 1)

@@ -161,9 +161,28 @@ def comparison_text(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
+def hybrid_sentence(result: MixResult) -> str | None:
+    """For a tokens workload: "own 4 replicas, API above 4,359,744,000 tokens/day (0.13 % of tokens ...)"."""
+    share = result.api_share()
+    if share is None:
+        return None
+    held = ", ".join(f"{LAYER_LABELS[k].lower()} {v:,} replicas" for k, v in share["replicas"].items() if v)
+    above = share["api_above_tokens_per_day"]
+    if above is None:
+        return (held or "no replicas") + "; the API takes no tokens"
+    api = (f"the API above {fmt.amount(above, 0)} tokens/day ({fmt.share(share['token_share'])} of tokens, "
+           f"{fmt.share(share['cost_share'])} of the cost)")
+    if not held:
+        return "every token through the API (no replicas)"
+    return f"{held}, {api}"
+
+
 def _mix_lines(result: MixResult, currency: str) -> list[str]:
     m = result.mix
     lines = [f"cheapest mix for the {result.profile} demand profile, {fmt.amount(m.total)} {currency}/month:"]
+    hybrid = hybrid_sentence(result)
+    if hybrid is not None:
+        lines.append(f"  {hybrid}")
     for kind, gpus in m.gpus.items():
         if gpus:
             lines.append(f"  {LAYER_LABELS[kind]:<10} {gpus:>6,} GPUs  {fmt.amount(m.cost[kind]):>14} {currency}/month")
@@ -475,6 +494,9 @@ def describe_mix(result: MixResult, currency: str) -> str:
     bands = [f"{mix.gpus[k]:,} {LAYER_LABELS[k].lower()}" for k in mix.gpus if mix.gpus[k]] or ["no"]
     lines = [f"Cheapest mix for this demand: **{', '.join(bands)}** GPUs, "
              f"**{fmt.amount(mix.total, 0)} {currency}/month**."]
+    hybrid = hybrid_sentence(result)
+    if hybrid is not None:
+        lines.append(f"- Replicas and API: {hybrid}.")
     for kind, u in mix.utilisation.items():
         lines.append(f"- {LAYER_LABELS[kind]} GPUs are busy {fmt.share(u)} of the hours they are paid for.")
     lines += [f"- Against all {LAYER_LABELS[k].lower()}: saves {fmt.amount(v, 0)} {currency}/month"

@@ -82,8 +82,54 @@ class WeeklyDemand(_Profile):
         return self
 
 
+class OfficeHoursDemand(_Profile):
+    """Demand in office hours (from ``start_hour`` to ``end_hour`` on ``days``), a share of that level outside.
+
+    Hours count from Monday 00:00 of the profile's year, in the scenario's clock; the
+    series is scaled so that its mean is the workload's average.
+    """
+
+    kind: Literal["office_hours"]
+    start_hour: Count = quantity(8, unit="h", title="office hours start", ge=0, le=23, varies=False)
+    end_hour: Count = quantity(18, unit="h", title="office hours end", ge=1, le=24, varies=False)
+    days: list[Annotated[int, Field(ge=0, le=6)]] = Field(
+        default_factory=lambda: [0, 1, 2, 3, 4], min_length=1, max_length=7,
+        description="Days with office hours, 0 = Monday.")
+    off_share: Share = quantity(0.0, unit="-", title="demand outside office hours",
+                                description="Demand outside office hours as a share of the office-hours level.")
+
+    @model_validator(mode="after")
+    def _hours_in_order(self) -> OfficeHoursDemand:
+        if self.end_hour <= self.start_hour:
+            raise fail("OfficeHoursDemand", ("end_hour",), "not_after_start",
+                       "office hours must end after they start (start_hour {start})", self.end_hour,
+                       start=self.start_hour)
+        return self
+
+
+class RequestLogDemand(_Profile):
+    """Token demand from a request log (CSV: ``timestamp,input_tokens,output_tokens``) summed to hours.
+
+    Timestamps are ISO 8601; those without an offset are read in ``time_zone``. Requests
+    outside ``year`` are left out. Token workloads only.
+    """
+
+    kind: Literal["request_log"]
+    path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
+    year: Count = Field(ge=1970, le=2100, description="Calendar year the profile covers.")
+    time_zone: str = Field(default="UTC", description="IANA time zone of timestamps without an offset.")
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        return JobLogDemand._known_zone(value)
+
+
 class HourlyFileDemand(_Profile):
-    """A year of hourly GPU demand from a file: one number a line (absolute GPUs), 8,760 of them."""
+    """A year of hourly demand from a file: one number a line, 8,760 of them.
+
+    GPUs busy for a ``gpu_hours`` workload; tokens in the hour for a ``tokens`` workload.
+    """
 
     kind: Literal["hourly_file"]
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
@@ -114,5 +160,6 @@ class JobLogDemand(_Profile):
 
 
 DemandProfile = Annotated[
-    SteadyDemand | BurstyDemand | CampaignDemand | WeeklyDemand | HourlyFileDemand | JobLogDemand,
+    SteadyDemand | BurstyDemand | CampaignDemand | WeeklyDemand | OfficeHoursDemand | HourlyFileDemand
+    | JobLogDemand | RequestLogDemand,
     Field(discriminator="kind")]

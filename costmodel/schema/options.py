@@ -9,6 +9,7 @@ the bundled one; the rows themselves are looked up when the scenario is resolved
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -258,20 +259,85 @@ class HostedAPI(InputModel):
     offer: str = Field(description="Offer id in data/api_prices.csv (gives input, cached input and output prices).")
     cached_input_share: Share = quantity(0.0, unit="-", title="cached input share",
                                          description="Share of input tokens served from the provider's prompt cache.")
+    service_tier: Literal["standard", "batch", "flex", "priority"] = Field(
+        default="standard", description="The provider's service tier: batch and flex are discounted (about half "
+                                        "price), priority costs more; the factor comes from data/api_prices.csv.")
+    cache_write_share: Share = quantity(0.0, unit="-", title="cache write share",
+                                        description="Share of input tokens written to the prompt cache (billed at "
+                                                    "the cache-write price of cache_ttl).")
+    cache_ttl: Literal["5m", "1h"] = Field(default="5m", description="Time-to-live of cache writes: 5 minutes or "
+                                                                      "1 hour (priced higher).")
+    reasoning_tokens_per_output_token: NonNegative = quantity(
+        0.0, unit="-", title="reasoning tokens per output token", le=1000,
+        description="Reasoning (thinking) tokens the model bills as output per visible output token.")
+    region_uplift: float | Literal["catalog"] = quantity(
+        1.0, unit="-", title="region uplift", ge=1, le=10,
+        description="Factor on every price for a regional or data-residency endpoint; \"catalog\" takes the "
+                    "offer's region_uplift column.")
+    tokens_per_workload_token: Positive = quantity(
+        1.0, unit="-", title="API tokens per workload token", le=10,
+        description="Tokens the API model counts per token of the workload's own count (tokenizers differ).")
 
     @field_validator("offer")
     @classmethod
     def _offer_known(cls, value: str, info: ValidationInfo) -> str:
         return known_id(value, catalog_from(info).api_offers, "API offer", "api_prices.csv")
 
+    price_date: dt.date | None = Field(
+        default=None, description="Price windows (data/api_price_windows.csv) in force on this date; default: the "
+                                  "latest.")
+    tier_shares: dict[Literal["standard", "batch", "flex", "priority"], Share] | None = Field(
+        default=None, description="Traffic split across service tiers, e.g. {batch: 0.3, standard: 0.7}; the "
+                                  "shares sum to 1. Cache reads and writes follow the provider's stacking rule "
+                                  "(data/api_prices.csv tier_applies_to_cache).")
+
+    @model_validator(mode="after")
+    def _tiers_sum(self) -> HostedAPI:
+        if self.tier_shares is not None:
+            total = sum(self.tier_shares.values())
+            if abs(total - 1.0) > 1e-9:
+                raise fail("HostedAPI", ("tier_shares",), "shares_not_one",
+                           "the tier shares sum to {total:g}, not 1", self.tier_shares, total=total)
+            if self.service_tier != "standard":
+                raise fail("HostedAPI", ("service_tier",), "tier_twice",
+                           "give either service_tier or tier_shares, not both", self.service_tier)
+        return self
+
+    @model_validator(mode="after")
+    def _shares_fit(self) -> HostedAPI:
+        if self.cached_input_share + self.cache_write_share > 1 + 1e-12:
+            raise fail("HostedAPI", ("cache_write_share",), "shares_above_one",
+                       "cached_input_share + cache_write_share is above 1: more input tokens than there are",
+                       self.cache_write_share)
+        return self
+
+
+class LabelledAPI(HostedAPI):
+    """One more hosted API offer, compared beside the others under its own name (``api:<name>``)."""
+
+    label: Text = Field(min_length=1, max_length=80, description="Name shown for the option.")
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Short key of the option, e.g. "
+                      "'batch-30': the option is then called 'api:batch-30' in results and JSON.")
+
 
 class Options(InputModel):
-    """The options compared; at least two must be given."""
+    """The options compared; at least two must be given (any number of API offers counts each)."""
 
     own: OwnCluster | None = None
     rent: CloudRental | None = None
     api: HostedAPI | None = None
+    apis: list[LabelledAPI] = Field(default_factory=list, max_length=20,
+                                    description="More hosted API offers, each with its own label and name.")
+
+    @model_validator(mode="after")
+    def _names_unique(self) -> Options:
+        names = [a.name for a in self.apis]
+        for index, name in enumerate(names):
+            if name in names[:index]:
+                raise fail("Options", ("apis", index, "name"), "duplicate_name",
+                           "two API offers are called {name}; give each its own name", name, name=name)
+        return self
 
 
-__all__ = ["CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "Options", "OwnCluster", "Power",
-           "Reserved", "SoftwareLicences", "Spot", "Staffing"]
+__all__ = ["CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "Options", "OwnCluster",
+           "Power", "Reserved", "SoftwareLicences", "Spot", "Staffing"]

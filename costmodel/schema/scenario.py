@@ -90,9 +90,12 @@ class Scenario(InputModel):
 
         present = self.present_options()
         if len(present) < 2:
-            fail(("options",), present, "too_few_options", "give at least two of own, rent and api to compare")
+            fail(("options",), present, "too_few_options", "give at least two of own, rent, api and apis to compare")
         if self.options.api is not None and self.workload.kind != "tokens":
             fail(("options", "api"), self.options.api.offer, "api_needs_tokens",
+                 "a hosted API option needs a tokens workload (kind: tokens)")
+        if self.options.apis and self.workload.kind != "tokens":
+            fail(("options", "apis"), self.options.apis[0].offer, "api_needs_tokens",
                  "a hosted API option needs a tokens workload (kind: tokens)")
         for name, option in (("own", self.options.own), ("rent", self.options.rent)):
             if option is None:
@@ -126,9 +129,15 @@ class Scenario(InputModel):
                 fail(tuple(path.split(".")), value, "implausible_magnitude",
                      "magnitude outside {low} to {high}: no real input is that large or small",
                      low=f"{SMALLEST_INPUT:g}", high=f"{LARGEST_INPUT:g}")
-        if self.demand is not None and self.workload.kind != "gpu_hours":
+        if self.demand is not None and self.workload.kind == "training":
             fail(("demand",), self.demand.kind, "demand_needs_gpu_hours",
-                 "demand profiles apply to a gpu_hours workload (kind: gpu_hours)")
+                 "demand profiles apply to a gpu_hours or tokens workload, not to a training run")
+        if self.demand is not None and self.workload.kind == "tokens" and self.demand.kind == "job_log":
+            fail(("demand", "kind"), self.demand.kind, "job_log_needs_gpu_hours",
+                 "a job log gives GPU-hours: for a tokens workload use request_log or hourly_file (tokens per hour)")
+        if self.demand is not None and self.workload.kind == "gpu_hours" and self.demand.kind == "request_log":
+            fail(("demand", "kind"), self.demand.kind, "request_log_needs_tokens",
+                 "a request log gives tokens: it applies to a tokens workload")
         if self.uncertainty is not None:
             self._check_uncertainty(fields, fail)
         if self.overrides is not None:
@@ -214,7 +223,8 @@ class Scenario(InputModel):
 
     def present_options(self) -> list[str]:
         """Keys of the options the scenario holds, in display order."""
-        return [name for name in OPTION_KINDS if getattr(self.options, name) is not None]
+        return ([name for name in OPTION_KINDS if getattr(self.options, name) is not None]
+                + [f"api:{a.name}" for a in self.options.apis])
 
     def money_currencies(self, catalog) -> list[tuple[tuple, str]]:
         """Every money input's currency, with the field that sets it."""
@@ -236,6 +246,8 @@ class Scenario(InputModel):
                 found.append((("options", "rent", "reserved", "currency"), rent.reserved.currency))
         if api is not None:
             found.append((("options", "api", "offer"), catalog.api_offers[api.offer].currency))
+        for index, extra in enumerate(self.options.apis):
+            found.append((("options", "apis", index, "offer"), catalog.api_offers[extra.offer].currency))
         if self.energy is not None and self.energy.tariff is not None:
             found.append((("energy", "tariff", "currency"), self.energy.tariff.currency))
         return found

@@ -252,6 +252,12 @@ class TokensWorkload(_Workload):
         unit="-", title="input tokens per output token",
         description="Input:output mix; 2 (or \"2:1\") means two input tokens per output token.")
     serving: Serving | None = None
+    input_tokens_per_request: Count | None = quantity(
+        None, unit="tokens", title="input tokens per request", ge=1, le=100_000_000, varies=False,
+        description="Input tokens of one request; sets an API's long-context tier (default: the serving request "
+                    "shape's, if given).")
+    interruptible: bool = Field(default=False, description="Batch work that tolerates interruptions: spot "
+                                                           "capacity may serve it in the cheapest mix.")
     output_tokens_per_second_per_gpu: Positive | None = quantity(
         None, unit="output tokens/s/GPU", title="serving throughput",
         description="Serving throughput of one GPU at full load (without serving).")
