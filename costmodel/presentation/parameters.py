@@ -31,6 +31,7 @@ class BreakEvenParameters(_Parameters):
     volume_min: float = Field(ge=0, description="left end of the volume axis, a number >= 0 [volume unit]")
     volume_max: float = Field(ge=0, description="right end of the volume axis, a number >= 0 (0: 10 x the volume)")
     points: int = Field(ge=2, le=100_000, description="volumes in the sweep, a whole number from 2 to 100,000")
+    sobol: bool = Field(default=False, description="run the Sobol analysis (SALib), true or false")
     renderer: Literal["svg", "jupyterlab", "default", "html", "mimetype"] = Field(
         description="Altair renderer: svg, jupyterlab, default, html or mimetype")
 

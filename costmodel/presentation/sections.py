@@ -45,6 +45,67 @@ def table(frame) -> None:
     display(HTML(frame.to_html(index=False, escape=True)))
 
 
+# Headings' introductions of the sections that may be empty: each is shown only with its content
+HORIZON_INTRO = (
+    "Cash basis: capex is paid when the hardware is bought, running costs and rental as they arise, and the "
+    "hardware's resale value comes back in the last month, so capex is never counted twice. The present "
+    "value discounts each month at the scenario's cost of capital.")
+
+MIX_INTRO = (
+    "Demand hour by hour, its load-duration curve, and the cheapest split between owned, reserved, spot and "
+    "on-demand capacity (screening curves: each further GPU goes to the kind that serves its busy share of "
+    "hours most cheaply).")
+
+UNCERTAINTY_INTRO = (
+    "The decision metric is the tracked option's monthly cost minus the cheapest other option's, at the "
+    "scenario's volume; below zero the tracked option wins. Monte Carlo samples all uncertain inputs "
+    "together, in one vectorised call through the same calculator.")
+
+SERVING_INTRO = (
+    "For a served model: the latency target (or, with none, maximum throughput as measured), the operating "
+    "point on the throughput–interactivity curve that meets it and its source, GPUs and servers per replica, "
+    "each option's replicas, prefill and decode pools and spares, and the cost per million output tokens.")
+
+CHECKPOINT_INTRO = (
+    "Save often and pay in write time; save rarely and lose more work per failure. The curve is Daly's "
+    "(2006) expected share of wall-clock time lost; the marks are Young's (1974) and Daly's optimum "
+    "intervals.")
+
+
+_ANALYSIS: dict[int, tuple] = {}
+"""Tornado and Monte Carlo of a resolved scenario, computed once for the summary and reused by
+:func:`uncertainty` (keyed by the resolved scenario's id, which the notebook keeps alive)."""
+
+
+def _uncertainty_analysis(r: Resolved):
+    if r.uncertainty is None:
+        return None, None
+    key = id(r)
+    if key not in _ANALYSIS or _ANALYSIS[key][0] is not r:
+        _ANALYSIS[key] = (r, tornado(r), monte_carlo(r))
+    return _ANALYSIS[key][1], _ANALYSIS[key][2]
+
+
+def executive_summary(scenario: Resolved, comparison: Comparison) -> None:
+    """The report's first section: one verdict, its margin, the break-even and inputs that matter, caveats."""
+    r = as_resolved(scenario)
+    bars, result = _uncertainty_analysis(r) if comparison.training is None else (None, None)
+    display(Markdown(text.executive_summary(r, comparison, bars, result)))
+
+
+def stamp(scenario: Resolved, scenario_file: str | None = None) -> None:
+    """The report's foot: package version, catalog snapshot date, scenario file hash, render time."""
+    from ..scenarios import scenario_path
+
+    path = scenario_path(scenario_file) if scenario_file is not None else None
+    display(Markdown(text.stamp(as_resolved(scenario), path)))
+
+
+def heading(title: str, intro: str = "") -> None:
+    """A section heading (and its introduction), displayed only by sections that have content."""
+    display(Markdown(f"## {title}" + (f"\n\n{intro}" if intro else "")))
+
+
 def headline(scenario: Resolved, comparison: Comparison) -> None:
     """The answer at the top of a break-even report."""
     display(Markdown(text.headline(scenario, comparison)))
@@ -72,8 +133,8 @@ def horizon(scenario: Resolved) -> None:
     """The own cluster over the horizon: figures, cumulative cost, cost lines, cost per used GPU-hour."""
     r = as_resolved(scenario)
     if r.finance is None or "own" not in r.options:
-        display(Markdown("This scenario has no finance block (or no own option): no horizon view."))
         return
+    heading("Own cluster over the horizon", HORIZON_INTRO)
     flows = cash_flows(r)
     result = own_finance(r, flows)
     display(Markdown(text.describe_finance(r, result)))
@@ -95,8 +156,8 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
     r = as_resolved(scenario)
     result = (comparison or compare(r)).mix
     if result is None:
-        display(Markdown("This scenario has no demand profile (no `demand` block): costs use the average only."))
         return
+    heading("Steady or bursty: the cheapest mix", MIX_INTRO)
     series, mix = result.demand, result.mix
     display(Markdown(text.describe_mix(result, r.currency)))
     if r.demand.job_log is not None and (r.demand.job_log.skipped or r.demand.job_log.running):
@@ -116,14 +177,14 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
     table(tables.mix_table(mix, r.currency))
 
 
-def uncertainty(scenario: Resolved) -> None:
-    """Monte Carlo, tornado and Sobol indices of the decision metric."""
+def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
+    """Monte Carlo, tornado and (when asked: ``sobol=True``) Sobol indices of the decision metric."""
     r = as_resolved(scenario)
     if r.uncertainty is None:
-        display(Markdown("This scenario declares no uncertain inputs (no `uncertainty` block)."))
         return
+    heading("Which inputs decide it, and how sure are we", UNCERTAINTY_INTRO)
     currency = r.currency
-    result = monte_carlo(r)
+    bars, result = _uncertainty_analysis(r)
     option = r.label(result.option)
     saves = float(np.mean(result.savings > 0))
     p10, p50, p90 = np.percentile(result.savings, [10, 50, 90])
@@ -141,19 +202,20 @@ def uncertainty(scenario: Resolved) -> None:
              f"{r.label(o)} {fmt.share(p)}" for o, p in result.win_probability().items()))
     show(charts.savings_histogram(r, result),
          f"Histogram of {option}'s monthly saving; it saves money in {fmt.share(saves)} of samples.")
-    bars = tornado(r)
     display(Markdown("### One input at a time\n\nEach input at its low and high value (its 10th and 90th "
                      "percentile, or the range given), the others as in the scenario."))
     show(charts.tornado_chart(r, bars, result.option),
-         "Tornado of the decision metric; widest swing: " + (bars[0].path if bars else "none"))
-    table(tables.tornado_table(bars))
+         "Tornado of the decision metric; widest swing: " + (text.input_title(r, bars[0].path) if bars else "none"))
+    table(tables.tornado_table(bars, r))
+    if not sobol:
+        return
     indices = sobol_indices(r)
     display(Markdown("### Global sensitivity (Sobol indices, SALib)\n\nS1: share of the metric's variance due to "
                      "the input alone; ST: including its interactions with the others."))
     if indices is None:
         display(Markdown("No input has a distribution SALib can sample."))
         return
-    table(tables.sobol_table(indices))
+    table(tables.sobol_table(indices, r))
     if not indices.defined:
         display(Markdown("The metric does not vary over the samples, so no index is defined."))
     if indices.left_out:
@@ -167,8 +229,8 @@ def serving(scenario: Resolved, comparison: Comparison | None = None) -> None:
     r = as_resolved(scenario)
     c = comparison or compare(r)
     if c.serving is None:
-        display(Markdown("This workload serves no named model (no `serving` block): no serving plan."))
         return
+    heading("Serving at a latency target", SERVING_INTRO)
     display(Markdown(text.describe_serving(c)))
     table(tables.serving_table(c))
     chart = charts.serving_curve(c)
@@ -215,8 +277,8 @@ def training_costs(scenario: Resolved, run: TrainingRun) -> None:
 def checkpoints(scenario: Resolved, run: TrainingRun) -> None:
     """The checkpoint-interval trade-off, or a note when the run has no failure model."""
     if run.job_mtbf_hours is None:
-        display(Markdown("No failure model in this scenario (workload.goodput): the run is taken to lose no time."))
         return
+    heading("Checkpoint interval", CHECKPOINT_INTRO)
     show(charts.checkpoint_tradeoff(scenario, run),
          f"Curve of time lost against checkpoint interval; job MTBF {fmt.amount(run.job_mtbf_hours)} h; the interval "
          f"used, {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min, loses {fmt.share(1 - run.goodput)}.")
