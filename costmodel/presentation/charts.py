@@ -57,18 +57,27 @@ def _theme() -> alt.theme.ThemeConfig:
     }
 
 
+INTERACTIVE = False
+"""Whether :func:`costmodel.presentation.sections.show` draws charts with embedded Vega (``"interactive"``)."""
+
+
 def use_renderer(renderer: str = "svg") -> None:
     """Enable the costmodel theme and an Altair renderer.
 
     Parameters
     ----------
     renderer
-        ``"svg"`` draws static SVG with vl-convert (offline, what reports use);
-        ``"default"``, ``"jupyterlab"`` or ``"html"`` draw interactive charts, which
-        need Vega in the front end.
+        ``"svg"`` draws static SVG with vl-convert (offline, what reports use; the HTML
+        report makes them interactive with its embedded Vega); ``"interactive"`` draws
+        interactive charts in JupyterLab or the classic notebook with Vega embedded in the
+        output (offline; see :mod:`costmodel.presentation.interactive`); ``"default"``,
+        ``"jupyterlab"`` or ``"html"`` are Altair's own, which need Vega from the front end
+        or a CDN.
     """
+    global INTERACTIVE
     alt.theme.enable(_THEME)
-    alt.renderers.enable(renderer)
+    INTERACTIVE = renderer == "interactive"
+    alt.renderers.enable("svg" if INTERACTIVE else renderer)
     alt.data_transformers.disable_max_rows()   # charts are drawn to SVG here, not shipped as JSON to a browser
 
 
@@ -355,7 +364,7 @@ def _stacked_bars(table: pd.DataFrame, options: list[str], y_title: str, unit: s
         x=alt.X(f"{Columns.option_label}:N", title=None, sort=options, axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"sum({Columns.cost}):Q", title=y_title, axis=alt.Axis(format=",.0f")),
         color=alt.Color(f"{Columns.component}:N", title="Component", scale=alt.Scale(domain=present, range=palette)),
-        order=alt.Order(f"{Columns.component}:N"),
+        order=alt.Order(f"{Columns.component}:O"),
         tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.component}:N", title="component"),
                  alt.Tooltip(f"{Columns.cost}:Q", title=unit, format=",.2f")],
@@ -423,7 +432,7 @@ def own_cost_lines(scenario) -> alt.HConcatChart:
     ).properties(width=300, height=30 * len(running), title=alt.TitleParams(
         "Monthly running cost by line", subtitle=f"at {fmt.volume(r.workload.kind, r.volume)}, "
                                                  f"total {sum(running.values()):,.0f} {currency}/month"))
-    return alt.hconcat(left, right).resolve_scale(color="independent")
+    return alt.hconcat(left, right)
 
 
 def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
@@ -733,11 +742,11 @@ def energy_bars(scenario, result) -> alt.HConcatChart:
         y=alt.Y("sum(kg):Q", title="Emissions [kg CO2e/month]", axis=alt.Axis(format=",.0f")),
         color=alt.Color("part:N", title="Emissions", scale=alt.Scale(
             domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts])),
-        order=alt.Order("part:N", sort="descending"),
+        order=alt.Order("part:O", sort="descending"),
         tooltip=[alt.Tooltip("option:N"), alt.Tooltip("part:N"), alt.Tooltip("kg:Q", format=",.0f")],
     ).properties(width=260, height=260, title=alt.TitleParams("Emissions, location-based",
                                                               subtitle="kg CO2e a month"))
-    return alt.hconcat(left, right)
+    return alt.hconcat(left, right).resolve_scale(color="independent")
 
 
 def describe_energy_chart(result) -> str:

@@ -23,14 +23,29 @@ from . import charts, tables, text
 from . import format as fmt
 from .safe import markdown as md
 
+_EMBEDDED = 0
+"""Charts drawn with embedded Vega in this kernel; the first carries the Vega bundle."""
+
 
 def show(chart: alt.TopLevelMixin, description: str) -> None:
     """Display a chart with a text description for readers who cannot see it.
 
     With the ``svg`` renderer the SVG is displayed with ``description`` as its alt text
-    (nbconvert writes it into the report's ``<img alt=...>``, escaped); other renderers
-    display the chart as they would.
+    (nbconvert writes it into the report's ``<img alt=...>``, escaped), followed by the chart's
+    Vega-Lite spec as inline JSON (``<script type="application/json">``): the HTML report's one
+    embedded copy of Vega turns each into an interactive chart (tooltips, pan and zoom) with no
+    network, and the SVG stays for print and where scripts do not run. Other renderers display
+    the chart as they would.
     """
+    if charts.INTERACTIVE:
+        global _EMBEDDED
+        from .interactive import embed_html
+
+        _EMBEDDED += 1
+        spec = interactive_spec(chart)
+        spec = spec[spec.index(">") + 1:-len("</script>")]
+        display(HTML(embed_html(spec, f"costmodel-chart-{_EMBEDDED}", with_bundle=_EMBEDDED == 1)))
+        return
     if alt.renderers.active != "svg":
         display(chart)
         return
@@ -38,6 +53,24 @@ def show(chart: alt.TopLevelMixin, description: str) -> None:
     svg = svg[0] if isinstance(svg, tuple) else svg
     display({"image/svg+xml": svg["image/svg+xml"], "text/plain": description}, raw=True,
             metadata={"image/svg+xml": {"alt": description}})
+    display(HTML(interactive_spec(chart)))
+
+
+def interactive_spec(chart: alt.TopLevelMixin) -> str:
+    """The chart's Vega-Lite spec, pannable and zoomable where Vega-Lite allows it, as an inline JSON script.
+
+    ``<`` is written ``\\u003c`` so no text in the spec can close the script element.
+    """
+    import json
+
+    spec = chart.to_dict()
+    layers = spec.get("layer", [spec])
+    continuous = all(layer.get("encoding", {}).get("x", {}).get("type") in ("quantitative", "temporal")
+                     for layer in layers if "encoding" in layer)
+    if continuous and ("layer" in spec or "mark" in spec):   # pan and zoom along x; not bars or concatenations
+        spec = chart.interactive(bind_y=False).to_dict()
+    text = json.dumps(spec, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    return f'<script type="application/json" class="costmodel-vega-spec">{text}</script>'
 
 
 def table(frame) -> None:

@@ -543,8 +543,9 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
         bands = ", ".join(f"{n:,} {LAYER_LABELS[k].lower()}" for k, n in m.gpus.items() if n) or "no"
         savings = m.savings()
         against = min(savings, key=savings.get) if savings else None
+        profile = md(mix.profile.replace("_", " "))
         lines.append(f"**Verdict: a mix of {bands} GPUs.** Decision measure: the monthly cost of serving the "
-                     f"{md(mix.profile.replace('_', ' '))} demand hour by hour. The cheapest mix costs **{money(m.total)}/month**"
+                     f"{profile} demand hour by hour. The cheapest mix costs **{money(m.total)}/month**"
                      + (f", **{money(savings[against])}/month less** than all "
                         f"{LAYER_LABELS[against].lower()}" if against else "") + ".")
         lines.append("")
@@ -560,7 +561,8 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     if f is not None and mix is not None:
         m = mix.mix
         bands = ", ".join(f"{n:,} {LAYER_LABELS[k].lower()}" for k, n in m.gpus.items() if n) or "no"
-        lines.append(f"**Hour by hour:** with the {md(mix.profile.replace('_', ' '))} demand profile the cheapest monthly mix is "
+        profile = md(mix.profile.replace("_", " "))
+        lines.append(f"**Hour by hour:** with the {profile} demand profile the cheapest monthly mix is "
                      f"{bands} GPUs at {money(m.total)}/month.")
         lines.append("")
     pair = next((b for b in c.break_evens if {b.option_a, b.option_b} == {c.cheapest, c.runner_up}), None)
@@ -663,7 +665,7 @@ def stamp(scenario: Resolved, scenario_file=None, rendered=None) -> str:
     digest = "not a file"
     if scenario_file is not None and Path(scenario_file).is_file():
         digest = hashlib.sha256(Path(scenario_file).read_bytes()).hexdigest()[:12]
-    when = (rendered or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    when = (rendered or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
     name = Path(scenario_file).name if scenario_file is not None else "(in memory)"
     return (f"<small>costmodel {md(__version__)} · catalog as of {md(snapshot)} · scenario {md(name)} "
             f"sha256 {digest} · rendered {when}</small>")
