@@ -143,9 +143,15 @@ def unsafe_parts(html: str, trusted_scripts: frozenset[str] | set[str] = frozens
     return inspector.found
 
 
+def trusted_scripts() -> frozenset[str]:
+    """SHA-256 (hex) of the one script a report may embed although its code can load: the Vega bundle."""
+    return frozenset({hashlib.sha256(vega_bundle().encode()).hexdigest()})
+
+
 def external_references(html: str) -> list[str]:
-    """The parts of a page that would load something over the network (see :func:`unsafe_parts`)."""
-    return unsafe_parts(html)
+    """The parts of a page that would load something over the network (see :func:`unsafe_parts`);
+    the embedded Vega bundle (:func:`trusted_scripts`) is not one of them."""
+    return unsafe_parts(html, trusted_scripts())
 
 
 # --- running the notebook -----------------------------------------------------------------------
@@ -311,7 +317,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
         bundle = vega_bundle()
         html = export_html(executed, model.title, bundle)
-        found = unsafe_parts(html, {hashlib.sha256(bundle.encode()).hexdigest()})
+        found = unsafe_parts(html, frozenset({hashlib.sha256(bundle.encode()).hexdigest()}))
         if found:
             raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
         executed.replace(notebook_path)

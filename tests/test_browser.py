@@ -118,3 +118,18 @@ def test_first_screen_of_r2_states_one_verdict_with_both_views(browser, reports)
     assert "Verdict: Cloud rental." in visible
     assert "2.70 M USD" in visible and "2.93 M USD" in visible and "228 k USD less" in visible
     assert "52.8 k USD/month" in visible and "54.0 k USD/month" in visible
+
+
+def test_only_the_exact_vega_bundle_is_trusted():
+    from costmodel.presentation.interactive import vega_bundle
+    from costmodel.report import trusted_scripts, unsafe_parts
+
+    bundle = vega_bundle()
+    page = f"<html><body><script>{bundle}</script></body></html>"
+    # the bundle's loader calls fetch(): refused unless its exact bytes are trusted
+    assert unsafe_parts(page) == ["a script that loads something"]
+    assert unsafe_parts(page, trusted_scripts()) == []
+    # one character changed, or another script that fetches, is refused all the same
+    assert unsafe_parts(page.replace(bundle, bundle + " "), trusted_scripts()) == ["a script that loads something"]
+    assert unsafe_parts(page + "<script>fetch('https://example.com')</script>", trusted_scripts()) == [
+        "a script that loads something"]
