@@ -218,7 +218,8 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
             notes.append(f"{log.running:,} jobs still running, counted up to {log.until}")
         display(Markdown("Job log: " + md("; ".join(notes)) + "."))
     show(charts.demand_week(r, series),
-         f"Area chart of GPUs busy in the busiest week; mean {series.mean():,.2f}, peak {series.max():,.2f}.")
+         f"Band chart of GPUs busy day by day over the year (each day's lowest to highest hour, and its mean); "
+         f"mean {series.mean():,.2f}, peak {series.max():,.2f}.")
     show(charts.load_duration_layers(r, series, mix),
          "Load-duration curve with the cheapest mix stacked under it: " + ", ".join(
              f"{v} {LAYER_LABELS[k].lower()}" for k, v in mix.gpus.items() if v) + " GPUs.")
