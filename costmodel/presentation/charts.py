@@ -409,8 +409,10 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
                               "label": f"payback: month {result.payback_month}",
                               "y": float(flows.cumulative("own")[result.payback_month])}])
         layers += [alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x="month:Q"),
-                   alt.Chart(mark).mark_text(align="left", dx=5, dy=-8, fontSize=11).encode(
-                       x="month:Q", y="y:Q", text="label:N")]
+                   # on the side of the rule with room for it, so it stays inside the chart
+                   alt.Chart(mark).mark_text(**({"align": "left", "dx": 5} if result.payback_month
+                                                < len(flows.months) / 2 else {"align": "right", "dx": -5}),
+                                             dy=-8, fontSize=11).encode(x="month:Q", y="y:Q", text="label:N")]
         subtitle = f"Payback against {r.label(result.payback_against)} in month {result.payback_month}"
     else:
         subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
