@@ -307,7 +307,8 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
             papermill.execute_notebook(
                 str(notebook), str(executed), parameters=values, kernel_name=KERNEL_NAME,
                 kernel_manager_class=_kernel_manager(Path(kernel_dir)), progress_bar=False, log_output=False,
-                execution_timeout=timeout, cwd=kernel_dir)
+                execution_timeout=timeout, cwd=kernel_dir,
+                request_save_on_cell_execute=False)   # the notebook is written once, at the end, not per cell
         except PapermillExecutionError as exc:
             if executed.exists():
                 executed.replace(notebook_path)
