@@ -605,7 +605,7 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
         ranked_wins = sorted(wins, key=wins.get, reverse=True)
         lines.append(f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the monthly "
                      "view, the cheapest option is " + "; ".join(
-                         f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] > 0)
+                         f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
                      + " of them.")
         lines.append("")
     caveats = []
