@@ -21,6 +21,7 @@ from ..domain.sweep import Columns, cost_sweep
 from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, LAYER_LABELS, Comparison
 from . import format as fmt
+from . import text
 
 OPTION_COLOURS = {"own": "#1f77b4", "rent": "#ff7f0e", "api": "#2ca02c"}
 """One colour per kind of option, the same in every chart."""
@@ -496,13 +497,15 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     r = as_resolved(scenario)
     currency = r.currency
     rows = []
+    names = {b.path: text.input_title(r, b.path) for b in bars}     # the schema's titles, not paths
     for b in bars:
         for end, value, metric in (("low", b.low, b.low_metric), ("high", b.high, b.high_metric)):
-            rows.append({"input": b.path, "end": f"{end} ({value:,.4g})", "side": end, "base": b.base_metric,
-                         "metric": metric,
-                         "note": "" if b.break_even is None else f"break-even at {b.break_even:,.6g}"})
+            rows.append({"input": names[b.path], "end": f"{end} ({text.input_value(r, b.path, value)})", "side": end,
+                         "base": b.base_metric, "metric": metric,
+                         "note": "" if b.break_even is None
+                         else f"break-even at {text.input_value(r, b.path, b.break_even)}"})
     data = pd.DataFrame(rows)
-    order = [b.path for b in bars]
+    order = [names[b.path] for b in bars]
     base = bars[0].base_metric if bars else 0.0
     x = alt.X("metric:Q", title=f"{r.label(option)} minus the cheapest other, monthly cost [{currency}/month]",
               axis=short_axis())
