@@ -327,7 +327,7 @@ def training_costs(scenario: Resolved, run: TrainingRun) -> None:
 
 
 def checkpoints(scenario: Resolved, run: TrainingRun) -> None:
-    """The checkpoint-interval trade-off, or a note when the run has no failure model."""
+    """The checkpoint-interval trade-off, with its heading; nothing when the run has no failure model."""
     if run.job_mtbf_hours is None:
         return
     heading("Checkpoint interval", CHECKPOINT_INTRO)
