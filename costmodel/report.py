@@ -179,6 +179,18 @@ def export_html(notebook_path: Path, title: str, bundle: str | None = None) -> s
     return body
 
 
+def _prepare_export() -> None:
+    """Import nbconvert and read (or build) the Vega bundle, so the export after the notebook is quick."""
+    try:
+        import nbconvert  # noqa: F401
+        import nbformat  # noqa: F401
+        from nbconvert import HTMLExporter  # noqa: F401
+
+        vega_bundle()
+    except Exception:   # the export itself will raise whatever is wrong, with its message
+        pass
+
+
 def _kernel_manager(scratch: Path):
     """A kernel manager for a kernel of this very interpreter, over Unix sockets in ``scratch``.
 
@@ -283,9 +295,14 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         The notebook failed, or its HTML would load or run something. No ``report.html`` is
         left behind; the executed notebook, with the error in it, is kept for inspection.
     """
+    import threading
+
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    # nbconvert and the Vega bundle are made ready while the kernel runs the notebook
+    warm = threading.Thread(target=_prepare_export, daemon=True)
+    warm.start()
     start = time.perf_counter()
     path = scenario_path(scenario).resolve()
     name = report_folder(path)
@@ -316,6 +333,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
                               f"(executed notebook kept at {notebook_path})") from None
         except Exception as exc:  # kernel death, timeout, missing kernel
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
+        warm.join()
         bundle = vega_bundle()
         html = export_html(executed, model.title, bundle)
         found = unsafe_parts(html, frozenset({hashlib.sha256(bundle.encode()).hexdigest()}))
