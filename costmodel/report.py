@@ -26,6 +26,7 @@ from pathlib import Path
 from .errors import did_you_mean
 from .files import write_text_atomically
 from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR
+from .presentation.interactive import vega_bundle
 from .presentation.parameters import ParameterError
 from .scenarios import load_scenario, scenario_path
 
@@ -63,11 +64,13 @@ def _loads(value: str) -> bool:
 class _Inspector(HTMLParser):
     """Collects every part of a page that would load something or run code when it opens."""
 
-    def __init__(self) -> None:
+    def __init__(self, trusted: frozenset[str] = frozenset()) -> None:
         super().__init__(convert_charrefs=True)
         self.found: list[str] = []
         self._in_style = False
         self._in_script = False
+        self._script: list[str] = []
+        self._trusted = trusted
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         tag = tag.lower()
@@ -87,6 +90,7 @@ class _Inspector(HTMLParser):
             self.found.append("<meta http-equiv=refresh>")
         if tag == "script":
             self._in_script = True
+            self._script = []
             if names.get("src"):
                 return              # already reported as a src attribute
         self._in_style = tag == "style"
@@ -94,18 +98,22 @@ class _Inspector(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag.lower() == "style":
             self._in_style = False
-        if tag.lower() == "script":
+        if tag.lower() == "script" and self._in_script:
             self._in_script = False
+            text = "".join(self._script)
+            if hashlib.sha256(text.encode()).hexdigest() not in self._trusted and \
+                    re.search(r"\bimport\s*\(|\bfetch\s*\(|XMLHttpRequest|\.src\s*=", text):
+                self.found.append("a script that loads something")
 
     def handle_data(self, data: str) -> None:
         if self._in_style and _CSS_URL.search(data):
             match = _CSS_URL.search(data)
             self.found.append(f"CSS {data[max(0, match.start() - 20):match.end() + 40]!r}")
-        if self._in_script and re.search(r"\bimport\s*\(|\bfetch\s*\(|XMLHttpRequest|\.src\s*=", data):
-            self.found.append("a script that loads something")
+        if self._in_script:
+            self._script.append(data)
 
 
-def unsafe_parts(html: str) -> list[str]:
+def unsafe_parts(html: str, trusted_scripts: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Everything in an HTML page that would load from elsewhere or run code when it opens.
 
     The page is parsed (not searched with patterns): every URL-bearing attribute (``src``,
@@ -115,26 +123,45 @@ def unsafe_parts(html: str) -> list[str]:
     ``url()`` and ``@import``, and scripts that import or fetch. Links (``<a href>``) load nothing
     until clicked and are allowed. XML namespace declarations are names, not references.
 
+    Parameters
+    ----------
+    html
+        The page.
+    trusted_scripts
+        SHA-256 (hex) of inline scripts allowed although their code can load (the Vega bundle the
+        report embeds, :func:`vega_bundle`, whose loader is never given a URL): exactly those
+        bytes, nothing else.
+
     Returns
     -------
     list of str
         One description per part found; empty when the page is self-contained and inert.
     """
-    inspector = _Inspector()
+    inspector = _Inspector(frozenset(trusted_scripts))
     inspector.feed(html)
     inspector.close()
     return inspector.found
 
 
+def trusted_scripts() -> frozenset[str]:
+    """SHA-256 (hex) of the one script a report may embed although its code can load: the Vega bundle."""
+    return frozenset({hashlib.sha256(vega_bundle().encode()).hexdigest()})
+
+
 def external_references(html: str) -> list[str]:
-    """The parts of a page that would load something over the network (see :func:`unsafe_parts`)."""
-    return unsafe_parts(html)
+    """The parts of a page that would load something over the network (see :func:`unsafe_parts`);
+    the embedded Vega bundle (:func:`trusted_scripts`) is not one of them."""
+    return unsafe_parts(html, trusted_scripts())
 
 
 # --- running the notebook -----------------------------------------------------------------------
 
-def export_html(notebook_path: Path, title: str) -> str:
-    """Export an executed notebook to offline HTML without code cells."""
+def export_html(notebook_path: Path, title: str, bundle: str | None = None) -> str:
+    """Export an executed notebook to offline HTML without code cells.
+
+    With ``bundle`` (:func:`vega_bundle`), the page embeds it once and draws each chart
+    interactively from its inline spec, the SVG kept for print.
+    """
     import nbformat
     from nbconvert import HTMLExporter
 
@@ -148,8 +175,20 @@ def export_html(notebook_path: Path, title: str) -> str:
         exclude_output_prompt=True,
         embed_images=True,
     )
-    body, _ = exporter.from_notebook_node(notebook)
+    body, _ = exporter.from_notebook_node(notebook, resources={"costmodel_vega_bundle": bundle or ""})
     return body
+
+
+def _prepare_export() -> None:
+    """Import nbconvert and read (or build) the Vega bundle, so the export after the notebook is quick."""
+    try:
+        import nbconvert  # noqa: F401
+        import nbformat  # noqa: F401
+        from nbconvert import HTMLExporter  # noqa: F401
+
+        vega_bundle()
+    except Exception:   # the export itself will raise whatever is wrong, with its message
+        pass
 
 
 def _kernel_manager(scratch: Path):
@@ -323,9 +362,14 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         The notebook failed, or its HTML would load or run something. No ``report.html`` is
         left behind; the executed notebook, with the error in it, is kept for inspection.
     """
+    import threading
+
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    # nbconvert and the Vega bundle are made ready while the kernel runs the notebook
+    warm = threading.Thread(target=_prepare_export, daemon=True)
+    warm.start()
     start = time.perf_counter()
     path = scenario_path(scenario).resolve()
     name = report_folder(path)
@@ -350,7 +394,8 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
                 papermill.execute_notebook(
                     str(notebook), str(executed), parameters=values, kernel_name=KERNEL_NAME,
                     kernel_manager_class=_kernel_manager(Path(kernel_dir)), progress_bar=False, log_output=False,
-                    execution_timeout=timeout, cwd=kernel_dir)
+                    execution_timeout=timeout, cwd=kernel_dir,
+                    request_save_on_cell_execute=False)   # the notebook is written once, at the end, not per cell
         except PapermillExecutionError as exc:
             if executed.exists():
                 executed.replace(notebook_path)
@@ -360,8 +405,10 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
             if kernel is not None and executed.exists():
                 executed.replace(notebook_path)
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
-        html = export_html(executed, model.title)
-        found = unsafe_parts(html)
+        warm.join()
+        bundle = vega_bundle()
+        html = export_html(executed, model.title, bundle)
+        found = unsafe_parts(html, frozenset({hashlib.sha256(bundle.encode()).hexdigest()}))
         if found:
             raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
         executed.replace(notebook_path)

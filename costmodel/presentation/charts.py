@@ -21,6 +21,7 @@ from ..domain.sweep import Columns, cost_sweep
 from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, LAYER_LABELS, Comparison
 from . import format as fmt
+from . import text
 
 OPTION_COLOURS = {"own": "#1f77b4", "rent": "#ff7f0e", "api": "#2ca02c"}
 """One colour per kind of option, the same in every chart."""
@@ -45,6 +46,21 @@ COMPONENT_COLOURS = {
 
 _THEME = "costmodel"
 
+_SHORT_LABEL = ("abs(datum.value) >= 1e9 ? format(datum.value / 1e9, '~r') + ' B' : "
+                "abs(datum.value) >= 1e6 ? format(datum.value / 1e6, '~r') + ' M' : "
+                "abs(datum.value) >= 1e3 ? format(datum.value / 1e3, '~r') + ' k' : format(datum.value, '~r')")
+
+
+def short_axis(**options) -> alt.Axis:
+    """An axis of money or volume whose tick labels read as in the text: 240 M, 52.5 k (k / M / B, no unit
+    in the labels: the axis title carries it)."""
+    return alt.Axis(labelExpr=_SHORT_LABEL, **options)
+
+
+def count_axis(**options) -> alt.Axis:
+    """An axis of whole things (GPUs, servers): integer ticks only."""
+    return alt.Axis(format="d", tickMinStep=1, **options)
+
 
 @alt.theme.register(_THEME, enable=False)
 def _theme() -> alt.theme.ThemeConfig:
@@ -59,18 +75,27 @@ def _theme() -> alt.theme.ThemeConfig:
     }
 
 
+INTERACTIVE = False
+"""Whether :func:`costmodel.presentation.sections.show` draws charts with embedded Vega (``"interactive"``)."""
+
+
 def use_renderer(renderer: str = "svg") -> None:
     """Enable the costmodel theme and an Altair renderer.
 
     Parameters
     ----------
     renderer
-        ``"svg"`` draws static SVG with vl-convert (offline, what reports use);
-        ``"default"``, ``"jupyterlab"`` or ``"html"`` draw interactive charts, which
-        need Vega in the front end.
+        ``"svg"`` draws static SVG with vl-convert (offline, what reports use; the HTML
+        report makes them interactive with its embedded Vega); ``"interactive"`` draws
+        interactive charts in JupyterLab or the classic notebook with Vega embedded in the
+        output (offline; see :mod:`costmodel.presentation.interactive`); ``"default"``,
+        ``"jupyterlab"`` or ``"html"`` are Altair's own, which need Vega from the front end
+        or a CDN.
     """
+    global INTERACTIVE
     alt.theme.enable(_THEME)
-    alt.renderers.enable(renderer)
+    INTERACTIVE = renderer == "interactive"
+    alt.renderers.enable("svg" if INTERACTIVE else renderer)
     alt.data_transformers.disable_max_rows()   # charts are drawn to SVG here, not shipped as JSON to a browser
 
 
@@ -128,11 +153,11 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
     data = cost_sweep(r, sweep_volumes(r, volume_min, volume_max, points))
     data["volume_shown"] = data[Columns.volume] / scale
     currency = r.currency
-    x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=alt.Axis(tickCount=8, labelOverlap=True),
+    x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True),
               scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False))
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=x,
-        y=alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
+        y=alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{currency}/month]", axis=short_axis()),
         color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r)),
         tooltip=[alt.Tooltip("volume_shown:Q", title=unit, format=",.2f"),
                  alt.Tooltip(f"{Columns.option_label}:N", title="option"),
@@ -247,8 +272,8 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
         for o in options for v, g in zip(volumes, gpu_count(r, o, volumes))
     ])
     lines = alt.Chart(data).mark_line(interpolate="step-after", strokeWidth=2).encode(
-        x=alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=alt.Axis(tickCount=8, labelOverlap=True)),
-        y=alt.Y(f"{Columns.gpu_count}:Q", title="GPUs [GPU]"),
+        x=alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True)),
+        y=alt.Y(f"{Columns.gpu_count}:Q", title="GPUs [GPU]", axis=count_axis()),
         color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, options)),
     )
     layers = [lines]
@@ -259,13 +284,12 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
     if not limits.empty:
         layers.append(alt.Chart(limits).mark_rule(strokeDash=[4, 3], color="#666666").encode(
             x="volume_shown:Q", tooltip=["label:N"]))
-        layers.append(alt.Chart(limits).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6,
-                                                  fontSize=11).encode(
-            x="volume_shown:Q", y=alt.datum(float(data[Columns.gpu_count].max())), text="label:N"))
+    # the rules are named in the subtitle, not along the rules, where the names would cross the steps
+    subtitle = ["Counts step in whole replicas (rental) and whole servers (own cluster)"]
+    if not limits.empty:
+        subtitle.append("Dashed rules: where the configured GPUs run out: " + "; ".join(limits["label"]))
     return alt.layer(*layers).properties(
-        width=640, height=320,
-        title=alt.TitleParams("GPUs needed against volume", subtitle="Counts step in whole replicas (rental) "
-                              "and whole servers (own cluster); dashed rules mark where the configured GPUs run out"),
+        width=640, height=320, title=alt.TitleParams("GPUs needed against volume", subtitle=subtitle),
     )
 
 
@@ -360,9 +384,9 @@ def _stacked_bars(table: pd.DataFrame, options: list[str], y_title: str, unit: s
     palette = [COMPONENT_COLOURS.get(c, "#7f7f7f") for c in present]
     return alt.Chart(data).mark_bar().encode(
         x=alt.X(f"{Columns.option_label}:N", title=None, sort=options, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y(f"sum({Columns.cost}):Q", title=y_title, axis=alt.Axis(format=",.0f")),
+        y=alt.Y(f"sum({Columns.cost}):Q", title=y_title, axis=short_axis()),
         color=alt.Color(f"{Columns.component}:N", title="Component", scale=alt.Scale(domain=present, range=palette)),
-        order=alt.Order(f"{Columns.component}:N"),
+        order=alt.Order(f"{Columns.component}:O"),
         tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.component}:N", title="component"),
                  alt.Tooltip(f"{Columns.cost}:Q", title=unit, format=",.2f")],
@@ -383,7 +407,7 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
                          for o in flows.flows for m, c in zip(flows.months, flows.cumulative(o))])
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=alt.X("month:Q", title="Month after the decision [month]"),
-        y=alt.Y("cumulative:Q", title=f"Cumulative cost [{currency}]", axis=alt.Axis(format=",.0f")),
+        y=alt.Y("cumulative:Q", title=f"Cumulative cost [{currency}]", axis=short_axis()),
         color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(flows.flows))),
         tooltip=["month:Q", f"{Columns.option_label}:N", alt.Tooltip("cumulative:Q", format=",.0f")],
     )
@@ -393,8 +417,10 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
                               "label": f"payback: month {result.payback_month}",
                               "y": float(flows.cumulative("own")[result.payback_month])}])
         layers += [alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x="month:Q"),
-                   alt.Chart(mark).mark_text(align="left", dx=5, dy=-8, fontSize=11).encode(
-                       x="month:Q", y="y:Q", text="label:N")]
+                   # on the side of the rule with room for it, so it stays inside the chart
+                   alt.Chart(mark).mark_text(**({"align": "left", "dx": 5} if result.payback_month
+                                                < len(flows.months) / 2 else {"align": "right", "dx": -5}),
+                                             dy=-8, fontSize=11).encode(x="month:Q", y="y:Q", text="label:N")]
         subtitle = f"Payback against {r.label(result.payback_against)} in month {result.payback_month}"
     else:
         subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
@@ -418,19 +444,19 @@ def own_cost_lines(scenario) -> alt.HConcatChart:
     capex_frame = pd.DataFrame({"line": list(capex), "cost": list(capex.values())})
     left = alt.Chart(capex_frame).mark_bar(color="#1f77b4").encode(
         y=alt.Y("line:N", title=None, sort="-x"),
-        x=alt.X("cost:Q", title=f"Capex [{currency}]", axis=alt.Axis(format=",.0f")),
+        x=alt.X("cost:Q", title=f"Capex [{currency}]", axis=short_axis()),
         tooltip=["line:N", alt.Tooltip("cost:Q", format=",.0f")],
     ).properties(width=300, height=30 * len(capex), title=alt.TitleParams(
         "Capex by line", subtitle=f"total {sum(capex.values()):,.0f} {currency}"))
     right = alt.Chart(pd.DataFrame({"line": list(running), "cost": list(running.values())})).mark_bar(
         color="#ff7f0e").encode(
         y=alt.Y("line:N", title=None, sort="-x"),
-        x=alt.X("cost:Q", title=f"Running cost [{currency}/month]", axis=alt.Axis(format=",.0f")),
+        x=alt.X("cost:Q", title=f"Running cost [{currency}/month]", axis=short_axis()),
         tooltip=["line:N", alt.Tooltip("cost:Q", format=",.0f")],
     ).properties(width=300, height=30 * len(running), title=alt.TitleParams(
         "Monthly running cost by line", subtitle=f"at {fmt.volume(r.workload.kind, r.volume)}, "
                                                  f"total {sum(running.values()):,.0f} {currency}/month"))
-    return alt.hconcat(left, right).resolve_scale(color="independent")
+    return alt.hconcat(left, right)
 
 
 def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
@@ -478,16 +504,18 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     r = as_resolved(scenario)
     currency = r.currency
     rows = []
+    names = {b.path: text.input_title(r, b.path) for b in bars}     # the schema's titles, not paths
     for b in bars:
         for end, value, metric in (("low", b.low, b.low_metric), ("high", b.high, b.high_metric)):
-            rows.append({"input": b.path, "end": f"{end} ({value:,.4g})", "side": end, "base": b.base_metric,
-                         "metric": metric,
-                         "note": "" if b.break_even is None else f"break-even at {b.break_even:,.6g}"})
+            rows.append({"input": names[b.path], "end": f"{end} ({text.input_value(r, b.path, value)})", "side": end,
+                         "base": b.base_metric, "metric": metric,
+                         "note": "" if b.break_even is None
+                         else f"break-even at {text.input_value(r, b.path, b.break_even)}"})
     data = pd.DataFrame(rows)
-    order = [b.path for b in bars]
+    order = [names[b.path] for b in bars]
     base = bars[0].base_metric if bars else 0.0
     x = alt.X("metric:Q", title=f"{r.label(option)} minus the cheapest other, monthly cost [{currency}/month]",
-              axis=alt.Axis(format=",.0f"))
+              axis=short_axis())
     span = alt.Chart(data).mark_bar(height=16).encode(
         y=alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=320)),
         x=x, x2="base:Q",
@@ -517,7 +545,7 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
     data = pd.DataFrame({"from": edges[:-1], "to": edges[1:], "share": counts / savings.size * 100})
     bars = alt.Chart(data).mark_bar(color=OPTION_COLOURS[r.options[result.option].kind]).encode(
         x=alt.X("from:Q", title=f"Monthly saving of {r.label(result.option)} [{currency}/month]",
-                axis=alt.Axis(format=",.0f")),
+                axis=short_axis()),
         x2="to:Q", y=alt.Y("share:Q", title="Share of samples [%]"), y2=alt.datum(0),
         tooltip=[alt.Tooltip("from:Q", format=",.0f"), alt.Tooltip("to:Q", format=",.0f"),
                  alt.Tooltip("share:Q", format=".2f")])
@@ -543,21 +571,27 @@ def win_probability_bars(scenario, result) -> alt.Chart:
         "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples"))
 
 
-def demand_week(scenario, series: np.ndarray) -> alt.Chart:
-    """The hourly demand of the busiest week of the year. [GPU]"""
-    weeks = len(series) // 168
-    start = int(np.argmax([series[w * 168:(w + 1) * 168].sum() for w in range(weeks)])) * 168
-    data = pd.DataFrame({"hour": np.arange(168), "gpus": series[start:start + 168]})
-    return alt.Chart(data).mark_area(line=True, opacity=0.5, interpolate="step-after").encode(
-        x=alt.X("hour:Q", title=f"Hour of the busiest week (from hour {start:,} of the year)",
-                scale=alt.Scale(domain=[0, 168]), axis=alt.Axis(values=list(range(0, 169, 24)))),
-        y=alt.Y("gpus:Q", title="GPUs busy [GPU]"),
-        tooltip=[alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
-    ).properties(width=640, height=200, title=alt.TitleParams(
-        "Demand hour by hour", subtitle=f"{as_resolved(scenario).demand.profile.kind} profile; over the year: mean "
-                                        f"{series.mean():,.2f} "
-                                        f"GPUs, peak {series.max():,.2f}; this week's peak "
-                                        f"{series[start:start + 168].max():,.2f}"))
+def demand_week(scenario, series: np.ndarray) -> alt.LayerChart:
+    """The demand over the year, day by day: each day's range (lowest to highest hour) and its mean. [GPU]
+
+    A campaign profile is flat within a busy week; the year shows the campaigns, the quiet
+    days and the daily swing the mix has to follow.
+    """
+    days = max(len(series) // 24, 1)
+    daily = np.asarray(series[:days * 24], dtype=float).reshape(days, 24)
+    data = pd.DataFrame({"day": np.arange(1, days + 1), "low": daily.min(axis=1), "high": daily.max(axis=1),
+                         "mean": daily.mean(axis=1)})
+    x = alt.X("day:Q", title="Day of the year", scale=alt.Scale(domain=[1, days], nice=False),
+              axis=count_axis(tickCount=12))
+    band = alt.Chart(data).mark_area(opacity=0.35, color="#1f77b4").encode(
+        x=x, y=alt.Y("low:Q", title="GPUs busy [GPU]"), y2="high:Q",
+        tooltip=[alt.Tooltip("day:Q"), alt.Tooltip("low:Q", title="lowest hour", format=",.2f"),
+                 alt.Tooltip("mean:Q", format=",.2f"), alt.Tooltip("high:Q", title="highest hour", format=",.2f")])
+    line = alt.Chart(data).mark_line(color="#1f77b4", strokeWidth=1.5).encode(x=x, y="mean:Q")
+    return alt.layer(band, line).properties(width=640, height=220, title=alt.TitleParams(
+        "Demand over the year, day by day",
+        subtitle=f"{as_resolved(scenario).demand.profile.kind} profile; band: each day's lowest to highest hour, "
+                 f"line: its mean; over the year mean {series.mean():,.2f} GPUs, peak {series.max():,.2f}"))
 
 
 _LAYER_PALETTE = {"Owned": "#1f77b4", "Reserved": "#9467bd", "Rented 24/7": "#8c564b", "Spot": "#2ca02c",
@@ -673,19 +707,19 @@ def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
                       "label": f"{LAYER_LABELS[kind]}: {best:,} GPUs", "dy": -14 - 14 * len(marks)})
     data = pd.concat(frames, ignore_index=True)
     lines = alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("level:Q", title="GPUs held (owned or reserved) [GPU]"),
-        y=alt.Y("cost:Q", title=f"Monthly cost of the mix [{currency}/month]", axis=alt.Axis(format=",.0f"),
+        x=alt.X("level:Q", title="GPUs held (owned or reserved) [GPU]", axis=count_axis()),
+        y=alt.Y("cost:Q", title=f"Monthly cost of the mix [{currency}/month]", axis=short_axis(),
                 scale=alt.Scale(zero=False)),
         color=alt.Color("kind:N", title="Held as"),
         tooltip=["kind:N", "level:Q", alt.Tooltip("cost:Q", format=",.0f")])
     frame = pd.DataFrame(marks)
     best = alt.Chart(frame).mark_point(size=140, shape="diamond", filled=True, color="#d62728").encode(
         x="level:Q", y="cost:Q", tooltip=["label:N"])
-    texts = [alt.Chart(frame.iloc[[i]]).mark_text(dy=int(frame["dy"].iloc[i]), align="left", fontSize=11,
-                                                  color="#d62728").encode(x="level:Q", y="cost:Q", text="label:N")
-             for i in range(len(frame))]
-    return alt.layer(lines, best, *texts).properties(width=560, height=280, title=alt.TitleParams(
-        "Cost against the level held", subtitle="The rest served at its cheapest; red: the optimum"))
+    optimum = "; ".join(f"{m['label']} ({fmt.money(m['cost'], currency)}/month)" for m in marks)
+    # the optima are named in the subtitle, not beside the points, where they would cross the lines
+    return alt.layer(lines, best).properties(width=560, height=280, title=alt.TitleParams(
+        "Cost against the level held", subtitle=["The rest served at its cheapest; red diamonds: the optimum",
+                                                 optimum]))
 
 
 def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
@@ -798,11 +832,11 @@ def energy_bars(scenario, result) -> alt.HConcatChart:
         y=alt.Y("sum(kg):Q", title="Emissions [kg CO2e/month]", axis=alt.Axis(format=",.0f")),
         color=alt.Color("part:N", title="Emissions", scale=alt.Scale(
             domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts])),
-        order=alt.Order("part:N", sort="descending"),
+        order=alt.Order("part:O", sort="descending"),
         tooltip=[alt.Tooltip("option:N"), alt.Tooltip("part:N"), alt.Tooltip("kg:Q", format=",.0f")],
     ).properties(width=260, height=260, title=alt.TitleParams("Emissions, location-based",
                                                               subtitle="kg CO2e a month"))
-    return alt.hconcat(left, right)
+    return alt.hconcat(left, right).resolve_scale(color="independent")
 
 
 def describe_energy_chart(result) -> str:

@@ -121,21 +121,37 @@ def volume_display(kind: str) -> tuple[float, str]:
 def volume(kind: str, value: float | None) -> str:
     """A volume as text in its display unit; None reads "never".
 
-    Millions of tokens per day show two decimals; GPU-hours per month show none.
+    Millions of tokens per day show two decimals; GPU-hours per month show none, and from a
+    million on read in M / B to 3 significant figures.
 
     Examples
     --------
     >>> volume("tokens", 34_013_307)
     '34.01 M tokens/day'
+    >>> volume("gpu_hours", 3_464_525)
+    '3.46 M GPU-hours/month'
     >>> volume("gpu_hours", None)
     'never'
     """
     if value is None:
         return "never"
     scale, unit = volume_display(kind)
+    if scale == 1 and abs(value) >= 999_500:
+        return f"{short(value)} {unit}"
     return f"{amount(value / scale, 2 if scale > 1 else 0)} {unit}"
 
 
 def rate_per_year(x: float) -> str:
     """A yearly rate as a percentage a year: ``0.08`` reads ``8.0 %/year``."""
     return f"{share(x)}/year"
+
+
+def count(x: float, unit: str) -> str:
+    """A count of things with its unit, a whole number with thousands separators: ``24 GPUs``.
+
+    Examples
+    --------
+    >>> count(8192, "GPUs")
+    '8,192 GPUs'
+    """
+    return f"{int(round(float(x))):,} {unit}"

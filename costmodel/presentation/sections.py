@@ -23,21 +23,72 @@ from . import charts, tables, text
 from . import format as fmt
 from .safe import markdown as md
 
+_EMBEDDED = 0
+"""Charts drawn with embedded Vega in this kernel; the first carries the Vega bundle."""
+
 
 def show(chart: alt.TopLevelMixin, description: str) -> None:
     """Display a chart with a text description for readers who cannot see it.
 
     With the ``svg`` renderer the SVG is displayed with ``description`` as its alt text
-    (nbconvert writes it into the report's ``<img alt=...>``, escaped); other renderers
-    display the chart as they would.
+    (nbconvert writes it into the report's ``<img alt=...>``, escaped), followed by the chart's
+    Vega-Lite spec as inline JSON (``<script type="application/json">``): the HTML report's one
+    embedded copy of Vega turns each into an interactive chart (tooltips, pan and zoom) with no
+    network, and the SVG stays for print and where scripts do not run. Other renderers display
+    the chart as they would.
     """
+    if charts.INTERACTIVE:
+        global _EMBEDDED
+        from .interactive import embed_html
+
+        _EMBEDDED += 1
+        spec = interactive_spec(chart)
+        spec = spec[spec.index(">") + 1:-len("</script>")]
+        display(HTML(embed_html(spec, f"costmodel-chart-{_EMBEDDED}", with_bundle=_EMBEDDED == 1)))
+        return
     if alt.renderers.active != "svg":
         display(chart)
         return
-    svg = chart._repr_mimebundle_()
-    svg = svg[0] if isinstance(svg, tuple) else svg
-    display({"image/svg+xml": svg["image/svg+xml"], "text/plain": description}, raw=True,
+    import vl_convert
+    from altair.utils._importers import vl_version_for_vl_convert
+
+    # one unvalidated spec for the SVG and the live view: the charts are this package's own code,
+    # which the tests render; the pan-and-zoom parameter does not change the static drawing
+    spec = interactive_dict(chart)
+    svg = vl_convert.vegalite_to_svg(spec, vl_version=vl_version_for_vl_convert())
+    display({"image/svg+xml": svg, "text/plain": description}, raw=True,
             metadata={"image/svg+xml": {"alt": description}})
+    display(HTML(spec_script(spec)))
+
+
+def interactive_dict(chart: alt.TopLevelMixin) -> dict:
+    """The chart's Vega-Lite spec with pan and zoom along x where its x axis is continuous.
+
+    Bars (a nominal x) and concatenated charts keep their spec as it is (tooltips only).
+    """
+    spec = chart.to_dict(validate=False)
+    target = spec["layer"][0] if "layer" in spec and spec["layer"] else spec
+    layers = spec.get("layer", [spec])
+    continuous = all(layer.get("encoding", {}).get("x", {}).get("type") in ("quantitative", "temporal")
+                     for layer in layers if "encoding" in layer)
+    if continuous and "mark" in target:
+        target.setdefault("params", []).append(
+            {"name": "costmodel_zoom", "select": {"type": "interval", "encodings": ["x"]}, "bind": "scales"})
+    return spec
+
+
+def spec_script(spec: dict) -> str:
+    """A Vega-Lite spec as an inline JSON script; ``<`` is written ``\\u003c`` so no text in it can
+    close the script element."""
+    import json
+
+    text = json.dumps(spec, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    return f'<script type="application/json" class="costmodel-vega-spec">{text}</script>'
+
+
+def interactive_spec(chart: alt.TopLevelMixin) -> str:
+    """The chart's Vega-Lite spec, pannable and zoomable where it can be, as an inline JSON script."""
+    return spec_script(interactive_dict(chart))
 
 
 def table(frame) -> None:
@@ -45,9 +96,70 @@ def table(frame) -> None:
     display(HTML(frame.to_html(index=False, escape=True)))
 
 
+# Headings' introductions of the sections that may be empty: each is shown only with its content
+HORIZON_INTRO = (
+    "Cash basis: capex is paid when the hardware is bought, running costs and rental as they arise, and the "
+    "hardware's resale value comes back in the last month, so capex is never counted twice. The present "
+    "value discounts each month at the scenario's cost of capital.")
+
+MIX_INTRO = (
+    "Demand hour by hour, its load-duration curve, and the cheapest split between owned, reserved, spot and "
+    "on-demand capacity (screening curves: each further GPU goes to the kind that serves its busy share of "
+    "hours most cheaply).")
+
+UNCERTAINTY_INTRO = (
+    "The decision metric is the tracked option's monthly cost minus the cheapest other option's, at the "
+    "scenario's volume; below zero the tracked option wins. Monte Carlo samples all uncertain inputs "
+    "together, in one vectorised call through the same calculator.")
+
+SERVING_INTRO = (
+    "For a served model: the latency target (or, with none, maximum throughput as measured), the operating "
+    "point on the throughput–interactivity curve that meets it and its source, GPUs and servers per replica, "
+    "each option's replicas, prefill and decode pools and spares, and the cost per million output tokens.")
+
+CHECKPOINT_INTRO = (
+    "Save often and pay in write time; save rarely and lose more work per failure. The curve is Daly's "
+    "(2006) expected share of wall-clock time lost; the marks are Young's (1974) and Daly's optimum "
+    "intervals.")
+
+
+_ANALYSIS: dict[int, tuple] = {}
+"""Tornado and Monte Carlo of a resolved scenario, computed once for the summary and reused by
+:func:`uncertainty` (keyed by the resolved scenario's id, which the notebook keeps alive)."""
+
+
+def _uncertainty_analysis(r: Resolved):
+    if r.uncertainty is None:
+        return None, None
+    key = id(r)
+    if key not in _ANALYSIS or _ANALYSIS[key][0] is not r:
+        _ANALYSIS[key] = (r, tornado(r), monte_carlo(r))
+    return _ANALYSIS[key][1], _ANALYSIS[key][2]
+
+
+def executive_summary(scenario: Resolved, comparison: Comparison) -> None:
+    """The report's first section: one verdict, its margin, the break-even and inputs that matter, caveats."""
+    r = as_resolved(scenario)
+    bars, result = _uncertainty_analysis(r) if comparison.training is None else (None, None)
+    display(Markdown(text.executive_summary(r, comparison, bars, result)))
+
+
+def stamp(scenario: Resolved, scenario_file: str | None = None) -> None:
+    """The report's foot: package version, catalog snapshot date, scenario file hash, render time."""
+    from ..scenarios import scenario_path
+
+    path = scenario_path(scenario_file) if scenario_file is not None else None
+    display(Markdown(text.stamp(as_resolved(scenario), path)))
+
+
+def heading(title: str, intro: str = "") -> None:
+    """A section heading (and its introduction), displayed only by sections that have content."""
+    display(Markdown(f"## {title}" + (f"\n\n{intro}" if intro else "")))
+
+
 def headline(scenario: Resolved, comparison: Comparison) -> None:
-    """The answer at the top of a break-even report."""
-    display(Markdown(text.headline(scenario, comparison)))
+    """The answer at the scenario's volume (the verdict itself is the executive summary's, above it)."""
+    display(Markdown(text.headline(scenario, comparison, verdict=False)))
 
 
 def cost_against_volume(scenario: Resolved, comparison: Comparison, volume_min: float, volume_max: float,
@@ -72,8 +184,8 @@ def horizon(scenario: Resolved) -> None:
     """The own cluster over the horizon: figures, cumulative cost, cost lines, cost per used GPU-hour."""
     r = as_resolved(scenario)
     if r.finance is None or "own" not in r.options:
-        display(Markdown("This scenario has no finance block (or no own option): no horizon view."))
         return
+    heading("Own cluster over the horizon", HORIZON_INTRO)
     flows = cash_flows(r)
     result = own_finance(r, flows)
     display(Markdown(text.describe_finance(r, result)))
@@ -99,8 +211,8 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
     r = as_resolved(scenario)
     result = (comparison or compare(r)).mix
     if result is None:
-        display(Markdown("This scenario has no demand profile (no `demand` block): costs use the average only."))
         return
+    heading("Steady or bursty: the cheapest mix", MIX_INTRO)
     series, mix = result.demand, result.mix
     display(Markdown(text.describe_mix(result, r.currency)))
     if r.demand.job_log is not None and (r.demand.job_log.skipped or r.demand.job_log.running):
@@ -110,7 +222,8 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
             notes.append(f"{log.running:,} jobs still running, counted up to {log.until}")
         display(Markdown("Job log: " + md("; ".join(notes)) + "."))
     show(charts.demand_week(r, series),
-         f"Area chart of GPUs busy in the busiest week; mean {series.mean():,.2f}, peak {series.max():,.2f}.")
+         f"Band chart of GPUs busy day by day over the year (each day's lowest to highest hour, and its mean); "
+         f"mean {series.mean():,.2f}, peak {series.max():,.2f}.")
     show(charts.load_duration_layers(r, series, mix),
          "Load-duration curve with the cheapest mix stacked under it: " + ", ".join(
              f"{v} {LAYER_LABELS[k].lower()}" for k, v in mix.gpus.items() if v) + " GPUs.")
@@ -125,14 +238,14 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
     table(tables.mix_table(mix, r.currency))
 
 
-def uncertainty(scenario: Resolved) -> None:
-    """Monte Carlo, tornado and Sobol indices of the decision metric."""
+def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
+    """Monte Carlo, tornado and (when asked: ``sobol=True``) Sobol indices of the decision metric."""
     r = as_resolved(scenario)
     if r.uncertainty is None:
-        display(Markdown("This scenario declares no uncertain inputs (no `uncertainty` block)."))
         return
+    heading("Which inputs decide it, and how sure are we", UNCERTAINTY_INTRO)
     currency = r.currency
-    result = monte_carlo(r)
+    bars, result = _uncertainty_analysis(r)
     option = r.label(result.option)
     saves = float(np.mean(result.savings > 0))
     p10, p50, p90 = np.percentile(result.savings, [10, 50, 90])
@@ -150,19 +263,20 @@ def uncertainty(scenario: Resolved) -> None:
              f"{r.label(o)} {fmt.share(p)}" for o, p in result.win_probability().items()))
     show(charts.savings_histogram(r, result),
          f"Histogram of {option}'s monthly saving; it saves money in {fmt.share(saves)} of samples.")
-    bars = tornado(r)
     display(Markdown("### One input at a time\n\nEach input at its low and high value (its 10th and 90th "
                      "percentile, or the range given), the others as in the scenario."))
     show(charts.tornado_chart(r, bars, result.option),
-         "Tornado of the decision metric; widest swing: " + (bars[0].path if bars else "none"))
-    table(tables.tornado_table(bars))
+         "Tornado of the decision metric; widest swing: " + (text.input_title(r, bars[0].path) if bars else "none"))
+    table(tables.tornado_table(bars, r))
+    if not sobol:
+        return
     indices = sobol_indices(r)
     display(Markdown("### Global sensitivity (Sobol indices, SALib)\n\nS1: share of the metric's variance due to "
                      "the input alone; ST: including its interactions with the others."))
     if indices is None:
         display(Markdown("No input has a distribution SALib can sample."))
         return
-    table(tables.sobol_table(indices))
+    table(tables.sobol_table(indices, r))
     if not indices.defined:
         display(Markdown("The metric does not vary over the samples, so no index is defined."))
     if indices.left_out:
@@ -176,8 +290,8 @@ def serving(scenario: Resolved, comparison: Comparison | None = None) -> None:
     r = as_resolved(scenario)
     c = comparison or compare(r)
     if c.serving is None:
-        display(Markdown("This workload serves no named model (no `serving` block): no serving plan."))
         return
+    heading("Serving at a latency target", SERVING_INTRO)
     display(Markdown(text.describe_serving(c)))
     table(tables.serving_table(c))
     chart = charts.serving_curve(c)
@@ -222,10 +336,10 @@ def training_costs(scenario: Resolved, run: TrainingRun) -> None:
 
 
 def checkpoints(scenario: Resolved, run: TrainingRun) -> None:
-    """The checkpoint-interval trade-off, or a note when the run has no failure model."""
+    """The checkpoint-interval trade-off, with its heading; nothing when the run has no failure model."""
     if run.job_mtbf_hours is None:
-        display(Markdown("No failure model in this scenario (workload.goodput): the run is taken to lose no time."))
         return
+    heading("Checkpoint interval", CHECKPOINT_INTRO)
     show(charts.checkpoint_tradeoff(scenario, run),
          f"Curve of time lost against checkpoint interval; job MTBF {fmt.amount(run.job_mtbf_hours)} h; the interval "
          f"used, {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min, loses {fmt.share(1 - run.goodput)}.")
@@ -250,8 +364,11 @@ def energy_carbon(scenario: Resolved, comparison: Comparison | None = None, run:
 def claims(comparison: Comparison) -> None:
     """The figures the scenario's source states, each confirmed or contradicted, and what would make it hold."""
     if not comparison.claims:
-        display(Markdown("The scenario states no figures to check (no `claims` block)."))
         return
+    heading("Stated figures checked",
+            "What the scenario's source document states (its `claims` block), against the model's figure: "
+            "confirmed within the stated tolerance or contradicted, and for a contradicted one, the single inputs "
+            "that, changed alone, would make it hold.")
     lines = []
     for claim in comparison.claims:
         verdict = "**confirmed**" if claim.confirmed else "**contradicted**"

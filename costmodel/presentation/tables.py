@@ -352,31 +352,46 @@ def percentile_table(scenario: Scenario | Resolved, result: MonteCarlo) -> pd.Da
     return pd.DataFrame(rows)
 
 
-def tornado_table(bars: list[TornadoBar]) -> pd.DataFrame:
-    """The tornado's numbers, with break-even values or "never in [low, high]", as text."""
+def tornado_table(bars: list[TornadoBar], scenario: Scenario | Resolved | None = None) -> pd.DataFrame:
+    """The tornado's numbers, widest swing first, with break-even values or "never between low and high".
+
+    With ``scenario``, inputs read by their schema title and values carry their unit (k/M/B).
+    """
     import pandas as pd
 
+    from .text import input_title, input_value
+
+    def name(path):
+        return path if scenario is None else input_title(scenario, path)
+
+    def value(path, x):
+        return fmt.significant(x, 3) if scenario is None else input_value(scenario, path, x)
+
+    currency = "" if scenario is None else f" [{as_resolved(scenario).currency}/month]"
     return pd.DataFrame([{
-        "input": b.path, "as given": fmt.significant(b.base, 6), "low": fmt.significant(b.low, 6),
-        "high": fmt.significant(b.high, 6), "metric at low": fmt.amount(b.low_metric, 0),
-        "metric at high": fmt.amount(b.high_metric, 0), "swing": fmt.amount(b.swing, 0),
-        "break-even": fmt.significant(b.break_even, 6) if b.break_even is not None
-        else f"never in [{fmt.significant(b.low, 6)}, {fmt.significant(b.high, 6)}]",
-    } for b in bars])
+        "input": name(b.path), "as given": value(b.path, b.base), "low": value(b.path, b.low),
+        "high": value(b.path, b.high), f"saving at low{currency}": fmt.short(-b.low_metric),
+        f"saving at high{currency}": fmt.short(-b.high_metric), f"swing{currency}": fmt.short(b.swing),
+        "break-even": value(b.path, b.break_even) if b.break_even is not None
+        else f"never between {value(b.path, b.low)} and {value(b.path, b.high)}",
+    } for b in sorted(bars, key=lambda b: b.swing, reverse=True)])
 
 
-def sobol_table(indices: SobolIndices) -> pd.DataFrame:
-    """First-order and total Sobol indices with their confidence, as text; "not defined" where none exists."""
+def sobol_table(indices: SobolIndices, scenario: Scenario | Resolved | None = None) -> pd.DataFrame:
+    """First-order and total Sobol indices with their 95 % confidence, largest total first, as text."""
     import pandas as pd
 
-    def shown(x):
-        return "not defined" if x is None else f"{x:.3f}"
+    from .text import input_title
 
-    return pd.DataFrame({"input": list(indices.inputs),
-                         "S1": [shown(x) for x in indices.first_order],
-                         "S1_conf": [shown(x) for x in indices.first_order_conf],
-                         "ST": [shown(x) for x in indices.total],
-                         "ST_conf": [shown(x) for x in indices.total_conf]})
+    def shown(x, conf):
+        return "not defined" if x is None else f"{x:.2f} ± {conf:.2f}" if conf is not None else f"{x:.2f}"
+
+    rows = [{"input": path if scenario is None else input_title(scenario, path),
+             "alone (S1, ± 95 % confidence)": shown(s1, c1), "with interactions (ST, ± 95 % confidence)": shown(st, ct),
+             "_order": -(st or 0.0)}
+            for path, s1, c1, st, ct in zip(indices.inputs, indices.first_order, indices.first_order_conf,
+                                             indices.total, indices.total_conf)]
+    return pd.DataFrame(sorted(rows, key=lambda row: row["_order"])).drop(columns="_order")
 
 
 def energy_table(result: EnergyResult) -> pd.DataFrame:

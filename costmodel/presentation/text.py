@@ -294,8 +294,9 @@ def serving_sentence(scenario: Scenario | Resolved) -> str:
             f"{fmt.share(float(c.sizing_utilisation), 0)} of throughput on average. Source: {md(c.source)}.")
 
 
-def headline(scenario: Scenario | Resolved, comparison: Comparison) -> str:
-    """The answer in a few Markdown sentences.
+def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: bool = True) -> str:
+    """The answer in a few Markdown sentences (``verdict``: open with the reconciled verdict sentence;
+    the report leaves it to its executive summary, which states it already).
 
     The cheapest option and its margin at the scenario's volume; the cheapest option
     over each part of the searched range; each pair's break-even, and whether the
@@ -312,7 +313,7 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison) -> str:
         f"**{md(r.title)}**",
         "",
         *([f"_{md(r.scenario.description)}_", ""] if r.scenario.description.strip() else []),
-        *([f"**Verdict:** {md(verdict_sentence(c))}", ""] if verdict_sentence(c) else []),
+        *([f"**Verdict:** {md(verdict_sentence(c))}", ""] if verdict and verdict_sentence(c) else []),
         f"At **{fmt.volume(kind, c.volume)}** the cheapest option is **{md(label(c.cheapest))}** at "
         f"**{fmt.amount(cheapest.monthly_cost, 0)} {cur}/month**, {fmt.amount(c.margin, 0)} {cur}/month below "
         f"{md(label(c.runner_up))}.",
@@ -611,3 +612,219 @@ def claims_text(comparison: Comparison) -> str:
             lines += [f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)} {c.unit} instead of "
                       f"{fmt.significant(c.current, 4)}" for c in claim.would_hold]
     return "\n".join(lines)
+
+
+# --- the executive summary (issue 17): one verdict a reviewer reads first ----------------------------
+
+def input_label(scenario: Scenario | Resolved, path: str) -> str:
+    """A reviewer's name for an input path: the schema's title and unit, e.g. "PUE [-]".
+
+    Falls back to the path's last part with spaces for a path the schema does not list.
+    """
+    labels = _input_labels(as_resolved(scenario))
+    if path in labels:
+        return labels[path]
+    return path.rsplit(".", 1)[-1].replace("_", " ")
+
+
+def input_title(scenario: Scenario | Resolved, path: str) -> str:
+    """:func:`input_label` without the unit, for a value that states its own."""
+    label = input_label(scenario, path)
+    return label[:label.rfind(" [")] if label.endswith("]") else label
+
+
+def _input_labels(r: Resolved) -> dict[str, str]:
+    from ..schema.inputs import input_fields
+
+    labels = {}
+    for found in input_fields(r.scenario, r.catalog):
+        option = found.path.split(".")[1] if found.path.startswith("options.") else None
+        where = f"{r.label(option)}: " if option in r.options else ""
+        unit = f" [{found.unit}]" if found.unit and found.unit != "-" else ""
+        labels[found.path] = f"{where}{found.title}{unit}"
+    return labels
+
+
+def input_value(scenario: Scenario | Resolved, path: str, value: float) -> str:
+    """An input's value with its unit, 3 significant figures, money in k/M/B."""
+    r = as_resolved(scenario)
+    label = input_label(r, path)
+    unit = label[label.rfind("[") + 1:-1] if label.endswith("]") else ""
+    if unit in ("", "-"):
+        return fmt.short(value)
+    if unit in ("1/year", "-/year"):
+        return fmt.rate_per_year(value)
+    return f"{fmt.short(value)} {unit}"
+
+
+def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bars=None, monte_carlo=None) -> str:
+    """The report's first paragraph, in Markdown: one verdict and what it rests on.
+
+    The decision measure named; the verdict and its margin; where the monthly view and the
+    horizon's present value disagree, one sentence why with both figures; the break-even that
+    matters most and how far the scenario sits from it; the three inputs that move the answer
+    most (``bars``, from :func:`costmodel.domain.uncertainty.tornado`); the probability that the
+    tracked option is the cheapest (``monte_carlo``); the caveats. A training run names the
+    cheapest option for the run.
+    """
+    r = as_resolved(scenario)
+    c = getattr(comparison, "comparison", None) or comparison     # the domain result or the output document
+    if c.training is not None:
+        return _training_summary(r, c)
+    cur, label, kind = c.currency, c.label, c.workload_kind
+    money = lambda x: fmt.money(x, cur)   # noqa: E731
+    monthly = {o: res.monthly_cost for o, res in c.options.items()}
+    lines = ["## Summary", "", f"**{md(r.title)}**", ""]
+    f, mix = c.finance, c.mix
+    at = fmt.volume(kind, c.volume)
+    monthly_words = (f"at {at}, {md(label(c.cheapest))} costs {money(monthly[c.cheapest])}/month against "
+                     f"{money(monthly[c.runner_up])}/month for {md(label(c.runner_up))}")
+    if f is not None:
+        ranked = sorted(f.npv_by_option, key=f.npv_by_option.get)
+        best, second = ranked[0], ranked[1] if len(ranked) > 1 else ranked[0]
+        gap = f.npv_by_option[second] - f.npv_by_option[best]
+        lines.append(f"**Verdict: {md(label(best))}.** Decision measure: the present value of costs over "
+                     f"{f.horizon_months} months (cash basis, {fmt.rate_per_year(f.discount_rate_per_year)} cost of "
+                     f"capital). {md(label(best))} costs **{money(f.npv_by_option[best])}** against "
+                     f"{money(f.npv_by_option[second])} for {md(label(second))}: **{money(gap)} less** "
+                     f"({fmt.share(gap / f.npv_by_option[second])}).")
+        lines.append("")
+        if best != c.cheapest:
+            lines.append(f"**Why the monthly view differs:** {monthly_words}, {money(c.margin)}/month less, because "
+                         "it spreads capex straight-line with no cost of capital; over the horizon the capex is paid "
+                         f"up front and carries {fmt.rate_per_year(f.discount_rate_per_year)}, so on present value "
+                         f"{md(label(best))} wins by {money(gap)}.")
+        else:
+            lines.append(f"**The monthly view agrees:** {monthly_words}, {money(c.margin)}/month less.")
+        lines.append("")
+    elif mix is not None:
+        m = mix.mix
+        bands = ", ".join(f"{n:,} {LAYER_LABELS[k].lower()}" for k, n in m.gpus.items() if n) or "no"
+        savings = m.savings()
+        against = min(savings, key=savings.get) if savings else None
+        profile = md(mix.profile.replace("_", " "))
+        lines.append(f"**Verdict: a mix of {bands} GPUs.** Decision measure: the monthly cost of serving the "
+                     f"{profile} demand hour by hour. The cheapest mix costs **{money(m.total)}/month**"
+                     + (f", **{money(savings[against])}/month less** than all "
+                        f"{LAYER_LABELS[against].lower()}" if against else "") + ".")
+        lines.append("")
+        lines.append(f"**Why the average-demand view differs:** {monthly_words}; that view spreads the demand "
+                     "evenly over the month, while the mix holds GPUs only for the hours they are busy.")
+        lines.append("")
+    else:
+        lines.append(f"**Verdict: {md(label(c.cheapest))}.** Decision measure: the monthly cost at the scenario's "
+                     f"volume, {at}. {md(label(c.cheapest))} costs **{money(monthly[c.cheapest])}/month**, "
+                     f"**{money(c.margin)}/month less** than {md(label(c.runner_up))}"
+                     + (f" ({fmt.share(c.margin_share)})" if c.margin_share is not None else "") + ".")
+        lines.append("")
+    if f is not None and mix is not None:
+        m = mix.mix
+        bands = ", ".join(f"{n:,} {LAYER_LABELS[k].lower()}" for k, n in m.gpus.items() if n) or "no"
+        profile = md(mix.profile.replace("_", " "))
+        lines.append(f"**Hour by hour:** with the {profile} demand profile the cheapest monthly mix is "
+                     f"{bands} GPUs at {money(m.total)}/month.")
+        lines.append("")
+    pair = next((b for b in c.break_evens if {b.option_a, b.option_b} == {c.cheapest, c.runner_up}), None)
+    if pair is not None and pair.volume is not None:
+        ratio = pair.volume / c.volume if c.volume else None
+        if ratio is None:
+            where = ""
+        elif 0.5 <= ratio <= 2:
+            where = f", {fmt.share(abs(1 - ratio))} {'below' if ratio < 1 else 'above'} the scenario's {at}"
+        else:
+            where = f", {fmt.short(ratio, 2)} × the scenario's {at}"
+        lines.append(f"**Break-even that matters most:** {md(label(pair.option_a))} vs {md(label(pair.option_b))} "
+                     f"at **{fmt.volume(kind, pair.volume)}**{where}; {md(label(pair.cheaper_below))} is cheaper "
+                     "below it.")
+        lines.append("")
+    elif pair is not None:
+        lines.append(f"**Break-even that matters most:** none: {md(label(c.cheapest))} is cheaper than "
+                     f"{md(label(c.runner_up))} from {fmt.volume(kind, pair.volume_min)} to "
+                     f"{fmt.volume(kind, pair.volume_max)}.")
+        lines.append("")
+    if f is not None and f.break_even_utilisation:
+        b = f.break_even_utilisation[0]
+        lines.append(f"Owning breaks even with {md(b.label)} at "
+                     + ("no utilisation" if b.utilisation is None else f"**{fmt.share(b.utilisation)} utilisation**")
+                     + (f" (the scenario's: {fmt.share(f.utilisation)})" if f.utilisation is not None else "")
+                     + ".")
+        lines.append("")
+    if bars:
+        tracked = label(monte_carlo.option) if monte_carlo is not None else "the tracked option"
+        top = [f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
+               f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}/month"
+               + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
+               for b in bars[:3]]
+        lines.append(f"**What moves it most** ({md(tracked)}'s monthly saving, one input at a time):")
+        lines.append("")
+        lines += [f"{i}. {t}" for i, t in enumerate(top, 1)]
+        lines.append("")
+    if monte_carlo is not None:
+        wins = monte_carlo.win_probability()
+        ranked_wins = sorted(wins, key=wins.get, reverse=True)
+        lines.append(f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the monthly "
+                     "view, the cheapest option is " + "; ".join(
+                         f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
+                     + " of them.")
+        lines.append("")
+    caveats = []
+    if c.estimates:
+        caveats.append(f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U) "
+                       "behind the figures, listed under the next heading")
+    caveats += [md(w) for w in c.warnings]
+    lines.append("**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + ".")
+    return "\n".join(lines)
+
+
+def _training_summary(r: Resolved, c: Comparison) -> str:
+    run = c.training
+    cur = c.currency
+    ranked = sorted(run.costs, key=run.total)
+    best = ranked[0]
+    lines = ["## Summary", "", f"**{md(r.title)}**", ""]
+    line = (f"**Cheapest for this run: {md(r.label(best))}**, **{fmt.money(run.total(best), cur)}**. Decision "
+            f"measure: the cost of the whole run ({fmt.short(run.gpu_hours)} GPU-hours, "
+            f"{fmt.amount(run.wall_clock_days, 1)} days of wall clock).")
+    if len(ranked) > 1:
+        gap = run.total(ranked[1]) - run.total(best)
+        line += (f" Next: {md(r.label(ranked[1]))} at {fmt.money(run.total(ranked[1]), cur)}, "
+                 f"**{fmt.money(gap, cur)} more**; {md(r.label(best))} is {fmt.share(gap / run.total(ranked[1]))} "
+                 "cheaper.")
+    lines += [line, ""]
+    if best == "own" or "own" in r.options:
+        lines += ["The own cluster is charged only the months the run takes; buying it pays off only if it stays "
+                  "busy for the rest of its life (see below).", ""]
+    caveats = []
+    if c.estimates:
+        caveats.append(f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U)")
+    if run.warnings:
+        caveats.append(f"{len(run.warnings)} plausibility warning{'s' if len(run.warnings) != 1 else ''}, "
+                       "listed below")
+    lines.append("**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + ".")
+    return "\n".join(lines)
+
+
+def stamp(scenario: Resolved, scenario_file=None, rendered=None) -> str:
+    """The report's foot, in Markdown: package version, catalog snapshot date, scenario file hash, render time.
+
+    The catalog snapshot date is the newest as-of date of any catalog row; the hash is the
+    SHA-256 of the scenario file's bytes (first 12 hex digits), so a reviewer can tell two
+    reports of edited files apart.
+    """
+    import datetime
+    import hashlib
+    from pathlib import Path
+
+    from .. import __version__
+
+    r = as_resolved(scenario)
+    dates = [row.as_of for name in type(r.catalog).model_fields
+             for row in getattr(r.catalog, name).values() if isinstance(getattr(row, "as_of", None), str)]
+    snapshot = max(dates) if dates else "unknown"
+    digest = "not a file"
+    if scenario_file is not None and Path(scenario_file).is_file():
+        digest = hashlib.sha256(Path(scenario_file).read_bytes()).hexdigest()[:12]
+    when = (rendered or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    name = Path(scenario_file).name if scenario_file is not None else "(in memory)"
+    return (f"<small>costmodel {md(__version__)} · catalog as of {md(snapshot)} · scenario {md(name)} "
+            f"sha256 {digest} · rendered {when}</small>")

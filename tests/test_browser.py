@@ -1,0 +1,138 @@
+"""Every bundled report opened in headless Chromium as a reviewer would: a screenshot, no console
+errors, no failed requests, and no chart label drawn over another.
+
+Chromium is Debian's package (``/usr/bin/chromium``, which .ci/run installs); Playwright for Python
+drives it (``executable_path``, no browser download). Where either is missing the tests are
+skipped with a message.
+"""
+
+import base64
+import itertools
+import re
+import shutil
+
+import pytest
+
+from costmodel.paths import REFERENCE_SCENARIOS
+from costmodel.report import render_report
+
+BUNDLED = list(REFERENCE_SCENARIOS)   # the reports `make reports` writes into reports/
+FIRST_SCREEN = {"width": 1400, "height": 900}
+
+# every visible <text> of a chart with its box on the page [px]
+_TEXT_BOXES = """() => Array.from(document.querySelectorAll('svg text'))
+  .filter(t => t.textContent.trim() && getComputedStyle(t).opacity !== '0')
+  .map(t => { const b = t.getBoundingClientRect(); return [t.textContent, b.x, b.y, b.width, b.height]; })"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    playwright = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
+                                                                   "(pip install -e '.[dev]')")
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        pytest.skip("headless Chromium is not installed (apt-get install chromium)")
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=binary, args=["--no-sandbox", "--disable-gpu"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reports")
+    return {name: render_report(name, out).html for name in BUNDLED}
+
+
+def overlapping(boxes, tolerance=1.0):
+    """Pairs of text boxes that share more than ``tolerance`` px both ways."""
+    found = []
+    for a, b in itertools.combinations(boxes, 2):
+        width = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+        height = min(a[2] + a[4], b[2] + b[4]) - max(a[2], b[2])
+        if width > tolerance and height > tolerance:
+            found.append((a[0], b[0]))
+    return found
+
+
+def test_overlap_finder_finds_an_overlap():
+    # two 40 x 12 boxes 10 px apart horizontally overlap 30 x 12; a third far away does not
+    boxes = [("a", 0, 0, 40, 12), ("b", 10, 0, 40, 12), ("c", 100, 100, 10, 10)]
+    assert overlapping(boxes) == [("a", "b")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BUNDLED)
+def test_report_in_a_browser(browser, reports, name, tmp_path):
+    page = browser.new_page(viewport=FIRST_SCREEN)
+    problems = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning")
+            else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url}"))
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(reports[name].resolve().as_uri())
+    page.wait_for_load_state("load")
+    shot = tmp_path / f"{name}.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
+    assert problems == []
+    assert [url for url in requests if not url.startswith(("file:", "data:"))] == []
+    first_screen = page.evaluate("() => document.body.innerText.slice(0, 4000)")
+    assert "Summary" in first_screen
+    page.close()
+
+    html = reports[name].read_text()
+    # sections without content are left out; the foot carries the stamp
+    assert "This scenario has no" not in html and "No failure model in this scenario" not in html
+    assert "sha256 " in html and "catalog as of" in html
+    charts = re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([^"]+)"', html)
+    assert charts, "the report has charts"
+    svg_page = browser.new_page()
+    checked = 0
+    for alt, data in charts:
+        svg = base64.b64decode(data).decode()
+        svg_page.set_content(f"<html><body style='margin:0'>{svg}</body></html>")
+        boxes = svg_page.evaluate(_TEXT_BOXES)
+        size = svg_page.evaluate("() => { const b = document.querySelector('svg').getBoundingClientRect();"
+                                 " return [b.width, b.height]; }")
+        assert boxes, alt
+        assert overlapping(boxes) == [], f"{name}: labels drawn over each other in {alt[:60]!r}"
+        outside = [b[0] for b in boxes if b[1] < -1 or b[2] < -1 or b[1] + b[3] > size[0] + 1
+                   or b[2] + b[4] > size[1] + 1]
+        assert outside == [], f"{name}: labels cut off in {alt[:60]!r}"
+        checked += 1
+    svg_page.close()
+    assert checked == len(charts)
+
+
+@pytest.mark.slow
+def test_first_screen_of_r2_states_one_verdict_with_both_views(browser, reports):
+    page = browser.new_page(viewport=FIRST_SCREEN)
+    page.goto(reports["h200-24gpu-cluster"].resolve().as_uri())
+    # the text whose top lies within the first 900 px
+    visible = page.evaluate("""() => Array.from(document.querySelectorAll('p, li, h1, h2'))
+        .filter(e => e.getBoundingClientRect().top < 900).map(e => e.innerText).join('\\n')""")
+    page.close()
+    assert visible.count("Verdict:") == 1
+    # present value over 60 months (compare --json finance.npv_by_option): rent 2,698,073, own 2,926,521 USD;
+    # monthly view at 12,000 GPU-hours/month: own 52,773, rent 54,000 (12,000 x 4.50) USD/month
+    assert "Verdict: Cloud rental." in visible
+    assert "2.70 M USD" in visible and "2.93 M USD" in visible and "228 k USD less" in visible
+    assert "52.8 k USD/month" in visible and "54.0 k USD/month" in visible
+
+
+def test_only_the_exact_vega_bundle_is_trusted():
+    from costmodel.presentation.interactive import vega_bundle
+    from costmodel.report import trusted_scripts, unsafe_parts
+
+    bundle = vega_bundle()
+    page = f"<html><body><script>{bundle}</script></body></html>"
+    # the bundle's loader calls fetch(): refused unless its exact bytes are trusted
+    assert unsafe_parts(page) == ["a script that loads something"]
+    assert unsafe_parts(page, trusted_scripts()) == []
+    # one character changed, or another script that fetches, is refused all the same
+    assert unsafe_parts(page.replace(bundle, bundle + " "), trusted_scripts()) == ["a script that loads something"]
+    assert unsafe_parts(page + "<script>fetch('https://example.com')</script>", trusted_scripts()) == [
+        "a script that loads something"]

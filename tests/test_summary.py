@@ -1,0 +1,48 @@
+"""The executive summary at the top of every report, and the numbers it reads in (issue 17)."""
+
+import costmodel
+from costmodel.presentation import format as fmt
+from costmodel.presentation import text
+
+
+def test_r1_summary_states_one_verdict_with_its_margin(r1):
+    # R1 (shared/reference/cases.md): the API at 11.67 USD/M tokens x 10 M tokens/day x 365/12 days
+    # = 3,548.61 USD/month; 2 rented H100 at 12,070 USD/month: 8,521.39 less; break-even 34.01 M tokens/day
+    summary = text.executive_summary(r1, costmodel.compare(r1))
+    assert summary.count("**Verdict:") == 1
+    assert "**Verdict: Hosted API.**" in summary
+    assert "3.55 k USD/month" in summary and "8.52 k USD/month less" in summary
+    assert "34.01 M tokens/day" in summary
+    assert "none: every figure has a source" in summary      # R1 rests on no grade-U figure
+
+
+def test_r2_summary_reconciles_the_monthly_view_and_the_present_value(r2):
+    # R2: 12,000 GPU-hours/month x 4.50 USD = 54,000 USD/month rented; own 52,773 (cases.md);
+    # the 60-month present values rent 2,698,073 and own 2,926,521 USD (compare --json, finance)
+    summary = text.executive_summary(r2, costmodel.compare(r2))
+    assert "**Verdict: Cloud rental.**" in summary and summary.count("**Verdict:") == 1
+    assert "**Why the monthly view differs:**" in summary
+    assert "52.8 k USD/month" in summary and "54.0 k USD/month" in summary
+    assert "2.70 M USD" in summary and "2.93 M USD" in summary and "228 k USD less" in summary
+    assert "1 unsourced estimate" in summary
+
+
+def test_training_summary_names_the_cheapest_option_for_the_run():
+    # R3 (DeepSeek-V3): owning 4,651,320 USD against renting 5,334,206 USD for the run
+    r = costmodel.resolve(costmodel.load_scenario("deepseek-v3-training"))
+    summary = text.executive_summary(r, costmodel.compare(r))
+    assert "**Cheapest for this run: Own cluster**" in summary and "4.65 M USD" in summary
+    assert "683 k USD more" in summary          # 5,334,206 - 4,651,320 = 682,886
+
+
+def test_tornado_inputs_read_by_their_schema_titles(r2):
+    assert text.input_title(r2, "options.own.depreciation_months") == "Own cluster: depreciation period"
+    assert text.input_value(r2, "options.own.depreciation_months", 39.6) == "39.6 months"
+
+
+def test_numbers_as_a_reviewer_reads_them():
+    assert fmt.money(1_056_233_792, "USD") == "1.06 B USD"
+    assert fmt.volume("gpu_hours", 5_840_000) == "5.84 M GPU-hours/month"
+    assert fmt.volume("gpu_hours", 11_721) == "11,721 GPU-hours/month"
+    assert fmt.rate_per_year(0.08) == "8.0 %/year"
+    assert fmt.count(8192, "GPUs") == "8,192 GPUs"
