@@ -84,6 +84,8 @@ def test_claims_change_no_figure(r1):
     with_claims = compare_domain(r1).to_dict()
     assert "claims" not in without and len(with_claims.pop("claims")) == 3
     assert with_claims == without
+    # the what-if panel's fast path (check=False) is the same comparison without the claims
+    assert compare_domain(r1, check=False).to_dict() == without
 
 
 def test_compare_text_shows_the_contradicted_flip(capsys):

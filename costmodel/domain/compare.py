@@ -65,7 +65,8 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
     )
 
 
-def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None) -> Comparison:
+def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None,
+            check: bool = True) -> Comparison:
     """Compare the scenario's options at one volume and find every pair's break-even.
 
     Parameters
@@ -77,6 +78,10 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     volume_max
         Upper end of the break-even search; default 10 × ``volume``
         (:func:`~costmodel.domain.break_even.default_volume_max`).
+    check
+        Check the scenario's ``claims`` (each claim searches for the input value at which it
+        would stop holding, thousands of evaluations); ``False`` leaves ``claims`` empty, as
+        the what-if panel does on each slider move.
 
     Returns
     -------
@@ -132,5 +137,5 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         serving=serving_result(r, v),
         energy=energy_result(r, v, run),
         plan=growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None,
-        claims=check_claims(r),
+        claims=check_claims(r) if check else (),
     )
