@@ -166,6 +166,42 @@ def scenario_data(scenario: Scenario) -> dict[str, Any]:
     return scenario.model_dump(mode="json", exclude_defaults=True)
 
 
+def set_path(data: Any, path: str, value: Any, *, create: bool = False) -> None:
+    """Set ``value`` at a dotted path of scenario data (nested mappings and lists), in place.
+
+    Parameters
+    ----------
+    data
+        Scenario data as read from YAML (dicts and lists).
+    path
+        Dotted path, list positions as numbers: ``options.own.power.pue``, ``claims.0.value``.
+    value
+        The new value; ``None`` removes the key (its default applies).
+    create
+        Make missing mappings along the path instead of raising.
+
+    Raises
+    ------
+    KeyError
+        A step of the path that the data does not hold (``create`` false).
+    """
+    *parents, last = path.split(".")
+    node = data
+    for part in parents:
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        elif isinstance(node, dict) and (part in node or create):
+            node = node.setdefault(part, {})
+        else:
+            raise KeyError(path)
+    if isinstance(node, list):
+        node[int(last)] = value
+    elif value is None:
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
 def with_inputs(scenario: Scenario, values: Mapping[str, Any]) -> Scenario:
     """A copy of the scenario with some inputs changed, validated afresh.
 
@@ -184,21 +220,10 @@ def with_inputs(scenario: Scenario, values: Mapping[str, Any]) -> Scenario:
     """
     data = copy.deepcopy(scenario.model_dump(mode="json", exclude_none=True))
     for path, value in values.items():
-        node = data
-        *parents, last = path.split(".")
-        for part in parents:
-            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            elif isinstance(node, dict) and part in node:
-                node = node[part]
-            else:
-                raise ScenarioError(None, [(path, value, "not a field of this scenario")])
-        if isinstance(node, list):
-            node[int(last)] = value
-        elif value is None:
-            node.pop(last, None)
-        else:
-            node[last] = value
+        try:
+            set_path(data, path, value)
+        except KeyError:
+            raise ScenarioError(None, [(path, value, "not a field of this scenario")]) from None
     return validate_data(data, None, scenario.catalog)
 
 

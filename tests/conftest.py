@@ -13,6 +13,7 @@ import yaml
 import costmodel
 from costmodel.catalog import Catalog, default_catalog
 from costmodel.paths import SCENARIO_DIR
+from costmodel.scenarios import set_path
 
 
 def scenario_data(name: str) -> dict:
@@ -30,16 +31,7 @@ def patched_data(base: str | dict, changes: dict | None = None, drop: tuple[str,
     for block in drop:
         data.pop(block, None)
     for dotted, value in (changes or {}).items():
-        node = data
-        *parents, last = dotted.split(".")
-        for key in parents:
-            node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
-        if isinstance(node, list):
-            node[int(last)] = value
-        elif value is None:
-            node.pop(last, None)
-        else:
-            node[last] = value
+        set_path(data, dotted, value, create=True)
     return data
 
 

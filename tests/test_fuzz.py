@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import costmodel
 from costmodel.cli import main
 from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.scenarios import set_path
 
 BASES = ("llama70b-vs-api", "h200-24gpu-cluster", "h100-10k-cluster", "deepseek-v3-training")
 
@@ -40,19 +41,6 @@ VALUES = st.one_of(
     st.integers(-5, 100_000),
     st.sampled_from([0, -0.0, 1e-12, 1e300, "yes", "12", "2:1", None, True, [], {}, "", "  "]),
 )
-
-
-def set_path(data, path, value):
-    node = data
-    *parents, last = path.split(".")
-    for part in parents:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    if isinstance(node, list):
-        node[int(last)] = value
-    elif value is None:
-        node.pop(last, None)
-    else:
-        node[last] = value
 
 
 def leaves(node, prefix=""):

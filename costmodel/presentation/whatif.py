@@ -48,7 +48,7 @@ from ..errors import InputError
 from ..io.yaml_files import dump_yaml
 from ..resolved import Resolved, resolve
 from ..results import Comparison
-from ..scenarios import load_scenario, scenario_data, scenario_path, validate_data, with_inputs
+from ..scenarios import load_scenario, scenario_data, scenario_path, set_path, validate_data, with_inputs
 from ..schema import Scenario
 from ..schema.base import varies
 from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, Bounds, InputField, bounds_of, input_fields
@@ -273,19 +273,6 @@ def _get(data: Any, path: str) -> Any:
     return node
 
 
-def _set(data: dict, path: str, value: Any) -> None:
-    *parents, last = path.split(".")
-    node = data
-    for part in parents:
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    if isinstance(node, list):
-        node[int(last)] = value
-    elif value is None:
-        node.pop(last, None)
-    else:
-        node[last] = value
-
-
 def verdict(comparison: Comparison) -> str:
     """The answer in one plain-text sentence: the cheapest option at the volume and its margin.
 
@@ -503,13 +490,13 @@ class WhatIf:
                 if _get(data, path) is not None:     # measured on the old GPU: the new GPU's own rows instead
                     choices[path] = None
         for path, value in choices.items():
-            _set(data, path, value)
+            set_path(data, path, value)
         overrides = {}
         for path, value in numbers.items():
             if path in CATALOG_INPUTS or path == THROUGHPUT_INPUT:
                 overrides[path] = value
             else:
-                _set(data, path, value)
+                set_path(data, path, value)
         if overrides:
             block = data.setdefault("overrides", {"values": {}, "source": ""})
             block["values"] = {**block.get("values", {}), **overrides}
