@@ -96,6 +96,7 @@ class _Text(HTMLParser):
 
 @pytest.mark.slow
 def test_f1_report_with_hostile_text_is_inert_and_literal(tmp_path, chromium):
+    """F1 (faults.md): report with hostile text is inert and literal."""
     # F1: title, description and sources hold the payloads; the report shows them as text
     data = patched_data(R1, {"title": "Hostile " + PAYLOADS[0], "description": " ".join(PAYLOADS),
                              "options.own.power.source": PAYLOADS[5] + " " + PAYLOADS[6],
@@ -119,6 +120,7 @@ def test_f1_report_with_hostile_text_is_inert_and_literal(tmp_path, chromium):
 
 
 def test_f2_dollars_are_not_mathematics():
+    """F2 (faults.md): dollars are not mathematics."""
     # F2: "$3.5 ... $3,500" in a description stays two dollar amounts: every $ is escaped
     s = patched(R1, {"description": "about $3.5 per GPU-hour ... about $3,500 a month"})
     text = headline(s, compare(s))
@@ -126,6 +128,7 @@ def test_f2_dollars_are_not_mathematics():
 
 
 def test_f3_a_blank_title_is_refused(tmp_path, capsys):
+    """F3 (faults.md): a blank title is refused."""
     code, err = problem_of(tmp_path, patched_data(R2, {"title": "   "}), capsys)
     assert code == 2 and "title" in err and "only spaces" in err
 
@@ -145,11 +148,13 @@ def replaced(name, old, new):
     (R1, "cached_input_share: 0.0", "cached_input_share: yes", "options.api.cached_input_share"),
 ])
 def test_f4_yaml_words_are_not_numbers(tmp_path, capsys, name, old, new, field):
+    """F4 (faults.md): yaml words are not numbers."""
     code, err = problem_of(tmp_path, replaced(name, old, new), capsys)
     assert code == 2 and field in err and "must be a number" in err and "'" in err
 
 
 def test_f5_base_60_and_other_yaml_1_1_numbers(tmp_path, capsys):
+    """F5 (faults.md): base 60 and other yaml 1 1 numbers."""
     # "2:1" in the field documented as a ratio reads as 2, never 121
     ratio = replaced(R1, "input_tokens_per_output_token: 2 ", "input_tokens_per_output_token: 2:1 ")
     path = write_scenario(tmp_path, ratio)
@@ -170,11 +175,13 @@ def test_f5_base_60_and_other_yaml_1_1_numbers(tmp_path, capsys):
     "x:\n" + "".join("  " * i + "- \n" for i in range(1, 60)),
 ])
 def test_f6_keys_that_are_not_text_and_deep_nesting(tmp_path, capsys, text):
+    """F6 (faults.md): keys that are not text and deep nesting."""
     code, err = problem_of(tmp_path, text + (SCENARIO_DIR / f"{R2}.yaml").read_text(), capsys)
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 def test_f7_unknown_kinds_keys_and_names_say_did_you_mean(tmp_path, capsys):
+    """F7 (faults.md): unknown kinds keys and names say did you mean."""
     code, err = problem_of(tmp_path, patched_data(R2, {"workload.kind": "gpu_hour"}), capsys)
     assert code == 2
     assert "workload.kind: 'gpu_hour' is not one of gpu_hours, tokens, training (did you mean gpu_hours?)" in err
@@ -187,6 +194,7 @@ def test_f7_unknown_kinds_keys_and_names_say_did_you_mean(tmp_path, capsys):
 
 
 def test_f8_byte_order_marks_are_ignored(tmp_path):
+    """F8 (faults.md): byte order marks are ignored."""
     log = tmp_path / "sacct.txt"
     log.write_text("\ufeffJobID|Start|End|AllocTRES\n1|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4\n",
                    encoding="utf-8")
@@ -199,6 +207,7 @@ def test_f8_byte_order_marks_are_ignored(tmp_path):
 # --- inputs accepted that cannot be right ---------------------------------------------------------------
 
 def test_f9_every_price_row_is_held_to_the_same_rules(tmp_path):
+    """F9 (faults.md): every price row is held to the same rules."""
     import shutil
 
     for name in ("gpus.csv", "servers.csv", "cloud_prices.csv", "api_prices.csv", "models.csv", "throughput.csv"):
@@ -219,22 +228,26 @@ def test_f9_every_price_row_is_held_to_the_same_rules(tmp_path):
 @pytest.mark.parametrize("changes", [{"finance.horizon_months": 2},
                                      {"finance.lead_time_months": 120, "finance.horizon_months": 60}])
 def test_f10_lead_time_at_or_past_the_horizon(tmp_path, capsys, changes):
+    """F10 (faults.md): lead time at or past the horizon."""
     code, err = problem_of(tmp_path, patched_data(R2, changes), capsys)
     assert code == 2 and "finance.lead_time_months" in err and "horizon_months" in err
 
 
 def test_f11_fewer_rented_gpus_than_a_replica(tmp_path, capsys):
+    """F11 (faults.md): fewer rented gpus than a replica."""
     code, err = problem_of(tmp_path, patched_data(R1, {"options.rent.gpu_count": 1}), capsys)
     assert code == 2 and "options.rent.gpu_count" in err and "one replica of the served model takes 2 GPUs" in err
 
 
 def test_f12_tornado_ranges_stay_inside_the_inputs_bounds(tmp_path, capsys):
+    """F12 (faults.md): tornado ranges stay inside the inputs bounds."""
     code, err = problem_of(tmp_path, patched_data(R2, {"uncertainty.tornado": {
         "options.own.power.pue": {"low": -5, "high": 0.5}}}), capsys)
     assert code == 2 and "uncertainty.tornado.options.own.power.pue" in err and "allowed range [1, 5]" in err
 
 
 def test_f13_an_uncertain_utilisation_ceiling_works_vectorised():
+    """F13 (faults.md): an uncertain utilisation ceiling works vectorised."""
     data = patched_data(R2, {"uncertainty.samples": 5000})
     data["uncertainty"]["distributions"]["workload.utilisation_ceiling"] = {
         "distribution": "uniform", "low": 0.6, "high": 0.95}
@@ -251,6 +264,7 @@ def test_f13_an_uncertain_utilisation_ceiling_works_vectorised():
 
 
 def test_f14_zero_volumes_print_words_not_blanks(tmp_path, capsys):
+    """F14 (faults.md): zero volumes print words not blanks."""
     path = write_scenario(tmp_path, patched_data(R2, {"workload.gpu_hours_per_month": 0}, drop=("uncertainty",)))
     code, out, _ = run(["compare", str(path)], capsys)
     assert code == 0 and "steady: no GPUs" in out and "  GPUs" not in out
@@ -261,6 +275,7 @@ def test_f14_zero_volumes_print_words_not_blanks(tmp_path, capsys):
 
 
 def test_f15_an_exploding_gpu_count_names_its_inputs(tmp_path, capsys):
+    """F15 (faults.md): an exploding gpu count names its inputs."""
     code, err = problem_of(tmp_path, patched_data(R2, {"workload.utilisation_ceiling": 1.0e-7},
                                                   drop=("uncertainty", "demand")), capsys)
     assert code == 2 and "workload.utilisation_ceiling (1e-07)" in err and "--volume-max" in err
@@ -269,6 +284,7 @@ def test_f15_an_exploding_gpu_count_names_its_inputs(tmp_path, capsys):
 # --- job logs ----------------------------------------------------------------------------------------------
 
 def test_f16_ordinary_sacct_states(tmp_path):
+    """F16 (faults.md): ordinary sacct states."""
     log = tmp_path / "sacct.txt"
     log.write_text("JobID|State|Start|End|AllocTRES\n"
                    "2001|COMPLETED|2026-03-02T08:00:00|2026-03-02T10:00:00|gres/gpu=2\n"
@@ -284,6 +300,7 @@ def test_f16_ordinary_sacct_states(tmp_path):
 
 
 def test_f17_local_times_across_daylight_saving_changes(tmp_path):
+    """F17 (faults.md): local times across daylight saving changes."""
     log = tmp_path / "sacct.txt"
     log.write_text("JobID|Start|End|AllocTRES\n"
                    "3001|2026-03-29T01:30:00|2026-03-29T03:30:00|gres/gpu=8\n"      # spring: 1 h, not 2
@@ -298,6 +315,7 @@ def test_f17_local_times_across_daylight_saving_changes(tmp_path):
 
 
 def test_f16_f17_large_logs_stay_fast(tmp_path):
+    """F16, F17 (faults.md): large logs stay fast."""
     # a 1,000,000-GPU job over a week: hours are computed from the job's boundaries, not per GPU
     log = tmp_path / "big.txt"
     log.write_text("JobID|Start|End|AllocTRES\n1|2026-05-04T00:00:00|2026-05-11T00:00:00|gres/gpu=1000000\n")
@@ -313,6 +331,7 @@ def test_f16_f17_large_logs_stay_fast(tmp_path):
 
 @pytest.mark.slow
 def test_f18_notebook_parameters_are_validated(tmp_path):
+    """F18 (faults.md): notebook parameters are validated."""
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
@@ -335,6 +354,7 @@ def test_f18_notebook_parameters_are_validated(tmp_path):
 
 @pytest.mark.slow
 def test_f19_two_reports_into_one_folder_at_once(tmp_path):
+    """F19 (faults.md): two reports into one folder at once."""
     import subprocess
     import sys
 
@@ -351,6 +371,7 @@ def test_f19_two_reports_into_one_folder_at_once(tmp_path):
 
 
 def test_f20_bad_input_through_report_exits_2(tmp_path, capsys):
+    """F20 (faults.md): bad input through report exits 2."""
     path = write_scenario(tmp_path, patched_data(R2, {"options.own.power.pue": "high"}))
     code, _, err = run(["report", str(path), "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and "options.own.power.pue" in err and "must be a number" in err
@@ -358,6 +379,7 @@ def test_f20_bad_input_through_report_exits_2(tmp_path, capsys):
 
 
 def test_f21_the_tornado_axis_names_the_tracked_option():
+    """F21 (faults.md): the tornado axis names the tracked option."""
     # F21: R1 tracks the API; see also tests/test_charts.py
     from costmodel.presentation import charts
 
