@@ -1305,7 +1305,7 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
                            f"({name_of_tier}_multiplier is empty)")
     tier = sum(share * factors[t] for t, share in shares.items())
     write = None
-    if api.cache_write_share > 0:
+    if np.any(np.asarray(api.cache_write_share) > 0):     # an array of shares in a sweep
         column = f"cache_write_{api.cache_ttl}_per_million"
         write = getattr(offer, column)
         if write is None:
@@ -1314,7 +1314,7 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
                            f"data/api_prices.csv ({column} is empty)")
         write *= rate
     uplift = api.region_uplift
-    if uplift == "catalog":
+    if isinstance(uplift, str) and uplift == "catalog":
         if offer.region_uplift is None:
             raise _problem(f"{where}.region_uplift", uplift,
                            f"{offer.offer} states no region uplift in data/api_prices.csv; give the factor")
