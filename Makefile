@@ -16,19 +16,24 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m compileall -q costmodel
 	touch $(STAMP)
 
 $(LAB_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,interactive]"
 	touch $(LAB_STAMP)
 
+# compileall: an editable install leaves costmodel uncompiled, and where PYTHONDONTWRITEBYTECODE is
+# set (as on these machines) every process, the report's kernel included, would compile it again
 reports: $(STAMP)
+	$(BIN)/python -m compileall -q costmodel
 	$(BIN)/costmodel report
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
 benchmark: $(STAMP)
+	$(BIN)/python -m compileall -q costmodel
 	$(BIN)/python benchmarks/run.py
 
 # --allow-root: these machines and CI run as root, where JupyterLab refuses to start without it

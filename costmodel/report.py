@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import queue
 import re
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -27,8 +29,6 @@ from .errors import did_you_mean
 from .files import write_text_atomically
 from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR
 from .presentation.interactive import vega_bundle
-from .presentation.parameters import ParameterError
-from .scenarios import load_scenario, scenario_path
 
 BREAK_EVEN_NOTEBOOK: Path = NOTEBOOK_DIR / "break_even.ipynb"
 TRAINING_NOTEBOOK: Path = NOTEBOOK_DIR / "training_run.ipynb"
@@ -156,39 +156,79 @@ def external_references(html: str) -> list[str]:
 
 # --- running the notebook -----------------------------------------------------------------------
 
-def export_html(notebook_path: Path, title: str, bundle: str | None = None) -> str:
-    """Export an executed notebook to offline HTML without code cells.
+_IDLE_EXPORTERS: queue.SimpleQueue = queue.SimpleQueue()
+"""HTML exporters not in use: an exporter's Jinja templates compile on its first export (0.2 s), so
+exporters are kept and reused, one per report being exported at once (a batch exports from several
+threads)."""
+
+
+def _take_exporter():
+    """An HTML exporter for one export: an idle one, else a new one."""
+    try:
+        return _IDLE_EXPORTERS.get_nowait()
+    except queue.Empty:
+        from nbconvert import HTMLExporter
+
+        return HTMLExporter(
+            extra_template_basedirs=[str(TEMPLATE_DIR)],
+            template_name="costmodel_offline",
+            exclude_input=True,
+            exclude_input_prompt=True,
+            exclude_output_prompt=True,
+            embed_images=True,
+        )
+
+
+def export_html(notebook, title: str, bundle: str | None = None, exporter=None) -> str:
+    """Export an executed notebook (a path or a notebook node) to offline HTML without code cells.
 
     With ``bundle`` (:func:`vega_bundle`), the page embeds it once and draws each chart
-    interactively from its inline spec, the SVG kept for print.
+    interactively from its inline spec, the SVG kept for print. ``exporter``: an
+    ``nbconvert.HTMLExporter`` from :func:`_take_exporter` (default: one taken for this export).
     """
-    import nbformat
-    from nbconvert import HTMLExporter
+    import copy
 
-    notebook = nbformat.read(notebook_path, as_version=4)
+    import nbformat
+
+    if isinstance(notebook, (str, Path)):
+        notebook = nbformat.read(notebook, as_version=4)
+    else:
+        notebook = copy.copy(notebook)
+        notebook.metadata = copy.deepcopy(notebook.metadata)
     notebook.metadata["title"] = title
-    exporter = HTMLExporter(
-        extra_template_basedirs=[str(TEMPLATE_DIR)],
-        template_name="costmodel_offline",
-        exclude_input=True,
-        exclude_input_prompt=True,
-        exclude_output_prompt=True,
-        embed_images=True,
-    )
-    body, _ = exporter.from_notebook_node(notebook, resources={"costmodel_vega_bundle": bundle or ""})
+    exporter = exporter or _take_exporter()
+    try:
+        body, _ = exporter.from_notebook_node(notebook, resources={"costmodel_vega_bundle": bundle or ""})
+    finally:
+        _IDLE_EXPORTERS.put(exporter)
     return body
 
 
-def _prepare_export() -> None:
-    """Import nbconvert and read (or build) the Vega bundle, so the export after the notebook is quick."""
-    try:
-        import nbconvert  # noqa: F401
-        import nbformat  # noqa: F401
-        from nbconvert import HTMLExporter  # noqa: F401
+class _PreparedExport(threading.Thread):
+    """nbconvert imported, an exporter's templates compiled on a one-cell notebook and the Vega bundle
+    read (or built), in a thread started while the kernel runs the notebook."""
 
-        vega_bundle()
-    except Exception:   # the export itself will raise whatever is wrong, with its message
-        pass
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.exporter = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            import nbformat
+
+            vega_bundle()
+            exporter = _take_exporter()
+            warm_up = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("costmodel")])
+            exporter.from_notebook_node(warm_up, resources={"costmodel_vega_bundle": ""})
+            self.exporter = exporter
+        except Exception:   # the export itself will raise whatever is wrong, with its message
+            pass
+
+    def take(self):
+        """The prepared exporter (None if preparing failed), once the thread has ended."""
+        self.join()
+        return self.exporter
 
 
 def _kernel_manager(scratch: Path):
@@ -196,7 +236,9 @@ def _kernel_manager(scratch: Path):
 
     The kernel spec is written into ``scratch`` (never the user's Jupyter path), so the report
     runs on the interpreter that runs ``costmodel``, whatever ``python3`` kernel comes first on
-    the Jupyter path. IPC keeps the kernel off the network and its socket files in ``scratch``.
+    the Jupyter path. The kernel is :mod:`costmodel.kernel` (IPython's, with the report stack
+    imported before it answers) and keeps no command history. IPC keeps the kernel off the
+    network and its socket files in ``scratch``.
     """
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
@@ -205,7 +247,8 @@ def _kernel_manager(scratch: Path):
     spec = scratch / "kernels" / KERNEL_NAME
     spec.mkdir(parents=True)
     (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "argv": [sys.executable, "-m", "costmodel.kernel", "-f", "{connection_file}",
+                 "--HistoryManager.enabled=False"],
         "display_name": "costmodel (this interpreter)", "language": "python"}))
 
     class Manager(AsyncKernelManager):
@@ -233,8 +276,8 @@ def report_folder(path: Path) -> str:
     return f"{path.stem}-{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
 
 
-def check_parameters(notebook: Path, parameters: dict) -> None:
-    """Refuse parameters the notebook's ``parameters`` cell does not declare.
+def check_parameters(notebook: Path, parameters: dict) -> list[str]:
+    """Refuse parameters the notebook's ``parameters`` cell does not declare; returns the declared names.
 
     Raises
     ------
@@ -243,12 +286,15 @@ def check_parameters(notebook: Path, parameters: dict) -> None:
     """
     import papermill
 
+    from .presentation.parameters import ParameterError
+
     declared = papermill.inspect_notebook(str(notebook))
     unknown = [name for name in parameters if name not in declared]
     if unknown:
         raise ParameterError("; ".join(f"{notebook.name}: parameter {name!r} is not one this notebook takes"
                                        f"{did_you_mean(name, declared)}; it takes {', '.join(declared)}"
                                        for name in unknown))
+    return list(declared)
 
 
 @dataclass(frozen=True)
@@ -262,18 +308,32 @@ class Report:
 
 
 class WarmKernel:
-    """One kernel kept running for several reports (a pool of one, for ``costmodel batch --reports``).
+    """A report kernel (:mod:`costmodel.kernel`) started at once, for one report or several.
 
-    Each report runs in a clean namespace (``%reset -f`` before its first cell), but the
-    modules its cells import (pandas, Altair, vl-convert, SciPy) stay imported, so a report
-    pays neither the kernel's start nor those imports again. A kernel that died is restarted.
-    Use as a context manager; the kernel is shut down on leaving.
+    For several (``costmodel batch --reports``, a pool of one), each report runs in a clean
+    namespace (``%reset -f`` before its first cell), but the modules its cells import (pandas,
+    Altair, SciPy) stay imported, so a report pays neither the kernel's start nor those imports
+    again. A kernel that died is restarted. Use as a context manager; the kernel is shut down on
+    leaving.
+
+    Parameters
+    ----------
+    start
+        Start the kernel now (default), so it boots while the caller does other work.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, start: bool = True) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="costmodel-")
         self.folder = Path(self._folder.name)
         self.km = _kernel_manager(self.folder)(kernel_name=KERNEL_NAME)
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start the kernel process (it is ready some time later; the client waits for that)."""
+        from nbclient.util import run_sync
+
+        run_sync(self.km.start_kernel)(cwd=str(self.folder))
 
     def __enter__(self) -> WarmKernel:
         return self
@@ -281,7 +341,7 @@ class WarmKernel:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def execute(self, notebook, timeout: int):
+    def execute(self, notebook, timeout: int, on_cell_executed=None):
         """Execute a notebook node in the kept kernel, after a reset of its namespace; returns it executed."""
         import nbformat
         from nbclient import NotebookClient
@@ -291,8 +351,13 @@ class WarmKernel:
             run_sync(self.km.shutdown_kernel)(now=True)
         reset = nbformat.v4.new_code_cell("get_ipython().run_line_magic('reset', '-f')")
         notebook.cells.insert(0, reset)
+
+        def shifted(cell=None, cell_index=None, **kwargs):    # cell indices as in the notebook without the reset
+            if on_cell_executed is not None and cell_index:
+                on_cell_executed(cell=cell, cell_index=cell_index - 1, **kwargs)
+
         client = NotebookClient(notebook, km=self.km, timeout=timeout, kernel_name=KERNEL_NAME,
-                                resources={"metadata": {"path": str(self.folder)}})
+                                resources={"metadata": {"path": str(self.folder)}}, on_cell_executed=shifted)
         try:
             client.execute(cwd=str(self.folder))
         finally:
@@ -301,34 +366,52 @@ class WarmKernel:
                 client.kc.stop_channels()
         return notebook
 
-    def close(self) -> None:
-        """Shut the kernel down and remove its folder."""
+    def close(self, now: bool = False) -> None:
+        """Shut the kernel down (``now``: kill it, for a kernel with nothing left to do) and remove its folder."""
         from nbclient.util import run_sync
 
         try:
             if self.km.has_kernel:
-                run_sync(self.km.shutdown_kernel)(now=False)
+                run_sync(self.km.shutdown_kernel)(now=now)
         finally:
             self._folder.cleanup()
 
 
-def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: dict, timeout: int) -> None:
-    """Parameterise a notebook as papermill does and run it in a warm kernel; write it to ``executed``."""
-    import nbformat
-    from papermill.iorw import load_notebook_node
-    from papermill.parameterize import parameterize_notebook
+def _papermill_engine() -> str:
+    """Register (once) and name a papermill engine that runs a notebook on a kernel already started.
 
-    node = parameterize_notebook(load_notebook_node(str(notebook)), values, kernel_name=KERNEL_NAME)
-    try:
-        kernel.execute(node, timeout)
-    finally:
-        nbformat.write(node, executed)
+    papermill's own engine keeps a kernel handed to it running, with its client's channels open;
+    this one shuts it down at the end like a kernel of its own (killed: the runner has no more use
+    for it). Everything else (parameters, cell metadata, errors) is papermill's.
+    """
+    from papermill.clientwrap import PapermillNotebookClient
+    from papermill.engines import NBClientEngine, papermill_engines
+    from papermill.log import logger
+
+    class StartedKernelEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False, stdout_file=None,
+                                     stderr_file=None, start_timeout=60, execution_timeout=None, **kwargs):
+            kwargs.pop("input_path", None)
+            client = PapermillNotebookClient(
+                nb_man, timeout=execution_timeout, startup_timeout=start_timeout, kernel_name=kernel_name,
+                log=logger, log_output=log_output, stdout_file=stdout_file, stderr_file=stderr_file,
+                shutdown_kernel="immediate", **kwargs)
+            return client.execute(cleanup_kc=True)
+
+    papermill_engines.register("costmodel-started-kernel", StartedKernelEngine)
+    return "costmodel-started-kernel"
 
 
 def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout: int = 600,
                   notebook: Path | None = None, parameters: dict | None = None,
-                  kernel: WarmKernel | None = None) -> Report:
+                  kernel: WarmKernel | None = None, drawer=None) -> Report:
     """Render one scenario's report.
+
+    The kernel (and a chart-drawing process, :mod:`costmodel.presentation.svg`) start first,
+    and boot while the runner reads and checks the scenario; the charts are drawn to SVG in that
+    process while the kernel runs the next cells (the notebook's ``renderer`` is ``"report"``
+    unless ``parameters`` says otherwise).
 
     Parameters
     ----------
@@ -345,7 +428,10 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         Further notebook parameters (``volume_max``, ...); each must be declared by the
         notebook's ``parameters`` cell.
     kernel
-        A :class:`WarmKernel` to run in (default: a new kernel for this report, by papermill).
+        A :class:`WarmKernel` to run in and keep (default: a kernel for this report alone).
+    drawer
+        A :class:`~costmodel.presentation.svg.ChartDrawer` to draw the charts (default: one for
+        this report alone).
 
     Returns
     -------
@@ -354,66 +440,112 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     Raises
     ------
     ScenarioError
-        The scenario file is invalid (checked before any kernel starts); an earlier
+        The scenario file is invalid (checked before any cell runs); an earlier
         ``report.html`` for it is removed all the same.
     ParameterError
         A parameter the notebook does not declare.
     ReportError
-        The notebook failed, or its HTML would load or run something. No ``report.html`` is
-        left behind; the executed notebook, with the error in it, is kept for inspection.
+        The notebook failed, a chart could not be drawn, or the HTML would load or run
+        something. No ``report.html`` is left behind; the executed notebook, with the error in
+        it, is kept for inspection.
     """
-    import threading
+    start = time.perf_counter()
+    own_kernel = kernel is None
+    if own_kernel:
+        kernel = WarmKernel()        # first: it boots (about 2 s) while the scenario is read and checked
+    own = [] if drawer is None else None
+    try:
+        return _render(scenario, Path(out_dir), timeout, notebook, parameters, kernel, own_kernel, drawer, own,
+                       start)
+    finally:
+        for made in own or ():
+            made.close()
+        if own_kernel:
+            kernel.close(now=True)
 
+
+def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel: WarmKernel, own_kernel: bool,
+            drawer, own: list | None, start: float) -> Report:
+    """render_report's work; a drawer it makes itself (``drawer`` None) goes into ``own`` to be closed."""
+    import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    # nbconvert and the Vega bundle are made ready while the kernel runs the notebook
-    warm = threading.Thread(target=_prepare_export, daemon=True)
-    warm.start()
-    start = time.perf_counter()
+    from .presentation.svg import ChartDrawer, ChartError, cell_hook, fill_charts
+    from .scenarios import load_scenario, scenario_path
+
     path = scenario_path(scenario).resolve()
     name = report_folder(path)
-    target = Path(out_dir) / name
+    target = out_dir / name
     html_path, notebook_path = target / "report.html", target / "report.ipynb"
     html_path.unlink(missing_ok=True)   # whatever happens next, no stale report stays
     model = load_scenario(path)
     notebook = notebook or notebook_for(model.workload.kind)
     values = {"scenario": str(path), **(parameters or {})}
-    check_parameters(notebook, values)
+    declared = check_parameters(notebook, values)
+    if "renderer" in declared:
+        values.setdefault("renderer", "report")
+    # the drawing process and the export start once the checks are done, so that on two cores they
+    # do not slow the kernel's boot; each is ready before the kernel needs it
+    if drawer is None:
+        drawer = ChartDrawer()
+        own.append(drawer)
+    prepared = _PreparedExport()     # nbconvert and the Vega bundle made ready while the kernel runs
     target.mkdir(parents=True, exist_ok=True)
-    # the kernel's sockets live in a short private folder (a Unix socket path is at most ~100
-    # characters); the executed notebook is written beside its final place and renamed there
-    with tempfile.TemporaryDirectory(prefix="costmodel-") as kernel_dir, \
-            tempfile.TemporaryDirectory(prefix=".costmodel-", dir=target) as scratch:
+    keys: dict = {}
+    hook = cell_hook(drawer, keys)
+    # the executed notebook is written beside its final place and renamed there
+    with tempfile.TemporaryDirectory(prefix=".costmodel-", dir=target) as scratch:
         scratch = Path(scratch)
         executed = scratch / "report.ipynb"
         try:
-            if kernel is not None:
-                _execute_warm(kernel, notebook, executed, values, timeout)
-            else:
-                papermill.execute_notebook(
+            if own_kernel:
+                node = papermill.execute_notebook(
                     str(notebook), str(executed), parameters=values, kernel_name=KERNEL_NAME,
-                    kernel_manager_class=_kernel_manager(Path(kernel_dir)), progress_bar=False, log_output=False,
-                    execution_timeout=timeout, cwd=kernel_dir,
+                    engine_name=_papermill_engine(), km=kernel.km, on_cell_executed=hook, progress_bar=False,
+                    log_output=False, execution_timeout=timeout,
                     request_save_on_cell_execute=False)   # the notebook is written once, at the end, not per cell
+            else:
+                node = _execute_warm(kernel, notebook, executed, values, timeout, hook)
         except PapermillExecutionError as exc:
             if executed.exists():
                 executed.replace(notebook_path)
             raise ReportError(f"{name}: the notebook failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
                               f"(executed notebook kept at {notebook_path})") from None
         except Exception as exc:  # kernel death, timeout, missing kernel; a cell's error in a warm kernel
-            if kernel is not None and executed.exists():
+            if not own_kernel and executed.exists():
                 executed.replace(notebook_path)
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
-        warm.join()
+        try:
+            fill_charts(node, drawer, keys, timeout)
+        except ChartError as exc:
+            raise ReportError(f"{name}: a chart could not be drawn: {exc}") from None
+        nbformat.write(node, executed)
+        exporter = prepared.take()
         bundle = vega_bundle()
-        html = export_html(executed, model.title, bundle)
+        html = export_html(node, model.title, bundle, exporter)
         found = unsafe_parts(html, frozenset({hashlib.sha256(bundle.encode()).hexdigest()}))
         if found:
             raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
         executed.replace(notebook_path)
     write_text_atomically(html_path, html)
     return Report(name, html_path, notebook_path, time.perf_counter() - start)
+
+
+def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: dict, timeout: int,
+                  on_cell_executed=None):
+    """Parameterise a notebook as papermill does and run it in a warm kernel; write it to ``executed``
+    and return it."""
+    import nbformat
+    from papermill.iorw import load_notebook_node
+    from papermill.parameterize import parameterize_notebook
+
+    node = parameterize_notebook(load_notebook_node(str(notebook)), values, kernel_name=KERNEL_NAME)
+    try:
+        kernel.execute(node, timeout, on_cell_executed)
+    finally:
+        nbformat.write(node, executed)
+    return node
 
 
 def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600,
@@ -440,32 +572,35 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
         Scenarios whose report failed (each also printed on stderr).
     """
     import html
-    import queue
-    import threading
+
+    from .presentation.svg import ChartDrawer
 
     failed, done = [], {}
     work: queue.Queue = queue.Queue()
     for index, scenario in enumerate(scenarios):
         work.put((index, scenario))
 
-    def serve() -> None:
-        with WarmKernel() as kernel:
+    def serve(kernel: WarmKernel) -> None:
+        with kernel:
             while True:
                 try:
                     index, scenario = work.get_nowait()
                 except queue.Empty:
                     return
                 try:
-                    done[index] = render_report(scenario, out_dir, timeout=timeout, kernel=kernel)
-                except (ReportError, ParameterError, ValueError, OSError) as exc:
+                    done[index] = render_report(scenario, out_dir, timeout=timeout, kernel=kernel, drawer=drawer)
+                except (ReportError, ValueError, OSError) as exc:   # ParameterError is a ValueError
                     print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
                     failed.append(str(scenario))
 
-    threads = [threading.Thread(target=serve, daemon=True) for _ in range(max(1, min(kernels, len(scenarios))))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    # every kernel and the one chart-drawing process start at once, and boot side by side
+    started = [WarmKernel() for _ in range(max(1, min(kernels, len(scenarios))))]
+    with ChartDrawer() as drawer:
+        threads = [threading.Thread(target=serve, args=(kernel,), daemon=True) for kernel in started]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     links = []
     for index in sorted(done):
         relative = done[index].html.relative_to(Path(out_dir)).as_posix()

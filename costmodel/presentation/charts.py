@@ -78,6 +78,9 @@ def _theme() -> alt.theme.ThemeConfig:
 INTERACTIVE = False
 """Whether :func:`costmodel.presentation.sections.show` draws charts with embedded Vega (``"interactive"``)."""
 
+DRAWN_BY_RUNNER = False
+"""Whether :func:`costmodel.presentation.sections.show` leaves the SVG to the report runner (``"report"``)."""
+
 
 def use_renderer(renderer: str = "svg") -> None:
     """Enable the costmodel theme and an Altair renderer.
@@ -90,12 +93,16 @@ def use_renderer(renderer: str = "svg") -> None:
         interactive charts in JupyterLab or the classic notebook with Vega embedded in the
         output (offline; see :mod:`costmodel.presentation.interactive`); ``"default"``,
         ``"jupyterlab"`` or ``"html"`` are Altair's own, which need Vega from the front end
-        or a CDN.
+        or a CDN; ``"report"`` (what ``costmodel report`` passes) displays each chart's spec
+        and alt text, and the report runner draws the SVG in a process of its own while the
+        kernel goes on (see :mod:`costmodel.presentation.svg`): the report is the same as with
+        ``"svg"``, only sooner.
     """
-    global INTERACTIVE
+    global INTERACTIVE, DRAWN_BY_RUNNER
     alt.theme.enable(_THEME)
     INTERACTIVE = renderer == "interactive"
-    alt.renderers.enable("svg" if INTERACTIVE else renderer)
+    DRAWN_BY_RUNNER = renderer == "report"
+    alt.renderers.enable("svg" if INTERACTIVE or DRAWN_BY_RUNNER else renderer)
     alt.data_transformers.disable_max_rows()   # charts are drawn to SVG here, not shipped as JSON to a browser
 
 

@@ -22,6 +22,7 @@ from ..results import LAYER_LABELS, Comparison, TrainingRun
 from . import charts, tables, text
 from . import format as fmt
 from .safe import markdown as md
+from .svg import CHART_MIMETYPE, spec_script, spec_text
 
 _EMBEDDED = 0
 """Charts drawn with embedded Vega in this kernel; the first carries the Vega bundle."""
@@ -35,7 +36,9 @@ def show(chart: alt.TopLevelMixin, description: str) -> None:
     Vega-Lite spec as inline JSON (``<script type="application/json">``): the HTML report's one
     embedded copy of Vega turns each into an interactive chart (tooltips, pan and zoom) with no
     network, and the SVG stays for print and where scripts do not run. Other renderers display
-    the chart as they would.
+    the chart as they would. With the ``report`` renderer the chart is displayed as its spec
+    (:data:`~costmodel.presentation.svg.CHART_MIMETYPE`) and the report runner puts the same two
+    outputs in its place.
     """
     if charts.INTERACTIVE:
         global _EMBEDDED
@@ -49,8 +52,13 @@ def show(chart: alt.TopLevelMixin, description: str) -> None:
     if alt.renderers.active != "svg":
         display(chart)
         return
-    import vl_convert
     from altair.utils._importers import vl_version_for_vl_convert
+
+    if charts.DRAWN_BY_RUNNER:
+        display({CHART_MIMETYPE: spec_text(interactive_dict(chart)), "text/plain": description}, raw=True,
+                metadata={CHART_MIMETYPE: {"alt": description, "vl_version": vl_version_for_vl_convert()}})
+        return
+    import vl_convert
 
     # one unvalidated spec for the SVG and the live view: the charts are this package's own code,
     # which the tests render; the pan-and-zoom parameter does not change the static drawing
@@ -75,15 +83,6 @@ def interactive_dict(chart: alt.TopLevelMixin) -> dict:
         target.setdefault("params", []).append(
             {"name": "costmodel_zoom", "select": {"type": "interval", "encodings": ["x"]}, "bind": "scales"})
     return spec
-
-
-def spec_script(spec: dict) -> str:
-    """A Vega-Lite spec as an inline JSON script; ``<`` is written ``\\u003c`` so no text in it can
-    close the script element."""
-    import json
-
-    text = json.dumps(spec, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
-    return f'<script type="application/json" class="costmodel-vega-spec">{text}</script>'
 
 
 def interactive_spec(chart: alt.TopLevelMixin) -> str:
