@@ -200,13 +200,13 @@ def _break_even_marks(comparison: Comparison, scale: float, unit: str, top: floa
         return []
     frame = pd.DataFrame(rows)
     rule = alt.Chart(frame).mark_rule(color="#444444").encode(
-        x="volume_shown:Q",
+        x=alt.X("volume_shown:Q"),
         strokeDash=alt.condition(alt.datum.kind == "step", alt.value([5, 4]), alt.value([1, 0])),
         tooltip=[alt.Tooltip("label:N", title="break-even")],
     )
     label = alt.Chart(frame).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6,
                                        fontSize=11, color="#222222").encode(
-        x="volume_shown:Q", y=alt.datum(top), text="label:N")
+        x=alt.X("volume_shown:Q"), y=alt.YDatum(top), text=alt.Text("label:N"))
     return [rule, label]
 
 
@@ -290,7 +290,7 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
                            for o in options if (c := capacity_volume(r, o))])
     if not limits.empty:
         layers.append(alt.Chart(limits).mark_rule(strokeDash=[4, 3], color="#666666").encode(
-            x="volume_shown:Q", tooltip=["label:N"]))
+            x=alt.X("volume_shown:Q"), tooltip=[alt.Tooltip("label:N")]))
     # the rules are named in the subtitle, not along the rules, where the names would cross the steps
     subtitle = ["Counts step in whole replicas (rental) and whole servers (own cluster)"]
     if not limits.empty:
@@ -357,13 +357,13 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
          "label": f"with restart: {with_restart * 60:,.1f} min"},
     ])
     points = alt.Chart(optima).mark_point(size=80, filled=True, color="#d62728").encode(
-        x="minutes:Q", y="lost:Q", tooltip=["label:N"])
+        x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), tooltip=[alt.Tooltip("label:N")])
     above = alt.Chart(optima.iloc[:1]).mark_text(align="left", dx=8, dy=-12, fontSize=11).encode(
-        x="minutes:Q", y="lost:Q", text="label:N")
+        x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
     below = alt.Chart(optima.iloc[1:2]).mark_text(align="left", dx=8, dy=12, fontSize=11).encode(
-        x="minutes:Q", y="lost:Q", text="label:N")
+        x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
     further = alt.Chart(optima.iloc[2:]).mark_text(align="left", dx=8, dy=-26, fontSize=11).encode(
-        x="minutes:Q", y="lost:Q", text="label:N")
+        x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
     return alt.layer(curve, points, above, below, further).properties(
         width=560, height=300,
         title=alt.TitleParams("Time lost to checkpoints, restarts and rework",
@@ -416,18 +416,20 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
         x=alt.X("month:Q", title="Month after the decision [month]"),
         y=alt.Y("cumulative:Q", title=f"Cumulative cost [{currency}]", axis=short_axis()),
         color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(flows.flows))),
-        tooltip=["month:Q", f"{Columns.option_label}:N", alt.Tooltip("cumulative:Q", format=",.0f")],
+        tooltip=[alt.Tooltip("month:Q"), alt.Tooltip(f"{Columns.option_label}:N"),
+                 alt.Tooltip("cumulative:Q", format=",.0f")],
     )
     layers = [lines]
     if result.payback_month is not None:
         mark = pd.DataFrame([{"month": result.payback_month,
                               "label": f"payback: month {result.payback_month}",
                               "y": float(flows.cumulative("own")[result.payback_month])}])
-        layers += [alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x="month:Q"),
+        layers += [alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x=alt.X("month:Q")),
                    # on the side of the rule with room for it, so it stays inside the chart
                    alt.Chart(mark).mark_text(**({"align": "left", "dx": 5} if result.payback_month
                                                 < len(flows.months) / 2 else {"align": "right", "dx": -5}),
-                                             dy=-8, fontSize=11).encode(x="month:Q", y="y:Q", text="label:N")]
+                                             dy=-8, fontSize=11).encode(x=alt.X("month:Q"), y=alt.Y("y:Q"),
+                                                                        text=alt.Text("label:N"))]
         subtitle = f"Payback against {r.label(result.payback_against)} in month {result.payback_month}"
     else:
         subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
@@ -452,14 +454,14 @@ def own_cost_lines(scenario) -> alt.HConcatChart:
     left = alt.Chart(capex_frame).mark_bar(color="#1f77b4").encode(
         y=alt.Y("line:N", title=None, sort="-x"),
         x=alt.X("cost:Q", title=f"Capex [{currency}]", axis=short_axis()),
-        tooltip=["line:N", alt.Tooltip("cost:Q", format=",.0f")],
+        tooltip=[alt.Tooltip("line:N"), alt.Tooltip("cost:Q", format=",.0f")],
     ).properties(width=300, height=30 * len(capex), title=alt.TitleParams(
         "Capex by line", subtitle=f"total {sum(capex.values()):,.0f} {currency}"))
     right = alt.Chart(pd.DataFrame({"line": list(running), "cost": list(running.values())})).mark_bar(
         color="#ff7f0e").encode(
         y=alt.Y("line:N", title=None, sort="-x"),
         x=alt.X("cost:Q", title=f"Running cost [{currency}/month]", axis=short_axis()),
-        tooltip=["line:N", alt.Tooltip("cost:Q", format=",.0f")],
+        tooltip=[alt.Tooltip("line:N"), alt.Tooltip("cost:Q", format=",.0f")],
     ).properties(width=300, height=30 * len(running), title=alt.TitleParams(
         "Monthly running cost by line", subtitle=f"at {fmt.volume(r.workload.kind, r.volume)}, "
                                                  f"total {sum(running.values()):,.0f} {currency}/month"))
@@ -489,10 +491,11 @@ def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
     colour = alt.Color("offer:N", title="Rental price",
                        legend=alt.Legend(orient="bottom", columns=2, labelLimit=360))
     rules = alt.Chart(frame).mark_rule(strokeDash=[4, 3]).encode(
-        y="price:Q", color=colour, tooltip=["offer:N", "break_even:N"])
+        y=alt.Y("price:Q"), color=colour, tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")])
     hits = frame.dropna(subset=["utilisation"])
     points = alt.Chart(hits).mark_point(filled=True, size=80).encode(
-        x="utilisation:Q", y="price:Q", color=colour, tooltip=["offer:N", "break_even:N"])
+        x=alt.X("utilisation:Q"), y=alt.Y("price:Q"), color=colour,
+        tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")])
     return alt.layer(curve, rules, points).properties(
         width=640, height=340, title=alt.TitleParams(
             "Own cost per used GPU-hour against utilisation (steady state)",
@@ -525,17 +528,18 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
               axis=short_axis())
     span = alt.Chart(data).mark_bar(height=16).encode(
         y=alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=320)),
-        x=x, x2="base:Q",
+        x=x, x2=alt.X2("base:Q"),
         color=alt.Color("side:N", title="Input at", scale=alt.Scale(domain=["low", "high"],
                                                                      range=["#9ecae1", "#fd8d3c"])),
-        tooltip=["input:N", "end:N", alt.Tooltip("metric:Q", format=",.0f"), "note:N"],
+        tooltip=[alt.Tooltip("input:N"), alt.Tooltip("end:N"), alt.Tooltip("metric:Q", format=",.0f"),
+                 alt.Tooltip("note:N")],
     )
-    zero = alt.Chart(pd.DataFrame({"metric": [0.0]})).mark_rule(color="#d62728").encode(x="metric:Q")
+    zero = alt.Chart(pd.DataFrame({"metric": [0.0]})).mark_rule(color="#d62728").encode(x=alt.X("metric:Q"))
     at_base = alt.Chart(pd.DataFrame({"metric": [base]})).mark_rule(color="#444444", strokeDash=[4, 3]).encode(
-        x="metric:Q")
+        x=alt.X("metric:Q"))
     notes = data[data["note"] != ""].drop_duplicates("input")
     labels = alt.Chart(notes).mark_text(align="left", dx=4, fontSize=10, color="#d62728").encode(
-        y=alt.Y("input:N", sort=order), x=alt.datum(max(float(data["metric"].max()), 0.0)), text="note:N")
+        y=alt.Y("input:N", sort=order), x=alt.XDatum(max(float(data["metric"].max()), 0.0)), text=alt.Text("note:N"))
     return alt.layer(span, zero, at_base, labels).properties(
         width=520, height=max(120, 34 * len(bars)),
         title=alt.TitleParams("Which inputs move the answer (one at a time)",
@@ -553,10 +557,10 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
     bars = alt.Chart(data).mark_bar(color=OPTION_COLOURS[r.options[result.option].kind]).encode(
         x=alt.X("from:Q", title=f"Monthly saving of {r.label(result.option)} [{currency}/month]",
                 axis=short_axis()),
-        x2="to:Q", y=alt.Y("share:Q", title="Share of samples [%]"), y2=alt.datum(0),
+        x2=alt.X2("to:Q"), y=alt.Y("share:Q", title="Share of samples [%]"), y2=alt.Y2Datum(0),
         tooltip=[alt.Tooltip("from:Q", format=",.0f"), alt.Tooltip("to:Q", format=",.0f"),
                  alt.Tooltip("share:Q", format=".2f")])
-    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#d62728", strokeWidth=2).encode(x="x:Q")
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#d62728", strokeWidth=2).encode(x=alt.X("x:Q"))
     saves = float(np.mean(savings > 0))
     return alt.layer(bars, zero).properties(
         width=560, height=260, title=alt.TitleParams(
@@ -573,7 +577,7 @@ def win_probability_bars(scenario, result) -> alt.Chart:
         y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label])),
         x=alt.X("p:Q", title="Probability of being the cheapest [%]", scale=alt.Scale(domain=[0, 100])),
         color=alt.Color(f"{Columns.option_label}:N", scale=_colour_scale(r, list(wins)), legend=None),
-        tooltip=[f"{Columns.option_label}:N", alt.Tooltip("p:Q", format=".1f")],
+        tooltip=[alt.Tooltip(f"{Columns.option_label}:N"), alt.Tooltip("p:Q", format=".1f")],
     ).properties(width=420, height=30 * len(wins) + 20, title=alt.TitleParams(
         "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples"))
 
@@ -591,10 +595,10 @@ def demand_week(scenario, series: np.ndarray) -> alt.LayerChart:
     x = alt.X("day:Q", title="Day of the year", scale=alt.Scale(domain=[1, days], nice=False),
               axis=count_axis(tickCount=12))
     band = alt.Chart(data).mark_area(opacity=0.35, color="#1f77b4").encode(
-        x=x, y=alt.Y("low:Q", title="GPUs busy [GPU]"), y2="high:Q",
+        x=x, y=alt.Y("low:Q", title="GPUs busy [GPU]"), y2=alt.Y2("high:Q"),
         tooltip=[alt.Tooltip("day:Q"), alt.Tooltip("low:Q", title="lowest hour", format=",.2f"),
                  alt.Tooltip("mean:Q", format=",.2f"), alt.Tooltip("high:Q", title="highest hour", format=",.2f")])
-    line = alt.Chart(data).mark_line(color="#1f77b4", strokeWidth=1.5).encode(x=x, y="mean:Q")
+    line = alt.Chart(data).mark_line(color="#1f77b4", strokeWidth=1.5).encode(x=x, y=alt.Y("mean:Q"))
     return alt.layer(band, line).properties(width=640, height=220, title=alt.TitleParams(
         "Demand over the year, day by day",
         subtitle=f"{as_resolved(scenario).demand.profile.kind} profile; band: each day's lowest to highest hour, "
@@ -628,7 +632,7 @@ def hour_of_week_layers(scenario, series: np.ndarray, mix) -> alt.Chart:
         color=alt.Color("layer:N", title="Served by", sort=names,
                         scale=alt.Scale(domain=names, range=[_LAYER_PALETTE[n] for n in names])),
         order=alt.Order("order:Q"),
-        tooltip=["layer:N", alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
+        tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
     ).properties(width=640, height=220, title=alt.TitleParams(
         "The busiest week, by the layer that serves it",
         subtitle="Owned and rented replicas carry the base; the API (where it is in the mix) takes the top"))
@@ -654,7 +658,7 @@ def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> a
         y=alt.Y("cost:Q", title=f"Monthly cost [{r.currency}/month]", scale=alt.Scale(type="log")),
         color=alt.Color("what:N", title=None),
         strokeDash=alt.condition(alt.datum.what == "Cheapest mix", alt.value([1, 0]), alt.value([4, 3])),
-        tooltip=["what:N", alt.Tooltip("volume:Q", format=",.0f"), alt.Tooltip("cost:Q", format=",.0f")],
+        tooltip=[alt.Tooltip("what:N"), alt.Tooltip("volume:Q", format=",.0f"), alt.Tooltip("cost:Q", format=",.0f")],
     ).properties(width=640, height=260, title=alt.TitleParams(
         "The cheapest mix against volume, beside each pure option",
         subtitle="The profile's shape scaled from a tenth to three times the stated volume"))
@@ -688,7 +692,7 @@ def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.LayerChart:
         color=alt.Color("layer:N", title="Served by", sort=present,
                         scale=alt.Scale(domain=present, range=[palette[p] for p in present])),
         order=alt.Order("layer_order:Q"),
-        tooltip=["layer:N", alt.Tooltip("gpus:Q", format=",.2f")],
+        tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("gpus:Q", format=",.2f")],
     ).transform_calculate(layer_order=" + ".join(
         f"(datum.layer == '{p}' ? {i} : 0)" for i, p in enumerate(present)) or "0")
     return area.properties(width=640, height=260, title=alt.TitleParams(
@@ -718,10 +722,10 @@ def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
         y=alt.Y("cost:Q", title=f"Monthly cost of the mix [{currency}/month]", axis=short_axis(),
                 scale=alt.Scale(zero=False)),
         color=alt.Color("kind:N", title="Held as"),
-        tooltip=["kind:N", "level:Q", alt.Tooltip("cost:Q", format=",.0f")])
+        tooltip=[alt.Tooltip("kind:N"), alt.Tooltip("level:Q"), alt.Tooltip("cost:Q", format=",.0f")])
     frame = pd.DataFrame(marks)
     best = alt.Chart(frame).mark_point(size=140, shape="diamond", filled=True, color="#d62728").encode(
-        x="level:Q", y="cost:Q", tooltip=["label:N"])
+        x=alt.X("level:Q"), y=alt.Y("cost:Q"), tooltip=[alt.Tooltip("label:N")])
     optimum = "; ".join(f"{m['label']} ({fmt.money(m['cost'], currency)}/month)" for m in marks)
     # the optima are named in the subtitle, not beside the points, where they would cross the lines
     return alt.layer(lines, best).properties(width=560, height=280, title=alt.TitleParams(
@@ -748,23 +752,23 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
     colour = alt.Color("curve:N", title="Curve", scale=alt.Scale(range=["#1f77b4", "#2ca02c"]),
                        legend=alt.Legend(labelLimit=400))
     tooltip = ["curve:N", "concurrency:Q", "speed:Q", "throughput:Q"]
-    layers = [alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order="concurrency:Q"),
+    layers = [alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order=alt.Order("concurrency:Q")),
               alt.Chart(data).mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)]
     if s.target is not None and s.target["tokens_per_second_per_user"] != "no bound":
         rule = pd.DataFrame([{"speed": s.target["tokens_per_second_per_user"],
                               "label": f"target: {fmt.amount(s.target['tokens_per_second_per_user'], 1)} tokens/s"}])
-        layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#666666").encode(x="speed:Q"))
+        layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#666666").encode(x=alt.X("speed:Q")))
         layers.append(alt.Chart(rule).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6).encode(
-            x="speed:Q", y=alt.datum(float(data["throughput"].max())), text="label:N"))
+            x=alt.X("speed:Q"), y=alt.YDatum(float(data["throughput"].max())), text=alt.Text("label:N")))
     chosen = s.point
     if chosen is not None:
         mark = pd.DataFrame([{"speed": chosen.tokens_per_second_per_user, "throughput": chosen.throughput_per_gpu,
                               "label": f"chosen: {fmt.amount(chosen.throughput_per_gpu, 0)} per GPU, "
                                        f"TTFT {fmt.significant(chosen.ttft, 3)} s"}])
         layers.append(alt.Chart(mark).mark_point(shape="diamond", size=160, color="#d62728", filled=True).encode(
-            x="speed:Q", y="throughput:Q"))
+            x=alt.X("speed:Q"), y=alt.Y("throughput:Q")))
         layers.append(alt.Chart(mark).mark_text(align="left", dx=8, dy=-8, color="#d62728").encode(
-            x="speed:Q", y="throughput:Q", text="label:N"))
+            x=alt.X("speed:Q"), y=alt.Y("throughput:Q"), text=alt.Text("label:N")))
     subtitle = s.curve_label if len(s.curve_label) < 140 else s.curve_label[:137] + "..."
     return alt.layer(*layers).properties(
         width=640, height=320,
