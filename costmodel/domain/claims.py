@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..formulas.roots import bisect_root, refine_root
 from ..resolved import Resolved, as_resolved
 from ..results import ClaimCheck, InputChange
 from ..schema import Claim, Scenario
@@ -96,49 +97,6 @@ def _evaluate(r: Resolved, path: str, xs: np.ndarray, figure) -> np.ndarray:
     return np.array([float(np.asarray(figure(with_values(r, {path: float(x)})))) for x in xs])
 
 
-def _bisect(f, low: float, high: float, f_low: float) -> float:
-    """A root of f in [low, high] (f changes sign there), by bisection to 1e-13 of the bracket."""
-    for _ in range(60):
-        middle = 0.5 * (low + high)
-        f_middle = f(middle)
-        if f_middle == 0:
-            return middle
-        if np.sign(f_middle) == np.sign(f_low):
-            low, f_low = middle, f_middle
-        else:
-            high = middle
-        if high - low <= 1e-13 * high:
-            break
-    return 0.5 * (low + high)
-
-
-REFINE_POINTS = 257
-"""Values read across a bracket on each refining pass (the bracket shrinks 256-fold a pass)."""
-
-
-def _refine(evaluate, low: float, high: float, f_low: float) -> float:
-    """A root of a function in [low, high] (it changes sign there), to 1e-13 of the bracket.
-
-    Each pass reads the function on :data:`REFINE_POINTS` values across the bracket in one
-    vectorised call (``evaluate`` takes and returns arrays) and keeps the cell where the sign
-    changes first, so about five passes do what sixty bisection steps would, in five calls.
-    """
-    for _ in range(12):
-        if high - low <= 1e-13 * high:
-            break
-        xs = np.linspace(low, high, REFINE_POINTS)
-        ys = evaluate(xs)
-        ys[0] = f_low
-        if np.any(ys == 0):
-            return float(xs[np.argmax(ys == 0)])
-        changed = np.nonzero(np.sign(ys[1:]) != np.sign(f_low))[0]
-        if not changed.size:
-            break                               # not a sign change after all: keep the bracket's middle
-        k = int(changed[0])                     # the sign changes between xs[k] and xs[k + 1]
-        low, high, f_low = float(xs[k]), float(xs[k + 1]), float(ys[k])
-    return 0.5 * (low + high)
-
-
 def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange, ...]:
     """The single inputs that, changed alone, make the claim's figure equal the stated one.
 
@@ -178,11 +136,11 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
         elif vectorised:
             def gaps(values: np.ndarray, path: str = path) -> np.ndarray:
                 return _evaluate(r, path, values, figure)
-            needed = _refine(gaps, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
+            needed = refine_root(gaps, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
         else:
             def gap(x: float, path: str = path) -> float:
                 return float(np.asarray(figure(with_values(r, {path: x}))))
-            needed = _bisect(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
+            needed = bisect_root(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
         title = found.title if found is not None else ("serving throughput" if path == THROUGHPUT_INPUT else path)
         unit = found.unit if found is not None else "output tokens/s/GPU"
         changes.append(InputChange(path, title, unit, float(current), float(needed)))

@@ -17,7 +17,7 @@ References
 .. [2] Herman, J. and Usher, W. (2017), "SALib: An open-source Python library for
    Sensitivity Analysis", Journal of Open Source Software 2(9).
 .. [3] Brent, R. P. (1973), "Algorithms for Minimization without Derivatives", ch. 4
-   (the root finder behind :func:`scipy.optimize.brentq`).
+   (a sign change in a bracket keeps a root in it: :mod:`costmodel.formulas.roots`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..formulas.roots import bisect_root, refine_root
 from ..resolved import Resolved, as_resolved, resolve
 from ..results import InputBreakEven, MonteCarlo, SobolIndices, TornadoBar
 from ..schema import Distribution, Scenario
@@ -154,8 +155,9 @@ def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high:
     -------
     InputBreakEven
         ``value`` None when the difference has the same sign at both ends ("never in
-        [low, high]"). Found by Brent's method (:func:`scipy.optimize.brentq`) to 1e-12
-        relative.
+        [low, high]"). Found to 1e-12 of the bracket's larger end by vectorised scans of the
+        bracket (:func:`costmodel.formulas.roots.refine_root`; bisection for an input the model
+        takes one value at a time), the first sign change from ``low``.
 
     Raises
     ------
@@ -164,18 +166,19 @@ def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high:
     ValueError
         low > high.
     """
-    from scipy.optimize import brentq
-
     if low > high:
         raise ValueError(f"{path}: low {low} is above high {high}")
     r = as_resolved(scenario)
     option_a = option_a or tracked_option(r)
 
-    def difference(x: float) -> float:
+    def differences(x):
         s = with_values(r, {path: x})
         if option_b is None:
-            return float(decision_metric(s, option_a))
-        return float(monthly_cost(s, option_a, s.volume) - monthly_cost(s, option_b, s.volume))
+            return decision_metric(s, option_a)
+        return monthly_cost(s, option_a, s.volume) - monthly_cost(s, option_b, s.volume)
+
+    def difference(x: float) -> float:
+        return float(np.asarray(differences(x)))
 
     f_low, f_high = difference(low), difference(high)
     if f_low == 0:
@@ -184,7 +187,16 @@ def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high:
         return InputBreakEven(path, high, low, high, option_a, option_b)
     if np.sign(f_low) == np.sign(f_high):
         return InputBreakEven(path, None, low, high, option_a, option_b)
-    root = brentq(difference, low, high, xtol=1e-12 * max(1.0, abs(low), abs(high)), rtol=1e-14, maxiter=500)
+    xtol = 1e-12 * max(1.0, abs(low), abs(high))
+    try:
+        probe = np.asarray(differences(np.array([low, high])), dtype=float)
+        vectorised = probe.shape == (2,)
+    except (TypeError, ValueError):     # an input the model takes one value at a time
+        vectorised = False
+    if vectorised:
+        root = refine_root(lambda xs: np.asarray(differences(xs), dtype=float), low, high, f_low, xtol=xtol)
+    else:
+        root = bisect_root(difference, low, high, f_low, xtol=xtol)
     return InputBreakEven(path, float(root), low, high, option_a, option_b)
 
 

@@ -21,6 +21,7 @@ module                 formulas
 ``screening``          load-duration curve, busy shares, single-layer rule
 ``returns``            NPV conventions, IRR, MIRR, ROI, payback, Fisher, residual curves
 ``tax``                tax depreciation (straight line, declining balance, MACRS), shield
+``roots``              roots in a bracket: vectorised scans, bisection
 =====================  ==========================================================
 """
 
