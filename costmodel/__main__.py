@@ -1,7 +1,5 @@
 """``python -m costmodel``: the same as the ``costmodel`` command."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

@@ -17,6 +17,7 @@ import hashlib
 import json
 import queue
 import re
+import shutil
 import sys
 import tempfile
 import threading
@@ -179,13 +180,14 @@ def _take_exporter():
         )
 
 
-def export_html(notebook, title: str, bundle: str | None = None, exporter=None) -> str:
-    """Export an executed notebook (a path or a notebook node) to offline HTML without code cells.
+_BUNDLE_MARKER = "/*costmodel-vega-bundle*/"
+"""What the template writes in place of the Vega bundle; the bundle replaces it after the export,
+so that neither nbconvert's own pass over the page (BeautifulSoup) nor the offline check reads
+its 1.5 MB."""
 
-    With ``bundle`` (:func:`vega_bundle`), the page embeds it once and draws each chart
-    interactively from its inline spec, the SVG kept for print. ``exporter``: an
-    ``nbconvert.HTMLExporter`` from :func:`_take_exporter` (default: one taken for this export).
-    """
+
+def _export(notebook, title: str, with_bundle: bool, exporter=None) -> str:
+    """The page with :data:`_BUNDLE_MARKER` where the Vega bundle goes (if ``with_bundle``)."""
     import copy
 
     import nbformat
@@ -198,10 +200,31 @@ def export_html(notebook, title: str, bundle: str | None = None, exporter=None) 
     notebook.metadata["title"] = title
     exporter = exporter or _take_exporter()
     try:
-        body, _ = exporter.from_notebook_node(notebook, resources={"costmodel_vega_bundle": bundle or ""})
+        body, _ = exporter.from_notebook_node(
+            notebook, resources={"costmodel_vega_bundle": _BUNDLE_MARKER if with_bundle else ""})
     finally:
         _IDLE_EXPORTERS.put(exporter)
     return body
+
+
+def _with_bundle(page: str, bundle: str) -> str:
+    """The page with the Vega bundle in the one place the template marked for it."""
+    marker = f"<script>{_BUNDLE_MARKER}</script>"
+    if page.count(marker) != 1:
+        raise ReportError(f"the page has {page.count(marker)} places for the Vega bundle, not one")
+    before, after = page.split(marker)
+    return f"{before}<script>{bundle}</script>{after}"
+
+
+def export_html(notebook, title: str, bundle: str | None = None, exporter=None) -> str:
+    """Export an executed notebook (a path or a notebook node) to offline HTML without code cells.
+
+    With ``bundle`` (:func:`vega_bundle`), the page embeds it once and draws each chart
+    interactively from its inline spec, the SVG kept for print. ``exporter``: an
+    ``nbconvert.HTMLExporter`` from :func:`_take_exporter` (default: one taken for this export).
+    """
+    page = _export(notebook, title, bool(bundle), exporter)
+    return _with_bundle(page, bundle) if bundle else page
 
 
 class _PreparedExport(threading.Thread):
@@ -465,8 +488,13 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
 
 
 def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel: WarmKernel, own_kernel: bool,
-            drawer, own: list | None, start: float) -> Report:
-    """render_report's work; a drawer it makes itself (``drawer`` None) goes into ``own`` to be closed."""
+            drawer, own: list | None, start: float, defer: bool = False):
+    """render_report's work; a drawer it makes itself (``drawer`` None) goes into ``own`` to be closed.
+
+    With ``defer``, returns once the kernel has run the notebook, with a function that finishes
+    the report (waits for the charts, exports, checks and writes the page) and returns it: a
+    batch's kernel takes the next scenario meanwhile.
+    """
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -495,9 +523,9 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     keys: dict = {}
     hook = cell_hook(drawer, keys)
     # the executed notebook is written beside its final place and renamed there
-    with tempfile.TemporaryDirectory(prefix=".costmodel-", dir=target) as scratch:
-        scratch = Path(scratch)
-        executed = scratch / "report.ipynb"
+    scratch = Path(tempfile.mkdtemp(prefix=".costmodel-", dir=target))
+    executed = scratch / "report.ipynb"
+    try:
         try:
             if own_kernel:
                 node = papermill.execute_notebook(
@@ -516,20 +544,31 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             if not own_kernel and executed.exists():
                 executed.replace(notebook_path)
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+
+    def finish() -> Report:
         try:
-            fill_charts(node, drawer, keys, timeout)
-        except ChartError as exc:
-            raise ReportError(f"{name}: a chart could not be drawn: {exc}") from None
-        nbformat.write(node, executed)
-        exporter = prepared.take()
-        bundle = vega_bundle()
-        html = export_html(node, model.title, bundle, exporter)
-        found = unsafe_parts(html, frozenset({hashlib.sha256(bundle.encode()).hexdigest()}))
-        if found:
-            raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
-        executed.replace(notebook_path)
-    write_text_atomically(html_path, html)
-    return Report(name, html_path, notebook_path, time.perf_counter() - start)
+            try:
+                fill_charts(node, drawer, keys, timeout)
+            except ChartError as exc:
+                raise ReportError(f"{name}: a chart could not be drawn: {exc}") from None
+            nbformat.write(node, executed)
+            exporter = prepared.take()
+            bundle = vega_bundle()
+            page = _export(node, model.title, True, exporter)
+            found = unsafe_parts(page)      # the bundle, trusted by its hash, goes in after the check
+            if found:
+                raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
+            html = _with_bundle(page, bundle)
+            executed.replace(notebook_path)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        write_text_atomically(html_path, html)
+        return Report(name, html_path, notebook_path, time.perf_counter() - start)
+
+    return finish if defer else finish()
 
 
 def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: dict, timeout: int,
@@ -572,10 +611,11 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
         Scenarios whose report failed (each also printed on stderr).
     """
     import html
+    from concurrent.futures import ThreadPoolExecutor
 
     from .presentation.svg import ChartDrawer
 
-    failed, done = [], {}
+    failed, done, finishing = [], {}, {}
     work: queue.Queue = queue.Queue()
     for index, scenario in enumerate(scenarios):
         work.put((index, scenario))
@@ -588,19 +628,29 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
                 except queue.Empty:
                     return
                 try:
-                    done[index] = render_report(scenario, out_dir, timeout=timeout, kernel=kernel, drawer=drawer)
+                    finish = _render(scenario, Path(out_dir), timeout, None, None, kernel, False, drawer, None,
+                                     time.perf_counter(), defer=True)
                 except (ReportError, ValueError, OSError) as exc:   # ParameterError is a ValueError
                     print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
                     failed.append(str(scenario))
+                    continue
+                # the kernel takes the next scenario while this report's charts are drawn and it is written
+                finishing[index] = (scenario, finishers.submit(finish))
 
     # every kernel and the one chart-drawing process start at once, and boot side by side
     started = [WarmKernel() for _ in range(max(1, min(kernels, len(scenarios))))]
-    with ChartDrawer() as drawer:
+    with ChartDrawer(processes=len(started)) as drawer, ThreadPoolExecutor(len(started)) as finishers:
         threads = [threading.Thread(target=serve, args=(kernel,), daemon=True) for kernel in started]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        for index, (scenario, future) in sorted(finishing.items()):
+            try:
+                done[index] = future.result()
+            except (ReportError, ValueError, OSError) as exc:
+                print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
+                failed.append(str(scenario))
     links = []
     for index in sorted(done):
         relative = done[index].html.relative_to(Path(out_dir)).as_posix()
