@@ -29,7 +29,7 @@ from pathlib import Path
 from .errors import did_you_mean
 from .files import write_text_atomically
 from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR
-from .presentation.interactive import vega_bundle
+from .presentation.interactive import cache_folder, vega_bundle
 
 BREAK_EVEN_NOTEBOOK: Path = NOTEBOOK_DIR / "break_even.ipynb"
 TRAINING_NOTEBOOK: Path = NOTEBOOK_DIR / "training_run.ipynb"
@@ -168,9 +168,10 @@ def _take_exporter():
     try:
         return _IDLE_EXPORTERS.get_nowait()
     except queue.Empty:
-        from nbconvert import HTMLExporter
+        import nbconvert
+        from jinja2 import FileSystemBytecodeCache
 
-        return HTMLExporter(
+        exporter = _offline_exporter_class()(
             extra_template_basedirs=[str(TEMPLATE_DIR)],
             template_name="costmodel_offline",
             exclude_input=True,
@@ -178,6 +179,60 @@ def _take_exporter():
             exclude_output_prompt=True,
             embed_images=True,
         )
+        # Jinja compiles the templates to Python on first use (0.2 s a process); like Python's own
+        # bytecode, the result is kept in the cache folder, under the template source's checksum
+        folder = cache_folder() / f"jinja-nbconvert-{nbconvert.__version__}"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            exporter.environment.bytecode_cache = FileSystemBytecodeCache(str(folder))
+        except OSError:
+            pass            # a read-only home: compile every time
+        return exporter
+
+
+_FOCUSABLE = re.compile(r'(<div class="[^"]*\b(?:jp-OutputArea-output|jp-Cell-inputWrapper)\b[^"]*")')
+_IMG_WITHOUT_ALT = re.compile(r"<img(?![^>]*\salt=)")
+_EXPORTER_CLASS = None
+
+
+def _offline_exporter_class():
+    """nbconvert's HTMLExporter without its BeautifulSoup pass over the finished page.
+
+    That pass gives each cell's input wrapper (a Markdown cell's text) and output area
+    ``tabindex="0"`` (focusable from the keyboard) and each image without alt text a
+    placeholder one. On a report it cost 0.4 s a process (soupsieve compiling its CSS selectors,
+    then parsing and writing the page again); here both are done on the page's own tags, which
+    the template wrote: text from outputs is escaped, so no ``<div`` or ``<img`` in it is a tag.
+    Where nbconvert's internals differ from 7.16's, HTMLExporter's own method is used.
+    """
+    global _EXPORTER_CLASS
+    if _EXPORTER_CLASS is not None:
+        return _EXPORTER_CLASS
+    from nbconvert import HTMLExporter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+
+    class OfflineHTMLExporter(HTMLExporter):
+        def from_notebook_node(self, nb, resources=None, **kw):
+            try:
+                from nbconvert.filters.highlight import Highlight2HTML
+                from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+
+                language = nb.metadata.get("language_info", {})
+                lexer = language.get("pygments_lexer", language.get("name", None))
+                self.register_filter("highlight_code", self.filters.get(
+                    "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+                resources = self._init_resources(resources)
+                self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+                    notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+            except (ImportError, AttributeError, TypeError):
+                return super().from_notebook_node(nb, resources, **kw)
+            page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+            page = _FOCUSABLE.sub(r'\1 tabindex="0"', page)
+            page = _IMG_WITHOUT_ALT.sub('<img alt="No description has been provided for this image"', page)
+            return page, resources
+
+    _EXPORTER_CLASS = OfflineHTMLExporter
+    return _EXPORTER_CLASS
 
 
 _BUNDLE_MARKER = "/*costmodel-vega-bundle*/"

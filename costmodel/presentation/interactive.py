@@ -14,18 +14,24 @@ from pathlib import Path
 from ..files import write_text_atomically
 
 
+def cache_folder() -> Path:
+    """The user's cache folder for costmodel: ``$XDG_CACHE_HOME/costmodel``, else ``~/.cache/costmodel``."""
+    import os
+
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "costmodel"
+
+
 def vega_bundle() -> str:
     """Vega, Vega-Lite and vega-embed in one script (vl-convert's bundle), cached per vl-convert version.
 
     Building it takes seconds, so it is kept in the user's cache folder
     (``$XDG_CACHE_HOME/costmodel``, else ``~/.cache/costmodel``) and read from there afterwards.
     """
-    import os
 
     import vl_convert
 
     version = getattr(vl_convert, "__version__", "unknown")
-    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "costmodel"
+    folder = cache_folder()
     cached = folder / f"vega-bundle-vl-convert-{version}.js"
     try:
         return cached.read_text(encoding="utf-8")
