@@ -27,7 +27,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 _LAZY = {
-    "Catalog": "catalog", "default_catalog": "catalog", "load_catalog": "catalog",
+    "Catalog": "catalog", "default_catalog": "catalog", "load_catalog": "catalog", "catalog_from": "catalog",
+    "load_catalog_overrides": "catalog",
     "break_even": "domain.break_even", "break_evens": "domain.break_even", "cheapest_by_volume": "domain.break_even",
     "default_volume_max": "domain.break_even",
     "capacity_volume": "domain.capacity", "gpu_count": "domain.capacity", "gpu_hours_used": "domain.capacity",
@@ -123,9 +124,10 @@ __all__ = [
     "CloudRental", "Colocation", "Columns", "Comparison", "ComparisonOutput", "Component", "Count", "FXRates",
     "GPUHoursWorkload", "HostedAPI", "InputError", "OptionResult", "Options", "OwnCluster", "Power", "Quantity",
     "Resolved", "Scenario", "ScenarioError", "Series", "Staffing", "TokensWorkload", "TrainingWorkload",
-    "break_even", "break_evens", "bundled_scenarios", "capacity_volume", "cheapest_by_volume", "compare",
-    "comparison_output", "comparison_text", "cost_sweep", "cost_table", "default_catalog", "default_volume_max",
-    "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog", "load_scenario", "monthly_cost",
+    "break_even", "break_evens", "bundled_scenarios", "capacity_volume", "catalog_from", "cheapest_by_volume",
+    "compare", "comparison_output", "comparison_text", "cost_sweep", "cost_table", "default_catalog",
+    "default_volume_max", "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog",
+    "load_catalog_overrides", "load_scenario", "monthly_cost",
     "monthly_cost_components", "output_json_schema", "resolve", "save_scenario", "scenario_path", "step_volumes",
     "tokens_per_month", "validate_data", "what_if", "with_inputs",
 ]

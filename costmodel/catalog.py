@@ -516,6 +516,18 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
     return Catalog(**tables)
 
 
+def catalog_from(folder: str | Path | None) -> Catalog | None:
+    """The catalog with a folder's rows added (:func:`load_catalog_overrides`), or None (the
+    bundled one) for None or ``""``: what a report notebook's ``catalog`` parameter names.
+
+    Raises
+    ------
+    CatalogError
+        As :func:`load_catalog_overrides`.
+    """
+    return load_catalog_overrides(folder) if folder else None
+
+
 def load_catalog_overrides(folder: str | Path, base: Catalog | None = None) -> Catalog:
     """The bundled catalog (or ``base``) with the rows of any catalog CSV files in ``folder``.
 

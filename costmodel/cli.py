@@ -27,7 +27,7 @@ def _report(args: argparse.Namespace) -> int:
     failed = bad = 0
     for scenario in scenarios:
         try:
-            report = render_report(scenario, args.out, timeout=args.timeout)
+            report = render_report(scenario, args.out, timeout=args.timeout, catalog=args.catalog)
         except (InputError, ValueError) as exc:
             print(f"costmodel report: {exc}", file=sys.stderr)
             bad += 1
@@ -126,7 +126,8 @@ def _batch(args: argparse.Namespace) -> int:
         from .report import render_reports_index
 
         ok = [t.path for t in tasks if not t.values and t.name not in failed]
-        failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout, kernels=args.workers)
+        failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout, kernels=args.workers,
+                                              catalog=args.catalog)
         failed += failed_reports
     if len(results) < len(tasks):
         print(f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} "
@@ -296,6 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"scenario names or YAML paths (default: {', '.join(REFERENCE_SCENARIOS)})")
     report.add_argument("--out", default="reports", help="output folder (default: reports/)")
     report.add_argument("--timeout", type=int, default=600, help="longest time per notebook cell [s]")
+    report.add_argument("--catalog", metavar="DIR", default=None,
+                        help="folder of catalog CSV rows to add to the bundled ones (see compare)")
     report.set_defaults(run=_report)
 
     compare = commands.add_parser("compare", help="print the cost of each option and the break-evens")

@@ -483,7 +483,7 @@ def _papermill_engine() -> str:
 
 def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout: int = 600,
                   notebook: Path | None = None, parameters: dict | None = None,
-                  kernel: WarmKernel | None = None, drawer=None) -> Report:
+                  kernel: WarmKernel | None = None, drawer=None, catalog: str | Path | None = None) -> Report:
     """Render one scenario's report.
 
     The kernel (and a chart-drawing process, :mod:`costmodel.presentation.svg`) start first,
@@ -510,6 +510,9 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     drawer
         A :class:`~costmodel.presentation.svg.ChartDrawer` to draw the charts (default: one for
         this report alone).
+    catalog
+        A folder of catalog CSV rows to add to the bundled ones (as ``compare --catalog``):
+        the scenario is checked against them, and the notebook gets it as its ``catalog``.
 
     Returns
     -------
@@ -520,6 +523,8 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     ScenarioError
         The scenario file is invalid (checked before any cell runs); an earlier
         ``report.html`` for it is removed all the same.
+    CatalogError
+        The catalog folder is not one, or a row in it is bad.
     ParameterError
         A parameter the notebook does not declare.
     ReportError
@@ -534,7 +539,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     own = [] if drawer is None else None
     try:
         return _render(scenario, Path(out_dir), timeout, notebook, parameters, kernel, own_kernel, drawer, own,
-                       start)
+                       start, catalog=catalog)
     finally:
         for made in own or ():
             made.close()
@@ -543,7 +548,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
 
 
 def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel: WarmKernel, own_kernel: bool,
-            drawer, own: list | None, start: float, defer: bool = False):
+            drawer, own: list | None, start: float, defer: bool = False, catalog: str | Path | None = None):
     """render_report's work; a drawer it makes itself (``drawer`` None) goes into ``own`` to be closed.
 
     With ``defer``, returns once the kernel has run the notebook, with a function that finishes
@@ -554,6 +559,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    from .catalog import catalog_from
     from .presentation.svg import ChartDrawer, ChartError, cell_hook, fill_charts
     from .scenarios import load_scenario, scenario_path
 
@@ -562,9 +568,11 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     target = out_dir / name
     html_path, notebook_path = target / "report.html", target / "report.ipynb"
     html_path.unlink(missing_ok=True)   # whatever happens next, no stale report stays
-    model = load_scenario(path)
+    model = load_scenario(path, catalog_from(catalog))
     notebook = notebook or notebook_for(model.workload.kind)
     values = {"scenario": str(path), **(parameters or {})}
+    if catalog:
+        values["catalog"] = str(Path(catalog).resolve())
     declared = check_parameters(notebook, values)
     if "renderer" in declared:
         values.setdefault("renderer", "report")
@@ -643,7 +651,7 @@ def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: di
 
 
 def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600,
-                         kernels: int = 1) -> list[str]:
+                         kernels: int = 1, catalog: str | Path | None = None) -> list[str]:
     """Render one report per scenario, then ``index.html`` linking them above the portfolio table.
 
     The reports run in ``kernels`` :class:`WarmKernel` s, each taking the next scenario when it
@@ -684,7 +692,7 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
                     return
                 try:
                     finish = _render(scenario, Path(out_dir), timeout, None, None, kernel, False, drawer, None,
-                                     time.perf_counter(), defer=True)
+                                     time.perf_counter(), defer=True, catalog=catalog)
                 except (ReportError, ValueError, OSError) as exc:   # ParameterError is a ValueError
                     print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
                     failed.append(str(scenario))

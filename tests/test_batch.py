@@ -169,6 +169,22 @@ def test_compare_uses_a_row_only_in_the_catalog_folder(tmp_path, capsys):
     assert pd.read_csv(tmp_path / "b" / "portfolio.csv")["cost_rent"].iloc[0] == pytest.approx(9880.0)
 
 
+@pytest.mark.slow
+def test_report_uses_a_row_only_in_the_catalog_folder(tmp_path, capsys):
+    from costmodel.report import report_folder
+
+    folder = _catalog_dir(tmp_path)
+    scenario = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"options.rent.offer": "my-quote-h100"}),
+                              "quote.yaml")
+    out = tmp_path / "reports"
+    assert main(["report", str(scenario), "--out", str(out)]) == 2      # the bundled catalog has no such offer
+    assert "my-quote-h100" in capsys.readouterr().err
+    assert main(["report", str(scenario), "--catalog", str(folder), "--out", str(out)]) == 0
+    html = (out / report_folder(scenario) / "report.html").read_text()
+    # the quote's 2.00 USD/GPU-h: 2 GPUs x 2.00 x 730 h + one FTE (6,000 EUR x 1.16) = 9,880 USD/month
+    assert "Cloud rental 9,880 USD/month" in html
+
+
 def test_catalog_folder_row_overrides_a_bundled_row(tmp_path, capsys):
     folder = tmp_path / "catalog"
     folder.mkdir()

@@ -32,6 +32,8 @@ class BreakEvenParameters(_Parameters):
     volume_max: float = Field(ge=0, description="right end of the volume axis, a number >= 0 (0: 10 x the volume)")
     points: int = Field(ge=2, le=100_000, description="volumes in the sweep, a whole number from 2 to 100,000")
     sobol: bool = Field(default=False, description="run the Sobol analysis (SALib), true or false")
+    catalog: str = Field(default="", description="folder of catalog CSV rows to add (as compare --catalog), "
+                                                 "or \"\" for the bundled catalog")
     renderer: Literal["svg", "interactive", "report", "jupyterlab", "default", "html", "mimetype"] = Field(
         description="chart renderer: svg, interactive, report, jupyterlab, default, html or mimetype")
 
@@ -46,6 +48,8 @@ class TrainingParameters(_Parameters):
     mfu: float | None = Field(gt=0, le=1, description="a number in (0, 1], or None")
     failures_per_gpu_per_year: float | None = Field(ge=0, description="a number >= 0, or None")
     checkpoint_write_minutes: float | None = Field(gt=0, description="a number > 0, or None")
+    catalog: str = Field(default="", description="folder of catalog CSV rows to add (as compare --catalog), "
+                                                 "or \"\" for the bundled catalog")
     renderer: Literal["svg", "interactive", "report", "jupyterlab", "default", "html", "mimetype"] = Field(
         description="chart renderer: svg, interactive, report, jupyterlab, default, html or mimetype")
 
