@@ -344,13 +344,17 @@ def portfolio_frame(results: list[dict[str, Any]]):
     return frame[keep]
 
 
-def write_portfolio(frame, out: str | Path) -> list[Path]:
-    """Write portfolio.csv and portfolio.parquet under ``out`` (each via a temporary name, then renamed)."""
+def write_portfolio(frame, out: str | Path, xlsx: bool = False) -> list[Path]:
+    """Write portfolio.csv and portfolio.parquet under ``out`` (each via a temporary name, then renamed);
+    with ``xlsx``, portfolio.xlsx as well: one sheet, "Portfolio", the same table."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, write in (("portfolio.csv", lambda p: frame.to_csv(p, index=False)),
-                        ("portfolio.parquet", lambda p: frame.to_parquet(p, index=False))):
+    writers = [("portfolio.csv", lambda p: frame.to_csv(p, index=False)),
+               ("portfolio.parquet", lambda p: frame.to_parquet(p, index=False))]
+    if xlsx:
+        writers.append(("portfolio.xlsx", lambda p: _write_sheet(frame, p)))
+    for name, write in writers:
         final = out / name
         temporary = out / f".{name}.{os.getpid()}.tmp"
         try:
@@ -360,3 +364,21 @@ def write_portfolio(frame, out: str | Path) -> list[Path]:
             temporary.unlink(missing_ok=True)
         written.append(final)
     return written
+
+
+def _write_sheet(frame, path: Path) -> None:
+    """The portfolio as the "Portfolio" sheet of a workbook (XlsxWriter): header frozen, filters on,
+    money and volumes with thousands separators; empty cells where the table has none."""
+    import pandas as pd
+
+    with pd.ExcelWriter(path, engine="xlsxwriter", engine_kwargs={"options": {
+            "strings_to_formulas": False, "strings_to_urls": False, "nan_inf_to_errors": False}}) as writer:
+        frame.to_excel(writer, sheet_name="Portfolio", index=False)
+        sheet = writer.sheets["Portfolio"]
+        number = writer.book.add_format({"num_format": "#,##0.00"})
+        for column, name in enumerate(frame.columns):
+            numeric = pd.api.types.is_float_dtype(frame[name])
+            sheet.set_column(column, column, 16 if numeric else max(10, min(40, len(name) + 2)),
+                             number if numeric else None)
+        sheet.freeze_panes(1, 0)
+        sheet.autofilter(0, 0, len(frame), len(frame.columns) - 1)

@@ -117,7 +117,7 @@ def _batch(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     results = run_tasks(tasks, workers=args.workers, scheduler=scheduler, fail_fast=args.fail_fast)
     frame = portfolio_frame(results)
-    written = write_portfolio(frame, args.out)
+    written = write_portfolio(frame, args.out, xlsx=args.xlsx)
     failed = sorted({name for columns in results for name in failed_names(columns)})
     seconds = time.perf_counter() - start
     print(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
@@ -326,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--reports", action="store_true",
                        help="also render one HTML report per scenario and an index page")
     batch.add_argument("--fail-fast", action="store_true", help="stop at the first scenario that fails")
+    batch.add_argument("--xlsx", action="store_true", help="also write portfolio.xlsx (one sheet, Portfolio)")
     batch.add_argument("--catalog", metavar="DIR", default=None, help="folder of catalog rows to add (see compare)")
     batch.add_argument("--timeout", type=int, default=600, help="longest time per notebook cell [s]")
     batch.set_defaults(run=_batch)

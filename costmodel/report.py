@@ -650,6 +650,28 @@ def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: di
     return node
 
 
+def _portfolio_picture(portfolio, drawer, timeout: int) -> str:
+    """The portfolio chart (:func:`costmodel.presentation.charts.portfolio_chart`) as a static SVG
+    image with its alt text, for the index page ("" when no scenario has a cost to draw)."""
+    import base64
+    import html
+
+    from .presentation import charts
+    from .presentation.svg import ChartError, spec_text
+
+    charts.use_renderer("svg")
+    chart, description = charts.portfolio_chart(portfolio)
+    if chart.data.empty:
+        return ""
+    try:
+        svg = drawer.svg(drawer.submit(spec_text(chart.to_dict(validate=False))), timeout)
+    except ChartError as exc:
+        print(f"costmodel batch: the portfolio chart could not be drawn, left out: {exc}", file=sys.stderr)
+        return ""
+    source = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")
+    return f'<p><img alt="{html.escape(description)}" src="{source}"></p>'
+
+
 def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600,
                          kernels: int = 1, catalog: str | Path | None = None) -> list[str]:
     """Render one report per scenario, then ``index.html`` linking them above the portfolio table.
@@ -714,13 +736,14 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
             except (ReportError, ValueError, OSError) as exc:
                 print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
                 failed.append(str(scenario))
+        picture = _portfolio_picture(portfolio, drawer, timeout)
     links = []
     for index in sorted(done):
         relative = done[index].html.relative_to(Path(out_dir)).as_posix()
         links.append(f'<li><a href="{html.escape(relative)}">{html.escape(done[index].scenario)}</a></li>')
     table = portfolio.to_html(index=False, escape=True, na_rep="", float_format=lambda x: f"{x:,.2f}")
     page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title></head><body>"
-            "<h1>Portfolio</h1><h2>Reports</h2><ul>" + "".join(links) + "</ul><h2>Table</h2>" + table
+            "<h1>Portfolio</h1>" + picture + "<h2>Reports</h2><ul>" + "".join(links) + "</ul><h2>Table</h2>" + table
             + "</body></html>\n")
     problems = unsafe_parts(page)
     if problems:

@@ -224,6 +224,15 @@ def test_batch_reports_in_a_warm_kernel_with_an_index(tmp_path):
     index = (out / "index.html").read_text()
     assert 'href="llama70b-vs-api/report.html"' in index and 'href="h200-24gpu-cluster/report.html"' in index
     assert unsafe_parts(index) == []
+    # the portfolio chart: R1's cheapest is the API (3,548.61 USD/month), R2's the own cluster
+    import base64
+    import re
+
+    picture = re.search(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([^"]+)"', index)
+    assert picture is not None, "no portfolio chart on the index page"
+    assert "R1: Llama 3.3 70B" in picture.group(1) and "Hosted API cheapest" in picture.group(1)
+    assert "Own cluster cheapest" in picture.group(1)
+    assert base64.b64decode(picture.group(2)).decode().lstrip().startswith("<svg")
     r1 = (out / "llama70b-vs-api" / "report.html").read_text()
     # R1's claims: the flip stated at 10x is contradicted at 3.40x (34,013,307 / 10,000,000)
     assert "Stated figures checked" in r1 and "<strong>contradicted</strong>" in r1 and "3.40 × the volume" in r1
@@ -258,3 +267,16 @@ def test_an_inline_offer_with_an_unknown_gpu_is_refused(tmp_path, capsys):
     assert main(["validate", str(write_scenario(tmp_path, data))]) == 2
     err = capsys.readouterr().err
     assert "offers." in err and "H999" in err
+
+
+def test_batch_xlsx_holds_the_portfolio_as_one_sheet(tmp_path):
+    out = tmp_path / "b"
+    assert main(["batch", "llama70b-vs-api", "h200-24gpu-cluster", "--xlsx", "--out", str(out)]) == 0
+    sheets = pd.read_excel(out / "portfolio.xlsx", sheet_name=None)
+    assert list(sheets) == ["Portfolio"]
+    table, csv = sheets["Portfolio"], pd.read_csv(out / "portfolio.csv")
+    assert list(table.columns) == list(csv.columns)
+    # R1's API at 10 M tokens/day: 3,548.61 USD/month (the golden figure), the same in both files
+    assert table["cost_api"].iloc[0] == pytest.approx(3548.6111111, rel=1e-9)
+    pd.testing.assert_frame_equal(table[["cost_own", "cost_rent", "margin"]].astype(float),
+                                  csv[["cost_own", "cost_rent", "margin"]])

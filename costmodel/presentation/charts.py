@@ -863,3 +863,58 @@ def describe_energy_chart(result) -> str:
                      f"({fmt.amount(e.embodied_co2e_kg_per_month, 0)} embodied)")
         parts.append(text)
     return "Bars of energy and emissions a month by option: " + "; ".join(parts) + "."
+
+
+PORTFOLIO_ROWS = 60
+"""Most scenarios drawn in the portfolio chart (the table beside it lists them all)."""
+
+
+def portfolio_chart(frame) -> tuple[alt.Chart, str]:
+    """Each scenario's options as multiples of its cheapest one's monthly cost: the batch index's chart.
+
+    Parameters
+    ----------
+    frame
+        The portfolio table (:func:`costmodel.batch.portfolio_frame`): one row per scenario or
+        sweep point, with ``cost_own``, ``cost_rent``, ``cost_api`` in each row's currency.
+
+    Returns
+    -------
+    (chart, description)
+        A dot plot, one line per scenario (the first :data:`PORTFOLIO_ROWS` without an error), x
+        the cost over the cheapest option's [×] on a log scale so that a scenario's options
+        compare whatever its currency or size; and its description as alt text.
+    """
+    from ..resolved import OPTION_LABELS
+
+    rows = []
+    usable = frame[frame["error"].isna()] if "error" in frame else frame
+    for _, row in usable.head(PORTFOLIO_ROWS).iterrows():
+        costs = {o: row.get(f"cost_{o}") for o in OPTION_LABELS}
+        costs = {o: float(c) for o, c in costs.items() if c is not None and np.isfinite(c) and c > 0}
+        if not costs:
+            continue
+        cheapest = min(costs.values())
+        name = str(row.get("title") or row["scenario"])
+        name = name if len(name) <= 60 else name[:59] + "…"
+        for option, cost in costs.items():
+            rows.append({"scenario": name, Columns.option_label: OPTION_LABELS[option], "multiple": cost / cheapest,
+                         "cost": fmt.money(cost, str(row.get("currency") or "")) + "/month"})
+    data = pd.DataFrame(rows, columns=["scenario", Columns.option_label, "multiple", "cost"])
+    labels = list(OPTION_LABELS.values())
+    chart = alt.Chart(data).mark_point(filled=True, size=90).encode(
+        y=alt.Y("scenario:N", title=None, sort=list(dict.fromkeys(data["scenario"])), axis=alt.Axis(labelLimit=400)),
+        x=alt.X("multiple:Q", title="Monthly cost over the scenario's cheapest option [×] (log scale)",
+                scale=alt.Scale(type="log", nice=False, domainMin=1)),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option",
+                        scale=alt.Scale(domain=labels, range=[OPTION_COLOURS[o] for o in OPTION_LABELS])),
+        shape=alt.Shape(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=labels)),
+        tooltip=[alt.Tooltip("scenario:N"), alt.Tooltip(f"{Columns.option_label}:N", title="option"),
+                 alt.Tooltip("cost:N", title="monthly cost"), alt.Tooltip("multiple:Q", format=".2f")],
+    ).properties(width=520, height=26 * max(1, data["scenario"].nunique()) + 10, title=alt.TitleParams(
+        "Each scenario's options against its cheapest",
+        subtitle="1 × is the cheapest option; further right costs more"))
+    cheapest = data[data["multiple"] == 1.0]
+    description = "Dot plot of each option's monthly cost over its scenario's cheapest: " + "; ".join(
+        f"{s}: {o} cheapest" for s, o in zip(cheapest["scenario"], cheapest[Columns.option_label], strict=True))
+    return chart, description
