@@ -21,28 +21,39 @@ BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
 
 
 def _report(args: argparse.Namespace) -> int:
-    from .report import ReportError, render_report
+    from contextlib import ExitStack
+
+    from .report import ReportError, WarmKernel, render_report
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
     failed = bad = 0
-    for scenario in scenarios:
-        try:
-            report = render_report(scenario, args.out, timeout=args.timeout, catalog=args.catalog)
-        except (InputError, ValueError) as exc:
-            print(f"costmodel report: {exc}", file=sys.stderr)
-            bad += 1
-            continue
-        except ReportError as exc:
-            print(f"costmodel report: {exc}", file=sys.stderr)
-            failed += 1
-            continue
-        except OSError as exc:   # e.g. --out names a file, or a folder that cannot be written
-            print(f"costmodel report: {scenario}: cannot write under {args.out}: {exc.strerror or exc}",
-                  file=sys.stderr)
-            failed += 1
-            continue
-        size = report.html.stat().st_size
-        print(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s")
+    with ExitStack() as keep:
+        kernel = drawer = None
+        if len(scenarios) > 1:      # one kept kernel and drawing process for them all, as batch --reports
+            from .presentation.svg import ChartDrawer
+
+            kernel = keep.enter_context(WarmKernel())
+            drawer = keep.enter_context(ChartDrawer())
+        for scenario in scenarios:
+            try:
+                report = render_report(scenario, args.out, timeout=args.timeout, catalog=args.catalog,
+                                       kernel=kernel, drawer=drawer)
+            except (InputError, ValueError) as exc:
+                print(f"costmodel report: {exc}", file=sys.stderr)
+                bad += 1
+                continue
+            except ReportError as exc:
+                print(f"costmodel report: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            except OSError as exc:   # e.g. --out names a file, or a folder that cannot be written
+                print(f"costmodel report: {scenario}: cannot write under {args.out}: {exc.strerror or exc}",
+                      file=sys.stderr)
+                failed += 1
+                continue
+            size = report.html.stat().st_size
+            print(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s",
+                  flush=True)
     if failed or bad:
         print(f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
               + (f" ({bad} with bad input)" if bad else ""), file=sys.stderr)

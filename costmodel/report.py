@@ -618,6 +618,14 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         except Exception as exc:  # kernel death, timeout, missing kernel; a cell's error in a warm kernel
             if not own_kernel and executed.exists():
                 executed.replace(notebook_path)
+            if getattr(exc, "ename", None):         # nbclient's CellExecutionError: a cell raised
+                # counted as papermill counts in a fresh kernel: the n-th code cell (a kept kernel's
+                # execution count goes on from report to report)
+                code = [c for c in node_cells(notebook_path) if c.get("cell_type") == "code"]
+                failed = next((n for n, c in enumerate(code, 1) if any(
+                    o.get("output_type") == "error" for o in c.get("outputs", ()))), None)
+                raise ReportError(f"{name}: the notebook failed in cell {failed}: {exc.ename}: {exc.evalue} "
+                                  f"(executed notebook kept at {notebook_path})") from None
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -644,6 +652,16 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         return Report(name, html_path, notebook_path, time.perf_counter() - start)
 
     return finish if defer else finish()
+
+
+def node_cells(path: Path) -> list:
+    """The cells of a notebook file, or none if it cannot be read."""
+    import nbformat
+
+    try:
+        return nbformat.read(path, as_version=4).cells
+    except (OSError, ValueError):
+        return []
 
 
 def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: dict, timeout: int,

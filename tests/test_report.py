@@ -100,3 +100,21 @@ def test_finance_reports_show_the_horizon_charts(tmp_path, name):
     if name == "h200-24gpu-cluster":
         assert alts[7].startswith("Load-duration curve") and alts[8].startswith("Monthly cost against the GPUs")
         assert alts[11].startswith("Tornado") and "probability of being the cheapest" in html
+
+
+@pytest.mark.slow
+def test_failed_notebook_in_a_kept_kernel_names_its_cell_and_the_kernel_goes_on(tmp_path):
+    from costmodel.presentation.svg import ChartDrawer
+    from costmodel.report import WarmKernel
+
+    with WarmKernel() as kernel, ChartDrawer() as drawer:
+        with pytest.raises(ReportError) as caught:
+            render_report("h200-24gpu-cluster", tmp_path / "out", kernel=kernel, drawer=drawer,
+                          notebook=_failing_notebook(tmp_path / "fail.ipynb"))
+        message = str(caught.value)
+        # counted as papermill counts in a fresh kernel: parameters 1, injected parameters 2, the failing cell 3
+        assert "failed in cell 3: RuntimeError: the chart exploded" in message
+        assert not (tmp_path / "out" / "h200-24gpu-cluster" / "report.html").exists()
+        # the same kernel renders the next report
+        report = render_report("llama31-405b-training", tmp_path / "out", kernel=kernel, drawer=drawer)
+        assert "R4: Llama 3.1 405B" in report.html.read_text()
