@@ -120,3 +120,20 @@ def test_report_with_a_bad_scenario_removes_the_old_report(tmp_path, capsys):
     assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 2
     assert not stale.exists()
     assert "options.rent.gpu_count" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_report_of_several_scenarios_runs_them_all_and_exits_2_for_the_bad_one(tmp_path, capsys):
+    data = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
+    data["options"]["rent"]["gpu_count"] = -2
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(data))
+    out = tmp_path / "out"
+    assert main(["report", str(bad), "deepseek-v3-training", "llama31-405b-training", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert "options.rent.gpu_count" in captured.err and "1 of 3 reports failed (1 with bad input)" in captured.err
+    # both training reports, each its own in the one kept kernel (a clean namespace per report)
+    r3 = (out / "deepseek-v3-training" / "report.html").read_text()
+    r4 = (out / "llama31-405b-training" / "report.html").read_text()
+    assert "R3: DeepSeek-V3" in r3 and "R4: Llama 3.1 405B" not in r3
+    assert "R4: Llama 3.1 405B" in r4 and "R3: DeepSeek-V3" not in r4
