@@ -276,3 +276,41 @@ def test_counts_move_in_whole_steps_rented_gpus_in_whole_replicas():
     # 4 GPUs x 730 h x $3.5 + EUR 6,000 x 1.16 = 10,220 + 6,960 = 17,180 USD/month
     assert math.isclose(panel.comparison.options["rent"].monthly_cost, 17_180.0, rel_tol=1e-12)
     assert panel.scenario.options.rent.gpu_count == 4
+
+
+def test_a_notebook_run_again_in_its_kernel_is_not_refused_for_its_own_variables():
+    """Run All twice in JupyterLab: the first run's variables (model, upper, ...) are not parameters."""
+    from costmodel.presentation.parameters import ParameterError, check
+
+    parameters = 'scenario = "llama70b-vs-api"\nvolume_min = 0.0\nvolume_max = 0.0\npoints = 1000\nsobol = False\n' \
+                 'catalog = ""\nrenderer = "svg"'
+    checking = 'checked = parameters.check("break_even", globals())'
+    values = {"scenario": "llama70b-vs-api", "volume_min": 0.0, "volume_max": 0.0, "points": 1000, "sobol": False,
+              "catalog": "", "renderer": "svg"}
+    first_run = ["", parameters, checking, "upper = 10.0\nmodel = object()", "sections.stamp(model, scenario)"]
+    left_over = {"upper": 10.0, "checked": None, "model": object()}
+    check("break_even", {"In": [*first_run, parameters, checking], **values, **left_over})   # no error
+    # a misspelt name in the parameters cell, or in papermill's injected cell, is still refused
+    with pytest.raises(ParameterError, match="'volme_max' is not one this notebook takes"):
+        check("break_even", {"In": [*first_run, parameters + "\nvolme_max = 5.0", checking], **values,
+                             **left_over, "volme_max": 5.0})
+    with pytest.raises(ParameterError, match="'scenaro' is not one this notebook takes"):
+        check("break_even", {"In": ["", parameters, '# Parameters\nscenaro = "x"\n', checking], **values,
+                             "scenaro": "x"})
+
+
+@pytest.mark.slow
+def test_the_training_notebook_runs_twice_in_one_kernel():
+    import nbformat
+    from nbclient import NotebookClient
+
+    from costmodel.paths import NOTEBOOK_DIR
+
+    notebook = nbformat.read(NOTEBOOK_DIR / "training_run.ipynb", as_version=4)
+    client = NotebookClient(notebook, timeout=300, kernel_name="python3")
+    with client.setup_kernel():
+        for _ in range(2):                   # Run All, then Run All again without a restart
+            for index, cell in enumerate(notebook.cells):
+                client.execute_cell(cell, index)
+    errors = [o for c in notebook.cells for o in c.get("outputs", ()) if o.get("output_type") == "error"]
+    assert errors == []

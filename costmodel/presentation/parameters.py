@@ -66,6 +66,30 @@ class WhatIfParameters(_Parameters):
 _IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
 
 
+def _assigned_just_before(namespace: Mapping[str, Any]) -> set[str] | None:
+    """Names assigned at the top level of the two cells run just before this one (the parameters
+    cell and papermill's injected one), from IPython's input history ``In``; None outside IPython."""
+    import ast
+
+    history = namespace.get("In")
+    if not isinstance(history, list) or len(history) < 2:
+        return None
+    names: set[str] = set()
+    for source in history[-3:-1]:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, TypeError):
+            continue
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else (
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+            for target in targets:
+                for leaf in ast.walk(target):
+                    if isinstance(leaf, ast.Name):
+                        names.add(leaf.id)
+    return names
+
+
 def check(kind: Literal["break_even", "training", "what_if"], namespace: Mapping[str, Any]) -> None:
     """Validate a report notebook's parameters, as found in its namespace.
 
@@ -81,15 +105,21 @@ def check(kind: Literal["break_even", "training", "what_if"], namespace: Mapping
     ------
     ParameterError
         One line per problem: an unknown name (with "did you mean"), or a value of the wrong
-        type or range (naming what it takes).
+        type or range (naming what it takes). In IPython an unknown name is one the two cells
+        run just before assign (the parameters cell, papermill's injected one), so running the
+        notebook again in the same kernel does not count its own variables as parameters.
     """
     model = {"break_even": BreakEvenParameters, "training": TrainingParameters, "what_if": WhatIfParameters}[kind]
     declared = set(model.model_fields)
     given = {name: value for name, value in namespace.items()
              if not name.startswith("_") and name not in _IPYTHON_NAMES and not callable(value)
              and type(value).__name__ != "module"}
+    # In a kernel, only names the cells just run assign can be misspelt parameters: what a
+    # previous run of the notebook left in the namespace (model, upper, ...) is not one
+    assigned = _assigned_just_before(namespace)
+    candidates = set(given) if assigned is None else set(given) & assigned
     problems = [f"parameter {name!r} is not one this notebook takes{did_you_mean(name, declared)}; "
-                f"it takes {', '.join(sorted(declared))}" for name in sorted(set(given) - declared)]
+                f"it takes {', '.join(sorted(declared))}" for name in sorted(candidates - declared)]
     values = {name: given[name] for name in declared if name in given}
     if isinstance(values.get("volume_min"), int) and not isinstance(values.get("volume_min"), bool):
         values["volume_min"] = float(values["volume_min"])
