@@ -21,7 +21,7 @@ import functools
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .errors import CatalogError, from_validation_error
@@ -35,12 +35,20 @@ class _Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
     quality: Quality = Field(description="P primary, S secondary, U unsourced estimate.")
-    as_of: str = Field(min_length=4, description="Date (or month, or year) the figure was true.")
+    as_of: str = Field(pattern=r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$",
+                       description="Date, month or year the figure was true: YYYY-MM-DD, YYYY-MM or YYYY.")
     source: str = Field(min_length=1, description="Where the figure comes from.")
     notes: str = ""
+    _origin: str | None = PrivateAttr(default=None)
 
     file: ClassVar[str] = ""
     """The catalog file, e.g. ``data/gpus.csv``."""
+
+    @property
+    def source_file(self) -> str:
+        """The file the row was read from: the bundled catalog file (:attr:`file`), or the file of a
+        folder given with ``--catalog`` (:func:`load_catalog_overrides`)."""
+        return self._origin or self.file
     key: ClassVar[str] = ""
     """The column holding the row's id."""
 
@@ -51,7 +59,7 @@ class _Row(BaseModel):
 
     def citation(self) -> str:
         """Where the row's figures come from: ``data/file.csv: id [grade, as of] source``."""
-        return f"{self.file}: {self.ident} [{self.quality}, {self.as_of}] {self.source}"
+        return f"{self.source_file}: {self.ident} [{self.quality}, {self.as_of}] {self.source}"
 
 
 class GPU(_Row):
@@ -367,13 +375,25 @@ class Catalog(BaseModel):
     api_price_windows: dict[str, APIPriceWindow] = Field(default_factory=dict)
 
 
-def _read(path: Path, row_type: type[_Row], key: str) -> dict:
+def _read(path: Path, row_type: type[_Row], key: str, origin: str | None = None) -> dict:
+    """The rows of one catalog CSV file by id; ``origin``: the file to cite for them (a file given
+    with ``--catalog``; default the bundled file's name)."""
+    reader = None
     try:
         with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
+            reader = csv.DictReader(handle, strict=True)      # strict: an unterminated quote is an error
+            header = reader.fieldnames
             rows = list(reader)
     except OSError as exc:
         raise CatalogError(path, [("(file)", str(path), f"cannot be read: {exc.strerror}")]) from None
+    except UnicodeDecodeError as exc:
+        raise CatalogError(path, [("(file)", str(path), f"is not UTF-8 text (byte {exc.start}: {exc.reason})")]
+                           ) from None
+    except csv.Error as exc:
+        line = reader.line_num if reader is not None else "?"
+        raise CatalogError(path, [(f"line {line}", str(path), f"is not valid CSV: {exc}")]) from None
+    if header is None:
+        raise CatalogError(path, [("(file)", str(path), "is empty: a catalog file starts with its header line")])
     items: dict[str, _Row] = {}
     problems = []
     for number, raw in enumerate(rows, start=2):  # line 1 is the header
@@ -388,6 +408,8 @@ def _read(path: Path, row_type: type[_Row], key: str) -> dict:
         ident = getattr(item, key)
         if ident in items:
             problems.append((f"line {number}, column {key}", ident, "duplicate id"))
+        if origin is not None:
+            item._origin = origin
         items[ident] = item
     if problems:
         raise CatalogError(path, problems)
@@ -542,8 +564,10 @@ def load_catalog_overrides(folder: str | Path, base: Catalog | None = None) -> C
     """
     folder = Path(folder)
     if not folder.is_dir():
-        raise CatalogError(folder, [("(folder)", str(folder), "not a folder of catalog CSV files")])
-    found = {name: _read(folder / file, row_type, key)
+        reason = ("is a file: give the folder that holds catalog CSV files" if folder.exists()
+                  else "no such folder")
+        raise CatalogError(folder, [("(folder)", str(folder), reason)])
+    found = {name: _read(folder / file, row_type, key, origin=str(folder / file))
              for name, file, row_type, key in _TABLE_FILES if (folder / file).exists()}
     if not found:
         names = ", ".join(file for _, file, _, _ in _TABLE_FILES)

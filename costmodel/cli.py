@@ -26,6 +26,7 @@ def _report(args: argparse.Namespace) -> int:
     from .report import ReportError, WarmKernel, render_report
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
+    _catalog(args)                  # a bad catalog folder is bad input for every report: exit 2 once, now
     failed = bad = 0
     with ExitStack() as keep:
         kernel = drawer = None
@@ -137,9 +138,14 @@ def _batch(args: argparse.Namespace) -> int:
         from .report import render_reports_index
 
         ok = [t.path for t in tasks if not t.values and t.name not in failed]
+        import os
+
+        started = time.perf_counter()
         failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout, kernels=args.workers,
                                               catalog=args.catalog)
         failed += failed_reports
+        print(f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
+              f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     if len(results) < len(tasks):
         print(f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} "
               "tasks not run", file=sys.stderr)
@@ -147,7 +153,7 @@ def _batch(args: argparse.Namespace) -> int:
         print(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
         errors = frame[frame["error"].notna()].drop_duplicates("scenario")
         for name, error in zip(errors["scenario"], errors["error"], strict=True):
-            print(f"  {name}: {error}", file=sys.stderr)
+            print(f"  {error}" if str(error).startswith(f"{name}:") else f"  {name}: {error}", file=sys.stderr)
         return FAILED
     return 0
 

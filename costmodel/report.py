@@ -444,8 +444,10 @@ class WarmKernel:
                 client.kc.stop_channels()
         return notebook
 
-    def close(self, now: bool = False) -> None:
-        """Shut the kernel down (``now``: kill it, for a kernel with nothing left to do) and remove its folder."""
+    def close(self, now: bool = True) -> None:
+        """Shut the kernel down and remove its folder. ``now`` (the default): kill it; a report kernel
+        has nothing to save, and asking it to stop while it is still importing makes it print a
+        KeyboardInterrupt traceback on the terminal."""
         from nbclient.util import run_sync
 
         try:
@@ -771,10 +773,24 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
     for index in sorted(done):
         relative = done[index].html.relative_to(Path(out_dir)).as_posix()
         links.append(f'<li><a href="{html.escape(relative)}">{html.escape(done[index].scenario)}</a></li>')
-    table = portfolio.to_html(index=False, escape=True, na_rep="", float_format=lambda x: f"{x:,.2f}")
-    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title></head><body>"
-            "<h1>Portfolio</h1>" + picture + "<h2>Reports</h2><ul>" + "".join(links) + "</ul><h2>Table</h2>" + table
-            + "</body></html>\n")
+    shown = portfolio.copy()            # empty cells, not <NA> or None, where a value is missing
+    for column in shown.columns:
+        if shown[column].dtype.kind not in "fc":
+            shown[column] = shown[column].astype(object).where(shown[column].notna(), "")
+    table = shown.to_html(index=False, escape=True, na_rep="", float_format=lambda x: f"{x:,.2f}")
+    errors = portfolio[portfolio["error"].notna()] if "error" in portfolio else portfolio.iloc[:0]
+    warning = "" if errors.empty else (
+        f'<p class="failed"><strong>{len(errors)} of {len(portfolio)} rows failed</strong> (see the error column): '
+        + html.escape(", ".join(str(name) for name in errors["scenario"].drop_duplicates())) + "</p>")
+    failed_note = "" if not failed else (
+        "<p class=\"failed\"><strong>Reports not written:</strong> " + html.escape(", ".join(failed)) + "</p>")
+    style = ("<style>body{font-family:'DejaVu Sans',Arial,sans-serif;max-width:1400px;margin:1em auto;"
+             "padding:0 1em;color:#222}table{border-collapse:collapse;font-size:12px}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top;max-width:28em}"
+             ".failed{background:#fdecea;border-left:4px solid #d62728;padding:0.4em 0.8em}</style>")
+    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title>" + style
+            + "</head><body><h1>Portfolio</h1>" + warning + failed_note + picture + "<h2>Reports</h2><ul>"
+            + "".join(links) + "</ul><h2>Table</h2>" + table + "</body></html>\n")
     problems = unsafe_parts(page)
     if problems:
         raise ReportError(f"the index page would load or run something: {problems[:3]}")

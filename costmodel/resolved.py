@@ -648,7 +648,7 @@ def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any
         row = rows[0]
         per_replica = max(row.gpus_per_replica or minimum, minimum)   # the KV cache may need more than measured
         lengths = f", {row.input_tokens}/{row.output_tokens} input/output tokens" if row.input_tokens else ""
-        source = f"{row.file}: {row.row} [{row.quality}, {row.as_of}] {row.setting}{lengths}; {row.source}"
+        source = f"{row.source_file}: {row.row} [{row.quality}, {row.as_of}] {row.setting}{lengths}; {row.source}"
         return ServingCapacity(values.get(THROUGHPUT_INPUT, row.output_tokens_per_second_per_gpu), per_replica,
                                minimum, sizing, source, False, row)
     if serving.estimate is None:
@@ -1097,7 +1097,7 @@ def _token_demand(profile: Any, path: Path, workload: WorkloadInputs) -> DemandI
 
 
 def _estimates(rows: list[BaseModel]) -> tuple[str, ...]:
-    return tuple(f"{row.file}: {row.ident}: {row.source}" for row in rows if row.quality == "U")
+    return tuple(f"{row.source_file}: {row.ident}: {row.source}" for row in rows if row.quality == "U")
 
 
 _KNOWN_PATHS: dict[tuple[int, int], tuple[Any, Any, frozenset[str]]] = {}

@@ -183,6 +183,31 @@ def test_report_uses_a_row_only_in_the_catalog_folder(tmp_path, capsys):
     html = (out / report_folder(scenario) / "report.html").read_text()
     # the quote's 2.00 USD/GPU-h: 2 GPUs x 2.00 x 730 h + one FTE (6,000 EUR x 1.16) = 9,880 USD/month
     assert "Cloud rental 9,880 USD/month" in html
+    # the figure cites the file it came from, and the stamp names it
+    assert f"{folder / 'cloud_prices.csv'}: my-quote-h100 [P, 2026-11]" in html
+    assert "data/cloud_prices.csv: my-quote-h100" not in html
+
+
+@pytest.mark.parametrize("content, reason", [
+    (b"offer,provider\n\xff\xfe,x\n", "is not UTF-8 text"),
+    (b"", "is empty: a catalog file starts with its header line"),
+    (None, "is not valid CSV"),              # an unterminated quote
+    ("as_of", "String should match pattern"),  # an as-of that is no date
+])
+def test_a_bad_catalog_file_is_refused_with_its_name(tmp_path, capsys, content, reason):
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    lines = (REPO / "data" / "cloud_prices.csv").read_text().splitlines()
+    row = next(line for line in lines if line.startswith("r1-brief-h100,"))
+    if content is None:
+        content = (lines[0] + "\n" + row.replace('24/7",', "24/7,") + "\n").encode()    # the quote never closes
+    elif content == "as_of":
+        content = (lines[0] + "\n" + row.replace(",P,2026,", ",P,not-a-date,") + "\n").encode()
+        assert b"not-a-date" in content
+    (folder / "cloud_prices.csv").write_bytes(content)
+    assert main(["compare", "llama70b-vs-api", "--catalog", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert str(folder / "cloud_prices.csv") in err and reason in err, err
 
 
 def test_catalog_folder_row_overrides_a_bundled_row(tmp_path, capsys):

@@ -29,6 +29,26 @@ def markdown(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", " ".join(str(text).split()))
 
 
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span: shown literally (no backslash escapes, which a code span
+    would show), in a backtick fence longer than any run of backticks inside it.
+
+    Examples
+    --------
+    >>> print(code_span("options.rent.staffing.fte"))
+    `options.rent.staffing.fte`
+    >>> print(code_span("a`b"))
+    `` a`b ``
+    """
+    import re
+
+    text = " ".join(str(text).split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    padded = f" {text} " if longest or text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}"
+
+
 def html_text(text: str) -> str:
     """``text`` escaped for HTML (quotes included).
 

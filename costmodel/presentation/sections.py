@@ -21,6 +21,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import LAYER_LABELS, Comparison, TrainingRun
 from . import charts, tables, text
 from . import format as fmt
+from .safe import code_span
 from .safe import markdown as md
 from .svg import CHART_MIMETYPE, spec_script, spec_text
 
@@ -385,9 +386,10 @@ def claims(comparison: Comparison) -> None:
         lines.append(f"- {verdict}: “{md(claim.statement)}” ({md(claim.source) or 'no source given'}): stated "
                      f"{md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}.")
         for change in claim.would_hold:
-            lines.append(f"    - would hold if `{md(change.path)}` ({md(change.title)}) were "
-                         f"{fmt.significant(change.needed, 4)} {md(change.unit)} instead of "
-                         f"{fmt.significant(change.current, 4)}")
+            unit = "" if change.unit in ("", "-") else f" {md(change.unit)}"      # "-": a plain number
+            lines.append(f"    - would hold if {code_span(change.path)} ({md(change.title)}) were "
+                         f"{fmt.significant(change.needed, 4)}{unit} instead of "
+                         f"{fmt.significant(change.current, 4)}{unit}")
     display(Markdown("\n".join(lines)))
 
 

@@ -821,6 +821,11 @@ def stamp(scenario: Resolved, scenario_file=None, rendered=None) -> str:
     dates = [row.as_of for name in type(r.catalog).model_fields
              for row in getattr(r.catalog, name).values() if isinstance(getattr(row, "as_of", None), str)]
     snapshot = max(dates) if dates else "unknown"
+    added = sorted({row.source_file for name in type(r.catalog).model_fields
+                    for row in getattr(r.catalog, name).values()
+                    if getattr(row, "source_file", None) and not row.source_file.startswith("data/")})
+    if added:       # rows from a --catalog folder: name their files, so the figures trace back
+        snapshot += ", with rows from " + ", ".join(added)
     digest = "not a file"
     if scenario_file is not None and Path(scenario_file).is_file():
         digest = hashlib.sha256(Path(scenario_file).read_bytes()).hexdigest()[:12]

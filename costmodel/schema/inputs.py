@@ -166,7 +166,7 @@ def input_fields(scenario: Any, catalog: Catalog) -> Iterator[InputField]:
         if spec.column == "cached_input_per_million" and value is None:
             value = row.input_per_million
         info = type(row).model_fields[spec.column]
-        source = f"{row.file}: {option_row_id(scenario, spec)} [{row.quality}, {row.as_of}] {row.source}"
+        source = f"{row.source_file}: {option_row_id(scenario, spec)} [{row.quality}, {row.as_of}] {row.source}"
         if path in replaced:
             value, source = replaced[path], f"overrides (replacing {source}): {overrides.source}"
         yield InputField(path, float(value), spec.title, _fill(spec.unit, getattr(row, "currency", None)), info,
