@@ -305,3 +305,17 @@ def test_batch_xlsx_holds_the_portfolio_as_one_sheet(tmp_path):
     assert table["cost_api"].iloc[0] == pytest.approx(3548.6111111, rel=1e-9)
     pd.testing.assert_frame_equal(table[["cost_own", "cost_rent", "margin"]].astype(float),
                                   csv[["cost_own", "cost_rent", "margin"]])
+
+
+def test_portfolio_verdict_follows_the_reports_decision_measure(tmp_path):
+    out = tmp_path / "b"
+    assert main(["batch", "llama70b-vs-api", "h200-24gpu-cluster", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "portfolio.csv").set_index("scenario")
+    # R1 has no finance block: the verdict is the cheapest month (the API, 3,548.61 USD/month)
+    assert table.loc["llama70b-vs-api", "verdict"] == "api" == table.loc["llama70b-vs-api", "cheapest"]
+    assert table.loc["llama70b-vs-api", "decision_measure"] == "monthly cost"
+    # R2: own is cheaper a month (52,773 against 54,000 USD) but rental has the lower present value
+    # over 60 months (2.70 M against 2.93 M USD), the verdict of R2's report
+    r2 = table.loc["h200-24gpu-cluster"]
+    assert r2["cheapest"] == "own" and r2["verdict"] == "rent"
+    assert r2["decision_measure"] == "present value over the horizon" and r2["npv_rent"] < r2["npv_own"]
