@@ -104,16 +104,7 @@ def _stamped(data: dict) -> dict:
 def _batch(args: argparse.Namespace) -> int:
     import time
 
-    from .batch import (
-        Task,
-        expand_scenarios,
-        failed_names,
-        portfolio_frame,
-        read_sweep,
-        run_tasks,
-        sweep_tasks,
-        write_portfolio,
-    )
+    from .batch import Task, expand_scenarios, read_sweep, sweep_tasks
 
     if args.catalog is not None:
         _catalog(args)                     # a bad catalog folder is bad input for every task: exit 2 now
@@ -127,6 +118,27 @@ def _batch(args: argparse.Namespace) -> int:
         return BAD_INPUT
     scheduler = args.scheduler or ("local" if args.dask else None)
     start = time.perf_counter()
+    kernels = []
+    files = [t for t in tasks if not t.values]
+    if args.reports and files:
+        # the report kernels boot (about 2 s each) while the portfolio is computed
+        from .report import WarmKernel
+
+        kernels = [WarmKernel() for _ in range(max(1, min(args.workers, len(files))))]
+    try:
+        return _batch_run(args, tasks, scheduler, start, kernels)
+    finally:
+        for kernel in kernels:
+            kernel.close()
+
+
+def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, start: float, kernels: list) -> int:
+    """The rest of ``batch`` once its tasks are known and its report kernels started."""
+    import os
+    import time
+
+    from .batch import failed_names, portfolio_frame, run_tasks, write_portfolio
+
     results = run_tasks(tasks, workers=args.workers, scheduler=scheduler, fail_fast=args.fail_fast)
     frame = portfolio_frame(results)
     written = write_portfolio(frame, args.out, xlsx=args.xlsx)
@@ -138,11 +150,9 @@ def _batch(args: argparse.Namespace) -> int:
         from .report import render_reports_index
 
         ok = [t.path for t in tasks if not t.values and t.name not in failed]
-        import os
-
         started = time.perf_counter()
         failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout, kernels=args.workers,
-                                              catalog=args.catalog)
+                                              catalog=args.catalog, started=kernels)
         failed += failed_reports
         print(f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
               f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s", file=sys.stderr)

@@ -705,7 +705,8 @@ def _portfolio_picture(portfolio, drawer, timeout: int) -> str:
 
 
 def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600,
-                         kernels: int = 1, catalog: str | Path | None = None) -> list[str]:
+                         kernels: int = 1, catalog: str | Path | None = None,
+                         started: list[WarmKernel] | None = None) -> list[str]:
     """Render one report per scenario, then ``index.html`` linking them above the portfolio table.
 
     The reports run in ``kernels`` :class:`WarmKernel` s, each taking the next scenario when it
@@ -721,6 +722,9 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
         The portfolio table (pandas DataFrame).
     out_dir
         The batch's output folder.
+    started
+        Kernels already started (``costmodel batch`` starts them before it computes the
+        portfolio); default ``kernels`` new ones. All are shut down at the end.
 
     Returns
     -------
@@ -755,7 +759,7 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
                 finishing[index] = (scenario, finishers.submit(finish))
 
     # every kernel and the one chart-drawing process start at once, and boot side by side
-    started = [WarmKernel() for _ in range(max(1, min(kernels, len(scenarios))))]
+    started = started or [WarmKernel() for _ in range(max(1, min(kernels, len(scenarios))))]
     with ChartDrawer(processes=len(started)) as drawer, ThreadPoolExecutor(len(started)) as finishers:
         threads = [threading.Thread(target=serve, args=(kernel,), daemon=True) for kernel in started]
         for thread in threads:
