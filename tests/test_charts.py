@@ -97,3 +97,25 @@ def test_sweep_volumes_draw_steps_sharp(r1):
     volumes = charts.sweep_volumes(r1, 0, 2e9, 50)
     steps = costmodel.step_volumes(r1, "rent", 2e9)
     assert np.all(np.isin(steps[steps < 2e9], volumes))
+
+
+def test_break_even_labels_stand_above_every_line():
+    """Labels of the break-even rules sit in a band above the highest cost line, so no line crosses them."""
+    import costmodel
+    from costmodel.domain.compare import compare
+    from costmodel.presentation import charts
+
+    r = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    upper = costmodel.default_volume_max(r)
+    spec = charts.cost_vs_volume(r, compare(r, volume_max=upper, check=False), 0.0, upper, 200).to_dict(
+        validate=False)
+    lines, rules, labels = spec["layer"]
+    datasets = spec["datasets"]
+    top = max(row["cost"] for row in datasets[lines["data"]["name"]])
+    assert lines["encoding"]["y"]["scale"]["domainMax"] == pytest.approx(top * (1 + charts.LABEL_HEADROOM))
+    assert labels["encoding"]["y"]["datum"] == pytest.approx(top * (1 + charts.LABEL_HEADROOM))
+    # R1: the API crosses rental at 34,013,307 tokens/day and the own cluster at 47,102,046
+    assert sorted(row["value"] for row in datasets[labels["data"]["name"]]) == ["34.01", "47.10"]
+    subtitle = " ".join(spec["title"]["subtitle"])
+    assert "Cloud rental = Hosted API at 34.01 M tokens/day" in subtitle
+    assert "Own cluster = Hosted API at 47.10 M tokens/day" in subtitle

@@ -162,20 +162,28 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
     currency = r.currency
     x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True),
               scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False))
+    top = float(data[Columns.cost].max())
+    marked = any(b.volume is not None for b in comparison.break_evens)
+    # a band above the highest line, for the break-even labels: they never cross a line
+    y_scale = alt.Scale(domainMax=top * (1.0 + LABEL_HEADROOM)) if marked and top > 0 else alt.Undefined
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=x,
-        y=alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{currency}/month]", axis=short_axis()),
+        y=alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{currency}/month]", axis=short_axis(), scale=y_scale),
         color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r)),
         tooltip=[alt.Tooltip("volume_shown:Q", title=unit, format=",.2f"),
                  alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.0f"),
                  alt.Tooltip(f"{Columns.gpu_count}:Q", title="GPUs")],
     )
-    marks = _break_even_marks(comparison, scale, unit, float(data[Columns.cost].max()))
+    marks = _break_even_marks(comparison, scale, unit, top * (1.0 + LABEL_HEADROOM))
     never = [f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)}: never in range"
              for b in comparison.break_evens if b.volume is None]
     subtitle = ["Vertical rules mark break-evens" + (" (dashed: the cheaper option flips where a GPU count steps up)"
                 if any(b.kind == "step" for b in comparison.break_evens) else "")]
+    found = [f"{_pair(comparison, b)} at {_shown(b.volume, scale)} {unit}"
+             for b in comparison.break_evens if b.volume is not None]
+    if found:
+        subtitle.append("; ".join(found))
     if never:
         subtitle.append("; ".join(never))
     chart = alt.layer(lines, *marks).properties(
@@ -185,17 +193,30 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
     return chart
 
 
-def _break_even_marks(comparison: Comparison, scale: float, unit: str, top: float) -> list[alt.Chart]:
-    """A rule at each break-even, labelled along the rule so labels never cross other rules."""
-    rows = []
+LABEL_HEADROOM = 0.25
+"""Room above the highest cost line, as a share of it, where the break-even labels stand."""
+
+
+def _pair(comparison: Comparison, b) -> str:
     label = comparison.label
+    return (f"{label(b.option_a)} = {label(b.option_b)}" if b.kind == "crossing"
+            else f"{label(b.option_a)} / {label(b.option_b)} flip")
+
+
+def _shown(volume: float, scale: float) -> str:
+    return f"{volume / scale:,.{2 if scale > 1 else 0}f}"
+
+
+def _break_even_marks(comparison: Comparison, scale: float, unit: str, top: float) -> list[alt.Chart]:
+    """A rule at each break-even, labelled with its volume at the top of the plot, in the band kept
+    free above the highest line (:data:`LABEL_HEADROOM`): a label crosses neither a line nor another
+    rule. The pairs are named in the chart's subtitle and in each rule's tooltip."""
+    rows = []
     for b in comparison.break_evens:
         if b.volume is None:
             continue
-        pair = f"{label(b.option_a)} = {label(b.option_b)}" if b.kind == "crossing" \
-            else f"{label(b.option_a)} / {label(b.option_b)} flip"
-        rows.append({"volume_shown": b.volume / scale, "kind": b.kind,
-                     "label": f"{pair}: {b.volume / scale:,.{2 if scale > 1 else 0}f} {unit}"})
+        rows.append({"volume_shown": b.volume / scale, "kind": b.kind, "value": _shown(b.volume, scale),
+                     "label": f"{_pair(comparison, b)}: {_shown(b.volume, scale)} {unit}"})
     if not rows:
         return []
     frame = pd.DataFrame(rows)
@@ -206,7 +227,8 @@ def _break_even_marks(comparison: Comparison, scale: float, unit: str, top: floa
     )
     label = alt.Chart(frame).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6,
                                        fontSize=11, color="#222222").encode(
-        x=alt.X("volume_shown:Q"), y=alt.YDatum(top), text=alt.Text("label:N"))
+        x=alt.X("volume_shown:Q"), y=alt.YDatum(top), text=alt.Text("value:N"),
+        tooltip=[alt.Tooltip("label:N", title="break-even")])
     return [rule, label]
 
 
