@@ -24,7 +24,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from .errors import CatalogError, from_validation_error
+from .errors import CatalogError, did_you_mean, from_validation_error
 from .paths import DATA_DIR
 
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 currency code, e.g. USD.")]
@@ -531,10 +531,12 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
     for name, table in extra.items():
         tables[name].update(table)
     for name in ("servers", "cloud_offers", "throughput", "serving_curves", "training_runs"):
-        unknown = [(f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
-                   for ident, row in extra.get(name, {}).items() if row.gpu not in tables["gpus"]]
-        if unknown:
-            raise CatalogError(name, unknown)
+        bad = [(ident, row) for ident, row in extra.get(name, {}).items() if row.gpu not in tables["gpus"]]
+        if bad:
+            known = sorted(tables["gpus"])
+            raise CatalogError(bad[0][1].source_file, [
+                (f"id {ident}, column gpu", row.gpu, f"unknown GPU (not in gpus.csv){did_you_mean(row.gpu, known)}; "
+                                                     f"known: {', '.join(known)}") for ident, row in bad])
     return Catalog(**tables)
 
 

@@ -210,6 +210,18 @@ def test_a_bad_catalog_file_is_refused_with_its_name(tmp_path, capsys, content, 
     assert str(folder / "cloud_prices.csv") in err and reason in err, err
 
 
+def test_a_catalog_row_with_an_unknown_gpu_names_its_file_and_the_gpu_meant(tmp_path, capsys):
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    header = (REPO / "data" / "cloud_prices.csv").read_text().splitlines()[0]
+    folder.joinpath("cloud_prices.csv").write_text(
+        header + "\nmy-quote-h100,Example quote,H100-SXM-81GB,on_demand,2.00,USD,P,2026-11,\"Quote (test)\",\n")
+    assert main(["compare", "llama70b-vs-api", "--catalog", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder / 'cloud_prices.csv'}: id my-quote-h100, column gpu: unknown GPU" in err
+    assert "did you mean H100-SXM-80GB?" in err
+
+
 def test_catalog_folder_row_overrides_a_bundled_row(tmp_path, capsys):
     folder = tmp_path / "catalog"
     folder.mkdir()
