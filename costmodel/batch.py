@@ -75,22 +75,15 @@ class Task:
         return len(next(iter(self.values.values()))) if self.values else 1
 
 
-def _catalog(folder: str | None):
-    if folder is None:
-        return None
-    from .catalog import load_catalog_overrides
-
-    return load_catalog_overrides(folder)
-
-
 def run_task(task: Task) -> dict[str, Any]:
     """The portfolio columns of one task (column → one value per row); a scenario that fails gives
     its error row (never raises)."""
+    from .catalog import catalog_from
     from .domain.portfolio import error_row, scenario_row, sweep_columns
     from .scenarios import load_scenario
 
     try:
-        scenario = load_scenario(task.path, _catalog(task.catalog_dir))
+        scenario = load_scenario(task.path, catalog_from(task.catalog_dir))
         if not task.values:
             return {name: [value] for name, value in scenario_row(scenario, task.name).items()}
         values = {p: np.asarray(v, dtype=float) for p, v in task.values.items()}
@@ -166,6 +159,7 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
         The file is unreadable or not a mapping, has no base or no values, names an input the
         base scenario does not have, gives a value outside an input's range, or too many points.
     """
+    from .catalog import catalog_from
     from .domain.portfolio import MAX_POINTS, check_sweep_values, grid_points, latin_hypercube
     from .io.yaml_files import parse_yaml, read_text
     from .scenarios import load_scenario, scenario_path
@@ -215,7 +209,7 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
         raise SweepError(path, [(kind, spec if len(str(spec)) < 200 else "...", f"cannot read the values: {exc}")]) \
             from None
     try:
-        scenario = load_scenario(base_path, _catalog(catalog_dir))
+        scenario = load_scenario(base_path, catalog_from(catalog_dir))
     except ScenarioError as exc:
         raise SweepError(path, [("base", base, f"the base scenario does not load: {exc}")]) from None
     problems = check_sweep_values(scenario, values)

@@ -64,11 +64,9 @@ def _report(args: argparse.Namespace) -> int:
 
 def _catalog(args: argparse.Namespace):
     """The catalog with ``--catalog DIR``'s rows, or None for the bundled one."""
-    if getattr(args, "catalog", None) is None:
-        return None
-    from .catalog import load_catalog_overrides
+    from .catalog import catalog_from
 
-    return load_catalog_overrides(args.catalog)
+    return catalog_from(getattr(args, "catalog", None))
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -169,25 +167,20 @@ def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, sta
 
 
 def _diff(args: argparse.Namespace) -> int:
+    from .catalog import catalog_from
     from .domain.diff import diff
     from .presentation.text import diff_text
     from .scenarios import load_scenario
 
     catalog = _catalog(args)
     a = load_scenario(args.a, catalog)
-    b = load_scenario(args.b, _catalog_for(args.catalog_b) if args.catalog_b else catalog)
+    b = load_scenario(args.b, catalog_from(args.catalog_b) if args.catalog_b else catalog)
     result = diff(a, b, str(args.a), str(args.b))
     if args.json:
         print(json.dumps(_stamped(result.to_dict()), indent=2, allow_nan=False))
     else:
         print(diff_text(result))
     return 0
-
-
-def _catalog_for(folder: str):
-    from .catalog import load_catalog_overrides
-
-    return load_catalog_overrides(folder)
 
 
 def _validate(args: argparse.Namespace) -> int:

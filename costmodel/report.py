@@ -13,6 +13,7 @@ whole reports, and a failed run leaves no ``report.html``, neither half-written 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import queue
@@ -192,9 +193,7 @@ def _take_exporter():
 
 _FOCUSABLE = re.compile(r'(<div class="[^"]*\b(?:jp-OutputArea-output|jp-Cell-inputWrapper)\b[^"]*")')
 _IMG_WITHOUT_ALT = re.compile(r"<img(?![^>]*\salt=)")
-_EXPORTER_CLASS = None
-
-
+@functools.cache
 def _offline_exporter_class():
     """nbconvert's HTMLExporter without its BeautifulSoup pass over the finished page.
 
@@ -205,9 +204,6 @@ def _offline_exporter_class():
     the template wrote: text from outputs is escaped, so no ``<div`` or ``<img`` in it is a tag.
     Where nbconvert's internals differ from 7.16's, HTMLExporter's own method is used.
     """
-    global _EXPORTER_CLASS
-    if _EXPORTER_CLASS is not None:
-        return _EXPORTER_CLASS
     from nbconvert import HTMLExporter
     from nbconvert.exporters.templateexporter import TemplateExporter
 
@@ -231,8 +227,7 @@ def _offline_exporter_class():
             page = _IMG_WITHOUT_ALT.sub('<img alt="No description has been provided for this image"', page)
             return page, resources
 
-    _EXPORTER_CLASS = OfflineHTMLExporter
-    return _EXPORTER_CLASS
+    return OfflineHTMLExporter
 
 
 _BUNDLE_MARKER = "/*costmodel-vega-bundle*/"
@@ -269,17 +264,6 @@ def _with_bundle(page: str, bundle: str) -> str:
         raise ReportError(f"the page has {page.count(marker)} places for the Vega bundle, not one")
     before, after = page.split(marker)
     return f"{before}<script>{bundle}</script>{after}"
-
-
-def export_html(notebook, title: str, bundle: str | None = None, exporter=None) -> str:
-    """Export an executed notebook (a path or a notebook node) to offline HTML without code cells.
-
-    With ``bundle`` (:func:`vega_bundle`), the page embeds it once and draws each chart
-    interactively from its inline spec, the SVG kept for print. ``exporter``: an
-    ``nbconvert.HTMLExporter`` from :func:`_take_exporter` (default: one taken for this export).
-    """
-    page = _export(notebook, title, bool(bundle), exporter)
-    return _with_bundle(page, bundle) if bundle else page
 
 
 class _PreparedExport(threading.Thread):
@@ -550,31 +534,35 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     own_kernel = kernel is None
     if own_kernel:
         kernel = WarmKernel()        # first: it boots (about 2 s) while the scenario is read and checked
-    own = [] if drawer is None else None
+    from .presentation.svg import ChartDrawer
+
+    own_drawer = drawer is None
+    if own_drawer:
+        drawer = ChartDrawer(start=False)       # started once the scenario is checked
     try:
-        return _render(scenario, Path(out_dir), timeout, notebook, parameters, kernel, own_kernel, drawer, own,
-                       start, catalog=catalog)
+        return _render(scenario, Path(out_dir), timeout, notebook, parameters, kernel, own_kernel, drawer, start,
+                       catalog=catalog)
     finally:
-        for made in own or ():
-            made.close()
+        if own_drawer:
+            drawer.close()
         if own_kernel:
             kernel.close(now=True)
 
 
 def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel: WarmKernel, own_kernel: bool,
-            drawer, own: list | None, start: float, defer: bool = False, catalog: str | Path | None = None):
-    """render_report's work; a drawer it makes itself (``drawer`` None) goes into ``own`` to be closed.
+            drawer, start: float, defer: bool = False, catalog: str | Path | None = None):
+    """render_report's work. The ``drawer`` is started (if it is not yet) once the scenario is checked.
 
-    With ``defer``, returns once the kernel has run the notebook, with a function that finishes
-    the report (waits for the charts, exports, checks and writes the page) and returns it: a
-    batch's kernel takes the next scenario meanwhile.
+    With ``defer``, returns once the kernel has run the notebook, with a
+    function that finishes the report (waits for the charts, exports, checks and writes the page)
+    and returns it: a batch's kernel takes the next scenario meanwhile.
     """
     import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
     from .catalog import catalog_from
-    from .presentation.svg import ChartDrawer, ChartError, cell_hook, fill_charts
+    from .presentation.svg import ChartError, cell_hook, fill_charts
     from .scenarios import load_scenario, scenario_path
 
     path = scenario_path(scenario).resolve()
@@ -592,9 +580,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         values.setdefault("renderer", "report")
     # the drawing process and the export start once the checks are done, so that on two cores they
     # do not slow the kernel's boot; each is ready before the kernel needs it
-    if drawer is None:
-        drawer = ChartDrawer()
-        own.append(drawer)
+    drawer.start()                   # a no-op for a batch's drawer, started already
     prepared = _PreparedExport()     # nbconvert and the Vega bundle made ready while the kernel runs
     target.mkdir(parents=True, exist_ok=True)
     keys: dict = {}
@@ -615,19 +601,17 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         except PapermillExecutionError as exc:
             if executed.exists():
                 executed.replace(notebook_path)
-            raise ReportError(f"{name}: the notebook failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue} "
-                              f"(executed notebook kept at {notebook_path})") from None
+            raise _cell_failed(name, exc.exec_count, exc, notebook_path) from None
         except Exception as exc:  # kernel death, timeout, missing kernel; a cell's error in a warm kernel
             if not own_kernel and executed.exists():
                 executed.replace(notebook_path)
             if getattr(exc, "ename", None):         # nbclient's CellExecutionError: a cell raised
                 # counted as papermill counts in a fresh kernel: the n-th code cell (a kept kernel's
                 # execution count goes on from report to report)
-                code = [c for c in node_cells(notebook_path) if c.get("cell_type") == "code"]
+                code = [c for c in _cells(notebook_path) if c.get("cell_type") == "code"]
                 failed = next((n for n, c in enumerate(code, 1) if any(
                     o.get("output_type") == "error" for o in c.get("outputs", ()))), None)
-                raise ReportError(f"{name}: the notebook failed in cell {failed}: {exc.ename}: {exc.evalue} "
-                                  f"(executed notebook kept at {notebook_path})") from None
+                raise _cell_failed(name, failed, exc, notebook_path) from None
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -656,7 +640,13 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     return finish if defer else finish()
 
 
-def node_cells(path: Path) -> list:
+def _cell_failed(name: str, cell, exc, kept: Path) -> ReportError:
+    """The error of a notebook whose cell raised (papermill's or nbclient's error, with ename and evalue)."""
+    return ReportError(f"{name}: the notebook failed in cell {cell}: {exc.ename}: {exc.evalue} "
+                       f"(executed notebook kept at {kept})")
+
+
+def _cells(path: Path) -> list:
     """The cells of a notebook file, or none if it cannot be read."""
     import nbformat
 
@@ -741,6 +731,10 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
     for index, scenario in enumerate(scenarios):
         work.put((index, scenario))
 
+    def report_failed(scenario, exc: Exception) -> None:
+        print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
+        failed.append(str(scenario))
+
     def serve(kernel: WarmKernel) -> None:
         with kernel:
             while True:
@@ -749,11 +743,10 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
                 except queue.Empty:
                     return
                 try:
-                    finish = _render(scenario, Path(out_dir), timeout, None, None, kernel, False, drawer, None,
+                    finish = _render(scenario, Path(out_dir), timeout, None, None, kernel, False, drawer,
                                      time.perf_counter(), defer=True, catalog=catalog)
                 except (ReportError, ValueError, OSError) as exc:   # ParameterError is a ValueError
-                    print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
-                    failed.append(str(scenario))
+                    report_failed(scenario, exc)
                     continue
                 # the kernel takes the next scenario while this report's charts are drawn and it is written
                 finishing[index] = (scenario, finishers.submit(finish))
@@ -770,8 +763,7 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
             try:
                 done[index] = future.result()
             except (ReportError, ValueError, OSError) as exc:
-                print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
-                failed.append(str(scenario))
+                report_failed(scenario, exc)
         picture = _portfolio_picture(portfolio, drawer, timeout)
     links = []
     for index in sorted(done):

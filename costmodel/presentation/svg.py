@@ -110,6 +110,8 @@ class ChartDrawer:
     ----------
     processes
         Drawing processes [-]; each chart goes to the one with the fewest charts so far.
+    start
+        Start them now (default); else at :meth:`start` or the first chart.
 
     Examples
     --------
@@ -120,10 +122,19 @@ class ChartDrawer:
     True
     """
 
-    def __init__(self, processes: int = 1) -> None:
-        self._processes = [_Process() for _ in range(max(1, processes))]
+    def __init__(self, processes: int = 1, start: bool = True) -> None:
+        self._count = max(1, processes)
+        self._processes: list[_Process] = []
         self._where: dict[int, _Process] = {}
         self._lock = threading.Lock()         # several kernels' threads submit to one drawer in a batch
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start the drawing processes (once; later calls do nothing)."""
+        with self._lock:
+            if not self._processes:
+                self._processes = [_Process() for _ in range(self._count)]
 
     def __enter__(self) -> ChartDrawer:
         return self
@@ -133,6 +144,7 @@ class ChartDrawer:
 
     def submit(self, spec: str, vl_version: str | None = None) -> int:
         """Queue one spec (JSON text) for drawing; returns the key to fetch its SVG with."""
+        self.start()
         with self._lock:
             key = len(self._where)
             process = min(self._processes, key=lambda p: p.pending)
