@@ -42,6 +42,23 @@ def patched(base: str | dict, changes: dict | None = None, drop: tuple[str, ...]
                                              context={"catalog": catalog} if catalog else None)
 
 
+def leaves(node, prefix=""):
+    """(dotted path, value) of every leaf of nested dicts and lists (list items by index)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from leaves(value, f"{prefix}{key}.")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from leaves(value, f"{prefix}{index}.")
+    else:
+        yield prefix[:-1], node
+
+
+def numeric_paths(data):
+    """Dotted paths of the numbers in scenario data (lists included; booleans are not numbers)."""
+    return (path for path, value in leaves(data) if isinstance(value, int | float) and not isinstance(value, bool))
+
+
 def write_scenario(tmp_path: Path, data, name: str = "bad.yaml") -> Path:
     """Write scenario data (or text) to a YAML file under ``tmp_path``."""
     path = tmp_path / name

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import patched_data, write_scenario
+from conftest import leaves, numeric_paths, patched_data, write_scenario
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,35 +23,12 @@ from costmodel.scenarios import set_path
 BASES = ("llama70b-vs-api", "h200-24gpu-cluster", "h100-10k-cluster", "deepseek-v3-training")
 
 
-def numeric_paths(data, prefix=""):
-    """Dotted paths of the numbers in scenario data (lists included)."""
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from numeric_paths(value, f"{prefix}{key}.")
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from numeric_paths(value, f"{prefix}{index}.")
-    elif isinstance(data, int | float) and not isinstance(data, bool):
-        yield prefix[:-1]
-
-
 VALUES = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False, min_value=-1e18, max_value=1e18),
     st.floats(min_value=0, max_value=10),
     st.integers(-5, 100_000),
     st.sampled_from([0, -0.0, 1e-12, 1e300, "yes", "12", "2:1", None, True, [], {}, "", "  "]),
 )
-
-
-def leaves(node, prefix=""):
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from leaves(value, f"{prefix}{key}.")
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from leaves(value, f"{prefix}{index}.")
-    else:
-        yield prefix[:-1], node
 
 
 @st.composite

@@ -14,22 +14,12 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import leaves
 
 from costmodel.cli import main
 
 GOLDEN = Path(__file__).parent / "golden"
 NAMES = sorted(p.stem for p in GOLDEN.glob("*.json"))
-
-
-def leaves(node, prefix=""):
-    if isinstance(node, dict):
-        for key, value in node.items():
-            yield from leaves(value, f"{prefix}{key}.")
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from leaves(value, f"{prefix}{index}.")
-    else:
-        yield prefix[:-1], node
 
 
 def test_there_are_six_golden_files():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import patched_data, write_scenario
+from conftest import numeric_paths, patched_data, write_scenario
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -167,17 +167,6 @@ def test_no_public_name_disappears():
 
 BASES = ("llama70b-vs-api", "h200-24gpu-cluster", "h200-job-log", "h100-10k-cluster", "deepseek-v3-training",
          "llama31-405b-training", "llama70b-interactive", "deepseek-v3-serving", "deepseek-v3-stages")
-
-
-def numeric_paths(data, prefix=""):
-    if isinstance(data, dict):
-        for key, value in data.items():
-            yield from numeric_paths(value, f"{prefix}{key}.")
-    elif isinstance(data, list):
-        for index, value in enumerate(data):
-            yield from numeric_paths(value, f"{prefix}{index}.")
-    elif isinstance(data, int | float) and not isinstance(data, bool):
-        yield prefix[:-1]
 
 
 def scale_path(data, path, factor):
