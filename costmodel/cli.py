@@ -26,7 +26,8 @@ def _report(args: argparse.Namespace) -> int:
     from .report import ReportError, WarmKernel, render_report
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
-    _catalog(args)                  # a bad catalog folder is bad input for every report: exit 2 once, now
+    if args.catalog:                # a bad catalog folder is bad input for every report: exit 2 once, now
+        _catalog(args)              # (without one, the catalog's import waits until the kernel has started)
     failed = bad = 0
     with ExitStack() as keep:
         kernel = drawer = None

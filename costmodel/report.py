@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import queue
 import re
 import shutil
@@ -179,6 +180,7 @@ def _take_exporter():
             exclude_input_prompt=True,
             exclude_output_prompt=True,
             embed_images=True,
+            optimistic_validation=True,     # validate the notebook once, after its preprocessors, not after each
         )
         # Jinja compiles the templates to Python on first use (0.2 s a process); like Python's own
         # bytecode, the result is kept in the cache folder, under the template source's checksum
@@ -266,6 +268,25 @@ def _with_bundle(page: str, bundle: str) -> str:
     return f"{before}<script>{bundle}</script>{after}"
 
 
+def _with_drawings(page: str, pending) -> str:
+    """The page with each chart's stand-in (:func:`~costmodel.presentation.svg.stand_in_charts`)
+    replaced by its drawing.
+
+    The template writes an SVG as an ``<img>`` whose ``src`` is ``data:image/svg+xml;base64,``
+    and the SVG's base64 text, so the stand-in's base64 text is replaced by the drawing's. The
+    offline check reads no ``data:`` URL's content (an SVG shown as an image can neither load
+    nor run anything), so the page it checked and the page written differ only there.
+    """
+    import base64
+
+    for chart in pending:
+        stand_in = base64.b64encode(chart.stand_in.encode()).decode()
+        if page.count(stand_in) != 1:
+            raise ReportError(f"{chart.where}: the page has {page.count(stand_in)} places for the chart, not one")
+        page = page.replace(stand_in, base64.b64encode(chart.output["data"]["image/svg+xml"].encode()).decode())
+    return page
+
+
 class _PreparedExport(threading.Thread):
     """nbconvert imported, an exporter's templates compiled on a one-cell notebook and the Vega bundle
     read (or built), in a thread started while the kernel runs the notebook."""
@@ -301,19 +322,27 @@ def _kernel_manager(scratch: Path):
     the Jupyter path. The kernel is :mod:`costmodel.kernel` (IPython's, with the report stack
     imported before it answers) and keeps no command history. IPC keeps the kernel off the
     network and its socket files in ``scratch``.
+
+    A manager whose ``adopted`` is a kernel process already started by
+    :func:`costmodel.kernel.launch` (with its connection file loaded) takes that process as the
+    one it starts, once; a restart starts a new process as jupyter_client does.
     """
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
 
+    from .kernel import command
+
+    client = _ready_client()
+
     spec = scratch / "kernels" / KERNEL_NAME
     spec.mkdir(parents=True)
     (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "costmodel.kernel", "-f", "{connection_file}",
-                 "--HistoryManager.enabled=False"],
-        "display_name": "costmodel (this interpreter)", "language": "python"}))
+        "argv": command("{connection_file}"), "display_name": "costmodel (this interpreter)", "language": "python"}))
 
     class Manager(AsyncKernelManager):
+        adopted = None          # a subprocess.Popen of costmodel.kernel.launch, taken at the next start
+
         @default("transport")
         def _default_transport(self):
             return "ipc"
@@ -326,7 +355,77 @@ def _kernel_manager(scratch: Path):
         def _default_kernel_spec_manager(self):
             return KernelSpecManager(kernel_dirs=[str(scratch / "kernels")])
 
+        @default("client_factory")
+        def _default_client_factory(self):
+            return client
+
+        def write_connection_file(self, **kwargs) -> None:
+            if self.adopted is None:        # the adopted kernel has read its file, or is reading it
+                super().write_connection_file(**kwargs)
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+            if self.adopted is None:
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+            process, self.adopted = self.adopted, None
+            if kernel_cmd != process.args:
+                raise RuntimeError(f"the started kernel is not the one the kernel spec names: {process.args}")
+            provisioner = self.provisioner
+            provisioner.process, provisioner.pid = process, process.pid
+            provisioner.pgid = os.getpgid(process.pid)
+            provisioner.cwd = kw.get("cwd")
+
     return Manager
+
+
+@functools.cache
+def _ready_client():
+    """jupyter_client's asynchronous kernel client, told the kernel is ready as soon as it is.
+
+    jupyter_client's ``wait_for_ready`` sends ``kernel_info_request`` until a reply comes and one
+    IOPub message shows IOPub connected, then reads IOPub until it has been quiet for 0.2 s
+    (every report paid that wait, with the kernel idle). This one waits for the reply, then for
+    a message on IOPub that shows the subscription is in place: the kernel's ``iopub_welcome``
+    (sent when a subscriber joins, ipykernel 7) or its ``status: idle`` for that same request
+    (published after the reply). Later messages all arrive; stale ones would do no harm, since
+    nbclient reads only those of the cell it runs. If IOPub gives nothing for 0.2 s (not yet
+    connected: ZeroMQ drops what a subscriber misses), it asks again.
+
+    References
+    ----------
+    Jupyter messaging protocol, "Kernel status" and "Kernel info":
+    https://jupyter-client.readthedocs.io/en/stable/messaging.html
+
+    JEP 65, "Replace PUB socket with XPUB socket" (the ``iopub_welcome`` message):
+    https://github.com/jupyter/enhancement-proposals/pull/65
+    """
+    from queue import Empty
+
+    from jupyter_client.asynchronous import AsyncKernelClient
+
+    class ReadyClient(AsyncKernelClient):
+        async def wait_for_ready(self, timeout: float | None = None) -> None:
+            deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+            while True:
+                self.kernel_info()
+                try:
+                    reply = await self.shell_channel.get_msg(timeout=1)
+                    if reply["msg_type"] == "kernel_info_reply":
+                        request = reply["parent_header"].get("msg_id")
+                        while True:
+                            message = await self.iopub_channel.get_msg(timeout=0.2)
+                            if message["msg_type"] == "iopub_welcome" or (
+                                    message["msg_type"] == "status" and message["parent_header"].get("msg_id") ==
+                                    request and message["content"].get("execution_state") == "idle"):
+                                self._handle_kernel_info_reply(reply)
+                                return
+                except Empty:
+                    pass
+                if not await self.is_alive():
+                    raise RuntimeError("Kernel died before replying to kernel_info")
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+
+    return ReadyClient
 
 
 def report_folder(path: Path) -> str:
@@ -387,15 +486,41 @@ class WarmKernel:
     def __init__(self, start: bool = True) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="costmodel-")
         self.folder = Path(self._folder.name)
-        self.km = _kernel_manager(self.folder)(kernel_name=KERNEL_NAME)
+        self._manager = None
         if start:
-            self.start()
+            try:
+                self.start()
+            except BaseException:
+                self._folder.cleanup()
+                raise
+
+    @property
+    def km(self):
+        """The kernel's jupyter_client manager (:func:`_kernel_manager`), made on first use."""
+        if self._manager is None:
+            self._manager = _kernel_manager(self.folder)(kernel_name=KERNEL_NAME)
+        return self._manager
 
     def start(self) -> None:
-        """Start the kernel process (it is ready some time later; the client waits for that)."""
-        from nbclient.util import run_sync
+        """Start the kernel process, if none is running (it is ready some time later; the client
+        waits for that). The process is started first (:func:`costmodel.kernel.launch`), then
+        jupyter_client is imported (0.2 s) and its manager adopts it."""
+        if self._manager is not None and self._manager.has_kernel:
+            return
+        from .kernel import launch
 
-        run_sync(self.km.start_kernel)(cwd=str(self.folder))
+        process, connection_file = launch(self.folder, KERNEL_NAME)
+        try:
+            from jupyter_core.utils import run_sync
+
+            self.km.connection_file = str(connection_file)
+            self.km.load_connection_file()
+            self.km.adopted = process
+            run_sync(self.km.start_kernel)(cwd=str(self.folder))
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
 
     def __enter__(self) -> WarmKernel:
         return self
@@ -410,7 +535,8 @@ class WarmKernel:
         from nbclient.util import run_sync
 
         if self.km.has_kernel and not run_sync(self.km.is_alive)():
-            run_sync(self.km.shutdown_kernel)(now=True)
+            # a restart keeps the manager's ZeroMQ context (a shutdown would close it for good)
+            run_sync(self.km.restart_kernel)(now=True)
         reset = nbformat.v4.new_code_cell("get_ipython().run_line_magic('reset', '-f')")
         notebook.cells.insert(0, reset)
 
@@ -432,11 +558,11 @@ class WarmKernel:
         """Shut the kernel down and remove its folder. ``now`` (the default): kill it; a report kernel
         has nothing to save, and asking it to stop while it is still importing makes it print a
         KeyboardInterrupt traceback on the terminal."""
-        from nbclient.util import run_sync
+        from jupyter_core.utils import run_sync
 
         try:
-            if self.km.has_kernel:
-                run_sync(self.km.shutdown_kernel)(now=now)
+            if self._manager is not None and self._manager.has_kernel:
+                run_sync(self._manager.shutdown_kernel)(now=now)
         finally:
             self._folder.cleanup()
 
@@ -562,7 +688,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     from papermill.exceptions import PapermillExecutionError
 
     from .catalog import catalog_from
-    from .presentation.svg import ChartError, cell_hook, fill_charts
+    from .presentation.svg import ChartError, cell_hook, draw_charts, stand_in_charts
     from .scenarios import load_scenario, scenario_path
 
     path = scenario_path(scenario).resolve()
@@ -619,18 +745,20 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
 
     def finish() -> Report:
         try:
-            try:
-                fill_charts(node, drawer, keys, timeout)
-            except ChartError as exc:
-                raise ReportError(f"{name}: a chart could not be drawn: {exc}") from None
-            nbformat.write(node, executed)
+            # the page is exported and checked while the last charts are drawn, with stand-ins for them
+            pending = stand_in_charts(node, drawer, keys)
             exporter = prepared.take()
             bundle = vega_bundle()
             page = _export(node, model.title, True, exporter)
             found = unsafe_parts(page)      # the bundle, trusted by its hash, goes in after the check
             if found:
                 raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
-            html = _with_bundle(page, bundle)
+            try:
+                draw_charts(pending, drawer, timeout)
+            except ChartError as exc:
+                raise ReportError(f"{name}: a chart could not be drawn: {exc}") from None
+            html = _with_bundle(_with_drawings(page, pending), bundle)
+            nbformat.write(node, executed)
             executed.replace(notebook_path)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -118,3 +118,21 @@ def test_failed_notebook_in_a_kept_kernel_names_its_cell_and_the_kernel_goes_on(
         # the same kernel renders the next report
         report = render_report("llama31-405b-training", tmp_path / "out", kernel=kernel, drawer=drawer)
         assert "R4: Llama 3.1 405B" in report.html.read_text()
+
+
+@pytest.mark.slow
+def test_a_kept_kernel_that_died_is_restarted_for_the_next_report(tmp_path):
+    import os
+    import signal
+
+    from costmodel.presentation.svg import ChartDrawer
+    from costmodel.report import WarmKernel
+
+    with WarmKernel() as kernel, ChartDrawer() as drawer:
+        dead = kernel.km.provisioner.pid
+        os.kill(dead, signal.SIGKILL)
+        kernel.km.provisioner.process.wait()
+        # (a shutdown of the dead kernel used to close the manager's ZeroMQ context: "Operation not supported")
+        report = render_report("llama31-405b-training", tmp_path / "out", kernel=kernel, drawer=drawer)
+        assert "R4: Llama 3.1 405B" in report.html.read_text()
+        assert kernel.km.provisioner.pid != dead

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import json
 import queue
+import secrets
 import subprocess
 import sys
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 CHART_MIMETYPE = "application/vnd.costmodel.chart"
 """Output type of a chart the runner draws: its Vega-Lite spec as JSON text (text, not a nested
@@ -218,28 +220,71 @@ def cell_hook(drawer: ChartDrawer, keys: dict[tuple[int, int], int]) -> Callable
     return on_cell_executed
 
 
-def fill_charts(notebook, drawer: ChartDrawer, keys: dict[tuple[int, int], int], timeout: float) -> int:
-    """Replace every chart's spec output in an executed notebook by its SVG and spec outputs.
+@dataclass
+class PendingChart:
+    """A chart whose SVG output is in the notebook with a stand-in text until it is drawn."""
 
-    Charts the hook did not see (a cell run some other way) are submitted now. Returns the number
-    of charts drawn.
+    output: dict
+    """The ``image/svg+xml`` output (:func:`drawn_outputs`); its SVG is :attr:`stand_in` until drawn."""
+    key: int
+    """The drawer's key for the chart's spec."""
+    stand_in: str
+    """Text in place of the SVG, unique to one call of :func:`stand_in_charts`."""
+    where: str
+    """The chart's cell and description, for an error message."""
+
+
+def stand_in_charts(notebook, drawer: ChartDrawer, keys: dict[tuple[int, int], int]) -> list[PendingChart]:
+    """Replace every chart's spec output in an executed notebook by its SVG and spec outputs
+    (:func:`drawn_outputs`), with a stand-in text for each SVG until :func:`draw_charts`.
+
+    The notebook can be exported meanwhile (the runner does, while the charts are drawn), and
+    each stand-in in the page replaced by its drawing. Charts the hook did not see (a cell run
+    some other way) are submitted now.
+    """
+    token = secrets.token_hex(8)
+    pending = []
+    found = chart_outputs(notebook)
+    for c, o, output in found:
+        if (c, o) not in keys:
+            keys[(c, o)] = drawer.submit(_spec(output), _vl_version(output))
+    for number, (c, o, output) in reversed(list(enumerate(found))):   # from the end: earlier indices stay right
+        stand_in = f"<svg><!-- costmodel chart {token}-{number} --></svg>"
+        outputs = drawn_outputs(output, stand_in)
+        notebook.cells[c].outputs[o:o + 1] = outputs
+        description = "".join(output["data"].get("text/plain", ""))[:80]
+        pending.append(PendingChart(outputs[0], keys[(c, o)], stand_in, f"cell {c}: chart {description!r}"))
+    return pending[::-1]
+
+
+def draw_charts(pending: list[PendingChart], drawer: ChartDrawer, timeout: float) -> None:
+    """Wait for each pending chart's SVG and put it in place of its stand-in in the notebook.
 
     Raises
     ------
     ChartError
         A chart could not be drawn; the message names its cell.
     """
-    found = chart_outputs(notebook)
-    for c, o, output in found:
-        if (c, o) not in keys:
-            keys[(c, o)] = drawer.submit(_spec(output), _vl_version(output))
-    for c, o, output in reversed(found):        # from the end, so earlier output indices stay right
+    for chart in pending:
         try:
-            svg = drawer.svg(keys[(c, o)], timeout)
+            svg = drawer.svg(chart.key, timeout)
         except ChartError as exc:
-            raise ChartError(f"cell {c}: chart {''.join(output['data'].get('text/plain', ''))[:80]!r}: {exc}") from None
-        notebook.cells[c].outputs[o:o + 1] = drawn_outputs(output, svg)
-    return len(found)
+            raise ChartError(f"{chart.where}: {exc}") from None
+        chart.output["data"]["image/svg+xml"] = svg
+
+
+def fill_charts(notebook, drawer: ChartDrawer, keys: dict[tuple[int, int], int], timeout: float) -> int:
+    """Replace every chart's spec output in an executed notebook by its SVG and spec outputs
+    (:func:`stand_in_charts`, then :func:`draw_charts`); returns the number of charts drawn.
+
+    Raises
+    ------
+    ChartError
+        A chart could not be drawn; the message names its cell.
+    """
+    pending = stand_in_charts(notebook, drawer, keys)
+    draw_charts(pending, drawer, timeout)
+    return len(pending)
 
 
 def static_spec(spec: dict) -> dict:
