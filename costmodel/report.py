@@ -289,7 +289,13 @@ def _with_drawings(page: str, pending) -> str:
 
 class _PreparedExport(threading.Thread):
     """nbconvert imported, an exporter's templates compiled on a one-cell notebook and the Vega bundle
-    read (or built), in a thread started while the kernel runs the notebook."""
+    read (or built), in a thread started while the kernel runs the notebook.
+
+    On Linux the thread runs at the lowest priority (nice 19): its 0.3 s of CPU is not needed
+    until the notebook has run, and on two cores the kernel's start and the drawing process's
+    need them first. It mostly runs while the last charts are drawn, when a core is free
+    (in alternating runs of R2's report, 20 each: median 2.81 s against 2.96 s).
+    """
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
@@ -297,6 +303,11 @@ class _PreparedExport(threading.Thread):
         self.start()
 
     def run(self) -> None:
+        if sys.platform == "linux":     # a thread's own nice value (Linux): CPU no one else wants
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+            except OSError:
+                pass
         try:
             import nbformat
 
