@@ -314,3 +314,15 @@ def test_the_training_notebook_runs_twice_in_one_kernel():
                 client.execute_cell(cell, index)
     errors = [o for c in notebook.cells for o in c.get("outputs", ()) if o.get("output_type") == "error"]
     assert errors == []
+
+
+def test_an_input_looked_up_by_path_is_the_changed_scenarios_own():
+    from costmodel.schema.inputs import find_input
+
+    scenario = costmodel.load_scenario(R1)
+    changed = costmodel.with_inputs(scenario, {"workload.tokens_per_day": 12_345.0})
+    catalog = costmodel.resolve(scenario).catalog
+    assert find_input(scenario, catalog, "workload.tokens_per_day").value == scenario.workload.tokens_per_day
+    assert find_input(changed, catalog, "workload.tokens_per_day").value == 12_345.0
+    assert find_input(scenario, catalog, "workload.tokens_per_day").value == scenario.workload.tokens_per_day
+    assert find_input(scenario, catalog, "workload.no_such_field") is None

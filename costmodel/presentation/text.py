@@ -634,10 +634,10 @@ def input_title(scenario: Scenario | Resolved, path: str) -> str:
 
 
 def _input_labels(r: Resolved) -> dict[str, str]:
-    from ..schema.inputs import input_fields
+    from ..schema.inputs import inputs_by_path
 
     labels = {}
-    for found in input_fields(r.scenario, r.catalog):
+    for found in inputs_by_path(r.scenario, r.catalog).values():
         option = found.path.split(".")[1] if found.path.startswith("options.") else None
         where = f"{r.label(option)}: " if option in r.options else ""
         unit = f" [{found.unit}]" if found.unit and found.unit != "-" else ""

@@ -247,12 +247,31 @@ def bounds_of(info: FieldInfo | None) -> Bounds:
     return Bounds(low, high, low_open, high_open)
 
 
+_BY_PATH: dict[tuple[int, int], tuple[Any, Catalog, dict[str, InputField]]] = {}
+"""The inputs of the last few (scenario, catalog) pairs by path, keyed by the objects' identity
+(both are frozen); each entry keeps its pair alive, so an identity is never reused while cached."""
+
+
+def inputs_by_path(scenario: Any, catalog: Catalog) -> dict[str, InputField]:
+    """:func:`input_fields` by path (the first of a path), kept for the last 16 (scenario, catalog)
+    pairs: the tornado, the claims check and the labels look inputs up by path hundreds of times
+    a report, and each walk of the scenario took 0.04 ms to 0.1 ms. Do not change the result."""
+    key = (id(scenario), id(catalog))
+    kept = _BY_PATH.get(key)
+    if kept is not None and kept[0] is scenario and kept[1] is catalog:
+        return kept[2]
+    found: dict[str, InputField] = {}
+    for field in input_fields(scenario, catalog):
+        found.setdefault(field.path, field)
+    while len(_BY_PATH) >= 16:
+        _BY_PATH.pop(next(iter(_BY_PATH)), None)
+    _BY_PATH[key] = (scenario, catalog, found)
+    return found
+
+
 def find_input(scenario: Any, catalog: Catalog, path: str) -> InputField | None:
     """The input named ``path``, or None when the scenario has no such numeric input."""
-    for found in input_fields(scenario, catalog):
-        if found.path == path:
-            return found
-    return None
+    return inputs_by_path(scenario, catalog).get(path)
 
 
 def bounds(scenario: Any, catalog: Catalog, path: str) -> Bounds:
