@@ -670,7 +670,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     start = time.perf_counter()
     own_kernel = kernel is None
     if own_kernel:
-        kernel = WarmKernel()        # first: it boots (about 2 s) while the scenario is read and checked
+        kernel = WarmKernel()        # first: it boots (about 1 s) while the scenario is read and checked
     from .presentation.svg import ChartDrawer
 
     own_drawer = drawer is None
