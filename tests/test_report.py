@@ -34,13 +34,19 @@ def test_reference_report_renders_offline(tmp_path):
     charts = re.findall(r'<img[^>]+src="data:image/svg\+xml;base64,([^"]+)"', html)
     # cost against volume, GPUs against volume, components; win probability, savings, tornado; energy and carbon
     assert len(charts) == 7
-    assert all(base64.b64decode(chart).lstrip().startswith(b"<svg") for chart in charts)
+    drawings = [base64.b64decode(chart).decode() for chart in charts]
+    # vl-convert's drawings (with their text), not the stand-ins the page was exported with
+    assert all(d.lstrip().startswith("<svg") and "<text" in d and "costmodel chart" not in d for d in drawings)
     # the answer is in the page: API cheaper at 10 M tokens/day, break-even at 34.01 M tokens/day
     assert "Hosted API</strong> at <strong>3,549 USD/month" in html
     assert "34.01 M tokens/day" in html
     assert "Energy and carbon" in html and "kg CO2e/month" in html
     executed = json.loads(report.notebook.read_text())
     assert executed["metadata"]["papermill"]["parameters"]["scenario"].endswith("llama70b-vs-api.yaml")
+    # the executed notebook holds the same drawings as the page
+    kept = ["".join(output["data"]["image/svg+xml"]) for cell in executed["cells"] for output in cell.get("outputs", ())
+            if "image/svg+xml" in output.get("data", {})]
+    assert kept == drawings
 
 
 def _failing_notebook(path):
