@@ -21,11 +21,12 @@ import functools
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .errors import CatalogError, did_you_mean, from_validation_error
 from .paths import DATA_DIR
+from .units import LARGEST_INPUT, SMALLEST_INPUT
 
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 currency code, e.g. USD.")]
 Quality = Literal["P", "S", "U"]
@@ -40,6 +41,17 @@ class _Row(BaseModel):
     source: str = Field(min_length=1, description="Where the figure comes from.")
     notes: str = ""
     _origin: str | None = PrivateAttr(default=None)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _plausible(cls, value):
+        """Every number of a row within the magnitudes a scenario's inputs may have."""
+        if isinstance(value, int | float) and not isinstance(value, bool) and value != 0 \
+                and not SMALLEST_INPUT <= abs(value) <= LARGEST_INPUT:
+            raise PydanticCustomError("implausible_magnitude",
+                                      "magnitude outside {low} to {high}: no real figure is that large or small",
+                                      {"low": f"{SMALLEST_INPUT:g}", "high": f"{LARGEST_INPUT:g}"})
+        return value
 
     file: ClassVar[str] = ""
     """The catalog file, e.g. ``data/gpus.csv``."""

@@ -24,3 +24,11 @@ DAYS_PER_MONTH: float = 365.0 / MONTHS_PER_YEAR
 SECONDS_PER_HOUR: float = 3600.0
 SECONDS_PER_DAY: float = 86400.0
 TOKENS_PER_MILLION: float = 1e6
+
+SMALLEST_INPUT: float = 1e-9
+"""Smallest magnitude a non-zero figure may have, in a scenario or a catalog row (an MFU of
+1e-300 is a typo)."""
+
+LARGEST_INPUT: float = 1e15
+"""Largest magnitude a figure may have, in a scenario or a catalog row (so no cost can overflow
+to infinity)."""

@@ -44,3 +44,19 @@ def test_server_with_unknown_gpu(tmp_path):
     path.write_text(path.read_text().replace("dgx-b200,B200-SXM-180GB", "dgx-b200,B900"))
     with pytest.raises(CatalogError, match="unknown GPU"):
         load_catalog(tmp_path)
+
+
+def test_a_row_with_an_implausible_figure_is_refused_naming_its_file(tmp_path):
+    # a price of 1e20 USD/GPU-hour in a --catalog folder: the file, line and column are named,
+    # not the scenario option that uses the row
+    from costmodel.catalog import load_catalog_overrides
+
+    path = tmp_path / "cloud_prices.csv"
+    lines = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()
+    path.write_text("\n".join([lines[0], lines[1].replace(",3.50,", ",1e20,")]) + "\n")
+    with pytest.raises(CatalogError) as caught:
+        load_catalog_overrides(tmp_path)
+    (problem,) = caught.value.problems
+    assert problem[0] == "line 2, column price_per_gpu_hour"
+    assert "magnitude outside 1e-09 to 1e+15" in problem[2]
+    assert str(path) in str(caught.value)

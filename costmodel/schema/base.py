@@ -20,11 +20,6 @@ from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefin
 from ..catalog import Catalog, default_catalog
 from ..errors import did_you_mean
 
-SMALLEST_INPUT = 1e-9
-"""Smallest magnitude a non-zero numeric input may have (an MFU of 1e-300 is a typo)."""
-LARGEST_INPUT = 1e15
-"""Largest magnitude a numeric input may have (so no cost can overflow to infinity)."""
-
 Number = Annotated[float, Field(strict=True)]
 NonNegative = Annotated[float, Field(strict=True, ge=0)]
 Positive = Annotated[float, Field(strict=True, gt=0)]

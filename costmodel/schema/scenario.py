@@ -17,8 +17,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..catalog import Catalog, Currency, default_catalog
 from ..errors import did_you_mean
-from ..units import HOURS_PER_MONTH
-from .base import LARGEST_INPUT, SMALLEST_INPUT, InputModel, Positive, Text, catalog_from, varies
+from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT
+from .base import InputModel, Positive, Text, catalog_from, varies
 from .claims import Claim
 from .demand import DemandProfile
 from .energy import EnergyInputs
