@@ -396,6 +396,18 @@ def _interrupted(signum, frame):
     raise KeyboardInterrupt
 
 
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether an error was raised because of a KeyboardInterrupt (pydantic-core, for one, wraps an
+    interrupt that arrives while it builds a validator in a SchemaError)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
@@ -417,6 +429,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `costmodel compare X --json | head`
         sys.stderr.close()
         return 0
+    except Exception as exc:
+        if not _caused_by_interrupt(exc):
+            raise
+        print(f"costmodel {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
+        return INTERRUPTED
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -137,3 +137,24 @@ def test_report_of_several_scenarios_runs_them_all_and_exits_2_for_the_bad_one(t
     r4 = (out / "llama31-405b-training" / "report.html").read_text()
     assert "R3: DeepSeek-V3" in r3 and "R4: Llama 3.1 405B" not in r3
     assert "R4: Llama 3.1 405B" in r4 and "R3: DeepSeek-V3" not in r4
+
+
+def test_an_interrupt_wrapped_in_another_error_still_exits_130(monkeypatch, capsys):
+    # pydantic-core turns a Ctrl-C that arrives while it builds a validator into a SchemaError
+    from costmodel import cli
+
+    def wrapped(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error building validator") from exc
+
+    def other(args):
+        raise RuntimeError("a bug, not an interrupt")
+
+    monkeypatch.setattr(cli, "_compare", wrapped)
+    assert cli.main(["compare", "llama70b-vs-api"]) == 130
+    assert "interrupted; nothing half-written was left" in capsys.readouterr().err
+    monkeypatch.setattr(cli, "_compare", other)
+    with pytest.raises(RuntimeError, match="a bug"):
+        cli.main(["compare", "llama70b-vs-api"])
