@@ -37,6 +37,8 @@ def _report(args: argparse.Namespace) -> int:
             kernel = keep.enter_context(WarmKernel())
             drawer = keep.enter_context(ChartDrawer())
         for scenario in scenarios:
+            if _INTERRUPTS:
+                raise KeyboardInterrupt
             try:
                 report = render_report(scenario, args.out, timeout=args.timeout, catalog=args.catalog,
                                        kernel=kernel, drawer=drawer)
@@ -45,6 +47,8 @@ def _report(args: argparse.Namespace) -> int:
                 bad += 1
                 continue
             except ReportError as exc:
+                if _INTERRUPTS:         # the interrupt, reported by nbclient as the kernel's death
+                    raise KeyboardInterrupt from None
                 print(f"costmodel report: {exc}", file=sys.stderr)
                 failed += 1
                 continue
@@ -56,6 +60,8 @@ def _report(args: argparse.Namespace) -> int:
             size = report.html.stat().st_size
             print(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s",
                   flush=True)
+    if _INTERRUPTS:
+        raise KeyboardInterrupt
     if failed or bad:
         print(f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
               + (f" ({bad} with bad input)" if bad else ""), file=sys.stderr)
@@ -392,7 +398,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_INTERRUPTS: list[int] = []
+"""The signals received while a command runs (see :func:`_interrupted`)."""
+
+
 def _interrupted(signum, frame):
+    """Ctrl-C or SIGTERM: noted, then raised as KeyboardInterrupt. A library may swallow that
+    exception (nbclient reports a kept kernel's report as "Kernel died" when the interrupt lands
+    in one of its tasks); the note lets ``costmodel report A B`` stop at the next report all the same."""
+    _INTERRUPTS.append(signum)
     raise KeyboardInterrupt
 
 
@@ -414,10 +428,12 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:      # --help, --version, or a bad argument (exit 2)
         return int(exc.code or 0)
+    _INTERRUPTS.clear()
     try:
-        previous = signal.signal(signal.SIGTERM, _interrupted)
+        previous = {number: signal.signal(number, _interrupted) for number in (signal.SIGTERM, signal.SIGINT)
+                    if signal.getsignal(number) is not signal.SIG_IGN}
     except ValueError:          # not the main thread: leave signals alone
-        previous = None
+        previous = {}
     try:
         return args.run(args)
     except (InputError, ValueError) as exc:
@@ -435,8 +451,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"costmodel {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
         return INTERRUPTED
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def run() -> None:

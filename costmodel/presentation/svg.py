@@ -48,8 +48,10 @@ class _Process:
 
     def __init__(self) -> None:
         self._stderr = tempfile.TemporaryFile()
+        # a session of its own, like the kernel's: Ctrl-C in a terminal reaches the runner alone, which
+        # then closes this process (which also ends when the runner does: its stdin closes)
         self.process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=self._stderr)
+                                        stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True)
         self.pending = 0
         self.ended: str | None = None
         self._requests: queue.Queue = queue.Queue()
@@ -77,8 +79,11 @@ class _Process:
                 self.answers[answer["id"]] = answer
                 self.done.notify_all()
         self.process.wait()
-        self._stderr.seek(0)
-        reason = self._stderr.read().decode(errors="replace").strip().splitlines()
+        try:
+            self._stderr.seek(0)
+            reason = self._stderr.read().decode(errors="replace").strip().splitlines()
+        except ValueError:          # closed by close() meanwhile: the runner is done with this process
+            reason = []
         with self.done:
             self.ended = f"the drawing process stopped (exit code {self.process.returncode})" + (
                 f": {reason[-1]}" if reason else "")
