@@ -555,8 +555,9 @@ class WarmKernel:
             if on_cell_executed is not None and cell_index:
                 on_cell_executed(cell=cell, cell_index=cell_index - 1, **kwargs)
 
-        client = NotebookClient(notebook, km=self.km, timeout=timeout, kernel_name=KERNEL_NAME,
-                                resources={"metadata": {"path": str(self.folder)}}, on_cell_executed=shifted)
+        client = _keeping_signal_handlers(NotebookClient)(
+            notebook, km=self.km, timeout=timeout, kernel_name=KERNEL_NAME,
+            resources={"metadata": {"path": str(self.folder)}}, on_cell_executed=shifted)
         interrupted = False
         try:
             client.execute(cwd=str(self.folder))
@@ -579,6 +580,38 @@ class WarmKernel:
                 run_sync(self._manager.shutdown_kernel)(now=now)
         finally:
             self._folder.cleanup()
+
+
+@functools.cache
+def _keeping_signal_handlers(base):
+    """A notebook client class (nbclient's, or papermill's subclass) that leaves the process's
+    SIGINT and SIGTERM handlers as they were.
+
+    nbclient's ``async_setup_kernel`` puts handlers of its own on the event loop (they shut the
+    kernel down) and, on leaving, resets both signals to Python's defaults. So Ctrl-C during a
+    notebook killed the kernel ("Kernel died", and in a kept kernel the next report failed with
+    "Operation not supported"), and after one report SIGTERM no longer reached the command's
+    handler (the process died of it, leaving its folders). The runner stops the kernel itself on
+    an interrupt; here the handlers found on entry are put back at once.
+    """
+    import asyncio
+    import contextlib
+    import signal
+
+    class Client(base):
+        @contextlib.asynccontextmanager
+        async def async_setup_kernel(self, **kwargs):
+            main = threading.current_thread() is threading.main_thread()
+            kept = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)} if main else {}
+            async with super().async_setup_kernel(**kwargs):
+                loop = asyncio.get_event_loop()
+                for number, handler in kept.items():
+                    loop.remove_signal_handler(number)
+                    if handler is not None:
+                        signal.signal(number, handler)
+                yield
+
+    return Client
 
 
 def _stop_channels(client, interrupted: bool) -> None:
@@ -615,7 +648,7 @@ def _papermill_engine() -> str:
         def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False, stdout_file=None,
                                      stderr_file=None, start_timeout=60, execution_timeout=None, **kwargs):
             kwargs.pop("input_path", None)
-            client = PapermillNotebookClient(
+            client = _keeping_signal_handlers(PapermillNotebookClient)(
                 nb_man, timeout=execution_timeout, startup_timeout=start_timeout, kernel_name=kernel_name,
                 log=logger, log_output=log_output, stdout_file=stdout_file, stderr_file=stderr_file, **kwargs)
             interrupted = False

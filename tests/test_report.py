@@ -134,11 +134,22 @@ def test_a_kept_kernel_that_died_is_restarted_for_the_next_report(tmp_path):
     from costmodel.presentation.svg import ChartDrawer
     from costmodel.report import WarmKernel
 
-    with WarmKernel() as kernel, ChartDrawer() as drawer:
-        dead = kernel.km.provisioner.pid
-        os.kill(dead, signal.SIGKILL)
-        kernel.km.provisioner.process.wait()
-        # (a shutdown of the dead kernel used to close the manager's ZeroMQ context: "Operation not supported")
-        report = render_report("llama31-405b-training", tmp_path / "out", kernel=kernel, drawer=drawer)
-        assert "R4: Llama 3.1 405B" in report.html.read_text()
-        assert kernel.km.provisioner.pid != dead
+    def mine(signum, frame):
+        raise KeyboardInterrupt
+
+    before = {number: signal.signal(number, mine) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with WarmKernel() as kernel, ChartDrawer() as drawer:
+            dead = kernel.km.provisioner.pid
+            os.kill(dead, signal.SIGKILL)
+            kernel.km.provisioner.process.wait()
+            # (a shutdown of the dead kernel used to close the manager's ZeroMQ context: "Operation not supported")
+            report = render_report("llama31-405b-training", tmp_path / "out", kernel=kernel, drawer=drawer)
+            assert "R4: Llama 3.1 405B" in report.html.read_text()
+            assert kernel.km.provisioner.pid != dead
+            # nbclient's own handlers (which killed the kernel on Ctrl-C, then reset both signals to
+            # Python's defaults) are not left in place of the caller's
+            assert signal.getsignal(signal.SIGINT) is mine and signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
