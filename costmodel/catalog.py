@@ -26,7 +26,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .errors import CatalogError, did_you_mean, from_validation_error
 from .paths import DATA_DIR
-from .units import LARGEST_INPUT, SMALLEST_INPUT
+from .units import LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
 
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 currency code, e.g. USD.")]
 Quality = Literal["P", "S", "U"]
@@ -46,8 +46,7 @@ class _Row(BaseModel):
     @classmethod
     def _plausible(cls, value):
         """Every number of a row within the magnitudes a scenario's inputs may have."""
-        if isinstance(value, int | float) and not isinstance(value, bool) and value != 0 \
-                and not SMALLEST_INPUT <= abs(value) <= LARGEST_INPUT:
+        if isinstance(value, int | float) and not isinstance(value, bool) and implausible_magnitude(value):
             raise PydanticCustomError("implausible_magnitude",
                                       "magnitude outside {low} to {high}: no real figure is that large or small",
                                       {"low": f"{SMALLEST_INPUT:g}", "high": f"{LARGEST_INPUT:g}"})

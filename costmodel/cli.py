@@ -37,8 +37,6 @@ def _report(args: argparse.Namespace) -> int:
             kernel = keep.enter_context(WarmKernel())
             drawer = keep.enter_context(ChartDrawer())
         for scenario in scenarios:
-            if _INTERRUPTS:
-                raise KeyboardInterrupt
             try:
                 report = render_report(scenario, args.out, timeout=args.timeout, catalog=args.catalog,
                                        kernel=kernel, drawer=drawer)
@@ -47,8 +45,6 @@ def _report(args: argparse.Namespace) -> int:
                 bad += 1
                 continue
             except ReportError as exc:
-                if _INTERRUPTS:         # the interrupt, reported by nbclient as the kernel's death
-                    raise KeyboardInterrupt from None
                 print(f"costmodel report: {exc}", file=sys.stderr)
                 failed += 1
                 continue
@@ -60,8 +56,6 @@ def _report(args: argparse.Namespace) -> int:
             size = report.html.stat().st_size
             print(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s",
                   flush=True)
-    if _INTERRUPTS:
-        raise KeyboardInterrupt
     if failed or bad:
         print(f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
               + (f" ({bad} with bad input)" if bad else ""), file=sys.stderr)
@@ -398,15 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_INTERRUPTS: list[int] = []
-"""The signals received while a command runs (see :func:`_interrupted`)."""
-
-
 def _interrupted(signum, frame):
-    """Ctrl-C or SIGTERM: noted, then raised as KeyboardInterrupt. A library may swallow that
-    exception (nbclient reports a kept kernel's report as "Kernel died" when the interrupt lands
-    in one of its tasks); the note lets ``costmodel report A B`` stop at the next report all the same."""
-    _INTERRUPTS.append(signum)
     raise KeyboardInterrupt
 
 
@@ -428,31 +414,26 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:      # --help, --version, or a bad argument (exit 2)
         return int(exc.code or 0)
-    _INTERRUPTS.clear()
     try:
-        previous = {number: signal.signal(number, _interrupted) for number in (signal.SIGTERM, signal.SIGINT)
-                    if signal.getsignal(number) is not signal.SIG_IGN}
+        previous = signal.signal(signal.SIGTERM, _interrupted)
     except ValueError:          # not the main thread: leave signals alone
-        previous = {}
+        previous = None
     try:
         return args.run(args)
     except (InputError, ValueError) as exc:
         print(f"costmodel {args.command}: {exc}", file=sys.stderr)
         return BAD_INPUT
-    except KeyboardInterrupt:
-        print(f"costmodel {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
-        return INTERRUPTED
     except BrokenPipeError:  # e.g. `costmodel compare X --json | head`
         sys.stderr.close()
         return 0
-    except Exception as exc:
+    except (KeyboardInterrupt, Exception) as exc:
         if not _caused_by_interrupt(exc):
             raise
         print(f"costmodel {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
         return INTERRUPTED
     finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def run() -> None:

@@ -13,6 +13,7 @@ whole reports, and a failed run leaves no ``report.html``, neither half-written 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -542,8 +543,8 @@ class WarmKernel:
     def execute(self, notebook, timeout: int, on_cell_executed=None):
         """Execute a notebook node in the kept kernel, after a reset of its namespace; returns it executed."""
         import nbformat
+        from jupyter_core.utils import run_sync
         from nbclient import NotebookClient
-        from nbclient.util import run_sync
 
         if self.km.has_kernel and not run_sync(self.km.is_alive)():
             # a restart keeps the manager's ZeroMQ context (a shutdown would close it for good)
@@ -558,15 +559,11 @@ class WarmKernel:
         client = _keeping_signal_handlers(NotebookClient)(
             notebook, km=self.km, timeout=timeout, kernel_name=KERNEL_NAME,
             resources={"metadata": {"path": str(self.folder)}}, on_cell_executed=shifted)
-        interrupted = False
         try:
-            client.execute(cwd=str(self.folder))
-        except (KeyboardInterrupt, SystemExit):
-            interrupted = True
-            raise
+            with _closing_channels(client):
+                client.execute(cwd=str(self.folder))
         finally:
             notebook.cells.remove(reset)
-            _stop_channels(client, interrupted)
         return notebook
 
     def close(self, now: bool = True) -> None:
@@ -592,30 +589,46 @@ def _keeping_signal_handlers(base):
     notebook killed the kernel ("Kernel died", and in a kept kernel the next report failed with
     "Operation not supported"), and after one report SIGTERM no longer reached the command's
     handler (the process died of it, leaving its folders). The runner stops the kernel itself on
-    an interrupt; here the handlers found on entry are put back at once.
+    an interrupt; here the handlers found on entry are put back before the kernel is started or
+    waited for.
     """
     import asyncio
-    import contextlib
     import signal
 
     class Client(base):
+        _kept: dict = {}
+
+        def _put_back(self) -> None:
+            loop = asyncio.get_event_loop()
+            for number, handler in self._kept.items():
+                loop.remove_signal_handler(number)
+                if handler is not None:
+                    signal.signal(number, handler)
+
         @contextlib.asynccontextmanager
         async def async_setup_kernel(self, **kwargs):
             main = threading.current_thread() is threading.main_thread()
-            kept = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)} if main else {}
+            numbers = (signal.SIGINT, signal.SIGTERM) if main else ()
+            self._kept = {number: signal.getsignal(number) for number in numbers}
             async with super().async_setup_kernel(**kwargs):
-                loop = asyncio.get_event_loop()
-                for number, handler in kept.items():
-                    loop.remove_signal_handler(number)
-                    if handler is not None:
-                        signal.signal(number, handler)
+                self._put_back()
                 yield
+
+        # nbclient sets its handlers before it starts the kernel and waits for it: put them back first
+        async def async_start_new_kernel(self, **kwargs):
+            self._put_back()
+            return await super().async_start_new_kernel(**kwargs)
+
+        async def async_start_new_kernel_client(self):
+            self._put_back()
+            return await super().async_start_new_kernel_client()
 
     return Client
 
 
-def _stop_channels(client, interrupted: bool) -> None:
-    """Close a notebook client's channels to its kernel, unless the run was interrupted.
+@contextlib.contextmanager
+def _closing_channels(client):
+    """Close a notebook client's channels to its kernel when the run ends, unless it was interrupted.
 
     Interrupted (Ctrl-C or SIGTERM, which the command turns into KeyboardInterrupt) while the
     client waited on the kernel, ``stop_channels`` could block for good in ZeroMQ's context
@@ -623,8 +636,15 @@ def _stop_channels(client, interrupted: bool) -> None:
     about 100 interrupts here. The process is about to exit and the kernel is killed regardless,
     so the channels are left to the exit.
     """
-    if client.kc is not None and not interrupted:
-        client.kc.stop_channels()
+    interrupted = False
+    try:
+        yield
+    except (KeyboardInterrupt, SystemExit):
+        interrupted = True
+        raise
+    finally:
+        if client.kc is not None and not interrupted:
+            client.kc.stop_channels()
 
 
 def _papermill_engine() -> str:
@@ -638,7 +658,7 @@ def _papermill_engine() -> str:
     """
     import signal
 
-    from nbclient.util import run_sync
+    from jupyter_core.utils import run_sync
     from papermill.clientwrap import PapermillNotebookClient
     from papermill.engines import NBClientEngine, papermill_engines
     from papermill.log import logger
@@ -651,14 +671,10 @@ def _papermill_engine() -> str:
             client = _keeping_signal_handlers(PapermillNotebookClient)(
                 nb_man, timeout=execution_timeout, startup_timeout=start_timeout, kernel_name=kernel_name,
                 log=logger, log_output=log_output, stdout_file=stdout_file, stderr_file=stderr_file, **kwargs)
-            interrupted = False
             try:
-                return client.execute(cleanup_kc=False)
-            except (KeyboardInterrupt, SystemExit):
-                interrupted = True
-                raise
+                with _closing_channels(client):
+                    return client.execute(cleanup_kc=False)
             finally:
-                _stop_channels(client, interrupted)
                 try:
                     run_sync(client.km.signal_kernel)(signal.SIGKILL)
                 except Exception:   # already gone, or never started: close() reaps and cleans up

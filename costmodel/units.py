@@ -32,3 +32,9 @@ SMALLEST_INPUT: float = 1e-9
 LARGEST_INPUT: float = 1e15
 """Largest magnitude a figure may have, in a scenario or a catalog row (so no cost can overflow
 to infinity)."""
+
+
+def implausible_magnitude(value: float) -> bool:
+    """Whether a non-zero figure lies outside :data:`SMALLEST_INPUT` to :data:`LARGEST_INPUT` in
+    magnitude (zero is plausible)."""
+    return value != 0 and not SMALLEST_INPUT <= abs(value) <= LARGEST_INPUT

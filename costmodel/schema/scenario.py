@@ -17,7 +17,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..catalog import Catalog, Currency, default_catalog
 from ..errors import did_you_mean
-from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT
+from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
 from .base import InputModel, Positive, Text, catalog_from, varies
 from .claims import Claim
 from .demand import DemandProfile
@@ -125,7 +125,7 @@ class Scenario(InputModel):
         fields = {f.path: f for f in input_fields(self, catalog)}
         for path, found in fields.items():
             value = found.value
-            if value is not None and value != 0 and not SMALLEST_INPUT <= abs(value) <= LARGEST_INPUT:
+            if value is not None and implausible_magnitude(value):
                 fail(tuple(path.split(".")), value, "implausible_magnitude",
                      "magnitude outside {low} to {high}: no real input is that large or small",
                      low=f"{SMALLEST_INPUT:g}", high=f"{LARGEST_INPUT:g}")
