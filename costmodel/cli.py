@@ -10,6 +10,7 @@ socket left behind).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -21,6 +22,28 @@ BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
 
 
 def _report(args: argparse.Namespace) -> int:
+    with _not_imported("pyarrow"):
+        return _reports(args)
+
+
+@contextlib.contextmanager
+def _not_imported(name: str):
+    """Within the block, ``import name`` raises ImportError (None in sys.modules), unless it is
+    imported already; afterwards it can be imported again (``main`` is also called in-process).
+
+    ``costmodel report`` uses it for pyarrow: papermill imports it (for HDFS paths), and numpy
+    with it, 0.25 s of CPU the command never uses; the report kernel refuses it too
+    (:data:`costmodel.kernel.NOT_IMPORTED`).
+    """
+    refused = sys.modules.setdefault(name, None) is None
+    try:
+        yield
+    finally:
+        if refused and name in sys.modules and sys.modules[name] is None:
+            del sys.modules[name]
+
+
+def _reports(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
     from .report import ReportError, WarmKernel, render_report

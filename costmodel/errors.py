@@ -40,6 +40,11 @@ class CatalogError(InputError):
     """A catalog CSV file in data/ with a bad row."""
 
 
+class ParameterError(ValueError):
+    """A report notebook's parameter of the wrong type or range, or one it does not declare
+    (see :mod:`costmodel.presentation.parameters`)."""
+
+
 _MISSING = object()
 
 

@@ -1,7 +1,7 @@
 """The report kernel: an IPython kernel that imports the report stack before it answers.
 
 ``costmodel report`` starts this kernel first thing (:func:`launch`, before it imports
-jupyter_client, papermill or the scenario's models), so the kernel's imports (pandas, Altair,
+jupyter_client or papermill; the runner never imports the scenario's models), so the kernel's imports (pandas, Altair,
 pydantic and the package's sections, about 0.9 s of CPU) run on one core while the runner's own
 run on the other. The kernel is otherwise IPython's own (``ipykernel``): the notebook's cells
 import what they use as always, and find it imported. Run as

@@ -38,3 +38,14 @@ REFERENCE_SCENARIOS: tuple[str, ...] = (
     "llama70b-vs-api", "h200-24gpu-cluster", "h200-job-log", "h100-10k-cluster", "deepseek-v3-training",
     "llama31-405b-training")
 """Scenarios that ``costmodel report`` renders when it is given none."""
+
+
+def scenario_path(name_or_path: str | Path) -> Path:
+    """The file behind a scenario argument: a path, or the name of a bundled scenario.
+
+    ``"llama70b-vs-api"`` resolves to ``data/scenarios/llama70b-vs-api.yaml``.
+    """
+    path = Path(name_or_path)
+    if path.exists() or path.suffix in {".yaml", ".yml"} or len(path.parts) > 1:
+        return path
+    return SCENARIO_DIR / f"{name_or_path}.yaml"

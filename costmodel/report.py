@@ -459,7 +459,7 @@ def check_parameters(notebook: Path, parameters: dict) -> list[str]:
     """
     import papermill
 
-    from .presentation.parameters import ParameterError
+    from .errors import ParameterError
 
     declared = papermill.inspect_notebook(str(notebook))
     unknown = [name for name in parameters if name not in declared]
@@ -690,9 +690,10 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     """Render one scenario's report.
 
     The kernel (and a chart-drawing process, :mod:`costmodel.presentation.svg`) start first,
-    and boot while the runner reads and checks the scenario; the charts are drawn to SVG in that
-    process while the kernel runs the next cells (the notebook's ``renderer`` is ``"report"``
-    unless ``parameters`` says otherwise).
+    and boot while the runner reads the scenario's title and workload kind (for the notebook to
+    run); the notebook's first cells validate the scenario in the kernel, which has the models
+    imported. The charts are drawn to SVG in that process while the kernel runs the next cells
+    (the notebook's ``renderer`` is ``"report"`` unless ``parameters`` says otherwise).
 
     Parameters
     ----------
@@ -707,7 +708,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         The notebook to run; default :func:`notebook_for` the scenario's workload kind.
     parameters
         Further notebook parameters (``volume_max``, ...); each must be declared by the
-        notebook's ``parameters`` cell.
+        notebook's ``parameters`` cell. Not ``scenario`` or ``catalog``: the arguments give them.
     kernel
         A :class:`WarmKernel` to run in and keep (default: a kernel for this report alone).
     drawer
@@ -724,12 +725,14 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     Raises
     ------
     ScenarioError
-        The scenario file is invalid (checked before any cell runs); an earlier
+        The scenario file is invalid: found by the notebook's first cells (and raised here
+        as the runner's own validation of the file finds it, with nothing of the run left), or
+        at once when the file has no title and workload kind to read. An earlier
         ``report.html`` for it is removed all the same.
     CatalogError
         The catalog folder is not one, or a row in it is bad.
     ParameterError
-        A parameter the notebook does not declare.
+        A parameter the notebook does not declare, or ``scenario`` or ``catalog`` in ``parameters``.
     ReportError
         The notebook failed, a chart could not be drawn, or the HTML would load or run
         something. No ``report.html`` is left behind; the executed notebook, with the error in
@@ -738,12 +741,12 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     start = time.perf_counter()
     own_kernel = kernel is None
     if own_kernel:
-        kernel = WarmKernel()        # first: it boots (about 1 s) while the scenario is read and checked
+        kernel = WarmKernel()        # first: it boots (about 1 s) while the runner imports what it needs
     from .presentation.svg import ChartDrawer
 
     own_drawer = drawer is None
     if own_drawer:
-        drawer = ChartDrawer(start=False)       # started once the scenario is checked
+        drawer = ChartDrawer(start=False)       # started once the parameters are checked
     try:
         return _render(scenario, Path(out_dir), timeout, notebook, parameters, kernel, own_kernel, drawer, start,
                        catalog=catalog)
@@ -756,7 +759,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
 
 def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel: WarmKernel, own_kernel: bool,
             drawer, start: float, defer: bool = False, catalog: str | Path | None = None):
-    """render_report's work. The ``drawer`` is started (if it is not yet) once the scenario is checked.
+    """render_report's work. The ``drawer`` is started (if it is not yet) once the parameters are checked.
 
     With ``defer``, returns once the kernel has run the notebook, with a
     function that finishes the report (waits for the charts, exports, checks and writes the page)
@@ -766,17 +769,22 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
-    from .catalog import catalog_from
+    from .paths import scenario_path
     from .presentation.svg import ChartError, cell_hook, draw_charts, stand_in_charts
-    from .scenarios import load_scenario, scenario_path
 
     path = scenario_path(scenario).resolve()
     name = report_folder(path)
     target = out_dir / name
     html_path, notebook_path = target / "report.html", target / "report.ipynb"
     html_path.unlink(missing_ok=True)   # whatever happens next, no stale report stays
-    model = load_scenario(path, catalog_from(catalog))
-    notebook = notebook or notebook_for(model.workload.kind)
+    given = [name for name in ("scenario", "catalog") if name in (parameters or {})]
+    if given:       # else the page would show another scenario (or catalog) under this one's name
+        from .errors import ParameterError
+
+        raise ParameterError(f"parameter {given[0]!r} is given by render_report's {given[0]} argument, "
+                             "not in parameters")
+    title, kind = _title_and_kind(path, catalog)
+    notebook = notebook or notebook_for(kind)
     values = {"scenario": str(path), **(parameters or {})}
     if catalog:
         values["catalog"] = str(Path(catalog).resolve())
@@ -787,6 +795,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     # do not slow the kernel's boot; each is ready before the kernel needs it
     drawer.start()                   # a no-op for a batch's drawer, started already
     prepared = _PreparedExport()     # nbconvert and the Vega bundle made ready while the kernel runs
+    made = [folder for folder in (target, *target.parents) if not folder.exists()]
     target.mkdir(parents=True, exist_ok=True)
     keys: dict = {}
     hook = cell_hook(drawer, keys)
@@ -804,10 +813,12 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             else:
                 node = _execute_warm(kernel, notebook, executed, values, timeout, hook)
         except PapermillExecutionError as exc:
+            _refuse_input(exc, path, catalog, scratch, made)
             if executed.exists():
                 executed.replace(notebook_path)
             raise _cell_failed(name, exc.exec_count, exc, notebook_path) from None
         except Exception as exc:  # kernel death, timeout, missing kernel; a cell's error in a warm kernel
+            _refuse_input(exc, path, catalog, scratch, made)
             if not own_kernel and executed.exists():
                 executed.replace(notebook_path)
             if getattr(exc, "ename", None):         # nbclient's CellExecutionError: a cell raised
@@ -828,7 +839,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             pending = stand_in_charts(node, drawer, keys)
             exporter = prepared.take()
             bundle = vega_bundle()
-            page = _export(node, model.title, True, exporter)
+            page = _export(node, title, True, exporter)
             found = unsafe_parts(page)      # the bundle, trusted by its hash, goes in after the check
             if found:
                 raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
@@ -845,6 +856,71 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         return Report(name, html_path, notebook_path, time.perf_counter() - start)
 
     return finish if defer else finish()
+
+
+def _title_and_kind(path: Path, catalog) -> tuple[str, str]:
+    """A scenario file's title and workload kind, read without validating the file.
+
+    The notebook's first cells validate the scenario (``costmodel.load_scenario``) in the kernel,
+    which has the models imported already; the runner only needs the kind, to pick the notebook,
+    and the title, for the page. So it parses the YAML (0.01 s) and leaves the models alone (their
+    import is 0.6 s of CPU, which on two cores the kernel's start and the chart drawing need).
+    A file whose title and kind cannot be read so is validated here at once (:func:`_validated`),
+    which raises the scenario's error.
+    """
+    from .errors import ScenarioError
+    from .io.yaml_files import parse_yaml, read_text
+
+    try:
+        data = parse_yaml(read_text(path), path)
+    except ScenarioError:
+        data = None
+    workload = data.get("workload") if isinstance(data, dict) else None
+    kind = workload.get("kind") if isinstance(workload, dict) else None
+    title = data.get("title") if isinstance(data, dict) else None
+    if isinstance(title, str) and isinstance(kind, str):
+        return title, kind          # a kind that is none of the schema's: the notebook's check names it
+    model = _validated(path, catalog)
+    return model.title, model.workload.kind
+
+
+def _validated(path: Path, catalog):
+    """The scenario at ``path`` validated in this process (against ``catalog``'s rows, if given).
+
+    Raises
+    ------
+    ScenarioError, CatalogError
+        As :func:`costmodel.load_scenario` and :func:`costmodel.catalog_from`.
+    """
+    from .catalog import catalog_from
+    from .scenarios import load_scenario
+
+    return load_scenario(path, catalog_from(catalog))
+
+
+def _refuse_input(exc: BaseException, path: Path, catalog, scratch: Path, made: list[Path]) -> None:
+    """After a notebook failed: if a cell raised an input error (the scenario or catalog is bad),
+    raise that error as bad input, made here by validating the scenario again, with nothing of
+    the run left (its scratch folder, and the report folders it made if empty). Otherwise return.
+    """
+    from .errors import InputError
+
+    if getattr(exc, "ename", None) not in _INPUT_ERRORS:
+        return
+    try:
+        _validated(path, catalog)
+    except InputError:
+        shutil.rmtree(scratch, ignore_errors=True)
+        for folder in made:
+            try:
+                folder.rmdir()
+            except OSError:
+                break           # not empty (another run's report), or gone
+        raise
+
+
+_INPUT_ERRORS = ("ScenarioError", "CatalogError")
+"""Names of the errors a notebook cell raises for a bad scenario or catalog file."""
 
 
 def _cell_failed(name: str, cell, exc, kept: Path) -> ReportError:

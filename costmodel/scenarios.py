@@ -20,7 +20,7 @@ from .catalog import Catalog
 from .errors import ScenarioError, did_you_mean, from_validation_error
 from .files import write_text_atomically
 from .io.yaml_files import dump_yaml, parse_yaml, read_text
-from .paths import SCENARIO_DIR
+from .paths import SCENARIO_DIR, scenario_path
 from .resolved import resolve
 from .schema import Scenario
 
@@ -28,17 +28,6 @@ from .schema import Scenario
 def bundled_scenarios() -> list[str]:
     """Names of the scenarios bundled in data/scenarios/, sorted."""
     return sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml"))
-
-
-def scenario_path(name_or_path: str | Path) -> Path:
-    """The file behind a scenario argument: a path, or the name of a bundled scenario.
-
-    ``"llama70b-vs-api"`` resolves to ``data/scenarios/llama70b-vs-api.yaml``.
-    """
-    path = Path(name_or_path)
-    if path.exists() or path.suffix in {".yaml", ".yml"} or len(path.parts) > 1:
-        return path
-    return SCENARIO_DIR / f"{name_or_path}.yaml"
 
 
 def _read(path: Path) -> Any:

@@ -158,3 +158,20 @@ def test_an_interrupt_wrapped_in_another_error_still_exits_130(monkeypatch, caps
     monkeypatch.setattr(cli, "_compare", other)
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main(["compare", "llama70b-vs-api"])
+
+
+def test_a_module_refused_during_report_is_importable_again_after(tmp_path, monkeypatch):
+    # `costmodel report` refuses pyarrow while it runs (papermill would import it for nothing); main
+    # is also called in-process, so the refusal ends with the command
+    from costmodel.cli import _not_imported
+
+    (tmp_path / "refused_for_a_while.py").write_text("VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with _not_imported("refused_for_a_while"):
+        with pytest.raises(ImportError):
+            import refused_for_a_while  # noqa: F401
+    import refused_for_a_while
+    assert refused_for_a_while.VALUE == 1
+    with _not_imported("refused_for_a_while"):      # imported already: left alone
+        assert sys.modules["refused_for_a_while"] is refused_for_a_while
+    assert sys.modules["refused_for_a_while"] is refused_for_a_while

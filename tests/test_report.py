@@ -153,3 +153,31 @@ def test_a_kept_kernel_that_died_is_restarted_for_the_next_report(tmp_path):
     finally:
         for number, handler in before.items():
             signal.signal(number, handler)
+
+
+def test_the_runner_reads_title_and_kind_without_importing_the_models():
+    # the kernel validates the scenario (its first cells); the runner only parses the YAML for the
+    # notebook to run and the page's title: the models' import is 0.6 s of CPU the kernel needs
+    import subprocess
+    import sys
+
+    import yaml
+
+    from costmodel.paths import SCENARIO_DIR
+
+    code = ("import sys; from costmodel.paths import scenario_path; from costmodel.report import _title_and_kind; "
+            "print(repr(_title_and_kind(scenario_path('deepseek-v3-training'), None))); "
+            "print([m for m in ('pydantic', 'numpy', 'costmodel.schema', 'costmodel.catalog') if m in sys.modules])")
+    lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    title = yaml.safe_load((SCENARIO_DIR / "deepseek-v3-training.yaml").read_text())["title"]
+    assert lines == [repr((title, "training")), "[]"]
+
+
+def test_a_scenario_without_a_kind_is_refused_by_the_runner_itself(tmp_path):
+    from costmodel.errors import ScenarioError
+    from costmodel.report import _title_and_kind
+
+    path = tmp_path / "no-kind.yaml"
+    path.write_text("title: No kind\nworkload:\n  tokens_per_day: 1.0e+7\n")
+    with pytest.raises(ScenarioError, match=r"workload"):
+        _title_and_kind(path, None)

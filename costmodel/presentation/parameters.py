@@ -13,11 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import did_you_mean
-
-
-class ParameterError(ValueError):
-    """A report notebook's parameter of the wrong type or range, or one it does not declare."""
+from ..errors import ParameterError, did_you_mean
 
 
 class _Parameters(BaseModel):
