@@ -119,3 +119,33 @@ def test_break_even_labels_stand_above_every_line():
     subtitle = " ".join(spec["title"]["subtitle"])
     assert "Cloud rental = Hosted API at 34.01 M tokens/day" in subtitle
     assert "Own cluster = Hosted API at 47.10 M tokens/day" in subtitle
+
+
+def test_drawn_vertices_keep_the_ends_and_each_turn():
+    # y = 2x up to x = 3, then y = 6 - (x - 3) (a peak at x = 3): only the ends and the peak are needed
+    x = np.arange(7.0)
+    y = np.where(x <= 3, 2 * x, 6 - (x - 3))
+    assert np.flatnonzero(charts.drawn_vertices(x, y)).tolist() == [0, 3, 6]
+    # a curve turns at every point: all kept
+    assert charts.drawn_vertices(x, x ** 2).all()
+    # a line that goes back on itself turns by 180 degrees (a sine of 0): the turning point is kept
+    assert charts.drawn_vertices(np.array([0.0, 1.0, 0.5]), np.array([0.0, 1.0, 0.5])).tolist() == [True] * 3
+    # a step line (step-after) needs each level's first point and the last point
+    levels = np.array([1.0, 1.0, 1.0, 2.0, 2.0, 4.0, 4.0])
+    assert np.flatnonzero(charts.drawn_vertices(x, levels, step=True)).tolist() == [0, 3, 5, 6]
+
+
+def test_the_cost_chart_draws_the_same_lines_from_fewer_rows():
+    # R2's cost lines through the kept rows pass through every swept point (linear interpolation)
+    from costmodel.domain.sweep import Columns, cost_sweep
+
+    model = costmodel.resolve(costmodel.load_scenario("h200-24gpu-cluster"))
+    top = costmodel.default_volume_max(model)
+    kept = charts.cost_vs_volume(model, compare(model), 0.0, top).layer[0].data
+    full = cost_sweep(model, charts.sweep_volumes(model, 0.0, top, 1000))
+    assert len(kept) < len(full) / 10
+    for label, line in full.groupby(Columns.option_label):
+        drawn = kept[kept[Columns.option_label] == label]
+        shown = line[Columns.volume].to_numpy()     # gpu_hours: the axis shows the volume itself
+        assert np.allclose(np.interp(shown, drawn["volume_shown"], drawn[Columns.cost]), line[Columns.cost],
+                           rtol=1e-9, atol=1e-6)
