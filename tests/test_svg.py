@@ -72,8 +72,30 @@ def test_a_chart_that_cannot_be_drawn_names_its_cell():
 def test_the_static_drawing_leaves_out_only_the_pan_and_zoom_binding():
     zoom = {"name": "costmodel_zoom", "select": {"type": "interval", "encodings": ["x"]}, "bind": "scales"}
     pick = {"name": "pick", "select": "point"}
-    spec = {"layer": [{"mark": "line", "params": [zoom, pick]}, {"mark": "rule", "params": [zoom]}]}
-    assert static_spec(spec) == {"layer": [{"mark": "line", "params": [pick]}, {"mark": "rule"}]}
+    spec = {"layer": [{"mark": "line", "params": [zoom, pick]}, {"mark": {"type": "rule", "clip": False}}]}
+    # the marks keep the clipping to the plot that the binding gave them (one left unclipped stays so)
+    assert static_spec(spec) == {"layer": [{"mark": {"type": "line", "clip": True}, "params": [pick]},
+                                           {"mark": {"type": "rule", "clip": False}}]}
+    assert static_spec({"mark": "bar", "params": [pick]}) == {"mark": "bar", "params": [pick]}
+
+
+def test_the_static_drawing_is_the_interactive_charts_first_view():
+    # vl-convert's drawing of the whole spec (pan and zoom bound) and of the static one: the same
+    # SVG but for the clip paths' running numbers
+    import re
+
+    import vl_convert
+
+    import costmodel
+    from costmodel.presentation import charts, sections
+
+    model = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    spec = sections.interactive_dict(charts.gpu_count_steps(model))
+    assert any(p.get("bind") == "scales" for p in spec["layer"][0]["params"])
+    whole = vl_convert.vegalite_to_svg(spec)
+    static = vl_convert.vegalite_to_svg(static_spec(spec))
+    assert whole.count("clip-path=") == 3
+    assert re.sub(r"clip\d+", "clip", whole) == re.sub(r"clip\d+", "clip", static)
 
 
 def test_no_text_in_a_spec_can_close_its_script_element():

@@ -293,15 +293,26 @@ def fill_charts(notebook, drawer: ChartDrawer, keys: dict[tuple[int, int], int],
 
 
 def static_spec(spec: dict) -> dict:
-    """The spec without the parameters that only bind the scales to pan and zoom: they do not change
-    the drawing, and leaving them out makes vl-convert's drawing of a line chart about 20 % quicker."""
-    for layer in [spec, *spec.get("layer", ())]:
+    """The spec without the parameters that only bind the scales to pan and zoom: leaving them out
+    makes vl-convert's drawing of a line chart about 20 % quicker. With them, Vega-Lite clips every
+    layer's marks to the plot (a line or a marker past the axis's end is cut there); the marks keep
+    that clipping (``"clip": true``), so the drawing is the interactive chart's first view."""
+    layers = [spec, *spec.get("layer", ())]
+    bound = False
+    for layer in layers:
         params = [p for p in layer.get("params", ()) if not (isinstance(p, dict) and p.get("bind") == "scales")]
         if "params" in layer:
+            bound = bound or len(params) < len(layer["params"])
             if params:
                 layer["params"] = params
             else:
                 del layer["params"]
+    if bound:
+        for layer in layers:
+            if isinstance(layer.get("mark"), str):
+                layer["mark"] = {"type": layer["mark"]}
+            if isinstance(layer.get("mark"), dict):
+                layer["mark"].setdefault("clip", True)
     return spec
 
 
