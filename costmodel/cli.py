@@ -14,9 +14,10 @@ import contextlib
 import json
 import signal
 import sys
+from pathlib import Path
 
 from .errors import InputError
-from .paths import REFERENCE_SCENARIOS
+from .paths import REFERENCE_SCENARIOS, scenario_path
 
 BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
 
@@ -46,11 +47,17 @@ def _not_imported(name: str):
 def _reports(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
-    from .report import ReportError, WarmKernel, render_report
+    from .report import ReportError, WarmKernel, render_report, report_folder
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
     if args.catalog:                # a bad catalog folder is bad input for every report: exit 2 once, now
-        _catalog(args)              # (without one, the catalog's import waits until the kernel has started)
+        try:
+            _catalog(args)
+        except InputError:          # as for a bad scenario, no earlier report of these stays
+            for scenario in scenarios:
+                page = Path(args.out) / report_folder(scenario_path(scenario).resolve()) / "report.html"
+                page.unlink(missing_ok=True)
+            raise
     failed = bad = 0
     with ExitStack() as keep:
         kernel = drawer = None
@@ -340,7 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("scenario", nargs="*",
                         help=f"scenario names or YAML paths (default: {', '.join(REFERENCE_SCENARIOS)})")
     report.add_argument("--out", default="reports", help="output folder (default: reports/)")
-    report.add_argument("--timeout", type=int, default=600, help="longest time per notebook cell [s]")
+    report.add_argument("--timeout", type=_seconds, default=600, help="longest time per notebook cell [s]")
     report.add_argument("--catalog", metavar="DIR", default=None,
                         help="folder of catalog CSV rows to add to the bundled ones (see compare)")
     report.set_defaults(run=_report)
@@ -372,7 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--fail-fast", action="store_true", help="stop at the first scenario that fails")
     batch.add_argument("--xlsx", action="store_true", help="also write portfolio.xlsx (one sheet, Portfolio)")
     batch.add_argument("--catalog", metavar="DIR", default=None, help="folder of catalog rows to add (see compare)")
-    batch.add_argument("--timeout", type=int, default=600, help="longest time per notebook cell [s]")
+    batch.add_argument("--timeout", type=_seconds, default=600, help="longest time per notebook cell [s]")
     batch.set_defaults(run=_batch)
 
     differ = commands.add_parser("diff", help="which inputs differ between two scenarios, and what each moved")
@@ -413,6 +420,17 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--parquet", default=None, help="folder for the same tables as Parquet (needs pyarrow)")
     export.set_defaults(run=_export)
     return parser
+
+
+def _seconds(text: str) -> int:
+    """A ``--timeout``: a whole number of seconds, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} s: a timeout is at least 1 s")
+    return value
 
 
 def _interrupted(signum, frame):

@@ -17,6 +17,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import queue
 import re
@@ -703,7 +704,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         Folder to write ``<name>/report.html`` and ``<name>/report.ipynb`` in
         (see :func:`report_folder` for the name).
     timeout
-        Longest time one notebook cell may run. [s]
+        Longest time one notebook cell may run, above 0 (a fraction is rounded up). [s]
     notebook
         The notebook to run; default :func:`notebook_for` the scenario's workload kind.
     parameters
@@ -732,13 +733,20 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     CatalogError
         The catalog folder is not one, or a row in it is bad.
     ParameterError
-        A parameter the notebook does not declare, or ``scenario`` or ``catalog`` in ``parameters``.
+        A parameter the notebook does not declare, or ``scenario`` or ``catalog`` in ``parameters``
+        (both found before the kernel runs anything), or a parameter's value the notebook's
+        check refuses (found by that cell).
+    ValueError
+        ``timeout`` is not a number above 0.
     ReportError
         The notebook failed, a chart could not be drawn, or the HTML would load or run
         something. No ``report.html`` is left behind; the executed notebook, with the error in
         it, is kept for inspection.
     """
     start = time.perf_counter()
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
+        raise ValueError(f"timeout: {timeout!r} is not a number of seconds above 0")
+    timeout = math.ceil(timeout)            # nbclient takes whole seconds
     own_kernel = kernel is None
     if own_kernel:
         kernel = WarmKernel()        # first: it boots (about 1 s) while the runner imports what it needs
@@ -899,17 +907,24 @@ def _validated(path: Path, catalog):
 
 
 def _refuse_input(exc: BaseException, path: Path, catalog, scratch: Path, made: list[Path]) -> None:
-    """After a notebook failed: if a cell raised an input error (the scenario or catalog is bad),
-    raise that error as bad input, made here by validating the scenario again, with nothing of
-    the run left (its scratch folder, and the report folders it made if empty). Otherwise return.
-    """
-    from .errors import InputError
+    """After a notebook failed: if a cell raised an input error, raise it here as bad input, with
+    nothing of the run left (its scratch folder, and the report folders it made if empty).
+    Otherwise return.
 
-    if getattr(exc, "ename", None) not in _INPUT_ERRORS:
+    A bad scenario or catalog file (``ScenarioError``, ``CatalogError`` in the cell) is raised as
+    the runner's own validation of the file finds it, the same error with its problems; a bad
+    parameter value (``ParameterError``: the notebook's check) with the cell's message.
+    """
+    from .errors import InputError, ParameterError
+
+    name = getattr(exc, "ename", None)
+    if name not in ("ScenarioError", "CatalogError", "ParameterError"):
         return
     try:
+        if name == "ParameterError":
+            raise ParameterError(exc.evalue)
         _validated(path, catalog)
-    except InputError:
+    except (InputError, ParameterError):
         shutil.rmtree(scratch, ignore_errors=True)
         for folder in made:
             try:
@@ -917,10 +932,6 @@ def _refuse_input(exc: BaseException, path: Path, catalog, scratch: Path, made: 
             except OSError:
                 break           # not empty (another run's report), or gone
         raise
-
-
-_INPUT_ERRORS = ("ScenarioError", "CatalogError")
-"""Names of the errors a notebook cell raises for a bad scenario or catalog file."""
 
 
 def _cell_failed(name: str, cell, exc, kept: Path) -> ReportError:

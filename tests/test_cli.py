@@ -55,6 +55,15 @@ def test_bad_volume_arguments_exit_2(capsys, args):
     assert "volume" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("command", ["report", "batch"])
+@pytest.mark.parametrize("timeout, reason", [("0", "at least 1 s"), ("-3", "at least 1 s"),
+                                             ("1.5", "not a whole number of seconds")])
+def test_a_timeout_below_one_second_exits_2(tmp_path, capsys, command, timeout, reason):
+    assert main([command, "llama70b-vs-api", "--out", str(tmp_path / "out"), "--timeout", timeout]) == 2
+    assert reason in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_bad_scenario_exits_2_and_names_the_field(tmp_path, capsys):
     data = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
     data["options"]["api"]["offer"] = "no-such-offer"
@@ -120,6 +129,17 @@ def test_report_with_a_bad_scenario_removes_the_old_report(tmp_path, capsys):
     assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 2
     assert not stale.exists()
     assert "options.rent.gpu_count" in capsys.readouterr().err
+
+
+def test_report_with_a_bad_catalog_removes_the_old_reports(tmp_path, capsys):
+    stale = [tmp_path / "out" / name / "report.html" for name in ("llama70b-vs-api", "h200-24gpu-cluster")]
+    for page in stale:
+        page.parent.mkdir(parents=True)
+        page.write_text("old")
+    code = main(["report", "llama70b-vs-api", "h200-24gpu-cluster", "--out", str(tmp_path / "out"),
+                 "--catalog", str(tmp_path / "no-such-folder")])
+    assert code == 2 and "no-such-folder" in capsys.readouterr().err
+    assert not any(page.exists() for page in stale)
 
 
 @pytest.mark.slow

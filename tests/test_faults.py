@@ -354,6 +354,13 @@ def test_f18_notebook_parameters_are_validated(tmp_path):
     with pytest.raises(ParameterError, match="'scenario' is given by render_report's scenario argument"):
         render_report(R1, tmp_path / "reports", parameters={"scenario": "h200-24gpu-cluster"})
     assert not (tmp_path / "reports").exists()
+    # a value the notebook's check refuses is bad input too (exit 2), with nothing of the run left
+    with pytest.raises(ParameterError, match="'renderer' got 'nonsense'"):
+        render_report(R1, tmp_path / "reports", parameters={"renderer": "nonsense"})
+    assert not (tmp_path / "reports").exists()
+    for timeout in (0, -5, float("nan"), True, "600"):
+        with pytest.raises(ValueError, match="is not a number of seconds above 0"):
+            render_report(R1, tmp_path / "reports", timeout=timeout)
 
 
 @pytest.mark.slow
