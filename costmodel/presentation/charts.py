@@ -174,6 +174,8 @@ STRAIGHT = 1e-9
 def _drawn_rows(data: pd.DataFrame, x: str, y: str, by: str, step: bool = False) -> pd.DataFrame:
     """The rows of a line chart's data needed to draw each line (:func:`drawn_vertices`): the
     lines in their order in ``data`` (the later drawn over the earlier), each in ascending ``x``."""
+    if data.empty:         # no line at all (e.g. no option with GPUs): nothing to thin
+        return data
     lines = [group.sort_values(x, kind="stable") for _, group in data.groupby(by, sort=False)]
     return pd.concat([line[drawn_vertices(line[x].to_numpy(), line[y].to_numpy(), step)] for line in lines],
                      ignore_index=True)
