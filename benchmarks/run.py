@@ -13,7 +13,8 @@ It prints, for the reference scenario `llama70b-vs-api` (three options, five unc
    and of the cheapest-mix search over an 8,760-hour profile (from the synthetic job log).
 3. The time of `import costmodel` in a fresh interpreter, next to a bare interpreter's start.
 4. The whole-process time of `costmodel report` for one scenario, next to the time papermill
-   takes to execute an empty notebook (one empty code cell) in a fresh process.
+   takes to execute an empty notebook (one empty code cell) in a fresh process: the two run in
+   turns, `--repeats` times each (at least 2), and the fastest of each is compared.
 5. The what-if panel (`costmodel.what_if`) for R1 and R2: time from a slider's new value to the
    redrawn widgets (compare again, verdict, costs, break-evens, the chart's Vega spec), over
    each default slider moved to several positions. The browser then draws the chart.
