@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, ScenarioError
+from .paths import scenario_path
 
 DEFAULT_CHUNK = 5000
 """Points per sweep task unless the sweep file says otherwise."""
@@ -112,7 +113,9 @@ def failed_names(columns: dict[str, Any]) -> list[str]:
 # --- finding the work --------------------------------------------------------------------------
 
 def expand_scenarios(arguments: Iterable[str]) -> list[str]:
-    """Scenario files from names, paths, folders (their *.yaml and *.yml) and glob patterns, in order.
+    """Scenario files from names, paths, folders (their *.yaml and *.yml) and glob patterns, in order,
+    each file once (as it is first named: a bundled name, its path and a pattern matching it are
+    one scenario, one row and one report).
 
     A pattern that matches nothing, and a name that is not a file, are kept as they are: their
     task fails with the loader's error (a row with the error), like any other bad scenario.
@@ -126,7 +129,10 @@ def expand_scenarios(arguments: Iterable[str]) -> list[str]:
             found += sorted(glob.glob(argument)) or [argument]
         else:
             found.append(argument)
-    return found
+    files = {}
+    for name in found:
+        files.setdefault(scenario_path(name).resolve(), name)
+    return list(files.values())
 
 
 def _axis(path: str, spec: Any) -> np.ndarray:

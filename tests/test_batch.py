@@ -331,3 +331,15 @@ def test_portfolio_verdict_follows_the_reports_decision_measure(tmp_path):
     r2 = table.loc["h200-24gpu-cluster"]
     assert r2["cheapest"] == "own" and r2["verdict"] == "rent"
     assert r2["decision_measure"] == "present value over the horizon" and r2["npv_rent"] < r2["npv_own"]
+
+
+def test_a_scenario_named_three_ways_is_one_scenario(tmp_path):
+    from costmodel.batch import expand_scenarios
+    from costmodel.paths import SCENARIO_DIR
+
+    copy = tmp_path / "mine.yaml"
+    copy.write_text((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
+    named = ["llama70b-vs-api", str(SCENARIO_DIR / "llama70b-vs-api.yaml"), str(SCENARIO_DIR / "llama70b-vs-*.yaml"),
+             str(copy), str(tmp_path), "no-such-scenario", "no-such-scenario"]
+    # the bundled file once (as first named), the copy once (another file), the missing name once
+    assert expand_scenarios(named) == ["llama70b-vs-api", str(copy), "no-such-scenario"]
