@@ -836,7 +836,8 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
                 failed = next((n for n, c in enumerate(code, 1) if any(
                     o.get("output_type") == "error" for o in c.get("outputs", ()))), None)
                 raise _cell_failed(name, failed, exc, notebook_path) from None
-            raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {exc}") from None
+            first = (str(exc).strip().splitlines() or [""])[0]    # a cell timeout adds the cell's text below
+            raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {first}") from None
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise

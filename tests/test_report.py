@@ -49,12 +49,12 @@ def test_reference_report_renders_offline(tmp_path):
     assert kept == drawings
 
 
-def _failing_notebook(path):
+def _failing_notebook(path, source='raise RuntimeError("the chart exploded")'):
     cells = [
         {"cell_type": "code", "execution_count": None, "id": "p", "metadata": {"tags": ["parameters"]},
          "outputs": [], "source": 'scenario = ""'},
         {"cell_type": "code", "execution_count": None, "id": "f", "metadata": {}, "outputs": [],
-         "source": 'raise RuntimeError("the chart exploded")'},
+         "source": source},
     ]
     nb = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                       "language": "python"}},
@@ -74,6 +74,16 @@ def test_failed_notebook_leaves_no_report(tmp_path):
     assert "h200-24gpu-cluster" in message and "RuntimeError" in message and "the chart exploded" in message
     assert not stale.exists()
     assert not list(stale.parent.glob(".*.tmp"))
+
+
+@pytest.mark.slow
+def test_a_cell_that_runs_past_the_timeout_is_one_line(tmp_path):
+    slow = _failing_notebook(tmp_path / "slow.ipynb", "import time\ntime.sleep(30)")
+    with pytest.raises(ReportError) as caught:
+        render_report("h200-24gpu-cluster", tmp_path / "out", notebook=slow, timeout=1)
+    message = str(caught.value)
+    assert "timed out" in message and "after 1 seconds" in message
+    assert "\n" not in message and "time.sleep" not in message      # not the cell's text below it
 
 
 @pytest.mark.slow
