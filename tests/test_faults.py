@@ -180,6 +180,26 @@ def test_f6_keys_that_are_not_text_and_deep_nesting(tmp_path, capsys, text):
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+def test_nested_aliases_that_would_expand_to_millions_are_refused_at_once(tmp_path, capsys):
+    # "billion laughs": 9 levels of 9 aliases each, 9**9 (387 M) numbers from a few hundred bytes; each
+    # node is measured once (this took minutes per parse when aliases were walked as often as they appear)
+    import time
+
+    levels = ["laugh0: &laugh0 [1, 2, 3, 4, 5, 6, 7, 8, 9]"] + [
+        f"laugh{k}: &laugh{k} [" + ", ".join([f"*laugh{k - 1}"] * 9) + "]" for k in range(1, 9)]
+    start = time.perf_counter()
+    code, err = problem_of(tmp_path, "\n".join(levels) + "\n" + (SCENARIO_DIR / f"{R2}.yaml").read_text(), capsys)
+    assert time.perf_counter() - start < 30
+    # laugh8 alone expands to 9**9 numbers in 9**8 + ... + 1 lists
+    counted = int(re.search(r"got '([0-9,]+) values'", err).group(1).replace(",", ""))
+    assert code == 2 and counted > 9 ** 9 + sum(9 ** k for k in range(9))
+    assert "more than 1,000,000 values once its aliases (*name) are expanded" in err
+    # a few aliases are fine: the same mapping in two places
+    from costmodel.io.yaml_files import parse_yaml
+
+    assert parse_yaml("a: &x {b: 1}\nc: [*x, *x]\n", tmp_path / "ok.yaml") == {"a": {"b": 1}, "c": [{"b": 1}] * 2}
+
+
 def test_f7_unknown_kinds_keys_and_names_say_did_you_mean(tmp_path, capsys):
     """F7 (faults.md): unknown kinds keys and names say did you mean."""
     code, err = problem_of(tmp_path, patched_data(R2, {"workload.kind": "gpu_hour"}), capsys)

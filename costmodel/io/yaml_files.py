@@ -7,7 +7,8 @@ is read here with the YAML 1.2 core schema instead: only ``true``/``false`` are 
 only decimal digits (with an optional sign, point and exponent) are numbers, ``.inf`` and
 ``.nan`` are floats (which the schema then refuses), ``null``/``~``/empty are null; every
 other plain scalar is text. Keys must be text, a key may appear once per mapping, the file
-may hold at most :data:`MAX_BYTES` bytes and nest at most :data:`MAX_DEPTH` levels.
+may hold at most :data:`MAX_BYTES` bytes, nest at most :data:`MAX_DEPTH` levels and hold at most
+:data:`MAX_VALUES` values with its aliases expanded.
 
 References
 ----------
@@ -16,6 +17,7 @@ References
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,11 @@ MAX_BYTES = 2_000_000
 
 MAX_DEPTH = 40
 """Deepest nesting of mappings and lists in a scenario file."""
+
+MAX_VALUES = 1_000_000
+"""Most values (scalars, lists and mappings) a scenario file may hold once its aliases are
+expanded: an empirical distribution holds at most 100,000, and a 2 MB file without aliases at most
+about 1,000,000 (``[0,0,...]``)."""
 
 
 class _CoreSchemaLoader(yaml.SafeLoader):
@@ -64,19 +71,38 @@ for _tag, _pattern, _first in _CORE_RESOLVERS:
     _CoreSchemaLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
 
 
-def _depth(node: yaml.Node) -> int:
-    """Nesting depth of a composed YAML node, walked without recursion."""
-    deepest, stack = 0, [(node, 1)]
+def _shape(node: yaml.Node) -> tuple[float, float]:
+    """Nesting depth and size of a composed YAML node: the values it holds once every alias is
+    expanded (an alias counts all it names again, at each place it appears).
+
+    Each node is measured once, so a file of nested aliases that would expand to billions of
+    values ("billion laughs") is measured in time linear in its text; a node that holds itself
+    (a recursive alias) is infinitely deep. Walked without recursion.
+    """
+    known: dict[int, tuple[float, float]] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
     while stack:
-        current, level = stack.pop()
-        deepest = max(deepest, level)
-        if deepest > MAX_DEPTH:
-            return deepest
+        current, children_done = stack.pop()
         if isinstance(current, yaml.SequenceNode):
-            stack += [(child, level + 1) for child in current.value]
+            children = current.value
         elif isinstance(current, yaml.MappingNode):
-            stack += [(value, level + 1) for _, value in current.value]
-    return deepest
+            children = [value for _, value in current.value]
+        else:
+            children = []
+        if children_done:
+            known[id(current)] = (1 + max((known[id(c)][0] for c in children), default=0),
+                                  1 + sum(known[id(c)][1] for c in children))
+            open_nodes.discard(id(current))
+            continue
+        if id(current) in known:
+            continue
+        if id(current) in open_nodes:      # reached again from inside itself
+            return math.inf, math.inf
+        open_nodes.add(id(current))
+        stack.append((current, True))
+        stack += [(child, False) for child in children if id(child) not in known]
+    return known[id(node)]
 
 
 def read_text(path: Path) -> str:
@@ -108,7 +134,8 @@ def parse_yaml(text: str, path: Path) -> Any:
     ------
     ScenarioError
         A syntax error (line and column named, even on the last line), a key that is not
-        text, a key given twice, or nesting deeper than :data:`MAX_DEPTH`.
+        text, a key given twice, nesting deeper than :data:`MAX_DEPTH`, or more than
+        :data:`MAX_VALUES` values once aliases are expanded.
     """
     loader = _CoreSchemaLoader(text)
     try:
@@ -119,8 +146,12 @@ def parse_yaml(text: str, path: Path) -> Any:
                 from None
         if node is None:
             return None
-        if _depth(node) > MAX_DEPTH:
+        depth, size = _shape(node)
+        if depth > MAX_DEPTH:
             raise ScenarioError(path, [("(file)", "deeply nested", f"nested more than {MAX_DEPTH} levels deep")])
+        if size > MAX_VALUES:
+            raise ScenarioError(path, [("(file)", f"{size:,.0f} values", f"holds more than {MAX_VALUES:,} values "
+                                        "once its aliases (*name) are expanded")])
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
