@@ -55,8 +55,12 @@ def _reports(args: argparse.Namespace) -> int:
             _catalog(args)
         except InputError:          # as for a bad scenario, no earlier report of these stays
             for scenario in scenarios:
-                page = Path(args.out) / report_folder(scenario_path(scenario).resolve()) / "report.html"
-                page.unlink(missing_ok=True)
+                try:
+                    folder = Path(args.out) / report_folder(scenario_path(scenario).resolve())
+                    for page in ("report.html", "report.ipynb"):
+                        (folder / page).unlink(missing_ok=True)
+                except OSError:     # no such report to remove (a name too long for a file, --out a file)
+                    pass
             raise
     failed = bad = 0
     with ExitStack() as keep:
@@ -428,8 +432,11 @@ def _seconds(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of seconds") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} s: a timeout is at least 1 s")
+    from .report import LONGEST_TIMEOUT
+
+    if not 1 <= value <= LONGEST_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"{value} s: a timeout is at least 1 s and at most {LONGEST_TIMEOUT:,} s "
+                                         "(a week)")
     return value
 
 

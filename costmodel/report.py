@@ -704,7 +704,8 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         Folder to write ``<name>/report.html`` and ``<name>/report.ipynb`` in
         (see :func:`report_folder` for the name).
     timeout
-        Longest time one notebook cell may run, above 0 (a fraction is rounded up). [s]
+        Longest time one notebook cell may run, above 0 and at most :data:`LONGEST_TIMEOUT`
+        (a fraction is rounded up). [s]
     notebook
         The notebook to run; default :func:`notebook_for` the scenario's workload kind.
     parameters
@@ -737,15 +738,16 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         (both found before the kernel runs anything), or a parameter's value the notebook's
         check refuses (found by that cell).
     ValueError
-        ``timeout`` is not a number above 0.
+        ``timeout`` is not a number above 0 and at most :data:`LONGEST_TIMEOUT`.
     ReportError
         The notebook failed, a chart could not be drawn, or the HTML would load or run
         something. No ``report.html`` is left behind; the executed notebook, with the error in
         it, is kept for inspection.
     """
     start = time.perf_counter()
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout < math.inf:
-        raise ValueError(f"timeout: {timeout!r} is not a number of seconds above 0")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= LONGEST_TIMEOUT:
+        raise ValueError(f"timeout: {timeout!r} is not a number of seconds above 0 and at most "
+                         f"{LONGEST_TIMEOUT:,} (a week)")
     timeout = math.ceil(timeout)            # nbclient takes whole seconds
     own_kernel = kernel is None
     if own_kernel:
@@ -785,6 +787,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     target = out_dir / name
     html_path, notebook_path = target / "report.html", target / "report.ipynb"
     html_path.unlink(missing_ok=True)   # whatever happens next, no stale report stays
+    notebook_path.unlink(missing_ok=True)   # nor an earlier run's notebook (a failed run keeps its own)
     given = [name for name in ("scenario", "catalog") if name in (parameters or {})]
     if given:       # else the page would show another scenario (or catalog) under this one's name
         from .errors import ParameterError
@@ -821,12 +824,12 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             else:
                 node = _execute_warm(kernel, notebook, executed, values, timeout, hook)
         except PapermillExecutionError as exc:
-            _refuse_input(exc, path, catalog, scratch, made)
+            _refuse_input(exc, path, catalog)
             if executed.exists():
                 executed.replace(notebook_path)
             raise _cell_failed(name, exc.exec_count, exc, notebook_path) from None
         except Exception as exc:  # kernel death, timeout, missing kernel; a cell's error in a warm kernel
-            _refuse_input(exc, path, catalog, scratch, made)
+            _refuse_input(exc, path, catalog)
             if not own_kernel and executed.exists():
                 executed.replace(notebook_path)
             if getattr(exc, "ename", None):         # nbclient's CellExecutionError: a cell raised
@@ -839,7 +842,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             first = (str(exc).strip().splitlines() or [""])[0]    # a cell timeout adds the cell's text below
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {first}") from None
     except BaseException:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _discard(scratch, made)
         raise
 
     def finish() -> Report:
@@ -865,6 +868,10 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         return Report(name, html_path, notebook_path, time.perf_counter() - start)
 
     return finish if defer else finish()
+
+
+LONGEST_TIMEOUT = 7 * 24 * 3600
+"""Longest ``timeout`` a report takes (a week): Python's waits overflow somewhat above 9e9 s. [s]"""
 
 
 def _title_and_kind(path: Path, catalog) -> tuple[str, str]:
@@ -907,32 +914,33 @@ def _validated(path: Path, catalog):
     return load_scenario(path, catalog_from(catalog))
 
 
-def _refuse_input(exc: BaseException, path: Path, catalog, scratch: Path, made: list[Path]) -> None:
-    """After a notebook failed: if a cell raised an input error, raise it here as bad input, with
-    nothing of the run left (its scratch folder, and the report folders it made if empty).
-    Otherwise return.
+def _discard(scratch: Path, made: list[Path]) -> None:
+    """Remove a failed or interrupted run's scratch folder, and the report folders it made if they
+    are empty (a failed notebook's kept ``report.ipynb`` keeps its folder)."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    for folder in made:
+        try:
+            folder.rmdir()
+        except OSError:
+            break           # not empty (a kept notebook, another run's report), or gone
+
+
+def _refuse_input(exc: BaseException, path: Path, catalog) -> None:
+    """After a notebook failed: if a cell raised an input error, raise it here as bad input (the
+    caller then removes what the run made). Otherwise return.
 
     A bad scenario or catalog file (``ScenarioError``, ``CatalogError`` in the cell) is raised as
     the runner's own validation of the file finds it, the same error with its problems; a bad
     parameter value (``ParameterError``: the notebook's check) with the cell's message.
     """
-    from .errors import InputError, ParameterError
+    from .errors import ParameterError
 
     name = getattr(exc, "ename", None)
     if name not in ("ScenarioError", "CatalogError", "ParameterError"):
         return
-    try:
-        if name == "ParameterError":
-            raise ParameterError(exc.evalue)
-        _validated(path, catalog)
-    except (InputError, ParameterError):
-        shutil.rmtree(scratch, ignore_errors=True)
-        for folder in made:
-            try:
-                folder.rmdir()
-            except OSError:
-                break           # not empty (another run's report), or gone
-        raise
+    if name == "ParameterError":
+        raise ParameterError(exc.evalue)
+    _validated(path, catalog)       # raises the file's error; none found: the caller reports the cell
 
 
 def _cell_failed(name: str, cell, exc, kept: Path) -> ReportError:

@@ -57,7 +57,8 @@ def test_bad_volume_arguments_exit_2(capsys, args):
 
 @pytest.mark.parametrize("command", ["report", "batch"])
 @pytest.mark.parametrize("timeout, reason", [("0", "at least 1 s"), ("-3", "at least 1 s"),
-                                             ("1.5", "not a whole number of seconds")])
+                                             ("1.5", "not a whole number of seconds"),
+                                             ("604801", "at most 604,800 s"), ("9223372037", "at most 604,800 s")])
 def test_a_timeout_below_one_second_exits_2(tmp_path, capsys, command, timeout, reason):
     assert main([command, "llama70b-vs-api", "--out", str(tmp_path / "out"), "--timeout", timeout]) == 2
     assert reason in capsys.readouterr().err
@@ -125,9 +126,10 @@ def test_report_with_a_bad_scenario_removes_the_old_report(tmp_path, capsys):
     stale = tmp_path / "out" / report_folder(path) / "report.html"
     stale.parent.mkdir(parents=True)
     stale.write_text("old")
+    stale.with_suffix(".ipynb").write_text("{}")
     # F20: bad input through report exits 2, as on every command
     assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 2
-    assert not stale.exists()
+    assert not stale.exists() and not stale.with_suffix(".ipynb").exists()   # nor the old page's notebook
     assert "options.rent.gpu_count" in capsys.readouterr().err
 
 
@@ -140,6 +142,11 @@ def test_report_with_a_bad_catalog_removes_the_old_reports(tmp_path, capsys):
                  "--catalog", str(tmp_path / "no-such-folder")])
     assert code == 2 and "no-such-folder" in capsys.readouterr().err
     assert not any(page.exists() for page in stale)
+    # with --out a file, or a scenario name too long for a file name, there is nothing to remove
+    (tmp_path / "a-file").write_text("x")
+    for out, scenario in ((tmp_path / "a-file", "llama70b-vs-api"), (tmp_path / "out", "b" * 300 + ".yaml")):
+        assert main(["report", scenario, "--out", str(out), "--catalog", str(tmp_path / "no-such-folder")]) == 2
+        assert "Traceback" not in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -378,9 +378,24 @@ def test_f18_notebook_parameters_are_validated(tmp_path):
     with pytest.raises(ParameterError, match="'renderer' got 'nonsense'"):
         render_report(R1, tmp_path / "reports", parameters={"renderer": "nonsense"})
     assert not (tmp_path / "reports").exists()
-    for timeout in (0, -5, float("nan"), True, "600"):
+    for timeout in (0, -5, float("nan"), True, "600", 1e300):
         with pytest.raises(ValueError, match="is not a number of seconds above 0"):
             render_report(R1, tmp_path / "reports", timeout=timeout)
+
+
+@pytest.mark.slow
+def test_an_interrupted_report_leaves_no_folder_it_made(tmp_path, monkeypatch):
+    import papermill
+
+    from costmodel.report import render_report
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(papermill, "execute_notebook", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        render_report(R1, tmp_path / "new" / "reports")
+    assert not (tmp_path / "new").exists()
 
 
 @pytest.mark.slow
