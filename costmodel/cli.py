@@ -14,10 +14,9 @@ import contextlib
 import json
 import signal
 import sys
-from pathlib import Path
 
 from .errors import InputError
-from .paths import REFERENCE_SCENARIOS, scenario_path
+from .paths import REFERENCE_SCENARIOS
 
 BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
 
@@ -47,7 +46,7 @@ def _not_imported(name: str):
 def _reports(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
-    from .report import ReportError, WarmKernel, render_report, report_folder
+    from .report import ReportError, WarmKernel, remove_report, render_report
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
     if args.catalog:                # a bad catalog folder is bad input for every report: exit 2 once, now
@@ -56,9 +55,7 @@ def _reports(args: argparse.Namespace) -> int:
         except InputError:          # as for a bad scenario, no earlier report of these stays
             for scenario in scenarios:
                 try:
-                    folder = Path(args.out) / report_folder(scenario_path(scenario).resolve())
-                    for page in ("report.html", "report.ipynb"):
-                        (folder / page).unlink(missing_ok=True)
+                    remove_report(scenario, args.out)
                 except OSError:     # no such report to remove (a name too long for a file, --out a file)
                     pass
             raise

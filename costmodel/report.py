@@ -745,10 +745,7 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         it, is kept for inspection.
     """
     start = time.perf_counter()
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= LONGEST_TIMEOUT:
-        raise ValueError(f"timeout: {timeout!r} is not a number of seconds above 0 and at most "
-                         f"{LONGEST_TIMEOUT:,} (a week)")
-    timeout = math.ceil(timeout)            # nbclient takes whole seconds
+    timeout = _checked_timeout(timeout)     # before a kernel starts
     own_kernel = kernel is None
     if own_kernel:
         kernel = WarmKernel()        # first: it boots (about 1 s) while the runner imports what it needs
@@ -783,12 +780,10 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     from .presentation.svg import ChartError, cell_hook, draw_charts, stand_in_charts
 
     path = scenario_path(scenario).resolve()
-    name = report_folder(path)
-    target = out_dir / name
-    html_path, notebook_path = target / "report.html", target / "report.ipynb"
-    html_path.unlink(missing_ok=True)   # whatever happens next, no stale report stays
-    notebook_path.unlink(missing_ok=True)   # nor an earlier run's notebook (a failed run keeps its own)
-    given = [name for name in ("scenario", "catalog") if name in (parameters or {})]
+    html_path, notebook_path = remove_report(path, out_dir)     # a failed run keeps its own notebook
+    target = html_path.parent
+    name = target.name
+    given = [key for key in ("scenario", "catalog") if key in (parameters or {})]
     if given:       # else the page would show another scenario (or catalog) under this one's name
         from .errors import ParameterError
 
@@ -872,6 +867,33 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
 
 LONGEST_TIMEOUT = 7 * 24 * 3600
 """Longest ``timeout`` a report takes (a week): Python's waits overflow somewhat above 9e9 s. [s]"""
+
+
+def _checked_timeout(timeout) -> int:
+    """A report's ``timeout`` as whole seconds (a fraction rounded up: nbclient takes whole seconds).
+
+    Raises
+    ------
+    ValueError
+        Not a number above 0 and at most :data:`LONGEST_TIMEOUT`.
+    """
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= LONGEST_TIMEOUT:
+        raise ValueError(f"timeout: {timeout!r} is not a number of seconds above 0 and at most "
+                         f"{LONGEST_TIMEOUT:,} (a week)")
+    return math.ceil(timeout)
+
+
+def remove_report(scenario: str | Path, out_dir: str | Path) -> tuple[Path, Path]:
+    """Remove an earlier run's ``report.html`` and ``report.ipynb`` of a scenario under ``out_dir``
+    (see :func:`report_folder`), so that whatever happens next no stale report stays; returns both
+    paths."""
+    from .paths import scenario_path
+
+    folder = Path(out_dir) / report_folder(scenario_path(scenario).resolve())
+    html, notebook = folder / "report.html", folder / "report.ipynb"
+    html.unlink(missing_ok=True)
+    notebook.unlink(missing_ok=True)
+    return html, notebook
 
 
 def _title_and_kind(path: Path, catalog) -> tuple[str, str]:
@@ -1029,6 +1051,7 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
 
     from .presentation.svg import ChartDrawer
 
+    timeout = _checked_timeout(timeout)
     failed, done, finishing = [], {}, {}
     work: queue.Queue = queue.Queue()
     for index, scenario in enumerate(scenarios):
