@@ -100,6 +100,11 @@ class OwnOption:
     server_price
         [reporting currency/server]
     electricity_price_per_kwh
+        Price of the idle draw: the flat price, or with a time-of-use tariff its mean over the
+        hours of the year. [reporting currency/kWh]
+    busy_electricity_price_per_kwh
+        Price of the draw above idle: the flat price, or with a tariff its mean weighted by the
+        demand profile's hours (the GPUs draw more when the work runs). None: the flat price.
         [reporting currency/kWh]
     colocation_price_per_kw_month, facility_price_per_mw
         One of them is None. [reporting currency/kW/month], [reporting currency/MW]
@@ -129,6 +134,9 @@ class OwnOption:
     staffing: Staff
     licence_price_per_gpu_per_year: Number | None
     kind: str = "own"
+    busy_electricity_price_per_kwh: Number | None = None
+    tariff_prices: np.ndarray | None = None
+    """With a time-of-use tariff: the price of each hour of the demand profile's year. [reporting currency/kWh]"""
 
 
 @dataclass(frozen=True)
@@ -451,6 +459,8 @@ class WorkloadInputs:
         Serving capacity (tokens workloads).
     training
         The run's inputs (training workloads).
+    peak_to_average
+        A served model's peak-to-average ratio, already in ``utilisation_ceiling``; 1 otherwise. [-]
     """
 
     kind: str
@@ -465,6 +475,16 @@ class WorkloadInputs:
     training: TrainingInputs | None = None
     spare_gpus: int = 0
     minimum_gpus: int = 0
+    peak_to_average: Number = 1.0
+
+    @property
+    def hourly_ceiling(self) -> Number:
+        """Highest share of a GPU's capacity used in any one hour: the ceiling before the peak allowance. [-]
+
+        With a demand profile the hours carry their own peaks, so capacity for an hour's demand
+        d is d / this ceiling (a served model's target utilisation, times its availability).
+        """
+        return self.utilisation_ceiling * self.peak_to_average
 
     @property
     def output_share(self) -> Number:
@@ -494,6 +514,43 @@ class DemandInputs:
     job_log: JobLog | None = None
     hours_per_volume: Number | None = None
     """For a tokens workload's file or request log: the GPU-hours per tokens/day the values were converted at."""
+
+    @functools.cached_property
+    def shape(self) -> np.ndarray:
+        """Each hour's demand per unit of the average over the year, growth applied. [-]
+
+        Relative profiles (steady, bursty, campaigns, weekly, office hours) and absolute ones
+        (hourly values, a job log, a request log) alike have mean 1 before growth; growth, if
+        any, compounds over the year: × (1 + g)^(h / hours in the year). Shape (hours,).
+        """
+        profile, count = self.profile, self.hours
+        hours = np.arange(count)
+        kind = profile.kind
+        if kind == "steady":
+            series = np.ones(count)
+        elif kind == "bursty":
+            peak, duty = float(profile.peak_to_average), float(profile.duty_cycle)
+            base = (1.0 - duty * peak) / (1.0 - duty) if duty < 1 else peak
+            busy = (hours % 168) < round(duty * 168)      # the busy hours first in each week
+            series = np.where(busy, peak, base)
+        elif kind == "campaigns":
+            on = (hours % (profile.period_days * 24)) < profile.on_days * 24
+            series = np.where(on, 1.0, float(profile.off_share))
+        elif kind == "weekly":
+            series = np.resize(np.asarray(profile.template, dtype=float), count)
+        elif kind == "office_hours":
+            hour_of_day, day = hours % 24, (hours // 24) % 7
+            office = (hour_of_day >= profile.start_hour) & (hour_of_day < profile.end_hour) \
+                & np.isin(day, profile.days)
+            series = np.where(office, 1.0, float(profile.off_share))
+        else:
+            series = np.asarray(self.values, dtype=float)
+        mean = float(series.mean())
+        series = series / mean if mean > 0 else np.zeros(count)
+        if profile.growth_per_year:
+            series = series * (1.0 + float(profile.growth_per_year)) ** (hours / count)
+        series.setflags(write=False)
+        return series
 
 
 @dataclass(frozen=True)
@@ -1072,6 +1129,43 @@ def _demand(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs
     return DemandInputs(profile, hours, values, log)
 
 
+def _with_tariff(own: OwnOption, tariff: Any, demand: DemandInputs, rate: float) -> OwnOption:
+    """The own option priced at a time-of-use tariff: idle draw at its yearly mean, the rest as the demand runs.
+
+    Hour 0 is midnight of 1 January of the profile's year (a job log's), else a Monday.
+    """
+    import datetime as dt
+
+    year = getattr(demand.profile, "year", None)
+    first = dt.date(year, 1, 1).weekday() if year is not None else 0
+    prices = formulas.weekly_hour_prices(np.asarray(tariff.weekday_prices_per_kwh, dtype=float) * rate,
+                                         np.asarray(tariff.weekend_prices_per_kwh, dtype=float) * rate,
+                                         demand.hours, first)
+    shape = demand.shape
+    busy = float((shape * prices).sum() / shape.sum()) if shape.sum() > 0 else float(prices.mean())
+    return dataclasses.replace(own, electricity_price_per_kwh=float(prices.mean()), busy_electricity_price_per_kwh=busy,
+                               tariff_prices=prices)
+
+
+def _sized_for_the_busiest_hour(workload: WorkloadInputs, demand: DemandInputs) -> WorkloadInputs:
+    """The workload with its capacity sized for the demand profile's busiest hour.
+
+    A demand profile states when the work arrives, so capacity is held for its busiest hour:
+    the utilisation ceiling becomes the hourly ceiling (a served model's target utilisation,
+    else the workload's ceiling) over the profile's peak-to-average ratio, replacing a served
+    model's ``peak_to_average``. The monthly view, the cash flows and the hour-by-hour mix then
+    hold the same GPUs for the same demand.
+    """
+    peak = float(demand.shape.max()) if demand.shape.size else 0.0
+    if peak <= 0:
+        return workload
+    hourly = workload.hourly_ceiling
+    capacity = workload.capacity
+    if capacity is not None:
+        capacity = dataclasses.replace(capacity, sizing_utilisation=hourly / peak)
+    return dataclasses.replace(workload, utilisation_ceiling=hourly / peak, peak_to_average=peak, capacity=capacity)
+
+
 def _token_demand(profile: Any, path: Path, workload: WorkloadInputs) -> DemandInputs:
     """Tokens per hour from a file or a request log, turned into GPUs busy at full throughput."""
     try:
@@ -1196,7 +1290,8 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
         workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", per_volume,
                                   capacity.sizing_utilisation, capacity.gpus_per_replica,
                                   work.input_tokens_per_output_token, capacity, spare_gpus=spare,
-                                  minimum_gpus=minimum_gpus)
+                                  minimum_gpus=minimum_gpus,
+                                  peak_to_average=work.serving.peak_to_average if work.serving is not None else 1.0)
     elif work.kind == "training":
         training = _training(work, catalog, gpu)
         workload = WorkloadInputs("training", gpu, scenario.volume, "GPU-hours/month", 1.0, 1.0, 1,
@@ -1207,6 +1302,8 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
 
     options: dict[str, Option] = {}
     demand = _demand(scenario, workload, previous)
+    if demand is not None and workload.kind != "training":
+        workload = _sized_for_the_busiest_hour(workload, demand)
     own = scenario.options.own
     if own is not None:
         server = _row(catalog.servers[own.server], "price", "options.own.server_price", values)
@@ -1242,6 +1339,9 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             licence_price_per_gpu_per_year=(licences.price_per_gpu_per_year * fx(licences.currency)
                                             if licences is not None else None),
         )
+        tariff = scenario.energy.tariff if scenario.energy is not None else None
+        if tariff is not None and demand is not None:
+            options["own"] = _with_tariff(options["own"], tariff, demand, fx(tariff.currency))
     rent = scenario.options.rent
     if rent is not None:
         offer = _row(catalog.cloud_offers[rent.offer], "price_per_gpu_hour", "options.rent.price_per_gpu_hour",

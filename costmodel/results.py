@@ -37,6 +37,12 @@ class Component(StrEnum):
 DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION)
 """The accrual view's capex components, which the cash view replaces by the purchases themselves."""
 
+START_LINES = ("hardware capex", "facility capex", "hardware refresh", "lease payments", "lease buy-out",
+               "reserved commitment, up front")
+"""Cash lines paid at the start of their month (investment, payments in advance); every other line at its end.
+
+The timing of the fractional payback and of the ``capital_begin`` present value."""
+
 
 class CashLine(StrEnum):
     """Names of the cash-flow lines of the own option besides its running-cost components."""
@@ -50,6 +56,7 @@ class CashLine(StrEnum):
     LEASE_PAYMENTS = "lease payments"
     LEASE_BUYOUT = "lease buy-out"
     RESERVED = "reserved commitment"
+    RESERVED_UPFRONT = "reserved commitment, up front"
     TAX_ON_EXPENSES = "tax saved on expenses"
     TAX_ON_DEPRECIATION = "tax saved on depreciation"
     TAX_ON_INTEREST = "tax saved on loan interest"
@@ -415,12 +422,18 @@ class CashFlows:
     facility_purchases: np.ndarray | None = None
 
     def total(self, option: str) -> np.ndarray:
-        """Cash out of one option each month. [reporting currency]"""
-        return np.sum(np.stack(list(self.flows[option].values())), axis=0)
+        """Cash out of one option each month (leading axes: samples). [reporting currency]"""
+        return sum(np.asarray(v, dtype=float) for v in self.flows[option].values()) + np.zeros(len(self.months))
 
     def cumulative(self, option: str) -> np.ndarray:
         """Cumulative cash out of one option. [reporting currency]"""
-        return np.cumsum(self.total(option))
+        return np.cumsum(self.total(option), axis=-1)
+
+    def at_start(self, option: str) -> np.ndarray:
+        """The part of each month's cash out paid at its start (:data:`START_LINES`). [reporting currency]"""
+        lines = self.flows[option]
+        return sum((np.asarray(lines[name], dtype=float) for name in START_LINES if name in lines),
+                   np.zeros_like(self.total(option)))
 
 
 @dataclass(frozen=True)
@@ -465,8 +478,8 @@ class OwnFinance:
     break_even_utilisation
         For each rental price of the same GPU. [-]
     payback_month
-        First month whose cumulative own cost is at or below the compared option's, or
-        None: never within the horizon. [month]
+        Whole months until owning stays cheaper than the compared option for good: the
+        fractional payback rounded up; None: never within the horizon. [months]
     payback_against
         The option compared (rent, else api).
     npv_period, npv_timing
@@ -492,7 +505,9 @@ class OwnFinance:
         Cash out of each option in each year of the horizon (months 0–11 are year 1). [reporting currency]
     payback_months, discounted_payback_months
         Months until the cumulative gains (discounted at the monthly rate for the second)
-        reach zero, interpolated within the month; None: never within the horizon. [months]
+        turn non-negative for good, interpolated within the month, with the investment at the
+        start of its month and every other flow at the end (:func:`costmodel.formulas.payback`);
+        None: never within the horizon. [months]
     """
 
     horizon_months: int
@@ -662,91 +677,144 @@ class GrowthPlan:
 
 # --- the cheapest mix ----------------------------------------------------------------------------------
 
+HELD_LAYERS = (Layer.OWN, Layer.RESERVED, Layer.ALWAYS_ON)
+"""Kinds of capacity held whether busy or not, in whole units (servers, replicas)."""
+
+RENTED_LAYERS = (Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT)
+"""Kinds of capacity rented from the rent option's provider."""
+
+
 @dataclass(frozen=True)
-class LayerPrice:
-    """One kind of capacity: a fixed cost per GPU per hour held and a variable cost per busy GPU-hour.
+class MixLayer:
+    """One kind of capacity in a mix, as it is bought.
 
     Attributes
     ----------
     kind
         A :class:`Layer`.
-    fixed_per_hour
-        Paid for every hour a GPU is held, busy or not. [reporting currency/GPU/h]
-    variable_per_hour
-        Paid for every busy GPU-hour. [reporting currency/GPU-h]
-    note
-        Where the figures come from.
-    cap
-        Most GPUs of this kind to be had at once (spot), or None. [GPU]
+    offer
+        What is bought, named ("DGX H100 server (8 × H100-SXM-80GB)", "Claude Opus 4.5 (Anthropic)").
+    units, unit
+        Whole units held: servers (own), GPUs in whole replicas (reserved, rented 24/7); 0 and
+        ``""`` for kinds paid by use (on-demand, spot: GPU-hours; the API: tokens).
+    gpus
+        GPUs held (own: working servers × GPUs per server, hot spares not counted); for on-demand
+        and spot the GPUs rented in the busiest hour; 0 for the API. [GPU]
+    capacity
+        Demand the held units serve at the utilisation ceiling, spares excluded; None for kinds
+        paid by use. [GPU busy]
+    busy_gpu_hours
+        GPU-hours of demand served a month. [GPU-h/month]
+    work_share
+        Share of all busy GPU-hours (for a tokens workload: of all tokens) served. [-]
+    cost
+        Monthly cost of the layer (rental staffing apart). [reporting currency/month]
+    utilisation
+        Busy GPU-hours / GPU-hours held (held kinds); None for kinds paid by use. [-]
     """
 
     kind: str
-    fixed_per_hour: float
-    variable_per_hour: float
-    note: str
-    cap: int | None = None
+    offer: str
+    units: int
+    unit: str
+    gpus: int
+    capacity: float | None
+    busy_gpu_hours: float
+    work_share: float
+    cost: float
+    utilisation: float | None
 
 
 @dataclass(frozen=True)
 class Mix:
-    """The cheapest mix for a demand profile, and what the pure options would cost.
+    """The cheapest mix for a demand profile, and what each kind alone would cost.
 
     Attributes
     ----------
-    gpus
-        Kind → GPUs held in it (flexible kinds: the peak GPUs they cover). [GPU]
-    cost
-        Kind → monthly cost of that layer; ``rental staffing`` when any rented kind is
-        used. [reporting currency/month]
-    utilisation
-        Kind → busy share of the GPUs held (owned and reserved). [-]
+    layers
+        Kind → its layer, for the kinds the mix uses, in dispatch order (held kinds from the
+        bottom of the load, then the kinds paid by use).
+    staffing
+        The rent option's staffing, paid once any rented kind is used. [reporting currency/month]
     pure
-        Kind → monthly cost if that kind alone served all demand (fixed kinds sized for
-        the peak). [reporting currency/month]
-    assignment
-        Kind of capacity for each GPU k = 1 … K (index into ``kinds``).
-    kinds
-        The kinds, in the order ``assignment`` indexes them.
-    busy
-        f_k for each GPU. [-]
-    prices
-        The price of each kind offered.
+        Kind → monthly cost if that kind alone served all the demand (held kinds sized for the
+        peak, at least the scenario's configured count): the options' own costs for the same
+        hourly demand. [reporting currency/month]
+    pure_offers
+        Kind → the offer of that pure figure, named.
+    hourly
+        Kind → demand it serves in each hour. [GPU busy]
+    demand
+        The hourly demand. [GPU busy]
+    ceiling
+        The hourly utilisation ceiling capacity is sized with. [-]
     """
 
-    gpus: dict[str, int]
-    cost: dict[str, float]
-    utilisation: dict[str, float]
+    layers: dict[str, MixLayer]
+    staffing: float
     pure: dict[str, float]
-    assignment: np.ndarray
-    kinds: tuple[str, ...]
-    busy: np.ndarray
-    prices: dict[str, LayerPrice]
+    pure_offers: dict[str, str]
+    hourly: dict[str, np.ndarray]
+    demand: np.ndarray
+    ceiling: float
 
     @property
     def total(self) -> float:
         """Monthly cost of the mix. [reporting currency/month]"""
-        return float(sum(self.cost.values()))
+        return float(sum(layer.cost for layer in self.layers.values()) + self.staffing)
+
+    @property
+    def gpus(self) -> dict[str, int]:
+        """Kind → GPUs held (or rented at the busiest hour) in it. [GPU]"""
+        return {k: layer.gpus for k, layer in self.layers.items()}
+
+    @property
+    def cost(self) -> dict[str, float]:
+        """Kind → monthly cost, and ``rental staffing`` when it is paid. [reporting currency/month]"""
+        found = {k: layer.cost for k, layer in self.layers.items()}
+        if self.staffing:
+            found["rental staffing"] = self.staffing
+        return found
+
+    @property
+    def utilisation(self) -> dict[str, float]:
+        """Held kind → busy share of its GPU-hours. [-]"""
+        return {k: layer.utilisation for k, layer in self.layers.items() if layer.utilisation is not None}
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds used, bottom of the load first."""
+        return tuple(self.layers)
 
     def savings(self) -> dict[str, float]:
-        """What the mix saves each month against each pure option. [reporting currency/month]"""
+        """What the mix saves each month against each kind alone. [reporting currency/month]"""
         return {kind: cost - self.total for kind, cost in self.pure.items()}
-
-    def layer_of(self) -> list[str]:
-        """Kind of capacity of each GPU k = 1 … K, as names."""
-        return [self.kinds[i] for i in self.assignment]
 
     def busy_share(self, kind: str) -> float:
         """Share of all busy GPU-hours (for a tokens workload: of all tokens) that ``kind`` serves. [-]"""
-        if kind not in self.kinds or not self.busy.sum():
-            return 0.0
-        return float(self.busy[self.assignment == self.kinds.index(kind)].sum() / self.busy.sum())
+        layer = self.layers.get(kind)
+        return 0.0 if layer is None else layer.work_share
 
-    def first_gpu_of(self, kind: str) -> int | None:
-        """GPUs of demand below the first one ``kind`` serves (the level it starts at), or None. [GPU]"""
-        if kind not in self.kinds:
+    def level_of(self, kind: str) -> float | None:
+        """Demand below which ``kind`` serves nothing (the held capacity under it), or None. [GPU busy]"""
+        if kind not in self.layers:
             return None
-        found = np.flatnonzero(self.assignment == self.kinds.index(kind))
-        return int(found[0]) if found.size else None
+        return float(sum(layer.capacity or 0.0 for layer in self.layers.values() if layer.kind in HELD_LAYERS))
+
+    def words(self) -> str:
+        """The mix in words: "2 × dgx-h100 owned (16 GPUs, 96.2 % of the work); Claude Opus 4.5 (Anthropic) (3.8 %)"."""
+        parts = []
+        for layer in self.layers.values():
+            share = f"{layer.work_share * 100:.1f} % of the work"
+            if layer.kind == Layer.OWN:
+                parts.append(f"{layer.units:,} × {layer.offer}, owned ({share})")
+            elif layer.kind in (Layer.RESERVED, Layer.ALWAYS_ON):
+                parts.append(f"{layer.gpus:,} × {layer.offer} ({share})")
+            elif layer.kind == Layer.API:
+                parts.append(f"{layer.offer} ({share})")
+            else:
+                parts.append(f"{layer.offer}, up to {layer.gpus:,} GPUs ({share})")
+        return "; ".join(parts) or "nothing (no demand)"
 
 
 @dataclass(frozen=True)
@@ -763,6 +831,10 @@ class MixResult:
         The cheapest mix for the same average demand spread evenly; None for a steady profile.
     demand
         GPUs busy in each hour of the year. [GPU]
+    tokens_per_day_per_gpu
+        For a tokens workload: tokens a day one GPU busy all day serves. [tokens/day/GPU]
+    gpus_per_replica
+        For a tokens workload: GPUs of one replica of the served model. [GPU]
     """
 
     profile: str
@@ -770,65 +842,22 @@ class MixResult:
     if_steady: Mix | None
     demand: np.ndarray
     tokens_per_day_per_gpu: float | None = None
-    """For a tokens workload: tokens a day one GPU busy all day serves. [tokens/day/GPU]"""
     gpus_per_replica: int | None = None
-    """For a tokens workload: GPUs of one replica of the served model. [GPU]"""
 
     def api_share(self) -> dict[str, Any] | None:
         """For a tokens workload: the API's share of tokens and cost, the replicas and the level the API takes over."""
         if self.tokens_per_day_per_gpu is None:
             return None
         mix, per = self.mix, self.gpus_per_replica or 1
-        start = mix.first_gpu_of(Layer.API)
-        held = (Layer.OWN, Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT)
-        replicas = {k: mix.gpus.get(k, 0) // per for k in held if mix.gpus.get(k)}
+        start = mix.level_of(Layer.API)
+        replicas = {k: layer.gpus // per for k, layer in mix.layers.items() if k != Layer.API and layer.gpus}
         return {
             "token_share": mix.busy_share(Layer.API),
             "cost_share": (mix.cost.get(Layer.API, 0.0) / mix.total) if mix.total else 0.0,
             "replicas": replicas,
             "api_above_tokens_per_day": None if start is None else start * self.tokens_per_day_per_gpu,
-            "hybrid": bool(mix.gpus.get(Layer.API)) and any(replicas.values()),
+            "hybrid": Layer.API in mix.layers and any(replicas.values()),
         }
-
-    def to_dict(self, currency: str) -> dict[str, Any]:
-        """JSON-ready summary, each figure with its unit."""
-        mix = self.mix
-
-        def money(x):
-            return {"value": round(float(x), 2), "unit": f"{currency}/month"}
-
-        data = {
-            "profile": self.profile,
-            "gpus": {k: {"value": v, "unit": "GPU"} for k, v in mix.gpus.items()},
-            "layer_cost": {k: money(v) for k, v in mix.cost.items()},
-            "total": money(mix.total),
-            "utilisation": {k: {"value": round(v, 6), "unit": "share of paid hours busy"}
-                            for k, v in mix.utilisation.items()},
-            "pure_options": {k: money(v) for k, v in mix.pure.items()},
-            "demand": {"mean": {"value": round(float(mix.busy.sum()), 6), "unit": "GPU"},
-                       "peak_gpus": {"value": len(mix.busy), "unit": "GPU"}},
-            "savings_against_pure": {k: money(v) for k, v in mix.savings().items()},
-            "prices": {k: {"fixed": {"value": round(p.fixed_per_hour, 6), "unit": f"{currency}/GPU/h held"},
-                           "variable": {"value": round(p.variable_per_hour, 6), "unit": f"{currency}/busy GPU-h"},
-                           "note": p.note}
-                       for k, p in mix.prices.items()},
-        }
-        if self.if_steady is not None:
-            data["if_steady"] = {"gpus": {k: {"value": v, "unit": "GPU"} for k, v in self.if_steady.gpus.items()},
-                                 "total": money(self.if_steady.total)}
-        share = self.api_share()
-        if share is not None:
-            above = share["api_above_tokens_per_day"]
-            data["api"] = {
-                "token_share": {"value": round(share["token_share"], 6), "unit": "share of tokens"},
-                "cost_share": {"value": round(share["cost_share"], 6), "unit": "share of the mix's cost"},
-                "replicas": {k: {"value": v, "unit": f"replicas of {self.gpus_per_replica} GPU"}
-                             for k, v in share["replicas"].items()},
-                "above_tokens_per_day": ({"value": round(above, 2), "unit": "tokens/day"} if above is not None
-                                         else {"value": None, "reason": "the mix uses no API"}),
-                "hybrid": share["hybrid"],
-            }
-        return data
 
 
 @dataclass(frozen=True)
@@ -987,9 +1016,115 @@ class ServingResult:
         }
 
 
+class Measure(StrEnum):
+    """What a scenario's options are ranked on: one measure per scenario."""
+
+    PRESENT_VALUE = "present_value"
+    RUN_COST = "run_cost"
+    HOURLY_MONTHLY_COST = "monthly_cost_hour_by_hour"
+    MONTHLY_COST = "monthly_cost"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One way to pay for the work, ranked on the scenario's decision measure.
+
+    Attributes
+    ----------
+    id
+        An option's name (``own``, ``rent``, ``api``, ``api:haiku``), a way to pay for an
+        option (``rent.reserved``, ``rent.on_demand``), ``mix`` (the cheapest mix of a
+        demand profile) or ``plan`` (the capacity plan).
+    option
+        The option it belongs to; None for the mix and the plan.
+    label
+        The option and the offer, named: "Cloud rental: 24 × H200-SXM-141GB at Nebius, 1-year reserved".
+    figure
+        Its value on the measure. [reporting currency, or reporting currency/month]
+    """
+
+    id: str
+    option: str | None
+    label: str
+    figure: float
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The scenario's one answer: every candidate on one measure, the winner, the runner-up and the margin.
+
+    Attributes
+    ----------
+    measure
+        A :class:`Measure`: the present value of costs over the horizon with a finance block;
+        the cost of the whole run for a training workload; the monthly cost of serving the
+        demand hour by hour with a demand profile; the monthly cost at the volume otherwise.
+    description
+        The measure in words, with what it assumes ("the present value of costs over 60
+        months, cash basis, 8.0 % a year, ...").
+    unit
+        Unit of every figure: the currency, or the currency a month.
+    candidates
+        Candidate id → candidate, cheapest first (ties keep the options' order, options
+        before the mix and the plan).
+    """
+
+    measure: str
+    description: str
+    unit: str
+    candidates: dict[str, Candidate]
+
+    @property
+    def ranked(self) -> list[str]:
+        """Candidate ids, cheapest first."""
+        return list(self.candidates)
+
+    @property
+    def winner(self) -> str:
+        """The cheapest candidate's id."""
+        return self.ranked[0]
+
+    @property
+    def runner_up(self) -> str | None:
+        """The second cheapest candidate's id, or None with one candidate."""
+        return self.ranked[1] if len(self.candidates) > 1 else None
+
+    @property
+    def winning(self) -> Candidate:
+        """The cheapest candidate."""
+        return self.candidates[self.winner]
+
+    @property
+    def margin(self) -> float | None:
+        """Runner-up's figure minus the winner's; None with one candidate. [unit]"""
+        if self.runner_up is None:
+            return None
+        return self.candidates[self.runner_up].figure - self.winning.figure
+
+    @property
+    def margin_share(self) -> float | None:
+        """margin / the runner-up's figure; None when that is 0 or there is no runner-up. [-]"""
+        if self.runner_up is None or self.candidates[self.runner_up].figure <= 0:
+            return None
+        return self.margin / self.candidates[self.runner_up].figure
+
+    def figure(self, candidate: str) -> float:
+        """One candidate's figure. [unit]"""
+        return self.candidates[candidate].figure
+
+    def label(self, candidate: str) -> str:
+        """One candidate's named label."""
+        return self.candidates[candidate].label
+
+    def best_of(self, options) -> str | None:
+        """The cheapest candidate belonging to one of ``options`` (an option's own ways to pay included)."""
+        wanted = set(options)
+        return next((c for c, cand in self.candidates.items() if cand.option in wanted), None)
+
+
 @dataclass(frozen=True)
 class Comparison:
-    """The options of a scenario compared at one volume, with break-evens in a range.
+    """The options of a scenario compared at one volume, with break-evens in a range, and the one decision.
 
     Attributes
     ----------
@@ -1000,17 +1135,14 @@ class Comparison:
     gpu_hours_used
         GPU-hours of work a month at the volume. [GPU-h/month]
     options
-        Option → its result at the volume, in display order.
-    cheapest, runner_up
-        The two cheapest options at the volume.
-    margin
-        Runner-up's monthly cost minus the cheapest's. [reporting currency/month]
-    margin_share
-        margin / runner-up's cost; None when that is 0. [-]
+        Option → its result at the volume (the monthly view), in display order.
+    decision
+        The one answer: every candidate on the scenario's decision measure
+        (:class:`Decision`); every output that ranks options reads it.
     break_evens
-        Every pair's break-even in the searched range.
+        Every pair's break-even in the searched range (the monthly view).
     cheapest_ranges
-        The cheapest option over each part of the searched range, in order.
+        The cheapest option over each part of the searched range, in order (the monthly view).
     estimates
         Catalog figures behind the result that are unsourced estimates (grade U).
     training
@@ -1035,10 +1167,7 @@ class Comparison:
     volume_unit: str
     gpu_hours_used: float
     options: dict[str, OptionResult]
-    cheapest: str
-    runner_up: str
-    margin: float
-    margin_share: float | None
+    decision: Decision
     break_evens: list[BreakEven]
     cheapest_ranges: list[CheapestRange]
     estimates: list[str]
@@ -1051,101 +1180,21 @@ class Comparison:
     claims: tuple[ClaimCheck, ...] = ()
 
     def label(self, option: str) -> str:
-        """Display name of an option."""
-        return self.options[option].label
+        """Display name of an option, or the named label of a decision candidate."""
+        if option in self.options:
+            return self.options[option].label
+        return self.decision.label(option)
+
+    @property
+    def monthly_cheapest(self) -> str:
+        """The option with the lowest monthly cost at the volume (the monthly view, not the decision)."""
+        return min(self.options, key=lambda o: self.options[o].monthly_cost)
 
     @property
     def warnings(self) -> list[str]:
         """Plausibility warnings (not errors) on the inputs, e.g. an MFU above what is published."""
         return list(self.training.warnings) if self.training is not None else []
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict.
-
-        Numbers that do not exist are words, never NaN or infinity: a break-even that
-        does not happen is ``"never"``; a cost per unit at zero volume is
-        ``"not defined"``; a cost per unit that does not apply (per GPU-hour for the API,
-        per million tokens for a GPU-hours workload) is ``"not applicable"``; the
-        capacity of an option with no fixed GPU count is ``"no limit"``.
-        """
-        def per_unit(value, applies: bool):
-            if not applies:
-                return "not applicable"
-            return "not defined" if value is None else _number(value)
-
-        tokens = self.workload_kind == "tokens"
-        data = self._to_dict(per_unit, tokens)
-        if self.energy is not None:
-            for name, e in self.energy.options.items():
-                shown = e.to_dict()
-                data["options"][name].update({"energy_kwh_per_month": shown["energy_kwh_per_month"],
-                                              "co2e_kg_per_month": shown["co2e_kg_per_month"],
-                                              "energy_basis": e.basis})
-                if self.energy.training is not None and name in self.energy.training.by_option:
-                    data["options"][name].update(self.energy.training.option_dict(name))
-            data["energy"] = self.energy.to_dict(self.currency)
-        if self.claims:
-            data["claims"] = [claim.to_dict() for claim in self.claims]
-        return data
-
-    def _to_dict(self, per_unit, tokens: bool) -> dict[str, Any]:
-        return {
-            "title": self.title,
-            "currency": self.currency,
-            "volume": self.volume,
-            "volume_unit": self.volume_unit,
-            "gpu_hours_used_per_month": _number(self.gpu_hours_used),
-            "options": {
-                name: {
-                    "label": r.label,
-                    "monthly_cost": _number(r.monthly_cost),
-                    "monthly_cost_unit": f"{self.currency}/month",
-                    "cost_per_gpu_hour_used": per_unit(r.cost_per_gpu_hour, r.kind != "api"),
-                    "cost_per_million_tokens": per_unit(r.cost_per_million_tokens, tokens),
-                    "configured_gpus": r.configured_gpus,
-                    "gpus": r.gpus,
-                    "utilisation": per_unit(r.utilisation, r.kind != "api"),
-                    "gpu_count_stepped_up": r.stepped_up,
-                    "capacity_volume": _number(r.capacity_volume) if r.capacity_volume is not None else "no limit",
-                    "cost_per_million_output_tokens": per_unit(r.cost_per_million_output_tokens, tokens),
-                    **({"cost_per_request": _number(r.cost_per_request),
-                        "cost_per_1000_requests": _number(1000 * r.cost_per_request),
-                        "cost_per_request_unit": f"{self.currency}/request"}
-                       if r.cost_per_request is not None else {}),
-                }
-                for name, r in self.options.items()
-            },
-            "cheapest": self.cheapest,
-            "runner_up": self.runner_up,
-            "margin": _number(self.margin),
-            "margin_share_of_runner_up": _number(self.margin_share) if self.margin_share is not None else "not defined",
-            "cheapest_by_volume": [
-                {"from": _number(c.volume_from), "to": _number(c.volume_to), "option": c.option}
-                for c in self.cheapest_ranges
-            ],
-            "break_evens": [
-                {
-                    "options": [b.option_a, b.option_b],
-                    "volume": _number(b.volume) if b.volume is not None else "never",
-                    "kind": b.kind,
-                    "cheaper_below": b.cheaper_below,
-                    "cheaper_above": b.cheaper_above,
-                    "all_volumes": [_number(x) for x in b.volumes],
-                    "searched": [b.volume_min, b.volume_max],
-                }
-                for b in self.break_evens
-            ],
-            "estimates": self.estimates,
-            "warnings": self.warnings,
-            **({"training_run": self.training.to_dict(self.currency)} if self.training is not None else {}),
-            **({"finance": self.finance.to_dict(self.currency)} if self.finance is not None else {}),
-            **({"cheapest_mix": self.mix.to_dict(self.currency)} if self.mix is not None else {}),
-            **({"serving": self.serving.to_dict()} if self.serving is not None else {}),
-            **({"capacity_plan": self.plan.to_dict(self.currency)} if self.plan is not None else {}),
-        }
-
-
-# --- uncertainty ------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class InputBreakEven:
@@ -1202,24 +1251,35 @@ class TornadoBar:
 
 @dataclass(frozen=True)
 class MonteCarlo:
-    """Costs of every option over N samples of the uncertain inputs.
+    """Every candidate's figure on the decision measure over N samples of the uncertain inputs.
 
     Attributes
     ----------
     costs
-        Option → N monthly costs at the scenario's volume. [reporting currency/month]
+        Candidate → N figures on the decision measure. [``unit``]
     metric
-        Tracked option's cost minus the cheapest other, per sample. [reporting currency/month]
+        Tracked option's figure minus the cheapest other candidate's, per sample. [``unit``]
     option
         The tracked option.
     clipped
         Input → samples clipped into the input's allowed range.
+    measure, unit
+        The decision measure (a :class:`Measure` value) and its unit.
+    labels
+        Candidate → its label, named with its offer.
     """
 
     costs: dict[str, np.ndarray]
     metric: np.ndarray
     option: str
     clipped: dict[str, int]
+    measure: str = "monthly_cost"
+    unit: str = ""
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def label(self, candidate: str) -> str:
+        """A candidate's label (its id when none was given)."""
+        return self.labels.get(candidate, candidate)
 
     @property
     def samples(self) -> int:
@@ -1227,7 +1287,7 @@ class MonteCarlo:
         return int(self.metric.size)
 
     def percentiles(self, q=(10, 50, 90)) -> dict[str, np.ndarray]:
-        """P10/P50/P90 (or ``q``) of each option's monthly cost. [reporting currency/month]"""
+        """P10/P50/P90 (or ``q``) of each candidate's figure. [``unit``]"""
         return {o: np.percentile(c, q) for o, c in self.costs.items()}
 
     def win_probability(self) -> dict[str, float]:
@@ -1401,18 +1461,19 @@ class TariffBill:
 
 @dataclass(frozen=True)
 class TrainingEnergy:
-    """Energy and emissions of a training run (GPU-hours × power per GPU × PUE × intensity).
+    """Energy and emissions of a training run: each option's, and the model cards' method beside them.
 
     Attributes
     ----------
-    energy_mwh
-        Facility energy of the run. [MWh]
-    co2e_t
-        Location-based emissions; None without a grid. [t CO2e]
-    market_co2e_t
-        At the contracted intensity, if given. [t CO2e]
-    watts_per_gpu, pue, kg_co2e_per_kwh
-        The inputs: [W], [-], [kg CO2e/kWh].
+    by_option
+        Option → (basis, energy [MWh], operational emissions [t CO2e], embodied emissions
+        [t CO2e]) of the run, from the option's own power model (the one its electricity
+        cost uses); emissions None without a grid.
+    energy_mwh, co2e_t, market_co2e_t
+        The model cards' method: GPU-hours × TDP × PUE [MWh], location-based and market-based
+        operational emissions [t CO2e] (None without a grid or a contracted intensity).
+    gpu_hours, watts_per_gpu, pue, kg_co2e_per_kwh
+        That method's inputs: [GPU-h], [W] (TDP), [-], [kg CO2e/kWh].
     """
 
     gpu_hours: float
@@ -1423,16 +1484,14 @@ class TrainingEnergy:
     co2e_t: float | None
     market_co2e_t: float | None
     notes: tuple[str, ...] = ()
-    by_option: dict[str, tuple[str, float, float | None]] = field(default_factory=dict)
-    """Option → (basis, energy [MWh], location-based emissions [t CO2e] or None) of the run at that
-    option's PUE and grid (the provider's PUE for rental: an estimate)."""
+    by_option: dict[str, tuple[str, float, float | None, float | None]] = field(default_factory=dict)
 
     def option_dict(self, option: str) -> dict[str, Any]:
         """The run's energy and emissions with one option, JSON-ready."""
-        basis, mwh, tonnes = self.by_option[option]
-        return {"energy_mwh_per_run": _number(mwh),
-                "co2e_t_per_run": _or(tonnes, "not defined: no grid region (energy.grid_region)"),
-                "run_energy_basis": basis}
+        basis, mwh, operational, embodied = self.by_option[option]
+        no_grid = "not defined: no grid region (energy.grid_region)"
+        return {"energy_mwh_per_run": _number(mwh), "operational_co2e_t_per_run": _or(operational, no_grid),
+                "embodied_co2e_t_per_run": _or(embodied, no_grid), "run_energy_basis": basis}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..resolved import Resolved, as_resolved
 from ..schema import Scenario
-from .demand import hourly_demand
+from .demand import demand_shape
 
 
 def api_clock_factor(scenario: Scenario | Resolved, option: str = "api") -> float:
@@ -31,9 +31,9 @@ def api_clock_factor(scenario: Scenario | Resolved, option: str = "api") -> floa
         return 1.0
     if r.demand is None:
         return float(np.mean(factors))
-    demand = hourly_demand(r)
-    total = float(demand.sum())
-    return float((demand * factors).sum() / total) if total > 0 else float(np.mean(factors))
+    shape = demand_shape(r)         # the weights: the demand's shape (its scale cancels)
+    total = float(shape.sum())
+    return float((shape * factors).sum() / total) if total > 0 else float(np.mean(factors))
 
 
 __all__ = ["api_clock_factor"]

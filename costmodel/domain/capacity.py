@@ -96,31 +96,59 @@ def gpus_per_volume(resolved: Resolved):
     return formulas.gpus_needed(resolved.workload.gpu_hours_per_volume, resolved.workload.utilisation_ceiling)
 
 
-def own_servers(resolved: Resolved, volume):
-    """Working servers the own option runs at a volume: the scenario's count, or more if needed. [servers]"""
+def own_servers_for(resolved: Resolved, gpus):
+    """Working servers the own option runs for a number of GPUs needed: whole replicas, spares, the configured minimum. [servers]
+
+    Parameters
+    ----------
+    resolved
+        The resolved scenario.
+    gpus
+        GPUs the load needs, fractional, before spares (GPU-hours / (730 h × ceiling), or an
+        hour's demand / the ceiling). [GPU]
+
+    Notes
+    -----
+    N = max(needed, the workload's minimum) rounded up to whole replicas, plus the spare
+    replicas; then whole servers holding whole replicas, at least the configured count.
+    """
     own = resolved.option("own")
-    needed = np.maximum(np.asanyarray(gpus_needed(resolved, volume)), resolved.workload.minimum_gpus)
+    needed = np.maximum(np.asanyarray(gpus, dtype=float), resolved.workload.minimum_gpus)
     spare = resolved.workload.spare_gpus     # spare replicas: whole replicas on top of those the load needs
     if spare:
         needed = formulas.whole_units(needed, resolved.workload.gpus_per_replica) \
             * resolved.workload.gpus_per_replica + spare
-    return out(volume, formulas.servers_needed(needed, own.gpus_per_server,
-                                               resolved.workload.gpus_per_replica, minimum=own.server_count))
+    return out(gpus, formulas.servers_needed(needed, own.gpus_per_server,
+                                             resolved.workload.gpus_per_replica, minimum=own.server_count))
 
 
-def rent_gpus(resolved: Resolved, volume):
+def own_servers(resolved: Resolved, volume):
+    """Working servers the own option runs at a volume: the scenario's count, or more if needed. [servers]"""
+    return out(volume, own_servers_for(resolved, np.asanyarray(gpus_needed(resolved, volume))))
+
+
+def rent_gpus_for(resolved: Resolved, gpus, option: str = "rent"):
+    """GPUs the rent option holds for a number of GPUs needed (fractional, before spares). [GPU]
+
+    always_on: whole replicas plus the spare replicas, at least the scenario's count;
+    per_gpu_hour_used: the same without a minimum.
+    """
+    rent = resolved.option(option)
+    minimum = rent.gpu_count if rent.billing == "always_on" else 0
+    replica = resolved.workload.gpus_per_replica
+    replicas = formulas.whole_units(np.maximum(np.asanyarray(gpus, dtype=float), resolved.workload.minimum_gpus),
+                                    replica)
+    return out(gpus, np.maximum(replicas * replica + resolved.workload.spare_gpus, minimum))
+
+
+def rent_gpus(resolved: Resolved, volume, option: str = "rent"):
     """GPUs the rent option holds at a volume. [GPU]
 
     always_on: the scenario's count, or more if the volume needs more;
     per_gpu_hour_used: the GPUs the volume needs, rounded up to whole replicas (no minimum).
     Spare replicas (``redundancy``) are added on top of the replicas the load needs.
     """
-    rent = resolved.option("rent")
-    minimum = rent.gpu_count if rent.billing == "always_on" else 0
-    replica = resolved.workload.gpus_per_replica
-    replicas = formulas.whole_units(np.maximum(np.asanyarray(gpus_needed(resolved, volume)),
-                                               resolved.workload.minimum_gpus), replica)
-    return out(volume, np.maximum(replicas * replica + resolved.workload.spare_gpus, minimum))
+    return out(volume, rent_gpus_for(resolved, np.asanyarray(gpus_needed(resolved, volume)), option))
 
 
 def gpu_count(scenario: Scenario | Resolved, option: str, volume):
@@ -133,7 +161,7 @@ def gpu_count(scenario: Scenario | Resolved, option: str, volume):
     if kind == "own":
         return out(volume, np.asanyarray(own_servers(r, volume)) * r.options[option].gpus_per_server)
     if kind == "rent":
-        return rent_gpus(r, volume)
+        return rent_gpus(r, volume, option)
     return out(volume, np.zeros_like(checked_volume(volume)))
 
 

@@ -13,7 +13,8 @@ from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_use
 from .claims import check_claims
 from .costs import monthly_cost_components
 from .energy import energy_result
-from .finance import own_finance
+from .decision import decide
+from .finance import cash_flows, own_finance
 from .mix import mix_result
 from .plan import growth_plan
 from .serving import output_tokens_per_month, serving_result
@@ -86,8 +87,9 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     Returns
     -------
     Comparison
-        With the training run, the horizon view and the cheapest mix where the scenario
-        has the blocks for them.
+        With the decision (:func:`costmodel.domain.decision.decide`: every candidate on the
+        scenario's one measure), and the training run, the horizon view and the cheapest mix
+        where the scenario has the blocks for them.
 
     Raises
     ------
@@ -98,7 +100,7 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     --------
     >>> import costmodel
     >>> result = compare(costmodel.load_scenario("llama70b-vs-api"))
-    >>> result.cheapest, round(result.margin, 2)
+    >>> result.decision.winner, round(result.decision.margin, 2)
     ('api', 8521.39)
     """
     r = as_resolved(scenario)
@@ -110,12 +112,13 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     if not (np.isfinite(upper) and upper > 0):
         raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
     results = {option: option_result(r, option, v) for option in r.options}
-    ranked = sorted(results, key=lambda name: results[name].monthly_cost)
-    cheapest, runner_up = ranked[0], ranked[1]
-    margin = results[runner_up].monthly_cost - results[cheapest].monthly_cost
-    runner_cost = results[runner_up].monthly_cost
     breaks = break_evens(r, upper)
     run = training_run(r) if r.workload.kind == "training" else None
+    flows = cash_flows(r) if r.finance is not None else None
+    mix = mix_result(r)
+    plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
+    at_volume = r if volume is None else with_volume(r, v)
+    decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
     return Comparison(
         title=r.title,
         currency=r.currency,
@@ -124,18 +127,15 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         volume_unit=r.volume_unit,
         gpu_hours_used=float(gpu_hours_used(r, v)),
         options=results,
-        cheapest=cheapest,
-        runner_up=runner_up,
-        margin=margin,
-        margin_share=margin / runner_cost if runner_cost > 0 else None,
+        decision=decision,
         break_evens=breaks,
         cheapest_ranges=cheapest_by_volume(r, breaks),
         estimates=list(r.estimates),
         training=run,
-        finance=own_finance(r) if r.finance is not None and "own" in r.options else None,
-        mix=mix_result(r),
+        finance=own_finance(r, flows) if flows is not None and "own" in r.options else None,
+        mix=mix,
         serving=serving_result(r, v),
         energy=energy_result(r, v, run),
-        plan=growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None,
+        plan=plan,
         claims=check_claims(r) if check else (),
     )

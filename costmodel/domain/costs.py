@@ -109,7 +109,11 @@ def own_costs_at(own: OwnOption, servers, gpu_hours) -> dict[str, np.ndarray]:
             own_facility_capex(own, servers), own.facility_depreciation_months)
     else:
         parts[Component.COLOCATION] = bought * own.kw_per_server * own.colocation_price_per_kw_month
-    parts[Component.ELECTRICITY] = formulas.electricity_cost(drawn_kw, own.pue, own.electricity_price_per_kwh)
+    idle_kw = bought * formulas.drawn_power_kw(own.kw_per_server, own.idle_power_share, 0.0)
+    busy_price = own.electricity_price_per_kwh if own.busy_electricity_price_per_kwh is None \
+        else own.busy_electricity_price_per_kwh
+    parts[Component.ELECTRICITY] = formulas.electricity_cost(idle_kw, own.pue, own.electricity_price_per_kwh) \
+        + formulas.electricity_cost(drawn_kw - idle_kw, own.pue, busy_price)
     parts[Component.STAFFING] = formulas.staffing_cost(
         formulas.fte_needed(gpus, staff.minimum_fte, staff.gpus_per_fte), staff.loaded_cost_per_fte_per_year)
     if np.any(np.asanyarray(staff.managed_service_per_month) > 0):
@@ -159,8 +163,10 @@ def own_monthly_costs(resolved: Resolved, volume, option: str = "own") -> dict[s
     * hardware support = C·s / 12;
     * colocation = B·K·c (provisioned capacity, not drawn power); or, with an own
       facility, facility depreciation = B·K/1000·(price per MW) / (its life in months);
-    * electricity = K·u·e·730·(B·i + (1 − i)·H / (G·730)): the spares idle, the working
-      servers draw in proportion to their utilisation H / (S·G·730);
+    * electricity = K·u·730·(B·i·e + (1 − i)·H / (G·730)·e'): the spares idle, the working
+      servers draw in proportion to their utilisation H / (S·G·730); e' = e at a flat price,
+      and with a time-of-use tariff e is the tariff's yearly mean and e' its mean weighted by
+      the demand profile's hours;
     * staffing = FTE(B·G) × loaded yearly cost / 12, plus any managed-service fee;
     * software licences = B·G × price per GPU per year / 12.
 
@@ -192,7 +198,7 @@ def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict
     """
     rent: RentOption = resolved.option(option)
     v = checked_volume(volume)
-    gpus = np.asanyarray(rent_gpus(resolved, v), dtype=float)
+    gpus = np.asanyarray(rent_gpus(resolved, v, option), dtype=float)
     if rent.billing == "always_on":
         rental = gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH
     else:

@@ -206,27 +206,28 @@ def power_check(r: Resolved, volume: float) -> PowerCheck | None:
     return PowerCheck(budget, needed, budget - needed, bought, fit, fit * own.gpus_per_server)
 
 
-def tariff_bill(r: Resolved) -> TariffBill | None:
+def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
     """The own cluster's electricity at the time-of-use tariff, hour by hour over the demand profile.
 
-    The own fleet (sized at the scenario's volume) serves up to its working GPUs each hour;
-    demand above that is counted as unserved. Hour 0 is midnight of 1 January of the job
-    log's year (other profiles: a year starting on a Monday).
+    The own option's electricity cost already uses the tariff (its idle draw at the tariff's
+    yearly mean, the draw above idle weighted by the demand's hours); this bill spells it out
+    hour by hour and sets it beside the flat price for the same draw. The own fleet (sized for
+    the profile's busiest hour) serves up to its working capacity each hour; demand above it is
+    counted as unserved. Hour 0 is midnight of 1 January of the job log's year (other
+    profiles: a year starting on a Monday).
     """
     energy = r.scenario.energy
     if energy is None or energy.tariff is None or r.demand is None or "own" not in r.options:
         return None
     from .mix import hourly_demand  # the mix module builds the hourly series; imported here to keep it lazy
     own = r.option("own")
-    tariff = energy.tariff
-    rate = r.scenario.fx_rate(tariff.currency)
-    demand = np.asarray(hourly_demand(r), dtype=float)
+    v = r.volume if volume is None else volume
+    prices = np.asarray(own.tariff_prices, dtype=float)
+    shape = r.demand.shape
+    average = float(gpu_hours_used(r, v)) / HOURS_PER_MONTH
+    demand = average * shape if volume is not None else np.asarray(hourly_demand(r), dtype=float)
     count = demand.size
-    year = getattr(r.demand.profile, "year", None)
-    first = dt.date(year, 1, 1).weekday() if year is not None else 0
-    prices = formulas.weekly_hour_prices(np.asarray(tariff.weekday_prices_per_kwh) * rate,
-                                         np.asarray(tariff.weekend_prices_per_kwh) * rate, count, first)
-    servers = float(own_servers(r, r.volume))
+    servers = float(own_servers(r, v))
     bought = float(formulas.servers_with_spares(servers, own.spare_share))
     capacity = servers * own.gpus_per_server
     served = np.minimum(demand, capacity)
@@ -234,16 +235,22 @@ def tariff_bill(r: Resolved) -> TariffBill | None:
                                              served / (bought * own.gpus_per_server))
     months = count / HOURS_PER_MONTH
     cost = formulas.hourly_energy_cost(drawn, own.pue, prices) / months
-    flat = formulas.hourly_energy_cost(drawn, own.pue, np.full(count, float(own.electricity_price_per_kwh))) / months
+    flat_price = float(r.scenario.options.own.power.electricity_price_per_kwh
+                       * r.scenario.fx_rate(r.scenario.options.own.power.currency))
+    flat = formulas.hourly_energy_cost(drawn, own.pue, np.full(count, flat_price)) / months
     kwh = float(np.sum(formulas.facility_energy_kwh(drawn, own.pue, 1.0))) / months
-    return TariffBill(cost, flat, kwh, float(np.sum(demand - served)) / months, tariff.source)
+    return TariffBill(cost, flat, kwh, float(np.sum(demand - served)) / months, energy.tariff.source)
 
 
 def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
-    """Energy and emissions of a training run: its GPU-hours × the GPU's TDP × PUE × grid intensity.
+    """Energy and emissions of a training run with each option, and by the model cards' method beside them.
 
-    The Llama model cards' method (Wu et al. 2022): peak power per GPU (TDP), adjusted for
-    PUE. PUE is the own option's, else the rental provider's.
+    Each option's figure comes from the same power model as its monthly energy (and, for the
+    own cluster, its electricity cost): the option's energy a month with the cluster busy,
+    times the run's months; emissions split into operational (the grid) and embodied (the
+    hardware's manufacture over the run's months). The model cards' method (Wu et al. 2022;
+    the Llama 3.1 model card) is set beside them for comparison with published figures:
+    GPU-hours × the GPU's TDP × PUE, the own option's PUE, else the rental provider's.
     """
     energy = r.scenario.energy
     gpu = r.workload.gpu
@@ -260,22 +267,20 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     market = None
     if energy is not None and energy.market_kg_co2e_per_kwh is not None:
         market = float(formulas.emissions_kg(mwh * 1000.0, energy.market_kg_co2e_per_kwh)) / 1000.0
-    notes = [f"{run.gpu_hours:,.0f} GPU-hours x {gpu.tdp_w:g} W TDP ({gpu.citation()}) x PUE {pue:g} ({pue_note})"]
+    notes = [f"model cards' method: {run.gpu_hours:,.0f} GPU-hours x {gpu.tdp_w:g} W TDP ({gpu.citation()}) x "
+             f"PUE {pue:g} ({pue_note})",
+             f"each option: its energy a month with the cluster busy x the run's {run.months:,.2f} months (the power "
+             "model of its electricity cost)"]
     if intensity is not None:
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
     by_option = {}
     for name, option in r.options.items():
         if option.kind == "api":
             continue
-        if option.kind == "own":
-            option_pue, option_region, basis = float(option.pue), region, "derived"
-        else:
-            option_pue, basis = _rent_pue(r), "estimate"
-            option_region = (energy.rent_grid_region or energy.grid_region) if energy is not None else None
-        option_mwh = float(formulas.training_energy_mwh(run.gpu_hours, gpu.tdp_w, option_pue))
-        option_intensity = _intensity(r.catalog, option_region)
-        by_option[name] = (basis, option_mwh, None if option_intensity is None
-                           else float(formulas.emissions_kg(option_mwh * 1000.0, option_intensity)) / 1000.0)
+        e = (own_energy if option.kind == "own" else rent_energy)(r, r.volume)
+        tonnes = (lambda kg: None if kg is None else kg * run.months / 1000.0)  # noqa: E731
+        by_option[name] = (e.basis, e.energy_kwh_per_month * run.months / 1000.0,
+                           tonnes(e.operational_co2e_kg_per_month), tonnes(e.embodied_co2e_kg_per_month))
     return TrainingEnergy(run.gpu_hours, gpu.tdp_w, pue, mwh, intensity, co2e, market, tuple(notes), by_option)
 
 
@@ -321,5 +326,5 @@ def energy_result(scenario: Scenario | Resolved, volume: float | None = None,
                for name, option in r.options.items()}
     sources = sorted({note.split(": ", 1)[1] for e in options.values() for note in e.notes
                       if note.startswith("grid: ")})
-    return EnergyResult(options=options, power=power_check(r, v), tariff=tariff_bill(r),
+    return EnergyResult(options=options, power=power_check(r, v), tariff=tariff_bill(r, v),
                         training=training_energy(r, run) if run is not None else None, sources=tuple(sources))

@@ -54,13 +54,17 @@ def _servers_by_month(r: Resolved, volumes: np.ndarray, online: int) -> np.ndarr
     own = r.option("own")
     needed = formulas.servers_needed(np.asarray(gpus_needed(r, volumes)), own.gpus_per_server,
                                      r.workload.gpus_per_replica, minimum=own.server_count)
-    servers = np.maximum.accumulate(needed)   # servers are never sold early
-    servers[:online] = own.server_count       # bought at the decision, online after the lead time
+    servers = np.maximum.accumulate(np.asarray(needed, dtype=float), axis=-1)   # servers are never sold early
+    servers[..., :online] = own.server_count      # bought at the decision, online after the lead time
     return servers
 
 
 def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     """Monthly cash flows of every option over the scenario's horizon.
+
+    The months are the last axis of every line. Inputs replaced by arrays of samples of shape
+    (n, 1) (:func:`costmodel.domain.uncertainty.with_values`) give lines of shape (n, H): one
+    call for all samples.
 
     Raises
     ------
@@ -78,28 +82,17 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     flows: dict[str, dict[str, np.ndarray]] = {}
 
     def rent_flows() -> dict[str, np.ndarray]:
-        parts = rent_monthly_costs(r, volumes)
-        parts["GPU rental"] = parts["GPU rental"] * formulas.growth_factor(trends.rental_price_change_per_year, months)
-        return parts
+        return rent_cash_flows(r, months, volumes, hours, None)
 
     def api_flows() -> dict[str, np.ndarray]:
         factor = formulas.growth_factor(trends.api_price_change_per_year, months)
         return {name: value * factor for name, value in api_monthly_costs(r, volumes).items()}
 
     def escalated(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Electricity and staffing lines with their yearly escalation."""
-        out = dict(parts)
-        for name, change in ((Component.ELECTRICITY, trends.electricity_price_change_per_year),
-                             (Component.STAFFING, trends.salary_change_per_year),
-                             (Component.MANAGED_SERVICE, trends.salary_change_per_year)):
-            if name in out and change != 0:
-                out[name] = out[name] * formulas.growth_factor(change, months)
-        return out
+        return _escalated(trends, parts, months)
 
     if "rent" in r.options:
-        flows["rent"] = escalated(rent_flows())
-        if finance.rent_commitment is not None:
-            flows["rent"] = _committed(r, flows["rent"], hours, months)
+        flows["rent"] = rent_cash_flows(r, months, volumes, hours, finance.rent_commitment)
     if "api" in r.options:
         flows["api"] = api_flows()
     online = finance.lead_time_months
@@ -110,39 +103,39 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         at_today = np.diff(own_hardware_capex(own, servers), prepend=0.0)   # purchases at today's prices
         purchases = at_today * formulas.growth_factor(trends.hardware_price_change_per_year, months)
         facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
+        shape = np.broadcast_shapes(np.shape(purchases), np.shape(facility))
+        purchases, facility, at_today = (np.broadcast_to(x, shape).copy() for x in (purchases, facility, at_today))
         lease = finance.lease
         first_owned = at_today.copy()
         if finance.view == "marginal" or (lease is not None and lease.kind == "operating"):
-            first_owned[0] = 0.0            # sunk, or not owned: neither refreshed nor resold
+            first_owned[..., 0] = 0.0            # sunk, or not owned: neither refreshed nor resold
         refresh, refresh_resale, held = _refresh(r, first_owned, months)
+        shape = np.broadcast_shapes(shape, np.shape(held))      # a sampled useful life adds the samples' axis
         lines: dict[str, np.ndarray] = {}
         if finance.view == "marginal":
-            purchases = purchases.copy()
-            purchases[0] = 0.0
-            facility = facility.copy()
-            facility[0] = 0.0
+            purchases[..., 0] = 0.0
+            facility[..., 0] = 0.0
         if lease is not None:
-            leased = float(purchases[0])
-            purchases = purchases.copy()
-            purchases[0] = 0.0
+            leased = purchases[..., 0].copy()
+            purchases[..., 0] = 0.0
             lines[CashLine.HARDWARE_CAPEX] = purchases
             lines.update(_lease_lines(r, lease, leased, months))
             if lease.kind == "operating":
                 purchases_for_tax = purchases
             else:
                 purchases_for_tax = purchases.copy()
-                purchases_for_tax[0] = leased
+                purchases_for_tax[..., 0] = leased
         elif finance.loan is not None:
             loan = finance.loan
-            principal = purchases[0] * (1.0 - loan.down_payment_share)
-            payment = formulas.loan_payment(principal, loan.rate_per_year, loan.term_months)
+            principal = purchases[..., 0] * (1.0 - loan.down_payment_share)
+            payment = np.asarray(formulas.loan_payment(principal, loan.rate_per_year, loan.term_months), dtype=float)
             cash_capex = purchases.copy()
-            cash_capex[0] = purchases[0] * loan.down_payment_share
-            payments = np.where((months >= 1) & (months <= loan.term_months), payment, 0.0)
+            cash_capex[..., 0] = purchases[..., 0] * loan.down_payment_share
+            payments = np.where((months >= 1) & (months <= loan.term_months), payment[..., None], 0.0)
             paid = int(min(loan.term_months, finance.horizon_months - 1))
             balance = formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid) \
                 if paid < loan.term_months else 0.0
-            payments[-1] += balance
+            payments[..., -1] += balance
             lines[CashLine.HARDWARE_CAPEX] = cash_capex
             lines[CashLine.LOAN_PAYMENTS] = payments
         else:
@@ -162,13 +155,14 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         if online > 0:
             stand_in = (rent_flows if finance.during_lead_time == "rent" else api_flows)()
             lines[CashLine.STAND_IN] = np.where(is_online, 0.0, sum(stand_in.values()))
-        resale = np.zeros_like(months)
-        resale[-1] = -_resale_value(r, held, months)
+        resale = np.zeros(shape)
+        resale[..., -1] = -_resale_value(r, held, months)
         lines[CashLine.RESALE] = resale
         if own.facility_price_per_mw is not None:      # the building outlives the horizon: credit its book value
-            residual = np.zeros_like(months)
+            residual = np.zeros(shape)
             age = finance.horizon_months - months
-            residual[-1] = -float(np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months)))
+            residual[..., -1] = -np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months),
+                                        axis=-1)
             lines[CashLine.FACILITY_RESIDUAL] = residual
         flows["own"] = lines
         servers = np.where(months >= online, servers, 0.0)
@@ -179,51 +173,109 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
                      hardware_purchases=purchases_for_tax + refresh, facility_purchases=facility)
 
 
-def _lease_lines(r: Resolved, lease, leased: float, months: np.ndarray) -> dict[str, np.ndarray]:
+def _escalated(trends, parts: dict[str, np.ndarray], months: np.ndarray) -> dict[str, np.ndarray]:
+    """Electricity and staffing lines with their yearly escalation."""
+    out = dict(parts)
+    for name, change in ((Component.ELECTRICITY, trends.electricity_price_change_per_year),
+                         (Component.STAFFING, trends.salary_change_per_year),
+                         (Component.MANAGED_SERVICE, trends.salary_change_per_year)):
+        if name in out and np.any(np.asarray(change) != 0):
+            out[name] = out[name] * formulas.growth_factor(change, months)
+    return out
+
+
+def rent_cash_flows(r: Resolved, months: np.ndarray, volumes: np.ndarray, hours: np.ndarray,
+                    commitment=None) -> dict[str, np.ndarray]:
+    """The rent option's cash lines each month: GPU rental with its price trend, staffing, and a commitment.
+
+    Parameters
+    ----------
+    r
+        The resolved scenario, with a finance block.
+    months, volumes, hours
+        Months 0 … H−1, the volume and the GPU-hours used each month. [month], [volume unit], [GPU-h]
+    commitment
+        Reserved GPUs paid by the rent option's reserved terms (``gpus``, ``payment``,
+        ``upfront_share``), the rest on demand; None: all on demand.
+    """
+    trends = r.finance.trends
+    parts = rent_monthly_costs(r, volumes)
+    parts[Component.GPU_RENTAL] = parts[Component.GPU_RENTAL] * formulas.growth_factor(
+        trends.rental_price_change_per_year, months)
+    parts = _escalated(trends, parts, months)
+    return parts if commitment is None else _committed(r, parts, hours, months, commitment)
+
+
+def _lease_lines(r: Resolved, lease, leased, months: np.ndarray) -> dict[str, np.ndarray]:
     """Lease payments (in advance) and, for a finance lease, the buy-out or the pay-off at the horizon."""
     horizon, term = len(months), lease.term_months
     i = lease.rate_per_year / MONTHS_PER_YEAR
-    payments, buyout = np.zeros_like(months), np.zeros_like(months)
+    leased = np.asarray(leased, dtype=float)
+    payments, buyout = np.zeros(leased.shape + (horizon,)), np.zeros(leased.shape + (horizon,))
     if lease.kind == "finance":
-        payment = formulas.lease_payment(leased, lease.rate_per_year, term, lease.residual_share)
-        payments[:min(term, horizon)] = payment
+        payment = np.asarray(formulas.lease_payment(leased, lease.rate_per_year, term, lease.residual_share))
+        payments[..., :min(term, horizon)] = payment[..., None]
         if term < horizon:
-            buyout[term] = leased * lease.residual_share
+            buyout[..., term] = leased * lease.residual_share
         else:              # still leased at the horizon: pay off what is left, discounted at the lease rate
             left = np.arange(horizon, term) - (horizon - 1)
-            buyout[-1] = float(np.sum(payment / (1 + i) ** left)
+            buyout[..., -1] = (payment * np.sum(1.0 / (1 + i) ** left)
                                + leased * lease.residual_share / (1 + i) ** (term - (horizon - 1)))
         return {CashLine.LEASE_PAYMENTS: payments, CashLine.LEASE_BUYOUT: buyout}
     price = formulas.growth_factor(r.finance.trends.hardware_price_change_per_year, months)
     for start in range(0, horizon, term):      # leased again at each term's end, at that month's price
-        payments[start:start + term] = formulas.lease_payment(leased * price[start], lease.rate_per_year, term,
-                                                              lease.residual_share)
+        payments[..., start:start + term] = np.asarray(formulas.lease_payment(
+            leased * price[start], lease.rate_per_year, term, lease.residual_share))[..., None]
     return {CashLine.LEASE_PAYMENTS: payments}
 
 
-def _committed(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray):
+def reserved_busy_hours(r: Resolved, hours, gpus):
+    """GPU-hours of work reserved GPUs serve each month, at the utilisation ceiling. [GPU-h]
+
+    Steady demand: min(H, g · u · 730). With a demand profile, the hours above the reserved
+    capacity in each hour of the profile go on demand: 730 · a · S(g · u / a), a = H / 730
+    the month's average GPUs busy and S the profile shape's mean of min(shape, level)
+    (:func:`costmodel.formulas.served_below`).
+    """
+    hours = np.asarray(hours, dtype=float)
+    if r.demand is None:
+        capacity = np.asarray(gpus, dtype=float) * r.workload.utilisation_ceiling
+        return np.minimum(hours, capacity * HOURS_PER_MONTH)
+    capacity = np.asarray(gpus, dtype=float) * r.workload.hourly_ceiling       # busy GPUs the commitment serves
+    average = hours / HOURS_PER_MONTH
+    level = np.divide(capacity, average, out=np.full(np.broadcast(capacity, average).shape, np.inf),
+                      where=average > 0)
+    return hours * formulas.served_below(r.demand.shape, level)
+
+
+def _committed(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray, commitment):
     """The rent option with reserved GPUs: the commitment paid by its terms, the rest on demand."""
-    commitment, rent = r.finance.rent_commitment, r.option("rent")
+    rent = r.option("rent")
     if rent.reserved is None:
         raise ValueError("finance.rent_commitment needs the rent option's reserved block (term and price)")
     term = 12 * rent.reserved.term_years
     trend = formulas.growth_factor(r.finance.trends.rental_price_change_per_year, months)
-    reserved_hours = commitment.gpus * HOURS_PER_MONTH
+    committed = np.asarray(commitment.gpus, dtype=float)
+    reserved_hours = committed * HOURS_PER_MONTH
     out = dict(parts)
     if rent.billing == "always_on":
         gpus = np.asarray(out[Component.GPU_RENTAL]) / (rent.price_per_gpu_hour * HOURS_PER_MONTH * trend)
-        out[Component.GPU_RENTAL] = np.maximum(gpus - commitment.gpus, 0.0) * rent.price_per_gpu_hour \
+        out[Component.GPU_RENTAL] = np.maximum(gpus - committed, 0.0) * rent.price_per_gpu_hour \
             * HOURS_PER_MONTH * trend
     else:
-        out[Component.GPU_RENTAL] = np.maximum(hours - reserved_hours, 0.0) * rent.price_per_gpu_hour * trend
-    paid = np.zeros_like(months)
+        on_demand = np.asarray(hours, dtype=float) - reserved_busy_hours(r, hours, committed)
+        out[Component.GPU_RENTAL] = np.maximum(on_demand, 0.0) * rent.price_per_gpu_hour * trend
+    shape = np.broadcast_shapes(np.shape(reserved_hours * rent.reserved.price_per_gpu_hour), months.shape)
+    paid, ahead = np.zeros(shape), np.zeros(shape)
+    upfront = {"all_upfront": 1.0, "partial_upfront": commitment.upfront_share, "no_upfront": 0.0}[commitment.payment]
     for start in range(0, len(months), term):
-        whole = reserved_hours * term * rent.reserved.price_per_gpu_hour * trend[start]   # the term's price
-        upfront = {"all_upfront": 1.0, "partial_upfront": commitment.upfront_share, "no_upfront": 0.0}[
-            commitment.payment]
-        paid[start] += upfront * whole
-        paid[start:start + term] += (1.0 - upfront) * whole / term
+        whole = np.asarray(reserved_hours * term * rent.reserved.price_per_gpu_hour * trend[start], dtype=float)
+        whole = whole.reshape(whole.shape[:-1]) if whole.ndim and whole.shape[-1] == 1 else whole   # the term's price
+        ahead[..., start] += upfront * whole
+        paid[..., start:start + term] += np.asarray((1.0 - upfront) * whole / term)[..., None]
     out[CashLine.RESERVED] = paid
+    if upfront:
+        out[CashLine.RESERVED_UPFRONT] = ahead       # paid at the term's start
     return out
 
 
@@ -234,12 +286,26 @@ def residual_share(r: Resolved, age_months):
                                    curve.shares)
 
 
+def _lead(value) -> tuple[int, ...]:
+    """The sample axes of a value: its shape without the trailing length-1 axis samples carry."""
+    shape = np.shape(value)
+    return shape[:-1] if shape and shape[-1] == 1 else shape
+
+
+def _per_row(value, shape: tuple[int, ...]) -> np.ndarray:
+    """A scalar or a per-sample value (samples shaped (n, 1)) as one value per row of lines of ``shape``."""
+    a = np.asarray(value, dtype=float)
+    a = a.reshape(_lead(a))
+    return np.broadcast_to(a, shape[:-1]).reshape(-1)
+
+
 def _refresh(r: Resolved, at_today: np.ndarray, months: np.ndarray):
     """Refresh purchases, resale of the replaced hardware, and the cost of what is held at the horizon.
 
     Each purchase (at today's prices, ``at_today``) is bought again every useful life while
     the horizon lasts, at the hardware price trend of that month; the replaced hardware is
-    sold in the same month at its residual share at the age of one useful life.
+    sold in the same month at its residual share at the age of one useful life. Leading axes
+    (samples, each with its own useful life) are kept.
 
     Returns
     -------
@@ -247,27 +313,38 @@ def _refresh(r: Resolved, at_today: np.ndarray, months: np.ndarray):
         Refresh purchases, resale credits (negative) by month, and the price paid for the
         hardware held at the horizon, by month of its (last) purchase. [reporting currency]
     """
-    life, horizon = useful_life(r), len(months)
+    horizon = len(months)
+    lives, worths = useful_life(r), residual_share(r, useful_life(r))
+    lead = np.broadcast_shapes(np.shape(at_today)[:-1], *(_lead(x) for x in (lives, worths)))
+    shape = lead + (horizon,)
+    bought = np.broadcast_to(np.asarray(at_today, dtype=float), shape).reshape(-1, horizon)
+    rows = np.arange(bought.shape[0])
+    life = _per_row(lives, shape).astype(int)
+    worth = _per_row(worths, shape)
     price = formulas.growth_factor(r.finance.trends.hardware_price_change_per_year, months)
-    refresh, credit, held = (np.zeros_like(months) for _ in range(3))
-    for bought in np.flatnonzero(at_today):
-        when = int(bought)
-        while when + life < horizon:
-            paid = at_today[bought] * price[when]
-            when += life
-            refresh[when] += at_today[bought] * price[when]
-            credit[when] -= paid * residual_share(r, life)
-        held[when] += at_today[bought] * price[when]
-    return refresh, credit, held
+    refresh, credit, held = (np.zeros_like(bought) for _ in range(3))
+    for month in np.flatnonzero(np.any(bought != 0, axis=0)):
+        amount = bought[:, month]
+        when = np.full(rows.size, int(month))
+        while True:
+            again = when + life
+            due = (again < horizon) & (amount != 0)
+            if not due.any():
+                break
+            np.add.at(refresh, (rows[due], again[due]), amount[due] * price[again[due]])
+            np.add.at(credit, (rows[due], again[due]), -amount[due] * price[when[due]] * worth[due])
+            when = np.where(due, again, when)
+        np.add.at(held, (rows, when), amount * price[when])
+    return refresh.reshape(shape), credit.reshape(shape), held.reshape(shape)
 
 
-def _resale_value(r: Resolved, held: np.ndarray, months: np.ndarray) -> float:
+def _resale_value(r: Resolved, held: np.ndarray, months: np.ndarray):
     """Hardware value at the end of the horizon: a share of its price, or its value on the residual curve."""
     finance = r.finance
     if finance.resale_share_at_horizon is not None:
-        return float(held.sum() * finance.resale_share_at_horizon)
+        return np.sum(held, axis=-1) * finance.resale_share_at_horizon
     age = finance.horizon_months - months            # months each purchase has aged by the end
-    return float(np.sum(held * residual_share(r, age)))
+    return np.sum(held * residual_share(r, age), axis=-1)
 
 
 def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]:
@@ -316,6 +393,16 @@ def break_even_utilisation(scenario: Scenario | Resolved, price_per_gpu_hour: fl
     return formulas.break_even_utilisation(fixed, variable, own.configured_gpus, price_per_gpu_hour)
 
 
+def present_value_of(r: Resolved, flows, at_start=None):
+    """Present value of monthly cash flows at the finance block's rate and convention. [currency]
+
+    ``flows`` has the months on its last axis; leading axes (samples) are kept. ``at_start``:
+    the part of each month's flow paid at its start, for the ``capital_begin`` timing.
+    """
+    f = r.finance
+    return formulas.npv_with_convention(flows, f.discount_rate_per_year, f.npv.period, f.npv.timing, at_start)
+
+
 def present_values(scenario: Scenario | Resolved, flows: CashFlows | None = None
                    ) -> tuple[dict[str, float], dict[str, float]]:
     """Each option's NPV and TCO over the horizon: (npv_by_option, tco_by_option). [currency]
@@ -332,11 +419,16 @@ def present_values(scenario: Scenario | Resolved, flows: CashFlows | None = None
     """
     r = as_resolved(scenario)
     flows = flows or cash_flows(r)
-    rate, convention = r.finance.discount_rate_per_year, r.finance.npv
-    tco = {o: float(flows.total(o).sum()) for o in flows.flows}
-    npv = {o: float(formulas.npv_with_convention(flows.total(o), rate, convention.period, convention.timing))
-           for o in flows.flows}
+    tco = {o: _scalar(np.sum(flows.total(o), axis=-1)) for o in flows.flows}
+    npv = {o: _scalar(present_value_of(r, flows.total(o), flows.at_start(o))) for o in flows.flows}
     return npv, tco
+
+
+def _scalar(x):
+    """A float for a 0-d result; the array (one value per sample) otherwise."""
+    x = np.asarray(x, dtype=float)
+    x = x.reshape(x.shape[:-1]) if x.ndim and x.shape[-1] == 1 else x
+    return float(x) if x.ndim == 0 else x
 
 
 def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -> OwnFinance:
@@ -360,11 +452,9 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
     own_lines = flows.flows["own"]
     own_only = sum(v.sum() for k, v in own_lines.items() if k != CashLine.STAND_IN)
     against = "rent" if "rent" in flows.flows else ("api" if "api" in flows.flows else None)
-    payback = None
-    if against is not None:
-        ahead = np.flatnonzero(flows.cumulative("own") <= flows.cumulative(against))
-        payback = int(ahead[0]) if ahead.size else None
     returns = investment_returns(r, flows, against)
+    months = returns.get("payback_months")
+    payback = None if months is None else int(np.ceil(months - 1e-9))
     if finance.trends.inflation_per_year != 0:
         returns["real_discount_rate_per_year"] = formulas.fisher_real_rate(rate, finance.trends.inflation_per_year)
     if finance.tax is not None:
@@ -373,7 +463,7 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
             "tax_rate": finance.tax.rate,
             "after_tax_tco_by_option": {o: float(taxed.total(o).sum()) for o in taxed.flows},
             "after_tax_npv_by_option": {
-                o: float(formulas.npv_with_convention(taxed.total(o), rate, convention.period, convention.timing))
+                o: float(present_value_of(r, taxed.total(o), taxed.at_start(o)))
                 for o in taxed.flows},
             "after_tax_irr_per_year": (formulas.per_year(formulas.irr(gains(taxed, against)))
                                        if against is not None else None),
@@ -405,12 +495,14 @@ def investment_returns(r: Resolved, flows: CashFlows, against: str | None) -> di
     """IRR, MIRR, ROI, investment and (discounted) fractional payback of owning instead of ``against``.
 
     IRR and MIRR are numpy-financial's on the monthly gains (finance and reinvestment rate:
-    the monthly discount rate), made yearly; payback interpolates within the month
-    (:func:`costmodel.formulas.fractional_payback`), the first month at time 0.
+    the monthly discount rate), made yearly; the paybacks (:func:`costmodel.formulas.payback`)
+    put each month's investment (:data:`costmodel.results.START_LINES`) at its start and every
+    other flow at its end, and count the payback where owning stays ahead for good.
     """
     if against is None:
         return {}
     gain = gains(flows, against)
+    start = flows.at_start(against) - flows.at_start("own")
     monthly = float(formulas.monthly_rate(r.finance.discount_rate_per_year))
     own = flows.flows["own"]
     investment = float(sum(np.clip(own[line], 0.0, None).sum() for line in CAPITAL_LINES if line in own))
@@ -419,8 +511,8 @@ def investment_returns(r: Resolved, flows: CashFlows, against: str | None) -> di
         "mirr_per_year": formulas.per_year(formulas.mirr(gain, monthly, monthly)),
         "roi": formulas.roi(float(gain.sum()), investment),
         "investment": investment,
-        "payback_months": formulas.fractional_payback(gain),
-        "discounted_payback_months": formulas.fractional_payback(formulas.discounted(gain, monthly)),
+        "payback_months": formulas.payback(start, gain - start),
+        "discounted_payback_months": formulas.payback(start, gain - start, monthly),
     }
 
 

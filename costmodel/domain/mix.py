@@ -1,33 +1,62 @@
-"""Demand over a year and the cheapest mix of owned, reserved, on-demand, spot and API capacity.
+"""Demand over a year and the cheapest mix of capacity, each kind bought the way it is sold.
 
-A demand profile turns the workload's average into GPUs busy in each hour of a year; its
-load-duration curve is that series sorted from the busiest hour down. The cheapest mix
-follows from the screening-curve method of power-system planning
-(:mod:`costmodel.formulas.screening`): each kind of capacity costs a fixed amount F per GPU
-per hour, paid whether busy or not (owned hardware, reserved rental), plus a variable amount
-V per busy GPU-hour (electricity, on-demand and spot rental, the API). Serving the k-th GPU
-of demand with kind i costs F_i + V_i · f_k per hour, so the cheapest kind for each k is the
-lowest of these lines at f_k. As f_k falls with k, the choice moves from high-fixed,
-low-variable kinds (the base) to flexible ones (the peaks). Owned GPUs come in whole
-servers; spot capacity may be capped, and then goes where it saves most.
+A demand profile turns the workload's average into GPUs busy in each hour of a year
+(:mod:`costmodel.domain.demand`). Capacity for an hour's demand d is d / u GPUs, u the
+hourly utilisation ceiling (:attr:`costmodel.resolved.WorkloadInputs.hourly_ceiling`). The
+kinds of capacity and the units they come in:
+
+* **own**: whole servers holding whole replicas, the spare replicas among them and the hot
+  spares (``spare_share``) on top, each costed by the own option's monthly cost function
+  (:func:`costmodel.domain.costs.own_costs_at`: depreciation, support, housing, staff for the
+  GPUs held, electricity for the busy hours), so n servers cost what the own option with n
+  servers costs;
+* **reserved** and **rented 24/7**: whole replicas (plus the spare replicas), paid every hour;
+* **on-demand** and **spot**: busy GPU-hours (spot at most its cap in GPUs at once, its price
+  raised by the work redone after interruptions);
+* **API**: tokens, at the cheapest API offer over the demand (each hour at its clock price
+  where the offer has price windows).
+
+The rent option's staffing is paid once any rented kind is used, for the GPUs rented.
+
+Dispatch in each hour: held capacity serves first (the rented kind, whose busy hours cost
+nothing more, then the owned servers, whose busy hours cost their electricity); what is left
+goes to the kind paid by use that is cheapest in that hour, spot up to its cap. With S(C) the
+mean over hours of min(d_h, C) (:func:`costmodel.formulas.served_below`), a mix of held
+capacity C_r (rented) and C_o (owned) costs
+
+    F_r + F_o + 730 · [v_o (S(C_r + C_o) − S(C_r)) + Σ_h p_h (d_h − min(d_h, C_r + C_o)) / H] + staff,
+
+so every pair (owned servers, rented replicas) up to what the peak needs is evaluated at once,
+and the cheapest kept. Each kind alone (held kinds sized for the peak, at least the scenario's
+configured count) is a point of that search, so the mix never costs more than the cheapest
+kind it could use alone; those pure figures are the options' own costs for the same hourly
+demand.
 
 References
 ----------
-.. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3.
+.. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening
+   curves and load-duration curves).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from .. import formulas
 from ..resolved import Resolved, as_resolved
-from ..results import Layer, LayerPrice, Mix, MixResult
+from ..results import LAYER_LABELS, Layer, Mix, MixLayer, MixResult
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
-from .capacity import gpu_hours_used
-from .costs import monthly_cost, own_fixed_and_variable, staffing_month
+from .api_clock import api_clock_factor
+from .capacity import gpu_hours_used, own_servers_for, rent_gpus_for
+from .costs import monthly_cost, own_costs_at, staffing_month
 from .demand import hourly_demand
+
+GRID_LIMIT = 1_000_000
+"""Most (owned servers, rented replicas) pairs evaluated at once; above it a coarse grid, then a finer one."""
 
 
 def steady_series(series: np.ndarray) -> np.ndarray:
@@ -35,202 +64,414 @@ def steady_series(series: np.ndarray) -> np.ndarray:
     return np.full(len(series), float(np.mean(series)))
 
 
-def layer_prices(scenario: Scenario | Resolved) -> dict[str, LayerPrice]:
-    """The kinds of capacity the scenario offers, priced per GPU-hour in the reporting currency.
+# --- what the scenario offers ----------------------------------------------------------------------------
 
-    * own: the configured cluster's monthly cost at zero use / its GPUs / 730 as the fixed
-      part (depreciation, support, housing, staff, spares' idle power), and the running
-      cost of one more busy GPU-hour (electricity) as the variable part;
-    * reserved: the reserved price, paid every hour;
-    * on-demand: the rental offer's price per busy GPU-hour;
-    * spot: the on-demand price × (1 − discount) / (1 − overhead), the overhead being the
-      share of work redone after interruptions;
-    * api: the API's cost per GPU-hour of the workload (tokens workloads only).
+@dataclass(frozen=True)
+class Offer:
+    """The kinds of capacity a scenario offers, priced for the hour-by-hour dispatch.
+
+    Money in the reporting currency; ``None`` for a kind not offered.
+
+    Attributes
+    ----------
+    ceiling
+        Hourly utilisation ceiling u. [-]
+    replica
+        GPUs per replica R. [GPU]
+    spare
+        Spare GPUs (whole spare replicas) each held fleet carries. [GPU]
+    minimum
+        Fewest working GPUs a fleet serves with (disaggregated serving: a replica per pool). [GPU]
+    own_step
+        GPUs the owned fleet adds at a time (whole servers holding whole replicas). [GPU]
+    gpus_per_server
+        [GPU]
+    own_variable
+        Own electricity per busy GPU-hour above idle. [currency/GPU-h]
+    held_kind, held_price
+        The cheaper rented kind paid every hour (reserved, else rented 24/7) and its price. [currency/GPU-h]
+    always_on_price
+        The rented-24/7 price, when the rent option is billed so (for its pure figure). [currency/GPU-h]
+    on_demand_price, spot_price, spot_cap
+        Prices per busy GPU-hour, and spot's cap in GPUs at once. [currency/GPU-h], [GPU]
+    api_option, api_prices
+        The cheapest API option over the demand and its price per busy GPU-hour of each hour. [currency/GPU-h]
+    api_pure
+        API option → its cost alone for the demand. [currency/month]
+    """
+
+    ceiling: float
+    replica: int
+    spare: int
+    minimum: int
+    own_step: int | None
+    gpus_per_server: int | None
+    own_variable: float | None
+    held_kind: str | None
+    held_price: float | None
+    always_on_price: float | None
+    on_demand_price: float | None
+    spot_price: float | None
+    spot_cap: float | None
+    api_option: str | None
+    api_prices: np.ndarray | None
+    api_pure: dict[str, float]
+
+
+def _api_hour_prices(r: Resolved, option: str, hours: int) -> np.ndarray:
+    """An API option's price per busy GPU-hour in each hour of the demand (price windows applied). [currency/GPU-h]
+
+    Shape (hours,), or (samples, hours) with sampled prices.
+    """
+    listed = np.asarray(monthly_cost(r, option, 1.0), dtype=float) / api_clock_factor(r, option) \
+        / np.asarray(gpu_hours_used(r, 1.0), dtype=float)
+    factors = r.option(option).hour_price_factors
+    factors = np.ones(hours) if factors is None else np.resize(np.asarray(factors, dtype=float), hours)
+    return listed[..., None] * factors if listed.ndim else float(listed) * factors
+
+
+def ceiling_of(r: Resolved):
+    """The utilisation ceiling capacity for a series is sized with. [-]
+
+    With a demand profile each hour carries its own peak: the hourly ceiling. Without one, a
+    flat series stands for the monthly view's average, sized with its ceiling (a served
+    model's peak allowance included).
+    """
+    return r.workload.hourly_ceiling if r.demand is not None else r.workload.utilisation_ceiling
+
+
+def offer(scenario: Scenario | Resolved, series: np.ndarray) -> Offer:
+    """The kinds of capacity the scenario offers, priced for a demand series.
+
+    Raises
+    ------
+    ValueError
+        The scenario offers no kind of capacity.
     """
     r = as_resolved(scenario)
-    found: dict[str, LayerPrice] = {}
+    work = r.workload
+    own_step = per_server = own_variable = None
     if "own" in r.options:
         own = r.options["own"]
-        fixed, variable = own_fixed_and_variable(own)
-        found[Layer.OWN] = LayerPrice(Layer.OWN, fixed / own.configured_gpus / HOURS_PER_MONTH, variable,
-                                      f"own cluster of {own.configured_gpus:,} GPUs, monthly cost per GPU / 730")
+        own_step = own.step_gpus if work.kind == "tokens" else own.gpus_per_server
+        per_server = own.gpus_per_server
+        one = float(own.server_count)
+        hours = own.configured_gpus * HOURS_PER_MONTH
+        own_variable = float(sum(own_costs_at(own, one, hours).values()) - sum(own_costs_at(own, one, 0.0).values())) \
+            / hours
+    held_kind = held_price = always_on = on_demand = spot_price = spot_cap = None
     if "rent" in r.options:
         rent = r.options["rent"]
-        if r.workload.kind == "tokens" and rent.billing == "always_on":   # serving replicas rented 24/7
-            found[Layer.ALWAYS_ON] = LayerPrice(Layer.ALWAYS_ON, float(rent.price_per_gpu_hour), 0.0,
-                                                f"{rent.offer.provider} on-demand rented 24/7 ({rent.offer.offer})")
+        if rent.billing == "always_on":
+            held_kind = Layer.ALWAYS_ON
+            held_price = always_on = float(rent.price_per_gpu_hour)
         else:
-            found[Layer.ON_DEMAND] = LayerPrice(Layer.ON_DEMAND, 0.0, float(rent.price_per_gpu_hour),
-                                                f"{rent.offer.provider} on-demand ({rent.offer.offer})")
+            on_demand = float(rent.price_per_gpu_hour)
+        if rent.reserved is not None and (held_price is None or rent.reserved.price_per_gpu_hour < held_price):
+            held_kind, held_price = Layer.RESERVED, float(rent.reserved.price_per_gpu_hour)
+        if rent.spot is not None and (work.kind != "tokens" or r.scenario.workload.interruptible):
+            spot_price = float(rent.spot.price_per_gpu_hour)
+            spot_cap = None if rent.spot.max_gpus is None else float(rent.spot.max_gpus)
+    apis = [name for name, option in r.options.items() if option.kind == "api"] if work.kind == "tokens" else []
+    api_option = api_prices = None
+    pure: dict[str, float] = {}
+    if apis and float(gpu_hours_used(r, 1.0)) > 0:
+        prices = {name: _api_hour_prices(r, name, len(series)) for name in apis}
+        pure = {name: HOURS_PER_MONTH * float(np.mean(prices[name] * series)) for name in apis}
+        api_option = min(apis, key=lambda name: (pure[name], apis.index(name)))
+        api_prices = prices[api_option]
+    if own_step is None and held_kind is None and on_demand is None and spot_price is None and api_option is None:
+        raise ValueError("the scenario offers no kind of capacity")
+    return Offer(float(ceiling_of(r)), int(work.gpus_per_replica), int(work.spare_gpus), int(work.minimum_gpus),
+                 own_step, per_server, own_variable, held_kind, held_price, always_on, on_demand, spot_price,
+                 spot_cap, api_option, api_prices, pure)
+
+
+def offer_names(r: Resolved) -> dict[str, str]:
+    """Kind of capacity (each API option by its option name) → what is bought, named."""
+    names = {}
+    if "own" in r.options:
+        own = r.options["own"]
+        names[Layer.OWN] = f"{own.server.server} server ({own.gpus_per_server} × {own.server.gpu})"
+    if "rent" in r.options:
+        rent = r.options["rent"]
+        where = f"{rent.offer.gpu} at {rent.offer.provider}"
+        names[Layer.ALWAYS_ON] = f"{where}, on-demand price, 24/7"
+        names[Layer.ON_DEMAND] = f"{where}, on demand by the GPU-hour"
         if rent.reserved is not None:
-            res = rent.reserved
-            found[Layer.RESERVED] = LayerPrice(Layer.RESERVED, float(res.price_per_gpu_hour), 0.0,
-                                               f"{res.term_years}-year commitment; {res.source}")
-        if rent.spot is not None and (r.workload.kind != "tokens" or r.scenario.workload.interruptible):
-            s = rent.spot
-            cap = "" if s.max_gpus is None else f"capped at {s.max_gpus:,} GPUs; "
-            found[Layer.SPOT] = LayerPrice(
-                Layer.SPOT, 0.0, float(s.price_per_gpu_hour),
-                f"{cap}{s.discount:.0%} off on-demand, {s.overhead:.1%} of work redone; {s.source}", s.max_gpus)
-    apis = [name for name, option in r.options.items() if option.kind == "api"]
-    if apis and r.workload.kind == "tokens":
-        hours = float(gpu_hours_used(r, r.volume))
-        if hours > 0:
-            cheapest = min(apis, key=lambda name: float(monthly_cost(r, name, r.volume)))
-            which = "" if len(apis) == 1 else f" (the cheapest API offer: {r.label(cheapest)})"
-            found[Layer.API] = LayerPrice(Layer.API, 0.0, float(monthly_cost(r, cheapest, r.volume)) / hours,
-                                          "hosted API cost per GPU-hour of the same tokens" + which)
-    return found
+            names[Layer.RESERVED] = f"{where}, {rent.reserved.term_years}-year reserved"
+        if rent.spot is not None:
+            names[Layer.SPOT] = f"{where}, spot"
+    for name, option in r.options.items():
+        if option.kind == "api":
+            names[name] = f"{option.offer.model} ({option.offer.provider})"
+    return names
 
 
-# --- the assignment of GPUs to kinds ------------------------------------------------------------------------
+# --- the costs of held capacity ----------------------------------------------------------------------------
 
-class _Offer:
-    """The kinds offered as arrays, for vectorised assignment."""
-
-    def __init__(self, prices: dict[str, LayerPrice]):
-        self.kinds = tuple(prices)
-        self.prices = prices
-        self.fixed = np.array([p.fixed_per_hour for p in prices.values()])
-        self.variable = np.array([p.variable_per_hour for p in prices.values()])
-        self.index = {k: i for i, k in enumerate(self.kinds)}
-        spot = prices.get(Layer.SPOT)
-        self.spot_cap = None if spot is None else spot.cap
-
-    def hourly(self, assignment: np.ndarray, f: np.ndarray) -> np.ndarray:
-        """Cost per hour of each GPU under an assignment."""
-        return self.fixed[assignment] + self.variable[assignment] * f
-
-
-def _top(saving: np.ndarray, cap: int) -> np.ndarray:
-    """Indices of the ``cap`` largest savings (ties to the lowest index), those above 0 only.
-
-    The same choice as a stable sort by falling saving, in linear time.
-    """
-    if cap <= 0 or saving.size == 0:
-        return np.empty(0, dtype=int)
-    if cap >= saving.size:
-        chosen = np.argsort(-saving, kind="stable")
-    else:
-        cut = np.partition(saving, saving.size - cap)[saving.size - cap]
-        above = np.flatnonzero(saving > cut)
-        ties = np.flatnonzero(saving == cut)[:cap - above.size]
-        chosen = np.concatenate([above, ties])
-    return chosen[saving[chosen] > 0]
-
-
-def _place_spot(offer: _Offer, f: np.ndarray, assignment: np.ndarray, keep: set[str]) -> np.ndarray:
-    """Put capped spot capacity where it saves most against what each GPU costs now."""
-    cap = offer.spot_cap
-    if Layer.SPOT not in offer.index or not cap:
-        return assignment
-    spot = offer.index[Layer.SPOT]
-    saving = offer.hourly(assignment, f) - offer.variable[spot] * f
-    kept = np.isin(assignment, [offer.index[k] for k in keep if k in offer.index])
-    saving[kept] = 0.0
-    assignment = assignment.copy()
-    assignment[_top(saving, cap)] = spot
-    return assignment
-
-
-def _assign(offer: _Offer, f: np.ndarray, held: str | None = None, level: int = 0,
-            place_spot: bool = True, without: str | None = None) -> np.ndarray:
-    """The kind of capacity for each GPU; with ``held``, the first ``level`` GPUs are forced to it."""
-    kinds = [k for k in offer.kinds if not (k == Layer.SPOT and offer.spot_cap is not None) and k != held
-             and k != without]
-    if not kinds:
-        kinds = [held]
-    chosen = np.array([offer.index[k] for k in kinds])
-    per_gpu = offer.fixed[chosen][:, None] + offer.variable[chosen][:, None] * f[None, :]
-    assignment = chosen[np.argmin(per_gpu, axis=0)] if f.size else np.empty(0, dtype=int)
-    if held is not None:
-        assignment[:min(level, assignment.size)] = offer.index[held]
-    if not place_spot:
-        return assignment
-    return _place_spot(offer, f, assignment, {Layer.OWN} | ({held} if held else set()))
-
-
-def _mix(offer: _Offer, assignment: np.ndarray, f: np.ndarray, rental_staffing: float = 0.0) -> Mix:
-    gpus, cost, utilisation = {}, {}, {}
-    for i, kind in enumerate(offer.kinds):
-        mask = assignment == i
-        gpus[kind] = int(mask.sum())
-        cost[kind] = float(HOURS_PER_MONTH * np.sum(offer.fixed[i] + offer.variable[i] * f[mask]))
-        if offer.fixed[i] > 0 and mask.any():
-            utilisation[kind] = float(f[mask].mean())
-    total_busy = float(f.sum())
-    pure = {kind: HOURS_PER_MONTH * (offer.fixed[i] * len(f) + offer.variable[i] * total_busy)
-            for i, kind in enumerate(offer.kinds) if not (kind == Layer.SPOT and offer.spot_cap is not None)}
-    if rental_staffing:
-        rented = {Layer.RESERVED, Layer.ON_DEMAND, Layer.SPOT, Layer.ALWAYS_ON}
-        if any(gpus.get(k) for k in rented):
-            cost["rental staffing"] = rental_staffing
-        for kind in rented & set(pure):
-            pure[kind] += rental_staffing
-    return Mix({str(k): v for k, v in gpus.items()}, {str(k): v for k, v in cost.items()},
-               {str(k): v for k, v in utilisation.items()}, {str(k): float(v) for k, v in pure.items()},
-               assignment, tuple(str(k) for k in offer.kinds), f, offer.prices)
-
-
-def _total(offer: _Offer, assignment: np.ndarray, f: np.ndarray) -> float:
-    return float(HOURS_PER_MONTH * np.sum(offer.hourly(assignment, f)))
-
-
-def _best_assignment(offer: _Offer, f: np.ndarray, gpus_per_server: int | None,
-                     forced: tuple[str, int] | None = None) -> np.ndarray:
-    """The cheapest assignment, owned GPUs in whole servers; if given, one kind forced to a level.
-
-    Every server count near the unconstrained optimum is tried (all of them up to 200 servers,
-    else ±50 around it), spot placed for each.
-    """
-    held, level = forced or (None, 0)
-    base = _assign(offer, f, held, level)
-    if Layer.OWN not in offer.index or held == Layer.OWN or not base.size:
-        return base
-    own = offer.index[Layer.OWN]
-    free = len(f) - level
-    guess = int(np.count_nonzero(base == own)) // gpus_per_server
-    most = int(np.ceil(max(free, 0) / gpus_per_server))
-    counts = range(0, most + 1) if most <= 200 else sorted({0, *range(max(0, guess - 50), min(most, guess + 50) + 1)})
-    rest = (_assign(offer, f, held, level, place_spot=False, without=Layer.OWN) if len(offer.kinds) > 1
-            else np.full(len(f), own))
-    keep = {Layer.OWN} | ({held} if held else set())
-    best, best_cost = None, np.inf
-    for servers in counts:
-        trial = rest.copy()
-        trial[level:min(level + servers * gpus_per_server, len(f))] = own
-        trial = _place_spot(offer, f, trial, keep)
-        c = _total(offer, trial, f)
-        if c < best_cost:
-            best, best_cost = trial, c
-    return best
-
-
-def _own_step(r: Resolved) -> int | None:
-    """GPUs owned capacity comes in: whole servers, and for a tokens workload whole replicas too."""
-    if "own" not in r.options:
-        return None
+def _own_fixed(r: Resolved, servers: np.ndarray) -> np.ndarray:
+    """Monthly cost of n owned servers at zero use (0 for none). [currency/month]"""
     own = r.options["own"]
-    return own.step_gpus if r.workload.kind == "tokens" else own.gpus_per_server
+    n = np.asarray(servers, dtype=float)
+    fixed = sum(np.asarray(v, dtype=float) for v in own_costs_at(own, np.maximum(n, 1e-300), 0.0).values())
+    return np.where(n > 0, fixed, 0.0)
 
 
-def _rental_staffing(r: Resolved) -> float:
-    """Monthly cost of the rental option's people and fees, paid once any rented kind is used."""
+def _own_capacity(o: Offer, servers: np.ndarray) -> np.ndarray:
+    """Demand n owned servers serve at the ceiling: whole fleet steps, spares excluded. [GPU busy]"""
+    steps = np.floor(np.asarray(servers, dtype=float) * o.gpus_per_server / o.own_step + 1e-9)
+    working = np.maximum(steps * o.own_step - o.spare, 0.0)
+    return np.where(working >= max(o.minimum, 1e-300), working, 0.0) * o.ceiling
+
+
+def _held_capacity(o: Offer, gpus: np.ndarray) -> np.ndarray:
+    """Demand g rented GPUs held every hour serve: whole replicas, spares excluded. [GPU busy]"""
+    g = np.asarray(gpus, dtype=float)
+    working = np.floor(np.maximum(g - o.spare, 0.0) / o.replica + 1e-9) * o.replica
+    return np.where(working >= max(o.minimum, 1e-300), working, 0.0) * o.ceiling
+
+
+def _rent_staffing(r: Resolved, gpus) -> np.ndarray:
     rent = r.options.get("rent")
     if rent is None or rent.staffing is None:
-        return 0.0
-    return float(staffing_month(rent.staffing, rent.gpu_count or 0))
+        return np.zeros_like(np.asarray(gpus, dtype=float))
+    return np.asarray(staffing_month(rent.staffing, np.asarray(gpus, dtype=float)), dtype=float) \
+        + np.zeros_like(np.asarray(gpus, dtype=float))
 
 
-def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None) -> Mix:
-    """The cheapest mix of capacity for the scenario's demand profile (screening curves).
+# --- the dispatch -----------------------------------------------------------------------------------------
+
+class _Dispatch:
+    """Monthly cost of every (owned servers, rented GPUs held) pair for one demand series."""
+
+    def __init__(self, r: Resolved, o: Offer, series: np.ndarray):
+        self.r, self.o, self.d = r, o, np.asarray(series, dtype=float)
+        count = len(self.d)
+        inf = np.full(count, np.inf)
+        od = inf if o.on_demand_price is None else np.full(count, o.on_demand_price)
+        api = inf if o.api_prices is None else o.api_prices
+        self.flexible = np.minimum(od, api)                  # cheapest kind paid by use, each hour
+        self.spot = None if o.spot_price is None else np.minimum(o.spot_price, self.flexible)
+        self.od_hours = od <= api                            # on-demand chosen in these hours
+        self.spot_hours = None if o.spot_price is None else o.spot_price < self.flexible
+        finite = np.isfinite(self.flexible)
+        self.peak = float(self.d.max()) if count else 0.0
+        # without a kind paid by use (but capped spot), held capacity must reach the peak less spot's cap
+        self.held_must_reach = None
+        if not finite.all() and not (o.spot_price is not None and o.spot_cap is None):
+            self.held_must_reach = self.peak - ((o.spot_cap or 0.0) * o.ceiling if o.spot_price is not None else 0.0)
+        self.od_peak = float(self.d[self.od_hours & finite].max()) if (self.od_hours & finite).any() else 0.0
+        self.spot_peak = (float(self.d[self.spot_hours].max()) if self.spot_hours is not None
+                          and self.spot_hours.any() else 0.0)
+
+    def _served(self, levels, weights=None):
+        return formulas.served_below(self.d, levels, weights)
+
+    def _flexible_cost(self, level: np.ndarray) -> np.ndarray:
+        """730 × the mean cost an hour of the demand above ``level``, paid by use. [currency/month]"""
+        o, d = self.o, self.d
+        if self.spot is None or (o.spot_cap is not None and o.spot_cap <= 0):
+            flex = np.where(np.isfinite(self.flexible), self.flexible, 0.0)
+            return HOURS_PER_MONTH * (float(np.mean(flex * d)) - self._served(level, flex))
+        cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
+        spot_w = np.where(np.isfinite(self.spot), self.spot, 0.0)
+        flex = np.where(np.isfinite(self.flexible), self.flexible, 0.0)
+        top = level + cap
+        slice_cost = self._served(top, spot_w) - self._served(level, spot_w)
+        above = float(np.mean(flex * d)) - self._served(top, flex) if np.isfinite(cap) else 0.0
+        return HOURS_PER_MONTH * (slice_cost + above)
+
+    def cost(self, servers, held) -> np.ndarray:
+        """Monthly cost of the mix with ``servers`` owned and ``held`` rented GPUs; inf where demand goes unserved."""
+        r, o = self.r, self.o
+        servers, held = np.broadcast_arrays(np.asarray(servers, dtype=float), np.asarray(held, dtype=float))
+        c_own = _own_capacity(o, servers) if o.own_step is not None else np.zeros_like(servers)
+        c_held = _held_capacity(o, held) if o.held_kind is not None else np.zeros_like(held)
+        level = c_own + c_held
+        total = np.zeros_like(level)
+        if o.own_step is not None:
+            total += _own_fixed(r, servers) + HOURS_PER_MONTH * o.own_variable * (
+                self._served(level) - self._served(c_held))
+        if o.held_kind is not None:
+            total += held * o.held_price * HOURS_PER_MONTH
+        total += self._flexible_cost(level)
+        total += self._staffing(held, level)
+        if self.held_must_reach is not None:
+            total = np.where(level < self.held_must_reach - 1e-9, np.inf, total)
+        return total
+
+    def _staffing(self, held: np.ndarray, level: np.ndarray) -> np.ndarray:
+        """The rent option's staff for the GPUs rented (held, and by use at the busiest hour), if any is rented."""
+        o = self.o
+        flexible_peak = np.maximum(self.od_peak - level, 0.0)
+        if self.spot_hours is not None:
+            cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
+            flexible_peak = np.maximum(flexible_peak, np.minimum(np.maximum(self.spot_peak - level, 0.0), cap))
+        by_use = np.where(flexible_peak > 0,
+                          formulas.whole_units(flexible_peak / o.ceiling, o.replica) * o.replica, 0.0)
+        rented = np.where(held > 0, held, 0.0) + by_use + np.where((held == 0) & (by_use > 0), o.spare, 0.0)
+        return np.where(rented > 0, _rent_staffing(self.r, rented), 0.0)
+
+    def hourly(self, servers: float, held: float) -> tuple[dict[str, np.ndarray], float]:
+        """Demand each kind serves in each hour, and the mix's rented GPUs for the staff."""
+        o, d = self.o, self.d
+        c_own = float(_own_capacity(o, np.array(servers))) if o.own_step is not None else 0.0
+        c_held = float(_held_capacity(o, np.array(held))) if o.held_kind is not None else 0.0
+        found: dict[str, np.ndarray] = {}
+        by_held = np.minimum(d, c_held)
+        if o.held_kind is not None and held > 0:
+            found[o.held_kind] = by_held
+        by_own = np.minimum(d, c_own + c_held) - by_held
+        if o.own_step is not None and servers > 0:
+            found[Layer.OWN] = by_own
+        rest = d - by_held - by_own
+        if self.spot is not None:
+            cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
+            spot = np.where(self.spot_hours, np.minimum(rest, cap), 0.0)
+            rest = rest - spot
+            found[Layer.SPOT] = spot
+        if o.on_demand_price is not None:
+            found[Layer.ON_DEMAND] = np.where(self.od_hours, rest, 0.0)
+        if o.api_option is not None:
+            found[Layer.API] = np.where(self.od_hours, 0.0, rest)
+        return {k: v for k, v in found.items() if k in (Layer.OWN, o.held_kind) or v.any()}, c_own + c_held
+
+
+def _grid(o: Offer, r: Resolved, peak: float) -> tuple[np.ndarray, np.ndarray]:
+    """Owned server counts and rented GPU counts to try: 0 up to the peak's need, and the pure options' counts."""
+    need = peak / o.ceiling
+    servers = np.zeros(1)
+    if o.own_step is not None:
+        steps = int(np.ceil((need + o.spare + max(o.minimum - need, 0)) / o.own_step - 1e-9)) + 1
+        pure = float(own_servers_for(r, need))
+        servers = np.unique(np.concatenate([np.arange(steps + 1) * o.own_step / o.gpus_per_server, [pure]]))
+    held = np.zeros(1)
+    if o.held_kind is not None:
+        replicas = int(np.ceil(max(need, o.minimum) / o.replica - 1e-9)) + 1
+        pure = float(rent_gpus_for(r, need))
+        held = np.unique(np.concatenate([[0.0], np.arange(1, replicas + 1) * o.replica + o.spare, [pure]]))
+    return servers, held
+
+
+def _search(dispatch: _Dispatch, servers: np.ndarray, held: np.ndarray, fixed: dict[str, float] | None = None
+            ) -> tuple[float, float, float]:
+    """The cheapest (servers, held) pair, exhaustively or on a coarse grid refined around its best."""
+    if fixed:
+        servers = np.array([fixed["servers"]]) if "servers" in fixed else servers
+        held = np.array([fixed["held"]]) if "held" in fixed else held
+
+    def best_of(s: np.ndarray, h: np.ndarray) -> tuple[float, float, float]:
+        costs = dispatch.cost(s[:, None], h[None, :])
+        i, j = np.unravel_index(int(np.argmin(costs)), costs.shape)
+        return float(s[i]), float(h[j]), float(costs[i, j])
+
+    if servers.size * held.size <= GRID_LIMIT:
+        return best_of(servers, held)
+    side = int(np.sqrt(GRID_LIMIT))
+    coarse_s = servers[np.unique(np.linspace(0, servers.size - 1, min(side, servers.size)).round().astype(int))]
+    coarse_h = held[np.unique(np.linspace(0, held.size - 1, min(side, held.size)).round().astype(int))]
+    s0, h0, _ = best_of(coarse_s, coarse_h)
+    ds = max(1, servers.size // coarse_s.size + 1)
+    dh = max(1, held.size // coarse_h.size + 1)
+    i, j = int(np.searchsorted(servers, s0)), int(np.searchsorted(held, h0))
+    return best_of(servers[max(0, i - ds):i + ds + 1], held[max(0, j - dh):j + dh + 1])
+
+
+# --- the mix ----------------------------------------------------------------------------------------------
+
+def pure_costs(scenario: Scenario | Resolved, series: np.ndarray | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+    """Each kind of capacity alone serving the hourly demand, as the options buy it. [currency/month]
+
+    Own: the servers the peak needs (whole replicas, spare replicas, at least the configured
+    count); rented 24/7 and reserved: the GPUs the peak needs in whole replicas plus spares, at
+    least the configured count; on-demand: the busy GPU-hours; spot (only when uncapped): the
+    busy GPU-hours at the spot price; each API option: its tokens, each hour at its price.
+    The rent option's staffing is counted with each rented kind, for the GPUs it rents at the
+    peak. Broadcasts over sampled inputs (the demand then has shape (samples, hours)).
+
+    Returns
+    -------
+    tuple of dict
+        Kind (each API option by its option name) → monthly cost, and → the offer named.
+    """
+    r = as_resolved(scenario)
+    d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
+    names = offer_names(r)
+    peak = d.max(axis=-1) if d.shape[-1] else np.zeros(d.shape[:-1])
+    busy = HOURS_PER_MONTH * d.mean(axis=-1)
+    need = peak / ceiling_of(r)
+    costs: dict[str, Any] = {}
+    if "own" in r.options:
+        own = r.options["own"]
+        costs[Layer.OWN] = sum(np.asarray(v, dtype=float)
+                               for v in own_costs_at(own, own_servers_for(r, need), busy).values())
+    if "rent" in r.options:
+        rent = r.options["rent"]
+        gpus = np.asarray(rent_gpus_for(r, need), dtype=float)
+        staff = _rent_staffing(r, gpus)
+        if rent.billing == "always_on":
+            costs[Layer.ALWAYS_ON] = gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH + staff
+        else:
+            costs[Layer.ON_DEMAND] = rent.price_per_gpu_hour * busy + staff
+        if rent.reserved is not None:
+            costs[Layer.RESERVED] = gpus * rent.reserved.price_per_gpu_hour * HOURS_PER_MONTH + staff
+        spot_allowed = r.workload.kind != "tokens" or r.scenario.workload.interruptible
+        if rent.spot is not None and rent.spot.max_gpus is None and spot_allowed:
+            costs[Layer.SPOT] = rent.spot.price_per_gpu_hour * busy + staff
+    if r.workload.kind == "tokens":
+        for name, option in r.options.items():
+            if option.kind == "api":
+                costs[name] = HOURS_PER_MONTH * np.mean(_api_hour_prices(r, name, d.shape[-1]) * d, axis=-1)
+    costs = {k: (float(v) if np.ndim(v) == 0 else v) for k, v in costs.items()}
+    return costs, {k: names[k] for k in costs}
+
+
+def _layers(r: Resolved, o: Offer, dispatch: _Dispatch, servers: float, held: float) -> tuple[dict[str, MixLayer], float]:
+    hourly, _level = dispatch.hourly(servers, held)
+    names = offer_names(r)
+    d = dispatch.d
+    work = float(d.sum())
+    layers: dict[str, MixLayer] = {}
+    for kind, served in hourly.items():
+        busy = HOURS_PER_MONTH * float(served.mean())
+        share = float(served.sum()) / work if work > 0 else 0.0
+        if kind == Layer.OWN:
+            gpus = int(round(servers * o.gpus_per_server))
+            capacity = float(_own_capacity(o, np.array(servers)))
+            cost = float(_own_fixed(r, np.array(servers))) + o.own_variable * busy
+            layers[kind] = MixLayer(kind, names[kind], int(round(servers)), "servers", gpus, capacity, busy, share,
+                                    cost, busy / (gpus * HOURS_PER_MONTH) if gpus else None)
+        elif kind == o.held_kind:
+            gpus = int(round(held))
+            layers[kind] = MixLayer(kind, names[kind], gpus, "GPU", gpus, float(_held_capacity(o, np.array(held))),
+                                    busy, share, held * o.held_price * HOURS_PER_MONTH,
+                                    busy / (gpus * HOURS_PER_MONTH) if gpus else None)
+        elif kind == Layer.API:
+            cost = HOURS_PER_MONTH * float(np.mean(o.api_prices * served))
+            layers[kind] = MixLayer(kind, names[o.api_option], 0, "", 0, None, busy, share, cost, None)
+        else:
+            price = o.spot_price if kind == Layer.SPOT else o.on_demand_price
+            top = float(served.max()) if served.size else 0.0
+            gpus = int(formulas.whole_units(top / o.ceiling, o.replica) * o.replica) if top > 0 else 0
+            layers[kind] = MixLayer(kind, names[kind], 0, "", gpus, None, busy, share, price * busy, None)
+    staffing = float(dispatch._staffing(np.array(held), np.array(_level))) if any(
+        k in layers for k in (Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT)) else 0.0
+    return layers, staffing
+
+
+def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None, own_servers: float | None = None,
+                 held_gpus: float | None = None) -> Mix:
+    """The cheapest mix of capacity for the scenario's demand profile, each kind bought as it is sold.
 
     Parameters
     ----------
     scenario
-        A scenario with a demand profile and at least two kinds of capacity.
+        A scenario with at least one kind of capacity.
     series
-        Hourly demand; default :func:`hourly_demand`. [GPU]
+        Hourly demand; default :func:`hourly_demand`. [GPU busy]
+    own_servers, held_gpus
+        Hold the owned servers or the rented GPUs at these counts; the rest is chosen. [servers], [GPU]
 
     Returns
     -------
@@ -243,57 +484,41 @@ def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None
 
     Notes
     -----
-    For each GPU k the cost per hour of kind i is F_i + V_i · f_k; the cheapest kind is
-    taken for every k at once (one vectorised argmin over GPUs and kinds). Monthly cost =
-    730 × Σ_k (F + V · f_k). Owned GPUs come in whole servers: server counts around the
-    unconstrained optimum are tried and the cheapest kept.
+    See the module's docstring: every pair of owned server count and rented GPU count up to
+    the peak's need (and the pure options' counts) is evaluated in one vectorised call.
     """
     r = as_resolved(scenario)
-    demand = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
-    prices = layer_prices(r)
-    if not prices:
-        raise ValueError("the scenario offers no kind of capacity")
-    offer = _Offer(prices)
-    f = formulas.busy_shares(demand)
-    per_server = _own_step(r)
-    staffing = _rental_staffing(r)
-    best = _mix(offer, _best_assignment(offer, f, per_server), f, staffing)
-    unrented = {k: p for k, p in prices.items() if k in (Layer.OWN, Layer.API)}
-    if staffing and unrented and len(unrented) < len(prices):
-        # The rental's staff is paid once any rented kind is used: the mix without rentals may be cheaper.
-        alone = _Offer(unrented)
-        mapped = np.array([offer.index[k] for k in alone.kinds])[_best_assignment(alone, f, per_server)]
-        other = _mix(offer, mapped, f, staffing)
-        if other.total < best.total:
-            best = other
-    return best
+    d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
+    o = offer(r, d)
+    dispatch = _Dispatch(r, o, d)
+    servers, held = _grid(o, r, float(d.max()) if d.size else 0.0)
+    fixed = {k: v for k, v in (("servers", own_servers), ("held", held_gpus)) if v is not None}
+    s, h, _ = _search(dispatch, servers, held, fixed)
+    layers, staffing = _layers(r, o, dispatch, s, h)
+    pure, names = pure_costs(r, d)
+    hourly, _ = dispatch.hourly(s, h)
+    return Mix(layers, staffing, pure, names, {k: v for k, v in hourly.items() if k in layers}, d, o.ceiling)
 
 
-def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None,
-                       points: int = 200) -> tuple[np.ndarray, np.ndarray]:
-    """Monthly cost of the mix with ``kind`` held at a level of GPUs, the rest at its cheapest. [currency/month]
-
-    The rest is assigned by the same rules as :func:`cheapest_mix` (spot limits included).
-    Up to ``points`` levels between 0 and the peak are evaluated.
+def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Monthly cost of the cheapest mix with ``kind`` (own or the held rental) at each level. [currency/month]
 
     Returns
     -------
     tuple of numpy.ndarray
-        The levels [GPU] and the monthly cost at each.
+        The levels [GPU held: owned servers × GPUs per server, or rented GPUs] and the monthly
+        cost of the cheapest mix at each, the rest chosen as :func:`cheapest_mix` chooses it.
     """
     r = as_resolved(scenario)
-    demand = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
-    offer = _Offer(layer_prices(r))
-    f = formulas.busy_shares(demand)
-    levels = np.unique(np.linspace(0, len(f), min(points, len(f) + 1)).round().astype(int))
-    per_server = _own_step(r)
-    if kind == Layer.OWN:   # owned capacity comes in whole servers
-        levels = np.unique(np.minimum(np.round(levels / per_server) * per_server,
-                                      len(f) // per_server * per_server + per_server)).astype(int)
-    staffing = _rental_staffing(r)
-    costs = np.array([_mix(offer, _best_assignment(offer, f, per_server, (kind, int(level))), f, staffing).total
-                      for level in levels])
-    return levels, costs
+    d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
+    o = offer(r, d)
+    dispatch = _Dispatch(r, o, d)
+    servers, held = _grid(o, r, float(d.max()) if d.size else 0.0)
+    costs = dispatch.cost(servers[:, None], held[None, :])
+    if kind == Layer.OWN:
+        return (servers * (o.gpus_per_server or 0)).round().astype(int), costs.min(axis=1)
+    return held.round().astype(int), costs.min(axis=0)
 
 
 def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
@@ -308,3 +533,7 @@ def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
         per_gpu = HOURS_PER_MONTH / float(gpu_hours_used(r, 1.0))     # tokens/day one GPU busy all day serves
         replica = r.workload.gpus_per_replica
     return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series, per_gpu, replica)
+
+
+__all__ = ["GRID_LIMIT", "Offer", "cheapest_mix", "cost_against_level", "hourly_demand", "mix_result", "offer",
+           "offer_names", "pure_costs", "steady_series", "LAYER_LABELS"]

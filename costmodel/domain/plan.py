@@ -5,7 +5,9 @@ Conventions:
 * demand in year y (y = 0, 1, …) is the scenario's demand profile × (1 + g)^y, g the
   finance block's ``trends.demand_growth_per_year`` (growth steps once a year);
 * each year's owned servers are those of the cheapest mix (:func:`costmodel.domain.mix.cheapest_mix`)
-  at that year's demand, never fewer than the year before (servers are not sold early);
+  at that year's demand, never fewer than the year before (servers are not sold early): whole
+  servers holding whole replicas, spares included, serving at most the utilisation ceiling;
+  the shortfall is rented (or sent to the API) at its cheapest;
 * the servers for year y are ordered and paid ``lead_time_months`` before the year starts
   (those for year 0 in month 0, online after the lead time, the work rented on demand
   meanwhile), at the hardware price trend of that month;
@@ -67,14 +69,14 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
     for y in range(count):
         series = base * (1.0 + growth) ** y
         mix = cheapest_mix(r, series)
-        wanted = int(round(mix.gpus.get(Layer.OWN, 0) / own.gpus_per_server))
+        owned = mix.layers.get(Layer.OWN)
+        wanted = owned.units if owned is not None else 0
+        if servers > wanted:            # kept from an earlier year: they serve what they can, the rest at its cheapest
+            mix = cheapest_mix(r, series, own_servers=float(servers))
+            owned = mix.layers.get(Layer.OWN)
         servers = max(servers, wanted)
-        own_hours = mix.utilisation.get(Layer.OWN, 0.0) * mix.gpus.get(Layer.OWN, 0) * HOURS_PER_MONTH
-        if servers > wanted:            # kept from an earlier year: they serve what they can of this year's demand
-            own_hours = float(np.minimum(series, servers * own.gpus_per_server).mean()) * HOURS_PER_MONTH
-        rented = float(sum(v for k, v in mix.cost.items() if k != Layer.OWN)) if servers == wanted else \
-            float(np.maximum(series - servers * own.gpus_per_server, 0).mean()) * HOURS_PER_MONTH \
-            * r.option("rent").price_per_gpu_hour
+        own_hours = owned.busy_gpu_hours if owned is not None else 0.0
+        rented = mix.total - (owned.cost if owned is not None else 0.0)
         years.append(PlanYear(y + 1, float(series.mean()) * HOURS_PER_MONTH, servers,
                               {str(k): int(v) for k, v in mix.gpus.items()}, rented, float(own_hours)))
     lines = {name: np.zeros(horizon) for name in (HARDWARE, RENTED, STAND_IN, RESALE)}
@@ -110,8 +112,21 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
     flows = {**{HARDWARE: lines[HARDWARE]}, **running,
              **{k: lines[k] for k in (RENTED, STAND_IN, RESALE) if np.any(lines[k])}}
     total = np.sum(np.stack(list(flows.values())), axis=0)
-    npv = formulas.npv_with_convention(total, fin.discount_rate_per_year, fin.npv.period, fin.npv.timing)
+    npv = formulas.npv_with_convention(total, fin.discount_rate_per_year, fin.npv.period, fin.npv.timing,
+                                       at_start=flows[HARDWARE])      # purchases at the start of their month
     return GrowthPlan(tuple(years), tuple(purchases), flows, float(total.sum()), float(npv))
+
+
+def plan_words(plan: GrowthPlan) -> str:
+    """The plan in words: "buy 2 servers in month 0, 1 more in month 12; rent the rest in years 2, 3"."""
+    if not plan.purchases:
+        return "buy no servers; rent all the work"
+    buys = [f"{n} server{'s' if n > 1 else ''} in month {m}" if i == 0 else f"{n} more in month {m}"
+            for i, (m, n, _p) in enumerate(plan.purchases)]
+    rented = [y.year for y in plan.years if y.rented_per_month > 0]
+    rest = (f"; rent the rest in year{'s' if len(rented) > 1 else ''} " + ", ".join(map(str, rented))) if rented \
+        else "; nothing rented once they are online"
+    return f"buy {', '.join(buys)}{rest}"
 
 
 def _volume_for(r: Resolved, gpu_hours: float) -> float:
@@ -120,4 +135,4 @@ def _volume_for(r: Resolved, gpu_hours: float) -> float:
     return gpu_hours / per_volume if per_volume > 0 else 0.0
 
 
-__all__ = ["growth_plan"]
+__all__ = ["growth_plan", "plan_words"]

@@ -1,10 +1,11 @@
 """Many scenarios at once: one tidy portfolio row per scenario or per point of a sweep.
 
-A row holds the scenario, the swept inputs' values, the monthly cost of each option, the
-cheapest option and its margin over the runner-up, the break-even volume of every pair of
-options, the NPV and TCO of every option where the scenario has a ``finance`` block, the
-unsourced estimates it rests on (warnings) and, for a scenario that could not be evaluated,
-its error.
+A row holds the scenario, the swept inputs' values, the monthly cost of each option (the
+monthly view), the decision (its measure, the winner, its label, the runner-up and the margin
+on that measure: :func:`costmodel.domain.decision.decide`, the same answer ``compare`` gives),
+the break-even volume of every pair of options, the NPV and TCO of every option where the
+scenario has a ``finance`` block, the unsourced estimates it rests on (warnings) and, for a
+scenario that could not be evaluated, its error.
 
 A sweep of one scenario's numeric inputs is evaluated in ONE vectorised call per chunk of
 points (:func:`sweep_columns`): the inputs are replaced by arrays
@@ -35,7 +36,8 @@ from ..schema import Scenario
 from .compare import compare
 from .costs import monthly_cost
 from .finance import present_values
-from .uncertainty import bounds, numeric_inputs
+from .decision import labels, measure_of, reserved_gpus_of
+from .uncertainty import bounds, numeric_inputs, option_costs
 
 GRID_POINTS = 41
 """Volumes (0 to 10 × the point's volume, a quarter of it apart) on which a sweep's break-evens are first located."""
@@ -53,6 +55,11 @@ PAIRS = tuple(itertools.combinations(OPTIONS, 2))
 """Option pairs in column order."""
 
 
+DECISION_COLUMNS = ("decision_measure", "winner", "winner_label", "runner_up", "margin")
+"""The decision's columns: its measure, the winning candidate (id and label), the runner-up, the margin on the
+measure [reporting currency, or per month for the monthly measures]."""
+
+
 def cost_column(option: str) -> str:
     """Column of an option's monthly cost [reporting currency/month]."""
     return f"cost_{option}"
@@ -66,7 +73,7 @@ def break_even_column(a: str, b: str) -> str:
 def base_columns() -> list[str]:
     """Every column of a portfolio table but the swept inputs, in order."""
     return (["scenario", "point", "title", "volume", "volume_unit", "currency"]
-            + [cost_column(o) for o in OPTIONS] + ["cheapest", "runner_up", "margin"]
+            + [cost_column(o) for o in OPTIONS] + list(DECISION_COLUMNS)
             + [break_even_column(a, b) for a, b in PAIRS]
             + [f"npv_{o}" for o in OPTIONS] + [f"tco_{o}" for o in OPTIONS] + ["warnings", "error"])
 
@@ -94,7 +101,9 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
     for option in names:
         found = result.options.get(option)
         row[cost_column(option)] = None if found is None else found.monthly_cost
-    row.update(cheapest=result.cheapest, runner_up=result.runner_up, margin=result.margin)
+    d = result.decision
+    row.update(decision_measure=d.measure, winner=d.winner, winner_label=d.winning.label, runner_up=d.runner_up,
+               margin=d.margin)
     for a, b in PAIRS:
         row[break_even_column(a, b)] = None
     for pair in result.break_evens:
@@ -196,9 +205,10 @@ def sweep_columns(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray
     -------
     dict
         Column → array or list, one entry per point; the swept inputs come first, under their
-        paths. Break-evens with none in the range are None; so are NPV and TCO (computed per
-        point only for scenarios with a finance block, where they are a loop over the points:
-        :func:`~costmodel.domain.finance.present_values`, about 1 ms a point).
+        paths. Break-evens with none in the range are None; so are NPV and TCO without a
+        finance block. The decision columns rank the candidates on the scenario's measure, as
+        :func:`costmodel.domain.decision.decide` does (the cheapest mix and the capacity plan
+        are searched per scenario, not per point, and are left out of a sweep).
     """
     r = as_resolved(scenario)
     n = len(next(iter(values.values())))
@@ -212,20 +222,27 @@ def sweep_columns(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray
                volume=volume[:, 0].copy(), volume_unit=[r.volume_unit] * n, currency=[r.currency] * n)
     for option in OPTIONS:
         out[cost_column(option)] = costs.get(option, [None] * n)
-    stack = np.stack([costs[o] for o in options])
+    measure = measure_of(r)
+    figures = {c: np.broadcast_to(v, (n,)) for c, v in option_costs(r, values, measure).items()}
+    candidates = list(figures)
+    stack = np.stack([figures[c] for c in candidates])
     order = np.argsort(stack, axis=0, kind="stable")
-    labels = np.array(options, dtype=object)
-    out["cheapest"], out["runner_up"] = list(labels[order[0]]), list(labels[order[1]])
-    sorted_costs = np.take_along_axis(stack, order, axis=0)
-    out["margin"] = sorted_costs[1] - sorted_costs[0]
+    ids = np.array(candidates, dtype=object)
+    named = labels(r, measure, figures, reserved_gpus=reserved_gpus_of(r) if "rent" in r.options else None)
+    sorted_figures = np.take_along_axis(stack, order, axis=0)
+    out["decision_measure"] = [str(measure)] * n
+    out["winner"] = list(ids[order[0]])
+    out["winner_label"] = [named[c] for c in ids[order[0]]]
+    out["runner_up"] = list(ids[order[1]]) if len(candidates) > 1 else [None] * n
+    out["margin"] = sorted_figures[1] - sorted_figures[0] if len(candidates) > 1 else [None] * n
     out.update(_sweep_break_evens(s, options, volume, n))
     finance_columns = {f"{k}_{o}": [None] * n for k in ("npv", "tco") for o in OPTIONS}
-    if r.finance is not None and "own" in r.options:
-        for i in range(n):          # cash flows month by month: one point at a time (about 1 ms each)
-            npv, tco = present_values(resolve(r, values={p: float(v[i]) for p, v in values.items()}))
-            for o in OPTIONS:
-                finance_columns[f"npv_{o}"][i] = npv.get(o)
-                finance_columns[f"tco_{o}"][i] = tco.get(o)
+    if r.finance is not None:
+        npv, tco = present_values(s)        # the cash flows of every point at once (samples × months)
+        for o in OPTIONS:
+            if o in npv:
+                finance_columns[f"npv_{o}"] = np.broadcast_to(npv[o], (n,)).astype(float)
+                finance_columns[f"tco_{o}"] = np.broadcast_to(tco[o], (n,)).astype(float)
     out.update(finance_columns)
     out["warnings"] = ["; ".join(f"unsourced estimate: {e}" for e in r.estimates) or None] * n
     out["error"] = [None] * n

@@ -32,10 +32,14 @@ payments are not either (the hardware is depreciated instead; the interest in th
 a conservative simplification). An operating lease's payments are expenses."""
 
 
-def useful_life(r: Resolved) -> int:
-    """Months after which the own hardware is bought again: the finance block's, else the depreciation period."""
+def useful_life(r: Resolved):
+    """Months after which the own hardware is bought again: the finance block's, else the depreciation period.
+
+    Whole months (an int, or an int array for a sampled depreciation period).
+    """
     life = r.finance.useful_life_months
-    return int(life if life is not None else r.option("own").depreciation_months)
+    months = np.floor(np.asarray(life if life is not None else r.option("own").depreciation_months, dtype=float))
+    return int(months) if months.ndim == 0 else months.astype(int)
 
 
 def tax_depreciation_shares(r: Resolved, months: int) -> np.ndarray:

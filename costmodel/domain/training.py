@@ -107,6 +107,27 @@ def plausibility_warnings(run: TrainingInputs, mfu_by_stage: dict[str, float | N
     return found
 
 
+def run_gpu_hours(run: TrainingInputs):
+    """GPU-hours to pay for a run: each stage's, divided by the goodput where stated by a rate. [GPU-h]
+
+    Broadcasts over sampled inputs.
+    """
+    goodput = checkpointing(run)[2]
+    return sum(_stage_hours(stage, run, goodput)[2] for stage in run.stages)
+
+
+def run_costs(scenario: Scenario | Resolved) -> dict[str, object]:
+    """The cost of the whole run with each option: its monthly cost busy all month × the run's months. [currency]
+
+    Broadcasts over sampled inputs (MFU, prices, tokens): each cost is then an array.
+    """
+    r = as_resolved(scenario)
+    run = r.workload.training
+    months = run_gpu_hours(run) / run.cluster_gpus / HOURS_PER_MONTH
+    return {option: sum(np.asarray(v, dtype=float) for v in monthly_cost_components(r, option, r.volume).values())
+            * months for option in r.options}
+
+
 def training_run(scenario: Scenario | Resolved) -> TrainingRun:
     """Work out the scenario's training run and what it costs with each option.
 

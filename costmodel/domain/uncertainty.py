@@ -3,12 +3,17 @@
 Every analysis runs through the same calculator as everything else. An input is named by
 its path (:mod:`costmodel.schema.inputs`); :func:`with_values` resolves the scenario with
 inputs replaced by numbers or by numpy arrays of samples, and the cost functions broadcast,
-so N samples are one vectorised call, not a loop.
+so N samples are one vectorised call, not a loop (samples take a trailing axis of length 1,
+shape (N, 1), so that they broadcast against the months of a horizon's cash flows too).
 
-The decision metric is the monthly cost, at the scenario's volume, of the tracked option
+The decision metric is on the scenario's decision measure
+(:func:`costmodel.domain.decision.measure_of`): the present value of costs with a finance
+block, the cost of the run for a training workload, the monthly cost hour by hour with a
+demand profile, the monthly cost at the volume otherwise. It is the tracked option's figure
 (``uncertainty.option``; default own, else the first option) minus the cheapest other
-option [reporting currency/month]: negative when the tracked option is the cheapest. Its
-savings are minus the metric.
+candidate's (the rent option's other ways to pay among them) [reporting currency, or per
+month]: negative when the tracked option is the cheapest. Its savings are minus the metric.
+The cheapest mix and the capacity plan are not sampled (they are searched, not computed).
 
 References
 ----------
@@ -34,7 +39,6 @@ from ..results import InputBreakEven, MonteCarlo, SobolIndices, TornadoBar
 from ..schema import Distribution, Scenario
 from ..schema.inputs import THROUGHPUT_INPUT, Bounds, input_paths
 from ..schema.inputs import bounds as schema_bounds
-from .costs import monthly_cost
 
 NOT_VARYING = 1e-9
 """Relative spread below which an output counts as not varying (Sobol indices then not defined)."""
@@ -118,18 +122,60 @@ def tracked_option(scenario: Scenario | Resolved) -> str:
     return "own" if "own" in r.options else next(iter(r.options))
 
 
-def option_costs(scenario: Scenario | Resolved) -> dict[str, np.ndarray]:
-    """Monthly cost of each option at the scenario's volume (arrays where inputs are samples)."""
+def measure_unit(scenario: Scenario | Resolved) -> str:
+    """Unit of the decision measure: the reporting currency, or the currency a month."""
+    from ..results import Measure
+    from .decision import measure_of
+
     r = as_resolved(scenario)
-    costs = {o: np.asarray(monthly_cost(r, o, r.volume), dtype=float) for o in r.options}
-    shape = np.broadcast_shapes(*(c.shape for c in costs.values()))
-    return {o: np.broadcast_to(c, shape) for o, c in costs.items()}
+    return r.currency if measure_of(r) in (Measure.PRESENT_VALUE, Measure.RUN_COST) else f"{r.currency}/month"
 
 
-def decision_metric(scenario: Scenario | Resolved, option: str | None = None) -> np.ndarray:
-    """Tracked option's monthly cost minus the cheapest other option's. [reporting currency/month]"""
+def sampled(scenario: Scenario | Resolved, values: Mapping[str, Any]) -> Resolved:
+    """The scenario with inputs replaced, each array given a trailing axis of length 1 (samples × 1)."""
+    return with_values(scenario, {p: (np.asarray(v, dtype=float)[..., None] if np.ndim(v) else v)
+                                  for p, v in values.items()})
+
+
+def option_costs(scenario: Scenario | Resolved, values: Mapping[str, Any] | None = None,
+                 measure: str | None = None) -> dict[str, np.ndarray]:
+    """Every candidate's figure on the decision measure, one per sample of ``values``.
+
+    Parameters
+    ----------
+    scenario
+        The scenario (scalar inputs).
+    values
+        Input path → samples, each a 1-D array of the same length (or a number); None: the
+        scenario's own inputs.
+    measure
+        The measure; default the scenario's (:func:`costmodel.domain.decision.measure_of`).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Candidate id → shape (N,) (shape () without samples). [reporting currency, or per month]
+    """
+    from .decision import measure_figures, measure_of, present_value_figures, reserved_gpus_of
+
+    r = as_resolved(scenario)
+    measure = measure or measure_of(r)
+    s = r if not values else sampled(r, values)
+    if measure == "present_value" and "rent" in r.options and r.options["rent"].reserved is not None:
+        figures = present_value_figures(s, reserved_gpus=reserved_gpus_of(r))
+    else:
+        figures = measure_figures(s, measure)
+    arrays = {o: np.asarray(c, dtype=float) for o, c in figures.items()}
+    arrays = {o: (c[..., 0] if c.ndim and c.shape[-1] == 1 else c) for o, c in arrays.items()}
+    shape = np.broadcast_shapes(*(c.shape for c in arrays.values()))
+    return {o: np.broadcast_to(c, shape) for o, c in arrays.items()}
+
+
+def decision_metric(scenario: Scenario | Resolved, option: str | None = None,
+                    values: Mapping[str, Any] | None = None) -> np.ndarray:
+    """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [currency or per month]"""
     option = option or tracked_option(scenario)
-    costs = option_costs(scenario)
+    costs = option_costs(scenario, values)
     others = np.min(np.stack([c for o, c in costs.items() if o != option]), axis=0)
     return costs[option] - others
 
@@ -138,7 +184,7 @@ def decision_metric(scenario: Scenario | Resolved, option: str | None = None) ->
 
 def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high: float, option_a: str | None = None,
                      option_b: str | None = None) -> InputBreakEven:
-    """The value of an input in [low, high] at which two options cost the same each month.
+    """The value of an input in [low, high] at which two options cost the same on the decision measure.
 
     Parameters
     ----------
@@ -172,10 +218,10 @@ def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high:
     option_a = option_a or tracked_option(r)
 
     def differences(x):
-        s = with_values(r, {path: x})
         if option_b is None:
-            return decision_metric(s, option_a)
-        return monthly_cost(s, option_a, s.volume) - monthly_cost(s, option_b, s.volume)
+            return decision_metric(r, option_a, {path: x})
+        costs = option_costs(r, {path: x})
+        return costs[option_a] - costs[option_b]
 
     def difference(x: float) -> float:
         return float(np.asarray(differences(x)))
@@ -237,7 +283,7 @@ def tornado(scenario: Scenario | Resolved) -> list[TornadoBar]:
     base_metric = float(decision_metric(r))
     bars = []
     for path, (low, high) in tornado_ranges(r).items():
-        ends = decision_metric(with_values(r, {path: np.array([low, high])}))
+        ends = decision_metric(r, values={path: np.array([low, high])})
         ends = np.broadcast_to(ends, (2,))
         crossing = None
         if np.sign(ends[0]) != np.sign(ends[1]):
@@ -317,12 +363,17 @@ def monte_carlo(scenario: Scenario | Resolved, samples: int | None = None, seed:
     r = as_resolved(scenario)
     if r.uncertainty is None:
         raise ValueError("the scenario has no uncertainty block (distributions of inputs)")
+    from .decision import labels, measure_of, reserved_gpus_of
+
     drawn, clipped = draw_inputs(r, samples, seed)
     n = samples or r.uncertainty.samples
-    costs = {o: np.broadcast_to(c, (n,)) for o, c in option_costs(with_values(r, drawn)).items()}
+    measure = measure_of(r)
+    costs = {o: np.broadcast_to(c, (n,)) for o, c in option_costs(r, drawn, measure).items()}
     option = tracked_option(r)
     others = np.min(np.stack([c for o, c in costs.items() if o != option]), axis=0)
-    return MonteCarlo(costs, costs[option] - others, option, clipped)
+    named = labels(r, measure, costs, reserved_gpus=reserved_gpus_of(r) if "rent" in r.options else None)
+    return MonteCarlo(costs, costs[option] - others, option, clipped, str(measure), measure_unit(r),
+                      {o: named.get(o, r.label(o) if o in r.options else o) for o in costs})
 
 
 # --- Sobol --------------------------------------------------------------------------------------------
@@ -370,7 +421,7 @@ def sobol_indices(scenario: Scenario | Resolved) -> SobolIndices | None:
     problem = {"num_vars": len(names), "names": names, "bounds": bounds_, "dists": dists}
     x = sampler.sample(problem, settings.sobol_base_samples, calc_second_order=False, seed=settings.seed)
     values = {p: clip_to_bounds(r, p, x[:, i])[0] for i, p in enumerate(names)}
-    y = np.broadcast_to(decision_metric(with_values(r, values)), (x.shape[0],)).astype(float)
+    y = np.broadcast_to(decision_metric(r, values=values), (x.shape[0],)).astype(float)
     scale = max(float(np.max(np.abs(y))), 1e-300)
     if np.ptp(y) <= NOT_VARYING * scale:
         none = (None,) * len(names)

@@ -18,7 +18,7 @@ module                 formulas
 ``training``           6·N·D, GPU-hours at an MFU, MFU backed out, training state
 ``checkpoint``         job MTBF, Young and Daly intervals, goodput, steps, GPU-hours lost
 ``parallelism``        memory per GPU: ZeRO-sharded model state, activations
-``screening``          load-duration curve, busy shares, single-layer rule
+``screening``          load-duration curve, busy shares, single-layer rule, demand served below a level
 ``returns``            NPV conventions, IRR, MIRR, ROI, payback, Fisher, residual curves
 ``tax``                tax depreciation (straight line, declining balance, MACRS), shield
 ``roots``              roots in a bracket: vectorised scans, bisection
@@ -64,16 +64,16 @@ from .returns import (
     changes_sign,
     discounted,
     fisher_real_rate,
-    fractional_payback,
     irr,
     mirr,
     npv_with_convention,
+    payback,
     per_year,
     residual_share,
     roi,
     yearly_totals,
 )
-from .screening import busy_shares, load_duration_curve, single_layer_level
+from .screening import busy_shares, load_duration_curve, served_below, single_layer_level
 from .serving import (
     estimate_output_throughput,
     kv_cache_bytes_per_token,
@@ -102,7 +102,7 @@ __all__ = [
     "mfu_from_tokens_per_second", "wall_clock_gpu_hours", "zero_state_bytes_per_gpu",
     "embodied_per_month", "emissions_kg", "hourly_energy_cost", "joules_per_output_token", "meter_power_kw",
     "training_energy_mwh", "weekly_hour_prices", "wh_per_1000_tokens",
-    "changes_sign", "discounted", "fisher_real_rate", "fractional_payback", "irr", "mirr", "npv_with_convention",
+    "changes_sign", "discounted", "fisher_real_rate", "irr", "mirr", "npv_with_convention", "payback",
     "per_year", "residual_share", "roi", "yearly_totals", "declining_balance_shares", "depreciation_shares",
     "spread_yearly", "tax_shield", "lease_payment",
     "api_price_parts",
@@ -112,6 +112,6 @@ __all__ = [
     "gpus_per_server_step", "growth_factor", "interval_with_restart", "job_mtbf_hours", "kv_cache_bytes_per_token",
     "load_duration_curve", "loan_balance", "loan_payment", "mfu_from_gpu_hours", "min_gpus_for_training_state",
     "min_gpus_per_replica", "monthly_rate", "output_share", "present_value", "servers_needed",
-    "servers_with_spares", "single_layer_level", "staffing_cost", "straight_line_depreciation", "time_lost_fraction",
+    "served_below", "servers_with_spares", "single_layer_level", "staffing_cost", "straight_line_depreciation", "time_lost_fraction",
     "tokens_per_month", "training_flop", "training_gpu_hours", "weight_bytes", "whole_units", "young_interval",
 ]

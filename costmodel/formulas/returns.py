@@ -37,13 +37,14 @@ def yearly_totals(flows):
     return padded.reshape(flows.shape[:-1] + (years, MONTHS_PER_YEAR)).sum(axis=-1)
 
 
-def npv_with_convention(flows, yearly_rate, period="month", timing="begin"):
+def npv_with_convention(flows, yearly_rate, period="month", timing="begin", at_start=None):
     """Present value of monthly cash flows under a stated convention. [currency]
 
     Parameters
     ----------
     flows
-        Cash flow of each month 0 … H−1. [currency]
+        Cash flow of each month 0 … H−1, months on the last axis (leading axes, e.g. samples,
+        are kept). [currency]
     yearly_rate
         Effective yearly discount rate r, > −1. [1/year]
     period
@@ -52,12 +53,19 @@ def npv_with_convention(flows, yearly_rate, period="month", timing="begin"):
     timing
         ``"begin"``: the first period's flow at time 0, undiscounted — numpy-financial's
         ``npv(rate, values)``; ``"end"``: every flow at the end of its period, the first
-        discounted once — Excel's ``NPV(rate, value1, ...)``.
+        discounted once — Excel's ``NPV(rate, value1, ...)``; ``"capital_begin"``: the
+        investment (``at_start``) at the start of its period and every other flow at the end
+        — "investment at time 0, flows at period end", as spreadsheets ``=-I0 + NPV(r, F1:Fn)``
+        and ROI consoles state it.
+    at_start
+        For ``capital_begin``: the part of each month's flow paid at its start (capex, lease
+        payments in advance, up-front commitments), same shape as ``flows``; default none. [currency]
 
     Notes
     -----
-    begin: Σ_k F_k / (1 + i)^k, k = 0 … n−1; end: Σ_k F_k / (1 + i)^(k+1) = begin / (1 + i).
-    Excel's NPV with the first flow added outside, ``=F0 + NPV(i, F1:Fn)``, is the begin
+    begin: Σ_k F_k / (1 + i)^k, k = 0 … n−1; end: Σ_k F_k / (1 + i)^(k+1) = begin / (1 + i);
+    capital_begin: Σ_k S_k / (1 + i)^k + Σ_k (F_k − S_k) / (1 + i)^(k+1), S the flows at the
+    start. Excel's NPV with the first flow added outside, ``=F0 + NPV(i, F1:Fn)``, is the begin
     convention.
 
     Examples
@@ -66,19 +74,35 @@ def npv_with_convention(flows, yearly_rate, period="month", timing="begin"):
     2082.6446
     >>> round(npv_with_convention([100.0] * 24, 0.1, "year", "begin"), 4)  # 1200 + 1200/1.1
     2290.9091
+
+    Capex 1,200 at the start, 100 a month at each year's end: 1200 + 1200/1.1 + 1200/1.21
+
+    >>> round(npv_with_convention([1300.0] + [100.0] * 23, 0.1, "year", "capital_begin",
+    ...                           at_start=[1200.0] + [0.0] * 23), 4)
+    3282.6446
     """
-    if period not in ("month", "year") or timing not in ("begin", "end"):
-        raise ValueError(f"period must be month or year and timing begin or end, got {period!r}, {timing!r}")
-    if not yearly_rate > -1:
+    if period not in ("month", "year") or timing not in ("begin", "end", "capital_begin"):
+        raise ValueError(f"period must be month or year and timing begin, end or capital_begin, got {period!r}, "
+                         f"{timing!r}")
+    if not np.all(np.asarray(yearly_rate) > -1):
         raise ValueError(f"a yearly rate must be above -1, got {yearly_rate}")
     values = np.asarray(flows, dtype=float)
-    rate = float(yearly_rate)
+    start = np.zeros_like(values) if at_start is None else np.broadcast_to(np.asarray(at_start, dtype=float),
+                                                                            values.shape)
+    rate = np.asarray(yearly_rate, dtype=float)
     if period == "year":
-        values = yearly_totals(values)
+        values, start = yearly_totals(values), yearly_totals(start)
     else:
         rate = (1.0 + rate) ** (1.0 / MONTHS_PER_YEAR) - 1.0
-    pv = float(npf.npv(rate, values))
-    return pv / (1.0 + rate) if timing == "end" else pv
+    factors = (1.0 + rate[..., None]) ** -np.arange(values.shape[-1], dtype=float)
+    begin = np.sum(values * factors, axis=-1)
+    if timing == "begin":
+        pv = begin
+    elif timing == "end":
+        pv = begin / (1.0 + rate)
+    else:
+        pv = np.sum(start * factors, axis=-1) + np.sum((values - start) * factors, axis=-1) / (1.0 + rate)
+    return float(pv) if np.ndim(pv) == 0 else pv
 
 
 def changes_sign(flows) -> bool:
@@ -160,36 +184,59 @@ def roi(net_gain, investment):
     return None if investment <= 0 else net_gain / investment
 
 
-def fractional_payback(gains):
-    """Periods until the cumulative gains reach zero, interpolated within the period; None: never. [periods]
+def payback(at_start, at_end, rate_per_period=0.0):
+    """Periods until the cumulative gains turn non-negative for good, interpolated; None: never. [periods]
 
     Parameters
     ----------
-    gains
-        Gain each period, the first at time 0 (numpy-financial's timing). [currency]
+    at_start
+        Gain at the start of each period 0 … n−1 (an investment is a negative gain). [currency]
+    at_end
+        Gain at the end of each period (the period's savings). [currency]
+    rate_per_period
+        Discount rate for the discounted payback; 0 for the simple payback. [1/period]
 
     Notes
     -----
-    With cumulative gains S_k = Σ_{j ≤ k} G_j and k the first index with S_k ≥ 0:
-    payback = (k − 1) + (−S_{k−1}) / G_k, the textbook "years before full recovery plus
-    unrecovered cost / cash flow of the year of recovery"; 0 when S_0 ≥ 0.
+    The position just after period k's start is A_k = Σ_{j ≤ k} S_j + Σ_{j < k} E_j and at its
+    end B_k = A_k + E_k; within the period it moves linearly from A_k to B_k (savings accrue
+    evenly). The payback is where the position last crosses zero: with k the last period in
+    which it is below zero, k + (−A_k) / (B_k − A_k) when B_k ≥ 0, else k + 1 (the next
+    period starts at or above zero); 0 when it is never below zero; None when B_{n−1} < 0.
+    An option cheaper only for a while, then dearer for good, never pays back. With
+    discounting, a flow at time t is divided by (1 + i)^t.
 
     Examples
     --------
-    >>> round(fractional_payback([-100.0, 30.0, 30.0, 30.0, 30.0]), 6)   # 3 + 10/30
-    3.333333
-    >>> fractional_payback([-100.0, 30.0]) is None
+    Capex 12 at the start, a saving of 1 at the end of each month:
+
+    >>> payback([-12.0] + [0.0] * 23, [1.0] * 24)
+    12.0
+    >>> payback([-100.0, 0.0], [30.0, 30.0]) is None
+    True
+    >>> payback([0.0, 0.0, 0.0], [5.0, -10.0, -10.0]) is None     # ahead only in the first month
     True
     """
-    values = np.asarray(gains, dtype=float)
-    cumulative = np.cumsum(values)
-    ahead = np.flatnonzero(cumulative >= 0)
-    if ahead.size == 0:
+    s = np.asarray(at_start, dtype=float)
+    e = np.asarray(at_end, dtype=float)
+    if rate_per_period:
+        k = np.arange(s.shape[-1], dtype=float)
+        s = s / (1.0 + rate_per_period) ** k
+        e = e / (1.0 + rate_per_period) ** (k + 1)
+    scale = max(float(np.max(np.abs(s), initial=0.0)), float(np.max(np.abs(e), initial=0.0)), 1e-300)
+    tolerance = 1e-12 * scale * max(s.size, 1)
+    before = np.concatenate([[0.0], np.cumsum(e)[:-1]]) if e.size else e
+    a = np.cumsum(s) + before
+    b = a + e
+    if not b.size or b[-1] < -tolerance:
         return None
-    k = int(ahead[0])
-    if k == 0:
+    below = np.flatnonzero((a < -tolerance) | (b < -tolerance))
+    if not below.size:
         return 0.0
-    return (k - 1) + float(-cumulative[k - 1] / values[k])
+    k = int(below[-1])
+    if b[k] >= -tolerance:
+        return float(k + (-a[k]) / (b[k] - a[k])) if b[k] > a[k] else float(k + 1)
+    return float(k + 1)
 
 
 def discounted(flows, rate_per_period):
@@ -258,5 +305,5 @@ def residual_share(age_months, life_months, method="straight_line", rate_per_yea
     return float(value) if np.ndim(value) == 0 else value
 
 
-__all__ = ["changes_sign", "discounted", "fisher_real_rate", "fractional_payback", "irr", "mirr",
-           "npv_with_convention", "per_year", "residual_share", "roi", "yearly_totals"]
+__all__ = ["changes_sign", "discounted", "fisher_real_rate", "irr", "mirr",
+           "npv_with_convention", "payback", "per_year", "residual_share", "roi", "yearly_totals"]

@@ -91,3 +91,46 @@ def single_layer_level(busy, fixed_per_hour, flexible_price, variable_per_hour=0
         return 0
     threshold = fixed_per_hour / (flexible_price - variable_per_hour)
     return int(np.count_nonzero(np.asarray(busy) > threshold))
+
+
+def served_below(demand, levels, weights=None):
+    """Mean over hours of the demand a capacity level serves, min(d_h, C), for many levels at once. [GPU]
+
+    Parameters
+    ----------
+    demand
+        GPUs busy each hour, shape (H,). [GPU]
+    levels
+        Capacity levels C, any shape; ``numpy.inf`` for no limit. [GPU]
+    weights
+        Optional weight of each hour, shape (H,), e.g. a price per busy GPU-hour that changes
+        with the clock; then the mean of w_h · min(d_h, C). [weight unit]
+
+    Returns
+    -------
+    numpy.ndarray
+        Shaped like ``levels``. [GPU, or GPU × weight unit]
+
+    Notes
+    -----
+    With the hours sorted by demand and i(C) the number below C,
+    (1/H) [Σ_{d_h < C} w_h d_h + C · Σ_{d_h ≥ C} w_h]: one sort, then a binary search per level.
+    The served demand is concave in C, the demand above a level, d − min(d, C), convex.
+
+    Examples
+    --------
+    Hours at 3, 1 and 0 GPUs; 2 GPUs of capacity serve 2, 1 and 0:
+
+    >>> served_below([3.0, 1.0, 0.0], [2.0, 0.0, np.inf]).tolist()
+    [1.0, 0.0, 1.3333333333333333]
+    """
+    d = np.asarray(demand, dtype=float)
+    w = np.ones_like(d) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), d.shape)
+    order = np.argsort(d, kind="stable")
+    ds, ws = d[order], w[order]
+    below = np.concatenate([[0.0], np.cumsum(ws * ds)])        # Σ w d over the i lowest hours
+    above = np.concatenate([np.cumsum(ws[::-1])[::-1], [0.0]])  # Σ w over the hours from i up
+    c = np.asarray(levels, dtype=float)
+    i = np.searchsorted(ds, c, side="left")
+    tail = np.where(np.isinf(c), 0.0, np.where(above[i] > 0, c, 0.0) * above[i])
+    return (below[i] + tail) / max(len(d), 1)

@@ -16,10 +16,10 @@ from .. import formulas
 from ..domain.capacity import capacity_volume, gpu_count, gpu_hours_used, step_volumes
 from ..domain.costs import own_capex_lines, own_costs_at, own_facility_capex
 from ..domain.finance import own_cost_per_used_gpu_hour
-from ..domain.mix import cheapest_mix, cost_against_level, layer_prices
+from ..domain.mix import cheapest_mix, cost_against_level, offer
 from ..domain.sweep import Columns, cost_sweep
 from ..resolved import Resolved, as_resolved
-from ..results import DEPRECIATION, LAYER_LABELS, Comparison
+from ..results import DEPRECIATION, LAYER_LABELS, Comparison, Layer
 from . import format as fmt
 from . import text
 
@@ -696,20 +696,23 @@ _LAYER_PALETTE = {"Owned": "#1f77b4", "Reserved": "#9467bd", "Rented 24/7": "#8c
 _LAYER_ORDER = ["own", "reserved", "always_on", "spot", "on_demand", "api"]
 
 
+def _served_by_layer(mix) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The mix's kinds in stacking order and the demand each serves in each hour. [GPU busy]"""
+    present = [k for k in _LAYER_ORDER if k in mix.hourly]
+    return present, {k: np.asarray(mix.hourly[k], dtype=float) for k in present}
+
+
 def hour_of_week_layers(scenario, series: np.ndarray, mix) -> alt.Chart:
     """The busiest week hour by hour, the demand stacked by the layer of the mix that serves it. [GPU]
 
-    GPU k (counted from the bottom) serves min(max(demand − k, 0), 1) in each hour; the
-    layers are sums over their GPUs.
+    Held capacity (reserved or rented 24/7, then owned) serves the bottom of each hour's demand,
+    the kinds paid by use the rest (:attr:`costmodel.results.Mix.hourly`).
     """
     weeks = max(len(series) // 168, 1)
     start = int(np.argmax([series[w * 168:(w + 1) * 168].sum() for w in range(weeks)])) * 168
-    week = series[start:start + 168]
-    labels = np.array(mix.layer_of())
-    served = np.clip(week[None, :] - np.arange(len(labels))[:, None], 0, 1)       # GPUs x hours
-    present = [k for k in _LAYER_ORDER if np.any(labels == k)]
+    present, served = _served_by_layer(mix)
     rows = [{"hour": h, "layer": LAYER_LABELS[k], "order": i, "gpus": float(v)}
-            for i, k in enumerate(present) for h, v in enumerate(served[labels == k].sum(axis=0))]
+            for i, k in enumerate(present) for h, v in enumerate(served[k][start:start + 168])]
     names = [LAYER_LABELS[k] for k in present]
     return alt.Chart(pd.DataFrame(rows)).mark_area(interpolate="step-after").encode(
         x=alt.X("hour:Q", title=f"Hour of the busiest week (from hour {start:,} of the year, Monday 00:00 = 0)",
@@ -725,7 +728,7 @@ def hour_of_week_layers(scenario, series: np.ndarray, mix) -> alt.Chart:
 
 
 def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> alt.Chart:
-    """Monthly cost of the cheapest mix against volume, beside each pure option. [currency/month]
+    """Monthly cost of the cheapest mix against volume, beside each kind alone. [currency/month]
 
     The profile's shape is kept and scaled from a tenth to three times the stated volume.
     """
@@ -736,7 +739,7 @@ def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> a
     for scale in scales:
         mix = cheapest_mix(r, series * scale)
         rows.append({"volume": volume * scale, "cost": mix.total, "what": "Cheapest mix"})
-        rows += [{"volume": volume * scale, "cost": cost, "what": f"All {LAYER_LABELS[k].lower()}"}
+        rows += [{"volume": volume * scale, "cost": cost, "what": f"All {mix.pure_offers[k]}"}
                  for k, cost in mix.pure.items()]
     data = pd.DataFrame(rows)
     return alt.Chart(data).mark_line().encode(
@@ -746,57 +749,52 @@ def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> a
         strokeDash=alt.condition(alt.datum.what == "Cheapest mix", alt.value([1, 0]), alt.value([4, 3])),
         tooltip=[alt.Tooltip("what:N"), alt.Tooltip("volume:Q", format=",.0f"), alt.Tooltip("cost:Q", format=",.0f")],
     ).properties(width=640, height=260, title=alt.TitleParams(
-        "The cheapest mix against volume, beside each pure option",
+        "The cheapest mix against volume, beside each kind alone",
         subtitle="The profile's shape scaled from a tenth to three times the stated volume"))
 
 
 def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.LayerChart:
     """The load-duration curve with the mix's layers stacked under it (owned, reserved, spot, ...)."""
-    curve = formulas.load_duration_curve(series)
-    hours = np.arange(len(curve))
-    # each GPU k serves min(max(demand - (k-1), 0), 1); the layers are sums over their GPUs
+    order = np.argsort(-np.asarray(series, dtype=float), kind="stable")       # busiest hour first
+    present, served = _served_by_layer(mix)
+    hours = np.arange(len(order))
+    sample = np.unique(np.linspace(0, len(order) - 1, 600).astype(int))
     rows = []
-    order = ["own", "reserved", "always_on", "spot", "on_demand", "api"]
-    bounds = {}
-    k = 0
-    labels = np.array(mix.layer_of())
-    for kind in order:
-        count = int(np.count_nonzero(labels == kind))
-        if count:
-            bounds[kind] = (k, k + count)
-            k += count
-    sample = np.unique(np.linspace(0, len(curve) - 1, 600).astype(int))
-    for kind, (lo, hi) in bounds.items():
-        served = np.clip(curve[sample] - lo, 0, hi - lo)
-        rows += [{"hour": int(h), "layer": LAYER_LABELS[kind], "gpus": float(g)} for h, g in zip(hours[sample], served)]
+    for kind in present:
+        curve = served[kind][order]
+        rows += [{"hour": int(h), "layer": LAYER_LABELS[kind], "gpus": float(g)}
+                 for h, g in zip(hours[sample], curve[sample])]
     data = pd.DataFrame(rows)
     palette = _LAYER_PALETTE
-    present = [LAYER_LABELS[k] for k in bounds]
+    names = [LAYER_LABELS[k] for k in present]
     area = alt.Chart(data).mark_area(interpolate="step-after").encode(
         x=alt.X("hour:Q", title="Hours of the year, busiest first [h]"),
-        y=alt.Y("sum(gpus):Q", title="GPUs [GPU]", stack="zero"),
-        color=alt.Color("layer:N", title="Served by", sort=present,
-                        scale=alt.Scale(domain=present, range=[palette[p] for p in present])),
+        y=alt.Y("sum(gpus):Q", title="GPUs busy [GPU]", stack="zero"),
+        color=alt.Color("layer:N", title="Served by", sort=names,
+                        scale=alt.Scale(domain=names, range=[palette[p] for p in names])),
         order=alt.Order("layer_order:Q"),
         tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("gpus:Q", format=",.2f")],
     ).transform_calculate(layer_order=" + ".join(
-        f"(datum.layer == '{p}' ? {i} : 0)" for i, p in enumerate(present)) or "0")
+        f"(datum.layer == '{p}' ? {i} : 0)" for i, p in enumerate(names)) or "0")
     return area.properties(width=640, height=260, title=alt.TitleParams(
         "Load-duration curve and the cheapest mix",
-        subtitle="Each GPU of capacity, counted from the bottom, goes to the kind that serves its busy hours "
-                 "most cheaply"))
+        subtitle="Held capacity (whole servers and replicas) serves the bottom of each hour's demand, the kinds "
+                 "paid by use the rest"))
 
 
 def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
-    """Monthly cost of the mix against the number of owned or reserved GPUs, optimum marked."""
+    """Monthly cost of the mix against the GPUs held as owned servers or as the rented kind held, optimum marked."""
     r = as_resolved(scenario)
     currency = r.currency
-    offer = layer_prices(r)
+    held = offer(r, series)
     frames, marks = [], []
-    for kind in ("own", "reserved"):
-        if kind not in offer:
-            continue
+    kinds = ([Layer.OWN] if held.own_step is not None else []) + ([held.held_kind] if held.held_kind else [])
+    for kind in kinds:
         levels, cost = cost_against_level(r, kind, series)
+        ok = np.isfinite(cost)
+        levels, cost = levels[ok], cost[ok]
+        if not levels.size:
+            continue
         frames.append(pd.DataFrame({"level": levels, "cost": cost, "kind": LAYER_LABELS[kind]}))
         index = int(np.argmin(cost))
         best = int(levels[index])
@@ -804,7 +802,7 @@ def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
                       "label": f"{LAYER_LABELS[kind]}: {best:,} GPUs", "dy": -14 - 14 * len(marks)})
     data = pd.concat(frames, ignore_index=True)
     lines = alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("level:Q", title="GPUs held (owned or reserved) [GPU]", axis=count_axis()),
+        x=alt.X("level:Q", title="GPUs held (owned servers, or the rented kind held) [GPU]", axis=count_axis()),
         y=alt.Y("cost:Q", title=f"Monthly cost of the mix [{currency}/month]", axis=short_axis(),
                 scale=alt.Scale(zero=False)),
         color=alt.Color("kind:N", title="Held as"),

@@ -41,7 +41,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import Comparison, EnergyResult, MixResult, OwnFinance, ServingResult, TrainingRun
 from ..schema import Scenario
 
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "2.0.0"
 """Version of the output contract (semver: a breaking change bumps the major)."""
 
 STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
@@ -345,7 +345,6 @@ class FinanceOutput(OutputModel):
     discount_rate_per_year: Quantity
     tco: dict[str, Quantity]
     npv: dict[str, Quantity]
-    lowest_present_value: str
     own_cost_per_used_gpu_hour: Quantity
     own_utilisation_share: Quantity
     break_even_utilisation: dict[str, UtilisationBreakEvenOutput]
@@ -388,7 +387,6 @@ def _finance(f: OwnFinance, cur: str, r: Resolved | None) -> FinanceOutput:
         discount_rate_per_year=_q(f.discount_rate_per_year, "1/year", digits=None),
         tco={o: _q(v, cur, digits=2) for o, v in f.tco_by_option.items()},
         npv={o: _q(v, cur, digits=2) for o, v in f.npv_by_option.items()},
-        lowest_present_value=f.lowest_present_value,
         own_cost_per_used_gpu_hour=_q(f.cost_per_used_gpu_hour, f"{cur}/GPU-h"),
         own_utilisation_share=_q(f.utilisation, "-"),
         break_even_utilisation={b.offer: UtilisationBreakEvenOutput(
@@ -457,18 +455,24 @@ def _plan(plan, cur: str) -> PlanOutput:
 
 # --- the cheapest mix --------------------------------------------------------------------------------------
 
-class LayerPriceOutput(OutputModel):
-    """A kind of capacity's price: per GPU per hour held, and per busy GPU-hour."""
+class MixLayerOutput(OutputModel):
+    """One kind of capacity in the cheapest mix, as it is bought."""
 
-    fixed: Quantity
-    variable: Quantity
-    note: str
+    offer: str
+    units: Count
+    unit: str
+    gpus: Count
+    capacity: Quantity
+    busy_gpu_hours: Quantity
+    work_share: Quantity
+    cost: Quantity
+    utilisation_share: Quantity
 
 
 class SteadyMixOutput(OutputModel):
     """The cheapest mix for the same average demand, steady."""
 
-    gpus: dict[str, Count]
+    layers: dict[str, MixLayerOutput]
     total: Quantity
 
 
@@ -483,40 +487,51 @@ class MixApiOutput(OutputModel):
 
 
 class MixOutput(OutputModel):
-    """The cheapest mix of kinds of capacity for the demand profile (``api``: a tokens workload's API part)."""
+    """The cheapest mix of kinds of capacity for the demand profile, each bought as it is sold.
+
+    ``pure_options``: each kind alone for the same hourly demand (the options' own costs; API
+    options by their option names); ``api``: a tokens workload's API part.
+    """
 
     profile: str
-    gpus: dict[str, Count]
-    layer_cost: dict[str, Quantity]
+    layers: dict[str, MixLayerOutput]
+    rental_staffing: Quantity
     total: Quantity
-    utilisation_share: dict[str, Quantity]
     pure_options: dict[str, Quantity]
+    pure_offers: dict[str, str]
     savings_against_pure: dict[str, Quantity]
     demand_mean: Quantity
-    demand_peak: Count
-    prices: dict[str, LayerPriceOutput]
+    demand_peak: Quantity
+    utilisation_ceiling: Quantity
     if_steady: SteadyMixOutput | None
     api: MixApiOutput | None
 
 
+def _layers_out(mix, cur: str) -> dict[str, MixLayerOutput]:
+    month = f"{cur}/month"
+    return {str(k): MixLayerOutput(
+        offer=x.offer, units=_n(x.units, x.unit or "-"), unit=x.unit or "-", gpus=_n(x.gpus, "GPU"),
+        capacity=_q(x.capacity, "GPU", "no_limit"), busy_gpu_hours=_q(x.busy_gpu_hours, "GPU-h/month"),
+        work_share=_q(x.work_share, "-"), cost=_q(x.cost, month, digits=2),
+        utilisation_share=_q(x.utilisation, "-", "not_applicable")) for k, x in mix.layers.items()}
+
+
 def _mix(m: MixResult, cur: str) -> MixOutput:
     mix, month = m.mix, f"{cur}/month"
+    demand = np.asarray(mix.demand, dtype=float)
     return MixOutput(
         profile=m.profile,
-        gpus={k: _n(v, "GPU") for k, v in mix.gpus.items()},
-        layer_cost={key(k): _q(v, month, digits=2) for k, v in mix.cost.items()},
+        layers=_layers_out(mix, cur),
+        rental_staffing=_q(mix.staffing, month, digits=2),
         total=_q(mix.total, month, digits=2),
-        utilisation_share={k: _q(v, "-") for k, v in mix.utilisation.items()},
-        pure_options={k: _q(v, month, digits=2) for k, v in mix.pure.items()},
-        savings_against_pure={k: _q(v, month, digits=2) for k, v in mix.savings().items()},
-        demand_mean=_q(float(mix.busy.sum()), "GPU"),
-        demand_peak=_n(len(mix.busy), "GPU"),
-        prices={k: LayerPriceOutput(fixed=_q(p.fixed_per_hour, f"{cur}/GPU/h"),
-                                    variable=_q(p.variable_per_hour, f"{cur}/GPU-h"), note=p.note)
-                for k, p in mix.prices.items()},
+        pure_options={str(k): _q(v, month, digits=2) for k, v in mix.pure.items()},
+        pure_offers={str(k): v for k, v in mix.pure_offers.items()},
+        savings_against_pure={str(k): _q(v, month, digits=2) for k, v in mix.savings().items()},
+        demand_mean=_q(float(demand.mean()) if demand.size else 0.0, "GPU"),
+        demand_peak=_q(float(demand.max()) if demand.size else 0.0, "GPU"),
+        utilisation_ceiling=_q(mix.ceiling, "-"),
         if_steady=(None if m.if_steady is None else SteadyMixOutput(
-            gpus={k: _n(v, "GPU") for k, v in m.if_steady.gpus.items()},
-            total=_q(m.if_steady.total, month, digits=2))),
+            layers=_layers_out(m.if_steady, cur), total=_q(m.if_steady.total, month, digits=2))),
         api=_mix_api(m.api_share()),
     )
 
@@ -528,6 +543,45 @@ def _mix_api(share: dict | None) -> MixApiOutput | None:
                         replicas={str(k): int(v) for k, v in share["replicas"].items()},
                         above_tokens_per_day=_q(share["api_above_tokens_per_day"], "tokens/day", "not_applicable"),
                         hybrid=bool(share["hybrid"]))
+
+
+# --- the decision ----------------------------------------------------------------------------------------
+
+class CandidateOutput(OutputModel):
+    """One way to pay for the work on the decision measure."""
+
+    id: str
+    option: str | None
+    label: str
+    figure: Quantity
+
+
+class DecisionOutput(OutputModel):
+    """The one answer: every candidate on the scenario's measure, cheapest first.
+
+    ``measure`` is ``present_value`` (a finance block), ``run_cost`` (a training workload),
+    ``monthly_cost_hour_by_hour`` (a demand profile) or ``monthly_cost``; ``description`` states
+    it in words; ``candidates`` are ranked, the first being ``winner``.
+    """
+
+    measure: Literal["present_value", "run_cost", "monthly_cost_hour_by_hour", "monthly_cost"]
+    description: str
+    unit: str
+    winner: str
+    winner_label: str
+    runner_up: str | None
+    margin: Quantity
+    margin_share: Quantity
+    candidates: list[CandidateOutput]
+
+
+def _decision(d) -> DecisionOutput:
+    return DecisionOutput(
+        measure=d.measure, description=d.description, unit=d.unit, winner=d.winner, winner_label=d.winning.label,
+        runner_up=d.runner_up, margin=_q(d.margin, d.unit, "not_applicable", digits=2),
+        margin_share=_q(d.margin_share, "-", "not_applicable"),
+        candidates=[CandidateOutput(id=c.id, option=c.option, label=c.label, figure=_q(c.figure, d.unit, digits=2))
+                    for c in d.candidates.values()])
 
 
 # --- serving ---------------------------------------------------------------------------------------------
@@ -638,7 +692,11 @@ def _serving(s: ServingResult) -> ServingOutput:
 # --- energy ----------------------------------------------------------------------------------------------
 
 class OptionEnergyOutput(OutputModel):
-    """Energy and emissions of one option at the volume; ``basis`` says derived or estimate."""
+    """Energy and emissions of one option at the volume; ``basis`` says derived or estimate.
+
+    Every total is split: ``co2e_kg_per_month`` (and per million tokens) is the location-based
+    operational plus the embodied figure, each given beside it.
+    """
 
     basis: str
     energy_kwh_per_month: Quantity
@@ -648,6 +706,8 @@ class OptionEnergyOutput(OutputModel):
     embodied_co2e: Quantity
     market_based_co2e: Quantity
     co2e_per_million_tokens: Quantity
+    operational_co2e_per_million_tokens: Quantity
+    embodied_co2e_per_million_tokens: Quantity
     energy_per_1000_output_tokens: Quantity
     output_tokens_per_joule_at_full_load: Quantity
     notes: list[str]
@@ -675,23 +735,31 @@ class TariffOutput(OutputModel):
 
 
 class RunEnergyByOption(OutputModel):
-    """A training run's energy and emissions with one option."""
+    """A training run's energy and emissions with one option, from the option's own power model."""
 
     basis: str
     energy_mwh_per_run: Quantity
+    operational_co2e_t_per_run: Quantity
+    embodied_co2e_t_per_run: Quantity
     co2e_t_per_run: Quantity
 
 
-class TrainingEnergyOutput(OutputModel):
-    """Energy and emissions of a training run."""
+class ModelCardEnergyOutput(OutputModel):
+    """A training run's energy by the model cards' method (GPU-hours × TDP × PUE), for comparison."""
 
     gpu_hours: Quantity
     power_per_gpu: Quantity
     pue: Quantity
     energy_per_run: Quantity
-    co2e_per_run: Quantity
+    operational_co2e_per_run: Quantity
     market_based_co2e_per_run: Quantity
+
+
+class TrainingEnergyOutput(OutputModel):
+    """Energy and emissions of a training run: each option's, and the model cards' method beside them."""
+
     by_option: dict[str, RunEnergyByOption]
+    model_card_method: ModelCardEnergyOutput
     notes: list[str]
 
 
@@ -703,6 +771,14 @@ class EnergyOutput(OutputModel):
     time_of_use_tariff: TariffOutput | None
     training_run: TrainingEnergyOutput | None
     sources: list[str]
+
+
+def _per_m(o, kg: float | None) -> float | None:
+    """A part of an option's emissions per million tokens, at the same tokens as its total."""
+    total = o.co2e_kg_per_month
+    if kg is None or o.co2e_kg_per_million_tokens is None or not total:
+        return None
+    return kg * o.co2e_kg_per_million_tokens / total
 
 
 def _energy(e: EnergyResult, cur: str, tokens: bool) -> EnergyOutput:
@@ -717,6 +793,10 @@ def _energy(e: EnergyResult, cur: str, tokens: bool) -> EnergyOutput:
             embodied_co2e=_q(o.embodied_co2e_kg_per_month, "kg CO2e/month"),
             market_based_co2e=_q(o.market_co2e_kg_per_month, "kg CO2e/month"),
             co2e_per_million_tokens=_q(o.co2e_kg_per_million_tokens, "kg CO2e/M tokens", per_token),
+            operational_co2e_per_million_tokens=_q(_per_m(o, o.operational_co2e_kg_per_month), "kg CO2e/M tokens",
+                                                   per_token),
+            embodied_co2e_per_million_tokens=_q(_per_m(o, o.embodied_co2e_kg_per_month), "kg CO2e/M tokens",
+                                                per_token),
             energy_per_1000_output_tokens=_q(o.wh_per_1000_output_tokens, "Wh", per_token),
             output_tokens_per_joule_at_full_load=_q(o.output_tokens_per_joule, "tokens/J",
                                                     "not_applicable" if o.kind == "api" or not tokens
@@ -735,12 +815,15 @@ def _energy(e: EnergyResult, cur: str, tokens: bool) -> EnergyOutput:
             energy=_q(t.energy_kwh_per_month, "kWh/month"),
             unserved_gpu_hours=_q(t.unserved_gpu_hours_per_month, "GPU-h/month"), source=t.source),
         training_run=None if run is None else TrainingEnergyOutput(
-            gpu_hours=_q(run.gpu_hours, "GPU-h"), power_per_gpu=_q(run.watts_per_gpu, "W"), pue=_q(run.pue, "-"),
-            energy_per_run=_q(run.energy_mwh, "MWh"), co2e_per_run=_q(run.co2e_t, "t CO2e"),
-            market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e"),
-            by_option={name: RunEnergyByOption(basis=basis, energy_mwh_per_run=_q(mwh, "MWh"),
-                                               co2e_t_per_run=_q(tonnes, "t CO2e"))
-                       for name, (basis, mwh, tonnes) in run.by_option.items()},
+            by_option={name: RunEnergyByOption(
+                basis=basis, energy_mwh_per_run=_q(mwh, "MWh"), operational_co2e_t_per_run=_q(op, "t CO2e"),
+                embodied_co2e_t_per_run=_q(emb, "t CO2e"),
+                co2e_t_per_run=_q(None if op is None or emb is None else op + emb, "t CO2e"))
+                for name, (basis, mwh, op, emb) in run.by_option.items()},
+            model_card_method=ModelCardEnergyOutput(
+                gpu_hours=_q(run.gpu_hours, "GPU-h"), power_per_gpu=_q(run.watts_per_gpu, "W"), pue=_q(run.pue, "-"),
+                energy_per_run=_q(run.energy_mwh, "MWh"), operational_co2e_per_run=_q(run.co2e_t, "t CO2e"),
+                market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e")),
             notes=list(run.notes)),
         sources=list(e.sources),
     )
@@ -903,10 +986,7 @@ class ComparisonOutput(OutputModel):
     volume: Quantity
     gpu_hours_used: Quantity
     options: dict[str, OptionOutput]
-    cheapest: str
-    runner_up: str
-    margin: Quantity
-    margin_share: Quantity
+    decision: DecisionOutput
     cheapest_by_volume: list[CheapestRangeOutput]
     break_evens: list[BreakEvenOutput]
     estimates: list[str]
@@ -973,8 +1053,7 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
     doc = ComparisonOutput(
         schema_version=SCHEMA_VERSION, costmodel_version=__version__, title=c.title, currency=cur,
         workload_kind=c.workload_kind, volume=_q(c.volume, vunit, digits=None),
-        gpu_hours_used=_q(c.gpu_hours_used, "GPU-h/month"), options=options, cheapest=c.cheapest,
-        runner_up=c.runner_up, margin=_q(c.margin, month), margin_share=_q(c.margin_share, "-"),
+        gpu_hours_used=_q(c.gpu_hours_used, "GPU-h/month"), options=options, decision=_decision(c.decision),
         cheapest_by_volume=[CheapestRangeOutput(volume_from=_q(x.volume_from, vunit), volume_to=_q(x.volume_to, vunit),
                                                 option=x.option) for x in c.cheapest_ranges],
         break_evens=[BreakEvenOutput(
@@ -1022,8 +1101,8 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     --------
     >>> import costmodel
     >>> doc = compare(costmodel.load_scenario("llama70b-vs-api"))
-    >>> doc.cheapest, doc.margin.value, doc.margin.unit
-    ('api', 8521.388889, 'USD/month')
+    >>> doc.decision.winner, doc.decision.margin.value, doc.decision.margin.unit
+    ('api', 8521.39, 'USD/month')
     """
     r = as_resolved(scenario)
     return comparison_output(compare_options(r, volume=volume, volume_max=volume_max), r, uncertainty=uncertainty)

@@ -14,7 +14,7 @@ from IPython.display import HTML, Markdown, display
 from ..domain.compare import compare
 from ..domain.energy import energy_result
 from ..domain.finance import cash_flows, own_finance
-from ..domain.mix import layer_prices
+from ..domain.mix import offer
 from ..domain.sweep import cost_table
 from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
 from ..resolved import Resolved, as_resolved
@@ -142,6 +142,7 @@ def executive_summary(scenario: Resolved, comparison: Comparison) -> None:
     r = as_resolved(scenario)
     bars, result = _uncertainty_analysis(r) if comparison.training is None else (None, None)
     display(Markdown(text.executive_summary(r, comparison, bars, result)))
+    table(tables.verdict_table(comparison))
 
 
 def stamp(scenario: Resolved, scenario_file: str | None = None) -> None:
@@ -225,16 +226,17 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
          f"Band chart of GPUs busy day by day over the year (each day's lowest to highest hour, and its mean); "
          f"mean {series.mean():,.2f}, peak {series.max():,.2f}.")
     show(charts.load_duration_layers(r, series, mix),
-         "Load-duration curve with the cheapest mix stacked under it: " + ", ".join(
-             f"{v} {LAYER_LABELS[k].lower()}" for k, v in mix.gpus.items() if v) + " GPUs.")
+         "Load-duration curve with the cheapest mix stacked under it: " + mix.words() + ".")
     if r.workload.kind == "tokens":
         show(charts.hour_of_week_layers(r, series, mix),
              "Stacked area chart of the busiest week hour by hour, each layer of the cheapest mix in its colour.")
         show(charts.mix_cost_against_volume(r, series),
              "Line chart of the cheapest mix's monthly cost against volume, beside each pure option's.")
-    if {"own", "reserved"} & set(layer_prices(r)):
+    held = offer(r, series)
+    if held.own_step is not None or held.held_kind is not None:
         show(charts.cost_against_level_chart(r, series),
-             "Monthly cost against the GPUs held as owned or reserved, with the optimum marked.")
+             "Monthly cost against the GPUs held as owned servers or as the rented kind held, with the optimum "
+             "marked.")
     table(tables.mix_table(mix, r.currency))
 
 

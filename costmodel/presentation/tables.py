@@ -27,8 +27,31 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def verdict_table(comparison: Comparison) -> pd.DataFrame:
+    """The decision: every candidate on the scenario's one measure, cheapest first, each named with its offer."""
+    import pandas as pd
+
+    d = comparison.decision
+    best = d.winning.figure
+    rows = []
+    for rank, c in enumerate(d.candidates.values(), start=1):
+        rows.append({"rank": str(rank), "way to pay": c.label, f"{_measure_title(d)} [{d.unit}]": fmt.amount(c.figure),
+                     f"more than the verdict [{d.unit}]": "verdict" if rank == 1 else fmt.amount(c.figure - best)})
+    return pd.DataFrame(rows)
+
+
+def _measure_title(d) -> str:
+    return {"present_value": "present value of costs", "run_cost": "cost of the run",
+            "monthly_cost_hour_by_hour": "monthly cost, hour by hour",
+            "monthly_cost": "monthly cost"}.get(d.measure, d.measure)
+
+
 def decision_table(comparison: Comparison) -> pd.DataFrame:
-    """One row per option, cheapest first: cost, cost per unit of work, GPUs, utilisation."""
+    """The monthly view: one row per option at the volume, cheapest first: cost, cost per unit of work, GPUs.
+
+    The verdict is :func:`verdict_table`'s (the decision measure); this table is the monthly
+    view beside it, and its "standing" column compares monthly costs only.
+    """
     import pandas as pd
 
     currency = comparison.currency
@@ -37,11 +60,11 @@ def decision_table(comparison: Comparison) -> pd.DataFrame:
     ranked = sorted(comparison.options.values(), key=lambda r: r.monthly_cost)
     for rank, r in enumerate(ranked, start=1):
         if rank == 1:
-            standing = f"cheapest: {fmt.amount(comparison.margin)} below {comparison.label(comparison.runner_up)}"
-            if comparison.margin_share is not None:
-                standing += f" ({fmt.share(comparison.margin_share)} of its cost)"
+            standing = "lowest monthly cost" + (
+                f": {fmt.amount(ranked[1].monthly_cost - r.monthly_cost)} below {ranked[1].label}"
+                if len(ranked) > 1 else "")
         else:
-            standing = f"{fmt.amount(r.monthly_cost - ranked[0].monthly_cost)} more than the cheapest"
+            standing = f"{fmt.amount(r.monthly_cost - ranked[0].monthly_cost)} more a month than the lowest"
         gpus = "-" if r.gpus is None else f"{r.gpus:,}" + (
             f" (stepped up from {r.configured_gpus:,})" if r.stepped_up else "")
         if r.kind == "api":
@@ -328,13 +351,21 @@ def yearly_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataFram
 
 
 def mix_table(mix: Mix, currency: str) -> pd.DataFrame:
-    """The mix's layers: GPUs, monthly cost, busy share and where each price comes from."""
+    """The mix's layers as bought: what, how many, monthly cost, share of the work, busy share."""
     import pandas as pd
 
-    return pd.DataFrame([{"capacity": LAYER_LABELS[k], "GPUs": f"{mix.gpus[k]:,}",
-                          f"cost [{currency}/month]": fmt.amount(mix.cost[k], 0),
-                          "busy share of paid hours": fmt.share(mix.utilisation[k]) if k in mix.utilisation else "-",
-                          "price": mix.prices[k].note} for k in mix.gpus])
+    rows = [{"capacity": LAYER_LABELS[x.kind], "offer": x.offer,
+             "held": (f"{x.units:,} servers ({x.gpus:,} GPUs)" if x.kind == "own" else
+                      f"{x.gpus:,} GPUs" if x.unit else ("tokens" if x.kind == "api" else f"up to {x.gpus:,} GPUs")),
+             f"cost [{currency}/month]": fmt.amount(x.cost, 0),
+             "share of the work": fmt.share(x.work_share),
+             "busy share of paid hours": fmt.share(x.utilisation) if x.utilisation is not None else "-"}
+            for x in mix.layers.values()]
+    if mix.staffing:
+        rows.append({"capacity": "Rental staffing", "offer": "-", "held": "-",
+                     f"cost [{currency}/month]": fmt.amount(mix.staffing, 0), "share of the work": "-",
+                     "busy share of paid hours": "-"})
+    return pd.DataFrame(rows)
 
 
 def percentile_table(scenario: Scenario | Resolved, result: MonteCarlo) -> pd.DataFrame:

@@ -23,52 +23,69 @@ from . import format as fmt
 from .safe import markdown as md
 
 
-def verdict_sentence(comparison: Comparison) -> str | None:
-    """One reconciled verdict: the winner on the horizon's present value of costs, and the monthly view beside it.
+def _figure(value: float, unit: str) -> str:
+    return f"{fmt.amount(value, 0)} {unit}"
 
-    The present value of costs over the horizon is the decision measure; the steady-state
-    monthly view (capex spread evenly, no discounting) may rank the options differently, and
-    the sentence says why, with both figures. None without a horizon view.
+
+def decision_sentence(comparison: Comparison) -> str:
+    """The one verdict in a plain sentence: the winner named with its offer, its figure, the margin, the measure.
+
+    "Hosted API: Claude Opus 4.5 (Anthropic) is the cheapest at 3,549 USD/month, 8,521 USD/month
+    (70.6 %) less than Cloud rental: 2 × H100-SXM-80GB at R1 product brief, on demand, 24/7, on
+    the monthly cost at the scenario's volume, 10,000,000 tokens/day."
     """
-    result = comparison.finance
-    if result is None or len(result.npv_by_option) < 2:
+    d = comparison.decision
+    words = f"{d.winning.label} is the cheapest at {_figure(d.winning.figure, d.unit)}"
+    if d.runner_up is not None:
+        share = f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else ""
+        words += f", {_figure(d.margin, d.unit)}{share} less than {d.label(d.runner_up)}"
+    return f"{words}, on {d.description}."
+
+
+def monthly_view_note(comparison: Comparison) -> str | None:
+    """Why the monthly view at the volume ranks another option first, with both figures; None when it agrees."""
+    c, d = comparison, comparison.decision
+    from ..results import Measure
+
+    winner_option = d.winning.option
+    steady = c.monthly_cheapest
+    if d.measure == Measure.MONTHLY_COST or steady == winner_option:
         return None
-    cur = comparison.currency
-    ranked = sorted(result.npv_by_option, key=result.npv_by_option.get)
-    best, second = ranked[0], ranked[1]
-    label = comparison.label
-    pv = (f"Over the {result.horizon_months}-month horizon, {label(best)} has the lowest present value of costs: "
-          f"{fmt.amount(result.npv_by_option[best], 0)} {cur} against {fmt.amount(result.npv_by_option[second], 0)} "
-          f"{cur} for {label(second)} (at {fmt.share(result.discount_rate_per_year)} a year)")
-    monthly = {o: comparison.options[o].monthly_cost for o in result.npv_by_option if o in comparison.options}
-    steady = min(monthly, key=monthly.get)
-    other = best if steady != best else second
-    figures = (f"{label(steady)} {fmt.amount(monthly[steady], 0)} against {label(other)} "
-               f"{fmt.amount(monthly[other], 0)} {cur} a month")
-    if steady == best:
-        return f"{pv}; the steady-state monthly view agrees ({figures})."
-    tco = result.tco_by_option
-    totals = (f"TCO {label(steady)} {fmt.amount(tco[steady], 0)} against {label(other)} "
-              f"{fmt.amount(tco[other], 0)} {cur}")
-    if tco[steady] <= tco[other]:
-        why = (f"undiscounted it is cheaper over the horizon too ({totals}), so the difference is discounting at "
-               f"{fmt.share(result.discount_rate_per_year)} a year, which weighs the capex paid up front")
-    else:
-        why = (f"over the horizon the lead-time rental, refresh, resale and trends the monthly view leaves out "
-               f"reverse it ({totals})")
-    return f"{pv}; the steady-state monthly view ranks {label(steady)} first instead ({figures}) because {why}."
+    cur = c.currency
+    monthly = {o: r.monthly_cost for o, r in c.options.items()}
+    against = winner_option if winner_option in monthly else None
+    figures = (f"{c.label(steady)} {fmt.amount(monthly[steady], 0)} {cur}/month"
+               + (f" against {c.label(against)} {fmt.amount(monthly[against], 0)}" if against else ""))
+    if d.measure == Measure.PRESENT_VALUE and c.finance is not None and against is not None:
+        f = c.finance
+        tco = f.tco_by_option
+        if steady in tco and against in tco:
+            totals = (f"TCO {c.label(steady)} {fmt.amount(tco[steady], 0)} against {c.label(against)} "
+                      f"{fmt.amount(tco[against], 0)} {cur}")
+            if tco[steady] <= tco[against]:
+                why = (f"undiscounted it is cheaper over the horizon too ({totals}), so the difference is "
+                       f"discounting at {fmt.share(f.discount_rate_per_year)} a year, which weighs the capex paid "
+                       "up front")
+            else:
+                why = (f"over the horizon the lead-time rental, refresh, resale and trends the monthly view leaves "
+                       f"out reverse it ({totals})")
+            return f"the monthly view at the volume ranks {c.label(steady)} first ({figures}) because {why}"
+    if d.measure == Measure.HOURLY_MONTHLY_COST:
+        if winner_option is None:       # the mix: the monthly view has one option at a time
+            return None
+        return (f"the monthly view at the stated volume ranks {c.label(steady)} first ({figures}): the "
+                "hour-by-hour figures cover the demand's growth over the year")
+    if d.measure == Measure.RUN_COST:
+        return (f"the monthly view ranks {c.label(steady)} first ({figures}): it prices a month of the cluster "
+                "busy, while the run costs its GPU-hours")
+    return f"the monthly view at the volume ranks {c.label(steady)} first ({figures})"
 
 
 def plan_sentence(plan: GrowthPlan, currency: str) -> str:
     """The plan in words: "buy 2 servers in month 0, 1 more in month 12, rent the rest"."""
-    if not plan.purchases:
-        return "Capacity plan: buy no servers; rent all the work."
-    buys = [f"{n} server{'s' if n > 1 else ''} in month {m}" if i == 0 else f"{n} more in month {m}"
-            for i, (m, n, _p) in enumerate(plan.purchases)]
-    rented = [y.year for y in plan.years if y.rented_per_month > 0]
-    rest = (f"; rent the rest in year{'s' if len(rented) > 1 else ''} " + ", ".join(map(str, rented))) if rented \
-        else "; nothing rented once they are online"
-    return (f"Capacity plan: buy {', '.join(buys)}{rest}. TCO {fmt.amount(plan.tco, 0)} {currency}, "
+    from ..domain.plan import plan_words
+
+    return (f"Capacity plan: {plan_words(plan)}. TCO {fmt.amount(plan.tco, 0)} {currency}, "
             f"present value {fmt.amount(plan.npv, 0)} {currency}.")
 
 
@@ -92,34 +109,50 @@ def input_break_even_sentence(b: InputBreakEven, label) -> str:
     return f"{b.path}: {label(b.option_a)} costs the same as {other} at {fmt.significant(b.value, 6)}"
 
 
+def decision_lines(comparison: Comparison) -> list[str]:
+    """The decision in terminal lines: the verdict, the measure, every candidate ranked."""
+    c = comparison
+    d = c.decision
+    lines = [f"verdict: {decision_sentence(c)}"]
+    width = max(len(x.label) for x in d.candidates.values())
+    lines.append(f"ranked on {d.description} [{d.unit}]:")
+    lines += [f"  {i}. {x.label:<{width}}  {fmt.amount(x.figure):>16}" for i, x in enumerate(d.candidates.values(), 1)]
+    note = monthly_view_note(c)
+    if note:
+        lines.append(f"  note: {note}")
+    return lines
+
+
 def comparison_text(comparison: Comparison) -> str:
     """A short plain-text summary of a comparison, for a terminal.
 
     Takes the domain's :class:`~costmodel.results.Comparison` or the output document of
-    :func:`costmodel.compare` (whose ``comparison`` it summarises).
+    :func:`costmodel.compare` (whose ``comparison`` it summarises). The verdict comes first,
+    from the decision (one measure, every candidate named); the monthly view at the volume,
+    the cheapest option by volume and the break-evens follow, labelled as the monthly view.
     """
     c = getattr(comparison, "comparison", None) or comparison
     label, cur = c.label, c.currency
     lines = [f"Scenario: {c.title}"]
-    verdict = verdict_sentence(c)
-    if verdict:
-        lines.append(f"verdict: {verdict}")
+    lines += decision_lines(c)
     if c.plan is not None:
         lines.append(plan_sentence(c.plan, cur))
     if c.training is not None:
         run = c.training
         lines += [
             "training run:",
-            f"  compute 6*N*D         {run.flop:.4g} FLOP",
-            f"  ideal GPU-hours       {fmt.amount(run.ideal_gpu_hours, 0)} GPU-h at the scenario's MFU",
+            "  compute 6*N*D         " + (f"{run.flop:.4g} FLOP" if run.flop is not None
+                                          else "not defined (no training tokens given)"),
+            f"  ideal GPU-hours       {fmt.amount(run.ideal_gpu_hours, 0)} GPU-h"
+            + (" at the scenario's MFU" if run.flop is not None else " as stated"),
             f"  goodput               {fmt.share(run.goodput)}",
             f"  GPU-hours to pay for  {fmt.amount(run.gpu_hours, 0)} GPU-h",
             f"  wall-clock            {fmt.amount(run.wall_clock_days, 1)} days",
         ]
         lines += [f"  cost, {label(o):<13} {fmt.amount(run.total(o)):>16} {cur}" for o in c.options]
-        lines.append(f"  cheapest run: {label(run.cheapest)}")
-        lines.append("while it runs, the cluster busy all month:")
-    lines.append(f"at {fmt.amount(c.volume, 0)} {c.volume_unit}, monthly cost in {cur}:")
+        lines.append("monthly view while it runs, the cluster busy all month:")
+    lines.append(f"monthly view at {fmt.amount(c.volume, 0)} {c.volume_unit} (capex straight-line, no discounting), "
+                 f"in {cur}/month:")
     for name, r in c.options.items():
         extra = []
         if c.workload_kind == "tokens":
@@ -130,11 +163,10 @@ def comparison_text(comparison: Comparison) -> str:
             busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
             extra.append(f"{r.gpus:,} GPUs{busy}" + (" (stepped up)" if r.stepped_up else ""))
         lines.append(f"  {r.label:<13} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
-    lines.append(f"cheapest: {label(c.cheapest)}, {fmt.amount(c.margin)} {cur}/month below {label(c.runner_up)}")
-    lines.append("cheapest by volume:")
+    lines.append("cheapest by volume (monthly view):")
     lines += [f"  {fmt.amount(r.volume_from, 0)} to {fmt.amount(r.volume_to, 0)} {c.volume_unit}: {label(r.option)}"
               for r in c.cheapest_ranges]
-    lines.append("break-even volumes:")
+    lines.append("break-even volumes (monthly view):")
     lines += [f"  {break_even_sentence(b, label, c.volume_unit)}" for b in c.break_evens]
     if c.finance is not None:
         f = c.finance
@@ -143,11 +175,10 @@ def comparison_text(comparison: Comparison) -> str:
         for option, tco in f.tco_by_option.items():
             lines.append(f"  {label(option):<13} TCO {fmt.amount(tco):>16} {cur}   "
                          f"present value {fmt.amount(f.npv_by_option[option]):>16} {cur}")
-        lines.append(f"  lowest present value of costs: {label(f.lowest_present_value)}")
         lines.append("  own cost per used GPU-hour: " + (f"{fmt.amount(f.cost_per_used_gpu_hour, 4)} {cur}/GPU-h"
                                                           if f.cost_per_used_gpu_hour is not None else "not defined"))
-        lines.append("  payback month: " + (f"{f.payback_month} (against {label(f.payback_against)})"
-                                            if f.payback_month is not None else "never within the horizon"))
+        if f.payback_against is not None:
+            lines.append(f"  payback of owning against {label(f.payback_against)}: {payback_words(f)}")
         for b in f.break_even_utilisation:
             lines.append(f"  break-even utilisation vs {b.label} at {fmt.significant(b.price_per_gpu_hour, 4)} "
                          f"{cur}/GPU-h: " + ("never" if b.utilisation is None else fmt.share(b.utilisation)))
@@ -155,18 +186,34 @@ def comparison_text(comparison: Comparison) -> str:
         lines += _mix_lines(c.mix, cur)
     if c.serving is not None and c.serving.target is not None:
         lines += _serving_lines(c)
+    if c.energy is not None and c.energy.tariff is not None:
+        t = c.energy.tariff
+        lines.append(f"time-of-use electricity (in the own option's cost): {fmt.amount(t.cost_per_month)} "
+                     f"{cur}/month against {fmt.amount(t.flat_cost_per_month)} at the flat price")
     if c.estimates:
         lines.append("caution, unsourced estimates behind these figures:")
         lines += [f"  {e}" for e in c.estimates]
     return "\n".join(lines)
 
 
+def payback_words(f: OwnFinance) -> str:
+    """The payback in words: "after 51 months (50.4 interpolated, discounted 55.6)" or "never within the horizon"."""
+    if f.payback_month is None:
+        return "never within the horizon"
+    if f.payback_months is None:
+        return f"after {f.payback_month} months"
+    discounted = ("never" if f.discounted_payback_months is None
+                  else fmt.amount(f.discounted_payback_months, 1))
+    return f"after {f.payback_month} months ({fmt.amount(f.payback_months, 1)} interpolated, discounted {discounted})"
+
+
 def hybrid_sentence(result: MixResult) -> str | None:
-    """For a tokens workload: "own 4 replicas, API above 4,359,744,000 tokens/day (0.13 % of tokens ...)"."""
+    """For a tokens workload: "4 owned replicas, the API above 4,359,744,000 tokens/day (0.13 % of tokens ...)"."""
     share = result.api_share()
     if share is None:
         return None
-    held = ", ".join(f"{LAYER_LABELS[k].lower()} {v:,} replicas" for k, v in share["replicas"].items() if v)
+    held = ", ".join(f"{v:,} {LAYER_LABELS[k].lower()} replica{'s' if v != 1 else ''}"
+                     for k, v in share["replicas"].items() if v)
     above = share["api_above_tokens_per_day"]
     if above is None:
         return (held or "no replicas") + "; the API takes no tokens"
@@ -177,23 +224,34 @@ def hybrid_sentence(result: MixResult) -> str | None:
     return f"{held}, {api}"
 
 
+def _layer_words(layer) -> str:
+    """One layer as bought: "2 servers (16 GPUs)", "24 GPUs", "up to 9 GPUs", "tokens"."""
+    if layer.kind == "own":
+        return f"{layer.units:,} server{'s' if layer.units != 1 else ''} ({layer.gpus:,} GPUs)"
+    if layer.kind in ("reserved", "always_on"):
+        return f"{layer.gpus:,} GPUs"
+    if layer.kind == "api":
+        return "tokens"
+    return f"up to {layer.gpus:,} GPUs"
+
+
 def _mix_lines(result: MixResult, currency: str) -> list[str]:
     m = result.mix
     lines = [f"cheapest mix for the {result.profile} demand profile, {fmt.amount(m.total)} {currency}/month:"]
     hybrid = hybrid_sentence(result)
     if hybrid is not None:
         lines.append(f"  {hybrid}")
-    for kind, gpus in m.gpus.items():
-        if gpus:
-            lines.append(f"  {LAYER_LABELS[kind]:<10} {gpus:>6,} GPUs  {fmt.amount(m.cost[kind]):>14} {currency}/month")
-    if "rental staffing" in m.cost:
-        lines.append(f"  rental staffing          {fmt.amount(m.cost['rental staffing']):>14} {currency}/month")
+    for layer in m.layers.values():
+        lines.append(f"  {LAYER_LABELS[layer.kind]:<11} {_layer_words(layer):<22} {fmt.amount(layer.cost):>14} "
+                     f"{currency}/month  {fmt.share(layer.work_share)} of the work; {layer.offer}")
+    if m.staffing:
+        lines.append(f"  rental staffing {'':<18} {fmt.amount(m.staffing):>14} {currency}/month")
     for kind, saving in m.savings().items():
-        lines.append(f"  saves {fmt.amount(saving)} {currency}/month against all {LAYER_LABELS[kind].lower()}")
+        lines.append(f"  saves {fmt.amount(saving)} {currency}/month against all {m.pure_offers[kind]}")
     if result.if_steady is not None:
-        steady = ", ".join(f"{v} {LAYER_LABELS[k].lower()}" for k, v in result.if_steady.gpus.items() if v) or "no"
-        lines.append(f"  with the same average demand steady: {steady} GPUs, "
-                     f"{fmt.amount(result.if_steady.total)} {currency}/month")
+        s = result.if_steady
+        steady = "; ".join(f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in s.layers.values()) or "nothing"
+        lines.append(f"  with the same average demand steady: {steady}, {fmt.amount(s.total)} {currency}/month")
     return lines
 
 
@@ -295,11 +353,12 @@ def serving_sentence(scenario: Scenario | Resolved) -> str:
 
 
 def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: bool = True) -> str:
-    """The answer in a few Markdown sentences (``verdict``: open with the reconciled verdict sentence;
+    """The answer in a few Markdown sentences (``verdict``: open with the decision's verdict;
     the report leaves it to its executive summary, which states it already).
 
-    The cheapest option and its margin at the scenario's volume; the cheapest option
-    over each part of the searched range; each pair's break-even, and whether the
+    The monthly view of each option at the scenario's volume (and, where it ranks another
+    option first than the decision, why); the cheapest option over each part of the searched
+    range; each pair's break-even, and whether the
     configured GPUs can serve the volume at which the answer flips (or how far the
     count steps up there); and a caution for every unsourced estimate behind it.
     """
@@ -308,15 +367,17 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
     r = as_resolved(scenario)
     c = getattr(comparison, "comparison", None) or comparison     # the domain result or the output document
     kind, cur, label = c.workload_kind, c.currency, c.label
-    cheapest = c.options[c.cheapest]
+    monthly = {o: x.monthly_cost for o, x in c.options.items()}
+    ranked = sorted(monthly, key=monthly.get)
+    note = monthly_view_note(c)
     lines = [
         f"**{md(r.title)}**",
         "",
         *([f"_{md(r.scenario.description)}_", ""] if r.scenario.description.strip() else []),
-        *([f"**Verdict:** {md(verdict_sentence(c))}", ""] if verdict and verdict_sentence(c) else []),
-        f"At **{fmt.volume(kind, c.volume)}** the cheapest option is **{md(label(c.cheapest))}** at "
-        f"**{fmt.amount(cheapest.monthly_cost, 0)} {cur}/month**, {fmt.amount(c.margin, 0)} {cur}/month below "
-        f"{md(label(c.runner_up))}.",
+        *([f"**Verdict:** {md(decision_sentence(c))}", ""] if verdict else []),
+        f"Monthly view at **{fmt.volume(kind, c.volume)}** (capex straight-line, no discounting): "
+        + "; ".join(f"{md(label(o))} {fmt.amount(monthly[o], 0)} {cur}/month" for o in ranked)
+        + (f". Unlike the verdict, {md(note)}." if note else "."),
         "",
     ]
     serving = serving_sentence(r)
@@ -350,14 +411,10 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
             else:
                 text += f" {md(label(option))}'s {configured:,} GPUs serve that volume."
         lines.append(text)
-    if c.finance is not None:
+    if c.finance is not None and c.finance.payback_against is not None:
         f = c.finance
-        best = f.lowest_present_value
-        lines += ["", f"Over {f.horizon_months} months in cash, at a {fmt.share(f.discount_rate_per_year)} cost of "
-                  f"capital, the lowest present value of costs is **{md(label(best))}**"
-                  + (" (unlike the monthly view above)" if best != c.cheapest else "")
-                  + "; payback of owning: " + (f"month {f.payback_month}" if f.payback_month is not None
-                                                else "never within the horizon") + ". See the horizon section."]
+        lines += ["", f"Payback of owning against {md(label(f.payback_against))}: {payback_words(f)}. See the "
+                      "horizon section."]
     if c.estimates:
         lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
         lines += [f"- {md(e)}" for e in c.estimates]
@@ -407,7 +464,7 @@ def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> st
                if run.mfu is not None else "; no MFU (no training tokens given)") + "."]
     lines += [
         "",
-        f"Cheapest for this run: **{md(r.label(ranked[0]))}**. Cost of the run: "
+        "Cost of the run, cheapest first: "
         + "; ".join(f"{md(r.label(o))} **{fmt.amount(run.total(o), 0)} {cur}**" for o in ranked) + ".",
     ]
     if run.job_mtbf_hours is not None:
@@ -441,12 +498,13 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
         lines.append(f"- {md(r.label(option))}: TCO **{fmt.amount(result.tco_by_option[option], 0)} {cur}**, "
                      f"present value {fmt.amount(result.npv_by_option[option], 0)} {cur}")
     lines.append("")
-    best_npv = result.lowest_present_value
+    best_npv = min(result.npv_by_option, key=result.npv_by_option.get)
     best_tco = min(result.tco_by_option, key=result.tco_by_option.get)
     ranked = sorted(result.npv_by_option.values())
     if len(ranked) > 1:
-        lines.append(f"Lowest present value of costs: **{md(r.label(best_npv))}**, "
-                     f"{fmt.amount(ranked[1] - ranked[0], 0)} {cur} below the next.")
+        lines.append(f"Lowest present value of costs of the options as stated: **{md(r.label(best_npv))}**, "
+                     f"{fmt.amount(ranked[1] - ranked[0], 0)} {cur} below the next (the verdict above ranks every "
+                     "way to pay, the rent option's other terms and the capacity plan included).")
     if best_npv != best_tco:
         lines.append(f"Undiscounted, {md(r.label(best_tco))} costs less over the horizon; at "
                      f"{fmt.share(result.discount_rate_per_year)} a year the money spent up front on hardware weighs "
@@ -459,9 +517,9 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
                  "time's idle hardware, less resale). The break-even utilisations below are the steady-state "
                  "(monthly, depreciation-basis) view.")
     if result.payback_against is not None:
-        lines.append(f"Payback against {md(r.label(result.payback_against))}: " + (
-            f"**month {result.payback_month}**." if result.payback_month is not None
-            else "**never within the horizon**."))
+        lines.append(f"Payback against {md(r.label(result.payback_against))}: **{payback_words(result)}** (the "
+                     "first month after which owning stays cheaper, cumulatively; capex at the start of its month, "
+                     "each month's saving at its end).")
         lines += ["", returns_sentence(r.label, result)]
     if result.after_tax_tco_by_option is not None:
         lines += ["", f"After tax at {fmt.share(result.tax_rate)} (expenses deducted as paid, hardware depreciated "
@@ -492,20 +550,25 @@ def returns_sentence(label, result: OwnFinance) -> str:
 def describe_mix(result: MixResult, currency: str) -> str:
     """The cheapest mix in a few Markdown sentences, with the steady case beside it."""
     mix = result.mix
-    bands = [f"{mix.gpus[k]:,} {LAYER_LABELS[k].lower()}" for k in mix.gpus if mix.gpus[k]] or ["no"]
-    lines = [f"Cheapest mix for this demand: **{', '.join(bands)}** GPUs, "
-             f"**{fmt.amount(mix.total, 0)} {currency}/month**."]
+    bands = [f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in mix.layers.values()] or ["nothing"]
+    lines = [f"Cheapest mix for this demand: **{md('; '.join(bands))}**, "
+             f"**{fmt.amount(mix.total, 0)} {currency}/month** (each kind bought as it is sold: whole servers, "
+             "whole replicas, GPU-hours, tokens)."]
     hybrid = hybrid_sentence(result)
     if hybrid is not None:
         lines.append(f"- Replicas and API: {hybrid}.")
-    for kind, u in mix.utilisation.items():
-        lines.append(f"- {LAYER_LABELS[kind]} GPUs are busy {fmt.share(u)} of the hours they are paid for.")
-    lines += [f"- Against all {LAYER_LABELS[k].lower()}: saves {fmt.amount(v, 0)} {currency}/month"
+    for layer in mix.layers.values():
+        busy = (f"; busy {fmt.share(layer.utilisation)} of the hours paid for" if layer.utilisation is not None
+                else "")
+        lines.append(f"- {LAYER_LABELS[layer.kind]}: {md(layer.offer)}, {fmt.share(layer.work_share)} of the work"
+                     f"{busy}.")
+    lines += [f"- Against all {md(mix.pure_offers[k])}: saves {fmt.amount(v, 0)} {currency}/month"
               for k, v in mix.savings().items()]
     if result.if_steady is not None:
-        steady = ", ".join(f"{v:,} {LAYER_LABELS[k].lower()}" for k, v in result.if_steady.gpus.items() if v) or "no"
-        lines += ["", f"With the same average demand spread evenly (steady): {steady} GPUs, "
-                      f"{fmt.amount(result.if_steady.total, 0)} {currency}/month."]
+        s = result.if_steady
+        steady = "; ".join(f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in s.layers.values()) or "nothing"
+        lines += ["", f"With the same average demand spread evenly (steady): {md(steady)}, "
+                      f"{fmt.amount(s.total, 0)} {currency}/month."]
     return "\n".join(lines)
 
 
@@ -549,14 +612,22 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
                       f"{fmt.amount(t.flat_cost_per_month)} at the flat price for the same hourly draw "
                       f"({fmt.amount(t.energy_kwh_per_month, 0)} kWh/month; "
                       f"{fmt.amount(t.unserved_gpu_hours_per_month, 0)} GPU-hours/month of demand above the fleet). "
-                      f"Tariff: {md(t.source)}. The monthly cost comparison keeps the flat price."]
+                      f"Tariff: {md(t.source)}. The own option's cost, and so the verdict, use the tariff."]
     if result.training is not None:
         t = result.training
-        lines += ["", f"Training run: **{fmt.amount(t.energy_mwh, 0)} MWh**"
-                      + (f", **{fmt.amount(t.co2e_t, 0)} t CO2e** location-based" if t.co2e_t is not None else "")
+        parts = []
+        for name, (basis, mwh, operational, embodied) in t.by_option.items():
+            label = result.options[name].label if name in result.options else name
+            co2 = ("" if operational is None else
+                   f", {fmt.amount(operational + embodied, 0)} t CO2e ({fmt.amount(operational, 0)} operational, "
+                   f"{fmt.amount(embodied, 0)} embodied)")
+            parts.append(f"{md(label)} **{fmt.amount(mwh, 0)} MWh**{co2} ({basis})")
+        lines += ["", "Training run, from each option's power model (the one its electricity cost uses): "
+                      + "; ".join(parts) + ". By the model cards' method (GPU-hours × TDP × PUE), for comparison "
+                      f"with published figures: {fmt.amount(t.energy_mwh, 0)} MWh"
+                      + (f", {fmt.amount(t.co2e_t, 0)} t CO2e operational" if t.co2e_t is not None else "")
                       + (f", {fmt.amount(t.market_co2e_t, 0)} t CO2e market-based" if t.market_co2e_t is not None
-                         else "")
-                      + f" ({md(t.notes[0])})."]
+                         else "") + "."]
     if result.sources:
         lines += ["", "Grid intensity: " + "; ".join(md(s) for s in result.sources) + "."]
     return "\n".join(lines)
@@ -673,58 +744,31 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
         return _training_summary(r, c)
     cur, label, kind = c.currency, c.label, c.workload_kind
     money = lambda x: fmt.money(x, cur)   # noqa: E731
-    monthly = {o: res.monthly_cost for o, res in c.options.items()}
+    d = c.decision
+    per = "/month" if d.unit.endswith("/month") else ""
     lines = ["## Summary", "", f"**{md(r.title)}**", ""]
     f, mix = c.finance, c.mix
     at = fmt.volume(kind, c.volume)
-    monthly_words = (f"at {at}, {md(label(c.cheapest))} costs {money(monthly[c.cheapest])}/month against "
-                     f"{money(monthly[c.runner_up])}/month for {md(label(c.runner_up))}")
-    if f is not None:
-        ranked = sorted(f.npv_by_option, key=f.npv_by_option.get)
-        best, second = ranked[0], ranked[1] if len(ranked) > 1 else ranked[0]
-        gap = f.npv_by_option[second] - f.npv_by_option[best]
-        lines.append(f"**Verdict: {md(label(best))}.** Decision measure: the present value of costs over "
-                     f"{f.horizon_months} months (cash basis, {fmt.rate_per_year(f.discount_rate_per_year)} cost of "
-                     f"capital). {md(label(best))} costs **{money(f.npv_by_option[best])}** against "
-                     f"{money(f.npv_by_option[second])} for {md(label(second))}: **{money(gap)} less** "
-                     f"({fmt.share(gap / f.npv_by_option[second])}).")
-        lines.append("")
-        if best != c.cheapest:
-            lines.append(f"**Why the monthly view differs:** {monthly_words}, {money(c.margin)}/month less, because "
-                         "it spreads capex straight-line with no cost of capital; over the horizon the capex is paid "
-                         f"up front and carries {fmt.rate_per_year(f.discount_rate_per_year)}, so on present value "
-                         f"{md(label(best))} wins by {money(gap)}.")
-        else:
-            lines.append(f"**The monthly view agrees:** {monthly_words}, {money(c.margin)}/month less.")
-        lines.append("")
-    elif mix is not None:
+    verdict = (f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
+               f"**{money(d.winning.figure)}{per}**")
+    if d.runner_up is not None:
+        verdict += (f" against {money(d.figure(d.runner_up))}{per} for {md(d.label(d.runner_up))}: "
+                    f"**{money(d.margin)}{per} less**"
+                    + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else ""))
+    lines += [verdict + ".", ""]
+    note = monthly_view_note(c)
+    if note:
+        lines += [f"**Why the monthly view differs:** {md(note)}.", ""]
+    if mix is not None and d.measure != "monthly_cost_hour_by_hour":
         m = mix.mix
-        bands = ", ".join(f"{n:,} {LAYER_LABELS[k].lower()}" for k, n in m.gpus.items() if n) or "no"
-        savings = m.savings()
-        against = min(savings, key=savings.get) if savings else None
         profile = md(mix.profile.replace("_", " "))
-        lines.append(f"**Verdict: a mix of {bands} GPUs.** Decision measure: the monthly cost of serving the "
-                     f"{profile} demand hour by hour. The cheapest mix costs **{money(m.total)}/month**"
-                     + (f", **{money(savings[against])}/month less** than all "
-                        f"{LAYER_LABELS[against].lower()}" if against else "") + ".")
-        lines.append("")
-        lines.append(f"**Why the average-demand view differs:** {monthly_words}; that view spreads the demand "
-                     "evenly over the month, while the mix holds GPUs only for the hours they are busy.")
-        lines.append("")
-    else:
-        lines.append(f"**Verdict: {md(label(c.cheapest))}.** Decision measure: the monthly cost at the scenario's "
-                     f"volume, {at}. {md(label(c.cheapest))} costs **{money(monthly[c.cheapest])}/month**, "
-                     f"**{money(c.margin)}/month less** than {md(label(c.runner_up))}"
-                     + (f" ({fmt.share(c.margin_share)})" if c.margin_share is not None else "") + ".")
-        lines.append("")
-    if f is not None and mix is not None:
-        m = mix.mix
-        bands = ", ".join(f"{n:,} {LAYER_LABELS[k].lower()}" for k, n in m.gpus.items() if n) or "no"
-        profile = md(mix.profile.replace("_", " "))
-        lines.append(f"**Hour by hour:** with the {profile} demand profile the cheapest monthly mix is "
-                     f"{bands} GPUs at {money(m.total)}/month.")
-        lines.append("")
-    pair = next((b for b in c.break_evens if {b.option_a, b.option_b} == {c.cheapest, c.runner_up}), None)
+        bands = "; ".join(f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in m.layers.values()) or "nothing"
+        lines += [f"**Hour by hour (a monthly view beside the verdict):** with the {profile} demand profile the "
+                  f"cheapest monthly mix is {md(bands)} at {money(m.total)}/month.", ""]
+    options = [x.option for x in d.candidates.values() if x.option is not None]
+    first = options[0] if options else None
+    second = next((o for o in options if o != first), None)
+    pair = next((b for b in c.break_evens if {b.option_a, b.option_b} == {first, second}), None)
     if pair is not None and pair.volume is not None:
         ratio = pair.volume / c.volume if c.volume else None
         if ratio is None:
@@ -733,14 +777,14 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
             where = f", {fmt.share(abs(1 - ratio))} {'below' if ratio < 1 else 'above'} the scenario's {at}"
         else:
             where = f", {fmt.short(ratio, 2)} × the scenario's {at}"
-        lines.append(f"**Break-even that matters most:** {md(label(pair.option_a))} vs {md(label(pair.option_b))} "
-                     f"at **{fmt.volume(kind, pair.volume)}**{where}; {md(label(pair.cheaper_below))} is cheaper "
-                     "below it.")
+        lines.append(f"**Break-even that matters most** (monthly view): {md(label(pair.option_a))} vs "
+                     f"{md(label(pair.option_b))} at **{fmt.volume(kind, pair.volume)}**{where}; "
+                     f"{md(label(pair.cheaper_below))} is cheaper below it.")
         lines.append("")
     elif pair is not None:
-        lines.append(f"**Break-even that matters most:** none: {md(label(c.cheapest))} is cheaper than "
-                     f"{md(label(c.runner_up))} from {fmt.volume(kind, pair.volume_min)} to "
-                     f"{fmt.volume(kind, pair.volume_max)}.")
+        lines.append(f"**Break-even that matters most** (monthly view): none: {md(label(pair.cheaper_below))} is "
+                     f"cheaper than {md(label(pair.cheaper_above or second))} from {fmt.volume(kind, pair.volume_min)} "
+                     f"to {fmt.volume(kind, pair.volume_max)}.")
         lines.append("")
     if f is not None and f.break_even_utilisation:
         b = f.break_even_utilisation[0]
@@ -752,18 +796,19 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     if bars:
         tracked = label(monte_carlo.option) if monte_carlo is not None else "the tracked option"
         top = [f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
-               f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}/month"
+               f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}{per}"
                + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
                for b in bars[:3]]
-        lines.append(f"**What moves it most** ({md(tracked)}'s monthly saving, one input at a time):")
+        lines.append(f"**What moves it most** ({md(tracked)}'s saving on the decision measure, one input at a "
+                     "time):")
         lines.append("")
         lines += [f"{i}. {t}" for i, t in enumerate(top, 1)]
         lines.append("")
     if monte_carlo is not None:
         wins = monte_carlo.win_probability()
         ranked_wins = sorted(wins, key=wins.get, reverse=True)
-        lines.append(f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the monthly "
-                     "view, the cheapest option is " + "; ".join(
+        lines.append(f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the "
+                     "decision measure, the cheapest option is " + "; ".join(
                          f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
                      + " of them.")
         lines.append("")
@@ -779,18 +824,19 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
 def _training_summary(r: Resolved, c: Comparison) -> str:
     run = c.training
     cur = c.currency
-    ranked = sorted(run.costs, key=run.total)
-    best = ranked[0]
+    d = c.decision
+    per = "/month" if d.unit.endswith("/month") else ""
     lines = ["## Summary", "", f"**{md(r.title)}**", ""]
-    line = (f"**Cheapest for this run: {md(r.label(best))}**, **{fmt.money(run.total(best), cur)}**. Decision "
-            f"measure: the cost of the whole run ({fmt.short(run.gpu_hours)} GPU-hours, "
-            f"{fmt.amount(run.wall_clock_days, 1)} days of wall clock).")
-    if len(ranked) > 1:
-        gap = run.total(ranked[1]) - run.total(best)
-        line += (f" Next: {md(r.label(ranked[1]))} at {fmt.money(run.total(ranked[1]), cur)}, "
-                 f"**{fmt.money(gap, cur)} more**; {md(r.label(best))} is {fmt.share(gap / run.total(ranked[1]))} "
-                 "cheaper.")
+    line = (f"**Verdict: {md(d.winning.label)}**, **{fmt.money(d.winning.figure, cur)}{per}**. Decision measure: "
+            f"{md(d.description)}; the run takes {fmt.short(run.gpu_hours)} GPU-hours and "
+            f"{fmt.amount(run.wall_clock_days, 1)} days of wall clock.")
+    if d.runner_up is not None:
+        line += (f" Next: {md(d.label(d.runner_up))} at {fmt.money(d.figure(d.runner_up), cur)}{per}, "
+                 f"**{fmt.money(d.margin, cur)}{per} more**"
+                 + (f"; the verdict is {fmt.share(d.margin_share)} cheaper" if d.margin_share is not None else "")
+                 + ".")
     lines += [line, ""]
+    best = d.winning.option
     if best == "own" or "own" in r.options:
         lines += ["The own cluster is charged only the months the run takes; buying it pays off only if it stays "
                   "busy for the rest of its life (see below).", ""]

@@ -43,7 +43,7 @@ from ..catalog import Catalog
 from ..domain.break_even import default_volume_max
 from ..domain.compare import compare
 from ..domain.costs import monthly_cost
-from ..domain.uncertainty import decision_metric, quantile, tornado, tornado_ranges, with_values
+from ..domain.uncertainty import decision_metric, quantile, tornado, tornado_ranges
 from ..errors import InputError
 from ..io.yaml_files import dump_yaml
 from ..resolved import Resolved, resolve
@@ -55,7 +55,7 @@ from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, Bounds, InputField
 from . import format as fmt
 from .charts import _THEME, OPTION_COLOURS, sweep_volumes
 from .safe import html_text
-from .text import break_even_sentence
+from .text import break_even_sentence, payback_words
 
 TOP_INPUTS = 5
 """Sliders offered when no inputs are named: the inputs that move the answer most."""
@@ -227,7 +227,7 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
     From the tornado (:func:`costmodel.domain.uncertainty.tornado`) when the scenario has an
     uncertainty block; otherwise each input that may vary is moved ± 20 % (clipped to its
     allowed range) one at a time, and the swing of the decision metric (the tracked option's
-    monthly cost minus the cheapest other's) ranks them. Inputs that set whole counts and the
+    figure on the decision measure minus the cheapest other candidate's) ranks them. Inputs that set whole counts and the
     FX rates are left out of the quick ranking.
     """
     r = resolve(scenario)
@@ -243,7 +243,7 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
         low, high = _inside(bounds, *sorted((found.value * (1 - QUICK_SWING), found.value * (1 + QUICK_SWING))),
                             found.value)
         try:
-            ends = np.broadcast_to(decision_metric(with_values(r, {path: np.array([low, high])})), (2,))
+            ends = np.broadcast_to(decision_metric(r, values={path: np.array([low, high])}), (2,))
         except (ValueError, TypeError, InputError, KeyError):
             continue
         swings.append((float(abs(ends[1] - ends[0])), path, low, high))
@@ -274,19 +274,22 @@ def _get(data: Any, path: str) -> Any:
 
 
 def verdict(comparison: Comparison) -> str:
-    """The answer in one plain-text sentence: the cheapest option at the volume and its margin.
+    """The answer in one plain-text sentence: the decision's winner, its figure, the margin and the measure.
+
+    The same sentence as the report's and ``costmodel compare``'s verdict
+    (:func:`costmodel.presentation.text.decision_sentence`).
 
     Examples
     --------
     >>> import costmodel
     >>> print(verdict(costmodel.compare(costmodel.load_scenario("llama70b-vs-api")).comparison))
-    At 10.00 M tokens/day the cheapest option is Hosted API at 3,549 USD/month, 8,521 USD/month below Cloud rental.
+    Hosted API: Claude Opus 4.5 (Anthropic) is the cheapest at 3,549 USD/month, 8,521 USD/month (70.6 %) less than \
+Cloud rental: 2 × H100-SXM-80GB at R1 product brief, on demand, 24/7, on the monthly cost at the scenario's volume, \
+10,000,000 tokens/day.
     """
-    c = comparison
-    cost = c.options[c.cheapest].monthly_cost
-    return (f"At {fmt.volume(c.workload_kind, c.volume)} the cheapest option is {c.label(c.cheapest)} at "
-            f"{fmt.amount(cost, 0)} {c.currency}/month, {fmt.amount(c.margin, 0)} {c.currency}/month below "
-            f"{c.label(c.runner_up)}.")
+    from .text import decision_sentence
+
+    return decision_sentence(comparison)
 
 
 def _number_text(value: float) -> str:
@@ -632,28 +635,23 @@ class WhatIf:
             self.status.value = ""
         self.verdict_html.value = f"<b>{html_text(verdict(c))}</b>"
         rows = []
-        cur = c.currency
-        has_pv = c.finance is not None
-        for name, option in c.options.items():
-            before = base.options[name].monthly_cost if name in base.options else None
-            delta = "" if before is None else f"{option.monthly_cost - before:+,.0f}"
-            pv = ""
-            if has_pv:
-                value = c.finance.npv_by_option.get(name)
-                pv = f"<td style='text-align:right'>{fmt.amount(value, 0) if value is not None else 'none'}</td>"
-            rows.append(f"<tr><td>{html_text(option.label)}</td><td style='text-align:right'>"
-                        f"{fmt.amount(option.monthly_cost, 0)}</td><td style='text-align:right;color:#777'>"
-                        f"{delta}</td>{pv}</tr>")
-        head = (f"<tr><th>option</th><th>monthly cost [{html_text(cur)}/month]</th><th>vs the file</th>"
-                + (f"<th>present value over {c.finance.horizon_months} months [{html_text(cur)}]</th>"
-                   if has_pv else "") + "</tr>")
+        d, before = c.decision, base.decision
+        for name, candidate in d.candidates.items():
+            old = before.candidates.get(name)
+            delta = "" if old is None or before.unit != d.unit else f"{candidate.figure - old.figure:+,.0f}"
+            monthly = c.options[name].monthly_cost if name in c.options else None
+            rows.append(f"<tr><td>{html_text(candidate.label)}</td><td style='text-align:right'>"
+                        f"{fmt.amount(candidate.figure, 0)}</td><td style='text-align:right;color:#777'>{delta}</td>"
+                        f"<td style='text-align:right'>{'-' if monthly is None else fmt.amount(monthly, 0)}</td></tr>")
+        head = (f"<tr><th>way to pay (the verdict first)</th><th>{html_text(d.description)} "
+                f"[{html_text(d.unit)}]</th><th>vs the file</th>"
+                f"<th>monthly view at the volume [{html_text(c.currency)}/month]</th></tr>")
         self.costs_html.value = f"<table>{head}{''.join(rows)}</table>"
         label = c.label
-        lines = [html_text(break_even_sentence(b, label, c.volume_unit)) for b in c.break_evens]
-        if c.finance is not None:
-            f = c.finance
-            lines.append(html_text("payback of owning: " + (f"month {f.payback_month}" if f.payback_month is not None
-                                                          else "never within the horizon")))
+        lines = [html_text(break_even_sentence(b, label, c.volume_unit) + " (monthly view)") for b in c.break_evens]
+        if c.finance is not None and c.finance.payback_against is not None:
+            lines.append(html_text(f"payback of owning against {label(c.finance.payback_against)}: "
+                                   f"{payback_words(c.finance)}"))
         self.break_evens_html.value = "<b>Break-evens</b><ul>" + "".join(f"<li>{x}</li>" for x in lines) + "</ul>"
         self.chart.outputs = ({"output_type": "display_data", "metadata": {},
                                "data": {"application/vnd.vega.v5+json": self.chart_spec(),

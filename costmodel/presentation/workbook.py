@@ -34,7 +34,7 @@ from ..results import CashFlows, CashLine, Comparison, Component
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .tables import cash_flow_table, inputs_table
-from .text import verdict_sentence
+from .text import decision_sentence
 
 NEVER = 1e99
 """Stand-in for "no payback in this month" in the payback helper columns (the minimum is taken)."""
@@ -641,7 +641,7 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
             row += 1
     row += 1
     sheet.write_string(row, 0, "verdict (as computed by costmodel)", bold)
-    sheet.write_string(row + 1, 0, verdict_sentence(comparison) or "no horizon view")
+    sheet.write_string(row + 1, 0, decision_sentence(comparison))
 
 
 def _lowest_formula(names: list[str], cells: list[str]) -> str:

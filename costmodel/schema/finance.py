@@ -145,11 +145,15 @@ class NpvConvention(InputModel):
 
     ``period: month, timing: begin`` (the default) is numpy-financial's ``npv`` on monthly flows
     (month 0 undiscounted); ``period: year, timing: end`` is Excel's ``NPV(rate, year1, ...)``
-    on yearly totals, as published ROI calculators and corporate templates state it.
+    on yearly totals, as published ROI calculators and corporate templates state it;
+    ``timing: capital_begin`` puts the investment (hardware, facility, lease payments in advance,
+    up-front commitments) at the start of its period and every other flow at the end
+    ("investment at time 0, flows at period end", ``=-I0 + NPV(r, F1:Fn)``), the timing of the
+    fractional payback.
     """
 
     period: Literal["month", "year"] = "month"
-    timing: Literal["begin", "end"] = "begin"
+    timing: Literal["begin", "end", "capital_begin"] = "begin"
 
 
 class Finance(InputModel):

@@ -1,0 +1,334 @@
+"""The one decision: every way to pay for the work on the scenario's one measure, ranked once.
+
+The measure (:class:`costmodel.results.Measure`) follows from the scenario's blocks:
+
+* a ``finance`` block: the **present value of costs** over the horizon (cash basis, the
+  block's discount rate and convention); candidates are the options' cash flows as the
+  scenario states them, the rent option all on demand where a commitment is stated (or on its
+  reserved terms where only those are), and the capacity plan;
+* a training workload: the **cost of the whole run**;
+* a demand profile: the **monthly cost of serving the demand hour by hour**, each option
+  buying capacity as it is sold (:func:`costmodel.domain.mix.pure_costs`), and the cheapest
+  mix where it is cheaper than every option alone;
+* otherwise the **monthly cost at the scenario's volume**, with the rent option's reserved
+  terms as a way to pay of their own.
+
+Every output that ranks options reads the :class:`~costmodel.results.Decision` built here
+(verdict, summary, text, JSON, report, what-if, batch, workbook, uncertainty), so they name
+one winner, one figure and one measure. :func:`measure_figures` gives the candidates' figures
+alone and broadcasts over sampled inputs, for the uncertainty analyses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..resolved import Resolved, as_resolved
+from ..results import Candidate, Decision, Layer, Measure
+from ..schema import Scenario
+from ..units import HOURS_PER_MONTH
+from .capacity import own_servers, own_servers_for, rent_gpus, rent_gpus_for
+from .costs import monthly_cost, staffing_month
+
+MIX = "mix"
+"""Candidate id of the cheapest mix of a demand profile."""
+PLAN = "plan"
+"""Candidate id of the capacity plan."""
+RESERVED = "rent.reserved"
+"""Candidate id of the rent option paid on its reserved terms."""
+ON_DEMAND = "rent.on_demand"
+"""Candidate id of the rent option all on demand (beside a stated commitment)."""
+SPOT = "rent.spot"
+"""Candidate id of the rent option all on spot (uncapped spot only)."""
+
+_PURE_TO_CANDIDATE = {Layer.OWN: "own", Layer.ALWAYS_ON: "rent", Layer.ON_DEMAND: "rent",
+                      Layer.RESERVED: RESERVED, Layer.SPOT: SPOT}
+
+
+@dataclass(frozen=True)
+class _Commitment:
+    """Reserved GPUs for the cash flows (the schema's Commitment, with array-valued GPUs allowed)."""
+
+    gpus: Any
+    payment: str = "no_upfront"
+    upfront_share: float = 0.0
+
+
+def measure_of(scenario: Scenario | Resolved) -> str:
+    """The scenario's decision measure (a :class:`~costmodel.results.Measure` value)."""
+    r = as_resolved(scenario)
+    if r.finance is not None:
+        return Measure.PRESENT_VALUE
+    if r.workload.kind == "training":
+        return Measure.RUN_COST
+    if r.demand is not None:
+        return Measure.HOURLY_MONTHLY_COST
+    return Measure.MONTHLY_COST
+
+
+def option_of(candidate: str) -> str | None:
+    """The option a candidate belongs to (``rent.reserved`` → ``rent``); None for the mix and the plan."""
+    if candidate in (MIX, PLAN):
+        return None
+    return candidate.split(".", 1)[0] if candidate.startswith("rent.") else candidate
+
+
+# --- the figures -----------------------------------------------------------------------------------------
+
+def reserved_monthly_cost(r: Resolved, volume):
+    """The rent option on its reserved terms at a volume: its GPUs every hour at the reserved price. [currency/month]"""
+    rent = r.option("rent")
+    gpus = np.asarray(rent_gpus(r, volume), dtype=float)
+    return gpus * rent.reserved.price_per_gpu_hour * HOURS_PER_MONTH + staffing_month(rent.staffing, gpus)
+
+
+def monthly_figures(r: Resolved) -> dict[str, Any]:
+    """Each option's monthly cost at the volume, and the rent option on its reserved terms. [currency/month]"""
+    found = {o: monthly_cost(r, o, r.volume) for o in r.options}
+    if "rent" in r.options and r.options["rent"].reserved is not None:
+        found[RESERVED] = reserved_monthly_cost(r, r.volume)
+    return found
+
+
+def run_figures(r: Resolved) -> dict[str, Any]:
+    """Each option's cost of the whole training run. [currency]"""
+    from .training import run_costs
+
+    return run_costs(r)
+
+
+def hourly_figures(r: Resolved) -> dict[str, Any]:
+    """Each option alone serving the hourly demand, capacity as it is bought. [currency/month]"""
+    from .mix import pure_costs
+
+    costs, _ = pure_costs(r)
+    return {_PURE_TO_CANDIDATE.get(k, k): v for k, v in costs.items()}
+
+
+def reserved_level(r: Resolved, mix=None):
+    """GPUs the rent option would reserve: the cheapest mix's reserved GPUs, else those the volume needs. [GPU]"""
+    if mix is not None and Layer.RESERVED in mix.mix.layers:
+        return mix.mix.layers[Layer.RESERVED].gpus
+    if mix is not None:
+        return 0
+    return rent_gpus(r, r.volume)
+
+
+_RESERVED: dict[int, tuple[Resolved, Any]] = {}
+"""Reserved levels of recent resolved scenarios (id → (scenario, level)): the mix is searched once."""
+
+
+def reserved_gpus_of(r: Resolved):
+    """The reserved way to pay's GPUs for a scenario: :func:`reserved_level`, the mix searched once. [GPU]"""
+    found = _RESERVED.get(id(r))
+    if found is not None and found[0] is r:
+        return found[1]
+    from .mix import mix_result
+
+    level = reserved_level(r, mix_result(r) if r.demand is not None else None)
+    if len(_RESERVED) >= 16:
+        _RESERVED.pop(next(iter(_RESERVED)))
+    _RESERVED[id(r)] = (r, level)
+    return level
+
+
+def present_value_figures(r: Resolved, flows=None, reserved_gpus=None) -> dict[str, Any]:
+    """Each option's present value of costs over the horizon, and the rent option's other ways to pay. [currency]
+
+    ``reserved_gpus``: the GPUs of the reserved way to pay (default :func:`reserved_level`
+    without a mix: those the volume needs).
+    """
+    from .finance import cash_flows, present_value_of, rent_cash_flows
+
+    flows = flows or cash_flows(r)
+    found = {o: present_value_of(r, flows.total(o), flows.at_start(o)) for o in flows.flows}
+    if "rent" in r.options:
+        rent, commitment = r.options["rent"], r.finance.rent_commitment
+        if commitment is not None:
+            found[ON_DEMAND] = _lines_value(r, rent_cash_flows(r, flows.months, flows.volume, flows.gpu_hours, None))
+        elif rent.reserved is not None:
+            gpus = reserved_level(r) if reserved_gpus is None else reserved_gpus
+            if np.any(np.asarray(gpus) > 0):
+                found[RESERVED] = _lines_value(r, rent_cash_flows(r, flows.months, flows.volume, flows.gpu_hours,
+                                                                  _Commitment(gpus)))
+    return found
+
+
+def _lines_value(r: Resolved, lines: dict[str, Any]):
+    """Present value of a set of cash lines (those of :data:`~costmodel.results.START_LINES` at their month's start)."""
+    from ..results import START_LINES
+    from .finance import present_value_of
+
+    total = sum(np.asarray(v, dtype=float) for v in lines.values())
+    start = sum((np.asarray(lines[k], dtype=float) for k in START_LINES if k in lines), np.zeros_like(total))
+    return present_value_of(r, total, start)
+
+
+def measure_figures(scenario: Scenario | Resolved, measure: str | None = None) -> dict[str, Any]:
+    """Every candidate's figure on the decision measure (the mix and the plan apart).
+
+    Broadcasts: with inputs replaced by arrays of samples
+    (:func:`costmodel.domain.uncertainty.with_values`), each figure is an array. For the
+    present value, give samples a trailing axis of length 1 (shape (n, 1)) so that they
+    broadcast against the horizon's months.
+
+    Returns
+    -------
+    dict of str to float or numpy.ndarray
+        Candidate id → figure, in the options' order. [currency, or currency/month]
+    """
+    r = as_resolved(scenario)
+    measure = measure or measure_of(r)
+    if measure == Measure.PRESENT_VALUE:
+        return present_value_figures(r)
+    if measure == Measure.RUN_COST:
+        return run_figures(r)
+    if measure == Measure.HOURLY_MONTHLY_COST:
+        return hourly_figures(r)
+    return monthly_figures(r)
+
+
+# --- the labels ------------------------------------------------------------------------------------------
+
+def _plural(n: float, word: str) -> str:
+    n = int(round(float(np.max(n))))
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def _own_label(r: Resolved, servers) -> str:
+    own = r.options["own"]
+    n = int(round(float(np.max(servers))))
+    return f"{own.label}: {n:,} × {own.server.server} ({n * own.gpus_per_server:,} × {own.server.gpu})"
+
+
+def _rent_label(r: Resolved, gpus, how: str) -> str:
+    rent = r.options["rent"]
+    count = "" if gpus is None else f"{int(round(float(np.max(gpus)))):,} × "
+    return f"{rent.label}: {count}{rent.offer.gpu} at {rent.offer.provider}, {how}"
+
+
+def _api_label(r: Resolved, name: str) -> str:
+    api = r.options[name]
+    model, provider = api.offer.model, api.offer.provider
+    if model.lower() in api.label.lower():
+        return f"{api.label} ({provider})"
+    return f"{api.label}: {model} ({provider})"
+
+
+def _commitment_words(r: Resolved, commitment) -> str:
+    terms = r.options["rent"].reserved
+    pay = {"all_upfront": "all up front", "no_upfront": "no up-front payment",
+           "partial_upfront": f"{commitment.upfront_share:.0%} up front"}[commitment.payment]
+    return (f"{terms.term_years}-year reserved, {_plural(commitment.gpus, 'GPU')} ({pay}), "
+            "the rest on demand")
+
+
+def labels(r: Resolved, measure: str, figures: dict[str, Any], mix=None, reserved_gpus=None) -> dict[str, str]:
+    """Each candidate named: the option, what is bought and how it is paid."""
+    found = {}
+    rent = r.options.get("rent")
+    hourly_need = None
+    if measure == Measure.HOURLY_MONTHLY_COST:
+        from .demand import hourly_demand
+
+        series = hourly_demand(r)
+        hourly_need = (float(series.max()) if series.size else 0.0) / r.workload.hourly_ceiling
+    for candidate in figures:
+        if candidate == "own":
+            servers = own_servers_for(r, hourly_need) if hourly_need is not None else (
+                r.options["own"].server_count if measure == Measure.RUN_COST else own_servers(r, r.volume))
+            found[candidate] = _own_label(r, servers)
+        elif candidate in ("rent", RESERVED, ON_DEMAND, SPOT):
+            gpus = rent_gpus_for(r, hourly_need) if hourly_need is not None else rent_gpus(r, r.volume)
+            per_hour = rent.billing == "per_gpu_hour_used"
+            if candidate == RESERVED:
+                how = f"{rent.reserved.term_years}-year reserved"
+                if measure == Measure.PRESENT_VALUE:
+                    level = reserved_level(r, mix) if reserved_gpus is None else reserved_gpus
+                    found[candidate] = _rent_label(r, None, _commitment_words(r, _Commitment(level)))
+                    continue
+            elif candidate == SPOT:
+                how = "spot, by the GPU-hour"
+            elif candidate == "rent" and measure == Measure.PRESENT_VALUE and r.finance.rent_commitment is not None:
+                found[candidate] = _rent_label(r, None, _commitment_words(r, r.finance.rent_commitment))
+                continue
+            elif candidate == ON_DEMAND:
+                how = "all on demand"
+            else:
+                how = "on demand by the GPU-hour" if per_hour else "on demand, 24/7"
+            found[candidate] = _rent_label(r, None if per_hour and candidate != RESERVED else gpus, how)
+        elif candidate in r.options:
+            found[candidate] = _api_label(r, candidate)
+    return found
+
+
+def _description(r: Resolved, measure: str, run=None) -> str:
+    if measure == Measure.PRESENT_VALUE:
+        f = r.finance
+        timing = {"begin": "cash at the start of each", "end": "cash at the end of each",
+                  "capital_begin": "investment at the start of each, other cash at the end"}[f.npv.timing]
+        return (f"the present value of costs over {f.horizon_months} months (cash basis, "
+                f"{f.discount_rate_per_year * 100:.1f} % a year, by {f.npv.period}, {timing} {f.npv.period})")
+    if measure == Measure.RUN_COST:
+        hours = "" if run is None else f" ({float(run.gpu_hours):,.0f} GPU-hours)"
+        return f"the cost of the whole training run{hours}"
+    if measure == Measure.HOURLY_MONTHLY_COST:
+        return (f"the monthly cost of serving the {r.demand.profile.kind.replace('_', ' ')} demand hour by hour "
+                "(capacity as it is bought)")
+    return f"the monthly cost at the scenario's volume, {float(np.mean(r.volume)):,.0f} {r.volume_unit}"
+
+
+def decide(scenario: Scenario | Resolved, finance_flows=None, run=None, mix=None, plan=None) -> Decision:
+    """The scenario's decision: every candidate on its measure, cheapest first.
+
+    Parameters
+    ----------
+    scenario
+        The scenario (scalar inputs).
+    finance_flows, run, mix, plan
+        Already computed cash flows, training run, mix result and capacity plan, reused.
+
+    Returns
+    -------
+    Decision
+
+    Raises
+    ------
+    ValueError
+        A figure is not finite.
+    """
+    r = as_resolved(scenario)
+    measure = measure_of(r)
+    if measure == Measure.PRESENT_VALUE:
+        figures = present_value_figures(r, finance_flows, reserved_level(r, mix) if "rent" in r.options else None)
+    elif measure == Measure.RUN_COST:
+        figures = run_figures(r)
+    else:
+        figures = measure_figures(r, measure)
+    figures = {k: float(np.asarray(v)) for k, v in figures.items()}
+    names = labels(r, measure, figures, mix)
+    unit = r.currency if measure in (Measure.PRESENT_VALUE, Measure.RUN_COST) else f"{r.currency}/month"
+    entries = [Candidate(k, option_of(k), names[k], v) for k, v in figures.items()]
+    if measure == Measure.HOURLY_MONTHLY_COST and mix is not None and mix.mix.layers:
+        best = min(figures.values()) if figures else np.inf
+        total = mix.mix.total
+        if total < best - max(0.005, 1e-9 * abs(best)):
+            entries.append(Candidate(MIX, None, f"Cheapest mix: {mix.mix.words()}", total))
+    if measure == Measure.PRESENT_VALUE and plan is not None:
+        from .plan import plan_words
+
+        entries.append(Candidate(PLAN, None, f"Capacity plan: {plan_words(plan)}", float(plan.npv)))
+    for c in entries:
+        if not np.isfinite(c.figure):
+            raise ValueError(f"the {c.label} figure on {measure} is not finite; check the inputs' magnitudes")
+    ranked = sorted(entries, key=lambda c: c.figure)        # stable: options before the mix and the plan on ties
+    description = _description(r, measure, run)
+    return Decision(str(measure), description, unit, {c.id: c for c in ranked})
+
+
+__all__ = ["MIX", "ON_DEMAND", "PLAN", "RESERVED", "SPOT", "decide", "labels", "measure_figures", "measure_of",
+           "monthly_figures", "option_of", "present_value_figures", "reserved_monthly_cost", "run_figures",
+           "hourly_figures"]
