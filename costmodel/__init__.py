@@ -18,9 +18,9 @@ Examples
 --------
 >>> import costmodel
 >>> scenario = costmodel.load_scenario("llama70b-vs-api")
->>> result = costmodel.compare(scenario)      # the typed output document (schema_version 1.x)
->>> result.cheapest, result.options["api"].monthly_cost.unit
-('api', 'USD/month')
+>>> result = costmodel.compare(scenario)      # the typed output document (schema_version 2.x)
+>>> result.decision.winner, result.decision.measure, result.options["api"].monthly_cost.unit
+('api', 'monthly_cost', 'USD/month')
 """
 
 from importlib import import_module

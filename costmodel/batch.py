@@ -323,13 +323,13 @@ def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[
 def portfolio_frame(results: list[dict[str, Any]]):
     """The portfolio as a pandas DataFrame from the tasks' columns: the fixed columns, then the swept
     inputs; the cost, NPV, TCO and break-even columns of options no scenario has are dropped."""
-    import numpy as np
     import pandas as pd
 
     from .domain.portfolio import base_columns
 
     frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True)
-    text = {"scenario", "title", "volume_unit", "currency", "cheapest", "runner_up", "warnings", "error"}
+    text = {"scenario", "title", "volume_unit", "currency", "decision_measure", "decision_unit", "winner",
+            "winner_label", "runner_up", "warnings", "error"}
     for name in frame.columns:
         if name == "point":
             frame[name] = pd.to_numeric(frame[name]).astype("Int64")
@@ -341,21 +341,9 @@ def portfolio_frame(results: list[dict[str, Any]]):
     swept = [c for c in frame.columns if c not in fixed]
     frame = frame[fixed[:2] + swept + fixed[2:]]
     keep = [c for c in frame.columns if c in ("error", "warnings", "point") or frame[c].notna().any()
-            or not (c.startswith(("cost_", "npv_", "tco_", "break_even_")))]
+            or not (c.startswith(("cost_", "npv_", "tco_", "break_even_", "decision_")) and c not in (
+                "decision_measure", "decision_unit"))]
     frame = frame[keep]
-    # the reports' verdict: with a finance block the lowest present value of costs over the horizon
-    # (which may differ from the cheapest month, as for R2), else the cheapest month
-    npv = frame[[c for c in frame.columns if c.startswith("npv_")]]
-    horizon = npv.notna().sum(axis=1) >= 2
-    lowest = npv.astype(float).fillna(float("inf")).idxmin(axis=1).str.removeprefix("npv_") if len(npv.columns) \
-        else frame["cheapest"]
-    verdict = lowest.where(horizon, frame["cheapest"]).astype(object)
-    measure = pd.Series(np.where(horizon, "present value over the horizon", "monthly cost"), index=frame.index,
-                        dtype=object)
-    failed = frame["error"].notna() if "error" in frame else pd.Series(False, index=frame.index)
-    at = list(frame.columns).index("margin") + 1 if "margin" in frame.columns else len(frame.columns)
-    frame.insert(at, "verdict", verdict.where(~failed, None))
-    frame.insert(at + 1, "decision_measure", measure.where(~failed, None))
     return frame
 
 

@@ -603,6 +603,10 @@ class Resolved:
         """Unit of :attr:`volume`."""
         return self.workload.volume_unit
 
+    def at_volume(self, volume: Number) -> Resolved:
+        """The same scenario at another volume (a demand profile keeps its shape, scaled to it)."""
+        return dataclasses.replace(self, workload=dataclasses.replace(self.workload, volume=volume))
+
     def option(self, name: str) -> Option:
         """The option called ``name``.
 

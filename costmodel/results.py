@@ -1025,6 +1025,11 @@ class Measure(StrEnum):
     MONTHLY_COST = "monthly_cost"
 
 
+MEASURE_TITLES = {Measure.PRESENT_VALUE: "present value of costs", Measure.RUN_COST: "cost of the run",
+                  Measure.HOURLY_MONTHLY_COST: "monthly cost, hour by hour", Measure.MONTHLY_COST: "monthly cost"}
+"""Each decision measure's short name, for axis titles and table headers."""
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One way to pay for the work, ranked on the scenario's decision measure.

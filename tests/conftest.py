@@ -91,6 +91,13 @@ def r2():
     return costmodel.load_scenario("h200-24gpu-cluster")
 
 
+@pytest.fixture(scope="session")
+def r2_steady():
+    """R2 at steady demand: its 3 configured servers carry the 12,000 GPU-hours (its campaigns, which peak
+    above them, would size the cluster for their busiest hour)."""
+    return patched("h200-24gpu-cluster", drop=("demand",))
+
+
 def _find_chromium() -> str | None:
     import shutil
 

@@ -81,7 +81,8 @@ def test_api_offers_compares_five_api_offers_without_a_gpu_option(capsys):
     assert options["api:sonnet-batch-30"]["cost_per_million_tokens"]["value"] == pytest.approx(3.4884, rel=1e-9)
     # Per request: 4,000 input + 1,000 output tokens x 4.104 / 10^6 = 0.02052 USD; 20.52 per 1,000.
     assert options["api"]["cost_per_1000_requests"]["value"] == pytest.approx(20.52, rel=1e-9)
-    assert data["cheapest"] == "api:deepseek-flash"
+    assert data["decision"]["winner"] == "api:deepseek-flash"
+    assert data["decision"]["winner_label"] == "DeepSeek V4.1 Flash, peak and off-peak (DeepSeek)"
     assert len(data["break_evens"]) == 10                  # every pair of the five offers
 
 
@@ -116,7 +117,7 @@ def test_hybrid_report_renders(tmp_path):
     from costmodel.report import render_report
 
     html = render_report("llama70b-hybrid", tmp_path).html.read_text()
-    assert "Replicas and API: owned 4 replicas, the API above 4,359,744,000 tokens/day" in html
+    assert "Replicas and API: 4 owned replicas, the API above 3,487,795,200 tokens/day" in html
     assert "Stacked area chart of the busiest week" in html
 
 

@@ -39,7 +39,7 @@ def test_batch_over_bundled_scenarios_and_a_bad_file(tmp_path, capsys):
     r1 = table[table["scenario"].str.endswith("llama70b-vs-api.yaml")].iloc[0]
     assert r1["cost_rent"] == pytest.approx(2 * 3.5 * 730 + 6000 * 1.16)
     assert r1["cost_api"] == pytest.approx(3548.61, abs=0.01)
-    assert r1["cheapest"] == "api" and r1["break_even_rent_api"] == pytest.approx(34_013_307, rel=1e-6)
+    assert r1["winner"] == "api" and r1["break_even_rent_api"] == pytest.approx(34_013_307, rel=1e-6)
     parquet = pd.read_parquet(tmp_path / "out" / "portfolio.parquet")
     assert len(parquet) == len(table) and list(parquet.columns) == list(table.columns)
     assert "BAD.yaml" in capsys.readouterr().err
@@ -261,14 +261,15 @@ def test_batch_reports_in_a_warm_kernel_with_an_index(tmp_path):
     index = (out / "index.html").read_text()
     assert 'href="llama70b-vs-api/report.html"' in index and 'href="h200-24gpu-cluster/report.html"' in index
     assert unsafe_parts(index) == []
-    # the portfolio chart: R1's cheapest is the API (3,548.61 USD/month), R2's the own cluster
+    # the portfolio chart names each verdict: R1's the API (3,548.61 USD/month), R2's the reserved rental
     import base64
     import re
 
     picture = re.search(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([^"]+)"', index)
     assert picture is not None, "no portfolio chart on the index page"
-    assert "R1: Llama 3.3 70B" in picture.group(1) and "Hosted API cheapest" in picture.group(1)
-    assert "Own cluster cheapest" in picture.group(1)
+    assert "R1: Llama 3.3 70B" in picture.group(1)
+    assert "Hosted API: Claude Opus 4.5 (Anthropic) is the verdict" in picture.group(1)
+    assert "1-year reserved, 7 GPUs (no up-front payment), the rest on demand is the verdict" in picture.group(1)
     assert base64.b64decode(picture.group(2)).decode().lstrip().startswith("<svg")
     r1 = (out / "llama70b-vs-api" / "report.html").read_text()
     # R1's claims: the flip stated at 10x is contradicted at 3.40x (34,013,307 / 10,000,000)
@@ -319,18 +320,23 @@ def test_batch_xlsx_holds_the_portfolio_as_one_sheet(tmp_path):
                                   csv[["cost_own", "cost_rent", "margin"]])
 
 
-def test_portfolio_verdict_follows_the_reports_decision_measure(tmp_path):
+def test_portfolio_verdict_is_the_reports_decision(tmp_path):
     out = tmp_path / "b"
     assert main(["batch", "llama70b-vs-api", "h200-24gpu-cluster", "--out", str(out)]) == 0
     table = pd.read_csv(out / "portfolio.csv").set_index("scenario")
-    # R1 has no finance block: the verdict is the cheapest month (the API, 3,548.61 USD/month)
-    assert table.loc["llama70b-vs-api", "verdict"] == "api" == table.loc["llama70b-vs-api", "cheapest"]
-    assert table.loc["llama70b-vs-api", "decision_measure"] == "monthly cost"
-    # R2: own is cheaper a month (52,773 against 54,000 USD) but rental has the lower present value
-    # over 60 months (2.70 M against 2.93 M USD), the verdict of R2's report
+    for name in ("llama70b-vs-api", "h200-24gpu-cluster"):       # a batch row is compare's decision
+        d = compare_domain(costmodel.load_scenario(name)).decision
+        row = table.loc[name]
+        assert (row["winner"], row["winner_label"], row["decision_measure"], row["decision_unit"]) == (
+            d.winner, d.winning.label, d.measure, d.unit)
+        assert row["margin"] == pytest.approx(d.margin, rel=1e-12)
+        assert row["winner_figure"] == pytest.approx(d.winning.figure, rel=1e-12)
+        for option in ("own", "rent"):
+            assert row[f"decision_{option}"] == pytest.approx(d.figure(option), rel=1e-12)
+    # R1 has no finance block: the monthly cost; R2 the present value over 60 months
+    assert table.loc["llama70b-vs-api", "decision_measure"] == "monthly_cost"
     r2 = table.loc["h200-24gpu-cluster"]
-    assert r2["cheapest"] == "own" and r2["verdict"] == "rent"
-    assert r2["decision_measure"] == "present value over the horizon" and r2["npv_rent"] < r2["npv_own"]
+    assert r2["decision_measure"] == "present_value" and r2["decision_own"] == pytest.approx(r2["npv_own"])
 
 
 def test_a_scenario_named_three_ways_is_one_scenario(tmp_path):

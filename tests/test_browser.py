@@ -116,11 +116,16 @@ def test_first_screen_of_r2_states_one_verdict_with_both_views(browser, reports)
         .filter(e => e.getBoundingClientRect().top < 900).map(e => e.innerText).join('\\n')""")
     page.close()
     assert visible.count("Verdict:") == 1
-    # present value over 60 months (compare --json finance.npv_by_option): rent 2,698,073, own 2,926,521 USD;
-    # monthly view at 12,000 GPU-hours/month: own 52,773, rent 54,000 (12,000 x 4.50) USD/month
-    assert "Verdict: Cloud rental." in visible
-    assert "2.70 M USD" in visible and "2.93 M USD" in visible and "228 k USD less" in visible
-    assert "52.8 k USD/month" in visible and "54.0 k USD/month" in visible
+    # the decision (compare --json decision): the 1-year reserved base of 7 GPUs with the rest on demand,
+    # 2.39 M USD over 60 months, 310 k less than renting all on demand (2.70 M USD)
+    from costmodel.domain.compare import compare
+    from costmodel.scenarios import load_scenario
+
+    d = compare(load_scenario("h200-24gpu-cluster")).decision
+    assert d.winner == "rent.reserved"
+    assert f"Verdict: {d.winning.label}." in visible
+    assert "2.39 M USD" in visible and "2.70 M USD" in visible and "310 k USD less" in visible
+    assert "Decision measure: the present value of costs over 60 months" in visible
 
 
 def test_only_the_exact_vega_bundle_is_trusted():

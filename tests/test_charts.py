@@ -78,7 +78,7 @@ def test_mix_charts(r2):
     series = hourly_demand(r2)
     mix = cheapest_mix(r2, series)
     assert "GPUs busy [GPU]" in titles(spec(charts.demand_week(r2, series)))
-    assert "GPUs [GPU]" in titles(spec(charts.load_duration_layers(r2, series, mix)))
+    assert "GPUs busy [GPU]" in titles(spec(charts.load_duration_layers(r2, series, mix)))
     assert "Monthly cost of the mix [USD/month]" in titles(spec(charts.cost_against_level_chart(r2, series)))
 
 
@@ -87,10 +87,11 @@ def test_uncertainty_charts_name_the_tracked_option(r1):
     bars = tornado(r1)
     # F21: the tracked option of R1 is the API, and the tornado's axis says so
     axis = titles(spec(charts.tornado_chart(r1, bars, result.option)))
-    assert any(t.startswith("Hosted API minus the cheapest other") for t in axis)
+    assert any(t.startswith("Hosted API minus the cheapest other, monthly cost [USD/month]") for t in axis)
     assert "Own-minus" not in json.dumps(axis)
     assert "Probability of being the cheapest [%]" in titles(spec(charts.win_probability_bars(r1, result)))
-    assert any("Monthly saving of Hosted API" in t for t in titles(spec(charts.savings_histogram(r1, result))))
+    assert any("Saving of Hosted API, monthly cost [USD/month]" in t
+               for t in titles(spec(charts.savings_histogram(r1, result))))
 
 
 def test_sweep_volumes_draw_steps_sharp(r1):

@@ -16,7 +16,8 @@ from costmodel.report import report_folder
 def test_compare_json(capsys):
     assert main(["compare", "llama70b-vs-api", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["cheapest"] == "api"
+    assert data["decision"]["winner"] == "api" and data["decision"]["measure"] == "monthly_cost"
+    assert data["decision"]["winner_label"] == "Hosted API: Claude Opus 4.5 (Anthropic)"
     assert data["options"]["rent"]["monthly_cost"] == {"value": pytest.approx(12070.0), "unit": "USD/month",
                                                        "status": None}
     assert data["options"]["api"]["cost_per_gpu_hour_used"] == {"value": None, "unit": "USD/GPU-h",
@@ -36,7 +37,9 @@ def test_compare_json(capsys):
 def test_compare_text(capsys):
     assert main(["compare", "h200-24gpu-cluster"]) == 0
     out = capsys.readouterr().out
-    assert "cheapest: Own cluster" in out and "11,721 GPU-hours/month" in out
+    # the verdict first, named with its offer and its measure; the monthly view's break-even below it
+    assert out.splitlines()[1].startswith("verdict: Cloud rental: H200-SXM-141GB at Nebius, 1-year reserved")
+    assert "monthly view at 12,000 GPU-hours/month" in out and "37,940 GPU-hours/month" in out
 
 
 def test_compare_at_zero_volume_says_not_defined(capsys):

@@ -51,26 +51,30 @@ class TestProfiles:
 class TestMix:
     def test_two_level_profile_matches_the_closed_form(self):
         # bursty: peak 2 x average for 25 % of hours, base (1 - 0.25 x 2) / 0.75 = 2/3 of the average;
-        # average 12,000 / 730 = 16.438 GPUs, base 10.959. GPUs 1-10 busy always, GPU 11 busy
-        # 0.75 x 0.959 + 0.25 = 0.969 of hours, GPUs 12-33 only at the peak (0.25). Reserve while
-        # f_k > 2.835 / 4.5 = 0.63: 11 GPUs.
+        # average 12,000 / 730 = 16.438 GPUs busy, base 10.959. At R2's 0.9 ceiling a reserved GPU
+        # serves 0.9 GPUs of demand: the k-th is worth holding while its slice of demand
+        # [0.9(k-1), 0.9k] is busy enough that 4.50 x the demand it serves beats 2.835. Slices
+        # below the base are busy always (0.9 x 4.50 = 4.05 > 2.835); the 13th, [10.8, 11.7], only
+        # 0.159 + 0.741 x 0.25 = 0.344 (1.55 < 2.835): 12 reserved GPUs, serving up to 10.8.
         s = scenario({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0.25})
         mix = dm.cheapest_mix(s)
-        f = formulas.busy_shares(dm.hourly_demand(s))
-        assert formulas.single_layer_level(f, RESERVED, ON_DEMAND) == 11
-        assert mix.gpus["reserved"] == 11
-        assert mix.gpus["on_demand"] == 33 - 11
-        assert mix.total == pytest.approx(HOURS * (11 * RESERVED + ON_DEMAND * f[11:].sum()), rel=1e-12)
+        d = dm.hourly_demand(s)
+        assert mix.gpus["reserved"] == 12
+        assert mix.layers["reserved"].capacity == pytest.approx(10.8)
+        assert mix.total == pytest.approx(HOURS * (12 * RESERVED + ON_DEMAND * np.clip(d - 10.8, 0, None).mean()),
+                                          rel=1e-12)
 
     def test_steady_demand_is_all_reserved(self):
+        # 16 GPUs busy every hour need 16 / 0.9 = 17.8 GPUs held: 18 reserved (17 plus 0.7 on demand costs more)
         mix = dm.cheapest_mix(scenario({"kind": "steady"}, volume=16 * HOURS))
-        assert mix.gpus == {"on_demand": 0, "reserved": 16}
-        assert mix.utilisation["reserved"] == pytest.approx(1.0)
+        assert mix.gpus == {"reserved": 18}
+        assert mix.utilisation["reserved"] == pytest.approx(16 / 18)
+        assert mix.total == pytest.approx(HOURS * 18 * RESERVED, rel=1e-12)
 
     def test_rarely_busy_demand_reserves_nothing(self):
         # busy 3 days in 30: 10 % of hours, below the 63 % price ratio
         mix = dm.cheapest_mix(scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}))
-        assert mix.gpus["reserved"] == 0
+        assert "reserved" not in mix.layers and set(mix.layers) == {"on_demand"}
 
     @pytest.mark.parametrize("discount, lost, used", [(0.4, 0.5, True), (0.1, 25.0, False)])
     def test_spot_only_when_its_discount_outweighs_the_overhead(self, discount, lost, used):
@@ -78,18 +82,21 @@ class TestMix:
         spot = {"discount": discount, "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": lost,
                 "source": "test"}
         mix = dm.cheapest_mix(scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}, spot=spot))
-        assert (mix.gpus["spot"] > 0) == used
+        assert ("spot" in mix.layers) == used
 
     def test_spot_capacity_limit(self):
+        # at most 5 spot GPUs at once: 5 x 0.9 = 4.5 GPUs of demand each hour
         spot = {"discount": 0.4, "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": 0.5,
                 "max_gpus": 5, "source": "test"}
-        mix = dm.cheapest_mix(scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}, spot=spot))
+        s = scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}, spot=spot)
+        mix = dm.cheapest_mix(s)
         assert mix.gpus["spot"] == 5
+        assert mix.hourly["spot"].max() == pytest.approx(4.5)
 
     def test_cost_against_level_has_its_minimum_at_the_mix(self):
         s = costmodel.load_scenario("h200-24gpu-cluster")
         mix = dm.cheapest_mix(s)
-        levels, cost = dm.cost_against_level(s, "reserved", points=10_000)
+        levels, cost = dm.cost_against_level(s, "reserved")
         assert levels[np.argmin(cost)] == mix.gpus["reserved"]
         assert cost.min() == pytest.approx(mix.total, rel=1e-12)
 
@@ -194,10 +201,11 @@ def test_compare_reports_the_mix(capsys):
     assert main(["compare", "h200-24gpu-cluster", "--json"]) == 0
     mix = json.loads(capsys.readouterr().out)["cheapest_mix"]
     assert mix["profile"] == "campaigns"
-    assert sum(v["value"] for v in mix["layer_cost"].values()) == pytest.approx(mix["total"]["value"], abs=0.05)
+    assert sum(v["cost"]["value"] for v in mix["layers"].values()) + mix["rental_staffing"]["value"] \
+        == pytest.approx(mix["total"]["value"], abs=0.05)
     assert set(mix["savings_against_pure"]) >= {"own", "on_demand", "reserved"}
     assert all(v["value"] >= -0.01 for v in mix["savings_against_pure"].values())
-    assert mix["gpus"]["reserved"]["unit"] == "GPU" and "if_steady" in mix
+    assert mix["layers"]["reserved"]["gpus"]["unit"] == "GPU" and "if_steady" in mix
 
 
 def test_profile_and_workload_must_agree(tmp_path):
@@ -235,38 +243,36 @@ def test_reserved_price_currency_needs_a_rate():
                                                  "source": "test"}})
 
 
-def optimum_by_dynamic_programming(f, prices, per_server):
-    """The cheapest assignment of GPUs to kinds, found independently of the screening rule.
+def optimum_by_brute_force(s):
+    """The cheapest mix found independently of the closed form: every (owned servers, reserved GPUs) pair,
+    dispatched hour by hour in plain numpy, spot capped, the rest on demand. [currency/month]"""
+    from costmodel.domain.costs import own_costs_at
 
-    Any GPU may go to any kind (own not only at the base); owned GPUs come in whole servers and
-    spot in at most its cap. A dynamic programme over the GPUs with the owned and spot counts as
-    its state gives the exact optimum. [currency/month]
-    """
-    cap = prices["spot"].cap if "spot" in prices else 0
-    free = [k for k in prices if k not in ("own", "spot")]
-    best = {(0, 0): 0.0}                     # (owned, spot) -> cost so far, per hour
-    for share in f:
-        nxt = {}
-        for (owned, spot), cost in best.items():
-            options = [((owned, spot), min(prices[k].fixed_per_hour + prices[k].variable_per_hour * share
-                                            for k in free))]
-            if "own" in prices:
-                options.append(((owned + 1, spot), prices["own"].fixed_per_hour
-                                + prices["own"].variable_per_hour * share))
-            if spot < cap:
-                options.append(((owned, spot + 1), prices["spot"].variable_per_hour * share))
-            for state, add in options:
-                if cost + add < nxt.get(state, np.inf):
-                    nxt[state] = cost + add
-        best = nxt
-    return HOURS * min(c for (owned, _), c in best.items() if owned % per_server == 0)
+    r = costmodel.resolve(s)
+    own, rent = r.options["own"], r.options["rent"]
+    d = dm.hourly_demand(r)
+    u = r.workload.hourly_ceiling
+    cap = rent.spot.max_gpus * u
+    best = np.inf
+    for servers in range(int(np.ceil(d.max() / u / 8)) + 2):
+        for reserved in range(int(np.ceil(d.max() / u)) + 2):
+            by_reserved = np.minimum(d, reserved * u)
+            by_own = np.minimum(d, reserved * u + servers * 8 * u) - by_reserved
+            rest = d - by_reserved - by_own
+            by_spot = np.minimum(rest, cap) if rent.spot.price_per_gpu_hour < rent.price_per_gpu_hour else 0 * rest
+            on_demand = rest - by_spot
+            cost = HOURS * (reserved * rent.reserved.price_per_gpu_hour + by_spot.mean() * rent.spot.price_per_gpu_hour
+                            + on_demand.mean() * rent.price_per_gpu_hour)
+            if servers:
+                cost += sum(own_costs_at(own, float(servers), HOURS * by_own.mean()).values())
+            best = min(best, cost)
+    return best
 
 
 def test_owned_servers_and_capped_spot_are_searched_together():
-    # A demand where owning one server and using the capped spot beside it beats owning two
-    s = patched(H200, {"demand": {"kind": "weekly", "template": [1] * 40 + [5] * 20 + [2] * 108},
-                       "options.rent.reserved.discount": 0.2}, drop=("uncertainty",))
+    # A demand whose base owned servers carry and whose top the capped spot takes, with reservations dear
+    s = patched(H200, {"demand": {"kind": "weekly", "template": [14.4] * 128 + [20] * 40},
+                       "options.rent.reserved.discount": 0.05}, drop=("uncertainty",))
     mix = dm.cheapest_mix(s)
-    f = formulas.busy_shares(dm.hourly_demand(s))
-    assert mix.total == pytest.approx(optimum_by_dynamic_programming(f, dm.layer_prices(s), 8), rel=1e-12)
-    assert mix.gpus["own"] % 8 == 0 and mix.gpus["own"] > 0 and mix.gpus["spot"] > 0
+    assert mix.total == pytest.approx(optimum_by_brute_force(s), rel=1e-12)
+    assert mix.layers["own"].units >= 1 and "spot" in mix.layers

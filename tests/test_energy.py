@@ -60,23 +60,33 @@ def test_training_scenario_reports_energy_and_emissions_per_run():
     result = compare(scenario)
     run = result.training
     e = result.energy.training
-    # the run's own GPU-hours x 700 W x the own option's PUE 1.56 x 0.390
+    # the model cards' method beside the options: the run's GPU-hours x 700 W x the own option's PUE 1.56 x 0.390
     assert e.energy_mwh == pytest.approx(run.gpu_hours * 700 * 1.56 / 1e6)
     assert e.co2e_t == pytest.approx(e.energy_mwh * 0.390)
     assert e.market_co2e_t == 0.0
-    data = result.to_dict()
-    assert data["energy"]["training_run"]["energy_mwh_per_run"] == pytest.approx(e.energy_mwh, rel=1e-6)
-    own, rent = data["options"]["own"], data["options"]["rent"]
-    assert own["co2e_t_per_run"] == pytest.approx(e.co2e_t, rel=1e-6) and own["run_energy_basis"] == "derived"
-    # rent (no rent_pue given): Uptime's 1.56 average, the same as the own option's here
-    assert rent["energy_mwh_per_run"] == pytest.approx(run.gpu_hours * 700 * 1.56 / 1e6, rel=1e-6)
-    assert rent["run_energy_basis"] == "estimate"
+    data = costmodel.compare(scenario).model_dump(mode="json")["energy"]["training_run"]
+    assert data["model_card_method"]["energy_per_run"]["value"] == pytest.approx(e.energy_mwh, rel=1e-6)
+    # each option from its own power model: the own cluster's run energy times its electricity price is
+    # exactly its electricity line of the run (one power figure feeds both, issue 26)
+    own = costmodel.resolve(scenario).options["own"]
+    basis, mwh, operational, embodied = e.by_option["own"]
+    assert basis == "derived"
+    assert mwh * 1000 * own.electricity_price_per_kwh == pytest.approx(run.costs["own"]["electricity"], rel=1e-12)
+    assert operational == pytest.approx(mwh * 0.390, rel=1e-12) and embodied > 0
+    assert data["by_option"]["own"]["co2e_t_per_run"]["value"] == pytest.approx(operational + embodied, rel=1e-6)
+    # rented by the GPU-hour: each GPU-hour at a DGX H100's 10.2 / 8 kW x Uptime's PUE 1.56 (no rent_pue given)
+    basis, mwh, _, _ = e.by_option["rent"]
+    assert mwh == pytest.approx(run.gpu_hours * 10.2 / 8 * 1.56 / 1000, rel=1e-9) and basis == "estimate"
 
 
 # --- compare --json ------------------------------------------------------------------------------------------
 
-def test_compare_json_has_energy_and_co2e_for_own_and_rent(capsys):
-    assert main(["compare", "h200-24gpu-cluster", "--json"]) == 0
+def test_compare_json_has_energy_and_co2e_for_own_and_rent(capsys, tmp_path):
+    from conftest import patched_data, write_scenario
+
+    # R2 at steady demand (its 3 configured servers carry it; its campaigns would size 4 for their peak)
+    path = write_scenario(tmp_path, patched_data("h200-24gpu-cluster", drop=("demand",)))
+    assert main(["compare", str(path), "--json", "--no-uncertainty"]) == 0
     data = json.loads(capsys.readouterr().out)
     own, rent = data["energy"]["options"]["own"], data["energy"]["options"]["rent"]
     # own: 3 DGX H200 x 10.2 kW x (0.3 + 0.7 x 12,000 / 17,520) x PUE 1.56 x 730 h
@@ -129,25 +139,26 @@ def test_compare_json_has_energy_and_co2e_for_the_api_marked_estimate(capsys):
 
 def test_an_api_model_no_figure_covers_says_so():
     scenario = patched("llama70b-vs-api", {"options.api.offer": "together-llama-3-3-70b-turbo"})
-    data = compare(scenario).to_dict()
-    assert data["options"]["api"]["energy_kwh_per_month"] == "not covered"
-    assert data["options"]["api"]["co2e_kg_per_month"] == "not covered"
-    assert "not covered" in data["energy"]["options"]["api"]["notes"][0]
+    data = costmodel.compare(scenario, uncertainty=False).model_dump(mode="json")
+    api = data["energy"]["options"]["api"]
+    assert api["energy_kwh_per_month"]["value"] is None and api["co2e_kg_per_month"]["value"] is None
+    assert api["energy_kwh_per_month"]["status"] == "not_defined"
+    assert "not covered" in api["notes"][0]
     assert "NaN" not in json.dumps(data) and "Infinity" not in json.dumps(data)
 
 
 def test_without_a_grid_emissions_are_a_sentence_not_a_number():
     scenario = patched("h200-24gpu-cluster", drop=("energy",))
-    option = compare(scenario).to_dict()["options"]["own"]
-    assert isinstance(option["energy_kwh_per_month"], float)
-    assert option["co2e_kg_per_month"].startswith("not defined: no grid region")
+    option = costmodel.compare(scenario, uncertainty=False).model_dump(mode="json")["energy"]["options"]["own"]
+    assert isinstance(option["energy_kwh_per_month"]["value"], float)
+    assert option["co2e_kg_per_month"] == {"value": None, "unit": "kg CO2e/month", "status": "not_defined"}
 
 
 # --- power budget --------------------------------------------------------------------------------------------
 
 def test_a_power_budget_smaller_than_the_fleet_needs_is_refused_naming_the_budget():
-    # 3 servers x 10.2 kW x PUE 1.56 = 47.736 kW at the meter; a 40 kW budget holds 2 servers (31.8 kW)
-    scenario = patched("h200-24gpu-cluster", {"energy.power_budget_kw": 40.0})
+    # R2 at steady demand: 3 servers x 10.2 kW x PUE 1.56 = 47.736 kW at the meter; a 40 kW budget holds 2 (31.8 kW)
+    scenario = patched("h200-24gpu-cluster", {"energy.power_budget_kw": 40.0}, drop=("demand",))
     with pytest.raises(ScenarioError) as caught:
         compare(scenario)
     (field, value, reason), = caught.value.problems
@@ -157,13 +168,13 @@ def test_a_power_budget_smaller_than_the_fleet_needs_is_refused_naming_the_budge
 
 def test_the_cli_exits_2_on_a_power_budget_too_small(tmp_path, capsys):
     from conftest import patched_data, write_scenario
-    path = write_scenario(tmp_path, patched_data("h200-24gpu-cluster", {"energy.power_budget_kw": 40.0}))
+    path = write_scenario(tmp_path, patched_data("h200-24gpu-cluster", {"energy.power_budget_kw": 40.0}))  # 4 servers
     assert main(["compare", str(path)]) == 2
     assert "energy.power_budget_kw" in capsys.readouterr().err
 
 
 def test_a_power_budget_reports_its_headroom():
-    scenario = patched("h200-24gpu-cluster", {"energy.power_budget_kw": 50.0})
+    scenario = patched("h200-24gpu-cluster", {"energy.power_budget_kw": 50.0}, drop=("demand",))
     power = compare(scenario).energy.power
     assert power.needed_kw == pytest.approx(3 * 10.2 * 1.56)
     assert power.headroom_kw == pytest.approx(50 - 47.736)
@@ -186,34 +197,42 @@ def test_time_of_use_tariff_on_the_job_log_gives_the_hand_computed_bill():
               "source": "ASSUMPTION: two-rate test tariff"}
     scenario = patched("h200-job-log", {"energy": {"tariff": tariff}})
     r = costmodel.resolve(scenario)
-    demand = r.demand.values                            # GPUs busy each hour of 2026, read from the Slurm log
+    # GPUs busy each hour of 2026 from the Slurm log, scaled to the stated 5,181 GPU-hours a month (< 1 %)
+    demand = r.demand.values * (5181 / 730) / r.demand.values.mean()
     assert demand.size == 8760
-    # By hand: 3 DGX H200 (24 GPUs, no spares) serve up to 24 GPUs an hour; each draws
-    # 10.2 kW x (0.3 + 0.7 x busy share); x PUE 1.56; priced by the hour; 1 Jan 2026 is a Thursday.
+    # By hand: the log peaks at 47 GPUs busy; at the 0.9 ceiling that needs 52.2 GPUs: 7 DGX H200 (56 GPUs,
+    # no spares), which serve every hour; each draws 10.2 kW x (0.3 + 0.7 x busy share); x PUE 1.56;
+    # priced by the hour; 1 Jan 2026 is a Thursday.
+    assert demand.max() / 0.9 / 8 == pytest.approx(6.53, abs=0.01)
     assert dt.date(2026, 1, 1).weekday() == 3
-    bill = energy = unserved = 0.0
+    bill = energy = 0.0
     for hour, gpus in enumerate(demand):
-        served = min(gpus, 24)
-        unserved += gpus - served
-        kw = 3 * 10.2 * (0.3 + 0.7 * served / 24) * 1.56
+        kw = 7 * 10.2 * (0.3 + 0.7 * gpus / 56) * 1.56
         day = (hour // 24 + 3) % 7
         price = OFF_PEAK if day >= 5 else weekday[hour % 24]
         bill += kw * price
         energy += kw
-    result = compare(scenario).energy.tariff
-    assert result.cost_per_month == pytest.approx(bill / 12, rel=1e-9)
-    assert result.energy_kwh_per_month == pytest.approx(energy / 12, rel=1e-9)
-    assert result.unserved_gpu_hours_per_month == pytest.approx(unserved / 12, rel=1e-9)
-    assert result.flat_cost_per_month == pytest.approx(energy / 12 * 0.0707, rel=1e-9)
-    assert unserved > 0                                 # the log's campaigns peak above 24 GPUs
+    result = compare(scenario)
+    tariff_bill = result.energy.tariff
+    assert tariff_bill.cost_per_month == pytest.approx(bill / 12, rel=1e-9)
+    assert tariff_bill.energy_kwh_per_month == pytest.approx(energy / 12, rel=1e-9)
+    assert tariff_bill.unserved_gpu_hours_per_month == 0
+    assert tariff_bill.flat_cost_per_month == pytest.approx(energy / 12 * 0.0707, rel=1e-9)
+    # the tariff is in the own option's cost, so in the verdict (issue 26)
+    assert result.options["own"].components["electricity"] == pytest.approx(bill / 12, rel=1e-9)
 
 
-def test_the_tariff_leaves_the_job_log_scenarios_costs_alone():
+def test_the_tariff_enters_the_own_cost_and_the_verdict():
     flat = compare(costmodel.load_scenario("h200-job-log"))
     tariff = {"weekday_prices_per_kwh": [0.5] * 24, "weekend_prices_per_kwh": [0.5] * 24, "currency": "USD",
               "source": "ASSUMPTION"}
     tou = compare(patched("h200-job-log", {"energy": {"tariff": tariff}}))
-    assert tou.options["own"].monthly_cost == flat.options["own"].monthly_cost
+    # a flat tariff of 0.5 instead of 0.0707 USD/kWh: the electricity scales by the price, nothing else moves
+    electricity = flat.options["own"].components["electricity"]
+    assert tou.options["own"].components["electricity"] == pytest.approx(electricity * 0.5 / 0.0707, rel=1e-12)
+    assert tou.options["own"].monthly_cost == pytest.approx(
+        flat.options["own"].monthly_cost + electricity * (0.5 / 0.0707 - 1), rel=1e-12)
+    assert tou.decision.figure("own") == pytest.approx(tou.options["own"].monthly_cost, rel=1e-12)
 
 
 def test_a_tariff_needs_a_demand_profile():

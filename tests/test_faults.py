@@ -287,7 +287,8 @@ def test_f14_zero_volumes_print_words_not_blanks(tmp_path, capsys):
     """F14 (faults.md): zero volumes print words not blanks."""
     path = write_scenario(tmp_path, patched_data(R2, {"workload.gpu_hours_per_month": 0}, drop=("uncertainty",)))
     code, out, _ = run(["compare", str(path)], capsys)
-    assert code == 0 and "steady: no GPUs" in out and "  GPUs" not in out
+    assert code == 0 and "steady: nothing" in out and "no capacity: the profile holds no demand" in out
+    assert "  GPUs" not in out
     path = write_scenario(tmp_path, patched_data(R1, {"workload.tokens_per_day": -0.0}), "zero.yaml")
     for args in (["compare", str(path)], ["compare", str(path), "--json"]):
         code, out, _ = run(args, capsys)

@@ -21,8 +21,13 @@ H200, TENK, R1 = "h200-24gpu-cluster", "h100-10k-cluster", "llama70b-vs-api"
 
 
 def scenario(base=H200, **changes):
-    """A bundled scenario with fields changed: ``finance__horizon_months=24``."""
-    return patched(base, {k.replace("__", "."): v for k, v in changes.items()})
+    """A bundled scenario with fields changed: ``finance__horizon_months=24``; R2 at steady demand.
+
+    Steady, R2's 3 configured servers carry its 12,000 GPU-hours; its campaigns would size the
+    cluster for their busiest hour (4 servers), and these figures are by hand on 3.
+    """
+    return patched(base, {k.replace("__", "."): v for k, v in changes.items()},
+                   drop=("demand",) if base == H200 else ())
 
 
 def resolved_own(s):
@@ -125,7 +130,7 @@ class TestMoney:
 
 class TestHorizon:
     def test_flat_trends_equal_the_monthly_figures_exactly(self):
-        s = costmodel.load_scenario("h200-24gpu-cluster")
+        s = scenario()
         flows = finance.cash_flows(s)
         assert np.all(flows.total("rent") == costmodel.monthly_cost(s, "rent", 12_000.0))
         assert np.all(flows.volume == 12_000.0)
@@ -137,7 +142,7 @@ class TestHorizon:
         assert flows.flows["rent"]["GPU rental"][12] == pytest.approx(12_000 * 1.5 * 4.5 * 0.8)
 
     def test_lead_time_is_served_by_rental(self):
-        s = costmodel.load_scenario("h200-24gpu-cluster")      # 3 months' lead time, rented meanwhile
+        s = scenario()      # 3 months' lead time, rented meanwhile
         own = finance.cash_flows(s).flows["own"]
         assert list(own["stand-in during lead time"][:4]) == [54_000, 54_000, 54_000, 0]
         assert own["electricity"][2] == 0 and own["electricity"][3] > 0
@@ -167,13 +172,28 @@ class TestHorizon:
         assert result.payback_month is None
         assert result.to_dict("USD")["payback_month"] == "never within the horizon"
 
-    def test_payback_is_the_first_month_own_is_cheaper(self):
+    def test_payback_is_the_month_after_which_own_stays_cheaper(self):
         s = costmodel.load_scenario("h100-10k-cluster")
         flows = finance.cash_flows(s)
         result = finance.own_finance(s, flows)
-        m = result.payback_month
-        assert flows.cumulative("own")[m] <= flows.cumulative("rent")[m]
-        assert np.all(flows.cumulative("own")[:m] > flows.cumulative("rent")[:m])
+        m = result.payback_month              # whole months: by the end of month m - 1 (0-based) owning is ahead
+        assert np.all(flows.cumulative("own")[m - 1:] <= flows.cumulative("rent")[m - 1:])
+        assert flows.cumulative("own")[m - 2] > flows.cumulative("rent")[m - 2]
+        assert m - 1 < result.payback_months <= m
+
+    def test_ahead_only_in_month_zero_never_pays_back(self):
+        # F26's kind: a finance lease (payments from month 0, small) against a partial-upfront commitment (a big
+        # month 0): own's cumulative cash is below rent's in the first months, above at the end: never
+        s = scenario(finance__lead_time_months=0, finance__during_lead_time=None,
+                     finance__lease={"kind": "finance", "rate_per_year": 0.09, "term_months": 60,
+                                     "residual_share": 0.0},
+                     finance__rent_commitment={"gpus": 16, "payment": "partial_upfront", "upfront_share": 0.5},
+                     workload__gpu_hours_per_month=2_000)
+        flows = finance.cash_flows(s)
+        ahead = flows.cumulative("own") <= flows.cumulative("rent")
+        assert ahead[0] and not ahead[-1]
+        result = finance.own_finance(s, flows)
+        assert result.payback_month is None and result.payback_months is None
 
     def test_zero_utilisation_cost_per_gpu_hour_not_defined(self):
         s = scenario(workload__gpu_hours_per_month=0)
@@ -184,7 +204,7 @@ class TestHorizon:
             finance.own_cost_per_used_gpu_hour(s, 0.0)
 
     def test_break_even_utilisation_closed_form(self):
-        s = costmodel.load_scenario("h200-24gpu-cluster")
+        s = scenario()
         fixed = sum(own_costs_at(resolved_own(s), 3.0, 0.0).values())
         variable = 10.2 * 1.56 * HOURS * 0.0707 * 0.7 / (8 * HOURS)    # electricity per GPU-hour
         u = finance.break_even_utilisation(s, 4.5)
@@ -254,7 +274,7 @@ def test_doubling_every_price_doubles_every_cost(base):
 @settings(max_examples=50, deadline=None)
 @given(low=st.floats(0.01, 1.0), high=st.floats(0.01, 1.0))
 def test_more_utilisation_never_raises_the_cost_per_used_gpu_hour(low, high):
-    s = costmodel.load_scenario("h200-24gpu-cluster")
+    s = scenario()
     low, high = sorted((low, high))
     assert finance.own_cost_per_used_gpu_hour(s, high) <= finance.own_cost_per_used_gpu_hour(s, low) * (1 + 1e-12)
 

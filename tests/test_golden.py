@@ -1,11 +1,15 @@
 """Every number of the six reference reports stays as it was (issue 9's safety net).
 
-The files in tests/golden/ are ``costmodel compare NAME --json`` of each bundled scenario as
-it was before the package was split into layers (commit 6fbea77), moved once into output schema
-1.0.0 by scripts/golden_to_output_v1.py (issue 19: each old key and value put at its new place,
-numbers to ``value``, words such as "never" to ``status``; no figure recomputed). A change of
-structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds to six
-decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must
+The files in tests/golden/ are ``costmodel compare NAME --json --no-uncertainty`` of each bundled
+scenario (without ``costmodel_version``). They were first the JSON of the package before it was
+split into layers (commit 6fbea77), moved into output schema 1.0.0 by scripts/golden_to_output_v1.py
+(issue 19, no figure recomputed). Issue 26 (one decision, capacity as it is bought) moved them to
+schema 2.0.0 on purpose: ``cheapest``/``runner_up``/``margin`` became the ``decision`` block; a demand
+profile sizes capacity for its busiest hour (R2 and its job log: 32 and 56 owned GPUs, the mix at the
+utilisation ceiling); the payback is whole months until owning stays cheaper (10k H100: 50 → 51, R2:
+never); no other figure changed (checked leaf by leaf against 1.0.0, see the CHANGELOG). A change of
+structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds
+to six decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must
 be the same.
 """
 

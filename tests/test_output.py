@@ -7,6 +7,8 @@ where a number goes; R2's JSON carries its cost components, finance, mix and unc
 
 import json
 import math
+
+import numpy as np
 from pathlib import Path
 
 import jsonschema
@@ -71,7 +73,7 @@ def test_schema_command_prints_the_output_schema(capsys):
 def test_every_bundled_scenario_validates(name, capsys):
     data = compare_json(capsys, name)
     VALIDATOR.validate(data)
-    assert data["schema_version"] == costmodel.SCHEMA_VERSION == "1.0.0"
+    assert data["schema_version"] == costmodel.SCHEMA_VERSION == "2.0.0"
     assert data["costmodel_version"] == costmodel.__version__
     assert check_numbers(data) > 20
     # reading it back with the model gives the same document
@@ -90,27 +92,50 @@ def test_the_schema_refuses_a_word_in_a_number():
         VALIDATOR.validate(data)
 
 
+def r2_campaign_peak():
+    """R2's campaigns by hand: 14 days at the campaign level, 16 at a quarter of it, in each 30 days of 8,760 hours."""
+    hours = np.arange(8760)
+    level = np.where(hours % 720 < 14 * 24, 1.0, 0.25)
+    return 12_000 / 730 / level.mean()                   # the busiest hour, in GPUs busy
+
+
 def test_r2_has_components_finance_mix_and_uncertainty(capsys):
     data = compare_json(capsys, "h200-24gpu-cluster")
     own = data["options"]["own"]
-    # README / cases.md R2: owning costs $52,773/month; the components add up to it
-    assert own["monthly_cost"]["value"] == pytest.approx(52773.31, abs=0.01)
+    # the campaigns peak at 27.1 GPUs busy; at the 0.9 ceiling that needs 30.2 GPUs: 4 DGX H200 (issue 26)
+    peak = r2_campaign_peak()
+    assert peak == pytest.approx(27.149, abs=1e-3)
+    assert own["gpus"]["value"] == 8 * math.ceil(peak / 0.9 / 8) == 32
+    # by hand: capex 4 x 350,000 x 1.094 + 125,000 + 4 x 15,000 = 1,716,600 over 60 months, support 10 %/year,
+    # colocation 4 x 10.2 kW x 194.95, electricity 10.2 kW x 1.56 x 0.0707 x 730 x (4 x 0.3 + 0.7 x 12,000 / 5,840),
+    # staffing (0.5 + 32 / 250) FTE x 240,000 / 12
+    capex = 4 * 350_000 * 1.094 + 125_000 + 4 * 15_000
+    by_hand = (capex / 60 + capex * 0.10 / 12 + 4 * 10.2 * 194.95
+               + 10.2 * 1.56 * 0.0707 * 730 * (4 * 0.3 + 0.7 * 12_000 / (8 * 730)) + (0.5 + 32 / 250) * 20_000)
+    assert own["monthly_cost"]["value"] == pytest.approx(by_hand, rel=1e-9)
     assert set(own["components"]) >= {"capex_depreciation", "hardware_support", "colocation", "electricity",
                                       "staffing"}
     assert sum(c["value"] for c in own["components"].values()) == pytest.approx(own["monthly_cost"]["value"],
                                                                                 abs=1e-5)
     assert all(c["unit"] == "USD/month" for c in own["components"].values())
     finance = data["finance"]
-    # R2: TCO $3.236 M against $3.240 M over 60 months, payback in month 59 against renting
-    assert finance["tco"]["own"]["value"] == pytest.approx(3.236e6, rel=1e-3)
-    assert finance["payback_month"] == {"value": 59, "unit": "months", "status": None}
+    # R2 over 60 months: renting by the GPU-hour is 12,000 x 4.50 x 60 = 3.24 M; owning 4 servers never pays back
+    assert finance["tco"]["rent"]["value"] == pytest.approx(3.24e6, rel=1e-12)
+    assert finance["payback_month"] == {"value": None, "unit": "months", "status": "never"}
     flows = finance["cash_flows_by_year"]
     assert flows["years"] == [1, 2, 3, 4, 5] and flows["months_in_year"] == [12] * 5
     for option in ("own", "rent"):   # TCO is the sum of the cash flows over the horizon
         assert sum(flows["options"][option]["total"]["values"]) == pytest.approx(
             finance["tco"][option]["value"], abs=0.05)
+    # the decision ranks every way to pay on present value; the rented 1-year reserved base wins
+    decision = data["decision"]
+    assert decision["measure"] == "present_value" and decision["winner"] == "rent.reserved"
+    figures = {c["id"]: c["figure"]["value"] for c in decision["candidates"]}
+    assert figures["own"] == pytest.approx(finance["npv"]["own"]["value"], abs=0.01)
+    assert figures["rent"] == pytest.approx(finance["npv"]["rent"]["value"], abs=0.01)
     mix = data["cheapest_mix"]
-    assert mix["total"]["value"] == pytest.approx(sum(c["value"] for c in mix["layer_cost"].values()), abs=0.05)
+    assert mix["total"]["value"] == pytest.approx(
+        sum(c["cost"]["value"] for c in mix["layers"].values()) + mix["rental_staffing"]["value"], abs=0.05)
     u = data["uncertainty"]
     assert u["tracked_option"] == "own" and u["samples"]["value"] == 100_000
     for p in u["cost_percentiles"].values():
@@ -118,10 +143,6 @@ def test_r2_has_components_finance_mix_and_uncertainty(capsys):
     assert sum(w["value"] for w in u["win_fraction"].values()) == pytest.approx(1.0)
     bars = u["tornado"]
     assert bars and [b["swing"]["value"] for b in bars] == sorted((b["swing"]["value"] for b in bars), reverse=True)
-    rent_price = next(b for b in bars if b["input"] == "options.rent.price_per_gpu_hour")
-    # the rental price at which owning breaks even is the own cost per used GPU-hour at the volume
-    assert rent_price["break_even"]["unit"] == "USD/GPU-h"
-    assert rent_price["break_even"]["value"] == pytest.approx(own["cost_per_gpu_hour_used"]["value"], rel=1e-6)
     indices = u["sobol"]["indices"]
     assert indices and all(0 <= i["total_share"]["value"] <= 1.5 for i in indices.values())
 
@@ -138,7 +159,7 @@ def test_python_api_returns_the_same_document(capsys):
     doc = costmodel.compare(scenario)
     assert isinstance(doc, costmodel.ComparisonOutput)
     assert doc.model_dump(mode="json") == compare_json(capsys, "h200-job-log")
-    assert isinstance(doc.margin.value, float) and doc.options["own"].gpus.value == 24
+    assert isinstance(doc.decision.margin.value, float) and doc.options["own"].gpus.value == 56
     assert costmodel.comparison_text(doc) == costmodel.comparison_text(doc.comparison)
 
 

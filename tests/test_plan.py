@@ -11,9 +11,10 @@ from costmodel.domain.costs import own_costs_at
 from costmodel.domain.plan import growth_plan
 from costmodel.resolved import resolve
 
-# R2 without reserved or spot capacity, demand steady at 12,000 GPU-hours a month growing 40 % a year:
-# year 1 needs 16.44 GPUs (16 busy all month, owned: 2 servers; the 0.44 GPU rented on demand),
-# year 2 needs 23.01 GPUs (a third server pays: 24 owned GPUs serve all 16,800 GPU-hours).
+# R2 without reserved or spot capacity, demand steady at 12,000 GPU-hours a month growing 40 % a year.
+# Owned GPUs serve at most R2's 0.9 utilisation ceiling (issue 26): a server serves 7.2 GPUs busy.
+# Year 1 needs 16.44 GPUs busy: 2 servers serve 14.4, the 2.04 above are rented on demand (cheaper than
+# a third server's ~12.6 k a month); year 2 needs 23.01: 3 servers serve 21.6, the 1.41 above rented.
 CHANGES = {"demand": {"kind": "steady", "source": "test"}, "options.rent.reserved": None, "options.rent.spot": None,
            "finance.horizon_months": 24, "finance.trends": {"demand_growth_per_year": 0.4},
            "finance.capacity_plan": {"source": "test"}}
@@ -32,11 +33,12 @@ def test_two_year_plan_buys_once_more_in_year_two():
     hardware = plan.flows["hardware bought"]
     assert hardware[0] == pytest.approx(920_800) and hardware[12] == pytest.approx(397_900)
     assert np.count_nonzero(hardware) == 2
-    # year 1 rents the 320 GPU-hours above 16 x 730 at $4.50; year 2 rents nothing
-    assert plan.flows["rented capacity"][:12] == pytest.approx(np.full(12, 320 * 4.50))
-    assert np.count_nonzero(plan.flows["rented capacity"][12:]) == 0
+    # year 1 rents the 12,000 - 2 x 8 x 0.9 x 730 = 1,488 GPU-hours above the servers at $4.50, year 2
+    # the 16,800 - 3 x 8 x 0.9 x 730 = 1,032
+    assert plan.flows["rented capacity"][:12] == pytest.approx(np.full(12, 1_488 * 4.50))
+    assert plan.flows["rented capacity"][12:] == pytest.approx(np.full(12, 1_032 * 4.50))
     own = resolve(patched("h200-24gpu-cluster", CHANGES)).options["own"]
-    year2 = own_costs_at(own, 3.0, 16_800.0)
+    year2 = own_costs_at(own, 3.0, 16_800.0 - 1_032)
     assert plan.flows["electricity"][18] == pytest.approx(year2["electricity"])
     # resale at month 23 on the straight line over 60 months: 24 and 12 months old
     assert plan.flows["resale"][-1] == pytest.approx(-(920_800 * 0.6 + 397_900 * 0.8))
@@ -47,7 +49,7 @@ def test_the_lead_time_moves_the_order_earlier_and_rents_meanwhile():
     plan = plan_of()        # R2's 3-month lead time, rented meanwhile
     assert [m for m, _n, _p in plan.purchases] == [0, 9]
     assert plan.flows["on demand during lead time"][:3] == pytest.approx(np.full(3, 12_000 * 4.50))
-    assert plan.flows["rented capacity"][3] == pytest.approx(320 * 4.50)
+    assert plan.flows["rented capacity"][3] == pytest.approx(1_488 * 4.50)
 
 
 def test_compare_reports_the_plan(tmp_path, capsys):

@@ -53,10 +53,9 @@ class TestR1Llama70bVsApi:
             assert got[name] == pytest.approx(value, rel=1e-12), name
 
     def test_api_is_cheaper_at_10m_tokens_per_day(self, r1):
-        result = compare(r1)
-        assert result.cheapest == "api"
-        assert result.runner_up == "rent"
-        assert result.margin == pytest.approx(12070 - 3548.6111, rel=1e-6)
+        d = compare(r1).decision
+        assert (d.measure, d.winner, d.runner_up) == ("monthly_cost", "api", "rent")
+        assert d.margin == pytest.approx(12070 - 3548.6111, rel=1e-6)
 
     def test_break_even_with_api_closed_form(self, r1):
         # rental is a flat 12,070 USD/month until 2 GPUs are not enough; the API costs
@@ -89,13 +88,13 @@ class TestR1Llama70bVsApi:
         pair = next(b for b in result.break_evens if (b.option_a, b.option_b) == ("own", "rent"))
         assert pair.volume is None and pair.kind == "never"
         assert pair.cheaper_below == "rent"
-        data = result.to_dict()
+        data = costmodel.compare(r1, uncertainty=False).model_dump(mode="json")
         text = json.dumps(data, allow_nan=False)
         assert '"never"' in text
 
 
 class TestR2H200Cluster:
-    """Case R2: 3 x DGX H200 owned vs Nebius H200 at $4.50 per GPU-hour used, 12,000 GPU-hours/month.
+    """Case R2: 3 x DGX H200 owned vs Nebius H200 at $4.50 per GPU-hour used, 12,000 GPU-hours/month, steady.
 
     Capex: 3 servers at $350,000, InfiniBand at 9.4 % of server capex, $125,000 of storage,
     $15,000 of racks and installation a server. Staffing: 0.5 FTE plus one per 250 GPUs.
@@ -110,50 +109,50 @@ class TestR2H200Cluster:
     def power_factor(self):
         return 10.2 * 1.56 * HOURS * 0.0707   # USD per (server at full draw) per month
 
-    def test_own_by_hand(self, r2):
+    def test_own_by_hand(self, r2_steady):
         hours = 12000
         electricity = self.power_factor() * (3 * 0.3 + 0.7 * hours / (8 * HOURS))
-        assert costmodel.monthly_cost(r2, "own", hours) == pytest.approx(self.own_fixed() + electricity, rel=1e-12)
+        assert costmodel.monthly_cost(r2_steady, "own", hours) == pytest.approx(self.own_fixed() + electricity, rel=1e-12)
 
-    def test_rent_by_hand(self, r2):
-        assert costmodel.monthly_cost(r2, "rent", 12000) == pytest.approx(12000 * 4.50, rel=1e-12)
+    def test_rent_by_hand(self, r2_steady):
+        assert costmodel.monthly_cost(r2_steady, "rent", 12000) == pytest.approx(12000 * 4.50, rel=1e-12)
 
-    def test_own_is_cheaper_and_break_even_closed_form(self, r2):
+    def test_own_is_cheaper_and_break_even_closed_form(self, r2_steady):
         # own(v) = fixed + idle power + slope_own * v ; rent(v) = 4.5 v  =>  v* = intercept / (4.5 - slope_own)
         intercept = self.own_fixed() + self.power_factor() * 3 * 0.3
         slope_own = self.power_factor() * 0.7 / (8 * HOURS)
         expected = intercept / (4.5 - slope_own)
-        result = compare(r2)
-        assert result.cheapest == "own"
+        result = compare(r2_steady)
+        assert result.monthly_cheapest == "own"
         (b,) = result.break_evens
         assert b.kind == "crossing"
         assert b.volume == pytest.approx(expected, rel=1e-9)
         assert (b.cheaper_below, b.cheaper_above) == ("rent", "own")
 
-    def test_cost_per_gpu_hour_used(self, r2):
-        result = compare(r2)
+    def test_cost_per_gpu_hour_used(self, r2_steady):
+        result = compare(r2_steady)
         assert result.options["rent"].cost_per_gpu_hour == pytest.approx(4.50, rel=1e-12)
-        own = costmodel.monthly_cost(r2, "own", 12000) / 12000
+        own = costmodel.monthly_cost(r2_steady, "own", 12000) / 12000
         assert result.options["own"].cost_per_gpu_hour == pytest.approx(own, rel=1e-12)
         assert result.options["own"].cost_per_million_tokens is None
 
-    def test_servers_step_up_past_capacity(self, r2):
+    def test_servers_step_up_past_capacity(self, r2_steady):
         # 24 GPUs x 730 h x 0.9 = 15,768 GPU-hours/month; one GPU-hour more needs a 4th server
         capacity = 24 * HOURS * 0.9
-        assert costmodel.capacity_volume(r2, "own") == pytest.approx(capacity, rel=1e-12)
-        assert costmodel.gpu_count(r2, "own", capacity) == 24
-        assert costmodel.gpu_count(r2, "own", capacity + 1) == 32
-        jump = costmodel.monthly_cost(r2, "own", capacity + 0.01) - costmodel.monthly_cost(r2, "own", capacity)
+        assert costmodel.capacity_volume(r2_steady, "own") == pytest.approx(capacity, rel=1e-12)
+        assert costmodel.gpu_count(r2_steady, "own", capacity) == 24
+        assert costmodel.gpu_count(r2_steady, "own", capacity + 1) == 32
+        jump = costmodel.monthly_cost(r2_steady, "own", capacity + 0.01) - costmodel.monthly_cost(r2_steady, "own", capacity)
         server_capex = 350000 * 1.094 + 15000
         per_server = (server_capex / 60 + server_capex * 0.10 / 12 + 10.2 * 194.95 + self.power_factor() * 0.3
                       + 8 / 250 * 240000 / 12)
         assert jump == pytest.approx(per_server, rel=1e-6)
-        result = compare(r2, volume=capacity + 1)
+        result = compare(r2_steady, volume=capacity + 1)
         assert result.options["own"].stepped_up and result.options["own"].gpus == 32
 
 
-def test_every_reported_crossing_has_equal_costs(r1, r2):
-    for scenario in (r1, r2):
+def test_every_reported_crossing_has_equal_costs(r1, r2, r2_steady):
+    for scenario in (r1, r2, r2_steady):
         for b in compare(scenario, volume_max=50 * scenario.volume).break_evens:
             for volume, kind in zip(b.volumes, b.kinds):
                 if kind != "crossing":

@@ -38,7 +38,8 @@ def test_reference_report_renders_offline(tmp_path):
     # vl-convert's drawings (with their text), not the stand-ins the page was exported with
     assert all(d.lstrip().startswith("<svg") and "<text" in d and "costmodel chart" not in d for d in drawings)
     # the answer is in the page: API cheaper at 10 M tokens/day, break-even at 34.01 M tokens/day
-    assert "Hosted API</strong> at <strong>3,549 USD/month" in html
+    assert "<strong>Verdict: Hosted API: Claude Opus 4.5 (Anthropic).</strong>" in html
+    assert "<strong>3.55 k USD/month</strong>" in html
     assert "34.01 M tokens/day" in html
     assert "Energy and carbon" in html and "kg CO2e/month" in html
     executed = json.loads(report.notebook.read_text())
@@ -95,7 +96,10 @@ def test_training_report_renders_offline(tmp_path):
     assert len(charts) == 3   # run cost bars, checkpoint trade-off, energy and carbon
     assert "Daly: 13.3 min" in base64.b64decode(charts[1]).decode()
     assert "28,427,796" in html   # GPU-hours to pay for at 91.3 % goodput
-    assert "Training run: <strong>31,043 MWh</strong>" in html   # 28,427,796 GPU-h x 700 W x PUE 1.56
+    # by the model cards' method, 28,427,796 GPU-h x 700 W x PUE 1.56; each option from its own power model,
+    # a DGX H100's 10.2 kW / 8 GPUs x PUE 1.56
+    assert "(GPU-hours × TDP × PUE), for comparison with published figures: 31,043 MWh" in html
+    assert "Own cluster <strong>56,543 MWh</strong>" in html
 
 
 @pytest.mark.slow

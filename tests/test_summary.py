@@ -10,20 +10,25 @@ def test_r1_summary_states_one_verdict_with_its_margin(r1):
     # = 3,548.61 USD/month; 2 rented H100 at 12,070 USD/month: 8,521.39 less; break-even 34.01 M tokens/day
     summary = text.executive_summary(r1, costmodel.compare(r1))
     assert summary.count("**Verdict:") == 1
-    assert "**Verdict: Hosted API.**" in summary
+    assert "**Verdict: Hosted API\\: Claude Opus 4\\.5 \\(Anthropic\\).**" in summary
+    assert "Decision measure: the monthly cost at the scenario" in summary
     assert "3.55 k USD/month" in summary and "8.52 k USD/month less" in summary
     assert "34.01 M tokens/day" in summary
     assert "none: every figure has a source" in summary      # R1 rests on no grade-U figure
 
 
-def test_r2_summary_reconciles_the_monthly_view_and_the_present_value(r2):
-    # R2: 12,000 GPU-hours/month x 4.50 USD = 54,000 USD/month rented; own 52,773 (cases.md);
-    # the 60-month present values rent 2,698,073 and own 2,926,521 USD (compare --json, finance)
-    summary = text.executive_summary(r2, costmodel.compare(r2))
-    assert "**Verdict: Cloud rental.**" in summary and summary.count("**Verdict:") == 1
-    assert "**Why the monthly view differs:**" in summary
-    assert "52.8 k USD/month" in summary and "54.0 k USD/month" in summary
-    assert "2.70 M USD" in summary and "2.93 M USD" in summary and "228 k USD less" in summary
+def test_r2_summary_reconciles_the_monthly_view_and_the_present_value(r2_steady):
+    # R2 at steady demand: 12,000 GPU-hours/month x 4.50 USD = 54,000 USD/month rented; own 52,773 a month.
+    # On the 60-month present value owning (2.93 M) loses to renting on demand (2.70 M), and both to the
+    # rent option's 1-year reserved terms for the 19 GPUs the work needs (1.96 M USD): the verdict
+    from costmodel.domain.finance import own_finance
+
+    summary = text.executive_summary(r2_steady, costmodel.compare(r2_steady))
+    assert summary.count("**Verdict:") == 1 and "1\\-year reserved\\, 19 GPUs" in summary
+    assert "Decision measure: the present value of costs over 60 months" in summary
+    npv = own_finance(r2_steady).npv_by_option
+    assert fmt.money(npv["rent"], "USD") == "2.70 M USD" and "2.70 M USD for Cloud rental" in summary
+    assert "**Why the monthly view differs:**" in summary and "52\\,773 USD\\/month" in summary
     assert "1 unsourced estimate" in summary
 
 
@@ -31,7 +36,8 @@ def test_training_summary_names_the_cheapest_option_for_the_run():
     # R3 (DeepSeek-V3): owning 4,651,320 USD against renting 5,334,206 USD for the run
     r = costmodel.resolve(costmodel.load_scenario("deepseek-v3-training"))
     summary = text.executive_summary(r, costmodel.compare(r))
-    assert "**Cheapest for this run: Own cluster**" in summary and "4.65 M USD" in summary
+    assert "**Verdict: Own cluster\\: 256 × hgx\\-h800" in summary and "4.65 M USD" in summary
+    assert "Decision measure: the cost of the whole training run" in summary
     assert "683 k USD more" in summary          # 5,334,206 - 4,651,320 = 682,886
 
 

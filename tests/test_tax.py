@@ -15,7 +15,8 @@ MACRS_5 = [0.20, 0.32, 0.192, 0.1152, 0.1152, 0.0576]   # IRS Publication 946, T
 
 
 def r2(**changes):
-    return patched(H200, {k.replace("__", "."): v for k, v in changes.items()})
+    """R2 at steady demand (3 servers carry it; its campaigns would size the cluster for their peak)."""
+    return patched(H200, {k.replace("__", "."): v for k, v in changes.items()}, drop=("demand",))
 
 
 def taxed(s):

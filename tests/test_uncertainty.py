@@ -49,16 +49,42 @@ class TestBreakEvenInput:
             u.break_even_input(costmodel.load_scenario("llama70b-vs-api"), "options.own.power.pue", 3, 1)
 
 
+def steady_r2():
+    """R2 on the monthly view, own against on-demand rental only: no finance block, no demand profile, no
+    reserved terms (own and rent cross at 11,721 GPU-hours; the metric is smooth between server steps)."""
+    return patched(H200, {"options.rent.reserved": None}, drop=("finance", "demand"))
+
+
 class TestTornado:
-    def test_an_input_outside_every_cost_has_zero_swing(self):
-        s = with_uncertainty(H200, tornado={"finance.discount_rate_per_year": None,
-                                            "options.rent.price_per_gpu_hour": None})
+    def test_an_input_that_moves_neither_the_tracked_option_nor_the_cheapest_other_has_zero_swing(self):
+        # R1 tracks the API (3,549 a month) against the cheapest other, rental (12,070); the own cluster's PUE
+        # moves only the own cluster (16,699), which stays dearer than rental throughout
+        s = with_uncertainty(R1, option="api", tornado={"options.own.power.pue": {"low": 1.1, "high": 2.0},
+                                                        "options.rent.price_per_gpu_hour": None})
         bars = {b.path: b for b in u.tornado(s)}
-        assert bars["finance.discount_rate_per_year"].swing == 0
-        assert bars["options.rent.price_per_gpu_hour"].swing > 0
+        assert bars["options.own.power.pue"].swing == 0
+        assert bars["options.rent.price_per_gpu_hour"].swing == pytest.approx(
+            2 * 730 * 3.5 * 0.4, rel=1e-9)       # +-20 % of $3.50 on 2 GPUs all month
+
+    def test_the_discount_rate_moves_the_present_value(self):
+        # the decision measure of R2 is the present value: the discount rate enters every candidate
+        from costmodel.domain.decision import present_value_figures, reserved_gpus_of
+
+        s = with_uncertainty(H200, tornado={"finance.discount_rate_per_year": None})
+        (bar,) = u.tornado(s)
+        r = costmodel.resolve(s)
+
+        def metric(rate):
+            figures = present_value_figures(u.with_values(r, {"finance.discount_rate_per_year": rate}),
+                                            reserved_gpus=reserved_gpus_of(r))
+            return figures["own"] - min(v for k, v in figures.items() if k != "own")
+
+        assert bar.low_metric == pytest.approx(metric(0.064), rel=1e-12)
+        assert bar.high_metric == pytest.approx(metric(0.096), rel=1e-12)
+        assert bar.swing > 0
 
     def test_swing_sign_matches_a_finite_difference(self):
-        s = costmodel.load_scenario("h200-24gpu-cluster")
+        s = steady_r2()
         bars = u.tornado(s)
         assert len(bars) == 5
         for bar in bars:
@@ -69,17 +95,19 @@ class TestTornado:
             assert np.sign(bar.high_metric - bar.low_metric) == np.sign(plus - minus), bar.path
 
     def test_break_even_inside_the_range_is_where_the_metric_is_zero(self):
-        s = costmodel.load_scenario("h200-24gpu-cluster")
+        s = steady_r2()
         crossing = [bar for bar in u.tornado(s) if bar.break_even is not None]
         assert crossing
         for bar in crossing:
-            if bar.break_even is not None:
-                at = u.decision_metric(u.with_values(s, {bar.path: bar.break_even}))
-                assert abs(float(at)) < 1e-6 * 54_000
+            at = u.decision_metric(u.with_values(s, {bar.path: bar.break_even}))
+            assert abs(float(at)) < 1e-6 * 54_000
 
 
 class TestMonteCarlo:
     def test_zero_width_distributions_give_the_deterministic_result_exactly(self):
+        # on the decision measure (R2: present value), every candidate's figure is the decision's
+        from costmodel.domain.decision import decide
+
         s = with_uncertainty(H200, samples=1000, distributions={
             "options.rent.price_per_gpu_hour": {"distribution": "uniform", "low": 4.5, "high": 4.5},
             "options.own.server_price": {"distribution": "triangular", "low": 350000, "mode": 350000, "high": 350000},
@@ -87,8 +115,10 @@ class TestMonteCarlo:
             "workload.gpu_hours_per_month": {"distribution": "empirical", "values": [12000]},
         })
         result = u.monte_carlo(s)
-        for option in ("own", "rent"):
-            assert np.all(result.costs[option] == costmodel.monthly_cost(s, option, 12000.0))
+        d = decide(s)
+        assert result.measure == "present_value" and result.unit == "USD"
+        for candidate, figures in result.costs.items():
+            assert np.all(figures == pytest.approx(d.figure(candidate), rel=1e-12)), candidate
 
     def test_median_of_a_linear_model(self):
         # The API cost is linear in the output price: MILLIONS x (2/3 x 5 + 1/3 x p); p ~ U(20, 30) has median 25
@@ -96,6 +126,19 @@ class TestMonteCarlo:
             "options.api.output_price_per_million": {"distribution": "uniform", "low": 20, "high": 30}})
         p50 = np.percentile(u.monte_carlo(s).costs["api"], 50)
         assert p50 == pytest.approx(MILLIONS * (2 / 3 * 5 + 1 / 3 * 25), rel=0.002)
+
+    def test_a_training_runs_mfu_moves_its_cost(self):
+        # F27: the run's cost is GPU-hours x price, GPU-hours proportional to 1 / MFU: at MFU ~ U(0.3, 0.5)
+        # the rental's P10 and P90 are the cost at MFU 0.48 and 0.32 (the percentiles of 1 / MFU)
+        s = with_uncertainty("llama31-405b-training", samples=50_000, seed=1, distributions={
+            "workload.mfu": {"distribution": "uniform", "low": 0.3, "high": 0.5}})
+        result = u.monte_carlo(s)
+        run = costmodel.compare(s).comparison.training
+        base_mfu = float(costmodel.resolve(s).workload.training.stages[0].mfu)
+        p10, p90 = np.percentile(result.costs["rent"], [10, 90])
+        assert result.measure == "run_cost"
+        assert p10 == pytest.approx(run.total("rent") * base_mfu / 0.48, rel=5e-3)
+        assert p90 == pytest.approx(run.total("rent") * base_mfu / 0.32, rel=5e-3)
 
     def test_same_seed_same_numbers(self):
         s = costmodel.load_scenario("h200-24gpu-cluster")
@@ -117,16 +160,17 @@ class TestMonteCarlo:
 
 
 def test_sobol_input_without_effect_is_zero():
-    s = with_uncertainty(H200, seed=3, sobol_base_samples=512, distributions={
-        "options.rent.price_per_gpu_hour": {"distribution": "uniform", "low": 3.5, "high": 6.5},
-        "workload.gpu_hours_per_month": {"distribution": "uniform", "low": 9000, "high": 15000},
-        "finance.discount_rate_per_year": {"distribution": "uniform", "low": 0.02, "high": 0.15},
+    # R1 tracks the API against the cheapest other (rental); the own cluster's PUE moves neither
+    s = with_uncertainty(R1, seed=3, sobol_base_samples=512, option="api", distributions={
+        "options.rent.price_per_gpu_hour": {"distribution": "uniform", "low": 3.0, "high": 6.5},
+        "options.api.output_price_per_million": {"distribution": "uniform", "low": 20, "high": 30},
+        "options.own.power.pue": {"distribution": "uniform", "low": 1.1, "high": 2.0},
     })
     indices = u.sobol_indices(s)
     first = dict(zip(indices.inputs, indices.first_order))
     total = dict(zip(indices.inputs, indices.total))
-    assert abs(first["finance.discount_rate_per_year"]) < 0.02
-    assert abs(total["finance.discount_rate_per_year"]) < 0.02
+    assert abs(first["options.own.power.pue"]) < 0.02
+    assert abs(total["options.own.power.pue"]) < 0.02
     assert total["options.rent.price_per_gpu_hour"] > 0.3
 
 

@@ -14,7 +14,8 @@ RENT_MONTH = 12_000 * 4.50
 
 
 def r2(**changes):
-    return patched(H200, {k.replace("__", "."): v for k, v in changes.items()})
+    """R2 at steady demand (3 servers carry it; its campaigns would size the cluster for their peak)."""
+    return patched(H200, {k.replace("__", "."): v for k, v in changes.items()}, drop=("demand",))
 
 
 def running_month(s):
@@ -56,24 +57,30 @@ def test_operating_lease_is_leased_again_and_never_resold():
 
 
 def test_all_upfront_one_year_commitment():
-    # 16 GPUs reserved for 1 year at 37 % off Nebius's $4.50 (R2's reserved block), paid in month 0;
-    # the 320 GPU-hours a month above 16 x 730 are paid on demand
+    # 16 GPUs reserved for 1 year at 37 % off Nebius's $4.50 (R2's reserved block), paid at the start of
+    # month 0; at R2's 0.9 utilisation ceiling they serve 16 x 730 x 0.9 = 10,512 GPU-hours a month, so the
+    # 1,488 above are paid on demand
     s = r2(finance__horizon_months=12, finance__rent_commitment={"gpus": 16, "payment": "all_upfront"})
-    rent = finance.cash_flows(s).flows["rent"]
+    flows = finance.cash_flows(s)
+    rent = flows.flows["rent"]
     whole = 16 * 730 * 12 * 4.50 * (1 - 0.37)        # 397,353.60
-    assert rent["reserved commitment"][0] == pytest.approx(whole)
+    assert rent["reserved commitment, up front"][0] == pytest.approx(whole)
     assert whole == pytest.approx(397_353.60)
-    assert np.count_nonzero(rent["reserved commitment"][1:]) == 0
-    assert rent["GPU rental"] == pytest.approx(np.full(12, 320 * 4.50))
+    assert np.count_nonzero(rent["reserved commitment, up front"][1:]) == 0
+    assert np.count_nonzero(rent["reserved commitment"]) == 0
+    assert rent["GPU rental"] == pytest.approx(np.full(12, (12_000 - 16 * 730 * 0.9) * 4.50))
+    assert flows.at_start("rent")[0] == pytest.approx(whole)        # paid up front: at the term's start
 
 
 def test_partial_and_no_upfront_commitments():
     whole = 16 * 730 * 12 * 4.50 * 0.63
-    partial = finance.cash_flows(r2(finance__horizon_months=24, finance__rent_commitment={
-        "gpus": 16, "payment": "partial_upfront", "upfront_share": 0.5})).flows["rent"]["reserved commitment"]
+    rent = finance.cash_flows(r2(finance__horizon_months=24, finance__rent_commitment={
+        "gpus": 16, "payment": "partial_upfront", "upfront_share": 0.5})).flows["rent"]
+    partial = rent["reserved commitment"] + rent["reserved commitment, up front"]
     assert partial[0] == pytest.approx(0.5 * whole + 0.5 * whole / 12)
     assert partial[12] == pytest.approx(0.5 * whole + 0.5 * whole / 12)     # the second term
     assert partial[5] == pytest.approx(0.5 * whole / 12)
+    assert rent["reserved commitment, up front"][[0, 12]] == pytest.approx([0.5 * whole] * 2)
     monthly = finance.cash_flows(r2(finance__horizon_months=24, finance__rent_commitment={
         "gpus": 16})).flows["rent"]["reserved commitment"]
     assert monthly == pytest.approx(np.full(24, whole / 12))

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import costmodel
+from costmodel.domain import uncertainty as u
 from costmodel.domain.compare import compare as compare_domain
 from costmodel.domain.uncertainty import tornado
 from costmodel.errors import ScenarioError
@@ -42,10 +43,14 @@ def assert_same(panel, expected: costmodel.Comparison) -> None:
             assert mine.volume is None
         else:
             assert math.isclose(mine.volume, theirs.volume, rel_tol=1e-9)
-    assert got.cheapest == expected.cheapest
+    # one answer: the panel names compare's winner, figure and measure (issue 26)
+    assert got.decision.winner == expected.decision.winner and got.decision.measure == expected.decision.measure
+    assert math.isclose(got.decision.winning.figure, expected.decision.winning.figure, rel_tol=1e-9)
     assert html_text(verdict(expected)) in panel.verdict_html.value
     for option in expected.options.values():
         assert costmodel.presentation.format.amount(option.monthly_cost, 0) in panel.costs_html.value
+    for candidate in expected.decision.candidates.values():
+        assert costmodel.presentation.format.amount(candidate.figure, 0) in panel.costs_html.value
 
 
 def test_r1_default_sliders_are_the_tornado_top_five_and_follow_compare():
@@ -252,12 +257,18 @@ def test_without_uncertainty_the_five_inputs_rank_by_a_20_percent_swing():
     chosen = top_inputs(costmodel.load_scenario(name))
     assert len(chosen) == 5
 
-    def metric(path, value):            # own's monthly cost minus the cheapest other, via the saved-file route
-        c = expected_for(name, {path: int(value) if float(value).is_integer() else value})   # counts are ints
-        return c.options["own"].monthly_cost - min(o.monthly_cost for k, o in c.options.items() if k != "own")
+    def metric(path, value):            # on the decision measure: own minus the cheapest other, via the saved file
+        d = expected_for(name, {path: int(value) if float(value).is_integer() else value}).decision   # counts: ints
+        return d.figure("own") - min(c.figure for k, c in d.candidates.items() if k != "own")
 
-    fields = numeric_fields(costmodel.load_scenario(name))
-    swings = [abs(metric(p, fields[p].value * 1.2) - metric(p, fields[p].value * 0.8)) for p in chosen]
+    scenario = costmodel.load_scenario(name)
+    fields = numeric_fields(scenario)
+
+    def ends(path):                     # +-20 %, inside the input's allowed range (a ceiling stays at most 1)
+        allowed, value = u.bounds(scenario, path), fields[path].value
+        return max(value * 0.8, allowed.low), min(value * 1.2, allowed.high)
+
+    swings = [abs(metric(p, ends(p)[1]) - metric(p, ends(p)[0])) for p in chosen]
     assert swings == sorted(swings, reverse=True) and swings[-1] > 0
     # an input tied to a job log's average cannot move alone and is not offered
     assert "workload.gpu_hours_per_month" not in top_inputs(costmodel.load_scenario("h200-job-log"))

@@ -117,7 +117,7 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     flows = cash_flows(r) if r.finance is not None else None
     mix = mix_result(r)
     plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
-    at_volume = r if volume is None else with_volume(r, v)
+    at_volume = r if volume is None else r.at_volume(v)
     decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
     return Comparison(
         title=r.title,

@@ -21,6 +21,8 @@ alone and broadcasts over sampled inputs, for the uncertainty analyses.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,7 +215,7 @@ def _rent_label(r: Resolved, gpus, how: str) -> str:
 def _api_label(r: Resolved, name: str) -> str:
     api = r.options[name]
     model, provider = api.offer.model, api.offer.provider
-    if model.lower() in api.label.lower():
+    if re.sub(r"\s*\(.*\)$", "", model).lower() in api.label.lower():      # "... (deepseek-flash)": its model id
         return f"{api.label} ({provider})"
     return f"{api.label}: {model} ({provider})"
 
@@ -302,14 +304,17 @@ def decide(scenario: Scenario | Resolved, finance_flows=None, run=None, mix=None
     """
     r = as_resolved(scenario)
     measure = measure_of(r)
+    reserved = None
+    if "rent" in r.options and r.options["rent"].reserved is not None:
+        reserved = reserved_level(r, mix) if mix is not None else reserved_gpus_of(r)
     if measure == Measure.PRESENT_VALUE:
-        figures = present_value_figures(r, finance_flows, reserved_level(r, mix) if "rent" in r.options else None)
+        figures = present_value_figures(r, finance_flows, reserved)
     elif measure == Measure.RUN_COST:
         figures = run_figures(r)
     else:
         figures = measure_figures(r, measure)
     figures = {k: float(np.asarray(v)) for k, v in figures.items()}
-    names = labels(r, measure, figures, mix)
+    names = labels(r, measure, figures, mix, reserved)
     unit = r.currency if measure in (Measure.PRESENT_VALUE, Measure.RUN_COST) else f"{r.currency}/month"
     entries = [Candidate(k, option_of(k), names[k], v) for k, v in figures.items()]
     if measure == Measure.HOURLY_MONTHLY_COST and mix is not None and mix.mix.layers:

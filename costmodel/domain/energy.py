@@ -317,8 +317,8 @@ def energy_result(scenario: Scenario | Resolved, volume: float | None = None,
     --------
     >>> import costmodel
     >>> e = energy_result(costmodel.load_scenario("h200-24gpu-cluster"))
-    >>> round(e.options["own"].energy_kwh_per_month)
-    27162
+    >>> round(e.options["own"].energy_kwh_per_month)     # 4 DGX H200 for the campaigns' peak
+    30647
     """
     r = as_resolved(scenario)
     v = r.volume if volume is None else float(volume)

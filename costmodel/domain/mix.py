@@ -40,6 +40,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -489,15 +490,32 @@ def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None
     """
     r = as_resolved(scenario)
     d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
-    o = offer(r, d)
-    dispatch = _Dispatch(r, o, d)
-    servers, held = _grid(o, r, float(d.max()) if d.size else 0.0)
     fixed = {k: v for k, v in (("servers", own_servers), ("held", held_gpus)) if v is not None}
-    s, h, _ = _search(dispatch, servers, held, fixed)
+    best = None
+    for o in _offers(r, d, held_gpus is not None):
+        dispatch = _Dispatch(r, o, d)
+        servers, held = _grid(o, r, float(d.max()) if d.size else 0.0)
+        s, h, cost = _search(dispatch, servers, held, fixed)
+        if best is None or cost < best[0] - 1e-9 * max(abs(cost), 1.0):
+            best = (cost, o, dispatch, s, h)
+    _, o, dispatch, s, h = best
     layers, staffing = _layers(r, o, dispatch, s, h)
     pure, names = pure_costs(r, d)
     hourly, _ = dispatch.hourly(s, h)
     return Mix(layers, staffing, pure, names, {k: v for k, v in hourly.items() if k in layers}, d, o.ceiling)
+
+
+def _offers(r: Resolved, series: np.ndarray, rented_held: bool = False) -> list[Offer]:
+    """What to search: everything offered, and, where the rent option's staff is paid once any rented
+    kind is used, the same without the rented kinds (owning and the API alone may then be cheaper)."""
+    everything = offer(r, series)
+    rent = r.options.get("rent")
+    staffed = rent is not None and rent.staffing is not None and float(np.max(_rent_staffing(r, 1.0))) > 0
+    alone = dataclasses.replace(everything, held_kind=None, held_price=None, on_demand_price=None, spot_price=None,
+                                spot_cap=None)
+    if rented_held or not staffed or (alone.own_step is None and alone.api_option is None):
+        return [everything]
+    return [everything, alone]
 
 
 def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None

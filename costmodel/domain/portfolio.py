@@ -37,7 +37,7 @@ from .compare import compare
 from .costs import monthly_cost
 from .finance import present_values
 from .decision import labels, measure_of, reserved_gpus_of
-from .uncertainty import bounds, numeric_inputs, option_costs
+from .uncertainty import bounds, measure_unit, numeric_inputs, option_costs
 
 GRID_POINTS = 41
 """Volumes (0 to 10 × the point's volume, a quarter of it apart) on which a sweep's break-evens are first located."""
@@ -55,9 +55,15 @@ PAIRS = tuple(itertools.combinations(OPTIONS, 2))
 """Option pairs in column order."""
 
 
-DECISION_COLUMNS = ("decision_measure", "winner", "winner_label", "runner_up", "margin")
-"""The decision's columns: its measure, the winning candidate (id and label), the runner-up, the margin on the
-measure [reporting currency, or per month for the monthly measures]."""
+DECISION_COLUMNS = ("decision_measure", "decision_unit", "winner", "winner_label", "winner_figure", "runner_up",
+                    "margin")
+"""The decision's columns: its measure and unit, the winning candidate (id, label and figure), the runner-up, the
+margin on the measure [``decision_unit``: the reporting currency, or per month for the monthly measures]."""
+
+
+def decision_column(option: str) -> str:
+    """Column of an option's figure on the scenario's decision measure [``decision_unit``]."""
+    return f"decision_{option}"
 
 
 def cost_column(option: str) -> str:
@@ -73,7 +79,7 @@ def break_even_column(a: str, b: str) -> str:
 def base_columns() -> list[str]:
     """Every column of a portfolio table but the swept inputs, in order."""
     return (["scenario", "point", "title", "volume", "volume_unit", "currency"]
-            + [cost_column(o) for o in OPTIONS] + list(DECISION_COLUMNS)
+            + [cost_column(o) for o in OPTIONS] + list(DECISION_COLUMNS) + [decision_column(o) for o in OPTIONS]
             + [break_even_column(a, b) for a, b in PAIRS]
             + [f"npv_{o}" for o in OPTIONS] + [f"tco_{o}" for o in OPTIONS] + ["warnings", "error"])
 
@@ -102,8 +108,10 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
         found = result.options.get(option)
         row[cost_column(option)] = None if found is None else found.monthly_cost
     d = result.decision
-    row.update(decision_measure=d.measure, winner=d.winner, winner_label=d.winning.label, runner_up=d.runner_up,
-               margin=d.margin)
+    row.update(decision_measure=d.measure, decision_unit=d.unit, winner=d.winner, winner_label=d.winning.label,
+               winner_figure=d.winning.figure, runner_up=d.runner_up, margin=d.margin)
+    for option in names:
+        row[decision_column(option)] = d.figure(option) if option in d.candidates else None
     for a, b in PAIRS:
         row[break_even_column(a, b)] = None
     for pair in result.break_evens:
@@ -231,8 +239,12 @@ def sweep_columns(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray
     named = labels(r, measure, figures, reserved_gpus=reserved_gpus_of(r) if "rent" in r.options else None)
     sorted_figures = np.take_along_axis(stack, order, axis=0)
     out["decision_measure"] = [str(measure)] * n
+    out["decision_unit"] = [measure_unit(r)] * n
     out["winner"] = list(ids[order[0]])
     out["winner_label"] = [named[c] for c in ids[order[0]]]
+    out["winner_figure"] = sorted_figures[0]
+    for option in OPTIONS:
+        out[decision_column(option)] = figures[option] if option in figures else [None] * n
     out["runner_up"] = list(ids[order[1]]) if len(candidates) > 1 else [None] * n
     out["margin"] = sorted_figures[1] - sorted_figures[0] if len(candidates) > 1 else [None] * n
     out.update(_sweep_break_evens(s, options, volume, n))

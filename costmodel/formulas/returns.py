@@ -90,6 +90,8 @@ def npv_with_convention(flows, yearly_rate, period="month", timing="begin", at_s
     start = np.zeros_like(values) if at_start is None else np.broadcast_to(np.asarray(at_start, dtype=float),
                                                                             values.shape)
     rate = np.asarray(yearly_rate, dtype=float)
+    if rate.ndim and rate.shape[-1] == 1:        # a rate per sample, samples shaped (n, 1) as the flows' leading axes
+        rate = rate[..., 0]
     if period == "year":
         values, start = yearly_totals(values), yearly_totals(start)
     else:

@@ -19,7 +19,7 @@ from ..domain.finance import own_cost_per_used_gpu_hour
 from ..domain.mix import cheapest_mix, cost_against_level, offer
 from ..domain.sweep import Columns, cost_sweep
 from ..resolved import Resolved, as_resolved
-from ..results import DEPRECIATION, LAYER_LABELS, Comparison, Layer
+from ..results import DEPRECIATION, LAYER_LABELS, MEASURE_TITLES, Comparison, Layer
 from . import format as fmt
 from . import text
 
@@ -114,14 +114,20 @@ def use_renderer(renderer: str = "svg") -> None:
     alt.data_transformers.disable_max_rows()   # charts are drawn to SVG here, not shipped as JSON to a browser
 
 
-def _colour_scale(r: Resolved, options: list[str] | None = None) -> alt.Scale:
+def _colour_scale(r: Resolved, options: list[str] | None = None, labels: dict[str, str] | None = None) -> alt.Scale:
+    """Colours by option kind (a second of a kind in the extra colours); candidates such as
+    ``rent.reserved`` take their option's kind, and ``labels`` name them."""
+    from ..domain.decision import option_of
+
     names = options or list(r.options)
     colours, seen = [], {}
     for o in names:
-        kind = r.options[o].kind
+        option = option_of(o)
+        kind = r.options[option].kind if option in r.options else "mix"
         seen[kind] = seen.get(kind, -1) + 1
-        colours.append(OPTION_COLOURS[kind] if not seen[kind] else EXTRA_COLOURS[(seen[kind] - 1) % len(EXTRA_COLOURS)])
-    return alt.Scale(domain=[r.label(o) for o in names], range=colours)
+        base = OPTION_COLOURS.get(kind, EXTRA_COLOURS[0])
+        colours.append(base if not seen[kind] else EXTRA_COLOURS[(seen[kind] - 1) % len(EXTRA_COLOURS)])
+    return alt.Scale(domain=[(labels or {}).get(o) or r.label(o) for o in names], range=colours)
 
 
 MAX_DRAWN_STEPS = 500
@@ -610,7 +616,11 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     data = pd.DataFrame(rows)
     order = [names[b.path] for b in bars]
     base = bars[0].base_metric if bars else 0.0
-    x = alt.X("metric:Q", title=f"{r.label(option)} minus the cheapest other, monthly cost [{currency}/month]",
+    from ..domain.decision import measure_of
+    from ..domain.uncertainty import measure_unit
+
+    title = MEASURE_TITLES.get(measure_of(r), "")
+    x = alt.X("metric:Q", title=f"{r.label(option)} minus the cheapest other, {title} [{measure_unit(r)}]",
               axis=short_axis())
     span = alt.Chart(data).mark_bar(height=16).encode(
         y=alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=320)),
@@ -640,8 +650,9 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
     savings = result.savings
     counts, edges = np.histogram(savings, bins=60)
     data = pd.DataFrame({"from": edges[:-1], "to": edges[1:], "share": counts / savings.size * 100})
+    title = MEASURE_TITLES.get(result.measure, result.measure)
     bars = alt.Chart(data).mark_bar(color=OPTION_COLOURS[r.options[result.option].kind]).encode(
-        x=alt.X("from:Q", title=f"Monthly saving of {r.label(result.option)} [{currency}/month]",
+        x=alt.X("from:Q", title=f"Saving of {r.label(result.option)}, {title} [{result.unit}]",
                 axis=short_axis()),
         x2=alt.X2("to:Q"), y=alt.Y("share:Q", title="Share of samples [%]"), y2=alt.Y2Datum(0),
         tooltip=[alt.Tooltip("from:Q", format=",.0f"), alt.Tooltip("to:Q", format=",.0f"),
@@ -658,11 +669,12 @@ def win_probability_bars(scenario, result) -> alt.Chart:
     """Probability that each option is the cheapest, over the Monte Carlo samples."""
     r = as_resolved(scenario)
     wins = result.win_probability()
-    data = pd.DataFrame({Columns.option_label: [r.label(o) for o in wins], "p": [100 * v for v in wins.values()]})
+    data = pd.DataFrame({Columns.option_label: [result.label(o) for o in wins], "p": [100 * v for v in wins.values()]})
     return alt.Chart(data).mark_bar().encode(
-        y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label])),
+        y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label]),
+                axis=alt.Axis(labelLimit=360)),
         x=alt.X("p:Q", title="Probability of being the cheapest [%]", scale=alt.Scale(domain=[0, 100])),
-        color=alt.Color(f"{Columns.option_label}:N", scale=_colour_scale(r, list(wins)), legend=None),
+        color=alt.Color(f"{Columns.option_label}:N", scale=_colour_scale(r, list(wins), result.labels), legend=None),
         tooltip=[alt.Tooltip(f"{Columns.option_label}:N"), alt.Tooltip("p:Q", format=".1f")],
     ).properties(width=420, height=30 * len(wins) + 20, title=alt.TitleParams(
         "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples"))
@@ -954,51 +966,58 @@ PORTFOLIO_ROWS = 60
 
 
 def portfolio_chart(frame) -> tuple[alt.Chart, str]:
-    """Each scenario's options as multiples of its cheapest one's monthly cost: the batch index's chart.
+    """Each scenario's options as multiples of its verdict's figure on its decision measure: the batch index's chart.
 
     Parameters
     ----------
     frame
         The portfolio table (:func:`costmodel.batch.portfolio_frame`): one row per scenario or
-        sweep point, with ``cost_own``, ``cost_rent``, ``cost_api`` in each row's currency.
+        sweep point, with ``decision_own``, ``decision_rent``, ``decision_api`` and ``winner_figure``
+        in each row's ``decision_unit``.
 
     Returns
     -------
     (chart, description)
         A dot plot, one line per scenario (the first :data:`PORTFOLIO_ROWS` without an error), x
-        the cost over the cheapest option's [×] on a log scale so that a scenario's options
-        compare whatever its currency or size; and its description as alt text.
+        each option's figure over the verdict's [×] on a log scale so that a scenario's options
+        compare whatever its currency, size or measure (a verdict that is no single option, such
+        as a mix, is its own point at 1 ×); and its description as alt text naming each verdict.
     """
     from ..resolved import OPTION_LABELS
 
     rows = []
     usable = frame[frame["error"].isna()] if "error" in frame else frame
+    verdicts = []
     for _, row in usable.head(PORTFOLIO_ROWS).iterrows():
-        costs = {o: row.get(f"cost_{o}") for o in OPTION_LABELS}
-        costs = {o: float(c) for o, c in costs.items() if c is not None and np.isfinite(c) and c > 0}
-        if not costs:
+        best = row.get("winner_figure")
+        if best is None or not np.isfinite(best) or best <= 0:
             continue
-        cheapest = min(costs.values())
+        figures = {o: row.get(f"decision_{o}") for o in OPTION_LABELS}
+        figures = {o: float(c) for o, c in figures.items() if c is not None and np.isfinite(c) and c > 0}
         name = str(row.get("title") or row["scenario"])
         name = name if len(name) <= 60 else name[:59] + "…"
-        for option, cost in costs.items():
-            rows.append({"scenario": name, Columns.option_label: OPTION_LABELS[option], "multiple": cost / cheapest,
-                         "cost": fmt.money(cost, str(row.get("currency") or "")) + "/month"})
+        unit = str(row.get("decision_unit") or "")
+        for option, figure in figures.items():
+            rows.append({"scenario": name, Columns.option_label: OPTION_LABELS[option], "multiple": figure / best,
+                         "cost": fmt.amount(figure, 0) + f" {unit}"})
+        if str(row.get("winner")) not in figures:       # the verdict is a mix, a plan or another way to pay
+            rows.append({"scenario": name, Columns.option_label: "Verdict (other way to pay)", "multiple": 1.0,
+                         "cost": fmt.amount(best, 0) + f" {unit}"})
+        verdicts.append(f"{name}: {row.get('winner_label')}")
     data = pd.DataFrame(rows, columns=["scenario", Columns.option_label, "multiple", "cost"])
-    labels = list(OPTION_LABELS.values())
+    labels = list(OPTION_LABELS.values()) + ["Verdict (other way to pay)"]
+    colours = [OPTION_COLOURS[o] for o in OPTION_LABELS] + ["#333333"]
     chart = alt.Chart(data).mark_point(filled=True, size=90).encode(
         y=alt.Y("scenario:N", title=None, sort=list(dict.fromkeys(data["scenario"])), axis=alt.Axis(labelLimit=400)),
-        x=alt.X("multiple:Q", title="Monthly cost over the scenario's cheapest option [×] (log scale)",
+        x=alt.X("multiple:Q", title="Figure on the scenario's decision measure over its verdict's [×] (log scale)",
                 scale=alt.Scale(type="log", nice=False, domainMin=1)),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option",
-                        scale=alt.Scale(domain=labels, range=[OPTION_COLOURS[o] for o in OPTION_LABELS])),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=labels, range=colours)),
         shape=alt.Shape(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=labels)),
         tooltip=[alt.Tooltip("scenario:N"), alt.Tooltip(f"{Columns.option_label}:N", title="option"),
-                 alt.Tooltip("cost:N", title="monthly cost"), alt.Tooltip("multiple:Q", format=".2f")],
+                 alt.Tooltip("cost:N", title="figure"), alt.Tooltip("multiple:Q", format=".2f")],
     ).properties(width=520, height=26 * max(1, data["scenario"].nunique()) + 10, title=alt.TitleParams(
-        "Each scenario's options against its cheapest",
-        subtitle="1 × is the cheapest option; further right costs more"))
-    cheapest = data[data["multiple"] == 1.0]
-    description = "Dot plot of each option's monthly cost over its scenario's cheapest: " + "; ".join(
-        f"{s}: {o} cheapest" for s, o in zip(cheapest["scenario"], cheapest[Columns.option_label], strict=True))
+        "Each scenario's options against its verdict",
+        subtitle="On each scenario's decision measure; 1 × is the verdict, further right costs more"))
+    description = "Dot plot of each option's figure over its scenario's verdict, on its decision measure: " + \
+        "; ".join(f"{v} is the verdict" for v in verdicts)
     return chart, description

@@ -870,13 +870,16 @@ class SobolOutput(OutputModel):
 
 
 class UncertaintyOutput(OutputModel):
-    """Monte Carlo, tornado and Sobol summaries at the scenario's volume.
+    """Monte Carlo, tornado and Sobol summaries on the decision measure.
 
-    The decision metric is the tracked option's monthly cost minus the cheapest other's
-    (negative: the tracked option is the cheapest); savings are minus the metric.
+    ``measure`` is the decision's (``present_value``, ``run_cost``, ``monthly_cost_hour_by_hour``
+    or ``monthly_cost``), every figure in its unit. The decision metric is the tracked option's
+    figure minus the cheapest other candidate's (negative: the tracked option is the cheapest);
+    savings are minus the metric. ``cost_percentiles`` and ``win_fraction`` cover every candidate.
     """
 
     tracked_option: str
+    measure: str
     volume: Quantity
     samples: Count
     seed: int | None
@@ -899,8 +902,8 @@ def _input_units(r: Resolved) -> dict[str, str]:
 def _uncertainty(r: Resolved, cur: str) -> UncertaintyOutput:
     from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
 
-    month = f"{cur}/month"
     mc = monte_carlo(r)
+    month = mc.unit            # the decision measure's unit: the currency, or the currency a month
     units = _input_units(r)
 
     def pct(values) -> PercentilesOutput:
@@ -918,7 +921,7 @@ def _uncertainty(r: Resolved, cur: str) -> UncertaintyOutput:
             break_even=_q(b.break_even, unit, "never")))
     sobol = sobol_indices(r)
     return UncertaintyOutput(
-        tracked_option=mc.option, volume=_q(r.volume, VOLUME_UNITS.get(r.volume_unit, r.volume_unit)),
+        tracked_option=mc.option, measure=mc.measure, volume=_q(r.volume, VOLUME_UNITS.get(r.volume_unit, r.volume_unit)),
         samples=_n(mc.samples, "samples"), seed=r.uncertainty.seed,
         cost_percentiles={o: pct(c) for o, c in mc.costs.items()},
         savings_percentiles=pct(mc.savings),

@@ -18,7 +18,7 @@ from ..domain.mix import offer
 from ..domain.sweep import cost_table
 from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
 from ..resolved import Resolved, as_resolved
-from ..results import LAYER_LABELS, Comparison, TrainingRun
+from ..results import LAYER_LABELS, MEASURE_TITLES, Comparison, TrainingRun
 from . import charts, tables, text
 from . import format as fmt
 from .safe import code_span
@@ -252,19 +252,20 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
     saves = float(np.mean(result.savings > 0))
     p10, p50, p90 = np.percentile(result.savings, [10, 50, 90])
     clipped = [f"{p} {n:,}" for p, n in result.clipped.items() if n]
+    title = MEASURE_TITLES.get(result.measure, result.measure)
     display(Markdown(
-        f"Over **{result.samples:,} samples** (seed {r.uncertainty.seed}) of "
+        f"On the decision measure ({md(title)}), over **{result.samples:,} samples** (seed {r.uncertainty.seed}) of "
         f"{len(r.uncertainty.distributions)} uncertain inputs, **{md(option)}** is the cheapest in "
-        f"**{fmt.share(result.win_probability()[result.option])}** of them. Its monthly saving against the cheapest "
-        f"other option: P10 {fmt.amount(p10, 0)}, P50 {fmt.amount(p50, 0)}, P90 {fmt.amount(p90, 0)} "
-        f"{currency}/month (it saves money in {fmt.share(saves)})."
+        f"**{fmt.share(result.win_probability()[result.option])}** of them. Its saving against the cheapest "
+        f"other way to pay: P10 {fmt.amount(p10, 0)}, P50 {fmt.amount(p50, 0)}, P90 {fmt.amount(p90, 0)} "
+        f"{md(result.unit)} (it saves money in {fmt.share(saves)})."
         + ("" if not clipped else " Samples clipped into allowed ranges: " + md(", ".join(clipped)) + ".")))
     table(tables.percentile_table(r, result))
     show(charts.win_probability_bars(r, result),
-         "Bars of each option's probability of being the cheapest: " + "; ".join(
-             f"{r.label(o)} {fmt.share(p)}" for o, p in result.win_probability().items()))
+         "Bars of each way to pay's probability of being the cheapest: " + "; ".join(
+             f"{result.label(o)} {fmt.share(p)}" for o, p in result.win_probability().items()))
     show(charts.savings_histogram(r, result),
-         f"Histogram of {option}'s monthly saving; it saves money in {fmt.share(saves)} of samples.")
+         f"Histogram of {option}'s saving ({title}); it saves money in {fmt.share(saves)} of samples.")
     display(Markdown("### One input at a time\n\nEach input at its low and high value (its 10th and 90th "
                      "percentile, or the range given), the others as in the scenario."))
     show(charts.tornado_chart(r, bars, result.option),

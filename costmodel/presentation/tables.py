@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ..resolved import Resolved, as_resolved
 from ..results import (
     LAYER_LABELS,
+    MEASURE_TITLES,
     CashFlows,
     CashLine,
     Comparison,
@@ -41,9 +42,7 @@ def verdict_table(comparison: Comparison) -> pd.DataFrame:
 
 
 def _measure_title(d) -> str:
-    return {"present_value": "present value of costs", "run_cost": "cost of the run",
-            "monthly_cost_hour_by_hour": "monthly cost, hour by hour",
-            "monthly_cost": "monthly cost"}.get(d.measure, d.measure)
+    return MEASURE_TITLES.get(d.measure, d.measure)
 
 
 def decision_table(comparison: Comparison) -> pd.DataFrame:
@@ -369,16 +368,16 @@ def mix_table(mix: Mix, currency: str) -> pd.DataFrame:
 
 
 def percentile_table(scenario: Scenario | Resolved, result: MonteCarlo) -> pd.DataFrame:
-    """P10/P50/P90 of each option's monthly cost and its probability of being the cheapest, as text."""
+    """P10/P50/P90 of each candidate's figure on the decision measure and its probability of winning, as text."""
     import pandas as pd
 
-    r = as_resolved(scenario)
     wins = result.win_probability()
-    currency = r.currency
+    unit = result.unit
+    title = MEASURE_TITLES.get(result.measure, result.measure)
     rows = []
     for option, (p10, p50, p90) in result.percentiles().items():
-        rows.append({"option": r.label(option), f"P10 [{currency}/month]": fmt.amount(p10, 0),
-                     f"P50 [{currency}/month]": fmt.amount(p50, 0), f"P90 [{currency}/month]": fmt.amount(p90, 0),
+        rows.append({"way to pay": result.label(option), f"P10, {title} [{unit}]": fmt.amount(p10, 0),
+                     f"P50 [{unit}]": fmt.amount(p50, 0), f"P90 [{unit}]": fmt.amount(p90, 0),
                      "probability of being the cheapest": fmt.share(wins[option])})
     return pd.DataFrame(rows)
 

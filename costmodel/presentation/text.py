@@ -56,6 +56,10 @@ def monthly_view_note(comparison: Comparison) -> str | None:
     against = winner_option if winner_option in monthly else None
     figures = (f"{c.label(steady)} {fmt.amount(monthly[steady], 0)} {cur}/month"
                + (f" against {c.label(against)} {fmt.amount(monthly[against], 0)}" if against else ""))
+    if against is not None and d.winner != against:        # the verdict pays for that option another way
+        return (f"the monthly view at the volume ranks {c.label(steady)} first ({figures}): it prices "
+                f"{c.label(against)} as the scenario states it, while the verdict pays for it another way "
+                f"({d.winning.label})")
     if d.measure == Measure.PRESENT_VALUE and c.finance is not None and against is not None:
         f = c.finance
         tco = f.tco_by_option
@@ -241,6 +245,8 @@ def _mix_lines(result: MixResult, currency: str) -> list[str]:
     hybrid = hybrid_sentence(result)
     if hybrid is not None:
         lines.append(f"  {hybrid}")
+    if not m.layers:
+        lines.append("  no capacity: the profile holds no demand")
     for layer in m.layers.values():
         lines.append(f"  {LAYER_LABELS[layer.kind]:<11} {_layer_words(layer):<22} {fmt.amount(layer.cost):>14} "
                      f"{currency}/month  {fmt.share(layer.work_share)} of the work; {layer.offer}")

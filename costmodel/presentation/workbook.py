@@ -215,6 +215,10 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
                   flows.flows["rent"][Component.GPU_RENTAL])
             m.add("rent_reserved", "rent: reserved commitment (values)", flows.flows["rent"][CashLine.RESERVED])
             totals["rent"] = ["rent_remainder", "rent_staffing", "rent_reserved"]
+            if CashLine.RESERVED_UPFRONT in flows.flows["rent"]:
+                m.add("rent_reserved_upfront", "rent: reserved commitment, up front at the term's start (values)",
+                      flows.flows["rent"][CashLine.RESERVED_UPFRONT])
+                totals["rent"].append("rent_reserved_upfront")
     if "api" in r.options:
         api = r.option("api")
         share = r.workload.output_share
@@ -250,24 +254,57 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
         _tax_columns(r, flows, m, add, totals)
     against = comparison.finance.payback_against if comparison.finance is not None else None
     if against is not None:
-        monthly_rate_cell = "fin_monthly_rate"
-        m.add("gain", f"gain of owning vs {r.label(against)}",
-              lambda row: f"={m.cell(f'{against}_total', row)}-{m.cell('own_total', row)}")
-        m.add("cum_gain", "cumulative gain",
-              lambda row: f"={m.cell('gain', row)}" + (f"+{m.cell('cum_gain', row - 1)}" if row > 2 else ""))
-        m.add("dgain", "discounted gain", lambda row: f"={m.cell('gain', row)}/(1+{monthly_rate_cell})^{month(row)}")
-        m.add("cum_dgain", "cumulative discounted gain",
-              lambda row: f"={m.cell('dgain', row)}" + (f"+{m.cell('cum_dgain', row - 1)}" if row > 2 else ""))
-        for key, cum, gain in (("payback", "cum_gain", "gain"), ("dpayback", "cum_dgain", "dgain")):
-            m.add(key, "payback candidate" if key == "payback" else "discounted payback candidate",
-                  lambda row, cum=cum, gain=gain: (
-                      f"=IF({m.cell(cum, row)}>=0,0,{NEVER:.0E})" if row == 2 else
-                      f"=IF(AND({m.cell(cum, row)}>=0,{m.cell(cum, row - 1)}<0),"
-                      f"{month(row)}-1-{m.cell(cum, row - 1)}/{m.cell(gain, row)},{NEVER:.0E})"))
+        _payback_columns(m, r, against, month)
     _write_months(book, sheet, m)
     years = _write_years(book, sheet, m, r, totals, horizon)
     _write_summary(book, summary, r, m, totals, against, years, comparison)
     inputs.table(inputs_table(r))
+
+
+START_KEYS = ("own_capex", "own_refresh", "own_facility", "own_lease", "own_buyout", "rent_reserved_upfront")
+"""Columns paid at the start of their month (:data:`costmodel.results.START_LINES`); the rest at its end."""
+
+
+def _payback_columns(m: _Months, r: Resolved, against: str, month) -> None:
+    """The payback as formulas: investment at the start of its month, savings at the end, the last crossing.
+
+    Position after month t's start A_t = A_(t-1) + end gain_(t-1) + start gain_t, at its end
+    B_t = A_t + end gain_t (:func:`costmodel.formulas.payback`); a month is below zero when A or
+    B is; the payback is in the last such month, interpolated where B ≥ 0; never when the last B
+    is below zero. The same with each flow discounted to its time for the discounted payback.
+    """
+    last = m.horizon + 1
+
+    def start_sum(option: str, row: int) -> str:
+        keys = [k for k in START_KEYS if k.startswith(f"{option}_") and k in m.letters]
+        return "+".join(m.cell(k, row) for k in keys) or "0"
+
+    m.add("gain", f"gain of owning vs {r.label(against)}",
+          lambda row: f"={m.cell(f'{against}_total', row)}-{m.cell('own_total', row)}")
+    m.add("gain_start", "gain at the start of the month (investment)",
+          lambda row: f"=({start_sum(against, row)})-({start_sum('own', row)})")
+    m.add("gain_end", "gain at the end of the month (savings)",
+          lambda row: f"={m.cell('gain', row)}-{m.cell('gain_start', row)}")
+    for prefix, discount_start, discount_end in (("", "", ""),
+                                                 ("d", "/(1+fin_monthly_rate)^{t}", "/(1+fin_monthly_rate)^({t}+1)")):
+        a, b, neg, after, key = (f"{prefix}position_start", f"{prefix}position_end", f"{prefix}below",
+                                 f"{prefix}below_later", f"{prefix}payback")
+        title = "discounted " if prefix else ""
+        m.add(a, f"{title}position after the month's start", lambda row, ds=discount_start, de=discount_end, a=a: (
+            f"={m.cell('gain_start', row)}{ds.format(t=month(row))}" if row == 2 else
+            f"={m.cell(a, row - 1)}+{m.cell('gain_end', row - 1)}{de.format(t=month(row - 1))}"
+            f"+{m.cell('gain_start', row)}{ds.format(t=month(row))}"))
+        m.add(b, f"{title}position at the month's end", lambda row, de=discount_end, a=a:
+              f"={m.cell(a, row)}+{m.cell('gain_end', row)}{de.format(t=month(row))}")
+        m.add(neg, f"{title}below zero in the month (1/0)", lambda row, a=a, b=b:
+              f"=IF(OR({m.cell(a, row)}<0,{m.cell(b, row)}<0),1,0)")
+        m.add(after, f"{title}below zero in this month or a later one (1/0)", lambda row, neg=neg, after=after:
+              f"={m.cell(neg, row)}" if row == last else f"=MAX({m.cell(neg, row)},{m.cell(after, row + 1)})")
+        m.add(key, f"{title}payback candidate", lambda row, a=a, b=b, neg=neg, after=after: (
+            f"=IF(AND({m.cell(neg, row)}=1,{'0' if row == last else m.cell(after, row + 1)}=0),"
+            f"IF({m.cell(b, row)}>=0,IF({m.cell(b, row)}>{m.cell(a, row)},"
+            f"{month(row)}-{m.cell(a, row)}/({m.cell(b, row)}-{m.cell(a, row)}),{month(row)}+1),{NEVER:.0E}),"
+            f"{NEVER:.0E})"))
 
 
 CAPITAL_KEYS = ("own_capex", "own_loan", "own_refresh", "own_refresh_resale", "own_resale", "own_facility",
@@ -342,7 +379,12 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     power = s_own.power
     add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
     add("own_pue", "PUE", own.pue, "-", _source(power))
-    add("own_electricity_price", "electricity price", own.electricity_price_per_kwh, f"{cur}/kWh", _source(power))
+    tariff = r.scenario.energy.tariff if r.scenario.energy is not None else None
+    add("own_electricity_price", "electricity price (idle draw; with a time-of-use tariff its yearly mean)",
+        own.electricity_price_per_kwh, f"{cur}/kWh", tariff.source if own.tariff_prices is not None else _source(power))
+    busy = "=own_electricity_price" if own.tariff_prices is None else own.busy_electricity_price_per_kwh
+    add("own_busy_electricity_price", "electricity price of the draw above idle (with a tariff: weighted by the "
+        "demand's hours)", busy, f"{cur}/kWh", tariff.source if own.tariff_prices is not None else _source(power))
     facility = own.facility_price_per_mw is not None
     if facility:
         add("own_facility_price", "facility build price", own.facility_price_per_mw, f"{cur}/MW",
@@ -452,10 +494,10 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         m.add("own_colocation", "own: colocation",
               running(lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"))
         lines.append("own_colocation")
-    m.add("own_electricity", "own: electricity = drawn kW x PUE x hours x price",
-          running(lambda row: f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share+(1-own_idle_share)"
-                              f"*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month))"
-                              "*own_pue*hours_per_month*own_electricity_price"
+    m.add("own_electricity", "own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle)",
+          running(lambda row: f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share*own_electricity_price"
+                              f"+(1-own_idle_share)*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month)"
+                              "*own_busy_electricity_price)*own_pue*hours_per_month"
                               f"*(1+fin_electricity_change)^({month(row)}/12)"))
     staffing = _staffing_formula(add, "own", own.staffing, cur, _source(s_own.staffing),
                                  lambda row: f"{m.cell('bought', row)}*own_gpus_per_server", month, managed=False)
@@ -633,11 +675,14 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         sheet.write_formula(row, 1, f'=IF(B{row}>0,SUM({gain})/B{row},"not defined")', rate)
         sheet.write_string(row, 2, "-")
         row += 1
-        for key, title in (("payback", "payback"), ("dpayback", "discounted payback")):
+        for key, title, prefix in (("payback", "payback", ""), ("dpayback", "discounted payback", "d")):
             span = m.span(key, sheet=True)
+            end = m.span(f"{prefix}position_end", m.horizon - 1, sheet=True).split(":")[0]
+            below = m.span(f"{prefix}below", sheet=True)
             sheet.write_string(row, 0, f"{title} vs {label}, fractional")
-            sheet.write_formula(row, 1, f'=IF(MIN({span})>=1E+98,"never within the horizon",MIN({span}))')
-            sheet.write_string(row, 2, "months after the decision")
+            sheet.write_formula(row, 1, f'=IF({end}<0,"never within the horizon",IF(MAX({below})=0,0,MIN({span})))')
+            sheet.write_string(row, 2, "months after the decision (investment at the start of its month, savings "
+                                       "at the end; where owning stays ahead for good)")
             row += 1
     row += 1
     sheet.write_string(row, 0, "verdict (as computed by costmodel)", bold)
