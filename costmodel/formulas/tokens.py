@@ -164,7 +164,7 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
         ratio = np.where(long, long_context_input_price / input_price, 1.0)
         output_price = np.where(long, long_context_output_price, output_price)
         input_price, cached, write = input_price * ratio, cached * ratio, write * ratio
-        if np.ndim(long) == 0:
+        if all(np.ndim(x) == 0 for x in (long, input_price, cached, write, output_price)):   # not a sweep's arrays
             input_price, cached, write, output_price = (float(x) for x in (input_price, cached, write, output_price))
     cache_tier = tier_multiplier if cache_tier_multiplier is None else cache_tier_multiplier
     share = output_share(input_tokens_per_output_token)
