@@ -420,6 +420,8 @@ class CashFlows:
     online_month: int
     hardware_purchases: np.ndarray | None = None
     facility_purchases: np.ndarray | None = None
+    rent_on_demand: dict[str, np.ndarray] | None = None
+    """The rent option's lines all on demand (before any commitment), for its other ways to pay."""
 
     def total(self, option: str) -> np.ndarray:
         """Cash out of one option each month (leading axes: samples). [reporting currency]"""

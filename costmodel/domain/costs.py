@@ -73,7 +73,7 @@ def own_facility_capex(own: OwnOption, servers):
     return bought * own.kw_per_server / 1000.0 * own.facility_price_per_mw
 
 
-def own_costs_at(own: OwnOption, servers, gpu_hours) -> dict[str, np.ndarray]:
+def own_costs_at(own: OwnOption, servers, gpu_hours, hardware=None, accrual: bool = True) -> dict[str, np.ndarray]:
     """Monthly cost components of the own cluster with given servers and GPU-hours used.
 
     The accrual view: capex enters as straight-line depreciation.
@@ -86,6 +86,11 @@ def own_costs_at(own: OwnOption, servers, gpu_hours) -> dict[str, np.ndarray]:
         Working servers, scalar or array. [servers]
     gpu_hours
         GPU-hours used in the month, same shape. [GPU-h/month]
+    hardware
+        The hardware capex of those servers, if already computed (:func:`own_hardware_capex`). [reporting currency]
+    accrual
+        Include the depreciation lines (the monthly view); False for the cash view, which pays the
+        purchases instead.
 
     Returns
     -------
@@ -95,25 +100,27 @@ def own_costs_at(own: OwnOption, servers, gpu_hours) -> dict[str, np.ndarray]:
     servers = np.asanyarray(servers, dtype=float)
     hours = np.asanyarray(gpu_hours, dtype=float)
     bought = formulas.servers_with_spares(servers, own.spare_share)
-    hardware = own_hardware_capex(own, servers)
+    hardware = own_hardware_capex(own, servers) if hardware is None else hardware
     gpus = bought * own.gpus_per_server
-    busy_share = hours / (bought * own.gpus_per_server * HOURS_PER_MONTH)
-    drawn_kw = bought * formulas.drawn_power_kw(own.kw_per_server, own.idle_power_share, busy_share)
     staff = own.staffing
-    parts = {
-        Component.CAPEX_DEPRECIATION: formulas.straight_line_depreciation(hardware, own.depreciation_months),
-        Component.HARDWARE_SUPPORT: hardware * own.hardware_support_share_per_year / MONTHS_PER_YEAR,
-    }
+    parts = {}
+    if accrual:
+        parts[Component.CAPEX_DEPRECIATION] = formulas.straight_line_depreciation(hardware, own.depreciation_months)
+    parts[Component.HARDWARE_SUPPORT] = hardware * own.hardware_support_share_per_year / MONTHS_PER_YEAR
     if own.facility_price_per_mw is not None:
-        parts[Component.FACILITY_DEPRECIATION] = formulas.straight_line_depreciation(
-            own_facility_capex(own, servers), own.facility_depreciation_months)
+        if accrual:
+            parts[Component.FACILITY_DEPRECIATION] = formulas.straight_line_depreciation(
+                own_facility_capex(own, servers), own.facility_depreciation_months)
     else:
         parts[Component.COLOCATION] = bought * own.kw_per_server * own.colocation_price_per_kw_month
+    # drawn kW = B·K·(i + (1 − i)·H / (B·G·730)): the idle draw of every server bought, and the draw
+    # above idle of the GPU-hours used (the servers bought cancel out of it)
     idle_kw = bought * formulas.drawn_power_kw(own.kw_per_server, own.idle_power_share, 0.0)
+    busy_kw = own.kw_per_server * (1.0 - own.idle_power_share) * hours / (own.gpus_per_server * HOURS_PER_MONTH)
     busy_price = own.electricity_price_per_kwh if own.busy_electricity_price_per_kwh is None \
         else own.busy_electricity_price_per_kwh
     parts[Component.ELECTRICITY] = formulas.electricity_cost(idle_kw, own.pue, own.electricity_price_per_kwh) \
-        + formulas.electricity_cost(drawn_kw - idle_kw, own.pue, busy_price)
+        + formulas.electricity_cost(busy_kw, own.pue, busy_price)
     parts[Component.STAFFING] = formulas.staffing_cost(
         formulas.fte_needed(gpus, staff.minimum_fte, staff.gpus_per_fte), staff.loaded_cost_per_fte_per_year)
     if np.any(np.asanyarray(staff.managed_service_per_month) > 0):
@@ -121,7 +128,7 @@ def own_costs_at(own: OwnOption, servers, gpu_hours) -> dict[str, np.ndarray]:
     if own.licence_price_per_gpu_per_year is not None:
         parts[Component.SOFTWARE_LICENCES] = gpus * own.licence_price_per_gpu_per_year / MONTHS_PER_YEAR
     shape = np.broadcast_shapes(np.shape(servers), np.shape(hours), *(np.shape(v) for v in parts.values()))
-    return {name: np.broadcast_to(np.asanyarray(value, dtype=float), shape).copy() for name, value in parts.items()}
+    return {name: np.broadcast_to(np.asanyarray(value, dtype=float), shape) for name, value in parts.items()}
 
 
 def own_fixed_and_variable(own: OwnOption) -> tuple[float, float]:

@@ -143,18 +143,19 @@ def present_value_figures(r: Resolved, flows=None, reserved_gpus=None) -> dict[s
     ``reserved_gpus``: the GPUs of the reserved way to pay (default :func:`reserved_level`
     without a mix: those the volume needs).
     """
-    from .finance import cash_flows, present_value_of, rent_cash_flows
+    from .finance import cash_flows, committed_flows, present_value_of, rent_cash_flows
 
     flows = flows or cash_flows(r)
     found = {o: present_value_of(r, flows.total(o), flows.at_start(o)) for o in flows.flows}
     if "rent" in r.options:
         rent, commitment = r.options["rent"], r.finance.rent_commitment
+        on_demand = flows.rent_on_demand or rent_cash_flows(r, flows.months, flows.volume, flows.gpu_hours, None)
         if commitment is not None:
-            found[ON_DEMAND] = _lines_value(r, rent_cash_flows(r, flows.months, flows.volume, flows.gpu_hours, None))
+            found[ON_DEMAND] = _lines_value(r, on_demand)
         elif rent.reserved is not None:
             gpus = reserved_level(r) if reserved_gpus is None else reserved_gpus
             if np.any(np.asarray(gpus) > 0):
-                found[RESERVED] = _lines_value(r, rent_cash_flows(r, flows.months, flows.volume, flows.gpu_hours,
+                found[RESERVED] = _lines_value(r, committed_flows(r, on_demand, flows.gpu_hours, flows.months,
                                                                   _Commitment(gpus)))
     return found
 

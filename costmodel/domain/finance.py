@@ -82,7 +82,7 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     flows: dict[str, dict[str, np.ndarray]] = {}
 
     def rent_flows() -> dict[str, np.ndarray]:
-        return rent_cash_flows(r, months, volumes, hours, None)
+        return on_demand
 
     def api_flows() -> dict[str, np.ndarray]:
         factor = formulas.growth_factor(trends.api_price_change_per_year, months)
@@ -91,8 +91,11 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     def escalated(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         return _escalated(trends, parts, months)
 
+    on_demand = None
     if "rent" in r.options:
-        flows["rent"] = rent_cash_flows(r, months, volumes, hours, finance.rent_commitment)
+        on_demand = rent_cash_flows(r, months, volumes, hours, None)       # once: the rent option all on demand
+        flows["rent"] = on_demand if finance.rent_commitment is None else \
+            committed_flows(r, on_demand, hours, months, finance.rent_commitment)
     if "api" in r.options:
         flows["api"] = api_flows()
     online = finance.lead_time_months
@@ -100,7 +103,8 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     if "own" in r.options:
         own = r.option("own")
         servers = _servers_by_month(r, volumes, online)
-        at_today = np.diff(own_hardware_capex(own, servers), prepend=0.0)   # purchases at today's prices
+        capex_held = own_hardware_capex(own, servers)
+        at_today = np.diff(capex_held, prepend=0.0)   # purchases at today's prices
         purchases = at_today * formulas.growth_factor(trends.hardware_price_change_per_year, months)
         facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
         shape = np.broadcast_shapes(np.shape(purchases), np.shape(facility))
@@ -147,7 +151,7 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
             lines[CashLine.REFRESH_RESALE] = refresh_resale
         if own.facility_price_per_mw is not None:
             lines[CashLine.FACILITY_CAPEX] = facility
-        running = escalated(own_costs_at(own, servers, hours))
+        running = escalated(own_costs_at(own, servers, hours, capex_held, accrual=False))
         is_online = months >= online
         for name, values in running.items():
             if name not in DEPRECIATION:
@@ -168,9 +172,10 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         servers = np.where(months >= online, servers, 0.0)
     ordered = {name: flows[name] for name in r.options if name in flows}
     if "own" not in r.options:
-        return CashFlows(months, volumes, hours, servers, ordered, online)
+        return CashFlows(months, volumes, hours, servers, ordered, online, rent_on_demand=on_demand)
     return CashFlows(months, volumes, hours, servers, ordered, online,
-                     hardware_purchases=purchases_for_tax + refresh, facility_purchases=facility)
+                     hardware_purchases=purchases_for_tax + refresh, facility_purchases=facility,
+                     rent_on_demand=on_demand)
 
 
 def _escalated(trends, parts: dict[str, np.ndarray], months: np.ndarray) -> dict[str, np.ndarray]:
@@ -203,7 +208,7 @@ def rent_cash_flows(r: Resolved, months: np.ndarray, volumes: np.ndarray, hours:
     parts[Component.GPU_RENTAL] = parts[Component.GPU_RENTAL] * formulas.growth_factor(
         trends.rental_price_change_per_year, months)
     parts = _escalated(trends, parts, months)
-    return parts if commitment is None else _committed(r, parts, hours, months, commitment)
+    return parts if commitment is None else committed_flows(r, parts, hours, months, commitment)
 
 
 def _lease_lines(r: Resolved, lease, leased, months: np.ndarray) -> dict[str, np.ndarray]:
@@ -248,8 +253,11 @@ def reserved_busy_hours(r: Resolved, hours, gpus):
     return hours * formulas.served_below(r.demand.shape, level)
 
 
-def _committed(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray, commitment):
-    """The rent option with reserved GPUs: the commitment paid by its terms, the rest on demand."""
+def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray, commitment):
+    """The rent option's lines with reserved GPUs: the commitment paid by its terms, the rest on demand.
+
+    ``parts`` are the rent option's lines all on demand (:func:`rent_cash_flows`); they are not changed.
+    """
     rent = r.option("rent")
     if rent.reserved is None:
         raise ValueError("finance.rent_commitment needs the rent option's reserved block (term and price)")
