@@ -117,7 +117,7 @@ if TYPE_CHECKING:   # for type checkers and editors: the same names, imported ea
     )
     from .units import DAYS_PER_MONTH, HOURS_PER_MONTH
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "DAYS_PER_MONTH", "HOURS_PER_MONTH", "OPTION_LABELS", "SCHEMA_VERSION", "BreakEven", "Catalog", "CatalogError",

@@ -29,7 +29,7 @@ from costmodel.domain import finance
 from costmodel.domain.compare import compare
 from costmodel.domain.costs import monthly_cost, own_costs_at
 from costmodel.domain.decision import decide, measure_of
-from costmodel.domain.mix import cheapest_mix, hourly_demand, mix_result
+from costmodel.domain.mix import cheapest_mix, hourly_demand
 from costmodel.domain.portfolio import scenario_row, sweep_columns
 from costmodel.presentation import text
 from costmodel.presentation.output import comparison_output, output_json_schema

@@ -8,7 +8,6 @@ import yaml
 
 import costmodel
 from costmodel import ScenarioError
-from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
 from costmodel.paths import SCENARIO_DIR
 
 R1_FILE = SCENARIO_DIR / "llama70b-vs-api.yaml"

@@ -604,7 +604,6 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
         :func:`costmodel.uncertainty.tornado`.
     """
     r = as_resolved(scenario)
-    currency = r.currency
     rows = []
     names = {b.path: text.input_title(r, b.path) for b in bars}     # the schema's titles, not paths
     for b in bars:
@@ -646,7 +645,6 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
 def savings_histogram(scenario, result) -> alt.LayerChart:
     """Distribution of what the tracked option saves against the cheapest other, with the zero line."""
     r = as_resolved(scenario)
-    currency = r.currency
     savings = result.savings
     counts, edges = np.histogram(savings, bins=60)
     data = pd.DataFrame({"from": edges[:-1], "to": edges[1:], "share": counts / savings.size * 100})

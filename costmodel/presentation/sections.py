@@ -18,7 +18,7 @@ from ..domain.mix import offer
 from ..domain.sweep import cost_table
 from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
 from ..resolved import Resolved, as_resolved
-from ..results import LAYER_LABELS, MEASURE_TITLES, Comparison, TrainingRun
+from ..results import MEASURE_TITLES, Comparison, TrainingRun
 from . import charts, tables, text
 from . import format as fmt
 from .safe import code_span
@@ -246,7 +246,6 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
     if r.uncertainty is None:
         return
     heading("Which inputs decide it, and how sure are we", UNCERTAINTY_INTRO)
-    currency = r.currency
     bars, result = _uncertainty_analysis(r)
     option = r.label(result.option)
     saves = float(np.mean(result.savings > 0))
