@@ -59,3 +59,18 @@ def test_compare_reports_the_plan(tmp_path, capsys):
     assert [p["month"] for p in data["purchases"]] == [0, 9]
     assert main(["compare", str(path)]) == 0
     assert "Capacity plan: buy 2 servers in month 0, 1 more in month 9" in capsys.readouterr().out
+
+
+def test_the_plan_is_a_way_to_pay_and_the_verdict_names_what_it_buys():
+    # issue 26: the verdict above a capacity plan ranks it with the options on the present value, so it
+    # never names an option the plan does not buy; here the plan (2 servers now, 1 in month 9, the
+    # shortfall rented) is below owning 3 servers from the start and below renting it all
+    from costmodel.domain.compare import compare
+
+    s = patched("h200-24gpu-cluster", CHANGES)
+    c = compare(s)
+    d = c.decision
+    assert d.measure == "present_value" and d.winner == "plan"
+    assert d.figure("plan") == pytest.approx(c.plan.npv, rel=1e-12)
+    assert d.winning.label == "Capacity plan: buy 2 servers in month 0, 1 more in month 9; rent the rest in years 1, 2"
+    assert d.figure("plan") < min(d.figure("own"), d.figure("rent"))
