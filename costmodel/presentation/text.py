@@ -6,6 +6,8 @@ Every string that comes from a scenario, a catalog or a job log passes through
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..resolved import Resolved, as_resolved
 from ..results import (
     LAYER_LABELS,
@@ -75,10 +77,14 @@ def monthly_view_note(comparison: Comparison) -> str | None:
                        f"out reverse it ({totals})")
             return f"the monthly view at the volume ranks {c.label(steady)} first ({figures}) because {why}"
     if d.measure == Measure.HOURLY_MONTHLY_COST:
+        series = np.asarray(c.mix.demand, dtype=float) if c.mix is not None else np.zeros(0)
+        quarter = series.size // 4
+        growth = bool(quarter and series[-quarter:].mean() > 1.01 * series[:quarter].mean())   # the profile grows
+        grows = "; the hour-by-hour figures cover the demand's growth over the year" if growth else ""
         if winner_option is None:       # the mix: the monthly view has one option at a time
-            return None
-        return (f"the monthly view at the stated volume ranks {c.label(steady)} first ({figures}): the "
-                "hour-by-hour figures cover the demand's growth over the year")
+            return (f"the monthly view at the stated volume prices one option at a time and ranks {c.label(steady)} "
+                    f"first ({figures}), while the mix combines kinds of capacity hour by hour{grows}")
+        return f"the monthly view at the stated volume ranks {c.label(steady)} first ({figures}){grows}"
     if d.measure == Measure.RUN_COST:
         return (f"the monthly view ranks {c.label(steady)} first ({figures}): it prices a month of the cluster "
                 "busy, while the run costs its GPU-hours")
