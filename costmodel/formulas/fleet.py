@@ -119,15 +119,21 @@ def servers_needed(gpus, gpus_per_server, gpus_per_replica=1, minimum=0):
 
 
 def servers_with_spares(servers, spare_share):
-    """Servers bought: the working ones plus hot spares. [servers]
+    """Servers bought: the working ones plus hot spares, in whole servers. [servers]
 
     Notes
     -----
-    B = S · (1 + q), fractional (a share of a spare is a share of its cost).
+    B = S + ⌈S · q − ε⌉: a share q of spares, rounded up to whole servers (a spare is bought
+    whole; ε = 1e-9 keeps 1,250 × 0.02 at 25).
 
     Examples
     --------
     >>> servers_with_spares(1250, 0.02)
     1275.0
+    >>> servers_with_spares(2, 0.1)        # 0.2 of a spare is a whole spare
+    3.0
     """
-    return servers * (1.0 + spare_share)
+    servers = np.asarray(servers, dtype=float)
+    spares = np.ceil(servers * spare_share - _EPSILON)
+    bought = servers + np.maximum(spares, 0.0)
+    return float(bought) if bought.ndim == 0 else bought
