@@ -58,7 +58,7 @@ def test_compare_reports_the_plan(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)["capacity_plan"]
     assert [p["month"] for p in data["purchases"]] == [0, 9]
     assert main(["compare", str(path)]) == 0
-    assert "Capacity plan: buy 2 servers in month 0, 1 more in month 9" in capsys.readouterr().out
+    assert "Capacity plan: buy 2 servers in month 0, 1 more in month 9; the rest rented" in capsys.readouterr().out
 
 
 def test_the_plan_is_a_way_to_pay_and_the_verdict_names_what_it_buys():
@@ -72,5 +72,22 @@ def test_the_plan_is_a_way_to_pay_and_the_verdict_names_what_it_buys():
     d = c.decision
     assert d.measure == "present_value" and d.winner == "plan"
     assert d.figure("plan") == pytest.approx(c.plan.npv, rel=1e-12)
-    assert d.winning.label == "Capacity plan: buy 2 servers in month 0, 1 more in month 9; rent the rest in years 1, 2"
+    assert d.winning.label == "Capacity plan: buy 2 × dgx-h200 in month 0, 1 more in month 9; the rest rented in years 1, 2"
     assert d.figure("plan") < min(d.figure("own"), d.figure("rent"))
+
+
+def test_the_marginal_view_leaves_the_configured_servers_out_of_the_plan_too():
+    # finance.view: marginal: R2's 3 configured servers are sunk for the own option and for the plan alike;
+    # the plan's first purchase (2 servers, within the 3 owned) costs nothing, its resale credits nothing
+    plan = plan_of(**{"finance.lead_time_months": 0, "finance.during_lead_time": None, "finance.view": "marginal"})
+    assert [y.own_servers for y in plan.years] == [2, 3]
+    assert plan.flows["hardware bought"].sum() == 0 and "resale" not in plan.flows
+
+
+def test_a_plan_beside_a_loan_is_not_ranked():
+    # the plan is paid in cash; beside a loan-financed own option it would not compare like for like
+    from costmodel.domain.compare import compare
+
+    c = compare(patched("h200-24gpu-cluster", {**CHANGES, "finance.loan": {
+        "rate_per_year": 0.07, "term_months": 24, "down_payment_share": 0.2}}))
+    assert c.plan is not None and "plan" not in c.decision.candidates

@@ -14,7 +14,9 @@ Conventions:
 * owned servers cost their running costs in cash (support, housing, electricity for the
   GPU-hours they serve, staffing); the rest of the mix (reserved, on-demand, spot, API,
   rental staffing) costs the mix's monthly cost; every server is resold at the horizon on
-  the residual curve at its age. Refresh within the plan is not modelled.
+  the residual curve at its age. Refresh within the plan is not modelled; in the marginal view
+  (``finance.view: marginal``) the configured servers are sunk, as for the own option; a loan or a
+  lease is not modelled (the plan is paid in cash, and is then not ranked beside the options).
 """
 
 from __future__ import annotations
@@ -79,6 +81,17 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
         rented = mix.total - (owned.cost if owned is not None else 0.0)
         years.append(PlanYear(y + 1, float(series.mean()) * HOURS_PER_MONTH, servers,
                               {str(k): int(v) for k, v in mix.gpus.items()}, rented, float(own_hours)))
+    sunk = fin.view == "marginal"          # the configured servers are already owned: their price is not paid
+
+    def counted(servers: int) -> float:
+        """Capex of holding ``servers``, less that of the configured ones in the marginal view. [currency]"""
+        if not servers:
+            return 0.0
+        paid = float(own_hardware_capex(own, float(servers)))
+        if sunk:
+            paid -= float(own_hardware_capex(own, float(min(servers, own.server_count))))
+        return paid
+
     lines = {name: np.zeros(horizon) for name in (HARDWARE, RENTED, STAND_IN, RESALE)}
     running: dict[str, np.ndarray] = {}
     purchases, held, cohorts = [], 0, []
@@ -88,8 +101,7 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
             break
         if plan_year.own_servers > held:
             order = max(0, start - lead)
-            paid = float(own_hardware_capex(own, float(plan_year.own_servers))
-                         - (own_hardware_capex(own, float(held)) if held else 0.0)) * float(price[order])
+            paid = (counted(plan_year.own_servers) - counted(held)) * float(price[order])
             lines[HARDWARE][order] += paid
             purchases.append((order, plan_year.own_servers - held, paid))
             cohorts.append((order, paid))
@@ -117,15 +129,20 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
     return GrowthPlan(tuple(years), tuple(purchases), flows, float(total.sum()), float(npv))
 
 
-def plan_words(plan: GrowthPlan) -> str:
-    """The plan in words: "buy 2 servers in month 0, 1 more in month 12; rent the rest in years 2, 3"."""
+def plan_words(plan: GrowthPlan, server: str = "") -> str:
+    """The plan in words: "buy 2 × dgx-h200 in month 0, 1 more in month 12; the rest rented in years 2, 3"."""
+    what = f" × {server}" if server else (" server" if plan.purchases and plan.purchases[0][1] == 1 else " servers")
     if not plan.purchases:
-        return "buy no servers; rent all the work"
-    buys = [f"{n} server{'s' if n > 1 else ''} in month {m}" if i == 0 else f"{n} more in month {m}"
-            for i, (m, n, _p) in enumerate(plan.purchases)]
-    rented = [y.year for y in plan.years if y.rented_per_month > 0]
-    rest = (f"; rent the rest in year{'s' if len(rented) > 1 else ''} " + ", ".join(map(str, rented))) if rented \
-        else "; nothing rented once they are online"
+        return "buy no servers; the work rented or sent to the API throughout"
+    buys = [f"{n}{what if server else (' server' if n == 1 else ' servers')} in month {m}" if i == 0
+            else f"{n} more in month {m}" for i, (m, n, _p) in enumerate(plan.purchases)]
+    rest_years = [y for y in plan.years if y.rented_per_month > 0]
+    kinds = sorted({k for y in rest_years for k in y.layers if k != Layer.OWN})       # the mix's other layers
+    by = " and ".join("sent to the API" if k == Layer.API else "rented" for k in
+                      sorted({"api" if k == Layer.API else "rent" for k in kinds}, reverse=True)) or "rented"
+    years = [y.year for y in rest_years]
+    rest = (f"; the rest {by} in year{'s' if len(years) > 1 else ''} " + ", ".join(map(str, years))) if years \
+        else "; nothing else once they are online"
     return f"buy {', '.join(buys)}{rest}"
 
 

@@ -96,7 +96,7 @@ def plan_sentence(plan: GrowthPlan, currency: str) -> str:
     from ..domain.plan import plan_words
 
     return (f"Capacity plan: {plan_words(plan)}. TCO {fmt.amount(plan.tco, 0)} {currency}, "
-            f"present value {fmt.amount(plan.npv, 0)} {currency}.")
+            f"present value {fmt.amount(plan.npv, 0)} {currency} (paid in cash).")
 
 
 def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
