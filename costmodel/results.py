@@ -57,6 +57,7 @@ class CashLine(StrEnum):
     LEASE_BUYOUT = "lease buy-out"
     RESERVED = "reserved commitment"
     RESERVED_UPFRONT = "reserved commitment, up front"
+    SPOT = "spot rental"
     TAX_ON_EXPENSES = "tax saved on expenses"
     TAX_ON_DEPRECIATION = "tax saved on depreciation"
     TAX_ON_INTEREST = "tax saved on loan interest"

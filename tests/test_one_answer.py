@@ -362,3 +362,18 @@ def test_the_workbook_states_compares_figures_and_verdict(tmp_path):
 
     sheet = openpyxl.load_workbook(path)["Summary"]
     assert any(cell.value == text.decision_sentence(c) for row in sheet.iter_rows() for cell in row)
+
+
+def test_the_rented_way_to_pay_on_present_value_is_the_hour_by_hour_mix_over_the_horizon():
+    # R2: no trends, no growth, the rent option has no staff: the rented way to pay (the mix's 7 reserved
+    # GPUs, spot up to 8, the rest on demand) costs the mix's monthly figure every month, so its present
+    # value is that times the annuity factor of 60 months at 8 % a year (numpy-financial's begin timing)
+    s = costmodel.load_scenario("h200-24gpu-cluster")
+    c = compare(s)
+    mix = c.mix.mix
+    assert set(mix.layers) == {"reserved", "spot", "on_demand"} and mix.staffing == 0
+    i = 1.08 ** (1 / 12) - 1
+    annuity = sum((1 + i) ** -k for k in range(60))
+    assert c.decision.winner == "rent.reserved"
+    assert c.decision.figure("rent.reserved") == pytest.approx(mix.total * annuity, rel=1e-12)
+    assert "7 GPUs (no up-front payment), spot up to 8 GPUs at once, the rest on demand" in c.decision.winning.label

@@ -2,11 +2,12 @@
 
 The measure (:class:`costmodel.results.Measure`) follows from the scenario's blocks:
 
+* a training workload: the **cost of the whole run** (a one-off run, whatever the horizon of a
+  finance block);
 * a ``finance`` block: the **present value of costs** over the horizon (cash basis, the
   block's discount rate and convention); candidates are the options' cash flows as the
-  scenario states them, the rent option all on demand where a commitment is stated (or on its
-  reserved terms where only those are), and the capacity plan;
-* a training workload: the **cost of the whole run**;
+  scenario states them, the rent option all on demand where a commitment is stated (or its
+  cheapest reserved and spot terms where only those are), and the capacity plan;
 * a demand profile: the **monthly cost of serving the demand hour by hour**, each option
   buying capacity as it is sold (:func:`costmodel.domain.mix.pure_costs`), and the cheapest
   mix where it is cheaper than every option alone;
@@ -62,10 +63,10 @@ class _Commitment:
 def measure_of(scenario: Scenario | Resolved) -> str:
     """The scenario's decision measure (a :class:`~costmodel.results.Measure` value)."""
     r = as_resolved(scenario)
+    if r.workload.kind == "training":      # a one-off run: its cost, not a horizon of months of it
+        return Measure.RUN_COST
     if r.finance is not None:
         return Measure.PRESENT_VALUE
-    if r.workload.kind == "training":
-        return Measure.RUN_COST
     if r.demand is not None:
         return Measure.HOURLY_MONTHLY_COST
     return Measure.MONTHLY_COST
@@ -110,38 +111,86 @@ def hourly_figures(r: Resolved) -> dict[str, Any]:
     return {_PURE_TO_CANDIDATE.get(k, k): v for k, v in costs.items()}
 
 
-def reserved_level(r: Resolved, mix=None):
-    """GPUs the rent option would reserve: the cheapest mix's reserved GPUs, else those the volume needs. [GPU]"""
-    if mix is not None and Layer.RESERVED in mix.mix.layers:
-        return mix.mix.layers[Layer.RESERVED].gpus
-    if mix is not None:
-        return 0
-    return rent_gpus(r, r.volume)
+@dataclass(frozen=True)
+class RentedTerms:
+    """How the rent option's other way to pay on the present value rents: reserved GPUs, then spot, then on demand.
+
+    Attributes
+    ----------
+    gpus
+        GPUs reserved on the rent option's reserved terms (0: none). [GPU]
+    spot
+        Whether spot capacity (at most its cap) takes what the reserved GPUs leave, before on-demand.
+    """
+
+    gpus: Any
+    spot: bool = False
 
 
-_RESERVED: dict[int, tuple[Resolved, Any]] = {}
-"""Reserved levels of recent resolved scenarios (id → (scenario, level)): the mix is searched once."""
+REFERENCE_LEVELS = 2_000
+"""Most commitment levels tried for the rented way to pay (evenly spaced whole replicas beyond it)."""
 
 
-def reserved_gpus_of(r: Resolved):
-    """The reserved way to pay's GPUs for a scenario: :func:`reserved_level`, the mix searched once. [GPU]"""
+def rented_terms(r: Resolved, flows=None) -> RentedTerms | None:
+    """The rent option's cheapest other way to pay on the present value: reserved GPUs, then spot, the rest on demand.
+
+    Every commitment of whole replicas from none to the GPUs the work needs at its largest, with
+    and without spot where the rent option offers it (billed by the GPU-hour), is priced over the
+    horizon in one vectorised call (commitment levels take the place of samples), and the lowest
+    present value kept. None without reserved or spot terms, or when only renting all on demand
+    remains (that is the rent option as stated).
+    """
+    from .finance import cash_flows, committed_flows, rent_cash_flows
+
+    rent = r.options.get("rent")
+    if rent is None or r.finance is None or (rent.reserved is None and rent.spot is None):
+        return None
+    flows = flows or cash_flows(r)
+    on_demand = flows.rent_on_demand or rent_cash_flows(r, flows.months, flows.volume, flows.gpu_hours, None)
+    replica = r.workload.gpus_per_replica
+    if rent.reserved is not None:
+        top = float(np.max(rent_gpus(r, float(np.max(flows.volume)))))
+        levels = np.arange(0.0, top + replica, replica)
+        if levels.size > REFERENCE_LEVELS:
+            levels = np.unique(np.round(np.linspace(0, top, REFERENCE_LEVELS) / replica) * replica)
+    else:
+        levels = np.zeros(1)
+    spot_allowed = rent.spot is not None and rent.billing == "per_gpu_hour_used" and (
+        r.workload.kind != "tokens" or r.scenario.workload.interruptible)
+    best = None
+    for spot in ((False, True) if spot_allowed else (False,)):
+        values = np.atleast_1d(np.asarray(_lines_value(r, committed_flows(
+            r, on_demand, flows.gpu_hours, flows.months, _Commitment(levels[:, None]), spot=spot)), dtype=float))
+        values = np.broadcast_to(values, levels.shape)
+        for level, value in zip(levels, values, strict=True):
+            if (level > 0 or spot) and (best is None or value < best[0] - 1e-9 * abs(best[0])):
+                best = (float(value), RentedTerms(int(level), spot))
+    return None if best is None else best[1]
+
+
+_RESERVED: dict[int, tuple[Resolved, RentedTerms | None]] = {}
+"""Rented terms of recent resolved scenarios (id → (scenario, terms)): searched once."""
+
+
+def reserved_gpus_of(r: Resolved) -> RentedTerms | None:
+    """The rented way to pay for a scenario on the present value (:func:`rented_terms`), searched once."""
     found = _RESERVED.get(id(r))
     if found is not None and found[0] is r:
         return found[1]
-    from .mix import mix_result
-
-    level = reserved_level(r, mix_result(r) if r.demand is not None else None)
+    terms = rented_terms(r)
     if len(_RESERVED) >= 16:
         _RESERVED.pop(next(iter(_RESERVED)))
-    _RESERVED[id(r)] = (r, level)
-    return level
+    _RESERVED[id(r)] = (r, terms)
+    return terms
 
 
-def present_value_figures(r: Resolved, flows=None, reserved_gpus=None) -> dict[str, Any]:
-    """Each option's present value of costs over the horizon, and the rent option's other ways to pay. [currency]
+def present_value_figures(r: Resolved, flows=None, reserved_gpus: RentedTerms | None = None) -> dict[str, Any]:
+    """Each option's present value of costs over the horizon, and the rent option's other way to pay. [currency]
 
-    ``reserved_gpus``: the GPUs of the reserved way to pay (default :func:`reserved_level`
-    without a mix: those the volume needs).
+    ``reserved_gpus``: the rented way to pay's terms, default the cheapest (:func:`rented_terms`;
+    give them for sampled inputs, which keep the base scenario's choice). With reserved GPUs the
+    candidate is ``rent.reserved``; with spot only, ``rent.spot``; beside a stated commitment,
+    renting all on demand is ``rent.on_demand``.
     """
     from .finance import cash_flows, committed_flows, present_value_of, rent_cash_flows
 
@@ -152,11 +201,13 @@ def present_value_figures(r: Resolved, flows=None, reserved_gpus=None) -> dict[s
         on_demand = flows.rent_on_demand or rent_cash_flows(r, flows.months, flows.volume, flows.gpu_hours, None)
         if commitment is not None:
             found[ON_DEMAND] = _lines_value(r, on_demand)
-        elif rent.reserved is not None:
-            gpus = reserved_level(r) if reserved_gpus is None else reserved_gpus
-            if np.any(np.asarray(gpus) > 0):
-                found[RESERVED] = _lines_value(r, committed_flows(r, on_demand, flows.gpu_hours, flows.months,
-                                                                  _Commitment(gpus)))
+        else:
+            terms = rented_terms(r, flows) if reserved_gpus is None else reserved_gpus
+            if terms is not None:
+                reserved = rent.reserved is not None and terms.gpus > 0
+                lines = committed_flows(r, on_demand, flows.gpu_hours, flows.months,
+                                        _Commitment(terms.gpus if reserved else 0), spot=terms.spot)
+                found[RESERVED if reserved else SPOT] = _lines_value(r, lines)
     return found
 
 
@@ -204,7 +255,9 @@ def _plural(n: float, word: str) -> str:
 def _own_label(r: Resolved, servers) -> str:
     own = r.options["own"]
     n = int(round(float(np.max(servers))))
-    return f"{own.label}: {n:,} × {own.server.server} ({n * own.gpus_per_server:,} × {own.server.gpu})"
+    why = "the busiest hour of the demand" if r.demand is not None else "the volume"
+    more = f", stepped up from the {own.server_count:,} configured for {why}" if n > own.server_count else ""
+    return f"{own.label}: {n:,} × {own.server.server} ({n * own.gpus_per_server:,} × {own.server.gpu}){more}"
 
 
 def _rent_label(r: Resolved, gpus, how: str) -> str:
@@ -221,11 +274,15 @@ def _api_label(r: Resolved, name: str) -> str:
     return f"{api.label}: {model} ({provider})"
 
 
-def _commitment_words(r: Resolved, commitment) -> str:
-    terms = r.options["rent"].reserved
+def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
+    rent = r.options["rent"]
+    terms = rent.reserved
     pay = {"all_upfront": "all up front", "no_upfront": "no up-front payment",
            "partial_upfront": f"{commitment.upfront_share:.0%} up front"}[commitment.payment]
-    return (f"{terms.term_years}-year reserved, {_plural(commitment.gpus, 'GPU')} ({pay}), "
+    beyond = ""
+    if spot and rent.spot is not None:
+        beyond = (f"spot up to {rent.spot.max_gpus:,} GPUs at once, " if rent.spot.max_gpus else "spot, ")
+    return (f"{terms.term_years}-year reserved, {_plural(commitment.gpus, 'GPU')} ({pay}), {beyond}"
             "the rest on demand")
 
 
@@ -247,14 +304,19 @@ def labels(r: Resolved, measure: str, figures: dict[str, Any], mix=None, reserve
         elif candidate in ("rent", RESERVED, ON_DEMAND, SPOT):
             gpus = rent_gpus_for(r, hourly_need) if hourly_need is not None else rent_gpus(r, r.volume)
             per_hour = rent.billing == "per_gpu_hour_used"
+            terms = (reserved_gpus_of(r) if reserved_gpus is None else reserved_gpus) \
+                if measure == Measure.PRESENT_VALUE else None
             if candidate == RESERVED:
                 how = f"{rent.reserved.term_years}-year reserved"
-                if measure == Measure.PRESENT_VALUE:
-                    level = reserved_level(r, mix) if reserved_gpus is None else reserved_gpus
-                    found[candidate] = _rent_label(r, None, _commitment_words(r, _Commitment(level)))
+                if terms is not None:
+                    found[candidate] = _rent_label(r, None, _commitment_words(r, _Commitment(terms.gpus), terms.spot))
                     continue
             elif candidate == SPOT:
                 how = "spot, by the GPU-hour"
+                if terms is not None:
+                    found[candidate] = _rent_label(r, None, f"spot up to {rent.spot.max_gpus:,} GPUs at once, the rest "
+                                                            "on demand" if rent.spot.max_gpus else "spot")
+                    continue
             elif candidate == "rent" and measure == Measure.PRESENT_VALUE and r.finance.rent_commitment is not None:
                 found[candidate] = _rent_label(r, None, _commitment_words(r, r.finance.rent_commitment))
                 continue
@@ -306,9 +368,8 @@ def decide(scenario: Scenario | Resolved, finance_flows=None, run=None, mix=None
     r = as_resolved(scenario)
     measure = measure_of(r)
     reserved = None
-    if "rent" in r.options and r.options["rent"].reserved is not None:
-        reserved = reserved_level(r, mix) if mix is not None else reserved_gpus_of(r)
     if measure == Measure.PRESENT_VALUE:
+        reserved = reserved_gpus_of(r) if finance_flows is None else rented_terms(r, finance_flows)
         figures = present_value_figures(r, finance_flows, reserved)
     elif measure == Measure.RUN_COST:
         figures = run_figures(r)
@@ -323,10 +384,11 @@ def decide(scenario: Scenario | Resolved, finance_flows=None, run=None, mix=None
         total = mix.mix.total
         if total < best - max(0.005, 1e-9 * abs(best)):
             entries.append(Candidate(MIX, None, f"Cheapest mix: {mix.mix.words()}", total))
-    if measure == Measure.PRESENT_VALUE and plan is not None:
+    if measure == Measure.PRESENT_VALUE and plan is not None and r.finance.loan is None and r.finance.lease is None:
         from .plan import plan_words
 
-        entries.append(Candidate(PLAN, None, f"Capacity plan: {plan_words(plan)}", float(plan.npv)))
+        server = r.options["own"].server.server if "own" in r.options else ""
+        entries.append(Candidate(PLAN, None, f"Capacity plan: {plan_words(plan, server)}", float(plan.npv)))
     for c in entries:
         if not np.isfinite(c.figure):
             raise ValueError(f"the {c.label} figure on {measure} is not finite; check the inputs' magnitudes")

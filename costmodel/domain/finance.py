@@ -84,9 +84,9 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     def rent_flows() -> dict[str, np.ndarray]:
         return on_demand
 
-    def api_flows() -> dict[str, np.ndarray]:
+    def api_flows(option: str = "api") -> dict[str, np.ndarray]:
         factor = formulas.growth_factor(trends.api_price_change_per_year, months)
-        return {name: value * factor for name, value in api_monthly_costs(r, volumes).items()}
+        return {name: value * factor for name, value in api_monthly_costs(r, volumes, option).items()}
 
     def escalated(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         return _escalated(trends, parts, months)
@@ -96,8 +96,9 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         on_demand = rent_cash_flows(r, months, volumes, hours, None)       # once: the rent option all on demand
         flows["rent"] = on_demand if finance.rent_commitment is None else \
             committed_flows(r, on_demand, hours, months, finance.rent_commitment)
-    if "api" in r.options:
-        flows["api"] = api_flows()
+    for name, option in r.options.items():      # every API offer: the main one and those of options.apis
+        if option.kind == "api":
+            flows[name] = api_flows(name)
     online = finance.lead_time_months
     servers = np.zeros_like(months)
     if "own" in r.options:
@@ -253,12 +254,49 @@ def reserved_busy_hours(r: Resolved, hours, gpus):
     return hours * formulas.served_below(r.demand.shape, level)
 
 
-def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray, commitment):
+def spot_busy_hours(r: Resolved, hours, reserved_gpus):
+    """GPU-hours of work spot capacity serves each month above the reserved GPUs, at most its cap at once. [GPU-h]
+
+    The spot slice of demand lies between the reserved capacity C_r = g · u and C_r + cap · u;
+    steady: min(H − served by C_r, cap · u · 730); with a profile, 730 · a · (S((C_r + cap·u)/a) − S(C_r/a)).
+    """
+    spot = r.option("rent").spot
+    hours = np.asarray(hours, dtype=float)
+    ceiling = r.workload.hourly_ceiling if r.demand is not None else r.workload.utilisation_ceiling
+    low = np.asarray(reserved_gpus, dtype=float) * ceiling
+    high = low + (np.inf if spot.max_gpus is None else spot.max_gpus * ceiling)
+    if r.demand is None:
+        below = np.minimum(hours, low * HOURS_PER_MONTH)
+        return np.minimum(hours - below, (high - low) * HOURS_PER_MONTH)
+    average = hours / HOURS_PER_MONTH
+    shape = np.broadcast(low, average).shape
+
+    def served(level):
+        level = np.broadcast_to(level, shape)
+        return formulas.served_below(r.demand.shape, np.divide(level, average, out=np.full(shape, np.inf),
+                                                               where=average > 0))
+    return hours * (served(high) - served(low))
+
+
+def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray, commitment,
+                    spot: bool = False):
     """The rent option's lines with reserved GPUs: the commitment paid by its terms, the rest on demand.
 
     ``parts`` are the rent option's lines all on demand (:func:`rent_cash_flows`); they are not changed.
+    With ``spot`` (a rent option billed by the GPU-hour, with spot terms), spot capacity takes what the
+    reserved GPUs leave, up to its cap, at its price (with the rental price trend), before on-demand;
+    a commitment of 0 GPUs is spot and on-demand only.
     """
     rent = r.option("rent")
+    if spot and rent.billing == "per_gpu_hour_used" and rent.spot is not None:
+        out = dict(parts) if not np.any(np.asarray(commitment.gpus) > 0) else \
+            committed_flows(r, parts, hours, months, commitment)
+        trend = formulas.growth_factor(r.finance.trends.rental_price_change_per_year, months)
+        by_spot = spot_busy_hours(r, hours, commitment.gpus)
+        out[Component.GPU_RENTAL] = np.maximum(out[Component.GPU_RENTAL] - by_spot * rent.price_per_gpu_hour * trend,
+                                               0.0)
+        out[CashLine.SPOT] = by_spot * rent.spot.price_per_gpu_hour * trend
+        return out
     if rent.reserved is None:
         raise ValueError("finance.rent_commitment needs the rent option's reserved block (term and price)")
     term = 12 * rent.reserved.term_years
