@@ -1305,9 +1305,13 @@ class MonteCarlo:
         counts = np.bincount(winners, minlength=len(names))
         return {o: float(c) / winners.size for o, c in zip(names, counts)}
 
+    def option_win_probability(self) -> float:
+        """Share of samples in which the tracked option, on the cheapest of its ways to pay, is the cheapest. [-]"""
+        return float(np.mean(self.metric <= 0))
+
     @property
     def savings(self) -> np.ndarray:
-        """What the tracked option saves against the cheapest other, per sample (−metric). [reporting currency/month]"""
+        """What the tracked option saves against the cheapest other, per sample (−metric). [``unit``]"""
         return -self.metric
 
 

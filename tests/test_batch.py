@@ -269,7 +269,7 @@ def test_batch_reports_in_a_warm_kernel_with_an_index(tmp_path):
     assert picture is not None, "no portfolio chart on the index page"
     assert "R1: Llama 3.3 70B" in picture.group(1)
     assert "Hosted API: Claude Opus 4.5 (Anthropic) is the verdict" in picture.group(1)
-    assert "1-year reserved, 7 GPUs (no up-front payment), the rest on demand is the verdict" in picture.group(1)
+    assert "1-year reserved, 7 GPUs (no up-front payment), spot up to 8 GPUs at once, the rest on demand is the verdict" in picture.group(1)
     assert base64.b64decode(picture.group(2)).decode().lstrip().startswith("<svg")
     r1 = (out / "llama70b-vs-api" / "report.html").read_text()
     # R1's claims: the flip stated at 10x is contradicted at 3.40x (34,013,307 / 10,000,000)

@@ -1,5 +1,7 @@
 """The executive summary at the top of every report, and the numbers it reads in (issue 17)."""
 
+import pytest
+
 import costmodel
 from costmodel.presentation import format as fmt
 from costmodel.presentation import text
@@ -20,11 +22,20 @@ def test_r1_summary_states_one_verdict_with_its_margin(r1):
 def test_r2_summary_reconciles_the_monthly_view_and_the_present_value(r2_steady):
     # R2 at steady demand: 12,000 GPU-hours/month x 4.50 USD = 54,000 USD/month rented; own 52,773 a month.
     # On the 60-month present value owning (2.93 M) loses to renting on demand (2.70 M), and both to the
-    # rent option's 1-year reserved terms for the 19 GPUs the work needs (1.96 M USD): the verdict
+    # rent option's cheapest other terms: 11 GPUs reserved (2.835 USD/GPU-hour) below 8 spot GPUs
+    # (4.50 x 0.6 / 0.99 = 2.727 USD per GPU-hour of work: cheaper than reserved, but capped), every
+    # month 11 x 730 x 2.835 + (12,000 - 11 x 730 x 0.9) x 2.727 = 35,782.32 USD, times the 60-month
+    # annuity factor at 8 %/year (cash at the start of each month) = 1.79 M USD: the verdict
     from costmodel.domain.finance import own_finance
 
-    summary = text.executive_summary(r2_steady, costmodel.compare(r2_steady))
-    assert summary.count("**Verdict:") == 1 and "1\\-year reserved\\, 19 GPUs" in summary
+    c = costmodel.compare(r2_steady)
+    i = 1.08 ** (1 / 12) - 1
+    monthly = 11 * 730 * 4.5 * 0.63 + (12_000 - 11 * 730 * 0.9) * 4.5 * 0.6 / 0.99
+    assert c.decision.winner == "rent.reserved"
+    assert c.decision.candidates[0].figure.value == pytest.approx(monthly * sum((1 + i) ** -k for k in range(60)),
+                                                                  abs=0.01)
+    summary = text.executive_summary(r2_steady, c)
+    assert summary.count("**Verdict:") == 1 and "1\\-year reserved\\, 11 GPUs" in summary and "spot up to 8" in summary
     assert "Decision measure: the present value of costs over 60 months" in summary
     npv = own_finance(r2_steady).npv_by_option
     assert fmt.money(npv["rent"], "USD") == "2.70 M USD" and "2.70 M USD for Cloud rental" in summary

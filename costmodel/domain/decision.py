@@ -278,7 +278,7 @@ def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
     rent = r.options["rent"]
     terms = rent.reserved
     pay = {"all_upfront": "all up front", "no_upfront": "no up-front payment",
-           "partial_upfront": f"{commitment.upfront_share:.0%} up front"}[commitment.payment]
+           "partial_upfront": f"{100 * commitment.upfront_share:.3g} % up front"}[commitment.payment]
     beyond = ""
     if spot and rent.spot is not None:
         beyond = (f"spot up to {rent.spot.max_gpus:,} GPUs at once, " if rent.spot.max_gpus else "spot, ")

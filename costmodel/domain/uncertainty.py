@@ -161,7 +161,7 @@ def option_costs(scenario: Scenario | Resolved, values: Mapping[str, Any] | None
     r = as_resolved(scenario)
     measure = measure or measure_of(r)
     s = r if not values else sampled(r, values)
-    if measure == "present_value" and "rent" in r.options and r.options["rent"].reserved is not None:
+    if measure == "present_value" and "rent" in r.options:       # samples keep the base scenario's rented terms
         figures = present_value_figures(s, reserved_gpus=reserved_gpus_of(r))
     else:
         figures = measure_figures(s, measure)
@@ -173,11 +173,27 @@ def option_costs(scenario: Scenario | Resolved, values: Mapping[str, Any] | None
 
 def decision_metric(scenario: Scenario | Resolved, option: str | None = None,
                     values: Mapping[str, Any] | None = None) -> np.ndarray:
-    """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [currency or per month]"""
+    """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [currency or per month]
+
+    The tracked option's figure is the lowest of its own ways to pay (``rent`` with ``rent.reserved``,
+    ``rent.spot``, ``rent.on_demand``); the others are every other candidate, the mix and the plan
+    included. Below 0: the tracked option wins.
+    """
     option = option or tracked_option(scenario)
-    costs = option_costs(scenario, values)
-    others = np.min(np.stack([c for o, c in costs.items() if o != option]), axis=0)
-    return costs[option] - others
+    return family_gap(option_costs(scenario, values), option)
+
+
+def family_gap(costs: Mapping[str, np.ndarray], option: str) -> np.ndarray:
+    """Lowest figure of ``option``'s candidates minus the lowest of all others (shapes broadcast). [as the figures]"""
+    from .decision import option_of
+
+    own = [c for o, c in costs.items() if o == option or option_of(o) == option]
+    others = [c for o, c in costs.items() if not (o == option or option_of(o) == option)]
+    if not own:
+        raise KeyError(f"no candidate of the option {option!r}; candidates: {', '.join(costs)}")
+    if not others:
+        return np.zeros_like(np.asarray(own[0], dtype=float))
+    return np.min(np.stack(own), axis=0) - np.min(np.stack(others), axis=0)
 
 
 # --- break-even inputs -----------------------------------------------------------------------
@@ -370,9 +386,8 @@ def monte_carlo(scenario: Scenario | Resolved, samples: int | None = None, seed:
     measure = measure_of(r)
     costs = {o: np.broadcast_to(c, (n,)) for o, c in option_costs(r, drawn, measure).items()}
     option = tracked_option(r)
-    others = np.min(np.stack([c for o, c in costs.items() if o != option]), axis=0)
     named = labels(r, measure, costs, reserved_gpus=reserved_gpus_of(r) if "rent" in r.options else None)
-    return MonteCarlo(costs, costs[option] - others, option, clipped, str(measure), measure_unit(r),
+    return MonteCarlo(costs, family_gap(costs, option), option, clipped, str(measure), measure_unit(r),
                       {o: named.get(o, r.label(o) if o in r.options else o) for o in costs})
 
 

@@ -108,9 +108,9 @@ MIX_INTRO = (
     "hours most cheaply).")
 
 UNCERTAINTY_INTRO = (
-    "The decision metric is the tracked option's monthly cost minus the cheapest other option's, at the "
-    "scenario's volume; below zero the tracked option wins. Monte Carlo samples all uncertain inputs "
-    "together, in one vectorised call through the same calculator.")
+    "The decision metric is the tracked option's figure on the decision measure (the cheapest of its ways to "
+    "pay) minus the cheapest other candidate's, at the scenario's volume; below zero the tracked option wins. "
+    "Monte Carlo samples all uncertain inputs together, in one vectorised call through the same calculator.")
 
 SERVING_INTRO = (
     "For a served model: the latency target (or, with none, maximum throughput as measured), the operating "
@@ -248,14 +248,16 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
     heading("Which inputs decide it, and how sure are we", UNCERTAINTY_INTRO)
     bars, result = _uncertainty_analysis(r)
     option = r.label(result.option)
+    ways = [o for o in result.costs if o.split(".", 1)[0] == result.option]
     saves = float(np.mean(result.savings > 0))
     p10, p50, p90 = np.percentile(result.savings, [10, 50, 90])
     clipped = [f"{p} {n:,}" for p, n in result.clipped.items() if n]
     title = MEASURE_TITLES.get(result.measure, result.measure)
     display(Markdown(
         f"On the decision measure ({md(title)}), over **{result.samples:,} samples** (seed {r.uncertainty.seed}) of "
-        f"{len(r.uncertainty.distributions)} uncertain inputs, **{md(option)}** is the cheapest in "
-        f"**{fmt.share(result.win_probability()[result.option])}** of them. Its saving against the cheapest "
+        f"{len(r.uncertainty.distributions)} uncertain inputs, **{md(option)}**"
+        f"{' (on the cheapest of its ways to pay)' if len(ways) > 1 else ''} is the cheapest in "
+        f"**{fmt.share(result.option_win_probability())}** of them. Its saving against the cheapest "
         f"other way to pay: P10 {fmt.amount(p10, 0)}, P50 {fmt.amount(p50, 0)}, P90 {fmt.amount(p90, 0)} "
         f"{md(result.unit)} (it saves money in {fmt.share(saves)})."
         + ("" if not clipped else " Samples clipped into allowed ranges: " + md(", ".join(clipped)) + ".")))

@@ -160,9 +160,10 @@ def comparison_text(comparison: Comparison) -> str:
             f"  wall-clock            {fmt.amount(run.wall_clock_days, 1)} days",
         ]
         lines += [f"  cost, {label(o):<13} {fmt.amount(run.total(o)):>16} {cur}" for o in c.options]
-        lines.append("monthly view while it runs, the cluster busy all month:")
-    lines.append(f"monthly view at {fmt.amount(c.volume, 0)} {c.volume_unit} (capex straight-line, no discounting), "
-                 f"in {cur}/month:")
+    running = c.training is not None
+    lines.append(f"monthly view{' while the run lasts' if running else ''} at {fmt.amount(c.volume, 0)} "
+                 f"{c.volume_unit} ({'the cluster busy all month; ' if running else ''}capex straight-line, "
+                 f"no discounting), in {cur}/month:")
     for name, r in c.options.items():
         extra = []
         if c.workload_kind == "tokens":
@@ -174,8 +175,7 @@ def comparison_text(comparison: Comparison) -> str:
             extra.append(f"{r.gpus:,} GPUs{busy}" + (" (stepped up)" if r.stepped_up else ""))
         lines.append(f"  {r.label:<13} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
     lines.append("cheapest by volume (monthly view):")
-    lines += [f"  {fmt.amount(r.volume_from, 0)} to {fmt.amount(r.volume_to, 0)} {c.volume_unit}: {label(r.option)}"
-              for r in c.cheapest_ranges]
+    lines += [f"  {t}" for t in cheapest_range_lines(c.cheapest_ranges, label, c.volume_unit)]
     lines.append("break-even volumes (monthly view):")
     lines += [f"  {break_even_sentence(b, label, c.volume_unit)}" for b in c.break_evens]
     if c.finance is not None:
@@ -234,15 +234,48 @@ def hybrid_sentence(result: MixResult) -> str | None:
     return f"{held}, {api}"
 
 
+ALTERNATING_RANGES = 6
+"""More volume ranges than this, and the ones where two options trade places with each whole server or
+GPU bought are told as one range."""
+
+
+def cheapest_range_lines(ranges, label, unit: str) -> list[str]:
+    """The cheapest option by volume, one line per range; a run of ranges in which two options alternate
+    (whole servers against whole rented GPUs stepping up at different volumes) is one line naming both."""
+    ranges = list(ranges)
+
+    def line(a, b, words):
+        return f"{fmt.amount(a, 0)} to {fmt.amount(b, 0)} {unit}: {words}"
+
+    if len(ranges) <= ALTERNATING_RANGES:
+        return [line(x.volume_from, x.volume_to, label(x.option)) for x in ranges]
+    out, i, n = [], 0, len(ranges)
+    while i < n:
+        j = i + 2                   # ranges[i:j]: each the same option as the one two before it
+        while j < n and ranges[j].option == ranges[j - 2].option:
+            j += 1
+        inner = ranges[i + 1:j - 1]         # the first and last of a run stand on their own
+        if len(inner) >= 3:
+            out.append(line(ranges[i].volume_from, ranges[i].volume_to, label(ranges[i].option)))
+            out.append(line(inner[0].volume_from, inner[-1].volume_to,
+                            f"{label(inner[0].option)} and {label(inner[1].option)} in turn, {len(inner)} ranges "
+                            "(whole servers and whole rented GPUs step up at different volumes)"))
+            i = j - 1
+        else:
+            out.append(line(ranges[i].volume_from, ranges[i].volume_to, label(ranges[i].option)))
+            i += 1
+    return out
+
+
 def _layer_words(layer) -> str:
     """One layer as bought: "2 servers (16 GPUs)", "24 GPUs", "up to 9 GPUs", "tokens"."""
     if layer.kind == "own":
         return f"{layer.units:,} server{'s' if layer.units != 1 else ''} ({layer.gpus:,} GPUs)"
     if layer.kind in ("reserved", "always_on"):
-        return f"{layer.gpus:,} GPUs"
+        return f"{layer.gpus:,} GPU{'s' if layer.gpus != 1 else ''}"
     if layer.kind == "api":
         return "tokens"
-    return f"up to {layer.gpus:,} GPUs"
+    return f"up to {layer.gpus:,} GPU{'s' if layer.gpus != 1 else ''}"
 
 
 def _mix_lines(result: MixResult, currency: str) -> list[str]:
@@ -822,7 +855,9 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
         lines.append(f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the "
                      "decision measure, the cheapest option is " + "; ".join(
                          f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
-                     + " of them.")
+                     + " of them"
+                     + (" (the mix is searched for the scenario as stated, not for each sample, so it is not among "
+                        "these)" if c.decision.winner == "mix" else "") + ".")
         lines.append("")
     caveats = []
     if c.estimates:
