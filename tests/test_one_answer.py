@@ -377,3 +377,30 @@ def test_the_rented_way_to_pay_on_present_value_is_the_hour_by_hour_mix_over_the
     assert c.decision.winner == "rent.reserved"
     assert c.decision.figure("rent.reserved") == pytest.approx(mix.total * annuity, rel=1e-12)
     assert "7 GPUs (no up-front payment), spot up to 8 GPUs at once, the rest on demand" in c.decision.winning.label
+
+
+def test_the_tracked_option_counts_its_cheapest_way_to_pay():
+    # R2 tracking the rent option: its figure is the lower of on demand (2.70 M) and the reserved-and-spot
+    # terms (2.15 M); the cheapest other candidate is owning (3.59 M). The metric is 2.15 - 3.59 M, not
+    # on demand against the reserved terms (a positive 0.55 M that would call renting the loser)
+    from costmodel.domain.uncertainty import decision_metric
+
+    r = costmodel.resolve(patched("h200-24gpu-cluster", {"uncertainty.option": "rent"}))
+    d = decide(r)
+    gap = float(decision_metric(r))
+    assert gap == pytest.approx(d.figure("rent.reserved") - d.figure("own"), rel=1e-12)
+    assert gap < 0 and d.winner == "rent.reserved"
+
+
+def test_alternating_cheapest_ranges_read_as_one_line():
+    from types import SimpleNamespace as Range
+
+    cuts = [0, 10, 11, 12, 13, 14, 15, 16, 100]
+    ranges = [Range(volume_from=a, volume_to=b, option="rent" if i % 2 == 0 else "own")
+              for i, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+    lines = text.cheapest_range_lines(ranges, str.upper, "GPU-hours/month")
+    assert lines == ["0 to 10 GPU-hours/month: RENT",
+                     "10 to 16 GPU-hours/month: OWN and RENT in turn, 6 ranges (whole servers and whole rented "
+                     "GPUs step up at different volumes)",
+                     "16 to 100 GPU-hours/month: OWN"]
+    assert len(text.cheapest_range_lines(ranges[:4], str.upper, "x")) == 4     # few ranges: one line each
