@@ -1166,6 +1166,8 @@ class Comparison:
         Energy, emissions and power of every option (``None`` only when not computed).
     plan
         With ``finance.capacity_plan``, the multi-year plan; otherwise ``None``.
+    notes
+        Inputs the comparison did not use as stated, and why (shown with the warnings).
     """
 
     title: str
@@ -1186,6 +1188,7 @@ class Comparison:
     energy: EnergyResult | None = None
     plan: GrowthPlan | None = None
     claims: tuple[ClaimCheck, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def label(self, option: str) -> str:
         """Display name of an option, or the named label of a decision candidate."""
@@ -1200,8 +1203,8 @@ class Comparison:
 
     @property
     def warnings(self) -> list[str]:
-        """Plausibility warnings (not errors) on the inputs, e.g. an MFU above what is published."""
-        return list(self.training.warnings) if self.training is not None else []
+        """Plausibility warnings (not errors) on the inputs, e.g. an MFU above what is published, and the notes."""
+        return (list(self.training.warnings) if self.training is not None else []) + list(self.notes)
 
 
 @dataclass(frozen=True)

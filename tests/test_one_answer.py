@@ -404,3 +404,16 @@ def test_alternating_cheapest_ranges_read_as_one_line():
                      "GPUs step up at different volumes)",
                      "16 to 100 GPU-hours/month: OWN"]
     assert len(text.cheapest_range_lines(ranges[:4], str.upper, "x")) == 4     # few ranges: one line each
+
+
+def test_a_demand_profile_that_replaces_the_serving_peak_says_so():
+    # llama70b-hybrid states serving.peak_to_average 2 and an office-hours profile doubling over the
+    # year: the profile's busiest hour sizes the capacity, and the comparison says the 2 is not used
+    c = compare(costmodel.load_scenario("llama70b-hybrid"))
+    r = costmodel.resolve(costmodel.load_scenario("llama70b-hybrid"))
+    peak = float(r.demand.shape.max())
+    assert r.workload.peak_to_average == pytest.approx(peak) and peak > 2
+    assert c.notes == (f"workload.serving.peak_to_average (2) is not used: the demand profile's busiest hour "
+                       f"({peak:.3g} × its average) sizes the capacity",)
+    assert "peak_to_average (2) is not used" in text.comparison_text(c)
+    assert compare(costmodel.load_scenario("llama70b-vs-api")).notes == ()      # no profile: the 2 sizes it

@@ -138,4 +138,14 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         energy=energy_result(r, v, run),
         plan=plan,
         claims=check_claims(r) if check else (),
+        notes=sizing_notes(r),
     )
+
+
+def sizing_notes(r: Resolved) -> tuple[str, ...]:
+    """What the demand profile replaced: a served model's ``peak_to_average`` when the profile sizes capacity."""
+    serving = r.scenario.workload.serving if r.workload.kind == "tokens" else None
+    if r.demand is None or serving is None or np.ndim(serving.peak_to_average) or float(serving.peak_to_average) == 1:
+        return ()
+    return (f"workload.serving.peak_to_average ({float(serving.peak_to_average):g}) is not used: the demand "
+            f"profile's busiest hour ({r.workload.peak_to_average:.3g} × its average) sizes the capacity",)

@@ -200,6 +200,9 @@ def comparison_text(comparison: Comparison) -> str:
         t = c.energy.tariff
         lines.append(f"time-of-use electricity (in the own option's cost): {fmt.amount(t.cost_per_month)} "
                      f"{cur}/month against {fmt.amount(t.flat_cost_per_month)} at the flat price")
+    if c.warnings:
+        lines.append("warnings (not errors; check these inputs):")
+        lines += [f"  {w}" for w in c.warnings]
     if c.estimates:
         lines.append("caution, unsourced estimates behind these figures:")
         lines += [f"  {e}" for e in c.estimates]
