@@ -251,7 +251,21 @@ def reserved_busy_hours(r: Resolved, hours, gpus):
     average = hours / HOURS_PER_MONTH
     level = np.divide(capacity, average, out=np.full(np.broadcast(capacity, average).shape, np.inf),
                       where=average > 0)
-    return hours * formulas.served_below(r.demand.shape, level)
+    return hours * _served_below(r.demand.shape, level)
+
+
+def _served_below(shape, level):
+    """:func:`costmodel.formulas.served_below` of levels, once per sample where a level is the same every month.
+
+    Sampled cash flows hold (samples, months) levels that often vary by sample only (no growth, no
+    trend in the volume): the binary search over the profile then runs on (samples, 1).
+    """
+    level = np.asarray(level, dtype=float)
+    if level.ndim and level.shape[-1] > 1:
+        first = level[..., :1]
+        if np.array_equal(np.broadcast_to(first, level.shape), level):
+            return np.broadcast_to(formulas.served_below(shape, first), level.shape)
+    return formulas.served_below(shape, level)
 
 
 def spot_busy_hours(r: Resolved, hours, reserved_gpus):
@@ -273,7 +287,7 @@ def spot_busy_hours(r: Resolved, hours, reserved_gpus):
 
     def served(level):
         level = np.broadcast_to(level, shape)
-        return formulas.served_below(r.demand.shape, np.divide(level, average, out=np.full(shape, np.inf),
+        return _served_below(r.demand.shape, np.divide(level, average, out=np.full(shape, np.inf),
                                                                where=average > 0))
     return hours * (served(high) - served(low))
 
