@@ -242,32 +242,33 @@ ALTERNATING_RANGES = 6
 GPU bought are told as one range."""
 
 
-def cheapest_range_lines(ranges, label, unit: str) -> list[str]:
-    """The cheapest option by volume, one line per range; a run of ranges in which two options alternate
-    (whole servers against whole rented GPUs stepping up at different volumes) is one line naming both."""
+def cheapest_range_parts(ranges, label) -> list[tuple[float, float, str]]:
+    """The cheapest option by volume as (from, to, words); a run of ranges in which two options alternate
+    (whole servers against whole rented GPUs stepping up at different volumes) is one part naming both."""
     ranges = list(ranges)
-
-    def line(a, b, words):
-        return f"{fmt.amount(a, 0)} to {fmt.amount(b, 0)} {unit}: {words}"
-
     if len(ranges) <= ALTERNATING_RANGES:
-        return [line(x.volume_from, x.volume_to, label(x.option)) for x in ranges]
+        return [(x.volume_from, x.volume_to, label(x.option)) for x in ranges]
     out, i, n = [], 0, len(ranges)
     while i < n:
         j = i + 2                   # ranges[i:j]: each the same option as the one two before it
         while j < n and ranges[j].option == ranges[j - 2].option:
             j += 1
         inner = ranges[i + 1:j - 1]         # the first and last of a run stand on their own
+        out.append((ranges[i].volume_from, ranges[i].volume_to, label(ranges[i].option)))
         if len(inner) >= 3:
-            out.append(line(ranges[i].volume_from, ranges[i].volume_to, label(ranges[i].option)))
-            out.append(line(inner[0].volume_from, inner[-1].volume_to,
-                            f"{label(inner[0].option)} and {label(inner[1].option)} in turn, {len(inner)} ranges "
-                            "(whole servers and whole rented GPUs step up at different volumes)"))
+            out.append((inner[0].volume_from, inner[-1].volume_to,
+                        f"{label(inner[0].option)} and {label(inner[1].option)} in turn, {len(inner)} ranges "
+                        "(whole servers and whole rented GPUs step up at different volumes)"))
             i = j - 1
         else:
-            out.append(line(ranges[i].volume_from, ranges[i].volume_to, label(ranges[i].option)))
             i += 1
     return out
+
+
+def cheapest_range_lines(ranges, label, unit: str) -> list[str]:
+    """:func:`cheapest_range_parts` one line each: "0 to 37,940 GPU-hours/month: Cloud rental"."""
+    return [f"{fmt.amount(a, 0)} to {fmt.amount(b, 0)} {unit}: {words}"
+            for a, b, words in cheapest_range_parts(ranges, label)]
 
 
 def _layer_words(layer) -> str:
@@ -433,8 +434,8 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
         lines += [serving, ""]
     lines += [
         "Cheapest option by volume: " + "; ".join(
-            f"{md(label(x.option))} from {fmt.volume(kind, x.volume_from)} to {fmt.volume(kind, x.volume_to)}"
-            for x in c.cheapest_ranges) + ".",
+            f"{md(words)} from {fmt.volume(kind, a)} to {fmt.volume(kind, b)}"
+            for a, b, words in cheapest_range_parts(c.cheapest_ranges, label)) + ".",
         "",
         "Break-even volumes:",
         "",
