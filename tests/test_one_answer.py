@@ -417,3 +417,4 @@ def test_a_demand_profile_that_replaces_the_serving_peak_says_so():
                        f"({peak:.3g} × its average) sizes the capacity",)
     assert "peak_to_average (2) is not used" in text.comparison_text(c)
     assert compare(costmodel.load_scenario("llama70b-vs-api")).notes == ()      # no profile: the 2 sizes it
+    assert compare(costmodel.load_scenario("api-offers")).notes == ()           # APIs only: no GPUs sized

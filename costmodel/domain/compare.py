@@ -145,7 +145,8 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
 def sizing_notes(r: Resolved) -> tuple[str, ...]:
     """What the demand profile replaced: a served model's ``peak_to_average`` when the profile sizes capacity."""
     serving = r.scenario.workload.serving if r.workload.kind == "tokens" else None
-    if r.demand is None or serving is None or np.ndim(serving.peak_to_average) or float(serving.peak_to_average) == 1:
+    if r.demand is None or serving is None or np.ndim(serving.peak_to_average) or float(serving.peak_to_average) == 1 \
+            or all(o.kind == "api" for o in r.options.values()):     # no GPUs to size
         return ()
     return (f"workload.serving.peak_to_average ({float(serving.peak_to_average):g}) is not used: the demand "
             f"profile's busiest hour ({r.workload.peak_to_average:.3g} × its average) sizes the capacity",)
