@@ -804,8 +804,13 @@ class Mix:
             return None
         return float(sum(layer.capacity or 0.0 for layer in self.layers.values() if layer.kind in HELD_LAYERS))
 
+    def pure_words(self, kind: str) -> str:
+        """What the pure figure of a kind buys: "owned dgx-h100 (8 × H100-SXM-80GB)", "Claude Haiku 4.5 (Anthropic)"."""
+        return ("owned " if kind == Layer.OWN else "") + self.pure_offers[kind]
+
     def words(self) -> str:
-        """The mix in words: "2 × dgx-h100 owned (16 GPUs, 96.2 % of the work); Claude Opus 4.5 (Anthropic) (3.8 %)"."""
+        """The mix in words: "2 × dgx-h100 (8 × H100-SXM-80GB), owned (96.2 % of the work); 3.8 % of the work sent to
+        Claude Opus 4.5 (Anthropic)"."""
         parts = []
         for layer in self.layers.values():
             share = f"{layer.work_share * 100:.1f} % of the work"
@@ -814,7 +819,7 @@ class Mix:
             elif layer.kind in (Layer.RESERVED, Layer.ALWAYS_ON):
                 parts.append(f"{layer.gpus:,} × {layer.offer} ({share})")
             elif layer.kind == Layer.API:
-                parts.append(f"{layer.offer} ({share})")
+                parts.append(f"{share} sent to {layer.offer}")
             else:
                 parts.append(f"{layer.offer}, up to {layer.gpus:,} GPUs ({share})")
         return "; ".join(parts) or "nothing (no demand)"

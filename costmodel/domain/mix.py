@@ -193,7 +193,7 @@ def offer_names(r: Resolved) -> dict[str, str]:
     names = {}
     if "own" in r.options:
         own = r.options["own"]
-        names[Layer.OWN] = f"{own.server.server} servers ({own.gpus_per_server} × {own.server.gpu} each)"
+        names[Layer.OWN] = f"{own.server.server} ({own.gpus_per_server} × {own.server.gpu})"
     if "rent" in r.options:
         rent = r.options["rent"]
         where = f"{rent.offer.gpu} at {rent.offer.provider}"

@@ -749,7 +749,7 @@ def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> a
     for scale in scales:
         mix = cheapest_mix(r, series * scale)
         rows.append({"volume": volume * scale, "cost": mix.total, "what": "Cheapest mix"})
-        rows += [{"volume": volume * scale, "cost": cost, "what": f"All {mix.pure_offers[k]}"}
+        rows += [{"volume": volume * scale, "cost": cost, "what": f"All {mix.pure_words(k)}"}
                  for k, cost in mix.pure.items()]
     data = pd.DataFrame(rows)
     return alt.Chart(data).mark_line().encode(

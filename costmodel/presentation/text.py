@@ -296,7 +296,7 @@ def _mix_lines(result: MixResult, currency: str) -> list[str]:
     if m.staffing:
         lines.append(f"  rental staffing {'':<18} {fmt.amount(m.staffing):>14} {currency}/month")
     for kind, saving in m.savings().items():
-        lines.append(f"  saves {fmt.amount(saving)} {currency}/month against all {m.pure_offers[kind]}")
+        lines.append(f"  saves {fmt.amount(saving)} {currency}/month against all {m.pure_words(kind)}")
     if result.if_steady is not None:
         s = result.if_steady
         steady = "; ".join(f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in s.layers.values()) or "nothing"
@@ -611,7 +611,7 @@ def describe_mix(result: MixResult, currency: str) -> str:
                 else "")
         lines.append(f"- {LAYER_LABELS[layer.kind]}: {md(layer.offer)}, {fmt.share(layer.work_share)} of the work"
                      f"{busy}.")
-    lines += [f"- Against all {md(mix.pure_offers[k])}: saves {fmt.amount(v, 0)} {currency}/month"
+    lines += [f"- Against all {md(mix.pure_words(k))}: saves {fmt.amount(v, 0)} {currency}/month"
               for k, v in mix.savings().items()]
     if result.if_steady is not None:
         s = result.if_steady
