@@ -66,6 +66,20 @@ def test_gpu_steps_component_bars_and_run_costs(r1):
     assert "Checkpoint interval [min]" in titles(spec(charts.checkpoint_tradeoff(training, run)))
 
 
+def test_a_payback_in_the_horizons_last_month_is_marked_at_its_end():
+    # the 10k-H100 cluster over 50 months pays back "after 50 months": the mark stands at month 50, on the
+    # cumulative cost of the last month (index 49); it was read past the end of the 50 months (IndexError)
+    from conftest import patched
+
+    r = costmodel.resolve(patched("h100-10k-cluster", {"finance.horizon_months": 50}))
+    flows = cash_flows(r)
+    result = own_finance(r, flows)
+    assert result.payback_month == 50
+    data = spec(charts.cumulative_cost(r, flows, result))
+    marks = [v for rows in data["datasets"].values() for v in rows if "label" in v]
+    assert marks and marks[0]["month"] == 50 and marks[0]["y"] == pytest.approx(flows.cumulative("own")[49])
+
+
 def test_horizon_charts(r2):
     flows = cash_flows(r2)
     result = own_finance(r2, flows)

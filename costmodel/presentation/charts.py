@@ -515,7 +515,8 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
     if result.payback_month is not None:
         mark = pd.DataFrame([{"month": result.payback_month,
                               "label": f"payback: month {result.payback_month}",
-                              "y": float(flows.cumulative("own")[result.payback_month])}])
+                              # "after N months": N can be the horizon itself, past the last month's index
+                              "y": float(flows.cumulative("own")[min(result.payback_month, len(flows.months) - 1)])}])
         layers += [alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x=alt.X("month:Q")),
                    # on the side of the rule with room for it, so it stays inside the chart
                    alt.Chart(mark).mark_text(**({"align": "left", "dx": 5} if result.payback_month
