@@ -516,6 +516,15 @@ class DemandInputs:
     """For a tokens workload's file or request log: the GPU-hours per tokens/day the values were converted at."""
 
     @functools.cached_property
+    def distribution(self) -> np.ndarray:
+        """:attr:`shape` divided by its mean: how a month's GPU-hours spread over the hours (mean 1, growth
+        included in the spread). The cash flows' months take their volume from the finance block's trend
+        and their hours' spread from this. [-]"""
+        shape = self.shape
+        mean = float(shape.mean()) if shape.size else 0.0
+        return shape / mean if mean > 0 else shape
+
+    @functools.cached_property
     def shape(self) -> np.ndarray:
         """Each hour's demand per unit of the average over the year, growth applied. [-]
 

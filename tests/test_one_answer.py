@@ -418,3 +418,13 @@ def test_a_demand_profile_that_replaces_the_serving_peak_says_so():
     assert "peak_to_average (2) is not used" in text.comparison_text(c)
     assert compare(costmodel.load_scenario("llama70b-vs-api")).notes == ()      # no profile: the 2 sizes it
     assert compare(costmodel.load_scenario("api-offers")).notes == ()           # APIs only: no GPUs sized
+
+
+def test_reserved_gpus_serve_no_more_than_the_months_work_under_a_growing_profile():
+    # the hybrid's office-hours profile doubles over the year (its shape has mean 1.44): a commitment far
+    # above the peak serves the month's GPU-hours, not 1.44 times them
+    r = costmodel.resolve(costmodel.load_scenario("llama70b-hybrid"))
+    assert float(r.demand.shape.mean()) == pytest.approx(1 / math.log(2), rel=1e-3)
+    assert float(r.demand.distribution.mean()) == pytest.approx(1.0, rel=1e-12)
+    hours = np.array([1_000.0, 5_000.0])
+    assert finance.reserved_busy_hours(r, hours, 1e6) == pytest.approx(hours, rel=1e-12)

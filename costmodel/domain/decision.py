@@ -22,8 +22,6 @@ alone and broadcasts over sampled inputs, for the uncertainty analyses.
 
 from __future__ import annotations
 
-import re
-
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +33,7 @@ from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
 from .capacity import own_servers, own_servers_for, rent_gpus, rent_gpus_for
 from .costs import monthly_cost, staffing_month
+from .mix import api_offer_label
 
 MIX = "mix"
 """Candidate id of the cheapest mix of a demand profile."""
@@ -267,11 +266,7 @@ def _rent_label(r: Resolved, gpus, how: str) -> str:
 
 
 def _api_label(r: Resolved, name: str) -> str:
-    api = r.options[name]
-    model, provider = api.offer.model, api.offer.provider
-    if re.sub(r"\s*\(.*\)$", "", model).lower() in api.label.lower():      # "... (deepseek-flash)": its model id
-        return f"{api.label} ({provider})"
-    return f"{api.label}: {model} ({provider})"
+    return api_offer_label(r, name)
 
 
 def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
@@ -281,7 +276,7 @@ def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
            "partial_upfront": f"{100 * commitment.upfront_share:.3g} % up front"}[commitment.payment]
     beyond = ""
     if spot and rent.spot is not None:
-        beyond = (f"spot up to {rent.spot.max_gpus:,} GPUs at once, " if rent.spot.max_gpus else "spot, ")
+        beyond = (f"spot up to {_plural(rent.spot.max_gpus, 'GPU')} at once, " if rent.spot.max_gpus else "spot, ")
     return (f"{terms.term_years}-year reserved, {_plural(commitment.gpus, 'GPU')} ({pay}), {beyond}"
             "the rest on demand")
 
@@ -314,7 +309,7 @@ def labels(r: Resolved, measure: str, figures: dict[str, Any], mix=None, reserve
             elif candidate == SPOT:
                 how = "spot, by the GPU-hour"
                 if terms is not None:
-                    found[candidate] = _rent_label(r, None, f"spot up to {rent.spot.max_gpus:,} GPUs at once, the rest "
+                    found[candidate] = _rent_label(r, None, f"spot up to {_plural(rent.spot.max_gpus, 'GPU')} at once, the rest "
                                                             "on demand" if rent.spot.max_gpus else "spot")
                     continue
             elif candidate == "rent" and measure == Measure.PRESENT_VALUE and r.finance.rent_commitment is not None:
@@ -388,7 +383,11 @@ def decide(scenario: Scenario | Resolved, finance_flows=None, run=None, mix=None
         from .plan import plan_words
 
         server = r.options["own"].server.server if "own" in r.options else ""
-        entries.append(Candidate(PLAN, None, f"Capacity plan: {plan_words(plan, server)}", float(plan.npv)))
+        best = min(figures.values()) if figures else np.inf
+        # a plan that buys no servers is a mix of the rented kinds and the API: a candidate of its own only
+        # where it is cheaper than each of them alone (else it ties with one, and the option is named)
+        if plan.purchases or float(plan.npv) < best - max(0.005, 1e-9 * abs(best)):
+            entries.append(Candidate(PLAN, None, f"Capacity plan: {plan_words(plan, server)}", float(plan.npv)))
     for c in entries:
         if not np.isfinite(c.figure):
             raise ValueError(f"the {c.label} figure on {measure} is not finite; check the inputs' magnitudes")

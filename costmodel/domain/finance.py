@@ -240,7 +240,7 @@ def reserved_busy_hours(r: Resolved, hours, gpus):
 
     Steady demand: min(H, g · u · 730). With a demand profile, the hours above the reserved
     capacity in each hour of the profile go on demand: 730 · a · S(g · u / a), a = H / 730
-    the month's average GPUs busy and S the profile shape's mean of min(shape, level)
+    the month's average GPUs busy and S the mean of min(d, level) over the profile's distribution d (mean 1)
     (:func:`costmodel.formulas.served_below`).
     """
     hours = np.asarray(hours, dtype=float)
@@ -251,7 +251,7 @@ def reserved_busy_hours(r: Resolved, hours, gpus):
     average = hours / HOURS_PER_MONTH
     level = np.divide(capacity, average, out=np.full(np.broadcast(capacity, average).shape, np.inf),
                       where=average > 0)
-    return hours * _served_below(r.demand.shape, level)
+    return hours * _served_below(r.demand.distribution, level)
 
 
 def _served_below(shape, level):
@@ -287,7 +287,7 @@ def spot_busy_hours(r: Resolved, hours, reserved_gpus):
 
     def served(level):
         level = np.broadcast_to(level, shape)
-        return _served_below(r.demand.shape, np.divide(level, average, out=np.full(shape, np.inf),
+        return _served_below(r.demand.distribution, np.divide(level, average, out=np.full(shape, np.inf),
                                                                where=average > 0))
     return hours * (served(high) - served(low))
 

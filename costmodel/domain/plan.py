@@ -2,21 +2,28 @@
 
 Conventions:
 
-* demand in year y (y = 0, 1, …) is the scenario's demand profile × (1 + g)^y, g the
-  finance block's ``trends.demand_growth_per_year`` (growth steps once a year);
-* each year's owned servers are those of the cheapest mix (:func:`costmodel.domain.mix.cheapest_mix`)
-  at that year's demand, never fewer than the year before (servers are not sold early): whole
-  servers holding whole replicas, spares included, serving at most the utilisation ceiling;
-  the shortfall is rented (or sent to the API) at its cheapest;
+* demand in month m is the options' own (:func:`costmodel.domain.finance.cash_flows`): the
+  scenario's volume grown by ``trends.demand_growth_per_year`` month by month, spread over the
+  hours by the demand profile (its shape with mean 1; steady without a profile);
+* in each of the plan's ``years`` the owned servers are those of the cheapest mix
+  (:func:`costmodel.domain.mix.cheapest_mix`) at that year's mean demand, never fewer than the
+  year before (servers are not sold early): whole servers holding whole replicas, spares
+  included, serving at most the utilisation ceiling; after the plan's years the servers are
+  kept to the horizon; every month the rest of the work is rented or sent to the API at its
+  cheapest for that month's demand (the mix with the servers held);
 * the servers for year y are ordered and paid ``lead_time_months`` before the year starts
-  (those for year 0 in month 0, online after the lead time, the work rented on demand
-  meanwhile), at the hardware price trend of that month;
+  (those for year 1 in month 0, online after the lead time, the work meanwhile at its cheapest
+  without them), at the hardware price trend of that month; a plan that buys nothing has no
+  lead time;
 * owned servers cost their running costs in cash (support, housing, electricity for the
   GPU-hours they serve, staffing); the rest of the mix (reserved, on-demand, spot, API,
   rental staffing) costs the mix's monthly cost; every server is resold at the horizon on
   the residual curve at its age. Refresh within the plan is not modelled; in the marginal view
   (``finance.view: marginal``) the configured servers are sunk, as for the own option; a loan or a
   lease is not modelled (the plan is paid in cash, and is then not ranked beside the options).
+
+A plan that buys nothing therefore costs, month by month, the cheapest mix of the rented kinds
+and the API, never more than any of them alone.
 """
 
 from __future__ import annotations
@@ -29,20 +36,13 @@ from ..results import DEPRECIATION, GrowthPlan, Layer, PlanYear
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .capacity import gpu_hours_used
-from .costs import own_costs_at, own_hardware_capex, rent_monthly_costs
+from .costs import own_costs_at, own_hardware_capex
 from .finance import residual_share
-from .mix import cheapest_mix, hourly_demand
+from .mix import cheapest_mix
 
 HARDWARE = "hardware bought"
 RENTED = "rented capacity"
-STAND_IN = "on demand during lead time"
 RESALE = "resale"
-
-
-def _base_series(r: Resolved) -> np.ndarray:
-    if r.demand is not None:
-        return hourly_demand(r)
-    return np.full(8760, float(gpu_hours_used(r, r.volume)) / HOURS_PER_MONTH)   # steady
 
 
 def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
@@ -62,25 +62,23 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
         raise ValueError("finance.capacity_plan needs both an own and a rent option")
     own = r.option("own")
     horizon = fin.horizon_months
-    count = fin.capacity_plan.years or -(-horizon // MONTHS_PER_YEAR)
-    growth, lead = fin.trends.demand_growth_per_year, fin.lead_time_months
-    base = _base_series(r)
+    count = min(fin.capacity_plan.years or -(-horizon // MONTHS_PER_YEAR), -(-horizon // MONTHS_PER_YEAR))
+    lead = fin.lead_time_months
     months = np.arange(horizon, dtype=float)
+    shape = _shape(r)
+    average = np.asarray(gpu_hours_used(r, r.volume * formulas.growth_factor(fin.trends.demand_growth_per_year,
+                                                                             months)), dtype=float) / HOURS_PER_MONTH
+    average = np.broadcast_to(average, months.shape)
     price = formulas.growth_factor(fin.trends.hardware_price_change_per_year, months)
-    years, servers = [], 0
-    for y in range(count):
-        series = base * (1.0 + growth) ** y
-        mix = cheapest_mix(r, series)
-        owned = mix.layers.get(Layer.OWN)
-        wanted = owned.units if owned is not None else 0
-        if servers > wanted:            # kept from an earlier year: they serve what they can, the rest at its cheapest
-            mix = cheapest_mix(r, series, own_servers=float(servers))
-            owned = mix.layers.get(Layer.OWN)
-        servers = max(servers, wanted)
-        own_hours = owned.busy_gpu_hours if owned is not None else 0.0
-        rented = mix.total - (owned.cost if owned is not None else 0.0)
-        years.append(PlanYear(y + 1, float(series.mean()) * HOURS_PER_MONTH, servers,
-                              {str(k): int(v) for k, v in mix.gpus.items()}, rented, float(own_hours)))
+    mixes: dict[tuple[float, float | None], object] = {}
+
+    def mix_at(level: float, servers: float | None):
+        """The cheapest mix at a month's average GPUs busy, the owned servers held (None: chosen; 0: none)."""
+        key = (round(level, 12), servers)
+        if key not in mixes:
+            mixes[key] = cheapest_mix(r, shape * level, own_servers=servers)
+        return mixes[key]
+
     sunk = fin.view == "marginal"          # the configured servers are already owned: their price is not paid
 
     def counted(servers: int) -> float:
@@ -92,41 +90,59 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
             paid -= float(own_hardware_capex(own, float(min(servers, own.server_count))))
         return paid
 
-    lines = {name: np.zeros(horizon) for name in (HARDWARE, RENTED, STAND_IN, RESALE)}
+    held_by_year, servers = [], 0           # servers working in each year of the horizon
+    for y in range(-(-horizon // MONTHS_PER_YEAR)):
+        if y < count:
+            year_mean = float(average[y * MONTHS_PER_YEAR:(y + 1) * MONTHS_PER_YEAR].mean())
+            owned = mix_at(year_mean, None).layers.get(Layer.OWN)
+            servers = max(servers, owned.units if owned is not None else 0)
+        held_by_year.append(servers)
+    lines = {name: np.zeros(horizon) for name in (HARDWARE, RENTED, RESALE)}
     running: dict[str, np.ndarray] = {}
-    purchases, held, cohorts = [], 0, []
-    for plan_year in years:
-        start = (plan_year.year - 1) * MONTHS_PER_YEAR
-        if start >= horizon:
-            break
-        if plan_year.own_servers > held:
+    online = np.zeros(horizon)              # servers working each month
+    purchases, cohorts, ordered = [], [], 0
+    for y, servers in enumerate(held_by_year):
+        start = y * MONTHS_PER_YEAR
+        if servers > ordered:
             order = max(0, start - lead)
-            paid = (counted(plan_year.own_servers) - counted(held)) * float(price[order])
+            paid = (counted(servers) - counted(ordered)) * float(price[order])
             lines[HARDWARE][order] += paid
-            purchases.append((order, plan_year.own_servers - held, paid))
+            purchases.append((order, servers - ordered, paid))
             cohorts.append((order, paid))
-            held = plan_year.own_servers
-        stop = min(horizon, start + MONTHS_PER_YEAR)
-        online_from = lead if plan_year.year == 1 else start
-        for m in range(start, stop):
-            if m < online_from:
-                volume = plan_year.gpu_hours_per_month
-                parts = rent_monthly_costs(r, _volume_for(r, volume))
-                lines[STAND_IN][m] = float(sum(np.asarray(v, float) for v in parts.values()))
-                continue
-            lines[RENTED][m] = plan_year.rented_per_month
-            if held:
-                for name, value in own_costs_at(own, float(held), plan_year.own_gpu_hours_per_month).items():
-                    if name not in DEPRECIATION:
-                        running.setdefault(str(name), np.zeros(horizon))[m] = float(value)
+            online[order + lead:] = servers
+            ordered = servers
+    years = []
+    for m in range(horizon):
+        held = int(online[m])
+        mix = mix_at(float(average[m]), float(held))
+        owned = mix.layers.get(Layer.OWN)
+        lines[RENTED][m] = mix.total - (owned.cost if owned is not None else 0.0)
+        if held:
+            busy = owned.busy_gpu_hours if owned is not None else 0.0
+            for name, value in own_costs_at(own, float(held), busy).items():
+                if name not in DEPRECIATION:
+                    running.setdefault(str(name), np.zeros(horizon))[m] = float(value)
+    for y, servers in enumerate(held_by_year):
+        span = slice(y * MONTHS_PER_YEAR, min(horizon, (y + 1) * MONTHS_PER_YEAR))
+        year_mean = float(average[span].mean())
+        mix = mix_at(year_mean, float(servers))
+        owned = mix.layers.get(Layer.OWN)
+        years.append(PlanYear(y + 1, year_mean * HOURS_PER_MONTH, int(servers),
+                              {str(k): int(v) for k, v in mix.gpus.items()}, float(lines[RENTED][span].mean()),
+                              float(owned.busy_gpu_hours) if owned is not None else 0.0))
     for order, paid in cohorts:
         lines[RESALE][-1] -= paid * float(residual_share(r, horizon - order))
     flows = {**{HARDWARE: lines[HARDWARE]}, **running,
-             **{k: lines[k] for k in (RENTED, STAND_IN, RESALE) if np.any(lines[k])}}
+             **{k: lines[k] for k in (RENTED, RESALE) if np.any(lines[k])}}
     total = np.sum(np.stack(list(flows.values())), axis=0)
     npv = formulas.npv_with_convention(total, fin.discount_rate_per_year, fin.npv.period, fin.npv.timing,
                                        at_start=flows[HARDWARE])      # purchases at the start of their month
     return GrowthPlan(tuple(years), tuple(purchases), flows, float(total.sum()), float(npv))
+
+
+def _shape(r: Resolved) -> np.ndarray:
+    """The hours' demand per unit of the month's average (mean 1); steady without a profile. [-]"""
+    return np.ones(8760) if r.demand is None else np.asarray(r.demand.distribution, dtype=float)
 
 
 def plan_words(plan: GrowthPlan, server: str = "") -> str:
@@ -144,12 +160,6 @@ def plan_words(plan: GrowthPlan, server: str = "") -> str:
     rest = (f"; the rest {by} in year{'s' if len(years) > 1 else ''} " + ", ".join(map(str, years))) if years \
         else "; nothing else once they are online"
     return f"buy {', '.join(buys)}{rest}"
-
-
-def _volume_for(r: Resolved, gpu_hours: float) -> float:
-    """The workload volume that uses ``gpu_hours`` a month (volume is proportional to GPU-hours)."""
-    per_volume = float(gpu_hours_used(r, r.volume)) / r.volume if r.volume else 0.0
-    return gpu_hours / per_volume if per_volume > 0 else 0.0
 
 
 __all__ = ["growth_plan", "plan_words"]
