@@ -821,7 +821,7 @@ class Mix:
             elif layer.kind == Layer.API:
                 parts.append(f"{share} sent to {layer.offer}")
             else:
-                parts.append(f"{layer.offer}, up to {layer.gpus:,} GPUs ({share})")
+                parts.append(f"{layer.offer}, up to {layer.gpus:,} GPU{'' if layer.gpus == 1 else 's'} ({share})")
         return "; ".join(parts) or "nothing (no demand)"
 
 
@@ -1128,6 +1128,17 @@ class Decision:
     def label(self, candidate: str) -> str:
         """One candidate's named label."""
         return self.candidates[candidate].label
+
+    def monthly_view_option(self, candidate: str) -> str | None:
+        """The option whose monthly view (one option at the volume, on-demand or 24/7 as configured) prices
+        this candidate, or None: ``rent.on_demand`` is the rent option's monthly view; ``rent`` beside it
+        pays by a commitment the monthly view leaves out; reserved, spot, the mix and the plan have none."""
+        if candidate == "rent.on_demand":
+            return "rent"
+        if candidate == "rent" and "rent.on_demand" in self.candidates:
+            return None
+        option = self.candidates[candidate].option if candidate in self.candidates else None
+        return candidate if option == candidate else None
 
     def best_of(self, options) -> str | None:
         """The cheapest candidate belonging to one of ``options`` (an option's own ways to pay included)."""

@@ -245,7 +245,7 @@ def test_inputs_table_shows_an_override_with_the_row_it_replaces():
         "values": {"options.rent.price_per_gpu_hour": 2.75}, "source": "a quote of 2026-11-30"}})
     table = inputs_table(scenario)
     row = table[table["input"] == "rental price per GPU-hour"].iloc[0]
-    assert row["value"] == "2.75000"
+    assert row["value"] == "2.75"         # as stated, no padding zeros
     assert row["source"].startswith("overrides (replacing data/cloud_prices.csv: r1-brief-h100")
     assert row["source"].endswith("a quote of 2026-11-30")
 
@@ -337,3 +337,12 @@ def test_an_input_looked_up_by_path_is_the_changed_scenarios_own():
     assert find_input(changed, catalog, "workload.tokens_per_day").value == 12_345.0
     assert find_input(scenario, catalog, "workload.tokens_per_day").value == scenario.workload.tokens_per_day
     assert find_input(scenario, catalog, "workload.no_such_field") is None
+
+
+def test_inputs_table_reads_whole_counts_as_whole_numbers():
+    from costmodel.presentation.tables import inputs_table
+
+    table = inputs_table(costmodel.load_scenario("h200-24gpu-cluster"))
+    value = dict(zip(table["input"], table["value"]))
+    assert value["horizon"] == "60" and value["servers"] == "3"           # not 60.0000 or 3.00000
+    assert value["utilisation ceiling"] == "0.9"

@@ -41,6 +41,7 @@ References
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -203,10 +204,21 @@ def offer_names(r: Resolved) -> dict[str, str]:
             names[Layer.RESERVED] = f"{where}, {rent.reserved.term_years}-year reserved"
         if rent.spot is not None:
             names[Layer.SPOT] = f"{where}, spot"
+    generic = sum(o.kind == "api" for o in r.options.values()) == 1
     for name, option in r.options.items():
-        if option.kind == "api":
-            names[name] = f"{option.offer.model} ({option.offer.provider})"
+        if option.kind == "api":      # one API: its offer; several: each by its label too (tiers of one model)
+            names[name] = f"{option.offer.model} ({option.offer.provider})" if generic else api_offer_label(r, name)
     return names
+
+
+def api_offer_label(r: Resolved, name: str) -> str:
+    """An API option named with its offer: "Hosted API: Claude Opus 4.5 (Anthropic)", or, where the label
+    already names the model, "Claude Sonnet 4.5, 30 % batch (Anthropic)"."""
+    api = r.options[name]
+    model, provider = api.offer.model, api.offer.provider
+    if re.sub(r"\s*\(.*\)$", "", model).lower() in api.label.lower():      # "... (deepseek-flash)": its model id
+        return f"{api.label} ({provider})"
+    return f"{api.label}: {model} ({provider})"
 
 
 # --- the costs of held capacity ----------------------------------------------------------------------------

@@ -67,7 +67,9 @@ def decision_column(option: str) -> str:
 
 
 def cost_column(option: str) -> str:
-    """Column of an option's monthly cost [reporting currency/month]."""
+    """Column of an option's monthly cost in the monthly view [reporting currency/month]: the option at the
+    volume as configured (the rent option by its billing, without a ``finance.rent_commitment``; the
+    decision's figure for the option, commitment included, is :func:`decision_column`'s)."""
     return f"cost_{option}"
 
 

@@ -377,7 +377,7 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
     )
     layers = [lines]
     limits = pd.DataFrame([{"volume_shown": c / scale,
-                            "label": f"{r.label(o)}: {int(gpu_count(r, o, 0.0)):,} GPUs "
+                            "label": f"{r.label(o)}: {fmt.plural(gpu_count(r, o, 0.0), 'GPU')} "
                                      f"to {fmt.volume(r.workload.kind, c)}"}
                            for o in options if (c := capacity_volume(r, o))])
     if not limits.empty:
@@ -403,7 +403,7 @@ def describe_gpu_chart(scenario) -> str:
         if c is None:
             parts.append(f"{r.label(o)} has no fixed GPU count (billed per GPU-hour used)")
         else:
-            parts.append(f"{r.label(o)}'s {int(gpu_count(r, o, 0.0)):,} GPUs serve up to "
+            parts.append(f"{r.label(o)}'s {fmt.plural(gpu_count(r, o, 0.0), 'GPU')} serve up to "
                          f"{fmt.volume(r.workload.kind, c)}")
     return "Step chart of GPUs against volume. " + "; ".join(parts) + "."
 
@@ -810,7 +810,7 @@ def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
         index = int(np.argmin(cost))
         best = int(levels[index])
         marks.append({"level": best, "cost": float(cost[index]), "kind": LAYER_LABELS[kind],
-                      "label": f"{LAYER_LABELS[kind]}: {best:,} GPUs", "dy": -14 - 14 * len(marks)})
+                      "label": f"{LAYER_LABELS[kind]}: {fmt.plural(best, 'GPU')}", "dy": -14 - 14 * len(marks)})
     data = pd.concat(frames, ignore_index=True)
     lines = alt.Chart(data).mark_line(point=True).encode(
         x=alt.X("level:Q", title="GPUs held (owned servers, or the rented kind held) [GPU]", axis=count_axis()),

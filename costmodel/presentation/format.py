@@ -146,6 +146,18 @@ def rate_per_year(x: float) -> str:
     return f"{share(x)}/year"
 
 
+def plural(n: float, word: str) -> str:
+    """A whole count with its noun, singular for one: ``1 GPU``, ``8 GPUs``, ``1,250 servers``.
+
+    Examples
+    --------
+    >>> plural(1, "GPU"), plural(16, "server")
+    ('1 GPU', '16 servers')
+    """
+    n = int(round(float(n)))
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def count(x: float, unit: str) -> str:
     """A count of things with its unit, a whole number with thousands separators: ``24 GPUs``.
 

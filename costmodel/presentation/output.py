@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
 
 from ..domain.compare import compare as compare_options
 from ..resolved import Resolved, as_resolved
-from ..results import Comparison, EnergyResult, MixResult, OwnFinance, ServingResult, TrainingRun
+from ..results import Comparison, EnergyResult, Layer, MixResult, OwnFinance, ServingResult, TrainingRun
 from ..schema import Scenario
 
 SCHEMA_VERSION = "2.0.0"
@@ -445,7 +445,8 @@ class PlanOutput(OutputModel):
 def _plan(plan, cur: str) -> PlanOutput:
     return PlanOutput(
         years=[PlanYearOutput(year=y.year, gpu_hours_per_month=_q(y.gpu_hours_per_month, "GPU-h/month"),
-                              own_servers=_n(y.own_servers, "servers"), gpus_by_kind=dict(y.layers),
+                              own_servers=_n(y.own_servers, "servers"),
+                              gpus_by_kind={k: v for k, v in y.layers.items() if k != Layer.API},
                               rented_per_month=_q(y.rented_per_month, f"{cur}/month", digits=2))
                for y in plan.years],
         purchases=[PurchaseOutput(month=m, servers=_n(n, "servers"), price=_q(p, cur, digits=2))
@@ -464,6 +465,7 @@ class MixLayerOutput(OutputModel):
     gpus: Count
     capacity: Quantity
     busy_gpu_hours: Quantity
+    tokens_per_month: Quantity
     work_share: Quantity
     cost: Quantity
     utilisation_share: Quantity
@@ -507,13 +509,23 @@ class MixOutput(OutputModel):
     api: MixApiOutput | None
 
 
-def _layers_out(mix, cur: str) -> dict[str, MixLayerOutput]:
+def _layers_out(mix, cur: str, tokens_per_day_per_gpu: float | None = None) -> dict[str, MixLayerOutput]:
     month = f"{cur}/month"
-    return {str(k): MixLayerOutput(
-        offer=x.offer, units=_n(x.units, x.unit or "-"), unit=x.unit or "-", gpus=_n(x.gpus, "GPU"),
-        capacity=_q(x.capacity, "GPU", "no_limit"), busy_gpu_hours=_q(x.busy_gpu_hours, "GPU-h/month"),
-        work_share=_q(x.work_share, "-"), cost=_q(x.cost, month, digits=2),
-        utilisation_share=_q(x.utilisation, "-", "not_applicable")) for k, x in mix.layers.items()}
+
+    def layer(k, x) -> MixLayerOutput:
+        api = k == Layer.API or x.kind == Layer.API        # bought in tokens: no GPUs to count
+        tokens = (x.busy_gpu_hours * tokens_per_day_per_gpu / 24.0      # a tokens workload: every layer's tokens
+                  if tokens_per_day_per_gpu is not None else None)
+        return MixLayerOutput(
+            offer=x.offer, units=_n(None if api else x.units, "-" if api else (x.unit or "-"), "not_applicable"),
+            unit="tokens" if api else (x.unit or "-"),
+            gpus=_n(None if api else x.gpus, "GPU", "not_applicable"),
+            capacity=_q(None if api else x.capacity, "GPU", "not_applicable" if api else "no_limit"),
+            busy_gpu_hours=_q(None if api else x.busy_gpu_hours, "GPU-h/month", "not_applicable"),
+            tokens_per_month=_q(tokens, "tokens/month", "not_applicable"),
+            work_share=_q(x.work_share, "-"), cost=_q(x.cost, month, digits=2),
+            utilisation_share=_q(None if api else x.utilisation, "-", "not_applicable"))
+    return {str(k): layer(k, x) for k, x in mix.layers.items()}
 
 
 def _mix(m: MixResult, cur: str) -> MixOutput:
@@ -521,7 +533,7 @@ def _mix(m: MixResult, cur: str) -> MixOutput:
     demand = np.asarray(mix.demand, dtype=float)
     return MixOutput(
         profile=m.profile,
-        layers=_layers_out(mix, cur),
+        layers=_layers_out(mix, cur, m.tokens_per_day_per_gpu),
         rental_staffing=_q(mix.staffing, month, digits=2),
         total=_q(mix.total, month, digits=2),
         pure_options={str(k): _q(v, month, digits=2) for k, v in mix.pure.items()},
@@ -531,7 +543,7 @@ def _mix(m: MixResult, cur: str) -> MixOutput:
         demand_peak=_q(float(demand.max()) if demand.size else 0.0, "GPU"),
         utilisation_ceiling=_q(mix.ceiling, "-"),
         if_steady=(None if m.if_steady is None else SteadyMixOutput(
-            layers=_layers_out(m.if_steady, cur), total=_q(m.if_steady.total, month, digits=2))),
+            layers=_layers_out(m.if_steady, cur, m.tokens_per_day_per_gpu), total=_q(m.if_steady.total, month, digits=2))),
         api=_mix_api(m.api_share()),
     )
 

@@ -141,8 +141,11 @@ _GROUPS = {"options": None, "workload": "workload", "finance": "finance", "deman
 
 
 def _value(value) -> str:
-    if isinstance(value, float):
-        return fmt.amount(value, 0) if value.is_integer() and abs(value) >= 1000 else fmt.significant(value, 6)
+    if isinstance(value, float):         # as stated: 16 GPUs, 0.5, 0.123457 (six figures at most, no padding)
+        if value.is_integer():
+            return f"{int(value):,}"
+        shown = fmt.significant(value, 6)
+        return shown.rstrip("0").rstrip(".") if "." in shown else shown
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
@@ -354,8 +357,9 @@ def mix_table(mix: Mix, currency: str) -> pd.DataFrame:
     import pandas as pd
 
     rows = [{"capacity": LAYER_LABELS[x.kind], "offer": x.offer,
-             "held": (f"{x.units:,} servers ({x.gpus:,} GPUs)" if x.kind == "own" else
-                      f"{x.gpus:,} GPUs" if x.unit else ("tokens" if x.kind == "api" else f"up to {x.gpus:,} GPUs")),
+             "held": (f"{fmt.plural(x.units, 'server')} ({fmt.plural(x.gpus, 'GPU')})" if x.kind == "own" else
+                      fmt.plural(x.gpus, "GPU") if x.unit else
+                      ("tokens" if x.kind == "api" else f"up to {fmt.plural(x.gpus, 'GPU')}")),
              f"cost [{currency}/month]": fmt.amount(x.cost, 0),
              "share of the work": fmt.share(x.work_share),
              "busy share of paid hours": fmt.share(x.utilisation) if x.utilisation is not None else "-"}

@@ -38,7 +38,9 @@ def decision_sentence(comparison: Comparison) -> str:
     """
     d = comparison.decision
     words = f"{d.winning.label} is the cheapest at {_figure(d.winning.figure, d.unit)}"
-    if d.runner_up is not None:
+    if d.runner_up is not None and abs(d.margin) < max(0.005, 1e-9 * abs(d.winning.figure)):
+        words += f", tied with {d.label(d.runner_up)}"
+    elif d.runner_up is not None:
         share = f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else ""
         words += f", {_figure(d.margin, d.unit)}{share} less than {d.label(d.runner_up)}"
     return f"{words}, on {d.description}."
@@ -172,7 +174,7 @@ def comparison_text(comparison: Comparison) -> str:
             extra.append(f"{fmt.amount(r.cost_per_gpu_hour)} {cur}/GPU-hour used")
         if r.gpus is not None:
             busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
-            extra.append(f"{r.gpus:,} GPUs{busy}" + (" (stepped up)" if r.stepped_up else ""))
+            extra.append(f"{fmt.plural(r.gpus, 'GPU')}{busy}" + (" (stepped up)" if r.stepped_up else ""))
         lines.append(f"  {r.label:<13} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
     lines.append("cheapest by volume (monthly view):")
     lines += [f"  {t}" for t in cheapest_range_lines(c.cheapest_ranges, label, c.volume_unit)]
@@ -181,7 +183,9 @@ def comparison_text(comparison: Comparison) -> str:
     if c.finance is not None:
         f = c.finance
         lines.append(f"over {f.horizon_months} months, cash basis, discount rate "
-                     f"{fmt.rate_per_year(f.discount_rate_per_year)}:")
+                     f"{fmt.rate_per_year(f.discount_rate_per_year)}"
+                     + (" (the cluster kept busy at the run's rate every month: not the decision measure, which "
+                        "is the run's cost):" if c.training is not None else ":"))
         for option, tco in f.tco_by_option.items():
             lines.append(f"  {label(option):<13} TCO {fmt.amount(tco):>16} {cur}   "
                          f"present value {fmt.amount(f.npv_by_option[option]):>16} {cur}")
@@ -213,6 +217,8 @@ def payback_words(f: OwnFinance) -> str:
     """The payback in words: "after 51 months (50.4 interpolated, discounted 55.6)" or "never within the horizon"."""
     if f.payback_month is None:
         return "never within the horizon"
+    if f.payback_month == 0:
+        return "from the start (owning is ahead in every month's running total: nothing up front to recover)"
     if f.payback_months is None:
         return f"after {f.payback_month} months"
     discounted = ("never" if f.discounted_payback_months is None
@@ -271,10 +277,17 @@ def cheapest_range_lines(ranges, label, unit: str) -> list[str]:
             for a, b, words in cheapest_range_parts(ranges, label)]
 
 
+def _layer_phrase(layer) -> str:
+    """One layer in a sentence: "reserved 7 GPUs", "owned 1 server (8 GPUs)", "tokens to DeepSeek V4.1 Flash (DeepSeek)"."""
+    if layer.kind == "api":
+        return f"tokens to {layer.offer}"
+    return f"{LAYER_LABELS[layer.kind].lower()} {_layer_words(layer)}"
+
+
 def _layer_words(layer) -> str:
     """One layer as bought: "2 servers (16 GPUs)", "24 GPUs", "up to 9 GPUs", "tokens"."""
     if layer.kind == "own":
-        return f"{layer.units:,} server{'s' if layer.units != 1 else ''} ({layer.gpus:,} GPUs)"
+        return f"{fmt.plural(layer.units, 'server')} ({fmt.plural(layer.gpus, 'GPU')})"
     if layer.kind in ("reserved", "always_on"):
         return f"{layer.gpus:,} GPU{'s' if layer.gpus != 1 else ''}"
     if layer.kind == "api":
@@ -296,10 +309,12 @@ def _mix_lines(result: MixResult, currency: str) -> list[str]:
     if m.staffing:
         lines.append(f"  rental staffing {'':<18} {fmt.amount(m.staffing):>14} {currency}/month")
     for kind, saving in m.savings().items():
+        if abs(saving) < 0.005:         # the mix is that kind alone
+            continue
         lines.append(f"  saves {fmt.amount(saving)} {currency}/month against all {m.pure_words(kind)}")
     if result.if_steady is not None:
         s = result.if_steady
-        steady = "; ".join(f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in s.layers.values()) or "nothing"
+        steady = "; ".join(_layer_phrase(x) for x in s.layers.values()) or "nothing"
         lines.append(f"  with the same average demand steady: {steady}, {fmt.amount(s.total)} {currency}/month")
     return lines
 
@@ -323,7 +338,7 @@ def _point_words(p) -> str:
 
 
 def _fleet_words(f, replica: int) -> str:
-    words = (f"{f.gpus:,} GPUs = {f.replicas:,} replica{'s' if f.replicas != 1 else ''} of {replica} on "
+    words = (f"{fmt.plural(f.gpus, 'GPU')} = {f.replicas:,} replica{'s' if f.replicas != 1 else ''} of {replica} on "
              f"{f.servers:,} server{'s' if f.servers != 1 else ''}")
     if f.spare_replicas:
         words += f", {f.spare_replicas} spare"
@@ -341,7 +356,7 @@ def _serving_lines(c: Comparison) -> list[str]:
     if s.point is not None:
         lines.append(f"  operating point: {_point_words(s.point)}")
         lines.append(f"  source: {s.point.source}")
-    lines.append(f"  replica: {s.gpus_per_replica} GPUs on {s.servers_per_replica} server"
+    lines.append(f"  replica: {fmt.plural(s.gpus_per_replica, 'GPU')} on {s.servers_per_replica} server"
                  f"{'s' if s.servers_per_replica > 1 else ''}; per GPU {fmt.amount(s.weights_gb_per_gpu, 1)} GB "
                  f"weights + {fmt.amount(s.kv_cache_gb_per_gpu, 1)} GB KV cache of "
                  f"{fmt.amount(s.memory_gb_per_gpu, 0)} GB")
@@ -372,7 +387,7 @@ def describe_serving(comparison: Comparison) -> str:
                  f"{fmt.amount(s.throughput_per_gpu, 1)} output tokens/s per GPU"
                  + (f", {fmt.share(s.prefill_share, 0)} of the GPU time in the prefill pool" if s.prefill_share else "")
                  + ".")
-    lines.append(f"**Replica:** {s.gpus_per_replica} GPUs on {s.servers_per_replica} server"
+    lines.append(f"**Replica:** {fmt.plural(s.gpus_per_replica, 'GPU')} on {s.servers_per_replica} server"
                  f"{'s' if s.servers_per_replica > 1 else ''} of {s.gpus_per_server}"
                  + (" (the replica spans servers)" if s.servers_per_replica > 1 else "")
                  + f"; memory per GPU: {fmt.amount(s.weights_gb_per_gpu, 1)} GB of weights and "
@@ -456,9 +471,9 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
             configured = int(gpu_count(r, option, 0.0))
             needed = int(gpu_count(r, option, b.volume))
             if needed > configured:
-                text += f" There {md(label(option))} needs {needed:,} GPUs, up from {configured:,}."
+                text += f" There {md(label(option))} needs {fmt.plural(needed, 'GPU')}, up from {configured:,}."
             else:
-                text += f" {md(label(option))}'s {configured:,} GPUs serve that volume."
+                text += f" {md(label(option))}'s {fmt.plural(configured, 'GPU')} serve that volume."
         lines.append(text)
     if c.finance is not None and c.finance.payback_against is not None:
         f = c.finance
@@ -582,7 +597,8 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
 def returns_sentence(label, result: OwnFinance) -> str:
     """IRR, MIRR, ROI and fractional paybacks of owning against the compared option, in one sentence."""
     def rate(x):
-        return "not defined (the gains do not change sign)" if x is None else f"{fmt.share(x, 2)} a year"
+        return ("not defined (the gains never change sign, or no rate brings their present value to zero)"
+                if x is None else f"{fmt.share(x, 2)} a year")
 
     def months(x):
         return "never within the horizon" if x is None else f"{fmt.amount(x, 2)} months"
@@ -599,7 +615,7 @@ def returns_sentence(label, result: OwnFinance) -> str:
 def describe_mix(result: MixResult, currency: str) -> str:
     """The cheapest mix in a few Markdown sentences, with the steady case beside it."""
     mix = result.mix
-    bands = [f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in mix.layers.values()] or ["nothing"]
+    bands = [_layer_phrase(x) for x in mix.layers.values()] or ["nothing"]
     lines = [f"Cheapest mix for this demand: **{md('; '.join(bands))}**, "
              f"**{fmt.amount(mix.total, 0)} {currency}/month** (each kind bought as it is sold: whole servers, "
              "whole replicas, GPU-hours, tokens)."]
@@ -612,10 +628,10 @@ def describe_mix(result: MixResult, currency: str) -> str:
         lines.append(f"- {LAYER_LABELS[layer.kind]}: {md(layer.offer)}, {fmt.share(layer.work_share)} of the work"
                      f"{busy}.")
     lines += [f"- Against all {md(mix.pure_words(k))}: saves {fmt.amount(v, 0)} {currency}/month"
-              for k, v in mix.savings().items()]
+              for k, v in mix.savings().items() if abs(v) >= 0.005]
     if result.if_steady is not None:
         s = result.if_steady
-        steady = "; ".join(f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in s.layers.values()) or "nothing"
+        steady = "; ".join(_layer_phrase(x) for x in s.layers.values()) or "nothing"
         lines += ["", f"With the same average demand spread evenly (steady): {md(steady)}, "
                       f"{fmt.amount(s.total, 0)} {currency}/month."]
     return "\n".join(lines)
@@ -650,7 +666,7 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
             + ".")
     if result.power is not None:
         p = result.power
-        lines += ["", f"Power budget: the own cluster's {p.servers} servers need **{fmt.amount(p.needed_kw, 1)} kW** "
+        lines += ["", f"Power budget: the own cluster's {fmt.plural(p.servers, 'server')} need **{fmt.amount(p.needed_kw, 1)} kW** "
                       f"at the meter (max power × PUE) against a budget of {fmt.amount(p.budget_kw, 1)} kW: "
                       f"**{fmt.amount(p.headroom_kw, 1)} kW of headroom**; at most {p.max_servers} working servers "
                       f"({p.max_gpus:,} GPUs) fit."]
@@ -800,7 +816,9 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     at = fmt.volume(kind, c.volume)
     verdict = (f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
                f"**{money(d.winning.figure)}{per}**")
-    if d.runner_up is not None:
+    if d.runner_up is not None and abs(d.margin) < max(0.005, 1e-9 * abs(d.winning.figure)):
+        verdict += f", tied with {md(d.label(d.runner_up))}"
+    elif d.runner_up is not None:
         verdict += (f" against {money(d.figure(d.runner_up))}{per} for {md(d.label(d.runner_up))}: "
                     f"**{money(d.margin)}{per} less**"
                     + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else ""))
@@ -811,7 +829,7 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     if mix is not None and d.measure != "monthly_cost_hour_by_hour":
         m = mix.mix
         profile = md(mix.profile.replace("_", " "))
-        bands = "; ".join(f"{LAYER_LABELS[x.kind].lower()} {_layer_words(x)}" for x in m.layers.values()) or "nothing"
+        bands = "; ".join(_layer_phrase(x) for x in m.layers.values()) or "nothing"
         lines += [f"**Hour by hour (a monthly view beside the verdict):** with the {profile} demand profile the "
                   f"cheapest monthly mix is {md(bands)} at {money(m.total)}/month.", ""]
     options = [x.option for x in d.candidates.values() if x.option is not None]
@@ -837,10 +855,11 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
         lines.append("")
     if f is not None and f.break_even_utilisation:
         b = f.break_even_utilisation[0]
-        lines.append(f"Owning breaks even with {md(b.label)} at "
-                     + ("no utilisation" if b.utilisation is None else f"**{fmt.share(b.utilisation)} utilisation**")
-                     + (f" (the scenario's: {fmt.share(f.utilisation)})" if f.utilisation is not None else "")
-                     + ".")
+        scenario_share = f" (the scenario's: {fmt.share(f.utilisation)})" if f.utilisation is not None else ""
+        lines.append(f"Owning never breaks even with {md(b.label)}, even fully utilised{scenario_share}."
+                     if b.utilisation is None else
+                     f"Owning breaks even with {md(b.label)} at **{fmt.share(b.utilisation)} utilisation**"
+                     f"{scenario_share}.")
         lines.append("")
     if bars:
         tracked = label(monte_carlo.option) if monte_carlo is not None else "the tracked option"

@@ -639,7 +639,8 @@ class WhatIf:
         for name, candidate in d.candidates.items():
             old = before.candidates.get(name)
             delta = "" if old is None or before.unit != d.unit else f"{candidate.figure - old.figure:+,.0f}"
-            monthly = c.options[name].monthly_cost if name in c.options else None
+            viewed = d.monthly_view_option(name)
+            monthly = c.options[viewed].monthly_cost if viewed in c.options else None
             rows.append(f"<tr><td>{html_text(candidate.label)}</td><td style='text-align:right'>"
                         f"{fmt.amount(candidate.figure, 0)}</td><td style='text-align:right;color:#777'>{delta}</td>"
                         f"<td style='text-align:right'>{'-' if monthly is None else fmt.amount(monthly, 0)}</td></tr>")
