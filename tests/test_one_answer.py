@@ -69,8 +69,12 @@ def test_f25_api_capacity_is_in_tokens_and_the_winning_offer_is_named():
     c = compare(s)
     api = c.mix.mix.layers["api"]
     assert (api.units, api.gpus, api.capacity) == (0, 0, None) and api.work_share == pytest.approx(1.0)
-    assert api.offer == "DeepSeek V4.1 Flash (deepseek-flash) (DeepSeek)"
+    assert api.offer == "DeepSeek V4.1 Flash, peak and off-peak (DeepSeek)"     # five offers: each by its label
     assert c.decision.winner == "api:deepseek-flash"
+    # the JSON counts the layer in tokens: 50 M tokens/day x 365 / 12 days = 1,520.83 M tokens a month
+    layer = comparison_output(c, s).cheapest_mix.layers["api"]
+    assert layer.gpus.status == layer.capacity.status == layer.busy_gpu_hours.status == "not_applicable"
+    assert layer.tokens_per_month.value == pytest.approx(50e6 * 365 / 12, rel=1e-6)
     assert c.decision.winning.label == "DeepSeek V4.1 Flash, peak and off-peak (DeepSeek)"
     words = costmodel.comparison_text(c)
     assert "hosted api GPUs" not in words and "verdict: DeepSeek V4.1 Flash, peak and off-peak (DeepSeek)" in words
