@@ -207,3 +207,17 @@ def test_distribution_outside_the_inputs_range(tmp_path):
     path = write_scenario(tmp_path, data)
     with pytest.raises(costmodel.ScenarioError, match="outside the input's allowed range"):
         costmodel.load_scenario(path)
+
+
+def test_the_present_value_in_chunks_of_samples_equals_one_call(monkeypatch):
+    # R2's Monte Carlo on the present value runs in chunks of samples: the figures are those of one call
+    from costmodel.domain import uncertainty
+
+    r = costmodel.resolve(costmodel.load_scenario("h200-24gpu-cluster"))
+    drawn, _ = uncertainty.draw_inputs(r, 1_000)
+    whole = uncertainty.option_costs(r, drawn)
+    monkeypatch.setattr(uncertainty, "SAMPLES_PER_CHUNK", 300)        # 4 chunks, the last of 100
+    chunked = uncertainty.option_costs(r, drawn)
+    assert set(chunked) == set(whole) and all(chunked[o].shape == (1_000,) for o in chunked)
+    for o in whole:
+        np.testing.assert_array_equal(chunked[o], whole[o])

@@ -137,6 +137,10 @@ def sampled(scenario: Scenario | Resolved, values: Mapping[str, Any]) -> Resolve
                                   for p, v in values.items()})
 
 
+SAMPLES_PER_CHUNK = 10_000
+"""Samples per call of the present value's cash flows: 10,000 × 60 months is 4.8 MB an array."""
+
+
 def option_costs(scenario: Scenario | Resolved, values: Mapping[str, Any] | None = None,
                  measure: str | None = None) -> dict[str, np.ndarray]:
     """Every candidate's figure on the decision measure, one per sample of ``values``.
@@ -160,6 +164,15 @@ def option_costs(scenario: Scenario | Resolved, values: Mapping[str, Any] | None
 
     r = as_resolved(scenario)
     measure = measure or measure_of(r)
+    n = max((np.size(v) for v in (values or {}).values() if np.ndim(v)), default=0)
+    if measure == "present_value" and n > SAMPLES_PER_CHUNK:
+        # months × samples arrays: in chunks, whose temporaries the allocator reuses (one call on 100,000
+        # samples × 60 months spent more time mapping fresh pages than computing)
+        parts = [option_costs(r, {p: (v[i:i + SAMPLES_PER_CHUNK] if np.ndim(v) else v) for p, v in values.items()},
+                              measure) for i in range(0, n, SAMPLES_PER_CHUNK)]
+        return {o: np.concatenate([np.broadcast_to(part[o], (min(SAMPLES_PER_CHUNK, n - i),))
+                                   for i, part in zip(range(0, n, SAMPLES_PER_CHUNK), parts, strict=True)])
+                for o in parts[0]}
     s = r if not values else sampled(r, values)
     if measure == "present_value" and "rent" in r.options:       # samples keep the base scenario's rented terms
         figures = present_value_figures(s, reserved_gpus=reserved_gpus_of(r))
