@@ -1038,6 +1038,12 @@ MEASURE_TITLES = {Measure.PRESENT_VALUE: "present value of costs", Measure.RUN_C
 """Each decision measure's short name, for axis titles and table headers."""
 
 
+def cheaper(a: float, b: float) -> bool:
+    """Whether figure ``a`` is below ``b`` by more than the decision's tolerance: half a cent, or 1e-9 of ``b``
+    (rounding noise between two ways of computing the same cost is not a win)."""
+    return a < b - max(0.005, 1e-9 * abs(b))
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One way to pay for the work, ranked on the scenario's decision measure.
@@ -1113,6 +1119,11 @@ class Decision:
         if self.runner_up is None:
             return None
         return self.candidates[self.runner_up].figure - self.winning.figure
+
+    @property
+    def tied(self) -> bool:
+        """Whether the runner-up costs the same as the winner, within :func:`cheaper`'s tolerance."""
+        return self.runner_up is not None and not cheaper(self.winning.figure, self.figure(self.runner_up))
 
     @property
     def margin_share(self) -> float | None:

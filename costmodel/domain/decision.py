@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..resolved import Resolved, as_resolved
-from ..results import Candidate, Decision, Layer, Measure
+from ..results import Candidate, Decision, Layer, Measure, cheaper
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
 from .capacity import own_servers, own_servers_for, rent_gpus, rent_gpus_for
@@ -265,10 +265,6 @@ def _rent_label(r: Resolved, gpus, how: str) -> str:
     return f"{rent.label}: {count}{rent.offer.gpu} at {rent.offer.provider}, {how}"
 
 
-def _api_label(r: Resolved, name: str) -> str:
-    return api_offer_label(r, name)
-
-
 def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
     rent = r.options["rent"]
     terms = rent.reserved
@@ -321,7 +317,7 @@ def labels(r: Resolved, measure: str, figures: dict[str, Any], mix=None, reserve
                 how = "on demand by the GPU-hour" if per_hour else "on demand, 24/7"
             found[candidate] = _rent_label(r, None if per_hour and candidate != RESERVED else gpus, how)
         elif candidate in r.options:
-            found[candidate] = _api_label(r, candidate)
+            found[candidate] = api_offer_label(r, candidate)
     return found
 
 
@@ -377,7 +373,7 @@ def decide(scenario: Scenario | Resolved, finance_flows=None, run=None, mix=None
     if measure == Measure.HOURLY_MONTHLY_COST and mix is not None and mix.mix.layers:
         best = min(figures.values()) if figures else np.inf
         total = mix.mix.total
-        if total < best - max(0.005, 1e-9 * abs(best)):
+        if cheaper(total, best):
             entries.append(Candidate(MIX, None, f"Cheapest mix: {mix.mix.words()}", total))
     if measure == Measure.PRESENT_VALUE and plan is not None and r.finance.loan is None and r.finance.lease is None:
         from .plan import plan_words
@@ -386,7 +382,7 @@ def decide(scenario: Scenario | Resolved, finance_flows=None, run=None, mix=None
         best = min(figures.values()) if figures else np.inf
         # a plan that buys no servers is a mix of the rented kinds and the API: a candidate of its own only
         # where it is cheaper than each of them alone (else it ties with one, and the option is named)
-        if plan.purchases or float(plan.npv) < best - max(0.005, 1e-9 * abs(best)):
+        if plan.purchases or cheaper(float(plan.npv), best):
             entries.append(Candidate(PLAN, None, f"Capacity plan: {plan_words(plan, server)}", float(plan.npv)))
     for c in entries:
         if not np.isfinite(c.figure):

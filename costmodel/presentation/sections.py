@@ -12,6 +12,7 @@ import numpy as np
 from IPython.display import HTML, Markdown, display
 
 from ..domain.compare import compare
+from ..domain.decision import option_of
 from ..domain.energy import energy_result
 from ..domain.finance import cash_flows, own_finance
 from ..domain.mix import offer
@@ -248,7 +249,7 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
     heading("Which inputs decide it, and how sure are we", UNCERTAINTY_INTRO)
     bars, result = _uncertainty_analysis(r)
     option = r.label(result.option)
-    ways = [o for o in result.costs if o.split(".", 1)[0] == result.option]
+    ways = [o for o in result.costs if o == result.option or option_of(o) == result.option]
     saves = float(np.mean(result.savings > 0))
     p10, p50, p90 = np.percentile(result.savings, [10, 50, 90])
     clipped = [f"{p} {n:,}" for p, n in result.clipped.items() if n]

@@ -38,7 +38,7 @@ def decision_sentence(comparison: Comparison) -> str:
     """
     d = comparison.decision
     words = f"{d.winning.label} is the cheapest at {_figure(d.winning.figure, d.unit)}"
-    if d.runner_up is not None and abs(d.margin) < max(0.005, 1e-9 * abs(d.winning.figure)):
+    if d.tied:
         words += f", tied with {d.label(d.runner_up)}"
     elif d.runner_up is not None:
         share = f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else ""
@@ -816,7 +816,7 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     at = fmt.volume(kind, c.volume)
     verdict = (f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
                f"**{money(d.winning.figure)}{per}**")
-    if d.runner_up is not None and abs(d.margin) < max(0.005, 1e-9 * abs(d.winning.figure)):
+    if d.tied:
         verdict += f", tied with {md(d.label(d.runner_up))}"
     elif d.runner_up is not None:
         verdict += (f" against {money(d.figure(d.runner_up))}{per} for {md(d.label(d.runner_up))}: "
