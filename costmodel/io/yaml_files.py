@@ -6,7 +6,11 @@ number field), ``2:1`` becomes 121 (base 60), ``0x10`` 16, ``2025-01-01`` a date
 is read here with the YAML 1.2 core schema instead: only ``true``/``false`` are booleans,
 only decimal digits (with an optional sign, point and exponent) are numbers, ``.inf`` and
 ``.nan`` are floats (which the schema then refuses), ``null``/``~``/empty are null; every
-other plain scalar is text. Keys must be text, a key may appear once per mapping, the file
+other plain scalar is text. The same rules hold for a value with an explicit tag (``!!int 2:1``,
+``!!float 1:30``, ``!!int 0x3`` and ``!!bool yes`` are refused, not read as 121, 90, 3 and true)
+and for the numbers' construction (``010000000`` is ten million, not octal; ``08`` is eight); tags
+other than ``!!str``, ``!!int``, ``!!float``, ``!!bool``, ``!!null``, ``!!seq`` and ``!!map``
+(``!!binary``, ``!!timestamp``, ``!!set``, ...) are refused. Keys must be text, a key may appear once per mapping, the file
 may hold at most :data:`MAX_BYTES` bytes, nest at most :data:`MAX_DEPTH` levels and hold at most
 :data:`MAX_VALUES` values with its aliases expanded.
 
@@ -25,6 +29,8 @@ from typing import Any
 import yaml
 
 from ..errors import ScenarioError
+from ..files import file_problem
+from ..numbers import DECIMAL, INTEGER
 
 MAX_BYTES = 2_000_000
 """Largest scenario file read. [B]"""
@@ -59,16 +65,77 @@ class _CoreSchemaLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-_CORE_RESOLVERS = [
-    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
-    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
-    ("tag:yaml.org,2002:int", r"^[-+]?[0-9]+$", list("-+0123456789")),
-    ("tag:yaml.org,2002:float",
-     r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-     list("-+0123456789.")),
-]
-for _tag, _pattern, _first in _CORE_RESOLVERS:
-    _CoreSchemaLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+_TAG = "tag:yaml.org,2002:"
+_CORE_FORMS = {
+    _TAG + "bool": (r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
+    _TAG + "null": (r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
+    _TAG + "int": (INTEGER.pattern, list("-+0123456789")),
+    _TAG + "float": (rf"{DECIMAL.pattern}|^(?:[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", list("-+0123456789.")),
+}
+"""The YAML 1.2 core schema's forms of each scalar type [1]_ and the first characters they may start with."""
+_CORE_PATTERNS = {tag: re.compile(pattern) for tag, (pattern, _) in _CORE_FORMS.items()}
+for _tag, (_, _first) in _CORE_FORMS.items():
+    _CoreSchemaLoader.add_implicit_resolver(_tag, _CORE_PATTERNS[_tag], _first)
+
+_KINDS = {_TAG + "int": "a base-10 integer (digits with an optional sign)",
+          _TAG + "float": "a base-10 number (digits, an optional point and exponent)",
+          _TAG + "bool": "true or false", _TAG + "null": "null, ~ or nothing"}
+_ALLOWED_TAGS = {_TAG + "str", _TAG + "seq", _TAG + "map", *_CORE_FORMS}
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int | float:
+    """A YAML 1.2 core integer: base 10 whatever its leading zeros (``010`` is ten, not eight).
+
+    More digits than any float can hold as an integer gives a float, which the schema then
+    judges by its magnitude (Python's int() refuses over 4,300 digits)."""
+    text = loader.construct_scalar(node)
+    return int(text, 10) if len(text) <= 300 else float(text)
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
+    """A YAML 1.2 core float: base 10, ``.inf``/``.nan`` (which the schema refuses) included."""
+    text = loader.construct_scalar(node).lower()
+    if text.endswith((".inf", ".nan")):
+        return float(text.replace(".", ""))
+    return float(text)
+
+
+_CoreSchemaLoader.add_constructor(_TAG + "int", _construct_int)
+_CoreSchemaLoader.add_constructor(_TAG + "float", _construct_float)
+
+
+def _tag_problems(node: yaml.Node) -> list[tuple[str, str, str]]:
+    """Scalars whose explicit tag names a type their text is not in the YAML 1.2 core schema
+    (``!!int 2:1``), and tags no scenario uses (``!!binary``), as (field, value, reason).
+
+    The field is the dotted path of the first place a node is met (list items by position).
+    """
+    problems: list[tuple[str, str, str]] = []
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, str]] = [(node, "")]
+    while stack:
+        current, path = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        where = path or "(top level)"
+        line = f" (line {current.start_mark.line + 1})"
+        if current.tag not in _ALLOWED_TAGS:
+            shown = current.tag.replace(_TAG, "!!")
+            problems.append((where, f"{shown} {current.value}" if isinstance(current, yaml.ScalarNode) else shown,
+                             f"YAML tag {shown} is not used in scenario files: write the value plainly{line}"))
+        elif isinstance(current, yaml.ScalarNode) and current.tag in _CORE_PATTERNS:
+            if not _CORE_PATTERNS[current.tag].match(current.value):
+                shown = current.tag.replace(_TAG, "!!")
+                problems.append((where, f"{shown} {current.value}",
+                                 f"not {_KINDS[current.tag]} as YAML 1.2 writes one (YAML 1.1's base-60, "
+                                 f"hexadecimal, octal and yes/no forms are not read){line}"))
+        elif isinstance(current, yaml.SequenceNode):
+            stack += [(item, f"{path}.{i}" if path else str(i)) for i, item in reversed(list(enumerate(current.value)))]
+        elif isinstance(current, yaml.MappingNode):
+            stack += [(value, f"{path}.{key.value}" if path else str(key.value))
+                      for key, value in reversed(current.value) if isinstance(key, yaml.ScalarNode)]
+    return problems
 
 
 def _shape(node: yaml.Node) -> tuple[float, float]:
@@ -111,14 +178,18 @@ def read_text(path: Path) -> str:
     Raises
     ------
     ScenarioError
-        Missing, unreadable, too large, or not UTF-8 (the offset of the first bad byte is named).
+        Missing, a folder, a pipe or a device (refused before reading), too large, unreadable, not
+        UTF-8 (the offset of the first bad byte is named) or holding a NUL byte.
     """
+    problem = file_problem(path, MAX_BYTES)
+    if problem is not None:
+        raise ScenarioError(path, [("(file)", str(path), problem)])
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ScenarioError(path, [("(file)", f"{size:,} bytes", f"larger than the {MAX_BYTES:,}-byte limit "
-                                        "for a scenario file")])
-        return path.read_text(encoding="utf-8-sig")
+        text = path.read_text(encoding="utf-8-sig")
+        if "\x00" in text:
+            offset = text.index("\x00")
+            raise ScenarioError(path, [("(file)", "NUL", f"holds a NUL byte at offset {offset}: not a text file")])
+        return text
     except UnicodeDecodeError as exc:
         shown = exc.object[max(0, exc.start - 20):exc.end + 20]
         reason = f"not UTF-8 text: byte {exc.object[exc.start]:#x} at offset {exc.start}"
@@ -134,7 +205,8 @@ def parse_yaml(text: str, path: Path) -> Any:
     ------
     ScenarioError
         A syntax error (line and column named, even on the last line), a key that is not
-        text, a key given twice, nesting deeper than :data:`MAX_DEPTH`, or more than
+        text, a key given twice, a tagged value that is not of its tag's YAML 1.2 form or a tag
+        no scenario uses (the field named), nesting deeper than :data:`MAX_DEPTH`, or more than
         :data:`MAX_VALUES` values once aliases are expanded.
     """
     loader = _CoreSchemaLoader(text)
@@ -152,6 +224,9 @@ def parse_yaml(text: str, path: Path) -> Any:
         if size > MAX_VALUES:
             raise ScenarioError(path, [("(file)", f"{size:,.0f} values", f"holds more than {MAX_VALUES:,} values "
                                         "once its aliases (*name) are expanded")])
+        problems = _tag_problems(node)
+        if problems:
+            raise ScenarioError(path, problems)
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
