@@ -135,19 +135,57 @@ def expand_scenarios(arguments: Iterable[str]) -> list[str]:
     return list(files.values())
 
 
+def _number(field: str, value: Any) -> float:
+    """A sweep file's number: an int or float as YAML 1.2 writes one, never a boolean or text."""
+    from .schema.values import is_number
+
+    if not is_number(value):
+        kind = "a boolean" if isinstance(value, bool) else "text" if isinstance(value, str) else "missing" \
+            if value is None else type(value).__name__
+        raise SweepError(None, [(field, value, f"must be a number, not {kind}")])
+    if not math.isfinite(value):
+        raise SweepError(None, [(field, value, "not a finite number")])
+    return float(value)
+
+
+def _count(field: str, value: Any, low: int, high: int) -> int:
+    """A sweep file's whole number from ``low`` to ``high`` (``2.5`` and ``true`` refused, not rounded)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise SweepError(None, [(field, value, f"a whole number from {low:,} to {high:,}")])
+    return value
+
+
+def _values(field: str, spec: Any) -> np.ndarray:
+    """A list of numbers (each held to :func:`_number`)."""
+    if not isinstance(spec, list) or not spec:
+        raise SweepError(None, [(field, spec, "give a list of numbers")])
+    return np.asarray([_number(f"{field}.{i}", v) for i, v in enumerate(spec)], dtype=float)
+
+
 def _axis(path: str, spec: Any) -> np.ndarray:
+    from .domain.portfolio import MAX_POINTS
+
+    field = f"grid.{path}"
     if isinstance(spec, list):
-        return np.asarray(spec, dtype=float)
+        return _values(field, spec)
     if isinstance(spec, dict) and {"low", "high", "points"} <= set(spec):
-        low, high, points = float(spec["low"]), float(spec["high"]), int(spec["points"])
-        if points < 1:
-            raise SweepError(None, [(f"grid.{path}.points", points, "at least 1")])
-        if spec.get("scale", "linear") == "log":
+        unknown = sorted(set(spec) - {"low", "high", "points", "scale"}, key=str)
+        if unknown:
+            raise SweepError(None, [(f"{field}.{unknown[0]}", unknown[0], "not a field of a grid axis (low, high, "
+                                                                          "points, scale)")])
+        low, high = _number(f"{field}.low", spec["low"]), _number(f"{field}.high", spec["high"])
+        points = _count(f"{field}.points", spec["points"], 1, MAX_POINTS)
+        if low > high:
+            raise SweepError(None, [(f"{field}.low", low, f"above high ({high:g})")])
+        scale = spec.get("scale", "linear")
+        if scale not in ("linear", "log"):
+            raise SweepError(None, [(f"{field}.scale", scale, "linear or log")])
+        if scale == "log":
             if low <= 0 or high <= 0:
-                raise SweepError(None, [(f"grid.{path}", [low, high], "a log scale needs low and high above 0")])
+                raise SweepError(None, [(field, [low, high], "a log scale needs low and high above 0")])
             return np.geomspace(low, high, points)
         return np.linspace(low, high, points)
-    raise SweepError(None, [(f"grid.{path}", spec, "give a list of values or {low, high, points[, scale: log]}")])
+    raise SweepError(None, [(field, spec, "give a list of values or {low, high, points[, scale: log]}")])
 
 
 def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, str, dict[str, np.ndarray], int]:
@@ -196,11 +234,21 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
             if not isinstance(spec, dict) or not isinstance(spec.get("ranges"), dict):
                 raise SweepError(path, [("latin_hypercube", spec,
                                          "give samples, seed and ranges: {path: {low, high}}")])
-            samples = spec.get("samples", 1000)
-            if not isinstance(samples, int) or not 1 <= samples <= MAX_POINTS:
-                raise SweepError(path, [("latin_hypercube.samples", samples, f"a whole number from 1 to {MAX_POINTS}")])
-            ranges = {p: (float(r["low"]), float(r["high"])) for p, r in spec["ranges"].items()}
-            values = latin_hypercube(ranges, samples, int(spec.get("seed", 0)))
+            unknown = sorted(set(spec) - {"samples", "seed", "ranges"}, key=str)
+            if unknown:
+                raise SweepError(path, [(f"latin_hypercube.{unknown[0]}", unknown[0],
+                                         "not a field of a Latin hypercube (samples, seed, ranges)")])
+            samples = _count("latin_hypercube.samples", spec.get("samples", 1000), 1, MAX_POINTS)
+            seed = _count("latin_hypercube.seed", spec.get("seed", 0), 0, 2**32 - 1)
+            ranges = {}
+            for p, r in spec["ranges"].items():
+                field = f"latin_hypercube.ranges.{p}"
+                if not isinstance(r, dict) or set(r) != {"low", "high"}:
+                    raise SweepError(path, [(field, r, "give {low, high}")])
+                ranges[p] = (_number(f"{field}.low", r["low"]), _number(f"{field}.high", r["high"]))
+                if ranges[p][0] > ranges[p][1]:
+                    raise SweepError(path, [(f"{field}.low", ranges[p][0], f"above high ({ranges[p][1]:g})")])
+            values = latin_hypercube(ranges, samples, seed)
         elif not isinstance(spec, dict) or not spec:
             raise SweepError(path, [(kind, spec, "map input paths to their values")])
         elif kind == "grid":
@@ -210,7 +258,9 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
                 raise SweepError(path, [("grid", total, f"at most {MAX_POINTS:,} points")])
             values = grid_points(axes)
         else:
-            values = {p: np.asarray(v, dtype=float).ravel() for p, v in spec.items()}
+            values = {p: _values(f"points.{p}", v) for p, v in spec.items()}
+    except SweepError as exc:
+        raise SweepError(path, exc.problems) from None
     except (TypeError, ValueError, KeyError) as exc:
         raise SweepError(path, [(kind, spec if len(str(spec)) < 200 else "...", f"cannot read the values: {exc}")]) \
             from None
@@ -218,12 +268,13 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
         scenario = load_scenario(base_path, catalog_from(catalog_dir))
     except ScenarioError as exc:
         raise SweepError(path, [("base", base, f"the base scenario does not load: {exc}")]) from None
-    problems = check_sweep_values(scenario, values)
+    problems = check_sweep_values(scenario, values, together="rows" if kind == "points" else "box")
     if problems:
         raise SweepError(path, [(f"{kind}.{f}", v, r) for f, v, r in problems])
-    chunk = data.get("chunk_size", DEFAULT_CHUNK)
-    if not isinstance(chunk, int) or chunk < 1:
-        raise SweepError(path, [("chunk_size", chunk, "a whole number above 0")])
+    try:
+        chunk = _count("chunk_size", data.get("chunk_size", DEFAULT_CHUNK), 1, MAX_POINTS)
+    except SweepError as exc:
+        raise SweepError(path, exc.problems) from None
     return (base if base_path == scenario_path(base) else str(base_path)), str(base_path), values, chunk
 
 

@@ -23,6 +23,7 @@ from .io.yaml_files import dump_yaml, parse_yaml, read_text
 from .paths import SCENARIO_DIR, scenario_path
 from .resolved import resolve
 from .schema import Scenario
+from .schema.values import set_path
 
 
 def bundled_scenarios() -> list[str]:
@@ -153,42 +154,6 @@ def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> S
 def scenario_data(scenario: Scenario) -> dict[str, Any]:
     """The scenario as plain data (what its YAML file would hold), defaults left out."""
     return scenario.model_dump(mode="json", exclude_defaults=True)
-
-
-def set_path(data: Any, path: str, value: Any, *, create: bool = False) -> None:
-    """Set ``value`` at a dotted path of scenario data (nested mappings and lists), in place.
-
-    Parameters
-    ----------
-    data
-        Scenario data as read from YAML (dicts and lists).
-    path
-        Dotted path, list positions as numbers: ``options.own.power.pue``, ``claims.0.value``.
-    value
-        The new value; ``None`` removes the key (its default applies).
-    create
-        Make missing mappings along the path instead of raising.
-
-    Raises
-    ------
-    KeyError
-        A step of the path that the data does not hold (``create`` false).
-    """
-    *parents, last = path.split(".")
-    node = data
-    for part in parents:
-        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        elif isinstance(node, dict) and (part in node or create):
-            node = node.setdefault(part, {})
-        else:
-            raise KeyError(path)
-    if isinstance(node, list):
-        node[int(last)] = value
-    elif value is None:
-        node.pop(last, None)
-    else:
-        node[last] = value
 
 
 def with_inputs(scenario: Scenario, values: Mapping[str, Any]) -> Scenario:

@@ -33,11 +33,12 @@ import numpy as np
 from ..errors import did_you_mean
 from ..resolved import OPTION_LABELS, Resolved, as_resolved, resolve
 from ..schema import Scenario
+from ..schema.values import value_problems
 from .compare import compare
 from .costs import monthly_cost
 from .finance import present_values
 from .decision import labels, measure_of, reserved_gpus_of
-from .uncertainty import bounds, measure_unit, numeric_inputs, option_costs
+from .uncertainty import measure_unit, numeric_inputs, option_costs
 
 GRID_POINTS = 41
 """Volumes (0 to 10 × the point's volume, a quarter of it apart) on which a sweep's break-evens are first located."""
@@ -160,8 +161,17 @@ def latin_hypercube(ranges: Mapping[str, tuple[float, float]], samples: int, see
     return {path: low + unit[:, i] * (high - low) for i, (path, (low, high)) in enumerate(ranges.items())}
 
 
-def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray]) -> list[tuple[str, Any, str]]:
-    """Problems with a sweep's values: unknown inputs, values outside an input's range, too many points.
+def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray],
+                       together: str = "box") -> list[tuple[str, Any, str]]:
+    """Problems with a sweep's values: unknown inputs, values that are not numbers, not whole for a
+    count, outside an input's range, or that break a rule joining several inputs (a cached price above
+    the input price); too many points.
+
+    Parameters
+    ----------
+    together
+        How the inputs' values combine: ``"box"`` (a grid, a Latin hypercube: any combination of
+        each input's values) or ``"rows"`` (listed points: the i-th values of every input together).
 
     Returns
     -------
@@ -171,20 +181,17 @@ def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.nd
     r = as_resolved(scenario)
     known = numeric_inputs(r)
     problems = []
-    for path, array in values.items():
+    for path in values:
         if path not in known:
             problems.append((path, path, f"not a numeric input of the base scenario{did_you_mean(path, known)}"))
-            continue
-        allowed = bounds(r, path)
-        bad = [float(v) for v in np.unique(array) if not (np.isfinite(v) and allowed.holds(float(v)))]
-        if bad:
-            problems.append((path, bad[:3], f"outside the input's allowed range {allowed.describe()}"))
     sizes = {len(a) for a in values.values()}
     if len(sizes) > 1:
         problems.append(("(sweep)", sorted(sizes), "every input needs the same number of values"))
     if sizes and max(sizes) > MAX_POINTS:
         problems.append(("(sweep)", max(sizes), f"at most {MAX_POINTS:,} points"))
-    return problems
+    if problems:
+        return problems
+    return value_problems(r.scenario, r.catalog, values, together=together)
 
 
 def _first_change(diff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

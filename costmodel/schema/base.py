@@ -11,9 +11,11 @@ so (YAML's ``yes`` is not 1.0, ``"12"`` is not 12).
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo
 from pydantic.fields import FieldInfo
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 
@@ -28,6 +30,31 @@ PositiveShare = Annotated[float, Field(strict=True, gt=0, le=1)]
 Count = Annotated[int, Field(strict=True)]
 Text = Annotated[str, Field(max_length=10_000)]
 """Free text (titles, descriptions, sources): at most 10,000 characters."""
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
+_ISO_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$", re.ASCII)
+
+
+def _calendar(pattern: re.Pattern, kind: str, example: str):
+    def check(value: Any) -> Any:
+        if isinstance(value, dt.date | dt.datetime):
+            return value
+        if isinstance(value, str) and pattern.match(value.strip()):
+            return value.strip()
+        raise PydanticCustomError("calendar_text", "must be {kind} written as {example}, not {got} (a number is "
+                                  "not read as Unix time)", {"kind": kind, "example": example,
+                                                              "got": "a number" if isinstance(value, int | float)
+                                                              else "this"})
+    return check
+
+
+Date = Annotated[dt.date, BeforeValidator(_calendar(_ISO_DATE, "a date", "2026-06-21"))]
+"""A calendar date written as ISO 8601 text (``2026-06-21``), never a number."""
+
+DateTime = Annotated[dt.datetime, BeforeValidator(_calendar(_ISO_DATE_TIME, "a date or a date-time",
+                                                            "2026-06-21 or 2026-06-21T12:00"))]
+"""A date or a date-time written as ISO 8601 text (``2026-06-21``, ``2026-06-21T12:00``), never a number
+read as Unix time."""
 
 
 def quantity(default: Any = PydanticUndefined, *, unit: str, title: str, description: str = "",

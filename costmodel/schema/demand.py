@@ -7,7 +7,6 @@ when the scenario is resolved (:mod:`costmodel.io.demand_files`).
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated, Literal
 from zoneinfo import available_timezones
 
@@ -15,7 +14,7 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..errors import did_you_mean
-from .base import Count, InputModel, NonNegative, Positive, PositiveShare, Share, Text, fail, quantity
+from .base import Count, DateTime, InputModel, NonNegative, Positive, PositiveShare, Share, Text, fail, quantity
 
 
 class _Profile(InputModel):
@@ -145,7 +144,7 @@ class JobLogDemand(_Profile):
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
     year: Count = Field(ge=1970, le=2100, description="Calendar year the profile covers.")
     time_zone: str = Field(default="UTC", description="IANA time zone of the log's clock times.")
-    until: dt.datetime | None = Field(default=None, description="Running jobs count up to this time; default: "
+    until: DateTime | None = Field(default=None, description="Running jobs count up to this time; default: "
                                                                 "the latest time in the log.")
 
     @field_validator("time_zone")

@@ -4,7 +4,9 @@ An ``offers:`` block holds rows with the columns of the catalog files (``servers
 data/servers.csv, ``cloud_offers``: data/cloud_prices.csv, ``api_offers``:
 data/api_prices.csv), each with its source, as-of date and grade. They are added to the
 catalog the scenario is validated against (a row with a catalog id replaces that row) before
-the rest of the scenario is read, so ``options.rent.offer`` may name one:
+the rest of the scenario is read, so ``options.rent.offer`` may name one. Their numbers follow
+the scenario file's rules (strict: ``true`` or ``"2.10"`` is not a price), not a CSV file's
+(where every cell is text):
 
 .. code-block:: yaml
 
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from ..catalog import APIOffer, CloudOffer, Server
 from .base import InputModel
@@ -37,18 +39,21 @@ class InlineServer(Server):
     """A server price given in the scenario's ``offers.servers``."""
 
     file: ClassVar[str] = "scenario offers.servers"
+    model_config = ConfigDict(strict=True)     # numbers as in the scenario file: true is not 1.0
 
 
 class InlineCloudOffer(CloudOffer):
     """A rental price given in the scenario's ``offers.cloud_offers``."""
 
     file: ClassVar[str] = "scenario offers.cloud_offers"
+    model_config = ConfigDict(strict=True)     # numbers as in the scenario file: true is not 1.0
 
 
 class InlineAPIOffer(APIOffer):
     """An API price given in the scenario's ``offers.api_offers``."""
 
     file: ClassVar[str] = "scenario offers.api_offers"
+    model_config = ConfigDict(strict=True)     # numbers as in the scenario file: true is not 1.0
 
 
 class Offers(InputModel):

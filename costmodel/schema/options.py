@@ -9,7 +9,6 @@ the bundled one; the rows themselves are looked up when the scenario is resolved
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
@@ -17,6 +16,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from ..catalog import Currency
 from .base import (
     Count,
+    Date,
     InputModel,
     NonNegative,
     Positive,
@@ -283,7 +283,7 @@ class HostedAPI(InputModel):
     def _offer_known(cls, value: str, info: ValidationInfo) -> str:
         return known_id(value, catalog_from(info).api_offers, "API offer", "api_prices.csv")
 
-    price_date: dt.date | None = Field(
+    price_date: Date | None = Field(
         default=None, description="Price windows (data/api_price_windows.csv) in force on this date; default: the "
                                   "latest.")
     tier_shares: dict[Literal["standard", "batch", "flex", "priority"], Share] | None = Field(

@@ -9,7 +9,6 @@ the workload) are checked when the scenario is resolved
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
@@ -18,7 +17,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from ..catalog import Catalog, Currency, default_catalog
 from ..errors import did_you_mean
 from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
-from .base import InputModel, Positive, Text, catalog_from, varies
+from .base import Date, InputModel, Positive, Text, catalog_from, varies
 from .claims import Claim
 from .demand import DemandProfile
 from .energy import EnergyInputs
@@ -27,6 +26,7 @@ from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, input_fields
 from .offers import Offers
 from .options import Options
 from .overrides import Overrides
+from .values import value_problems
 from .uncertainty import Uncertainty
 from .workload import Workload
 
@@ -41,7 +41,7 @@ class FXRates(InputModel):
         max_length=200,
         description="Units of the reporting currency for one unit of each other currency. [reporting/currency]")
     source: Text = Field(min_length=1)
-    as_of: dt.date
+    as_of: Date
 
 
 class Scenario(InputModel):
@@ -138,10 +138,10 @@ class Scenario(InputModel):
         if self.demand is not None and self.workload.kind == "gpu_hours" and self.demand.kind == "request_log":
             fail(("demand", "kind"), self.demand.kind, "request_log_needs_tokens",
                  "a request log gives tokens: it applies to a tokens workload")
-        if self.uncertainty is not None:
-            self._check_uncertainty(fields, fail)
         if self.overrides is not None:
             self._check_overrides(fields, fail)
+        if self.uncertainty is not None:
+            self._check_uncertainty(fields, fail)
         energy = self.energy
         if energy is not None and energy.power_budget_kw is not None and self.options.own is None:
             fail(("energy", "power_budget_kw"), energy.power_budget_kw, "needs_own",
@@ -165,6 +165,8 @@ class Scenario(InputModel):
                 fail(("claims", index, "currency"), claim.currency, "no_fx_rate",
                      "no FX rate from {currency} to {reporting}; add it under fx.rates",
                      currency=claim.currency, reporting=self.reporting_currency)
+        if not errors:
+            self._check_joint_rules(fail, catalog)
         if errors:
             raise ValidationError.from_exception_data("Scenario", errors)
         return self
@@ -202,6 +204,24 @@ class Scenario(InputModel):
         if option is not None and getattr(self.options, option) is None:
             fail(("uncertainty", "option"), option, "no_option", "the scenario has no {option} option",
                  option=option)
+
+    def _check_joint_rules(self, fail, catalog) -> None:
+        """The rules joining inputs (a cached price at most the input price, shares that sum to at most 1,
+        ...) with the overrides' figures, and at the reach of the uncertainty block's distributions (drawn
+        together) and tornado ranges (one input at a time); run once every other rule holds."""
+        if self.overrides is not None:
+            for field, value, reason in value_problems(self, catalog, self.overrides.values, together="rows"):
+                fail(("overrides", "values", field), value, "joint_rule", "{reason}", reason=reason)
+                return
+        settings = self.uncertainty
+        if settings is None:
+            return
+        for group, together in (("distributions", "box"), ("tornado", "alone")):
+            reach = {path: (spec.reach() if group == "distributions" else [spec.low, spec.high])
+                     for path, spec in getattr(settings, group).items() if spec is not None}
+            for field, value, reason in value_problems(self, catalog, reach, together=together):
+                fail(("uncertainty", group, field), value, "joint_rule", "its reach breaks a rule: {reason}",
+                     reason=reason)
 
     def _check_overrides(self, fields: dict, fail) -> None:
         for path, value in self.overrides.values.items():
