@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import csv
 import functools
+import re
+import typing
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
@@ -25,8 +27,13 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .errors import CatalogError, did_you_mean, from_validation_error
+from .files import file_problem
+from .numbers import DECIMAL, INTEGER
 from .paths import DATA_DIR
 from .units import LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
+
+MAX_CATALOG_BYTES = 50_000_000
+"""Largest catalog CSV file read. [B]"""
 
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 currency code, e.g. USD.")]
 Quality = Literal["P", "S", "U"]
@@ -41,6 +48,20 @@ class _Row(BaseModel):
     source: str = Field(min_length=1, description="Where the figure comes from.")
     notes: str = ""
     _origin: str | None = PrivateAttr(default=None)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _number_text(cls, value, info):
+        """A cell of a CSV file is text: a number column takes only a base-10 number (YAML 1.2's core
+        form: ``2.5``, ``-1e3``), so ``1_000``, ``0x10``, ``inf`` and `` 2.5`` are refused, not read; a
+        yes/no column takes only true or false."""
+        if not isinstance(value, str):
+            return value
+        kind = _column_kinds(cls).get(info.field_name)
+        if kind is not None and not _CELL_FORMS[kind].match(value):
+            raise PydanticCustomError("cell_form", "not {form} (a CSV cell as YAML 1.2 writes one)",
+                                      {"form": _CELL_WORDS[kind]})
+        return value
 
     @field_validator("*", mode="after")
     @classmethod
@@ -71,6 +92,23 @@ class _Row(BaseModel):
     def citation(self) -> str:
         """Where the row's figures come from: ``data/file.csv: id [grade, as of] source``."""
         return f"{self.source_file}: {self.ident} [{self.quality}, {self.as_of}] {self.source}"
+
+
+_CELL_FORMS = {"int": INTEGER, "float": DECIMAL, "bool": re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")}
+_CELL_WORDS = {"int": "a whole base-10 number", "float": "a base-10 number", "bool": "true or false"}
+
+
+@functools.cache
+def _column_kinds(row_type: type[BaseModel]) -> dict[str, str]:
+    """The number (int, float) and yes/no (bool) columns of a row type, by name."""
+    kinds = {}
+    for name, info in row_type.model_fields.items():
+        args = set(typing.get_args(info.annotation)) | {info.annotation}
+        for kind, python_type in (("bool", bool), ("int", int), ("float", float)):
+            if python_type in args:
+                kinds[name] = kind
+                break
+    return kinds
 
 
 class GPU(_Row):
@@ -364,6 +402,22 @@ class APIEnergy(_Row):
     grid_region: str = Field(description="Row of data/grid_carbon_intensity.csv for the provider's grid.")
 
 
+class TaxDepreciationRow(_Row):
+    """One recovery year of a tax depreciation schedule (one row of data/tax_depreciation.csv)."""
+
+    file: ClassVar[str] = "data/tax_depreciation.csv"
+    key: ClassVar[str] = "row"
+
+    schedule: str = Field(description="Schedule id, e.g. macrs_5.")
+    recovery_year: int = Field(ge=1, le=50, description="Recovery year, 1 first. [year]")
+    percent: float = Field(ge=0, le=100, description="Share of the cost deducted in that year. [%]")
+
+    @property
+    def row(self) -> str:
+        """The row's id: schedule and year, ``macrs_5-1``."""
+        return f"{self.schedule}-{self.recovery_year}"
+
+
 class Catalog(BaseModel):
     """All catalogs, keyed by id. Load with :func:`load_catalog`."""
 
@@ -384,14 +438,33 @@ class Catalog(BaseModel):
     embodied: dict[str, EmbodiedItem] = Field(default_factory=dict)
     api_energy: dict[str, APIEnergy] = Field(default_factory=dict)
     api_price_windows: dict[str, APIPriceWindow] = Field(default_factory=dict)
+    tax_depreciation: dict[str, TaxDepreciationRow] = Field(default_factory=dict)
+
+    def depreciation_table(self, schedule: str) -> tuple[float, ...]:
+        """Yearly shares of cost deducted in recovery years 1, 2, … of a tax schedule (``macrs_5``). [-]
+
+        Raises
+        ------
+        CatalogError
+            The schedule has no rows.
+        """
+        rows = sorted((row for row in self.tax_depreciation.values() if row.schedule == schedule),
+                      key=lambda row: row.recovery_year)
+        if not rows:
+            raise CatalogError(TaxDepreciationRow.file, [("schedule", schedule, "no rows for this depreciation "
+                                                          "schedule in tax_depreciation.csv")])
+        return tuple(row.percent / 100.0 for row in rows)
 
 
 def _read(path: Path, row_type: type[_Row], key: str, origin: str | None = None) -> dict:
     """The rows of one catalog CSV file by id; ``origin``: the file to cite for them (a file given
     with ``--catalog``; default the bundled file's name)."""
     reader = None
+    problem = file_problem(path, MAX_CATALOG_BYTES)
+    if problem is not None:
+        raise CatalogError(path, [("(file)", str(path), problem)])
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        with path.open(newline="", encoding="utf-8-sig") as handle:     # -sig: Excel's "CSV UTF-8" starts with a BOM
             reader = csv.DictReader(handle, strict=True)      # strict: an unterminated quote is an error
             header = reader.fieldnames
             rows = list(reader)
@@ -408,6 +481,10 @@ def _read(path: Path, row_type: type[_Row], key: str, origin: str | None = None)
     items: dict[str, _Row] = {}
     problems = []
     for number, raw in enumerate(rows, start=2):  # line 1 is the header
+        if None in raw:            # csv.DictReader keeps the cells past the header's under None
+            problems.append((f"line {number}", raw[None], f"{len(raw[None])} more field(s) than the header's "
+                                                          f"{len(header)} columns (a comma in a value needs quotes)"))
+            continue
         data = {name: (value if value != "" else None) for name, value in raw.items() if name is not None}
         data = {name: value for name, value in data.items() if value is not None}
         try:
@@ -435,7 +512,8 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     data_dir
         Folder holding gpus.csv, servers.csv, cloud_prices.csv, api_prices.csv,
         models.csv and throughput.csv, and optionally serving_curves.csv, training_runs.csv,
-        grid_carbon_intensity.csv, datacenter_pue.csv, embodied_emissions.csv and api_energy.csv.
+        grid_carbon_intensity.csv, datacenter_pue.csv, embodied_emissions.csv, api_energy.csv,
+        api_price_windows.csv and tax_depreciation.csv.
         Default: the bundled data/ folder.
 
     Returns
@@ -493,9 +571,27 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
                for ident, row in windows.items() if row.offer not in api]
     if unknown:
         raise CatalogError(windows_file, unknown)
+    tax_file = folder / "tax_depreciation.csv"     # optional: tax schedules by recovery year
+    tax = _read(tax_file, TaxDepreciationRow, "row") if tax_file.exists() else {}
+    _check_schedules(tax, tax_file)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
                    throughput=throughput, serving_curves=curves, training_runs=runs, api_price_windows=windows,
-                   **energy)
+                   tax_depreciation=tax, **energy)
+
+
+def _check_schedules(rows: dict[str, TaxDepreciationRow], path: Path | str) -> None:
+    """Each tax schedule's years run 1, 2, … without a gap and its shares sum to 100 %."""
+    problems = []
+    for schedule in sorted({row.schedule for row in rows.values()}):
+        mine = [row for row in rows.values() if row.schedule == schedule]
+        years = sorted(row.recovery_year for row in mine)
+        if years != list(range(1, len(years) + 1)):
+            problems.append((f"schedule {schedule}", years, "recovery years must run 1, 2, ... without a gap"))
+        total = sum(row.percent for row in mine)
+        if abs(total - 100.0) > 1e-6:
+            problems.append((f"schedule {schedule}", f"{total:.6g} %", "the percents must sum to 100"))
+    if problems:
+        raise CatalogError(path, problems)
 
 
 _ENERGY_TABLES = (("grid_intensity", "grid_carbon_intensity.csv", GridIntensity),
@@ -517,7 +613,9 @@ _TABLE_FILES = (("gpus", "gpus.csv", GPU, "gpu"), ("servers", "servers.csv", Ser
                 ("throughput", "throughput.csv", ThroughputRow, "row"),
                 ("serving_curves", "serving_curves.csv", ServingCurvePoint, "point"),
                 ("training_runs", "training_runs.csv", PublishedRun, "run"),
-                *((name, file, row_type, row_type.key) for name, file, row_type in _ENERGY_TABLES))
+                *((name, file, row_type, row_type.key) for name, file, row_type in _ENERGY_TABLES),
+                ("api_price_windows", "api_price_windows.csv", APIPriceWindow, "window"),
+                ("tax_depreciation", "tax_depreciation.csv", TaxDepreciationRow, "row"))
 """Catalog table → its file name, row type and id column."""
 
 
@@ -540,7 +638,18 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
     tables = {name: dict(getattr(base, name)) for name in type(base).model_fields}
     extra = {name: getattr(rows, name) for name in type(rows).model_fields} if isinstance(rows, Catalog) else rows
     for name, table in extra.items():
+        if name == "tax_depreciation":      # a schedule given replaces the whole schedule, not some years
+            given = {row.schedule for row in table.values()}
+            tables[name] = {k: v for k, v in tables[name].items() if v.schedule not in given}
         tables[name].update(table)
+    windows = [(ident, row) for ident, row in extra.get("api_price_windows", {}).items()
+               if row.offer not in tables["api_offers"]]
+    if windows:
+        raise CatalogError(windows[0][1].source_file, [(f"id {ident}, column offer", row.offer,
+                                                        "unknown API offer (not in api_prices.csv)")
+                                                       for ident, row in windows])
+    if "tax_depreciation" in extra:
+        _check_schedules(tables["tax_depreciation"], next(iter(extra["tax_depreciation"].values())).source_file)
     for name in ("servers", "cloud_offers", "throughput", "serving_curves", "training_runs"):
         bad = [(ident, row) for ident, row in extra.get(name, {}).items() if row.gpu not in tables["gpus"]]
         if bad:
@@ -566,9 +675,10 @@ def catalog_from(folder: str | Path | None) -> Catalog | None:
 def load_catalog_overrides(folder: str | Path, base: Catalog | None = None) -> Catalog:
     """The bundled catalog (or ``base``) with the rows of any catalog CSV files in ``folder``.
 
-    ``folder`` may hold any of the catalog files (``servers.csv``, ``cloud_prices.csv``,
-    ``api_prices.csv``, ``gpus.csv``, ...), each with the bundled file's columns: its rows are
-    added, and a row with an id the bundled catalog has replaces that row.
+    ``folder`` may hold any of the bundled catalog's files (``servers.csv``, ``cloud_prices.csv``,
+    ``api_prices.csv``, ``gpus.csv``, ..., ``api_price_windows.csv``, ``tax_depreciation.csv``),
+    each with the bundled file's columns: its rows are added, and a row with an id the bundled
+    catalog has replaces that row (a tax schedule given replaces that whole schedule).
 
     Raises
     ------

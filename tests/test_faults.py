@@ -7,6 +7,7 @@ new name of ``max_utilisation`` (the old key gives an error that names the new o
 import datetime as dt
 import json
 import re
+from pathlib import Path
 from html.parser import HTMLParser
 
 import numpy as np
@@ -436,3 +437,193 @@ def test_f21_the_tornado_axis_names_the_tracked_option():
     r = costmodel.resolve(costmodel.load_scenario(R1))
     axis = charts.tornado_chart(r, uncertainty.tornado(r), "api").to_dict()
     assert "Hosted API minus the cheapest other" in json.dumps(axis) and "Own-minus" not in json.dumps(axis)
+
+
+# --- F28, F29, F33 and clear refusals: numbers and files, wherever they enter ----------------------------
+
+def test_f28_yaml_numbers_are_read_as_yaml_1_2_says(tmp_path, capsys):
+    """F28 (faults.md): the YAML 1.1 constructors behind the 1.2 resolver read 010000000 as octal (2,097,152)."""
+    text = replaced(R1, "tokens_per_day: 10000000 ", "tokens_per_day: 010000000 ")
+    scenario = costmodel.load_scenario(write_scenario(tmp_path, text))
+    assert scenario.workload.tokens_per_day == 10_000_000          # base 10 whatever the leading zero
+    text = replaced(R2, "server_count: 3", "server_count: 08")
+    assert costmodel.load_scenario(write_scenario(tmp_path, text)).options.own.server_count == 8   # not an int() error
+    refused = [
+        (R1, "input_tokens_per_output_token: 2 ", "input_tokens_per_output_token: !!int 2:1 ",
+         "workload.input_tokens_per_output_token"),                 # YAML 1.1 base 60: 121
+        (R4, "checkpoint_write_minutes: 0.5", "checkpoint_write_minutes: !!float 1:30",
+         "checkpoint_write_minutes"),                               # 90
+        (R2, "server_count: 3", "server_count: !!int 0x3", "options.own.server_count"),
+        (R2, "pue: 1.56", "pue: !!float 1_000", "options.own.power.pue"),
+        (R2, "pue: 1.56", "pue: !!binary MS41Ng==", "options.own.power.pue"),
+    ]
+    for name, old, new, field in refused:
+        code, err = problem_of(tmp_path, replaced(name, old, new), capsys)
+        assert code == 2, new
+        assert field in err and new.split(": ", 1)[1].strip() in err and "Traceback" not in err, err
+
+
+def _offer_row(**changes):
+    row = dict(offer="acme-h100", provider="Acme", gpu="H100-SXM-80GB", pricing="on_demand", price_per_gpu_hour=2.1,
+               currency="USD", quality="P", as_of="2026-11", source="Acme quote 1234")
+    return {**row, **changes}
+
+
+@pytest.mark.parametrize("price", [True, "2.10"])
+def test_f29_inline_offers_take_numbers_as_the_scenario_does(tmp_path, capsys, price):
+    """F29 (faults.md): an inline offer's price_per_gpu_hour: true was priced at 1.0."""
+    data = patched_data(R1, {"offers.cloud_offers": [_offer_row(price_per_gpu_hour=price)],
+                             "options.rent.offer": "acme-h100"})
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "offers.cloud_offers.0.price_per_gpu_hour: must be a number" in err
+    good = patched_data(R1, {"offers.cloud_offers": [_offer_row()], "options.rent.offer": "acme-h100"})
+    rent = costmodel.resolve(costmodel.load_scenario(write_scenario(tmp_path, good))).options["rent"]
+    assert rent.price_per_gpu_hour == 2.1
+
+
+def test_f29_a_job_log_until_is_a_date_never_unix_seconds(tmp_path, capsys):
+    """F29: demand.until: 20260621 was read as Unix seconds (1970-08-23)."""
+    for number in (20260621, 1.75e9):
+        code, err = problem_of(tmp_path, patched_data("h200-job-log", {"demand.until": number}), capsys)
+        assert code == 2 and "demand.until" in err and "not read as Unix time" in err
+    for text, expected in (("2026-06-21", dt.datetime(2026, 6, 21)), ("2026-06-21T12:30", dt.datetime(2026, 6, 21, 12, 30))):
+        path = write_scenario(tmp_path, patched_data("h200-job-log", {"demand.until": text}))
+        assert costmodel.load_scenario(path).demand.until == expected
+
+
+def _sweep(tmp_path, capsys, text):
+    path = tmp_path / "sweep.yaml"
+    path.write_text(text)
+    code, _, err = run(["batch", "--sweep", str(path), "--out", str(tmp_path / "out")], capsys)
+    return code, err
+
+
+@pytest.mark.parametrize("body, field, rule", [
+    ("grid:\n  options.own.server_count: [2, 2.5, 3]\n", "grid.options.own.server_count", "a whole number"),
+    ("latin_hypercube: {samples: 8, seed: 1, ranges: {options.own.server_count: {low: 2, high: 4}}}\n",
+     "latin_hypercube.options.own.server_count", "a whole number"),
+    ("points:\n  options.own.power.pue: [1.2, true]\n", "points.options.own.power.pue.1", "must be a number"),
+    ("points:\n  options.own.power.pue: [1.2, '1.3']\n", "points.options.own.power.pue.1", "must be a number"),
+    ("grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 2.5}\n", "grid.options.own.power.pue.points",
+     "a whole number"),
+    ("grid:\n  options.own.power.pue: {low: 1.1, high: true, points: 3}\n", "grid.options.own.power.pue.high",
+     "must be a number"),
+    ("grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 3, scale: lgo}\n",
+     "grid.options.own.power.pue.scale", "linear or log"),
+    ("grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 3, step: 1}\n",
+     "grid.options.own.power.pue.step", "not a field"),
+])
+def test_f29_sweep_values_and_grid_specs_follow_the_number_rule(tmp_path, capsys, body, field, rule):
+    """F29: a sweep over server_count: [2, 2.5, 3] priced 2.5 servers; booleans and text were read as numbers."""
+    code, err = _sweep(tmp_path, capsys, f"base: {R2}\n" + body)
+    assert code == 2 and f"{field}: {rule}" in err, err
+    assert not (tmp_path / "out" / "portfolio.csv").exists()
+
+
+def test_f29_cross_field_rules_hold_for_overrides_sweeps_and_samples(tmp_path, capsys):
+    """F29: an override or a sweep could put the cached price (here 9 USD/M) above the input price (Opus 4.5: 5)."""
+    cached = "options.api.cached_input_price_per_million"
+    data = patched_data(R1, {"overrides": {"values": {cached: 9.0}, "source": "what-if"}})
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and f"overrides.values.{cached}" in err and "above input_per_million (5)" in err
+    # both figures replaced: the rule is judged on the replaced pair (4 <= 6 holds)
+    both = patched_data(R1, {"overrides": {"values": {cached: 4.0, "options.api.input_price_per_million": 6.0},
+                                           "source": "what-if"}}, drop=("uncertainty",))
+    assert costmodel.load_scenario(write_scenario(tmp_path, both)).overrides.values[cached] == 4.0
+    # R1's own uncertainty draws the input price from 2 USD/M: below the cached price of 4 in some samples
+    code, err = problem_of(tmp_path, patched_data(R1, {"overrides": both["overrides"]}), capsys)
+    assert code == 2 and "uncertainty.distributions.options.api.input_price_per_million" in err
+    assert f"breaks the rule on {cached} (4.0)" in err
+    code, err = _sweep(tmp_path, capsys, f"base: {R1}\ngrid:\n  {cached}: [0.5, 6]\n")
+    assert code == 2 and f"grid.{cached}" in err and "above input_per_million (5)" in err
+    # a grid's box: cached up to 2 with input down to 1 breaks the rule at the corner (2, 1)
+    code, err = _sweep(tmp_path, capsys, f"base: {R1}\ngrid:\n  {cached}: [0.5, 2]\n"
+                                         "  options.api.input_price_per_million: [1, 3]\n")
+    assert code == 2 and "above input_per_million (1)" in err
+    # listed points are judged row by row: (0.5, 1) and (2, 3) both hold
+    code, err = _sweep(tmp_path, capsys, f"base: {R1}\npoints:\n  {cached}: [0.5, 2]\n"
+                                         "  options.api.input_price_per_million: [1, 3]\n")
+    assert code == 0, err
+    # a distribution drawn beside the input price's reaches above it in some samples
+    sampled = patched_data(R1)
+    sampled["uncertainty"]["distributions"][cached] = {"distribution": "uniform", "low": 0.4, "high": 2.5}
+    code, err = problem_of(tmp_path, sampled, capsys)
+    assert code == 2 and f"uncertainty.distributions.{cached}" in err and "above input_per_million (2)" in err
+
+
+def _catalog_folder(tmp_path, name, text):
+    folder = tmp_path / "catalog"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_f29_catalog_cells_take_only_base_10_numbers(tmp_path):
+    """F29: a catalog CSV cell 1_000 (or inf, 0x10, a padded number) was read as a number by Python's float()."""
+    header = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()[0]
+    for cell in ("2_5", "0x10", "inf", " 2.5", "٢"):
+        row = f"acme,Acme,H100-SXM-80GB,on_demand,{cell},USD,P,2026-11,quote,"
+        folder = _catalog_folder(tmp_path, "cloud_prices.csv", f"{header}\n{row}\n")
+        with pytest.raises(costmodel.CatalogError) as caught:
+            costmodel.load_catalog_overrides(folder)
+        assert caught.value.problems[0][0] == "line 2, column price_per_gpu_hour", cell
+        assert "not a base-10 number" in caught.value.problems[0][2]
+
+
+def test_f33_every_catalog_file_can_be_given_with_catalog(tmp_path):
+    """F33 (faults.md): --catalog ignored api_price_windows.csv and tax_depreciation.csv."""
+    windows = (DATA_DIR / "api_price_windows.csv").read_text(encoding="utf-8")
+    cheaper = windows.replace("off-peak,0-6,0,24,UTC,0.5,", "off-peak,0-6,0,24,UTC,0.25,")
+    assert cheaper != windows
+    folder = _catalog_folder(tmp_path, "api_price_windows.csv", "\ufeff" + cheaper)    # Excel's CSV UTF-8: a BOM
+    catalog = costmodel.load_catalog_overrides(folder)     # a folder with only windows is a catalog folder
+    assert catalog.api_price_windows["deepseek-flash-off-peak"].price_multiplier == 0.25
+    from costmodel.domain.costs import monthly_cost
+
+    def deepseek(c):
+        r = costmodel.resolve(costmodel.load_scenario("api-offers", c))
+        return float(monthly_cost(r, "api:deepseek-flash", r.volume))
+
+    assert deepseek(catalog) < deepseek(None)
+    # a tax schedule from the folder replaces the bundled one: straight 50 % / 50 %
+    header = (DATA_DIR / "tax_depreciation.csv").read_text().splitlines()[0]
+    folder = _catalog_folder(tmp_path, "tax_depreciation.csv",
+                             f"{header}\nmacrs_5,1,50,U,2026,test,\nmacrs_5,2,50,U,2026,test,\n")
+    assert costmodel.load_catalog_overrides(folder).depreciation_table("macrs_5") == (0.5, 0.5)
+    (folder / "tax_depreciation.csv").write_text(f"{header}\nmacrs_5,1,50,U,2026,test,\nmacrs_5,2,40,U,2026,test,\n")
+    with pytest.raises(costmodel.CatalogError, match="sum to 100"):
+        costmodel.load_catalog_overrides(folder)
+
+
+def test_f33_fields_past_the_header_are_refused_with_the_line(tmp_path):
+    """F33: a row with more fields than its header (an unquoted comma in a source) lost them silently."""
+    header = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()[0]
+    row = "acme,Acme,H100-SXM-80GB,on_demand,2.5,USD,P,2026-11,Acme, quote 12,note"
+    folder = _catalog_folder(tmp_path, "cloud_prices.csv", f"{header}\n{row}\n")
+    with pytest.raises(costmodel.CatalogError) as caught:
+        costmodel.load_catalog_overrides(folder)
+    assert caught.value.problems[0][0] == "line 2" and "more field(s) than the header" in caught.value.problems[0][2]
+
+
+def test_files_that_are_not_text_files_are_refused_at_once(tmp_path, capsys):
+    """A NUL byte, /dev/zero, a FIFO or a folder as a scenario: exit 2 at once, the path named."""
+    import os
+    import time
+
+    nul = tmp_path / "nul.yaml"
+    nul.write_bytes((SCENARIO_DIR / f"{R1}.yaml").read_bytes() + b"\x00")
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder.yaml"
+    folder.mkdir()
+    for path, reason in ((nul, "NUL byte"), (Path("/dev/zero"), "not a regular file"), (fifo, "not a regular file"),
+                         (folder, "is a folder")):
+        start = time.perf_counter()
+        code, _, err = run(["compare", str(path)], capsys)
+        assert code == 2 and str(path) in err and reason in err, err
+        assert time.perf_counter() - start < 5
+    catalog = _catalog_folder(tmp_path, "gpus.csv", "")
+    (catalog / "gpus.csv").unlink()
+    os.mkfifo(catalog / "gpus.csv")
+    with pytest.raises(costmodel.CatalogError, match="not a regular file"):
+        costmodel.load_catalog_overrides(catalog)

@@ -6,7 +6,7 @@ from conftest import patched
 
 from costmodel.domain import finance
 from costmodel.domain.tax import after_tax
-from costmodel.io.tax_tables import depreciation_table
+from costmodel.catalog import default_catalog
 from costmodel.resolved import resolve
 
 H200 = "h200-24gpu-cluster"
@@ -29,7 +29,7 @@ def yearly(values):
 
 
 def test_the_macrs_table_is_the_irs_one():
-    assert depreciation_table("macrs_5") == pytest.approx(MACRS_5)
+    assert default_catalog().depreciation_table("macrs_5") == pytest.approx(MACRS_5)
 
 
 def test_macrs_5_year_shield_by_hand():

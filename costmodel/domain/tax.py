@@ -20,7 +20,6 @@ import numpy as np
 import numpy_financial as npf
 
 from .. import formulas
-from ..io.tax_tables import depreciation_table
 from ..resolved import Resolved
 from ..results import CashFlows, CashLine
 from ..units import MONTHS_PER_YEAR
@@ -48,7 +47,7 @@ def tax_depreciation_shares(r: Resolved, months: int) -> np.ndarray:
     life = tax.life_months if tax.life_months is not None else r.option("own").depreciation_months
     if tax.depreciation == "macrs_5":
         return formulas.depreciation_shares("table", months, bonus_share=tax.bonus_share,
-                                            table=depreciation_table("macrs_5"))
+                                            table=r.catalog.depreciation_table("macrs_5"))
     return formulas.depreciation_shares(tax.depreciation, months, life_months=life, factor=tax.declining_factor,
                                         bonus_share=tax.bonus_share)
 

@@ -39,12 +39,14 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from ..errors import InputError
+from ..files import file_problem
+from ..numbers import is_decimal_text, is_integer_text
 
 MAX_GPUS = 1_000_000
 """Most GPUs an hour of demand or one job may hold."""
 
 _GRES = re.compile(r"^gres/gpu(:[^=]+)?=(.*)$")
-_ELAPSED = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$")
+_ELAPSED = re.compile(r"^(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)$", re.ASCII)
 _NOT_A_TIME = {"", "unknown", "none", "n/a"}
 
 
@@ -63,7 +65,14 @@ def hours_in_year(year: int, time_zone: str = "UTC") -> int:
     return round((end - start).total_seconds() / 3600)
 
 
+MAX_FILE_BYTES = 2_000_000_000
+"""Largest demand file (hourly values, job log, request log) read. [B]"""
+
+
 def _read_lines(path: Path, error: type[InputError]) -> list[str]:
+    problem = file_problem(Path(path), MAX_FILE_BYTES)
+    if problem is not None:
+        raise error(path, [("(file)", str(path), problem)])
     try:
         return Path(path).read_text(encoding="utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
@@ -74,11 +83,7 @@ def _read_lines(path: Path, error: type[InputError]) -> list[str]:
 
 
 def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return is_decimal_text(text)
 
 
 def read_hourly_file(path: Path, hours: int = 8760, most: float = MAX_GPUS, what: str = "GPUs") -> np.ndarray:
@@ -258,7 +263,7 @@ def read_job_log(path: Path, year: int, time_zone: str = "UTC", until: dt.dateti
             if not match:
                 continue
             text = match.group(2)
-            if not text.isdigit() or int(text) > MAX_GPUS:
+            if not is_integer_text(text) or int(text) > MAX_GPUS:
                 bad = True
                 break
             if match.group(1):

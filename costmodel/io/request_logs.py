@@ -15,7 +15,9 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from ..errors import InputError
-from .demand_files import hours_in_year
+from ..files import file_problem
+from ..numbers import is_integer_text
+from .demand_files import MAX_FILE_BYTES, hours_in_year
 
 MAX_TOKENS_PER_REQUEST = 100_000_000
 """Most tokens one request may carry before the line is taken for a typo. [tokens]"""
@@ -47,6 +49,9 @@ def read_request_log(path: Path, year: int, time_zone: str = "UTC") -> tuple[np.
     zone = ZoneInfo(time_zone)
     start = dt.datetime(year, 1, 1, tzinfo=zone)
     hours = hours_in_year(year, time_zone)
+    problem = file_problem(Path(path), MAX_FILE_BYTES)
+    if problem is not None:
+        raise InputError(path, [("(file)", str(path), problem)])
     try:
         with Path(path).open(newline="", encoding="utf-8-sig") as handle:
             rows = list(csv.DictReader(handle))
@@ -67,7 +72,7 @@ def read_request_log(path: Path, year: int, time_zone: str = "UTC") -> tuple[np.
         count = 0
         for column in ("input_tokens", "output_tokens"):
             text = (row[column] or "").strip()
-            if not text.isdigit() or int(text) > MAX_TOKENS_PER_REQUEST:
+            if not is_integer_text(text) or int(text) > MAX_TOKENS_PER_REQUEST:
                 problems.append((f"line {number}", text, f"{column}: not a whole number of tokens from 0 to "
                                  f"{MAX_TOKENS_PER_REQUEST:,}"))
                 break
