@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import glob
 import math
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -399,25 +398,27 @@ def portfolio_frame(results: list[dict[str, Any]]):
 
 
 def write_portfolio(frame, out: str | Path, xlsx: bool = False) -> list[Path]:
-    """Write portfolio.csv and portfolio.parquet under ``out`` (each via a temporary name, then renamed);
-    with ``xlsx``, portfolio.xlsx as well: one sheet, "Portfolio", the same table."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    writers = [("portfolio.csv", lambda p: frame.to_csv(p, index=False)),
-               ("portfolio.parquet", lambda p: frame.to_parquet(p, index=False))]
+    """Write portfolio.csv and portfolio.parquet under ``out``; with ``xlsx``, portfolio.xlsx as well.
+
+    All are written to temporary files beside their final names and renamed into place only once
+    all are whole (:func:`costmodel.files.write_all_atomically`): a failure or an interrupt leaves
+    the earlier files as they were. ``out`` and its missing parents are made. The CSV and the
+    workbook hold text as :func:`costmodel.files.spreadsheet_text` gives it (never a formula);
+    the Parquet file, for programs, holds the text as it is.
+
+    Raises
+    ------
+    OutputPathError
+        ``out`` is a file, or in one, or cannot be made.
+    """
+    from .files import made_folder, write_all_atomically, write_csv
+
+    out = made_folder(out, "--out")
+    writers = [(out / "portfolio.csv", lambda p: write_csv(frame, p)),
+               (out / "portfolio.parquet", lambda p: frame.to_parquet(p, index=False))]
     if xlsx:
-        writers.append(("portfolio.xlsx", lambda p: _write_sheet(frame, p)))
-    for name, write in writers:
-        final = out / name
-        temporary = out / f".{name}.{os.getpid()}.tmp"
-        try:
-            write(temporary)
-            temporary.replace(final)
-        finally:
-            temporary.unlink(missing_ok=True)
-        written.append(final)
-    return written
+        writers.append((out / "portfolio.xlsx", lambda p: _write_sheet(frame, p)))
+    return write_all_atomically(writers)
 
 
 def _write_sheet(frame, path: Path) -> None:
@@ -425,9 +426,12 @@ def _write_sheet(frame, path: Path) -> None:
     money and volumes with thousands separators; empty cells where the table has none."""
     import pandas as pd
 
+    from .files import spreadsheet_frame
+
     with pd.ExcelWriter(path, engine="xlsxwriter", engine_kwargs={"options": {
-            "strings_to_formulas": False, "strings_to_urls": False, "nan_inf_to_errors": False}}) as writer:
-        frame.to_excel(writer, sheet_name="Portfolio", index=False)
+            "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
+            "nan_inf_to_errors": False}}) as writer:
+        spreadsheet_frame(frame).to_excel(writer, sheet_name="Portfolio", index=False)
         sheet = writer.sheets["Portfolio"]
         number = writer.book.add_format({"num_format": "#,##0.00"})
         for column, name in enumerate(frame.columns):

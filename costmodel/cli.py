@@ -1,10 +1,16 @@
 """Command line: ``costmodel report``, ``costmodel compare``, ``costmodel schema``, ``costmodel list``.
 
 Exit codes, on every command: 0 success; 1 a report failed to render (its notebook failed, or
-its page would load something); 2 bad input (a scenario, catalog or job-log error, an unknown
-notebook parameter, or a bad argument such as a negative volume; the message names the file,
-the field, the value and the rule); 130 interrupted (Ctrl-C or SIGTERM, with no kernel or
-socket left behind).
+its page would load something), a batch scenario failed, or a file could not be written; 2 bad
+input (a scenario, catalog or job-log error, an unknown notebook parameter, or a bad argument
+such as a negative volume or an output path where a file is but a folder is needed, or the other
+way; the message names the file, the field, the value and the rule); 130 interrupted (Ctrl-C or
+SIGTERM, with no kernel or socket left behind).
+
+Outputs: a missing output folder (``--out``, ``--csv``, ``--parquet``, the folder of
+``--xlsx``) is made, with its missing parents, as ``report --out`` always did; it is made only
+once the run has something to write. Every file is written aside and renamed into place when
+whole; a run that fails or is interrupted leaves the earlier outputs as they were.
 """
 
 from __future__ import annotations
@@ -46,19 +52,13 @@ def _not_imported(name: str):
 def _reports(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
-    from .report import ReportError, WarmKernel, remove_report, render_report
+    from .files import output_folder
+    from .report import ReportError, WarmKernel, render_report
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
+    output_folder(args.out, "--out")    # a file there: exit 2 before any kernel starts
     if args.catalog:                # a bad catalog folder is bad input for every report: exit 2 once, now
-        try:
-            _catalog(args)
-        except InputError:          # as for a bad scenario, no earlier report of these stays
-            for scenario in scenarios:
-                try:
-                    remove_report(scenario, args.out)
-                except OSError:     # no such report to remove (a name too long for a file, --out a file)
-                    pass
-            raise
+        _catalog(args)              # (the earlier reports stay as they were)
     failed = bad = 0
     with ExitStack() as keep:
         kernel = drawer = None
@@ -135,7 +135,9 @@ def _batch(args: argparse.Namespace) -> int:
     import time
 
     from .batch import Task, expand_scenarios, read_sweep, sweep_tasks
+    from .files import output_folder
 
+    output_folder(args.out, "--out")       # a file there: exit 2 before anything runs
     if args.catalog is not None:
         _catalog(args)                     # a bad catalog folder is bad input for every task: exit 2 now
     tasks = [Task(name, name, args.catalog) for name in expand_scenarios(args.scenario)]
@@ -171,12 +173,17 @@ def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, sta
 
     results = run_tasks(tasks, workers=args.workers, scheduler=scheduler, fail_fast=args.fail_fast)
     frame = portfolio_frame(results)
-    written = write_portfolio(frame, args.out, xlsx=args.xlsx)
     failed = sorted({name for columns in results for name in failed_names(columns)})
     seconds = time.perf_counter() - start
-    print(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
-          + ", ".join(str(p) for p in written))
-    if args.reports:
+    nothing = bool(frame["error"].notna().all())    # no row ran: the earlier portfolio and index stay as they were
+    if nothing:
+        print(f"costmodel batch: no row without an error from {len(results)} of {len(tasks)} tasks in "
+              f"{seconds:.1f} s: nothing written under {args.out}", file=sys.stderr)
+    else:
+        written = write_portfolio(frame, args.out, xlsx=args.xlsx)
+        print(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
+              + ", ".join(str(p) for p in written))
+    if args.reports and not nothing:
         from .report import render_reports_index
 
         ok = [t.path for t in tasks if not t.values and t.name not in failed]
@@ -254,12 +261,12 @@ def _list(args: argparse.Namespace) -> int:
 def _what_if(args: argparse.Namespace) -> int:
     import os
     import subprocess
-    from pathlib import Path
 
-    from .files import write_text_atomically
+    from .files import made_folder, output_file, output_folder, write_text_atomically
     from .paths import NOTEBOOK_DIR
     from .scenarios import load_scenario, scenario_path
 
+    output_folder(args.out, "--out")               # a file there: exit 2 before anything else
     path = scenario_path(args.scenario)
     scenario = load_scenario(args.scenario)        # bad input stops here (exit 2), before anything is written
     inputs = [p.strip() for p in args.inputs.split(",") if p.strip()] if args.inputs else None
@@ -280,9 +287,8 @@ def _what_if(args: argparse.Namespace) -> int:
             cell["source"] = (f"scenario = {name!r}  # bundled scenario name, or path to a scenario YAML file\n"
                               f"inputs = {inputs!r}  # list of input paths to give a control, or None: the five "
                               "that move the answer most")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    target = out / f"{path.stem}.ipynb"
+    out = made_folder(args.out, "--out")
+    target = output_file(out / f"{path.stem}.ipynb", "--out")
     write_text_atomically(target, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
     if args.no_lab:
@@ -316,7 +322,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _export(args: argparse.Namespace) -> int:
-    from .presentation.workbook import export_tables, write_workbook
+    from .presentation.workbook import export_files
     from .scenarios import load_scenario
 
     if not (args.xlsx or args.csv or args.parquet):
@@ -324,15 +330,13 @@ def _export(args: argparse.Namespace) -> int:
         return 2
     scenario = load_scenario(args.scenario)
     try:
-        if args.xlsx:
-            print(f"wrote {write_workbook(scenario, args.xlsx)}")
-        for kind, folder in (("csv", args.csv), ("parquet", args.parquet)):
-            if folder:
-                for path in export_tables(scenario, folder, kind):
-                    print(f"wrote {path}")
+        written = export_files(scenario, xlsx=args.xlsx, csv=args.csv, parquet=args.parquet)
     except OSError as exc:
-        print(f"costmodel export: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        print(f"costmodel export: cannot write {exc.filename or 'the files'}: {exc.strerror or exc}; "
+              "the earlier files are as they were", file=sys.stderr)
         return 1
+    for path in written:
+        print(f"wrote {path}")
     return 0
 
 
@@ -471,6 +475,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `costmodel compare X --json | head`
         sys.stderr.close()
         return 0
+    except OSError as exc:   # a file that could not be written (disk full, no permission): named, no traceback
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"costmodel {args.command}: cannot write{where}: {exc.strerror or exc}; the earlier outputs are as "
+              "they were", file=sys.stderr)
+        return FAILED
     except (KeyboardInterrupt, Exception) as exc:
         if not _caused_by_interrupt(exc):
             raise

@@ -40,6 +40,24 @@ class CatalogError(InputError):
     """A catalog CSV file in data/ with a bad row."""
 
 
+class OutputPathError(ValueError):
+    """A command-line output path that cannot be used: a file where a folder is needed, or the other way.
+
+    Parameters
+    ----------
+    option
+        The option that gave the path (``--out``, ``--xlsx``, ...).
+    path
+        The path as given.
+    reason
+        What is wrong with it.
+    """
+
+    def __init__(self, option: str, path: str | Path, reason: str):
+        self.option, self.path, self.reason = option, str(path), reason
+        super().__init__(f"{option} {self.path}: {reason}")
+
+
 class ParameterError(ValueError):
     """A report notebook's parameter of the wrong type or range, or one it does not declare
     (see :mod:`costmodel.presentation.parameters`)."""

@@ -7,8 +7,10 @@ disagree), talking over Unix sockets in a private temporary folder. The executed
 exported with nbconvert through the ``costmodel_offline`` template (the JupyterLab template
 without require.js, MathJax, Mermaid or widgets); the HTML is parsed and refused if anything in
 it would load or run (:func:`unsafe_parts`). Everything is written to temporary files first and
-renamed into ``DIR/<name>/`` only when whole, so two runs into one folder at once both leave
-whole reports, and a failed run leaves no ``report.html``, neither half-written nor stale.
+renamed into ``DIR/<name>/`` only when whole (the page and its executed notebook together), so
+two runs into one folder at once both leave whole reports, and a run that fails or is interrupted
+leaves the earlier ``report.html`` and ``report.ipynb`` as they were; a failed notebook is kept
+beside them as ``report.failed.ipynb``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from .errors import did_you_mean
-from .files import write_text_atomically
+from .files import aside, write_text_atomically
 from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR
 from .presentation.interactive import cache_folder, vega_bundle
 
@@ -729,8 +731,8 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
     ScenarioError
         The scenario file is invalid: found by the notebook's first cells (and raised here
         as the runner's own validation of the file finds it, with nothing of the run left), or
-        at once when the file has no title and workload kind to read. An earlier
-        ``report.html`` for it is removed all the same.
+        at once when the file has no title and workload kind to read. An earlier report of it
+        stays as it was (in every failure, and on an interrupt).
     CatalogError
         The catalog folder is not one, or a row in it is bad.
     ParameterError
@@ -741,8 +743,8 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         ``timeout`` is not a number above 0 and at most :data:`LONGEST_TIMEOUT`.
     ReportError
         The notebook failed, a chart could not be drawn, or the HTML would load or run
-        something. No ``report.html`` is left behind; the executed notebook, with the error in
-        it, is kept for inspection.
+        something. No new ``report.html`` is written; the executed notebook, with the error in
+        it, is kept for inspection as ``report.failed.ipynb``.
     """
     start = time.perf_counter()
     timeout = _checked_timeout(timeout)     # before a kernel starts
@@ -780,7 +782,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     from .presentation.svg import ChartError, cell_hook, draw_charts, stand_in_charts
 
     path = scenario_path(scenario).resolve()
-    html_path, notebook_path = remove_report(path, out_dir)     # a failed run keeps its own notebook
+    html_path, notebook_path, failed_path = report_paths(path, out_dir)
     target = html_path.parent
     name = target.name
     given = [key for key in ("scenario", "catalog") if key in (parameters or {})]
@@ -821,19 +823,19 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         except PapermillExecutionError as exc:
             _refuse_input(exc, path, catalog)
             if executed.exists():
-                executed.replace(notebook_path)
-            raise _cell_failed(name, exc.exec_count, exc, notebook_path) from None
+                executed.replace(failed_path)
+            raise _cell_failed(name, exc.exec_count, exc, failed_path) from None
         except Exception as exc:  # kernel death, timeout, missing kernel; a cell's error in a warm kernel
             _refuse_input(exc, path, catalog)
             if not own_kernel and executed.exists():
-                executed.replace(notebook_path)
+                executed.replace(failed_path)
             if getattr(exc, "ename", None):         # nbclient's CellExecutionError: a cell raised
                 # counted as papermill counts in a fresh kernel: the n-th code cell (a kept kernel's
                 # execution count goes on from report to report)
-                code = [c for c in _cells(notebook_path) if c.get("cell_type") == "code"]
+                code = [c for c in _cells(failed_path) if c.get("cell_type") == "code"]
                 failed = next((n for n, c in enumerate(code, 1) if any(
                     o.get("output_type") == "error" for o in c.get("outputs", ()))), None)
-                raise _cell_failed(name, failed, exc, notebook_path) from None
+                raise _cell_failed(name, failed, exc, failed_path) from None
             first = (str(exc).strip().splitlines() or [""])[0]    # a cell timeout adds the cell's text below
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {first}") from None
     except BaseException:
@@ -855,11 +857,13 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             except ChartError as exc:
                 raise ReportError(f"{name}: a chart could not be drawn: {exc}") from None
             html = _with_bundle(_with_drawings(page, pending), bundle)
-            nbformat.write(node, executed)
-            executed.replace(notebook_path)
+            # the page and its notebook renamed into place together, once both are written
+            with aside([notebook_path, html_path]) as (notebook_aside, html_aside):
+                nbformat.write(node, notebook_aside)
+                html_aside.write_text(html, encoding="utf-8")
+            failed_path.unlink(missing_ok=True)     # an earlier run's failure, now mended
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        write_text_atomically(html_path, html)
         return Report(name, html_path, notebook_path, time.perf_counter() - start)
 
     return finish if defer else finish()
@@ -883,17 +887,19 @@ def _checked_timeout(timeout) -> int:
     return math.ceil(timeout)
 
 
-def remove_report(scenario: str | Path, out_dir: str | Path) -> tuple[Path, Path]:
-    """Remove an earlier run's ``report.html`` and ``report.ipynb`` of a scenario under ``out_dir``
-    (see :func:`report_folder`), so that whatever happens next no stale report stays; returns both
-    paths."""
+def report_paths(scenario: str | Path, out_dir: str | Path) -> tuple[Path, Path, Path]:
+    """Where a scenario's report goes under ``out_dir`` (see :func:`report_folder`).
+
+    Returns
+    -------
+    tuple of pathlib.Path
+        ``report.html``, ``report.ipynb`` (its executed notebook) and ``report.failed.ipynb``
+        (the executed notebook of a run whose notebook failed).
+    """
     from .paths import scenario_path
 
     folder = Path(out_dir) / report_folder(scenario_path(scenario).resolve())
-    html, notebook = folder / "report.html", folder / "report.ipynb"
-    html.unlink(missing_ok=True)
-    notebook.unlink(missing_ok=True)
-    return html, notebook
+    return folder / "report.html", folder / "report.ipynb", folder / "report.failed.ipynb"
 
 
 def _title_and_kind(path: Path, catalog) -> tuple[str, str]:
@@ -938,7 +944,7 @@ def _validated(path: Path, catalog):
 
 def _discard(scratch: Path, made: list[Path]) -> None:
     """Remove a failed or interrupted run's scratch folder, and the report folders it made if they
-    are empty (a failed notebook's kept ``report.ipynb`` keeps its folder)."""
+    are empty (a failed notebook's kept ``report.failed.ipynb`` keeps its folder)."""
     shutil.rmtree(scratch, ignore_errors=True)
     for folder in made:
         try:

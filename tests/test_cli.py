@@ -121,31 +121,33 @@ def test_zero_volume_text_says_not_defined(capsys):
     assert "not defined USD/M tokens" in capsys.readouterr().out
 
 
-def test_report_with_a_bad_scenario_removes_the_old_report(tmp_path, capsys):
+def test_report_with_a_bad_scenario_keeps_the_earlier_report(tmp_path, capsys):
     data = yaml.safe_load((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
     data["options"]["rent"]["gpu_count"] = -2
     path = tmp_path / "st.yaml"
     path.write_text(yaml.safe_dump(data))
     stale = tmp_path / "out" / report_folder(path) / "report.html"
     stale.parent.mkdir(parents=True)
-    stale.write_text("old")
-    stale.with_suffix(".ipynb").write_text("{}")
+    stale.write_bytes(b"old \x00 page")
+    stale.with_suffix(".ipynb").write_bytes(b"{}")
     # F20: bad input through report exits 2, as on every command
     assert main(["report", str(path), "--out", str(tmp_path / "out")]) == 2
-    assert not stale.exists() and not stale.with_suffix(".ipynb").exists()   # nor the old page's notebook
+    # F32: the earlier page and its notebook stay, byte for byte, and nothing of the run is left beside them
+    assert stale.read_bytes() == b"old \x00 page" and stale.with_suffix(".ipynb").read_bytes() == b"{}"
+    assert sorted(p.name for p in stale.parent.iterdir()) == ["report.html", "report.ipynb"]
     assert "options.rent.gpu_count" in capsys.readouterr().err
 
 
-def test_report_with_a_bad_catalog_removes_the_old_reports(tmp_path, capsys):
+def test_report_with_a_bad_catalog_keeps_the_earlier_reports(tmp_path, capsys):
     stale = [tmp_path / "out" / name / "report.html" for name in ("llama70b-vs-api", "h200-24gpu-cluster")]
     for page in stale:
         page.parent.mkdir(parents=True)
-        page.write_text("old")
+        page.write_text(f"old {page.parent.name}")
     code = main(["report", "llama70b-vs-api", "h200-24gpu-cluster", "--out", str(tmp_path / "out"),
                  "--catalog", str(tmp_path / "no-such-folder")])
     assert code == 2 and "no-such-folder" in capsys.readouterr().err
-    assert not any(page.exists() for page in stale)
-    # with --out a file, or a scenario name too long for a file name, there is nothing to remove
+    assert [page.read_text() for page in stale] == ["old llama70b-vs-api", "old h200-24gpu-cluster"]   # F32
+    # with --out a file, or a scenario name too long for a file name, still exit 2 and no traceback
     (tmp_path / "a-file").write_text("x")
     for out, scenario in ((tmp_path / "a-file", "llama70b-vs-api"), (tmp_path / "out", "b" * 300 + ".yaml")):
         assert main(["report", scenario, "--out", str(out), "--catalog", str(tmp_path / "no-such-folder")]) == 2

@@ -627,3 +627,278 @@ def test_files_that_are_not_text_files_are_refused_at_once(tmp_path, capsys):
     os.mkfifo(catalog / "gpus.csv")
     with pytest.raises(costmodel.CatalogError, match="not a regular file"):
         costmodel.load_catalog_overrides(catalog)
+
+
+# --- F30, F32: files written ------------------------------------------------------------------------------
+
+F30_TEXTS = ['=HYPERLINK("https://example.com","click")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1",
+             "two\nlines =1+1"]
+"""F30 (faults.md): text a spreadsheet would run as a formula (OWASP's CSV-injection starts), and a
+label with a line break inside."""
+
+
+def _f30_scenarios(tmp_path):
+    """One R2 file (own, rent, finance; 12 months) per F30 text: the text as the title and both labels."""
+    paths = []
+    for n, text in enumerate(F30_TEXTS):
+        data = patched_data(R2, {"title": text, "options.own.label": text, "options.rent.label": f"{text} rent",
+                                 "finance.horizon_months": 12})
+        paths.append(write_scenario(tmp_path, data, f"f30-{n}.yaml"))
+    return paths
+
+
+def _csv_cells(path):
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle))
+
+
+def _formula_like(text: str) -> bool:
+    """Whether a spreadsheet could read a cell's text as a formula: it starts with = + - @ TAB CR and
+    is not a plain number (a number such as -1234.5 is read as that number)."""
+    if not text[:1] or text[0] not in "=+-@\t\r":
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return text.strip("-") != ""     # a lone dash is a table's "none"
+    return False
+
+
+def _xlsx_cells(path):
+    import openpyxl
+
+    book = openpyxl.load_workbook(path)
+    return [cell for sheet in book for row in sheet.iter_rows() for cell in row if cell.value is not None]
+
+
+def test_f30_no_text_from_a_scenario_is_a_formula_in_any_csv_or_workbook(tmp_path, capsys):
+    """F30 (faults.md): every CSV and workbook written (batch portfolio.csv/.xlsx, export's cash-flow
+    CSVs and workbook) holds scenario text as text that no spreadsheet evaluates."""
+    paths = _f30_scenarios(tmp_path)
+    assert main(["batch", *map(str, paths), "--out", str(tmp_path / "batch"), "--xlsx"]) == 0
+    # each file with the texts that must be in it (a file of the batch: all of them)
+    csv_files = [(tmp_path / "batch" / "portfolio.csv", F30_TEXTS)]
+    workbooks = [(tmp_path / "batch" / "portfolio.xlsx", F30_TEXTS)]
+    for n, (path, text) in enumerate(zip(paths, F30_TEXTS, strict=True)):
+        out = tmp_path / f"export-{n}"
+        assert main(["export", str(path), "--csv", str(out), "--xlsx", str(out / "cash.xlsx")]) == 0
+        csv_files += [(out / "cash_flows_by_month.csv", [text]), (out / "cash_flows_by_year.csv", [text])]
+        workbooks.append((out / "cash.xlsx", [text]))
+    capsys.readouterr()
+
+    portfolio = _csv_cells(csv_files[0][0])
+    header = portfolio[0]
+    assert len(portfolio) == 1 + len(F30_TEXTS)       # a line break inside a label does not split its row
+    for row in portfolio[1:]:
+        assert len(row) == len(header)
+    # each title is there, with the quote in front (OWASP); the line break and the tab kept inside the cell
+    titles = [row[header.index("title")] for row in portfolio[1:]]
+    assert titles == ["'" + text if text[0] in "=+-@\t\r" else text for text in F30_TEXTS]
+    for text, row in zip(F30_TEXTS, portfolio[1:], strict=True):      # the winner named by its label
+        quote = "'" if text[0] in "=+-@\t\r" else ""
+        assert row[header.index("winner_label")].startswith((quote + text, quote + f"{text} rent"))
+    for path, texts in csv_files:
+        cells = [cell for row in _csv_cells(path) for cell in row]
+        assert [cell for cell in cells if _formula_like(cell)] == [], path
+        for text in texts:      # the scenario's text did reach the file (a cash line's label is lower case)
+            assert any(text.lower() in cell.lower() for cell in cells), (path, text)
+
+    fragments = ["HYPERLINK", "example.com", "SUM(A1)", "+1+1", "-2+3", "\t", "\r", "_x000D_", "two", "lines"]
+    for path, expected in workbooks:
+        cells = _xlsx_cells(path)
+        formulas = [c for c in cells if c.data_type == "f"]
+        assert [(c.coordinate, c.value) for c in formulas
+                if any(f in str(c.value) for f in fragments)] == [], path     # the workbook's own formulas only
+        # openpyxl leaves XlsxWriter's escape of a CR (_x000D_, as OOXML writes control characters) as it is
+        texts = [c.value.replace("_x000D_", "\r") for c in cells if c.data_type == "s"]
+        assert [t for t in texts if _formula_like(t)] == [], path
+        for text in expected:
+            assert any(text in t for t in texts), (path, text)
+    # the workbook names the option with the lowest present value by a reference to a label cell
+    import openpyxl
+
+    summary = openpyxl.load_workbook(workbooks[1][0])["Summary"]
+    lowest = next(row for row in summary.iter_rows() if row[0].value == "lowest present value of costs")
+    assert re.fullmatch(r"=IF\(B\d+=MIN\(B\d+,B\d+\),D\d+,D\d+\)", lowest[1].value)
+
+
+def test_f30_the_one_rule_for_spreadsheet_text():
+    """F30 (faults.md): the rule every writer uses, on its edge cases."""
+    from costmodel.files import spreadsheet_text
+
+    for text in F30_TEXTS[:6]:
+        assert spreadsheet_text(text) == "'" + text
+    for kept in ("two\nlines", "Own cluster", "-0.05", "+1e3", "-", "", "'=already quoted"):
+        assert spreadsheet_text(kept) == kept
+    assert spreadsheet_text(-2.5) == -2.5 and spreadsheet_text(None) is None
+
+
+def _files_of(folder):
+    """Every file under ``folder`` and its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.slow
+def test_f32_a_failed_or_interrupted_report_keeps_the_earlier_one(tmp_path, capsys, monkeypatch):
+    """F32 (faults.md): render, edit in a typo, render again: the earlier report stays byte for byte
+    (also with a bad --catalog and with Ctrl-C in the middle of the re-render)."""
+    import nbformat
+    import papermill
+
+    path = write_scenario(tmp_path, patched_data(R1), "plan.yaml")
+    out = tmp_path / "reports"
+    assert main(["report", str(path), "--out", str(out)]) == 0
+    earlier = _files_of(out)
+    assert sorted(name.rsplit("/", 1)[1] for name in earlier) == ["report.html", "report.ipynb"]
+
+    path.write_text(path.read_text().replace("tokens_per_day:", "tokens_per_dya:"))     # a typo
+    code, _, err = run(["report", str(path), "--out", str(out)], capsys)
+    assert code == 2 and "tokens_per_dya" in err
+    assert _files_of(out) == earlier
+
+    path.write_text(path.read_text().replace("tokens_per_dya:", "tokens_per_day:"))
+    code, _, err = run(["report", str(path), "--out", str(out), "--catalog", str(tmp_path / "no-such")], capsys)
+    assert code == 2 and "no-such" in err
+    assert _files_of(out) == earlier
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:          # Ctrl-C while the notebook runs
+        patch.setattr(papermill, "execute_notebook", interrupted)
+        code, _, err = run(["report", str(path), "--out", str(out)], capsys)
+    assert code == 130 and "Traceback" not in err
+    assert _files_of(out) == earlier
+    with monkeypatch.context() as patch:          # Ctrl-C while the new page and notebook are written
+        patch.setattr(nbformat, "write", interrupted)
+        code, _, err = run(["report", str(path), "--out", str(out)], capsys)
+    assert code == 130
+    assert _files_of(out) == earlier              # no temporary file left beside them either
+
+
+def test_f32_an_interrupted_or_failed_export_keeps_the_earlier_files(tmp_path, capsys, monkeypatch):
+    """F32 (faults.md): export --xlsx/--csv/--parquet interrupted or failing leaves the earlier files,
+    and writes all of its files or none."""
+    import pandas as pd
+
+    from costmodel.presentation import workbook
+
+    args = ["export", R2, "--xlsx", str(tmp_path / "out" / "cash.xlsx"), "--csv", str(tmp_path / "out" / "csv"),
+            "--parquet", str(tmp_path / "out" / "parquet")]
+    assert main(args) == 0
+    earlier = _files_of(tmp_path / "out")
+    assert len(earlier) == 5
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:          # Ctrl-C while the workbook is made
+        patch.setattr(workbook, "_write_summary", interrupted)
+        code, _, err = run(args, capsys)
+    assert code == 130 and "Traceback" not in err
+    assert _files_of(tmp_path / "out") == earlier
+
+    written = []
+
+    def half_then_interrupted(frame, path):     # the second CSV half-written, then Ctrl-C: the workbook and the
+        path.write_text("month,opt")            # first CSV, whole by then, are not renamed into place either
+        written.append(path)
+        if len(written) == 2:
+            raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(workbook, "write_csv", half_then_interrupted)
+        assert run(args, capsys)[0] == 130
+    assert len(written) == 2 and _files_of(tmp_path / "out") == earlier
+
+    def disk_full(self, path, *a, **k):
+        with open(path, "wb") as handle:
+            handle.write(b"PAR1")
+        raise OSError(28, "No space left on device", str(path))
+
+    with monkeypatch.context() as patch:          # the disk fills while a Parquet file is written
+        patch.setattr(pd.DataFrame, "to_parquet", disk_full)
+        code, _, err = run(args, capsys)
+    assert code == 1 and "No space left on device" in err and "parquet" in err and "Traceback" not in err
+    assert _files_of(tmp_path / "out") == earlier
+
+
+def test_f32_a_batch_that_fails_or_is_interrupted_keeps_the_earlier_portfolio(tmp_path, capsys, monkeypatch):
+    """F32 (faults.md): a batch whose only scenario fails, or that is interrupted while writing, leaves
+    the earlier portfolio.csv, .parquet and .xlsx byte for byte."""
+    from costmodel import batch
+
+    out = tmp_path / "out"
+    assert main(["batch", R1, "--out", str(out), "--xlsx"]) == 0
+    earlier = _files_of(out)
+    assert sorted(earlier) == ["portfolio.csv", "portfolio.parquet", "portfolio.xlsx"]
+    bad = write_scenario(tmp_path, patched_data(R1, {"workload.tokens_per_day": "lots"}))
+    code, _, err = run(["batch", str(bad), "--out", str(out), "--xlsx"], capsys)
+    assert code == 1 and "workload.tokens_per_day" in err and "nothing written" in err
+    assert _files_of(out) == earlier
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(batch, "_write_sheet", interrupted)    # the CSV and Parquet files are whole by then
+    code, _, err = run(["batch", R2, "--out", str(out), "--xlsx"], capsys)
+    assert code == 130 and "Traceback" not in err
+    assert _files_of(out) == earlier
+
+
+@pytest.mark.parametrize("command", [["export", R2, "--csv"], ["export", R2, "--parquet"], ["batch", R1, "--out"],
+                                     ["what-if", R1, "--no-lab", "--out"], ["report", R1, "--out"]])
+def test_f32_an_output_folder_where_a_file_is_exits_2_naming_it(tmp_path, capsys, command):
+    """F32 (faults.md): --out (or --csv, --parquet) naming a file, or a folder inside one, exits 2 with
+    the option and the path, before anything runs; the file is untouched."""
+    (tmp_path / "a-file").write_bytes(b"keep me")
+    for out, words in ((tmp_path / "a-file", "is a file, not a folder"),
+                       (tmp_path / "a-file" / "sub", f"is in {tmp_path / 'a-file'}, which is a file")):
+        code, _, err = run([*command, str(out)], capsys)
+        assert code == 2 and f"{command[-1]} {out}: {words}" in err and "Traceback" not in err
+    assert (tmp_path / "a-file").read_bytes() == b"keep me"
+
+
+def test_f32_missing_output_folders_are_made_and_an_xlsx_that_is_a_folder_exits_2(tmp_path, capsys):
+    """F32 (faults.md): a missing output folder is made with its parents (as report --out always did);
+    --xlsx naming a folder exits 2 with the path."""
+    assert main(["export", R2, "--xlsx", str(tmp_path / "a" / "b" / "c.xlsx"), "--csv", str(tmp_path / "d" / "e")]) == 0
+    assert main(["batch", R1, "--out", str(tmp_path / "f" / "g")]) == 0
+    assert main(["what-if", R1, "--no-lab", "--out", str(tmp_path / "h" / "i")]) == 0
+    for made in ("a/b/c.xlsx", "d/e/cash_flows_by_year.csv", "f/g/portfolio.parquet", f"h/i/{R1}.ipynb"):
+        assert (tmp_path / made).is_file(), made
+    code, _, err = run(["export", R2, "--xlsx", str(tmp_path / "a")], capsys)
+    assert code == 2 and f"--xlsx {tmp_path / 'a'}: is a folder, not a file" in err
+    # bad input: nothing made
+    code, _, err = run(["export", str(tmp_path / "no-such.yaml"), "--csv", str(tmp_path / "j")], capsys)
+    assert code == 2 and not (tmp_path / "j").exists()
+
+
+def test_f32_files_written_aside_get_the_usual_permissions_and_leave_nothing(tmp_path):
+    """F32 (faults.md): the temporary file is beside the final one, removed on any error, and the final
+    file has 0666 less the umask, like any new file."""
+    import os
+
+    from costmodel.files import write_all_atomically
+
+    final = tmp_path / "x.csv"
+    final.write_text("earlier")
+    seen = []
+
+    def failing(path):
+        seen.append(path)
+        path.write_text("half")
+        raise SystemExit(3)
+
+    with pytest.raises(SystemExit):
+        write_all_atomically([(tmp_path / "y.csv", lambda p: p.write_text("whole")), (final, failing)])
+    assert seen[0].parent == tmp_path and final.read_text() == "earlier"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.csv"]
+    umask = os.umask(0o027)
+    try:
+        write_all_atomically([(final, lambda p: p.write_text("new"))])
+    finally:
+        os.umask(umask)
+    assert final.read_text() == "new" and final.stat().st_mode & 0o777 == 0o640

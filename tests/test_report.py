@@ -65,16 +65,20 @@ def _failing_notebook(path, source='raise RuntimeError("the chart exploded")'):
 
 
 @pytest.mark.slow
-def test_failed_notebook_leaves_no_report(tmp_path):
-    stale = tmp_path / "out" / "h200-24gpu-cluster" / "report.html"
-    stale.parent.mkdir(parents=True)
-    stale.write_text("<html>an old report</html>")
+def test_failed_notebook_keeps_the_earlier_report_and_its_own_notebook_beside_it(tmp_path):
+    earlier = tmp_path / "out" / "h200-24gpu-cluster" / "report.html"
+    earlier.parent.mkdir(parents=True)
+    earlier.write_text("<html>an old report</html>")
+    earlier.with_suffix(".ipynb").write_text("{}")
     with pytest.raises(ReportError) as caught:
         render_report("h200-24gpu-cluster", tmp_path / "out", notebook=_failing_notebook(tmp_path / "fail.ipynb"))
     message = str(caught.value)
     assert "h200-24gpu-cluster" in message and "RuntimeError" in message and "the chart exploded" in message
-    assert not stale.exists()
-    assert not list(stale.parent.glob(".*.tmp"))
+    # F32: the earlier page and notebook as they were; the failed run's notebook beside them, named in the message
+    assert earlier.read_text() == "<html>an old report</html>" and earlier.with_suffix(".ipynb").read_text() == "{}"
+    failed = earlier.parent / "report.failed.ipynb"
+    assert str(failed) in message and "the chart exploded" in failed.read_text()
+    assert not list(earlier.parent.glob(".*.tmp")) and not list(earlier.parent.glob(".costmodel-*"))
 
 
 @pytest.mark.slow

@@ -16,7 +16,9 @@ The workbook has three sheets:
 
 Changing a named input in Excel changes every figure that depends on it. The capacity plan
 (servers bought as demand grows) and a ``points`` residual curve are values. Every piece of
-text is written as text, never as a formula: a title starting with ``=`` stays text.
+text is written as a text cell, through :func:`costmodel.files.spreadsheet_text` (a title starting
+with ``=`` gets a ``'`` in front), and no formula holds any text from the scenario: the formula
+naming the option with the lowest present value refers to cells that hold the labels.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..domain.capacity import rent_gpus, tokens_per_month
 from ..domain.compare import compare
 from ..domain.finance import cash_flows, residual_share, useful_life
 from ..domain.tax import after_tax
+from ..files import made_folder, output_file, output_folder, spreadsheet_text, write_all_atomically, write_csv
 from ..resolved import Resolved, as_resolved
 from ..results import CashFlows, CashLine, Comparison, Component
 from ..schema import Scenario
@@ -38,6 +41,18 @@ from .text import decision_sentence
 
 NEVER = 1e99
 """Stand-in for "no payback in this month" in the payback helper columns (the minimum is taken)."""
+
+
+def _text_sheet_class():
+    """An XlsxWriter worksheet whose every text cell goes through :func:`costmodel.files.spreadsheet_text`."""
+    from xlsxwriter.worksheet import Worksheet, convert_cell_args
+
+    class TextSheet(Worksheet):
+        @convert_cell_args
+        def write_string(self, row, col, string, cell_format=None):
+            return super().write_string(row, col, spreadsheet_text(string), cell_format)
+
+    return TextSheet
 
 
 class _Inputs:
@@ -121,12 +136,15 @@ def _held_servers(r: Resolved, flows: CashFlows) -> np.ndarray:
 def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: Comparison | None = None) -> Path:
     """Write the scenario's cash flows as an Excel workbook with live formulas.
 
+    The workbook is written beside ``path`` and renamed there when whole: a failure or an
+    interrupt leaves an earlier file at ``path`` as it was. A missing folder is made.
+
     Parameters
     ----------
     scenario
         A scenario with a ``finance`` block.
     path
-        The ``.xlsx`` file to write (its folder must exist).
+        The ``.xlsx`` file to write.
     comparison
         The scenario's comparison, if already made (for the verdict).
 
@@ -139,30 +157,39 @@ def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: 
     ------
     ValueError
         The scenario has no finance block.
+    OutputPathError
+        ``path`` is a folder, or its folder cannot be one.
     """
+    return export_files(scenario, xlsx=path, comparison=comparison)[0]
+
+
+def _workbook_writer(r: Resolved, comparison: Comparison | None):
+    """A function that writes the workbook of ``r`` to the path it is given."""
     import xlsxwriter
 
-    r = as_resolved(scenario)
     if r.finance is None:
         raise ValueError("an Excel workbook needs a finance block (horizon, discount rate) in the scenario")
     comparison = comparison or compare(r)
     flows = cash_flows(r)
-    path = Path(path)
-    book = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
-                                           "strings_to_numbers": False, "nan_inf_to_errors": False})
-    try:
-        _write(book, r, flows, comparison)
-    finally:
-        book.close()
-    return path
+
+    def write(path: Path) -> None:
+        book = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
+                                               "strings_to_numbers": False, "nan_inf_to_errors": False})
+        try:
+            _write(book, r, flows, comparison)
+        finally:
+            book.close()       # an unclosed workbook would write itself when collected
+
+    return write
 
 
 def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     fin = r.finance
     horizon = fin.horizon_months
-    inputs = _Inputs(book, book.add_worksheet("Inputs"))
-    sheet = book.add_worksheet("Cash flows")
-    summary = book.add_worksheet("Summary")
+    sheet_class = _text_sheet_class()
+    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class))
+    sheet = book.add_worksheet("Cash flows", worksheet_class=sheet_class)
+    summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
     cur = r.currency
     add = inputs.add
 
@@ -596,6 +623,7 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     sheet.set_column(0, 0, 60)
     sheet.set_column(1, 1, 22)
     sheet.set_column(2, 2, 40)
+    sheet.set_column(3, 3, 30)
     sheet.write_string(0, 0, r.title, bold)
     sheet.write_string(1, 0, "reporting currency")
     sheet.write_string(1, 1, r.currency)
@@ -605,7 +633,7 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     sheet.write_string(2, 2, "present value of costs: lower is better; begin = first period at time 0 "
                              "(numpy-financial npv), end = Excel NPV")
     row = 4
-    for col, head in enumerate(("figure", "value", "unit")):
+    for col, head in enumerate(("figure", "value", "unit", "option")):
         sheet.write_string(row, col, head, bold)
     row += 1
     names, pvs = [], []
@@ -632,7 +660,8 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         sheet.write_string(row, 0, f"present value of costs, {label}")
         sheet.write_formula(row, 1, formula, money)
         sheet.write_string(row, 2, r.currency)
-        names.append(label)
+        sheet.write_string(row, 3, label)
+        names.append(f"D{row + 1}")
         pvs.append(f"B{row + 1}")
         row += 1
     sheet.write_string(row, 0, "lowest present value of costs")
@@ -689,12 +718,16 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     sheet.write_string(row + 1, 0, decision_sentence(comparison))
 
 
-def _lowest_formula(names: list[str], cells: list[str]) -> str:
-    """The name of the option whose present value of costs is the lowest, as nested IFs (no array constants)."""
+def _lowest_formula(labels: list[str], cells: list[str]) -> str:
+    """The label of the option whose present value of costs is the lowest, as nested IFs.
+
+    ``labels`` are the cells that hold the options' labels and ``cells`` those of their present
+    values (A1 references): the formula holds references only, never a label's text.
+    """
     lowest = "MIN(" + ",".join(cells) + ")"
-    formula = '"' + names[-1].replace('"', "'") + '"'
-    for name, cell in zip(reversed(names[:-1]), reversed(cells[:-1]), strict=True):
-        formula = f'IF({cell}={lowest},"{name.replace(chr(34), chr(39))}",{formula})'
+    formula = labels[-1]
+    for label, cell in zip(reversed(labels[:-1]), reversed(cells[:-1]), strict=True):
+        formula = f"IF({cell}={lowest},{label},{formula})"
     return "=" + formula
 
 
@@ -711,32 +744,87 @@ def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows):
 def export_tables(scenario: Scenario | Resolved, folder: str | Path, kind: str = "csv") -> list[Path]:
     """Write the monthly and yearly cash-flow tables as CSV or Parquet files in ``folder``.
 
+    Both files are written aside and renamed into place only when both are whole (see
+    :func:`export_files`).
+
     Raises
     ------
     ValueError
         ``kind`` is not csv or parquet, Parquet without pyarrow, or no finance block.
+    OutputPathError
+        ``folder`` is a file, or in one, or cannot be made.
     """
-    r = as_resolved(scenario)
-    if r.finance is None:
-        raise ValueError("cash-flow tables need a finance block (horizon, discount rate) in the scenario")
     if kind not in ("csv", "parquet"):
         raise ValueError(f"export format must be csv or parquet, got {kind!r}")
+    return export_files(scenario, **{kind: folder})
+
+
+def _table_writers(r: Resolved, folder: Path, kind: str) -> list:
+    """``(path, write)`` of the monthly and yearly cash-flow tables in ``folder``."""
+    if r.finance is None:
+        raise ValueError("cash-flow tables need a finance block (horizon, discount rate) in the scenario")
+    if kind == "parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError as exc:
+            raise ValueError("Parquet export needs pyarrow (pip install pyarrow); CSV needs nothing") from exc
     flows = cash_flows(r)
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
+    writers = []
     for name, frame in (("cash_flows_by_month", cash_flow_table(r, flows)),
                         ("cash_flows_by_year", yearly_cash_table(r, flows))):
-        path = folder / f"{name}.{kind}"
         if kind == "csv":
-            frame.to_csv(path, index=False)
+            writers.append((folder / f"{name}.csv", lambda path, frame=frame: write_csv(frame, path)))
         else:
-            try:
-                frame.to_parquet(path, index=False)
-            except ImportError as exc:
-                raise ValueError("Parquet export needs pyarrow (pip install pyarrow); CSV needs nothing") from exc
-        written.append(path)
-    return written
+            writers.append((folder / f"{name}.parquet", lambda path, frame=frame: frame.to_parquet(path, index=False)))
+    return writers
 
 
-__all__ = ["export_tables", "write_workbook", "yearly_cash_table"]
+def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, csv: str | Path | None = None,
+                 parquet: str | Path | None = None, comparison: Comparison | None = None) -> list[Path]:
+    """Write the workbook and the cash-flow tables asked for, all or none.
+
+    Every output is computed first, then each file is written beside its final place, and all are
+    renamed into place only once all are whole (:func:`costmodel.files.write_all_atomically`): a
+    failure or an interrupt leaves the earlier files as they were. Missing folders are made.
+    CSV and workbook text cells go through :func:`costmodel.files.spreadsheet_text`; Parquet
+    files, for programs, hold the text as it is.
+
+    Parameters
+    ----------
+    scenario
+        A scenario with a ``finance`` block.
+    xlsx
+        The workbook file (:func:`write_workbook`), or None.
+    csv, parquet
+        Folders for ``cash_flows_by_month`` and ``cash_flows_by_year`` in that format, or None.
+    comparison
+        The scenario's comparison, if already made (for the workbook's verdict).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written: the workbook first, then the CSV files, then the Parquet files.
+
+    Raises
+    ------
+    ValueError
+        No finance block, or Parquet without pyarrow.
+    OutputPathError
+        ``xlsx`` is a folder, or ``csv`` or ``parquet`` a file, or a folder on the way is a file.
+    """
+    targets = []
+    if xlsx is not None:
+        targets.append(("--xlsx", output_file(xlsx, "--xlsx"), None))
+    for kind, folder in (("csv", csv), ("parquet", parquet)):
+        if folder is not None:
+            targets.append((f"--{kind}", output_folder(folder, f"--{kind}"), kind))
+    r = as_resolved(scenario)
+    writers = []
+    for _, path, kind in targets:
+        writers += [(path, _workbook_writer(r, comparison))] if kind is None else _table_writers(r, path, kind)
+    for option, path, kind in targets:       # made only once every output is computed
+        made_folder(path.absolute().parent if kind is None else path, option)
+    return write_all_atomically(writers)
+
+
+__all__ = ["export_files", "export_tables", "write_workbook", "yearly_cash_table"]
