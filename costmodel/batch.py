@@ -45,6 +45,14 @@ class SweepError(InputError):
     """A sweep file that cannot run (bad YAML, an unknown input, a value out of range)."""
 
 
+class SchedulerError(InputError):
+    """A ``--scheduler`` address where no dask scheduler answers."""
+
+
+SCHEDULER_TIMEOUT = 5.0
+"""Longest wait for a dask scheduler to answer a connection. [s]"""
+
+
 @dataclass(frozen=True)
 class Task:
     """One unit of batch work: a scenario file, or a chunk of a sweep's points.
@@ -356,7 +364,11 @@ def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[
                                dashboard_address=None)
         client = Client(cluster)
     else:
-        client = Client(scheduler)
+        try:
+            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise SchedulerError(None, [("--scheduler", scheduler, f"no dask scheduler answers there within "
+                                         f"{SCHEDULER_TIMEOUT:g} s ({type(exc).__name__}: {exc})")]) from None
     try:
         futures = client.map(run_task, tasks, pure=False)
         index = {future.key: i for i, future in enumerate(futures)}

@@ -470,6 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except (InputError, ValueError) as exc:
+        scenario = getattr(args, "scenario", None)     # a problem found past loading is still the file's
+        if isinstance(exc, InputError) and isinstance(scenario, str):
+            exc = exc.in_file(scenario)
         print(f"costmodel {args.command}: {exc}", file=sys.stderr)
         return BAD_INPUT
     except BrokenPipeError:  # e.g. `costmodel compare X --json | head`

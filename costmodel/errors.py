@@ -26,10 +26,15 @@ class InputError(ValueError):
     """
 
     def __init__(self, path: str | Path | None, problems: Iterable[tuple[str, Any, str]]):
-        self.path = str(path) if path is not None else "<scenario>"
+        self.path = str(path) if path is not None else None
         self.problems = list(problems)
-        lines = [f"{self.path}: {field}: {reason} (got {_show(value)})" for field, value, reason in self.problems]
-        super().__init__("\n".join(lines) if lines else f"{self.path}: invalid input")
+        prefix = f"{self.path}: " if self.path is not None else ""
+        lines = [f"{prefix}{field}: {reason} (got {_show(value)})" for field, value, reason in self.problems]
+        super().__init__("\n".join(lines) if lines else f"{prefix}invalid input")
+
+    def in_file(self, path: str | Path) -> InputError:
+        """The same problems named in ``path`` (the file they come from), unless a file is named already."""
+        return self if self.path is not None else type(self)(path, self.problems)
 
 
 class ScenarioError(InputError):

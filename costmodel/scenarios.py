@@ -82,7 +82,7 @@ def _hints(error: ScenarioError, data: Any) -> ScenarioError:
             if hint:
                 reason = f"not a field here{hint}"
         problems.append((field, value, reason))
-    return ScenarioError(error.path if error.path != "<scenario>" else None, problems)
+    return ScenarioError(error.path, problems)
 
 
 def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | None = None) -> Scenario:
