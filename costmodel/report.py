@@ -56,14 +56,56 @@ class ReportError(RuntimeError):
 _URL_ATTRIBUTES = {"src", "href", "srcset", "poster", "data", "action", "formaction", "xlink:href", "background",
                    "codebase", "cite", "longdesc", "manifest", "ping", "imagesrcset", "lowsrc", "dynsrc"}
 _NAVIGATION_ONLY = {"a", "area"}          # an href the reader must click: not loaded with the page
+_IMAGE_ELEMENTS = {"img", "image", "source", "video", "feimage"}   # may show a data:image/ URL inline
+_IMAGE_ATTRIBUTES = {"src", "srcset", "poster", "href", "xlink:href"}
+_SCRIPT_SCHEMES = ("javascript:", "vbscript:")
 _FORBIDDEN_ELEMENTS = {"iframe", "object", "embed", "frame", "frameset", "applet", "base", "portal"}
 _CSS_URL = re.compile(r"url\s*\(\s*['\"]?\s*(?!data:|#)([^'\")\s]+)|@import", re.IGNORECASE)
+_SRCSET_URL = re.compile(r"[\s,]*(\S+)")
 
 
-def _loads(value: str) -> bool:
-    """Whether a URL-bearing attribute's value points anywhere but inside the page."""
-    text = re.sub(r"[\s\x00-\x1f]", "", value).lower()
-    return bool(text) and not text.startswith(("data:", "#"))
+def _normalised(url: str) -> str:
+    """A URL lower-cased, without whitespace or control characters anywhere: its scheme as a browser reads it
+    or stricter (browsers drop tabs and line breaks anywhere, other controls and spaces at the ends)."""
+    return re.sub(r"[\s\x00-\x1f\x7f]", "", url).lower()
+
+
+def _url_problem(tag: str, name: str, url: str) -> str | None:
+    """Why a URL in attribute ``name`` of element ``tag`` is refused, or None when it is inert.
+
+    Entity references in the value are already decoded (the parser does that), so ``java&#x09;script:``
+    arrives as ``java\tscript:``. Refused: a ``javascript:`` or ``vbscript:`` URL anywhere; a ``data:`` URL
+    anywhere but an image's own source (``<img src>``, ``srcset``, an SVG ``<image href>``, and only
+    ``data:image/...``); and any other URL that would load with the page. A link (``<a href>``,
+    ``<area href>``) to a page elsewhere loads nothing until clicked and is allowed.
+    """
+    text = _normalised(url)
+    if not text or text.startswith("#"):
+        return None
+    if text.startswith(_SCRIPT_SCHEMES):
+        return "a script URL"
+    if text.startswith("data:"):
+        if tag in _IMAGE_ELEMENTS and name in _IMAGE_ATTRIBUTES and text.startswith("data:image/"):
+            return None
+        return "a data: URL outside an image"
+    if tag in _NAVIGATION_ONLY and name == "href":
+        return None
+    return "loads from elsewhere"
+
+
+def _srcset_urls(value: str) -> list[str]:
+    """The URLs of a ``srcset`` (each candidate's URL, then descriptors up to the next comma); a ``data:`` URL's
+    own commas stay inside it, as in the HTML standard's parsing."""
+    urls, at = [], 0
+    while match := _SRCSET_URL.match(value, at):
+        url, at = match.group(1), match.end()
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            comma = value.find(",", at)
+            at = len(value) if comma < 0 else comma + 1
+        urls.append(url)
+    return urls
 
 
 class _Inspector(HTMLParser):
@@ -85,12 +127,18 @@ class _Inspector(HTMLParser):
         for name, value in names.items():
             if name.startswith("on"):
                 self.found.append(f"<{tag} {name}=...> event handler")
-            elif name in _URL_ATTRIBUTES and not (tag in _NAVIGATION_ONLY and name == "href"):
-                urls = [part.strip().split(" ")[0] for part in value.split(",")] if "srcset" in name else [value]
-                if any(_loads(url) for url in urls):
-                    self.found.append(f"<{tag} {name}={value[:60]!r}>")
+            elif name in _URL_ATTRIBUTES:
+                urls = _srcset_urls(value) if "srcset" in name else [value]
+                why = next((w for w in (_url_problem(tag, name, url) for url in urls) if w), None)
+                if why:
+                    self.found.append(f"<{tag} {name}={value[:60]!r}>: {why}")
             elif name == "style" and _CSS_URL.search(value):
                 self.found.append(f"<{tag} style={value[:60]!r}>")
+        # SVG animation can set a link's href after the page is parsed: <set attributeName="href" to="...">
+        if tag in ("set", "animate") and names.get("attributename", "").lower() in ("href", "xlink:href"):
+            for name in ("to", "from", "values"):
+                if any(_url_problem("a", "href", url) for url in names.get(name, "").split(";")):
+                    self.found.append(f"<{tag} attributeName=href {name}={names[name][:60]!r}>")
         if tag == "meta" and names.get("http-equiv", "").lower() == "refresh":
             self.found.append("<meta http-equiv=refresh>")
         if tag == "script":
@@ -121,12 +169,15 @@ class _Inspector(HTMLParser):
 def unsafe_parts(html: str, trusted_scripts: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Everything in an HTML page that would load from elsewhere or run code when it opens.
 
-    The page is parsed (not searched with patterns): every URL-bearing attribute (``src``,
-    ``href`` of loading elements, ``srcset``, ``poster``, ``data``, ``action``, ``formaction``,
-    ``xlink:href``, ...) that is not a ``data:`` or ``#`` reference, any event-handler attribute
-    (``on...``), ``<meta http-equiv=refresh>``, ``<iframe>``/``<object>``/``<embed>``/``<base>``, CSS
-    ``url()`` and ``@import``, and scripts that import or fetch. Links (``<a href>``) load nothing
-    until clicked and are allowed. XML namespace declarations are names, not references.
+    The page is parsed (not searched with patterns), entity references decoded: every URL-bearing
+    attribute (``src``, ``href``, ``srcset``, ``poster``, ``data``, ``action``, ``formaction``,
+    ``xlink:href``, ...) that would load from elsewhere; a ``javascript:`` or ``vbscript:`` URL in any
+    of them, links included, also set by SVG ``<set>``/``<animate>``; a ``data:`` URL anywhere but
+    an image's own source (``<img src="data:image/...">``); any event-handler attribute (``on...``),
+    ``<meta http-equiv=refresh>``, ``<iframe>``/``<object>``/``<embed>``/``<base>``, CSS ``url()``
+    and ``@import``, and scripts that import or fetch. A link (``<a href>``) to a page elsewhere
+    loads nothing until clicked and is allowed. XML namespace declarations are names, not
+    references.
 
     Parameters
     ----------
