@@ -6,7 +6,9 @@ the same Python interpreter as the caller (so a report and ``costmodel compare``
 disagree), talking over Unix sockets in a private temporary folder. The executed notebook is
 exported with nbconvert through the ``costmodel_offline`` template (the JupyterLab template
 without require.js, MathJax, Mermaid or widgets); the HTML is parsed and refused if anything in
-it would load or run (:func:`unsafe_parts`). Everything is written to temporary files first and
+it would load or run (:func:`unsafe_parts`). The page written carries a Content-Security-Policy
+that lets only its own inline scripts run, by their hashes (:func:`with_content_security_policy`),
+and loads nothing from any URL. Everything is written to temporary files first and
 renamed into ``DIR/<name>/`` only when whole, so two runs into one folder at once both leave
 whole reports, and a failed run leaves no ``report.html``, neither half-written nor stale.
 """
@@ -197,6 +199,83 @@ def unsafe_parts(html: str, trusted_scripts: frozenset[str] | set[str] = frozens
     inspector.feed(html)
     inspector.close()
     return inspector.found
+
+
+_SCRIPT_TYPES = {"", "text/javascript", "application/javascript", "module"}
+"""``<script type>`` values a browser runs; any other type (``application/json``: a chart's spec) is data."""
+
+
+class _Scripts(HTMLParser):
+    """The text of every inline script a browser would run, in page order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.found: list[str] = []
+        self._text: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag.lower() == "script":
+            kind = (dict(attrs).get("type") or "").strip().lower()
+            self._text = [] if kind in _SCRIPT_TYPES else None
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag.lower() == "script" and self._text is not None:
+            self.found.append("".join(self._text))
+            self._text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+
+def content_security_policy(scripts) -> str:
+    """The Content-Security-Policy of a report: its own inline scripts, inline styles and data: images only.
+
+    Parameters
+    ----------
+    scripts
+        The text of each inline script the page runs; each is allowed by its SHA-256 hash, so no
+        other script (an injected one, a changed byte, an event handler or a ``javascript:`` URL) runs.
+
+    Returns
+    -------
+    str
+        The policy: nothing loads from anywhere (``default-src 'none'``: no URL, not even the
+        page's own folder); scripts by hash, without ``eval``; inline ``<style>`` and ``style``
+        attributes (nbconvert's and vega-embed's, which the page check has read for ``url()``);
+        images, fonts only as ``data:``; no ``<base>`` and no form submission.
+
+    Examples
+    --------
+    >>> content_security_policy(["1"]).split("; ")[:2]
+    ["default-src 'none'", "script-src 'sha256-a4ayc/80/OGda4BO/1o/V0etpOqiLx1JwB5S3beHW0s='"]
+    """
+    import base64
+
+    hashes = sorted({"'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+                     for text in scripts})
+    return "; ".join(["default-src 'none'", "script-src " + (" ".join(hashes) or "'none'"),
+                      "style-src 'unsafe-inline'", "img-src data:", "font-src data:", "base-uri 'none'",
+                      "form-action 'none'"])
+
+
+def with_content_security_policy(page: str) -> str:
+    """The page with a ``<meta http-equiv="Content-Security-Policy">`` first in its head, allowing
+    exactly the inline scripts it holds (:func:`content_security_policy`).
+
+    Raises
+    ------
+    ReportError
+        The page has no ``<head>`` to put the policy in.
+    """
+    found = _Scripts()
+    found.feed(page)
+    found.close()
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(found.found)}">'
+    head = re.search(r"<head\b[^>]*>(\s*<meta charset=[^>]*>)?", page, re.IGNORECASE)
+    if head is None:
+        raise ReportError("the page has no <head> for its Content-Security-Policy")
+    return page[:head.end()] + "\n" + meta + page[head.end():]
 
 
 def trusted_scripts() -> frozenset[str]:
@@ -905,7 +984,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
                 draw_charts(pending, drawer, timeout)
             except ChartError as exc:
                 raise ReportError(f"{name}: a chart could not be drawn: {exc}") from None
-            html = _with_bundle(_with_drawings(page, pending), bundle)
+            html = with_content_security_policy(_with_bundle(_with_drawings(page, pending), bundle))
             nbformat.write(node, executed)
             executed.replace(notebook_path)
         finally:
@@ -1167,5 +1246,5 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
     problems = unsafe_parts(page)
     if problems:
         raise ReportError(f"the index page would load or run something: {problems[:3]}")
-    write_text_atomically(Path(out_dir) / "index.html", page)
+    write_text_atomically(Path(out_dir) / "index.html", with_content_security_policy(page))
     return failed
