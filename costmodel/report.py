@@ -36,6 +36,7 @@ from .errors import did_you_mean
 from .files import write_text_atomically
 from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR
 from .presentation.interactive import cache_folder, vega_bundle
+from .presentation.safe import terminal
 
 BREAK_EVEN_NOTEBOOK: Path = NOTEBOOK_DIR / "break_even.ipynb"
 TRAINING_NOTEBOOK: Path = NOTEBOOK_DIR / "training_run.ipynb"
@@ -1143,7 +1144,8 @@ def _portfolio_picture(portfolio, drawer, timeout: int) -> str:
     try:
         svg = drawer.svg(drawer.submit(spec_text(chart.to_dict(validate=False))), timeout)
     except ChartError as exc:
-        print(f"costmodel batch: the portfolio chart could not be drawn, left out: {exc}", file=sys.stderr)
+        print(terminal(f"costmodel batch: the portfolio chart could not be drawn, left out: {exc}", multiline=True),
+              file=sys.stderr)
         return ""
     source = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")
     return f'<p><img alt="{html.escape(description)}" src="{source}"></p>'
@@ -1188,7 +1190,7 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
         work.put((index, scenario))
 
     def report_failed(scenario, exc: Exception) -> None:
-        print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
+        print(terminal(f"costmodel batch: report of {scenario}: {exc}", multiline=True), file=sys.stderr)
         failed.append(str(scenario))
 
     def serve(kernel: WarmKernel) -> None:
