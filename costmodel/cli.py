@@ -27,6 +27,17 @@ from .paths import REFERENCE_SCENARIOS
 BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
 
 
+def _say(text: str, file=None, flush: bool = False) -> None:
+    """Print the command's text output (or a message) with control characters dropped
+    (:func:`~costmodel.presentation.safe.terminal`): scenario text, file names and values quoted
+    in it cannot recolour the terminal, move its cursor, overwrite a line or retitle its window.
+    Line breaks stay (a message names one problem a line). JSON output is printed as it is:
+    ``json.dumps`` writes scenario text's control characters as ``\\u`` escapes."""
+    from .presentation.safe import terminal
+
+    print(terminal(text, multiline=True), file=file, flush=flush)
+
+
 def _report(args: argparse.Namespace) -> int:
     with _not_imported("pyarrow"):
         return _reports(args)
@@ -72,23 +83,23 @@ def _reports(args: argparse.Namespace) -> int:
                 report = render_report(scenario, args.out, timeout=args.timeout, catalog=args.catalog,
                                        kernel=kernel, drawer=drawer)
             except (InputError, ValueError) as exc:
-                print(f"costmodel report: {exc}", file=sys.stderr)
+                _say(f"costmodel report: {exc}", file=sys.stderr)
                 bad += 1
                 continue
             except ReportError as exc:
-                print(f"costmodel report: {exc}", file=sys.stderr)
+                _say(f"costmodel report: {exc}", file=sys.stderr)
                 failed += 1
                 continue
             except OSError as exc:   # e.g. --out names a file, or a folder that cannot be written
-                print(f"costmodel report: {scenario}: cannot write under {args.out}: {exc.strerror or exc}",
+                _say(f"costmodel report: {scenario}: cannot write under {args.out}: {exc.strerror or exc}",
                       file=sys.stderr)
                 failed += 1
                 continue
             size = report.html.stat().st_size
-            print(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s",
+            _say(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s",
                   flush=True)
     if failed or bad:
-        print(f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
+        _say(f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
               + (f" ({bad} with bad input)" if bad else ""), file=sys.stderr)
         return BAD_INPUT if bad else FAILED
     return 0
@@ -117,9 +128,9 @@ def _compare(args: argparse.Namespace) -> int:
     else:
         from .presentation.text import claims_text
 
-        print(comparison_text(result))
+        _say(comparison_text(result))
         if result.claims:
-            print(claims_text(result))
+            _say(claims_text(result))
     return 0
 
 
@@ -145,7 +156,7 @@ def _batch(args: argparse.Namespace) -> int:
         name, base, values, chunk = read_sweep(args.sweep, args.catalog)     # SweepError: exit 2
         tasks += sweep_tasks(name, base, values, chunk, args.catalog)
     if not tasks:
-        print("costmodel batch: nothing to run: give scenario files, folders or globs, or --sweep FILE",
+        _say("costmodel batch: nothing to run: give scenario files, folders or globs, or --sweep FILE",
               file=sys.stderr)
         return BAD_INPUT
     scheduler = args.scheduler or ("local" if args.dask else None)
@@ -177,11 +188,11 @@ def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, sta
     seconds = time.perf_counter() - start
     nothing = bool(frame["error"].notna().all())    # no row ran: the earlier portfolio and index stay as they were
     if nothing:
-        print(f"costmodel batch: no row without an error from {len(results)} of {len(tasks)} tasks in "
+        _say(f"costmodel batch: no row without an error from {len(results)} of {len(tasks)} tasks in "
               f"{seconds:.1f} s: nothing written under {args.out}", file=sys.stderr)
     else:
         written = write_portfolio(frame, args.out, xlsx=args.xlsx)
-        print(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
+        _say(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
               + ", ".join(str(p) for p in written))
     if args.reports and not nothing:
         from .report import render_reports_index
@@ -191,16 +202,16 @@ def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, sta
         failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout, kernels=args.workers,
                                               catalog=args.catalog, started=kernels)
         failed += failed_reports
-        print(f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
+        _say(f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
               f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     if len(results) < len(tasks):
-        print(f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} "
+        _say(f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} "
               "tasks not run", file=sys.stderr)
     if failed:
-        print(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
+        _say(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
         errors = frame[frame["error"].notna()].drop_duplicates("scenario")
         for name, error in zip(errors["scenario"], errors["error"], strict=True):
-            print(f"  {error}" if str(error).startswith(f"{name}:") else f"  {name}: {error}", file=sys.stderr)
+            _say(f"  {error}" if str(error).startswith(f"{name}:") else f"  {name}: {error}", file=sys.stderr)
         return FAILED
     return 0
 
@@ -218,7 +229,7 @@ def _diff(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_stamped(result.to_dict()), indent=2, allow_nan=False))
     else:
-        print(diff_text(result))
+        _say(diff_text(result))
     return 0
 
 
@@ -231,10 +242,10 @@ def _validate(args: argparse.Namespace) -> int:
         try:
             scenario = load_scenario(name, catalog)
         except InputError as exc:
-            print(f"costmodel validate: {exc}", file=sys.stderr)
+            _say(f"costmodel validate: {exc}", file=sys.stderr)
             bad += 1
             continue
-        print(f"{name}: valid ({scenario.title})")
+        _say(f"{name}: valid ({scenario.title})")
     return BAD_INPUT if bad else 0
 
 
@@ -254,7 +265,7 @@ def _list(args: argparse.Namespace) -> int:
     from .scenarios import bundled_scenarios, load_scenario
 
     for name in bundled_scenarios():
-        print(f"{name:<28} {load_scenario(name).title}")
+        _say(f"{name:<28} {load_scenario(name).title}")
     return 0
 
 
@@ -290,7 +301,7 @@ def _what_if(args: argparse.Namespace) -> int:
     out = made_folder(args.out, "--out")
     target = output_file(out / f"{path.stem}.ipynb", "--out")
     write_text_atomically(target, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
-    print(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
+    _say(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
     if args.no_lab:
         return 0
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", str(target)]
@@ -299,7 +310,7 @@ def _what_if(args: argparse.Namespace) -> int:
     try:
         return subprocess.call(command)
     except FileNotFoundError:
-        print("costmodel what-if: JupyterLab is not installed: pip install -e '.[interactive]' (or make lab)",
+        _say("costmodel what-if: JupyterLab is not installed: pip install -e '.[interactive]' (or make lab)",
               file=sys.stderr)
         return FAILED
 
@@ -318,7 +329,9 @@ def _number(text: str) -> float:
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.print_usage(sys.stderr)
-        self.exit(BAD_INPUT, f"{self.prog}: {message}\n")
+        from .presentation.safe import terminal
+
+        self.exit(BAD_INPUT, f"{self.prog}: {terminal(message)}\n")
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -326,17 +339,17 @@ def _export(args: argparse.Namespace) -> int:
     from .scenarios import load_scenario
 
     if not (args.xlsx or args.csv or args.parquet):
-        print("costmodel export: say what to write: --xlsx FILE, --csv DIR or --parquet DIR", file=sys.stderr)
+        _say("costmodel export: say what to write: --xlsx FILE, --csv DIR or --parquet DIR", file=sys.stderr)
         return 2
     scenario = load_scenario(args.scenario)
     try:
         written = export_files(scenario, xlsx=args.xlsx, csv=args.csv, parquet=args.parquet)
     except OSError as exc:
-        print(f"costmodel export: cannot write {exc.filename or 'the files'}: {exc.strerror or exc}; "
+        _say(f"costmodel export: cannot write {exc.filename or 'the files'}: {exc.strerror or exc}; "
               "the earlier files are as they were", file=sys.stderr)
         return 1
     for path in written:
-        print(f"wrote {path}")
+        _say(f"wrote {path}")
     return 0
 
 
@@ -473,20 +486,20 @@ def main(argv: list[str] | None = None) -> int:
         scenario = getattr(args, "scenario", None)     # a problem found past loading is still the file's
         if isinstance(exc, InputError) and isinstance(scenario, str):
             exc = exc.in_file(scenario)
-        print(f"costmodel {args.command}: {exc}", file=sys.stderr)
+        _say(f"costmodel {args.command}: {exc}", file=sys.stderr)
         return BAD_INPUT
     except BrokenPipeError:  # e.g. `costmodel compare X --json | head`
         sys.stderr.close()
         return 0
     except OSError as exc:   # a file that could not be written (disk full, no permission): named, no traceback
         where = f" {exc.filename}" if exc.filename else ""
-        print(f"costmodel {args.command}: cannot write{where}: {exc.strerror or exc}; the earlier outputs are as "
+        _say(f"costmodel {args.command}: cannot write{where}: {exc.strerror or exc}; the earlier outputs are as "
               "they were", file=sys.stderr)
         return FAILED
     except (KeyboardInterrupt, Exception) as exc:
         if not _caused_by_interrupt(exc):
             raise
-        print(f"costmodel {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
+        _say(f"costmodel {args.command}: interrupted; nothing half-written was left", file=sys.stderr)
         return INTERRUPTED
     finally:
         if previous is not None:

@@ -6,7 +6,9 @@ the same Python interpreter as the caller (so a report and ``costmodel compare``
 disagree), talking over Unix sockets in a private temporary folder. The executed notebook is
 exported with nbconvert through the ``costmodel_offline`` template (the JupyterLab template
 without require.js, MathJax, Mermaid or widgets); the HTML is parsed and refused if anything in
-it would load or run (:func:`unsafe_parts`). Everything is written to temporary files first and
+it would load or run (:func:`unsafe_parts`). The page written carries a Content-Security-Policy
+that lets only its own inline scripts run, by their hashes (:func:`with_content_security_policy`),
+and loads nothing from any URL. Everything is written to temporary files first and
 renamed into ``DIR/<name>/`` only when whole (the page and its executed notebook together), so
 two runs into one folder at once both leave whole reports, and a run that fails or is interrupted
 leaves the earlier ``report.html`` and ``report.ipynb`` as they were; a failed notebook is kept
@@ -36,6 +38,7 @@ from .errors import did_you_mean
 from .files import aside, write_text_atomically
 from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR
 from .presentation.interactive import cache_folder, vega_bundle
+from .presentation.safe import terminal
 
 BREAK_EVEN_NOTEBOOK: Path = NOTEBOOK_DIR / "break_even.ipynb"
 TRAINING_NOTEBOOK: Path = NOTEBOOK_DIR / "training_run.ipynb"
@@ -58,14 +61,56 @@ class ReportError(RuntimeError):
 _URL_ATTRIBUTES = {"src", "href", "srcset", "poster", "data", "action", "formaction", "xlink:href", "background",
                    "codebase", "cite", "longdesc", "manifest", "ping", "imagesrcset", "lowsrc", "dynsrc"}
 _NAVIGATION_ONLY = {"a", "area"}          # an href the reader must click: not loaded with the page
+_IMAGE_ELEMENTS = {"img", "image", "source", "video", "feimage"}   # may show a data:image/ URL inline
+_IMAGE_ATTRIBUTES = {"src", "srcset", "poster", "href", "xlink:href"}
+_SCRIPT_SCHEMES = ("javascript:", "vbscript:")
 _FORBIDDEN_ELEMENTS = {"iframe", "object", "embed", "frame", "frameset", "applet", "base", "portal"}
 _CSS_URL = re.compile(r"url\s*\(\s*['\"]?\s*(?!data:|#)([^'\")\s]+)|@import", re.IGNORECASE)
+_SRCSET_URL = re.compile(r"[\s,]*(\S+)")
 
 
-def _loads(value: str) -> bool:
-    """Whether a URL-bearing attribute's value points anywhere but inside the page."""
-    text = re.sub(r"[\s\x00-\x1f]", "", value).lower()
-    return bool(text) and not text.startswith(("data:", "#"))
+def _normalised(url: str) -> str:
+    """A URL lower-cased, without whitespace or control characters anywhere: its scheme as a browser reads it
+    or stricter (browsers drop tabs and line breaks anywhere, other controls and spaces at the ends)."""
+    return re.sub(r"[\s\x00-\x1f\x7f]", "", url).lower()
+
+
+def _url_problem(tag: str, name: str, url: str) -> str | None:
+    """Why a URL in attribute ``name`` of element ``tag`` is refused, or None when it is inert.
+
+    Entity references in the value are already decoded (the parser does that), so ``java&#x09;script:``
+    arrives as ``java\tscript:``. Refused: a ``javascript:`` or ``vbscript:`` URL anywhere; a ``data:`` URL
+    anywhere but an image's own source (``<img src>``, ``srcset``, an SVG ``<image href>``, and only
+    ``data:image/...``); and any other URL that would load with the page. A link (``<a href>``,
+    ``<area href>``) to a page elsewhere loads nothing until clicked and is allowed.
+    """
+    text = _normalised(url)
+    if not text or text.startswith("#"):
+        return None
+    if text.startswith(_SCRIPT_SCHEMES):
+        return "a script URL"
+    if text.startswith("data:"):
+        if tag in _IMAGE_ELEMENTS and name in _IMAGE_ATTRIBUTES and text.startswith("data:image/"):
+            return None
+        return "a data: URL outside an image"
+    if tag in _NAVIGATION_ONLY and name == "href":
+        return None
+    return "loads from elsewhere"
+
+
+def _srcset_urls(value: str) -> list[str]:
+    """The URLs of a ``srcset`` (each candidate's URL, then descriptors up to the next comma); a ``data:`` URL's
+    own commas stay inside it, as in the HTML standard's parsing."""
+    urls, at = [], 0
+    while match := _SRCSET_URL.match(value, at):
+        url, at = match.group(1), match.end()
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            comma = value.find(",", at)
+            at = len(value) if comma < 0 else comma + 1
+        urls.append(url)
+    return urls
 
 
 class _Inspector(HTMLParser):
@@ -87,12 +132,18 @@ class _Inspector(HTMLParser):
         for name, value in names.items():
             if name.startswith("on"):
                 self.found.append(f"<{tag} {name}=...> event handler")
-            elif name in _URL_ATTRIBUTES and not (tag in _NAVIGATION_ONLY and name == "href"):
-                urls = [part.strip().split(" ")[0] for part in value.split(",")] if "srcset" in name else [value]
-                if any(_loads(url) for url in urls):
-                    self.found.append(f"<{tag} {name}={value[:60]!r}>")
+            elif name in _URL_ATTRIBUTES:
+                urls = _srcset_urls(value) if "srcset" in name else [value]
+                why = next((w for w in (_url_problem(tag, name, url) for url in urls) if w), None)
+                if why:
+                    self.found.append(f"<{tag} {name}={value[:60]!r}>: {why}")
             elif name == "style" and _CSS_URL.search(value):
                 self.found.append(f"<{tag} style={value[:60]!r}>")
+        # SVG animation can set a link's href after the page is parsed: <set attributeName="href" to="...">
+        if tag in ("set", "animate") and names.get("attributename", "").lower() in ("href", "xlink:href"):
+            for name in ("to", "from", "values"):
+                if any(_url_problem("a", "href", url) for url in names.get(name, "").split(";")):
+                    self.found.append(f"<{tag} attributeName=href {name}={names[name][:60]!r}>")
         if tag == "meta" and names.get("http-equiv", "").lower() == "refresh":
             self.found.append("<meta http-equiv=refresh>")
         if tag == "script":
@@ -123,12 +174,15 @@ class _Inspector(HTMLParser):
 def unsafe_parts(html: str, trusted_scripts: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """Everything in an HTML page that would load from elsewhere or run code when it opens.
 
-    The page is parsed (not searched with patterns): every URL-bearing attribute (``src``,
-    ``href`` of loading elements, ``srcset``, ``poster``, ``data``, ``action``, ``formaction``,
-    ``xlink:href``, ...) that is not a ``data:`` or ``#`` reference, any event-handler attribute
-    (``on...``), ``<meta http-equiv=refresh>``, ``<iframe>``/``<object>``/``<embed>``/``<base>``, CSS
-    ``url()`` and ``@import``, and scripts that import or fetch. Links (``<a href>``) load nothing
-    until clicked and are allowed. XML namespace declarations are names, not references.
+    The page is parsed (not searched with patterns), entity references decoded: every URL-bearing
+    attribute (``src``, ``href``, ``srcset``, ``poster``, ``data``, ``action``, ``formaction``,
+    ``xlink:href``, ...) that would load from elsewhere; a ``javascript:`` or ``vbscript:`` URL in any
+    of them, links included, also set by SVG ``<set>``/``<animate>``; a ``data:`` URL anywhere but
+    an image's own source (``<img src="data:image/...">``); any event-handler attribute (``on...``),
+    ``<meta http-equiv=refresh>``, ``<iframe>``/``<object>``/``<embed>``/``<base>``, CSS ``url()``
+    and ``@import``, and scripts that import or fetch. A link (``<a href>``) to a page elsewhere
+    loads nothing until clicked and is allowed. XML namespace declarations are names, not
+    references.
 
     Parameters
     ----------
@@ -148,6 +202,83 @@ def unsafe_parts(html: str, trusted_scripts: frozenset[str] | set[str] = frozens
     inspector.feed(html)
     inspector.close()
     return inspector.found
+
+
+_SCRIPT_TYPES = {"", "text/javascript", "application/javascript", "module"}
+"""``<script type>`` values a browser runs; any other type (``application/json``: a chart's spec) is data."""
+
+
+class _Scripts(HTMLParser):
+    """The text of every inline script a browser would run, in page order."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=False)
+        self.found: list[str] = []
+        self._text: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag.lower() == "script":
+            kind = (dict(attrs).get("type") or "").strip().lower()
+            self._text = [] if kind in _SCRIPT_TYPES else None
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag.lower() == "script" and self._text is not None:
+            self.found.append("".join(self._text))
+            self._text = None
+
+    def handle_data(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+
+def content_security_policy(scripts) -> str:
+    """The Content-Security-Policy of a report: its own inline scripts, inline styles and data: images only.
+
+    Parameters
+    ----------
+    scripts
+        The text of each inline script the page runs; each is allowed by its SHA-256 hash, so no
+        other script (an injected one, a changed byte, an event handler or a ``javascript:`` URL) runs.
+
+    Returns
+    -------
+    str
+        The policy: nothing loads from anywhere (``default-src 'none'``: no URL, not even the
+        page's own folder); scripts by hash, without ``eval``; inline ``<style>`` and ``style``
+        attributes (nbconvert's and vega-embed's, which the page check has read for ``url()``);
+        images, fonts only as ``data:``; no ``<base>`` and no form submission.
+
+    Examples
+    --------
+    >>> content_security_policy(["1"]).split("; ")[:2]
+    ["default-src 'none'", "script-src 'sha256-a4ayc/80/OGda4BO/1o/V0etpOqiLx1JwB5S3beHW0s='"]
+    """
+    import base64
+
+    hashes = sorted({"'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+                     for text in scripts})
+    return "; ".join(["default-src 'none'", "script-src " + (" ".join(hashes) or "'none'"),
+                      "style-src 'unsafe-inline'", "img-src data:", "font-src data:", "base-uri 'none'",
+                      "form-action 'none'"])
+
+
+def with_content_security_policy(page: str) -> str:
+    """The page with a ``<meta http-equiv="Content-Security-Policy">`` first in its head, allowing
+    exactly the inline scripts it holds (:func:`content_security_policy`).
+
+    Raises
+    ------
+    ReportError
+        The page has no ``<head>`` to put the policy in.
+    """
+    found = _Scripts()
+    found.feed(page)
+    found.close()
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{content_security_policy(found.found)}">'
+    head = re.search(r"<head\b[^>]*>(\s*<meta charset=[^>]*>)?", page, re.IGNORECASE)
+    if head is None:
+        raise ReportError("the page has no <head> for its Content-Security-Policy")
+    return page[:head.end()] + "\n" + meta + page[head.end():]
 
 
 def trusted_scripts() -> frozenset[str]:
@@ -856,7 +987,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
                 draw_charts(pending, drawer, timeout)
             except ChartError as exc:
                 raise ReportError(f"{name}: a chart could not be drawn: {exc}") from None
-            html = _with_bundle(_with_drawings(page, pending), bundle)
+            html = with_content_security_policy(_with_bundle(_with_drawings(page, pending), bundle))
             # the page and its notebook renamed into place together, once both are written
             with aside([notebook_path, html_path]) as (notebook_aside, html_aside):
                 nbformat.write(node, notebook_aside)
@@ -1019,7 +1150,8 @@ def _portfolio_picture(portfolio, drawer, timeout: int) -> str:
     try:
         svg = drawer.svg(drawer.submit(spec_text(chart.to_dict(validate=False))), timeout)
     except ChartError as exc:
-        print(f"costmodel batch: the portfolio chart could not be drawn, left out: {exc}", file=sys.stderr)
+        print(terminal(f"costmodel batch: the portfolio chart could not be drawn, left out: {exc}", multiline=True),
+              file=sys.stderr)
         return ""
     source = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")
     return f'<p><img alt="{html.escape(description)}" src="{source}"></p>'
@@ -1064,7 +1196,7 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
         work.put((index, scenario))
 
     def report_failed(scenario, exc: Exception) -> None:
-        print(f"costmodel batch: report of {scenario}: {exc}", file=sys.stderr)
+        print(terminal(f"costmodel batch: report of {scenario}: {exc}", multiline=True), file=sys.stderr)
         failed.append(str(scenario))
 
     def serve(kernel: WarmKernel) -> None:
@@ -1122,5 +1254,5 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
     problems = unsafe_parts(page)
     if problems:
         raise ReportError(f"the index page would load or run something: {problems[:3]}")
-    write_text_atomically(Path(out_dir) / "index.html", page)
+    write_text_atomically(Path(out_dir) / "index.html", with_content_security_policy(page))
     return failed

@@ -108,7 +108,9 @@ def test_f1_report_with_hostile_text_is_inert_and_literal(tmp_path, chromium):
     report = render_report(path, tmp_path / "out")
     html = report.html.read_text()
     assert unsafe_parts(html, trusted_scripts()) == []   # only the embedded Vega bundle's exact bytes are trusted
-    assert not re.search(r"<(iframe|object|embed)\b", html) and not re.search(r"<meta[^>]*http-equiv", html, re.I)
+    assert not re.search(r"<(iframe|object|embed)\b", html)
+    # the one http-equiv is the page's own Content-Security-Policy (F31), never the payload's refresh
+    assert re.findall(r"<meta[^>]*http-equiv=\"?([\w-]+)", html, re.I) == ["Content-Security-Policy"]
     parser = _Text()
     parser.feed(html)
     assert not [name for name in parser.attributes if name.startswith("on")]     # no event handler at all
@@ -902,3 +904,236 @@ def test_f32_files_written_aside_get_the_usual_permissions_and_leave_nothing(tmp
     finally:
         os.umask(umask)
     assert final.read_text() == "new" and final.stat().st_mode & 0o777 == 0o640
+
+
+# --- F31: escaped everywhere --------------------------------------------------------------------------------
+
+# "ZQ" survives any rendering as text, so a page that shows ZQ without the rest of the payload after it
+# rendered that payload (a link, bold, italics, mathematics) instead of showing it as written
+F31_TEXT = 'ZQ<a href="javascript:alert(1)">x</a> **b** $x$ _y_ [a](b)'
+F31_FIELDS = ("title", "description", "source", "item", "statement", "label", "name", "notes", "provider")
+
+
+def f31_hostile(name: str) -> dict:
+    """A bundled scenario with F31_TEXT (and a tag naming the place) in every text field: title, descriptions,
+    sources, bill-of-materials items, claims, stage names, every option's label, and an inline rental offer
+    (its id, provider, notes and source) that the rent option uses."""
+    from costmodel.catalog import default_catalog
+
+    data = patched_data(name)
+    count = 0
+
+    def fill(node):
+        nonlocal count
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in list(items):
+            if isinstance(value, str) and key in F31_FIELDS and not (key == "name" and "offer" in node):
+                count += 1                      # (an API offer's name is an id: lower case, digits, hyphens)
+                node[key] = f"{F31_TEXT} {count}"
+            else:
+                fill(value)
+
+    fill(data)
+    for kind in ("own", "rent", "api"):
+        if kind in data["options"]:
+            data["options"][kind]["label"] = f"{F31_TEXT} {kind}"
+    rent = data["options"]["rent"]
+    row = default_catalog().cloud_offers[rent["offer"]].model_dump(mode="json")
+    row.update(offer=f"{F31_TEXT} offer", provider=f"{F31_TEXT} provider", notes=f"{F31_TEXT} notes",
+               source=f"{F31_TEXT} offer source")
+    data.setdefault("offers", {}).setdefault("cloud_offers", []).append(row)
+    rent["offer"] = row["offer"]
+    return data
+
+
+class _Live(HTMLParser):
+    """Shown text, alt texts, links and the text of bold/italic elements of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.text, self.alts, self.links, self.emphasis, self._open = [], [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("a", "area") or "xlink:href" in attrs:
+            self.links.append(attrs.get("href") or attrs.get("xlink:href") or "")
+        if "alt" in attrs:
+            self.alts.append(attrs["alt"])
+        if tag not in ("img", "br", "meta", "link", "input", "hr"):
+            self._open.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self._open:
+            del self._open[len(self._open) - 1 - self._open[::-1].index(tag):]
+
+    def handle_data(self, data):
+        if any(t in ("script", "style") for t in self._open):
+            return
+        if self._open and self._open[-1] in ("strong", "b", "em", "i", "a"):
+            self.emphasis.append(data)
+        self.text.append(data)
+
+
+@pytest.fixture(scope="module")
+def f31_reports(tmp_path_factory):
+    """R1 and R2 rendered with F31_TEXT in every text field."""
+    from costmodel.report import render_report
+
+    folder = tmp_path_factory.mktemp("f31")
+    return {name: render_report(write_scenario(folder, f31_hostile(name), f"{name}.yaml"), folder / "out").html
+            for name in (R1, R2)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [R1, R2])
+def test_f31_hostile_text_in_every_field_is_shown_as_written(f31_reports, name):
+    """F31 (faults.md): every text field's HTML, Markdown and $ are shown as written, none live."""
+    import base64
+    import html as html_module
+
+    html = f31_reports[name].read_text()
+    assert unsafe_parts(html, trusted_scripts()) == []
+    page = _Live()
+    page.feed(html)
+    # the only links are the headings' own anchors; no bold or italic text came from the payload
+    assert page.links and all(link.startswith("#") for link in page.links), [x for x in page.links if x[:1] != "#"]
+    assert not {"b", "y", "x", "a"} & {part.strip() for part in page.emphasis}
+    shown = " ".join(" ".join(page.text).split())
+    # each place the payload shows, it shows whole: in headings, sentences, lists and tables alike
+    assert shown.count("ZQ") == shown.count(F31_TEXT) > 50
+    for tag in ("own", "rent", "offer", "provider", "1"):       # the labels, the offer, the title
+        assert f"{F31_TEXT} {tag}" in shown, tag
+    assert f"<title>{html_module.escape(F31_TEXT, quote=False)} 1</title>" in html
+    # chart titles, axes and legends (the Vega-Lite specs) and the charts' alt texts carry it whole
+    specs = re.findall(r'<script type="application/json" class="costmodel-vega-spec">(.*?)</script>', html, re.S)
+    strings = [s for spec in specs for s in re.findall(r'"((?:[^"\\]|\\.)*)"', spec) if "ZQ" in s]
+    assert strings and all(json.loads(f'"{s}"').startswith(F31_TEXT) or F31_TEXT in json.loads(f'"{s}"')
+                           for s in strings)
+    assert any("ZQ" in alt for alt in page.alts)
+    assert all(alt.count("ZQ") == alt.count(F31_TEXT) for alt in page.alts)
+    # the drawn SVGs hold the text as text, never as an element
+    for data in re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html):
+        svg = base64.b64decode(data).decode()
+        assert not re.search(r"<a[\s>]", svg)
+
+
+@pytest.mark.slow
+def test_f31_the_policy_lets_the_charts_draw_and_nothing_else_run(f31_reports, tmp_path, chromium):
+    """F31 (faults.md): the report's Content-Security-Policy runs its own scripts only; the charts still draw."""
+    html = f31_reports[R2].read_text()
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
+    assert policy and html.index(policy.group(0)) < html.index("<script")      # before any script
+    directives = dict(d.split(" ", 1) for d in policy.group(1).split("; "))
+    assert directives["default-src"] == "'none'" and directives["img-src"] == "data:"
+    hashes = directives["script-src"].split()
+    assert len(hashes) == 2 and all(h.startswith("'sha256-") for h in hashes)      # the Vega bundle, the loader
+    assert "unsafe" not in directives["script-src"]
+    charts = html.count('class="costmodel-vega-spec"')
+    dump = []
+    assert chromium(f31_reports[R2], dump) == []
+    assert len(re.findall(r'class="[^"]*\bcostmodel-interactive\b', dump[0])) == charts > 5   # every chart drawn
+    # a script, an event handler and a javascript: URL put into the page afterwards do not run
+    injected = tmp_path / "injected.html"
+    before, after = html.split("</body>", 1)          # the body's end; the Vega bundle after it holds the word too
+    injected.write_text(before + "<script>document.title='pwned'</script>"
+                        "<img src=x onerror=\"document.title='pwned'\">"
+                        "<iframe src=\"javascript:parent.document.title='pwned'\"></iframe></body>" + after)
+    dump = []
+    chromium(injected, dump)
+    assert "pwned" not in re.search(r"<title>(.*?)</title>", dump[0], re.S).group(1)
+    assert len(re.findall(r'class="[^"]*\bcostmodel-interactive\b', dump[0])) == charts
+
+
+@pytest.mark.parametrize("html", [
+    '<a href="javascript:alert(1)">x</a>', '<a href="JaVaScRiPt:alert(1)">x</a>', '<a href=" javascript:alert(1)">x</a>',
+    '<a href="java&#x09;script:alert(1)">x</a>', '<a href="java&Tab;script&colon;alert(1)">x</a>',
+    '<a href="&#106;avascript:alert(1)">x</a>', '<a href="\x01javascript:alert(1)">x</a>',
+    '<a href="vbscript:msgbox(1)">x</a>', '<a href="VBScript:msgbox(1)">x</a>',
+    '<a href="data:text/html,<script>alert(1)</script>">x</a>', '<a href="data:image/svg+xml;base64,AA">x</a>',
+    '<area href="javascript:alert(1)">', '<svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
+    '<svg><a href="data:text/html,x"><text>x</text></a></svg>',
+    '<svg><a><set attributeName="href" to="javascript:alert(1)"/><text>x</text></a></svg>',
+    '<button formaction="javascript:alert(1)">x</button>', '<button formaction="data:text/html,x">x</button>',
+    '<form action=" JAVASCRIPT:alert(1)"></form>', '<script src="data:text/javascript,alert(1)"></script>',
+    '<link rel="stylesheet" href="data:text/css,a">', '<img src="javascript:alert(1)">',
+    '<img srcset="data:text/html,x 1x">',
+])
+def test_f31_the_page_check_refuses_script_and_data_links(html):
+    """F31 (faults.md): javascript:, vbscript: and data: URLs in links are refused, however written."""
+    assert unsafe_parts(html)
+
+
+@pytest.mark.parametrize("html", [
+    '<img src="data:image/svg+xml;base64,AA">', '<img srcset="data:image/png;base64,AA 1x, data:image/png;base64,BB 2x">',
+    '<svg><image href="data:image/png;base64,AA"/></svg>', '<a href="h200-24gpu-cluster/report.html">R2</a>',
+    '<a href="#Summary">Summary</a>', "<p>javascript:alert(1)</p>",
+])
+def test_f31_images_anchors_and_relative_links_pass(html):
+    """F31 (faults.md): what a report and the batch index use themselves stays allowed."""
+    assert unsafe_parts(html) == []
+
+
+def test_f31_the_policy_hashes_exactly_the_scripts_that_run():
+    """F31 (faults.md): one hash per inline script a browser runs; a JSON data block needs none."""
+    import base64
+    import hashlib
+
+    from costmodel.report import with_content_security_policy
+
+    page = ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head><body>'
+            '<script type="application/json">{"a": 1}</script><script>var a = 1;</script></body></html>')
+    out = with_content_security_policy(page)
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', out).group(1)
+    expected = base64.b64encode(hashlib.sha256(b"var a = 1;").digest()).decode()
+    assert f"script-src 'sha256-{expected}';" in meta and meta.count("'sha256-") == 1
+    assert out.index("<meta charset") < out.index("Content-Security-Policy") < out.index("<title>")
+    assert out.replace(re.search(r"\n<meta http-equiv[^>]*>", out).group(0), "") == page
+
+
+def test_f31_labels_are_escaped_in_every_sentence_of_the_horizon():
+    """F31 (faults.md): the 'Owning instead of ...' sentence escapes the label like the sentences around it."""
+    from costmodel.domain.finance import own_finance
+    from costmodel.presentation.safe import markdown
+    from costmodel.presentation.text import describe_finance
+
+    label = '<a href="javascript:alert(1)">x</a> **b** $x$ _y_ [a](b)'
+    r = costmodel.resolve(patched(R2, {"options.rent.label": label}))
+    text = describe_finance(r, own_finance(r))
+    assert "Owning instead of " + markdown(label) in text
+    assert label not in text and not re.search(r"(?<!\\)<a", text)
+
+
+F31_CONTROLS = "\x1b[31mred\x1b[0m\x1b]0;title\x07\x08\r\x9b2J\x1bc\u202e"
+
+
+def test_f31_terminal_output_has_no_control_characters(tmp_path, capsys):
+    """F31 (faults.md): what the CLI prints from scenario text carries no escape sequence or control."""
+    controls = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]")
+    data = patched_data(R2, {"title": "T" + F31_CONTROLS, "description": "D" + F31_CONTROLS,
+                             "options.rent.label": "R" + F31_CONTROLS, "options.own.label": "O" + F31_CONTROLS,
+                             "options.own.source": "S" + F31_CONTROLS}, drop=("uncertainty",))
+    path = write_scenario(tmp_path, data, "controls.yaml")
+    for args in (["compare", str(path)], ["validate", str(path)],
+                 ["batch", str(path), "--out", str(tmp_path / "batch")]):
+        code, out, err = run(args, capsys)
+        assert code == 0 and not controls.search(out + err), (args, out + err)
+    assert "Scenario: Tred" in run(["compare", str(path)], capsys)[1]       # the text itself stays
+    # an error quoting the bad value (and a bad key), and a batch's list of failures
+    bad = write_scenario(tmp_path, patched_data(R2, {"options.own.power.pue": "high" + F31_CONTROLS,
+                                                     "options.own.x\x1b[2J": 1}), "bad.yaml")
+    for args in (["compare", str(bad)], ["batch", str(bad), "--out", str(tmp_path / "batch2")]):
+        code, out, err = run(args, capsys)
+        assert code in (1, 2) and "options.own.power.pue" in err and not controls.search(out + err), err
+    assert "\n" in run(["compare", str(bad)], capsys)[2].strip()          # one problem a line, still
+
+
+def test_f31_the_terminal_function():
+    """F31 (faults.md): escape sequences go whole, controls go, a CR or tab is a space, lines stay if asked."""
+    from costmodel.presentation.safe import terminal
+
+    assert terminal("a\x1b[1;31mb\x1b[0m") == "ab"
+    assert terminal("\x1b]0;title\x07x \x1b]8;;https://e.com\x1b\\link\x1b]8;;\x1b\\") == "x link"
+    assert terminal("safe\rEVIL\x08\x08") == "safe EVIL"
+    assert terminal("a\x00b\x7fc\x85d\u202ee") == "abcde"
+    assert terminal("two\nlines") == "two lines" and terminal("two\r\nlines", multiline=True) == "two\nlines"
+    assert terminal("ok é ü 中 $x$ **b**") == "ok é ü 中 $x$ **b**"

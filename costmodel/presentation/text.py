@@ -595,7 +595,10 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
 
 
 def returns_sentence(label, result: OwnFinance) -> str:
-    """IRR, MIRR, ROI and fractional paybacks of owning against the compared option, in one sentence."""
+    """IRR, MIRR, ROI and fractional paybacks of owning against the compared option, in one Markdown sentence.
+
+    The compared option's label (``label(option)``, scenario text) is escaped like every other text.
+    """
     def rate(x):
         return ("not defined (the gains never change sign, or no rate brings their present value to zero)"
                 if x is None else f"{fmt.share(x, 2)} a year")
@@ -603,7 +606,7 @@ def returns_sentence(label, result: OwnFinance) -> str:
     def months(x):
         return "never within the horizon" if x is None else f"{fmt.amount(x, 2)} months"
 
-    return (f"Owning instead of {label(result.payback_against)}: IRR {rate(result.irr_per_year)}, MIRR "
+    return (f"Owning instead of {md(label(result.payback_against))}: IRR {rate(result.irr_per_year)}, MIRR "
             f"{rate(result.mirr_per_year)}, ROI "
             + ("not defined" if result.roi is None else fmt.share(result.roi, 2))
             + f" (net gain / investment); payback {months(result.payback_months)}, discounted payback "
