@@ -1137,3 +1137,31 @@ def test_f31_the_terminal_function():
     assert terminal("a\x00b\x7fc\x85d\u202ee") == "abcde"
     assert terminal("two\nlines") == "two lines" and terminal("two\r\nlines", multiline=True) == "two\nlines"
     assert terminal("ok é ü 中 $x$ **b**") == "ok é ü 中 $x$ **b**"
+
+
+# --- large inputs: read once, refused early -------------------------------------------------------------
+
+def test_a_demand_file_is_read_once_while_it_is_unchanged(tmp_path, monkeypatch):
+    """A 10^6-job log took 15-20 s in compare, read again for every resolve; now kept while unchanged."""
+    from costmodel.io import demand_files
+
+    log = tmp_path / "sacct.txt"
+    log.write_text("JobID|Start|End|AllocTRES\n1|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4\n")
+    reads = []
+    original = demand_files._read_lines
+    monkeypatch.setattr(demand_files, "_read_lines", lambda *a: reads.append(a) or original(*a))
+    first = read_job_log(log, 2026)
+    first.demand[:] = 0                                  # the caller's copy: what is kept stays as read
+    assert read_job_log(log, 2026).demand[:2].tolist() == [4.0, 4.0] and len(reads) == 1
+    log.write_text("JobID|Start|End|AllocTRES\n1|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=16\n")
+    assert read_job_log(log, 2026).demand[:2].tolist() == [16.0, 16.0] and len(reads) == 2
+
+
+def test_a_400000_value_distribution_is_refused_by_its_size(tmp_path, capsys):
+    """An empirical distribution of 400,000 values: refused naming the field and the limit (the parse ran 10 s)."""
+    data = patched_data(R1)
+    data["uncertainty"]["distributions"]["options.rent.price_per_gpu_hour"] = {
+        "distribution": "empirical", "values": [3] * 400_000}
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "uncertainty.distributions.options.rent.price_per_gpu_hour.values" in err
+    assert "100000" in err or "100,000" in err

@@ -30,9 +30,14 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import functools
+import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -69,6 +74,46 @@ MAX_FILE_BYTES = 2_000_000_000
 """Largest demand file (hourly values, job log, request log) read. [B]"""
 
 
+def kept_by_file(function: Callable) -> Callable:
+    """``function(path, *args)`` kept for the last :data:`KEPT_FILES` calls while the file is unchanged
+    (same size and modification time): one command resolves a scenario several times (the comparison,
+    the uncertainty, a report's sections), and a log of a million jobs takes seconds to read. The
+    caller gets a copy of every array, so nothing it does changes what is kept."""
+    kept: dict[tuple, Any] = {}
+
+    @functools.wraps(function)
+    def read(path, *args, **options):
+        try:
+            info = os.stat(path)
+        except OSError:
+            return function(path, *args, **options)      # the function names the problem
+        key = (str(Path(path).resolve()), info.st_mtime_ns, info.st_size, *args, *sorted(options.items()))
+        if key not in kept:
+            while len(kept) >= KEPT_FILES:
+                kept.pop(next(iter(kept)))
+            kept[key] = function(path, *args, **options)
+        return _copied(kept[key])
+
+    return read
+
+
+KEPT_FILES = 8
+"""Demand files read and kept per process (see :func:`kept_by_file`)."""
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, tuple):
+        return tuple(_copied(v) for v in value)
+    if isinstance(value, dict):
+        return dict(value)
+    if dataclasses.is_dataclass(value):
+        return dataclasses.replace(value, **{f.name: _copied(getattr(value, f.name))
+                                             for f in dataclasses.fields(value) if f.init})
+    return value
+
+
 def _read_lines(path: Path, error: type[InputError]) -> list[str]:
     problem = file_problem(Path(path), MAX_FILE_BYTES)
     if problem is not None:
@@ -86,6 +131,7 @@ def _is_number(text: str) -> bool:
     return is_decimal_text(text)
 
 
+@kept_by_file
 def read_hourly_file(path: Path, hours: int = 8760, most: float = MAX_GPUS, what: str = "GPUs") -> np.ndarray:
     """A year of hourly GPU demand from a file with one number per line (a header line is allowed). [GPU]
 
@@ -152,6 +198,8 @@ class JobLog:
 def _parse_time(text: str, zone: ZoneInfo, fold: int = 0) -> dt.datetime:
     moment = dt.datetime.fromisoformat(text)
     if moment.tzinfo is None:
+        if zone.key == "UTC":              # no daylight saving to resolve: the fast way
+            return moment.replace(tzinfo=dt.UTC)
         moment = moment.replace(tzinfo=zone, fold=fold)
     return moment.astimezone(dt.UTC)
 
@@ -166,6 +214,7 @@ def _elapsed_seconds(text: str) -> float | None:
     return ((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60 + float(seconds)
 
 
+@kept_by_file
 def read_job_log(path: Path, year: int, time_zone: str = "UTC", until: dt.datetime | None = None) -> JobLog:
     """Hourly GPU demand of a calendar year from a Slurm ``sacct --parsable2`` job log. [GPU]
 

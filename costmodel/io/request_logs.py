@@ -17,12 +17,13 @@ import numpy as np
 from ..errors import InputError
 from ..files import file_problem
 from ..numbers import is_integer_text
-from .demand_files import MAX_FILE_BYTES, hours_in_year
+from .demand_files import MAX_FILE_BYTES, hours_in_year, kept_by_file
 
 MAX_TOKENS_PER_REQUEST = 100_000_000
 """Most tokens one request may carry before the line is taken for a typo. [tokens]"""
 
 
+@kept_by_file
 def read_request_log(path: Path, year: int, time_zone: str = "UTC") -> tuple[np.ndarray, int]:
     """Input plus output tokens started in each hour of ``year``, and the requests counted. [tokens]
 
