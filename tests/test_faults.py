@@ -1162,6 +1162,9 @@ def test_a_400000_value_distribution_is_refused_by_its_size(tmp_path, capsys):
     data = patched_data(R1)
     data["uncertainty"]["distributions"]["options.rent.price_per_gpu_hour"] = {
         "distribution": "empirical", "values": [3] * 400_000}
-    code, err = problem_of(tmp_path, data, capsys)
+    import yaml
+
+    text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=10**9)   # [3, 3, ...]: 1.2 MB
+    code, err = problem_of(tmp_path, text, capsys)
     assert code == 2 and "uncertainty.distributions.options.rent.price_per_gpu_hour.values" in err
     assert "100000" in err or "100,000" in err
