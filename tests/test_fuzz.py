@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import costmodel
 from costmodel.cli import main
 from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.paths import DATA_DIR
 from costmodel.scenarios import set_path
 
 BASES = ("llama70b-vs-api", "h200-24gpu-cluster", "h100-10k-cluster", "deepseek-v3-training")
@@ -98,3 +99,89 @@ def test_every_reported_break_even_is_one(volume, top):
                 assert before != after or before == 0
             checked += 1
     assert checked == sum(len(b.volumes) for b in result.break_evens)
+
+
+# --- the other routes a number takes in (issue 27: offers, overrides, sweeps, catalog folders) ------------
+
+CATALOG_PATHS = ("options.api.input_price_per_million", "options.api.cached_input_price_per_million",
+                 "options.api.output_price_per_million", "options.rent.price_per_gpu_hour")
+
+
+def _compare(tmp_path, capsys, data):
+    code = main(["compare", str(write_scenario(tmp_path, data, "fuzz.yaml")), "--json", "--no-uncertainty"])
+    captured = capsys.readouterr()
+    assert code in (0, 2) and "Traceback" not in captured.err, captured.err
+    return code, captured
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(column=st.sampled_from(["price_per_gpu_hour", "gpu", "currency", "as_of", "quality", "pricing"]),
+       value=VALUES)
+def test_inline_offers_take_any_value_without_a_crash(tmp_path, capsys, column, value):
+    row = dict(offer="acme", provider="Acme", gpu="H100-SXM-80GB", pricing="on_demand", price_per_gpu_hour=2.5,
+               currency="USD", quality="P", as_of="2026-11", source="quote")
+    row[column] = value
+    data = patched_data("llama70b-vs-api", {"offers.cloud_offers": [row], "options.rent.offer": "acme"},
+                        drop=("uncertainty",))
+    code, _ = _compare(tmp_path, capsys, data)
+    if code == 0 and column == "price_per_gpu_hour":      # only a real, positive number is a price
+        assert isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(values=st.dictionaries(st.sampled_from(CATALOG_PATHS), VALUES, min_size=1, max_size=3))
+def test_overrides_hold_the_catalog_rows_rules(tmp_path, capsys, values):
+    data = patched_data("llama70b-vs-api", {"overrides": {"values": values, "source": "fuzz"}},
+                        drop=("uncertainty",))
+    code, _ = _compare(tmp_path, capsys, data)
+    if code == 0:
+        r = costmodel.resolve(costmodel.load_scenario(tmp_path / "fuzz.yaml"))
+        api = r.options["api"]
+        assert 0 < api.cached_input_price_per_million <= api.input_price_per_million
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(path=st.sampled_from(["options.own.server_count", "options.own.power.pue", "options.rent.gpu_count",
+                             "workload.gpu_hours_per_month", "options.rent.price_per_gpu_hour"]),
+       values=st.lists(VALUES, min_size=1, max_size=3))
+def test_sweeps_refuse_what_the_scenario_would(tmp_path, capsys, path, values):
+    sweep = tmp_path / "sweep.yaml"
+    import yaml
+
+    sweep.write_text(yaml.safe_dump({"base": "h200-24gpu-cluster", "grid": {path: values}}))
+    code = main(["batch", "--sweep", str(sweep), "--out", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    assert code in (0, 1, 2) and "Traceback" not in captured.err, captured.err
+    if code == 0:          # every value was one the scenario file itself would take (a count as 2 or 2.0)
+        counts = ("options.own.server_count", "options.rent.gpu_count")
+        for value in values:
+            whole = path in counts and isinstance(value, float) and value.is_integer()
+            data = patched_data("h200-24gpu-cluster", {path: int(value) if whole else value})
+            assert _compare(tmp_path, capsys, data)[0] == 0, (path, value)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(column=st.integers(0, 9), text=st.one_of(st.text(max_size=12), st.sampled_from(
+    ["1_000", "0x10", "inf", "nan", "-1", "1e400", "=1+1", '"', "a,b", "\ufeff2", "2\n3"])))
+def test_catalog_folders_refuse_bad_cells_with_a_catalog_error(tmp_path_factory, column, text):
+    folder = tmp_path_factory.mktemp("catalog")
+    header = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()[0]
+    cells = ["acme", "Acme", "H100-SXM-80GB", "on_demand", "2.5", "USD", "P", "2026-11", "quote", ""]
+    cells[column] = text
+    import csv
+    import io
+
+    out = io.StringIO()
+    csv.writer(out).writerow(cells)
+    (folder / "cloud_prices.csv").write_text(f"{header}\n{out.getvalue()}", encoding="utf-8")
+    try:
+        catalog = costmodel.load_catalog_overrides(folder)
+    except costmodel.CatalogError as exc:
+        assert exc.problems and str(folder) in str(exc)
+        return
+    row = catalog.cloud_offers.get(cells[0] if column != 0 else text)
+    assert row is None or (math.isfinite(row.price_per_gpu_hour) and row.price_per_gpu_hour > 0)
