@@ -1,4 +1,6 @@
-"""Every fault kind of shared/reference/faults.md (F1–F21) gives its expected outcome.
+"""Every fault kind of shared/reference/faults.md (F1–F21, F28–F33) gives its expected outcome.
+
+F22–F23 are tested in test_api_billing.py, F24–F27 in test_one_answer.py.
 
 Each test names its fault. F11's, F13's and F15's scenarios use ``utilisation_ceiling``, the
 new name of ``max_utilisation`` (the old key gives an error that names the new one).
