@@ -486,6 +486,8 @@ def main(argv: list[str] | None = None) -> int:
         scenario = getattr(args, "scenario", None)     # a problem found past loading is still the file's
         if isinstance(exc, InputError) and isinstance(scenario, str):
             exc = exc.in_file(scenario)
+        elif isinstance(scenario, str) and not str(exc).startswith(scenario):
+            exc = f"{scenario}: {exc}"
         _say(f"costmodel {args.command}: {exc}", file=sys.stderr)
         return BAD_INPUT
     except BrokenPipeError:  # e.g. `costmodel compare X --json | head`
