@@ -130,6 +130,8 @@ def from_validation_error(error: Any, path: str | Path | None, cls: type[InputEr
         for part in loc:
             if part in union_tags or (isinstance(node, dict) and node.get("kind") == part and part not in node):
                 continue
+            if _union_branch(part, node):
+                continue
             parts.append(str(part))
             if isinstance(node, dict):
                 node = node.get(part)
@@ -145,8 +147,24 @@ def from_validation_error(error: Any, path: str | Path | None, cls: type[InputEr
             value = _MISSING
         elif item["type"] == "union_tag_invalid":
             value = (item.get("ctx") or {}).get("tag", value)
-        problems.append((field, value, _reason(item)))
+        reason = _reason(item)
+        if problems and problems[-1][0] == field and problems[-1][1] is value:   # the branches of one union
+            problems[-1] = (field, value, f"{problems[-1][2]}; or {reason}")
+        else:
+            problems.append((field, value, reason))
     return cls(path, problems)
+
+
+_BRANCH_NAMES = {"float", "int", "str", "bool", "none", "date", "datetime", "list", "dict", "tuple"}
+
+
+def _union_branch(part: Any, node: Any) -> bool:
+    """Whether a part of an error's location is pydantic's name for a branch of a union
+    (``constrained-float``, ``literal['catalog']``, ``function-after[...]``), not a field."""
+    if not isinstance(part, str) or (isinstance(node, dict) and part in node):
+        return False
+    return part in _BRANCH_NAMES or part.startswith(("constrained-", "literal[", "function-", "list[", "dict[",
+                                                      "tuple[", "nullable[", "union[", "tagged-union["))
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -40,7 +40,12 @@ def _calendar(pattern: re.Pattern, kind: str, example: str):
         if isinstance(value, dt.date | dt.datetime):
             return value
         if isinstance(value, str) and pattern.match(value.strip()):
-            return value.strip()
+            text = value.strip()
+            try:     # parsed here: the models are strict, and strict pydantic takes no text for a date
+                return dt.date.fromisoformat(text) if pattern is _ISO_DATE else dt.datetime.fromisoformat(text)
+            except ValueError:
+                raise PydanticCustomError("calendar_day", "not a day of the calendar: {text}", {"text": text}) \
+                    from None
         raise PydanticCustomError("calendar_text", "must be {kind} written as {example}, not {got} (a number is "
                                   "not read as Unix time)", {"kind": kind, "example": example,
                                                               "got": "a number" if isinstance(value, int | float)
@@ -100,7 +105,7 @@ def unit_of(info: FieldInfo | None) -> str | None:
 class InputModel(BaseModel):
     """Base of every scenario input block: frozen, strict numbers, unknown fields refused, no inf/NaN."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True, strict=True)
 
 
 def fail(title: str, loc: tuple, error_type: str, message: str, value: Any, **ctx: Any) -> ValidationError:

@@ -43,7 +43,7 @@ class Claim(InputModel):
                     "same; gpu_hours: GPU-hours used per month, or a training run's total.")
     option: Literal["own", "rent", "api"] | None = Field(default=None, description="For monthly_cost.")
     options: tuple[Literal["own", "rent", "api"], Literal["own", "rent", "api"]] | None = Field(
-        default=None, description="For break_even: the two options.")
+        default=None, strict=False, description="For break_even: the two options (a YAML list of two).")
     value: NonNegative | None = Field(default=None, description="The stated figure (monthly_cost, gpu_hours).")
     currency: Currency | None = Field(default=None, description="Currency of a stated cost; default: reporting.")
     volume: NonNegative | None = Field(default=None, description="A stated break-even volume. [workload unit]")

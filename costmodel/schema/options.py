@@ -9,7 +9,7 @@ the bundled one; the rows themselves are looked up when the scenario is resolved
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -270,8 +270,8 @@ class HostedAPI(InputModel):
     reasoning_tokens_per_output_token: NonNegative = quantity(
         0.0, unit="-", title="reasoning tokens per output token", le=1000,
         description="Reasoning (thinking) tokens the model bills as output per visible output token.")
-    region_uplift: float | Literal["catalog"] = quantity(
-        1.0, unit="-", title="region uplift", ge=1, le=10,
+    region_uplift: Annotated[float, Field(strict=True, ge=1, le=10)] | Literal["catalog"] = quantity(
+        1.0, unit="-", title="region uplift",
         description="Factor on every price for a regional or data-residency endpoint; \"catalog\" takes the "
                     "offer's region_uplift column.")
     tokens_per_workload_token: Positive = quantity(
