@@ -94,6 +94,25 @@ class _Row(BaseModel):
         return f"{self.source_file}: {self.ident} [{self.quality}, {self.as_of}] {self.source}"
 
 
+def known_time_zone(value: str) -> str:
+    """``value`` if it names a time zone of the IANA tz database; raises a PydanticCustomError otherwise.
+
+    ``localtime``, ``posixrules`` and ``Factory`` are files of the tz database but no zone: what they mean
+    depends on the machine."""
+    zones = _time_zones()
+    if value not in zones:
+        raise PydanticCustomError("unknown_time_zone", "not a time zone of the IANA tz database (e.g. UTC, "
+                                  "Europe/Madrid){hint}", {"hint": did_you_mean(value, zones)})
+    return value
+
+
+@functools.cache
+def _time_zones() -> frozenset[str]:
+    from zoneinfo import available_timezones
+
+    return frozenset(available_timezones() - {"localtime", "posixrules", "Factory"})
+
+
 _CELL_FORMS = {"int": INTEGER, "float": DECIMAL, "bool": re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")}
 _CELL_WORDS = {"int": "a whole base-10 number", "float": "a base-10 number", "bool": "true or false"}
 
@@ -260,7 +279,27 @@ class APIPriceWindow(_Row):
     end_hour: int = Field(ge=1, le=24, description="Hour the window ends (exclusive). [h]")
     time_zone: str = Field(description="IANA time zone of the hours, e.g. UTC.")
     price_multiplier: float = Field(gt=0, le=10, description="Factor on every price of the offer in the window. [-]")
-    effective_from: str = Field(description="Date (YYYY-MM-DD) from which the window applies.")
+    effective_from: str = Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
+                                description="Date (YYYY-MM-DD) from which the window applies.")
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        return known_time_zone(value)
+
+    @model_validator(mode="after")
+    def _hours_in_order(self) -> APIPriceWindow:
+        if self.start_hour >= self.end_hour:
+            raise ValidationError.from_exception_data("APIPriceWindow", [InitErrorDetails(
+                type=PydanticCustomError("empty_window", "not before end_hour ({end}): the window holds no hour",
+                                         {"end": self.end_hour}), loc=("start_hour",), input=self.start_hour)])
+        parts = [part.partition("-") for part in self.days.split(",")]
+        if any(high and int(high) < int(low) for low, _, high in parts) or len(self.day_set()) < sum(
+                int(high or low) - int(low) + 1 for low, _, high in parts):
+            raise ValidationError.from_exception_data("APIPriceWindow", [InitErrorDetails(
+                type=PydanticCustomError("days_order", "each day once, ranges low-high (0-4, 5,6)", {}),
+                loc=("days",), input=self.days)])
+        return self
 
     def day_set(self) -> set[int]:
         """The days of the week the window covers, 0 = Monday."""
@@ -284,6 +323,15 @@ class LLM(_Row):
     layers: int = Field(ge=1, description="Transformer layers. [-]")
     kv_elements_per_token_per_layer: int = Field(
         ge=1, description="Numbers the KV cache holds per token per layer (2 x KV heads x head dim for GQA). [-]")
+
+    @model_validator(mode="after")
+    def _active_within_total(self) -> LLM:
+        if self.active_parameters > self.total_parameters:
+            raise ValidationError.from_exception_data("LLM", [InitErrorDetails(
+                type=PydanticCustomError("active_above_total", "above total_parameters ({total:g}): a token uses at "
+                                         "most every parameter", {"total": self.total_parameters}),
+                loc=("active_parameters",), input=self.active_parameters)])
+        return self
 
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4", "int8", "int4"]
@@ -400,6 +448,18 @@ class APIEnergy(_Row):
     pue_low: float = Field(ge=1, le=5, description="Provider PUE range the energy includes. [-]")
     pue_high: float = Field(ge=1, le=5)
     grid_region: str = Field(description="Row of data/grid_carbon_intensity.csv for the provider's grid.")
+
+    @model_validator(mode="after")
+    def _low_not_above_high(self) -> APIEnergy:
+        for low, high in (("wh_per_1000_output_tokens_low", "wh_per_1000_output_tokens_high"),
+                          ("embodied_g_co2e_per_1000_output_tokens_low", "embodied_g_co2e_per_1000_output_tokens_high"),
+                          ("pue_low", "pue_high")):
+            if getattr(self, low) > getattr(self, high):
+                raise ValidationError.from_exception_data("APIEnergy", [InitErrorDetails(
+                    type=PydanticCustomError("low_above_high", "above {high} ({value:g})",
+                                             {"high": high, "value": getattr(self, high)}),
+                    loc=(low,), input=getattr(self, low))])
+        return self
 
 
 class TaxDepreciationRow(_Row):
@@ -563,6 +623,8 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     unknown = [(f"id {ident}, column grid_region", row.grid_region,
                 "unknown region (not in grid_carbon_intensity.csv)")
                for ident, row in energy["api_energy"].items() if row.grid_region not in energy["grid_intensity"]]
+    unknown += [(f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
+                for ident, row in energy["api_energy"].items() if row.offer not in api]
     if unknown:
         raise CatalogError(folder / "api_energy.csv", unknown)
     windows_file = folder / "api_price_windows.csv"     # optional: prices by the clock
@@ -642,8 +704,8 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
             given = {row.schedule for row in table.values()}
             tables[name] = {k: v for k, v in tables[name].items() if v.schedule not in given}
         tables[name].update(table)
-    windows = [(ident, row) for ident, row in extra.get("api_price_windows", {}).items()
-               if row.offer not in tables["api_offers"]]
+    windows = [(ident, row) for name in ("api_price_windows", "api_energy")
+               for ident, row in extra.get(name, {}).items() if row.offer not in tables["api_offers"]]
     if windows:
         raise CatalogError(windows[0][1].source_file, [(f"id {ident}, column offer", row.offer,
                                                         "unknown API offer (not in api_prices.csv)")

@@ -28,9 +28,14 @@ def is_integer_text(text: str) -> bool:
     return text.isascii() and INTEGER.match(text) is not None
 
 
+def is_count_text(text: str) -> bool:
+    """Whether ``text`` is a count: ASCII digits only, no sign (``12``, ``0``; not ``-5`` or ``+5``)."""
+    return text.isascii() and text.isdigit()
+
+
 def is_decimal_text(text: str) -> bool:
     """Whether ``text`` is a finite number as :data:`DECIMAL` writes one (ASCII digits only)."""
     return text.isascii() and DECIMAL.match(text) is not None
 
 
-__all__ = ["DECIMAL", "INTEGER", "is_decimal_text", "is_integer_text"]
+__all__ = ["DECIMAL", "INTEGER", "is_count_text", "is_decimal_text", "is_integer_text"]

@@ -1111,15 +1111,23 @@ F31_CONTROLS = "\x1b[31mred\x1b[0m\x1b]0;title\x07\x08\r\x9b2J\x1bc\u202e"
 def test_f31_terminal_output_has_no_control_characters(tmp_path, capsys):
     """F31 (faults.md): what the CLI prints from scenario text carries no escape sequence or control."""
     controls = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]")
-    data = patched_data(R2, {"title": "T" + F31_CONTROLS, "description": "D" + F31_CONTROLS,
-                             "options.rent.label": "R" + F31_CONTROLS, "options.own.label": "O" + F31_CONTROLS,
-                             "options.own.source": "S" + F31_CONTROLS}, drop=("uncertainty",))
+    # a scenario's own text may hold no control character at all (refused, the value shown escaped) ...
+    data = patched_data(R2, {"title": "T" + F31_CONTROLS, "options.rent.label": "R" + F31_CONTROLS},
+                        drop=("uncertainty",))
     path = write_scenario(tmp_path, data, "controls.yaml")
+    for args in (["compare", str(path)], ["validate", str(path)]):
+        code, out, err = run(args, capsys)
+        assert code == 2 and "control character U+001B" in err and not controls.search(out + err), (args, err)
+    # ... while a catalog row's text (here an inline offer's provider) is printed without its controls
+    row = dict(offer="acme-h200", provider="Acme" + F31_CONTROLS, gpu="H200-SXM-141GB", pricing="on_demand",
+               price_per_gpu_hour=3.5, currency="USD", quality="P", as_of="2026-11", source="quote")
+    data = patched_data(R2, {"offers.cloud_offers": [row], "options.rent.offer": "acme-h200"}, drop=("uncertainty",))
+    path = write_scenario(tmp_path, data, "provider.yaml")
     for args in (["compare", str(path)], ["validate", str(path)],
                  ["batch", str(path), "--out", str(tmp_path / "batch")]):
         code, out, err = run(args, capsys)
         assert code == 0 and not controls.search(out + err), (args, out + err)
-    assert "Scenario: Tred" in run(["compare", str(path)], capsys)[1]       # the text itself stays
+    assert "Acmered" in run(["compare", str(path)], capsys)[1]       # the text itself stays
     # an error quoting the bad value (and a bad key), and a batch's list of failures
     bad = write_scenario(tmp_path, patched_data(R2, {"options.own.power.pue": "high" + F31_CONTROLS,
                                                      "options.own.x\x1b[2J": 1}), "bad.yaml")
@@ -1170,3 +1178,70 @@ def test_a_400000_value_distribution_is_refused_by_its_size(tmp_path, capsys):
     code, err = problem_of(tmp_path, text, capsys)
     assert code == 2 and "uncertainty.distributions.options.rent.price_per_gpu_hour.values" in err
     assert "100000" in err or "100,000" in err
+
+
+# --- a red-team run over the new routes (931 cases): the kinds it found ----------------------------------
+
+def test_catalog_rows_that_contradict_themselves_are_refused(tmp_path):
+    """A window with an unknown zone crashed (ZoneInfoNotFoundError); an empty window, a garbage date, an
+    active parameter count above the total, energy low above high were accepted."""
+    def refused(name, old, new, column):
+        folder = tmp_path / f"catalog-{len(list(tmp_path.iterdir()))}"
+        folder.mkdir()
+        text = (DATA_DIR / name).read_text(encoding="utf-8")
+        assert old in text
+        (folder / name).write_text(text.replace(old, new, 1), encoding="utf-8")
+        with pytest.raises(costmodel.CatalogError) as caught:
+            costmodel.load_catalog_overrides(folder)
+        assert column in caught.value.problems[0][0], caught.value
+
+    refused("api_price_windows.csv", "0-4,9,12,Asia/Shanghai", "0-4,9,12,Asia/Nowhere", "time_zone")
+    refused("api_price_windows.csv", "0-4,9,12,Asia/Shanghai", "0-4,9,12,localtime", "time_zone")
+    refused("api_price_windows.csv", "0-4,9,12,Asia/Shanghai", "0-4,9,9,Asia/Shanghai", "start_hour")
+    refused("api_price_windows.csv", "0-4,9,12,Asia/Shanghai", "4-0,9,12,Asia/Shanghai", "days")
+    refused("api_price_windows.csv", "1.0,2026-09-10", "1.0,soon", "effective_from")
+    models = (DATA_DIR / "models.csv").read_text().splitlines()[1].split(",")
+    refused("models.csv", ",".join(models[:4]), ",".join(models[:3] + [str(float(models[2]) * 10)]),
+            "active_parameters")
+
+
+def test_inline_offer_ids_once_and_reserved_below_on_demand(tmp_path, capsys):
+    """Two inline offers with one id: the last was used silently; a reserved price above on-demand was accepted."""
+    row = dict(offer="acme", provider="Acme", gpu="H100-SXM-80GB", pricing="on_demand", price_per_gpu_hour=2.5,
+               currency="USD", quality="P", as_of="2026-11", source="quote")
+    data = patched_data(R1, {"offers.cloud_offers": [row, {**row, "price_per_gpu_hour": 9.0}],
+                             "options.rent.offer": "acme"})
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "offers.cloud_offers.1.offer: repeats the id of row 0" in err
+    reserved = {"term_years": 1, "price_per_gpu_hour": 9.0, "currency": "USD", "source": "quote"}
+    code, err = problem_of(tmp_path, patched_data(R2, {"options.rent.reserved": reserved}), capsys)
+    assert code == 2 and "options.rent.reserved.price_per_gpu_hour: above the on-demand price" in err
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("\u200b\u200b\ufeff", "only spaces or invisible characters"), ("a\x00b", "holds the control character U+0000"),
+    ("\x1b[2J\x1b[H", "holds the control character U+001B"), ("   ", "only spaces or invisible characters")])
+def test_text_fields_hold_visible_text_and_no_controls(tmp_path, capsys, text, reason):
+    """A zero-width title passed the blank-title rule; NUL and ANSI escapes were accepted in titles and labels."""
+    for field in ("title", "options.rent.label"):
+        code, err = problem_of(tmp_path, patched_data(R1, {field: text}), capsys)
+        assert code == 2 and f"{field}: {reason}" in err, err
+    code, err = problem_of(tmp_path, patched_data("api-offers", {"options.apis.0.label": "x" * 81}), capsys)
+    assert code == 2 and "options.apis.0.label" in err and "80 characters" in err
+
+
+def test_log_counts_are_unsigned_and_durations_real(tmp_path):
+    """A request log's input_tokens: -5 was summed; a job's Elapsed 1-25:99:99 was read."""
+    from costmodel.io.request_logs import read_request_log
+
+    requests = tmp_path / "requests.csv"
+    requests.write_text("timestamp,input_tokens,output_tokens\n2026-01-01T00:10:00,-5,10\n")
+    with pytest.raises(costmodel.InputError, match="line 2"):
+        read_request_log(requests, 2026)
+    jobs = tmp_path / "sacct.txt"
+    jobs.write_text("JobID|Start|End|Elapsed|AllocTRES|State\n1|2026-01-01T00:00:00|Unknown|1-25:99:99|gres/gpu=4|"
+                    "COMPLETED\n2|2026-01-01T00:00:00|Unknown|01:30:00|gres/gpu=-4|COMPLETED\n")
+    with pytest.raises(costmodel.InputError) as caught:
+        read_job_log(jobs, 2026)
+    assert [p[0] for p in caught.value.problems] == ["line 2", "line 3"]
+    assert "Elapsed must be a duration" in caught.value.problems[0][2]

@@ -45,7 +45,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import file_problem
-from ..numbers import is_decimal_text, is_integer_text
+from ..numbers import is_count_text, is_decimal_text
 
 MAX_GPUS = 1_000_000
 """Most GPUs an hour of demand or one job may hold."""
@@ -211,6 +211,8 @@ def _elapsed_seconds(text: str) -> float | None:
     days, hours, minutes, seconds = match.groups()
     if hours is None:            # MM:SS
         hours = 0
+    if int(minutes) > 59 or float(seconds) >= 60 or (days is not None and int(hours) > 23):
+        return None              # 1-25:99:99 is no duration Slurm writes
     return ((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60 + float(seconds)
 
 
@@ -300,8 +302,12 @@ def read_job_log(path: Path, year: int, time_zone: str = "UTC", until: dt.dateti
             except ValueError:
                 problems.append((f"line {number}", line, "End must be a time like 2026-01-05T08:00:00"))
                 continue
-        elif "Elapsed" in where and (seconds := _elapsed_seconds(fields[where["Elapsed"]])) is not None \
-                and state != "RUNNING":
+        elif "Elapsed" in where and state != "RUNNING" and fields[where["Elapsed"]].strip():
+            seconds = _elapsed_seconds(fields[where["Elapsed"]])
+            if seconds is None:
+                problems.append((f"line {number}", line, "Elapsed must be a duration like 1-02:03:04, 02:03:04 or "
+                                                         "03:04 (minutes and seconds below 60)"))
+                continue
             end = start + dt.timedelta(seconds=seconds)
         if end is not None and end < start:
             problems.append((f"line {number}", line, "End is before Start"))
@@ -312,7 +318,7 @@ def read_job_log(path: Path, year: int, time_zone: str = "UTC", until: dt.dateti
             if not match:
                 continue
             text = match.group(2)
-            if not is_integer_text(text) or int(text) > MAX_GPUS:
+            if not is_count_text(text) or int(text) > MAX_GPUS:
                 bad = True
                 break
             if match.group(1):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import file_problem
-from ..numbers import is_integer_text
+from ..numbers import is_count_text
 from .demand_files import MAX_FILE_BYTES, hours_in_year, kept_by_file
 
 MAX_TOKENS_PER_REQUEST = 100_000_000
@@ -73,7 +73,7 @@ def read_request_log(path: Path, year: int, time_zone: str = "UTC") -> tuple[np.
         count = 0
         for column in ("input_tokens", "output_tokens"):
             text = (row[column] or "").strip()
-            if not is_integer_text(text) or int(text) > MAX_TOKENS_PER_REQUEST:
+            if not is_count_text(text) or int(text) > MAX_TOKENS_PER_REQUEST:
                 problems.append((f"line {number}", text, f"{column}: not a whole number of tokens from 0 to "
                                  f"{MAX_TOKENS_PER_REQUEST:,}"))
                 break

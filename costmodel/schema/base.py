@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo
 from pydantic.fields import FieldInfo
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 
@@ -28,8 +29,34 @@ Positive = Annotated[float, Field(strict=True, gt=0)]
 Share = Annotated[float, Field(strict=True, ge=0, le=1)]
 PositiveShare = Annotated[float, Field(strict=True, gt=0, le=1)]
 Count = Annotated[int, Field(strict=True)]
-Text = Annotated[str, Field(max_length=10_000)]
-"""Free text (titles, descriptions, sources): at most 10,000 characters."""
+MAX_TEXT = 10_000
+"""Most characters of a free-text field."""
+
+_INVISIBLE = {"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn"}
+"""Unicode categories that show nothing: spaces, controls, format characters (zero-width space,
+byte-order mark, direction marks), surrogates, private use and unassigned code points."""
+
+
+def _text(value: str) -> str:
+    """Free text as a reader will see it: no control characters but tab and line breaks, and, when not
+    empty, some visible character (a zero-width space is no title)."""
+    if len(value) > MAX_TEXT:
+        raise PydanticCustomError("text_too_long", "longer than {most:,} characters ({length:,})",
+                                  {"most": MAX_TEXT, "length": len(value)})
+    control = next((c for c in value if (ord(c) < 32 and c not in "\t\n\r") or 127 <= ord(c) < 160), None)
+    if control is not None:
+        raise PydanticCustomError("control_character", "holds the control character {code} at position "
+                                  "{position}: text only", {"code": f"U+{ord(control):04X}",
+                                                            "position": value.index(control)})
+    if value and all(unicodedata.category(c) in _INVISIBLE for c in value):
+        raise PydanticCustomError("no_words", "only spaces or invisible characters: give some words or leave "
+                                  "it out", {})
+    return value
+
+
+Text = Annotated[str, AfterValidator(_text)]
+"""Free text (titles, descriptions, sources, labels): at most :data:`MAX_TEXT` characters, no control
+characters but tab and line breaks, something visible when not empty."""
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
 _ISO_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$", re.ASCII)

@@ -8,12 +8,10 @@ when the scenario is resolved (:mod:`costmodel.io.demand_files`).
 from __future__ import annotations
 
 from typing import Annotated, Literal
-from zoneinfo import available_timezones
 
 from pydantic import Field, field_validator, model_validator
-from pydantic_core import PydanticCustomError
 
-from ..errors import did_you_mean
+from ..catalog import known_time_zone
 from .base import Count, DateTime, InputModel, NonNegative, Positive, PositiveShare, Share, Text, fail, quantity
 
 
@@ -121,7 +119,7 @@ class RequestLogDemand(_Profile):
     @field_validator("time_zone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
-        return JobLogDemand._known_zone(value)
+        return known_time_zone(value)
 
 
 class HourlyFileDemand(_Profile):
@@ -150,12 +148,7 @@ class JobLogDemand(_Profile):
     @field_validator("time_zone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
-        zones = available_timezones()
-        if value not in zones:
-            raise PydanticCustomError("unknown_time_zone",
-                                      "not a time zone of the IANA tz database (e.g. UTC, Europe/Madrid){hint}",
-                                      {"hint": did_you_mean(value, zones)})
-        return value
+        return known_time_zone(value)
 
 
 DemandProfile = Annotated[

@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from ..catalog import APIOffer, CloudOffer, Server
-from .base import InputModel
+from .base import InputModel, fail
 
 
 class InlineServer(Server):
@@ -62,6 +62,18 @@ class Offers(InputModel):
     servers: list[InlineServer] = Field(default_factory=list, max_length=100)
     cloud_offers: list[InlineCloudOffer] = Field(default_factory=list, max_length=100)
     api_offers: list[InlineAPIOffer] = Field(default_factory=list, max_length=100)
+
+    @model_validator(mode="after")
+    def _ids_once(self) -> Offers:
+        for name in ("servers", "cloud_offers", "api_offers"):
+            seen: dict[str, int] = {}
+            for index, row in enumerate(getattr(self, name)):
+                if row.ident in seen:
+                    raise fail("Offers", (name, index, row.key), "duplicate_id",
+                               "repeats the id of row {first}: each row needs its own id", row.ident,
+                               first=seen[row.ident])
+                seen[row.ident] = index
+        return self
 
     def tables(self) -> dict[str, dict]:
         """Catalog table name → id → row."""

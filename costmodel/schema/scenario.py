@@ -165,6 +165,16 @@ class Scenario(InputModel):
                 fail(("claims", index, "currency"), claim.currency, "no_fx_rate",
                      "no FX rate from {currency} to {reporting}; add it under fx.rates",
                      currency=claim.currency, reporting=self.reporting_currency)
+        rent = self.options.rent
+        if not errors and rent is not None and rent.reserved is not None and rent.reserved.price_per_gpu_hour:
+            row = catalog.cloud_offers[rent.offer]
+            on_demand = fields["options.rent.price_per_gpu_hour"].value * self.fx_rate(row.currency)
+            reserved = rent.reserved.price_per_gpu_hour * self.fx_rate(rent.reserved.currency)
+            if reserved > on_demand:
+                fail(("options", "rent", "reserved", "price_per_gpu_hour"), rent.reserved.price_per_gpu_hour,
+                     "reserved_dearer", "above the on-demand price of {offer} ({price:g} {currency}/GPU-h): a "
+                     "commitment costs less an hour than paying as you go", offer=rent.offer,
+                     price=on_demand / self.fx_rate(row.currency), currency=row.currency)
         if not errors:
             self._check_joint_rules(fail, catalog)
         if errors:

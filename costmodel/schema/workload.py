@@ -407,7 +407,7 @@ class _RunBasis(InputModel):
 class TrainingStage(_RunBasis):
     """One stage of a training run (pre-training, context extension, post-training, RL, ...)."""
 
-    name: Annotated[str, Field(min_length=1, max_length=200)] = Field(description="Stage name.")
+    name: Text = Field(min_length=1, max_length=200, description="Stage name.")
     gpus: Count | None = quantity(None, unit="GPU", title="stage GPUs", ge=1, varies=False, le=10_000_000,
                                   description="GPUs the stage uses at once; default the run's cluster_gpus.")
     source: Text = ""
