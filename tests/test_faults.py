@@ -1245,3 +1245,23 @@ def test_log_counts_are_unsigned_and_durations_real(tmp_path):
         read_job_log(jobs, 2026)
     assert [p[0] for p in caught.value.problems] == ["line 2", "line 3"]
     assert "Elapsed must be a duration" in caught.value.problems[0][2]
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"finance.residual": {"method": "straight_line", "ages_months": [0, 12], "shares": [1, 0.5]}},
+     "finance.residual.ages_months: applies to method points"),
+    ({"finance.tax": {"rate": 0.21, "depreciation": "macrs_5", "life_months": 36, "source": "US"}},
+     "finance.tax.life_months: macrs_5 deducts on its own table"),
+    ({"finance.rent_commitment": {"gpus": 8, "payment": "no_upfront", "upfront_share": 0.3}},
+     "finance.rent_commitment.upfront_share: applies to payment partial_upfront"),
+    ({"finance.capacity_plan": {"years": 50}}, "finance.capacity_plan.years: plans years past the 60-month horizon"),
+])
+def test_inputs_that_would_be_ignored_are_refused(tmp_path, capsys, changes, field):
+    """A straight-line residual with points, a MACRS tax with a life, a no-upfront commitment with a share and
+    a 50-year plan on a 5-year horizon were accepted and silently did nothing."""
+    code, err = problem_of(tmp_path, patched_data(R2, changes), capsys)
+    assert code == 2 and field in err, err
+    claim = {"kind": "monthly_cost", "option": "rent", "value": 1.0, "options": ["own", "rent"],
+             "statement": "rent costs 1"}
+    code, err = problem_of(tmp_path, patched_data(R1, {"claims": [claim]}), capsys)
+    assert code == 2 and "claims.0.options: a monthly_cost claim takes no options" in err

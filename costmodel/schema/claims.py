@@ -70,6 +70,13 @@ class Claim(InputModel):
                 raise need("volume", "a break_even claim states either volume or volume_multiple, not both")
         elif self.value is None:
             raise need("value", "a gpu_hours claim states its value")
+        takes = {"monthly_cost": {"option", "value", "currency"}, "break_even": {"options", "volume", "volume_multiple"},
+                 "gpu_hours": {"value", "option"}}[self.kind]
+        unused = [name for name in ("option", "options", "value", "currency", "volume", "volume_multiple")
+                  if getattr(self, name) is not None and name not in takes]
+        if unused:
+            raise fail("Claim", (unused[0],), "claim_unused", "a {kind} claim takes no {name}: remove it",
+                       getattr(self, unused[0]), kind=self.kind, name=unused[0])
         return self
 
 

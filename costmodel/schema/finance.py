@@ -69,6 +69,13 @@ class Residual(InputModel):
                            "a points residual curve needs at least two ages and as many shares", ages)
             if any(b <= a for a, b in zip(ages, ages[1:], strict=False)) or ages[0] < 0:
                 raise fail("Residual", ("ages_months",), "points", "ages must rise from 0 or more", ages)
+        unused = [name for name, method in (("rate_per_year", "declining_balance"), ("ages_months", "points"),
+                                            ("shares", "points")) if getattr(self, name) is not None
+                  and self.method != method]
+        if unused:
+            raise fail("Residual", (unused[0],), "unused", "applies to method {needs}, not {method}: remove it or "
+                       "change the method", getattr(self, unused[0]), needs="declining_balance"
+                       if unused[0] == "rate_per_year" else "points", method=self.method)
         return self
 
 
@@ -104,6 +111,14 @@ class Commitment(InputModel):
                                     description="For partial_upfront: share of the term's price paid at its start.")
     source: Text = ""
 
+    @model_validator(mode="after")
+    def _share_for_partial(self) -> Commitment:
+        # a stated share differs from the default (a dump and reload of the block keeps its defaults)
+        if self.upfront_share != type(self).model_fields["upfront_share"].default and self.payment != "partial_upfront":
+            raise fail("Commitment", ("upfront_share",), "unused", "applies to payment partial_upfront, not "
+                       "{payment}: remove it or change the payment", self.upfront_share, payment=self.payment)
+        return self
+
 
 class Tax(InputModel):
     """Income tax on the cash flows: running costs and bills deducted as paid, hardware depreciated for tax.
@@ -125,6 +140,16 @@ class Tax(InputModel):
     bonus_share: Share = quantity(0.0, unit="-", title="bonus depreciation",
                                   description="Share of hardware cost deducted in the month it is bought.")
     source: Text = ""
+
+    @model_validator(mode="after")
+    def _table_has_its_life(self) -> Tax:
+        if self.depreciation == "macrs_5":
+            unused = [name for name in ("life_months", "declining_factor")
+                      if getattr(self, name) != type(self).model_fields[name].default]
+            if unused:
+                raise fail("Tax", (unused[0],), "unused", "macrs_5 deducts on its own table (data/tax_depreciation"
+                           ".csv): {name} does not apply; remove it", getattr(self, unused[0]), name=unused[0])
+        return self
 
 
 class CapacityPlan(InputModel):
@@ -209,6 +234,11 @@ class Finance(InputModel):
         if self.lead_time_months > 0 and self.during_lead_time is None:
             raise fail("Finance", ("during_lead_time",), "missing",
                        "a lead time needs the option (rent or api) that serves the work meanwhile", None)
+        plan = self.capacity_plan
+        if plan is not None and plan.years is not None and (plan.years - 1) * 12 >= self.horizon_months:
+            raise fail("Finance", ("capacity_plan", "years"), "plan_past_horizon",
+                       "plans years past the {horizon}-month horizon (horizon_months): at most {most}",
+                       plan.years, horizon=self.horizon_months, most=-(-self.horizon_months // 12))
         if self.lead_time_months >= self.horizon_months:
             raise fail("Finance", ("lead_time_months",), "lead_time_past_horizon",
                        "the cluster would come online in month {lead} of a {horizon}-month horizon "
