@@ -17,12 +17,12 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from ..catalog import Catalog, Currency, default_catalog
 from ..errors import did_you_mean
 from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
-from .base import Date, InputModel, Positive, Text, catalog_from, varies
+from .base import Date, InputModel, Positive, Text, catalog_from
 from .claims import Claim
 from .demand import DemandProfile
 from .energy import EnergyInputs
 from .finance import Finance
-from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, input_fields
+from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, fixed_reason, input_fields
 from .offers import Offers
 from .options import Options
 from .overrides import Overrides
@@ -181,10 +181,11 @@ class Scenario(InputModel):
                          hint=did_you_mean(path, fields), examples=", ".join(sorted(fields)[:12]) + ", ...")
         for group in ("distributions", "tornado"):
             for path, spec in getattr(settings, group).items():
-                if path in fields and not varies(fields[path].info):
+                reason = fixed_reason(self, fields[path]) if path in fields else None
+                if reason is not None:
                     fail(("uncertainty", group, path), path, "fixed_input",
-                         "sets a whole count or a size ({title}), which cannot vary across samples; analyse it "
-                         "as separate scenarios instead", title=fields[path].title)
+                         "{reason}, which cannot vary across samples; analyse it as separate scenarios instead",
+                         reason=reason)
                     continue
                 if path not in fields or spec is None:
                     continue
