@@ -122,6 +122,14 @@ class Scenario(InputModel):
                      months=self.options.own.depreciation_months)
             if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
                 fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
+            growth = finance.trends.demand_growth_per_year
+            grown = abs(self.volume) * (1.0 + growth) ** (finance.horizon_months / 12)   # the volume at the horizon
+            if growth > 0 and grown > LARGEST_INPUT:
+                fail(("finance", "trends", "demand_growth_per_year"), growth, "grows_too_far",
+                     "grows the volume to {grown} {unit} by the end of the {months}-month horizon, above the largest "
+                     "figure the model takes ({largest}); give a lower growth or a shorter horizon",
+                     grown=f"{grown:.3g}", unit=self.volume_unit, months=finance.horizon_months,
+                     largest=f"{LARGEST_INPUT:g}")
         fields = {f.path: f for f in input_fields(self, catalog)}
         for path, found in fields.items():
             value = found.value
