@@ -734,7 +734,7 @@ def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any
         e.decode_efficiency, e.prefill_efficiency)
     source = (f"ESTIMATE from first principles: {model.model} at {serving.precision} on {minimum} x {gpu.gpu}, "
               f"batch {e.batch_size}, {e.input_tokens}/{e.output_tokens} input/output tokens, decode efficiency "
-              f"{e.decode_efficiency:g}, prefill efficiency {e.prefill_efficiency:g}"
+              f"{_shown(e.decode_efficiency)}, prefill efficiency {_shown(e.prefill_efficiency)}"
               + (f" ({e.source})" if e.source else ""))
     return ServingCapacity(values.get(THROUGHPUT_INPUT, throughput), minimum, minimum, sizing, source, True)
 
@@ -1039,6 +1039,11 @@ def _training_memory(work, model: LLM | None, total: Number, active: Number, gpu
     return memory
 
 
+def _shown(value) -> str:
+    """A number for a source line (``0.57``), or ``sampled`` for an array of samples."""
+    return f"{float(value):g}" if np.ndim(value) == 0 else "sampled"
+
+
 def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
     try:
         peak = gpu.dense_tflops(work.precision)
@@ -1066,7 +1071,7 @@ def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
         stages = tuple(_stage(stage, stage.name, f"workload.stages.{i}", stage.gpus or work.cluster_gpus, active,
                               peak) for i, stage in enumerate(work.stages))
     tokens = [st.training_tokens for st in stages]
-    run = TrainingInputs(model, active, total, sum(tokens) if None not in tokens else None, work.precision, peak,
+    run = TrainingInputs(model, active, total, sum(tokens) if all(t is not None for t in tokens) else None, work.precision, peak,
                          stages[0].mfu if len(stages) == 1 else None, work.cluster_gpus,
                          work.state_bytes_per_parameter, work.activation_gb_per_gpu * 1e9, gpu.memory_gb * 1e9,
                          goodput, stages, _training_memory(work, model, total, active, gpu),

@@ -1265,3 +1265,133 @@ def test_inputs_that_would_be_ignored_are_refused(tmp_path, capsys, changes, fie
              "statement": "rent costs 1"}
     code, err = problem_of(tmp_path, patched_data(R1, {"claims": [claim]}), capsys)
     assert code == 2 and "claims.0.options: a monthly_cost claim takes no options" in err
+
+
+# --- inputs that vary: uncertainty, claims, sweeps ---------------------------------------------------------
+
+def _uncertain(name: str, path: str, value: float) -> dict:
+    """A bundled scenario's data with one input uniform over +-10 % of its value (0 to 0.1 at zero)."""
+    data = patched_data(name)
+    low, high = sorted((value * 0.9, value * 1.1)) if value else (0.0, 0.1)
+    data["uncertainty"] = {"seed": 1, "samples": 32,
+                           "distributions": {path: {"distribution": "uniform", "low": low, "high": high}}}
+    return data
+
+
+@pytest.mark.slow
+def test_every_numeric_input_of_every_bundled_scenario_can_be_uncertain():
+    """Every numeric input of every bundled scenario made uncertain in turn: it runs, with a finite Monte Carlo
+    metric, or it is refused when the scenario is read, by an error naming the input (a year, a count, a
+    demand profile's shape, a reach outside the input's range) -- never a numpy error or a TypeError. A cache-write
+    share reaching above 0 on an offer without a cache-write price is refused once resolved, naming cache_ttl."""
+    import yaml
+
+    from costmodel.errors import ScenarioError
+    from costmodel.scenarios import load_scenario
+
+    ran = refused = 0
+    for file in sorted(SCENARIO_DIR.glob("*.yaml")):
+        inputs = uncertainty.numeric_inputs(load_scenario(file))
+        for path, value in inputs.items():
+            data = _uncertain(file.stem, path, float(value))
+            try:
+                s = costmodel.Scenario.model_validate(data)
+            except Exception as exc:        # pydantic's error, as load_scenario reads it: the input named
+                assert path in str(exc), (file.stem, path, str(exc)[:300])
+                refused += 1
+                continue
+            try:
+                result = uncertainty.monte_carlo(s)
+            except ScenarioError as exc:     # a share reaching above 0 where the offer has no cache-write price
+                assert "cache_ttl" in str(exc) and path.endswith("cache_write_share"), (file.stem, path, str(exc))
+                refused += 1
+                continue
+            assert np.all(np.isfinite(np.asarray(result.metric, dtype=float))), (file.stem, path)
+            ran += 1
+    assert ran > 250 and refused > 50
+
+
+@pytest.mark.parametrize("path", ["demand.year", "demand.growth_per_year", "demand.off_share"])
+def test_an_input_that_cannot_vary_is_refused_naming_why(tmp_path, capsys, path):
+    """A job log's year, a profile's growth and off-peak share are refused as uncertain (they set the calendar
+    or the hourly series once): exit 2, the file, the input and the reason."""
+    base = "h200-job-log" if path == "demand.year" else R2
+    data = _uncertain(base, path, float(uncertainty.value_of(patched(base), path)))
+    data["uncertainty"]["distributions"][path] = {"distribution": "uniform", "low": 0.1, "high": 0.2} \
+        if path != "demand.year" else {"distribution": "empirical", "values": [2025, 2026]}
+    file = write_scenario(tmp_path, data)
+    code, _, err = run(["compare", str(file)], capsys)
+    assert code == 2 and str(file.name) in err and f"uncertainty.distributions.{path}" in err
+    assert "cannot vary across samples" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("path", ["finance.trends.hardware_price_change_per_year",
+                                  "finance.trends.rental_price_change_per_year", "finance.loan.down_payment_share",
+                                  "options.own.facility.depreciation_months", "workload.training_tokens"])
+def test_a_sampled_input_gives_what_each_value_gives_alone(path):
+    """Inputs that broadcast now: the vectorised metric at two values equals the metric at each value alone."""
+    base = {"finance.loan.down_payment_share": "h100-10k-cluster", "workload.training_tokens": R4,
+            "options.own.facility.depreciation_months": "h100-10k-cluster"}.get(path, R2)
+    s = patched(base)
+    value = uncertainty.value_of(s, path)
+    xs = [value * 0.9, value * 1.1] if value else [-0.1, 0.1]
+    together = np.ravel(uncertainty.decision_metric(s, values={path: np.array(xs)[:, None]}))
+    alone = [float(uncertainty.decision_metric(s, values={path: x})) for x in xs]
+    assert np.allclose(together, alone, rtol=1e-12) and alone[0] != alone[1]
+
+
+@pytest.mark.parametrize("base", ["h200-job-log", "request-log"])
+def test_a_contradicted_claim_on_a_log_scenario_is_checked(tmp_path, base):
+    """A job-log or request-log scenario with a contradicted claim: compare ran would_hold over every input,
+    the profile's year among them, and hours_in_year(2026.x) raised a TypeError; inputs that cannot vary are
+    not scanned, and the others still are."""
+    from costmodel.domain.claims import check_claims
+
+    if base == "request-log":
+        log = tmp_path / "requests.csv"
+        log.write_text("timestamp,input_tokens,output_tokens\n" + "".join(
+            f"2026-01-{d:02d}T{h:02d}:00:00,20000000,10000000\n" for d in range(1, 29) for h in range(24)))
+        data = patched_data(R1, {"workload.tokens_per_day": 3e7 * 24 * 28 / 365,
+                                 "demand": {"kind": "request_log", "path": str(log), "year": 2026}})
+        option = "api"
+    else:
+        data, option = patched_data(base), "rent"
+    data.pop("uncertainty", None)
+    s = costmodel.Scenario.model_validate(data)
+    stated = 0.8 * float(costmodel.domain.costs.monthly_cost(s, option, s.volume))
+    data["claims"] = [{"statement": f"{option} costs less", "source": "test", "kind": "monthly_cost",
+                       "option": option, "value": stated}]
+    (check,) = check_claims(costmodel.Scenario.model_validate(data))
+    assert not check.confirmed and check.would_hold
+    assert all(c.path != "demand.year" for c in check.would_hold)
+
+
+def test_a_count_sweep_checks_each_value_up_front(tmp_path, capsys):
+    """options.rent.gpu_count swept on R1 (a replica takes 2 GPUs): a value that is not whole replicas is
+    refused when the sweep file is checked (exit 2, the file, the field, the value, the rule); a valid count
+    sweep runs, each point priced as the scenario at that count."""
+    for values, bad in (("[1, 2]", "1"), ("[3]", "3")):
+        code, err = _sweep(tmp_path, capsys, f"base: {R1}\npoints:\n  options.rent.gpu_count: {values}\n")
+        assert code == 2 and "sweep.yaml" in err and "points.options.rent.gpu_count" in err
+        assert "multiple of 2" in err and f"(got {bad}" in err and "truth value" not in err
+    code, err = _sweep(tmp_path, capsys, f"base: {R1}\ngrid:\n  options.rent.gpu_count: [2, 4]\n"
+                                         "  options.own.power.pue: [1.1, 1.3]\n")
+    assert code == 0, err
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "out" / "portfolio.csv")
+    for count in (2, 4):
+        alone = patched(R1, {"options.rent.gpu_count": count})
+        expected = float(costmodel.domain.costs.monthly_cost(alone, "rent", alone.volume))
+        assert np.allclose(table.loc[table["options.rent.gpu_count"] == count, "cost_rent"], expected)
+    assert table["point"].tolist() == [0, 1, 2, 3]
+
+
+def test_demand_growth_past_the_largest_figure_is_refused(tmp_path, capsys):
+    """R2 with demand growing 100-fold a year over 600 months reached 1e104 GPU-hours a month and failed with
+    numpy's "Maximum allowed size exceeded"; refused naming the growth, the horizon and the limit."""
+    file = write_scenario(tmp_path, patched_data(R2, {"finance.trends.demand_growth_per_year": 100,
+                                                      "finance.horizon_months": 600}))
+    code, _, err = run(["compare", str(file)], capsys)
+    assert code == 2 and "finance.trends.demand_growth_per_year" in err and "600-month horizon" in err
+    assert "(got 100" in err and "Maximum allowed size" not in err

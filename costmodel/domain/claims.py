@@ -23,8 +23,7 @@ from ..formulas.roots import bisect_root, refine_root
 from ..resolved import Resolved, as_resolved
 from ..results import ClaimCheck, InputChange
 from ..schema import Claim, Scenario
-from ..schema.base import varies
-from ..schema.inputs import THROUGHPUT_INPUT, input_fields
+from ..schema.inputs import THROUGHPUT_INPUT, fixed_reason, input_fields
 from .break_even import break_even
 from .capacity import gpu_hours_used
 from .costs import monthly_cost
@@ -100,7 +99,8 @@ def _evaluate(r: Resolved, path: str, xs: np.ndarray, figure) -> np.ndarray:
 def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange, ...]:
     """The single inputs that, changed alone, make the claim's figure equal the stated one.
 
-    Inputs that set a whole count (servers, GPUs, months) and the workload's volume itself are
+    Inputs that cannot take an array of samples (a whole count, a year, a demand profile's
+    shape: :func:`costmodel.schema.inputs.fixed_reason`) and the workload's volume itself are
     left out; so is an input whose change does not move the figure across the stated value
     within 1/1000 to 1000 times its current value.
     """
@@ -111,7 +111,7 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
     changes = []
     for path, current in numeric_inputs(r).items():
         found = fields.get(path)
-        if path in _VOLUME_INPUTS or current <= 0 or (found is not None and not varies(found.info)):
+        if path in _VOLUME_INPUTS or current <= 0 or (found is not None and fixed_reason(r.scenario, found)):
             continue
         allowed = bounds(r, path)
         low = max(current / SPAN, np.nextafter(allowed.low, np.inf) if allowed.low_open else allowed.low)

@@ -149,8 +149,9 @@ def rented_terms(r: Resolved, flows=None) -> RentedTerms | None:
     replica = r.workload.gpus_per_replica
     if rent.reserved is not None:
         top = float(np.max(rent_gpus(r, float(np.max(flows.volume)))))
-        levels = np.arange(0.0, top + replica, replica)
-        if levels.size > REFERENCE_LEVELS:
+        if top / replica < REFERENCE_LEVELS:
+            levels = np.arange(0.0, top + replica, replica)
+        else:
             levels = np.unique(np.round(np.linspace(0, top, REFERENCE_LEVELS) / replica) * replica)
     else:
         levels = np.zeros(1)

@@ -132,10 +132,12 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
                 purchases_for_tax[..., 0] = leased
         elif finance.loan is not None:
             loan = finance.loan
-            principal = purchases[..., 0] * (1.0 - loan.down_payment_share)
+            down = np.asarray(loan.down_payment_share, dtype=float)
+            down = down.reshape(_lead(down))        # samples (n, 1) as one share per row
+            principal = purchases[..., 0] * (1.0 - down)
             payment = np.asarray(formulas.loan_payment(principal, loan.rate_per_year, loan.term_months), dtype=float)
-            cash_capex = purchases.copy()
-            cash_capex[..., 0] = purchases[..., 0] * loan.down_payment_share
+            cash_capex = np.broadcast_to(purchases, np.shape(principal) + purchases.shape[-1:]).copy()
+            cash_capex[..., 0] = purchases[..., 0] * down
             payments = np.where((months >= 1) & (months <= loan.term_months), payment[..., None], 0.0)
             paid = int(min(loan.term_months, finance.horizon_months - 1))
             balance = formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid) \
@@ -164,10 +166,10 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         resale[..., -1] = -_resale_value(r, held, months)
         lines[CashLine.RESALE] = resale
         if own.facility_price_per_mw is not None:      # the building outlives the horizon: credit its book value
-            residual = np.zeros(shape)
             age = finance.horizon_months - months
-            residual[..., -1] = -np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months),
-                                        axis=-1)
+            book = np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months), axis=-1)
+            residual = np.zeros(np.broadcast_shapes(shape, np.shape(book) + (len(months),)))
+            residual[..., -1] = -book
             lines[CashLine.FACILITY_RESIDUAL] = residual
         flows["own"] = lines
         servers = np.where(months >= online, servers, 0.0)
@@ -325,11 +327,13 @@ def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray
     else:
         on_demand = np.asarray(hours, dtype=float) - reserved_busy_hours(r, hours, committed)
         out[Component.GPU_RENTAL] = np.maximum(on_demand, 0.0) * rent.price_per_gpu_hour * trend
-    shape = np.broadcast_shapes(np.shape(reserved_hours * rent.reserved.price_per_gpu_hour), months.shape)
+    shape = np.broadcast_shapes(np.shape(reserved_hours * rent.reserved.price_per_gpu_hour), np.shape(trend),
+                                months.shape)
     paid, ahead = np.zeros(shape), np.zeros(shape)
     upfront = {"all_upfront": 1.0, "partial_upfront": commitment.upfront_share, "no_upfront": 0.0}[commitment.payment]
     for start in range(0, len(months), term):
-        whole = np.asarray(reserved_hours * term * rent.reserved.price_per_gpu_hour * trend[start], dtype=float)
+        whole = np.asarray(reserved_hours * term * rent.reserved.price_per_gpu_hour * trend[..., start:start + 1],
+                           dtype=float)
         whole = whole.reshape(whole.shape[:-1]) if whole.ndim and whole.shape[-1] == 1 else whole   # the term's price
         ahead[..., start] += upfront * whole
         paid[..., start:start + term] += np.asarray((1.0 - upfront) * whole / term)[..., None]
@@ -375,13 +379,14 @@ def _refresh(r: Resolved, at_today: np.ndarray, months: np.ndarray):
     """
     horizon = len(months)
     lives, worths = useful_life(r), residual_share(r, useful_life(r))
-    lead = np.broadcast_shapes(np.shape(at_today)[:-1], *(_lead(x) for x in (lives, worths)))
+    trend = np.asarray(formulas.growth_factor(r.finance.trends.hardware_price_change_per_year, months), dtype=float)
+    lead = np.broadcast_shapes(np.shape(at_today)[:-1], trend.shape[:-1], *(_lead(x) for x in (lives, worths)))
     shape = lead + (horizon,)
     bought = np.broadcast_to(np.asarray(at_today, dtype=float), shape).reshape(-1, horizon)
     rows = np.arange(bought.shape[0])
     life = _per_row(lives, shape).astype(int)
     worth = _per_row(worths, shape)
-    price = formulas.growth_factor(r.finance.trends.hardware_price_change_per_year, months)
+    price = np.broadcast_to(trend, shape).reshape(-1, horizon)     # each row's price trend by month
     refresh, credit, held = (np.zeros_like(bought) for _ in range(3))
     for month in np.flatnonzero(np.any(bought != 0, axis=0)):
         amount = bought[:, month]
@@ -391,10 +396,10 @@ def _refresh(r: Resolved, at_today: np.ndarray, months: np.ndarray):
             due = (again < horizon) & (amount != 0)
             if not due.any():
                 break
-            np.add.at(refresh, (rows[due], again[due]), amount[due] * price[again[due]])
-            np.add.at(credit, (rows[due], again[due]), -amount[due] * price[when[due]] * worth[due])
+            np.add.at(refresh, (rows[due], again[due]), amount[due] * price[rows[due], again[due]])
+            np.add.at(credit, (rows[due], again[due]), -amount[due] * price[rows[due], when[due]] * worth[due])
             when = np.where(due, again, when)
-        np.add.at(held, (rows, when), amount * price[when])
+        np.add.at(held, (rows, when), amount * price[rows, when])
     return refresh.reshape(shape), credit.reshape(shape), held.reshape(shape)
 
 

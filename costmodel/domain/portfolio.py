@@ -30,9 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import did_you_mean
+from ..errors import InputError, did_you_mean
 from ..resolved import OPTION_LABELS, Resolved, as_resolved, resolve
 from ..schema import Scenario
+from ..schema.inputs import find_input, fixed_reason
 from ..schema.values import value_problems
 from .compare import compare
 from .costs import monthly_cost
@@ -51,6 +52,10 @@ MAX_POINTS = 10_000_000
 
 OPTIONS = tuple(OPTION_LABELS)
 """Options in column order (own, rent, api)."""
+
+MAX_FIXED_VALUES = 100
+"""Most distinct values (combinations, for several) of the swept inputs that cannot vary as an array (a count,
+a size): the sweep resolves the scenario once for each, so more is an error in the sweep file."""
 
 PAIRS = tuple(itertools.combinations(OPTIONS, 2))
 """Option pairs in column order."""
@@ -161,11 +166,28 @@ def latin_hypercube(ranges: Mapping[str, tuple[float, float]], samples: int, see
     return {path: low + unit[:, i] * (high - low) for i, (path, (low, high)) in enumerate(ranges.items())}
 
 
+def fixed_inputs(scenario: Scenario | Resolved, paths) -> list[str]:
+    """The paths among ``paths`` that cannot take an array of values (a count, a size, a year: see
+    :func:`costmodel.schema.inputs.fixed_reason`); a sweep resolves the scenario at each of their values."""
+    r = as_resolved(scenario)
+    found = [(p, find_input(r.scenario, r.catalog, p)) for p in paths]
+    return [p for p, f in found if f is not None and fixed_reason(r.scenario, f) is not None]
+
+
+def _fixed_groups(values: Mapping[str, np.ndarray], fixed: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct combinations of the fixed inputs' values (rows, in ``fixed`` order) and each point's row."""
+    keys = np.stack([np.asarray(values[p], dtype=float) for p in fixed], axis=1)
+    combos, which = np.unique(keys, axis=0, return_inverse=True)
+    return combos, which.reshape(-1)
+
+
 def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray],
                        together: str = "box") -> list[tuple[str, Any, str]]:
     """Problems with a sweep's values: unknown inputs, values that are not numbers, not whole for a
     count, outside an input's range, or that break a rule joining several inputs (a cached price above
-    the input price); too many points.
+    the input price); too many points; for an input that cannot vary as an array (a count), a value at
+    which the scenario does not resolve (a GPU count that is not whole replicas), or more than
+    :data:`MAX_FIXED_VALUES` distinct values.
 
     Parameters
     ----------
@@ -191,7 +213,31 @@ def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.nd
         problems.append(("(sweep)", max(sizes), f"at most {MAX_POINTS:,} points"))
     if problems:
         return problems
-    return value_problems(r.scenario, r.catalog, values, together=together)
+    problems = value_problems(r.scenario, r.catalog, values, together=together)
+    fixed = fixed_inputs(r, values)
+    if problems or not fixed:
+        return problems
+    combos, _ = _fixed_groups(values, fixed)
+    if len(combos) > MAX_FIXED_VALUES:
+        return [(fixed[0] if len(fixed) == 1 else "(sweep)", len(combos),
+                 f"at most {MAX_FIXED_VALUES} distinct values of {', '.join(fixed)} (each sets a count or a size: "
+                 "the scenario is resolved once for each)")]
+    for combo in combos:
+        at = {p: float(v) for p, v in zip(fixed, combo, strict=True)}
+        try:
+            resolve(r, values=at)
+        except InputError as exc:
+            shown = ", ".join(f"{p} = {v:g}" for p, v in at.items())
+            for field, value, reason in exc.problems:
+                if len(fixed) == 1 and field == fixed[0]:
+                    problems.append((field, value, reason))
+                else:
+                    problems.append((fixed[0] if len(fixed) == 1 else "(sweep)", shown, f"at {shown}: {field}: "
+                                     f"{reason}"))
+        except ValueError as exc:
+            shown = ", ".join(f"{p} = {v:g}" for p, v in at.items())
+            problems.append((fixed[0] if len(fixed) == 1 else "(sweep)", shown, f"at {shown}: {exc}"))
+    return problems
 
 
 def _first_change(diff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -229,6 +275,37 @@ def sweep_columns(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray
     """
     r = as_resolved(scenario)
     n = len(next(iter(values.values())))
+    fixed = fixed_inputs(r, values)
+    if not fixed:
+        return _sweep_part(r, values, n, name, first_point)
+    combos, which = _fixed_groups(values, fixed)
+    varying = {p: np.asarray(v, dtype=float) for p, v in values.items() if p not in fixed}
+    parts = []
+    for row, combo in enumerate(combos):
+        at = np.flatnonzero(which == row)
+        base = resolve(r, values={p: float(v) for p, v in zip(fixed, combo, strict=True)})
+        part = _sweep_part(base, {p: v[at] for p, v in varying.items()}, len(at), name, first_point)
+        parts.append((at, part))
+    out: dict[str, Any] = {path: np.asarray(v, dtype=float) for path, v in values.items()}
+    for key in parts[0][1]:
+        if key in out:
+            continue
+        pieces = [part[key] for _, part in parts]
+        if all(isinstance(p, np.ndarray) for p in pieces):
+            merged = np.empty(n, dtype=np.result_type(*pieces))
+        else:
+            merged = np.empty(n, dtype=object)
+        for (at, _), piece in zip(parts, pieces, strict=True):
+            merged[at] = np.asarray(piece, dtype=merged.dtype) if merged.dtype != object else list(piece)
+        out[key] = merged if merged.dtype != object else list(merged)
+    out["point"] = np.arange(first_point, first_point + n)
+    return out
+
+
+def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str,
+                first_point: int) -> dict[str, Any]:
+    """:func:`sweep_columns` for ``n`` points of inputs that all take arrays (none, when only counts are swept:
+    ``r`` then holds them)."""
     column = {path: np.asarray(v, dtype=float).reshape(n, 1) for path, v in values.items()}
     s = resolve(r, values=column)
     volume = np.broadcast_to(np.asarray(s.volume, dtype=float), (n, 1)).astype(float)

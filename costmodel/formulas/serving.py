@@ -14,6 +14,8 @@ References
 
 from __future__ import annotations
 
+import numpy as np
+
 BYTES_PER_VALUE: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
 """Bytes per weight (or KV value) at each precision. [B]"""
 
@@ -142,8 +144,8 @@ def estimate_output_throughput(active_parameters, bytes_per_weight, kv_bytes_per
     >>> round(estimate_output_throughput(70e9, 1.0, 163840.0, 3.35, 1979.0, 2, 64, 1000, 1000, 0.7, 0.5))
     1403
     """
-    if min(gpus_per_replica, batch_size, input_tokens, output_tokens) < 1 or not (
-            0 < decode_efficiency <= 1 and 0 < prefill_efficiency <= 1):
+    if min(gpus_per_replica, batch_size, input_tokens, output_tokens) < 1 or not all(
+            np.all((np.asarray(e) > 0) & (np.asarray(e) <= 1)) for e in (decode_efficiency, prefill_efficiency)):
         raise ValueError("need at least 1 GPU, request and token, and efficiencies in (0, 1]")
     bandwidth = memory_bandwidth_tb_s * 1e12 * decode_efficiency * gpus_per_replica      # [B/s] per replica
     step_bytes = active_parameters * bytes_per_weight + batch_size * (input_tokens + output_tokens / 2) \

@@ -90,7 +90,7 @@ read as Unix time."""
 
 
 def quantity(default: Any = PydanticUndefined, *, unit: str, title: str, description: str = "",
-             varies: bool = True, **constraints: Any) -> Any:
+             varies: bool = True, fixed_because: str = "sets a whole count or a size", **constraints: Any) -> Any:
     """A pydantic ``Field`` for a numeric input, with its unit and title in the metadata.
 
     Parameters
@@ -105,11 +105,17 @@ def quantity(default: Any = PydanticUndefined, *, unit: str, title: str, descrip
         One sentence on what the input means.
     varies
         False for an input that sets a whole count or a size (servers, GPUs rented, months
-        of a horizon): it cannot take an array of samples, so the uncertainty block refuses it.
+        of a horizon), or for one the model does not take as an array (a demand profile's
+        shape): it cannot take an array of samples, so the uncertainty block refuses it and the
+        claims check does not scan it.
+    fixed_because
+        With ``varies=False``: why, as a phrase that completes "the input ...", shown when the
+        uncertainty block refuses it.
     **constraints
         ``ge``, ``gt``, ``le``, ``lt``, ... as for ``pydantic.Field``.
     """
-    extra: dict[str, Any] = {"unit": unit} if varies else {"unit": unit, "varies": False}
+    extra: dict[str, Any] = {"unit": unit} if varies else {"unit": unit, "varies": False,
+                                                           "fixed_because": fixed_because}
     text = f"{description} [{unit}]" if description else f"[{unit}]"
     if default is PydanticUndefined:
         return Field(title=title, description=text, json_schema_extra=extra, **constraints)
@@ -120,6 +126,12 @@ def varies(info: FieldInfo | None) -> bool:
     """Whether an input may take an array of samples (see :func:`quantity`)."""
     return not (info is not None and isinstance(info.json_schema_extra, dict)
                 and info.json_schema_extra.get("varies") is False)
+
+
+def fixed_because(info: FieldInfo | None) -> str:
+    """Why an input that does not vary (:func:`varies` is False) cannot take an array of samples."""
+    extra = info.json_schema_extra if info is not None and isinstance(info.json_schema_extra, dict) else {}
+    return extra.get("fixed_because", "sets a whole count or a size")
 
 
 def unit_of(info: FieldInfo | None) -> str | None:

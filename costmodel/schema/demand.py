@@ -15,9 +15,15 @@ from ..catalog import known_time_zone
 from .base import Count, DateTime, InputModel, NonNegative, Positive, PositiveShare, Share, Text, fail, quantity
 
 
+SHAPES = "shapes the demand hour by hour (one series for every sample)"
+"""Why a profile's shape inputs do not vary: the hourly series is built once, not per sample."""
+
+YEAR = "sets the calendar year"
+
+
 class _Profile(InputModel):
     growth_per_year: float = quantity(0.0, unit="1/year", title="demand growth over the year", strict=True, gt=-1,
-                                      le=100)
+                                      le=100, varies=False, fixed_because=SHAPES)
     source: Text = ""
 
 
@@ -35,7 +41,8 @@ class BurstyDemand(_Profile):
     """
 
     kind: Literal["bursty"]
-    peak_to_average: float = quantity(unit="-", title="peak-to-average ratio", strict=True, ge=1, le=1000)
+    peak_to_average: float = quantity(unit="-", title="peak-to-average ratio", strict=True, ge=1, le=1000,
+                                      varies=False, fixed_because=SHAPES)
     duty_cycle: PositiveShare = quantity(unit="-", title="duty cycle", varies=False,
                                          description="Share of hours at the peak.")
 
@@ -55,7 +62,7 @@ class CampaignDemand(_Profile):
     on_days: Positive = quantity(unit="d", title="campaign length", varies=False, description="Days of each campaign.")
     period_days: Positive = quantity(unit="d", title="campaign period", le=365, varies=False,
                                      description="Days from one campaign's start to the next.")
-    off_share: Share = quantity(0.0, unit="-", title="demand between campaigns",
+    off_share: Share = quantity(0.0, unit="-", title="demand between campaigns", varies=False, fixed_because=SHAPES,
                                 description="Demand between campaigns as a share of the campaign level.")
 
     @model_validator(mode="after")
@@ -70,7 +77,8 @@ class WeeklyDemand(_Profile):
     """A 24 × 7 template (168 hourly values from Monday 00:00), repeated and scaled to the average."""
 
     kind: Literal["weekly"]
-    template: list[NonNegative] = Field(min_length=168, max_length=168, description="Relative demand by hour.")
+    template: list[NonNegative] = Field(min_length=168, max_length=168, description="Relative demand by hour.",
+                                        json_schema_extra={"varies": False, "fixed_because": SHAPES})
 
     @model_validator(mode="after")
     def _some_demand(self) -> WeeklyDemand:
@@ -92,7 +100,8 @@ class OfficeHoursDemand(_Profile):
     days: list[Annotated[int, Field(ge=0, le=6)]] = Field(
         default_factory=lambda: [0, 1, 2, 3, 4], min_length=1, max_length=7,
         description="Days with office hours, 0 = Monday.")
-    off_share: Share = quantity(0.0, unit="-", title="demand outside office hours",
+    off_share: Share = quantity(0.0, unit="-", title="demand outside office hours", varies=False,
+                                fixed_because=SHAPES,
                                 description="Demand outside office hours as a share of the office-hours level.")
 
     @model_validator(mode="after")
@@ -113,7 +122,8 @@ class RequestLogDemand(_Profile):
 
     kind: Literal["request_log"]
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
-    year: Count = Field(ge=1970, le=2100, description="Calendar year the profile covers.")
+    year: Count = quantity(unit="year", title="profile year", ge=1970, le=2100, varies=False, fixed_because=YEAR,
+                           description="Calendar year the profile covers.")
     time_zone: str = Field(default="UTC", description="IANA time zone of timestamps without an offset.")
 
     @field_validator("time_zone")
@@ -140,7 +150,8 @@ class JobLogDemand(_Profile):
 
     kind: Literal["job_log"]
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
-    year: Count = Field(ge=1970, le=2100, description="Calendar year the profile covers.")
+    year: Count = quantity(unit="year", title="profile year", ge=1970, le=2100, varies=False, fixed_because=YEAR,
+                           description="Calendar year the profile covers.")
     time_zone: str = Field(default="UTC", description="IANA time zone of the log's clock times.")
     until: DateTime | None = Field(default=None, description="Running jobs count up to this time; default: "
                                                                 "the latest time in the log.")

@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from ..catalog import Catalog
-from .base import unit_of
+from .base import fixed_because, unit_of, varies
 
 _SKIPPED_TOP = {"uncertainty", "claims", "offers", "overrides"}
 
@@ -178,6 +178,27 @@ def input_fields(scenario: Any, catalog: Catalog) -> Iterator[InputField]:
         else:
             yield InputField(THROUGHPUT_INPUT, None, "serving throughput", "output tokens/s/GPU", None,
                              "data/throughput.csv or the estimate")
+
+
+SEARCHED_FOR_TARGET = ("workload.serving.target_utilisation", "workload.serving.estimate.decode_efficiency",
+                       "workload.serving.estimate.prefill_efficiency")
+"""Inputs of the serving operating point that a latency target searches for, one value at a time."""
+
+
+def fixed_reason(scenario: Any, field: InputField) -> str | None:
+    """Why an input cannot take an array of samples in this scenario, or None when it can.
+
+    An input declared with ``varies=False`` (:func:`costmodel.schema.base.quantity`) never
+    varies; the inputs of :data:`SEARCHED_FOR_TARGET` do not when the workload has a latency
+    target (the operating point is searched along a throughput curve for one value of them).
+    The reason completes "the input ...", with the input's title.
+    """
+    if not varies(field.info):
+        return f"{fixed_because(field.info)} ({field.title})"
+    serving = getattr(scenario.workload, "serving", None)
+    if field.path in SEARCHED_FOR_TARGET and getattr(serving, "target", None) is not None:
+        return f"sets the operating point searched for the latency target ({field.title})"
+    return None
 
 
 def option_row_id(scenario: Any, spec: CatalogInput) -> str:

@@ -17,12 +17,12 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from ..catalog import Catalog, Currency, default_catalog
 from ..errors import did_you_mean
 from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
-from .base import Date, InputModel, Positive, Text, catalog_from, varies
+from .base import Date, InputModel, Positive, Text, catalog_from
 from .claims import Claim
 from .demand import DemandProfile
 from .energy import EnergyInputs
 from .finance import Finance
-from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, input_fields
+from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, fixed_reason, input_fields
 from .offers import Offers
 from .options import Options
 from .overrides import Overrides
@@ -122,6 +122,14 @@ class Scenario(InputModel):
                      months=self.options.own.depreciation_months)
             if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
                 fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
+            growth = finance.trends.demand_growth_per_year
+            grown = abs(self.volume) * (1.0 + growth) ** (finance.horizon_months / 12)   # the volume at the horizon
+            if growth > 0 and grown > LARGEST_INPUT:
+                fail(("finance", "trends", "demand_growth_per_year"), growth, "grows_too_far",
+                     "grows the volume to {grown} {unit} by the end of the {months}-month horizon, above the largest "
+                     "figure the model takes ({largest}); give a lower growth or a shorter horizon",
+                     grown=f"{grown:.3g}", unit=self.volume_unit, months=finance.horizon_months,
+                     largest=f"{LARGEST_INPUT:g}")
         fields = {f.path: f for f in input_fields(self, catalog)}
         for path, found in fields.items():
             value = found.value
@@ -191,10 +199,11 @@ class Scenario(InputModel):
                          hint=did_you_mean(path, fields), examples=", ".join(sorted(fields)[:12]) + ", ...")
         for group in ("distributions", "tornado"):
             for path, spec in getattr(settings, group).items():
-                if path in fields and not varies(fields[path].info):
+                reason = fixed_reason(self, fields[path]) if path in fields else None
+                if reason is not None:
                     fail(("uncertainty", group, path), path, "fixed_input",
-                         "sets a whole count or a size ({title}), which cannot vary across samples; analyse it "
-                         "as separate scenarios instead", title=fields[path].title)
+                         "{reason}, which cannot vary across samples; analyse it as separate scenarios instead",
+                         reason=reason)
                     continue
                 if path not in fields or spec is None:
                     continue
