@@ -1284,7 +1284,6 @@ def test_every_numeric_input_of_every_bundled_scenario_can_be_uncertain():
     metric, or it is refused when the scenario is read, by an error naming the input (a year, a count, a
     demand profile's shape, a reach outside the input's range) -- never a numpy error or a TypeError. A cache-write
     share reaching above 0 on an offer without a cache-write price is refused once resolved, naming cache_ttl."""
-    import yaml
 
     from costmodel.errors import ScenarioError
     from costmodel.scenarios import load_scenario

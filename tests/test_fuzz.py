@@ -159,7 +159,10 @@ def test_sweeps_refuse_what_the_scenario_would(tmp_path, capsys, path, values):
         counts = ("options.own.server_count", "options.rent.gpu_count")
         for value in values:
             whole = path in counts and isinstance(value, float) and value.is_integer()
-            data = patched_data("h200-24gpu-cluster", {path: int(value) if whole else value})
+            value = int(value) if whole else value
+            changes = ({"overrides": {"values": {path: value}, "source": "fuzz"}} if path in CATALOG_PATHS
+                       else {path: value})      # a catalog figure is replaced by an override, not set in place
+            data = patched_data("h200-24gpu-cluster", changes)
             assert _compare(tmp_path, capsys, data)[0] == 0, (path, value)
 
 
