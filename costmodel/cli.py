@@ -68,10 +68,10 @@ def _reports(args: argparse.Namespace) -> int:
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
     output_folder(args.out, "--out")    # a file there: exit 2 before any kernel starts
-    for scenario in scenarios:          # and a FIFO or a folder where a report's file goes
-        check_report_paths(scenario, args.out)
     if args.catalog:                # a bad catalog folder is bad input for every report: exit 2 once, now
         _catalog(args)              # (the earlier reports stay as they were)
+    for scenario in scenarios:      # a FIFO, a device or a folder where a report's file goes: exit 2 now
+        check_report_paths(scenario, args.out)
     failed = bad = 0
     with ExitStack() as keep:
         kernel = drawer = None

@@ -222,13 +222,16 @@ def _not_regular(path: Path) -> str | None:
 
     A symbolic link is followed: a link to a device is a device. A dangling link is None (the
     rename replaces the link itself).
+
+    Raises
+    ------
+    OSError
+        ``path`` cannot be looked at (a name too long, a folder on the way that cannot be read).
     """
     try:
         mode = os.stat(path).st_mode
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError:
-        return None        # cannot be looked at: writing it gives the system's error
     if stat.S_ISREG(mode):
         return None
     if stat.S_ISDIR(mode):
@@ -262,18 +265,22 @@ def output_folder(path: str | Path, option: str) -> Path:
     Raises
     ------
     OutputPathError
-        ``path`` is empty; or it, or the nearest of its parents that exists, is not a folder (a
-        file, a FIFO or a device is there), or that parent cannot be written to.
+        ``path`` is empty or cannot be looked at (a name too long); or it, or the nearest of its
+        parents that exists, is not a folder (a file, a FIFO or a device is there), or that
+        parent cannot be written to.
     """
     if not str(path).strip():
         raise OutputPathError(option, repr(str(path)), "an empty path: give a folder")
     path = Path(path)
-    existing = next((p for p in (path, *path.absolute().parents) if p.exists() or p.is_symlink()), None)
+    try:
+        existing = next((p for p in (path, *path.absolute().parents) if p.exists() or p.is_symlink()), None)
+        what = None if existing is None or existing.is_dir() else _not_regular(existing) or "a file"
+    except OSError as exc:
+        raise OutputPathError(option, path, f"cannot be used: {exc.strerror or exc}") from None
     if existing is None:
         return path
-    if not existing.is_dir():
+    if what is not None:
         where = "is" if existing == path else f"is in {existing}, which is"
-        what = _not_regular(existing) or "a file"
         raise OutputPathError(option, path, f"{where} {what}, not a folder")
     if existing != path and not os.access(existing, os.W_OK | os.X_OK):
         raise OutputPathError(option, path, f"{existing} does not exist yet and {existing} cannot be written to")
@@ -302,14 +309,18 @@ def output_file(path: str | Path, option: str, suffix: str | None = None) -> Pat
     Raises
     ------
     OutputPathError
-        ``path`` is empty, does not end in ``suffix``, or is there and is not a regular file (a
+        ``path`` is empty, does not end in ``suffix``, is there and is not a regular file (a
         folder, a FIFO, a device or a socket: the file written aside would be renamed over it),
-        or its folder cannot be one (see :func:`output_folder`).
+        cannot be looked at (a name too long), or its folder cannot be one (see
+        :func:`output_folder`).
     """
     if not str(path).strip():
         raise OutputPathError(option, repr(str(path)), "an empty path: give a file")
     path = Path(path)
-    kind = _not_regular(path)
+    try:
+        kind = _not_regular(path)
+    except OSError as exc:
+        raise OutputPathError(option, path, f"cannot be used: {exc.strerror or exc}") from None
     if kind == "a folder":
         raise OutputPathError(option, path, "is a folder, not a file")
     if kind is not None:

@@ -1040,12 +1040,19 @@ def check_report_paths(scenario: str | Path, out_dir: str | Path, option: str = 
     Raises
     ------
     OutputPathError
-        One of them is there and is not a regular file (a folder, a FIFO, a device), or its
-        folder cannot be one (see :func:`costmodel.files.output_file`).
+        One of them is there and is not a regular file (a folder, a FIFO, a device), or cannot
+        be named (a scenario's name too long for a file name), or its folder cannot be one (see
+        :func:`costmodel.files.output_file`).
     """
+    from .errors import OutputPathError
     from .files import output_file
 
-    for path in report_paths(scenario, out_dir):
+    try:
+        paths = report_paths(scenario, out_dir)
+    except OSError as exc:
+        raise OutputPathError(option, out_dir, f"no report can be written for {scenario}: "
+                                               f"{exc.strerror or exc}") from None
+    for path in paths:
         output_file(path, option)
 
 
