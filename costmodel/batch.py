@@ -124,16 +124,29 @@ def expand_scenarios(arguments: Iterable[str]) -> list[str]:
     each file once (as it is first named: a bundled name, its path and a pattern matching it are
     one scenario, one row and one report).
 
-    A pattern that matches nothing, and a name that is not a file, are kept as they are: their
-    task fails with the loader's error (a row with the error), like any other bad scenario.
+    A name that is not a file is kept as it is: its task fails with the loader's error (a row
+    with the error), like any other bad scenario. A pattern or a folder that gives no file is
+    refused: it is a mistake in the command, not a scenario that failed.
+
+    Raises
+    ------
+    ValueError
+        A glob pattern that matches no file, or a folder with no ``.yaml`` or ``.yml`` file; the
+        message names it.
     """
     found: list[str] = []
     for argument in arguments:
         path = Path(argument)
         if path.is_dir():
-            found += sorted(str(p) for p in path.iterdir() if p.suffix in {".yaml", ".yml"})
+            files = sorted(str(p) for p in path.iterdir() if p.suffix in {".yaml", ".yml"})
+            if not files:
+                raise ValueError(f"{argument}: the folder holds no scenario file (*.yaml or *.yml)")
+            found += files
         elif glob.has_magic(argument):
-            found += sorted(glob.glob(argument)) or [argument]
+            files = sorted(glob.glob(argument))
+            if not files:
+                raise ValueError(f"{argument}: the glob pattern matches no file")
+            found += files
         else:
             found.append(argument)
     files = {}

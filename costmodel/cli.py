@@ -3,9 +3,9 @@
 Exit codes, on every command: 0 success; 1 a report failed to render (its notebook failed, or
 its page would load something), a batch scenario failed, or a file could not be written; 2 bad
 input (a scenario, catalog or job-log error, an unknown notebook parameter, or a bad argument
-such as a negative volume or an output path where a file is but a folder is needed, or the other
-way; the message names the file, the field, the value and the rule); 130 interrupted (Ctrl-C or
-SIGTERM, with no kernel or socket left behind).
+such as a negative volume, an empty path, or an output path where a file is but a folder is needed,
+or the other way, or a FIFO or a device where a file goes; the message names the file or the option,
+the value and the rule); 130 interrupted (Ctrl-C or SIGTERM, with no kernel or socket left behind).
 
 Outputs: a missing output folder (``--out``, ``--csv``, ``--parquet``, the folder of
 ``--xlsx``) is made, with its missing parents, as ``report --out`` always did; it is made only
@@ -64,12 +64,14 @@ def _reports(args: argparse.Namespace) -> int:
     from contextlib import ExitStack
 
     from .files import output_folder
-    from .report import ReportError, WarmKernel, render_report
+    from .report import ReportError, WarmKernel, check_report_paths, render_report
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
     output_folder(args.out, "--out")    # a file there: exit 2 before any kernel starts
     if args.catalog:                # a bad catalog folder is bad input for every report: exit 2 once, now
         _catalog(args)              # (the earlier reports stay as they were)
+    for scenario in scenarios:      # a FIFO, a device or a folder where a report's file goes: exit 2 now
+        check_report_paths(scenario, args.out)
     failed = bad = 0
     with ExitStack() as keep:
         kernel = drawer = None
@@ -119,6 +121,7 @@ def _compare(args: argparse.Namespace) -> int:
     from .scenarios import load_scenario
 
     resolved = resolve(load_scenario(args.scenario, _catalog(args)))
+    _check_volumes(args, resolved)
     result = compare(resolved, volume=args.volume, volume_max=args.volume_max)
     if args.json:
         from .presentation.output import comparison_output
@@ -132,6 +135,31 @@ def _compare(args: argparse.Namespace) -> int:
         if result.claims:
             _say(claims_text(result))
     return 0
+
+
+def _check_volumes(args: argparse.Namespace, resolved) -> None:
+    """Refuse ``--volume`` and ``--volume-max`` where they would give a verdict on nothing.
+
+    Raises
+    ------
+    ValueError
+        Either is given for a training workload (a run of a given size, compared on what the
+        whole run costs: there is no monthly volume to set), or ``--volume-max`` is below the
+        volume compared at (the break-even search, from 0 to ``--volume-max``, would stop short
+        of it, and every pair would read "never").
+    """
+    given = [f"{option} {value:g}" for option, value in (("--volume", args.volume),
+                                                          ("--volume-max", args.volume_max)) if value is not None]
+    if given and resolved.workload.kind == "training":
+        raise ValueError(f"{', '.join(given)}: a training workload is one run, compared on the cost of the whole "
+                         "run; it has no monthly volume to compare at or search over (drop the option, or change "
+                         "the run's size in the scenario's workload block)")
+    volume = resolved.volume if args.volume is None else args.volume
+    if args.volume_max is not None and args.volume_max < volume:
+        where = "--volume" if args.volume is not None else "the scenario's volume"
+        raise ValueError(f"--volume-max {args.volume_max:g}: below the volume compared at ({volume:g} "
+                         f"{resolved.volume_unit}, {where}); the break-even search runs from 0 to --volume-max, "
+                         "so give one at least as large")
 
 
 def _stamped(data: dict) -> dict:
@@ -152,6 +180,7 @@ def _batch(args: argparse.Namespace) -> int:
     if args.catalog is not None:
         _catalog(args)                     # a bad catalog folder is bad input for every task: exit 2 now
     tasks = [Task(name, name, args.catalog) for name in expand_scenarios(args.scenario)]
+    _check_batch_outputs(args, [t.path for t in tasks])
     if args.sweep is not None:
         name, base, values, chunk = read_sweep(args.sweep, args.catalog)     # SweepError: exit 2
         tasks += sweep_tasks(name, base, values, chunk, args.catalog)
@@ -173,6 +202,28 @@ def _batch(args: argparse.Namespace) -> int:
     finally:
         for kernel in kernels:
             kernel.close()
+
+
+def _check_batch_outputs(args: argparse.Namespace, scenarios: list[str]) -> None:
+    """Refuse a batch whose outputs cannot be written, before anything runs.
+
+    Raises
+    ------
+    OutputPathError
+        A FIFO, a device or a folder where a portfolio file, the index page or a report goes.
+    """
+    from pathlib import Path
+
+    from .files import output_file
+
+    names = ["portfolio.csv", "portfolio.parquet"] + ["portfolio.xlsx"] * args.xlsx + ["index.html"] * args.reports
+    for name in names:
+        output_file(Path(args.out) / name, "--out")
+    if args.reports:
+        from .report import check_report_paths
+
+        for scenario in scenarios:
+            check_report_paths(scenario, args.out)
 
 
 def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, start: float, kernels: list) -> int:
@@ -272,6 +323,7 @@ def _list(args: argparse.Namespace) -> int:
 def _what_if(args: argparse.Namespace) -> int:
     import os
     import subprocess
+    from pathlib import Path
 
     from .files import made_folder, output_file, output_folder, write_text_atomically
     from .paths import NOTEBOOK_DIR
@@ -279,8 +331,9 @@ def _what_if(args: argparse.Namespace) -> int:
 
     output_folder(args.out, "--out")               # a file there: exit 2 before anything else
     path = scenario_path(args.scenario)
+    target = output_file(Path(args.out) / f"{path.stem}.ipynb", "--out")    # a FIFO or a folder there: exit 2
     scenario = load_scenario(args.scenario)        # bad input stops here (exit 2), before anything is written
-    inputs = [p.strip() for p in args.inputs.split(",") if p.strip()] if args.inputs else None
+    inputs = args.inputs
     if inputs is not None:
         from .domain.uncertainty import numeric_inputs
 
@@ -298,8 +351,7 @@ def _what_if(args: argparse.Namespace) -> int:
             cell["source"] = (f"scenario = {name!r}  # bundled scenario name, or path to a scenario YAML file\n"
                               f"inputs = {inputs!r}  # list of input paths to give a control, or None: the five "
                               "that move the answer most")
-    out = made_folder(args.out, "--out")
-    target = output_file(out / f"{path.stem}.ipynb", "--out")
+    made_folder(args.out, "--out")
     write_text_atomically(target, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
     _say(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
     if args.no_lab:
@@ -316,7 +368,8 @@ def _what_if(args: argparse.Namespace) -> int:
 
 
 def _number(text: str) -> float:
-    """A finite number >= 0 for --volume and --volume-max (argparse type)."""
+    """A ``--volume``: a finite number from 0 to 1e15 (argparse type). 0 is a volume: the options'
+    fixed costs, with costs per unit "not defined"."""
     try:
         value = float(text)
     except ValueError:
@@ -324,6 +377,78 @@ def _number(text: str) -> float:
     if not (value == value and abs(value) != float("inf")) or value < 0 or abs(value) > 1e15:
         raise argparse.ArgumentTypeError(f"must be a number from 0 to 1e15, got {text!r}")
     return value + 0.0
+
+
+def _upper(text: str) -> float:
+    """A ``--volume-max``: a finite number above 0 and at most 1e15 (argparse type); the break-even
+    search runs from 0 to it, so 0 would search nothing."""
+    value = _number(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"must be above 0 (the break-even search runs from 0 to it), got {text!r}")
+    return value
+
+
+MOST_WORKERS = 64
+"""Most processes ``batch --workers`` starts: a fixed cap, the same on every machine, far above the
+cores of a workstation (a dask cluster has its own workers)."""
+
+
+def _workers(text: str) -> int:
+    """A ``--workers``: a whole number from 1 to :data:`MOST_WORKERS` (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of processes") from None
+    if not 1 <= value <= MOST_WORKERS:
+        raise argparse.ArgumentTypeError(f"{value}: workers are at least 1 and at most {MOST_WORKERS}")
+    return value
+
+
+def _path(text: str) -> str:
+    """A file or folder option (argparse type): not empty (an empty path would be the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty path ({text!r}): give a file or folder")
+    return text
+
+
+def _scenario(text: str) -> str:
+    """A scenario argument (argparse type): not empty (an empty path would be the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"an empty scenario ({text!r}): give a bundled scenario's name or a path")
+    return text
+
+
+def _scheduler(text: str) -> str:
+    """A ``--scheduler``: ``local``, or ``tcp://host:port`` or ``tls://host:port`` (argparse type).
+
+    Only the form is checked here; whether a scheduler answers there is checked when the batch
+    connects (:class:`costmodel.batch.SchedulerError`).
+    """
+    from urllib.parse import urlsplit
+
+    if text == "local":
+        return text
+    form = "give 'local', or a dask scheduler's address as tcp://host:port or tls://host:port"
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an address: {form}") from None
+    if parts.scheme not in ("tcp", "tls") or not parts.hostname or port is None or port == 0 \
+            or parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an address: {form}")
+    return text
+
+
+def _inputs(text: str) -> list[str]:
+    """A ``--inputs``: comma-separated input paths, none of them empty (argparse type)."""
+    items = [item.strip() for item in text.split(",")]
+    if not any(items):
+        raise argparse.ArgumentTypeError(f"{text!r} names no input: give input paths separated by commas")
+    if not all(items):
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty item (two commas together, or one at an end): "
+                                         "give input paths separated by commas")
+    return items
 
 
 class _Parser(argparse.ArgumentParser):
@@ -362,80 +487,89 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     report = commands.add_parser("report", help="render reports to self-contained HTML")
-    report.add_argument("scenario", nargs="*",
+    report.add_argument("scenario", nargs="*", type=_scenario,
                         help=f"scenario names or YAML paths (default: {', '.join(REFERENCE_SCENARIOS)})")
-    report.add_argument("--out", default="reports", help="output folder (default: reports/)")
+    report.add_argument("--out", type=_path, default="reports", help="output folder (default: reports/)")
     report.add_argument("--timeout", type=_seconds, default=600, help="longest time per notebook cell [s]")
-    report.add_argument("--catalog", metavar="DIR", default=None,
+    report.add_argument("--catalog", metavar="DIR", type=_path, default=None,
                         help="folder of catalog CSV rows to add to the bundled ones (see compare)")
     report.set_defaults(run=_report)
 
     compare = commands.add_parser("compare", help="print the cost of each option and the break-evens")
-    compare.add_argument("scenario", help="scenario name or YAML path")
+    compare.add_argument("scenario", type=_scenario, help="scenario name or YAML path")
     compare.add_argument("--json", action="store_true", help="print JSON for scripts")
     compare.add_argument("--volume", type=_number, default=None,
                          help="volume to compare at (default: the scenario's)")
-    compare.add_argument("--volume-max", type=_number, default=None,
-                         help="upper end of the break-even search (default: 10 x the volume)")
+    compare.add_argument("--volume-max", type=_upper, default=None,
+                         help="upper end of the break-even search, at least the volume (default: 10 x the "
+                              "volume); neither option for a training workload")
     compare.add_argument("--no-uncertainty", action="store_true",
                          help="with --json: leave the uncertainty section null (no Monte Carlo, tornado or Sobol run)")
-    compare.add_argument("--catalog", metavar="DIR", default=None,
+    compare.add_argument("--catalog", metavar="DIR", type=_path, default=None,
                          help="folder of catalog CSV files whose rows add to or replace the bundled rows")
     compare.set_defaults(run=_compare)
 
     batch = commands.add_parser("batch", help="many scenarios and sweeps into one portfolio table (CSV, Parquet)")
-    batch.add_argument("scenario", nargs="*", help="scenario names, YAML files, folders or glob patterns")
-    batch.add_argument("--sweep", metavar="FILE", default=None, help="a sweep file: base scenario and input values")
-    batch.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    batch.add_argument("--workers", type=int, default=1, help="processes (or dask workers) to run on (default 1)")
+    batch.add_argument("scenario", nargs="*", type=_scenario,
+                       help="scenario names, YAML files, folders or glob patterns")
+    batch.add_argument("--sweep", metavar="FILE", type=_path, default=None,
+                       help="a sweep file: base scenario and input values")
+    batch.add_argument("--out", required=True, metavar="DIR", type=_path, help="output folder")
+    batch.add_argument("--workers", type=_workers, default=1,
+                       help=f"processes (or dask workers) to run on, 1 to {MOST_WORKERS} (default 1)")
     where = batch.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDRESS", default=None,
+    where.add_argument("--scheduler", metavar="ADDRESS", type=_scheduler, default=None,
                        help="run on a dask.distributed scheduler at ADDRESS (tcp://host:8786), or 'local'")
     where.add_argument("--dask", action="store_true", help="run on a dask.distributed LocalCluster of --workers")
     batch.add_argument("--reports", action="store_true",
                        help="also render one HTML report per scenario and an index page")
     batch.add_argument("--fail-fast", action="store_true", help="stop at the first scenario that fails")
     batch.add_argument("--xlsx", action="store_true", help="also write portfolio.xlsx (one sheet, Portfolio)")
-    batch.add_argument("--catalog", metavar="DIR", default=None, help="folder of catalog rows to add (see compare)")
+    batch.add_argument("--catalog", metavar="DIR", type=_path, default=None,
+                       help="folder of catalog rows to add (see compare)")
     batch.add_argument("--timeout", type=_seconds, default=600, help="longest time per notebook cell [s]")
     batch.set_defaults(run=_batch)
 
     differ = commands.add_parser("diff", help="which inputs differ between two scenarios, and what each moved")
-    differ.add_argument("a", help="the first scenario (name or path)")
-    differ.add_argument("b", help="the second scenario")
+    differ.add_argument("a", type=_scenario, help="the first scenario (name or path)")
+    differ.add_argument("b", type=_scenario, help="the second scenario")
     differ.add_argument("--json", action="store_true", help="print JSON for scripts")
-    differ.add_argument("--catalog", metavar="DIR", default=None, help="catalog rows to add, for both")
-    differ.add_argument("--catalog-b", metavar="DIR", default=None, help="catalog rows to add for B only")
+    differ.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add, for both")
+    differ.add_argument("--catalog-b", metavar="DIR", type=_path, default=None, help="catalog rows to add for B only")
     differ.set_defaults(run=_diff)
 
     validate = commands.add_parser("validate", help="check scenario files; exit 2 if any is bad")
-    validate.add_argument("scenario", nargs="+", help="scenario names or YAML paths")
-    validate.add_argument("--catalog", metavar="DIR", default=None, help="catalog rows to add")
+    validate.add_argument("scenario", nargs="+", type=_scenario, help="scenario names or YAML paths")
+    validate.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
     validate.set_defaults(run=_validate)
 
     schema = commands.add_parser("schema", help="print a JSON Schema: the scenario file's (default, catalog ids as "
                                                 "enums) or, with --output, that of `compare --json`")
     schema.add_argument("--output", action="store_true",
                         help="the JSON Schema of the output of `compare --json` (the output contract)")
-    schema.add_argument("--catalog", metavar="DIR", default=None, help="catalog rows to add to the enums")
+    schema.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add to the enums")
     schema.set_defaults(run=_schema)
 
     what_if = commands.add_parser("what-if", help="open a live what-if notebook for a scenario in JupyterLab")
-    what_if.add_argument("scenario", help="scenario name or YAML path")
-    what_if.add_argument("--inputs", default=None,
+    what_if.add_argument("scenario", type=_scenario, help="scenario name or YAML path")
+    what_if.add_argument("--inputs", type=_inputs, default=None,
                          help="comma-separated input paths to give a control (default: the five that move the "
                               "answer most)")
-    what_if.add_argument("--out", default="what-if", help="folder for the prepared notebook (default: what-if/)")
+    what_if.add_argument("--out", type=_path, default="what-if",
+                         help="folder for the prepared notebook (default: what-if/)")
     what_if.add_argument("--no-lab", action="store_true", help="write the notebook only; do not start JupyterLab")
     what_if.set_defaults(run=_what_if)
 
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)
     export = commands.add_parser("export", help="write the cash flows as a live Excel workbook or as tables")
-    export.add_argument("scenario", help="scenario name or YAML path (needs a finance block)")
-    export.add_argument("--xlsx", default=None, help="Excel workbook to write (Inputs, Cash flows, Summary)")
-    export.add_argument("--csv", default=None, help="folder for cash_flows_by_month.csv and cash_flows_by_year.csv")
-    export.add_argument("--parquet", default=None, help="folder for the same tables as Parquet (needs pyarrow)")
+    export.add_argument("scenario", type=_scenario, help="scenario name or YAML path (needs a finance block)")
+    export.add_argument("--xlsx", type=_path, default=None,
+                        help="Excel workbook to write, a name ending .xlsx (Inputs, Cash flows, Summary)")
+    export.add_argument("--csv", type=_path, default=None,
+                        help="folder for cash_flows_by_month.csv and cash_flows_by_year.csv")
+    export.add_argument("--parquet", type=_path, default=None,
+                        help="folder for the same tables as Parquet (needs pyarrow)")
     export.set_defaults(run=_export)
     return parser
 

@@ -152,6 +152,12 @@ def aside(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
         One temporary file per final file (empty, in the same folder, so that the rename is
         atomic), for the block to write.
 
+    Raises
+    ------
+    OutputPathError
+        A final path exists and is not a regular file (a FIFO, a device, a socket, a folder):
+        checked before anything is written, as the rename would replace it with a file.
+
     Notes
     -----
     The files are renamed only after the block has written all of them; on any exception or
@@ -160,6 +166,10 @@ def aside(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
     earlier, never one half-written.
     """
     finals = [Path(p) for p in paths]
+    for final in finals:        # os.replace would put a regular file where a FIFO or a device was
+        kind = _not_regular(final)
+        if kind is not None:
+            raise OutputPathError("output", final, f"is {kind}, not a regular file: nothing written")
     temporaries: list[Path] = []
     try:
         for final in finals:
@@ -206,6 +216,35 @@ def write_text_atomically(path: str | Path, text: str) -> None:
     write_atomically(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
 
 
+def _not_regular(path: Path) -> str | None:
+    """What ``path`` is when it exists and is not a regular file ("a folder", "a FIFO (named pipe)",
+    "a device", "a socket"), else None (missing, or a regular file).
+
+    A symbolic link is followed: a link to a device is a device. A dangling link is None (the
+    rename replaces the link itself).
+
+    Raises
+    ------
+    OSError
+        ``path`` cannot be looked at (a name too long, a folder on the way that cannot be read).
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
 def output_folder(path: str | Path, option: str) -> Path:
     """Check that ``path`` can be an output folder: one that exists, or one that can be made.
 
@@ -226,16 +265,23 @@ def output_folder(path: str | Path, option: str) -> Path:
     Raises
     ------
     OutputPathError
-        ``path``, or the nearest of its parents that exists, is not a folder (a file is there),
-        or that parent cannot be written to.
+        ``path`` is empty or cannot be looked at (a name too long); or it, or the nearest of its
+        parents that exists, is not a folder (a file, a FIFO or a device is there), or that
+        parent cannot be written to.
     """
+    if not str(path).strip():
+        raise OutputPathError(option, repr(str(path)), "an empty path: give a folder")
     path = Path(path)
-    existing = next((p for p in (path, *path.absolute().parents) if p.exists() or p.is_symlink()), None)
+    try:
+        existing = next((p for p in (path, *path.absolute().parents) if p.exists() or p.is_symlink()), None)
+        what = None if existing is None or existing.is_dir() else _not_regular(existing) or "a file"
+    except OSError as exc:
+        raise OutputPathError(option, path, f"cannot be used: {exc.strerror or exc}") from None
     if existing is None:
         return path
-    if not existing.is_dir():
+    if what is not None:
         where = "is" if existing == path else f"is in {existing}, which is"
-        raise OutputPathError(option, path, f"{where} a file, not a folder")
+        raise OutputPathError(option, path, f"{where} {what}, not a folder")
     if existing != path and not os.access(existing, os.W_OK | os.X_OK):
         raise OutputPathError(option, path, f"{existing} does not exist yet and {existing} cannot be written to")
     if existing == path and not os.access(existing, os.W_OK | os.X_OK):
@@ -243,17 +289,45 @@ def output_folder(path: str | Path, option: str) -> Path:
     return path
 
 
-def output_file(path: str | Path, option: str) -> Path:
-    """Check that ``path`` can be an output file: not a folder, in a folder that exists or can be made.
+def output_file(path: str | Path, option: str, suffix: str | None = None) -> Path:
+    """Check that ``path`` can be an output file: a regular file or nothing yet, in a folder that
+    exists or can be made.
+
+    Parameters
+    ----------
+    path
+        The file given on the command line.
+    option
+        The command-line option that gave it (``--xlsx``), for the message.
+    suffix
+        The ending the file's format needs (``".xlsx"``; any case), or None for any name.
+
+    Returns
+    -------
+    pathlib.Path
 
     Raises
     ------
     OutputPathError
-        ``path`` is a folder, or its folder cannot be one (see :func:`output_folder`).
+        ``path`` is empty, does not end in ``suffix``, is there and is not a regular file (a
+        folder, a FIFO, a device or a socket: the file written aside would be renamed over it),
+        cannot be looked at (a name too long), or its folder cannot be one (see
+        :func:`output_folder`).
     """
+    if not str(path).strip():
+        raise OutputPathError(option, repr(str(path)), "an empty path: give a file")
     path = Path(path)
-    if path.is_dir():
+    try:
+        kind = _not_regular(path)
+    except OSError as exc:
+        raise OutputPathError(option, path, f"cannot be used: {exc.strerror or exc}") from None
+    if kind == "a folder":
         raise OutputPathError(option, path, "is a folder, not a file")
+    if kind is not None:
+        raise OutputPathError(option, path, f"is {kind}, not a regular file: give a file to write")
+    if suffix is not None and path.suffix.lower() != suffix.lower():
+        raise OutputPathError(option, path, f"does not end in {suffix}: the file written is {suffix[1:]} whatever "
+                                            "its name, and programs open a file by its name")
     output_folder(path.absolute().parent, option)
     return path
 

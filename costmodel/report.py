@@ -914,6 +914,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
 
     path = scenario_path(scenario).resolve()
     html_path, notebook_path, failed_path = report_paths(path, out_dir)
+    check_report_paths(path, out_dir)
     target = html_path.parent
     name = target.name
     given = [key for key in ("scenario", "catalog") if key in (parameters or {})]
@@ -1031,6 +1032,28 @@ def report_paths(scenario: str | Path, out_dir: str | Path) -> tuple[Path, Path,
 
     folder = Path(out_dir) / report_folder(scenario_path(scenario).resolve())
     return folder / "report.html", folder / "report.ipynb", folder / "report.failed.ipynb"
+
+
+def check_report_paths(scenario: str | Path, out_dir: str | Path, option: str = "--out") -> None:
+    """Check that a scenario's report files (:func:`report_paths`) can be written under ``out_dir``.
+
+    Raises
+    ------
+    OutputPathError
+        One of them is there and is not a regular file (a folder, a FIFO, a device), or cannot
+        be named (a scenario's name too long for a file name), or its folder cannot be one (see
+        :func:`costmodel.files.output_file`).
+    """
+    from .errors import OutputPathError
+    from .files import output_file
+
+    try:
+        paths = report_paths(scenario, out_dir)
+    except OSError as exc:
+        raise OutputPathError(option, out_dir, f"no report can be written for {scenario}: "
+                                               f"{exc.strerror or exc}") from None
+    for path in paths:
+        output_file(path, option)
 
 
 def _title_and_kind(path: Path, catalog) -> tuple[str, str]:

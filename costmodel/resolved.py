@@ -1261,7 +1261,17 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
         cannot be read or disagrees with the workload); the field is named.
     KeyError
         A path in ``values`` that is not a numeric input of the scenario.
+    TypeError
+        ``scenario`` is neither (a name or a path: load it first with
+        :func:`costmodel.load_scenario`; scenario data: :func:`costmodel.validate_data`).
     """
+    if not isinstance(scenario, (Scenario, Resolved)):
+        hint = ""
+        if isinstance(scenario, (str, Path)):
+            hint = " (a name or a path: costmodel.load_scenario(it) makes a Scenario of it)"
+        elif isinstance(scenario, dict):
+            hint = " (scenario data: costmodel.validate_data(it) makes a Scenario of it)"
+        raise TypeError(f"resolve takes a Scenario or a Resolved, not {type(scenario).__name__}{hint}")
     previous = None
     if isinstance(scenario, Resolved):
         if not values:

@@ -1394,3 +1394,177 @@ def test_demand_growth_past_the_largest_figure_is_refused(tmp_path, capsys):
     code, _, err = run(["compare", str(file)], capsys)
     assert code == 2 and "finance.trends.demand_growth_per_year" in err and "600-month horizon" in err
     assert "(got 100" in err and "Maximum allowed size" not in err
+
+
+# --- command-line arguments and output paths ---------------------------------------------------------------
+
+def _fifo(path: Path) -> Path:
+    """A FIFO at ``path`` (a stand-in for a device: nothing here ever points at /dev)."""
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    return path
+
+
+def _is_fifo(path: Path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(path.lstat().st_mode)
+
+
+@pytest.mark.parametrize("command, fifo", [
+    (["export", R2, "--xlsx", "{tmp}/cash.xlsx"], "cash.xlsx"),
+    (["export", R2, "--xlsx", "{tmp}/pipe"], "pipe"),
+    (["export", R2, "--csv", "{tmp}/tables"], "tables/cash_flows_by_year.csv"),
+    (["export", R2, "--csv", "{tmp}/pipe"], "pipe"),
+    (["export", R2, "--xlsx", "{tmp}/ok.xlsx", "--parquet", "{tmp}/p"], "p/cash_flows_by_month.parquet"),
+    (["batch", R1, "--out", "{tmp}"], "portfolio.parquet"),
+    (["batch", R1, "--out", "{tmp}", "--xlsx"], "portfolio.xlsx"),
+    (["batch", R1, "--out", "{tmp}", "--reports"], "index.html"),
+    (["batch", R1, "--out", "{tmp}", "--reports"], "llama70b-vs-api/report.ipynb"),
+    (["batch", R1, "--out", "{tmp}/pipe"], "pipe"),
+    (["report", R1, "--out", "{tmp}"], "llama70b-vs-api/report.html"),
+    (["report", R1, "--out", "{tmp}"], "llama70b-vs-api"),
+    (["what-if", R1, "--out", "{tmp}", "--no-lab"], "llama70b-vs-api.ipynb"),
+])
+def test_an_output_path_that_is_not_a_regular_file_is_refused(tmp_path, capsys, command, fifo):
+    """Issue 27: `export --xlsx /dev/null` replaced the device with a file (written aside, renamed over it).
+    A FIFO (or device, socket) where any output file or folder goes: exit 2, naming it, nothing written."""
+    out = tmp_path / "out"
+    pipe = _fifo(out / fifo)
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    code, _, err = run([a.replace("{tmp}", str(out)) for a in command], capsys)
+    assert code == 2 and str(pipe) in err and "FIFO" in err and "Traceback" not in err, err
+    assert _is_fifo(pipe) and sorted(p.relative_to(out) for p in out.rglob("*")) == before
+
+
+def test_an_output_path_that_is_not_a_regular_file_is_refused_by_the_writers(tmp_path):
+    """Issue 27: the checks and the atomic writers under every command refuse a FIFO, and leave it a FIFO."""
+    from costmodel.errors import OutputPathError
+    from costmodel.files import output_file, output_folder, write_text_atomically
+
+    pipe = _fifo(tmp_path / "pipe")
+    for check in (lambda: output_file(pipe, "--x"), lambda: output_folder(pipe, "--x"),
+                  lambda: output_folder(pipe / "below", "--x"), lambda: write_text_atomically(pipe, "text"),
+                  lambda: costmodel.save_scenario(costmodel.load_scenario(R1), pipe)):
+        with pytest.raises(OutputPathError, match="FIFO"):
+            check()
+    assert _is_fifo(pipe) and sorted(tmp_path.iterdir()) == [pipe]
+
+
+@pytest.mark.parametrize("option", ["--volume", "--volume-max"])
+def test_volume_options_are_refused_for_a_training_workload(capsys, option):
+    """Issue 27: `compare llama31-405b-training --volume 5` ranked a training run on 5 GPU-h/month."""
+    code, out, err = run(["compare", R4, option, "5"], capsys)
+    assert code == 2 and out == "" and f"{option} 5" in err and "training workload" in err
+    assert main(["compare", R4]) == 0
+
+
+@pytest.mark.parametrize("args, reason", [
+    (["--volume", "100", "--volume-max", "5"], "--volume-max 5: below the volume compared at (100 tokens/day"),
+    (["--volume-max", "5"], "below the volume compared at (1e+07 tokens/day, the scenario's volume)"),
+    (["--volume-max", "0"], "argument --volume-max: must be above 0"),
+    (["--volume-max", "nan"], "argument --volume-max: must be a number from 0 to 1e15"),
+    (["--volume-max=-inf"], "argument --volume-max: must be a number from 0 to 1e15"),
+    (["--volume", "inf"], "argument --volume: must be a number from 0 to 1e15"),
+    (["--volume", "-1"], "argument --volume: must be a number from 0 to 1e15"),
+    (["--volume", "ten"], "argument --volume: not a number"),
+])
+def test_volume_max_below_the_volume_and_non_finite_volumes_are_refused(capsys, args, reason):
+    """Issue 27: a --volume-max below the volume read "never between 0 and ..." for every pair."""
+    code, out, err = run(["compare", R1, *args], capsys)
+    assert code == 2 and out == "" and reason in err, err
+    assert main(["compare", R1, "--volume", "100", "--volume-max", "100"]) == 0
+
+
+@pytest.mark.parametrize("workers, reason", [("0", "at least 1 and at most 64"), ("-3", "at least 1 and at most 64"),
+                                             ("100000", "at least 1 and at most 64"),
+                                             ("2.5", "not a whole number of processes")])
+def test_batch_workers_are_a_whole_number_from_1_to_64(tmp_path, capsys, workers, reason):
+    """Issue 27: `batch --workers 0`, `-3` and `100000` were accepted."""
+    code, _, err = run(["batch", R1, "--out", str(tmp_path / "out"), "--workers", workers], capsys)
+    assert code == 2 and "argument --workers: " in err and reason in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args", [
+    ["batch", R1, "--out", ""], ["batch", "--sweep", "", "--out", "{tmp}"],
+    ["batch", R1, "--out", "{tmp}", "--catalog", " "],
+    ["report", R1, "--out", ""], ["what-if", R1, "--out", "", "--no-lab"], ["export", R2, "--xlsx", ""],
+    ["export", R2, "--csv", ""], ["export", R2, "--parquet", ""], ["compare", R1, "--catalog", ""],
+    ["diff", R1, R2, "--catalog-b", ""], ["validate", R1, "--catalog", ""], ["schema", "--catalog", ""],
+    ["compare", ""], ["diff", R1, ""], ["batch", "", "--out", "{tmp}"],
+])
+def test_an_empty_path_option_is_refused(tmp_path, capsys, monkeypatch, args):
+    """Issue 27: `batch --out ""` wrote into the current folder; an empty path is refused by every command."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run([a.replace("{tmp}", str(tmp_path / "out")) for a in args], capsys)
+    assert code == 2 and out == "" and "an empty" in err and "argument " in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["a.csv", "workbook", "a.xlsx.csv", "a.xls"])
+def test_an_xlsx_path_without_the_xlsx_suffix_is_refused(tmp_path, capsys, name):
+    """Issue 27: `export --xlsx a.csv` wrote a workbook under a .csv name."""
+    code, _, err = run(["export", R2, "--xlsx", str(tmp_path / name)], capsys)
+    assert code == 2 and f"--xlsx {tmp_path / name}: does not end in .xlsx" in err
+    assert list(tmp_path.iterdir()) == []
+    assert main(["export", R2, "--xlsx", str(tmp_path / "A.XLSX")]) == 0
+
+
+@pytest.mark.parametrize("argument, reason", [("{tmp}/no-such-*.yaml", "the glob pattern matches no file"),
+                                              ("{tmp}/empty", "the folder holds no scenario file")])
+def test_a_batch_glob_matching_nothing_exits_2_naming_the_pattern(tmp_path, capsys, argument, reason):
+    """Issue 27: a glob matching nothing exited 1 "cannot be read: no such file"; it is bad input, named."""
+    (tmp_path / "empty").mkdir()
+    pattern = argument.replace("{tmp}", str(tmp_path))
+    code, _, err = run(["batch", R1, pattern, "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and f"{pattern}: {reason}" in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("address", ["not a url", "localhost", "tcp://host", "tcp://:8786", "http://host:8786",
+                                     "tcp://host:99999", "tcp://host:8786/path", ""])
+def test_a_scheduler_that_is_not_an_address_names_the_option(tmp_path, capsys, address):
+    """Issue 27: `--scheduler "not a url"` gave a message without the option; the form is checked first."""
+    code, _, err = run(["batch", R1, "--out", str(tmp_path / "out"), "--scheduler", address], capsys)
+    assert code == 2 and "argument --scheduler: " in err and repr(address) in err and "tcp://host:port" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_python_compare_takes_a_name_a_path_or_a_scenario():
+    """Issue 27: `costmodel.compare("llama70b-vs-api")` raised AttributeError 'str' object has no attribute
+    'catalog'; a name or a path is loaded, anything else is a TypeError saying what to give."""
+    winner = costmodel.compare(costmodel.load_scenario(R1)).decision.winner
+    assert costmodel.compare(R1).decision.winner == winner
+    assert costmodel.compare(SCENARIO_DIR / f"{R1}.yaml").decision.winner == winner
+    assert costmodel.compare(costmodel.resolve(costmodel.load_scenario(R1))).decision.winner == winner
+    with pytest.raises(TypeError, match=r"not dict \(scenario data: costmodel.validate_data"):
+        costmodel.compare({"title": "x"})
+    with pytest.raises(TypeError, match="compare takes a scenario name, a path, a Scenario or a Resolved, not int"):
+        costmodel.compare(3)
+    with pytest.raises(costmodel.ScenarioError, match="no-such-scenario"):
+        costmodel.compare("no-such-scenario")
+    with pytest.raises(TypeError, match=r"resolve takes a Scenario or a Resolved, not str \(.*load_scenario"):
+        costmodel.resolve(R1)
+    with pytest.raises(TypeError, match=r"not dict \(scenario data: costmodel.validate_data"):
+        costmodel.resolve({"title": "x"})
+
+
+@pytest.mark.parametrize("inputs, reason", [(",", "names no input"), (" , ", "names no input"),
+                                            ("finance,", "has an empty item"),
+                                            ("finance,,options.own.power.pue", "has an empty item")])
+def test_what_if_inputs_with_an_empty_item_are_refused(tmp_path, capsys, inputs, reason):
+    """Issue 27: `what-if --inputs ","` fell back to the default inputs without a word."""
+    code, _, err = run(["what-if", R2, "--inputs", inputs, "--out", str(tmp_path / "out"), "--no-lab"], capsys)
+    assert code == 2 and "argument --inputs: " in err and reason in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_output_path_that_cannot_be_named_is_bad_input(tmp_path, capsys):
+    """Issue 27: a report path the system cannot name (a scenario name too long for a file name) is
+    checked with the other outputs: exit 2 naming --out, not exit 1 "cannot write"."""
+    code, _, err = run(["report", "b" * 300 + ".yaml", "--out", str(tmp_path / "out")], capsys)
+    assert code == 2 and f"--out {tmp_path / 'out'}: no report can be written for bbb" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()

@@ -30,6 +30,7 @@ horizon, a run or a mix to the cent, other figures to six decimals).
 from __future__ import annotations
 
 import math
+import os
 import re
 from typing import Any, Literal
 
@@ -1090,14 +1091,16 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
     return doc
 
 
-def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None, *,
-            uncertainty: bool = True) -> ComparisonOutput:
+def compare(scenario: str | os.PathLike | Scenario | Resolved, volume: float | None = None,
+            volume_max: float | None = None, *, uncertainty: bool = True) -> ComparisonOutput:
     """Compare the scenario's options at one volume: the typed output document.
 
     Parameters
     ----------
     scenario
-        The scenario (resolved once here if it is not).
+        A bundled scenario's name or a scenario file's path (loaded with
+        :func:`~costmodel.scenarios.load_scenario` and the bundled catalog), or a scenario
+        (resolved once here if it is not).
     volume
         Volume to compare at; default: the scenario's. [GPU-h/month or tokens/day]
     volume_max
@@ -1112,13 +1115,32 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         :class:`~costmodel.results.Comparison` is ``.comparison`` (or call
         :func:`costmodel.domain.compare.compare`).
 
+    Raises
+    ------
+    TypeError
+        ``scenario`` is none of these (a dict of scenario data: validate it first with
+        :func:`~costmodel.scenarios.validate_data`).
+    ScenarioError
+        The named file cannot be loaded.
+
     Examples
     --------
     >>> import costmodel
     >>> doc = compare(costmodel.load_scenario("llama70b-vs-api"))
     >>> doc.decision.winner, doc.decision.margin.value, doc.decision.margin.unit
     ('api', 8521.39, 'USD/month')
+    >>> compare("llama70b-vs-api").decision.winner
+    'api'
     """
+    if isinstance(scenario, (str, os.PathLike)):
+        from ..scenarios import load_scenario
+
+        scenario = load_scenario(scenario)
+    elif not isinstance(scenario, (Scenario, Resolved)):
+        hint = " (scenario data: costmodel.validate_data(data) makes a Scenario of it)" \
+            if isinstance(scenario, dict) else ""
+        raise TypeError(f"compare takes a scenario name, a path, a Scenario or a Resolved, not "
+                        f"{type(scenario).__name__}{hint}")
     r = as_resolved(scenario)
     return comparison_output(compare_options(r, volume=volume, volume_max=volume_max), r, uncertainty=uncertainty)
 

@@ -158,7 +158,8 @@ def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: 
     ValueError
         The scenario has no finance block.
     OutputPathError
-        ``path`` is a folder, or its folder cannot be one.
+        ``path`` does not end in ``.xlsx``, is not a regular file (a folder, a FIFO, a device),
+        or its folder cannot be one.
     """
     return export_files(scenario, xlsx=path, comparison=comparison)[0]
 
@@ -810,18 +811,23 @@ def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, 
     ValueError
         No finance block, or Parquet without pyarrow.
     OutputPathError
-        ``xlsx`` is a folder, or ``csv`` or ``parquet`` a file, or a folder on the way is a file.
+        ``xlsx`` does not end in ``.xlsx`` or is not a regular file (a folder, a FIFO, a device),
+        ``csv`` or ``parquet`` is not a folder or holds a table's name that is not a regular file,
+        or a folder on the way is a file.
     """
     targets = []
     if xlsx is not None:
-        targets.append(("--xlsx", output_file(xlsx, "--xlsx"), None))
+        targets.append(("--xlsx", output_file(xlsx, "--xlsx", suffix=".xlsx"), None))
     for kind, folder in (("csv", csv), ("parquet", parquet)):
         if folder is not None:
             targets.append((f"--{kind}", output_folder(folder, f"--{kind}"), kind))
     r = as_resolved(scenario)
     writers = []
-    for _, path, kind in targets:
-        writers += [(path, _workbook_writer(r, comparison))] if kind is None else _table_writers(r, path, kind)
+    for option, path, kind in targets:
+        made = [(path, _workbook_writer(r, comparison))] if kind is None else _table_writers(r, path, kind)
+        for table, _ in made if kind is not None else ():     # a FIFO named like a table: refused now
+            output_file(table, option)
+        writers += made
     for option, path, kind in targets:       # made only once every output is computed
         made_folder(path.absolute().parent if kind is None else path, option)
     return write_all_atomically(writers)
