@@ -251,6 +251,21 @@ class APIOffer(_Row):
         return self
 
     @model_validator(mode="after")
+    def _dearer_where_the_provider_charges_more(self) -> APIOffer:
+        """A 1-hour cache write costs at least a 5-minute one, and long-context prices at least the standard."""
+        pairs = (("cache_write_1h_per_million", "cache_write_5m_per_million"),
+                 ("long_context_input_per_million", "input_per_million"),
+                 ("long_context_output_per_million", "output_per_million"))
+        for higher, lower in pairs:
+            if getattr(self, higher) is not None and getattr(self, lower) is not None \
+                    and getattr(self, higher) < getattr(self, lower):
+                raise ValidationError.from_exception_data("APIOffer", [InitErrorDetails(
+                    type=PydanticCustomError("cheaper_than_base", "below {lower} ({price}): it is the dearer price",
+                                             {"lower": lower, "price": f"{getattr(self, lower):g}"}),
+                    loc=(higher,), input=getattr(self, higher))])
+        return self
+
+    @model_validator(mode="after")
     def _cache_not_dearer(self) -> APIOffer:
         if self.cached_input_per_million is not None and self.cached_input_per_million > self.input_per_million:
             raise ValidationError.from_exception_data("APIOffer", [InitErrorDetails(
@@ -328,8 +343,8 @@ class LLM(_Row):
     def _active_within_total(self) -> LLM:
         if self.active_parameters > self.total_parameters:
             raise ValidationError.from_exception_data("LLM", [InitErrorDetails(
-                type=PydanticCustomError("active_above_total", "above total_parameters ({total:g}): a token uses at "
-                                         "most every parameter", {"total": self.total_parameters}),
+                type=PydanticCustomError("active_above_total", "above total_parameters ({total}): a token uses at "
+                                         "most every parameter", {"total": f"{self.total_parameters:g}"}),
                 loc=("active_parameters",), input=self.active_parameters)])
         return self
 
@@ -456,8 +471,8 @@ class APIEnergy(_Row):
                           ("pue_low", "pue_high")):
             if getattr(self, low) > getattr(self, high):
                 raise ValidationError.from_exception_data("APIEnergy", [InitErrorDetails(
-                    type=PydanticCustomError("low_above_high", "above {high} ({value:g})",
-                                             {"high": high, "value": getattr(self, high)}),
+                    type=PydanticCustomError("low_above_high", "above {high} ({value})",
+                                             {"high": high, "value": f"{getattr(self, high):g}"}),
                     loc=(low,), input=getattr(self, low))])
         return self
 
@@ -538,6 +553,9 @@ def _read(path: Path, row_type: type[_Row], key: str, origin: str | None = None)
         raise CatalogError(path, [(f"line {line}", str(path), f"is not valid CSV: {exc}")]) from None
     if header is None:
         raise CatalogError(path, [("(file)", str(path), "is empty: a catalog file starts with its header line")])
+    twice = sorted({name for name in header if header.count(name) > 1})
+    if twice:      # csv.DictReader would keep the last of them silently
+        raise CatalogError(path, [("line 1", ",".join(header), f"column {twice[0]} given twice")])
     items: dict[str, _Row] = {}
     problems = []
     for number, raw in enumerate(rows, start=2):  # line 1 is the header
@@ -595,17 +613,7 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     throughput = _read(folder / "throughput.csv", ThroughputRow, "row")
     curves_file = folder / "serving_curves.csv"
     curves = _read(curves_file, ServingCurvePoint, "point") if curves_file.exists() else {}
-    shared = ("model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine", "input_tokens",
-              "output_tokens")
-    first: dict[str, ServingCurvePoint] = {}
-    mixed = []
-    for ident, point in curves.items():
-        head = first.setdefault(point.curve, point)
-        mixed += [(f"id {ident}, column {name}", getattr(point, name),
-                   f"differs from {head.point} of the same curve {point.curve} ({getattr(head, name)})")
-                  for name in shared if getattr(point, name) != getattr(head, name)]
-    if mixed:
-        raise CatalogError(curves_file, mixed)
+    _check_curves(curves, curves_file)
     runs_file = folder / "training_runs.csv"     # optional: the published runs plausibility is judged by
     runs = _read(runs_file, PublishedRun, "run") if runs_file.exists() else {}
     tables = ((folder / "servers.csv", servers), (folder / "cloud_prices.csv", cloud),
@@ -639,6 +647,28 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
                    throughput=throughput, serving_curves=curves, training_runs=runs, api_price_windows=windows,
                    tax_depreciation=tax, **energy)
+
+
+def _check_curves(curves: dict[str, ServingCurvePoint], path: Path | str) -> None:
+    """The points of one curve share its model, GPU, precision, replica, engine and request shape, and
+    differ in concurrency."""
+    shared = ("model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine", "input_tokens",
+              "output_tokens")
+    first: dict[str, ServingCurvePoint] = {}
+    mixed = []
+    for ident, point in curves.items():
+        head = first.setdefault(point.curve, point)
+        mixed += [(f"id {ident}, column {name}", getattr(point, name),
+                   f"differs from {head.point} of the same curve {point.curve} ({getattr(head, name)})")
+                  for name in shared if getattr(point, name) != getattr(head, name)]
+    at: dict[tuple[str, float], str] = {}
+    for ident, point in curves.items():
+        other = at.setdefault((point.curve, point.concurrency), ident)
+        if other != ident:
+            mixed.append((f"id {ident}, column concurrency", point.concurrency,
+                          f"repeats {other} of the same curve {point.curve}: one point per concurrency"))
+    if mixed:
+        raise CatalogError(path, mixed)
 
 
 def _check_schedules(rows: dict[str, TaxDepreciationRow], path: Path | str) -> None:
@@ -710,6 +740,15 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
         raise CatalogError(windows[0][1].source_file, [(f"id {ident}, column offer", row.offer,
                                                         "unknown API offer (not in api_prices.csv)")
                                                        for ident, row in windows])
+    unknown_models = [(ident, row) for name in ("throughput", "serving_curves")
+                      for ident, row in extra.get(name, {}).items() if row.model not in tables["models"]]
+    if unknown_models:
+        raise CatalogError(unknown_models[0][1].source_file, [
+            (f"id {ident}, column model", row.model, f"unknown model (not in models.csv)"
+                                                     f"{did_you_mean(row.model, tables['models'])}")
+            for ident, row in unknown_models])
+    if "serving_curves" in extra:
+        _check_curves(tables["serving_curves"], next(iter(extra["serving_curves"].values())).source_file)
     if "tax_depreciation" in extra:
         _check_schedules(tables["tax_depreciation"], next(iter(extra["tax_depreciation"].values())).source_file)
     for name in ("servers", "cloud_offers", "throughput", "serving_curves", "training_runs"):

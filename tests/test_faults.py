@@ -1568,3 +1568,58 @@ def test_an_output_path_that_cannot_be_named_is_bad_input(tmp_path, capsys):
     code, _, err = run(["report", "b" * 300 + ".yaml", "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and f"--out {tmp_path / 'out'}: no report can be written for bbb" in err
     assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_headers_once_curve_points_once_and_dearer_prices_dearer(tmp_path):
+    """A second red-team pass: a column given twice (the last kept silently), two points of one curve at one
+    concurrency, a 1-hour cache write below the 5-minute one, long-context prices below the standard."""
+    from costmodel.io.request_logs import read_request_log
+
+    requests = tmp_path / "requests.csv"
+    requests.write_text("timestamp,input_tokens,output_tokens,output_tokens\n2026-01-01T00:10:00,5,10,99\n")
+    with pytest.raises(costmodel.InputError, match="column output_tokens given twice"):
+        read_request_log(requests, 2026)
+    header, *rows = (DATA_DIR / "api_prices.csv").read_text(encoding="utf-8").splitlines()
+    columns = header.split(",")
+    for changes, column in (({"cache_write_5m_per_million": "4", "cache_write_1h_per_million": "3"},
+                             "cache_write_1h_per_million"),
+                            ({"long_context_threshold_tokens": "1000", "long_context_input_per_million": "1",
+                              "long_context_output_per_million": "99"}, "long_context_input_per_million")):
+        import csv
+        import io
+
+        row = dict(zip(columns, next(csv.reader([rows[0]])), strict=True)) | changes
+        out = io.StringIO()
+        csv.DictWriter(out, columns).writerow(row)
+        folder = tmp_path / column
+        folder.mkdir()
+        (folder / "api_prices.csv").write_text(f"{header}\n{out.getvalue()}", encoding="utf-8")
+        with pytest.raises(costmodel.CatalogError) as caught:
+            costmodel.load_catalog_overrides(folder)
+        assert column in caught.value.problems[0][0] and "it is the dearer price" in caught.value.problems[0][2]
+    folder = tmp_path / "twice"
+    folder.mkdir()
+    (folder / "cloud_prices.csv").write_text(
+        (DATA_DIR / "cloud_prices.csv").read_text().replace("price_per_gpu_hour,", "price_per_gpu_hour,currency,", 1))
+    with pytest.raises(costmodel.CatalogError, match="given twice"):
+        costmodel.load_catalog_overrides(folder)
+    curves = (DATA_DIR / "serving_curves.csv").read_text(encoding="utf-8").splitlines()
+    first = curves[1].split(",")
+    folder = tmp_path / "curves"
+    folder.mkdir()
+    (folder / "serving_curves.csv").write_text("\n".join([curves[0], curves[1], ",".join(
+        [first[0] + "-again", *first[1:]])]) + "\n", encoding="utf-8")
+    with pytest.raises(costmodel.CatalogError, match="one point per concurrency"):
+        costmodel.load_catalog_overrides(folder)
+
+
+def test_stage_names_and_causes_are_names(tmp_path, capsys):
+    """Stage names differing only by a trailing space, and a blank cause name, were accepted."""
+    data = patched_data("deepseek-v3-stages")
+    data["workload"]["stages"][1]["name"] = data["workload"]["stages"][0]["name"] + " "
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "stage names repeat" in err
+    data = patched_data("llama31-405b-as-published")
+    data["workload"]["goodput"]["causes"]["   "] = 1
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "causes" in err and "only spaces" in err

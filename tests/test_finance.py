@@ -238,10 +238,9 @@ def _doubled_catalog():
     return catalog_with(
         servers=lambda v: v.model_copy(update={"price": v.price * 2}),
         cloud_offers=lambda v: v.model_copy(update={"price_per_gpu_hour": v.price_per_gpu_hour * 2}),
-        api_offers=lambda v: v.model_copy(update={
-            "input_per_million": v.input_per_million * 2, "output_per_million": v.output_per_million * 2,
-            "cached_input_per_million": None if v.cached_input_per_million is None
-            else v.cached_input_per_million * 2}),
+        api_offers=lambda v: v.model_copy(update={   # every price of the row, the long-context ones included
+            name: getattr(v, name) * 2 for name in type(v).model_fields
+            if name.endswith("_per_million") and getattr(v, name) is not None}),
     )
 
 

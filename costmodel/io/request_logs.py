@@ -55,9 +55,14 @@ def read_request_log(path: Path, year: int, time_zone: str = "UTC") -> tuple[np.
         raise InputError(path, [("(file)", str(path), problem)])
     try:
         with Path(path).open(newline="", encoding="utf-8-sig") as handle:
-            rows = list(csv.DictReader(handle))
-    except (OSError, UnicodeDecodeError) as exc:
+            reader = csv.DictReader(handle)
+            rows = list(reader)
+            header = reader.fieldnames or []
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise InputError(path, [("(file)", str(path), f"cannot be read: {exc}")]) from None
+    twice = sorted({name for name in header if header.count(name) > 1})
+    if twice:      # csv.DictReader would keep the last of them silently
+        raise InputError(path, [("line 1", ",".join(header), f"column {twice[0]} given twice")])
     needed = {"timestamp", "input_tokens", "output_tokens"}
     if not rows or not needed <= set(rows[0]):
         raise InputError(path, [("(header)", ",".join(rows[0]) if rows else "", "needs the columns "

@@ -41,8 +41,8 @@ def _text(value: str) -> str:
     """Free text as a reader will see it: no control characters but tab and line breaks, and, when not
     empty, some visible character (a zero-width space is no title)."""
     if len(value) > MAX_TEXT:
-        raise PydanticCustomError("text_too_long", "longer than {most:,} characters ({length:,})",
-                                  {"most": MAX_TEXT, "length": len(value)})
+        raise PydanticCustomError("text_too_long", "longer than {most} characters ({length})",
+                                  {"most": f"{MAX_TEXT:,}", "length": f"{len(value):,}"})
     control = next((c for c in value if (ord(c) < 32 and c not in "\t\n\r") or 127 <= ord(c) < 160), None)
     if control is not None:
         raise PydanticCustomError("control_character", "holds the control character {code} at position "

@@ -297,7 +297,7 @@ class HostedAPI(InputModel):
             total = sum(self.tier_shares.values())
             if abs(total - 1.0) > 1e-9:
                 raise fail("HostedAPI", ("tier_shares",), "shares_not_one",
-                           "the tier shares sum to {total:g}, not 1", self.tier_shares, total=total)
+                           "the tier shares sum to {total}, not 1", self.tier_shares, total=f"{total:g}")
             if self.service_tier != "standard":
                 raise fail("HostedAPI", ("service_tier",), "tier_twice",
                            "give either service_tier or tier_shares, not both", self.service_tier)

@@ -180,9 +180,9 @@ class Scenario(InputModel):
             reserved = rent.reserved.price_per_gpu_hour * self.fx_rate(rent.reserved.currency)
             if reserved > on_demand:
                 fail(("options", "rent", "reserved", "price_per_gpu_hour"), rent.reserved.price_per_gpu_hour,
-                     "reserved_dearer", "above the on-demand price of {offer} ({price:g} {currency}/GPU-h): a "
+                     "reserved_dearer", "above the on-demand price of {offer} ({price} {currency}/GPU-h): a "
                      "commitment costs less an hour than paying as you go", offer=rent.offer,
-                     price=on_demand / self.fx_rate(row.currency), currency=row.currency)
+                     price=f"{on_demand / self.fx_rate(row.currency):g}", currency=row.currency)
         if not errors:
             self._check_joint_rules(fail, catalog)
         if errors:

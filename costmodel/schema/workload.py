@@ -288,10 +288,10 @@ class TokensWorkload(_Workload):
             if abs(ratio - self.input_tokens_per_output_token) > 0.01 * max(ratio, self.input_tokens_per_output_token,
                                                                             1e-9):
                 raise fail("TokensWorkload", ("serving", "request"), "mix_mismatch",
-                           "the request shape's {i}/{o} input/output tokens is a {r:.3g}:1 mix, but "
-                           "input_tokens_per_output_token is {m:g}; make them agree (within 1 %)",
-                           shape.model_dump(), i=shape.input_tokens, o=shape.output_tokens, r=ratio,
-                           m=self.input_tokens_per_output_token)
+                           "the request shape's {i}/{o} input/output tokens is a {r}:1 mix, but "
+                           "input_tokens_per_output_token is {m}; make them agree (within 1 %)",
+                           shape.model_dump(), i=shape.input_tokens, o=shape.output_tokens, r=f"{ratio:.3g}",
+                           m=f"{self.input_tokens_per_output_token:g}")
         if not explicit:
             for name in ("throughput_source", "utilisation_ceiling"):
                 if getattr(self, name) is not None:
@@ -318,7 +318,8 @@ class Goodput(InputModel):
                                      description="Days over which the interruptions were counted.")
     gpus: Count | None = quantity(None, unit="GPU", title="GPUs observed", ge=1, le=10_000_000, varies=False,
                                   description="GPUs the job ran on while the interruptions were counted.")
-    causes: dict[str, Annotated[int, Field(strict=True, ge=0)]] | None = Field(
+    causes: dict[Annotated[Text, Field(min_length=1, max_length=200)], Annotated[int, Field(strict=True, ge=0)]] \
+        | None = Field(
         default=None, description="Interruptions by cause (GPU, host, network, software, ...); they add up to "
                                   "interruptions.")
     checkpoint_write_minutes: Positive = quantity(unit="min", title="checkpoint write time", le=10_000)
@@ -527,7 +528,7 @@ class TrainingWorkload(_RunBasis, _Workload):
                                "a stage cannot use more GPUs than the run's cluster_gpus ({gpus})", stage.gpus,
                                gpus=self.cluster_gpus)
             names = [stage.name for stage in self.stages]
-            if len(set(names)) != len(names):
+            if len({" ".join(name.split()).casefold() for name in names}) != len(names):   # "Pretrain " is "pretrain"
                 raise fail("TrainingWorkload", ("stages",), "duplicate_stage", "stage names repeat: {names}",
                            names, names=", ".join(names))
         if self.parallelism is not None and self.parallelism.gpus != self.cluster_gpus:
