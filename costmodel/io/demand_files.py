@@ -127,10 +127,6 @@ def _read_lines(path: Path, error: type[InputError]) -> list[str]:
         raise error(path, [("(file)", str(path), f"cannot be read: {exc.strerror}")]) from None
 
 
-def _is_number(text: str) -> bool:
-    return is_decimal_text(text)
-
-
 @kept_by_file
 def read_hourly_file(path: Path, hours: int = 8760, most: float = MAX_GPUS, what: str = "GPUs") -> np.ndarray:
     """A year of hourly GPU demand from a file with one number per line (a header line is allowed). [GPU]
@@ -157,9 +153,9 @@ def read_hourly_file(path: Path, hours: int = 8760, most: float = MAX_GPUS, what
     values, problems = [], []
     for number, line in enumerate(lines, start=1):
         text = line.strip()
-        if not text or (number == 1 and not _is_number(text)):
+        if not text or (number == 1 and not is_decimal_text(text)):
             continue        # blank lines, and a header
-        if not _is_number(text) or not np.isfinite(float(text)) or not 0 <= float(text) <= most:
+        if not is_decimal_text(text) or not np.isfinite(float(text)) or not 0 <= float(text) <= most:
             problems.append((f"line {number}", line, f"not one number of {what} between 0 and {most:,}"))
             continue
         values.append(float(text))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import annotated_types
+import numpy as np
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
@@ -118,22 +119,24 @@ def _walk(node: BaseModel, prefix: str, found: list[InputField]) -> None:
             for index, item in enumerate(value):
                 if isinstance(item, BaseModel):
                     _walk(item, f"{path}.{index}.", found)
-                elif _is_number(item):
+                elif is_number(item):
                     found.append(InputField(f"{path}.{index}", float(item), f"{info.title or name} {index}",
                                             _fill(unit_of(info) or "-", currency), info, source))
         elif isinstance(value, dict):
             for key, item in value.items():
-                if _is_number(item):
+                if is_number(item):
                     found.append(InputField(f"{path}.{key}", float(item), f"{info.title or name} {key}",
                                             _fill(unit_of(info) or "-", currency), info,
                                             getattr(node, "source", "") or ""))
-        elif _is_number(value):
+        elif is_number(value):
             found.append(InputField(path, float(value), info.title or name.replace("_", " "),
                                     _fill(unit_of(info) or "-", currency), info, source))
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number as an input takes one: an int or float (numpy's too), not a
+    boolean and not text."""
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
 
 
 def _catalog_row(scenario: Any, catalog: Catalog, spec: CatalogInput):

@@ -17,7 +17,6 @@ own fields meet in no rule, so each row's corners and the scenario's are checked
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 from collections.abc import Mapping
@@ -27,7 +26,7 @@ import numpy as np
 from pydantic import BaseModel, ValidationError
 
 from ..catalog import Catalog
-from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, input_fields
+from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, inputs_by_path, is_number
 
 MAX_CORNERS = 64
 """Most corners of the values' box validated one by one (six inputs); more inputs: pairs of corners."""
@@ -70,12 +69,6 @@ def set_path(data: Any, path: str, value: Any, *, create: bool = False) -> None:
         node.pop(last, None)
     else:
         node[last] = value
-
-
-def is_number(value: Any) -> bool:
-    """Whether ``value`` is a real number as an input takes one: an int or float (numpy's too), not a
-    boolean and not text."""
-    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
 
 
 def whole(info: Any) -> bool:
@@ -127,7 +120,7 @@ def value_problems(scenario: BaseModel, catalog: Catalog, values: Mapping[str, A
     list of (field, value, reason)
         Empty when every value can be used.
     """
-    fields = {f.path: f for f in input_fields(scenario, catalog)}
+    fields = inputs_by_path(scenario, catalog)
     problems: list[tuple[str, Any, str]] = []
     ends: dict[str, tuple[float, float]] = {}
     columns: dict[str, np.ndarray] = {}
@@ -251,8 +244,7 @@ def _broken_rule(scenario: BaseModel, catalog: Catalog, point: Mapping[str, floa
         return None
     data = scenario.model_dump(mode="json", exclude_none=True)
     data.pop("uncertainty", None)        # its own check is what calls this one
-    data = copy.deepcopy(data)
-    fields = {f.path: f for f in input_fields(scenario, catalog)}
+    fields = inputs_by_path(scenario, catalog)
     for path, value in direct.items():
         if path not in point:
             continue
