@@ -194,9 +194,37 @@ class CloudOffer(_Row):
     offer: str = Field(description="Catalog id of the offer.")
     provider: str
     gpu: str = Field(description="Catalog id of the GPU rented.")
-    pricing: Literal["on_demand"] = Field(description="Pricing model; reserved and spot come later.")
-    price_per_gpu_hour: float = Field(gt=0, description="Price of one GPU for one hour. [currency/GPU-hour]")
+    pricing: Literal["on_demand"] = Field(description="Pricing model of price_per_gpu_hour: on-demand.")
+    price_per_gpu_hour: float = Field(gt=0, description="On-demand price of one GPU for one hour: the instance's "
+                                                        "price / its GPUs. [currency/GPU-hour]")
     currency: Currency
+    region: str | None = Field(default=None, description="The provider's region or zone of the price; empty: "
+                                                         "not stated (one price everywhere).")
+    instance_type: str | None = Field(default=None, description="The provider's name for the instance rented.")
+    gpus_per_instance: int | None = Field(default=None, ge=1, le=1000,
+                                          description="GPUs in one instance: the smallest number rented. [GPU]")
+    spot_price_per_gpu_hour: float | None = Field(
+        default=None, gt=0, description="Spot (interruptible) price of one GPU-hour; empty: no spot price "
+                                        "published. [currency/GPU-hour]")
+    reserved_1y_price_per_gpu_hour: float | None = Field(
+        default=None, gt=0, description="Price of one GPU-hour under a 1-year commitment; empty: none published. "
+                                        "[currency/GPU-hour]")
+    reserved_3y_price_per_gpu_hour: float | None = Field(
+        default=None, gt=0, description="Price of one GPU-hour under a 3-year commitment; empty: none published. "
+                                        "[currency/GPU-hour]")
+
+    @model_validator(mode="after")
+    def _on_demand_dearest(self) -> CloudOffer:
+        """Spot and committed prices are at most the on-demand price of the same offer."""
+        for name in ("spot_price_per_gpu_hour", "reserved_1y_price_per_gpu_hour", "reserved_3y_price_per_gpu_hour"):
+            price = getattr(self, name)
+            if price is not None and price > self.price_per_gpu_hour:
+                raise ValidationError.from_exception_data("CloudOffer", [InitErrorDetails(
+                    type=PydanticCustomError("dearer_than_on_demand", "above price_per_gpu_hour ({price}): a spot "
+                                             "or committed GPU-hour costs at most an on-demand one",
+                                             {"price": f"{self.price_per_gpu_hour:g}"}),
+                    loc=(name,), input=price)])
+        return self
 
 
 class APIOffer(_Row):
@@ -338,6 +366,11 @@ class LLM(_Row):
     layers: int = Field(ge=1, description="Transformer layers. [-]")
     kv_elements_per_token_per_layer: int = Field(
         ge=1, description="Numbers the KV cache holds per token per layer (2 x KV heads x head dim for GQA). [-]")
+    kv_heads: int | None = Field(default=None, ge=1, description="Key-value attention heads (GQA); empty for "
+                                                                 "latent attention (MLA) or not catalogued. [-]")
+    head_dim: int | None = Field(default=None, ge=1, description="Size of one attention head. [-]")
+    context_length_tokens: int | None = Field(default=None, ge=1, description="Longest context the model is "
+                                                                              "configured for. [tokens]")
 
     @model_validator(mode="after")
     def _active_within_total(self) -> LLM:
