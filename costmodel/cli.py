@@ -320,6 +320,146 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+_LIST_COLUMNS = {
+    "gpus": ("name", "memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "fp8_dense_tflops", "tdp_w"),
+    "servers": ("gpu", "gpus_per_server", "price", "currency", "max_power_kw", "quality"),
+    "cloud_offers": ("provider", "gpu", "region", "gpus_per_instance", "price_per_gpu_hour",
+                     "spot_price_per_gpu_hour", "currency"),
+    "api_offers": ("provider", "model", "input_per_million", "cached_input_per_million", "output_per_million",
+                   "currency"),
+    "models": ("name", "total_parameters", "active_parameters", "layers", "context_length_tokens"),
+}
+"""Columns ``costmodel catalog list`` shows per table (after the id, before the as-of date); other
+tables show their first five columns."""
+
+
+def _catalog_command(args: argparse.Namespace) -> int:
+    from . import lookup
+
+    catalog = _catalog(args)
+    if catalog is None:
+        from .catalog import default_catalog
+
+        catalog = default_catalog()
+    if args.action == "list":
+        table = lookup.kind_of(args.kind)
+        rows = list(getattr(catalog, table).values())
+        if args.filter:
+            keep = {m.ident for m in lookup.search(catalog, args.filter, (table,))}
+            rows = [row for row in rows if row.ident in keep]
+        return _print_rows(args, table, rows)
+    if args.action == "search":
+        matches = lookup.search(catalog, args.text, limit=args.limit)
+        if not matches:
+            _say(f"costmodel catalog: nothing in the catalog matches {args.text!r}", file=sys.stderr)
+            return 1
+        if args.json:
+            print(json.dumps([{"kind": lookup.kind_name(m.table), "id": m.ident, **_json_row(m.row)}
+                              for m in matches], indent=2, ensure_ascii=False))
+            return 0
+        for m in matches:
+            _say(f"{lookup.kind_name(m.table):<10} {m.ident:<44} {_title(m.row)}")
+        return 0
+    if args.action == "show":
+        found = [(table, rows[args.id]) for table in lookup.KINDS.values()
+                 if args.id in (rows := getattr(catalog, table))]
+        if not found:
+            close = [m.ident for m in lookup.search(catalog, args.id, limit=5)] or list(dict.fromkeys(
+                ident for table in lookup.KINDS.values()
+                for ident in lookup.suggestions(getattr(catalog, table), args.id)))[:5]
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            _say(f"costmodel catalog show: no row has the id {args.id!r}{hint} (`costmodel catalog search TEXT` "
+                 "finds rows by name)", file=sys.stderr)
+            return BAD_INPUT
+        if args.json:
+            print(json.dumps([{"kind": lookup.kind_name(t), "id": row.ident, **_json_row(row)} for t, row in found],
+                             indent=2, ensure_ascii=False))
+            return 0
+        for index, (table, row) in enumerate(found):
+            if index:
+                _say("")
+            _say(_shown(table, row, lookup.stale_rows([row])))
+        return 0
+    stale = lookup.stale_rows(lookup.all_rows(catalog))
+    if args.json:
+        print(json.dumps([{"kind": lookup.kind_name(s.table), "id": s.row.ident, "file": s.row.source_file,
+                           "as_of": s.row.as_of, "age_months": s.age_months, "limit_months": s.limit_months}
+                          for s in stale], indent=2))
+        return 0
+    limits = ", ".join(f"{lookup.kind_name(t)} {m}" for t, m in lookup.STALE_AFTER_MONTHS.items() if m)
+    _say(f"{len(stale):,} catalog figures are older than their table allows (months: {limits}):")
+    for s in stale:
+        _say(f"  {s.describe()}")
+    return 0
+
+
+def _json_row(row) -> dict:
+    return {"file": row.source_file, **row.model_dump(mode="json")}
+
+
+def _title(row) -> str:
+    """A row's name for a search result: its name, provider and model or GPU, and its as-of date."""
+    parts = [str(getattr(row, name)) for name in ("provider", "name", "model", "gpu", "region")
+             if isinstance(getattr(row, name, None), str) and name != row.key]
+    return f"{' · '.join(dict.fromkeys(parts))}  [{row.quality}, {row.as_of}]"
+
+
+def _print_rows(args: argparse.Namespace, table: str, rows: list) -> int:
+    if args.json:
+        print(json.dumps([_json_row(row) for row in rows], indent=2, ensure_ascii=False))
+        return 0
+    if not rows:
+        _say(f"no rows{' match ' + repr(args.filter) if args.filter else ''}")
+        return 0
+    row_type = type(rows[0])
+    columns = _LIST_COLUMNS.get(table) or tuple(
+        name for name in row_type.model_fields if name not in (row_type.key, "quality", "as_of", "source",
+                                                               "notes"))[:5]
+    header = (row_type.key, *columns, "as_of")
+    cells = [[_cell(getattr(row, name)) for name in header] for row in rows]
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
+    _say("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
+    for line in cells:
+        _say("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
+    _say(f"({len(rows):,} rows of {rows[0].file}; `costmodel catalog show ID` gives a row's every field and "
+         "source)")
+    return 0
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) >= 1e6 else f"{value:g}"
+    return str(value)
+
+
+def _shown(table: str, row, stale: list) -> str:
+    """Every field of a catalog row with its unit, then its source, grade and as-of date."""
+    import re
+
+    from . import lookup
+
+    grades = {"P": "primary source", "S": "secondary source", "U": "unsourced estimate"}
+    lines = [f"{row.source_file}: {row.ident} ({lookup.kind_name(table)})"]
+    for name, info in type(row).model_fields.items():
+        if name in ("quality", "as_of", "source", "notes"):
+            continue
+        value = getattr(row, name)
+        unit = re.search(r"\[([^\]]+)\]\s*$", info.description or "")
+        shown = "" if value is None else _cell(value)
+        if shown and unit and unit.group(1) != "-":
+            shown += f" [{unit.group(1)}]"
+        lines.append(f"  {name}: {shown or '(empty)'}")
+    lines.append(f"  source: {row.source}")
+    lines.append(f"  grade: {row.quality} ({grades[row.quality]}); as of {row.as_of}")
+    if row.notes:
+        lines.append(f"  notes: {row.notes}")
+    lines += [f"  stale: {s.age_months} months old; {lookup.kind_name(table)} are flagged after "
+              f"{s.limit_months} months" for s in stale]
+    return "\n".join(lines)
+
+
 def _what_if(args: argparse.Namespace) -> int:
     import os
     import subprocess
@@ -560,6 +700,23 @@ def build_parser() -> argparse.ArgumentParser:
     what_if.add_argument("--no-lab", action="store_true", help="write the notebook only; do not start JupyterLab")
     what_if.set_defaults(run=_what_if)
 
+    browse = commands.add_parser("catalog", help="list, search and show the catalog's rows, and which are stale")
+    actions = browse.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    lister = actions.add_parser("list", help="the rows of one kind: gpus, servers, rentals, apis, models, ...")
+    lister.add_argument("kind", help="gpus, servers, rentals, apis, models, throughput, curves, training-runs, grid, "
+                                     "pue, embodied, api-energy, api-windows or tax")
+    lister.add_argument("--filter", metavar="TEXT", default=None, help="only the rows that match TEXT (as search)")
+    searcher = actions.add_parser("search", help="rows of every kind whose id, name or notes hold every word of TEXT")
+    searcher.add_argument("text", help="what to look for, e.g. mi300x, qwen3-32b, 'claude sonnet'")
+    searcher.add_argument("--limit", type=_row_count, default=50, help="most rows shown (default 50)")
+    shower = actions.add_parser("show", help="every field of the row(s) with this id, with its source")
+    shower.add_argument("id", help="a catalog id, e.g. MI300X-192GB")
+    actions.add_parser("stale", help="the figures older than their table allows (prices: 6 months)")
+    for sub in (lister, searcher, shower, actions.choices["stale"]):
+        sub.add_argument("--json", action="store_true", help="print JSON for scripts")
+        sub.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
+    browse.set_defaults(run=_catalog_command)
+
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)
     export = commands.add_parser("export", help="write the cash flows as a live Excel workbook or as tables")
@@ -572,6 +729,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="folder for the same tables as Parquet (needs pyarrow)")
     export.set_defaults(run=_export)
     return parser
+
+
+def _row_count(text: str) -> int:
+    """A ``--limit``: a whole number of rows, at least 1."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of rows, at least 1")
+    return int(text)
 
 
 def _seconds(text: str) -> int:

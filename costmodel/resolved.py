@@ -584,6 +584,9 @@ class Resolved:
         Catalog rows behind the result that are unsourced estimates (grade U), cited.
     values
         The inputs replaced by numbers or samples, by path (empty for the scenario as given).
+    cited
+        The catalog rows whose prices the options use (servers, rental and API offers), for
+        their sources and ages.
     """
 
     scenario: Scenario
@@ -596,6 +599,7 @@ class Resolved:
     demand: DemandInputs | None
     estimates: tuple[str, ...]
     values: Mapping[str, Any] = field(default_factory=dict)
+    cited: tuple[Any, ...] = ()
 
     @property
     def title(self) -> str:
@@ -1411,7 +1415,8 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
                                                    catalog, demand)
     return Resolved(scenario=scenario, catalog=catalog, currency=scenario.reporting_currency, options=options,
                     workload=workload, finance=scenario.finance, uncertainty=scenario.uncertainty,
-                    demand=demand, estimates=_estimates(cited), values=values)
+                    demand=demand, estimates=_estimates(cited), values=values,
+                    cited=tuple(cited))
 
 
 def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any,

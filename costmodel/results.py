@@ -1180,6 +1180,9 @@ class Comparison:
         The cheapest option over each part of the searched range, in order (the monthly view).
     estimates
         Catalog figures behind the result that are unsourced estimates (grade U).
+    stale
+        Catalog prices behind the result older than their table allows
+        (:data:`costmodel.lookup.STALE_AFTER_MONTHS`), described, oldest first.
     training
         For a training workload, the run worked out; otherwise ``None``.
     finance
@@ -1216,6 +1219,7 @@ class Comparison:
     plan: GrowthPlan | None = None
     claims: tuple[ClaimCheck, ...] = ()
     notes: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
 
     def label(self, option: str) -> str:
         """Display name of an option, or the named label of a decision candidate."""

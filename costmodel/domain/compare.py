@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..lookup import stale_rows
 from ..resolved import Resolved, as_resolved
 from ..results import Comparison, OptionResult
 from ..schema import Scenario
@@ -131,6 +132,7 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         break_evens=breaks,
         cheapest_ranges=cheapest_by_volume(r, breaks),
         estimates=list(r.estimates),
+        stale=tuple(s.describe() for s in stale_rows(r.cited)),
         training=run,
         finance=own_finance(r, flows) if flows is not None and "own" in r.options else None,
         mix=mix,

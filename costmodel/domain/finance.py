@@ -415,16 +415,25 @@ def _resale_value(r: Resolved, held: np.ndarray, months: np.ndarray):
 def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]:
     """On-demand rental prices of the own cluster's GPU: (offer, label, price in reporting currency).
 
-    The scenario's own rental offer first, then every catalog offer for the same GPU.
+    The scenario's own rental offer first, then each other provider's cheapest catalog offer for the
+    same GPU (one a provider: its regions and instance sizes would repeat the same comparison),
+    cheapest first.
     """
     r = as_resolved(scenario)
     gpu = r.option("own").server.gpu
     offers = {}
     if "rent" in r.options:
         offers[r.options["rent"].offer.offer] = (r.options["rent"].offer, r.options["rent"].price_per_gpu_hour)
+    cheapest: dict[str, tuple] = {}
     for ident, offer in r.catalog.cloud_offers.items():
         if offer.gpu == gpu and ident not in offers:
-            offers[ident] = (offer, offer.price_per_gpu_hour * r.scenario.fx_rate(offer.currency))
+            price = offer.price_per_gpu_hour * r.scenario.fx_rate(offer.currency)
+            if offer.provider not in cheapest or price < cheapest[offer.provider][2]:
+                cheapest[offer.provider] = (ident, offer, price)
+    shown = {o.provider for o, _ in offers.values()}
+    for ident, offer, price in sorted(cheapest.values(), key=lambda item: (item[2], item[0])):
+        if offer.provider not in shown:
+            offers[ident] = (offer, price)
     return [(ident, f"{o.provider} ({ident})", float(price)) for ident, (o, price) in offers.items()]
 
 

@@ -35,14 +35,14 @@ import re
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from ..domain.compare import compare as compare_options
 from ..resolved import Resolved, as_resolved
 from ..results import Comparison, EnergyResult, Layer, MixResult, OwnFinance, ServingResult, TrainingRun
 from ..schema import Scenario
 
-SCHEMA_VERSION = "2.0.0"
+SCHEMA_VERSION = "2.1.0"
 """Version of the output contract (semver: a breaking change bumps the major)."""
 
 STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
@@ -1006,6 +1006,8 @@ class ComparisonOutput(OutputModel):
     cheapest_by_volume: list[CheapestRangeOutput]
     break_evens: list[BreakEvenOutput]
     estimates: list[str]
+    stale: list[str] = Field(default_factory=list, description="Catalog prices behind the result older than their "
+                             "table allows (rentals and APIs 6 months, servers 12), oldest first.")
     warnings: list[str]
     training_run: TrainingOutput | None
     finance: FinanceOutput | None
@@ -1077,7 +1079,7 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
             cheaper_below=b.cheaper_below, cheaper_above=b.cheaper_above, all_volumes=_series(b.volumes, vunit),
             all_kinds=list(b.kinds), searched_from=_q(b.volume_min, vunit, digits=None),
             searched_to=_q(b.volume_max, vunit, digits=None)) for b in c.break_evens],
-        estimates=list(c.estimates), warnings=list(c.warnings),
+        estimates=list(c.estimates), stale=list(c.stale), warnings=list(c.warnings),
         training_run=None if c.training is None else _training(c.training, cur),
         finance=None if c.finance is None else _finance(c.finance, cur, r),
         capacity_plan=None if c.plan is None else _plan(c.plan, cur),

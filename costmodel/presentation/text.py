@@ -210,6 +210,9 @@ def comparison_text(comparison: Comparison) -> str:
     if c.estimates:
         lines.append("caution, unsourced estimates behind these figures:")
         lines += [f"  {e}" for e in c.estimates]
+    if c.stale:
+        lines.append("caution, catalog prices older than their table allows (`costmodel catalog stale` lists all):")
+        lines += [f"  {s}" for s in c.stale]
     return "\n".join(lines)
 
 
@@ -482,6 +485,10 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
     if c.estimates:
         lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
         lines += [f"- {md(e)}" for e in c.estimates]
+    if c.stale:
+        lines += ["", "**Caution:** these catalog prices are older than their table allows; check them before "
+                      "relying on the verdict:", ""]
+        lines += [f"- {md(s)}" for s in c.stale]
     return "\n".join(lines)
 
 
@@ -889,6 +896,9 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     if c.estimates:
         caveats.append(f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U) "
                        "behind the figures, listed under the next heading")
+    if c.stale:
+        caveats.append(f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows, listed under "
+                       "the next heading")
     caveats += [md(w) for w in c.warnings]
     lines.append("**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + ".")
     return "\n".join(lines)
@@ -916,6 +926,8 @@ def _training_summary(r: Resolved, c: Comparison) -> str:
     caveats = []
     if c.estimates:
         caveats.append(f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U)")
+    if c.stale:
+        caveats.append(f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows")
     if run.warnings:
         caveats.append(f"{len(run.warnings)} plausibility warning{'s' if len(run.warnings) != 1 else ''}, "
                        "listed below")

@@ -160,11 +160,18 @@ def catalog_from(info: ValidationInfo) -> Catalog:
 
 
 def known_id(ident: str, table: dict, what: str, catalog_file: str) -> str:
-    """``ident`` if it is a key of a catalog table; else a validation error listing the known ids."""
+    """``ident`` if it is a key of a catalog table; else a validation error naming the closest ids and the
+    ``costmodel catalog`` command that lists or searches the table."""
     if ident not in table:
-        known = ", ".join(sorted(table))
+        from ..lookup import kind_name, suggestions
+
+        close = suggestions(table, ident)
+        hint = f" (did you mean {', '.join(close[:-1]) + ' or ' if len(close) > 1 else ''}{close[-1]}?)" if close else ""
+        kind = kind_name(catalog_file)
+        known = (f"known: {', '.join(sorted(table))}" if len(table) <= 12 else
+                 f"`costmodel catalog search {ident}` or `costmodel catalog list {kind}` shows the {len(table):,} known")
         raise PydanticCustomError(
-            "unknown_id", "unknown {what} (not in data/{file}){hint}; known: {known}",
-            {"what": what, "file": catalog_file, "known": known, "hint": did_you_mean(ident, table)},
+            "unknown_id", "unknown {what} (not in data/{file}){hint}; {known}",
+            {"what": what, "file": catalog_file, "known": known, "hint": hint},
         )
     return ident
