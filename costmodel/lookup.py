@@ -56,7 +56,7 @@ def kind_of(text: str) -> str:
     ValueError
         No table is called that; the message lists the kinds.
     """
-    table = _ALIASES.get(text.strip().lower().replace("_", "-")) or _ALIASES.get(text.strip().lower())
+    table = {normalised(alias): table for alias, table in _ALIASES.items()}.get(normalised(text))
     if table is None:
         raise ValueError(f"unknown kind {text!r}: the kinds are {', '.join(KINDS)}")
     return table

@@ -1,0 +1,109 @@
+"""Finding catalog rows by the names people type (costmodel.lookup) and `costmodel catalog`."""
+
+import datetime as dt
+import json
+
+import pytest
+
+import costmodel
+from costmodel import lookup
+from costmodel.catalog import default_catalog
+from costmodel.cli import main
+
+
+def test_period_end_takes_the_last_day_the_as_of_names():
+    assert lookup.period_end("2026") == dt.date(2026, 12, 31)
+    assert lookup.period_end("2026-09") == dt.date(2026, 9, 30)
+    assert lookup.period_end("2024-02") == dt.date(2024, 2, 29)        # a leap year
+    assert lookup.period_end("2026-11-30") == dt.date(2026, 11, 30)
+
+
+def test_months_between_counts_whole_months():
+    assert lookup.months_between(dt.date(2026, 5, 31), dt.date(2026, 11, 30)) == 5    # a day short of 6
+    assert lookup.months_between(dt.date(2026, 5, 31), dt.date(2026, 12, 1)) == 6
+    assert lookup.months_between(dt.date(2026, 12, 31), dt.date(2026, 12, 1)) == 0    # not yet past
+
+
+def test_a_price_is_stale_after_six_months_and_a_spec_never():
+    catalog = default_catalog()
+    offer = catalog.cloud_offers["nebius-h100"]            # as of 2026-09: true until 2026-09-30
+    assert not lookup.stale_rows([offer], dt.date(2027, 3, 30))          # 6 months: not past the limit
+    [stale] = lookup.stale_rows([offer], dt.date(2027, 4, 30))           # 7 months
+    assert (stale.age_months, stale.limit_months) == (7, 6)
+    assert "nebius-h100 is 7 months old (as of 2026-09; rentals are flagged after 6 months)" in stale.describe()
+    gpu = catalog.gpus["A100-SXM-80GB"]                      # a datasheet of 2021 does not age
+    assert not lookup.stale_rows([gpu], dt.date(2030, 1, 1))
+
+
+def test_a_row_cited_twice_is_flagged_once():
+    offer = default_catalog().cloud_offers["nebius-h100"]
+    assert len(lookup.stale_rows([offer, offer], dt.date(2030, 1, 1))) == 1
+
+
+def test_search_takes_the_names_people_type():
+    catalog = default_catalog()
+    first = lookup.search(catalog, "h100")[0]
+    assert (first.table, first.ident) == ("gpus", "H100-SXM-80GB")         # the GPU before its servers and offers
+    found = {m.ident for m in lookup.search(catalog, "Claude Sonnet", ("api_offers",))}
+    assert "anthropic-claude-sonnet-4-5" in found
+    assert all("sonnet" in m.ident for m in lookup.search(catalog, "claude sonnet", ("api_offers",)))
+    assert lookup.search(catalog, "no such thing anywhere") == []
+    assert lookup.search(catalog, "  ") == []
+
+
+def test_kind_names_and_their_aliases():
+    assert lookup.kind_of("rentals") == lookup.kind_of("cloud_prices") == lookup.kind_of("cloud-offers") \
+        == "cloud_offers"
+    assert lookup.kind_of("APIs") == "api_offers"
+    assert lookup.kind_name("cloud_prices.csv") == "rentals"
+    with pytest.raises(ValueError, match="the kinds are gpus, servers, rentals"):
+        lookup.kind_of("gpu-prices")
+
+
+def test_an_unknown_id_names_the_closest_and_the_catalog_command(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    text = costmodel.scenario_path("llama70b-vs-api").read_text().replace("offer: r1-brief-h100", "offer: r1-brief-h10")
+    assert "r1-brief-h10\n" in text
+    path.write_text(text)
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean r1-brief-h100" in err and "options.rent.offer" in err
+    many = len(default_catalog().cloud_offers) > 12
+    assert ("costmodel catalog search r1-brief-h10" in err) == many and ("known: " in err) == (not many)
+
+
+def test_catalog_show_gives_every_field_with_unit_and_source(capsys):
+    assert main(["catalog", "show", "H100-SXM-80GB"]) == 0
+    out = capsys.readouterr().out
+    assert "data/gpus.csv: H100-SXM-80GB (gpus)" in out
+    assert "memory_bandwidth_tb_s: 3.35 [TB/s]" in out and "tdp_w: 700 [W]" in out
+    assert "grade: P (primary source)" in out and "source: NVIDIA H100 product page" in out
+
+
+def test_catalog_show_of_an_unknown_id_suggests_and_exits_2(capsys):
+    assert main(["catalog", "show", "nebius-h10"]) == 2
+    assert "did you mean nebius-h100" in capsys.readouterr().err
+
+
+def test_catalog_list_filters_and_prints_json(capsys):
+    assert main(["catalog", "list", "servers", "--filter", "h200", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all("h200" in (r["server"] + r["gpu"] + r["notes"]).lower() for r in rows)
+    assert all(r["file"] == "data/servers.csv" for r in rows)
+    assert main(["catalog", "list", "prices"]) == 2
+    assert "unknown kind 'prices'" in capsys.readouterr().err
+
+
+def test_catalog_stale_lists_only_rows_past_their_limit(capsys):
+    assert main(["catalog", "stale", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert all(r["age_months"] > r["limit_months"] for r in rows)
+    assert {r["kind"] for r in rows} <= {lookup.kind_name(t) for t, m in lookup.STALE_AFTER_MONTHS.items() if m}
+
+
+def test_compare_flags_the_stale_prices_it_uses(capsys):
+    assert main(["compare", "h100-10k-cluster", "--json", "--no-uncertainty"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    server = default_catalog().servers["hgx-h100-ib"]                 # the scenario's server, priced 2024-08
+    expected = [s.describe() for s in lookup.stale_rows([server])]
+    assert expected and all(s in data["stale"] for s in expected)
