@@ -21,7 +21,6 @@ from pydantic.fields import FieldInfo
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 
 from ..catalog import Catalog, default_catalog
-from ..errors import did_you_mean
 
 Number = Annotated[float, Field(strict=True)]
 NonNegative = Annotated[float, Field(strict=True, ge=0)]
