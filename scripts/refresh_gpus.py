@@ -278,6 +278,10 @@ def differences(old: str, new: str, key: str) -> list[str]:
     return lines
 
 
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report what differs; change nothing")
@@ -293,13 +297,13 @@ def main(argv: list[str] | None = None) -> int:
         stale = True
         if args.check:
             key = "gpu" if path == CSV else "item"
-            print(f"{path.relative_to(ROOT)} differs:")
+            print(f"{_shown(path)} differs:")
             for line in differences(old, text, key) if path == CSV else ["(not_imported listing changed)"]:
                 print(f"  {line}")
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-            print(f"wrote {path.relative_to(ROOT)}")
+            print(f"wrote {_shown(path)}")
     if args.check:
         print("differs: run without --check" if stale else "up to date")
         return 1 if stale else 0
