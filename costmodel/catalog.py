@@ -140,7 +140,9 @@ class GPU(_Row):
     name: str
     memory_gb: float = Field(gt=0, description="Memory per GPU. [GB]")
     memory_bandwidth_tb_s: float = Field(gt=0, description="Memory bandwidth per GPU. [TB/s]")
-    bf16_dense_tflops: float = Field(gt=0, description="Dense (not 2:4 sparse) BF16 peak. [TFLOP/s]")
+    bf16_dense_tflops: float | None = Field(default=None, gt=0,
+                                            description="Dense (not 2:4 sparse) BF16 peak; empty if unsupported "
+                                                        "(V100, T4). [TFLOP/s]")
     fp8_dense_tflops: float | None = Field(default=None, gt=0,
                                            description="Dense FP8 peak; empty if unsupported. [TFLOP/s]")
     fp4_dense_tflops: float | None = Field(default=None, gt=0,

@@ -3,7 +3,7 @@
 Usage::
 
     pip install "costmodel[estimate]"        # aiconfigurator-core 0.12.0, Apache-2.0
-    python scripts/refresh_models.py         # rewrites data/models.csv and not_imported.csv
+    python scripts/refresh_models.py         # rewrites data/models.csv and not_imported_models.csv
     python scripts/refresh_models.py --check # exit 1 if either differs from the package
 
 NVIDIA's aiconfigurator-core ships, in ``aiconfigurator_core/model_configs/``, the publishers'
@@ -37,7 +37,7 @@ offline from the pinned package. For each config it takes:
     figure, the computed one is kept if within 2 % of it; otherwise the card's figure is
     written and the disagreement is printed and noted.
 
-Skipped, and listed in ``data/sources/aiconfigurator/not_imported.csv`` with the reason:
+Skipped, and listed in ``data/sources/aiconfigurator/not_imported_models.csv`` with the reason:
 ``*_hf_quant_config.json`` (quantisation recipes, no architecture), quantised variants (FP8,
 NVFP4) of a model already listed (same architecture, same parameters), and configs whose
 architecture :func:`count` does not know. Rows of data/models.csv that the package does not
@@ -59,7 +59,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "data" / "models.csv"
-NOT_IMPORTED = ROOT / "data" / "sources" / "aiconfigurator" / "not_imported.csv"
+NOT_IMPORTED = ROOT / "data" / "sources" / "aiconfigurator" / "not_imported_models.csv"
 PACKAGE = "aiconfigurator-core"
 FOLDER = "model_configs"
 TOLERANCE = 0.02
