@@ -130,47 +130,7 @@ def test_standard_billing_keeps_r1():
     assert float(costmodel.monthly_cost(s, "api", 10e6)) == pytest.approx(35 / 3 * 10 * DAYS_PER_MONTH, rel=1e-12)
 
 
-# --- the price rows are what genai-prices says ---------------------------------------------------------------
-
-def _refresh_script():
-    import importlib.util
-
-    from costmodel.paths import DATA_DIR
-
-    spec = importlib.util.spec_from_file_location("refresh_api_prices",
-                                                  DATA_DIR.parent / "scripts" / "refresh_api_prices.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, DATA_DIR / "api_prices.csv"
-
-
-def test_api_price_rows_are_the_genai_prices_snapshot():
-    # The bundled CSV is what scripts/refresh_api_prices.py writes from the pinned genai-prices:
-    # refreshing it changes nothing, and each refreshed row names the package version.
-    from importlib.metadata import version
-
-    module, path = _refresh_script()
-    text = path.read_text(encoding="utf-8")
-    assert module.refreshed(text, "2099-01-01") == text
-    rows = default_catalog().api_offers
-    refreshed = [o for o in module.MAPPING if rows[o].source.startswith(f"genai-prices {version('genai-prices')}")]
-    assert len(refreshed) == len(module.MAPPING) == 5
-    # Claude Sonnet 4.5's long-context tier as genai-prices holds it (Anthropic pricing page).
-    sonnet = rows["anthropic-claude-sonnet-4-5"]
-    assert (sonnet.long_context_threshold_tokens, sonnet.long_context_input_per_million,
-            sonnet.long_context_output_per_million) == (200_000, 6.0, 22.5)
-    assert sonnet.cache_write_5m_per_million == 3.75 and sonnet.cache_write_1h_per_million == 6.0
-
-
-def test_refresh_keeps_overrides_and_rows_it_lacks():
-    module, path = _refresh_script()
-    text = path.read_text(encoding="utf-8").replace("Claude Haiku 4.5,1,", "Claude Haiku 4.5,9,")
-    assert "Claude Haiku 4.5,9," in text
-    out = module.refreshed(text, "2099-01-01")
-    assert "Claude Haiku 4.5,1,0.1,5" in out and "2099-01-01" in out        # a changed price is refreshed
-    overridden = text.replace(",,1.25,2,0.5,", ",override: our negotiated price,1.25,2,0.5,", 1)
-    assert "Claude Haiku 4.5,9," in module.refreshed(overridden, "2099-01-01")   # an override stays
-    assert "deepseek-chat-v3,DeepSeek" in out and "api-docs.deepseek.com" in out  # a row it lacks stays
+# The price rows are what genai-prices says: tests/test_refresh_api_prices.py.
 
 
 def test_tier_split_30_batch_70_standard_with_60_percent_cache_hits():

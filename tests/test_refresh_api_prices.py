@@ -1,0 +1,199 @@
+"""data/api_prices.csv, api_price_windows.csv and the not-imported list are what
+scripts/refresh_api_prices.py writes from the pinned genai-prices 0.2.3 (offline, in-process)."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import io
+import re
+from importlib.metadata import version
+
+import pytest
+
+from costmodel.catalog import load_catalog
+from costmodel.paths import DATA_DIR
+
+SCRIPT = DATA_DIR.parent / "scripts" / "refresh_api_prices.py"
+PRICES, WINDOWS = DATA_DIR / "api_prices.csv", DATA_DIR / "api_price_windows.csv"
+NOT_IMPORTED = DATA_DIR / "sources" / "genai-prices" / "not_imported.csv"
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("refresh_api_prices", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def built(script):
+    return script.build(PRICES.read_text(encoding="utf-8"), WINDOWS.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def _rows(text: str) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+# --- the committed files are the script's output ------------------------------------------------------------
+
+def test_committed_files_are_the_scripts_output(built):
+    assert version("genai-prices") == "0.2.3"
+    prices, windows, not_imported, report = built
+    assert prices == PRICES.read_text(encoding="utf-8")
+    assert windows == WINDOWS.read_text(encoding="utf-8")
+    assert not_imported == NOT_IMPORTED.read_text(encoding="utf-8")
+    assert report == []          # no mapped row differs from the package, no override is shadowed
+
+
+def test_check_reports_added_removed_and_changed_rows(script, tmp_path, capsys):
+    files = {name: tmp_path / name for name in ("api_prices.csv", "api_price_windows.csv", "not_imported.csv")}
+    text = PRICES.read_text(encoding="utf-8")
+    rows = _rows(text)
+    edited = [r for r in rows if r["offer"] != "openai-gpt-5"] + [dict(rows[0], offer="zz-gone")]
+    for row in edited:
+        if row["offer"] == "groq-qwen-qwen3-32b":
+            row["output_per_million"] = "9"
+    out = io.StringIO()
+    writer = csv.DictWriter(out, script.COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(edited)
+    files["api_prices.csv"].write_text(out.getvalue(), encoding="utf-8")
+    files["api_price_windows.csv"].write_text(WINDOWS.read_text(encoding="utf-8"), encoding="utf-8")
+    files["not_imported.csv"].write_text(NOT_IMPORTED.read_text(encoding="utf-8"), encoding="utf-8")
+    args = ["--check", "--path", str(files["api_prices.csv"]), "--windows", str(files["api_price_windows.csv"]),
+            "--not-imported", str(files["not_imported.csv"])]
+    assert script.main(args) == 1
+    printed = capsys.readouterr().out
+    assert "api_prices.csv: added openai-gpt-5" in printed
+    assert "api_prices.csv: changed groq-qwen-qwen3-32b: output_per_million '9' -> '0.59'" in printed
+    # zz-gone is a copy of a generated row under another id: the package has no such model
+    assert "api_prices.csv: removed zz-gone" in printed
+    assert files["api_prices.csv"].read_text(encoding="utf-8") == out.getvalue()      # --check writes nothing
+    files["api_prices.csv"].write_text(text, encoding="utf-8")
+    assert script.main(args) == 0 and "up to date" in capsys.readouterr().out
+
+
+# --- counts the issue asks for ------------------------------------------------------------------------------
+
+def test_at_least_500_offers_from_20_providers(catalog, script):
+    generated = [o for o in catalog.api_offers.values() if o.source.startswith("genai-prices 0.2.3 package data (")]
+    assert len(catalog.api_offers) >= 500 and len(generated) >= 500
+    assert len({o.provider for o in generated}) >= 20
+    for offer in generated:      # every row names the package, its model id and a grade; ids are slugs
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", offer.offer), offer.offer
+        assert offer.quality == "S" and "transcribing http" in offer.source
+        assert offer.offer in script.MAPPING or "genai-prices id " in offer.notes   # mapped rows keep their notes
+
+
+@pytest.mark.parametrize("model, pattern", [
+    ("Qwen3 32B", r"qwen-?3-32b"), ("Qwen3 30B-A3B", r"qwen-?3-30b-a3b"), ("Llama 3.3 70B", r"llama-3-3-70b"),
+    ("DeepSeek V3", r"deepseek-(v3|chat-v3)(-0324)?$"), ("DeepSeek R1", r"deepseek-r1(-0528)?$"),
+    ("gpt-oss-120b", r"gpt-oss-120b$"), ("gpt-oss-20b", r"gpt-oss-20b$"),
+])
+def test_open_weight_models_have_two_providers(catalog, model, pattern):
+    providers = {o.provider for o in catalog.api_offers.values() if re.search(pattern, o.offer)}
+    assert len(providers) >= 2, (model, providers)
+
+
+def test_the_seven_existing_rows_keep_their_ids_and_figures(catalog):
+    # Bundled scenarios and golden files use these (figures as of commit dd715eb).
+    rows = catalog.api_offers
+    expected = {
+        "anthropic-claude-opus-4-5": (5, 0.5, 25, 6.25, 10, 0.5),
+        "anthropic-claude-sonnet-4-5": (3, 0.3, 15, 3.75, 6, 0.5),
+        "anthropic-claude-haiku-4-5": (1, 0.1, 5, 1.25, 2, 0.5),
+        "together-llama-3-3-70b-turbo": (0.88, None, 0.88, None, None, None),
+        "groq-llama-3-3-70b-versatile": (0.59, None, 0.79, None, None, None),
+        "deepseek-chat-v3": (0.27, 0.07, 1.10, None, None, None),
+        "deepseek-v4-1-flash": (0.30, 0.006, 1.20, None, None, None),
+    }
+    for offer, figures in expected.items():
+        row = rows[offer]
+        assert (row.input_per_million, row.cached_input_per_million, row.output_per_million,
+                row.cache_write_5m_per_million, row.cache_write_1h_per_million, row.batch_multiplier) == figures
+    sonnet = rows["anthropic-claude-sonnet-4-5"]
+    assert (sonnet.long_context_threshold_tokens, sonnet.long_context_input_per_million,
+            sonnet.long_context_output_per_million) == (200_000, 6.0, 22.5)
+    assert [w.offer for w in load_catalog().api_price_windows.values()].count("deepseek-v4-1-flash") == 3
+
+
+# --- prices checked by hand against the pages cited ---------------------------------------------------------
+
+def test_qwen3_32b_on_cerebras_by_hand(catalog):
+    # inference-docs.cerebras.ai/models/qwen-3-32b (Cerebras' model page, stored copy), "Pricing":
+    # Input $0.40 / M tokens, Output $0.80 / M tokens; no cached-input price listed.
+    row = catalog.api_offers["cerebras-qwen-3-32b"]
+    assert (row.input_per_million, row.cached_input_per_million, row.output_per_million) == (0.40, None, 0.80)
+    assert "(cerebras/qwen-3-32b)" in row.source
+
+
+def test_gpt_5_by_hand(catalog):
+    # OpenAI's pricing page (developers.openai.com/api/docs/pricing) as quoted by crazyrouter.com/en/blog/
+    # gpt-5-pricing (2026-04-27, "Base Pricing"): input $1.25, cached input $0.125 (90 % off), output $10.00
+    # per 1M tokens; the Batch API halves input and output (aipromptshub.co/calc/gpt-5-cost): 0.625 / 1.25 = 0.5.
+    row = catalog.api_offers["openai-gpt-5"]
+    assert (row.input_per_million, row.cached_input_per_million, row.output_per_million) == (1.25, 0.125, 10)
+    assert row.batch_multiplier == 0.5 and "transcribing https://developers.openai.com/api/docs/pricing" in row.source
+
+
+def test_gemini_2_5_pro_long_context_tier_by_hand(catalog):
+    # Google's Gemini API pricing page as quoted by deploybase.ai/articles/gemini-api-pricing-2026 ("Data
+    # from Google's official pricing page"): $1.25 input / $10 output per 1M tokens for prompts <= 200K
+    # tokens, $2.50 input / $15 output above 200K (input x 2, output x 1.5: 2.5 / 1.25 = 2, 15 / 10 = 1.5).
+    row = catalog.api_offers["google-gemini-2-5-pro"]
+    assert (row.input_per_million, row.output_per_million) == (1.25, 10)
+    assert (row.long_context_threshold_tokens, row.long_context_input_per_million,
+            row.long_context_output_per_million) == (200_000, 2.5, 15)
+
+
+def test_deepseek_chat_time_of_day_windows():
+    # genai-prices 0.2.3: deepseek-chat 0.27 / 0.07 / 1.10 from 00:30 to 16:30 UTC, 0.135 / 0.035 / 0.55 otherwise
+    # (half: 0.135 / 0.27 = 0.035 / 0.07 = 0.55 / 1.1 = 0.5). 00:30 UTC is 06:00 in Asia/Kolkata (UTC+05:30).
+    catalog = load_catalog()
+    offer = catalog.api_offers["deepseek-deepseek-chat"]
+    assert (offer.input_per_million, offer.cached_input_per_million, offer.output_per_million) == (0.27, 0.07, 1.1)
+    windows = [w for w in catalog.api_price_windows.values() if w.offer == offer.offer]
+    assert [(w.start_hour, w.end_hour, w.time_zone, w.price_multiplier) for w in windows] == [
+        (6, 22, "Asia/Kolkata", 1.0), (0, 24, "UTC", 0.5)]
+
+
+# --- what the catalog cannot hold is listed -----------------------------------------------------------------
+
+def test_not_imported_entries_have_reasons():
+    entries = _rows(NOT_IMPORTED.read_text(encoding="utf-8"))
+    assert len(entries) > 100
+    assert all(e["provider"] and e["model"] and e["reason"].strip() for e in entries)
+    reasons = {(e["provider"], e["model"]): e["reason"] for e in entries}
+    assert "embedding" in reasons[("openai", "text-embedding-3-small")]
+    assert "no output price" in reasons[("cloudflare", "@cf/baai/bge-base-en-v1.5")]     # an embedding by its numbers
+    assert "embedding" in reasons[("mistral", "mistral-embed")]          # priced per output token, still no text
+    assert "service_tier=fast" in " ".join(e["reason"] for e in entries if e["model"] == "gpt-5")
+    assert "different factors" in reasons[("deepseek", "deepseek-reasoner")]
+    assert "several prompt-size tiers" in reasons[("openrouter", "qwen/qwen3-coder-flash")]
+    # an entry whose offer is given was imported without the part named; others were not imported at all
+    imported = {o for o in load_catalog().api_offers}
+    assert all(e["offer"] in imported for e in entries if e["offer"])
+    assert not any(e["offer"] for e in entries if e["reason"].startswith(("no prices", "no output", "not a text")))
+
+
+# --- the rows the script does not generate ------------------------------------------------------------------
+
+def test_mapped_rows_refresh_and_hand_kept_rows_stay(script):
+    text = PRICES.read_text(encoding="utf-8").replace("Claude Haiku 4.5,1,", "Claude Haiku 4.5,9,")
+    windows = WINDOWS.read_text(encoding="utf-8")
+    out, _, _, report = script.build(text, windows)
+    haiku = next(r for r in _rows(out) if r["offer"] == "anthropic-claude-haiku-4-5")
+    assert (haiku["input_per_million"], haiku["as_of"]) == ("1", script.RELEASED)   # a changed price is refreshed
+    assert report == ["refreshed anthropic-claude-haiku-4-5: input_per_million 9 -> 1"]
+    overridden = text.replace(",,1.25,2,0.5,", ",override: our negotiated price,1.25,2,0.5,", 1)
+    assert "Claude Haiku 4.5,9," in script.build(overridden, windows)[0]              # an override stays
+    kept = {r["offer"]: r for r in _rows(out)}
+    assert kept["deepseek-chat-v3"]["source"].startswith("api-docs.deepseek.com")    # a row outside the package
+    assert "deepseek-deepseek-flash" not in kept                                      # stands for deepseek-flash
