@@ -349,9 +349,10 @@ def _catalog_command(args: argparse.Namespace) -> int:
             rows = [row for row in rows if row.ident in keep]
         return _print_rows(args, table, rows)
     if args.action == "search":
-        matches = lookup.search(catalog, args.text, limit=args.limit)
+        text = " ".join(args.text)
+        matches = lookup.search(catalog, text, limit=args.limit)
         if not matches:
-            _say(f"costmodel catalog: nothing in the catalog matches {args.text!r}", file=sys.stderr)
+            _say(f"costmodel catalog: nothing in the catalog matches {text!r}", file=sys.stderr)
             return 1
         if args.json:
             print(json.dumps([{"kind": lookup.kind_name(m.table), "id": m.ident, **_json_row(m.row)}
@@ -707,7 +708,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "pue, embodied, api-energy, api-windows or tax")
     lister.add_argument("--filter", metavar="TEXT", default=None, help="only the rows that match TEXT (as search)")
     searcher = actions.add_parser("search", help="rows of every kind whose id, name or notes hold every word of TEXT")
-    searcher.add_argument("text", help="what to look for, e.g. mi300x, qwen3-32b, 'claude sonnet'")
+    searcher.add_argument("text", nargs="+", help="what to look for, e.g. mi300x, qwen3-32b, claude sonnet")
     searcher.add_argument("--limit", type=_row_count, default=50, help="most rows shown (default 50)")
     shower = actions.add_parser("show", help="every field of the row(s) with this id, with its source")
     shower.add_argument("id", help="a catalog id, e.g. MI300X-192GB")

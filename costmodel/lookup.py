@@ -44,6 +44,9 @@ STALE_AFTER_MONTHS: dict[str, int | None] = {
 """Months after its as-of date past which a table's figure is flagged as stale; None: never (a
 datasheet's spec, a model's shape, a published run and a tax table do not age)."""
 
+_SEARCH_ORDER = ["gpus", "models", "servers", "cloud_offers", "api_offers"]
+"""Kinds a search lists first: the hardware and the model a question starts from, then their prices."""
+
 _NAMING = ("name", "provider", "model", "gpu", "instance_type", "region", "architecture", "curve", "schedule",
            "ecologits_model", "offer")
 
@@ -114,12 +117,12 @@ def search(catalog: Catalog, text: str, tables: Iterable[str] | None = None, lim
     -------
     list of Match
         Ranked: every word in the id (0), in the id or naming columns (1), anywhere (2); then
-        by kind (GPUs, servers, rentals, APIs, models, ...), the shorter id, then the id.
+        by kind (GPUs, models, servers, rentals, APIs, ...), the shorter id, then the id.
     """
     words = _words(text)
     found = [match for table in (tables if tables is not None else KINDS.values())
              for match in _matches(table, getattr(catalog, table), words)]
-    order = list(KINDS.values())
+    order = _SEARCH_ORDER + [t for t in KINDS.values() if t not in _SEARCH_ORDER]
     found.sort(key=lambda m: (m.rank, order.index(m.table), len(m.ident), m.ident))
     return found[:limit] if limit is not None else found
 
