@@ -167,7 +167,7 @@ class Scenario(InputModel):
                      currency=currency, reporting=self.reporting_currency)
         for index, claim in enumerate(self.claims):
             for option in (claim.option,) + tuple(claim.options or ()):
-                if option is not None and getattr(self.options, option) is None:
+                if option is not None and option not in present:
                     fail(("claims", index, "option"), option, "no_option", "the scenario has no {option} option",
                          option=option)
             if claim.currency is not None and claim.currency != self.reporting_currency \
