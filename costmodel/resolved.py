@@ -1391,15 +1391,13 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             overhead = s.interruptions_per_gpu_hour * s.work_lost_hours_per_interruption
             spot = SpotTerms(s.discount, overhead, on_demand * (1.0 - s.discount) / (1.0 - overhead), s.max_gpus,
                              s.source)
-        if rent.billing == "always_on" and rent.gpu_count % workload.gpus_per_replica:
-            raise _problem("options.rent.gpu_count", rent.gpu_count,
-                           f"not whole replicas: one replica of the served model takes {workload.gpus_per_replica} "
-                           f"GPUs, so rent a multiple of {workload.gpus_per_replica}")
-        options["rent"] = RentOption(
-            name="rent", label=rent.label or OPTION_LABELS["rent"], offer=offer, billing=rent.billing,
-            gpu_count=rent.gpu_count, price_per_gpu_hour=on_demand,
-            staffing=_staff(rent.staffing, fx) if rent.staffing is not None else None,
-            reserved=reserved, spot=spot)
+        options["rent"] = _rent_option("rent", rent, offer, on_demand, workload, fx, reserved=reserved, spot=spot)
+    for index, extra in enumerate(scenario.options.rents):     # further rental offers, on demand
+        offer = catalog.cloud_offers[extra.offer]
+        cited.append(offer)
+        options[f"rent:{extra.name}"] = _rent_option(f"rent:{extra.name}", extra, offer,
+                                                     offer.price_per_gpu_hour * fx(offer.currency), workload, fx,
+                                                     index=index)
     api = scenario.options.api
     if api is not None:
         offer = catalog.api_offers[api.offer]
@@ -1417,6 +1415,22 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
                     workload=workload, finance=scenario.finance, uncertainty=scenario.uncertainty,
                     demand=demand, estimates=_estimates(cited), values=values,
                     cited=tuple(cited))
+
+
+def _rent_option(name: str, rent: Any, offer: CloudOffer, on_demand: Any, workload: WorkloadInputs, fx: Any,
+                 reserved: ReservedTerms | None = None, spot: SpotTerms | None = None,
+                 index: int | None = None) -> RentOption:
+    """A rent option: the main one (``options.rent``) or one of ``options.rents`` (``index``), on demand."""
+    where = "options.rent" if index is None else f"options.rents.{index}"
+    if rent.billing == "always_on" and rent.gpu_count % workload.gpus_per_replica:
+        raise _problem(f"{where}.gpu_count", rent.gpu_count,
+                       f"not whole replicas: one replica of the served model takes {workload.gpus_per_replica} "
+                       f"GPUs, so rent a multiple of {workload.gpus_per_replica}")
+    return RentOption(
+        name=name, label=rent.label or OPTION_LABELS["rent"], offer=offer, billing=rent.billing,
+        gpu_count=rent.gpu_count, price_per_gpu_hour=on_demand,
+        staffing=_staff(rent.staffing, fx) if rent.staffing is not None else None,
+        reserved=reserved, spot=spot)
 
 
 def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any,

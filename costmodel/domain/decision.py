@@ -260,8 +260,8 @@ def _own_label(r: Resolved, servers) -> str:
     return f"{own.label}: {n:,} × {own.server.server} ({n * own.gpus_per_server:,} × {own.server.gpu}){more}"
 
 
-def _rent_label(r: Resolved, gpus, how: str) -> str:
-    rent = r.options["rent"]
+def _rent_label(r: Resolved, gpus, how: str, option: str = "rent") -> str:
+    rent = r.options[option]
     count = "" if gpus is None else f"{int(round(float(np.max(gpus)))):,} × "
     return f"{rent.label}: {count}{rent.offer.gpu} at {rent.offer.provider}, {how}"
 
@@ -317,6 +317,12 @@ def labels(r: Resolved, measure: str, figures: dict[str, Any], mix=None, reserve
             else:
                 how = "on demand by the GPU-hour" if per_hour else "on demand, 24/7"
             found[candidate] = _rent_label(r, None if per_hour and candidate != RESERVED else gpus, how)
+        elif candidate in r.options and r.options[candidate].kind == "rent":     # one of options.rents: on demand
+            per_hour = r.options[candidate].billing == "per_gpu_hour_used"
+            gpus = rent_gpus_for(r, hourly_need, candidate) if hourly_need is not None else \
+                rent_gpus(r, r.volume, candidate)
+            found[candidate] = _rent_label(r, None if per_hour else gpus,
+                                           "on demand by the GPU-hour" if per_hour else "on demand, 24/7", candidate)
         elif candidate in r.options:
             found[candidate] = api_offer_label(r, candidate)
     return found

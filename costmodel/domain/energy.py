@@ -105,9 +105,9 @@ def _gpu_kw(r: Resolved) -> tuple[float, int, str]:
     return gpu.tdp_w / 1000.0, 8, f"{gpu.citation()} (TDP only: no server row holds this GPU)"
 
 
-def rent_energy(r: Resolved, volume: float) -> OptionEnergy:
+def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnergy:
     """Energy and emissions of the rented GPUs at a volume (an estimate: the provider's PUE is not measured)."""
-    rent = r.option("rent")
+    rent = r.option(option)
     energy = r.scenario.energy
     kw_gpu, per_server, kw_source = _gpu_kw(r)
     if energy is not None and energy.rent_pue is not None:
@@ -118,7 +118,7 @@ def rent_energy(r: Resolved, volume: float) -> OptionEnergy:
     hours = float(gpu_hours_used(r, volume))
     notes = [f"power per GPU {kw_gpu:.4g} kW: {kw_source}", f"provider PUE {pue:g}: {pue_source}"]
     if rent.billing == "always_on":
-        gpus = float(rent_gpus(r, volume))
+        gpus = float(rent_gpus(r, volume, option))
         own = r.options.get("own")
         idle = float(own.idle_power_share) if own is not None else 0.0
         busy = hours / (gpus * HOURS_PER_MONTH) if gpus > 0 else 0.0
@@ -146,7 +146,7 @@ def rent_energy(r: Resolved, volume: float) -> OptionEnergy:
                          f"{life:g} months, for {held:,.2f} GPUs held")
     total = None if operational is None or embodied is None else operational + embodied
     wh, per_joule = _per_token(r, volume, kwh, kw_gpu * pue)
-    return OptionEnergy("rent", rent.label, "rent", "estimate", kwh, None, operational, embodied, market,
+    return OptionEnergy(option, rent.label, "rent", "estimate", kwh, None, operational, embodied, market,
                         _per_million(r, volume, total), wh, per_joule, tuple(notes))
 
 
@@ -276,7 +276,7 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     for name, option in r.options.items():
         if option.kind == "api":
             continue
-        e = (own_energy if option.kind == "own" else rent_energy)(r, r.volume)
+        e = own_energy(r, r.volume) if option.kind == "own" else rent_energy(r, r.volume, name)
         tonnes = (lambda kg: None if kg is None else kg * run.months / 1000.0)  # noqa: E731
         by_option[name] = (e.basis, e.energy_kwh_per_month * run.months / 1000.0,
                            tonnes(e.operational_co2e_kg_per_month), tonnes(e.embodied_co2e_kg_per_month))
@@ -321,7 +321,7 @@ def energy_result(scenario: Scenario | Resolved, volume: float | None = None,
     """
     r = as_resolved(scenario)
     v = r.volume if volume is None else float(volume)
-    options = {name: (api_energy(r, v, name) if option.kind == "api" else _BY_KIND[option.kind](r, v))
+    options = {name: (_BY_KIND[option.kind](r, v) if option.kind == "own" else _BY_KIND[option.kind](r, v, name))
                for name, option in r.options.items()}
     sources = sorted({note.split(": ", 1)[1] for e in options.values() for note in e.notes
                       if note.startswith("grid: ")})

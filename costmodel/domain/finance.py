@@ -96,9 +96,11 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         on_demand = rent_cash_flows(r, months, volumes, hours, None)       # once: the rent option all on demand
         flows["rent"] = on_demand if finance.rent_commitment is None else \
             committed_flows(r, on_demand, hours, months, finance.rent_commitment)
-    for name, option in r.options.items():      # every API offer: the main one and those of options.apis
+    for name, option in r.options.items():      # every API offer (options.api and .apis), every options.rents offer
         if option.kind == "api":
             flows[name] = api_flows(name)
+        elif option.kind == "rent" and name != "rent":      # on demand: reserved terms are the main rent's only
+            flows[name] = rent_cash_flows(r, months, volumes, hours, None, name)
     online = finance.lead_time_months
     servers = np.zeros_like(months)
     if "own" in r.options:
@@ -193,7 +195,7 @@ def _escalated(trends, parts: dict[str, np.ndarray], months: np.ndarray) -> dict
 
 
 def rent_cash_flows(r: Resolved, months: np.ndarray, volumes: np.ndarray, hours: np.ndarray,
-                    commitment=None) -> dict[str, np.ndarray]:
+                    commitment=None, option: str = "rent") -> dict[str, np.ndarray]:
     """The rent option's cash lines each month: GPU rental with its price trend, staffing, and a commitment.
 
     Parameters
@@ -205,9 +207,11 @@ def rent_cash_flows(r: Resolved, months: np.ndarray, volumes: np.ndarray, hours:
     commitment
         Reserved GPUs paid by the rent option's reserved terms (``gpus``, ``payment``,
         ``upfront_share``), the rest on demand; None: all on demand.
+    option
+        The rent option: ``rent``, or one of ``options.rents`` (``rent:<name>``, all on demand).
     """
     trends = r.finance.trends
-    parts = rent_monthly_costs(r, volumes)
+    parts = rent_monthly_costs(r, volumes, option)
     parts[Component.GPU_RENTAL] = parts[Component.GPU_RENTAL] * formulas.growth_factor(
         trends.rental_price_change_per_year, months)
     parts = _escalated(trends, parts, months)

@@ -100,6 +100,9 @@ class Offer:
         The cheapest API option over the demand and its price per busy GPU-hour of each hour. [currency/GPU-h]
     api_pure
         API option → its cost alone for the demand. [currency/month]
+    rent_option
+        The rent option whose offer the rented kinds are (``rent``, or one of ``options.rents``, priced on
+        demand); None without one.
     """
 
     ceiling: float
@@ -118,6 +121,7 @@ class Offer:
     api_option: str | None
     api_prices: np.ndarray | None
     api_pure: dict[str, float]
+    rent_option: str | None = "rent"
 
 
 def _api_hour_prices(r: Resolved, option: str, hours: int) -> np.ndarray:
@@ -142,8 +146,16 @@ def ceiling_of(r: Resolved):
     return r.workload.hourly_ceiling if r.demand is not None else r.workload.utilisation_ceiling
 
 
-def offer(scenario: Scenario | Resolved, series: np.ndarray) -> Offer:
+def rent_options(r: Resolved) -> list[str]:
+    """The rent options: ``rent`` first, then those of ``options.rents`` (``rent:<name>``)."""
+    return [name for name, option in r.options.items() if option.kind == "rent"]
+
+
+def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = "rent") -> Offer:
     """The kinds of capacity the scenario offers, priced for a demand series.
+
+    The rented kinds are those of ``rent_option`` (default the main rent option; one of
+    ``options.rents`` has its offer's on-demand price only: no reserved or spot terms).
 
     Raises
     ------
@@ -162,8 +174,8 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray) -> Offer:
         own_variable = float(sum(own_costs_at(own, one, hours).values()) - sum(own_costs_at(own, one, 0.0).values())) \
             / hours
     held_kind = held_price = always_on = on_demand = spot_price = spot_cap = None
-    if "rent" in r.options:
-        rent = r.options["rent"]
+    if rent_option in r.options:
+        rent = r.options[rent_option]
         if rent.billing == "always_on":
             held_kind = Layer.ALWAYS_ON
             held_price = always_on = float(rent.price_per_gpu_hour)
@@ -186,18 +198,29 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray) -> Offer:
         raise ValueError("the scenario offers no kind of capacity")
     return Offer(float(ceiling_of(r)), int(work.gpus_per_replica), int(work.spare_gpus), int(work.minimum_gpus),
                  own_step, per_server, own_variable, held_kind, held_price, always_on, on_demand, spot_price,
-                 spot_cap, api_option, api_prices, pure)
+                 spot_cap, api_option, api_prices, pure, rent_option if rent_option in r.options else None)
 
 
-def offer_names(r: Resolved) -> dict[str, str]:
-    """Kind of capacity (each API option by its option name) → what is bought, named."""
+def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]:
+    """Kind of capacity (each API option, and each of ``options.rents``, by its option name) → what is bought, named.
+
+    The rented kinds (``always_on``, ``on_demand``, ...) name ``rent_option``'s offer.
+    """
     names = {}
     if "own" in r.options:
         own = r.options["own"]
         names[Layer.OWN] = f"{own.server.server} ({own.gpus_per_server} × {own.server.gpu})"
-    if "rent" in r.options:
-        rent = r.options["rent"]
+    for name in rent_options(r):
+        if name == "rent":
+            continue
+        rent = r.options[name]
+        names[name] = f"{rent.label}: {rent.offer.gpu} at {rent.offer.provider}, " + (
+            "on-demand price, 24/7" if rent.billing == "always_on" else "on demand by the GPU-hour")
+    if rent_option in r.options:
+        rent = r.options[rent_option]
         where = f"{rent.offer.gpu} at {rent.offer.provider}"
+        if rent_option != "rent":
+            where = f"{rent.label}: {where}"
         names[Layer.ALWAYS_ON] = f"{where}, on-demand price, 24/7"
         names[Layer.ON_DEMAND] = f"{where}, on demand by the GPU-hour"
         if rent.reserved is not None:
@@ -245,8 +268,8 @@ def _held_capacity(o: Offer, gpus: np.ndarray) -> np.ndarray:
     return np.where(working >= max(o.minimum, 1e-300), working, 0.0) * o.ceiling
 
 
-def _rent_staffing(r: Resolved, gpus) -> np.ndarray:
-    rent = r.options.get("rent")
+def _rent_staffing(r: Resolved, gpus, option: str | None = "rent") -> np.ndarray:
+    rent = r.options.get(option) if option is not None else None
     if rent is None or rent.staffing is None:
         return np.zeros_like(np.asarray(gpus, dtype=float))
     return np.asarray(staffing_month(rent.staffing, np.asarray(gpus, dtype=float)), dtype=float) \
@@ -324,7 +347,7 @@ class _Dispatch:
         by_use = np.where(flexible_peak > 0,
                           formulas.whole_units(flexible_peak / o.ceiling, o.replica) * o.replica, 0.0)
         rented = np.where(held > 0, held, 0.0) + by_use + np.where((held == 0) & (by_use > 0), o.spare, 0.0)
-        return np.where(rented > 0, _rent_staffing(self.r, rented), 0.0)
+        return np.where(rented > 0, _rent_staffing(self.r, rented, o.rent_option), 0.0)
 
     def hourly(self, servers: float, held: float) -> tuple[dict[str, np.ndarray], float]:
         """Demand each kind serves in each hour, and the mix's rented GPUs for the staff."""
@@ -362,7 +385,7 @@ def _grid(o: Offer, r: Resolved, peak: float) -> tuple[np.ndarray, np.ndarray]:
     held = np.zeros(1)
     if o.held_kind is not None:
         replicas = int(np.ceil(max(need, o.minimum) / o.replica - 1e-9)) + 1
-        pure = float(rent_gpus_for(r, need))
+        pure = float(rent_gpus_for(r, need, o.rent_option))
         held = np.unique(np.concatenate([[0.0], np.arange(1, replicas + 1) * o.replica + o.spare, [pure]]))
     return servers, held
 
@@ -399,7 +422,8 @@ def pure_costs(scenario: Scenario | Resolved, series: np.ndarray | None = None) 
     Own: the servers the peak needs (whole replicas, spare replicas, at least the configured
     count); rented 24/7 and reserved: the GPUs the peak needs in whole replicas plus spares, at
     least the configured count; on-demand: the busy GPU-hours; spot (only when uncapped): the
-    busy GPU-hours at the spot price; each API option: its tokens, each hour at its price.
+    busy GPU-hours at the spot price; each API option: its tokens, each hour at its price; each
+    of ``options.rents`` (by its option name) as the rent option is, by its billing, on demand.
     The rent option's staffing is counted with each rented kind, for the GPUs it rents at the
     peak. Broadcasts over sampled inputs (the demand then has shape (samples, hours)).
 
@@ -432,6 +456,14 @@ def pure_costs(scenario: Scenario | Resolved, series: np.ndarray | None = None) 
         spot_allowed = r.workload.kind != "tokens" or r.scenario.workload.interruptible
         if rent.spot is not None and rent.spot.max_gpus is None and spot_allowed:
             costs[Layer.SPOT] = rent.spot.price_per_gpu_hour * busy + staff
+    for name in rent_options(r):
+        if name == "rent":
+            continue
+        rent = r.options[name]
+        gpus = np.asarray(rent_gpus_for(r, need, name), dtype=float)
+        staff = _rent_staffing(r, gpus, name)
+        costs[name] = (gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH if rent.billing == "always_on"
+                       else rent.price_per_gpu_hour * busy) + staff
     if r.workload.kind == "tokens":
         for name, option in r.options.items():
             if option.kind == "api":
@@ -442,7 +474,7 @@ def pure_costs(scenario: Scenario | Resolved, series: np.ndarray | None = None) 
 
 def _layers(r: Resolved, o: Offer, dispatch: _Dispatch, servers: float, held: float) -> tuple[dict[str, MixLayer], float]:
     hourly, _level = dispatch.hourly(servers, held)
-    names = offer_names(r)
+    names = offer_names(r, o.rent_option)
     d = dispatch.d
     work = float(d.sum())
     layers: dict[str, MixLayer] = {}
@@ -518,16 +550,21 @@ def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None
 
 
 def _offers(r: Resolved, series: np.ndarray, rented_held: bool = False) -> list[Offer]:
-    """What to search: everything offered, and, where the rent option's staff is paid once any rented
-    kind is used, the same without the rented kinds (owning and the API alone may then be cheaper)."""
-    everything = offer(r, series)
-    rent = r.options.get("rent")
-    staffed = rent is not None and rent.staffing is not None and float(np.max(_rent_staffing(r, 1.0))) > 0
-    alone = dataclasses.replace(everything, held_kind=None, held_price=None, on_demand_price=None, spot_price=None,
-                                spot_cap=None)
+    """What to search: everything offered with each rent option's offer in turn (the main one first, then
+    those of ``options.rents``; held rented GPUs: the main one only), and, where a rent option's staff is paid
+    once any rented kind is used, the same without the rented kinds (owning and the API alone may then be
+    cheaper)."""
+    names = rent_options(r)
+    if rented_held or not names:
+        names = names[:1] or ["rent"]
+    found = [offer(r, series, name) for name in names]
+    staffed = any(r.options[name].staffing is not None and float(np.max(_rent_staffing(r, 1.0, name))) > 0
+                  for name in names if name in r.options)
+    alone = dataclasses.replace(found[0], held_kind=None, held_price=None, on_demand_price=None, spot_price=None,
+                                spot_cap=None, rent_option=None)
     if rented_held or not staffed or (alone.own_step is None and alone.api_option is None):
-        return [everything]
-    return [everything, alone]
+        return found
+    return found + [alone]
 
 
 def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None

@@ -115,19 +115,28 @@ def use_renderer(renderer: str = "svg") -> None:
 
 
 def _colour_scale(r: Resolved, options: list[str] | None = None, labels: dict[str, str] | None = None) -> alt.Scale:
-    """Colours by option kind (a second of a kind in the extra colours); candidates such as
-    ``rent.reserved`` take their option's kind, and ``labels`` name them."""
+    """Colours by option kind (:func:`option_colours`); candidates such as ``rent.reserved`` take their option's
+    kind, and ``labels`` name them."""
+    return alt.Scale(domain=[(labels or {}).get(o) or r.label(o) for o in (options or list(r.options))],
+                     range=option_colours(r, options))
+
+
+def option_colours(r: Resolved, options: list[str] | None = None) -> list[str]:
+    """One colour per option or candidate: its kind's colour for the first of a kind, then the extra colours in
+    turn across kinds (a second rental and a second API offer do not share one)."""
     from ..domain.decision import option_of
 
-    names = options or list(r.options)
-    colours, seen = [], {}
-    for o in names:
+    colours, seen, extra = [], set(), 0
+    for o in options or list(r.options):
         option = option_of(o)
         kind = r.options[option].kind if option in r.options else "mix"
-        seen[kind] = seen.get(kind, -1) + 1
-        base = OPTION_COLOURS.get(kind, EXTRA_COLOURS[0])
-        colours.append(base if not seen[kind] else EXTRA_COLOURS[(seen[kind] - 1) % len(EXTRA_COLOURS)])
-    return alt.Scale(domain=[(labels or {}).get(o) or r.label(o) for o in names], range=colours)
+        if kind in seen or kind not in OPTION_COLOURS:
+            colours.append(EXTRA_COLOURS[extra % len(EXTRA_COLOURS)])
+            extra += 1
+        else:
+            colours.append(OPTION_COLOURS[kind])
+        seen.add(kind)
+    return colours
 
 
 MAX_DRAWN_STEPS = 500

@@ -145,6 +145,7 @@ def comparison_text(comparison: Comparison) -> str:
     """
     c = getattr(comparison, "comparison", None) or comparison
     label, cur = c.label, c.currency
+    wide = max([13] + [len(label(o)) for o in c.options])      # the option column, as wide as its longest label
     lines = [f"Scenario: {c.title}"]
     lines += decision_lines(c)
     if c.plan is not None:
@@ -161,7 +162,7 @@ def comparison_text(comparison: Comparison) -> str:
             f"  GPU-hours to pay for  {fmt.amount(run.gpu_hours, 0)} GPU-h",
             f"  wall-clock            {fmt.amount(run.wall_clock_days, 1)} days",
         ]
-        lines += [f"  cost, {label(o):<13} {fmt.amount(run.total(o)):>16} {cur}" for o in c.options]
+        lines += [f"  cost, {label(o):<{wide}} {fmt.amount(run.total(o)):>16} {cur}" for o in c.options]
     running = c.training is not None
     lines.append(f"monthly view{' while the run lasts' if running else ''} at {fmt.amount(c.volume, 0)} "
                  f"{c.volume_unit} ({'the cluster busy all month; ' if running else ''}capex straight-line, "
@@ -175,7 +176,7 @@ def comparison_text(comparison: Comparison) -> str:
         if r.gpus is not None:
             busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
             extra.append(f"{fmt.plural(r.gpus, 'GPU')}{busy}" + (" (stepped up)" if r.stepped_up else ""))
-        lines.append(f"  {r.label:<13} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
+        lines.append(f"  {r.label:<{wide}} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
     lines.append("cheapest by volume (monthly view):")
     lines += [f"  {t}" for t in cheapest_range_lines(c.cheapest_ranges, label, c.volume_unit)]
     lines.append("break-even volumes (monthly view):")
@@ -187,7 +188,7 @@ def comparison_text(comparison: Comparison) -> str:
                      + (" (the cluster kept busy at the run's rate every month: not the decision measure, which "
                         "is the run's cost):" if c.training is not None else ":"))
         for option, tco in f.tco_by_option.items():
-            lines.append(f"  {label(option):<13} TCO {fmt.amount(tco):>16} {cur}   "
+            lines.append(f"  {label(option):<{wide}} TCO {fmt.amount(tco):>16} {cur}   "
                          f"present value {fmt.amount(f.npv_by_option[option]):>16} {cur}")
         lines.append("  own cost per used GPU-hour: " + (f"{fmt.amount(f.cost_per_used_gpu_hour, 4)} {cur}/GPU-h"
                                                           if f.cost_per_used_gpu_hour is not None else "not defined"))

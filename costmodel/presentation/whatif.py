@@ -53,7 +53,7 @@ from ..schema import Scenario
 from ..schema.base import varies
 from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, Bounds, InputField, bounds_of, input_fields
 from . import format as fmt
-from .charts import _THEME, OPTION_COLOURS, sweep_volumes
+from .charts import _THEME, option_colours, sweep_volumes
 from .safe import html_text
 from .text import break_even_sentence, payback_words
 
@@ -687,7 +687,7 @@ class WhatIf:
         """The chart's Vega-Lite spec with named data (no values), cached per options, currency and unit."""
         resolved = getattr(self, "_resolved", self.base_resolved)
         labels = tuple(resolved.label(o) for o in resolved.options)
-        colours = [OPTION_COLOURS[resolved.options[o].kind] for o in resolved.options]
+        colours = option_colours(resolved)
         _, unit = fmt.volume_display(resolved.workload.kind)
         key = (labels, tuple(colours), resolved.currency, unit)
         cache = self.__dict__.setdefault("_spec_cache", {})

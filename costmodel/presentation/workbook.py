@@ -247,6 +247,12 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
                 m.add("rent_reserved_upfront", "rent: reserved commitment, up front at the term's start (values)",
                       flows.flows["rent"][CashLine.RESERVED_UPFRONT])
                 totals["rent"].append("rent_reserved_upfront")
+    for name, option in r.options.items():     # options.rents: their on-demand cash lines, as values
+        if option.kind == "rent" and name != "rent":
+            key = _key(name)
+            m.add(f"{key}_rental", f"{name}: GPU rental (values)", flows.flows[name][Component.GPU_RENTAL])
+            m.add(f"{key}_staffing", f"{name}: staffing (values)", flows.flows[name][Component.STAFFING])
+            totals[name] = [f"{key}_rental", f"{key}_staffing"]
     if "api" in r.options:
         api = r.option("api")
         share = r.workload.output_share
@@ -287,6 +293,11 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     years = _write_years(book, sheet, m, r, totals, horizon)
     _write_summary(book, summary, r, m, totals, against, years, comparison)
     inputs.table(inputs_table(r))
+
+
+def _key(option: str) -> str:
+    """The column key of an option: ``rent:nebius`` → ``rent_nebius``."""
+    return option.replace(":", "_").replace("-", "_")
 
 
 START_KEYS = ("own_capex", "own_refresh", "own_facility", "own_lease", "own_buyout", "rent_reserved_upfront")
@@ -717,6 +728,17 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     row += 1
     sheet.write_string(row, 0, "verdict (as computed by costmodel)", bold)
     sheet.write_string(row + 1, 0, decision_sentence(comparison))
+    rents = [r.label(o) for o, x in r.options.items() if x.kind == "rent" and o != "rent"]
+    apis = [r.label(o) for o, x in r.options.items() if x.kind == "api" and o != "api"]
+    notes = []
+    if rents:
+        notes.append("note: the further rental offers (options.rents: " + ", ".join(rents) + ") are columns of "
+                     "values computed by costmodel, all on demand, not live formulas of the Inputs sheet")
+    if apis:
+        notes.append("note: the further API offers (options.apis: " + ", ".join(apis) + ") are not in this "
+                     "workbook; the verdict above ranks them")
+    for k, note in enumerate(notes):
+        sheet.write_string(row + 3 + k, 0, note)
 
 
 def _lowest_formula(labels: list[str], cells: list[str]) -> str:

@@ -26,12 +26,17 @@ change for it to hold (:mod:`costmodel.domain.claims`). Claims change no figure.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from ..catalog import Currency
 from .base import InputModel, NonNegative, Positive, Text, fail
+
+
+OptionName = Annotated[str, Field(pattern=r"^(own|rent|api)$|^(rent|api):[a-z0-9][a-z0-9-]{0,39}$",
+                                   description="own, rent, api, or a further offer: rent:<name> or api:<name>.")]
+"""An option of the scenario: own, rent, api, or one of options.rents or options.apis by its option name."""
 
 
 class Claim(InputModel):
@@ -41,8 +46,8 @@ class Claim(InputModel):
     kind: Literal["monthly_cost", "break_even", "gpu_hours"] = Field(
         description="monthly_cost: an option's monthly cost; break_even: the volume at which two options cost the "
                     "same; gpu_hours: GPU-hours used per month, or a training run's total.")
-    option: Literal["own", "rent", "api"] | None = Field(default=None, description="For monthly_cost.")
-    options: tuple[Literal["own", "rent", "api"], Literal["own", "rent", "api"]] | None = Field(
+    option: OptionName | None = Field(default=None, description="For monthly_cost.")
+    options: tuple[OptionName, OptionName] | None = Field(
         default=None, strict=False, description="For break_even: the two options (a YAML list of two).")
     value: NonNegative | None = Field(default=None, description="The stated figure (monthly_cost, gpu_hours).")
     currency: Currency | None = Field(default=None, description="Currency of a stated cost; default: reporting.")

@@ -9,7 +9,7 @@ the bundled one; the rows themselves are looked up when the scenario is resolved
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -320,24 +320,55 @@ class LabelledAPI(HostedAPI):
                       "'batch-30': the option is then called 'api:batch-30' in results and JSON.")
 
 
+class LabelledRental(CloudRental):
+    """One more rental offer, compared beside the others under its own name (``rent:<name>``), on demand.
+
+    Reserved and spot terms (and ``finance.rent_commitment``, ``finance.during_lead_time``, a
+    demand profile's reserved and spot layers) belong to the main ``options.rent`` only: a
+    labelled rental is priced at its offer's on-demand price, billed as ``billing`` says.
+    """
+
+    label: Text = Field(min_length=1, max_length=80, description="Name shown for the option.")
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Short key of the option, e.g. "
+                      "'nebius': the option is then called 'rent:nebius' in results and JSON.")
+    reserved: None = Field(default=None, description="Not taken here: reserved terms belong to options.rent.")
+    spot: None = Field(default=None, description="Not taken here: spot terms belong to options.rent.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _on_demand_only(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for field in ("reserved", "spot"):
+                if data.get(field) is not None:
+                    raise fail("LabelledRental", (field,), "main_rent_only",
+                               "{field} terms are taken by the main options.rent only: an options.rents entry is "
+                               "priced on demand (its offer's price_per_gpu_hour); move the {field} block to "
+                               "options.rent, or remove it", data[field], field=field)
+        return data
+
+
 class Options(InputModel):
-    """The options compared; at least two must be given (any number of API offers counts each)."""
+    """The options compared; at least two must be given (any number of API and rental offers counts each)."""
 
     own: OwnCluster | None = None
     rent: CloudRental | None = None
     api: HostedAPI | None = None
     apis: list[LabelledAPI] = Field(default_factory=list, max_length=20,
                                     description="More hosted API offers, each with its own label and name.")
+    rents: list[LabelledRental] = Field(default_factory=list, max_length=20,
+                                        description="More rental offers, each with its own label and name, on "
+                                                    "demand (reserved and spot terms: options.rent only).")
 
     @model_validator(mode="after")
     def _names_unique(self) -> Options:
-        names = [a.name for a in self.apis]
-        for index, name in enumerate(names):
-            if name in names[:index]:
-                raise fail("Options", ("apis", index, "name"), "duplicate_name",
-                           "two API offers are called {name}; give each its own name", name, name=name)
+        for field, what in (("apis", "API offers"), ("rents", "rental offers")):
+            names = [a.name for a in getattr(self, field)]
+            for index, name in enumerate(names):
+                if name in names[:index]:
+                    raise fail("Options", (field, index, "name"), "duplicate_name",
+                               "two " + what + " are called {name}; give each its own name", name, name=name)
         return self
 
 
-__all__ = ["CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "Options", "OwnCluster",
-           "Power", "Reserved", "SoftwareLicences", "Spot", "Staffing"]
+__all__ = ["CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "LabelledRental",
+           "Options", "OwnCluster", "Power", "Reserved", "SoftwareLicences", "Spot", "Staffing"]

@@ -90,20 +90,22 @@ class Scenario(InputModel):
 
         present = self.present_options()
         if len(present) < 2:
-            fail(("options",), present, "too_few_options", "give at least two of own, rent, api and apis to compare")
+            fail(("options",), present, "too_few_options", "give at least two of own, rent, rents, api and apis to compare")
         if self.options.api is not None and self.workload.kind != "tokens":
             fail(("options", "api"), self.options.api.offer, "api_needs_tokens",
                  "a hosted API option needs a tokens workload (kind: tokens)")
         if self.options.apis and self.workload.kind != "tokens":
             fail(("options", "apis"), self.options.apis[0].offer, "api_needs_tokens",
                  "a hosted API option needs a tokens workload (kind: tokens)")
-        for name, option in (("own", self.options.own), ("rent", self.options.rent)):
+        held = [(("options", "own"), self.options.own), (("options", "rent"), self.options.rent)]
+        held += [(("options", "rents", index), extra) for index, extra in enumerate(self.options.rents)]
+        for where, option in held:
             if option is None:
                 continue
-            field = "server" if name == "own" else "offer"
-            row = (catalog.servers if name == "own" else catalog.cloud_offers)[getattr(option, field)]
+            field = "server" if where[1] == "own" else "offer"
+            row = (catalog.servers if where[1] == "own" else catalog.cloud_offers)[getattr(option, field)]
             if row.gpu != self.workload.gpu:
-                fail(("options", name, field), getattr(option, field), "gpu_mismatch",
+                fail(where + (field,), getattr(option, field), "gpu_mismatch",
                      "holds GPU {gpu}, but the workload is counted on {workload_gpu}",
                      gpu=row.gpu, workload_gpu=self.workload.gpu)
         if self.fx is not None and self.reporting_currency in self.fx.rates:
@@ -165,7 +167,7 @@ class Scenario(InputModel):
                      currency=currency, reporting=self.reporting_currency)
         for index, claim in enumerate(self.claims):
             for option in (claim.option,) + tuple(claim.options or ()):
-                if option is not None and getattr(self.options, option) is None:
+                if option is not None and option not in present:
                     fail(("claims", index, "option"), option, "no_option", "the scenario has no {option} option",
                          option=option)
             if claim.currency is not None and claim.currency != self.reporting_currency \
@@ -262,8 +264,11 @@ class Scenario(InputModel):
 
     def present_options(self) -> list[str]:
         """Keys of the options the scenario holds, in display order."""
-        return ([name for name in OPTION_KINDS if getattr(self.options, name) is not None]
-                + [f"api:{a.name}" for a in self.options.apis])
+        present = [name for name in OPTION_KINDS if getattr(self.options, name) is not None]
+        rents = [f"rent:{a.name}" for a in self.options.rents]
+        at = present.index("rent") + 1 if "rent" in present else present.index("api") if "api" in present \
+            else len(present)
+        return present[:at] + rents + present[at:] + [f"api:{a.name}" for a in self.options.apis]
 
     def money_currencies(self, catalog) -> list[tuple[tuple, str]]:
         """Every money input's currency, with the field that sets it."""
@@ -283,6 +288,10 @@ class Scenario(InputModel):
                 found.append((("options", "rent", "staffing", "currency"), rent.staffing.currency))
             if rent.reserved is not None and rent.reserved.currency is not None:
                 found.append((("options", "rent", "reserved", "currency"), rent.reserved.currency))
+        for index, extra in enumerate(self.options.rents):
+            found.append((("options", "rents", index, "offer"), catalog.cloud_offers[extra.offer].currency))
+            if extra.staffing is not None:
+                found.append((("options", "rents", index, "staffing", "currency"), extra.staffing.currency))
         if api is not None:
             found.append((("options", "api", "offer"), catalog.api_offers[api.offer].currency))
         for index, extra in enumerate(self.options.apis):
