@@ -602,7 +602,8 @@ def test_f33_every_catalog_file_can_be_given_with_catalog(tmp_path):
 def test_f33_fields_past_the_header_are_refused_with_the_line(tmp_path):
     """F33: a row with more fields than its header (an unquoted comma in a source) lost them silently."""
     header = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()[0]
-    row = "acme,Acme,H100-SXM-80GB,on_demand,2.5,USD,P,2026-11,Acme, quote 12,note"
+    # the unquoted comma in "Acme, quote 12" makes one field more than the header, whatever its width
+    row = "acme,Acme,H100-SXM-80GB,on_demand,2.5,USD,P,2026-11,Acme, quote 12,note" + "," * (header.count(",") - 9)
     folder = _catalog_folder(tmp_path, "cloud_prices.csv", f"{header}\n{row}\n")
     with pytest.raises(costmodel.CatalogError) as caught:
         costmodel.load_catalog_overrides(folder)

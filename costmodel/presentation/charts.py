@@ -570,11 +570,20 @@ def own_cost_lines(scenario) -> alt.HConcatChart:
     return alt.hconcat(left, right)
 
 
+CHART_RENTAL_OFFERS = 12
+"""Rental prices drawn in :func:`cost_per_gpu_hour_vs_utilisation`: the scenario's own and the cheapest others."""
+
+
 def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
     """Own cost per used GPU-hour against utilisation, rental prices as horizontal lines, break-evens marked."""
     r = as_resolved(scenario)
     currency = r.currency
-    prices = result.break_even_utilisation
+    everything = result.break_even_utilisation
+    # The scenario's own offer (first, if it rents) and the cheapest others: a legend of the whole market
+    # is unreadable
+    own = everything[:1] if "rent" in r.options else ()
+    prices = own + tuple(sorted(everything[len(own):], key=lambda b: (b.price_per_gpu_hour, b.offer))[
+        :CHART_RENTAL_OFFERS - len(own)])
     top = max(b.price_per_gpu_hour for b in prices) * 2.5 if prices else None
     u = np.linspace(0.02, 1.0, 300)
     cost = own_cost_per_used_gpu_hour(r, u)
@@ -602,7 +611,10 @@ def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
         width=640, height=340, title=alt.TitleParams(
             "Own cost per used GPU-hour against utilisation (steady state)",
             subtitle=["Monthly view: capex as depreciation; the horizon figures above are cash-based",
-                      "Dashed: rental prices for the same GPU; dots: the utilisation at which owning costs the same"]))
+                      "Dashed: rental prices for the same GPU" + (
+                          f" (the {len(prices) - len(own)} cheapest of the {len(everything) - len(own)} catalog offers"
+                          + (" and the scenario's own)" if own else ")") if len(prices) < len(everything) else "")
+                      + "; dots: the utilisation at which owning costs the same"]))
 
 
 def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
