@@ -123,6 +123,17 @@ def imports(repeats: int) -> dict[str, float]:
             "bare_interpreter_seconds": process_seconds([python, "-c", "pass"], repeats)}
 
 
+def catalog_commands(repeats: int) -> dict[str, float]:
+    """``costmodel catalog search mi300x`` and ``costmodel catalog show`` of an API offer as whole processes
+    (the catalog loaded and validated each time), and ``load_catalog()`` in one process."""
+    from costmodel.catalog import load_catalog
+
+    costmodel_command = str(BIN / "costmodel")
+    return {"search_seconds": process_seconds([costmodel_command, "catalog", "search", "mi300x"], repeats),
+            "show_seconds": process_seconds([costmodel_command, "catalog", "show", "groq-qwen-qwen3-32b"], repeats),
+            "load_seconds": best_of(repeats, load_catalog)}
+
+
 def compare_json(repeats: int) -> dict[str, float]:
     """``costmodel compare h200-24gpu-cluster --json`` as a whole process, with and without the uncertainty section."""
     command = [str(BIN / "costmodel"), "compare", "h200-24gpu-cluster", "--json"]
@@ -220,6 +231,10 @@ def main() -> None:
     print(f"import costmodel (fresh process): {im['import_costmodel_seconds']:.3f} s; "
           f"bare interpreter: {im['bare_interpreter_seconds']:.3f} s; ratio "
           f"{im['import_costmodel_seconds'] / im['bare_interpreter_seconds']:.1f}x (target: import <= 0.3 s)")
+    cc = catalog_commands(args.repeats)
+    print(f"costmodel catalog search mi300x (whole process): {cc['search_seconds']:.2f} s; catalog show of an API "
+          f"offer: {cc['show_seconds']:.2f} s (target: < 1 s each); load_catalog() in one process: "
+          f"{cc['load_seconds'] * 1000:.0f} ms")
     cj = compare_json(args.repeats)
     print(f"costmodel compare h200-24gpu-cluster --json (whole process): {cj['with_uncertainty_seconds']:.2f} s; "
           f"with --no-uncertainty: {cj['without_uncertainty_seconds']:.2f} s")

@@ -1,0 +1,66 @@
+"""The market in the catalog (issue 28): the counts the issue asks for, every row sourced and dated,
+and a newcomer's question asked with catalog rows only."""
+
+import datetime as dt
+
+import pytest
+
+import costmodel
+from costmodel import lookup
+from costmodel.catalog import default_catalog
+from costmodel.domain.compare import compare
+from costmodel.scenarios import scenario_path
+
+NOT_PROVIDERS = {"R1 product brief", "DeepSeek-V3 report assumption"}     # rows of a case, not a market
+
+
+def test_the_catalog_holds_the_market():
+    c = default_catalog()
+    assert len(c.gpus) >= 25 and len(c.servers) >= 25 and len(c.models) >= 60
+    assert len(c.cloud_offers) >= 300
+    assert len({o.provider for o in c.cloud_offers.values()} - NOT_PROVIDERS) >= 12
+    assert len(c.api_offers) >= 500 and len({o.provider for o in c.api_offers.values()}) >= 20
+    vendors = {g.name.split()[0] for g in c.gpus.values()}
+    assert {"NVIDIA", "AMD", "Intel", "Google"} <= vendors
+    assert {s.gpus_per_server for s in c.servers.values()} >= {1, 2, 4, 8, 72}
+
+
+def test_every_row_has_a_source_and_an_as_of_date():
+    for row in lookup.all_rows(default_catalog()):
+        assert row.source.strip(), row.citation()
+        assert lookup.period_end(row.as_of) <= dt.date(2027, 12, 31), row.citation()
+
+
+@pytest.mark.parametrize("text, kind, ident", [
+    ("mi300x", "gpus", "MI300X-192GB"), ("h200", "gpus", "H200-SXM-141GB"), ("qwen3-32b", "models", "qwen3-32b"),
+    ("gaudi 3", "gpus", "GAUDI3-128GB"), ("tpu v6e", "gpus", "TPU-V6E-32GB"),
+])
+def test_names_people_type_find_the_row(text, kind, ident):
+    found = [(m.table, m.ident) for m in lookup.search(default_catalog(), text)]
+    assert (lookup.kind_of(kind), ident) in found[:5]
+
+
+def test_a_newcomers_question_needs_no_offers_block():
+    """A 30B-class open model on a 2-GPU server against three rental providers and two API providers."""
+    text = scenario_path("qwen3-32b-small-server").read_text()
+    assert "\noffers:" not in text
+    scenario = costmodel.load_scenario("qwen3-32b-small-server")
+    c = default_catalog()
+    assert c.servers[scenario.options.own.server].gpus_per_server in (1, 2)
+    assert c.models[scenario.workload.serving.model].total_parameters > 25e9
+    rentals = [scenario.options.rent, *scenario.options.rents]
+    assert len({c.cloud_offers[r.offer].provider for r in rentals}) == 3
+    apis = [scenario.options.api, *scenario.options.apis]
+    assert len({c.api_offers[a.offer].provider for a in apis}) == 2
+    result = compare(scenario)
+    assert len(result.options) == 6
+    figures = {o: result.decision.figure(o) for o in result.options}
+    assert result.decision.winner == min(figures, key=figures.get)
+
+
+def test_the_newcomers_api_costs_are_the_catalog_prices_by_hand():
+    """Groq's Qwen3 32B at $0.29 in / $0.59 out per M tokens (genai-prices 0.2.3, groq/qwen/qwen3-32b):
+    20 M tokens/day at 3:1 is 15 M input and 5 M output a day; x 365/12 days a month."""
+    result = compare(costmodel.load_scenario("qwen3-32b-small-server"))
+    by_hand = (15 * 0.29 + 5 * 0.59) * 365 / 12
+    assert result.options["api"].monthly_cost == pytest.approx(by_hand, rel=1e-12)
