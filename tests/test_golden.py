@@ -1,13 +1,17 @@
 """Every number of the six reference reports stays as it was (issue 9's safety net).
 
 The files in tests/golden/ are ``costmodel compare NAME --json --no-uncertainty`` of each bundled
-scenario (without ``costmodel_version``). They were first the JSON of the package before it was
+scenario (without ``costmodel_version`` and ``stale``). They were first the JSON of the package before it was
 split into layers (commit 6fbea77), moved into output schema 1.0.0 by scripts/golden_to_output_v1.py
 (issue 19, no figure recomputed). Issue 26 (one decision, capacity as it is bought) moved them to
 schema 2.0.0 on purpose: ``cheapest``/``runner_up``/``margin`` became the ``decision`` block; a demand
 profile sizes capacity for its busiest hour (R2 and its job log: 32 and 56 owned GPUs, the mix at the
 utilisation ceiling); the payback is whole months until owning stays cheaper (10k H100: 50 → 51, R2:
-never); no other figure changed (checked leaf by leaf against 1.0.0, see the CHANGELOG). A change of
+never); no other figure changed (checked leaf by leaf against 1.0.0, see the CHANGELOG). Issue 28 (the
+market in the catalog) re-derived h100-10k-cluster's ``finance.break_even_utilisation``, which lists
+each provider's cheapest H100 offer once: Nebius's is now the SkyPilot catalog row at $2.95 instead of
+nebius-h100 at $3.85, and six providers were added; no other leaf moved. ``stale`` (figures past
+their age, which depends on the day it runs) is left out of the files. A change of
 structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds
 to six decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must
 be the same.
