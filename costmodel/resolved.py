@@ -1389,7 +1389,15 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
         if rent.spot is not None:
             s = rent.spot
             overhead = s.interruptions_per_gpu_hour * s.work_lost_hours_per_interruption
-            spot = SpotTerms(s.discount, overhead, on_demand * (1.0 - s.discount) / (1.0 - overhead), s.max_gpus,
+            discount = s.discount
+            if isinstance(discount, str):        # "catalog": the offer's own spot price, as a discount
+                listed = catalog.cloud_offers[rent.offer]
+                if listed.spot_price_per_gpu_hour is None:
+                    raise _problem("options.rent.spot.discount", discount,
+                                   f"{rent.offer} has no spot price in data/cloud_prices.csv "
+                                   "(spot_price_per_gpu_hour is empty); give the discount")
+                discount = 1.0 - listed.spot_price_per_gpu_hour / listed.price_per_gpu_hour
+            spot = SpotTerms(discount, overhead, on_demand * (1.0 - discount) / (1.0 - overhead), s.max_gpus,
                              s.source)
         options["rent"] = _rent_option("rent", rent, offer, on_demand, workload, fx, reserved=reserved, spot=spot)
     for index, extra in enumerate(scenario.options.rents):     # further rental offers, on demand

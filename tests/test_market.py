@@ -64,3 +64,32 @@ def test_the_newcomers_api_costs_are_the_catalog_prices_by_hand():
     result = compare(costmodel.load_scenario("qwen3-32b-small-server"))
     by_hand = (15 * 0.29 + 5 * 0.59) * 365 / 12
     assert result.options["api"].monthly_cost == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_a_spot_discount_from_the_catalog_is_the_offers_spot_price():
+    """primeintellect-primecompute-8xh100-80gb-104-752-us: $2.50 on demand, $1.00 spot per GPU-hour (SkyPilot's
+    primeintellect vms.csv: $20 and $8 an 8-GPU instance-hour); with 0.02 interruptions x 0.5 h lost an hour the
+    spot GPU-hour of work costs 1.00 / (1 - 0.01)."""
+    from conftest import patched
+
+    from costmodel.resolved import resolve
+
+    offer = "primeintellect-primecompute-8xh100-80gb-104-752-us"
+    spot = {"discount": "catalog", "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": 0.5,
+            "source": "the offer's spot price"}
+    r = resolve(patched("llama70b-vs-api", {"options.rent.offer": offer, "options.rent.spot": spot}))
+    terms = r.options["rent"].spot
+    assert terms.discount == pytest.approx(0.6, rel=1e-12)
+    assert terms.price_per_gpu_hour == pytest.approx(1.00 / 0.99, rel=1e-12)
+
+
+def test_a_spot_discount_from_the_catalog_needs_a_spot_price():
+    from conftest import patched
+
+    from costmodel.errors import InputError
+    from costmodel.resolved import resolve
+
+    spot = {"discount": "catalog", "interruptions_per_gpu_hour": 0.0, "work_lost_hours_per_interruption": 0.0,
+            "source": "x"}
+    with pytest.raises((InputError, ValueError), match="r1-brief-h100 has no spot price"):
+        resolve(patched("llama70b-vs-api", {"options.rent.spot": spot}))

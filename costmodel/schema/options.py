@@ -198,8 +198,10 @@ class Reserved(InputModel):
 class Spot(InputModel):
     """Spot (interruptible) capacity: a discount off on-demand, paid for in redone work."""
 
-    discount: float = quantity(unit="-", title="spot discount", strict=True, ge=0, lt=1,
-                               description="Discount off the on-demand price.")
+    discount: Annotated[float, Field(strict=True, ge=0, lt=1)] | Literal["catalog"] = quantity(
+        unit="-", title="spot discount",
+        description="Discount off the on-demand price; \"catalog\" takes the offer's spot price in "
+                    "data/cloud_prices.csv (its spot_price_per_gpu_hour over its on-demand price).")
     interruptions_per_gpu_hour: NonNegative = quantity(unit="1/GPU-h", title="spot interruptions", le=1)
     work_lost_hours_per_interruption: NonNegative = quantity(
         unit="h", title="work lost per interruption", le=100,
