@@ -674,7 +674,16 @@ def _staff(staffing, fx) -> Staff:
     return Staff(minimum, per, staffing.loaded_cost_per_fte_per_year * rate, staffing.managed_service_per_month * rate)
 
 
-def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any]) -> ServingCapacity:
+def _server_gpus(scenario: Scenario, catalog: Catalog) -> int:
+    """GPUs in one server for sizing a replica: the own option's server (a 2-GPU server holds a
+    replica of at most 2 GPUs before it spans servers), else an 8-GPU server (HGX/DGX), the size
+    rented GPUs are installed in."""
+    own = scenario.options.own
+    return catalog.servers[own.server].gpus_per_server if own is not None else GPUS_PER_SERVER
+
+
+def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any],
+                      server_gpus: int = GPUS_PER_SERVER) -> ServingCapacity:
     serving = work.serving
     if serving is None:
         return ServingCapacity(work.output_tokens_per_second_per_gpu, 1, 1, work.utilisation_ceiling or 1.0,
@@ -695,20 +704,20 @@ def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any
         + held * formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer,
                                                    serving.precision)
     if serving.max_servers_per_replica == 1:
-        minimum = formulas.min_gpus_per_replica(need, gpu.memory_gb, serving.usable_memory_share)
+        minimum = formulas.min_gpus_per_replica(need, gpu.memory_gb, serving.usable_memory_share, server_gpus)
     else:
         minimum = serving_curves.min_gpus_per_replica_nodes(need, gpu.memory_gb, serving.usable_memory_share,
-                                                            GPUS_PER_SERVER, serving.max_servers_per_replica)
+                                                            server_gpus, serving.max_servers_per_replica)
     if minimum is None:
         servers = serving.max_servers_per_replica
         raise _problem("workload.serving.model", serving.model,
                        f"{model.model} at {serving.precision} needs {need / 1e9:,.0f} GB for weights and KV cache, "
-                       f"more than {'a full server' if servers == 1 else f'{servers} full servers'} of 8 x "
+                       f"more than {'a full server' if servers == 1 else f'{servers} full servers'} of {server_gpus} x "
                        f"{gpu.memory_gb:g} GB {gpu.gpu} holds at {serving.usable_memory_share:.0%} usable"
                        + (" (a replica may span servers: raise max_servers_per_replica)" if servers == 1 else ""))
     sizing = serving.target_utilisation / serving.peak_to_average
     if serving.target is not None:
-        return _serving_at_target(work, catalog, gpu, model, peak, minimum, sizing, values)
+        return _serving_at_target(work, catalog, gpu, model, peak, minimum, sizing, values, server_gpus)
     if serving.throughput_row is not None:
         row = catalog.throughput[serving.throughput_row]
         if (row.model, row.gpu, row.precision) != (serving.model, gpu.gpu, serving.precision):
@@ -751,7 +760,8 @@ def _memory(model: LLM, serving, gpus: int, gpu: GPU) -> tuple[float, float]:
     return float(weights), float(kv)
 
 
-def _basic_plan(work, catalog: Catalog, gpu: GPU, capacity: ServingCapacity) -> ServingPlan:
+def _basic_plan(work, catalog: Catalog, gpu: GPU, capacity: ServingCapacity,
+                server_gpus: int = GPUS_PER_SERVER) -> ServingPlan:
     """The plan of a served model with no latency target: maximum throughput, as the row measured."""
     serving = work.serving
     model = catalog.models[serving.model]
@@ -762,7 +772,7 @@ def _basic_plan(work, catalog: Catalog, gpu: GPU, capacity: ServingCapacity) -> 
         mode_reason="no latency target: sized at the maximum throughput of the row (or estimate) used",
         point=None, decode_point=None, curve=(), curve_label="", prefill_share=0.0, prefill_utilisation=None,
         aggregated_gpu_seconds_per_token=None, disaggregated_gpu_seconds_per_token=None,
-        gpus_per_server=GPUS_PER_SERVER, servers_per_replica=-(-capacity.gpus_per_replica // GPUS_PER_SERVER),
+        gpus_per_server=server_gpus, servers_per_replica=-(-capacity.gpus_per_replica // server_gpus),
         weights_gb_per_gpu=weights, kv_cache_gb_per_gpu=kv, memory_gb_per_gpu=gpu.memory_gb, spare_replicas=spare,
         availability=share, input_tokens=serving.request.input_tokens if serving.request else None,
         output_tokens=serving.request.output_tokens if serving.request else None)
@@ -782,7 +792,7 @@ _BATCHES = tuple(int(b) for b in np.unique(np.round(np.geomspace(1, 4096, 49))))
 
 
 def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float, minimum: int, sizing,
-                       values: Mapping[str, Any]) -> ServingCapacity:
+                       values: Mapping[str, Any], server_gpus: int = GPUS_PER_SERVER) -> ServingCapacity:
     """Size a served model at its latency target: the best measured curve, else the first-principles one."""
     serving = work.serving
     target, shape, e = serving.target, serving.request, serving.estimate
@@ -949,7 +959,7 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         prefill_utilisation=None if rho is None else min(rho, 1.0),
         aggregated_gpu_seconds_per_token=aggregated_per_token,
         disaggregated_gpu_seconds_per_token=None if disaggregated is None else disaggregated[2],
-        gpus_per_server=GPUS_PER_SERVER, servers_per_replica=-(-replica // GPUS_PER_SERVER),
+        gpus_per_server=server_gpus, servers_per_replica=-(-replica // server_gpus),
         weights_gb_per_gpu=weights_gb, kv_cache_gb_per_gpu=kv_gb, memory_gb_per_gpu=gpu.memory_gb,
         spare_replicas=spare, availability=share_up, input_tokens=inputs, output_tokens=outputs,
         decode_curve=tuple(decode_rows) if mode == "disaggregated" else ())
@@ -1307,11 +1317,12 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
     cited: list[BaseModel] = []
     capacity = training = None
     if work.kind == "tokens":
-        capacity = _serving_capacity(work, catalog, gpu, values)
+        server_gpus = _server_gpus(scenario, catalog)
+        capacity = _serving_capacity(work, catalog, gpu, values, server_gpus)
         spare = minimum_gpus = 0
         if work.serving is not None:
             if capacity.plan is None:
-                capacity = dataclasses.replace(capacity, plan=_basic_plan(work, catalog, gpu, capacity))
+                capacity = dataclasses.replace(capacity, plan=_basic_plan(work, catalog, gpu, capacity, server_gpus))
             spare = capacity.plan.spare_replicas * capacity.gpus_per_replica
             minimum_gpus = 2 * capacity.gpus_per_replica if capacity.plan.mode == "disaggregated" else 0
             if capacity.plan.availability < 1.0:

@@ -93,3 +93,24 @@ def test_a_spot_discount_from_the_catalog_needs_a_spot_price():
             "source": "x"}
     with pytest.raises((InputError, ValueError), match="r1-brief-h100 has no spot price"):
         resolve(patched("llama70b-vs-api", {"options.rent.spot": spot}))
+
+
+def test_a_replica_is_sized_on_the_own_servers_gpus_not_on_an_eight_gpu_server():
+    """Llama 3.3 70B in BF16 needs 141 GB of weights (70.6e9 x 2 B) plus its KV cache: more than the
+    2 x 48 GB x 0.9 = 86.4 GB of one 2 x L40S server, so a replica spans two servers (4 GPUs), and
+    with one server per replica at most the scenario is refused naming the server's size."""
+    from conftest import patched
+
+    from costmodel.errors import InputError
+    from costmodel.resolved import resolve
+
+    bigger = {"workload.serving.model": "llama-3.3-70b", "workload.serving.precision": "bf16",
+              "workload.serving.estimate.batch_size": 4, "workload.serving.kv_cache_tokens": 8000}
+    with pytest.raises((InputError, ValueError), match="a full server of 2 x 48 GB L40S-48GB"):
+        resolve(patched("qwen3-32b-small-server", bigger))
+    r = resolve(patched("qwen3-32b-small-server", {**bigger, "workload.serving.max_servers_per_replica": 2,
+                                                    "options.rent.gpu_count": 4, "options.rents.0.gpu_count": 4,
+                                                    "options.rents.1.gpu_count": 4}))
+    assert r.workload.gpus_per_replica == 4
+    plan = r.workload.capacity.plan
+    assert (plan.gpus_per_server, plan.servers_per_replica) == (2, 2)

@@ -190,7 +190,8 @@ class Serving(InputModel):
         default="auto", description="Prefill and decode on the same replicas, in separate pools, or the cheaper.")
     max_servers_per_replica: Count = quantity(1, unit="servers", title="servers per replica at most", ge=1, le=64,
                                               varies=False,
-                                              description="A replica may span this many 8-GPU servers.")
+                                              description="A replica may span this many servers (of the own "
+                                                          "option's server size, else 8 GPUs).")
     redundancy: Redundancy | None = Field(default=None, description="Spare replicas (n_plus_1) and failures.")
 
     @field_validator("redundancy", mode="before")
