@@ -182,21 +182,48 @@ class StaleRow:
     row: _Row
     age_months: int
     limit_months: int
+    today: dt.date
 
     def describe(self) -> str:
-        """``data/cloud_prices.csv: nebius-h100 is 8 months old (as of 2026-03; prices are flagged after 6)``."""
-        return (f"{self.row.source_file}: {self.row.ident} is {self.age_months} months old (as of {self.row.as_of}; "
-                f"{kind_name(self.table)} are flagged after {self.limit_months} months)")
+        """``data/cloud_prices.csv: nebius-h100 is as of 2026-03, more than 6 months before 2026-12-02 (rentals
+        are flagged after 6 months)``."""
+        return (f"{self.row.source_file}: {self.row.ident} is as of {self.row.as_of}, more than "
+                f"{self.limit_months} months before {self.today.isoformat()} ({kind_name(self.table)} are flagged "
+                f"after {self.limit_months} months)")
 
 
 def _table_of(row: _Row) -> str:
     return next(table for table, _, row_type, _ in _TABLE_FILES if isinstance(row, row_type))
 
 
+def review_date() -> dt.date:
+    """The date figures are judged stale on: ``COSTMODEL_TODAY`` (an ISO date, to reproduce a review as
+    of its day) if set, else today.
+
+    Raises
+    ------
+    ValueError
+        ``COSTMODEL_TODAY`` is not an ISO date (YYYY-MM-DD).
+    """
+    import os
+
+    text = os.environ.get("COSTMODEL_TODAY", "").strip()
+    if not text:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(text) if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) else _bad_date(text)
+    except ValueError:
+        return _bad_date(text)
+
+
+def _bad_date(text: str):
+    raise ValueError(f"COSTMODEL_TODAY={text!r} is not a date as YYYY-MM-DD")
+
+
 def stale_rows(rows: Iterable[_Row], today: dt.date | None = None) -> list[StaleRow]:
-    """The rows older than their table's :data:`STALE_AFTER_MONTHS` on ``today`` (default: the date today),
-    oldest first; each row once."""
-    today = today or dt.date.today()
+    """The rows older than their table's :data:`STALE_AFTER_MONTHS` on ``today`` (default:
+    :func:`review_date`), oldest first; each row once."""
+    today = today or review_date()
     found, seen = [], set()
     for row in rows:
         table = _table_of(row)
@@ -206,7 +233,7 @@ def stale_rows(rows: Iterable[_Row], today: dt.date | None = None) -> list[Stale
         seen.add((table, row.ident))
         age = months_between(period_end(row.as_of), today)
         if age > limit:
-            found.append(StaleRow(table, row, age, limit))
+            found.append(StaleRow(table, row, age, limit, today))
     found.sort(key=lambda s: (-s.age_months, s.table, s.row.ident))
     return found
 
@@ -217,4 +244,4 @@ def all_rows(catalog: Catalog) -> list[_Row]:
 
 
 __all__ = ["KINDS", "STALE_AFTER_MONTHS", "Match", "StaleRow", "all_rows", "kind_name", "kind_of", "months_between",
-           "normalised", "period_end", "search", "stale_rows", "suggestions"]
+           "normalised", "period_end", "review_date", "search", "stale_rows", "suggestions"]

@@ -30,7 +30,8 @@ def test_a_price_is_stale_after_six_months_and_a_spec_never():
     assert not lookup.stale_rows([offer], dt.date(2027, 3, 30))          # 6 months: not past the limit
     [stale] = lookup.stale_rows([offer], dt.date(2027, 4, 30))           # 7 months
     assert (stale.age_months, stale.limit_months) == (7, 6)
-    assert "nebius-h100 is 7 months old (as of 2026-09; rentals are flagged after 6 months)" in stale.describe()
+    assert stale.describe() == ("data/cloud_prices.csv: nebius-h100 is as of 2026-09, more than 6 months before "
+                                "2027-04-30 (rentals are flagged after 6 months)")
     gpu = catalog.gpus["A100-SXM-80GB"]                      # a datasheet of 2021 does not age
     assert not lookup.stale_rows([gpu], dt.date(2030, 1, 1))
 
@@ -111,3 +112,14 @@ def test_compare_flags_the_stale_prices_it_uses(capsys):
     server = default_catalog().servers["hgx-h100-ib"]                 # the scenario's server, priced 2024-08
     expected = [s.describe() for s in lookup.stale_rows([server])]
     assert expected and all(s in data["stale"] for s in expected)
+
+
+def test_the_review_date_is_today_unless_stated(monkeypatch):
+    monkeypatch.setenv("COSTMODEL_TODAY", "2027-06-30")
+    assert lookup.review_date() == dt.date(2027, 6, 30)
+    monkeypatch.setenv("COSTMODEL_TODAY", "")
+    assert lookup.review_date() == dt.date.today()
+    for bad in ("2027-6-30", "30/06/2027", "2027-02-30"):
+        monkeypatch.setenv("COSTMODEL_TODAY", bad)
+        with pytest.raises(ValueError, match="not a date as YYYY-MM-DD"):
+            lookup.review_date()
