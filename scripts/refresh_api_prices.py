@@ -261,7 +261,7 @@ def _clock_windows(offer: str, std, by_clock: list, source: str) -> tuple[dict |
     """(the prices the offer lists, its window rows, problem) of a model priced by the time of day."""
     sets = [_keys(std)] + [_keys(p.prices) for p in by_clock]
     listed = max(sets, key=lambda s: Decimal(_base(s.get("input_mtok", 0))))
-    rows, hours_of = [], []
+    hours_of = []
     for index, prices in enumerate(sets):
         factors = []
         for key in TEXT_KEYS:

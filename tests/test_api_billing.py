@@ -18,7 +18,6 @@ import pytest
 from conftest import catalog_with, patched
 
 import costmodel
-from costmodel.catalog import default_catalog
 from costmodel.errors import ScenarioError
 from costmodel.units import DAYS_PER_MONTH
 
