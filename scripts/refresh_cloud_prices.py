@@ -19,10 +19,12 @@ spot price of the matching on-demand row (same instance type and zone).
 
 The accelerator names map to catalog GPU ids through ``GPU_RULES`` below. A name sold in more than
 one form (A100 40/80 GB SXM/PCIe, H100 SXM/PCIe/NVL, H200 SXM/NVL, V100 SXM2/PCIe) maps only where
-the instance type, the upstream id or the provider's documentation states the form; the rest are
-not imported. Whatever is not imported (no catalog id, form not stated, fractional GPUs, spot above
-on-demand, conflicting duplicate rows, currency not stated) is written with its reason to
-``data/sources/skypilot/not_imported.csv`` and counted on stderr.
+the instance type, the upstream id, the provider's documentation or SkyPilot's map from its names to
+the provider's GPU ids (RunPod) states the form; the rest are not imported. Whatever is not imported
+(no catalog id, form not stated, fractional GPUs, spot above on-demand, conflicting duplicate rows,
+repeats of an identical row, currency not stated) is written with its reason to
+``data/sources/skypilot/not_imported.csv`` and counted on stderr. Of upstream rows that repeat one
+another exactly (same instance type, zone, GPUs and prices) the first becomes the offer.
 
 Rows of the CSV that this script did not generate (their source does not name the SkyPilot
 catalog) are hand-kept and carried through unchanged, first, in their order.
@@ -60,6 +62,7 @@ CLOUDS = {
     "simplepod": ("SimplePod", "1010b7594439e103435466844552cf3580460085", "SimplePod API"),
     "primeintellect": ("Prime Intellect", "384ebc7ba7ad7913a756c8127d954a70f6e1ec88",
                        "Prime Intellect marketplace API"),
+    "runpod": ("RunPod", "0727c2bd9e77f91cb1377127c5f793a28cf01384", "RunPod GraphQL API secure-cloud GPU prices"),
 }
 # marketplaces: the instance type starts with the upstream cloud that Prime Intellect / Shadeform resell
 MARKETPLACE_SEP = {"primeintellect": "__", "shadeform": "_"}
@@ -136,6 +139,22 @@ GPU_RULES: list[tuple[str, str, str | None, str | None, str]] = [
     ("primeintellect", "H200", r"(?i)sxm", "H200-SXM-141GB", ""),
     ("primeintellect", "V100", r"^lambdalabs__.* gpu_8x_v100$", "V100-SXM-16GB",
      "Lambda 8x Tesla V100 16 GB, SXM2 server"),
+    # RunPod: SkyPilot names each RunPod GPU id; sky/provision/runpod/utils.py GPU_NAME_MAP (github
+    # skypilot-org/skypilot at 02b01447) maps A100-80GB to "NVIDIA A100 80GB PCIe", H100 to "NVIDIA H100 PCIe",
+    # H100-SXM to "NVIDIA H100 80GB HBM3", H100-NVL to "NVIDIA H100 NVL", H200-SXM to "NVIDIA H200"
+    ("runpod", "A100-80GB", None, "A100-PCIE-80GB", "RunPod GPU id NVIDIA A100 80GB PCIe (SkyPilot GPU_NAME_MAP)"),
+    ("runpod", "A100-80GB-SXM", None, "A100-SXM-80GB", "RunPod GPU id NVIDIA A100-SXM4-80GB (SkyPilot GPU_NAME_MAP)"),
+    ("runpod", "H100", None, "H100-PCIE-80GB", "RunPod GPU id NVIDIA H100 PCIe (SkyPilot GPU_NAME_MAP)"),
+    ("runpod", "H100-SXM", None, "H100-SXM-80GB", "RunPod GPU id NVIDIA H100 80GB HBM3 (SkyPilot GPU_NAME_MAP)"),
+    ("runpod", "H100-NVL", None, "H100-NVL-94GB", "RunPod GPU id NVIDIA H100 NVL (SkyPilot GPU_NAME_MAP)"),
+    ("runpod", "H200-SXM", None, "H200-SXM-141GB", ""),
+    ("runpod", "B200", None, "B200-SXM-180GB", ""),
+    ("runpod", "MI300X", None, "MI300X-192GB", "RunPod GPU id AMD Instinct MI300X OAM (SkyPilot GPU_NAME_MAP)"),
+    ("runpod", "L4", None, "L4-24GB", ""),
+    ("runpod", "L40", None, "L40-48GB", ""),
+    ("runpod", "L40S", None, "L40S-48GB", ""),
+    ("runpod", "RTX4090", None, "RTX-4090-24GB", ""),
+    ("runpod", "RTXA6000", None, "RTX-A6000-48GB", ""),
     # any cloud: names that exist in several forms, when no rule above stated the form
     ("*", "A100", None, None, "A100 form (SXM/PCIe) or memory (40/80 GB) not stated"),
     ("*", "A100_80G", None, None, "A100 80 GB form (SXM/PCIe) not stated"),
@@ -146,8 +165,8 @@ GPU_RULES: list[tuple[str, str, str | None, str | None, str]] = [
 ]
 # accelerators with no catalog GPU id (data/gpus.csv)
 NO_CATALOG_ID = {"RTX6000", "A40", "RTXA5000", "A5000", "A800", "A4000", "A16", "RTX6000Ada", "GAUDI2", "A30",
-                 "L40s", "MI300X", "GRAYSKULL-E75", "GRAYSKULL-E150", "RTX3060", "RTX3060Ti", "RTX3070",
-                 "RTX3090", "RTXA2000", "RTXA4000"}
+                 "L40s", "GRAYSKULL-E75", "GRAYSKULL-E150", "RTX3060", "RTX3060Ti", "RTX3070",
+                 "RTX3090", "RTXA2000", "RTXA4000", "RTXA4500", "RTX4000-Ada", "RTX6000-Ada"}
 
 COLUMNS = ["offer", "provider", "gpu", "pricing", "price_per_gpu_hour", "currency", "quality", "as_of", "source",
            "notes", "region", "instance_type", "gpus_per_instance", "spot_price_per_gpu_hour",
@@ -208,16 +227,25 @@ def generated_rows() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
             if up["InstanceType"].endswith("__SPOT") and \
                     (up["InstanceType"][:-len("__SPOT")], _region(up)) not in demand_keys:
                 skip(cloud, up, "spot-only offer: no on-demand row of the same instance type and zone")
-        keys = Counter((up["InstanceType"], _region(up)) for up in on_demand)
+        # rows that share an instance type and region: identical ones (RunPod lists zone EU-SE-1 under regions
+        # NO and SE) are one offer, the first is kept; rows that differ are conflicting and none is kept
+        same_key: dict[tuple[str, str], set[tuple[str, ...]]] = {}
+        for up in on_demand:
+            same_key.setdefault((up["InstanceType"], _region(up)), set()).add(_offer_cells(up))
+        seen: set[tuple[str, str]] = set()
         imported: set[tuple[str, str]] = set()
         for up in on_demand:
             itype, region = up["InstanceType"], _region(up)
             if cloud in CLOUD_NOT_IMPORTED:
                 skip(cloud, up, CLOUD_NOT_IMPORTED[cloud])
                 continue
-            if keys[itype, region] > 1:
+            if len(same_key[itype, region]) > 1:
                 skip(cloud, up, "several upstream rows for one instance type and region (conflicting prices)")
                 continue
+            if (itype, region) in seen:
+                skip(cloud, up, "repeats an earlier upstream row (same instance type, zone, GPUs and prices)")
+                continue
+            seen.add((itype, region))
             count = Decimal(up["AcceleratorCount"])
             if count < 1 or count != count.to_integral_value():
                 skip(cloud, up, "fractional GPU count")
@@ -263,6 +291,11 @@ def generated_rows() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     if clash:
         raise ValueError(f"offer ids not unique: {clash}")
     return sorted(rows, key=lambda r: r["offer"]), skipped
+
+
+def _offer_cells(up: dict[str, str]) -> tuple[str, ...]:
+    """The cells that make an offer: two upstream rows with equal cells here are the same offer."""
+    return tuple(up.get(k, "") for k in ("AcceleratorName", "AcceleratorCount", "Price", "SpotPrice"))
 
 
 def _region(up: dict[str, str]) -> str:

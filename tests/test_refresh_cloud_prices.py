@@ -83,12 +83,47 @@ def test_prime_intellect_spot_offer_folds_into_on_demand_row(rows):
     assert not any(r["instance_type"].endswith("__SPOT") for r in rows.values())
 
 
+def test_runpod_8x_h100_sxm_by_hand(rows):
+    # catalogs/v7/runpod/vms.csv at 0727c2bd (GpuInfo dropped): 8 x H100-SXM in US-TX-3 at 23.92 USD per
+    # instance-hour on-demand and 21.52 spot -> 23.92 / 8 = 2.99 and 21.52 / 8 = 2.69 USD per GPU-hour.
+    # SkyPilot's sky/provision/runpod/utils.py maps H100-SXM to RunPod's GPU id "NVIDIA H100 80GB HBM3".
+    assert "8x_H100-SXM_SECURE,H100-SXM,8.0,160.0,640.0,US,21.52,23.92,US-TX-3" in snapshot_lines("runpod")
+    row = rows["runpod-8x-h100-sxm-secure-us-tx-3"]
+    assert (row["provider"], row["gpu"], row["gpus_per_instance"], row["region"]) == (
+        "RunPod", "H100-SXM-80GB", "8", "US-TX-3")
+    assert Decimal(row["price_per_gpu_hour"]) == Decimal("2.99")
+    assert Decimal(row["spot_price_per_gpu_hour"]) == Decimal("2.69")
+    # the unsuffixed H100 is RunPod's "NVIDIA H100 PCIe": 4 x 9.56 -> 2.39 USD per GPU-hour, no spot
+    row = rows["runpod-4x-h100-secure-eu-cz-1"]
+    assert (row["gpu"], row["price_per_gpu_hour"], row["spot_price_per_gpu_hour"]) == ("H100-PCIE-80GB", "2.39", "")
+
+
+def test_runpod_repeats_and_dear_spot_are_listed(rows):
+    # Upstream lists zone EU-SE-1 under regions NO and SE with the same prices: one offer, the repeat listed.
+    # Its L40S rows give spot 0.86 above on-demand 0.43 per GPU-hour: all listed, none imported.
+    with open(SNAPSHOT / "not_imported.csv", encoding="utf-8", newline="") as f:
+        skipped = [r for r in csv.DictReader(f) if r["cloud"] == "runpod"]
+    repeats = [r for r in skipped if r["instance_type"] == "1x_H100-SXM_SECURE" and r["region"] == "EU-SE-1"]
+    assert [r["reason"] for r in repeats] == [
+        "repeats an earlier upstream row (same instance type, zone, GPUs and prices)"]
+    assert "runpod-1x-h100-sxm-secure-eu-se-1" in rows
+    l40s = [r for r in skipped if r["accelerator"] == "L40S"]
+    assert len(l40s) == 100 and not any(r["gpu"] == "L40S-48GB" and r["provider"] == "RunPod" for r in rows.values())
+    assert {r["reason"] for r in l40s} == {"spot price above on-demand",
+                                          "repeats an earlier upstream row (same instance type, zone, GPUs and prices)"}
+
+
+NOT_PROVIDERS = {"R1 product brief", "DeepSeek-V3 report assumption"}   # hand-kept assumption rows
+
+
 def test_counts_the_issue_asks_for(rows):
-    assert len(rows) >= 300
-    assert len({r["provider"] for r in rows.values()}) >= 12
+    assert len(rows) >= 1800
+    providers = {r["provider"] for r in rows.values()}
+    assert NOT_PROVIDERS <= providers                 # the names are still the ones used, so the exclusion bites
+    assert len(providers - NOT_PROVIDERS) >= 12       # rental offers from at least 12 real providers
     generated = [r for r in rows.values() if r["source"].startswith("SkyPilot catalog")]
-    assert len(generated) >= 300
-    assert len({r["provider"] for r in generated}) >= 8
+    assert len(generated) >= 1800
+    assert len({r["provider"] for r in generated}) >= 9      # 10 clouds, Seeweb not imported (currency)
 
 
 def test_every_gpu_is_in_the_catalog(rows):
@@ -115,11 +150,14 @@ def test_ambiguous_names_are_not_guessed(script):
     assert script.gpu_for("lambda", "A100", "gpu_4x_a100", "")[0] == "A100-PCIE-40GB"
     assert script.gpu_for("lambda", "A100", "gpu_8x_a100", "")[0] == "A100-SXM-40GB"
     assert script.gpu_for("cudo", "A40", "ice-lake-a40-compute_1x2v4gb", "")[0] is None
+    assert script.gpu_for("runpod", "H100", "1x_H100_SECURE", "")[0] == "H100-PCIE-80GB"
+    assert script.gpu_for("runpod", "RTX4000-Ada", "1x_RTX4000-Ada_SECURE", "")[0] is None
 
 
 def test_rules_send_bad_rows_to_not_imported(script, monkeypatch):
     # Synthetic upstream rows: spot above on-demand, a fractional GPU, a conflicting duplicate, a spot-only
-    # offer; one good row. Only the good row becomes an offer; each other one is listed with its reason.
+    # offer, an exact repeat; two good rows. Only the good rows become offers (the repeated one once);
+    # each other row is listed with its reason.
     def fake(cloud):
         if cloud == "primeintellect":
             return [{"InstanceType": "x__1xL40S__SPOT", "UpstreamCloudId": "u", "AcceleratorName": "L40S",
@@ -132,15 +170,18 @@ def test_rules_send_bad_rows_to_not_imported(script, monkeypatch):
                 dict(base, InstanceType="dear-spot", AcceleratorCount="1", Price="0.4", SpotPrice="0.5"),
                 dict(base, InstanceType="half", AcceleratorCount="0.5", Price="0.2", SpotPrice=""),
                 dict(base, InstanceType="twice", AcceleratorCount="1", Price="0.3", SpotPrice=""),
-                dict(base, InstanceType="twice", AcceleratorCount="1", Price="0.35", SpotPrice="")]
+                dict(base, InstanceType="twice", AcceleratorCount="1", Price="0.35", SpotPrice=""),
+                dict(base, InstanceType="again", AcceleratorCount="1", Price="0.3", SpotPrice=""),
+                dict(base, InstanceType="again", AcceleratorCount="1", Price="0.3", SpotPrice="")]
     monkeypatch.setattr(script, "read_snapshot", fake)
     made, skipped = script.generated_rows()
     assert [(r["offer"], r["price_per_gpu_hour"], r["spot_price_per_gpu_hour"]) for r in made] == [
-        ("hyperbolic-good-default", "0.5", "0.25")]
+        ("hyperbolic-again-default", "0.3", ""), ("hyperbolic-good-default", "0.5", "0.25")]
     reasons = {(s["instance_type"], s["reason"]) for s in skipped}
     assert reasons == {("dear-spot", "spot price above on-demand"), ("half", "fractional GPU count"),
                        ("twice", "several upstream rows for one instance type and region (conflicting prices)"),
-                       ("x__1xL40S__SPOT", "spot-only offer: no on-demand row of the same instance type and zone")}
+                       ("x__1xL40S__SPOT", "spot-only offer: no on-demand row of the same instance type and zone"),
+                       ("again", "repeats an earlier upstream row (same instance type, zone, GPUs and prices)")}
 
 
 def test_check_reports_a_changed_row(script, tmp_path, monkeypatch, capsys):
