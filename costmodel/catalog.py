@@ -268,6 +268,8 @@ class APIOffer(_Row):
         default=None, gt=0, description="Output price above the threshold. [currency/M tokens]")
     region_uplift: float | None = Field(default=None, ge=1, le=10, description="Factor on every price for the "
                                         "provider's regional (data-residency) endpoint; empty: none stated. [-]")
+    deprecated: bool = Field(default=False, description="The provider has deprecated the model: it may be "
+                                                        "withdrawn, so its price may not be offered for long.")
 
     @model_validator(mode="after")
     def _long_context_whole(self) -> APIOffer:

@@ -347,27 +347,46 @@ def _catalog_command(args: argparse.Namespace) -> int:
         if args.filter:
             keep = {m.ident for m in lookup.search(catalog, args.filter, (table,))}
             rows = [row for row in rows if row.ident in keep]
+        if args.sort:
+            row_type = type(next(iter(getattr(catalog, table).values())))
+            if args.sort not in row_type.model_fields:
+                _say(f"costmodel catalog list: --sort {args.sort!r} is not a column of {lookup.kind_name(table)}; "
+                     f"the columns are {', '.join(row_type.model_fields)}", file=sys.stderr)
+                return BAD_INPUT
+            filled = [row for row in rows if getattr(row, args.sort) is not None]
+            rows = sorted(filled, key=lambda row: getattr(row, args.sort)) + [r for r in rows if r not in filled]
+        if not rows and args.filter:
+            _say(f"costmodel catalog list: no {lookup.kind_name(table)} match {args.filter!r}", file=sys.stderr)
+            return 1
         return _print_rows(args, table, rows)
     if args.action == "search":
         text = " ".join(args.text)
-        matches = lookup.search(catalog, text, limit=args.limit)
+        every = lookup.search(catalog, text)
+        matches = every[:args.limit]
         if not matches:
-            _say(f"costmodel catalog: nothing in the catalog matches {text!r}", file=sys.stderr)
+            close = lookup.close_ids(catalog, text)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            _say(f"costmodel catalog: nothing in the catalog matches {text!r}{hint}", file=sys.stderr)
             return 1
         if args.json:
             print(json.dumps([{"kind": lookup.kind_name(m.table), "id": m.ident, **_json_row(m.row)}
                               for m in matches], indent=2, ensure_ascii=False))
             return 0
+        width = max(len(m.ident) for m in matches)
         for m in matches:
-            _say(f"{lookup.kind_name(m.table):<10} {m.ident:<44} {_title(m.row)}")
+            _say(f"{lookup.kind_name(m.table):<10} {m.ident:<{width}}  {_title(m.row)}")
+        if len(every) > len(matches):
+            _say(f"({len(every) - len(matches):,} more not shown: --limit {len(every)} shows all, or narrow the "
+                 "words)")
         return 0
     if args.action == "show":
         found = [(table, rows[args.id]) for table in lookup.KINDS.values()
                  if args.id in (rows := getattr(catalog, table))]
+        if not found:          # ids are exact, but their case is no one's to remember
+            found = [(table, row) for table in lookup.KINDS.values() for ident, row in getattr(catalog, table).items()
+                     if ident.casefold() == args.id.casefold()]
         if not found:
-            close = [m.ident for m in lookup.search(catalog, args.id, limit=5)] or list(dict.fromkeys(
-                ident for table in lookup.KINDS.values()
-                for ident in lookup.suggestions(getattr(catalog, table), args.id)))[:5]
+            close = [m.ident for m in lookup.search(catalog, args.id, limit=5)] or lookup.close_ids(catalog, args.id)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             _say(f"costmodel catalog show: no row has the id {args.id!r}{hint} (`costmodel catalog search TEXT` "
                  "finds rows by name)", file=sys.stderr)
@@ -422,8 +441,8 @@ def _print_rows(args: argparse.Namespace, table: str, rows: list) -> int:
     _say("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     for line in cells:
         _say("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
-    _say(f"({len(rows):,} rows of {rows[0].file}; `costmodel catalog show ID` gives a row's every field and "
-         "source)")
+    _say(f"({len(rows):,} row{'s' if len(rows) != 1 else ''} of {rows[0].file}; `costmodel catalog show ID` gives "
+         "a row's every field and source)")
     return 0
 
 
@@ -450,7 +469,7 @@ def _shown(table: str, row, stale: list) -> str:
         unit = re.search(r"\[([^\]]+)\]\s*$", info.description or "")
         shown = "" if value is None else _cell(value)
         if shown and unit and unit.group(1) != "-":
-            shown += f" [{unit.group(1)}]"
+            shown += f" [{unit.group(1).replace('currency', getattr(row, 'currency', None) or 'currency')}]"
         lines.append(f"  {name}: {shown or '(empty)'}")
     lines.append(f"  source: {row.source}")
     lines.append(f"  grade: {row.quality} ({grades[row.quality]}); as of {row.as_of}")
@@ -707,6 +726,9 @@ def build_parser() -> argparse.ArgumentParser:
     lister.add_argument("kind", help="gpus, servers, rentals, apis, models, throughput, curves, training-runs, grid, "
                                      "pue, embodied, api-energy, api-windows or tax")
     lister.add_argument("--filter", metavar="TEXT", default=None, help="only the rows that match TEXT (as search)")
+    lister.add_argument("--sort", metavar="COLUMN", default=None,
+                        help="order by a column, lowest first (e.g. price_per_gpu_hour, spot_price_per_gpu_hour); "
+                             "rows without a value last")
     searcher = actions.add_parser("search", help="rows of every kind whose id, name or notes hold every word of TEXT")
     searcher.add_argument("text", nargs="+", help="what to look for, e.g. mi300x, qwen3-32b, claude sonnet")
     searcher.add_argument("--limit", type=_row_count, default=50, help="most rows shown (default 50)")

@@ -61,7 +61,8 @@ def kind_of(text: str) -> str:
     """
     table = {normalised(alias): table for alias, table in _ALIASES.items()}.get(normalised(text))
     if table is None:
-        raise ValueError(f"unknown kind {text!r}: the kinds are {', '.join(KINDS)}")
+        raise ValueError(f"unknown kind {text!r}: the kinds are {', '.join(KINDS)} (GPU-hour prices are rentals, "
+                         "token prices apis)")
     return table
 
 
@@ -77,7 +78,14 @@ def normalised(text: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in (normalised(part) for part in re.split(r"[\s,;/]+", text)) if w]
+    """The words of ``text``: its runs of letters and digits, in lower case (``L40S-48GB`` → l40s, 48gb)."""
+    return re.findall(r"[^\W_]+", str(text).casefold())
+
+
+def _holds(words: list[str], tokens: set[str]) -> bool:
+    """Whether every word begins one of the tokens: ``l40s`` finds ``L40S-48GB`` but not ``1x_L40_SECURE``,
+    ``h200`` not ``GH200``."""
+    return all(any(token.startswith(word) for token in tokens) for word in words)
 
 
 @dataclass(frozen=True)
@@ -90,11 +98,13 @@ class Match:
     rank: int
 
 
-def _fields(ident: str, row: _Row) -> tuple[str, str, str]:
-    """A row's id, its naming columns and its notes, normalised for matching."""
+def _fields(ident: str, row: _Row) -> tuple[set[str], set[str], set[str]]:
+    """The words of a row's id, of its id and naming columns, and of all those and its notes."""
     naming = " ".join(str(getattr(row, name)) for name in _NAMING
                       if name != row.key and isinstance(getattr(row, name, None), str))
-    return normalised(ident), " ".join(_words(naming)), " ".join(_words(row.notes))
+    key = set(_words(ident))
+    named = key | set(_words(naming))
+    return key, named, named | set(_words(row.notes))
 
 
 def search(catalog: Catalog, text: str, tables: Iterable[str] | None = None, limit: int | None = None
@@ -106,8 +116,8 @@ def search(catalog: Catalog, text: str, tables: Iterable[str] | None = None, lim
     catalog
         The catalog searched.
     text
-        What the user typed, e.g. ``mi300x`` or ``claude sonnet``: every word must appear (in the
-        normalised form of :func:`normalised`) in the id, a naming column or the notes.
+        What the user typed, e.g. ``mi300x``, ``qwen3-32b`` or ``claude sonnet``: every word (run of
+        letters and digits, any case) must begin a word of the id, a naming column or the notes.
     tables
         Catalog tables to search (default all).
     limit
@@ -116,7 +126,8 @@ def search(catalog: Catalog, text: str, tables: Iterable[str] | None = None, lim
     Returns
     -------
     list of Match
-        Ranked: every word in the id (0), in the id or naming columns (1), anywhere (2); then
+        Ranked: the id itself (0), every word in the id (1), in the id or naming columns (2),
+        anywhere (3); then
         by kind (GPUs, models, servers, rentals, APIs, ...), the shorter id, then the id.
     """
     words = _words(text)
@@ -130,15 +141,18 @@ def search(catalog: Catalog, text: str, tables: Iterable[str] | None = None, lim
 def _matches(table: str, rows: dict[str, _Row], words: list[str]) -> list[Match]:
     if not words:
         return []
+    exact = "".join(words)
     found = []
     for ident, row in rows.items():
-        key, naming, notes = _fields(str(ident), row)
-        if all(w in key for w in words):
+        key, named, everything = _fields(str(ident), row)
+        if normalised(str(ident)) == exact:
             rank = 0
-        elif all(w in key or w in naming for w in words):
+        elif _holds(words, key):
             rank = 1
-        elif all(w in key or w in naming or w in notes for w in words):
+        elif _holds(words, named):
             rank = 2
+        elif _holds(words, everything):
+            rank = 3
         else:
             continue
         found.append(Match(table, ident, row, rank))
@@ -150,12 +164,20 @@ def suggestions(rows: dict[str, _Row], word: str, most: int = 3) -> list[str]:
     :func:`search` finds for it, else the closest spellings (:func:`difflib.get_close_matches`)."""
     import difflib
 
-    found = _matches("", rows, _words(str(word)))
+    found = _matches("", rows, _words(word))
     found.sort(key=lambda m: (m.rank, len(m.ident), m.ident))
     if found:
         return [m.ident for m in found[:most]]
     by_form = {normalised(str(ident)): str(ident) for ident in rows}
     return [by_form[f] for f in difflib.get_close_matches(normalised(str(word)), by_form, n=most, cutoff=0.6)]
+
+
+def close_ids(catalog: Catalog, word: str, most: int = 5) -> list[str]:
+    """Up to ``most`` ids of any table a mistyped or partial ``word`` may mean (:func:`suggestions` per table)."""
+    found: list[str] = []
+    for table in _SEARCH_ORDER + [t for t in KINDS.values() if t not in _SEARCH_ORDER]:
+        found += [ident for ident in suggestions(getattr(catalog, table), word, most) if ident not in found]
+    return found[:most]
 
 
 def period_end(as_of: str) -> dt.date:
@@ -243,5 +265,5 @@ def all_rows(catalog: Catalog) -> list[_Row]:
     return [row for table in KINDS.values() for row in getattr(catalog, table).values()]
 
 
-__all__ = ["KINDS", "STALE_AFTER_MONTHS", "Match", "StaleRow", "all_rows", "kind_name", "kind_of", "months_between",
+__all__ = ["KINDS", "STALE_AFTER_MONTHS", "Match", "StaleRow", "all_rows", "close_ids", "kind_name", "kind_of", "months_between",
            "normalised", "period_end", "review_date", "search", "stale_rows", "suggestions"]

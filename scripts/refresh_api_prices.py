@@ -98,7 +98,7 @@ COLUMNS = ["offer", "provider", "model", "input_per_million", "cached_input_per_
            "currency", "quality", "as_of", "source", "notes", "cache_write_5m_per_million",
            "cache_write_1h_per_million", "batch_multiplier", "flex_multiplier", "priority_multiplier",
            "tier_applies_to_cache", "long_context_threshold_tokens", "long_context_input_per_million",
-           "long_context_output_per_million", "region_uplift"]
+           "long_context_output_per_million", "region_uplift", "deprecated"]
 PRICE_COLUMNS = [c for c in COLUMNS if c not in ("offer", "provider", "model", "quality", "as_of", "source", "notes")]
 WINDOW_COLUMNS = ["window", "offer", "name", "days", "start_hour", "end_hour", "time_zone", "price_multiplier",
                   "effective_from", "quality", "as_of", "source", "notes"]
@@ -412,6 +412,7 @@ def package_row(provider, model, offer: str, day: dt.date = EFFECTIVE) -> tuple[
         notes.append(f"price in force since {start}")
     if model.deprecated:
         notes.append("deprecated by the provider")
+        row["deprecated"] = "true"
     if windows:
         notes.append("prices by the time of day: the listed price is the dearest, data/api_price_windows.csv "
                      "holds the factors")

@@ -46,9 +46,9 @@ def test_search_takes_the_names_people_type():
     found = lookup.search(catalog, "h100")
     gpus = [m.ident for m in found if m.table == "gpus"]
     assert found[0].table == "gpus" and "H100-SXM-80GB" in gpus       # the GPUs before their servers and offers
-    in_id = [m for m in found if m.rank == 0]                          # "h100" in the id itself
+    in_id = [m for m in found if m.rank <= 1]                          # "h100" in the id itself
     assert in_id[:3] == [m for m in in_id if m.table == "gpus"] and all("H100" in m.ident for m in in_id[:3])
-    assert all(m.rank == 2 for m in found if m.ident == "H800-SXM-80GB")          # only its notes name the H100
+    assert all(m.rank == 3 for m in found if m.ident == "H800-SXM-80GB")          # only its notes name the H100
     found = {m.ident for m in lookup.search(catalog, "Claude Sonnet", ("api_offers",))}
     assert "anthropic-claude-sonnet-4-5" in found
     assert all("sonnet" in m.ident for m in lookup.search(catalog, "claude sonnet", ("api_offers",)))
@@ -123,3 +123,34 @@ def test_the_review_date_is_today_unless_stated(monkeypatch):
         monkeypatch.setenv("COSTMODEL_TODAY", bad)
         with pytest.raises(ValueError, match="not a date as YYYY-MM-DD"):
             lookup.review_date()
+
+
+def test_a_word_begins_a_word_of_the_row_not_any_part_of_it():
+    catalog = default_catalog()
+    gpus = {m.row.gpu for m in lookup.search(catalog, "l40s", ("cloud_offers",))}
+    assert gpus == {"L40S-48GB"}                      # not RunPod's 1x_L40_SECURE (L40 + SECURE)
+    assert "GH200-96GB" not in {m.row.gpu for m in lookup.search(catalog, "h200", ("cloud_offers",))}
+    [exact, *_] = lookup.search(catalog, "qwen3-32b")
+    assert (exact.table, exact.ident, exact.rank) == ("models", "qwen3-32b", 0)
+    assert "groq-qwen-qwen3-32b" in [m.ident for m in lookup.search(catalog, "groq-qwen3-32b")]
+
+
+def test_catalog_show_ignores_case_and_list_sorts(capsys):
+    assert main(["catalog", "show", "mi300x-192gb"]) == 0
+    assert "data/gpus.csv: MI300X-192GB" in capsys.readouterr().out
+    assert main(["catalog", "list", "rentals", "--filter", "b200", "--sort", "price_per_gpu_hour", "--json"]) == 0
+    prices = [r["price_per_gpu_hour"] for r in json.loads(capsys.readouterr().out)]
+    assert prices == sorted(prices) and len(prices) > 3
+    assert main(["catalog", "list", "rentals", "--sort", "cost"]) == 2
+    assert "not a column of rentals" in capsys.readouterr().err
+
+
+def test_a_deprecated_api_offer_is_flagged_in_compare(tmp_path, capsys):
+    deprecated = [o for o in default_catalog().api_offers.values() if o.deprecated]
+    assert deprecated and all("deprecated by the provider" in o.notes for o in deprecated)
+    path = tmp_path / "s.yaml"
+    text = costmodel.scenario_path("qwen3-32b-small-server").read_text()
+    path.write_text(text.replace("offer: aws-qwen-qwen3-32b-v1-0", "offer: cerebras-qwen-3-32b"))
+    assert main(["compare", str(path), "--json", "--no-uncertainty"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert any("cerebras-qwen-3-32b (Cerebras, Qwen 3 32B) is deprecated by the provider" in w for w in warnings)

@@ -140,7 +140,10 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         energy=energy_result(r, v, run),
         plan=plan,
         claims=check_claims(r) if check else (),
-        notes=sizing_notes(r),
+        notes=tuple(sizing_notes(r)) + tuple(
+            f"{row.source_file}: {row.ident} ({row.provider}, {row.model}) is deprecated by the provider: it may be "
+            "withdrawn, and its price with it; compare a current offer too"
+            for row in r.cited if getattr(row, "deprecated", False)),
     )
 
 
