@@ -23,6 +23,9 @@ from ..results import DEPRECIATION, LAYER_LABELS, MEASURE_TITLES, Comparison, La
 from . import format as fmt
 from . import text
 
+SUBTITLE_WIDTH = 110
+"""Most characters in one line of a chart's subtitle (about the 640-px plot's width at 11 px)."""
+
 OPTION_COLOURS = {"own": "#1f77b4", "rent": "#ff7f0e", "api": "#2ca02c"}
 """One colour per kind of option, the same in every chart."""
 EXTRA_COLOURS = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
@@ -261,10 +264,11 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
                 if any(b.kind == "step" for b in comparison.break_evens) else "")]
     found = [f"{_pair(comparison, b)} at {_shown(b.volume, scale)} {unit}"
              for b in comparison.break_evens if b.volume is not None]
-    if found:
-        subtitle.append("; ".join(found))
-    if never:
-        subtitle.append("; ".join(never))
+    subtitle += _packed(found)
+    if len(never) > 3:      # many options: name the pairs in the break-even table, not in one long line
+        subtitle.append(f"{len(never)} pairs never break even in the range (see the break-even table)")
+    else:
+        subtitle += _packed(never)
     chart = alt.layer(lines, *marks).properties(
         width=640, height=360,
         title=alt.TitleParams(f"Monthly cost against volume ({currency})", subtitle=subtitle),
@@ -274,6 +278,19 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
 
 LABEL_HEADROOM = 0.25
 """Room above the highest cost line, as a share of it, where the break-even labels stand."""
+
+
+def _packed(items: list[str], width: int = SUBTITLE_WIDTH) -> list[str]:
+    """``items`` joined by "; " into subtitle lines of at most ``width`` characters (an item longer than
+    that has a line of its own): a subtitle line is not wrapped by Vega-Lite, and a long one widens the
+    whole chart until the plot shrinks to fit the page."""
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += "; " + item
+        else:
+            lines.append(item)
+    return lines
 
 
 def _pair(comparison: Comparison, b) -> str:
@@ -395,7 +412,7 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
     # the rules are named in the subtitle, not along the rules, where the names would cross the steps
     subtitle = ["Counts step in whole replicas (rental) and whole servers (own cluster)"]
     if not limits.empty:
-        subtitle.append("Dashed rules: where the configured GPUs run out: " + "; ".join(limits["label"]))
+        subtitle += _packed(["Dashed rules: where the configured GPUs run out"] + list(limits["label"]))
     return alt.layer(*layers).properties(
         width=640, height=320, title=alt.TitleParams("GPUs needed against volume", subtitle=subtitle),
     )
