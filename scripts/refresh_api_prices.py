@@ -42,6 +42,7 @@ import sys
 from decimal import Decimal
 from importlib.metadata import version
 from pathlib import Path
+from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "data" / "api_prices.csv"
@@ -532,22 +533,6 @@ def _write(columns: list[str], rows: list[dict]) -> str:
     writer.writeheader()
     writer.writerows({c: row[c] for c in columns} for row in rows)
     return out.getvalue()
-
-
-def differences(old: str, new: str, key: str) -> list[str]:
-    """Rows added, removed and changed (with the columns) between two CSV texts keyed by ``key``."""
-    def rows(text):
-        return {r[key]: r for r in csv.DictReader(io.StringIO(text))} if text else {}
-
-    before, after = rows(old), rows(new)
-    lines = [f"added {k}" for k in after if k not in before] + [f"removed {k}" for k in before if k not in after]
-    for k in after:
-        if k in before and before[k] != after[k]:
-            lines.append(f"changed {k}: " + ", ".join(
-                f"{c} {before[k].get(c)!r} -> {after[k].get(c)!r}" for c in after[k] if before[k].get(c) != after[k][c]))
-    if not lines and old != new:
-        lines.append("same rows, other order or layout")
-    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

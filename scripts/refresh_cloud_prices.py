@@ -40,6 +40,7 @@ import sys
 from collections import Counter
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
+from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "data" / "cloud_prices.csv"
@@ -326,20 +327,6 @@ def refreshed(text: str) -> tuple[str, str, list[dict[str, str]]]:
     return _write(kept + rows, COLUMNS), _write(skipped, NOT_IMPORTED_COLUMNS), skipped
 
 
-def differences(old: str, new: str) -> list[str]:
-    """Rows added, removed and changed (with the columns) between two CSV texts."""
-    before = {r["offer"]: r for r in csv.DictReader(io.StringIO(old))}
-    after = {r["offer"]: r for r in csv.DictReader(io.StringIO(new))}
-    lines = [f"added {k}" for k in after if k not in before] + [f"removed {k}" for k in before if k not in after]
-    for k in after.keys() & before.keys():
-        changed = [c for c in COLUMNS if (before[k].get(c) or "") != (after[k].get(c) or "")]
-        if changed:
-            lines.append(f"changed {k}: {', '.join(changed)}")
-    if not lines and old != new:
-        lines.append("same rows, different text (column order or formatting)")
-    return sorted(lines)
-
-
 def compare_hand_kept(text: str, rows: list[dict[str, str]]) -> list[str]:
     """Hand-kept market rows whose provider and GPU the snapshot also prices, with the snapshot's range."""
     lines = []
@@ -365,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
     old_skipped = NOT_IMPORTED.read_text(encoding="utf-8") if NOT_IMPORTED.exists() else ""
     if args.check:
-        diff = differences(old, new)
+        diff = differences(old, new, "offer")
         if skipped_text != old_skipped:
             diff.append(f"{NOT_IMPORTED.relative_to(ROOT)} differs")
         print("\n".join(diff) if diff else "up to date")

@@ -43,6 +43,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import yaml
+from catalog_diff import differences  # noqa: E402  (scripts/ is on the path of a script)
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "data" / "gpus.csv"
@@ -260,22 +261,6 @@ def outputs(datasheets_path: Path = DATASHEETS) -> tuple[dict[Path, str], list[s
              NOT_IMPORTED_DATASHEETS: _csv_text(ds_ni, NOT_IMPORTED_COLUMNS),
              NOT_IMPORTED_PACKAGE: _csv_text(pkg_ni, NOT_IMPORTED_COLUMNS)}
     return files, messages
-
-
-def differences(old: str, new: str, key: str) -> list[str]:
-    """Rows added, removed and changed (with the columns) between two CSV texts keyed by ``key``."""
-    def rows(text):
-        return {r[key]: r for r in csv.DictReader(io.StringIO(text))} if text else {}
-    before, after = rows(old), rows(new)
-    lines = [f"added {k}" for k in after if k not in before]
-    lines += [f"removed {k}" for k in before if k not in after]
-    for k in after:
-        if k in before and before[k] != after[k]:
-            changed = [c for c in after[k] if before[k].get(c) != after[k][c]]
-            lines.append(f"changed {k}: " + ", ".join(f"{c} {before[k].get(c)!r} -> {after[k][c]!r}" for c in changed))
-    if not lines and old != new:
-        lines.append("same rows, different order or formatting")
-    return lines
 
 
 def _shown(path: Path) -> str:

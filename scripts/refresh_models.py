@@ -56,6 +56,7 @@ import re
 import sys
 from importlib.metadata import version
 from pathlib import Path
+from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "data" / "models.csv"
@@ -647,11 +648,11 @@ def refreshed(text: str) -> tuple[str, str, list[str]]:
         if row["model"] in KEEP or row["model"] not in fresh or row["notes"].lower().startswith("override"):
             kept[row["model"]] = row
             if row["model"] in fresh:
-                differences = _kept_differences(row, fresh[row["model"]])
-                problems.extend(differences)
+                kept_changes = _kept_differences(row, fresh[row["model"]])
+                problems.extend(kept_changes)
                 skipped.append({"config": fresh[row["model"]]["_config"], "reason": (
                     f"row {row['model']} kept as it is (hand-kept: bundled scenarios use it)"
-                    + (": " + "; ".join(d.split(": ", 1)[1] for d in differences) if differences else ""))})
+                    + (": " + "; ".join(d.split(": ", 1)[1] for d in kept_changes) if kept_changes else ""))})
     skipped.sort(key=lambda r: r["config"].lower())
     merged = {**fresh, **kept}
     rows = [merged[k] for k in sorted(merged)]
@@ -669,18 +670,6 @@ def _kept_differences(kept: dict[str, str], fresh: dict[str, str]) -> list[str]:
     return out
 
 
-def diff(old: str, new: str, key: str) -> list[str]:
-    """Rows added, removed and changed (with the columns) between two CSV texts."""
-    before = {r[key]: r for r in csv.DictReader(io.StringIO(old))}
-    after = {r[key]: r for r in csv.DictReader(io.StringIO(new))}
-    lines = [f"added {k}" for k in after if k not in before] + [f"removed {k}" for k in before if k not in after]
-    for k in after.keys() & before.keys():
-        changed = [c for c in after[k] if before[k].get(c) != after[k][c]]
-        if changed:
-            lines.append(f"changed {k}: {', '.join(changed)}")
-    return sorted(lines)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report whether the CSVs differ; change nothing")
@@ -695,8 +684,8 @@ def main(argv: list[str] | None = None) -> int:
     for row in csv.DictReader(io.StringIO(skipped)):
         print(f"not imported: {row['config']}: {row['reason']}", file=sys.stderr)
     if args.check:
-        changes = diff(old, new, "model") + diff(old_skipped, skipped, "config") if old_skipped else \
-            diff(old, new, "model") + ["not_imported.csv missing"]
+        changes = differences(old, new, "model") + differences(old_skipped, skipped, "config") if old_skipped else \
+            differences(old, new, "model") + ["not_imported.csv missing"]
         for line in changes:
             print(line)
         print("up to date" if not changes else f"differs from {PACKAGE} {version(PACKAGE)}: run without --check")

@@ -29,6 +29,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import yaml
+from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "data" / "servers.csv"
@@ -107,20 +108,6 @@ def csv_text(source_path: Path = SOURCE, gpus_path: Path = GPUS) -> str:
     return out.getvalue()
 
 
-def differences(old: str, new: str) -> list[str]:
-    def rows(text):
-        return {r["server"]: r for r in csv.DictReader(io.StringIO(text))} if text else {}
-    before, after = rows(old), rows(new)
-    lines = [f"added {k}" for k in after if k not in before] + [f"removed {k}" for k in before if k not in after]
-    for k in after:
-        if k in before and before[k] != after[k]:
-            changed = [c for c in after[k] if before[k].get(c) != after[k][c]]
-            lines.append(f"changed {k}: " + ", ".join(f"{c} {before[k].get(c)!r} -> {after[k][c]!r}" for c in changed))
-    if not lines and old != new:
-        lines.append("same rows, different order or formatting")
-    return lines
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report what differs; change nothing")
@@ -128,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     new = csv_text()
     old = CSV.read_text(encoding="utf-8") if CSV.exists() else ""
     if args.check:
-        for line in differences(old, new):
+        for line in differences(old, new, "server"):
             print(line)
         print("up to date" if new == old else "differs: run without --check")
         return 0 if new == old else 1

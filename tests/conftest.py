@@ -6,6 +6,7 @@ they cite, and closed forms; each test says where its expected value comes from.
 
 import copy
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ from costmodel.scenarios import set_path
 # Catalog figures are judged stale on this day, in the tests and in the commands they start, so the
 # expected caveats do not move as the calendar does (costmodel.lookup.review_date).
 os.environ["COSTMODEL_TODAY"] = "2026-12-02"
+# The refresh scripts' tests load scripts/refresh_*.py, which import their shared scripts/catalog_diff.py
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 
 def scenario_data(name: str) -> dict:
