@@ -114,3 +114,14 @@ def test_a_replica_is_sized_on_the_own_servers_gpus_not_on_an_eight_gpu_server()
     assert r.workload.gpus_per_replica == 4
     plan = r.workload.capacity.plan
     assert (plan.gpus_per_server, plan.servers_per_replica) == (2, 2)
+
+
+def test_spot_terms_a_serving_workload_cannot_use_are_named():
+    from conftest import patched
+
+    spot = {"discount": 0.5, "interruptions_per_gpu_hour": 0.0, "work_lost_hours_per_interruption": 0.0,
+            "source": "x"}
+    notes = compare(patched("qwen3-32b-small-server", {"options.rent.spot": spot})).notes
+    assert any(n.startswith("options.rent.spot is not used") for n in notes)
+    batch = compare(patched("qwen3-32b-small-server", {"options.rent.spot": spot, "workload.interruptible": True}))
+    assert not any(n.startswith("options.rent.spot is not used") for n in batch.notes)

@@ -140,11 +140,21 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         energy=energy_result(r, v, run),
         plan=plan,
         claims=check_claims(r) if check else (),
-        notes=tuple(sizing_notes(r)) + tuple(
+        notes=tuple(sizing_notes(r)) + unused_spot(r) + tuple(
             f"{row.source_file}: {row.ident} ({row.provider}, {row.model}) is deprecated by the provider: it may be "
             "withdrawn, and its price with it; compare a current offer too"
             for row in r.cited if getattr(row, "deprecated", False)),
     )
+
+
+def unused_spot(r: Resolved) -> tuple[str, ...]:
+    """Spot terms the comparison cannot use: a served model's tokens are not interruptible work unless
+    the workload says so."""
+    rent = r.options.get("rent")
+    if rent is None or rent.spot is None or r.workload.kind != "tokens" or r.scenario.workload.interruptible:
+        return ()
+    return ("options.rent.spot is not used: spot capacity serves only work that tolerates interruptions, and "
+            "serving tokens does not unless workload.interruptible is true",)
 
 
 def sizing_notes(r: Resolved) -> tuple[str, ...]:
