@@ -94,6 +94,13 @@ class _Row(BaseModel):
         return f"{self.source_file}: {self.ident} [{self.quality}, {self.as_of}] {self.source}"
 
 
+def _row_rule(model: str, field: str, kind: str, message: str, value, context: dict | None = None
+              ) -> ValidationError:
+    """The error of a rule a row breaks (a model validator's), located at ``field`` as a field's own is."""
+    return ValidationError.from_exception_data(model, [InitErrorDetails(
+        type=PydanticCustomError(kind, message, context or {}), loc=(field,), input=value)])
+
+
 def known_time_zone(value: str) -> str:
     """``value`` if it names a time zone of the IANA tz database; raises a PydanticCustomError otherwise.
 
@@ -221,11 +228,9 @@ class CloudOffer(_Row):
         for name in ("spot_price_per_gpu_hour", "reserved_1y_price_per_gpu_hour", "reserved_3y_price_per_gpu_hour"):
             price = getattr(self, name)
             if price is not None and price > self.price_per_gpu_hour:
-                raise ValidationError.from_exception_data("CloudOffer", [InitErrorDetails(
-                    type=PydanticCustomError("dearer_than_on_demand", "above price_per_gpu_hour ({price}): a spot "
-                                             "or committed GPU-hour costs at most an on-demand one",
-                                             {"price": f"{self.price_per_gpu_hour:g}"}),
-                    loc=(name,), input=price)])
+                raise _row_rule("CloudOffer", name, "dearer_than_on_demand", "above price_per_gpu_hour ({price}): a "
+                                "spot or committed GPU-hour costs at most an on-demand one", price,
+                                {"price": f"{self.price_per_gpu_hour:g}"})
         return self
 
 
@@ -276,10 +281,9 @@ class APIOffer(_Row):
         given = [self.long_context_threshold_tokens is not None, self.long_context_input_per_million is not None,
                  self.long_context_output_per_million is not None]
         if any(given) and not all(given):
-            raise ValidationError.from_exception_data("APIOffer", [InitErrorDetails(
-                type=PydanticCustomError("long_context_partial", "give the long-context threshold, input and "
-                                         "output prices together", {}),
-                loc=("long_context_threshold_tokens",), input=self.long_context_threshold_tokens)])
+            raise _row_rule("APIOffer", "long_context_threshold_tokens", "long_context_partial",
+                            "give the long-context threshold, input and output prices together",
+                            self.long_context_threshold_tokens)
         return self
 
     @model_validator(mode="after")
@@ -291,19 +295,16 @@ class APIOffer(_Row):
         for higher, lower in pairs:
             if getattr(self, higher) is not None and getattr(self, lower) is not None \
                     and getattr(self, higher) < getattr(self, lower):
-                raise ValidationError.from_exception_data("APIOffer", [InitErrorDetails(
-                    type=PydanticCustomError("cheaper_than_base", "below {lower} ({price}): it is the dearer price",
-                                             {"lower": lower, "price": f"{getattr(self, lower):g}"}),
-                    loc=(higher,), input=getattr(self, higher))])
+                raise _row_rule("APIOffer", higher, "cheaper_than_base", "below {lower} ({price}): it is the dearer "
+                                "price", getattr(self, higher), {"lower": lower, "price": f"{getattr(self, lower):g}"})
         return self
 
     @model_validator(mode="after")
     def _cache_not_dearer(self) -> APIOffer:
         if self.cached_input_per_million is not None and self.cached_input_per_million > self.input_per_million:
-            raise ValidationError.from_exception_data("APIOffer", [InitErrorDetails(
-                type=PydanticCustomError("cache_dearer", "above input_per_million ({price}): a cache read costs at "
-                                         "most an input token", {"price": f"{self.input_per_million:g}"}),
-                loc=("cached_input_per_million",), input=self.cached_input_per_million)])
+            raise _row_rule("APIOffer", "cached_input_per_million", "cache_dearer", "above input_per_million "
+                            "({price}): a cache read costs at most an input token", self.cached_input_per_million,
+                            {"price": f"{self.input_per_million:g}"})
         return self
 
 
@@ -337,15 +338,13 @@ class APIPriceWindow(_Row):
     @model_validator(mode="after")
     def _hours_in_order(self) -> APIPriceWindow:
         if self.start_hour >= self.end_hour:
-            raise ValidationError.from_exception_data("APIPriceWindow", [InitErrorDetails(
-                type=PydanticCustomError("empty_window", "not before end_hour ({end}): the window holds no hour",
-                                         {"end": self.end_hour}), loc=("start_hour",), input=self.start_hour)])
+            raise _row_rule("APIPriceWindow", "start_hour", "empty_window", "not before end_hour ({end}): the "
+                            "window holds no hour", self.start_hour, {"end": self.end_hour})
         parts = [part.partition("-") for part in self.days.split(",")]
         if any(high and int(high) < int(low) for low, _, high in parts) or len(self.day_set()) < sum(
                 int(high or low) - int(low) + 1 for low, _, high in parts):
-            raise ValidationError.from_exception_data("APIPriceWindow", [InitErrorDetails(
-                type=PydanticCustomError("days_order", "each day once, ranges low-high (0-4, 5,6)", {}),
-                loc=("days",), input=self.days)])
+            raise _row_rule("APIPriceWindow", "days", "days_order", "each day once, ranges low-high (0-4, 5,6)",
+                            self.days)
         return self
 
     def day_set(self) -> set[int]:
@@ -379,10 +378,9 @@ class LLM(_Row):
     @model_validator(mode="after")
     def _active_within_total(self) -> LLM:
         if self.active_parameters > self.total_parameters:
-            raise ValidationError.from_exception_data("LLM", [InitErrorDetails(
-                type=PydanticCustomError("active_above_total", "above total_parameters ({total}): a token uses at "
-                                         "most every parameter", {"total": f"{self.total_parameters:g}"}),
-                loc=("active_parameters",), input=self.active_parameters)])
+            raise _row_rule("LLM", "active_parameters", "active_above_total", "above total_parameters ({total}): a "
+                            "token uses at most every parameter", self.active_parameters,
+                            {"total": f"{self.total_parameters:g}"})
         return self
 
 
@@ -507,10 +505,8 @@ class APIEnergy(_Row):
                           ("embodied_g_co2e_per_1000_output_tokens_low", "embodied_g_co2e_per_1000_output_tokens_high"),
                           ("pue_low", "pue_high")):
             if getattr(self, low) > getattr(self, high):
-                raise ValidationError.from_exception_data("APIEnergy", [InitErrorDetails(
-                    type=PydanticCustomError("low_above_high", "above {high} ({value})",
-                                             {"high": high, "value": f"{getattr(self, high):g}"}),
-                    loc=(low,), input=getattr(self, low))])
+                raise _row_rule("APIEnergy", low, "low_above_high", "above {high} ({value})", getattr(self, low),
+                                {"high": high, "value": f"{getattr(self, high):g}"})
         return self
 
 

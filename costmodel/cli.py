@@ -756,7 +756,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _row_count(text: str) -> int:
     """A ``--limit``: a whole number of rows, at least 1."""
-    if not text.strip().isdigit() or int(text) < 1:
+    from .numbers import is_count_text
+
+    if not is_count_text(text) or int(text) < 1:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of rows, at least 1")
     return int(text)
 

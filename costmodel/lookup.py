@@ -36,6 +36,9 @@ _ALIASES = {**KINDS, **{table: table for table in KINDS.values()},
             "gpu": "gpus", "accelerators": "gpus", "server": "servers", "rental": "cloud_offers",
             "cloud": "cloud_offers", "api": "api_offers", "llms": "models", "model": "models"}
 
+_BY_FORM = {re.sub(r"[\W_]+", "", alias.casefold()): table for alias, table in _ALIASES.items()}
+"""The aliases in :func:`normalised` form: ``cloud-prices``, ``cloud_prices`` and ``CloudPrices`` are one."""
+
 STALE_AFTER_MONTHS: dict[str, int | None] = {
     "cloud_offers": 6, "api_offers": 6, "api_price_windows": 6, "servers": 12, "throughput": 24,
     "serving_curves": 24, "grid_intensity": 24, "datacenter_pue": 24, "api_energy": 24, "embodied": 36,
@@ -59,7 +62,7 @@ def kind_of(text: str) -> str:
     ValueError
         No table is called that; the message lists the kinds.
     """
-    table = {normalised(alias): table for alias, table in _ALIASES.items()}.get(normalised(text))
+    table = _BY_FORM.get(normalised(text))
     if table is None:
         raise ValueError(f"unknown kind {text!r}: the kinds are {', '.join(KINDS)} (GPU-hour prices are rentals, "
                          "token prices apis)")
