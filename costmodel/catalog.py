@@ -8,7 +8,10 @@ its as-of date and a quality grade:
 ``S``
     secondary source (a transcription of an official page, an aggregator, press);
 ``U``
-    unsourced estimate, stated as such in the row's ``source`` column.
+    unsourced estimate, stated as such in the row's ``source`` column;
+``E``
+    estimated by a named, pinned model from measured inputs (the serving curves
+    aiconfigurator-core computes from its measured kernel database), never a measurement.
 
 Adding a figure is adding a row. Rows are validated on load; a bad row raises
 :class:`~costmodel.errors.CatalogError` naming the file, the row and the column.
@@ -36,13 +39,14 @@ MAX_CATALOG_BYTES = 50_000_000
 """Largest catalog CSV file read. [B]"""
 
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 currency code, e.g. USD.")]
-Quality = Literal["P", "S", "U"]
+Quality = Literal["P", "S", "U", "E"]
 
 
 class _Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
-    quality: Quality = Field(description="P primary, S secondary, U unsourced estimate.")
+    quality: Quality = Field(description="P primary, S secondary, U unsourced estimate, E estimated by a named "
+                                         "model from measured inputs.")
     as_of: str = Field(pattern=r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$",
                        description="Date, month or year the figure was true: YYYY-MM-DD, YYYY-MM or YYYY.")
     source: str = Field(min_length=1, description="Where the figure comes from.")
@@ -407,10 +411,15 @@ class ThroughputRow(_Row):
 
 
 class ServingCurvePoint(_Row):
-    """One measured point of a throughput–interactivity curve (one row of data/serving_curves.csv).
+    """One point of a throughput–interactivity curve (one row of data/serving_curves.csv).
 
-    Points of one ``curve`` share model, GPU, precision, replica, engine and request shape,
-    and differ in concurrency.
+    Points of one ``curve`` share model, GPU, precision, replica, engine, request shape and phase,
+    and differ in concurrency. A measured point is graded P or S; an estimated one (the curves
+    generated with aiconfigurator-core, data/serving_curves_estimated.csv.gz) E.
+
+    ``phase`` is ``aggregated`` (one engine mixes prefill and decode: every figure given), or one pool
+    of disaggregated serving: ``prefill`` (input tokens/s per GPU and the prefill batch's TTFT) or
+    ``decode`` (output tokens/s per GPU and per user).
     """
 
     file: ClassVar[str] = "data/serving_curves.csv"
@@ -427,10 +436,87 @@ class ServingCurvePoint(_Row):
     input_tokens: int = Field(ge=1, description="Input length per request. [tokens]")
     output_tokens: int = Field(ge=1, description="Output length per request. [tokens]")
     concurrency: float = Field(gt=0, description="Requests in flight per replica. [requests]")
-    output_tokens_per_second_per_gpu: float = Field(gt=0, description="Throughput per GPU. [output tokens/s/GPU]")
-    tokens_per_second_per_user: float = Field(gt=0, description="1 / time per output token. [tokens/s/user]")
-    ttft_seconds: float = Field(gt=0, description="Time to first token. [s]")
+    output_tokens_per_second_per_gpu: float | None = Field(
+        default=None, gt=0, description="Throughput per GPU; empty for a prefill point. [output tokens/s/GPU]")
+    tokens_per_second_per_user: float | None = Field(
+        default=None, gt=0, description="1 / time per output token; empty for a prefill point. [tokens/s/user]")
+    ttft_seconds: float | None = Field(default=None, gt=0,
+                                       description="Time to first token; empty for a decode point. [s]")
     ttft_statistic: Literal["mean", "p50", "p90", "p99"] = Field(description="Which statistic ttft_seconds is.")
+    phase: Literal["aggregated", "prefill", "decode"] = Field(
+        default="aggregated", description="aggregated, or the prefill or decode pool of disaggregated serving.")
+    input_tokens_per_second_per_gpu: float | None = Field(
+        default=None, gt=0, description="Prefill throughput per GPU (prefill points). [input tokens/s/GPU]")
+
+    @model_validator(mode="after")
+    def _phase_figures(self):
+        needed = {"aggregated": ("output_tokens_per_second_per_gpu", "tokens_per_second_per_user", "ttft_seconds"),
+                  "prefill": ("input_tokens_per_second_per_gpu", "ttft_seconds"),
+                  "decode": ("output_tokens_per_second_per_gpu", "tokens_per_second_per_user")}[self.phase]
+        for name in needed:
+            if getattr(self, name) is None:
+                raise _row_rule("ServingCurvePoint", name, "phase_figure", "empty: a {phase} point states it",
+                                None, {"phase": self.phase})
+        return self
+
+    @property
+    def estimated(self) -> bool:
+        """True for an estimate (grade E), False for a measurement."""
+        return self.quality == "E"
+
+
+ESTIMATED_CURVES = "serving_curves_estimated.csv.gz"
+"""The bundled estimated curves (scripts/refresh_serving_curves.py), read by :func:`estimated_curves`."""
+
+
+def estimated_curves(model: str, gpu: str, precision: str) -> list[ServingCurvePoint]:
+    """The bundled estimated curve points of one model on one GPU at one precision (grade E).
+
+    The file holds tens of thousands of rows; it is read once per process, indexed by
+    (model, GPU, precision), and only the rows asked for are validated.
+
+    Raises
+    ------
+    CatalogError
+        A row asked for breaks its schema.
+    """
+    path, index = _estimated_index()
+    rows = index.get((model, gpu, precision), [])
+    points = []
+    problems = []
+    for number, raw in rows:
+        data = {name: value for name, value in raw.items() if value not in ("", None)}
+        try:
+            point = ServingCurvePoint.model_validate(data)
+        except ValidationError as exc:
+            problems += [(f"line {number}, column {field}", value, reason)
+                         for field, value, reason in from_validation_error(exc, path, CatalogError).problems]
+            continue
+        point._origin = f"data/{ESTIMATED_CURVES}"
+        points.append(point)
+    if problems:
+        raise CatalogError(path, problems)
+    return points
+
+
+def estimated_curve_ids() -> dict[str, tuple[str, str, str]]:
+    """Every bundled estimated curve's id and its (model, GPU, precision)."""
+    _, index = _estimated_index()
+    return {row["curve"]: key for key, rows in index.items() for _, row in rows}
+
+
+@functools.cache
+def _estimated_index() -> tuple[Path, dict[tuple[str, str, str], list[tuple[int, dict]]]]:
+    import gzip
+
+    path = DATA_DIR / ESTIMATED_CURVES
+    index: dict[tuple[str, str, str], list[tuple[int, dict]]] = {}
+    if not path.exists():
+        return path, index
+    with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
+        for number, row in enumerate(csv.DictReader(handle), start=2):
+            index.setdefault((row["model"], row["gpu"], row["precision"]), []).append((number, row))
+    return path, index
 
 
 class PublishedRun(_Row):
@@ -686,7 +772,7 @@ def _check_curves(curves: dict[str, ServingCurvePoint], path: Path | str) -> Non
     """The points of one curve share its model, GPU, precision, replica, engine and request shape, and
     differ in concurrency."""
     shared = ("model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine", "input_tokens",
-              "output_tokens")
+              "output_tokens", "phase")
     first: dict[str, ServingCurvePoint] = {}
     mixed = []
     for ident, point in curves.items():

@@ -638,6 +638,145 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+CURVE_COLUMNS = ("point", "curve", "model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine",
+                 "input_tokens", "output_tokens", "concurrency", "output_tokens_per_second_per_gpu",
+                 "tokens_per_second_per_user", "ttft_seconds", "ttft_statistic", "quality", "as_of", "source", "notes",
+                 "phase", "input_tokens_per_second_per_gpu")
+"""Columns of ``costmodel curves`` output: data/serving_curves.csv's, with the phase and prefill rate."""
+
+
+def _curves(args: argparse.Namespace) -> int:
+    import csv
+    import io
+
+    from . import estimate
+    from .catalog import load_catalog_overrides
+    from .errors import did_you_mean
+    from .files import output_file, write_text_atomically
+    from .lookup import review_date
+
+    try:
+        estimate.require()
+    except estimate.EstimateUnavailable as exc:
+        _say(f"costmodel curves: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    if args.list:
+        rows = [{"model": m, "gpu": g, "engine": e} for m, g, e in estimate.coverage(args.engine_filter)]
+        if args.json:
+            print(json.dumps(rows, indent=1))
+        else:
+            for gpu in sorted({r["gpu"] for r in rows}):
+                for engine in estimate.ENGINES:
+                    models = [r["model"] for r in rows if r["gpu"] == gpu and r["engine"] == engine]
+                    if models:
+                        _say(f"{gpu} ({engine}): {', '.join(models)}")
+        return 0
+    missing = [name for name, value in (("MODEL", args.model), ("GPU", args.gpu),
+                                         ("--input-tokens", args.input_tokens),
+                                         ("--output-tokens", args.output_tokens)) if value is None]
+    if missing:
+        _say(f"costmodel curves: give {', '.join(missing)} (or --list for what the database covers)", file=sys.stderr)
+        return BAD_INPUT
+    catalog = load_catalog_overrides(args.catalog) if args.catalog else None
+    from .catalog import default_catalog
+
+    catalog = catalog or default_catalog()
+    for kind, value, table in (("model", args.model, catalog.models), ("GPU", args.gpu, catalog.gpus)):
+        if value not in table:
+            _say(f"costmodel curves: {value!r} is not a {kind} id of the catalog{did_you_mean(value, table)}; "
+                 f"costmodel catalog search {value}", file=sys.stderr)
+            return BAD_INPUT
+    out = output_file(args.out, "--out", ".csv") if args.out else None
+    try:
+        levers = estimate.Levers(args.prefix_cache_hit_rate, args.speculative_tokens, args.acceptance_rate,
+                                 args.kv_cache_precision)
+        request = estimate.Request(args.input_tokens, args.output_tokens)
+        estimate.check_covered(args.model, args.gpu, args.engine)
+    except (estimate.NotCovered, ValueError) as exc:
+        _say(f"costmodel curves: {exc}", file=sys.stderr)
+        return BAD_INPUT
+    # without --precision: fp8, else the first precision the database has the kernels of (gpt-oss's MXFP4
+    # experts are measured at fp4 only), said on stderr
+    refused = []
+    for precision in [args.precision] if args.precision else ["fp8", "bf16", "fp4"]:
+        try:
+            rows = estimate.curve(args.model, args.gpu, request, precision=precision, engine=args.engine,
+                                  gpus_per_replica=args.gpus_per_replica, disaggregated=args.disaggregated,
+                                  levers=levers)
+            break
+        except estimate.NotCovered as exc:
+            refused.append(f"at {precision}: {exc}")
+    else:
+        _say("costmodel curves: " + "; ".join(refused), file=sys.stderr)
+        return BAD_INPUT
+    if refused:
+        _say(f"costmodel curves: estimated at {precision} (no --precision given; "
+             + " and ".join(r.split(":")[0] for r in refused) + " the database has no kernels for this model)",
+             file=sys.stderr)
+    for row in rows:
+        row["as_of"] = row["as_of"] or review_date().isoformat()
+    if args.json:
+        text = json.dumps(rows, indent=1) + "\n"
+    else:
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, CURVE_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: ("" if row.get(k) is None else row[k]) for k in CURVE_COLUMNS} for row in rows)
+        text = buffer.getvalue()
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomically(out, text)
+        curves = len({r["curve"] for r in rows})
+        _say(f"wrote {out}: {len(rows)} rows, {curves} curve{'s' if curves != 1 else ''} (grade E, "
+             f"{estimate.PACKAGE} {estimate.PINNED}); put it in a folder as serving_curves.csv and give "
+             "--catalog FOLDER to size with it")
+    return 0
+
+
+def _share(text: str) -> float:
+    """A share in [0, 1) (argparse type)."""
+    from .numbers import is_decimal_text
+
+    if not is_decimal_text(text) or not 0 <= float(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share from 0 up to (not including) 1")
+    return float(text)
+
+
+def _unit_share(text: str) -> float:
+    """A share in [0, 1] (argparse type)."""
+    from .numbers import is_decimal_text
+
+    if not is_decimal_text(text) or not 0 <= float(text) <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share from 0 to 1")
+    return float(text)
+
+
+def _tokens(text: str) -> int:
+    """A token count, at least 1 and at most 1,000,000 (argparse type)."""
+    from .numbers import is_count_text
+
+    if not is_count_text(text) or not 1 <= int(text) <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tokens from 1 to 1,000,000")
+    return int(text)
+
+
+def _small_count(text: str) -> int:
+    from .numbers import is_count_text
+
+    if not is_count_text(text) or not 0 <= int(text) <= 8:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 0 to 8")
+    return int(text)
+
+
+def _replica(text: str) -> int:
+    from .numbers import is_count_text
+
+    if not is_count_text(text) or int(text) not in (1, 2, 4, 8):
+        raise argparse.ArgumentTypeError(f"{text!r}: GPUs per replica are 1, 2, 4 or 8 (one node)")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``costmodel`` command."""
     from . import __version__
@@ -739,6 +878,37 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--json", action="store_true", help="print JSON for scripts")
         sub.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
     browse.set_defaults(run=_catalog_command)
+
+    curves = commands.add_parser(
+        "curves", help="estimate a model's serving curve on a GPU with NVIDIA's AIConfigurator (costmodel[estimate])",
+        description="Sweep the batch size (and, unless --gpus-per-replica is given, the replica's size and split) "
+                    "with aiconfigurator-core's measured kernel database and write serving-curve rows (grade E) in "
+                    "the columns of data/serving_curves.csv.")
+    curves.add_argument("model", nargs="?", help="catalog model id, e.g. qwen3-32b")
+    curves.add_argument("gpu", nargs="?", help="catalog GPU id, e.g. H200-SXM-141GB")
+    curves.add_argument("--input-tokens", type=_tokens, help="input tokens per request [tokens]")
+    curves.add_argument("--output-tokens", type=_tokens, help="output tokens per request [tokens]")
+    curves.add_argument("--precision", choices=("fp8", "bf16", "fp4"), default=None,
+                        help="weights (default fp8, else the first of bf16 and fp4 the database has kernels for)")
+    curves.add_argument("--engine", choices=("trtllm", "vllm", "sglang"), default="trtllm",
+                        help="serving engine of the database (default trtllm)")
+    curves.add_argument("--gpus-per-replica", type=_replica, default=None,
+                        help="GPUs of a replica: 1, 2, 4 or 8 (default: each that fits)")
+    curves.add_argument("--disaggregated", action="store_true",
+                        help="prefill and decode workers apart: a prefill curve and a decode curve")
+    curves.add_argument("--prefix-cache-hit-rate", type=_share, default=0.0,
+                        help="share of input tokens found in the prefix cache [-] (default 0)")
+    curves.add_argument("--speculative-tokens", type=_small_count, default=0,
+                        help="draft tokens per decode step, speculative decoding / MTP (default 0: off)")
+    curves.add_argument("--acceptance-rate", type=_unit_share, default=0.0,
+                        help="share of draft tokens accepted [-] (with --speculative-tokens)")
+    curves.add_argument("--kv-cache-precision", choices=("fp8", "bf16"), default=None,
+                        help="KV cache precision (default: fp8 for fp8/fp4 weights, bf16 for bf16)")
+    curves.add_argument("--out", type=_path, default=None, help="CSV file to write (default: print)")
+    curves.add_argument("--json", action="store_true", help="print JSON rows instead of CSV")
+    curves.add_argument("--list", action="store_true", help="every model and GPU the database covers, by engine")
+    curves.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
+    curves.set_defaults(run=_curves, engine_filter=None)
 
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)

@@ -27,7 +27,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from . import formulas
-from .catalog import GPU, LLM, APIOffer, Catalog, CloudOffer, Server, ThroughputRow
+from .catalog import GPU, LLM, APIOffer, Catalog, CloudOffer, Server, ThroughputRow, estimated_curves
 from .errors import InputError, ScenarioError
 from .formulas import serving_curves
 from .io.demand_files import JobLog, hours_in_year, read_hourly_file, read_job_log
@@ -270,7 +270,10 @@ class OperatingPoint:
     source
         The measured points it lies between (ids, grades, sources) or "ESTIMATE ...".
     estimated
-        True on the first-principles curve.
+        True on an estimated curve (aiconfigurator-core's or the first-principles one).
+    basis
+        ``measured``, ``estimated with aiconfigurator-core's kernel database`` or ``estimated from
+        first principles``: what the point rests on.
     """
 
     concurrency: float
@@ -279,6 +282,7 @@ class OperatingPoint:
     ttft: float
     source: str
     estimated: bool
+    basis: str = "measured"
 
 
 @dataclass(frozen=True)
@@ -787,8 +791,28 @@ def _redundancy(serving) -> tuple[int, float]:
                                                                  red.recovery_hours))
 
 
-_BATCHES = tuple(int(b) for b in np.unique(np.round(np.geomspace(1, 4096, 49))))
-"""Batch sizes the first-principles curve is drawn at (1 to 4,096, log-spaced). [requests]"""
+BASIS_MEASURED = "measured"
+BASIS_DATABASE = "estimated with aiconfigurator-core's kernel database"
+BASIS_FIRST_PRINCIPLES = "estimated from first principles"
+"""What a serving operating point rests on, in the order sizing prefers them."""
+
+
+def _nearest_shapes(curves: dict[str, list], inputs: int, outputs: int) -> dict[str, list]:
+    """Of estimated curves of one replica and split, the one whose request shape is nearest the workload's
+    (the smallest sum of the input and output lengths' log ratios): the others would only be converted."""
+    best: dict[tuple[int, str], tuple[float, str]] = {}
+    for name, points in curves.items():
+        p = points[0]
+        distance = abs(math.log(p.input_tokens / inputs)) + abs(math.log(p.output_tokens / outputs))
+        key = (p.gpus_per_replica, p.parallelism)
+        if key not in best or (distance, name) < best[key]:
+            best[key] = (distance, name)
+    return {name: curves[name] for _, name in sorted(best.values(), key=lambda v: v[1])}
+
+
+_BATCHES = tuple(int(b) for b in np.unique(np.round(np.geomspace(1, 4096, 193))))
+"""Batch sizes the first-principles curve is drawn at: 143 whole batches from 1 to 4,096, at most 4.4 % apart,
+so the best one that meets a target is within a few per cent of the closed form's best whole batch. [requests]"""
 
 
 def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float, minimum: int, sizing,
@@ -806,43 +830,53 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     weights = formulas.weight_bytes(model.total_parameters, serving.precision)
     usable = gpu.memory_gb * 1e9 * serving.usable_memory_share
 
-    # candidate curves: (gpus per replica, label, points, decode points, estimated, ids)
-    candidates = []
-    curves: dict[str, list] = {}
-    for point in catalog.serving_curves.values():
+    # candidate curves: (gpus per replica, label, points, decode points, basis, ids, catalog points); measured
+    # curves first, then the curves estimated with aiconfigurator-core, then the first-principles one
+    measured: dict[str, list] = {}
+    database: dict[str, list] = {}
+    bundled = [] if serving.use_estimate else estimated_curves(serving.model, gpu.gpu, serving.precision)
+    for point in [*catalog.serving_curves.values(), *bundled]:
         if (point.model, point.gpu, point.precision) == (serving.model, gpu.gpu, serving.precision) and (
-                serving.curve is None or point.curve == serving.curve):
-            curves.setdefault(point.curve, []).append(point)
+                point.phase == "aggregated") and (serving.curve is None or point.curve == serving.curve):
+            (database if point.estimated else measured).setdefault(point.curve, []).append(point)
+    database = _nearest_shapes(database, inputs, outputs)
     skipped = []
-    for name, points in curves.items():
-        replica = points[0].gpus_per_replica
-        if replica < minimum:
-            skipped.append(f"{name} ({replica} GPUs per replica, fewer than the {minimum} the memory needs)")
-            continue
-        rows, decode, kept = [], [], []
-        for p in sorted(points, key=lambda q: q.concurrency):
-            try:
-                t, sp, f = serving_curves.convert_point_to_mix(
-                    p.output_tokens_per_second_per_gpu, p.tokens_per_second_per_user, p.ttft_seconds,
-                    replica, p.input_tokens, p.output_tokens, inputs, outputs, cost)
-                dt, ds = serving_curves.decode_only_point(p.output_tokens_per_second_per_gpu,
-                                                          p.tokens_per_second_per_user, replica, p.input_tokens,
-                                                          p.output_tokens, cost)
-            except ValueError:
-                skipped.append(f"{p.point} (its prefill share at the stated prefill efficiency exceeds its time)")
+    tiers = []
+    for curves in (measured, database):
+        candidates = []
+        for name, points in curves.items():
+            replica = points[0].gpus_per_replica
+            if replica < minimum:
+                skipped.append(f"{name} ({replica} GPUs per replica, fewer than the {minimum} the memory needs)")
                 continue
-            rows.append((p.concurrency, float(t), float(sp),
-                         float(serving_curves.ttft_at_statistic(float(f), p.ttft_statistic, wanted))))
-            decode.append((p.concurrency, float(dt), float(ds), 1.0))
-            kept.append(p)
-        if not rows:
-            continue
-        points = kept
-        first = points[0]
-        label = (f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu.gpu}, measured at "
-                 f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens, converted to "
-                 f"{inputs:,}/{outputs:,}")
-        candidates.append((replica, label, rows, decode, False, [p.point for p in points], points))
+            rows, decode, kept = [], [], []
+            for p in sorted(points, key=lambda q: q.concurrency):
+                try:
+                    t, sp, f = serving_curves.convert_point_to_mix(
+                        p.output_tokens_per_second_per_gpu, p.tokens_per_second_per_user, p.ttft_seconds,
+                        replica, p.input_tokens, p.output_tokens, inputs, outputs, cost)
+                    dt, ds = serving_curves.decode_only_point(p.output_tokens_per_second_per_gpu,
+                                                              p.tokens_per_second_per_user, replica, p.input_tokens,
+                                                              p.output_tokens, cost)
+                except ValueError:
+                    skipped.append(f"{p.point} (its prefill share at the stated prefill efficiency exceeds its time)")
+                    continue
+                rows.append((p.concurrency, float(t), float(sp),
+                             float(serving_curves.ttft_at_statistic(float(f), p.ttft_statistic, wanted))))
+                decode.append((p.concurrency, float(dt), float(ds), 1.0))
+                kept.append(p)
+            if not rows:
+                continue
+            first = kept[0]
+            how = "ESTIMATED with" if first.estimated else "measured at"
+            converted = ("" if (first.input_tokens, first.output_tokens) == (inputs, outputs) else
+                         f", converted to {inputs:,}/{outputs:,}")
+            label = (f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu.gpu}, {how} "
+                     + (f"{first.source.split(' estimate:')[0]} at " if first.estimated else "")
+                     + f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens{converted}")
+            basis = BASIS_DATABASE if first.estimated else BASIS_MEASURED
+            candidates.append((replica, label, rows, decode, basis, [p.point for p in kept], kept))
+        tiers.append(candidates)
     estimate_replica = minimum
     free = estimate_replica * usable - weights
     batches = [b for b in _BATCHES if b * (inputs + outputs) * kv_per_token <= free] or [1]
@@ -858,40 +892,36 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     est_rows = [(float(b), float(t), float(s_), float(serving_curves.ttft_at_statistic(float(f), "mean", wanted)))
                 for b, t, s_, f in zip(batches, tp, sp, fp, strict=True)]
     est_decode = [(float(b), float(t), float(s_), 1.0) for b, t, s_ in zip(batches, dtp, dsp, strict=True)]
-    estimate = (estimate_replica, estimate_label, est_rows, est_decode, True, [], [])
-    if serving.use_estimate:
-        candidates = []
+    estimate = (estimate_replica, estimate_label, est_rows, est_decode, BASIS_FIRST_PRINCIPLES, [], [])
+    tiers.append([estimate])
+    candidates = [c for tier in tiers for c in tier]
 
     def read(candidate, rows, speed, ttft):
         found = serving_curves.operating_point([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
                                                [r[3] for r in rows], speed, ttft)
         if found is None:
             return None
-        replica, label, _, _, estimated, ids, points = candidate
-        if estimated:
-            where = label
+        replica, label, _, _, basis, ids, points = candidate
+        if basis == BASIS_FIRST_PRINCIPLES:
+            where = f"{label}; at batch {found['concurrency']:g}"
         else:
-            lo, hi = found["between"]
-            cited = points[lo] if lo == hi else None
-            where = (f"{label}; at measured point {ids[lo]} [{cited.quality}, {cited.as_of}] {cited.source}"
-                     if cited is not None else
-                     f"{label}; interpolated in log space between {ids[lo]} and {ids[hi]} "
-                     f"({found['fraction']:.0%} of the way) [{points[lo].quality}, {points[lo].as_of}] "
-                     f"{points[lo].source.split(':')[0]}")
+            at = found["between"][0]
+            cited = points[at]
+            where = (f"{label}; at {'estimated' if cited.estimated else 'measured'} point {ids[at]} "
+                     f"[{cited.quality}, {cited.as_of}] {cited.source}")
         return OperatingPoint(found["concurrency"], found["throughput_per_gpu"], found["tokens_per_second_per_user"],
-                              found["ttft"], where, estimated)
+                              found["ttft"], where, basis != BASIS_MEASURED, basis)
 
     best = None
-    for candidate in candidates + ([estimate] if not candidates else []):
-        point = read(candidate, candidate[2], speed_min, ttft_max)
-        if point is not None and (best is None or point.throughput_per_gpu > best[1].throughput_per_gpu):
-            best = (candidate, point)
-    if best is None and candidates:      # no measured curve meets the target: try the estimate
-        point = read(estimate, estimate[2], speed_min, ttft_max)
-        if point is not None:
-            best = (estimate, point)
+    for tier in tiers:        # measured curves first; an estimate only where no measured curve meets the target
+        for candidate in tier:
+            point = read(candidate, candidate[2], speed_min, ttft_max)
+            if point is not None and (best is None or point.throughput_per_gpu > best[1].throughput_per_gpu):
+                best = (candidate, point)
+        if best is not None:
+            break
     disaggregated = None
-    for pool in (candidates, [estimate]):      # measured curves first; the estimate only where none serves
+    for pool in tiers:      # measured curves first; an estimate only where none serves
         for candidate in pool:
             replica = candidate[0]
             prefill_time = cost * inputs / replica
@@ -913,7 +943,7 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     aggregated_per_token = None if best is None else 1.0 / best[1].throughput_per_gpu
     if best is None and disaggregated is None:
         raise _problem("workload.serving.target", target.model_dump(exclude_none=True),
-                       "no curve meets it: " + _fastest(candidates + [estimate], wanted)
+                       "no curve meets it: " + _fastest(candidates, wanted)
                        + (f"; curves skipped: {'; '.join(skipped)}" if skipped else ""))
     mode = serving.serving_mode
     if mode == "auto":
@@ -940,14 +970,15 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         reason = "chosen in the scenario (serving_mode)"
         if (mode == "aggregated" and best is None) or (mode == "disaggregated" and disaggregated is None):
             raise _problem("workload.serving.serving_mode", mode,
-                           f"{mode} serving cannot meet the target: " + _fastest(candidates + [estimate], wanted))
+                           f"{mode} serving cannot meet the target: " + _fastest(candidates, wanted))
     if mode == "aggregated":
         candidate, point = best
         per_token, share, decode_point, rho = aggregated_per_token, 0.0, None, None
     else:
         candidate, decode_point, per_token, prefill_part, rho = disaggregated
         share, point = prefill_part / per_token, decode_point      # the fleet runs at the decode pool's point
-    replica, label, rows, decode_rows, estimated, _, _ = candidate
+    replica, label, rows, decode_rows, basis, _, _ = candidate
+    estimated = basis != BASIS_MEASURED
     plan_point = point if point is not None else decode_point
     spare, share_up = _redundancy(serving)
     weights_gb, kv_gb = _memory(model, serving, replica, gpu)

@@ -885,7 +885,10 @@ class ServingPoint:
     source
         The measured points (ids, grade, source) or "ESTIMATE ...".
     estimated
-        True on the first-principles curve.
+        True on an estimated curve (aiconfigurator-core's or the first-principles one).
+    basis
+        ``measured``, ``estimated with aiconfigurator-core's kernel database`` or ``estimated from
+        first principles``.
     """
 
     concurrency: float
@@ -894,13 +897,15 @@ class ServingPoint:
     ttft: float
     source: str
     estimated: bool
+    basis: str = "measured"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, units in the keys."""
         return {"concurrency_per_replica": _number(self.concurrency),
                 "output_tokens_per_second_per_gpu": _number(self.throughput_per_gpu),
                 "tokens_per_second_per_user": _number(self.tokens_per_second_per_user),
-                "ttft_seconds": _number(self.ttft), "source": self.source, "estimated": self.estimated}
+                "ttft_seconds": _number(self.ttft), "source": self.source, "estimated": self.estimated,
+                "basis": self.basis}
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ def _point(p: OperatingPoint | None) -> ServingPoint | None:
     if p is None:
         return None
     return ServingPoint(float(p.concurrency), float(p.throughput_per_gpu), float(p.tokens_per_second_per_user),
-                        float(p.ttft), p.source, p.estimated)
+                        float(p.ttft), p.source, p.estimated, p.basis)
 
 
 def serving_fleet(r: Resolved, option: str, volume: float) -> ServingFleet:

@@ -241,7 +241,7 @@ def roofline_curve(batch_sizes, active_parameters, bytes_per_weight, kv_bytes_pe
 
 def operating_point(concurrency, throughput_per_gpu, tokens_per_second_per_user, ttft, min_tokens_per_second=None,
                     max_ttft=None):
-    """The highest-throughput point of a curve that meets the target, interpolated in log space.
+    """The highest-throughput point of a curve that meets the target: a point of the curve, never beyond.
 
     Parameters
     ----------
@@ -257,79 +257,43 @@ def operating_point(concurrency, throughput_per_gpu, tokens_per_second_per_user,
     -------
     dict or None
         ``concurrency``, ``throughput_per_gpu``, ``tokens_per_second_per_user``, ``ttft``,
-        ``between`` (indices of the two points interpolated between, in the sorted order; equal
-        at a measured point) and ``fraction`` (0 at the lower, 1 at the upper); None when no
-        point of the curve meets the target.
+        ``between`` (the index of the point twice, in the sorted order) and ``fraction`` (0); None
+        when no point of the curve meets the target.
 
     Notes
     -----
-    Between neighbouring points the logarithms of throughput, per-user speed and TTFT are taken
-    linear in the logarithm of concurrency (the curves are power laws over the range: speed
-    falls and throughput rises roughly as powers of the batch). On each segment the largest
-    fraction meeting both bounds is found in closed form; the best of these over all segments
-    is the operating point. Beyond the measured range nothing is extrapolated.
+    A fleet is sized at a point that was measured (or estimated) and meets the target, never at a
+    point between one that meets it and one that does not: where the target falls between two
+    points, the one that meets it is taken, and the throughput between them is given up rather
+    than assumed. Interpolating between two points that both meet the target cannot do better
+    than the higher of them (throughput and per-user speed move in opposite directions along the
+    curve, log-linearly between points), so the best point is the answer.
 
     Examples
     --------
     NIM 1.8.0, Llama 3.3 70B FP8 on 2 H100, 5,000/500 tokens: 25 and 50 concurrent requests
-    give 26.0 and 16.7 tokens/s per user; at least 20 tokens/s falls between them:
+    give 26.0 and 16.7 tokens/s per user; at least 20 tokens/s is met at 25, not at 50:
 
     >>> p = operating_point([25, 50], [311.7, 407.19], [25.81, 16.74], [0.689, 0.835], 20.0)
-    >>> round(p["concurrency"], 1), round(p["throughput_per_gpu"], 1)
-    (37.6, 364.8)
+    >>> p["concurrency"], p["throughput_per_gpu"]
+    (25.0, 311.7)
     """
     order = np.argsort(np.asarray(concurrency, dtype=float), kind="stable")
-    b = np.log(np.asarray(concurrency, dtype=float)[order])
-    t = np.log(np.asarray(throughput_per_gpu, dtype=float)[order])
-    s = np.log(np.asarray(tokens_per_second_per_user, dtype=float)[order])
-    f = np.log(np.asarray(ttft, dtype=float)[order])
-    smin = -np.inf if min_tokens_per_second is None else math.log(min_tokens_per_second)
-    fmax = np.inf if max_ttft is None else math.log(max_ttft)
-    eps = 1e-12
-
-    def ok(i):
-        return s[i] >= smin - eps and f[i] <= fmax + eps
-
-    best = None
-
-    def consider(i, j, x):
-        nonlocal best
-        point = {
-            "concurrency": math.exp(b[i] + x * (b[j] - b[i])),
-            "throughput_per_gpu": math.exp(t[i] + x * (t[j] - t[i])),
-            "tokens_per_second_per_user": math.exp(s[i] + x * (s[j] - s[i])),
-            "ttft": math.exp(f[i] + x * (f[j] - f[i])),
-            "between": (int(order[i]), int(order[j])),
-            "fraction": float(x),
-        }
-        if best is None or point["throughput_per_gpu"] > best["throughput_per_gpu"] + 1e-9:
-            best = point
-
-    for i in range(len(b)):
-        if ok(i):
-            consider(i, i, 0.0)
-    for i in range(len(b) - 1):
-        j = i + 1
-        lo, hi = 0.0, 1.0
-        for start, slope, bound, upper in ((s[i], s[j] - s[i], smin, False), (f[i], f[j] - f[i], fmax, True)):
-            if not np.isfinite(bound):
-                continue
-            # need start + x·slope >= bound (speed) or <= bound (TTFT)
-            sign = 1.0 if upper else -1.0
-            a, c = sign * slope, sign * (start - bound)     # a·x + c <= 0
-            if abs(a) < eps:
-                if c > eps:
-                    lo, hi = 1.0, 0.0
-                continue
-            x = -c / a
-            if a > 0:
-                hi = min(hi, x)
-            else:
-                lo = max(lo, x)
-        if lo <= hi + eps:
-            for x in (max(lo, 0.0), min(hi, 1.0)):
-                consider(i, j, x)
-    return best
+    b = np.asarray(concurrency, dtype=float)[order]
+    t = np.asarray(throughput_per_gpu, dtype=float)[order]
+    s = np.asarray(tokens_per_second_per_user, dtype=float)[order]
+    f = np.asarray(ttft, dtype=float)[order]
+    eps = 1e-9
+    meets = np.ones(len(b), dtype=bool)
+    if min_tokens_per_second is not None:
+        meets &= s >= min_tokens_per_second * (1 - eps)
+    if max_ttft is not None:
+        meets &= f <= max_ttft * (1 + eps)
+    if not meets.any():
+        return None
+    i = int(np.flatnonzero(meets)[np.argmax(t[meets])])
+    return {"concurrency": float(b[i]), "throughput_per_gpu": float(t[i]), "tokens_per_second_per_user": float(s[i]),
+            "ttft": float(f[i]), "between": (int(order[i]), int(order[i])), "fraction": 0.0}
 
 
 def prefill_pool_utilisation(prefill_seconds, max_ttft, statistic: str = "p90"):

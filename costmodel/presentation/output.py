@@ -42,7 +42,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import Comparison, EnergyResult, Layer, MixResult, OwnFinance, ServingResult, TrainingRun
 from ..schema import Scenario
 
-SCHEMA_VERSION = "2.1.0"
+SCHEMA_VERSION = "2.2.0"
 """Version of the output contract (semver: a breaking change bumps the major)."""
 
 STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
@@ -617,6 +617,8 @@ class ServingPointOutput(OutputModel):
     ttft: Quantity
     source: str
     estimated: bool
+    basis: str = Field(description="What the point rests on: measured, estimated with aiconfigurator-core's "
+                                   "kernel database, or estimated from first principles.")
 
 
 class FleetOutput(OutputModel):
@@ -668,7 +670,7 @@ def _point(p) -> ServingPointOutput | None:
     return ServingPointOutput(concurrency_per_replica=_q(p.concurrency, "requests"),
                               throughput_per_gpu=_q(p.throughput_per_gpu, "output tokens/s/GPU"),
                               tokens_per_second_per_user=_q(p.tokens_per_second_per_user, "tokens/s/user"),
-                              ttft=_q(p.ttft, "s"), source=p.source, estimated=p.estimated)
+                              ttft=_q(p.ttft, "s"), source=p.source, estimated=p.estimated, basis=p.basis)
 
 
 def _serving(s: ServingResult) -> ServingOutput:

@@ -385,7 +385,7 @@ def describe_serving(comparison: Comparison) -> str:
     if s.input_tokens is not None:
         lines.append(f"**Request:** {s.input_tokens:,} input and {s.output_tokens:,} output tokens.")
     if s.point is not None:
-        kind = "ESTIMATE" if s.point.estimated else "measured"
+        kind = s.point.basis.replace("estimated", "ESTIMATED", 1)
         lines.append(f"**Operating point ({kind}):** {md(_point_words(s.point))}. Source: {md(s.point.source)}.")
     lines.append(f"**Serving:** {s.mode} ({md(s.mode_reason)}); the fleet is sized with "
                  f"{fmt.amount(s.throughput_per_gpu, 1)} output tokens/s per GPU"

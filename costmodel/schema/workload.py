@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from ..catalog import estimated_curve_ids
 from .base import (
     Count,
     InputModel,
@@ -184,8 +185,9 @@ class Serving(InputModel):
         default=None, description="Latency target; none: size at maximum throughput (the throughput row).")
     request: RequestShape | None = Field(
         default=None, description="Request shape; with a target, converts measured curves to this input:output mix.")
-    curve: str | None = Field(default=None, description="Curve id in data/serving_curves.csv; default: every "
-                              "curve of the model, GPU and precision, the best that meets the target.")
+    curve: str | None = Field(default=None, description="Curve id in data/serving_curves.csv or data/serving_curves_"
+                              "estimated.csv.gz; default: every curve of the model, GPU and precision, measured "
+                              "first, the best that meets the target.")
     serving_mode: Literal["auto", "aggregated", "disaggregated"] = Field(
         default="auto", description="Prefill and decode on the same replicas, in separate pools, or the cheaper.")
     max_servers_per_replica: Count = quantity(1, unit="servers", title="servers per replica at most", ge=1, le=64,
@@ -207,7 +209,8 @@ class Serving(InputModel):
         if value is None:
             return None
         curves = {p.curve: p for p in catalog_from(info).serving_curves.values()}
-        return known_id(value, curves, "serving curve", "serving_curves.csv")
+        curves.update(dict.fromkeys(estimated_curve_ids()))
+        return known_id(value, curves, "serving curve", "serving_curves.csv or serving_curves_estimated.csv.gz")
 
     @model_validator(mode="after")
     def _target_needs(self) -> Serving:
