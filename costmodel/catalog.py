@@ -23,6 +23,7 @@ import csv
 import functools
 import re
 import typing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, ClassVar, Literal
 
@@ -517,6 +518,65 @@ def _estimated_index() -> tuple[Path, dict[tuple[str, str, str], list[tuple[int,
         for number, row in enumerate(csv.DictReader(handle), start=2):
             index.setdefault((row["model"], row["gpu"], row["precision"]), []).append((number, row))
     return path, index
+
+
+ESTIMATE_VALIDATION = "serving_estimate_validation.csv"
+"""aiconfigurator-core's estimate beside every measured row (scripts/validate_serving_estimates.py)."""
+
+
+@dataclass(frozen=True)
+class EstimateBand:
+    """The range of the estimate's relative error where the catalog has measured rows.
+
+    Attributes
+    ----------
+    throughput_low, throughput_high
+        Smallest and largest (estimate - measured) / measured of output tokens/s per GPU. [-]
+    throughput_points
+        Measured points compared on throughput. [-]
+    ttft_low, ttft_high
+        The same for the time to first token. [-]
+    ttft_points
+        Measured points compared on TTFT. [-]
+    """
+
+    throughput_low: float
+    throughput_high: float
+    throughput_points: int
+    ttft_low: float
+    ttft_high: float
+    ttft_points: int
+    origin: str = f"data/{ESTIMATE_VALIDATION}"
+
+    def describe(self) -> str:
+        def share(x: float) -> str:
+            return f"{x * 100:+.0f} %"
+
+        return (f"where the catalog has measurements, the estimate's output tokens/s per GPU differed from them by "
+                f"{share(self.throughput_low)} to {share(self.throughput_high)} ({self.throughput_points} points) and "
+                f"its TTFT by {share(self.ttft_low)} to {share(self.ttft_high)} ({self.ttft_points} points; "
+                f"{self.origin})")
+
+
+@functools.cache
+def estimate_validation() -> EstimateBand | None:
+    """The band of the estimate's errors against the catalog's measured rows, or None without the file.
+
+    References
+    ----------
+    data/serving_estimate_validation.csv: NVIDIA NIM 1.8.0 benchmarking guide (Llama 3.3 70B, 2 x H100)
+    and TensorRT-LLM's performance overview, each beside aiconfigurator-core 0.12.0's estimate.
+    """
+    path = DATA_DIR / ESTIMATE_VALIDATION
+    if not path.exists():
+        return None
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    throughput = [float(r["throughput_error"]) for r in rows if r["throughput_error"]]
+    ttft = [float(r["ttft_error"]) for r in rows if r["ttft_error"]]
+    if not throughput or not ttft:
+        return None
+    return EstimateBand(min(throughput), max(throughput), len(throughput), min(ttft), max(ttft), len(ttft))
 
 
 class PublishedRun(_Row):

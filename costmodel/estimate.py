@@ -494,7 +494,7 @@ def curve(model: str, gpu: str, request: Request, *, precision: str = "fp8", eng
                 failures.append(f"{layout.label}: " + "; ".join(refusals))
                 continue
             if not found:
-                failures.append(f"{layout.label}: weights and KV cache of one request do not fit")
+                failures.append(f"{layout.label}: the weights and the KV cache of the smallest batch asked for do not fit")
             rows += found
     if not rows:
         raise NotCovered(f"no {model} replica on {gpu} at {precision} with {engine} could be estimated: "

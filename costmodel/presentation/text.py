@@ -387,6 +387,12 @@ def describe_serving(comparison: Comparison) -> str:
     if s.point is not None:
         kind = s.point.basis.replace("estimated", "ESTIMATED", 1)
         lines.append(f"**Operating point ({kind}):** {md(_point_words(s.point))}. Source: {md(s.point.source)}.")
+        if s.point.basis.startswith("estimated with aiconfigurator-core"):
+            from ..catalog import estimate_validation
+
+            band = estimate_validation()
+            if band is not None:
+                lines.append(f"**How far the estimate can be off:** {md(band.describe())}.")
     lines.append(f"**Serving:** {s.mode} ({md(s.mode_reason)}); the fleet is sized with "
                  f"{fmt.amount(s.throughput_per_gpu, 1)} output tokens/s per GPU"
                  + (f", {fmt.share(s.prefill_share, 0)} of the GPU time in the prefill pool" if s.prefill_share else "")

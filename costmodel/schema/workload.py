@@ -208,8 +208,9 @@ class Serving(InputModel):
     def _curve_known(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return None
+        if value in estimated_curve_ids():
+            return value
         curves = {p.curve: p for p in catalog_from(info).serving_curves.values()}
-        curves.update(dict.fromkeys(estimated_curve_ids()))
         return known_id(value, curves, "serving curve", "serving_curves.csv or serving_curves_estimated.csv.gz")
 
     @model_validator(mode="after")
