@@ -30,6 +30,7 @@ import csv
 import functools
 import logging
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -59,7 +60,7 @@ SYSTEMS = {
     "l40s": "L40S-48GB",
     "rtx_pro_6000_server": "RTX-PRO-6000-96GB",
 }
-"""The package's systems and the catalog GPU each is (scripts/refresh_gpus.py reads this too)."""
+"""The package's systems and the catalog GPU each is (scripts/refresh_gpus.py imports it)."""
 
 MODEL_IDS = {
     # config stem (org--repo) -> catalog id, where the lowercased repo name is not the id
@@ -73,7 +74,7 @@ MODEL_IDS = {
     "nvidia--DeepSeek-V3.1-NVFP4": "deepseek-v3.1",
 }
 """Config files of the package whose catalog id is not their lowercased repository name
-(scripts/refresh_models.py reads this too)."""
+(:func:`catalog_id`; scripts/refresh_models.py imports both)."""
 
 SAME_ARCHITECTURE = {
     "llama-3.3-70b": "llama-3.1-70b",
@@ -137,7 +138,7 @@ def model_configs() -> dict[str, str]:
                    if p.name.endswith("_config.json") and not p.name.endswith("_hf_quant_config.json"))
     found: dict[str, str] = {}
     for stem in sorted(stems, key=lambda s: (_quantised(s), s)):
-        ident = MODEL_IDS.get(stem) or _base_id(stem)
+        ident = catalog_id(stem)
         found.setdefault(ident, stem.replace("--", "/", 1))
     for alias, same in SAME_ARCHITECTURE.items():
         if same in found:
@@ -150,14 +151,17 @@ def _quantised(stem: str) -> bool:
     return any(tag in repo for tag in ("-fp8", "-nvfp4", "-bf16"))
 
 
-def _base_id(stem: str) -> str:
-    """The catalog id of a config stem: the lowercased repository name without its precision tag and
-    without NVIDIA's ``NVIDIA-`` prefix (``nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16`` ->
-    ``nemotron-3-nano-30b-a3b``), as scripts/refresh_models.py names the rows."""
-    repo = stem.split("--", 1)[-1].lower()
-    for tag in ("-fp8-static-pertensor", "-fp8", "-nvfp4", "-bf16"):
-        repo = repo.removesuffix(tag)
-    return repo.removeprefix("nvidia-")
+def catalog_id(stem: str) -> str:
+    """The catalog id of a package config stem (``org--repo``): :data:`MODEL_IDS` where listed, else the
+    repository name without its precision tag and ``Meta-``/``NVIDIA-`` prefix, ``_`` read as ``.`` and
+    lowercased (``nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16`` -> ``nemotron-3-nano-30b-a3b``).
+    scripts/refresh_models.py names data/models.csv's rows with it."""
+    if stem in MODEL_IDS:
+        return MODEL_IDS[stem]
+    repo = re.sub(r"-(?:FP8(?:-Static-PerTensor)?|NVFP4|BF16)$", "", stem.split("--", 1)[-1])
+    for prefix in ("Meta-", "NVIDIA-"):
+        repo = repo.removeprefix(prefix)
+    return repo.replace("_", ".").lower()
 
 
 @functools.cache

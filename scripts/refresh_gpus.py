@@ -46,28 +46,15 @@ import yaml
 from catalog_diff import differences  # noqa: E402  (scripts/ is on the path of a script)
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from costmodel.estimate import SYSTEMS  # noqa: E402  (aiconfigurator-core system -> catalog GPU id; one copy)
 CSV = ROOT / "data" / "gpus.csv"
 DATASHEETS = ROOT / "data" / "sources" / "datasheets" / "accelerators.yaml"
 NOT_IMPORTED_DATASHEETS = ROOT / "data" / "sources" / "datasheets" / "not_imported.csv"
 NOT_IMPORTED_PACKAGE = ROOT / "data" / "sources" / "aiconfigurator" / "not_imported_systems.csv"
 PACKAGE = "aiconfigurator-core"
 
-SYSTEMS = {
-    # aiconfigurator-core system (systems/<name>.yaml): catalog GPU id
-    "a100_sxm": "A100-SXM-80GB",
-    "a100_pcie": "A100-PCIE-80GB",
-    "a30": "A30-24GB",
-    "h100_sxm": "H100-SXM-80GB",
-    "h100_pcie": "H100-PCIE-80GB",
-    "h200_sxm": "H200-SXM-141GB",
-    "b200_sxm": "B200-SXM-180GB",
-    "b300_sxm": "B300-SXM-288GB",
-    "gb200": "GB200-NVL72-186GB",
-    "gb300": "GB300-NVL72-288GB",
-    "l4": "L4-24GB",
-    "l40s": "L40S-48GB",
-    "rtx_pro_6000_server": "RTX-PRO-6000-96GB",
-}
 UNMAPPED_SYSTEMS = {
     "b60": "Intel Arc Pro B60: no catalog id agreed and no datasheet transcribed to check it; its fp8_tc_flops "
            "is a BF16 fallback (the file says so), not an FP8 peak",

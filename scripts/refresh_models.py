@@ -59,6 +59,10 @@ from pathlib import Path
 from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from costmodel.estimate import catalog_id  # noqa: E402  (the adapter's naming, MODEL_IDS included: one copy)
+
 CSV = ROOT / "data" / "models.csv"
 NOT_IMPORTED = ROOT / "data" / "sources" / "aiconfigurator" / "not_imported_models.csv"
 PACKAGE = "aiconfigurator-core"
@@ -77,17 +81,6 @@ NOT_IMPORTED_COLUMNS = ["config", "reason"]
 KEEP = ("llama-2-70b", "llama-3.1-8b", "llama-3.3-70b", "llama-3.1-405b", "deepseek-v3")
 """Rows bundled scenarios and golden files use: kept exactly as they are (ids and figures)."""
 
-IDS = {
-    # config stem (org--repo) -> catalog id, where the lowercased repo name is not the id
-    "meta-llama--Meta-Llama-3.1-8B": "llama-3.1-8b",
-    "meta-llama--Meta-Llama-3.1-70B": "llama-3.1-70b",
-    "meta-llama--Meta-Llama-3.1-405B": "llama-3.1-405b",
-    "nvidia--Llama-3.1-70B-Instruct-FP8": "llama-3.1-70b",
-    "nvidia--Llama-3_3-Nemotron-Super-49B-v1": "llama-3.3-nemotron-super-49b-v1",
-    "meta-llama--Llama-4-Maverick-17B-128E-Instruct": "llama-4-maverick",
-    "meta-llama--Llama-4-Scout-17B-16E-Instruct": "llama-4-scout",
-    "nvidia--DeepSeek-V3.1-NVFP4": "deepseek-v3.1",
-}
 
 M = 1e6
 B = 1e9
@@ -149,17 +142,6 @@ def _configs() -> dict[str, dict]:
     folder = importlib.resources.files("aiconfigurator_core") / FOLDER
     return {entry.name.removesuffix(".json"): json.loads(entry.read_text(encoding="utf-8"))
             for entry in folder.iterdir() if entry.name.endswith("_config.json")}
-
-
-def catalog_id(stem: str) -> str:
-    """The catalog id of a config: the repo name lowercased, without a quantisation suffix or a
-    ``Meta-``/``NVIDIA-`` prefix, ``_`` read as ``.`` (``Llama-3_3`` is Llama 3.3)."""
-    if stem in IDS:
-        return IDS[stem]
-    repo = QUANT_SUFFIX.sub("", stem.split("--", 1)[1])
-    for prefix in ("Meta-", "NVIDIA-"):
-        repo = repo.removeprefix(prefix)
-    return repo.replace("_", ".").lower()
 
 
 # --- the architectures' parameter counts --------------------------------------------------------------------
