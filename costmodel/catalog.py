@@ -481,11 +481,12 @@ def estimated_curves(model: str, gpu: str, precision: str) -> list[ServingCurveP
     CatalogError
         A row asked for breaks its schema.
     """
-    path, index = _estimated_index()
-    rows = index.get((model, gpu, precision), [])
+    path, header, index = _estimated_index()
+    lines = index.get((model, gpu, precision), [])
     points = []
     problems = []
-    for number, raw in rows:
+    for number, raw in zip((n for n, _ in lines), csv.DictReader((t for _, t in lines), fieldnames=header),
+                           strict=True):
         data = {name: value for name, value in raw.items() if value not in ("", None)}
         try:
             point = ServingCurvePoint.model_validate(data)
@@ -502,22 +503,34 @@ def estimated_curves(model: str, gpu: str, precision: str) -> list[ServingCurveP
 
 def estimated_curve_ids() -> dict[str, tuple[str, str, str]]:
     """Every bundled estimated curve's id and its (model, GPU, precision)."""
-    _, index = _estimated_index()
-    return {row["curve"]: key for key, rows in index.items() for _, row in rows}
+    _, _, index = _estimated_index()
+    return {line.split(",", 2)[1]: key for key, lines in index.items() for _, line in lines}
 
 
 @functools.cache
-def _estimated_index() -> tuple[Path, dict[tuple[str, str, str], list[tuple[int, dict]]]]:
+def _estimated_index() -> tuple[Path, list[str], dict[tuple[str, str, str], list[tuple[int, str]]]]:
+    """The file's header and its lines by (model, GPU, precision), each with its line number.
+
+    Lines are split, not parsed: the first five columns (point, curve, model, GPU, precision) are ids
+    without commas or quotes, so a line's key is its text up to the fifth comma; only the lines asked
+    for are parsed as CSV (by :func:`estimated_curves`)."""
     import gzip
 
     path = DATA_DIR / ESTIMATED_CURVES
-    index: dict[tuple[str, str, str], list[tuple[int, dict]]] = {}
+    index: dict[tuple[str, str, str], list[tuple[int, str]]] = {}
     if not path.exists():
-        return path, index
+        return path, [], index
     with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
-        for number, row in enumerate(csv.DictReader(handle), start=2):
-            index.setdefault((row["model"], row["gpu"], row["precision"]), []).append((number, row))
-    return path, index
+        text = handle.read()
+    lines = text.splitlines()
+    header = next(csv.reader(lines[:1]))
+    if header[:5] != ["point", "curve", "model", "gpu", "precision"]:
+        raise CatalogError(path, [("line 1", ",".join(header[:5]), "the first columns must be point, curve, model, "
+                                   "gpu, precision")])
+    for number, line in enumerate(lines[1:], start=2):
+        _, _, model, gpu, precision, _ = line.split(",", 5)
+        index.setdefault((model, gpu, precision), []).append((number, line))
+    return path, header, index
 
 
 ESTIMATE_VALIDATION = "serving_estimate_validation.csv"

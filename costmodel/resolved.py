@@ -810,6 +810,25 @@ def _nearest_shapes(curves: dict[str, list], inputs: int, outputs: int) -> dict[
     return {name: curves[name] for _, name in sorted(best.values(), key=lambda v: v[1])}
 
 
+def _pool_curves(curve: str, phases: dict[str, list], inputs: int, outputs: int):
+    """The prefill and decode curves estimated beside an aggregated one (same replica, split and shape), when
+    its shape is the workload's: (GPU-seconds per input token in the prefill pool, decode rows, their ids, their
+    points), or None.
+
+    The prefill pool's cost is read at a prefill batch of one request per attention rank (the smallest batch,
+    the TTFT a request sees in an idle pool); the decode rows are (concurrency, output tokens/s per GPU,
+    tokens/s per user, 1.0), as :func:`costmodel.formulas.serving_curves.decode_only_point` gives them for a
+    measured curve."""
+    prefill = sorted(phases.get(curve.replace("-agg-", "-prefill-"), []), key=lambda p: p.concurrency)
+    decode = sorted(phases.get(curve.replace("-agg-", "-decode-"), []), key=lambda p: p.concurrency)
+    if not prefill or not decode or (prefill[0].input_tokens, prefill[0].output_tokens) != (inputs, outputs):
+        return None
+    first = prefill[0]
+    cost = 1.0 / first.input_tokens_per_second_per_gpu
+    rows = [(p.concurrency, p.output_tokens_per_second_per_gpu, p.tokens_per_second_per_user, 1.0) for p in decode]
+    return cost, rows, [p.point for p in decode], decode
+
+
 _BATCHES = tuple(int(b) for b in np.unique(np.round(np.geomspace(1, 4096, 193))))
 """Batch sizes the first-principles curve is drawn at: 143 whole batches from 1 to 4,096, at most 4.4 % apart,
 so the best one that meets a target is within a few per cent of the closed form's best whole batch. [requests]"""
@@ -834,12 +853,19 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     # curves first, then the curves estimated with aiconfigurator-core, then the first-principles one
     measured: dict[str, list] = {}
     database: dict[str, list] = {}
+    phases: dict[str, list] = {}        # estimated prefill and decode curves (disaggregated workers), by id
     bundled = [] if serving.use_estimate else estimated_curves(serving.model, gpu.gpu, serving.precision)
     for point in [*catalog.serving_curves.values(), *bundled]:
-        if (point.model, point.gpu, point.precision) == (serving.model, gpu.gpu, serving.precision) and (
-                point.phase == "aggregated") and (serving.curve is None or point.curve == serving.curve):
+        if (point.model, point.gpu, point.precision) != (serving.model, gpu.gpu, serving.precision):
+            continue
+        if point.phase != "aggregated":
+            phases.setdefault(point.curve, []).append(point)
+        elif serving.curve is None or point.curve == serving.curve:
             (database if point.estimated else measured).setdefault(point.curve, []).append(point)
     database = _nearest_shapes(database, inputs, outputs)
+    # a pool's own curves, where the estimated aggregated curve has them at the workload's own shape:
+    # label -> (GPU-seconds per input token of the prefill pool, decode rows, their ids, their points)
+    pools: dict[str, tuple[float, list, list, list]] = {}
     skipped = []
     tiers = []
     for curves in (measured, database):
@@ -875,6 +901,10 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
                      + (f"{first.source.split(' estimate:')[0]} at " if first.estimated else "")
                      + f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens{converted}")
             basis = BASIS_DATABASE if first.estimated else BASIS_MEASURED
+            own = _pool_curves(name, phases, inputs, outputs) if first.estimated else None
+            if own is not None:
+                label += "; the disaggregated pools from its own estimated prefill and decode curves"
+                pools[label] = own
             candidates.append((replica, label, rows, decode, basis, [p.point for p in kept], kept))
         tiers.append(candidates)
     estimate_replica = minimum
@@ -896,12 +926,14 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     tiers.append([estimate])
     candidates = [c for tier in tiers for c in tier]
 
-    def read(candidate, rows, speed, ttft):
+    def read(candidate, rows, speed, ttft, cited=None):
         found = serving_curves.operating_point([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
                                                [r[3] for r in rows], speed, ttft)
         if found is None:
             return None
         replica, label, _, _, basis, ids, points = candidate
+        if cited is not None:
+            ids, points = cited
         if basis == BASIS_FIRST_PRINCIPLES:
             where = f"{label}; at batch {found['concurrency']:g}"
         else:
@@ -924,17 +956,22 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     for pool in tiers:      # measured curves first; an estimate only where none serves
         for candidate in pool:
             replica = candidate[0]
-            prefill_time = cost * inputs / replica
+            own = pools.get(candidate[1])
+            pool_cost = cost if own is None else own[0]
+            prefill_time = pool_cost * inputs / replica
             rho = 1.0 if ttft_max is None else float(serving_curves.prefill_pool_utilisation(prefill_time, ttft_max,
                                                                                               wanted))
             if rho <= 0:
                 continue
-            point = read(candidate, candidate[3], speed_min, None)
+            if own is None:
+                point = read(candidate, candidate[3], speed_min, None)
+            else:
+                point = read(candidate, own[1], speed_min, None, cited=(own[2], own[3]))
             if point is None:
                 continue
             point = dataclasses.replace(point, ttft=prefill_time * serving_curves.PERCENTILE_FACTORS[wanted]
                                         / min(rho, 1.0))
-            prefill_part = cost * (inputs / outputs) * max(1.0, serving.target_utilisation / min(rho, 1.0))
+            prefill_part = pool_cost * (inputs / outputs) * max(1.0, serving.target_utilisation / min(rho, 1.0))
             per_token = 1.0 / point.throughput_per_gpu + prefill_part
             if disaggregated is None or per_token < disaggregated[2]:
                 disaggregated = (candidate, point, per_token, prefill_part, rho)
@@ -978,6 +1015,8 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         candidate, decode_point, per_token, prefill_part, rho = disaggregated
         share, point = prefill_part / per_token, decode_point      # the fleet runs at the decode pool's point
     replica, label, rows, decode_rows, basis, _, _ = candidate
+    if label in pools:
+        decode_rows = pools[label][1]
     estimated = basis != BASIS_MEASURED
     plan_point = point if point is not None else decode_point
     spare, share_up = _redundancy(serving)

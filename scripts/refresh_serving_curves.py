@@ -17,7 +17,10 @@ matrix records a completed run; :func:`costmodel.estimate.coverage`):
 - the two smallest replica sizes (1, 2, 4 or 8 GPUs) that hold the weights and one request's KV
   cache, each split every way :func:`costmodel.estimate.layouts` gives (a mixture of experts:
   tensor- and attention-data-parallel attention with expert-parallel experts);
-- batch sizes 1 to 512 doubling, each point as long as it fits in memory.
+- batch sizes 1 to 512 doubling, each point as long as it fits in memory;
+- each replica also as prefill and as decode workers apart (disaggregated serving): a ``prefill``
+  curve (input tokens/s per GPU and the batch's TTFT) and a ``decode`` curve (output tokens/s per
+  GPU and per user), which size the two pools of a disaggregated fleet at the workload's shape.
 
 Every row is graded ``E`` (estimated) with the package version, engine and its version, system and
 serving mode as its source. The file is gzip-compressed CSV (tens of thousands of rows); the catalog
@@ -81,6 +84,11 @@ def pair_rows(pair: tuple[str, str]) -> list[dict]:
                 except estimate.NotCovered:
                     continue
                 rows += found
+                try:      # the same replica as prefill and decode workers apart (disaggregated serving)
+                    rows += estimate.curve(model, gpu, request, precision=precision, engine=ENGINE,
+                                           gpus_per_replica=size, disaggregated=True, batches=BATCHES)
+                except estimate.NotCovered:
+                    pass
                 kept += 1
                 if kept == SIZES_KEPT:
                     break
@@ -92,7 +100,8 @@ def regenerate(curve_rows: list[dict]) -> list[dict]:
     head = curve_rows[0]
     request = estimate.Request(int(head["input_tokens"]), int(head["output_tokens"]))
     found = estimate.curve(head["model"], head["gpu"], request, precision=head["precision"], engine=ENGINE,
-                           gpus_per_replica=int(head["gpus_per_replica"]), batches=BATCHES)
+                           gpus_per_replica=int(head["gpus_per_replica"]), batches=BATCHES,
+                           disaggregated=head["phase"] != "aggregated")
     return [row for row in found if row["curve"] == head["curve"]]
 
 

@@ -242,6 +242,22 @@ def test_sizing_takes_the_estimated_curve_where_nothing_is_measured():
     assert pooled.basis == point.basis and pooled.source.startswith("aic-qwen3-32b-h200-fp8-")
 
 
+def test_disaggregated_pools_are_sized_from_the_estimated_phase_curves():
+    # the curves were estimated at the workload's 1,000/1,000 shape: the decode pool runs at a point of the
+    # estimated decode curve (not the aggregated point with its prefill taken out), the best meeting 30 tokens/s
+    c = compare(costmodel.load_scenario("qwen3-32b-chat-target"))
+    assert c.serving.mode == "disaggregated"
+    point = c.serving.point
+    assert "from its own estimated prefill and decode curves" in point.source
+    committed = {p.point: p for p in estimated_curves("qwen3-32b", "H200-SXM-141GB", "fp8")}
+    at = committed[re.search(r"estimated point (\S+)", point.source).group(1)]
+    assert at.phase == "decode" and at.tokens_per_second_per_user >= 30
+    assert point.throughput_per_gpu == pytest.approx(at.output_tokens_per_second_per_gpu)
+    assert point.tokens_per_second_per_user == pytest.approx(at.tokens_per_second_per_user)
+    faster = [p for p in committed.values() if p.curve == at.curve and p.concurrency > at.concurrency]
+    assert all(p.tokens_per_second_per_user < 30 for p in faster)
+
+
 def test_a_curve_id_from_the_estimated_file_can_be_named_in_a_scenario():
     s = patched("qwen3-32b-chat-target",
                 {"workload.serving.curve": "aic-qwen3-32b-h200-fp8-tp2-trtllm-agg-1000-1000"})

@@ -348,8 +348,8 @@ def _fleet_words(f, replica: int) -> str:
         words += f", {f.spare_replicas} spare"
     if f.prefill_replicas is not None:
         words += (f"; prefill pool {f.prefill_replicas} replica{'s' if f.prefill_replicas != 1 else ''} "
-                  f"({f.prefill_replicas * replica} GPUs), decode pool {f.decode_replicas} "
-                  f"({f.decode_replicas * replica} GPUs)")
+                  f"({fmt.plural(f.prefill_replicas * replica, 'GPU')}), decode pool {f.decode_replicas} "
+                  f"({fmt.plural(f.decode_replicas * replica, 'GPU')})")
     return words
 
 
