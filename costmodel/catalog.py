@@ -533,6 +533,56 @@ def _estimated_index() -> tuple[Path, list[str], dict[tuple[str, str, str], list
     return path, header, index
 
 
+COMPUTED_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+"""Batch sizes of curves computed for a scenario's levers: those of the committed curves. [requests]"""
+
+
+@functools.cache
+def computed_curves(model: str, gpu: str, precision: str, input_tokens: int, output_tokens: int,
+                    levers: tuple[float, int, float, str | None], minimum_gpus: int) -> list[ServingCurvePoint]:
+    """Curves aiconfigurator-core estimates for one model, GPU, precision and request shape with the levers
+    (prefix-cache hit rate, speculative tokens, acceptance rate, KV-cache precision) set, aggregated and as
+    prefill and decode workers, for the two smallest replicas of at least ``minimum_gpus`` that fit, as the
+    committed curves are made (scripts/refresh_serving_curves.py). Cached per process.
+
+    Raises
+    ------
+    costmodel.estimate.EstimateUnavailable
+        The ``estimate`` extra is not installed.
+    costmodel.estimate.NotCovered
+        The database does not cover the pair, or no replica fits.
+    """
+    from . import estimate
+
+    request = estimate.Request(input_tokens, output_tokens)
+    setting = estimate.Levers(*levers)
+    estimate.check_covered(model, gpu, "trtllm")
+    rows, kept, refused = [], 0, []
+    for size in (s for s in estimate.REPLICA_SIZES if s >= minimum_gpus):
+        try:
+            rows += estimate.curve(model, gpu, request, precision=precision, gpus_per_replica=size, levers=setting,
+                                   batches=COMPUTED_BATCHES)
+        except estimate.NotCovered as exc:
+            refused.append(str(exc))
+            continue
+        try:
+            rows += estimate.curve(model, gpu, request, precision=precision, gpus_per_replica=size, levers=setting,
+                                   batches=COMPUTED_BATCHES, disaggregated=True)
+        except estimate.NotCovered:
+            pass
+        kept += 1
+        if kept == 2:
+            break
+    if not rows:
+        raise estimate.NotCovered("; ".join(refused) or f"no replica of at least {minimum_gpus} GPUs")
+    points = []
+    for row in rows:
+        point = ServingCurvePoint.model_validate({k: v for k, v in row.items() if v not in ("", None)})
+        point._origin = f"{estimate.PACKAGE} {estimate.PINNED} (computed for the scenario's levers)"
+        points.append(point)
+    return points
+
+
 ESTIMATE_VALIDATION = "serving_estimate_validation.csv"
 """aiconfigurator-core's estimate beside every measured row (scripts/validate_serving_estimates.py)."""
 

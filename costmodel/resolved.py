@@ -810,6 +810,24 @@ def _nearest_shapes(curves: dict[str, list], inputs: int, outputs: int) -> dict[
     return {name: curves[name] for _, name in sorted(best.values(), key=lambda v: v[1])}
 
 
+def _curves_with_levers(serving, gpu: GPU, levers, inputs: int, outputs: int, minimum: int) -> list:
+    """The curves aiconfigurator-core estimates with a scenario's levers, or a problem at ``levers`` saying why
+    there are none (the extra missing, the pair not covered)."""
+    from . import estimate
+    from .catalog import computed_curves
+
+    given = levers.model_dump(exclude_none=True, exclude={"source"})
+    try:
+        return computed_curves(serving.model, gpu.gpu, serving.precision, inputs, outputs,
+                               (levers.prefix_cache_hit_rate, levers.speculative_tokens, levers.acceptance_rate,
+                                levers.kv_cache_precision), minimum)
+    except estimate.EstimateUnavailable as exc:
+        raise _problem("workload.serving.levers", given,
+                       f"the levers move a curve estimated with them, computed by aiconfigurator-core: {exc}") from None
+    except estimate.NotCovered as exc:
+        raise _problem("workload.serving.levers", given, f"no curve can be estimated with them: {exc}") from None
+
+
 def _pool_curves(curve: str, phases: dict[str, list], inputs: int, outputs: int):
     """The prefill and decode curves estimated beside an aggregated one (same replica, split and shape), when
     its shape is the workload's: (GPU-seconds per input token in the prefill pool, decode rows, their ids, their
@@ -854,8 +872,13 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     measured: dict[str, list] = {}
     database: dict[str, list] = {}
     phases: dict[str, list] = {}        # estimated prefill and decode curves (disaggregated workers), by id
-    bundled = [] if serving.use_estimate else estimated_curves(serving.model, gpu.gpu, serving.precision)
-    for point in [*catalog.serving_curves.values(), *bundled]:
+    levers = serving.levers if serving.levers is not None and serving.levers.active else None
+    if levers is not None:
+        # the measured and the committed curves were made without the levers: only curves estimated with them
+        bundled = _curves_with_levers(serving, gpu, levers, inputs, outputs, minimum)
+    else:
+        bundled = [] if serving.use_estimate else estimated_curves(serving.model, gpu.gpu, serving.precision)
+    for point in [*(catalog.serving_curves.values() if levers is None else ()), *bundled]:
         if (point.model, point.gpu, point.precision) != (serving.model, gpu.gpu, serving.precision):
             continue
         if point.phase != "aggregated":
@@ -923,7 +946,8 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
                 for b, t, s_, f in zip(batches, tp, sp, fp, strict=True)]
     est_decode = [(float(b), float(t), float(s_), 1.0) for b, t, s_ in zip(batches, dtp, dsp, strict=True)]
     estimate = (estimate_replica, estimate_label, est_rows, est_decode, BASIS_FIRST_PRINCIPLES, [], [])
-    tiers.append([estimate])
+    if levers is None:       # the first-principles curve has no levers: it is no fallback for curves that have
+        tiers.append([estimate])
     candidates = [c for tier in tiers for c in tier]
 
     def read(candidate, rows, speed, ttft, cited=None):

@@ -23,6 +23,7 @@ from .base import (
     NonNegative,
     Positive,
     PositiveShare,
+    Share,
     Text,
     catalog_from,
     fail,
@@ -144,6 +145,45 @@ class RequestShape(InputModel):
                                     varies=False)
 
 
+class ServingLevers(InputModel):
+    """What self-hosters do to cut cost, each off by default; they move the estimated curve.
+
+    A scenario that sets one is sized from curves aiconfigurator-core estimates with it at the
+    workload's request shape (the ``estimate`` extra): the bundled curves and the measured ones were
+    made without it.
+    """
+
+    prefix_cache_hit_rate: Share = quantity(
+        0.0, unit="-", title="prefix-cache hit rate", le=0.99, varies=False,
+        description="Share of each request's input tokens found in the prefix cache and not prefilled again.")
+    speculative_tokens: Count = quantity(
+        0, unit="tokens", title="speculative tokens per step", ge=0, le=8, varies=False,
+        description="Draft tokens proposed per decode step (MTP or speculative decoding); 0 is off.")
+    acceptance_rate: Share = quantity(
+        0.0, unit="-", title="draft acceptance rate", varies=False,
+        description="Share of draft tokens accepted: a step commits 1 + speculative tokens × this rate.")
+    kv_cache_precision: Literal["fp8", "bf16"] | None = Field(
+        default=None, description="Precision the KV cache is held at; default: fp8 for fp8 and fp4 weights, "
+                                  "else bf16.")
+    source: Text = ""
+
+    @model_validator(mode="after")
+    def _acceptance_needs_drafts(self) -> ServingLevers:
+        if self.acceptance_rate and not self.speculative_tokens:
+            raise fail("ServingLevers", ("acceptance_rate",), "needs_drafts",
+                       "an acceptance rate needs speculative_tokens of at least 1", self.acceptance_rate)
+        if self.speculative_tokens and not self.acceptance_rate:
+            raise fail("ServingLevers", ("speculative_tokens",), "needs_acceptance",
+                       "speculative tokens need an acceptance_rate above 0 (the share of drafts accepted)",
+                       self.speculative_tokens)
+        return self
+
+    @property
+    def active(self) -> bool:
+        """True when any lever is moved from its default."""
+        return bool(self.prefix_cache_hit_rate or self.speculative_tokens or self.kv_cache_precision)
+
+
 class Redundancy(InputModel):
     """Spare replicas held beyond the load, and replicas lost to failures."""
 
@@ -195,6 +235,9 @@ class Serving(InputModel):
                                               description="A replica may span this many servers (of the own "
                                                           "option's server size, else 8 GPUs).")
     redundancy: Redundancy | None = Field(default=None, description="Spare replicas (n_plus_1) and failures.")
+    levers: ServingLevers | None = Field(
+        default=None, description="Prefix caching, speculative decoding, KV-cache precision (with a target; needs "
+                                  "the estimate extra): sized from curves estimated with them.")
 
     @field_validator("redundancy", mode="before")
     @classmethod
@@ -222,9 +265,12 @@ class Serving(InputModel):
                                "a latency target needs {name}: the request shape converts measured curves to the "
                                "workload's mix, and the estimate's efficiencies split prefill from decode and draw "
                                "the first-principles curve", None, name=name)
-        elif self.serving_mode != "auto" or self.curve is not None:
+        elif self.serving_mode != "auto" or self.curve is not None or (self.levers is not None and self.levers.active):
             raise fail("Serving", ("target",), "needs_target",
-                       "serving_mode and curve apply to sizing at a latency target; give a target", None)
+                       "serving_mode, curve and levers apply to sizing at a latency target; give a target", None)
+        if self.levers is not None and self.levers.active and self.curve is not None:
+            raise fail("Serving", ("curve",), "levers_and_curve",
+                       "a named curve was made without the levers; remove curve, or the levers", self.curve)
         return self
 
     @field_validator("model")
