@@ -734,22 +734,19 @@ def _curves(args: argparse.Namespace) -> int:
     return 0
 
 
-def _share(text: str) -> float:
-    """A share in [0, 1) (argparse type)."""
+def _share(text: str, closed: bool = False) -> float:
+    """A share in [0, 1), or in [0, 1] when ``closed`` (argparse type)."""
     from .numbers import is_decimal_text
 
-    if not is_decimal_text(text) or not 0 <= float(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a share from 0 up to (not including) 1")
+    if not is_decimal_text(text) or not (0 <= float(text) <= 1 if closed else 0 <= float(text) < 1):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share from 0 " + ("to 1" if closed else
+                                                                             "up to (not including) 1"))
     return float(text)
 
 
 def _unit_share(text: str) -> float:
     """A share in [0, 1] (argparse type)."""
-    from .numbers import is_decimal_text
-
-    if not is_decimal_text(text) or not 0 <= float(text) <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a share from 0 to 1")
-    return float(text)
+    return _share(text, closed=True)
 
 
 def _tokens(text: str) -> int:
