@@ -470,11 +470,13 @@ ESTIMATED_CURVES = "serving_curves_estimated.csv.gz"
 """The bundled estimated curves (scripts/refresh_serving_curves.py), read by :func:`estimated_curves`."""
 
 
-def estimated_curves(model: str, gpu: str, precision: str) -> list[ServingCurvePoint]:
+@functools.cache
+def estimated_curves(model: str, gpu: str, precision: str) -> tuple[ServingCurvePoint, ...]:
     """The bundled estimated curve points of one model on one GPU at one precision (grade E).
 
     The file holds tens of thousands of rows; it is read once per process, indexed by
-    (model, GPU, precision), and only the rows asked for are validated.
+    (model, GPU, precision), and only the rows asked for are validated, once (a sweep resolves the
+    same pair many times).
 
     Raises
     ------
@@ -498,7 +500,7 @@ def estimated_curves(model: str, gpu: str, precision: str) -> list[ServingCurveP
         points.append(point)
     if problems:
         raise CatalogError(path, problems)
-    return points
+    return tuple(points)
 
 
 def estimated_curve_ids() -> dict[str, tuple[str, str, str]]:
@@ -539,7 +541,7 @@ COMPUTED_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 @functools.cache
 def computed_curves(model: str, gpu: str, precision: str, input_tokens: int, output_tokens: int,
-                    levers: tuple[float, int, float, str | None], minimum_gpus: int) -> list[ServingCurvePoint]:
+                    levers: tuple[float, int, float, str | None], minimum_gpus: int) -> tuple[ServingCurvePoint, ...]:
     """Curves aiconfigurator-core estimates for one model, GPU, precision and request shape with the levers
     (prefix-cache hit rate, speculative tokens, acceptance rate, KV-cache precision) set, aggregated and as
     prefill and decode workers, for the two smallest replicas of at least ``minimum_gpus`` that fit, as the
@@ -580,7 +582,7 @@ def computed_curves(model: str, gpu: str, precision: str, input_tokens: int, out
         point = ServingCurvePoint.model_validate({k: v for k, v in row.items() if v not in ("", None)})
         point._origin = f"{estimate.PACKAGE} {estimate.PINNED} (computed for the scenario's levers)"
         points.append(point)
-    return points
+    return tuple(points)
 
 
 ESTIMATE_VALIDATION = "serving_estimate_validation.csv"

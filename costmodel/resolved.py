@@ -810,7 +810,7 @@ def _nearest_shapes(curves: dict[str, list], inputs: int, outputs: int) -> dict[
     return {name: curves[name] for _, name in sorted(best.values(), key=lambda v: v[1])}
 
 
-def _curves_with_levers(serving, gpu: GPU, levers, inputs: int, outputs: int, minimum: int) -> list:
+def _curves_with_levers(serving, gpu: GPU, levers, inputs: int, outputs: int, minimum: int) -> tuple:
     """The curves aiconfigurator-core estimates with a scenario's levers, or a problem at ``levers`` saying why
     there are none (the extra missing, the pair not covered)."""
     from . import estimate
@@ -877,7 +877,7 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         # the measured and the committed curves were made without the levers: only curves estimated with them
         bundled = _curves_with_levers(serving, gpu, levers, inputs, outputs, minimum)
     else:
-        bundled = [] if serving.use_estimate else estimated_curves(serving.model, gpu.gpu, serving.precision)
+        bundled = () if serving.use_estimate else estimated_curves(serving.model, gpu.gpu, serving.precision)
     for point in [*(catalog.serving_curves.values() if levers is None else ()), *bundled]:
         if (point.model, point.gpu, point.precision) != (serving.model, gpu.gpu, serving.precision):
             continue

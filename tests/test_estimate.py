@@ -198,7 +198,7 @@ def test_committed_curves_load_as_catalog_points():
     with gzip.open(DATA_DIR / ESTIMATED_CURVES, "rt", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len({(r["model"], r["gpu"]) for r in rows}) > 200
-    assert estimated_curves("no-such-model", "H200-SXM-141GB", "fp8") == []
+    assert estimated_curves("no-such-model", "H200-SXM-141GB", "fp8") == ()
 
 
 def test_a_phase_row_states_its_own_figures():
