@@ -652,7 +652,7 @@ def _curves(args: argparse.Namespace) -> int:
     from . import estimate
     from .catalog import load_catalog_overrides
     from .errors import did_you_mean
-    from .files import output_file, write_text_atomically
+    from .files import made_folder, output_file, write_text_atomically
     from .lookup import review_date
 
     try:
@@ -661,7 +661,14 @@ def _curves(args: argparse.Namespace) -> int:
         _say(f"costmodel curves: {exc}", file=sys.stderr)
         return BAD_INPUT
     if args.list:
-        rows = [{"model": m, "gpu": g, "engine": e} for m, g, e in estimate.coverage(args.engine_filter)]
+        extra = [name for name, value in (("MODEL", args.model), ("GPU", args.gpu), ("--out", args.out),
+                                          ("--input-tokens", args.input_tokens),
+                                          ("--output-tokens", args.output_tokens)) if value is not None]
+        if extra:
+            _say(f"costmodel curves: --list takes no {', '.join(extra)} (it lists every covered pair; "
+                 "--engine narrows it, --json prints it as JSON)", file=sys.stderr)
+            return BAD_INPUT
+        rows = [{"model": m, "gpu": g, "engine": e} for m, g, e in estimate.coverage(args.engine)]
         if args.json:
             print(json.dumps(rows, indent=1))
         else:
@@ -686,12 +693,21 @@ def _curves(args: argparse.Namespace) -> int:
             _say(f"costmodel curves: {value!r} is not a {kind} id of the catalog{did_you_mean(value, table)}; "
                  f"costmodel catalog search {value}", file=sys.stderr)
             return BAD_INPUT
-    out = output_file(args.out, "--out", ".csv") if args.out else None
+    context = catalog.models[args.model].context_length_tokens
+    if context is not None and args.input_tokens + args.output_tokens > context:
+        _say(f"costmodel curves: --input-tokens {args.input_tokens:,} + --output-tokens {args.output_tokens:,} "
+             f"exceed {args.model}'s context of {context:,} tokens (data/models.csv)", file=sys.stderr)
+        return BAD_INPUT
+    out = None
+    if args.out:      # the file's format follows --json: JSON in a .json file, CSV in a .csv one
+        out = output_file(args.out, "--out", ".json" if args.json else ".csv")
+        made_folder(out.parent, "--out")
     try:
         levers = estimate.Levers(args.prefix_cache_hit_rate, args.speculative_tokens, args.acceptance_rate,
                                  args.kv_cache_precision)
         request = estimate.Request(args.input_tokens, args.output_tokens)
-        estimate.check_covered(args.model, args.gpu, args.engine)
+        engine = args.engine or "trtllm"
+        estimate.check_covered(args.model, args.gpu, engine)
     except (estimate.NotCovered, ValueError) as exc:
         _say(f"costmodel curves: {exc}", file=sys.stderr)
         return BAD_INPUT
@@ -700,14 +716,15 @@ def _curves(args: argparse.Namespace) -> int:
     refused = []
     for precision in [args.precision] if args.precision else ["fp8", "bf16", "fp4"]:
         try:
-            rows = estimate.curve(args.model, args.gpu, request, precision=precision, engine=args.engine,
+            rows = estimate.curve(args.model, args.gpu, request, precision=precision, engine=engine,
                                   gpus_per_replica=args.gpus_per_replica, disaggregated=args.disaggregated,
                                   levers=levers)
             break
         except estimate.NotCovered as exc:
             refused.append(f"at {precision}: {exc}")
     else:
-        _say("costmodel curves: " + "; ".join(refused), file=sys.stderr)
+        _say("costmodel curves: " + ("; ".join(refused) if args.precision else
+                                     "no precision could be estimated: " + "; ".join(refused)), file=sys.stderr)
         return BAD_INPUT
     if refused:
         _say(f"costmodel curves: estimated at {precision} (no --precision given; "
@@ -887,8 +904,8 @@ def build_parser() -> argparse.ArgumentParser:
     curves.add_argument("--output-tokens", type=_tokens, help="output tokens per request [tokens]")
     curves.add_argument("--precision", choices=("fp8", "bf16", "fp4"), default=None,
                         help="weights (default fp8, else the first of bf16 and fp4 the database has kernels for)")
-    curves.add_argument("--engine", choices=("trtllm", "vllm", "sglang"), default="trtllm",
-                        help="serving engine of the database (default trtllm)")
+    curves.add_argument("--engine", choices=("trtllm", "vllm", "sglang"), default=None,
+                        help="serving engine of the database (default trtllm; with --list, only its pairs)")
     curves.add_argument("--gpus-per-replica", type=_replica, default=None,
                         help="GPUs of a replica: 1, 2, 4 or 8 (default: each that fits)")
     curves.add_argument("--disaggregated", action="store_true",
@@ -905,7 +922,7 @@ def build_parser() -> argparse.ArgumentParser:
     curves.add_argument("--json", action="store_true", help="print JSON rows instead of CSV")
     curves.add_argument("--list", action="store_true", help="every model and GPU the database covers, by engine")
     curves.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
-    curves.set_defaults(run=_curves, engine_filter=None)
+    curves.set_defaults(run=_curves)
 
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)

@@ -255,6 +255,11 @@ class Levers:
             raise ValueError(f"speculative_tokens {self.speculative_tokens} is not in 0 to 8")
         if self.kv_cache_precision not in (None, "fp8", "bf16"):
             raise ValueError(f"kv_cache_precision {self.kv_cache_precision!r} is not fp8 or bf16")
+        if self.acceptance_rate and not self.speculative_tokens:
+            raise ValueError(f"acceptance_rate {self.acceptance_rate:g} needs speculative_tokens of at least 1")
+        if self.speculative_tokens and not self.acceptance_rate:
+            raise ValueError(f"speculative_tokens {self.speculative_tokens} need an acceptance_rate above 0 "
+                             "(the share of drafts accepted)")
 
     @property
     def tokens_per_decode_step(self) -> float:
@@ -409,27 +414,35 @@ def _is_moe(path: str) -> bool:
 
 
 def _context_tokens(isl: int) -> list[int]:
-    """Context tokens per mixed step tried: the input of one and of two requests, and TensorRT-LLM's
-    default max_num_tokens (8,192) when larger. [tokens]"""
+    """Step budgets (TensorRT-LLM's max_num_tokens: context tokens per mixed step) a curve is made at,
+    one curve each: the input of one and of two requests, and TensorRT-LLM's default 8,192 when
+    larger. A small budget keeps the TTFT short, a large one buys throughput; sizing takes the best
+    point of any of them that meets the target. [tokens]
+
+    The whole input, cached prefix included: the package's aggregated step model counts the steps
+    to finish a request's context from its whole input (``ceil(isl · b / ctx_tokens)``), so a step
+    budget of the uncached part only would spread one prefill over several steps."""
     return sorted({isl, 2 * isl} | ({8192} if 8192 > isl else set()))
 
 
 def _point_id(model: str, gpu: str, precision: str, layout: Layout, engine: str, request: Request,
-              mode: str, levers: Levers) -> str:
+              mode: str, levers: Levers, step_tokens: int | None = None) -> str:
     short = gpu.split("-")[0].lower()
     tag = layout.label.lower().replace(" ", "")
-    extra = "".join([f"-pc{round(levers.prefix_cache_hit_rate * 100)}" if levers.prefix_cache_hit_rate else "",
-                     f"-mtp{levers.speculative_tokens}a{round(levers.acceptance_rate * 100)}"
+    extra = "".join([f"-pc{levers.prefix_cache_hit_rate:g}" if levers.prefix_cache_hit_rate else "",
+                     f"-mtp{levers.speculative_tokens}a{levers.acceptance_rate:g}"
                      if levers.speculative_tokens else "",
                      f"-kv{levers.kv_cache_precision}" if levers.kv_cache_precision else ""])
+    budget = f"-ctx{step_tokens}" if step_tokens else ""
     return (f"aic-{model}-{short}-{precision}-{tag}-{engine}-{mode}-{request.input_tokens}-"
-            f"{request.output_tokens}{extra}")
+            f"{request.output_tokens}{budget}{extra}")
 
 
 def curve(model: str, gpu: str, request: Request, *, precision: str = "fp8", engine: str = "trtllm",
           gpus_per_replica: int | None = None, disaggregated: bool = False, levers: Levers = Levers(),
           batches: Sequence[int] = BATCHES) -> list[dict[str, Any]]:
-    """Estimated serving-curve rows for a model on a GPU, one per batch size that fits in memory.
+    """Estimated serving-curve rows for a model on a GPU, one per batch size that fits in memory, for each
+    replica split and (aggregated) step budget, one curve each.
 
     Parameters
     ----------
@@ -470,6 +483,12 @@ def curve(model: str, gpu: str, request: Request, *, precision: str = "fp8", eng
     require()
     if precision not in PRECISIONS:
         raise NotCovered(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
+    if request.output_tokens < 2:
+        raise NotCovered(f"{request.output_tokens} output token per request: a serving curve needs at least 2 "
+                         "(the first comes with the prefill; tokens/s per user is measured over the rest)")
+    if round(request.input_tokens * levers.prefix_cache_hit_rate) >= request.input_tokens:
+        raise NotCovered(f"a prefix-cache hit rate of {levers.prefix_cache_hit_rate:g} leaves none of the "
+                         f"{request.input_tokens:,} input tokens to prefill: lower it or give a longer input")
     check_covered(model, gpu, engine)
     path = model_configs()[model]
     system = system_of(gpu)
@@ -492,10 +511,13 @@ def curve(model: str, gpu: str, request: Request, *, precision: str = "fp8", eng
                         batches)
                     break
                 except Exception as exc:   # the package's own refusal (quantisation, kernel table missing)
-                    tried = "/".join(recipe) if recipe else "the checkpoint's own"
-                    refusals.append(f"{tried}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
+                    refusals.append(("/".join(recipe) if recipe else "the checkpoint's own", _reason(exc)))
             if found is None:
-                failures.append(f"{layout.label}: " + "; ".join(refusals))
+                reasons = {}
+                for tried, why in refusals:
+                    reasons.setdefault(why, []).append(tried)
+                failures.append(f"{layout.label}: " + "; ".join(f"{', '.join(t)}: {why}"
+                                                                for why, t in reasons.items()))
                 continue
             if not found:
                 failures.append(f"{layout.label}: the weights and the KV cache of the smallest batch asked for do not fit")
@@ -506,6 +528,17 @@ def curve(model: str, gpu: str, request: Request, *, precision: str = "fp8", eng
     return rows
 
 
+def _reason(exc: Exception, most: int = 120) -> str:
+    """The first sentence of the package's refusal, at most ``most`` characters, cut at a word."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    for stop in (". ", ": either", " at /"):
+        text = text.split(stop, 1)[0]
+    text = text.removeprefix("perf database error: ").removeprefix("perf database error: ")
+    if len(text) > most:
+        text = text[:most].rsplit(" ", 1)[0] + " …"
+    return text
+
+
 def _source(system: str, engine: str, database, layout: Layout, mode: str, detail: str, levers: Levers) -> str:
     what = levers.describe()
     return (f"{PACKAGE} {PINNED} estimate: {ENGINE_NAMES[engine]} {database.version} kernel database of {system}, "
@@ -513,8 +546,8 @@ def _source(system: str, engine: str, database, layout: Layout, mode: str, detai
 
 
 def _row(model, gpu, precision, layout, engine, database, request, levers, mode, concurrency, output_per_gpu,
-         per_user, ttft_seconds, detail, input_per_gpu=None) -> dict[str, Any]:
-    curve_id = _point_id(model, gpu, precision, layout, engine, request, mode, levers)
+         per_user, ttft_seconds, detail, input_per_gpu=None, step_tokens=None) -> dict[str, Any]:
+    curve_id = _point_id(model, gpu, precision, layout, engine, request, mode, levers, step_tokens)
     return {
         "point": f"{curve_id}-c{concurrency:g}", "curve": curve_id, "model": model, "gpu": gpu,
         "precision": precision, "gpus_per_replica": layout.gpus, "parallelism": layout.label,
@@ -551,26 +584,20 @@ def _aggregated_rows(model, gpu, path, precision, recipe, layout, engine, databa
     prefix = int(round(request.input_tokens * levers.prefix_cache_hit_rate))
     extra = {"decode_tokens_per_iteration": levers.tokens_per_decode_step} if levers.speculative_tokens else {}
     rows = []
-    for b in batches:
-        best = None
-        for ctx in _context_tokens(request.input_tokens - prefix):
+    for ctx in _context_tokens(request.input_tokens):      # one curve per step budget (max_num_tokens)
+        for b in batches:
             runtime = config.RuntimeConfig(batch_size=b, isl=request.input_tokens, osl=request.output_tokens,
                                            prefix=prefix)
             summary = backend.run_agg(built, database, runtime, ctx_tokens=ctx, **extra)
             if summary.check_oom():
-                continue
+                break     # a larger batch holds more KV cache: it does not fit either
             r = summary.get_summary_df().iloc[0]
-            key = (float(r["tokens/s/gpu"]), -float(r["ttft"]))
-            if best is None or key > best[0]:
-                best = (key, r, ctx)
-        if best is None:
-            break     # a larger batch holds more KV cache: it does not fit either
-        _, r, ctx = best
-        if not (r["tokens/s/gpu"] > 0 and r["tokens/s/user"] > 0 and r["ttft"] > 0):
-            continue
-        rows.append(_row(model, gpu, precision, layout, engine, database, request, levers, "agg",
-                         float(r["concurrency"]), float(r["tokens/s/gpu"]), float(r["tokens/s/user"]),
-                         float(r["ttft"]) / 1000, f"{ctx:,} context tokens per step, {_recipe_text(recipe)}"))
+            if not (r["tokens/s/gpu"] > 0 and r["tokens/s/user"] > 0 and r["ttft"] > 0):
+                continue
+            rows.append(_row(model, gpu, precision, layout, engine, database, request, levers, "agg",
+                             float(r["concurrency"]), float(r["tokens/s/gpu"]), float(r["tokens/s/user"]),
+                             float(r["ttft"]) / 1000, f"{ctx:,} context tokens per step, {_recipe_text(recipe)}",
+                             step_tokens=ctx))
     return rows
 
 
@@ -596,7 +623,7 @@ def _disaggregated_rows(model, gpu, path, precision, recipe, layout, engine, dat
                 seconds = float(r["context_latency"]) / 1000
                 if seconds <= 0:
                     continue
-                tokens = b * scale * (request.input_tokens - prefix)
+                tokens = b * scale * request.input_tokens     # served, cached prefix included
                 rows.append(_row(model, gpu, precision, layout, engine, database, request, levers, "prefill",
                                  b * scale, None, None, seconds, f"prefill batch of {b * scale}, {_recipe_text(recipe)}",
                                  input_per_gpu=tokens / seconds / layout.gpus))

@@ -798,16 +798,19 @@ BASIS_FIRST_PRINCIPLES = "estimated from first principles"
 
 
 def _nearest_shapes(curves: dict[str, list], inputs: int, outputs: int) -> dict[str, list]:
-    """Of estimated curves of one replica and split, the one whose request shape is nearest the workload's
-    (the smallest sum of the input and output lengths' log ratios): the others would only be converted."""
-    best: dict[tuple[int, str], tuple[float, str]] = {}
-    for name, points in curves.items():
+    """Of estimated curves of one replica and split, those of the request shape nearest the workload's (the
+    smallest sum of the input and output lengths' log ratios; one curve per step budget): the others would only
+    be converted."""
+    best: dict[tuple[int, str], tuple[float, int, int]] = {}
+    for points in curves.values():
         p = points[0]
         distance = abs(math.log(p.input_tokens / inputs)) + abs(math.log(p.output_tokens / outputs))
         key = (p.gpus_per_replica, p.parallelism)
-        if key not in best or (distance, name) < best[key]:
-            best[key] = (distance, name)
-    return {name: curves[name] for _, name in sorted(best.values(), key=lambda v: v[1])}
+        if key not in best or (distance, p.input_tokens, p.output_tokens) < best[key]:
+            best[key] = (distance, p.input_tokens, p.output_tokens)
+    return {name: points for name, points in sorted(curves.items())
+            if best[(points[0].gpus_per_replica, points[0].parallelism)][1:] ==
+            (points[0].input_tokens, points[0].output_tokens)}
 
 
 def _curves_with_levers(serving, gpu: GPU, levers, inputs: int, outputs: int, minimum: int) -> tuple:
@@ -837,8 +840,9 @@ def _pool_curves(curve: str, phases: dict[str, list], inputs: int, outputs: int)
     the TTFT a request sees in an idle pool); the decode rows are (concurrency, output tokens/s per GPU,
     tokens/s per user, 1.0), as :func:`costmodel.formulas.serving_curves.decode_only_point` gives them for a
     measured curve."""
-    prefill = sorted(phases.get(curve.replace("-agg-", "-prefill-"), []), key=lambda p: p.concurrency)
-    decode = sorted(phases.get(curve.replace("-agg-", "-decode-"), []), key=lambda p: p.concurrency)
+    base = re.sub(r"-ctx\d+", "", curve)       # the phases have no step budget of a mixed step
+    prefill = sorted(phases.get(base.replace("-agg-", "-prefill-"), []), key=lambda p: p.concurrency)
+    decode = sorted(phases.get(base.replace("-agg-", "-decode-"), []), key=lambda p: p.concurrency)
     if not prefill or not decode or (prefill[0].input_tokens, prefill[0].output_tokens) != (inputs, outputs):
         return None
     first = prefill[0]

@@ -3,7 +3,7 @@
 Usage::
 
     pip install "costmodel[estimate]"                  # aiconfigurator-core 0.12.0, Apache-2.0
-    python scripts/refresh_serving_curves.py           # rewrites the file (about 3 minutes on 2 cores)
+    python scripts/refresh_serving_curves.py           # rewrites the file (about 2 minutes on 2 cores)
     python scripts/refresh_serving_curves.py --check   # exit 1 if a sample of curves differs
 
 What is generated, for every catalog LLM (data/models.csv, vision-language variants left out) on
@@ -17,7 +17,8 @@ matrix records a completed run; :func:`costmodel.estimate.coverage`):
 - the two smallest replica sizes (1, 2, 4 or 8 GPUs) that hold the weights and one request's KV
   cache, each split every way :func:`costmodel.estimate.layouts` gives (a mixture of experts:
   tensor- and attention-data-parallel attention with expert-parallel experts);
-- batch sizes 1 to 512 doubling, each point as long as it fits in memory;
+- batch sizes 1 to 512 doubling, each point as long as it fits in memory, one curve per step
+  budget (max_num_tokens: one request's input, two requests', and TensorRT-LLM's default 8,192);
 - each replica also as prefill and as decode workers apart (disaggregated serving): a ``prefill``
   curve (input tokens/s per GPU and the batch's TTFT) and a ``decode`` curve (output tokens/s per
   GPU and per user), which size the two pools of a disaggregated fleet at the workload's shape.

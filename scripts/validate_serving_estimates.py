@@ -69,7 +69,8 @@ def rows() -> list[dict]:
         request = estimate.Request(int(m["input_tokens"]), int(m["output_tokens"]))
         replica, concurrency = int(m["gpus_per_replica"]), float(m["concurrency"])
         found, why = _covered(m["model"], m["gpu"], m["precision"], replica, request, (round(concurrency),))
-        e = found[0] if found else None
+        # the best step budget (max_num_tokens) at that concurrency, as an engine tuned for throughput runs
+        e = max(found, key=lambda r: r["output_tokens_per_second_per_gpu"]) if found else None
         measured_ttft = float(m["ttft_seconds"]) if m["ttft_seconds"] else None
         status = why or "compared"
         out.append({

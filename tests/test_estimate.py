@@ -53,9 +53,11 @@ def _nim(concurrency):
 def test_llama_70b_fp8_on_two_h100_within_15_percent_of_nim_at_25_and_50():
     # NIM 1.8.0, Llama 3.3 70B FP8 TP2 on 2 x H100, 5,000/500 tokens: 311.7 and 407.185 output tokens/s per
     # GPU at concurrency 25 and 50 (data/serving_curves.csv). The estimate gives 300.3 and 391.3 (-3.7 %, -3.9 %).
+    # one curve per step budget (5,000, 8,192 and 10,000 context tokens per step): the best at each concurrency
     rows = estimate.curve("llama-3.3-70b", "H100-SXM-80GB", estimate.Request(5000, 500), precision="fp8",
                           gpus_per_replica=2, batches=(25, 50))
-    got = {r["concurrency"]: r["output_tokens_per_second_per_gpu"] for r in rows}
+    assert len({r["curve"] for r in rows}) == 3
+    got = {c: max(r["output_tokens_per_second_per_gpu"] for r in rows if r["concurrency"] == c) for c in (25, 50)}
     for c in (25, 50):
         assert got[c] == pytest.approx(_nim(c), rel=0.15)
     assert {r["quality"] for r in rows} == {"E"} and all(r["parallelism"] == "TP2" for r in rows)
@@ -111,9 +113,11 @@ def test_curves_command_writes_rows_in_the_catalog_columns(tmp_path, capsys):
         measured_columns = next(csv.reader(handle))
     assert list(rows[0])[:len(measured_columns)] == measured_columns
     assert {r["quality"] for r in rows} == {"E"} and {r["gpus_per_replica"] for r in rows} == {"1"}
-    # more requests at once: more tokens/s per GPU, fewer per user
-    per_gpu = [float(r["output_tokens_per_second_per_gpu"]) for r in rows]
-    per_user = [float(r["tokens_per_second_per_user"]) for r in rows]
+    # on one curve (one step budget), more requests at once: more tokens/s per GPU, fewer per user
+    one = [r for r in rows if r["curve"] == rows[0]["curve"]]
+    assert rows[0]["curve"].endswith("-agg-1000-1000-ctx1000") and len(one) > 5
+    per_gpu = [float(r["output_tokens_per_second_per_gpu"]) for r in one]
+    per_user = [float(r["tokens_per_second_per_user"]) for r in one]
     assert per_gpu == sorted(per_gpu) and per_user == sorted(per_user, reverse=True)
     # the written file is a catalog file: it loads as serving-curve points
     assert ServingCurvePoint(**{k: v for k, v in rows[0].items() if v != ""}).estimated
@@ -126,6 +130,41 @@ def test_curves_command_refuses_an_uncovered_pair_with_the_covered_list(capsys):
     assert "trtllm covers llama-3.3-70b on: A100-SXM-80GB" in err and "Traceback" not in err
     assert main(["curves", "no-such-model", "H100-SXM-80GB", "--input-tokens", "10", "--output-tokens", "10"]) == 2
     assert "not a model id of the catalog" in capsys.readouterr().err
+
+
+@needs_package
+def test_curves_command_refuses_what_no_curve_can_be(tmp_path, capsys):
+    def refused(*extra):
+        code = main(["curves", "qwen3-8b", "H100-SXM-80GB", "--gpus-per-replica", "1", *extra])
+        err = capsys.readouterr().err
+        assert code == 2 and "Traceback" not in err, err
+        return err
+
+    assert "needs at least 2" in refused("--input-tokens", "1000", "--output-tokens", "1")
+    assert "context of 40,960 tokens" in refused("--input-tokens", "500000", "--output-tokens", "1000")
+    assert "leaves none of the 2 input tokens" in refused("--input-tokens", "2", "--output-tokens", "10",
+                                                          "--prefix-cache-hit-rate", "0.9")
+    # the lever rules of a scenario hold on the command line too
+    assert "needs speculative_tokens" in refused("--input-tokens", "10", "--output-tokens", "10",
+                                                 "--acceptance-rate", "0.7")
+    assert "need an acceptance_rate" in refused("--input-tokens", "10", "--output-tokens", "10",
+                                                "--speculative-tokens", "3")
+    # the file's format follows --json, and --list lists only
+    assert "--out" in refused("--input-tokens", "10", "--output-tokens", "10", "--json",
+                              "--out", str(tmp_path / "rows.csv"))
+    assert main(["curves", "--list", "qwen3-8b"]) == 2 and "--list takes no MODEL" in capsys.readouterr().err
+    # a folder that is not there yet is made
+    out = tmp_path / "new" / "rows.json"
+    assert main(["curves", "qwen3-8b", "H100-SXM-80GB", "--gpus-per-replica", "1", "--input-tokens", "100",
+                 "--output-tokens", "10", "--json", "--out", str(out)]) == 0
+    import json
+
+    assert json.loads(out.read_text())[0]["quality"] == "E"
+
+
+def test_a_request_beyond_the_models_context_is_refused():
+    with pytest.raises(ValueError, match="exceed qwen3-32b's context of 40,960 tokens"):
+        patched("qwen3-32b-chat-target", {"workload.serving.request": {"input_tokens": 30000, "output_tokens": 30000}})
 
 
 @needs_package
@@ -260,11 +299,13 @@ def test_disaggregated_pools_are_sized_from_the_estimated_phase_curves():
 
 def test_a_curve_id_from_the_estimated_file_can_be_named_in_a_scenario():
     s = patched("qwen3-32b-chat-target",
-                {"workload.serving.curve": "aic-qwen3-32b-h200-fp8-tp2-trtllm-agg-1000-1000"})
+                {"workload.serving.curve": "aic-qwen3-32b-h200-fp8-tp2-trtllm-agg-1000-1000-ctx2000"})
     c = compare(s)
     assert c.serving.point.source.startswith("aic-qwen3-32b-h200-fp8-tp2-")
-    with pytest.raises(ValueError, match="unknown serving curve"):
+    with pytest.raises(ValueError, match="unknown estimated serving curve .*13,700 ids"):
         patched("qwen3-32b-chat-target", {"workload.serving.curve": "aic-no-such-curve"})
+    with pytest.raises(ValueError, match="did you mean aic-qwen3-32b-h200-fp8-tp2-trtllm-agg-1000-1000-ctx"):
+        patched("qwen3-32b-chat-target", {"workload.serving.curve": "aic-qwen3-32b-h200-fp8-tp2-trtllm-agg-1000-1000"})
 
 
 def test_a_model_without_any_curve_falls_back_to_first_principles_and_says_so():
@@ -289,26 +330,27 @@ def test_speculative_tokens_and_acceptance_come_together():
 
 @needs_package
 def test_a_prefix_cache_moves_the_curve_and_the_fleet():
-    # RAG-like turns of 5,000 input and 500 output tokens: with 80 % of each prompt in the prefix cache the
-    # prefill pool does a fifth of the work, so the fleet is sized at a point with a shorter TTFT or more
-    # tokens/s per GPU, from curves computed with the lever (its id and source say so)
-    shape = {"workload.input_tokens_per_output_token": 10,
-             "workload.serving.request": {"input_tokens": 5000, "output_tokens": 500},
-             "workload.serving.serving_mode": "aggregated"}
-    base = compare(patched("qwen3-32b-chat-target", shape))
-    cached = compare(patched("qwen3-32b-chat-target", shape | {
-        "workload.serving.levers": {"prefix_cache_hit_rate": 0.8, "source": "ASSUMPTION: a shared system prompt"}}))
-    assert "-pc80-" in cached.serving.point.source and "prefix-cache hit rate 0.8" in cached.serving.point.source
-    assert cached.serving.point.throughput_per_gpu > base.serving.point.throughput_per_gpu
-    # the same estimate, computed directly: at 16 requests the lever's curve has a shorter TTFT and more
-    # tokens/s per GPU (0.60 s against 0.82 s, 743 against 612; at one request the package gives it a slightly
-    # longer TTFT, 0.64 s against 0.58 s)
-    request = estimate.Request(5000, 500)
-    plain = estimate.curve("qwen3-32b", "H200-SXM-141GB", request, gpus_per_replica=1, batches=(16,))[0]
-    warm = estimate.curve("qwen3-32b", "H200-SXM-141GB", request, gpus_per_replica=1, batches=(16,),
-                          levers=estimate.Levers(prefix_cache_hit_rate=0.8))[0]
-    assert warm["ttft_seconds"] < plain["ttft_seconds"]
-    assert warm["output_tokens_per_second_per_gpu"] > plain["output_tokens_per_second_per_gpu"]
+    # Disaggregated serving of 1,000/1,000 turns: the higher the share of each prompt in the prefix cache, the
+    # less the prefill pool works per request, so the first token comes sooner and the fleet carries more output
+    # tokens/s per GPU; the curves are computed with the lever (its id and source say so)
+    fleet, first_token = [], []
+    for rate in (0.0, 0.3, 0.5, 0.9):
+        c = compare(patched("qwen3-32b-chat-target", {"workload.serving.serving_mode": "disaggregated",
+                                                      "workload.serving.levers": {"prefix_cache_hit_rate": rate}}))
+        fleet.append(c.serving.throughput_per_gpu)
+        first_token.append(c.serving.point.ttft)
+        if rate:
+            assert f"-pc{rate:g}-" in c.serving.point.source
+            assert f"prefix-cache hit rate {rate:g}" in c.serving.point.source
+    assert fleet == sorted(fleet) and fleet[0] < fleet[-1]
+    assert first_token == sorted(first_token, reverse=True) and first_token[-1] < first_token[0]
+    # the prefill curve counts every input token a request brings, cached ones included: at batch b its rate
+    # times the batch's prefill time is b x the input tokens
+    rows = estimate.curve("qwen3-32b", "H200-SXM-141GB", estimate.Request(1000, 1000), gpus_per_replica=1,
+                          disaggregated=True, batches=(1, 16), levers=estimate.Levers(prefix_cache_hit_rate=0.5))
+    for r in (r for r in rows if r["phase"] == "prefill"):
+        assert r["input_tokens_per_second_per_gpu"] * r["ttft_seconds"] == pytest.approx(r["concurrency"] * 1000,
+                                                                                         rel=1e-4)
 
 
 @needs_package

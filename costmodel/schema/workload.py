@@ -153,8 +153,8 @@ class ServingLevers(InputModel):
     made without it.
     """
 
-    prefix_cache_hit_rate: Share = quantity(
-        0.0, unit="-", title="prefix-cache hit rate", le=0.99, varies=False,
+    prefix_cache_hit_rate: Annotated[float, Field(strict=True, ge=0, lt=1)] = quantity(
+        0.0, unit="-", title="prefix-cache hit rate", varies=False,
         description="Share of each request's input tokens found in the prefix cache and not prefilled again.")
     speculative_tokens: Count = quantity(
         0, unit="tokens", title="speculative tokens per step", ge=0, le=8, varies=False,
@@ -251,10 +251,33 @@ class Serving(InputModel):
     def _curve_known(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return None
-        if value in estimated_curve_ids():
+        estimated = estimated_curve_ids()
+        if value in estimated:
             return value
         curves = {p.curve: p for p in catalog_from(info).serving_curves.values()}
-        return known_id(value, curves, "serving curve", "serving_curves.csv or serving_curves_estimated.csv.gz")
+        if value in curves or not value.startswith("aic-"):
+            return known_id(value, curves, "serving curve", "serving_curves.csv")
+        import difflib
+
+        close = difflib.get_close_matches(value, estimated, n=3, cutoff=0.8)
+        raise PydanticCustomError(
+            "unknown_id", "unknown estimated serving curve (not in data/serving_curves_estimated.csv.gz){hint}; "
+            "its {count} ids are model-gpu-precision-split-engine-mode-input-output[-ctx step budget], e.g. "
+            "aic-qwen3-32b-h200-fp8-tp1-trtllm-agg-1000-1000-ctx1000",
+            {"hint": f" (did you mean {' or '.join(close)}?)" if close else "", "count": f"{len(estimated):,}"})
+
+    @field_validator("request")
+    @classmethod
+    def _request_fits_context(cls, value: RequestShape | None, info: ValidationInfo) -> RequestShape | None:
+        model = catalog_from(info).models.get(info.data.get("model", ""))
+        context = None if model is None else model.context_length_tokens
+        if value is not None and context is not None and value.input_tokens + value.output_tokens > context:
+            raise PydanticCustomError(
+                "beyond_context", "{inputs} input + {outputs} output tokens exceed {model}'s context of "
+                "{context} tokens (data/models.csv)",
+                {"inputs": f"{value.input_tokens:,}", "outputs": f"{value.output_tokens:,}", "model": model.model,
+                 "context": f"{context:,}"})
+        return value
 
     @model_validator(mode="after")
     def _target_needs(self) -> Serving:
