@@ -535,10 +535,6 @@ def _estimated_index() -> tuple[Path, list[str], dict[tuple[str, str, str], list
     return path, header, index
 
 
-COMPUTED_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
-"""Batch sizes of curves computed for a scenario's levers: those of the committed curves. [requests]"""
-
-
 @functools.cache
 def computed_curves(model: str, gpu: str, precision: str, input_tokens: int, output_tokens: int,
                     levers: tuple[float, int, float, str | None], minimum_gpus: int) -> tuple[ServingCurvePoint, ...]:
@@ -556,27 +552,10 @@ def computed_curves(model: str, gpu: str, precision: str, input_tokens: int, out
     """
     from . import estimate
 
-    request = estimate.Request(input_tokens, output_tokens)
-    setting = estimate.Levers(*levers)
     estimate.check_covered(model, gpu, "trtllm")
-    rows, kept, refused = [], 0, []
-    for size in (s for s in estimate.REPLICA_SIZES if s >= minimum_gpus):
-        try:
-            rows += estimate.curve(model, gpu, request, precision=precision, gpus_per_replica=size, levers=setting,
-                                   batches=COMPUTED_BATCHES)
-        except estimate.NotCovered as exc:
-            refused.append(str(exc))
-            continue
-        try:
-            rows += estimate.curve(model, gpu, request, precision=precision, gpus_per_replica=size, levers=setting,
-                                   batches=COMPUTED_BATCHES, disaggregated=True)
-        except estimate.NotCovered:
-            pass
-        kept += 1
-        if kept == 2:
-            break
-    if not rows:
-        raise estimate.NotCovered("; ".join(refused) or f"no replica of at least {minimum_gpus} GPUs")
+    rows = estimate.smallest_replica_curves(model, gpu, estimate.Request(input_tokens, output_tokens),
+                                            precision=precision, levers=estimate.Levers(*levers),
+                                            minimum_gpus=minimum_gpus)
     points = []
     for row in rows:
         point = ServingCurvePoint.model_validate({k: v for k, v in row.items() if v not in ("", None)})

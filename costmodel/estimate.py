@@ -91,6 +91,8 @@ PASSED = ("PASS", "HYBRID_PASS")
 
 BATCHES = (1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512)
 """Batch sizes a curve is swept at (the package's own agg sweep goes to 512 by default). [requests]"""
+COMMITTED_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+"""Batch sizes of the committed curves and of those computed for a scenario's levers. [requests]"""
 REPLICA_SIZES = (1, 2, 4, 8)
 """GPUs per replica tried when none is given (tensor or expert parallel within one node). [GPU]"""
 
@@ -634,6 +636,39 @@ def _disaggregated_rows(model, gpu, path, precision, recipe, layout, engine, dat
                 rows.append(_row(model, gpu, precision, layout, engine, database, request, levers, "decode",
                                  b * scale, b * scale / tpot / layout.gpus, 1 / tpot, None,
                                  f"decode batch of {b * scale}, {_recipe_text(recipe)}"))
+    return rows
+
+
+def smallest_replica_curves(model: str, gpu: str, request: Request, *, precision: str, levers: Levers = Levers(),
+                            minimum_gpus: int = 1, kept: int = 2,
+                            batches: Sequence[int] = COMMITTED_BATCHES) -> list[dict[str, Any]]:
+    """Curves of the ``kept`` smallest replicas of at least ``minimum_gpus`` GPUs that can be estimated, each
+    aggregated and, where the package can, as prefill and decode workers apart: the committed curves'
+    recipe (scripts/refresh_serving_curves.py) and that of a scenario's levers.
+
+    Raises
+    ------
+    NotCovered
+        No replica size could be estimated (the reasons of each).
+    """
+    rows, sizes, refused = [], 0, []
+    for size in (s for s in REPLICA_SIZES if s >= minimum_gpus):
+        try:
+            rows += curve(model, gpu, request, precision=precision, gpus_per_replica=size, levers=levers,
+                          batches=batches)
+        except NotCovered as exc:
+            refused.append(str(exc))
+            continue
+        try:
+            rows += curve(model, gpu, request, precision=precision, gpus_per_replica=size, levers=levers,
+                          batches=batches, disaggregated=True)
+        except NotCovered:
+            pass
+        sizes += 1
+        if sizes == kept:
+            break
+    if not rows:
+        raise NotCovered("; ".join(refused) or f"no replica of at least {minimum_gpus} GPUs")
     return rows
 
 

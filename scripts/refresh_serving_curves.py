@@ -52,7 +52,7 @@ COLUMNS = ["point", "curve", "model", "gpu", "precision", "gpus_per_replica", "p
 REQUESTS = (estimate.Request(1000, 1000), estimate.Request(5000, 500), estimate.Request(500, 2000))
 PRECISIONS = ("fp8", "bf16", "fp4")
 """fp4 only for a model the database has no fp8 or bf16 kernels of (gpt-oss: MXFP4 experts)."""
-BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+BATCHES = estimate.COMMITTED_BATCHES
 ENGINE = "trtllm"
 SIZES_KEPT = 2
 NO_FP8 = {"A100-SXM-80GB", "A100-PCIE-80GB", "A30-24GB"}
@@ -77,22 +77,11 @@ def pair_rows(pair: tuple[str, str]) -> list[dict]:
         if precision == "fp4" and rows:
             break
         for request in REQUESTS:
-            kept = 0
-            for size in estimate.REPLICA_SIZES:
-                try:
-                    found = estimate.curve(model, gpu, request, precision=precision, engine=ENGINE,
-                                           gpus_per_replica=size, batches=BATCHES)
-                except estimate.NotCovered:
-                    continue
-                rows += found
-                try:      # the same replica as prefill and decode workers apart (disaggregated serving)
-                    rows += estimate.curve(model, gpu, request, precision=precision, engine=ENGINE,
-                                           gpus_per_replica=size, disaggregated=True, batches=BATCHES)
-                except estimate.NotCovered:
-                    pass
-                kept += 1
-                if kept == SIZES_KEPT:
-                    break
+            try:
+                rows += estimate.smallest_replica_curves(model, gpu, request, precision=precision,
+                                                         kept=SIZES_KEPT, batches=BATCHES)
+            except estimate.NotCovered:
+                continue
     return rows
 
 
