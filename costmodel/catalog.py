@@ -252,7 +252,8 @@ class APIOffer(_Row):
     cached_input_per_million: float | None = Field(
         default=None, gt=0, description="Price of cached input tokens; empty means the input price. [currency/M tokens]"
     )
-    output_per_million: float = Field(gt=0, description="Price of output tokens. [currency/M tokens]")
+    output_per_million: float | None = Field(default=None, gt=0, description="Price of output tokens; empty: an "
+                                             "input-only offer (embeddings). [currency/M tokens]")
     currency: Currency
     cache_write_5m_per_million: float | None = Field(
         default=None, gt=0, description="Price of a cache write with a 5-minute time-to-live; empty: not offered. "
@@ -280,6 +281,29 @@ class APIOffer(_Row):
                                         "provider's regional (data-residency) endpoint; empty: none stated. [-]")
     deprecated: bool = Field(default=False, description="The provider has deprecated the model: it may be "
                                                         "withdrawn, so its price may not be offered for long.")
+    reasoning_per_million: float | None = Field(
+        default=None, gt=0, description="Price of reasoning (thinking) tokens where the provider bills them apart "
+                                        "from output; empty: at the output price. [currency/M tokens]")
+    input_audio_per_million: float | None = Field(default=None, gt=0, description="Price of audio input tokens; "
+                                                  "empty: not priced. [currency/M tokens]")
+    cached_audio_input_per_million: float | None = Field(
+        default=None, gt=0, description="Price of audio input tokens read from the cache; empty: the audio input "
+                                        "price. [currency/M tokens]")
+    output_audio_per_million: float | None = Field(default=None, gt=0, description="Price of audio output tokens; "
+                                                   "empty: not priced. [currency/M tokens]")
+    input_image_per_million: float | None = Field(default=None, gt=0, description="Price of image input tokens; "
+                                                  "empty: not priced. [currency/M tokens]")
+    per_thousand_requests: float | None = Field(default=None, gt=0, description="Fixed fee per 1,000 requests; "
+                                                "empty: none. [currency/1000 requests]")
+    web_search_per_thousand: float | None = Field(default=None, gt=0, description="Price of 1,000 web searches; "
+                                                  "empty: not priced. [currency/1000 searches]")
+    effective_from: str | None = Field(default=None, pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
+                                       description="Date (YYYY-MM-DD) from which these prices apply; empty: always "
+                                                   "(data/api_price_history.csv may hold other dates).")
+    long_context_until: str | None = Field(
+        default=None, pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
+        description="Last date (YYYY-MM-DD) the long-context tier was offered: a bill dated later with requests "
+                    "above the threshold is refused; empty: still offered.")
 
     @model_validator(mode="after")
     def _long_context_whole(self) -> APIOffer:
@@ -328,10 +352,22 @@ class APIPriceWindow(_Row):
     name: str = Field(description="The provider's name for the window, e.g. peak, off-peak.")
     days: str = Field(pattern=r"^[0-6](-[0-6])?(,[0-6](-[0-6])?)*$",
                       description="Days of the week, 0 = Monday: '0-4', '5,6', '0-6'.")
-    start_hour: int = Field(ge=0, le=23, description="First hour of the window. [h]")
-    end_hour: int = Field(ge=1, le=24, description="Hour the window ends (exclusive). [h]")
+    start_hour: float = Field(ge=0, le=23.5, multiple_of=0.5,
+                              description="Start of the window, in hours after midnight, on the half hour (1.5 = "
+                                          "01:30). [h]")
+    end_hour: float = Field(ge=0.5, le=24, multiple_of=0.5,
+                            description="End of the window (exclusive), on the half hour. [h]")
     time_zone: str = Field(description="IANA time zone of the hours, e.g. UTC.")
-    price_multiplier: float = Field(gt=0, le=10, description="Factor on every price of the offer in the window. [-]")
+    price_multiplier: float = Field(gt=0, le=10, description="Factor on the prices of the window's token classes. [-]")
+    applies_to: str = Field(
+        default="all", pattern=r"^(all|(input|cache_read|cache_write|output|reasoning|audio_input|image_input|"
+                               r"audio_output)(;(input|cache_read|cache_write|output|reasoning|audio_input|"
+                               r"image_input|audio_output))*)$",
+        description="Token classes the factor applies to, separated by ';' (input;cache_read), or all; the other "
+                    "classes keep the price they have outside the window.")
+    long_context: Literal["as_listed", "standard"] = Field(
+        default="as_listed", description="standard: inside the window long requests pay the standard prices "
+                                         "(the window replaces the long-context tier), times the factor.")
     effective_from: str = Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
                                 description="Date (YYYY-MM-DD) from which the window applies.")
 
@@ -700,6 +736,58 @@ class APIEnergy(_Row):
         return self
 
 
+_DATE = r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$"
+TOKEN_CLASSES = ("input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning")
+"""Token classes a prompt-size tier (data/api_price_tiers.csv) may price."""
+
+
+class APIPriceTier(_Row):
+    """A prompt-size tier of a hosted API's price for one token class (data/api_price_tiers.csv).
+
+    A request whose input tokens (the API's count) are above ``above_input_tokens`` pays the
+    tier's price for every token of the class (cliff pricing, as Google, Anthropic, Alibaba and
+    OpenAI bill); with several tiers the highest one passed applies. A cache class without
+    tiers of its own scales with the input price's ratio, reasoning with the output's.
+    """
+
+    file: ClassVar[str] = "data/api_price_tiers.csv"
+    key: ClassVar[str] = "tier"
+
+    tier: str = Field(description="Catalog id of the tier.")
+    offer: str = Field(description="API offer id in api_prices.csv.")
+    token_class: Literal["input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning"] = Field(
+        description="The class of tokens the price is for.")
+    above_input_tokens: int = Field(ge=1, description="Input tokens of a request above which the tier applies. "
+                                                      "[tokens]")
+    price_per_million: float = Field(gt=0, description="Price of the class's tokens in the tier. [currency/M tokens]")
+
+
+class APIPriceChange(_Row):
+    """A hosted API's prices from a date on (data/api_price_history.csv): one offer's price history.
+
+    The prices of an offer on a bill's date (``price_date``) are those of its row (api_prices.csv,
+    from its ``effective_from``) or of its latest change effective on that date; without a date,
+    the latest of all. An empty price column keeps the offer row's price.
+    """
+
+    file: ClassVar[str] = "data/api_price_history.csv"
+    key: ClassVar[str] = "change"
+
+    change: str = Field(description="Catalog id of the change.")
+    offer: str = Field(description="API offer id in api_prices.csv.")
+    effective_from: str = Field(pattern=_DATE, description="Date (YYYY-MM-DD) from which the prices apply.")
+    input_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
+    cached_input_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
+    output_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
+    cache_write_5m_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
+    cache_write_1h_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
+    reasoning_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
+
+    PRICES: ClassVar[tuple[str, ...]] = ("input_per_million", "cached_input_per_million", "output_per_million",
+                                         "cache_write_5m_per_million", "cache_write_1h_per_million",
+                                         "reasoning_per_million")
+
+
 class TaxDepreciationRow(_Row):
     """One recovery year of a tax depreciation schedule (one row of data/tax_depreciation.csv)."""
 
@@ -736,6 +824,8 @@ class Catalog(BaseModel):
     embodied: dict[str, EmbodiedItem] = Field(default_factory=dict)
     api_energy: dict[str, APIEnergy] = Field(default_factory=dict)
     api_price_windows: dict[str, APIPriceWindow] = Field(default_factory=dict)
+    api_price_tiers: dict[str, APIPriceTier] = Field(default_factory=dict)
+    api_price_history: dict[str, APIPriceChange] = Field(default_factory=dict)
     tax_depreciation: dict[str, TaxDepreciationRow] = Field(default_factory=dict)
 
     def depreciation_table(self, schedule: str) -> tuple[float, ...]:
@@ -864,12 +954,39 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
                for ident, row in windows.items() if row.offer not in api]
     if unknown:
         raise CatalogError(windows_file, unknown)
+    extra = {}
+    for name, file, row_type in (("api_price_tiers", "api_price_tiers.csv", APIPriceTier),
+                                 ("api_price_history", "api_price_history.csv", APIPriceChange)):
+        path = folder / file        # optional: prompt-size tiers, price history
+        extra[name] = _read(path, row_type, row_type.key) if path.exists() else {}
+        unknown = [(f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
+                   for ident, row in extra[name].items() if row.offer not in api]
+        if unknown:
+            raise CatalogError(path, unknown)
+    _check_tiers(extra["api_price_tiers"], api, folder / "api_price_tiers.csv")
     tax_file = folder / "tax_depreciation.csv"     # optional: tax schedules by recovery year
     tax = _read(tax_file, TaxDepreciationRow, "row") if tax_file.exists() else {}
     _check_schedules(tax, tax_file)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
                    throughput=throughput, serving_curves=curves, training_runs=runs, api_price_windows=windows,
-                   tax_depreciation=tax, **energy)
+                   tax_depreciation=tax, **energy, **extra)
+
+
+def _check_tiers(tiers: dict[str, APIPriceTier], api: dict[str, APIOffer], path: Path | str) -> None:
+    """An offer's prompt-size tiers are in api_price_tiers.csv or in its long-context columns, not both, and
+    one class holds each threshold once."""
+    problems, seen = [], set()
+    for ident, row in tiers.items():
+        offer = api.get(row.offer)
+        if offer is not None and offer.long_context_threshold_tokens is not None:
+            problems.append((f"id {ident}, column offer", row.offer, "the offer has long-context columns in "
+                             "api_prices.csv: give its tiers in one place"))
+        if (row.offer, row.token_class, row.above_input_tokens) in seen:
+            problems.append((f"id {ident}, column above_input_tokens", row.above_input_tokens,
+                             f"a second {row.token_class} tier at this threshold"))
+        seen.add((row.offer, row.token_class, row.above_input_tokens))
+    if problems:
+        raise CatalogError(path, problems)
 
 
 def _check_curves(curves: dict[str, ServingCurvePoint], path: Path | str) -> None:
@@ -930,6 +1047,8 @@ _TABLE_FILES = (("gpus", "gpus.csv", GPU, "gpu"), ("servers", "servers.csv", Ser
                 ("training_runs", "training_runs.csv", PublishedRun, "run"),
                 *((name, file, row_type, row_type.key) for name, file, row_type in _ENERGY_TABLES),
                 ("api_price_windows", "api_price_windows.csv", APIPriceWindow, "window"),
+                ("api_price_tiers", "api_price_tiers.csv", APIPriceTier, "tier"),
+                ("api_price_history", "api_price_history.csv", APIPriceChange, "change"),
                 ("tax_depreciation", "tax_depreciation.csv", TaxDepreciationRow, "row"))
 """Catalog table → its file name, row type and id column."""
 
@@ -957,7 +1076,7 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
             given = {row.schedule for row in table.values()}
             tables[name] = {k: v for k, v in tables[name].items() if v.schedule not in given}
         tables[name].update(table)
-    windows = [(ident, row) for name in ("api_price_windows", "api_energy")
+    windows = [(ident, row) for name in ("api_price_windows", "api_energy", "api_price_tiers", "api_price_history")
                for ident, row in extra.get(name, {}).items() if row.offer not in tables["api_offers"]]
     if windows:
         raise CatalogError(windows[0][1].source_file, [(f"id {ident}, column offer", row.offer,
@@ -972,6 +1091,9 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
             for ident, row in unknown_models])
     if "serving_curves" in extra:
         _check_curves(tables["serving_curves"], next(iter(extra["serving_curves"].values())).source_file)
+    if "api_price_tiers" in extra and extra["api_price_tiers"]:
+        _check_tiers(tables["api_price_tiers"], tables["api_offers"],
+                     next(iter(extra["api_price_tiers"].values())).source_file)
     if "tax_depreciation" in extra:
         _check_schedules(tables["tax_depreciation"], next(iter(extra["tax_depreciation"].values())).source_file)
     for name in ("servers", "cloud_offers", "throughput", "serving_curves", "training_runs"):

@@ -215,6 +215,9 @@ class ApiOption:
     one), from the offer's price windows; None: the same price at every hour. [-]"""
     price_windows: tuple = ()
     """The price-window rows applied (data/api_price_windows.csv)."""
+    hour_part_factors: dict[str, np.ndarray] | None = None
+    """Factor on each price part (``price_parts``' keys) in each hour, where windows apply to some token
+    classes only; None: no price windows. [-]"""
 
 
 Option = OwnOption | RentOption | ApiOption
@@ -1550,14 +1553,44 @@ def _rent_option(name: str, rent: Any, offer: CloudOffer, on_demand: Any, worklo
         reserved=reserved, spot=spot)
 
 
+def _offer_on(offer: APIOffer, catalog: Catalog | None, price_date: Any) -> tuple[APIOffer, str | None]:
+    """The offer's prices on the bill's date: its row, or its latest change (data/api_price_history.csv)
+    effective on that date (the latest of all without a date); and the date the prices are from."""
+    changes = [c for c in (catalog.api_price_history.values() if catalog is not None else ())
+               if c.offer == offer.offer]
+    if not changes:
+        return offer, offer.effective_from
+    day = price_date.isoformat() if price_date is not None else None
+    candidates = [(offer.effective_from or "0000-00-00", None)] + [(c.effective_from, c) for c in changes]
+    in_force = [item for item in candidates if day is None or item[0] <= day]
+    if not in_force:
+        return offer, offer.effective_from
+    when, change = max(in_force, key=lambda item: item[0])
+    if change is None:
+        return offer, offer.effective_from
+    update = {name: getattr(change, name) for name in change.PRICES if getattr(change, name) is not None}
+    return offer.model_copy(update=update), when
+
+
+def _tier_prices(offer: APIOffer, catalog: Catalog | None, rate: Number) -> dict[str, list] | None:
+    """The offer's prompt-size tiers (data/api_price_tiers.csv) by token class, in the reporting currency."""
+    tiers: dict[str, list] = {}
+    for row in (catalog.api_price_tiers.values() if catalog is not None else ()):
+        if row.offer == offer.offer:
+            tiers.setdefault(row.token_class, []).append((row.above_input_tokens, row.price_per_million * rate))
+    return tiers or None
+
+
 def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any,
                 index: int | None = None, catalog: Catalog | None = None, demand: Any = None) -> ApiOption:
     """The API option with its billing words applied once, by :func:`costmodel.formulas.api_price_parts`."""
     where = "options.api" if index is None else f"options.apis.{index}"
     rate = fx(offer.currency)
+    offer, _ = _offer_on(offer, catalog, api.price_date)
     cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
         else offer.input_per_million
-    prices = (offer.input_per_million * rate, cached * rate, offer.output_per_million * rate)
+    output = offer.output_per_million * rate if offer.output_per_million is not None else None
+    prices = (offer.input_per_million * rate, cached * rate, output)
     shares = api.tier_shares or {api.service_tier: 1.0}
     factors = {}
     for name_of_tier in shares:
@@ -1568,15 +1601,20 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
                            f"{offer.offer} has no {name_of_tier} tier in data/api_prices.csv "
                            f"({name_of_tier}_multiplier is empty)")
     tier = sum(share * factors[t] for t, share in shares.items())
-    write = None
-    if np.any(np.asarray(api.cache_write_share) > 0):     # an array of shares in a sweep
-        column = f"cache_write_{api.cache_ttl}_per_million"
-        write = getattr(offer, column)
-        if write is None:
-            raise _problem(f"{where}.cache_ttl", api.cache_ttl,
-                           f"{offer.offer} has no cache-write price for a {api.cache_ttl} time-to-live in "
-                           f"data/api_prices.csv ({column} is empty)")
-        write *= rate
+    writes = dict(api.cache_write_shares) if api.cache_write_shares is not None else {api.cache_ttl:
+                                                                                      api.cache_write_share}
+    write_prices: dict[str, Any] = {}
+    for ttl, written in writes.items():
+        if np.any(np.asarray(written) > 0):     # an array of shares in a sweep
+            column = f"cache_write_{ttl}_per_million"
+            price = getattr(offer, column)
+            if price is None:
+                field = "cache_write_shares" if api.cache_write_shares is not None else "cache_ttl"
+                raise _problem(f"{where}.{field}", ttl,
+                               f"{offer.offer} has no cache-write price for a {ttl} time-to-live in "
+                               f"data/api_prices.csv ({column} is empty)")
+            write_prices[ttl] = price * rate
+    write = write_prices.get("5m", write_prices.get("1h")) if len(write_prices) < 2 else write_prices["5m"]
     uplift = api.region_uplift
     if isinstance(uplift, str) and uplift == "catalog":
         if offer.region_uplift is None:
@@ -1586,58 +1624,141 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
     per_request = work.input_tokens_per_request
     if per_request is None and work.serving is not None and work.serving.request is not None:
         per_request = work.serving.request.input_tokens
-    long_context = {}
+    long_context: dict[str, Any] = {}
     is_long = False
-    if offer.long_context_threshold_tokens is not None and per_request is not None:
-        long_context = dict(input_tokens_per_request=per_request,
-                            long_context_threshold=offer.long_context_threshold_tokens,
-                            long_context_input_price=offer.long_context_input_per_million * rate,
-                            long_context_output_price=offer.long_context_output_per_million * rate)
-        is_long = bool(np.any(np.asarray(api.tokens_per_workload_token * per_request)
-                              > offer.long_context_threshold_tokens))
-    parts = {}
+    tiers = _tier_prices(offer, catalog, rate)
+    if (offer.long_context_threshold_tokens is not None or tiers) and per_request is not None:
+        if tiers:
+            long_context = dict(input_tokens_per_request=per_request, context_tiers=tiers)
+            lowest = min(t for class_tiers in tiers.values() for t, _ in class_tiers)
+        else:
+            lowest = offer.long_context_threshold_tokens
+            long_context = dict(input_tokens_per_request=per_request, long_context_threshold=lowest,
+                                long_context_input_price=offer.long_context_input_per_million * rate,
+                                long_context_output_price=offer.long_context_output_per_million * rate)
+        is_long = bool(np.any(np.asarray(api.tokens_per_workload_token * per_request) > lowest))
+        until = offer.long_context_until
+        if is_long and until is not None and (api.price_date is None or api.price_date.isoformat() > until):
+            raise _problem(f"{where}.price_date", api.price_date.isoformat() if api.price_date else None,
+                           f"{offer.offer}'s long-context tier (requests above {lowest:,} input tokens) was retired "
+                           f"after {until}: the provider no longer takes such requests; give price_date on or "
+                           f"before {until} to price an earlier bill, keep requests at or below {lowest:,} input "
+                           f"tokens, or choose another offer")
+    words = _api_words(api, offer, where, rate, write_prices, per_request)
+    parts: dict[str, Any] = {}
+    standard_parts: dict[str, Any] = {}
     for name_of_tier, share in shares.items():     # a blend of tiers by share of traffic
         factor = factors[name_of_tier]
-        tier_parts = formulas.api_price_parts(
-            prices[0], prices[2], workload.input_tokens_per_output_token, prices[1], api.cached_input_share,
-            cache_write_price=write, cache_write_share=api.cache_write_share, tier_multiplier=factor,
-            cache_tier_multiplier=factor if offer.tier_applies_to_cache else 1.0,
-            reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
-            tokens_per_workload_token=api.tokens_per_workload_token, **long_context)
+        common = dict(cache_write_price=write, cache_write_share=writes.get("5m", 0.0) if len(write_prices) > 1
+                      else sum(writes.values()), tier_multiplier=factor,
+                      cache_tier_multiplier=factor if offer.tier_applies_to_cache else 1.0,
+                      reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
+                      tokens_per_workload_token=api.tokens_per_workload_token, **words)
+        if len(write_prices) > 1:
+            common.update(cache_write_1h_price=write_prices["1h"], cache_write_1h_share=writes["1h"])
+        ratio = workload.input_tokens_per_output_token
+        tier_parts = formulas.api_price_parts(prices[0], prices[2], ratio, prices[1], api.cached_input_share,
+                                              **common, **long_context)
         parts = {k: parts.get(k, 0.0) + share * v for k, v in tier_parts.items()}
-    price = parts["input"] + parts["cache_read"] + parts["cache_write"] + parts["output"]
-    windows = tuple(w for w in catalog.api_price_windows.values() if w.offer == offer.offer
-                    and (api.price_date is None or w.effective_from <= api.price_date.isoformat()))
-    factors = _hour_price_factors(windows, demand) if windows else None
+        if is_long:
+            plain = formulas.api_price_parts(prices[0], prices[2], ratio, prices[1], api.cached_input_share,
+                                             **common, input_tokens_per_request=per_request or 0.0)
+            standard_parts = {k: standard_parts.get(k, 0.0) + share * v for k, v in plain.items()}
+    price = sum(parts.values())
+    windows = _windows_in_force(catalog, offer.offer, api.price_date)
+    hour_factors = part_factors = None
+    if windows:
+        part_factors = _hour_part_factors(windows, demand, parts, standard_parts if is_long else None)
+        weights = {k: float(np.mean(np.asarray(v, dtype=float))) for k, v in parts.items()}
+        total = sum(weights.values())
+        hour_factors = sum(weights[k] * part_factors[k] for k in weights) / total if total > 0 \
+            else next(iter(part_factors.values()))
     return ApiOption(
         name=name, label=api.label or OPTION_LABELS["api"], offer=offer,
         input_price_per_million=prices[0], cached_input_price_per_million=prices[1],
-        output_price_per_million=prices[2], cached_input_share=api.cached_input_share, price_per_million=price,
-        service_tier=api.service_tier, tier_multiplier=tier, cache_write_share=api.cache_write_share,
+        output_price_per_million=prices[2] if prices[2] is not None else 0.0,
+        cached_input_share=api.cached_input_share, price_per_million=price,
+        service_tier=api.service_tier, tier_multiplier=tier, cache_write_share=sum(writes.values()),
         cache_write_price_per_million=write,
         reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
         tokens_per_workload_token=api.tokens_per_workload_token, long_context=is_long, price_parts=parts,
-        hour_price_factors=factors, price_windows=windows)
+        hour_price_factors=hour_factors, price_windows=windows, hour_part_factors=part_factors)
+
+
+def _api_words(api: Any, offer: APIOffer, where: str, rate: Number, write_prices: dict, per_request: Any) -> dict:
+    """The further billing words of :func:`costmodel.formulas.api_price_parts` an offer and option give: a
+    separate reasoning price, modality prices, per-request and per-search fees."""
+    words: dict[str, Any] = {}
+    if offer.reasoning_per_million is not None:
+        words["reasoning_price"] = offer.reasoning_per_million * rate
+    for share, column, word in (("audio_input_share", "input_audio_per_million", "audio_input_price"),
+                                ("image_input_share", "input_image_per_million", "image_input_price"),
+                                ("audio_output_share", "output_audio_per_million", "audio_output_price")):
+        value = getattr(api, share)
+        if np.any(np.asarray(value) > 0):
+            if getattr(offer, column) is None:
+                raise _problem(f"{where}.{share}", value, f"{offer.offer} has no price for these tokens in "
+                                                          f"data/api_prices.csv ({column} is empty)")
+            words[share] = value
+            words[word] = getattr(offer, column) * rate
+    if "audio_input_price" in words and offer.cached_audio_input_per_million is not None:
+        words["cached_audio_input_price"] = offer.cached_audio_input_per_million * rate
+    fees = offer.per_thousand_requests is not None or np.any(np.asarray(api.searches_per_request) > 0)
+    if fees and per_request is None:
+        raise _problem("workload.input_tokens_per_request", None,
+                       f"{offer.offer} bills per request or per search: give the input tokens of one request "
+                       f"(workload.input_tokens_per_request) so requests can be counted")
+    if offer.per_thousand_requests is not None:
+        words["request_fee"] = offer.per_thousand_requests / 1000.0 * rate
+    if np.any(np.asarray(api.searches_per_request) > 0):
+        if offer.web_search_per_thousand is None:
+            raise _problem(f"{where}.searches_per_request", api.searches_per_request,
+                           f"{offer.offer} has no web-search price in data/api_prices.csv (web_search_per_thousand "
+                           f"is empty)")
+        words.update(searches_per_request=api.searches_per_request,
+                     search_fee=offer.web_search_per_thousand / 1000.0 * rate)
+    if words.get("request_fee") or "search_fee" in words:
+        words["input_tokens_per_request"] = per_request
+    return words
+
+
+def _windows_in_force(catalog: Catalog | None, offer: str, price_date: Any) -> tuple:
+    """An offer's price windows on the bill's date: those of its latest effective date on or before it
+    (the latest of all without a date), in file order; a later schedule replaces an earlier one whole."""
+    rows = [w for w in (catalog.api_price_windows.values() if catalog is not None else ()) if w.offer == offer]
+    day = price_date.isoformat() if price_date is not None else None
+    dates = sorted({w.effective_from for w in rows if day is None or w.effective_from <= day})
+    if not dates:
+        return ()
+    return tuple(w for w in rows if w.effective_from == dates[-1])
 
 
 @functools.lru_cache(maxsize=32)
 def _utc_offsets(time_zone: str, start: Any, count: int) -> np.ndarray:
-    """Offset of ``time_zone`` from UTC in each of ``count`` hours from ``start`` (UTC), in whole hours."""
+    """Offset of ``time_zone`` from UTC at each of ``count`` half hours from ``start`` (UTC), in minutes."""
     import datetime as dt
     from zoneinfo import ZoneInfo
 
     zone = ZoneInfo(time_zone)
-    hours = [int((start + dt.timedelta(hours=h)).astimezone(zone).utcoffset().total_seconds() // 3600)
-             for h in range(count)]
-    return np.array(hours).astype("timedelta64[h]")
+    minutes = [int((start + dt.timedelta(minutes=30 * h)).astimezone(zone).utcoffset().total_seconds() // 60)
+               for h in range(count)]
+    return np.array(minutes).astype("timedelta64[m]")
 
 
-def _hour_price_factors(windows: tuple, demand: Any) -> np.ndarray:
-    """Each hour's price factor: the first window (in file order) holding the hour, else 1. [-]
+WINDOW_CLASSES = ("input", "cache_read", "cache_write", "output", "reasoning", "audio_input", "image_input",
+                  "audio_output")
+"""Token classes (price parts) a price window's ``applies_to`` may name."""
+
+
+def _hour_part_factors(windows: tuple, demand: Any, parts: dict, standard_parts: dict | None) -> dict[str, np.ndarray]:
+    """Each hour's factor on each price part: per half hour, the first window (in file order) holding it and
+    applying to the part, else 1; an hour's factor is the mean of its two half hours. [-]
 
     Hours are those of the demand profile: from 1 January of its year in its time zone for a
     job log or request log, else from a Monday 00:00 UTC; without a profile, one week from
-    Monday 00:00 UTC.
+    Monday 00:00 UTC. A window with ``long_context: standard`` bills a long request inside it at
+    the standard prices times its factor (``standard_parts`` over ``parts``). Per-request fees
+    are not token prices: their factor is 1.
     """
     import datetime as dt
     from zoneinfo import ZoneInfo
@@ -1648,15 +1769,28 @@ def _hour_price_factors(windows: tuple, demand: Any) -> np.ndarray:
         start = dt.datetime(profile.year, 1, 1, tzinfo=ZoneInfo(profile.time_zone)).astimezone(dt.UTC)
     else:
         start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)      # a Monday
-    utc = np.datetime64(start.replace(tzinfo=None), "h") + np.arange(count)
-    factors = np.full(count, np.nan)
+    utc = np.datetime64(start.replace(tzinfo=None), "m") + 30 * np.arange(2 * count)
+    found = {part: np.full(2 * count, np.nan) for part in parts if part != "request_fees"}
     for window in windows:
-        local = utc if window.time_zone == "UTC" else utc + _utc_offsets(window.time_zone, start, count)
-        hour = (local - local.astype("datetime64[D]")).astype(int)
+        local = utc if window.time_zone == "UTC" else utc + _utc_offsets(window.time_zone, start, 2 * count)
+        minute = (local - local.astype("datetime64[D]")).astype(int)
         day = (local.astype("datetime64[D]").astype(int) + 3) % 7         # 1970-01-01 was a Thursday
-        inside = np.isin(day, list(window.day_set())) & (hour >= window.start_hour) & (hour < window.end_hour)
-        factors = np.where(np.isnan(factors) & inside, window.price_multiplier, factors)
-    return np.where(np.isnan(factors), 1.0, factors)
+        inside = np.isin(day, list(window.day_set())) & (minute >= 60 * window.start_hour) \
+            & (minute < 60 * window.end_hour)
+        classes = WINDOW_CLASSES if window.applies_to == "all" else window.applies_to.split(";")
+        for part in classes:
+            if part not in found:
+                continue
+            factor = window.price_multiplier
+            if window.long_context == "standard" and standard_parts is not None:
+                listed = float(np.mean(np.asarray(parts[part], dtype=float)))
+                factor = factor * float(np.mean(np.asarray(standard_parts[part], dtype=float))) / listed \
+                    if listed > 0 else factor
+            found[part] = np.where(np.isnan(found[part]) & inside, factor, found[part])
+    out = {part: np.where(np.isnan(f), 1.0, f).reshape(count, 2).mean(axis=1) for part, f in found.items()}
+    if "request_fees" in parts:
+        out["request_fees"] = np.ones(count)
+    return out
 
 
 def as_resolved(scenario: Scenario | Resolved) -> Resolved:

@@ -32,6 +32,11 @@ class Component(StrEnum):
     CACHED_INPUT_TOKENS = "cached input tokens"
     OUTPUT_TOKENS = "output tokens"
     CACHE_WRITE_TOKENS = "cache write tokens"
+    REASONING_TOKENS = "reasoning tokens"
+    AUDIO_INPUT_TOKENS = "audio input tokens"
+    IMAGE_INPUT_TOKENS = "image input tokens"
+    AUDIO_OUTPUT_TOKENS = "audio output tokens"
+    REQUEST_FEES = "request and search fees"
 
 
 DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION)

@@ -16,8 +16,12 @@ from ..schema import Scenario
 from .demand import demand_shape
 
 
-def api_clock_factor(scenario: Scenario | Resolved, option: str = "api") -> float:
+def api_clock_factor(scenario: Scenario | Resolved, option: str = "api", part: str | None = None) -> float:
     """Factor on an API's listed prices from its price windows and when the tokens are sent. [-]
+
+    ``part``: one price part (``input``, ``output``, ...: the keys of
+    :attr:`costmodel.resolved.ApiOption.price_parts`) for windows that apply to some token
+    classes only; default the factor on the whole bill.
 
     Notes
     -----
@@ -26,7 +30,9 @@ def api_clock_factor(scenario: Scenario | Resolved, option: str = "api") -> floa
     week (traffic spread evenly). 1 for an offer without price windows.
     """
     r = as_resolved(scenario)
-    factors = r.option(option).hour_price_factors
+    api = r.option(option)
+    factors = api.hour_price_factors if part is None or api.hour_part_factors is None \
+        else api.hour_part_factors[part]
     if factors is None:
         return 1.0
     if r.demand is None:

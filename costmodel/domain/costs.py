@@ -221,7 +221,9 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     Returns
     -------
     dict of Component to numpy.ndarray
-        ``input tokens``, ``cached input tokens``, ``output tokens`` [reporting currency/month].
+        ``input tokens``, ``cached input tokens``, ``output tokens``, and where the bill has them
+        ``cache write tokens``, ``reasoning tokens``, ``audio input tokens``, ``image input
+        tokens``, ``audio output tokens``, ``request and search fees`` [reporting currency/month].
 
     Notes
     -----
@@ -230,15 +232,24 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     api: ApiOption = resolved.option(option)
     millions = np.asanyarray(tokens_per_month(resolved, volume), dtype=float) / 1e6
     parts = api.price_parts
-    if api.hour_price_factors is not None:      # prices by the clock
-        millions = millions * api_clock_factor(resolved, option)
+
+    def part(name: str):
+        if api.hour_part_factors is not None:       # prices by the clock, per token class
+            return millions * parts[name] * api_clock_factor(resolved, option, name)
+        return millions * parts[name]
+
     found = {
-        Component.INPUT_TOKENS: millions * parts["input"],
-        Component.CACHED_INPUT_TOKENS: millions * parts["cache_read"],
-        Component.OUTPUT_TOKENS: millions * parts["output"],
+        Component.INPUT_TOKENS: part("input"),
+        Component.CACHED_INPUT_TOKENS: part("cache_read"),
+        Component.OUTPUT_TOKENS: part("output"),
     }
     if np.any(np.asarray(api.cache_write_share) > 0):
-        found[Component.CACHE_WRITE_TOKENS] = millions * parts["cache_write"]
+        found[Component.CACHE_WRITE_TOKENS] = part("cache_write")
+    for name, component in (("reasoning", Component.REASONING_TOKENS), ("audio_input", Component.AUDIO_INPUT_TOKENS),
+                            ("image_input", Component.IMAGE_INPUT_TOKENS),
+                            ("audio_output", Component.AUDIO_OUTPUT_TOKENS), ("request_fees", Component.REQUEST_FEES)):
+        if name in parts:
+            found[component] = part(name)
     return found
 
 

@@ -49,11 +49,24 @@ def tokens_per_month(tokens_per_day):
     return tokens_per_day * DAYS_PER_MONTH
 
 
+def _tier_price(base, tiers, api_tokens_per_request):
+    """The price of one token class for requests of ``api_tokens_per_request`` input tokens: the
+    highest tier whose threshold the request passes (cliff pricing), else ``base``."""
+    price = base
+    for threshold, tier_price in sorted(tiers, key=lambda t: t[0]):
+        price = np.where(np.asarray(api_tokens_per_request) > threshold, tier_price, price)
+    return price
+
+
 def api_price_parts(input_price, output_price, input_tokens_per_output_token, cached_input_price=None,
                     cached_input_share=0.0, cache_write_price=None, cache_write_share=0.0, tier_multiplier=1.0,
                     cache_tier_multiplier=None, reasoning_tokens_per_output_token=0.0, region_uplift=1.0,
                     tokens_per_workload_token=1.0, input_tokens_per_request=0.0, long_context_threshold=None,
-                    long_context_input_price=None, long_context_output_price=None):
+                    long_context_input_price=None, long_context_output_price=None, *, reasoning_price=None,
+                    cache_write_1h_price=None, cache_write_1h_share=0.0, context_tiers=None,
+                    audio_input_share=0.0, audio_input_price=None, cached_audio_input_price=None,
+                    image_input_share=0.0, image_input_price=None, audio_output_share=0.0,
+                    audio_output_price=None, request_fee=0.0, searches_per_request=0.0, search_fee=0.0):
     """An API bill per million workload tokens, by part: input, cache reads and writes, output. [currency/M tokens]
 
     The one formula of how hosted APIs bill tokens; :func:`blended_api_price` is the sum of
@@ -62,44 +75,75 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     Parameters
     ----------
     input_price, output_price
-        Standard prices of input and output tokens. [currency/M tokens]
+        Standard prices of input and output tokens; ``output_price`` may be None for an
+        input-only offer (embeddings) when the workload has no output tokens. [currency/M tokens]
     input_tokens_per_output_token
-        The workload's mix r. [-]
+        The workload's mix r; ``numpy.inf`` for a workload without output tokens. [-]
     cached_input_price
         Price of a cache read; default the input price. [currency/M tokens]
     cached_input_share
         Share c of input tokens read from the prompt cache. [-]
     cache_write_price
-        Price of writing an input token to the cache (at the chosen time-to-live); default
-        the input price. [currency/M tokens]
+        Price of writing an input token to the cache (at the chosen time-to-live, the 5-minute
+        one when ``cache_write_1h_share`` is given too); default the input price. [currency/M tokens]
     cache_write_share
-        Share w of input tokens written to the cache, c + w ≤ 1. [-]
+        Share w of input tokens written to the cache at ``cache_write_price``. [-]
     tier_multiplier
         Service-tier factor on input and output prices (batch and flex 0.5, priority above 1). [-]
     cache_tier_multiplier
         Service-tier factor on cache reads and writes; default ``tier_multiplier`` (the
         provider stacks the tier discount with caching, as Anthropic states). [-]
     reasoning_tokens_per_output_token
-        Reasoning ("thinking") tokens billed as output per visible output token. [-]
+        Reasoning ("thinking") tokens billed per visible output token. [-]
     region_uplift
-        Factor on every price for a region or data-residency choice (Anthropic US-only
-        inference: 1.1). [-]
+        Factor on every token price for a region or data-residency choice (Anthropic US-only
+        inference: 1.1); not on per-request and per-search fees. [-]
     tokens_per_workload_token
         The API model's tokens per token of the workload's own count (its tokenizer). [-]
     input_tokens_per_request
-        Input tokens of one request, in the workload's count; 0 means short requests. [tokens]
+        Input tokens of one request, in the workload's count; 0 means short requests (and no
+        per-request fee can be priced). [tokens]
     long_context_threshold
         Input tokens of a request (in the API's count) above which the whole request is
         billed at the long-context prices; none: no long-context tier. [tokens]
     long_context_input_price, long_context_output_price
         Input and output prices above the threshold; cache reads and writes scale with the
         input price's ratio. [currency/M tokens]
+    reasoning_price
+        Price of reasoning tokens where the provider bills them apart from output; default
+        the output price (and its tier). [currency/M tokens]
+    cache_write_1h_price, cache_write_1h_share
+        Cache writes with a 1-hour time-to-live beside the 5-minute ones of
+        ``cache_write_price`` / ``cache_write_share`` in the same bill: c + w + w₁ ≤ 1.
+        [currency/M tokens], [-]
+    context_tiers
+        Several prompt-size tiers, each token class with its own: a mapping of class
+        (``input``, ``cache_read``, ``cache_write``, ``cache_write_1h``, ``output``,
+        ``reasoning``) to a list of ``(threshold, price)``; the highest threshold a request's
+        input passes (API count, strictly above) sets the class's price for the whole
+        request. A cache class without tiers of its own scales with the input's ratio, and
+        reasoning with the output's. Not with ``long_context_threshold``.
+        [tokens], [currency/M tokens]
+    audio_input_share, audio_input_price, cached_audio_input_price
+        Share of input tokens that are audio tokens, their price, and the price of an audio
+        token read from the cache (default the audio price). [-], [currency/M tokens]
+    image_input_share, image_input_price
+        Share of input tokens that are image tokens and their price. [-], [currency/M tokens]
+    audio_output_share, audio_output_price
+        Share of output tokens that are audio tokens and their price. [-], [currency/M tokens]
+    request_fee
+        Fixed fee per request. [currency/request]
+    searches_per_request, search_fee
+        Web (or file) searches per request and the price of one. [searches/request], [currency/search]
 
     Returns
     -------
     dict
         ``input``, ``cache_read``, ``cache_write``, ``output``, each per million workload
-        tokens (input and output together). [currency/M tokens]
+        tokens (input and output together); with the further words, also ``reasoning``
+        (reasoning tokens, split from ``output`` only when ``reasoning_price`` is given),
+        ``audio_input``, ``image_input``, ``audio_output`` and ``request_fees``.
+        [currency/M tokens]
 
     Notes
     -----
@@ -110,16 +154,25 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     input = k·u·(1 − s)·(1 − c − w)·t·p_in;  cache_read = k·u·(1 − s)·c·t_c·p_read;
     cache_write = k·u·(1 − s)·w·t_c·p_write;  output = k·u·s·(1 + ρ)·t·p_out,
 
-    t and t_c being the tier factors and ρ the reasoning tokens per output token.
+    t and t_c being the tier factors and ρ the reasoning tokens per output token. With a
+    reasoning price, output = k·u·s·t·p_out and reasoning = k·u·s·ρ·t·p_reason. Modality
+    shares a (audio) and m (image) of input take their tokens out of every input class at
+    the same shares: audio_input = k·u·(1 − s)·a·t·((1 − c − w)·p_audio + c·p_audio,cached),
+    image_input = k·u·(1 − s)·m·(1 − c − w)·t·p_image (image tokens read from the cache at
+    the text cache price). Fees per million workload tokens are
+    10⁶ · (fee + searches · search fee) / (n_in · (1 + 1/r)), n_in the input tokens per request.
 
     References
     ----------
     .. [1] Anthropic, Claude API pricing (platform.claude.com/docs/en/about-claude/pricing):
        batch −50 % stacking with prompt caching; cache writes 1.25× input (5 min) and 2× (1 h);
        cache reads 0.1× input; long context above 200 K input tokens for the whole request;
-       US-only inference ×1.1.
+       US-only inference ×1.1; web search 10 USD per 1,000 searches.
     .. [2] OpenAI, API pricing (developers.openai.com/api/docs/pricing): batch and flex −50 %;
-       reasoning tokens billed as output tokens.
+       reasoning tokens billed as output tokens; audio tokens priced apart.
+    .. [3] Pydantic, genai-prices (github.com/pydantic/genai-prices): tiered prices by the
+       request's input tokens applying to all its tokens ("cliff"); per-request and per-search
+       prices (requests_kcount, web_searches_kcount); audio and image token prices.
 
     Examples
     --------
@@ -156,26 +209,89 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     >>> round(sum(api_price_parts(3.0, 15.0, 300.0, input_tokens_per_request=300_000, long_context_threshold=200_000,
     ...                           long_context_input_price=6.0, long_context_output_price=22.5).values()), 4)
     6.0548
+
+    An embedding offer (0.02 USD per M input tokens, no output price) and no output tokens:
+
+    >>> float(sum(api_price_parts(0.02, None, float("inf")).values()))
+    0.02
     """
+    if context_tiers is not None and long_context_threshold is not None:
+        raise ValueError("give context_tiers or long_context_threshold, not both")
+    if long_context_threshold is not None:
+        context_tiers = {"input": [(long_context_threshold, long_context_input_price)],
+                         "output": [(long_context_threshold, long_context_output_price)]}
+    share = output_share(input_tokens_per_output_token)
+    if output_price is None:
+        if np.any(np.asarray(share) > 0):
+            raise ValueError("an offer without an output price (input only: embeddings) takes a workload without "
+                             "output tokens")
+        output_price = 0.0
     cached = input_price if cached_input_price is None else cached_input_price
     write = input_price if cache_write_price is None else cache_write_price
-    if long_context_threshold is not None:
-        long = np.asarray(tokens_per_workload_token * input_tokens_per_request) > long_context_threshold
-        ratio = np.where(long, long_context_input_price / input_price, 1.0)
-        output_price = np.where(long, long_context_output_price, output_price)
-        input_price, cached, write = input_price * ratio, cached * ratio, write * ratio
-        if all(np.ndim(x) == 0 for x in (long, input_price, cached, write, output_price)):   # not a sweep's arrays
-            input_price, cached, write, output_price = (float(x) for x in (input_price, cached, write, output_price))
+    write_1h = input_price if cache_write_1h_price is None else cache_write_1h_price
+    reasoning = reasoning_price
+    if context_tiers:
+        unknown = set(context_tiers) - {"input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning"}
+        if unknown:
+            raise ValueError(f"context_tiers has no token class {sorted(unknown)[0]!r}")
+        request = tokens_per_workload_token * np.asarray(input_tokens_per_request)
+        new_input = _tier_price(input_price, context_tiers.get("input", ()), request)
+        new_output = _tier_price(output_price, context_tiers.get("output", ()), request)
+        ratio_in, ratio_out = new_input / input_price, new_output / output_price if output_price else 1.0
+
+        def tiered(name, base, ratio):
+            return _tier_price(base, context_tiers[name], request) if context_tiers.get(name) else base * ratio
+
+        cached, write, write_1h = (tiered("cache_read", cached, ratio_in), tiered("cache_write", write, ratio_in),
+                                   tiered("cache_write_1h", write_1h, ratio_in))
+        if reasoning is not None:
+            reasoning = tiered("reasoning", reasoning, ratio_out)
+        input_price, output_price = new_input, new_output
+        values = (input_price, cached, write, write_1h, output_price, reasoning)
+        if all(np.ndim(x) == 0 for x in values if x is not None):      # not a sweep's arrays
+            input_price, cached, write, write_1h, output_price, reasoning = (
+                None if x is None else float(x) for x in values)
     cache_tier = tier_multiplier if cache_tier_multiplier is None else cache_tier_multiplier
-    share = output_share(input_tokens_per_output_token)
     scale = tokens_per_workload_token * region_uplift
     inputs = scale * (1.0 - share)
-    return {
-        "input": inputs * (1.0 - cached_input_share - cache_write_share) * tier_multiplier * input_price,
-        "cache_read": inputs * cached_input_share * cache_tier * cached,
-        "cache_write": inputs * cache_write_share * cache_tier * write,
-        "output": scale * share * (1.0 + reasoning_tokens_per_output_token) * tier_multiplier * output_price,
+    text = 1.0 - audio_input_share - image_input_share          # the input tokens that are text
+    uncached = 1.0 - cached_input_share - cache_write_share - cache_write_1h_share
+    outputs = scale * share
+    parts = {
+        "input": inputs * uncached * text * tier_multiplier * input_price,
+        "cache_read": inputs * cached_input_share * (text + image_input_share) * cache_tier * cached,
+        "cache_write": inputs * (cache_write_share * write + cache_write_1h_share * write_1h) * cache_tier,
     }
+    visible = outputs * (1.0 - audio_output_share) * tier_multiplier
+    if reasoning is None:
+        parts["output"] = visible * output_price + outputs * reasoning_tokens_per_output_token * tier_multiplier \
+            * output_price
+    else:
+        parts["output"] = visible * output_price
+        parts["reasoning"] = outputs * reasoning_tokens_per_output_token * tier_multiplier * reasoning
+    if np.any(np.asarray(audio_input_share) > 0):
+        if audio_input_price is None:
+            raise ValueError("audio input tokens need an audio input price")
+        audio_cached = audio_input_price if cached_audio_input_price is None else cached_audio_input_price
+        parts["audio_input"] = inputs * audio_input_share * (uncached * tier_multiplier * audio_input_price
+                                                             + cached_input_share * cache_tier * audio_cached)
+    if np.any(np.asarray(image_input_share) > 0):
+        if image_input_price is None:
+            raise ValueError("image input tokens need an image input price")
+        parts["image_input"] = inputs * image_input_share * uncached * tier_multiplier * image_input_price
+    if np.any(np.asarray(audio_output_share) > 0):
+        if audio_output_price is None:
+            raise ValueError("audio output tokens need an audio output price")
+        parts["audio_output"] = outputs * audio_output_share * tier_multiplier * audio_output_price
+    fees = request_fee + searches_per_request * search_fee
+    if np.any(np.asarray(fees) > 0):
+        if not np.all(np.asarray(input_tokens_per_request) > 0):
+            raise ValueError("a fee per request needs the input tokens per request")
+        parts["request_fees"] = 1e6 * fees / (np.asarray(input_tokens_per_request) * (1.0 + 1.0 / np.asarray(
+            input_tokens_per_output_token, dtype=float)))
+        if np.ndim(parts["request_fees"]) == 0:
+            parts["request_fees"] = float(parts["request_fees"])
+    return parts
 
 
 def blended_api_price(input_price, output_price, input_tokens_per_output_token, cached_input_price=None,
@@ -218,7 +334,7 @@ def blended_api_price(input_price, output_price, input_tokens_per_output_token, 
     """
     parts = api_price_parts(input_price, output_price, input_tokens_per_output_token, cached_input_price,
                             cached_input_share, **billing)
-    return parts["input"] + parts["cache_read"] + parts["cache_write"] + parts["output"]
+    return sum(parts.values())
 
 
 def gpu_hours_for_tokens(tokens_per_day, input_tokens_per_output_token, output_tokens_per_second_per_gpu):

@@ -116,7 +116,7 @@ class Series(OutputModel):
     unit: str
 
 
-def _q(value: Any, unit: str, status: Status = "not_defined", digits: int | None = 6) -> Quantity:
+def _q(value: Any, unit: str, status: Status = "not_defined", digits: int | None = None) -> Quantity:
     if value is None:
         return Quantity(value=None, unit=unit, status=status)
     x = float(value)
@@ -129,8 +129,8 @@ def _n(value: Any, unit: str, status: Status = "not_defined") -> Count:
     return Count(value=None, unit=unit, status=status) if value is None else Count(value=int(value), unit=unit)
 
 
-def _series(values: Any, unit: str, digits: int = 6) -> Series:
-    out = [round(float(x), digits) + 0.0 for x in np.asarray(values, dtype=float).ravel()]
+def _series(values: Any, unit: str, digits: int | None = None) -> Series:
+    out = [(round(float(x), digits) if digits is not None else float(x)) + 0.0 for x in np.asarray(values, dtype=float).ravel()]
     if not all(math.isfinite(x) for x in out):
         raise ValueError(f"not finite numbers in a series [{unit}]")
     return Series(values=out, unit=unit)

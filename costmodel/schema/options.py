@@ -269,6 +269,19 @@ class HostedAPI(InputModel):
                                                     "the cache-write price of cache_ttl).")
     cache_ttl: Literal["5m", "1h"] = Field(default="5m", description="Time-to-live of cache writes: 5 minutes or "
                                                                       "1 hour (priced higher).")
+    cache_write_shares: dict[Literal["5m", "1h"], Share] | None = Field(
+        default=None, description="Cache writes at both times-to-live in one bill: shares of input tokens written "
+                                  "with a 5-minute and with a 1-hour TTL, e.g. {5m: 0.1, 1h: 0.05}; instead of "
+                                  "cache_write_share and cache_ttl.")
+    searches_per_request: NonNegative = quantity(
+        0.0, unit="searches/request", title="web searches per request", le=1000,
+        description="Web searches a request makes, each billed at the offer's web_search_per_thousand / 1000.")
+    audio_input_share: Share = quantity(0.0, unit="-", title="audio share of input tokens",
+                                        description="Share of input tokens that are audio tokens (audio price).")
+    image_input_share: Share = quantity(0.0, unit="-", title="image share of input tokens",
+                                        description="Share of input tokens that are image tokens (image price).")
+    audio_output_share: Share = quantity(0.0, unit="-", title="audio share of output tokens",
+                                         description="Share of output tokens that are audio tokens (audio price).")
     reasoning_tokens_per_output_token: NonNegative = quantity(
         0.0, unit="-", title="reasoning tokens per output token", le=1000,
         description="Reasoning (thinking) tokens the model bills as output per visible output token.")
@@ -286,8 +299,8 @@ class HostedAPI(InputModel):
         return known_id(value, catalog_from(info).api_offers, "API offer", "api_prices.csv")
 
     price_date: Date | None = Field(
-        default=None, description="Price windows (data/api_price_windows.csv) in force on this date; default: the "
-                                  "latest.")
+        default=None, description="The bill's date: the offer's prices (data/api_price_history.csv) and price "
+                                  "windows (data/api_price_windows.csv) in force on it; default: the latest.")
     tier_shares: dict[Literal["standard", "batch", "flex", "priority"], Share] | None = Field(
         default=None, description="Traffic split across service tiers, e.g. {batch: 0.3, standard: 0.7}; the "
                                   "shares sum to 1. Cache reads and writes follow the provider's stacking rule "
@@ -307,6 +320,20 @@ class HostedAPI(InputModel):
 
     @model_validator(mode="after")
     def _shares_fit(self) -> HostedAPI:
+        if self.cache_write_shares is not None:
+            if self.cache_write_share != 0 or self.cache_ttl != "5m":
+                raise fail("HostedAPI", ("cache_write_shares",), "writes_twice",
+                           "give either cache_write_shares or cache_write_share with cache_ttl, not both",
+                           self.cache_write_shares)
+            written = sum(self.cache_write_shares.values())
+            if self.cached_input_share + written > 1 + 1e-12:
+                raise fail("HostedAPI", ("cache_write_shares",), "shares_above_one",
+                           "cached_input_share + the cache write shares is above 1: more input tokens than there "
+                           "are", self.cache_write_shares)
+        if self.audio_input_share + self.image_input_share > 1 + 1e-12:
+            raise fail("HostedAPI", ("image_input_share",), "shares_above_one",
+                       "audio_input_share + image_input_share is above 1: more input tokens than there are",
+                       self.image_input_share)
         if self.cached_input_share + self.cache_write_share > 1 + 1e-12:
             raise fail("HostedAPI", ("cache_write_share",), "shares_above_one",
                        "cached_input_share + cache_write_share is above 1: more input tokens than there are",
