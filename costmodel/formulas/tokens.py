@@ -237,7 +237,9 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
         request = tokens_per_workload_token * np.asarray(input_tokens_per_request)
         new_input = _tier_price(input_price, context_tiers.get("input", ()), request)
         new_output = _tier_price(output_price, context_tiers.get("output", ()), request)
-        ratio_in, ratio_out = new_input / input_price, new_output / output_price if output_price else 1.0
+        priced = np.asarray(output_price) > 0          # 0 for an input-only offer
+        ratio_in = new_input / input_price
+        ratio_out = np.where(priced, new_output / np.where(priced, output_price, 1.0), 1.0)
 
         def tiered(name, base, ratio):
             return _tier_price(base, context_tiers[name], request) if context_tiers.get(name) else base * ratio
