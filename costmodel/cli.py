@@ -123,6 +123,10 @@ def _compare(args: argparse.Namespace) -> int:
     resolved = resolve(load_scenario(args.scenario, _catalog(args)))
     _check_volumes(args, resolved)
     result = compare(resolved, volume=args.volume, volume_max=args.volume_max)
+    if resolved.scenario.claims:
+        from .presentation.figure_claims import with_figure_claims
+
+        result = with_figure_claims(result, resolved)
     if args.json:
         from .presentation.output import comparison_output
 

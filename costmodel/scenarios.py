@@ -105,6 +105,8 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
         resolve(scenario, catalog)
     except ScenarioError as exc:
         raise ScenarioError(path, exc.problems) from None
+    if path is not None:
+        scenario._source_path = str(path)
     return scenario
 
 

@@ -175,6 +175,10 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
 
 
 def check_claims(scenario: Scenario | Resolved) -> tuple[ClaimCheck, ...]:
-    """Every claim of the scenario's ``claims`` block, in order (empty without one)."""
+    """Every claim of the scenario's ``claims`` block, in order (empty without one), but ``figure`` claims.
+
+    A ``figure`` claim states a figure of the output contract; it is checked where that
+    document is built (:func:`costmodel.presentation.figure_claims.with_figure_claims`).
+    """
     r = as_resolved(scenario)
-    return tuple(check_claim(r, claim) for claim in r.scenario.claims)
+    return tuple(check_claim(r, claim) for claim in r.scenario.claims if claim.kind != "figure")

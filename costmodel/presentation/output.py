@@ -42,7 +42,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import Comparison, EnergyResult, Layer, MixResult, OwnFinance, ServingResult, TrainingRun
 from ..schema import Scenario
 
-SCHEMA_VERSION = "2.2.0"
+SCHEMA_VERSION = "2.3.0"
 """Version of the output contract (semver: a breaking change bumps the major)."""
 
 STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
@@ -567,6 +567,12 @@ class CandidateOutput(OutputModel):
     option: str | None
     label: str
     figure: Quantity
+    more_than_winner: Quantity = Field(description="The candidate's figure minus the winner's: what choosing it "
+                                                   "instead costs (0 for the winner). [the measure's unit]")
+    ratio_to_winner: Quantity = Field(description="The candidate's figure / the winner's (not_defined when the "
+                                                  "winner's is 0). [-]")
+    share_saved_by_winner: Quantity = Field(description="1 - the winner's figure / the candidate's: the share of "
+                                                        "the candidate's cost the winner saves. [-]")
 
 
 class DecisionOutput(OutputModel):
@@ -593,8 +599,16 @@ def _decision(d) -> DecisionOutput:
         measure=d.measure, description=d.description, unit=d.unit, winner=d.winner, winner_label=d.winning.label,
         runner_up=d.runner_up, margin=_q(d.margin, d.unit, "not_applicable", digits=2),
         margin_share=_q(d.margin_share, "-", "not_applicable"),
-        candidates=[CandidateOutput(id=c.id, option=c.option, label=c.label, figure=_q(c.figure, d.unit, digits=2))
-                    for c in d.candidates.values()])
+        candidates=[_candidate(c, d) for c in d.candidates.values()])
+
+
+def _candidate(c, d) -> CandidateOutput:
+    best = d.candidates[d.winner].figure
+    return CandidateOutput(
+        id=c.id, option=c.option, label=c.label, figure=_q(c.figure, d.unit, digits=2),
+        more_than_winner=_q(c.figure - best, d.unit, digits=2),
+        ratio_to_winner=_q(c.figure / best if best != 0 else None, "-"),
+        share_saved_by_winner=_q(1.0 - best / c.figure if c.figure != 0 else None, "-"))
 
 
 # --- serving ---------------------------------------------------------------------------------------------
@@ -1029,7 +1043,7 @@ class ComparisonOutput(OutputModel):
 
 
 def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | None = None, *,
-                      uncertainty: bool = True) -> ComparisonOutput:
+                      uncertainty: bool = True, figure_claims: bool = True) -> ComparisonOutput:
     """The output document of a comparison.
 
     Parameters
@@ -1042,11 +1056,19 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
     uncertainty
         Run the Monte Carlo, tornado and Sobol analysis when the scenario has an
         ``uncertainty`` block (imports SciPy and SALib); False leaves the section null.
+    figure_claims
+        Check the scenario's ``figure`` claims on this document
+        (:func:`~costmodel.presentation.figure_claims.with_figure_claims`) when the
+        comparison checked its other claims.
     """
     from .. import __version__
 
-    c = comparison
     r = as_resolved(resolved) if resolved is not None else None
+    if figure_claims and r is not None:
+        from .figure_claims import with_figure_claims
+
+        comparison = with_figure_claims(comparison, r)
+    c = comparison
     cur, month = c.currency, f"{c.currency}/month"
     tokens = c.workload_kind == "tokens"
     vunit = VOLUME_UNITS.get(c.volume_unit, c.volume_unit)

@@ -366,8 +366,15 @@ def energy_carbon(scenario: Resolved, comparison: Comparison | None = None, run:
     table(tables.energy_table(result))
 
 
-def claims(comparison: Comparison) -> None:
-    """The figures the scenario's source states, each confirmed or contradicted, and what would make it hold."""
+def claims(comparison: Comparison, model: Resolved | None = None) -> None:
+    """The figures the scenario's source states, each confirmed or contradicted, and what would make it hold.
+
+    With the resolved ``model``, its ``figure`` claims (any figure of the output) are checked too.
+    """
+    if model is not None:
+        from .figure_claims import with_figure_claims
+
+        comparison = with_figure_claims(comparison, model)
     if not comparison.claims:
         return
     heading("Stated figures checked",
@@ -385,6 +392,9 @@ def claims(comparison: Comparison) -> None:
                 f"{fmt.significant(claim.computed, 4)} {claim.unit}" + (
                     f" ({fmt.significant(claim.computed_multiple, 3)} × the volume)"
                     if claim.computed_multiple is not None else ""))
+        elif claim.kind == "figure":
+            stated = f"{fmt.significant(claim.stated, 6)} {claim.unit}"
+            computed = "not defined" if claim.computed is None else f"{fmt.significant(claim.computed, 6)} {claim.unit}"
         else:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"

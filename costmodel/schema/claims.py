@@ -22,6 +22,17 @@ change for it to hold (:mod:`costmodel.domain.claims`). Claims change no figure.
       - statement: "pretraining takes 2.664 M GPU-hours"
         kind: gpu_hours              # GPU-hours used per month (a training run: the run's)
         value: 2664000
+      - statement: "the run used 21.6 GWh"
+        kind: figure                 # any figure of `costmodel compare --json`, by its path
+        figure: energy.options.own.energy_kwh_per_month
+        value: 21.6
+        unit: GWh/month              # converted to the output's unit (kWh/month)
+      - statement: "renting saves 28 % against owning"
+        kind: figure
+        figure: options.rent.monthly_cost
+        relative_to: options.own.monthly_cost    # or baseline: another scenario file
+        relation: share_saved        # 1 - figure / other; saving: other - figure; ratio: figure / other
+        value: 0.28
 """
 
 from __future__ import annotations
@@ -34,6 +45,9 @@ from ..catalog import Currency
 from .base import InputModel, NonNegative, Positive, Text, fail
 
 
+FIGURE_PATH = r"^[a-z_][a-z0-9_:-]*(\.([a-z0-9_:-]+|[0-9]+))*$"
+"""A figure's path in the output: keys (and list indices) joined by dots."""
+
 OptionName = Annotated[str, Field(pattern=r"^(own|rent|api)$|^(rent|api):[a-z0-9][a-z0-9-]{0,39}$",
                                    description="own, rent, api, or a further offer: rent:<name> or api:<name>.")]
 """An option of the scenario: own, rent, api, or one of options.rents or options.apis by its option name."""
@@ -43,13 +57,29 @@ class Claim(InputModel):
     """One figure stated by the scenario's source document."""
 
     statement: Text = Field(min_length=1, description="The claim in the source's own words.")
-    kind: Literal["monthly_cost", "break_even", "gpu_hours"] = Field(
+    kind: Literal["monthly_cost", "break_even", "gpu_hours", "figure"] = Field(
         description="monthly_cost: an option's monthly cost; break_even: the volume at which two options cost the "
-                    "same; gpu_hours: GPU-hours used per month, or a training run's total.")
+                    "same; gpu_hours: GPU-hours used per month, or a training run's total; figure: any figure of "
+                    "the output (costmodel compare --json) by its path, alone or relative to another.")
     option: OptionName | None = Field(default=None, description="For monthly_cost.")
     options: tuple[OptionName, OptionName] | None = Field(
         default=None, strict=False, description="For break_even: the two options (a YAML list of two).")
-    value: NonNegative | None = Field(default=None, description="The stated figure (monthly_cost, gpu_hours).")
+    value: float | None = Field(default=None, strict=True, description="The stated figure (monthly_cost, gpu_hours: "
+                                                                     "at least 0; figure: any sign).")
+    figure: str | None = Field(default=None, pattern=FIGURE_PATH, description="For figure: the path of a figure in "
+                               "the output, e.g. options.api.cost_per_request or energy.options.own."
+                               "energy_kwh_per_month (list items by index: decision.candidates.0.figure).")
+    unit: str | None = Field(default=None, max_length=40, description="For figure: the unit of the stated value; "
+                             "converted to the output's (GWh to kWh, t to kg, k/M tokens, a currency at the "
+                             "scenario's rate); default: the output's unit.")
+    relative_to: str | None = Field(default=None, pattern=FIGURE_PATH, description="For figure: a second figure of "
+                                    "the same output the stated value relates the first to (see relation).")
+    baseline: str | None = Field(default=None, min_length=1, max_length=500, description="For figure: another "
+                                 "scenario (a file, relative to this one, or a bundled name) whose same figure the "
+                                 "stated value relates the first to.")
+    relation: Literal["ratio", "saving", "share_saved"] | None = Field(
+        default=None, description="With relative_to or baseline: ratio = figure / other [-]; saving = other - "
+                                  "figure [the figure's unit]; share_saved = 1 - figure / other [-].")
     currency: Currency | None = Field(default=None, description="Currency of a stated cost; default: reporting.")
     volume: NonNegative | None = Field(default=None, description="A stated break-even volume. [workload unit]")
     volume_multiple: Positive | None = Field(
@@ -74,10 +104,24 @@ class Claim(InputModel):
             if (self.volume is None) == (self.volume_multiple is None):
                 raise need("volume", "a break_even claim states either volume or volume_multiple, not both")
         elif self.value is None:
-            raise need("value", "a gpu_hours claim states its value")
+            raise need("value", f"a {self.kind} claim states its value")
+        if self.kind == "figure":
+            if self.figure is None:
+                raise need("figure", "a figure claim names the figure's path in the output (costmodel compare --json)")
+            if (self.relative_to is None and self.baseline is None) != (self.relation is None):
+                raise need("relation", "a figure claim relative to another figure (relative_to or baseline) states "
+                                       "its relation (ratio, saving or share_saved), and only then")
+            if self.relative_to is not None and self.baseline is not None:
+                raise fail("Claim", ("baseline",), "claim_unused", "give relative_to or baseline, not both",
+                           self.baseline)
+        elif self.value is not None and self.value < 0:
+            raise fail("Claim", ("value",), "claim_negative", "a {kind} claim's value is at least 0", self.value,
+                       kind=self.kind)
         takes = {"monthly_cost": {"option", "value", "currency"}, "break_even": {"options", "volume", "volume_multiple"},
-                 "gpu_hours": {"value", "option"}}[self.kind]
-        unused = [name for name in ("option", "options", "value", "currency", "volume", "volume_multiple")
+                 "gpu_hours": {"value", "option"},
+                 "figure": {"value", "figure", "unit", "currency", "relative_to", "baseline", "relation"}}[self.kind]
+        unused = [name for name in ("option", "options", "value", "currency", "volume", "volume_multiple", "figure",
+                                    "unit", "relative_to", "baseline", "relation")
                   if getattr(self, name) is not None and name not in takes]
         if unused:
             raise fail("Claim", (unused[0],), "claim_unused", "a {kind} claim takes no {name}: remove it",

@@ -66,6 +66,8 @@ class Scenario(InputModel):
     overrides: Overrides | None = Field(default=None, description="Catalog figures replaced for this scenario.")
 
     _catalog: Catalog | None = PrivateAttr(default=None)
+    _source_path: str | None = PrivateAttr(default=None)
+    """The file the scenario was read from, if any: a claim's ``baseline`` is found relative to it."""
 
     @property
     def catalog(self) -> Catalog:
