@@ -159,7 +159,12 @@ def test_export_needs_a_target_and_a_finance_block(tmp_path, capsys):
     {"demand": None, "workload.gpu_hours_per_month": 15000, "finance.lead_time_months": 0,
      "finance.during_lead_time": None,
      "finance.rent_commitment": {"gpus": 8, "payment": "partial_upfront", "upfront_share": 0.4}},
-], ids=["refresh-escalation", "lease-yearly-npv", "commitment", "pays-back"])
+    # price paths: rental by yearly changes, hardware by yearly factors (refresh), electricity by a dated table
+    {"finance.horizon_months": 36, "finance.useful_life_months": 24, "finance.start_date": "2026-01-01",
+     "finance.trends": {"rental_price_path": {"yearly_changes": [-0.2, 0.1]},
+                        "hardware_price_path": {"yearly_factors": [1.0, 0.8, 0.6]},
+                        "electricity_price_path": {"dates": ["2026-07-01", "2027-01-01"], "factors": [1.2, 0.9]}}},
+], ids=["refresh-escalation", "lease-yearly-npv", "commitment", "pays-back", "price-paths"])
 def test_recomputed_workbook_matches_the_domain_in_variants(tmp_path, changes):
     s = patched(H200, changes)
     result = finance.own_finance(s)

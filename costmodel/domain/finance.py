@@ -15,7 +15,9 @@ Conventions (also on :class:`costmodel.schema.Finance`):
   and month 0 is not discounted (:func:`costmodel.formulas.present_value`);
 * trends compound monthly: a quantity changing by g a year is multiplied by
   (1 + g)^(m/12) in month m, which is exactly 1 when g is 0 (rental and API prices,
-  demand, electricity, salaries, and the price of hardware bought later);
+  demand, electricity, salaries, and the price of hardware bought later); a price with a
+  path (``trends.<price>_price_path``) is multiplied by the path's factor in month m
+  instead (:func:`price_factor`);
 * every purchase is bought again each useful life (``finance.useful_life_months``, default
   the depreciation period) while the horizon lasts, and the replaced hardware is sold in the
   same month on the residual curve (``finance.residual``); what is held at the horizon is
@@ -30,6 +32,9 @@ Conventions (also on :class:`costmodel.schema.Finance`):
 """
 
 from __future__ import annotations
+
+import calendar
+import datetime as dt
 
 import numpy as np
 
@@ -48,6 +53,111 @@ from .costs import (
     rent_monthly_costs,
 )
 from .tax import after_tax, useful_life
+
+
+def price_factor(scenario: Scenario | Resolved, price: str, months):
+    """Factor on today's price in each month: the price's path if it has one, else its constant yearly rate. [-]
+
+    Parameters
+    ----------
+    scenario
+        A scenario with a finance block.
+    price
+        ``rental``, ``api``, ``electricity`` or ``hardware`` (:data:`costmodel.schema.PRICE_PATHS`).
+    months
+        Months since the decision (month 0). [months]
+
+    Returns
+    -------
+    numpy.ndarray
+        The factor in each month; sampled inputs (shape (n, 1)) add their leading axis. [-]
+
+    Raises
+    ------
+    ValueError
+        A path and a non-zero rate at once (a sampled rate beside a path), or a forward curve
+        from reserved prices whose years 2-3 would not be positive.
+
+    Notes
+    -----
+    Without a path: (1 + g)^(m / 12) (:func:`costmodel.formulas.growth_factor`). With one:
+    ``yearly_changes`` by :func:`costmodel.formulas.yearly_change_factor` (all equal to g: the
+    constant rate's factor exactly); ``yearly_factors`` as steps at months 0, 12, 24, …; a dated
+    table as steps from the first month whose date (``finance.start_date`` plus m calendar months)
+    is on or after a row's date, 1 before the first row; ``from_reserved`` as steps at months 0 and
+    12 (:func:`reserved_forward_factors`). All by :func:`costmodel.formulas.step_factor`.
+    """
+    r = as_resolved(scenario)
+    trends = r.finance.trends
+    path, rate = trends.path(price), trends.rate(price)
+    months = np.asarray(months, dtype=float)
+    if path is None:
+        return formulas.growth_factor(rate, months)
+    if np.any(np.asarray(rate) != 0):
+        raise ValueError(f"finance.trends.{price}_price_change_per_year is not 0 while {price}_price_path is "
+                         "given: a path replaces the constant rate")
+    if path.yearly_changes is not None:
+        return formulas.yearly_change_factor(path.yearly_changes, months)
+    if path.yearly_factors is not None:
+        starts = [MONTHS_PER_YEAR * year for year in range(len(path.yearly_factors))]
+        return formulas.step_factor(starts, path.yearly_factors, months, before=path.yearly_factors[0])
+    if getattr(path, "from_reserved", False):
+        return formulas.step_factor([0, MONTHS_PER_YEAR], reserved_forward_factors(r), months)
+    return formulas.step_factor(_months_from(r.finance.start_date, path.dates, len(months)), path.factors, months)
+
+
+def _months_from(start, dates, horizon: int) -> list[int]:
+    """For each date, the first month of the horizon whose date is on or after it (``horizon`` if none is).
+
+    Month m's date is ``start`` plus m calendar months, its day kept (the month's last day where
+    the month is shorter).
+    """
+    ordinals = []
+    for m in range(horizon):
+        year, month = divmod(start.month - 1 + m, MONTHS_PER_YEAR)
+        day = min(start.day, calendar.monthrange(start.year + year, month + 1)[1])
+        ordinals.append(dt.date(start.year + year, month + 1, day).toordinal())
+    return [int(np.searchsorted(ordinals, d.toordinal(), side="left")) for d in dates]
+
+
+def reserved_prices(scenario: Scenario | Resolved) -> tuple:
+    """The rent option's on-demand, 1-year and 3-year reserved prices (None where none is given). [currency/GPU-h]
+
+    A reserved price is that of ``options.rent.reserved`` for its term, else the offer's
+    ``reserved_1y_price_per_gpu_hour`` or ``reserved_3y_price_per_gpu_hour`` (the catalog's, or a row of
+    ``offers.cloud_offers``), in the reporting currency.
+    """
+    r = as_resolved(scenario)
+    rent = r.option("rent")
+    rate = r.scenario.fx_rate(rent.offer.currency)
+    prices = {}
+    for term, column in ((1, "reserved_1y_price_per_gpu_hour"), (3, "reserved_3y_price_per_gpu_hour")):
+        listed = getattr(rent.offer, column)
+        prices[term] = (rent.reserved.price_per_gpu_hour if rent.reserved is not None and rent.reserved.term_years
+                        == term else (listed * rate if listed is not None else None))
+    return rent.price_per_gpu_hour, prices[1], prices[3]
+
+
+def reserved_forward_factors(scenario: Scenario | Resolved) -> tuple:
+    """The rental price factors the reserved prices imply: (year 1, year 2 on). [-]
+
+    See :func:`costmodel.formulas.forward_factors_from_reserved` for the inference and its assumption
+    (a commitment's price is the average on-demand-equivalent price expected over its term).
+
+    Raises
+    ------
+    ValueError
+        No rent option, or a reserved price missing.
+    """
+    r = as_resolved(scenario)
+    if "rent" not in r.options:
+        raise ValueError("finance.trends.rental_price_path from_reserved needs options.rent")
+    on_demand, year_1, year_3 = reserved_prices(r)
+    missing = [term for term, price in (("1-year", year_1), ("3-year", year_3)) if price is None]
+    if missing:
+        raise ValueError(f"finance.trends.rental_price_path from_reserved needs the {' and '.join(missing)} "
+                         f"reserved price of {r.option('rent').offer.offer}")
+    return formulas.forward_factors_from_reserved(on_demand, year_1, year_3)
 
 
 def _servers_by_month(r: Resolved, volumes: np.ndarray, online: int) -> np.ndarray:
@@ -85,11 +195,11 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         return on_demand
 
     def api_flows(option: str = "api") -> dict[str, np.ndarray]:
-        factor = formulas.growth_factor(trends.api_price_change_per_year, months)
+        factor = price_factor(r, "api", months)
         return {name: value * factor for name, value in api_monthly_costs(r, volumes, option).items()}
 
     def escalated(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        return _escalated(trends, parts, months)
+        return _escalated(r, parts, months)
 
     on_demand = None
     if "rent" in r.options:
@@ -108,7 +218,7 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         servers = _servers_by_month(r, volumes, online)
         capex_held = own_hardware_capex(own, servers)
         at_today = np.diff(capex_held, prepend=0.0)   # purchases at today's prices
-        purchases = at_today * formulas.growth_factor(trends.hardware_price_change_per_year, months)
+        purchases = at_today * price_factor(r, "hardware", months)
         facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
         shape = np.broadcast_shapes(np.shape(purchases), np.shape(facility))
         purchases, facility, at_today = (np.broadcast_to(x, shape).copy() for x in (purchases, facility, at_today))
@@ -183,14 +293,16 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
                      rent_on_demand=on_demand)
 
 
-def _escalated(trends, parts: dict[str, np.ndarray], months: np.ndarray) -> dict[str, np.ndarray]:
-    """Electricity and staffing lines with their yearly escalation."""
+def _escalated(r: Resolved, parts: dict[str, np.ndarray], months: np.ndarray) -> dict[str, np.ndarray]:
+    """Electricity and staffing lines with their escalation (the electricity price's path, if given)."""
+    trends = r.finance.trends
     out = dict(parts)
-    for name, change in ((Component.ELECTRICITY, trends.electricity_price_change_per_year),
-                         (Component.STAFFING, trends.salary_change_per_year),
-                         (Component.MANAGED_SERVICE, trends.salary_change_per_year)):
-        if name in out and np.any(np.asarray(change) != 0):
-            out[name] = out[name] * formulas.growth_factor(change, months)
+    if Component.ELECTRICITY in out and (trends.electricity_price_path is not None
+                                         or np.any(np.asarray(trends.electricity_price_change_per_year) != 0)):
+        out[Component.ELECTRICITY] = out[Component.ELECTRICITY] * price_factor(r, "electricity", months)
+    for name in (Component.STAFFING, Component.MANAGED_SERVICE):
+        if name in out and np.any(np.asarray(trends.salary_change_per_year) != 0):
+            out[name] = out[name] * formulas.growth_factor(trends.salary_change_per_year, months)
     return out
 
 
@@ -210,11 +322,9 @@ def rent_cash_flows(r: Resolved, months: np.ndarray, volumes: np.ndarray, hours:
     option
         The rent option: ``rent``, or one of ``options.rents`` (``rent:<name>``, all on demand).
     """
-    trends = r.finance.trends
     parts = rent_monthly_costs(r, volumes, option)
-    parts[Component.GPU_RENTAL] = parts[Component.GPU_RENTAL] * formulas.growth_factor(
-        trends.rental_price_change_per_year, months)
-    parts = _escalated(trends, parts, months)
+    parts[Component.GPU_RENTAL] = parts[Component.GPU_RENTAL] * price_factor(r, "rental", months)
+    parts = _escalated(r, parts, months)
     return parts if commitment is None else committed_flows(r, parts, hours, months, commitment)
 
 
@@ -234,7 +344,7 @@ def _lease_lines(r: Resolved, lease, leased, months: np.ndarray) -> dict[str, np
             buyout[..., -1] = (payment * np.sum(1.0 / (1 + i) ** left)
                                + leased * lease.residual_share / (1 + i) ** (term - (horizon - 1)))
         return {CashLine.LEASE_PAYMENTS: payments, CashLine.LEASE_BUYOUT: buyout}
-    price = formulas.growth_factor(r.finance.trends.hardware_price_change_per_year, months)
+    price = price_factor(r, "hardware", months)
     for start in range(0, horizon, term):      # leased again at each term's end, at that month's price
         payments[..., start:start + term] = np.asarray(formulas.lease_payment(
             leased * price[start], lease.rate_per_year, term, lease.residual_share))[..., None]
@@ -311,7 +421,7 @@ def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray
     if spot and rent.billing == "per_gpu_hour_used" and rent.spot is not None:
         out = dict(parts) if not np.any(np.asarray(commitment.gpus) > 0) else \
             committed_flows(r, parts, hours, months, commitment)
-        trend = formulas.growth_factor(r.finance.trends.rental_price_change_per_year, months)
+        trend = price_factor(r, "rental", months)
         by_spot = spot_busy_hours(r, hours, commitment.gpus)
         out[Component.GPU_RENTAL] = np.maximum(out[Component.GPU_RENTAL] - by_spot * rent.price_per_gpu_hour * trend,
                                                0.0)
@@ -320,7 +430,7 @@ def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray
     if rent.reserved is None:
         raise ValueError("finance.rent_commitment needs the rent option's reserved block (term and price)")
     term = 12 * rent.reserved.term_years
-    trend = formulas.growth_factor(r.finance.trends.rental_price_change_per_year, months)
+    trend = price_factor(r, "rental", months)
     committed = np.asarray(commitment.gpus, dtype=float)
     reserved_hours = committed * HOURS_PER_MONTH
     out = dict(parts)
@@ -383,7 +493,7 @@ def _refresh(r: Resolved, at_today: np.ndarray, months: np.ndarray):
     """
     horizon = len(months)
     lives, worths = useful_life(r), residual_share(r, useful_life(r))
-    trend = np.asarray(formulas.growth_factor(r.finance.trends.hardware_price_change_per_year, months), dtype=float)
+    trend = np.asarray(price_factor(r, "hardware", months), dtype=float)
     lead = np.broadcast_shapes(np.shape(at_today)[:-1], trend.shape[:-1], *(_lead(x) for x in (lives, worths)))
     shape = lead + (horizon,)
     bought = np.broadcast_to(np.asarray(at_today, dtype=float), shape).reshape(-1, horizon)
@@ -595,5 +705,5 @@ def investment_returns(r: Resolved, flows: CashFlows, against: str | None) -> di
 
 
 __all__ = ["CAPITAL_LINES", "break_even_utilisation", "cash_flows", "gains", "investment_returns",
-           "residual_share", "useful_life", "own_cost_per_used_gpu_hour", "own_finance",
+           "price_factor", "reserved_forward_factors", "reserved_prices", "residual_share", "useful_life", "own_cost_per_used_gpu_hour", "own_finance",
            "rental_prices"]

@@ -37,7 +37,7 @@ from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .capacity import gpu_hours_used
 from .costs import own_costs_at, own_hardware_capex
-from .finance import residual_share
+from .finance import price_factor, residual_share
 from .mix import cheapest_mix
 
 HARDWARE = "hardware bought"
@@ -69,7 +69,7 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
     average = np.asarray(gpu_hours_used(r, r.volume * formulas.growth_factor(fin.trends.demand_growth_per_year,
                                                                              months)), dtype=float) / HOURS_PER_MONTH
     average = np.broadcast_to(average, months.shape)
-    price = formulas.growth_factor(fin.trends.hardware_price_change_per_year, months)
+    price = price_factor(r, "hardware", months)
     mixes: dict[tuple[float, float | None], object] = {}
 
     def mix_at(level: float, servers: float | None):

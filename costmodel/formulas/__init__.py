@@ -9,7 +9,7 @@ module                 formulas
 =====================  ==========================================================
 ``power``              drawn power, facility energy, electricity cost
 ``energy``             emissions, embodied per month, training MWh, J/token, meter kW, hourly tariff bill
-``capital``            depreciation, capital charge, rates, present value, loans
+``capital``            depreciation, capital charge, rates, present value, loans, price paths
 ``staffing``           FTEs for a fleet, staffing cost
 ``tokens``             output share, blended API price, GPU-hours for tokens
 ``fleet``              GPUs needed, whole units, servers needed, spares
@@ -28,13 +28,16 @@ module                 formulas
 from .capital import (
     book_value_share,
     capital_charge,
+    forward_factors_from_reserved,
     growth_factor,
     lease_payment,
     loan_balance,
     loan_payment,
     monthly_rate,
     present_value,
+    step_factor,
     straight_line_depreciation,
+    yearly_change_factor,
 )
 from .checkpoint import (
     checkpoint_steps,
@@ -104,7 +107,8 @@ __all__ = [
     "training_energy_mwh", "weekly_hour_prices", "wh_per_1000_tokens",
     "changes_sign", "discounted", "fisher_real_rate", "irr", "mirr", "npv_with_convention", "payback",
     "per_year", "residual_share", "roi", "yearly_totals", "declining_balance_shares", "depreciation_shares",
-    "spread_yearly", "tax_shield", "lease_payment",
+    "spread_yearly", "tax_shield", "lease_payment", "forward_factors_from_reserved", "step_factor",
+    "yearly_change_factor",
     "api_price_parts",
     "blended_api_price", "book_value_share", "break_even_utilisation", "busy_shares", "capital_charge",
     "cost_per_used_gpu_hour", "daly_interval", "drawn_power_kw", "electricity_cost", "estimate_output_throughput",

@@ -98,6 +98,135 @@ def growth_factor(yearly_change, months):
     return (1.0 + yearly_change) ** (months / MONTHS_PER_YEAR)
 
 
+def yearly_change_factor(yearly_changes, months):
+    """Factor on today's price after ``months`` when the price changes by a different rate each year. [-]
+
+    Parameters
+    ----------
+    yearly_changes
+        Change in year 1, 2, … (months 0-11, 12-23, …), each above −1; an entry may be an
+        array of samples (shape (n, 1)). The last goes on after the list ends. [1/year]
+    months
+        Months elapsed since today, 0 or more. [months]
+
+    Returns
+    -------
+    numpy.ndarray
+        Factor in each month; leading axes of sampled changes are kept. [-]
+
+    Raises
+    ------
+    ValueError
+        No change, or a change at or below −1.
+
+    Notes
+    -----
+    Each year's change compounds monthly within its year, as :func:`growth_factor` does:
+    f(m) = Π_j (1 + g_j)^(t_j(m) / 12), with t_j(m) the months of year j elapsed by month m
+    (clip(m − 12 j, 0, 12); the last year unbounded). Equal changes are grouped first, so that
+    a list of one rate r, or of r repeated, gives (1 + r)^(m / 12) exactly (:func:`growth_factor`
+    on the same months), bit for bit.
+
+    Examples
+    --------
+    >>> [round(float(f), 10) for f in yearly_change_factor([-0.2, 0.1], [0, 12, 24])]
+    [1.0, 0.8, 0.88]
+    """
+    if len(yearly_changes) == 0:
+        raise ValueError("a path of yearly changes needs one change at least")
+    months = np.asarray(months, dtype=float)
+    last = len(yearly_changes) - 1
+    groups: list[list] = []              # [change, months elapsed at that change]
+    for year, change in enumerate(yearly_changes):
+        elapsed = np.clip(months - MONTHS_PER_YEAR * year, 0.0, None if year == last else float(MONTHS_PER_YEAR))
+        same = next((g for g in groups if np.ndim(change) == 0 and np.ndim(g[0]) == 0 and g[0] == change), None)
+        if same is None:
+            groups.append([change, elapsed])
+        else:
+            same[1] = same[1] + elapsed
+    factor = growth_factor(groups[0][0], groups[0][1])
+    for change, elapsed in groups[1:]:
+        factor = factor * growth_factor(change, elapsed)
+    return np.asarray(factor, dtype=float)
+
+
+def step_factor(from_months, factors, months, before=1.0):
+    """Factor on today's price in each month of a step function: each factor from its month on. [-]
+
+    Parameters
+    ----------
+    from_months
+        Month from which each factor applies, rising (a month at or below 0 applies from the start). [months]
+    factors
+        Factor on today's price of each step, above 0; an entry may be an array of samples
+        (shape (n, 1)). [-]
+    months
+        Months elapsed since today. [months]
+    before
+        Factor before the first step. [-]
+
+    Returns
+    -------
+    numpy.ndarray
+        Factor in each month: that of the last step whose month is at or before it. [-]
+
+    Examples
+    --------
+    >>> step_factor([0, 12], [0.9, 0.75], [0, 11, 12, 40]).tolist()
+    [0.9, 0.9, 0.75, 0.75]
+    >>> step_factor([3], [1.2], [0, 2, 3]).tolist()
+    [1.0, 1.0, 1.2]
+    """
+    months = np.asarray(months, dtype=float)
+    factor = np.broadcast_to(np.asarray(before, dtype=float), months.shape)
+    for start, value in zip(from_months, factors, strict=True):
+        factor = np.where(months >= start, value, factor)
+    return np.asarray(factor, dtype=float)
+
+
+def forward_factors_from_reserved(on_demand, reserved_1y, reserved_3y):
+    """The rental price path the 1- and 3-year reserved prices imply: (year-1 factor, factor from year 2 on). [-]
+
+    Parameters
+    ----------
+    on_demand
+        On-demand price today. [currency/GPU-h]
+    reserved_1y
+        Price of a GPU-hour under a 1-year commitment. [currency/GPU-h]
+    reserved_3y
+        Price of a GPU-hour under a 3-year commitment. [currency/GPU-h]
+
+    Returns
+    -------
+    tuple
+        p1 / p in year 1, and (3 · p3 − p1) / (2 · p) in years 2 and 3 (held flat after). [-]
+
+    Raises
+    ------
+    ValueError
+        3 · p3 ≤ p1: the implied price of years 2-3 would be zero or negative.
+
+    Notes
+    -----
+    Assumption: a commitment's price is the average on-demand-equivalent price the market
+    expects over its term, as a forward price is the expected spot price. Then p1 is the
+    average over year 1 and p3 the average over years 1-3, so the average over years 2-3 is
+    (3 · p3 − p1) / 2. Reserved prices also buy the provider certainty (a discount for
+    commitment), so the path reads lower than an unbiased forecast.
+
+    Examples
+    --------
+    >>> forward_factors_from_reserved(4.0, 3.0, 2.0)
+    (0.75, 0.375)
+    """
+    later = 3.0 * np.asarray(reserved_3y, dtype=float) - np.asarray(reserved_1y, dtype=float)
+    if not np.all(later > 0):
+        raise ValueError(f"3 x the 3-year reserved price ({reserved_3y}) is not above the 1-year price "
+                         f"({reserved_1y}): the implied price of years 2-3, (3 p3 - p1) / 2, is not positive")
+    first, rest = reserved_1y / on_demand, later / (2.0 * on_demand)
+    return (float(first), float(rest)) if np.ndim(first) == 0 and np.ndim(rest) == 0 else (first, rest)
+
+
 def present_value(flows, yearly_rate):
     """Present value of monthly cash flows, month 0 undiscounted. [currency]
 

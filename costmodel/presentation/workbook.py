@@ -29,7 +29,7 @@ import numpy as np
 
 from ..domain.capacity import rent_gpus, tokens_per_month
 from ..domain.compare import compare
-from ..domain.finance import cash_flows, residual_share, useful_life
+from ..domain.finance import cash_flows, price_factor, residual_share, useful_life
 from ..domain.tax import after_tax
 from ..files import made_folder, output_file, output_folder, spreadsheet_text, write_all_atomically, write_csv
 from ..resolved import Resolved, as_resolved
@@ -128,6 +128,19 @@ class _Months:
         return f"{prefix}${col}${first + 2}:${col}${last + 2}"
 
 
+def _factor(r: Resolved, m: _Months, price: str, change: str, month):
+    """The expression of a price's factor in a row: ``(1+change)^(month/12)`` for a constant rate, or the cell
+    of a column of the path's factors (values, added once) for a price with a path
+    (``finance.trends.<price>_price_path``)."""
+    if r.finance.trends.path(price) is None:
+        return lambda row: f"(1+{change})^({month(row)}/12)"
+    key = f"{price}_price_factor"
+    if key not in m.letters:
+        m.add(key, f"{price} price factor (finance.trends.{price}_price_path, values)",
+              np.broadcast_to(price_factor(r, price, np.arange(m.horizon, dtype=float)), (m.horizon,)))
+    return lambda row: m.cell(key, row)
+
+
 def _held_servers(r: Resolved, flows: CashFlows) -> np.ndarray:
     own = r.option("own")
     return np.where(flows.months < flows.online_month, float(own.server_count), flows.servers)
@@ -224,14 +237,13 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
         add("rent_price", "rental price per GPU-hour (on-demand)", rent.price_per_gpu_hour, f"{cur}/GPU-h",
             rent.offer.citation())
         m.add("rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), months.shape))
-        factor = "(1+fin_rent_change)^({month}/12)"
+        factor = _factor(r, m, "rental", "fin_rent_change", month)
         if rent.billing == "always_on":
             m.add("rent_rental", "rent: GPU rental",
-                  lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*"
-                              + factor.format(month=month(row)))
+                  lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*" + factor(row))
         else:
             m.add("rent_rental", "rent: GPU rental",
-                  lambda row: f"={m.cell('hours', row)}*rent_price*" + factor.format(month=month(row)))
+                  lambda row: f"={m.cell('hours', row)}*rent_price*" + factor(row))
         staffing = _staffing_formula(add, "rent", rent.staffing, cur, _source(r.scenario.options.rent.staffing),
                                      lambda row: m.cell("rent_gpus", row), month)
         m.add("rent_staffing", "rent: staffing", staffing)
@@ -266,9 +278,11 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
         m.add("tokens", "tokens a month [M]",
               np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape))
 
+        api_factor = _factor(r, m, "api", "fin_api_change", month)
+
         def api_line(kind):
             def formula(row):
-                tokens, f = m.cell("tokens", row), f"(1+fin_api_change)^({month(row)}/12)"
+                tokens, f = m.cell("tokens", row), api_factor(row)
                 if kind == "input":
                     return f"={tokens}*(1-api_output_share)*(1-api_cached_share)*api_input_price*{f}"
                 if kind == "cached":
@@ -470,7 +484,8 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
                       "+own_bom_fixed")
     m.add("bought_today", "own: hardware bought at today's prices",
           lambda row: f"={m.cell('at_today', row)}-{prev('at_today', row)}")
-    m.add("price_factor", "own: hardware price factor", lambda row: f"=(1+fin_hardware_change)^({month(row)}/12)")
+    hardware = _factor(r, m, "hardware", "fin_hardware_change", month)
+    m.add("price_factor", "own: hardware price factor", lambda row: "=" + hardware(row))
     m.add("purchase", "own: hardware bought",
           lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}")
 
@@ -533,11 +548,12 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         m.add("own_colocation", "own: colocation",
               running(lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"))
         lines.append("own_colocation")
+    electricity = _factor(r, m, "electricity", "fin_electricity_change", month)
     m.add("own_electricity", "own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle)",
           running(lambda row: f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share*own_electricity_price"
                               f"+(1-own_idle_share)*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month)"
                               "*own_busy_electricity_price)*own_pue*hours_per_month"
-                              f"*(1+fin_electricity_change)^({month(row)}/12)"))
+                              f"*{electricity(row)}"))
     staffing = _staffing_formula(add, "own", own.staffing, cur, _source(s_own.staffing),
                                  lambda row: f"{m.cell('bought', row)}*own_gpus_per_server", month, managed=False)
     m.add("own_staffing", "own: staffing", running(lambda row: staffing(row)[1:]))

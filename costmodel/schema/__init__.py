@@ -16,7 +16,20 @@ from .demand import (
     WeeklyDemand,
 )
 from .energy import EnergyInputs, TimeOfUseTariff
-from .finance import CapacityPlan, Commitment, Finance, Lease, Loan, NpvConvention, Residual, Tax, Trends
+from .finance import (
+    PRICE_PATHS,
+    CapacityPlan,
+    Commitment,
+    Finance,
+    Lease,
+    Loan,
+    NpvConvention,
+    PricePath,
+    RentalPricePath,
+    Residual,
+    Tax,
+    Trends,
+)
 from .options import (
     CapexLine,
     CloudRental,
@@ -47,10 +60,11 @@ from .workload import (
 )
 
 __all__ = [
-    "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapacityPlan", "CapexLine", "Claim", "CloudRental",
+    "OPTION_KINDS", "PRICE_PATHS", "BurstyDemand", "CampaignDemand", "CapacityPlan", "CapexLine", "Claim", "CloudRental",
     "Colocation", "Commitment", "DemandProfile", "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance",
     "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand", "JobLogDemand", "Lease", "Loan",
-    "NpvConvention", "Options", "Overrides", "OwnCluster", "Parallelism", "Power", "Range", "Reserved", "Residual",
+    "NpvConvention", "Options", "Overrides", "OwnCluster", "Parallelism", "Power", "PricePath", "Range", "RentalPricePath",
+    "Reserved", "Residual",
     "Scenario", "Serving", "ServingEstimate", "SoftwareLicences", "Spot", "Staffing", "SteadyDemand", "Tax",
     "TimeOfUseTariff", "TokensWorkload", "TrainingStage", "TrainingWorkload", "Trends", "Uncertainty",
     "WeeklyDemand", "Workload",

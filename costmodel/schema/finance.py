@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from .base import Count, InputModel, Share, Text, fail, quantity
+from .base import Count, Date, InputModel, Share, Text, fail, quantity
 
 
 class Loan(InputModel):
@@ -19,6 +19,125 @@ class Loan(InputModel):
     down_payment_share: Share = quantity(0.0, unit="-", title="down payment",
                                          description="Share of hardware capex paid up front.")
     source: Text = ""
+
+
+PRICE_PATHS = ("rental", "api", "electricity", "hardware")
+"""The prices that may follow a path (``trends.<price>_price_path``) instead of a constant yearly rate."""
+
+MAX_PATH_YEARS = 50
+"""Most yearly steps of a price path: a horizon is at most 600 months."""
+
+MAX_PATH_ROWS = 600
+"""Most rows of a dated price table: one a month of the longest horizon."""
+
+
+class PricePath(InputModel):
+    """A price's path over the horizon, in place of its constant yearly rate: yearly steps or a dated table.
+
+    Give one form:
+
+    * ``yearly_changes``: the price's change in year 1, 2, … of the horizon (months 0-11, 12-23, …),
+      each compounding monthly within its year as a constant rate does, so a list of one value r is
+      the constant rate r; the last change goes on after the list ends (end on 0.0 for a flat price);
+    * ``yearly_factors``: the price in year 1, 2, … as a factor on today's price, a step at the
+      start of each year; the last factor holds after the list ends;
+    * ``dates`` and ``factors``: a dated table, a step function: in each month the row in force on
+      the month's date (``finance.start_date`` plus the month's number of calendar months) applies;
+      before the first row the factor is 1 (today's price).
+
+    A factor is relative to the price today (month 0 of the horizon), e.g. 0.8 is 20 % below it.
+    """
+
+    yearly_changes: list[float] | None = quantity(
+        None, unit="1/year", title="yearly price change", max_length=MAX_PATH_YEARS,
+        description="Change in the price in year 1, 2, ..., e.g. [-0.15, -0.10, 0.0]; each above -1.")
+    yearly_factors: list[float] | None = quantity(
+        None, unit="-", title="yearly price factor", max_length=MAX_PATH_YEARS,
+        description="Price in year 1, 2, ... as a factor on today's price, e.g. [0.85, 0.75]; each above 0.")
+    dates: list[Date] | None = Field(default=None, max_length=MAX_PATH_ROWS,
+                                     description="For a table: the dates the rows come into force, rising.")
+    factors: list[float] | None = quantity(
+        None, unit="-", title="price factor from a date", max_length=MAX_PATH_ROWS,
+        description="For a table: the price from each date on as a factor on today's price; each above 0.")
+    source: Text = Field(default="", description="Where the path comes from, or ASSUMPTION.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reserved_is_rental(cls, data: Any) -> Any:
+        if cls is PricePath and isinstance(data, dict) and "from_reserved" in data:
+            raise fail("PricePath", ("from_reserved",), "rental_only",
+                       "infers a path from reserved rental prices: it applies to rental_price_path only",
+                       data["from_reserved"])
+        return data
+
+    def forms(self) -> list[str]:
+        """The forms of path given: ``yearly_changes``, ``yearly_factors``, ``table``."""
+        given = [name for name in ("yearly_changes", "yearly_factors") if getattr(self, name) is not None]
+        return given + (["table"] if self.dates is not None or self.factors is not None else [])
+
+    @model_validator(mode="after")
+    def _one_complete_form(self) -> PricePath:
+        title = type(self).__name__
+        forms = self.forms()
+        if len(forms) != 1:
+            where = forms[1] if len(forms) > 1 else "yearly_changes"
+            raise fail(title, ("dates" if where == "table" else where,), "one_form",
+                       "a price path takes one form: yearly_changes, yearly_factors, or dates with factors"
+                       "{also}; {given}", None, also=self._other_forms(),
+                       given=f"{' and '.join(forms)} given" if forms else "none given")
+        for name, low, rule in (("yearly_changes", -1.0, "above -1 (a fall of 100 % or more leaves no price)"),
+                                ("yearly_factors", 0.0, "above 0 (a factor on today's price)"),
+                                ("factors", 0.0, "above 0 (a factor on today's price)")):
+            values = getattr(self, name)
+            if values is None:
+                continue
+            if not values:
+                raise fail(title, (name,), "empty_path", "is empty: give one value for year 1 or more", values)
+            for index, value in enumerate(values):
+                if not value > low:
+                    raise fail(title, (name, index), "path_value", "{number} is not {rule}", value,
+                               number=f"{value:g}", rule=rule)
+        if "table" in forms:
+            dates, factors = self.dates or [], self.factors or []
+            if not dates or len(dates) != len(factors):
+                raise fail(title, ("factors",) if dates else ("dates",), "table_rows",
+                           "a dated price table needs one factor for each date: {dates} dates, {factors} factors",
+                           self.factors if dates else self.dates, dates=len(dates), factors=len(factors))
+            for index in range(1, len(dates)):
+                if dates[index] <= dates[index - 1]:
+                    raise fail(title, ("dates", index), "dates_not_rising",
+                               "{date} is not after the row before ({before}): the dates must rise",
+                               dates[index].isoformat(), date=dates[index].isoformat(),
+                               before=dates[index - 1].isoformat())
+        return self
+
+    def _other_forms(self) -> str:
+        return ""
+
+
+class RentalPricePath(PricePath):
+    """The rental price's path: yearly steps, a dated table, or the forward curve of the reserved prices.
+
+    ``from_reserved: true`` infers the path from the rent option's on-demand price p and its 1- and
+    3-year reserved prices p1 and p3 (each from ``options.rent.reserved`` for its term, else the offer's
+    ``reserved_1y_price_per_gpu_hour`` and ``reserved_3y_price_per_gpu_hour`` in the catalog or in
+    ``offers.cloud_offers``). Assumption: a commitment's price is the average on-demand-equivalent price
+    expected over its term, so p1 is the average over year 1 and p3 the average over years 1-3; the
+    average over years 2-3 is then (3·p3 − p1) / 2. The path is a step function: factor p1 / p in year 1,
+    (3·p3 − p1) / (2·p) from year 2 on (flat after year 3). See
+    :func:`costmodel.formulas.forward_factors_from_reserved`.
+    """
+
+    from_reserved: bool = Field(
+        default=False, description="Infer the path from the rent option's on-demand and 1- and 3-year reserved "
+                                   "prices: year 1 at p1/p, years 2-3 and after at (3 p3 - p1)/(2 p).")
+
+    def forms(self) -> list[str]:
+        """The forms of path given: ``yearly_changes``, ``yearly_factors``, ``table``, ``from_reserved``."""
+        return super().forms() + (["from_reserved"] if self.from_reserved else [])
+
+    def _other_forms(self) -> str:
+        return ", or from_reserved: true"
 
 
 class Trends(InputModel):
@@ -42,7 +161,35 @@ class Trends(InputModel):
     hardware_price_change_per_year: float = quantity(
         0.0, unit="1/year", title="hardware price change", strict=True, gt=-1, le=10,
         description="Change in the price of hardware bought later (growth, refresh), e.g. -0.2.")
+    rental_price_path: RentalPricePath | None = Field(
+        default=None, description="The rental price's path instead of rental_price_change_per_year: yearly_changes, "
+                                  "yearly_factors, dates with factors, or from_reserved: true.")
+    api_price_path: PricePath | None = Field(
+        default=None, description="API prices' path instead of api_price_change_per_year: yearly_changes, "
+                                  "yearly_factors, or dates with factors.")
+    electricity_price_path: PricePath | None = Field(
+        default=None, description="The electricity price's path instead of electricity_price_change_per_year.")
+    hardware_price_path: PricePath | None = Field(
+        default=None, description="The hardware price's path instead of hardware_price_change_per_year.")
     source: Text = ""
+
+    def path(self, price: str) -> PricePath | None:
+        """The path of a price of :data:`PRICE_PATHS` (``rental``, ``api``, ``electricity``, ``hardware``), if given."""
+        return getattr(self, f"{price}_price_path")
+
+    def rate(self, price: str):
+        """The constant yearly rate of a price of :data:`PRICE_PATHS`. [1/year]"""
+        return getattr(self, f"{price}_price_change_per_year")
+
+    @model_validator(mode="after")
+    def _rate_or_path(self) -> Trends:
+        for price in PRICE_PATHS:
+            rate = self.rate(price)
+            if self.path(price) is not None and rate != 0:
+                raise fail("Trends", (f"{price}_price_path",), "rate_and_path",
+                           "give either {price}_price_change_per_year ({rate}) or {price}_price_path, not both: "
+                           "a path replaces the constant rate", rate, price=price, rate=f"{rate:g}")
+        return self
 
 
 class Residual(InputModel):
@@ -214,6 +361,9 @@ class Finance(InputModel):
     capacity_plan: CapacityPlan | None = None
     lease: Lease | None = None
     rent_commitment: Commitment | None = None
+    start_date: Date | None = Field(
+        default=None, description="Date of month 0 (the decision): month m is this date plus m calendar months. "
+                                  "Needed by a dated price table (trends.<price>_price_path dates).")
     view: Literal["full", "marginal"] = Field(
         default="full", description="marginal: the configured servers are already owned (sunk): their price is "
                                     "left out; later purchases and refreshes are paid.")
@@ -227,6 +377,16 @@ class Finance(InputModel):
             raise fail("Finance", ("view",), "marginal_financed",
                        "a marginal view treats the configured servers as already paid for: it cannot also "
                        "finance them (remove loan or lease)", self.view)
+        return self
+
+    @model_validator(mode="after")
+    def _tables_need_a_start(self) -> Finance:
+        for price in PRICE_PATHS:
+            path = self.trends.path(price)
+            if path is not None and path.dates is not None and self.start_date is None:
+                raise fail("Finance", ("start_date",), "missing",
+                           "trends.{price}_price_path is a dated table: give start_date, the date of month 0, to "
+                           "place the horizon's months on the calendar", None, price=price)
         return self
 
     @model_validator(mode="after")

@@ -187,6 +187,9 @@ class Scenario(InputModel):
                      "reserved_dearer", "above the on-demand price of {offer} ({price} {currency}/GPU-h): a "
                      "commitment costs less an hour than paying as you go", offer=rent.offer,
                      price=f"{on_demand / self.fx_rate(row.currency):g}", currency=row.currency)
+        if not errors and finance is not None and finance.trends.rental_price_path is not None \
+                and finance.trends.rental_price_path.from_reserved:
+            self._check_forward_curve(fail, catalog, fields)
         if not errors:
             self._check_joint_rules(fail, catalog)
         if errors:
@@ -227,6 +230,40 @@ class Scenario(InputModel):
         if option is not None and getattr(self.options, option) is None:
             fail(("uncertainty", "option"), option, "no_option", "the scenario has no {option} option",
                  option=option)
+
+    def _check_forward_curve(self, fail, catalog, fields: dict) -> None:
+        """``rental_price_path: {from_reserved: true}`` has options.rent with a 1- and a 3-year reserved price,
+        and they imply a positive price for years 2-3 (3 · p3 > p1; see
+        :func:`costmodel.formulas.forward_factors_from_reserved`)."""
+        loc = ("finance", "trends", "rental_price_path", "from_reserved")
+        rent = self.options.rent
+        if rent is None:
+            fail(loc, True, "needs_rent", "infers the rental price path from options.rent's reserved prices, but the "
+                 "scenario has no options.rent")
+            return
+        row = catalog.cloud_offers[rent.offer]
+        on_demand = fields["options.rent.price_per_gpu_hour"].value * self.fx_rate(row.currency)
+        prices: dict[int, float] = {}
+        for term, column in ((1, "reserved_1y_price_per_gpu_hour"), (3, "reserved_3y_price_per_gpu_hour")):
+            reserved = rent.reserved
+            if reserved is not None and reserved.term_years == term:
+                prices[term] = (reserved.price_per_gpu_hour * self.fx_rate(reserved.currency)
+                                if reserved.price_per_gpu_hour is not None else on_demand * (1 - reserved.discount))
+            elif getattr(row, column) is not None:
+                prices[term] = getattr(row, column) * self.fx_rate(row.currency)
+        missing = [term for term in (1, 3) if term not in prices]
+        if missing:
+            fail(loc, True, "reserved_price_missing",
+                 "needs the rent option's 1- and 3-year reserved prices; {offer} has no {which}: give it in "
+                 "options.rent.reserved (term_years: {term}) or as the offer's {column} (a row of "
+                 "offers.cloud_offers where data/cloud_prices.csv has none)", offer=rent.offer,
+                 which=" and no ".join(f"{t}-year price" for t in missing), term=missing[0],
+                 column=f"reserved_{missing[0]}y_price_per_gpu_hour")
+        elif 3 * prices[3] <= prices[1]:
+            fail(loc, True, "forward_not_positive",
+                 "the 3-year reserved price ({p3}) is at most a third of the 1-year price ({p1}): the implied "
+                 "average over years 2-3, (3 p3 - p1) / 2, would not be positive", p3=f"{prices[3]:g}",
+                 p1=f"{prices[1]:g}")
 
     def _check_joint_rules(self, fail, catalog) -> None:
         """The rules joining inputs (a cached price at most the input price, shares that sum to at most 1,
