@@ -1,0 +1,132 @@
+"""Claims on any figure of the output (issue 30): a path, a unit, a relation, a baseline.
+
+Reference case R1 (shared/reference/cases.md): the API (Claude Opus 4.5 at 5 / 25 USD per M, 10 M
+tokens a day at 2:1) costs 10 x 365/12 x 35/3 = 3,548.61 USD a month; renting 2 H100 at 3.50 USD
+for 730 h plus one engineer at EUR 6,000 x 1.16 costs 5,110 + 6,960 = 12,070 USD a month.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from conftest import patched_data
+
+import costmodel
+from costmodel.cli import main
+from costmodel.errors import ScenarioError
+from costmodel.presentation.figure_claims import convert, lookup
+
+R1 = "llama70b-vs-api"
+API = 10 * 365 / 12 * 35 / 3
+RENT = 12070.0
+
+
+def claims_of(tmp_path, claims: list[dict], base: str = R1) -> list[dict]:
+    data = patched_data(base, drop=("uncertainty",))
+    data["claims"] = claims
+    path = tmp_path / "claims.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return costmodel.compare(str(path), uncertainty=False).model_dump(mode="json")["claims"]
+
+
+def test_units_convert_within_their_family():
+    def no_rate(a, b):
+        raise AssertionError("no currency here")
+    assert convert(21.6, "GWh", "kWh", no_rate) == pytest.approx(21.6e6)
+    assert convert(3.0, "t CO2e/month", "kg CO2e/month", no_rate) == pytest.approx(3000.0)
+    assert convert(2.0, "USD/k tokens", "USD/M tokens", no_rate) == pytest.approx(2000.0)
+    assert convert(12.0, "USD/year", "USD/month", no_rate) == pytest.approx(1.0)
+    assert convert(28.0, "%", "-", no_rate) == pytest.approx(0.28)
+    assert convert(10.0, "EUR/month", "USD/month", lambda a, b: 1.16) == pytest.approx(11.6)
+    with pytest.raises(ValueError, match="same kind"):
+        convert(1.0, "kWh", "USD", no_rate)
+
+
+def test_lookup_names_what_is_there():
+    doc = {"options": {"api": {"monthly_cost": {"value": 1.0, "unit": "USD/month", "status": None}}}}
+    assert lookup(doc, "options.api.monthly_cost") == (1.0, "USD/month", None)
+    with pytest.raises(KeyError, match="there: api"):
+        lookup(doc, "options.own.monthly_cost")
+
+
+def test_a_figure_claim_in_its_own_unit_is_confirmed(tmp_path):
+    [cost, energy] = claims_of(tmp_path, [
+        {"statement": "the API costs 3,548.61 USD a month", "kind": "figure", "figure": "options.api.monthly_cost",
+         "value": 3548.61, "tolerance": 1e-6},
+        {"statement": "the rented GPUs use under 1 MWh a month", "kind": "figure",
+         "figure": "energy.options.rent.energy_kwh_per_month", "value": 1.0, "unit": "MWh/month"}])
+    assert cost["confirmed"] and cost["computed"]["value"] == pytest.approx(API, rel=1e-12)
+    assert energy["stated"] == {"value": 1000.0, "unit": "kWh/month", "status": None}
+
+
+def test_a_ratio_between_options_and_what_would_make_it_hold(tmp_path):
+    # API / rent = 3,548.61 / 12,070 = 0.29400; stated 0.2: the API's output price that makes it hold is
+    # found with the rent fixed: (0.2 x 12,070 / (10 x 365/12) - 2/3 x 5) x 3 = 13.81 USD per M.
+    [claim] = claims_of(tmp_path, [{"statement": "the API costs a fifth of renting", "kind": "figure",
+                                    "figure": "options.api.monthly_cost", "relative_to": "options.rent.monthly_cost",
+                                    "relation": "ratio", "value": 0.2, "tolerance": 0.01}])
+    assert not claim["confirmed"]
+    assert claim["computed"]["value"] == pytest.approx(API / RENT, rel=1e-12)
+    needed = {c["path"]: c["needed"]["value"] for c in claim["would_hold"]}
+    expected = (0.2 * RENT / (10 * 365 / 12) - 2 / 3 * 5) * 3
+    assert needed["options.api.output_price_per_million"] == pytest.approx(expected, rel=1e-6)
+    assert needed["options.rent.price_per_gpu_hour"] == pytest.approx((API / 0.2 - 6960) / 1460, rel=1e-6)
+
+
+def test_a_saving_against_a_baseline_scenario(tmp_path):
+    # The baseline is R1 with the API at the batch tier (half price): the standard API saves nothing, it
+    # costs API / 2 more: saving = baseline - figure = -1,774.31 USD a month.
+    base = patched_data(R1, {"options.api.service_tier": "batch"}, drop=("uncertainty",))
+    (tmp_path / "batch.yaml").write_text(yaml.safe_dump(base))
+    [claim] = claims_of(tmp_path, [{"statement": "batch saves half", "kind": "figure", "baseline": "batch.yaml",
+                                    "figure": "options.api.monthly_cost", "relation": "saving", "value": -API / 2,
+                                    "tolerance": 1e-9}])
+    assert claim["confirmed"], claim
+
+
+def test_claims_keep_their_order_and_old_kinds_still_check(tmp_path):
+    claims = claims_of(tmp_path, [
+        {"statement": "rent 12,070", "kind": "monthly_cost", "option": "rent", "value": 12070},
+        {"statement": "api share saved", "kind": "figure", "figure": "options.api.monthly_cost",
+         "relative_to": "options.rent.monthly_cost", "relation": "share_saved", "value": 70.6, "unit": "%",
+         "tolerance": 0.001},
+        {"statement": "gpu hours", "kind": "gpu_hours", "value": 13.395}])
+    assert [c["kind"] for c in claims] == ["monthly_cost", "figure", "gpu_hours"]
+    assert claims[1]["computed"]["value"] == pytest.approx(1 - API / RENT, rel=1e-12) and claims[1]["confirmed"]
+
+
+def test_a_path_that_names_no_figure_is_refused_naming_the_claim(tmp_path, capsys):
+    data = patched_data(R1, drop=("uncertainty",))
+    data["claims"] = [{"statement": "x", "kind": "figure", "figure": "options.own.watts", "value": 1.0}]
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    assert main(["compare", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "claims.0.figure" in err and "watts" in err and "monthly_cost" in err
+
+
+def test_a_unit_of_another_kind_is_refused(tmp_path):
+    with pytest.raises(ScenarioError, match="claims.0.unit"):
+        claims_of(tmp_path, [{"statement": "x", "kind": "figure", "figure": "options.api.monthly_cost",
+                              "value": 1.0, "unit": "kWh"}])
+
+
+def test_figure_claims_need_their_words():
+    data = patched_data(R1, drop=("uncertainty",))
+    for claim, word in (({"kind": "figure", "value": 1.0}, "figure"),
+                        ({"kind": "figure", "value": 1.0, "figure": "options.api.monthly_cost",
+                          "relative_to": "options.rent.monthly_cost"}, "relation"),
+                        ({"kind": "monthly_cost", "option": "api", "value": -1.0}, "at least 0")):
+        data["claims"] = [{"statement": "x", **claim}]
+        with pytest.raises(Exception, match=word):
+            costmodel.validate_data(data)
+
+
+def test_decision_candidates_state_their_distance_to_the_winner():
+    doc = costmodel.compare(R1, uncertainty=False).model_dump(mode="json")
+    rent = next(c for c in doc["decision"]["candidates"] if c["id"] == "rent")
+    assert rent["more_than_winner"]["value"] == pytest.approx(RENT - API, abs=0.01)
+    assert rent["ratio_to_winner"]["value"] == pytest.approx(RENT / API, rel=1e-6)
+    assert rent["share_saved_by_winner"]["value"] == pytest.approx(1 - API / RENT, rel=1e-6)
+    winner = doc["decision"]["candidates"][0]
+    assert winner["more_than_winner"]["value"] == 0 and winner["ratio_to_winner"]["value"] == 1
