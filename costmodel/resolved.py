@@ -77,12 +77,16 @@ class Staff:
 class CapexItem:
     """One bill-of-materials line: priced per server, as a share of server capex, or as a total.
 
-    ``value`` is [reporting currency/server], [-] or [reporting currency] by ``basis``.
+    ``value`` is [reporting currency/server], [-] or [reporting currency] by ``basis``;
+    ``life_months`` the line's own useful life [months] (None: the servers' depreciation
+    period; infinite for land), ``asset_class`` as stated (None when not).
     """
 
     item: str
     basis: Literal["per_server", "share_of_server_price", "total"]
     value: Number
+    asset_class: str | None = None
+    life_months: float | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,12 @@ class OwnOption:
         One of them is None. [reporting currency/kW/month], [reporting currency/MW]
     licence_price_per_gpu_per_year
         None without licences. [reporting currency/GPU/year]
+    cost_of_capital_per_year
+        With it, capex is annualised by the capital-recovery factor of each line's life; None:
+        straight-line depreciation. [1/year]
+    provider_price_per_gpu_hour_sold, provider_utilisation_sold
+        The provider view's price of a sold GPU-hour and share of the working GPUs' hours sold;
+        None without a provider block. [reporting currency/GPU-h], [-]
     """
 
     name: str
@@ -137,6 +147,14 @@ class OwnOption:
     busy_electricity_price_per_kwh: Number | None = None
     tariff_prices: np.ndarray | None = None
     """With a time-of-use tariff: the price of each hour of the demand profile's year. [reporting currency/kWh]"""
+    cost_of_capital_per_year: Number | None = None
+    provider_price_per_gpu_hour_sold: Number | None = None
+    provider_utilisation_sold: Number | None = None
+
+    @property
+    def per_line_lives(self) -> bool:
+        """True when a bill-of-materials line has its own life or is land (the depreciation is then by line)."""
+        return any(line.life_months is not None for line in self.bill_of_materials)
 
 
 @dataclass(frozen=True)
@@ -1452,12 +1470,18 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
         cited.append(server)
         items = []
         for line in own.bill_of_materials:
+            life = (float("inf") if line.asset_class == "land" else
+                    None if line.useful_life_years is None else line.useful_life_years * 12)
             if line.share_of_server_price is not None:
-                items.append(CapexItem(line.item, "share_of_server_price", line.share_of_server_price))
+                items.append(CapexItem(line.item, "share_of_server_price", line.share_of_server_price,
+                                       line.asset_class, life))
             elif line.price_per_server is not None:
-                items.append(CapexItem(line.item, "per_server", line.price_per_server * fx(line.currency)))
+                items.append(CapexItem(line.item, "per_server", line.price_per_server * fx(line.currency),
+                                       line.asset_class, life))
             else:
-                items.append(CapexItem(line.item, "total", line.price_total * fx(line.currency)))
+                items.append(CapexItem(line.item, "total", line.price_total * fx(line.currency), line.asset_class,
+                                       life))
+        provider = own.provider
         colocation = own.colocation
         facility = own.facility
         licences = own.software_licences
@@ -1479,6 +1503,10 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             staffing=_staff(own.staffing, fx),
             licence_price_per_gpu_per_year=(licences.price_per_gpu_per_year * fx(licences.currency)
                                             if licences is not None else None),
+            cost_of_capital_per_year=own.cost_of_capital_per_year,
+            provider_price_per_gpu_hour_sold=(provider.price_per_gpu_hour_sold * fx(provider.currency)
+                                              if provider is not None else None),
+            provider_utilisation_sold=provider.utilisation_sold if provider is not None else None,
         )
         tariff = scenario.energy.tariff if scenario.energy is not None else None
         if tariff is not None and demand is not None:

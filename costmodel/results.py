@@ -20,9 +20,11 @@ class Component(StrEnum):
     """Names of the monthly cost components of the options."""
 
     CAPEX_DEPRECIATION = "capex depreciation"
+    CAPITAL_RECOVERY = "capital recovery"
     HARDWARE_SUPPORT = "hardware support"
     COLOCATION = "colocation"
     FACILITY_DEPRECIATION = "facility depreciation"
+    FACILITY_CAPITAL_RECOVERY = "facility capital recovery"
     ELECTRICITY = "electricity"
     STAFFING = "staffing"
     MANAGED_SERVICE = "managed service"
@@ -34,8 +36,10 @@ class Component(StrEnum):
     CACHE_WRITE_TOKENS = "cache write tokens"
 
 
-DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION)
-"""The accrual view's capex components, which the cash view replaces by the purchases themselves."""
+DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION, Component.CAPITAL_RECOVERY,
+                Component.FACILITY_CAPITAL_RECOVERY)
+"""The accrual view's capex components (straight-line depreciation, or capital recovery at a cost of
+capital), which the cash view replaces by the purchases themselves."""
 
 START_LINES = ("hardware capex", "facility capex", "hardware refresh", "lease payments", "lease buy-out",
                "reserved commitment, up front")
@@ -181,6 +185,31 @@ class OptionResult:
     cost_per_request: float | None = None
     """Monthly cost / requests a month, from the request size (input_tokens_per_request and the mix);
     None without one. [reporting currency/request]"""
+    provider: ProviderIncome | None = None
+    """The own option's income view (``options.own.provider``); None otherwise."""
+
+
+@dataclass(frozen=True)
+class ProviderIncome:
+    """The own cluster as a GPU cloud's income statement for a month. [reporting currency/month]
+
+    Attributes
+    ----------
+    revenue
+        Working GPUs × 730 h × utilisation sold × price per GPU-hour sold.
+    opex
+        Running costs: the monthly cost less its capital lines.
+    depreciation
+        Straight-line depreciation (each line over its life, land never; the facility's).
+    ebit, noi
+        Revenue − opex − depreciation; revenue − opex.
+    """
+
+    revenue: float
+    opex: float
+    depreciation: float
+    ebit: float
+    noi: float
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import Comparison, EnergyResult, Layer, MixResult, OwnFinance, ServingResult, TrainingRun
 from ..schema import Scenario
 
-SCHEMA_VERSION = "2.2.0"
+SCHEMA_VERSION = "2.3.0"
 """Version of the output contract (semver: a breaking change bumps the major)."""
 
 STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
@@ -143,8 +143,23 @@ def key(name: str) -> str:
 
 # --- options and break-evens -----------------------------------------------------------------------------
 
+class ProviderOutput(OutputModel):
+    """The own cluster as a GPU cloud's income statement for a month (``options.own.provider``).
+
+    ``opex`` is every running cost (the monthly cost less its capital lines); ``depreciation``
+    straight line (each capex line over its life, land never), with no cost of capital;
+    ``ebit`` = revenue − opex − depreciation; ``noi`` = revenue − opex.
+    """
+
+    revenue: Quantity
+    opex: Quantity
+    depreciation: Quantity
+    ebit: Quantity
+    noi: Quantity
+
+
 class OptionOutput(OutputModel):
-    """One option at the compared volume."""
+    """One option at the compared volume; ``provider``: the own option's income view, null without one."""
 
     label: str
     kind: str
@@ -160,6 +175,7 @@ class OptionOutput(OutputModel):
     capacity_volume: Quantity
     cost_per_request: Quantity
     cost_per_1000_requests: Quantity
+    provider: ProviderOutput | None = None
 
 
 class CheapestRangeOutput(OutputModel):
@@ -1069,6 +1085,9 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
             cost_per_request=_q(o.cost_per_request, f"{cur}/request", "not_defined" if tokens else "not_applicable"),
             cost_per_1000_requests=_q(None if o.cost_per_request is None else 1000 * o.cost_per_request,
                                       f"{cur}/1000 requests", "not_defined" if tokens else "not_applicable"),
+            provider=None if o.provider is None else ProviderOutput(
+                **{f: _q(getattr(o.provider, f), month, digits=2) for f in ("revenue", "opex", "depreciation", "ebit",
+                                                                           "noi")}),
         )
     doc = ComparisonOutput(
         schema_version=SCHEMA_VERSION, costmodel_version=__version__, title=c.title, currency=cur,

@@ -26,6 +26,7 @@ from .options import (
     Options,
     OwnCluster,
     Power,
+    Provider,
     Reserved,
     SoftwareLicences,
     Spot,
@@ -48,6 +49,7 @@ from .workload import (
 
 __all__ = [
     "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapacityPlan", "CapexLine", "Claim", "CloudRental",
+    "Provider",
     "Colocation", "Commitment", "DemandProfile", "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance",
     "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand", "JobLogDemand", "Lease", "Loan",
     "NpvConvention", "Options", "Overrides", "OwnCluster", "Parallelism", "Power", "Range", "Reserved", "Residual",

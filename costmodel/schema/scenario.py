@@ -276,7 +276,7 @@ class Scenario(InputModel):
         own, rent, api = self.options.own, self.options.rent, self.options.api
         if own is not None:
             found.append((("options", "own", "server"), catalog.servers[own.server].currency))
-            for part in ("power", "colocation", "facility", "staffing", "software_licences"):
+            for part in ("power", "colocation", "facility", "staffing", "software_licences", "provider"):
                 if getattr(own, part) is not None:
                     found.append((("options", "own", part, "currency"), getattr(own, part).currency))
             for index, line in enumerate(own.bill_of_materials):
