@@ -381,9 +381,13 @@ class GoodputInputs:
     step_hours
         Wall-clock time of one training step, if stated. [h]
     cause_rates
-        (cause, failures per GPU per year) for each cause of an observed count.
+        (cause, failures per GPU per year) for each cause of an observed count, or for each
+        component (gpu, host, network) of failures stated by component.
     counted
         (interruptions, days, GPUs) as observed, if the failures were stated that way.
+    components
+        (component, count, failures per component per year) for failures stated by component
+        (``failures_per_year``): the GPUs, hosts and network components of the run. [-], [1/year]
     """
 
     failures_per_gpu_per_year: Number
@@ -393,6 +397,7 @@ class GoodputInputs:
     step_hours: Number | None = None
     cause_rates: tuple[tuple[str, Number], ...] = ()
     counted: tuple[int, float, int] | None = None
+    components: tuple[tuple[str, int, Number], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -450,6 +455,10 @@ class TrainingInputs:
     stages: tuple[StageInputs, ...] = ()
     memory: MemoryPerGPU | None = None
     moe: bool = False
+    measured_watts_per_gpu: Number | None = None
+    """Measured average power per GPU over the run (``workload.power``), used instead of the TDP. [W]"""
+    redundancy: tuple[int, int] | None = None
+    """(N, k) of the facility power's N+k redundancy, if stated. [-]"""
 
 
 @dataclass(frozen=True)
@@ -1187,14 +1196,23 @@ def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
         g = work.goodput
         counted = causes = None
         rate = g.failures_per_gpu_per_year
+        components = ()
         if g.interruptions is not None:
             counted = (g.interruptions, g.days, g.gpus)
             rate = formulas.failures_per_gpu_per_year_from_count(g.interruptions, g.days, g.gpus)
             causes = tuple((name, formulas.failures_per_gpu_per_year_from_count(count, g.days, g.gpus))
                            for name, count in (g.causes or {}).items())
+        elif g.failures_per_year is not None:
+            per = g.failures_per_year
+            hosts = -(-work.cluster_gpus // g.gpus_per_host)
+            components = (("gpu", work.cluster_gpus, per.gpu), ("host", hosts, per.host),
+                          ("network", g.network_components or 0, per.network))
+            rate = formulas.cluster_failures_per_year(per.gpu, work.cluster_gpus, per.host, hosts, per.network,
+                                                      g.network_components or 0) / work.cluster_gpus
+            causes = tuple((name, lam * count / work.cluster_gpus) for name, count, lam in components)
         goodput = GoodputInputs(rate, g.checkpoint_write_minutes / 60, g.restart_minutes / 60, g.interval,
                                 None if g.step_time_seconds is None else g.step_time_seconds / 3600,
-                                causes or (), counted)
+                                causes or (), counted, components)
     if work.stages is None:
         stages = (_stage(work, "run", "workload", work.cluster_gpus, active, peak),)
     else:
@@ -1205,7 +1223,10 @@ def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
                          stages[0].mfu if len(stages) == 1 else None, work.cluster_gpus,
                          work.state_bytes_per_parameter, work.activation_gb_per_gpu * 1e9, gpu.memory_gb * 1e9,
                          goodput, stages, _training_memory(work, model, total, active, gpu),
-                         bool(np.any(np.asarray(active) < np.asarray(total))))
+                         bool(np.any(np.asarray(active) < np.asarray(total))),
+                         None if work.power is None else work.power.measured_power_per_gpu_w,
+                         None if work.power is None or work.power.redundancy_units is None
+                         else (work.power.redundancy_units, work.power.spare_units))
     needed = formulas.min_gpus_for_training_state(float(total * work.state_bytes_per_parameter),
                                                   float(run.activation_bytes_per_gpu), run.gpu_memory_bytes,
                                                   sharded=True)

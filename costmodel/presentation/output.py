@@ -241,8 +241,16 @@ class FailureCauseOutput(OutputModel):
     job_mtbf: Quantity
 
 
+class ComponentFailureOutput(OutputModel):
+    """One kind of component of a run stated by component: how many, each one's rate, the cluster's rate from them."""
+
+    count: Count
+    failures_per_component_per_year: Quantity
+    cluster_failures_per_year: Quantity
+
+
 class TrainingOutput(OutputModel):
-    """A training run worked out."""
+    """A training run worked out; ``failures_by_component`` is null unless the failures are stated by component."""
 
     flop: Quantity
     dense_peak: Quantity
@@ -264,6 +272,7 @@ class TrainingOutput(OutputModel):
     failures_by_cause: dict[str, FailureCauseOutput]
     memory_per_gpu: MemoryOutput | None
     warnings: list[str]
+    failures_by_component: dict[str, ComponentFailureOutput] | None = None
 
 
 def _training(run: TrainingRun, cur: str) -> TrainingOutput:
@@ -306,6 +315,10 @@ def _training(run: TrainingRun, cur: str) -> TrainingOutput:
             activations=_q(m.activation_bytes / 1e9, "GB", digits=3), total=_q(m.total_bytes / 1e9, "GB", digits=3),
             usable=_q(m.usable_bytes / 1e9, "GB", digits=3), fits=m.fits)),
         warnings=list(run.warnings),
+        failures_by_component=(None if run.failures_by_component is None else {
+            name: ComponentFailureOutput(count=_n(count, "-"), failures_per_component_per_year=_q(rate, "1/year"),
+                                         cluster_failures_per_year=_q(total, "1/year"))
+            for name, (count, rate, total) in run.failures_by_component.items()}),
     )
 
 
@@ -776,7 +789,13 @@ class RunEnergyByOption(OutputModel):
 
 
 class ModelCardEnergyOutput(OutputModel):
-    """A training run's energy by the model cards' method (GPU-hours × TDP × PUE), for comparison."""
+    """A training run's energy by the model cards' method (GPU-hours × TDP × PUE), for comparison.
+
+    ``power_basis`` is ``tdp``, or ``measured`` when the run states its measured power per GPU
+    (used instead of the TDP); ``it_load`` = the run's GPUs × power per GPU, ``facility_power``
+    = IT load × PUE, ``provisioned_facility_power`` = facility power × (N + k) / N with the
+    stated N+k redundancy (else ``not_applicable``).
+    """
 
     gpu_hours: Quantity
     power_per_gpu: Quantity
@@ -784,6 +803,10 @@ class ModelCardEnergyOutput(OutputModel):
     energy_per_run: Quantity
     operational_co2e_per_run: Quantity
     market_based_co2e_per_run: Quantity
+    power_basis: Literal["tdp", "measured"] = "tdp"
+    it_load: Quantity | None = None
+    facility_power: Quantity | None = None
+    provisioned_facility_power: Quantity | None = None
 
 
 class TrainingEnergyOutput(OutputModel):
@@ -854,7 +877,9 @@ def _energy(e: EnergyResult, cur: str, tokens: bool) -> EnergyOutput:
             model_card_method=ModelCardEnergyOutput(
                 gpu_hours=_q(run.gpu_hours, "GPU-h"), power_per_gpu=_q(run.watts_per_gpu, "W"), pue=_q(run.pue, "-"),
                 energy_per_run=_q(run.energy_mwh, "MWh"), operational_co2e_per_run=_q(run.co2e_t, "t CO2e"),
-                market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e")),
+                market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e"), power_basis=run.power_basis,
+                it_load=_q(run.it_load_kw, "kW"), facility_power=_q(run.facility_power_kw, "kW"),
+                provisioned_facility_power=_q(run.provisioned_facility_power_kw, "kW", "not_applicable")),
             notes=list(run.notes)),
         sources=list(e.sources),
     )

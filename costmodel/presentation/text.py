@@ -719,6 +719,14 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
                       + (f", {fmt.amount(t.co2e_t, 0)} t CO2e operational" if t.co2e_t is not None else "")
                       + (f", {fmt.amount(t.market_co2e_t, 0)} t CO2e market-based" if t.market_co2e_t is not None
                          else "") + "."]
+        if t.power_basis == "measured" or t.provisioned_facility_power_kw is not None:
+            lines[-1] = lines[-1].replace("GPU-hours × TDP × PUE", "GPU-hours × measured power per GPU × PUE") \
+                if t.power_basis == "measured" else lines[-1]
+            lines += ["", f"Run power ({'measured' if t.power_basis == 'measured' else 'TDP'}, "
+                          f"{fmt.amount(t.watts_per_gpu, 0)} W per GPU): IT load **{fmt.amount(t.it_load_kw, 1)} kW**, "
+                          f"facility **{fmt.amount(t.facility_power_kw, 1)} kW** (× PUE {fmt.significant(t.pue, 3)})"
+                          + (f", provisioned with N+k redundancy **{fmt.amount(t.provisioned_facility_power_kw, 1)} kW**"
+                             if t.provisioned_facility_power_kw is not None else "") + "."]
     if result.sources:
         lines += ["", "Grid intensity: " + "; ".join(md(s) for s in result.sources) + "."]
     return "\n".join(lines)

@@ -36,12 +36,14 @@ from .overrides import Overrides
 from .scenario import OPTION_KINDS, FXRates, Scenario
 from .uncertainty import Distribution, Range, Uncertainty
 from .workload import (
+    ComponentFailureRates,
     Goodput,
     GPUHoursWorkload,
     Parallelism,
     Serving,
     ServingEstimate,
     TokensWorkload,
+    TrainingPower,
     TrainingStage,
     TrainingWorkload,
     Workload,
@@ -49,7 +51,7 @@ from .workload import (
 
 __all__ = [
     "OPTION_KINDS", "BurstyDemand", "CampaignDemand", "CapacityPlan", "CapexLine", "Claim", "CloudRental",
-    "Provider",
+    "ComponentFailureRates", "Provider", "TrainingPower",
     "Colocation", "Commitment", "DemandProfile", "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance",
     "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand", "JobLogDemand", "Lease", "Loan",
     "NpvConvention", "Options", "Overrides", "OwnCluster", "Parallelism", "Power", "Range", "Reserved", "Residual",
