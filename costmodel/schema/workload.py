@@ -417,7 +417,7 @@ class Goodput(InputModel):
         default=None, description="Failures per year of one GPU, one host and one network component; the run's "
                                   "counts of each give the cluster's rate (instead of failures_per_gpu_per_year).")
     gpus_per_host: Count = quantity(8, unit="GPU", title="GPUs per host", ge=1, le=1024, varies=False,
-                                    description="With failures_per_year: hosts = GPUs / this, rounded up.")
+                                    description="Used with failures_per_year only: hosts = GPUs / this, rounded up.")
     network_components: Count | None = quantity(
         None, unit="-", title="network components", ge=1, le=100_000_000, varies=False,
         description="With failures_per_year.network: switches or links the job depends on, as its rate counts them.")
@@ -450,10 +450,6 @@ class Goodput(InputModel):
                 raise fail("Goodput", ("network_components",), "needs_component_rates",
                            "network_components counts the components of failures_per_year; give "
                            "failures_per_year.network, or remove it", self.network_components)
-            if "gpus_per_host" in self.model_fields_set:
-                raise fail("Goodput", ("gpus_per_host",), "needs_component_rates",
-                           "gpus_per_host counts the hosts of failures_per_year; give failures_per_year.host, or "
-                           "remove it", self.gpus_per_host)
         elif rates.network > 0 and self.network_components is None:
             raise fail("Goodput", ("network_components",), "missing",
                        "failures_per_year.network is per network component: say how many the job depends on "
@@ -607,7 +603,7 @@ class TrainingPower(InputModel):
         None, unit="-", title="power units N", ge=1, le=10_000, varies=False,
         description="N: units (UPS modules, generators, feeds) that carry the facility power between them.")
     spare_units: Count = quantity(1, unit="-", title="spare power units k", ge=0, le=10_000, varies=False,
-                                  description="k: redundant units beyond N (N+1: 1; 2N: N). With redundancy_units.")
+                                  description="k: redundant units beyond N (N+1: 1; 2N: N). Used with redundancy_units only.")
     source: Text = Field(min_length=1, description="Where the measurement and the redundancy come from.")
 
     @model_validator(mode="before")
@@ -625,9 +621,6 @@ class TrainingPower(InputModel):
         if self.measured_power_per_gpu_w is None and self.redundancy_units is None:
             raise fail("TrainingPower", ("measured_power_per_gpu_w",), "empty",
                        "give measured_power_per_gpu_w or redundancy_units (or remove the power block)", None)
-        if self.redundancy_units is None and "spare_units" in self.model_fields_set:
-            raise fail("TrainingPower", ("spare_units",), "needs_units",
-                       "spare_units needs redundancy_units (N), the units that carry the load", self.spare_units)
         return self
 
 
