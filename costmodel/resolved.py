@@ -77,12 +77,16 @@ class Staff:
 class CapexItem:
     """One bill-of-materials line: priced per server, as a share of server capex, or as a total.
 
-    ``value`` is [reporting currency/server], [-] or [reporting currency] by ``basis``.
+    ``value`` is [reporting currency/server], [-] or [reporting currency] by ``basis``;
+    ``life_months`` the line's own useful life [months] (None: the servers' depreciation
+    period; infinite for land), ``asset_class`` as stated (None when not).
     """
 
     item: str
     basis: Literal["per_server", "share_of_server_price", "total"]
     value: Number
+    asset_class: str | None = None
+    life_months: float | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,12 @@ class OwnOption:
         One of them is None. [reporting currency/kW/month], [reporting currency/MW]
     licence_price_per_gpu_per_year
         None without licences. [reporting currency/GPU/year]
+    cost_of_capital_per_year
+        With it, capex is annualised by the capital-recovery factor of each line's life; None:
+        straight-line depreciation. [1/year]
+    provider_price_per_gpu_hour_sold, provider_utilisation_sold
+        The provider view's price of a sold GPU-hour and share of the working GPUs' hours sold;
+        None without a provider block. [reporting currency/GPU-h], [-]
     """
 
     name: str
@@ -137,6 +147,14 @@ class OwnOption:
     busy_electricity_price_per_kwh: Number | None = None
     tariff_prices: np.ndarray | None = None
     """With a time-of-use tariff: the price of each hour of the demand profile's year. [reporting currency/kWh]"""
+    cost_of_capital_per_year: Number | None = None
+    provider_price_per_gpu_hour_sold: Number | None = None
+    provider_utilisation_sold: Number | None = None
+
+    @property
+    def per_line_lives(self) -> bool:
+        """True when a bill-of-materials line has its own life or is land (the depreciation is then by line)."""
+        return any(line.life_months is not None for line in self.bill_of_materials)
 
 
 @dataclass(frozen=True)
@@ -366,9 +384,13 @@ class GoodputInputs:
     step_hours
         Wall-clock time of one training step, if stated. [h]
     cause_rates
-        (cause, failures per GPU per year) for each cause of an observed count.
+        (cause, failures per GPU per year) for each cause of an observed count, or for each
+        component (gpu, host, network) of failures stated by component.
     counted
         (interruptions, days, GPUs) as observed, if the failures were stated that way.
+    components
+        (component, count, failures per component per year) for failures stated by component
+        (``failures_per_year``): the GPUs, hosts and network components of the run. [-], [1/year]
     """
 
     failures_per_gpu_per_year: Number
@@ -378,6 +400,7 @@ class GoodputInputs:
     step_hours: Number | None = None
     cause_rates: tuple[tuple[str, Number], ...] = ()
     counted: tuple[int, float, int] | None = None
+    components: tuple[tuple[str, int, Number], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -435,6 +458,10 @@ class TrainingInputs:
     stages: tuple[StageInputs, ...] = ()
     memory: MemoryPerGPU | None = None
     moe: bool = False
+    measured_watts_per_gpu: Number | None = None
+    """Measured average power per GPU over the run (``workload.power``), used instead of the TDP. [W]"""
+    redundancy: tuple[int, int] | None = None
+    """(N, k) of the facility power's N+k redundancy, if stated. [-]"""
 
 
 @dataclass(frozen=True)
@@ -1172,14 +1199,23 @@ def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
         g = work.goodput
         counted = causes = None
         rate = g.failures_per_gpu_per_year
+        components = ()
         if g.interruptions is not None:
             counted = (g.interruptions, g.days, g.gpus)
             rate = formulas.failures_per_gpu_per_year_from_count(g.interruptions, g.days, g.gpus)
             causes = tuple((name, formulas.failures_per_gpu_per_year_from_count(count, g.days, g.gpus))
                            for name, count in (g.causes or {}).items())
+        elif g.failures_per_year is not None:
+            per = g.failures_per_year
+            hosts = -(-work.cluster_gpus // g.gpus_per_host)
+            components = (("gpu", work.cluster_gpus, per.gpu), ("host", hosts, per.host),
+                          ("network", g.network_components or 0, per.network))
+            rate = formulas.cluster_failures_per_year(per.gpu, work.cluster_gpus, per.host, hosts, per.network,
+                                                      g.network_components or 0) / work.cluster_gpus
+            causes = tuple((name, lam * count / work.cluster_gpus) for name, count, lam in components)
         goodput = GoodputInputs(rate, g.checkpoint_write_minutes / 60, g.restart_minutes / 60, g.interval,
                                 None if g.step_time_seconds is None else g.step_time_seconds / 3600,
-                                causes or (), counted)
+                                causes or (), counted, components)
     if work.stages is None:
         stages = (_stage(work, "run", "workload", work.cluster_gpus, active, peak),)
     else:
@@ -1190,7 +1226,10 @@ def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
                          stages[0].mfu if len(stages) == 1 else None, work.cluster_gpus,
                          work.state_bytes_per_parameter, work.activation_gb_per_gpu * 1e9, gpu.memory_gb * 1e9,
                          goodput, stages, _training_memory(work, model, total, active, gpu),
-                         bool(np.any(np.asarray(active) < np.asarray(total))))
+                         bool(np.any(np.asarray(active) < np.asarray(total))),
+                         None if work.power is None else work.power.measured_power_per_gpu_w,
+                         None if work.power is None or work.power.redundancy_units is None
+                         else (work.power.redundancy_units, work.power.spare_units))
     needed = formulas.min_gpus_for_training_state(float(total * work.state_bytes_per_parameter),
                                                   float(run.activation_bytes_per_gpu), run.gpu_memory_bytes,
                                                   sharded=True)
@@ -1455,12 +1494,18 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
         cited.append(server)
         items = []
         for line in own.bill_of_materials:
+            life = (float("inf") if line.asset_class == "land" else
+                    None if line.useful_life_years is None else line.useful_life_years * 12)
             if line.share_of_server_price is not None:
-                items.append(CapexItem(line.item, "share_of_server_price", line.share_of_server_price))
+                items.append(CapexItem(line.item, "share_of_server_price", line.share_of_server_price,
+                                       line.asset_class, life))
             elif line.price_per_server is not None:
-                items.append(CapexItem(line.item, "per_server", line.price_per_server * fx(line.currency)))
+                items.append(CapexItem(line.item, "per_server", line.price_per_server * fx(line.currency),
+                                       line.asset_class, life))
             else:
-                items.append(CapexItem(line.item, "total", line.price_total * fx(line.currency)))
+                items.append(CapexItem(line.item, "total", line.price_total * fx(line.currency), line.asset_class,
+                                       life))
+        provider = own.provider
         colocation = own.colocation
         facility = own.facility
         licences = own.software_licences
@@ -1482,6 +1527,10 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             staffing=_staff(own.staffing, fx),
             licence_price_per_gpu_per_year=(licences.price_per_gpu_per_year * fx(licences.currency)
                                             if licences is not None else None),
+            cost_of_capital_per_year=own.cost_of_capital_per_year,
+            provider_price_per_gpu_hour_sold=(provider.price_per_gpu_hour_sold * fx(provider.currency)
+                                              if provider is not None else None),
+            provider_utilisation_sold=provider.utilisation_sold if provider is not None else None,
         )
         tariff = scenario.energy.tariff if scenario.energy is not None else None
         if tariff is not None and demand is not None:

@@ -20,9 +20,11 @@ class Component(StrEnum):
     """Names of the monthly cost components of the options."""
 
     CAPEX_DEPRECIATION = "capex depreciation"
+    CAPITAL_RECOVERY = "capital recovery"
     HARDWARE_SUPPORT = "hardware support"
     COLOCATION = "colocation"
     FACILITY_DEPRECIATION = "facility depreciation"
+    FACILITY_CAPITAL_RECOVERY = "facility capital recovery"
     ELECTRICITY = "electricity"
     STAFFING = "staffing"
     MANAGED_SERVICE = "managed service"
@@ -39,8 +41,10 @@ class Component(StrEnum):
     REQUEST_FEES = "request and search fees"
 
 
-DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION)
-"""The accrual view's capex components, which the cash view replaces by the purchases themselves."""
+DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION, Component.CAPITAL_RECOVERY,
+                Component.FACILITY_CAPITAL_RECOVERY)
+"""The accrual view's capex components (straight-line depreciation, or capital recovery at a cost of
+capital), which the cash view replaces by the purchases themselves."""
 
 START_LINES = ("hardware capex", "facility capex", "hardware refresh", "lease payments", "lease buy-out",
                "reserved commitment, up front")
@@ -186,6 +190,31 @@ class OptionResult:
     cost_per_request: float | None = None
     """Monthly cost / requests a month, from the request size (input_tokens_per_request and the mix);
     None without one. [reporting currency/request]"""
+    provider: ProviderIncome | None = None
+    """The own option's income view (``options.own.provider``); None otherwise."""
+
+
+@dataclass(frozen=True)
+class ProviderIncome:
+    """The own cluster as a GPU cloud's income statement for a month. [reporting currency/month]
+
+    Attributes
+    ----------
+    revenue
+        Working GPUs × 730 h × utilisation sold × price per GPU-hour sold.
+    opex
+        Running costs: the monthly cost less its capital lines.
+    depreciation
+        Straight-line depreciation (each line over its life, land never; the facility's).
+    ebit, noi
+        Revenue − opex − depreciation; revenue − opex.
+    """
+
+    revenue: float
+    opex: float
+    depreciation: float
+    ebit: float
+    noi: float
 
 
 @dataclass(frozen=True)
@@ -319,11 +348,16 @@ class TrainingRun:
     gpu_hours_lost_per_failure
         n × (R + (τ + δ)/2). [GPU-h]
     failures_by_cause
-        Cause → (failures per GPU per year, job MTBF [h]) from an observed count.
+        Cause → (failures per GPU per year, job MTBF [h]) from an observed count, or component →
+        the same for failures stated by component.
     memory
         Memory per GPU under the stated parallelism plan.
     warnings
         Plausibility warnings (not errors): MFU, goodput at scale.
+    failures_by_component
+        Component (gpu, host, network) → (count in the run, failures per component per year,
+        the cluster's failures per year from it) for failures stated by component. ([-],
+        [1/year], [1/year])
     """
 
     flop: float | None
@@ -346,6 +380,7 @@ class TrainingRun:
     failures_by_cause: dict[str, tuple[float, float]] | None = None
     memory: MemoryPerGPU | None = None
     warnings: tuple[str, ...] = ()
+    failures_by_component: dict[str, tuple[int, float, float]] | None = None
 
     def total(self, option: str) -> float:
         """Cost of the run with one option. [reporting currency]"""
@@ -1529,7 +1564,14 @@ class TrainingEnergy:
         The model cards' method: GPU-hours × TDP × PUE [MWh], location-based and market-based
         operational emissions [t CO2e] (None without a grid or a contracted intensity).
     gpu_hours, watts_per_gpu, pue, kg_co2e_per_kwh
-        That method's inputs: [GPU-h], [W] (TDP), [-], [kg CO2e/kWh].
+        That method's inputs: [GPU-h], [W] (the TDP, or the measured power per GPU), [-],
+        [kg CO2e/kWh].
+    power_basis
+        ``tdp`` or ``measured`` (``workload.power.measured_power_per_gpu_w``).
+    it_load_kw, facility_power_kw
+        The run's GPUs × ``watts_per_gpu``, and that × PUE. [kW]
+    provisioned_facility_power_kw
+        Facility power × (N + k) / N with the stated N+k redundancy; None without. [kW]
     """
 
     gpu_hours: float
@@ -1541,6 +1583,10 @@ class TrainingEnergy:
     market_co2e_t: float | None
     notes: tuple[str, ...] = ()
     by_option: dict[str, tuple[str, float, float | None, float | None]] = field(default_factory=dict)
+    power_basis: str = "tdp"
+    it_load_kw: float | None = None
+    facility_power_kw: float | None = None
+    provisioned_facility_power_kw: float | None = None
 
     def option_dict(self, option: str) -> dict[str, Any]:
         """The run's energy and emissions with one option, JSON-ready."""

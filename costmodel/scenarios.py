@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import typing
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -106,8 +107,18 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
     except ScenarioError as exc:
         raise ScenarioError(path, exc.problems) from None
     if path is not None:
-        scenario._source_path = str(path)
+        _SOURCES[id(scenario)] = str(path)
+        weakref.finalize(scenario, _SOURCES.pop, id(scenario), None)
     return scenario
+
+
+_SOURCES: dict[int, str] = {}
+"""The file each live scenario was read from (kept beside it, not in it, so two equal scenarios stay equal)."""
+
+
+def source_path(scenario: Scenario) -> str | None:
+    """The file ``scenario`` was read from by :func:`validate_data` (or :func:`load_scenario`), if any."""
+    return _SOURCES.get(id(scenario))
 
 
 def _with_offers(data: dict, path, catalog: Catalog | None) -> Catalog:

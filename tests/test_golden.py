@@ -11,10 +11,11 @@ never); no other figure changed (checked leaf by leaf against 1.0.0, see the CHA
 market in the catalog) re-derived h100-10k-cluster's ``finance.break_even_utilisation``, which lists
 each provider's cheapest H100 offer once: Nebius's is now the SkyPilot catalog row at $2.95 instead of
 nebius-h100 at $3.85, and six providers were added; no other leaf moved. Issue 29 (serving curves from
-aiconfigurator-core) moved schema_version to 2.2.0 (a serving point says its ``basis``); no figure of the six moved. Issue 30 (billing
-words, claims on any figure) moved schema_version to 2.3.0: each decision candidate states
-``more_than_winner``, ``ratio_to_winner`` and ``share_saved_by_winner``, and figures are written at full
-precision instead of six decimals; no figure of the six moved beyond that rounding. ``stale`` (figures past
+aiconfigurator-core) moved schema_version to 2.2.0 (a serving point says its ``basis``); no figure of the six moved.
+Issue 30 moved schema_version to 2.3.0 with new fields only (each decision candidate's ``more_than_winner``,
+``ratio_to_winner``, ``share_saved_by_winner``; ``options.*.provider``; measured training power; failures by
+component) and figures written at full precision instead of six decimals; no figure of the six moved beyond
+that rounding. ``stale`` (figures past
 their age, which depends on the day it runs) is left out of the files. A change of
 structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds
 to six decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must

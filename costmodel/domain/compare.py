@@ -6,13 +6,13 @@ import numpy as np
 
 from ..lookup import stale_rows
 from ..resolved import Resolved, as_resolved
-from ..results import Comparison, OptionResult
+from ..results import Comparison, OptionResult, ProviderIncome
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
 from .break_even import break_evens, cheapest_by_volume, default_volume_max
 from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_used, tokens_per_month
 from .claims import check_claims
-from .costs import monthly_cost_components
+from .costs import monthly_cost_components, own_income
 from .energy import energy_result
 from .decision import decide
 from .finance import cash_flows, own_finance
@@ -64,7 +64,16 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         capacity_volume=None if capacity is None else float(capacity),
         cost_per_million_output_tokens=cost / output_millions if output_millions > 0 else None,
         cost_per_request=per_request,
+        provider=_income(r, option, volume) if chosen.kind == "own" else None,
     )
+
+
+def _income(r: Resolved, option: str, volume: float) -> ProviderIncome | None:
+    income = own_income(r, volume, option)
+    if income is None:
+        return None
+    return ProviderIncome(*(float(getattr(income, f)) for f in ("revenue", "opex", "depreciation", "ebit",
+                                                                          "noi")))
 
 
 def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None,

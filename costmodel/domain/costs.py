@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import formulas
 from ..resolved import ApiOption, OwnOption, RentOption, Resolved, Staff, as_resolved
-from ..results import Component
+from ..results import DEPRECIATION, Component, ProviderIncome
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .api_clock import api_clock_factor
@@ -62,6 +62,67 @@ def own_hardware_capex(own: OwnOption, servers):
     return sum(own_capex_lines(own, servers).values())
 
 
+def own_capex_by_life(own: OwnOption, servers) -> list[tuple[str, str | None, float, np.ndarray]]:
+    """Hardware capex line by line with its life: (item, asset class, life [months], capex [reporting currency]).
+
+    The servers (spares included) come first, asset class ``servers``, over ``depreciation_months``;
+    then each bill-of-materials line over its own ``useful_life_years`` (default the servers'
+    period); land's life is infinite.
+    """
+    bought = formulas.servers_with_spares(np.asanyarray(servers, dtype=float), own.spare_share)
+    server_capex = bought * own.server_price
+    found = [("servers", "servers", own.depreciation_months, server_capex)]
+    for line in own.bill_of_materials:
+        if line.basis == "share_of_server_price":
+            value = server_capex * line.value
+        elif line.basis == "per_server":
+            value = bought * line.value
+        else:
+            value = np.zeros_like(server_capex) + line.value
+        found.append((line.item, line.asset_class,
+                      own.depreciation_months if line.life_months is None else line.life_months, value))
+    return found
+
+
+def own_land_capex(own: OwnOption, servers):
+    """Capex of the bill-of-materials lines of asset class ``land``. [reporting currency]"""
+    return sum((capex for _, kind, _, capex in own_capex_by_life(own, servers) if kind == "land"),
+               np.zeros_like(np.asanyarray(servers, dtype=float)))
+
+
+def own_depreciation(own: OwnOption, servers):
+    """Straight-line depreciation of the hardware, each line over its own life, land never. [reporting currency/month]
+
+    Notes
+    -----
+    D = Σ_k C_k / N_k (C_k / ∞ = 0 for land); with no line life stated, C / N, N =
+    ``depreciation_months``.
+    """
+    if not own.per_line_lives:
+        return formulas.straight_line_depreciation(own_hardware_capex(own, servers), own.depreciation_months)
+    return sum(np.where(np.isinf(life), 0.0, capex / life) for _, _, life, capex in own_capex_by_life(own, servers))
+
+
+def own_capital_recovery(own: OwnOption, servers, rate_per_year):
+    """The hardware's capital cost a month at a cost of capital: each line's CRF over its life, / 12.
+
+    [reporting currency/month]
+
+    Notes
+    -----
+    K = Σ_k C_k · CRF(i, N_k / 12) / 12, CRF(i, n) = i(1 + i)^n / ((1 + i)^n − 1), land at
+    CRF = i (:func:`costmodel.formulas.capital_recovery_factor`); the monthly charge is the
+    yearly one / 12. At i = 0 it is :func:`own_depreciation`.
+
+    References
+    ----------
+    .. [1] Barroso, Hölzle and Ranganathan (2018), *The Datacenter as a Computer*, 3rd ed.,
+       ch. 6: each asset amortised over its own life at a cost of capital.
+    """
+    return sum(capex * formulas.capital_recovery_factor(rate_per_year, life / MONTHS_PER_YEAR) / MONTHS_PER_YEAR
+               for _, _, life, capex in own_capex_by_life(own, servers))
+
+
 def own_facility_capex(own: OwnOption, servers):
     """Build cost of an own data hall sized for the servers' maximum power. [reporting currency]
 
@@ -104,13 +165,24 @@ def own_costs_at(own: OwnOption, servers, gpu_hours, hardware=None, accrual: boo
     gpus = bought * own.gpus_per_server
     staff = own.staffing
     parts = {}
+    rate = own.cost_of_capital_per_year
     if accrual:
-        parts[Component.CAPEX_DEPRECIATION] = formulas.straight_line_depreciation(hardware, own.depreciation_months)
-    parts[Component.HARDWARE_SUPPORT] = hardware * own.hardware_support_share_per_year / MONTHS_PER_YEAR
+        if rate is None:
+            parts[Component.CAPEX_DEPRECIATION] = (
+                formulas.straight_line_depreciation(hardware, own.depreciation_months) if not own.per_line_lives
+                else own_depreciation(own, servers))
+        else:
+            parts[Component.CAPITAL_RECOVERY] = own_capital_recovery(own, servers, rate)
+    supported = hardware - own_land_capex(own, servers) if own.per_line_lives else hardware
+    parts[Component.HARDWARE_SUPPORT] = supported * own.hardware_support_share_per_year / MONTHS_PER_YEAR
     if own.facility_price_per_mw is not None:
-        if accrual:
+        if accrual and rate is None:
             parts[Component.FACILITY_DEPRECIATION] = formulas.straight_line_depreciation(
                 own_facility_capex(own, servers), own.facility_depreciation_months)
+        elif accrual:
+            parts[Component.FACILITY_CAPITAL_RECOVERY] = own_facility_capex(own, servers) * \
+                formulas.capital_recovery_factor(rate, own.facility_depreciation_months / MONTHS_PER_YEAR) \
+                / MONTHS_PER_YEAR
     else:
         parts[Component.COLOCATION] = bought * own.kw_per_server * own.colocation_price_per_kw_month
     # drawn kW = B·K·(i + (1 − i)·H / (B·G·730)): the idle draw of every server bought, and the draw
@@ -166,8 +238,12 @@ def own_monthly_costs(resolved: Resolved, volume, option: str = "own") -> dict[s
     max power K kW per server, idle share i, PUE u, electricity price e, colocation
     price c per kW-month, G GPUs per server and GPU-hours used H:
 
-    * capex depreciation = C / N (straight line, no residual value);
-    * hardware support = C·s / 12;
+    * capex depreciation = C / N (straight line, no residual value); with lines of their own
+      ``useful_life_years``, Σ C_k / N_k, land never (:func:`own_depreciation`);
+    * with ``cost_of_capital_per_year`` i instead: capital recovery = Σ C_k · CRF(i, N_k/12) / 12
+      (:func:`own_capital_recovery`; land at CRF = i), and facility capital recovery = the
+      facility's capex × CRF(i, its life) / 12;
+    * hardware support = C·s / 12 (land left out);
     * colocation = B·K·c (provisioned capacity, not drawn power); or, with an own
       facility, facility depreciation = B·K/1000·(price per MW) / (its life in months);
     * electricity = K·u·730·(B·i·e + (1 − i)·H / (G·730)·e'): the spares idle, the working
@@ -181,11 +257,44 @@ def own_monthly_costs(resolved: Resolved, volume, option: str = "own") -> dict[s
     ----------
     .. [1] NVIDIA DGX H100/H200 User Guide: 10.2 kW maximum system power.
     .. [2] Uptime Institute, Global Data Center Survey 2024: average PUE 1.56.
+    .. [3] Barroso, Hölzle and Ranganathan (2018), *The Datacenter as a Computer*, 3rd ed., ch. 6
+       (capex by asset class, each over its life at a cost of capital).
     """
     v = checked_volume(volume)
     servers = np.asanyarray(own_servers(resolved, v), dtype=float)
     hours = np.asanyarray(gpu_hours_used(resolved, v), dtype=float)
     return own_costs_at(resolved.option(option), servers, hours)
+
+
+def own_income(resolved: Resolved, volume, option: str = "own") -> ProviderIncome | None:
+    """The own cluster as a GPU cloud's income statement a month: revenue, opex, depreciation, EBIT, NOI.
+
+    None without ``options.own.provider``.
+
+    Notes
+    -----
+    Revenue R = working GPUs (S·G, spares not sold) × 730 × utilisation sold × price per GPU-hour
+    sold (:func:`costmodel.formulas.provider_revenue`); opex = the monthly cost less its capital
+    lines (capex and facility depreciation or capital recovery); depreciation D = straight line,
+    each line over its life, land never, plus the facility's (:func:`own_depreciation`) — the
+    accounting figure, with no cost of capital in it; EBIT = R − opex − D; NOI = R − opex.
+    All [reporting currency/month].
+    """
+    own: OwnOption = resolved.option(option)
+    if own.provider_price_per_gpu_hour_sold is None:
+        return None
+    v = checked_volume(volume)
+    servers = np.asanyarray(own_servers(resolved, v), dtype=float)
+    parts = own_monthly_costs(resolved, v, option)
+    opex = sum(np.asanyarray(value, dtype=float) for name, value in parts.items() if name not in DEPRECIATION)
+    depreciation = own_depreciation(own, servers)
+    if own.facility_price_per_mw is not None:
+        depreciation = depreciation + formulas.straight_line_depreciation(own_facility_capex(own, servers),
+                                                                          own.facility_depreciation_months)
+    revenue = formulas.provider_revenue(servers * own.gpus_per_server, own.provider_utilisation_sold,
+                                        own.provider_price_per_gpu_hour_sold)
+    return ProviderIncome(revenue, opex, depreciation, formulas.ebit(revenue, opex, depreciation),
+                          formulas.net_operating_income(revenue, opex))
 
 
 def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict[str, np.ndarray]:

@@ -249,7 +249,13 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     times the run's months; emissions split into operational (the grid) and embodied (the
     hardware's manufacture over the run's months). The model cards' method (Wu et al. 2022;
     the Llama 3.1 model card) is set beside them for comparison with published figures:
-    GPU-hours × the GPU's TDP × PUE, the own option's PUE, else the rental provider's.
+    GPU-hours × the GPU's TDP × PUE, the own option's PUE, else the rental provider's; with
+    ``workload.power.measured_power_per_gpu_w``, the measured power instead of the TDP.
+
+    The run's power: IT load = cluster GPUs × that power per GPU, facility power = IT × PUE,
+    and with N+k redundancy (``workload.power.redundancy_units`` N, ``spare_units`` k) the
+    provisioned facility power = facility × (N + k) / N
+    (:func:`costmodel.formulas.provisioned_power_kw`).
     """
     energy = r.scenario.energy
     gpu = r.workload.gpu
@@ -259,15 +265,24 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     else:
         pue = _rent_pue(r)
         pue_note = "the rental provider's PUE (estimate)"
-    mwh = float(formulas.training_energy_mwh(run.gpu_hours, gpu.tdp_w, pue))
+    inputs = r.workload.training
+    measured = inputs.measured_watts_per_gpu if inputs is not None else None
+    watts = float(gpu.tdp_w if measured is None else measured)
+    mwh = float(formulas.training_energy_mwh(run.gpu_hours, watts, pue))
+    it_kw = float(formulas.it_load_kw(inputs.cluster_gpus, watts)) if inputs is not None else None
+    facility_kw = None if it_kw is None else float(formulas.facility_power_kw(it_kw, pue))
+    redundancy = inputs.redundancy if inputs is not None else None
+    provisioned = None if redundancy is None or facility_kw is None else float(
+        formulas.provisioned_power_kw(facility_kw, *redundancy))
     region = energy.grid_region if energy is not None else None
     intensity = _intensity(r.catalog, region)
     co2e = None if intensity is None else float(formulas.emissions_kg(mwh * 1000.0, intensity)) / 1000.0
     market = None
     if energy is not None and energy.market_kg_co2e_per_kwh is not None:
         market = float(formulas.emissions_kg(mwh * 1000.0, energy.market_kg_co2e_per_kwh)) / 1000.0
-    notes = [f"model cards' method: {run.gpu_hours:,.0f} GPU-hours x {gpu.tdp_w:g} W TDP ({gpu.citation()}) x "
-             f"PUE {pue:g} ({pue_note})",
+    power_words = (f"{gpu.tdp_w:g} W TDP ({gpu.citation()})" if measured is None
+                   else f"{watts:g} W measured per GPU (workload.power; TDP {gpu.tdp_w:g} W)")
+    notes = [f"model cards' method: {run.gpu_hours:,.0f} GPU-hours x {power_words} x PUE {pue:g} ({pue_note})",
              f"each option: its energy a month with the cluster busy x the run's {run.months:,.2f} months (the power "
              "model of its electricity cost)"]
     if intensity is not None:
@@ -280,7 +295,11 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
         tonnes = (lambda kg: None if kg is None else kg * run.months / 1000.0)  # noqa: E731
         by_option[name] = (e.basis, e.energy_kwh_per_month * run.months / 1000.0,
                            tonnes(e.operational_co2e_kg_per_month), tonnes(e.embodied_co2e_kg_per_month))
-    return TrainingEnergy(run.gpu_hours, gpu.tdp_w, pue, mwh, intensity, co2e, market, tuple(notes), by_option)
+    if provisioned is not None:
+        notes.append(f"power: IT load {it_kw:,.1f} kW, facility {facility_kw:,.1f} kW, provisioned "
+                     f"{provisioned:,.1f} kW with N+{redundancy[1]} redundancy on {redundancy[0]} units")
+    return TrainingEnergy(run.gpu_hours, watts, pue, mwh, intensity, co2e, market, tuple(notes), by_option,
+                          "tdp" if measured is None else "measured", it_kw, facility_kw, provisioned)
 
 
 def _rent_pue(r: Resolved) -> float:

@@ -175,7 +175,7 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
         costs={option: float(total * h / hours) for option, total in totals.items()}) for stage, f, _, h, m in worked)
     mfu = None if flop is None else (stages[0].mfu if len(stages) == 1 else
                                      float(formulas.mfu_from_gpu_hours(flop, run.peak_tflops, hours)))
-    intervals = steps = lost = causes = None
+    intervals = steps = lost = causes = components = None
     if mtbf is not None:
         g = run.goodput
         intervals = {name: float(v) for name, v in checkpoint_intervals(g, mtbf).items()}
@@ -184,6 +184,8 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
         lost = float(formulas.gpu_hours_lost_per_failure(run.cluster_gpus, interval, g.write_hours, g.restart_hours))
         causes = {name: (float(rate), float(formulas.job_mtbf_hours(rate, run.cluster_gpus)) if rate > 0 else 0.0)
                   for name, rate in g.cause_rates}
+        components = {name: (int(count), float(rate), float(rate * count)) for name, count, rate in g.components
+                      if count > 0} or None
     return TrainingRun(
         flop=float(flop) if flop is not None else None, peak_tflops=run.peak_tflops, ideal_gpu_hours=float(ideal),
         goodput=float(goodput), gpu_hours=float(hours), wall_clock_days=float(wall_hours / 24),
@@ -196,6 +198,7 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
                                                                 run.gpu_memory_bytes, sharded=False),
         costs=costs, stages=stages, mfu=mfu, checkpoint_intervals=intervals, checkpoint_interval_steps=steps,
         gpu_hours_lost_per_failure=lost, failures_by_cause=causes, memory=run.memory,
+        failures_by_component=components,
         warnings=tuple(plausibility_warnings(
             run, {s.name: s.mfu for s in stages}, goodput,
             None if flop is None else float(formulas.achieved_tflops_from_gpu_hours(flop, hours)),

@@ -8,18 +8,20 @@ and reference. The domain modules call these; nothing recomputes them inline.
 module                 formulas
 =====================  ==========================================================
 ``power``              drawn power, facility energy, electricity cost
-``energy``             emissions, embodied per month, training MWh, J/token, meter kW, hourly tariff bill
-``capital``            depreciation, capital charge, rates, present value, loans, price paths
+``energy``             emissions, embodied per month, training MWh, J/token, meter kW, hourly tariff bill,
+                       IT and facility kW, N+k provisioned kW
+``capital``            depreciation, capital charge, capital-recovery factor, rates, present value, loans,
+                       price paths
 ``staffing``           FTEs for a fleet, staffing cost
 ``tokens``             output share, blended API price, GPU-hours for tokens
 ``fleet``              GPUs needed, whole units, servers needed, spares
 ``utilisation``        cost per used GPU-hour, break-even utilisation
 ``serving``            weight and KV-cache memory, replica size, throughput estimate
 ``training``           6·N·D, GPU-hours at an MFU, MFU backed out, training state
-``checkpoint``         job MTBF, Young and Daly intervals, goodput, steps, GPU-hours lost
+``checkpoint``         job MTBF, failures by component, Young and Daly intervals, goodput, steps, GPU-hours lost
 ``parallelism``        memory per GPU: ZeRO-sharded model state, activations
 ``screening``          load-duration curve, busy shares, single-layer rule, demand served below a level
-``returns``            NPV conventions, IRR, MIRR, ROI, payback, Fisher, residual curves
+``returns``            NPV conventions, IRR, MIRR, ROI, payback, Fisher, residual curves, provider EBIT/NOI
 ``tax``                tax depreciation (straight line, declining balance, MACRS), shield
 ``roots``              roots in a bracket: vectorised scans, bisection
 =====================  ==========================================================
@@ -28,6 +30,7 @@ module                 formulas
 from .capital import (
     book_value_share,
     capital_charge,
+    capital_recovery_factor,
     forward_factors_from_reserved,
     growth_factor,
     lease_payment,
@@ -41,21 +44,26 @@ from .capital import (
 )
 from .checkpoint import (
     checkpoint_steps,
+    cluster_failures_per_year,
     daly_interval,
     failures_per_gpu_per_year_from_count,
     goodput_fraction,
     gpu_hours_lost_per_failure,
     interval_with_restart,
     job_mtbf_hours,
+    mtbf_hours,
     time_lost_fraction,
     young_interval,
 )
 from .energy import (
     embodied_per_month,
     emissions_kg,
+    facility_power_kw,
     hourly_energy_cost,
+    it_load_kw,
     joules_per_output_token,
     meter_power_kw,
+    provisioned_power_kw,
     training_energy_mwh,
     weekly_hour_prices,
     wh_per_1000_tokens,
@@ -66,12 +74,15 @@ from .power import drawn_power_kw, electricity_cost, facility_energy_kwh
 from .returns import (
     changes_sign,
     discounted,
+    ebit,
     fisher_real_rate,
     irr,
     mirr,
+    net_operating_income,
     npv_with_convention,
     payback,
     per_year,
+    provider_revenue,
     residual_share,
     roi,
     yearly_totals,
@@ -117,5 +128,7 @@ __all__ = [
     "load_duration_curve", "loan_balance", "loan_payment", "mfu_from_gpu_hours", "min_gpus_for_training_state",
     "min_gpus_per_replica", "monthly_rate", "output_share", "present_value", "servers_needed",
     "served_below", "servers_with_spares", "single_layer_level", "staffing_cost", "straight_line_depreciation", "time_lost_fraction",
-    "tokens_per_month", "training_flop", "training_gpu_hours", "weight_bytes", "whole_units", "young_interval",
+    "tokens_per_month", "training_flop",
+    "capital_recovery_factor", "cluster_failures_per_year", "mtbf_hours", "facility_power_kw", "it_load_kw",
+    "provisioned_power_kw", "ebit", "net_operating_income", "provider_revenue", "training_gpu_hours", "weight_bytes", "whole_units", "young_interval",
 ]

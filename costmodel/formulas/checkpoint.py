@@ -18,6 +18,9 @@ References
    (Daly 2006 carries R through the exact solution; it cancels at first order).
 .. [4] Dubey et al. (2024), "The Llama 3 Herd of Models", arXiv 2407.21783, §3.3.4:
    419 unexpected interruptions in 54 days on up to 16,384 H100.
+.. [5] O'Connor, P. and Kleyner, A. (2012), *Practical Reliability Engineering*, 5th ed., Wiley,
+   §6.2: a series system of components with constant failure rates fails at their sum,
+   MTBF = 1 / Σ λ.
 """
 
 from __future__ import annotations
@@ -266,3 +269,58 @@ def gpu_hours_lost_per_failure(gpus, interval_hours, write_hours, restart_hours)
     2703
     """
     return gpus * (restart_hours + (interval_hours + write_hours) / 2.0)
+
+
+def cluster_failures_per_year(gpu_rate, gpus, host_rate=0.0, hosts=0, network_rate=0.0, network_components=0):
+    """Failures a year of a job's cluster, from each component's rate and count. [1/year]
+
+    Parameters
+    ----------
+    gpu_rate, host_rate, network_rate
+        Job-interrupting failures per year of one GPU, one host (server without its GPUs: CPU,
+        memory, NIC, power supply, ...), one network component (a switch or a link, as the
+        count says). [1/year per component]
+    gpus, hosts, network_components
+        How many of each the job runs on. [-]
+
+    Notes
+    -----
+    Λ = λ_GPU·n_GPU + λ_host·n_host + λ_net·n_net: the job stops when any component fails
+    (a series system), so the rates add. The job MTBF is 8,760 / Λ hours
+    (:func:`mtbf_hours`); per GPU, Λ / n_GPU is the rate :func:`job_mtbf_hours` takes.
+
+    Examples
+    --------
+    Llama 3's 54 days on 16,384 GPUs in 2,048 hosts: 256 GPU, 32 host-maintenance and 35
+    switch-and-cable interruptions (Table 5), on 35 network components counted as one each
+    (rates per component per year = count / (54/365) / components):
+
+    >>> t = 54 / 365
+    >>> round(cluster_failures_per_year(256 / t / 16384, 16384, 32 / t / 2048, 2048, 1 / t, 35) * t, 6)
+    323.0
+    """
+    return gpu_rate * gpus + host_rate * hosts + network_rate * network_components
+
+
+def mtbf_hours(failures_per_year):
+    """Mean time between failures of a system failing ``failures_per_year`` times a year. [h]
+
+    Raises
+    ------
+    ValueError
+        A rate of 0 or less (a system that never fails has no MTBF).
+
+    Notes
+    -----
+    MTBF = 8,760 / Λ (constant failure rates).
+
+    Examples
+    --------
+    Llama 3's 323 hardware interruptions of GPU, host and network in 54 days:
+
+    >>> round(mtbf_hours(323 / (54 / 365)), 3)
+    4.012
+    """
+    if np.any(np.asarray(failures_per_year) <= 0):
+        raise ValueError("an MTBF needs a failure rate above 0")
+    return HOURS_PER_YEAR / failures_per_year

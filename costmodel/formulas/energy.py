@@ -204,3 +204,74 @@ def hourly_energy_cost(drawn_kw, pue, prices_per_kwh):
 
 __all__ = ["embodied_per_month", "emissions_kg", "hourly_energy_cost", "meter_power_kw",
            "joules_per_output_token", "training_energy_mwh", "weekly_hour_prices", "wh_per_1000_tokens"]
+
+
+def it_load_kw(gpus, watts_per_gpu):
+    """IT load of a run's GPUs: GPUs × power per GPU. [kW]
+
+    Parameters
+    ----------
+    gpus
+        GPUs running at once. [GPU]
+    watts_per_gpu
+        Power per GPU: a measured average draw, or the TDP. [W]
+
+    Notes
+    -----
+    P_IT = n · P / 1000.
+
+    Examples
+    --------
+    16,384 H100 at their 700 W TDP:
+
+    >>> it_load_kw(16_384, 700)
+    11468.8
+    """
+    return gpus * watts_per_gpu / 1000.0
+
+
+def facility_power_kw(it_kw, pue):
+    """Power the facility draws for an IT load: IT × PUE. [kW]
+
+    Notes
+    -----
+    P_facility = P_IT · PUE (The Green Grid 2007: PUE = facility power / IT power).
+
+    Examples
+    --------
+    >>> round(facility_power_kw(11_468.8, 1.08), 3)
+    12386.304
+    """
+    return it_kw * pue
+
+
+def provisioned_power_kw(facility_kw, units, spare_units=1):
+    """Facility power to provision with N+k redundancy: N units carry the load, k more stand by. [kW]
+
+    Parameters
+    ----------
+    facility_kw
+        Facility power the load needs. [kW]
+    units
+        N: units (UPS modules, generators, feeds) that share the load, ≥ 1. [-]
+    spare_units
+        k: redundant units of the same size beyond them, ≥ 0 (N+1: 1). [-]
+
+    Notes
+    -----
+    Each unit is sized P / N, and N + k of them are installed: P_provisioned = P · (N + k) / N.
+    2N redundancy is N = k.
+
+    References
+    ----------
+    .. [1] Uptime Institute, *Tier Standard: Topology* (2018): N+R capacity components (Tier III
+       and IV need at least N+1).
+
+    Examples
+    --------
+    12 MW on four units with one spare (N+1):
+
+    >>> provisioned_power_kw(12_000.0, 4, 1)
+    15000.0
+    """
+    return facility_kw * (units + spare_units) / units

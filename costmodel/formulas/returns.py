@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import numpy_financial as npf
 
-from ..units import MONTHS_PER_YEAR
+from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 
 
 def yearly_totals(flows):
@@ -309,3 +309,68 @@ def residual_share(age_months, life_months, method="straight_line", rate_per_yea
 
 __all__ = ["changes_sign", "discounted", "fisher_real_rate", "irr", "mirr",
            "npv_with_convention", "payback", "per_year", "residual_share", "roi", "yearly_totals"]
+
+
+def provider_revenue(gpus, utilisation_sold, price_per_gpu_hour, hours=HOURS_PER_MONTH):
+    """Revenue of a provider selling its GPUs' hours. [currency per period]
+
+    Parameters
+    ----------
+    gpus
+        GPUs offered for sale (working GPUs; hot spares are not sold). [GPU]
+    utilisation_sold
+        Share of the GPUs' hours sold, in [0, 1]. [-]
+    price_per_gpu_hour
+        Average price a sold GPU-hour fetches. [currency/GPU-h]
+    hours
+        Length of the period; default the model's month of 730 h. [h]
+
+    Notes
+    -----
+    R = G · 730 · u · p.
+
+    Examples
+    --------
+    8 GPUs sold 70 % of the time at 2.50 a GPU-hour:
+
+    >>> round(provider_revenue(8, 0.7, 2.5), 2)
+    10220.0
+    """
+    return gpus * hours * utilisation_sold * price_per_gpu_hour
+
+
+def net_operating_income(revenue, opex):
+    """Net operating income: revenue less operating costs, before depreciation. [currency per period]
+
+    Notes
+    -----
+    NOI = R − opex (real-estate usage: no depreciation, interest or tax). Opex here is every
+    running cost: power, space, people, support, licences.
+
+    References
+    ----------
+    .. [1] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 28 (the income
+       statement: EBITDA, depreciation, EBIT).
+
+    Examples
+    --------
+    >>> net_operating_income(10_220.0, 4_000.0)
+    6220.0
+    """
+    return revenue - opex
+
+
+def ebit(revenue, opex, depreciation):
+    """Earnings before interest and tax: revenue less operating costs and depreciation. [currency per period]
+
+    Notes
+    -----
+    EBIT = R − opex − D, D the accounting (straight-line) depreciation; the cost of capital
+    is not in it (that is what interest and the return to equity are paid from).
+
+    Examples
+    --------
+    >>> ebit(10_220.0, 4_000.0, 5_000.0)
+    1220.0
+    """
+    return revenue - opex - depreciation

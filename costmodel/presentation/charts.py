@@ -33,6 +33,7 @@ EXTRA_COLOURS = ["#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22
 
 COMPONENT_COLOURS = {
     "capex depreciation": "#1f77b4",
+    "capital recovery": "#1f77b4",
     "hardware support": "#aec7e8",
     "colocation": "#9467bd",
     "electricity": "#bcbd22",
@@ -42,6 +43,7 @@ COMPONENT_COLOURS = {
     "cached input tokens": "#98df8a",
     "output tokens": "#17becf",
     "facility depreciation": "#c5b0d5",
+    "facility capital recovery": "#c5b0d5",
     "managed service": "#c49c94",
     "software licences": "#e377c2",
 }

@@ -124,11 +124,19 @@ def _document(r: Resolved) -> dict:
     return comparison_output(compare(r, check=False), r, uncertainty=False, figure_claims=False).model_dump(mode="json")
 
 
+def _source(r: Resolved) -> str | None:
+    from ..scenarios import source_path
+
+    return source_path(r.scenario)
+
+
 def _baseline(r: Resolved, claim: Claim, index: int) -> dict:
     from ..resolved import resolve
     from ..scenarios import load_scenario, scenario_path
 
-    here = getattr(r.scenario, "_source_path", None)
+    from ..scenarios import source_path
+
+    here = source_path(r.scenario)
     candidate = Path(here).parent / claim.baseline if here is not None else Path(claim.baseline)
     try:
         target = candidate if candidate.exists() else scenario_path(claim.baseline)
@@ -142,7 +150,7 @@ class _Figure:
     """One figure claim's computed figure and gap, as a function of the output document."""
 
     def __init__(self, r: Resolved, claim: Claim, index: int):
-        self.claim, self.index, self.where = claim, index, getattr(r.scenario, "_source_path", None)
+        self.claim, self.index, self.where = claim, index, _source(r)
         document = _document(r)
         value, self.unit, self.status = self._read(document, claim.figure, "figure")
         self.other = None

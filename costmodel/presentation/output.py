@@ -143,8 +143,23 @@ def key(name: str) -> str:
 
 # --- options and break-evens -----------------------------------------------------------------------------
 
+class ProviderOutput(OutputModel):
+    """The own cluster as a GPU cloud's income statement for a month (``options.own.provider``).
+
+    ``opex`` is every running cost (the monthly cost less its capital lines); ``depreciation``
+    straight line (each capex line over its life, land never), with no cost of capital;
+    ``ebit`` = revenue − opex − depreciation; ``noi`` = revenue − opex.
+    """
+
+    revenue: Quantity
+    opex: Quantity
+    depreciation: Quantity
+    ebit: Quantity
+    noi: Quantity
+
+
 class OptionOutput(OutputModel):
-    """One option at the compared volume."""
+    """One option at the compared volume; ``provider``: the own option's income view, null without one."""
 
     label: str
     kind: str
@@ -160,6 +175,7 @@ class OptionOutput(OutputModel):
     capacity_volume: Quantity
     cost_per_request: Quantity
     cost_per_1000_requests: Quantity
+    provider: ProviderOutput | None = None
 
 
 class CheapestRangeOutput(OutputModel):
@@ -225,8 +241,16 @@ class FailureCauseOutput(OutputModel):
     job_mtbf: Quantity
 
 
+class ComponentFailureOutput(OutputModel):
+    """One kind of component of a run stated by component: how many, each one's rate, the cluster's rate from them."""
+
+    count: Count
+    failures_per_component_per_year: Quantity
+    cluster_failures_per_year: Quantity
+
+
 class TrainingOutput(OutputModel):
-    """A training run worked out."""
+    """A training run worked out; ``failures_by_component`` is null unless the failures are stated by component."""
 
     flop: Quantity
     dense_peak: Quantity
@@ -248,6 +272,7 @@ class TrainingOutput(OutputModel):
     failures_by_cause: dict[str, FailureCauseOutput]
     memory_per_gpu: MemoryOutput | None
     warnings: list[str]
+    failures_by_component: dict[str, ComponentFailureOutput] | None = None
 
 
 def _training(run: TrainingRun, cur: str) -> TrainingOutput:
@@ -290,6 +315,10 @@ def _training(run: TrainingRun, cur: str) -> TrainingOutput:
             activations=_q(m.activation_bytes / 1e9, "GB", digits=3), total=_q(m.total_bytes / 1e9, "GB", digits=3),
             usable=_q(m.usable_bytes / 1e9, "GB", digits=3), fits=m.fits)),
         warnings=list(run.warnings),
+        failures_by_component=(None if run.failures_by_component is None else {
+            name: ComponentFailureOutput(count=_n(count, "-"), failures_per_component_per_year=_q(rate, "1/year"),
+                                         cluster_failures_per_year=_q(total, "1/year"))
+            for name, (count, rate, total) in run.failures_by_component.items()}),
     )
 
 
@@ -774,7 +803,13 @@ class RunEnergyByOption(OutputModel):
 
 
 class ModelCardEnergyOutput(OutputModel):
-    """A training run's energy by the model cards' method (GPU-hours × TDP × PUE), for comparison."""
+    """A training run's energy by the model cards' method (GPU-hours × TDP × PUE), for comparison.
+
+    ``power_basis`` is ``tdp``, or ``measured`` when the run states its measured power per GPU
+    (used instead of the TDP); ``it_load`` = the run's GPUs × power per GPU, ``facility_power``
+    = IT load × PUE, ``provisioned_facility_power`` = facility power × (N + k) / N with the
+    stated N+k redundancy (else ``not_applicable``).
+    """
 
     gpu_hours: Quantity
     power_per_gpu: Quantity
@@ -782,6 +817,10 @@ class ModelCardEnergyOutput(OutputModel):
     energy_per_run: Quantity
     operational_co2e_per_run: Quantity
     market_based_co2e_per_run: Quantity
+    power_basis: Literal["tdp", "measured"] = "tdp"
+    it_load: Quantity | None = None
+    facility_power: Quantity | None = None
+    provisioned_facility_power: Quantity | None = None
 
 
 class TrainingEnergyOutput(OutputModel):
@@ -852,7 +891,9 @@ def _energy(e: EnergyResult, cur: str, tokens: bool) -> EnergyOutput:
             model_card_method=ModelCardEnergyOutput(
                 gpu_hours=_q(run.gpu_hours, "GPU-h"), power_per_gpu=_q(run.watts_per_gpu, "W"), pue=_q(run.pue, "-"),
                 energy_per_run=_q(run.energy_mwh, "MWh"), operational_co2e_per_run=_q(run.co2e_t, "t CO2e"),
-                market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e")),
+                market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e"), power_basis=run.power_basis,
+                it_load=_q(run.it_load_kw, "kW"), facility_power=_q(run.facility_power_kw, "kW"),
+                provisioned_facility_power=_q(run.provisioned_facility_power_kw, "kW", "not_applicable")),
             notes=list(run.notes)),
         sources=list(e.sources),
     )
@@ -1091,6 +1132,9 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
             cost_per_request=_q(o.cost_per_request, f"{cur}/request", "not_defined" if tokens else "not_applicable"),
             cost_per_1000_requests=_q(None if o.cost_per_request is None else 1000 * o.cost_per_request,
                                       f"{cur}/1000 requests", "not_defined" if tokens else "not_applicable"),
+            provider=None if o.provider is None else ProviderOutput(
+                **{f: _q(getattr(o.provider, f), month, digits=2) for f in ("revenue", "opex", "depreciation", "ebit",
+                                                                           "noi")}),
         )
     doc = ComparisonOutput(
         schema_version=SCHEMA_VERSION, costmodel_version=__version__, title=c.title, currency=cur,

@@ -164,9 +164,12 @@ def comparison_text(comparison: Comparison) -> str:
         ]
         lines += [f"  cost, {label(o):<{wide}} {fmt.amount(run.total(o)):>16} {cur}" for o in c.options]
     running = c.training is not None
+    recovered = any("capital recovery" in r.components for r in c.options.values())
+    capex_words = ("capex at its capital-recovery factor by asset life" if recovered
+                   else "capex straight-line, no discounting")
     lines.append(f"monthly view{' while the run lasts' if running else ''} at {fmt.amount(c.volume, 0)} "
-                 f"{c.volume_unit} ({'the cluster busy all month; ' if running else ''}capex straight-line, "
-                 f"no discounting), in {cur}/month:")
+                 f"{c.volume_unit} ({'the cluster busy all month; ' if running else ''}{capex_words}), "
+                 f"in {cur}/month:")
     for name, r in c.options.items():
         extra = []
         if c.workload_kind == "tokens":
@@ -177,6 +180,12 @@ def comparison_text(comparison: Comparison) -> str:
             busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
             extra.append(f"{fmt.plural(r.gpus, 'GPU')}{busy}" + (" (stepped up)" if r.stepped_up else ""))
         lines.append(f"  {r.label:<{wide}} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
+    for r in c.options.values():
+        if r.provider is not None:
+            p = r.provider
+            lines.append(f"  {r.label} as a provider, {cur}/month: revenue {fmt.amount(p.revenue)}, opex "
+                         f"{fmt.amount(p.opex)}, depreciation {fmt.amount(p.depreciation)}, EBIT {fmt.amount(p.ebit)}, "
+                         f"NOI {fmt.amount(p.noi)}")
     lines.append("cheapest by volume (monthly view):")
     lines += [f"  {t}" for t in cheapest_range_lines(c.cheapest_ranges, label, c.volume_unit)]
     lines.append("break-even volumes (monthly view):")
@@ -710,6 +719,14 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
                       + (f", {fmt.amount(t.co2e_t, 0)} t CO2e operational" if t.co2e_t is not None else "")
                       + (f", {fmt.amount(t.market_co2e_t, 0)} t CO2e market-based" if t.market_co2e_t is not None
                          else "") + "."]
+        if t.power_basis == "measured" or t.provisioned_facility_power_kw is not None:
+            lines[-1] = lines[-1].replace("GPU-hours × TDP × PUE", "GPU-hours × measured power per GPU × PUE") \
+                if t.power_basis == "measured" else lines[-1]
+            lines += ["", f"Run power ({'measured' if t.power_basis == 'measured' else 'TDP'}, "
+                          f"{fmt.amount(t.watts_per_gpu, 0)} W per GPU): IT load **{fmt.amount(t.it_load_kw, 1)} kW**, "
+                          f"facility **{fmt.amount(t.facility_power_kw, 1)} kW** (× PUE {fmt.significant(t.pue, 3)})"
+                          + (f", provisioned with N+k redundancy **{fmt.amount(t.provisioned_facility_power_kw, 1)} kW**"
+                             if t.provisioned_facility_power_kw is not None else "") + "."]
     if result.sources:
         lines += ["", "Grid intensity: " + "; ".join(md(s) for s in result.sources) + "."]
     return "\n".join(lines)

@@ -39,6 +39,7 @@ from .options import (
     Options,
     OwnCluster,
     Power,
+    Provider,
     Reserved,
     SoftwareLicences,
     Spot,
@@ -48,12 +49,14 @@ from .overrides import Overrides
 from .scenario import OPTION_KINDS, FXRates, Scenario
 from .uncertainty import Distribution, Range, Uncertainty
 from .workload import (
+    ComponentFailureRates,
     Goodput,
     GPUHoursWorkload,
     Parallelism,
     Serving,
     ServingEstimate,
     TokensWorkload,
+    TrainingPower,
     TrainingStage,
     TrainingWorkload,
     Workload,
@@ -61,6 +64,7 @@ from .workload import (
 
 __all__ = [
     "OPTION_KINDS", "PRICE_PATHS", "BurstyDemand", "CampaignDemand", "CapacityPlan", "CapexLine", "Claim", "CloudRental",
+    "ComponentFailureRates", "Provider", "TrainingPower",
     "Colocation", "Commitment", "DemandProfile", "Distribution", "EnergyInputs", "FXRates", "Facility", "Finance",
     "GPUHoursWorkload", "Goodput", "HostedAPI", "HourlyFileDemand", "JobLogDemand", "Lease", "Loan",
     "NpvConvention", "Options", "Overrides", "OwnCluster", "Parallelism", "Power", "PricePath", "Range", "RentalPricePath",

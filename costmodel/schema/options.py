@@ -59,11 +59,20 @@ class Staffing(InputModel):
         return self
 
 
+AssetClass = Literal["gpus", "servers", "network", "storage", "building_power", "land", "other"]
+"""Kinds of capex with lives of their own (Barroso, Hölzle and Ranganathan 2018, ch. 6); land is not
+depreciated."""
+
+
 class CapexLine(InputModel):
     """One line of the own cluster's bill of materials besides the servers.
 
     Priced one of three ways: per server (scales with servers, spares included), as a
     share of the servers' price (e.g. a fabric at 10 % of server capex), or as a total.
+    It may name its ``asset_class`` and its own ``useful_life_years`` (default: the
+    servers' ``depreciation_months``); ``land`` has no life and is never depreciated. With
+    the own option's ``cost_of_capital_per_year`` each line is annualised by the
+    capital-recovery factor of its life (:func:`costmodel.formulas.capital_recovery_factor`).
     """
 
     item: Text = Field(min_length=1, description="What is bought, e.g. 'InfiniBand fabric', 'storage'.")
@@ -71,7 +80,22 @@ class CapexLine(InputModel):
     share_of_server_price: NonNegative | None = quantity(None, unit="-", title="share of server capex", le=10)
     price_total: NonNegative | None = quantity(None, unit="{currency}", title="price")
     currency: Currency | None = Field(default=None, description="Needed for price_per_server and price_total.")
+    asset_class: AssetClass | None = Field(
+        default=None, description="What kind of asset: gpus, servers, network, storage, building_power, land "
+                                  "(never depreciated, no hardware support) or other.")
+    useful_life_years: Positive | None = quantity(
+        None, unit="years", title="useful life", le=100,
+        description="Years the line is depreciated (or annualised) over; default the servers' depreciation "
+                    "period. Not for land.")
     source: Text = Field(min_length=1, description="Where the price comes from, or ASSUMPTION.")
+
+    @model_validator(mode="after")
+    def _land_lasts(self) -> CapexLine:
+        if self.asset_class == "land" and self.useful_life_years is not None:
+            raise fail("CapexLine", ("useful_life_years",), "land_not_depreciated",
+                       "land is not depreciated and has no useful life; remove useful_life_years (with a cost of "
+                       "capital it costs its price x the rate a year)", self.useful_life_years)
+        return self
 
     @model_validator(mode="after")
     def _one_price(self) -> CapexLine:
@@ -102,6 +126,21 @@ class Facility(InputModel):
                                           description="Straight-line life of the building.")
     currency: Currency
     source: Text = Field(min_length=1)
+
+
+class Provider(InputModel):
+    """The own cluster seen as a GPU cloud's: GPU-hours sold, for an income view (EBIT and NOI).
+
+    Revenue a month = working GPUs × 730 h × ``utilisation_sold`` × ``price_per_gpu_hour_sold``
+    (hot spares are not sold).
+    """
+
+    price_per_gpu_hour_sold: Positive = quantity(unit="{currency}/GPU-h", title="price per GPU-hour sold",
+                                                 description="Average price a sold GPU-hour fetches.")
+    utilisation_sold: Share = quantity(unit="-", title="utilisation sold",
+                                       description="Share of the working GPUs' hours sold.")
+    currency: Currency
+    source: Text = Field(min_length=1, description="Where the price and utilisation come from, or ASSUMPTION.")
 
 
 class Power(InputModel):
@@ -156,6 +195,13 @@ class OwnCluster(InputModel):
     facility: Facility | None = Field(default=None, description="An own data hall instead of colocation.")
     staffing: Staffing
     software_licences: SoftwareLicences | None = None
+    cost_of_capital_per_year: Annotated[float, Field(strict=True, ge=0, le=1)] | None = quantity(
+        None, unit="1/year", title="cost of capital",
+        description="With it, the monthly capital cost is each capex line annualised by its capital-recovery "
+                    "factor over its life, / 12 (the servers over depreciation_months, a facility over its "
+                    "own); without it, straight-line depreciation.")
+    provider: Provider | None = Field(
+        default=None, description="GPU-hours sold: gives revenue, opex, depreciation, EBIT and NOI a month.")
     source: Text = Field(default="", description="Where the depreciation period and support share come from.")
 
     @field_validator("server")
@@ -399,5 +445,5 @@ class Options(InputModel):
         return self
 
 
-__all__ = ["CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "LabelledRental",
-           "Options", "OwnCluster", "Power", "Reserved", "SoftwareLicences", "Spot", "Staffing"]
+__all__ = ["AssetClass", "CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "LabelledRental",
+           "Options", "OwnCluster", "Power", "Provider", "Reserved", "SoftwareLicences", "Spot", "Staffing"]

@@ -66,8 +66,6 @@ class Scenario(InputModel):
     overrides: Overrides | None = Field(default=None, description="Catalog figures replaced for this scenario.")
 
     _catalog: Catalog | None = PrivateAttr(default=None)
-    _source_path: str | None = PrivateAttr(default=None)
-    """The file the scenario was read from, if any: a claim's ``baseline`` is found relative to it."""
 
     @property
     def catalog(self) -> Catalog:
@@ -315,7 +313,7 @@ class Scenario(InputModel):
         own, rent, api = self.options.own, self.options.rent, self.options.api
         if own is not None:
             found.append((("options", "own", "server"), catalog.servers[own.server].currency))
-            for part in ("power", "colocation", "facility", "staffing", "software_licences"):
+            for part in ("power", "colocation", "facility", "staffing", "software_licences", "provider"):
                 if getattr(own, part) is not None:
                     found.append((("options", "own", part, "currency"), getattr(own, part).currency))
             for index, line in enumerate(own.bill_of_materials):

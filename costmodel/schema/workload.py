@@ -375,12 +375,29 @@ class TokensWorkload(_Workload):
         return self
 
 
+class ComponentFailureRates(InputModel):
+    """Job-interrupting failures per year of one component of each kind (a series system: the rates add)."""
+
+    gpu: NonNegative = quantity(0.0, unit="1/year", title="failures per GPU per year", le=1000,
+                                description="Failures of one GPU (its memory, SRAM, system processor, ...).")
+    host: NonNegative = quantity(0.0, unit="1/year", title="failures per host per year", le=1000,
+                                 description="Failures of one host besides its GPUs (CPU, memory, NIC, power "
+                                             "supply, maintenance).")
+    network: NonNegative = quantity(0.0, unit="1/year", title="failures per network component per year", le=1000,
+                                    description="Failures of one network component (a switch or a link, as "
+                                                "network_components counts them).")
+
+
 class Goodput(InputModel):
     """Failures and checkpoints of a training job (see :mod:`costmodel.formulas.checkpoint`).
 
-    Failures are stated either as a rate (``failures_per_gpu_per_year``) or as papers count
-    them: ``interruptions`` observed over ``days`` on ``gpus``, optionally split by cause
-    (``causes``: counts that add up to ``interruptions``), each cause its own rate.
+    Failures are stated one of three ways: a rate per GPU (``failures_per_gpu_per_year``);
+    as papers count them, ``interruptions`` observed over ``days`` on ``gpus``, optionally
+    split by cause (``causes``: counts that add up to ``interruptions``), each cause its own
+    rate; or by component (``failures_per_year``: per GPU, per host, per network component),
+    with the counts from the run: its GPUs, hosts = ⌈GPUs / ``gpus_per_host``⌉, and
+    ``network_components`` as given. The cluster fails at the sum, Λ = Σ rate × count, and
+    the job MTBF is 8,760 / Λ hours.
     """
 
     failures_per_gpu_per_year: NonNegative | None = quantity(
@@ -396,6 +413,14 @@ class Goodput(InputModel):
         | None = Field(
         default=None, description="Interruptions by cause (GPU, host, network, software, ...); they add up to "
                                   "interruptions.")
+    failures_per_year: ComponentFailureRates | None = Field(
+        default=None, description="Failures per year of one GPU, one host and one network component; the run's "
+                                  "counts of each give the cluster's rate (instead of failures_per_gpu_per_year).")
+    gpus_per_host: Count = quantity(8, unit="GPU", title="GPUs per host", ge=1, le=1024, varies=False,
+                                    description="Used with failures_per_year only: hosts = GPUs / this, rounded up.")
+    network_components: Count | None = quantity(
+        None, unit="-", title="network components", ge=1, le=100_000_000, varies=False,
+        description="With failures_per_year.network: switches or links the job depends on, as its rate counts them.")
     checkpoint_write_minutes: Positive = quantity(unit="min", title="checkpoint write time", le=10_000)
     restart_minutes: NonNegative = quantity(unit="min", title="restart time", le=10_000,
                                             description="Mean time to recover (MTTR): from a failure to training "
@@ -411,10 +436,28 @@ class Goodput(InputModel):
     @model_validator(mode="after")
     def _rate_or_count(self) -> Goodput:
         counted = [n for n in ("interruptions", "days", "gpus") if getattr(self, n) is not None]
-        if (self.failures_per_gpu_per_year is None) == (not counted):
+        ways = [way for way, given in (("failures_per_gpu_per_year", self.failures_per_gpu_per_year is not None),
+                                       ("interruptions with days and gpus", bool(counted)),
+                                       ("failures_per_year", self.failures_per_year is not None)) if given]
+        if len(ways) != 1:
             raise fail("Goodput", ("failures_per_gpu_per_year",), "rate_or_count",
-                       "give either failures_per_gpu_per_year or interruptions with days and gpus, not both and "
-                       "not neither", self.failures_per_gpu_per_year)
+                       "state the failures one way: failures_per_gpu_per_year, interruptions with days and gpus, "
+                       "or failures_per_year by component; got {got}", self.failures_per_gpu_per_year,
+                       got=" and ".join(ways) or "none")
+        rates = self.failures_per_year
+        if rates is None:
+            if self.network_components is not None:
+                raise fail("Goodput", ("network_components",), "needs_component_rates",
+                           "network_components counts the components of failures_per_year; give "
+                           "failures_per_year.network, or remove it", self.network_components)
+        elif rates.network > 0 and self.network_components is None:
+            raise fail("Goodput", ("network_components",), "missing",
+                       "failures_per_year.network is per network component: say how many the job depends on "
+                       "(network_components)", None)
+        elif rates.network == 0 and self.network_components is not None:
+            raise fail("Goodput", ("failures_per_year", "network"), "missing",
+                       "network_components is given but no failures_per_year.network rate for them",
+                       rates.network)
         if counted and len(counted) < 3:
             missing = [n for n in ("interruptions", "days", "gpus") if n not in counted]
             raise fail("Goodput", (missing[0],), "missing",
@@ -544,6 +587,43 @@ class Parallelism(InputModel):
         return self.tensor_parallel * self.pipeline_parallel * self.context_parallel * self.data_parallel
 
 
+class TrainingPower(InputModel):
+    """What a training run draws: a measured power per GPU instead of its TDP, and N+k redundancy.
+
+    IT load = GPUs × power per GPU; facility power = IT load × PUE (the own option's, else the
+    rental provider's); provisioned facility power = facility power × (N + k) / N for
+    ``redundancy_units`` N of size facility power / N and ``spare_units`` k more.
+    """
+
+    measured_power_per_gpu_w: Positive | None = quantity(
+        None, unit="W", title="measured power per GPU", le=10_000,
+        description="Average power one GPU drew over the run, as measured (with its host's share if the meter "
+                    "includes it); used instead of the GPU's TDP for the run's energy.")
+    redundancy_units: Count | None = quantity(
+        None, unit="-", title="power units N", ge=1, le=10_000, varies=False,
+        description="N: units (UPS modules, generators, feeds) that carry the facility power between them.")
+    spare_units: Count = quantity(1, unit="-", title="spare power units k", ge=0, le=10_000, varies=False,
+                                  description="k: redundant units beyond N (N+1: 1; 2N: N). Used with redundancy_units only.")
+    source: Text = Field(min_length=1, description="Where the measurement and the redundancy come from.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kw(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "measured_power_per_gpu_kw" in data:
+            raise fail("TrainingPower", ("measured_power_per_gpu_kw",), "in_watts",
+                       "give the power per GPU in watts: measured_power_per_gpu_w: {w}", data["measured_power_per_gpu_kw"],
+                       w=f"{data['measured_power_per_gpu_kw'] * 1000:g}" if isinstance(
+                           data["measured_power_per_gpu_kw"], int | float) else "...")
+        return data
+
+    @model_validator(mode="after")
+    def _something(self) -> TrainingPower:
+        if self.measured_power_per_gpu_w is None and self.redundancy_units is None:
+            raise fail("TrainingPower", ("measured_power_per_gpu_w",), "empty",
+                       "give measured_power_per_gpu_w or redundancy_units (or remove the power block)", None)
+        return self
+
+
 class TrainingWorkload(_RunBasis, _Workload):
     """One training run: model size, tokens, GPU, precision and MFU, on a cluster of GPUs.
 
@@ -577,6 +657,9 @@ class TrainingWorkload(_RunBasis, _Workload):
         description="Named stages, each stated one way; the run is their sum (instead of a run-level basis).")
     parallelism: Parallelism | None = Field(
         default=None, description="Parallelism plan; gives memory per GPU and an error when it does not fit.")
+    power: TrainingPower | None = Field(
+        default=None, description="Measured power per GPU (instead of TDP for the run's energy) and N+k "
+                                  "redundancy of the facility power.")
 
     @field_validator("model")
     @classmethod
