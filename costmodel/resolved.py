@@ -1456,7 +1456,9 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
     gpu = catalog.gpus[work.gpu]
     cited: list[BaseModel] = []
     capacity = training = None
-    if work.kind == "tokens":
+    if work.kind == "tokens" and work.input_only:       # embeddings: API offers only, no GPU sizing
+        workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", 0.0, 1.0, 1, math.inf)
+    elif work.kind == "tokens":
         server_gpus = _server_gpus(scenario, catalog)
         capacity = _serving_capacity(work, catalog, gpu, values, server_gpus)
         spare = minimum_gpus = 0

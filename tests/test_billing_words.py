@@ -268,3 +268,48 @@ def test_dates_of_the_catalog_rows_are_iso_dates():
     with pytest.raises(Exception, match="long_context_until"):
         offer("x", long_context_until="30/04/2026")
     assert dt.date.fromisoformat(offer("x", long_context_until="2026-04-30").long_context_until)
+
+
+EMBEDDINGS = {
+    "title": "Embeddings: 2 B tokens a day", "reporting_currency": "USD",
+    "workload": {"kind": "tokens", "gpu": "H100-SXM-80GB", "tokens_per_day": 2_000_000_000, "input_only": True,
+                 "input_tokens_per_request": 500},
+    "offers": {"api_offers": [
+        {"offer": f"test-embedding-{size}", "provider": "OpenAI", "model": f"text-embedding-3-{size}",
+         "input_per_million": price, "currency": "USD", "quality": "P", "as_of": "2026-12-01",
+         "source": "OpenAI, developers.openai.com/api/docs/pricing"} for size, price in (("small", 0.02),
+                                                                                          ("large", 0.13))]},
+    "options": {"api": {"offer": "test-embedding-small", "label": "small"},
+                "apis": [{"name": "large", "label": "large", "offer": "test-embedding-large"}]},
+}
+
+
+def test_an_input_only_workload_priced_by_embedding_offers():
+    # OpenAI text-embedding-3-small 0.02 and -large 0.13 USD per M tokens, 2 B tokens a day:
+    # 2,000 x 365/12 x 0.02 = 1,216.67 USD a month; a request of 500 tokens costs 1e-5 USD.
+    doc = costmodel.compare(costmodel.validate_data(EMBEDDINGS), uncertainty=False).model_dump(mode="json")
+    small, large = doc["options"]["api"], doc["options"]["api:large"]
+    assert small["monthly_cost"]["value"] == pytest.approx(2000 * 365 / 12 * 0.02, rel=1e-12)
+    assert large["monthly_cost"]["value"] == pytest.approx(2000 * 365 / 12 * 0.13, rel=1e-12)
+    assert small["cost_per_request"]["value"] == pytest.approx(500 * 0.02 / 1e6, rel=1e-12)
+    assert small["cost_per_million_output_tokens"]["status"] == "not_defined"
+    assert doc["decision"]["winner"] == "api"
+
+
+@pytest.mark.parametrize("change, word", [
+    ({"workload.input_tokens_per_output_token": 2}, "no mix"),
+    ({"options.rent": {"offer": "lambda-h100-8x", "gpu_count": 8, "billing": "always_on"}}, "API offers only"),
+    ({"workload.input_only": False}, "input:output mix"),
+])
+def test_an_input_only_workload_refuses_what_it_cannot_have(change, word):
+    from conftest import patched_data
+    with pytest.raises(Exception, match=word):
+        costmodel.validate_data(patched_data(EMBEDDINGS, change))
+
+
+def test_an_offer_with_output_tokens_needs_an_output_price():
+    from conftest import patched_data
+    data = patched_data(R1, {"options.api.offer": "test-embedding-small"}, drop=("uncertainty",))
+    data["offers"] = EMBEDDINGS["offers"]
+    with pytest.raises(Exception, match="input only"):
+        costmodel.resolve(costmodel.validate_data(data))

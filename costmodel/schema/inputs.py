@@ -168,6 +168,8 @@ def input_fields(scenario: Any, catalog: Catalog) -> Iterator[InputField]:
         value = getattr(row, spec.column)
         if spec.column == "cached_input_per_million" and value is None:
             value = row.input_per_million
+        if value is None:       # a price the offer does not have (an input-only offer's output price)
+            continue
         info = type(row).model_fields[spec.column]
         source = f"{row.source_file}: {option_row_id(scenario, spec)} [{row.quality}, {row.as_of}] {row.source}"
         if path in replaced:

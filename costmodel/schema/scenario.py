@@ -91,6 +91,12 @@ class Scenario(InputModel):
         present = self.present_options()
         if len(present) < 2:
             fail(("options",), present, "too_few_options", "give at least two of own, rent, rents, api and apis to compare")
+        if getattr(self.workload, "input_only", False):
+            for name in ("own", "rent", "rents"):
+                if getattr(self.options, name):
+                    fail(("options", name), name, "not_with_input_only",
+                         "an input_only workload (no output tokens) is priced by API offers only: serving throughput "
+                         "is counted in output tokens; remove this option or state the workload's mix")
         if self.options.api is not None and self.workload.kind != "tokens":
             fail(("options", "api"), self.options.api.offer, "api_needs_tokens",
                  "a hosted API option needs a tokens workload (kind: tokens)")

@@ -322,9 +322,13 @@ class TokensWorkload(_Workload):
     kind: Literal["tokens"]
     tokens_per_day: NonNegative = quantity(unit="tokens/day", title="tokens per day",
                                            description="Input plus output tokens per day.")
-    input_tokens_per_output_token: NonNegative = quantity(
-        unit="-", title="input tokens per output token",
-        description="Input:output mix; 2 (or \"2:1\") means two input tokens per output token.")
+    input_tokens_per_output_token: NonNegative | None = quantity(
+        None, unit="-", title="input tokens per output token",
+        description="Input:output mix; 2 (or \"2:1\") means two input tokens per output token. Required unless "
+                    "input_only.")
+    input_only: bool = Field(default=False, description="Tokens without any output (embeddings, input-only "
+                                                        "classifiers): priced by API offers only, with no mix, "
+                                                        "serving or throughput.")
     serving: Serving | None = None
     input_tokens_per_request: Count | None = quantity(
         None, unit="tokens", title="input tokens per request", ge=1, le=100_000_000, varies=False,
@@ -348,6 +352,18 @@ class TokensWorkload(_Workload):
 
     @model_validator(mode="after")
     def _one_throughput(self) -> TokensWorkload:
+        if self.input_only:
+            for name in ("input_tokens_per_output_token", "serving", "output_tokens_per_second_per_gpu",
+                         "throughput_source", "utilisation_ceiling"):
+                if getattr(self, name) is not None:
+                    raise fail("TokensWorkload", (name,), "not_with_input_only",
+                               "an input_only workload has no output tokens, so no mix and no serving throughput "
+                               "(counted in output tokens): remove it", getattr(self, name))
+            return self
+        if self.input_tokens_per_output_token is None:
+            raise fail("TokensWorkload", ("input_tokens_per_output_token",), "missing",
+                       "give the input:output mix (2 or \"2:1\"), or input_only: true for tokens without output",
+                       None)
         explicit = self.output_tokens_per_second_per_gpu is not None
         if explicit == (self.serving is not None):
             raise fail("TokensWorkload", ("serving",), "throughput_source_needed",
