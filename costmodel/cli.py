@@ -124,7 +124,7 @@ def _compare(args: argparse.Namespace) -> int:
     _check_volumes(args, resolved)
     result = compare(resolved, volume=args.volume, volume_max=args.volume_max)
     if resolved.scenario.claims:
-        from .presentation.figure_claims import with_figure_claims
+        from .presentation.output import with_figure_claims
 
         result = with_figure_claims(result, resolved)
     if args.json:

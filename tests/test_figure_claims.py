@@ -130,3 +130,16 @@ def test_decision_candidates_state_their_distance_to_the_winner():
     assert rent["share_saved_by_winner"]["value"] == pytest.approx(1 - API / RENT, rel=1e-6)
     winner = doc["decision"]["candidates"][0]
     assert winner["more_than_winner"]["value"] == 0 and winner["ratio_to_winner"]["value"] == 1
+
+
+def test_throughput_lost_to_the_latency_target_is_an_output():
+    # llama70b-interactive: the operating point meets the per-user speed bound on its curve; what it gives up is
+    # 1 - its throughput / the curve's highest (read from the resolved plan's own rows here).
+    r = costmodel.resolve(costmodel.load_scenario("llama70b-interactive"))
+    plan = r.workload.capacity.plan
+    highest = max(row[1] for row in plan.curve)
+    doc = costmodel.compare(r, uncertainty=False).model_dump(mode="json")["serving"]
+    assert doc["maximum_throughput_per_gpu"]["value"] == pytest.approx(highest, rel=1e-12)
+    lost = doc["throughput_lost_to_target"]["value"]
+    assert lost == pytest.approx(1 - plan.point.throughput_per_gpu / highest, rel=1e-12) and 0 < lost < 1
+    assert doc["tokens_per_request"]["value"] == plan.input_tokens + plan.output_tokens

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -117,20 +118,17 @@ def lookup(document: dict, path: str) -> tuple[float | None, str, str | None]:
     raise KeyError(f"{path} is not a figure of the output (a value with its unit)")
 
 
-def _document(r: Resolved) -> dict:
-    from ..domain.compare import compare
-    from .output import comparison_output
-
-    return comparison_output(compare(r, check=False), r, uncertainty=False, figure_claims=False).model_dump(mode="json")
-
-
 def _source(r: Resolved) -> str | None:
     from ..scenarios import source_path
 
     return source_path(r.scenario)
 
 
-def _baseline(r: Resolved, claim: Claim, index: int) -> dict:
+Document = Callable[[Resolved], dict]
+"""The output document (``compare --json``'s data) of a resolved scenario, claims unchecked."""
+
+
+def _baseline(r: Resolved, claim: Claim, index: int, document: Document) -> dict:
     from ..resolved import resolve
     from ..scenarios import load_scenario, scenario_path
 
@@ -140,7 +138,7 @@ def _baseline(r: Resolved, claim: Claim, index: int) -> dict:
     candidate = Path(here).parent / claim.baseline if here is not None else Path(claim.baseline)
     try:
         target = candidate if candidate.exists() else scenario_path(claim.baseline)
-        return _document(resolve(load_scenario(target, r.catalog)))
+        return document(resolve(load_scenario(target, r.catalog)))
     except (ScenarioError, FileNotFoundError, OSError) as exc:
         raise ScenarioError(here, [(f"claims.{index}.baseline", claim.baseline,
                                     f"the baseline scenario cannot be read: {exc}")]) from None
@@ -149,13 +147,15 @@ def _baseline(r: Resolved, claim: Claim, index: int) -> dict:
 class _Figure:
     """One figure claim's computed figure and gap, as a function of the output document."""
 
-    def __init__(self, r: Resolved, claim: Claim, index: int):
+    def __init__(self, r: Resolved, claim: Claim, index: int, document_of: Document):
         self.claim, self.index, self.where = claim, index, _source(r)
-        document = _document(r)
+        self.document_of = document_of
+        document = document_of(r)
         value, self.unit, self.status = self._read(document, claim.figure, "figure")
         self.other = None
         if claim.baseline is not None:
-            self.other, other_unit, _ = self._read(_baseline(r, claim, index), claim.figure, "baseline")
+            self.other, other_unit, _ = self._read(_baseline(r, claim, index, document_of), claim.figure,
+                                                 "baseline")
         elif claim.relative_to is not None:
             self.other, other_unit, _ = self._read(document, claim.relative_to, "relative_to")
         if claim.relation is not None and other_unit != self.unit:
@@ -198,7 +198,7 @@ class _Figure:
     def gap(self, r: Resolved) -> float:
         """Computed minus stated in a changed scenario (NaN where the figure is not defined)."""
         try:
-            document = _document(r)
+            document = self.document_of(r)
             value, _, _ = lookup(document, self.claim.figure)
             if self.claim.relative_to is not None:
                 self.other = lookup(document, self.claim.relative_to)[0]
@@ -261,8 +261,8 @@ def _would_hold(r: Resolved, figure: _Figure) -> tuple[InputChange, ...]:
     return tuple(changes[:MAX_CHANGES])
 
 
-def check_figure_claim(r: Resolved, claim: Claim, index: int) -> ClaimCheck:
-    """One ``figure`` claim checked against the output document of the scenario.
+def check_figure_claim(r: Resolved, claim: Claim, index: int, document: Document) -> ClaimCheck:
+    """One ``figure`` claim checked against the output document of the scenario (``document(r)``).
 
     Raises
     ------
@@ -270,7 +270,7 @@ def check_figure_claim(r: Resolved, claim: Claim, index: int) -> ClaimCheck:
         The path names no figure of the output, the units are not of one kind, or the
         baseline scenario cannot be read (each naming ``claims.<index>.<field>``).
     """
-    figure = _Figure(r, claim, index)
+    figure = _Figure(r, claim, index, document)
     stated, computed = figure.stated, figure.computed
     if computed is None:
         confirmed = False
@@ -283,8 +283,11 @@ def check_figure_claim(r: Resolved, claim: Claim, index: int) -> ClaimCheck:
                       claim.tolerance, confirmed, None, None, changes)
 
 
-def with_figure_claims(comparison: Comparison, r: Resolved) -> Comparison:
+def with_figure_claims(comparison: Comparison, r: Resolved, document: Document) -> Comparison:
     """The comparison with its scenario's ``figure`` claims checked, every claim in the scenario's order.
+
+    ``document`` builds the output document of a (changed) scenario:
+    :func:`costmodel.presentation.output.with_figure_claims` passes the output contract's.
 
     A comparison made without claims (``check=False``) or already holding them is returned as it is.
     """
@@ -293,7 +296,7 @@ def with_figure_claims(comparison: Comparison, r: Resolved) -> Comparison:
     if not figures or len(comparison.claims) != len(claims) - len(figures):
         return comparison
     others = iter(comparison.claims)
-    checked = tuple(check_figure_claim(r, claim, i) if claim.kind == "figure" else next(others)
+    checked = tuple(check_figure_claim(r, claim, i, document) if claim.kind == "figure" else next(others)
                     for i, claim in enumerate(claims))
     import dataclasses
 

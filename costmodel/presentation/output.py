@@ -700,6 +700,12 @@ class ServingOutput(OutputModel):
     availability_share: Quantity
     request_input_tokens: Count
     request_output_tokens: Count
+    tokens_per_request: Count = Field(description="Input plus output tokens of one request (the request shape).")
+    maximum_throughput_per_gpu: Quantity = Field(
+        description="The curve's highest throughput, with no latency target (not_applicable without a curve).")
+    throughput_lost_to_target: Quantity = Field(
+        description="1 - the operating point's throughput / the curve's highest: the share of throughput the "
+                    "latency target gives up. [-]")
     fleets: dict[str, FleetOutput]
 
 
@@ -714,6 +720,13 @@ def _point(p) -> ServingPointOutput | None:
                               throughput_per_gpu=_q(p.throughput_per_gpu, "output tokens/s/GPU"),
                               tokens_per_second_per_user=_q(p.tokens_per_second_per_user, "tokens/s/user"),
                               ttft=_q(p.ttft, "s"), source=p.source, estimated=p.estimated, basis=p.basis)
+
+
+def _curve_maximum(s: ServingResult) -> float | None:
+    """The highest throughput of the curve the operating point lies on (the decode pool's when
+    disaggregated). [output tokens/s/GPU]"""
+    curve = s.decode_curve if s.mode == "disaggregated" and s.decode_curve else s.curve
+    return max(row[1] for row in curve) if curve and s.point is not None else None
 
 
 def _serving(s: ServingResult) -> ServingOutput:
@@ -734,6 +747,11 @@ def _serving(s: ServingResult) -> ServingOutput:
         gpu_memory=_q(s.memory_gb_per_gpu, "GB"), spare_replicas=_n(s.spare_replicas, "replicas"),
         availability_share=_q(s.availability, "-"),
         request_input_tokens=_n(s.input_tokens, "tokens", na), request_output_tokens=_n(s.output_tokens, "tokens", na),
+        tokens_per_request=_n(None if s.input_tokens is None or s.output_tokens is None
+                              else s.input_tokens + s.output_tokens, "tokens", na),
+        maximum_throughput_per_gpu=_q(_curve_maximum(s), "output tokens/s/GPU", na),
+        throughput_lost_to_target=_q(None if _curve_maximum(s) is None or s.point is None
+                                     else 1.0 - s.point.throughput_per_gpu / _curve_maximum(s), "-", na),
         fleets={name: FleetOutput(gpus=_n(f.gpus, "GPU"), replicas=_n(f.replicas, "replicas"),
                                   servers=_n(f.servers, "servers"), spare_replicas=_n(f.spare_replicas, "replicas"),
                                   working_replicas=_n(f.replicas - f.spare_replicas, "replicas"),
@@ -1106,8 +1124,6 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
 
     r = as_resolved(resolved) if resolved is not None else None
     if figure_claims and r is not None:
-        from .figure_claims import with_figure_claims
-
         comparison = with_figure_claims(comparison, r)
     c = comparison
     cur, month = c.currency, f"{c.currency}/month"
@@ -1213,6 +1229,20 @@ def compare(scenario: str | os.PathLike | Scenario | Resolved, volume: float | N
                         f"{type(scenario).__name__}{hint}")
     r = as_resolved(scenario)
     return comparison_output(compare_options(r, volume=volume, volume_max=volume_max), r, uncertainty=uncertainty)
+
+
+def _claims_document(r: Resolved) -> dict:
+    """The output document a ``figure`` claim reads, with the claims unchecked."""
+    return comparison_output(compare_options(r, check=False), r, uncertainty=False,
+                             figure_claims=False).model_dump(mode="json")
+
+
+def with_figure_claims(comparison: Comparison, resolved: Scenario | Resolved) -> Comparison:
+    """The comparison with the scenario's ``figure`` claims checked on this output contract
+    (:func:`costmodel.presentation.figure_claims.with_figure_claims`), every claim in order."""
+    from .figure_claims import with_figure_claims as checked
+
+    return checked(comparison, as_resolved(resolved), _claims_document)
 
 
 def output_json_schema() -> dict[str, Any]:

@@ -372,7 +372,7 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
     With the resolved ``model``, its ``figure`` claims (any figure of the output) are checked too.
     """
     if model is not None:
-        from .figure_claims import with_figure_claims
+        from .output import with_figure_claims
 
         comparison = with_figure_claims(comparison, model)
     if not comparison.claims:
