@@ -121,6 +121,15 @@ def input_break_even_sentence(b: InputBreakEven, label) -> str:
     return f"{b.path}: {label(b.option_a)} costs the same as {other} at {fmt.significant(b.value, 6)}"
 
 
+def _against_winner(figure: float, best: float) -> str:
+    """A ranked candidate's distance to the winner: "+8,521.39 (3.40x; the winner saves 70.6 %)"."""
+    if figure == best:
+        return ""
+    ratio = f"{fmt.significant(figure / best, 3)}x; " if best > 0 else ""
+    saved = f"the winner saves {fmt.share(1 - best / figure)}" if figure > 0 else "above the winner"
+    return f"  +{fmt.amount(figure - best)} ({ratio}{saved})"
+
+
 def decision_lines(comparison: Comparison) -> list[str]:
     """The decision in terminal lines: the verdict, the measure, every candidate ranked."""
     c = comparison
@@ -128,7 +137,9 @@ def decision_lines(comparison: Comparison) -> list[str]:
     lines = [f"verdict: {decision_sentence(c)}"]
     width = max(len(x.label) for x in d.candidates.values())
     lines.append(f"ranked on {d.description} [{d.unit}]:")
-    lines += [f"  {i}. {x.label:<{width}}  {fmt.amount(x.figure):>16}" for i, x in enumerate(d.candidates.values(), 1)]
+    best = d.candidates[d.winner].figure
+    lines += [f"  {i}. {x.label:<{width}}  {fmt.amount(x.figure):>16}" + _against_winner(x.figure, best)
+              for i, x in enumerate(d.candidates.values(), 1)]
     note = monthly_view_note(c)
     if note:
         lines.append(f"  note: {note}")
