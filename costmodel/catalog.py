@@ -297,6 +297,8 @@ class APIOffer(_Row):
                                                 "empty: none. [currency/1000 requests]")
     web_search_per_thousand: float | None = Field(default=None, gt=0, description="Price of 1,000 web searches; "
                                                   "empty: not priced. [currency/1000 searches]")
+    citation_per_million: float | None = Field(default=None, gt=0, description="Price of citation tokens billed "
+                                               "beside input and output; empty: not priced. [currency/M tokens]")
     effective_from: str | None = Field(default=None, pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
                                        description="Date (YYYY-MM-DD) from which these prices apply; empty: always "
                                                    "(data/api_price_history.csv may hold other dates).")

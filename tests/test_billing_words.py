@@ -313,3 +313,22 @@ def test_an_offer_with_output_tokens_needs_an_output_price():
     data["offers"] = EMBEDDINGS["offers"]
     with pytest.raises(Exception, match="input only"):
         costmodel.resolve(costmodel.validate_data(data))
+
+
+def test_perplexity_deep_research_bills_citations_searches_and_reasoning():
+    # Perplexity, docs.perplexity.ai/guides/pricing ("detailed pricing breakdown for Sonar Deep Research"):
+    # 2 USD per M input, 8 output, citation tokens (the searches' processed tokens) at the input price,
+    # reasoning tokens 3 USD per M, searches 5 USD per 1,000. A request of 33 input, 7,163 output,
+    # 20,016 citation and 73,997 reasoning tokens and 18 searches (our usage, not Perplexity's), by hand:
+    # 0.000066 + 0.057304 + 0.040032 + 0.221991 + 0.09 = 0.409393 USD.
+    catalog = catalog_with(api_offers=dict(costmodel.default_catalog().api_offers, **{"test-deep": offer(
+        "test-deep", input_per_million=2.0, output_per_million=8.0, citation_per_million=2.0,
+        reasoning_per_million=3.0, web_search_per_thousand=5.0)}))
+    s = patched(R1, {"options.api.offer": "test-deep", "workload.input_tokens_per_request": 33,
+                     "workload.input_tokens_per_output_token": 33 / 7163,
+                     "options.api.reasoning_tokens_per_output_token": 73997 / 7163,
+                     "options.api.citation_tokens_per_request": 20016, "options.api.searches_per_request": 18},
+                drop=("uncertainty",), catalog=catalog)
+    doc = costmodel.compare(s, uncertainty=False).model_dump(mode="json")
+    assert doc["options"]["api"]["cost_per_request"]["value"] == pytest.approx(
+        0.000066 + 0.057304 + 0.040032 + 0.221991 + 0.09, rel=1e-12)

@@ -66,7 +66,8 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
                     cache_write_1h_price=None, cache_write_1h_share=0.0, context_tiers=None,
                     audio_input_share=0.0, audio_input_price=None, cached_audio_input_price=None,
                     image_input_share=0.0, image_input_price=None, audio_output_share=0.0,
-                    audio_output_price=None, request_fee=0.0, searches_per_request=0.0, search_fee=0.0):
+                    audio_output_price=None, request_fee=0.0, searches_per_request=0.0, search_fee=0.0,
+                    citation_tokens_per_request=0.0, citation_price=None):
     """An API bill per million workload tokens, by part: input, cache reads and writes, output. [currency/M tokens]
 
     The one formula of how hosted APIs bill tokens; :func:`blended_api_price` is the sum of
@@ -135,6 +136,9 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
         Fixed fee per request. [currency/request]
     searches_per_request, search_fee
         Web (or file) searches per request and the price of one. [searches/request], [currency/search]
+    citation_tokens_per_request, citation_price
+        Citation tokens a request is billed for beside its input and output (Perplexity's
+        deep research) and their price. [tokens/request], [currency/M tokens]
 
     Returns
     -------
@@ -142,7 +146,8 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
         ``input``, ``cache_read``, ``cache_write``, ``output``, each per million workload
         tokens (input and output together); with the further words, also ``reasoning``
         (reasoning tokens, split from ``output`` only when ``reasoning_price`` is given),
-        ``audio_input``, ``image_input``, ``audio_output`` and ``request_fees``.
+        ``audio_input``, ``image_input``, ``audio_output`` and ``request_fees`` (per-request and
+        per-search fees and citation tokens).
         [currency/M tokens]
 
     Notes
@@ -160,7 +165,8 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     the same shares: audio_input = k·u·(1 − s)·a·t·((1 − c − w)·p_audio + c·p_audio,cached),
     image_input = k·u·(1 − s)·m·(1 − c − w)·t·p_image (image tokens read from the cache at
     the text cache price). Fees per million workload tokens are
-    10⁶ · (fee + searches · search fee) / (n_in · (1 + 1/r)), n_in the input tokens per request.
+    10⁶ · (fee + searches · search fee + citation tokens · p_citation / 10⁶) / (n_in · (1 + 1/r)),
+    n_in the input tokens per request.
 
     References
     ----------
@@ -173,6 +179,8 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     .. [3] Pydantic, genai-prices (github.com/pydantic/genai-prices): tiered prices by the
        request's input tokens applying to all its tokens ("cliff"); per-request and per-search
        prices (requests_kcount, web_searches_kcount); audio and image token prices.
+    .. [4] Perplexity, API pricing (docs.perplexity.ai/guides/pricing): Sonar Deep Research bills
+       citation tokens (at the input price), searches (5 USD per 1,000) and reasoning tokens apart.
 
     Examples
     --------
@@ -286,6 +294,10 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
             raise ValueError("audio output tokens need an audio output price")
         parts["audio_output"] = outputs * audio_output_share * tier_multiplier * audio_output_price
     fees = request_fee + searches_per_request * search_fee
+    if np.any(np.asarray(citation_tokens_per_request) > 0):
+        if citation_price is None:
+            raise ValueError("citation tokens need a citation price")
+        fees = fees + citation_tokens_per_request * citation_price / 1e6
     if np.any(np.asarray(fees) > 0):
         if not np.all(np.asarray(input_tokens_per_request) > 0):
             raise ValueError("a fee per request needs the input tokens per request")

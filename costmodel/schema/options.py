@@ -322,6 +322,10 @@ class HostedAPI(InputModel):
     searches_per_request: NonNegative = quantity(
         0.0, unit="searches/request", title="web searches per request", le=1000,
         description="Web searches a request makes, each billed at the offer's web_search_per_thousand / 1000.")
+    citation_tokens_per_request: NonNegative = quantity(
+        0.0, unit="tokens/request", title="citation tokens per request", le=100_000_000,
+        description="Citation tokens a request is billed for beside input and output, at the offer's "
+                    "citation_per_million (Perplexity's deep research).")
     audio_input_share: Share = quantity(0.0, unit="-", title="audio share of input tokens",
                                         description="Share of input tokens that are audio tokens (audio price).")
     image_input_share: Share = quantity(0.0, unit="-", title="image share of input tokens",
