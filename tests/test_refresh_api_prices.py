@@ -16,6 +16,7 @@ from costmodel.paths import DATA_DIR
 
 SCRIPT = DATA_DIR.parent / "scripts" / "refresh_api_prices.py"
 PRICES, WINDOWS = DATA_DIR / "api_prices.csv", DATA_DIR / "api_price_windows.csv"
+TIERS, HISTORY = DATA_DIR / "api_price_tiers.csv", DATA_DIR / "api_price_history.csv"
 NOT_IMPORTED = DATA_DIR / "sources" / "genai-prices" / "not_imported.csv"
 
 
@@ -29,7 +30,8 @@ def script():
 
 @pytest.fixture(scope="module")
 def built(script):
-    return script.build(PRICES.read_text(encoding="utf-8"), WINDOWS.read_text(encoding="utf-8"))
+    return script.build(PRICES.read_text(encoding="utf-8"), WINDOWS.read_text(encoding="utf-8"),
+                        TIERS.read_text(encoding="utf-8"), HISTORY.read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +47,11 @@ def _rows(text: str) -> list[dict]:
 
 def test_committed_files_are_the_scripts_output(built):
     assert version("genai-prices") == "0.2.3"
-    prices, windows, not_imported, report = built
+    prices, windows, tiers, history, not_imported, report = built
     assert prices == PRICES.read_text(encoding="utf-8")
     assert windows == WINDOWS.read_text(encoding="utf-8")
+    assert tiers == TIERS.read_text(encoding="utf-8")
+    assert history == HISTORY.read_text(encoding="utf-8")
     assert not_imported == NOT_IMPORTED.read_text(encoding="utf-8")
     assert report == []          # no mapped row differs from the package, no override is shadowed
 
@@ -171,14 +175,20 @@ def test_not_imported_entries_have_reasons():
     assert len(entries) > 100
     assert all(e["provider"] and e["model"] and e["reason"].strip() for e in entries)
     reasons = {(e["provider"], e["model"]): e["reason"] for e in entries}
-    assert "embedding" in reasons[("openai", "text-embedding-3-small")]
-    assert "no output price" in reasons[("cloudflare", "@cf/baai/bge-base-en-v1.5")]     # an embedding by its numbers
+    # Changed: embeddings priced per token are input-only offers now (APIOffer's output_per_million may be
+    # empty), so text-embedding-3-small and bge-base-en-v1.5 are imported, not listed; a model without an
+    # output price that is no embedding stays out, and mistral-embed's output price is the part not held.
+    imported = load_catalog().api_offers
+    assert "openai-text-embedding-3-small" in imported and ("openai", "text-embedding-3-small") not in reasons
+    assert imported["cloudflare-cf-baai-bge-base-en-v1-5"].output_per_million is None
+    assert "no output price" in reasons[("cloudflare", "@cf/cloudflare/clef")]       # no embedding by its name
     assert "embedding" in reasons[("mistral", "mistral-embed")]          # priced per output token, still no text
     assert "service_tier=fast" in " ".join(e["reason"] for e in entries if e["model"] == "gpt-5")
-    assert "different factors" in reasons[("deepseek", "deepseek-reasoner")]
-    assert "several prompt-size tiers" in reasons[("openrouter", "qwen/qwen3-coder-flash")]
+    # Changed: time-of-day factors by token class (applies_to) and several prompt-size tiers
+    # (data/api_price_tiers.csv) are held now, so these two are imported whole.
+    assert ("deepseek", "deepseek-reasoner") not in reasons
+    assert not any("tiers" in e["reason"] for e in entries if e["model"] == "qwen/qwen3-coder-flash")
     # an entry whose offer is given was imported without the part named; others were not imported at all
-    imported = {o for o in load_catalog().api_offers}
     assert all(e["offer"] in imported for e in entries if e["offer"])
     assert not any(e["offer"] for e in entries if e["reason"].startswith(("no prices", "no output", "not a text")))
 
@@ -188,7 +198,7 @@ def test_not_imported_entries_have_reasons():
 def test_mapped_rows_refresh_and_hand_kept_rows_stay(script):
     text = PRICES.read_text(encoding="utf-8").replace("Claude Haiku 4.5,1,", "Claude Haiku 4.5,9,")
     windows = WINDOWS.read_text(encoding="utf-8")
-    out, _, _, report = script.build(text, windows)
+    out, *_, report = script.build(text, windows)
     haiku = next(r for r in _rows(out) if r["offer"] == "anthropic-claude-haiku-4-5")
     assert (haiku["input_per_million"], haiku["as_of"]) == ("1", script.RELEASED)   # a changed price is refreshed
     assert report == ["refreshed anthropic-claude-haiku-4-5: input_per_million 9 -> 1"]
