@@ -1708,12 +1708,13 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
         if len(write_prices) > 1:
             common.update(cache_write_1h_price=write_prices["1h"], cache_write_1h_share=writes["1h"])
         ratio = workload.input_tokens_per_output_token
+        # one input_tokens_per_request when both a fee (``words``) and a prompt-size tier need it
         tier_parts = formulas.api_price_parts(prices[0], prices[2], ratio, prices[1], api.cached_input_share,
-                                              **common, **long_context)
+                                              **{**common, **long_context})
         parts = {k: parts.get(k, 0.0) + share * v for k, v in tier_parts.items()}
         if is_long:
             plain = formulas.api_price_parts(prices[0], prices[2], ratio, prices[1], api.cached_input_share,
-                                             **common, input_tokens_per_request=per_request or 0.0)
+                                             **{**common, "input_tokens_per_request": per_request or 0.0})
             standard_parts = {k: standard_parts.get(k, 0.0) + share * v for k, v in plain.items()}
     price = sum(parts.values())
     windows = _windows_in_force(catalog, offer.offer, api.price_date)

@@ -50,9 +50,12 @@ def test_f23_long_context_bills_the_whole_request_at_the_higher_price():
     # Fault F23: 100 M tokens/day at 300 input per output token, requests of 300,000 input
     # tokens, Claude Sonnet 4.5 (Anthropic pricing, long context: above 200 K input tokens the
     # request bills 6 / 22.50 instead of 3 / 15): 300/301 x 6 + 1/301 x 22.5 = 6.0548 USD per M.
+    # The bill is dated 2026-04-30: Anthropic retired Sonnet 4.5's 1M-context beta after that day
+    # (data/api_prices.csv long_context_until, from scripts/refresh_api_prices.py), so a later bill with
+    # 300,000-token requests is refused (tests/test_refresh_api_prices.py::test_sonnet_long_context_retired).
     changes = {"options.api.offer": "anthropic-claude-sonnet-4-5", "workload.tokens_per_day": 100e6,
                "workload.input_tokens_per_output_token": 300, "workload.input_tokens_per_request": 300_000,
-               "uncertainty": None}
+               "options.api.price_date": "2026-04-30", "uncertainty": None}
     s = patched(R1, changes)
     r = costmodel.resolve(s)
     assert r.options["api"].long_context

@@ -391,7 +391,8 @@ class WhatIf:
                     if o.gpu == gpu]
         return [(f"{o.ident}: {fmt.significant(o.input_per_million, 4)} in / "
                  f"{fmt.significant(o.output_per_million, 4)} out {o.currency}/M tokens [{o.quality}]", o.ident)
-                for o in sorted(c.api_offers.values(), key=lambda o: o.ident)]
+                for o in sorted(c.api_offers.values(), key=lambda o: o.ident)
+                if o.output_per_million is not None]       # input-only offers (embeddings) bill no output tokens
 
     def _dropdown(self, path: str) -> widgets.Dropdown | None:
         current = _get(self.base_data, path)
