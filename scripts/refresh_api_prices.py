@@ -129,12 +129,13 @@ EXTRA_COLUMN_OF = {
     "input_image_mtok": ("input_image_per_million", 1_000_000),
     "requests_kcount": ("per_thousand_requests", 1_000),
     "web_searches_kcount": ("web_search_per_thousand", 1_000),
+    "output_citation_mtok": ("citation_per_million", 1_000_000),
 }
 """Further package price keys an offer holds. The package's usage counts nest (genai_prices.decompose): reasoning
 tokens are part of the output tokens, audio and image tokens part of the input tokens and cached audio tokens
 part of both the audio and the cache-read tokens; each priced key bills its own tokens only, as
 costmodel.formulas.api_price_parts does."""
-FEE_KEYS = ("requests_kcount", "web_searches_kcount")
+FEE_KEYS = ("requests_kcount", "web_searches_kcount", "output_citation_mtok")
 """Fees no service tier, region or time of day changes in the catalog."""
 CLASS_OF = {"input_mtok": "input", "cache_read_mtok": "cache_read", "cache_write_mtok": "cache_write",
             "cache_write_1h_mtok": "cache_write", "output_mtok": "output", "output_reasoning_mtok": "reasoning",
@@ -162,7 +163,7 @@ COLUMNS = ["offer", "provider", "model", "input_per_million", "cached_input_per_
            "long_context_output_per_million", "region_uplift", "deprecated", "reasoning_per_million",
            "input_audio_per_million", "cached_audio_input_per_million", "output_audio_per_million",
            "input_image_per_million", "per_thousand_requests", "web_search_per_thousand", "effective_from",
-           "long_context_until"]
+           "long_context_until", "citation_per_million"]
 PRICE_COLUMNS = [c for c in COLUMNS if c not in ("offer", "provider", "model", "quality", "as_of", "source", "notes",
                                                  "long_context_until")]
 WINDOW_COLUMNS = ["window", "offer", "name", "days", "start_hour", "end_hour", "time_zone", "price_multiplier",

@@ -226,7 +226,7 @@ def _package_model(provider_id: str, model_id: str):
 
 
 def _genai_per_million(provider_id, model_id, day, n_in, ratio, cached=0.0, writes=None, reasoning=0.0, audio=0.0,
-                       audio_out=0.0, searches=0.0, price_context=None):
+                       audio_out=0.0, searches=0.0, citations=0.0, price_context=None):
     """genai-prices' price of one request of ``n_in`` input tokens at the mix ``ratio``, per million workload
     tokens (input plus visible output). [USD/M tokens]"""
     import datetime as dt
@@ -238,7 +238,8 @@ def _genai_per_million(provider_id, model_id, day, n_in, ratio, cached=0.0, writ
     writes = writes or {}
     usage = Usage(input_tokens=n_in, cache_read_tokens=cached * n_in,
                   cache_write_tokens=sum(writes.values()) * n_in, cache_write_1h_tokens=writes.get("1h", 0.0) * n_in,
-                  output_tokens=n_out * (1 + reasoning), output_reasoning_tokens=reasoning * n_out,
+                  output_tokens=n_out * (1 + reasoning) + citations, output_reasoning_tokens=reasoning * n_out,
+                  output_citation_tokens=citations,
                   input_audio_tokens=audio * n_in, cache_audio_read_tokens=audio * cached * n_in,
                   output_audio_tokens=audio_out * n_out, web_searches=searches)
     when = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
@@ -263,8 +264,9 @@ EFFECTIVE = __import__("datetime").date(2026, 12, 2)
 BILLS = [
     # (id, offer, package model, date, input tokens per request, mix, costmodel shares, package usage words)
     ("reasoning and web search", "perplexity-sonar-deep-research", ("perplexity", "sonar-deep-research"),
-     EFFECTIVE, 5_000, 4.0, {"reasoning_tokens_per_output_token": 2.0, "searches_per_request": 1.5},
-     {"reasoning": 2.0, "searches": 1.5}),
+     EFFECTIVE, 5_000, 4.0, {"reasoning_tokens_per_output_token": 2.0, "searches_per_request": 1.5,
+                             "citation_tokens_per_request": 3_000},
+     {"reasoning": 2.0, "searches": 1.5, "citations": 3_000}),
     ("fee per request", "perplexity-sonar", ("perplexity", "sonar"), EFFECTIVE, 2_000, 3.0, {}, {}),
     ("audio in and out, cached audio", "openai-gpt-realtime", ("openai", "gpt-realtime"), EFFECTIVE, 8_000, 2.0,
      {"cached_input_share": 0.3, "audio_input_share": 0.4, "audio_output_share": 0.5},
@@ -320,6 +322,7 @@ def test_the_sample_uses_the_new_words(catalog):
     offers = catalog.api_offers
     assert offers["perplexity-sonar-deep-research"].reasoning_per_million == 3
     assert offers["perplexity-sonar-deep-research"].web_search_per_thousand == 5
+    assert offers["perplexity-sonar-deep-research"].citation_per_million == 2
     assert offers["perplexity-sonar"].per_thousand_requests == 12
     realtime = offers["openai-gpt-realtime"]
     assert (realtime.input_audio_per_million, realtime.cached_audio_input_per_million,
