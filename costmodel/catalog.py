@@ -777,7 +777,9 @@ class APIPriceChange(_Row):
 
     change: str = Field(description="Catalog id of the change.")
     offer: str = Field(description="API offer id in api_prices.csv.")
-    effective_from: str = Field(pattern=_DATE, description="Date (YYYY-MM-DD) from which the prices apply.")
+    effective_from: str | None = Field(default=None, pattern=_DATE, description="Date (YYYY-MM-DD) from which the "
+                                       "prices apply; empty: the first prices, in force before every dated row and "
+                                       "before the offer row's effective_from (which it then needs).")
     input_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
     cached_input_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
     output_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
@@ -966,12 +968,30 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         if unknown:
             raise CatalogError(path, unknown)
     _check_tiers(extra["api_price_tiers"], api, folder / "api_price_tiers.csv")
+    _check_history(extra["api_price_history"], api, folder / "api_price_history.csv")
     tax_file = folder / "tax_depreciation.csv"     # optional: tax schedules by recovery year
     tax = _read(tax_file, TaxDepreciationRow, "row") if tax_file.exists() else {}
     _check_schedules(tax, tax_file)
     return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
                    throughput=throughput, serving_curves=curves, training_runs=runs, api_price_windows=windows,
                    tax_depreciation=tax, **energy, **extra)
+
+
+def _check_history(changes: dict[str, APIPriceChange], api: dict[str, APIOffer], path: Path | str) -> None:
+    """One price per offer and date: an undated change (the first prices) once, and only beside an offer row
+    that states its own effective_from."""
+    problems, seen = [], set()
+    for ident, row in changes.items():
+        offer = api.get(row.offer)
+        if row.effective_from is None and offer is not None and offer.effective_from is None:
+            problems.append((f"id {ident}, column effective_from", "", "an undated change (the first prices) needs "
+                             "the offer row's effective_from, or the two prices hold from the same time"))
+        if (row.offer, row.effective_from) in seen:
+            problems.append((f"id {ident}, column effective_from", row.effective_from or "",
+                             "a second change of this offer from the same date"))
+        seen.add((row.offer, row.effective_from))
+    if problems:
+        raise CatalogError(path, problems)
 
 
 def _check_tiers(tiers: dict[str, APIPriceTier], api: dict[str, APIOffer], path: Path | str) -> None:
@@ -1093,6 +1113,9 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
             for ident, row in unknown_models])
     if "serving_curves" in extra:
         _check_curves(tables["serving_curves"], next(iter(extra["serving_curves"].values())).source_file)
+    if extra.get("api_price_history"):
+        _check_history(tables["api_price_history"], tables["api_offers"],
+                       next(iter(extra["api_price_history"].values())).source_file)
     if "api_price_tiers" in extra and extra["api_price_tiers"]:
         _check_tiers(tables["api_price_tiers"], tables["api_offers"],
                      next(iter(extra["api_price_tiers"].values())).source_file)

@@ -1612,7 +1612,8 @@ def _offer_on(offer: APIOffer, catalog: Catalog | None, price_date: Any) -> tupl
     if not changes:
         return offer, offer.effective_from
     day = price_date.isoformat() if price_date is not None else None
-    candidates = [(offer.effective_from or "0000-00-00", None)] + [(c.effective_from, c) for c in changes]
+    candidates = [(offer.effective_from or "0000-00-00", None)] + [(c.effective_from or "0000-00-00", c)
+                                                                   for c in changes]
     in_force = [item for item in candidates if day is None or item[0] <= day]
     if not in_force:
         return offer, offer.effective_from

@@ -641,8 +641,6 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
         if by_clock:
             missing.append(f"{label} not held: a dated price of a model priced by the time of day (the windows' "
                            "factors are on the prices in force)")
-        elif when is None:
-            missing.append(f"{label} not held: a price change in data/api_price_history.csv needs its start date")
         else:
             change, problem = _change_row(offer, std, _keys(item.prices), when, start, day, source, embedding)
             if problem:
@@ -670,9 +668,10 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
     return row, windows, tiers, changes, missing
 
 
-def _change_row(offer: str, std: dict, other: dict, when: dt.date, start: dt.date | None, day: dt.date,
+def _change_row(offer: str, std: dict, other: dict, when: dt.date | None, start: dt.date | None, day: dt.date,
                 source: str, embedding: bool) -> tuple[dict | None, str]:
-    """(the row of data/api_price_history.csv of a dated package price, problem).
+    """(the row of data/api_price_history.csv of a dated package price, problem); ``when`` None: the package's
+    first price, without a start date (an empty effective_from: in force before every dated price).
 
     A change holds the text token prices (input, cache read and writes, output, reasoning); every
     other price it must share with the offer row, and its prompt-size tiers too (the catalog's
@@ -704,6 +703,11 @@ def _change_row(offer: str, std: dict, other: dict, when: dt.date, start: dt.dat
         if not Decimal(_base(price)) > 0:
             return None, f"{key} is 0 (a catalog price is above 0)"
         row[column] = _number(_base(price))
+    if when is None:
+        row.update(change=f"{offer}-first", offer=offer, effective_from="", quality="S", as_of=RELEASED,
+                   source=source, notes="The package's first price, without a start date: in force before its first "
+                                        "dated price")
+        return row, ""
     later = when > day
     row.update(change=f"{offer}-from-{when}", offer=offer, effective_from=when.isoformat(), quality="S",
                as_of=RELEASED, source=source,

@@ -187,7 +187,7 @@ def test_not_imported_entries_have_reasons():
     # Changed: time-of-day factors by token class (applies_to) and several prompt-size tiers
     # (data/api_price_tiers.csv) are held now, so these two are imported whole.
     assert ("deepseek", "deepseek-reasoner") not in reasons
-    assert not any("tiers" in e["reason"] for e in entries if e["model"] == "qwen/qwen3-coder-flash")
+    assert not any("several prompt-size tiers" in e["reason"] for e in entries if e["model"] == "qwen/qwen3-coder-flash")
     # an entry whose offer is given was imported without the part named; others were not imported at all
     assert all(e["offer"] in imported for e in entries if e["offer"])
     assert not any(e["offer"] for e in entries if e["reason"].startswith(("no prices", "no output", "not a text")))
@@ -297,6 +297,12 @@ BILLS = [
     ("a dated future price, after it", "google-gemini-3-6-flash", ("google", "gemini-3.6-flash"),
      __import__("datetime").date(2027, 2, 1), 4_000, 3.0, {"cached_input_share": 0.2, "searches_per_request": 1.0},
      {"cached": 0.2, "searches": 1.0}),
+    # The package's first price has no start date: an undated row of the history, in force before the dated ones
+    # (OpenAI o3 at 10 / 40 USD per M until its price cut to 2 / 8 on 2025-06-10).
+    ("the first, undated price", "openai-o3", ("openai", "o3"), __import__("datetime").date(2025, 5, 1), 3_000, 2.0,
+     {"cached_input_share": 0.2}, {"cached": 0.2}),
+    ("the price after the cut", "openai-o3", ("openai", "o3"), __import__("datetime").date(2025, 7, 1), 3_000, 2.0,
+     {"cached_input_share": 0.2}, {"cached": 0.2}),
     ("a superseded dated price", "mistral-mistral-large-4", ("mistral", "mistral-large-4"),
      __import__("datetime").date(2026, 10, 25), 6_000, 2.0, {"cached_input_share": 0.5}, {"cached": 0.5}),
 ]
