@@ -240,12 +240,17 @@ def scenario_json_schema(catalog: Catalog | None = None) -> dict[str, Any]:
             table = _ID_FIELDS.get((name, field)) or ("gpus" if field == "gpu" else None)
             if table is None:
                 continue
-            ids = sorted(getattr(catalog, table))
-            if "anyOf" in spec:       # optional: an id or null
-                spec["anyOf"] = [{"type": "string", "enum": ids} if part.get("type") == "string" else part
-                                 for part in spec["anyOf"]]
-            else:
-                spec["enum"] = ids
+            # the bundled ids for completion, and any other text: an id of the scenario's offers: block or of a
+            # --catalog folder is valid too (the validator checks it against the catalog in use)
+            ids = {"anyOf": [{"type": "string", "enum": sorted(getattr(catalog, table))}, {"type": "string"}]}
+            if spec.get("type") == "string":
+                spec.pop("type")
+                spec.update(ids)
+            elif "anyOf" in spec and any(part.get("type") == "string" for part in spec["anyOf"]):
+                spec["anyOf"] = [part for part in spec["anyOf"] if part.get("type") != "string"] + ids["anyOf"]
+    serving = schema.get("$defs", {}).get("Serving", {}).get("properties", {}).get("redundancy")
+    if serving is not None and "anyOf" in serving:      # the short form the validator takes
+        serving["anyOf"].append({"const": "n_plus_1", "description": "one spare replica, no failure model"})
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["x-costmodel-schema-version"] = SCENARIO_SCHEMA_VERSION
     return schema

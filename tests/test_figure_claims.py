@@ -143,3 +143,27 @@ def test_throughput_lost_to_the_latency_target_is_an_output():
     lost = doc["throughput_lost_to_target"]["value"]
     assert lost == pytest.approx(1 - plan.point.throughput_per_gpu / highest, rel=1e-12) and 0 < lost < 1
     assert doc["tokens_per_request"]["value"] == plan.input_tokens + plan.output_tokens
+
+
+def test_the_shipped_schema_accepts_the_new_words_the_validator_accepts():
+    # Hostile-input findings: the schema gave failures_per_year.gpu the GPU ids as its values, refused an offer
+    # id of the scenario's own offers: block, and refused the bundled `redundancy: n_plus_1`.
+    import json
+    from pathlib import Path
+
+    import jsonschema
+    from conftest import scenario_data
+    from test_billing_words import EMBEDDINGS
+
+    schema = json.loads((Path(costmodel.__file__).parents[1] / "data/schemas/scenario.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    published = patched_data("llama31-405b-as-published")
+    goodput = published["workload"]["goodput"]
+    for key in ("interruptions", "days", "gpus", "causes", "failures_per_gpu_per_year"):
+        goodput.pop(key, None)
+    goodput["failures_per_year"] = {"gpu": 0.1}
+    costmodel.validate_data(published)
+    for data in (scenario_data("deepseek-v3-serving"), EMBEDDINGS, published):
+        costmodel.validate_data(data)
+        errors = [f"{list(e.absolute_path)}: {e.message[:120]}" for e in validator.iter_errors(data)]
+        assert not errors, errors

@@ -216,3 +216,27 @@ def test_recomputed_workbook_of_a_tokens_workload_with_an_api(tmp_path):
         assert figures[f"TCO, {label}"] == pytest.approx(result.tco_by_option[option], rel=1e-9)
         assert figures[f"present value of costs, {label}"] == pytest.approx(result.npv_by_option[option], rel=1e-9)
     assert figures["lowest present value of costs"] == labels[result.lowest_present_value]
+
+
+@pytest.mark.parametrize("api", [
+    {"service_tier": "batch"},
+    {"searches_per_request": 1, "cached_input_share": 0.4, "cache_write_shares": {"5m": 0.1, "1h": 0.1}},
+    {"offer": "deepseek-v4-1-flash"},                     # price windows: the clock factor on each part
+], ids=["batch tier", "searches and cache writes", "price windows"])
+def test_the_workbook_bills_the_api_with_every_billing_word(tmp_path, api):
+    # A hostile-input finding: the workbook priced the API at input, cache-read and output prices only, so a
+    # batch tier (half price) read 42,583 USD against compare's 21,292.
+    changes = {f"options.api.{k}": v for k, v in api.items()}
+    changes["workload.input_tokens_per_request"] = 2000
+    s = patched("llama70b-vs-api", {"finance": {"horizon_months": 12, "discount_rate_per_year": 0.05}, **changes},
+                drop=("uncertainty",))
+    if "searches_per_request" in api:
+        from conftest import catalog_with
+        catalog = catalog_with(api_offers=lambda row: row.model_copy(update={"web_search_per_thousand": 10.0})
+                               if row.offer == "anthropic-claude-opus-4-5" else row)
+        s = patched("llama70b-vs-api", {"finance": {"horizon_months": 12, "discount_rate_per_year": 0.05},
+                                        **changes}, drop=("uncertainty",), catalog=catalog)
+    result = finance.own_finance(s)
+    figures, _ = summary_figures(write_workbook(s, tmp_path / "api.xlsx"))
+    assert figures["TCO, Hosted API"] == pytest.approx(result.tco_by_option["api"], rel=1e-9)
+    assert figures["present value of costs, Hosted API"] == pytest.approx(result.npv_by_option["api"], rel=1e-9)

@@ -128,6 +128,19 @@ class _Months:
         return f"{prefix}${col}${first + 2}:${col}${last + 2}"
 
 
+
+def _plain_api_bill(r, api) -> bool:
+    """Whether the API bill is input, cache reads and output at the listed prices (the workbook then writes it
+    as formulas of those prices); any other billing word makes it a bill of costmodel's parts."""
+    share, c = r.workload.output_share, api.cached_input_share
+    parts = api.price_parts
+    plain = {"input": (1 - share) * (1 - c) * api.input_price_per_million,
+             "cache_read": (1 - share) * c * api.cached_input_price_per_million,
+             "cache_write": 0.0, "output": share * api.output_price_per_million}
+    return api.hour_price_factors is None and set(parts) <= set(plain) and all(
+        np.allclose(np.asarray(parts[k], dtype=float), plain[k], rtol=1e-12, atol=0.0) for k in parts)
+
+
 def _factor(r: Resolved, m: _Months, price: str, change: str, month):
     """The expression of a price's factor in a row: ``(1+change)^(month/12)`` for a constant rate, or the cell
     of a column of the path's factors (values, added once) for a price with a path
@@ -279,6 +292,22 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
               np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape))
 
         api_factor = _factor(r, m, "api", "fin_api_change", month)
+        if not _plain_api_bill(r, api):
+            # billing words beyond the cache-read share (tiers, cache writes, reasoning, modalities, fees, windows):
+            # the bill's parts per million workload tokens as costmodel computes them, each a named input
+            from ..domain.api_clock import api_clock_factor
+
+            keys = []
+            for part, value in api.price_parts.items():
+                clock = api_clock_factor(r, "api", part if api.hour_part_factors is not None else None)
+                price = float(np.mean(np.asarray(value, dtype=float))) * clock
+                add(f"api_{part}_price", f"API bill per M workload tokens: {part.replace('_', ' ')} (from the "
+                    "billing words and price windows; change them in the scenario, then export again)", price,
+                    f"{cur}/M tokens", api.offer.citation())
+                m.add(f"api_{part}", f"api: {part.replace('_', ' ')}",
+                      lambda row, part=part: f"={m.cell('tokens', row)}*api_{part}_price*{api_factor(row)}")
+                keys.append(f"api_{part}")
+            totals["api"] = keys
 
         def api_line(kind):
             def formula(row):
@@ -290,9 +319,10 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
                 return f"={tokens}*api_output_share*api_output_price*{f}"
             return formula
 
-        for kind in ("input", "cached", "output"):
-            m.add(f"api_{kind}", f"api: {kind} tokens", api_line(kind))
-        totals["api"] = ["api_input", "api_cached", "api_output"]
+        if _plain_api_bill(r, api):
+            for kind in ("input", "cached", "output"):
+                m.add(f"api_{kind}", f"api: {kind} tokens", api_line(kind))
+            totals["api"] = ["api_input", "api_cached", "api_output"]
     if "own" in r.options:
         totals["own"] = _own_columns(r, flows, m, add)
     for option, keys in totals.items():
