@@ -521,6 +521,12 @@ class WorkloadInputs:
         return self.utilisation_ceiling * self.peak_to_average
 
     @property
+    def input_only(self) -> bool:
+        """A tokens workload without output tokens (embeddings): API offers only, no GPU capacity."""
+        return self.kind == "tokens" and np.ndim(self.input_tokens_per_output_token) == 0 \
+            and math.isinf(self.input_tokens_per_output_token)
+
+    @property
     def output_share(self) -> Number:
         """Share of tokens that are output tokens. [-]"""
         return formulas.output_share(self.input_tokens_per_output_token)
@@ -1642,6 +1648,10 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
     cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
         else offer.input_per_million
     output = offer.output_per_million * rate if offer.output_per_million is not None else None
+    if output is None and not workload.input_only:
+        raise _problem(f"{where}.offer", offer.offer, f"{offer.offer} is an input-only offer (no output price, as "
+                                                      "for embeddings): it prices a workload without output tokens "
+                                                      "(workload.input_only: true)")
     prices = (offer.input_per_million * rate, cached * rate, output)
     shares = api.tier_shares or {api.service_tier: 1.0}
     factors = {}

@@ -311,8 +311,18 @@ def test_an_offer_with_output_tokens_needs_an_output_price():
     from conftest import patched_data
     data = patched_data(R1, {"options.api.offer": "test-embedding-small"}, drop=("uncertainty",))
     data["offers"] = EMBEDDINGS["offers"]
-    with pytest.raises(Exception, match="input only"):
+    with pytest.raises(ScenarioError, match="options.api.offer: test-embedding-small is an input-only offer"):
         costmodel.resolve(costmodel.validate_data(data))
+
+
+def test_an_input_only_workload_with_a_demand_profile_is_billed_by_the_clock():
+    # No GPU capacity to mix: the decision is on the monthly bills (1,216.67 and 7,908.33 USD), not hour by hour.
+    from conftest import patched_data
+    data = patched_data(EMBEDDINGS, {"demand": {"kind": "office_hours", "start_hour": 8, "end_hour": 18,
+                                                "off_share": 0.1, "source": "test"}})
+    doc = costmodel.compare(costmodel.validate_data(data), uncertainty=False).model_dump(mode="json")
+    assert doc["decision"]["measure"] == "monthly_cost" and doc["cheapest_mix"] is None
+    assert doc["options"]["api"]["monthly_cost"]["value"] == pytest.approx(2000 * 365 / 12 * 0.02, rel=1e-12)
 
 
 def test_perplexity_deep_research_bills_citations_searches_and_reasoning():
