@@ -296,6 +296,10 @@ def _validate(args: argparse.Namespace) -> int:
     for name in args.scenario:
         try:
             scenario = load_scenario(name, catalog)
+            if any(claim.kind == "figure" for claim in scenario.claims):
+                from .presentation.output import check_figure_paths
+
+                check_figure_paths(scenario)     # a claim's path, unit and baseline are read on the output
         except InputError as exc:
             _say(f"costmodel validate: {exc}", file=sys.stderr)
             bad += 1

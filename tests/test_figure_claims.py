@@ -167,3 +167,63 @@ def test_the_shipped_schema_accepts_the_new_words_the_validator_accepts():
         costmodel.validate_data(data)
         errors = [f"{list(e.absolute_path)}: {e.message[:120]}" for e in validator.iter_errors(data)]
         assert not errors, errors
+
+
+def test_validate_reads_the_figure_claims(tmp_path, capsys):
+    # Hostile-input finding: validate said "valid" for a path that names no figure and a unit of no kind.
+    for claim, word in (({"figure": "options.api", "value": 1.0}, "not a figure"),
+                        ({"figure": "options.api.monthly_cost", "value": 1.0, "unit": "bananas"}, "claims.0.unit"),
+                        ({"figure": "options.api.monthly_cost", "value": 1.0, "baseline": "nope.yaml",
+                          "relation": "ratio"}, "claims.0.baseline")):
+        data = patched_data(R1, drop=("uncertainty",))
+        data["claims"] = [{"statement": "x", "kind": "figure", **claim}]
+        path = tmp_path / "v.yaml"
+        path.write_text(yaml.safe_dump(data))
+        assert main(["validate", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert word in err and "v.yaml" in err, err
+
+
+def test_an_item_of_a_series_is_in_the_series_unit(tmp_path):
+    # finance.yearly_cash_out.own is {values: [...], unit: USD}: its first year in k USD.
+    doc = costmodel.compare("h200-24gpu-cluster", uncertainty=False).model_dump(mode="json")
+    series = doc["finance"]["yearly_cash_out"]["own"]
+    assert lookup(doc, "finance.yearly_cash_out.own.values.0") == (series["values"][0], series["unit"], None)
+    [claim] = claims_of(tmp_path, [{"statement": "year 1", "kind": "figure", "value": series["values"][0] / 1e3,
+                                    "unit": "k USD", "figure": "finance.yearly_cash_out.own.values.0",
+                                    "tolerance": 1e-9}], base="h200-24gpu-cluster")
+    assert claim["confirmed"]
+    with pytest.raises(ScenarioError, match="same kind"):
+        claims_of(tmp_path, [{"statement": "year 1", "kind": "figure", "value": 2.2, "unit": "%",
+                              "figure": "finance.yearly_cash_out.own.values.0"}], base="h200-24gpu-cluster")
+
+
+def test_a_claim_on_a_figure_that_is_not_defined_says_so(tmp_path):
+    [claim] = claims_of(tmp_path, [{"statement": "x", "kind": "figure", "figure": "options.api.cost_per_request",
+                                    "value": 0.01}])
+    assert claim["computed"] == {"value": None, "unit": "USD/request", "status": "not_defined"}
+    assert not claim["confirmed"] and claim["would_hold"] == []
+
+
+def test_figure_paths_may_hold_spaces():
+    assert costmodel.schema.claims.Claim(statement="x", kind="figure", value=35.0,
+                                         figure="training_run.failures_by_cause.network switch and cable.count")
+
+
+def test_would_hold_lists_only_values_the_validator_takes(tmp_path):
+    # The audio share that would make the audio component reach 4,400 USD is above 1 - image share: not listed.
+    data = patched_data(R1, {"options.api.image_input_share": 0.5, "options.api.audio_input_share": 0.2},
+                        drop=("uncertainty",))
+    from conftest import catalog_with  # noqa: F401  (the offer prices are inline below)
+    data["offers"] = {"api_offers": [{
+        "offer": "test-audio", "provider": "Test", "model": "audio", "input_per_million": 5.0,
+        "output_per_million": 25.0, "input_audio_per_million": 40.0, "input_image_per_million": 5.0,
+        "currency": "USD", "quality": "P", "as_of": "2026-12-01", "source": "test"}]}
+    data["options"]["api"]["offer"] = "test-audio"
+    data["claims"] = [{"statement": "audio 4,400", "kind": "figure", "value": 4400.0,
+                       "figure": "options.api.components.audio_input_tokens"}]
+    path = tmp_path / "a.yaml"
+    path.write_text(yaml.safe_dump(data))
+    [claim] = costmodel.compare(str(path), uncertainty=False).model_dump(mode="json")["claims"]
+    shares = [c for c in claim["would_hold"] if c["path"] == "options.api.audio_input_share"]
+    assert not shares or shares[0]["needed"]["value"] <= 0.5

@@ -50,15 +50,20 @@ _FAMILIES = (
     {"FLOP": 1.0, "PFLOP": 1e15, "EFLOP": 1e18, "ZFLOP": 1e21},
     {"-": 1.0, "%": 0.01},
 )
-_CURRENCY = re.compile(r"^[A-Z]{3}$")
+
+
+_MONEY = re.compile(r"^(?:(k|M|B) )?([A-Z]{3})$")
+_MONEY_PREFIX = {None: 1.0, "k": 1e3, "M": 1e6, "B": 1e9}
 
 
 def _scale(part: str, other: str, currency_rate) -> float | None:
     """Factor turning an amount in unit ``part`` into unit ``other`` (one term of a unit), or None."""
     if part == other:
         return 1.0
-    if _CURRENCY.match(part) and _CURRENCY.match(other):
-        return currency_rate(part, other)
+    a, b = _MONEY.match(part), _MONEY.match(other)
+    if a and b:         # currencies, with k / M / B prefixes: "M USD" to "EUR"
+        rate = 1.0 if a.group(2) == b.group(2) else currency_rate(a.group(2), b.group(2))
+        return rate * _MONEY_PREFIX[a.group(1)] / _MONEY_PREFIX[b.group(1)]
     for family in _FAMILIES:
         if part in family and other in family:
             return family[part] / family[other]
@@ -99,7 +104,10 @@ def lookup(document: dict, path: str) -> tuple[float | None, str, str | None]:
     """
     node: Any = document
     walked = []
+    unit_of_series = None
     for step in path.split("."):
+        if isinstance(node, dict) and "values" in node and "unit" in node and step == "values":
+            unit_of_series = node["unit"]       # an item of a series {values, unit} is in the series' unit
         if isinstance(node, list) and step.isdigit() and int(step) < len(node):
             node = node[int(step)]
         elif isinstance(node, dict) and step in node:
@@ -114,7 +122,7 @@ def lookup(document: dict, path: str) -> tuple[float | None, str, str | None]:
         value = node["value"]
         return (None if value is None else float(value)), node["unit"], node.get("status")
     if isinstance(node, int | float) and not isinstance(node, bool):
-        return float(node), "-", None
+        return float(node), unit_of_series or "-", None
     raise KeyError(f"{path} is not a figure of the output (a value with its unit)")
 
 
@@ -139,9 +147,13 @@ def _baseline(r: Resolved, claim: Claim, index: int, document: Document) -> dict
     try:
         target = candidate if candidate.exists() else scenario_path(claim.baseline)
         return document(resolve(load_scenario(target, r.catalog)))
-    except (ScenarioError, FileNotFoundError, OSError) as exc:
+    except ScenarioError as exc:
+        reasons = "; ".join(f"{field}: {reason}" for field, _, reason in exc.problems)
         raise ScenarioError(here, [(f"claims.{index}.baseline", claim.baseline,
-                                    f"the baseline scenario cannot be read: {exc}")]) from None
+                                    f"the baseline scenario is not valid ({reasons})")]) from None
+    except OSError as exc:
+        raise ScenarioError(here, [(f"claims.{index}.baseline", claim.baseline,
+                                    f"the baseline scenario cannot be read ({exc.strerror or exc})")]) from None
 
 
 class _Figure:
@@ -159,8 +171,11 @@ class _Figure:
         elif claim.relative_to is not None:
             self.other, other_unit, _ = self._read(document, claim.relative_to, "relative_to")
         if claim.relation is not None and other_unit != self.unit:
-            raise ScenarioError(self.where, [(f"claims.{index}.relative_to", claim.relative_to or claim.baseline,
-                                              f"the two figures are in different units ({self.unit}, {other_unit})")])
+            field = "baseline" if claim.baseline is not None else "relative_to"
+            raise ScenarioError(self.where, [(f"claims.{index}.{field}", getattr(claim, field),
+                                              f"the two figures are in different units ({self.unit} here, "
+                                              f"{other_unit} there): a relation needs one unit (a baseline in "
+                                              "another reporting currency cannot be related)")])
         self.result_unit = self.unit if claim.relation in (None, "saving") else "-"
         stated_unit = claim.unit or self.result_unit
         if claim.currency and self.result_unit != "-":
@@ -253,12 +268,24 @@ def _would_hold(r: Resolved, figure: _Figure) -> tuple[InputChange, ...]:
                 title = found.title if found is not None else ("serving throughput" if path == THROUGHPUT_INPUT
                                                                else path)
                 unit = found.unit if found is not None else "output tokens/s/GPU"
-                changes.append(InputChange(path, title, unit, current, needed))
+                if _allowed(r, path, needed):
+                    changes.append(InputChange(path, title, unit, current, needed))
                 break
             previous_x, previous_gap = float(x), gap
         figure.other = other
     changes.sort(key=lambda c: abs(np.log(c.needed / c.current)) if c.needed > 0 else np.inf)
     return tuple(changes[:MAX_CHANGES])
+
+
+def _allowed(r: Resolved, path: str, value: float) -> bool:
+    """Whether the scenario with ``path`` at ``value`` passes the validator's rules (joint ones included: the
+    shares of input tokens at most 1, a cached price at most the input's, ...)."""
+    from ..schema.values import value_problems
+
+    try:
+        return not value_problems(r.scenario, r.catalog, {path: value}, together="alone")
+    except (ScenarioError, ValueError, TypeError, KeyError):
+        return False
 
 
 def check_figure_claim(r: Resolved, claim: Claim, index: int, document: Document) -> ClaimCheck:
@@ -283,6 +310,20 @@ def check_figure_claim(r: Resolved, claim: Claim, index: int, document: Document
                       claim.tolerance, confirmed, None, None, changes)
 
 
+def check_figure_paths(r: Resolved, document: Document) -> None:
+    """Read every ``figure`` claim of the scenario on its output (paths, units, baselines) without searching
+    what would make it hold: what ``costmodel validate`` checks.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`check_figure_claim`.
+    """
+    for index, claim in enumerate(r.scenario.claims):
+        if claim.kind == "figure":
+            _Figure(r, claim, index, document)
+
+
 def with_figure_claims(comparison: Comparison, r: Resolved, document: Document) -> Comparison:
     """The comparison with its scenario's ``figure`` claims checked, every claim in the scenario's order.
 
@@ -303,4 +344,4 @@ def with_figure_claims(comparison: Comparison, r: Resolved, document: Document) 
     return dataclasses.replace(comparison, claims=checked)
 
 
-__all__ = ["check_figure_claim", "convert", "lookup", "with_figure_claims"]
+__all__ = ["check_figure_claim", "check_figure_paths", "convert", "lookup", "with_figure_claims"]

@@ -1055,7 +1055,7 @@ def _claim(c) -> ClaimOutput:
     multiple = c.stated_multiple is not None
     return ClaimOutput(
         statement=c.statement, source=c.source, kind=c.kind, stated=_q(c.stated, c.unit),
-        computed=_q(c.computed, c.unit, "never"), tolerance_share=_q(c.tolerance, "-"), confirmed=c.confirmed,
+        computed=_q(c.computed, c.unit, "not_defined" if c.kind == "figure" else "never"), tolerance_share=_q(c.tolerance, "-"), confirmed=c.confirmed,
         stated_multiple=_q(c.stated_multiple, "-") if multiple else None,
         computed_multiple=_q(c.computed_multiple, "-", "never") if multiple else None,
         would_hold=[InputChangeOutput(path=w.path, title=w.title, current=_q(w.current, w.unit),
@@ -1235,6 +1235,22 @@ def _claims_document(r: Resolved) -> dict:
     """The output document a ``figure`` claim reads, with the claims unchecked."""
     return comparison_output(compare_options(r, check=False), r, uncertainty=False,
                              figure_claims=False).model_dump(mode="json")
+
+
+def check_figure_paths(resolved: Scenario | Resolved) -> None:
+    """Read the scenario's ``figure`` claims on its output (paths, units, baselines), as ``costmodel validate``
+    does (:func:`costmodel.presentation.figure_claims.check_figure_paths`).
+
+    Raises
+    ------
+    ScenarioError
+        A claim names no figure, a unit of another kind, or a baseline that cannot be read.
+    """
+    from .figure_claims import check_figure_paths as checked
+
+    r = as_resolved(resolved)
+    if any(claim.kind == "figure" for claim in r.scenario.claims):
+        checked(r, _claims_document)
 
 
 def with_figure_claims(comparison: Comparison, resolved: Scenario | Resolved) -> Comparison:

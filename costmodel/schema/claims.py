@@ -45,7 +45,7 @@ from ..catalog import Currency
 from .base import InputModel, NonNegative, Positive, Text, fail
 
 
-FIGURE_PATH = r"^[a-z_][a-z0-9_:-]*(\.([a-z0-9_:-]+|[0-9]+))*$"
+FIGURE_PATH = r"^[a-z_][a-z0-9_:-]*(\.[a-z0-9_:-]+( [a-z0-9_:-]+)*)*$"
 """A figure's path in the output: keys (and list indices) joined by dots."""
 
 OptionName = Annotated[str, Field(pattern=r"^(own|rent|api)$|^(rent|api):[a-z0-9][a-z0-9-]{0,39}$",
