@@ -20,6 +20,7 @@ Adding a figure is adding a row. Rows are validated on load; a bad row raises
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import functools
 import re
 import typing
@@ -41,6 +42,9 @@ MAX_CATALOG_BYTES = 50_000_000
 
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$", description="ISO 4217 currency code, e.g. USD.")]
 Quality = Literal["P", "S", "U", "E"]
+
+
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class _Row(BaseModel):
@@ -66,6 +70,17 @@ class _Row(BaseModel):
         if kind is not None and not _CELL_FORMS[kind].match(value):
             raise PydanticCustomError("cell_form", "not {form} (a CSV cell as YAML 1.2 writes one)",
                                       {"form": _CELL_WORDS[kind]})
+        return value
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _calendar_date(cls, value):
+        """A YYYY-MM-DD cell is a day of the calendar (2026-02-30 is not)."""
+        if isinstance(value, str) and _DAY.match(value):
+            try:
+                dt.date.fromisoformat(value)
+            except ValueError:
+                raise PydanticCustomError("not_a_day", "not a day of the calendar (YYYY-MM-DD)") from None
         return value
 
     @field_validator("*", mode="after")
@@ -990,6 +1005,14 @@ def _check_history(changes: dict[str, APIPriceChange], api: dict[str, APIOffer],
             problems.append((f"id {ident}, column effective_from", row.effective_from or "",
                              "a second change of this offer from the same date"))
         seen.add((row.offer, row.effective_from))
+        if offer is not None:       # the offer's rules hold for its prices on every date
+            update = {name: getattr(row, name) for name in row.PRICES if getattr(row, name) is not None}
+            try:
+                APIOffer.model_validate(offer.model_dump() | update)
+            except ValidationError as exc:
+                for error in exc.errors():
+                    problems.append((f"id {ident}, column {'.'.join(str(x) for x in error['loc']) or 'offer'}",
+                                     error.get("input"), f"with the offer row's other prices: {error['msg']}"))
     if problems:
         raise CatalogError(path, problems)
 
@@ -1003,6 +1026,15 @@ def _check_tiers(tiers: dict[str, APIPriceTier], api: dict[str, APIOffer], path:
         if offer is not None and offer.long_context_threshold_tokens is not None:
             problems.append((f"id {ident}, column offer", row.offer, "the offer has long-context columns in "
                              "api_prices.csv: give its tiers in one place"))
+        base = None if offer is None else {"input": offer.input_per_million, "output": offer.output_per_million,
+                                           "cache_read": offer.cached_input_per_million,
+                                           "cache_write": offer.cache_write_5m_per_million,
+                                           "cache_write_1h": offer.cache_write_1h_per_million,
+                                           "reasoning": offer.reasoning_per_million}.get(row.token_class)
+        if base is not None and row.price_per_million < base and row.token_class in ("input", "output"):
+            problems.append((f"id {ident}, column price_per_million", row.price_per_million,
+                             f"below the offer's {row.token_class} price ({base:g}): a longer prompt's tier is the "
+                             "dearer price"))
         if (row.offer, row.token_class, row.above_input_tokens) in seen:
             problems.append((f"id {ident}, column above_input_tokens", row.above_input_tokens,
                              f"a second {row.token_class} tier at this threshold"))

@@ -1610,18 +1610,27 @@ def _rent_option(name: str, rent: Any, offer: CloudOffer, on_demand: Any, worklo
         reserved=reserved, spot=spot)
 
 
-def _offer_on(offer: APIOffer, catalog: Catalog | None, price_date: Any) -> tuple[APIOffer, str | None]:
+def _offer_on(offer: APIOffer, catalog: Catalog | None, price_date: Any,
+              where: str = "options.api") -> tuple[APIOffer, str | None]:
     """The offer's prices on the bill's date: its row, or its latest change (data/api_price_history.csv)
-    effective on that date (the latest of all without a date); and the date the prices are from."""
+    effective on that date (the latest of all without a date); and the date the prices are from.
+
+    Raises
+    ------
+    ScenarioError
+        The bill's date is before every price the catalog holds for the offer.
+    """
     changes = [c for c in (catalog.api_price_history.values() if catalog is not None else ())
                if c.offer == offer.offer]
-    if not changes:
-        return offer, offer.effective_from
     day = price_date.isoformat() if price_date is not None else None
     candidates = [(offer.effective_from or "0000-00-00", None)] + [(c.effective_from or "0000-00-00", c)
                                                                    for c in changes]
     in_force = [item for item in candidates if day is None or item[0] <= day]
     if not in_force:
+        first = min(item[0] for item in candidates)
+        raise _problem(f"{where}.price_date", day, f"before {first}, the first day the catalog holds a price for "
+                                                   f"{offer.offer} (effective_from): no price is known for that day")
+    if not changes:
         return offer, offer.effective_from
     when, change = max(in_force, key=lambda item: item[0])
     if change is None:
@@ -1644,7 +1653,7 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
     """The API option with its billing words applied once, by :func:`costmodel.formulas.api_price_parts`."""
     where = "options.api" if index is None else f"options.apis.{index}"
     rate = fx(offer.currency)
-    offer, _ = _offer_on(offer, catalog, api.price_date)
+    offer, _ = _offer_on(offer, catalog, api.price_date, where)
     cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
         else offer.input_per_million
     output = offer.output_per_million * rate if offer.output_per_million is not None else None

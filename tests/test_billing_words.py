@@ -342,3 +342,27 @@ def test_perplexity_deep_research_bills_citations_searches_and_reasoning():
     doc = costmodel.compare(s, uncertainty=False).model_dump(mode="json")
     assert doc["options"]["api"]["cost_per_request"]["value"] == pytest.approx(
         0.000066 + 0.057304 + 0.040032 + 0.221991 + 0.09, rel=1e-12)
+
+
+@pytest.mark.parametrize("rows, word", [
+    # a change that makes a cache read dearer than input, with the offer row's other prices
+    ("c1,anthropic-claude-opus-4-5,2027-01-01,0.1,,20,,,,P,2026-12-01,test,", "cache read costs at most"),
+    ("c1,anthropic-claude-opus-4-5,2026-02-30,4,,20,,,,P,2026-12-01,test,", "not a day of the calendar"),
+    ("c1,anthropic-claude-opus-4-5,2027-01-01,4,,20,,,,P,2026-12-01,test,\n"
+     "c2,anthropic-claude-opus-4-5,2027-01-01,3,,15,,,,P,2026-12-01,test,", "same date"),
+])
+def test_a_price_history_keeps_the_offer_rules(tmp_path, rows, word):
+    (tmp_path / "api_price_history.csv").write_text(
+        "change,offer,effective_from,input_per_million,cached_input_per_million,output_per_million,"
+        "cache_write_5m_per_million,cache_write_1h_per_million,reasoning_per_million,quality,as_of,source,notes\n"
+        + rows + "\n")
+    with pytest.raises(CatalogError, match=word):
+        load_catalog_overrides(tmp_path)
+
+
+def test_a_bill_before_the_offer_has_a_price_is_refused():
+    catalog = catalog_with(api_offers=lambda row: row.model_copy(update={"effective_from": "2027-06-01"})
+                           if row.offer == OPUS else row)
+    with pytest.raises(ScenarioError, match="options.api.price_date.*before 2027-06-01"):
+        costmodel.resolve(patched(R1, {"options.api.price_date": "2026-01-01"}, drop=("uncertainty",),
+                                  catalog=catalog))

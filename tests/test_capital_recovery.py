@@ -131,7 +131,7 @@ class TestAssetClasses:
     @pytest.mark.parametrize("changes, where, words", [
         ({"options.own.cost_of_capital_per_year": 1.5}, "cost_of_capital_per_year", "less than or equal to 1"),
         ({"options.own.bill_of_materials.0.asset_class": "chips"}, "asset_class", "gpus"),
-        ({"options.own.bill_of_materials.0.useful_life_years": 0}, "useful_life_years", "greater than 0"),
+        ({"options.own.bill_of_materials.0.useful_life_years": 0}, "useful_life_years", "greater than or equal to 0.08"),
     ])
     def test_refusals(self, changes, where, words):
         with pytest.raises(ValidationError) as info:

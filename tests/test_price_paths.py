@@ -248,3 +248,12 @@ def test_a_path_round_trips_through_yaml(tmp_path):
     again = costmodel.load_scenario(path)
     assert again == s
     assert again.finance.trends.rental_price_path.dates == [dt.date(2027, 3, 1)]
+
+
+def test_a_yearly_change_is_bounded_as_the_constant_rate():
+    # Hostile-input finding: [1e6] gave a 300-digit present value, [1e14] an overflow; the constant rate's le=10.
+    from costmodel.schema import PricePath
+
+    with pytest.raises(Exception, match="above 10"):
+        PricePath.model_validate({"yearly_changes": [1e6]})
+    assert PricePath.model_validate({"yearly_changes": [10.0]}).yearly_changes == [10.0]

@@ -150,3 +150,11 @@ class TestFailuresByComponent:
         with pytest.raises(ValidationError, match=words) as info:
             Goodput.model_validate({**GOODPUT, **goodput})
         assert where in str(info.value)
+
+
+def test_an_empty_failures_block_is_refused():
+    from costmodel.schema import ComponentFailureRates
+
+    with pytest.raises(Exception, match="at least one"):
+        ComponentFailureRates.model_validate({})
+    assert ComponentFailureRates.model_validate({"gpu": 0.0}).gpu == 0.0

@@ -88,6 +88,7 @@ class PricePath(InputModel):
         for name, low, rule in (("yearly_changes", -1.0, "above -1 (a fall of 100 % or more leaves no price)"),
                                 ("yearly_factors", 0.0, "above 0 (a factor on today's price)"),
                                 ("factors", 0.0, "above 0 (a factor on today's price)")):
+            high = 10.0 if name == "yearly_changes" else 1000.0     # as the constant rates' le=10
             values = getattr(self, name)
             if values is None:
                 continue
@@ -97,6 +98,9 @@ class PricePath(InputModel):
                 if not value > low:
                     raise fail(title, (name, index), "path_value", "{number} is not {rule}", value,
                                number=f"{value:g}", rule=rule)
+                if value > high:
+                    raise fail(title, (name, index), "path_value", "{number} is above {high}: no price moves that "
+                               "much in a year", value, number=f"{value:g}", high=f"{high:g}")
         if "table" in forms:
             dates, factors = self.dates or [], self.factors or []
             if not dates or len(dates) != len(factors):

@@ -84,7 +84,7 @@ class CapexLine(InputModel):
         default=None, description="What kind of asset: gpus, servers, network, storage, building_power, land "
                                   "(never depreciated, no hardware support) or other.")
     useful_life_years: Positive | None = quantity(
-        None, unit="years", title="useful life", le=100,
+        None, unit="years", title="useful life", ge=1 / 12, le=100,
         description="Years the line is depreciated (or annualised) over; default the servers' depreciation "
                     "period. Not for land.")
     source: Text = Field(min_length=1, description="Where the price comes from, or ASSUMPTION.")

@@ -403,6 +403,13 @@ class ComponentFailureRates(InputModel):
                                     description="Failures of one network component (a switch or a link, as "
                                                 "network_components counts them).")
 
+    @model_validator(mode="after")
+    def _some_rate(self) -> ComponentFailureRates:
+        if not (self.gpu or self.host or self.network) and not self.model_fields_set:
+            raise fail("ComponentFailureRates", ("gpu",), "no_rates", "give the failures per year of at least one "
+                       "component (gpu, host, network); an empty block states nothing", None)
+        return self
+
 
 class Goodput(InputModel):
     """Failures and checkpoints of a training job (see :mod:`costmodel.formulas.checkpoint`).
