@@ -109,3 +109,25 @@ def test_an_incomplete_claim_is_refused(tmp_path, capsys):
     assert "names its option" in capsys.readouterr().err
     with pytest.raises(ValueError, match="two different options"):
         Claim(statement="x", kind="break_even", options=("rent", "rent"), volume=1.0)
+
+
+def test_a_number_that_needs_b_s_offer_moves_with_it(tmp_path, capsys):
+    # Hostile-input finding: B prices web searches with its own offer; applying B's searches alone to A's offer
+    # (no search price) failed the whole diff. 2 searches at 10 USD per 1,000 on 3,000-token requests add
+    # 0.02 x 10 M / 3,000 x 365/12 = 2,027.78 USD a month, put on the differences B's offer moved together.
+    import yaml
+    from conftest import patched_data
+
+    a = patched_data("llama70b-vs-api", drop=("uncertainty",))
+    b = patched_data("llama70b-vs-api", {"options.api.offer": "test-search", "options.api.searches_per_request": 2,
+                                         "workload.input_tokens_per_request": 2000}, drop=("uncertainty",))
+    b["offers"] = {"api_offers": [{"offer": "test-search", "provider": "T", "model": "m", "input_per_million": 5.0,
+                                   "output_per_million": 25.0, "web_search_per_thousand": 10.0, "currency": "USD",
+                                   "quality": "P", "as_of": "2026-12-01", "source": "test"}]}
+    (tmp_path / "a.yaml").write_text(yaml.safe_dump(a))
+    (tmp_path / "b.yaml").write_text(yaml.safe_dump(b))
+    assert main(["diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    text = json.dumps(out)
+    assert "searches_per_request" in text
+    assert "2027.7" in text or "2,027.7" in text

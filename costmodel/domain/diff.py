@@ -93,11 +93,18 @@ def diff(a: Scenario | Resolved, b: Scenario | Resolved, name_a: str = "A", name
     fields_b = {f.path: f for f in input_fields(rb.scenario, rb.catalog)}
     players = [p for p in values_a if p in values_b
                and not math.isclose(values_a[p], values_b[p], rel_tol=1e-12, abs_tol=0.0)]
+    tied = []       # a number that only means something with B's other differences (a web-search count with
+    for p in players:   # B's offer that prices searches): it moves with them, not as a player of its own
+        try:
+            resolve(ra, values={p: _plain(values_b[p])})
+        except (ValueError, KeyError):      # ScenarioError is a ValueError
+            tied.append(p)
+    players = [p for p in players if p not in tied]
     leaves_a = _leaves(ra.scenario.model_dump(mode="json", exclude_none=True))
     leaves_b = _leaves(rb.scenario.model_dump(mode="json", exclude_none=True))
     other = tuple((f, leaves_a.get(f), leaves_b.get(f)) for f in sorted(set(leaves_a) | set(leaves_b))
                   if f not in players and leaves_a.get(f) != leaves_b.get(f)
-                  and not (f in values_a and f in values_b))
+                  and (f in tied or not (f in values_a and f in values_b)))
 
     cache: dict[frozenset, dict[str, float]] = {}
 
