@@ -1775,7 +1775,15 @@ def _api_words(api: Any, offer: APIOffer, where: str, rate: Number, write_prices
             words[word] = getattr(offer, column) * rate
     if "audio_input_price" in words and offer.cached_audio_input_per_million is not None:
         words["cached_audio_input_price"] = offer.cached_audio_input_per_million * rate
+    if np.any(np.asarray(api.searches_per_request) > 0) and offer.web_search_per_thousand is None:
+        raise _problem(f"{where}.searches_per_request", api.searches_per_request,
+                       f"{offer.offer} has no web-search price in data/api_prices.csv (web_search_per_thousand "
+                       f"is empty)")
     citations = np.any(np.asarray(api.citation_tokens_per_request) > 0)
+    if citations and offer.citation_per_million is None:
+        raise _problem(f"{where}.citation_tokens_per_request", api.citation_tokens_per_request,
+                       f"{offer.offer} has no citation-token price in data/api_prices.csv (citation_per_million "
+                       f"is empty)")
     fees = offer.per_thousand_requests is not None or np.any(np.asarray(api.searches_per_request) > 0) \
         or citations
     if fees and per_request is None:
@@ -1785,17 +1793,9 @@ def _api_words(api: Any, offer: APIOffer, where: str, rate: Number, write_prices
     if offer.per_thousand_requests is not None:
         words["request_fee"] = offer.per_thousand_requests / 1000.0 * rate
     if np.any(np.asarray(api.searches_per_request) > 0):
-        if offer.web_search_per_thousand is None:
-            raise _problem(f"{where}.searches_per_request", api.searches_per_request,
-                           f"{offer.offer} has no web-search price in data/api_prices.csv (web_search_per_thousand "
-                           f"is empty)")
         words.update(searches_per_request=api.searches_per_request,
                      search_fee=offer.web_search_per_thousand / 1000.0 * rate)
     if citations:
-        if offer.citation_per_million is None:
-            raise _problem(f"{where}.citation_tokens_per_request", api.citation_tokens_per_request,
-                           f"{offer.offer} has no citation-token price in data/api_prices.csv (citation_per_million "
-                           f"is empty)")
         words.update(citation_tokens_per_request=api.citation_tokens_per_request,
                      citation_price=offer.citation_per_million * rate)
     if words.get("request_fee") or "search_fee" in words or citations:

@@ -366,3 +366,9 @@ def test_a_bill_before_the_offer_has_a_price_is_refused():
     with pytest.raises(ScenarioError, match="options.api.price_date.*before 2027-06-01"):
         costmodel.resolve(patched(R1, {"options.api.price_date": "2026-01-01"}, drop=("uncertainty",),
                                   catalog=catalog))
+
+
+def test_searches_on_an_offer_without_a_search_price_name_the_price_first():
+    # Hostile-input finding: without a request size the message asked for one, though the offer has no search price.
+    with pytest.raises(ScenarioError, match="searches_per_request: anthropic-claude-opus-4-5 has no web-search"):
+        costmodel.resolve(patched(R1, {"options.api.searches_per_request": 1}, drop=("uncertainty",)))

@@ -221,3 +221,14 @@ def test_the_present_value_in_chunks_of_samples_equals_one_call(monkeypatch):
     assert set(chunked) == set(whole) and all(chunked[o].shape == (1_000,) for o in chunked)
     for o in whole:
         np.testing.assert_array_equal(chunked[o], whole[o])
+
+
+def test_tornado_ends_from_percentiles_stay_in_the_allowed_range():
+    # Hostile-input finding: a normal cached share (mean 0.3, sd 0.7) had its tornado's low end at P10 = -0.597.
+    from conftest import patched
+    from costmodel.domain.uncertainty import tornado_ranges
+
+    s = patched("llama70b-vs-api", {"uncertainty": {"distributions": {
+        "options.api.cached_input_share": {"distribution": "normal", "mean": 0.3, "sd": 0.7}}, "samples": 200}})
+    low, high = tornado_ranges(s)["options.api.cached_input_share"]
+    assert low == 0.0 and high == 1.0

@@ -282,7 +282,8 @@ def tornado_ranges(scenario: Scenario | Resolved) -> dict[str, tuple[float, floa
 
     Inputs listed under ``uncertainty.tornado`` take their range or ± ``tornado_swing``
     (clipped into the input's allowed range); when that list is empty, the inputs with
-    distributions take their 10th and 90th percentiles.
+    distributions take their 10th and 90th percentiles, clipped into the allowed range as the
+    Monte Carlo's samples are (a normal share's P10 below 0 is 0).
     """
     r = as_resolved(scenario)
     settings = r.uncertainty
@@ -297,8 +298,10 @@ def tornado_ranges(scenario: Scenario | Resolved) -> dict[str, tuple[float, floa
             low, high = clip_to_bounds(r, path, ends)[0]
             ranges[path] = (float(low), float(high))
     else:
-        for path, dist in settings.distributions.items():
-            ranges[path] = (quantile(dist, 0.1), quantile(dist, 0.9))
+        for path, dist in settings.distributions.items():     # clipped as the samples are
+            ends = np.array([quantile(dist, 0.1), quantile(dist, 0.9)])
+            low, high = clip_to_bounds(r, path, ends)[0]
+            ranges[path] = (float(low), float(high))
     return ranges
 
 
