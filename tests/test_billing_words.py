@@ -370,5 +370,6 @@ def test_a_bill_before_the_offer_has_a_price_is_refused():
 
 def test_searches_on_an_offer_without_a_search_price_name_the_price_first():
     # Hostile-input finding: without a request size the message asked for one, though the offer has no search price.
-    with pytest.raises(ScenarioError, match="searches_per_request: anthropic-claude-opus-4-5 has no web-search"):
-        costmodel.resolve(patched(R1, {"options.api.searches_per_request": 1}, drop=("uncertainty",)))
+    with pytest.raises(ScenarioError, match="searches_per_request: groq-llama-3-3-70b-versatile has no web-search"):
+        costmodel.resolve(patched(R1, {"options.api.searches_per_request": 1,
+                                       "options.api.offer": "groq-llama-3-3-70b-versatile"}, drop=("uncertainty",)))
