@@ -240,7 +240,8 @@ def test_validate_and_schema(tmp_path, capsys):
     assert "BAD.yaml" in capsys.readouterr().err
     schema = scenario_json_schema()
     own = schema["$defs"]["OwnCluster"]["properties"]["server"]
-    assert "dgx-h200" in own["enum"]
+    # the bundled ids for completion, beside any text (an offers: block's or a --catalog folder's id)
+    assert "dgx-h200" in own["anyOf"][0]["enum"] and own["anyOf"][1] == {"type": "string"}
     committed = json.loads((REPO / "data" / "schemas" / "scenario.schema.json").read_text())
     assert committed == schema, "data/schemas/scenario.schema.json is stale: costmodel schema > it"
 
