@@ -164,3 +164,14 @@ def test_the_cost_chart_draws_the_same_lines_from_fewer_rows():
         shown = line[Columns.volume].to_numpy()     # gpu_hours: the axis shows the volume itself
         assert np.allclose(np.interp(shown, drawn["volume_shown"], drawn[Columns.cost]), line[Columns.cost],
                            rtol=1e-9, atol=1e-6)
+
+
+def test_every_cost_component_has_its_own_colour():
+    # A newcomer's finding: "cache write tokens" and "request and search fees" were both the fallback grey.
+    from costmodel.presentation.charts import COMPONENT_COLOURS
+    from costmodel.results import Component
+
+    names = [c.value for c in Component]
+    assert set(names) <= set(COMPONENT_COLOURS), sorted(set(names) - set(COMPONENT_COLOURS))
+    colours = {COMPONENT_COLOURS[n] for n in names if n not in ("capital recovery", "facility capital recovery")}
+    assert len(colours) == len([n for n in names if n not in ("capital recovery", "facility capital recovery")])

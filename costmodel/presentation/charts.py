@@ -46,8 +46,17 @@ COMPONENT_COLOURS = {
     "facility capital recovery": "#c5b0d5",
     "managed service": "#c49c94",
     "software licences": "#e377c2",
+    "cache write tokens": "#006d2c",
+    "reasoning tokens": "#0e6e7a",
+    "audio input tokens": "#74c476",
+    "image input tokens": "#c7e9c0",
+    "audio output tokens": "#9edae5",
+    "request and search fees": "#d62728",
 }
-"""One colour per cost component, the same in every report."""
+"""One colour per cost component, the same in every report; a component not listed takes a colour of
+:data:`SPARE_COMPONENT_COLOURS` in turn, never one already in use."""
+
+SPARE_COMPONENT_COLOURS = ["#7f7f7f", "#bcbd22", "#393b79", "#843c39", "#7b4173", "#637939"]
 
 _THEME = "costmodel"
 
@@ -508,7 +517,9 @@ def _stacked_bars(table: pd.DataFrame, options: list[str], y_title: str, unit: s
     data = table[table[Columns.cost] > 0]
     present = [c for c in COMPONENT_COLOURS if c in set(data[Columns.component])]
     present += sorted(set(data[Columns.component]) - set(present))
-    palette = [COMPONENT_COLOURS.get(c, "#7f7f7f") for c in present]
+    spare = iter([c for c in SPARE_COMPONENT_COLOURS if c not in {COMPONENT_COLOURS.get(x) for x in present}]
+                 + EXTRA_COLOURS)
+    palette = [COMPONENT_COLOURS[c] if c in COMPONENT_COLOURS else next(spare) for c in present]
     return alt.Chart(data).mark_bar().encode(
         x=alt.X(f"{Columns.option_label}:N", title=None, sort=options, axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"sum({Columns.cost}):Q", title=y_title, axis=short_axis()),

@@ -185,6 +185,8 @@ def comparison_text(comparison: Comparison) -> str:
         extra = []
         if c.workload_kind == "tokens":
             extra.append(f"{fmt.amount(r.cost_per_million_tokens)} {cur}/M tokens")
+            if r.cost_per_request is not None:
+                extra.append(f"{fmt.significant(r.cost_per_request, 4)} {cur}/request")
         if r.kind != "api":
             extra.append(f"{fmt.amount(r.cost_per_gpu_hour)} {cur}/GPU-hour used")
         if r.gpus is not None:
