@@ -27,7 +27,8 @@ KINDS: dict[str, str] = {
     "gpus": "gpus", "servers": "servers", "rentals": "cloud_offers", "apis": "api_offers", "models": "models",
     "throughput": "throughput", "curves": "serving_curves", "training-runs": "training_runs",
     "grid": "grid_intensity", "pue": "datacenter_pue", "embodied": "embodied", "api-energy": "api_energy",
-    "api-windows": "api_price_windows", "tax": "tax_depreciation",
+    "api-windows": "api_price_windows", "api-tiers": "api_price_tiers", "api-history": "api_price_history",
+    "tax": "tax_depreciation",
 }
 """Kind names of ``costmodel catalog list KIND`` → the :class:`~costmodel.catalog.Catalog` table."""
 
@@ -40,7 +41,8 @@ _BY_FORM = {re.sub(r"[\W_]+", "", alias.casefold()): table for alias, table in _
 """The aliases in :func:`normalised` form: ``cloud-prices``, ``cloud_prices`` and ``CloudPrices`` are one."""
 
 STALE_AFTER_MONTHS: dict[str, int | None] = {
-    "cloud_offers": 6, "api_offers": 6, "api_price_windows": 6, "servers": 12, "throughput": 24,
+    "cloud_offers": 6, "api_offers": 6, "api_price_windows": 6, "api_price_tiers": 6, "api_price_history": None,
+    "servers": 12, "throughput": 24,
     "serving_curves": 24, "grid_intensity": 24, "datacenter_pue": 24, "api_energy": 24, "embodied": 36,
     "gpus": None, "models": None, "training_runs": None, "tax_depreciation": None,
 }
