@@ -393,8 +393,9 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
                     f" ({fmt.significant(claim.computed_multiple, 3)} × the volume)"
                     if claim.computed_multiple is not None else ""))
         elif claim.kind == "figure":
-            stated = f"{fmt.significant(claim.stated, 6)} {claim.unit}"
-            computed = "not defined" if claim.computed is None else f"{fmt.significant(claim.computed, 6)} {claim.unit}"
+            unit = "" if claim.unit == "-" else f" {claim.unit}"       # a ratio or a share: a plain number
+            stated = f"{fmt.significant(claim.stated, 6)}{unit}"
+            computed = "not defined" if claim.computed is None else f"{fmt.significant(claim.computed, 6)}{unit}"
         else:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"

@@ -786,8 +786,9 @@ def claims_text(comparison: Comparison) -> str:
             stated = f"{fmt.amount(claim.stated, 0)} {claim.unit}" + (
                 f" ({fmt.significant(claim.stated_multiple, 3)} x the volume)" if claim.stated_multiple else "")
         elif claim.kind == "figure":
-            computed = "not defined" if claim.computed is None else f"{fmt.significant(claim.computed, 6)} {claim.unit}"
-            stated = f"{fmt.significant(claim.stated, 6)} {claim.unit}"
+            unit = "" if claim.unit == "-" else f" {claim.unit}"       # a ratio or a share: a plain number
+            computed = "not defined" if claim.computed is None else f"{fmt.significant(claim.computed, 6)}{unit}"
+            stated = f"{fmt.significant(claim.stated, 6)}{unit}"
         else:
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
