@@ -37,6 +37,18 @@ def significant(x: float, digits: int = 3) -> str:
     return f"{_clean(rounded):,.{max(digits - 1 - exponent, 0)}f}"
 
 
+def stated(x: float, digits: int = 6) -> str:
+    """A stated figure as its source gives it: up to ``digits`` significant figures, no trailing zeros.
+
+    Examples
+    --------
+    >>> stated(3.4), stated(3.401333), stated(3548.61)
+    ('3.4', '3.40133', '3,548.61')
+    """
+    text = significant(x, digits)
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def short(x: float, digits: int = 3) -> str:
     """``x`` to ``digits`` significant figures with k / M / B / T.
 

@@ -394,8 +394,8 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
                     if claim.computed_multiple is not None else ""))
         elif claim.kind == "figure":
             unit = "" if claim.unit == "-" else f" {claim.unit}"       # a ratio or a share: a plain number
-            stated = f"{fmt.significant(claim.stated, 6)}{unit}"
-            computed = "not defined" if claim.computed is None else f"{fmt.significant(claim.computed, 6)}{unit}"
+            stated = f"{fmt.stated(claim.stated)}{unit}"
+            computed = "not defined" if claim.computed is None else f"{fmt.stated(claim.computed)}{unit}"
         else:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"

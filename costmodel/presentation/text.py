@@ -787,8 +787,8 @@ def claims_text(comparison: Comparison) -> str:
                 f" ({fmt.significant(claim.stated_multiple, 3)} x the volume)" if claim.stated_multiple else "")
         elif claim.kind == "figure":
             unit = "" if claim.unit == "-" else f" {claim.unit}"       # a ratio or a share: a plain number
-            computed = "not defined" if claim.computed is None else f"{fmt.significant(claim.computed, 6)}{unit}"
-            stated = f"{fmt.significant(claim.stated, 6)}{unit}"
+            computed = "not defined" if claim.computed is None else f"{fmt.stated(claim.computed)}{unit}"
+            stated = f"{fmt.stated(claim.stated)}{unit}"
         else:
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
