@@ -368,7 +368,9 @@ class TokensWorkload(_Workload):
         if explicit == (self.serving is not None):
             raise fail("TokensWorkload", ("serving",), "throughput_source_needed",
                        "give either serving (a model from data/models.csv) or output_tokens_per_second_per_gpu, "
-                       "not both and not neither", self.serving is not None)
+                       "not both and not neither (an API-only comparison too, for the GPU figures it reports; "
+                       "or input_only: true for tokens without output)",
+                       "both" if self.serving is not None else "neither")
         if explicit and not self.throughput_source:
             raise fail("TokensWorkload", ("throughput_source",), "missing",
                        "say where output_tokens_per_second_per_gpu comes from", None)
