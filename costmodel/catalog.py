@@ -308,6 +308,9 @@ class APIOffer(_Row):
                                                    "empty: not priced. [currency/M tokens]")
     input_image_per_million: float | None = Field(default=None, gt=0, description="Price of image input tokens; "
                                                   "empty: not priced. [currency/M tokens]")
+    cached_image_input_per_million: float | None = Field(
+        default=None, gt=0, description="Price of image input tokens read from the cache; empty: the text "
+                                        "cache-read price. [currency/M tokens]")
     per_thousand_requests: float | None = Field(default=None, gt=0, description="Fixed fee per 1,000 requests; "
                                                 "empty: none. [currency/1000 requests]")
     web_search_per_thousand: float | None = Field(default=None, gt=0, description="Price of 1,000 web searches; "

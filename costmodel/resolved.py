@@ -1775,6 +1775,8 @@ def _api_words(api: Any, offer: APIOffer, where: str, rate: Number, write_prices
             words[word] = getattr(offer, column) * rate
     if "audio_input_price" in words and offer.cached_audio_input_per_million is not None:
         words["cached_audio_input_price"] = offer.cached_audio_input_per_million * rate
+    if "image_input_price" in words and offer.cached_image_input_per_million is not None:
+        words["cached_image_input_price"] = offer.cached_image_input_per_million * rate
     if np.any(np.asarray(api.searches_per_request) > 0) and offer.web_search_per_thousand is None:
         raise _problem(f"{where}.searches_per_request", api.searches_per_request,
                        f"{offer.offer} has no web-search price in data/api_prices.csv (web_search_per_thousand "

@@ -127,6 +127,7 @@ EXTRA_COLUMN_OF = {
     "cache_audio_read_mtok": ("cached_audio_input_per_million", 1_000_000),
     "output_audio_mtok": ("output_audio_per_million", 1_000_000),
     "input_image_mtok": ("input_image_per_million", 1_000_000),
+    "cache_image_read_mtok": ("cached_image_input_per_million", 1_000_000),
     "requests_kcount": ("per_thousand_requests", 1_000),
     "web_searches_kcount": ("web_search_per_thousand", 1_000),
     "output_citation_mtok": ("citation_per_million", 1_000_000),
@@ -140,7 +141,8 @@ FEE_KEYS = ("requests_kcount", "web_searches_kcount", "output_citation_mtok")
 CLASS_OF = {"input_mtok": "input", "cache_read_mtok": "cache_read", "cache_write_mtok": "cache_write",
             "cache_write_1h_mtok": "cache_write", "output_mtok": "output", "output_reasoning_mtok": "reasoning",
             "input_audio_mtok": "audio_input", "cache_audio_read_mtok": "audio_input",
-            "input_image_mtok": "image_input", "output_audio_mtok": "audio_output"}
+            "input_image_mtok": "image_input", "cache_image_read_mtok": "image_input",
+            "output_audio_mtok": "audio_output"}
 """Package token price keys by the price part (token class) a price window applies to."""
 TIER_CLASS_OF = {"input_mtok": "input", "cache_read_mtok": "cache_read", "cache_write_mtok": "cache_write",
                  "cache_write_1h_mtok": "cache_write_1h", "output_mtok": "output",
@@ -163,7 +165,7 @@ COLUMNS = ["offer", "provider", "model", "input_per_million", "cached_input_per_
            "long_context_output_per_million", "region_uplift", "deprecated", "reasoning_per_million",
            "input_audio_per_million", "cached_audio_input_per_million", "output_audio_per_million",
            "input_image_per_million", "per_thousand_requests", "web_search_per_thousand", "effective_from",
-           "long_context_until", "citation_per_million"]
+           "long_context_until", "citation_per_million", "cached_image_input_per_million"]
 PRICE_COLUMNS = [c for c in COLUMNS if c not in ("offer", "provider", "model", "quality", "as_of", "source", "notes",
                                                  "long_context_until")]
 WINDOW_COLUMNS = ["window", "offer", "name", "days", "start_hour", "end_hour", "time_zone", "price_multiplier",
@@ -539,7 +541,7 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
             return None, [], [], [], [reason + (f"; priced by {', '.join(others)}" if others else "")]
     held_extra: set[str] = set()
     for key in sorted(std):
-        if key in TEXT_KEYS or key == "cache_image_read_mtok":
+        if key in TEXT_KEYS:
             continue
         if key not in EXTRA_COLUMN_OF:
             missing.append(f"{key} price not held")
@@ -558,17 +560,9 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
     if "cache_audio_read_mtok" in held_extra and "input_audio_mtok" not in held_extra:
         held_extra.discard("cache_audio_read_mtok")
         missing.append("cache_audio_read_mtok price not held: the audio input price is not held")
-    if "cache_image_read_mtok" in std:
-        image_cache, text_cache = _base(std["cache_image_read_mtok"]), _base(std.get("cache_read_mtok"))
-        if "input_image_mtok" in held_extra and text_cache is not None and Decimal(image_cache) == Decimal(text_cache):
-            pass                                      # the catalog bills cached image tokens at the text cache price
-        else:
-            missing.append(f"cache_image_read_mtok price {_number(image_cache)} not held: the catalog bills cached "
-                           f"image tokens at the text cache-read price ({_number(text_cache)})")
-            if "input_image_mtok" in held_extra:
-                held_extra.discard("input_image_mtok")
-                missing.append("input_image_mtok price not held: its cached tokens cost another price than text "
-                               "cache reads (cache_image_read_mtok), which the catalog cannot bill")
+    if "cache_image_read_mtok" in held_extra and "input_image_mtok" not in held_extra:
+        held_extra.discard("cache_image_read_mtok")
+        missing.append("cache_image_read_mtok price not held: the image input price is not held")
     std = {k: v for k, v in std.items() if k in TEXT_KEYS or k in held_extra}
     row = {c: "" for c in COLUMNS}
     row.update(offer=offer, provider=provider.name, model=model.name or model.id, currency="USD", quality="S",

@@ -226,7 +226,7 @@ def _package_model(provider_id: str, model_id: str):
 
 
 def _genai_per_million(provider_id, model_id, day, n_in, ratio, cached=0.0, writes=None, reasoning=0.0, audio=0.0,
-                       audio_out=0.0, searches=0.0, citations=0.0, price_context=None):
+                       audio_out=0.0, searches=0.0, citations=0.0, image=0.0, price_context=None):
     """genai-prices' price of one request of ``n_in`` input tokens at the mix ``ratio``, per million workload
     tokens (input plus visible output). [USD/M tokens]"""
     import datetime as dt
@@ -239,7 +239,8 @@ def _genai_per_million(provider_id, model_id, day, n_in, ratio, cached=0.0, writ
     usage = Usage(input_tokens=n_in, cache_read_tokens=cached * n_in,
                   cache_write_tokens=sum(writes.values()) * n_in, cache_write_1h_tokens=writes.get("1h", 0.0) * n_in,
                   output_tokens=n_out * (1 + reasoning) + citations, output_reasoning_tokens=reasoning * n_out,
-                  output_citation_tokens=citations,
+                  output_citation_tokens=citations, input_image_tokens=image * n_in,
+                  cache_image_read_tokens=image * cached * n_in,
                   input_audio_tokens=audio * n_in, cache_audio_read_tokens=audio * cached * n_in,
                   output_audio_tokens=audio_out * n_out, web_searches=searches)
     when = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
@@ -271,6 +272,9 @@ BILLS = [
     ("audio in and out, cached audio", "openai-gpt-realtime", ("openai", "gpt-realtime"), EFFECTIVE, 8_000, 2.0,
      {"cached_input_share": 0.3, "audio_input_share": 0.4, "audio_output_share": 0.5},
      {"cached": 0.3, "audio": 0.4, "audio_out": 0.5}),
+    ("image tokens with their own cache price", "openai-gpt-realtime", ("openai", "gpt-realtime"), EFFECTIVE,
+     8_000, 2.0, {"cached_input_share": 0.3, "audio_input_share": 0.2, "image_input_share": 0.25},
+     {"cached": 0.3, "audio": 0.2, "image": 0.25}),
     ("audio at batch, cache not discounted", "google-gemini-2-5-flash", ("google", "gemini-2.5-flash"), EFFECTIVE,
      10_000, 5.0, {"cached_input_share": 0.25, "audio_input_share": 0.6, "service_tier": "batch",
                    "searches_per_request": 0.2},
@@ -332,7 +336,8 @@ def test_the_sample_uses_the_new_words(catalog):
     assert offers["perplexity-sonar"].per_thousand_requests == 12
     realtime = offers["openai-gpt-realtime"]
     assert (realtime.input_audio_per_million, realtime.cached_audio_input_per_million,
-            realtime.output_audio_per_million, realtime.input_image_per_million) == (32, 0.4, 64, None)
+            realtime.output_audio_per_million, realtime.input_image_per_million,
+            realtime.cached_image_input_per_million) == (32, 0.4, 64, 5, 0.5)
     tiers = [t for t in catalog.api_price_tiers.values() if t.offer == "openrouter-qwen-qwen3-coder-flash"]
     assert sorted({t.above_input_tokens for t in tiers}) == [32_000, 128_000] and len(tiers) == 8
     assert offers["openrouter-qwen-qwen3-coder-flash"].long_context_threshold_tokens is None

@@ -65,7 +65,8 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
                     long_context_input_price=None, long_context_output_price=None, *, reasoning_price=None,
                     cache_write_1h_price=None, cache_write_1h_share=0.0, context_tiers=None,
                     audio_input_share=0.0, audio_input_price=None, cached_audio_input_price=None,
-                    image_input_share=0.0, image_input_price=None, audio_output_share=0.0,
+                    image_input_share=0.0, image_input_price=None, cached_image_input_price=None,
+                    audio_output_share=0.0,
                     audio_output_price=None, request_fee=0.0, searches_per_request=0.0, search_fee=0.0,
                     citation_tokens_per_request=0.0, citation_price=None):
     """An API bill per million workload tokens, by part: input, cache reads and writes, output. [currency/M tokens]
@@ -128,8 +129,9 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     audio_input_share, audio_input_price, cached_audio_input_price
         Share of input tokens that are audio tokens, their price, and the price of an audio
         token read from the cache (default the audio price). [-], [currency/M tokens]
-    image_input_share, image_input_price
-        Share of input tokens that are image tokens and their price. [-], [currency/M tokens]
+    image_input_share, image_input_price, cached_image_input_price
+        Share of input tokens that are image tokens, their price, and the price of an image token
+        read from the cache (default the text cache-read price). [-], [currency/M tokens]
     audio_output_share, audio_output_price
         Share of output tokens that are audio tokens and their price. [-], [currency/M tokens]
     request_fee
@@ -163,8 +165,8 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     reasoning price, output = k·u·s·t·p_out and reasoning = k·u·s·ρ·t·p_reason. Modality
     shares a (audio) and m (image) of input take their tokens out of every input class at
     the same shares: audio_input = k·u·(1 − s)·a·t·((1 − c − w)·p_audio + c·p_audio,cached),
-    image_input = k·u·(1 − s)·m·(1 − c − w)·t·p_image (image tokens read from the cache at
-    the text cache price). Fees per million workload tokens are
+    image_input = k·u·(1 − s)·m·((1 − c − w)·t·p_image + c·t_c·p_image,cached) (image tokens
+    read from the cache at the text cache price when no image cache price is given). Fees per million workload tokens are
     10⁶ · (fee + searches · search fee + citation tokens · p_citation / 10⁶) / (n_in · (1 + 1/r)),
     n_in the input tokens per request.
 
@@ -269,7 +271,8 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     outputs = scale * share
     parts = {
         "input": inputs * uncached * text * tier_multiplier * input_price,
-        "cache_read": inputs * cached_input_share * (text + image_input_share) * cache_tier * cached,
+        "cache_read": inputs * cached_input_share * (text + (image_input_share if cached_image_input_price is None
+                                                             else 0.0)) * cache_tier * cached,
         "cache_write": inputs * (cache_write_share * write + cache_write_1h_share * write_1h) * cache_tier,
     }
     visible = outputs * (1.0 - audio_output_share) * tier_multiplier
@@ -289,6 +292,9 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
         if image_input_price is None:
             raise ValueError("image input tokens need an image input price")
         parts["image_input"] = inputs * image_input_share * uncached * tier_multiplier * image_input_price
+        if cached_image_input_price is not None:
+            parts["image_input"] = parts["image_input"] + inputs * image_input_share * cached_input_share \
+                * cache_tier * cached_image_input_price
     if np.any(np.asarray(audio_output_share) > 0):
         if audio_output_price is None:
             raise ValueError("audio output tokens need an audio output price")
