@@ -521,6 +521,11 @@ class WorkloadInputs:
         return self.utilisation_ceiling * self.peak_to_average
 
     @property
+    def sized_in_gpus(self) -> bool:
+        """Whether the workload turns into GPUs (a throughput is known); False for API-only tokens workloads."""
+        return self.kind != "tokens" or self.capacity is not None
+
+    @property
     def input_only(self) -> bool:
         """A tokens workload without output tokens (embeddings): API offers only, no GPU capacity."""
         return self.kind == "tokens" and np.ndim(self.input_tokens_per_output_token) == 0 \
@@ -1464,6 +1469,10 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
     capacity = training = None
     if work.kind == "tokens" and work.input_only:       # embeddings: API offers only, no GPU sizing
         workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", 0.0, 1.0, 1, math.inf)
+    elif work.kind == "tokens" and work.serving is None and work.output_tokens_per_second_per_gpu is None:
+        # API options only: nothing is sized in GPUs
+        workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", 0.0, 1.0, 1,
+                                  work.input_tokens_per_output_token)
     elif work.kind == "tokens":
         server_gpus = _server_gpus(scenario, catalog)
         capacity = _serving_capacity(work, catalog, gpu, values, server_gpus)

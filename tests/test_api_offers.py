@@ -131,3 +131,28 @@ def test_windows_in_the_providers_time_zone():
 
     assert factor(0, 2) == pytest.approx(1.0) and factor(0, 4) == pytest.approx(0.5)
     assert factor(6, 2) == pytest.approx(0.5)
+
+
+def test_api_options_alone_need_no_serving_block():
+    # A newcomer's finding: an API-only comparison had to describe a served model it never sizes. Without it the
+    # bills are the same (DeepSeek V4.1 Flash cheapest at 309.83 USD a month), and GPU-hours are not applicable.
+    from conftest import patched
+
+    s = patched("api-offers", {"workload.serving": None})
+    doc = costmodel.compare(s, uncertainty=False).model_dump(mode="json")
+    bundled = costmodel.compare("api-offers", uncertainty=False).model_dump(mode="json")
+    for name, option in bundled["options"].items():
+        assert doc["options"][name]["monthly_cost"]["value"] == pytest.approx(option["monthly_cost"]["value"],
+                                                                              rel=1e-12)
+    assert doc["decision"]["winner"] == bundled["decision"]["winner"] == "api:deepseek-flash"
+    assert doc["gpu_hours_used"]["status"] == "not_applicable" and doc["serving"] is None
+
+
+def test_a_gpu_option_without_a_throughput_is_refused():
+    from conftest import patched_data
+
+    data = patched_data("api-offers", {"workload.serving": None,
+                                       "options.rent": {"offer": "lambda-h100-8x", "gpu_count": 8,
+                                                        "billing": "always_on"}})
+    with pytest.raises(Exception, match="workload.serving.*sized in GPUs"):
+        costmodel.validate_data(data)

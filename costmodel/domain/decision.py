@@ -66,7 +66,7 @@ def measure_of(scenario: Scenario | Resolved) -> str:
         return Measure.RUN_COST
     if r.finance is not None:
         return Measure.PRESENT_VALUE
-    if r.demand is not None and not r.workload.input_only:    # input only: API bills, the profile in their price
+    if r.demand is not None and r.workload.sized_in_gpus:    # API only: its bills, the profile in their price
         return Measure.HOURLY_MONTHLY_COST
     return Measure.MONTHLY_COST
 

@@ -591,11 +591,11 @@ def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndar
 def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
     """The cheapest mix for the scenario's profile and, unless it is steady, for the same demand steady.
 
-    None without a demand profile, and for an input-only workload (API offers only, nothing to mix).
+    None without a demand profile, and for a workload of API options only (nothing sized in GPUs to mix).
     """
     r = as_resolved(scenario)
-    if r.demand is None or r.workload.input_only:
-        return None     # no demand profile, or an input-only workload: no GPU capacity to mix with the API
+    if r.demand is None or not r.workload.sized_in_gpus:
+        return None     # no demand profile, or API options only: no GPU capacity to mix with the API
     series = hourly_demand(r)
     steady = None if r.demand.profile.kind == "steady" else cheapest_mix(r, steady_series(series))
     per_gpu = replica = None

@@ -1155,7 +1155,8 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
     doc = ComparisonOutput(
         schema_version=SCHEMA_VERSION, costmodel_version=__version__, title=c.title, currency=cur,
         workload_kind=c.workload_kind, volume=_q(c.volume, vunit, digits=None),
-        gpu_hours_used=_q(c.gpu_hours_used, "GPU-h/month"), options=options, decision=_decision(c.decision),
+        gpu_hours_used=_q(None if r is not None and not r.workload.sized_in_gpus else c.gpu_hours_used,
+                          "GPU-h/month", "not_applicable"), options=options, decision=_decision(c.decision),
         cheapest_by_volume=[CheapestRangeOutput(volume_from=_q(x.volume_from, vunit), volume_to=_q(x.volume_to, vunit),
                                                 option=x.option) for x in c.cheapest_ranges],
         break_evens=[BreakEvenOutput(

@@ -91,6 +91,16 @@ class Scenario(InputModel):
         present = self.present_options()
         if len(present) < 2:
             fail(("options",), present, "too_few_options", "give at least two of own, rent, rents, api and apis to compare")
+        work = self.workload
+        if work.kind == "tokens" and not work.input_only and work.serving is None \
+                and work.output_tokens_per_second_per_gpu is None:
+            for name in ("own", "rent", "rents"):
+                if getattr(self.options, name):
+                    fail(("workload", "serving"), None, "throughput_source_needed",
+                         "the {name} option is sized in GPUs: give serving (a model from data/models.csv) or "
+                         "output_tokens_per_second_per_gpu with throughput_source (only a scenario of API options "
+                         "needs neither)", name=name)
+                    break
         if getattr(self.workload, "input_only", False):
             for name in ("own", "rent", "rents"):
                 if getattr(self.options, name):

@@ -313,7 +313,8 @@ class TokensWorkload(_Workload):
 
     Give either ``serving`` (a model served at a precision: GPUs per replica and
     throughput come from data/throughput.csv or a stated estimate), or the throughput
-    itself (``output_tokens_per_second_per_gpu`` with ``throughput_source``).
+    itself (``output_tokens_per_second_per_gpu`` with ``throughput_source``); a scenario
+    of API options only needs neither (nothing is sized in GPUs).
     Throughput is counted in output tokens per second per GPU, the metric of MLPerf
     Inference and of TensorRT-LLM's published benchmarks; the input tokens of each
     request are part of the measured load.
@@ -365,12 +366,10 @@ class TokensWorkload(_Workload):
                        "give the input:output mix (2 or \"2:1\"), or input_only: true for tokens without output",
                        None)
         explicit = self.output_tokens_per_second_per_gpu is not None
-        if explicit == (self.serving is not None):
+        if explicit and self.serving is not None:
             raise fail("TokensWorkload", ("serving",), "throughput_source_needed",
                        "give either serving (a model from data/models.csv) or output_tokens_per_second_per_gpu, "
-                       "not both and not neither (an API-only comparison too, for the GPU figures it reports; "
-                       "or input_only: true for tokens without output)",
-                       "both" if self.serving is not None else "neither")
+                       "not both", "both")
         if explicit and not self.throughput_source:
             raise fail("TokensWorkload", ("throughput_source",), "missing",
                        "say where output_tokens_per_second_per_gpu comes from", None)
