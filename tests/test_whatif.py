@@ -346,3 +346,14 @@ def test_inputs_table_reads_whole_counts_as_whole_numbers():
     value = dict(zip(table["input"], table["value"]))
     assert value["horizon"] == "60" and value["servers"] == "3"           # not 60.0000 or 3.00000
     assert value["utilisation ceiling"] == "0.9"
+
+
+def test_the_panel_opens_on_api_options_alone_without_a_serving_block():
+    # No throughput to move: the panel's inputs are the bills' (it failed reading a throughput there was not).
+    from conftest import patched
+
+    from costmodel.presentation.whatif import numeric_fields
+
+    s = patched("api-offers", {"workload.serving": None})
+    fields = numeric_fields(s)
+    assert "workload.throughput_per_gpu" not in fields and "options.api.cached_input_share" in fields

@@ -176,7 +176,10 @@ def input_fields(scenario: Any, catalog: Catalog) -> Iterator[InputField]:
             value, source = replaced[path], f"overrides (replacing {source}): {overrides.source}"
         yield InputField(path, float(value), spec.title, _fill(spec.unit, getattr(row, "currency", None)), info,
                          source)
-    if scenario.workload.kind == "tokens":
+    work = scenario.workload
+    if work.kind == "tokens" and (work.serving is not None or work.output_tokens_per_second_per_gpu is not None
+                                  or THROUGHPUT_INPUT in replaced):
+        # a served model's throughput (from data/throughput.csv or the estimate); none for API options alone
         if THROUGHPUT_INPUT in replaced:
             yield InputField(THROUGHPUT_INPUT, float(replaced[THROUGHPUT_INPUT]), "serving throughput",
                              "output tokens/s/GPU", None, f"overrides: {overrides.source}")
