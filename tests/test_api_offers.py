@@ -135,12 +135,15 @@ def test_windows_in_the_providers_time_zone():
 
 def test_api_options_alone_need_no_serving_block():
     # A newcomer's finding: an API-only comparison had to describe a served model it never sizes. Without it the
-    # bills are the same (DeepSeek V4.1 Flash cheapest at 309.83 USD a month), and GPU-hours are not applicable.
+    # bills are the same as with one described (DeepSeek V4.1 Flash cheapest at 309.83 USD a month), and GPU-hours
+    # are not applicable.
     from conftest import patched
 
-    s = patched("api-offers", {"workload.serving": None})
-    doc = costmodel.compare(s, uncertainty=False).model_dump(mode="json")
-    bundled = costmodel.compare("api-offers", uncertainty=False).model_dump(mode="json")
+    served = patched("api-offers", {"workload.serving": {
+        "model": "llama-3.3-70b", "precision": "fp8", "throughput_row": "trtllm-llama33-70b-h100-fp8-1k1k",
+        "peak_to_average": 2.0, "target_utilisation": 0.8, "kv_cache_tokens": 128000}})
+    doc = costmodel.compare("api-offers", uncertainty=False).model_dump(mode="json")      # bundled: no serving
+    bundled = costmodel.compare(served, uncertainty=False).model_dump(mode="json")
     for name, option in bundled["options"].items():
         assert doc["options"][name]["monthly_cost"]["value"] == pytest.approx(option["monthly_cost"]["value"],
                                                                               rel=1e-12)

@@ -64,8 +64,13 @@ def test_f24_owned_capacity_comes_in_whole_servers_and_the_mix_equals_the_option
 
 
 def test_f25_api_capacity_is_in_tokens_and_the_winning_offer_is_named():
-    """F25: api-offers: not "a mix of 1 hosted api GPUs ... 0 USD/month less than all hosted api"."""
-    s = costmodel.load_scenario("api-offers")
+    """F25: api-offers: not "a mix of 1 hosted api GPUs ... 0 USD/month less than all hosted api".
+
+    Run with the served model described (the fault's form of api-offers; the bundled file now has no
+    serving block, so no GPU mix at all)."""
+    s = patched("api-offers", {"workload.serving": {
+        "model": "llama-3.3-70b", "precision": "fp8", "throughput_row": "trtllm-llama33-70b-h100-fp8-1k1k",
+        "peak_to_average": 2.0, "target_utilisation": 0.8, "kv_cache_tokens": 128000}})
     c = compare(s)
     api = c.mix.mix.layers["api"]
     assert (api.units, api.gpus, api.capacity) == (0, 0, None) and api.work_share == pytest.approx(1.0)
