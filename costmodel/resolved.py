@@ -1369,6 +1369,10 @@ def _token_demand(profile: Any, path: Path, workload: WorkloadInputs) -> DemandI
         raise _problem("workload.tokens_per_day", stated,
                        f"the demand profile averages {per_day:,.0f} tokens a day; state that here so the "
                        "monthly view and the mix describe the same work")
+    if np.all(np.asarray(workload.gpu_hours_per_volume) == 0):
+        # API options alone: nothing in GPUs; the tokens per hour themselves give the shape the bills are
+        # weighed by (their price windows)
+        return DemandInputs(profile, hours, np.asarray(tokens, dtype=float), None, 0.0)
     gpus = tokens * 24.0 * workload.gpu_hours_per_volume / HOURS_PER_MONTH     # tokens/hour as tokens/day
     return DemandInputs(profile, hours, gpus, None, workload.gpu_hours_per_volume)
 
@@ -1862,7 +1866,7 @@ def _hour_part_factors(windows: tuple, demand: Any, parts: dict, standard_parts:
     else:
         start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)      # a Monday
     utc = np.datetime64(start.replace(tzinfo=None), "m") + 30 * np.arange(2 * count)
-    found = {part: np.full(2 * count, np.nan) for part in parts if part != "request_fees"}
+    found = {part: np.full(2 * count, np.nan) for part in parts if part not in ("request_fees", "citation_tokens")}
     for window in windows:
         local = utc if window.time_zone == "UTC" else utc + _utc_offsets(window.time_zone, start, 2 * count)
         minute = (local - local.astype("datetime64[D]")).astype(int)
@@ -1880,8 +1884,9 @@ def _hour_part_factors(windows: tuple, demand: Any, parts: dict, standard_parts:
                     if listed > 0 else factor
             found[part] = np.where(np.isnan(found[part]) & inside, factor, found[part])
     out = {part: np.where(np.isnan(f), 1.0, f).reshape(count, 2).mean(axis=1) for part, f in found.items()}
-    if "request_fees" in parts:
-        out["request_fees"] = np.ones(count)
+    for fee in ("request_fees", "citation_tokens"):     # billed per request, not by the clock
+        if fee in parts:
+            out[fee] = np.ones(count)
     return out
 
 

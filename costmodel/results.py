@@ -39,6 +39,7 @@ class Component(StrEnum):
     IMAGE_INPUT_TOKENS = "image input tokens"
     AUDIO_OUTPUT_TOKENS = "audio output tokens"
     REQUEST_FEES = "request and search fees"
+    CITATION_TOKENS = "citation tokens"
 
 
 DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION, Component.CAPITAL_RECOVERY,

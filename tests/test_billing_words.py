@@ -373,3 +373,40 @@ def test_searches_on_an_offer_without_a_search_price_name_the_price_first():
     with pytest.raises(ScenarioError, match="searches_per_request: groq-llama-3-3-70b-versatile has no web-search"):
         costmodel.resolve(patched(R1, {"options.api.searches_per_request": 1,
                                        "options.api.offer": "groq-llama-3-3-70b-versatile"}, drop=("uncertainty",)))
+
+
+def test_an_api_only_hourly_file_weighs_the_price_windows(tmp_path):
+    # Second hostile pass: without a serving block an hourly file became all zeros (tokens turned into GPUs at 0
+    # GPU-hours a token) and the bill fell back to the flat week. 50 M tokens a day, all between 12:00 and 20:00
+    # UTC, DeepSeek V4.1 Flash's off-peak hours at half price: exactly half the listed bill.
+    import numpy as np
+    from conftest import patched_data
+
+    hours = np.arange(8760) % 24
+    (tmp_path / "hours.txt").write_text("\n".join(str(int(x)) for x in np.where((hours >= 12) & (hours < 20),
+                                                                                  6_250_000, 0)) + "\n")
+    data = patched_data("api-offers", {"demand": {"kind": "hourly_file", "path": str(tmp_path / "hours.txt"),
+                                                  "source": "test"}})
+    s = costmodel.validate_data(data)
+    listed = float(costmodel.resolve(s).options["api:deepseek-flash"].price_per_million)
+    assert costmodel.monthly_cost(s, "api:deepseek-flash", 50e6) == pytest.approx(
+        0.5 * listed * 50 * 365 / 12, rel=1e-12)
+
+
+def test_a_gpu_hours_claim_needs_something_sized_in_gpus():
+    from conftest import patched_data
+
+    data = patched_data("api-offers", {"claims": [{"statement": "x", "kind": "gpu_hours", "value": 0.0}]})
+    with pytest.raises(Exception, match="claims.0.kind.*nothing is sized in GPUs"):
+        costmodel.validate_data(data)
+
+
+def test_citation_tokens_are_a_component_of_their_own():
+    catalog = catalog_with(api_offers=dict(costmodel.default_catalog().api_offers, **{"test-deep": offer(
+        "test-deep", input_per_million=2.0, output_per_million=8.0, citation_per_million=2.0)}))
+    s = patched(R1, {"options.api.offer": "test-deep", "workload.input_tokens_per_request": 2000,
+                     "options.api.citation_tokens_per_request": 1500}, drop=("uncertainty",), catalog=catalog)
+    parts = costmodel.monthly_cost_components(s, "api", 10e6)
+    # 1,500 citation tokens at 2 USD per M on 3,000-token requests: 1 USD per M workload tokens
+    assert float(parts["citation tokens"]) == pytest.approx(10 * 365 / 12 * 1.0, rel=1e-12)
+    assert "request and search fees" not in parts

@@ -332,7 +332,8 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     dict of Component to numpy.ndarray
         ``input tokens``, ``cached input tokens``, ``output tokens``, and where the bill has them
         ``cache write tokens``, ``reasoning tokens``, ``audio input tokens``, ``image input
-        tokens``, ``audio output tokens``, ``request and search fees`` [reporting currency/month].
+        tokens``, ``audio output tokens``, ``request and search fees``, ``citation tokens`` [reporting
+        currency/month].
 
     Notes
     -----
@@ -356,7 +357,8 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
         found[Component.CACHE_WRITE_TOKENS] = part("cache_write")
     for name, component in (("reasoning", Component.REASONING_TOKENS), ("audio_input", Component.AUDIO_INPUT_TOKENS),
                             ("image_input", Component.IMAGE_INPUT_TOKENS),
-                            ("audio_output", Component.AUDIO_OUTPUT_TOKENS), ("request_fees", Component.REQUEST_FEES)):
+                            ("audio_output", Component.AUDIO_OUTPUT_TOKENS), ("request_fees", Component.REQUEST_FEES),
+                            ("citation_tokens", Component.CITATION_TOKENS)):
         if name in parts:
             found[component] = part(name)
     return found

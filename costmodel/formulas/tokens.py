@@ -148,8 +148,8 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
         ``input``, ``cache_read``, ``cache_write``, ``output``, each per million workload
         tokens (input and output together); with the further words, also ``reasoning``
         (reasoning tokens, split from ``output`` only when ``reasoning_price`` is given),
-        ``audio_input``, ``image_input``, ``audio_output`` and ``request_fees`` (per-request and
-        per-search fees and citation tokens).
+        ``audio_input``, ``image_input``, ``audio_output``, ``request_fees`` (per-request and
+        per-search fees) and ``citation_tokens``.
         [currency/M tokens]
 
     Notes
@@ -300,17 +300,18 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
             raise ValueError("audio output tokens need an audio output price")
         parts["audio_output"] = outputs * audio_output_share * tier_multiplier * audio_output_price
     fees = request_fee + searches_per_request * search_fee
+    citations = 0.0
     if np.any(np.asarray(citation_tokens_per_request) > 0):
         if citation_price is None:
             raise ValueError("citation tokens need a citation price")
-        fees = fees + citation_tokens_per_request * citation_price / 1e6
-    if np.any(np.asarray(fees) > 0):
-        if not np.all(np.asarray(input_tokens_per_request) > 0):
-            raise ValueError("a fee per request needs the input tokens per request")
-        parts["request_fees"] = 1e6 * fees / (np.asarray(input_tokens_per_request) * (1.0 + 1.0 / np.asarray(
-            input_tokens_per_output_token, dtype=float)))
-        if np.ndim(parts["request_fees"]) == 0:
-            parts["request_fees"] = float(parts["request_fees"])
+        citations = citation_tokens_per_request * citation_price / 1e6
+    for name, per_request in (("request_fees", fees), ("citation_tokens", citations)):
+        if np.any(np.asarray(per_request) > 0):
+            if not np.all(np.asarray(input_tokens_per_request) > 0):
+                raise ValueError("a fee per request needs the input tokens per request")
+            part = 1e6 * per_request / (np.asarray(input_tokens_per_request) * (1.0 + 1.0 / np.asarray(
+                input_tokens_per_output_token, dtype=float)))
+            parts[name] = float(part) if np.ndim(part) == 0 else part
     return parts
 
 

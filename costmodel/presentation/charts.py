@@ -52,6 +52,7 @@ COMPONENT_COLOURS = {
     "image input tokens": "#c7e9c0",
     "audio output tokens": "#9edae5",
     "request and search fees": "#d62728",
+    "citation tokens": "#ff9896",
 }
 """One colour per cost component, the same in every report; a component not listed takes a colour of
 :data:`SPARE_COMPONENT_COLOURS` in turn, never one already in use."""

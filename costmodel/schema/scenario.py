@@ -186,6 +186,12 @@ class Scenario(InputModel):
                 if option is not None and option not in present:
                     fail(("claims", index, "option"), option, "no_option", "the scenario has no {option} option",
                          option=option)
+            unsized = work.kind == "tokens" and (work.input_only or (
+                work.serving is None and work.output_tokens_per_second_per_gpu is None))
+            if claim.kind == "gpu_hours" and unsized:
+                fail(("claims", index, "kind"), claim.kind, "nothing_in_gpus",
+                     "a gpu_hours claim needs GPU-hours, and with API options alone (no serving block or "
+                     "throughput) nothing is sized in GPUs")
             if claim.currency is not None and claim.currency != self.reporting_currency \
                     and (self.fx is None or claim.currency not in self.fx.rates):
                 fail(("claims", index, "currency"), claim.currency, "no_fx_rate",
