@@ -96,6 +96,18 @@ def _evaluate(r: Resolved, path: str, xs: np.ndarray, figure) -> np.ndarray:
     return np.array([float(np.asarray(figure(with_values(r, {path: float(x)})))) for x in xs])
 
 
+def search_range(r: Resolved, path: str, current: float, found=None) -> tuple[float, float] | None:
+    """The values of one input searched to make a claim hold: current / SPAN to current × SPAN inside its
+    allowed range; None for an input left out (the volume, an input that is not above 0, one that cannot take
+    an array of samples: :func:`costmodel.schema.inputs.fixed_reason`, or an empty range)."""
+    if path in _VOLUME_INPUTS or current <= 0 or (found is not None and fixed_reason(r.scenario, found)):
+        return None
+    allowed = bounds(r, path)
+    low = max(current / SPAN, np.nextafter(allowed.low, np.inf) if allowed.low_open else allowed.low)
+    high = min(current * SPAN, np.nextafter(allowed.high, -np.inf) if allowed.high_open else allowed.high)
+    return (low, high) if high > low else None
+
+
 def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange, ...]:
     """The single inputs that, changed alone, make the claim's figure equal the stated one.
 
@@ -111,13 +123,10 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
     changes = []
     for path, current in numeric_inputs(r).items():
         found = fields.get(path)
-        if path in _VOLUME_INPUTS or current <= 0 or (found is not None and fixed_reason(r.scenario, found)):
+        searched = search_range(r, path, current, found)
+        if searched is None:
             continue
-        allowed = bounds(r, path)
-        low = max(current / SPAN, np.nextafter(allowed.low, np.inf) if allowed.low_open else allowed.low)
-        high = min(current * SPAN, np.nextafter(allowed.high, -np.inf) if allowed.high_open else allowed.high)
-        if not high > low:
-            continue
+        low, high = searched
         vectorised = _vectorised(r, path, current, figure)
         points = SCAN_POINTS if vectorised else SCALAR_SCAN_POINTS
         xs = np.unique(np.concatenate([np.geomspace(max(low, current / SPAN), high, points), [current]]))

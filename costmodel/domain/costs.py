@@ -47,14 +47,17 @@ def own_capex_lines(own: OwnOption, servers) -> dict[str, np.ndarray]:
     server_capex = bought * own.server_price
     lines = {"servers": server_capex}
     for line in own.bill_of_materials:
-        if line.basis == "share_of_server_price":
-            value = server_capex * line.value
-        elif line.basis == "per_server":
-            value = bought * line.value
-        else:
-            value = np.zeros_like(server_capex) + line.value
-        lines[line.item] = lines.get(line.item, 0.0) + value
+        lines[line.item] = lines.get(line.item, 0.0) + _line_capex(line, server_capex, bought)
     return lines
+
+
+def _line_capex(line, server_capex, bought):
+    """One bill-of-materials line's capex: a share of the servers' price, per server bought, or a total."""
+    if line.basis == "share_of_server_price":
+        return server_capex * line.value
+    if line.basis == "per_server":
+        return bought * line.value
+    return np.zeros_like(server_capex) + line.value
 
 
 def own_hardware_capex(own: OwnOption, servers):
@@ -73,14 +76,9 @@ def own_capex_by_life(own: OwnOption, servers) -> list[tuple[str, str | None, fl
     server_capex = bought * own.server_price
     found = [("servers", "servers", own.depreciation_months, server_capex)]
     for line in own.bill_of_materials:
-        if line.basis == "share_of_server_price":
-            value = server_capex * line.value
-        elif line.basis == "per_server":
-            value = bought * line.value
-        else:
-            value = np.zeros_like(server_capex) + line.value
         found.append((line.item, line.asset_class,
-                      own.depreciation_months if line.life_months is None else line.life_months, value))
+                      own.depreciation_months if line.life_months is None else line.life_months,
+                      _line_capex(line, server_capex, bought)))
     return found
 
 

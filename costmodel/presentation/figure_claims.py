@@ -23,14 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from ..domain.claims import MAX_CHANGES, SPAN, _VOLUME_INPUTS
-from ..domain.uncertainty import bounds, numeric_inputs, with_values
+from ..domain.claims import MAX_CHANGES, search_range
+from ..domain.uncertainty import numeric_inputs, with_values
 from ..errors import ScenarioError
 from ..formulas.roots import bisect_root
 from ..resolved import Resolved
 from ..results import ClaimCheck, Comparison, InputChange
 from ..schema import Claim
-from ..schema.inputs import THROUGHPUT_INPUT, fixed_reason, input_fields
+from ..schema.inputs import THROUGHPUT_INPUT, input_fields
 
 SCREEN_STEP = 1.01
 """Factor each input is moved by to see whether the claim's figure follows it."""
@@ -230,13 +230,10 @@ def _would_hold(r: Resolved, figure: _Figure) -> tuple[InputChange, ...]:
     screened = []
     for path, current in numeric_inputs(r).items():
         found = fields.get(path)
-        if path in _VOLUME_INPUTS or current <= 0 or (found is not None and fixed_reason(r.scenario, found)):
+        searched = search_range(r, path, current, found)
+        if searched is None:
             continue
-        allowed = bounds(r, path)
-        low = max(current / SPAN, np.nextafter(allowed.low, np.inf) if allowed.low_open else allowed.low)
-        high = min(current * SPAN, np.nextafter(allowed.high, -np.inf) if allowed.high_open else allowed.high)
-        if not high > low:
-            continue
+        low, high = searched
         step = current * SCREEN_STEP if current * SCREEN_STEP <= high else current / SCREEN_STEP
         moved = figure.gap(with_values(r, {path: step}))
         figure.other = other
