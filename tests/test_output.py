@@ -230,3 +230,22 @@ def test_generated_scenarios_never_put_a_word_or_nan_in_a_number(tmp_path, capsy
 
     check()
     assert len(compared) >= 5     # most generated scenarios are valid: the check ran on real output
+
+
+def test_a_comparison_shows_a_short_repr_and_a_table_in_a_notebook():
+    # Issue 31: compare() showed a 22,000-character repr in a notebook.
+    doc = costmodel.compare("llama70b-vs-api", uncertainty=False)
+    text = repr(doc)
+    assert len(text) < 300 and "api cheapest on monthly_cost" in text and "8,521.39 USD/month" in text
+    html = doc._repr_html_()
+    assert html.count("<tr>") == 4 and "Hosted API: Claude Opus 4.5 (Anthropic)" in html and "+8,521.39" in html
+
+
+def test_the_package_is_typed_and_every_bundled_scenario_names_its_schema():
+    from pathlib import Path
+
+    root = Path(costmodel.__file__).parent
+    assert (root / "py.typed").exists()
+    for path in sorted((root.parent / "data" / "scenarios").glob("*.yaml")):
+        first = path.read_text().splitlines()[0]
+        assert first == "# yaml-language-server: $schema=../schemas/scenario.schema.json", path.name

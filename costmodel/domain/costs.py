@@ -377,7 +377,7 @@ def monthly_cost_components(scenario: Scenario | Resolved, option: str, volume) 
     return _BY_KIND[r.option(option).kind](r, volume, option)
 
 
-def monthly_cost(scenario: Scenario | Resolved, option: str, volume):
+def monthly_cost(scenario: Scenario | Resolved, option: str, volume) -> float | np.ndarray:
     """Total monthly cost of one option at a volume. [reporting currency/month]
 
     Parameters

@@ -1095,6 +1095,27 @@ class ComparisonOutput(OutputModel):
 
     _comparison: Comparison | None = PrivateAttr(default=None)
 
+    def __repr__(self) -> str:
+        """The verdict in one line (the whole document is ``model_dump()``)."""
+        d = self.decision
+        margin = "" if d.margin.value is None else f", {d.margin.value:,.2f} {d.unit} less than {d.runner_up}"
+        return (f"<ComparisonOutput {self.title!r}: {d.winner} cheapest on {d.measure}{margin}; "
+                f"{len(d.candidates)} candidates, {len(self.claims)} claims>")
+
+    def _repr_html_(self) -> str:
+        """The verdict and the candidates ranked, for a notebook cell."""
+        from html import escape
+
+        d = self.decision
+        rows = "".join(
+            f"<tr><td>{i}</td><td>{escape(c.label)}</td><td style='text-align:right'>"
+            f"{'' if c.figure.value is None else f'{c.figure.value:,.2f}'}</td><td style='text-align:right'>"
+            f"{'' if c.more_than_winner.value in (None, 0) else f'+{c.more_than_winner.value:,.2f}'}</td></tr>"
+            for i, c in enumerate(d.candidates, 1))
+        return (f"<p><b>{escape(self.title)}</b><br>Verdict: <b>{escape(d.winner_label)}</b>, on "
+                f"{escape(d.description)}.</p><table><tr><th>rank</th><th>way to pay</th>"
+                f"<th>{escape(d.unit)}</th><th>more than the winner</th></tr>{rows}</table>")
+
     @property
     def comparison(self) -> Comparison | None:
         """The domain result this document was built from (None when read back from JSON)."""
