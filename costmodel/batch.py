@@ -422,6 +422,32 @@ def portfolio_frame(results: list[dict[str, Any]]):
     return frame
 
 
+TEXT_COLUMNS = ("scenario", "title", "volume_unit", "currency", "decision_measure", "decision_unit", "winner",
+                "winner_label", "runner_up", "warnings", "error")
+"""Portfolio columns of text; ``point`` is a whole number; every other column a float."""
+
+
+def typed_portfolio(frame):
+    """The portfolio with one fixed type per column whatever the rows hold: text columns as pandas strings,
+    ``point`` as a nullable integer, every other column as float64 (an empty cell: missing, never NaN in a text
+    column). Two portfolios' Parquet files then concatenate (a column of only empty cells was null-typed)."""
+    import pandas as pd
+
+    typed = frame.copy()
+    for column in typed.columns:
+        if column in TEXT_COLUMNS:
+            typed[column] = typed[column].astype("string")
+        elif column == "point":
+            typed[column] = pd.to_numeric(typed[column], errors="coerce").astype("Int64")
+        else:
+            converted = pd.to_numeric(typed[column], errors="coerce")
+            if converted.notna().sum() == typed[column].notna().sum():      # numbers (or empty): floats
+                typed[column] = converted.astype("float64")
+            else:                                                           # a swept input of text
+                typed[column] = typed[column].astype("string")
+    return typed
+
+
 def write_portfolio(frame, out: str | Path, xlsx: bool = False) -> list[Path]:
     """Write portfolio.csv and portfolio.parquet under ``out``; with ``xlsx``, portfolio.xlsx as well.
 
@@ -440,7 +466,7 @@ def write_portfolio(frame, out: str | Path, xlsx: bool = False) -> list[Path]:
 
     out = made_folder(out, "--out")
     writers = [(out / "portfolio.csv", lambda p: write_csv(frame, p)),
-               (out / "portfolio.parquet", lambda p: frame.to_parquet(p, index=False))]
+               (out / "portfolio.parquet", lambda p: typed_portfolio(frame).to_parquet(p, index=False))]
     if xlsx:
         writers.append((out / "portfolio.xlsx", lambda p: _write_sheet(frame, p)))
     return write_all_atomically(writers)

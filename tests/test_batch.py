@@ -350,3 +350,21 @@ def test_a_scenario_named_three_ways_is_one_scenario(tmp_path):
              str(copy), str(tmp_path), "no-such-scenario", "no-such-scenario"]
     # the bundled file once (as first named), the copy once (another file), the missing name once
     assert expand_scenarios(named) == ["llama70b-vs-api", str(copy), "no-such-scenario"]
+
+
+def test_portfolio_parquet_types_do_not_depend_on_the_rows(tmp_path):
+    # Issue 31: with no failed row the error column was null-typed, so two portfolios did not concatenate.
+    pyarrow = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    bad = write_scenario(tmp_path, {"title": "x"}, "BAD.yaml")
+    assert main(["batch", "llama70b-vs-api", "--out", str(tmp_path / "a")]) == 0
+    assert main(["batch", "llama70b-vs-api", str(bad), "--out", str(tmp_path / "b")]) in (1, 2)
+    a, b = pq.read_table(tmp_path / "a" / "portfolio.parquet"), pq.read_table(tmp_path / "b" / "portfolio.parquet")
+    assert a.schema.field("error").type == b.schema.field("error").type
+    assert pyarrow.types.is_large_string(a.schema.field("error").type)
+    assert a.schema.field("point").type == b.schema.field("point").type == pyarrow.int64()
+    for name in set(a.column_names) & set(b.column_names):
+        assert a.schema.field(name).type == b.schema.field(name).type, name
+    both = pyarrow.concat_tables([a, b], promote_options="default")
+    assert both.num_rows == a.num_rows + b.num_rows
