@@ -357,3 +357,15 @@ def test_the_panel_opens_on_api_options_alone_without_a_serving_block():
     s = patched("api-offers", {"workload.serving": None})
     fields = numeric_fields(s)
     assert "workload.throughput_per_gpu" not in fields and "options.api.cached_input_share" in fields
+
+
+def test_the_what_if_notebook_runs_again_in_its_kernel():
+    # Issue 31: Run All a second time failed: "parameter 'panel' is not one this notebook takes" (the cell before the
+    # parameters cell was the first run's last one, not papermill's injected cell).
+    from costmodel.presentation.parameters import check
+
+    parameters = 'scenario = "llama70b-vs-api"\ninputs = None'
+    checking = 'parameters.check("what_if", globals())'
+    last = "import costmodel\n\npanel = costmodel.what_if(scenario, inputs)\npanel"
+    check("what_if", {"In": ["", parameters, checking, last, parameters, checking], "scenario": "llama70b-vs-api",
+                      "inputs": None, "panel": object()})

@@ -63,15 +63,18 @@ _IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
 
 
 def _assigned_just_before(namespace: Mapping[str, Any]) -> set[str] | None:
-    """Names assigned at the top level of the two cells run just before this one (the parameters
-    cell and papermill's injected one), from IPython's input history ``In``; None outside IPython."""
+    """Names assigned at the top level of the cells run just before this one (the parameters cell, and
+    papermill's injected one after it), from IPython's input history ``In``; None outside IPython."""
     import ast
 
     history = namespace.get("In")
     if not isinstance(history, list) or len(history) < 2:
         return None
     names: set[str] = set()
-    for source in history[-3:-1]:
+    # the cell just before (the parameters cell, or papermill's injected one after it), and the one before
+    # that only when papermill injected: otherwise it is the previous run's last cell (Run All again)
+    injected = isinstance(history[-2], str) and history[-2].lstrip().startswith("# Parameters")
+    for source in history[-3:-1] if injected else history[-2:-1]:
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, TypeError):
