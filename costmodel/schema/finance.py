@@ -352,7 +352,8 @@ class Finance(InputModel):
                                        description="Months from the decision until the cluster is online.")
     during_lead_time: Literal["rent", "api"] | None = Field(
         default=None, description="Option that serves the workload until the cluster is online.")
-    loan: Loan | None = None
+    loan: Loan | None = Field(default=None, description="The hardware bought with a loan: rate [1/year], term "
+                              "[months], down payment [-]; default: paid in cash.")
     trends: Trends = Field(default_factory=Trends)
     source: Text = Field(default="", description="Where the discount rate and the other figures come from.")
     useful_life_months: Count | None = quantity(
@@ -361,10 +362,14 @@ class Finance(InputModel):
                     "residual curve; default: the own option's depreciation_months.")
     residual: Residual = Field(default_factory=Residual)
     npv: NpvConvention = Field(default_factory=NpvConvention)
-    tax: Tax | None = None
-    capacity_plan: CapacityPlan | None = None
-    lease: Lease | None = None
-    rent_commitment: Commitment | None = None
+    tax: Tax | None = Field(default=None, description="Corporate tax: rate [-], the tax depreciation "
+                            "schedule and life [months]; default: figures before tax.")
+    capacity_plan: CapacityPlan | None = Field(default=None, description="A multi-year plan: each year's "
+                                               "cheapest mix at its demand, servers bought as they pay [years].")
+    lease: Lease | None = Field(default=None, description="The hardware leased (finance or operating lease): "
+                                "rate [1/year], term [months], residual [-]; instead of a loan.")
+    rent_commitment: Commitment | None = Field(default=None, description="A reserved rental commitment over the "
+                                               "horizon: GPUs [GPU], payment (no_upfront, partial_upfront, all_upfront).")
     start_date: Date | None = Field(
         default=None, description="Date of month 0 (the decision): month m is this date plus m calendar months. "
                                   "Needed by a dated price table (trends.<price>_price_path dates).")
