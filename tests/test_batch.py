@@ -368,3 +368,10 @@ def test_portfolio_parquet_types_do_not_depend_on_the_rows(tmp_path):
         assert a.schema.field(name).type == b.schema.field(name).type, name
     both = pyarrow.concat_tables([a, b], promote_options="default")
     assert both.num_rows == a.num_rows + b.num_rows
+
+
+def test_every_finance_block_is_described_in_the_schema():
+    # Issue 31: five finance blocks had no description in the shipped schema.
+    finance = scenario_json_schema()["$defs"]["Finance"]["properties"]
+    assert all(spec.get("description") for spec in finance.values()), [k for k, v in finance.items()
+                                                                        if not v.get("description")]

@@ -354,14 +354,17 @@ class Finance(InputModel):
         default=None, description="Option that serves the workload until the cluster is online.")
     loan: Loan | None = Field(default=None, description="The hardware bought with a loan: rate [1/year], term "
                               "[months], down payment [-]; default: paid in cash.")
-    trends: Trends = Field(default_factory=Trends)
+    trends: Trends = Field(default_factory=Trends, description="Yearly rates of change (or price paths) of prices, "
+                           "demand and salaries over the horizon [1/year]; default: all flat.")
     source: Text = Field(default="", description="Where the discount rate and the other figures come from.")
     useful_life_months: Count | None = quantity(
         None, unit="months", title="useful life", ge=1, varies=False, le=240,
         description="Months after which the hardware is bought again (refresh) and the old sold on the "
                     "residual curve; default: the own option's depreciation_months.")
-    residual: Residual = Field(default_factory=Residual)
-    npv: NpvConvention = Field(default_factory=NpvConvention)
+    residual: Residual = Field(default_factory=Residual, description="Resale value of the hardware as it ages "
+                               "[share of price]; default: straight line over the useful life.")
+    npv: NpvConvention = Field(default_factory=NpvConvention, description="How the present value is stated: per "
+                               "month or per year, cash at the start or the end of each period.")
     tax: Tax | None = Field(default=None, description="Corporate tax: rate [-], the tax depreciation "
                             "schedule and life [months]; default: figures before tax.")
     capacity_plan: CapacityPlan | None = Field(default=None, description="A multi-year plan: each year's "
