@@ -1698,7 +1698,7 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
                                f"{offer.offer} has no cache-write price for a {ttl} time-to-live in "
                                f"data/api_prices.csv ({column} is empty)")
             write_prices[ttl] = price * rate
-    write = write_prices.get("5m", write_prices.get("1h")) if len(write_prices) < 2 else write_prices["5m"]
+    write = write_prices.get("5m", write_prices.get("1h"))      # the 5-minute price when both are written
     uplift = api.region_uplift
     if isinstance(uplift, str) and uplift == "catalog":
         if offer.region_uplift is None:

@@ -96,16 +96,28 @@ def _evaluate(r: Resolved, path: str, xs: np.ndarray, figure) -> np.ndarray:
     return np.array([float(np.asarray(figure(with_values(r, {path: float(x)})))) for x in xs])
 
 
-def search_range(r: Resolved, path: str, current: float, found=None) -> tuple[float, float] | None:
-    """The values of one input searched to make a claim hold: current / SPAN to current × SPAN inside its
-    allowed range; None for an input left out (the volume, an input that is not above 0, one that cannot take
-    an array of samples: :func:`costmodel.schema.inputs.fixed_reason`, or an empty range)."""
-    if path in _VOLUME_INPUTS or current <= 0 or (found is not None and fixed_reason(r.scenario, found)):
-        return None
-    allowed = bounds(r, path)
-    low = max(current / SPAN, np.nextafter(allowed.low, np.inf) if allowed.low_open else allowed.low)
-    high = min(current * SPAN, np.nextafter(allowed.high, -np.inf) if allowed.high_open else allowed.high)
-    return (low, high) if high > low else None
+def searched_inputs(r: Resolved):
+    """The inputs searched to make a claim hold, each with its range: (path, current value, its input field or
+    None, low, high), the range current / SPAN to current × SPAN inside the input's allowed range. The volume,
+    an input that is not above 0, one that cannot take an array of samples
+    (:func:`costmodel.schema.inputs.fixed_reason`) and one with an empty range are left out."""
+    fields = {f.path: f for f in input_fields(r.scenario, r.catalog)}
+    for path, current in numeric_inputs(r).items():
+        found = fields.get(path)
+        if path in _VOLUME_INPUTS or current <= 0 or (found is not None and fixed_reason(r.scenario, found)):
+            continue
+        allowed = bounds(r, path)
+        low = max(current / SPAN, np.nextafter(allowed.low, np.inf) if allowed.low_open else allowed.low)
+        high = min(current * SPAN, np.nextafter(allowed.high, -np.inf) if allowed.high_open else allowed.high)
+        if high > low:
+            yield path, current, found, low, high
+
+
+def input_change(path: str, found, current: float, needed: float) -> InputChange:
+    """An input changed alone so that a claim holds, named by its field (the serving throughput has none)."""
+    title = found.title if found is not None else ("serving throughput" if path == THROUGHPUT_INPUT else path)
+    unit = found.unit if found is not None else "output tokens/s/GPU"
+    return InputChange(path, title, unit, float(current), float(needed))
 
 
 def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange, ...]:
@@ -119,14 +131,8 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
     r = as_resolved(scenario)
     stated, _, _ = _stated(r, claim)
     figure = _figure(claim, stated)
-    fields = {f.path: f for f in input_fields(r.scenario, r.catalog)}
     changes = []
-    for path, current in numeric_inputs(r).items():
-        found = fields.get(path)
-        searched = search_range(r, path, current, found)
-        if searched is None:
-            continue
-        low, high = searched
+    for path, current, found, low, high in searched_inputs(r):
         vectorised = _vectorised(r, path, current, figure)
         points = SCAN_POINTS if vectorised else SCALAR_SCAN_POINTS
         xs = np.unique(np.concatenate([np.geomspace(max(low, current / SPAN), high, points), [current]]))
@@ -150,9 +156,7 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
             def gap(x: float, path: str = path) -> float:
                 return float(np.asarray(figure(with_values(r, {path: x}))))
             needed = bisect_root(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
-        title = found.title if found is not None else ("serving throughput" if path == THROUGHPUT_INPUT else path)
-        unit = found.unit if found is not None else "output tokens/s/GPU"
-        changes.append(InputChange(path, title, unit, float(current), float(needed)))
+        changes.append(input_change(path, found, current, needed))
     changes.sort(key=lambda c: abs(np.log(c.needed / c.current)) if c.needed > 0 else np.inf)
     return tuple(changes[:MAX_CHANGES])
 

@@ -23,14 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from ..domain.claims import MAX_CHANGES, search_range
-from ..domain.uncertainty import numeric_inputs, with_values
+from ..domain.claims import MAX_CHANGES, input_change, searched_inputs
+from ..domain.uncertainty import with_values
 from ..errors import ScenarioError
 from ..formulas.roots import bisect_root
 from ..resolved import Resolved
 from ..results import ClaimCheck, Comparison, InputChange
 from ..schema import Claim
-from ..schema.inputs import THROUGHPUT_INPUT, input_fields
 
 SCREEN_STEP = 1.01
 """Factor each input is moved by to see whether the claim's figure follows it."""
@@ -189,7 +188,7 @@ class _Figure:
             self.stated = convert(float(claim.value), stated_unit, self.result_unit, currency_rate)
         except (ValueError, KeyError) as exc:
             raise ScenarioError(self.where, [(f"claims.{index}.unit", stated_unit, str(exc).strip("'\""))]) from None
-        self.computed = self._relate(value)
+        self.computed = self._relate(value, self.other)
 
     def _read(self, document: dict, path: str, field: str):
         try:
@@ -198,8 +197,8 @@ class _Figure:
             raise ScenarioError(self.where, [(f"claims.{self.index}.{field}", path,
                                               str(exc).strip("'\"") + "; see costmodel compare --json")]) from None
 
-    def _relate(self, value: float | None) -> float | None:
-        relation, other = self.claim.relation, self.other
+    def _relate(self, value: float | None, other: float | None) -> float | None:
+        relation = self.claim.relation
         if value is None or (relation is not None and other is None):
             return None
         if relation is None:
@@ -215,28 +214,21 @@ class _Figure:
         try:
             document = self.document_of(r)
             value, _, _ = lookup(document, self.claim.figure)
-            if self.claim.relative_to is not None:
-                self.other = lookup(document, self.claim.relative_to)[0]
+            # a second figure of the same document moves with the input; a baseline's does not
+            other = lookup(document, self.claim.relative_to)[0] if self.claim.relative_to is not None \
+                else self.other
         except (KeyError, ValueError, TypeError, ScenarioError, ArithmeticError):
             return math.nan
-        found = self._relate(value)
+        found = self._relate(value, other)
         return math.nan if found is None else found - self.stated
 
 
 def _would_hold(r: Resolved, figure: _Figure) -> tuple[InputChange, ...]:
-    fields = {f.path: f for f in input_fields(r.scenario, r.catalog)}
     base = figure.computed - figure.stated
-    other = figure.other
     screened = []
-    for path, current in numeric_inputs(r).items():
-        found = fields.get(path)
-        searched = search_range(r, path, current, found)
-        if searched is None:
-            continue
-        low, high = searched
+    for path, current, found, low, high in searched_inputs(r):
         step = current * SCREEN_STEP if current * SCREEN_STEP <= high else current / SCREEN_STEP
         moved = figure.gap(with_values(r, {path: step}))
-        figure.other = other
         if not math.isfinite(moved) or moved == base:
             continue
         # the direction that brings the gap toward 0, and a first guess of how far (log-linear)
@@ -262,14 +254,10 @@ def _would_hold(r: Resolved, figure: _Figure) -> tuple[InputChange, ...]:
                 lo, hi = sorted((float(previous_x), float(x)))
                 needed = float(x) if gap == 0 else bisect_root(at, lo, hi, previous_gap if lo == previous_x else gap,
                                                                 rtol=1e-9)
-                title = found.title if found is not None else ("serving throughput" if path == THROUGHPUT_INPUT
-                                                               else path)
-                unit = found.unit if found is not None else "output tokens/s/GPU"
                 if _allowed(r, path, needed):
-                    changes.append(InputChange(path, title, unit, current, needed))
+                    changes.append(input_change(path, found, current, needed))
                 break
             previous_x, previous_gap = float(x), gap
-        figure.other = other
     changes.sort(key=lambda c: abs(np.log(c.needed / c.current)) if c.needed > 0 else np.inf)
     return tuple(changes[:MAX_CHANGES])
 
