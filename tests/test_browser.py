@@ -1,21 +1,28 @@
 """Every bundled report opened in headless Chromium as a reviewer would: a screenshot, no console
-errors, no failed requests, and no chart label drawn over another.
+errors, no failed requests, and no chart label drawn over another; and printed to PDF: each chart
+once, on the page of its heading.
 
 Chromium is Debian's package (``/usr/bin/chromium``, which .ci/run installs); Playwright for Python
 drives it (``executable_path``, no browser download). Where either is missing the tests are
-skipped with a message.
+skipped with a message. pypdf reads the printed pages' text.
 """
 
 import base64
+import html as html_text
 import itertools
 import re
+import shlex
 import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
 
 import pytest
 
 from costmodel.paths import REFERENCE_SCENARIOS
 from costmodel.report import render_report
 
+README = Path(__file__).resolve().parent.parent / "README.md"
 BUNDLED = list(REFERENCE_SCENARIOS)   # the reports `make reports` writes into reports/
 FIRST_SCREEN = {"width": 1400, "height": 900}
 
@@ -141,3 +148,137 @@ def test_only_the_exact_vega_bundle_is_trusted():
     assert unsafe_parts(page.replace(bundle, bundle + " "), trusted_scripts()) == ["a script that loads something"]
     assert unsafe_parts(page + "<script>fetch('https://example.com')</script>", trusted_scripts()) == [
         "a script that loads something"]
+
+
+# --- printing -------------------------------------------------------------------------------------
+
+_SVG_CHARTS = r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([^"]+)"'
+
+# in document order: each heading's text, each chart (its index among the charts) and each table
+_PRINTED_ITEMS = """() => {
+  const charts = Array.from(document.querySelectorAll('.jp-RenderedSVG img'));
+  return Array.from(document.querySelectorAll('h1, h2, h3, h4, .jp-RenderedSVG img, table')).map(e =>
+    e.tagName === 'IMG' ? ['chart', charts.indexOf(e)] : e.tagName === 'TABLE' ? ['table', null]
+    : ['heading', e.textContent.replace('\u00b6', '').trim()]);
+}"""
+
+
+def _plain(text: str) -> str:
+    """Text as compared with a PDF's: ligatures (\ufb01) and other compatibility forms unfolded, spaces trimmed."""
+    return unicodedata.normalize("NFKC", text).strip()
+
+
+def chart_titles(page_html: str) -> list[list[str]]:
+    """Each chart's title lines, read from its SVG (Vega draws a title as ``<text>`` in ``role-title-text``)."""
+    found = []
+    for _, data in re.findall(_SVG_CHARTS, page_html):
+        svg = base64.b64decode(data).decode()
+        blocks = re.findall(r'class="[^"]*role-title-text[^"]*"[^>]*>(.*?)</g>', svg, re.S)
+        found.append([_plain(html_text.unescape(text)) for block in blocks
+                      for text in re.findall(r"<text[^>]*>([^<]*)</text>", block)])
+    return found
+
+
+def headings_of(page_html: str) -> list[str]:
+    """The text of each heading (h1 to h4), without its anchor link's pilcrow."""
+    return [_plain(html_text.unescape(re.sub(r"<[^>]+>", "", text)).replace("\u00b6", ""))
+            for text in re.findall(r"<h[1-4][^>]*>(.*?)</h[1-4]>", page_html, re.S)]
+
+
+def expected_titles(page_html: str) -> dict[str, int]:
+    """How many printed lines each chart title line should be: one per chart with it, one per heading reading it."""
+    titles = [line for lines in chart_titles(page_html) for line in lines]
+    headings = headings_of(page_html)
+    return {title: titles.count(title) + headings.count(title) for title in set(titles)}
+
+
+def printed_pages(pdf: bytes) -> list[list[str]]:
+    """Each page's text lines (pypdf), in the order printed, without empty lines."""
+    import io
+
+    pypdf = pytest.importorskip("pypdf", reason="pypdf is not installed (pip install -e '.[dev]')")
+    reader = pypdf.PdfReader(io.BytesIO(pdf))
+    return [[_plain(line) for line in page.extract_text().splitlines() if line.strip()] for page in reader.pages]
+
+
+def times_printed(pages: list[list[str]], line: str) -> int:
+    """How many printed lines read ``line`` exactly."""
+    return sum(printed == line for page in pages for printed in page)
+
+
+def pages_of(pages: list[list[str]], lines: list[str]) -> list[int]:
+    """The page (from 0) of each line in ``lines``, matched in order: the first match after the previous one."""
+    flat = [(number, line) for number, page in enumerate(pages) for line in page]
+    found, at = [], 0
+    for wanted in lines:
+        at = next((i for i in range(at, len(flat)) if flat[i][1] == wanted), None)
+        assert at is not None, f"{wanted!r} is not printed (in order)"
+        found.append(flat[at][0])
+        at += 1
+    return found
+
+
+def test_page_finder_matches_in_order():
+    # "b" printed twice: the second is the one after "c"
+    pages = [["a", "b"], ["c"], ["b", "d"]]
+    assert pages_of(pages, ["a", "c", "b"]) == [0, 1, 2]
+    assert times_printed(pages, "b") == 2
+    with pytest.raises(AssertionError, match="'e' is not printed"):
+        pages_of(pages, ["a", "e"])
+
+
+def test_chart_titles_read_from_the_svg():
+    svg = ('<svg><g class="mark-text role-title-text"><text x="0">Cost &amp; ﬁt (USD)</text></g>'
+           '<g class="mark-text role-axis-title"><text>Volume</text></g></svg>')
+    page = f'<img alt="x" src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}">'
+    assert chart_titles(page) == [["Cost & fit (USD)"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", BUNDLED)
+def test_report_prints_each_chart_once_with_its_heading(browser, reports, name):
+    page_html = reports[name].read_text()
+    titles = chart_titles(page_html)
+    assert titles and all(titles), f"{name}: every chart has a title to find in the PDF"
+    page = browser.new_page()
+    page.goto(reports[name].resolve().as_uri())
+    # print once every live view is drawn: the page as a reader prints it, with both the SVG and the view in it
+    page.wait_for_function(f"() => document.querySelectorAll('.costmodel-interactive').length === {len(titles)}")
+    items = page.evaluate(_PRINTED_ITEMS)
+    pages = printed_pages(page.pdf())
+    page.close()
+
+    # each chart's title once per chart that has it (and once per heading that reads the same), not twice
+    for title, expected in expected_titles(page_html).items():
+        assert times_printed(pages, title) == expected, f"{name}: {title!r} printed {times_printed(pages, title)} " \
+                                                        f"times, not {expected}"
+
+    # a heading is never the last line of a page, and a heading whose next item is a chart shares its page
+    headings = headings_of(page_html)
+    assert [page[-1] for page in pages if page[-1] in headings] == [], f"{name}: a page ends with a heading"
+    assert sum(kind == "chart" for kind, _ in items) == len(titles)
+    printed = [(index, _plain(text) if kind == "heading" else titles[text][0])
+               for index, (kind, text) in enumerate(items) if kind != "table"]
+    page_of = dict(zip([index for index, _ in printed], pages_of(pages, [line for _, line in printed])))
+    pairs = 0
+    for index, ((kind, text), (following, _)) in enumerate(zip(items, items[1:])):
+        if kind == "heading" and following == "chart":
+            pairs += 1
+            assert page_of[index] == page_of[index + 1], (f"{name}: heading {text!r} on page {page_of[index] + 1}, "
+                                                          f"its chart on page {page_of[index + 1] + 1}")
+    assert pairs, f"{name}: no heading followed by a chart to check"
+
+
+@pytest.mark.slow
+def test_readme_print_recipe(browser, reports, tmp_path):
+    # the README's command, run as it stands on a rendered report: each chart printed once
+    command = re.search(r"`(chromium --headless [^`]*--print-to-pdf=\S+ \S+)`", README.read_text()).group(1)
+    arguments = shlex.split(command)
+    assert arguments[-1] == "reports/h200-24gpu-cluster/report.html"     # where `make reports` writes it
+    arguments[0] = shutil.which("chromium") or shutil.which("chromium-browser")
+    arguments[-1] = str(reports["h200-24gpu-cluster"].resolve())
+    subprocess.run(arguments, cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    pages = printed_pages((tmp_path / "report.pdf").read_bytes())
+    assert len(pages) > 1
+    for title, expected in expected_titles(reports["h200-24gpu-cluster"].read_text()).items():
+        assert times_printed(pages, title) == expected, title
