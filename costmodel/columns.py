@@ -224,8 +224,8 @@ def _cast(values, column: Column, table: str):
     if column.kind == "whole":
         whole = numbers.dropna()
         if (whole != whole.round()).any():
-            raise ValueError(f"{table}: column {column.name}: {whole[whole != whole.round()].iloc[0]!r} is not a "
-                             "whole number")
+            raise ValueError(f"{table}: column {column.name}: {float(whole[whole != whole.round()].iloc[0]):g} is "
+                             "not a whole number")
         return numbers.astype("Float64").astype("Int64")
     floats = numbers.astype("float64")
     if not floats.dropna().map(lambda v: v == v and abs(v) != float("inf")).all():

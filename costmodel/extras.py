@@ -43,8 +43,9 @@ class ExtraNotInstalled(ImportError):
 
     def __init__(self, feature: str, extra: str, module: str):
         self.feature, self.extra, self.module = feature, extra, module
-        super().__init__(f"{feature} needs {DISTRIBUTIONS.get(module, module)}: pip install 'costmodel[{extra}]'",
-                         name=module)
+        self.package = DISTRIBUTIONS.get(module, module)
+        self.command = f"pip install 'costmodel[{extra}]'"
+        super().__init__(f"{feature} needs {self.package}: {self.command}", name=module)
 
 
 def need(module: str, feature: str) -> ModuleType:

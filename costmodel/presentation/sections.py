@@ -281,7 +281,7 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
     try:
         indices = sobol_indices(r)
     except ExtraNotInstalled as exc:
-        display(Markdown(f"Not computed: {md(str(exc))}."))
+        display(Markdown(f"Not computed: {md(exc.feature)} needs {md(exc.package)}: {code_span(exc.command)}."))
         return
     if indices is None:
         display(Markdown("No input has a distribution SALib can sample."))
