@@ -1016,7 +1016,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except ExtraNotInstalled as exc:     # a feature of an extra that is not installed: named, with the pip command
-        _say(f"costmodel {args.command}: {exc}", file=sys.stderr)
+        prefix = f"costmodel {args.command}"
+        _say(str(exc) if str(exc).startswith(prefix) else f"{prefix}: {exc}", file=sys.stderr)
         return BAD_INPUT
     except (InputError, ValueError) as exc:
         scenario = getattr(args, "scenario", None)     # a problem found past loading is still the file's

@@ -319,8 +319,9 @@ def test_without_the_extras_compare_and_export_run_for_every_bundled_scenario(tm
     assert (tmp_path / "out" / "h200-24gpu-cluster.xlsx").stat().st_size > 0
     assert (tmp_path / "out" / "h200-24gpu-cluster" / "cash_flows_by_year.csv-metadata.json").exists()
     assert "parquet 2" in lines and "dask 2" in lines and "batch 0" in lines and "loaded []" in lines
-    assert "costmodel export --parquet needs pyarrow: pip install 'costmodel[parquet]'" in done.stderr
-    assert "costmodel batch --dask needs distributed: pip install 'costmodel[scale]'" in done.stderr
+    errors = done.stderr.splitlines()
+    assert "costmodel export --parquet needs pyarrow: pip install 'costmodel[parquet]'" in errors
+    assert "costmodel batch --dask needs distributed: pip install 'costmodel[scale]'" in errors
     assert "portfolio.parquet not written" in done.stderr
     assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["portfolio.csv", "portfolio.csv-metadata.json"]
     assert "finance block" in done.stderr
