@@ -212,11 +212,13 @@ def metadata_name(csv_name: str) -> str:
 
 def _cast(values, column: Column, table: str):
     """A pandas Series of ``column``'s dtype from ``values``; a non-number in a number column is an error."""
+    import numpy as np
     import pandas as pd
 
     if column.kind == "text":
-        present = values.notna()
-        return values.astype(object).where(present, None).map(lambda v: v if v is None else str(v)).astype("string")
+        return values.astype("string")          # None and NaN become <NA>, anything else its text
+    if column.kind == "whole" and str(values.dtype) == "Int64":
+        return values                           # typed already (a frame typed once, then written)
     numbers = pd.to_numeric(values, errors="coerce")
     bad = values.notna() & numbers.isna()
     if bad.any():
@@ -228,7 +230,7 @@ def _cast(values, column: Column, table: str):
                              "not a whole number")
         return numbers.astype("Float64").astype("Int64")
     floats = numbers.astype("float64")
-    if not floats.dropna().map(lambda v: v == v and abs(v) != float("inf")).all():
+    if np.isinf(floats.to_numpy()).any():
         raise ValueError(f"{table}: column {column.name}: holds an infinite number")
     return floats
 

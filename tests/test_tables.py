@@ -112,6 +112,8 @@ def test_batch_and_sweep_have_the_same_columns_first_and_concatenate(outputs):
         assert batch.schema.field(name).type == sweep.schema.field(name).type, name
     both = pa.concat_tables([batch, sweep], promote_options="default")
     assert both.num_rows == 2 + 4 and both.column("point").null_count == 2
+    assert both.column("npv_api").null_count == 6             # empty cells are nulls, never NaN
+    assert both.column("options.rent.price_per_gpu_hour").null_count == 2      # the batch rows have no swept input
     # the CSV files too: the batch's header is the first part of the sweep's
     a, b = (pd.read_csv(outputs / d / "portfolio.csv") for d in ("batch", "sweep"))
     assert list(b.columns[:len(a.columns)]) == list(a.columns) == fixed
@@ -303,8 +305,7 @@ def test_without_the_extras_compare_and_export_run_for_every_bundled_scenario(tm
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     assert "no pyarrow" in lines
-    from costmodel.scenarios import bundled_scenarios
-    from costmodel.scenarios import load_scenario
+    from costmodel.scenarios import bundled_scenarios, load_scenario
 
     names = bundled_scenarios()
     for name in names:
