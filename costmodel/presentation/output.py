@@ -1143,6 +1143,8 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
     uncertainty
         Run the Monte Carlo, tornado and Sobol analysis when the scenario has an
         ``uncertainty`` block (imports SciPy and SALib); False leaves the section null.
+        Without SALib (the ``sobol`` extra) ``uncertainty.sobol`` is null and ``warnings``
+        says which extra computes it.
     figure_claims
         Check the scenario's ``figure`` claims on this document
         (:func:`~costmodel.presentation.figure_claims.with_figure_claims`) when the
