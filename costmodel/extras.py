@@ -4,13 +4,13 @@
 Three features need more, each from an extra of its own (``pip install 'costmodel[full]'``
 installs them all):
 
-======================================================  ===========  =====================
-feature                                                 extra        packages
-======================================================  ===========  =====================
+=======================================================  ===========  =================
+feature                                                  extra        packages
+=======================================================  ===========  =================
 Parquet files (``export --parquet``, portfolio.parquet)  ``parquet``  pyarrow
 ``batch --dask``, ``batch --scheduler``                  ``scale``    dask, distributed
 Sobol indices (``uncertainty.sobol``, report ``sobol``)  ``sobol``    SALib
-======================================================  ===========  =====================
+=======================================================  ===========  =================
 
 A feature whose extra is missing raises :class:`ExtraNotInstalled` (an ImportError) naming the
 feature, the extra and the pip command; the command line exits 2 with that message.
