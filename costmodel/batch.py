@@ -369,6 +369,9 @@ def _completed(tasks: list[Task], workers: int, scheduler: str | None) -> Iterat
 
 
 def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[int, list[dict]]]:
+    from .extras import need
+
+    need("distributed", "batch on a dask cluster (scheduler)")
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -396,80 +399,80 @@ def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[
 # --- writing -----------------------------------------------------------------------------------
 
 def portfolio_frame(results: list[dict[str, Any]]):
-    """The portfolio as a pandas DataFrame from the tasks' columns: the fixed columns, then the swept
-    inputs; the cost, NPV, TCO and break-even columns of options no scenario has are dropped."""
+    """The portfolio as a pandas DataFrame from the tasks' columns, typed by
+    :data:`costmodel.columns.PORTFOLIO`: every fixed column, in order, whatever the rows hold (with no
+    result: no row, every column typed), then the further offers' columns and the swept inputs."""
     import pandas as pd
 
-    from .domain.portfolio import base_columns
+    from .columns import PORTFOLIO
 
-    frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True)
-    text = {"scenario", "title", "volume_unit", "currency", "decision_measure", "decision_unit", "winner",
-            "winner_label", "runner_up", "warnings", "error"}
-    for name in frame.columns:
-        if name == "point":
-            frame[name] = pd.to_numeric(frame[name]).astype("Int64")
-        elif name not in text:
-            frame[name] = pd.to_numeric(frame[name]).astype(float)
-        else:
-            frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
-    fixed = [c for c in base_columns() if c in frame.columns]
-    swept = [c for c in frame.columns if c not in fixed]
-    frame = frame[fixed[:2] + swept + fixed[2:]]
-    keep = [c for c in frame.columns if c in ("error", "warnings", "point") or frame[c].notna().any()
-            or not (c.startswith(("cost_", "npv_", "tco_", "break_even_", "decision_")) and c not in (
-                "decision_measure", "decision_unit"))]
-    frame = frame[keep]
-    return frame
+    frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True) if results else \
+        pd.DataFrame()
+    return PORTFOLIO.typed(frame)
 
 
-TEXT_COLUMNS = ("scenario", "title", "volume_unit", "currency", "decision_measure", "decision_unit", "winner",
-                "winner_label", "runner_up", "warnings", "error")
-"""Portfolio columns of text; ``point`` is a whole number; every other column a float."""
+def write_portfolio(frame, out: str | Path, xlsx: bool = False, units: dict[str, str] | None = None,
+                    parquet: bool | None = None) -> list[Path]:
+    """Write portfolio.csv (with its CSVW sidecar portfolio.csv-metadata.json) and portfolio.parquet under
+    ``out``; with ``xlsx``, portfolio.xlsx as well.
 
+    Every file holds the columns of :data:`costmodel.columns.PORTFOLIO` with their types; the units are
+    in the sidecar and in the Parquet fields' metadata. All are written to temporary files beside
+    their final names and renamed into place only once all are whole
+    (:func:`costmodel.files.write_all_atomically`): a failure or an interrupt leaves the earlier
+    files as they were. ``out`` and its missing parents are made. The CSV and the workbook hold
+    text as :func:`costmodel.files.spreadsheet_text` gives it (never a formula); the Parquet file,
+    for programs, holds the text as it is.
 
-def typed_portfolio(frame):
-    """The portfolio with one fixed type per column whatever the rows hold: text columns as pandas strings,
-    ``point`` as a nullable integer, every other column as float64 (an empty cell: missing, never NaN in a text
-    column). Two portfolios' Parquet files then concatenate (a column of only empty cells was null-typed)."""
-    import pandas as pd
-
-    typed = frame.copy()
-    for column in typed.columns:
-        if column in TEXT_COLUMNS:
-            typed[column] = typed[column].astype("string")
-        elif column == "point":
-            typed[column] = pd.to_numeric(typed[column], errors="coerce").astype("Int64")
-        else:
-            converted = pd.to_numeric(typed[column], errors="coerce")
-            if converted.notna().sum() == typed[column].notna().sum():      # numbers (or empty): floats
-                typed[column] = converted.astype("float64")
-            else:                                                           # a swept input of text
-                typed[column] = typed[column].astype("string")
-    return typed
-
-
-def write_portfolio(frame, out: str | Path, xlsx: bool = False) -> list[Path]:
-    """Write portfolio.csv and portfolio.parquet under ``out``; with ``xlsx``, portfolio.xlsx as well.
-
-    All are written to temporary files beside their final names and renamed into place only once
-    all are whole (:func:`costmodel.files.write_all_atomically`): a failure or an interrupt leaves
-    the earlier files as they were. ``out`` and its missing parents are made. The CSV and the
-    workbook hold text as :func:`costmodel.files.spreadsheet_text` gives it (never a formula);
-    the Parquet file, for programs, holds the text as it is.
+    Parameters
+    ----------
+    frame
+        The portfolio (:func:`portfolio_frame`).
+    out
+        The folder.
+    xlsx
+        Write portfolio.xlsx too.
+    units
+        Units of the swept inputs' columns, by input path (:func:`swept_units`).
+    parquet
+        Write portfolio.parquet: True (raises without pyarrow), False, or None: when pyarrow is installed.
 
     Raises
     ------
     OutputPathError
         ``out`` is a file, or in one, or cannot be made.
+    ExtraNotInstalled
+        ``parquet=True`` without pyarrow.
     """
+    from .columns import PORTFOLIO, metadata_name
+    from .extras import installed
     from .files import made_folder, write_all_atomically, write_csv
 
-    out = made_folder(out, "--out")
-    writers = [(out / "portfolio.csv", lambda p: write_csv(frame, p)),
-               (out / "portfolio.parquet", lambda p: typed_portfolio(frame).to_parquet(p, index=False))]
+    frame = PORTFOLIO.typed(frame, units)
+    if parquet is None:
+        parquet = installed("pyarrow")
+    writers = [(Path(out) / "portfolio.csv", lambda p: write_csv(frame, p)),
+               (Path(out) / metadata_name("portfolio.csv"), PORTFOLIO.csv_metadata_writer(frame, "portfolio.csv",
+                                                                                           units))]
+    if parquet:
+        writers.append((Path(out) / "portfolio.parquet", PORTFOLIO.parquet_writer(frame, units)))
     if xlsx:
-        writers.append((out / "portfolio.xlsx", lambda p: _write_sheet(frame, p)))
-    return write_all_atomically(writers)
+        writers.append((Path(out) / "portfolio.xlsx", lambda p: _write_sheet(frame, p)))
+    out = made_folder(out, "--out")
+    return write_all_atomically([(out / path.name, write) for path, write in writers])
+
+
+def swept_units(base: str | Path, paths: Iterable[str], catalog_dir: str | None = None) -> dict[str, str]:
+    """The unit of each swept input of a sweep on ``base`` (as the scenario schema gives it), by path."""
+    from .catalog import catalog_from
+    from .resolved import as_resolved
+    from .scenarios import load_scenario
+    from .schema.inputs import THROUGHPUT_INPUT, input_fields
+
+    r = as_resolved(load_scenario(base, catalog_from(catalog_dir)))
+    units = {f.path: f.unit for f in input_fields(r.scenario, r.catalog)}
+    units.setdefault(THROUGHPUT_INPUT, "output tokens/s/GPU")
+    return {p: units[p] for p in paths if units.get(p)}
 
 
 def _write_sheet(frame, path: Path) -> None:

@@ -22,6 +22,7 @@ import signal
 import sys
 
 from .errors import InputError
+from .extras import ExtraNotInstalled
 from .paths import REFERENCE_SCENARIOS
 
 BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
@@ -193,6 +194,15 @@ def _batch(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return BAD_INPUT
     scheduler = args.scheduler or ("local" if args.dask else None)
+    if scheduler is not None:               # the scale extra missing: exit 2 before anything runs
+        from .extras import need
+
+        need("distributed", "costmodel batch --dask" if args.dask else "costmodel batch --scheduler")
+    units = {}
+    if args.sweep is not None:
+        from .batch import swept_units
+
+        units = swept_units(base, values, args.catalog)
     start = time.perf_counter()
     kernels = []
     files = [t for t in tasks if not t.values]
@@ -202,7 +212,7 @@ def _batch(args: argparse.Namespace) -> int:
 
         kernels = [WarmKernel() for _ in range(max(1, min(args.workers, len(files))))]
     try:
-        return _batch_run(args, tasks, scheduler, start, kernels)
+        return _batch_run(args, tasks, scheduler, start, kernels, units)
     finally:
         for kernel in kernels:
             kernel.close()
@@ -230,8 +240,10 @@ def _check_batch_outputs(args: argparse.Namespace, scenarios: list[str]) -> None
             check_report_paths(scenario, args.out)
 
 
-def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, start: float, kernels: list) -> int:
-    """The rest of ``batch`` once its tasks are known and its report kernels started."""
+def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, start: float, kernels: list,
+               units: dict[str, str]) -> int:
+    """The rest of ``batch`` once its tasks are known and its report kernels started (``units``: the swept
+    inputs' units, by path)."""
     import os
     import time
 
@@ -246,9 +258,15 @@ def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, sta
         _say(f"costmodel batch: no row without an error from {len(results)} of {len(tasks)} tasks in "
               f"{seconds:.1f} s: nothing written under {args.out}", file=sys.stderr)
     else:
-        written = write_portfolio(frame, args.out, xlsx=args.xlsx)
+        from .extras import installed
+
+        parquet = installed("pyarrow")
+        written = write_portfolio(frame, args.out, xlsx=args.xlsx, units=units, parquet=parquet)
         _say(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
               + ", ".join(str(p) for p in written))
+        if not parquet:
+            _say("costmodel batch: portfolio.parquet not written: Parquet files need pyarrow: pip install "
+                 "'costmodel[parquet]'", file=sys.stderr)
     if args.reports and not nothing:
         from .report import render_reports_index
 
@@ -997,6 +1015,10 @@ def main(argv: list[str] | None = None) -> int:
         previous = None
     try:
         return args.run(args)
+    except ExtraNotInstalled as exc:     # a feature of an extra that is not installed: named, with the pip command
+        prefix = f"costmodel {args.command}"
+        _say(str(exc) if str(exc).startswith(prefix) else f"{prefix}: {exc}", file=sys.stderr)
+        return BAD_INPUT
     except (InputError, ValueError) as exc:
         scenario = getattr(args, "scenario", None)     # a problem found past loading is still the file's
         if isinstance(exc, InputError) and isinstance(scenario, str):

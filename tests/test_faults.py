@@ -794,7 +794,7 @@ def test_f32_an_interrupted_or_failed_export_keeps_the_earlier_files(tmp_path, c
             "--parquet", str(tmp_path / "out" / "parquet")]
     assert main(args) == 0
     earlier = _files_of(tmp_path / "out")
-    assert len(earlier) == 5
+    assert len(earlier) == 7          # the workbook, 2 CSV files with their CSVW sidecars, 2 Parquet files
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
@@ -838,7 +838,7 @@ def test_f32_a_batch_that_fails_or_is_interrupted_keeps_the_earlier_portfolio(tm
     out = tmp_path / "out"
     assert main(["batch", R1, "--out", str(out), "--xlsx"]) == 0
     earlier = _files_of(out)
-    assert sorted(earlier) == ["portfolio.csv", "portfolio.parquet", "portfolio.xlsx"]
+    assert sorted(earlier) == ["portfolio.csv", "portfolio.csv-metadata.json", "portfolio.parquet", "portfolio.xlsx"]
     bad = write_scenario(tmp_path, patched_data(R1, {"workload.tokens_per_day": "lots"}))
     code, _, err = run(["batch", str(bad), "--out", str(out), "--xlsx"], capsys)
     assert code == 1 and "workload.tokens_per_day" in err and "nothing written" in err

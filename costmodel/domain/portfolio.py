@@ -85,11 +85,11 @@ def break_even_column(a: str, b: str) -> str:
 
 
 def base_columns() -> list[str]:
-    """Every column of a portfolio table but the swept inputs, in order."""
-    return (["scenario", "point", "title", "volume", "volume_unit", "currency"]
-            + [cost_column(o) for o in OPTIONS] + list(DECISION_COLUMNS) + [decision_column(o) for o in OPTIONS]
-            + [break_even_column(a, b) for a, b in PAIRS]
-            + [f"npv_{o}" for o in OPTIONS] + [f"tco_{o}" for o in OPTIONS] + ["warnings", "error"])
+    """Every column of a portfolio table but the swept inputs and further offers', in order
+    (:data:`costmodel.columns.PORTFOLIO`, where their types and units are)."""
+    from ..columns import PORTFOLIO
+
+    return PORTFOLIO.names()
 
 
 def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:

@@ -432,10 +432,16 @@ def sobol_indices(scenario: Scenario | Resolved) -> SobolIndices | None:
     -------
     SobolIndices or None
         None with no input SALib can sample.
-    """
-    from SALib.analyze import sobol as analyze
-    from SALib.sample import sobol as sampler
 
+    Raises
+    ------
+    ExtraNotInstalled
+        SALib is not installed (``pip install 'costmodel[sobol]'``).
+    """
+    from ..extras import need
+
+    analyze = need("SALib.analyze.sobol", "Sobol analysis")
+    sampler = need("SALib.sample.sobol", "Sobol analysis")
     r = as_resolved(scenario)
     settings = r.uncertainty
     names, bounds_, dists, left_out = [], [], [], []

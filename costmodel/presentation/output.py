@@ -987,8 +987,11 @@ def _input_units(r: Resolved) -> dict[str, str]:
     return units
 
 
-def _uncertainty(r: Resolved, cur: str) -> UncertaintyOutput:
+def _uncertainty(r: Resolved, cur: str, notes: list[str]) -> UncertaintyOutput:
+    """The uncertainty summaries; without SALib (the ``sobol`` extra) the Sobol block is null and a line
+    saying so is added to ``notes`` (the document's warnings)."""
     from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
+    from ..extras import ExtraNotInstalled
 
     mc = monte_carlo(r)
     month = mc.unit            # the decision measure's unit: the currency, or the currency a month
@@ -1007,7 +1010,11 @@ def _uncertainty(r: Resolved, cur: str) -> UncertaintyOutput:
             low_metric=_q(b.low_metric, month, digits=2), high_metric=_q(b.high_metric, month, digits=2),
             base_metric=_q(b.base_metric, month, digits=2), swing=_q(b.swing, month, digits=2),
             break_even=_q(b.break_even, unit, "never")))
-    sobol = sobol_indices(r)
+    try:
+        sobol = sobol_indices(r)
+    except ExtraNotInstalled as exc:
+        sobol = None
+        notes.append(f"uncertainty.sobol left out: {exc}")
     return UncertaintyOutput(
         tracked_option=mc.option, measure=mc.measure, volume=_q(r.volume, VOLUME_UNITS.get(r.volume_unit, r.volume_unit)),
         samples=_n(mc.samples, "samples"), seed=r.uncertainty.seed,
@@ -1136,6 +1143,8 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
     uncertainty
         Run the Monte Carlo, tornado and Sobol analysis when the scenario has an
         ``uncertainty`` block (imports SciPy and SALib); False leaves the section null.
+        Without SALib (the ``sobol`` extra) ``uncertainty.sobol`` is null and ``warnings``
+        says which extra computes it.
     figure_claims
         Check the scenario's ``figure`` claims on this document
         (:func:`~costmodel.presentation.figure_claims.with_figure_claims`) when the
@@ -1173,6 +1182,8 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
                 **{f: _q(getattr(o.provider, f), month, digits=2) for f in ("revenue", "opex", "depreciation", "ebit",
                                                                            "noi")}),
         )
+    notes: list[str] = []
+    summary = _uncertainty(r, cur, notes) if uncertainty and r is not None and r.uncertainty is not None else None
     doc = ComparisonOutput(
         schema_version=SCHEMA_VERSION, costmodel_version=__version__, title=c.title, currency=cur,
         workload_kind=c.workload_kind, volume=_q(c.volume, vunit, digits=None),
@@ -1185,7 +1196,7 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
             cheaper_below=b.cheaper_below, cheaper_above=b.cheaper_above, all_volumes=_series(b.volumes, vunit),
             all_kinds=list(b.kinds), searched_from=_q(b.volume_min, vunit, digits=None),
             searched_to=_q(b.volume_max, vunit, digits=None)) for b in c.break_evens],
-        estimates=list(c.estimates), stale=list(c.stale), warnings=list(c.warnings),
+        estimates=list(c.estimates), stale=list(c.stale), warnings=list(c.warnings) + notes,
         training_run=None if c.training is None else _training(c.training, cur),
         finance=None if c.finance is None else _finance(c.finance, cur, r),
         capacity_plan=None if c.plan is None else _plan(c.plan, cur),
@@ -1193,7 +1204,7 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
         serving=None if c.serving is None else _serving(c.serving),
         energy=None if c.energy is None else _energy(c.energy, cur, tokens),
         claims=[_claim(claim) for claim in c.claims],
-        uncertainty=(_uncertainty(r, cur) if uncertainty and r is not None and r.uncertainty is not None else None),
+        uncertainty=summary,
     )
     doc._comparison = c
     return doc

@@ -18,6 +18,7 @@ from ..domain.finance import cash_flows, own_finance
 from ..domain.mix import offer
 from ..domain.sweep import cost_table
 from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
+from ..extras import ExtraNotInstalled
 from ..resolved import Resolved, as_resolved
 from ..results import MEASURE_TITLES, Comparison, TrainingRun
 from . import charts, tables, text
@@ -275,9 +276,13 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
     table(tables.tornado_table(bars, r))
     if not sobol:
         return
-    indices = sobol_indices(r)
     display(Markdown("### Global sensitivity (Sobol indices, SALib)\n\nS1: share of the metric's variance due to "
                      "the input alone; ST: including its interactions with the others."))
+    try:
+        indices = sobol_indices(r)
+    except ExtraNotInstalled as exc:
+        display(Markdown(f"Not computed: {md(exc.feature)} needs {md(exc.package)}: {code_span(exc.command)}."))
+        return
     if indices is None:
         display(Markdown("No input has a distribution SALib can sample."))
         return

@@ -811,7 +811,8 @@ def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows):
 
 
 def export_tables(scenario: Scenario | Resolved, folder: str | Path, kind: str = "csv") -> list[Path]:
-    """Write the monthly and yearly cash-flow tables as CSV or Parquet files in ``folder``.
+    """Write the monthly and yearly cash-flow tables as CSV (each with its CSVW sidecar) or Parquet files in
+    ``folder``.
 
     Both files are written aside and renamed into place only when both are whole (see
     :func:`export_files`).
@@ -819,7 +820,9 @@ def export_tables(scenario: Scenario | Resolved, folder: str | Path, kind: str =
     Raises
     ------
     ValueError
-        ``kind`` is not csv or parquet, Parquet without pyarrow, or no finance block.
+        ``kind`` is not csv or parquet, or no finance block.
+    ExtraNotInstalled
+        Parquet without pyarrow (``pip install 'costmodel[parquet]'``).
     OutputPathError
         ``folder`` is a file, or in one, or cannot be made.
     """
@@ -829,22 +832,26 @@ def export_tables(scenario: Scenario | Resolved, folder: str | Path, kind: str =
 
 
 def _table_writers(r: Resolved, folder: Path, kind: str) -> list:
-    """``(path, write)`` of the monthly and yearly cash-flow tables in ``folder``."""
+    """``(path, write)`` of the monthly and yearly cash-flow tables in ``folder``, typed by
+    :data:`costmodel.columns.CASH_FLOWS_BY_MONTH` and ``_BY_YEAR`` (a CSV file with its CSVW sidecar)."""
+    from ..columns import CASH_FLOWS_BY_MONTH, CASH_FLOWS_BY_YEAR, metadata_name
+    from ..extras import need
+
     if r.finance is None:
         raise ValueError("cash-flow tables need a finance block (horizon, discount rate) in the scenario")
     if kind == "parquet":
-        try:
-            import pyarrow  # noqa: F401
-        except ImportError as exc:
-            raise ValueError("Parquet export needs pyarrow (pip install pyarrow); CSV needs nothing") from exc
+        need("pyarrow", "costmodel export --parquet")
     flows = cash_flows(r)
     writers = []
-    for name, frame in (("cash_flows_by_month", cash_flow_table(r, flows)),
-                        ("cash_flows_by_year", yearly_cash_table(r, flows))):
+    for table, frame in ((CASH_FLOWS_BY_MONTH, cash_flow_table(r, flows)), (CASH_FLOWS_BY_YEAR,
+                                                                            yearly_cash_table(r, flows))):
+        frame = table.typed(frame)
         if kind == "csv":
-            writers.append((folder / f"{name}.csv", lambda path, frame=frame: write_csv(frame, path)))
+            name = f"{table.name}.csv"
+            writers.append((folder / name, lambda path, frame=frame: write_csv(frame, path)))
+            writers.append((folder / metadata_name(name), table.csv_metadata_writer(frame, name)))
         else:
-            writers.append((folder / f"{name}.parquet", lambda path, frame=frame: frame.to_parquet(path, index=False)))
+            writers.append((folder / f"{table.name}.parquet", table.parquet_writer(frame)))
     return writers
 
 
@@ -872,12 +879,16 @@ def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, 
     Returns
     -------
     list of pathlib.Path
-        The files written: the workbook first, then the CSV files, then the Parquet files.
+        The files written: the workbook first, then each CSV file and its CSVW sidecar
+        (``NAME.csv-metadata.json``: types, units, descriptions), then the Parquet files (units in
+        the fields' metadata); the columns are :mod:`costmodel.columns`'.
 
     Raises
     ------
     ValueError
-        No finance block, or Parquet without pyarrow.
+        No finance block.
+    ExtraNotInstalled
+        Parquet without pyarrow (``pip install 'costmodel[parquet]'``).
     OutputPathError
         ``xlsx`` does not end in ``.xlsx`` or is not a regular file (a folder, a FIFO, a device),
         ``csv`` or ``parquet`` is not a folder or holds a table's name that is not a regular file,
