@@ -45,10 +45,17 @@ from ..domain.compare import compare
 from ..domain.costs import monthly_cost
 from ..domain.uncertainty import decision_metric, quantile, tornado, tornado_ranges
 from ..errors import InputError
-from ..io.yaml_files import dump_yaml
 from ..resolved import Resolved, resolve
 from ..results import Comparison
-from ..scenarios import load_scenario, scenario_data, scenario_path, set_path, validate_data, with_inputs
+from ..scenarios import (
+    load_scenario,
+    origin_path,
+    scenario_path,
+    scenario_text,
+    set_path,
+    validate_data,
+    with_inputs,
+)
 from ..schema import Scenario
 from ..schema.base import varies
 from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, Bounds, InputField, bounds_of, input_fields
@@ -523,11 +530,16 @@ class WhatIf:
 
     @property
     def yaml(self) -> str:
-        """The changed scenario as YAML, headed by comments naming what changed and from which file."""
+        """The changed scenario as YAML, headed by comments naming what changed and from which file.
+
+        The rest is the scenario file's text with the changed values edited in: its comments, key
+        order and layout are kept (:func:`~costmodel.scenarios.scenario_text`).
+        """
         changes = self.changes()
         head = [f"# What-if of {self.source or self.name}, saved {dt.date.today().isoformat()} by costmodel.what_if",
                 "# changed: " + ("; ".join(changes) if changes else "nothing (as the scenario file)")]
-        return "\n".join(head) + "\n" + dump_yaml(scenario_data(self.scenario))
+        # the scenario file's own text with the changed values edited in (its comments and key order kept)
+        return "\n".join(head) + "\n" + scenario_text(self.scenario, self.source)
 
     def save(self, path: str | Path) -> Path:
         """Write :attr:`yaml` to ``path`` (whole or not at all); returns the path written."""
@@ -791,7 +803,7 @@ def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None
     ['options.api.output_price_per_million: 25 → 15 USD/M tokens']
     """
     if isinstance(scenario, Scenario):
-        return WhatIf(scenario, inputs)
+        return WhatIf(scenario, inputs, source=origin_path(scenario))
     path = scenario_path(scenario)
     loaded = load_scenario(scenario)
     return WhatIf(loaded, inputs, name=path.stem, source=path)
