@@ -500,7 +500,8 @@ def _what_if(args: argparse.Namespace) -> int:
     output_folder(args.out, "--out")               # a file there: exit 2 before anything else
     path = scenario_path(args.scenario)
     target = output_file(Path(args.out) / f"{path.stem}.ipynb", "--out")    # a FIFO or a folder there: exit 2
-    scenario = load_scenario(args.scenario)        # bad input stops here (exit 2), before anything is written
+    catalog = _catalog(args)                       # a bad catalog folder: exit 2, before anything is written
+    scenario = load_scenario(args.scenario, catalog)   # bad input stops here (exit 2), before anything is written
     inputs = args.inputs
     if inputs is not None:
         from .domain.uncertainty import numeric_inputs
@@ -516,9 +517,13 @@ def _what_if(args: argparse.Namespace) -> int:
     notebook = json.loads((NOTEBOOK_DIR / "what_if.ipynb").read_text(encoding="utf-8"))
     for cell in notebook["cells"]:
         if "parameters" in cell.get("metadata", {}).get("tags", []):
+            # the kernel runs in the notebook's folder: a catalog folder is named by its absolute path
+            folder = str(Path(args.catalog).resolve()) if args.catalog else ""
             cell["source"] = (f"scenario = {name!r}  # bundled scenario name, or path to a scenario YAML file\n"
                               f"inputs = {inputs!r}  # list of input paths to give a control, or None: the five "
-                              "that move the answer most")
+                              "that move the answer most\n"
+                              f"catalog = {folder!r}  # folder of catalog CSV rows to add, as compare --catalog; "
+                              "\"\" for the bundled catalog")
     made_folder(args.out, "--out")
     write_text_atomically(target, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
     _say(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
@@ -879,6 +884,8 @@ def build_parser() -> argparse.ArgumentParser:
     what_if.add_argument("--out", type=_path, default="what-if",
                          help="folder for the prepared notebook (default: what-if/)")
     what_if.add_argument("--no-lab", action="store_true", help="write the notebook only; do not start JupyterLab")
+    what_if.add_argument("--catalog", metavar="DIR", type=_path, default=None,
+                         help="folder of catalog CSV rows to add (see compare); the panel's dropdowns list them too")
     what_if.set_defaults(run=_what_if)
 
     browse = commands.add_parser("catalog", help="list, search and show the catalog's rows, and which are stale")
