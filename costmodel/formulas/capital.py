@@ -101,6 +101,9 @@ def growth_factor(yearly_change, months):
 def yearly_change_factor(yearly_changes, months):
     """Factor on today's price after ``months`` when the price changes by a different rate each year. [-]
 
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
+
     Parameters
     ----------
     yearly_changes
@@ -153,6 +156,9 @@ def yearly_change_factor(yearly_changes, months):
 def step_factor(from_months, factors, months, before=1.0):
     """Factor on today's price in each month of a step function: each factor from its month on. [-]
 
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
+
     Parameters
     ----------
     from_months
@@ -186,6 +192,9 @@ def step_factor(from_months, factors, months, before=1.0):
 
 def forward_factors_from_reserved(on_demand, reserved_1y, reserved_3y):
     """The rental price path the 1- and 3-year reserved prices imply: (year-1 factor, factor from year 2 on). [-]
+
+    Not elementwise: it returns several figures together (a tuple or a mapping), each of the inputs'
+    kind.
 
     Parameters
     ----------
@@ -229,6 +238,9 @@ def forward_factors_from_reserved(on_demand, reserved_1y, reserved_3y):
 
 def present_value(flows, yearly_rate):
     """Present value of monthly cash flows, month 0 undiscounted. [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -384,7 +396,7 @@ def lease_payment(price, rate_per_year, term_months, residual_share=0.0):
         raise ValueError(f"need a term of at least 1 month and a rate >= 0, got {term_months} and {rate_per_year}")
     return like(-npf.pmt(np.asarray(rate_per_year) / MONTHS_PER_YEAR, term_months, price,
                          -np.asarray(residual_share) * price, when="begin") + 0.0,
-                price, rate_per_year, term_months)
+                price, rate_per_year, term_months, residual_share)
 
 
 def capital_recovery_factor(rate_per_year, life_years):

@@ -151,6 +151,9 @@ def meter_power_kw(servers, kw_per_server, pue):
 def weekly_hour_prices(weekday_prices, weekend_prices, hours, first_weekday):
     """The price of each hour of a year from a weekly tariff (weekday and weekend days). [currency/kWh]
 
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
+
     Parameters
     ----------
     weekday_prices, weekend_prices
@@ -180,6 +183,9 @@ def weekly_hour_prices(weekday_prices, weekend_prices, hours, first_weekday):
 
 def hourly_energy_cost(drawn_kw, pue, prices_per_kwh):
     """Electricity bill of an hourly draw at hourly prices. [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------

@@ -75,6 +75,9 @@ def whole_units(needed, unit=1, minimum=0):
 def gpus_per_server_step(gpus_per_server: int, gpus_per_replica: int) -> int:
     """GPUs an own fleet adds at a time: whole servers holding whole replicas. [GPU]
 
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
+
     Notes
     -----
     The least common multiple of GPUs per server and GPUs per replica.
@@ -97,9 +100,9 @@ def servers_needed(gpus, gpus_per_server, gpus_per_replica=1, minimum=0):
     gpus
         GPUs needed, fractional. [GPU]
     gpus_per_server
-        GPUs in one server. [GPU]
+        GPUs in one server, a scalar (a whole number). [GPU]
     gpus_per_replica
-        GPUs that serve one copy of a model. [GPU]
+        GPUs that serve one copy of a model, a scalar (a whole number). [GPU]
     minimum
         Fewest servers (the ones already configured). [servers]
 
@@ -133,7 +136,7 @@ def servers_with_spares(servers, spare_share):
     >>> servers_with_spares(2, 0.1)        # 0.2 of a spare is a whole spare
     3.0
     """
-    servers = np.asarray(servers, dtype=float)
-    spares = np.ceil(servers * spare_share - _EPSILON)
-    bought = servers + np.maximum(spares, 0.0)
-    return float(bought) if bought.ndim == 0 else bought
+    working = np.asarray(servers, dtype=float)
+    spares = np.ceil(working * spare_share - _EPSILON)
+    bought = working + np.maximum(spares, 0.0)
+    return like(bought, servers, spare_share)

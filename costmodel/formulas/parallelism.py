@@ -66,13 +66,15 @@ def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank, data_parallel, 
 
     >>> [round(zero_state_bytes_per_gpu(7.5e9, 64, s) / 1e9, 1) for s in (0, 1, 2, 3)]
     [120.0, 31.4, 16.6, 1.9]
+    >>> round(zero_state_bytes_per_gpu(7.5e9, 64, 2) / 1e9, 1)      # stage 2: gradients sharded too
+    16.6
     """
     psi = np.asarray(parameters_per_model_parallel_rank, dtype=float)
     stage = np.asarray(zero_stage)
     weights = np.where(stage >= 3, weight_bytes * psi / data_parallel, weight_bytes * psi)
     gradients = np.where(stage >= 2, gradient_bytes * psi / data_parallel, gradient_bytes * psi)
     optimizer = np.where(stage >= 1, optimizer_bytes * psi / data_parallel, optimizer_bytes * psi)
-    return like(weights + gradients + optimizer, parameters_per_model_parallel_rank, data_parallel)
+    return like(weights + gradients + optimizer, parameters_per_model_parallel_rank, data_parallel, zero_stage)
 
 
 def activation_bytes_per_layer(sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel=1,
@@ -124,7 +126,7 @@ def activation_bytes_per_layer(sequence_length, micro_batch, hidden_size, attent
         factor = (34.0 / t if sequence_parallel else 10.0 + 24.0 / t) + attention
     else:
         raise ValueError(f"recomputation must be none, selective or full, not {recomputation!r}")
-    return like(sbh * factor, sequence_length, micro_batch, hidden_size)
+    return like(sbh * factor, sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel)
 
 
 def activation_bytes_per_gpu(layers, sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel=1,
@@ -154,6 +156,8 @@ def activation_bytes_per_gpu(layers, sequence_length, micro_batch, hidden_size, 
     >>> round(activation_bytes_per_gpu(80, 8192, 1, 8192, 64, 8) / 1e9, 2)
     22.82
     """
-    return layers * activation_bytes_per_layer(np.asarray(sequence_length, dtype=float) / context_parallel,
-                                               micro_batch, hidden_size, attention_heads, tensor_parallel,
-                                               sequence_parallel, recomputation)
+    per_layer = activation_bytes_per_layer(np.asarray(sequence_length, dtype=float) / context_parallel,
+                                           micro_batch, hidden_size, attention_heads, tensor_parallel,
+                                           sequence_parallel, recomputation)
+    return like(layers * np.asarray(per_layer), layers, sequence_length, micro_batch, hidden_size, attention_heads,
+                tensor_parallel, context_parallel)

@@ -20,10 +20,14 @@ import numpy as np
 import numpy_financial as npf
 
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
+from .shapes import like
 
 
 def yearly_totals(flows):
     """Monthly cash flows summed by year (months 0–11 are year 1; a last partial year is kept). [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Examples
     --------
@@ -39,6 +43,9 @@ def yearly_totals(flows):
 
 def npv_with_convention(flows, yearly_rate, period="month", timing="begin", at_start=None):
     """Present value of monthly cash flows under a stated convention. [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -110,6 +117,9 @@ def npv_with_convention(flows, yearly_rate, period="month", timing="begin", at_s
 def changes_sign(flows) -> bool:
     """Whether a series has both a negative and a positive value (an IRR can exist only then).
 
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
+
     Examples
     --------
     >>> changes_sign([-100, 60, 60]), changes_sign([10, 20])
@@ -121,6 +131,9 @@ def changes_sign(flows) -> bool:
 
 def irr(flows):
     """Internal rate of return per period of a gain series, or None where it does not exist. [1/period]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -147,6 +160,9 @@ def irr(flows):
 
 def mirr(flows, finance_rate, reinvest_rate):
     """Modified internal rate of return per period, or None where the series does not change sign. [1/period]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Notes
     -----
@@ -178,6 +194,9 @@ def per_year(rate_per_month):
 def roi(net_gain, investment):
     """Return on investment as calculators state it: net gain / investment; None with no investment. [-]
 
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
+
     Examples
     --------
     >>> roi(50.0, 200.0)
@@ -188,6 +207,9 @@ def roi(net_gain, investment):
 
 def payback(at_start, at_end, rate_per_period=0.0):
     """Periods until the cumulative gains turn non-negative for good, interpolated; None: never. [periods]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -243,6 +265,9 @@ def payback(at_start, at_end, rate_per_period=0.0):
 
 def discounted(flows, rate_per_period):
     """Each period's flow discounted to time 0, the first undiscounted. [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Examples
     --------
@@ -304,7 +329,7 @@ def residual_share(age_months, life_months, method="straight_line", rate_per_yea
         value = np.interp(age, ages, shares)
     else:
         raise ValueError(f"unknown residual method {method!r}")
-    return float(value) if np.ndim(value) == 0 else value
+    return like(value, age_months, life_months, rate_per_year)
 
 
 __all__ = ["changes_sign", "discounted", "fisher_real_rate", "irr", "mirr",

@@ -19,6 +19,9 @@ import numpy as np
 def load_duration_curve(demand):
     """Demand sorted from the busiest hour down. [GPU]
 
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
+
     Examples
     --------
     >>> load_duration_curve([1.0, 3.0, 2.0]).tolist()
@@ -29,6 +32,9 @@ def load_duration_curve(demand):
 
 def busy_shares(demand, gpus: int | None = None) -> np.ndarray:
     """Share of hours the k-th GPU of capacity is busy, k = 1 … K. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -66,6 +72,9 @@ def busy_shares(demand, gpus: int | None = None) -> np.ndarray:
 def single_layer_level(busy, fixed_per_hour, flexible_price, variable_per_hour=0.0) -> int:
     """GPUs to hold in one fixed layer against a flexible price (the closed form). [GPU]
 
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
+
     Parameters
     ----------
     busy
@@ -95,6 +104,9 @@ def single_layer_level(busy, fixed_per_hour, flexible_price, variable_per_hour=0
 
 def served_below(demand, levels, weights=None):
     """Mean over hours of the demand a capacity level serves, min(d_h, C), for many levels at once. [GPU]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------

@@ -69,6 +69,9 @@ def min_gpus_per_replica(bytes_needed: float, memory_gb_per_gpu: float, usable_m
                          largest: int = 8) -> int | None:
     """Smallest tensor-parallel degree (1, 2, 4, ... up to ``largest``) whose memory holds ``bytes_needed``. [GPU]
 
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
+
     Parameters
     ----------
     bytes_needed
@@ -118,11 +121,11 @@ def estimate_output_throughput(active_parameters, bytes_per_weight, kv_bytes_per
     dense_tflops
         P, dense peak per GPU at the precision. [TFLOP/s]
     gpus_per_replica
-        G. [GPU]
+        G, a scalar. [GPU]
     batch_size
-        b, requests decoded together. [requests]
+        b, requests decoded together, a scalar. [requests]
     input_tokens, output_tokens
-        I and O per request. [tokens]
+        I and O per request, scalars. [tokens]
     decode_efficiency, prefill_efficiency
         Shares of bandwidth and of peak FLOP/s achieved, in (0, 1]. [-]
 

@@ -18,6 +18,9 @@ from ..units import MONTHS_PER_YEAR
 def spread_yearly(yearly_shares, months):
     """Monthly shares from yearly ones: each year's share spread evenly over its 12 months. [-]
 
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
+
     Examples
     --------
     >>> spread_yearly([0.6, 0.4], 24)[[0, 11, 12]].round(6).tolist()
@@ -32,6 +35,9 @@ def spread_yearly(yearly_shares, months):
 
 def declining_balance_shares(life_months, factor, months):
     """Monthly shares of cost deducted under declining balance switching to straight line. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -64,6 +70,9 @@ def declining_balance_shares(life_months, factor, months):
 
 def depreciation_shares(method, months, life_months=60, factor=2.0, bonus_share=0.0, table=None):
     """Share of an asset's cost deducted for tax in each month since it was bought. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------

@@ -71,6 +71,9 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
                     citation_tokens_per_request=0.0, citation_price=None):
     """An API bill per million workload tokens, by part: input, cache reads and writes, output. [currency/M tokens]
 
+    Not elementwise: it returns several figures together (a tuple or a mapping), each of the inputs'
+    kind.
+
     The one formula of how hosted APIs bill tokens; :func:`blended_api_price` is the sum of
     its parts.
 

@@ -75,6 +75,9 @@ def min_gpus_for_training_state(state_bytes: float, activation_bytes_per_gpu: fl
                                 sharded: bool) -> int | None:
     """The fewest GPUs whose memory holds the training state. [GPU]
 
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
+
     Parameters
     ----------
     state_bytes

@@ -57,6 +57,9 @@ def cost_per_used_gpu_hour(fixed_per_month, variable_per_gpu_hour, gpus, utilisa
 def break_even_utilisation(fixed_per_month, variable_per_gpu_hour, gpus, price_per_gpu_hour):
     """Utilisation at which a fleet costs ``price_per_gpu_hour`` per used GPU-hour. [-]
 
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
+
     Parameters
     ----------
     fixed_per_month, variable_per_gpu_hour, gpus
