@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import like
+from .shapes import Numbers, Values, like
 
 WEIGHT_BYTES = 2.0
 """Bytes per parameter of 16-bit weights. [B]"""
@@ -34,9 +34,9 @@ ADAM_OPTIMIZER_BYTES = 12.0
 """K of mixed-precision Adam: fp32 weights, momentum and variance. [B]"""
 
 
-def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank, data_parallel, zero_stage,
-                             weight_bytes=WEIGHT_BYTES, gradient_bytes=GRADIENT_BYTES,
-                             optimizer_bytes=ADAM_OPTIMIZER_BYTES):
+def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank: Numbers, data_parallel: Numbers, zero_stage: Numbers,
+                             weight_bytes: Numbers = WEIGHT_BYTES, gradient_bytes: Numbers = GRADIENT_BYTES,
+                             optimizer_bytes: Numbers = ADAM_OPTIMIZER_BYTES) -> Values:
     """Weights, gradients and optimizer state on one GPU under ZeRO stage 0–3. [B]
 
     Parameters
@@ -77,8 +77,9 @@ def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank, data_parallel, 
     return like(weights + gradients + optimizer, parameters_per_model_parallel_rank, data_parallel, zero_stage)
 
 
-def activation_bytes_per_layer(sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel=1,
-                               sequence_parallel=True, recomputation="selective"):
+def activation_bytes_per_layer(sequence_length: Numbers, micro_batch: Numbers, hidden_size: Numbers,
+                               attention_heads: Numbers, tensor_parallel: Numbers = 1, sequence_parallel: bool = True,
+                               recomputation: str = "selective") -> Values:
     """Activation memory of one transformer layer on one GPU (Korthikanti et al. 2022, Table 2). [B]
 
     Parameters
@@ -129,8 +130,9 @@ def activation_bytes_per_layer(sequence_length, micro_batch, hidden_size, attent
     return like(sbh * factor, sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel)
 
 
-def activation_bytes_per_gpu(layers, sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel=1,
-                             context_parallel=1, sequence_parallel=True, recomputation="selective"):
+def activation_bytes_per_gpu(layers: Numbers, sequence_length: Numbers, micro_batch: Numbers, hidden_size: Numbers,
+                             attention_heads: Numbers, tensor_parallel: Numbers = 1, context_parallel: Numbers = 1,
+                             sequence_parallel: bool = True, recomputation: str = "selective") -> Values:
     """Activation memory on the busiest GPU: L layers' worth (1F1B pipeline, first stage). [B]
 
     Parameters
