@@ -73,3 +73,53 @@ def test_the_users_script_runs(tmp_path):
     assert lines[0] == "api 3,548.61 USD/month"       # (2 x 5 + 25) / 3 USD/M x 304.17 M tokens, as compare's doctest
     assert "saved pue 1.3" in lines
     assert (tmp_path / "tables" / "cash_flows_by_year.csv").exists()
+
+
+def _public_functions():
+    """Every function of ``costmodel.__all__`` and of the public modules' ``__all__`` (methods of the
+    classes they list included), once each."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import costmodel
+
+    modules = [costmodel]
+    for name in sorted(costmodel._SUBMODULES):
+        module = importlib.import_module(f"costmodel.{name}")
+        modules.append(module)
+        if hasattr(module, "__path__"):
+            modules += [importlib.import_module(f"costmodel.{name}.{info.name}")
+                        for info in pkgutil.iter_modules(module.__path__) if not info.name.startswith("_")]
+    seen = {}
+    for module in modules:
+        for name in getattr(module, "__all__", ()):
+            item = getattr(module, name)
+            found = [item] if inspect.isfunction(item) else []
+            if inspect.isclass(item):
+                for attribute, value in vars(item).items():
+                    if attribute.startswith("_") and attribute != "__init__":
+                        continue
+                    value = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+                    if inspect.isfunction(value) and value.__module__ == item.__module__:
+                        found.append(value)
+            for function in found:
+                seen[(function.__module__, function.__qualname__)] = function
+    return seen
+
+
+def test_every_public_function_is_fully_annotated():
+    import inspect
+
+    functions = _public_functions()
+    assert len(functions) > 250
+    missing = []
+    for (module, name), function in sorted(functions.items()):
+        signature = inspect.signature(function)
+        bare = [p.name for p in signature.parameters.values()
+                if p.annotation is inspect.Parameter.empty and p.name not in ("self", "cls")]
+        if signature.return_annotation is inspect.Signature.empty and function.__name__ != "__init__":
+            bare.append("return")
+        if bare:
+            missing.append(f"{module}.{name}: {', '.join(bare)}")
+    assert missing == []
