@@ -1354,6 +1354,11 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
     page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title>" + style
             + "</head><body><h1>Portfolio</h1>" + warning + failed_note + picture + "<h2>Reports</h2><ul>"
             + "".join(links) + "</ul><h2>Table</h2>" + table + "</body></html>\n")
+    from .paths import scenario_path
+
+    # the page names no folder of this machine: the scenarios' files (in the table, its errors) as the reports do
+    pairs = {pair for name in scenarios for pair in local_paths(scenario_path(name), catalog, BREAK_EVEN_NOTEBOOK)}
+    page = without_local_paths([page], sorted(pairs, key=lambda pair: -len(pair[0])))[0]
     problems = unsafe_parts(page)
     if problems:
         raise ReportError(f"the index page would load or run something: {problems[:3]}")

@@ -123,3 +123,18 @@ def test_report_volume_max_ends_the_axis_and_the_page_names_no_local_folder(tmp_
     assert "catalog/cloud_prices.csv: my-quote-h100 [P, 2026-11]" in html
     assert "costmodel what-if r1.yaml" in html
     shutil.rmtree(work / "reports")
+
+
+@pytest.mark.slow
+def test_batch_reports_index_names_no_local_folder(tmp_path, monkeypatch, capsys):
+    work, plans = tmp_path / "work", tmp_path / "plans"
+    work.mkdir()
+    plans.mkdir()
+    (plans / "r1.yaml").write_text((SCENARIO_DIR / f"{R1}.yaml").read_text())
+    monkeypatch.chdir(work)
+    assert main(["batch", str(plans / "r1.yaml"), "--out", "out", "--reports"]) == 0
+    index = (work / "out" / "index.html").read_text()
+    _no_local_path(index, tmp_path)
+    assert "<td>r1.yaml</td>" in index                  # the table's scenario column: the file's name
+    report = next((work / "out").glob("r1-*/report.html")).read_text()
+    _no_local_path(report, tmp_path)
