@@ -23,7 +23,7 @@ import sys
 
 from .errors import InputError
 from .extras import ExtraNotInstalled
-from .paths import REFERENCE_SCENARIOS
+from .paths import REFERENCE_SCENARIOS, relative_path
 
 BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
 
@@ -73,6 +73,9 @@ def _reports(args: argparse.Namespace) -> int:
         _catalog(args)              # (the earlier reports stay as they were)
     for scenario in scenarios:      # a FIFO, a device or a folder where a report's file goes: exit 2 now
         check_report_paths(scenario, args.out)
+    if args.volume_max is not None:     # one scenario it does not fit: exit 2 before any kernel starts
+        _check_report_volumes(args, scenarios)
+    parameters = None if args.volume_max is None else {"volume_max": args.volume_max}
     failed = bad = 0
     with ExitStack() as keep:
         kernel = drawer = None
@@ -84,7 +87,7 @@ def _reports(args: argparse.Namespace) -> int:
         for scenario in scenarios:
             try:
                 report = render_report(scenario, args.out, timeout=args.timeout, catalog=args.catalog,
-                                       kernel=kernel, drawer=drawer)
+                                       kernel=kernel, drawer=drawer, parameters=parameters)
             except (InputError, ValueError) as exc:
                 _say(f"costmodel report: {exc}", file=sys.stderr)
                 bad += 1
@@ -99,13 +102,43 @@ def _reports(args: argparse.Namespace) -> int:
                 failed += 1
                 continue
             size = report.html.stat().st_size
-            _say(f"{report.scenario}: wrote {report.html} ({size / 1024:,.0f} KiB) in {report.seconds:.1f} s",
-                  flush=True)
+            _say(f"{report.scenario}: wrote {relative_path(report.html)} ({size / 1024:,.0f} KiB) in "
+                 f"{report.seconds:.1f} s", flush=True)
     if failed or bad:
         _say(f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
               + (f" ({bad} with bad input)" if bad else ""), file=sys.stderr)
         return BAD_INPUT if bad else FAILED
     return 0
+
+
+def _check_report_volumes(args: argparse.Namespace, scenarios: list[str]) -> None:
+    """Refuse ``report --volume-max`` for any scenario it does not fit (see :func:`_check_volumes`).
+
+    A scenario that does not load is left to its report, which names the problem as it does
+    without the option.
+
+    Raises
+    ------
+    ValueError
+        One line per scenario: a training run (no volume axis), or a volume-max below the
+        scenario's volume, each naming the scenario and its volume unit.
+    """
+    from .resolved import resolve
+    from .scenarios import load_scenario
+
+    catalog = _catalog(args)
+    problems = []
+    for scenario in scenarios:
+        try:
+            resolved = resolve(load_scenario(scenario, catalog))
+        except InputError:
+            continue
+        try:
+            _check_volumes(args, resolved)
+        except ValueError as exc:
+            problems.append(f"{scenario}: {exc}")
+    if problems:
+        raise ValueError("\n".join(problems))
 
 
 def _catalog(args: argparse.Namespace):
@@ -153,18 +186,19 @@ def _check_volumes(args: argparse.Namespace, resolved) -> None:
         volume compared at (the break-even search, from 0 to ``--volume-max``, would stop short
         of it, and every pair would read "never").
     """
-    given = [f"{option} {value:g}" for option, value in (("--volume", args.volume),
+    given = [f"{option} {value:g}" for option, value in (("--volume", getattr(args, "volume", None)),
                                                           ("--volume-max", args.volume_max)) if value is not None]
     if given and resolved.workload.kind == "training":
         raise ValueError(f"{', '.join(given)}: a training workload is one run, compared on the cost of the whole "
                          "run; it has no monthly volume to compare at or search over (drop the option, or change "
                          "the run's size in the scenario's workload block)")
-    volume = resolved.volume if args.volume is None else args.volume
+    given_volume = getattr(args, "volume", None)         # report has --volume-max only
+    volume = resolved.volume if given_volume is None else given_volume
     if args.volume_max is not None and args.volume_max < volume:
-        where = "--volume" if args.volume is not None else "the scenario's volume"
+        where = "--volume" if given_volume is not None else "the scenario's volume"
         raise ValueError(f"--volume-max {args.volume_max:g}: below the volume compared at ({volume:g} "
-                         f"{resolved.volume_unit}, {where}); the break-even search runs from 0 to --volume-max, "
-                         "so give one at least as large")
+                         f"{resolved.volume_unit}, {where}); the break-even search (and a report's volume axis) "
+                         f"runs from 0 to --volume-max, in {resolved.volume_unit}, so give one at least as large")
 
 
 def _stamped(data: dict) -> dict:
@@ -518,7 +552,8 @@ def _what_if(args: argparse.Namespace) -> int:
     output_folder(args.out, "--out")               # a file there: exit 2 before anything else
     path = scenario_path(args.scenario)
     target = output_file(Path(args.out) / f"{path.stem}.ipynb", "--out")    # a FIFO or a folder there: exit 2
-    scenario = load_scenario(args.scenario)        # bad input stops here (exit 2), before anything is written
+    catalog = _catalog(args)                       # a bad catalog folder: exit 2, before anything is written
+    scenario = load_scenario(args.scenario, catalog)   # bad input stops here (exit 2), before anything is written
     inputs = args.inputs
     if inputs is not None:
         from .domain.uncertainty import numeric_inputs
@@ -534,9 +569,13 @@ def _what_if(args: argparse.Namespace) -> int:
     notebook = json.loads((NOTEBOOK_DIR / "what_if.ipynb").read_text(encoding="utf-8"))
     for cell in notebook["cells"]:
         if "parameters" in cell.get("metadata", {}).get("tags", []):
+            # the kernel runs in the notebook's folder: a catalog folder is named by its absolute path
+            folder = str(Path(args.catalog).resolve()) if args.catalog else ""
             cell["source"] = (f"scenario = {name!r}  # bundled scenario name, or path to a scenario YAML file\n"
                               f"inputs = {inputs!r}  # list of input paths to give a control, or None: the five "
-                              "that move the answer most")
+                              "that move the answer most\n"
+                              f"catalog = {folder!r}  # folder of catalog CSV rows to add, as compare --catalog; "
+                              "\"\" for the bundled catalog")
     made_folder(args.out, "--out")
     write_text_atomically(target, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
     _say(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
@@ -832,6 +871,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--timeout", type=_seconds, default=600, help="longest time per notebook cell [s]")
     report.add_argument("--catalog", metavar="DIR", type=_path, default=None,
                         help="folder of catalog CSV rows to add to the bundled ones (see compare)")
+    report.add_argument("--volume-max", metavar="V", type=_upper, default=None,
+                        help="upper end of the break-even charts' volume axis, in the scenario's volume unit "
+                             "(GPU-hours/month or tokens/day), at least its volume (default: 10 x the volume); "
+                             "not for a training run")
     report.set_defaults(run=_report)
 
     compare = commands.add_parser("compare", help="print the cost of each option and the break-evens")
@@ -897,6 +940,8 @@ def build_parser() -> argparse.ArgumentParser:
     what_if.add_argument("--out", type=_path, default="what-if",
                          help="folder for the prepared notebook (default: what-if/)")
     what_if.add_argument("--no-lab", action="store_true", help="write the notebook only; do not start JupyterLab")
+    what_if.add_argument("--catalog", metavar="DIR", type=_path, default=None,
+                         help="folder of catalog CSV rows to add (see compare); the panel's dropdowns list them too")
     what_if.set_defaults(run=_what_if)
 
     browse = commands.add_parser("catalog", help="list, search and show the catalog's rows, and which are stale")

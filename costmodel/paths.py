@@ -49,3 +49,36 @@ def scenario_path(name_or_path: str | Path) -> Path:
     if path.exists() or path.suffix in {".yaml", ".yml"} or len(path.parts) > 1:
         return path
     return SCENARIO_DIR / f"{name_or_path}.yaml"
+
+
+def shown_path(path: str | Path) -> str:
+    """A local file or folder as a shared page names it: relative to the working directory when it
+    is inside it, else by its name alone (a report names no folder of the machine it was made on).
+
+    Parameters
+    ----------
+    path
+        The file or folder, absolute or relative to the working directory.
+
+    Returns
+    -------
+    str
+        ``data/scenarios/r1.yaml`` for a file under the working directory, ``r1.yaml`` for one
+        outside it, ``.`` for the working directory itself.
+    """
+    absolute = Path(path).absolute()
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return absolute.name
+
+
+def relative_path(path: str | Path) -> str:
+    """A local path as a command prints it: relative to the working directory (with ``..`` steps
+    where it lies outside), or its name where no relative path exists (another drive on Windows)."""
+    import os
+
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return Path(path).name

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from .errors import did_you_mean
 from .files import aside, write_text_atomically
-from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR
+from .paths import NOTEBOOK_DIR, SCENARIO_DIR, TEMPLATE_DIR, shown_path
 from .presentation.interactive import cache_folder, vega_bundle
 from .presentation.safe import terminal
 
@@ -976,6 +976,9 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
 
     def finish() -> Report:
         try:
+            # the page and the notebook name no folder of this machine (the scenario's, the catalog's, the
+            # scratch folders, the home folder): relative to the working directory, or the file name
+            without_local_paths(node, local_paths(path, catalog, Path(notebook), (scratch, kernel.folder)))
             # the page is exported and checked while the last charts are drawn, with stand-ins for them
             pending = stand_in_charts(node, drawer, keys)
             exporter = prepared.take()
@@ -999,6 +1002,83 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         return Report(name, html_path, notebook_path, time.perf_counter() - start)
 
     return finish if defer else finish()
+
+
+def local_paths(scenario: Path, catalog: str | Path | None, notebook: Path,
+                folders: tuple[Path, ...] = ()) -> list[tuple[str, str]]:
+    """The absolute local paths a report's notebook could hold, each with what the report shows
+    instead (:func:`~costmodel.paths.shown_path`), longest first.
+
+    Parameters
+    ----------
+    scenario
+        The scenario file (the notebook's ``scenario`` parameter).
+    catalog
+        The ``--catalog`` folder, or None.
+    notebook
+        The notebook run (papermill records its path).
+    folders
+        Scratch folders the run used (the kernel's, the executed notebook's): removed from paths.
+
+    Returns
+    -------
+    list of (str, str)
+        (absolute path, shown path) pairs: the scenario file, its folder, the catalog folder, the
+        notebook, the scratch folders, the working directory (left out: paths become relative)
+        and the home folder (``~``); each also HTML-escaped and Markdown-escaped.
+    """
+    import html
+
+    from .presentation.safe import markdown
+
+    pairs: dict[str, str] = {}
+
+    def add(path: Path, shown: str, folder: bool = False) -> None:
+        for form in {str(path), str(path.absolute()), str(path.resolve())}:
+            if folder:
+                pairs[form + os.sep] = shown + os.sep if shown else ""
+            pairs[form] = shown or "."
+
+    add(scenario, shown_path(scenario))
+    add(scenario.parent, "" if shown_path(scenario.parent) == scenario.parent.absolute().name
+        else shown_path(scenario.parent), folder=True)
+    if catalog:
+        add(Path(catalog), shown_path(catalog), folder=True)
+    add(notebook, notebook.name)
+    for folder in folders:
+        add(folder, "", folder=True)
+    add(Path.cwd(), "", folder=True)
+    add(Path.home(), "~", folder=True)
+    pairs = {path: shown for path, shown in pairs.items() if len(path) > 1}     # never "/" alone
+    plain = list(pairs.items())
+    pairs.update({html.escape(path): html.escape(shown) for path, shown in plain})
+    pairs.update({markdown(path): markdown(shown) for path, shown in plain})      # as a Markdown output writes it
+    return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
+
+
+def without_local_paths(node, pairs: list[tuple[str, str]]):
+    """Every text of a notebook (sources, outputs, metadata) with :func:`local_paths` replaced, in place.
+
+    Returns
+    -------
+    The notebook (the same object).
+    """
+    def clean(text: str) -> str:
+        for path, shown in pairs:
+            if path in text:
+                text = text.replace(path, shown)
+        return text
+
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        entries = item.items() if isinstance(item, dict) else enumerate(item)
+        for key, value in list(entries):
+            if isinstance(value, str):
+                item[key] = clean(value)
+            elif isinstance(value, dict | list):
+                stack.append(value)
+    return node
 
 
 LONGEST_TIMEOUT = 7 * 24 * 3600
@@ -1274,6 +1354,11 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
     page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title>" + style
             + "</head><body><h1>Portfolio</h1>" + warning + failed_note + picture + "<h2>Reports</h2><ul>"
             + "".join(links) + "</ul><h2>Table</h2>" + table + "</body></html>\n")
+    from .paths import scenario_path
+
+    # the page names no folder of this machine: the scenarios' files (in the table, its errors) as the reports do
+    pairs = {pair for name in scenarios for pair in local_paths(scenario_path(name), catalog, BREAK_EVEN_NOTEBOOK)}
+    page = without_local_paths([page], sorted(pairs, key=lambda pair: -len(pair[0])))[0]
     problems = unsafe_parts(page)
     if problems:
         raise ReportError(f"the index page would load or run something: {problems[:3]}")

@@ -646,6 +646,14 @@ class Resolved:
     values: Mapping[str, Any] = field(default_factory=dict)
     cited: tuple[Any, ...] = ()
 
+    def __repr__(self) -> str:
+        """The scenario, its volume and options in one line (the catalog it holds is large)."""
+        sampled = f", {len(self.values)} sampled inputs" if self.values else ""
+        volume = self.volume
+        shown = f"{float(volume):,.0f}" if np.ndim(volume) == 0 and np.isfinite(volume) else "sampled"
+        return (f"<Resolved {self.title!r}: {self.workload.kind} workload at {shown} {self.volume_unit}; options "
+                f"{', '.join(self.options)}; {self.currency}{sampled}>")
+
     @property
     def title(self) -> str:
         """The scenario's title."""

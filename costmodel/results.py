@@ -96,6 +96,28 @@ def _number(x: Any) -> float | None:
     return None if x is None else round(float(x), 6)
 
 
+def _shown(x: Any, digits: int = 2) -> str:
+    """A figure for a repr: grouped digits, or "not defined" for None, NaN, infinity or an array of samples."""
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        return "not defined"
+    return f"{value:,.{digits}f}" if np.isfinite(value) else "not defined"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """An HTML table of text cells (escaped), numbers right-aligned."""
+    from html import escape
+
+    def cell(tag: str, text: str) -> str:
+        right = " style='text-align:right'" if text[:1].isdigit() or text[:1] in "+-" and text[1:2].isdigit() else ""
+        return f"<{tag}{right}>{escape(text)}</{tag}>"
+
+    head = "".join(cell("th", h) for h in header)
+    body = "".join("<tr>" + "".join(cell("td", c) for c in row) + "</tr>" for row in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
 # --- the monthly comparison ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -1273,6 +1295,29 @@ class Comparison:
             return self.options[option].label
         return self.decision.label(option)
 
+    def __repr__(self) -> str:
+        """The verdict in one line (every figure is an attribute)."""
+        d = self.decision
+        margin = "" if d.runner_up is None else f", {_shown(d.margin)} {d.unit} less than {d.runner_up}"
+        at = "" if self.workload_kind == "training" else f"; at {_shown(self.volume, 0)} {self.volume_unit}"
+        pairs = len(self.break_evens)
+        return (f"<Comparison {self.title!r}: {d.winner} cheapest on {d.measure}{margin}{at}; "
+                f"{len(self.options)} options, {pairs} break-even{'' if pairs == 1 else 's'}>")
+
+    def _repr_html_(self) -> str:
+        """The verdict, each option's monthly cost and each break-even, for a notebook cell."""
+        from html import escape
+
+        d = self.decision
+        at = "" if self.workload_kind == "training" else f" at {_shown(self.volume, 0)} {self.volume_unit}"
+        costs = _table(["option", f"monthly cost{at} [{self.currency}/month]"],
+                       [[o.label, _shown(o.monthly_cost)] for o in self.options.values()])
+        pairs = _table(["options", f"break-even [{self.volume_unit}]"],
+                       [[f"{self.label(b.option_a)} vs {self.label(b.option_b)}",
+                         "never" if b.volume is None else _shown(b.volume, 0)] for b in self.break_evens])
+        return (f"<p><b>{escape(self.title)}</b><br>Verdict: <b>{escape(d.label(d.winner))}</b>, on "
+                f"{escape(d.description)}.</p>{costs}{pairs}")
+
     @property
     def monthly_cheapest(self) -> str:
         """The option with the lowest monthly cost at the volume (the monthly view, not the decision)."""
@@ -1805,6 +1850,28 @@ class ScenarioDiff:
         """B minus A for one measure."""
         a, b = self.measures[measure]
         return b - a
+
+    def __repr__(self) -> str:
+        """What differs and each measure's change, in one line (``to_dict()`` has it all)."""
+        changes = "; ".join(f"{m} {'+' if self.total(m) >= 0 else ''}{_shown(self.total(m))} {self.units[m]}"
+                            for m in self.measures)
+        return (f"<ScenarioDiff {self.name_a!r} -> {self.name_b!r}: {len(self.inputs)} numeric inputs and "
+                f"{len(self.other)} other fields differ; {changes}>")
+
+    def _repr_html_(self) -> str:
+        """Each measure's change, and each differing input with its value in A and B and its Shapley share."""
+        from html import escape
+
+        measures = _table(["measure", escape(self.name_a), escape(self.name_b), "change", "unit"],
+                          [[m, _shown(a), _shown(b), _shown(b - a), self.units[m]]
+                           for m, (a, b) in self.measures.items()])
+        first = next(iter(self.measures), None)
+        inputs = _table(["input", "A", "B", "unit", f"Shapley share of {first} [{self.units.get(first, '')}]"],
+                        [[d.path, f"{d.a:g}", f"{d.b:g}", d.unit, _shown(d.shapley.get(first))]
+                         for d in self.inputs])
+        other = "".join(f"<li>{escape(f)}: {escape(str(a))} → {escape(str(b))}</li>" for f, a, b in self.other)
+        return (f"<p><b>{escape(self.name_b)}</b> against <b>{escape(self.name_a)}</b> ({escape(self.method)})</p>"
+                f"{measures}{inputs}" + (f"<p>Other differences:</p><ul>{other}</ul>" if other else ""))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""

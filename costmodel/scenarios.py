@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from .catalog import Catalog
 from .errors import ScenarioError, did_you_mean, from_validation_error
 from .files import write_text_atomically
-from .io.yaml_files import dump_yaml, parse_yaml, read_text
+from .io.yaml_files import dump_yaml, edit_yaml, parse_yaml, read_text
 from .paths import SCENARIO_DIR, scenario_path
 from .resolved import resolve
 from .schema import Scenario
@@ -32,13 +32,17 @@ def bundled_scenarios() -> list[str]:
     return sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml"))
 
 
-def _read(path: Path) -> Any:
+def _read_text(path: Path) -> str:
     if not path.exists() and path.parent == SCENARIO_DIR:
         names = bundled_scenarios()
         reason = (f"no bundled scenario of that name{did_you_mean(path.stem, names)}; bundled: {', '.join(names)} "
                   "(or give a path to a YAML file)")
         raise ScenarioError(path, [("(file)", path.stem, reason)])
-    return parse_yaml(read_text(path), path)
+    return read_text(path)
+
+
+def _read(path: Path) -> Any:
+    return parse_yaml(_read_text(path), path)
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
@@ -116,6 +120,24 @@ _SOURCES: dict[int, str] = {}
 """The file each live scenario was read from (kept beside it, not in it, so two equal scenarios stay equal)."""
 
 
+_ORIGINS: dict[int, tuple[str, str]] = {}
+"""The file (its path and its text as read) a live scenario was loaded from, or changed from by
+:func:`with_inputs`: :func:`save_scenario` edits that text, keeping its comments and key order."""
+
+
+def _remember_origin(scenario: Scenario, origin: tuple[str, str] | None) -> None:
+    if origin is not None and id(scenario) not in _ORIGINS:
+        _ORIGINS[id(scenario)] = origin
+        weakref.finalize(scenario, _ORIGINS.pop, id(scenario), None)
+
+
+def origin_path(scenario: Scenario) -> str | None:
+    """The file whose text :func:`save_scenario` edits for ``scenario``: the one it was loaded from,
+    also through :func:`with_inputs` (None for a scenario built otherwise)."""
+    origin = _ORIGINS.get(id(scenario))
+    return None if origin is None else origin[0]
+
+
 def source_path(scenario: Scenario) -> str | None:
     """The file ``scenario`` was read from by :func:`validate_data` (or :func:`load_scenario`), if any."""
     return _SOURCES.get(id(scenario))
@@ -161,7 +183,10 @@ def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> S
         a currency with no FX rate, a model that does not fit, ...).
     """
     path = scenario_path(name_or_path)
-    return validate_data(_read(path), path, catalog)
+    text = _read_text(path)
+    scenario = validate_data(parse_yaml(text, path), path, catalog)
+    _remember_origin(scenario, (str(path), text))
+    return scenario
 
 
 def scenario_data(scenario: Scenario) -> dict[str, Any]:
@@ -191,14 +216,17 @@ def with_inputs(scenario: Scenario, values: Mapping[str, Any]) -> Scenario:
             set_path(data, path, value)
         except KeyError:
             raise ScenarioError(None, [(path, value, "not a field of this scenario")]) from None
-    return validate_data(data, None, scenario.catalog)
+    changed = validate_data(data, None, scenario.catalog)
+    _remember_origin(changed, _ORIGINS.get(id(scenario)))
+    return changed
 
 
-def save_scenario(scenario: Scenario, path: str | Path) -> Path:
+def save_scenario(scenario: Scenario, path: str | Path, template: str | Path | None = None) -> Path:
     """Write a scenario to a YAML file that :func:`load_scenario` reads back equal.
 
-    The file is written to a temporary name first and renamed, so a failure leaves no
-    half-written file.
+    The text is that of the file the scenario came from, with only the values that differ
+    changed (:func:`scenario_text`): its comments, key order and layout are kept. The file is
+    written to a temporary name first and renamed, so a failure leaves no half-written file.
 
     Parameters
     ----------
@@ -206,15 +234,74 @@ def save_scenario(scenario: Scenario, path: str | Path) -> Path:
         The scenario to save.
     path
         Destination file. Its folder must exist.
+    template
+        A scenario file (name or path) whose text to edit. Default: the file the scenario was
+        loaded from by :func:`load_scenario` (also through :func:`with_inputs`), if any.
 
     Returns
     -------
     Path
         The path written.
+
+    Raises
+    ------
+    ScenarioError
+        ``template`` is given and cannot be read or is not a valid scenario.
     """
     path = Path(path)
-    write_text_atomically(path, dump_yaml(scenario_data(scenario)))
+    write_text_atomically(path, scenario_text(scenario, template))
     return path
+
+
+def scenario_text(scenario: Scenario, template: str | Path | None = None) -> str:
+    """A scenario's YAML text: its origin file's text with the changed values edited in, or a plain dump.
+
+    With a template (``template``, else the file the scenario was loaded from), the file's text
+    is read in ruamel.yaml's round-trip mode and only the fields whose value differs from what
+    the file gives are changed (:func:`~costmodel.io.yaml_files.edit_yaml`): every comment line,
+    the key order, quoting and indentation stay, a changed value keeps its end-of-line comment.
+    The edited text is read back and checked; where it would not read back equal (or there is
+    no template), the scenario is written plainly, defaults left out.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    template
+        A scenario file (name or path) whose text to edit; default: the scenario's origin file.
+
+    Returns
+    -------
+    str
+        YAML text that :func:`load_scenario` reads back equal to ``scenario``.
+
+    Raises
+    ------
+    ScenarioError
+        ``template`` is given and cannot be read or is not a valid scenario.
+    """
+    plain = dump_yaml(scenario_data(scenario))
+    if template is not None:
+        where = scenario_path(template)
+        origin: tuple[str, str] | None = (str(where), _read_text(where))
+    else:
+        origin = _ORIGINS.get(id(scenario))
+    if origin is None:
+        return plain
+    where, text = Path(origin[0]), origin[1]
+    try:
+        before = validate_data(parse_yaml(text, where), where, scenario.catalog)
+    except ScenarioError:
+        if template is not None:
+            raise
+        return plain
+    after = scenario.model_dump(mode="json")
+    edited = edit_yaml(text, before.model_dump(mode="json"), after, scenario_data(scenario))
+    try:
+        again = validate_data(parse_yaml(edited, where), None, scenario.catalog)
+    except ScenarioError:
+        return plain
+    return edited if again.model_dump(mode="json") == after else plain
 
 
 SCENARIO_SCHEMA_VERSION = 1

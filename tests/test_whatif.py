@@ -369,3 +369,56 @@ def test_the_what_if_notebook_runs_again_in_its_kernel():
     last = "import costmodel\n\npanel = costmodel.what_if(scenario, inputs)\npanel"
     check("what_if", {"In": ["", parameters, checking, last, parameters, checking], "scenario": "llama70b-vs-api",
                       "inputs": None, "panel": object()})
+
+
+def _quote_catalog(tmp_path):
+    """A catalog folder with one rental quote the bundled catalog lacks, and R1 renting it."""
+    from conftest import patched_data, write_scenario
+
+    from costmodel.paths import DATA_DIR
+
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    header = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()[0]
+    folder.joinpath("cloud_prices.csv").write_text(
+        header + "\nmy-quote-h100,Example quote,H100-SXM-80GB,on_demand,2.00,USD,P,2026-11,"
+                 "\"Quote received 2026-11 (test row)\",\n")
+    scenario = write_scenario(tmp_path, patched_data(R1, {"options.rent.offer": "my-quote-h100"}),
+                              "quote.yaml")
+    return folder, scenario
+
+
+def test_what_if_command_takes_a_catalog_folder_and_the_notebook_uses_it(tmp_path, capsys):
+    import json
+
+    from costmodel.cli import main
+
+    folder, scenario = _quote_catalog(tmp_path)
+    out = tmp_path / "out"
+    assert main(["what-if", str(scenario), "--no-lab", "--out", str(out)]) == 2    # the bundled catalog lacks it
+    assert "my-quote-h100" in capsys.readouterr().err and not out.exists()
+    assert main(["what-if", R1, "--no-lab", "--out", str(out), "--catalog", str(tmp_path / "no-such")]) == 2
+    assert "no-such" in capsys.readouterr().err and not out.exists()
+    assert main(["what-if", str(scenario), "--no-lab", "--out", str(out), "--catalog", str(folder)]) == 0
+    notebook = json.loads((out / "quote.ipynb").read_text())
+    code = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    namespace: dict = {}
+    exec(code[0], namespace)                       # the parameters cell: literals only
+    assert namespace["catalog"] == str(folder.resolve())     # absolute: the kernel runs in the notebook's folder
+    for source in code[1:]:                        # the parameter check and the panel, as JupyterLab runs them
+        exec(source, namespace)
+    panel = namespace["panel"]
+    # the quote's 2.00 USD/GPU-h: 2 GPUs x 2.00 x 730 h + one FTE (6,000 EUR x 1.16) = 9,880 USD/month
+    assert panel.comparison.options["rent"].monthly_cost == pytest.approx(9880.0)
+    assert "my-quote-h100" in [value for _, value in panel.dropdowns["options.rent.offer"].options]
+
+
+def test_what_if_takes_a_catalog_folder_but_not_with_a_validated_scenario(tmp_path):
+    folder, scenario = _quote_catalog(tmp_path)
+    with pytest.raises(ScenarioError, match="my-quote-h100"):
+        what_if(scenario)
+    assert what_if(scenario, catalog=folder).comparison.options["rent"].monthly_cost == pytest.approx(9880.0)
+    assert what_if(R1, catalog="").comparison.options["rent"].monthly_cost == \
+        what_if(R1).comparison.options["rent"].monthly_cost
+    with pytest.raises(TypeError, match="has its catalog"):
+        what_if(costmodel.load_scenario(R1), catalog=folder)

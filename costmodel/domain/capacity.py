@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from .. import formulas
+from ..formulas.shapes import Numbers
 from ..resolved import Resolved, as_resolved
 from ..schema import Scenario
 
@@ -47,7 +48,7 @@ def out(volume, result):
     return float(result) if np.ndim(volume) == 0 and np.ndim(result) == 0 else result
 
 
-def gpu_hours_used(scenario: Scenario | Resolved, volume):
+def gpu_hours_used(scenario: Scenario | Resolved, volume: Numbers) -> float | np.ndarray:
     """GPU-hours of work per month at a volume. [GPU-h/month]
 
     Parameters
@@ -66,7 +67,7 @@ def gpu_hours_used(scenario: Scenario | Resolved, volume):
     return out(volume, v * r.workload.gpu_hours_per_volume)
 
 
-def tokens_per_month(scenario: Scenario | Resolved, volume):
+def tokens_per_month(scenario: Scenario | Resolved, volume: Numbers) -> float | np.ndarray:
     """Tokens per month at a volume of a tokens workload. [tokens/month]
 
     Raises
@@ -80,7 +81,7 @@ def tokens_per_month(scenario: Scenario | Resolved, volume):
     return out(volume, formulas.tokens_per_month(checked_volume(volume)))
 
 
-def gpus_needed(scenario: Scenario | Resolved, volume):
+def gpus_needed(scenario: Scenario | Resolved, volume: Numbers) -> float | np.ndarray:
     """GPUs the volume needs, before rounding. [GPU]
 
     GPUs needed = GPU-hours used per month / (730 h × utilisation ceiling), the ceiling
@@ -151,7 +152,7 @@ def rent_gpus(resolved: Resolved, volume, option: str = "rent"):
     return out(volume, rent_gpus_for(resolved, np.asanyarray(gpus_needed(resolved, volume)), option))
 
 
-def gpu_count(scenario: Scenario | Resolved, option: str, volume):
+def gpu_count(scenario: Scenario | Resolved, option: str, volume: Numbers) -> float | np.ndarray:
     """GPUs an option runs at a volume (own: working servers × GPUs per server). [GPU]
 
     The hosted API has no GPUs of the buyer's: its count is 0.
@@ -175,7 +176,7 @@ def configured_gpus(resolved: Resolved, option: str) -> int | None:
     return None
 
 
-def capacity_volume(scenario: Scenario | Resolved, option: str):
+def capacity_volume(scenario: Scenario | Resolved, option: str) -> float | np.ndarray | None:
     """Largest volume the option's configured GPUs serve without stepping up.
 
     Returns

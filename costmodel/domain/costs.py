@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import formulas
+from ..formulas.shapes import Numbers
 from ..resolved import ApiOption, OwnOption, RentOption, Resolved, Staff, as_resolved
 from ..results import DEPRECIATION, Component, ProviderIncome
 from ..schema import Scenario
@@ -365,7 +366,7 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
 _BY_KIND = {"own": own_monthly_costs, "rent": rent_monthly_costs, "api": api_monthly_costs}
 
 
-def monthly_cost_components(scenario: Scenario | Resolved, option: str, volume) -> dict[str, np.ndarray]:
+def monthly_cost_components(scenario: Scenario | Resolved, option: str, volume: Numbers) -> dict[str, np.ndarray]:
     """Monthly cost components of one option at a volume. [reporting currency/month]
 
     Raises
@@ -377,7 +378,7 @@ def monthly_cost_components(scenario: Scenario | Resolved, option: str, volume) 
     return _BY_KIND[r.option(option).kind](r, volume, option)
 
 
-def monthly_cost(scenario: Scenario | Resolved, option: str, volume) -> float | np.ndarray:
+def monthly_cost(scenario: Scenario | Resolved, option: str, volume: Numbers) -> float | np.ndarray:
     """Total monthly cost of one option at a volume. [reporting currency/month]
 
     Parameters

@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from ..formulas.shapes import Numbers
 from ..resolved import Resolved, as_resolved
-from ..results import Candidate, Decision, Layer, Measure, cheaper
+from ..results import Candidate, CashFlows, Decision, GrowthPlan, Layer, Measure, MixResult, TrainingRun, cheaper
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
 from .capacity import own_servers, own_servers_for, rent_gpus, rent_gpus_for
@@ -80,7 +81,7 @@ def option_of(candidate: str) -> str | None:
 
 # --- the figures -----------------------------------------------------------------------------------------
 
-def reserved_monthly_cost(r: Resolved, volume):
+def reserved_monthly_cost(r: Resolved, volume: Numbers) -> np.ndarray:
     """The rent option on its reserved terms at a volume: its GPUs every hour at the reserved price. [currency/month]"""
     rent = r.option("rent")
     gpus = np.asarray(rent_gpus(r, volume), dtype=float)
@@ -184,7 +185,8 @@ def reserved_gpus_of(r: Resolved) -> RentedTerms | None:
     return terms
 
 
-def present_value_figures(r: Resolved, flows=None, reserved_gpus: RentedTerms | None = None) -> dict[str, Any]:
+def present_value_figures(r: Resolved, flows: CashFlows | None = None,
+                          reserved_gpus: RentedTerms | None = None) -> dict[str, Any]:
     """Each option's present value of costs over the horizon, and the rent option's other way to pay. [currency]
 
     ``reserved_gpus``: the rented way to pay's terms, default the cheapest (:func:`rented_terms`;
@@ -278,7 +280,8 @@ def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
             "the rest on demand")
 
 
-def labels(r: Resolved, measure: str, figures: dict[str, Any], mix=None, reserved_gpus=None) -> dict[str, str]:
+def labels(r: Resolved, measure: str, figures: dict[str, Any], mix: MixResult | None = None,
+           reserved_gpus: RentedTerms | None = None) -> dict[str, str]:
     """Each candidate named: the option, what is bought and how it is paid."""
     found = {}
     rent = r.options.get("rent")
@@ -344,7 +347,8 @@ def _description(r: Resolved, measure: str, run=None) -> str:
     return f"the monthly cost at the scenario's volume, {float(np.mean(r.volume)):,.0f} {r.volume_unit}"
 
 
-def decide(scenario: Scenario | Resolved, finance_flows=None, run=None, mix=None, plan=None) -> Decision:
+def decide(scenario: Scenario | Resolved, finance_flows: CashFlows | None = None, run: TrainingRun | None = None,
+           mix: MixResult | None = None, plan: GrowthPlan | None = None) -> Decision:
     """The scenario's decision: every candidate on its measure, cheapest first.
 
     Parameters

@@ -39,6 +39,7 @@ import datetime as dt
 import numpy as np
 
 from .. import formulas
+from ..formulas.shapes import Numbers, Values
 from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, CashFlows, CashLine, Component, OwnFinance, UtilisationBreakEven
 from ..schema import Scenario
@@ -55,7 +56,7 @@ from .costs import (
 from .tax import after_tax, useful_life
 
 
-def price_factor(scenario: Scenario | Resolved, price: str, months):
+def price_factor(scenario: Scenario | Resolved, price: str, months: Numbers) -> np.ndarray:
     """Factor on today's price in each month: the price's path if it has one, else its constant yearly rate. [-]
 
     Parameters
@@ -457,7 +458,7 @@ def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray
     return out
 
 
-def residual_share(r: Resolved, age_months):
+def residual_share(r: Resolved, age_months: Numbers) -> Values:
     """Resale value of hardware of an age as a share of what it cost, on the finance block's curve. [-]"""
     curve, life = r.finance.residual, useful_life(r)
     return formulas.residual_share(age_months, life, curve.method, curve.rate_per_year, curve.ages_months,
@@ -551,7 +552,7 @@ def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]
     return [(ident, f"{o.provider} ({ident})", float(price)) for ident, (o, price) in offers.items()]
 
 
-def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation):
+def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation: Numbers) -> float | np.ndarray:
     """Own monthly (accrual) cost per used GPU-hour of the configured cluster at a utilisation.
 
     See :func:`costmodel.formulas.cost_per_used_gpu_hour`.

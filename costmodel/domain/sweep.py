@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..formulas.shapes import Numbers
 from ..resolved import Resolved, as_resolved
 from ..schema import Scenario
 from .capacity import gpu_count
@@ -53,7 +54,7 @@ def cost_table(scenario: Scenario | Resolved, volume: float | None = None) -> pd
     return pd.DataFrame(rows)
 
 
-def cost_sweep(scenario: Scenario | Resolved, volumes) -> pd.DataFrame:
+def cost_sweep(scenario: Scenario | Resolved, volumes: Numbers) -> pd.DataFrame:
     """Total monthly cost and GPU count of each option over an array of volumes.
 
     One vectorised call per option, whatever the number of volumes.

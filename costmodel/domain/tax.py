@@ -31,7 +31,7 @@ payments are not either (the hardware is depreciated instead; the interest in th
 a conservative simplification). An operating lease's payments are expenses."""
 
 
-def useful_life(r: Resolved):
+def useful_life(r: Resolved) -> int | np.ndarray:
     """Months after which the own hardware is bought again: the finance block's, else the depreciation period.
 
     Whole months (an int, or an int array for a sampled depreciation period).

@@ -2,7 +2,11 @@
 
 Every function takes scalars, numpy arrays or pandas Series (a Series in gives a Series
 out, index kept), knows nothing of scenarios or pydantic, and documents its units, formula
-and reference. The domain modules call these; nothing recomputes them inline.
+and reference. The exceptions say so: a docstring with a "Not elementwise" paragraph (a function
+of a whole series of cash flows, hours or months, one whose result is a whole count or None, one
+that returns several figures together), and a parameter documented as "a scalar" (tests/
+test_series.py holds every other function and parameter to the rule). The domain modules call
+these; nothing recomputes them inline.
 
 =====================  ==========================================================
 module                 formulas

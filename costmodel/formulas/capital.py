@@ -17,10 +17,10 @@ import numpy as np
 import numpy_financial as npf
 
 from ..units import MONTHS_PER_YEAR
-from .shapes import like
+from .shapes import Numbers, Values, like
 
 
-def straight_line_depreciation(capex, life_months):
+def straight_line_depreciation(capex: Numbers, life_months: Numbers) -> Values:
     """Monthly straight-line depreciation with no residual value. [currency/month]
 
     Parameters
@@ -42,7 +42,7 @@ def straight_line_depreciation(capex, life_months):
     return capex / life_months
 
 
-def monthly_rate(yearly_rate):
+def monthly_rate(yearly_rate: Numbers) -> Values:
     """Effective monthly rate of an effective yearly rate. [1/month]
 
     Parameters
@@ -69,7 +69,7 @@ def monthly_rate(yearly_rate):
     return (1.0 + yearly_rate) ** (1.0 / MONTHS_PER_YEAR) - 1.0
 
 
-def growth_factor(yearly_change, months):
+def growth_factor(yearly_change: Numbers, months: Numbers) -> Values:
     """Factor by which a quantity growing by ``yearly_change`` a year has grown after ``months``. [-]
 
     Parameters
@@ -98,8 +98,11 @@ def growth_factor(yearly_change, months):
     return (1.0 + yearly_change) ** (months / MONTHS_PER_YEAR)
 
 
-def yearly_change_factor(yearly_changes, months):
+def yearly_change_factor(yearly_changes: Numbers, months: Numbers) -> np.ndarray:
     """Factor on today's price after ``months`` when the price changes by a different rate each year. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -150,8 +153,11 @@ def yearly_change_factor(yearly_changes, months):
     return np.asarray(factor, dtype=float)
 
 
-def step_factor(from_months, factors, months, before=1.0):
+def step_factor(from_months: Numbers, factors: Numbers, months: Numbers, before: float = 1.0) -> np.ndarray:
     """Factor on today's price in each month of a step function: each factor from its month on. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -184,8 +190,12 @@ def step_factor(from_months, factors, months, before=1.0):
     return np.asarray(factor, dtype=float)
 
 
-def forward_factors_from_reserved(on_demand, reserved_1y, reserved_3y):
+def forward_factors_from_reserved(on_demand: Numbers, reserved_1y: Numbers,
+                                  reserved_3y: Numbers) -> tuple[Values, Values]:
     """The rental price path the 1- and 3-year reserved prices imply: (year-1 factor, factor from year 2 on). [-]
+
+    Not elementwise: it returns several figures together (a tuple or a mapping), each of the inputs'
+    kind.
 
     Parameters
     ----------
@@ -227,8 +237,11 @@ def forward_factors_from_reserved(on_demand, reserved_1y, reserved_3y):
     return (float(first), float(rest)) if np.ndim(first) == 0 and np.ndim(rest) == 0 else (first, rest)
 
 
-def present_value(flows, yearly_rate):
+def present_value(flows: Numbers, yearly_rate: Numbers) -> float | np.ndarray:
     """Present value of monthly cash flows, month 0 undiscounted. [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -255,7 +268,7 @@ def present_value(flows, yearly_rate):
     return np.sum(flows * factors, axis=-1)
 
 
-def loan_payment(principal, rate_per_year, term_months):
+def loan_payment(principal: Numbers, rate_per_year: Numbers, term_months: Numbers) -> Values:
     """Equal monthly payment of a loan, paid at the end of each month. [currency/month]
 
     Parameters
@@ -290,7 +303,7 @@ def loan_payment(principal, rate_per_year, term_months):
                 principal, rate_per_year, term_months)
 
 
-def loan_balance(payment, rate_per_year, payments_left):
+def loan_balance(payment: Numbers, rate_per_year: Numbers, payments_left: Numbers) -> Values:
     """Balance still owed on a loan with ``payments_left`` equal payments to go. [currency]
 
     Notes
@@ -308,7 +321,7 @@ def loan_balance(payment, rate_per_year, payments_left):
                     payment, rate_per_year, payments_left)
 
 
-def capital_charge(capex, yearly_rate, life_months):
+def capital_charge(capex: Numbers, yearly_rate: Numbers, life_months: Numbers) -> Values:
     """Equal monthly charge that repays ``capex`` with interest over its life (the annuity). [currency/month]
 
     The cost of owning an asset as a level monthly amount: depreciation plus the return the
@@ -338,7 +351,7 @@ def capital_charge(capex, yearly_rate, life_months):
     return like(-npf.pmt(monthly_rate(yearly_rate), life_months, capex) + 0.0, capex, yearly_rate, life_months)
 
 
-def book_value_share(age_months, life_months):
+def book_value_share(age_months: Numbers, life_months: Numbers) -> Values:
     """Straight-line book value as a share of the purchase price. [-]
 
     Notes
@@ -353,7 +366,8 @@ def book_value_share(age_months, life_months):
     return like(np.clip(1.0 - np.asarray(age_months, dtype=float) / life_months, 0.0, 1.0), age_months, life_months)
 
 
-def lease_payment(price, rate_per_year, term_months, residual_share=0.0):
+def lease_payment(price: Numbers, rate_per_year: Numbers, term_months: Numbers,
+                  residual_share: Numbers = 0.0) -> Values:
     """Equal monthly lease payment in advance, repaying the price less the discounted residual. [currency/month]
 
     Parameters
@@ -384,10 +398,10 @@ def lease_payment(price, rate_per_year, term_months, residual_share=0.0):
         raise ValueError(f"need a term of at least 1 month and a rate >= 0, got {term_months} and {rate_per_year}")
     return like(-npf.pmt(np.asarray(rate_per_year) / MONTHS_PER_YEAR, term_months, price,
                          -np.asarray(residual_share) * price, when="begin") + 0.0,
-                price, rate_per_year, term_months)
+                price, rate_per_year, term_months, residual_share)
 
 
-def capital_recovery_factor(rate_per_year, life_years):
+def capital_recovery_factor(rate_per_year: Numbers, life_years: Numbers) -> Values:
     """Capital-recovery factor: the share of a price to pay each year to repay it with interest. [1/year]
 
     Parameters

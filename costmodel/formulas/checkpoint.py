@@ -28,10 +28,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import HOURS_PER_YEAR
-from .shapes import like
+from .shapes import Numbers, Values, like
 
 
-def job_mtbf_hours(failures_per_gpu_per_year, gpus):
+def job_mtbf_hours(failures_per_gpu_per_year: Numbers, gpus: Numbers) -> Values:
     """Mean time between failures of a job on ``gpus`` GPUs. [h]
 
     Parameters
@@ -64,7 +64,7 @@ def job_mtbf_hours(failures_per_gpu_per_year, gpus):
     return HOURS_PER_YEAR / (failures_per_gpu_per_year * gpus)
 
 
-def young_interval(write_hours, mtbf_hours):
+def young_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
     """Young's (1974) optimum checkpoint interval. [h]
 
     Parameters
@@ -88,7 +88,7 @@ def young_interval(write_hours, mtbf_hours):
     return like(np.sqrt(2.0 * np.asarray(write_hours) * mtbf_hours), write_hours, mtbf_hours)
 
 
-def daly_interval(write_hours, mtbf_hours):
+def daly_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
     """Daly's (2006) higher-order optimum checkpoint interval. [h]
 
     Parameters
@@ -117,7 +117,7 @@ def daly_interval(write_hours, mtbf_hours):
     return like(np.where(write >= 2.0 * mtbf, mtbf, tau), write_hours, mtbf_hours)
 
 
-def interval_with_restart(write_hours, mtbf_hours, restart_hours):
+def interval_with_restart(write_hours: Numbers, mtbf_hours: Numbers, restart_hours: Numbers) -> Values:
     """The first-order optimum interval with the recovery time counted: √(2·δ·(M + R)). [h]
 
     Parameters
@@ -139,7 +139,8 @@ def interval_with_restart(write_hours, mtbf_hours, restart_hours):
                 restart_hours)
 
 
-def goodput_fraction(interval_hours, write_hours, restart_hours, mtbf_hours=None):
+def goodput_fraction(interval_hours: Numbers, write_hours: Numbers, restart_hours: Numbers,
+                     mtbf_hours: Numbers | None = None) -> Values:
     """Expected share of wall-clock time that trains: T_s / T_w (Daly 2006, eq. 20). [-]
 
     Parameters
@@ -172,7 +173,8 @@ def goodput_fraction(interval_hours, write_hours, restart_hours, mtbf_hours=None
     return like(good, interval_hours, write_hours, restart_hours, mtbf_hours)
 
 
-def time_lost_fraction(interval_hours, write_hours, restart_hours, mtbf_hours=None):
+def time_lost_fraction(interval_hours: float, write_hours: Numbers, restart_hours: Numbers,
+                       mtbf_hours: Numbers | None = None) -> Values:
     """Expected share of wall-clock time lost to checkpoints, restarts and rework. [-]
 
     Parameters
@@ -198,7 +200,7 @@ def time_lost_fraction(interval_hours, write_hours, restart_hours, mtbf_hours=No
     return 1.0 - goodput_fraction(interval_hours, write_hours, restart_hours, mtbf_hours)
 
 
-def failures_per_gpu_per_year_from_count(interruptions, days, gpus):
+def failures_per_gpu_per_year_from_count(interruptions: Numbers, days: Numbers, gpus: Numbers) -> Values:
     """Failure rate per GPU per year from an observed count: k / (d / 365 × n). [1/(GPU·year)]
 
     Parameters
@@ -224,7 +226,7 @@ def failures_per_gpu_per_year_from_count(interruptions, days, gpus):
     return interruptions / (days / 365.0 * gpus)
 
 
-def checkpoint_steps(interval_hours, step_seconds):
+def checkpoint_steps(interval_hours: Numbers, step_seconds: Numbers) -> Values:
     """Training steps in a checkpoint interval, rounded down to whole steps, at least 1. [steps]
 
     Parameters
@@ -245,7 +247,8 @@ def checkpoint_steps(interval_hours, step_seconds):
     return like(steps, interval_hours, step_seconds)
 
 
-def gpu_hours_lost_per_failure(gpus, interval_hours, write_hours, restart_hours):
+def gpu_hours_lost_per_failure(gpus: Numbers, interval_hours: Numbers, write_hours: Numbers,
+                               restart_hours: Numbers) -> Values:
     """Expected GPU-hours lost to one failure: n × (R + (τ + δ) / 2). [GPU-h]
 
     Parameters
@@ -271,7 +274,8 @@ def gpu_hours_lost_per_failure(gpus, interval_hours, write_hours, restart_hours)
     return gpus * (restart_hours + (interval_hours + write_hours) / 2.0)
 
 
-def cluster_failures_per_year(gpu_rate, gpus, host_rate=0.0, hosts=0, network_rate=0.0, network_components=0):
+def cluster_failures_per_year(gpu_rate: Numbers, gpus: Numbers, host_rate: Numbers = 0.0, hosts: Numbers = 0,
+                              network_rate: Numbers = 0.0, network_components: Numbers = 0) -> Values:
     """Failures a year of a job's cluster, from each component's rate and count. [1/year]
 
     Parameters
@@ -302,7 +306,7 @@ def cluster_failures_per_year(gpu_rate, gpus, host_rate=0.0, hosts=0, network_ra
     return gpu_rate * gpus + host_rate * hosts + network_rate * network_components
 
 
-def mtbf_hours(failures_per_year):
+def mtbf_hours(failures_per_year: Numbers) -> Values:
     """Mean time between failures of a system failing ``failures_per_year`` times a year. [h]
 
     Raises

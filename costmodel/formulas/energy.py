@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .shapes import Numbers, Values
 
-def emissions_kg(energy_kwh, kg_co2e_per_kwh):
+
+def emissions_kg(energy_kwh: Numbers, kg_co2e_per_kwh: Numbers) -> Values:
     """Operational emissions of the electricity consumed. [kg CO2e]
 
     Parameters
@@ -38,7 +40,7 @@ def emissions_kg(energy_kwh, kg_co2e_per_kwh):
     return energy_kwh * kg_co2e_per_kwh
 
 
-def embodied_per_month(kg_co2e, life_months):
+def embodied_per_month(kg_co2e: Numbers, life_months: Numbers) -> Values:
     """Embodied (manufacturing) emissions spread straight-line over the hardware's life. [kg CO2e/month]
 
     Parameters
@@ -62,7 +64,7 @@ def embodied_per_month(kg_co2e, life_months):
     return kg_co2e / life_months
 
 
-def training_energy_mwh(gpu_hours, watts_per_gpu, pue):
+def training_energy_mwh(gpu_hours: Numbers, watts_per_gpu: Numbers, pue: Numbers) -> Values:
     """Facility energy of a training run from its GPU-hours and the power per GPU. [MWh]
 
     Parameters
@@ -88,7 +90,7 @@ def training_energy_mwh(gpu_hours, watts_per_gpu, pue):
     return gpu_hours * watts_per_gpu * pue / 1e6
 
 
-def joules_per_output_token(kw_per_gpu, output_tokens_per_second_per_gpu):
+def joules_per_output_token(kw_per_gpu: Numbers, output_tokens_per_second_per_gpu: Numbers) -> Values:
     """Energy per output token at full load, in joules: the inverse of tokens per joule. [J/token]
 
     Parameters
@@ -113,7 +115,7 @@ def joules_per_output_token(kw_per_gpu, output_tokens_per_second_per_gpu):
     return 1000.0 * kw_per_gpu / output_tokens_per_second_per_gpu
 
 
-def wh_per_1000_tokens(joules_per_token):
+def wh_per_1000_tokens(joules_per_token: Numbers) -> Values:
     """Joules per token as watt-hours per 1,000 tokens. [Wh/1,000 tokens]
 
     Examples
@@ -124,7 +126,7 @@ def wh_per_1000_tokens(joules_per_token):
     return joules_per_token * 1000.0 / 3600.0
 
 
-def meter_power_kw(servers, kw_per_server, pue):
+def meter_power_kw(servers: Numbers, kw_per_server: Numbers, pue: Numbers) -> Values:
     """Power a fleet can draw at the meter, all servers at their maximum. [kW]
 
     Parameters
@@ -148,8 +150,11 @@ def meter_power_kw(servers, kw_per_server, pue):
     return servers * kw_per_server * pue
 
 
-def weekly_hour_prices(weekday_prices, weekend_prices, hours, first_weekday):
+def weekly_hour_prices(weekday_prices: Numbers, weekend_prices: Numbers, hours: int, first_weekday: int) -> np.ndarray:
     """The price of each hour of a year from a weekly tariff (weekday and weekend days). [currency/kWh]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -178,8 +183,11 @@ def weekly_hour_prices(weekday_prices, weekend_prices, hours, first_weekday):
     return np.where(day >= 5, weekend, weekday)
 
 
-def hourly_energy_cost(drawn_kw, pue, prices_per_kwh):
+def hourly_energy_cost(drawn_kw: Numbers, pue: float, prices_per_kwh: Numbers) -> float:
     """Electricity bill of an hourly draw at hourly prices. [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -206,7 +214,7 @@ __all__ = ["embodied_per_month", "emissions_kg", "hourly_energy_cost", "meter_po
            "joules_per_output_token", "training_energy_mwh", "weekly_hour_prices", "wh_per_1000_tokens"]
 
 
-def it_load_kw(gpus, watts_per_gpu):
+def it_load_kw(gpus: Numbers, watts_per_gpu: Numbers) -> Values:
     """IT load of a run's GPUs: GPUs × power per GPU. [kW]
 
     Parameters
@@ -230,7 +238,7 @@ def it_load_kw(gpus, watts_per_gpu):
     return gpus * watts_per_gpu / 1000.0
 
 
-def facility_power_kw(it_kw, pue):
+def facility_power_kw(it_kw: Numbers, pue: Numbers) -> Values:
     """Power the facility draws for an IT load: IT × PUE. [kW]
 
     Notes
@@ -245,7 +253,7 @@ def facility_power_kw(it_kw, pue):
     return it_kw * pue
 
 
-def provisioned_power_kw(facility_kw, units, spare_units=1):
+def provisioned_power_kw(facility_kw: Numbers, units: Numbers, spare_units: Numbers = 1) -> Values:
     """Facility power to provision with N+k redundancy: N units carry the load, k more stand by. [kW]
 
     Parameters

@@ -13,13 +13,13 @@ import math
 import numpy as np
 
 from ..units import HOURS_PER_MONTH
-from .shapes import like
+from .shapes import Numbers, Values, like
 
 _EPSILON = 1e-9
 """Tolerance below a whole number that still counts as that number (rounding of 0.1 + 0.2)."""
 
 
-def gpus_needed(gpu_hours_per_month, utilisation_ceiling=1.0):
+def gpus_needed(gpu_hours_per_month: Numbers, utilisation_ceiling: Numbers = 1.0) -> Values:
     """GPUs a month's work needs when each may be busy at most a share of its hours. [GPU]
 
     Parameters
@@ -41,7 +41,7 @@ def gpus_needed(gpu_hours_per_month, utilisation_ceiling=1.0):
     return gpu_hours_per_month / (HOURS_PER_MONTH * utilisation_ceiling)
 
 
-def whole_units(needed, unit=1, minimum=0):
+def whole_units(needed: Numbers, unit: Numbers = 1, minimum: Numbers = 0) -> Values:
     """Whole units of ``unit`` items that hold ``needed`` items, at least ``minimum`` units. [units]
 
     Parameters
@@ -75,6 +75,9 @@ def whole_units(needed, unit=1, minimum=0):
 def gpus_per_server_step(gpus_per_server: int, gpus_per_replica: int) -> int:
     """GPUs an own fleet adds at a time: whole servers holding whole replicas. [GPU]
 
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
+
     Notes
     -----
     The least common multiple of GPUs per server and GPUs per replica.
@@ -89,7 +92,7 @@ def gpus_per_server_step(gpus_per_server: int, gpus_per_replica: int) -> int:
     return math.lcm(int(gpus_per_server), int(gpus_per_replica))
 
 
-def servers_needed(gpus, gpus_per_server, gpus_per_replica=1, minimum=0):
+def servers_needed(gpus: Numbers, gpus_per_server: float, gpus_per_replica: float = 1, minimum: Numbers = 0) -> Values:
     """Whole servers that hold ``gpus`` GPUs in whole replicas, at least ``minimum``. [servers]
 
     Parameters
@@ -97,9 +100,9 @@ def servers_needed(gpus, gpus_per_server, gpus_per_replica=1, minimum=0):
     gpus
         GPUs needed, fractional. [GPU]
     gpus_per_server
-        GPUs in one server. [GPU]
+        GPUs in one server, a scalar (a whole number). [GPU]
     gpus_per_replica
-        GPUs that serve one copy of a model. [GPU]
+        GPUs that serve one copy of a model, a scalar (a whole number). [GPU]
     minimum
         Fewest servers (the ones already configured). [servers]
 
@@ -118,7 +121,7 @@ def servers_needed(gpus, gpus_per_server, gpus_per_replica=1, minimum=0):
     return like(np.maximum(np.asarray(whole_units(gpus, step)) * (step // gpus_per_server), minimum), gpus, minimum)
 
 
-def servers_with_spares(servers, spare_share):
+def servers_with_spares(servers: Numbers, spare_share: Numbers) -> Values:
     """Servers bought: the working ones plus hot spares, in whole servers. [servers]
 
     Notes
@@ -133,7 +136,7 @@ def servers_with_spares(servers, spare_share):
     >>> servers_with_spares(2, 0.1)        # 0.2 of a spare is a whole spare
     3.0
     """
-    servers = np.asarray(servers, dtype=float)
-    spares = np.ceil(servers * spare_share - _EPSILON)
-    bought = servers + np.maximum(spares, 0.0)
-    return float(bought) if bought.ndim == 0 else bought
+    working = np.asarray(servers, dtype=float)
+    spares = np.ceil(working * spare_share - _EPSILON)
+    bought = working + np.maximum(spares, 0.0)
+    return like(bought, servers, spare_share)

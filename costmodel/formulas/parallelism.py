@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import like
+from .shapes import Numbers, Values, like
 
 WEIGHT_BYTES = 2.0
 """Bytes per parameter of 16-bit weights. [B]"""
@@ -34,9 +34,9 @@ ADAM_OPTIMIZER_BYTES = 12.0
 """K of mixed-precision Adam: fp32 weights, momentum and variance. [B]"""
 
 
-def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank, data_parallel, zero_stage,
-                             weight_bytes=WEIGHT_BYTES, gradient_bytes=GRADIENT_BYTES,
-                             optimizer_bytes=ADAM_OPTIMIZER_BYTES):
+def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank: Numbers, data_parallel: Numbers, zero_stage: Numbers,
+                             weight_bytes: Numbers = WEIGHT_BYTES, gradient_bytes: Numbers = GRADIENT_BYTES,
+                             optimizer_bytes: Numbers = ADAM_OPTIMIZER_BYTES) -> Values:
     """Weights, gradients and optimizer state on one GPU under ZeRO stage 0–3. [B]
 
     Parameters
@@ -66,17 +66,20 @@ def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank, data_parallel, 
 
     >>> [round(zero_state_bytes_per_gpu(7.5e9, 64, s) / 1e9, 1) for s in (0, 1, 2, 3)]
     [120.0, 31.4, 16.6, 1.9]
+    >>> round(zero_state_bytes_per_gpu(7.5e9, 64, 2) / 1e9, 1)      # stage 2: gradients sharded too
+    16.6
     """
     psi = np.asarray(parameters_per_model_parallel_rank, dtype=float)
     stage = np.asarray(zero_stage)
     weights = np.where(stage >= 3, weight_bytes * psi / data_parallel, weight_bytes * psi)
     gradients = np.where(stage >= 2, gradient_bytes * psi / data_parallel, gradient_bytes * psi)
     optimizer = np.where(stage >= 1, optimizer_bytes * psi / data_parallel, optimizer_bytes * psi)
-    return like(weights + gradients + optimizer, parameters_per_model_parallel_rank, data_parallel)
+    return like(weights + gradients + optimizer, parameters_per_model_parallel_rank, data_parallel, zero_stage)
 
 
-def activation_bytes_per_layer(sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel=1,
-                               sequence_parallel=True, recomputation="selective"):
+def activation_bytes_per_layer(sequence_length: Numbers, micro_batch: Numbers, hidden_size: Numbers,
+                               attention_heads: Numbers, tensor_parallel: Numbers = 1, sequence_parallel: bool = True,
+                               recomputation: str = "selective") -> Values:
     """Activation memory of one transformer layer on one GPU (Korthikanti et al. 2022, Table 2). [B]
 
     Parameters
@@ -124,11 +127,12 @@ def activation_bytes_per_layer(sequence_length, micro_batch, hidden_size, attent
         factor = (34.0 / t if sequence_parallel else 10.0 + 24.0 / t) + attention
     else:
         raise ValueError(f"recomputation must be none, selective or full, not {recomputation!r}")
-    return like(sbh * factor, sequence_length, micro_batch, hidden_size)
+    return like(sbh * factor, sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel)
 
 
-def activation_bytes_per_gpu(layers, sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel=1,
-                             context_parallel=1, sequence_parallel=True, recomputation="selective"):
+def activation_bytes_per_gpu(layers: Numbers, sequence_length: Numbers, micro_batch: Numbers, hidden_size: Numbers,
+                             attention_heads: Numbers, tensor_parallel: Numbers = 1, context_parallel: Numbers = 1,
+                             sequence_parallel: bool = True, recomputation: str = "selective") -> Values:
     """Activation memory on the busiest GPU: L layers' worth (1F1B pipeline, first stage). [B]
 
     Parameters
@@ -154,6 +158,8 @@ def activation_bytes_per_gpu(layers, sequence_length, micro_batch, hidden_size, 
     >>> round(activation_bytes_per_gpu(80, 8192, 1, 8192, 64, 8) / 1e9, 2)
     22.82
     """
-    return layers * activation_bytes_per_layer(np.asarray(sequence_length, dtype=float) / context_parallel,
-                                               micro_batch, hidden_size, attention_heads, tensor_parallel,
-                                               sequence_parallel, recomputation)
+    per_layer = activation_bytes_per_layer(np.asarray(sequence_length, dtype=float) / context_parallel,
+                                           micro_batch, hidden_size, attention_heads, tensor_parallel,
+                                           sequence_parallel, recomputation)
+    return like(layers * np.asarray(per_layer), layers, sequence_length, micro_batch, hidden_size, attention_heads,
+                tensor_parallel, context_parallel)

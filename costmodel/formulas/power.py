@@ -10,9 +10,10 @@ References
 from __future__ import annotations
 
 from ..units import HOURS_PER_MONTH
+from .shapes import Numbers, Values
 
 
-def drawn_power_kw(max_power_kw, idle_power_share, utilisation):
+def drawn_power_kw(max_power_kw: Numbers, idle_power_share: Numbers, utilisation: Numbers) -> Values:
     """Power a server draws at a utilisation, at the wall. [kW]
 
     Parameters
@@ -45,7 +46,7 @@ def drawn_power_kw(max_power_kw, idle_power_share, utilisation):
     return max_power_kw * (idle_power_share + (1.0 - idle_power_share) * utilisation)
 
 
-def facility_energy_kwh(drawn_kw, pue, hours=HOURS_PER_MONTH):
+def facility_energy_kwh(drawn_kw: Numbers, pue: Numbers, hours: Numbers = HOURS_PER_MONTH) -> Values:
     """Energy the facility buys for IT equipment drawing ``drawn_kw``: IT energy × PUE. [kWh]
 
     Parameters
@@ -69,7 +70,8 @@ def facility_energy_kwh(drawn_kw, pue, hours=HOURS_PER_MONTH):
     return drawn_kw * pue * hours
 
 
-def electricity_cost(drawn_kw, pue, price_per_kwh, hours=HOURS_PER_MONTH):
+def electricity_cost(drawn_kw: Numbers, pue: Numbers, price_per_kwh: Numbers,
+                     hours: Numbers = HOURS_PER_MONTH) -> Values:
     """Cost of the electricity for IT equipment drawing ``drawn_kw``. [currency]
 
     Parameters

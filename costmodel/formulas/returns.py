@@ -20,10 +20,14 @@ import numpy as np
 import numpy_financial as npf
 
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
+from .shapes import Numbers, Values, like
 
 
-def yearly_totals(flows):
+def yearly_totals(flows: Numbers) -> np.ndarray:
     """Monthly cash flows summed by year (months 0–11 are year 1; a last partial year is kept). [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Examples
     --------
@@ -37,8 +41,12 @@ def yearly_totals(flows):
     return padded.reshape(flows.shape[:-1] + (years, MONTHS_PER_YEAR)).sum(axis=-1)
 
 
-def npv_with_convention(flows, yearly_rate, period="month", timing="begin", at_start=None):
+def npv_with_convention(flows: Numbers, yearly_rate: Numbers, period: str = "month", timing: str = "begin",
+                        at_start: Numbers | None = None) -> float | np.ndarray:
     """Present value of monthly cash flows under a stated convention. [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -107,8 +115,11 @@ def npv_with_convention(flows, yearly_rate, period="month", timing="begin", at_s
     return float(pv) if np.ndim(pv) == 0 else pv
 
 
-def changes_sign(flows) -> bool:
+def changes_sign(flows: Numbers) -> bool:
     """Whether a series has both a negative and a positive value (an IRR can exist only then).
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Examples
     --------
@@ -119,8 +130,11 @@ def changes_sign(flows) -> bool:
     return bool(np.any(values < 0) and np.any(values > 0))
 
 
-def irr(flows):
+def irr(flows: Numbers) -> float | None:
     """Internal rate of return per period of a gain series, or None where it does not exist. [1/period]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -145,8 +159,11 @@ def irr(flows):
     return value if np.isfinite(value) else None
 
 
-def mirr(flows, finance_rate, reinvest_rate):
+def mirr(flows: Numbers, finance_rate: float, reinvest_rate: float) -> float | None:
     """Modified internal rate of return per period, or None where the series does not change sign. [1/period]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Notes
     -----
@@ -164,7 +181,7 @@ def mirr(flows, finance_rate, reinvest_rate):
     return value if np.isfinite(value) else None
 
 
-def per_year(rate_per_month):
+def per_year(rate_per_month: Numbers) -> Values:
     """Effective yearly rate of a monthly rate; None stays None. [1/year]
 
     Examples
@@ -175,8 +192,11 @@ def per_year(rate_per_month):
     return None if rate_per_month is None else (1.0 + rate_per_month) ** MONTHS_PER_YEAR - 1.0
 
 
-def roi(net_gain, investment):
+def roi(net_gain: float, investment: float) -> float | None:
     """Return on investment as calculators state it: net gain / investment; None with no investment. [-]
+
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
 
     Examples
     --------
@@ -186,8 +206,11 @@ def roi(net_gain, investment):
     return None if investment <= 0 else net_gain / investment
 
 
-def payback(at_start, at_end, rate_per_period=0.0):
+def payback(at_start: Numbers, at_end: Numbers, rate_per_period: float = 0.0) -> float | None:
     """Periods until the cumulative gains turn non-negative for good, interpolated; None: never. [periods]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -241,8 +264,11 @@ def payback(at_start, at_end, rate_per_period=0.0):
     return float(k + 1)
 
 
-def discounted(flows, rate_per_period):
+def discounted(flows: Numbers, rate_per_period: Numbers) -> np.ndarray:
     """Each period's flow discounted to time 0, the first undiscounted. [currency]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Examples
     --------
@@ -253,7 +279,7 @@ def discounted(flows, rate_per_period):
     return values / (1.0 + rate_per_period) ** np.arange(values.shape[-1])
 
 
-def fisher_real_rate(nominal_rate, inflation):
+def fisher_real_rate(nominal_rate: Numbers, inflation: Numbers) -> Values:
     """Real rate from a nominal rate and inflation (Fisher relation). [1/year]
 
     Notes
@@ -268,7 +294,9 @@ def fisher_real_rate(nominal_rate, inflation):
     return (1.0 + nominal_rate) / (1.0 + inflation) - 1.0
 
 
-def residual_share(age_months, life_months, method="straight_line", rate_per_year=None, ages=None, shares=None):
+def residual_share(age_months: Numbers, life_months: Numbers, method: str = "straight_line",
+                   rate_per_year: Numbers | None = None, ages: Numbers | None = None,
+                   shares: Numbers | None = None) -> Values:
     """Resale value as a share of the purchase price at an age. [-]
 
     Parameters
@@ -304,14 +332,15 @@ def residual_share(age_months, life_months, method="straight_line", rate_per_yea
         value = np.interp(age, ages, shares)
     else:
         raise ValueError(f"unknown residual method {method!r}")
-    return float(value) if np.ndim(value) == 0 else value
+    return like(value, age_months, life_months, rate_per_year)
 
 
 __all__ = ["changes_sign", "discounted", "fisher_real_rate", "irr", "mirr",
            "npv_with_convention", "payback", "per_year", "residual_share", "roi", "yearly_totals"]
 
 
-def provider_revenue(gpus, utilisation_sold, price_per_gpu_hour, hours=HOURS_PER_MONTH):
+def provider_revenue(gpus: Numbers, utilisation_sold: Numbers, price_per_gpu_hour: Numbers,
+                     hours: Numbers = HOURS_PER_MONTH) -> Values:
     """Revenue of a provider selling its GPUs' hours. [currency per period]
 
     Parameters
@@ -339,7 +368,7 @@ def provider_revenue(gpus, utilisation_sold, price_per_gpu_hour, hours=HOURS_PER
     return gpus * hours * utilisation_sold * price_per_gpu_hour
 
 
-def net_operating_income(revenue, opex):
+def net_operating_income(revenue: Numbers, opex: Numbers) -> Values:
     """Net operating income: revenue less operating costs, before depreciation. [currency per period]
 
     Notes
@@ -360,7 +389,7 @@ def net_operating_income(revenue, opex):
     return revenue - opex
 
 
-def ebit(revenue, opex, depreciation):
+def ebit(revenue: Numbers, opex: Numbers, depreciation: Numbers) -> Values:
     """Earnings before interest and tax: revenue less operating costs and depreciation. [currency per period]
 
     Notes

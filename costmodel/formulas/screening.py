@@ -15,9 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .shapes import Numbers
 
-def load_duration_curve(demand):
+
+def load_duration_curve(demand: Numbers) -> np.ndarray:
     """Demand sorted from the busiest hour down. [GPU]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Examples
     --------
@@ -27,8 +32,11 @@ def load_duration_curve(demand):
     return np.sort(np.asarray(demand, dtype=float))[::-1]
 
 
-def busy_shares(demand, gpus: int | None = None) -> np.ndarray:
+def busy_shares(demand: Numbers, gpus: int | None = None) -> np.ndarray:
     """Share of hours the k-th GPU of capacity is busy, k = 1 … K. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -63,8 +71,12 @@ def busy_shares(demand, gpus: int | None = None) -> np.ndarray:
     return (above + partial) / len(ordered)
 
 
-def single_layer_level(busy, fixed_per_hour, flexible_price, variable_per_hour=0.0) -> int:
+def single_layer_level(busy: Numbers, fixed_per_hour: float, flexible_price: float,
+                       variable_per_hour: float = 0.0) -> int:
     """GPUs to hold in one fixed layer against a flexible price (the closed form). [GPU]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -93,8 +105,11 @@ def single_layer_level(busy, fixed_per_hour, flexible_price, variable_per_hour=0
     return int(np.count_nonzero(np.asarray(busy) > threshold))
 
 
-def served_below(demand, levels, weights=None):
+def served_below(demand: Numbers, levels: Numbers, weights: Numbers | None = None) -> np.ndarray:
     """Mean over hours of the demand a capacity level serves, min(d_h, C), for many levels at once. [GPU]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .shapes import Numbers, Values
+
 BYTES_PER_VALUE: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
 """Bytes per weight (or KV value) at each precision. [B]"""
 
@@ -38,7 +40,7 @@ def kv_cache_precision(precision: str) -> str:
     return "bf16" if precision in ("bf16", "fp16") else "fp8"
 
 
-def weight_bytes(total_parameters, precision: str):
+def weight_bytes(total_parameters: Numbers, precision: str) -> Values:
     """Memory for the weights: total parameters × bytes per parameter. [B]
 
     Examples
@@ -49,7 +51,7 @@ def weight_bytes(total_parameters, precision: str):
     return total_parameters * BYTES_PER_VALUE[precision]
 
 
-def kv_cache_bytes_per_token(layers, kv_elements_per_token_per_layer, precision: str):
+def kv_cache_bytes_per_token(layers: Numbers, kv_elements_per_token_per_layer: Numbers, precision: str) -> Values:
     """KV cache per token: layers × values per token per layer × bytes per value. [B/token]
 
     The values per token per layer are 2 × KV heads × head dimension for grouped-query
@@ -68,6 +70,9 @@ def kv_cache_bytes_per_token(layers, kv_elements_per_token_per_layer, precision:
 def min_gpus_per_replica(bytes_needed: float, memory_gb_per_gpu: float, usable_memory_share: float,
                          largest: int = 8) -> int | None:
     """Smallest tensor-parallel degree (1, 2, 4, ... up to ``largest``) whose memory holds ``bytes_needed``. [GPU]
+
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
 
     Parameters
     ----------
@@ -100,9 +105,10 @@ def min_gpus_per_replica(bytes_needed: float, memory_gb_per_gpu: float, usable_m
     return None
 
 
-def estimate_output_throughput(active_parameters, bytes_per_weight, kv_bytes_per_token, memory_bandwidth_tb_s,
-                               dense_tflops, gpus_per_replica, batch_size, input_tokens, output_tokens,
-                               decode_efficiency, prefill_efficiency):
+def estimate_output_throughput(active_parameters: Numbers, bytes_per_weight: Numbers, kv_bytes_per_token: Numbers,
+                               memory_bandwidth_tb_s: Numbers, dense_tflops: Numbers, gpus_per_replica: float,
+                               batch_size: float, input_tokens: float, output_tokens: float, decode_efficiency: Numbers,
+                               prefill_efficiency: Numbers) -> Values:
     """First-principles serving throughput per GPU, prefill included. [output tokens/s/GPU]
 
     Parameters
@@ -118,11 +124,11 @@ def estimate_output_throughput(active_parameters, bytes_per_weight, kv_bytes_per
     dense_tflops
         P, dense peak per GPU at the precision. [TFLOP/s]
     gpus_per_replica
-        G. [GPU]
+        G, a scalar. [GPU]
     batch_size
-        b, requests decoded together. [requests]
+        b, requests decoded together, a scalar. [requests]
     input_tokens, output_tokens
-        I and O per request. [tokens]
+        I and O per request, scalars. [tokens]
     decode_efficiency, prefill_efficiency
         Shares of bandwidth and of peak FLOP/s achieved, in (0, 1]. [-]
 

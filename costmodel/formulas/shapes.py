@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -20,3 +20,16 @@ def like(values: Any, *inputs: Any) -> Any:
     if np.ndim(values) == 0 and all(np.ndim(item) == 0 for item in inputs):
         return float(values)
     return values
+
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from numpy.typing import ArrayLike
+
+Numbers: TypeAlias = "ArrayLike"
+"""What a formula takes for a quantity: a number, a sequence, a numpy array or a pandas Series
+(for type checkers; nothing is checked at run time)."""
+
+Values: TypeAlias = "float | np.ndarray | pd.Series"
+"""What a formula gives: a float for scalar inputs, a Series (the first Series input's index) if
+any input is one, else a numpy array."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import MONTHS_PER_YEAR
+from .shapes import Numbers, Values
 
 
-def fte_needed(gpus, minimum_fte, gpus_per_fte=np.inf):
+def fte_needed(gpus: Numbers, minimum_fte: Numbers, gpus_per_fte: Numbers = np.inf) -> Values:
     """Full-time equivalents to run a fleet: a minimum plus one per ``gpus_per_fte`` GPUs. [FTE]
 
     Parameters
@@ -39,7 +40,8 @@ def fte_needed(gpus, minimum_fte, gpus_per_fte=np.inf):
     return minimum_fte + gpus / gpus_per_fte
 
 
-def staffing_cost(fte, loaded_cost_per_fte_per_year, managed_service_per_month=0.0):
+def staffing_cost(fte: Numbers, loaded_cost_per_fte_per_year: Numbers,
+                  managed_service_per_month: Numbers = 0.0) -> Values:
     """Monthly cost of the people and any managed-service fee. [currency/month]
 
     Parameters

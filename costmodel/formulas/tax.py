@@ -13,10 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import MONTHS_PER_YEAR
+from .shapes import Numbers, Values
 
 
-def spread_yearly(yearly_shares, months):
+def spread_yearly(yearly_shares: Numbers, months: int) -> np.ndarray:
     """Monthly shares from yearly ones: each year's share spread evenly over its 12 months. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Examples
     --------
@@ -30,8 +34,11 @@ def spread_yearly(yearly_shares, months):
     return out
 
 
-def declining_balance_shares(life_months, factor, months):
+def declining_balance_shares(life_months: int, factor: float, months: int) -> np.ndarray:
     """Monthly shares of cost deducted under declining balance switching to straight line. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -62,8 +69,12 @@ def declining_balance_shares(life_months, factor, months):
     return out
 
 
-def depreciation_shares(method, months, life_months=60, factor=2.0, bonus_share=0.0, table=None):
+def depreciation_shares(method: str, months: int, life_months: int = 60, factor: float = 2.0, bonus_share: float = 0.0,
+                        table: Numbers | None = None) -> np.ndarray:
     """Share of an asset's cost deducted for tax in each month since it was bought. [-]
+
+    Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
+    one schedule for it, not one value per input value.
 
     Parameters
     ----------
@@ -109,7 +120,7 @@ def depreciation_shares(method, months, life_months=60, factor=2.0, bonus_share=
     return out
 
 
-def tax_shield(deductions, tax_rate):
+def tax_shield(deductions: Numbers, tax_rate: Numbers) -> Values:
     """Tax saved by deductions. [currency]
 
     Notes

@@ -13,12 +13,16 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from ..units import DAYS_PER_MONTH, SECONDS_PER_HOUR
+from .shapes import Numbers, Values
 
 
-def output_share(input_tokens_per_output_token):
+def output_share(input_tokens_per_output_token: Numbers) -> Values:
     """Share of all tokens that are output tokens. [-]
 
     Parameters
@@ -38,7 +42,7 @@ def output_share(input_tokens_per_output_token):
     return 1.0 / (1.0 + input_tokens_per_output_token)
 
 
-def tokens_per_month(tokens_per_day):
+def tokens_per_month(tokens_per_day: Numbers) -> Values:
     """Tokens in the model's month of 365 / 12 days. [tokens/month]
 
     Examples
@@ -58,18 +62,27 @@ def _tier_price(base, tiers, api_tokens_per_request):
     return price
 
 
-def api_price_parts(input_price, output_price, input_tokens_per_output_token, cached_input_price=None,
-                    cached_input_share=0.0, cache_write_price=None, cache_write_share=0.0, tier_multiplier=1.0,
-                    cache_tier_multiplier=None, reasoning_tokens_per_output_token=0.0, region_uplift=1.0,
-                    tokens_per_workload_token=1.0, input_tokens_per_request=0.0, long_context_threshold=None,
-                    long_context_input_price=None, long_context_output_price=None, *, reasoning_price=None,
-                    cache_write_1h_price=None, cache_write_1h_share=0.0, context_tiers=None,
-                    audio_input_share=0.0, audio_input_price=None, cached_audio_input_price=None,
-                    image_input_share=0.0, image_input_price=None, cached_image_input_price=None,
-                    audio_output_share=0.0,
-                    audio_output_price=None, request_fee=0.0, searches_per_request=0.0, search_fee=0.0,
-                    citation_tokens_per_request=0.0, citation_price=None):
+def api_price_parts(input_price: Numbers, output_price: Numbers, input_tokens_per_output_token: Numbers,
+                    cached_input_price: Numbers | None = None, cached_input_share: Numbers = 0.0,
+                    cache_write_price: Numbers | None = None, cache_write_share: Numbers = 0.0,
+                    tier_multiplier: Numbers = 1.0, cache_tier_multiplier: Numbers | None = None,
+                    reasoning_tokens_per_output_token: Numbers = 0.0, region_uplift: Numbers = 1.0,
+                    tokens_per_workload_token: Numbers = 1.0, input_tokens_per_request: Numbers = 0.0,
+                    long_context_threshold: Numbers | None = None, long_context_input_price: Numbers | None = None,
+                    long_context_output_price: Numbers | None = None, *, reasoning_price: Numbers | None = None,
+                    cache_write_1h_price: Numbers | None = None, cache_write_1h_share: Numbers = 0.0,
+                    context_tiers: Mapping[str, Any] | None = None, audio_input_share: Numbers = 0.0,
+                    audio_input_price: Numbers | None = None, cached_audio_input_price: Numbers | None = None,
+                    image_input_share: Numbers = 0.0, image_input_price: Numbers | None = None,
+                    cached_image_input_price: Numbers | None = None, audio_output_share: Numbers = 0.0,
+                    audio_output_price: Numbers | None = None, request_fee: Numbers = 0.0,
+                    searches_per_request: Numbers = 0.0, search_fee: Numbers = 0.0,
+                    citation_tokens_per_request: Numbers = 0.0,
+                    citation_price: Numbers | None = None) -> dict[str, Values]:
     """An API bill per million workload tokens, by part: input, cache reads and writes, output. [currency/M tokens]
+
+    Not elementwise: it returns several figures together (a tuple or a mapping), each of the inputs'
+    kind.
 
     The one formula of how hosted APIs bill tokens; :func:`blended_api_price` is the sum of
     its parts.
@@ -315,8 +328,9 @@ def api_price_parts(input_price, output_price, input_tokens_per_output_token, ca
     return parts
 
 
-def blended_api_price(input_price, output_price, input_tokens_per_output_token, cached_input_price=None,
-                      cached_input_share=0.0, **billing):
+def blended_api_price(input_price: Numbers, output_price: Numbers, input_tokens_per_output_token: Numbers,
+                      cached_input_price: Numbers | None = None, cached_input_share: Numbers = 0.0,
+                      **billing: Any) -> Values:
     """API price per million tokens of a workload's own mix of input, cached input and output. [currency/M tokens]
 
     The sum of :func:`api_price_parts`; ``billing`` takes its further words (cache writes,
@@ -358,7 +372,8 @@ def blended_api_price(input_price, output_price, input_tokens_per_output_token, 
     return sum(parts.values())
 
 
-def gpu_hours_for_tokens(tokens_per_day, input_tokens_per_output_token, output_tokens_per_second_per_gpu):
+def gpu_hours_for_tokens(tokens_per_day: Numbers, input_tokens_per_output_token: Numbers,
+                         output_tokens_per_second_per_gpu: Numbers) -> Values:
     """GPU-hours a month to serve a token volume at a throughput. [GPU-h/month]
 
     Parameters

@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 
 from ..units import SECONDS_PER_HOUR
+from .shapes import Numbers, Values
 
 
-def training_flop(active_parameters, tokens):
+def training_flop(active_parameters: Numbers, tokens: Numbers) -> Values:
     """Training compute C = 6·N·D. [FLOP]
 
     Parameters
@@ -38,7 +39,7 @@ def training_flop(active_parameters, tokens):
     return 6.0 * active_parameters * tokens
 
 
-def training_gpu_hours(flop, peak_tflops, mfu):
+def training_gpu_hours(flop: Numbers, peak_tflops: Numbers, mfu: Numbers) -> Values:
     """Ideal GPU-hours of a run: FLOP / (dense peak × MFU) / 3,600. [GPU-h]
 
     Parameters
@@ -58,7 +59,7 @@ def training_gpu_hours(flop, peak_tflops, mfu):
     return flop / (peak_tflops * 1e12 * mfu) / SECONDS_PER_HOUR
 
 
-def mfu_from_gpu_hours(flop, peak_tflops, gpu_hours):
+def mfu_from_gpu_hours(flop: Numbers, peak_tflops: Numbers, gpu_hours: Numbers) -> Values:
     """MFU backed out of a reported GPU-hour count: FLOP / (peak × GPU-hours × 3,600). [-]
 
     The inverse of :func:`training_gpu_hours` in its MFU argument.
@@ -74,6 +75,9 @@ def mfu_from_gpu_hours(flop, peak_tflops, gpu_hours):
 def min_gpus_for_training_state(state_bytes: float, activation_bytes_per_gpu: float, gpu_memory_bytes: float,
                                 sharded: bool) -> int | None:
     """The fewest GPUs whose memory holds the training state. [GPU]
+
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
 
     Parameters
     ----------
@@ -109,7 +113,7 @@ def min_gpus_for_training_state(state_bytes: float, activation_bytes_per_gpu: fl
     return 1 if state_bytes <= room else None
 
 
-def mfu_from_achieved_tflops(achieved_tflops, peak_tflops):
+def mfu_from_achieved_tflops(achieved_tflops: Numbers, peak_tflops: Numbers) -> Values:
     """MFU from an achieved throughput per GPU: achieved / dense peak. [-]
 
     Parameters
@@ -129,7 +133,8 @@ def mfu_from_achieved_tflops(achieved_tflops, peak_tflops):
     return achieved_tflops / peak_tflops
 
 
-def mfu_from_tokens_per_second(active_parameters, tokens_per_second_per_gpu, peak_tflops):
+def mfu_from_tokens_per_second(active_parameters: Numbers, tokens_per_second_per_gpu: Numbers,
+                               peak_tflops: Numbers) -> Values:
     """MFU from training tokens per second per GPU: 6·N·(tokens/s) / dense peak. [-]
 
     Parameters
@@ -155,7 +160,7 @@ def mfu_from_tokens_per_second(active_parameters, tokens_per_second_per_gpu, pea
     return 6.0 * active_parameters * tokens_per_second_per_gpu / (peak_tflops * 1e12)
 
 
-def wall_clock_gpu_hours(gpus, wall_clock_hours):
+def wall_clock_gpu_hours(gpus: Numbers, wall_clock_hours: Numbers) -> Values:
     """GPU-hours of a run stated by wall clock: GPUs × hours. [GPU-h]
 
     Examples
@@ -168,7 +173,7 @@ def wall_clock_gpu_hours(gpus, wall_clock_hours):
     return gpus * wall_clock_hours
 
 
-def achieved_tflops_from_gpu_hours(flop, gpu_hours):
+def achieved_tflops_from_gpu_hours(flop: Numbers, gpu_hours: Numbers) -> Values:
     """Model FLOP/s achieved per GPU over the GPU-hours paid: FLOP / (GPU-hours × 3,600). [TFLOP/s]
 
     The reciprocal of GPU-hours per token scaled by 6·N, so runs of different model sizes

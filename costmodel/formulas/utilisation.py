@@ -15,10 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import HOURS_PER_MONTH
-from .shapes import like
+from .shapes import Numbers, Values, like
 
 
-def cost_per_used_gpu_hour(fixed_per_month, variable_per_gpu_hour, gpus, utilisation):
+def cost_per_used_gpu_hour(fixed_per_month: Numbers, variable_per_gpu_hour: Numbers, gpus: Numbers,
+                           utilisation: Numbers) -> Values:
     """Monthly cost per used GPU-hour of a fleet at a utilisation. [currency/GPU-h]
 
     Parameters
@@ -54,8 +55,12 @@ def cost_per_used_gpu_hour(fixed_per_month, variable_per_gpu_hour, gpus, utilisa
                 variable_per_gpu_hour, gpus)
 
 
-def break_even_utilisation(fixed_per_month, variable_per_gpu_hour, gpus, price_per_gpu_hour):
+def break_even_utilisation(fixed_per_month: float, variable_per_gpu_hour: float, gpus: float,
+                           price_per_gpu_hour: float) -> float | None:
     """Utilisation at which a fleet costs ``price_per_gpu_hour`` per used GPU-hour. [-]
+
+    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
+    value).
 
     Parameters
     ----------

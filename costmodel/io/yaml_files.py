@@ -303,3 +303,168 @@ def dump_yaml(data: Any) -> str:
     dumper quotes them), so the file reads the same in either version.
     """
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+_LAYOUTS = ((2, 4, 2), (2, 2, 0), (4, 4, 2), (4, 6, 4), (4, 4, 0), (3, 5, 2))
+"""Indentations tried, as ruamel.yaml's (mapping, sequence, offset), to find the one a file is
+written in: the bundled scenarios indent mappings by 2 and list items' dashes by 2 more."""
+
+_ABSENT = object()
+
+
+def _round_trip(text: str):
+    """ruamel.yaml's round-trip reader and writer for ``text``, set to the file's indentation, and
+    the document read: the first layout of :data:`_LAYOUTS` that writes the text back unchanged
+    (else the first)."""
+    import io
+
+    from ruamel.yaml import YAML
+
+    chosen = None
+    for mapping, sequence, offset in _LAYOUTS:
+        rt = YAML(typ="rt")
+        rt.preserve_quotes = True
+        rt.width = 1_000_000            # long lines (sources, descriptions) stay one line each
+        rt.indent(mapping=mapping, sequence=sequence, offset=offset)
+        document = rt.load(text)
+        written = io.StringIO()
+        rt.dump(document, written)
+        if written.getvalue() == text:
+            return rt, document
+        chosen = chosen or (rt, document)
+    return chosen
+
+
+def _scalar(value: Any) -> Any:
+    """A new value as ruamel.yaml writes it: text that YAML 1.1 readers (PyYAML) would take for a
+    number, a boolean, a date or null is double-quoted, as :func:`dump_yaml` quotes it; a whole
+    float is written without its ``.0``."""
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    if isinstance(value, dict):
+        return {key: _scalar(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scalar(item) for item in value]
+    if isinstance(value, str) and not _reads_as_text(value):
+        return DoubleQuotedScalarString(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return int(value)           # 12000000, as a person writes it (the schema reads it as 12000000.0)
+    return value
+
+
+def _reads_as_text(value: str) -> bool:
+    """Whether ``value`` written plainly reads back as that text in both YAML 1.1 and 1.2."""
+    try:
+        return yaml.safe_load(value) == value and yaml.load(value, Loader=_LOADERS[0]) == value
+    except yaml.YAMLError:
+        return False
+
+
+def _edit(node: Any, before: dict, after: dict, written: dict) -> None:
+    """Change in ``node`` (a round-trip mapping) the keys whose value differs from ``before`` to
+    ``after``; where the new value is the field's default (not in ``written``), the key goes."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    for key in [*before, *(k for k in after if k not in before)]:
+        old, new = before.get(key, _ABSENT), after.get(key, _ABSENT)
+        if old == new:
+            continue
+        if key not in written:           # now the field's default (or no value): the file leaves it out
+            if key in node:
+                _drop(node, key)
+            continue
+        value, here = written[key], node.get(key, _ABSENT) if key in node else _ABSENT
+        if isinstance(here, CommentedMap) and isinstance(old, dict) and isinstance(new, dict) \
+                and isinstance(value, dict):
+            _edit(here, old, new, value)
+        elif isinstance(here, CommentedSeq) and isinstance(old, list) and isinstance(new, list) \
+                and isinstance(value, list) and len(here) == len(old) == len(new) == len(value):
+            for i, (a, b, w) in enumerate(zip(old, new, value)):
+                if a == b:
+                    continue
+                if isinstance(here[i], CommentedMap) and isinstance(a, dict) and isinstance(b, dict) \
+                        and isinstance(w, dict):
+                    _edit(here[i], a, b, w)
+                else:
+                    here[i] = _scalar(w)
+        else:
+            node[key] = _scalar(value)
+
+
+def _tail(container: Any, key: Any) -> tuple[Any, Any, int]:
+    """Where ruamel.yaml keeps the comment written after ``container[key]``'s value: with the last
+    key or item of a block mapping or list, at the deepest level, in slot 2 of a mapping's entry
+    or slot 0 of a list's."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    value = container[key]
+    if isinstance(value, CommentedMap | CommentedSeq) and len(value) and not value.fa.flow_style():
+        return _tail(value, list(value)[-1] if isinstance(value, CommentedMap) else len(value) - 1)
+    return container, key, 0 if isinstance(container, CommentedSeq) else 2
+
+
+def _drop(node: Any, key: str) -> None:
+    """Delete ``key`` from a round-trip mapping, keeping the comment lines written below its value:
+    ruamel.yaml keeps them with the value before, but they belong to what follows."""
+    keys = list(node)
+    position = keys.index(key)
+    holder, last, slot = _tail(node, key)
+    entry = holder.ca.items.get(last)
+    token = entry[slot] if entry else None
+    kept = token.value.split("\n", 1)[1] if token is not None and "\n" in token.value else ""
+    del node[key]
+    node.ca.items.pop(key, None)
+    if not kept.strip():
+        return
+    if position > 0:            # after the value before, as it was after this one
+        holder, last, slot = _tail(node, keys[position - 1])
+        entry = holder.ca.items.setdefault(last, [None, None, None, None])
+        if entry[slot] is None:
+            token.value = "\n" + kept
+            entry[slot] = token
+        else:
+            entry[slot].value += kept
+    elif len(keys) > 1:         # the first key went: the lines go before the next one
+        lines = [line.strip() for line in kept.splitlines() if line.strip()]
+        indent = len(kept) - len(kept.lstrip(" "))
+        node.yaml_set_comment_before_after_key(
+            keys[1], before="\n".join(line[1:].removeprefix(" ") if line.startswith("#") else line
+                                   for line in lines), indent=indent)
+
+
+def edit_yaml(text: str, before: dict, after: dict, written: dict) -> str:
+    """A YAML file's text with the values that differ between two versions of its data changed, and
+    everything else (comments, key order, quoting, indentation, long lines) as it was.
+
+    Read and written with ruamel.yaml in round-trip mode [2]_. Only the keys whose value
+    differs between ``before`` and ``after`` are touched: a changed number or text is replaced
+    in place (its end-of-line comment stays), a changed mapping is edited key by key, a field
+    whose new value is its default is removed, a new field is added after the mapping's keys.
+
+    Parameters
+    ----------
+    text
+        The file's text.
+    before
+        Its data as the model reads it, every field (``model_dump(mode="json")`` of what it holds).
+    after
+        The new data, every field.
+    written
+        The new data as a file writes it (defaults left out): the values written where a key changes.
+
+    Returns
+    -------
+    str
+        The edited text.
+
+    References
+    ----------
+    .. [2] ruamel.yaml, "Round-trip" (yaml.dev/doc/ruamel.yaml/detail).
+    """
+    import io
+
+    rt, document = _round_trip(text)
+    _edit(document, before, after, written)
+    out = io.StringIO()
+    rt.dump(document, out)
+    return out.getvalue()

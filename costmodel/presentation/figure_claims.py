@@ -69,7 +69,7 @@ def _scale(part: str, other: str, currency_rate) -> float | None:
     return None
 
 
-def convert(value: float, unit: str, to: str, currency_rate) -> float:
+def convert(value: float, unit: str, to: str, currency_rate: Callable[[str, str], float]) -> float:
     """``value`` in ``unit`` expressed in ``to``: the same unit with other prefixes, currencies or times.
 
     A unit is a numerator and optional denominators joined by ``/`` (``USD/month``,

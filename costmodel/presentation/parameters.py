@@ -57,6 +57,8 @@ class WhatIfParameters(_Parameters):
     inputs: list[str] | None = Field(
         description="a list of input paths (e.g. ['options.own.power.pue']), or None for the five that move the "
                     "answer most")
+    catalog: str = Field(default="", description="folder of catalog CSV rows to add (as compare --catalog), "
+                                                 "or \"\" for the bundled catalog")
 
 
 _IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}

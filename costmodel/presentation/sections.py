@@ -7,6 +7,8 @@ this module imports IPython and Altair.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import altair as alt
 import numpy as np
 from IPython.display import HTML, Markdown, display
@@ -26,6 +28,9 @@ from . import format as fmt
 from .safe import code_span
 from .safe import markdown as md
 from .svg import CHART_MIMETYPE, spec_script, spec_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _EMBEDDED = 0
 """Charts drawn with embedded Vega in this kernel; the first carries the Vega bundle."""
@@ -93,7 +98,7 @@ def interactive_spec(chart: alt.TopLevelMixin) -> str:
     return spec_script(interactive_dict(chart))
 
 
-def table(frame) -> None:
+def table(frame: pd.DataFrame) -> None:
     """Display a table of text cells (HTML-escaped) without its index."""
     display(HTML(frame.to_html(index=False, escape=True)))
 

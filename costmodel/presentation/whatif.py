@@ -39,16 +39,23 @@ import altair as alt
 import ipywidgets as widgets
 import numpy as np
 
-from ..catalog import Catalog
+from ..catalog import Catalog, catalog_from
 from ..domain.break_even import default_volume_max
 from ..domain.compare import compare
 from ..domain.costs import monthly_cost
 from ..domain.uncertainty import decision_metric, quantile, tornado, tornado_ranges
 from ..errors import InputError
-from ..io.yaml_files import dump_yaml
 from ..resolved import Resolved, resolve
 from ..results import Comparison
-from ..scenarios import load_scenario, scenario_data, scenario_path, set_path, validate_data, with_inputs
+from ..scenarios import (
+    load_scenario,
+    origin_path,
+    scenario_path,
+    scenario_text,
+    set_path,
+    validate_data,
+    with_inputs,
+)
 from ..schema import Scenario
 from ..schema.base import varies
 from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, Bounds, InputField, bounds_of, input_fields
@@ -523,11 +530,16 @@ class WhatIf:
 
     @property
     def yaml(self) -> str:
-        """The changed scenario as YAML, headed by comments naming what changed and from which file."""
+        """The changed scenario as YAML, headed by comments naming what changed and from which file.
+
+        The rest is the scenario file's text with the changed values edited in: its comments, key
+        order and layout are kept (:func:`~costmodel.scenarios.scenario_text`).
+        """
         changes = self.changes()
         head = [f"# What-if of {self.source or self.name}, saved {dt.date.today().isoformat()} by costmodel.what_if",
                 "# changed: " + ("; ".join(changes) if changes else "nothing (as the scenario file)")]
-        return "\n".join(head) + "\n" + dump_yaml(scenario_data(self.scenario))
+        # the scenario file's own text with the changed values edited in (its comments and key order kept)
+        return "\n".join(head) + "\n" + scenario_text(self.scenario, self.source)
 
     def save(self, path: str | Path) -> Path:
         """Write :attr:`yaml` to ``path`` (whole or not at all); returns the path written."""
@@ -754,7 +766,8 @@ class WhatIf:
         display(self.widget)
 
 
-def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None) -> WhatIf:
+def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None,
+            catalog: str | Path | Catalog | None = None) -> WhatIf:
     """A live what-if panel for a scenario: sliders, dropdowns and toggles, the verdict redrawn on every change.
 
     Parameters
@@ -768,6 +781,11 @@ def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None
         ``options.api.offer``) and blocks to give a toggle (``finance``,
         ``workload.serving.redundancy``). Default: the five inputs that move the answer most
         (:func:`top_inputs`), every catalog choice and every on/off block the scenario has.
+    catalog
+        A folder of catalog CSV rows to add to the bundled ones (as ``compare --catalog``; ``""``
+        or None: the bundled catalog), or a :class:`~costmodel.catalog.Catalog`: the scenario is
+        loaded against it and the dropdowns list its rows. Not with a validated scenario, which
+        has its catalog.
 
     Returns
     -------
@@ -780,6 +798,10 @@ def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None
         An input the scenario does not have (the message lists those it has).
     ScenarioError
         The scenario file is missing or invalid.
+    CatalogError
+        The catalog folder is not one, or a row in it is bad.
+    TypeError
+        ``catalog`` given with a validated scenario.
 
     Examples
     --------
@@ -791,9 +813,12 @@ def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None
     ['options.api.output_price_per_million: 25 → 15 USD/M tokens']
     """
     if isinstance(scenario, Scenario):
-        return WhatIf(scenario, inputs)
+        if catalog is not None and catalog != "":
+            raise TypeError("what_if: a validated scenario has its catalog; give catalog= with a scenario name or "
+                            "path, or load the scenario with load_scenario(path, catalog)")
+        return WhatIf(scenario, inputs, source=origin_path(scenario))
     path = scenario_path(scenario)
-    loaded = load_scenario(scenario)
+    loaded = load_scenario(scenario, catalog if isinstance(catalog, Catalog) else catalog_from(catalog))
     return WhatIf(loaded, inputs, name=path.stem, source=path)
 
 

@@ -24,6 +24,7 @@ naming the option with the lowest present value refers to cells that hold the la
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .tables import cash_flow_table, inputs_table
 from .text import decision_sentence
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NEVER = 1e99
 """Stand-in for "no payback in this month" in the payback helper columns (the minimum is taken)."""
@@ -800,7 +804,7 @@ def _lowest_formula(labels: list[str], cells: list[str]) -> str:
     return "=" + formula
 
 
-def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows):
+def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataFrame:
     """Cash out of each option by line and year, as numbers: year, option, line, cash, currency."""
     r = as_resolved(scenario)
     table = cash_flow_table(r, flows)

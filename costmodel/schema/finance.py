@@ -181,7 +181,7 @@ class Trends(InputModel):
         """The path of a price of :data:`PRICE_PATHS` (``rental``, ``api``, ``electricity``, ``hardware``), if given."""
         return getattr(self, f"{price}_price_path")
 
-    def rate(self, price: str):
+    def rate(self, price: str) -> float:
         """The constant yearly rate of a price of :data:`PRICE_PATHS`. [1/year]"""
         return getattr(self, f"{price}_price_change_per_year")
 

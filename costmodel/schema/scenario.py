@@ -329,7 +329,7 @@ class Scenario(InputModel):
             else len(present)
         return present[:at] + rents + present[at:] + [f"api:{a.name}" for a in self.options.apis]
 
-    def money_currencies(self, catalog) -> list[tuple[tuple, str]]:
+    def money_currencies(self, catalog: Catalog) -> list[tuple[tuple, str]]:
         """Every money input's currency, with the field that sets it."""
         found: list[tuple[tuple, str]] = []
         own, rent, api = self.options.own, self.options.rent, self.options.api
