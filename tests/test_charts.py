@@ -128,7 +128,8 @@ def test_break_even_labels_stand_above_every_line():
     datasets = spec["datasets"]
     top = max(row["cost"] for row in datasets[lines["data"]["name"]])
     rows = datasets[labels["data"]["name"]]
-    y_max = lines["encoding"]["y"]["scale"]["domainMax"]
+    y_min, y_max = lines["encoding"]["y"]["scale"]["domain"]
+    assert y_min == 0.0
     assert all(top < row["label_y"] < y_max for row in rows)
     assert rules["encoding"]["y2"]["datum"] == pytest.approx(top)
     # one row of labels: the band is 14 + 8 px of the 360-px plot, so the axis ends at top * 360 / 338

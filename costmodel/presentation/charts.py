@@ -402,8 +402,9 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
     # a band above the highest line, one row of labels high per row the labels need: no label crosses a line
     band = rows * LABEL_ROW + LABEL_BAND_PADDING if rows else 0
     height = max(COST_PLOT_HEIGHT, COST_PLOT_HEIGHT - COST_BAND + band)
-    y_max = top * height / (height - band) if band else None
-    y_scale = alt.Scale(domainMax=y_max, nice=False) if y_max else alt.Undefined
+    bottom = min(0.0, float(data[Columns.cost].min()))
+    y_max = bottom + (top - bottom) * height / (height - band) if band else None
+    y_scale = alt.Scale(domain=[bottom, y_max], nice=False) if y_max else alt.Undefined
     y_title = f"Monthly cost [{currency}/month]"
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=x,
@@ -418,8 +419,8 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
     if not layout.empty:
         # each row's centre, measured down from the plot's top, as a cost on the y scale
         centre = band - LABEL_BAND_PADDING / 2 - (layout["row"] + 0.5) * LABEL_ROW
-        layout["label_y"] = y_max * (1.0 - centre / height)
-    marks = _break_even_marks(layout, min(0.0, float(data[Columns.cost].min())), top, y_title)
+        layout["label_y"] = bottom + (y_max - bottom) * (1.0 - centre / height)
+    marks = _break_even_marks(layout, bottom, top, y_title)
     never = [f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)}: never in range"
              for b in comparison.break_evens if b.volume is None]
     subtitle = ["Vertical rules mark break-evens" + (" (dashed: the cheaper option flips where a GPU count steps up)"
@@ -683,8 +684,8 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
     return alt.layer(curve, points, above, below, further).properties(
         width=560, height=300,
         title=titled("Time lost to checkpoints, restarts and rework",
-                              subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {write * 60:g} "
-                                       f"min, restart {restart * 60:g} min; optimum intervals marked", width=560),
+                     subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {write * 60:g} "
+                              f"min, restart {restart * 60:g} min; optimum intervals marked", width=560),
     )
 
 
@@ -762,8 +763,8 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
         subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
     return alt.layer(*layers).properties(
         width=640, height=320, title=titled(f"Cumulative cost over {len(flows.months)} months ({currency})",
-                                                     subtitle=[subtitle, "Cash basis: capex when bought, resale "
-                                                               "credited in the last month"]))
+                                            subtitle=[subtitle, "Cash basis: capex when bought, resale "
+                                                      "credited in the last month"]))
 
 
 def own_cost_lines(scenario) -> alt.HConcatChart:
@@ -885,8 +886,8 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     return alt.layer(span, zero, at_base, notes_drawn).properties(
         width=520, height=max(120, max(34, step) * len(bars)),
         title=titled("Which inputs move the answer (one at a time)",
-                              subtitle=["Below zero the tracked option is the cheapest; red rule: break-even; "
-                                        "dashed: the scenario as given"], width=520))
+                     subtitle=["Below zero the tracked option is the cheapest; red rule: break-even; "
+                               "dashed: the scenario as given"], width=520))
 
 
 def savings_histogram(scenario, result) -> alt.LayerChart:
@@ -1106,13 +1107,11 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
     tooltip = ["curve:N", "concurrency:Q", "speed:Q", "throughput:Q"]
     layers = [alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order=alt.Order("concurrency:Q")),
               alt.Chart(data).mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)]
-    if s.target is not None and s.target["tokens_per_second_per_user"] != "no bound":
-        rule = pd.DataFrame([{"speed": s.target["tokens_per_second_per_user"],
-                              "label": f"target: {fmt.amount(s.target['tokens_per_second_per_user'], 1)} tokens/s"}])
+    if target is not None:
+        rule = pd.DataFrame([{"speed": target, "label": f"target: {fmt.amount(target, 1)} tokens/s"}])
         layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#666666").encode(x=alt.X("speed:Q")))
         layers.append(alt.Chart(rule).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6).encode(
             x=alt.X("speed:Q"), y=alt.YDatum(float(data["throughput"].max())), text=alt.Text("label:N")))
-    chosen = s.point
     if chosen is not None:
         mark = pd.DataFrame([{"speed": chosen.tokens_per_second_per_user, "throughput": chosen.throughput_per_gpu,
                               "label": f"chosen: {fmt.amount(chosen.throughput_per_gpu, 0)} per GPU, "
