@@ -458,15 +458,19 @@ LABEL_GAP = 8
 
 
 def _packed(items: list[str], width: float = COST_PLOT_WIDTH) -> list[str]:
-    """``items`` joined by "; " into subtitle lines no wider than ``width`` [px] (an item wider than that is
-    wrapped): Vega-Lite does not wrap a subtitle, and a long line widens the whole chart until the plot
-    shrinks to fit the page."""
+    """``items`` joined by "; " into subtitle lines no wider than ``width`` [px]: Vega-Lite does not wrap a
+    subtitle, and a long line widens the whole chart until the plot shrinks to fit the page. Where an item
+    is wider than that, each item is wrapped onto lines of its own, its first line begun with a bullet."""
     lines: list[str] = []
+    if any(labels.text_width(item, SUBTITLE_SIZE) > width for item in items):
+        for item in items:
+            lines += labels.wrap("• " + item, width, SUBTITLE_SIZE)
+        return lines
     for item in items:
         if lines and labels.text_width(f"{lines[-1]}; {item}", SUBTITLE_SIZE) <= width:
             lines[-1] += "; " + item
         else:
-            lines += labels.wrap(item, width, SUBTITLE_SIZE)
+            lines.append(item)
     return lines
 
 

@@ -41,7 +41,7 @@ WIDTHS = {False: dict(zip(_ASCII, _REGULAR, strict=True)), True: dict(zip(_ASCII
 """Advance width of each ASCII character, regular (False) and bold (True). [1/1000 em]"""
 
 _OTHER = {"…": 1000, "–": 556, "—": 1000, "×": 584, "’": 222, "‘": 222, "“": 333, "”": 333, "€": 556,
-          "£": 556, "≥": 549, "≤": 549, "°": 400, "µ": 576, "·": 278, "\u00a0": 278}
+          "£": 556, "≥": 549, "≤": 549, "°": 400, "µ": 576, "·": 278, "•": 350, "\u00a0": 278}
 """Widths of the non-ASCII characters the charts write themselves (Arial's). [1/1000 em]"""
 
 WIDE = 1000
