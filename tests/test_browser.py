@@ -130,8 +130,8 @@ def test_first_screen_of_r2_states_one_verdict_with_both_views(browser, reports)
 
 def long_labelled_scenarios(folder):
     """Scenario files of users with long option labels: R1 with 8 options (its own three and catalog rentals
-    and API offers, test_charts.long_labelled) and R2 with its 2 options (finance, mix and Monte Carlo
-    sections), every label 45 to 70 characters long."""
+    and API offers, a demand profile: test_charts.long_labelled) and R2 with its 2 options (finance, mix and
+    Monte Carlo sections), every label 45 to 70 characters long."""
     import yaml
     from conftest import scenario_data
     from test_charts import long_labelled
@@ -169,7 +169,7 @@ def test_reports_of_many_long_labelled_options_draw_no_text_over_another(browser
     for path in long_labelled_scenarios(tmp_path):
         html = render_report(path, tmp_path / "out").html
         charts = re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([^"]+)"', html.read_text())
-        assert len(charts) >= 7
+        assert len(charts) >= 12
         svg_page = browser.new_page()
         for alt, data in charts:
             svg_page.set_content(f"<html><body style='margin:0'>{base64.b64decode(data).decode()}</body></html>")

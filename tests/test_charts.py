@@ -153,12 +153,15 @@ API_OFFERS = [("sonnet", "anthropic-claude-sonnet-4-5", "Anthropic Claude Sonnet
 def long_labelled(options: int) -> dict:
     """R1 (llama70b-vs-api) with ``options`` options (3 to 9), every one with a long label: its own cluster,
     rental and API, then rentals and API offers of the catalog in turn (data/cloud_prices.csv,
-    data/api_prices.csv); the Monte Carlo at 2,000 samples, no claims."""
+    data/api_prices.csv); an office-hours demand profile (the cheapest-mix charts, two of them on log
+    axes), the Monte Carlo at 2,000 samples, no claims."""
     from conftest import scenario_data
 
     data = scenario_data("llama70b-vs-api")
     data.pop("claims")
     data["uncertainty"]["samples"] = 2000
+    data["demand"] = {"kind": "office_hours", "start_hour": 8, "end_hour": 18, "off_share": 0.1,
+                      "source": "ASSUMPTION: a test's profile"}
     o = data["options"]
     o["own"]["label"] = "Own DGX H100 server in a colocation facility, five-year depreciation"
     o["rent"]["label"] = "Brief's rented pair of H100 GPUs running around the clock"
