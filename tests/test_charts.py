@@ -197,7 +197,8 @@ def test_close_break_evens_stand_in_rows_of_their_own():
         assert all(b - a >= width + 8 - 1e-9 for a, b in zip(centres, centres[1:]))
     # ten pairs break even in the range: too many to name in the subtitle, and no subtitle line is wider than the plot
     subtitle = spec["title"]["subtitle"]
-    assert "10 break-evens in the range, each labelled with its volume (the break-even table names the pairs)" in subtitle
+    assert ("10 break-evens in the range, each labelled with its volume (the break-even table names the pairs)"
+            in subtitle)
     assert max(charts.labels.text_width(line, 11) for line in subtitle) <= 640
 
 

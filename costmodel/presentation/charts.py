@@ -151,6 +151,15 @@ def option_axis(names: list[str], width: float = OPTION_LABEL_WIDTH, **options) 
     Horizontal bars, one option a band: each name has a band of its own, however many options and
     however long their names, so no two names can meet.
 
+    Parameters
+    ----------
+    names
+        The options' names, in the axis's order.
+    width
+        Most width of a line of a name. [px]
+    options
+        Further properties of the axis (``alt.Axis``).
+
     Returns
     -------
     (axis, step)
@@ -1202,8 +1211,9 @@ def energy_bars(scenario, result) -> alt.HConcatChart:
     right = alt.Chart(carbon).mark_bar().encode(
         y=alt.Y("option:N", title=None, sort=order, scale=alt.Scale(domain=order), axis=alt.Axis(labels=False)),
         x=alt.X("sum(kg):Q", title="Emissions [kg CO2e/month]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color("part:N", title="Emissions", scale=alt.Scale(
-            domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts]), legend=option_legend(parts, 260, "Emissions")),
+        color=alt.Color("part:N", title="Emissions",
+                        scale=alt.Scale(domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts]),
+                        legend=option_legend(parts, 260, "Emissions")),
         order=alt.Order("part:O", sort="descending"),
         tooltip=[alt.Tooltip("option:N"), alt.Tooltip("part:N"), alt.Tooltip("kg:Q", format=",.0f")],
     ).properties(width=260, height=alt.Step(step), title=titled("Emissions, location-based", "kg CO2e a month", 260))
