@@ -135,6 +135,71 @@ def test_first_screen_of_r2_states_one_verdict_with_both_views(browser, reports)
     assert "Decision measure: the present value of costs over 60 months" in visible
 
 
+def long_labelled_scenarios(folder):
+    """Scenario files of users with long option labels: R1 with 8 options (its own three and catalog rentals
+    and API offers, a demand profile: test_charts.long_labelled) and R2 with its 2 options (finance, mix and
+    Monte Carlo sections), every label 45 to 70 characters long."""
+    import yaml
+    from conftest import scenario_data
+    from test_charts import long_labelled
+
+    r2 = scenario_data("h200-24gpu-cluster")
+    r2.pop("claims", None)
+    r2["uncertainty"]["samples"] = 2000
+    r2["options"]["own"]["label"] = "Three owned eight-GPU H200 servers in a Texas colocation facility"
+    r2["options"]["rent"]["label"] = "Nebius on-demand H200 rental with a reserved base and spot bursts"
+    paths = []
+    for name, data in (("eight-long-labels", long_labelled(8)), ("two-long-labels", r2)):
+        paths.append(folder / f"{name}.yaml")
+        paths[-1].write_text(yaml.safe_dump(data, sort_keys=False))
+    return paths
+
+
+PAGE_WIDTH = 1036
+"""Width of the report's column at a 1,400-px window (1,100 px less 2 em of padding each side): a chart
+wider than this is shrunk to fit, its text with it. [px]"""
+
+# the live (vega-embed) views: each chart's visible texts with their boxes, and its drawing's size [px]
+_LIVE_TEXT_BOXES = """() => Array.from(document.querySelectorAll('.costmodel-vega')).map(view => [
+  view.getAttribute('aria-label'),
+  Array.from(view.querySelectorAll('svg text'))
+    .filter(t => t.textContent.trim() && getComputedStyle(t).opacity !== '0')
+    .map(t => { const b = t.getBoundingClientRect(); return [t.textContent, b.x, b.y, b.width, b.height]; }),
+  [view.querySelector('svg').getAttribute('width'), view.querySelector('svg').getAttribute('height')]])"""
+
+
+@pytest.mark.slow
+def test_reports_of_many_long_labelled_options_draw_no_text_over_another(browser, tmp_path):
+    """Two to eight options with long labels: no chart's texts overlap, in the drawn SVG or in the live view,
+    and no chart is wider than the page (each would be shrunk, its text with it)."""
+    found = []
+    for path in long_labelled_scenarios(tmp_path):
+        html = render_report(path, tmp_path / "out").html
+        charts = re.findall(r'<img alt="([^"]*)" src="data:image/svg\+xml;base64,([^"]+)"', html.read_text())
+        assert len(charts) >= 12
+        svg_page = browser.new_page()
+        for alt, data in charts:
+            svg_page.set_content(f"<html><body style='margin:0'>{base64.b64decode(data).decode()}</body></html>")
+            width = svg_page.evaluate("() => document.querySelector('svg').getBoundingClientRect().width")
+            boxes = svg_page.evaluate(_TEXT_BOXES)
+            assert len(boxes) > 5, alt
+            found += [(path.stem, alt[:50], pair) for pair in overlapping(boxes)]
+            found += [(path.stem, alt[:50], f"{width:.0f} px wide")] if width > PAGE_WIDTH else []
+        svg_page.close()
+        page = browser.new_page(viewport=FIRST_SCREEN)
+        page.goto(html.resolve().as_uri())
+        page.wait_for_function("() => document.querySelectorAll('.costmodel-interactive').length == "
+                               f"{len(charts)}")
+        views = page.evaluate(_LIVE_TEXT_BOXES)
+        page.close()
+        assert len(views) == len(charts)
+        for alt, boxes, size in views:
+            assert len(boxes) > 5, alt
+            found += [(path.stem, f"live {alt[:50]}", pair) for pair in overlapping(boxes)]
+            found += [(path.stem, f"live {alt[:50]}", f"{size[0]} px wide")] if float(size[0]) > PAGE_WIDTH else []
+    assert found == []
+
+
 def test_only_the_exact_vega_bundle_is_trusted():
     from costmodel.presentation.interactive import vega_bundle
     from costmodel.report import trusted_scripts, unsafe_parts

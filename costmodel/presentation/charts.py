@@ -21,10 +21,12 @@ from ..domain.sweep import Columns, cost_sweep
 from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, LAYER_LABELS, MEASURE_TITLES, Comparison, Layer
 from . import format as fmt
-from . import text
+from . import labels, text
 
-SUBTITLE_WIDTH = 110
-"""Most characters in one line of a chart's subtitle (about the 640-px plot's width at 11 px)."""
+TITLE_SIZE, SUBTITLE_SIZE, LABEL_SIZE, AXIS_TITLE_SIZE = 14, 11, 11, 12
+"""Font sizes of the theme: chart title (bold), subtitle, axis and legend labels, axis title (bold). [px]"""
+LINE_HEIGHT = LABEL_SIZE + 2
+"""Vega's height of one line of a label of :data:`LABEL_SIZE` (its font size plus 2). [px]"""
 
 OPTION_COLOURS = {"own": "#1f77b4", "rent": "#ff7f0e", "api": "#2ca02c"}
 """One colour per kind of option, the same in every chart."""
@@ -77,6 +79,148 @@ def count_axis(**options) -> alt.Axis:
     return alt.Axis(format="d", tickMinStep=1, **options)
 
 
+def titled(title: str, subtitle: str | list[str] | None = None, width: float = 640) -> alt.TitleParams:
+    """A chart's title and subtitle, each wrapped to the plot's width (Vega-Lite draws each line as given).
+
+    Parameters
+    ----------
+    title
+        The title, one line or more once wrapped.
+    subtitle
+        A line or a list of lines; each is wrapped on its own.
+    width
+        The plot's width. [px]
+    """
+    lines = labels.wrap(title, width, TITLE_SIZE, bold=True)
+    return alt.TitleParams(lines[0] if len(lines) == 1 else lines,
+                           subtitle=labels.wrap_all(subtitle, width, SUBTITLE_SIZE) if subtitle else alt.Undefined)
+
+
+def axis_title(title: str, length: float) -> str | list[str]:
+    """An axis title wrapped to the axis's length (a list of lines where it does not fit on one). [px]"""
+    lines = labels.wrap(title, length, AXIS_TITLE_SIZE, bold=True)
+    return lines[0] if len(lines) == 1 else lines
+
+
+def _lines_expression(lines: dict[str, list[str]]) -> str:
+    """A Vega expression giving each label's lines: a multi-line label is an array of strings."""
+    import json
+
+    return f"({json.dumps(lines, ensure_ascii=False)})[datum.label] || datum.label"
+
+
+LEGEND_ENTRY_ROOM = 30
+"""Room a legend entry takes besides its label: the symbol, its gap to the label, the column gap. [px]"""
+
+
+def option_legend(names: list[str], width: float, title: str | None = "Option") -> alt.Legend:
+    """A legend under a plot ``width`` px wide whose entries never run into each other or past the plot.
+
+    The most columns (up to four) in which every name fits on one line, else on two lines (wrapped to
+    its column); a single column of wrapped names when nothing else fits.
+
+    Parameters
+    ----------
+    names
+        The legend's labels, in order.
+    width
+        The plot's width. [px]
+    title
+        The legend's title.
+    """
+    names = [str(n) for n in names]
+    layouts = [(width / columns - LEGEND_ENTRY_ROOM, lines) for lines in (1, 2)
+               for columns in range(min(len(names), 4), 0, -1)]
+    for room, lines in layouts + [(width - LEGEND_ENTRY_ROOM, None)]:
+        wrapped = {n: labels.wrap(n, room, LABEL_SIZE) for n in names}
+        if lines is None or max((len(v) for v in wrapped.values()), default=1) <= lines:
+            break
+    columns = max(1, round(width / (room + LEGEND_ENTRY_ROOM)))
+    multi = {n: v for n, v in wrapped.items() if len(v) > 1}
+    return alt.Legend(title=title, orient="bottom", direction="horizontal", columns=columns, labelLimit=room + 2,
+                      labelExpr=_lines_expression(multi) if multi else alt.Undefined)
+
+
+OPTION_LABEL_WIDTH = 200
+"""Most width of an option's name beside a horizontal bar; a longer name is wrapped onto more lines. [px]"""
+
+
+def option_axis(names: list[str], width: float = OPTION_LABEL_WIDTH, **options) -> tuple[alt.Axis, float]:
+    """A band axis of option names, each wrapped to ``width``, and the step that fits the longest.
+
+    Horizontal bars, one option a band: each name has a band of its own, however many options and
+    however long their names, so no two names can meet.
+
+    Parameters
+    ----------
+    names
+        The options' names, in the axis's order.
+    width
+        Most width of a line of a name. [px]
+    options
+        Further properties of the axis (``alt.Axis``).
+
+    Returns
+    -------
+    (axis, step)
+        The axis and the band's height. [px]
+    """
+    wrapped = {str(n): labels.wrap(str(n), width, LABEL_SIZE) for n in names}
+    multi = {n: v for n, v in wrapped.items() if len(v) > 1}
+    most = max((len(v) for v in wrapped.values()), default=1)
+    axis = alt.Axis(labelLimit=width + 2, labelExpr=_lines_expression(multi) if multi else alt.Undefined, **options)
+    return axis, max(26.0, most * LINE_HEIGHT + 10.0)
+
+
+def log_axis(values, length: float, vertical: bool = False, **options) -> tuple[alt.Axis, alt.Scale]:
+    """A log axis over ``values`` from the 1-2-5 value below the least to the one above the greatest, with
+    tick values whose labels fit.
+
+    Tick labels are short numbers (300 k, 1.5 M) at values of :func:`labels.log_ticks`: never the run of
+    "300,000400,000" that a log axis's default ticks print when they are close.
+
+    Parameters
+    ----------
+    values
+        The values drawn on the axis; those not finite or not above zero are left out of its range. [axis unit]
+    length
+        The axis's length. [px]
+    vertical
+        A y axis (labels take a line's height along it) or an x axis (their width).
+
+    Returns
+    -------
+    (axis, scale)
+        Vega-Lite's own log axis and scale when no value is finite and above zero.
+    """
+    values = np.asarray(values, dtype=float).ravel()
+    values = values[np.isfinite(values) & (values > 0)]
+    if not values.size:
+        return alt.Axis(labelOverlap=True, **options), alt.Scale(type="log")
+    low, high = labels.nice_log_domain(float(values.min()), float(values.max()))
+
+    def room(value: float) -> float:
+        return LINE_HEIGHT if vertical else labels.text_width(short_number(value), LABEL_SIZE)
+
+    ticks = labels.log_ticks(low, high, length, room)
+    return (alt.Axis(values=ticks, labelExpr=_SHORT_LABEL, **options),
+            alt.Scale(type="log", domain=[low, high], nice=False))
+
+
+def short_number(value: float) -> str:
+    """The tick label :data:`_SHORT_LABEL` draws for ``value``: 300 k, 1.5 M, 0.05.
+
+    Examples
+    --------
+    >>> short_number(300_000), short_number(1_500_000), short_number(0.05), short_number(2e9)
+    ('300 k', '1.5 M', '0.05', '2 B')
+    """
+    for size, suffix in ((1e9, " B"), (1e6, " M"), (1e3, " k")):
+        if abs(value) >= size:
+            return f"{value / size:.12g}{suffix}"
+    return f"{value:.12g}"
+
+
 FONT = "Liberation Sans, Arial, Helvetica, sans-serif"
 """The charts' font. Liberation Sans has Arial's metrics (it was made to), so the text widths
 vl-convert measures when it lays out a drawing (label overlap, axis room) are those a reader sees
@@ -91,9 +235,11 @@ def _theme() -> alt.theme.ThemeConfig:
         "config": {
             "font": FONT,
             "view": {"stroke": None},
-            "axis": {"labelFontSize": 11, "titleFontSize": 12, "grid": True, "gridColor": "#eeeeee"},
-            "legend": {"labelFontSize": 11, "titleFontSize": 12, "orient": "bottom"},
-            "title": {"fontSize": 14, "anchor": "start", "subtitleFontSize": 11, "subtitleColor": "#555555"},
+            "axis": {"labelFontSize": LABEL_SIZE, "titleFontSize": AXIS_TITLE_SIZE, "grid": True,
+                     "gridColor": "#eeeeee"},
+            "legend": {"labelFontSize": LABEL_SIZE, "titleFontSize": AXIS_TITLE_SIZE, "orient": "bottom"},
+            "title": {"fontSize": TITLE_SIZE, "anchor": "start", "subtitleFontSize": SUBTITLE_SIZE,
+                      "subtitleColor": "#555555"},
         }
     }
 
@@ -257,48 +403,80 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
     x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True),
               scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False))
     top = float(data[Columns.cost].max())
-    marked = any(b.volume is not None for b in comparison.break_evens)
-    # a band above the highest line, for the break-even labels: they never cross a line
-    y_scale = alt.Scale(domainMax=top * (1.0 + LABEL_HEADROOM)) if marked and top > 0 else alt.Undefined
+    names = [r.label(o) for o in r.options]
+    shown = [b for b in comparison.break_evens
+             if b.volume is not None and volume_min <= b.volume <= volume_max and top > 0]
+    layout = _break_even_layout(comparison, shown, scale, unit, volume_min / scale, volume_max / scale)
+    rows = int(layout["row"].max()) + 1 if not layout.empty else 0
+    # a band above the highest line, one row of labels high per row the labels need: no label crosses a line
+    band = rows * LABEL_ROW + LABEL_BAND_PADDING if rows else 0
+    height = max(COST_PLOT_HEIGHT, COST_PLOT_HEIGHT - COST_BAND + band)
+    bottom = min(0.0, float(data[Columns.cost].min()))
+    y_max = bottom + (top - bottom) * height / (height - band) if band else None
+    y_scale = alt.Scale(domain=[bottom, y_max], nice=False) if y_max else alt.Undefined
+    y_title = f"Monthly cost [{currency}/month]"
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=x,
-        y=alt.Y(f"{Columns.cost}:Q", title=f"Monthly cost [{currency}/month]", axis=short_axis(), scale=y_scale),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r)),
+        y=alt.Y(f"{Columns.cost}:Q", title=y_title, axis=short_axis(), scale=y_scale),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r),
+                        legend=option_legend(names, COST_PLOT_WIDTH)),
         tooltip=[alt.Tooltip("volume_shown:Q", title=unit, format=",.2f"),
                  alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.0f"),
                  alt.Tooltip(f"{Columns.gpu_count}:Q", title="GPUs")],
     )
-    marks = _break_even_marks(comparison, scale, unit, top * (1.0 + LABEL_HEADROOM))
+    if not layout.empty:
+        # each row's centre, measured down from the plot's top, as a cost on the y scale
+        centre = band - LABEL_BAND_PADDING / 2 - (layout["row"] + 0.5) * LABEL_ROW
+        layout["label_y"] = bottom + (y_max - bottom) * (1.0 - centre / height)
+    marks = _break_even_marks(layout, bottom, top, y_title)
     never = [f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)}: never in range"
              for b in comparison.break_evens if b.volume is None]
     subtitle = ["Vertical rules mark break-evens" + (" (dashed: the cheaper option flips where a GPU count steps up)"
                 if any(b.kind == "step" for b in comparison.break_evens) else "")]
     found = [f"{_pair(comparison, b)} at {_shown(b.volume, scale)} {unit}"
              for b in comparison.break_evens if b.volume is not None]
-    subtitle += _packed(found)
+    if len(found) > FOUND_NAMED:      # many options: the break-even table names the pairs
+        subtitle.append(f"{len(found)} break-evens in the range, each labelled with its volume "
+                        f"(the break-even table names the pairs)")
+    else:
+        subtitle += _packed(found)
     if len(never) > 3:      # many options: name the pairs in the break-even table, not in one long line
         subtitle.append(f"{len(never)} pairs never break even in the range (see the break-even table)")
     else:
         subtitle += _packed(never)
     chart = alt.layer(lines, *marks).properties(
-        width=640, height=360,
-        title=alt.TitleParams(f"Monthly cost against volume ({currency})", subtitle=subtitle),
+        width=COST_PLOT_WIDTH, height=height,
+        title=titled(f"Monthly cost against volume ({currency})", subtitle, COST_PLOT_WIDTH),
     )
     return chart
 
 
-LABEL_HEADROOM = 0.25
-"""Room above the highest cost line, as a share of it, where the break-even labels stand."""
+COST_PLOT_WIDTH, COST_PLOT_HEIGHT = 640, 360
+"""Size of the plot of cost against volume (more height where the break-even labels need more rows). [px]"""
+COST_BAND = 72
+"""Height of the plot's band for break-even labels up to which :data:`COST_PLOT_HEIGHT` holds. [px]"""
+FOUND_NAMED = 6
+"""Most break-evens whose pairs the subtitle names; past that, the break-even table does. [-]"""
+LABEL_ROW = 14
+"""Height of one row of break-even labels. [px]"""
+LABEL_BAND_PADDING = 8
+"""Room in the band of break-even labels besides their rows (between the rows and the lines, and the top). [px]"""
+LABEL_GAP = 8
+"""Least room between two break-even labels in one row. [px]"""
 
 
-def _packed(items: list[str], width: int = SUBTITLE_WIDTH) -> list[str]:
-    """``items`` joined by "; " into subtitle lines of at most ``width`` characters (an item longer than
-    that has a line of its own): a subtitle line is not wrapped by Vega-Lite, and a long one widens the
-    whole chart until the plot shrinks to fit the page."""
+def _packed(items: list[str], width: float = COST_PLOT_WIDTH) -> list[str]:
+    """``items`` joined by "; " into subtitle lines no wider than ``width`` [px]: Vega-Lite does not wrap a
+    subtitle, and a long line widens the whole chart until the plot shrinks to fit the page. Where an item
+    is wider than that, each item is wrapped onto lines of its own, its first line begun with a bullet."""
     lines: list[str] = []
+    if any(labels.text_width(item, SUBTITLE_SIZE) > width for item in items):
+        for item in items:
+            lines += labels.wrap("• " + item, width, SUBTITLE_SIZE)
+        return lines
     for item in items:
-        if lines and len(lines[-1]) + 2 + len(item) <= width:
+        if lines and labels.text_width(f"{lines[-1]}; {item}", SUBTITLE_SIZE) <= width:
             lines[-1] += "; " + item
         else:
             lines.append(item)
@@ -315,27 +493,49 @@ def _shown(volume: float, scale: float) -> str:
     return f"{volume / scale:,.{2 if scale > 1 else 0}f}"
 
 
-def _break_even_marks(comparison: Comparison, scale: float, unit: str, top: float) -> list[alt.Chart]:
-    """A rule at each break-even, labelled with its volume at the top of the plot, in the band kept
-    free above the highest line (:data:`LABEL_HEADROOM`): a label crosses neither a line nor another
-    rule. The pairs are named in the chart's subtitle and in each rule's tooltip."""
-    rows = []
-    for b in comparison.break_evens:
-        if b.volume is None:
-            continue
-        rows.append({"volume_shown": b.volume / scale, "kind": b.kind, "value": _shown(b.volume, scale),
-                     "label": f"{_pair(comparison, b)}: {_shown(b.volume, scale)} {unit}"})
-    if not rows:
+def _break_even_layout(comparison: Comparison, shown: list, scale: float, unit: str, low: float,
+                       high: float) -> pd.DataFrame:
+    """Where each break-even's label stands: centred over its rule, in the lowest row of the band above the
+    lines where it keeps :data:`LABEL_GAP` from every other label (:func:`labels.stack_rows`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per break-even: ``volume_shown`` (its rule), ``label_at`` (its label's centre, moved
+        inwards at the plot's edges), ``row`` (0 nearest the lines), ``value``, ``label``, ``kind``.
+        [volume shown], [volume shown], [-]
+    """
+    rows = [{"volume_shown": b.volume / scale, "kind": b.kind, "value": _shown(b.volume, scale),
+             "label": f"{_pair(comparison, b)}: {_shown(b.volume, scale)} {unit}"} for b in shown]
+    frame = pd.DataFrame(rows, columns=["volume_shown", "kind", "value", "label"])
+    if frame.empty or not high > low:
+        return frame.iloc[0:0]
+    px = COST_PLOT_WIDTH / (high - low)
+    centres = [(v - low) * px for v in frame["volume_shown"]]
+    widths = [labels.text_width(t, LABEL_SIZE) for t in frame["value"]]
+    row, at = labels.stack_rows(centres, widths, gap=LABEL_GAP, left=0.0, right=COST_PLOT_WIDTH)
+    frame["row"] = row
+    frame["label_at"] = [low + c / px for c in at]
+    return frame
+
+
+def _break_even_marks(layout: pd.DataFrame, bottom: float, top: float, y_title: str) -> list[alt.Chart]:
+    """A rule at each break-even from the plot's ``bottom`` up to the ``top`` line, and its volume in the
+    band above (:func:`_break_even_layout`): a label crosses no line, no rule and no other label. The
+    pairs are named in the chart's subtitle and in each mark's tooltip. [currency/month]
+
+    ``y_title`` is the cost axis's title, given to the labels' y too: a layer's own title would be
+    added to the axis's."""
+    if layout.empty:
         return []
-    frame = pd.DataFrame(rows)
-    rule = alt.Chart(frame).mark_rule(color="#444444").encode(
-        x=alt.X("volume_shown:Q"),
+    rule = alt.Chart(layout).mark_rule(color="#444444").encode(
+        x=alt.X("volume_shown:Q"), y=alt.YDatum(bottom), y2=alt.Y2Datum(top),
         strokeDash=alt.condition(alt.datum.kind == "step", alt.value([5, 4]), alt.value([1, 0])),
         tooltip=[alt.Tooltip("label:N", title="break-even")],
     )
-    label = alt.Chart(frame).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6,
-                                       fontSize=11, color="#222222").encode(
-        x=alt.X("volume_shown:Q"), y=alt.YDatum(top), text=alt.Text("value:N"),
+    label = alt.Chart(layout).mark_text(align="center", baseline="middle", fontSize=LABEL_SIZE,
+                                        color="#222222").encode(
+        x=alt.X("label_at:Q"), y=alt.Y("label_y:Q", title=y_title), text=alt.Text("value:N"),
         tooltip=[alt.Tooltip("label:N", title="break-even")])
     return [rule, label]
 
@@ -375,10 +575,8 @@ def component_bars(table: pd.DataFrame, scenario) -> alt.Chart:
     r = as_resolved(scenario)
     currency = r.currency
     return _stacked_bars(table, [r.label(o) for o in r.options],
-                         f"Monthly cost [{currency}/month]", f"{currency}/month").properties(
-        width=420, height=320,
-        title=alt.TitleParams(f"Cost components at {fmt.volume(r.workload.kind, r.volume)}",
-                              subtitle=f"{currency} per month"),
+                         f"Monthly cost [{currency}/month]", f"{currency}/month", width=420).properties(
+        title=titled(f"Cost components at {fmt.volume(r.workload.kind, r.volume)}", f"{currency} per month", 420),
     )
 
 
@@ -411,7 +609,8 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
     lines = alt.Chart(data).mark_line(interpolate="step-after", strokeWidth=2).encode(
         x=alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True)),
         y=alt.Y(f"{Columns.gpu_count}:Q", title="GPUs [GPU]", axis=count_axis()),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, options)),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, options),
+                        legend=option_legend([r.label(o) for o in options], 640)),
     )
     layers = [lines]
     limits = pd.DataFrame([{"volume_shown": c / scale,
@@ -426,7 +625,7 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
     if not limits.empty:
         subtitle += _packed(["Dashed rules: where the configured GPUs run out"] + list(limits["label"]))
     return alt.layer(*layers).properties(
-        width=640, height=320, title=alt.TitleParams("GPUs needed against volume", subtitle=subtitle),
+        width=640, height=320, title=titled("GPUs needed against volume", subtitle=subtitle),
     )
 
 
@@ -473,8 +672,9 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
     time_lost_fraction = formulas.time_lost_fraction
     intervals = np.geomspace(min(daly, young) / 8, max(daly, young, with_restart) * 8, 300)
     lost = time_lost_fraction(intervals, write, restart, mtbf)
+    x_axis, x_scale = log_axis(intervals * 60, 560)
     curve = alt.Chart(pd.DataFrame({"minutes": intervals * 60, "lost": lost * 100})).mark_line(strokeWidth=2).encode(
-        x=alt.X("minutes:Q", title="Checkpoint interval [min]", scale=alt.Scale(type="log")),
+        x=alt.X("minutes:Q", title="Checkpoint interval [min]", scale=x_scale, axis=x_axis),
         y=alt.Y("lost:Q", title="Time lost [%]"),
         tooltip=[alt.Tooltip("minutes:Q", format=",.1f"), alt.Tooltip("lost:Q", title="lost %", format=".2f")],
     )
@@ -496,9 +696,9 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
         x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
     return alt.layer(curve, points, above, below, further).properties(
         width=560, height=300,
-        title=alt.TitleParams("Time lost to checkpoints, restarts and rework",
-                              subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {write * 60:g} "
-                                       f"min, restart {restart * 60:g} min; optimum intervals marked"),
+        title=titled("Time lost to checkpoints, restarts and rework",
+                     subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {write * 60:g} "
+                              f"min, restart {restart * 60:g} min; optimum intervals marked", width=560),
     )
 
 
@@ -509,27 +709,34 @@ def run_cost_bars(scenario, run) -> alt.Chart:
     rows = [{Columns.option_label: r.label(o), Columns.component: str(c), Columns.cost: v}
             for o, parts in run.costs.items() for c, v in parts.items()]
     order = [r.label(o) for o in r.options]
-    return _stacked_bars(pd.DataFrame(rows), order, f"Cost of the run [{currency}]", currency).properties(
-        width=360, height=300, title=alt.TitleParams("Cost of the training run", subtitle=currency))
+    return _stacked_bars(pd.DataFrame(rows), order, f"Cost of the run [{currency}]", currency, width=360).properties(
+        title=titled("Cost of the training run", currency, 360))
 
 
-def _stacked_bars(table: pd.DataFrame, options: list[str], y_title: str, unit: str) -> alt.Chart:
-    """One stacked bar per option, one colour per cost component (the same in every chart)."""
+def _stacked_bars(table: pd.DataFrame, options: list[str], cost_title: str, unit: str, width: float) -> alt.Chart:
+    """One horizontal stacked bar per option, one colour per cost component (the same in every chart).
+
+    Horizontal, so that each option's name has a band of its own (:func:`option_axis`): names side
+    by side under vertical bars run into each other once there are many or they are long.
+    ``width`` is the bars' length. [px]
+    """
     data = table[table[Columns.cost] > 0]
     present = [c for c in COMPONENT_COLOURS if c in set(data[Columns.component])]
     present += sorted(set(data[Columns.component]) - set(present))
     spare = iter([c for c in SPARE_COMPONENT_COLOURS if c not in {COMPONENT_COLOURS.get(x) for x in present}]
                  + EXTRA_COLOURS)
     palette = [COMPONENT_COLOURS[c] if c in COMPONENT_COLOURS else next(spare) for c in present]
+    axis, step = option_axis(options)
     return alt.Chart(data).mark_bar().encode(
-        x=alt.X(f"{Columns.option_label}:N", title=None, sort=options, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y(f"sum({Columns.cost}):Q", title=y_title, axis=short_axis()),
-        color=alt.Color(f"{Columns.component}:N", title="Component", scale=alt.Scale(domain=present, range=palette)),
+        y=alt.Y(f"{Columns.option_label}:N", title=None, sort=options, axis=axis),
+        x=alt.X(f"sum({Columns.cost}):Q", title=axis_title(cost_title, width), axis=short_axis()),
+        color=alt.Color(f"{Columns.component}:N", title="Component", scale=alt.Scale(domain=present, range=palette),
+                        legend=option_legend(present, width, title="Component")),
         order=alt.Order(f"{Columns.component}:O"),
         tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip(f"{Columns.component}:N", title="component"),
                  alt.Tooltip(f"{Columns.cost}:Q", title=unit, format=",.2f")],
-    )
+    ).properties(width=width, height=alt.Step(step))
 
 
 def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
@@ -547,7 +754,8 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
     lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
         x=alt.X("month:Q", title="Month after the decision [month]"),
         y=alt.Y("cumulative:Q", title=f"Cumulative cost [{currency}]", axis=short_axis()),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(flows.flows))),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(flows.flows)),
+                        legend=option_legend([r.label(o) for o in flows.flows], 640)),
         tooltip=[alt.Tooltip("month:Q"), alt.Tooltip(f"{Columns.option_label}:N"),
                  alt.Tooltip("cumulative:Q", format=",.0f")],
     )
@@ -567,9 +775,9 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
     else:
         subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
     return alt.layer(*layers).properties(
-        width=640, height=320, title=alt.TitleParams(f"Cumulative cost over {len(flows.months)} months ({currency})",
-                                                     subtitle=[subtitle, "Cash basis: capex when bought, resale "
-                                                               "credited in the last month"]))
+        width=640, height=320, title=titled(f"Cumulative cost over {len(flows.months)} months ({currency})",
+                                            subtitle=[subtitle, "Cash basis: capex when bought, resale "
+                                                      "credited in the last month"]))
 
 
 def own_cost_lines(scenario) -> alt.HConcatChart:
@@ -588,16 +796,16 @@ def own_cost_lines(scenario) -> alt.HConcatChart:
         y=alt.Y("line:N", title=None, sort="-x"),
         x=alt.X("cost:Q", title=f"Capex [{currency}]", axis=short_axis()),
         tooltip=[alt.Tooltip("line:N"), alt.Tooltip("cost:Q", format=",.0f")],
-    ).properties(width=300, height=30 * len(capex), title=alt.TitleParams(
-        "Capex by line", subtitle=f"total {sum(capex.values()):,.0f} {currency}"))
+    ).properties(width=300, height=30 * len(capex), title=titled(
+        "Capex by line", subtitle=f"total {sum(capex.values()):,.0f} {currency}", width=300))
     right = alt.Chart(pd.DataFrame({"line": list(running), "cost": list(running.values())})).mark_bar(
         color="#ff7f0e").encode(
         y=alt.Y("line:N", title=None, sort="-x"),
         x=alt.X("cost:Q", title=f"Running cost [{currency}/month]", axis=short_axis()),
         tooltip=[alt.Tooltip("line:N"), alt.Tooltip("cost:Q", format=",.0f")],
-    ).properties(width=300, height=30 * len(running), title=alt.TitleParams(
+    ).properties(width=300, height=30 * len(running), title=titled(
         "Monthly running cost by line", subtitle=f"at {fmt.volume(r.workload.kind, r.volume)}, "
-                                                 f"total {sum(running.values()):,.0f} {currency}/month"))
+                                                 f"total {sum(running.values()):,.0f} {currency}/month", width=300))
     return alt.hconcat(left, right)
 
 
@@ -630,8 +838,7 @@ def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
              "break_even": "never" if b.utilisation is None else fmt.share(b.utilisation)}
             for b in prices]
     frame = pd.DataFrame(rows)
-    colour = alt.Color("offer:N", title="Rental price",
-                       legend=alt.Legend(orient="bottom", columns=2, labelLimit=360))
+    colour = alt.Color("offer:N", title="Rental price", legend=option_legend(list(frame["offer"]), 640, "Rental price"))
     rules = alt.Chart(frame).mark_rule(strokeDash=[4, 3]).encode(
         y=alt.Y("price:Q"), color=colour, tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")])
     hits = frame.dropna(subset=["utilisation"])
@@ -639,7 +846,7 @@ def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
         x=alt.X("utilisation:Q"), y=alt.Y("price:Q"), color=colour,
         tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")])
     return alt.layer(curve, rules, points).properties(
-        width=640, height=340, title=alt.TitleParams(
+        width=640, height=340, title=titled(
             "Own cost per used GPU-hour against utilisation (steady state)",
             subtitle=["Monthly view: capex as depreciation; the horizon figures above are cash-based",
                       "Dashed: rental prices for the same GPU" + (
@@ -672,10 +879,11 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     from ..domain.uncertainty import measure_unit
 
     title = MEASURE_TITLES.get(measure_of(r), "")
-    x = alt.X("metric:Q", title=f"{r.label(option)} minus the cheapest other, {title} [{measure_unit(r)}]",
-              axis=short_axis())
+    x = alt.X("metric:Q", title=axis_title(f"{r.label(option)} minus the cheapest other, {title} "
+                                           f"[{measure_unit(r)}]", 520), axis=short_axis())
+    axis, step = option_axis(order, width=320)
     span = alt.Chart(data).mark_bar(height=16).encode(
-        y=alt.Y("input:N", sort=order, title=None, axis=alt.Axis(labelLimit=320)),
+        y=alt.Y("input:N", sort=order, title=None, axis=axis),
         x=x, x2=alt.X2("base:Q"),
         color=alt.Color("side:N", title="Input at", scale=alt.Scale(domain=["low", "high"],
                                                                      range=["#9ecae1", "#fd8d3c"])),
@@ -686,13 +894,13 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     at_base = alt.Chart(pd.DataFrame({"metric": [base]})).mark_rule(color="#444444", strokeDash=[4, 3]).encode(
         x=alt.X("metric:Q"))
     notes = data[data["note"] != ""].drop_duplicates("input")
-    labels = alt.Chart(notes).mark_text(align="left", dx=4, fontSize=10, color="#d62728").encode(
+    notes_drawn = alt.Chart(notes).mark_text(align="left", dx=4, fontSize=10, color="#d62728").encode(
         y=alt.Y("input:N", sort=order), x=alt.XDatum(max(float(data["metric"].max()), 0.0)), text=alt.Text("note:N"))
-    return alt.layer(span, zero, at_base, labels).properties(
-        width=520, height=max(120, 34 * len(bars)),
-        title=alt.TitleParams("Which inputs move the answer (one at a time)",
-                              subtitle=["Below zero the tracked option is the cheapest; red rule: break-even; "
-                                        "dashed: the scenario as given"]))
+    return alt.layer(span, zero, at_base, notes_drawn).properties(
+        width=520, height=max(120, max(34, step) * len(bars)),
+        title=titled("Which inputs move the answer (one at a time)",
+                     subtitle=["Below zero the tracked option is the cheapest; red rule: break-even; "
+                               "dashed: the scenario as given"], width=520))
 
 
 def savings_histogram(scenario, result) -> alt.LayerChart:
@@ -703,7 +911,7 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
     data = pd.DataFrame({"from": edges[:-1], "to": edges[1:], "share": counts / savings.size * 100})
     title = MEASURE_TITLES.get(result.measure, result.measure)
     bars = alt.Chart(data).mark_bar(color=OPTION_COLOURS[r.options[result.option].kind]).encode(
-        x=alt.X("from:Q", title=f"Saving of {r.label(result.option)}, {title} [{result.unit}]",
+        x=alt.X("from:Q", title=axis_title(f"Saving of {r.label(result.option)}, {title} [{result.unit}]", 560),
                 axis=short_axis()),
         x2=alt.X2("to:Q"), y=alt.Y("share:Q", title="Share of samples [%]"), y2=alt.Y2Datum(0),
         tooltip=[alt.Tooltip("from:Q", format=",.0f"), alt.Tooltip("to:Q", format=",.0f"),
@@ -711,9 +919,10 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#d62728", strokeWidth=2).encode(x=alt.X("x:Q"))
     saves = float(np.mean(savings > 0))
     return alt.layer(bars, zero).properties(
-        width=560, height=260, title=alt.TitleParams(
+        width=560, height=260, title=titled(
             f"Savings of {r.label(result.option)} against the cheapest other option",
-            subtitle=f"{result.samples:,} samples; it saves money in {saves:.1%} of them (right of the red line)"))
+            subtitle=f"{result.samples:,} samples; it saves money in {saves:.1%} of them (right of the red line)",
+            width=560))
 
 
 def win_probability_bars(scenario, result) -> alt.Chart:
@@ -721,14 +930,14 @@ def win_probability_bars(scenario, result) -> alt.Chart:
     r = as_resolved(scenario)
     wins = result.win_probability()
     data = pd.DataFrame({Columns.option_label: [result.label(o) for o in wins], "p": [100 * v for v in wins.values()]})
+    axis, step = option_axis(list(data[Columns.option_label]))
     return alt.Chart(data).mark_bar().encode(
-        y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label]),
-                axis=alt.Axis(labelLimit=360)),
+        y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label]), axis=axis),
         x=alt.X("p:Q", title="Probability of being the cheapest [%]", scale=alt.Scale(domain=[0, 100])),
         color=alt.Color(f"{Columns.option_label}:N", scale=_colour_scale(r, list(wins), result.labels), legend=None),
         tooltip=[alt.Tooltip(f"{Columns.option_label}:N"), alt.Tooltip("p:Q", format=".1f")],
-    ).properties(width=420, height=30 * len(wins) + 20, title=alt.TitleParams(
-        "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples"))
+    ).properties(width=420, height=alt.Step(max(30.0, step)), title=titled(
+        "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples", width=420))
 
 
 def demand_week(scenario, series: np.ndarray) -> alt.LayerChart:
@@ -748,7 +957,7 @@ def demand_week(scenario, series: np.ndarray) -> alt.LayerChart:
         tooltip=[alt.Tooltip("day:Q"), alt.Tooltip("low:Q", title="lowest hour", format=",.2f"),
                  alt.Tooltip("mean:Q", format=",.2f"), alt.Tooltip("high:Q", title="highest hour", format=",.2f")])
     line = alt.Chart(data).mark_line(color="#1f77b4", strokeWidth=1.5).encode(x=x, y=alt.Y("mean:Q"))
-    return alt.layer(band, line).properties(width=640, height=220, title=alt.TitleParams(
+    return alt.layer(band, line).properties(width=640, height=220, title=titled(
         "Demand over the year, day by day",
         subtitle=f"{as_resolved(scenario).demand.profile.kind} profile; band: each day's lowest to highest hour, "
                  f"line: its mean; over the year mean {series.mean():,.2f} GPUs, peak {series.max():,.2f}"))
@@ -785,7 +994,7 @@ def hour_of_week_layers(scenario, series: np.ndarray, mix) -> alt.Chart:
                         scale=alt.Scale(domain=names, range=[_LAYER_PALETTE[n] for n in names])),
         order=alt.Order("order:Q"),
         tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
-    ).properties(width=640, height=220, title=alt.TitleParams(
+    ).properties(width=640, height=220, title=titled(
         "The busiest week, by the layer that serves it",
         subtitle="Owned and rented replicas carry the base; the API (where it is in the mix) takes the top"))
 
@@ -805,13 +1014,15 @@ def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> a
         rows += [{"volume": volume * scale, "cost": cost, "what": f"All {mix.pure_words(k)}"}
                  for k, cost in mix.pure.items()]
     data = pd.DataFrame(rows)
+    x_axis, x_scale = log_axis(data["volume"], 640)
+    y_axis, y_scale = log_axis(data["cost"], 260, vertical=True)
     return alt.Chart(data).mark_line().encode(
-        x=alt.X("volume:Q", title=f"Volume [{r.workload.volume_unit}]", scale=alt.Scale(type="log")),
-        y=alt.Y("cost:Q", title=f"Monthly cost [{r.currency}/month]", scale=alt.Scale(type="log")),
-        color=alt.Color("what:N", title=None),
+        x=alt.X("volume:Q", title=f"Volume [{r.workload.volume_unit}]", scale=x_scale, axis=x_axis),
+        y=alt.Y("cost:Q", title=f"Monthly cost [{r.currency}/month]", scale=y_scale, axis=y_axis),
+        color=alt.Color("what:N", title=None, legend=option_legend(list(dict.fromkeys(data["what"])), 640, None)),
         strokeDash=alt.condition(alt.datum.what == "Cheapest mix", alt.value([1, 0]), alt.value([4, 3])),
         tooltip=[alt.Tooltip("what:N"), alt.Tooltip("volume:Q", format=",.0f"), alt.Tooltip("cost:Q", format=",.0f")],
-    ).properties(width=640, height=260, title=alt.TitleParams(
+    ).properties(width=640, height=260, title=titled(
         "The cheapest mix against volume, beside each kind alone",
         subtitle="The profile's shape scaled from a tenth to three times the stated volume"))
 
@@ -839,7 +1050,7 @@ def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.LayerChart:
         tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("gpus:Q", format=",.2f")],
     ).transform_calculate(layer_order=" + ".join(
         f"(datum.layer == '{p}' ? {i} : 0)" for i, p in enumerate(names)) or "0")
-    return area.properties(width=640, height=260, title=alt.TitleParams(
+    return area.properties(width=640, height=260, title=titled(
         "Load-duration curve and the cheapest mix",
         subtitle="Held capacity (whole servers and replicas) serves the bottom of each hour's demand, the kinds "
                  "paid by use the rest"))
@@ -875,9 +1086,9 @@ def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
         x=alt.X("level:Q"), y=alt.Y("cost:Q"), tooltip=[alt.Tooltip("label:N")])
     optimum = "; ".join(f"{m['label']} ({fmt.money(m['cost'], currency)}/month)" for m in marks)
     # the optima are named in the subtitle, not beside the points, where they would cross the lines
-    return alt.layer(lines, best).properties(width=560, height=280, title=alt.TitleParams(
+    return alt.layer(lines, best).properties(width=560, height=280, title=titled(
         "Cost against the level held", subtitle=["The rest served at its cheapest; red diamonds: the optimum",
-                                                 optimum]))
+                                                 optimum], width=560))
 
 
 def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
@@ -894,20 +1105,26 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
         series.append(("decode pool (prompts prefilled elsewhere)", s.decode_curve))
     data = pd.DataFrame([{"curve": name, "concurrency": b, "throughput": t, "speed": u, "ttft": f}
                          for name, rows in series for b, t, u, f in rows])
-    x = alt.X("speed:Q", title="Per-user speed [tokens/s/user]", scale=alt.Scale(type="log"))
-    y = alt.Y("throughput:Q", title="Throughput [output tokens/s/GPU]", scale=alt.Scale(type="log"))
+    target = (s.target["tokens_per_second_per_user"]
+              if s.target is not None and s.target["tokens_per_second_per_user"] != "no bound" else None)
+    chosen = s.point
+    speeds = list(data["speed"]) + ([target] if target is not None else []) + (
+        [chosen.tokens_per_second_per_user] if chosen is not None else [])
+    x_axis, x_scale = log_axis(speeds, 640)
+    y_axis, y_scale = log_axis(list(data["throughput"]) + ([chosen.throughput_per_gpu] if chosen is not None else []),
+                               320, vertical=True)
+    x = alt.X("speed:Q", title="Per-user speed [tokens/s/user]", scale=x_scale, axis=x_axis)
+    y = alt.Y("throughput:Q", title="Throughput [output tokens/s/GPU]", scale=y_scale, axis=y_axis)
     colour = alt.Color("curve:N", title="Curve", scale=alt.Scale(range=["#1f77b4", "#2ca02c"]),
-                       legend=alt.Legend(labelLimit=400))
+                       legend=option_legend([name for name, _ in series], 640, "Curve"))
     tooltip = ["curve:N", "concurrency:Q", "speed:Q", "throughput:Q"]
     layers = [alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order=alt.Order("concurrency:Q")),
               alt.Chart(data).mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)]
-    if s.target is not None and s.target["tokens_per_second_per_user"] != "no bound":
-        rule = pd.DataFrame([{"speed": s.target["tokens_per_second_per_user"],
-                              "label": f"target: {fmt.amount(s.target['tokens_per_second_per_user'], 1)} tokens/s"}])
+    if target is not None:
+        rule = pd.DataFrame([{"speed": target, "label": f"target: {fmt.amount(target, 1)} tokens/s"}])
         layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#666666").encode(x=alt.X("speed:Q")))
         layers.append(alt.Chart(rule).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6).encode(
             x=alt.X("speed:Q"), y=alt.YDatum(float(data["throughput"].max())), text=alt.Text("label:N")))
-    chosen = s.point
     if chosen is not None:
         mark = pd.DataFrame([{"speed": chosen.tokens_per_second_per_user, "throughput": chosen.throughput_per_gpu,
                               "label": f"chosen: {fmt.amount(chosen.throughput_per_gpu, 0)} per GPU, "
@@ -916,10 +1133,10 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
             x=alt.X("speed:Q"), y=alt.Y("throughput:Q")))
         layers.append(alt.Chart(mark).mark_text(align="left", dx=8, dy=-8, color="#d62728").encode(
             x=alt.X("speed:Q"), y=alt.Y("throughput:Q"), text=alt.Text("label:N")))
-    subtitle = s.curve_label if len(s.curve_label) < 140 else s.curve_label[:137] + "..."
+    subtitle = s.curve_label
     return alt.layer(*layers).properties(
         width=640, height=320,
-        title=alt.TitleParams("Throughput against per-user speed", subtitle=subtitle))
+        title=titled("Throughput against per-user speed", subtitle=subtitle))
 
 
 def describe_serving_curve(comparison: Comparison) -> str:
@@ -951,12 +1168,14 @@ def output_cost_against_speed(scenario, costs: dict[str, list], volume: float) -
     r = as_resolved(scenario)
     rows = [{"speed": speed, Columns.option_label: r.label(o), "cost": value}
             for o, points in costs.items() for speed, value in points if value is not None]
-    data = pd.DataFrame(rows)
+    data = pd.DataFrame(rows, columns=["speed", Columns.option_label, "cost"])
+    y_axis, y_scale = log_axis(data["cost"], 320, vertical=True)
     return alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
         x=alt.X("speed:Q", title="Per-user speed target [tokens/s/user]"),
-        y=alt.Y("cost:Q", title=f"Cost per million output tokens [{r.currency}]", scale=alt.Scale(type="log")),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(costs))),
-    ).properties(width=640, height=320, title=alt.TitleParams(
+        y=alt.Y("cost:Q", title=f"Cost per million output tokens [{r.currency}]", scale=y_scale, axis=y_axis),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(costs)),
+                        legend=option_legend([r.label(o) for o in costs], 640)),
+    ).properties(width=640, height=320, title=titled(
         "Cost per million output tokens against the speed each user sees",
         subtitle=f"at {fmt.volume(r.workload.kind, volume)}; the hosted API's price does not change with it"))
 
@@ -976,24 +1195,28 @@ def energy_bars(scenario, result) -> alt.HConcatChart:
                            for part, value in (("operational", result.options[o].operational_co2e_kg_per_month),
                                                ("embodied", result.options[o].embodied_co2e_kg_per_month))
                            if value is not None])
+    # horizontal bars, one band per option (:func:`option_axis`); the emissions' bars beside them in the
+    # same order, their names given once
+    axis, step = option_axis(order)
+    y = alt.Y("option:N", title=None, sort=order, scale=alt.Scale(domain=order), axis=axis)
     left = alt.Chart(energy).mark_bar().encode(
-        x=alt.X("option:N", title=None, sort=order, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("kWh:Q", title="Energy at the meter [kWh/month]", axis=alt.Axis(format=",.0f")),
+        y=y,
+        x=alt.X("kWh:Q", title="Energy at the meter [kWh/month]", axis=alt.Axis(format=",.0f")),
         color=alt.Color("option:N", scale=_colour_scale(r, options), legend=None),
         tooltip=[alt.Tooltip("option:N"), alt.Tooltip("kWh:Q", format=",.0f")],
-    ).properties(width=260, height=260, title=alt.TitleParams("Energy", subtitle="kWh a month"))
+    ).properties(width=260, height=alt.Step(step), title=titled("Energy", "kWh a month", 260))
     if carbon.empty:
         return alt.hconcat(left)
     parts = [p for p in ENERGY_PART_COLOURS if p in set(carbon["part"])]
     right = alt.Chart(carbon).mark_bar().encode(
-        x=alt.X("option:N", title=None, sort=order, axis=alt.Axis(labelAngle=0)),
-        y=alt.Y("sum(kg):Q", title="Emissions [kg CO2e/month]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color("part:N", title="Emissions", scale=alt.Scale(
-            domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts])),
+        y=alt.Y("option:N", title=None, sort=order, scale=alt.Scale(domain=order), axis=alt.Axis(labels=False)),
+        x=alt.X("sum(kg):Q", title="Emissions [kg CO2e/month]", axis=alt.Axis(format=",.0f")),
+        color=alt.Color("part:N", title="Emissions",
+                        scale=alt.Scale(domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts]),
+                        legend=option_legend(parts, 260, "Emissions")),
         order=alt.Order("part:O", sort="descending"),
         tooltip=[alt.Tooltip("option:N"), alt.Tooltip("part:N"), alt.Tooltip("kg:Q", format=",.0f")],
-    ).properties(width=260, height=260, title=alt.TitleParams("Emissions, location-based",
-                                                              subtitle="kg CO2e a month"))
+    ).properties(width=260, height=alt.Step(step), title=titled("Emissions, location-based", "kg CO2e a month", 260))
     return alt.hconcat(left, right).resolve_scale(color="independent")
 
 
@@ -1056,19 +1279,20 @@ def portfolio_chart(frame) -> tuple[alt.Chart, str]:
                          "cost": fmt.amount(best, 0) + f" {unit}"})
         verdicts.append(f"{name}: {row.get('winner_label')}")
     data = pd.DataFrame(rows, columns=["scenario", Columns.option_label, "multiple", "cost"])
-    labels = list(OPTION_LABELS.values()) + ["Verdict (other way to pay)"]
+    x_axis, x_scale = log_axis([1.0, *data["multiple"]], 520)
+    names = list(OPTION_LABELS.values()) + ["Verdict (other way to pay)"]
     colours = [OPTION_COLOURS[o] for o in OPTION_LABELS] + ["#333333"]
     chart = alt.Chart(data).mark_point(filled=True, size=90).encode(
         y=alt.Y("scenario:N", title=None, sort=list(dict.fromkeys(data["scenario"])), axis=alt.Axis(labelLimit=400)),
         x=alt.X("multiple:Q", title="Figure on the scenario's decision measure over its verdict's [×] (log scale)",
-                scale=alt.Scale(type="log", nice=False, domainMin=1)),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=labels, range=colours)),
-        shape=alt.Shape(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=labels)),
+                scale=x_scale, axis=x_axis),
+        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=names, range=colours)),
+        shape=alt.Shape(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=names)),
         tooltip=[alt.Tooltip("scenario:N"), alt.Tooltip(f"{Columns.option_label}:N", title="option"),
                  alt.Tooltip("cost:N", title="figure"), alt.Tooltip("multiple:Q", format=".2f")],
-    ).properties(width=520, height=26 * max(1, data["scenario"].nunique()) + 10, title=alt.TitleParams(
+    ).properties(width=520, height=26 * max(1, data["scenario"].nunique()) + 10, title=titled(
         "Each scenario's options against its verdict",
-        subtitle="On each scenario's decision measure; 1 × is the verdict, further right costs more"))
+        subtitle="On each scenario's decision measure; 1 × is the verdict, further right costs more", width=520))
     description = "Dot plot of each option's figure over its scenario's verdict, on its decision measure: " + \
         "; ".join(f"{v} is the verdict" for v in verdicts)
     return chart, description

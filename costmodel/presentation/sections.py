@@ -80,12 +80,14 @@ def show(chart: alt.TopLevelMixin, description: str) -> None:
 def interactive_dict(chart: alt.TopLevelMixin) -> dict:
     """The chart's Vega-Lite spec with pan and zoom along x where its x axis is continuous.
 
-    Bars (a nominal x) and concatenated charts keep their spec as it is (tooltips only).
+    Bars (a nominal x or y, or a summed x) and concatenated charts keep their spec as it is (tooltips only).
     """
     spec = chart.to_dict(validate=False)
     target = spec["layer"][0] if "layer" in spec and spec["layer"] else spec
     layers = spec.get("layer", [spec])
-    continuous = all(layer.get("encoding", {}).get("x", {}).get("type") in ("quantitative", "temporal")
+    continuous = all(layer["encoding"].get("x", {}).get("type") in ("quantitative", "temporal")
+                     and "aggregate" not in layer["encoding"]["x"]
+                     and layer["encoding"].get("y", {}).get("type") not in ("nominal", "ordinal")
                      for layer in layers if "encoding" in layer)
     if continuous and "mark" in target:
         target.setdefault("params", []).append(

@@ -60,7 +60,7 @@ from ..schema import Scenario
 from ..schema.base import varies
 from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, Bounds, InputField, bounds_of, input_fields
 from . import format as fmt
-from .charts import _THEME, option_colours, sweep_volumes
+from .charts import _THEME, option_colours, option_legend, sweep_volumes, titled
 from .safe import html_text
 from .text import break_even_sentence, payback_words
 
@@ -705,7 +705,8 @@ class WhatIf:
         key = (labels, tuple(colours), resolved.currency, unit)
         cache = self.__dict__.setdefault("_spec_cache", {})
         if key not in cache:
-            colour = alt.Color("option:N", title="Option", scale=alt.Scale(domain=list(labels), range=colours))
+            colour = alt.Color("option:N", title="Option", scale=alt.Scale(domain=list(labels), range=colours),
+                               legend=option_legend(list(labels), 600))
             x = alt.X("volume:Q", title=f"Volume [{unit}]", scale=alt.Scale(nice=False, zero=True))
             y = alt.Y("cost:Q", title=f"Monthly cost [{resolved.currency}/month]", axis=alt.Axis(format=",.0f"))
             base = alt.Chart(alt.NamedData("base")).mark_line(strokeWidth=1.5, opacity=0.3, strokeDash=[4, 3]).encode(
@@ -718,9 +719,9 @@ class WhatIf:
                 x="volume:Q")
             chart = alt.layer(base, now, rules, volume).properties(
                 width=600, height=300,
-                title=alt.TitleParams(f"Monthly cost against volume ({resolved.currency})",
-                                      subtitle=["Solid: the what-if; faint dashed: the scenario file; grey rules: "
-                                                "break-evens; dotted: the volume compared"]))
+                title=titled(f"Monthly cost against volume ({resolved.currency})",
+                             subtitle=["Solid: the what-if; faint dashed: the scenario file; grey rules: "
+                                       "break-evens; dotted: the volume compared"], width=600))
             with alt.theme.enable(_THEME):
                 cache[key] = chart.to_dict()
         return cache[key]
