@@ -36,6 +36,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import CashFlows, CashLine, Comparison, Component
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
+from .cell_values import Cells, ExcelError
 from .tables import cash_flow_table, inputs_table
 from .text import decision_sentence
 
@@ -43,44 +44,110 @@ NEVER = 1e99
 """Stand-in for "no payback in this month" in the payback helper columns (the minimum is taken)."""
 
 
-def _text_sheet_class():
-    """An XlsxWriter worksheet whose every text cell goes through :func:`costmodel.files.spreadsheet_text`."""
+def _text_sheet_class(cells: Cells):
+    """An XlsxWriter worksheet whose every text cell goes through :func:`costmodel.files.spreadsheet_text`,
+    and which records its cells in ``cells`` so that :func:`_write_values` can give each formula its value."""
     from xlsxwriter.worksheet import Worksheet, convert_cell_args
 
     class TextSheet(Worksheet):
+        def __init__(self):
+            super().__init__()
+            self.formula_formats = {}
+
         @convert_cell_args
         def write_string(self, row, col, string, cell_format=None):
-            return super().write_string(row, col, spreadsheet_text(string), cell_format)
+            text = spreadsheet_text(string)
+            cells.value(self.name, row, col, text)
+            return super().write_string(row, col, text, cell_format)
+
+        @convert_cell_args
+        def write_number(self, row, col, number, cell_format=None):
+            cells.value(self.name, row, col, float(number))
+            return super().write_number(row, col, number, cell_format)
+
+        @convert_cell_args
+        def write_formula(self, row, col, formula, cell_format=None, value=0):
+            cells.formula(self.name, row, col, formula)
+            self.formula_formats[(row, col)] = cell_format
+            return super().write_formula(row, col, formula, cell_format, value)
+
+        def write_value(self, row, col, value):
+            """The formula written at (row, col) again, with its value."""
+            formula = cells.formulas[(self.name, row, col)]
+            return super().write_formula(row, col, formula, self.formula_formats[(row, col)], value)
 
     return TextSheet
 
 
-class _Inputs:
-    """The Inputs sheet: named cells written one a row."""
+def _write_values(book, cells: Cells) -> None:
+    """Write every formula again with its value, computed as Excel would (:mod:`.cell_values`).
 
-    def __init__(self, book, sheet):
-        self.book, self.sheet, self.row = book, sheet, 1
+    Raises
+    ------
+    ValueError
+        A formula gives an Excel error or a number that is not finite: a figure no reader should see.
+    """
+    sheets = {sheet.name: sheet for sheet in book.worksheets()}
+    for (name, row, col), value in cells.compute().items():
+        if isinstance(value, ExcelError) or (isinstance(value, float) and not np.isfinite(value)):
+            raise ValueError(f"the workbook's formula {cells.formulas[(name, row, col)]!r} in {name!r} row {row + 1} "
+                             f"column {col + 1} gives {value}; every figure must be a finite number or a text")
+        sheets[name].write_value(row, col, value)
+
+
+FIXED_NOTE = ("Change this in the scenario, then export again: the sheet's rows, columns or value columns are "
+              "laid out for this figure, and editing it here does not move them.")
+"""The note on an input that fixes the structure of the sheet (the horizon, a curve read from points, ...)."""
+
+
+class _Inputs:
+    """The Inputs sheet: named cells written one a row.
+
+    An input the formulas follow is written plain and said "edit here"; one that fixes the structure of
+    the sheet (the number of month rows, a column of values) is written on a grey ground in italics with
+    a note, and said "change in the scenario, then export again"; a derived one is a formula.
+    """
+
+    def __init__(self, book, sheet, cells: Cells):
+        self.book, self.sheet, self.cells, self.row = book, sheet, cells, 1
         self.number = book.add_format({"num_format": "#,##0.########"})
-        for col, head in enumerate(("input", "value", "unit", "source", "name")):
+        self.fixed = book.add_format({"num_format": "#,##0.########", "italic": True, "bg_color": "#D9D9D9"})
+        self.derived = book.add_format({"num_format": "#,##0.########", "font_color": "#595959"})
+        self.fixed_names: list[str] = []
+        for col, head in enumerate(("input", "value", "unit", "source", "name", "to change it")):
             sheet.write_string(0, col, head, book.add_format({"bold": True}))
         sheet.set_column(0, 0, 46)
         sheet.set_column(1, 1, 16)
         sheet.set_column(2, 2, 18)
         sheet.set_column(3, 3, 70)
         sheet.set_column(4, 4, 30)
+        sheet.set_column(5, 5, 44)
+        sheet.freeze_panes(1, 1)
 
-    def add(self, name: str, title: str, value, unit: str, source: str) -> str:
-        """Write one named input (a number, or a formula string starting with ``=``); returns its name."""
+    def add(self, name: str, title: str, value, unit: str, source: str, fixed: bool = False) -> str:
+        """Write one named input (a number, or a formula string starting with ``=``); returns its name.
+
+        ``fixed``: the figure fixes the structure of the sheet, so it is marked "change in the
+        scenario, then export again" (a grey italic cell with a note) rather than "edit here".
+        """
         row = self.row
         self.sheet.write_string(row, 0, title)
         if isinstance(value, str):
-            self.sheet.write_formula(row, 1, value, self.number)
+            self.sheet.write_formula(row, 1, value, self.fixed if fixed else self.derived)
+            how = "a formula of the inputs above"
         else:
-            self.sheet.write_number(row, 1, float(value), self.number)
+            self.sheet.write_number(row, 1, float(value), self.fixed if fixed else self.number)
+            how = "edit here: every formula follows"
+        if fixed:
+            how = "change in the scenario, then export again"
+            self.sheet.write_comment(row, 1, FIXED_NOTE, {"x_scale": 2, "y_scale": 1.5})
+            self.fixed_names.append(name)
         self.sheet.write_string(row, 2, unit)
         self.sheet.write_string(row, 3, source or "not stated in the scenario")
         self.sheet.write_string(row, 4, name)
+        self.sheet.write_string(row, 5, how)
         self.book.define_name(name, f"=Inputs!$B${row + 1}")
+        self.cells.name(name, "Inputs", row, 1)
         self.row += 1
         return name
 
@@ -203,18 +270,20 @@ def _workbook_writer(r: Resolved, comparison: Comparison | None):
         book = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
                                                "strings_to_numbers": False, "nan_inf_to_errors": False})
         try:
-            _write(book, r, flows, comparison)
+            cells = Cells()
+            _write(book, cells, r, flows, comparison)
+            _write_values(book, cells)
         finally:
             book.close()       # an unclosed workbook would write itself when collected
 
     return write
 
 
-def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
+def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     fin = r.finance
     horizon = fin.horizon_months
-    sheet_class = _text_sheet_class()
-    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class))
+    sheet_class = _text_sheet_class(cells)
+    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class), cells)
     sheet = book.add_worksheet("Cash flows", worksheet_class=sheet_class)
     summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
     cur = r.currency
@@ -223,17 +292,20 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     add("fin_discount_rate", "discount rate (effective yearly)", fin.discount_rate_per_year, "1/year", fin.source)
     add("fin_monthly_rate", "discount rate a month, (1 + r)^(1/12) - 1", "=(1+fin_discount_rate)^(1/12)-1",
         "1/month", "derived")
-    add("fin_horizon", "horizon", horizon, "months", fin.source)
+    add("fin_horizon", "horizon (the number of month rows)", horizon, "months", fin.source, fixed=True)
     add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source)
     add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention")
     trends = fin.trends
-    add("fin_rent_change", "rental price change a year", trends.rental_price_change_per_year, "1/year", trends.source)
-    add("fin_api_change", "API price change a year", trends.api_price_change_per_year, "1/year", trends.source)
+    # a price with a path (finance.trends.<price>_price_path) has a column of factors, not this rate
+    add("fin_rent_change", "rental price change a year", trends.rental_price_change_per_year, "1/year", trends.source,
+        fixed=trends.path("rental") is not None)
+    add("fin_api_change", "API price change a year", trends.api_price_change_per_year, "1/year", trends.source,
+        fixed=trends.path("api") is not None)
     add("fin_electricity_change", "electricity price change a year", trends.electricity_price_change_per_year,
-        "1/year", trends.source)
+        "1/year", trends.source, fixed=trends.path("electricity") is not None)
     add("fin_salary_change", "salary change a year", trends.salary_change_per_year, "1/year", trends.source)
     add("fin_hardware_change", "hardware price change a year", trends.hardware_price_change_per_year, "1/year",
-        trends.source)
+        trends.source, fixed=trends.path("hardware") is not None)
     months = flows.months
     m = _Months(horizon)
     m.add("month", "month", months)
@@ -479,7 +551,8 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     if own.licence_price_per_gpu_per_year is not None:
         add("own_licence_price", "software licences per GPU a year", own.licence_price_per_gpu_per_year,
             f"{cur}/GPU/year", source)
-    add("own_useful_life", "useful life (refresh)", life, "months", fin.source)
+    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
+    add("own_useful_life", "useful life (refresh)", life, "months", fin.source, fixed=by_value)
     curve = fin.residual
     if curve.method == "straight_line":
         residual = "MAX(0,1-({age})/own_useful_life)"
@@ -494,7 +567,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     else:
         residual = None
         add("own_residual_at_life", "resale value at the end of the useful life, share",
-            float(residual_share(r, life)), "-", curve.source or "points from the scenario")
+            float(residual_share(r, life)), "-", curve.source or "points from the scenario", fixed=True)
     if fin.resale_share_at_horizon is not None:
         add("own_resale_share", "resale value at the horizon, share of price", fin.resale_share_at_horizon, "-",
             fin.source)
@@ -519,14 +592,20 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     m.add("purchase", "own: hardware bought",
           lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}")
 
+    def life_ago(key, row):
+        """The column's cell one useful life before the row's month (INDEX over the rows above it, so that
+        the useful life on the Inputs sheet moves the refreshes)."""
+        col = m.letters[key]
+        return f"INDEX(${col}$2:${col}${row - 1},MAX(1,{month(row)}-own_useful_life+1))"
+
     def from_life_ago(row, expression):
-        back = row - life
-        return expression(back) if back >= 2 else "0"
+        if row == 2:
+            return "0"
+        return f"IF({month(row)}>=own_useful_life,{expression(row)},0)"
 
     m.add("refresh_today", "own: refresh at today's prices",
-          lambda row: "=" + from_life_ago(row, lambda b: f"{m.cell('bought_today', b)}+{m.cell('refresh_today', b)}"))
+          lambda row: "=" + from_life_ago(row, lambda r: f"{life_ago('bought_today', r)}+{life_ago('refresh_today', r)}"))
     lines = []
-    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
     own_flows = flows.flows["own"]
     if by_value:
         for key, line in (("own_capex", CashLine.HARDWARE_CAPEX), ("own_lease", CashLine.LEASE_PAYMENTS),
@@ -560,8 +639,8 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
               lambda row: f"={m.cell('refresh_today', row)}*{m.cell('price_factor', row)}")
         m.add("own_refresh_resale", "own: resale at refresh",
               lambda row: "=-" + from_life_ago(
-                  row, lambda b: f"({m.cell('bought_today', b)}+{m.cell('refresh_today', b)})"
-                                 f"*{m.cell('price_factor', b)}*own_residual_at_life"))
+                  row, lambda r: f"({life_ago('bought_today', r)}+{life_ago('refresh_today', r)})"
+                                 f"*{life_ago('price_factor', r)}*own_residual_at_life"))
         lines += ["own_refresh", "own_refresh_resale"]
     if facility:
         m.add("own_facility", "own: facility capex",
@@ -743,9 +822,13 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     if against is not None:
         label = r.label(against)
         gain = m.span("gain", sheet=True)
+        # the guess: costmodel's monthly IRR, so that Newton's method in Excel and LibreOffice starts at the root
+        # (from their default 10 % a month it wanders off on long series of small gains and says #NUM!)
+        irr = comparison.finance.irr_per_year if comparison.finance is not None else None
+        guess = (1 + irr) ** (1 / MONTHS_PER_YEAR) - 1 if irr is not None else fin.discount_rate_per_year / 12
         figures = [
             (f"IRR of owning vs {label} (yearly, from monthly IRR)",
-             f'=IFERROR((1+IRR({gain}))^12-1,"not defined")', "1/year", rate),
+             f'=IFERROR((1+IRR({gain},{guess!r}))^12-1,"not defined")', "1/year", rate),
             (f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
              f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")', "1/year", rate),
             ("investment (hardware, refresh, facility, loan payments)",
