@@ -317,6 +317,21 @@ def _call(name, args):
         if name in ("MIN", "MAX"):
             numbers = _numbers(args)
             return (min if name == "MIN" else max)(numbers) if numbers else 0.0
+        if name == "COUNT":
+            return float(len(_numbers(args)))
+        if name == "SMALL":
+            numbers, k = sorted(_numbers(args[:1])), _number(args[1])
+            if isinstance(k, ExcelError):
+                return k
+            return numbers[int(k) - 1] if 1 <= int(k) <= len(numbers) else NUM
+        if name == "MATCH":              # exact match only (match_type 0)
+            if len(args) < 3 or _number(args[2]) != 0:
+                raise FormulaError("MATCH is known to this evaluator with match type 0 only")
+            wanted = args[0]
+            for k, value in enumerate(_flat(args[1])):
+                if not isinstance(value, ExcelError) and value is not None and _compare("=", value, wanted) is True:
+                    return float(k + 1)
+            return ExcelError("#N/A")
         if name == "SUMPRODUCT":
             columns = [[(_number(v) if not isinstance(v, str) else 0.0) for v in _flat(a)] for a in args]
             for column in columns:
@@ -375,7 +390,7 @@ def _call(name, args):
     raise FormulaError(f"{name} is not known to this evaluator")
 
 
-FUNCTIONS = ("SUM", "MIN", "MAX", "SUMPRODUCT", "ABS", "ROUND", "TEXT", "INDEX", "NPV", "IRR", "MIRR", "PMT", "PV",
+FUNCTIONS = ("SUM", "MIN", "MAX", "COUNT", "SMALL", "MATCH", "SUMPRODUCT", "ABS", "ROUND", "TEXT", "INDEX", "NPV", "IRR", "MIRR", "PMT", "PV",
              "IF", "IFERROR", "AND", "OR")
 """The Excel functions the evaluator knows."""
 

@@ -261,17 +261,18 @@ def _workbook_writer(r: Resolved, comparison: Comparison | None):
     """A function that writes the workbook of ``r`` to the path it is given."""
     import xlsxwriter
 
-    if r.finance is None:
-        raise ValueError("an Excel workbook needs a finance block (horizon, discount rate) in the scenario")
     comparison = comparison or compare(r)
-    flows = cash_flows(r)
+    flows = cash_flows(r) if r.finance is not None else None
 
     def write(path: Path) -> None:
         book = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
                                                "strings_to_numbers": False, "nan_inf_to_errors": False})
         try:
             cells = Cells()
-            _write(book, cells, r, flows, comparison)
+            if flows is None:
+                _write_steady(book, cells, r, comparison)
+            else:
+                _write(book, cells, r, flows, comparison)
             _write_values(book, cells)
         finally:
             book.close()       # an unclosed workbook would write itself when collected
@@ -360,7 +361,7 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
             api.offer.citation())
         add("api_cached_share", "cached share of input tokens", api.cached_input_share, "-", api.offer.citation())
         add("api_output_share", "output share of tokens", share, "-", "workload")
-        m.add("tokens", "tokens a month [M]",
+        m.add("tokens", "tokens a month [M tokens/month]",
               np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape))
 
         api_factor = _factor(r, m, "api", "fin_api_change", month)
@@ -405,10 +406,80 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     against = comparison.finance.payback_against if comparison.finance is not None else None
     if against is not None:
         _payback_columns(m, r, against, month)
-    _write_months(book, sheet, m)
+    _write_months(book, sheet, m, r.currency)
     years = _write_years(book, sheet, m, r, totals, horizon)
     _write_summary(book, summary, r, m, totals, against, years, comparison)
     inputs.table(inputs_table(r))
+
+
+STEADY_NOTE = ("The monthly cost of each part, as costmodel computes it at the scenario's volume (values): "
+               "change the scenario, then export again. The totals, the lowest and the verdict are formulas.")
+"""The note on the component columns of the steady monthly view."""
+
+
+def _write_steady(book, cells: Cells, r: Resolved, comparison: Comparison) -> None:
+    """The workbook of a scenario without a finance block: each option's steady monthly cost by part.
+
+    Sheets: Inputs (the scenario's inputs as given), Monthly costs (one row per option, one column per
+    part, its total a ``SUM``), Summary (the verdict as a formula over the totals, and costmodel's own).
+    """
+    sheet_class = _text_sheet_class(cells)
+    inputs = book.add_worksheet("Inputs", worksheet_class=sheet_class)
+    sheet = book.add_worksheet("Monthly costs", worksheet_class=sheet_class)
+    summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
+    cur, c = r.currency, comparison
+    bold = book.add_format({"bold": True, "text_wrap": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    fixed = book.add_format({"num_format": "#,##0.00", "italic": True, "bg_color": "#D9D9D9"})
+    parts = list(dict.fromkeys(part for result in c.options.values() for part in result.components))
+    heads = ["option", "label", *(f"{part} [{cur}/month]" for part in parts), f"monthly cost [{cur}/month]"]
+    for col, head in enumerate(heads):
+        sheet.write_string(0, col, head, bold)
+    for col in range(2, 2 + len(parts)):
+        sheet.write_comment(0, col, STEADY_NOTE, {"x_scale": 2, "y_scale": 1.5})
+    from xlsxwriter.utility import xl_col_to_name
+
+    total_col = 2 + len(parts)
+    for k, (option, result) in enumerate(c.options.items()):
+        row = k + 1
+        sheet.write_string(row, 0, option)
+        sheet.write_string(row, 1, result.label)
+        for j, part in enumerate(parts):
+            sheet.write_number(row, 2 + j, float(result.components.get(part, 0.0)), fixed)
+        span = f"C{row + 1}:{xl_col_to_name(total_col - 1)}{row + 1}"
+        sheet.write_formula(row, total_col, f"=SUM({span})", money)
+    sheet.set_row(0, 45)
+    sheet.set_column(0, 0, 22)
+    sheet.set_column(1, 1, 40)
+    sheet.set_column(2, total_col, 16)
+    sheet.freeze_panes(1, 2)
+    sheet.write_string(len(c.options) + 2, 0, STEADY_NOTE)
+
+    summary.set_column(0, 0, 70)
+    summary.set_column(1, 1, 22)
+    summary.write_string(0, 0, r.title, bold)
+    summary.write_string(1, 0, "reporting currency")
+    summary.write_string(1, 1, cur)
+    summary.write_string(2, 0, "volume")
+    summary.write_number(2, 1, float(c.volume), money)
+    summary.write_string(2, 2, c.volume_unit)
+    total = xl_col_to_name(total_col)
+    ranked = [(result.label, f"'Monthly costs'!{total}{k + 2}") for k, result in enumerate(c.options.values())]
+    _verdict(book, summary, 4, ranked, "monthly cost at the scenario's volume", "B2", comparison, per="/month")
+    summary.freeze_panes(1, 0)
+
+    bold_plain = book.add_format({"bold": True})
+    inputs.write_string(0, 0, "Scenario inputs as given (change them in the scenario, then export again)",
+                        bold_plain)
+    frame = inputs_table(r)
+    for col, head in enumerate(frame.columns):
+        inputs.write_string(1, col, str(head), bold_plain)
+    for row, values in enumerate(frame.itertuples(index=False), start=2):
+        for col, value in enumerate(values):
+            inputs.write_string(row, col, str(value))
+    inputs.set_column(0, 1, 30)
+    inputs.set_column(2, len(frame.columns), 18)
+    inputs.freeze_panes(2, 0)
 
 
 def _key(option: str) -> str:
@@ -713,20 +784,38 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     return lines
 
 
-def _write_months(book, sheet, m: _Months) -> None:
+UNITS = {"month": "", "year": "", "hours": "GPU-h/month", "rent_gpus": "GPU", "servers": "servers",
+         "online": "1/0", "bought": "servers", "price_factor": "-", "residual": "-", "facility_book": "-",
+         "below": "1/0", "below_later": "1/0", "dbelow": "1/0", "dbelow_later": "1/0", "payback": "months",
+         "dpayback": "months"}
+"""The unit of each column of the Cash flows sheet that is not money a month (those are ``<currency>/month``)."""
+
+
+def _unit(key: str, currency: str) -> str:
+    if key.endswith("_price_factor"):
+        return "-"
+    if "position" in key or key in ("at_today", "held"):      # amounts held or accrued, not a month's flow
+        return currency
+    return UNITS.get(key, f"{currency}/month")
+
+
+def _write_months(book, sheet, m: _Months, currency: str) -> None:
     bold = book.add_format({"bold": True, "text_wrap": True})
     money = book.add_format({"num_format": "#,##0.00"})
-    for col, (_key, header, content) in enumerate(m.columns):
-        sheet.write_string(0, col, header, bold)
+    share = book.add_format({"num_format": "0.0000"})
+    for col, (key, header, content) in enumerate(m.columns):
+        unit = _unit(key, currency)
+        sheet.write_string(0, col, header if "[" in header or not unit else f"{header} [{unit}]", bold)
+        style = money if unit.startswith(currency) else share if unit == "-" else None
         for month in range(m.horizon):
             row = month + 2
             if callable(content):
-                sheet.write_formula(row - 1, col, content(row), money)
+                sheet.write_formula(row - 1, col, content(row), style)
             else:
-                sheet.write_number(row - 1, col, float(np.asarray(content)[month]))
-    sheet.set_row(0, 45)
+                sheet.write_number(row - 1, col, float(np.asarray(content)[month]), style)
+    sheet.set_row(0, 60)
     sheet.set_column(0, len(m.columns), 14)
-    sheet.freeze_panes(1, 1)
+    sheet.freeze_panes(1, 2)
 
 
 def _write_years(book, sheet, m: _Months, r: Resolved, totals, horizon: int) -> dict[str, str]:
@@ -743,7 +832,7 @@ def _write_years(book, sheet, m: _Months, r: Resolved, totals, horizon: int) -> 
         sheet.write_number(y + 1, start, y + 1)
     for k, option in enumerate(totals):
         col = start + 1 + k
-        sheet.write_string(0, col, f"{r.label(option)}: cash out in the year", bold)
+        sheet.write_string(0, col, f"{r.label(option)}: cash out in the year [{r.currency}/year]", bold)
         for y in range(years):
             first, last = y * MONTHS_PER_YEAR, min(horizon, (y + 1) * MONTHS_PER_YEAR) - 1
             sheet.write_formula(y + 1, col, f"=SUM({m.span(f'{option}_total', first, last)})", money)
@@ -855,8 +944,8 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
                                        "at the end; where owning stays ahead for good)")
             row += 1
     row += 1
-    sheet.write_string(row, 0, "verdict (as computed by costmodel)", bold)
-    sheet.write_string(row + 1, 0, decision_sentence(comparison))
+    ranked = [(r.label(option), f"B{int(pv[1:])}") for option, pv in zip(totals, pvs, strict=True)]
+    row = _verdict(book, sheet, row, ranked, "present value of costs", "B2", comparison)
     rents = [r.label(o) for o, x in r.options.items() if x.kind == "rent" and o != "rent"]
     apis = [r.label(o) for o, x in r.options.items() if x.kind == "api" and o != "api"]
     notes = []
@@ -867,7 +956,43 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         notes.append("note: the further API offers (options.apis: " + ", ".join(apis) + ") are not in this "
                      "workbook; the verdict above ranks them")
     for k, note in enumerate(notes):
-        sheet.write_string(row + 3 + k, 0, note)
+        sheet.write_string(row + 1 + k, 0, note)
+
+
+def _verdict(book, sheet, row: int, ranked: list[tuple[str, str]], measure: str, currency: str,
+             comparison: Comparison, per: str = "") -> int:
+    """The options' figures in a block, the verdict as a formula over them, and costmodel's own sentence.
+
+    ``ranked`` holds each option's label and the A1 cell of its figure on ``sheet``; ``currency`` the cell
+    of the currency code, ``per`` what follows it in the unit (``"/month"``). The verdict formula refers to the cells that hold the labels, never to their
+    text, and follows every edit; costmodel's sentence below it is the verdict at the inputs as exported.
+    Returns the next free row.
+    """
+    bold = book.add_format({"bold": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    sheet.write_string(row, 0, f"{measure} by option", bold)
+    sheet.write_formula(row, 1, f'="["&{currency}&"{per}]"')
+    first = row + 1
+    for k, (label, cell) in enumerate(ranked):
+        sheet.write_string(first + k, 0, label)
+        sheet.write_formula(first + k, 1, f"={cell}", money)
+    last = first + len(ranked) - 1
+    labels, values = f"$A${first + 1}:$A${last + 1}", f"$B${first + 1}:$B${last + 1}"
+    lowest, second = f"MIN({values})", f"SMALL({values},2)"
+
+    def name(value):
+        return f"INDEX({labels},MATCH({value},{values},0))"
+
+    amount = f'TEXT({{}},"#,##0")&" "&{currency}' + (f'&"{per}"' if per else "")
+    rest = (f'IF(COUNT({values})<2,".",IF({second}={lowest},", tied with another option.",'
+            f'", "&{amount.format(f"{second}-{lowest}")}&" less than "&{name(second)}&"."))')
+    row = last + 2
+    sheet.write_string(row, 0, "verdict (a formula of the figures above: it follows every edit)", bold)
+    sheet.write_formula(row + 1, 0, f'={name(lowest)}&" has the lowest {measure}: "&{amount.format(lowest)}&{rest}')
+    sheet.write_string(row + 3, 0, "costmodel's verdict for the scenario as exported (text: it does not follow "
+                                   "edits in this workbook)", bold)
+    sheet.write_string(row + 4, 0, decision_sentence(comparison))
+    return row + 6
 
 
 def _lowest_formula(labels: list[str], cells: list[str]) -> str:
