@@ -295,7 +295,7 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
         "1/month", "derived")
     add("fin_horizon", "horizon (the number of month rows)", horizon, "months", fin.source, fixed=True)
     add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source)
-    add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention")
+    add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention", fixed=True)
     trends = fin.trends
     # a price with a path (finance.trends.<price>_price_path) has a column of factors, not this rate
     add("fin_rent_change", "rental price change a year", trends.rental_price_change_per_year, "1/year", trends.source,
@@ -600,7 +600,8 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     add("own_bom_fixed", "bill of materials, totals", fixed, cur, source)
     add("own_support_share", "hardware support a year, share of capex", own.hardware_support_share_per_year,
         "1/year", source)
-    add("own_gpus_per_server", "GPUs per server", own.gpus_per_server, "GPU", own.server.citation())
+    # the capacity plan (servers held, a column of values) is laid out for the server's GPUs
+    add("own_gpus_per_server", "GPUs per server", own.gpus_per_server, "GPU", own.server.citation(), fixed=True)
     add("own_kw_per_server", "maximum power per server", own.kw_per_server, "kW", own.server.citation())
     power = s_own.power
     add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
