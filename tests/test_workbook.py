@@ -1,6 +1,7 @@
 """The Excel workbook: recomputed by an independent Excel-formula evaluator (the `formulas` package),
 it must give the figures of ``compare --json``; text is never a formula; CSV tables add up."""
 
+import copy
 import json
 
 import numpy as np
@@ -335,7 +336,6 @@ EDIT_BASE = {"finance.horizon_months": 36, "finance.useful_life_months": 24,
 OVERRIDE = "overrides"          # a catalog figure: changed through the scenario's overrides block
 EDITS = {   # named input -> (scenario path, new value); R2's values in data/scenarios/h200-24gpu-cluster.yaml
     "fin_discount_rate": ("finance.discount_rate_per_year", 0.12),
-    "fin_lead_time": ("finance.lead_time_months", 1),
     "fin_rent_change": ("finance.trends.rental_price_change_per_year", 0.04),
     "fin_api_change": ("finance.trends.api_price_change_per_year", -0.3),
     "fin_electricity_change": ("finance.trends.electricity_price_change_per_year", 0.1),
@@ -360,16 +360,17 @@ EDITS = {   # named input -> (scenario path, new value); R2's values in data/sce
     "own_residual_rate": ("finance.residual.rate_per_year", 0.4),
     "own_minimum_fte": ("options.own.staffing.minimum_fte", 1.0),
     "own_loaded_cost": ("options.own.staffing.loaded_cost_per_fte_per_year", 300000),
-    "own_managed": ("options.own.staffing.managed_service_per_month", 1000.0),
     "own_gpus_per_fte": ("options.own.staffing.gpus_per_fte", 100),
 }
 
 
 def edited_scenario(name: str):
+    """R2 with EDIT_BASE and the one input changed (a deep copy: patched puts the dicts it is given in place)."""
     path, value = EDITS[name]
     if isinstance(path, tuple):
-        return patched(H200, {**EDIT_BASE, "overrides": {"values": {path[1]: value}, "source": "what-if"}})
-    return patched(H200, {**EDIT_BASE, path: value})
+        return patched(H200, copy.deepcopy({**EDIT_BASE, "overrides": {"values": {path[1]: value},
+                                                                       "source": "what-if"}}))
+    return patched(H200, copy.deepcopy({**EDIT_BASE, path: value}))
 
 
 def live_inputs(path) -> dict[str, int]:
@@ -381,7 +382,7 @@ def live_inputs(path) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def edit_base(tmp_path_factory):
-    path = write_workbook(patched(H200, EDIT_BASE), tmp_path_factory.mktemp("edits") / "base.xlsx")
+    path = write_workbook(patched(H200, copy.deepcopy(EDIT_BASE)), tmp_path_factory.mktemp("edits") / "base.xlsx")
     live = live_inputs(path)
     assert set(live) == set(EDITS)           # every input the sheet offers to edit is checked here
     return path, live
@@ -398,16 +399,18 @@ def expected_after(name: str) -> dict:
 def test_each_named_input_edited_in_the_workbook_gives_costmodels_figures_formulas(edit_base):
     path, live = edit_base
     model = formulas.ExcelModel().loads(str(path)).finish()
-    moved = 0
+    moved, wrong = 0, []
+    base = finance.own_finance(patched(H200, copy.deepcopy(EDIT_BASE))).tco
     for name, row in live.items():
         solution = model.calculate(inputs={f"'[{path.name}]INPUTS'!B{row}": EDITS[name][1]})
         cells = {k.split("]")[-1].replace("'", "").upper(): np.asarray(getattr(v, "value", v)).ravel()[0]
                  for k, v in solution.items()}
         figures = {str(v): cells.get("SUMMARY!B" + k.split("!A")[1]) for k, v in cells.items()
                    if k.startswith("SUMMARY!A")}
-        for title, value in expected_after(name).items():
-            assert figures[title] == pytest.approx(value, rel=1e-9), (name, title)
-        moved += figures["TCO, Own cluster"] != pytest.approx(finance.own_finance(patched(H200, EDIT_BASE)).tco)
+        wrong += [(name, title, figures[title], value) for title, value in expected_after(name).items()
+                  if figures[title] != pytest.approx(value, rel=1e-9)]
+        moved += figures["TCO, Own cluster"] != pytest.approx(base)
+    assert wrong == []
     assert moved >= 15
 
 
@@ -461,7 +464,9 @@ def test_libreoffice_recomputes_the_figures_and_each_named_input_edit(edit_base,
         seen = summary_values(done[file.name])
         for title, value in expected_figures(comparison).items():     # IRR too: its guess makes it converge
             assert seen[title] == pytest.approx(value, rel=1e-7), (name, title)
+    wrong = []
     for name, file in edits.items():
         seen = summary_values(done[file.name])
-        for title, value in expected_after(name).items():
-            assert seen[title] == pytest.approx(value, rel=1e-7), (name, title)
+        wrong += [(name, title, seen[title], value) for title, value in expected_after(name).items()
+                  if seen[title] != pytest.approx(value, rel=1e-7)]
+    assert wrong == []

@@ -344,13 +344,14 @@ def _call(name, args):
         if name == "ABS":
             x = _number(args[0])
             return x if isinstance(x, ExcelError) else abs(x)
-        if name == "ROUND":
+        if name in ("ROUND", "ROUNDUP"):          # half away from zero; ROUNDUP: away from zero
             x, digits = _number(args[0]), _number(args[1])
             for v in (x, digits):
                 if isinstance(v, ExcelError):
                     return v
             scaled = abs(x) * 10 ** int(digits)
-            return math.copysign(math.floor(scaled + 0.5) / 10 ** int(digits), x) + 0.0
+            whole = math.floor(scaled + 0.5) if name == "ROUND" else math.ceil(scaled)
+            return math.copysign(whole / 10 ** int(digits), x) + 0.0
         if name == "TEXT":
             return _text_format(args[0], args[1])
         if name == "INDEX":
@@ -390,7 +391,7 @@ def _call(name, args):
     raise FormulaError(f"{name} is not known to this evaluator")
 
 
-FUNCTIONS = ("SUM", "MIN", "MAX", "COUNT", "SMALL", "MATCH", "SUMPRODUCT", "ABS", "ROUND", "TEXT", "INDEX", "NPV", "IRR", "MIRR", "PMT", "PV",
+FUNCTIONS = ("SUM", "MIN", "MAX", "COUNT", "SMALL", "MATCH", "SUMPRODUCT", "ABS", "ROUND", "ROUNDUP", "TEXT", "INDEX", "NPV", "IRR", "MIRR", "PMT", "PV",
              "IF", "IFERROR", "AND", "OR")
 """The Excel functions the evaluator knows."""
 

@@ -294,7 +294,8 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     add("fin_monthly_rate", "discount rate a month, (1 + r)^(1/12) - 1", "=(1+fin_discount_rate)^(1/12)-1",
         "1/month", "derived")
     add("fin_horizon", "horizon (the number of month rows)", horizon, "months", fin.source, fixed=True)
-    add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source)
+    # the capacity plan (servers held, a column of values) is laid out for the lead time
+    add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source, fixed=True)
     add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention", fixed=True)
     trends = fin.trends
     # a price with a path (finance.trends.<price>_price_path) has a column of factors, not this rate
@@ -573,8 +574,9 @@ def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, mont
     add(f"{prefix}_minimum_fte", f"{prefix}: FTE however small the fleet", staff.minimum_fte, "FTE", source)
     add(f"{prefix}_loaded_cost", f"{prefix}: loaded cost per FTE a year", staff.loaded_cost_per_fte_per_year,
         f"{cur}/FTE/year", source)
+    # without ``managed`` the fee is a cash line of its own, written as values: fixed at export
     add(f"{prefix}_managed", f"{prefix}: managed service a month", staff.managed_service_per_month, f"{cur}/month",
-        source)
+        source, fixed=not managed)
     per_fte = np.isfinite(staff.gpus_per_fte)
     if per_fte:
         add(f"{prefix}_gpus_per_fte", f"{prefix}: GPUs per further FTE", staff.gpus_per_fte, "GPU/FTE", source)
@@ -653,7 +655,9 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
 
     m.add("servers", "own: servers held (capacity plan)", _held_servers(r, flows))
     m.add("online", "own: online (1) or not (0)", lambda row: f"=IF({month(row)}>=fin_lead_time,1,0)")
-    m.add("bought", "own: servers with spares", lambda row: f"={m.cell('servers', row)}*(1+own_spare_share)")
+    # spares in whole servers, as costmodel.formulas.fleet.servers_with_spares: S + max(0, ceil(S·q − 1e-9))
+    m.add("bought", "own: servers with spares",
+          lambda row: f"={m.cell('servers', row)}+MAX(0,ROUNDUP({m.cell('servers', row)}*own_spare_share-1E-9,0))")
     m.add("at_today", "own: hardware held at today's prices",
           lambda row: f"={m.cell('bought', row)}*(own_server_price*(1+own_bom_share)+own_bom_per_server)"
                       "+own_bom_fixed")
