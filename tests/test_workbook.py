@@ -95,25 +95,6 @@ def test_recomputed_npv_irr_and_yearly_totals_match_compare_json(exported, capsy
     assert checked >= 14
 
 
-@pytest.mark.slow
-def test_changing_an_input_in_the_workbook_changes_the_answer(tmp_path):
-    # a short horizon keeps the recomputation quick; the electricity price is raised from 0.0707 to
-    # 0.12 USD/kWh in Excel and in the scenario, and both give the same own TCO and present value
-    base = patched(H200, {"finance.horizon_months": 24})
-    path = write_workbook(base, tmp_path / "base.xlsx")
-    book = openpyxl.load_workbook(path)
-    sheet = book["Inputs"]
-    row = next(r for r in range(1, sheet.max_row + 1) if sheet.cell(row=r, column=5).value == "own_electricity_price")
-    cell = f"'[base.xlsx]INPUTS'!B{row}"
-    cells = recompute(path, {cell: 0.12})
-    figures = {v: cells.get("SUMMARY!B" + k.split("!A")[1]) for k, v in cells.items() if k.startswith("SUMMARY!A")}
-    dearer = finance.own_finance(patched(H200, {"finance.horizon_months": 24,
-                                                "options.own.power.electricity_price_per_kwh": 0.12}))
-    assert dearer.tco > finance.own_finance(base).tco
-    assert figures["TCO, Own cluster"] == pytest.approx(dearer.tco, rel=1e-9)
-    assert figures["present value of costs, Own cluster"] == pytest.approx(dearer.npv, rel=1e-9)
-
-
 def test_a_title_starting_with_a_formula_is_written_as_text(tmp_path):
     title = '=HYPERLINK("http://example.invalid","click")'
     scenario = write_scenario(tmp_path, patched_data(H200, {"title": title, "finance.horizon_months": 12}), "t.yaml")
@@ -327,9 +308,9 @@ def test_an_input_that_shapes_the_sheet_says_change_the_scenario(tmp_path):
 
 
 # Each live named input changed in the workbook and in the scenario: the workbook, recomputed, gives
-# costmodel's figures for the changed scenario. The base has refreshes (a 24-month life in 36 months),
+# costmodel's figures for the changed scenario. The base has a refresh (a 12-month life in 18 months),
 # a declining-balance resale and price trends, so every input has something to move.
-EDIT_BASE = {"finance.horizon_months": 36, "finance.useful_life_months": 24,
+EDIT_BASE = {"finance.horizon_months": 18, "finance.useful_life_months": 12,
              "finance.residual": {"method": "declining_balance", "rate_per_year": 0.3},
              "finance.trends": {"electricity_price_change_per_year": 0.05, "salary_change_per_year": 0.03,
                                 "hardware_price_change_per_year": -0.2}}
@@ -356,7 +337,7 @@ EDITS = {   # named input -> (scenario path, new value); R2's values in data/sce
     "own_pue": ("options.own.power.pue", 1.3),
     "own_electricity_price": ("options.own.power.electricity_price_per_kwh", 0.12),
     "own_colocation_price": ("options.own.colocation.price_per_kw_month", 150.0),
-    "own_useful_life": ("finance.useful_life_months", 18),
+    "own_useful_life": ("finance.useful_life_months", 9),
     "own_residual_rate": ("finance.residual.rate_per_year", 0.4),
     "own_minimum_fte": ("options.own.staffing.minimum_fte", 1.0),
     "own_loaded_cost": ("options.own.staffing.loaded_cost_per_fte_per_year", 300000),
