@@ -1,24 +1,34 @@
 """An Excel workbook with live formulas, and CSV/Parquet tables of the same cash flows.
 
-The workbook has three sheets:
+With a finance block the workbook has three sheets:
 
 * **Inputs**: every figure the formulas use as a *named cell* (``own_server_price``,
-  ``fin_discount_rate``, ...) with its unit and source, then every input of the scenario as
-  given (block, input, value, unit, source);
+  ``fin_discount_rate``, ...) with its unit, source and how to change it, then every input of the
+  scenario as given (block, input, value, unit, source). An input the formulas follow says "edit
+  here"; one the sheet is laid out for (the horizon: the number of month rows; the lead time and
+  GPUs per server: the capacity plan's columns of values; a rate replaced by a price path) is grey
+  and italic, with a note, and says "change in the scenario, then export again";
 * **Cash flows**: one row per month; the drivers the capacity plan fixes (volume, GPU-hours
   used, servers held, rented GPUs, tokens) are values, every cost line is an Excel formula
   on them and on the named inputs (electricity = drawn kW × PUE × 730 h × price; staffing =
-  FTE × loaded cost / 12; purchases, refresh, resale, loan payments by ``PMT``/``PV``, ...);
-  to the right, the totals by year as ``SUM`` formulas;
-* **Summary**: TCO, present value of costs (``NPV`` in the scenario's convention), ``IRR``,
-  ``MIRR``, ROI, fractional and discounted payback and the option with the lowest present
-  value, all formulas, and the verdict sentence.
+  FTE × loaded cost / 12; purchases, refresh one useful life later by ``INDEX``, resale, loan
+  payments by ``PMT``/``PV``, ...); to the right, the totals by year as ``SUM`` formulas; the unit
+  of every column in its header;
+* **Summary**: TCO, present value of costs (``NPV`` in the scenario's convention), ``IRR`` (with
+  costmodel's monthly IRR as its guess, so that every spreadsheet converges), ``MIRR``, ROI,
+  fractional and discounted payback and the option with the lowest present value, all formulas;
+  the verdict as a formula over those figures, and costmodel's verdict sentence as exported.
 
-Changing a named input in Excel changes every figure that depends on it. The capacity plan
-(servers bought as demand grows) and a ``points`` residual curve are values. Every piece of
-text is written as a text cell, through :func:`costmodel.files.spreadsheet_text` (a title starting
-with ``=`` gets a ``'`` in front), and no formula holds any text from the scenario: the formula
-naming the option with the lowest present value refers to cells that hold the labels.
+Without a finance block it shows the steady monthly view: Inputs (the scenario's inputs as given),
+Monthly costs (each option's monthly cost by part, values; the totals ``SUM`` formulas) and Summary
+(the lowest monthly cost and the verdict as formulas, costmodel's sentence as exported).
+
+Every formula is written with its value (:mod:`costmodel.presentation.cell_values` computes it as
+Excel would), so a reader that does not recalculate (pandas, openpyxl, previews, LibreOffice's
+default) shows the figures, not zeros. Every piece of text is written as a text cell, through
+:func:`costmodel.files.spreadsheet_text` (a title starting with ``=`` gets a ``'`` in front), and no
+formula holds any text from the scenario: the formulas naming an option refer to cells that hold
+the labels.
 """
 
 from __future__ import annotations
@@ -227,7 +237,8 @@ def _held_servers(r: Resolved, flows: CashFlows) -> np.ndarray:
 
 
 def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: Comparison | None = None) -> Path:
-    """Write the scenario's cash flows as an Excel workbook with live formulas.
+    """Write the scenario's cash flows (or, without a finance block, its steady monthly costs) as an Excel
+    workbook with live formulas, each written with its value.
 
     The workbook is written beside ``path`` and renamed there when whole: a failure or an
     interrupt leaves an earlier file at ``path`` as it was. A missing folder is made.
@@ -235,7 +246,7 @@ def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: 
     Parameters
     ----------
     scenario
-        A scenario with a ``finance`` block.
+        A scenario; with a ``finance`` block the workbook has its cash flows month by month.
     path
         The ``.xlsx`` file to write.
     comparison
@@ -249,7 +260,7 @@ def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: 
     Raises
     ------
     ValueError
-        The scenario has no finance block.
+        A formula gives an Excel error or a number that is not finite (no reader should see it).
     OutputPathError
         ``path`` does not end in ``.xlsx``, is not a regular file (a folder, a FIFO, a device),
         or its folder cannot be one.
@@ -1074,7 +1085,7 @@ def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, 
     Parameters
     ----------
     scenario
-        A scenario with a ``finance`` block.
+        A scenario; the CSV and Parquet tables need a ``finance`` block, the workbook does not.
     xlsx
         The workbook file (:func:`write_workbook`), or None.
     csv, parquet
@@ -1090,7 +1101,8 @@ def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, 
     Raises
     ------
     ValueError
-        No finance block, or Parquet without pyarrow.
+        Tables without a finance block, Parquet without pyarrow, or a workbook formula that gives an
+        error or a number that is not finite.
     OutputPathError
         ``xlsx`` does not end in ``.xlsx`` or is not a regular file (a folder, a FIFO, a device),
         ``csv`` or ``parquet`` is not a folder or holds a table's name that is not a regular file,
