@@ -451,3 +451,20 @@ def test_libreoffice_recomputes_the_figures_and_each_named_input_edit(edit_base,
         wrong += [(name, title, seen[title], value) for title, value in expected_after(name).items()
                   if seen[title] != pytest.approx(value, rel=1e-7)]
     assert wrong == []
+
+
+@pytest.mark.parametrize("changes, fixed", [
+    ({"finance.tax": {"rate": 0.21, "depreciation": "macrs_5"}},        # tax on depreciation: values
+     {"own_server_price", "own_bom_share", "own_useful_life", "fin_hardware_change"}),
+    ({"finance.rent_commitment": {"gpus": 8, "payment": "all_upfront"}}, {"rent_price"}),
+    ({"finance.lease": {"kind": "finance", "rate_per_year": 0.06, "term_months": 36, "residual_share": 0.1}},
+     {"own_server_price", "own_useful_life"}),
+], ids=["tax", "commitment", "lease"])
+def test_inputs_behind_columns_of_values_say_change_the_scenario(tmp_path, changes, fixed):
+    s = patched(H200, {"finance.horizon_months": 12, **changes})
+    path = write_workbook(s, tmp_path / "v.xlsx")
+    live = live_inputs(path)
+    assert fixed.isdisjoint(live)
+    assert "own_electricity_price" in live and "fin_discount_rate" in live
+    plain = live_inputs(write_workbook(patched(H200, {"finance.horizon_months": 12}), tmp_path / "p.xlsx"))
+    assert fixed <= set(plain)                 # live without the block of values

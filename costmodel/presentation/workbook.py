@@ -318,7 +318,8 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
         "1/year", trends.source, fixed=trends.path("electricity") is not None)
     add("fin_salary_change", "salary change a year", trends.salary_change_per_year, "1/year", trends.source)
     add("fin_hardware_change", "hardware price change a year", trends.hardware_price_change_per_year, "1/year",
-        trends.source, fixed=trends.path("hardware") is not None)
+        trends.source, fixed=trends.path("hardware") is not None or fin.tax is not None or fin.lease is not None
+        or fin.view == "marginal")
     months = flows.months
     m = _Months(horizon)
     m.add("month", "month", months)
@@ -332,8 +333,9 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
 
     if "rent" in r.options:
         rent = r.option("rent")
+        # with a commitment the reserved payments and the on-demand remainder are values of this price
         add("rent_price", "rental price per GPU-hour (on-demand)", rent.price_per_gpu_hour, f"{cur}/GPU-h",
-            rent.offer.citation())
+            rent.offer.citation(), fixed=fin.rent_commitment is not None)
         m.add("rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), months.shape))
         factor = _factor(r, m, "rental", "fin_rent_change", month)
         if rent.billing == "always_on":
@@ -603,14 +605,19 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     horizon, life = fin.horizon_months, useful_life(r)
     shares = sum(line.value for line in own.bill_of_materials if line.basis == "share_of_server_price")
     per_server = sum(line.value for line in own.bill_of_materials if line.basis == "per_server")
-    fixed = sum(line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price",
-                                                                                   "per_server"))
+    totals = sum(line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price",
+                                                                                    "per_server"))
     source = _source(s_own)
-    add("own_server_price", "server price", own.server_price, f"{cur}/server", own.server.citation())
-    add("own_spare_share", "spare servers, share", own.spare_share, "-", source)
-    add("own_bom_share", "bill of materials, share of server capex", shares, "-", source)
-    add("own_bom_per_server", "bill of materials per server bought", per_server, f"{cur}/server", source)
-    add("own_bom_fixed", "bill of materials, totals", fixed, cur, source)
+    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
+    # the hardware's price also sets columns of values: the purchases (leased or sunk hardware) or the tax
+    # saved on depreciation
+    priced = by_value or fin.tax is not None
+    add("own_server_price", "server price", own.server_price, f"{cur}/server", own.server.citation(), fixed=priced)
+    add("own_spare_share", "spare servers, share", own.spare_share, "-", source, fixed=priced)
+    add("own_bom_share", "bill of materials, share of server capex", shares, "-", source, fixed=priced)
+    add("own_bom_per_server", "bill of materials per server bought", per_server, f"{cur}/server", source,
+        fixed=priced)
+    add("own_bom_fixed", "bill of materials, totals", totals, cur, source, fixed=priced)
     add("own_support_share", "hardware support a year, share of capex", own.hardware_support_share_per_year,
         "1/year", source)
     # the capacity plan (servers held, a column of values) is laid out for the server's GPUs
@@ -636,8 +643,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     if own.licence_price_per_gpu_per_year is not None:
         add("own_licence_price", "software licences per GPU a year", own.licence_price_per_gpu_per_year,
             f"{cur}/GPU/year", source)
-    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
-    add("own_useful_life", "useful life (refresh)", life, "months", fin.source, fixed=by_value)
+    add("own_useful_life", "useful life (refresh)", life, "months", fin.source, fixed=priced)
     curve = fin.residual
     if curve.method == "straight_line":
         residual = "MAX(0,1-({age})/own_useful_life)"
@@ -645,7 +651,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             "straight line over the useful life")
     elif curve.method == "declining_balance":
         add("own_residual_rate", "resale value lost a year (declining balance)", curve.rate_per_year, "1/year",
-            curve.source)
+            curve.source, fixed=priced)
         residual = "(1-own_residual_rate)^(({age})/12)"
         add("own_residual_at_life", "resale value at the end of the useful life, share",
             "=(1-own_residual_rate)^(own_useful_life/12)", "-", "declining balance")
@@ -703,9 +709,12 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
                 lines.append(key)
     elif fin.loan is not None:
         loan = fin.loan
-        add("loan_rate", "loan rate (nominal yearly, monthly at rate / 12)", loan.rate_per_year, "1/year", loan.source)
-        add("loan_term", "loan term", loan.term_months, "months", loan.source)
-        add("loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source)
+        taxed = fin.tax is not None          # the tax saved on interest is a column of values
+        add("loan_rate", "loan rate (nominal yearly, monthly at rate / 12)", loan.rate_per_year, "1/year", loan.source,
+            fixed=taxed)
+        add("loan_term", "loan term", loan.term_months, "months", loan.source, fixed=taxed)
+        add("loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source,
+            fixed=taxed)
         first = m.cell("purchase", 2)
         add("loan_payment", "loan payment a month (PMT)", f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}"
                                                           "*(1-loan_down))", f"{cur}/month", "derived")
