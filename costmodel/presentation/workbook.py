@@ -875,6 +875,7 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     sheet.set_column(1, 1, 22)
     sheet.set_column(2, 2, 40)
     sheet.set_column(3, 3, 30)
+    sheet.freeze_panes(1, 0)
     sheet.write_string(0, 0, r.title, bold)
     sheet.write_string(1, 0, "reporting currency")
     sheet.write_string(1, 1, r.currency)
