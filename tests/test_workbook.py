@@ -1,5 +1,7 @@
-"""The Excel workbook: recomputed by an independent Excel-formula evaluator (the `formulas` package),
-it must give the figures of ``compare --json``; text is never a formula; CSV tables add up."""
+"""The Excel workbook: recomputed by an independent Excel-formula evaluator (the `formulas` package) and
+by LibreOffice, also after editing each named input, it must give costmodel's figures; the values written
+with the formulas (what pandas and openpyxl read) are costmodel's figures for every bundled scenario;
+text is never a formula; CSV tables add up."""
 
 import copy
 import json
@@ -11,7 +13,9 @@ from conftest import patched, patched_data, write_scenario
 
 from costmodel.cli import main
 from costmodel.domain import finance
+from costmodel.domain.compare import compare
 from costmodel.presentation.workbook import write_workbook
+from costmodel.scenarios import bundled_scenarios, load_scenario
 
 formulas = pytest.importorskip("formulas")
 openpyxl = pytest.importorskip("openpyxl")
@@ -226,9 +230,6 @@ def test_the_workbook_bills_the_api_with_every_billing_word(tmp_path, api):
 
 # Every reader sees the figures: each formula is written with its value, so pandas, openpyxl (data_only),
 # file previews and LibreOffice's default (no recalculation on load) read costmodel's figures.
-
-from costmodel.domain.compare import compare  # noqa: E402
-from costmodel.scenarios import bundled_scenarios, load_scenario  # noqa: E402
 
 BUNDLED = [pytest.param(name, marks=pytest.mark.slow) if name == TENK else name for name in bundled_scenarios()]
 

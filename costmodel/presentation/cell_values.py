@@ -391,8 +391,8 @@ def _call(name, args):
     raise FormulaError(f"{name} is not known to this evaluator")
 
 
-FUNCTIONS = ("SUM", "MIN", "MAX", "COUNT", "SMALL", "MATCH", "SUMPRODUCT", "ABS", "ROUND", "ROUNDUP", "TEXT", "INDEX", "NPV", "IRR", "MIRR", "PMT", "PV",
-             "IF", "IFERROR", "AND", "OR")
+FUNCTIONS = ("SUM", "MIN", "MAX", "COUNT", "SMALL", "MATCH", "SUMPRODUCT", "ABS", "ROUND", "ROUNDUP", "TEXT",
+             "INDEX", "NPV", "IRR", "MIRR", "PMT", "PV", "IF", "IFERROR", "AND", "OR")
 """The Excel functions the evaluator knows."""
 
 

@@ -697,7 +697,8 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         return f"IF({month(row)}>=own_useful_life,{expression(row)},0)"
 
     m.add("refresh_today", "own: refresh at today's prices",
-          lambda row: "=" + from_life_ago(row, lambda r: f"{life_ago('bought_today', r)}+{life_ago('refresh_today', r)}"))
+          lambda row: "=" + from_life_ago(
+              row, lambda r: f"{life_ago('bought_today', r)}+{life_ago('refresh_today', r)}"))
     lines = []
     own_flows = flows.flows["own"]
     if by_value:
@@ -990,9 +991,9 @@ def _verdict(book, sheet, row: int, ranked: list[tuple[str, str]], measure: str,
     """The options' figures in a block, the verdict as a formula over them, and costmodel's own sentence.
 
     ``ranked`` holds each option's label and the A1 cell of its figure on ``sheet``; ``currency`` the cell
-    of the currency code, ``per`` what follows it in the unit (``"/month"``). The verdict formula refers to the cells that hold the labels, never to their
-    text, and follows every edit; costmodel's sentence below it is the verdict at the inputs as exported.
-    Returns the next free row.
+    of the currency code, ``per`` what follows it in the unit (``"/month"``). The verdict formula refers
+    to the cells that hold the labels, never to their text, and follows every edit; costmodel's sentence
+    below it is the verdict at the inputs as exported. Returns the next free row.
     """
     bold = book.add_format({"bold": True})
     money = book.add_format({"num_format": "#,##0.00"})
