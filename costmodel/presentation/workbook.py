@@ -123,7 +123,6 @@ class _Inputs:
         self.number = book.add_format({"num_format": "#,##0.########"})
         self.fixed = book.add_format({"num_format": "#,##0.########", "italic": True, "bg_color": "#D9D9D9"})
         self.derived = book.add_format({"num_format": "#,##0.########", "font_color": "#595959"})
-        self.fixed_names: list[str] = []
         for col, head in enumerate(("input", "value", "unit", "source", "name", "to change it")):
             sheet.write_string(0, col, head, book.add_format({"bold": True}))
         sheet.set_column(0, 0, 46)
@@ -151,7 +150,6 @@ class _Inputs:
         if fixed:
             how = "change in the scenario, then export again"
             self.sheet.write_comment(row, 1, FIXED_NOTE, {"x_scale": 2, "y_scale": 1.5})
-            self.fixed_names.append(name)
         self.sheet.write_string(row, 2, unit)
         self.sheet.write_string(row, 3, source or "not stated in the scenario")
         self.sheet.write_string(row, 4, name)
@@ -971,7 +969,7 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
                                        "at the end; where owning stays ahead for good)")
             row += 1
     row += 1
-    ranked = [(r.label(option), f"B{int(pv[1:])}") for option, pv in zip(totals, pvs, strict=True)]
+    ranked = [(r.label(option), pv) for option, pv in zip(totals, pvs, strict=True)]
     row = _verdict(book, sheet, row, ranked, "present value of costs", "B2", comparison)
     rents = [r.label(o) for o, x in r.options.items() if x.kind == "rent" and o != "rent"]
     apis = [r.label(o) for o, x in r.options.items() if x.kind == "api" and o != "api"]
@@ -981,7 +979,7 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
                      "values computed by costmodel, all on demand, not live formulas of the Inputs sheet")
     if apis:
         notes.append("note: the further API offers (options.apis: " + ", ".join(apis) + ") are not in this "
-                     "workbook; the verdict above ranks them")
+                     "workbook; costmodel's verdict above ranks them")
     for k, note in enumerate(notes):
         sheet.write_string(row + 1 + k, 0, note)
 
