@@ -998,9 +998,11 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)
     export = commands.add_parser("export", help="write the cash flows as a live Excel workbook or as tables")
-    export.add_argument("scenario", type=_scenario, help="scenario name or YAML path (needs a finance block)")
+    export.add_argument("scenario", type=_scenario,
+                        help="scenario name or YAML path (the tables need a finance block, the workbook does not)")
     export.add_argument("--xlsx", type=_path, default=None,
-                        help="Excel workbook to write, a name ending .xlsx (Inputs, Cash flows, Summary)")
+                        help="Excel workbook to write, a name ending .xlsx (Inputs, Cash flows, Summary; without "
+                             "a finance block Inputs, Monthly costs, Summary)")
     export.add_argument("--csv", type=_path, default=None,
                         help="folder for cash_flows_by_month.csv and cash_flows_by_year.csv")
     export.add_argument("--parquet", type=_path, default=None,

@@ -1,6 +1,9 @@
-"""The Excel workbook: recomputed by an independent Excel-formula evaluator (the `formulas` package),
-it must give the figures of ``compare --json``; text is never a formula; CSV tables add up."""
+"""The Excel workbook: recomputed by an independent Excel-formula evaluator (the `formulas` package) and
+by LibreOffice, also after editing each named input, it must give costmodel's figures; the values written
+with the formulas (what pandas and openpyxl read) are costmodel's figures for every bundled scenario;
+text is never a formula; CSV tables add up."""
 
+import copy
 import json
 
 import numpy as np
@@ -10,7 +13,9 @@ from conftest import patched, patched_data, write_scenario
 
 from costmodel.cli import main
 from costmodel.domain import finance
+from costmodel.domain.compare import compare
 from costmodel.presentation.workbook import write_workbook
+from costmodel.scenarios import bundled_scenarios, load_scenario
 
 formulas = pytest.importorskip("formulas")
 openpyxl = pytest.importorskip("openpyxl")
@@ -55,7 +60,8 @@ def test_the_workbook_has_the_three_sheets(exported):
     # the cash lines are formulas, not numbers
     sheet = book["Cash flows"]
     headers = [c.value for c in sheet[1]]
-    electricity = headers.index("own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle)") + 1
+    electricity = headers.index("own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle) "
+                                "[USD/month]") + 1
     assert str(sheet.cell(row=10, column=electricity).value).startswith("=")
 
 
@@ -85,31 +91,12 @@ def test_recomputed_npv_irr_and_yearly_totals_match_compare_json(exported, capsy
     header_row = {k.split("!")[1][:-1]: v for k, v in cells.items()
                   if k.startswith("CASH FLOWS!") and k.split("!")[1][-1] == "1" and not k.split("!")[1][-2].isdigit()}
     for option, label in labels.items():
-        column = next(col for col, v in header_row.items() if v == f"{label}: cash out in the year")
+        column = next(col for col, v in header_row.items() if v == f"{label}: cash out in the year [USD/year]")
         expected = data["yearly_cash_out"][option]["values"]
         got = [cells[f"CASH FLOWS!{column}{year + 2}"] for year in range(len(expected))]
         assert got == pytest.approx(expected, rel=1e-6)
         checked += len(expected)
     assert checked >= 14
-
-
-@pytest.mark.slow
-def test_changing_an_input_in_the_workbook_changes_the_answer(tmp_path):
-    # a short horizon keeps the recomputation quick; the electricity price is raised from 0.0707 to
-    # 0.12 USD/kWh in Excel and in the scenario, and both give the same own TCO and present value
-    base = patched(H200, {"finance.horizon_months": 24})
-    path = write_workbook(base, tmp_path / "base.xlsx")
-    book = openpyxl.load_workbook(path)
-    sheet = book["Inputs"]
-    row = next(r for r in range(1, sheet.max_row + 1) if sheet.cell(row=r, column=5).value == "own_electricity_price")
-    cell = f"'[base.xlsx]INPUTS'!B{row}"
-    cells = recompute(path, {cell: 0.12})
-    figures = {v: cells.get("SUMMARY!B" + k.split("!A")[1]) for k, v in cells.items() if k.startswith("SUMMARY!A")}
-    dearer = finance.own_finance(patched(H200, {"finance.horizon_months": 24,
-                                                "options.own.power.electricity_price_per_kwh": 0.12}))
-    assert dearer.tco > finance.own_finance(base).tco
-    assert figures["TCO, Own cluster"] == pytest.approx(dearer.tco, rel=1e-9)
-    assert figures["present value of costs, Own cluster"] == pytest.approx(dearer.npv, rel=1e-9)
 
 
 def test_a_title_starting_with_a_formula_is_written_as_text(tmp_path):
@@ -136,10 +123,9 @@ def test_csv_tables_add_up_to_the_tco(tmp_path, capsys):
     assert sorted(yearly.year.unique()) == [1, 2, 3, 4, 5]
 
 
-def test_export_needs_a_target_and_a_finance_block(tmp_path, capsys):
+def test_export_needs_a_target(tmp_path, capsys):
     assert main(["export", H200]) == 2
-    assert main(["export", "llama70b-vs-api", "--xlsx", str(tmp_path / "x.xlsx")]) == 2
-    assert "finance block" in capsys.readouterr().err
+    assert "say what to write" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -240,3 +226,251 @@ def test_the_workbook_bills_the_api_with_every_billing_word(tmp_path, api):
     figures, _ = summary_figures(write_workbook(s, tmp_path / "api.xlsx"))
     assert figures["TCO, Hosted API"] == pytest.approx(result.tco_by_option["api"], rel=1e-9)
     assert figures["present value of costs, Hosted API"] == pytest.approx(result.npv_by_option["api"], rel=1e-9)
+
+
+# Every reader sees the figures: each formula is written with its value, so pandas, openpyxl (data_only),
+# file previews and LibreOffice's default (no recalculation on load) read costmodel's figures.
+
+BUNDLED = [pytest.param(name, marks=pytest.mark.slow) if name == TENK else name for name in bundled_scenarios()]
+
+
+def summary_values(path) -> dict:
+    """Summary sheet: first column -> second, as pandas reads it (cached values only)."""
+    frame = pd.read_excel(path, sheet_name="Summary", header=None)
+    return {str(a): b for a, b in zip(frame[0], frame[1], strict=True) if isinstance(a, str)}
+
+
+def expected_figures(comparison) -> dict:
+    """The Summary figures costmodel computes for a scenario, by their title on the sheet."""
+    c, f = comparison, comparison.finance
+    if f is None:
+        return {o.label: o.monthly_cost for o in c.options.values()}
+    expected = {}
+    for option, tco in f.tco_by_option.items():
+        expected[f"TCO, {c.label(option)}"] = tco
+        expected[f"present value of costs, {c.label(option)}"] = f.npv_by_option[option]
+    if f.payback_against is not None:
+        label = c.label(f.payback_against)
+        if f.irr_per_year is not None:
+            expected[f"IRR of owning vs {label} (yearly, from monthly IRR)"] = f.irr_per_year
+        expected[f"ROI of owning vs {label} (net gain / investment)"] = f.roi
+        if f.mirr_per_year is not None:
+            expected[f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount "
+                     "rate)"] = f.mirr_per_year
+    return expected
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_every_bundled_scenario_exports_and_every_reader_sees_the_figures(name, tmp_path):
+    path = tmp_path / f"{name}.xlsx"
+    assert main(["export", name, "--xlsx", str(path)]) == 0
+    comparison = compare(load_scenario(name))
+    expected = expected_figures(comparison)
+    seen = summary_values(path)
+    for title, value in expected.items():
+        assert seen[title] == pytest.approx(value, rel=1e-9), title
+    # the verdict formula names the option with the lowest figure, as costmodel ranks them
+    f = comparison.finance
+    figures = f.npv_by_option if f is not None else {o: r.monthly_cost for o, r in comparison.options.items()}
+    lowest = comparison.label(min(figures, key=figures.get))
+    sheet = openpyxl.load_workbook(path, data_only=True)["Summary"]
+    by_openpyxl = {row[0]: row[1] for row in sheet.iter_rows(values_only=True) if isinstance(row[0], str)}
+    for title, value in expected.items():
+        assert by_openpyxl[title] == pytest.approx(value, rel=1e-9), title
+    row = next(c.row for c in sheet["A"] if c.value == "verdict (a formula of the figures above: it follows every "
+                                                           "edit)")
+    assert sheet.cell(row=row + 1, column=1).value.startswith(f"{lowest} has the lowest ")
+    # openpyxl: every formula cell holds a value, and none is an error or a non-finite number
+    formulas_book, values_book = openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
+    counted = 0
+    for sheet in formulas_book:
+        for cells in sheet.iter_rows():
+            for cell in cells:
+                if cell.data_type == "f":
+                    value = values_book[sheet.title][cell.coordinate].value
+                    assert value is not None, (sheet.title, cell.coordinate, cell.value)
+                    assert not (isinstance(value, str) and value.startswith("#")), (sheet.title, cell.coordinate)
+                    assert not isinstance(value, float) or np.isfinite(value)
+                    counted += 1
+    assert counted > len(comparison.options)
+
+
+def test_an_input_that_shapes_the_sheet_says_change_the_scenario(tmp_path):
+    path = write_workbook(patched(H200, {"finance.horizon_months": 12}), tmp_path / "h.xlsx")
+    sheet = openpyxl.load_workbook(path)["Inputs"]
+    how = {row[4].value: (row[5].value, row[1]) for row in sheet.iter_rows(min_row=2) if row[4].value}
+    assert how["fin_horizon"][0] == "change in the scenario, then export again"
+    assert how["fin_horizon"][1].fill.fgColor.rgb.endswith("D9D9D9")          # grey: a distinct format
+    assert how["own_electricity_price"][0] == "edit here: every formula follows"
+    assert how["own_useful_life"][0] == "edit here: every formula follows"     # it drives the refresh columns
+    assert how["fin_monthly_rate"][0] == "a formula of the inputs above"
+    notes = {c.coordinate: c.comment.text for row in sheet.iter_rows() for c in row if c.comment}
+    assert any("export again" in text for text in notes.values())
+    assert sheet.freeze_panes == "B2"
+
+
+# Each live named input changed in the workbook and in the scenario: the workbook, recomputed, gives
+# costmodel's figures for the changed scenario. The base has a refresh (an 8-month life in 12 months),
+# a declining-balance resale and price trends, so every input has something to move.
+EDIT_BASE = {"finance.horizon_months": 12, "finance.useful_life_months": 8,
+             "finance.residual": {"method": "declining_balance", "rate_per_year": 0.3},
+             "finance.trends": {"electricity_price_change_per_year": 0.05, "salary_change_per_year": 0.03,
+                                "hardware_price_change_per_year": -0.2}}
+OVERRIDE = "overrides"          # a catalog figure: changed through the scenario's overrides block
+EDITS = {   # named input -> (scenario path, new value); R2's values in data/scenarios/h200-24gpu-cluster.yaml
+    "fin_discount_rate": ("finance.discount_rate_per_year", 0.12),
+    "fin_rent_change": ("finance.trends.rental_price_change_per_year", 0.04),
+    "fin_api_change": ("finance.trends.api_price_change_per_year", -0.3),
+    "fin_electricity_change": ("finance.trends.electricity_price_change_per_year", 0.1),
+    "fin_salary_change": ("finance.trends.salary_change_per_year", 0.06),
+    "fin_hardware_change": ("finance.trends.hardware_price_change_per_year", -0.1),
+    "rent_price": ((OVERRIDE, "options.rent.price_per_gpu_hour"), 5.0),
+    "rent_minimum_fte": ("options.rent.staffing.fte", 1.0),
+    "rent_loaded_cost": ("options.rent.staffing.loaded_cost_per_fte_per_year", 300000),
+    "rent_managed": ("options.rent.staffing.managed_service_per_month", 500.0),
+    "own_server_price": ((OVERRIDE, "options.own.server_price"), 400000),
+    "own_spare_share": ("options.own.spare_share", 0.1),
+    "own_bom_share": ("options.own.bill_of_materials.0.share_of_server_price", 0.12),
+    "own_bom_fixed": ("options.own.bill_of_materials.1.price_total", 200000),
+    "own_bom_per_server": ("options.own.bill_of_materials.2.price_per_server", 20000),
+    "own_support_share": ("options.own.hardware_support_share_per_year", 0.15),
+    "own_kw_per_server": ("options.own.power.kw_per_server", 11.0),
+    "own_idle_share": ("options.own.power.idle_power_share", 0.4),
+    "own_pue": ("options.own.power.pue", 1.3),
+    "own_electricity_price": ("options.own.power.electricity_price_per_kwh", 0.12),
+    "own_colocation_price": ("options.own.colocation.price_per_kw_month", 150.0),
+    "own_useful_life": ("finance.useful_life_months", 5),
+    "own_residual_rate": ("finance.residual.rate_per_year", 0.4),
+    "own_minimum_fte": ("options.own.staffing.minimum_fte", 1.0),
+    "own_loaded_cost": ("options.own.staffing.loaded_cost_per_fte_per_year", 300000),
+    "own_gpus_per_fte": ("options.own.staffing.gpus_per_fte", 100),
+}
+
+
+def edited_scenario(name: str):
+    """R2 with EDIT_BASE and the one input changed (a deep copy: patched puts the dicts it is given in place)."""
+    path, value = EDITS[name]
+    if isinstance(path, tuple):
+        return patched(H200, copy.deepcopy({**EDIT_BASE, "overrides": {"values": {path[1]: value},
+                                                                       "source": "what-if"}}))
+    return patched(H200, copy.deepcopy({**EDIT_BASE, path: value}))
+
+
+def live_inputs(path) -> dict[str, int]:
+    """Named inputs the sheet says to edit there -> their row on the Inputs sheet (1-based)."""
+    sheet = openpyxl.load_workbook(path)["Inputs"]
+    return {row[4].value: row[4].row for row in sheet.iter_rows(min_row=2)
+            if row[5].value == "edit here: every formula follows"}
+
+
+@pytest.fixture(scope="module")
+def edit_base(tmp_path_factory):
+    path = write_workbook(patched(H200, copy.deepcopy(EDIT_BASE)), tmp_path_factory.mktemp("edits") / "base.xlsx")
+    live = live_inputs(path)
+    assert set(live) == set(EDITS)           # every input the sheet offers to edit is checked here
+    return path, live
+
+
+def expected_after(name: str) -> dict:
+    result = finance.own_finance(edited_scenario(name))
+    return {f"{what}, {label}": figures[option]
+            for option, label in (("own", "Own cluster"), ("rent", "Cloud rental"))
+            for what, figures in (("TCO", result.tco_by_option), ("present value of costs", result.npv_by_option))}
+
+
+@pytest.mark.slow
+def test_each_named_input_edited_in_the_workbook_gives_costmodels_figures_formulas(edit_base):
+    path, live = edit_base
+    model = formulas.ExcelModel().loads(str(path)).finish()
+    moved, wrong = 0, []
+    base = finance.own_finance(patched(H200, copy.deepcopy(EDIT_BASE))).tco
+    for name, row in live.items():
+        solution = model.calculate(inputs={f"'[{path.name}]INPUTS'!B{row}": EDITS[name][1]})
+        cells = {k.split("]")[-1].replace("'", "").upper(): np.asarray(getattr(v, "value", v)).ravel()[0]
+                 for k, v in solution.items()}
+        figures = {str(v): cells.get("SUMMARY!B" + k.split("!A")[1]) for k, v in cells.items()
+                   if k.startswith("SUMMARY!A")}
+        wrong += [(name, title, figures[title], value) for title, value in expected_after(name).items()
+                  if figures[title] != pytest.approx(value, rel=1e-9)]
+        moved += figures["TCO, Own cluster"] != pytest.approx(base)
+    assert wrong == []
+    assert moved >= 15
+
+
+def edit_copy(path, name: str, row: int, folder):
+    """A copy of the workbook with one named input changed (openpyxl keeps the formulas, drops the values)."""
+    book = openpyxl.load_workbook(path)
+    book["Inputs"].cell(row=row, column=2).value = EDITS[name][1]
+    out = folder / f"edit_{name}.xlsx"
+    book.save(out)
+    return out
+
+
+LIBREOFFICE_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse">
+<value>0</value></prop></item>
+</oor:items>
+"""
+"""A LibreOffice profile that recalculates every .xlsx file on load (0 = always; its default is never)."""
+
+
+def libreoffice_recalculated(files, folder):
+    """The files as LibreOffice computes them: one headless soffice converts them all to .xlsx, recalculating."""
+    import shutil
+    import subprocess
+
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None:
+        pytest.skip("LibreOffice (soffice) is not installed: apt-get install libreoffice-calc-nogui")
+    profile = folder / "profile"
+    (profile / "user").mkdir(parents=True)
+    (profile / "user" / "registrymodifications.xcu").write_text(LIBREOFFICE_PROFILE)
+    out = folder / "recalculated"
+    subprocess.run([soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
+                    "--convert-to", "xlsx", "--outdir", str(out), *map(str, files)],
+                   check=True, capture_output=True, timeout=600)
+    return {f.name: out / f.name for f in files}
+
+
+@pytest.mark.slow
+def test_libreoffice_recomputes_the_figures_and_each_named_input_edit(edit_base, tmp_path):
+    path, live = edit_base
+    exported = {}
+    for name in (H200, TENK, "llama70b-vs-api"):
+        written = tmp_path / f"{name}.xlsx"
+        assert main(["export", name, "--xlsx", str(written)]) == 0
+        # saved again by openpyxl, which keeps the formulas and drops their values: LibreOffice must compute
+        # every figure itself (the IRR from its guess), not show the values written with the formulas
+        exported[name] = tmp_path / f"bare_{name}.xlsx"
+        openpyxl.load_workbook(written).save(exported[name])
+    edits = {name: edit_copy(path, name, row, tmp_path) for name, row in live.items()}
+    done = libreoffice_recalculated([*exported.values(), *edits.values()], tmp_path)
+    for name, file in exported.items():
+        comparison = compare(load_scenario(name))
+        seen = summary_values(done[file.name])
+        for title, value in expected_figures(comparison).items():     # IRR too: its guess makes it converge
+            assert seen[title] == pytest.approx(value, rel=1e-7), (name, title)
+    wrong = []
+    for name, file in edits.items():
+        seen = summary_values(done[file.name])
+        wrong += [(name, title, seen[title], value) for title, value in expected_after(name).items()
+                  if seen[title] != pytest.approx(value, rel=1e-7)]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("changes, fixed", [
+    ({"finance.tax": {"rate": 0.21, "depreciation": "macrs_5"}},        # tax on depreciation: values
+     {"own_server_price", "own_bom_share", "own_useful_life", "fin_hardware_change"}),
+    ({"finance.rent_commitment": {"gpus": 8, "payment": "all_upfront"}}, {"rent_price"}),
+    ({"finance.lease": {"kind": "finance", "rate_per_year": 0.06, "term_months": 36, "residual_share": 0.1}},
+     {"own_server_price", "own_useful_life"}),
+], ids=["tax", "commitment", "lease"])
+def test_inputs_behind_columns_of_values_say_change_the_scenario(tmp_path, changes, fixed):
+    s = patched(H200, {"finance.horizon_months": 12, **changes})
+    path = write_workbook(s, tmp_path / "v.xlsx")
+    live = live_inputs(path)
+    assert fixed.isdisjoint(live)
+    assert "own_electricity_price" in live and "fin_discount_rate" in live
+    plain = live_inputs(write_workbook(patched(H200, {"finance.horizon_months": 12}), tmp_path / "p.xlsx"))
+    assert fixed <= set(plain)                 # live without the block of values

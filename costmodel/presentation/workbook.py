@@ -1,24 +1,34 @@
 """An Excel workbook with live formulas, and CSV/Parquet tables of the same cash flows.
 
-The workbook has three sheets:
+With a finance block the workbook has three sheets:
 
 * **Inputs**: every figure the formulas use as a *named cell* (``own_server_price``,
-  ``fin_discount_rate``, ...) with its unit and source, then every input of the scenario as
-  given (block, input, value, unit, source);
+  ``fin_discount_rate``, ...) with its unit, source and how to change it, then every input of the
+  scenario as given (block, input, value, unit, source). An input the formulas follow says "edit
+  here"; one the sheet is laid out for (the horizon: the number of month rows; the lead time and
+  GPUs per server: the capacity plan's columns of values; a rate replaced by a price path) is grey
+  and italic, with a note, and says "change in the scenario, then export again";
 * **Cash flows**: one row per month; the drivers the capacity plan fixes (volume, GPU-hours
   used, servers held, rented GPUs, tokens) are values, every cost line is an Excel formula
   on them and on the named inputs (electricity = drawn kW × PUE × 730 h × price; staffing =
-  FTE × loaded cost / 12; purchases, refresh, resale, loan payments by ``PMT``/``PV``, ...);
-  to the right, the totals by year as ``SUM`` formulas;
-* **Summary**: TCO, present value of costs (``NPV`` in the scenario's convention), ``IRR``,
-  ``MIRR``, ROI, fractional and discounted payback and the option with the lowest present
-  value, all formulas, and the verdict sentence.
+  FTE × loaded cost / 12; purchases, refresh one useful life later by ``INDEX``, resale, loan
+  payments by ``PMT``/``PV``, ...); to the right, the totals by year as ``SUM`` formulas; the unit
+  of every column in its header;
+* **Summary**: TCO, present value of costs (``NPV`` in the scenario's convention), ``IRR`` (with
+  costmodel's monthly IRR as its guess, so that every spreadsheet converges), ``MIRR``, ROI,
+  fractional and discounted payback and the option with the lowest present value, all formulas;
+  the verdict as a formula over those figures, and costmodel's verdict sentence as exported.
 
-Changing a named input in Excel changes every figure that depends on it. The capacity plan
-(servers bought as demand grows) and a ``points`` residual curve are values. Every piece of
-text is written as a text cell, through :func:`costmodel.files.spreadsheet_text` (a title starting
-with ``=`` gets a ``'`` in front), and no formula holds any text from the scenario: the formula
-naming the option with the lowest present value refers to cells that hold the labels.
+Without a finance block it shows the steady monthly view: Inputs (the scenario's inputs as given),
+Monthly costs (each option's monthly cost by part, values; the totals ``SUM`` formulas) and Summary
+(the lowest monthly cost and the verdict as formulas, costmodel's sentence as exported).
+
+Every formula is written with its value (:mod:`costmodel.presentation.cell_values` computes it as
+Excel would), so a reader that does not recalculate (pandas, openpyxl, previews, LibreOffice's
+default) shows the figures, not zeros. Every piece of text is written as a text cell, through
+:func:`costmodel.files.spreadsheet_text` (a title starting with ``=`` gets a ``'`` in front), and no
+formula holds any text from the scenario: the formulas naming an option refer to cells that hold
+the labels.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import CashFlows, CashLine, Comparison, Component
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
+from .cell_values import Cells, ExcelError
 from .tables import cash_flow_table, inputs_table
 from .text import decision_sentence
 
@@ -47,44 +58,108 @@ NEVER = 1e99
 """Stand-in for "no payback in this month" in the payback helper columns (the minimum is taken)."""
 
 
-def _text_sheet_class():
-    """An XlsxWriter worksheet whose every text cell goes through :func:`costmodel.files.spreadsheet_text`."""
+def _text_sheet_class(cells: Cells):
+    """An XlsxWriter worksheet whose every text cell goes through :func:`costmodel.files.spreadsheet_text`,
+    and which records its cells in ``cells`` so that :func:`_write_values` can give each formula its value."""
     from xlsxwriter.worksheet import Worksheet, convert_cell_args
 
     class TextSheet(Worksheet):
+        def __init__(self):
+            super().__init__()
+            self.formula_formats = {}
+
         @convert_cell_args
         def write_string(self, row, col, string, cell_format=None):
-            return super().write_string(row, col, spreadsheet_text(string), cell_format)
+            text = spreadsheet_text(string)
+            cells.value(self.name, row, col, text)
+            return super().write_string(row, col, text, cell_format)
+
+        @convert_cell_args
+        def write_number(self, row, col, number, cell_format=None):
+            cells.value(self.name, row, col, float(number))
+            return super().write_number(row, col, number, cell_format)
+
+        @convert_cell_args
+        def write_formula(self, row, col, formula, cell_format=None, value=0):
+            cells.formula(self.name, row, col, formula)
+            self.formula_formats[(row, col)] = cell_format
+            return super().write_formula(row, col, formula, cell_format, value)
+
+        def write_value(self, row, col, value):
+            """The formula written at (row, col) again, with its value."""
+            formula = cells.formulas[(self.name, row, col)]
+            return super().write_formula(row, col, formula, self.formula_formats[(row, col)], value)
 
     return TextSheet
 
 
-class _Inputs:
-    """The Inputs sheet: named cells written one a row."""
+def _write_values(book, cells: Cells) -> None:
+    """Write every formula again with its value, computed as Excel would (:mod:`.cell_values`).
 
-    def __init__(self, book, sheet):
-        self.book, self.sheet, self.row = book, sheet, 1
+    Raises
+    ------
+    ValueError
+        A formula gives an Excel error or a number that is not finite: a figure no reader should see.
+    """
+    sheets = {sheet.name: sheet for sheet in book.worksheets()}
+    for (name, row, col), value in cells.compute().items():
+        if isinstance(value, ExcelError) or (isinstance(value, float) and not np.isfinite(value)):
+            raise ValueError(f"the workbook's formula {cells.formulas[(name, row, col)]!r} in {name!r} row {row + 1} "
+                             f"column {col + 1} gives {value}; every figure must be a finite number or a text")
+        sheets[name].write_value(row, col, value)
+
+
+FIXED_NOTE = ("Change this in the scenario, then export again: the sheet's rows, columns or value columns are "
+              "laid out for this figure, and editing it here does not move them.")
+"""The note on an input that fixes the structure of the sheet (the horizon, a curve read from points, ...)."""
+
+
+class _Inputs:
+    """The Inputs sheet: named cells written one a row.
+
+    An input the formulas follow is written plain and said "edit here"; one that fixes the structure of
+    the sheet (the number of month rows, a column of values) is written on a grey ground in italics with
+    a note, and said "change in the scenario, then export again"; a derived one is a formula.
+    """
+
+    def __init__(self, book, sheet, cells: Cells):
+        self.book, self.sheet, self.cells, self.row = book, sheet, cells, 1
         self.number = book.add_format({"num_format": "#,##0.########"})
-        for col, head in enumerate(("input", "value", "unit", "source", "name")):
+        self.fixed = book.add_format({"num_format": "#,##0.########", "italic": True, "bg_color": "#D9D9D9"})
+        self.derived = book.add_format({"num_format": "#,##0.########", "font_color": "#595959"})
+        for col, head in enumerate(("input", "value", "unit", "source", "name", "to change it")):
             sheet.write_string(0, col, head, book.add_format({"bold": True}))
         sheet.set_column(0, 0, 46)
         sheet.set_column(1, 1, 16)
         sheet.set_column(2, 2, 18)
         sheet.set_column(3, 3, 70)
         sheet.set_column(4, 4, 30)
+        sheet.set_column(5, 5, 44)
+        sheet.freeze_panes(1, 1)
 
-    def add(self, name: str, title: str, value, unit: str, source: str) -> str:
-        """Write one named input (a number, or a formula string starting with ``=``); returns its name."""
+    def add(self, name: str, title: str, value, unit: str, source: str, fixed: bool = False) -> str:
+        """Write one named input (a number, or a formula string starting with ``=``); returns its name.
+
+        ``fixed``: the figure fixes the structure of the sheet, so it is marked "change in the
+        scenario, then export again" (a grey italic cell with a note) rather than "edit here".
+        """
         row = self.row
         self.sheet.write_string(row, 0, title)
         if isinstance(value, str):
-            self.sheet.write_formula(row, 1, value, self.number)
+            self.sheet.write_formula(row, 1, value, self.fixed if fixed else self.derived)
+            how = "a formula of the inputs above"
         else:
-            self.sheet.write_number(row, 1, float(value), self.number)
+            self.sheet.write_number(row, 1, float(value), self.fixed if fixed else self.number)
+            how = "edit here: every formula follows"
+        if fixed:
+            how = "change in the scenario, then export again"
+            self.sheet.write_comment(row, 1, FIXED_NOTE, {"x_scale": 2, "y_scale": 1.5})
         self.sheet.write_string(row, 2, unit)
         self.sheet.write_string(row, 3, source or "not stated in the scenario")
         self.sheet.write_string(row, 4, name)
+        self.sheet.write_string(row, 5, how)
         self.book.define_name(name, f"=Inputs!$B${row + 1}")
+        self.cells.name(name, "Inputs", row, 1)
         self.row += 1
         return name
 
@@ -164,7 +239,8 @@ def _held_servers(r: Resolved, flows: CashFlows) -> np.ndarray:
 
 
 def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: Comparison | None = None) -> Path:
-    """Write the scenario's cash flows as an Excel workbook with live formulas.
+    """Write the scenario's cash flows (or, without a finance block, its steady monthly costs) as an Excel
+    workbook with live formulas, each written with its value.
 
     The workbook is written beside ``path`` and renamed there when whole: a failure or an
     interrupt leaves an earlier file at ``path`` as it was. A missing folder is made.
@@ -172,7 +248,7 @@ def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: 
     Parameters
     ----------
     scenario
-        A scenario with a ``finance`` block.
+        A scenario; with a ``finance`` block the workbook has its cash flows month by month.
     path
         The ``.xlsx`` file to write.
     comparison
@@ -186,7 +262,7 @@ def write_workbook(scenario: Scenario | Resolved, path: str | Path, comparison: 
     Raises
     ------
     ValueError
-        The scenario has no finance block.
+        A formula gives an Excel error or a number that is not finite (no reader should see it).
     OutputPathError
         ``path`` does not end in ``.xlsx``, is not a regular file (a folder, a FIFO, a device),
         or its folder cannot be one.
@@ -198,27 +274,30 @@ def _workbook_writer(r: Resolved, comparison: Comparison | None):
     """A function that writes the workbook of ``r`` to the path it is given."""
     import xlsxwriter
 
-    if r.finance is None:
-        raise ValueError("an Excel workbook needs a finance block (horizon, discount rate) in the scenario")
     comparison = comparison or compare(r)
-    flows = cash_flows(r)
+    flows = cash_flows(r) if r.finance is not None else None
 
     def write(path: Path) -> None:
         book = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
                                                "strings_to_numbers": False, "nan_inf_to_errors": False})
         try:
-            _write(book, r, flows, comparison)
+            cells = Cells()
+            if flows is None:
+                _write_steady(book, cells, r, comparison)
+            else:
+                _write(book, cells, r, flows, comparison)
+            _write_values(book, cells)
         finally:
             book.close()       # an unclosed workbook would write itself when collected
 
     return write
 
 
-def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
+def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     fin = r.finance
     horizon = fin.horizon_months
-    sheet_class = _text_sheet_class()
-    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class))
+    sheet_class = _text_sheet_class(cells)
+    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class), cells)
     sheet = book.add_worksheet("Cash flows", worksheet_class=sheet_class)
     summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
     cur = r.currency
@@ -227,17 +306,22 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     add("fin_discount_rate", "discount rate (effective yearly)", fin.discount_rate_per_year, "1/year", fin.source)
     add("fin_monthly_rate", "discount rate a month, (1 + r)^(1/12) - 1", "=(1+fin_discount_rate)^(1/12)-1",
         "1/month", "derived")
-    add("fin_horizon", "horizon", horizon, "months", fin.source)
-    add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source)
-    add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention")
+    add("fin_horizon", "horizon (the number of month rows)", horizon, "months", fin.source, fixed=True)
+    # the capacity plan (servers held, a column of values) is laid out for the lead time
+    add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source, fixed=True)
+    add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention", fixed=True)
     trends = fin.trends
-    add("fin_rent_change", "rental price change a year", trends.rental_price_change_per_year, "1/year", trends.source)
-    add("fin_api_change", "API price change a year", trends.api_price_change_per_year, "1/year", trends.source)
+    # a price with a path (finance.trends.<price>_price_path) has a column of factors, not this rate
+    add("fin_rent_change", "rental price change a year", trends.rental_price_change_per_year, "1/year", trends.source,
+        fixed=trends.path("rental") is not None)
+    add("fin_api_change", "API price change a year", trends.api_price_change_per_year, "1/year", trends.source,
+        fixed=trends.path("api") is not None)
     add("fin_electricity_change", "electricity price change a year", trends.electricity_price_change_per_year,
-        "1/year", trends.source)
+        "1/year", trends.source, fixed=trends.path("electricity") is not None)
     add("fin_salary_change", "salary change a year", trends.salary_change_per_year, "1/year", trends.source)
     add("fin_hardware_change", "hardware price change a year", trends.hardware_price_change_per_year, "1/year",
-        trends.source)
+        trends.source, fixed=trends.path("hardware") is not None or fin.tax is not None or fin.lease is not None
+        or fin.view == "marginal")
     months = flows.months
     m = _Months(horizon)
     m.add("month", "month", months)
@@ -251,8 +335,9 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
 
     if "rent" in r.options:
         rent = r.option("rent")
+        # with a commitment the reserved payments and the on-demand remainder are values of this price
         add("rent_price", "rental price per GPU-hour (on-demand)", rent.price_per_gpu_hour, f"{cur}/GPU-h",
-            rent.offer.citation())
+            rent.offer.citation(), fixed=fin.rent_commitment is not None)
         m.add("rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), months.shape))
         factor = _factor(r, m, "rental", "fin_rent_change", month)
         if rent.billing == "always_on":
@@ -292,7 +377,7 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
             api.offer.citation())
         add("api_cached_share", "cached share of input tokens", api.cached_input_share, "-", api.offer.citation())
         add("api_output_share", "output share of tokens", share, "-", "workload")
-        m.add("tokens", "tokens a month [M]",
+        m.add("tokens", "tokens a month [M tokens/month]",
               np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape))
 
         api_factor = _factor(r, m, "api", "fin_api_change", month)
@@ -337,10 +422,80 @@ def _write(book, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
     against = comparison.finance.payback_against if comparison.finance is not None else None
     if against is not None:
         _payback_columns(m, r, against, month)
-    _write_months(book, sheet, m)
+    _write_months(book, sheet, m, r.currency)
     years = _write_years(book, sheet, m, r, totals, horizon)
     _write_summary(book, summary, r, m, totals, against, years, comparison)
     inputs.table(inputs_table(r))
+
+
+STEADY_NOTE = ("The monthly cost of each part, as costmodel computes it at the scenario's volume (values): "
+               "change the scenario, then export again. The totals, the lowest and the verdict are formulas.")
+"""The note on the component columns of the steady monthly view."""
+
+
+def _write_steady(book, cells: Cells, r: Resolved, comparison: Comparison) -> None:
+    """The workbook of a scenario without a finance block: each option's steady monthly cost by part.
+
+    Sheets: Inputs (the scenario's inputs as given), Monthly costs (one row per option, one column per
+    part, its total a ``SUM``), Summary (the verdict as a formula over the totals, and costmodel's own).
+    """
+    sheet_class = _text_sheet_class(cells)
+    inputs = book.add_worksheet("Inputs", worksheet_class=sheet_class)
+    sheet = book.add_worksheet("Monthly costs", worksheet_class=sheet_class)
+    summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
+    cur, c = r.currency, comparison
+    bold = book.add_format({"bold": True, "text_wrap": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    fixed = book.add_format({"num_format": "#,##0.00", "italic": True, "bg_color": "#D9D9D9"})
+    parts = list(dict.fromkeys(part for result in c.options.values() for part in result.components))
+    heads = ["option", "label", *(f"{part} [{cur}/month]" for part in parts), f"monthly cost [{cur}/month]"]
+    for col, head in enumerate(heads):
+        sheet.write_string(0, col, head, bold)
+    for col in range(2, 2 + len(parts)):
+        sheet.write_comment(0, col, STEADY_NOTE, {"x_scale": 2, "y_scale": 1.5})
+    from xlsxwriter.utility import xl_col_to_name
+
+    total_col = 2 + len(parts)
+    for k, (option, result) in enumerate(c.options.items()):
+        row = k + 1
+        sheet.write_string(row, 0, option)
+        sheet.write_string(row, 1, result.label)
+        for j, part in enumerate(parts):
+            sheet.write_number(row, 2 + j, float(result.components.get(part, 0.0)), fixed)
+        span = f"C{row + 1}:{xl_col_to_name(total_col - 1)}{row + 1}"
+        sheet.write_formula(row, total_col, f"=SUM({span})", money)
+    sheet.set_row(0, 45)
+    sheet.set_column(0, 0, 22)
+    sheet.set_column(1, 1, 40)
+    sheet.set_column(2, total_col, 16)
+    sheet.freeze_panes(1, 2)
+    sheet.write_string(len(c.options) + 2, 0, STEADY_NOTE)
+
+    summary.set_column(0, 0, 70)
+    summary.set_column(1, 1, 22)
+    summary.write_string(0, 0, r.title, bold)
+    summary.write_string(1, 0, "reporting currency")
+    summary.write_string(1, 1, cur)
+    summary.write_string(2, 0, "volume")
+    summary.write_number(2, 1, float(c.volume), money)
+    summary.write_string(2, 2, c.volume_unit)
+    total = xl_col_to_name(total_col)
+    ranked = [(result.label, f"'Monthly costs'!{total}{k + 2}") for k, result in enumerate(c.options.values())]
+    _verdict(book, summary, 4, ranked, "monthly cost at the scenario's volume", "B2", comparison, per="/month")
+    summary.freeze_panes(1, 0)
+
+    bold_plain = book.add_format({"bold": True})
+    inputs.write_string(0, 0, "Scenario inputs as given (change them in the scenario, then export again)",
+                        bold_plain)
+    frame = inputs_table(r)
+    for col, head in enumerate(frame.columns):
+        inputs.write_string(1, col, str(head), bold_plain)
+    for row, values in enumerate(frame.itertuples(index=False), start=2):
+        for col, value in enumerate(values):
+            inputs.write_string(row, col, str(value))
+    inputs.set_column(0, 1, 30)
+    inputs.set_column(2, len(frame.columns), 18)
+    inputs.freeze_panes(2, 0)
 
 
 def _key(option: str) -> str:
@@ -434,8 +589,9 @@ def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, mont
     add(f"{prefix}_minimum_fte", f"{prefix}: FTE however small the fleet", staff.minimum_fte, "FTE", source)
     add(f"{prefix}_loaded_cost", f"{prefix}: loaded cost per FTE a year", staff.loaded_cost_per_fte_per_year,
         f"{cur}/FTE/year", source)
+    # without ``managed`` the fee is a cash line of its own, written as values: fixed at export
     add(f"{prefix}_managed", f"{prefix}: managed service a month", staff.managed_service_per_month, f"{cur}/month",
-        source)
+        source, fixed=not managed)
     per_fte = np.isfinite(staff.gpus_per_fte)
     if per_fte:
         add(f"{prefix}_gpus_per_fte", f"{prefix}: GPUs per further FTE", staff.gpus_per_fte, "GPU/FTE", source)
@@ -451,17 +607,23 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     horizon, life = fin.horizon_months, useful_life(r)
     shares = sum(line.value for line in own.bill_of_materials if line.basis == "share_of_server_price")
     per_server = sum(line.value for line in own.bill_of_materials if line.basis == "per_server")
-    fixed = sum(line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price",
-                                                                                   "per_server"))
+    totals = sum(line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price",
+                                                                                    "per_server"))
     source = _source(s_own)
-    add("own_server_price", "server price", own.server_price, f"{cur}/server", own.server.citation())
-    add("own_spare_share", "spare servers, share", own.spare_share, "-", source)
-    add("own_bom_share", "bill of materials, share of server capex", shares, "-", source)
-    add("own_bom_per_server", "bill of materials per server bought", per_server, f"{cur}/server", source)
-    add("own_bom_fixed", "bill of materials, totals", fixed, cur, source)
+    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
+    # the hardware's price also sets columns of values: the purchases (leased or sunk hardware) or the tax
+    # saved on depreciation
+    priced = by_value or fin.tax is not None
+    add("own_server_price", "server price", own.server_price, f"{cur}/server", own.server.citation(), fixed=priced)
+    add("own_spare_share", "spare servers, share", own.spare_share, "-", source, fixed=priced)
+    add("own_bom_share", "bill of materials, share of server capex", shares, "-", source, fixed=priced)
+    add("own_bom_per_server", "bill of materials per server bought", per_server, f"{cur}/server", source,
+        fixed=priced)
+    add("own_bom_fixed", "bill of materials, totals", totals, cur, source, fixed=priced)
     add("own_support_share", "hardware support a year, share of capex", own.hardware_support_share_per_year,
         "1/year", source)
-    add("own_gpus_per_server", "GPUs per server", own.gpus_per_server, "GPU", own.server.citation())
+    # the capacity plan (servers held, a column of values) is laid out for the server's GPUs
+    add("own_gpus_per_server", "GPUs per server", own.gpus_per_server, "GPU", own.server.citation(), fixed=True)
     add("own_kw_per_server", "maximum power per server", own.kw_per_server, "kW", own.server.citation())
     power = s_own.power
     add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
@@ -483,7 +645,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     if own.licence_price_per_gpu_per_year is not None:
         add("own_licence_price", "software licences per GPU a year", own.licence_price_per_gpu_per_year,
             f"{cur}/GPU/year", source)
-    add("own_useful_life", "useful life (refresh)", life, "months", fin.source)
+    add("own_useful_life", "useful life (refresh)", life, "months", fin.source, fixed=priced)
     curve = fin.residual
     if curve.method == "straight_line":
         residual = "MAX(0,1-({age})/own_useful_life)"
@@ -491,14 +653,14 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             "straight line over the useful life")
     elif curve.method == "declining_balance":
         add("own_residual_rate", "resale value lost a year (declining balance)", curve.rate_per_year, "1/year",
-            curve.source)
+            curve.source, fixed=priced)
         residual = "(1-own_residual_rate)^(({age})/12)"
         add("own_residual_at_life", "resale value at the end of the useful life, share",
             "=(1-own_residual_rate)^(own_useful_life/12)", "-", "declining balance")
     else:
         residual = None
         add("own_residual_at_life", "resale value at the end of the useful life, share",
-            float(residual_share(r, life)), "-", curve.source or "points from the scenario")
+            float(residual_share(r, life)), "-", curve.source or "points from the scenario", fixed=True)
     if fin.resale_share_at_horizon is not None:
         add("own_resale_share", "resale value at the horizon, share of price", fin.resale_share_at_horizon, "-",
             fin.source)
@@ -512,7 +674,9 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
 
     m.add("servers", "own: servers held (capacity plan)", _held_servers(r, flows))
     m.add("online", "own: online (1) or not (0)", lambda row: f"=IF({month(row)}>=fin_lead_time,1,0)")
-    m.add("bought", "own: servers with spares", lambda row: f"={m.cell('servers', row)}*(1+own_spare_share)")
+    # spares in whole servers, as costmodel.formulas.fleet.servers_with_spares: S + max(0, ceil(S·q − 1e-9))
+    m.add("bought", "own: servers with spares",
+          lambda row: f"={m.cell('servers', row)}+MAX(0,ROUNDUP({m.cell('servers', row)}*own_spare_share-1E-9,0))")
     m.add("at_today", "own: hardware held at today's prices",
           lambda row: f"={m.cell('bought', row)}*(own_server_price*(1+own_bom_share)+own_bom_per_server)"
                       "+own_bom_fixed")
@@ -523,14 +687,21 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     m.add("purchase", "own: hardware bought",
           lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}")
 
+    def life_ago(key, row):
+        """The column's cell one useful life before the row's month (INDEX over the rows above it, so that
+        the useful life on the Inputs sheet moves the refreshes)."""
+        col = m.letters[key]
+        return f"INDEX(${col}$2:${col}${row - 1},MAX(1,{month(row)}-own_useful_life+1))"
+
     def from_life_ago(row, expression):
-        back = row - life
-        return expression(back) if back >= 2 else "0"
+        if row == 2:
+            return "0"
+        return f"IF({month(row)}>=own_useful_life,{expression(row)},0)"
 
     m.add("refresh_today", "own: refresh at today's prices",
-          lambda row: "=" + from_life_ago(row, lambda b: f"{m.cell('bought_today', b)}+{m.cell('refresh_today', b)}"))
+          lambda row: "=" + from_life_ago(
+              row, lambda r: f"{life_ago('bought_today', r)}+{life_ago('refresh_today', r)}"))
     lines = []
-    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
     own_flows = flows.flows["own"]
     if by_value:
         for key, line in (("own_capex", CashLine.HARDWARE_CAPEX), ("own_lease", CashLine.LEASE_PAYMENTS),
@@ -541,9 +712,12 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
                 lines.append(key)
     elif fin.loan is not None:
         loan = fin.loan
-        add("loan_rate", "loan rate (nominal yearly, monthly at rate / 12)", loan.rate_per_year, "1/year", loan.source)
-        add("loan_term", "loan term", loan.term_months, "months", loan.source)
-        add("loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source)
+        taxed = fin.tax is not None          # the tax saved on interest is a column of values
+        add("loan_rate", "loan rate (nominal yearly, monthly at rate / 12)", loan.rate_per_year, "1/year", loan.source,
+            fixed=taxed)
+        add("loan_term", "loan term", loan.term_months, "months", loan.source, fixed=taxed)
+        add("loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source,
+            fixed=taxed)
         first = m.cell("purchase", 2)
         add("loan_payment", "loan payment a month (PMT)", f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}"
                                                           "*(1-loan_down))", f"{cur}/month", "derived")
@@ -564,8 +738,8 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
               lambda row: f"={m.cell('refresh_today', row)}*{m.cell('price_factor', row)}")
         m.add("own_refresh_resale", "own: resale at refresh",
               lambda row: "=-" + from_life_ago(
-                  row, lambda b: f"({m.cell('bought_today', b)}+{m.cell('refresh_today', b)})"
-                                 f"*{m.cell('price_factor', b)}*own_residual_at_life"))
+                  row, lambda r: f"({life_ago('bought_today', r)}+{life_ago('refresh_today', r)})"
+                                 f"*{life_ago('price_factor', r)}*own_residual_at_life"))
         lines += ["own_refresh", "own_refresh_resale"]
     if facility:
         m.add("own_facility", "own: facility capex",
@@ -638,20 +812,38 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     return lines
 
 
-def _write_months(book, sheet, m: _Months) -> None:
+UNITS = {"month": "", "year": "", "hours": "GPU-h/month", "rent_gpus": "GPU", "servers": "servers",
+         "online": "1/0", "bought": "servers", "price_factor": "-", "residual": "-", "facility_book": "-",
+         "below": "1/0", "below_later": "1/0", "dbelow": "1/0", "dbelow_later": "1/0", "payback": "months",
+         "dpayback": "months"}
+"""The unit of each column of the Cash flows sheet that is not money a month (those are ``<currency>/month``)."""
+
+
+def _unit(key: str, currency: str) -> str:
+    if key.endswith("_price_factor"):
+        return "-"
+    if "position" in key or key in ("at_today", "held"):      # amounts held or accrued, not a month's flow
+        return currency
+    return UNITS.get(key, f"{currency}/month")
+
+
+def _write_months(book, sheet, m: _Months, currency: str) -> None:
     bold = book.add_format({"bold": True, "text_wrap": True})
     money = book.add_format({"num_format": "#,##0.00"})
-    for col, (_key, header, content) in enumerate(m.columns):
-        sheet.write_string(0, col, header, bold)
+    share = book.add_format({"num_format": "0.0000"})
+    for col, (key, header, content) in enumerate(m.columns):
+        unit = _unit(key, currency)
+        sheet.write_string(0, col, header if "[" in header or not unit else f"{header} [{unit}]", bold)
+        style = money if unit.startswith(currency) else share if unit == "-" else None
         for month in range(m.horizon):
             row = month + 2
             if callable(content):
-                sheet.write_formula(row - 1, col, content(row), money)
+                sheet.write_formula(row - 1, col, content(row), style)
             else:
-                sheet.write_number(row - 1, col, float(np.asarray(content)[month]))
-    sheet.set_row(0, 45)
+                sheet.write_number(row - 1, col, float(np.asarray(content)[month]), style)
+    sheet.set_row(0, 60)
     sheet.set_column(0, len(m.columns), 14)
-    sheet.freeze_panes(1, 1)
+    sheet.freeze_panes(1, 2)
 
 
 def _write_years(book, sheet, m: _Months, r: Resolved, totals, horizon: int) -> dict[str, str]:
@@ -668,7 +860,7 @@ def _write_years(book, sheet, m: _Months, r: Resolved, totals, horizon: int) -> 
         sheet.write_number(y + 1, start, y + 1)
     for k, option in enumerate(totals):
         col = start + 1 + k
-        sheet.write_string(0, col, f"{r.label(option)}: cash out in the year", bold)
+        sheet.write_string(0, col, f"{r.label(option)}: cash out in the year [{r.currency}/year]", bold)
         for y in range(years):
             first, last = y * MONTHS_PER_YEAR, min(horizon, (y + 1) * MONTHS_PER_YEAR) - 1
             sheet.write_formula(y + 1, col, f"=SUM({m.span(f'{option}_total', first, last)})", money)
@@ -686,6 +878,7 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     sheet.set_column(1, 1, 22)
     sheet.set_column(2, 2, 40)
     sheet.set_column(3, 3, 30)
+    sheet.freeze_panes(1, 0)
     sheet.write_string(0, 0, r.title, bold)
     sheet.write_string(1, 0, "reporting currency")
     sheet.write_string(1, 1, r.currency)
@@ -747,9 +940,13 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     if against is not None:
         label = r.label(against)
         gain = m.span("gain", sheet=True)
+        # the guess: costmodel's monthly IRR, so that Newton's method in Excel and LibreOffice starts at the root
+        # (from their default 10 % a month it wanders off on long series of small gains and says #NUM!)
+        irr = comparison.finance.irr_per_year if comparison.finance is not None else None
+        guess = (1 + irr) ** (1 / MONTHS_PER_YEAR) - 1 if irr is not None else fin.discount_rate_per_year / 12
         figures = [
             (f"IRR of owning vs {label} (yearly, from monthly IRR)",
-             f'=IFERROR((1+IRR({gain}))^12-1,"not defined")', "1/year", rate),
+             f'=IFERROR((1+IRR({gain},{guess!r}))^12-1,"not defined")', "1/year", rate),
             (f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
              f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")', "1/year", rate),
             ("investment (hardware, refresh, facility, loan payments)",
@@ -776,8 +973,8 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
                                        "at the end; where owning stays ahead for good)")
             row += 1
     row += 1
-    sheet.write_string(row, 0, "verdict (as computed by costmodel)", bold)
-    sheet.write_string(row + 1, 0, decision_sentence(comparison))
+    ranked = [(r.label(option), pv) for option, pv in zip(totals, pvs, strict=True)]
+    row = _verdict(book, sheet, row, ranked, "present value of costs", "B2", comparison)
     rents = [r.label(o) for o, x in r.options.items() if x.kind == "rent" and o != "rent"]
     apis = [r.label(o) for o, x in r.options.items() if x.kind == "api" and o != "api"]
     notes = []
@@ -786,9 +983,45 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
                      "values computed by costmodel, all on demand, not live formulas of the Inputs sheet")
     if apis:
         notes.append("note: the further API offers (options.apis: " + ", ".join(apis) + ") are not in this "
-                     "workbook; the verdict above ranks them")
+                     "workbook; costmodel's verdict above ranks them")
     for k, note in enumerate(notes):
-        sheet.write_string(row + 3 + k, 0, note)
+        sheet.write_string(row + 1 + k, 0, note)
+
+
+def _verdict(book, sheet, row: int, ranked: list[tuple[str, str]], measure: str, currency: str,
+             comparison: Comparison, per: str = "") -> int:
+    """The options' figures in a block, the verdict as a formula over them, and costmodel's own sentence.
+
+    ``ranked`` holds each option's label and the A1 cell of its figure on ``sheet``; ``currency`` the cell
+    of the currency code, ``per`` what follows it in the unit (``"/month"``). The verdict formula refers
+    to the cells that hold the labels, never to their text, and follows every edit; costmodel's sentence
+    below it is the verdict at the inputs as exported. Returns the next free row.
+    """
+    bold = book.add_format({"bold": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    sheet.write_string(row, 0, f"{measure} by option", bold)
+    sheet.write_formula(row, 1, f'="["&{currency}&"{per}]"')
+    first = row + 1
+    for k, (label, cell) in enumerate(ranked):
+        sheet.write_string(first + k, 0, label)
+        sheet.write_formula(first + k, 1, f"={cell}", money)
+    last = first + len(ranked) - 1
+    labels, values = f"$A${first + 1}:$A${last + 1}", f"$B${first + 1}:$B${last + 1}"
+    lowest, second = f"MIN({values})", f"SMALL({values},2)"
+
+    def name(value):
+        return f"INDEX({labels},MATCH({value},{values},0))"
+
+    amount = f'TEXT({{}},"#,##0")&" "&{currency}' + (f'&"{per}"' if per else "")
+    rest = (f'IF(COUNT({values})<2,".",IF({second}={lowest},", tied with another option.",'
+            f'", "&{amount.format(f"{second}-{lowest}")}&" less than "&{name(second)}&"."))')
+    row = last + 2
+    sheet.write_string(row, 0, "verdict (a formula of the figures above: it follows every edit)", bold)
+    sheet.write_formula(row + 1, 0, f'={name(lowest)}&" has the lowest {measure}: "&{amount.format(lowest)}&{rest}')
+    sheet.write_string(row + 3, 0, "costmodel's verdict for the scenario as exported (text: it does not follow "
+                                   "edits in this workbook)", bold)
+    sheet.write_string(row + 4, 0, decision_sentence(comparison))
+    return row + 6
 
 
 def _lowest_formula(labels: list[str], cells: list[str]) -> str:
@@ -872,7 +1105,7 @@ def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, 
     Parameters
     ----------
     scenario
-        A scenario with a ``finance`` block.
+        A scenario; the CSV and Parquet tables need a ``finance`` block, the workbook does not.
     xlsx
         The workbook file (:func:`write_workbook`), or None.
     csv, parquet
@@ -890,7 +1123,8 @@ def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, 
     Raises
     ------
     ValueError
-        No finance block.
+        Tables without a finance block, or a workbook formula that gives an error or a number that is
+        not finite.
     ExtraNotInstalled
         Parquet without pyarrow (``pip install 'costmodel[parquet]'``).
     OutputPathError
