@@ -353,7 +353,24 @@ def scenario_json_schema(catalog: Catalog | None = None) -> dict[str, Any]:
     """The JSON Schema of a scenario file, with catalog ids as enums (for editors' completion).
 
     Every ``server``, ``offer``, ``gpu``, ``model`` and ``throughput_row`` field lists the ids
-    of the catalog (the bundled one, or ``catalog``).
+    of the catalog (the bundled one, or ``catalog``), beside any text.
+
+    The schema refuses what :func:`validate_data` refuses but for :data:`VALIDATOR_ONLY_RULES`
+    (listed in its ``$comment``): the models' field rules and the joint rules they state in
+    ``json_schema_extra``, plus what is added here: the text forms the validator reads
+    (``redundancy: n_plus_1``, a mix written ``"2:1"``), keys that follow a pattern and no other,
+    and the magnitude rule of every input number.
+
+    Parameters
+    ----------
+    catalog
+        Catalog whose ids are listed. Default: the bundled one.
+
+    Returns
+    -------
+    dict
+        A JSON Schema (draft 2020-12), as data/schemas/scenario.schema.json holds it for the
+        bundled catalog.
     """
     from .catalog import default_catalog
 

@@ -60,7 +60,6 @@ from .base import (
     when,
 )
 
-
 FIGURE_PATH = r"^[a-z_][a-z0-9_:-]*(\.[a-z0-9_:-]+( [a-z0-9_:-]+)*)*$"
 """A figure's path in the output: keys (and list indices) joined by dots."""
 
@@ -91,8 +90,10 @@ _CLAIM_RULES = {
 class Claim(InputModel):
     """One figure stated by the scenario's source document."""
 
-    model_config = ConfigDict(json_schema_extra=rules(*[when(equals(kind=kind), both(*rule, absent(*(
-        set(_CLAIM_FIELDS) - set(_CLAIM_TAKES[kind]))))) for kind, rule in _CLAIM_RULES.items()]))
+    model_config = ConfigDict(json_schema_extra=rules(*[
+        when(equals(kind=kind), both(*rule, absent(*(name for name in _CLAIM_FIELDS
+                                                     if name not in _CLAIM_TAKES[kind]))))
+        for kind, rule in _CLAIM_RULES.items()]))
 
     statement: Text = Field(min_length=1, description="The claim in the source's own words.")
     kind: Literal["monthly_cost", "break_even", "gpu_hours", "figure"] = Field(
