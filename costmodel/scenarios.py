@@ -404,6 +404,10 @@ def scenario_json_schema(catalog: Catalog | None = None) -> dict[str, Any]:
     schema["$defs"][_TINY] = _tiny_number()
     schema["$comment"] = ("Checked by costmodel validate only (the catalog, a computation, or a rule between "
                           "values that JSON Schema cannot state): " + "; ".join(VALIDATOR_ONLY_RULES.values()))
+    schema["description"] = (schema.get("description", "").rstrip() + "\n\nThis schema checks every rule of "
+                             "costmodel validate but those listed in its $comment (catalog ids and rows, comparisons "
+                             "and sums of two or more values, unique names, calendar days): run costmodel validate "
+                             "for those.")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["x-costmodel-schema-version"] = SCENARIO_SCHEMA_VERSION
     return schema

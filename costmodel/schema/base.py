@@ -49,6 +49,7 @@ def _no_boolean(value: Any) -> Any:
 NotBoolean = BeforeValidator(_no_boolean)
 """For a ``Literal`` of whole numbers (a term of 1 or 3 years): Python's ``True == 1`` would let true
 through, which neither the strict numbers nor the JSON Schema's ``integer`` take."""
+
 MAX_TEXT = 10_000
 """Most characters of a free-text field."""
 
@@ -248,9 +249,9 @@ def when(condition: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
     return {"if": condition, "then": then}
 
 
-def rules(*schemas: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def rules(*schemas: dict[str, Any]) -> dict[str, Any]:
     """A model's ``json_schema_extra``: every rule holds (``allOf``)."""
-    return {"allOf": list(schemas), **extra}
+    return {"allOf": list(schemas)}
 
 
 class InputModel(BaseModel):
