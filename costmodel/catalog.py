@@ -55,7 +55,7 @@ class _Row(BaseModel):
     as_of: str = Field(pattern=r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$",
                        description="Date, month or year the figure was true: YYYY-MM-DD, YYYY-MM or YYYY.")
     source: str = Field(min_length=1, description="Where the figure comes from.")
-    notes: str = ""
+    notes: str = Field(default="", description="Anything a reader of the figure should know.")
     _origin: str | None = PrivateAttr(default=None)
 
     @field_validator("*", mode="before")
@@ -221,7 +221,7 @@ class CloudOffer(_Row):
     key: ClassVar[str] = "offer"
 
     offer: str = Field(description="Catalog id of the offer.")
-    provider: str
+    provider: str = Field(description="The cloud that rents the GPUs.")
     gpu: str = Field(description="Catalog id of the GPU rented.")
     pricing: Literal["on_demand"] = Field(description="Pricing model of price_per_gpu_hour: on-demand.")
     price_per_gpu_hour: float = Field(gt=0, description="On-demand price of one GPU for one hour: the instance's "
@@ -261,8 +261,8 @@ class APIOffer(_Row):
     key: ClassVar[str] = "offer"
 
     offer: str = Field(description="Catalog id of the offer.")
-    provider: str
-    model: str
+    provider: str = Field(description="The company whose API it is.")
+    model: str = Field(description="The provider's name of the model priced.")
     input_per_million: float = Field(gt=0, description="Price of input tokens. [currency/M tokens]")
     cached_input_per_million: float | None = Field(
         default=None, gt=0, description="Price of cached input tokens; empty means the input price. [currency/M tokens]"

@@ -9,6 +9,7 @@ reason, for every problem found at once.
 from __future__ import annotations
 
 import copy
+import math
 import typing
 import weakref
 from collections.abc import Mapping
@@ -311,12 +312,152 @@ _ID_FIELDS = {("OwnCluster", "server"): "servers", ("CloudRental", "offer"): "cl
               ("HostedAPI", "offer"): "api_offers", ("Serving", "model"): "models",
               ("Serving", "throughput_row"): "throughput"}
 
+_CATALOG = "needs the catalog in use"
+_BETWEEN = "compares two values of the file, which JSON Schema cannot do"
+
+VALIDATOR_ONLY_RULES: dict[str, str] = {
+    # the catalog: the schema lists the bundled ids for completion but takes any text, since a scenario's
+    # offers: block or a --catalog folder may add ids
+    "unknown_id": f"a catalog id (server, offer, GPU, model, curve, grid region, PUE row) exists: {_CATALOG}",
+    "gpu_mismatch": f"the own server's and rented offer's GPU is the workload's GPU: {_CATALOG}",
+    "no_fx_rate": f"fx.rates holds the currency of every price, catalog rows' included: {_CATALOG}",
+    "reserved_dearer": f"a reserved price is at most the offer's on-demand price: {_CATALOG}",
+    "reserved_price_missing": f"rental_price_path from_reserved has both reserved prices: {_CATALOG}",
+    "forward_not_positive": f"rental_price_path from_reserved implies a positive price: {_CATALOG}",
+    "beyond_context": f"serving.request fits the model's context: {_CATALOG}",
+    "offers_catalog": "the offers: block's rows join the catalog in use",
+    "unknown_time_zone": "a time zone is in the IANA tz database of the machine",
+    "resolve": "the scenario resolves: the model fits the GPUs, demand files read, and the other checks that "
+               "need a computation",
+    # rules between values
+    "low_above_high": f"a distribution's or range's low is at most its high: {_BETWEEN}",
+    "mode_outside": f"a triangular mode lies between low and high: {_BETWEEN}",
+    "too_long": f"a campaign's on_days is at most its period_days: {_BETWEEN}",
+    "not_after_start": f"office hours end after they start: {_BETWEEN}",
+    "negative_base": f"a bursty profile's peak_to_average x duty_cycle is at most 1: {_BETWEEN}",
+    "no_progress": f"spot interruptions x work lost is below 1: {_BETWEEN}",
+    "loan_too_long": f"a loan's term is at most the own option's depreciation_months: {_BETWEEN}",
+    "lead_time_past_horizon": f"lead_time_months is below horizon_months: {_BETWEEN}",
+    "plan_past_horizon": f"a capacity plan's years fit the horizon: {_BETWEEN}",
+    "stage_gpus": f"a training stage's gpus are at most cluster_gpus: {_BETWEEN}",
+    "plan_gpus": f"the parallelism plan's product is cluster_gpus: {_BETWEEN}",
+    "expert_divides_data": f"expert_parallel divides data_parallel: {_BETWEEN}",
+    "mix_mismatch": f"serving.request's shape matches input_tokens_per_output_token: {_BETWEEN}",
+    "fx_self": f"fx.rates holds no rate for the reporting currency: {_BETWEEN}",
+    "grows_too_far": f"demand growth keeps the volume below the largest input over the horizon: {_BETWEEN}",
+    "dates_not_rising": f"a price table's dates rise: {_BETWEEN}",
+    "table_rows": f"a price table has as many factors as dates: {_BETWEEN}",
+    "points": f"a points residual curve has rising ages and as many shares: {_BETWEEN}",
+    "causes_sum": f"goodput causes add up to interruptions: {_BETWEEN}",
+    "shares_not_one": f"tier_shares sum to 1: {_BETWEEN}",
+    "shares_above_one": f"an API's input shares (cached, written, audio, image) sum to at most 1: {_BETWEEN}",
+    "dearer_than_on_demand": f"an offers: row's spot and reserved prices are at most its on-demand price: {_BETWEEN}",
+    "cheaper_than_base": f"an offers: row's 1-hour cache write and long-context prices are at least the base: "
+                         f"{_BETWEEN}",
+    "cache_dearer": f"an offers: row's cached input price is at most its input price: {_BETWEEN}",
+    "duplicate_name": "options.rents and options.apis names are unique (JSON Schema's uniqueItems compares whole "
+                      "items)",
+    "duplicate_stage": "training stage names are unique, ignoring case and spaces",
+    "duplicate_id": "the ids of an offers: table are unique",
+    # inputs named by path, whose set depends on the scenario
+    "not_numeric_input": "an uncertainty path names a numeric input of this scenario",
+    "fixed_input": "an uncertainty path names an input that may vary",
+    "outside_range": "an uncertainty or override value lies in its input's range",
+    "no_such_input": "an override names an input of an option the scenario holds",
+    "joint_rule": "overrides and uncertainty reaches keep the rules that join inputs",
+    "no_option": "a claim or the uncertainty block names an option the scenario holds",
+    # what JSON cannot tell apart, or a regular expression cannot say
+    "int_from_float": "a count is written without a decimal point (JSON has one number type: 3.0 is 3)",
+    "no_words": "a text holds some visible character (the Unicode categories of invisible ones)",
+    "calendar_day": "a date is a day of the calendar (2026-02-30 is not)",
+    "not_a_day": "an offers: row's as_of is a day of the calendar",
+}
+"""The rules ``costmodel validate`` checks and the JSON Schema does not (error type → why not), so that an
+editor may pass a file the validator refuses for these reasons alone. Every other rule of the validator
+is in the schema (tests/test_scenario_schema.py checks both on mutated bundled scenarios)."""
+
+_NOT_MAGNITUDE_CHECKED = {"Uncertainty", "Distribution", "Range", "Claim"}
+"""Definitions whose numbers are not scenario inputs, so no magnitude rule applies to them (seeds, sample
+sizes, the reach of a distribution, a claim's stated figure: each has its own rules)."""
+
+
+_TINY = "TinyNumber"
+"""Name of the schema definition of a number too small to be an input (refused with ``not``)."""
+
+
+def _tiny_number() -> dict[str, Any]:
+    from .units import SMALLEST_INPUT
+
+    return {"type": "number", "exclusiveMinimum": -SMALLEST_INPUT, "exclusiveMaximum": SMALLEST_INPUT,
+            "not": {"const": 0}, "description": f"Not zero, but smaller than {SMALLEST_INPUT:g} in size: no "
+                                                "input is that small (a typo). [the input's unit]"}
+
+
+def _plausible(node: Any) -> None:
+    """Add the magnitude rule of every input (:func:`costmodel.units.implausible_magnitude`: zero, or
+    between SMALLEST_INPUT and LARGEST_INPUT in size) to each number of a schema node, in place."""
+    from .units import LARGEST_INPUT, SMALLEST_INPUT
+
+    if isinstance(node, list):
+        for item in node:
+            _plausible(item)
+        return
+    if not isinstance(node, dict):
+        return
+    if node.get("type") in ("number", "integer"):
+        if node.get("maximum", math.inf) > LARGEST_INPUT and "exclusiveMaximum" not in node:
+            node["maximum"] = int(LARGEST_INPUT) if node["type"] == "integer" else LARGEST_INPUT
+        if node.get("minimum", -math.inf) < -LARGEST_INPUT and "exclusiveMinimum" not in node:
+            node["minimum"] = -int(LARGEST_INPUT) if node["type"] == "integer" else -LARGEST_INPUT
+        low = node.get("minimum", node.get("exclusiveMinimum", -math.inf))
+        if node["type"] == "number" and low < SMALLEST_INPUT:
+            node["not"] = {"$ref": f"#/$defs/{_TINY}"}
+    for key, value in node.items():
+        if key not in ("propertyNames", "not", "if"):
+            _plausible(value)
+
+
+def _keys_by_pattern(node: Any) -> None:
+    """A mapping whose keys follow a pattern (``fx.rates``: currency codes) takes no other key, as the
+    validator: pydantic writes the pattern as ``patternProperties``, which lets any other key through."""
+    if isinstance(node, list):
+        for item in node:
+            _keys_by_pattern(item)
+        return
+    if not isinstance(node, dict):
+        return
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, dict) and len(patterns) == 1 and "additionalProperties" not in node:
+        (pattern, values), = patterns.items()
+        node.pop("patternProperties")
+        node["propertyNames"] = {**node.get("propertyNames", {}), "pattern": pattern}
+        node["additionalProperties"] = values
+    for value in node.values():
+        _keys_by_pattern(value)
+
 
 def scenario_json_schema(catalog: Catalog | None = None) -> dict[str, Any]:
     """The JSON Schema of a scenario file, with catalog ids as enums (for editors' completion).
 
     Every ``server``, ``offer``, ``gpu``, ``model`` and ``throughput_row`` field lists the ids
-    of the catalog (the bundled one, or ``catalog``).
+    of the catalog (the bundled one, or ``catalog``), beside any text.
+
+    The schema refuses what :func:`validate_data` refuses but for :data:`VALIDATOR_ONLY_RULES`
+    (listed in its ``$comment``): the models' field rules and the joint rules they state in
+    ``json_schema_extra``, plus what is added here: the text forms the validator reads
+    (``redundancy: n_plus_1``, a mix written ``"2:1"``), keys that follow a pattern and no other,
+    and the magnitude rule of every input number.
+
+    Parameters
+    ----------
+    catalog
+        Catalog whose ids are listed. Default: the bundled one.
+
+    Returns
+    -------
+    dict
+        A JSON Schema (draft 2020-12), as data/schemas/scenario.schema.json holds it for the
+        bundled catalog.
     """
     from .catalog import default_catalog
 
@@ -338,6 +479,22 @@ def scenario_json_schema(catalog: Catalog | None = None) -> dict[str, Any]:
     serving = schema.get("$defs", {}).get("Serving", {}).get("properties", {}).get("redundancy")
     if serving is not None and "anyOf" in serving:      # the short form the validator takes
         serving["anyOf"].append({"const": "n_plus_1", "description": "one spare replica, no failure model"})
+    mix = schema.get("$defs", {}).get("TokensWorkload", {}).get("properties", {}).get("input_tokens_per_output_token")
+    if mix is not None and "anyOf" in mix:              # "2:1", read as 2 by the validator
+        from .schema.workload import RATIO_PATTERN
+
+        mix["anyOf"].append({"type": "string", "pattern": RATIO_PATTERN, "description": "a ratio, e.g. \"2:1\""})
+    _keys_by_pattern(schema)
+    for name, definition in schema.get("$defs", {}).items():
+        if name not in _NOT_MAGNITUDE_CHECKED:
+            _plausible(definition)
+    schema["$defs"][_TINY] = _tiny_number()
+    schema["$comment"] = ("Checked by costmodel validate only (the catalog, a computation, or a rule between "
+                          "values that JSON Schema cannot state): " + "; ".join(VALIDATOR_ONLY_RULES.values()))
+    schema["description"] = (schema.get("description", "").rstrip() + "\n\nThis schema checks every rule of "
+                             "costmodel validate but those listed in its $comment (catalog ids and rows, comparisons "
+                             "and sums of two or more values, unique names, calendar days): run costmodel validate "
+                             "for those.")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["x-costmodel-schema-version"] = SCENARIO_SCHEMA_VERSION
     return schema

@@ -16,7 +16,17 @@ import re
 import unicodedata
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    ValidationError,
+    ValidationInfo,
+    WithJsonSchema,
+)
 from pydantic.fields import FieldInfo
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 
@@ -28,6 +38,18 @@ Positive = Annotated[float, Field(strict=True, gt=0)]
 Share = Annotated[float, Field(strict=True, ge=0, le=1)]
 PositiveShare = Annotated[float, Field(strict=True, gt=0, le=1)]
 Count = Annotated[int, Field(strict=True)]
+
+
+def _no_boolean(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise PydanticCustomError("bool_not_number", "must be a whole number, not true/false", {})
+    return value
+
+
+NotBoolean = BeforeValidator(_no_boolean)
+"""For a ``Literal`` of whole numbers (a term of 1 or 3 years): Python's ``True == 1`` would let true
+through, which neither the strict numbers nor the JSON Schema's ``integer`` take."""
+
 MAX_TEXT = 10_000
 """Most characters of a free-text field."""
 
@@ -53,9 +75,28 @@ def _text(value: str) -> str:
     return value
 
 
-Text = Annotated[str, AfterValidator(_text)]
+TEXT_PATTERN = r"^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*$"
+"""JSON Schema pattern of free text: no control character but tab and line breaks (as :func:`_text` checks)."""
+
+
+class _TextJsonSchema:
+    """What of :func:`_text`'s rules JSON Schema can state: the longest text and no control characters
+    (a field's own, shorter ``max_length`` stays)."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        schema = handler(core_schema)
+        schema["maxLength"] = min(schema.get("maxLength", MAX_TEXT), MAX_TEXT)
+        schema["pattern"] = TEXT_PATTERN
+        return schema
+
+
+Text = Annotated[str, AfterValidator(_text), _TextJsonSchema()]
 """Free text (titles, descriptions, sources, labels): at most :data:`MAX_TEXT` characters, no control
 characters but tab and line breaks, something visible when not empty."""
+
+Source = Annotated[Text, Field(description="Where this block's figures come from: a document, a quote, a "
+                                           "measurement, or ASSUMPTION.")]
+"""The source text of a block (free text, with a description of its own for editors)."""
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
 _ISO_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$", re.ASCII)
@@ -79,11 +120,15 @@ def _calendar(pattern: re.Pattern, kind: str, example: str):
     return check
 
 
-Date = Annotated[dt.date, BeforeValidator(_calendar(_ISO_DATE, "a date", "2026-06-21"))]
+Date = Annotated[dt.date, BeforeValidator(_calendar(_ISO_DATE, "a date", "2026-06-21")),
+                 WithJsonSchema({"type": "string", "pattern": r"^\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*$"})]
 """A calendar date written as ISO 8601 text (``2026-06-21``), never a number."""
 
 DateTime = Annotated[dt.datetime, BeforeValidator(_calendar(_ISO_DATE_TIME, "a date or a date-time",
-                                                            "2026-06-21 or 2026-06-21T12:00"))]
+                                                            "2026-06-21 or 2026-06-21T12:00")),
+                     WithJsonSchema({"type": "string",
+                                     "pattern": r"^\s*[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}"
+                                                r"(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?\s*$"})]
 """A date or a date-time written as ISO 8601 text (``2026-06-21``, ``2026-06-21T12:00``), never a number
 read as Unix time."""
 
@@ -138,6 +183,75 @@ def unit_of(info: FieldInfo | None) -> str | None:
     if info is None or not isinstance(info.json_schema_extra, dict):
         return None
     return info.json_schema_extra.get("unit")
+
+
+# JSON Schema fragments for the rules that join a block's fields, given to a model as
+# ``model_config = ConfigDict(json_schema_extra=rules(...))`` beside the validator that checks each, so the
+# shipped schema (data/schemas/scenario.schema.json) refuses what the validator refuses. "Given" is the
+# validator's "is not None": present and not null.
+
+
+def given(*names: str) -> dict[str, Any]:
+    """JSON Schema: a block (not null) in which each of the fields is given (present, not null)."""
+    return {"type": "object", "required": list(names),
+            "properties": {name: {"not": {"type": "null"}} for name in names}}
+
+
+def absent(*names: str) -> dict[str, Any]:
+    """JSON Schema: each of the fields is left out or null."""
+    return {"properties": {name: {"type": "null"} for name in names}}
+
+
+def left_at(**defaults: Any) -> dict[str, Any]:
+    """JSON Schema: each field is left out or given its default value."""
+    return {"properties": {name: {"const": value} for name, value in defaults.items()}}
+
+
+def equals(**values: Any) -> dict[str, Any]:
+    """JSON Schema: a block (not null) in which each field is given with this value."""
+    return {"type": "object", "required": list(values),
+            "properties": {name: {"const": value} for name, value in values.items()}}
+
+
+def nonzero(name: str) -> dict[str, Any]:
+    """JSON Schema: a block (not null) in which the field is given and not 0 (the validator's truth)."""
+    return {"type": "object", "required": [name], "properties": {name: {"not": {"anyOf": [{"const": 0},
+                                                                                           {"type": "null"}]}}}}
+
+
+def inside(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema: a block (not null) whose field ``name`` is given and meets ``schema``."""
+    return {"type": "object", "required": [name], "properties": {name: schema}}
+
+
+def both(*schemas: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema: every one of the schemas holds."""
+    return {"allOf": list(schemas)}
+
+
+def either(*schemas: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema: at least one of the schemas holds."""
+    return {"anyOf": list(schemas)}
+
+
+def never(schema: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema: the schema does not hold."""
+    return {"not": schema}
+
+
+def one_of(*names: str) -> dict[str, Any]:
+    """JSON Schema: exactly one of the fields is given."""
+    return {"oneOf": [given(name) for name in names]}
+
+
+def when(condition: dict[str, Any], then: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema: ``then`` holds wherever ``condition`` does."""
+    return {"if": condition, "then": then}
+
+
+def rules(*schemas: dict[str, Any]) -> dict[str, Any]:
+    """A model's ``json_schema_extra``: every rule holds (``allOf``)."""
+    return {"allOf": list(schemas)}
 
 
 class InputModel(BaseModel):

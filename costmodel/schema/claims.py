@@ -39,11 +39,26 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from ..catalog import Currency
-from .base import InputModel, NonNegative, Positive, Text, fail
-
+from .base import (
+    InputModel,
+    NonNegative,
+    Positive,
+    Source,
+    Text,
+    absent,
+    both,
+    either,
+    equals,
+    fail,
+    given,
+    never,
+    one_of,
+    rules,
+    when,
+)
 
 FIGURE_PATH = r"^[a-z_][a-z0-9_:-]*(\.[a-z0-9_:-]+( [a-z0-9_:-]+)*)*$"
 """A figure's path in the output: keys (and list indices) joined by dots."""
@@ -53,8 +68,32 @@ OptionName = Annotated[str, Field(pattern=r"^(own|rent|api)$|^(rent|api):[a-z0-9
 """An option of the scenario: own, rent, api, or one of options.rents or options.apis by its option name."""
 
 
+_CLAIM_FIELDS = ("option", "options", "value", "currency", "volume", "volume_multiple", "figure", "unit", "relative_to",
+                 "baseline", "relation")
+_CLAIM_TAKES = {"monthly_cost": ("option", "value", "currency"), "break_even": ("options", "volume", "volume_multiple"),
+                "gpu_hours": ("value", "option"),
+                "figure": ("value", "figure", "unit", "currency", "relative_to", "baseline", "relation")}
+"""The fields each kind of claim takes (:meth:`Claim._complete`)."""
+_NOT_NEGATIVE = {"properties": {"value": {"minimum": 0}}}
+_CLAIM_RULES = {
+    "monthly_cost": (given("option", "value"), _NOT_NEGATIVE),
+    "break_even": (given("options"), {"properties": {"options": {"uniqueItems": True}}},
+                   one_of("volume", "volume_multiple")),
+    "gpu_hours": (given("value"), _NOT_NEGATIVE),
+    "figure": (given("value", "figure"), never(given("relative_to", "baseline")),
+               when(either(given("relative_to"), given("baseline")), given("relation")),
+               when(both(absent("relative_to"), absent("baseline")), absent("relation"))),
+}
+"""JSON Schema of :meth:`Claim._complete`, by kind."""
+
+
 class Claim(InputModel):
     """One figure stated by the scenario's source document."""
+
+    model_config = ConfigDict(json_schema_extra=rules(*[
+        when(equals(kind=kind), both(*rule, absent(*(name for name in _CLAIM_FIELDS
+                                                     if name not in _CLAIM_TAKES[kind]))))
+        for kind, rule in _CLAIM_RULES.items()]))
 
     statement: Text = Field(min_length=1, description="The claim in the source's own words.")
     kind: Literal["monthly_cost", "break_even", "gpu_hours", "figure"] = Field(
@@ -65,7 +104,7 @@ class Claim(InputModel):
     options: tuple[OptionName, OptionName] | None = Field(
         default=None, strict=False, description="For break_even: the two options (a YAML list of two).")
     value: float | None = Field(default=None, strict=True, description="The stated figure (monthly_cost, gpu_hours: "
-                                                                     "at least 0; figure: any sign).")
+                                "at least 0; figure: any sign). [the figure's unit]")
     figure: str | None = Field(default=None, pattern=FIGURE_PATH, description="For figure: the path of a figure in "
                                "the output, e.g. options.api.cost_per_request or energy.options.own."
                                "energy_kwh_per_month (list items by index: decision.candidates.0.figure).")
@@ -86,7 +125,7 @@ class Claim(InputModel):
         default=None, description="A stated break-even as a multiple of the scenario's volume. [-]")
     tolerance: Positive = Field(default=0.05, le=10,
                                 description="Largest relative gap |computed/stated - 1| that still confirms. [-]")
-    source: Text = ""
+    source: Source = ""
 
     @model_validator(mode="after")
     def _complete(self) -> Claim:

@@ -9,10 +9,23 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from ..catalog import known_time_zone
-from .base import Count, DateTime, InputModel, NonNegative, Positive, PositiveShare, Share, Text, fail, quantity
+from .base import (
+    Count,
+    DateTime,
+    InputModel,
+    NonNegative,
+    Positive,
+    PositiveShare,
+    Share,
+    Source,
+    Text,
+    fail,
+    quantity,
+    rules,
+)
 
 
 SHAPES = "shapes the demand hour by hour (one series for every sample)"
@@ -24,13 +37,13 @@ YEAR = "sets the calendar year"
 class _Profile(InputModel):
     growth_per_year: float = quantity(0.0, unit="1/year", title="demand growth over the year", strict=True, gt=-1,
                                       le=100, varies=False, fixed_because=SHAPES)
-    source: Text = ""
+    source: Source = ""
 
 
 class SteadyDemand(_Profile):
     """The same demand every hour: the workload's average."""
 
-    kind: Literal["steady"]
+    kind: Literal["steady"] = Field(description="steady: the workload's average every hour.")
 
 
 class BurstyDemand(_Profile):
@@ -40,7 +53,7 @@ class BurstyDemand(_Profile):
     negative (ratio × duty ≤ 1). Peak hours come first in each week.
     """
 
-    kind: Literal["bursty"]
+    kind: Literal["bursty"] = Field(description="bursty: a peak for a share of the hours, a lower base the rest.")
     peak_to_average: float = quantity(unit="-", title="peak-to-average ratio", strict=True, ge=1, le=1000,
                                       varies=False, fixed_because=SHAPES)
     duty_cycle: PositiveShare = quantity(unit="-", title="duty cycle", varies=False,
@@ -58,7 +71,8 @@ class BurstyDemand(_Profile):
 class CampaignDemand(_Profile):
     """Campaigns: busy for on_days of every period_days, at off_share of that level in between."""
 
-    kind: Literal["campaigns"]
+    kind: Literal["campaigns"] = Field(
+        description="campaigns: busy on_days of every period_days, off_share in between.")
     on_days: Positive = quantity(unit="d", title="campaign length", varies=False, description="Days of each campaign.")
     period_days: Positive = quantity(unit="d", title="campaign period", le=365, varies=False,
                                      description="Days from one campaign's start to the next.")
@@ -76,8 +90,11 @@ class CampaignDemand(_Profile):
 class WeeklyDemand(_Profile):
     """A 24 × 7 template (168 hourly values from Monday 00:00), repeated and scaled to the average."""
 
-    kind: Literal["weekly"]
-    template: list[NonNegative] = Field(min_length=168, max_length=168, description="Relative demand by hour.",
+    model_config = ConfigDict(json_schema_extra=rules(
+        {"properties": {"template": {"contains": {"exclusiveMinimum": 0}}}}))
+
+    kind: Literal["weekly"] = Field(description="weekly: a 168-hour template, repeated.")
+    template: list[NonNegative] = Field(min_length=168, max_length=168, description="Relative demand by hour. [-]",
                                         json_schema_extra={"varies": False, "fixed_because": SHAPES})
 
     @model_validator(mode="after")
@@ -94,12 +111,13 @@ class OfficeHoursDemand(_Profile):
     series is scaled so that its mean is the workload's average.
     """
 
-    kind: Literal["office_hours"]
+    kind: Literal["office_hours"] = Field(
+        description="office_hours: busy from start_hour to end_hour on days, off_share outside.")
     start_hour: Count = quantity(8, unit="h", title="office hours start", ge=0, le=23, varies=False)
     end_hour: Count = quantity(18, unit="h", title="office hours end", ge=1, le=24, varies=False)
     days: list[Annotated[int, Field(ge=0, le=6)]] = Field(
         default_factory=lambda: [0, 1, 2, 3, 4], min_length=1, max_length=7,
-        description="Days with office hours, 0 = Monday.")
+        description="Days with office hours, 0 = Monday. [day of the week]")
     off_share: Share = quantity(0.0, unit="-", title="demand outside office hours", varies=False,
                                 fixed_because=SHAPES,
                                 description="Demand outside office hours as a share of the office-hours level.")
@@ -120,7 +138,7 @@ class RequestLogDemand(_Profile):
     outside ``year`` are left out. Token workloads only.
     """
 
-    kind: Literal["request_log"]
+    kind: Literal["request_log"] = Field(description="request_log: tokens per hour from a CSV request log.")
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
     year: Count = quantity(unit="year", title="profile year", ge=1970, le=2100, varies=False, fixed_because=YEAR,
                            description="Calendar year the profile covers.")
@@ -138,7 +156,7 @@ class HourlyFileDemand(_Profile):
     GPUs busy for a ``gpu_hours`` workload; tokens in the hour for a ``tokens`` workload.
     """
 
-    kind: Literal["hourly_file"]
+    kind: Literal["hourly_file"] = Field(description="hourly_file: 8,760 hourly values from a file.")
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
 
 
@@ -148,7 +166,7 @@ class JobLogDemand(_Profile):
     See :mod:`costmodel.io.demand_files` for how states, running jobs and time zones are read.
     """
 
-    kind: Literal["job_log"]
+    kind: Literal["job_log"] = Field(description="job_log: GPUs busy per hour from a Slurm sacct job log.")
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
     year: Count = quantity(unit="year", title="profile year", ge=1970, le=2100, varies=False, fixed_because=YEAR,
                            description="Calendar year the profile covers.")

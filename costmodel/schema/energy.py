@@ -8,10 +8,23 @@ need a grid.
 
 from __future__ import annotations
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from ..catalog import Currency
-from .base import InputModel, NonNegative, Positive, Text, catalog_from, fail, known_id, quantity
+from .base import (
+    InputModel,
+    NonNegative,
+    Positive,
+    Text,
+    catalog_from,
+    fail,
+    given,
+    inside,
+    known_id,
+    quantity,
+    rules,
+    when,
+)
 
 HOURS_PER_DAY = 24
 
@@ -41,6 +54,9 @@ class EnergyInputs(InputModel):
     data/grid_carbon_intensity.csv); market-based ones a contracted intensity
     (``market_kg_co2e_per_kwh``, e.g. 0 for a renewable power purchase agreement).
     """
+
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(given("market_kg_co2e_per_kwh"), inside("source", {"pattern": r"\S"}))))
 
     grid_region: str | None = Field(
         default=None, description="Grid of the own cluster (row of data/grid_carbon_intensity.csv).")

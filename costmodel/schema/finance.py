@@ -4,9 +4,28 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
-from .base import Count, Date, InputModel, Share, Text, fail, quantity
+from .base import (
+    Count,
+    Date,
+    InputModel,
+    Share,
+    Source,
+    Text,
+    absent,
+    both,
+    either,
+    equals,
+    fail,
+    given,
+    inside,
+    left_at,
+    never,
+    quantity,
+    rules,
+    when,
+)
 
 
 class Loan(InputModel):
@@ -18,7 +37,7 @@ class Loan(InputModel):
                                   description="Months of payments; at most the hardware's life.")
     down_payment_share: Share = quantity(0.0, unit="-", title="down payment",
                                          description="Share of hardware capex paid up front.")
-    source: Text = ""
+    source: Source = ""
 
 
 PRICE_PATHS = ("rental", "api", "electricity", "hardware")
@@ -29,6 +48,19 @@ MAX_PATH_YEARS = 50
 
 MAX_PATH_ROWS = 600
 """Most rows of a dated price table: one a month of the longest horizon."""
+
+
+_PATH_FORMS = [given("yearly_changes"), given("yearly_factors"), either(given("dates"), given("factors"))]
+"""JSON Schema: the forms a price path may take (:meth:`PricePath.forms`)."""
+
+_PATH_RULES = [
+    {"properties": {"yearly_changes": {"minItems": 1, "items": {"exclusiveMinimum": -1, "maximum": 10}},
+                    "yearly_factors": {"minItems": 1, "items": {"exclusiveMinimum": 0, "maximum": 1000}},
+                    "factors": {"minItems": 1, "items": {"exclusiveMinimum": 0, "maximum": 1000}},
+                    "dates": {"minItems": 1}}},
+    when(either(given("dates"), given("factors")), given("dates", "factors"))]
+"""JSON Schema of a price path's values (:meth:`PricePath._one_complete_form`; that the table's dates rise
+and match its factors one to one is the validator's alone)."""
 
 
 class PricePath(InputModel):
@@ -47,6 +79,8 @@ class PricePath(InputModel):
 
     A factor is relative to the price today (month 0 of the horizon), e.g. 0.8 is 20 % below it.
     """
+
+    model_config = ConfigDict(json_schema_extra=rules(*_PATH_RULES, {"oneOf": _PATH_FORMS}))
 
     yearly_changes: list[float] | None = quantity(
         None, unit="1/year", title="yearly price change", max_length=MAX_PATH_YEARS,
@@ -132,6 +166,9 @@ class RentalPricePath(PricePath):
     :func:`costmodel.formulas.forward_factors_from_reserved`.
     """
 
+    model_config = ConfigDict(json_schema_extra=rules(*_PATH_RULES, {"oneOf": [*_PATH_FORMS,
+                                                                                equals(from_reserved=True)]}))
+
     from_reserved: bool = Field(
         default=False, description="Infer the path from the rent option's on-demand and 1- and 3-year reserved "
                                    "prices: year 1 at p1/p, years 2-3 and after at (3 p3 - p1)/(2 p).")
@@ -146,6 +183,9 @@ class RentalPricePath(PricePath):
 
 class Trends(InputModel):
     """Yearly rates of change over the horizon; all zero is the flat case."""
+
+    model_config = ConfigDict(json_schema_extra=rules(*[
+        when(given(f"{price}_price_path"), left_at(**{f"{price}_price_change_per_year": 0})) for price in PRICE_PATHS]))
 
     rental_price_change_per_year: float = quantity(
         0.0, unit="1/year", title="rental price change", strict=True, gt=-1, le=10,
@@ -175,7 +215,7 @@ class Trends(InputModel):
         default=None, description="The electricity price's path instead of electricity_price_change_per_year.")
     hardware_price_path: PricePath | None = Field(
         default=None, description="The hardware price's path instead of hardware_price_change_per_year.")
-    source: Text = ""
+    source: Source = ""
 
     def path(self, price: str) -> PricePath | None:
         """The path of a price of :data:`PRICE_PATHS` (``rental``, ``api``, ``electricity``, ``hardware``), if given."""
@@ -199,14 +239,21 @@ class Trends(InputModel):
 class Residual(InputModel):
     """Resale value of the hardware as it ages: the curve used at each refresh and at the horizon."""
 
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(equals(method="declining_balance"), given("rate_per_year")),
+        when(never(equals(method="declining_balance")), absent("rate_per_year")),
+        when(equals(method="points"), both(given("ages_months", "shares"), {"properties": {
+            "ages_months": {"minItems": 2, "prefixItems": [{"minimum": 0}]}, "shares": {"minItems": 2}}})),
+        when(never(equals(method="points")), absent("ages_months", "shares"))))
+
     method: Literal["straight_line", "declining_balance", "points"] = Field(
         default="straight_line",
         description="straight_line over the useful life; declining_balance at rate_per_year; or points.")
     rate_per_year: Share | None = quantity(None, unit="1/year", title="yearly loss of resale value",
                                            description="For declining_balance: value × (1 − rate)^(age/12).")
-    ages_months: list[float] | None = Field(default=None, description="For points: ages [months], rising.")
-    shares: list[Share] | None = Field(default=None, description="For points: resale value as a share of price.")
-    source: Text = ""
+    ages_months: list[float] | None = Field(default=None, description="For points: ages, rising. [months]")
+    shares: list[Share] | None = Field(default=None, description="For points: resale value as a share of price. [-]")
+    source: Source = ""
 
     @model_validator(mode="after")
     def _curve_is_complete(self) -> Residual:
@@ -246,7 +293,7 @@ class Lease(InputModel):
     residual_share: Share = quantity(0.0, unit="-", title="lease residual",
                                      description="Buy-out (finance) or the lessor's residual (operating), as a "
                                                  "share of the hardware price.")
-    source: Text = ""
+    source: Source = ""
 
 
 class Commitment(InputModel):
@@ -256,11 +303,16 @@ class Commitment(InputModel):
     paid on demand. An up-front payment covers the whole term even where the horizon ends within it.
     """
 
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(never(equals(payment="partial_upfront")), left_at(upfront_share=0.5))))
+
     gpus: Count = quantity(unit="GPU", title="reserved GPUs", ge=1, le=10_000_000, varies=False)
-    payment: Literal["all_upfront", "partial_upfront", "no_upfront"] = "no_upfront"
+    payment: Literal["all_upfront", "partial_upfront", "no_upfront"] = Field(
+        default="no_upfront", description="How much of each term is paid at its start: all, part (upfront_share) "
+                                          "or none.")
     upfront_share: Share = quantity(0.5, unit="-", title="share paid up front",
                                     description="For partial_upfront: share of the term's price paid at its start.")
-    source: Text = ""
+    source: Source = ""
 
     @model_validator(mode="after")
     def _share_for_partial(self) -> Commitment:
@@ -278,6 +330,9 @@ class Tax(InputModel):
     and adds the tax on resale proceeds above the hardware's remaining tax basis.
     """
 
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(equals(depreciation="macrs_5"), both(absent("life_months"), left_at(declining_factor=2.0)))))
+
     rate: Share = quantity(unit="-", title="tax rate", description="Marginal income tax rate, e.g. 0.21.")
     depreciation: Literal["straight_line", "declining_balance", "macrs_5"] = Field(
         default="straight_line",
@@ -290,7 +345,7 @@ class Tax(InputModel):
                                        description="2.0 for double declining balance.")
     bonus_share: Share = quantity(0.0, unit="-", title="bonus depreciation",
                                   description="Share of hardware cost deducted in the month it is bought.")
-    source: Text = ""
+    source: Source = ""
 
     @model_validator(mode="after")
     def _table_has_its_life(self) -> Tax:
@@ -313,7 +368,7 @@ class CapacityPlan(InputModel):
 
     years: Count | None = quantity(None, unit="years", title="plan years", ge=1, le=50, varies=False,
                                    description="Years planned; default: the horizon's, rounded up.")
-    source: Text = ""
+    source: Source = ""
 
 
 class NpvConvention(InputModel):
@@ -328,8 +383,11 @@ class NpvConvention(InputModel):
     fractional payback.
     """
 
-    period: Literal["month", "year"] = "month"
-    timing: Literal["begin", "end", "capital_begin"] = "begin"
+    period: Literal["month", "year"] = Field(default="month", description="Flows discounted by month or summed "
+                                                                          "and discounted by year.")
+    timing: Literal["begin", "end", "capital_begin"] = Field(
+        default="begin", description="Cash at the start or the end of each period, or the investment at the start "
+                                     "and other flows at the end.")
 
 
 class Finance(InputModel):
@@ -339,6 +397,13 @@ class Finance(InputModel):
     capex is paid in the month the hardware is bought; running costs and rental are paid
     in the month they arise; the resale value comes back in the horizon's last month.
     """
+
+    model_config = ConfigDict(json_schema_extra=rules(
+        never(given("loan", "lease")),
+        when(equals(view="marginal"), absent("loan", "lease")),
+        *[when(inside("trends", inside(f"{price}_price_path", given("dates"))), given("start_date"))
+          for price in PRICE_PATHS],
+        when(inside("lead_time_months", {"exclusiveMinimum": 0}), given("during_lead_time"))))
 
     horizon_months: Count = quantity(unit="months", title="horizon", ge=1, varies=False, le=600,
                                      description="Months compared.")

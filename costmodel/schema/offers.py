@@ -32,7 +32,7 @@ from typing import ClassVar
 from pydantic import ConfigDict, Field, model_validator
 
 from ..catalog import APIOffer, CloudOffer, Server
-from .base import InputModel, fail
+from .base import InputModel, either, fail, given, rules, when
 
 
 class InlineServer(Server):
@@ -49,19 +49,27 @@ class InlineCloudOffer(CloudOffer):
     model_config = ConfigDict(strict=True)     # numbers as in the scenario file: true is not 1.0
 
 
+_LONG_CONTEXT = ("long_context_threshold_tokens", "long_context_input_per_million", "long_context_output_per_million")
+"""Given together or not at all (:meth:`costmodel.catalog.APIOffer._long_context_whole`)."""
+
+
 class InlineAPIOffer(APIOffer):
     """An API price given in the scenario's ``offers.api_offers``."""
 
     file: ClassVar[str] = "scenario offers.api_offers"
-    model_config = ConfigDict(strict=True)     # numbers as in the scenario file: true is not 1.0
+    model_config = ConfigDict(strict=True,     # numbers as in the scenario file: true is not 1.0
+                              json_schema_extra=rules(when(either(*map(given, _LONG_CONTEXT)), given(*_LONG_CONTEXT))))
 
 
 class Offers(InputModel):
     """Catalog rows given in the scenario (quotes that are in no catalog)."""
 
-    servers: list[InlineServer] = Field(default_factory=list, max_length=100)
-    cloud_offers: list[InlineCloudOffer] = Field(default_factory=list, max_length=100)
-    api_offers: list[InlineAPIOffer] = Field(default_factory=list, max_length=100)
+    servers: list[InlineServer] = Field(default_factory=list, max_length=100,
+                                        description="Rows with the columns of data/servers.csv.")
+    cloud_offers: list[InlineCloudOffer] = Field(default_factory=list, max_length=100,
+                                                 description="Rows with the columns of data/cloud_prices.csv.")
+    api_offers: list[InlineAPIOffer] = Field(default_factory=list, max_length=100,
+                                             description="Rows with the columns of data/api_prices.csv.")
 
     @model_validator(mode="after")
     def _ids_once(self) -> Offers:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from ..catalog import Currency
 from .base import (
@@ -19,13 +19,26 @@ from .base import (
     Date,
     InputModel,
     NonNegative,
+    NotBoolean,
     Positive,
     Share,
+    Source,
     Text,
+    absent,
+    both,
     catalog_from,
+    either,
+    equals,
     fail,
+    given,
+    inside,
     known_id,
+    left_at,
+    never,
+    one_of,
     quantity,
+    rules,
+    when,
 )
 
 
@@ -36,6 +49,10 @@ class Staffing(InputModel):
     one FTE per that many GPUs, fractional: FTE = minimum + GPUs / GPUs per FTE). A
     managed-service fee can stand beside or instead of the FTEs.
     """
+
+    model_config = ConfigDict(json_schema_extra=rules(either(
+        both(given("fte"), absent("minimum_fte", "gpus_per_fte")),
+        both(absent("fte"), given("minimum_fte", "gpus_per_fte")))))
 
     fte: NonNegative | None = quantity(None, unit="FTE", title="staffing", description="Full-time equivalents, fixed.")
     minimum_fte: NonNegative | None = quantity(None, unit="FTE", title="staffing minimum",
@@ -74,6 +91,11 @@ class CapexLine(InputModel):
     the own option's ``cost_of_capital_per_year`` each line is annualised by the
     capital-recovery factor of its life (:func:`costmodel.formulas.capital_recovery_factor`).
     """
+
+    model_config = ConfigDict(json_schema_extra=rules(
+        one_of("price_per_server", "share_of_server_price", "price_total"),
+        either(given("share_of_server_price"), given("currency")),
+        when(equals(asset_class="land"), absent("useful_life_years"))))
 
     item: Text = Field(min_length=1, description="What is bought, e.g. 'InfiniBand fabric', 'storage'.")
     price_per_server: NonNegative | None = quantity(None, unit="{currency}/server", title="price per server")
@@ -114,7 +136,7 @@ class SoftwareLicences(InputModel):
 
     price_per_gpu_per_year: NonNegative = quantity(unit="{currency}/GPU/year", title="software licences")
     currency: Currency
-    source: Text = Field(min_length=1)
+    source: Source = Field(min_length=1)
 
 
 class Facility(InputModel):
@@ -125,7 +147,7 @@ class Facility(InputModel):
     depreciation_months: Count = quantity(unit="months", title="facility life", ge=1, le=1200,
                                           description="Straight-line life of the building.")
     currency: Currency
-    source: Text = Field(min_length=1)
+    source: Source = Field(min_length=1)
 
 
 class Provider(InputModel):
@@ -159,7 +181,7 @@ class Power(InputModel):
                           description="Power usage effectiveness: facility energy / IT energy.")
     electricity_price_per_kwh: NonNegative = quantity(unit="{currency}/kWh", title="electricity price")
     currency: Currency
-    source: Text = ""
+    source: Source = ""
 
 
 class Colocation(InputModel):
@@ -169,11 +191,15 @@ class Colocation(InputModel):
         unit="{currency}/kW/month", title="colocation price",
         description="Price of one kW of provisioned (not drawn) capacity for a month.")
     currency: Currency
-    source: Text = ""
+    source: Source = ""
 
 
 class OwnCluster(InputModel):
     """Buying GPU servers and running them in a colocation facility or an own data hall."""
+
+    model_config = ConfigDict(json_schema_extra=rules(
+        one_of("colocation", "facility"),
+        never(inside("staffing", both(equals(fte=0), left_at(managed_service_per_month=0))))))
 
     label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
     server: str = Field(description="Server id in data/servers.csv (gives GPUs per server, price, power).")
@@ -190,11 +216,13 @@ class OwnCluster(InputModel):
     spare_share: Share = quantity(0.0, unit="-", title="hot spares",
                                   description="Hot spares as a share of the servers: bought, powered idle, housed, "
                                               "never used.")
-    power: Power
+    power: Power = Field(description="Electricity: power per server, idle share, PUE, price [currency/kWh].")
     colocation: Colocation | None = Field(default=None, description="Colocation; or give facility instead.")
     facility: Facility | None = Field(default=None, description="An own data hall instead of colocation.")
-    staffing: Staffing
-    software_licences: SoftwareLicences | None = None
+    staffing: Staffing = Field(description="People who run the cluster: FTEs and their loaded cost "
+                                          "[currency/FTE/year], or a managed-service fee.")
+    software_licences: SoftwareLicences | None = Field(
+        default=None, description="Software licences paid per GPU per year [currency/GPU/year].")
     cost_of_capital_per_year: Annotated[float, Field(strict=True, ge=0, le=1)] | None = quantity(
         None, unit="1/year", title="cost of capital",
         description="With it, the monthly capital cost is each capex line annualised by its capital-recovery "
@@ -224,13 +252,16 @@ class OwnCluster(InputModel):
 class Reserved(InputModel):
     """Reserved or committed rental capacity: paid for every hour of the term, used or not."""
 
-    term_years: Literal[1, 3] = Field(description="Length of the commitment. [years]")
+    model_config = ConfigDict(json_schema_extra=rules(
+        one_of("price_per_gpu_hour", "discount"), when(given("price_per_gpu_hour"), given("currency"))))
+
+    term_years: Annotated[Literal[1, 3], NotBoolean] = Field(description="Length of the commitment. [years]")
     price_per_gpu_hour: Positive | None = quantity(None, unit="{currency}/GPU-h", title="reserved price",
                                                    description="Price; or give discount.")
     discount: float | None = quantity(None, unit="-", title="reserved discount", strict=True, ge=0, lt=1,
                                       description="Discount off the on-demand price.")
     currency: Currency | None = Field(default=None, description="Needed with price_per_gpu_hour.")
-    source: Text = Field(min_length=1)
+    source: Source = Field(min_length=1)
 
     @model_validator(mode="after")
     def _one_price(self) -> Reserved:
@@ -254,7 +285,7 @@ class Spot(InputModel):
         description="Work redone per interruption: restart plus half a checkpoint interval.")
     max_gpus: Count | None = quantity(None, unit="GPU", title="most spot GPUs", ge=0, varies=False, le=1_000_000,
                                       description="Most spot GPUs to be had at once; none: no limit.")
-    source: Text = Field(min_length=1)
+    source: Source = Field(min_length=1)
 
     @model_validator(mode="after")
     def _progress(self) -> Spot:
@@ -268,6 +299,10 @@ class Spot(InputModel):
 
 class CloudRental(InputModel):
     """Renting GPUs from a cloud at an on-demand price per GPU-hour."""
+
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(equals(billing="always_on"), given("gpu_count")),
+        when(equals(billing="per_gpu_hour_used"), absent("gpu_count"))))
 
     label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
     offer: str = Field(description="Offer id in data/cloud_prices.csv (gives GPU, price and currency).")
@@ -303,6 +338,10 @@ class CloudRental(InputModel):
 class HostedAPI(InputModel):
     """Sending the tokens to a hosted LLM API priced per million tokens."""
 
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(given("tier_shares"), left_at(service_tier="standard")),
+        when(given("cache_write_shares"), left_at(cache_write_share=0, cache_ttl="5m"))))
+
     label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
     offer: str = Field(description="Offer id in data/api_prices.csv (gives input, cached input and output prices).")
     cached_input_share: Share = quantity(0.0, unit="-", title="cached input share",
@@ -318,7 +357,7 @@ class HostedAPI(InputModel):
     cache_write_shares: dict[Literal["5m", "1h"], Share] | None = Field(
         default=None, description="Cache writes at both times-to-live in one bill: shares of input tokens written "
                                   "with a 5-minute and with a 1-hour TTL, e.g. {5m: 0.1, 1h: 0.05}; instead of "
-                                  "cache_write_share and cache_ttl.")
+                                  "cache_write_share and cache_ttl. [-]")
     searches_per_request: NonNegative = quantity(
         0.0, unit="searches/request", title="web searches per request", le=1000,
         description="Web searches a request makes, each billed at the offer's web_search_per_thousand / 1000.")
@@ -354,7 +393,7 @@ class HostedAPI(InputModel):
     tier_shares: dict[Literal["standard", "batch", "flex", "priority"], Share] | None = Field(
         default=None, description="Traffic split across service tiers, e.g. {batch: 0.3, standard: 0.7}; the "
                                   "shares sum to 1. Cache reads and writes follow the provider's stacking rule "
-                                  "(data/api_prices.csv tier_applies_to_cache).")
+                                  "(data/api_prices.csv tier_applies_to_cache). [-]")
 
     @model_validator(mode="after")
     def _tiers_sum(self) -> HostedAPI:
@@ -426,12 +465,21 @@ class LabelledRental(CloudRental):
         return data
 
 
+_ONE_EACH = [given("own"), given("rent"), given("api"), inside("rents", {"minItems": 1}),
+             inside("apis", {"minItems": 1})]
+"""JSON Schema: the scenario holds that option (or, for rents and apis, one of them at least)."""
+
+
 class Options(InputModel):
     """The options compared; at least two must be given (any number of API and rental offers counts each)."""
 
-    own: OwnCluster | None = None
-    rent: CloudRental | None = None
-    api: HostedAPI | None = None
+    model_config = ConfigDict(json_schema_extra=rules(either(
+        *[both(a, b) for i, a in enumerate(_ONE_EACH) for b in _ONE_EACH[i + 1:]],
+        inside("rents", {"minItems": 2}), inside("apis", {"minItems": 2}))))
+
+    own: OwnCluster | None = Field(default=None, description="Buying GPU servers and running them.")
+    rent: CloudRental | None = Field(default=None, description="Renting GPUs from a cloud per GPU-hour.")
+    api: HostedAPI | None = Field(default=None, description="A hosted LLM API priced per million tokens.")
     apis: list[LabelledAPI] = Field(default_factory=list, max_length=20,
                                     description="More hosted API offers, each with its own label and name.")
     rents: list[LabelledRental] = Field(default_factory=list, max_length=20,

@@ -20,6 +20,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from .base import InputModel, Number, Text
+from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT
 
 
 class Overrides(InputModel):
@@ -29,5 +30,6 @@ class Overrides(InputModel):
         min_length=1, max_length=50,
         description="Input path (options.own.server_price, options.rent.price_per_gpu_hour, "
                     "options.api.input_price_per_million, ..., workload.throughput_per_gpu) -> the figure used "
-                    "instead of the catalog row's. [the input's unit]")
+                    "instead of the catalog row's. [the input's unit]",
+        json_schema_extra={"propertyNames": {"enum": [*CATALOG_INPUTS, THROUGHPUT_INPUT]}})
     source: Text = Field(min_length=1, description="Where the replacing figures come from (or 'what-if').")

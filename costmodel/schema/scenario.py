@@ -11,13 +11,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..catalog import Catalog, Currency, default_catalog
 from ..errors import did_you_mean
 from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
-from .base import Date, InputModel, Positive, Text, catalog_from
+from .base import (
+    Date,
+    InputModel,
+    Positive,
+    Text,
+    absent,
+    both,
+    either,
+    equals,
+    given,
+    inside,
+    left_at,
+    never,
+    rules,
+    when,
+    catalog_from,
+    Source,
+)
 from .claims import Claim
 from .demand import DemandProfile
 from .energy import EnergyInputs
@@ -40,8 +57,13 @@ class FXRates(InputModel):
     rates: dict[Currency, Positive] = Field(
         max_length=200,
         description="Units of the reporting currency for one unit of each other currency. [reporting/currency]")
-    source: Text = Field(min_length=1)
-    as_of: Date
+    source: Source = Field(min_length=1)
+    as_of: Date = Field(description="Date the rates were read, as 2026-06-21.")
+
+
+_NO_GPU_OPTIONS = {"properties": {"options": {"properties": {"own": {"type": "null"}, "rent": {"type": "null"},
+                                                             "rents": {"maxItems": 0}}}}}
+"""JSON Schema: the scenario holds no option sized in GPUs (own, rent, rents)."""
 
 
 class Scenario(InputModel):
@@ -50,12 +72,34 @@ class Scenario(InputModel):
     Load with :func:`costmodel.load_scenario`, save with :func:`costmodel.save_scenario`.
     """
 
-    title: Text = Field(min_length=1, max_length=300)
-    description: Text = ""
+    model_config = ConfigDict(json_schema_extra=rules(
+        {"properties": {"title": {"pattern": r"\S"}}},
+        when(inside("options", either(given("api"), inside("apis", {"minItems": 1}))),
+             inside("workload", equals(kind="tokens"))),
+        when(inside("workload", equals(input_only=True)), _NO_GPU_OPTIONS),
+        when(inside("workload", both(equals(kind="tokens"), left_at(input_only=False),
+                                     absent("serving", "output_tokens_per_second_per_gpu"))), _NO_GPU_OPTIONS),
+        *[when(inside("finance", equals(during_lead_time=name)), inside("options", given(name)))
+          for name in ("rent", "api")],
+        when(inside("finance", either(inside("lead_time_months", {"exclusiveMinimum": 0}), given("loan"))),
+             inside("options", given("own"))),
+        never(both(given("demand"), inside("workload", equals(kind="training")))),
+        never(both(inside("demand", equals(kind="job_log")), inside("workload", equals(kind="tokens")))),
+        never(both(inside("demand", equals(kind="request_log")), inside("workload", equals(kind="gpu_hours")))),
+        when(inside("energy", given("power_budget_kw")), inside("options", given("own"))),
+        when(inside("finance", inside("trends", inside("rental_price_path", equals(from_reserved=True)))),
+             inside("options", given("rent"))),
+        when(inside("energy", given("tariff")), both(inside("options", given("own")), given("demand"))),
+        when(inside("workload", both(equals(kind="tokens"), either(
+            equals(input_only=True), absent("serving", "output_tokens_per_second_per_gpu")))),
+             {"properties": {"claims": {"items": never(equals(kind="gpu_hours"))}}})))
+
+    title: Text = Field(min_length=1, max_length=300, description="Title shown on the report.")
+    description: Text = Field(default="", description="What the scenario compares and why, shown on the report.")
     reporting_currency: Currency
     fx: FXRates | None = Field(default=None, description="Needed when any input is in another currency.")
-    workload: Workload
-    options: Options
+    workload: Workload = Field(description="The work: GPU-hours per month, tokens per day, or a training run.")
+    options: Options = Field(description="The options compared: own, rent, api, and more rents and apis.")
     finance: Finance | None = Field(default=None, description="Horizon, discount rate, financing, trends.")
     uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
     demand: DemandProfile | None = Field(default=None, description="Demand hour by hour, for the cheapest mix.")

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
-from .base import Count, InputModel, Number, Text, fail
+from .base import Count, InputModel, Number, Source, absent, both, equals, fail, given, rules, when
 
 MAX_EMPIRICAL_VALUES = 100_000
 """Most values an empirical distribution may list."""
+
+
+_NEEDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "normal": ("mean", "sd"),
+          "lognormal": ("median", "sigma"), "empirical": ("values",)}
+"""The parameters each distribution needs (and the only ones it takes)."""
+_PARAMETERS = ("low", "high", "mode", "mean", "sd", "median", "sigma", "values")
 
 
 class Distribution(InputModel):
@@ -20,27 +26,35 @@ class Distribution(InputModel):
     replacement. Samples outside the input's allowed range are clipped to it.
     """
 
-    distribution: Literal["uniform", "triangular", "normal", "lognormal", "empirical"]
-    low: Number | None = None
-    high: Number | None = None
-    mode: Number | None = None
-    mean: Number | None = None
-    sd: Number | None = Field(default=None, description="Standard deviation; must not be negative.")
-    median: Number | None = None
-    sigma: Number | None = Field(default=None, description="Standard deviation of the logarithm.")
-    values: list[Number] | None = Field(default=None, min_length=1, max_length=MAX_EMPIRICAL_VALUES)
-    source: Text = ""
+    model_config = ConfigDict(json_schema_extra=rules(
+        *[when(equals(distribution=kind), both(given(*needs), absent(*(n for n in _PARAMETERS if n not in needs))))
+          for kind, needs in _NEEDS.items()],
+        {"properties": {"sd": {"not": {"type": "number", "exclusiveMaximum": 0}},
+                        "sigma": {"not": {"type": "number", "exclusiveMaximum": 0}},
+                        "median": {"not": {"type": "number", "maximum": 0}}}}))
+
+    distribution: Literal["uniform", "triangular", "normal", "lognormal", "empirical"] = Field(
+        description="The distribution's shape; each takes its own parameters.")
+    low: Number | None = Field(default=None, description="Lowest value (uniform, triangular). [the input's unit]")
+    high: Number | None = Field(default=None, description="Highest value (uniform, triangular). [the input's unit]")
+    mode: Number | None = Field(default=None, description="Most likely value (triangular). [the input's unit]")
+    mean: Number | None = Field(default=None, description="Mean (normal). [the input's unit]")
+    sd: Number | None = Field(default=None,
+                              description="Standard deviation (normal); must not be negative. [the input's unit]")
+    median: Number | None = Field(default=None, description="Median (lognormal); above 0. [the input's unit]")
+    sigma: Number | None = Field(default=None, description="Standard deviation of the logarithm (lognormal). [-]")
+    values: list[Number] | None = Field(default=None, min_length=1, max_length=MAX_EMPIRICAL_VALUES,
+                                        description="Values drawn with replacement (empirical). [the input's unit]")
+    source: Source = ""
 
     @model_validator(mode="after")
     def _parameters(self) -> Distribution:
-        needs = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "normal": ("mean", "sd"),
-                 "lognormal": ("median", "sigma"), "empirical": ("values",)}[self.distribution]
+        needs = _NEEDS[self.distribution]
         for name in needs:
             if getattr(self, name) is None:
                 raise fail("Distribution", (name,), "missing", "a {kind} distribution needs {name}", None,
                            kind=self.distribution, name=name)
-        extra = [n for n in ("low", "high", "mode", "mean", "sd", "median", "sigma", "values")
-                 if n not in needs and getattr(self, n) is not None]
+        extra = [n for n in _PARAMETERS if n not in needs and getattr(self, n) is not None]
         if extra:
             raise fail("Distribution", (extra[0],), "extra", "a {kind} distribution takes no {name}",
                        getattr(self, extra[0]), kind=self.distribution, name=extra[0])
@@ -66,8 +80,8 @@ class Distribution(InputModel):
 class Range(InputModel):
     """Low and high values of one input for the tornado chart."""
 
-    low: Number
-    high: Number
+    low: Number = Field(description="Low value. [the input's unit]")
+    high: Number = Field(description="High value. [the input's unit]")
 
     @model_validator(mode="after")
     def _ordered(self) -> Range:
@@ -85,12 +99,14 @@ class Uncertainty(InputModel):
     ``options.api.input_price_per_million``, ...); see :func:`costmodel.schema.inputs.input_paths`.
     """
 
-    seed: Count = Field(default=0, ge=0, le=2**63 - 1, description="Seed of the random generator.")
+    seed: Count = Field(default=0, ge=0, le=2**63 - 1, description="Seed of the random generator. [-]")
     samples: Count = Field(default=100_000, ge=1, le=10_000_000, description="Monte Carlo samples. [-]")
     option: Literal["own", "rent", "api"] | None = Field(
         default=None,
         description="Option whose savings against the cheapest other are tracked; default own, else the first.")
-    distributions: dict[str, Distribution] = Field(default_factory=dict, max_length=200)
+    distributions: dict[str, Distribution] = Field(
+        default_factory=dict, max_length=200,
+        description="Input path (options.own.power.pue, options.rent.price_per_gpu_hour, ...) -> its distribution.")
     tornado: dict[str, Range | None] = Field(
         default_factory=dict, max_length=200,
         description="Inputs for the tornado chart; null takes ± tornado_swing of the value.")

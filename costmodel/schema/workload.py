@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..catalog import estimated_curve_ids
@@ -21,14 +21,28 @@ from .base import (
     Count,
     InputModel,
     NonNegative,
+    NotBoolean,
     Positive,
     PositiveShare,
     Share,
+    Source,
     Text,
+    absent,
+    both,
     catalog_from,
+    either,
+    equals,
     fail,
+    given,
+    inside,
     known_id,
+    left_at,
+    never,
+    nonzero,
+    one_of,
     quantity,
+    rules,
+    when,
 )
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4", "int8", "int4"]
@@ -46,7 +60,7 @@ class _Workload(InputModel):
     """What the workloads share: the GPU they are counted on, and a source for the volume."""
 
     gpu: str = Field(description="GPU id in data/gpus.csv.")
-    description: Text = ""
+    description: Text = Field(default="", description="What the work is, in a few words.")
     source: Text = Field(default="", description="Where the volume comes from, or ASSUMPTION.")
 
     @model_validator(mode="before")
@@ -69,7 +83,7 @@ class _Workload(InputModel):
 class GPUHoursWorkload(_Workload):
     """Work stated as GPU-hours per month (training, finetuning, batch jobs)."""
 
-    kind: Literal["gpu_hours"]
+    kind: Literal["gpu_hours"] = Field(description="gpu_hours: work stated as GPU-hours per month.")
     gpu_hours_per_month: NonNegative = quantity(unit="GPU-h/month", title="GPU-hours per month",
                                                 description="GPU-hours of work per month.")
     utilisation_ceiling: PositiveShare = quantity(
@@ -77,14 +91,18 @@ class GPUHoursWorkload(_Workload):
         description="Highest share of a GPU's hours the work can keep busy; sets the GPUs needed.")
 
 
+_UNSIGNED = r"\+?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+_ABOVE_ZERO = r"\+?(?:[0-9]*[1-9][0-9]*(?:\.[0-9]*)?|[0-9]*\.[0-9]*[1-9][0-9]*)(?:[eE][-+]?[0-9]+)?"
+RATIO_PATTERN = rf"^\s*{_UNSIGNED}\s*:\s*{_ABOVE_ZERO}\s*$"
+"""An input:output mix written as a ratio, ``"2:1"``: base-10 numbers (:mod:`costmodel.numbers`), the
+second above 0 (the same pattern is in the JSON Schema)."""
+
+
 def _ratio(value: Any) -> Any:
     """``"2:1"`` read as 2 (input tokens per output token); anything else unchanged."""
-    if isinstance(value, str) and value.count(":") == 1:
+    if isinstance(value, str) and re.match(RATIO_PATTERN, value):
         left, right = value.split(":")
-        try:
-            a, b = float(left), float(right)
-        except ValueError:
-            return value
+        a, b = float(left), float(right)
         if b > 0:
             return a / b
     return value
@@ -106,6 +124,10 @@ class ServingEstimate(InputModel):
 
 class LatencyTarget(InputModel):
     """What each user must see: a bound on time to first token and on per-user speed (or time per token)."""
+
+    model_config = ConfigDict(json_schema_extra=rules(
+        either(given("ttft_seconds"), given("tokens_per_second_per_user"), given("tpot_ms")),
+        never(given("tokens_per_second_per_user", "tpot_ms"))))
 
     ttft_seconds: Positive | None = quantity(None, unit="s", title="time to first token", le=3600, varies=False,
                                              description="Longest time to first token allowed.")
@@ -153,6 +175,10 @@ class ServingLevers(InputModel):
     made without it.
     """
 
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(nonzero("acceptance_rate"), nonzero("speculative_tokens")),
+        when(nonzero("speculative_tokens"), nonzero("acceptance_rate"))))
+
     prefix_cache_hit_rate: Annotated[float, Field(strict=True, ge=0, lt=1)] = quantity(
         0.0, unit="-", title="prefix-cache hit rate", varies=False,
         description="Share of each request's input tokens found in the prefix cache and not prefilled again.")
@@ -165,7 +191,7 @@ class ServingLevers(InputModel):
     kv_cache_precision: Literal["fp8", "bf16"] | None = Field(
         default=None, description="Precision the KV cache is held at; default: fp8 for fp8 and fp4 weights, "
                                   "else bf16.")
-    source: Text = ""
+    source: Source = ""
 
     @model_validator(mode="after")
     def _acceptance_needs_drafts(self) -> ServingLevers:
@@ -194,7 +220,12 @@ class Redundancy(InputModel):
         description="Failures that take a replica out of service.")
     recovery_hours: NonNegative = quantity(0.0, unit="h", title="recovery time", le=8760, varies=False,
                                            description="Time to bring a failed replica back.")
-    source: Text = ""
+    source: Source = ""
+
+
+_LEVERS_ACTIVE = inside("levers", either(nonzero("prefix_cache_hit_rate"), nonzero("speculative_tokens"),
+                                           given("kv_cache_precision")))
+"""JSON Schema: a serving block with a lever moved (:attr:`ServingLevers.active`)."""
 
 
 class Serving(InputModel):
@@ -203,6 +234,11 @@ class Serving(InputModel):
     The fleet is sized for the peak: GPUs needed = average load × peak-to-average ratio /
     (throughput × target utilisation), rounded up to whole replicas.
     """
+
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(given("target"), given("request", "estimate")),
+        when(absent("target"), both(left_at(serving_mode="auto"), absent("curve"), never(_LEVERS_ACTIVE))),
+        never(both(_LEVERS_ACTIVE, given("curve")))))
 
     model: str = Field(description="Model id in data/models.csv.")
     precision: Precision = Field(description="Precision of the weights served.")
@@ -220,7 +256,7 @@ class Serving(InputModel):
     estimate: ServingEstimate | None = Field(
         default=None, description="Estimate inputs; used when no row matches, or always when use_estimate is true.")
     use_estimate: bool = Field(default=False, description="Use the estimate even if a measured row matches.")
-    source: Text = ""
+    source: Source = ""
     target: LatencyTarget | None = Field(
         default=None, description="Latency target; none: size at maximum throughput (the throughput row).")
     request: RequestShape | None = Field(
@@ -320,7 +356,16 @@ class TokensWorkload(_Workload):
     request are part of the measured load.
     """
 
-    kind: Literal["tokens"]
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(equals(input_only=True), absent("input_tokens_per_output_token", "serving",
+                                             "output_tokens_per_second_per_gpu", "throughput_source",
+                                             "utilisation_ceiling")),
+        when(left_at(input_only=False), given("input_tokens_per_output_token")),
+        when(given("output_tokens_per_second_per_gpu"), both(
+            absent("serving"), inside("throughput_source", {"type": "string", "minLength": 1}))),
+        when(absent("output_tokens_per_second_per_gpu"), absent("throughput_source", "utilisation_ceiling"))))
+
+    kind: Literal["tokens"] = Field(description="tokens: LLM tokens per day with an input:output mix.")
     tokens_per_day: NonNegative = quantity(unit="tokens/day", title="tokens per day",
                                            description="Input plus output tokens per day.")
     input_tokens_per_output_token: NonNegative | None = quantity(
@@ -330,7 +375,8 @@ class TokensWorkload(_Workload):
     input_only: bool = Field(default=False, description="Tokens without any output (embeddings, input-only "
                                                         "classifiers): priced by API offers only, with no mix, "
                                                         "serving or throughput.")
-    serving: Serving | None = None
+    serving: Serving | None = Field(default=None, description="A model served at a precision: GPUs per replica "
+                                                             "and throughput (instead of the throughput itself).")
     input_tokens_per_request: Count | None = quantity(
         None, unit="tokens", title="input tokens per request", ge=1, le=100_000_000, varies=False,
         description="Input tokens of one request; sets an API's long-context tier (default: the serving request "
@@ -395,6 +441,8 @@ class TokensWorkload(_Workload):
 class ComponentFailureRates(InputModel):
     """Job-interrupting failures per year of one component of each kind (a series system: the rates add)."""
 
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
     gpu: NonNegative = quantity(0.0, unit="1/year", title="failures per GPU per year", le=1000,
                                 description="Failures of one GPU (its memory, SRAM, system processor, ...).")
     host: NonNegative = quantity(0.0, unit="1/year", title="failures per host per year", le=1000,
@@ -424,6 +472,16 @@ class Goodput(InputModel):
     the job MTBF is 8,760 / Λ hours.
     """
 
+    model_config = ConfigDict(json_schema_extra=rules(
+        {"oneOf": [given("failures_per_gpu_per_year"), either(given("interruptions"), given("days"), given("gpus")),
+                   given("failures_per_year")]},
+        when(absent("failures_per_year"), absent("network_components")),
+        when(inside("failures_per_year", nonzero("network")), given("network_components")),
+        when(inside("failures_per_year", {"type": "object", "properties": {"network": {"const": 0}}}),
+             absent("network_components")),
+        when(either(given("interruptions"), given("days"), given("gpus")), given("interruptions", "days", "gpus")),
+        when(given("causes"), given("interruptions"))))
+
     failures_per_gpu_per_year: NonNegative | None = quantity(
         None, unit="1/(GPU·year)", title="failures per GPU per year", le=1000,
         description="Job-interrupting failures per GPU per year (or give interruptions, days and gpus).")
@@ -436,7 +494,7 @@ class Goodput(InputModel):
     causes: dict[Annotated[Text, Field(min_length=1, max_length=200)], Annotated[int, Field(strict=True, ge=0)]] \
         | None = Field(
         default=None, description="Interruptions by cause (GPU, host, network, software, ...); they add up to "
-                                  "interruptions.")
+                                  "interruptions. [interruptions]")
     failures_per_year: ComponentFailureRates | None = Field(
         default=None, description="Failures per year of one GPU, one host and one network component; the run's "
                                   "counts of each give the cluster's rate (instead of failures_per_gpu_per_year).")
@@ -455,7 +513,7 @@ class Goodput(InputModel):
     step_time_seconds: Positive | None = quantity(None, unit="s", title="training step time", le=1e6,
                                                   description="Wall-clock time of one step; turns the checkpoint "
                                                               "interval into steps.")
-    source: Text = ""
+    source: Source = ""
 
     @model_validator(mode="after")
     def _rate_or_count(self) -> Goodput:
@@ -513,6 +571,11 @@ def _one_basis(model: InputModel, title: str, required: bool = True) -> str | No
     return given[0] if given else None
 
 
+_ONE_BASIS = [{"oneOf": [given(name) for name in _HOW]},
+              *[when(given(name), given("training_tokens")) for name in _NEEDS_TOKENS]]
+"""JSON Schema of :func:`_one_basis`: the run (or stage) stated exactly one way, with its tokens where needed."""
+
+
 class _RunBasis(InputModel):
     """How much compute a run (or stage) took, stated one way."""
 
@@ -535,7 +598,8 @@ class _RunBasis(InputModel):
     wall_clock_hours: Positive | None = quantity(None, unit="h", title="wall-clock hours", le=1e7,
                                                  description="Hours the run took on its GPUs.")
     wall_clock: Annotated[str, Field(max_length=40)] | None = Field(
-        default=None, description="Wall-clock duration as D-HH:MM:SS (or HH:MM:SS).")
+        default=None, description="Wall-clock duration as D-HH:MM:SS (or HH:MM:SS).",
+        json_schema_extra={"pattern": DURATION_PATTERN})
 
     @field_validator("wall_clock")
     @classmethod
@@ -549,10 +613,12 @@ class _RunBasis(InputModel):
 class TrainingStage(_RunBasis):
     """One stage of a training run (pre-training, context extension, post-training, RL, ...)."""
 
+    model_config = ConfigDict(json_schema_extra=rules(*_ONE_BASIS))
+
     name: Text = Field(min_length=1, max_length=200, description="Stage name.")
     gpus: Count | None = quantity(None, unit="GPU", title="stage GPUs", ge=1, varies=False, le=10_000_000,
                                   description="GPUs the stage uses at once; default the run's cluster_gpus.")
-    source: Text = ""
+    source: Source = ""
 
     @model_validator(mode="after")
     def _stated_once(self) -> TrainingStage:
@@ -567,13 +633,16 @@ class Parallelism(InputModel):
     the experts of a mixture-of-experts model within the data-parallel ranks.
     """
 
+    model_config = ConfigDict(json_schema_extra=rules(
+        when(equals(fsdp=True), {"properties": {"zero_stage": {"anyOf": [{"type": "null"}, {"const": 3}]}}})))
+
     tensor_parallel: Count = quantity(1, unit="GPU", title="tensor parallel size", ge=1, le=1024, varies=False)
     pipeline_parallel: Count = quantity(1, unit="GPU", title="pipeline parallel size", ge=1, le=1024, varies=False)
     context_parallel: Count = quantity(1, unit="GPU", title="context parallel size", ge=1, le=1024, varies=False)
     data_parallel: Count = quantity(unit="GPU", title="data parallel size", ge=1, le=10_000_000, varies=False)
     expert_parallel: Count = quantity(1, unit="GPU", title="expert parallel size", ge=1, le=10_000, varies=False)
-    zero_stage: Literal[0, 1, 2, 3] | None = Field(
-        default=None, description="ZeRO stage (Rajbhandari et al. 2020); 3 is FSDP full sharding.")
+    zero_stage: Annotated[Literal[0, 1, 2, 3], NotBoolean] | None = Field(
+        default=None, description="ZeRO stage (Rajbhandari et al. 2020); 3 is FSDP full sharding. [-]")
     fsdp: bool = Field(default=False, description="FSDP full sharding: the same as zero_stage 3.")
     sequence_length: Count = quantity(unit="tokens", title="sequence length", ge=1, le=100_000_000, varies=False)
     micro_batch_size: Count = quantity(1, unit="sequences", title="micro-batch size", ge=1, le=100_000, varies=False)
@@ -587,7 +656,7 @@ class Parallelism(InputModel):
     usable_memory_share: PositiveShare = quantity(
         1.0, unit="-", title="usable memory share", varies=False,
         description="Share of GPU memory the state and activations may take (the rest: framework, buffers).")
-    source: Text = ""
+    source: Source = ""
 
     @model_validator(mode="after")
     def _zero_once(self) -> Parallelism:
@@ -618,6 +687,9 @@ class TrainingPower(InputModel):
     rental provider's); provisioned facility power = facility power × (N + k) / N for
     ``redundancy_units`` N of size facility power / N and ``spare_units`` k more.
     """
+
+    model_config = ConfigDict(json_schema_extra=rules(
+        either(given("measured_power_per_gpu_w"), given("redundancy_units"))))
 
     measured_power_per_gpu_w: Positive | None = quantity(
         None, unit="W", title="measured power per GPU", le=10_000,
@@ -664,7 +736,12 @@ class TrainingWorkload(_RunBasis, _Workload):
     summed. Stated GPU-hours and wall clocks already include the time lost to failures.
     """
 
-    kind: Literal["training"]
+    model_config = ConfigDict(json_schema_extra=rules(
+        one_of("model", "active_parameters"),
+        when(absent("stages"), both(*_ONE_BASIS)),
+        when(given("stages"), absent(*_HOW, "training_tokens"))))
+
+    kind: Literal["training"] = Field(description="training: one training run on a cluster of GPUs.")
     model: str | None = Field(default=None, description="Model id in data/models.csv (gives active parameters).")
     active_parameters: Positive | None = quantity(None, unit="-", title="active parameters N",
                                                   description="Parameters used per token, if no model id is given.")
