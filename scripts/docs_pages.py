@@ -227,11 +227,8 @@ def api_pages() -> dict[str, str]:
         name = module.split(".", 1)[1] if "." in module else "index"
         title = f"`{module}`"
         body = [f"# {title}", "", f"::: {module}"]
-        if module == "costmodel":
-            body += ["    options:", "      members: false", "",
-                     "The public names (`costmodel.__all__`), each loaded on first use:", "",
-                     "::: costmodel", "    options:", "      show_root_heading: false",
-                     "      show_root_toc_entry: false", "      members_order: alphabetical",
+        if module == "costmodel":   # the package's docstring, then its public names (`__all__`), each loaded on first use
+            body += ["    options:", "      show_root_heading: false", "      members_order: alphabetical",
                      "      show_submodules: false"]
         elif module in {"costmodel.domain", "costmodel.presentation", "costmodel.io", "costmodel.schema"}:
             body += ["    options:", "      show_submodules: true"]
