@@ -139,6 +139,18 @@ def test_readme_walkthrough_runs_as_written(tmp_path):
     assert "hgx-h100-ib is as of 2024-08, more than 12 months" in run.stdout
 
 
+@pytest.mark.slow
+def test_readme_walkthrough_report_renders(tmp_path):
+    """Step 6: `costmodel report chatbot.yaml` writes reports/chatbot-<hash>/report.html."""
+    start, middle, own = re.findall(r"```yaml\n(.*?)```", walkthrough(), re.S)
+    (tmp_path / "chatbot.yaml").write_text(start + middle + own)
+    run = cli("report", "chatbot.yaml", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    pages = list((tmp_path / "reports").glob("chatbot-*/report.html"))
+    assert len(pages) == 1 and "reports/chatbot-<hash>/report.html" in walkthrough()
+    assert "Llama 3.1 8B for a support chatbot" in pages[0].read_text()
+
+
 GUIDE_EXAMPLES = sorted(page.relative_to(ROOT).as_posix() for page in (ROOT / "docs").rglob("*.md")
                         if "```python" in page.read_text())
 
