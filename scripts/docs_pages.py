@@ -16,6 +16,7 @@ import importlib
 import inspect
 import json
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +44,6 @@ API_MODULES = [
 ]
 
 UNIT_AT_END = re.compile(r"\[([^\[\]]+)\]\s*$")
-CITATION = re.compile(r"arXiv[: ]\s*\d{4}\.\d{4,5}|doi:\s*\S+|https?://\S+|\b[A-Z][A-Za-z-]+(?: et al\.)?,? \(?(?:19|20)\d\d\)?")
 
 
 def cell(text: str) -> str:
@@ -51,19 +51,39 @@ def cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def reference_entries(text: str) -> list[str]:
+    """The entries of a numpydoc References section (``.. [1] ...``), each on one line, markers removed."""
+    match = re.search(r"^References\n-+\n(.*?)(?=\n\n[A-Z][A-Za-z ]+\n-+\n|\Z)", text, re.S | re.M)
+    if not match:
+        return []
+    entries = re.split(r"^\.\. \[\w+\]\s*", match.group(1), flags=re.M)
+    return [" ".join(entry.split()) for entry in entries if entry.strip()]
+
+
+def cited(entry: str, text: str) -> bool:
+    """Whether a docstring names a reference entry: its author or body ("The Green Grid"), or its first
+    word and year ("Daly 2006")."""
+    key = re.split(r"[(,:]", entry, maxsplit=1)[0].strip()
+    key = key[4:] if key.startswith("The ") else key
+    year = re.search(r"\b(?:19|20)\d\d\b", entry)
+    words = re.findall(r"[A-Za-z][\w-]+", key)
+    candidates = [key] + ([f"{words[0]} {year.group(0)}", f"{words[0]} et al. {year.group(0)}"] if words and year else [])
+    candidates += re.findall(r"arXiv[: ]\s*(\d{4}\.\d{4,5})", entry)    # an arXiv id named in an example
+    return any(candidate and candidate in text for candidate in candidates)
+
+
 def docstring_sections(obj) -> tuple[str, str, str]:
     """First line, unit of the return value and references of a formula's numpydoc docstring.
 
     The unit is the bracket at the end of the Returns section's text, else of the first line (the
-    house style puts the unit of a one-value function there). The references are the References
-    section's lines, else the citations (arXiv, DOI, URL, author and year) the docstring names.
+    house style puts the unit of a one-value function there). The references are the docstring's own
+    References section, else the entries of its module's References section that the docstring names.
     """
     from griffe import Docstring, DocstringSectionKind
 
     text = inspect.getdoc(obj) or ""
     first = text.strip().splitlines()[0] if text.strip() else ""
     unit = ""
-    references = ""
     for section in Docstring(text, parser="numpy", parser_options={"warn_missing_types": False}).parse():
         if section.kind is DocstringSectionKind.returns and not unit:
             found = UNIT_AT_END.search(" ".join(item.description for item in section.value))
@@ -72,13 +92,11 @@ def docstring_sections(obj) -> tuple[str, str, str]:
     if not unit and found:
         unit = found.group(1)
     summary = UNIT_AT_END.sub("", first).strip()
-    match = re.search(r"^References\n-+\n(.*?)(?:\n\n[A-Z][a-z]+\n-+\n|\Z)", text, re.S | re.M)
-    if match:
-        references = "; ".join(line.strip(" .-") for line in match.group(1).split("\n\n") if line.strip())
-    else:
-        cited = list(dict.fromkeys(re.sub(r"[()]", "", m.group(0)).strip(" .,;") for m in CITATION.finditer(text)))
-        references = ("cited: " + "; ".join(cited)) if cited else ""
-    return summary, unit, references
+    references = reference_entries(text)
+    if not references:
+        module = sys.modules.get(getattr(obj, "__module__", ""))
+        references = [entry for entry in reference_entries(inspect.getdoc(module) or "") if cited(entry, text)]
+    return summary, unit, "; ".join(references)
 
 
 def formula_index() -> str:
@@ -96,14 +114,31 @@ def formula_index() -> str:
         f"Every formula of `costmodel.formulas` ({len(formulas.__all__)} functions of plain numbers, numpy",
         "arrays or pandas Series), written at build time from `costmodel.formulas.__all__`: the first line",
         "of each docstring, the unit of what it returns (from its Returns section, else from the bracket",
-        "closing its first line) and its references (its References section, else the sources its",
-        "docstring cites). Each name links to its full docstring in the API reference.",
+        "closing its first line) and its references (its own References section, else the entries of its",
+        "module's References that the docstring names). Each name links to its full docstring in the API reference.",
         "",
         "| formula | what it computes | unit | reference |",
         "|---|---|---|---|",
         *rows,
         "",
+        "## References by module",
+        "",
+        "Each module's References section, whole: the sources of its formulas, including those a",
+        "formula's docstring does not name.",
+        "",
+        *module_references(formulas.__all__, formulas),
     ])
+
+
+def module_references(names, formulas) -> list[str]:
+    """Each formula module's References entries as a list under the module's name."""
+    lines = []
+    modules = dict.fromkeys(getattr(getattr(formulas, name), "__module__", "") for name in names)
+    for module in sorted(name for name in modules if name in sys.modules):
+        entries = reference_entries(inspect.getdoc(sys.modules[module]) or "")
+        if entries:
+            lines += [f"`{module}`", "", *(f"- {entry}" for entry in entries), ""]
+    return lines
 
 
 def _anchor(name: str) -> str:
