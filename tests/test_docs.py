@@ -49,6 +49,9 @@ def test_formula_index_lists_every_formula_with_its_unit(site):
     assert sorted(rows) == sorted(names)
     row = re.search(r"formulas\.blended_api_price\".*?</tr>", index, re.S).group(0)
     assert "currency/M tokens" in row
+    # a reference read from the module's References section, which young_interval's docstring names
+    row = re.search(r"formulas\.young_interval\".*?</tr>", index, re.S).group(0)
+    assert "Young, J. W. (1974)" in html.unescape(row) and "doi:10.1145/361147" in row
 
 
 def test_scenario_file_reference_lists_every_block_and_field(site):
