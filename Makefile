@@ -33,8 +33,9 @@ reports: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# the two variables silence banners the theme and a plugin print about MkDocs 2 (not warnings of this build)
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --site-dir site
 
 benchmark: $(STAMP)
 	$(BIN)/python -m compileall -q costmodel
