@@ -1,6 +1,7 @@
 # Two entry points, each of which sets up what it needs on a fresh machine:
 #   make reports   render the reference reports into reports/
 #   make test      run the test suite
+#   make docs      build the docs site into site/ (mkdocs, offline; every warning an error)
 # Both create .venv/ (Python >= 3.11) and install the project into it, once (again only when
 # pyproject.toml changes).
 
@@ -10,7 +11,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.installed-interactive
 
-.PHONY: reports test benchmark lab clean
+.PHONY: reports test docs benchmark lab clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +33,10 @@ reports: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# the two variables silence banners the theme and a plugin print about MkDocs 2 (not warnings of this build)
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --site-dir site
+
 benchmark: $(STAMP)
 	$(BIN)/python -m compileall -q costmodel
 	$(BIN)/python benchmarks/run.py
@@ -41,4 +46,4 @@ lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab --allow-root --no-browser notebooks/
 
 clean:
-	rm -rf $(VENV) reports/*/
+	rm -rf $(VENV) reports/*/ site/

@@ -5,8 +5,8 @@ the monthly cost of each option, the cost per unit of work, the volumes at which
 cheapest option changes, and, with the blocks for them, the horizon's cash flows, the
 cheapest mix for a demand profile and what the answer's uncertainty is.
 
-The package is layered, each layer importing only those below it (see the README's
-"Layout"): ``units``/``errors``/``paths`` → ``catalog``/``io`` → ``schema`` (pydantic inputs)
+The package is layered, each layer importing only those below it (see the docs'
+layout page): ``units``/``errors``/``paths`` → ``catalog``/``io`` → ``schema`` (pydantic inputs)
 → ``formulas`` (plain functions of numbers) → ``results``/``resolved`` → ``scenarios`` →
 ``domain`` → ``presentation`` → ``report``/``cli``. Importing it loads pydantic, numpy and
 PyYAML only, and only when a name is first used (names are loaded lazily, as SPEC 1
@@ -72,7 +72,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:   # for type checkers and editors: the same names, imported eagerly
-    from .catalog import Catalog, default_catalog, load_catalog
+    from .catalog import Catalog, catalog_from, default_catalog, load_catalog, load_catalog_overrides
     from .domain.break_even import break_even, break_evens, cheapest_by_volume, default_volume_max
     from .domain.capacity import (
         capacity_volume,

@@ -1,6 +1,6 @@
 """The workload: GPU-hours per month, tokens per day (with what serves them), or a training run.
 
-Words used alike in every kind (see the README's glossary):
+Words used alike in every kind (see the glossary, docs/reference/glossary.md):
 
 * **volume**: the workload's amount in its own unit (GPU-hours per month, tokens per day);
 * **utilisation ceiling**: the highest average share of its capacity a GPU may be given when
