@@ -36,6 +36,7 @@ _LAZY = {
     "compare": "presentation.output", "energy_result": "domain.energy",
     "monthly_cost": "domain.costs", "monthly_cost_components": "domain.costs",
     "Columns": "domain.sweep", "cost_sweep": "domain.sweep", "cost_table": "domain.sweep",
+    "TrainingGrid": "domain.training", "training_cost_grid": "domain.training",
     "CatalogError": "errors", "InputError": "errors", "ScenarioError": "errors",
     "comparison_text": "presentation.text",
     "SCHEMA_VERSION": "presentation.output", "ComparisonOutput": "presentation.output", "Count": "presentation.output",
@@ -85,6 +86,7 @@ if TYPE_CHECKING:   # for type checkers and editors: the same names, imported ea
     from .domain.costs import monthly_cost, monthly_cost_components
     from .domain.energy import energy_result
     from .domain.sweep import Columns, cost_sweep, cost_table
+    from .domain.training import TrainingGrid, training_cost_grid
     from .errors import CatalogError, InputError, ScenarioError
     from .presentation.output import (
         SCHEMA_VERSION,
