@@ -155,6 +155,11 @@ class TestBadInput:
         with pytest.raises(ValueError, match="not a training run"):
             training_cost_grid(costmodel.load_scenario("llama70b-vs-api"))
 
+    def test_cluster_gpus_not_through_values(self):
+        with pytest.raises(ValueError, match="as cluster_gpus="):
+            training_cost_grid(costmodel.load_scenario("deepseek-v3-training"),
+                               values={"workload.cluster_gpus": np.array([1024.0, 2048.0])})
+
     def test_unknown_input_path(self):
         with pytest.raises(KeyError):
             training_cost_grid(costmodel.load_scenario("deepseek-v3-training"), values={"options.rent.nope": 1.0})

@@ -368,6 +368,8 @@ def training_cost_grid(scenario: Scenario | Resolved, *, training_tokens: Number
     (['2.667', '2.307'], ['5.33', '4.61'])
     """
     r = as_resolved(scenario)
+    if values and "workload.cluster_gpus" in values:   # it sizes the run and its volume: an argument of its own
+        raise ValueError("training_cost_grid: give workload.cluster_gpus as cluster_gpus=, not in values")
     if values:
         r = resolve(r, values=values)
     run = r.workload.training
