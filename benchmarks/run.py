@@ -18,9 +18,14 @@ It prints, for the reference scenario `llama70b-vs-api` (three options, five unc
 5. The what-if panel (`costmodel.what_if`) for R1 and R2: time from a slider's new value to the
    redrawn widgets (compare again, verdict, costs, break-evens, the chart's Vega spec), over
    each default slider moved to several positions. The browser then draws the chart.
+6. Training runs over arrays (`costmodel.training_cost_grid`): 1,000 configurations of R4
+   (tokens, MFU, cluster GPUs, rent price) costed with every option in one call, against
+   llm-analysis 0.2.2 computing GPU-hours alone for the same 1,000 configurations one call each
+   (a dense 70 B model on H100, its bundled configs; the dev extras install it), and against one
+   `training_cost_grid` call per configuration; then 10^6 configurations in one call.
 
 Targets: N = 10^6 samples in under 1 s on one core; the report within 2x the empty notebook;
-a what-if update under 100 ms.
+a what-if update under 100 ms; 1,000 training configurations at least 50x faster than llm-analysis.
 """
 
 from __future__ import annotations
@@ -211,6 +216,68 @@ def what_if_updates(positions: int = 8) -> dict[str, dict[str, float]]:
     return found
 
 
+def training_configs(n: int, seed: int = 33) -> dict[str, np.ndarray]:
+    """n training configurations around R4: tokens, MFU, cluster GPUs (whole nodes) and rent price. [units as named]"""
+    rng = np.random.default_rng(seed)
+    return {"training_tokens": rng.uniform(2e12, 2e13, n), "mfu": rng.uniform(0.3, 0.5, n),
+            "cluster_gpus": rng.integers(512, 2049, n) * 8.0, "rent_price": rng.uniform(1.5, 3.5, n)}
+
+
+def llm_analysis_gpu_hours(configs: dict[str, np.ndarray]) -> list[float] | None:
+    """GPU-hours of each configuration by llm-analysis 0.2.2, one call each; None where it is not installed."""
+    try:
+        import logging
+
+        from llm_analysis.analysis import ActivationRecomputation, LLMAnalysis
+        from llm_analysis.config import (
+            ParallelismConfig,
+            get_dtype_config_by_name,
+            get_gpu_config_by_name,
+            get_model_config_by_name,
+        )
+    except ImportError:
+        return None
+    logging.disable(logging.WARNING)     # it logs every step of every call at INFO
+    model = get_model_config_by_name("upstage_Llama-2-70b-instruct-v2")
+    gpu = get_gpu_config_by_name("h100-sxm-80gb")
+    dtype = get_dtype_config_by_name("w16a16e16")
+    found = []
+    for tokens, mfu, gpus in zip(configs["training_tokens"], configs["mfu"], configs["cluster_gpus"], strict=True):
+        data_parallel = int(gpus) // 64                     # tensor 8 x pipeline 8
+        analysis = LLMAnalysis(model, gpu, dtype, ParallelismConfig(tp_size=8, pp_size=8, dp_size=data_parallel),
+                               flops_efficiency=float(mfu))
+        summary = analysis.training(batch_size_per_gpu=1, seq_len=4096, global_batch_size=data_parallel * 16,
+                                    total_num_tokens=float(tokens),
+                                    activation_recomputation=ActivationRecomputation.NONE)
+        found.append(summary["gpu_hours"])
+    logging.disable(logging.NOTSET)
+    return found
+
+
+def training_grid(repeats: int, n: int = 1000, big: int = 1_000_000) -> dict[str, float | None]:
+    """Seconds for n training configurations: one grid call, one grid call each, llm-analysis one call each."""
+    import costmodel
+
+    scenario = costmodel.resolve(costmodel.load_scenario("llama31-405b-training"))
+
+    def grid(c):
+        return costmodel.training_cost_grid(scenario, training_tokens=c["training_tokens"], mfu=c["mfu"],
+                                            cluster_gpus=c["cluster_gpus"],
+                                            values={"options.rent.price_per_gpu_hour": c["rent_price"]})
+
+    configs = training_configs(n)
+    one_call = best_of(repeats, lambda: grid(configs))
+    singles = [{k: v[i] for k, v in configs.items()} for i in range(n)]
+    per_config = best_of(1, lambda: [grid(c) for c in singles])
+    start = time.perf_counter()
+    theirs = llm_analysis_gpu_hours(configs)
+    llm_analysis = time.perf_counter() - start if theirs is not None else None
+    large = training_configs(big)
+    million = best_of(max(1, repeats - 1), lambda: grid(large))
+    return {"configs": n, "one_call_seconds": one_call, "per_config_seconds": per_config,
+            "llm_analysis_seconds": llm_analysis, "big": big, "big_seconds": million}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
@@ -245,6 +312,17 @@ def main() -> None:
     for name, t in what_if_updates().items():
         print(f"what-if update, {name}, {t['updates']} slider moves: median {t['median'] * 1000:.0f} ms, "
               f"90th percentile {t['p90'] * 1000:.0f} ms, slowest {t['max'] * 1000:.0f} ms (target: < 100 ms)")
+    tg = training_grid(args.repeats)
+    print(f"training runs, {tg['configs']:,} configurations of R4 (tokens, MFU, GPUs, rent price): every option's "
+          f"cost, GPU-hours, goodput, wall clock and energy in one training_cost_grid call: "
+          f"{tg['one_call_seconds'] * 1000:.1f} ms; one call per configuration: {tg['per_config_seconds']:.2f} s "
+          f"({tg['per_config_seconds'] / tg['one_call_seconds']:,.0f}x)")
+    if tg["llm_analysis_seconds"] is None:
+        print("  llm-analysis not installed (pip install llm-analysis==0.2.2): no comparison")
+    else:
+        print(f"  llm-analysis 0.2.2, GPU-hours alone, one call per configuration: {tg['llm_analysis_seconds']:.2f} s; "
+              f"ratio {tg['llm_analysis_seconds'] / tg['one_call_seconds']:,.0f}x (target >= 50x)")
+    print(f"  {tg['big']:,} configurations in one call: {tg['big_seconds']:.2f} s")
     rp = report(max(2, args.repeats))
     print(f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
           f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)")

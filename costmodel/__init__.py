@@ -36,6 +36,7 @@ _LAZY = {
     "compare": "presentation.output", "energy_result": "domain.energy",
     "monthly_cost": "domain.costs", "monthly_cost_components": "domain.costs",
     "Columns": "domain.sweep", "cost_sweep": "domain.sweep", "cost_table": "domain.sweep",
+    "TrainingGrid": "domain.training", "training_cost_grid": "domain.training",
     "CatalogError": "errors", "InputError": "errors", "ScenarioError": "errors",
     "comparison_text": "presentation.text",
     "SCHEMA_VERSION": "presentation.output", "ComparisonOutput": "presentation.output", "Count": "presentation.output",
@@ -85,6 +86,7 @@ if TYPE_CHECKING:   # for type checkers and editors: the same names, imported ea
     from .domain.costs import monthly_cost, monthly_cost_components
     from .domain.energy import energy_result
     from .domain.sweep import Columns, cost_sweep, cost_table
+    from .domain.training import TrainingGrid, training_cost_grid
     from .errors import CatalogError, InputError, ScenarioError
     from .presentation.output import (
         SCHEMA_VERSION,
@@ -123,11 +125,11 @@ __all__ = [
     "DAYS_PER_MONTH", "HOURS_PER_MONTH", "OPTION_LABELS", "SCHEMA_VERSION", "BreakEven", "Catalog", "CatalogError",
     "CloudRental", "Colocation", "Columns", "Comparison", "ComparisonOutput", "Component", "Count", "FXRates",
     "GPUHoursWorkload", "HostedAPI", "InputError", "OptionResult", "Options", "OwnCluster", "Power", "Quantity",
-    "Resolved", "Scenario", "ScenarioError", "Series", "Staffing", "TokensWorkload", "TrainingWorkload",
-    "break_even", "break_evens", "bundled_scenarios", "capacity_volume", "catalog_from", "cheapest_by_volume",
-    "compare", "comparison_output", "comparison_text", "cost_sweep", "cost_table", "default_catalog",
-    "default_volume_max", "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog",
-    "load_catalog_overrides", "load_scenario", "monthly_cost",
+    "Resolved", "Scenario", "ScenarioError", "Series", "Staffing", "TokensWorkload", "TrainingGrid",
+    "TrainingWorkload", "break_even", "break_evens", "bundled_scenarios", "capacity_volume", "catalog_from",
+    "cheapest_by_volume", "compare", "comparison_output", "comparison_text", "cost_sweep", "cost_table",
+    "default_catalog", "default_volume_max", "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed",
+    "load_catalog", "load_catalog_overrides", "load_scenario", "monthly_cost",
     "monthly_cost_components", "output_json_schema", "resolve", "save_scenario", "scenario_path", "step_volumes",
-    "tokens_per_month", "validate_data", "what_if", "with_inputs",
+    "tokens_per_month", "training_cost_grid", "validate_data", "what_if", "with_inputs",
 ]

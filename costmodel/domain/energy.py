@@ -26,6 +26,7 @@ from ..results import EnergyResult, OptionEnergy, PowerCheck, TariffBill, Traini
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .capacity import gpu_hours_used, own_servers, rent_gpus, tokens_per_month
+from .training import rental_pue
 
 SERVER_ITEM, GPU_ITEM = "server-without-gpus", "gpu"
 
@@ -263,7 +264,7 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     if own is not None:
         pue, pue_note = float(own.pue), "the own option's PUE"
     else:
-        pue = _rent_pue(r)
+        pue = rental_pue(r)
         pue_note = "the rental provider's PUE (estimate)"
     inputs = r.workload.training
     measured = inputs.measured_watts_per_gpu if inputs is not None else None
@@ -300,14 +301,6 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
                      f"{provisioned:,.1f} kW with N+{redundancy[1]} redundancy on {redundancy[0]} units")
     return TrainingEnergy(run.gpu_hours, watts, pue, mwh, intensity, co2e, market, tuple(notes), by_option,
                           "tdp" if measured is None else "measured", it_kw, facility_kw, provisioned)
-
-
-def _rent_pue(r: Resolved) -> float:
-    energy = r.scenario.energy
-    if energy is not None and energy.rent_pue is not None:
-        return float(energy.rent_pue)
-    row = r.catalog.datacenter_pue.get(energy.rent_pue_row if energy is not None else "uptime-2024-average")
-    return row.pue if row is not None else 1.0
 
 
 _BY_KIND = {"own": own_energy, "rent": rent_energy, "api": api_energy}

@@ -9,10 +9,22 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
 import numpy as np
 
 from .. import formulas
-from ..resolved import Resolved, StageInputs, TrainingInputs, as_resolved, checkpoint_interval, checkpoint_intervals
+from ..formulas.shapes import Numbers
+from ..resolved import (
+    Resolved,
+    StageInputs,
+    TrainingInputs,
+    as_resolved,
+    checkpoint_interval,
+    checkpoint_intervals,
+    resolve,
+)
 from ..results import StageResult, TrainingRun
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
@@ -105,6 +117,19 @@ def plausibility_warnings(run: TrainingInputs, mfu_by_stage: dict[str, float | N
                          f"{achieved_tflops:,.0f} TFLOP/s per GPU over the GPU-hours paid (6·N·D / GPU-hours), "
                          f"against {low:,.0f}-{high:,.0f} for {', '.join(runs)} (data/training_runs.csv)")
     return found
+
+
+def rental_pue(r: Resolved) -> float:
+    """PUE of the rental provider's data centre: ``energy.rent_pue``, else its catalog row. [-]
+
+    The row is ``energy.rent_pue_row``, by default the Uptime Institute's 2024 average
+    (data/datacenter_pue.csv); 1 if the catalog lacks it.
+    """
+    energy = r.scenario.energy
+    if energy is not None and energy.rent_pue is not None:
+        return float(energy.rent_pue)
+    row = r.catalog.datacenter_pue.get(energy.rent_pue_row if energy is not None else "uptime-2024-average")
+    return row.pue if row is not None else 1.0
 
 
 def run_gpu_hours(run: TrainingInputs):
@@ -204,3 +229,196 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
             None if flop is None else float(formulas.achieved_tflops_from_gpu_hours(flop, hours)),
             published_range(r), r.workload.gpu.architecture)),
     )
+
+
+@dataclass(frozen=True)
+class TrainingGrid:
+    """A training run worked out over arrays of inputs: every field has the broadcast shape.
+
+    Attributes
+    ----------
+    flop
+        Training compute 6·N·D; NaN where a stage states no tokens. [FLOP]
+    ideal_gpu_hours
+        GPU-hours with no failure. [GPU-h]
+    goodput
+        Share of the paid time that trains. [-]
+    gpu_hours
+        GPU-hours to pay. [GPU-h]
+    wall_clock_days
+        Wall-clock time of the run. [d]
+    months
+        The cluster's months the run takes: GPU-hours / (cluster GPUs × 730). [month]
+    energy_mwh
+        Facility energy by the model cards' method: GPU-hours × power per GPU × PUE. [MWh]
+    costs
+        Option → the run's cost with it. [reporting currency]
+    """
+
+    flop: np.ndarray
+    ideal_gpu_hours: np.ndarray
+    goodput: np.ndarray
+    gpu_hours: np.ndarray
+    wall_clock_days: np.ndarray
+    months: np.ndarray
+    energy_mwh: np.ndarray
+    costs: dict[str, np.ndarray]
+
+
+def _checked(name: str, value, integral: bool = False, at_most_one: bool = False) -> np.ndarray:
+    """An argument of :func:`training_cost_grid` as a float array, or a ValueError naming it, the value and the rule."""
+    array = np.asarray(value, dtype=float)
+    bad = ~np.isfinite(array) | (array <= 0)
+    rule = "finite and above 0"
+    if at_most_one:
+        bad |= array > 1
+        rule = "in (0, 1]"
+    if integral:
+        bad |= array != np.round(array)
+        rule = "a whole number of at least 1"
+    if np.any(bad):
+        first = array[bad].ravel()[0] if array.ndim else float(array)
+        raise ValueError(f"training_cost_grid: {name} must be {rule} (got {first!r} at {int(np.argmax(bad.ravel()))} "
+                         f"of {array.size})")
+    return array
+
+
+def _grid_stage(stage: StageInputs, run: TrainingInputs, tokens, parameters, mfu, gpus) -> StageInputs:
+    """The run's one stage with its tokens, MFU and GPUs replaced, its rate or hours worked out again."""
+    d = stage.training_tokens if tokens is None else tokens
+    g = stage.gpus if gpus is None else gpus
+    rate, hours = stage.mfu, stage.gpu_hours
+    if mfu is not None:
+        rate, hours = mfu, None
+    elif stage.basis == "tokens_per_second_per_gpu" and parameters is not None:
+        rate = formulas.mfu_from_tokens_per_second(parameters, stage.stated, run.peak_tflops)
+    elif stage.basis == "gpu_hours_per_trillion_tokens":
+        hours = stage.stated * d / 1e12
+    elif stage.basis.startswith("wall_clock") and gpus is not None:
+        hours = stage.gpu_hours / stage.gpus * g
+    if rate is not None and d is None:
+        raise ValueError("training_cost_grid: an MFU needs training_tokens (the scenario states none)")
+    if rate is not None and np.any(np.asarray(rate) > 1):
+        raise ValueError(f"training_cost_grid: active_parameters give an MFU of {float(np.max(rate)):.3g} at the "
+                         f"stated tokens/s, above the dense peak ({run.peak_tflops:g} TFLOP/s)")
+    return replace(stage, training_tokens=d, gpus=g, mfu=rate, gpu_hours=hours)
+
+
+def training_cost_grid(scenario: Scenario | Resolved, *, training_tokens: Numbers | None = None,
+                       active_parameters: Numbers | None = None, mfu: Numbers | None = None,
+                       cluster_gpus: Numbers | None = None,
+                       values: Mapping[str, Numbers] | None = None) -> TrainingGrid:
+    """A training run's GPU-hours, wall clock, goodput, energy and cost with each option, over arrays of inputs.
+
+    The vectorised form of :func:`training_run`: every argument broadcasts against the others
+    (numpy rules), so a sweep or a Monte Carlo of a million configurations is one call. With
+    scalar arguments (or none) each figure equals the one :func:`training_run` gives for the
+    scenario with those inputs, to the last bit.
+
+    Parameters
+    ----------
+    scenario
+        A scenario whose workload is a training run.
+    training_tokens
+        D, instead of the scenario's. [tokens]
+    active_parameters
+        N, parameters used per token, instead of the model's. [-]
+    mfu
+        Model FLOPs utilisation, in (0, 1], instead of the scenario's; a run stated by
+        GPU-hours or wall clock is then costed by this MFU. [-]
+    cluster_gpus
+        GPUs the run uses, whole numbers. [GPU]
+    values
+        Any other numeric input of the scenario by its path (the names of
+        :func:`costmodel.domain.uncertainty.numeric_inputs`), e.g.
+        ``options.rent.price_per_gpu_hour`` [its currency/GPU-h] or
+        ``options.own.server_price`` [its currency], as numbers or arrays.
+
+    Returns
+    -------
+    TrainingGrid
+        Arrays of the broadcast shape (0-d with scalar inputs).
+
+    Raises
+    ------
+    ValueError
+        The workload is not a training run; an argument is not finite and above 0 (an MFU
+        above 1, a GPU count not whole); tokens, parameters, MFU or GPU counts given for a run
+        stated by stages; the training state does not fit on the fewest GPUs given.
+    KeyError
+        A path in ``values`` that the scenario does not have.
+
+    Notes
+    -----
+    Per element, as :func:`training_run`: FLOP C = 6·N·D (Kaplan et al. 2020, §2.1); ideal
+    GPU-hours H₀ = C / (peak × MFU) / 3,600; paid H = H₀ / goodput for a run stated by a rate
+    (as stated for one stated by GPU-hours or wall clock); months m = H / (G × 730); the cost
+    with an option is its monthly cost with the G-GPU cluster busy all month (G × 730 GPU-h),
+    component by component, times m.
+
+    Examples
+    --------
+    DeepSeek-V3 at 2 USD per H800 GPU-hour: 6 × 37e9 × 14.8e12 FLOP at 34.6 % of 989 TFLOP/s
+    is 2.667 M GPU-hours (the report's 2.664 M, arXiv 2412.19437, Table 1, with the MFU
+    rounded), and at 40 % MFU 2.307 M.
+
+    >>> import costmodel
+    >>> grid = training_cost_grid(costmodel.load_scenario("deepseek-v3-training"), mfu=[0.346, 0.40])
+    >>> [f"{h / 1e6:.3f}" for h in grid.gpu_hours], [f"{c / 1e6:.2f}" for c in grid.costs["rent"]]
+    (['2.667', '2.307'], ['5.33', '4.61'])
+    """
+    r = as_resolved(scenario)
+    if values and "workload.cluster_gpus" in values:   # it sizes the run and its volume: an argument of its own
+        raise ValueError("training_cost_grid: give workload.cluster_gpus as cluster_gpus=, not in values")
+    if values:
+        r = resolve(r, values=values)
+    run = r.workload.training
+    if run is None:
+        raise ValueError("the scenario's workload is not a training run (kind: training)")
+    given = {"training_tokens": training_tokens, "active_parameters": active_parameters, "mfu": mfu,
+             "cluster_gpus": cluster_gpus}
+    if len(run.stages) > 1 and any(v is not None for v in given.values()):
+        raise ValueError("training_cost_grid: " + ", ".join(k for k, v in given.items() if v is not None)
+                         + " given for a run stated by stages; vary the stages' inputs through values instead")
+    tokens = None if training_tokens is None else _checked("training_tokens", training_tokens)
+    parameters = None if active_parameters is None else _checked("active_parameters", active_parameters)
+    rate = None if mfu is None else _checked("mfu", mfu, at_most_one=True)
+    gpus = None if cluster_gpus is None else _checked("cluster_gpus", cluster_gpus, integral=True)
+    if gpus is not None:
+        state = float(np.max(run.total_parameters if parameters is None else np.maximum(run.total_parameters,
+                                                                                        parameters)))
+        needed = formulas.min_gpus_for_training_state(state * float(np.max(run.state_bytes_per_parameter)),
+                                                      float(np.max(run.activation_bytes_per_gpu)),
+                                                      run.gpu_memory_bytes, sharded=True)
+        if needed is None or needed > np.min(gpus):
+            raise ValueError(f"training_cost_grid: cluster_gpus {float(np.min(gpus)):g} is too few: the training "
+                             "state needs at least "
+                             f"{'more than any number of' if needed is None else f'{needed:,}'} GPUs fully sharded")
+    if any(v is not None for v in given.values()):
+        stage = _grid_stage(run.stages[0], run, tokens, parameters, rate, gpus)
+        run = replace(run, stages=(stage,),
+                      active_parameters=run.active_parameters if parameters is None else parameters,
+                      training_tokens=stage.training_tokens, mfu=stage.mfu,
+                      cluster_gpus=run.cluster_gpus if gpus is None else gpus)
+    goodput = checkpointing(run)[2]
+    worked = [(stage, *_stage_hours(stage, run, goodput)) for stage in run.stages]
+    hours = sum(h for _, _, _, h, _ in worked)
+    if not (np.all(np.isfinite(hours)) and np.all(np.asarray(hours) < 1e15)):
+        raise ValueError(f"the run needs {float(np.max(hours)):.3g} GPU-hours: check training_tokens, mfu and the "
+                         "model size")
+    flops = [f for _, f, _, _, _ in worked]
+    flop = sum(flops) if all(f is not None for f in flops) else np.nan
+    ideal = sum(i for _, _, i, _, _ in worked)
+    wall_hours = sum(h / stage.gpus for stage, _, _, h, _ in worked)
+    months = hours / run.cluster_gpus / HOURS_PER_MONTH
+    volume = r.volume if gpus is None else gpus * HOURS_PER_MONTH
+    costs = {option: sum(np.asarray(value, dtype=float) * months
+                         for value in monthly_cost_components(r, option, volume).values())
+             for option in r.options}
+    watts = r.workload.gpu.tdp_w if run.measured_watts_per_gpu is None else run.measured_watts_per_gpu
+    pue = r.options["own"].pue if "own" in r.options else rental_pue(r)
+    energy = formulas.training_energy_mwh(hours, watts, pue)
+    figures = [flop, ideal, goodput, hours, wall_hours / 24, months, energy, *costs.values()]
+    shape = np.broadcast_shapes(*(np.shape(f) for f in figures))
+    shaped = [np.broadcast_to(np.asarray(f, dtype=float), shape) for f in figures]
+    return TrainingGrid(*shaped[:7], costs=dict(zip(costs, shaped[7:], strict=True)))
