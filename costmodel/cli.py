@@ -677,6 +677,13 @@ def _inputs(text: str) -> list[str]:
 
 
 class _Parser(argparse.ArgumentParser):
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]):
+        # argparse drops a lone "--" given as an option's value (``--volume-max=--``) and hands the
+        # command an empty list instead of an error; refuse it here as any other missing value.
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one value, got '--'")
+        return super()._get_values(action, arg_strings)
+
     def error(self, message: str):
         self.print_usage(sys.stderr)
         from .presentation.safe import terminal

@@ -1649,3 +1649,16 @@ def test_stage_names_and_causes_are_names(tmp_path, capsys):
     data["workload"]["goodput"]["causes"]["   "] = 1
     code, err = problem_of(tmp_path, data, capsys)
     assert code == 2 and "causes" in err and "only spaces" in err
+
+
+# Issue 31's deliverables tried as a hostile user would (H1, H2, ...: the report of that pass).
+
+@pytest.mark.parametrize("args", [
+    ["report", R1, "--volume-max=--"], ["compare", R1, "--volume-max=--"], ["compare", R1, "--volume=--"],
+    ["report", R1, "--out=--"], ["batch", R1, "--out=--"], ["export", R2, "--xlsx=--"]])
+def test_a_lone_double_dash_as_an_option_value_exits_2(args, capsys):
+    """H1: ``--volume-max=--`` reached the command as an empty list (argparse drops the "--"), a
+    TypeError traceback with exit 1; ``--xlsx=--`` said "say what to write"."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "expected one value, got '--'" in err and args[-1].split("=")[0] in err and "Traceback" not in err
