@@ -1662,3 +1662,21 @@ def test_a_lone_double_dash_as_an_option_value_exits_2(args, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "expected one value, got '--'" in err and args[-1].split("=")[0] in err and "Traceback" not in err
+
+
+def test_length_and_whole_number_messages_say_what_the_rule_is(tmp_path, capsys):
+    """H2: an option label of 81 characters read "Value should have at most 80 items after validation,
+    not 81" (pydantic's words for a list), a count written 2.0 "must be a whole number (got 2.0)"."""
+    data = patched_data(R1)
+    data["options"]["rent"]["label"] = "x" * 81
+    data["options"]["rent"]["gpu_count"] = 2.0
+    data["options"]["api"]["label"] = "é" * 85
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "items" not in err
+    assert "options.rent.label: must be at most 80 characters long, not 81" in err
+    assert "options.api.label: must be at most 80 characters long, not 85" in err
+    assert "options.rent.gpu_count: must be written as a whole number, without a decimal point (2, not 2.0)" in err
+    data = patched_data(R1)
+    data["options"]["rent"]["gpu_count"] = 2.5
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "options.rent.gpu_count: must be a whole number" in err and "decimal point" not in err
