@@ -1680,3 +1680,21 @@ def test_length_and_whole_number_messages_say_what_the_rule_is(tmp_path, capsys)
     data["options"]["rent"]["gpu_count"] = 2.5
     code, err = problem_of(tmp_path, data, capsys)
     assert code == 2 and "options.rent.gpu_count: must be a whole number" in err and "decimal point" not in err
+
+
+@pytest.mark.parametrize("volume", [1.0e7, 1.0e9, 1.0e11])
+def test_a_sweep_point_names_its_winner_with_the_point_s_own_gpu_count(volume, tmp_path, capsys):
+    """H3: a sweep of R1's volume to 1e11 tokens/day named the winner "Own cluster: 1 × dgx-h100
+    (8 × H100-SXM-80GB)", the base scenario's count, where ``compare`` at that volume buys 58
+    servers and says so."""
+    from costmodel.domain.portfolio import sweep_columns
+
+    data = patched_data(R1)
+    data["workload"]["tokens_per_day"] = volume
+    code, out, _ = run(["compare", str(write_scenario(tmp_path, data)), "--json", "--no-uncertainty"], capsys)
+    assert code == 0
+    expected = json.loads(out)["decision"]["winner_label"]
+    columns = sweep_columns(costmodel.load_scenario(R1), {"workload.tokens_per_day": np.array([1.0e7, volume])}, R1)
+    assert columns["winner_label"][1] == expected
+    if volume == 1.0e11:
+        assert expected.startswith("Own cluster: 58 × dgx-h100") and "stepped up" in expected
