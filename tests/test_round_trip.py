@@ -165,3 +165,23 @@ def test_a_value_changed_under_an_alias_changes_that_place_only_and_keeps_the_co
     comments = [line[line.index("#"):] for line in text.splitlines() if "#" in line and '"' not in line]
     assert comments and all(comment in written for comment in comments)
     assert "  rent:\n    offer: r1-brief-h100\n" in written and "      fte: 2\n" in written
+
+
+def test_a_file_with_crlf_line_ends_is_saved_with_crlf_line_ends(tmp_path):
+    """A scenario written by a Windows editor (CR LF) came back with LF line ends: a diff of the
+    saved file against the original changed every line."""
+    text = R1_FILE.read_text(encoding="utf-8")
+    source = tmp_path / "windows.yaml"
+    source.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+    scenario = costmodel.load_scenario(source)
+    saved = costmodel.save_scenario(with_inputs(scenario, {"options.rent.gpu_count": 4}), tmp_path / "out.yaml")
+    data = saved.read_bytes()
+    assert data.count(b"\r\n") == data.count(b"\n") == text.count("\n")
+    assert data.decode("utf-8").replace("\r\n", "\n") == text.replace("    gpu_count: 2\n", "    gpu_count: 4\n", 1)
+    assert costmodel.load_scenario(saved).options.rent.gpu_count == 4
+    panel = costmodel.what_if(str(source), ["options.rent.gpu_count"])
+    panel_file = panel.save(tmp_path / "panel.yaml")
+    assert panel_file.read_bytes().count(b"\r\n") == panel_file.read_bytes().count(b"\n")
+    unix = costmodel.save_scenario(with_inputs(costmodel.load_scenario(R1), {"options.rent.gpu_count": 4}),
+                                   tmp_path / "unix.yaml")
+    assert b"\r" not in unix.read_bytes()

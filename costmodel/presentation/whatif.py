@@ -52,6 +52,7 @@ from ..scenarios import (
     origin_path,
     scenario_path,
     scenario_text,
+    write_scenario_text,
     set_path,
     validate_data,
     with_inputs,
@@ -543,10 +544,8 @@ class WhatIf:
 
     def save(self, path: str | Path) -> Path:
         """Write :attr:`yaml` to ``path`` (whole or not at all); returns the path written."""
-        from ..files import write_text_atomically
-
         path = Path(path)
-        write_text_atomically(path, self.yaml)
+        write_scenario_text(path, self.yaml, scenario_path(self.source) if self.source else None)
         return path
 
     def _save_clicked(self) -> None:
