@@ -1698,3 +1698,11 @@ def test_a_sweep_point_names_its_winner_with_the_point_s_own_gpu_count(volume, t
     assert columns["winner_label"][1] == expected
     if volume == 1.0e11:
         assert expected.startswith("Own cluster: 58 × dgx-h100") and "stepped up" in expected
+
+
+def test_an_output_named_only_xlsx_is_refused_for_what_it_is(tmp_path, capsys):
+    """H4: ``export --xlsx .xlsx`` said the path "does not end in .xlsx" (pathlib takes ``.xlsx`` for a
+    hidden file with no suffix)."""
+    code, _, err = run(["export", R2, "--xlsx", str(tmp_path / ".xlsx")], capsys)
+    assert code == 2 and "is only the ending .xlsx: give a name before it" in err and "does not end" not in err
+    assert not (tmp_path / ".xlsx").exists()
