@@ -581,15 +581,18 @@ def _what_if(args: argparse.Namespace) -> int:
     _say(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
     if args.no_lab:
         return 0
+    import importlib.util
+
+    missing = [name for name in ("jupyterlab", "ipywidgets") if importlib.util.find_spec(name) is None]
+    if missing:      # jupyter itself comes with the report stack: it would only say "jupyter-lab not found"
+        _say(f"costmodel what-if needs {' and '.join(missing)} to open the notebook: pip install "
+             "'costmodel[interactive]' (or make lab in the repository); the notebook is written, --no-lab "
+             "writes it alone", file=sys.stderr)
+        return BAD_INPUT
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", str(target)]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.insert(4, "--allow-root")
-    try:
-        return subprocess.call(command)
-    except FileNotFoundError:
-        _say("costmodel what-if: JupyterLab is not installed: pip install -e '.[interactive]' (or make lab)",
-              file=sys.stderr)
-        return FAILED
+    return subprocess.call(command)
 
 
 def _number(text: str) -> float:

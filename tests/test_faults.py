@@ -1706,3 +1706,18 @@ def test_an_output_named_only_xlsx_is_refused_for_what_it_is(tmp_path, capsys):
     code, _, err = run(["export", R2, "--xlsx", str(tmp_path / ".xlsx")], capsys)
     assert code == 2 and "is only the ending .xlsx: give a name before it" in err and "does not end" not in err
     assert not (tmp_path / ".xlsx").exists()
+
+
+def test_what_if_without_jupyterlab_names_the_extra_and_exits_2(tmp_path, capsys, monkeypatch):
+    """H5: ``costmodel what-if R1`` without the interactive extra printed jupyter's usage and "Jupyter
+    command `jupyter-lab` not found." (exit 1): jupyter itself is installed with the report stack, so
+    the check for a missing JupyterLab never ran."""
+    import importlib.util
+    import subprocess
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jupyterlab" else real(name, *a))
+    monkeypatch.setattr(subprocess, "call", lambda *a, **k: pytest.fail("JupyterLab was started"))
+    code, out, err = run(["what-if", R1, "--out", str(tmp_path)], capsys)
+    assert code == 2 and "costmodel what-if needs jupyterlab" in err and "pip install 'costmodel[interactive]'" in err
+    assert (tmp_path / f"{R1}.ipynb").is_file()
