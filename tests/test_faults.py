@@ -1721,3 +1721,18 @@ def test_what_if_without_jupyterlab_names_the_extra_and_exits_2(tmp_path, capsys
     code, out, err = run(["what-if", R1, "--out", str(tmp_path)], capsys)
     assert code == 2 and "costmodel what-if needs jupyterlab" in err and "pip install 'costmodel[interactive]'" in err
     assert (tmp_path / f"{R1}.ipynb").is_file()
+
+
+def test_the_what_if_panel_without_ipywidgets_names_the_extra():
+    """H6: ``costmodel.what_if`` without the interactive extra raised a bare ``No module named
+    'ipywidgets'``; the other extras' features raise ExtraNotInstalled with the pip command."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['ipywidgets'] = None\n"
+            "import costmodel\n"
+            "from costmodel.extras import ExtraNotInstalled\n"
+            "try:\n    costmodel.what_if\nexcept ExtraNotInstalled as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "costmodel.what_if needs ipywidgets: pip install 'costmodel[interactive]'"

@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 import altair as alt
-import ipywidgets as widgets
 import numpy as np
 
 from ..catalog import Catalog, catalog_from
@@ -45,6 +44,7 @@ from ..domain.compare import compare
 from ..domain.costs import monthly_cost
 from ..domain.uncertainty import decision_metric, quantile, tornado, tornado_ranges
 from ..errors import InputError
+from ..extras import ExtraNotInstalled
 from ..resolved import Resolved, resolve
 from ..results import Comparison
 from ..scenarios import (
@@ -52,10 +52,10 @@ from ..scenarios import (
     origin_path,
     scenario_path,
     scenario_text,
-    write_scenario_text,
     set_path,
     validate_data,
     with_inputs,
+    write_scenario_text,
 )
 from ..schema import Scenario
 from ..schema.base import varies
@@ -64,6 +64,11 @@ from . import format as fmt
 from .charts import _THEME, option_colours, option_legend, sweep_volumes, titled
 from .safe import html_text
 from .text import break_even_sentence, payback_words
+
+try:
+    import ipywidgets as widgets
+except ImportError as exc:      # the what-if panel is the one feature of the interactive extra outside JupyterLab
+    raise ExtraNotInstalled("costmodel.what_if", "interactive", "ipywidgets") from exc
 
 TOP_INPUTS = 5
 """Sliders offered when no inputs are named: the inputs that move the answer most."""
