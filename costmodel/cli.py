@@ -120,9 +120,12 @@ def _check_report_volumes(args: argparse.Namespace, scenarios: list[str]) -> Non
     Raises
     ------
     ValueError
-        One line per scenario: a training run (no volume axis), or a volume-max below the
-        scenario's volume, each naming the scenario and its volume unit.
+        One line per scenario: a training run (no volume axis), a volume-max below the
+        scenario's volume, or one up to which an option's GPU count would step more than
+        :data:`~costmodel.domain.capacity.MAX_STEPS` times (as ``compare`` refuses it), each
+        naming the scenario and its volume unit.
     """
+    from .domain.capacity import step_volumes
     from .resolved import resolve
     from .scenarios import load_scenario
 
@@ -135,6 +138,8 @@ def _check_report_volumes(args: argparse.Namespace, scenarios: list[str]) -> Non
             continue
         try:
             _check_volumes(args, resolved)
+            for option in resolved.options:       # a range the GPU count would step through too often
+                step_volumes(resolved, option, args.volume_max)
         except ValueError as exc:
             problems.append(f"{scenario}: {exc}")
     if problems:

@@ -1736,3 +1736,14 @@ def test_the_what_if_panel_without_ipywidgets_names_the_extra():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "costmodel.what_if needs ipywidgets: pip install 'costmodel[interactive]'"
+
+
+def test_report_volume_max_with_too_many_gpu_steps_is_bad_input_before_any_kernel(tmp_path, capsys):
+    """H7: ``report R1 --volume-max 1e15`` (inside the option's 0 to 1e15) started the kernel, failed in
+    cell 4 with the GPU-steps message and exited 1 with a failed notebook; ``compare`` refuses the
+    same range as bad input (exit 2), and the README says --volume-max is checked before any kernel."""
+    code, _, err = run(["report", R1, "--volume-max", "1e15", "--out", str(tmp_path)], capsys)
+    assert code == 2 and f"{R1}: up to 1e+15 tokens/day" in err and "more than 1,000,000 steps" in err
+    assert not any(tmp_path.iterdir())
+    code, _, err = run(["compare", R1, "--volume-max", "1e15"], capsys)
+    assert code == 2 and "more than 1,000,000 steps" in err
