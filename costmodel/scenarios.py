@@ -387,6 +387,8 @@ VALIDATOR_ONLY_RULES: dict[str, str] = {
     "cheaper_than_base": f"an offers: row's 1-hour cache write and long-context prices are at least the base: "
                          f"{_BETWEEN}",
     "cache_dearer": f"an offers: row's cached input price is at most its input price: {_BETWEEN}",
+    "duplicate_label": "the options' labels differ (as shown: spaces and case aside; a default label counts), which "
+                       "JSON Schema cannot compare across fields",
     "duplicate_name": "options.rents and options.apis names are unique (JSON Schema's uniqueItems compares whole "
                       "items)",
     "duplicate_stage": "training stage names are unique, ignoring case and spaces",

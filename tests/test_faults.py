@@ -1747,3 +1747,25 @@ def test_report_volume_max_with_too_many_gpu_steps_is_bad_input_before_any_kerne
     assert not any(tmp_path.iterdir())
     code, _, err = run(["compare", R1, "--volume-max", "1e15"], capsys)
     assert code == 2 and "more than 1,000,000 steps" in err
+
+
+@pytest.mark.parametrize("where, label, other", [
+    (("api",), "Cloud rental", "rent"),                  # the rent option's default label
+    (("api",), "  cloud   RENTAL ", "rent"),             # as shown: spaces and case aside
+    (("rent",), "Own cluster", "own")])
+def test_two_options_with_one_label_are_refused(where, label, other, tmp_path, capsys):
+    """H8: R1 with the API labelled as the rental ("Cloud rental") was accepted; every chart encodes the
+    options by label, so the cost chart drew the two as one series and the cost-components chart
+    stacked the rental's and the API's costs into one bar."""
+    data = patched_data(R1)
+    data["options"][where[0]]["label"] = label
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and f"options.{where[0]}.label: the same label as options.{other}'s" in err
+
+
+def test_further_offers_with_one_label_are_refused(tmp_path, capsys):
+    """H8, further offers: two of api-offers' offers labelled alike."""
+    data = patched_data("api-offers")
+    data["options"]["apis"][2]["label"] = data["options"]["apis"][0]["label"]
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "options.apis.2.label: the same label as options.apis.0's" in err
