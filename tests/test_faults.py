@@ -1769,3 +1769,19 @@ def test_further_offers_with_one_label_are_refused(tmp_path, capsys):
     data["options"]["apis"][2]["label"] = data["options"]["apis"][0]["label"]
     code, err = problem_of(tmp_path, data, capsys)
     assert code == 2 and "options.apis.2.label: the same label as options.apis.0's" in err
+
+
+def test_the_batch_index_links_a_report_whose_file_name_holds_url_characters(tmp_path, capsys):
+    """H9: ``batch --reports`` over a file named ``plan #2? 100%.yaml`` linked
+    ``href="plan #2? 100%-<hash>/report.html"``: the browser reads "#" as the start of a fragment
+    and "?" of a query, so the link opened no report."""
+    import urllib.parse
+
+    source = tmp_path / "plan #2? 100%.yaml"
+    source.write_text((SCENARIO_DIR / f"{R1}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = run(["batch", str(source), "--out", str(out), "--reports"], capsys)
+    assert code == 0, err
+    hrefs = re.findall(r'<a href="([^"]+)"', (out / "index.html").read_text(encoding="utf-8"))
+    assert len(hrefs) == 1 and not set("#? ") & set(hrefs[0])
+    assert (out / urllib.parse.unquote(hrefs[0])).is_file()
