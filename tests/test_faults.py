@@ -1785,3 +1785,18 @@ def test_the_batch_index_links_a_report_whose_file_name_holds_url_characters(tmp
     hrefs = re.findall(r'<a href="([^"]+)"', (out / "index.html").read_text(encoding="utf-8"))
     assert len(hrefs) == 1 and not set("#? ") & set(hrefs[0])
     assert (out / urllib.parse.unquote(hrefs[0])).is_file()
+
+
+def test_a_saved_what_if_names_no_folder_of_the_machine(tmp_path, monkeypatch):
+    """H10: the what-if "save as" file began "# What-if of /home/someone/plans/quote.yaml": the absolute
+    path of the machine it was saved on, in a file made to be shared (a report names none)."""
+    source = tmp_path / "plans" / "quote.yaml"
+    source.parent.mkdir()
+    source.write_text((SCENARIO_DIR / f"{R1}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    text = costmodel.what_if(str(source), ["options.rent.gpu_count"]).yaml
+    assert text.startswith("# What-if of quote.yaml, saved ") and str(tmp_path) not in text
+    monkeypatch.chdir(tmp_path)
+    assert costmodel.what_if(str(source), ["options.rent.gpu_count"]).yaml.startswith("# What-if of plans/quote.yaml")

@@ -45,6 +45,7 @@ from ..domain.costs import monthly_cost
 from ..domain.uncertainty import decision_metric, quantile, tornado, tornado_ranges
 from ..errors import InputError
 from ..extras import ExtraNotInstalled
+from ..paths import shown_path
 from ..resolved import Resolved, resolve
 from ..results import Comparison
 from ..scenarios import (
@@ -542,7 +543,8 @@ class WhatIf:
         order and layout are kept (:func:`~costmodel.scenarios.scenario_text`).
         """
         changes = self.changes()
-        head = [f"# What-if of {self.source or self.name}, saved {dt.date.today().isoformat()} by costmodel.what_if",
+        # the file as a shared page names it: no folder of the machine it was saved on
+        head = [f"# What-if of {shown_path(self.source) if self.source else self.name}, saved {dt.date.today().isoformat()} by costmodel.what_if",
                 "# changed: " + ("; ".join(changes) if changes else "nothing (as the scenario file)")]
         # the scenario file's own text with the changed values edited in (its comments and key order kept)
         return "\n".join(head) + "\n" + scenario_text(self.scenario, self.source)
