@@ -544,7 +544,8 @@ class WhatIf:
         """
         changes = self.changes()
         # the file as a shared page names it: no folder of the machine it was saved on
-        head = [f"# What-if of {shown_path(self.source) if self.source else self.name}, saved {dt.date.today().isoformat()} by costmodel.what_if",
+        origin = shown_path(self.source) if self.source else self.name
+        head = [f"# What-if of {origin}, saved {dt.date.today().isoformat()} by costmodel.what_if",
                 "# changed: " + ("; ".join(changes) if changes else "nothing (as the scenario file)")]
         # the scenario file's own text with the changed values edited in (its comments and key order kept)
         return "\n".join(head) + "\n" + scenario_text(self.scenario, self.source)

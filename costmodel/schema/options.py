@@ -518,5 +518,5 @@ class Options(InputModel):
         return self
 
 
-__all__ = ["OPTION_LABELS", "AssetClass", "CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "LabelledRental",
-           "Options", "OwnCluster", "Power", "Provider", "Reserved", "SoftwareLicences", "Spot", "Staffing"]
+__all__ = ["OPTION_LABELS", "AssetClass", "CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI",
+           "LabelledAPI", "LabelledRental", "Options", "OwnCluster", "Power", "Provider", "Reserved", "SoftwareLicences", "Spot", "Staffing"]
