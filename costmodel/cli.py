@@ -120,9 +120,12 @@ def _check_report_volumes(args: argparse.Namespace, scenarios: list[str]) -> Non
     Raises
     ------
     ValueError
-        One line per scenario: a training run (no volume axis), or a volume-max below the
-        scenario's volume, each naming the scenario and its volume unit.
+        One line per scenario: a training run (no volume axis), a volume-max below the
+        scenario's volume, or one up to which an option's GPU count would step more than
+        :data:`~costmodel.domain.capacity.MAX_STEPS` times (as ``compare`` refuses it), each
+        naming the scenario and its volume unit.
     """
+    from .domain.capacity import step_volumes
     from .resolved import resolve
     from .scenarios import load_scenario
 
@@ -135,6 +138,8 @@ def _check_report_volumes(args: argparse.Namespace, scenarios: list[str]) -> Non
             continue
         try:
             _check_volumes(args, resolved)
+            for option in resolved.options:       # a range the GPU count would step through too often
+                step_volumes(resolved, option, args.volume_max)
         except ValueError as exc:
             problems.append(f"{scenario}: {exc}")
     if problems:
@@ -581,15 +586,18 @@ def _what_if(args: argparse.Namespace) -> int:
     _say(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
     if args.no_lab:
         return 0
+    import importlib.util
+
+    missing = [name for name in ("jupyterlab", "ipywidgets") if importlib.util.find_spec(name) is None]
+    if missing:      # jupyter itself comes with the report stack: it would only say "jupyter-lab not found"
+        _say(f"costmodel what-if needs {' and '.join(missing)} to open the notebook: pip install "
+             "'costmodel[interactive]' (or make lab in the repository); the notebook is written, --no-lab "
+             "writes it alone", file=sys.stderr)
+        return BAD_INPUT
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", str(target)]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.insert(4, "--allow-root")
-    try:
-        return subprocess.call(command)
-    except FileNotFoundError:
-        _say("costmodel what-if: JupyterLab is not installed: pip install -e '.[interactive]' (or make lab)",
-              file=sys.stderr)
-        return FAILED
+    return subprocess.call(command)
 
 
 def _number(text: str) -> float:
@@ -677,6 +685,13 @@ def _inputs(text: str) -> list[str]:
 
 
 class _Parser(argparse.ArgumentParser):
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]):
+        # argparse drops a lone "--" given as an option's value (``--volume-max=--``) and hands the
+        # command an empty list instead of an error; refuse it here as any other missing value.
+        if action.option_strings and action.nargs is None and arg_strings == ["--"]:
+            self.error(f"argument {'/'.join(action.option_strings)}: expected one value, got '--'")
+        return super()._get_values(action, arg_strings)
+
     def error(self, message: str):
         self.print_usage(sys.stderr)
         from .presentation.safe import terminal

@@ -277,7 +277,9 @@ PORTFOLIO = Table(
     families=(Column("cost_", "number", "{currency}/month", "Monthly cost of a further offer (options.apis)."),
               Column("decision_", "number", "{decision_unit}", "A further offer's figure on the decision measure."),
               Column("npv_", "number", "{currency}", "Present value of a further offer's costs over the horizon."),
-              Column("tco_", "number", "{currency}", "Total cost of a further offer over the horizon.")),
+              Column("tco_", "number", "{currency}", "Total cost of a further offer over the horizon."),
+              Column("break_even_", "number", "{volume_unit}", "Volume at which the two options named (a further "
+                     "offer: api:<name>, rent:<name>) cost the same; empty: none from 0 to 10 times the volume.")),
     extra=Column("", "number", "-", "A swept input (a path of the scenario), at this point's value."),
 )
 """costmodel batch's portfolio.csv / portfolio.parquet (and a sweep's: the swept inputs come last)."""

@@ -97,9 +97,18 @@ def _reason(item: dict) -> str:
             hint = " (YAML 1.2 reads yes/no/on/off as text, not as true/false)" \
                 if value.strip().lower() in _YAML_WORDS else ""
             return f"must be {what}, not the text {value!r}{hint}"
+        if kind.startswith("int") and isinstance(value, float) and value.is_integer():
+            # 2.0 is a whole number: what the rule asks is the way it is written
+            return f"must be written as a whole number, without a decimal point ({value:.0f}, not {value!r})"
         if kind == "int_from_float":
             return "must be a whole number"
         return f"must be {what}"
+    if kind in ("too_long", "too_short", "string_too_long", "string_too_short") and isinstance(value, str):
+        # pydantic words a length limit on an optional text as "items"; a text has characters
+        longest = kind.endswith("too_long")
+        limit = ctx.get("max_length" if longest else "min_length")
+        return (f"must be {'at most' if longest else 'at least'} {limit} character{'' if limit == 1 else 's'} long, "
+                f"not {len(value)}")
     if kind == "union_tag_invalid":
         expected = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
         return (f"{ctx.get('tag')!r} is not one of {', '.join(expected)}"

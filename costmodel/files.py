@@ -325,6 +325,8 @@ def output_file(path: str | Path, option: str, suffix: str | None = None) -> Pat
         raise OutputPathError(option, path, "is a folder, not a file")
     if kind is not None:
         raise OutputPathError(option, path, f"is {kind}, not a regular file: give a file to write")
+    if suffix is not None and path.name.lower() == suffix.lower():     # ".xlsx": a hidden file with no suffix
+        raise OutputPathError(option, path, f"is only the ending {suffix}: give a name before it (report{suffix})")
     if suffix is not None and path.suffix.lower() != suffix.lower():
         raise OutputPathError(option, path, f"does not end in {suffix}: the file written is {suffix[1:]} whatever "
                                             "its name, and programs open a file by its name")

@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -1335,7 +1336,9 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
     links = []
     for index in sorted(done):
         relative = done[index].html.relative_to(Path(out_dir)).as_posix()
-        links.append(f'<li><a href="{html.escape(relative)}">{html.escape(done[index].scenario)}</a></li>')
+        # a URL: a file name's '#', '?' or '%' would otherwise end the path or read as an escape
+        links.append(f'<li><a href="{html.escape(urllib.parse.quote(relative))}">'
+                     f'{html.escape(done[index].scenario)}</a></li>')
     shown = portfolio.copy()            # empty cells, not <NA> or None, where a value is missing
     for column in shown.columns:
         if shown[column].dtype.kind not in "fc":

@@ -36,6 +36,7 @@ from .paths import DATA_DIR
 from .results import MemoryPerGPU
 from .schema import Scenario
 from .schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, input_paths
+from .schema.options import OPTION_LABELS
 from .schema.workload import DURATION_PATTERN
 from .units import HOURS_PER_MONTH, HOURS_PER_YEAR, MONTHS_PER_YEAR
 
@@ -45,8 +46,6 @@ GPUS_PER_SERVER = 8
 Number = Any
 """A float, or a numpy array of samples where the input was given as one."""
 
-OPTION_LABELS: dict[str, str] = {"own": "Own cluster", "rent": "Cloud rental", "api": "Hosted API"}
-"""Default display names of the kinds of option."""
 
 
 # --- resolved inputs ---------------------------------------------------------------------------------

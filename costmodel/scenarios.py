@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
 from .errors import ScenarioError, did_you_mean, from_validation_error
-from .files import write_text_atomically
+from .files import write_atomically, write_text_atomically
 from .io.yaml_files import dump_yaml, edit_yaml, parse_yaml, read_text
 from .paths import SCENARIO_DIR, scenario_path
 from .resolved import resolve
@@ -250,8 +250,40 @@ def save_scenario(scenario: Scenario, path: str | Path, template: str | Path | N
         ``template`` is given and cannot be read or is not a valid scenario.
     """
     path = Path(path)
-    write_text_atomically(path, scenario_text(scenario, template))
+    origin = scenario_path(template) if template is not None else _ORIGINS.get(id(scenario), (None,))[0]
+    write_scenario_text(path, scenario_text(scenario, template), origin)
     return path
+
+
+def write_scenario_text(path: str | Path, text: str, like: str | Path | None = None) -> None:
+    """Write a scenario's text whole or not at all, its lines ending as those of the file ``like``.
+
+    Parameters
+    ----------
+    path
+        Destination file.
+    text
+        The text, lines ending in LF.
+    like
+        The file it was edited from: where its lines end with CR LF (as Windows editors write
+        them; the text read from it has LF), so do those written. Default: LF.
+    """
+    if like is None or not _crlf(Path(like)):
+        write_text_atomically(path, text)
+        return
+    data = text.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-8")
+    write_atomically(path, lambda temporary: temporary.write_bytes(data))
+
+
+def _crlf(path: Path) -> bool:
+    """Whether a file's first line ends with CR LF (False where it cannot be read)."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(65_536)
+    except OSError:
+        return False
+    end = head.find(b"\n")
+    return end > 0 and head[end - 1:end] == b"\r"
 
 
 def scenario_text(scenario: Scenario, template: str | Path | None = None) -> str:
@@ -355,6 +387,8 @@ VALIDATOR_ONLY_RULES: dict[str, str] = {
     "cheaper_than_base": f"an offers: row's 1-hour cache write and long-context prices are at least the base: "
                          f"{_BETWEEN}",
     "cache_dearer": f"an offers: row's cached input price is at most its input price: {_BETWEEN}",
+    "duplicate_label": "the options' labels differ (as shown: spaces and case aside; a default label counts), which "
+                       "JSON Schema cannot compare across fields",
     "duplicate_name": "options.rents and options.apis names are unique (JSON Schema's uniqueItems compares whole "
                       "items)",
     "duplicate_stage": "training stage names are unique, ignoring case and spaces",

@@ -1649,3 +1649,154 @@ def test_stage_names_and_causes_are_names(tmp_path, capsys):
     data["workload"]["goodput"]["causes"]["   "] = 1
     code, err = problem_of(tmp_path, data, capsys)
     assert code == 2 and "causes" in err and "only spaces" in err
+
+
+# Issue 31's deliverables tried as a hostile user would (H1, H2, ...: the report of that pass).
+
+@pytest.mark.parametrize("args", [
+    ["report", R1, "--volume-max=--"], ["compare", R1, "--volume-max=--"], ["compare", R1, "--volume=--"],
+    ["report", R1, "--out=--"], ["batch", R1, "--out=--"], ["export", R2, "--xlsx=--"]])
+def test_a_lone_double_dash_as_an_option_value_exits_2(args, capsys):
+    """H1: ``--volume-max=--`` reached the command as an empty list (argparse drops the "--"), a
+    TypeError traceback with exit 1; ``--xlsx=--`` said "say what to write"."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "expected one value, got '--'" in err and args[-1].split("=")[0] in err and "Traceback" not in err
+
+
+def test_length_and_whole_number_messages_say_what_the_rule_is(tmp_path, capsys):
+    """H2: an option label of 81 characters read "Value should have at most 80 items after validation,
+    not 81" (pydantic's words for a list), a count written 2.0 "must be a whole number (got 2.0)"."""
+    data = patched_data(R1)
+    data["options"]["rent"]["label"] = "x" * 81
+    data["options"]["rent"]["gpu_count"] = 2.0
+    data["options"]["api"]["label"] = "é" * 85
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "items" not in err
+    assert "options.rent.label: must be at most 80 characters long, not 81" in err
+    assert "options.api.label: must be at most 80 characters long, not 85" in err
+    assert "options.rent.gpu_count: must be written as a whole number, without a decimal point (2, not 2.0)" in err
+    data = patched_data(R1)
+    data["options"]["rent"]["gpu_count"] = 2.5
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "options.rent.gpu_count: must be a whole number" in err and "decimal point" not in err
+
+
+@pytest.mark.parametrize("volume", [1.0e7, 1.0e9, 1.0e11])
+def test_a_sweep_point_names_its_winner_with_the_point_s_own_gpu_count(volume, tmp_path, capsys):
+    """H3: a sweep of R1's volume to 1e11 tokens/day named the winner "Own cluster: 1 × dgx-h100
+    (8 × H100-SXM-80GB)", the base scenario's count, where ``compare`` at that volume buys 58
+    servers and says so."""
+    from costmodel.domain.portfolio import sweep_columns
+
+    data = patched_data(R1)
+    data["workload"]["tokens_per_day"] = volume
+    code, out, _ = run(["compare", str(write_scenario(tmp_path, data)), "--json", "--no-uncertainty"], capsys)
+    assert code == 0
+    expected = json.loads(out)["decision"]["winner_label"]
+    columns = sweep_columns(costmodel.load_scenario(R1), {"workload.tokens_per_day": np.array([1.0e7, volume])}, R1)
+    assert columns["winner_label"][1] == expected
+    if volume == 1.0e11:
+        assert expected.startswith("Own cluster: 58 × dgx-h100") and "stepped up" in expected
+
+
+def test_an_output_named_only_xlsx_is_refused_for_what_it_is(tmp_path, capsys):
+    """H4: ``export --xlsx .xlsx`` said the path "does not end in .xlsx" (pathlib takes ``.xlsx`` for a
+    hidden file with no suffix)."""
+    code, _, err = run(["export", R2, "--xlsx", str(tmp_path / ".xlsx")], capsys)
+    assert code == 2 and "is only the ending .xlsx: give a name before it" in err and "does not end" not in err
+    assert not (tmp_path / ".xlsx").exists()
+
+
+def test_what_if_without_jupyterlab_names_the_extra_and_exits_2(tmp_path, capsys, monkeypatch):
+    """H5: ``costmodel what-if R1`` without the interactive extra printed jupyter's usage and "Jupyter
+    command `jupyter-lab` not found." (exit 1): jupyter itself is installed with the report stack, so
+    the check for a missing JupyterLab never ran."""
+    import importlib.util
+    import subprocess
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jupyterlab" else real(name, *a))
+    monkeypatch.setattr(subprocess, "call", lambda *a, **k: pytest.fail("JupyterLab was started"))
+    code, out, err = run(["what-if", R1, "--out", str(tmp_path)], capsys)
+    assert code == 2 and "costmodel what-if needs jupyterlab" in err and "pip install 'costmodel[interactive]'" in err
+    assert (tmp_path / f"{R1}.ipynb").is_file()
+
+
+def test_the_what_if_panel_without_ipywidgets_names_the_extra():
+    """H6: ``costmodel.what_if`` without the interactive extra raised a bare ``No module named
+    'ipywidgets'``; the other extras' features raise ExtraNotInstalled with the pip command."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['ipywidgets'] = None\n"
+            "import costmodel\n"
+            "from costmodel.extras import ExtraNotInstalled\n"
+            "try:\n    costmodel.what_if\nexcept ExtraNotInstalled as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "costmodel.what_if needs ipywidgets: pip install 'costmodel[interactive]'"
+
+
+def test_report_volume_max_with_too_many_gpu_steps_is_bad_input_before_any_kernel(tmp_path, capsys):
+    """H7: ``report R1 --volume-max 1e15`` (inside the option's 0 to 1e15) started the kernel, failed in
+    cell 4 with the GPU-steps message and exited 1 with a failed notebook; ``compare`` refuses the
+    same range as bad input (exit 2), and the README says --volume-max is checked before any kernel."""
+    code, _, err = run(["report", R1, "--volume-max", "1e15", "--out", str(tmp_path)], capsys)
+    assert code == 2 and f"{R1}: up to 1e+15 tokens/day" in err and "more than 1,000,000 steps" in err
+    assert not any(tmp_path.iterdir())
+    code, _, err = run(["compare", R1, "--volume-max", "1e15"], capsys)
+    assert code == 2 and "more than 1,000,000 steps" in err
+
+
+@pytest.mark.parametrize("where, label, other", [
+    (("api",), "Cloud rental", "rent"),                  # the rent option's default label
+    (("api",), "  cloud   RENTAL ", "rent"),             # as shown: spaces and case aside
+    (("rent",), "Own cluster", "own")])
+def test_two_options_with_one_label_are_refused(where, label, other, tmp_path, capsys):
+    """H8: R1 with the API labelled as the rental ("Cloud rental") was accepted; every chart encodes the
+    options by label, so the cost chart drew the two as one series and the cost-components chart
+    stacked the rental's and the API's costs into one bar."""
+    data = patched_data(R1)
+    data["options"][where[0]]["label"] = label
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and f"options.{where[0]}.label: the same label as options.{other}'s" in err
+
+
+def test_further_offers_with_one_label_are_refused(tmp_path, capsys):
+    """H8, further offers: two of api-offers' offers labelled alike."""
+    data = patched_data("api-offers")
+    data["options"]["apis"][2]["label"] = data["options"]["apis"][0]["label"]
+    code, err = problem_of(tmp_path, data, capsys)
+    assert code == 2 and "options.apis.2.label: the same label as options.apis.0's" in err
+
+
+def test_the_batch_index_links_a_report_whose_file_name_holds_url_characters(tmp_path, capsys):
+    """H9: ``batch --reports`` over a file named ``plan #2? 100%.yaml`` linked
+    ``href="plan #2? 100%-<hash>/report.html"``: the browser reads "#" as the start of a fragment
+    and "?" of a query, so the link opened no report."""
+    import urllib.parse
+
+    source = tmp_path / "plan #2? 100%.yaml"
+    source.write_text((SCENARIO_DIR / f"{R1}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = run(["batch", str(source), "--out", str(out), "--reports"], capsys)
+    assert code == 0, err
+    hrefs = re.findall(r'<a href="([^"]+)"', (out / "index.html").read_text(encoding="utf-8"))
+    assert len(hrefs) == 1 and not set("#? ") & set(hrefs[0])
+    assert (out / urllib.parse.unquote(hrefs[0])).is_file()
+
+
+def test_a_saved_what_if_names_no_folder_of_the_machine(tmp_path, monkeypatch):
+    """H10: the what-if "save as" file began "# What-if of /home/someone/plans/quote.yaml": the absolute
+    path of the machine it was saved on, in a file made to be shared (a report names none)."""
+    source = tmp_path / "plans" / "quote.yaml"
+    source.parent.mkdir()
+    source.write_text((SCENARIO_DIR / f"{R1}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    elsewhere = tmp_path / "work"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    text = costmodel.what_if(str(source), ["options.rent.gpu_count"]).yaml
+    assert text.startswith("# What-if of quote.yaml, saved ") and str(tmp_path) not in text
+    monkeypatch.chdir(tmp_path)
+    assert costmodel.what_if(str(source), ["options.rent.gpu_count"]).yaml.startswith("# What-if of plans/quote.yaml")

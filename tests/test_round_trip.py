@@ -11,7 +11,7 @@ import yaml
 import costmodel
 from costmodel.io.yaml_files import edit_yaml, parse_yaml
 from costmodel.paths import SCENARIO_DIR
-from costmodel.scenarios import origin_path, scenario_data, scenario_text
+from costmodel.scenarios import origin_path, scenario_data, scenario_text, with_inputs
 
 R1 = "llama70b-vs-api"
 R1_FILE = SCENARIO_DIR / f"{R1}.yaml"
@@ -142,3 +142,46 @@ def test_the_what_if_panels_save_as_keeps_the_files_comments_and_order(tmp_path)
     again = costmodel.load_scenario(tmp_path / "r1-what-if.yaml")
     assert again.options.own.power.pue == 1.3
     assert again.overrides.values == {"options.api.output_price_per_million": 12.5}
+
+
+def test_a_value_changed_under_an_alias_changes_that_place_only_and_keeps_the_comments(tmp_path):
+    """An anchored block (``&eng``) used again by an alias (``*eng``): changing the rent option's copy
+    wrote the whole file plainly (every comment and the key order lost), since editing the one shared
+    node changed both options; now only the aliased place is written out, with its new value."""
+    text = (SCENARIO_DIR / "llama70b-vs-api.yaml").read_text(encoding="utf-8")
+    block = ("    staffing:\n      fte: 1\n      loaded_cost_per_fte_per_year: 72000\n      currency: EUR\n"
+             "      source: \"R1 brief: one engineer at about EUR 6,000/month\"\n")
+    assert text.count(block) == 2
+    own_at = text.index(block)
+    text = text[:own_at] + block.replace("staffing:", "staffing: &eng", 1) + text[own_at + len(block):]
+    text = text.replace(block, "    staffing: *eng   # the same engineer\n", 1)
+    source = tmp_path / "aliased.yaml"
+    source.write_text(text, encoding="utf-8")
+    scenario = costmodel.load_scenario(source)
+    saved = costmodel.save_scenario(with_inputs(scenario, {"options.rent.staffing.fte": 2}), tmp_path / "out.yaml")
+    again = costmodel.load_scenario(saved)
+    assert again.options.own.staffing.fte == 1 and again.options.rent.staffing.fte == 2
+    written = saved.read_text(encoding="utf-8")
+    comments = [line[line.index("#"):] for line in text.splitlines() if "#" in line and '"' not in line]
+    assert comments and all(comment in written for comment in comments)
+    assert "  rent:\n    offer: r1-brief-h100\n" in written and "      fte: 2\n" in written
+
+
+def test_a_file_with_crlf_line_ends_is_saved_with_crlf_line_ends(tmp_path):
+    """A scenario written by a Windows editor (CR LF) came back with LF line ends: a diff of the
+    saved file against the original changed every line."""
+    text = R1_FILE.read_text(encoding="utf-8")
+    source = tmp_path / "windows.yaml"
+    source.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+    scenario = costmodel.load_scenario(source)
+    saved = costmodel.save_scenario(with_inputs(scenario, {"options.rent.gpu_count": 4}), tmp_path / "out.yaml")
+    data = saved.read_bytes()
+    assert data.count(b"\r\n") == data.count(b"\n") == text.count("\n")
+    assert data.decode("utf-8").replace("\r\n", "\n") == text.replace("    gpu_count: 2\n", "    gpu_count: 4\n", 1)
+    assert costmodel.load_scenario(saved).options.rent.gpu_count == 4
+    panel = costmodel.what_if(str(source), ["options.rent.gpu_count"])
+    panel_file = panel.save(tmp_path / "panel.yaml")
+    assert panel_file.read_bytes().count(b"\r\n") == panel_file.read_bytes().count(b"\n")
+    unix = costmodel.save_scenario(with_inputs(costmodel.load_scenario(R1), {"options.rent.gpu_count": 4}),
+                                   tmp_path / "unix.yaml")
+    assert b"\r" not in unix.read_bytes()

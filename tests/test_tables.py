@@ -364,3 +364,16 @@ def test_a_report_asked_for_sobol_without_salib_says_so(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "Not computed: Sobol analysis needs SALib: `pip install " \
                                                    "'costmodel[sobol]'`."
+
+
+def test_break_evens_of_further_offers_carry_the_volume_unit(tmp_path):
+    """A scenario with further API offers (``api-offers``: five offers, no GPU option) adds a break-even
+    column per pair (``break_even_api_api:haiku``); they were typed as a swept input, unit "-"."""
+    assert main(["batch", "api-offers", "--out", str(tmp_path)]) == 0
+    sidecar = json.loads((tmp_path / "portfolio.csv-metadata.json").read_text(encoding="utf-8"))
+    pairs = {c["name"]: c for c in sidecar["tableSchema"]["columns"] if c["name"].startswith("break_even_")}
+    further = [name for name in pairs if ":" in name]
+    assert "break_even_api_api:haiku" in further and "break_even_api:haiku_api:llama-groq" in further
+    assert all(pairs[name]["schema:unitText"] == "tokens/day" and "swept input" not in pairs[name]["dc:description"]
+               for name in further)
+    assert PORTFOLIO.column("break_even_api:haiku_api:llama-groq").unit == "{volume_unit}"

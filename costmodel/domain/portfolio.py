@@ -36,6 +36,7 @@ from ..schema import Scenario
 from ..schema.inputs import find_input, fixed_reason
 from ..schema.values import value_problems
 from .compare import compare
+from .capacity import own_servers, rent_gpus
 from .costs import monthly_cost
 from .finance import present_values
 from .decision import labels, measure_of, reserved_gpus_of
@@ -302,6 +303,34 @@ def sweep_columns(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray
     return out
 
 
+def _point_labels(r: Resolved, s: Resolved, volume: np.ndarray, values: Mapping[str, np.ndarray], measure: str,
+                  figures: Mapping[str, np.ndarray], winners: list[str]) -> list[str]:
+    """Each point's winner named as :func:`~costmodel.domain.decision.labels` names it for that point alone.
+
+    A label states the GPUs or servers bought, which follow the point's volume and inputs: the points
+    are grouped by the counts of the owned and always-on rented options, and each group is named from
+    its first point resolved on its own (a few groups, however many points).
+    """
+    n = len(winners)
+    counted = [o for o in r.options if r.option(o).kind in ("own", "rent")]
+    if not counted or not values:
+        named = labels(r, measure, figures, reserved_gpus=reserved_gpus_of(r) if "rent" in r.options else None)
+        return [named[c] for c in winners]
+    counts = np.column_stack([np.broadcast_to(
+        np.asarray(own_servers(s, volume) if r.option(o).kind == "own" else rent_gpus(s, volume, o), dtype=float),
+        (n, 1))[:, 0] for o in counted])
+    groups: dict[tuple, dict[str, str]] = {}
+    found = []
+    for i, winner in enumerate(winners):
+        key = tuple(counts[i])
+        if key not in groups:
+            point = resolve(r, values={p: float(np.ravel(v)[i]) for p, v in values.items()})
+            groups[key] = labels(point, measure, {c: float(np.ravel(f)[i]) for c, f in figures.items()},
+                                 reserved_gpus=reserved_gpus_of(point) if "rent" in point.options else None)
+        found.append(groups[key][winner])
+    return found
+
+
 def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str,
                 first_point: int) -> dict[str, Any]:
     """:func:`sweep_columns` for ``n`` points of inputs that all take arrays (none, when only counts are swept:
@@ -322,12 +351,11 @@ def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str
     stack = np.stack([figures[c] for c in candidates])
     order = np.argsort(stack, axis=0, kind="stable")
     ids = np.array(candidates, dtype=object)
-    named = labels(r, measure, figures, reserved_gpus=reserved_gpus_of(r) if "rent" in r.options else None)
     sorted_figures = np.take_along_axis(stack, order, axis=0)
     out["decision_measure"] = [str(measure)] * n
     out["decision_unit"] = [measure_unit(r)] * n
     out["winner"] = list(ids[order[0]])
-    out["winner_label"] = [named[c] for c in ids[order[0]]]
+    out["winner_label"] = _point_labels(r, s, volume, values, measure, figures, list(ids[order[0]]))
     out["winner_figure"] = sorted_figures[0]
     for option in OPTIONS:
         out[decision_column(option)] = figures[option] if option in figures else [None] * n

@@ -360,9 +360,48 @@ def _reads_as_text(value: str) -> bool:
         return False
 
 
-def _edit(node: Any, before: dict, after: dict, written: dict) -> None:
+def _shared(node: Any, seen: dict[int, int] | None = None) -> set[int]:
+    """The ids of the mappings and lists that stand in more than one place of a round-trip document:
+    an anchored one (``&name``) and its aliases (``*name``) are one object."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    seen = {} if seen is None else seen
+    if isinstance(node, CommentedMap | CommentedSeq):
+        seen[id(node)] = seen.get(id(node), 0) + 1
+        if seen[id(node)] == 1:
+            for item in node.values() if isinstance(node, CommentedMap) else node:
+                _shared(item, seen)
+    return {key for key, count in seen.items() if count > 1}
+
+
+def _own_copy(node: Any) -> Any:
+    """A copy of a shared (anchored) mapping or list, without the anchor, for one place to change alone:
+    the other places keep the original, and its anchor with it."""
+    import copy
+
+    mine = copy.deepcopy(node)
+    for part in _containers(mine):
+        part.anchor.value = None        # two nodes with one anchor name would be written twice as &name
+    return mine
+
+
+def _containers(node: Any) -> list[Any]:
+    """``node`` and every mapping and list inside it."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+    if not isinstance(node, CommentedMap | CommentedSeq):
+        return []
+    found = [node]
+    for item in node.values() if isinstance(node, CommentedMap) else node:
+        found += _containers(item)
+    return found
+
+
+def _edit(node: Any, before: dict, after: dict, written: dict, shared: set[int] = frozenset()) -> None:
     """Change in ``node`` (a round-trip mapping) the keys whose value differs from ``before`` to
-    ``after``; where the new value is the field's default (not in ``written``), the key goes."""
+    ``after``; where the new value is the field's default (not in ``written``), the key goes. A
+    mapping or list in ``shared`` (ids: it stands in several places through an alias) is copied
+    before it is changed, so that its other places keep their values."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
     for key in [*before, *(k for k in after if k not in before)]:
@@ -374,9 +413,11 @@ def _edit(node: Any, before: dict, after: dict, written: dict) -> None:
                 _drop(node, key)
             continue
         value, here = written[key], node.get(key, _ABSENT) if key in node else _ABSENT
+        if isinstance(here, CommentedMap | CommentedSeq) and id(here) in shared:
+            here = node[key] = _own_copy(here)      # an alias (*name): edit this place's copy only
         if isinstance(here, CommentedMap) and isinstance(old, dict) and isinstance(new, dict) \
                 and isinstance(value, dict):
-            _edit(here, old, new, value)
+            _edit(here, old, new, value, shared)
         elif isinstance(here, CommentedSeq) and isinstance(old, list) and isinstance(new, list) \
                 and isinstance(value, list) and len(here) == len(old) == len(new) == len(value):
             for i, (a, b, w) in enumerate(zip(old, new, value)):
@@ -384,7 +425,9 @@ def _edit(node: Any, before: dict, after: dict, written: dict) -> None:
                     continue
                 if isinstance(here[i], CommentedMap) and isinstance(a, dict) and isinstance(b, dict) \
                         and isinstance(w, dict):
-                    _edit(here[i], a, b, w)
+                    if id(here[i]) in shared:
+                        here[i] = _own_copy(here[i])
+                    _edit(here[i], a, b, w, shared)
                 else:
                     here[i] = _scalar(w)
         else:
@@ -464,7 +507,7 @@ def edit_yaml(text: str, before: dict, after: dict, written: dict) -> str:
     import io
 
     rt, document = _round_trip(text)
-    _edit(document, before, after, written)
+    _edit(document, before, after, written, _shared(document))
     out = io.StringIO()
     rt.dump(document, out)
     return out.getvalue()

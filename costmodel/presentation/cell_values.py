@@ -417,7 +417,7 @@ class Cells:
         self.formulas: dict[tuple[str, int, int], str] = {}
         self.names: dict[str, tuple] = {}
 
-    def value(self, sheet: str, row: int, col: int, value: float | str | bool | None) -> None:
+    def value(self, sheet: str, row: int, col: int, value: object) -> None:
         """A number or a text written as it is."""
         self.values[(sheet, row, col)] = value
 

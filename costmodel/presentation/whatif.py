@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 import altair as alt
-import ipywidgets as widgets
 import numpy as np
 
 from ..catalog import Catalog, catalog_from
@@ -45,6 +44,8 @@ from ..domain.compare import compare
 from ..domain.costs import monthly_cost
 from ..domain.uncertainty import decision_metric, quantile, tornado, tornado_ranges
 from ..errors import InputError
+from ..extras import ExtraNotInstalled
+from ..paths import shown_path
 from ..resolved import Resolved, resolve
 from ..results import Comparison
 from ..scenarios import (
@@ -55,6 +56,7 @@ from ..scenarios import (
     set_path,
     validate_data,
     with_inputs,
+    write_scenario_text,
 )
 from ..schema import Scenario
 from ..schema.base import varies
@@ -63,6 +65,11 @@ from . import format as fmt
 from .charts import _THEME, option_colours, option_legend, sweep_volumes, titled
 from .safe import html_text
 from .text import break_even_sentence, payback_words
+
+try:
+    import ipywidgets as widgets
+except ImportError as exc:      # the what-if panel is the one feature of the interactive extra outside JupyterLab
+    raise ExtraNotInstalled("costmodel.what_if", "interactive", "ipywidgets") from exc
 
 TOP_INPUTS = 5
 """Sliders offered when no inputs are named: the inputs that move the answer most."""
@@ -536,17 +543,17 @@ class WhatIf:
         order and layout are kept (:func:`~costmodel.scenarios.scenario_text`).
         """
         changes = self.changes()
-        head = [f"# What-if of {self.source or self.name}, saved {dt.date.today().isoformat()} by costmodel.what_if",
+        # the file as a shared page names it: no folder of the machine it was saved on
+        origin = shown_path(self.source) if self.source else self.name
+        head = [f"# What-if of {origin}, saved {dt.date.today().isoformat()} by costmodel.what_if",
                 "# changed: " + ("; ".join(changes) if changes else "nothing (as the scenario file)")]
         # the scenario file's own text with the changed values edited in (its comments and key order kept)
         return "\n".join(head) + "\n" + scenario_text(self.scenario, self.source)
 
     def save(self, path: str | Path) -> Path:
         """Write :attr:`yaml` to ``path`` (whole or not at all); returns the path written."""
-        from ..files import write_text_atomically
-
         path = Path(path)
-        write_text_atomically(path, self.yaml)
+        write_scenario_text(path, self.yaml, scenario_path(self.source) if self.source else None)
         return path
 
     def _save_clicked(self) -> None:

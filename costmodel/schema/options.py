@@ -470,6 +470,10 @@ _ONE_EACH = [given("own"), given("rent"), given("api"), inside("rents", {"minIte
 """JSON Schema: the scenario holds that option (or, for rents and apis, one of them at least)."""
 
 
+OPTION_LABELS: dict[str, str] = {"own": "Own cluster", "rent": "Cloud rental", "api": "Hosted API"}
+"""Default display names of the kinds of option."""
+
+
 class Options(InputModel):
     """The options compared; at least two must be given (any number of API and rental offers counts each)."""
 
@@ -496,6 +500,23 @@ class Options(InputModel):
                                "two " + what + " are called {name}; give each its own name", name, name=name)
         return self
 
+    @model_validator(mode="after")
+    def _labels_unique(self) -> Options:
+        # every chart, table and workbook tells the options apart by their labels: two options named
+        # alike would be drawn as one line and stacked into one bar
+        seen: dict[str, str] = {}
+        places = [(field, (field, "label"), getattr(self, field).label or default)
+                  for field, default in OPTION_LABELS.items() if getattr(self, field) is not None]
+        places += [(f"{field}.{index}", (field, index, "label"), item.label)
+                   for field in ("apis", "rents") for index, item in enumerate(getattr(self, field))]
+        for where, loc, label in places:
+            key = " ".join(label.split()).casefold()
+            if key in seen:
+                raise fail("Options", loc, "duplicate_label", "the same label as options.{other}'s; charts and tables "
+                           "tell the options apart by their labels: give each its own", label, other=seen[key])
+            seen[key] = where
+        return self
 
-__all__ = ["AssetClass", "CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI", "LabelledAPI", "LabelledRental",
-           "Options", "OwnCluster", "Power", "Provider", "Reserved", "SoftwareLicences", "Spot", "Staffing"]
+
+__all__ = ["OPTION_LABELS", "AssetClass", "CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI",
+           "LabelledAPI", "LabelledRental", "Options", "OwnCluster", "Power", "Provider", "Reserved", "SoftwareLicences", "Spot", "Staffing"]
