@@ -115,3 +115,28 @@ def test_break_evens_match_a_dense_sweep(staff, rent_gpus, servers, throughput, 
                 a = costmodel.monthly_cost(s, b.option_a, volume)
                 c = costmodel.monthly_cost(s, b.option_b, volume)
                 assert a == pytest.approx(c, rel=1e-6)
+
+
+def test_a_default_range_past_the_step_limit_ends_where_the_steps_can_be_listed():
+    # The 10k-H100 cluster at 58.4 M GPU-hours/month busy 3 days in 30: the busiest hour needs about 9.4 x
+    # the mean (13 campaigns of 72 h in the year's 8,760 h), so 10 x the volume would need about
+    # 58.4e7 / 730 / 0.9 * 9.4 = 8.3 M GPUs, over a million 8-GPU steps. The default search ends at the millionth step past the configured servers (closed form
+    # below) instead of refusing the scenario; a range asked for explicitly is still refused.
+    from costmodel.domain.capacity import MAX_STEPS
+
+    s = patched("h100-10k-cluster", {"workload.gpu_hours_per_month": 5.84e7, "demand": {"kind": "campaigns", "on_days": 3, "period_days": 30,
+                                                 "off_share": 0, "source": "test"}}, drop=("uncertainty",))
+    r = costmodel.resolve(s)
+    own = r.option("own")
+    per_volume = float(costmodel.domain.capacity.gpus_per_volume(r))
+    assert per_volume == pytest.approx(8760 / (13 * 72) / (HOURS * 0.9), rel=1e-12)
+    spare = r.workload.spare_gpus
+    first = -(-(max(own.configured_gpus - spare, 0) + spare) // own.step_gpus)
+    end = ((first + MAX_STEPS) * own.step_gpus - spare) / per_volume
+    assert end < 10 * r.volume
+    from costmodel.domain.compare import compare
+
+    c = compare(r)
+    assert c.break_evens and all(b.volume_max == pytest.approx(end, rel=1e-12) for b in c.break_evens)
+    with pytest.raises(ValueError, match="more than 1,000,000 steps"):
+        costmodel.break_even(r, "own", "rent", volume_max=10 * r.volume)

@@ -7,7 +7,7 @@ import numpy as np
 from ..resolved import Resolved, as_resolved
 from ..results import BreakEven, CheapestRange
 from ..schema import Scenario
-from .capacity import capacity_volume, gpus_per_volume, step_volumes
+from .capacity import capacity_volume, gpus_per_volume, step_limit_volume, step_volumes
 from .costs import monthly_cost
 
 _EPSILON = 1e-9   # relative tolerance for "equal" costs
@@ -170,10 +170,15 @@ def default_volume_max(scenario: Scenario | Resolved, volume: float | None = Non
 
     ``volume`` defaults to the scenario's. When it is 0, the largest volume the
     configured GPUs can serve is used instead (1 if no option has a fixed GPU count).
+    A range whose GPU-count steps an option could not list (more than
+    :data:`~costmodel.domain.capacity.MAX_STEPS`, as a fleet of millions of GPUs at its busiest
+    hour needs) ends where they can, but never below the volume compared: the break-evens then
+    say "never" up to that end, which they state.
     """
     r = as_resolved(scenario)
     volume = r.volume if volume is None else volume
     if volume > 0:
-        return 10.0 * volume
+        limits = [x for x in (step_limit_volume(r, o) for o in r.options) if x is not None]
+        return max(min([10.0 * volume, *limits]), float(volume))
     capacities = [c for c in (capacity_volume(r, o) for o in r.options) if c]
     return max(capacities) if capacities else 1.0

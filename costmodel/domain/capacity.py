@@ -235,6 +235,33 @@ def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) 
     return gpus / per_volume
 
 
+def step_limit_volume(scenario: Scenario | Resolved, option: str) -> float | None:
+    """Largest upper end of a search whose GPU-count steps :func:`step_volumes` can list.
+
+    Returns
+    -------
+    float or None
+        In the workload's volume unit: up to it the option's cost steps at most :data:`MAX_STEPS`
+        times past its configured GPUs; ``None`` when its cost has no steps (the hosted API, rental
+        billed per GPU-hour used) or no GPUs are needed per unit of volume.
+    """
+    r = as_resolved(scenario)
+    chosen = r.option(option)
+    per_volume = float(gpus_per_volume(r))
+    if chosen.kind == "own":
+        unit, configured = chosen.step_gpus, chosen.configured_gpus
+    elif chosen.kind == "rent" and chosen.billing == "always_on":
+        unit, configured = r.workload.gpus_per_replica, chosen.gpu_count
+    else:
+        return None
+    if per_volume == 0:
+        return None
+    spare = r.workload.spare_gpus
+    offset = spare if chosen.kind == "own" else 0
+    first = math.ceil((max(configured - spare, 0, r.workload.minimum_gpus) + offset) / unit)
+    return ((first + MAX_STEPS) * unit - offset) / per_volume
+
+
 def _scale_inputs(r: Resolved) -> str:
     """The inputs that set how many GPUs a unit of volume needs, with their values."""
     work = r.scenario.workload
