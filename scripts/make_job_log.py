@@ -12,7 +12,7 @@ has the fields Slurm's ``sacct --parsable2 --format=JobID,JobName,Start,End,Allo
 writes, with a header line and "|" between fields. Seeded: the same file every time.
 
 With ``--jobs N`` it writes N finetuning jobs instead, spread over 2026 at random (a log for
-timing the reader); ``--peak G`` adds one job on G GPUs for the first week of March.
+timing the reader); ``--peak G`` adds one job on G GPUs for the first hour of 2 March.
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ def team_year() -> list[str]:
 
 
 def many_jobs(jobs: int, peak: int | None = None, seed: int = 2026) -> list[str]:
-    """``jobs`` finetuning jobs of 1-8 GPUs starting at random seconds of 2026 (vectorised), and a ``peak`` job."""
+    """``jobs`` finetuning jobs of 1-8 GPUs starting at random seconds of 2026 (vectorised), and a ``peak`` job
+    of one hour."""
     rng = np.random.default_rng(seed)
     starts = np.datetime64("2026-01-01T00:00:00") + rng.integers(0, 365 * 86400, jobs).astype("timedelta64[s]")
     ends = starts + (rng.gamma(2.0, 6.0, jobs) * 3600).astype(int).astype("timedelta64[s]")
@@ -65,7 +66,7 @@ def many_jobs(jobs: int, peak: int | None = None, seed: int = 2026) -> list[str]
     rows += [f"{100000 + i}|finetune|{s}|{e}|{tres[g]}"
              for i, (s, e, g) in enumerate(zip(starts.astype(str), ends.astype(str), gpus.tolist()))]
     if peak is not None:
-        rows.append(f"{100000 + jobs}|peak|2026-03-02T00:00:00|2026-03-09T00:00:00|{_tres(peak)}")
+        rows.append(f"{100000 + jobs}|peak|2026-03-02T00:00:00|2026-03-02T01:00:00|{_tres(peak)}")
     return rows
 
 

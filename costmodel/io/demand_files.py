@@ -501,12 +501,14 @@ def _jobs_by_column(lines: list[str], where: dict[str, int], fields_in_header: i
     if short.any() and any(body[i] != "" for i in np.flatnonzero(short)):
         return None         # too few fields, or a line of spaces: read line by line
     text = "\n".join(body)
-    if "\x00" in text or "\r" in text:
+    if short.all() or "\x00" in text or "\r" in text:
         return None
     used = sorted(set(where.values()))
-    # no dtype given: pandas's own string columns (Arrow-backed where pyarrow is installed) are the fastest
-    table = pd.read_csv(io.StringIO(text), sep="|", header=None, usecols=used, quoting=3, na_filter=False,
-                        engine="c", skip_blank_lines=True)
+    try:        # no dtype given: pandas's own string columns (Arrow-backed with pyarrow) are the fastest
+        table = pd.read_csv(io.StringIO(text), sep="|", header=None, usecols=used, quoting=3, na_filter=False,
+                            engine="c", skip_blank_lines=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
     del text
     if len(table) != int((~short).sum()):
         return None
