@@ -209,3 +209,65 @@ class TestLevelCurve:
             assert cost.min() == pytest.approx(mix.total, rel=1e-12)
             held = mix.gpus.get(kind, 0)
             assert levels[np.argmin(cost)] == held
+
+
+stamps = st.one_of(
+    st.builds(lambda hour, minute, second: f"{hour}:{minute:02d}:{second:02d}", st.sampled_from(TIMES),
+              st.integers(0, 59), st.integers(0, 59)),
+    st.sampled_from(["2026-03-29T02:30:00+02:00", "2026-01-01T00:00:00Z", "2026-06-01 12:00:00",
+                     "2026-06-01T12:00:00.250", " 2026-06-01T12:00:00", "2026-02-29T00:00:00", "noon", ""]))
+token_counts = st.one_of(st.integers(0, 5000).map(str), st.sampled_from(["007", " 12", "100000000", "1000000000",
+                                                                          "100000001", "-1", "1.5", "", "+3"]))
+
+
+@st.composite
+def request_logs(draw):
+    """A request log of ordinary rows, with odd timestamps and counts, blank lines and extra columns."""
+    header = draw(st.sampled_from([["timestamp", "input_tokens", "output_tokens"],
+                                   ["model", "output_tokens", "timestamp", "input_tokens"]]))
+    lines = [",".join(header)]
+    for _ in range(draw(st.integers(1, 20))):
+        kind = draw(st.sampled_from(["row"] * 6 + ["blank", "extra"]))
+        if kind == "blank":
+            lines.append(draw(st.sampled_from(["", " "])))
+            continue
+        values = {"timestamp": draw(stamps), "input_tokens": draw(token_counts), "output_tokens": draw(token_counts),
+                  "model": "m"}
+        lines.append(",".join(values[name] for name in header) + (",x" if kind == "extra" else ""))
+    return "\n".join(lines) + draw(st.sampled_from(["\n", ""]))
+
+
+class TestRequestLogColumns:
+    @settings(max_examples=200, deadline=None)
+    @given(log=request_logs(), zone=st.sampled_from(ZONES), year=st.sampled_from([2026, 2028]))
+    def test_column_reader_equals_csv_reader(self, tmp_path_factory, log, zone, year):
+        from costmodel.errors import InputError
+        from costmodel.io.request_logs import _read_request_log_line_by_line, read_request_log
+
+        path = tmp_path_factory.mktemp("log") / "requests.csv"
+        path.write_text(log)
+        try:
+            expected = _read_request_log_line_by_line(path, year, zone)
+        except InputError as error:
+            with pytest.raises(InputError) as caught:
+                read_request_log.__wrapped__(path, year, zone)
+            assert caught.value.problems == error.problems
+            return
+        found = read_request_log.__wrapped__(path, year, zone)
+        np.testing.assert_array_equal(found[0], expected[0])
+        assert found[1] == expected[1]
+
+    def test_a_clean_log_is_read_by_column(self, tmp_path, monkeypatch):
+        """Plain rows are read as arrays: the csv reader is never called. 02:30 on 29 March is no Madrid time;
+        read on the wall clock (as the csv reader reads it) it is hour 87 × 24 + 2 of the year (29 March is day 88);
+        01:00+01:00 on 1 January is 01:00 in Madrid, hour 1."""
+        from costmodel.io import request_logs
+
+        path = tmp_path / "requests.csv"
+        path.write_text("timestamp,input_tokens,output_tokens\r\n2026-03-29T02:30:00,100,20\r\n"
+                        "2026-01-01T00:59:59,1,2\r\n2025-12-31T23:59:59,5,5\r\n2026-01-01T01:00:00+01:00,3,4\r\n")
+        expected = request_logs._read_request_log_line_by_line(path, 2026, "Europe/Madrid")
+        monkeypatch.setattr(request_logs, "_read_request_log_line_by_line", None)
+        series, count = request_logs.read_request_log.__wrapped__(path, 2026, "Europe/Madrid")
+        np.testing.assert_array_equal(series, expected[0])
+        assert count == 3 and series[87 * 24 + 2] == 120 and series[0] == 1 + 2 and series[1] == 3 + 4
