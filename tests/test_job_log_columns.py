@@ -271,3 +271,22 @@ class TestRequestLogColumns:
         series, count = request_logs.read_request_log.__wrapped__(path, 2026, "Europe/Madrid")
         np.testing.assert_array_equal(series, expected[0])
         assert count == 3 and series[87 * 24 + 2] == 120 and series[0] == 1 + 2 and series[1] == 3 + 4
+
+
+@pytest.mark.parametrize("storage", ["python", "pyarrow"])
+def test_column_readers_work_with_either_string_storage(tmp_path, storage):
+    """pyarrow is an optional extra: with pandas's Python string storage the column readers read the same."""
+    from costmodel.io.request_logs import _read_request_log_line_by_line, read_request_log
+
+    if storage == "pyarrow":
+        pytest.importorskip("pyarrow")
+    requests = tmp_path / "requests.csv"
+    requests.write_text("timestamp,input_tokens,output_tokens\n2026-03-29T02:30:00,100,20\n"
+                        "2026-11-01T12:00:00Z,7,8\n")
+    with pd.option_context("mode.string_storage", storage):
+        for zone in ("UTC", "Europe/Madrid"):
+            same_reading(costmodel.paths.DATA_DIR / "job_logs" / "synthetic-sacct-2026.txt", 2026, zone)
+            found, expected = read_request_log.__wrapped__(requests, 2026, zone), \
+                _read_request_log_line_by_line(requests, 2026, zone)
+            np.testing.assert_array_equal(found[0], expected[0])
+            assert found[1] == expected[1] == 2

@@ -163,7 +163,7 @@ def _requests_by_column(text: str, year: int, zone: ZoneInfo) -> tuple[np.ndarra
     counts = np.zeros(len(table), dtype=np.int64)
     for column in (given_in, given_out):
         digits = column.str.fullmatch(r"[0-9]{1,9}").to_numpy(dtype=bool, na_value=False)
-        value = pd.to_numeric(column.where(digits, "0")).to_numpy(dtype=np.int64)
+        value = column.where(digits, "0").astype(np.int64).to_numpy()
         plain &= digits & (value <= MAX_TOKENS_PER_REQUEST)
         counts += value
     start = dt.datetime(year, 1, 1, tzinfo=zone)
