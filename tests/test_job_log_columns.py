@@ -109,6 +109,17 @@ class TestColumnReaderEqualsLineReader:
         path.write_text(log)
         same_reading(path, 2026, zone, until=dt.datetime(2026, 7, 1))
 
+    @settings(max_examples=100, deadline=None)
+    @given(log=job_logs(bad=True), zone=st.sampled_from(ZONES))
+    def test_generated_logs_read_in_blocks_of_three_lines(self, tmp_path_factory, log, zone):
+        """Skipped rows, repeated JobIDs and the latest time are found across blocks."""
+        from unittest import mock
+
+        path = tmp_path_factory.mktemp("log") / "sacct.txt"
+        path.write_text(log)
+        with mock.patch.object(demand_files, "CHUNK_LINES", 3):
+            same_reading(path, 2026, zone)
+
     def test_a_clean_log_is_read_by_column(self, tmp_path, monkeypatch):
         """The column reader takes a log of ordinary rows whole: the line reader is never called."""
         path = tmp_path / "sacct.txt"

@@ -479,54 +479,82 @@ def _local_to_utc(local: np.ndarray, zone: ZoneInfo, first: int, last: int, fold
     return local - offsets[np.searchsorted(thresholds, local, side="right")]
 
 
+CHUNK_LINES = 200_000
+"""Lines of a job log read into columns at once: bounds the memory the column reader adds. [-]"""
+
+
 def _jobs_by_column(lines: list[str], where: dict[str, int], fields_in_header: int, zone: ZoneInfo,
                     origin: dt.datetime, year: int) -> _Jobs | None:
     """The log's jobs read column by column with pandas and numpy, or None where a row needs reading alone.
 
     Rows in the form Slurm writes (times ``YYYY-MM-DDTHH:MM:SS`` within a year of the profile's,
-    a state other than PENDING) are read as arrays; the rest (``Unknown`` times, offsets,
-    Elapsed) row by row with :func:`_job_fields`, which holds the rules. None (read the whole log
-    line by line, to name the problems) for a row with a problem, a repeated JobID, a line with
-    too few fields or a blank line with spaces. Equals :func:`_jobs_line_by_line` otherwise.
+    a state other than PENDING) are read as arrays, :data:`CHUNK_LINES` lines at a time; the rest
+    (``Unknown`` times, offsets, Elapsed) row by row with :func:`_job_fields`, which holds the
+    rules. None (read the whole log line by line, to name the problems) for a row with a problem,
+    a repeated JobID, a line with too few fields or a blank line with spaces. Equals
+    :func:`_jobs_line_by_line` otherwise.
     """
+    import pandas as pd
+
+    body = lines[1:]
+    pieces = []
+    rows = 0
+    for low in range(0, len(body), CHUNK_LINES):
+        piece = _column_chunk(body[low:low + CHUNK_LINES], rows, where, fields_in_header, zone, origin, year)
+        if piece is None:
+            return None
+        pieces.append(piece)
+        rows += piece["rows"]
+    if not rows:
+        return None
+    if pd.concat([piece["ids"] for piece in pieces], ignore_index=True).duplicated().any():
+        return None
+    skipped: dict[str, int] = {}
+    first_seen: dict[str, int] = {}
+    for piece in pieces:
+        for reason, (count, row) in piece["skipped"].items():
+            skipped[reason] = skipped.get(reason, 0) + count
+            first_seen.setdefault(reason, row)
+    skipped = {reason: skipped[reason] for reason in sorted(skipped, key=first_seen.__getitem__)}
+    latest = [piece["latest"] for piece in pieces if piece["latest"] is not None]
+    return _Jobs(*(np.concatenate([piece[name] for piece in pieces]) for name in ("starts", "ends", "gpus")),
+                 skipped, max(latest) if latest else None)
+
+
+def _column_chunk(body: list[str], before: int, where: dict[str, int], fields_in_header: int, zone: ZoneInfo,
+                  origin: dt.datetime, year: int) -> dict[str, Any] | None:
+    """One block of lines for :func:`_jobs_by_column`, ``before`` rows after the log's first. None as there."""
     import io
 
     import pandas as pd
 
-    body = lines[1:]
-    if not body:
-        return None
     pipes = np.fromiter(map(str.count, body, itertools.repeat("|")), dtype=np.int64, count=len(body))
     short = pipes < fields_in_header - 1
     if short.any() and any(body[i] != "" for i in np.flatnonzero(short)):
         return None         # too few fields, or a line of spaces: read line by line
+    empty = {"rows": 0, "ids": pd.Series([], dtype="str"), "starts": np.zeros(0), "ends": np.zeros(0),
+             "gpus": np.zeros(0), "skipped": {}, "latest": None}
+    if short.all():
+        return empty
     text = "\n".join(body)
-    if short.all() or "\x00" in text or "\r" in text:
+    if "\x00" in text or "\r" in text:
         return None
     used = sorted(set(where.values()))
-    try:        # no dtype given: pandas's own string columns (Arrow-backed with pyarrow) are the fastest
+    try:        # JobID as text; the others as pandas reads text (Arrow-backed with pyarrow: the fastest)
         table = pd.read_csv(io.StringIO(text), sep="|", header=None, usecols=used, quoting=3, na_filter=False,
-                            engine="c", skip_blank_lines=True)
+                            engine="c", skip_blank_lines=True, dtype={where["JobID"]: "str"})
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
         return None
     del text
     if len(table) != int((~short).sum()):
         return None
     column = {name: table[index] for name, index in where.items()}
-    if not all(pd.api.types.is_string_dtype(column[name]) for name in where if name != "JobID"):
+    if not all(pd.api.types.is_string_dtype(column[name]) for name in where):
         return None         # a field pandas read as numbers: its text is gone
     rows = len(table)
     ident = column["JobID"]
-    if pd.api.types.is_integer_dtype(ident):
-        step = np.zeros(rows, dtype=bool)       # whole numbers: no job steps; "007" and "7" count as the same
-        repeated = ident.duplicated().any()
-    elif pd.api.types.is_string_dtype(ident):
-        step = ident.str.contains(".", regex=False).to_numpy(dtype=bool).copy()
-        repeated = ident[~step].str.strip().duplicated().any()
-    else:
-        return None
-    if repeated:
-        return None
+    step = ident.str.contains(".", regex=False).to_numpy(dtype=bool).copy()
+    ids = ident[~step].str.strip()
     pending = np.zeros(rows, dtype=bool)
     if "State" in where:
         codes, states = pd.factorize(column["State"])
@@ -569,11 +597,9 @@ def _jobs_by_column(lines: list[str], where: dict[str, int], fields_in_header: i
     latest = None
     if fast.size:
         latest = dt.datetime.fromtimestamp(int(max(start_utc.max(), end_utc.max())), dt.UTC)
-    first_seen: dict[str, int] = {}
-    skipped: dict[str, int] = {}
+    skipped: dict[str, tuple[int, int]] = {}      # reason -> (rows, the first of them in the log)
     if step.any():
-        reason = "job steps (their GPUs are the job's)"
-        skipped[reason], first_seen[reason] = int(step.sum()), int(np.argmax(step))
+        skipped["job steps (their GPUs are the job's)"] = (int(step.sum()), before + int(np.argmax(step)))
     alone = np.flatnonzero(~step & ~plain)
     values = {name: column[name].iloc[alone].tolist() for name in where}
     for i, row in enumerate(alone):
@@ -584,16 +610,16 @@ def _jobs_by_column(lines: list[str], where: dict[str, int], fields_in_header: i
         if found[0] == "problem":
             return None
         if found[0] == "skip":
-            skipped[found[1]] = skipped.get(found[1], 0) + 1
-            first_seen.setdefault(found[1], int(row))
+            count, seen = skipped.get(found[1], (0, before + int(row)))
+            skipped[found[1]] = (count + 1, seen)
             continue
         _, start, end, _count = found
         latest = max(filter(None, (latest, start, end)))
         starts[row] = (start - origin).total_seconds() / 3600.0
         ends[row] = np.nan if end is None else (end - origin).total_seconds() / 3600.0
         counted[row] = True
-    skipped = {reason: skipped[reason] for reason in sorted(skipped, key=first_seen.__getitem__)}
-    return _Jobs(starts[counted], ends[counted], gpus_of[counted], skipped, latest)
+    return {"rows": rows, "ids": ids, "starts": starts[counted], "ends": ends[counted], "gpus": gpus_of[counted],
+            "skipped": skipped, "latest": latest}
 
 
 def hourly_from_intervals(starts: np.ndarray, ends: np.ndarray, gpus: np.ndarray, hours: int) -> np.ndarray:
