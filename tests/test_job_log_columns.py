@@ -301,3 +301,20 @@ def test_column_readers_work_with_either_string_storage(tmp_path, storage):
                 _read_request_log_line_by_line(requests, 2026, zone)
             np.testing.assert_array_equal(found[0], expected[0])
             assert found[1] == expected[1] == 2
+
+
+def test_the_level_chart_of_a_million_gpu_peak_is_bounded():
+    """The mix chart's cost-against-level curve holds at most 512 points a kind, its diamond at the mix's level."""
+    from costmodel.presentation import charts
+
+    s = costmodel.load_scenario("h200-24gpu-cluster")
+    series = np.full(8760, 10.0)
+    series[1000] = 1_000_000.0
+    spec = charts.cost_against_level_chart(s, series).to_dict()
+    data = [row for rows in spec["datasets"].values() for row in rows]
+    curve = [row for row in data if "label" not in row]
+    marks = [row for row in data if "label" in row]
+    assert 0 < len(curve) <= 2 * dm.LEVEL_POINTS
+    mix = dm.cheapest_mix(s, series)
+    assert {m["kind"]: m["level"] for m in marks} == {"Owned": mix.gpus.get("own", 0),
+                                                      "Reserved": mix.gpus.get("reserved", 0)}
