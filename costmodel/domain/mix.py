@@ -567,25 +567,71 @@ def _offers(r: Resolved, series: np.ndarray, rented_held: bool = False) -> list[
     return found + [alone]
 
 
-def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None
-                       ) -> tuple[np.ndarray, np.ndarray]:
+LEVEL_POINTS = 512
+"""Most levels :func:`cost_against_level` returns, whatever the peak (the optimum among them)."""
+
+
+def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None,
+                       points: int = LEVEL_POINTS) -> tuple[np.ndarray, np.ndarray]:
     """Monthly cost of the cheapest mix with ``kind`` (own or the held rental) at each level. [currency/month]
+
+    Parameters
+    ----------
+    scenario
+        A scenario with the kind of capacity.
+    kind
+        ``own`` or the held rental's layer (``reserved``, ``always_on``).
+    series
+        Hourly demand; default :func:`hourly_demand`. [GPU busy]
+    points
+        Most levels returned. [-]
 
     Returns
     -------
     tuple of numpy.ndarray
         The levels [GPU held: owned servers × GPUs per server, or rented GPUs] and the monthly
         cost of the cheapest mix at each, the rest chosen as :func:`cheapest_mix` chooses it.
+
+    Notes
+    -----
+    Up to ``points`` levels, every level the search tries. Above it (a peak of many GPUs), levels
+    evenly spaced over the range plus the optimum the search finds and its two neighbours; the
+    cost at the optimum is the search's, so the curve's minimum is the mix's. At each level the
+    other kind is chosen over all its counts, or, past :data:`GRID_LIMIT` pairs, on a coarse grid
+    refined around its best (as the search does): the curve costs the same for any peak.
     """
     r = as_resolved(scenario)
     d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
     o = offer(r, d)
     dispatch = _Dispatch(r, o, d)
     servers, held = _grid(o, r, float(d.max()) if d.size else 0.0)
-    costs = dispatch.cost(servers[:, None], held[None, :])
-    if kind == Layer.OWN:
-        return (servers * (o.gpus_per_server or 0)).round().astype(int), costs.min(axis=1)
-    return held.round().astype(int), costs.min(axis=0)
+    own = kind == Layer.OWN
+    axis, other = (servers, held) if own else (held, servers)
+    scale = (o.gpus_per_server or 0) if own else 1.0
+    if axis.size <= points and servers.size * held.size <= GRID_LIMIT:
+        costs = dispatch.cost(servers[:, None], held[None, :])
+        return (axis * scale).round().astype(int), costs.min(axis=1 if own else 0)
+    best_servers, best_held, best_cost = _search(dispatch, servers, held)
+    best = int(np.searchsorted(axis, best_servers if own else best_held))
+    picked = np.linspace(0, axis.size - 1, max(points - 3, 2)).round().astype(int)
+    picked = np.unique(np.concatenate([picked, np.clip([best - 1, best, best + 1], 0, axis.size - 1)]))
+    levels = axis[picked]
+
+    def cost(level: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        return dispatch.cost(level, counts) if own else dispatch.cost(counts, level)
+
+    if levels.size * other.size <= GRID_LIMIT:
+        costs = cost(levels[:, None], other[None, :]).min(axis=1)
+    else:
+        side = max(1, GRID_LIMIT // (2 * levels.size))
+        coarse = np.unique(np.linspace(0, other.size - 1, min(side, other.size)).round().astype(int))
+        first = cost(levels[:, None], other[coarse][None, :])
+        centre = coarse[np.argmin(first, axis=1)]
+        reach = other.size // coarse.size + 1
+        window = np.clip(centre[:, None] + np.arange(-reach, reach + 1)[None, :], 0, other.size - 1)
+        costs = cost(levels[:, None], other[window]).min(axis=1)
+    costs[picked == best] = best_cost
+    return (levels * scale).round().astype(int), costs
 
 
 def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
@@ -605,5 +651,5 @@ def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
     return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series, per_gpu, replica)
 
 
-__all__ = ["GRID_LIMIT", "Offer", "cheapest_mix", "cost_against_level", "hourly_demand", "mix_result", "offer",
+__all__ = ["GRID_LIMIT", "LEVEL_POINTS", "Offer", "cheapest_mix", "cost_against_level", "hourly_demand", "mix_result", "offer",
            "offer_names", "pure_costs", "steady_series", "LAYER_LABELS"]

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
+import itertools
 import os
 import re
 from collections.abc import Callable
@@ -212,6 +213,126 @@ def _elapsed_seconds(text: str) -> float | None:
     return ((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60 + float(seconds)
 
 
+def _job_fields(fields: list[str], where: dict[str, int], zone: ZoneInfo) -> tuple:
+    """One row of a job log that is not a job step nor a repeated JobID, by the module's rules.
+
+    Returns ``("skip", reason)``, ``("problem", reason)`` or ``("job", start, end, gpus)`` with
+    ``start`` and ``end`` in UTC (``end`` None for a job still running). [-], [-], [GPU]
+    """
+    state = fields[where["State"]].strip().split(" ")[0].upper() if "State" in where else ""
+    start_text = fields[where["Start"]].strip()
+    end_text = fields[where["End"]].strip() if "End" in where else ""
+    if start_text.lower() in _NOT_A_TIME or state == "PENDING":
+        return ("skip", "jobs that never started")
+    try:
+        start = _parse_time(start_text, zone)
+    except ValueError:
+        return ("problem", "Start must be a time like 2026-01-05T08:00:00")
+    end = None
+    if end_text.lower() not in _NOT_A_TIME:
+        try:
+            end = _parse_time(end_text, zone)
+            if end < start and dt.datetime.fromisoformat(end_text).tzinfo is None:
+                end = _parse_time(end_text, zone, fold=1)     # the repeated hour of an autumn change
+        except ValueError:
+            return ("problem", "End must be a time like 2026-01-05T08:00:00")
+    elif "Elapsed" in where and state != "RUNNING" and fields[where["Elapsed"]].strip():
+        seconds = _elapsed_seconds(fields[where["Elapsed"]])
+        if seconds is None:
+            return ("problem", "Elapsed must be a duration like 1-02:03:04, 02:03:04 or "
+                               "03:04 (minutes and seconds below 60)")
+        end = start + dt.timedelta(seconds=seconds)
+    if end is not None and end < start:
+        return ("problem", "End is before Start")
+    count = _gpu_count(fields[where["AllocTRES"]])
+    if count is None:
+        return ("problem", f"AllocTRES gres/gpu= must be a whole number of GPUs up to {MAX_GPUS:,}")
+    return ("job", start, end, count)
+
+
+def _gpu_count(tres: str) -> float | None:
+    """GPUs in an AllocTRES field: the untyped ``gres/gpu=N``, else the typed counts summed; None if one is bad."""
+    untyped, typed = None, 0
+    for part in tres.split(","):
+        match = _GRES.match(part.strip())
+        if not match:
+            continue
+        text = match.group(2)
+        if not is_count_text(text) or int(text) > MAX_GPUS:
+            return None
+        if match.group(1):
+            typed += int(text)
+        else:
+            untyped = int(text)
+    return float(untyped if untyped is not None else typed)
+
+
+def _header(path: Path, lines: list[str]) -> tuple[list[str], dict[str, int]]:
+    """The header's field names and where the fields used are; raises for a missing one."""
+    if not lines:
+        raise JobLogError(path, [("line 1", "", "empty: expected a header line JobID|Start|End|AllocTRES")])
+    header = [name.strip() for name in lines[0].split("|")]
+    missing = [f for f in ("JobID", "Start", "AllocTRES") if f not in header]
+    if "End" not in header and "Elapsed" not in header:
+        missing.append("End (or Elapsed)")
+    if missing:
+        raise JobLogError(path, [("line 1", lines[0], f"header lacks {', '.join(missing)}")])
+    where = {name: header.index(name) for name in ("JobID", "Start", "End", "AllocTRES", "State", "Elapsed")
+             if name in header}
+    return header, where
+
+
+@dataclass
+class _Jobs:
+    """Jobs read from a log, before they are summed into hours: times in hours from the year's start."""
+
+    starts: np.ndarray
+    ends: np.ndarray                 # NaN for a job still running
+    gpus: np.ndarray
+    skipped: dict[str, int]
+    latest: dt.datetime | None
+
+
+def _jobs_line_by_line(path: Path, lines: list[str], where: dict[str, int], fields_in_header: int,
+                       zone: ZoneInfo, origin: dt.datetime) -> _Jobs:
+    """Every row read with :func:`_job_fields`, one at a time: the reference the vectorised reader must equal."""
+    starts, ends, gpus, problems = [], [], [], []
+    seen: dict[str, int] = {}
+    skipped: dict[str, int] = {}
+    latest: dt.datetime | None = None
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        fields = line.split("|")
+        if len(fields) < fields_in_header:
+            problems.append((f"line {number}", line, f"{len(fields)} fields, the header has {fields_in_header}"))
+            continue
+        ident = fields[where["JobID"]].strip()
+        if "." in ident:
+            reason = "job steps (their GPUs are the job's)"
+            skipped[reason] = skipped.get(reason, 0) + 1
+            continue
+        if ident in seen:
+            problems.append((f"line {number}", line, f"JobID {ident} repeats line {seen[ident]}"))
+            continue
+        seen[ident] = number
+        row = _job_fields(fields, where, zone)
+        if row[0] == "skip":
+            skipped[row[1]] = skipped.get(row[1], 0) + 1
+        elif row[0] == "problem":
+            problems.append((f"line {number}", line, row[1]))
+        else:
+            _, start, end, count = row
+            latest = max(filter(None, (latest, start, end)))
+            starts.append((start - origin).total_seconds() / 3600.0)
+            ends.append(np.nan if end is None else (end - origin).total_seconds() / 3600.0)
+            gpus.append(count)
+    if problems:
+        raise JobLogError(path, problems[:10])
+    return _Jobs(np.asarray(starts, dtype=float), np.asarray(ends, dtype=float), np.asarray(gpus, dtype=float),
+                 skipped, latest)
+
+
 @kept_by_file
 def read_job_log(path: Path, year: int, time_zone: str = "UTC", until: dt.datetime | None = None) -> JobLog:
     """Hourly GPU demand of a calendar year from a Slurm ``sacct --parsable2`` job log. [GPU]
@@ -239,114 +360,266 @@ def read_job_log(path: Path, year: int, time_zone: str = "UTC", until: dt.dateti
     JobLogError
         A missing field in the header, or a row with a bad time, an end before its start, a
         repeated JobID or a bad GPU count; the line is named (at most ten problems listed).
+
+    Notes
+    -----
+    Rows are read column by column (:func:`_jobs_by_column`); a log that reader cannot take
+    whole (a bad row, a line with too few fields) is read again line by line, which names the
+    problems.
     """
     path = Path(path)
     zone = ZoneInfo(time_zone)
     lines = _read_lines(path, JobLogError)
-    if not lines:
-        raise JobLogError(path, [("line 1", "", "empty: expected a header line JobID|Start|End|AllocTRES")])
-    header = [name.strip() for name in lines[0].split("|")]
-    missing = [f for f in ("JobID", "Start", "AllocTRES") if f not in header]
-    if "End" not in header and "Elapsed" not in header:
-        missing.append("End (or Elapsed)")
-    if missing:
-        raise JobLogError(path, [("line 1", lines[0], f"header lacks {', '.join(missing)}")])
-    where = {name: header.index(name) for name in ("JobID", "Start", "End", "AllocTRES", "State", "Elapsed")
-             if name in header}
+    header, where = _header(path, lines)
     origin = dt.datetime(year, 1, 1, tzinfo=zone).astimezone(dt.UTC)
     hours = hours_in_year(year, time_zone)
-    starts, ends, gpus, running_rows, problems = [], [], [], [], []
-    seen: dict[str, int] = {}
-    skipped: dict[str, int] = {}
-    latest: dt.datetime | None = None
+    jobs = _jobs_by_column(lines, where, len(header), zone, origin, year)
+    if jobs is None:
+        jobs = _jobs_line_by_line(path, lines, where, len(header), zone, origin)
+    return _summed(jobs, zone, origin, hours, until)
 
-    def skip(reason: str) -> None:
-        skipped[reason] = skipped.get(reason, 0) + 1
 
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        fields = line.split("|")
-        if len(fields) < len(header):
-            problems.append((f"line {number}", line, f"{len(fields)} fields, the header has {len(header)}"))
-            continue
-        ident = fields[where["JobID"]].strip()
-        if "." in ident:
-            skip("job steps (their GPUs are the job's)")
-            continue
-        if ident in seen:
-            problems.append((f"line {number}", line, f"JobID {ident} repeats line {seen[ident]}"))
-            continue
-        seen[ident] = number
-        state = fields[where["State"]].strip().split(" ")[0].upper() if "State" in where else ""
-        start_text = fields[where["Start"]].strip()
-        end_text = fields[where["End"]].strip() if "End" in where else ""
-        if start_text.lower() in _NOT_A_TIME or state == "PENDING":
-            skip("jobs that never started")
-            continue
-        try:
-            start = _parse_time(start_text, zone)
-        except ValueError:
-            problems.append((f"line {number}", line, "Start must be a time like 2026-01-05T08:00:00"))
-            continue
-        end = None
-        if end_text.lower() not in _NOT_A_TIME:
-            try:
-                end = _parse_time(end_text, zone)
-                if end < start and dt.datetime.fromisoformat(end_text).tzinfo is None:
-                    end = _parse_time(end_text, zone, fold=1)     # the repeated hour of an autumn change
-            except ValueError:
-                problems.append((f"line {number}", line, "End must be a time like 2026-01-05T08:00:00"))
-                continue
-        elif "Elapsed" in where and state != "RUNNING" and fields[where["Elapsed"]].strip():
-            seconds = _elapsed_seconds(fields[where["Elapsed"]])
-            if seconds is None:
-                problems.append((f"line {number}", line, "Elapsed must be a duration like 1-02:03:04, 02:03:04 or "
-                                                         "03:04 (minutes and seconds below 60)"))
-                continue
-            end = start + dt.timedelta(seconds=seconds)
-        if end is not None and end < start:
-            problems.append((f"line {number}", line, "End is before Start"))
-            continue
-        untyped, typed, bad = None, 0, False
-        for part in fields[where["AllocTRES"]].split(","):
-            match = _GRES.match(part.strip())
-            if not match:
-                continue
-            text = match.group(2)
-            if not is_count_text(text) or int(text) > MAX_GPUS:
-                bad = True
-                break
-            if match.group(1):
-                typed += int(text)
-            else:
-                untyped = int(text)
-        if bad:
-            problems.append((f"line {number}", line,
-                             f"AllocTRES gres/gpu= must be a whole number of GPUs up to {MAX_GPUS:,}"))
-            continue
-        latest = max(filter(None, (latest, start, end)))
-        count = float(untyped if untyped is not None else typed)
-        starts.append((start - origin).total_seconds() / 3600.0)
-        if end is None:
-            running_rows.append(len(ends))
-            ends.append(np.nan)
-        else:
-            ends.append((end - origin).total_seconds() / 3600.0)
-        gpus.append(count)
-    if problems:
-        raise JobLogError(path, problems[:10])
+def _read_job_log_line_by_line(path: Path, year: int, time_zone: str = "UTC", until: dt.datetime | None = None
+                               ) -> JobLog:
+    """:func:`read_job_log` without the column reader (and not kept): the reference for tests."""
+    path = Path(path)
+    zone = ZoneInfo(time_zone)
+    lines = _read_lines(path, JobLogError)
+    header, where = _header(path, lines)
+    origin = dt.datetime(year, 1, 1, tzinfo=zone).astimezone(dt.UTC)
+    jobs = _jobs_line_by_line(path, lines, where, len(header), zone, origin)
+    return _summed(jobs, zone, origin, hours_in_year(year, time_zone), until)
+
+
+def _summed(jobs: _Jobs, zone: ZoneInfo, origin: dt.datetime, hours: int, until: dt.datetime | None) -> JobLog:
+    """The jobs summed into hourly demand, running jobs counted up to ``until`` (default: the latest time)."""
+    ends = jobs.ends.copy()
+    running = np.isnan(ends)
     cut = None
-    if running_rows:
+    if running.any():
         cut = (until.replace(tzinfo=zone) if until.tzinfo is None else until).astimezone(dt.UTC) \
-            if until is not None else latest
-        ends_array = np.asarray(ends)
-        ends_array[running_rows] = np.maximum((cut - origin).total_seconds() / 3600.0,
-                                              np.asarray(starts)[running_rows])
-        ends = list(ends_array)
-    demand = hourly_from_intervals(np.asarray(starts), np.asarray(ends), np.asarray(gpus), hours)
-    return JobLog(demand, len(starts), skipped, len(running_rows),
+            if until is not None else jobs.latest
+        ends[running] = np.maximum((cut - origin).total_seconds() / 3600.0, jobs.starts[running])
+    demand = hourly_from_intervals(jobs.starts, ends, jobs.gpus, hours)
+    return JobLog(demand, len(jobs.starts), jobs.skipped, int(running.sum()),
                   None if cut is None else cut.isoformat())
+
+
+# --- the column reader ------------------------------------------------------------------------------------
+
+_PLAIN_TIME = (r"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+               r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
+"""The time as Slurm writes it, ``2026-01-05T08:00:00`` (ASCII digits): the form read column by column."""
+
+
+def _plain_seconds(texts) -> tuple[np.ndarray, np.ndarray]:
+    """Clock times written ``YYYY-MM-DDTHH:MM:SS`` as seconds from 1970-01-01T00:00 on the same clock. [s]
+
+    Parameters
+    ----------
+    texts : pandas.Series
+        Times as text.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The seconds (0 where not such a time) [s], and whether each text is such a time on a real
+        date; the others are left to :func:`datetime.datetime.fromisoformat`.
+    """
+    import pandas as pd
+
+    plain = texts.str.fullmatch(_PLAIN_TIME).to_numpy(dtype=bool, na_value=False).copy()
+    moments = pd.to_datetime(texts.where(plain), format="%Y-%m-%dT%H:%M:%S", errors="coerce")
+    plain &= moments.notna().to_numpy()
+    seconds = moments.to_numpy(dtype="datetime64[s]").astype(np.int64)
+    return np.where(plain, seconds, 0), plain
+
+
+@functools.lru_cache(maxsize=32)
+def _zone_changes(zone: ZoneInfo, first: int, last: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The UTC offset changes of ``zone`` between two instants: when, the offset before, the offset after. [s]
+
+    Found by asking :mod:`zoneinfo` the offset at every hour and bisecting to the second where it
+    changes (no zone changes its offset twice within an hour).
+    """
+    def offset(instant: int) -> int:
+        return int(dt.datetime.fromtimestamp(instant, zone).utcoffset().total_seconds())
+
+    probes = list(range(first, last + 3600, 3600))
+    offsets = [offset(t) for t in probes]
+    when, before, after = [], [], []
+    for i in range(len(probes) - 1):
+        if offsets[i] != offsets[i + 1]:
+            low, high = probes[i], probes[i + 1]
+            while high - low > 1:
+                middle = (low + high) // 2
+                low, high = (middle, high) if offset(middle) == offsets[i] else (low, middle)
+            when.append(high)
+            before.append(offsets[i])
+            after.append(offsets[i + 1])
+    return np.array(when, dtype=np.int64), np.array(before or [offsets[0]], dtype=np.int64), \
+        np.array(after, dtype=np.int64)
+
+
+def _local_to_utc(local: np.ndarray, zone: ZoneInfo, first: int, last: int, fold: int) -> np.ndarray:
+    """Wall-clock seconds in ``zone`` to UTC seconds, as :mod:`zoneinfo` maps them with ``fold``. [s]
+
+    Notes
+    -----
+    Across an offset change at UTC instant T from o₁ to o₂, zoneinfo reads a wall time L with the
+    offset o₁ while L < T + max(o₁, o₂) for fold 0 (the earlier reading of a repeated hour, the
+    offset before a skipped one), T + min(o₁, o₂) for fold 1, and o₂ from then on (PEP 495).
+    """
+    when, before, after = _zone_changes(zone, first, last)
+    if not when.size:
+        return local - before[0]
+    pick = np.maximum if fold == 0 else np.minimum
+    thresholds = when + pick(before, after)
+    offsets = np.concatenate([before[:1], after])
+    return local - offsets[np.searchsorted(thresholds, local, side="right")]
+
+
+CHUNK_LINES = 200_000
+"""Lines of a job log read into columns at once: bounds the memory the column reader adds. [-]"""
+
+
+def _jobs_by_column(lines: list[str], where: dict[str, int], fields_in_header: int, zone: ZoneInfo,
+                    origin: dt.datetime, year: int) -> _Jobs | None:
+    """The log's jobs read column by column with pandas and numpy, or None where a row needs reading alone.
+
+    Rows in the form Slurm writes (times ``YYYY-MM-DDTHH:MM:SS`` within a year of the profile's,
+    a state other than PENDING) are read as arrays, :data:`CHUNK_LINES` lines at a time; the rest
+    (``Unknown`` times, offsets, Elapsed) row by row with :func:`_job_fields`, which holds the
+    rules. None (read the whole log line by line, to name the problems) for a row with a problem,
+    a repeated JobID, a line with too few fields or a blank line with spaces. Equals
+    :func:`_jobs_line_by_line` otherwise.
+    """
+    import pandas as pd
+
+    body = lines[1:]
+    pieces = []
+    rows = 0
+    for low in range(0, len(body), CHUNK_LINES):
+        piece = _column_chunk(body[low:low + CHUNK_LINES], rows, where, fields_in_header, zone, origin, year)
+        if piece is None:
+            return None
+        pieces.append(piece)
+        rows += piece["rows"]
+    if not rows:
+        return None
+    if pd.concat([piece["ids"] for piece in pieces], ignore_index=True).duplicated().any():
+        return None
+    skipped: dict[str, int] = {}
+    first_seen: dict[str, int] = {}
+    for piece in pieces:
+        for reason, (count, row) in piece["skipped"].items():
+            skipped[reason] = skipped.get(reason, 0) + count
+            first_seen.setdefault(reason, row)
+    skipped = {reason: skipped[reason] for reason in sorted(skipped, key=first_seen.__getitem__)}
+    latest = [piece["latest"] for piece in pieces if piece["latest"] is not None]
+    return _Jobs(*(np.concatenate([piece[name] for piece in pieces]) for name in ("starts", "ends", "gpus")),
+                 skipped, max(latest) if latest else None)
+
+
+def _column_chunk(body: list[str], before: int, where: dict[str, int], fields_in_header: int, zone: ZoneInfo,
+                  origin: dt.datetime, year: int) -> dict[str, Any] | None:
+    """One block of lines for :func:`_jobs_by_column`, ``before`` rows after the log's first. None as there."""
+    import io
+
+    import pandas as pd
+
+    pipes = np.fromiter(map(str.count, body, itertools.repeat("|")), dtype=np.int64, count=len(body))
+    short = pipes < fields_in_header - 1
+    if short.any() and any(body[i] != "" for i in np.flatnonzero(short)):
+        return None         # too few fields, or a line of spaces: read line by line
+    empty = {"rows": 0, "ids": pd.Series([], dtype="str"), "starts": np.zeros(0), "ends": np.zeros(0),
+             "gpus": np.zeros(0), "skipped": {}, "latest": None}
+    if short.all():
+        return empty
+    text = "\n".join(body)
+    if "\x00" in text or "\r" in text:
+        return None
+    used = sorted(set(where.values()))
+    try:        # JobID as text; the others as pandas reads text (Arrow-backed with pyarrow: the fastest)
+        table = pd.read_csv(io.StringIO(text), sep="|", header=None, usecols=used, quoting=3, na_filter=False,
+                            engine="c", skip_blank_lines=True, dtype={where["JobID"]: "str"})
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
+    del text
+    if len(table) != int((~short).sum()):
+        return None
+    column = {name: table[index] for name, index in where.items()}
+    if not all(pd.api.types.is_string_dtype(column[name]) for name in where):
+        return None         # a field pandas read as numbers: its text is gone
+    rows = len(table)
+    ident = column["JobID"]
+    step = ident.str.contains(".", regex=False).to_numpy(dtype=bool).copy()
+    ids = ident[~step].str.strip()
+    pending = np.zeros(rows, dtype=bool)
+    if "State" in where:
+        codes, states = pd.factorize(column["State"])
+        pending = np.array([s.strip().split(" ")[0].upper() == "PENDING" for s in states], dtype=bool)[codes]
+    plain = ~step & ~pending
+    first = int(dt.datetime(year - 1, 1, 1, tzinfo=dt.UTC).timestamp())
+    last = int(dt.datetime(year + 2, 1, 1, tzinfo=dt.UTC).timestamp())
+    local = {}
+    for name in ("Start", "End"):
+        if name not in where:
+            plain[:] = False
+            local[name] = np.zeros(rows, dtype=np.int64)
+            continue
+        local[name], ok = _plain_seconds(column[name])
+        plain &= ok & (local[name] >= first) & (local[name] < last)
+    codes, tres = pd.factorize(column["AllocTRES"])
+    counts = [_gpu_count(t) for t in tres]
+    if any(c is None for c in counts):
+        return None
+    gpus_of = np.asarray(counts, dtype=float)[codes] if counts else np.zeros(rows)
+    origin_seconds = int(origin.timestamp())
+    fast = np.flatnonzero(plain)
+    start_local, end_local = local["Start"][fast], local["End"][fast]
+    if zone.key == "UTC":
+        start_utc, end_utc = start_local, end_local
+    else:
+        span = (first - 2 * 86400, last + 2 * 86400)
+        start_utc = _local_to_utc(start_local, zone, *span, fold=0)
+        end_utc = _local_to_utc(end_local, zone, *span, fold=0)
+        early = end_utc < start_utc
+        end_utc[early] = _local_to_utc(end_local[early], zone, *span, fold=1)  # the repeated hour of an autumn change
+    if (end_utc < start_utc).any():
+        return None
+    starts = np.empty(rows)
+    ends = np.empty(rows)
+    counted = np.zeros(rows, dtype=bool)
+    starts[fast] = (start_utc - origin_seconds) / 3600.0
+    ends[fast] = (end_utc - origin_seconds) / 3600.0
+    counted[fast] = True
+    latest = None
+    if fast.size:
+        latest = dt.datetime.fromtimestamp(int(max(start_utc.max(), end_utc.max())), dt.UTC)
+    skipped: dict[str, tuple[int, int]] = {}      # reason -> (rows, the first of them in the log)
+    if step.any():
+        skipped["job steps (their GPUs are the job's)"] = (int(step.sum()), before + int(np.argmax(step)))
+    alone = np.flatnonzero(~step & ~plain)
+    values = {name: column[name].iloc[alone].tolist() for name in where}
+    for i, row in enumerate(alone):
+        fields = [""] * fields_in_header
+        for name, index in where.items():
+            fields[index] = values[name][i]
+        found = _job_fields(fields, where, zone)
+        if found[0] == "problem":
+            return None
+        if found[0] == "skip":
+            count, seen = skipped.get(found[1], (0, before + int(row)))
+            skipped[found[1]] = (count + 1, seen)
+            continue
+        _, start, end, _count = found
+        latest = max(filter(None, (latest, start, end)))
+        starts[row] = (start - origin).total_seconds() / 3600.0
+        ends[row] = np.nan if end is None else (end - origin).total_seconds() / 3600.0
+        counted[row] = True
+    return {"rows": rows, "ids": ids, "starts": starts[counted], "ends": ends[counted], "gpus": gpus_of[counted],
+            "skipped": skipped, "latest": latest}
 
 
 def hourly_from_intervals(starts: np.ndarray, ends: np.ndarray, gpus: np.ndarray, hours: int) -> np.ndarray:
