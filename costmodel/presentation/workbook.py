@@ -44,7 +44,7 @@ from ..domain.finance import cash_flows, price_factor, residual_share, useful_li
 from ..domain.tax import after_tax
 from ..files import made_folder, output_file, output_folder, spreadsheet_text, write_all_atomically, write_csv
 from ..resolved import Resolved, as_resolved
-from ..results import CashFlows, CashLine, Comparison, Component
+from ..results import MEASURE_TITLES, CashFlows, CashLine, Comparison, Component, Measure
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .cell_values import Cells, ExcelError
@@ -480,8 +480,8 @@ def _write_steady(book, cells: Cells, r: Resolved, comparison: Comparison) -> No
     summary.write_number(2, 1, float(c.volume), money)
     summary.write_string(2, 2, c.volume_unit)
     total = xl_col_to_name(total_col)
-    ranked = [(result.label, f"'Monthly costs'!{total}{k + 2}") for k, result in enumerate(c.options.values())]
-    _verdict(book, summary, 4, ranked, "monthly cost at the scenario's volume", "B2", comparison, per="/month")
+    live = {option: f"'Monthly costs'!{total}{k + 2}" for k, option in enumerate(c.options)}
+    _verdict(book, summary, 4, _ranked(comparison, live, Measure.MONTHLY_COST), comparison)
     summary.freeze_panes(1, 0)
 
     bold_plain = book.add_format({"bold": True})
@@ -973,8 +973,8 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
                                        "at the end; where owning stays ahead for good)")
             row += 1
     row += 1
-    ranked = [(r.label(option), pv) for option, pv in zip(totals, pvs, strict=True)]
-    row = _verdict(book, sheet, row, ranked, "present value of costs", "B2", comparison)
+    row = _verdict(book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE),
+                   comparison)
     rents = [r.label(o) for o, x in r.options.items() if x.kind == "rent" and o != "rent"]
     apis = [r.label(o) for o, x in r.options.items() if x.kind == "api" and o != "api"]
     notes = []
@@ -988,23 +988,49 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         sheet.write_string(row + 1 + k, 0, note)
 
 
-def _verdict(book, sheet, row: int, ranked: list[tuple[str, str]], measure: str, currency: str,
-             comparison: Comparison, per: str = "") -> int:
-    """The options' figures in a block, the verdict as a formula over them, and costmodel's own sentence.
+VALUE_NOTE = ("costmodel's figure on the decision measure (a value: no cell of this workbook computes it): "
+              "change the scenario, then export again.")
+"""The note on a verdict figure written as a value."""
 
-    ``ranked`` holds each option's label and the A1 cell of its figure on ``sheet``; ``currency`` the cell
-    of the currency code, ``per`` what follows it in the unit (``"/month"``). The verdict formula refers
-    to the cells that hold the labels, never to their text, and follows every edit; costmodel's sentence
-    below it is the verdict at the inputs as exported. Returns the next free row.
+
+def _ranked(comparison: Comparison, live: dict[str, str], measure: Measure) -> list[tuple[str, str | float]]:
+    """What costmodel's decision ranks, for the workbook's verdict: each candidate's label, and the cell
+    that computes its figure (``live``: option → A1 cell) when the decision is on ``measure``, else its
+    figure as a value (a way to pay, the mix, the plan, or another measure: hour by hour, the whole run).
     """
+    d = comparison.decision
+    on_live = d.measure == measure
+    return [(x.label, live[x.id] if on_live and x.id in live else x.figure) for x in d.candidates.values()]
+
+
+def _verdict(book, sheet, row: int, ranked: list[tuple[str, str | float]], comparison: Comparison,
+             currency: str = "B2") -> int:
+    """The decision's candidates' figures in a block, the verdict as a formula over them, and costmodel's
+    own sentence.
+
+    ``ranked`` holds each candidate's label and the A1 cell of its figure, or the figure itself where no
+    cell of the workbook computes it (written as a value marked "change in the scenario, then export
+    again"), as :func:`_ranked` makes it: the verdict ranks what costmodel's decision ranks, on its one
+    measure. ``currency`` is the cell of the currency code. The verdict formula refers to the cells that
+    hold the labels, never to their text, and follows every edit; costmodel's sentence below it is the
+    verdict at the inputs as exported. Returns the next free row.
+    """
+    d = comparison.decision
+    measure = MEASURE_TITLES[Measure(d.measure)]
+    per = "/month" if d.unit.endswith("/month") else ""
     bold = book.add_format({"bold": True})
     money = book.add_format({"num_format": "#,##0.00"})
     sheet.write_string(row, 0, f"{measure} by option", bold)
     sheet.write_formula(row, 1, f'="["&{currency}&"{per}]"')
     first = row + 1
+    fixed = book.add_format({"num_format": "#,##0.00", "italic": True, "bg_color": "#D9D9D9"})
     for k, (label, cell) in enumerate(ranked):
         sheet.write_string(first + k, 0, label)
-        sheet.write_formula(first + k, 1, f"={cell}", money)
+        if isinstance(cell, str):
+            sheet.write_formula(first + k, 1, f"={cell}", money)
+        else:
+            sheet.write_number(first + k, 1, float(cell), fixed)
+            sheet.write_comment(first + k, 1, VALUE_NOTE, {"x_scale": 2, "y_scale": 1.5})
     last = first + len(ranked) - 1
     labels, values = f"$A${first + 1}:$A${last + 1}", f"$B${first + 1}:$B${last + 1}"
     lowest, second = f"MIN({values})", f"SMALL({values},2)"
