@@ -51,6 +51,7 @@ import sys
 from decimal import Decimal
 from importlib.metadata import version
 from pathlib import Path
+
 from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

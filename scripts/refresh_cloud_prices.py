@@ -40,6 +40,7 @@ import sys
 from collections import Counter
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
+
 from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -56,6 +56,7 @@ import re
 import sys
 from importlib.metadata import version
 from pathlib import Path
+
 from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ new name of ``max_utilisation`` (the old key gives an error that names the new o
 import datetime as dt
 import json
 import re
-from pathlib import Path
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest

@@ -346,9 +346,9 @@ def money_paths(r) -> dict[str, float]:
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(combined(), st.sampled_from([0.5, 3.0]))
 def test_every_price_times_k_multiplies_every_figure_by_k(s, k):
-    from costmodel.domain.uncertainty import with_values
-
     from hypothesis import assume
+
+    from costmodel.domain.uncertainty import with_values
 
     r = costmodel.resolve(s)
     assume(not r.scenario.options.apis)  # the further API offers' prices are catalog rows, not inputs

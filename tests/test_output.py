@@ -7,11 +7,10 @@ where a number goes; R2's JSON carries its cost components, finance, mix and unc
 
 import json
 import math
-
-import numpy as np
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pytest
 from conftest import numeric_paths, patched_data, write_scenario
 from hypothesis import HealthCheck, given, settings

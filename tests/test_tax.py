@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from conftest import patched
 
+from costmodel.catalog import default_catalog
 from costmodel.domain import finance
 from costmodel.domain.tax import after_tax
-from costmodel.catalog import default_catalog
 from costmodel.resolved import resolve
 
 H200 = "h200-24gpu-cluster"

@@ -261,6 +261,7 @@ def test_the_present_value_in_chunks_of_samples_equals_one_call(monkeypatch):
 def test_tornado_ends_from_percentiles_stay_in_the_allowed_range():
     # Hostile-input finding: a normal cached share (mean 0.3, sd 0.7) had its tornado's low end at P10 = -0.597.
     from conftest import patched
+
     from costmodel.domain.uncertainty import tornado_ranges
 
     s = patched(

@@ -13,8 +13,8 @@ from .break_even import break_evens, cheapest_by_volume, default_volume_max
 from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_used, tokens_per_month
 from .claims import check_claims
 from .costs import monthly_cost_components, own_income
-from .energy import energy_result
 from .decision import decide
+from .energy import energy_result
 from .finance import cash_flows, own_finance
 from .mix import mix_result
 from .plan import growth_plan

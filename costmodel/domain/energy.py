@@ -15,7 +15,6 @@ emissions (data/embodied_emissions.csv) straight-line over its life.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import formulas

@@ -35,11 +35,11 @@ from ..resolved import OPTION_LABELS, Resolved, as_resolved, resolve
 from ..schema import Scenario
 from ..schema.inputs import find_input, fixed_reason
 from ..schema.values import value_problems
-from .compare import compare
 from .capacity import own_servers, rent_gpus
+from .compare import compare
 from .costs import monthly_cost
-from .finance import present_values
 from .decision import labels, measure_of, reserved_gpus_of
+from .finance import present_values
 from .uncertainty import measure_unit, numeric_inputs, option_costs
 
 GRID_POINTS = 41

@@ -38,8 +38,8 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -153,9 +153,7 @@ Document = Callable[[Resolved], dict]
 
 def _baseline(r: Resolved, claim: Claim, index: int, document: Document) -> dict:
     from ..resolved import resolve
-    from ..scenarios import load_scenario, scenario_path
-
-    from ..scenarios import source_path
+    from ..scenarios import load_scenario, scenario_path, source_path
 
     here = source_path(r.scenario)
     candidate = Path(here).parent / claim.baseline if here is not None else Path(claim.baseline)

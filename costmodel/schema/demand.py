@@ -27,7 +27,6 @@ from .base import (
     rules,
 )
 
-
 SHAPES = "shapes the demand hour by hour (one series for every sample)"
 """Why a profile's shape inputs do not vary: the hourly series is built once, not per sample."""
 

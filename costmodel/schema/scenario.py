@@ -21,9 +21,11 @@ from .base import (
     Date,
     InputModel,
     Positive,
+    Source,
     Text,
     absent,
     both,
+    catalog_from,
     either,
     equals,
     given,
@@ -32,8 +34,6 @@ from .base import (
     never,
     rules,
     when,
-    catalog_from,
-    Source,
 )
 from .claims import Claim
 from .demand import DemandProfile
@@ -43,8 +43,8 @@ from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, fixed_reason, i
 from .offers import Offers
 from .options import Options
 from .overrides import Overrides
-from .values import value_problems
 from .uncertainty import Uncertainty
+from .values import value_problems
 from .workload import Workload
 
 OPTION_KINDS: tuple[str, ...] = ("own", "rent", "api")
