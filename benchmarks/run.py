@@ -246,7 +246,7 @@ def batch_reports(repeats: int, workers: int = 2) -> dict[str, float]:
 
 
 def _job_log_scenario(folder: Path, rows: list[str], name: str) -> tuple[Path, float]:
-    """A log written to ``folder`` and h200-job-log's scenario reading it, its monthly volume the log's. [GPU-h/month]"""
+    """A log written to ``folder`` and h200-job-log's scenario reading it, its volume the log's. [GPU-h/month]"""
     from costmodel.io.demand_files import read_job_log
     from costmodel.paths import SCENARIO_DIR
 

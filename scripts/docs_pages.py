@@ -118,7 +118,8 @@ def formula_index() -> str:
             "arrays or pandas Series), written at build time from `costmodel.formulas.__all__`: the first line",
             "of each docstring, the unit of what it returns (from its Returns section, else from the bracket",
             "closing its first line) and its references (its own References section, else the entries of its",
-            "module's References that the docstring names). Each name links to its full docstring in the API reference.",
+            "module's References that the docstring names). "
+            "Each name links to its full docstring in the API reference.",
             "",
             "| formula | what it computes | unit | reference |",
             "|---|---|---|---|",

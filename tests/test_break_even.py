@@ -125,8 +125,9 @@ def test_break_evens_match_a_dense_sweep(staff, rent_gpus, servers, throughput, 
 def test_a_default_range_past_the_step_limit_ends_where_the_steps_can_be_listed():
     # The 10k-H100 cluster at 58.4 M GPU-hours/month busy 3 days in 30: the busiest hour needs about 9.4 x
     # the mean (13 campaigns of 72 h in the year's 8,760 h), so 10 x the volume would need about
-    # 58.4e7 / 730 / 0.9 * 9.4 = 8.3 M GPUs, over a million 8-GPU steps. The default search ends at the millionth step past the configured servers (closed form
-    # below) instead of refusing the scenario; a range asked for explicitly is still refused.
+    # 58.4e7 / 730 / 0.9 * 9.4 = 8.3 M GPUs, over a million 8-GPU steps. The default search ends at the
+    # millionth step past the configured servers (closed form below) instead of refusing the scenario; a
+    # range asked for explicitly is still refused.
     from costmodel.domain.capacity import MAX_STEPS
 
     s = patched(

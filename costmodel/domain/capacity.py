@@ -98,7 +98,7 @@ def gpus_per_volume(resolved: Resolved):
 
 
 def own_servers_for(resolved: Resolved, gpus):
-    """Working servers the own option runs for a number of GPUs needed: whole replicas, spares, the configured minimum. [servers]
+    """Working servers the own option runs for the GPUs needed: whole replicas, spares, configured minimum. [servers]
 
     Parameters
     ----------

@@ -274,10 +274,10 @@ def power_check(r: Resolved, volume: float) -> PowerCheck | None:
                 (
                     "energy.power_budget_kw",
                     budget,
-                    f"the own cluster at {volume:,.0f} {r.volume_unit} powers {bought} servers x {own.kw_per_server:g} kW "
-                    f"x PUE {float(own.pue):g} = {needed:,.1f} kW at the meter, above the power budget of {budget:,.1f} kW; "
-                    f"at most {fit} working servers ({fit * own.gpus_per_server} GPUs) fit: raise the budget, lower the "
-                    "volume or the server count",
+                    f"the own cluster at {volume:,.0f} {r.volume_unit} powers {bought} servers x "
+                    f"{own.kw_per_server:g} kW x PUE {float(own.pue):g} = {needed:,.1f} kW at the meter, above the "
+                    f"power budget of {budget:,.1f} kW; at most {fit} working servers ({fit * own.gpus_per_server} "
+                    "GPUs) fit: raise the budget, lower the volume or the server count",
                 )
             ],
         )

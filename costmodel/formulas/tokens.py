@@ -198,9 +198,9 @@ def api_price_parts(
     shares a (audio) and m (image) of input take their tokens out of every input class at
     the same shares: audio_input = k·u·(1 − s)·a·t·((1 − c − w)·p_audio + c·p_audio,cached),
     image_input = k·u·(1 − s)·m·((1 − c − w)·t·p_image + c·t_c·p_image,cached) (image tokens
-    read from the cache at the text cache price when no image cache price is given). Fees per million workload tokens are
-    10⁶ · (fee + searches · search fee + citation tokens · p_citation / 10⁶) / (n_in · (1 + 1/r)),
-    n_in the input tokens per request.
+    read from the cache at the text cache price when no image cache price is given). Fees per
+    million workload tokens are 10⁶ · (fee + searches · search fee + citation tokens · p_citation / 10⁶)
+    / (n_in · (1 + 1/r)), n_in the input tokens per request.
 
     References
     ----------

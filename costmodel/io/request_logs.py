@@ -104,7 +104,7 @@ def _read_request_log_line_by_line(path: Path, year: int, time_zone: str = "UTC"
 def _request(
     timestamp: str | None, input_tokens: str | None, output_tokens: str | None, zone: ZoneInfo, start: dt.datetime
 ) -> tuple:
-    """One request: ``("request", hour, tokens)`` with the hour counted from ``start``, or ``("problem", text, reason)``.
+    """One request: ``("request", hour, tokens)``, the hour counted from ``start``, or ``("problem", text, reason)``.
 
     A timestamp without an offset is a wall-clock time in ``zone``: its hour is counted on the wall
     clock from ``start`` (Python subtracts two times of the same zone object without their offsets).

@@ -10,9 +10,9 @@ other plain scalar is text. The same rules hold for a value with an explicit tag
 ``!!float 1:30``, ``!!int 0x3`` and ``!!bool yes`` are refused, not read as 121, 90, 3 and true)
 and for the numbers' construction (``010000000`` is ten million, not octal; ``08`` is eight); tags
 other than ``!!str``, ``!!int``, ``!!float``, ``!!bool``, ``!!null``, ``!!seq`` and ``!!map``
-(``!!binary``, ``!!timestamp``, ``!!set``, ...) are refused. Keys must be text, a key may appear once per mapping, the file
-may hold at most :data:`MAX_BYTES` bytes, nest at most :data:`MAX_DEPTH` levels and hold at most
-:data:`MAX_VALUES` values with its aliases expanded.
+(``!!binary``, ``!!timestamp``, ``!!set``, ...) are refused. Keys must be text, a key may appear
+once per mapping, the file may hold at most :data:`MAX_BYTES` bytes, nest at most
+:data:`MAX_DEPTH` levels and hold at most :data:`MAX_VALUES` values with its aliases expanded.
 
 References
 ----------

@@ -130,7 +130,8 @@ def lookup(document: dict, path: str) -> tuple[float | None, str, str | None]:
             )
             where = ".".join(walked) or "the top level"
             raise KeyError(
-                f"no {step!r} at {where} of the output (there: {', '.join(there) if isinstance(there, list) else there})"
+                f"no {step!r} at {where} of the output "
+                f"(there: {', '.join(there) if isinstance(there, list) else there})"
             )
         walked.append(step)
     if isinstance(node, dict) and "value" in node and "unit" in node:

@@ -295,8 +295,8 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
     title = MEASURE_TITLES.get(result.measure, result.measure)
     display(
         Markdown(
-            f"On the decision measure ({md(title)}), over **{result.samples:,} samples** (seed {r.uncertainty.seed}) of "
-            f"{len(r.uncertainty.distributions)} uncertain inputs, **{md(option)}**"
+            f"On the decision measure ({md(title)}), over **{result.samples:,} samples** "
+            f"(seed {r.uncertainty.seed}) of {len(r.uncertainty.distributions)} uncertain inputs, **{md(option)}**"
             f"{' (on the cheapest of its ways to pay)' if len(ways) > 1 else ''} is the cheapest in "
             f"**{fmt.share(result.option_win_probability())}** of them. Its saving against the cheapest "
             f"other way to pay: P10 {fmt.amount(p10, 0)}, P50 {fmt.amount(p50, 0)}, P90 {fmt.amount(p90, 0)} "

@@ -357,7 +357,10 @@ def cheapest_range_lines(ranges, label, unit: str) -> list[str]:
 
 
 def _layer_phrase(layer) -> str:
-    """One layer in a sentence: "reserved 7 GPUs", "owned 1 server (8 GPUs)", "tokens to DeepSeek V4.1 Flash (DeepSeek)"."""
+    """One layer in a sentence.
+
+    "reserved 7 GPUs", "owned 1 server (8 GPUs)", "tokens to DeepSeek V4.1 Flash (DeepSeek)".
+    """
     if layer.kind == "api":
         return f"tokens to {layer.offer}"
     return f"{LAYER_LABELS[layer.kind].lower()} {_layer_words(layer)}"
@@ -880,7 +883,8 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
         p = result.power
         lines += [
             "",
-            f"Power budget: the own cluster's {fmt.plural(p.servers, 'server')} need **{fmt.amount(p.needed_kw, 1)} kW** "
+            f"Power budget: the own cluster's {fmt.plural(p.servers, 'server')} need "
+            f"**{fmt.amount(p.needed_kw, 1)} kW** "
             f"at the meter (max power × PUE) against a budget of {fmt.amount(p.budget_kw, 1)} kW: "
             f"**{fmt.amount(p.headroom_kw, 1)} kW of headroom**; at most {p.max_servers} working servers "
             f"({p.max_gpus:,} GPUs) fit.",

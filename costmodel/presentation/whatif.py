@@ -251,8 +251,8 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
     From the tornado (:func:`costmodel.domain.uncertainty.tornado`) when the scenario has an
     uncertainty block; otherwise each input that may vary is moved ± 20 % (clipped to its
     allowed range) one at a time, and the swing of the decision metric (the tracked option's
-    figure on the decision measure minus the cheapest other candidate's) ranks them. Inputs that set whole counts and the
-    FX rates are left out of the quick ranking.
+    figure on the decision measure minus the cheapest other candidate's) ranks them. Inputs that
+    set whole counts and the FX rates are left out of the quick ranking.
     """
     r = resolve(scenario)
     if scenario.uncertainty is not None and (scenario.uncertainty.distributions or scenario.uncertainty.tornado):
