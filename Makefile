@@ -1,6 +1,7 @@
 # Two entry points, each of which sets up what it needs on a fresh machine:
 #   make reports   render the reference reports into reports/
-#   make test      run the test suite
+#   make test      run make lint, then the test suite
+#   make lint      ruff check and ruff format --check (the style CI enforces)
 #   make docs      build the docs site into site/ (mkdocs, offline; every warning an error)
 # Both create .venv/ (Python >= 3.11) and install the project into it, once (again only when
 # pyproject.toml changes).
@@ -11,7 +12,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.installed-interactive
 
-.PHONY: reports test docs benchmark lab clean
+.PHONY: reports test lint docs benchmark lab clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +31,14 @@ reports: $(STAMP)
 	$(BIN)/python -m compileall -q costmodel
 	$(BIN)/costmodel report
 
-test: $(STAMP)
+# lint first: a style fault fails in seconds, before the suite's minutes
+test: lint
 	$(BIN)/python -m pytest
+
+# `ruff format .` (then `ruff check --fix .`) makes the code pass; pyproject.toml's [tool.ruff] sets the rules
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # the two variables silence banners the theme and a plugin print about MkDocs 2 (not warnings of this build)
 docs: $(STAMP)

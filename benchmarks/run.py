@@ -86,7 +86,7 @@ def monte_carlo(samples: int, repeats: int) -> dict[str, float]:
     sampled = uncertainty.with_values(scenario, counted)
     costs = uncertainty.option_costs(sampled)
     np.min(np.stack([np.asarray(c) for c in costs.values()]), axis=0)
-    operations = Counted.calls + len(drawn)          # plus drawing one array per input
+    operations = Counted.calls + len(drawn)  # plus drawing one array per input
 
     a = np.random.default_rng(0).random(samples) + 1.0
     b = np.random.default_rng(1).random(samples) + 1.0
@@ -97,9 +97,14 @@ def monte_carlo(samples: int, repeats: int) -> dict[str, float]:
             x = x * b
 
     floor_seconds = best_of(repeats, floor)
-    return {"samples": samples, "seconds": seconds, "samples_per_second": samples / seconds,
-            "elementwise_operations": operations, "numpy_floor_seconds": floor_seconds,
-            "ratio_to_floor": seconds / floor_seconds}
+    return {
+        "samples": samples,
+        "seconds": seconds,
+        "samples_per_second": samples / seconds,
+        "elementwise_operations": operations,
+        "numpy_floor_seconds": floor_seconds,
+        "ratio_to_floor": seconds / floor_seconds,
+    }
 
 
 def sweep(repeats: int) -> dict[str, float]:
@@ -119,19 +124,23 @@ def mix_search(repeats: int) -> dict[str, float]:
 
     def run():
         mix.cheapest_mix(scenario, mix.hourly_demand(scenario))
+
     return {"hours": len(series), "peak_gpus": float(series.max()), "seconds": best_of(repeats, run)}
 
 
 def process_seconds(command: list[str], repeats: int, **kwargs) -> float:
     def run():
         subprocess.run(command, check=True, capture_output=True, **kwargs)
+
     return best_of(repeats, run)
 
 
 def imports(repeats: int) -> dict[str, float]:
     python = sys.executable
-    return {"import_costmodel_seconds": process_seconds([python, "-c", "import costmodel"], repeats),
-            "bare_interpreter_seconds": process_seconds([python, "-c", "pass"], repeats)}
+    return {
+        "import_costmodel_seconds": process_seconds([python, "-c", "import costmodel"], repeats),
+        "bare_interpreter_seconds": process_seconds([python, "-c", "pass"], repeats),
+    }
 
 
 def catalog_commands(repeats: int) -> dict[str, float]:
@@ -140,16 +149,20 @@ def catalog_commands(repeats: int) -> dict[str, float]:
     from costmodel.catalog import load_catalog
 
     costmodel_command = str(BIN / "costmodel")
-    return {"search_seconds": process_seconds([costmodel_command, "catalog", "search", "mi300x"], repeats),
-            "show_seconds": process_seconds([costmodel_command, "catalog", "show", "groq-qwen-qwen3-32b"], repeats),
-            "load_seconds": best_of(repeats, load_catalog)}
+    return {
+        "search_seconds": process_seconds([costmodel_command, "catalog", "search", "mi300x"], repeats),
+        "show_seconds": process_seconds([costmodel_command, "catalog", "show", "groq-qwen-qwen3-32b"], repeats),
+        "load_seconds": best_of(repeats, load_catalog),
+    }
 
 
 def compare_json(repeats: int) -> dict[str, float]:
     """``costmodel compare h200-24gpu-cluster --json`` as a whole process, with and without the uncertainty section."""
     command = [str(BIN / "costmodel"), "compare", "h200-24gpu-cluster", "--json"]
-    return {"with_uncertainty_seconds": process_seconds(command, repeats),
-            "without_uncertainty_seconds": process_seconds([*command, "--no-uncertainty"], repeats)}
+    return {
+        "with_uncertainty_seconds": process_seconds(command, repeats),
+        "without_uncertainty_seconds": process_seconds([*command, "--no-uncertainty"], repeats),
+    }
 
 
 def report(repeats: int) -> dict[str, float]:
@@ -158,18 +171,38 @@ def report(repeats: int) -> dict[str, float]:
     machine's speed drifts by 20 % within minutes, and in turns both see the same spells. [s]"""
     with tempfile.TemporaryDirectory() as folder:
         empty = Path(folder) / "empty.ipynb"
-        empty.write_text(json.dumps({
-            "cells": [{"cell_type": "code", "execution_count": None, "id": "empty", "metadata": {},
-                       "outputs": [], "source": ""}],
-            "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-            "nbformat": 4, "nbformat_minor": 5}))
+        empty.write_text(
+            json.dumps(
+                {
+                    "cells": [
+                        {
+                            "cell_type": "code",
+                            "execution_count": None,
+                            "id": "empty",
+                            "metadata": {},
+                            "outputs": [],
+                            "source": "",
+                        }
+                    ],
+                    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+                    "nbformat": 4,
+                    "nbformat_minor": 5,
+                }
+            )
+        )
         papermill, whole = [], []
         for _ in range(repeats):
-            papermill.append(process_seconds([str(BIN / "papermill"), str(empty), str(Path(folder) / "out.ipynb"),
-                                              "--no-progress-bar"], 1))
+            papermill.append(
+                process_seconds(
+                    [str(BIN / "papermill"), str(empty), str(Path(folder) / "out.ipynb"), "--no-progress-bar"], 1
+                )
+            )
             whole.append(process_seconds([str(BIN / "costmodel"), "report", "llama70b-vs-api", "--out", folder], 1))
-    return {"report_seconds": min(whole), "empty_notebook_seconds": min(papermill),
-            "ratio_to_empty_notebook": min(whole) / min(papermill)}
+    return {
+        "report_seconds": min(whole),
+        "empty_notebook_seconds": min(papermill),
+        "ratio_to_empty_notebook": min(whole) / min(papermill),
+    }
 
 
 def portfolio_sweep(repeats: int) -> dict[str, float]:
@@ -178,18 +211,25 @@ def portfolio_sweep(repeats: int) -> dict[str, float]:
     from costmodel.domain.portfolio import grid_points, sweep_columns
 
     scenario = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
-    values = grid_points({"options.rent.price_per_gpu_hour": np.linspace(2.0, 7.0, 25),
-                          "options.api.output_price_per_million": np.linspace(10.0, 25.0, 20),
-                          "workload.tokens_per_day": np.geomspace(1e6, 1e8, 20)})
+    values = grid_points(
+        {
+            "options.rent.price_per_gpu_hour": np.linspace(2.0, 7.0, 25),
+            "options.api.output_price_per_million": np.linspace(10.0, 25.0, 20),
+            "workload.tokens_per_day": np.geomspace(1e6, 1e8, 20),
+        }
+    )
     seconds = best_of(repeats, lambda: sweep_columns(scenario, values, "llama70b-vs-api"))
     with tempfile.TemporaryDirectory() as folder:
         sweep_file = Path(folder) / "sweep.yaml"
-        sweep_file.write_text("base: llama70b-vs-api\nchunk_size: 10000\ngrid:\n"
-                              "  options.rent.price_per_gpu_hour: {low: 2.0, high: 7.0, points: 25}\n"
-                              "  options.api.output_price_per_million: {low: 10, high: 25, points: 20}\n"
-                              "  workload.tokens_per_day: {low: 1.0e+6, high: 1.0e+8, points: 20, scale: log}\n")
-        command = process_seconds([str(BIN / "costmodel"), "batch", "--sweep", str(sweep_file), "--out",
-                                   str(Path(folder) / "out")], 1)
+        sweep_file.write_text(
+            "base: llama70b-vs-api\nchunk_size: 10000\ngrid:\n"
+            "  options.rent.price_per_gpu_hour: {low: 2.0, high: 7.0, points: 25}\n"
+            "  options.api.output_price_per_million: {low: 10, high: 25, points: 20}\n"
+            "  workload.tokens_per_day: {low: 1.0e+6, high: 1.0e+8, points: 20, scale: log}\n"
+        )
+        command = process_seconds(
+            [str(BIN / "costmodel"), "batch", "--sweep", str(sweep_file), "--out", str(Path(folder) / "out")], 1
+        )
     return {"points": len(values["workload.tokens_per_day"]), "seconds": seconds, "command_seconds": command}
 
 
@@ -199,13 +239,14 @@ def batch_reports(repeats: int, workers: int = 2) -> dict[str, float]:
 
     files = [str(SCENARIO_DIR / f"{name}.yaml") for name in REFERENCE_SCENARIOS]
     with tempfile.TemporaryDirectory() as folder:
-        whole = process_seconds([str(BIN / "costmodel"), "batch", *files, "--reports", "--workers", str(workers),
-                                 "--out", folder], 1)
+        whole = process_seconds(
+            [str(BIN / "costmodel"), "batch", *files, "--reports", "--workers", str(workers), "--out", folder], 1
+        )
     return {"reports": len(files), "workers": workers, "seconds_per_report": whole / len(files)}
 
 
 def _job_log_scenario(folder: Path, rows: list[str], name: str) -> tuple[Path, float]:
-    """A log written to ``folder`` and h200-job-log's scenario reading it, its monthly volume the log's. [GPU-h/month]"""
+    """A log written to ``folder`` and h200-job-log's scenario reading it, its volume the log's. [GPU-h/month]"""
     from costmodel.io.demand_files import read_job_log
     from costmodel.paths import SCENARIO_DIR
 
@@ -239,14 +280,23 @@ def job_logs(repeats: int) -> dict[str, float]:
         reader = best_of(repeats, lambda: read_job_log.__wrapped__(log, 2026))
         plain = best_of(repeats, lambda: pd.read_csv(log, sep="|"))
         scenario, monthly = _job_log_scenario(folder, many_jobs(1000, peak=1_000_000), "peak")
-        compare = process_seconds([str(BIN / "costmodel"), "compare", str(scenario), "--volume-max",
-                                   f"{monthly * 1.01:.0f}"], repeats)
+        compare = process_seconds(
+            [str(BIN / "costmodel"), "compare", str(scenario), "--volume-max", f"{monthly * 1.01:.0f}"], repeats
+        )
         resolved = costmodel.resolve(costmodel.load_scenario(scenario))
         series = mix.hourly_demand(resolved)
-        curve = best_of(repeats, lambda: [mix.cost_against_level(resolved, kind, series)
-                                          for kind in ("own", "reserved")])
-    return {"rows": 1_000_000, "read_seconds": reader, "read_csv_seconds": plain, "ratio": reader / plain,
-            "peak_gpus": float(series.max()), "peak_compare_seconds": compare, "level_curve_seconds": curve}
+        curve = best_of(
+            repeats, lambda: [mix.cost_against_level(resolved, kind, series) for kind in ("own", "reserved")]
+        )
+    return {
+        "rows": 1_000_000,
+        "read_seconds": reader,
+        "read_csv_seconds": plain,
+        "ratio": reader / plain,
+        "peak_gpus": float(series.max()),
+        "peak_compare_seconds": compare,
+        "level_curve_seconds": curve,
+    }
 
 
 def what_if_updates(positions: int = 8) -> dict[str, dict[str, float]]:
@@ -262,16 +312,24 @@ def what_if_updates(positions: int = 8) -> dict[str, dict[str, float]]:
                 slider.value = slider.min + (slider.max - slider.min) * (k + 0.5) / positions
                 times.append(panel.seconds)
             panel.reset()
-        found[name] = {"median": float(np.median(times)), "p90": float(np.percentile(times, 90)),
-                       "max": float(max(times)), "updates": len(times)}
+        found[name] = {
+            "median": float(np.median(times)),
+            "p90": float(np.percentile(times, 90)),
+            "max": float(max(times)),
+            "updates": len(times),
+        }
     return found
 
 
 def training_configs(n: int, seed: int = 33) -> dict[str, np.ndarray]:
     """n training configurations around R4: tokens, MFU, cluster GPUs (whole nodes) and rent price. [units as named]"""
     rng = np.random.default_rng(seed)
-    return {"training_tokens": rng.uniform(2e12, 2e13, n), "mfu": rng.uniform(0.3, 0.5, n),
-            "cluster_gpus": rng.integers(512, 2049, n) * 8.0, "rent_price": rng.uniform(1.5, 3.5, n)}
+    return {
+        "training_tokens": rng.uniform(2e12, 2e13, n),
+        "mfu": rng.uniform(0.3, 0.5, n),
+        "cluster_gpus": rng.integers(512, 2049, n) * 8.0,
+        "rent_price": rng.uniform(1.5, 3.5, n),
+    }
 
 
 def llm_analysis_gpu_hours(configs: dict[str, np.ndarray]) -> list[float] | None:
@@ -288,18 +346,27 @@ def llm_analysis_gpu_hours(configs: dict[str, np.ndarray]) -> list[float] | None
         )
     except ImportError:
         return None
-    logging.disable(logging.WARNING)     # it logs every step of every call at INFO
+    logging.disable(logging.WARNING)  # it logs every step of every call at INFO
     model = get_model_config_by_name("upstage_Llama-2-70b-instruct-v2")
     gpu = get_gpu_config_by_name("h100-sxm-80gb")
     dtype = get_dtype_config_by_name("w16a16e16")
     found = []
     for tokens, mfu, gpus in zip(configs["training_tokens"], configs["mfu"], configs["cluster_gpus"], strict=True):
-        data_parallel = int(gpus) // 64                     # tensor 8 x pipeline 8
-        analysis = LLMAnalysis(model, gpu, dtype, ParallelismConfig(tp_size=8, pp_size=8, dp_size=data_parallel),
-                               flops_efficiency=float(mfu))
-        summary = analysis.training(batch_size_per_gpu=1, seq_len=4096, global_batch_size=data_parallel * 16,
-                                    total_num_tokens=float(tokens),
-                                    activation_recomputation=ActivationRecomputation.NONE)
+        data_parallel = int(gpus) // 64  # tensor 8 x pipeline 8
+        analysis = LLMAnalysis(
+            model,
+            gpu,
+            dtype,
+            ParallelismConfig(tp_size=8, pp_size=8, dp_size=data_parallel),
+            flops_efficiency=float(mfu),
+        )
+        summary = analysis.training(
+            batch_size_per_gpu=1,
+            seq_len=4096,
+            global_batch_size=data_parallel * 16,
+            total_num_tokens=float(tokens),
+            activation_recomputation=ActivationRecomputation.NONE,
+        )
         found.append(summary["gpu_hours"])
     logging.disable(logging.NOTSET)
     return found
@@ -312,9 +379,13 @@ def training_grid(repeats: int, n: int = 1000, big: int = 1_000_000) -> dict[str
     scenario = costmodel.resolve(costmodel.load_scenario("llama31-405b-training"))
 
     def grid(c):
-        return costmodel.training_cost_grid(scenario, training_tokens=c["training_tokens"], mfu=c["mfu"],
-                                            cluster_gpus=c["cluster_gpus"],
-                                            values={"options.rent.price_per_gpu_hour": c["rent_price"]})
+        return costmodel.training_cost_grid(
+            scenario,
+            training_tokens=c["training_tokens"],
+            mfu=c["mfu"],
+            cluster_gpus=c["cluster_gpus"],
+            values={"options.rent.price_per_gpu_hour": c["rent_price"]},
+        )
 
     configs = training_configs(n)
     one_call = best_of(repeats, lambda: grid(configs))
@@ -325,8 +396,14 @@ def training_grid(repeats: int, n: int = 1000, big: int = 1_000_000) -> dict[str
     llm_analysis = time.perf_counter() - start if theirs is not None else None
     large = training_configs(big)
     million = best_of(max(1, repeats - 1), lambda: grid(large))
-    return {"configs": n, "one_call_seconds": one_call, "per_config_seconds": per_config,
-            "llm_analysis_seconds": llm_analysis, "big": big, "big_seconds": million}
+    return {
+        "configs": n,
+        "one_call_seconds": one_call,
+        "per_config_seconds": per_config,
+        "llm_analysis_seconds": llm_analysis,
+        "big": big,
+        "big_seconds": million,
+    }
 
 
 def main() -> None:
@@ -336,60 +413,88 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     mc = monte_carlo(args.samples, args.repeats)
-    print(f"Monte Carlo, llama70b-vs-api, 3 options, {mc['samples']:,} samples: {mc['seconds']:.3f} s "
-          f"= {mc['samples_per_second']:,.0f} samples/s (target: 10^6 in < 1 s)")
-    print(f"  numpy floor, {mc['elementwise_operations']} elementwise operations on {mc['samples']:,} float64: "
-          f"{mc['numpy_floor_seconds']:.3f} s; ratio {mc['ratio_to_floor']:.2f}x")
+    print(
+        f"Monte Carlo, llama70b-vs-api, 3 options, {mc['samples']:,} samples: {mc['seconds']:.3f} s "
+        f"= {mc['samples_per_second']:,.0f} samples/s (target: 10^6 in < 1 s)"
+    )
+    print(
+        f"  numpy floor, {mc['elementwise_operations']} elementwise operations on {mc['samples']:,} float64: "
+        f"{mc['numpy_floor_seconds']:.3f} s; ratio {mc['ratio_to_floor']:.2f}x"
+    )
     sw = sweep(args.repeats)
     print(f"10,000-point volume sweep (3 options, cost and GPU count): {sw['seconds'] * 1000:.1f} ms")
     mx = mix_search(args.repeats)
-    print(f"cheapest mix, {mx['hours']:,}-hour profile from the job log (peak {mx['peak_gpus']:.0f} GPUs), "
-          f"profile built and every kind searched: {mx['seconds'] * 1000:.1f} ms (target: < 1 s)")
+    print(
+        f"cheapest mix, {mx['hours']:,}-hour profile from the job log (peak {mx['peak_gpus']:.0f} GPUs), "
+        f"profile built and every kind searched: {mx['seconds'] * 1000:.1f} ms (target: < 1 s)"
+    )
     im = imports(args.repeats)
-    print(f"import costmodel (fresh process): {im['import_costmodel_seconds']:.3f} s; "
-          f"bare interpreter: {im['bare_interpreter_seconds']:.3f} s; ratio "
-          f"{im['import_costmodel_seconds'] / im['bare_interpreter_seconds']:.1f}x (target: import <= 0.3 s)")
+    print(
+        f"import costmodel (fresh process): {im['import_costmodel_seconds']:.3f} s; "
+        f"bare interpreter: {im['bare_interpreter_seconds']:.3f} s; ratio "
+        f"{im['import_costmodel_seconds'] / im['bare_interpreter_seconds']:.1f}x (target: import <= 0.3 s)"
+    )
     cc = catalog_commands(args.repeats)
-    print(f"costmodel catalog search mi300x (whole process): {cc['search_seconds']:.2f} s; catalog show of an API "
-          f"offer: {cc['show_seconds']:.2f} s (target: < 1 s each); load_catalog() in one process: "
-          f"{cc['load_seconds'] * 1000:.0f} ms")
+    print(
+        f"costmodel catalog search mi300x (whole process): {cc['search_seconds']:.2f} s; catalog show of an API "
+        f"offer: {cc['show_seconds']:.2f} s (target: < 1 s each); load_catalog() in one process: "
+        f"{cc['load_seconds'] * 1000:.0f} ms"
+    )
     cj = compare_json(args.repeats)
-    print(f"costmodel compare h200-24gpu-cluster --json (whole process): {cj['with_uncertainty_seconds']:.2f} s; "
-          f"with --no-uncertainty: {cj['without_uncertainty_seconds']:.2f} s")
+    print(
+        f"costmodel compare h200-24gpu-cluster --json (whole process): {cj['with_uncertainty_seconds']:.2f} s; "
+        f"with --no-uncertainty: {cj['without_uncertainty_seconds']:.2f} s"
+    )
     ps = portfolio_sweep(args.repeats)
-    print(f"portfolio sweep of R1, {ps['points']:,} points (rent price x API output price x volume; costs, cheapest, "
-          f"margin and 3 break-evens each): {ps['seconds']:.3f} s in one call (target < 2 s); "
-          f"`costmodel batch --sweep` whole process: {ps['command_seconds']:.2f} s")
+    print(
+        f"portfolio sweep of R1, {ps['points']:,} points (rent price x API output price x volume; costs, cheapest, "
+        f"margin and 3 break-evens each): {ps['seconds']:.3f} s in one call (target < 2 s); "
+        f"`costmodel batch --sweep` whole process: {ps['command_seconds']:.2f} s"
+    )
     for name, t in what_if_updates().items():
-        print(f"what-if update, {name}, {t['updates']} slider moves: median {t['median'] * 1000:.0f} ms, "
-              f"90th percentile {t['p90'] * 1000:.0f} ms, slowest {t['max'] * 1000:.0f} ms (target: < 100 ms)")
+        print(
+            f"what-if update, {name}, {t['updates']} slider moves: median {t['median'] * 1000:.0f} ms, "
+            f"90th percentile {t['p90'] * 1000:.0f} ms, slowest {t['max'] * 1000:.0f} ms (target: < 100 ms)"
+        )
     tg = training_grid(args.repeats)
-    print(f"training runs, {tg['configs']:,} configurations of R4 (tokens, MFU, GPUs, rent price): every option's "
-          f"cost, GPU-hours, goodput, wall clock and energy in one training_cost_grid call: "
-          f"{tg['one_call_seconds'] * 1000:.1f} ms; one call per configuration: {tg['per_config_seconds']:.2f} s "
-          f"({tg['per_config_seconds'] / tg['one_call_seconds']:,.0f}x)")
+    print(
+        f"training runs, {tg['configs']:,} configurations of R4 (tokens, MFU, GPUs, rent price): every option's "
+        f"cost, GPU-hours, goodput, wall clock and energy in one training_cost_grid call: "
+        f"{tg['one_call_seconds'] * 1000:.1f} ms; one call per configuration: {tg['per_config_seconds']:.2f} s "
+        f"({tg['per_config_seconds'] / tg['one_call_seconds']:,.0f}x)"
+    )
     if tg["llm_analysis_seconds"] is None:
         print("  llm-analysis not installed (pip install llm-analysis==0.2.2): no comparison")
     else:
-        print(f"  llm-analysis 0.2.2, GPU-hours alone, one call per configuration: {tg['llm_analysis_seconds']:.2f} s; "
-              f"ratio {tg['llm_analysis_seconds'] / tg['one_call_seconds']:,.0f}x (target >= 50x)")
+        print(
+            f"  llm-analysis 0.2.2, GPU-hours alone, one call per configuration: {tg['llm_analysis_seconds']:.2f} s; "
+            f"ratio {tg['llm_analysis_seconds'] / tg['one_call_seconds']:,.0f}x (target >= 50x)"
+        )
     print(f"  {tg['big']:,} configurations in one call: {tg['big_seconds']:.2f} s")
     jl = job_logs(args.repeats)
-    print(f"job log of {jl['rows']:,} sacct rows read into hourly demand: {jl['read_seconds']:.2f} s (target <= 3 s); "
-          f"pandas read_csv of the same file: {jl['read_csv_seconds']:.2f} s; ratio {jl['ratio']:.1f}x")
-    print(f"costmodel compare, a log with one job on {jl['peak_gpus']:,.0f} GPUs (whole process): "
-          f"{jl['peak_compare_seconds']:.2f} s; the mix chart's cost-against-level curves (own, reserved): "
-          f"{jl['level_curve_seconds']:.2f} s")
+    print(
+        f"job log of {jl['rows']:,} sacct rows read into hourly demand: {jl['read_seconds']:.2f} s (target <= 3 s); "
+        f"pandas read_csv of the same file: {jl['read_csv_seconds']:.2f} s; ratio {jl['ratio']:.1f}x"
+    )
+    print(
+        f"costmodel compare, a log with one job on {jl['peak_gpus']:,.0f} GPUs (whole process): "
+        f"{jl['peak_compare_seconds']:.2f} s; the mix chart's cost-against-level curves (own, reserved): "
+        f"{jl['level_curve_seconds']:.2f} s"
+    )
     rp = report(max(2, args.repeats))
-    print(f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
-          f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)")
+    print(
+        f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
+        f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)"
+    )
     for workers in (1, 2):
         br = batch_reports(1, workers)
         ratio = br["seconds_per_report"] / rp["empty_notebook_seconds"]
         target = "target < 1x" if workers == 1 else "for comparison: on 2 cores a second kernel competes for CPU"
-        print(f"costmodel batch --reports --workers {workers} ({workers} warm kernels) over the {br['reports']} "
-              f"reference scenarios, whole process: {br['seconds_per_report']:.2f} s per report; ratio to papermill "
-              f"on an empty notebook {ratio:.2f}x ({target})")
+        print(
+            f"costmodel batch --reports --workers {workers} ({workers} warm kernels) over the {br['reports']} "
+            f"reference scenarios, whole process: {br['seconds_per_report']:.2f} s per report; ratio to papermill "
+            f"on an empty notebook {ratio:.2f}x ({target})"
+        )
 
 
 if __name__ == "__main__":

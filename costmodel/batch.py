@@ -98,7 +98,7 @@ def run_task(task: Task) -> dict[str, Any]:
         return sweep_columns(scenario, values, task.name, task.first_point)
     except (InputError, ValueError, KeyError, OSError, ArithmeticError) as exc:
         message = str(exc).replace("\n", "; ")
-    except Exception as exc:      # a defect met by one scenario stops no other scenario
+    except Exception as exc:  # a defect met by one scenario stops no other scenario
         message = f"{type(exc).__name__}: {exc}".replace("\n", "; ")
     columns = {name: [value] * task.size for name, value in error_row(task.name, message).items()}
     if task.values:
@@ -118,6 +118,7 @@ def failed_names(columns: dict[str, Any]) -> list[str]:
 
 
 # --- finding the work --------------------------------------------------------------------------
+
 
 def expand_scenarios(arguments: Iterable[str]) -> list[str]:
     """Scenario files from names, paths, folders (their *.yaml and *.yml) and glob patterns, in order,
@@ -160,8 +161,15 @@ def _number(field: str, value: Any) -> float:
     from .schema.values import is_number
 
     if not is_number(value):
-        kind = "a boolean" if isinstance(value, bool) else "text" if isinstance(value, str) else "missing" \
-            if value is None else type(value).__name__
+        kind = (
+            "a boolean"
+            if isinstance(value, bool)
+            else "text"
+            if isinstance(value, str)
+            else "missing"
+            if value is None
+            else type(value).__name__
+        )
         raise SweepError(None, [(field, value, f"must be a number, not {kind}")])
     if not math.isfinite(value):
         raise SweepError(None, [(field, value, "not a finite number")])
@@ -191,8 +199,9 @@ def _axis(path: str, spec: Any) -> np.ndarray:
     if isinstance(spec, dict) and {"low", "high", "points"} <= set(spec):
         unknown = sorted(set(spec) - {"low", "high", "points", "scale"}, key=str)
         if unknown:
-            raise SweepError(None, [(f"{field}.{unknown[0]}", unknown[0], "not a field of a grid axis (low, high, "
-                                                                          "points, scale)")])
+            raise SweepError(
+                None, [(f"{field}.{unknown[0]}", unknown[0], "not a field of a grid axis (low, high, points, scale)")]
+            )
         low, high = _number(f"{field}.low", spec["low"]), _number(f"{field}.high", spec["high"])
         points = _count(f"{field}.points", spec["points"], 1, MAX_POINTS)
         if low > high:
@@ -235,8 +244,9 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
         problems = getattr(exc, "problems", None) or [("(file)", str(path), str(exc))]
         raise SweepError(path, problems) from None
     if not isinstance(data, dict):
-        raise SweepError(path, [("(top level)", data, "a sweep file is a mapping with base and grid/points/"
-                                                      "latin_hypercube")])
+        raise SweepError(
+            path, [("(top level)", data, "a sweep file is a mapping with base and grid/points/latin_hypercube")]
+        )
     unknown = set(data) - {"base", "grid", "points", "latin_hypercube", "chunk_size"}
     if unknown:
         raise SweepError(path, [(name, name, "not a field of a sweep file") for name in sorted(unknown)])
@@ -252,12 +262,21 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
     try:
         if kind == "latin_hypercube":
             if not isinstance(spec, dict) or not isinstance(spec.get("ranges"), dict):
-                raise SweepError(path, [("latin_hypercube", spec,
-                                         "give samples, seed and ranges: {path: {low, high}}")])
+                raise SweepError(
+                    path, [("latin_hypercube", spec, "give samples, seed and ranges: {path: {low, high}}")]
+                )
             unknown = sorted(set(spec) - {"samples", "seed", "ranges"}, key=str)
             if unknown:
-                raise SweepError(path, [(f"latin_hypercube.{unknown[0]}", unknown[0],
-                                         "not a field of a Latin hypercube (samples, seed, ranges)")])
+                raise SweepError(
+                    path,
+                    [
+                        (
+                            f"latin_hypercube.{unknown[0]}",
+                            unknown[0],
+                            "not a field of a Latin hypercube (samples, seed, ranges)",
+                        )
+                    ],
+                )
             samples = _count("latin_hypercube.samples", spec.get("samples", 1000), 1, MAX_POINTS)
             seed = _count("latin_hypercube.seed", spec.get("seed", 0), 0, 2**32 - 1)
             ranges = {}
@@ -282,8 +301,9 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
     except SweepError as exc:
         raise SweepError(path, exc.problems) from None
     except (TypeError, ValueError, KeyError) as exc:
-        raise SweepError(path, [(kind, spec if len(str(spec)) < 200 else "...", f"cannot read the values: {exc}")]) \
-            from None
+        raise SweepError(
+            path, [(kind, spec if len(str(spec)) < 200 else "...", f"cannot read the values: {exc}")]
+        ) from None
     try:
         scenario = load_scenario(base_path, catalog_from(catalog_dir))
     except ScenarioError as exc:
@@ -298,27 +318,37 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
     return (base if base_path == scenario_path(base) else str(base_path)), str(base_path), values, chunk
 
 
-def sweep_tasks(name: str, base_path: str, values: dict[str, np.ndarray], chunk: int,
-                catalog_dir: str | None = None) -> list[Task]:
+def sweep_tasks(
+    name: str, base_path: str, values: dict[str, np.ndarray], chunk: int, catalog_dir: str | None = None
+) -> list[Task]:
     """The sweep cut into tasks of at most ``chunk`` points."""
     n = len(next(iter(values.values())))
-    return [Task(name, base_path, catalog_dir, {p: v[start:start + chunk].tolist() for p, v in values.items()}, start)
-            for start in range(0, n, chunk)]
+    return [
+        Task(name, base_path, catalog_dir, {p: v[start : start + chunk].tolist() for p, v in values.items()}, start)
+        for start in range(0, n, chunk)
+    ]
 
 
 # --- running -----------------------------------------------------------------------------------
+
 
 def _progress(total: int, enabled: bool | None):
     from tqdm import tqdm
 
     if enabled is None:
         enabled = sys.stderr.isatty()
-    return tqdm(total=total, disable=not enabled, unit="row", desc="costmodel batch", file=sys.stderr,
-                dynamic_ncols=True)
+    return tqdm(
+        total=total, disable=not enabled, unit="row", desc="costmodel batch", file=sys.stderr, dynamic_ncols=True
+    )
 
 
-def run_tasks(tasks: list[Task], workers: int = 1, scheduler: str | None = None, fail_fast: bool = False,
-              progress: bool | None = None) -> list[dict[str, Any]]:
+def run_tasks(
+    tasks: list[Task],
+    workers: int = 1,
+    scheduler: str | None = None,
+    fail_fast: bool = False,
+    progress: bool | None = None,
+) -> list[dict[str, Any]]:
     """Run tasks and return their columns (see :func:`run_task`) in task order.
 
     Parameters
@@ -376,15 +406,22 @@ def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[
 
     cluster = None
     if scheduler == "local":
-        cluster = LocalCluster(n_workers=max(workers, 1), threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = LocalCluster(n_workers=max(workers, 1), threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
     else:
         try:
             client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise SchedulerError(None, [("--scheduler", scheduler, f"no dask scheduler answers there within "
-                                         f"{SCHEDULER_TIMEOUT:g} s ({type(exc).__name__}: {exc})")]) from None
+            raise SchedulerError(
+                None,
+                [
+                    (
+                        "--scheduler",
+                        scheduler,
+                        f"no dask scheduler answers there within {SCHEDULER_TIMEOUT:g} s ({type(exc).__name__}: {exc})",
+                    )
+                ],
+            ) from None
     try:
         futures = client.map(run_task, tasks, pure=False)
         index = {future.key: i for i, future in enumerate(futures)}
@@ -398,6 +435,7 @@ def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[
 
 # --- writing -----------------------------------------------------------------------------------
 
+
 def portfolio_frame(results: list[dict[str, Any]]):
     """The portfolio as a pandas DataFrame from the tasks' columns, typed by
     :data:`costmodel.columns.PORTFOLIO`: every fixed column, in order, whatever the rows hold (with no
@@ -406,13 +444,13 @@ def portfolio_frame(results: list[dict[str, Any]]):
 
     from .columns import PORTFOLIO
 
-    frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True) if results else \
-        pd.DataFrame()
+    frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True) if results else pd.DataFrame()
     return PORTFOLIO.typed(frame)
 
 
-def write_portfolio(frame, out: str | Path, xlsx: bool = False, units: dict[str, str] | None = None,
-                    parquet: bool | None = None) -> list[Path]:
+def write_portfolio(
+    frame, out: str | Path, xlsx: bool = False, units: dict[str, str] | None = None, parquet: bool | None = None
+) -> list[Path]:
     """Write portfolio.csv (with its CSVW sidecar portfolio.csv-metadata.json) and portfolio.parquet under
     ``out``; with ``xlsx``, portfolio.xlsx as well.
 
@@ -451,9 +489,10 @@ def write_portfolio(frame, out: str | Path, xlsx: bool = False, units: dict[str,
     frame = PORTFOLIO.typed(frame, units)
     if parquet is None:
         parquet = installed("pyarrow")
-    writers = [(Path(out) / "portfolio.csv", lambda p: write_csv(frame, p)),
-               (Path(out) / metadata_name("portfolio.csv"), PORTFOLIO.csv_metadata_writer(frame, "portfolio.csv",
-                                                                                           units))]
+    writers = [
+        (Path(out) / "portfolio.csv", lambda p: write_csv(frame, p)),
+        (Path(out) / metadata_name("portfolio.csv"), PORTFOLIO.csv_metadata_writer(frame, "portfolio.csv", units)),
+    ]
     if parquet:
         writers.append((Path(out) / "portfolio.parquet", PORTFOLIO.parquet_writer(frame, units)))
     if xlsx:
@@ -482,15 +521,25 @@ def _write_sheet(frame, path: Path) -> None:
 
     from .files import spreadsheet_frame
 
-    with pd.ExcelWriter(path, engine="xlsxwriter", engine_kwargs={"options": {
-            "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
-            "nan_inf_to_errors": False}}) as writer:
+    with pd.ExcelWriter(
+        path,
+        engine="xlsxwriter",
+        engine_kwargs={
+            "options": {
+                "strings_to_formulas": False,
+                "strings_to_urls": False,
+                "strings_to_numbers": False,
+                "nan_inf_to_errors": False,
+            }
+        },
+    ) as writer:
         spreadsheet_frame(frame).to_excel(writer, sheet_name="Portfolio", index=False)
         sheet = writer.sheets["Portfolio"]
         number = writer.book.add_format({"num_format": "#,##0.00"})
         for column, name in enumerate(frame.columns):
             numeric = pd.api.types.is_float_dtype(frame[name])
-            sheet.set_column(column, column, 16 if numeric else max(10, min(40, len(name) + 2)),
-                             number if numeric else None)
+            sheet.set_column(
+                column, column, 16 if numeric else max(10, min(40, len(name) + 2)), number if numeric else None
+            )
         sheet.freeze_panes(1, 0)
         sheet.autofilter(0, 0, len(frame), len(frame.columns) - 1)

@@ -50,10 +50,13 @@ _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 class _Row(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
-    quality: Quality = Field(description="P primary, S secondary, U unsourced estimate, E estimated by a named "
-                                         "model from measured inputs.")
-    as_of: str = Field(pattern=r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$",
-                       description="Date, month or year the figure was true: YYYY-MM-DD, YYYY-MM or YYYY.")
+    quality: Quality = Field(
+        description="P primary, S secondary, U unsourced estimate, E estimated by a named model from measured inputs."
+    )
+    as_of: str = Field(
+        pattern=r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$",
+        description="Date, month or year the figure was true: YYYY-MM-DD, YYYY-MM or YYYY.",
+    )
     source: str = Field(min_length=1, description="Where the figure comes from.")
     notes: str = Field(default="", description="Anything a reader of the figure should know.")
     _origin: str | None = PrivateAttr(default=None)
@@ -68,8 +71,9 @@ class _Row(BaseModel):
             return value
         kind = _column_kinds(cls).get(info.field_name)
         if kind is not None and not _CELL_FORMS[kind].match(value):
-            raise PydanticCustomError("cell_form", "not {form} (a CSV cell as YAML 1.2 writes one)",
-                                      {"form": _CELL_WORDS[kind]})
+            raise PydanticCustomError(
+                "cell_form", "not {form} (a CSV cell as YAML 1.2 writes one)", {"form": _CELL_WORDS[kind]}
+            )
         return value
 
     @field_validator("*", mode="after")
@@ -88,9 +92,11 @@ class _Row(BaseModel):
     def _plausible(cls, value):
         """Every number of a row within the magnitudes a scenario's inputs may have."""
         if isinstance(value, int | float) and not isinstance(value, bool) and implausible_magnitude(value):
-            raise PydanticCustomError("implausible_magnitude",
-                                      "magnitude outside {low} to {high}: no real figure is that large or small",
-                                      {"low": f"{SMALLEST_INPUT:g}", "high": f"{LARGEST_INPUT:g}"})
+            raise PydanticCustomError(
+                "implausible_magnitude",
+                "magnitude outside {low} to {high}: no real figure is that large or small",
+                {"low": f"{SMALLEST_INPUT:g}", "high": f"{LARGEST_INPUT:g}"},
+            )
         return value
 
     file: ClassVar[str] = ""
@@ -101,6 +107,7 @@ class _Row(BaseModel):
         """The file the row was read from: the bundled catalog file (:attr:`file`), or the file of a
         folder given with ``--catalog`` (:func:`load_catalog_overrides`)."""
         return self._origin or self.file
+
     key: ClassVar[str] = ""
     """The column holding the row's id."""
 
@@ -114,11 +121,11 @@ class _Row(BaseModel):
         return f"{self.source_file}: {self.ident} [{self.quality}, {self.as_of}] {self.source}"
 
 
-def _row_rule(model: str, field: str, kind: str, message: str, value, context: dict | None = None
-              ) -> ValidationError:
+def _row_rule(model: str, field: str, kind: str, message: str, value, context: dict | None = None) -> ValidationError:
     """The error of a rule a row breaks (a model validator's), located at ``field`` as a field's own is."""
-    return ValidationError.from_exception_data(model, [InitErrorDetails(
-        type=PydanticCustomError(kind, message, context or {}), loc=(field,), input=value)])
+    return ValidationError.from_exception_data(
+        model, [InitErrorDetails(type=PydanticCustomError(kind, message, context or {}), loc=(field,), input=value)]
+    )
 
 
 def known_time_zone(value: str) -> str:
@@ -128,8 +135,11 @@ def known_time_zone(value: str) -> str:
     depends on the machine."""
     zones = _time_zones()
     if value not in zones:
-        raise PydanticCustomError("unknown_time_zone", "not a time zone of the IANA tz database (e.g. UTC, "
-                                  "Europe/Madrid){hint}", {"hint": did_you_mean(value, zones)})
+        raise PydanticCustomError(
+            "unknown_time_zone",
+            "not a time zone of the IANA tz database (e.g. UTC, Europe/Madrid){hint}",
+            {"hint": did_you_mean(value, zones)},
+        )
     return value
 
 
@@ -167,19 +177,21 @@ class GPU(_Row):
     name: str
     memory_gb: float = Field(gt=0, description="Memory per GPU. [GB]")
     memory_bandwidth_tb_s: float = Field(gt=0, description="Memory bandwidth per GPU. [TB/s]")
-    bf16_dense_tflops: float | None = Field(default=None, gt=0,
-                                            description="Dense (not 2:4 sparse) BF16 peak; empty if unsupported "
-                                                        "(V100, T4). [TFLOP/s]")
-    fp8_dense_tflops: float | None = Field(default=None, gt=0,
-                                           description="Dense FP8 peak; empty if unsupported. [TFLOP/s]")
-    fp4_dense_tflops: float | None = Field(default=None, gt=0,
-                                           description="Dense FP4 peak; empty if unsupported. [TFLOP/s]")
-    fp16_dense_tflops: float | None = Field(default=None, gt=0,
-                                            description="Dense FP16 peak; empty if unsupported or not catalogued. "
-                                                        "[TFLOP/s]")
-    tf32_dense_tflops: float | None = Field(default=None, gt=0,
-                                            description="Dense TF32 peak; empty if unsupported or not catalogued. "
-                                                        "[TFLOP/s]")
+    bf16_dense_tflops: float | None = Field(
+        default=None, gt=0, description="Dense (not 2:4 sparse) BF16 peak; empty if unsupported (V100, T4). [TFLOP/s]"
+    )
+    fp8_dense_tflops: float | None = Field(
+        default=None, gt=0, description="Dense FP8 peak; empty if unsupported. [TFLOP/s]"
+    )
+    fp4_dense_tflops: float | None = Field(
+        default=None, gt=0, description="Dense FP4 peak; empty if unsupported. [TFLOP/s]"
+    )
+    fp16_dense_tflops: float | None = Field(
+        default=None, gt=0, description="Dense FP16 peak; empty if unsupported or not catalogued. [TFLOP/s]"
+    )
+    tf32_dense_tflops: float | None = Field(
+        default=None, gt=0, description="Dense TF32 peak; empty if unsupported or not catalogued. [TFLOP/s]"
+    )
     tdp_w: float = Field(gt=0, description="Thermal design power per GPU. [W]")
     architecture: str | None = Field(default=None, description="GPU architecture (Ampere, Hopper, Blackwell).")
 
@@ -191,12 +203,18 @@ class GPU(_Row):
         ValueError
             The GPU has no such precision (e.g. FP8 on an A100).
         """
-        peaks = {"bf16": self.bf16_dense_tflops, "fp8": self.fp8_dense_tflops, "fp4": self.fp4_dense_tflops,
-                 "fp16": self.fp16_dense_tflops, "tf32": self.tf32_dense_tflops}
+        peaks = {
+            "bf16": self.bf16_dense_tflops,
+            "fp8": self.fp8_dense_tflops,
+            "fp4": self.fp4_dense_tflops,
+            "fp16": self.fp16_dense_tflops,
+            "tf32": self.tf32_dense_tflops,
+        }
         peak = peaks.get(precision)
         if peak is None:
-            raise ValueError(f"{self.gpu} has no {precision} tensor-core peak in data/gpus.csv (unsupported or not "
-                             "catalogued)")
+            raise ValueError(
+                f"{self.gpu} has no {precision} tensor-core peak in data/gpus.csv (unsupported or not catalogued)"
+            )
         return peak
 
 
@@ -224,23 +242,34 @@ class CloudOffer(_Row):
     provider: str = Field(description="The cloud that rents the GPUs.")
     gpu: str = Field(description="Catalog id of the GPU rented.")
     pricing: Literal["on_demand"] = Field(description="Pricing model of price_per_gpu_hour: on-demand.")
-    price_per_gpu_hour: float = Field(gt=0, description="On-demand price of one GPU for one hour: the instance's "
-                                                        "price / its GPUs. [currency/GPU-hour]")
+    price_per_gpu_hour: float = Field(
+        gt=0,
+        description="On-demand price of one GPU for one hour: the instance's price / its GPUs. [currency/GPU-hour]",
+    )
     currency: Currency
-    region: str | None = Field(default=None, description="The provider's region or zone of the price; empty: "
-                                                         "not stated (one price everywhere).")
+    region: str | None = Field(
+        default=None,
+        description="The provider's region or zone of the price; empty: not stated (one price everywhere).",
+    )
     instance_type: str | None = Field(default=None, description="The provider's name for the instance rented.")
-    gpus_per_instance: int | None = Field(default=None, ge=1, le=1000,
-                                          description="GPUs in one instance: the smallest number rented. [GPU]")
+    gpus_per_instance: int | None = Field(
+        default=None, ge=1, le=1000, description="GPUs in one instance: the smallest number rented. [GPU]"
+    )
     spot_price_per_gpu_hour: float | None = Field(
-        default=None, gt=0, description="Spot (interruptible) price of one GPU-hour; empty: no spot price "
-                                        "published. [currency/GPU-hour]")
+        default=None,
+        gt=0,
+        description="Spot (interruptible) price of one GPU-hour; empty: no spot price published. [currency/GPU-hour]",
+    )
     reserved_1y_price_per_gpu_hour: float | None = Field(
-        default=None, gt=0, description="Price of one GPU-hour under a 1-year commitment; empty: none published. "
-                                        "[currency/GPU-hour]")
+        default=None,
+        gt=0,
+        description="Price of one GPU-hour under a 1-year commitment; empty: none published. [currency/GPU-hour]",
+    )
     reserved_3y_price_per_gpu_hour: float | None = Field(
-        default=None, gt=0, description="Price of one GPU-hour under a 3-year commitment; empty: none published. "
-                                        "[currency/GPU-hour]")
+        default=None,
+        gt=0,
+        description="Price of one GPU-hour under a 3-year commitment; empty: none published. [currency/GPU-hour]",
+    )
 
     @model_validator(mode="after")
     def _on_demand_dearest(self) -> CloudOffer:
@@ -248,9 +277,14 @@ class CloudOffer(_Row):
         for name in ("spot_price_per_gpu_hour", "reserved_1y_price_per_gpu_hour", "reserved_3y_price_per_gpu_hour"):
             price = getattr(self, name)
             if price is not None and price > self.price_per_gpu_hour:
-                raise _row_rule("CloudOffer", name, "dearer_than_on_demand", "above price_per_gpu_hour ({price}): a "
-                                "spot or committed GPU-hour costs at most an on-demand one", price,
-                                {"price": f"{self.price_per_gpu_hour:g}"})
+                raise _row_rule(
+                    "CloudOffer",
+                    name,
+                    "dearer_than_on_demand",
+                    "above price_per_gpu_hour ({price}): a spot or committed GPU-hour costs at most an on-demand one",
+                    price,
+                    {"price": f"{self.price_per_gpu_hour:g}"},
+                )
         return self
 
 
@@ -267,93 +301,162 @@ class APIOffer(_Row):
     cached_input_per_million: float | None = Field(
         default=None, gt=0, description="Price of cached input tokens; empty means the input price. [currency/M tokens]"
     )
-    output_per_million: float | None = Field(default=None, gt=0, description="Price of output tokens; empty: an "
-                                             "input-only offer (embeddings). [currency/M tokens]")
+    output_per_million: float | None = Field(
+        default=None,
+        gt=0,
+        description="Price of output tokens; empty: an input-only offer (embeddings). [currency/M tokens]",
+    )
     currency: Currency
     cache_write_5m_per_million: float | None = Field(
-        default=None, gt=0, description="Price of a cache write with a 5-minute time-to-live; empty: not offered. "
-                                        "[currency/M tokens]")
+        default=None,
+        gt=0,
+        description="Price of a cache write with a 5-minute time-to-live; empty: not offered. [currency/M tokens]",
+    )
     cache_write_1h_per_million: float | None = Field(
-        default=None, gt=0, description="Price of a cache write with a 1-hour time-to-live; empty: not offered. "
-                                        "[currency/M tokens]")
-    batch_multiplier: float | None = Field(default=None, gt=0, le=1,
-                                           description="Batch tier price / standard price; empty: no batch tier. [-]")
-    flex_multiplier: float | None = Field(default=None, gt=0, le=1,
-                                          description="Flex tier price / standard price; empty: no flex tier. [-]")
-    priority_multiplier: float | None = Field(default=None, ge=1, le=10, description="Priority tier price / "
-                                              "standard price; empty: no priority tier. [-]")
-    tier_applies_to_cache: bool = Field(default=True, description="Whether the tier's factor also applies to cache "
-                                                                  "reads and writes (the provider's stacking rule).")
+        default=None,
+        gt=0,
+        description="Price of a cache write with a 1-hour time-to-live; empty: not offered. [currency/M tokens]",
+    )
+    batch_multiplier: float | None = Field(
+        default=None, gt=0, le=1, description="Batch tier price / standard price; empty: no batch tier. [-]"
+    )
+    flex_multiplier: float | None = Field(
+        default=None, gt=0, le=1, description="Flex tier price / standard price; empty: no flex tier. [-]"
+    )
+    priority_multiplier: float | None = Field(
+        default=None, ge=1, le=10, description="Priority tier price / standard price; empty: no priority tier. [-]"
+    )
+    tier_applies_to_cache: bool = Field(
+        default=True,
+        description="Whether the tier's factor also applies to cache reads and writes (the provider's stacking rule).",
+    )
     long_context_threshold_tokens: int | None = Field(
-        default=None, ge=1, description="Input tokens of a request above which the whole request is billed at the "
-                                         "long-context prices; empty: no long-context tier. [tokens]")
+        default=None,
+        ge=1,
+        description="Input tokens of a request above which the whole request is billed at the "
+        "long-context prices; empty: no long-context tier. [tokens]",
+    )
     long_context_input_per_million: float | None = Field(
-        default=None, gt=0, description="Input price above the threshold; cache prices scale alike. "
-                                        "[currency/M tokens]")
+        default=None, gt=0, description="Input price above the threshold; cache prices scale alike. [currency/M tokens]"
+    )
     long_context_output_per_million: float | None = Field(
-        default=None, gt=0, description="Output price above the threshold. [currency/M tokens]")
-    region_uplift: float | None = Field(default=None, ge=1, le=10, description="Factor on every price for the "
-                                        "provider's regional (data-residency) endpoint; empty: none stated. [-]")
-    deprecated: bool = Field(default=False, description="The provider has deprecated the model: it may be "
-                                                        "withdrawn, so its price may not be offered for long.")
+        default=None, gt=0, description="Output price above the threshold. [currency/M tokens]"
+    )
+    region_uplift: float | None = Field(
+        default=None,
+        ge=1,
+        le=10,
+        description="Factor on every price for the "
+        "provider's regional (data-residency) endpoint; empty: none stated. [-]",
+    )
+    deprecated: bool = Field(
+        default=False,
+        description="The provider has deprecated the model: it may be "
+        "withdrawn, so its price may not be offered for long.",
+    )
     reasoning_per_million: float | None = Field(
-        default=None, gt=0, description="Price of reasoning (thinking) tokens where the provider bills them apart "
-                                        "from output; empty: at the output price. [currency/M tokens]")
-    input_audio_per_million: float | None = Field(default=None, gt=0, description="Price of audio input tokens; "
-                                                  "empty: not priced. [currency/M tokens]")
+        default=None,
+        gt=0,
+        description="Price of reasoning (thinking) tokens where the provider bills them apart "
+        "from output; empty: at the output price. [currency/M tokens]",
+    )
+    input_audio_per_million: float | None = Field(
+        default=None, gt=0, description="Price of audio input tokens; empty: not priced. [currency/M tokens]"
+    )
     cached_audio_input_per_million: float | None = Field(
-        default=None, gt=0, description="Price of audio input tokens read from the cache; empty: the audio input "
-                                        "price. [currency/M tokens]")
-    output_audio_per_million: float | None = Field(default=None, gt=0, description="Price of audio output tokens; "
-                                                   "empty: not priced. [currency/M tokens]")
-    input_image_per_million: float | None = Field(default=None, gt=0, description="Price of image input tokens; "
-                                                  "empty: not priced. [currency/M tokens]")
+        default=None,
+        gt=0,
+        description="Price of audio input tokens read from the cache; empty: the audio input "
+        "price. [currency/M tokens]",
+    )
+    output_audio_per_million: float | None = Field(
+        default=None, gt=0, description="Price of audio output tokens; empty: not priced. [currency/M tokens]"
+    )
+    input_image_per_million: float | None = Field(
+        default=None, gt=0, description="Price of image input tokens; empty: not priced. [currency/M tokens]"
+    )
     cached_image_input_per_million: float | None = Field(
-        default=None, gt=0, description="Price of image input tokens read from the cache; empty: the text "
-                                        "cache-read price. [currency/M tokens]")
-    per_thousand_requests: float | None = Field(default=None, gt=0, description="Fixed fee per 1,000 requests; "
-                                                "empty: none. [currency/1000 requests]")
-    web_search_per_thousand: float | None = Field(default=None, gt=0, description="Price of 1,000 web searches; "
-                                                  "empty: not priced. [currency/1000 searches]")
-    citation_per_million: float | None = Field(default=None, gt=0, description="Price of citation tokens billed "
-                                               "beside input and output; empty: not priced. [currency/M tokens]")
-    effective_from: str | None = Field(default=None, pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
-                                       description="Date (YYYY-MM-DD) from which these prices apply; empty: always "
-                                                   "(data/api_price_history.csv may hold other dates).")
+        default=None,
+        gt=0,
+        description="Price of image input tokens read from the cache; empty: the text "
+        "cache-read price. [currency/M tokens]",
+    )
+    per_thousand_requests: float | None = Field(
+        default=None, gt=0, description="Fixed fee per 1,000 requests; empty: none. [currency/1000 requests]"
+    )
+    web_search_per_thousand: float | None = Field(
+        default=None, gt=0, description="Price of 1,000 web searches; empty: not priced. [currency/1000 searches]"
+    )
+    citation_per_million: float | None = Field(
+        default=None,
+        gt=0,
+        description="Price of citation tokens billed beside input and output; empty: not priced. [currency/M tokens]",
+    )
+    effective_from: str | None = Field(
+        default=None,
+        pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
+        description="Date (YYYY-MM-DD) from which these prices apply; empty: always "
+        "(data/api_price_history.csv may hold other dates).",
+    )
     long_context_until: str | None = Field(
-        default=None, pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
+        default=None,
+        pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
         description="Last date (YYYY-MM-DD) the long-context tier was offered: a bill dated later with requests "
-                    "above the threshold is refused; empty: still offered.")
+        "above the threshold is refused; empty: still offered.",
+    )
 
     @model_validator(mode="after")
     def _long_context_whole(self) -> APIOffer:
-        given = [self.long_context_threshold_tokens is not None, self.long_context_input_per_million is not None,
-                 self.long_context_output_per_million is not None]
+        given = [
+            self.long_context_threshold_tokens is not None,
+            self.long_context_input_per_million is not None,
+            self.long_context_output_per_million is not None,
+        ]
         if any(given) and not all(given):
-            raise _row_rule("APIOffer", "long_context_threshold_tokens", "long_context_partial",
-                            "give the long-context threshold, input and output prices together",
-                            self.long_context_threshold_tokens)
+            raise _row_rule(
+                "APIOffer",
+                "long_context_threshold_tokens",
+                "long_context_partial",
+                "give the long-context threshold, input and output prices together",
+                self.long_context_threshold_tokens,
+            )
         return self
 
     @model_validator(mode="after")
     def _dearer_where_the_provider_charges_more(self) -> APIOffer:
         """A 1-hour cache write costs at least a 5-minute one, and long-context prices at least the standard."""
-        pairs = (("cache_write_1h_per_million", "cache_write_5m_per_million"),
-                 ("long_context_input_per_million", "input_per_million"),
-                 ("long_context_output_per_million", "output_per_million"))
+        pairs = (
+            ("cache_write_1h_per_million", "cache_write_5m_per_million"),
+            ("long_context_input_per_million", "input_per_million"),
+            ("long_context_output_per_million", "output_per_million"),
+        )
         for higher, lower in pairs:
-            if getattr(self, higher) is not None and getattr(self, lower) is not None \
-                    and getattr(self, higher) < getattr(self, lower):
-                raise _row_rule("APIOffer", higher, "cheaper_than_base", "below {lower} ({price}): it is the dearer "
-                                "price", getattr(self, higher), {"lower": lower, "price": f"{getattr(self, lower):g}"})
+            if (
+                getattr(self, higher) is not None
+                and getattr(self, lower) is not None
+                and getattr(self, higher) < getattr(self, lower)
+            ):
+                raise _row_rule(
+                    "APIOffer",
+                    higher,
+                    "cheaper_than_base",
+                    "below {lower} ({price}): it is the dearer price",
+                    getattr(self, higher),
+                    {"lower": lower, "price": f"{getattr(self, lower):g}"},
+                )
         return self
 
     @model_validator(mode="after")
     def _cache_not_dearer(self) -> APIOffer:
         if self.cached_input_per_million is not None and self.cached_input_per_million > self.input_per_million:
-            raise _row_rule("APIOffer", "cached_input_per_million", "cache_dearer", "above input_per_million "
-                            "({price}): a cache read costs at most an input token", self.cached_input_per_million,
-                            {"price": f"{self.input_per_million:g}"})
+            raise _row_rule(
+                "APIOffer",
+                "cached_input_per_million",
+                "cache_dearer",
+                "above input_per_million ({price}): a cache read costs at most an input token",
+                self.cached_input_per_million,
+                {"price": f"{self.input_per_million:g}"},
+            )
         return self
 
 
@@ -370,26 +473,37 @@ class APIPriceWindow(_Row):
     window: str = Field(description="Catalog id of the window.")
     offer: str = Field(description="API offer id in api_prices.csv.")
     name: str = Field(description="The provider's name for the window, e.g. peak, off-peak.")
-    days: str = Field(pattern=r"^[0-6](-[0-6])?(,[0-6](-[0-6])?)*$",
-                      description="Days of the week, 0 = Monday: '0-4', '5,6', '0-6'.")
-    start_hour: float = Field(ge=0, le=23.5, multiple_of=0.5,
-                              description="Start of the window, in hours after midnight, on the half hour (1.5 = "
-                                          "01:30). [h]")
-    end_hour: float = Field(ge=0.5, le=24, multiple_of=0.5,
-                            description="End of the window (exclusive), on the half hour. [h]")
+    days: str = Field(
+        pattern=r"^[0-6](-[0-6])?(,[0-6](-[0-6])?)*$", description="Days of the week, 0 = Monday: '0-4', '5,6', '0-6'."
+    )
+    start_hour: float = Field(
+        ge=0,
+        le=23.5,
+        multiple_of=0.5,
+        description="Start of the window, in hours after midnight, on the half hour (1.5 = 01:30). [h]",
+    )
+    end_hour: float = Field(
+        ge=0.5, le=24, multiple_of=0.5, description="End of the window (exclusive), on the half hour. [h]"
+    )
     time_zone: str = Field(description="IANA time zone of the hours, e.g. UTC.")
     price_multiplier: float = Field(gt=0, le=10, description="Factor on the prices of the window's token classes. [-]")
     applies_to: str = Field(
-        default="all", pattern=r"^(all|(input|cache_read|cache_write|output|reasoning|audio_input|image_input|"
-                               r"audio_output)(;(input|cache_read|cache_write|output|reasoning|audio_input|"
-                               r"image_input|audio_output))*)$",
+        default="all",
+        pattern=r"^(all|(input|cache_read|cache_write|output|reasoning|audio_input|image_input|"
+        r"audio_output)(;(input|cache_read|cache_write|output|reasoning|audio_input|"
+        r"image_input|audio_output))*)$",
         description="Token classes the factor applies to, separated by ';' (input;cache_read), or all; the other "
-                    "classes keep the price they have outside the window.")
+        "classes keep the price they have outside the window.",
+    )
     long_context: Literal["as_listed", "standard"] = Field(
-        default="as_listed", description="standard: inside the window long requests pay the standard prices "
-                                         "(the window replaces the long-context tier), times the factor.")
-    effective_from: str = Field(pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
-                                description="Date (YYYY-MM-DD) from which the window applies.")
+        default="as_listed",
+        description="standard: inside the window long requests pay the standard prices "
+        "(the window replaces the long-context tier), times the factor.",
+    )
+    effective_from: str = Field(
+        pattern=r"^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$",
+        description="Date (YYYY-MM-DD) from which the window applies.",
+    )
 
     @field_validator("time_zone")
     @classmethod
@@ -399,13 +513,21 @@ class APIPriceWindow(_Row):
     @model_validator(mode="after")
     def _hours_in_order(self) -> APIPriceWindow:
         if self.start_hour >= self.end_hour:
-            raise _row_rule("APIPriceWindow", "start_hour", "empty_window", "not before end_hour ({end}): the "
-                            "window holds no hour", self.start_hour, {"end": self.end_hour})
+            raise _row_rule(
+                "APIPriceWindow",
+                "start_hour",
+                "empty_window",
+                "not before end_hour ({end}): the window holds no hour",
+                self.start_hour,
+                {"end": self.end_hour},
+            )
         parts = [part.partition("-") for part in self.days.split(",")]
         if any(high and int(high) < int(low) for low, _, high in parts) or len(self.day_set()) < sum(
-                int(high or low) - int(low) + 1 for low, _, high in parts):
-            raise _row_rule("APIPriceWindow", "days", "days_order", "each day once, ranges low-high (0-4, 5,6)",
-                            self.days)
+            int(high or low) - int(low) + 1 for low, _, high in parts
+        ):
+            raise _row_rule(
+                "APIPriceWindow", "days", "days_order", "each day once, ranges low-high (0-4, 5,6)", self.days
+            )
         return self
 
     def day_set(self) -> set[int]:
@@ -429,19 +551,29 @@ class LLM(_Row):
     active_parameters: float = Field(gt=0, description="Parameters used per token (MoE: fewer than total). [-]")
     layers: int = Field(ge=1, description="Transformer layers. [-]")
     kv_elements_per_token_per_layer: int = Field(
-        ge=1, description="Numbers the KV cache holds per token per layer (2 x KV heads x head dim for GQA). [-]")
-    kv_heads: int | None = Field(default=None, ge=1, description="Key-value attention heads (GQA); empty for "
-                                                                 "latent attention (MLA) or not catalogued. [-]")
+        ge=1, description="Numbers the KV cache holds per token per layer (2 x KV heads x head dim for GQA). [-]"
+    )
+    kv_heads: int | None = Field(
+        default=None,
+        ge=1,
+        description="Key-value attention heads (GQA); empty for latent attention (MLA) or not catalogued. [-]",
+    )
     head_dim: int | None = Field(default=None, ge=1, description="Size of one attention head. [-]")
-    context_length_tokens: int | None = Field(default=None, ge=1, description="Longest context the model is "
-                                                                              "configured for. [tokens]")
+    context_length_tokens: int | None = Field(
+        default=None, ge=1, description="Longest context the model is configured for. [tokens]"
+    )
 
     @model_validator(mode="after")
     def _active_within_total(self) -> LLM:
         if self.active_parameters > self.total_parameters:
-            raise _row_rule("LLM", "active_parameters", "active_above_total", "above total_parameters ({total}): a "
-                            "token uses at most every parameter", self.active_parameters,
-                            {"total": f"{self.total_parameters:g}"})
+            raise _row_rule(
+                "LLM",
+                "active_parameters",
+                "active_above_total",
+                "above total_parameters ({total}): a token uses at most every parameter",
+                self.active_parameters,
+                {"total": f"{self.total_parameters:g}"},
+            )
         return self
 
 
@@ -459,9 +591,11 @@ class ThroughputRow(_Row):
     gpu: str
     precision: Precision
     output_tokens_per_second_per_gpu: float = Field(
-        gt=0, description="Measured throughput per GPU. [output tokens/s/GPU]")
+        gt=0, description="Measured throughput per GPU. [output tokens/s/GPU]"
+    )
     gpus_per_replica: int | None = Field(
-        default=None, ge=1, description="Tensor-parallel degree measured; empty if not stated. [GPU]")
+        default=None, ge=1, description="Tensor-parallel degree measured; empty if not stated. [GPU]"
+    )
     input_tokens: int | None = Field(default=None, ge=1, description="Input length per request. [tokens]")
     output_tokens: int | None = Field(default=None, ge=1, description="Output length per request. [tokens]")
     setting: str = Field(description="Benchmark setting (offline, server with latency bounds, max throughput).")
@@ -494,26 +628,39 @@ class ServingCurvePoint(_Row):
     output_tokens: int = Field(ge=1, description="Output length per request. [tokens]")
     concurrency: float = Field(gt=0, description="Requests in flight per replica. [requests]")
     output_tokens_per_second_per_gpu: float | None = Field(
-        default=None, gt=0, description="Throughput per GPU; empty for a prefill point. [output tokens/s/GPU]")
+        default=None, gt=0, description="Throughput per GPU; empty for a prefill point. [output tokens/s/GPU]"
+    )
     tokens_per_second_per_user: float | None = Field(
-        default=None, gt=0, description="1 / time per output token; empty for a prefill point. [tokens/s/user]")
-    ttft_seconds: float | None = Field(default=None, gt=0,
-                                       description="Time to first token; empty for a decode point. [s]")
+        default=None, gt=0, description="1 / time per output token; empty for a prefill point. [tokens/s/user]"
+    )
+    ttft_seconds: float | None = Field(
+        default=None, gt=0, description="Time to first token; empty for a decode point. [s]"
+    )
     ttft_statistic: Literal["mean", "p50", "p90", "p99"] = Field(description="Which statistic ttft_seconds is.")
     phase: Literal["aggregated", "prefill", "decode"] = Field(
-        default="aggregated", description="aggregated, or the prefill or decode pool of disaggregated serving.")
+        default="aggregated", description="aggregated, or the prefill or decode pool of disaggregated serving."
+    )
     input_tokens_per_second_per_gpu: float | None = Field(
-        default=None, gt=0, description="Prefill throughput per GPU (prefill points). [input tokens/s/GPU]")
+        default=None, gt=0, description="Prefill throughput per GPU (prefill points). [input tokens/s/GPU]"
+    )
 
     @model_validator(mode="after")
     def _phase_figures(self):
-        needed = {"aggregated": ("output_tokens_per_second_per_gpu", "tokens_per_second_per_user", "ttft_seconds"),
-                  "prefill": ("input_tokens_per_second_per_gpu", "ttft_seconds"),
-                  "decode": ("output_tokens_per_second_per_gpu", "tokens_per_second_per_user")}[self.phase]
+        needed = {
+            "aggregated": ("output_tokens_per_second_per_gpu", "tokens_per_second_per_user", "ttft_seconds"),
+            "prefill": ("input_tokens_per_second_per_gpu", "ttft_seconds"),
+            "decode": ("output_tokens_per_second_per_gpu", "tokens_per_second_per_user"),
+        }[self.phase]
         for name in needed:
             if getattr(self, name) is None:
-                raise _row_rule("ServingCurvePoint", name, "phase_figure", "empty: a {phase} point states it",
-                                None, {"phase": self.phase})
+                raise _row_rule(
+                    "ServingCurvePoint",
+                    name,
+                    "phase_figure",
+                    "empty: a {phase} point states it",
+                    None,
+                    {"phase": self.phase},
+                )
         return self
 
     @property
@@ -543,14 +690,17 @@ def estimated_curves(model: str, gpu: str, precision: str) -> tuple[ServingCurve
     lines = index.get((model, gpu, precision), [])
     points = []
     problems = []
-    for number, raw in zip((n for n, _ in lines), csv.DictReader((t for _, t in lines), fieldnames=header),
-                           strict=True):
+    for number, raw in zip(
+        (n for n, _ in lines), csv.DictReader((t for _, t in lines), fieldnames=header), strict=True
+    ):
         data = {name: value for name, value in raw.items() if value not in ("", None)}
         try:
             point = ServingCurvePoint.model_validate(data)
         except ValidationError as exc:
-            problems += [(f"line {number}, column {field}", value, reason)
-                         for field, value, reason in from_validation_error(exc, path, CatalogError).problems]
+            problems += [
+                (f"line {number}, column {field}", value, reason)
+                for field, value, reason in from_validation_error(exc, path, CatalogError).problems
+            ]
             continue
         point._origin = f"data/{ESTIMATED_CURVES}"
         points.append(point)
@@ -583,8 +733,9 @@ def _estimated_index() -> tuple[Path, list[str], dict[tuple[str, str, str], list
     lines = text.splitlines()
     header = next(csv.reader(lines[:1]))
     if header[:5] != ["point", "curve", "model", "gpu", "precision"]:
-        raise CatalogError(path, [("line 1", ",".join(header[:5]), "the first columns must be point, curve, model, "
-                                   "gpu, precision")])
+        raise CatalogError(
+            path, [("line 1", ",".join(header[:5]), "the first columns must be point, curve, model, gpu, precision")]
+        )
     for number, line in enumerate(lines[1:], start=2):
         _, _, model, gpu, precision, _ = line.split(",", 5)
         index.setdefault((model, gpu, precision), []).append((number, line))
@@ -592,8 +743,15 @@ def _estimated_index() -> tuple[Path, list[str], dict[tuple[str, str, str], list
 
 
 @functools.cache
-def computed_curves(model: str, gpu: str, precision: str, input_tokens: int, output_tokens: int,
-                    levers: tuple[float, int, float, str | None], minimum_gpus: int) -> tuple[ServingCurvePoint, ...]:
+def computed_curves(
+    model: str,
+    gpu: str,
+    precision: str,
+    input_tokens: int,
+    output_tokens: int,
+    levers: tuple[float, int, float, str | None],
+    minimum_gpus: int,
+) -> tuple[ServingCurvePoint, ...]:
     """Curves aiconfigurator-core estimates for one model, GPU, precision and request shape with the levers
     (prefix-cache hit rate, speculative tokens, acceptance rate, KV-cache precision) set, aggregated and as
     prefill and decode workers, for the two smallest replicas of at least ``minimum_gpus`` that fit, as the
@@ -609,9 +767,14 @@ def computed_curves(model: str, gpu: str, precision: str, input_tokens: int, out
     from . import estimate
 
     estimate.check_covered(model, gpu, "trtllm")
-    rows = estimate.smallest_replica_curves(model, gpu, estimate.Request(input_tokens, output_tokens),
-                                            precision=precision, levers=estimate.Levers(*levers),
-                                            minimum_gpus=minimum_gpus)
+    rows = estimate.smallest_replica_curves(
+        model,
+        gpu,
+        estimate.Request(input_tokens, output_tokens),
+        precision=precision,
+        levers=estimate.Levers(*levers),
+        minimum_gpus=minimum_gpus,
+    )
     points = []
     for row in rows:
         point = ServingCurvePoint.model_validate({k: v for k, v in row.items() if v not in ("", None)})
@@ -652,10 +815,12 @@ class EstimateBand:
         def share(x: float) -> str:
             return f"{x * 100:+.0f} %"
 
-        return (f"where the catalog has measurements, the estimate's output tokens/s per GPU differed from them by "
-                f"{share(self.throughput_low)} to {share(self.throughput_high)} ({self.throughput_points} points) and "
-                f"its TTFT by {share(self.ttft_low)} to {share(self.ttft_high)} ({self.ttft_points} points; "
-                f"{self.origin})")
+        return (
+            f"where the catalog has measurements, the estimate's output tokens/s per GPU differed from them by "
+            f"{share(self.throughput_low)} to {share(self.throughput_high)} ({self.throughput_points} points) and "
+            f"its TTFT by {share(self.ttft_low)} to {share(self.ttft_high)} ({self.ttft_points} points; "
+            f"{self.origin})"
+        )
 
 
 @functools.cache
@@ -701,8 +866,9 @@ class GridIntensity(_Row):
 
     region: str = Field(description="Catalog id, e.g. us-eia-2022.")
     name: str
-    year: int | None = Field(default=None, ge=1990, le=2100,
-                             description="Year the figure describes; empty if not stated.")
+    year: int | None = Field(
+        default=None, ge=1990, le=2100, description="Year the figure describes; empty if not stated."
+    )
     kg_co2e_per_kwh: float = Field(ge=0, le=2, description="Emissions per kWh consumed. [kg CO2e/kWh]")
 
 
@@ -747,12 +913,20 @@ class APIEnergy(_Row):
 
     @model_validator(mode="after")
     def _low_not_above_high(self) -> APIEnergy:
-        for low, high in (("wh_per_1000_output_tokens_low", "wh_per_1000_output_tokens_high"),
-                          ("embodied_g_co2e_per_1000_output_tokens_low", "embodied_g_co2e_per_1000_output_tokens_high"),
-                          ("pue_low", "pue_high")):
+        for low, high in (
+            ("wh_per_1000_output_tokens_low", "wh_per_1000_output_tokens_high"),
+            ("embodied_g_co2e_per_1000_output_tokens_low", "embodied_g_co2e_per_1000_output_tokens_high"),
+            ("pue_low", "pue_high"),
+        ):
             if getattr(self, low) > getattr(self, high):
-                raise _row_rule("APIEnergy", low, "low_above_high", "above {high} ({value})", getattr(self, low),
-                                {"high": high, "value": f"{getattr(self, high):g}"})
+                raise _row_rule(
+                    "APIEnergy",
+                    low,
+                    "low_above_high",
+                    "above {high} ({value})",
+                    getattr(self, low),
+                    {"high": high, "value": f"{getattr(self, high):g}"},
+                )
         return self
 
 
@@ -776,9 +950,11 @@ class APIPriceTier(_Row):
     tier: str = Field(description="Catalog id of the tier.")
     offer: str = Field(description="API offer id in api_prices.csv.")
     token_class: Literal["input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning"] = Field(
-        description="The class of tokens the price is for.")
-    above_input_tokens: int = Field(ge=1, description="Input tokens of a request above which the tier applies. "
-                                                      "[tokens]")
+        description="The class of tokens the price is for."
+    )
+    above_input_tokens: int = Field(
+        ge=1, description="Input tokens of a request above which the tier applies. [tokens]"
+    )
     price_per_million: float = Field(gt=0, description="Price of the class's tokens in the tier. [currency/M tokens]")
 
 
@@ -795,9 +971,13 @@ class APIPriceChange(_Row):
 
     change: str = Field(description="Catalog id of the change.")
     offer: str = Field(description="API offer id in api_prices.csv.")
-    effective_from: str | None = Field(default=None, pattern=_DATE, description="Date (YYYY-MM-DD) from which the "
-                                       "prices apply; empty: the first prices, in force before every dated row and "
-                                       "before the offer row's effective_from (which it then needs).")
+    effective_from: str | None = Field(
+        default=None,
+        pattern=_DATE,
+        description="Date (YYYY-MM-DD) from which the "
+        "prices apply; empty: the first prices, in force before every dated row and "
+        "before the offer row's effective_from (which it then needs).",
+    )
     input_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
     cached_input_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
     output_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
@@ -805,9 +985,14 @@ class APIPriceChange(_Row):
     cache_write_1h_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
     reasoning_per_million: float | None = Field(default=None, gt=0, description="[currency/M tokens]")
 
-    PRICES: ClassVar[tuple[str, ...]] = ("input_per_million", "cached_input_per_million", "output_per_million",
-                                         "cache_write_5m_per_million", "cache_write_1h_per_million",
-                                         "reasoning_per_million")
+    PRICES: ClassVar[tuple[str, ...]] = (
+        "input_per_million",
+        "cached_input_per_million",
+        "output_per_million",
+        "cache_write_5m_per_million",
+        "cache_write_1h_per_million",
+        "reasoning_per_million",
+    )
 
 
 class TaxDepreciationRow(_Row):
@@ -840,7 +1025,6 @@ class Catalog(BaseModel):
     serving_curves: dict[str, ServingCurvePoint] = Field(default_factory=dict)
     training_runs: dict[str, PublishedRun] = Field(default_factory=dict)
 
-
     grid_intensity: dict[str, GridIntensity] = Field(default_factory=dict)
     datacenter_pue: dict[str, DatacenterPUE] = Field(default_factory=dict)
     embodied: dict[str, EmbodiedItem] = Field(default_factory=dict)
@@ -858,11 +1042,15 @@ class Catalog(BaseModel):
         CatalogError
             The schedule has no rows.
         """
-        rows = sorted((row for row in self.tax_depreciation.values() if row.schedule == schedule),
-                      key=lambda row: row.recovery_year)
+        rows = sorted(
+            (row for row in self.tax_depreciation.values() if row.schedule == schedule),
+            key=lambda row: row.recovery_year,
+        )
         if not rows:
-            raise CatalogError(TaxDepreciationRow.file, [("schedule", schedule, "no rows for this depreciation "
-                                                          "schedule in tax_depreciation.csv")])
+            raise CatalogError(
+                TaxDepreciationRow.file,
+                [("schedule", schedule, "no rows for this depreciation schedule in tax_depreciation.csv")],
+            )
         return tuple(row.percent / 100.0 for row in rows)
 
 
@@ -874,29 +1062,36 @@ def _read(path: Path, row_type: type[_Row], key: str, origin: str | None = None)
     if problem is not None:
         raise CatalogError(path, [("(file)", str(path), problem)])
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:     # -sig: Excel's "CSV UTF-8" starts with a BOM
-            reader = csv.DictReader(handle, strict=True)      # strict: an unterminated quote is an error
+        with path.open(newline="", encoding="utf-8-sig") as handle:  # -sig: Excel's "CSV UTF-8" starts with a BOM
+            reader = csv.DictReader(handle, strict=True)  # strict: an unterminated quote is an error
             header = reader.fieldnames
             rows = list(reader)
     except OSError as exc:
         raise CatalogError(path, [("(file)", str(path), f"cannot be read: {exc.strerror}")]) from None
     except UnicodeDecodeError as exc:
-        raise CatalogError(path, [("(file)", str(path), f"is not UTF-8 text (byte {exc.start}: {exc.reason})")]
-                           ) from None
+        raise CatalogError(
+            path, [("(file)", str(path), f"is not UTF-8 text (byte {exc.start}: {exc.reason})")]
+        ) from None
     except csv.Error as exc:
         line = reader.line_num if reader is not None else "?"
         raise CatalogError(path, [(f"line {line}", str(path), f"is not valid CSV: {exc}")]) from None
     if header is None:
         raise CatalogError(path, [("(file)", str(path), "is empty: a catalog file starts with its header line")])
     twice = sorted({name for name in header if header.count(name) > 1})
-    if twice:      # csv.DictReader would keep the last of them silently
+    if twice:  # csv.DictReader would keep the last of them silently
         raise CatalogError(path, [("line 1", ",".join(header), f"column {twice[0]} given twice")])
     items: dict[str, _Row] = {}
     problems = []
     for number, raw in enumerate(rows, start=2):  # line 1 is the header
-        if None in raw:            # csv.DictReader keeps the cells past the header's under None
-            problems.append((f"line {number}", raw[None], f"{len(raw[None])} more field(s) than the header's "
-                                                          f"{len(header)} columns (a comma in a value needs quotes)"))
+        if None in raw:  # csv.DictReader keeps the cells past the header's under None
+            problems.append(
+                (
+                    f"line {number}",
+                    raw[None],
+                    f"{len(raw[None])} more field(s) than the header's "
+                    f"{len(header)} columns (a comma in a value needs quotes)",
+                )
+            )
             continue
         data = {name: (value if value != "" else None) for name, value in raw.items() if name is not None}
         data = {name: value for name, value in data.items() if value is not None}
@@ -949,50 +1144,88 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
     curves_file = folder / "serving_curves.csv"
     curves = _read(curves_file, ServingCurvePoint, "point") if curves_file.exists() else {}
     _check_curves(curves, curves_file)
-    runs_file = folder / "training_runs.csv"     # optional: the published runs plausibility is judged by
+    runs_file = folder / "training_runs.csv"  # optional: the published runs plausibility is judged by
     runs = _read(runs_file, PublishedRun, "run") if runs_file.exists() else {}
-    tables = ((folder / "servers.csv", servers), (folder / "cloud_prices.csv", cloud),
-              (folder / "throughput.csv", throughput), (curves_file, curves), (runs_file, runs))
+    tables = (
+        (folder / "servers.csv", servers),
+        (folder / "cloud_prices.csv", cloud),
+        (folder / "throughput.csv", throughput),
+        (curves_file, curves),
+        (runs_file, runs),
+    )
     for path, table in tables:
-        unknown = [(f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
-                   for ident, row in table.items() if row.gpu not in gpus]
-        unknown += [(f"id {ident}, column model", row.model, "unknown model (not in models.csv)")
-                    for ident, row in table.items() if getattr(row, "model", None) is not None
-                    and path.name in ("throughput.csv", "serving_curves.csv") and row.model not in models]
+        unknown = [
+            (f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
+            for ident, row in table.items()
+            if row.gpu not in gpus
+        ]
+        unknown += [
+            (f"id {ident}, column model", row.model, "unknown model (not in models.csv)")
+            for ident, row in table.items()
+            if getattr(row, "model", None) is not None
+            and path.name in ("throughput.csv", "serving_curves.csv")
+            and row.model not in models
+        ]
         if unknown:
             raise CatalogError(path, unknown)
-    energy = {name: _read(folder / file, row_type, row_type.key) if (folder / file).exists() else {}
-              for name, file, row_type in _ENERGY_TABLES}
-    unknown = [(f"id {ident}, column grid_region", row.grid_region,
-                "unknown region (not in grid_carbon_intensity.csv)")
-               for ident, row in energy["api_energy"].items() if row.grid_region not in energy["grid_intensity"]]
-    unknown += [(f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
-                for ident, row in energy["api_energy"].items() if row.offer not in api]
+    energy = {
+        name: _read(folder / file, row_type, row_type.key) if (folder / file).exists() else {}
+        for name, file, row_type in _ENERGY_TABLES
+    }
+    unknown = [
+        (f"id {ident}, column grid_region", row.grid_region, "unknown region (not in grid_carbon_intensity.csv)")
+        for ident, row in energy["api_energy"].items()
+        if row.grid_region not in energy["grid_intensity"]
+    ]
+    unknown += [
+        (f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
+        for ident, row in energy["api_energy"].items()
+        if row.offer not in api
+    ]
     if unknown:
         raise CatalogError(folder / "api_energy.csv", unknown)
-    windows_file = folder / "api_price_windows.csv"     # optional: prices by the clock
+    windows_file = folder / "api_price_windows.csv"  # optional: prices by the clock
     windows = _read(windows_file, APIPriceWindow, "window") if windows_file.exists() else {}
-    unknown = [(f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
-               for ident, row in windows.items() if row.offer not in api]
+    unknown = [
+        (f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
+        for ident, row in windows.items()
+        if row.offer not in api
+    ]
     if unknown:
         raise CatalogError(windows_file, unknown)
     extra = {}
-    for name, file, row_type in (("api_price_tiers", "api_price_tiers.csv", APIPriceTier),
-                                 ("api_price_history", "api_price_history.csv", APIPriceChange)):
-        path = folder / file        # optional: prompt-size tiers, price history
+    for name, file, row_type in (
+        ("api_price_tiers", "api_price_tiers.csv", APIPriceTier),
+        ("api_price_history", "api_price_history.csv", APIPriceChange),
+    ):
+        path = folder / file  # optional: prompt-size tiers, price history
         extra[name] = _read(path, row_type, row_type.key) if path.exists() else {}
-        unknown = [(f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
-                   for ident, row in extra[name].items() if row.offer not in api]
+        unknown = [
+            (f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
+            for ident, row in extra[name].items()
+            if row.offer not in api
+        ]
         if unknown:
             raise CatalogError(path, unknown)
     _check_tiers(extra["api_price_tiers"], api, folder / "api_price_tiers.csv")
     _check_history(extra["api_price_history"], api, folder / "api_price_history.csv")
-    tax_file = folder / "tax_depreciation.csv"     # optional: tax schedules by recovery year
+    tax_file = folder / "tax_depreciation.csv"  # optional: tax schedules by recovery year
     tax = _read(tax_file, TaxDepreciationRow, "row") if tax_file.exists() else {}
     _check_schedules(tax, tax_file)
-    return Catalog(gpus=gpus, servers=servers, cloud_offers=cloud, api_offers=api, models=models,
-                   throughput=throughput, serving_curves=curves, training_runs=runs, api_price_windows=windows,
-                   tax_depreciation=tax, **energy, **extra)
+    return Catalog(
+        gpus=gpus,
+        servers=servers,
+        cloud_offers=cloud,
+        api_offers=api,
+        models=models,
+        throughput=throughput,
+        serving_curves=curves,
+        training_runs=runs,
+        api_price_windows=windows,
+        tax_depreciation=tax,
+        **energy,
+        **extra,
+    )
 
 
 def _check_history(changes: dict[str, APIPriceChange], api: dict[str, APIOffer], path: Path | str) -> None:
@@ -1002,20 +1235,36 @@ def _check_history(changes: dict[str, APIPriceChange], api: dict[str, APIOffer],
     for ident, row in changes.items():
         offer = api.get(row.offer)
         if row.effective_from is None and offer is not None and offer.effective_from is None:
-            problems.append((f"id {ident}, column effective_from", "", "an undated change (the first prices) needs "
-                             "the offer row's effective_from, or the two prices hold from the same time"))
+            problems.append(
+                (
+                    f"id {ident}, column effective_from",
+                    "",
+                    "an undated change (the first prices) needs "
+                    "the offer row's effective_from, or the two prices hold from the same time",
+                )
+            )
         if (row.offer, row.effective_from) in seen:
-            problems.append((f"id {ident}, column effective_from", row.effective_from or "",
-                             "a second change of this offer from the same date"))
+            problems.append(
+                (
+                    f"id {ident}, column effective_from",
+                    row.effective_from or "",
+                    "a second change of this offer from the same date",
+                )
+            )
         seen.add((row.offer, row.effective_from))
-        if offer is not None:       # the offer's rules hold for its prices on every date
+        if offer is not None:  # the offer's rules hold for its prices on every date
             update = {name: getattr(row, name) for name in row.PRICES if getattr(row, name) is not None}
             try:
                 APIOffer.model_validate(offer.model_dump() | update)
             except ValidationError as exc:
                 for error in exc.errors():
-                    problems.append((f"id {ident}, column {'.'.join(str(x) for x in error['loc']) or 'offer'}",
-                                     error.get("input"), f"with the offer row's other prices: {error['msg']}"))
+                    problems.append(
+                        (
+                            f"id {ident}, column {'.'.join(str(x) for x in error['loc']) or 'offer'}",
+                            error.get("input"),
+                            f"with the offer row's other prices: {error['msg']}",
+                        )
+                    )
     if problems:
         raise CatalogError(path, problems)
 
@@ -1027,20 +1276,41 @@ def _check_tiers(tiers: dict[str, APIPriceTier], api: dict[str, APIOffer], path:
     for ident, row in tiers.items():
         offer = api.get(row.offer)
         if offer is not None and offer.long_context_threshold_tokens is not None:
-            problems.append((f"id {ident}, column offer", row.offer, "the offer has long-context columns in "
-                             "api_prices.csv: give its tiers in one place"))
-        base = None if offer is None else {"input": offer.input_per_million, "output": offer.output_per_million,
-                                           "cache_read": offer.cached_input_per_million,
-                                           "cache_write": offer.cache_write_5m_per_million,
-                                           "cache_write_1h": offer.cache_write_1h_per_million,
-                                           "reasoning": offer.reasoning_per_million}.get(row.token_class)
+            problems.append(
+                (
+                    f"id {ident}, column offer",
+                    row.offer,
+                    "the offer has long-context columns in api_prices.csv: give its tiers in one place",
+                )
+            )
+        base = (
+            None
+            if offer is None
+            else {
+                "input": offer.input_per_million,
+                "output": offer.output_per_million,
+                "cache_read": offer.cached_input_per_million,
+                "cache_write": offer.cache_write_5m_per_million,
+                "cache_write_1h": offer.cache_write_1h_per_million,
+                "reasoning": offer.reasoning_per_million,
+            }.get(row.token_class)
+        )
         if base is not None and row.price_per_million < base and row.token_class in ("input", "output"):
-            problems.append((f"id {ident}, column price_per_million", row.price_per_million,
-                             f"below the offer's {row.token_class} price ({base:g}): a longer prompt's tier is the "
-                             "dearer price"))
+            problems.append(
+                (
+                    f"id {ident}, column price_per_million",
+                    row.price_per_million,
+                    f"below the offer's {row.token_class} price ({base:g}): a longer prompt's tier is the dearer price",
+                )
+            )
         if (row.offer, row.token_class, row.above_input_tokens) in seen:
-            problems.append((f"id {ident}, column above_input_tokens", row.above_input_tokens,
-                             f"a second {row.token_class} tier at this threshold"))
+            problems.append(
+                (
+                    f"id {ident}, column above_input_tokens",
+                    row.above_input_tokens,
+                    f"a second {row.token_class} tier at this threshold",
+                )
+            )
         seen.add((row.offer, row.token_class, row.above_input_tokens))
     if problems:
         raise CatalogError(path, problems)
@@ -1049,21 +1319,41 @@ def _check_tiers(tiers: dict[str, APIPriceTier], api: dict[str, APIOffer], path:
 def _check_curves(curves: dict[str, ServingCurvePoint], path: Path | str) -> None:
     """The points of one curve share its model, GPU, precision, replica, engine and request shape, and
     differ in concurrency."""
-    shared = ("model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine", "input_tokens",
-              "output_tokens", "phase")
+    shared = (
+        "model",
+        "gpu",
+        "precision",
+        "gpus_per_replica",
+        "parallelism",
+        "engine",
+        "input_tokens",
+        "output_tokens",
+        "phase",
+    )
     first: dict[str, ServingCurvePoint] = {}
     mixed = []
     for ident, point in curves.items():
         head = first.setdefault(point.curve, point)
-        mixed += [(f"id {ident}, column {name}", getattr(point, name),
-                   f"differs from {head.point} of the same curve {point.curve} ({getattr(head, name)})")
-                  for name in shared if getattr(point, name) != getattr(head, name)]
+        mixed += [
+            (
+                f"id {ident}, column {name}",
+                getattr(point, name),
+                f"differs from {head.point} of the same curve {point.curve} ({getattr(head, name)})",
+            )
+            for name in shared
+            if getattr(point, name) != getattr(head, name)
+        ]
     at: dict[tuple[str, float], str] = {}
     for ident, point in curves.items():
         other = at.setdefault((point.curve, point.concurrency), ident)
         if other != ident:
-            mixed.append((f"id {ident}, column concurrency", point.concurrency,
-                          f"repeats {other} of the same curve {point.curve}: one point per concurrency"))
+            mixed.append(
+                (
+                    f"id {ident}, column concurrency",
+                    point.concurrency,
+                    f"repeats {other} of the same curve {point.curve}: one point per concurrency",
+                )
+            )
     if mixed:
         raise CatalogError(path, mixed)
 
@@ -1083,10 +1373,12 @@ def _check_schedules(rows: dict[str, TaxDepreciationRow], path: Path | str) -> N
         raise CatalogError(path, problems)
 
 
-_ENERGY_TABLES = (("grid_intensity", "grid_carbon_intensity.csv", GridIntensity),
-                  ("datacenter_pue", "datacenter_pue.csv", DatacenterPUE),
-                  ("embodied", "embodied_emissions.csv", EmbodiedItem),
-                  ("api_energy", "api_energy.csv", APIEnergy))
+_ENERGY_TABLES = (
+    ("grid_intensity", "grid_carbon_intensity.csv", GridIntensity),
+    ("datacenter_pue", "datacenter_pue.csv", DatacenterPUE),
+    ("embodied", "embodied_emissions.csv", EmbodiedItem),
+    ("api_energy", "api_energy.csv", APIEnergy),
+)
 """The energy and carbon catalogs: optional files (a folder without them gives empty tables)."""
 
 
@@ -1096,17 +1388,21 @@ def default_catalog() -> Catalog:
     return load_catalog()
 
 
-_TABLE_FILES = (("gpus", "gpus.csv", GPU, "gpu"), ("servers", "servers.csv", Server, "server"),
-                ("cloud_offers", "cloud_prices.csv", CloudOffer, "offer"),
-                ("api_offers", "api_prices.csv", APIOffer, "offer"), ("models", "models.csv", LLM, "model"),
-                ("throughput", "throughput.csv", ThroughputRow, "row"),
-                ("serving_curves", "serving_curves.csv", ServingCurvePoint, "point"),
-                ("training_runs", "training_runs.csv", PublishedRun, "run"),
-                *((name, file, row_type, row_type.key) for name, file, row_type in _ENERGY_TABLES),
-                ("api_price_windows", "api_price_windows.csv", APIPriceWindow, "window"),
-                ("api_price_tiers", "api_price_tiers.csv", APIPriceTier, "tier"),
-                ("api_price_history", "api_price_history.csv", APIPriceChange, "change"),
-                ("tax_depreciation", "tax_depreciation.csv", TaxDepreciationRow, "row"))
+_TABLE_FILES = (
+    ("gpus", "gpus.csv", GPU, "gpu"),
+    ("servers", "servers.csv", Server, "server"),
+    ("cloud_offers", "cloud_prices.csv", CloudOffer, "offer"),
+    ("api_offers", "api_prices.csv", APIOffer, "offer"),
+    ("models", "models.csv", LLM, "model"),
+    ("throughput", "throughput.csv", ThroughputRow, "row"),
+    ("serving_curves", "serving_curves.csv", ServingCurvePoint, "point"),
+    ("training_runs", "training_runs.csv", PublishedRun, "run"),
+    *((name, file, row_type, row_type.key) for name, file, row_type in _ENERGY_TABLES),
+    ("api_price_windows", "api_price_windows.csv", APIPriceWindow, "window"),
+    ("api_price_tiers", "api_price_tiers.csv", APIPriceTier, "tier"),
+    ("api_price_history", "api_price_history.csv", APIPriceChange, "change"),
+    ("tax_depreciation", "tax_depreciation.csv", TaxDepreciationRow, "row"),
+)
 """Catalog table → its file name, row type and id column."""
 
 
@@ -1129,40 +1425,71 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
     tables = {name: dict(getattr(base, name)) for name in type(base).model_fields}
     extra = {name: getattr(rows, name) for name in type(rows).model_fields} if isinstance(rows, Catalog) else rows
     for name, table in extra.items():
-        if name == "tax_depreciation":      # a schedule given replaces the whole schedule, not some years
+        if name == "tax_depreciation":  # a schedule given replaces the whole schedule, not some years
             given = {row.schedule for row in table.values()}
             tables[name] = {k: v for k, v in tables[name].items() if v.schedule not in given}
         tables[name].update(table)
-    windows = [(ident, row) for name in ("api_price_windows", "api_energy", "api_price_tiers", "api_price_history")
-               for ident, row in extra.get(name, {}).items() if row.offer not in tables["api_offers"]]
+    windows = [
+        (ident, row)
+        for name in ("api_price_windows", "api_energy", "api_price_tiers", "api_price_history")
+        for ident, row in extra.get(name, {}).items()
+        if row.offer not in tables["api_offers"]
+    ]
     if windows:
-        raise CatalogError(windows[0][1].source_file, [(f"id {ident}, column offer", row.offer,
-                                                        "unknown API offer (not in api_prices.csv)")
-                                                       for ident, row in windows])
-    unknown_models = [(ident, row) for name in ("throughput", "serving_curves")
-                      for ident, row in extra.get(name, {}).items() if row.model not in tables["models"]]
+        raise CatalogError(
+            windows[0][1].source_file,
+            [
+                (f"id {ident}, column offer", row.offer, "unknown API offer (not in api_prices.csv)")
+                for ident, row in windows
+            ],
+        )
+    unknown_models = [
+        (ident, row)
+        for name in ("throughput", "serving_curves")
+        for ident, row in extra.get(name, {}).items()
+        if row.model not in tables["models"]
+    ]
     if unknown_models:
-        raise CatalogError(unknown_models[0][1].source_file, [
-            (f"id {ident}, column model", row.model, f"unknown model (not in models.csv)"
-                                                     f"{did_you_mean(row.model, tables['models'])}")
-            for ident, row in unknown_models])
+        raise CatalogError(
+            unknown_models[0][1].source_file,
+            [
+                (
+                    f"id {ident}, column model",
+                    row.model,
+                    f"unknown model (not in models.csv){did_you_mean(row.model, tables['models'])}",
+                )
+                for ident, row in unknown_models
+            ],
+        )
     if "serving_curves" in extra:
         _check_curves(tables["serving_curves"], next(iter(extra["serving_curves"].values())).source_file)
     if extra.get("api_price_history"):
-        _check_history(tables["api_price_history"], tables["api_offers"],
-                       next(iter(extra["api_price_history"].values())).source_file)
+        _check_history(
+            tables["api_price_history"],
+            tables["api_offers"],
+            next(iter(extra["api_price_history"].values())).source_file,
+        )
     if "api_price_tiers" in extra and extra["api_price_tiers"]:
-        _check_tiers(tables["api_price_tiers"], tables["api_offers"],
-                     next(iter(extra["api_price_tiers"].values())).source_file)
+        _check_tiers(
+            tables["api_price_tiers"], tables["api_offers"], next(iter(extra["api_price_tiers"].values())).source_file
+        )
     if "tax_depreciation" in extra:
         _check_schedules(tables["tax_depreciation"], next(iter(extra["tax_depreciation"].values())).source_file)
     for name in ("servers", "cloud_offers", "throughput", "serving_curves", "training_runs"):
         bad = [(ident, row) for ident, row in extra.get(name, {}).items() if row.gpu not in tables["gpus"]]
         if bad:
             known = sorted(tables["gpus"])
-            raise CatalogError(bad[0][1].source_file, [
-                (f"id {ident}, column gpu", row.gpu, f"unknown GPU (not in gpus.csv){did_you_mean(row.gpu, known)}; "
-                                                     f"known: {', '.join(known)}") for ident, row in bad])
+            raise CatalogError(
+                bad[0][1].source_file,
+                [
+                    (
+                        f"id {ident}, column gpu",
+                        row.gpu,
+                        f"unknown GPU (not in gpus.csv){did_you_mean(row.gpu, known)}; known: {', '.join(known)}",
+                    )
+                    for ident, row in bad
+                ],
+            )
     return Catalog(**tables)
 
 
@@ -1193,11 +1520,13 @@ def load_catalog_overrides(folder: str | Path, base: Catalog | None = None) -> C
     """
     folder = Path(folder)
     if not folder.is_dir():
-        reason = ("is a file: give the folder that holds catalog CSV files" if folder.exists()
-                  else "no such folder")
+        reason = "is a file: give the folder that holds catalog CSV files" if folder.exists() else "no such folder"
         raise CatalogError(folder, [("(folder)", str(folder), reason)])
-    found = {name: _read(folder / file, row_type, key, origin=str(folder / file))
-             for name, file, row_type, key in _TABLE_FILES if (folder / file).exists()}
+    found = {
+        name: _read(folder / file, row_type, key, origin=str(folder / file))
+        for name, file, row_type, key in _TABLE_FILES
+        if (folder / file).exists()
+    }
     if not found:
         names = ", ".join(file for _, file, _, _ in _TABLE_FILES)
         raise CatalogError(folder, [("(folder)", str(folder), f"holds no catalog file (one of {names})")])

@@ -68,26 +68,33 @@ def _reports(args: argparse.Namespace) -> int:
     from .report import ReportError, WarmKernel, check_report_paths, render_report
 
     scenarios = args.scenario or list(REFERENCE_SCENARIOS)
-    output_folder(args.out, "--out")    # a file there: exit 2 before any kernel starts
-    if args.catalog:                # a bad catalog folder is bad input for every report: exit 2 once, now
-        _catalog(args)              # (the earlier reports stay as they were)
-    for scenario in scenarios:      # a FIFO, a device or a folder where a report's file goes: exit 2 now
+    output_folder(args.out, "--out")  # a file there: exit 2 before any kernel starts
+    if args.catalog:  # a bad catalog folder is bad input for every report: exit 2 once, now
+        _catalog(args)  # (the earlier reports stay as they were)
+    for scenario in scenarios:  # a FIFO, a device or a folder where a report's file goes: exit 2 now
         check_report_paths(scenario, args.out)
-    if args.volume_max is not None:     # one scenario it does not fit: exit 2 before any kernel starts
+    if args.volume_max is not None:  # one scenario it does not fit: exit 2 before any kernel starts
         _check_report_volumes(args, scenarios)
     parameters = None if args.volume_max is None else {"volume_max": args.volume_max}
     failed = bad = 0
     with ExitStack() as keep:
         kernel = drawer = None
-        if len(scenarios) > 1:      # one kept kernel and drawing process for them all, as batch --reports
+        if len(scenarios) > 1:  # one kept kernel and drawing process for them all, as batch --reports
             from .presentation.svg import ChartDrawer
 
             kernel = keep.enter_context(WarmKernel())
             drawer = keep.enter_context(ChartDrawer())
         for scenario in scenarios:
             try:
-                report = render_report(scenario, args.out, timeout=args.timeout, catalog=args.catalog,
-                                       kernel=kernel, drawer=drawer, parameters=parameters)
+                report = render_report(
+                    scenario,
+                    args.out,
+                    timeout=args.timeout,
+                    catalog=args.catalog,
+                    kernel=kernel,
+                    drawer=drawer,
+                    parameters=parameters,
+                )
             except (InputError, ValueError) as exc:
                 _say(f"costmodel report: {exc}", file=sys.stderr)
                 bad += 1
@@ -96,17 +103,25 @@ def _reports(args: argparse.Namespace) -> int:
                 _say(f"costmodel report: {exc}", file=sys.stderr)
                 failed += 1
                 continue
-            except OSError as exc:   # e.g. --out names a file, or a folder that cannot be written
-                _say(f"costmodel report: {scenario}: cannot write under {args.out}: {exc.strerror or exc}",
-                      file=sys.stderr)
+            except OSError as exc:  # e.g. --out names a file, or a folder that cannot be written
+                _say(
+                    f"costmodel report: {scenario}: cannot write under {args.out}: {exc.strerror or exc}",
+                    file=sys.stderr,
+                )
                 failed += 1
                 continue
             size = report.html.stat().st_size
-            _say(f"{report.scenario}: wrote {relative_path(report.html)} ({size / 1024:,.0f} KiB) in "
-                 f"{report.seconds:.1f} s", flush=True)
+            _say(
+                f"{report.scenario}: wrote {relative_path(report.html)} ({size / 1024:,.0f} KiB) in "
+                f"{report.seconds:.1f} s",
+                flush=True,
+            )
     if failed or bad:
-        _say(f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
-              + (f" ({bad} with bad input)" if bad else ""), file=sys.stderr)
+        _say(
+            f"costmodel report: {failed + bad} of {len(scenarios)} reports failed"
+            + (f" ({bad} with bad input)" if bad else ""),
+            file=sys.stderr,
+        )
         return BAD_INPUT if bad else FAILED
     return 0
 
@@ -138,7 +153,7 @@ def _check_report_volumes(args: argparse.Namespace, scenarios: list[str]) -> Non
             continue
         try:
             _check_volumes(args, resolved)
-            for option in resolved.options:       # a range the GPU count would step through too often
+            for option in resolved.options:  # a range the GPU count would step through too often
                 step_volumes(resolved, option, args.volume_max)
         except ValueError as exc:
             problems.append(f"{scenario}: {exc}")
@@ -191,19 +206,26 @@ def _check_volumes(args: argparse.Namespace, resolved) -> None:
         volume compared at (the break-even search, from 0 to ``--volume-max``, would stop short
         of it, and every pair would read "never").
     """
-    given = [f"{option} {value:g}" for option, value in (("--volume", getattr(args, "volume", None)),
-                                                          ("--volume-max", args.volume_max)) if value is not None]
+    given = [
+        f"{option} {value:g}"
+        for option, value in (("--volume", getattr(args, "volume", None)), ("--volume-max", args.volume_max))
+        if value is not None
+    ]
     if given and resolved.workload.kind == "training":
-        raise ValueError(f"{', '.join(given)}: a training workload is one run, compared on the cost of the whole "
-                         "run; it has no monthly volume to compare at or search over (drop the option, or change "
-                         "the run's size in the scenario's workload block)")
-    given_volume = getattr(args, "volume", None)         # report has --volume-max only
+        raise ValueError(
+            f"{', '.join(given)}: a training workload is one run, compared on the cost of the whole "
+            "run; it has no monthly volume to compare at or search over (drop the option, or change "
+            "the run's size in the scenario's workload block)"
+        )
+    given_volume = getattr(args, "volume", None)  # report has --volume-max only
     volume = resolved.volume if given_volume is None else given_volume
     if args.volume_max is not None and args.volume_max < volume:
         where = "--volume" if given_volume is not None else "the scenario's volume"
-        raise ValueError(f"--volume-max {args.volume_max:g}: below the volume compared at ({volume:g} "
-                         f"{resolved.volume_unit}, {where}); the break-even search (and a report's volume axis) "
-                         f"runs from 0 to --volume-max, in {resolved.volume_unit}, so give one at least as large")
+        raise ValueError(
+            f"--volume-max {args.volume_max:g}: below the volume compared at ({volume:g} "
+            f"{resolved.volume_unit}, {where}); the break-even search (and a report's volume axis) "
+            f"runs from 0 to --volume-max, in {resolved.volume_unit}, so give one at least as large"
+        )
 
 
 def _stamped(data: dict) -> dict:
@@ -220,20 +242,19 @@ def _batch(args: argparse.Namespace) -> int:
     from .batch import Task, expand_scenarios, read_sweep, sweep_tasks
     from .files import output_folder
 
-    output_folder(args.out, "--out")       # a file there: exit 2 before anything runs
+    output_folder(args.out, "--out")  # a file there: exit 2 before anything runs
     if args.catalog is not None:
-        _catalog(args)                     # a bad catalog folder is bad input for every task: exit 2 now
+        _catalog(args)  # a bad catalog folder is bad input for every task: exit 2 now
     tasks = [Task(name, name, args.catalog) for name in expand_scenarios(args.scenario)]
     _check_batch_outputs(args, [t.path for t in tasks])
     if args.sweep is not None:
-        name, base, values, chunk = read_sweep(args.sweep, args.catalog)     # SweepError: exit 2
+        name, base, values, chunk = read_sweep(args.sweep, args.catalog)  # SweepError: exit 2
         tasks += sweep_tasks(name, base, values, chunk, args.catalog)
     if not tasks:
-        _say("costmodel batch: nothing to run: give scenario files, folders or globs, or --sweep FILE",
-              file=sys.stderr)
+        _say("costmodel batch: nothing to run: give scenario files, folders or globs, or --sweep FILE", file=sys.stderr)
         return BAD_INPUT
     scheduler = args.scheduler or ("local" if args.dask else None)
-    if scheduler is not None:               # the scale extra missing: exit 2 before anything runs
+    if scheduler is not None:  # the scale extra missing: exit 2 before anything runs
         from .extras import need
 
         need("distributed", "costmodel batch --dask" if args.dask else "costmodel batch --scheduler")
@@ -279,8 +300,9 @@ def _check_batch_outputs(args: argparse.Namespace, scenarios: list[str]) -> None
             check_report_paths(scenario, args.out)
 
 
-def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, start: float, kernels: list,
-               units: dict[str, str]) -> int:
+def _batch_run(
+    args: argparse.Namespace, tasks: list, scheduler: str | None, start: float, kernels: list, units: dict[str, str]
+) -> int:
     """The rest of ``batch`` once its tasks are known and its report kernels started (``units``: the swept
     inputs' units, by path)."""
     import os
@@ -292,33 +314,47 @@ def _batch_run(args: argparse.Namespace, tasks: list, scheduler: str | None, sta
     frame = portfolio_frame(results)
     failed = sorted({name for columns in results for name in failed_names(columns)})
     seconds = time.perf_counter() - start
-    nothing = bool(frame["error"].notna().all())    # no row ran: the earlier portfolio and index stay as they were
+    nothing = bool(frame["error"].notna().all())  # no row ran: the earlier portfolio and index stay as they were
     if nothing:
-        _say(f"costmodel batch: no row without an error from {len(results)} of {len(tasks)} tasks in "
-              f"{seconds:.1f} s: nothing written under {args.out}", file=sys.stderr)
+        _say(
+            f"costmodel batch: no row without an error from {len(results)} of {len(tasks)} tasks in "
+            f"{seconds:.1f} s: nothing written under {args.out}",
+            file=sys.stderr,
+        )
     else:
         from .extras import installed
 
         parquet = installed("pyarrow")
         written = write_portfolio(frame, args.out, xlsx=args.xlsx, units=units, parquet=parquet)
-        _say(f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
-              + ", ".join(str(p) for p in written))
+        _say(
+            f"costmodel batch: {len(frame):,} rows from {len(results)} of {len(tasks)} tasks in {seconds:.1f} s: "
+            + ", ".join(str(p) for p in written)
+        )
         if not parquet:
-            _say("costmodel batch: portfolio.parquet not written: Parquet files need pyarrow: pip install "
-                 "'costmodel[parquet]'", file=sys.stderr)
+            _say(
+                "costmodel batch: portfolio.parquet not written: Parquet files need pyarrow: pip install "
+                "'costmodel[parquet]'",
+                file=sys.stderr,
+            )
     if args.reports and not nothing:
         from .report import render_reports_index
 
         ok = [t.path for t in tasks if not t.values and t.name not in failed]
         started = time.perf_counter()
-        failed_reports = render_reports_index(ok, frame, args.out, timeout=args.timeout, kernels=args.workers,
-                                              catalog=args.catalog, started=kernels)
+        failed_reports = render_reports_index(
+            ok, frame, args.out, timeout=args.timeout, kernels=args.workers, catalog=args.catalog, started=kernels
+        )
         failed += failed_reports
-        _say(f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
-              f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+        _say(
+            f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
+            f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s",
+            file=sys.stderr,
+        )
     if len(results) < len(tasks):
-        _say(f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} "
-              "tasks not run", file=sys.stderr)
+        _say(
+            f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} tasks not run",
+            file=sys.stderr,
+        )
     if failed:
         _say(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
         errors = frame[frame["error"].notna()].drop_duplicates("scenario")
@@ -356,7 +392,7 @@ def _validate(args: argparse.Namespace) -> int:
             if any(claim.kind == "figure" for claim in scenario.claims):
                 from .presentation.output import check_figure_paths
 
-                check_figure_paths(scenario)     # a claim's path, unit and baseline are read on the output
+                check_figure_paths(scenario)  # a claim's path, unit and baseline are read on the output
         except InputError as exc:
             _say(f"costmodel validate: {exc}", file=sys.stderr)
             bad += 1
@@ -388,10 +424,23 @@ def _list(args: argparse.Namespace) -> int:
 _LIST_COLUMNS = {
     "gpus": ("name", "memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "fp8_dense_tflops", "tdp_w"),
     "servers": ("gpu", "gpus_per_server", "price", "currency", "max_power_kw", "quality"),
-    "cloud_offers": ("provider", "gpu", "region", "gpus_per_instance", "price_per_gpu_hour",
-                     "spot_price_per_gpu_hour", "currency"),
-    "api_offers": ("provider", "model", "input_per_million", "cached_input_per_million", "output_per_million",
-                   "currency"),
+    "cloud_offers": (
+        "provider",
+        "gpu",
+        "region",
+        "gpus_per_instance",
+        "price_per_gpu_hour",
+        "spot_price_per_gpu_hour",
+        "currency",
+    ),
+    "api_offers": (
+        "provider",
+        "model",
+        "input_per_million",
+        "cached_input_per_million",
+        "output_per_million",
+        "currency",
+    ),
     "models": ("name", "total_parameters", "active_parameters", "layers", "context_length_tokens"),
 }
 """Columns ``costmodel catalog list`` shows per table (after the id, before the as-of date); other
@@ -415,8 +464,11 @@ def _catalog_command(args: argparse.Namespace) -> int:
         if args.sort:
             row_type = type(next(iter(getattr(catalog, table).values())))
             if args.sort not in row_type.model_fields:
-                _say(f"costmodel catalog list: --sort {args.sort!r} is not a column of {lookup.kind_name(table)}; "
-                     f"the columns are {', '.join(row_type.model_fields)}", file=sys.stderr)
+                _say(
+                    f"costmodel catalog list: --sort {args.sort!r} is not a column of {lookup.kind_name(table)}; "
+                    f"the columns are {', '.join(row_type.model_fields)}",
+                    file=sys.stderr,
+                )
                 return BAD_INPUT
             filled = [row for row in rows if getattr(row, args.sort) is not None]
             rows = sorted(filled, key=lambda row: getattr(row, args.sort)) + [r for r in rows if r not in filled]
@@ -427,38 +479,55 @@ def _catalog_command(args: argparse.Namespace) -> int:
     if args.action == "search":
         text = " ".join(args.text)
         every = lookup.search(catalog, text)
-        matches = every[:args.limit]
+        matches = every[: args.limit]
         if not matches:
             close = lookup.close_ids(catalog, text)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             _say(f"costmodel catalog: nothing in the catalog matches {text!r}{hint}", file=sys.stderr)
             return 1
         if args.json:
-            print(json.dumps([{"kind": lookup.kind_name(m.table), "id": m.ident, **_json_row(m.row)}
-                              for m in matches], indent=2, ensure_ascii=False))
+            print(
+                json.dumps(
+                    [{"kind": lookup.kind_name(m.table), "id": m.ident, **_json_row(m.row)} for m in matches],
+                    indent=2,
+                    ensure_ascii=False,
+                )
+            )
             return 0
         width = max(len(m.ident) for m in matches)
         for m in matches:
             _say(f"{lookup.kind_name(m.table):<10} {m.ident:<{width}}  {_title(m.row)}")
         if len(every) > len(matches):
-            _say(f"({len(every) - len(matches):,} more not shown: --limit {len(every)} shows all, or narrow the "
-                 "words)")
+            _say(f"({len(every) - len(matches):,} more not shown: --limit {len(every)} shows all, or narrow the words)")
         return 0
     if args.action == "show":
-        found = [(table, rows[args.id]) for table in lookup.KINDS.values()
-                 if args.id in (rows := getattr(catalog, table))]
-        if not found:          # ids are exact, but their case is no one's to remember
-            found = [(table, row) for table in lookup.KINDS.values() for ident, row in getattr(catalog, table).items()
-                     if ident.casefold() == args.id.casefold()]
+        found = [
+            (table, rows[args.id]) for table in lookup.KINDS.values() if args.id in (rows := getattr(catalog, table))
+        ]
+        if not found:  # ids are exact, but their case is no one's to remember
+            found = [
+                (table, row)
+                for table in lookup.KINDS.values()
+                for ident, row in getattr(catalog, table).items()
+                if ident.casefold() == args.id.casefold()
+            ]
         if not found:
             close = [m.ident for m in lookup.search(catalog, args.id, limit=5)] or lookup.close_ids(catalog, args.id)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            _say(f"costmodel catalog show: no row has the id {args.id!r}{hint} (`costmodel catalog search TEXT` "
-                 "finds rows by name)", file=sys.stderr)
+            _say(
+                f"costmodel catalog show: no row has the id {args.id!r}{hint} (`costmodel catalog search TEXT` "
+                "finds rows by name)",
+                file=sys.stderr,
+            )
             return BAD_INPUT
         if args.json:
-            print(json.dumps([{"kind": lookup.kind_name(t), "id": row.ident, **_json_row(row)} for t, row in found],
-                             indent=2, ensure_ascii=False))
+            print(
+                json.dumps(
+                    [{"kind": lookup.kind_name(t), "id": row.ident, **_json_row(row)} for t, row in found],
+                    indent=2,
+                    ensure_ascii=False,
+                )
+            )
             return 0
         for index, (table, row) in enumerate(found):
             if index:
@@ -467,9 +536,22 @@ def _catalog_command(args: argparse.Namespace) -> int:
         return 0
     stale = lookup.stale_rows(lookup.all_rows(catalog))
     if args.json:
-        print(json.dumps([{"kind": lookup.kind_name(s.table), "id": s.row.ident, "file": s.row.source_file,
-                           "as_of": s.row.as_of, "age_months": s.age_months, "limit_months": s.limit_months}
-                          for s in stale], indent=2))
+        print(
+            json.dumps(
+                [
+                    {
+                        "kind": lookup.kind_name(s.table),
+                        "id": s.row.ident,
+                        "file": s.row.source_file,
+                        "as_of": s.row.as_of,
+                        "age_months": s.age_months,
+                        "limit_months": s.limit_months,
+                    }
+                    for s in stale
+                ],
+                indent=2,
+            )
+        )
         return 0
     limits = ", ".join(f"{lookup.kind_name(t)} {m}" for t, m in lookup.STALE_AFTER_MONTHS.items() if m)
     _say(f"{len(stale):,} catalog figures are older than their table allows (months: {limits}):")
@@ -484,8 +566,11 @@ def _json_row(row) -> dict:
 
 def _title(row) -> str:
     """A row's name for a search result: its name, provider and model or GPU, and its as-of date."""
-    parts = [str(getattr(row, name)) for name in ("provider", "name", "model", "gpu", "region")
-             if isinstance(getattr(row, name, None), str) and name != row.key]
+    parts = [
+        str(getattr(row, name))
+        for name in ("provider", "name", "model", "gpu", "region")
+        if isinstance(getattr(row, name, None), str) and name != row.key
+    ]
     return f"{' · '.join(dict.fromkeys(parts))}  [{row.quality}, {row.as_of}]"
 
 
@@ -497,17 +582,22 @@ def _print_rows(args: argparse.Namespace, table: str, rows: list) -> int:
         _say(f"no rows{' match ' + repr(args.filter) if args.filter else ''}")
         return 0
     row_type = type(rows[0])
-    columns = _LIST_COLUMNS.get(table) or tuple(
-        name for name in row_type.model_fields if name not in (row_type.key, "quality", "as_of", "source",
-                                                               "notes"))[:5]
+    columns = (
+        _LIST_COLUMNS.get(table)
+        or tuple(
+            name for name in row_type.model_fields if name not in (row_type.key, "quality", "as_of", "source", "notes")
+        )[:5]
+    )
     header = (row_type.key, *columns, "as_of")
     cells = [[_cell(getattr(row, name)) for name in header] for row in rows]
     widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(header)]
     _say("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip())
     for line in cells:
         _say("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
-    _say(f"({len(rows):,} row{'s' if len(rows) != 1 else ''} of {rows[0].file}; `costmodel catalog show ID` gives "
-         "a row's every field and source)")
+    _say(
+        f"({len(rows):,} row{'s' if len(rows) != 1 else ''} of {rows[0].file}; `costmodel catalog show ID` gives "
+        "a row's every field and source)"
+    )
     return 0
 
 
@@ -540,8 +630,10 @@ def _shown(table: str, row, stale: list) -> str:
     lines.append(f"  grade: {row.quality} ({grades[row.quality]}); as of {row.as_of}")
     if row.notes:
         lines.append(f"  notes: {row.notes}")
-    lines += [f"  stale: {s.age_months} months old; {lookup.kind_name(table)} are flagged after "
-              f"{s.limit_months} months" for s in stale]
+    lines += [
+        f"  stale: {s.age_months} months old; {lookup.kind_name(table)} are flagged after {s.limit_months} months"
+        for s in stale
+    ]
     return "\n".join(lines)
 
 
@@ -554,33 +646,45 @@ def _what_if(args: argparse.Namespace) -> int:
     from .paths import NOTEBOOK_DIR
     from .scenarios import load_scenario, scenario_path
 
-    output_folder(args.out, "--out")               # a file there: exit 2 before anything else
+    output_folder(args.out, "--out")  # a file there: exit 2 before anything else
     path = scenario_path(args.scenario)
-    target = output_file(Path(args.out) / f"{path.stem}.ipynb", "--out")    # a FIFO or a folder there: exit 2
-    catalog = _catalog(args)                       # a bad catalog folder: exit 2, before anything is written
-    scenario = load_scenario(args.scenario, catalog)   # bad input stops here (exit 2), before anything is written
+    target = output_file(Path(args.out) / f"{path.stem}.ipynb", "--out")  # a FIFO or a folder there: exit 2
+    catalog = _catalog(args)  # a bad catalog folder: exit 2, before anything is written
+    scenario = load_scenario(args.scenario, catalog)  # bad input stops here (exit 2), before anything is written
     inputs = args.inputs
     if inputs is not None:
         from .domain.uncertainty import numeric_inputs
 
-        known = set(numeric_inputs(scenario)) | {"workload.gpu", "options.own.server", "options.rent.offer",
-                                                  "options.api.offer", "finance", "workload.serving.redundancy"}
+        known = set(numeric_inputs(scenario)) | {
+            "workload.gpu",
+            "options.own.server",
+            "options.rent.offer",
+            "options.api.offer",
+            "finance",
+            "workload.serving.redundancy",
+        }
         unknown = [p for p in inputs if p not in known]
         if unknown:
-            raise ValueError(f"--inputs: not an input of {path.name}: {', '.join(unknown)}; it has "
-                             f"{', '.join(sorted(known))}")
-    name = args.scenario if path.parent.resolve() == (NOTEBOOK_DIR.parent / "data" / "scenarios").resolve() \
-        or not path.exists() else str(path.resolve())
+            raise ValueError(
+                f"--inputs: not an input of {path.name}: {', '.join(unknown)}; it has {', '.join(sorted(known))}"
+            )
+    name = (
+        args.scenario
+        if path.parent.resolve() == (NOTEBOOK_DIR.parent / "data" / "scenarios").resolve() or not path.exists()
+        else str(path.resolve())
+    )
     notebook = json.loads((NOTEBOOK_DIR / "what_if.ipynb").read_text(encoding="utf-8"))
     for cell in notebook["cells"]:
         if "parameters" in cell.get("metadata", {}).get("tags", []):
             # the kernel runs in the notebook's folder: a catalog folder is named by its absolute path
             folder = str(Path(args.catalog).resolve()) if args.catalog else ""
-            cell["source"] = (f"scenario = {name!r}  # bundled scenario name, or path to a scenario YAML file\n"
-                              f"inputs = {inputs!r}  # list of input paths to give a control, or None: the five "
-                              "that move the answer most\n"
-                              f"catalog = {folder!r}  # folder of catalog CSV rows to add, as compare --catalog; "
-                              "\"\" for the bundled catalog")
+            cell["source"] = (
+                f"scenario = {name!r}  # bundled scenario name, or path to a scenario YAML file\n"
+                f"inputs = {inputs!r}  # list of input paths to give a control, or None: the five "
+                "that move the answer most\n"
+                f"catalog = {folder!r}  # folder of catalog CSV rows to add, as compare --catalog; "
+                '"" for the bundled catalog'
+            )
     made_folder(args.out, "--out")
     write_text_atomically(target, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
     _say(f"wrote {target}: open it in JupyterLab and run all cells (Run > Run All Cells)")
@@ -589,10 +693,13 @@ def _what_if(args: argparse.Namespace) -> int:
     import importlib.util
 
     missing = [name for name in ("jupyterlab", "ipywidgets") if importlib.util.find_spec(name) is None]
-    if missing:      # jupyter itself comes with the report stack: it would only say "jupyter-lab not found"
-        _say(f"costmodel what-if needs {' and '.join(missing)} to open the notebook: pip install "
-             "'costmodel[interactive]' (or make lab in the repository); the notebook is written, --no-lab "
-             "writes it alone", file=sys.stderr)
+    if missing:  # jupyter itself comes with the report stack: it would only say "jupyter-lab not found"
+        _say(
+            f"costmodel what-if needs {' and '.join(missing)} to open the notebook: pip install "
+            "'costmodel[interactive]' (or make lab in the repository); the notebook is written, --no-lab "
+            "writes it alone",
+            file=sys.stderr,
+        )
         return BAD_INPUT
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", str(target)]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -667,8 +774,16 @@ def _scheduler(text: str) -> str:
         port = parts.port
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an address: {form}") from None
-    if parts.scheme not in ("tcp", "tls") or not parts.hostname or port is None or port == 0 \
-            or parts.path not in ("", "/") or parts.query or parts.fragment or parts.username:
+    if (
+        parts.scheme not in ("tcp", "tls")
+        or not parts.hostname
+        or port is None
+        or port == 0
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or parts.username
+    ):
         raise argparse.ArgumentTypeError(f"{text!r} is not an address: {form}")
     return text
 
@@ -679,8 +794,9 @@ def _inputs(text: str) -> list[str]:
     if not any(items):
         raise argparse.ArgumentTypeError(f"{text!r} names no input: give input paths separated by commas")
     if not all(items):
-        raise argparse.ArgumentTypeError(f"{text!r} has an empty item (two commas together, or one at an end): "
-                                         "give input paths separated by commas")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has an empty item (two commas together, or one at an end): give input paths separated by commas"
+        )
     return items
 
 
@@ -710,18 +826,40 @@ def _export(args: argparse.Namespace) -> int:
     try:
         written = export_files(scenario, xlsx=args.xlsx, csv=args.csv, parquet=args.parquet)
     except OSError as exc:
-        _say(f"costmodel export: cannot write {exc.filename or 'the files'}: {exc.strerror or exc}; "
-              "the earlier files are as they were", file=sys.stderr)
+        _say(
+            f"costmodel export: cannot write {exc.filename or 'the files'}: {exc.strerror or exc}; "
+            "the earlier files are as they were",
+            file=sys.stderr,
+        )
         return 1
     for path in written:
         _say(f"wrote {path}")
     return 0
 
 
-CURVE_COLUMNS = ("point", "curve", "model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine",
-                 "input_tokens", "output_tokens", "concurrency", "output_tokens_per_second_per_gpu",
-                 "tokens_per_second_per_user", "ttft_seconds", "ttft_statistic", "quality", "as_of", "source", "notes",
-                 "phase", "input_tokens_per_second_per_gpu")
+CURVE_COLUMNS = (
+    "point",
+    "curve",
+    "model",
+    "gpu",
+    "precision",
+    "gpus_per_replica",
+    "parallelism",
+    "engine",
+    "input_tokens",
+    "output_tokens",
+    "concurrency",
+    "output_tokens_per_second_per_gpu",
+    "tokens_per_second_per_user",
+    "ttft_seconds",
+    "ttft_statistic",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+    "phase",
+    "input_tokens_per_second_per_gpu",
+)
 """Columns of ``costmodel curves`` output: data/serving_curves.csv's, with the phase and prefill rate."""
 
 
@@ -741,12 +879,23 @@ def _curves(args: argparse.Namespace) -> int:
         _say(f"costmodel curves: {exc}", file=sys.stderr)
         return BAD_INPUT
     if args.list:
-        extra = [name for name, value in (("MODEL", args.model), ("GPU", args.gpu), ("--out", args.out),
-                                          ("--input-tokens", args.input_tokens),
-                                          ("--output-tokens", args.output_tokens)) if value is not None]
+        extra = [
+            name
+            for name, value in (
+                ("MODEL", args.model),
+                ("GPU", args.gpu),
+                ("--out", args.out),
+                ("--input-tokens", args.input_tokens),
+                ("--output-tokens", args.output_tokens),
+            )
+            if value is not None
+        ]
         if extra:
-            _say(f"costmodel curves: --list takes no {', '.join(extra)} (it lists every covered pair; "
-                 "--engine narrows it, --json prints it as JSON)", file=sys.stderr)
+            _say(
+                f"costmodel curves: --list takes no {', '.join(extra)} (it lists every covered pair; "
+                "--engine narrows it, --json prints it as JSON)",
+                file=sys.stderr,
+            )
             return BAD_INPUT
         rows = [{"model": m, "gpu": g, "engine": e} for m, g, e in estimate.coverage(args.engine)]
         if args.json:
@@ -758,9 +907,16 @@ def _curves(args: argparse.Namespace) -> int:
                     if models:
                         _say(f"{gpu} ({engine}): {', '.join(models)}")
         return 0
-    missing = [name for name, value in (("MODEL", args.model), ("GPU", args.gpu),
-                                         ("--input-tokens", args.input_tokens),
-                                         ("--output-tokens", args.output_tokens)) if value is None]
+    missing = [
+        name
+        for name, value in (
+            ("MODEL", args.model),
+            ("GPU", args.gpu),
+            ("--input-tokens", args.input_tokens),
+            ("--output-tokens", args.output_tokens),
+        )
+        if value is None
+    ]
     if missing:
         _say(f"costmodel curves: give {', '.join(missing)} (or --list for what the database covers)", file=sys.stderr)
         return BAD_INPUT
@@ -770,21 +926,28 @@ def _curves(args: argparse.Namespace) -> int:
     catalog = catalog or default_catalog()
     for kind, value, table in (("model", args.model, catalog.models), ("GPU", args.gpu, catalog.gpus)):
         if value not in table:
-            _say(f"costmodel curves: {value!r} is not a {kind} id of the catalog{did_you_mean(value, table)}; "
-                 f"costmodel catalog search {value}", file=sys.stderr)
+            _say(
+                f"costmodel curves: {value!r} is not a {kind} id of the catalog{did_you_mean(value, table)}; "
+                f"costmodel catalog search {value}",
+                file=sys.stderr,
+            )
             return BAD_INPUT
     context = catalog.models[args.model].context_length_tokens
     if context is not None and args.input_tokens + args.output_tokens > context:
-        _say(f"costmodel curves: --input-tokens {args.input_tokens:,} + --output-tokens {args.output_tokens:,} "
-             f"exceed {args.model}'s context of {context:,} tokens (data/models.csv)", file=sys.stderr)
+        _say(
+            f"costmodel curves: --input-tokens {args.input_tokens:,} + --output-tokens {args.output_tokens:,} "
+            f"exceed {args.model}'s context of {context:,} tokens (data/models.csv)",
+            file=sys.stderr,
+        )
         return BAD_INPUT
     out = None
-    if args.out:      # the file's format follows --json: JSON in a .json file, CSV in a .csv one
+    if args.out:  # the file's format follows --json: JSON in a .json file, CSV in a .csv one
         out = output_file(args.out, "--out", ".json" if args.json else ".csv")
         made_folder(out.parent, "--out")
     try:
-        levers = estimate.Levers(args.prefix_cache_hit_rate, args.speculative_tokens, args.acceptance_rate,
-                                 args.kv_cache_precision)
+        levers = estimate.Levers(
+            args.prefix_cache_hit_rate, args.speculative_tokens, args.acceptance_rate, args.kv_cache_precision
+        )
         request = estimate.Request(args.input_tokens, args.output_tokens)
         engine = args.engine or "trtllm"
         estimate.check_covered(args.model, args.gpu, engine)
@@ -796,20 +959,33 @@ def _curves(args: argparse.Namespace) -> int:
     refused = []
     for precision in [args.precision] if args.precision else ["fp8", "bf16", "fp4"]:
         try:
-            rows = estimate.curve(args.model, args.gpu, request, precision=precision, engine=engine,
-                                  gpus_per_replica=args.gpus_per_replica, disaggregated=args.disaggregated,
-                                  levers=levers)
+            rows = estimate.curve(
+                args.model,
+                args.gpu,
+                request,
+                precision=precision,
+                engine=engine,
+                gpus_per_replica=args.gpus_per_replica,
+                disaggregated=args.disaggregated,
+                levers=levers,
+            )
             break
         except estimate.NotCovered as exc:
             refused.append(f"at {precision}: {exc}")
     else:
-        _say("costmodel curves: " + ("; ".join(refused) if args.precision else
-                                     "no precision could be estimated: " + "; ".join(refused)), file=sys.stderr)
+        _say(
+            "costmodel curves: "
+            + ("; ".join(refused) if args.precision else "no precision could be estimated: " + "; ".join(refused)),
+            file=sys.stderr,
+        )
         return BAD_INPUT
     if refused:
-        _say(f"costmodel curves: estimated at {precision} (no --precision given; "
-             + " and ".join(r.split(":")[0] for r in refused) + " the database has no kernels for this model)",
-             file=sys.stderr)
+        _say(
+            f"costmodel curves: estimated at {precision} (no --precision given; "
+            + " and ".join(r.split(":")[0] for r in refused)
+            + " the database has no kernels for this model)",
+            file=sys.stderr,
+        )
     for row in rows:
         row["as_of"] = row["as_of"] or review_date().isoformat()
     if args.json:
@@ -825,9 +1001,11 @@ def _curves(args: argparse.Namespace) -> int:
     else:
         write_text_atomically(out, text)
         curves = len({r["curve"] for r in rows})
-        _say(f"wrote {out}: {len(rows)} rows, {curves} curve{'s' if curves != 1 else ''} (grade E, "
-             f"{estimate.PACKAGE} {estimate.PINNED}); put it in a folder as serving_curves.csv and give "
-             "--catalog FOLDER to size with it")
+        _say(
+            f"wrote {out}: {len(rows)} rows, {curves} curve{'s' if curves != 1 else ''} (grade E, "
+            f"{estimate.PACKAGE} {estimate.PINNED}); put it in a folder as serving_curves.csv and give "
+            "--catalog FOLDER to size with it"
+        )
     return 0
 
 
@@ -836,8 +1014,9 @@ def _share(text: str, closed: bool = False) -> float:
     from .numbers import is_decimal_text
 
     if not is_decimal_text(text) or not (0 <= float(text) <= 1 if closed else 0 <= float(text) < 1):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a share from 0 " + ("to 1" if closed else
-                                                                             "up to (not including) 1"))
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a share from 0 " + ("to 1" if closed else "up to (not including) 1")
+        )
     return float(text)
 
 
@@ -880,50 +1059,88 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     report = commands.add_parser("report", help="render reports to self-contained HTML")
-    report.add_argument("scenario", nargs="*", type=_scenario,
-                        help=f"scenario names or YAML paths (default: {', '.join(REFERENCE_SCENARIOS)})")
+    report.add_argument(
+        "scenario",
+        nargs="*",
+        type=_scenario,
+        help=f"scenario names or YAML paths (default: {', '.join(REFERENCE_SCENARIOS)})",
+    )
     report.add_argument("--out", type=_path, default="reports", help="output folder (default: reports/)")
     report.add_argument("--timeout", type=_seconds, default=600, help="longest time per notebook cell [s]")
-    report.add_argument("--catalog", metavar="DIR", type=_path, default=None,
-                        help="folder of catalog CSV rows to add to the bundled ones (see compare)")
-    report.add_argument("--volume-max", metavar="V", type=_upper, default=None,
-                        help="upper end of the break-even charts' volume axis, in the scenario's volume unit "
-                             "(GPU-hours/month or tokens/day), at least its volume (default: 10 x the volume); "
-                             "not for a training run")
+    report.add_argument(
+        "--catalog",
+        metavar="DIR",
+        type=_path,
+        default=None,
+        help="folder of catalog CSV rows to add to the bundled ones (see compare)",
+    )
+    report.add_argument(
+        "--volume-max",
+        metavar="V",
+        type=_upper,
+        default=None,
+        help="upper end of the break-even charts' volume axis, in the scenario's volume unit "
+        "(GPU-hours/month or tokens/day), at least its volume (default: 10 x the volume); "
+        "not for a training run",
+    )
     report.set_defaults(run=_report)
 
     compare = commands.add_parser("compare", help="print the cost of each option and the break-evens")
     compare.add_argument("scenario", type=_scenario, help="scenario name or YAML path")
     compare.add_argument("--json", action="store_true", help="print JSON for scripts")
-    compare.add_argument("--volume", type=_number, default=None,
-                         help="volume to compare at (default: the scenario's)")
-    compare.add_argument("--volume-max", type=_upper, default=None,
-                         help="upper end of the break-even search, at least the volume (default: 10 x the "
-                              "volume); neither option for a training workload")
-    compare.add_argument("--no-uncertainty", action="store_true",
-                         help="with --json: leave the uncertainty section null (no Monte Carlo, tornado or Sobol run)")
-    compare.add_argument("--catalog", metavar="DIR", type=_path, default=None,
-                         help="folder of catalog CSV files whose rows add to or replace the bundled rows")
+    compare.add_argument("--volume", type=_number, default=None, help="volume to compare at (default: the scenario's)")
+    compare.add_argument(
+        "--volume-max",
+        type=_upper,
+        default=None,
+        help="upper end of the break-even search, at least the volume (default: 10 x the "
+        "volume); neither option for a training workload",
+    )
+    compare.add_argument(
+        "--no-uncertainty",
+        action="store_true",
+        help="with --json: leave the uncertainty section null (no Monte Carlo, tornado or Sobol run)",
+    )
+    compare.add_argument(
+        "--catalog",
+        metavar="DIR",
+        type=_path,
+        default=None,
+        help="folder of catalog CSV files whose rows add to or replace the bundled rows",
+    )
     compare.set_defaults(run=_compare)
 
     batch = commands.add_parser("batch", help="many scenarios and sweeps into one portfolio table (CSV, Parquet)")
-    batch.add_argument("scenario", nargs="*", type=_scenario,
-                       help="scenario names, YAML files, folders or glob patterns")
-    batch.add_argument("--sweep", metavar="FILE", type=_path, default=None,
-                       help="a sweep file: base scenario and input values")
+    batch.add_argument(
+        "scenario", nargs="*", type=_scenario, help="scenario names, YAML files, folders or glob patterns"
+    )
+    batch.add_argument(
+        "--sweep", metavar="FILE", type=_path, default=None, help="a sweep file: base scenario and input values"
+    )
     batch.add_argument("--out", required=True, metavar="DIR", type=_path, help="output folder")
-    batch.add_argument("--workers", type=_workers, default=1,
-                       help=f"processes (or dask workers) to run on, 1 to {MOST_WORKERS} (default 1)")
+    batch.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        help=f"processes (or dask workers) to run on, 1 to {MOST_WORKERS} (default 1)",
+    )
     where = batch.add_mutually_exclusive_group()
-    where.add_argument("--scheduler", metavar="ADDRESS", type=_scheduler, default=None,
-                       help="run on a dask.distributed scheduler at ADDRESS (tcp://host:8786), or 'local'")
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        type=_scheduler,
+        default=None,
+        help="run on a dask.distributed scheduler at ADDRESS (tcp://host:8786), or 'local'",
+    )
     where.add_argument("--dask", action="store_true", help="run on a dask.distributed LocalCluster of --workers")
-    batch.add_argument("--reports", action="store_true",
-                       help="also render one HTML report per scenario and an index page")
+    batch.add_argument(
+        "--reports", action="store_true", help="also render one HTML report per scenario and an index page"
+    )
     batch.add_argument("--fail-fast", action="store_true", help="stop at the first scenario that fails")
     batch.add_argument("--xlsx", action="store_true", help="also write portfolio.xlsx (one sheet, Portfolio)")
-    batch.add_argument("--catalog", metavar="DIR", type=_path, default=None,
-                       help="folder of catalog rows to add (see compare)")
+    batch.add_argument(
+        "--catalog", metavar="DIR", type=_path, default=None, help="folder of catalog rows to add (see compare)"
+    )
     batch.add_argument("--timeout", type=_seconds, default=600, help="longest time per notebook cell [s]")
     batch.set_defaults(run=_batch)
 
@@ -940,34 +1157,54 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
     validate.set_defaults(run=_validate)
 
-    schema = commands.add_parser("schema", help="print a JSON Schema: the scenario file's (default, catalog ids as "
-                                                "enums) or, with --output, that of `compare --json`")
-    schema.add_argument("--output", action="store_true",
-                        help="the JSON Schema of the output of `compare --json` (the output contract)")
+    schema = commands.add_parser(
+        "schema",
+        help="print a JSON Schema: the scenario file's (default, catalog ids as "
+        "enums) or, with --output, that of `compare --json`",
+    )
+    schema.add_argument(
+        "--output", action="store_true", help="the JSON Schema of the output of `compare --json` (the output contract)"
+    )
     schema.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add to the enums")
     schema.set_defaults(run=_schema)
 
     what_if = commands.add_parser("what-if", help="open a live what-if notebook for a scenario in JupyterLab")
     what_if.add_argument("scenario", type=_scenario, help="scenario name or YAML path")
-    what_if.add_argument("--inputs", type=_inputs, default=None,
-                         help="comma-separated input paths to give a control (default: the five that move the "
-                              "answer most)")
-    what_if.add_argument("--out", type=_path, default="what-if",
-                         help="folder for the prepared notebook (default: what-if/)")
+    what_if.add_argument(
+        "--inputs",
+        type=_inputs,
+        default=None,
+        help="comma-separated input paths to give a control (default: the five that move the answer most)",
+    )
+    what_if.add_argument(
+        "--out", type=_path, default="what-if", help="folder for the prepared notebook (default: what-if/)"
+    )
     what_if.add_argument("--no-lab", action="store_true", help="write the notebook only; do not start JupyterLab")
-    what_if.add_argument("--catalog", metavar="DIR", type=_path, default=None,
-                         help="folder of catalog CSV rows to add (see compare); the panel's dropdowns list them too")
+    what_if.add_argument(
+        "--catalog",
+        metavar="DIR",
+        type=_path,
+        default=None,
+        help="folder of catalog CSV rows to add (see compare); the panel's dropdowns list them too",
+    )
     what_if.set_defaults(run=_what_if)
 
     browse = commands.add_parser("catalog", help="list, search and show the catalog's rows, and which are stale")
     actions = browse.add_subparsers(dest="action", required=True, parser_class=_Parser)
     lister = actions.add_parser("list", help="the rows of one kind: gpus, servers, rentals, apis, models, ...")
-    lister.add_argument("kind", help="gpus, servers, rentals, apis, models, throughput, curves, training-runs, grid, "
-                                     "pue, embodied, api-energy, api-windows or tax")
+    lister.add_argument(
+        "kind",
+        help="gpus, servers, rentals, apis, models, throughput, curves, training-runs, grid, "
+        "pue, embodied, api-energy, api-windows or tax",
+    )
     lister.add_argument("--filter", metavar="TEXT", default=None, help="only the rows that match TEXT (as search)")
-    lister.add_argument("--sort", metavar="COLUMN", default=None,
-                        help="order by a column, lowest first (e.g. price_per_gpu_hour, spot_price_per_gpu_hour); "
-                             "rows without a value last")
+    lister.add_argument(
+        "--sort",
+        metavar="COLUMN",
+        default=None,
+        help="order by a column, lowest first (e.g. price_per_gpu_hour, spot_price_per_gpu_hour); "
+        "rows without a value last",
+    )
     searcher = actions.add_parser("search", help="rows of every kind whose id, name or notes hold every word of TEXT")
     searcher.add_argument("text", nargs="+", help="what to look for, e.g. mi300x, qwen3-32b, claude sonnet")
     searcher.add_argument("--limit", type=_row_count, default=50, help="most rows shown (default 50)")
@@ -980,30 +1217,63 @@ def build_parser() -> argparse.ArgumentParser:
     browse.set_defaults(run=_catalog_command)
 
     curves = commands.add_parser(
-        "curves", help="estimate a model's serving curve on a GPU with NVIDIA's AIConfigurator (costmodel[estimate])",
+        "curves",
+        help="estimate a model's serving curve on a GPU with NVIDIA's AIConfigurator (costmodel[estimate])",
         description="Sweep the batch size (and, unless --gpus-per-replica is given, the replica's size and split) "
-                    "with aiconfigurator-core's measured kernel database and write serving-curve rows (grade E) in "
-                    "the columns of data/serving_curves.csv.")
+        "with aiconfigurator-core's measured kernel database and write serving-curve rows (grade E) in "
+        "the columns of data/serving_curves.csv.",
+    )
     curves.add_argument("model", nargs="?", help="catalog model id, e.g. qwen3-32b")
     curves.add_argument("gpu", nargs="?", help="catalog GPU id, e.g. H200-SXM-141GB")
     curves.add_argument("--input-tokens", type=_tokens, help="input tokens per request [tokens]")
     curves.add_argument("--output-tokens", type=_tokens, help="output tokens per request [tokens]")
-    curves.add_argument("--precision", choices=("fp8", "bf16", "fp4"), default=None,
-                        help="weights (default fp8, else the first of bf16 and fp4 the database has kernels for)")
-    curves.add_argument("--engine", choices=("trtllm", "vllm", "sglang"), default=None,
-                        help="serving engine of the database (default trtllm; with --list, only its pairs)")
-    curves.add_argument("--gpus-per-replica", type=_replica, default=None,
-                        help="GPUs of a replica: 1, 2, 4 or 8 (default: each that fits)")
-    curves.add_argument("--disaggregated", action="store_true",
-                        help="prefill and decode workers apart: a prefill curve and a decode curve")
-    curves.add_argument("--prefix-cache-hit-rate", type=_share, default=0.0,
-                        help="share of input tokens found in the prefix cache [-] (default 0)")
-    curves.add_argument("--speculative-tokens", type=_small_count, default=0,
-                        help="draft tokens per decode step, speculative decoding / MTP (default 0: off)")
-    curves.add_argument("--acceptance-rate", type=_unit_share, default=0.0,
-                        help="share of draft tokens accepted [-] (with --speculative-tokens)")
-    curves.add_argument("--kv-cache-precision", choices=("fp8", "bf16"), default=None,
-                        help="KV cache precision (default: fp8 for fp8/fp4 weights, bf16 for bf16)")
+    curves.add_argument(
+        "--precision",
+        choices=("fp8", "bf16", "fp4"),
+        default=None,
+        help="weights (default fp8, else the first of bf16 and fp4 the database has kernels for)",
+    )
+    curves.add_argument(
+        "--engine",
+        choices=("trtllm", "vllm", "sglang"),
+        default=None,
+        help="serving engine of the database (default trtllm; with --list, only its pairs)",
+    )
+    curves.add_argument(
+        "--gpus-per-replica",
+        type=_replica,
+        default=None,
+        help="GPUs of a replica: 1, 2, 4 or 8 (default: each that fits)",
+    )
+    curves.add_argument(
+        "--disaggregated",
+        action="store_true",
+        help="prefill and decode workers apart: a prefill curve and a decode curve",
+    )
+    curves.add_argument(
+        "--prefix-cache-hit-rate",
+        type=_share,
+        default=0.0,
+        help="share of input tokens found in the prefix cache [-] (default 0)",
+    )
+    curves.add_argument(
+        "--speculative-tokens",
+        type=_small_count,
+        default=0,
+        help="draft tokens per decode step, speculative decoding / MTP (default 0: off)",
+    )
+    curves.add_argument(
+        "--acceptance-rate",
+        type=_unit_share,
+        default=0.0,
+        help="share of draft tokens accepted [-] (with --speculative-tokens)",
+    )
+    curves.add_argument(
+        "--kv-cache-precision",
+        choices=("fp8", "bf16"),
+        default=None,
+        help="KV cache precision (default: fp8 for fp8/fp4 weights, bf16 for bf16)",
+    )
     curves.add_argument("--out", type=_path, default=None, help="CSV file to write (default: print)")
     curves.add_argument("--json", action="store_true", help="print JSON rows instead of CSV")
     curves.add_argument("--list", action="store_true", help="every model and GPU the database covers, by engine")
@@ -1013,15 +1283,24 @@ def build_parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)
     export = commands.add_parser("export", help="write the cash flows as a live Excel workbook or as tables")
-    export.add_argument("scenario", type=_scenario,
-                        help="scenario name or YAML path (the tables need a finance block, the workbook does not)")
-    export.add_argument("--xlsx", type=_path, default=None,
-                        help="Excel workbook to write, a name ending .xlsx (Inputs, Cash flows, Summary; without "
-                             "a finance block Inputs, Monthly costs, Summary)")
-    export.add_argument("--csv", type=_path, default=None,
-                        help="folder for cash_flows_by_month.csv and cash_flows_by_year.csv")
-    export.add_argument("--parquet", type=_path, default=None,
-                        help="folder for the same tables as Parquet (needs pyarrow)")
+    export.add_argument(
+        "scenario",
+        type=_scenario,
+        help="scenario name or YAML path (the tables need a finance block, the workbook does not)",
+    )
+    export.add_argument(
+        "--xlsx",
+        type=_path,
+        default=None,
+        help="Excel workbook to write, a name ending .xlsx (Inputs, Cash flows, Summary; without "
+        "a finance block Inputs, Monthly costs, Summary)",
+    )
+    export.add_argument(
+        "--csv", type=_path, default=None, help="folder for cash_flows_by_month.csv and cash_flows_by_year.csv"
+    )
+    export.add_argument(
+        "--parquet", type=_path, default=None, help="folder for the same tables as Parquet (needs pyarrow)"
+    )
     export.set_defaults(run=_export)
     return parser
 
@@ -1044,8 +1323,9 @@ def _seconds(text: str) -> int:
     from .report import LONGEST_TIMEOUT
 
     if not 1 <= value <= LONGEST_TIMEOUT:
-        raise argparse.ArgumentTypeError(f"{value} s: a timeout is at least 1 s and at most {LONGEST_TIMEOUT:,} s "
-                                         "(a week)")
+        raise argparse.ArgumentTypeError(
+            f"{value} s: a timeout is at least 1 s and at most {LONGEST_TIMEOUT:,} s (a week)"
+        )
     return value
 
 
@@ -1069,20 +1349,20 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     try:
         args = build_parser().parse_args(argv)
-    except SystemExit as exc:      # --help, --version, or a bad argument (exit 2)
+    except SystemExit as exc:  # --help, --version, or a bad argument (exit 2)
         return int(exc.code or 0)
     try:
         previous = signal.signal(signal.SIGTERM, _interrupted)
-    except ValueError:          # not the main thread: leave signals alone
+    except ValueError:  # not the main thread: leave signals alone
         previous = None
     try:
         return args.run(args)
-    except ExtraNotInstalled as exc:     # a feature of an extra that is not installed: named, with the pip command
+    except ExtraNotInstalled as exc:  # a feature of an extra that is not installed: named, with the pip command
         prefix = f"costmodel {args.command}"
         _say(str(exc) if str(exc).startswith(prefix) else f"{prefix}: {exc}", file=sys.stderr)
         return BAD_INPUT
     except (InputError, ValueError) as exc:
-        scenario = getattr(args, "scenario", None)     # a problem found past loading is still the file's
+        scenario = getattr(args, "scenario", None)  # a problem found past loading is still the file's
         if isinstance(exc, InputError) and isinstance(scenario, str):
             exc = exc.in_file(scenario)
         elif isinstance(scenario, str) and not str(exc).startswith(scenario):
@@ -1092,10 +1372,13 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `costmodel compare X --json | head`
         sys.stderr.close()
         return 0
-    except OSError as exc:   # a file that could not be written (disk full, no permission): named, no traceback
+    except OSError as exc:  # a file that could not be written (disk full, no permission): named, no traceback
         where = f" {exc.filename}" if exc.filename else ""
-        _say(f"costmodel {args.command}: cannot write{where}: {exc.strerror or exc}; the earlier outputs are as "
-              "they were", file=sys.stderr)
+        _say(
+            f"costmodel {args.command}: cannot write{where}: {exc.strerror or exc}; the earlier outputs are as "
+            "they were",
+            file=sys.stderr,
+        )
         return FAILED
     except (KeyboardInterrupt, Exception) as exc:
         if not _caused_by_interrupt(exc):

@@ -36,8 +36,11 @@ from typing import Any
 
 from .extras import need
 
-KINDS = {"text": ("string", "large_string", "string"), "number": ("float64", "float64", "double"),
-         "whole": ("Int64", "int64", "integer")}
+KINDS = {
+    "text": ("string", "large_string", "string"),
+    "number": ("float64", "float64", "double"),
+    "whole": ("Int64", "int64", "integer"),
+}
 """Column kind → its pandas dtype, Arrow type and CSVW datatype."""
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -171,9 +174,18 @@ class Table:
         """
         pa = need("pyarrow", "Parquet output")
         shown = self.units(frame, units)
-        return pa.schema([pa.field(name, getattr(pa, KINDS[self.column(name, units).kind][1])(), nullable=True,
-                                   metadata={"unit": shown[name], "description": self.column(name, units).description})
-                          for name in frame.columns], metadata={"table": self.name, "title": self.title})
+        return pa.schema(
+            [
+                pa.field(
+                    name,
+                    getattr(pa, KINDS[self.column(name, units).kind][1])(),
+                    nullable=True,
+                    metadata={"unit": shown[name], "description": self.column(name, units).description},
+                )
+                for name in frame.columns
+            ],
+            metadata={"table": self.name, "title": self.title},
+        )
 
     def csv_metadata(self, frame, csv_name: str, units: dict[str, str] | None = None) -> dict[str, Any]:
         """The CSVW metadata of ``frame`` written as ``csv_name`` (a JSON-LD document, see the module's notes)."""
@@ -181,10 +193,21 @@ class Table:
         columns = []
         for name in frame.columns:
             column = self.column(name, units)
-            columns.append({"name": name, "titles": name, "datatype": KINDS[column.kind][2],
-                            "schema:unitText": shown[name], "dc:description": column.description})
-        return {"@context": "http://www.w3.org/ns/csvw", "url": csv_name, "dc:title": self.title,
-                "tableSchema": {"columns": columns}}
+            columns.append(
+                {
+                    "name": name,
+                    "titles": name,
+                    "datatype": KINDS[column.kind][2],
+                    "schema:unitText": shown[name],
+                    "dc:description": column.description,
+                }
+            )
+        return {
+            "@context": "http://www.w3.org/ns/csvw",
+            "url": csv_name,
+            "dc:title": self.title,
+            "tableSchema": {"columns": columns},
+        }
 
     def parquet_writer(self, frame, units: dict[str, str] | None = None):
         """A function of a path that writes ``frame`` (typed by :meth:`typed`) there as Parquet.
@@ -216,9 +239,9 @@ def _cast(values, column: Column, table: str):
     import pandas as pd
 
     if column.kind == "text":
-        return values.astype("string")          # None and NaN become <NA>, anything else its text
+        return values.astype("string")  # None and NaN become <NA>, anything else its text
     if column.kind == "whole" and str(values.dtype) == "Int64":
-        return values                           # typed already (a frame typed once, then written)
+        return values  # typed already (a frame typed once, then written)
     numbers = pd.to_numeric(values, errors="coerce")
     bad = values.notna() & numbers.isna()
     if bad.any():
@@ -226,8 +249,9 @@ def _cast(values, column: Column, table: str):
     if column.kind == "whole":
         whole = numbers.dropna()
         if (whole != whole.round()).any():
-            raise ValueError(f"{table}: column {column.name}: {float(whole[whole != whole.round()].iloc[0]):g} is "
-                             "not a whole number")
+            raise ValueError(
+                f"{table}: column {column.name}: {float(whole[whole != whole.round()].iloc[0]):g} is not a whole number"
+            )
         return numbers.astype("Float64").astype("Int64")
     floats = numbers.astype("float64")
     if np.isinf(floats.to_numpy()).any():
@@ -247,54 +271,108 @@ CURRENCY = Column("currency", "text", "-", "The reporting currency (ISO 4217 cod
 OPTION = Column("option", "text", "-", "The option: own, rent or api (further offers: rent:<name>, api:<name>).")
 
 PORTFOLIO = Table(
-    "portfolio", "One row per scenario file, or per point of a sweep (costmodel batch).",
-    (SCENARIO,
-     Column("point", "whole", "-", "Number of the sweep point (from 0); empty for a scenario file."),
-     Column("title", "text", "-", "The scenario's title."),
-     Column("volume", "number", "{volume_unit}", "The workload volume compared at."),
-     Column("volume_unit", "text", "-", "Unit of the workload volume: tokens/day or GPU-hours/month."),
-     CURRENCY,
-     *(Column(f"cost_{o}", "number", "{currency}/month", f"Monthly cost of {_LABELS[o]} in the monthly view, at the "
-              "volume as configured; empty: the scenario has no such option.") for o in OPTIONS),
-     Column("decision_measure", "text", "-", "The measure the decision ranks on (present_value, run_cost, "
-            "monthly_cost_hour_by_hour or monthly_cost)."),
-     Column("decision_unit", "text", "-", "Unit of the decision's figures: the currency, or the currency a month."),
-     Column("winner", "text", "-", "The cheapest candidate on the decision measure."),
-     Column("winner_label", "text", "-", "The winner as the report names it."),
-     Column("winner_figure", "number", "{decision_unit}", "The winner's figure on the decision measure."),
-     Column("runner_up", "text", "-", "The second cheapest candidate; empty with one candidate."),
-     Column("margin", "number", "{decision_unit}", "The runner-up's figure minus the winner's."),
-     *(Column(f"decision_{o}", "number", "{decision_unit}", f"The figure of {_LABELS[o]} on the decision measure.")
-       for o in OPTIONS),
-     *(Column(f"break_even_{a}_{b}", "number", "{volume_unit}", f"Volume at which {_LABELS[a]} and {_LABELS[b]} cost "
-              "the same; empty: none from 0 to 10 times the volume.") for a, b in _PAIRS),
-     *(Column(f"npv_{o}", "number", "{currency}", f"Present value of the costs of {_LABELS[o]} over the horizon; "
-              "empty without a finance block.") for o in OPTIONS),
-     *(Column(f"tco_{o}", "number", "{currency}", f"Total cost of {_LABELS[o]} over the horizon, undiscounted; empty "
-              "without a finance block.") for o in OPTIONS),
-     Column("warnings", "text", "-", "The unsourced estimates the row rests on, separated by '; '."),
-     Column("error", "text", "-", "Why the scenario could not be evaluated; empty when it was.")),
-    families=(Column("cost_", "number", "{currency}/month", "Monthly cost of a further offer (options.apis)."),
-              Column("decision_", "number", "{decision_unit}", "A further offer's figure on the decision measure."),
-              Column("npv_", "number", "{currency}", "Present value of a further offer's costs over the horizon."),
-              Column("tco_", "number", "{currency}", "Total cost of a further offer over the horizon."),
-              Column("break_even_", "number", "{volume_unit}", "Volume at which the two options named (a further "
-                     "offer: api:<name>, rent:<name>) cost the same; empty: none from 0 to 10 times the volume.")),
+    "portfolio",
+    "One row per scenario file, or per point of a sweep (costmodel batch).",
+    (
+        SCENARIO,
+        Column("point", "whole", "-", "Number of the sweep point (from 0); empty for a scenario file."),
+        Column("title", "text", "-", "The scenario's title."),
+        Column("volume", "number", "{volume_unit}", "The workload volume compared at."),
+        Column("volume_unit", "text", "-", "Unit of the workload volume: tokens/day or GPU-hours/month."),
+        CURRENCY,
+        *(
+            Column(
+                f"cost_{o}",
+                "number",
+                "{currency}/month",
+                f"Monthly cost of {_LABELS[o]} in the monthly view, at the "
+                "volume as configured; empty: the scenario has no such option.",
+            )
+            for o in OPTIONS
+        ),
+        Column(
+            "decision_measure",
+            "text",
+            "-",
+            "The measure the decision ranks on (present_value, run_cost, monthly_cost_hour_by_hour or monthly_cost).",
+        ),
+        Column("decision_unit", "text", "-", "Unit of the decision's figures: the currency, or the currency a month."),
+        Column("winner", "text", "-", "The cheapest candidate on the decision measure."),
+        Column("winner_label", "text", "-", "The winner as the report names it."),
+        Column("winner_figure", "number", "{decision_unit}", "The winner's figure on the decision measure."),
+        Column("runner_up", "text", "-", "The second cheapest candidate; empty with one candidate."),
+        Column("margin", "number", "{decision_unit}", "The runner-up's figure minus the winner's."),
+        *(
+            Column(f"decision_{o}", "number", "{decision_unit}", f"The figure of {_LABELS[o]} on the decision measure.")
+            for o in OPTIONS
+        ),
+        *(
+            Column(
+                f"break_even_{a}_{b}",
+                "number",
+                "{volume_unit}",
+                f"Volume at which {_LABELS[a]} and {_LABELS[b]} cost "
+                "the same; empty: none from 0 to 10 times the volume.",
+            )
+            for a, b in _PAIRS
+        ),
+        *(
+            Column(
+                f"npv_{o}",
+                "number",
+                "{currency}",
+                f"Present value of the costs of {_LABELS[o]} over the horizon; empty without a finance block.",
+            )
+            for o in OPTIONS
+        ),
+        *(
+            Column(
+                f"tco_{o}",
+                "number",
+                "{currency}",
+                f"Total cost of {_LABELS[o]} over the horizon, undiscounted; empty without a finance block.",
+            )
+            for o in OPTIONS
+        ),
+        Column("warnings", "text", "-", "The unsourced estimates the row rests on, separated by '; '."),
+        Column("error", "text", "-", "Why the scenario could not be evaluated; empty when it was."),
+    ),
+    families=(
+        Column("cost_", "number", "{currency}/month", "Monthly cost of a further offer (options.apis)."),
+        Column("decision_", "number", "{decision_unit}", "A further offer's figure on the decision measure."),
+        Column("npv_", "number", "{currency}", "Present value of a further offer's costs over the horizon."),
+        Column("tco_", "number", "{currency}", "Total cost of a further offer over the horizon."),
+        Column(
+            "break_even_",
+            "number",
+            "{volume_unit}",
+            "Volume at which the two options named (a further "
+            "offer: api:<name>, rent:<name>) cost the same; empty: none from 0 to 10 times the volume.",
+        ),
+    ),
     extra=Column("", "number", "-", "A swept input (a path of the scenario), at this point's value."),
 )
 """costmodel batch's portfolio.csv / portfolio.parquet (and a sweep's: the swept inputs come last)."""
 
-_CASH = (OPTION, Column("line", "text", "-", "The line of the option's cash flow (capex, power, rental, ...)."),
-         Column("cash", "number", "{currency}", "Cash out in the period (negative: cash in, as a resale)."), CURRENCY)
+_CASH = (
+    OPTION,
+    Column("line", "text", "-", "The line of the option's cash flow (capex, power, rental, ...)."),
+    Column("cash", "number", "{currency}", "Cash out in the period (negative: cash in, as a resale)."),
+    CURRENCY,
+)
 
 CASH_FLOWS_BY_MONTH = Table(
-    "cash_flows_by_month", "Cash out of each option by line and month of the horizon (costmodel export).",
-    (Column("month", "whole", "month", "Month of the horizon, 0 the month of the decision."), *_CASH))
+    "cash_flows_by_month",
+    "Cash out of each option by line and month of the horizon (costmodel export).",
+    (Column("month", "whole", "month", "Month of the horizon, 0 the month of the decision."), *_CASH),
+)
 """costmodel export's cash_flows_by_month.csv / .parquet."""
 
 CASH_FLOWS_BY_YEAR = Table(
-    "cash_flows_by_year", "Cash out of each option by line and year of the horizon (costmodel export).",
-    (Column("year", "whole", "year", "Year of the horizon, 1 the first twelve months."), *_CASH))
+    "cash_flows_by_year",
+    "Cash out of each option by line and year of the horizon (costmodel export).",
+    (Column("year", "whole", "year", "Year of the horizon, 1 the first twelve months."), *_CASH),
+)
 """costmodel export's cash_flows_by_year.csv / .parquet."""
 
 TABLES = {t.name: t for t in (PORTFOLIO, CASH_FLOWS_BY_MONTH, CASH_FLOWS_BY_YEAR)}

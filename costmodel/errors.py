@@ -94,8 +94,11 @@ def _reason(item: dict) -> str:
         if isinstance(value, bool):
             return f"must be {what}, not true/false"
         if isinstance(value, str):
-            hint = " (YAML 1.2 reads yes/no/on/off as text, not as true/false)" \
-                if value.strip().lower() in _YAML_WORDS else ""
+            hint = (
+                " (YAML 1.2 reads yes/no/on/off as text, not as true/false)"
+                if value.strip().lower() in _YAML_WORDS
+                else ""
+            )
             return f"must be {what}, not the text {value!r}{hint}"
         if kind.startswith("int") and isinstance(value, float) and value.is_integer():
             # 2.0 is a whole number: what the rule asks is the way it is written
@@ -107,12 +110,13 @@ def _reason(item: dict) -> str:
         # pydantic words a length limit on an optional text as "items"; a text has characters
         longest = kind.endswith("too_long")
         limit = ctx.get("max_length" if longest else "min_length")
-        return (f"must be {'at most' if longest else 'at least'} {limit} character{'' if limit == 1 else 's'} long, "
-                f"not {len(value)}")
+        return (
+            f"must be {'at most' if longest else 'at least'} {limit} character{'' if limit == 1 else 's'} long, "
+            f"not {len(value)}"
+        )
     if kind == "union_tag_invalid":
         expected = [t.strip().strip("'") for t in str(ctx.get("expected_tags", "")).split(",")]
-        return (f"{ctx.get('tag')!r} is not one of {', '.join(expected)}"
-                f"{did_you_mean(str(ctx.get('tag')), expected)}")
+        return f"{ctx.get('tag')!r} is not one of {', '.join(expected)}{did_you_mean(str(ctx.get('tag')), expected)}"
     if kind == "union_tag_not_found":
         return f"needs {ctx.get('discriminator', 'kind')!r} to say which kind it is"
     if kind == "extra_forbidden":
@@ -123,8 +127,13 @@ def _reason(item: dict) -> str:
     return item["msg"]
 
 
-def from_validation_error(error: Any, path: str | Path | None, cls: type[InputError], data: Any = None,
-                          union_tags: frozenset[str] = frozenset()) -> InputError:
+def from_validation_error(
+    error: Any,
+    path: str | Path | None,
+    cls: type[InputError],
+    data: Any = None,
+    union_tags: frozenset[str] = frozenset(),
+) -> InputError:
     """Turn a pydantic ``ValidationError`` into an :class:`InputError` naming each field.
 
     Messages for wrong types, unknown kinds, misspelt keys and values outside a list are
@@ -157,7 +166,7 @@ def from_validation_error(error: Any, path: str | Path | None, cls: type[InputEr
         elif item["type"] == "union_tag_invalid":
             value = (item.get("ctx") or {}).get("tag", value)
         reason = _reason(item)
-        if problems and problems[-1][0] == field and problems[-1][1] is value:   # the branches of one union
+        if problems and problems[-1][0] == field and problems[-1][1] is value:  # the branches of one union
             problems[-1] = (field, value, f"{problems[-1][2]}; or {reason}")
         else:
             problems.append((field, value, reason))
@@ -172,12 +181,13 @@ def _union_branch(part: Any, node: Any) -> bool:
     (``constrained-float``, ``literal['catalog']``, ``function-after[...]``), not a field."""
     if not isinstance(part, str) or (isinstance(node, dict) and part in node):
         return False
-    return part in _BRANCH_NAMES or part.startswith(("constrained-", "literal[", "function-", "list[", "dict[",
-                                                      "tuple[", "nullable[", "union[", "tagged-union["))
+    return part in _BRANCH_NAMES or part.startswith(
+        ("constrained-", "literal[", "function-", "list[", "dict[", "tuple[", "nullable[", "union[", "tagged-union[")
+    )
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """" (did you mean X?)" for the closest of ``choices`` to a misspelt ``word``, else "".
+    """ " (did you mean X?)" for the closest of ``choices`` to a misspelt ``word``, else "".
 
     Uses :func:`difflib.get_close_matches` (ratio at least 0.6).
 

@@ -117,11 +117,14 @@ def require() -> str:
     """The pinned version, if it is the installed one. Raises :class:`EstimateUnavailable` otherwise."""
     found = installed_version()
     if found is None:
-        raise EstimateUnavailable(f"{PACKAGE} is not installed: pip install 'costmodel[estimate]' "
-                                  f"(installs {PACKAGE}=={PINNED}, Apache-2.0)")
+        raise EstimateUnavailable(
+            f"{PACKAGE} is not installed: pip install 'costmodel[estimate]' (installs {PACKAGE}=={PINNED}, Apache-2.0)"
+        )
     if found != PINNED:
-        raise EstimateUnavailable(f"{PACKAGE} {found} is installed; costmodel's adapter is tested with {PINNED} "
-                                  f"only: pip install '{PACKAGE}=={PINNED}'")
+        raise EstimateUnavailable(
+            f"{PACKAGE} {found} is installed; costmodel's adapter is tested with {PINNED} "
+            f"only: pip install '{PACKAGE}=={PINNED}'"
+        )
     return found
 
 
@@ -136,8 +139,11 @@ def model_configs() -> dict[str, str]:
     The unquantised config of a model is preferred (the precision is set by the caller); a model the
     package has only in a quantised form (``-FP8``, ``-NVFP4``) maps to that form."""
     require()
-    stems = sorted(p.name[:-len("_config.json")] for p in (_files() / "model_configs").iterdir()
-                   if p.name.endswith("_config.json") and not p.name.endswith("_hf_quant_config.json"))
+    stems = sorted(
+        p.name[: -len("_config.json")]
+        for p in (_files() / "model_configs").iterdir()
+        if p.name.endswith("_config.json") and not p.name.endswith("_hf_quant_config.json")
+    )
     found: dict[str, str] = {}
     for stem in sorted(stems, key=lambda s: (_quantised(s), s)):
         ident = catalog_id(stem)
@@ -177,7 +183,8 @@ def _support() -> dict[tuple[str, str, str], list[tuple[str, str, str]]]:
         with path.open(encoding="utf-8", newline="") as handle:
             for row in csv.DictReader(handle):
                 table.setdefault((row["HuggingFaceID"], row["System"], row["Backend"]), []).append(
-                    (row["Version"], row["Mode"], row["Status"]))
+                    (row["Version"], row["Mode"], row["Status"])
+                )
     return table
 
 
@@ -191,8 +198,12 @@ def coverage(engine: str | None = None) -> list[tuple[str, str, str]]:
     paths = {path: [m for m, p in configs.items() if p == path] for path in set(configs.values())}
     covered = set()
     for (path, system, backend), runs in support.items():
-        if (engine is None or backend == engine) and system in SYSTEMS and path in paths and any(
-                mode == "agg" and status in PASSED for _, mode, status in runs):
+        if (
+            (engine is None or backend == engine)
+            and system in SYSTEMS
+            and path in paths
+            and any(mode == "agg" and status in PASSED for _, mode, status in runs)
+        ):
             covered.update((model, SYSTEMS[system], backend) for model in paths[path])
     return sorted(covered)
 
@@ -202,8 +213,7 @@ def system_of(gpu: str) -> str:
     for system, ident in SYSTEMS.items():
         if ident == gpu:
             return system
-    raise NotCovered(f"GPU {gpu} is not a system of {PACKAGE} {PINNED}; covered: "
-                     f"{', '.join(sorted(SYSTEMS.values()))}")
+    raise NotCovered(f"GPU {gpu} is not a system of {PACKAGE} {PINNED}; covered: {', '.join(sorted(SYSTEMS.values()))}")
 
 
 def check_covered(model: str, gpu: str, engine: str) -> None:
@@ -216,13 +226,19 @@ def check_covered(model: str, gpu: str, engine: str) -> None:
     models = sorted({m for m, g, e in covered if g == gpu and e == engine})
     gpus = sorted({g for m, g, e in covered if m == model and e == engine})
     engines = sorted({e for m, g, e in covered if m == model and g == gpu})
-    where = (f"{engine} covers {model} on: {', '.join(gpus)}" if gpus else
-             f"{model} is not covered with {engine}" if model in model_configs() else
-             f"{model} is not a model of {PACKAGE} {PINNED}")
-    raise NotCovered(f"{PACKAGE} {PINNED} does not cover {model} on {gpu} with {engine}: {where}"
-                     + (f"; on {gpu}, {engine} covers: {', '.join(models)}" if models else "")
-                     + (f"; engines covering {model} on {gpu}: {', '.join(engines)}" if engines else "")
-                     + ". Every pair: costmodel curves --list")
+    where = (
+        f"{engine} covers {model} on: {', '.join(gpus)}"
+        if gpus
+        else f"{model} is not covered with {engine}"
+        if model in model_configs()
+        else f"{model} is not a model of {PACKAGE} {PINNED}"
+    )
+    raise NotCovered(
+        f"{PACKAGE} {PINNED} does not cover {model} on {gpu} with {engine}: {where}"
+        + (f"; on {gpu}, {engine} covers: {', '.join(models)}" if models else "")
+        + (f"; engines covering {model} on {gpu}: {', '.join(engines)}" if engines else "")
+        + ". Every pair: costmodel curves --list"
+    )
 
 
 @dataclass(frozen=True)
@@ -260,8 +276,10 @@ class Levers:
         if self.acceptance_rate and not self.speculative_tokens:
             raise ValueError(f"acceptance_rate {self.acceptance_rate:g} needs speculative_tokens of at least 1")
         if self.speculative_tokens and not self.acceptance_rate:
-            raise ValueError(f"speculative_tokens {self.speculative_tokens} need an acceptance_rate above 0 "
-                             "(the share of drafts accepted)")
+            raise ValueError(
+                f"speculative_tokens {self.speculative_tokens} need an acceptance_rate above 0 "
+                "(the share of drafts accepted)"
+            )
 
     @property
     def tokens_per_decode_step(self) -> float:
@@ -301,8 +319,12 @@ def _quant(common, recipe: tuple[str, str, str] | None) -> dict[str, Any]:
         return {}
     gemm, kv, fmha = recipe
     moe = "fp8_block" if gemm == "fp8_block" else gemm
-    return {"gemm_quant_mode": common.GEMMQuantMode[gemm], "moe_quant_mode": common.MoEQuantMode[moe],
-            "kvcache_quant_mode": common.KVCacheQuantMode[kv], "fmha_quant_mode": common.FMHAQuantMode[fmha]}
+    return {
+        "gemm_quant_mode": common.GEMMQuantMode[gemm],
+        "moe_quant_mode": common.MoEQuantMode[moe],
+        "kvcache_quant_mode": common.KVCacheQuantMode[kv],
+        "fmha_quant_mode": common.FMHAQuantMode[fmha],
+    }
 
 
 def precision_of(mode_name: str) -> str:
@@ -385,22 +407,32 @@ def engine_version(gpu: str, engine: str) -> str:
     return _database(system_of(gpu), engine).version
 
 
-def _model(path: str, recipe: tuple[str, ...] | None, layout: Layout, engine: str, levers: Levers, is_moe: bool,
-           precision: str):
+def _model(
+    path: str, recipe: tuple[str, ...] | None, layout: Layout, engine: str, levers: Levers, is_moe: bool, precision: str
+):
     from aiconfigurator_core.sdk import common, config
     from aiconfigurator_core.sdk.models import get_model
 
     _silence()
-    settings = dict(tp_size=layout.tp, pp_size=1, attention_dp_size=layout.attention_dp,
-                    moe_tp_size=(layout.gpus // layout.ep) if is_moe else 1, moe_ep_size=layout.ep if is_moe else 1,
-                    nextn=levers.speculative_tokens, **_quant(common, recipe))
+    settings = dict(
+        tp_size=layout.tp,
+        pp_size=1,
+        attention_dp_size=layout.attention_dp,
+        moe_tp_size=(layout.gpus // layout.ep) if is_moe else 1,
+        moe_ep_size=layout.ep if is_moe else 1,
+        nextn=levers.speculative_tokens,
+        **_quant(common, recipe),
+    )
     settings_model = config.ModelConfig(**settings)
     built = get_model(path, settings_model, engine)
     if recipe is None:
         # the package filled in the checkpoint's modes; the weights' precision is the experts' for a MoE
         weights = settings_model.moe_quant_mode if is_moe else settings_model.gemm_quant_mode
-        recipe = (settings_model.gemm_quant_mode.name, settings_model.kvcache_quant_mode.name,
-                  settings_model.fmha_quant_mode.name) + ((f"experts {weights.name}",) if is_moe else ())
+        recipe = (
+            settings_model.gemm_quant_mode.name,
+            settings_model.kvcache_quant_mode.name,
+            settings_model.fmha_quant_mode.name,
+        ) + ((f"experts {weights.name}",) if is_moe else ())
         if precision_of(weights.name) != precision:
             raise ValueError(f"the checkpoint's own quantisation is {weights.name}, not {precision}")
     return built, recipe
@@ -427,22 +459,45 @@ def _context_tokens(isl: int) -> list[int]:
     return sorted({isl, 2 * isl} | ({8192} if 8192 > isl else set()))
 
 
-def _point_id(model: str, gpu: str, precision: str, layout: Layout, engine: str, request: Request,
-              mode: str, levers: Levers, step_tokens: int | None = None) -> str:
+def _point_id(
+    model: str,
+    gpu: str,
+    precision: str,
+    layout: Layout,
+    engine: str,
+    request: Request,
+    mode: str,
+    levers: Levers,
+    step_tokens: int | None = None,
+) -> str:
     short = gpu.split("-")[0].lower()
     tag = layout.label.lower().replace(" ", "")
-    extra = "".join([f"-pc{levers.prefix_cache_hit_rate:g}" if levers.prefix_cache_hit_rate else "",
-                     f"-mtp{levers.speculative_tokens}a{levers.acceptance_rate:g}"
-                     if levers.speculative_tokens else "",
-                     f"-kv{levers.kv_cache_precision}" if levers.kv_cache_precision else ""])
+    extra = "".join(
+        [
+            f"-pc{levers.prefix_cache_hit_rate:g}" if levers.prefix_cache_hit_rate else "",
+            f"-mtp{levers.speculative_tokens}a{levers.acceptance_rate:g}" if levers.speculative_tokens else "",
+            f"-kv{levers.kv_cache_precision}" if levers.kv_cache_precision else "",
+        ]
+    )
     budget = f"-ctx{step_tokens}" if step_tokens else ""
-    return (f"aic-{model}-{short}-{precision}-{tag}-{engine}-{mode}-{request.input_tokens}-"
-            f"{request.output_tokens}{budget}{extra}")
+    return (
+        f"aic-{model}-{short}-{precision}-{tag}-{engine}-{mode}-{request.input_tokens}-"
+        f"{request.output_tokens}{budget}{extra}"
+    )
 
 
-def curve(model: str, gpu: str, request: Request, *, precision: str = "fp8", engine: str = "trtllm",
-          gpus_per_replica: int | None = None, disaggregated: bool = False, levers: Levers = Levers(),
-          batches: Sequence[int] = BATCHES) -> list[dict[str, Any]]:
+def curve(
+    model: str,
+    gpu: str,
+    request: Request,
+    *,
+    precision: str = "fp8",
+    engine: str = "trtllm",
+    gpus_per_replica: int | None = None,
+    disaggregated: bool = False,
+    levers: Levers = Levers(),
+    batches: Sequence[int] = BATCHES,
+) -> list[dict[str, Any]]:
     """Estimated serving-curve rows for a model on a GPU, one per batch size that fits in memory, for each
     replica split and (aggregated) step budget, one curve each.
 
@@ -486,11 +541,15 @@ def curve(model: str, gpu: str, request: Request, *, precision: str = "fp8", eng
     if precision not in PRECISIONS:
         raise NotCovered(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
     if request.output_tokens < 2:
-        raise NotCovered(f"{request.output_tokens} output token per request: a serving curve needs at least 2 "
-                         "(the first comes with the prefill; tokens/s per user is measured over the rest)")
+        raise NotCovered(
+            f"{request.output_tokens} output token per request: a serving curve needs at least 2 "
+            "(the first comes with the prefill; tokens/s per user is measured over the rest)"
+        )
     if round(request.input_tokens * levers.prefix_cache_hit_rate) >= request.input_tokens:
-        raise NotCovered(f"a prefix-cache hit rate of {levers.prefix_cache_hit_rate:g} leaves none of the "
-                         f"{request.input_tokens:,} input tokens to prefill: lower it or give a longer input")
+        raise NotCovered(
+            f"a prefix-cache hit rate of {levers.prefix_cache_hit_rate:g} leaves none of the "
+            f"{request.input_tokens:,} input tokens to prefill: lower it or give a longer input"
+        )
     check_covered(model, gpu, engine)
     path = model_configs()[model]
     system = system_of(gpu)
@@ -509,24 +568,26 @@ def curve(model: str, gpu: str, request: Request, *, precision: str = "fp8", eng
             for recipe in _recipes(precision, levers.kv_cache_precision):
                 try:
                     found = (_disaggregated_rows if disaggregated else _aggregated_rows)(
-                        model, gpu, path, precision, recipe, layout, engine, database, request, levers, moe,
-                        batches)
+                        model, gpu, path, precision, recipe, layout, engine, database, request, levers, moe, batches
+                    )
                     break
-                except Exception as exc:   # the package's own refusal (quantisation, kernel table missing)
+                except Exception as exc:  # the package's own refusal (quantisation, kernel table missing)
                     refusals.append(("/".join(recipe) if recipe else "the checkpoint's own", _reason(exc)))
             if found is None:
                 reasons = {}
                 for tried, why in refusals:
                     reasons.setdefault(why, []).append(tried)
-                failures.append(f"{layout.label}: " + "; ".join(f"{', '.join(t)}: {why}"
-                                                                for why, t in reasons.items()))
+                failures.append(f"{layout.label}: " + "; ".join(f"{', '.join(t)}: {why}" for why, t in reasons.items()))
                 continue
             if not found:
-                failures.append(f"{layout.label}: the weights and the KV cache of the smallest batch asked for do not fit")
+                failures.append(
+                    f"{layout.label}: the weights and the KV cache of the smallest batch asked for do not fit"
+                )
             rows += found
     if not rows:
-        raise NotCovered(f"no {model} replica on {gpu} at {precision} with {engine} could be estimated: "
-                         + "; ".join(failures))
+        raise NotCovered(
+            f"no {model} replica on {gpu} at {precision} with {engine} could be estimated: " + "; ".join(failures)
+        )
     return rows
 
 
@@ -543,22 +604,52 @@ def _reason(exc: Exception, most: int = 120) -> str:
 
 def _source(system: str, engine: str, database, layout: Layout, mode: str, detail: str, levers: Levers) -> str:
     what = levers.describe()
-    return (f"{PACKAGE} {PINNED} estimate: {ENGINE_NAMES[engine]} {database.version} kernel database of {system}, "
-            f"{mode} serving, {layout.label}, {detail}" + (f", {what}" if what else ""))
+    return (
+        f"{PACKAGE} {PINNED} estimate: {ENGINE_NAMES[engine]} {database.version} kernel database of {system}, "
+        f"{mode} serving, {layout.label}, {detail}" + (f", {what}" if what else "")
+    )
 
 
-def _row(model, gpu, precision, layout, engine, database, request, levers, mode, concurrency, output_per_gpu,
-         per_user, ttft_seconds, detail, input_per_gpu=None, step_tokens=None) -> dict[str, Any]:
+def _row(
+    model,
+    gpu,
+    precision,
+    layout,
+    engine,
+    database,
+    request,
+    levers,
+    mode,
+    concurrency,
+    output_per_gpu,
+    per_user,
+    ttft_seconds,
+    detail,
+    input_per_gpu=None,
+    step_tokens=None,
+) -> dict[str, Any]:
     curve_id = _point_id(model, gpu, precision, layout, engine, request, mode, levers, step_tokens)
     return {
-        "point": f"{curve_id}-c{concurrency:g}", "curve": curve_id, "model": model, "gpu": gpu,
-        "precision": precision, "gpus_per_replica": layout.gpus, "parallelism": layout.label,
-        "engine": f"{ENGINE_NAMES[engine]} {database.version}", "input_tokens": request.input_tokens,
-        "output_tokens": request.output_tokens, "concurrency": concurrency,
-        "output_tokens_per_second_per_gpu": _sig(output_per_gpu), "tokens_per_second_per_user": _sig(per_user),
-        "ttft_seconds": _sig(ttft_seconds), "ttft_statistic": "mean", "quality": "E", "as_of": RELEASED,
+        "point": f"{curve_id}-c{concurrency:g}",
+        "curve": curve_id,
+        "model": model,
+        "gpu": gpu,
+        "precision": precision,
+        "gpus_per_replica": layout.gpus,
+        "parallelism": layout.label,
+        "engine": f"{ENGINE_NAMES[engine]} {database.version}",
+        "input_tokens": request.input_tokens,
+        "output_tokens": request.output_tokens,
+        "concurrency": concurrency,
+        "output_tokens_per_second_per_gpu": _sig(output_per_gpu),
+        "tokens_per_second_per_user": _sig(per_user),
+        "ttft_seconds": _sig(ttft_seconds),
+        "ttft_statistic": "mean",
+        "quality": "E",
+        "as_of": RELEASED,
         "source": _source(database.system, engine, database, layout, mode, detail, levers),
-        "notes": "", "phase": {"agg": "aggregated", "prefill": "prefill", "decode": "decode"}[mode],
+        "notes": "",
+        "phase": {"agg": "aggregated", "prefill": "prefill", "decode": "decode"}[mode],
         "input_tokens_per_second_per_gpu": _sig(input_per_gpu),
     }
 
@@ -576,8 +667,7 @@ def _sig(value: float | None) -> float | None:
     return float(f"{value:.6g}")
 
 
-def _aggregated_rows(model, gpu, path, precision, recipe, layout, engine, database, request, levers, moe,
-                     batches):
+def _aggregated_rows(model, gpu, path, precision, recipe, layout, engine, database, request, levers, moe, batches):
     from aiconfigurator_core.sdk import config
     from aiconfigurator_core.sdk.backends.factory import get_backend
 
@@ -586,25 +676,40 @@ def _aggregated_rows(model, gpu, path, precision, recipe, layout, engine, databa
     prefix = int(round(request.input_tokens * levers.prefix_cache_hit_rate))
     extra = {"decode_tokens_per_iteration": levers.tokens_per_decode_step} if levers.speculative_tokens else {}
     rows = []
-    for ctx in _context_tokens(request.input_tokens):      # one curve per step budget (max_num_tokens)
+    for ctx in _context_tokens(request.input_tokens):  # one curve per step budget (max_num_tokens)
         for b in batches:
-            runtime = config.RuntimeConfig(batch_size=b, isl=request.input_tokens, osl=request.output_tokens,
-                                           prefix=prefix)
+            runtime = config.RuntimeConfig(
+                batch_size=b, isl=request.input_tokens, osl=request.output_tokens, prefix=prefix
+            )
             summary = backend.run_agg(built, database, runtime, ctx_tokens=ctx, **extra)
             if summary.check_oom():
-                break     # a larger batch holds more KV cache: it does not fit either
+                break  # a larger batch holds more KV cache: it does not fit either
             r = summary.get_summary_df().iloc[0]
             if not (r["tokens/s/gpu"] > 0 and r["tokens/s/user"] > 0 and r["ttft"] > 0):
                 continue
-            rows.append(_row(model, gpu, precision, layout, engine, database, request, levers, "agg",
-                             float(r["concurrency"]), float(r["tokens/s/gpu"]), float(r["tokens/s/user"]),
-                             float(r["ttft"]) / 1000, f"{ctx:,} context tokens per step, {_recipe_text(recipe)}",
-                             step_tokens=ctx))
+            rows.append(
+                _row(
+                    model,
+                    gpu,
+                    precision,
+                    layout,
+                    engine,
+                    database,
+                    request,
+                    levers,
+                    "agg",
+                    float(r["concurrency"]),
+                    float(r["tokens/s/gpu"]),
+                    float(r["tokens/s/user"]),
+                    float(r["ttft"]) / 1000,
+                    f"{ctx:,} context tokens per step, {_recipe_text(recipe)}",
+                    step_tokens=ctx,
+                )
+            )
     return rows
 
 
-def _disaggregated_rows(model, gpu, path, precision, recipe, layout, engine, database, request, levers, moe,
-                        batches):
+def _disaggregated_rows(model, gpu, path, precision, recipe, layout, engine, database, request, levers, moe, batches):
     from aiconfigurator_core.sdk import config
     from aiconfigurator_core.sdk.backends.factory import get_backend
 
@@ -612,11 +717,12 @@ def _disaggregated_rows(model, gpu, path, precision, recipe, layout, engine, dat
     backend = get_backend(engine)
     prefix = int(round(request.input_tokens * levers.prefix_cache_hit_rate))
     rows = []
-    scale = layout.attention_dp     # attention data parallel: each rank runs its own batch
+    scale = layout.attention_dp  # attention data parallel: each rank runs its own batch
     for phase, mode in (("prefill", "static_ctx"), ("decode", "static_gen")):
         for b in batches:
-            runtime = config.RuntimeConfig(batch_size=b, isl=request.input_tokens, osl=request.output_tokens,
-                                           prefix=prefix)
+            runtime = config.RuntimeConfig(
+                batch_size=b, isl=request.input_tokens, osl=request.output_tokens, prefix=prefix
+            )
             summary = backend.run_static(built, database, runtime, mode)
             if summary.check_oom():
                 break
@@ -625,23 +731,62 @@ def _disaggregated_rows(model, gpu, path, precision, recipe, layout, engine, dat
                 seconds = float(r["context_latency"]) / 1000
                 if seconds <= 0:
                     continue
-                tokens = b * scale * request.input_tokens     # served, cached prefix included
-                rows.append(_row(model, gpu, precision, layout, engine, database, request, levers, "prefill",
-                                 b * scale, None, None, seconds, f"prefill batch of {b * scale}, {_recipe_text(recipe)}",
-                                 input_per_gpu=tokens / seconds / layout.gpus))
+                tokens = b * scale * request.input_tokens  # served, cached prefix included
+                rows.append(
+                    _row(
+                        model,
+                        gpu,
+                        precision,
+                        layout,
+                        engine,
+                        database,
+                        request,
+                        levers,
+                        "prefill",
+                        b * scale,
+                        None,
+                        None,
+                        seconds,
+                        f"prefill batch of {b * scale}, {_recipe_text(recipe)}",
+                        input_per_gpu=tokens / seconds / layout.gpus,
+                    )
+                )
             else:
                 tpot = float(r["tpot"]) / 1000 / levers.tokens_per_decode_step
                 if tpot <= 0:
                     continue
-                rows.append(_row(model, gpu, precision, layout, engine, database, request, levers, "decode",
-                                 b * scale, b * scale / tpot / layout.gpus, 1 / tpot, None,
-                                 f"decode batch of {b * scale}, {_recipe_text(recipe)}"))
+                rows.append(
+                    _row(
+                        model,
+                        gpu,
+                        precision,
+                        layout,
+                        engine,
+                        database,
+                        request,
+                        levers,
+                        "decode",
+                        b * scale,
+                        b * scale / tpot / layout.gpus,
+                        1 / tpot,
+                        None,
+                        f"decode batch of {b * scale}, {_recipe_text(recipe)}",
+                    )
+                )
     return rows
 
 
-def smallest_replica_curves(model: str, gpu: str, request: Request, *, precision: str, levers: Levers = Levers(),
-                            minimum_gpus: int = 1, kept: int = 2,
-                            batches: Sequence[int] = COMMITTED_BATCHES) -> list[dict[str, Any]]:
+def smallest_replica_curves(
+    model: str,
+    gpu: str,
+    request: Request,
+    *,
+    precision: str,
+    levers: Levers = Levers(),
+    minimum_gpus: int = 1,
+    kept: int = 2,
+    batches: Sequence[int] = COMMITTED_BATCHES,
+) -> list[dict[str, Any]]:
     """Curves of the ``kept`` smallest replicas of at least ``minimum_gpus`` GPUs that can be estimated, each
     aggregated and, where the package can, as prefill and decode workers apart: the committed curves'
     recipe (scripts/refresh_serving_curves.py) and that of a scenario's levers.
@@ -654,14 +799,23 @@ def smallest_replica_curves(model: str, gpu: str, request: Request, *, precision
     rows, sizes, refused = [], 0, []
     for size in (s for s in REPLICA_SIZES if s >= minimum_gpus):
         try:
-            rows += curve(model, gpu, request, precision=precision, gpus_per_replica=size, levers=levers,
-                          batches=batches)
+            rows += curve(
+                model, gpu, request, precision=precision, gpus_per_replica=size, levers=levers, batches=batches
+            )
         except NotCovered as exc:
             refused.append(str(exc))
             continue
         try:
-            rows += curve(model, gpu, request, precision=precision, gpus_per_replica=size, levers=levers,
-                          batches=batches, disaggregated=True)
+            rows += curve(
+                model,
+                gpu,
+                request,
+                precision=precision,
+                gpus_per_replica=size,
+                levers=levers,
+                batches=batches,
+                disaggregated=True,
+            )
         except NotCovered:
             pass
         sizes += 1
@@ -672,8 +826,13 @@ def smallest_replica_curves(model: str, gpu: str, request: Request, *, precision
     return rows
 
 
-def summary_rows(models: Iterable[str], gpus: Iterable[str], requests: Iterable[Request],
-                 precisions: Iterable[str], engine: str = "trtllm") -> list[dict[str, Any]]:
+def summary_rows(
+    models: Iterable[str],
+    gpus: Iterable[str],
+    requests: Iterable[Request],
+    precisions: Iterable[str],
+    engine: str = "trtllm",
+) -> list[dict[str, Any]]:
     """Rows of every covered (model, GPU, precision, request) of the given ones; uncovered ones and
     those no layout fits are skipped. Used by scripts/refresh_serving_curves.py."""
     covered = set(coverage(engine))

@@ -166,7 +166,7 @@ def aside(paths: Sequence[str | Path]) -> Iterator[list[Path]]:
     earlier, never one half-written.
     """
     finals = [Path(p) for p in paths]
-    for final in finals:        # os.replace would put a regular file where a FIFO or a device was
+    for final in finals:  # os.replace would put a regular file where a FIFO or a device was
         kind = _not_regular(final)
         if kind is not None:
             raise OutputPathError("output", final, f"is {kind}, not a regular file: nothing written")
@@ -325,11 +325,15 @@ def output_file(path: str | Path, option: str, suffix: str | None = None) -> Pat
         raise OutputPathError(option, path, "is a folder, not a file")
     if kind is not None:
         raise OutputPathError(option, path, f"is {kind}, not a regular file: give a file to write")
-    if suffix is not None and path.name.lower() == suffix.lower():     # ".xlsx": a hidden file with no suffix
+    if suffix is not None and path.name.lower() == suffix.lower():  # ".xlsx": a hidden file with no suffix
         raise OutputPathError(option, path, f"is only the ending {suffix}: give a name before it (report{suffix})")
     if suffix is not None and path.suffix.lower() != suffix.lower():
-        raise OutputPathError(option, path, f"does not end in {suffix}: the file written is {suffix[1:]} whatever "
-                                            "its name, and programs open a file by its name")
+        raise OutputPathError(
+            option,
+            path,
+            f"does not end in {suffix}: the file written is {suffix[1:]} whatever "
+            "its name, and programs open a file by its name",
+        )
     output_folder(path.absolute().parent, option)
     return path
 

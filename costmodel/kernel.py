@@ -21,8 +21,14 @@ import sys
 import uuid
 from pathlib import Path
 
-PRELOADED = ("pandas", "altair", "costmodel.presentation.parameters", "costmodel.presentation.sections",
-             "costmodel.presentation.charts", "costmodel.domain.compare")
+PRELOADED = (
+    "pandas",
+    "altair",
+    "costmodel.presentation.parameters",
+    "costmodel.presentation.sections",
+    "costmodel.presentation.charts",
+    "costmodel.domain.compare",
+)
 """Modules the report notebooks import, imported before the kernel starts."""
 
 NOT_IMPORTED = ("debugpy", "pyarrow")
@@ -63,16 +69,26 @@ def launch(folder: Path, kernel_name: str) -> tuple[subprocess.Popen, Path]:
     https://jupyter-client.readthedocs.io/en/stable/kernels.html#connection-files
     """
     connection_file = folder / "kernel.json"
-    info = {"transport": "ipc", "ip": str(folder / "kernel"), "shell_port": 1, "iopub_port": 2, "stdin_port": 3,
-            "control_port": 4, "hb_port": 5, "key": str(uuid.uuid4()), "signature_scheme": "hmac-sha256",
-            "kernel_name": kernel_name}
+    info = {
+        "transport": "ipc",
+        "ip": str(folder / "kernel"),
+        "shell_port": 1,
+        "iopub_port": 2,
+        "stdin_port": 3,
+        "control_port": 4,
+        "hb_port": 5,
+        "key": str(uuid.uuid4()),
+        "signature_scheme": "hmac-sha256",
+        "kernel_name": kernel_name,
+    }
     descriptor = os.open(connection_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w") as file:
         json.dump(info, file)
     environment = {**os.environ, "JPY_PARENT_PID": str(os.getpid())}
     environment.pop("PYTHONEXECUTABLE", None)
-    process = subprocess.Popen(command(str(connection_file)), stdin=subprocess.PIPE, cwd=folder,
-                               env=environment, start_new_session=True)
+    process = subprocess.Popen(
+        command(str(connection_file)), stdin=subprocess.PIPE, cwd=folder, env=environment, start_new_session=True
+    )
     return process, connection_file
 
 
@@ -86,10 +102,10 @@ def main() -> None:
     of the kernel's start.
     """
     for name, value in ENVIRONMENT.items():
-        os.environ.setdefault(name, value)         # read when numpy loads OpenBLAS, below
+        os.environ.setdefault(name, value)  # read when numpy loads OpenBLAS, below
     gc.disable()
     for name in NOT_IMPORTED:
-        sys.modules.setdefault(name, None)     # None in sys.modules: "import name" raises ImportError
+        sys.modules.setdefault(name, None)  # None in sys.modules: "import name" raises ImportError
     for name in PRELOADED:
         importlib.import_module(name)
     from ipykernel.kernelapp import launch_new_instance

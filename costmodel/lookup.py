@@ -24,27 +24,59 @@ from dataclasses import dataclass
 from .catalog import _TABLE_FILES, Catalog, _Row
 
 KINDS: dict[str, str] = {
-    "gpus": "gpus", "servers": "servers", "rentals": "cloud_offers", "apis": "api_offers", "models": "models",
-    "throughput": "throughput", "curves": "serving_curves", "training-runs": "training_runs",
-    "grid": "grid_intensity", "pue": "datacenter_pue", "embodied": "embodied", "api-energy": "api_energy",
-    "api-windows": "api_price_windows", "api-tiers": "api_price_tiers", "api-history": "api_price_history",
+    "gpus": "gpus",
+    "servers": "servers",
+    "rentals": "cloud_offers",
+    "apis": "api_offers",
+    "models": "models",
+    "throughput": "throughput",
+    "curves": "serving_curves",
+    "training-runs": "training_runs",
+    "grid": "grid_intensity",
+    "pue": "datacenter_pue",
+    "embodied": "embodied",
+    "api-energy": "api_energy",
+    "api-windows": "api_price_windows",
+    "api-tiers": "api_price_tiers",
+    "api-history": "api_price_history",
     "tax": "tax_depreciation",
 }
 """Kind names of ``costmodel catalog list KIND`` → the :class:`~costmodel.catalog.Catalog` table."""
 
-_ALIASES = {**KINDS, **{table: table for table in KINDS.values()},
-            **{file.removesuffix(".csv"): table for table, file, _, _ in _TABLE_FILES},
-            "gpu": "gpus", "accelerators": "gpus", "server": "servers", "rental": "cloud_offers",
-            "cloud": "cloud_offers", "api": "api_offers", "llms": "models", "model": "models"}
+_ALIASES = {
+    **KINDS,
+    **{table: table for table in KINDS.values()},
+    **{file.removesuffix(".csv"): table for table, file, _, _ in _TABLE_FILES},
+    "gpu": "gpus",
+    "accelerators": "gpus",
+    "server": "servers",
+    "rental": "cloud_offers",
+    "cloud": "cloud_offers",
+    "api": "api_offers",
+    "llms": "models",
+    "model": "models",
+}
 
 _BY_FORM = {re.sub(r"[\W_]+", "", alias.casefold()): table for alias, table in _ALIASES.items()}
 """The aliases in :func:`normalised` form: ``cloud-prices``, ``cloud_prices`` and ``CloudPrices`` are one."""
 
 STALE_AFTER_MONTHS: dict[str, int | None] = {
-    "cloud_offers": 6, "api_offers": 6, "api_price_windows": 6, "api_price_tiers": 6, "api_price_history": None,
-    "servers": 12, "throughput": 24,
-    "serving_curves": 24, "grid_intensity": 24, "datacenter_pue": 24, "api_energy": 24, "embodied": 36,
-    "gpus": None, "models": None, "training_runs": None, "tax_depreciation": None,
+    "cloud_offers": 6,
+    "api_offers": 6,
+    "api_price_windows": 6,
+    "api_price_tiers": 6,
+    "api_price_history": None,
+    "servers": 12,
+    "throughput": 24,
+    "serving_curves": 24,
+    "grid_intensity": 24,
+    "datacenter_pue": 24,
+    "api_energy": 24,
+    "embodied": 36,
+    "gpus": None,
+    "models": None,
+    "training_runs": None,
+    "tax_depreciation": None,
 }
 """Months after its as-of date past which a table's figure is flagged as stale; None: never (a
 datasheet's spec, a model's shape, a published run and a tax table do not age)."""
@@ -52,8 +84,19 @@ datasheet's spec, a model's shape, a published run and a tax table do not age)."
 _SEARCH_ORDER = ["gpus", "models", "servers", "cloud_offers", "api_offers"]
 """Kinds a search lists first: the hardware and the model a question starts from, then their prices."""
 
-_NAMING = ("name", "provider", "model", "gpu", "instance_type", "region", "architecture", "curve", "schedule",
-           "ecologits_model", "offer")
+_NAMING = (
+    "name",
+    "provider",
+    "model",
+    "gpu",
+    "instance_type",
+    "region",
+    "architecture",
+    "curve",
+    "schedule",
+    "ecologits_model",
+    "offer",
+)
 
 
 def kind_of(text: str) -> str:
@@ -66,8 +109,9 @@ def kind_of(text: str) -> str:
     """
     table = _BY_FORM.get(normalised(text))
     if table is None:
-        raise ValueError(f"unknown kind {text!r}: the kinds are {', '.join(KINDS)} (GPU-hour prices are rentals, "
-                         "token prices apis)")
+        raise ValueError(
+            f"unknown kind {text!r}: the kinds are {', '.join(KINDS)} (GPU-hour prices are rentals, token prices apis)"
+        )
     return table
 
 
@@ -105,15 +149,15 @@ class Match:
 
 def _fields(ident: str, row: _Row) -> tuple[set[str], set[str], set[str]]:
     """The words of a row's id, of its id and naming columns, and of all those and its notes."""
-    naming = " ".join(str(getattr(row, name)) for name in _NAMING
-                      if name != row.key and isinstance(getattr(row, name, None), str))
+    naming = " ".join(
+        str(getattr(row, name)) for name in _NAMING if name != row.key and isinstance(getattr(row, name, None), str)
+    )
     key = set(_words(ident))
     named = key | set(_words(naming))
     return key, named, named | set(_words(row.notes))
 
 
-def search(catalog: Catalog, text: str, tables: Iterable[str] | None = None, limit: int | None = None
-           ) -> list[Match]:
+def search(catalog: Catalog, text: str, tables: Iterable[str] | None = None, limit: int | None = None) -> list[Match]:
     """The rows whose id, naming columns or notes hold every word of ``text``, best first.
 
     Parameters
@@ -136,8 +180,11 @@ def search(catalog: Catalog, text: str, tables: Iterable[str] | None = None, lim
         by kind (GPUs, models, servers, rentals, APIs, ...), the shorter id, then the id.
     """
     words = _words(text)
-    found = [match for table in (tables if tables is not None else KINDS.values())
-             for match in _matches(table, getattr(catalog, table), words)]
+    found = [
+        match
+        for table in (tables if tables is not None else KINDS.values())
+        for match in _matches(table, getattr(catalog, table), words)
+    ]
     order = _SEARCH_ORDER + [t for t in KINDS.values() if t not in _SEARCH_ORDER]
     found.sort(key=lambda m: (m.rank, order.index(m.table), len(m.ident), m.ident))
     return found[:limit] if limit is not None else found
@@ -214,9 +261,11 @@ class StaleRow:
     def describe(self) -> str:
         """``data/cloud_prices.csv: nebius-h100 is as of 2026-03, more than 6 months before 2026-12-02 (rentals
         are flagged after 6 months)``."""
-        return (f"{self.row.source_file}: {self.row.ident} is as of {self.row.as_of}, more than "
-                f"{self.limit_months} months before {self.today.isoformat()} ({kind_name(self.table)} are flagged "
-                f"after {self.limit_months} months)")
+        return (
+            f"{self.row.source_file}: {self.row.ident} is as of {self.row.as_of}, more than "
+            f"{self.limit_months} months before {self.today.isoformat()} ({kind_name(self.table)} are flagged "
+            f"after {self.limit_months} months)"
+        )
 
 
 def _table_of(row: _Row) -> str:
@@ -270,5 +319,20 @@ def all_rows(catalog: Catalog) -> list[_Row]:
     return [row for table in KINDS.values() for row in getattr(catalog, table).values()]
 
 
-__all__ = ["KINDS", "STALE_AFTER_MONTHS", "Match", "StaleRow", "all_rows", "close_ids", "kind_name", "kind_of", "months_between",
-           "normalised", "period_end", "review_date", "search", "stale_rows", "suggestions"]
+__all__ = [
+    "KINDS",
+    "STALE_AFTER_MONTHS",
+    "Match",
+    "StaleRow",
+    "all_rows",
+    "close_ids",
+    "kind_name",
+    "kind_of",
+    "months_between",
+    "normalised",
+    "period_end",
+    "review_date",
+    "search",
+    "stale_rows",
+    "suggestions",
+]

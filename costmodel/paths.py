@@ -35,8 +35,13 @@ TEMPLATE_DIR: Path = _PACKAGE / "templates"
 """nbconvert templates shipped with the package."""
 
 REFERENCE_SCENARIOS: tuple[str, ...] = (
-    "llama70b-vs-api", "h200-24gpu-cluster", "h200-job-log", "h100-10k-cluster", "deepseek-v3-training",
-    "llama31-405b-training")
+    "llama70b-vs-api",
+    "h200-24gpu-cluster",
+    "h200-job-log",
+    "h100-10k-cluster",
+    "deepseek-v3-training",
+    "llama31-405b-training",
+)
 """Scenarios that ``costmodel report`` renders when it is given none."""
 
 

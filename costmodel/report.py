@@ -59,10 +59,27 @@ class ReportError(RuntimeError):
 
 # --- the offline and safety check ---------------------------------------------------------------
 
-_URL_ATTRIBUTES = {"src", "href", "srcset", "poster", "data", "action", "formaction", "xlink:href", "background",
-                   "codebase", "cite", "longdesc", "manifest", "ping", "imagesrcset", "lowsrc", "dynsrc"}
-_NAVIGATION_ONLY = {"a", "area"}          # an href the reader must click: not loaded with the page
-_IMAGE_ELEMENTS = {"img", "image", "source", "video", "feimage"}   # may show a data:image/ URL inline
+_URL_ATTRIBUTES = {
+    "src",
+    "href",
+    "srcset",
+    "poster",
+    "data",
+    "action",
+    "formaction",
+    "xlink:href",
+    "background",
+    "codebase",
+    "cite",
+    "longdesc",
+    "manifest",
+    "ping",
+    "imagesrcset",
+    "lowsrc",
+    "dynsrc",
+}
+_NAVIGATION_ONLY = {"a", "area"}  # an href the reader must click: not loaded with the page
+_IMAGE_ELEMENTS = {"img", "image", "source", "video", "feimage"}  # may show a data:image/ URL inline
 _IMAGE_ATTRIBUTES = {"src", "srcset", "poster", "href", "xlink:href"}
 _SCRIPT_SCHEMES = ("javascript:", "vbscript:")
 _FORBIDDEN_ELEMENTS = {"iframe", "object", "embed", "frame", "frameset", "applet", "base", "portal"}
@@ -151,7 +168,7 @@ class _Inspector(HTMLParser):
             self._in_script = True
             self._script = []
             if names.get("src"):
-                return              # already reported as a src attribute
+                return  # already reported as a src attribute
         self._in_style = tag == "style"
 
     def handle_endtag(self, tag: str) -> None:
@@ -160,14 +177,15 @@ class _Inspector(HTMLParser):
         if tag.lower() == "script" and self._in_script:
             self._in_script = False
             text = "".join(self._script)
-            if hashlib.sha256(text.encode()).hexdigest() not in self._trusted and \
-                    re.search(r"\bimport\s*\(|\bfetch\s*\(|XMLHttpRequest|\.src\s*=", text):
+            if hashlib.sha256(text.encode()).hexdigest() not in self._trusted and re.search(
+                r"\bimport\s*\(|\bfetch\s*\(|XMLHttpRequest|\.src\s*=", text
+            ):
                 self.found.append("a script that loads something")
 
     def handle_data(self, data: str) -> None:
         if self._in_style and _CSS_URL.search(data):
             match = _CSS_URL.search(data)
-            self.found.append(f"CSS {data[max(0, match.start() - 20):match.end() + 40]!r}")
+            self.found.append(f"CSS {data[max(0, match.start() - 20) : match.end() + 40]!r}")
         if self._in_script:
             self._script.append(data)
 
@@ -256,11 +274,20 @@ def content_security_policy(scripts) -> str:
     """
     import base64
 
-    hashes = sorted({"'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
-                     for text in scripts})
-    return "; ".join(["default-src 'none'", "script-src " + (" ".join(hashes) or "'none'"),
-                      "style-src 'unsafe-inline'", "img-src data:", "font-src data:", "base-uri 'none'",
-                      "form-action 'none'"])
+    hashes = sorted(
+        {"'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'" for text in scripts}
+    )
+    return "; ".join(
+        [
+            "default-src 'none'",
+            "script-src " + (" ".join(hashes) or "'none'"),
+            "style-src 'unsafe-inline'",
+            "img-src data:",
+            "font-src data:",
+            "base-uri 'none'",
+            "form-action 'none'",
+        ]
+    )
 
 
 def with_content_security_policy(page: str) -> str:
@@ -279,7 +306,7 @@ def with_content_security_policy(page: str) -> str:
     head = re.search(r"<head\b[^>]*>(\s*<meta charset=[^>]*>)?", page, re.IGNORECASE)
     if head is None:
         raise ReportError("the page has no <head> for its Content-Security-Policy")
-    return page[:head.end()] + "\n" + meta + page[head.end():]
+    return page[: head.end()] + "\n" + meta + page[head.end() :]
 
 
 def trusted_scripts() -> frozenset[str]:
@@ -316,7 +343,7 @@ def _take_exporter():
             exclude_input_prompt=True,
             exclude_output_prompt=True,
             embed_images=True,
-            optimistic_validation=True,     # validate the notebook once, after its preprocessors, not after each
+            optimistic_validation=True,  # validate the notebook once, after its preprocessors, not after each
         )
         # Jinja compiles the templates to Python on first use (0.2 s a process); like Python's own
         # bytecode, the result is kept in the cache folder, under the template source's checksum
@@ -325,12 +352,14 @@ def _take_exporter():
             folder.mkdir(parents=True, exist_ok=True)
             exporter.environment.bytecode_cache = FileSystemBytecodeCache(str(folder))
         except OSError:
-            pass            # a read-only home: compile every time
+            pass  # a read-only home: compile every time
         return exporter
 
 
 _FOCUSABLE = re.compile(r'(<div class="[^"]*\b(?:jp-OutputArea-output|jp-Cell-inputWrapper)\b[^"]*")')
 _IMG_WITHOUT_ALT = re.compile(r"<img(?![^>]*\salt=)")
+
+
 @functools.cache
 def _offline_exporter_class():
     """nbconvert's HTMLExporter without its BeautifulSoup pass over the finished page.
@@ -353,11 +382,15 @@ def _offline_exporter_class():
 
                 language = nb.metadata.get("language_info", {})
                 lexer = language.get("pygments_lexer", language.get("name", None))
-                self.register_filter("highlight_code", self.filters.get(
-                    "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+                self.register_filter(
+                    "highlight_code",
+                    self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)),
+                )
                 resources = self._init_resources(resources)
-                self.register_filter("filter_data_type", WidgetsDataTypeFilter(
-                    notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+                self.register_filter(
+                    "filter_data_type",
+                    WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources),
+                )
             except (ImportError, AttributeError, TypeError):
                 return super().from_notebook_node(nb, resources, **kw)
             page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
@@ -389,7 +422,8 @@ def _export(notebook, title: str, with_bundle: bool, exporter=None) -> str:
     exporter = exporter or _take_exporter()
     try:
         body, _ = exporter.from_notebook_node(
-            notebook, resources={"costmodel_vega_bundle": _BUNDLE_MARKER if with_bundle else ""})
+            notebook, resources={"costmodel_vega_bundle": _BUNDLE_MARKER if with_bundle else ""}
+        )
     finally:
         _IDLE_EXPORTERS.put(exporter)
     return body
@@ -439,7 +473,7 @@ class _PreparedExport(threading.Thread):
         self.start()
 
     def run(self) -> None:
-        if sys.platform == "linux":     # a thread's own nice value (Linux): CPU no one else wants
+        if sys.platform == "linux":  # a thread's own nice value (Linux): CPU no one else wants
             try:
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
             except OSError:
@@ -452,7 +486,7 @@ class _PreparedExport(threading.Thread):
             warm_up = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("costmodel")])
             exporter.from_notebook_node(warm_up, resources={"costmodel_vega_bundle": ""})
             self.exporter = exporter
-        except Exception:   # the export itself will raise whatever is wrong, with its message
+        except Exception:  # the export itself will raise whatever is wrong, with its message
             pass
 
     def take(self):
@@ -484,11 +518,14 @@ def _kernel_manager(scratch: Path):
 
     spec = scratch / "kernels" / KERNEL_NAME
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": command("{connection_file}"), "display_name": "costmodel (this interpreter)", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {"argv": command("{connection_file}"), "display_name": "costmodel (this interpreter)", "language": "python"}
+        )
+    )
 
     class Manager(AsyncKernelManager):
-        adopted = None          # a subprocess.Popen of costmodel.kernel.launch, taken at the next start
+        adopted = None  # a subprocess.Popen of costmodel.kernel.launch, taken at the next start
 
         @default("transport")
         def _default_transport(self):
@@ -507,7 +544,7 @@ def _kernel_manager(scratch: Path):
             return client
 
         def write_connection_file(self, **kwargs) -> None:
-            if self.adopted is None:        # the adopted kernel has read its file, or is reading it
+            if self.adopted is None:  # the adopted kernel has read its file, or is reading it
                 super().write_connection_file(**kwargs)
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
@@ -561,8 +598,10 @@ def _ready_client():
                         while True:
                             message = await self.iopub_channel.get_msg(timeout=0.2)
                             if message["msg_type"] == "iopub_welcome" or (
-                                    message["msg_type"] == "status" and message["parent_header"].get("msg_id") ==
-                                    request and message["content"].get("execution_state") == "idle"):
+                                message["msg_type"] == "status"
+                                and message["parent_header"].get("msg_id") == request
+                                and message["content"].get("execution_state") == "idle"
+                            ):
                                 self._handle_kernel_info_reply(reply)
                                 return
                 except Empty:
@@ -599,9 +638,13 @@ def check_parameters(notebook: Path, parameters: dict) -> list[str]:
     declared = papermill.inspect_notebook(str(notebook))
     unknown = [name for name in parameters if name not in declared]
     if unknown:
-        raise ParameterError("; ".join(f"{notebook.name}: parameter {name!r} is not one this notebook takes"
-                                       f"{did_you_mean(name, declared)}; it takes {', '.join(declared)}"
-                                       for name in unknown))
+        raise ParameterError(
+            "; ".join(
+                f"{notebook.name}: parameter {name!r} is not one this notebook takes"
+                f"{did_you_mean(name, declared)}; it takes {', '.join(declared)}"
+                for name in unknown
+            )
+        )
     return list(declared)
 
 
@@ -687,13 +730,18 @@ class WarmKernel:
         reset = nbformat.v4.new_code_cell("get_ipython().run_line_magic('reset', '-f')")
         notebook.cells.insert(0, reset)
 
-        def shifted(cell=None, cell_index=None, **kwargs):    # cell indices as in the notebook without the reset
+        def shifted(cell=None, cell_index=None, **kwargs):  # cell indices as in the notebook without the reset
             if on_cell_executed is not None and cell_index:
                 on_cell_executed(cell=cell, cell_index=cell_index - 1, **kwargs)
 
         client = _keeping_signal_handlers(NotebookClient)(
-            notebook, km=self.km, timeout=timeout, kernel_name=KERNEL_NAME,
-            resources={"metadata": {"path": str(self.folder)}}, on_cell_executed=shifted)
+            notebook,
+            km=self.km,
+            timeout=timeout,
+            kernel_name=KERNEL_NAME,
+            resources={"metadata": {"path": str(self.folder)}},
+            on_cell_executed=shifted,
+        )
         try:
             with _closing_channels(client):
                 client.execute(cwd=str(self.folder))
@@ -800,28 +848,52 @@ def _papermill_engine() -> str:
 
     class StartedKernelEngine(NBClientEngine):
         @classmethod
-        def execute_managed_notebook(cls, nb_man, kernel_name, log_output=False, stdout_file=None,
-                                     stderr_file=None, start_timeout=60, execution_timeout=None, **kwargs):
+        def execute_managed_notebook(
+            cls,
+            nb_man,
+            kernel_name,
+            log_output=False,
+            stdout_file=None,
+            stderr_file=None,
+            start_timeout=60,
+            execution_timeout=None,
+            **kwargs,
+        ):
             kwargs.pop("input_path", None)
             client = _keeping_signal_handlers(PapermillNotebookClient)(
-                nb_man, timeout=execution_timeout, startup_timeout=start_timeout, kernel_name=kernel_name,
-                log=logger, log_output=log_output, stdout_file=stdout_file, stderr_file=stderr_file, **kwargs)
+                nb_man,
+                timeout=execution_timeout,
+                startup_timeout=start_timeout,
+                kernel_name=kernel_name,
+                log=logger,
+                log_output=log_output,
+                stdout_file=stdout_file,
+                stderr_file=stderr_file,
+                **kwargs,
+            )
             try:
                 with _closing_channels(client):
                     return client.execute(cleanup_kc=False)
             finally:
                 try:
                     run_sync(client.km.signal_kernel)(signal.SIGKILL)
-                except Exception:   # already gone, or never started: close() reaps and cleans up
+                except Exception:  # already gone, or never started: close() reaps and cleans up
                     pass
 
     papermill_engines.register("costmodel-started-kernel", StartedKernelEngine)
     return "costmodel-started-kernel"
 
 
-def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout: int = 600,
-                  notebook: Path | None = None, parameters: dict | None = None,
-                  kernel: WarmKernel | None = None, drawer=None, catalog: str | Path | None = None) -> Report:
+def render_report(
+    scenario: str | Path,
+    out_dir: str | Path = "reports",
+    timeout: int = 600,
+    notebook: Path | None = None,
+    parameters: dict | None = None,
+    kernel: WarmKernel | None = None,
+    drawer=None,
+    catalog: str | Path | None = None,
+) -> Report:
     """Render one scenario's report.
 
     The kernel (and a chart-drawing process, :mod:`costmodel.presentation.svg`) start first,
@@ -879,18 +951,19 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
         it, is kept for inspection as ``report.failed.ipynb``.
     """
     start = time.perf_counter()
-    timeout = _checked_timeout(timeout)     # before a kernel starts
+    timeout = _checked_timeout(timeout)  # before a kernel starts
     own_kernel = kernel is None
     if own_kernel:
-        kernel = WarmKernel()        # first: it boots (about 1 s) while the runner imports what it needs
+        kernel = WarmKernel()  # first: it boots (about 1 s) while the runner imports what it needs
     from .presentation.svg import ChartDrawer
 
     own_drawer = drawer is None
     if own_drawer:
-        drawer = ChartDrawer(start=False)       # started once the parameters are checked
+        drawer = ChartDrawer(start=False)  # started once the parameters are checked
     try:
-        return _render(scenario, Path(out_dir), timeout, notebook, parameters, kernel, own_kernel, drawer, start,
-                       catalog=catalog)
+        return _render(
+            scenario, Path(out_dir), timeout, notebook, parameters, kernel, own_kernel, drawer, start, catalog=catalog
+        )
     finally:
         if own_drawer:
             drawer.close()
@@ -898,8 +971,19 @@ def render_report(scenario: str | Path, out_dir: str | Path = "reports", timeout
             kernel.close(now=True)
 
 
-def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel: WarmKernel, own_kernel: bool,
-            drawer, start: float, defer: bool = False, catalog: str | Path | None = None):
+def _render(
+    scenario,
+    out_dir: Path,
+    timeout: int,
+    notebook,
+    parameters,
+    kernel: WarmKernel,
+    own_kernel: bool,
+    drawer,
+    start: float,
+    defer: bool = False,
+    catalog: str | Path | None = None,
+):
     """render_report's work. The ``drawer`` is started (if it is not yet) once the parameters are checked.
 
     With ``defer``, returns once the kernel has run the notebook, with a
@@ -919,11 +1003,12 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     target = html_path.parent
     name = target.name
     given = [key for key in ("scenario", "catalog") if key in (parameters or {})]
-    if given:       # else the page would show another scenario (or catalog) under this one's name
+    if given:  # else the page would show another scenario (or catalog) under this one's name
         from .errors import ParameterError
 
-        raise ParameterError(f"parameter {given[0]!r} is given by render_report's {given[0]} argument, "
-                             "not in parameters")
+        raise ParameterError(
+            f"parameter {given[0]!r} is given by render_report's {given[0]} argument, not in parameters"
+        )
     title, kind = _title_and_kind(path, catalog)
     notebook = notebook or notebook_for(kind)
     values = {"scenario": str(path), **(parameters or {})}
@@ -934,8 +1019,8 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         values.setdefault("renderer", "report")
     # the drawing process and the export start once the checks are done, so that on two cores they
     # do not slow the kernel's boot; each is ready before the kernel needs it
-    drawer.start()                   # a no-op for a batch's drawer, started already
-    prepared = _PreparedExport()     # nbconvert and the Vega bundle made ready while the kernel runs
+    drawer.start()  # a no-op for a batch's drawer, started already
+    prepared = _PreparedExport()  # nbconvert and the Vega bundle made ready while the kernel runs
     made = [folder for folder in (target, *target.parents) if not folder.exists()]
     target.mkdir(parents=True, exist_ok=True)
     keys: dict = {}
@@ -947,10 +1032,18 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
         try:
             if own_kernel:
                 node = papermill.execute_notebook(
-                    str(notebook), str(executed), parameters=values, kernel_name=KERNEL_NAME,
-                    engine_name=_papermill_engine(), km=kernel.km, on_cell_executed=hook, progress_bar=False,
-                    log_output=False, execution_timeout=timeout,
-                    request_save_on_cell_execute=False)   # the notebook is written once, at the end, not per cell
+                    str(notebook),
+                    str(executed),
+                    parameters=values,
+                    kernel_name=KERNEL_NAME,
+                    engine_name=_papermill_engine(),
+                    km=kernel.km,
+                    on_cell_executed=hook,
+                    progress_bar=False,
+                    log_output=False,
+                    execution_timeout=timeout,
+                    request_save_on_cell_execute=False,
+                )  # the notebook is written once, at the end, not per cell
             else:
                 node = _execute_warm(kernel, notebook, executed, values, timeout, hook)
         except PapermillExecutionError as exc:
@@ -962,14 +1055,20 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             _refuse_input(exc, path, catalog)
             if not own_kernel and executed.exists():
                 executed.replace(failed_path)
-            if getattr(exc, "ename", None):         # nbclient's CellExecutionError: a cell raised
+            if getattr(exc, "ename", None):  # nbclient's CellExecutionError: a cell raised
                 # counted as papermill counts in a fresh kernel: the n-th code cell (a kept kernel's
                 # execution count goes on from report to report)
                 code = [c for c in _cells(failed_path) if c.get("cell_type") == "code"]
-                failed = next((n for n, c in enumerate(code, 1) if any(
-                    o.get("output_type") == "error" for o in c.get("outputs", ()))), None)
+                failed = next(
+                    (
+                        n
+                        for n, c in enumerate(code, 1)
+                        if any(o.get("output_type") == "error" for o in c.get("outputs", ()))
+                    ),
+                    None,
+                )
                 raise _cell_failed(name, failed, exc, failed_path) from None
-            first = (str(exc).strip().splitlines() or [""])[0]    # a cell timeout adds the cell's text below
+            first = (str(exc).strip().splitlines() or [""])[0]  # a cell timeout adds the cell's text below
             raise ReportError(f"{name}: the notebook could not run: {type(exc).__name__}: {first}") from None
     except BaseException:
         _discard(scratch, made)
@@ -985,7 +1084,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             exporter = prepared.take()
             bundle = vega_bundle()
             page = _export(node, title, True, exporter)
-            found = unsafe_parts(page)      # the bundle, trusted by its hash, goes in after the check
+            found = unsafe_parts(page)  # the bundle, trusted by its hash, goes in after the check
             if found:
                 raise ReportError(f"{name}: the HTML would load or run something, not written: {found[0]}")
             try:
@@ -997,7 +1096,7 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
             with aside([notebook_path, html_path]) as (notebook_aside, html_aside):
                 nbformat.write(node, notebook_aside)
                 html_aside.write_text(html, encoding="utf-8")
-            failed_path.unlink(missing_ok=True)     # an earlier run's failure, now mended
+            failed_path.unlink(missing_ok=True)  # an earlier run's failure, now mended
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         return Report(name, html_path, notebook_path, time.perf_counter() - start)
@@ -1005,8 +1104,9 @@ def _render(scenario, out_dir: Path, timeout: int, notebook, parameters, kernel:
     return finish if defer else finish()
 
 
-def local_paths(scenario: Path, catalog: str | Path | None, notebook: Path,
-                folders: tuple[Path, ...] = ()) -> list[tuple[str, str]]:
+def local_paths(
+    scenario: Path, catalog: str | Path | None, notebook: Path, folders: tuple[Path, ...] = ()
+) -> list[tuple[str, str]]:
     """The absolute local paths a report's notebook could hold, each with what the report shows
     instead (:func:`~costmodel.paths.shown_path`), longest first.
 
@@ -1041,8 +1141,11 @@ def local_paths(scenario: Path, catalog: str | Path | None, notebook: Path,
             pairs[form] = shown or "."
 
     add(scenario, shown_path(scenario))
-    add(scenario.parent, "" if shown_path(scenario.parent) == scenario.parent.absolute().name
-        else shown_path(scenario.parent), folder=True)
+    add(
+        scenario.parent,
+        "" if shown_path(scenario.parent) == scenario.parent.absolute().name else shown_path(scenario.parent),
+        folder=True,
+    )
     if catalog:
         add(Path(catalog), shown_path(catalog), folder=True)
     add(notebook, notebook.name)
@@ -1050,10 +1153,10 @@ def local_paths(scenario: Path, catalog: str | Path | None, notebook: Path,
         add(folder, "", folder=True)
     add(Path.cwd(), "", folder=True)
     add(Path.home(), "~", folder=True)
-    pairs = {path: shown for path, shown in pairs.items() if len(path) > 1}     # never "/" alone
+    pairs = {path: shown for path, shown in pairs.items() if len(path) > 1}  # never "/" alone
     plain = list(pairs.items())
     pairs.update({html.escape(path): html.escape(shown) for path, shown in plain})
-    pairs.update({markdown(path): markdown(shown) for path, shown in plain})      # as a Markdown output writes it
+    pairs.update({markdown(path): markdown(shown) for path, shown in plain})  # as a Markdown output writes it
     return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
 
 
@@ -1064,6 +1167,7 @@ def without_local_paths(node, pairs: list[tuple[str, str]]):
     -------
     The notebook (the same object).
     """
+
     def clean(text: str) -> str:
         for path, shown in pairs:
             if path in text:
@@ -1095,8 +1199,9 @@ def _checked_timeout(timeout) -> int:
         Not a number above 0 and at most :data:`LONGEST_TIMEOUT`.
     """
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= LONGEST_TIMEOUT:
-        raise ValueError(f"timeout: {timeout!r} is not a number of seconds above 0 and at most "
-                         f"{LONGEST_TIMEOUT:,} (a week)")
+        raise ValueError(
+            f"timeout: {timeout!r} is not a number of seconds above 0 and at most {LONGEST_TIMEOUT:,} (a week)"
+        )
     return math.ceil(timeout)
 
 
@@ -1131,8 +1236,9 @@ def check_report_paths(scenario: str | Path, out_dir: str | Path, option: str = 
     try:
         paths = report_paths(scenario, out_dir)
     except OSError as exc:
-        raise OutputPathError(option, out_dir, f"no report can be written for {scenario}: "
-                                               f"{exc.strerror or exc}") from None
+        raise OutputPathError(
+            option, out_dir, f"no report can be written for {scenario}: {exc.strerror or exc}"
+        ) from None
     for path in paths:
         output_file(path, option)
 
@@ -1158,7 +1264,7 @@ def _title_and_kind(path: Path, catalog) -> tuple[str, str]:
     kind = workload.get("kind") if isinstance(workload, dict) else None
     title = data.get("title") if isinstance(data, dict) else None
     if isinstance(title, str) and isinstance(kind, str):
-        return title, kind          # a kind that is none of the schema's: the notebook's check names it
+        return title, kind  # a kind that is none of the schema's: the notebook's check names it
     model = _validated(path, catalog)
     return model.title, model.workload.kind
 
@@ -1185,7 +1291,7 @@ def _discard(scratch: Path, made: list[Path]) -> None:
         try:
             folder.rmdir()
         except OSError:
-            break           # not empty (a kept notebook, another run's report), or gone
+            break  # not empty (a kept notebook, another run's report), or gone
 
 
 def _refuse_input(exc: BaseException, path: Path, catalog) -> None:
@@ -1203,13 +1309,14 @@ def _refuse_input(exc: BaseException, path: Path, catalog) -> None:
         return
     if name == "ParameterError":
         raise ParameterError(exc.evalue)
-    _validated(path, catalog)       # raises the file's error; none found: the caller reports the cell
+    _validated(path, catalog)  # raises the file's error; none found: the caller reports the cell
 
 
 def _cell_failed(name: str, cell, exc, kept: Path) -> ReportError:
     """The error of a notebook whose cell raised (papermill's or nbclient's error, with ename and evalue)."""
-    return ReportError(f"{name}: the notebook failed in cell {cell}: {exc.ename}: {exc.evalue} "
-                       f"(executed notebook kept at {kept})")
+    return ReportError(
+        f"{name}: the notebook failed in cell {cell}: {exc.ename}: {exc.evalue} (executed notebook kept at {kept})"
+    )
 
 
 def _cells(path: Path) -> list:
@@ -1222,8 +1329,9 @@ def _cells(path: Path) -> list:
         return []
 
 
-def _execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: dict, timeout: int,
-                  on_cell_executed=None):
+def _execute_warm(
+    kernel: WarmKernel, notebook: Path, executed: Path, values: dict, timeout: int, on_cell_executed=None
+):
     """Parameterise a notebook as papermill does and run it in a warm kernel; write it to ``executed``
     and return it."""
     import nbformat
@@ -1254,16 +1362,24 @@ def _portfolio_picture(portfolio, drawer, timeout: int) -> str:
     try:
         svg = drawer.svg(drawer.submit(spec_text(chart.to_dict(validate=False))), timeout)
     except ChartError as exc:
-        print(terminal(f"costmodel batch: the portfolio chart could not be drawn, left out: {exc}", multiline=True),
-              file=sys.stderr)
+        print(
+            terminal(f"costmodel batch: the portfolio chart could not be drawn, left out: {exc}", multiline=True),
+            file=sys.stderr,
+        )
         return ""
     source = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode("ascii")
     return f'<p><img alt="{html.escape(description)}" src="{source}"></p>'
 
 
-def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, timeout: int = 600,
-                         kernels: int = 1, catalog: str | Path | None = None,
-                         started: list[WarmKernel] | None = None) -> list[str]:
+def render_reports_index(
+    scenarios: list[str],
+    portfolio,
+    out_dir: str | Path,
+    timeout: int = 600,
+    kernels: int = 1,
+    catalog: str | Path | None = None,
+    started: list[WarmKernel] | None = None,
+) -> list[str]:
     """Render one report per scenario, then ``index.html`` linking them above the portfolio table.
 
     The reports run in ``kernels`` :class:`WarmKernel` s, each taking the next scenario when it
@@ -1311,9 +1427,20 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
                 except queue.Empty:
                     return
                 try:
-                    finish = _render(scenario, Path(out_dir), timeout, None, None, kernel, False, drawer,
-                                     time.perf_counter(), defer=True, catalog=catalog)
-                except (ReportError, ValueError, OSError) as exc:   # ParameterError is a ValueError
+                    finish = _render(
+                        scenario,
+                        Path(out_dir),
+                        timeout,
+                        None,
+                        None,
+                        kernel,
+                        False,
+                        drawer,
+                        time.perf_counter(),
+                        defer=True,
+                        catalog=catalog,
+                    )
+                except (ReportError, ValueError, OSError) as exc:  # ParameterError is a ValueError
                     report_failed(scenario, exc)
                     continue
                 # the kernel takes the next scenario while this report's charts are drawn and it is written
@@ -1337,26 +1464,48 @@ def render_reports_index(scenarios: list[str], portfolio, out_dir: str | Path, t
     for index in sorted(done):
         relative = done[index].html.relative_to(Path(out_dir)).as_posix()
         # a URL: a file name's '#', '?' or '%' would otherwise end the path or read as an escape
-        links.append(f'<li><a href="{html.escape(urllib.parse.quote(relative))}">'
-                     f'{html.escape(done[index].scenario)}</a></li>')
-    shown = portfolio.copy()            # empty cells, not <NA> or None, where a value is missing
+        links.append(
+            f'<li><a href="{html.escape(urllib.parse.quote(relative))}">{html.escape(done[index].scenario)}</a></li>'
+        )
+    shown = portfolio.copy()  # empty cells, not <NA> or None, where a value is missing
     for column in shown.columns:
         if shown[column].dtype.kind not in "fc":
             shown[column] = shown[column].astype(object).where(shown[column].notna(), "")
     table = shown.to_html(index=False, escape=True, na_rep="", float_format=lambda x: f"{x:,.2f}")
     errors = portfolio[portfolio["error"].notna()] if "error" in portfolio else portfolio.iloc[:0]
-    warning = "" if errors.empty else (
-        f'<p class="failed"><strong>{len(errors)} of {len(portfolio)} rows failed</strong> (see the error column): '
-        + html.escape(", ".join(str(name) for name in errors["scenario"].drop_duplicates())) + "</p>")
-    failed_note = "" if not failed else (
-        "<p class=\"failed\"><strong>Reports not written:</strong> " + html.escape(", ".join(failed)) + "</p>")
-    style = ("<style>body{font-family:'DejaVu Sans',Arial,sans-serif;max-width:1400px;margin:1em auto;"
-             "padding:0 1em;color:#222}table{border-collapse:collapse;font-size:12px}"
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top;max-width:28em}"
-             ".failed{background:#fdecea;border-left:4px solid #d62728;padding:0.4em 0.8em}</style>")
-    page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>costmodel batch</title>" + style
-            + "</head><body><h1>Portfolio</h1>" + warning + failed_note + picture + "<h2>Reports</h2><ul>"
-            + "".join(links) + "</ul><h2>Table</h2>" + table + "</body></html>\n")
+    warning = (
+        ""
+        if errors.empty
+        else (
+            f'<p class="failed"><strong>{len(errors)} of {len(portfolio)} rows failed</strong> (see the error column): '
+            + html.escape(", ".join(str(name) for name in errors["scenario"].drop_duplicates()))
+            + "</p>"
+        )
+    )
+    failed_note = (
+        ""
+        if not failed
+        else ('<p class="failed"><strong>Reports not written:</strong> ' + html.escape(", ".join(failed)) + "</p>")
+    )
+    style = (
+        "<style>body{font-family:'DejaVu Sans',Arial,sans-serif;max-width:1400px;margin:1em auto;"
+        "padding:0 1em;color:#222}table{border-collapse:collapse;font-size:12px}"
+        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top;max-width:28em}"
+        ".failed{background:#fdecea;border-left:4px solid #d62728;padding:0.4em 0.8em}</style>"
+    )
+    page = (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>costmodel batch</title>'
+        + style
+        + "</head><body><h1>Portfolio</h1>"
+        + warning
+        + failed_note
+        + picture
+        + "<h2>Reports</h2><ul>"
+        + "".join(links)
+        + "</ul><h2>Table</h2>"
+        + table
+        + "</body></html>\n"
+    )
     from .paths import scenario_path
 
     # the page names no folder of this machine: the scenarios' files (in the table, its errors) as the reports do

@@ -47,8 +47,8 @@ Number = Any
 """A float, or a numpy array of samples where the input was given as one."""
 
 
-
 # --- resolved inputs ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Staff:
@@ -527,8 +527,11 @@ class WorkloadInputs:
     @property
     def input_only(self) -> bool:
         """A tokens workload without output tokens (embeddings): API offers only, no GPU capacity."""
-        return self.kind == "tokens" and np.ndim(self.input_tokens_per_output_token) == 0 \
+        return (
+            self.kind == "tokens"
+            and np.ndim(self.input_tokens_per_output_token) == 0
             and math.isinf(self.input_tokens_per_output_token)
+        )
 
     @property
     def output_share(self) -> Number:
@@ -584,7 +587,7 @@ class DemandInputs:
         elif kind == "bursty":
             peak, duty = float(profile.peak_to_average), float(profile.duty_cycle)
             base = (1.0 - duty * peak) / (1.0 - duty) if duty < 1 else peak
-            busy = (hours % 168) < round(duty * 168)      # the busy hours first in each week
+            busy = (hours % 168) < round(duty * 168)  # the busy hours first in each week
             series = np.where(busy, peak, base)
         elif kind == "campaigns":
             on = (hours % (profile.period_days * 24)) < profile.on_days * 24
@@ -593,8 +596,7 @@ class DemandInputs:
             series = np.resize(np.asarray(profile.template, dtype=float), count)
         elif kind == "office_hours":
             hour_of_day, day = hours % 24, (hours // 24) % 7
-            office = (hour_of_day >= profile.start_hour) & (hour_of_day < profile.end_hour) \
-                & np.isin(day, profile.days)
+            office = (hour_of_day >= profile.start_hour) & (hour_of_day < profile.end_hour) & np.isin(day, profile.days)
             series = np.where(office, 1.0, float(profile.off_share))
         else:
             series = np.asarray(self.values, dtype=float)
@@ -650,8 +652,10 @@ class Resolved:
         sampled = f", {len(self.values)} sampled inputs" if self.values else ""
         volume = self.volume
         shown = f"{float(volume):,.0f}" if np.ndim(volume) == 0 and np.isfinite(volume) else "sampled"
-        return (f"<Resolved {self.title!r}: {self.workload.kind} workload at {shown} {self.volume_unit}; options "
-                f"{', '.join(self.options)}; {self.currency}{sampled}>")
+        return (
+            f"<Resolved {self.title!r}: {self.workload.kind} workload at {shown} {self.volume_unit}; options "
+            f"{', '.join(self.options)}; {self.currency}{sampled}>"
+        )
 
     @property
     def title(self) -> str:
@@ -690,6 +694,7 @@ class Resolved:
 
 
 # --- resolving ------------------------------------------------------------------------------------------
+
 
 def _problem(loc: str, value: Any, reason: str) -> ScenarioError:
     return ScenarioError(None, [(loc, value, reason)])
@@ -734,100 +739,161 @@ def _server_gpus(scenario: Scenario, catalog: Catalog) -> int:
     return catalog.servers[own.server].gpus_per_server if own is not None else GPUS_PER_SERVER
 
 
-def _serving_capacity(work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any],
-                      server_gpus: int = GPUS_PER_SERVER) -> ServingCapacity:
+def _serving_capacity(
+    work, catalog: Catalog, gpu: GPU, values: Mapping[str, Any], server_gpus: int = GPUS_PER_SERVER
+) -> ServingCapacity:
     serving = work.serving
     if serving is None:
-        return ServingCapacity(work.output_tokens_per_second_per_gpu, 1, 1, work.utilisation_ceiling or 1.0,
-                               work.throughput_source, estimated=False)
+        return ServingCapacity(
+            work.output_tokens_per_second_per_gpu,
+            1,
+            1,
+            work.utilisation_ceiling or 1.0,
+            work.throughput_source,
+            estimated=False,
+        )
     model = catalog.models[serving.model]
     try:
         peak = gpu.dense_tflops(formulas.serving.compute_precision(serving.precision))
     except ValueError as exc:
         raise _problem("workload.serving.precision", serving.precision, str(exc)) from None
-    matches = sorted((r for r in catalog.throughput.values()
-                      if (r.model, r.gpu, r.precision) == (serving.model, gpu.gpu, serving.precision)),
-                     key=lambda r: r.output_tokens_per_second_per_gpu)
+    matches = sorted(
+        (
+            r
+            for r in catalog.throughput.values()
+            if (r.model, r.gpu, r.precision) == (serving.model, gpu.gpu, serving.precision)
+        ),
+        key=lambda r: r.output_tokens_per_second_per_gpu,
+    )
     held = serving.kv_cache_tokens
     if serving.estimate is not None and (serving.use_estimate or not matches):
-        e = serving.estimate   # the estimate's batch must fit in memory too
+        e = serving.estimate  # the estimate's batch must fit in memory too
         held = max(held, e.batch_size * (e.input_tokens + e.output_tokens))
-    need = formulas.weight_bytes(model.total_parameters, serving.precision) \
-        + held * formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer,
-                                                   serving.precision)
+    need = formulas.weight_bytes(model.total_parameters, serving.precision) + held * formulas.kv_cache_bytes_per_token(
+        model.layers, model.kv_elements_per_token_per_layer, serving.precision
+    )
     if serving.max_servers_per_replica == 1:
         minimum = formulas.min_gpus_per_replica(need, gpu.memory_gb, serving.usable_memory_share, server_gpus)
     else:
-        minimum = serving_curves.min_gpus_per_replica_nodes(need, gpu.memory_gb, serving.usable_memory_share,
-                                                            server_gpus, serving.max_servers_per_replica)
+        minimum = serving_curves.min_gpus_per_replica_nodes(
+            need, gpu.memory_gb, serving.usable_memory_share, server_gpus, serving.max_servers_per_replica
+        )
     if minimum is None:
         servers = serving.max_servers_per_replica
-        raise _problem("workload.serving.model", serving.model,
-                       f"{model.model} at {serving.precision} needs {need / 1e9:,.0f} GB for weights and KV cache, "
-                       f"more than {'a full server' if servers == 1 else f'{servers} full servers'} of {server_gpus} x "
-                       f"{gpu.memory_gb:g} GB {gpu.gpu} holds at {serving.usable_memory_share:.0%} usable"
-                       + (" (a replica may span servers: raise max_servers_per_replica)" if servers == 1 else ""))
+        raise _problem(
+            "workload.serving.model",
+            serving.model,
+            f"{model.model} at {serving.precision} needs {need / 1e9:,.0f} GB for weights and KV cache, "
+            f"more than {'a full server' if servers == 1 else f'{servers} full servers'} of {server_gpus} x "
+            f"{gpu.memory_gb:g} GB {gpu.gpu} holds at {serving.usable_memory_share:.0%} usable"
+            + (" (a replica may span servers: raise max_servers_per_replica)" if servers == 1 else ""),
+        )
     sizing = serving.target_utilisation / serving.peak_to_average
     if serving.target is not None:
         return _serving_at_target(work, catalog, gpu, model, peak, minimum, sizing, values, server_gpus)
     if serving.throughput_row is not None:
         row = catalog.throughput[serving.throughput_row]
         if (row.model, row.gpu, row.precision) != (serving.model, gpu.gpu, serving.precision):
-            raise _problem("workload.serving.throughput_row", serving.throughput_row,
-                           f"measured {row.model} on {row.gpu} at {row.precision}, not {serving.model} on "
-                           f"{gpu.gpu} at {serving.precision}")
+            raise _problem(
+                "workload.serving.throughput_row",
+                serving.throughput_row,
+                f"measured {row.model} on {row.gpu} at {row.precision}, not {serving.model} on "
+                f"{gpu.gpu} at {serving.precision}",
+            )
         rows = [row]
     else:
         rows = matches
     if rows and not serving.use_estimate:
         row = rows[0]
-        per_replica = max(row.gpus_per_replica or minimum, minimum)   # the KV cache may need more than measured
+        per_replica = max(row.gpus_per_replica or minimum, minimum)  # the KV cache may need more than measured
         lengths = f", {row.input_tokens}/{row.output_tokens} input/output tokens" if row.input_tokens else ""
         source = f"{row.source_file}: {row.row} [{row.quality}, {row.as_of}] {row.setting}{lengths}; {row.source}"
-        return ServingCapacity(values.get(THROUGHPUT_INPUT, row.output_tokens_per_second_per_gpu), per_replica,
-                               minimum, sizing, source, False, row)
+        return ServingCapacity(
+            values.get(THROUGHPUT_INPUT, row.output_tokens_per_second_per_gpu),
+            per_replica,
+            minimum,
+            sizing,
+            source,
+            False,
+            row,
+        )
     if serving.estimate is None:
-        reason = ("use_estimate is true but no estimate inputs are given; " if serving.use_estimate else
-                  f"no row of data/throughput.csv measures {serving.model} on {gpu.gpu} at {serving.precision}; ")
-        raise _problem("workload.serving.estimate", None, reason + "give estimate inputs (batch_size, input_tokens, "
-                       "output_tokens, decode_efficiency, prefill_efficiency)")
+        reason = (
+            "use_estimate is true but no estimate inputs are given; "
+            if serving.use_estimate
+            else f"no row of data/throughput.csv measures {serving.model} on {gpu.gpu} at {serving.precision}; "
+        )
+        raise _problem(
+            "workload.serving.estimate",
+            None,
+            reason + "give estimate inputs (batch_size, input_tokens, "
+            "output_tokens, decode_efficiency, prefill_efficiency)",
+        )
     e = serving.estimate
     throughput = formulas.estimate_output_throughput(
-        model.active_parameters, formulas.serving.BYTES_PER_VALUE[serving.precision],
+        model.active_parameters,
+        formulas.serving.BYTES_PER_VALUE[serving.precision],
         formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer, serving.precision),
-        gpu.memory_bandwidth_tb_s, peak, minimum, e.batch_size, e.input_tokens, e.output_tokens,
-        e.decode_efficiency, e.prefill_efficiency)
-    source = (f"ESTIMATE from first principles: {model.model} at {serving.precision} on {minimum} x {gpu.gpu}, "
-              f"batch {e.batch_size}, {e.input_tokens}/{e.output_tokens} input/output tokens, decode efficiency "
-              f"{_shown(e.decode_efficiency)}, prefill efficiency {_shown(e.prefill_efficiency)}"
-              + (f" ({e.source})" if e.source else ""))
+        gpu.memory_bandwidth_tb_s,
+        peak,
+        minimum,
+        e.batch_size,
+        e.input_tokens,
+        e.output_tokens,
+        e.decode_efficiency,
+        e.prefill_efficiency,
+    )
+    source = (
+        f"ESTIMATE from first principles: {model.model} at {serving.precision} on {minimum} x {gpu.gpu}, "
+        f"batch {e.batch_size}, {e.input_tokens}/{e.output_tokens} input/output tokens, decode efficiency "
+        f"{_shown(e.decode_efficiency)}, prefill efficiency {_shown(e.prefill_efficiency)}"
+        + (f" ({e.source})" if e.source else "")
+    )
     return ServingCapacity(values.get(THROUGHPUT_INPUT, throughput), minimum, minimum, sizing, source, True)
 
 
 def _memory(model: LLM, serving, gpus: int, gpu: GPU) -> tuple[float, float]:
     """Weights and KV cache per GPU of a replica of ``gpus`` GPUs. [GB]"""
     weights = formulas.weight_bytes(model.total_parameters, serving.precision) / gpus / 1e9
-    kv = serving.kv_cache_tokens * formulas.kv_cache_bytes_per_token(
-        model.layers, model.kv_elements_per_token_per_layer, serving.precision) / gpus / 1e9
+    kv = (
+        serving.kv_cache_tokens
+        * formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer, serving.precision)
+        / gpus
+        / 1e9
+    )
     return float(weights), float(kv)
 
 
-def _basic_plan(work, catalog: Catalog, gpu: GPU, capacity: ServingCapacity,
-                server_gpus: int = GPUS_PER_SERVER) -> ServingPlan:
+def _basic_plan(
+    work, catalog: Catalog, gpu: GPU, capacity: ServingCapacity, server_gpus: int = GPUS_PER_SERVER
+) -> ServingPlan:
     """The plan of a served model with no latency target: maximum throughput, as the row measured."""
     serving = work.serving
     model = catalog.models[serving.model]
     weights, kv = _memory(model, serving, capacity.gpus_per_replica, gpu)
     spare, share = _redundancy(serving)
     return ServingPlan(
-        target=None, mode="aggregated",
+        target=None,
+        mode="aggregated",
         mode_reason="no latency target: sized at the maximum throughput of the row (or estimate) used",
-        point=None, decode_point=None, curve=(), curve_label="", prefill_share=0.0, prefill_utilisation=None,
-        aggregated_gpu_seconds_per_token=None, disaggregated_gpu_seconds_per_token=None,
-        gpus_per_server=server_gpus, servers_per_replica=-(-capacity.gpus_per_replica // server_gpus),
-        weights_gb_per_gpu=weights, kv_cache_gb_per_gpu=kv, memory_gb_per_gpu=gpu.memory_gb, spare_replicas=spare,
-        availability=share, input_tokens=serving.request.input_tokens if serving.request else None,
-        output_tokens=serving.request.output_tokens if serving.request else None)
+        point=None,
+        decode_point=None,
+        curve=(),
+        curve_label="",
+        prefill_share=0.0,
+        prefill_utilisation=None,
+        aggregated_gpu_seconds_per_token=None,
+        disaggregated_gpu_seconds_per_token=None,
+        gpus_per_server=server_gpus,
+        servers_per_replica=-(-capacity.gpus_per_replica // server_gpus),
+        weights_gb_per_gpu=weights,
+        kv_cache_gb_per_gpu=kv,
+        memory_gb_per_gpu=gpu.memory_gb,
+        spare_replicas=spare,
+        availability=share,
+        input_tokens=serving.request.input_tokens if serving.request else None,
+        output_tokens=serving.request.output_tokens if serving.request else None,
+    )
 
 
 def _redundancy(serving) -> tuple[int, float]:
@@ -835,8 +901,7 @@ def _redundancy(serving) -> tuple[int, float]:
     red = serving.redundancy
     if red is None:
         return 0, 1.0
-    return red.spare_replicas, float(serving_curves.availability(red.failures_per_replica_per_year,
-                                                                 red.recovery_hours))
+    return red.spare_replicas, float(serving_curves.availability(red.failures_per_replica_per_year, red.recovery_hours))
 
 
 BASIS_MEASURED = "measured"
@@ -856,9 +921,12 @@ def _nearest_shapes(curves: dict[str, list], inputs: int, outputs: int) -> dict[
         key = (p.gpus_per_replica, p.parallelism)
         if key not in best or (distance, p.input_tokens, p.output_tokens) < best[key]:
             best[key] = (distance, p.input_tokens, p.output_tokens)
-    return {name: points for name, points in sorted(curves.items())
-            if best[(points[0].gpus_per_replica, points[0].parallelism)][1:] ==
-            (points[0].input_tokens, points[0].output_tokens)}
+    return {
+        name: points
+        for name, points in sorted(curves.items())
+        if best[(points[0].gpus_per_replica, points[0].parallelism)][1:]
+        == (points[0].input_tokens, points[0].output_tokens)
+    }
 
 
 def _curves_with_levers(serving, gpu: GPU, levers, inputs: int, outputs: int, minimum: int) -> tuple:
@@ -869,12 +937,26 @@ def _curves_with_levers(serving, gpu: GPU, levers, inputs: int, outputs: int, mi
 
     given = levers.model_dump(exclude_none=True, exclude={"source"})
     try:
-        return computed_curves(serving.model, gpu.gpu, serving.precision, inputs, outputs,
-                               (levers.prefix_cache_hit_rate, levers.speculative_tokens, levers.acceptance_rate,
-                                levers.kv_cache_precision), minimum)
+        return computed_curves(
+            serving.model,
+            gpu.gpu,
+            serving.precision,
+            inputs,
+            outputs,
+            (
+                levers.prefix_cache_hit_rate,
+                levers.speculative_tokens,
+                levers.acceptance_rate,
+                levers.kv_cache_precision,
+            ),
+            minimum,
+        )
     except estimate.EstimateUnavailable as exc:
-        raise _problem("workload.serving.levers", given,
-                       f"the levers move a curve estimated with them, computed by aiconfigurator-core: {exc}") from None
+        raise _problem(
+            "workload.serving.levers",
+            given,
+            f"the levers move a curve estimated with them, computed by aiconfigurator-core: {exc}",
+        ) from None
     except estimate.NotCovered as exc:
         raise _problem("workload.serving.levers", given, f"no curve can be estimated with them: {exc}") from None
 
@@ -888,7 +970,7 @@ def _pool_curves(curve: str, phases: dict[str, list], inputs: int, outputs: int)
     the TTFT a request sees in an idle pool); the decode rows are (concurrency, output tokens/s per GPU,
     tokens/s per user, 1.0), as :func:`costmodel.formulas.serving_curves.decode_only_point` gives them for a
     measured curve."""
-    base = re.sub(r"-ctx\d+", "", curve)       # the phases have no step budget of a mixed step
+    base = re.sub(r"-ctx\d+", "", curve)  # the phases have no step budget of a mixed step
     prefill = sorted(phases.get(base.replace("-agg-", "-prefill-"), []), key=lambda p: p.concurrency)
     decode = sorted(phases.get(base.replace("-agg-", "-decode-"), []), key=lambda p: p.concurrency)
     if not prefill or not decode or (prefill[0].input_tokens, prefill[0].output_tokens) != (inputs, outputs):
@@ -904,8 +986,17 @@ _BATCHES = tuple(int(b) for b in np.unique(np.round(np.geomspace(1, 4096, 193)))
 so the best one that meets a target is within a few per cent of the closed form's best whole batch. [requests]"""
 
 
-def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float, minimum: int, sizing,
-                       values: Mapping[str, Any], server_gpus: int = GPUS_PER_SERVER) -> ServingCapacity:
+def _serving_at_target(
+    work,
+    catalog: Catalog,
+    gpu: GPU,
+    model: LLM,
+    peak: float,
+    minimum: int,
+    sizing,
+    values: Mapping[str, Any],
+    server_gpus: int = GPUS_PER_SERVER,
+) -> ServingCapacity:
     """Size a served model at its latency target: the best measured curve, else the first-principles one."""
     serving = work.serving
     target, shape, e = serving.target, serving.request, serving.estimate
@@ -913,8 +1004,9 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     speed_min, ttft_max = target.min_tokens_per_second, target.ttft_seconds
     cost = serving_curves.prefill_seconds_per_token(model.active_parameters, peak, e.prefill_efficiency)
     inputs, outputs = shape.input_tokens, shape.output_tokens
-    kv_per_token = formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer,
-                                                     serving.precision)
+    kv_per_token = formulas.kv_cache_bytes_per_token(
+        model.layers, model.kv_elements_per_token_per_layer, serving.precision
+    )
     bytes_per_weight = formulas.serving.BYTES_PER_VALUE[serving.precision]
     weights = formulas.weight_bytes(model.total_parameters, serving.precision)
     usable = gpu.memory_gb * 1e9 * serving.usable_memory_share
@@ -923,7 +1015,7 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     # curves first, then the curves estimated with aiconfigurator-core, then the first-principles one
     measured: dict[str, list] = {}
     database: dict[str, list] = {}
-    phases: dict[str, list] = {}        # estimated prefill and decode curves (disaggregated workers), by id
+    phases: dict[str, list] = {}  # estimated prefill and decode curves (disaggregated workers), by id
     levers = serving.levers if serving.levers is not None and serving.levers.active else None
     if levers is not None:
         # the measured and the committed curves were made without the levers: only curves estimated with them
@@ -954,27 +1046,51 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
             for p in sorted(points, key=lambda q: q.concurrency):
                 try:
                     t, sp, f = serving_curves.convert_point_to_mix(
-                        p.output_tokens_per_second_per_gpu, p.tokens_per_second_per_user, p.ttft_seconds,
-                        replica, p.input_tokens, p.output_tokens, inputs, outputs, cost)
-                    dt, ds = serving_curves.decode_only_point(p.output_tokens_per_second_per_gpu,
-                                                              p.tokens_per_second_per_user, replica, p.input_tokens,
-                                                              p.output_tokens, cost)
+                        p.output_tokens_per_second_per_gpu,
+                        p.tokens_per_second_per_user,
+                        p.ttft_seconds,
+                        replica,
+                        p.input_tokens,
+                        p.output_tokens,
+                        inputs,
+                        outputs,
+                        cost,
+                    )
+                    dt, ds = serving_curves.decode_only_point(
+                        p.output_tokens_per_second_per_gpu,
+                        p.tokens_per_second_per_user,
+                        replica,
+                        p.input_tokens,
+                        p.output_tokens,
+                        cost,
+                    )
                 except ValueError:
                     skipped.append(f"{p.point} (its prefill share at the stated prefill efficiency exceeds its time)")
                     continue
-                rows.append((p.concurrency, float(t), float(sp),
-                             float(serving_curves.ttft_at_statistic(float(f), p.ttft_statistic, wanted))))
+                rows.append(
+                    (
+                        p.concurrency,
+                        float(t),
+                        float(sp),
+                        float(serving_curves.ttft_at_statistic(float(f), p.ttft_statistic, wanted)),
+                    )
+                )
                 decode.append((p.concurrency, float(dt), float(ds), 1.0))
                 kept.append(p)
             if not rows:
                 continue
             first = kept[0]
             how = "ESTIMATED with" if first.estimated else "measured at"
-            converted = ("" if (first.input_tokens, first.output_tokens) == (inputs, outputs) else
-                         f", converted to {inputs:,}/{outputs:,}")
-            label = (f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu.gpu}, {how} "
-                     + (f"{first.source.split(' estimate:')[0]} at " if first.estimated else "")
-                     + f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens{converted}")
+            converted = (
+                ""
+                if (first.input_tokens, first.output_tokens) == (inputs, outputs)
+                else f", converted to {inputs:,}/{outputs:,}"
+            )
+            label = (
+                f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu.gpu}, {how} "
+                + (f"{first.source.split(' estimate:')[0]} at " if first.estimated else "")
+                + f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens{converted}"
+            )
             basis = BASIS_DATABASE if first.estimated else BASIS_MEASURED
             own = _pool_curves(name, phases, inputs, outputs) if first.estimated else None
             if own is not None:
@@ -985,26 +1101,41 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     estimate_replica = minimum
     free = estimate_replica * usable - weights
     batches = [b for b in _BATCHES if b * (inputs + outputs) * kv_per_token <= free] or [1]
-    args = (model.active_parameters, bytes_per_weight, kv_per_token, gpu.memory_bandwidth_tb_s, peak,
-            estimate_replica, inputs, outputs, e.decode_efficiency, e.prefill_efficiency)
+    args = (
+        model.active_parameters,
+        bytes_per_weight,
+        kv_per_token,
+        gpu.memory_bandwidth_tb_s,
+        peak,
+        estimate_replica,
+        inputs,
+        outputs,
+        e.decode_efficiency,
+        e.prefill_efficiency,
+    )
     sp, tp, fp = serving_curves.roofline_curve(np.array(batches), *args, total_parameters=model.total_parameters)
-    dsp, dtp, _ = serving_curves.roofline_curve(np.array(batches), *args, prefill=False,
-                                                total_parameters=model.total_parameters)
-    estimate_label = (f"ESTIMATE from first principles: {model.model} at {serving.precision} on {estimate_replica} x "
-                      f"{gpu.gpu}, {inputs:,}/{outputs:,} input/output tokens, decode efficiency "
-                      f"{e.decode_efficiency:g}, prefill efficiency {e.prefill_efficiency:g}"
-                      + (f" ({e.source})" if e.source else ""))
-    est_rows = [(float(b), float(t), float(s_), float(serving_curves.ttft_at_statistic(float(f), "mean", wanted)))
-                for b, t, s_, f in zip(batches, tp, sp, fp, strict=True)]
+    dsp, dtp, _ = serving_curves.roofline_curve(
+        np.array(batches), *args, prefill=False, total_parameters=model.total_parameters
+    )
+    estimate_label = (
+        f"ESTIMATE from first principles: {model.model} at {serving.precision} on {estimate_replica} x "
+        f"{gpu.gpu}, {inputs:,}/{outputs:,} input/output tokens, decode efficiency "
+        f"{e.decode_efficiency:g}, prefill efficiency {e.prefill_efficiency:g}" + (f" ({e.source})" if e.source else "")
+    )
+    est_rows = [
+        (float(b), float(t), float(s_), float(serving_curves.ttft_at_statistic(float(f), "mean", wanted)))
+        for b, t, s_, f in zip(batches, tp, sp, fp, strict=True)
+    ]
     est_decode = [(float(b), float(t), float(s_), 1.0) for b, t, s_ in zip(batches, dtp, dsp, strict=True)]
     estimate = (estimate_replica, estimate_label, est_rows, est_decode, BASIS_FIRST_PRINCIPLES, [], [])
-    if levers is None:       # the first-principles curve has no levers: it is no fallback for curves that have
+    if levers is None:  # the first-principles curve has no levers: it is no fallback for curves that have
         tiers.append([estimate])
     candidates = [c for tier in tiers for c in tier]
 
     def read(candidate, rows, speed, ttft, cited=None):
-        found = serving_curves.operating_point([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows],
-                                               [r[3] for r in rows], speed, ttft)
+        found = serving_curves.operating_point(
+            [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows], speed, ttft
+        )
         if found is None:
             return None
         replica, label, _, _, basis, ids, points = candidate
@@ -1015,13 +1146,22 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         else:
             at = found["between"][0]
             cited = points[at]
-            where = (f"{label}; at {'estimated' if cited.estimated else 'measured'} point {ids[at]} "
-                     f"[{cited.quality}, {cited.as_of}] {cited.source}")
-        return OperatingPoint(found["concurrency"], found["throughput_per_gpu"], found["tokens_per_second_per_user"],
-                              found["ttft"], where, basis != BASIS_MEASURED, basis)
+            where = (
+                f"{label}; at {'estimated' if cited.estimated else 'measured'} point {ids[at]} "
+                f"[{cited.quality}, {cited.as_of}] {cited.source}"
+            )
+        return OperatingPoint(
+            found["concurrency"],
+            found["throughput_per_gpu"],
+            found["tokens_per_second_per_user"],
+            found["ttft"],
+            where,
+            basis != BASIS_MEASURED,
+            basis,
+        )
 
     best = None
-    for tier in tiers:        # measured curves first; an estimate only where no measured curve meets the target
+    for tier in tiers:  # measured curves first; an estimate only where no measured curve meets the target
         for candidate in tier:
             point = read(candidate, candidate[2], speed_min, ttft_max)
             if point is not None and (best is None or point.throughput_per_gpu > best[1].throughput_per_gpu):
@@ -1029,14 +1169,17 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
         if best is not None:
             break
     disaggregated = None
-    for pool in tiers:      # measured curves first; an estimate only where none serves
+    for pool in tiers:  # measured curves first; an estimate only where none serves
         for candidate in pool:
             replica = candidate[0]
             own = pools.get(candidate[1])
             pool_cost = cost if own is None else own[0]
             prefill_time = pool_cost * inputs / replica
-            rho = 1.0 if ttft_max is None else float(serving_curves.prefill_pool_utilisation(prefill_time, ttft_max,
-                                                                                              wanted))
+            rho = (
+                1.0
+                if ttft_max is None
+                else float(serving_curves.prefill_pool_utilisation(prefill_time, ttft_max, wanted))
+            )
             if rho <= 0:
                 continue
             if own is None:
@@ -1045,8 +1188,9 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
                 point = read(candidate, own[1], speed_min, None, cited=(own[2], own[3]))
             if point is None:
                 continue
-            point = dataclasses.replace(point, ttft=prefill_time * serving_curves.PERCENTILE_FACTORS[wanted]
-                                        / min(rho, 1.0))
+            point = dataclasses.replace(
+                point, ttft=prefill_time * serving_curves.PERCENTILE_FACTORS[wanted] / min(rho, 1.0)
+            )
             prefill_part = pool_cost * (inputs / outputs) * max(1.0, serving.target_utilisation / min(rho, 1.0))
             per_token = 1.0 / point.throughput_per_gpu + prefill_part
             if disaggregated is None or per_token < disaggregated[2]:
@@ -1055,41 +1199,56 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
             break
     aggregated_per_token = None if best is None else 1.0 / best[1].throughput_per_gpu
     if best is None and disaggregated is None:
-        raise _problem("workload.serving.target", target.model_dump(exclude_none=True),
-                       "no curve meets it: " + _fastest(candidates, wanted)
-                       + (f"; curves skipped: {'; '.join(skipped)}" if skipped else ""))
+        raise _problem(
+            "workload.serving.target",
+            target.model_dump(exclude_none=True),
+            "no curve meets it: "
+            + _fastest(candidates, wanted)
+            + (f"; curves skipped: {'; '.join(skipped)}" if skipped else ""),
+        )
     mode = serving.serving_mode
     if mode == "auto":
         if disaggregated is None:
             mode, reason = "aggregated", "disaggregated serving cannot meet the target"
         elif best is None:
-            mode, reason = "disaggregated", "aggregated serving cannot meet the target; separate prefill and " \
-                                            "decode pools can"
+            mode, reason = (
+                "disaggregated",
+                "aggregated serving cannot meet the target; separate prefill and decode pools can",
+            )
         else:
             # the cheaper at the scenario's volume: whole replicas, and two pools need two replicas at least
-            peak_rate = float(np.mean(work.tokens_per_day)) * formulas.output_share(
-                work.input_tokens_per_output_token) / 86_400 / float(np.mean(sizing))
+            peak_rate = (
+                float(np.mean(work.tokens_per_day))
+                * formulas.output_share(work.input_tokens_per_output_token)
+                / 86_400
+                / float(np.mean(sizing))
+            )
             agg = max(math.ceil(peak_rate * aggregated_per_token / best[0][0] - 1e-9), 1)
             dis = max(math.ceil(peak_rate * disaggregated[2] / disaggregated[0][0] - 1e-9), 2)
             agg_gpus, dis_gpus = agg * best[0][0], dis * disaggregated[0][0]
             key_agg, key_dis = (agg_gpus, aggregated_per_token), (dis_gpus, disaggregated[2])
             mode = "disaggregated" if key_dis < key_agg else "aggregated"
-            reason = (f"cheaper at {float(np.mean(work.tokens_per_day)):,.0f} tokens/day: {min(agg_gpus, dis_gpus):,} "
-                      f"GPUs against {max(agg_gpus, dis_gpus):,} "
-                      f"({'aggregated' if mode == 'disaggregated' else 'disaggregated'}); "
-                      f"{aggregated_per_token * 1e3:.3g} GPU-ms per output token aggregated, "
-                      f"{disaggregated[2] * 1e3:.3g} disaggregated")
+            reason = (
+                f"cheaper at {float(np.mean(work.tokens_per_day)):,.0f} tokens/day: {min(agg_gpus, dis_gpus):,} "
+                f"GPUs against {max(agg_gpus, dis_gpus):,} "
+                f"({'aggregated' if mode == 'disaggregated' else 'disaggregated'}); "
+                f"{aggregated_per_token * 1e3:.3g} GPU-ms per output token aggregated, "
+                f"{disaggregated[2] * 1e3:.3g} disaggregated"
+            )
     else:
         reason = "chosen in the scenario (serving_mode)"
         if (mode == "aggregated" and best is None) or (mode == "disaggregated" and disaggregated is None):
-            raise _problem("workload.serving.serving_mode", mode,
-                           f"{mode} serving cannot meet the target: " + _fastest(candidates, wanted))
+            raise _problem(
+                "workload.serving.serving_mode",
+                mode,
+                f"{mode} serving cannot meet the target: " + _fastest(candidates, wanted),
+            )
     if mode == "aggregated":
         candidate, point = best
         per_token, share, decode_point, rho = aggregated_per_token, 0.0, None, None
     else:
         candidate, decode_point, per_token, prefill_part, rho = disaggregated
-        share, point = prefill_part / per_token, decode_point      # the fleet runs at the decode pool's point
+        share, point = prefill_part / per_token, decode_point  # the fleet runs at the decode pool's point
     replica, label, rows, decode_rows, basis, _, _ = candidate
     if label in pools:
         decode_rows = pools[label][1]
@@ -1100,15 +1259,28 @@ def _serving_at_target(work, catalog: Catalog, gpu: GPU, model: LLM, peak: float
     # the KV cache the operating point holds: b requests of I + O/2 tokens on average
     kv_gb = max(kv_gb, plan_point.concurrency * (inputs + outputs / 2) * float(kv_per_token) / replica / 1e9)
     plan = ServingPlan(
-        target=target, mode=mode, mode_reason=reason, point=point, decode_point=decode_point,
-        curve=tuple(rows), curve_label=label, prefill_share=share,
+        target=target,
+        mode=mode,
+        mode_reason=reason,
+        point=point,
+        decode_point=decode_point,
+        curve=tuple(rows),
+        curve_label=label,
+        prefill_share=share,
         prefill_utilisation=None if rho is None else min(rho, 1.0),
         aggregated_gpu_seconds_per_token=aggregated_per_token,
         disaggregated_gpu_seconds_per_token=None if disaggregated is None else disaggregated[2],
-        gpus_per_server=server_gpus, servers_per_replica=-(-replica // server_gpus),
-        weights_gb_per_gpu=weights_gb, kv_cache_gb_per_gpu=kv_gb, memory_gb_per_gpu=gpu.memory_gb,
-        spare_replicas=spare, availability=share_up, input_tokens=inputs, output_tokens=outputs,
-        decode_curve=tuple(decode_rows) if mode == "disaggregated" else ())
+        gpus_per_server=server_gpus,
+        servers_per_replica=-(-replica // server_gpus),
+        weights_gb_per_gpu=weights_gb,
+        kv_cache_gb_per_gpu=kv_gb,
+        memory_gb_per_gpu=gpu.memory_gb,
+        spare_replicas=spare,
+        availability=share_up,
+        input_tokens=inputs,
+        output_tokens=outputs,
+        decode_curve=tuple(decode_rows) if mode == "disaggregated" else (),
+    )
     throughput = values.get(THROUGHPUT_INPUT, 1.0 / per_token)
     source = f"{mode} serving at the target; {plan_point.source}"
     return ServingCapacity(throughput, replica, minimum, sizing, source, estimated, None, plan)
@@ -1118,8 +1290,10 @@ def _fastest(candidates, statistic: str) -> str:
     """What the curves reach at best: the fastest per-user speed and the shortest TTFT."""
     parts = []
     for _, label, rows, _, _, _, _ in candidates:
-        parts.append(f"{label.split(':')[0]} reaches at most {max(r[2] for r in rows):,.1f} tokens/s per user and "
-                     f"at least {min(r[3] for r in rows):.3g} s to first token ({statistic})")
+        parts.append(
+            f"{label.split(':')[0]} reaches at most {max(r[2] for r in rows):,.1f} tokens/s per user and "
+            f"at least {min(r[3] for r in rows):.3g} s to first token ({statistic})"
+        )
     return "; ".join(parts)
 
 
@@ -1134,12 +1308,20 @@ def duration_hours(text: str) -> float:
 
 def _stage(stage, name: str, loc: str, gpus: int, active: Number, peak: float) -> StageInputs:
     """One stage (or the run-level basis) resolved: MFU converted, stated hours in GPU-hours."""
-    for basis in ("mfu", "achieved_tflops_per_gpu", "tokens_per_second_per_gpu", "gpu_hours",
-                  "gpu_hours_per_trillion_tokens", "wall_clock_days", "wall_clock_hours", "wall_clock"):
+    for basis in (
+        "mfu",
+        "achieved_tflops_per_gpu",
+        "tokens_per_second_per_gpu",
+        "gpu_hours",
+        "gpu_hours_per_trillion_tokens",
+        "wall_clock_days",
+        "wall_clock_hours",
+        "wall_clock",
+    ):
         stated = getattr(stage, basis)
         if stated is not None:
             break
-    else:   # pragma: no cover - the schema requires a basis
+    else:  # pragma: no cover - the schema requires a basis
         raise _problem(loc, None, "no basis")
     tokens = stage.training_tokens
     mfu = hours = None
@@ -1161,8 +1343,11 @@ def _stage(stage, name: str, loc: str, gpus: int, active: Number, peak: float) -
         wall = stated * 24 if basis == "wall_clock_days" else stated
         hours = formulas.wall_clock_gpu_hours(gpus, wall)
     if mfu is not None and np.any(np.asarray(mfu) > 1):
-        raise _problem(f"{loc}.{basis}", getattr(stage, basis),
-                       f"gives an MFU of {float(np.max(mfu)):.3g}, above the dense peak ({peak:g} TFLOP/s)")
+        raise _problem(
+            f"{loc}.{basis}",
+            getattr(stage, basis),
+            f"gives an MFU of {float(np.max(mfu)):.3g}, above the dense peak ({peak:g} TFLOP/s)",
+        )
     return StageInputs(name, basis, stated, gpus, tokens, mfu, hours, getattr(stage, "source", "") or "")
 
 
@@ -1174,28 +1359,46 @@ def _training_memory(work, model: LLM | None, total: Number, active: Number, gpu
     if layers is None:
         raise _problem("workload.parallelism.layers", None, "give layers (no model from data/models.csv gives them)")
     model_parallel = plan.tensor_parallel * plan.pipeline_parallel
-    total, active = float(np.max(total)), float(np.max(active))      # the largest, should a sample vary them
+    total, active = float(np.max(total)), float(np.max(active))  # the largest, should a sample vary them
     experts = total - active if plan.expert_parallel > 1 else 0.0
-    dense = total - experts          # with expert parallelism: active counted as replicated (upper bound)
-    state = formulas.zero_state_bytes_per_gpu(dense / model_parallel, plan.data_parallel * plan.context_parallel,
-                                              plan.stage)
+    dense = total - experts  # with expert parallelism: active counted as replicated (upper bound)
+    state = formulas.zero_state_bytes_per_gpu(
+        dense / model_parallel, plan.data_parallel * plan.context_parallel, plan.stage
+    )
     if experts:
-        state += formulas.zero_state_bytes_per_gpu(experts / (model_parallel * plan.expert_parallel),
-                                                   plan.data_parallel * plan.context_parallel // plan.expert_parallel,
-                                                   plan.stage)
+        state += formulas.zero_state_bytes_per_gpu(
+            experts / (model_parallel * plan.expert_parallel),
+            plan.data_parallel * plan.context_parallel // plan.expert_parallel,
+            plan.stage,
+        )
     activations = formulas.activation_bytes_per_gpu(
-        layers, plan.sequence_length, plan.micro_batch_size, plan.hidden_size, plan.attention_heads,
-        plan.tensor_parallel, plan.context_parallel, plan.sequence_parallel and plan.tensor_parallel > 1,
-        plan.activation_recomputation)
-    memory = MemoryPerGPU(zero_stage=plan.stage, state_bytes=float(state), activation_bytes=float(activations),
-                          gpu_memory_bytes=gpu.memory_gb * 1e9, usable_share=plan.usable_memory_share)
+        layers,
+        plan.sequence_length,
+        plan.micro_batch_size,
+        plan.hidden_size,
+        plan.attention_heads,
+        plan.tensor_parallel,
+        plan.context_parallel,
+        plan.sequence_parallel and plan.tensor_parallel > 1,
+        plan.activation_recomputation,
+    )
+    memory = MemoryPerGPU(
+        zero_stage=plan.stage,
+        state_bytes=float(state),
+        activation_bytes=float(activations),
+        gpu_memory_bytes=gpu.memory_gb * 1e9,
+        usable_share=plan.usable_memory_share,
+    )
     if not memory.fits:
-        raise _problem("workload.parallelism", f"TP{plan.tensor_parallel} PP{plan.pipeline_parallel} "
-                       f"CP{plan.context_parallel} DP{plan.data_parallel} ZeRO-{plan.stage}",
-                       f"does not fit: {memory.total_bytes / 1e9:,.1f} GB per GPU (model state "
-                       f"{memory.state_bytes / 1e9:,.1f} GB + activations {memory.activation_bytes / 1e9:,.1f} GB) "
-                       f"against {memory.usable_bytes / 1e9:,.1f} GB usable on a {gpu.gpu}; raise the tensor or "
-                       "pipeline parallel size, the ZeRO stage, or recompute activations")
+        raise _problem(
+            "workload.parallelism",
+            f"TP{plan.tensor_parallel} PP{plan.pipeline_parallel} "
+            f"CP{plan.context_parallel} DP{plan.data_parallel} ZeRO-{plan.stage}",
+            f"does not fit: {memory.total_bytes / 1e9:,.1f} GB per GPU (model state "
+            f"{memory.state_bytes / 1e9:,.1f} GB + activations {memory.activation_bytes / 1e9:,.1f} GB) "
+            f"against {memory.usable_bytes / 1e9:,.1f} GB usable on a {gpu.gpu}; raise the tensor or "
+            "pipeline parallel size, the ZeRO stage, or recompute activations",
+        )
     return memory
 
 
@@ -1221,56 +1424,98 @@ def _training(work, catalog: Catalog, gpu: GPU) -> TrainingInputs:
         if g.interruptions is not None:
             counted = (g.interruptions, g.days, g.gpus)
             rate = formulas.failures_per_gpu_per_year_from_count(g.interruptions, g.days, g.gpus)
-            causes = tuple((name, formulas.failures_per_gpu_per_year_from_count(count, g.days, g.gpus))
-                           for name, count in (g.causes or {}).items())
+            causes = tuple(
+                (name, formulas.failures_per_gpu_per_year_from_count(count, g.days, g.gpus))
+                for name, count in (g.causes or {}).items()
+            )
         elif g.failures_per_year is not None:
             per = g.failures_per_year
             hosts = -(-work.cluster_gpus // g.gpus_per_host)
-            components = (("gpu", work.cluster_gpus, per.gpu), ("host", hosts, per.host),
-                          ("network", g.network_components or 0, per.network))
-            rate = formulas.cluster_failures_per_year(per.gpu, work.cluster_gpus, per.host, hosts, per.network,
-                                                      g.network_components or 0) / work.cluster_gpus
+            components = (
+                ("gpu", work.cluster_gpus, per.gpu),
+                ("host", hosts, per.host),
+                ("network", g.network_components or 0, per.network),
+            )
+            rate = (
+                formulas.cluster_failures_per_year(
+                    per.gpu, work.cluster_gpus, per.host, hosts, per.network, g.network_components or 0
+                )
+                / work.cluster_gpus
+            )
             causes = tuple((name, lam * count / work.cluster_gpus) for name, count, lam in components)
-        goodput = GoodputInputs(rate, g.checkpoint_write_minutes / 60, g.restart_minutes / 60, g.interval,
-                                None if g.step_time_seconds is None else g.step_time_seconds / 3600,
-                                causes or (), counted, components)
+        goodput = GoodputInputs(
+            rate,
+            g.checkpoint_write_minutes / 60,
+            g.restart_minutes / 60,
+            g.interval,
+            None if g.step_time_seconds is None else g.step_time_seconds / 3600,
+            causes or (),
+            counted,
+            components,
+        )
     if work.stages is None:
         stages = (_stage(work, "run", "workload", work.cluster_gpus, active, peak),)
     else:
-        stages = tuple(_stage(stage, stage.name, f"workload.stages.{i}", stage.gpus or work.cluster_gpus, active,
-                              peak) for i, stage in enumerate(work.stages))
+        stages = tuple(
+            _stage(stage, stage.name, f"workload.stages.{i}", stage.gpus or work.cluster_gpus, active, peak)
+            for i, stage in enumerate(work.stages)
+        )
     tokens = [st.training_tokens for st in stages]
-    run = TrainingInputs(model, active, total, sum(tokens) if all(t is not None for t in tokens) else None, work.precision, peak,
-                         stages[0].mfu if len(stages) == 1 else None, work.cluster_gpus,
-                         work.state_bytes_per_parameter, work.activation_gb_per_gpu * 1e9, gpu.memory_gb * 1e9,
-                         goodput, stages, _training_memory(work, model, total, active, gpu),
-                         bool(np.any(np.asarray(active) < np.asarray(total))),
-                         None if work.power is None else work.power.measured_power_per_gpu_w,
-                         None if work.power is None or work.power.redundancy_units is None
-                         else (work.power.redundancy_units, work.power.spare_units))
-    needed = formulas.min_gpus_for_training_state(float(total * work.state_bytes_per_parameter),
-                                                  float(run.activation_bytes_per_gpu), run.gpu_memory_bytes,
-                                                  sharded=True)
+    run = TrainingInputs(
+        model,
+        active,
+        total,
+        sum(tokens) if all(t is not None for t in tokens) else None,
+        work.precision,
+        peak,
+        stages[0].mfu if len(stages) == 1 else None,
+        work.cluster_gpus,
+        work.state_bytes_per_parameter,
+        work.activation_gb_per_gpu * 1e9,
+        gpu.memory_gb * 1e9,
+        goodput,
+        stages,
+        _training_memory(work, model, total, active, gpu),
+        bool(np.any(np.asarray(active) < np.asarray(total))),
+        None if work.power is None else work.power.measured_power_per_gpu_w,
+        None
+        if work.power is None or work.power.redundancy_units is None
+        else (work.power.redundancy_units, work.power.spare_units),
+    )
+    needed = formulas.min_gpus_for_training_state(
+        float(total * work.state_bytes_per_parameter),
+        float(run.activation_bytes_per_gpu),
+        run.gpu_memory_bytes,
+        sharded=True,
+    )
     if needed is None or needed > work.cluster_gpus:
-        raise _problem("workload.cluster_gpus", work.cluster_gpus,
-                       "the training state does not fit: it needs at least "
-                       f"{'more than any' if needed is None else f'{needed:,}'} GPUs even fully sharded")
+        raise _problem(
+            "workload.cluster_gpus",
+            work.cluster_gpus,
+            "the training state does not fit: it needs at least "
+            f"{'more than any' if needed is None else f'{needed:,}'} GPUs even fully sharded",
+        )
     if goodput is not None and np.all(np.asarray(goodput.failures_per_gpu_per_year) > 0):
         mtbf = formulas.job_mtbf_hours(goodput.failures_per_gpu_per_year, work.cluster_gpus)
         interval = checkpoint_interval(goodput, mtbf)
         share = formulas.goodput_fraction(interval, goodput.write_hours, goodput.restart_hours, mtbf)
         if np.any(np.asarray(share) < 1e-3):
-            raise _problem("workload.goodput", goodput.failures_per_gpu_per_year,
-                           f"the job fails every {float(np.min(mtbf)):.3g} h on average; checkpoint writes and "
-                           f"restarts leave it {float(np.min(share)):.2g} of the time to train")
+            raise _problem(
+                "workload.goodput",
+                goodput.failures_per_gpu_per_year,
+                f"the job fails every {float(np.min(mtbf)):.3g} h on average; checkpoint writes and "
+                f"restarts leave it {float(np.min(share)):.2g} of the time to train",
+            )
     return run
 
 
 def checkpoint_intervals(goodput: GoodputInputs, mtbf_hours: Number) -> dict[str, Number]:
     """The optimum checkpoint interval by each formula: young, daly, young_restart. [h]"""
-    return {"young": formulas.young_interval(goodput.write_hours, mtbf_hours),
-            "daly": formulas.daly_interval(goodput.write_hours, mtbf_hours),
-            "young_restart": formulas.interval_with_restart(goodput.write_hours, mtbf_hours, goodput.restart_hours)}
+    return {
+        "young": formulas.young_interval(goodput.write_hours, mtbf_hours),
+        "daly": formulas.daly_interval(goodput.write_hours, mtbf_hours),
+        "young_restart": formulas.interval_with_restart(goodput.write_hours, mtbf_hours, goodput.restart_hours),
+    }
 
 
 def checkpoint_interval(goodput: GoodputInputs, mtbf_hours: Number) -> Number:
@@ -1288,8 +1533,8 @@ def _demand(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs
         return None
     if profile.kind not in ("hourly_file", "job_log", "request_log"):
         return DemandInputs(profile, int(HOURS_PER_YEAR))
-    if (previous is not None and previous.profile == profile and workload.kind != "tokens"):
-        return previous         # the same files: read once
+    if previous is not None and previous.profile == profile and workload.kind != "tokens":
+        return previous  # the same files: read once
     path = Path(profile.path)
     path = path if path.is_absolute() else DATA_DIR / path
     if workload.kind == "tokens":
@@ -1308,14 +1553,20 @@ def _demand(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs
         raise _problem("demand.path", profile.path, shown + more) from None
     if values.sum() == 0:
         where = "demand.year" if profile.kind == "job_log" else "demand.path"
-        raise _problem(where, profile.path, "the profile holds no demand (all zeros)"
-                       + (f" in {profile.year}" if profile.kind == "job_log" else ""))
+        raise _problem(
+            where,
+            profile.path,
+            "the profile holds no demand (all zeros)" + (f" in {profile.year}" if profile.kind == "job_log" else ""),
+        )
     monthly = float(values.sum()) / MONTHS_PER_YEAR
     stated = workload.volume
     if np.ndim(stated) == 0 and abs(monthly - stated) > 0.01 * max(monthly, stated):
-        raise _problem("workload.gpu_hours_per_month", stated,
-                       f"the demand profile averages {monthly:,.0f} GPU-hours a month; state that here so the "
-                       "monthly view and the mix describe the same work")
+        raise _problem(
+            "workload.gpu_hours_per_month",
+            stated,
+            f"the demand profile averages {monthly:,.0f} GPU-hours a month; state that here so the "
+            "monthly view and the mix describe the same work",
+        )
     return DemandInputs(profile, hours, values, log)
 
 
@@ -1328,13 +1579,17 @@ def _with_tariff(own: OwnOption, tariff: Any, demand: DemandInputs, rate: float)
 
     year = getattr(demand.profile, "year", None)
     first = dt.date(year, 1, 1).weekday() if year is not None else 0
-    prices = formulas.weekly_hour_prices(np.asarray(tariff.weekday_prices_per_kwh, dtype=float) * rate,
-                                         np.asarray(tariff.weekend_prices_per_kwh, dtype=float) * rate,
-                                         demand.hours, first)
+    prices = formulas.weekly_hour_prices(
+        np.asarray(tariff.weekday_prices_per_kwh, dtype=float) * rate,
+        np.asarray(tariff.weekend_prices_per_kwh, dtype=float) * rate,
+        demand.hours,
+        first,
+    )
     shape = demand.shape
     busy = float((shape * prices).sum() / shape.sum()) if shape.sum() > 0 else float(prices.mean())
-    return dataclasses.replace(own, electricity_price_per_kwh=float(prices.mean()), busy_electricity_price_per_kwh=busy,
-                               tariff_prices=prices)
+    return dataclasses.replace(
+        own, electricity_price_per_kwh=float(prices.mean()), busy_electricity_price_per_kwh=busy, tariff_prices=prices
+    )
 
 
 def _sized_for_the_busiest_hour(workload: WorkloadInputs, demand: DemandInputs) -> WorkloadInputs:
@@ -1373,14 +1628,17 @@ def _token_demand(profile: Any, path: Path, workload: WorkloadInputs) -> DemandI
     per_day = float(tokens.sum()) / (hours / 24.0)
     stated = workload.volume
     if np.ndim(stated) == 0 and abs(per_day - stated) > 0.01 * max(per_day, stated):
-        raise _problem("workload.tokens_per_day", stated,
-                       f"the demand profile averages {per_day:,.0f} tokens a day; state that here so the "
-                       "monthly view and the mix describe the same work")
+        raise _problem(
+            "workload.tokens_per_day",
+            stated,
+            f"the demand profile averages {per_day:,.0f} tokens a day; state that here so the "
+            "monthly view and the mix describe the same work",
+        )
     if np.all(np.asarray(workload.gpu_hours_per_volume) == 0):
         # API options alone: nothing in GPUs; the tokens per hour themselves give the shape the bills are
         # weighed by (their price windows)
         return DemandInputs(profile, hours, np.asarray(tokens, dtype=float), None, 0.0)
-    gpus = tokens * 24.0 * workload.gpu_hours_per_volume / HOURS_PER_MONTH     # tokens/hour as tokens/day
+    gpus = tokens * 24.0 * workload.gpu_hours_per_volume / HOURS_PER_MONTH  # tokens/hour as tokens/day
     return DemandInputs(profile, hours, gpus, None, workload.gpu_hours_per_volume)
 
 
@@ -1409,8 +1667,9 @@ def _known_paths(scenario: Scenario, catalog: Catalog) -> frozenset[str]:
     return paths
 
 
-def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
-            values: Mapping[str, Any] | None = None) -> Resolved:
+def resolve(
+    scenario: Scenario | Resolved, catalog: Catalog | None = None, values: Mapping[str, Any] | None = None
+) -> Resolved:
     """Resolve a validated scenario against its catalog, once.
 
     Parameters
@@ -1458,7 +1717,7 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
         scenario = scenario.scenario
     catalog = catalog or scenario.catalog
     values = dict(values or {})
-    if scenario.overrides is not None:     # catalog figures the scenario replaces; given values win
+    if scenario.overrides is not None:  # catalog figures the scenario replaces; given values win
         values = {**scenario.overrides.values, **values}
     if values:
         known = _known_paths(scenario, catalog)
@@ -1478,12 +1737,13 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
     gpu = catalog.gpus[work.gpu]
     cited: list[BaseModel] = []
     capacity = training = None
-    if work.kind == "tokens" and work.input_only:       # embeddings: API offers only, no GPU sizing
+    if work.kind == "tokens" and work.input_only:  # embeddings: API offers only, no GPU sizing
         workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", 0.0, 1.0, 1, math.inf)
     elif work.kind == "tokens" and work.serving is None and work.output_tokens_per_second_per_gpu is None:
         # API options only: nothing is sized in GPUs
-        workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", 0.0, 1.0, 1,
-                                  work.input_tokens_per_output_token)
+        workload = WorkloadInputs(
+            "tokens", gpu, work.tokens_per_day, "tokens/day", 0.0, 1.0, 1, work.input_tokens_per_output_token
+        )
     elif work.kind == "tokens":
         server_gpus = _server_gpus(scenario, catalog)
         capacity = _serving_capacity(work, catalog, gpu, values, server_gpus)
@@ -1496,20 +1756,30 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             if capacity.plan.availability < 1.0:
                 haircut = capacity.sizing_utilisation * capacity.plan.availability
                 capacity = dataclasses.replace(capacity, sizing_utilisation=haircut)
-        per_volume = formulas.gpu_hours_for_tokens(1.0, work.input_tokens_per_output_token,
-                                                   capacity.output_tokens_per_second_per_gpu)
-        workload = WorkloadInputs("tokens", gpu, work.tokens_per_day, "tokens/day", per_volume,
-                                  capacity.sizing_utilisation, capacity.gpus_per_replica,
-                                  work.input_tokens_per_output_token, capacity, spare_gpus=spare,
-                                  minimum_gpus=minimum_gpus,
-                                  peak_to_average=work.serving.peak_to_average if work.serving is not None else 1.0)
+        per_volume = formulas.gpu_hours_for_tokens(
+            1.0, work.input_tokens_per_output_token, capacity.output_tokens_per_second_per_gpu
+        )
+        workload = WorkloadInputs(
+            "tokens",
+            gpu,
+            work.tokens_per_day,
+            "tokens/day",
+            per_volume,
+            capacity.sizing_utilisation,
+            capacity.gpus_per_replica,
+            work.input_tokens_per_output_token,
+            capacity,
+            spare_gpus=spare,
+            minimum_gpus=minimum_gpus,
+            peak_to_average=work.serving.peak_to_average if work.serving is not None else 1.0,
+        )
     elif work.kind == "training":
         training = _training(work, catalog, gpu)
-        workload = WorkloadInputs("training", gpu, scenario.volume, "GPU-hours/month", 1.0, 1.0, 1,
-                                  training=training)
+        workload = WorkloadInputs("training", gpu, scenario.volume, "GPU-hours/month", 1.0, 1.0, 1, training=training)
     else:
-        workload = WorkloadInputs("gpu_hours", gpu, work.gpu_hours_per_month, "GPU-hours/month", 1.0,
-                                  work.utilisation_ceiling, 1)
+        workload = WorkloadInputs(
+            "gpu_hours", gpu, work.gpu_hours_per_month, "GPU-hours/month", 1.0, work.utilisation_ceiling, 1
+        )
 
     options: dict[str, Option] = {}
     demand = _demand(scenario, workload, previous)
@@ -1522,42 +1792,61 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
         cited.append(server)
         items = []
         for line in own.bill_of_materials:
-            life = (float("inf") if line.asset_class == "land" else
-                    None if line.useful_life_years is None else line.useful_life_years * 12)
+            life = (
+                float("inf")
+                if line.asset_class == "land"
+                else None
+                if line.useful_life_years is None
+                else line.useful_life_years * 12
+            )
             if line.share_of_server_price is not None:
-                items.append(CapexItem(line.item, "share_of_server_price", line.share_of_server_price,
-                                       line.asset_class, life))
+                items.append(
+                    CapexItem(line.item, "share_of_server_price", line.share_of_server_price, line.asset_class, life)
+                )
             elif line.price_per_server is not None:
-                items.append(CapexItem(line.item, "per_server", line.price_per_server * fx(line.currency),
-                                       line.asset_class, life))
+                items.append(
+                    CapexItem(
+                        line.item, "per_server", line.price_per_server * fx(line.currency), line.asset_class, life
+                    )
+                )
             else:
-                items.append(CapexItem(line.item, "total", line.price_total * fx(line.currency), line.asset_class,
-                                       life))
+                items.append(
+                    CapexItem(line.item, "total", line.price_total * fx(line.currency), line.asset_class, life)
+                )
         provider = own.provider
         colocation = own.colocation
         facility = own.facility
         licences = own.software_licences
         options["own"] = OwnOption(
-            name="own", label=own.label or OPTION_LABELS["own"], server=server,
-            gpus_per_server=server.gpus_per_server, server_count=own.server_count,
+            name="own",
+            label=own.label or OPTION_LABELS["own"],
+            server=server,
+            gpus_per_server=server.gpus_per_server,
+            server_count=own.server_count,
             configured_gpus=own.server_count * server.gpus_per_server,
             step_gpus=formulas.gpus_per_server_step(server.gpus_per_server, workload.gpus_per_replica),
-            server_price=server.price * fx(server.currency), spare_share=own.spare_share,
-            bill_of_materials=tuple(items), depreciation_months=own.depreciation_months,
+            server_price=server.price * fx(server.currency),
+            spare_share=own.spare_share,
+            bill_of_materials=tuple(items),
+            depreciation_months=own.depreciation_months,
             hardware_support_share_per_year=own.hardware_support_share_per_year,
             kw_per_server=own.power.kw_per_server if own.power.kw_per_server is not None else server.max_power_kw,
-            idle_power_share=own.power.idle_power_share, pue=own.power.pue,
+            idle_power_share=own.power.idle_power_share,
+            pue=own.power.pue,
             electricity_price_per_kwh=own.power.electricity_price_per_kwh * fx(own.power.currency),
-            colocation_price_per_kw_month=(colocation.price_per_kw_month * fx(colocation.currency)
-                                           if colocation is not None else None),
+            colocation_price_per_kw_month=(
+                colocation.price_per_kw_month * fx(colocation.currency) if colocation is not None else None
+            ),
             facility_price_per_mw=facility.price_per_mw * fx(facility.currency) if facility is not None else None,
             facility_depreciation_months=facility.depreciation_months if facility is not None else None,
             staffing=_staff(own.staffing, fx),
-            licence_price_per_gpu_per_year=(licences.price_per_gpu_per_year * fx(licences.currency)
-                                            if licences is not None else None),
+            licence_price_per_gpu_per_year=(
+                licences.price_per_gpu_per_year * fx(licences.currency) if licences is not None else None
+            ),
             cost_of_capital_per_year=own.cost_of_capital_per_year,
-            provider_price_per_gpu_hour_sold=(provider.price_per_gpu_hour_sold * fx(provider.currency)
-                                              if provider is not None else None),
+            provider_price_per_gpu_hour_sold=(
+                provider.price_per_gpu_hour_sold * fx(provider.currency) if provider is not None else None
+            ),
             provider_utilisation_sold=provider.utilisation_sold if provider is not None else None,
         )
         tariff = scenario.energy.tariff if scenario.energy is not None else None
@@ -1565,36 +1854,40 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
             options["own"] = _with_tariff(options["own"], tariff, demand, fx(tariff.currency))
     rent = scenario.options.rent
     if rent is not None:
-        offer = _row(catalog.cloud_offers[rent.offer], "price_per_gpu_hour", "options.rent.price_per_gpu_hour",
-                     values)
+        offer = _row(catalog.cloud_offers[rent.offer], "price_per_gpu_hour", "options.rent.price_per_gpu_hour", values)
         cited.append(offer)
         on_demand = offer.price_per_gpu_hour * fx(offer.currency)
         reserved = spot = None
         if rent.reserved is not None:
             r = rent.reserved
-            price = (r.price_per_gpu_hour * fx(r.currency) if r.price_per_gpu_hour is not None
-                     else on_demand * (1.0 - r.discount))
+            price = (
+                r.price_per_gpu_hour * fx(r.currency)
+                if r.price_per_gpu_hour is not None
+                else on_demand * (1.0 - r.discount)
+            )
             reserved = ReservedTerms(r.term_years, price, r.source)
         if rent.spot is not None:
             s = rent.spot
             overhead = s.interruptions_per_gpu_hour * s.work_lost_hours_per_interruption
             discount = s.discount
-            if isinstance(discount, str):        # "catalog": the offer's own spot price, as a discount
+            if isinstance(discount, str):  # "catalog": the offer's own spot price, as a discount
                 listed = catalog.cloud_offers[rent.offer]
                 if listed.spot_price_per_gpu_hour is None:
-                    raise _problem("options.rent.spot.discount", discount,
-                                   f"{rent.offer} has no spot price in data/cloud_prices.csv "
-                                   "(spot_price_per_gpu_hour is empty); give the discount")
+                    raise _problem(
+                        "options.rent.spot.discount",
+                        discount,
+                        f"{rent.offer} has no spot price in data/cloud_prices.csv "
+                        "(spot_price_per_gpu_hour is empty); give the discount",
+                    )
                 discount = 1.0 - listed.spot_price_per_gpu_hour / listed.price_per_gpu_hour
-            spot = SpotTerms(discount, overhead, on_demand * (1.0 - discount) / (1.0 - overhead), s.max_gpus,
-                             s.source)
+            spot = SpotTerms(discount, overhead, on_demand * (1.0 - discount) / (1.0 - overhead), s.max_gpus, s.source)
         options["rent"] = _rent_option("rent", rent, offer, on_demand, workload, fx, reserved=reserved, spot=spot)
-    for index, extra in enumerate(scenario.options.rents):     # further rental offers, on demand
+    for index, extra in enumerate(scenario.options.rents):  # further rental offers, on demand
         offer = catalog.cloud_offers[extra.offer]
         cited.append(offer)
-        options[f"rent:{extra.name}"] = _rent_option(f"rent:{extra.name}", extra, offer,
-                                                     offer.price_per_gpu_hour * fx(offer.currency), workload, fx,
-                                                     index=index)
+        options[f"rent:{extra.name}"] = _rent_option(
+            f"rent:{extra.name}", extra, offer, offer.price_per_gpu_hour * fx(offer.currency), workload, fx, index=index
+        )
     api = scenario.options.api
     if api is not None:
         offer = catalog.api_offers[api.offer]
@@ -1606,32 +1899,60 @@ def resolve(scenario: Scenario | Resolved, catalog: Catalog | None = None,
     for index, extra in enumerate(scenario.options.apis):
         offer = catalog.api_offers[extra.offer]
         cited.append(offer)
-        options[f"api:{extra.name}"] = _api_option(f"api:{extra.name}", extra, offer, work, workload, fx, index,
-                                                   catalog, demand)
-    return Resolved(scenario=scenario, catalog=catalog, currency=scenario.reporting_currency, options=options,
-                    workload=workload, finance=scenario.finance, uncertainty=scenario.uncertainty,
-                    demand=demand, estimates=_estimates(cited), values=values,
-                    cited=tuple(cited))
+        options[f"api:{extra.name}"] = _api_option(
+            f"api:{extra.name}", extra, offer, work, workload, fx, index, catalog, demand
+        )
+    return Resolved(
+        scenario=scenario,
+        catalog=catalog,
+        currency=scenario.reporting_currency,
+        options=options,
+        workload=workload,
+        finance=scenario.finance,
+        uncertainty=scenario.uncertainty,
+        demand=demand,
+        estimates=_estimates(cited),
+        values=values,
+        cited=tuple(cited),
+    )
 
 
-def _rent_option(name: str, rent: Any, offer: CloudOffer, on_demand: Any, workload: WorkloadInputs, fx: Any,
-                 reserved: ReservedTerms | None = None, spot: SpotTerms | None = None,
-                 index: int | None = None) -> RentOption:
+def _rent_option(
+    name: str,
+    rent: Any,
+    offer: CloudOffer,
+    on_demand: Any,
+    workload: WorkloadInputs,
+    fx: Any,
+    reserved: ReservedTerms | None = None,
+    spot: SpotTerms | None = None,
+    index: int | None = None,
+) -> RentOption:
     """A rent option: the main one (``options.rent``) or one of ``options.rents`` (``index``), on demand."""
     where = "options.rent" if index is None else f"options.rents.{index}"
     if rent.billing == "always_on" and rent.gpu_count % workload.gpus_per_replica:
-        raise _problem(f"{where}.gpu_count", rent.gpu_count,
-                       f"not whole replicas: one replica of the served model takes {workload.gpus_per_replica} "
-                       f"GPUs, so rent a multiple of {workload.gpus_per_replica}")
+        raise _problem(
+            f"{where}.gpu_count",
+            rent.gpu_count,
+            f"not whole replicas: one replica of the served model takes {workload.gpus_per_replica} "
+            f"GPUs, so rent a multiple of {workload.gpus_per_replica}",
+        )
     return RentOption(
-        name=name, label=rent.label or OPTION_LABELS["rent"], offer=offer, billing=rent.billing,
-        gpu_count=rent.gpu_count, price_per_gpu_hour=on_demand,
+        name=name,
+        label=rent.label or OPTION_LABELS["rent"],
+        offer=offer,
+        billing=rent.billing,
+        gpu_count=rent.gpu_count,
+        price_per_gpu_hour=on_demand,
         staffing=_staff(rent.staffing, fx) if rent.staffing is not None else None,
-        reserved=reserved, spot=spot)
+        reserved=reserved,
+        spot=spot,
+    )
 
 
-def _offer_on(offer: APIOffer, catalog: Catalog | None, price_date: Any,
-              where: str = "options.api") -> tuple[APIOffer, str | None]:
+def _offer_on(
+    offer: APIOffer, catalog: Catalog | None, price_date: Any, where: str = "options.api"
+) -> tuple[APIOffer, str | None]:
     """The offer's prices on the bill's date: its row, or its latest change (data/api_price_history.csv)
     effective on that date (the latest of all without a date); and the date the prices are from.
 
@@ -1640,16 +1961,20 @@ def _offer_on(offer: APIOffer, catalog: Catalog | None, price_date: Any,
     ScenarioError
         The bill's date is before every price the catalog holds for the offer.
     """
-    changes = [c for c in (catalog.api_price_history.values() if catalog is not None else ())
-               if c.offer == offer.offer]
+    changes = [c for c in (catalog.api_price_history.values() if catalog is not None else ()) if c.offer == offer.offer]
     day = price_date.isoformat() if price_date is not None else None
-    candidates = [(offer.effective_from or "0000-00-00", None)] + [(c.effective_from or "0000-00-00", c)
-                                                                   for c in changes]
+    candidates = [(offer.effective_from or "0000-00-00", None)] + [
+        (c.effective_from or "0000-00-00", c) for c in changes
+    ]
     in_force = [item for item in candidates if day is None or item[0] <= day]
     if not in_force:
         first = min(item[0] for item in candidates)
-        raise _problem(f"{where}.price_date", day, f"before {first}, the first day the catalog holds a price for "
-                                                   f"{offer.offer} (effective_from): no price is known for that day")
+        raise _problem(
+            f"{where}.price_date",
+            day,
+            f"before {first}, the first day the catalog holds a price for "
+            f"{offer.offer} (effective_from): no price is known for that day",
+        )
     if not changes:
         return offer, offer.effective_from
     when, change = max(in_force, key=lambda item: item[0])
@@ -1662,25 +1987,37 @@ def _offer_on(offer: APIOffer, catalog: Catalog | None, price_date: Any,
 def _tier_prices(offer: APIOffer, catalog: Catalog | None, rate: Number) -> dict[str, list] | None:
     """The offer's prompt-size tiers (data/api_price_tiers.csv) by token class, in the reporting currency."""
     tiers: dict[str, list] = {}
-    for row in (catalog.api_price_tiers.values() if catalog is not None else ()):
+    for row in catalog.api_price_tiers.values() if catalog is not None else ():
         if row.offer == offer.offer:
             tiers.setdefault(row.token_class, []).append((row.above_input_tokens, row.price_per_million * rate))
     return tiers or None
 
 
-def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: WorkloadInputs, fx: Any,
-                index: int | None = None, catalog: Catalog | None = None, demand: Any = None) -> ApiOption:
+def _api_option(
+    name: str,
+    api: Any,
+    offer: APIOffer,
+    work: Any,
+    workload: WorkloadInputs,
+    fx: Any,
+    index: int | None = None,
+    catalog: Catalog | None = None,
+    demand: Any = None,
+) -> ApiOption:
     """The API option with its billing words applied once, by :func:`costmodel.formulas.api_price_parts`."""
     where = "options.api" if index is None else f"options.apis.{index}"
     rate = fx(offer.currency)
     offer, _ = _offer_on(offer, catalog, api.price_date, where)
-    cached = offer.cached_input_per_million if offer.cached_input_per_million is not None \
-        else offer.input_per_million
+    cached = offer.cached_input_per_million if offer.cached_input_per_million is not None else offer.input_per_million
     output = offer.output_per_million * rate if offer.output_per_million is not None else None
     if output is None and not workload.input_only:
-        raise _problem(f"{where}.offer", offer.offer, f"{offer.offer} is an input-only offer (no output price, as "
-                                                      "for embeddings): it prices a workload without output tokens "
-                                                      "(workload.input_only: true)")
+        raise _problem(
+            f"{where}.offer",
+            offer.offer,
+            f"{offer.offer} is an input-only offer (no output price, as "
+            "for embeddings): it prices a workload without output tokens "
+            "(workload.input_only: true)",
+        )
     prices = (offer.input_per_million * rate, cached * rate, output)
     shares = api.tier_shares or {api.service_tier: 1.0}
     factors = {}
@@ -1688,29 +2025,38 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
         factors[name_of_tier] = 1.0 if name_of_tier == "standard" else getattr(offer, f"{name_of_tier}_multiplier")
         if factors[name_of_tier] is None:
             field = "tier_shares" if api.tier_shares else "service_tier"
-            raise _problem(f"{where}.{field}", name_of_tier,
-                           f"{offer.offer} has no {name_of_tier} tier in data/api_prices.csv "
-                           f"({name_of_tier}_multiplier is empty)")
+            raise _problem(
+                f"{where}.{field}",
+                name_of_tier,
+                f"{offer.offer} has no {name_of_tier} tier in data/api_prices.csv ({name_of_tier}_multiplier is empty)",
+            )
     tier = sum(share * factors[t] for t, share in shares.items())
-    writes = dict(api.cache_write_shares) if api.cache_write_shares is not None else {api.cache_ttl:
-                                                                                      api.cache_write_share}
+    writes = (
+        dict(api.cache_write_shares) if api.cache_write_shares is not None else {api.cache_ttl: api.cache_write_share}
+    )
     write_prices: dict[str, Any] = {}
     for ttl, written in writes.items():
-        if np.any(np.asarray(written) > 0):     # an array of shares in a sweep
+        if np.any(np.asarray(written) > 0):  # an array of shares in a sweep
             column = f"cache_write_{ttl}_per_million"
             price = getattr(offer, column)
             if price is None:
                 field = "cache_write_shares" if api.cache_write_shares is not None else "cache_ttl"
-                raise _problem(f"{where}.{field}", ttl,
-                               f"{offer.offer} has no cache-write price for a {ttl} time-to-live in "
-                               f"data/api_prices.csv ({column} is empty)")
+                raise _problem(
+                    f"{where}.{field}",
+                    ttl,
+                    f"{offer.offer} has no cache-write price for a {ttl} time-to-live in "
+                    f"data/api_prices.csv ({column} is empty)",
+                )
             write_prices[ttl] = price * rate
-    write = write_prices.get("5m", write_prices.get("1h"))      # the 5-minute price when both are written
+    write = write_prices.get("5m", write_prices.get("1h"))  # the 5-minute price when both are written
     uplift = api.region_uplift
     if isinstance(uplift, str) and uplift == "catalog":
         if offer.region_uplift is None:
-            raise _problem(f"{where}.region_uplift", uplift,
-                           f"{offer.offer} states no region uplift in data/api_prices.csv; give the factor")
+            raise _problem(
+                f"{where}.region_uplift",
+                uplift,
+                f"{offer.offer} states no region uplift in data/api_prices.csv; give the factor",
+            )
         uplift = offer.region_uplift
     per_request = work.input_tokens_per_request
     if per_request is None and work.serving is not None and work.serving.request is not None:
@@ -1724,37 +2070,55 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
             lowest = min(t for class_tiers in tiers.values() for t, _ in class_tiers)
         else:
             lowest = offer.long_context_threshold_tokens
-            long_context = dict(input_tokens_per_request=per_request, long_context_threshold=lowest,
-                                long_context_input_price=offer.long_context_input_per_million * rate,
-                                long_context_output_price=offer.long_context_output_per_million * rate)
+            long_context = dict(
+                input_tokens_per_request=per_request,
+                long_context_threshold=lowest,
+                long_context_input_price=offer.long_context_input_per_million * rate,
+                long_context_output_price=offer.long_context_output_per_million * rate,
+            )
         is_long = bool(np.any(np.asarray(api.tokens_per_workload_token * per_request) > lowest))
         until = offer.long_context_until
         if is_long and until is not None and (api.price_date is None or api.price_date.isoformat() > until):
-            raise _problem(f"{where}.price_date", api.price_date.isoformat() if api.price_date else None,
-                           f"{offer.offer}'s long-context tier (requests above {lowest:,} input tokens) was retired "
-                           f"after {until}: the provider no longer takes such requests; give price_date on or "
-                           f"before {until} to price an earlier bill, keep requests at or below {lowest:,} input "
-                           f"tokens, or choose another offer")
+            raise _problem(
+                f"{where}.price_date",
+                api.price_date.isoformat() if api.price_date else None,
+                f"{offer.offer}'s long-context tier (requests above {lowest:,} input tokens) was retired "
+                f"after {until}: the provider no longer takes such requests; give price_date on or "
+                f"before {until} to price an earlier bill, keep requests at or below {lowest:,} input "
+                f"tokens, or choose another offer",
+            )
     words = _api_words(api, offer, where, rate, write_prices, per_request)
     parts: dict[str, Any] = {}
     standard_parts: dict[str, Any] = {}
-    for name_of_tier, share in shares.items():     # a blend of tiers by share of traffic
+    for name_of_tier, share in shares.items():  # a blend of tiers by share of traffic
         factor = factors[name_of_tier]
-        common = dict(cache_write_price=write, cache_write_share=writes.get("5m", 0.0) if len(write_prices) > 1
-                      else sum(writes.values()), tier_multiplier=factor,
-                      cache_tier_multiplier=factor if offer.tier_applies_to_cache else 1.0,
-                      reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
-                      tokens_per_workload_token=api.tokens_per_workload_token, **words)
+        common = dict(
+            cache_write_price=write,
+            cache_write_share=writes.get("5m", 0.0) if len(write_prices) > 1 else sum(writes.values()),
+            tier_multiplier=factor,
+            cache_tier_multiplier=factor if offer.tier_applies_to_cache else 1.0,
+            reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token,
+            region_uplift=uplift,
+            tokens_per_workload_token=api.tokens_per_workload_token,
+            **words,
+        )
         if len(write_prices) > 1:
             common.update(cache_write_1h_price=write_prices["1h"], cache_write_1h_share=writes["1h"])
         ratio = workload.input_tokens_per_output_token
         # one input_tokens_per_request when both a fee (``words``) and a prompt-size tier need it
-        tier_parts = formulas.api_price_parts(prices[0], prices[2], ratio, prices[1], api.cached_input_share,
-                                              **{**common, **long_context})
+        tier_parts = formulas.api_price_parts(
+            prices[0], prices[2], ratio, prices[1], api.cached_input_share, **{**common, **long_context}
+        )
         parts = {k: parts.get(k, 0.0) + share * v for k, v in tier_parts.items()}
         if is_long:
-            plain = formulas.api_price_parts(prices[0], prices[2], ratio, prices[1], api.cached_input_share,
-                                             **{**common, "input_tokens_per_request": per_request or 0.0})
+            plain = formulas.api_price_parts(
+                prices[0],
+                prices[2],
+                ratio,
+                prices[1],
+                api.cached_input_share,
+                **{**common, "input_tokens_per_request": per_request or 0.0},
+            )
             standard_parts = {k: standard_parts.get(k, 0.0) + share * v for k, v in plain.items()}
     price = sum(parts.values())
     windows = _windows_in_force(catalog, offer.offer, api.price_date)
@@ -1763,18 +2127,33 @@ def _api_option(name: str, api: Any, offer: APIOffer, work: Any, workload: Workl
         part_factors = _hour_part_factors(windows, demand, parts, standard_parts if is_long else None)
         weights = {k: float(np.mean(np.asarray(v, dtype=float))) for k, v in parts.items()}
         total = sum(weights.values())
-        hour_factors = sum(weights[k] * part_factors[k] for k in weights) / total if total > 0 \
+        hour_factors = (
+            sum(weights[k] * part_factors[k] for k in weights) / total
+            if total > 0
             else next(iter(part_factors.values()))
+        )
     return ApiOption(
-        name=name, label=api.label or OPTION_LABELS["api"], offer=offer,
-        input_price_per_million=prices[0], cached_input_price_per_million=prices[1],
+        name=name,
+        label=api.label or OPTION_LABELS["api"],
+        offer=offer,
+        input_price_per_million=prices[0],
+        cached_input_price_per_million=prices[1],
         output_price_per_million=prices[2] if prices[2] is not None else 0.0,
-        cached_input_share=api.cached_input_share, price_per_million=price,
-        service_tier=api.service_tier, tier_multiplier=tier, cache_write_share=sum(writes.values()),
+        cached_input_share=api.cached_input_share,
+        price_per_million=price,
+        service_tier=api.service_tier,
+        tier_multiplier=tier,
+        cache_write_share=sum(writes.values()),
         cache_write_price_per_million=write,
-        reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token, region_uplift=uplift,
-        tokens_per_workload_token=api.tokens_per_workload_token, long_context=is_long, price_parts=parts,
-        hour_price_factors=hour_factors, price_windows=windows, hour_part_factors=part_factors)
+        reasoning_tokens_per_output_token=api.reasoning_tokens_per_output_token,
+        region_uplift=uplift,
+        tokens_per_workload_token=api.tokens_per_workload_token,
+        long_context=is_long,
+        price_parts=parts,
+        hour_price_factors=hour_factors,
+        price_windows=windows,
+        hour_part_factors=part_factors,
+    )
 
 
 def _api_words(api: Any, offer: APIOffer, where: str, rate: Number, write_prices: dict, per_request: Any) -> dict:
@@ -1783,14 +2162,19 @@ def _api_words(api: Any, offer: APIOffer, where: str, rate: Number, write_prices
     words: dict[str, Any] = {}
     if offer.reasoning_per_million is not None:
         words["reasoning_price"] = offer.reasoning_per_million * rate
-    for share, column, word in (("audio_input_share", "input_audio_per_million", "audio_input_price"),
-                                ("image_input_share", "input_image_per_million", "image_input_price"),
-                                ("audio_output_share", "output_audio_per_million", "audio_output_price")):
+    for share, column, word in (
+        ("audio_input_share", "input_audio_per_million", "audio_input_price"),
+        ("image_input_share", "input_image_per_million", "image_input_price"),
+        ("audio_output_share", "output_audio_per_million", "audio_output_price"),
+    ):
         value = getattr(api, share)
         if np.any(np.asarray(value) > 0):
             if getattr(offer, column) is None:
-                raise _problem(f"{where}.{share}", value, f"{offer.offer} has no price for these tokens in "
-                                                          f"data/api_prices.csv ({column} is empty)")
+                raise _problem(
+                    f"{where}.{share}",
+                    value,
+                    f"{offer.offer} has no price for these tokens in data/api_prices.csv ({column} is empty)",
+                )
             words[share] = value
             words[word] = getattr(offer, column) * rate
     if "audio_input_price" in words and offer.cached_audio_input_per_million is not None:
@@ -1798,28 +2182,37 @@ def _api_words(api: Any, offer: APIOffer, where: str, rate: Number, write_prices
     if "image_input_price" in words and offer.cached_image_input_per_million is not None:
         words["cached_image_input_price"] = offer.cached_image_input_per_million * rate
     if np.any(np.asarray(api.searches_per_request) > 0) and offer.web_search_per_thousand is None:
-        raise _problem(f"{where}.searches_per_request", api.searches_per_request,
-                       f"{offer.offer} has no web-search price in data/api_prices.csv (web_search_per_thousand "
-                       f"is empty)")
+        raise _problem(
+            f"{where}.searches_per_request",
+            api.searches_per_request,
+            f"{offer.offer} has no web-search price in data/api_prices.csv (web_search_per_thousand is empty)",
+        )
     citations = np.any(np.asarray(api.citation_tokens_per_request) > 0)
     if citations and offer.citation_per_million is None:
-        raise _problem(f"{where}.citation_tokens_per_request", api.citation_tokens_per_request,
-                       f"{offer.offer} has no citation-token price in data/api_prices.csv (citation_per_million "
-                       f"is empty)")
-    fees = offer.per_thousand_requests is not None or np.any(np.asarray(api.searches_per_request) > 0) \
-        or citations
+        raise _problem(
+            f"{where}.citation_tokens_per_request",
+            api.citation_tokens_per_request,
+            f"{offer.offer} has no citation-token price in data/api_prices.csv (citation_per_million is empty)",
+        )
+    fees = offer.per_thousand_requests is not None or np.any(np.asarray(api.searches_per_request) > 0) or citations
     if fees and per_request is None:
-        raise _problem("workload.input_tokens_per_request", None,
-                       f"{offer.offer} bills per request or per search: give the input tokens of one request "
-                       f"(workload.input_tokens_per_request) so requests can be counted")
+        raise _problem(
+            "workload.input_tokens_per_request",
+            None,
+            f"{offer.offer} bills per request or per search: give the input tokens of one request "
+            f"(workload.input_tokens_per_request) so requests can be counted",
+        )
     if offer.per_thousand_requests is not None:
         words["request_fee"] = offer.per_thousand_requests / 1000.0 * rate
     if np.any(np.asarray(api.searches_per_request) > 0):
-        words.update(searches_per_request=api.searches_per_request,
-                     search_fee=offer.web_search_per_thousand / 1000.0 * rate)
+        words.update(
+            searches_per_request=api.searches_per_request, search_fee=offer.web_search_per_thousand / 1000.0 * rate
+        )
     if citations:
-        words.update(citation_tokens_per_request=api.citation_tokens_per_request,
-                     citation_price=offer.citation_per_million * rate)
+        words.update(
+            citation_tokens_per_request=api.citation_tokens_per_request,
+            citation_price=offer.citation_per_million * rate,
+        )
     if words.get("request_fee") or "search_fee" in words or citations:
         words["input_tokens_per_request"] = per_request
     return words
@@ -1843,13 +2236,23 @@ def _utc_offsets(time_zone: str, start: Any, count: int) -> np.ndarray:
     from zoneinfo import ZoneInfo
 
     zone = ZoneInfo(time_zone)
-    minutes = [int((start + dt.timedelta(minutes=30 * h)).astimezone(zone).utcoffset().total_seconds() // 60)
-               for h in range(count)]
+    minutes = [
+        int((start + dt.timedelta(minutes=30 * h)).astimezone(zone).utcoffset().total_seconds() // 60)
+        for h in range(count)
+    ]
     return np.array(minutes).astype("timedelta64[m]")
 
 
-WINDOW_CLASSES = ("input", "cache_read", "cache_write", "output", "reasoning", "audio_input", "image_input",
-                  "audio_output")
+WINDOW_CLASSES = (
+    "input",
+    "cache_read",
+    "cache_write",
+    "output",
+    "reasoning",
+    "audio_input",
+    "image_input",
+    "audio_output",
+)
 """Token classes (price parts) a price window's ``applies_to`` may name."""
 
 
@@ -1871,15 +2274,16 @@ def _hour_part_factors(windows: tuple, demand: Any, parts: dict, standard_parts:
     if profile is not None and getattr(profile, "year", None) is not None:
         start = dt.datetime(profile.year, 1, 1, tzinfo=ZoneInfo(profile.time_zone)).astimezone(dt.UTC)
     else:
-        start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)      # a Monday
+        start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)  # a Monday
     utc = np.datetime64(start.replace(tzinfo=None), "m") + 30 * np.arange(2 * count)
     found = {part: np.full(2 * count, np.nan) for part in parts if part not in ("request_fees", "citation_tokens")}
     for window in windows:
         local = utc if window.time_zone == "UTC" else utc + _utc_offsets(window.time_zone, start, 2 * count)
         minute = (local - local.astype("datetime64[D]")).astype(int)
-        day = (local.astype("datetime64[D]").astype(int) + 3) % 7         # 1970-01-01 was a Thursday
-        inside = np.isin(day, list(window.day_set())) & (minute >= 60 * window.start_hour) \
-            & (minute < 60 * window.end_hour)
+        day = (local.astype("datetime64[D]").astype(int) + 3) % 7  # 1970-01-01 was a Thursday
+        inside = (
+            np.isin(day, list(window.day_set())) & (minute >= 60 * window.start_hour) & (minute < 60 * window.end_hour)
+        )
         classes = WINDOW_CLASSES if window.applies_to == "all" else window.applies_to.split(";")
         for part in classes:
             if part not in found:
@@ -1887,11 +2291,14 @@ def _hour_part_factors(windows: tuple, demand: Any, parts: dict, standard_parts:
             factor = window.price_multiplier
             if window.long_context == "standard" and standard_parts is not None:
                 listed = float(np.mean(np.asarray(parts[part], dtype=float)))
-                factor = factor * float(np.mean(np.asarray(standard_parts[part], dtype=float))) / listed \
-                    if listed > 0 else factor
+                factor = (
+                    factor * float(np.mean(np.asarray(standard_parts[part], dtype=float))) / listed
+                    if listed > 0
+                    else factor
+                )
             found[part] = np.where(np.isnan(found[part]) & inside, factor, found[part])
     out = {part: np.where(np.isnan(f), 1.0, f).reshape(count, 2).mean(axis=1) for part, f in found.items()}
-    for fee in ("request_fees", "citation_tokens"):     # billed per request, not by the clock
+    for fee in ("request_fees", "citation_tokens"):  # billed per request, not by the clock
         if fee in parts:
             out[fee] = np.ones(count)
     return out
@@ -1902,6 +2309,25 @@ def as_resolved(scenario: Scenario | Resolved) -> Resolved:
     return scenario if isinstance(scenario, Resolved) else resolve(scenario)
 
 
-__all__ = ["OPTION_LABELS", "ApiOption", "CapexItem", "DemandInputs", "GoodputInputs", "OwnOption", "RentOption",
-           "OperatingPoint", "Resolved", "ServingCapacity", "ServingPlan", "Staff", "StageInputs", "TrainingInputs",
-           "WorkloadInputs", "as_resolved", "checkpoint_interval", "checkpoint_intervals", "duration_hours", "resolve"]
+__all__ = [
+    "OPTION_LABELS",
+    "ApiOption",
+    "CapexItem",
+    "DemandInputs",
+    "GoodputInputs",
+    "OwnOption",
+    "RentOption",
+    "OperatingPoint",
+    "Resolved",
+    "ServingCapacity",
+    "ServingPlan",
+    "Staff",
+    "StageInputs",
+    "TrainingInputs",
+    "WorkloadInputs",
+    "as_resolved",
+    "checkpoint_interval",
+    "checkpoint_intervals",
+    "duration_hours",
+    "resolve",
+]

@@ -42,13 +42,23 @@ class Component(StrEnum):
     CITATION_TOKENS = "citation tokens"
 
 
-DEPRECIATION = (Component.CAPEX_DEPRECIATION, Component.FACILITY_DEPRECIATION, Component.CAPITAL_RECOVERY,
-                Component.FACILITY_CAPITAL_RECOVERY)
+DEPRECIATION = (
+    Component.CAPEX_DEPRECIATION,
+    Component.FACILITY_DEPRECIATION,
+    Component.CAPITAL_RECOVERY,
+    Component.FACILITY_CAPITAL_RECOVERY,
+)
 """The accrual view's capex components (straight-line depreciation, or capital recovery at a cost of
 capital), which the cash view replaces by the purchases themselves."""
 
-START_LINES = ("hardware capex", "facility capex", "hardware refresh", "lease payments", "lease buy-out",
-               "reserved commitment, up front")
+START_LINES = (
+    "hardware capex",
+    "facility capex",
+    "hardware refresh",
+    "lease payments",
+    "lease buy-out",
+    "reserved commitment, up front",
+)
 """Cash lines paid at the start of their month (investment, payments in advance); every other line at its end.
 
 The timing of the fractional payback and of the ``capital_begin`` present value."""
@@ -87,8 +97,14 @@ class Layer(StrEnum):
     ALWAYS_ON = "always_on"
 
 
-LAYER_LABELS: dict[str, str] = {"own": "Owned", "reserved": "Reserved", "on_demand": "On-demand", "spot": "Spot",
-                                "api": "Hosted API", "always_on": "Rented 24/7"}
+LAYER_LABELS: dict[str, str] = {
+    "own": "Owned",
+    "reserved": "Reserved",
+    "on_demand": "On-demand",
+    "spot": "Spot",
+    "api": "Hosted API",
+    "always_on": "Rented 24/7",
+}
 """Display names of the kinds of capacity."""
 
 
@@ -119,6 +135,7 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 
 # --- the monthly comparison ------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BreakEven:
@@ -281,9 +298,15 @@ class MemoryPerGPU:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready figures, in GB."""
-        return {"zero_stage": self.zero_stage, "model_state": round(self.state_bytes / 1e9, 3),
-                "activations": round(self.activation_bytes / 1e9, 3), "total": round(self.total_bytes / 1e9, 3),
-                "usable": round(self.usable_bytes / 1e9, 3), "unit": "GB per GPU", "fits": self.fits}
+        return {
+            "zero_stage": self.zero_stage,
+            "model_state": round(self.state_bytes / 1e9, 3),
+            "activations": round(self.activation_bytes / 1e9, 3),
+            "total": round(self.total_bytes / 1e9, 3),
+            "usable": round(self.usable_bytes / 1e9, 3),
+            "unit": "GB per GPU",
+            "fits": self.fits,
+        }
 
 
 @dataclass(frozen=True)
@@ -323,12 +346,16 @@ class StageResult:
 
     def to_dict(self, currency: str) -> dict[str, Any]:
         """JSON-ready figures, each with its unit."""
-        return {"name": self.name, "stated_by": self.basis, "gpus": self.gpus,
-                "training_tokens": self.training_tokens if self.training_tokens is not None else "not given",
-                "mfu": round(self.mfu, 6) if self.mfu is not None else "not defined (no training_tokens)",
-                "gpu_hours": {"value": round(self.gpu_hours, 3), "unit": "GPU-h"},
-                "wall_clock_days": {"value": round(self.wall_clock_days, 4), "unit": "days"},
-                "cost": {option: {"value": round(v, 2), "unit": currency} for option, v in self.costs.items()}}
+        return {
+            "name": self.name,
+            "stated_by": self.basis,
+            "gpus": self.gpus,
+            "training_tokens": self.training_tokens if self.training_tokens is not None else "not given",
+            "mfu": round(self.mfu, 6) if self.mfu is not None else "not defined (no training_tokens)",
+            "gpu_hours": {"value": round(self.gpu_hours, 3), "unit": "GPU-h"},
+            "wall_clock_days": {"value": round(self.wall_clock_days, 4), "unit": "days"},
+            "cost": {option: {"value": round(v, 2), "unit": currency} for option, v in self.costs.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -417,41 +444,71 @@ class TrainingRun:
     def to_dict(self, currency: str) -> dict[str, Any]:
         """JSON-ready figures, each with its unit."""
         return {
-            "flop": ({"value": self.flop, "unit": "FLOP"} if self.flop is not None
-                     else "not defined (no training_tokens)"),
+            "flop": (
+                {"value": self.flop, "unit": "FLOP"} if self.flop is not None else "not defined (no training_tokens)"
+            ),
             "dense_peak": {"value": self.peak_tflops, "unit": "TFLOP/s per GPU"},
             "ideal_gpu_hours": {"value": round(self.ideal_gpu_hours, 3), "unit": "GPU-h"},
             "goodput": {"value": round(self.goodput, 6), "unit": "share of wall-clock time"},
             "gpu_hours": {"value": round(self.gpu_hours, 3), "unit": "GPU-h"},
             "wall_clock_days": {"value": round(self.wall_clock_days, 4), "unit": "days"},
-            "job_mtbf_hours": ({"value": round(self.job_mtbf_hours, 4), "unit": "h"}
-                               if self.job_mtbf_hours is not None else "no failure model"),
-            "checkpoint_interval_minutes": ({"value": round(self.checkpoint_interval_hours * 60, 4), "unit": "min"}
-                                            if self.checkpoint_interval_hours is not None else "no failure model"),
-            "min_gpus_to_hold_state": {"sharded": self.min_gpus_sharded,
-                                       "unsharded": self.min_gpus_unsharded if self.min_gpus_unsharded is not None
-                                       else "does not fit on one GPU", "unit": "GPU"},
-            "cost": {option: {"value": round(self.total(option), 2), "unit": currency,
-                              "components": {str(k): round(v, 2) for k, v in parts.items()}}
-                     for option, parts in self.costs.items()},
+            "job_mtbf_hours": (
+                {"value": round(self.job_mtbf_hours, 4), "unit": "h"}
+                if self.job_mtbf_hours is not None
+                else "no failure model"
+            ),
+            "checkpoint_interval_minutes": (
+                {"value": round(self.checkpoint_interval_hours * 60, 4), "unit": "min"}
+                if self.checkpoint_interval_hours is not None
+                else "no failure model"
+            ),
+            "min_gpus_to_hold_state": {
+                "sharded": self.min_gpus_sharded,
+                "unsharded": self.min_gpus_unsharded
+                if self.min_gpus_unsharded is not None
+                else "does not fit on one GPU",
+                "unit": "GPU",
+            },
+            "cost": {
+                option: {
+                    "value": round(self.total(option), 2),
+                    "unit": currency,
+                    "components": {str(k): round(v, 2) for k, v in parts.items()},
+                }
+                for option, parts in self.costs.items()
+            },
             "mfu": round(self.mfu, 6) if self.mfu is not None else "not defined (no training_tokens)",
             "stages": [stage.to_dict(currency) for stage in self.stages],
             "checkpoint_intervals_minutes": (
                 {name: round(hours * 60, 4) for name, hours in self.checkpoint_intervals.items()}
-                if self.checkpoint_intervals is not None else "no failure model"),
-            "checkpoint_interval_steps": (self.checkpoint_interval_steps if self.checkpoint_interval_steps is not None
-                                          else "no step time or no failure model"),
-            "gpu_hours_lost_per_failure": ({"value": round(self.gpu_hours_lost_per_failure, 3), "unit": "GPU-h"}
-                                           if self.gpu_hours_lost_per_failure is not None else "no failure model"),
-            "failures_by_cause": ({name: {"failures_per_gpu_per_year": round(rate, 6), "job_mtbf_hours": round(m, 4)}
-                                   for name, (rate, m) in self.failures_by_cause.items()}
-                                  if self.failures_by_cause else "not stated"),
+                if self.checkpoint_intervals is not None
+                else "no failure model"
+            ),
+            "checkpoint_interval_steps": (
+                self.checkpoint_interval_steps
+                if self.checkpoint_interval_steps is not None
+                else "no step time or no failure model"
+            ),
+            "gpu_hours_lost_per_failure": (
+                {"value": round(self.gpu_hours_lost_per_failure, 3), "unit": "GPU-h"}
+                if self.gpu_hours_lost_per_failure is not None
+                else "no failure model"
+            ),
+            "failures_by_cause": (
+                {
+                    name: {"failures_per_gpu_per_year": round(rate, 6), "job_mtbf_hours": round(m, 4)}
+                    for name, (rate, m) in self.failures_by_cause.items()
+                }
+                if self.failures_by_cause
+                else "not stated"
+            ),
             "memory_per_gpu": self.memory.to_dict() if self.memory is not None else "no parallelism plan",
             "warnings": list(self.warnings),
         }
 
 
 # --- the horizon -----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CashFlows:
@@ -498,8 +555,10 @@ class CashFlows:
     def at_start(self, option: str) -> np.ndarray:
         """The part of each month's cash out paid at its start (:data:`START_LINES`). [reporting currency]"""
         lines = self.flows[option]
-        return sum((np.asarray(lines[name], dtype=float) for name in START_LINES if name in lines),
-                   np.zeros_like(self.total(option)))
+        return sum(
+            (np.asarray(lines[name], dtype=float) for name in START_LINES if name in lines),
+            np.zeros_like(self.total(option)),
+        )
 
 
 @dataclass(frozen=True)
@@ -617,6 +676,7 @@ class OwnFinance:
 
     def to_dict(self, currency: str) -> dict[str, Any]:
         """JSON-ready figures, each with its unit; "never" and "not defined" for missing ones."""
+
         def money(x):
             return {"value": round(x, 2), "unit": currency}
 
@@ -625,50 +685,108 @@ class OwnFinance:
             "discount_rate_per_year": self.discount_rate_per_year,
             "tco": {o: money(v) for o, v in self.tco_by_option.items()},
             "npv": {o: money(v) for o, v in self.npv_by_option.items()},
-            "own_cost_per_used_gpu_hour": ({"value": round(self.cost_per_used_gpu_hour, 6),
-                                            "unit": f"{currency}/GPU-h"}
-                                           if self.cost_per_used_gpu_hour is not None else "not defined"),
-            "own_utilisation": ({"value": round(self.utilisation, 6), "unit": "share of GPU-hours"}
-                                if self.utilisation is not None else "not defined"),
+            "own_cost_per_used_gpu_hour": (
+                {"value": round(self.cost_per_used_gpu_hour, 6), "unit": f"{currency}/GPU-h"}
+                if self.cost_per_used_gpu_hour is not None
+                else "not defined"
+            ),
+            "own_utilisation": (
+                {"value": round(self.utilisation, 6), "unit": "share of GPU-hours"}
+                if self.utilisation is not None
+                else "not defined"
+            ),
             "break_even_utilisation": {
-                b.offer: {"offer": b.label,
-                          "price": {"value": round(b.price_per_gpu_hour, 6), "unit": f"{currency}/GPU-h"},
-                          "utilisation": ({"value": round(b.utilisation, 6), "unit": "share of GPU-hours"}
-                                          if b.utilisation is not None else "never")}
+                b.offer: {
+                    "offer": b.label,
+                    "price": {"value": round(b.price_per_gpu_hour, 6), "unit": f"{currency}/GPU-h"},
+                    "utilisation": (
+                        {"value": round(b.utilisation, 6), "unit": "share of GPU-hours"}
+                        if b.utilisation is not None
+                        else "never"
+                    ),
+                }
                 for b in self.break_even_utilisation
             },
-            "payback_month": ({"value": self.payback_month, "unit": "months after the decision",
-                               "against": self.payback_against}
-                              if self.payback_month is not None else "never within the horizon"),
-            "npv_convention": {"period": self.npv_period, "timing": self.npv_timing,
-                               "meaning": "present value of costs (lower is better)"},
-            "irr": ({"value": round(self.irr_per_year, 9), "unit": "1/year", "against": self.payback_against}
-                    if self.irr_per_year is not None else "not defined"),
-            "mirr": ({"value": round(self.mirr_per_year, 9), "unit": "1/year", "against": self.payback_against}
-                     if self.mirr_per_year is not None else "not defined"),
-            "roi": ({"value": round(self.roi, 9), "unit": "net gain / investment", "against": self.payback_against}
-                    if self.roi is not None else "not defined"),
-            "payback_months": ({"value": round(self.payback_months, 6), "unit": "months after the decision",
-                                "against": self.payback_against}
-                               if self.payback_months is not None else "never within the horizon"),
-            "discounted_payback_months": ({"value": round(self.discounted_payback_months, 6),
-                                           "unit": "months after the decision", "against": self.payback_against}
-                                          if self.discounted_payback_months is not None
-                                          else "never within the horizon"),
-            **({"yearly_cash_out": {o: {"values": [round(v, 2) for v in values], "unit": currency,
-                                        "years": "year 1 is months 0-11"}
-                                    for o, values in self.yearly_by_option.items()}}
-               if self.yearly_by_option is not None else {}),
-            **({"real_discount_rate_per_year": {"value": round(self.real_discount_rate_per_year, 9),
-                                                "unit": "1/year", "relation": "Fisher"}}
-               if self.real_discount_rate_per_year is not None else {}),
-            **({"after_tax": {
-                "tax_rate": self.tax_rate,
-                "tco": {o: money(v) for o, v in self.after_tax_tco_by_option.items()},
-                "npv": {o: money(v) for o, v in self.after_tax_npv_by_option.items()},
-                "irr": ({"value": round(self.after_tax_irr_per_year, 9), "unit": "1/year"}
-                        if self.after_tax_irr_per_year is not None else "not defined"),
-            }} if self.after_tax_tco_by_option is not None else {}),
+            "payback_month": (
+                {"value": self.payback_month, "unit": "months after the decision", "against": self.payback_against}
+                if self.payback_month is not None
+                else "never within the horizon"
+            ),
+            "npv_convention": {
+                "period": self.npv_period,
+                "timing": self.npv_timing,
+                "meaning": "present value of costs (lower is better)",
+            },
+            "irr": (
+                {"value": round(self.irr_per_year, 9), "unit": "1/year", "against": self.payback_against}
+                if self.irr_per_year is not None
+                else "not defined"
+            ),
+            "mirr": (
+                {"value": round(self.mirr_per_year, 9), "unit": "1/year", "against": self.payback_against}
+                if self.mirr_per_year is not None
+                else "not defined"
+            ),
+            "roi": (
+                {"value": round(self.roi, 9), "unit": "net gain / investment", "against": self.payback_against}
+                if self.roi is not None
+                else "not defined"
+            ),
+            "payback_months": (
+                {
+                    "value": round(self.payback_months, 6),
+                    "unit": "months after the decision",
+                    "against": self.payback_against,
+                }
+                if self.payback_months is not None
+                else "never within the horizon"
+            ),
+            "discounted_payback_months": (
+                {
+                    "value": round(self.discounted_payback_months, 6),
+                    "unit": "months after the decision",
+                    "against": self.payback_against,
+                }
+                if self.discounted_payback_months is not None
+                else "never within the horizon"
+            ),
+            **(
+                {
+                    "yearly_cash_out": {
+                        o: {"values": [round(v, 2) for v in values], "unit": currency, "years": "year 1 is months 0-11"}
+                        for o, values in self.yearly_by_option.items()
+                    }
+                }
+                if self.yearly_by_option is not None
+                else {}
+            ),
+            **(
+                {
+                    "real_discount_rate_per_year": {
+                        "value": round(self.real_discount_rate_per_year, 9),
+                        "unit": "1/year",
+                        "relation": "Fisher",
+                    }
+                }
+                if self.real_discount_rate_per_year is not None
+                else {}
+            ),
+            **(
+                {
+                    "after_tax": {
+                        "tax_rate": self.tax_rate,
+                        "tco": {o: money(v) for o, v in self.after_tax_tco_by_option.items()},
+                        "npv": {o: money(v) for o, v in self.after_tax_npv_by_option.items()},
+                        "irr": (
+                            {"value": round(self.after_tax_irr_per_year, 9), "unit": "1/year"}
+                            if self.after_tax_irr_per_year is not None
+                            else "not defined"
+                        ),
+                    }
+                }
+                if self.after_tax_tco_by_option is not None
+                else {}
+            ),
         }
 
 
@@ -730,12 +848,20 @@ class GrowthPlan:
     def to_dict(self, currency: str) -> dict[str, Any]:
         """JSON-ready plan, each figure with its unit."""
         return {
-            "years": [{"year": y.year, "gpu_hours_per_month": round(y.gpu_hours_per_month, 6),
-                       "own_servers": y.own_servers, "gpus_by_kind": dict(y.layers),
-                       "rented_per_month": {"value": round(y.rented_per_month, 2), "unit": f"{currency}/month"}}
-                      for y in self.years],
-            "purchases": [{"month": m, "servers": n, "price": {"value": round(p, 2), "unit": currency}}
-                          for m, n, p in self.purchases],
+            "years": [
+                {
+                    "year": y.year,
+                    "gpu_hours_per_month": round(y.gpu_hours_per_month, 6),
+                    "own_servers": y.own_servers,
+                    "gpus_by_kind": dict(y.layers),
+                    "rented_per_month": {"value": round(y.rented_per_month, 2), "unit": f"{currency}/month"},
+                }
+                for y in self.years
+            ],
+            "purchases": [
+                {"month": m, "servers": n, "price": {"value": round(p, 2), "unit": currency}}
+                for m, n, p in self.purchases
+            ],
             "tco": {"value": round(self.tco, 2), "unit": currency},
             "npv": {"value": round(self.npv, 2), "unit": currency},
         }
@@ -964,11 +1090,15 @@ class ServingPoint:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready, units in the keys."""
-        return {"concurrency_per_replica": _number(self.concurrency),
-                "output_tokens_per_second_per_gpu": _number(self.throughput_per_gpu),
-                "tokens_per_second_per_user": _number(self.tokens_per_second_per_user),
-                "ttft_seconds": _number(self.ttft), "source": self.source, "estimated": self.estimated,
-                "basis": self.basis}
+        return {
+            "concurrency_per_replica": _number(self.concurrency),
+            "output_tokens_per_second_per_gpu": _number(self.throughput_per_gpu),
+            "tokens_per_second_per_user": _number(self.tokens_per_second_per_user),
+            "ttft_seconds": _number(self.ttft),
+            "source": self.source,
+            "estimated": self.estimated,
+            "basis": self.basis,
+        }
 
 
 @dataclass(frozen=True)
@@ -995,14 +1125,19 @@ class ServingFleet:
 
     def to_dict(self, gpus_per_replica: int) -> dict[str, Any]:
         """JSON-ready."""
-        data: dict[str, Any] = {"gpus": self.gpus, "replicas": self.replicas, "servers": self.servers,
-                                "spare_replicas": self.spare_replicas,
-                                "working_replicas": self.replicas - self.spare_replicas}
+        data: dict[str, Any] = {
+            "gpus": self.gpus,
+            "replicas": self.replicas,
+            "servers": self.servers,
+            "spare_replicas": self.spare_replicas,
+            "working_replicas": self.replicas - self.spare_replicas,
+        }
         if self.prefill_replicas is not None:
             data["prefill_pool"] = {"replicas": self.prefill_replicas, "gpus": self.prefill_replicas * gpus_per_replica}
             data["decode_pool"] = {"replicas": self.decode_replicas, "gpus": self.decode_replicas * gpus_per_replica}
-            data["prefill_to_decode_gpus"] = (f"{self.prefill_replicas}:{self.decode_replicas}"
-                                              if self.decode_replicas else "not defined")
+            data["prefill_to_decode_gpus"] = (
+                f"{self.prefill_replicas}:{self.decode_replicas}" if self.decode_replicas else "not defined"
+            )
         return data
 
 
@@ -1073,21 +1208,27 @@ class ServingResult:
             "mode": self.mode,
             "mode_reason": self.mode_reason,
             "operating_point": self.point.to_dict() if self.point is not None else "not applicable",
-            "decode_operating_point": (self.decode_point.to_dict() if self.decode_point is not None
-                                       else "not applicable"),
+            "decode_operating_point": (
+                self.decode_point.to_dict() if self.decode_point is not None else "not applicable"
+            ),
             "output_tokens_per_second_per_gpu": _number(self.throughput_per_gpu),
             "throughput_source": self.throughput_source,
             "prefill_share_of_gpus": _number(self.prefill_share),
             "gpus_per_replica": self.gpus_per_replica,
             "servers_per_replica": self.servers_per_replica,
             "replica_spans_servers": self.servers_per_replica > 1,
-            "memory_per_gpu_gb": {"weights": _number(self.weights_gb_per_gpu),
-                                  "kv_cache": _number(self.kv_cache_gb_per_gpu),
-                                  "gpu": _number(self.memory_gb_per_gpu)},
+            "memory_per_gpu_gb": {
+                "weights": _number(self.weights_gb_per_gpu),
+                "kv_cache": _number(self.kv_cache_gb_per_gpu),
+                "gpu": _number(self.memory_gb_per_gpu),
+            },
             "spare_replicas": self.spare_replicas,
             "availability": _number(self.availability),
-            "request": ({"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
-                        if self.input_tokens is not None else "not given"),
+            "request": (
+                {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+                if self.input_tokens is not None
+                else "not given"
+            ),
             "fleets": {name: fleet.to_dict(self.gpus_per_replica) for name, fleet in self.fleets.items()},
         }
 
@@ -1101,8 +1242,12 @@ class Measure(StrEnum):
     MONTHLY_COST = "monthly_cost"
 
 
-MEASURE_TITLES = {Measure.PRESENT_VALUE: "present value of costs", Measure.RUN_COST: "cost of the run",
-                  Measure.HOURLY_MONTHLY_COST: "monthly cost, hour by hour", Measure.MONTHLY_COST: "monthly cost"}
+MEASURE_TITLES = {
+    Measure.PRESENT_VALUE: "present value of costs",
+    Measure.RUN_COST: "cost of the run",
+    Measure.HOURLY_MONTHLY_COST: "monthly cost, hour by hour",
+    Measure.MONTHLY_COST: "monthly cost",
+}
 """Each decision measure's short name, for axis titles and table headers."""
 
 
@@ -1301,8 +1446,10 @@ class Comparison:
         margin = "" if d.runner_up is None else f", {_shown(d.margin)} {d.unit} less than {d.runner_up}"
         at = "" if self.workload_kind == "training" else f"; at {_shown(self.volume, 0)} {self.volume_unit}"
         pairs = len(self.break_evens)
-        return (f"<Comparison {self.title!r}: {d.winner} cheapest on {d.measure}{margin}{at}; "
-                f"{len(self.options)} options, {pairs} break-even{'' if pairs == 1 else 's'}>")
+        return (
+            f"<Comparison {self.title!r}: {d.winner} cheapest on {d.measure}{margin}{at}; "
+            f"{len(self.options)} options, {pairs} break-even{'' if pairs == 1 else 's'}>"
+        )
 
     def _repr_html_(self) -> str:
         """The verdict, each option's monthly cost and each break-even, for a notebook cell."""
@@ -1310,13 +1457,24 @@ class Comparison:
 
         d = self.decision
         at = "" if self.workload_kind == "training" else f" at {_shown(self.volume, 0)} {self.volume_unit}"
-        costs = _table(["option", f"monthly cost{at} [{self.currency}/month]"],
-                       [[o.label, _shown(o.monthly_cost)] for o in self.options.values()])
-        pairs = _table(["options", f"break-even [{self.volume_unit}]"],
-                       [[f"{self.label(b.option_a)} vs {self.label(b.option_b)}",
-                         "never" if b.volume is None else _shown(b.volume, 0)] for b in self.break_evens])
-        return (f"<p><b>{escape(self.title)}</b><br>Verdict: <b>{escape(d.label(d.winner))}</b>, on "
-                f"{escape(d.description)}.</p>{costs}{pairs}")
+        costs = _table(
+            ["option", f"monthly cost{at} [{self.currency}/month]"],
+            [[o.label, _shown(o.monthly_cost)] for o in self.options.values()],
+        )
+        pairs = _table(
+            ["options", f"break-even [{self.volume_unit}]"],
+            [
+                [
+                    f"{self.label(b.option_a)} vs {self.label(b.option_b)}",
+                    "never" if b.volume is None else _shown(b.volume, 0),
+                ]
+                for b in self.break_evens
+            ],
+        )
+        return (
+            f"<p><b>{escape(self.title)}</b><br>Verdict: <b>{escape(d.label(d.winner))}</b>, on "
+            f"{escape(d.description)}.</p>{costs}{pairs}"
+        )
 
     @property
     def monthly_cheapest(self) -> str:
@@ -1470,6 +1628,7 @@ class SobolIndices:
 
 # --- energy and carbon -----------------------------------------------------------------------------------
 
+
 def _or(value: float | None, reason: str) -> float | str:
     return _number(value) if value is not None else reason
 
@@ -1529,12 +1688,14 @@ class OptionEnergy:
         data = {
             "basis": self.basis,
             "energy_kwh_per_month": _or(self.energy_kwh_per_month, "not covered"),
-            "co2e_kg_per_month": _or(self.co2e_kg_per_month, no_grid if self.energy_kwh_per_month is not None
-                                     else "not covered"),
+            "co2e_kg_per_month": _or(
+                self.co2e_kg_per_month, no_grid if self.energy_kwh_per_month is not None else "not covered"
+            ),
             "operational_co2e_kg_per_month": _or(self.operational_co2e_kg_per_month, no_grid),
             "embodied_co2e_kg_per_month": _or(self.embodied_co2e_kg_per_month, no_grid),
-            "market_based_co2e_kg_per_month": _or(self.market_co2e_kg_per_month,
-                                                  "not defined: no contracted intensity"),
+            "market_based_co2e_kg_per_month": _or(
+                self.market_co2e_kg_per_month, "not defined: no contracted intensity"
+            ),
             "co2e_kg_per_million_tokens": _or(self.co2e_kg_per_million_tokens, "not applicable or not defined"),
             "wh_per_1000_output_tokens": _or(self.wh_per_1000_output_tokens, "not applicable or not defined"),
             "output_tokens_per_joule_at_full_load": _or(self.output_tokens_per_joule, "not applicable"),
@@ -1561,9 +1722,14 @@ class PowerCheck:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"budget_kw": _number(self.budget_kw), "needed_kw": _number(self.needed_kw),
-                "headroom_kw": _number(self.headroom_kw), "servers_powered": self.servers,
-                "most_servers_within_budget": self.max_servers, "most_gpus_within_budget": self.max_gpus}
+        return {
+            "budget_kw": _number(self.budget_kw),
+            "needed_kw": _number(self.needed_kw),
+            "headroom_kw": _number(self.headroom_kw),
+            "servers_powered": self.servers,
+            "most_servers_within_budget": self.max_servers,
+            "most_gpus_within_budget": self.max_gpus,
+        }
 
 
 @dataclass(frozen=True)
@@ -1590,10 +1756,14 @@ class TariffBill:
 
     def to_dict(self, currency: str) -> dict[str, Any]:
         """JSON-ready."""
-        return {"electricity_cost_per_month": _number(self.cost_per_month),
-                "electricity_cost_at_flat_price_per_month": _number(self.flat_cost_per_month),
-                "unit": f"{currency}/month", "energy_kwh_per_month": _number(self.energy_kwh_per_month),
-                "unserved_gpu_hours_per_month": _number(self.unserved_gpu_hours_per_month), "source": self.source}
+        return {
+            "electricity_cost_per_month": _number(self.cost_per_month),
+            "electricity_cost_at_flat_price_per_month": _number(self.flat_cost_per_month),
+            "unit": f"{currency}/month",
+            "energy_kwh_per_month": _number(self.energy_kwh_per_month),
+            "unserved_gpu_hours_per_month": _number(self.unserved_gpu_hours_per_month),
+            "source": self.source,
+        }
 
 
 @dataclass(frozen=True)
@@ -1638,17 +1808,26 @@ class TrainingEnergy:
         """The run's energy and emissions with one option, JSON-ready."""
         basis, mwh, operational, embodied = self.by_option[option]
         no_grid = "not defined: no grid region (energy.grid_region)"
-        return {"energy_mwh_per_run": _number(mwh), "operational_co2e_t_per_run": _or(operational, no_grid),
-                "embodied_co2e_t_per_run": _or(embodied, no_grid), "run_energy_basis": basis}
+        return {
+            "energy_mwh_per_run": _number(mwh),
+            "operational_co2e_t_per_run": _or(operational, no_grid),
+            "embodied_co2e_t_per_run": _or(embodied, no_grid),
+            "run_energy_basis": basis,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"basis": "derived", "gpu_hours": _number(self.gpu_hours), "watts_per_gpu": _number(self.watts_per_gpu),
-                "pue": _number(self.pue), "energy_mwh_per_run": _number(self.energy_mwh),
-                "co2e_t_per_run": _or(self.co2e_t, "not defined: no grid region (energy.grid_region)"),
-                "market_based_co2e_t_per_run": _or(self.market_co2e_t, "not defined: no contracted intensity"),
-                "by_option": {name: self.option_dict(name) for name in self.by_option},
-                "notes": list(self.notes)}
+        return {
+            "basis": "derived",
+            "gpu_hours": _number(self.gpu_hours),
+            "watts_per_gpu": _number(self.watts_per_gpu),
+            "pue": _number(self.pue),
+            "energy_mwh_per_run": _number(self.energy_mwh),
+            "co2e_t_per_run": _or(self.co2e_t, "not defined: no grid region (energy.grid_region)"),
+            "market_based_co2e_t_per_run": _or(self.market_co2e_t, "not defined: no contracted intensity"),
+            "by_option": {name: self.option_dict(name) for name in self.by_option},
+            "notes": list(self.notes),
+        }
 
 
 @dataclass(frozen=True)
@@ -1673,6 +1852,7 @@ class EnergyResult:
 
 
 # --- stated figures checked ------------------------------------------------------------------------
+
 
 def _n(x: Any) -> float | None:
     """A JSON number without a negative zero (None stays None)."""
@@ -1705,9 +1885,14 @@ class InputChange:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         share = self.change_share
-        return {"input": self.path, "title": self.title, "unit": self.unit, "current": _n(self.current),
-                "needed": _n(self.needed),
-                "change_share": _n(share) if share is not None else "not defined: the input is 0 now"}
+        return {
+            "input": self.path,
+            "title": self.title,
+            "unit": self.unit,
+            "current": _n(self.current),
+            "needed": _n(self.needed),
+            "change_share": _n(share) if share is not None else "not defined: the input is 0 now",
+        }
 
 
 @dataclass(frozen=True)
@@ -1757,21 +1942,28 @@ class ClaimCheck:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``computed`` reads "never in range" for a break-even that does not happen."""
         gap = self.gap
-        data = {"statement": self.statement, "source": self.source, "kind": self.kind,
-                "verdict": "confirmed" if self.confirmed else "contradicted",
-                "stated": _n(self.stated),
-                "computed": _n(self.computed) if self.computed is not None else "never in range",
-                "unit": self.unit, "gap_share": _n(gap) if gap is not None else "not defined",
-                "tolerance_share": _n(self.tolerance),
-                "would_hold_if": [change.to_dict() for change in self.would_hold]}
+        data = {
+            "statement": self.statement,
+            "source": self.source,
+            "kind": self.kind,
+            "verdict": "confirmed" if self.confirmed else "contradicted",
+            "stated": _n(self.stated),
+            "computed": _n(self.computed) if self.computed is not None else "never in range",
+            "unit": self.unit,
+            "gap_share": _n(gap) if gap is not None else "not defined",
+            "tolerance_share": _n(self.tolerance),
+            "would_hold_if": [change.to_dict() for change in self.would_hold],
+        }
         if self.kind == "break_even":
             data["stated_multiple_of_volume"] = _n(self.stated_multiple)
-            data["computed_multiple_of_volume"] = (_n(self.computed_multiple)
-                                                   if self.computed_multiple is not None else "never in range")
+            data["computed_multiple_of_volume"] = (
+                _n(self.computed_multiple) if self.computed_multiple is not None else "never in range"
+            )
         return data
 
 
 # --- two scenarios compared input by input ----------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class InputDifference:
@@ -1804,10 +1996,17 @@ class InputDifference:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"input": self.path, "title": self.title, "unit": self.unit, "a": _n(self.a),
-                "b": _n(self.b), "source_a": self.source_a, "source_b": self.source_b,
-                "one_at_a_time": {k: _n(v) for k, v in self.one_at_a_time.items()},
-                "shapley": {k: _n(v) for k, v in self.shapley.items()}}
+        return {
+            "input": self.path,
+            "title": self.title,
+            "unit": self.unit,
+            "a": _n(self.a),
+            "b": _n(self.b),
+            "source_a": self.source_a,
+            "source_b": self.source_b,
+            "one_at_a_time": {k: _n(v) for k, v in self.one_at_a_time.items()},
+            "shapley": {k: _n(v) for k, v in self.shapley.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -1853,31 +2052,45 @@ class ScenarioDiff:
 
     def __repr__(self) -> str:
         """What differs and each measure's change, in one line (``to_dict()`` has it all)."""
-        changes = "; ".join(f"{m} {'+' if self.total(m) >= 0 else ''}{_shown(self.total(m))} {self.units[m]}"
-                            for m in self.measures)
-        return (f"<ScenarioDiff {self.name_a!r} -> {self.name_b!r}: {len(self.inputs)} numeric inputs and "
-                f"{len(self.other)} other fields differ; {changes}>")
+        changes = "; ".join(
+            f"{m} {'+' if self.total(m) >= 0 else ''}{_shown(self.total(m))} {self.units[m]}" for m in self.measures
+        )
+        return (
+            f"<ScenarioDiff {self.name_a!r} -> {self.name_b!r}: {len(self.inputs)} numeric inputs and "
+            f"{len(self.other)} other fields differ; {changes}>"
+        )
 
     def _repr_html_(self) -> str:
         """Each measure's change, and each differing input with its value in A and B and its Shapley share."""
         from html import escape
 
-        measures = _table(["measure", escape(self.name_a), escape(self.name_b), "change", "unit"],
-                          [[m, _shown(a), _shown(b), _shown(b - a), self.units[m]]
-                           for m, (a, b) in self.measures.items()])
+        measures = _table(
+            ["measure", escape(self.name_a), escape(self.name_b), "change", "unit"],
+            [[m, _shown(a), _shown(b), _shown(b - a), self.units[m]] for m, (a, b) in self.measures.items()],
+        )
         first = next(iter(self.measures), None)
-        inputs = _table(["input", "A", "B", "unit", f"Shapley share of {first} [{self.units.get(first, '')}]"],
-                        [[d.path, f"{d.a:g}", f"{d.b:g}", d.unit, _shown(d.shapley.get(first))]
-                         for d in self.inputs])
+        inputs = _table(
+            ["input", "A", "B", "unit", f"Shapley share of {first} [{self.units.get(first, '')}]"],
+            [[d.path, f"{d.a:g}", f"{d.b:g}", d.unit, _shown(d.shapley.get(first))] for d in self.inputs],
+        )
         other = "".join(f"<li>{escape(f)}: {escape(str(a))} → {escape(str(b))}</li>" for f, a, b in self.other)
-        return (f"<p><b>{escape(self.name_b)}</b> against <b>{escape(self.name_a)}</b> ({escape(self.method)})</p>"
-                f"{measures}{inputs}" + (f"<p>Other differences:</p><ul>{other}</ul>" if other else ""))
+        return (
+            f"<p><b>{escape(self.name_b)}</b> against <b>{escape(self.name_a)}</b> ({escape(self.method)})</p>"
+            f"{measures}{inputs}" + (f"<p>Other differences:</p><ul>{other}</ul>" if other else "")
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {"a": self.name_a, "b": self.name_b, "currency": self.currency, "method": self.method,
-                "measures": {k: {"a": _n(a), "b": _n(b), "change": _n(b - a),
-                                 "unit": self.units[k]} for k, (a, b) in self.measures.items()},
-                "inputs": [d.to_dict() for d in self.inputs],
-                "other_differences": [{"field": f, "a": a, "b": b} for f, a, b in self.other],
-                "other_effect": {k: _n(v) for k, v in self.other_effect.items()}}
+        return {
+            "a": self.name_a,
+            "b": self.name_b,
+            "currency": self.currency,
+            "method": self.method,
+            "measures": {
+                k: {"a": _n(a), "b": _n(b), "change": _n(b - a), "unit": self.units[k]}
+                for k, (a, b) in self.measures.items()
+            },
+            "inputs": [d.to_dict() for d in self.inputs],
+            "other_differences": [{"field": f, "a": a, "b": b} for f, a, b in self.other],
+            "other_effect": {k: _n(v) for k, v in self.other_effect.items()},
+        }

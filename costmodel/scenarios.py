@@ -36,8 +36,10 @@ def bundled_scenarios() -> list[str]:
 def _read_text(path: Path) -> str:
     if not path.exists() and path.parent == SCENARIO_DIR:
         names = bundled_scenarios()
-        reason = (f"no bundled scenario of that name{did_you_mean(path.stem, names)}; bundled: {', '.join(names)} "
-                  "(or give a path to a YAML file)")
+        reason = (
+            f"no bundled scenario of that name{did_you_mean(path.stem, names)}; bundled: {', '.join(names)} "
+            "(or give a path to a YAML file)"
+        )
         raise ScenarioError(path, [("(file)", path.stem, reason)])
     return read_text(path)
 
@@ -65,16 +67,30 @@ def _fields_at(parts: list[str], data: Any) -> list[str]:
         if isinstance(node, list):
             node = node[int(part)] if part.isdigit() and int(part) < len(node) else None
             continue
-        chosen = models[0] if len(models) == 1 else next(
-            (m for m in models if isinstance(node, dict) and node.get("kind") in typing.get_args(
-                m.model_fields.get("kind").annotation if "kind" in m.model_fields else None)), None)
+        chosen = (
+            models[0]
+            if len(models) == 1
+            else next(
+                (
+                    m
+                    for m in models
+                    if isinstance(node, dict)
+                    and node.get("kind")
+                    in typing.get_args(m.model_fields.get("kind").annotation if "kind" in m.model_fields else None)
+                ),
+                None,
+            )
+        )
         if chosen is None or part not in chosen.model_fields:
             return []
         models = _models_in(chosen.model_fields[part].annotation) or models
         node = node.get(part) if isinstance(node, dict) else None
     if len(models) > 1 and isinstance(node, dict):
-        models = [m for m in models if "kind" in m.model_fields
-                  and node.get("kind") in typing.get_args(m.model_fields["kind"].annotation)] or models
+        models = [
+            m
+            for m in models
+            if "kind" in m.model_fields and node.get("kind") in typing.get_args(m.model_fields["kind"].annotation)
+        ] or models
     return sorted({name for m in models for name in m.model_fields})
 
 
@@ -158,8 +174,9 @@ def _with_offers(data: dict, path, catalog: Catalog | None) -> Catalog:
     try:
         return merged_catalog(offers.tables(), catalog)
     except CatalogError as exc:
-        raise ScenarioError(path, [(f"offers.{field}", value, reason) for field, value, reason in exc.problems]) \
-            from None
+        raise ScenarioError(
+            path, [(f"offers.{field}", value, reason) for field, value, reason in exc.problems]
+        ) from None
 
 
 def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> Scenario:
@@ -283,7 +300,7 @@ def _crlf(path: Path) -> bool:
     except OSError:
         return False
     end = head.find(b"\n")
-    return end > 0 and head[end - 1:end] == b"\r"
+    return end > 0 and head[end - 1 : end] == b"\r"
 
 
 def scenario_text(scenario: Scenario, template: str | Path | None = None) -> str:
@@ -340,9 +357,13 @@ def scenario_text(scenario: Scenario, template: str | Path | None = None) -> str
 SCENARIO_SCHEMA_VERSION = 1
 """Version of the scenario file format (the JSON the commands print has its own, presentation.output.SCHEMA_VERSION)."""
 
-_ID_FIELDS = {("OwnCluster", "server"): "servers", ("CloudRental", "offer"): "cloud_offers",
-              ("HostedAPI", "offer"): "api_offers", ("Serving", "model"): "models",
-              ("Serving", "throughput_row"): "throughput"}
+_ID_FIELDS = {
+    ("OwnCluster", "server"): "servers",
+    ("CloudRental", "offer"): "cloud_offers",
+    ("HostedAPI", "offer"): "api_offers",
+    ("Serving", "model"): "models",
+    ("Serving", "throughput_row"): "throughput",
+}
 
 _CATALOG = "needs the catalog in use"
 _BETWEEN = "compares two values of the file, which JSON Schema cannot do"
@@ -360,7 +381,7 @@ VALIDATOR_ONLY_RULES: dict[str, str] = {
     "offers_catalog": "the offers: block's rows join the catalog in use",
     "unknown_time_zone": "a time zone is in the IANA tz database of the machine",
     "resolve": "the scenario resolves: the model fits the GPUs, demand files read, and the other checks that "
-               "need a computation",
+    "need a computation",
     # rules between values
     "low_above_high": f"a distribution's or range's low is at most its high: {_BETWEEN}",
     "mode_outside": f"a triangular mode lies between low and high: {_BETWEEN}",
@@ -385,12 +406,12 @@ VALIDATOR_ONLY_RULES: dict[str, str] = {
     "shares_above_one": f"an API's input shares (cached, written, audio, image) sum to at most 1: {_BETWEEN}",
     "dearer_than_on_demand": f"an offers: row's spot and reserved prices are at most its on-demand price: {_BETWEEN}",
     "cheaper_than_base": f"an offers: row's 1-hour cache write and long-context prices are at least the base: "
-                         f"{_BETWEEN}",
+    f"{_BETWEEN}",
     "cache_dearer": f"an offers: row's cached input price is at most its input price: {_BETWEEN}",
     "duplicate_label": "the options' labels differ (as shown: spaces and case aside; a default label counts), which "
-                       "JSON Schema cannot compare across fields",
+    "JSON Schema cannot compare across fields",
     "duplicate_name": "options.rents and options.apis names are unique (JSON Schema's uniqueItems compares whole "
-                      "items)",
+    "items)",
     "duplicate_stage": "training stage names are unique, ignoring case and spaces",
     "duplicate_id": "the ids of an offers: table are unique",
     # inputs named by path, whose set depends on the scenario
@@ -422,9 +443,14 @@ _TINY = "TinyNumber"
 def _tiny_number() -> dict[str, Any]:
     from .units import SMALLEST_INPUT
 
-    return {"type": "number", "exclusiveMinimum": -SMALLEST_INPUT, "exclusiveMaximum": SMALLEST_INPUT,
-            "not": {"const": 0}, "description": f"Not zero, but smaller than {SMALLEST_INPUT:g} in size: no "
-                                                "input is that small (a typo). [the input's unit]"}
+    return {
+        "type": "number",
+        "exclusiveMinimum": -SMALLEST_INPUT,
+        "exclusiveMaximum": SMALLEST_INPUT,
+        "not": {"const": 0},
+        "description": f"Not zero, but smaller than {SMALLEST_INPUT:g} in size: no "
+        "input is that small (a typo). [the input's unit]",
+    }
 
 
 def _plausible(node: Any) -> None:
@@ -462,7 +488,7 @@ def _keys_by_pattern(node: Any) -> None:
         return
     patterns = node.get("patternProperties")
     if isinstance(patterns, dict) and len(patterns) == 1 and "additionalProperties" not in node:
-        (pattern, values), = patterns.items()
+        ((pattern, values),) = patterns.items()
         node.pop("patternProperties")
         node["propertyNames"] = {**node.get("propertyNames", {}), "pattern": pattern}
         node["additionalProperties"] = values
@@ -511,24 +537,28 @@ def scenario_json_schema(catalog: Catalog | None = None) -> dict[str, Any]:
             elif "anyOf" in spec and any(part.get("type") == "string" for part in spec["anyOf"]):
                 spec["anyOf"] = [part for part in spec["anyOf"] if part.get("type") != "string"] + ids["anyOf"]
     serving = schema.get("$defs", {}).get("Serving", {}).get("properties", {}).get("redundancy")
-    if serving is not None and "anyOf" in serving:      # the short form the validator takes
+    if serving is not None and "anyOf" in serving:  # the short form the validator takes
         serving["anyOf"].append({"const": "n_plus_1", "description": "one spare replica, no failure model"})
     mix = schema.get("$defs", {}).get("TokensWorkload", {}).get("properties", {}).get("input_tokens_per_output_token")
-    if mix is not None and "anyOf" in mix:              # "2:1", read as 2 by the validator
+    if mix is not None and "anyOf" in mix:  # "2:1", read as 2 by the validator
         from .schema.workload import RATIO_PATTERN
 
-        mix["anyOf"].append({"type": "string", "pattern": RATIO_PATTERN, "description": "a ratio, e.g. \"2:1\""})
+        mix["anyOf"].append({"type": "string", "pattern": RATIO_PATTERN, "description": 'a ratio, e.g. "2:1"'})
     _keys_by_pattern(schema)
     for name, definition in schema.get("$defs", {}).items():
         if name not in _NOT_MAGNITUDE_CHECKED:
             _plausible(definition)
     schema["$defs"][_TINY] = _tiny_number()
-    schema["$comment"] = ("Checked by costmodel validate only (the catalog, a computation, or a rule between "
-                          "values that JSON Schema cannot state): " + "; ".join(VALIDATOR_ONLY_RULES.values()))
-    schema["description"] = (schema.get("description", "").rstrip() + "\n\nThis schema checks every rule of "
-                             "costmodel validate but those listed in its $comment (catalog ids and rows, comparisons "
-                             "and sums of two or more values, unique names, calendar days): run costmodel validate "
-                             "for those.")
+    schema["$comment"] = (
+        "Checked by costmodel validate only (the catalog, a computation, or a rule between "
+        "values that JSON Schema cannot state): " + "; ".join(VALIDATOR_ONLY_RULES.values())
+    )
+    schema["description"] = (
+        schema.get("description", "").rstrip() + "\n\nThis schema checks every rule of "
+        "costmodel validate but those listed in its $comment (catalog ids and rows, comparisons "
+        "and sums of two or more values, unique names, calendar days): run costmodel validate "
+        "for those."
+    )
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["x-costmodel-schema-version"] = SCENARIO_SCHEMA_VERSION
     return schema

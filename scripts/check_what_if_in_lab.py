@@ -46,8 +46,15 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="what-if-lab-"))
     subprocess.run([VENV / "costmodel", "what-if", args.scenario, "--no-lab", "--out", work], check=True)
     port, token = free_port(), secrets.token_hex(16)
-    command = [VENV / "jupyter", "lab", "--no-browser", f"--port={port}", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={work}", "--ServerApp.ip=127.0.0.1"]
+    command = [
+        VENV / "jupyter",
+        "lab",
+        "--no-browser",
+        f"--port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={work}",
+        "--ServerApp.ip=127.0.0.1",
+    ]
     if os.geteuid() == 0:
         command.append("--allow-root")
     lab = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -73,7 +80,7 @@ def main() -> int:
                 except Exception:
                     time.sleep(1)
             page.wait_for_selector(".jp-Notebook", timeout=60_000)
-            try:      # "Select Kernel" dialog of a notebook opened for the first time
+            try:  # "Select Kernel" dialog of a notebook opened for the first time
                 page.locator(".jp-Dialog button", has_text="Select").click(timeout=15_000)
             except Exception:
                 pass
@@ -91,14 +98,24 @@ def main() -> int:
             before = verdict.first.inner_text()
             print("verdict before:", before)
             sliders = page.locator(".widget-hslider")
-            print("sliders:", sliders.count(), "| dropdowns:", page.locator(".widget-dropdown").count(),
-                  "| toggles:", page.locator(".widget-toggle-button").count())
+            print(
+                "sliders:",
+                sliders.count(),
+                "| dropdowns:",
+                page.locator(".widget-dropdown").count(),
+                "| toggles:",
+                page.locator(".widget-toggle-button").count(),
+            )
             print("first slider:", sliders.first.locator("label").inner_text())
             readout = sliders.first.locator(".widget-readout")
-            low, high = (float(x) for x in sliders.first.locator(".noUi-handle").first.evaluate(
-                "h => [h.getAttribute('aria-valuemin'), h.getAttribute('aria-valuemax')]"))
+            low, high = (
+                float(x)
+                for x in sliders.first.locator(".noUi-handle").first.evaluate(
+                    "h => [h.getAttribute('aria-valuemin'), h.getAttribute('aria-valuemax')]"
+                )
+            )
             times = []
-            for k in range(6):     # type a value into the readout; time Enter -> new verdict on the page
+            for k in range(6):  # type a value into the readout; time Enter -> new verdict on the page
                 old = verdict.first.inner_text()
                 readout.click()
                 page.keyboard.press("Control+A")
@@ -107,12 +124,19 @@ def main() -> int:
                 page.keyboard.press("Enter")
                 page.wait_for_function(
                     "old => [...document.querySelectorAll('b')].some(b => b.innerText.includes("
-                    "'the cheapest option is') && b.innerText !== old)", arg=old, timeout=10_000, polling=5)
+                    "'the cheapest option is') && b.innerText !== old)",
+                    arg=old,
+                    timeout=10_000,
+                    polling=5,
+                )
                 times.append(time.perf_counter() - start)
                 page.wait_for_timeout(300)
             after = verdict.first.inner_text()
-            print("Enter to new verdict on the page [ms]:", [round(t * 1000) for t in times],
-                  f"median {sorted(times)[len(times) // 2] * 1000:.0f}")
+            print(
+                "Enter to new verdict on the page [ms]:",
+                [round(t * 1000) for t in times],
+                f"median {sorted(times)[len(times) // 2] * 1000:.0f}",
+            )
             print("verdict after:", after)
             page.locator(".vega-embed, .jp-RenderedVega5").first.wait_for(timeout=10_000)
             page.locator("button", has_text="save YAML").click()
@@ -120,10 +144,16 @@ def main() -> int:
             saved = next(work.glob("*-what-if.yaml"))
             print("saved:", saved.name, "| its first lines:", saved.read_text().splitlines()[:2])
             compared = subprocess.run([VENV / "costmodel", "compare", saved], capture_output=True, text=True)
-            print("costmodel compare of it: exit", compared.returncode, "|", [line for line in
-                  compared.stdout.splitlines() if line.startswith("cheapest:")])
-            print("differs line:", page.locator("i", has_text="Differs from the scenario file").first
-                  .locator("xpath=..").inner_text())
+            print(
+                "costmodel compare of it: exit",
+                compared.returncode,
+                "|",
+                [line for line in compared.stdout.splitlines() if line.startswith("cheapest:")],
+            )
+            print(
+                "differs line:",
+                page.locator("i", has_text="Differs from the scenario file").first.locator("xpath=..").inner_text(),
+            )
             page.wait_for_timeout(500)
             page.screenshot(path=args.screenshot, full_page=True)
             print("screenshot:", args.screenshot)

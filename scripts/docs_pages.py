@@ -67,8 +67,10 @@ def cited(entry: str, text: str) -> bool:
     key = key[4:] if key.startswith("The ") else key
     year = re.search(r"\b(?:19|20)\d\d\b", entry)
     words = re.findall(r"[A-Za-z][\w-]+", key)
-    candidates = [key] + ([f"{words[0]} {year.group(0)}", f"{words[0]} et al. {year.group(0)}"] if words and year else [])
-    candidates += re.findall(r"arXiv[: ]\s*(\d{4}\.\d{4,5})", entry)    # an arXiv id named in an example
+    candidates = [key] + (
+        [f"{words[0]} {year.group(0)}", f"{words[0]} et al. {year.group(0)}"] if words and year else []
+    )
+    candidates += re.findall(r"arXiv[: ]\s*(\d{4}\.\d{4,5})", entry)  # an arXiv id named in an example
     return any(candidate and candidate in text for candidate in candidates)
 
 
@@ -108,26 +110,29 @@ def formula_index() -> str:
         summary, unit, references = docstring_sections(obj)
         link = f"[`{name}`](api/formulas.md#costmodel.formulas.{name})"
         rows.append(f"| {link} | {cell(summary)} | {cell(unit) or '—'} | {cell(references) or '—'} |")
-    return "\n".join([
-        "# Formula index",
-        "",
-        f"Every formula of `costmodel.formulas` ({len(formulas.__all__)} functions of plain numbers, numpy",
-        "arrays or pandas Series), written at build time from `costmodel.formulas.__all__`: the first line",
-        "of each docstring, the unit of what it returns (from its Returns section, else from the bracket",
-        "closing its first line) and its references (its own References section, else the entries of its",
-        "module's References that the docstring names). Each name links to its full docstring in the API reference.",
-        "",
-        "| formula | what it computes | unit | reference |",
-        "|---|---|---|---|",
-        *rows,
-        "",
-        "## References by module",
-        "",
-        "Each module's References section, whole: the sources of its formulas, including those a",
-        "formula's docstring does not name.",
-        "",
-        *module_references(formulas.__all__, formulas),
-    ])
+    return "\n".join(
+        [
+            "# Formula index",
+            "",
+            f"Every formula of `costmodel.formulas` ({len(formulas.__all__)} functions of plain numbers, numpy",
+            "arrays or pandas Series), written at build time from `costmodel.formulas.__all__`: the first line",
+            "of each docstring, the unit of what it returns (from its Returns section, else from the bracket",
+            "closing its first line) and its references (its own References section, else the entries of its",
+            "module's References that the docstring names). "
+            "Each name links to its full docstring in the API reference.",
+            "",
+            "| formula | what it computes | unit | reference |",
+            "|---|---|---|---|",
+            *rows,
+            "",
+            "## References by module",
+            "",
+            "Each module's References section, whole: the sources of its formulas, including those a",
+            "formula's docstring does not name.",
+            "",
+            *module_references(formulas.__all__, formulas),
+        ]
+    )
 
 
 def module_references(names, formulas) -> list[str]:
@@ -175,8 +180,12 @@ def _rule(spec: dict) -> str:
     for key, word in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<")):
         if key in spec:
             parts.append(f"{word} {spec[key]}")
-    for key, word in (("minLength", "length ≥"), ("maxLength", "length ≤"), ("minItems", "items ≥"),
-                      ("maxItems", "items ≤")):
+    for key, word in (
+        ("minLength", "length ≥"),
+        ("maxLength", "length ≤"),
+        ("minItems", "items ≥"),
+        ("maxItems", "items ≤"),
+    ):
         if key in spec:
             parts.append(f"{word} {spec[key]}")
     if "pattern" in spec:
@@ -196,9 +205,13 @@ def _fields(block: dict) -> list[str]:
         title = spec.get("title", "")
         description = spec.get("description", "")
         text = description if not title or title.lower() == field.replace("_", " ") else f"{title}. {description}"
-        default = "required" if field in required else (f"`{json.dumps(spec['default'])}`" if "default" in spec else "—")
-        rows.append(f"| `{field}` | {cell(_type(spec))} | {cell(spec.get('unit', '')) or '—'} | {cell(default)} | "
-                    f"{cell(_rule(spec)) or '—'} | {cell(text) or '—'} |")
+        default = (
+            "required" if field in required else (f"`{json.dumps(spec['default'])}`" if "default" in spec else "—")
+        )
+        rows.append(
+            f"| `{field}` | {cell(_type(spec))} | {cell(spec.get('unit', '')) or '—'} | {cell(default)} | "
+            f"{cell(_rule(spec)) or '—'} | {cell(text) or '—'} |"
+        )
     return rows
 
 
@@ -262,9 +275,15 @@ def api_pages() -> dict[str, str]:
         name = module.split(".", 1)[1] if "." in module else "index"
         title = f"`{module}`"
         body = [f"# {title}", "", f"::: {module}"]
-        if module == "costmodel":   # the package's docstring, then its public names (`__all__`), each loaded on first use
-            body += ["    options:", "      show_root_heading: false", "      members_order: alphabetical",
-                     "      show_submodules: false"]
+        if (
+            module == "costmodel"
+        ):  # the package's docstring, then its public names (`__all__`), each loaded on first use
+            body += [
+                "    options:",
+                "      show_root_heading: false",
+                "      members_order: alphabetical",
+                "      show_submodules: false",
+            ]
         elif module in {"costmodel.domain", "costmodel.presentation", "costmodel.io", "costmodel.schema"}:
             body += ["    options:", "      show_submodules: true"]
         pages[f"reference/api/{name}.md"] = "\n".join(body) + "\n"
@@ -283,7 +302,7 @@ def main() -> None:
             out.write(text)
 
 
-if __name__ == "<run_path>":   # run by mkdocs-gen-files during a build
+if __name__ == "<run_path>":  # run by mkdocs-gen-files during a build
     main()
 elif __name__ == "__main__":
     print(formula_index())

@@ -26,8 +26,8 @@ SHOTS = [
     ("h100-10k-cluster", "chart"),
     ("llama31-405b-training", "summary"),
 ]
-VIEWPORT = {"width": 1100, "height": 760}   # [px]
-COLOURS = 64                                # palette size of the written PNGs [-]
+VIEWPORT = {"width": 1100, "height": 760}  # [px]
+COLOURS = 64  # palette size of the written PNGs [-]
 
 
 def small_png(data: bytes) -> bytes:

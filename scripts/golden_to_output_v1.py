@@ -15,12 +15,24 @@ from pathlib import Path
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 
-WORDS = {"never": "never", "not defined": "not_defined", "not applicable": "not_applicable",
-         "no limit": "no_limit", "no failure model": "not_applicable", "does not fit on one GPU": "never",
-         "never within the horizon": "never"}
-UNITS = {"GPU-hours/month": "GPU-h/month", "TFLOP/s per GPU": "TFLOP/s/GPU", "days": "d",
-         "share of wall-clock time": "-", "share of GPU-hours": "-", "share of paid hours busy": "-",
-         "months after the decision": "months"}
+WORDS = {
+    "never": "never",
+    "not defined": "not_defined",
+    "not applicable": "not_applicable",
+    "no limit": "no_limit",
+    "no failure model": "not_applicable",
+    "does not fit on one GPU": "never",
+    "never within the horizon": "never",
+}
+UNITS = {
+    "GPU-hours/month": "GPU-h/month",
+    "TFLOP/s per GPU": "TFLOP/s/GPU",
+    "days": "d",
+    "share of wall-clock time": "-",
+    "share of GPU-hours": "-",
+    "share of paid hours busy": "-",
+    "months after the decision": "months",
+}
 
 
 def key(name):
@@ -45,44 +57,72 @@ def quantity(old):
 
 
 def option(old):
-    new = {"label": old["label"], "monthly_cost": {"value": old["monthly_cost"], "unit": old["monthly_cost_unit"]},
-           "cost_per_gpu_hour_used": value(old["cost_per_gpu_hour_used"]),
-           "cost_per_million_tokens": value(old["cost_per_million_tokens"]),
-           "configured_gpus": {"value": old["configured_gpus"]}, "gpus": {"value": old["gpus"]},
-           "utilisation_share": value(old["utilisation"]), "gpu_count_stepped_up": old["gpu_count_stepped_up"],
-           "capacity_volume": value(old["capacity_volume"])}
-    assert set(old) == {"label", "monthly_cost", "monthly_cost_unit", "cost_per_gpu_hour_used",
-                        "cost_per_million_tokens", "configured_gpus", "gpus", "utilisation", "gpu_count_stepped_up",
-                        "capacity_volume"}, sorted(old)
+    new = {
+        "label": old["label"],
+        "monthly_cost": {"value": old["monthly_cost"], "unit": old["monthly_cost_unit"]},
+        "cost_per_gpu_hour_used": value(old["cost_per_gpu_hour_used"]),
+        "cost_per_million_tokens": value(old["cost_per_million_tokens"]),
+        "configured_gpus": {"value": old["configured_gpus"]},
+        "gpus": {"value": old["gpus"]},
+        "utilisation_share": value(old["utilisation"]),
+        "gpu_count_stepped_up": old["gpu_count_stepped_up"],
+        "capacity_volume": value(old["capacity_volume"]),
+    }
+    assert set(old) == {
+        "label",
+        "monthly_cost",
+        "monthly_cost_unit",
+        "cost_per_gpu_hour_used",
+        "cost_per_million_tokens",
+        "configured_gpus",
+        "gpus",
+        "utilisation",
+        "gpu_count_stepped_up",
+        "capacity_volume",
+    }, sorted(old)
     return new
 
 
 def training(old):
     new = {}
-    for name, to in (("flop", "flop"), ("dense_peak", "dense_peak"), ("ideal_gpu_hours", "ideal_gpu_hours"),
-                     ("goodput", "goodput_share"), ("gpu_hours", "gpu_hours"), ("wall_clock_days", "wall_clock"),
-                     ("job_mtbf_hours", "job_mtbf"), ("checkpoint_interval_minutes", "checkpoint_interval")):
+    for name, to in (
+        ("flop", "flop"),
+        ("dense_peak", "dense_peak"),
+        ("ideal_gpu_hours", "ideal_gpu_hours"),
+        ("goodput", "goodput_share"),
+        ("gpu_hours", "gpu_hours"),
+        ("wall_clock_days", "wall_clock"),
+        ("job_mtbf_hours", "job_mtbf"),
+        ("checkpoint_interval_minutes", "checkpoint_interval"),
+    ):
         new[to] = quantity(old.pop(name))
     held = old.pop("min_gpus_to_hold_state")
     new["min_gpus_sharded"] = {**value(held["sharded"]), "unit": held["unit"]}
     new["min_gpus_unsharded"] = {**value(held["unsharded"]), "unit": held["unit"]}
-    new["cost"] = {o: {"total": {"value": c["value"], "unit": c["unit"]},
-                       "components": {key(k): {"value": v} for k, v in c["components"].items()}}
-                   for o, c in old.pop("cost").items()}
+    new["cost"] = {
+        o: {
+            "total": {"value": c["value"], "unit": c["unit"]},
+            "components": {key(k): {"value": v} for k, v in c["components"].items()},
+        }
+        for o, c in old.pop("cost").items()
+    }
     assert not old, sorted(old)
     return new
 
 
 def finance(old):
-    new = {"horizon": {"value": old.pop("horizon_months")},
-           "discount_rate_per_year": {"value": old.pop("discount_rate_per_year")},
-           "tco": {o: quantity(q) for o, q in old.pop("tco").items()},
-           "npv": {o: quantity(q) for o, q in old.pop("npv").items()},
-           "own_cost_per_used_gpu_hour": quantity(old.pop("own_cost_per_used_gpu_hour")),
-           "own_utilisation_share": quantity(old.pop("own_utilisation")),
-           "break_even_utilisation": {k: {"offer": b["offer"], "price": quantity(b["price"]),
-                                          "utilisation_share": quantity(b["utilisation"])}
-                                      for k, b in old.pop("break_even_utilisation").items()}}
+    new = {
+        "horizon": {"value": old.pop("horizon_months")},
+        "discount_rate_per_year": {"value": old.pop("discount_rate_per_year")},
+        "tco": {o: quantity(q) for o, q in old.pop("tco").items()},
+        "npv": {o: quantity(q) for o, q in old.pop("npv").items()},
+        "own_cost_per_used_gpu_hour": quantity(old.pop("own_cost_per_used_gpu_hour")),
+        "own_utilisation_share": quantity(old.pop("own_utilisation")),
+        "break_even_utilisation": {
+            k: {"offer": b["offer"], "price": quantity(b["price"]), "utilisation_share": quantity(b["utilisation"])}
+            for k, b in old.pop("break_even_utilisation").items()
+        },
+    }
     payback = old.pop("payback_month")
     if isinstance(payback, dict):
         new["payback_month"] = {"value": payback["value"], "unit": UNITS[payback["unit"]]}
@@ -102,35 +142,55 @@ def mix(old):
     demand = old.pop("demand")
     new["demand_mean"] = quantity(demand["mean"])
     new["demand_peak"] = quantity(demand["peak_gpus"])
-    new["prices"] = {k: {"fixed": {"value": p["fixed"]["value"], "unit": p["fixed"]["unit"].replace(" held", "")},
-                         "variable": {"value": p["variable"]["value"],
-                                      "unit": p["variable"]["unit"].replace("busy ", "")},
-                         "note": p["note"]}
-                     for k, p in old.pop("prices").items()}
+    new["prices"] = {
+        k: {
+            "fixed": {"value": p["fixed"]["value"], "unit": p["fixed"]["unit"].replace(" held", "")},
+            "variable": {"value": p["variable"]["value"], "unit": p["variable"]["unit"].replace("busy ", "")},
+            "note": p["note"],
+        }
+        for k, p in old.pop("prices").items()
+    }
     if "if_steady" in old:
         steady = old.pop("if_steady")
-        new["if_steady"] = {"gpus": {k: quantity(q) for k, q in steady["gpus"].items()},
-                            "total": quantity(steady["total"])}
+        new["if_steady"] = {
+            "gpus": {k: quantity(q) for k, q in steady["gpus"].items()},
+            "total": quantity(steady["total"]),
+        }
     assert not old, sorted(old)
     return new
 
 
 def convert(old):
     old = dict(old)
-    new = {"title": old.pop("title"), "currency": old.pop("currency"),
-           "volume": {"value": old.pop("volume"), "unit": UNITS.get(old["volume_unit"], old.pop("volume_unit"))},
-           "gpu_hours_used": {"value": old.pop("gpu_hours_used_per_month")},
-           "options": {name: option(o) for name, o in old.pop("options").items()},
-           "cheapest": old.pop("cheapest"), "runner_up": old.pop("runner_up"),
-           "margin": {"value": old.pop("margin")}, "margin_share": value(old.pop("margin_share_of_runner_up")),
-           "cheapest_by_volume": [{"volume_from": {"value": c["from"]}, "volume_to": {"value": c["to"]},
-                                   "option": c["option"]} for c in old.pop("cheapest_by_volume")],
-           "break_evens": [{"options": b["options"], "volume": value(b["volume"]), "kind": b["kind"],
-                            "cheaper_below": b["cheaper_below"], "cheaper_above": b["cheaper_above"],
-                            "all_volumes": {"values": b["all_volumes"]},
-                            "searched_from": {"value": b["searched"][0]}, "searched_to": {"value": b["searched"][1]}}
-                           for b in old.pop("break_evens")],
-           "estimates": old.pop("estimates")}
+    new = {
+        "title": old.pop("title"),
+        "currency": old.pop("currency"),
+        "volume": {"value": old.pop("volume"), "unit": UNITS.get(old["volume_unit"], old.pop("volume_unit"))},
+        "gpu_hours_used": {"value": old.pop("gpu_hours_used_per_month")},
+        "options": {name: option(o) for name, o in old.pop("options").items()},
+        "cheapest": old.pop("cheapest"),
+        "runner_up": old.pop("runner_up"),
+        "margin": {"value": old.pop("margin")},
+        "margin_share": value(old.pop("margin_share_of_runner_up")),
+        "cheapest_by_volume": [
+            {"volume_from": {"value": c["from"]}, "volume_to": {"value": c["to"]}, "option": c["option"]}
+            for c in old.pop("cheapest_by_volume")
+        ],
+        "break_evens": [
+            {
+                "options": b["options"],
+                "volume": value(b["volume"]),
+                "kind": b["kind"],
+                "cheaper_below": b["cheaper_below"],
+                "cheaper_above": b["cheaper_above"],
+                "all_volumes": {"values": b["all_volumes"]},
+                "searched_from": {"value": b["searched"][0]},
+                "searched_to": {"value": b["searched"][1]},
+            }
+            for b in old.pop("break_evens")
+        ],
+        "estimates": old.pop("estimates"),
+    }
     old.pop("volume_unit", None)
     if "training_run" in old:
         new["training_run"] = training(dict(old.pop("training_run")))

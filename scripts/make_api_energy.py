@@ -50,21 +50,28 @@ def rows() -> list[dict]:
         embodied_low, embodied_high = _range(impacts.embodied.gwp.value)
         pue_low, pue_high = _range(PROVIDER_CONFIG_MAP[provider].datacenter_pue)
         warnings = "; ".join(w.code for w in (impacts.warnings or []))
-        out.append({
-            "offer": offer, "ecologits_model": f"{provider}/{name}",
-            "wh_per_1000_output_tokens_low": f"{energy_low * 1000:.4f}",
-            "wh_per_1000_output_tokens_high": f"{energy_high * 1000:.4f}",
-            "embodied_g_co2e_per_1000_output_tokens_low": f"{embodied_low * 1000:.4f}",
-            "embodied_g_co2e_per_1000_output_tokens_high": f"{embodied_high * 1000:.4f}",
-            "pue_low": f"{pue_low:g}", "pue_high": f"{pue_high:g}",
-            "grid_region": "ecologits-usa",
-            "quality": "U", "as_of": "2026-11",
-            "source": (f"ESTIMATE: EcoLogits {version('ecologits')} (MPL-2.0) llm_impacts for one request of "
-                       f"{TOKENS} output tokens at latency ttft + {TOKENS}/tps from its models.json "
-                       f"(tps {model.deployment.tps:g}, ttft {model.deployment.ttft:g} s); energy includes "
-                       f"the provider PUE range; methodology ecologits.ai"),
-            "notes": warnings,
-        })
+        out.append(
+            {
+                "offer": offer,
+                "ecologits_model": f"{provider}/{name}",
+                "wh_per_1000_output_tokens_low": f"{energy_low * 1000:.4f}",
+                "wh_per_1000_output_tokens_high": f"{energy_high * 1000:.4f}",
+                "embodied_g_co2e_per_1000_output_tokens_low": f"{embodied_low * 1000:.4f}",
+                "embodied_g_co2e_per_1000_output_tokens_high": f"{embodied_high * 1000:.4f}",
+                "pue_low": f"{pue_low:g}",
+                "pue_high": f"{pue_high:g}",
+                "grid_region": "ecologits-usa",
+                "quality": "U",
+                "as_of": "2026-11",
+                "source": (
+                    f"ESTIMATE: EcoLogits {version('ecologits')} (MPL-2.0) llm_impacts for one request of "
+                    f"{TOKENS} output tokens at latency ttft + {TOKENS}/tps from its models.json "
+                    f"(tps {model.deployment.tps:g}, ttft {model.deployment.ttft:g} s); energy includes "
+                    f"the provider PUE range; methodology ecologits.ai"
+                ),
+                "notes": warnings,
+            }
+        )
     return out
 
 

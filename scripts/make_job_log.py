@@ -46,7 +46,9 @@ def team_year() -> list[str]:
 
     for day in range(365):
         for _ in range(rng.poisson(3)):
-            start = YEAR_START + dt.timedelta(days=day, hours=int(rng.integers(7, 20)), minutes=int(rng.integers(0, 60)))
+            start = YEAR_START + dt.timedelta(
+                days=day, hours=int(rng.integers(7, 20)), minutes=int(rng.integers(0, 60))
+            )
             add("finetune", start, rng.gamma(2.0, 6.0), int(rng.choice([1, 2, 4, 8], p=[0.3, 0.3, 0.25, 0.15])))
     for month in (2, 6, 10):
         start = dt.datetime(2026, month, 3, 9, 0)
@@ -63,8 +65,10 @@ def many_jobs(jobs: int, peak: int | None = None, seed: int = 2026) -> list[str]
     gpus = rng.choice([1, 2, 4, 8], p=[0.3, 0.3, 0.25, 0.15], size=jobs)
     tres = {g: _tres(int(g)) for g in (1, 2, 4, 8)}
     rows = [HEADER]
-    rows += [f"{100000 + i}|finetune|{s}|{e}|{tres[g]}"
-             for i, (s, e, g) in enumerate(zip(starts.astype(str), ends.astype(str), gpus.tolist()))]
+    rows += [
+        f"{100000 + i}|finetune|{s}|{e}|{tres[g]}"
+        for i, (s, e, g) in enumerate(zip(starts.astype(str), ends.astype(str), gpus.tolist()))
+    ]
     if peak is not None:
         rows.append(f"{100000 + jobs}|peak|2026-03-02T00:00:00|2026-03-02T01:00:00|{_tres(peak)}")
     return rows

@@ -51,6 +51,7 @@ import sys
 from decimal import Decimal
 from importlib.metadata import version
 from pathlib import Path
+
 from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,8 +84,11 @@ HAND_KEPT = {
     # catalog offer id kept by hand: the package model it stands for (not generated a second time)
     "deepseek-v4-1-flash": ("deepseek", "deepseek-flash"),
 }
-TIERS = {("processing", "batch"): "batch_multiplier", ("service_tier", "flex"): "flex_multiplier",
-         ("service_tier", "priority"): "priority_multiplier"}
+TIERS = {
+    ("processing", "batch"): "batch_multiplier",
+    ("service_tier", "flex"): "flex_multiplier",
+    ("service_tier", "priority"): "priority_multiplier",
+}
 """Price variants (the package's request context) that are a service tier of the catalog."""
 REGION_KEY = "route"
 """A price variant by route (e.g. mistral/eu) is a regional endpoint: region_uplift."""
@@ -104,22 +108,32 @@ NOT_TEXT_GENERATION = [
 ]
 RETIRED_LONG_CONTEXT = {
     # catalog offer id: (last day the long-context tier was offered, the provider's statement)
-    "anthropic-claude-sonnet-4-5": ("2026-04-30", "Anthropic ended the 1M-context beta (header "
-                                    "context-1m-2025-08-07) for Claude Sonnet 4.5 and Sonnet 4 on 30 April 2026: "
-                                    "platform.claude.com/docs/en/build-with-claude/context-windows and "
-                                    "platform.claude.com/docs/en/about-claude/pricing"),
-    "anthropic-claude-sonnet-4-0": ("2026-04-30", "Anthropic ended the 1M-context beta (header "
-                                    "context-1m-2025-08-07) for Claude Sonnet 4.5 and Sonnet 4 on 30 April 2026: "
-                                    "platform.claude.com/docs/en/build-with-claude/context-windows and "
-                                    "platform.claude.com/docs/en/about-claude/pricing"),
+    "anthropic-claude-sonnet-4-5": (
+        "2026-04-30",
+        "Anthropic ended the 1M-context beta (header "
+        "context-1m-2025-08-07) for Claude Sonnet 4.5 and Sonnet 4 on 30 April 2026: "
+        "platform.claude.com/docs/en/build-with-claude/context-windows and "
+        "platform.claude.com/docs/en/about-claude/pricing",
+    ),
+    "anthropic-claude-sonnet-4-0": (
+        "2026-04-30",
+        "Anthropic ended the 1M-context beta (header "
+        "context-1m-2025-08-07) for Claude Sonnet 4.5 and Sonnet 4 on 30 April 2026: "
+        "platform.claude.com/docs/en/build-with-claude/context-windows and "
+        "platform.claude.com/docs/en/about-claude/pricing",
+    ),
 }
 """Long-context tiers the provider has retired (``long_context_until``), stated by the provider, not the package."""
 
 TEXT_KEYS = ("input_mtok", "cache_read_mtok", "cache_write_mtok", "cache_write_1h_mtok", "output_mtok")
 CACHE_KEYS = TEXT_KEYS[1:4]
-COLUMN_OF = {"input_mtok": "input_per_million", "cache_read_mtok": "cached_input_per_million",
-             "cache_write_mtok": "cache_write_5m_per_million", "cache_write_1h_mtok": "cache_write_1h_per_million",
-             "output_mtok": "output_per_million"}
+COLUMN_OF = {
+    "input_mtok": "input_per_million",
+    "cache_read_mtok": "cached_input_per_million",
+    "cache_write_mtok": "cache_write_5m_per_million",
+    "cache_write_1h_mtok": "cache_write_1h_per_million",
+    "output_mtok": "output_per_million",
+}
 EXTRA_COLUMN_OF = {
     # package price key: (catalog column, the unit's `per` in genai_prices.data_units: 1e6 tokens or 1,000 counts)
     "output_reasoning_mtok": ("reasoning_per_million", 1_000_000),
@@ -138,43 +152,130 @@ part of both the audio and the cache-read tokens; each priced key bills its own 
 costmodel.formulas.api_price_parts does."""
 FEE_KEYS = ("requests_kcount", "web_searches_kcount", "output_citation_mtok")
 """Fees no service tier, region or time of day changes in the catalog."""
-CLASS_OF = {"input_mtok": "input", "cache_read_mtok": "cache_read", "cache_write_mtok": "cache_write",
-            "cache_write_1h_mtok": "cache_write", "output_mtok": "output", "output_reasoning_mtok": "reasoning",
-            "input_audio_mtok": "audio_input", "cache_audio_read_mtok": "audio_input",
-            "input_image_mtok": "image_input", "cache_image_read_mtok": "image_input",
-            "output_audio_mtok": "audio_output"}
+CLASS_OF = {
+    "input_mtok": "input",
+    "cache_read_mtok": "cache_read",
+    "cache_write_mtok": "cache_write",
+    "cache_write_1h_mtok": "cache_write",
+    "output_mtok": "output",
+    "output_reasoning_mtok": "reasoning",
+    "input_audio_mtok": "audio_input",
+    "cache_audio_read_mtok": "audio_input",
+    "input_image_mtok": "image_input",
+    "cache_image_read_mtok": "image_input",
+    "output_audio_mtok": "audio_output",
+}
 """Package token price keys by the price part (token class) a price window applies to."""
-TIER_CLASS_OF = {"input_mtok": "input", "cache_read_mtok": "cache_read", "cache_write_mtok": "cache_write",
-                 "cache_write_1h_mtok": "cache_write_1h", "output_mtok": "output",
-                 "output_reasoning_mtok": "reasoning"}
+TIER_CLASS_OF = {
+    "input_mtok": "input",
+    "cache_read_mtok": "cache_read",
+    "cache_write_mtok": "cache_write",
+    "cache_write_1h_mtok": "cache_write_1h",
+    "output_mtok": "output",
+    "output_reasoning_mtok": "reasoning",
+}
 """Package price keys a prompt-size tier of data/api_price_tiers.csv may price, by token class."""
-SCALES_WITH = {"cache_read_mtok": "input_mtok", "cache_write_mtok": "input_mtok", "cache_write_1h_mtok": "input_mtok",
-               "output_reasoning_mtok": "output_mtok"}
+SCALES_WITH = {
+    "cache_read_mtok": "input_mtok",
+    "cache_write_mtok": "input_mtok",
+    "cache_write_1h_mtok": "input_mtok",
+    "output_reasoning_mtok": "output_mtok",
+}
 """A class without tiers of its own scales with this key's tier ratio in costmodel (cache with input, reasoning
 with output)."""
-HISTORY_COLUMN_OF = {"input_mtok": "input_per_million", "cache_read_mtok": "cached_input_per_million",
-                     "output_mtok": "output_per_million", "cache_write_mtok": "cache_write_5m_per_million",
-                     "cache_write_1h_mtok": "cache_write_1h_per_million",
-                     "output_reasoning_mtok": "reasoning_per_million"}
+HISTORY_COLUMN_OF = {
+    "input_mtok": "input_per_million",
+    "cache_read_mtok": "cached_input_per_million",
+    "output_mtok": "output_per_million",
+    "cache_write_mtok": "cache_write_5m_per_million",
+    "cache_write_1h_mtok": "cache_write_1h_per_million",
+    "output_reasoning_mtok": "reasoning_per_million",
+}
 """Package price keys a dated price change (data/api_price_history.csv) holds."""
 
-COLUMNS = ["offer", "provider", "model", "input_per_million", "cached_input_per_million", "output_per_million",
-           "currency", "quality", "as_of", "source", "notes", "cache_write_5m_per_million",
-           "cache_write_1h_per_million", "batch_multiplier", "flex_multiplier", "priority_multiplier",
-           "tier_applies_to_cache", "long_context_threshold_tokens", "long_context_input_per_million",
-           "long_context_output_per_million", "region_uplift", "deprecated", "reasoning_per_million",
-           "input_audio_per_million", "cached_audio_input_per_million", "output_audio_per_million",
-           "input_image_per_million", "per_thousand_requests", "web_search_per_thousand", "effective_from",
-           "long_context_until", "citation_per_million", "cached_image_input_per_million"]
-PRICE_COLUMNS = [c for c in COLUMNS if c not in ("offer", "provider", "model", "quality", "as_of", "source", "notes",
-                                                 "long_context_until")]
-WINDOW_COLUMNS = ["window", "offer", "name", "days", "start_hour", "end_hour", "time_zone", "price_multiplier",
-                  "effective_from", "quality", "as_of", "source", "notes", "applies_to", "long_context"]
-TIER_COLUMNS = ["tier", "offer", "token_class", "above_input_tokens", "price_per_million", "quality", "as_of",
-                "source", "notes"]
-HISTORY_COLUMNS = ["change", "offer", "effective_from", "input_per_million", "cached_input_per_million",
-                   "output_per_million", "cache_write_5m_per_million", "cache_write_1h_per_million",
-                   "reasoning_per_million", "quality", "as_of", "source", "notes"]
+COLUMNS = [
+    "offer",
+    "provider",
+    "model",
+    "input_per_million",
+    "cached_input_per_million",
+    "output_per_million",
+    "currency",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+    "cache_write_5m_per_million",
+    "cache_write_1h_per_million",
+    "batch_multiplier",
+    "flex_multiplier",
+    "priority_multiplier",
+    "tier_applies_to_cache",
+    "long_context_threshold_tokens",
+    "long_context_input_per_million",
+    "long_context_output_per_million",
+    "region_uplift",
+    "deprecated",
+    "reasoning_per_million",
+    "input_audio_per_million",
+    "cached_audio_input_per_million",
+    "output_audio_per_million",
+    "input_image_per_million",
+    "per_thousand_requests",
+    "web_search_per_thousand",
+    "effective_from",
+    "long_context_until",
+    "citation_per_million",
+    "cached_image_input_per_million",
+]
+PRICE_COLUMNS = [
+    c
+    for c in COLUMNS
+    if c not in ("offer", "provider", "model", "quality", "as_of", "source", "notes", "long_context_until")
+]
+WINDOW_COLUMNS = [
+    "window",
+    "offer",
+    "name",
+    "days",
+    "start_hour",
+    "end_hour",
+    "time_zone",
+    "price_multiplier",
+    "effective_from",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+    "applies_to",
+    "long_context",
+]
+TIER_COLUMNS = [
+    "tier",
+    "offer",
+    "token_class",
+    "above_input_tokens",
+    "price_per_million",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+]
+HISTORY_COLUMNS = [
+    "change",
+    "offer",
+    "effective_from",
+    "input_per_million",
+    "cached_input_per_million",
+    "output_per_million",
+    "cache_write_5m_per_million",
+    "cache_write_1h_per_million",
+    "reasoning_per_million",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+]
 NOT_IMPORTED_COLUMNS = ["provider", "model", "offer", "reason"]
 
 
@@ -210,6 +311,7 @@ def _keys(price) -> dict:
 
 # --- the package's prices on a day ---------------------------------------------------------------------------
 
+
 def _prices_on(model, day: dt.date):
     """(standard ModelPrice, its start date or None, later dated prices, later time-of-day prices, earlier prices)
     on ``day``.
@@ -227,7 +329,7 @@ def _prices_on(model, day: dt.date):
         if constraint is None or (isinstance(constraint, StartDateConstraint) and constraint.start_date <= day):
             chosen = index
             break
-    later = model.prices[chosen + 1:]
+    later = model.prices[chosen + 1 :]
     start = getattr(model.prices[chosen].constraint, "start_date", None)
     future = [p for p in later if isinstance(p.constraint, StartDateConstraint)]
     by_clock = [p for p in later if isinstance(p.constraint, TimeOfDateConstraint)]
@@ -264,15 +366,17 @@ def _ratio(std, other) -> list[Decimal] | None:
     if [t.start for t in _tiers(std)] != [t.start for t in _tiers(other)]:
         return None
     return [Decimal(_base(other)) / Decimal(_base(std))] + [
-        Decimal(o.price) / Decimal(s.price) for s, o in zip(_tiers(std), _tiers(other), strict=True) if s.price]
+        Decimal(o.price) / Decimal(s.price) for s, o in zip(_tiers(std), _tiers(other), strict=True) if s.price
+    ]
 
 
 def _uniform(ratios: list[Decimal]) -> Decimal | None:
     return ratios[0] if ratios and all(_same(r, ratios[0]) for r in ratios) else None
 
 
-def _variant_factor(std: dict, overrides: dict, held: frozenset = frozenset()) -> tuple[Decimal | None, bool | None,
-                                                                                 str]:
+def _variant_factor(
+    std: dict, overrides: dict, held: frozenset = frozenset()
+) -> tuple[Decimal | None, bool | None, str]:
     """(factor on input and output, whether it applies to cache prices (None: no cache price), problem).
 
     The further keys the offer holds (``held``) must follow the catalog's rule too: reasoning, audio and
@@ -280,7 +384,7 @@ def _variant_factor(std: dict, overrides: dict, held: frozenset = frozenset()) -
     main = []
     for key in ("input_mtok", "output_mtok"):
         if key not in std:
-            continue                              # an input-only offer
+            continue  # an input-only offer
         ratio = _ratio(std[key], overrides.get(key, std[key]))
         if ratio is None:
             return None, None, f"{key} tiers differ from the standard price's"
@@ -313,8 +417,11 @@ def _variant_factor(std: dict, overrides: dict, held: frozenset = frozenset()) -
         expected = factor if key != "cache_audio_read_mtok" or stacks is not False else Decimal(1)
         ratio = _ratio(std[key], new)
         if ratio is None or not all(_same(r, expected) for r in ratio):
-            return None, None, f"{key} changes by another factor than {'cache' if expected != factor else 'input'} " \
-                               "prices"
+            return (
+                None,
+                None,
+                f"{key} changes by another factor than {'cache' if expected != factor else 'input'} prices",
+            )
     return factor, stacks, ""
 
 
@@ -331,23 +438,34 @@ def _context_tiers(offer: str, std: dict, missing: list[str], source: str) -> tu
         return {}, []
     unheld = sorted(k for k in tiered if k not in TIER_CLASS_OF)
     if unheld:
-        missing.append(f"prompt-size tiers of {', '.join(unheld)} not held (data/api_price_tiers.csv prices text "
-                     "token classes): the offer holds the price below the first tier")
+        missing.append(
+            f"prompt-size tiers of {', '.join(unheld)} not held (data/api_price_tiers.csv prices text "
+            "token classes): the offer holds the price below the first tier"
+        )
         tiered = {k: v for k, v in tiered.items() if k in TIER_CLASS_OF}
         if not tiered:
             return {}, []
     bad = [(k, t) for k, v in tiered.items() for t in v if t.start < 1 or not t.price > 0]
     if bad:
-        missing.append(f"prompt-size tier of {bad[0][0]} from {bad[0][1].start} tokens at {_number(bad[0][1].price)} "
-                     "not held (a tier starts above 0 tokens and costs more than 0): the offer holds the price below "
-                     "the first tier")
+        missing.append(
+            f"prompt-size tier of {bad[0][0]} from {bad[0][1].start} tokens at {_number(bad[0][1].price)} "
+            "not held (a tier starts above 0 tokens and costs more than 0): the offer holds the price below "
+            "the first tier"
+        )
         return {}, []
     starts = {t.start for v in tiered.values() for t in v}
-    if all(len(v) == 1 for v in tiered.values()) and len(starts) == 1 and {"input_mtok", "output_mtok"} <= set(std) \
-            and _base(std["input_mtok"]) and _base(std["output_mtok"]):
+    if (
+        all(len(v) == 1 for v in tiered.values())
+        and len(starts) == 1
+        and {"input_mtok", "output_mtok"} <= set(std)
+        and _base(std["input_mtok"])
+        and _base(std["output_mtok"])
+    ):
         (start,) = starts
-        price = {k: Decimal(tiered[k][0].price) if k in tiered else Decimal(_base(std[k]))
-                 for k in ("input_mtok", "output_mtok")}
+        price = {
+            k: Decimal(tiered[k][0].price) if k in tiered else Decimal(_base(std[k]))
+            for k in ("input_mtok", "output_mtok")
+        }
         base = {k: Decimal(_base(std[k])) for k in ("input_mtok", "output_mtok")}
         fits = all(price[k] >= base[k] for k in price)
         for key, driver in SCALES_WITH.items():
@@ -355,32 +473,69 @@ def _context_tiers(offer: str, std: dict, missing: list[str], source: str) -> tu
                 actual = Decimal(tiered[key][0].price) if key in tiered else Decimal(_base(std[key]))
                 fits = _same(actual, Decimal(_base(std[key])) * price[driver] / base[driver])
         if fits:
-            return {"long_context_threshold_tokens": str(start),
-                    "long_context_input_per_million": _number(price["input_mtok"]),
-                    "long_context_output_per_million": _number(price["output_mtok"])}, []
+            return {
+                "long_context_threshold_tokens": str(start),
+                "long_context_input_per_million": _number(price["input_mtok"]),
+                "long_context_output_per_million": _number(price["output_mtok"]),
+            }, []
     rows = []
 
     def row(key: str, start: int, price, note: str) -> dict:
-        return {"tier": f"{offer}-{TIER_CLASS_OF[key].replace('_', '-')}-above-{start}", "offer": offer,
-                "token_class": TIER_CLASS_OF[key], "above_input_tokens": str(start), "price_per_million":
-                _number(price), "quality": "S", "as_of": RELEASED, "source": source, "notes": note}
+        return {
+            "tier": f"{offer}-{TIER_CLASS_OF[key].replace('_', '-')}-above-{start}",
+            "offer": offer,
+            "token_class": TIER_CLASS_OF[key],
+            "above_input_tokens": str(start),
+            "price_per_million": _number(price),
+            "quality": "S",
+            "as_of": RELEASED,
+            "source": source,
+            "notes": note,
+        }
 
     for key, tiers in tiered.items():
         for tier in tiers:
-            rows.append(row(key, tier.start, tier.price, f"The package's {key} tier: requests above {tier.start} "
-                                                        "input tokens pay this price for every token of the class"))
+            rows.append(
+                row(
+                    key,
+                    tier.start,
+                    tier.price,
+                    f"The package's {key} tier: requests above {tier.start} "
+                    "input tokens pay this price for every token of the class",
+                )
+            )
     for key, driver in SCALES_WITH.items():
-        if key in std and key not in tiered and driver in tiered and _base(std[key]) \
-                and any(t.price != Decimal(_base(std[driver])) for t in tiered[driver]):
+        if (
+            key in std
+            and key not in tiered
+            and driver in tiered
+            and _base(std[key])
+            and any(t.price != Decimal(_base(std[driver])) for t in tiered[driver])
+        ):
             start = tiered[driver][0].start
-            rows.append(row(key, start, _base(std[key]), f"The package does not tier {key}: held at its base price "
-                                                         f"above {start} tokens (without a row the catalog would "
-                                                         f"scale it with the {driver} tier)"))
+            rows.append(
+                row(
+                    key,
+                    start,
+                    _base(std[key]),
+                    f"The package does not tier {key}: held at its base price "
+                    f"above {start} tokens (without a row the catalog would "
+                    f"scale it with the {driver} tier)",
+                )
+            )
     return {}, rows
 
 
-WINDOW_ORDER = ("input", "cache_read", "cache_write", "output", "reasoning", "audio_input", "image_input",
-                "audio_output")
+WINDOW_ORDER = (
+    "input",
+    "cache_read",
+    "cache_write",
+    "output",
+    "reasoning",
+    "audio_input",
+    "image_input",
+    "audio_output",
+)
 """Token classes of a window's ``applies_to``, in the order written."""
 
 
@@ -418,11 +573,15 @@ def _clock_windows(offer: str, std, by_clock: list, source: str) -> tuple[dict |
         for key in sorted(set(listed) | set(prices)):
             if key in FEE_KEYS:
                 if key not in listed or key not in prices or Decimal(_base(listed[key])) != Decimal(_base(prices[key])):
-                    return listed, [], f"{key} changes by the time of day (a fee has no time-of-day factor in the " \
-                                       "catalog): the offer lists the dearest (peak) price"
+                    return (
+                        listed,
+                        [],
+                        f"{key} changes by the time of day (a fee has no time-of-day factor in the "
+                        "catalog): the offer lists the dearest (peak) price",
+                    )
                 continue
             if key not in CLASS_OF:
-                continue                         # a price the offer does not hold, listed apart
+                continue  # a price the offer does not hold, listed apart
             ratio = _ratio(listed.get(key), prices.get(key))
             if ratio is None:
                 return listed, [], f"{key} is not priced in every time-of-day price"
@@ -431,19 +590,27 @@ def _clock_windows(offer: str, std, by_clock: list, source: str) -> tuple[dict |
         for cls, values in ratios.items():
             factors[cls] = _uniform(values)
             if factors[cls] is None:
-                return listed, [], (f"time-of-day prices change the {cls} prices by different factors: the offer "
-                                    "lists the dearest (peak) price")
+                return (
+                    listed,
+                    [],
+                    (
+                        f"time-of-day prices change the {cls} prices by different factors: the offer "
+                        "lists the dearest (peak) price"
+                    ),
+                )
         hours_of.append((_class_groups(factors), by_clock[index - 1].constraint if index else None))
     windows = []
     for number, (groups, constraint) in enumerate(hours_of[1:], 1):
         start, end = (_utc_minutes(constraint.start_time), _utc_minutes(constraint.end_time))
-        zone = next((z for offset, z in ZONES.items() if (start + offset) % 60 == 0 and (end + offset) % 60 == 0),
-                    None)
+        zone = next((z for offset, z in ZONES.items() if (start + offset) % 60 == 0 and (end + offset) % 60 == 0), None)
         if zone is None and start % 30 == 0 and end % 30 == 0:
-            zone = "UTC"                          # on the half hour in UTC
+            zone = "UTC"  # on the half hour in UTC
         if zone is None:
-            return listed, [], f"time-of-day price from {constraint.start_time} to {constraint.end_time} UTC is " \
-                               "not on the half hour"
+            return (
+                listed,
+                [],
+                f"time-of-day price from {constraint.start_time} to {constraint.end_time} UTC is not on the half hour",
+            )
         offset = next(o for o, z in ZONES.items() if z == zone)
         first, last = (start + offset) % 1440, (end + offset) % 1440 or 1440
         spans = [(first, last)] if first < last else [(first, 1440), (0, last)] if last else [(first, 1440)]
@@ -451,25 +618,55 @@ def _clock_windows(offer: str, std, by_clock: list, source: str) -> tuple[dict |
             for part, (low, high) in enumerate(spans):
                 name = "peak" if factor == 1 else "off-peak" if factor < 1 else "surcharge"
                 utc = f"{constraint.start_time.strftime('%H:%M')}-{constraint.end_time.strftime('%H:%M')} UTC"
-                windows.append({
-                    "window": f"{offer}-{name}-{number}" + (f"-{applies_to.replace(';', '-').replace('_', '-')}"
-                                                            if applies_to != "all" else "")
-                    + (f"-{part + 1}" if len(spans) > 1 else ""), "offer": offer,
-                    "name": name, "days": "0-6", "start_hour": _hours(low), "end_hour": _hours(high), "time_zone": zone,
-                    "price_multiplier": _number(factor), "effective_from": "", "quality": "S", "as_of": RELEASED,
-                    "source": source, "applies_to": applies_to, "long_context": "as_listed",
-                    "notes": f"The package's time-of-day price {utc} every day" + (
-                        f", written in {zone} (UTC+{offset // 60:02d}:{offset % 60:02d}, no daylight saving) for "
-                        "whole hours" if offset else "")})
+                windows.append(
+                    {
+                        "window": f"{offer}-{name}-{number}"
+                        + (f"-{applies_to.replace(';', '-').replace('_', '-')}" if applies_to != "all" else "")
+                        + (f"-{part + 1}" if len(spans) > 1 else ""),
+                        "offer": offer,
+                        "name": name,
+                        "days": "0-6",
+                        "start_hour": _hours(low),
+                        "end_hour": _hours(high),
+                        "time_zone": zone,
+                        "price_multiplier": _number(factor),
+                        "effective_from": "",
+                        "quality": "S",
+                        "as_of": RELEASED,
+                        "source": source,
+                        "applies_to": applies_to,
+                        "long_context": "as_listed",
+                        "notes": f"The package's time-of-day price {utc} every day"
+                        + (
+                            f", written in {zone} (UTC+{offset // 60:02d}:{offset % 60:02d}, no daylight saving) for "
+                            "whole hours"
+                            if offset
+                            else ""
+                        ),
+                    }
+                )
     for applies_to, factor in hours_of[0][0]:
         if factor != 1:
-            windows.append({"window": f"{offer}-off-peak" + (f"-{applies_to.replace(';', '-').replace('_', '-')}"
-                                                             if applies_to != "all" else ""),
-                            "offer": offer, "name": "off-peak" if factor < 1 else "other",
-                            "days": "0-6", "start_hour": "0", "end_hour": "24", "time_zone": "UTC",
-                            "price_multiplier": _number(factor), "effective_from": "", "quality": "S",
-                            "as_of": RELEASED, "source": source, "applies_to": applies_to, "long_context": "as_listed",
-                            "notes": "The hours outside the rows above: the package's standard price"})
+            windows.append(
+                {
+                    "window": f"{offer}-off-peak"
+                    + (f"-{applies_to.replace(';', '-').replace('_', '-')}" if applies_to != "all" else ""),
+                    "offer": offer,
+                    "name": "off-peak" if factor < 1 else "other",
+                    "days": "0-6",
+                    "start_hour": "0",
+                    "end_hour": "24",
+                    "time_zone": "UTC",
+                    "price_multiplier": _number(factor),
+                    "effective_from": "",
+                    "quality": "S",
+                    "as_of": RELEASED,
+                    "source": source,
+                    "applies_to": applies_to,
+                    "long_context": "as_listed",
+                    "notes": "The hours outside the rows above: the package's standard price",
+                }
+            )
     return listed, windows, ""
 
 
@@ -480,6 +677,7 @@ def _utc_minutes(value: dt.time) -> int:
 
 
 # --- one offer --------------------------------------------------------------------------------------------------
+
 
 def _unit_per(key: str) -> int | None:
     """The ``per`` of a package price key in its unit registry (genai_prices.data_units)."""
@@ -527,16 +725,23 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
             missing.append(problem)
         std = listed
     if embedding and "input_mtok" in std and "output_mtok" in std:
-        missing.append(f"output_mtok price {_number(_base(std['output_mtok']))} not held (an embedding model: its "
-                       "output is vectors, not text tokens; the offer is input-only)")
+        missing.append(
+            f"output_mtok price {_number(_base(std['output_mtok']))} not held (an embedding model: its "
+            "output is vectors, not text tokens; the offer is input-only)"
+        )
         std = {k: v for k, v in std.items() if k != "output_mtok"}
     for key in ("input_mtok", "output_mtok"):
         if key == "output_mtok" and embedding and key not in std and "input_mtok" in std:
-            continue                                  # an input-only offer
+            continue  # an input-only offer
         if key not in std or not _base(std[key]):
-            reason = "no output price (APIOffer needs one unless an embedding model: speech, images, moderation, " \
-                     "classifiers)" if key == "output_mtok" and key not in std else \
-                "no input price (APIOffer needs one)" if key not in std else f"{key} is 0 (a free model)"
+            reason = (
+                "no output price (APIOffer needs one unless an embedding model: speech, images, moderation, "
+                "classifiers)"
+                if key == "output_mtok" and key not in std
+                else "no input price (APIOffer needs one)"
+                if key not in std
+                else f"{key} is 0 (a free model)"
+            )
             others = sorted(k for k in std if k not in TEXT_KEYS)
             return None, [], [], [], [reason + (f"; priced by {', '.join(others)}" if others else "")]
     held_extra: set[str] = set()
@@ -548,11 +753,13 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
             continue
         column, per = EXTRA_COLUMN_OF[key]
         if _unit_per(key) != per:
-            missing.append(f"{key} price not held: the package prices it per {_unit_per(key)}, the column "
-                           f"{column} per {per}")
+            missing.append(
+                f"{key} price not held: the package prices it per {_unit_per(key)}, the column {column} per {per}"
+            )
         elif _tiers(std[key]):
-            missing.append(f"{key} price not held: prompt-size tiers (data/api_price_tiers.csv prices text token "
-                           "classes)")
+            missing.append(
+                f"{key} price not held: prompt-size tiers (data/api_price_tiers.csv prices text token classes)"
+            )
         elif not Decimal(_base(std[key])) > 0:
             missing.append(f"{key} is 0: not held (a catalog price is above 0)")
         else:
@@ -565,8 +772,16 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
         missing.append("cache_image_read_mtok price not held: the image input price is not held")
     std = {k: v for k, v in std.items() if k in TEXT_KEYS or k in held_extra}
     row = {c: "" for c in COLUMNS}
-    row.update(offer=offer, provider=provider.name, model=model.name or model.id, currency="USD", quality="S",
-               as_of=RELEASED, source=source, effective_from=start.isoformat() if start else "")
+    row.update(
+        offer=offer,
+        provider=provider.name,
+        model=model.name or model.id,
+        currency="USD",
+        quality="S",
+        as_of=RELEASED,
+        source=source,
+        effective_from=start.isoformat() if start else "",
+    )
     for key in TEXT_KEYS:
         if key in std:
             row[COLUMN_OF[key]] = _number(_base(std[key]))
@@ -582,11 +797,13 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
     for when in clock_variants:
         missing.append(f"price variant {', '.join(f'{k}={v}' for k, v in when)} by the time of day not held")
     for when, start_date in later_variants:
-        missing.append(f"price variant {', '.join(f'{k}={v}' for k, v in when)} from {start_date} not held (the "
-                       f"offer holds the prices in force on {day})")
+        missing.append(
+            f"price variant {', '.join(f'{k}={v}' for k, v in when)} from {start_date} not held (the "
+            f"offer holds the prices in force on {day})"
+        )
     stacking: dict[str, bool] = {}
     for when, overrides in sorted(variants.items()):
-        overrides = {k: v for k, v in overrides.items() if k in std}       # the prices the offer holds
+        overrides = {k: v for k, v in overrides.items() if k in std}  # the prices the offer holds
         label = ", ".join(f"{k}={v}" for k, v in when)
         if not overrides or all(overrides[k] == std[k] for k in overrides):
             continue
@@ -610,12 +827,16 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
             continue
         bounds = (Decimal(1), Decimal(10)) if column == "priority_multiplier" else (Decimal("1e-9"), Decimal(1))
         if not bounds[0] <= factor <= bounds[1]:
-            missing.append(f"price variant {label} not held: factor {_number(factor)} outside "
-                           f"{_number(bounds[0])} to {_number(bounds[1])}")
+            missing.append(
+                f"price variant {label} not held: factor {_number(factor)} outside "
+                f"{_number(bounds[0])} to {_number(bounds[1])}"
+            )
             continue
         if stacks is not None and stacking and stacks not in stacking.values():
-            missing.append(f"price variant {label} not held: its factor {'does' if stacks else 'does not'} apply "
-                           "to cache prices, unlike the other tier's (the offer holds one rule)")
+            missing.append(
+                f"price variant {label} not held: its factor {'does' if stacks else 'does not'} apply "
+                "to cache prices, unlike the other tier's (the offer holds one rule)"
+            )
             continue
         if stacks is not None:
             stacking[column] = stacks
@@ -626,15 +847,23 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
     emptied = {"cache_read": "cached_input_per_million", "cache_write_1h": "cache_write_1h_per_million"}
     tiers = [t for t in tiers if not (t["token_class"] in emptied and not row[emptied[t["token_class"]]])]
     changes = []
-    dated = [p.constraint.start_date for p in model.prices if getattr(p.constraint, "start_date", None)] \
-        if isinstance(model.prices, list) else []
+    dated = (
+        [p.constraint.start_date for p in model.prices if getattr(p.constraint, "start_date", None)]
+        if isinstance(model.prices, list)
+        else []
+    )
     for item in earlier + future:
         when = getattr(item.constraint, "start_date", None)
-        label = f"price from {when}" if when else f"price before {min(dated)} (the package's first price, " \
-                                                  "without a start date)"
+        label = (
+            f"price from {when}"
+            if when
+            else f"price before {min(dated)} (the package's first price, without a start date)"
+        )
         if by_clock:
-            missing.append(f"{label} not held: a dated price of a model priced by the time of day (the windows' "
-                           "factors are on the prices in force)")
+            missing.append(
+                f"{label} not held: a dated price of a model priced by the time of day (the windows' "
+                "factors are on the prices in force)"
+            )
         else:
             change, problem = _change_row(offer, std, _keys(item.prices), when, start, day, source, embedding)
             if problem:
@@ -650,8 +879,9 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
     if embedding and not row["output_per_million"]:
         notes.append("an embedding model: input-only (no output price)")
     if windows:
-        notes.append("prices by the time of day: the listed price is the dearest, data/api_price_windows.csv "
-                     "holds the factors")
+        notes.append(
+            "prices by the time of day: the listed price is the dearest, data/api_price_windows.csv holds the factors"
+        )
     if tiers:
         notes.append("prompt-size tiers in data/api_price_tiers.csv")
     if changes:
@@ -662,8 +892,16 @@ def package_rows(provider, model, offer: str, day: dt.date = EFFECTIVE):
     return row, windows, tiers, changes, missing
 
 
-def _change_row(offer: str, std: dict, other: dict, when: dt.date | None, start: dt.date | None, day: dt.date,
-                source: str, embedding: bool) -> tuple[dict | None, str]:
+def _change_row(
+    offer: str,
+    std: dict,
+    other: dict,
+    when: dt.date | None,
+    start: dt.date | None,
+    day: dt.date,
+    source: str,
+    embedding: bool,
+) -> tuple[dict | None, str]:
     """(the row of data/api_price_history.csv of a dated package price, problem); ``when`` None: the package's
     first price, without a start date (an empty effective_from: in force before every dated price).
 
@@ -675,7 +913,7 @@ def _change_row(offer: str, std: dict, other: dict, when: dt.date | None, start:
         other = {k: v for k, v in other.items() if k != "output_mtok"}
     for key in sorted((set(std) | set(other)) - set(HISTORY_COLUMN_OF)):
         if key not in std and key not in EXTRA_COLUMN_OF:
-            continue                               # a price the offer does not hold at all, listed apart
+            continue  # a price the offer does not hold at all, listed apart
         if key not in std or key not in other or _keys_differ(std[key], other[key]):
             return None, f"{key} differs from the offer row's (a price change holds text token prices only)"
     tiered = {k for k in set(std) | set(other) if _tiers(std.get(k)) or _tiers(other.get(k))}
@@ -683,8 +921,10 @@ def _change_row(offer: str, std: dict, other: dict, when: dt.date | None, start:
     for key in sorted(tiered | follows):
         if key in std or key in other:
             if key not in std or key not in other or _keys_differ(std[key], other[key]):
-                return None, f"{key} differs from the offer row's under prompt-size tiers (the catalog's tiers " \
-                             "are not dated)"
+                return (
+                    None,
+                    f"{key} differs from the offer row's under prompt-size tiers (the catalog's tiers are not dated)",
+                )
     row = {c: "" for c in HISTORY_COLUMNS}
     for key, column in HISTORY_COLUMN_OF.items():
         price = other.get(key)
@@ -698,54 +938,81 @@ def _change_row(offer: str, std: dict, other: dict, when: dt.date | None, start:
             return None, f"{key} is 0 (a catalog price is above 0)"
         row[column] = _number(_base(price))
     if when is None:
-        row.update(change=f"{offer}-first", offer=offer, effective_from="", quality="S", as_of=RELEASED,
-                   source=source, notes="The package's first price, without a start date: in force before its first "
-                                        "dated price")
+        row.update(
+            change=f"{offer}-first",
+            offer=offer,
+            effective_from="",
+            quality="S",
+            as_of=RELEASED,
+            source=source,
+            notes="The package's first price, without a start date: in force before its first dated price",
+        )
         return row, ""
     later = when > day
-    row.update(change=f"{offer}-from-{when}", offer=offer, effective_from=when.isoformat(), quality="S",
-               as_of=RELEASED, source=source,
-               notes=f"The package's price from {when}: " + (
-                   f"announced, after {day} (the offer row holds the price in force on {day})" if later else
-                   f"superseded by the offer row's price from {start}"))
+    row.update(
+        change=f"{offer}-from-{when}",
+        offer=offer,
+        effective_from=when.isoformat(),
+        quality="S",
+        as_of=RELEASED,
+        source=source,
+        notes=f"The package's price from {when}: "
+        + (
+            f"announced, after {day} (the offer row holds the price in force on {day})"
+            if later
+            else f"superseded by the offer row's price from {start}"
+        ),
+    )
     return row, ""
 
 
 def _keys_differ(a, b) -> bool:
     if _tiers(a) or _tiers(b):
         return Decimal(_base(a)) != Decimal(_base(b)) or [(t.start, Decimal(t.price)) for t in _tiers(a)] != [
-            (t.start, Decimal(t.price)) for t in _tiers(b)]
+            (t.start, Decimal(t.price)) for t in _tiers(b)
+        ]
     return Decimal(_base(a)) != Decimal(_base(b))
 
 
 def _keep_catalog_rules(row: dict, missing: list[str]) -> None:
     """Empty the prices that break an APIOffer rule, saying why."""
+
     def number(column):
         return Decimal(row[column]) if row[column] else None
 
     if number("cached_input_per_million") is not None and number("cached_input_per_million") > number(
-            "input_per_million"):
-        missing.append(f"cache read {row['cached_input_per_million']} above input {row['input_per_million']}: "
-                       "breaks the catalog rule (a cache read costs at most an input token); cached input is "
-                       "left at the input price")
+        "input_per_million"
+    ):
+        missing.append(
+            f"cache read {row['cached_input_per_million']} above input {row['input_per_million']}: "
+            "breaks the catalog rule (a cache read costs at most an input token); cached input is "
+            "left at the input price"
+        )
         row["cached_input_per_million"] = ""
     five, hour = number("cache_write_5m_per_million"), number("cache_write_1h_per_million")
     if five is not None and hour is not None and hour < five:
-        missing.append(f"1-hour cache write {row['cache_write_1h_per_million']} below the 5-minute one: breaks "
-                       "the catalog rule; not held")
+        missing.append(
+            f"1-hour cache write {row['cache_write_1h_per_million']} below the 5-minute one: breaks "
+            "the catalog rule; not held"
+        )
         row["cache_write_1h_per_million"] = ""
 
 
 # --- the whole file ---------------------------------------------------------------------------------------------
 
+
 def _generated(row: dict) -> bool:
     """Whether a CSV row was written by this script from the package (not by hand, not an override)."""
-    return (row["source"].startswith(f"{PACKAGE} ") and " package data (" in row["source"]
-            and not row["notes"].lower().startswith("override"))
+    return (
+        row["source"].startswith(f"{PACKAGE} ")
+        and " package data (" in row["source"]
+        and not row["notes"].lower().startswith("override")
+    )
 
 
-def build(old_prices: str, old_windows: str, old_tiers: str = "", old_history: str = "",
-          day: dt.date = EFFECTIVE) -> tuple[str, str, str, str, str, list[str]]:
+def build(
+    old_prices: str, old_windows: str, old_tiers: str = "", old_history: str = "", day: dt.date = EFFECTIVE
+) -> tuple[str, str, str, str, str, list[str]]:
     """(api_prices.csv, api_price_windows.csv, api_price_tiers.csv, api_price_history.csv, not_imported.csv,
     report lines) from the package and the old files.
 
@@ -772,17 +1039,21 @@ def build(old_prices: str, old_windows: str, old_tiers: str = "", old_history: s
             if row is not None and offer in rows:
                 missing = [f"offer id {offer} already taken by {rows[offer]['source'].split('(')[1].split(')')[0]}"]
                 row = None
-            skipped += [{"provider": provider.id, "model": model.id, "offer": offer if row else "", "reason": m}
-                        for m in missing]
+            skipped += [
+                {"provider": provider.id, "model": model.id, "offer": offer if row else "", "reason": m}
+                for m in missing
+            ]
             if row is None:
                 continue
             if ids in standing_for and offer in HAND_KEPT:
-                continue                         # the hand-kept row stands for it
+                continue  # the hand-kept row stands for it
             if offer in MAPPING and offer in kept and not kept[offer]["notes"].lower().startswith("override"):
                 row = _refreshed(kept[offer], row, report)
-            elif offer in kept:                   # an override
-                report.append(f"kept {offer} (override): the package gives "
-                              + ", ".join(f"{c}={row[c]}" for c in PRICE_COLUMNS if row[c] != kept[offer][c]))
+            elif offer in kept:  # an override
+                report.append(
+                    f"kept {offer} (override): the package gives "
+                    + ", ".join(f"{c}={row[c]}" for c in PRICE_COLUMNS if row[c] != kept[offer][c])
+                )
                 continue
             rows[offer] = row
             windows += model_windows
@@ -806,17 +1077,22 @@ def build(old_prices: str, old_windows: str, old_tiers: str = "", old_history: s
     def merged(old_text: str, new_rows: list[dict], columns: list[str]) -> list[dict]:
         """The new rows with the old file's rows the script did not generate, by offer (stable within one)."""
         generated_offers = {r["offer"] for r in new_rows}
-        carried = [{c: r.get(c) or "" for c in columns} for r in csv.DictReader(io.StringIO(old_text or ""))
-                   if r["offer"] not in generated_offers and not (
-                       r["source"].startswith(f"{PACKAGE} ") and " package data (" in r["source"])]
+        carried = [
+            {c: r.get(c) or "" for c in columns}
+            for r in csv.DictReader(io.StringIO(old_text or ""))
+            if r["offer"] not in generated_offers
+            and not (r["source"].startswith(f"{PACKAGE} ") and " package data (" in r["source"])
+        ]
         return sorted(carried + new_rows, key=lambda r: order.get(r["offer"], -1))
 
-    return (_write(COLUMNS, [rows[o] for o in sorted(rows)]),
-            _write(WINDOW_COLUMNS, merged(old_windows, windows, WINDOW_COLUMNS)),
-            _write(TIER_COLUMNS, merged(old_tiers, tiers, TIER_COLUMNS)),
-            _write(HISTORY_COLUMNS, merged(old_history, changes, HISTORY_COLUMNS)),
-            _write(NOT_IMPORTED_COLUMNS, sorted(skipped, key=lambda s: (s["provider"], s["model"], s["reason"]))),
-            report)
+    return (
+        _write(COLUMNS, [rows[o] for o in sorted(rows)]),
+        _write(WINDOW_COLUMNS, merged(old_windows, windows, WINDOW_COLUMNS)),
+        _write(TIER_COLUMNS, merged(old_tiers, tiers, TIER_COLUMNS)),
+        _write(HISTORY_COLUMNS, merged(old_history, changes, HISTORY_COLUMNS)),
+        _write(NOT_IMPORTED_COLUMNS, sorted(skipped, key=lambda s: (s["provider"], s["model"], s["reason"]))),
+        report,
+    )
 
 
 def _refreshed(old: dict, new: dict, report: list[str]) -> dict:
@@ -825,10 +1101,12 @@ def _refreshed(old: dict, new: dict, report: list[str]) -> dict:
     changed = [c for c in PRICE_COLUMNS if _differs(old[c], new[c])]
     for column in PRICE_COLUMNS + ["source", "quality"]:
         row[column] = new[column] if column in changed or column in ("source", "quality") else old[column]
-    if any(old[c] for c in changed):          # a price changed (not only a price newly held): checked on release
+    if any(old[c] for c in changed):  # a price changed (not only a price newly held): checked on release
         row["as_of"] = RELEASED
-        report.append(f"refreshed {old['offer']}: " + ", ".join(f"{c} {old[c] or '(empty)'} -> {new[c] or '(empty)'}"
-                                                                for c in changed))
+        report.append(
+            f"refreshed {old['offer']}: "
+            + ", ".join(f"{c} {old[c] or '(empty)'} -> {new[c] or '(empty)'}" for c in changed)
+        )
     return row
 
 
@@ -865,10 +1143,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = list(csv.DictReader(io.StringIO(prices)))
     missing = list(csv.DictReader(io.StringIO(skipped)))
     whole = {(m["provider"], m["model"]) for m in missing if not m["offer"]}
-    print(f"{PACKAGE} {version(PACKAGE)}: {len(rows)} offers from {len({r['provider'] for r in rows})} providers, "
-          f"{len(_rows_of(windows))} price windows, {len(_rows_of(tiers))} prompt-size tiers, "
-          f"{len(_rows_of(history))} dated price changes; {len(whole)} models not imported and "
-          f"{len(missing) - len(whole)} prices of imported ones not held ({args.not_imported.name}):", file=sys.stderr)
+    print(
+        f"{PACKAGE} {version(PACKAGE)}: {len(rows)} offers from {len({r['provider'] for r in rows})} providers, "
+        f"{len(_rows_of(windows))} price windows, {len(_rows_of(tiers))} prompt-size tiers, "
+        f"{len(_rows_of(history))} dated price changes; {len(whole)} models not imported and "
+        f"{len(missing) - len(whole)} prices of imported ones not held ({args.not_imported.name}):",
+        file=sys.stderr,
+    )
     reasons: dict[str, int] = {}
     for m in missing:
         head = re.sub(r"[\d.]+", "N", m["reason"].split(":")[0].split(";")[0])
@@ -879,8 +1160,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
     if args.check:
         lines = []
-        for path, old, new, key in zip(files, olds, news[:5], ("offer", "window", "tier", "change", None),
-                                       strict=True):
+        for path, old, new, key in zip(files, olds, news[:5], ("offer", "window", "tier", "change", None), strict=True):
             if old != new:
                 lines += [f"{path.name}: {d}" for d in (differences(old, new, key) if key else ["differs"])]
         print("\n".join(lines) if lines else "up to date")

@@ -40,6 +40,7 @@ import sys
 from collections import Counter
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
+
 from catalog_diff import differences  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +49,7 @@ SNAPSHOT = ROOT / "data" / "sources" / "skypilot"
 NOT_IMPORTED = SNAPSHOT / "not_imported.csv"
 
 REPO = "github.com/skypilot-org/skypilot-catalog"
-READ_ON = "2026-12-02"          # the date the snapshot was read (README.md)
+READ_ON = "2026-12-02"  # the date the snapshot was read (README.md)
 SOURCE_MARK = "SkyPilot catalog"  # generated rows' source starts with this; other rows are hand-kept
 
 # cloud folder: (provider name, upstream commit of catalogs/v7/<cloud>/vms.csv, the page it transcribes)
@@ -61,8 +62,11 @@ CLOUDS = {
     "seeweb": ("Seeweb", "b9b05487266166ed4b311bed0e973218f94ed8fe", "Seeweb ECS API plans"),
     "shadeform": ("Shadeform", "54ce89bb5cdcae655c34bb2e58ec3aa79a29eda4", "Shadeform marketplace API"),
     "simplepod": ("SimplePod", "1010b7594439e103435466844552cf3580460085", "SimplePod API"),
-    "primeintellect": ("Prime Intellect", "384ebc7ba7ad7913a756c8127d954a70f6e1ec88",
-                       "Prime Intellect marketplace API"),
+    "primeintellect": (
+        "Prime Intellect",
+        "384ebc7ba7ad7913a756c8127d954a70f6e1ec88",
+        "Prime Intellect marketplace API",
+    ),
     "runpod": ("RunPod", "0727c2bd9e77f91cb1377127c5f793a28cf01384", "RunPod GraphQL API secure-cloud GPU prices"),
 }
 # marketplaces: the instance type starts with the upstream cloud that Prime Intellect / Shadeform resell
@@ -70,7 +74,7 @@ MARKETPLACE_SEP = {"primeintellect": "__", "shadeform": "_"}
 # whole clouds the catalog cannot hold as they are
 CLOUD_NOT_IMPORTED = {
     "seeweb": "currency not stated: SkyPilot's fetch_seeweb.py copies the Seeweb API's hourly_price with no "
-              "currency or conversion, and Seeweb is an Italian provider; the catalog needs the currency",
+    "currency or conversion, and Seeweb is an Italian provider; the catalog needs the currency",
 }
 
 # GPU_RULES: (cloud or "*", upstream AcceleratorName, regex on "<InstanceType> <UpstreamCloudId>" or None,
@@ -80,10 +84,20 @@ GPU_RULES: list[tuple[str, str, str | None, str | None, str]] = [
     # Lambda: names state form and memory; GpuInfo 40960 MiB for A100, 81920 for A100-80GB and H100
     ("lambda", "V100", None, "V100-SXM-16GB", "Lambda 8x Tesla V100 16 GB (GpuInfo 16384 MiB), SXM2 server"),
     ("lambda", "A6000", None, "RTX-A6000-48GB", ""),
-    ("lambda", "A100", r"^gpu_(1x_a100_sxm4|8x_a100)\b", "A100-SXM-40GB",
-     "Lambda lists A100 (40 GB SXM4) for gpu_1x_a100_sxm4 and gpu_8x_a100 (GpuInfo 40960 MiB)"),
-    ("lambda", "A100", r"^gpu_[124]x_a100\b", "A100-PCIE-40GB",
-     "Lambda lists A100 (40 GB PCIe) for gpu_1x/2x/4x_a100 (GpuInfo 40960 MiB)"),
+    (
+        "lambda",
+        "A100",
+        r"^gpu_(1x_a100_sxm4|8x_a100)\b",
+        "A100-SXM-40GB",
+        "Lambda lists A100 (40 GB SXM4) for gpu_1x_a100_sxm4 and gpu_8x_a100 (GpuInfo 40960 MiB)",
+    ),
+    (
+        "lambda",
+        "A100",
+        r"^gpu_[124]x_a100\b",
+        "A100-PCIE-40GB",
+        "Lambda lists A100 (40 GB PCIe) for gpu_1x/2x/4x_a100 (GpuInfo 40960 MiB)",
+    ),
     ("lambda", "A100-80GB", r"sxm4", "A100-SXM-80GB", ""),
     ("lambda", "A10", None, "A10-24GB", ""),
     ("lambda", "H100", r"_pcie\b", "H100-PCIE-80GB", ""),
@@ -132,14 +146,24 @@ GPU_RULES: list[tuple[str, str, str | None, str | None, str]] = [
     ("primeintellect", "A6000", None, "RTX-A6000-48GB", ""),
     ("primeintellect", "A10", None, "A10-24GB", ""),
     ("primeintellect", "B200", None, "B200-SXM-180GB", ""),
-    ("primeintellect", "A100", r"^lambdalabs__.* (gpu_1x_a100_sxm4|gpu_8x_a100)$", "A100-SXM-40GB",
-     "Lambda's gpu_1x_a100_sxm4 / gpu_8x_a100: A100 (40 GB SXM4)"),
+    (
+        "primeintellect",
+        "A100",
+        r"^lambdalabs__.* (gpu_1x_a100_sxm4|gpu_8x_a100)$",
+        "A100-SXM-40GB",
+        "Lambda's gpu_1x_a100_sxm4 / gpu_8x_a100: A100 (40 GB SXM4)",
+    ),
     ("primeintellect", "A100", r"(?i)80gb.* .*sxm4", "A100-SXM-80GB", ""),
     ("primeintellect", "A100", r" A100_PCIE_80GB$", "A100-PCIE-80GB", ""),
     ("primeintellect", "H100", r"(?i)sxm|HBM3", "H100-SXM-80GB", "upstream id states SXM or HBM3 (SXM5 form)"),
     ("primeintellect", "H200", r"(?i)sxm", "H200-SXM-141GB", ""),
-    ("primeintellect", "V100", r"^lambdalabs__.* gpu_8x_v100$", "V100-SXM-16GB",
-     "Lambda 8x Tesla V100 16 GB, SXM2 server"),
+    (
+        "primeintellect",
+        "V100",
+        r"^lambdalabs__.* gpu_8x_v100$",
+        "V100-SXM-16GB",
+        "Lambda 8x Tesla V100 16 GB, SXM2 server",
+    ),
     # RunPod: SkyPilot names each RunPod GPU id; sky/provision/runpod/utils.py GPU_NAME_MAP (github
     # skypilot-org/skypilot at 02b01447) maps A100-80GB to "NVIDIA A100 80GB PCIe", H100 to "NVIDIA H100 PCIe",
     # H100-SXM to "NVIDIA H100 80GB HBM3", H100-NVL to "NVIDIA H100 NVL", H200-SXM to "NVIDIA H200"
@@ -165,15 +189,59 @@ GPU_RULES: list[tuple[str, str, str | None, str | None, str]] = [
     ("*", "V100_32G", None, None, "V100 32 GB form (SXM2/PCIe) not stated"),
 ]
 # accelerators with no catalog GPU id (data/gpus.csv)
-NO_CATALOG_ID = {"RTX6000", "A40", "RTXA5000", "A5000", "A800", "A4000", "A16", "RTX6000Ada", "GAUDI2", "A30",
-                 "L40s", "GRAYSKULL-E75", "GRAYSKULL-E150", "RTX3060", "RTX3060Ti", "RTX3070",
-                 "RTX3090", "RTXA2000", "RTXA4000", "RTXA4500", "RTX4000-Ada", "RTX6000-Ada"}
+NO_CATALOG_ID = {
+    "RTX6000",
+    "A40",
+    "RTXA5000",
+    "A5000",
+    "A800",
+    "A4000",
+    "A16",
+    "RTX6000Ada",
+    "GAUDI2",
+    "A30",
+    "L40s",
+    "GRAYSKULL-E75",
+    "GRAYSKULL-E150",
+    "RTX3060",
+    "RTX3060Ti",
+    "RTX3070",
+    "RTX3090",
+    "RTXA2000",
+    "RTXA4000",
+    "RTXA4500",
+    "RTX4000-Ada",
+    "RTX6000-Ada",
+}
 
-COLUMNS = ["offer", "provider", "gpu", "pricing", "price_per_gpu_hour", "currency", "quality", "as_of", "source",
-           "notes", "region", "instance_type", "gpus_per_instance", "spot_price_per_gpu_hour",
-           "reserved_1y_price_per_gpu_hour", "reserved_3y_price_per_gpu_hour"]
-NOT_IMPORTED_COLUMNS = ["cloud", "instance_type", "region", "accelerator", "accelerator_count", "price", "spot_price",
-                        "reason"]
+COLUMNS = [
+    "offer",
+    "provider",
+    "gpu",
+    "pricing",
+    "price_per_gpu_hour",
+    "currency",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+    "region",
+    "instance_type",
+    "gpus_per_instance",
+    "spot_price_per_gpu_hour",
+    "reserved_1y_price_per_gpu_hour",
+    "reserved_3y_price_per_gpu_hour",
+]
+NOT_IMPORTED_COLUMNS = [
+    "cloud",
+    "instance_type",
+    "region",
+    "accelerator",
+    "accelerator_count",
+    "price",
+    "spot_price",
+    "reason",
+]
 _PLACES = Decimal("1e-10")
 
 
@@ -208,9 +276,18 @@ def generated_rows() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
     rows, skipped = [], []
 
     def skip(cloud, up, reason):
-        skipped.append({"cloud": cloud, "instance_type": up["InstanceType"], "region": _region(up),
-                        "accelerator": up["AcceleratorName"], "accelerator_count": up["AcceleratorCount"],
-                        "price": up["Price"], "spot_price": up.get("SpotPrice", ""), "reason": reason})
+        skipped.append(
+            {
+                "cloud": cloud,
+                "instance_type": up["InstanceType"],
+                "region": _region(up),
+                "accelerator": up["AcceleratorName"],
+                "accelerator_count": up["AcceleratorCount"],
+                "price": up["Price"],
+                "spot_price": up.get("SpotPrice", ""),
+                "reason": reason,
+            }
+        )
 
     for cloud, (provider, commit, page) in CLOUDS.items():
         path = f"catalogs/v7/{cloud}/vms.csv"
@@ -220,13 +297,15 @@ def generated_rows() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
         on_demand = []
         for up in upstream:
             if up["InstanceType"].endswith("__SPOT"):
-                spot_of.setdefault((up["InstanceType"][:-len("__SPOT")], _region(up)), up["Price"])
+                spot_of.setdefault((up["InstanceType"][: -len("__SPOT")], _region(up)), up["Price"])
             else:
                 on_demand.append(up)
         demand_keys = {(up["InstanceType"], _region(up)) for up in on_demand}
         for up in upstream:
-            if up["InstanceType"].endswith("__SPOT") and \
-                    (up["InstanceType"][:-len("__SPOT")], _region(up)) not in demand_keys:
+            if (
+                up["InstanceType"].endswith("__SPOT")
+                and (up["InstanceType"][: -len("__SPOT")], _region(up)) not in demand_keys
+            ):
                 skip(cloud, up, "spot-only offer: no on-demand row of the same instance type and zone")
         # rows that share an instance type and region: identical ones (RunPod lists zone EU-SE-1 under regions
         # NO and SE) are one offer, the first is kept; rows that differ are conflicting and none is kept
@@ -275,16 +354,29 @@ def generated_rows() -> tuple[list[dict[str, str]], list[dict[str, str]]]:
                 notes.append(note)
             notes.append("as_of is the date the snapshot was read (upstream commit date not found)")
             imported.add((itype, region))
-            rows.append({
-                "offer": slug(cloud, itype, region), "provider": provider, "gpu": gpu, "pricing": "on_demand",
-                "price_per_gpu_hour": _number(price), "currency": "USD", "quality": "S", "as_of": READ_ON,
-                "source": f"{SOURCE_MARK} ({REPO}, {path} at commit {commit}; transcribes {page}): "
-                          f"{itype} {up['Price']} USD per instance-hour / {up['AcceleratorCount']} GPUs",
-                "notes": "; ".join(notes), "region": region, "instance_type": itype,
-                "gpus_per_instance": str(int(count)), "spot_price_per_gpu_hour": "" if spot is None else _number(spot),
-                "reserved_1y_price_per_gpu_hour": "", "reserved_3y_price_per_gpu_hour": ""})
+            rows.append(
+                {
+                    "offer": slug(cloud, itype, region),
+                    "provider": provider,
+                    "gpu": gpu,
+                    "pricing": "on_demand",
+                    "price_per_gpu_hour": _number(price),
+                    "currency": "USD",
+                    "quality": "S",
+                    "as_of": READ_ON,
+                    "source": f"{SOURCE_MARK} ({REPO}, {path} at commit {commit}; transcribes {page}): "
+                    f"{itype} {up['Price']} USD per instance-hour / {up['AcceleratorCount']} GPUs",
+                    "notes": "; ".join(notes),
+                    "region": region,
+                    "instance_type": itype,
+                    "gpus_per_instance": str(int(count)),
+                    "spot_price_per_gpu_hour": "" if spot is None else _number(spot),
+                    "reserved_1y_price_per_gpu_hour": "",
+                    "reserved_3y_price_per_gpu_hour": "",
+                }
+            )
         for up in upstream:
-            key = (up["InstanceType"][:-len("__SPOT")], _region(up))
+            key = (up["InstanceType"][: -len("__SPOT")], _region(up))
             if up["InstanceType"].endswith("__SPOT") and key in demand_keys and key not in imported:
                 skip(cloud, up, "spot offer of an on-demand row that is not imported")
     ids = Counter(r["offer"] for r in rows)
@@ -331,11 +423,16 @@ def compare_hand_kept(text: str, rows: list[dict[str, str]]) -> list[str]:
     """Hand-kept market rows whose provider and GPU the snapshot also prices, with the snapshot's range."""
     lines = []
     for kept in hand_kept(text):
-        same = [float(r["price_per_gpu_hour"]) for r in rows if r["provider"] == kept["provider"]
-                and r["gpu"] == kept["gpu"]]
+        same = [
+            float(r["price_per_gpu_hour"])
+            for r in rows
+            if r["provider"] == kept["provider"] and r["gpu"] == kept["gpu"]
+        ]
         if same:
-            lines.append(f"hand-kept {kept['offer']}: {kept['price_per_gpu_hour']}; snapshot {min(same):g} to "
-                         f"{max(same):g} per GPU-hour in {len(same)} rows")
+            lines.append(
+                f"hand-kept {kept['offer']}: {kept['price_per_gpu_hour']}; snapshot {min(same):g} to "
+                f"{max(same):g} per GPU-hour in {len(same)} rows"
+            )
     return lines
 
 

@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from costmodel.estimate import SYSTEMS  # noqa: E402  (aiconfigurator-core system -> catalog GPU id; one copy)
+
 CSV = ROOT / "data" / "gpus.csv"
 DATASHEETS = ROOT / "data" / "sources" / "datasheets" / "accelerators.yaml"
 NOT_IMPORTED_DATASHEETS = ROOT / "data" / "sources" / "datasheets" / "not_imported.csv"
@@ -57,7 +58,7 @@ PACKAGE = "aiconfigurator-core"
 
 UNMAPPED_SYSTEMS = {
     "b60": "Intel Arc Pro B60: no catalog id agreed and no datasheet transcribed to check it; its fp8_tc_flops "
-           "is a BF16 fallback (the file says so), not an FP8 peak",
+    "is a BF16 fallback (the file says so), not an FP8 peak",
 }
 PACKAGE_FIELDS = {
     # systems/<name>.yaml gpu key: (catalog column, factor from the package's unit)
@@ -71,19 +72,41 @@ PACKAGE_NOT_IMPORTED = {
     "int8_tc_flops": "no INT8 column in data/gpus.csv",
     "float32_tc_flops": "no FP32 column in data/gpus.csv",
     "mem_capacity": "bytes as nvidia-smi reports them (usable memory); the catalog holds the marketed GB from "
-                    "the datasheet",
+    "the datasheet",
     "mem_bw_empirical_scaling_factor": "a modelling correction, not a specification",
     "mem_empirical_constant_latency": "a modelling correction, not a specification",
     "sm_version": "compute capability: no column",
 }
 
-COLUMNS = ["gpu", "name", "memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "fp8_dense_tflops",
-           "fp4_dense_tflops", "fp16_dense_tflops", "tf32_dense_tflops", "architecture", "tdp_w", "quality",
-           "as_of", "source", "notes"]
-FIGURES = ["memory_gb", "memory_bandwidth_tb_s", "bf16_dense_tflops", "fp8_dense_tflops", "fp4_dense_tflops",
-           "fp16_dense_tflops", "tf32_dense_tflops", "tdp_w"]
+COLUMNS = [
+    "gpu",
+    "name",
+    "memory_gb",
+    "memory_bandwidth_tb_s",
+    "bf16_dense_tflops",
+    "fp8_dense_tflops",
+    "fp4_dense_tflops",
+    "fp16_dense_tflops",
+    "tf32_dense_tflops",
+    "architecture",
+    "tdp_w",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+]
+FIGURES = [
+    "memory_gb",
+    "memory_bandwidth_tb_s",
+    "bf16_dense_tflops",
+    "fp8_dense_tflops",
+    "fp4_dense_tflops",
+    "fp16_dense_tflops",
+    "tf32_dense_tflops",
+    "tdp_w",
+]
 NOT_IMPORTED_COLUMNS = ["item", "field", "value", "reason"]
-GRADES = "PSU"   # best first
+GRADES = "PSU"  # best first
 
 
 def _number(value: Decimal | None) -> str:
@@ -106,8 +129,10 @@ def datasheet_figure(entry: dict, column: str, warnings: list[str]) -> Decimal |
     sparse = figure.get("sparse")
     if dense is not None:
         if sparse is not None and abs(_dec(dense) - _dec(sparse) / 2) > Decimal("0.51"):
-            warnings.append(f"{entry['gpu']} {column}: the datasheet prints {dense} dense but {sparse} sparse "
-                            f"({_dec(sparse) / 2} halved); the dense cell is kept")
+            warnings.append(
+                f"{entry['gpu']} {column}: the datasheet prints {dense} dense but {sparse} sparse "
+                f"({_dec(sparse) / 2} halved); the dense cell is kept"
+            )
         return _dec(dense)
     return _dec(sparse) / 2
 
@@ -153,8 +178,10 @@ def build(datasheets: dict) -> tuple[list[dict], list[dict], list[dict], list[st
         for column, value in package_figures(system).items():
             mine = Decimal(row[column]) if row[column] else None
             if mine is None or mine.compare(value) != 0:
-                messages.append(f"kept {row['gpu']}: {pkg} systems/{system}.yaml gives {column} = {_number(value)}, "
-                                f"the row has {row[column] or 'empty'}; row kept as it is")
+                messages.append(
+                    f"kept {row['gpu']}: {pkg} systems/{system}.yaml gives {column} = {_number(value)}, "
+                    f"the row has {row[column] or 'empty'}; row kept as it is"
+                )
     generated = []
     ds_not_imported = []
     for entry in datasheets["chips"]:
@@ -178,32 +205,48 @@ def build(datasheets: dict) -> tuple[list[dict], list[dict], list[dict], list[st
                 sheet = values[column]
                 if sheet is not None and sheet.compare(value) != 0:
                     share = abs(value - sheet) / sheet * 100
-                    messages.append(f"{gpu} {column}: {pkg} systems/{system}.yaml gives {_number(value)}, the "
-                                    f"datasheet {_number(sheet)} ({share:.1f} % apart); the package's figure is used")
+                    messages.append(
+                        f"{gpu} {column}: {pkg} systems/{system}.yaml gives {_number(value)}, the "
+                        f"datasheet {_number(sheet)} ({share:.1f} % apart); the package's figure is used"
+                    )
                     notes.append(f"{column} {_number(value)} from the package, datasheet {_number(sheet)}")
                 values[column] = value
             taken = ", ".join(c for c in FIGURES if c in from_package)
-            source = (f"{pkg} aiconfigurator_core/systems/{system}.yaml ({taken}); datasheet: {document}{via} "
-                      f"(the other figures); transcribed in data/sources/datasheets/accelerators.yaml")
+            source = (
+                f"{pkg} aiconfigurator_core/systems/{system}.yaml ({taken}); datasheet: {document}{via} "
+                f"(the other figures); transcribed in data/sources/datasheets/accelerators.yaml"
+            )
             grades.append("S")
         else:
             source = f"{document}{via}; transcribed in data/sources/datasheets/accelerators.yaml"
         if entry.get("sparse_printed") is True:
-            halved = [c for c in FIGURES if (entry["figures"].get(c) or {}).get("sparse") is not None
-                      and (entry["figures"][c].get("dense") is None) and not (system and c in package_figures(system))]
+            halved = [
+                c
+                for c in FIGURES
+                if (entry["figures"].get(c) or {}).get("sparse") is not None
+                and (entry["figures"][c].get("dense") is None)
+                and not (system and c in package_figures(system))
+            ]
             if halved:
                 notes.insert(0, "dense = datasheet's 2:4-sparse peak / 2 for " + ", ".join(halved))
         if entry.get("notes"):
             notes.insert(0, entry["notes"])
         for item in entry.get("not_imported") or []:
-            ds_not_imported.append({"item": gpu, "field": item["field"], "value": str(item["value"]),
-                                    "reason": item["reason"]})
+            ds_not_imported.append(
+                {"item": gpu, "field": item["field"], "value": str(item["value"]), "reason": item["reason"]}
+            )
         for column in ("memory_gb", "memory_bandwidth_tb_s", "tdp_w"):
             if values[column] is None:
                 raise ValueError(f"{gpu}: no {column} in either source")
-        row = {"gpu": gpu, "name": entry["name"], "architecture": entry["architecture"],
-               "quality": _weakest(*grades), "as_of": str(entry["as_of"]), "source": source,
-               "notes": "; ".join(notes)}
+        row = {
+            "gpu": gpu,
+            "name": entry["name"],
+            "architecture": entry["architecture"],
+            "quality": _weakest(*grades),
+            "as_of": str(entry["as_of"]),
+            "source": source,
+            "notes": "; ".join(notes),
+        }
         row.update({column: _number(values[column]) for column in FIGURES})
         generated.append(row)
     rows = kept + sorted(generated, key=lambda r: r["gpu"])
@@ -211,24 +254,42 @@ def build(datasheets: dict) -> tuple[list[dict], list[dict], list[dict], list[st
     for system in package_systems():
         if system in UNMAPPED_SYSTEMS or system not in SYSTEMS:
             reason = UNMAPPED_SYSTEMS.get(system, "no catalog id mapped in scripts/refresh_gpus.py SYSTEMS")
-            pkg_not_imported.append({"item": f"systems/{system}.yaml", "field": "(whole system)", "value": "",
-                                     "reason": reason})
+            pkg_not_imported.append(
+                {"item": f"systems/{system}.yaml", "field": "(whole system)", "value": "", "reason": reason}
+            )
             continue
         data = package_system(system)
         for key, value in data["gpu"].items():
             if key in PACKAGE_FIELDS:
                 continue
-            pkg_not_imported.append({"item": f"systems/{system}.yaml", "field": f"gpu.{key}", "value": str(value),
-                                     "reason": PACKAGE_NOT_IMPORTED.get(key, "no column in data/gpus.csv")})
+            pkg_not_imported.append(
+                {
+                    "item": f"systems/{system}.yaml",
+                    "field": f"gpu.{key}",
+                    "value": str(value),
+                    "reason": PACKAGE_NOT_IMPORTED.get(key, "no column in data/gpus.csv"),
+                }
+            )
         for section in ("node", "misc"):
             if section in data:
-                pkg_not_imported.append({"item": f"systems/{system}.yaml", "field": section, "value": "",
-                                         "reason": "node topology, bandwidths and NCCL settings: not per-GPU "
-                                                   "specifications"})
+                pkg_not_imported.append(
+                    {
+                        "item": f"systems/{system}.yaml",
+                        "field": section,
+                        "value": "",
+                        "reason": "node topology, bandwidths and NCCL settings: not per-GPU specifications",
+                    }
+                )
         if SYSTEMS[system] in kept_ids:
-            pkg_not_imported.append({"item": f"systems/{system}.yaml", "field": "gpu (all figures)", "value": "",
-                                     "reason": f"{SYSTEMS[system]} is a kept row (used by bundled scenarios): "
-                                               "its figures stay as they are; differences are printed"})
+            pkg_not_imported.append(
+                {
+                    "item": f"systems/{system}.yaml",
+                    "field": "gpu (all figures)",
+                    "value": "",
+                    "reason": f"{SYSTEMS[system]} is a kept row (used by bundled scenarios): "
+                    "its figures stay as they are; differences are printed",
+                }
+            )
     return rows, ds_not_imported, pkg_not_imported, messages
 
 
@@ -244,9 +305,11 @@ def outputs(datasheets_path: Path = DATASHEETS) -> tuple[dict[Path, str], list[s
     """The text of every file the script writes, by path, and its messages."""
     datasheets = yaml.safe_load(datasheets_path.read_text(encoding="utf-8"))
     rows, ds_ni, pkg_ni, messages = build(datasheets)
-    files = {CSV: _csv_text(rows, COLUMNS),
-             NOT_IMPORTED_DATASHEETS: _csv_text(ds_ni, NOT_IMPORTED_COLUMNS),
-             NOT_IMPORTED_PACKAGE: _csv_text(pkg_ni, NOT_IMPORTED_COLUMNS)}
+    files = {
+        CSV: _csv_text(rows, COLUMNS),
+        NOT_IMPORTED_DATASHEETS: _csv_text(ds_ni, NOT_IMPORTED_COLUMNS),
+        NOT_IMPORTED_PACKAGE: _csv_text(pkg_ni, NOT_IMPORTED_COLUMNS),
+    }
     return files, messages
 
 

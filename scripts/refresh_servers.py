@@ -35,8 +35,18 @@ ROOT = Path(__file__).resolve().parents[1]
 CSV = ROOT / "data" / "servers.csv"
 GPUS = ROOT / "data" / "gpus.csv"
 SOURCE = ROOT / "data" / "sources" / "servers" / "servers.yaml"
-COLUMNS = ["server", "gpu", "gpus_per_server", "price", "currency", "max_power_kw", "quality", "as_of", "source",
-           "notes"]
+COLUMNS = [
+    "server",
+    "gpu",
+    "gpus_per_server",
+    "price",
+    "currency",
+    "max_power_kw",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+]
 GRADES = "PSU"
 
 
@@ -64,34 +74,48 @@ def build(source: dict, gpus: dict[str, dict]) -> list[dict]:
         if "estimate" in price:
             unit, platform = _dec(price["estimate"]["gpu_unit_price"]), _dec(price["estimate"]["platform"])
             price_value = n * unit + platform
-            notes.append(f"price ESTIMATE = {n} GPUs x {_money(unit)} + platform {_money(platform)} "
-                         f"= {_money(price_value)} {entry['currency']}")
+            notes.append(
+                f"price ESTIMATE = {n} GPUs x {_money(unit)} + platform {_money(platform)} "
+                f"= {_money(price_value)} {entry['currency']}"
+            )
             price_source = f"Price: ESTIMATE ({price['basis']})"
         else:
             price_value = _dec(price["value"])
-            price_source = (f"Price: {price['source']}" if "source" in price
-                            else f"Price: ESTIMATE ({price['basis']})")
+            price_source = f"Price: {price['source']}" if "source" in price else f"Price: ESTIMATE ({price['basis']})"
         if "estimate" in power:
             tdp = _dec(gpus[gpu]["tdp_w"])
             host = _dec(power["estimate"]["host_kw"])
             power_value = n * tdp / 1000 + host
-            notes.append(f"max power ESTIMATE = {n} x {_number(tdp)} W (tdp_w of {gpu}) + host {_number(host)} kW "
-                         f"= {_number(power_value)} kW")
+            notes.append(
+                f"max power ESTIMATE = {n} x {_number(tdp)} W (tdp_w of {gpu}) + host {_number(host)} kW "
+                f"= {_number(power_value)} kW"
+            )
             power_source = f"power: ESTIMATE ({power['basis']})"
         else:
             power_value = _dec(power["value"])
             power_source = f"power: {power['source']}"
         per_gpu = price_value / n
-        notes.append(f"{_money(per_gpu)} {entry['currency']} and {_number((power_value / n).quantize(Decimal('0.001')))} "
-                     f"kW per GPU")
+        notes.append(
+            f"{_money(per_gpu)} {entry['currency']} and {_number((power_value / n).quantize(Decimal('0.001')))} "
+            f"kW per GPU"
+        )
         if entry.get("notes"):
             notes.insert(0, entry["notes"])
         grade = max(price["grade"], power["grade"], key=GRADES.index)
-        rows.append({"server": server, "gpu": gpu, "gpus_per_server": str(n), "price": _number(price_value),
-                     "currency": entry["currency"], "max_power_kw": _number(power_value), "quality": grade,
-                     "as_of": str(price["as_of"]),
-                     "source": f"{price_source}; {power_source}; kept in data/sources/servers/servers.yaml",
-                     "notes": "; ".join(notes)})
+        rows.append(
+            {
+                "server": server,
+                "gpu": gpu,
+                "gpus_per_server": str(n),
+                "price": _number(price_value),
+                "currency": entry["currency"],
+                "max_power_kw": _number(power_value),
+                "quality": grade,
+                "as_of": str(price["as_of"]),
+                "source": f"{price_source}; {power_source}; kept in data/sources/servers/servers.yaml",
+                "notes": "; ".join(notes),
+            }
+        )
     ids = [r["server"] for r in kept] + [r["server"] for r in rows]
     if len(ids) != len(set(ids)):
         raise ValueError("duplicate server ids")

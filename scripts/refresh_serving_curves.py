@@ -45,10 +45,29 @@ sys.path.insert(0, str(ROOT))
 from costmodel import estimate  # noqa: E402
 
 OUT = ROOT / "data" / "serving_curves_estimated.csv.gz"
-COLUMNS = ["point", "curve", "model", "gpu", "precision", "gpus_per_replica", "parallelism", "engine",
-           "input_tokens", "output_tokens", "concurrency", "output_tokens_per_second_per_gpu",
-           "tokens_per_second_per_user", "ttft_seconds", "ttft_statistic", "quality", "as_of", "source", "notes",
-           "phase", "input_tokens_per_second_per_gpu"]
+COLUMNS = [
+    "point",
+    "curve",
+    "model",
+    "gpu",
+    "precision",
+    "gpus_per_replica",
+    "parallelism",
+    "engine",
+    "input_tokens",
+    "output_tokens",
+    "concurrency",
+    "output_tokens_per_second_per_gpu",
+    "tokens_per_second_per_user",
+    "ttft_seconds",
+    "ttft_statistic",
+    "quality",
+    "as_of",
+    "source",
+    "notes",
+    "phase",
+    "input_tokens_per_second_per_gpu",
+]
 REQUESTS = (estimate.Request(1000, 1000), estimate.Request(5000, 500), estimate.Request(500, 2000))
 PRECISIONS = ("fp8", "bf16", "fp4")
 """fp4 only for a model the database has no fp8 or bf16 kernels of (gpt-oss: MXFP4 experts)."""
@@ -78,8 +97,9 @@ def pair_rows(pair: tuple[str, str]) -> list[dict]:
             break
         for request in REQUESTS:
             try:
-                rows += estimate.smallest_replica_curves(model, gpu, request, precision=precision,
-                                                         kept=SIZES_KEPT, batches=BATCHES)
+                rows += estimate.smallest_replica_curves(
+                    model, gpu, request, precision=precision, kept=SIZES_KEPT, batches=BATCHES
+                )
             except estimate.NotCovered:
                 continue
     return rows
@@ -89,9 +109,16 @@ def regenerate(curve_rows: list[dict]) -> list[dict]:
     """The rows of one committed curve, computed again with the installed package."""
     head = curve_rows[0]
     request = estimate.Request(int(head["input_tokens"]), int(head["output_tokens"]))
-    found = estimate.curve(head["model"], head["gpu"], request, precision=head["precision"], engine=ENGINE,
-                           gpus_per_replica=int(head["gpus_per_replica"]), batches=BATCHES,
-                           disaggregated=head["phase"] != "aggregated")
+    found = estimate.curve(
+        head["model"],
+        head["gpu"],
+        request,
+        precision=head["precision"],
+        engine=ENGINE,
+        gpus_per_replica=int(head["gpus_per_replica"]),
+        batches=BATCHES,
+        disaggregated=head["phase"] != "aggregated",
+    )
     return [row for row in found if row["curve"] == head["curve"]]
 
 
@@ -126,8 +153,14 @@ def sample(rows: list[dict], count: int, seed: int = 29) -> list[list[dict]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", type=int, nargs="?", const=12, metavar="CURVES",
-                        help="regenerate a sample of committed curves and compare; change nothing")
+    parser.add_argument(
+        "--check",
+        type=int,
+        nargs="?",
+        const=12,
+        metavar="CURVES",
+        help="regenerate a sample of committed curves and compare; change nothing",
+    )
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
     estimate.require()
@@ -149,9 +182,19 @@ def main(argv: list[str] | None = None) -> int:
             rows += found
             if done % 25 == 0:
                 print(f"{done}/{len(todo)} pairs, {len(rows):,} rows", file=sys.stderr)
-    rows.sort(key=lambda r: (r["model"], r["gpu"], r["precision"], r["input_tokens"], r["output_tokens"],
-                             r["gpus_per_replica"], r["parallelism"], r["concurrency"]))
-    with gzip.GzipFile(OUT, "wb", mtime=0) as handle:    # mtime 0: the same rows give the same bytes
+    rows.sort(
+        key=lambda r: (
+            r["model"],
+            r["gpu"],
+            r["precision"],
+            r["input_tokens"],
+            r["output_tokens"],
+            r["gpus_per_replica"],
+            r["parallelism"],
+            r["concurrency"],
+        )
+    )
+    with gzip.GzipFile(OUT, "wb", mtime=0) as handle:  # mtime 0: the same rows give the same bytes
         handle.write(text(rows).encode("utf-8"))
     print(f"wrote {OUT.relative_to(ROOT)}: {len(rows):,} rows, {len({r['curve'] for r in rows}):,} curves")
     return 0

@@ -32,10 +32,25 @@ sys.path.insert(0, str(ROOT))
 from costmodel import estimate  # noqa: E402
 
 OUT = ROOT / "data" / "serving_estimate_validation.csv"
-COLUMNS = ["measured", "model", "gpu", "precision", "gpus_per_replica", "input_tokens", "output_tokens",
-           "concurrency", "measured_output_tokens_per_second_per_gpu", "estimated_output_tokens_per_second_per_gpu",
-           "throughput_error", "measured_ttft_seconds", "estimated_ttft_seconds", "ttft_error", "status",
-           "measured_source", "estimate_source"]
+COLUMNS = [
+    "measured",
+    "model",
+    "gpu",
+    "precision",
+    "gpus_per_replica",
+    "input_tokens",
+    "output_tokens",
+    "concurrency",
+    "measured_output_tokens_per_second_per_gpu",
+    "estimated_output_tokens_per_second_per_gpu",
+    "throughput_error",
+    "measured_ttft_seconds",
+    "estimated_ttft_seconds",
+    "ttft_error",
+    "status",
+    "measured_source",
+    "estimate_source",
+]
 MAX_BATCHES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 768, 1024, 1536, 2048)
 """Batch sizes the estimate's maximum throughput is taken over (trtllm-bench's own limit is 2,048). [requests]"""
 
@@ -51,11 +66,11 @@ def _error(estimated: float | None, measured: float | None) -> str:
     return f"{(estimated - measured) / measured:.4f}"
 
 
-def _covered(model: str, gpu: str, precision: str, replica: int, request: estimate.Request,
-             batches) -> tuple[list[dict], str]:
+def _covered(
+    model: str, gpu: str, precision: str, replica: int, request: estimate.Request, batches
+) -> tuple[list[dict], str]:
     try:
-        return estimate.curve(model, gpu, request, precision=precision, gpus_per_replica=replica,
-                              batches=batches), ""
+        return estimate.curve(model, gpu, request, precision=precision, gpus_per_replica=replica, batches=batches), ""
     except estimate.NotCovered as exc:
         if "do not fit" in str(exc):
             return [], "not estimated: the weights and the KV cache of this many requests do not fit in memory"
@@ -73,31 +88,52 @@ def rows() -> list[dict]:
         e = max(found, key=lambda r: r["output_tokens_per_second_per_gpu"]) if found else None
         measured_ttft = float(m["ttft_seconds"]) if m["ttft_seconds"] else None
         status = why or "compared"
-        out.append({
-            "measured": m["point"], "model": m["model"], "gpu": m["gpu"], "precision": m["precision"],
-            "gpus_per_replica": replica, "input_tokens": request.input_tokens, "output_tokens": request.output_tokens,
-            "concurrency": f"{concurrency:g}",
-            "measured_output_tokens_per_second_per_gpu": m["output_tokens_per_second_per_gpu"],
-            "estimated_output_tokens_per_second_per_gpu": e["output_tokens_per_second_per_gpu"] if e else "",
-            "throughput_error": _error(e and e["output_tokens_per_second_per_gpu"],
-                                       float(m["output_tokens_per_second_per_gpu"])),
-            "measured_ttft_seconds": m["ttft_seconds"],
-            "estimated_ttft_seconds": e["ttft_seconds"] if e else "",
-            "ttft_error": _error(e and e["ttft_seconds"], measured_ttft),
-            "status": status, "measured_source": m["source"].split(":")[0],
-            "estimate_source": e["source"] if e else "",
-        })
-    for m in _read("throughput.csv"):
-        base = {"measured": m["row"], "model": m["model"], "gpu": m["gpu"], "precision": m["precision"],
-                "gpus_per_replica": m["gpus_per_replica"], "input_tokens": m["input_tokens"],
-                "output_tokens": m["output_tokens"], "concurrency": "max",
+        out.append(
+            {
+                "measured": m["point"],
+                "model": m["model"],
+                "gpu": m["gpu"],
+                "precision": m["precision"],
+                "gpus_per_replica": replica,
+                "input_tokens": request.input_tokens,
+                "output_tokens": request.output_tokens,
+                "concurrency": f"{concurrency:g}",
                 "measured_output_tokens_per_second_per_gpu": m["output_tokens_per_second_per_gpu"],
-                "estimated_output_tokens_per_second_per_gpu": "", "throughput_error": "",
-                "measured_ttft_seconds": "", "estimated_ttft_seconds": "", "ttft_error": "",
-                "measured_source": m["source"].split(":")[0], "estimate_source": ""}
+                "estimated_output_tokens_per_second_per_gpu": e["output_tokens_per_second_per_gpu"] if e else "",
+                "throughput_error": _error(
+                    e and e["output_tokens_per_second_per_gpu"], float(m["output_tokens_per_second_per_gpu"])
+                ),
+                "measured_ttft_seconds": m["ttft_seconds"],
+                "estimated_ttft_seconds": e["ttft_seconds"] if e else "",
+                "ttft_error": _error(e and e["ttft_seconds"], measured_ttft),
+                "status": status,
+                "measured_source": m["source"].split(":")[0],
+                "estimate_source": e["source"] if e else "",
+            }
+        )
+    for m in _read("throughput.csv"):
+        base = {
+            "measured": m["row"],
+            "model": m["model"],
+            "gpu": m["gpu"],
+            "precision": m["precision"],
+            "gpus_per_replica": m["gpus_per_replica"],
+            "input_tokens": m["input_tokens"],
+            "output_tokens": m["output_tokens"],
+            "concurrency": "max",
+            "measured_output_tokens_per_second_per_gpu": m["output_tokens_per_second_per_gpu"],
+            "estimated_output_tokens_per_second_per_gpu": "",
+            "throughput_error": "",
+            "measured_ttft_seconds": "",
+            "estimated_ttft_seconds": "",
+            "ttft_error": "",
+            "measured_source": m["source"].split(":")[0],
+            "estimate_source": "",
+        }
         if m["model"] not in estimate.model_configs():
-            out.append(base | {"status": f"not estimated: {m['model']} is not a model of {estimate.PACKAGE} "
-                                         f"{estimate.PINNED}"})
+            out.append(
+                base | {"status": f"not estimated: {m['model']} is not a model of {estimate.PACKAGE} {estimate.PINNED}"}
+            )
             continue
         if not (m["gpus_per_replica"] and m["input_tokens"] and m["output_tokens"]):
             out.append(base | {"status": "not estimated: the measured row states no replica size or request shape"})
@@ -108,12 +144,17 @@ def rows() -> list[dict]:
             out.append(base | {"status": why})
             continue
         best = max(found, key=lambda r: r["output_tokens_per_second_per_gpu"])
-        out.append(base | {
-            "estimated_output_tokens_per_second_per_gpu": best["output_tokens_per_second_per_gpu"],
-            "throughput_error": _error(best["output_tokens_per_second_per_gpu"],
-                                       float(m["output_tokens_per_second_per_gpu"])),
-            "status": f"compared (estimate's best, at batch {best['concurrency']:g})",
-            "estimate_source": best["source"]})
+        out.append(
+            base
+            | {
+                "estimated_output_tokens_per_second_per_gpu": best["output_tokens_per_second_per_gpu"],
+                "throughput_error": _error(
+                    best["output_tokens_per_second_per_gpu"], float(m["output_tokens_per_second_per_gpu"])
+                ),
+                "status": f"compared (estimate's best, at batch {best['concurrency']:g})",
+                "estimate_source": best["source"],
+            }
+        )
     return out
 
 

@@ -43,11 +43,13 @@ def patched_data(base: str | dict, changes: dict | None = None, drop: tuple[str,
     return data
 
 
-def patched(base: str | dict, changes: dict | None = None, drop: tuple[str, ...] = (),
-            catalog: Catalog | None = None) -> costmodel.Scenario:
+def patched(
+    base: str | dict, changes: dict | None = None, drop: tuple[str, ...] = (), catalog: Catalog | None = None
+) -> costmodel.Scenario:
     """A validated scenario: a bundled one (or data) with dotted paths changed (see :func:`patched_data`)."""
-    return costmodel.Scenario.model_validate(patched_data(base, changes, drop),
-                                             context={"catalog": catalog} if catalog else None)
+    return costmodel.Scenario.model_validate(
+        patched_data(base, changes, drop), context={"catalog": catalog} if catalog else None
+    )
 
 
 def leaves(node, prefix=""):
@@ -126,8 +128,13 @@ def chromium():
 
     binary = _find_chromium()
     if binary is None and hasattr(os, "geteuid") and os.geteuid() == 0:
-        subprocess.run("apt-get update -qq && apt-get install -y -qq chromium", shell=True, capture_output=True,
-                       timeout=600, check=False)
+        subprocess.run(
+            "apt-get update -qq && apt-get install -y -qq chromium",
+            shell=True,
+            capture_output=True,
+            timeout=600,
+            check=False,
+        )
         binary = _find_chromium()
     if binary is None:
         pytest.skip("headless Chromium is not installed and could not be installed (apt-get install chromium)")
@@ -135,11 +142,27 @@ def chromium():
     def open_page(path: Path, dump: list | None = None) -> list[str]:
         with tempfile.TemporaryDirectory() as profile:
             done = subprocess.run(
-                [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=3000",
-                 "--dump-dom", path.resolve().as_uri()],
-                capture_output=True, text=True, timeout=120)
+                [
+                    binary,
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-quic",
+                    "--no-first-run",
+                    "--disable-background-networking",
+                    "--disable-component-update",
+                    "--disable-sync",
+                    f"--user-data-dir={profile}",
+                    "--enable-logging=stderr",
+                    "--v=0",
+                    "--virtual-time-budget=3000",
+                    "--dump-dom",
+                    path.resolve().as_uri(),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
         if dump is not None:
             dump.append(done.stdout)
         return [line for line in done.stderr.splitlines() if ":CONSOLE" in line]

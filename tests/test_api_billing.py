@@ -39,8 +39,9 @@ def test_f22_batch_tier_halves_the_opus_price():
     # 2 H100 at 3.5 USD x 730 h + 3 FTE at EUR 6,000/month x 1.16).
     changes = {"options.rent.staffing.fte": 3}
     standard = costmodel.break_even(patched(R1, changes), "rent", "api", volume_max=5e8)
-    batch = costmodel.break_even(patched(R1, changes | {"options.api.service_tier": "batch"}), "rent", "api",
-                                 volume_max=5e8)
+    batch = costmodel.break_even(
+        patched(R1, changes | {"options.api.service_tier": "batch"}), "rent", "api", volume_max=5e8
+    )
     flat = 2 * 3.5 * 730 + 3 * 6000 * 1.16
     assert batch.volume == pytest.approx(flat / (5.8333333333333 * DAYS_PER_MONTH / 1e6), rel=1e-9)
     assert batch.volume == pytest.approx(2 * standard.volume, rel=1e-9)
@@ -53,16 +54,21 @@ def test_f23_long_context_bills_the_whole_request_at_the_higher_price():
     # The bill is dated 2026-04-30: Anthropic retired Sonnet 4.5's 1M-context beta after that day
     # (data/api_prices.csv long_context_until, from scripts/refresh_api_prices.py), so a later bill with
     # 300,000-token requests is refused (tests/test_refresh_api_prices.py::test_sonnet_long_context_retired).
-    changes = {"options.api.offer": "anthropic-claude-sonnet-4-5", "workload.tokens_per_day": 100e6,
-               "workload.input_tokens_per_output_token": 300, "workload.input_tokens_per_request": 300_000,
-               "options.api.price_date": "2026-04-30", "uncertainty": None}
+    changes = {
+        "options.api.offer": "anthropic-claude-sonnet-4-5",
+        "workload.tokens_per_day": 100e6,
+        "workload.input_tokens_per_output_token": 300,
+        "workload.input_tokens_per_request": 300_000,
+        "options.api.price_date": "2026-04-30",
+        "uncertainty": None,
+    }
     s = patched(R1, changes)
     r = costmodel.resolve(s)
     assert r.options["api"].long_context
     assert float(r.options["api"].price_per_million) == pytest.approx(300 / 301 * 6 + 22.5 / 301, rel=1e-12)
     assert round(float(r.options["api"].price_per_million), 4) == 6.0548
     monthly = float(costmodel.monthly_cost(s, "api", 100e6))
-    assert round(monthly, 2) == 18416.74       # F23's stated figure: 100 x 6.0548... x 365 / 12
+    assert round(monthly, 2) == 18416.74  # F23's stated figure: 100 x 6.0548... x 365 / 12
     # Requests at the threshold or below stay at 3 / 15: the fault's "today" figure 3.0399.
     short = patched(R1, changes | {"workload.input_tokens_per_request": 200_000})
     assert round(float(costmodel.resolve(short).options["api"].price_per_million), 4) == 3.0399
@@ -73,8 +79,11 @@ def test_cache_writes_at_the_one_hour_time_to_live():
     # Anthropic prompt caching: a 1-hour cache write costs 2 x input = 10 USD per M on Opus 4.5,
     # a read 0.1 x = 0.50. 60 % of input read, 20 % written, 20 % plain, a 2:1 mix:
     # 2/3 x (0.2 x 5 + 0.6 x 0.5 + 0.2 x 10) + 1/3 x 25 = 2/3 x 3.3 + 8.3333 = 10.5333.
-    changes = {"options.api.cached_input_share": 0.6, "options.api.cache_write_share": 0.2,
-               "options.api.cache_ttl": "1h"}
+    changes = {
+        "options.api.cached_input_share": 0.6,
+        "options.api.cache_write_share": 0.2,
+        "options.api.cache_ttl": "1h",
+    }
     assert api_price(changes) == pytest.approx(2 / 3 * 3.3 + 25 / 3, rel=1e-12)
     # The 5-minute TTL writes at 1.25 x 5 = 6.25: 2/3 x (1 + 0.3 + 1.25) + 25/3.
     five = api_price(changes | {"options.api.cache_ttl": "5m"})
@@ -87,8 +96,12 @@ def test_cache_writes_at_the_one_hour_time_to_live():
 def test_batch_discount_stacks_with_caching():
     # Anthropic: "prompt caching multipliers stack with the batch discount": batch cache reads
     # 0.25, 1-hour writes 5 on Opus 4.5. Same shares as above at half of every price.
-    changes = {"options.api.cached_input_share": 0.6, "options.api.cache_write_share": 0.2,
-               "options.api.cache_ttl": "1h", "options.api.service_tier": "batch"}
+    changes = {
+        "options.api.cached_input_share": 0.6,
+        "options.api.cache_write_share": 0.2,
+        "options.api.cache_ttl": "1h",
+        "options.api.service_tier": "batch",
+    }
     assert api_price(changes) == pytest.approx((2 / 3 * 3.3 + 25 / 3) / 2, rel=1e-12)
 
 
@@ -151,8 +164,11 @@ def test_tier_split_without_stacking_keeps_cache_prices():
     # A provider whose batch discount does not apply to cache reads (tier_applies_to_cache false):
     # batch = 2/3 x (0.4 x 2.5 + 0.6 x 0.50) + 1/3 x 12.5; blended 0.7 x standard + 0.3 x batch.
     catalog = catalog_with(api_offers=lambda row: row.model_copy(update={"tier_applies_to_cache": False}))
-    s = patched(R1, {"options.api.cached_input_share": 0.6, "options.api.tier_shares": {"batch": 0.3, "standard": 0.7}},
-                catalog=catalog)
+    s = patched(
+        R1,
+        {"options.api.cached_input_share": 0.6, "options.api.tier_shares": {"batch": 0.3, "standard": 0.7}},
+        catalog=catalog,
+    )
     price = float(costmodel.resolve(s, catalog=catalog).options["api"].price_per_million)
     standard = 2 / 3 * (0.4 * 5 + 0.6 * 0.5) + 25 / 3
     batch = 2 / 3 * (0.4 * 2.5 + 0.6 * 0.5) + 12.5 / 3

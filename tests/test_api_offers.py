@@ -19,7 +19,7 @@ from costmodel.domain.api_clock import api_clock_factor
 from costmodel.units import DAYS_PER_MONTH
 
 R1 = "llama70b-vs-api"
-PEAK = 2 / 3 * 0.30 + 1 / 3 * 1.20          # USD per M at R1's 2:1 mix, peak prices: 0.6
+PEAK = 2 / 3 * 0.30 + 1 / 3 * 1.20  # USD per M at R1's 2:1 mix, peak prices: 0.6
 
 
 def deepseek(demand=None):
@@ -60,8 +60,9 @@ def test_load_spread_evenly_gives_the_blended_rate():
 def test_price_windows_not_yet_in_force_are_left_out():
     # The windows take effect on 2026-09-10 (data/api_price_windows.csv): priced on 2026-09-01,
     # every hour is at the listed (peak) price.
-    s = patched(R1, {"options.api.offer": "deepseek-v4-1-flash", "options.api.price_date": "2026-09-01"},
-                drop=("uncertainty",))
+    s = patched(
+        R1, {"options.api.offer": "deepseek-v4-1-flash", "options.api.price_date": "2026-09-01"}, drop=("uncertainty",)
+    )
     assert api_clock_factor(s) == 1.0
     assert float(costmodel.monthly_cost(s, "api", 10e6)) == pytest.approx(10 * DAYS_PER_MONTH * PEAK, rel=1e-12)
 
@@ -83,7 +84,7 @@ def test_api_offers_compares_five_api_offers_without_a_gpu_option(capsys):
     assert options["api"]["cost_per_1000_requests"]["value"] == pytest.approx(20.52, rel=1e-9)
     assert data["decision"]["winner"] == "api:deepseek-flash"
     assert data["decision"]["winner_label"] == "DeepSeek V4.1 Flash, peak and off-peak (DeepSeek)"
-    assert len(data["break_evens"]) == 10                  # every pair of the five offers
+    assert len(data["break_evens"]) == 10  # every pair of the five offers
 
 
 def test_one_api_offer_alone_is_too_few():
@@ -139,14 +140,25 @@ def test_api_options_alone_need_no_serving_block():
     # are not applicable.
     from conftest import patched
 
-    served = patched("api-offers", {"workload.serving": {
-        "model": "llama-3.3-70b", "precision": "fp8", "throughput_row": "trtllm-llama33-70b-h100-fp8-1k1k",
-        "peak_to_average": 2.0, "target_utilisation": 0.8, "kv_cache_tokens": 128000}})
-    doc = costmodel.compare("api-offers", uncertainty=False).model_dump(mode="json")      # bundled: no serving
+    served = patched(
+        "api-offers",
+        {
+            "workload.serving": {
+                "model": "llama-3.3-70b",
+                "precision": "fp8",
+                "throughput_row": "trtllm-llama33-70b-h100-fp8-1k1k",
+                "peak_to_average": 2.0,
+                "target_utilisation": 0.8,
+                "kv_cache_tokens": 128000,
+            }
+        },
+    )
+    doc = costmodel.compare("api-offers", uncertainty=False).model_dump(mode="json")  # bundled: no serving
     bundled = costmodel.compare(served, uncertainty=False).model_dump(mode="json")
     for name, option in bundled["options"].items():
-        assert doc["options"][name]["monthly_cost"]["value"] == pytest.approx(option["monthly_cost"]["value"],
-                                                                              rel=1e-12)
+        assert doc["options"][name]["monthly_cost"]["value"] == pytest.approx(
+            option["monthly_cost"]["value"], rel=1e-12
+        )
     assert doc["decision"]["winner"] == bundled["decision"]["winner"] == "api:deepseek-flash"
     assert doc["gpu_hours_used"]["status"] == "not_applicable" and doc["serving"] is None
 
@@ -154,8 +166,9 @@ def test_api_options_alone_need_no_serving_block():
 def test_a_gpu_option_without_a_throughput_is_refused():
     from conftest import patched_data
 
-    data = patched_data("api-offers", {"workload.serving": None,
-                                       "options.rent": {"offer": "lambda-h100-8x", "gpu_count": 8,
-                                                        "billing": "always_on"}})
+    data = patched_data(
+        "api-offers",
+        {"workload.serving": None, "options.rent": {"offer": "lambda-h100-8x", "gpu_count": 8, "billing": "always_on"}},
+    )
     with pytest.raises(Exception, match="workload.serving.*sized in GPUs"):
         costmodel.validate_data(data)

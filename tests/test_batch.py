@@ -31,9 +31,9 @@ def test_batch_over_bundled_scenarios_and_a_bad_file(tmp_path, capsys):
     bad = write_scenario(tmp_path, {"title": "no workload"}, "BAD.yaml")
     files = sorted(str(p) for p in SCENARIO_DIR.glob("*.yaml"))
     code = main(["batch", str(SCENARIO_DIR / "*.yaml"), str(bad), "--out", str(tmp_path / "out")])
-    assert code == 1                                       # one scenario failed
+    assert code == 1  # one scenario failed
     table = pd.read_csv(tmp_path / "out" / "portfolio.csv")
-    assert list(table["scenario"]) == files + [str(bad)]    # one row per scenario, in order
+    assert list(table["scenario"]) == files + [str(bad)]  # one row per scenario, in order
     assert table.loc[table["scenario"] == str(bad), "error"].str.contains("workload").all()
     assert table.loc[table["scenario"] != str(bad), "error"].isna().all()
     r1 = table[table["scenario"].str.endswith("llama70b-vs-api.yaml")].iloc[0]
@@ -48,7 +48,7 @@ def test_batch_over_bundled_scenarios_and_a_bad_file(tmp_path, capsys):
 def test_progress_bar_on_stderr_when_asked(capsys):
     run_tasks([Task("llama70b-vs-api", "llama70b-vs-api")], progress=True)
     assert "costmodel batch" in capsys.readouterr().err
-    run_tasks([Task("llama70b-vs-api", "llama70b-vs-api")])      # stderr is not a terminal here: quiet
+    run_tasks([Task("llama70b-vs-api", "llama70b-vs-api")])  # stderr is not a terminal here: quiet
     assert capsys.readouterr().err == ""
 
 
@@ -64,9 +64,11 @@ def _sweep_file(tmp_path: Path, grid: dict, name: str = "sweep.yaml") -> Path:
     return path
 
 
-GRID = {"options.rent.price_per_gpu_hour": [2.0, 3.5, 7.0],
-        "options.api.output_price_per_million": [10.0, 25.0],
-        "workload.tokens_per_day": {"low": 1.0e6, "high": 1.0e8, "points": 20, "scale": "log"}}
+GRID = {
+    "options.rent.price_per_gpu_hour": [2.0, 3.5, 7.0],
+    "options.api.output_price_per_million": [10.0, 25.0],
+    "workload.tokens_per_day": {"low": 1.0e6, "high": 1.0e8, "points": 20, "scale": "log"},
+}
 
 
 def test_sweep_matches_closed_forms_and_compare(tmp_path):
@@ -75,8 +77,11 @@ def test_sweep_matches_closed_forms_and_compare(tmp_path):
     rows = [row for columns in run_tasks(sweep_tasks(name, base, values, chunk)) for row in columns_to_rows(columns)]
     assert [row["point"] for row in rows] == list(range(120))
     for row in rows:
-        price, output, volume = (row["options.rent.price_per_gpu_hour"], row["options.api.output_price_per_million"],
-                                 row["workload.tokens_per_day"])
+        price, output, volume = (
+            row["options.rent.price_per_gpu_hour"],
+            row["options.api.output_price_per_million"],
+            row["workload.tokens_per_day"],
+        )
         # closed forms: 2 H100 (capacity 436 M tokens/day, above the grid) 24/7 plus the engineer;
         # the API's blended price at 2:1 input:output
         assert row["cost_rent"] == pytest.approx(2 * price * 730 + 6000 * 1.16)
@@ -106,8 +111,9 @@ def test_sweep_on_a_dask_local_cluster_gives_the_same_table(tmp_path):
     assert main(["batch", "--sweep", str(path), "--out", str(tmp_path / "here")]) == 0
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
     try:
-        code = main(["batch", "--sweep", str(path), "--out", str(tmp_path / "dask"), "--scheduler",
-                     cluster.scheduler_address])
+        code = main(
+            ["batch", "--sweep", str(path), "--out", str(tmp_path / "dask"), "--scheduler", cluster.scheduler_address]
+        )
     finally:
         cluster.close()
     assert code == 0
@@ -123,11 +129,14 @@ def test_sweep_in_a_process_pool_gives_the_same_table(tmp_path):
     pd.testing.assert_frame_equal(*(pd.read_parquet(tmp_path / d / "portfolio.parquet") for d in ("one", "two")))
 
 
-@pytest.mark.parametrize("grid, words", [
-    ({"options.rent.price_per_gpuhour": [1.0]}, "did you mean"),
-    ({"options.rent.price_per_gpu_hour": [-1.0]}, "outside the input's allowed range"),
-    ({"options.rent.price_per_gpu_hour": "cheap"}, "give a list of values"),
-])
+@pytest.mark.parametrize(
+    "grid, words",
+    [
+        ({"options.rent.price_per_gpuhour": [1.0]}, "did you mean"),
+        ({"options.rent.price_per_gpu_hour": [-1.0]}, "outside the input's allowed range"),
+        ({"options.rent.price_per_gpu_hour": "cheap"}, "give a list of values"),
+    ],
+)
 def test_a_bad_sweep_file_exits_2(tmp_path, capsys, grid, words):
     assert main(["batch", "--sweep", str(_sweep_file(tmp_path, grid)), "--out", str(tmp_path / "o")]) == 2
     assert words in capsys.readouterr().err
@@ -136,8 +145,18 @@ def test_a_bad_sweep_file_exits_2(tmp_path, capsys, grid, words):
 
 def test_latin_hypercube_sweep_stays_in_its_ranges(tmp_path):
     path = tmp_path / "lhs.yaml"
-    path.write_text(yaml.safe_dump({"base": "llama70b-vs-api", "latin_hypercube": {
-        "samples": 50, "seed": 3, "ranges": {"options.rent.price_per_gpu_hour": {"low": 2.0, "high": 7.0}}}}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "base": "llama70b-vs-api",
+                "latin_hypercube": {
+                    "samples": 50,
+                    "seed": 3,
+                    "ranges": {"options.rent.price_per_gpu_hour": {"low": 2.0, "high": 7.0}},
+                },
+            }
+        )
+    )
     _, _, values, _ = read_sweep(path)
     prices = np.sort(values["options.rent.price_per_gpu_hour"])
     assert len(prices) == 50 and prices.min() >= 2.0 and prices.max() <= 7.0
@@ -151,15 +170,17 @@ def _catalog_dir(tmp_path: Path) -> Path:
     header = (REPO / "data" / "cloud_prices.csv").read_text().splitlines()[0]
     folder.joinpath("cloud_prices.csv").write_text(
         header + "\nmy-quote-h100,Example quote,H100-SXM-80GB,on_demand,2.00,USD,P,2026-11,"
-                 "\"Quote received 2026-11 (test row)\",\n")
+        '"Quote received 2026-11 (test row)",\n'
+    )
     return folder
 
 
 def test_compare_uses_a_row_only_in_the_catalog_folder(tmp_path, capsys):
     folder = _catalog_dir(tmp_path)
-    scenario = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"options.rent.offer": "my-quote-h100"}),
-                              "quote.yaml")
-    assert main(["compare", str(scenario), "--json"]) == 2          # the bundled catalog has no such offer
+    scenario = write_scenario(
+        tmp_path, patched_data("llama70b-vs-api", {"options.rent.offer": "my-quote-h100"}), "quote.yaml"
+    )
+    assert main(["compare", str(scenario), "--json"]) == 2  # the bundled catalog has no such offer
     assert "my-quote-h100" in capsys.readouterr().err
     assert main(["compare", str(scenario), "--json", "--catalog", str(folder)]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -174,10 +195,11 @@ def test_report_uses_a_row_only_in_the_catalog_folder(tmp_path, capsys):
     from costmodel.report import report_folder
 
     folder = _catalog_dir(tmp_path)
-    scenario = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"options.rent.offer": "my-quote-h100"}),
-                              "quote.yaml")
+    scenario = write_scenario(
+        tmp_path, patched_data("llama70b-vs-api", {"options.rent.offer": "my-quote-h100"}), "quote.yaml"
+    )
     out = tmp_path / "reports"
-    assert main(["report", str(scenario), "--out", str(out)]) == 2      # the bundled catalog has no such offer
+    assert main(["report", str(scenario), "--out", str(out)]) == 2  # the bundled catalog has no such offer
     assert "my-quote-h100" in capsys.readouterr().err
     assert main(["report", str(scenario), "--catalog", str(folder), "--out", str(out)]) == 0
     html = (out / report_folder(scenario) / "report.html").read_text()
@@ -190,19 +212,22 @@ def test_report_uses_a_row_only_in_the_catalog_folder(tmp_path, capsys):
     assert "data/cloud_prices.csv: my-quote-h100" not in html
 
 
-@pytest.mark.parametrize("content, reason", [
-    (b"offer,provider\n\xff\xfe,x\n", "is not UTF-8 text"),
-    (b"", "is empty: a catalog file starts with its header line"),
-    (None, "is not valid CSV"),              # an unterminated quote
-    ("as_of", "String should match pattern"),  # an as-of that is no date
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"offer,provider\n\xff\xfe,x\n", "is not UTF-8 text"),
+        (b"", "is empty: a catalog file starts with its header line"),
+        (None, "is not valid CSV"),  # an unterminated quote
+        ("as_of", "String should match pattern"),  # an as-of that is no date
+    ],
+)
 def test_a_bad_catalog_file_is_refused_with_its_name(tmp_path, capsys, content, reason):
     folder = tmp_path / "catalog"
     folder.mkdir()
     lines = (REPO / "data" / "cloud_prices.csv").read_text().splitlines()
     row = next(line for line in lines if line.startswith("r1-brief-h100,"))
     if content is None:
-        content = (lines[0] + "\n" + row.replace('24/7",', "24/7,") + "\n").encode()    # the quote never closes
+        content = (lines[0] + "\n" + row.replace('24/7",', "24/7,") + "\n").encode()  # the quote never closes
     elif content == "as_of":
         content = (lines[0] + "\n" + row.replace(",P,2026,", ",P,not-a-date,") + "\n").encode()
         assert b"not-a-date" in content
@@ -217,7 +242,8 @@ def test_a_catalog_row_with_an_unknown_gpu_names_its_file_and_the_gpu_meant(tmp_
     folder.mkdir()
     header = (REPO / "data" / "cloud_prices.csv").read_text().splitlines()[0]
     folder.joinpath("cloud_prices.csv").write_text(
-        header + "\nmy-quote-h100,Example quote,H100-SXM-81GB,on_demand,2.00,USD,P,2026-11,\"Quote (test)\",\n")
+        header + '\nmy-quote-h100,Example quote,H100-SXM-81GB,on_demand,2.00,USD,P,2026-11,"Quote (test)",\n'
+    )
     assert main(["compare", "llama70b-vs-api", "--catalog", str(folder)]) == 2
     err = capsys.readouterr().err
     assert f"{folder / 'cloud_prices.csv'}: id my-quote-h100, column gpu: unknown GPU" in err
@@ -232,7 +258,8 @@ def test_catalog_folder_row_overrides_a_bundled_row(tmp_path, capsys):
     folder.joinpath("cloud_prices.csv").write_text(lines[0] + "\n" + row.replace(",3.50,", ",4.00,") + "\n")
     assert main(["compare", "llama70b-vs-api", "--json", "--catalog", str(folder)]) == 0
     assert json.loads(capsys.readouterr().out)["options"]["rent"]["monthly_cost"]["value"] == pytest.approx(
-        2 * 4.0 * 730 + 6960)
+        2 * 4.0 * 730 + 6960
+    )
 
 
 def test_validate_and_schema(tmp_path, capsys):
@@ -272,7 +299,10 @@ def test_batch_reports_in_a_warm_kernel_with_an_index(tmp_path):
     assert picture is not None, "no portfolio chart on the index page"
     assert "R1: Llama 3.3 70B" in picture.group(1)
     assert "Hosted API: Claude Opus 4.5 (Anthropic) is the verdict" in picture.group(1)
-    assert "1-year reserved, 7 GPUs (no up-front payment), spot up to 8 GPUs at once, the rest on demand is the verdict" in picture.group(1)
+    assert (
+        "1-year reserved, 7 GPUs (no up-front payment), spot up to 8 GPUs at once, the rest on demand is the verdict"
+        in picture.group(1)
+    )
     assert base64.b64decode(picture.group(2)).decode().lstrip().startswith("<svg")
     r1 = (out / "llama70b-vs-api" / "report.html").read_text()
     # R1's claims: the flip stated at 10x is contradicted at 3.40x (34,013,307 / 10,000,000)
@@ -280,15 +310,26 @@ def test_batch_reports_in_a_warm_kernel_with_an_index(tmp_path):
     r2 = (out / "h200-24gpu-cluster" / "report.html").read_text()
     # a clean namespace per report: R2's page shows its own title, and none of R1's claims
     assert "H200" in r2 and "<strong>contradicted</strong>" not in r2
-    assert "Stated figures checked" not in r2          # a section without content is left out
+    assert "Stated figures checked" not in r2  # a section without content is left out
 
 
 def test_an_inline_offer_prices_the_rental_and_is_cited(tmp_path):
     data = patched_data("llama70b-vs-api", {"options.rent.offer": "acme-h100-quote"})
-    data["offers"] = {"cloud_offers": [{
-        "offer": "acme-h100-quote", "provider": "Acme", "gpu": "H100-SXM-80GB", "pricing": "on_demand",
-        "price_per_gpu_hour": 2.1, "currency": "USD", "quality": "P", "as_of": "2026-11",
-        "source": "Acme quote no. 1234"}]}
+    data["offers"] = {
+        "cloud_offers": [
+            {
+                "offer": "acme-h100-quote",
+                "provider": "Acme",
+                "gpu": "H100-SXM-80GB",
+                "pricing": "on_demand",
+                "price_per_gpu_hour": 2.1,
+                "currency": "USD",
+                "quality": "P",
+                "as_of": "2026-11",
+                "source": "Acme quote no. 1234",
+            }
+        ]
+    }
     scenario = costmodel.load_scenario(write_scenario(tmp_path, data, "inline.yaml"))
     # 2 GPUs x 2.10 USD x 730 h + the engineer's 6,000 EUR x 1.16
     assert compare_domain(scenario).options["rent"].monthly_cost == pytest.approx(2 * 2.1 * 730 + 6960)
@@ -296,15 +337,27 @@ def test_an_inline_offer_prices_the_rental_and_is_cited(tmp_path):
 
     found = find_input(scenario, scenario.catalog, "options.rent.price_per_gpu_hour")
     assert found.value == 2.1 and found.source.startswith("scenario offers.cloud_offers: acme-h100-quote [P")
-    changed = costmodel.with_inputs(scenario, {"options.rent.gpu_count": 4})     # still resolves its offer
+    changed = costmodel.with_inputs(scenario, {"options.rent.gpu_count": 4})  # still resolves its offer
     assert compare_domain(changed).options["rent"].monthly_cost == pytest.approx(4 * 2.1 * 730 + 6960)
 
 
 def test_an_inline_offer_with_an_unknown_gpu_is_refused(tmp_path, capsys):
     data = patched_data("llama70b-vs-api")
-    data["offers"] = {"cloud_offers": [{
-        "offer": "x", "provider": "Acme", "gpu": "H999", "pricing": "on_demand", "price_per_gpu_hour": 2.1,
-        "currency": "USD", "quality": "P", "as_of": "2026-11", "source": "quote"}]}
+    data["offers"] = {
+        "cloud_offers": [
+            {
+                "offer": "x",
+                "provider": "Acme",
+                "gpu": "H999",
+                "pricing": "on_demand",
+                "price_per_gpu_hour": 2.1,
+                "currency": "USD",
+                "quality": "P",
+                "as_of": "2026-11",
+                "source": "quote",
+            }
+        ]
+    }
     assert main(["validate", str(write_scenario(tmp_path, data))]) == 2
     err = capsys.readouterr().err
     assert "offers." in err and "H999" in err
@@ -319,19 +372,24 @@ def test_batch_xlsx_holds_the_portfolio_as_one_sheet(tmp_path):
     assert list(table.columns) == list(csv.columns)
     # R1's API at 10 M tokens/day: 3,548.61 USD/month (the golden figure), the same in both files
     assert table["cost_api"].iloc[0] == pytest.approx(3548.6111111, rel=1e-9)
-    pd.testing.assert_frame_equal(table[["cost_own", "cost_rent", "margin"]].astype(float),
-                                  csv[["cost_own", "cost_rent", "margin"]])
+    pd.testing.assert_frame_equal(
+        table[["cost_own", "cost_rent", "margin"]].astype(float), csv[["cost_own", "cost_rent", "margin"]]
+    )
 
 
 def test_portfolio_verdict_is_the_reports_decision(tmp_path):
     out = tmp_path / "b"
     assert main(["batch", "llama70b-vs-api", "h200-24gpu-cluster", "--out", str(out)]) == 0
     table = pd.read_csv(out / "portfolio.csv").set_index("scenario")
-    for name in ("llama70b-vs-api", "h200-24gpu-cluster"):       # a batch row is compare's decision
+    for name in ("llama70b-vs-api", "h200-24gpu-cluster"):  # a batch row is compare's decision
         d = compare_domain(costmodel.load_scenario(name)).decision
         row = table.loc[name]
         assert (row["winner"], row["winner_label"], row["decision_measure"], row["decision_unit"]) == (
-            d.winner, d.winning.label, d.measure, d.unit)
+            d.winner,
+            d.winning.label,
+            d.measure,
+            d.unit,
+        )
         assert row["margin"] == pytest.approx(d.margin, rel=1e-12)
         assert row["winner_figure"] == pytest.approx(d.winning.figure, rel=1e-12)
         for option in ("own", "rent"):
@@ -348,8 +406,15 @@ def test_a_scenario_named_three_ways_is_one_scenario(tmp_path):
 
     copy = tmp_path / "mine.yaml"
     copy.write_text((SCENARIO_DIR / "llama70b-vs-api.yaml").read_text())
-    named = ["llama70b-vs-api", str(SCENARIO_DIR / "llama70b-vs-api.yaml"), str(SCENARIO_DIR / "llama70b-vs-*.yaml"),
-             str(copy), str(tmp_path), "no-such-scenario", "no-such-scenario"]
+    named = [
+        "llama70b-vs-api",
+        str(SCENARIO_DIR / "llama70b-vs-api.yaml"),
+        str(SCENARIO_DIR / "llama70b-vs-*.yaml"),
+        str(copy),
+        str(tmp_path),
+        "no-such-scenario",
+        "no-such-scenario",
+    ]
     # the bundled file once (as first named), the copy once (another file), the missing name once
     assert expand_scenarios(named) == ["llama70b-vs-api", str(copy), "no-such-scenario"]
 
@@ -375,5 +440,6 @@ def test_portfolio_parquet_types_do_not_depend_on_the_rows(tmp_path):
 def test_every_finance_block_is_described_in_the_schema():
     # Issue 31: five finance blocks had no description in the shipped schema.
     finance = scenario_json_schema()["$defs"]["Finance"]["properties"]
-    assert all(spec.get("description") for spec in finance.values()), [k for k, v in finance.items()
-                                                                        if not v.get("description")]
+    assert all(spec.get("description") for spec in finance.values()), [
+        k for k, v in finance.items() if not v.get("description")
+    ]

@@ -27,8 +27,9 @@ def diff(s, a, b, v):
 def test_lines_through_zero_never_cross():
     # Rent billed per GPU-hour used with no staff, and the API: both are proportional to volume,
     # so one is cheaper at every volume: cost_rent / cost_api is a constant.
-    s = scenario(R1, options__rent__billing="per_gpu_hour_used", options__rent__gpu_count=None,
-                 options__rent__staffing=None)
+    s = scenario(
+        R1, options__rent__billing="per_gpu_hour_used", options__rent__gpu_count=None, options__rent__staffing=None
+    )
     b = costmodel.break_even(s, "rent", "api", volume_max=1e9)
     assert b.volume is None and b.kind == "never"
     ratio = costmodel.monthly_cost(s, "rent", 1e7) / costmodel.monthly_cost(s, "api", 1e7)
@@ -53,12 +54,16 @@ def test_never_when_the_crossing_lies_beyond_the_range():
 def test_flip_at_a_server_step_is_reported_as_a_step():
     # One H200 server owned vs renting per GPU-hour at $4.50: owning wins once the server is busy
     # enough, loses when a second server must be bought, and wins again later.
-    s = scenario(R2, options__own__server_count=1, options__own__bill_of_materials=[],
-                 options__own__staffing={"fte": 0.5, "loaded_cost_per_fte_per_year": 240000, "currency": "USD"})
+    s = scenario(
+        R2,
+        options__own__server_count=1,
+        options__own__bill_of_materials=[],
+        options__own__staffing={"fte": 0.5, "loaded_cost_per_fte_per_year": 240000, "currency": "USD"},
+    )
     capacity = 8 * HOURS * 0.9
     b = costmodel.break_even(s, "own", "rent", volume_max=3 * capacity)
     assert b.kinds[:2] == ("crossing", "step")
-    assert b.volumes[1] == pytest.approx(capacity, rel=1e-8)   # past capacity by the 1e-9 rounding tolerance
+    assert b.volumes[1] == pytest.approx(capacity, rel=1e-8)  # past capacity by the 1e-9 rounding tolerance
     assert diff(s, "own", "rent", capacity) < 0 < diff(s, "own", "rent", capacity * (1 + 1e-6))
     assert b.cheaper_below == "rent" and b.cheaper_above == "own"
     # every crossing has equal costs; every step has a sign change across it
@@ -120,12 +125,19 @@ def test_break_evens_match_a_dense_sweep(staff, rent_gpus, servers, throughput, 
 def test_a_default_range_past_the_step_limit_ends_where_the_steps_can_be_listed():
     # The 10k-H100 cluster at 58.4 M GPU-hours/month busy 3 days in 30: the busiest hour needs about 9.4 x
     # the mean (13 campaigns of 72 h in the year's 8,760 h), so 10 x the volume would need about
-    # 58.4e7 / 730 / 0.9 * 9.4 = 8.3 M GPUs, over a million 8-GPU steps. The default search ends at the millionth step past the configured servers (closed form
-    # below) instead of refusing the scenario; a range asked for explicitly is still refused.
+    # 58.4e7 / 730 / 0.9 * 9.4 = 8.3 M GPUs, over a million 8-GPU steps. The default search ends at the
+    # millionth step past the configured servers (closed form below) instead of refusing the scenario; a
+    # range asked for explicitly is still refused.
     from costmodel.domain.capacity import MAX_STEPS
 
-    s = patched("h100-10k-cluster", {"workload.gpu_hours_per_month": 5.84e7, "demand": {"kind": "campaigns", "on_days": 3, "period_days": 30,
-                                                 "off_share": 0, "source": "test"}}, drop=("uncertainty",))
+    s = patched(
+        "h100-10k-cluster",
+        {
+            "workload.gpu_hours_per_month": 5.84e7,
+            "demand": {"kind": "campaigns", "on_days": 3, "period_days": 30, "off_share": 0, "source": "test"},
+        },
+        drop=("uncertainty",),
+    )
     r = costmodel.resolve(s)
     own = r.option("own")
     per_volume = float(costmodel.domain.capacity.gpus_per_volume(r))

@@ -23,7 +23,7 @@ from costmodel.paths import REFERENCE_SCENARIOS
 from costmodel.report import render_report
 
 README = Path(__file__).resolve().parent.parent / "README.md"
-BUNDLED = list(REFERENCE_SCENARIOS)   # the reports `make reports` writes into reports/
+BUNDLED = list(REFERENCE_SCENARIOS)  # the reports `make reports` writes into reports/
 FIRST_SCREEN = {"width": 1400, "height": 900}
 
 # every visible <text> of a chart with its box on the page [px]
@@ -34,8 +34,9 @@ _TEXT_BOXES = """() => Array.from(document.querySelectorAll('svg text'))
 
 @pytest.fixture(scope="module")
 def browser():
-    playwright = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed "
-                                                                   "(pip install -e '.[dev]')")
+    playwright = pytest.importorskip(
+        "playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[dev]')"
+    )
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
         pytest.skip("headless Chromium is not installed (apt-get install chromium)")
@@ -73,8 +74,9 @@ def test_overlap_finder_finds_an_overlap():
 def test_report_in_a_browser(browser, reports, name, tmp_path):
     page = browser.new_page(viewport=FIRST_SCREEN)
     problems = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning")
-            else None)
+    page.on(
+        "console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None
+    )
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url}"))
     requests = []
@@ -102,12 +104,14 @@ def test_report_in_a_browser(browser, reports, name, tmp_path):
         svg = base64.b64decode(data).decode()
         svg_page.set_content(f"<html><body style='margin:0'>{svg}</body></html>")
         boxes = svg_page.evaluate(_TEXT_BOXES)
-        size = svg_page.evaluate("() => { const b = document.querySelector('svg').getBoundingClientRect();"
-                                 " return [b.width, b.height]; }")
+        size = svg_page.evaluate(
+            "() => { const b = document.querySelector('svg').getBoundingClientRect(); return [b.width, b.height]; }"
+        )
         assert boxes, alt
         assert overlapping(boxes) == [], f"{name}: labels drawn over each other in {alt[:60]!r}"
-        outside = [b[0] for b in boxes if b[1] < -1 or b[2] < -1 or b[1] + b[3] > size[0] + 1
-                   or b[2] + b[4] > size[1] + 1]
+        outside = [
+            b[0] for b in boxes if b[1] < -1 or b[2] < -1 or b[1] + b[3] > size[0] + 1 or b[2] + b[4] > size[1] + 1
+        ]
         assert outside == [], f"{name}: labels cut off in {alt[:60]!r}"
         checked += 1
     svg_page.close()
@@ -188,8 +192,7 @@ def test_reports_of_many_long_labelled_options_draw_no_text_over_another(browser
         svg_page.close()
         page = browser.new_page(viewport=FIRST_SCREEN)
         page.goto(html.resolve().as_uri())
-        page.wait_for_function("() => document.querySelectorAll('.costmodel-interactive').length == "
-                               f"{len(charts)}")
+        page.wait_for_function(f"() => document.querySelectorAll('.costmodel-interactive').length == {len(charts)}")
         views = page.evaluate(_LIVE_TEXT_BOXES)
         page.close()
         assert len(views) == len(charts)
@@ -212,7 +215,8 @@ def test_only_the_exact_vega_bundle_is_trusted():
     # one character changed, or another script that fetches, is refused all the same
     assert unsafe_parts(page.replace(bundle, bundle + " "), trusted_scripts()) == ["a script that loads something"]
     assert unsafe_parts(page + "<script>fetch('https://example.com')</script>", trusted_scripts()) == [
-        "a script that loads something"]
+        "a script that loads something"
+    ]
 
 
 # --- printing -------------------------------------------------------------------------------------
@@ -239,15 +243,22 @@ def chart_titles(page_html: str) -> list[list[str]]:
     for _, data in re.findall(_SVG_CHARTS, page_html):
         svg = base64.b64decode(data).decode()
         blocks = re.findall(r'class="[^"]*role-title-text[^"]*"[^>]*>(.*?)</g>', svg, re.S)
-        found.append([_plain(html_text.unescape(text)) for block in blocks
-                      for text in re.findall(r"<text[^>]*>([^<]*)</text>", block)])
+        found.append(
+            [
+                _plain(html_text.unescape(text))
+                for block in blocks
+                for text in re.findall(r"<text[^>]*>([^<]*)</text>", block)
+            ]
+        )
     return found
 
 
 def headings_of(page_html: str) -> list[str]:
     """The text of each heading (h1 to h4), without its anchor link's pilcrow."""
-    return [_plain(html_text.unescape(re.sub(r"<[^>]+>", "", text)).replace("\u00b6", ""))
-            for text in re.findall(r"<h[1-4][^>]*>(.*?)</h[1-4]>", page_html, re.S)]
+    return [
+        _plain(html_text.unescape(re.sub(r"<[^>]+>", "", text)).replace("\u00b6", ""))
+        for text in re.findall(r"<h[1-4][^>]*>(.*?)</h[1-4]>", page_html, re.S)
+    ]
 
 
 def expected_titles(page_html: str) -> dict[str, int]:
@@ -293,8 +304,10 @@ def test_page_finder_matches_in_order():
 
 
 def test_chart_titles_read_from_the_svg():
-    svg = ('<svg><g class="mark-text role-title-text"><text x="0">Cost &amp; ﬁt (USD)</text></g>'
-           '<g class="mark-text role-axis-title"><text>Volume</text></g></svg>')
+    svg = (
+        '<svg><g class="mark-text role-title-text"><text x="0">Cost &amp; ﬁt (USD)</text></g>'
+        '<g class="mark-text role-axis-title"><text>Volume</text></g></svg>'
+    )
     page = f'<img alt="x" src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}">'
     assert chart_titles(page) == [["Cost & fit (USD)"]]
 
@@ -315,22 +328,27 @@ def test_report_prints_each_chart_once_with_its_heading(browser, reports, name):
 
     # each chart's title once per chart that has it (and once per heading that reads the same), not twice
     for title, expected in expected_titles(page_html).items():
-        assert times_printed(pages, title) == expected, f"{name}: {title!r} printed {times_printed(pages, title)} " \
-                                                        f"times, not {expected}"
+        assert times_printed(pages, title) == expected, (
+            f"{name}: {title!r} printed {times_printed(pages, title)} times, not {expected}"
+        )
 
     # a heading is never the last line of a page, and a heading whose next item is a chart shares its page
     headings = headings_of(page_html)
     assert [page[-1] for page in pages if page[-1] in headings] == [], f"{name}: a page ends with a heading"
     assert sum(kind == "chart" for kind, _ in items) == len(titles)
-    printed = [(index, _plain(text) if kind == "heading" else titles[text][0])
-               for index, (kind, text) in enumerate(items) if kind != "table"]
+    printed = [
+        (index, _plain(text) if kind == "heading" else titles[text][0])
+        for index, (kind, text) in enumerate(items)
+        if kind != "table"
+    ]
     page_of = dict(zip([index for index, _ in printed], pages_of(pages, [line for _, line in printed])))
     pairs = 0
     for index, ((kind, text), (following, _)) in enumerate(zip(items, items[1:])):
         if kind == "heading" and following == "chart":
             pairs += 1
-            assert page_of[index] == page_of[index + 1], (f"{name}: heading {text!r} on page {page_of[index] + 1}, "
-                                                          f"its chart on page {page_of[index + 1] + 1}")
+            assert page_of[index] == page_of[index + 1], (
+                f"{name}: heading {text!r} on page {page_of[index] + 1}, its chart on page {page_of[index + 1] + 1}"
+            )
     assert pairs, f"{name}: no heading followed by a chart to check"
 
 
@@ -339,7 +357,7 @@ def test_readme_print_recipe(browser, reports, tmp_path):
     # the README's command, run as it stands on a rendered report: each chart printed once
     command = re.search(r"`(chromium --headless [^`]*--print-to-pdf=\S+ \S+)`", README.read_text()).group(1)
     arguments = shlex.split(command)
-    assert arguments[-1] == "reports/h200-24gpu-cluster/report.html"     # where `make reports` writes it
+    assert arguments[-1] == "reports/h200-24gpu-cluster/report.html"  # where `make reports` writes it
     arguments[0] = shutil.which("chromium") or shutil.which("chromium-browser")
     arguments[-1] = str(reports["h200-24gpu-cluster"].resolve())
     subprocess.run(arguments, cwd=tmp_path, check=True, capture_output=True, timeout=120)

@@ -20,7 +20,7 @@ from costmodel.domain.costs import own_facility_capex, own_income, own_monthly_c
 from costmodel.formulas import capital_recovery_factor, ebit, net_operating_income, provider_revenue
 from costmodel.resolved import resolve
 
-BASE = "h100-10k-cluster"          # 1,250 HGX H100 servers, 2 % spares, an own data hall over 240 months
+BASE = "h100-10k-cluster"  # 1,250 HGX H100 servers, 2 % spares, an own data hall over 240 months
 LAND = {"item": "land", "price_total": 2_000_000, "currency": "USD", "asset_class": "land", "source": "ASSUMPTION"}
 PROVIDER = {"price_per_gpu_hour_sold": 2.2, "utilisation_sold": 0.7, "currency": "USD", "source": "ASSUMPTION"}
 
@@ -32,7 +32,7 @@ def _crf(i, n):
 class TestCapitalRecoveryFactor:
     def test_by_hand(self):
         # i = 8 %, n = 5: 0.08 x 1.469328 / 0.469328 = 0.250456
-        assert capital_recovery_factor(0.08, 5) == pytest.approx(0.08 * 1.08 ** 5 / (1.08 ** 5 - 1), rel=1e-12)
+        assert capital_recovery_factor(0.08, 5) == pytest.approx(0.08 * 1.08**5 / (1.08**5 - 1), rel=1e-12)
         assert capital_recovery_factor(0.08, 5) == pytest.approx(0.250456, abs=1e-6)
 
     def test_zero_rate_is_straight_line(self):
@@ -84,27 +84,40 @@ class TestAssetClasses:
 
     def test_lines_with_their_own_lives_depreciate_straight_line(self):
         # the fabric (9.4 % of server capex) over 7 years instead of the servers' 60 months; land never
-        r, own, parts = _costs({"options.own.bill_of_materials.0.useful_life_years": 7,
-                                "options.own.bill_of_materials.0.asset_class": "network"}, LAND)
+        r, own, parts = _costs(
+            {
+                "options.own.bill_of_materials.0.useful_life_years": 7,
+                "options.own.bill_of_materials.0.asset_class": "network",
+            },
+            LAND,
+        )
         _, _, before = _costs({})
         servers = 1250 * 1.02 * own.server_price
         fabric = 0.094 * servers
-        assert parts["capex depreciation"] == pytest.approx(before["capex depreciation"] - fabric / 60 + fabric / 84,
-                                                            rel=1e-12)
+        assert parts["capex depreciation"] == pytest.approx(
+            before["capex depreciation"] - fabric / 60 + fabric / 84, rel=1e-12
+        )
         # land takes no hardware support either
         assert parts["hardware support"] == pytest.approx(before["hardware support"], rel=1e-12)
 
     def test_cost_of_capital_annualises_each_line(self):
-        changes = {"options.own.cost_of_capital_per_year": 0.08,
-                   "options.own.bill_of_materials.0.useful_life_years": 7,
-                   "options.own.bill_of_materials.0.asset_class": "network"}
+        changes = {
+            "options.own.cost_of_capital_per_year": 0.08,
+            "options.own.bill_of_materials.0.useful_life_years": 7,
+            "options.own.bill_of_materials.0.asset_class": "network",
+        }
         r, own, parts = _costs(changes, LAND)
         assert "capex depreciation" not in parts and "facility depreciation" not in parts
         bought = 1250 * 1.02
         servers = bought * own.server_price
         fabric, storage, racks = 0.094 * servers, 5_000_000.0, 15_000.0 * bought
-        expected = (servers * _crf(0.08, 5) + fabric * _crf(0.08, 7) + storage * _crf(0.08, 5)
-                    + racks * _crf(0.08, 5) + 2_000_000 * 0.08) / 12
+        expected = (
+            servers * _crf(0.08, 5)
+            + fabric * _crf(0.08, 7)
+            + storage * _crf(0.08, 5)
+            + racks * _crf(0.08, 5)
+            + 2_000_000 * 0.08
+        ) / 12
         assert parts["capital recovery"] == pytest.approx(expected, rel=1e-12)
         facility = float(own_facility_capex(own, 1250))
         assert facility == pytest.approx(bought * own.kw_per_server / 1000 * 17_500_000, rel=1e-12)
@@ -117,8 +130,7 @@ class TestAssetClasses:
         assert at_zero["facility capital recovery"] == pytest.approx(before["facility depreciation"], rel=1e-12)
 
     def test_the_cash_view_is_not_changed(self):
-        with_rate = costmodel.compare(patched(BASE, {"options.own.cost_of_capital_per_year": 0.08}),
-                                      uncertainty=False)
+        with_rate = costmodel.compare(patched(BASE, {"options.own.cost_of_capital_per_year": 0.08}), uncertainty=False)
         before = costmodel.compare(patched(BASE), uncertainty=False)
         assert with_rate.finance.tco["own"].value == before.finance.tco["own"].value
         assert with_rate.options["own"].monthly_cost.value > before.options["own"].monthly_cost.value
@@ -128,11 +140,18 @@ class TestAssetClasses:
             _with({}, {**LAND, "useful_life_years": 30})
         assert "options.own.bill_of_materials.3.useful_life_years" in str(info.value)
 
-    @pytest.mark.parametrize("changes, where, words", [
-        ({"options.own.cost_of_capital_per_year": 1.5}, "cost_of_capital_per_year", "less than or equal to 1"),
-        ({"options.own.bill_of_materials.0.asset_class": "chips"}, "asset_class", "gpus"),
-        ({"options.own.bill_of_materials.0.useful_life_years": 0}, "useful_life_years", "greater than or equal to 0.08"),
-    ])
+    @pytest.mark.parametrize(
+        "changes, where, words",
+        [
+            ({"options.own.cost_of_capital_per_year": 1.5}, "cost_of_capital_per_year", "less than or equal to 1"),
+            ({"options.own.bill_of_materials.0.asset_class": "chips"}, "asset_class", "gpus"),
+            (
+                {"options.own.bill_of_materials.0.useful_life_years": 0},
+                "useful_life_years",
+                "greater than or equal to 0.08",
+            ),
+        ],
+    )
     def test_refusals(self, changes, where, words):
         with pytest.raises(ValidationError) as info:
             patched(BASE, changes)
@@ -150,7 +169,7 @@ class TestProvider:
         own = r.option("own")
         income = own_income(r, r.volume)
         parts = {str(k): float(v) for k, v in own_monthly_costs(r, r.volume).items()}
-        revenue = 10_000 * 730 * 0.7 * 2.2                  # working GPUs only: the 2 % spares are not sold
+        revenue = 10_000 * 730 * 0.7 * 2.2  # working GPUs only: the 2 % spares are not sold
         opex = sum(v for k, v in parts.items() if "depreciation" not in k)
         depreciation = parts["capex depreciation"] + parts["facility depreciation"]
         assert float(income.revenue) == pytest.approx(revenue, rel=1e-12)
@@ -174,10 +193,14 @@ class TestProvider:
         data = json.loads(capsys.readouterr().out)
         provider = data["options"]["own"]["provider"]
         assert set(provider) == {"revenue", "opex", "depreciation", "ebit", "noi"}
-        assert provider["revenue"] == {"value": pytest.approx(10_000 * 730 * 0.7 * 2.2), "unit": "USD/month",
-                                       "status": None}
-        assert provider["ebit"]["value"] == pytest.approx(provider["revenue"]["value"] - provider["opex"]["value"]
-                                                          - provider["depreciation"]["value"], abs=0.02)
+        assert provider["revenue"] == {
+            "value": pytest.approx(10_000 * 730 * 0.7 * 2.2),
+            "unit": "USD/month",
+            "status": None,
+        }
+        assert provider["ebit"]["value"] == pytest.approx(
+            provider["revenue"]["value"] - provider["opex"]["value"] - provider["depreciation"]["value"], abs=0.02
+        )
         assert data["options"]["rent"]["provider"] is None
 
     def test_text(self, capsys, tmp_path):

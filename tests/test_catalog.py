@@ -10,8 +10,14 @@ from costmodel.paths import DATA_DIR
 
 def test_every_row_has_source_date_and_grade():
     catalog = load_catalog()
-    for table in (catalog.gpus, catalog.servers, catalog.cloud_offers, catalog.api_offers, catalog.models,
-                  catalog.throughput):
+    for table in (
+        catalog.gpus,
+        catalog.servers,
+        catalog.cloud_offers,
+        catalog.api_offers,
+        catalog.models,
+        catalog.throughput,
+    ):
         assert table
         for row in table.values():
             assert row.source.strip() and row.as_of.strip() and row.quality in {"P", "S", "U"}

@@ -21,7 +21,7 @@ def value(formula, **named):
 
 class TestOperators:
     def test_a_leading_minus_binds_tighter_than_the_power(self):
-        assert value("=-2^2") == 4.0               # Excel: (-2)^2, unlike Python's -(2**2)
+        assert value("=-2^2") == 4.0  # Excel: (-2)^2, unlike Python's -(2**2)
         assert value("=0-2^2") == -4.0
 
     def test_precedence_of_products_sums_text_and_comparisons(self):
@@ -61,7 +61,7 @@ class TestFunctions:
 
     def test_pmt_and_pv_of_a_loan(self):
         # 1,000 over 12 months at 1 % a month: payment = 1000 * 0.01 / (1 - 1.01^-12) = 88.8488
-        payment = 1000 * 0.01 / (1 - 1.01 ** -12)
+        payment = 1000 * 0.01 / (1 - 1.01**-12)
         assert value("=-PMT(0.01,12,1000)") == pytest.approx(payment, rel=1e-12)
         assert value(f"=PV(0.01,12,-{payment!r})") == pytest.approx(1000.0, rel=1e-12)
         assert value("=PMT(0,4,1000)") == -250.0
@@ -74,8 +74,8 @@ class TestFunctions:
         cells.formula("S", 0, 2, '=INDEX(A1:A3,MATCH(SMALL(B1:B3,2),B1:B3,0))&" "&TEXT(1234.5,"#,##0")')
         cells.formula("S", 1, 2, "=INDEX(B1:B3,MAX(1,0))+COUNT(A1:B3)")
         got = cells.compute()
-        assert got[("S", 0, 2)] == "c 1,235"            # half away from zero, as Excel's TEXT
-        assert got[("S", 1, 2)] == 33.0                  # 30 + three numbers (text is not counted)
+        assert got[("S", 0, 2)] == "c 1,235"  # half away from zero, as Excel's TEXT
+        assert got[("S", 1, 2)] == 33.0  # 30 + three numbers (text is not counted)
 
     def test_roundup_goes_away_from_zero(self):
         assert value("=ROUNDUP(0.3,0)") == 1.0
@@ -96,7 +96,7 @@ class TestReferences:
         cells.name("rate", "Inputs", 0, 1)
         cells.value("Inputs", 0, 1, 0.5)
         cells.formula("Cash flows", 0, 0, "=rate")
-        for row in range(1, 5000):              # each month's formula on the one above
+        for row in range(1, 5000):  # each month's formula on the one above
             cells.formula("Cash flows", row, 0, f"=A{row}+rate")
         cells.formula("Summary", 0, 0, "='Cash flows'!$A$5000*2")
         assert cells.compute()[("Summary", 0, 0)] == 5000.0

@@ -18,7 +18,7 @@ from costmodel.presentation import charts
 
 def spec(chart) -> dict:
     data = chart.to_dict()
-    text = json.dumps(data, allow_nan=False)      # no NaN or infinity anywhere in the spec
+    text = json.dumps(data, allow_nan=False)  # no NaN or infinity anywhere in the spec
     assert json.loads(text) == data
     return data
 
@@ -38,6 +38,7 @@ def titles(data) -> list[str]:
         elif isinstance(node, list):
             for value in node:
                 walk(value)
+
     walk(data)
     return found
 
@@ -56,7 +57,7 @@ def test_cost_against_volume(r1):
     comparison = compare(r1)
     data = spec(charts.cost_vs_volume(r1, comparison, 0, 1e8, 200))
     assert "Monthly cost [USD/month]" in titles(data) and "Volume [M tokens/day]" in titles(data)
-    assert "Hosted API vs" not in json.dumps(data["title"])     # every pair crosses or says never
+    assert "Hosted API vs" not in json.dumps(data["title"])  # every pair crosses or says never
 
 
 def test_gpu_steps_component_bars_and_run_costs(r1):
@@ -107,8 +108,10 @@ def test_uncertainty_charts_name_the_tracked_option(r1):
     assert any(t.startswith("Hosted API minus the cheapest other, monthly cost [USD/month]") for t in axis)
     assert "Own-minus" not in json.dumps(axis)
     assert "Probability of being the cheapest [%]" in titles(spec(charts.win_probability_bars(r1, result)))
-    assert any("Saving of Hosted API, monthly cost [USD/month]" in t
-               for t in titles(spec(charts.savings_histogram(r1, result))))
+    assert any(
+        "Saving of Hosted API, monthly cost [USD/month]" in t
+        for t in titles(spec(charts.savings_histogram(r1, result)))
+    )
 
 
 def test_sweep_volumes_draw_steps_sharp(r1):
@@ -122,8 +125,7 @@ def test_break_even_labels_stand_above_every_line():
     the rules end at the highest line."""
     r = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
     upper = costmodel.default_volume_max(r)
-    spec = charts.cost_vs_volume(r, compare(r, volume_max=upper, check=False), 0.0, upper, 200).to_dict(
-        validate=False)
+    spec = charts.cost_vs_volume(r, compare(r, volume_max=upper, check=False), 0.0, upper, 200).to_dict(validate=False)
     lines, rules, labels = spec["layer"]
     datasets = spec["datasets"]
     top = max(row["cost"] for row in datasets[lines["data"]["name"]])
@@ -142,12 +144,16 @@ def test_break_even_labels_stand_above_every_line():
     assert "Own cluster = Hosted API at 47.10 M tokens/day" in subtitle
 
 
-RENTALS = [("lambda", "lambda-h100-8x", "Lambda Labs on-demand H100 SXM, eight-GPU instance"),
-           ("nebius", "nebius-h100", "Nebius AI Cloud on-demand H100 SXM in Finland"),
-           ("hyperstack", "hyperstack-h100", "Hyperstack by NexGen Cloud on-demand H100 SXM"),
-           ("coreweave", "coreweave-h100", "CoreWeave on-demand H100 HGX with InfiniBand networking")]
-API_OFFERS = [("sonnet", "anthropic-claude-sonnet-4-5", "Anthropic Claude Sonnet 4.5 standard tier API"),
-              ("avian", "avian-meta-llama-3-3-70b-instruct", "Avian.io Meta Llama 3.3 70B Instruct serverless API")]
+RENTALS = [
+    ("lambda", "lambda-h100-8x", "Lambda Labs on-demand H100 SXM, eight-GPU instance"),
+    ("nebius", "nebius-h100", "Nebius AI Cloud on-demand H100 SXM in Finland"),
+    ("hyperstack", "hyperstack-h100", "Hyperstack by NexGen Cloud on-demand H100 SXM"),
+    ("coreweave", "coreweave-h100", "CoreWeave on-demand H100 HGX with InfiniBand networking"),
+]
+API_OFFERS = [
+    ("sonnet", "anthropic-claude-sonnet-4-5", "Anthropic Claude Sonnet 4.5 standard tier API"),
+    ("avian", "avian-meta-llama-3-3-70b-instruct", "Avian.io Meta Llama 3.3 70B Instruct serverless API"),
+]
 
 
 def long_labelled(options: int) -> dict:
@@ -160,8 +166,13 @@ def long_labelled(options: int) -> dict:
     data = scenario_data("llama70b-vs-api")
     data.pop("claims")
     data["uncertainty"]["samples"] = 2000
-    data["demand"] = {"kind": "office_hours", "start_hour": 8, "end_hour": 18, "off_share": 0.1,
-                      "source": "ASSUMPTION: a test's profile"}
+    data["demand"] = {
+        "kind": "office_hours",
+        "start_hour": 8,
+        "end_hour": 18,
+        "off_share": 0.1,
+        "source": "ASSUMPTION: a test's profile",
+    }
     o = data["options"]
     o["own"]["label"] = "Own DGX H100 server in a colocation facility, five-year depreciation"
     o["rent"]["label"] = "Brief's rented pair of H100 GPUs running around the clock"
@@ -184,21 +195,21 @@ def test_close_break_evens_stand_in_rows_of_their_own():
     # 6 px apart on the 640-px axis of 0 to 100 M; their labels (26 px wide at 11 px) cannot share a row
     r = costmodel.resolve(costmodel.Scenario.model_validate(long_labelled(8)))
     upper = costmodel.default_volume_max(r)
-    spec = charts.cost_vs_volume(r, compare(r, volume_max=upper, check=False), 0.0, upper, 200).to_dict(
-        validate=False)
+    spec = charts.cost_vs_volume(r, compare(r, volume_max=upper, check=False), 0.0, upper, 200).to_dict(validate=False)
     assert upper == 1e8
     rows = {row["value"]: row for row in spec["datasets"][spec["layer"][2]["data"]["name"]]}
     assert rows["15.84"]["row"] != rows["16.42"]["row"]
-    assert rows["16.42"]["label_y"] > rows["15.84"]["label_y"]       # the later one above
+    assert rows["16.42"]["label_y"] > rows["15.84"]["label_y"]  # the later one above
     # in each row, labels keep 8 px apart: centres (v / 100 M x 640 px) at least a label's width + 8 px apart
-    width = charts.labels.text_width("00.00", 11)                       # every label has 4 digits and a point
+    width = charts.labels.text_width("00.00", 11)  # every label has 4 digits and a point
     for row in {r["row"] for r in rows.values()}:
         centres = sorted(r["label_at"] * 6.4 for r in rows.values() if r["row"] == row)
         assert all(b - a >= width + 8 - 1e-9 for a, b in zip(centres, centres[1:]))
     # ten pairs break even in the range: too many to name in the subtitle, and no subtitle line is wider than the plot
     subtitle = spec["title"]["subtitle"]
-    assert ("10 break-evens in the range, each labelled with its volume (the break-even table names the pairs)"
-            in subtitle)
+    assert (
+        "10 break-evens in the range, each labelled with its volume (the break-even table names the pairs)" in subtitle
+    )
     assert max(charts.labels.text_width(line, 11) for line in subtitle) <= 640
 
 
@@ -208,7 +219,7 @@ def test_drawn_vertices_keep_the_ends_and_each_turn():
     y = np.where(x <= 3, 2 * x, 6 - (x - 3))
     assert np.flatnonzero(charts.drawn_vertices(x, y)).tolist() == [0, 3, 6]
     # a curve turns at every point: all kept
-    assert charts.drawn_vertices(x, x ** 2).all()
+    assert charts.drawn_vertices(x, x**2).all()
     # a line that goes back on itself turns by 180 degrees (a sine of 0): the turning point is kept
     assert charts.drawn_vertices(np.array([0.0, 1.0, 0.5]), np.array([0.0, 1.0, 0.5])).tolist() == [True] * 3
     # a step line (step-after) needs each level's first point and the last point
@@ -227,9 +238,10 @@ def test_the_cost_chart_draws_the_same_lines_from_fewer_rows():
     assert len(kept) < len(full) / 10
     for label, line in full.groupby(Columns.option_label):
         drawn = kept[kept[Columns.option_label] == label]
-        shown = line[Columns.volume].to_numpy()     # gpu_hours: the axis shows the volume itself
-        assert np.allclose(np.interp(shown, drawn["volume_shown"], drawn[Columns.cost]), line[Columns.cost],
-                           rtol=1e-9, atol=1e-6)
+        shown = line[Columns.volume].to_numpy()  # gpu_hours: the axis shows the volume itself
+        assert np.allclose(
+            np.interp(shown, drawn["volume_shown"], drawn[Columns.cost]), line[Columns.cost], rtol=1e-9, atol=1e-6
+        )
 
 
 def test_every_cost_component_has_its_own_colour():
@@ -260,7 +272,9 @@ class TestWrap:
     def test_lines_break_at_spaces(self):
         # "Own cluster in a" is 74.6 px at 11 px; adding " colocation" would make it 127.6 px
         assert charts.labels.wrap("Own cluster in a colocation facility", 100, 11) == [
-            "Own cluster in a", "colocation facility"]
+            "Own cluster in a",
+            "colocation facility",
+        ]
         assert charts.labels.wrap("", 100, 11) == [""]
 
     def test_a_word_wider_than_the_line_is_cut(self):
@@ -268,9 +282,18 @@ class TestWrap:
         assert charts.labels.wrap("MMMMMMMMMMMM", 30, 11) == ["MMM"] * 4
 
     @settings(max_examples=200, deadline=None)
-    @given(st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,()=/-",
-                            min_size=1, max_size=25), min_size=1, max_size=12),
-           st.floats(min_value=20, max_value=700))
+    @given(
+        st.lists(
+            st.text(
+                alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,()=/-",
+                min_size=1,
+                max_size=25,
+            ),
+            min_size=1,
+            max_size=12,
+        ),
+        st.floats(min_value=20, max_value=700),
+    )
     def test_no_line_is_wider_than_asked_and_no_word_is_lost(self, words, width):
         lines = charts.labels.wrap(" ".join(words), width, 11)
         assert all(charts.labels.text_width(line, 11) <= width for line in lines)
@@ -297,7 +320,7 @@ class TestStackRows:
         for i, j in itertools.combinations(range(len(labels)), 2):
             if rows[i] == rows[j]:
                 assert abs(shown[i] - shown[j]) >= (widths[i] + widths[j]) / 2 + 8 - 1e-9
-        assert set(rows) == set(range(max(rows) + 1))          # no empty row between two
+        assert set(rows) == set(range(max(rows) + 1))  # no empty row between two
 
 
 class TestLogTicks:
@@ -311,7 +334,17 @@ class TestLogTicks:
         # 3 decades on 400 px: 133.3 px a decade. 1-2-5 ticks are 40.1, 53.1 and 40.1 px apart, enough
         # for 30-px labels (30 + 4 px); with 2-3 ticks too, 2 to 3 would be 23.5 px apart: too close
         assert charts.labels.log_ticks(1.0, 1000.0, 400.0, lambda v: 30.0) == [
-            1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]
+            1.0,
+            2.0,
+            5.0,
+            10.0,
+            20.0,
+            50.0,
+            100.0,
+            200.0,
+            500.0,
+            1000.0,
+        ]
         # 100-px labels need 104 px: decades only
         assert charts.labels.log_ticks(1.0, 1000.0, 400.0, lambda v: 100.0) == [1.0, 10.0, 100.0, 1000.0]
         # 12 decades on 400 px (33.3 px each) and 40-px labels: every second decade

@@ -18,10 +18,16 @@ def test_compare_json(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["decision"]["winner"] == "api" and data["decision"]["measure"] == "monthly_cost"
     assert data["decision"]["winner_label"] == "Hosted API: Claude Opus 4.5 (Anthropic)"
-    assert data["options"]["rent"]["monthly_cost"] == {"value": pytest.approx(12070.0), "unit": "USD/month",
-                                                       "status": None}
-    assert data["options"]["api"]["cost_per_gpu_hour_used"] == {"value": None, "unit": "USD/GPU-h",
-                                                                "status": "not_applicable"}
+    assert data["options"]["rent"]["monthly_cost"] == {
+        "value": pytest.approx(12070.0),
+        "unit": "USD/month",
+        "status": None,
+    }
+    assert data["options"]["api"]["cost_per_gpu_hour_used"] == {
+        "value": None,
+        "unit": "USD/GPU-h",
+        "status": "not_applicable",
+    }
     pairs = {tuple(b["options"]): b["volume"] for b in data["break_evens"]}
     assert pairs[("own", "rent")] == {"value": None, "unit": "tokens/day", "status": "never"}
     never = next(b for b in data["break_evens"] if b["volume"]["status"] == "never")
@@ -50,8 +56,9 @@ def test_compare_at_zero_volume_says_not_defined(capsys):
     assert data["estimates"] and "dgx-h200" in data["estimates"][0]
 
 
-@pytest.mark.parametrize("args", [["--volume", "-5"], ["--volume-max", "-1"], ["--volume-max", "0"],
-                                  ["--volume", "nan"]])
+@pytest.mark.parametrize(
+    "args", [["--volume", "-5"], ["--volume-max", "-1"], ["--volume-max", "0"], ["--volume", "nan"]]
+)
 def test_bad_volume_arguments_exit_2(capsys, args):
     assert main(["compare", "llama70b-vs-api", *args]) == 2
     err = capsys.readouterr().err
@@ -59,9 +66,16 @@ def test_bad_volume_arguments_exit_2(capsys, args):
 
 
 @pytest.mark.parametrize("command", ["report", "batch"])
-@pytest.mark.parametrize("timeout, reason", [("0", "at least 1 s"), ("-3", "at least 1 s"),
-                                             ("1.5", "not a whole number of seconds"),
-                                             ("604801", "at most 604,800 s"), ("9223372037", "at most 604,800 s")])
+@pytest.mark.parametrize(
+    "timeout, reason",
+    [
+        ("0", "at least 1 s"),
+        ("-3", "at least 1 s"),
+        ("1.5", "not a whole number of seconds"),
+        ("604801", "at most 604,800 s"),
+        ("9223372037", "at most 604,800 s"),
+    ],
+)
 def test_a_timeout_below_one_second_exits_2(tmp_path, capsys, command, timeout, reason):
     assert main([command, "llama70b-vs-api", "--out", str(tmp_path / "out"), "--timeout", timeout]) == 2
     assert reason in capsys.readouterr().err
@@ -83,20 +97,22 @@ def test_import_does_not_load_the_report_stack():
     # (those come only with the uncertainty summaries of a scenario with an uncertainty block); pandas
     # only where a demand file is read (its CSV reader parses a job log column by column), so the
     # scenarios whose demand reads no file are compared first
-    code = ("import sys, costmodel\n"
-            "import yaml\n"
-            "from costmodel.paths import scenario_path\n"
-            "def reads_a_file(name):\n"
-            "    demand = yaml.safe_load(scenario_path(name).read_text()).get('demand') or {}\n"
-            "    return demand.get('kind') in ('job_log', 'request_log', 'hourly_file')\n"
-            "names = sorted(costmodel.bundled_scenarios(), key=reads_a_file)\n"
-            "for name in names:\n"
-            "    if reads_a_file(name):\n"
-            "        print('files from', name, 'pandas' in sys.modules)\n"
-            "    s = costmodel.load_scenario(name)\n"
-            "    costmodel.compare(s, uncertainty=s.uncertainty is None).model_dump()\n"
-            "print(len(costmodel.bundled_scenarios()), sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'altair', 'papermill', 'nbconvert', 'vl_convert', 'IPython', 'scipy', 'SALib'}))")
+    code = (
+        "import sys, costmodel\n"
+        "import yaml\n"
+        "from costmodel.paths import scenario_path\n"
+        "def reads_a_file(name):\n"
+        "    demand = yaml.safe_load(scenario_path(name).read_text()).get('demand') or {}\n"
+        "    return demand.get('kind') in ('job_log', 'request_log', 'hourly_file')\n"
+        "names = sorted(costmodel.bundled_scenarios(), key=reads_a_file)\n"
+        "for name in names:\n"
+        "    if reads_a_file(name):\n"
+        "        print('files from', name, 'pandas' in sys.modules)\n"
+        "    s = costmodel.load_scenario(name)\n"
+        "    costmodel.compare(s, uncertainty=s.uncertainty is None).model_dump()\n"
+        "print(len(costmodel.bundled_scenarios()), sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'altair', 'papermill', 'nbconvert', 'vl_convert', 'IPython', 'scipy', 'SALib'}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     *files, last = out.strip().splitlines()
     count, loaded = last.split(" ", 1)
@@ -156,10 +172,19 @@ def test_report_with_a_bad_catalog_keeps_the_earlier_reports(tmp_path, capsys):
     for page in stale:
         page.parent.mkdir(parents=True)
         page.write_text(f"old {page.parent.name}")
-    code = main(["report", "llama70b-vs-api", "h200-24gpu-cluster", "--out", str(tmp_path / "out"),
-                 "--catalog", str(tmp_path / "no-such-folder")])
+    code = main(
+        [
+            "report",
+            "llama70b-vs-api",
+            "h200-24gpu-cluster",
+            "--out",
+            str(tmp_path / "out"),
+            "--catalog",
+            str(tmp_path / "no-such-folder"),
+        ]
+    )
     assert code == 2 and "no-such-folder" in capsys.readouterr().err
-    assert [page.read_text() for page in stale] == ["old llama70b-vs-api", "old h200-24gpu-cluster"]   # F32
+    assert [page.read_text() for page in stale] == ["old llama70b-vs-api", "old h200-24gpu-cluster"]  # F32
     # with --out a file, or a scenario name too long for a file name, still exit 2 and no traceback
     (tmp_path / "a-file").write_text("x")
     for out, scenario in ((tmp_path / "a-file", "llama70b-vs-api"), (tmp_path / "out", "b" * 300 + ".yaml")):
@@ -216,7 +241,8 @@ def test_a_module_refused_during_report_is_importable_again_after(tmp_path, monk
         with pytest.raises(ImportError):
             import refused_for_a_while  # noqa: F401
     import refused_for_a_while
+
     assert refused_for_a_while.VALUE == 1
-    with _not_imported("refused_for_a_while"):      # imported already: left alone
+    with _not_imported("refused_for_a_while"):  # imported already: left alone
         assert sys.modules["refused_for_a_while"] is refused_for_a_while
     assert sys.modules["refused_for_a_while"] is refused_for_a_while

@@ -17,22 +17,28 @@ from costmodel.io.demand_files import JobLogError, read_job_log
 
 HOURS = 8760 / 12
 H200 = "h200-24gpu-cluster"
-ON_DEMAND, RESERVED = 4.50, 4.50 * (1 - 0.37)      # Nebius H200; 1-year commitment at 37 % off
+ON_DEMAND, RESERVED = 4.50, 4.50 * (1 - 0.37)  # Nebius H200; 1-year commitment at 37 % off
 
 
 def scenario(demand, volume=12_000.0, own=False, spot=None):
     """H200 (R2) prices with a given demand profile; without the own option unless asked."""
-    s = patched(H200, {"demand": demand, "workload.gpu_hours_per_month": volume, "options.rent.spot": spot},
-                drop=("uncertainty", "finance"))
-    if not own:   # the schema wants two options to compare; the mix needs only the rental terms
+    s = patched(
+        H200,
+        {"demand": demand, "workload.gpu_hours_per_month": volume, "options.rent.spot": spot},
+        drop=("uncertainty", "finance"),
+    )
+    if not own:  # the schema wants two options to compare; the mix needs only the rental terms
         s = s.model_copy(update={"options": s.options.model_copy(update={"own": None})})
     return s
 
 
 class TestProfiles:
     def test_mean_is_the_workloads_average(self):
-        for profile in ({"kind": "steady"}, {"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0.25},
-                        {"kind": "campaigns", "on_days": 14, "period_days": 30, "off_share": 0.25}):
+        for profile in (
+            {"kind": "steady"},
+            {"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0.25},
+            {"kind": "campaigns", "on_days": 14, "period_days": 30, "off_share": 0.25},
+        ):
             series = dm.hourly_demand(scenario(profile))
             assert series.shape == (8760,)
             assert series.mean() == pytest.approx(12_000 / HOURS, rel=1e-12)
@@ -61,8 +67,9 @@ class TestMix:
         d = dm.hourly_demand(s)
         assert mix.gpus["reserved"] == 12
         assert mix.layers["reserved"].capacity == pytest.approx(10.8)
-        assert mix.total == pytest.approx(HOURS * (12 * RESERVED + ON_DEMAND * np.clip(d - 10.8, 0, None).mean()),
-                                          rel=1e-12)
+        assert mix.total == pytest.approx(
+            HOURS * (12 * RESERVED + ON_DEMAND * np.clip(d - 10.8, 0, None).mean()), rel=1e-12
+        )
 
     def test_steady_demand_is_all_reserved(self):
         # 16 GPUs busy every hour need 16 / 0.9 = 17.8 GPUs held: 18 reserved (17 plus 0.7 on demand costs more)
@@ -79,15 +86,24 @@ class TestMix:
     @pytest.mark.parametrize("discount, lost, used", [(0.4, 0.5, True), (0.1, 25.0, False)])
     def test_spot_only_when_its_discount_outweighs_the_overhead(self, discount, lost, used):
         # overhead = 0.02 interruptions/GPU-h x hours lost; price 4.5 x (1 - discount) / (1 - overhead)
-        spot = {"discount": discount, "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": lost,
-                "source": "test"}
+        spot = {
+            "discount": discount,
+            "interruptions_per_gpu_hour": 0.02,
+            "work_lost_hours_per_interruption": lost,
+            "source": "test",
+        }
         mix = dm.cheapest_mix(scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}, spot=spot))
         assert ("spot" in mix.layers) == used
 
     def test_spot_capacity_limit(self):
         # at most 5 spot GPUs at once: 5 x 0.9 = 4.5 GPUs of demand each hour
-        spot = {"discount": 0.4, "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": 0.5,
-                "max_gpus": 5, "source": "test"}
+        spot = {
+            "discount": 0.4,
+            "interruptions_per_gpu_hour": 0.02,
+            "work_lost_hours_per_interruption": 0.5,
+            "max_gpus": 5,
+            "source": "test",
+        }
         s = scenario({"kind": "campaigns", "on_days": 3, "period_days": 30}, spot=spot)
         mix = dm.cheapest_mix(s)
         assert mix.gpus["spot"] == 5
@@ -101,14 +117,24 @@ class TestMix:
         assert cost.min() == pytest.approx(mix.total, rel=1e-12)
 
     @settings(max_examples=40, deadline=None)
-    @given(template=st.lists(st.floats(0, 10).map(lambda x: round(x, 3)), min_size=168, max_size=168),
-           volume=st.floats(500, 30_000))
+    @given(
+        template=st.lists(st.floats(0, 10).map(lambda x: round(x, 3)), min_size=168, max_size=168),
+        volume=st.floats(500, 30_000),
+    )
     def test_mix_never_costs_more_than_the_cheapest_pure_option(self, template, volume):
         if sum(template) == 0:
             template[0] = 1.0
-        s = scenario({"kind": "weekly", "template": template}, volume=round(volume, 1), own=True,
-                     spot={"discount": 0.4, "interruptions_per_gpu_hour": 0.02,
-                           "work_lost_hours_per_interruption": 0.5, "source": "test"})
+        s = scenario(
+            {"kind": "weekly", "template": template},
+            volume=round(volume, 1),
+            own=True,
+            spot={
+                "discount": 0.4,
+                "interruptions_per_gpu_hour": 0.02,
+                "work_lost_hours_per_interruption": 0.5,
+                "source": "test",
+            },
+        )
         mix = dm.cheapest_mix(s)
         assert mix.total <= min(mix.pure.values()) * (1 + 1e-12)
 
@@ -122,10 +148,13 @@ class TestJobLog:
         return path
 
     def test_overlapping_jobs_add_up_and_partial_hours_count_pro_rata(self, tmp_path):
-        path = self.write(tmp_path, [
-            "1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4",
-            "2|b|2026-01-01T01:30:00|2026-01-01T03:00:00|billing=8,gres/gpu=2",
-        ])
+        path = self.write(
+            tmp_path,
+            [
+                "1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4",
+                "2|b|2026-01-01T01:30:00|2026-01-01T03:00:00|billing=8,gres/gpu=2",
+            ],
+        )
         d = read_job_log(path, 2026).demand
         assert list(d[:4]) == pytest.approx([4.0, 4.0 + 1.0, 2.0, 0.0])
         assert d.sum() == pytest.approx(4 * 2 + 2 * 1.5)
@@ -133,19 +162,22 @@ class TestJobLog:
     def test_midnight_and_month_boundaries_split_at_the_hour(self, tmp_path):
         path = self.write(tmp_path, ["1|a|2026-01-31T23:00:00|2026-02-01T01:00:00|gres/gpu=8"])
         d = read_job_log(path, 2026).demand
-        hour = (31 - 1) * 24 + 23          # 23:00 on 31 January
-        assert list(d[hour:hour + 3]) == [8.0, 8.0, 0.0]
+        hour = (31 - 1) * 24 + 23  # 23:00 on 31 January
+        assert list(d[hour : hour + 3]) == [8.0, 8.0, 0.0]
         assert d.sum() == 16.0
 
-    @pytest.mark.parametrize("row, reason", [
-        ("2|a|yesterday|2026-01-01T02:00:00|gres/gpu=1", "a time like"),
-        ("2|a|2026-01-02T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "End is before Start"),
-        ("2|a|2026-01-01T00:00:00", "fields"),
-        ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=two", "gres/gpu"),
-        ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1.5", "whole number"),
-        ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1000000000", "whole number"),
-        ("1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "repeats line 2"),
-    ])
+    @pytest.mark.parametrize(
+        "row, reason",
+        [
+            ("2|a|yesterday|2026-01-01T02:00:00|gres/gpu=1", "a time like"),
+            ("2|a|2026-01-02T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "End is before Start"),
+            ("2|a|2026-01-01T00:00:00", "fields"),
+            ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=two", "gres/gpu"),
+            ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1.5", "whole number"),
+            ("2|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1000000000", "whole number"),
+            ("1|a|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1", "repeats line 2"),
+        ],
+    )
     def test_malformed_rows_name_the_line(self, tmp_path, row, reason):
         path = self.write(tmp_path, ["1|ok|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=1", row])
         with pytest.raises(JobLogError) as caught:
@@ -153,11 +185,14 @@ class TestJobLog:
         assert caught.value.problems[0][0] == "line 3" and reason in caught.value.problems[0][2]
 
     def test_steps_are_skipped_and_typed_counts_read(self, tmp_path):
-        path = self.write(tmp_path, [
-            "7|train|2026-01-01T00:00:00|2026-01-01T01:00:00|billing=8,gres/gpu:h200=8",
-            "7.batch|batch|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu:h200=8",
-            "7.0|step|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu=8",
-        ])
+        path = self.write(
+            tmp_path,
+            [
+                "7|train|2026-01-01T00:00:00|2026-01-01T01:00:00|billing=8,gres/gpu:h200=8",
+                "7.batch|batch|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu:h200=8",
+                "7.0|step|2026-01-01T00:00:00|2026-01-01T01:00:00|gres/gpu=8",
+            ],
+        )
         log = read_job_log(path, 2026)
         assert log.demand[0] == 8.0
         assert log.skipped == {"job steps (their GPUs are the job's)": 2}
@@ -169,14 +204,17 @@ class TestJobLog:
         assert series.sum() / 12 == pytest.approx(s.workload.gpu_hours_per_month, rel=0.001)
 
 
-@pytest.mark.parametrize("profile, field", [
-    ({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0}, "demand.duty_cycle"),
-    ({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 1.5}, "demand.duty_cycle"),
-    ({"kind": "bursty", "peak_to_average": 0.5, "duty_cycle": 0.5}, "demand.peak_to_average"),
-    ({"kind": "bursty", "peak_to_average": 3, "duty_cycle": 0.5}, "demand.duty_cycle"),
-    ({"kind": "weekly", "template": [1.0] * 100}, "demand.template"),
-    ({"kind": "weekly", "template": [0.0] * 168}, "demand.template"),
-])
+@pytest.mark.parametrize(
+    "profile, field",
+    [
+        ({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 0}, "demand.duty_cycle"),
+        ({"kind": "bursty", "peak_to_average": 2, "duty_cycle": 1.5}, "demand.duty_cycle"),
+        ({"kind": "bursty", "peak_to_average": 0.5, "duty_cycle": 0.5}, "demand.peak_to_average"),
+        ({"kind": "bursty", "peak_to_average": 3, "duty_cycle": 0.5}, "demand.duty_cycle"),
+        ({"kind": "weekly", "template": [1.0] * 100}, "demand.template"),
+        ({"kind": "weekly", "template": [0.0] * 168}, "demand.template"),
+    ],
+)
 def test_bad_profiles(tmp_path, profile, field):
     path = write_scenario(tmp_path, patched_data(H200, {"demand": profile}))
     with pytest.raises(costmodel.ScenarioError) as caught:
@@ -184,9 +222,16 @@ def test_bad_profiles(tmp_path, profile, field):
     assert [p[0] for p in caught.value.problems] == [field]
 
 
-@pytest.mark.parametrize("values, reason", [([1.0] * 8000, "needs 8,760"), ([1.0] * 8759 + [-2.0], "between 0 and"),
-                                            ([1.0] * 8759 + ["10,5"], "one number"), ([0.0] * 8760, "no demand"),
-                                            ([1.0] * 8759 + [1e300], "between 0 and")])
+@pytest.mark.parametrize(
+    "values, reason",
+    [
+        ([1.0] * 8000, "needs 8,760"),
+        ([1.0] * 8759 + [-2.0], "between 0 and"),
+        ([1.0] * 8759 + ["10,5"], "one number"),
+        ([0.0] * 8760, "no demand"),
+        ([1.0] * 8759 + [1e300], "between 0 and"),
+    ],
+)
 def test_bad_hourly_files(tmp_path, values, reason):
     hourly = tmp_path / "hours.csv"
     hourly.write_text("gpus\n" + "\n".join(str(v) for v in values) + "\n")
@@ -201,8 +246,9 @@ def test_compare_reports_the_mix(capsys):
     assert main(["compare", "h200-24gpu-cluster", "--json"]) == 0
     mix = json.loads(capsys.readouterr().out)["cheapest_mix"]
     assert mix["profile"] == "campaigns"
-    assert sum(v["cost"]["value"] for v in mix["layers"].values()) + mix["rental_staffing"]["value"] \
-        == pytest.approx(mix["total"]["value"], abs=0.05)
+    assert sum(v["cost"]["value"] for v in mix["layers"].values()) + mix["rental_staffing"]["value"] == pytest.approx(
+        mix["total"]["value"], abs=0.05
+    )
     assert set(mix["savings_against_pure"]) >= {"own", "on_demand", "reserved"}
     assert all(v["value"] >= -0.01 for v in mix["savings_against_pure"].values())
     assert mix["layers"]["reserved"]["gpus"]["unit"] == "GPU" and "if_steady" in mix
@@ -221,27 +267,42 @@ def test_profiles_need_a_gpu_hours_or_tokens_workload():
     with pytest.raises(pydantic.ValidationError, match="not to a training run"):
         patched("llama31-405b-training", {"demand": {"kind": "steady"}}, drop=("uncertainty",))
     with pytest.raises(pydantic.ValidationError, match="request_log or hourly_file"):
-        patched("llama70b-vs-api", {"demand": {"kind": "job_log", "path": "x.log", "year": 2026}},
-                drop=("uncertainty",))
+        patched(
+            "llama70b-vs-api", {"demand": {"kind": "job_log", "path": "x.log", "year": 2026}}, drop=("uncertainty",)
+        )
     assert patched("llama70b-vs-api", {"demand": {"kind": "steady"}}, drop=("uncertainty",)).demand.kind == "steady"
 
 
-@pytest.mark.parametrize("spot, field", [
-    ({"discount": 1.0, "interruptions_per_gpu_hour": 0.0, "work_lost_hours_per_interruption": 0.0}, "discount"),
-    ({"discount": 0.4, "interruptions_per_gpu_hour": 0.5, "work_lost_hours_per_interruption": 10},
-     "work_lost_hours_per_interruption"),
-])
+@pytest.mark.parametrize(
+    "spot, field",
+    [
+        ({"discount": 1.0, "interruptions_per_gpu_hour": 0.0, "work_lost_hours_per_interruption": 0.0}, "discount"),
+        (
+            {"discount": 0.4, "interruptions_per_gpu_hour": 0.5, "work_lost_hours_per_interruption": 10},
+            "work_lost_hours_per_interruption",
+        ),
+    ],
+)
 def test_bad_spot_terms(spot, field):
     with pytest.raises(pydantic.ValidationError) as caught:
         patched(H200, {"options.rent.spot": {**spot, "source": "test"}})
-    loc = caught.value.errors()[0]["loc"]     # a discount may also be "catalog": its union branch ends the loc
+    loc = caught.value.errors()[0]["loc"]  # a discount may also be "catalog": its union branch ends the loc
     assert loc[-1] == field or loc[-2:] == (field, "constrained-float")
 
 
 def test_reserved_price_currency_needs_a_rate():
     with pytest.raises(pydantic.ValidationError, match="no FX rate from EUR"):
-        patched(H200, {"options.rent.reserved": {"term_years": 1, "price_per_gpu_hour": 2.5, "currency": "EUR",
-                                                 "source": "test"}})
+        patched(
+            H200,
+            {
+                "options.rent.reserved": {
+                    "term_years": 1,
+                    "price_per_gpu_hour": 2.5,
+                    "currency": "EUR",
+                    "source": "test",
+                }
+            },
+        )
 
 
 def optimum_by_brute_force(s):
@@ -262,8 +323,11 @@ def optimum_by_brute_force(s):
             rest = d - by_reserved - by_own
             by_spot = np.minimum(rest, cap) if rent.spot.price_per_gpu_hour < rent.price_per_gpu_hour else 0 * rest
             on_demand = rest - by_spot
-            cost = HOURS * (reserved * rent.reserved.price_per_gpu_hour + by_spot.mean() * rent.spot.price_per_gpu_hour
-                            + on_demand.mean() * rent.price_per_gpu_hour)
+            cost = HOURS * (
+                reserved * rent.reserved.price_per_gpu_hour
+                + by_spot.mean() * rent.spot.price_per_gpu_hour
+                + on_demand.mean() * rent.price_per_gpu_hour
+            )
             if servers:
                 cost += sum(own_costs_at(own, float(servers), HOURS * by_own.mean()).values())
             best = min(best, cost)
@@ -272,8 +336,11 @@ def optimum_by_brute_force(s):
 
 def test_owned_servers_and_capped_spot_are_searched_together():
     # A demand whose base owned servers carry and whose top the capped spot takes, with reservations dear
-    s = patched(H200, {"demand": {"kind": "weekly", "template": [14.4] * 128 + [20] * 40},
-                       "options.rent.reserved.discount": 0.05}, drop=("uncertainty",))
+    s = patched(
+        H200,
+        {"demand": {"kind": "weekly", "template": [14.4] * 128 + [20] * 40}, "options.rent.reserved.discount": 0.05},
+        drop=("uncertainty",),
+    )
     mix = dm.cheapest_mix(s)
     assert mix.total == pytest.approx(optimum_by_brute_force(s), rel=1e-12)
     assert mix.layers["own"].units >= 1 and "spot" in mix.layers

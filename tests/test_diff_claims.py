@@ -14,13 +14,14 @@ from costmodel.domain.compare import compare as compare_domain
 from costmodel.domain.diff import diff
 from costmodel.schema.claims import Claim
 
-OLD, NEW = 350_000.0, 420_000.0      # the DGX H200 estimate in data/servers.csv, and a higher quote
+OLD, NEW = 350_000.0, 420_000.0  # the DGX H200 estimate in data/servers.csv, and a higher quote
 
 
 @pytest.fixture(scope="module")
 def r2_changed():
-    catalog = catalog_with(servers=lambda row: row.model_copy(update={"price": NEW}) if row.server == "dgx-h200"
-                           else row)
+    catalog = catalog_with(
+        servers=lambda row: row.model_copy(update={"price": NEW}) if row.server == "dgx-h200" else row
+    )
     return patched("h200-24gpu-cluster", {"finance.horizon_months": 72}, catalog=catalog, drop=("demand",))
 
 
@@ -39,7 +40,7 @@ def test_diff_names_both_inputs_and_splits_the_change(r2_steady, r2_changed):
     # straight-line depreciation plus support at 10 % of capex a year
     capex = 3 * (NEW - OLD) * 1.094
     assert price.one_at_a_time["monthly_cost.own"] == pytest.approx(capex / 60 + capex * 0.10 / 12)
-    assert horizon.one_at_a_time["monthly_cost.own"] == 0          # the monthly view has no horizon
+    assert horizon.one_at_a_time["monthly_cost.own"] == 0  # the monthly view has no horizon
     # renting 12,000 GPU-hours at Nebius's 4.50 USD for 12 more months
     assert horizon.shapley["tco.rent"] == pytest.approx(12 * 12_000 * 4.50)
     assert price.shapley["tco.rent"] == 0
@@ -76,8 +77,7 @@ def test_r1_claims(r1):
     api_at_10x = (2 * 5 + 25) / 3 * 100 * 365 / 12
     assert needed["options.rent.price_per_gpu_hour"] == pytest.approx((api_at_10x - 6960) / 1460, rel=1e-9)
     # or the API's output price o with (2 x 5 + o) / 3 x 3,041.67 = 12,070
-    assert needed["options.api.output_price_per_million"] == pytest.approx(
-        12_070 / (100 * 365 / 12) * 3 - 10, rel=1e-9)
+    assert needed["options.api.output_price_per_million"] == pytest.approx(12_070 / (100 * 365 / 12) * 3 - 10, rel=1e-9)
 
 
 def test_claims_change_no_figure(r1):
@@ -100,7 +100,7 @@ def test_claims_change_no_figure(r1):
 def test_compare_text_shows_the_contradicted_flip(capsys):
     assert main(["compare", "llama70b-vs-api"]) == 0
     out = capsys.readouterr().out
-    assert "CONTRADICTED: \"If volume grew 10x" in out and "3.40 x the volume" in out
+    assert 'CONTRADICTED: "If volume grew 10x' in out and "3.40 x the volume" in out
 
 
 def test_an_incomplete_claim_is_refused(tmp_path, capsys):
@@ -119,11 +119,31 @@ def test_a_number_that_needs_b_s_offer_moves_with_it(tmp_path, capsys):
     from conftest import patched_data
 
     a = patched_data("llama70b-vs-api", drop=("uncertainty",))
-    b = patched_data("llama70b-vs-api", {"options.api.offer": "test-search", "options.api.searches_per_request": 2,
-                                         "workload.input_tokens_per_request": 2000}, drop=("uncertainty",))
-    b["offers"] = {"api_offers": [{"offer": "test-search", "provider": "T", "model": "m", "input_per_million": 5.0,
-                                   "output_per_million": 25.0, "web_search_per_thousand": 10.0, "currency": "USD",
-                                   "quality": "P", "as_of": "2026-12-01", "source": "test"}]}
+    b = patched_data(
+        "llama70b-vs-api",
+        {
+            "options.api.offer": "test-search",
+            "options.api.searches_per_request": 2,
+            "workload.input_tokens_per_request": 2000,
+        },
+        drop=("uncertainty",),
+    )
+    b["offers"] = {
+        "api_offers": [
+            {
+                "offer": "test-search",
+                "provider": "T",
+                "model": "m",
+                "input_per_million": 5.0,
+                "output_per_million": 25.0,
+                "web_search_per_thousand": 10.0,
+                "currency": "USD",
+                "quality": "P",
+                "as_of": "2026-12-01",
+                "source": "test",
+            }
+        ]
+    }
     (tmp_path / "a.yaml").write_text(yaml.safe_dump(a))
     (tmp_path / "b.yaml").write_text(yaml.safe_dump(b))
     assert main(["diff", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--json"]) == 0

@@ -18,7 +18,7 @@ import costmodel.formulas
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
-QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}   # the theme's and a plugin's banners
+QUIET = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}  # the theme's and a plugin's banners
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +26,14 @@ def site(tmp_path_factory):
     """The site as `make docs` builds it, into a folder of its own."""
     pytest.importorskip("mkdocs_gen_files", reason="the docs extra is not installed: pip install -e '.[docs]'")
     out = tmp_path_factory.mktemp("site")
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-                         cwd=ROOT, capture_output=True, text=True, env={**os.environ, **QUIET}, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **QUIET},
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     return out
 
@@ -64,7 +70,7 @@ def test_scenario_file_reference_lists_every_block_and_field(site):
     # a unit and a bound as the schema states them: CampaignDemand.on_days is in days and above 0
     on_days = schema["$defs"]["CampaignDemand"]["properties"]["on_days"]
     assert on_days["unit"] == "d" and on_days["exclusiveMinimum"] == 0
-    section = text[text.index("CampaignDemand"):]
+    section = text[text.index("CampaignDemand") :]
     assert re.search(r"on_days\s+number\s+d\s+required\s+> 0", section)
 
 
@@ -79,7 +85,7 @@ def test_site_fetches_nothing_from_elsewhere(site):
     for page in site.rglob("*.html"):
         for tag in re.findall(r"<(?:script|link|img|iframe)\b[^>]*>", page.read_text()):
             found = re.search(r"\b(?:src|href)=\"(https?:)?//[^\"]*\"", tag)
-            if found and "rel=\"canonical\"" not in tag:
+            if found and 'rel="canonical"' not in tag:
                 outside.append((page.relative_to(site).as_posix(), tag[:120]))
     assert outside == []
 
@@ -89,8 +95,14 @@ def walkthrough() -> str:
 
 
 def cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "costmodel", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "COSTMODEL_TODAY": "2026-12-02"}, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "costmodel", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COSTMODEL_TODAY": "2026-12-02"},
+        timeout=120,
+    )
 
 
 def test_readme_walkthrough_runs_as_written(tmp_path):
@@ -124,13 +136,13 @@ def test_readme_walkthrough_runs_as_written(tmp_path):
 
     # the figures checked by hand in the walk-through, from the catalog rows it names
     days_per_month = 365 / 12
-    api_price = 0.75 * 0.05 + 0.25 * 0.08                   # [USD/M tokens], 3:1 mix of 0.05 in, 0.08 out
+    api_price = 0.75 * 0.05 + 0.25 * 0.08  # [USD/M tokens], 3:1 mix of 0.05 in, 0.08 out
     result = costmodel.compare(costmodel.load_scenario(scenario))
     assert result.options["api"].monthly_cost.value == pytest.approx(api_price * 500 * days_per_month)
     assert result.options["rent"].monthly_cost.value == pytest.approx(3.85 * 730)
     crossing = 3.85 * 730 / (api_price * days_per_month) * 1e6  # [tokens/day]
     assert f"{crossing:,.0f} tokens/day" in run.stdout
-    one_gpu = 15220 * 0.8 / 2 * 86400 * 4                   # [tokens/day] at the peak: output × (3 + 1)
+    one_gpu = 15220 * 0.8 / 2 * 86400 * 4  # [tokens/day] at the peak: output × (3 + 1)
     assert f"{one_gpu:,.0f} tokens/day" in run.stdout
 
     # 5. the own option: third, at the figure the walk-through states
@@ -154,8 +166,9 @@ def test_readme_walkthrough_report_renders(tmp_path):
     assert "Llama 3.1 8B for a support chatbot" in pages[0].read_text()
 
 
-GUIDE_EXAMPLES = sorted(page.relative_to(ROOT).as_posix() for page in (ROOT / "docs").rglob("*.md")
-                        if "```python" in page.read_text())
+GUIDE_EXAMPLES = sorted(
+    page.relative_to(ROOT).as_posix() for page in (ROOT / "docs").rglob("*.md") if "```python" in page.read_text()
+)
 
 
 @pytest.mark.parametrize("page", GUIDE_EXAMPLES)
@@ -171,8 +184,8 @@ def test_docs_python_examples_run(page, monkeypatch):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(compile(block, page, "exec"), namespace)
-        stated = re.findall(r"^print\(.*\)\s+#\s+(\S+)", block, re.M)           # a figure beside the call
-        stated += re.findall(r"^print\(.*\)\n# (.+)$", block, re.M)               # a whole line below it
+        stated = re.findall(r"^print\(.*\)\s+#\s+(\S+)", block, re.M)  # a figure beside the call
+        stated += re.findall(r"^print\(.*\)\n# (.+)$", block, re.M)  # a whole line below it
         for figure in stated:
             assert figure in out.getvalue() or figure.replace(",", "") in out.getvalue(), (figure, out.getvalue())
         checked.extend(stated)

@@ -9,8 +9,8 @@ new name of ``max_utilisation`` (the old key gives an error that names the new o
 import datetime as dt
 import json
 import re
-from pathlib import Path
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -53,22 +53,38 @@ def problem_of(tmp_path, text_or_data, capsys):
 
 # --- hostile or odd text ----------------------------------------------------------------------------------
 
+
 class TestF1HostileText:
-    @pytest.mark.parametrize("html", [
-        '<img src=x onerror="alert(1)">', '<svg onload="alert(1)"></svg>', "<iframe srcdoc='x'></iframe>",
-        '<meta http-equiv="refresh" content="0;url=https://example.com">',
-        '<img srcset="https://example.com/a.png 1x, data:image/png;base64,AA 2x">',
-        '<img src="https:\\\\example.com/a.png">', "<object data='x.swf'></object>", "<embed src='x'>",
-        "<style>@import 'https://example.com/a.css';</style>", '<form action="https://example.com"></form>',
-        '<button formaction="https://example.com">x</button>', '<svg><image xlink:href="https://e.com/a.png"/></svg>',
-    ])
+    @pytest.mark.parametrize(
+        "html",
+        [
+            '<img src=x onerror="alert(1)">',
+            '<svg onload="alert(1)"></svg>',
+            "<iframe srcdoc='x'></iframe>",
+            '<meta http-equiv="refresh" content="0;url=https://example.com">',
+            '<img srcset="https://example.com/a.png 1x, data:image/png;base64,AA 2x">',
+            '<img src="https:\\\\example.com/a.png">',
+            "<object data='x.swf'></object>",
+            "<embed src='x'>",
+            "<style>@import 'https://example.com/a.css';</style>",
+            '<form action="https://example.com"></form>',
+            '<button formaction="https://example.com">x</button>',
+            '<svg><image xlink:href="https://e.com/a.png"/></svg>',
+        ],
+    )
     def test_the_offline_check_finds_every_kind(self, html):
         # F1: the check parses the page; srcset, meta refresh and backslash URLs no longer get past it
         assert unsafe_parts(html)
 
-    @pytest.mark.parametrize("html", ['<a href="https://example.com">a link</a>',
-                                      '<img src="data:image/png;base64,AA">',
-                                      '<svg xmlns="http://www.w3.org/2000/svg"></svg>', "<p>https://example.com</p>"])
+    @pytest.mark.parametrize(
+        "html",
+        [
+            '<a href="https://example.com">a link</a>',
+            '<img src="data:image/png;base64,AA">',
+            '<svg xmlns="http://www.w3.org/2000/svg"></svg>',
+            "<p>https://example.com</p>",
+        ],
+    )
     def test_inert_parts_pass(self, html):
         assert unsafe_parts(html) == []
 
@@ -101,21 +117,28 @@ class _Text(HTMLParser):
 def test_f1_report_with_hostile_text_is_inert_and_literal(tmp_path, chromium):
     """F1 (faults.md): report with hostile text is inert and literal."""
     # F1: title, description and sources hold the payloads; the report shows them as text
-    data = patched_data(R1, {"title": "Hostile " + PAYLOADS[0], "description": " ".join(PAYLOADS),
-                             "options.own.power.source": PAYLOADS[5] + " " + PAYLOADS[6],
-                             "options.rent.staffing.source": PAYLOADS[4]}, drop=("uncertainty",))
+    data = patched_data(
+        R1,
+        {
+            "title": "Hostile " + PAYLOADS[0],
+            "description": " ".join(PAYLOADS),
+            "options.own.power.source": PAYLOADS[5] + " " + PAYLOADS[6],
+            "options.rent.staffing.source": PAYLOADS[4],
+        },
+        drop=("uncertainty",),
+    )
     path = write_scenario(tmp_path, data, "hostile.yaml")
     from costmodel.report import render_report
 
     report = render_report(path, tmp_path / "out")
     html = report.html.read_text()
-    assert unsafe_parts(html, trusted_scripts()) == []   # only the embedded Vega bundle's exact bytes are trusted
+    assert unsafe_parts(html, trusted_scripts()) == []  # only the embedded Vega bundle's exact bytes are trusted
     assert not re.search(r"<(iframe|object|embed)\b", html)
     # the one http-equiv is the page's own Content-Security-Policy (F31), never the payload's refresh
     assert re.findall(r"<meta[^>]*http-equiv=\"?([\w-]+)", html, re.I) == ["Content-Security-Policy"]
     parser = _Text()
     parser.feed(html)
-    assert not [name for name in parser.attributes if name.startswith("on")]     # no event handler at all
+    assert not [name for name in parser.attributes if name.startswith("on")]  # no event handler at all
     shown = " ".join(" ".join(parser.parts).split())
     for payload in PAYLOADS:
         assert payload in shown, payload
@@ -140,18 +163,22 @@ def test_f3_a_blank_title_is_refused(tmp_path, capsys):
 
 # --- lax parsing ------------------------------------------------------------------------------------------
 
+
 def replaced(name, old, new):
     text = (SCENARIO_DIR / f"{name}.yaml").read_text()
     assert old in text
     return text.replace(old, new, 1)
 
 
-@pytest.mark.parametrize("name, old, new, field", [
-    (R2, "electricity_price_per_kwh: 0.0707", "electricity_price_per_kwh: yes", "electricity_price_per_kwh"),
-    (R2, "pue: 1.56", "pue: on", "options.own.power.pue"),
-    (R2, "idle_power_share: 0.3", "idle_power_share: no", "options.own.power.idle_power_share"),
-    (R1, "cached_input_share: 0.0", "cached_input_share: yes", "options.api.cached_input_share"),
-])
+@pytest.mark.parametrize(
+    "name, old, new, field",
+    [
+        (R2, "electricity_price_per_kwh: 0.0707", "electricity_price_per_kwh: yes", "electricity_price_per_kwh"),
+        (R2, "pue: 1.56", "pue: on", "options.own.power.pue"),
+        (R2, "idle_power_share: 0.3", "idle_power_share: no", "options.own.power.idle_power_share"),
+        (R1, "cached_input_share: 0.0", "cached_input_share: yes", "options.api.cached_input_share"),
+    ],
+)
 def test_f4_yaml_words_are_not_numbers(tmp_path, capsys, name, old, new, field):
     """F4 (faults.md): yaml words are not numbers."""
     code, err = problem_of(tmp_path, replaced(name, old, new), capsys)
@@ -165,8 +192,9 @@ def test_f5_base_60_and_other_yaml_1_1_numbers(tmp_path, capsys):
     path = write_scenario(tmp_path, ratio)
     assert costmodel.resolve(costmodel.load_scenario(path)).workload.input_tokens_per_output_token == 2.0
     # elsewhere "1:30" is text, never 90
-    code, err = problem_of(tmp_path, replaced(R4, "checkpoint_write_minutes: 0.5", "checkpoint_write_minutes: 1:30"),
-                           capsys)
+    code, err = problem_of(
+        tmp_path, replaced(R4, "checkpoint_write_minutes: 0.5", "checkpoint_write_minutes: 1:30"), capsys
+    )
     assert code == 2 and "checkpoint_write_minutes" in err and "'1:30'" in err
     for literal in ("0x10", "0o17", "1_000"):
         code, err = problem_of(tmp_path, replaced(R2, "pue: 1.56", f"pue: {literal}"), capsys)
@@ -175,10 +203,16 @@ def test_f5_base_60_and_other_yaml_1_1_numbers(tmp_path, capsys):
     assert code == 2 and "pue" in err
 
 
-@pytest.mark.parametrize("text", [
-    "? [a, b]\n: 1\n", "{a: 1}: x\n", "? {a: 1}\n: 2\n", "x: " + "[" * 2000 + "]" * 2000 + "\n",
-    "x:\n" + "".join("  " * i + "- \n" for i in range(1, 60)),
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "? [a, b]\n: 1\n",
+        "{a: 1}: x\n",
+        "? {a: 1}\n: 2\n",
+        "x: " + "[" * 2000 + "]" * 2000 + "\n",
+        "x:\n" + "".join("  " * i + "- \n" for i in range(1, 60)),
+    ],
+)
 def test_f6_keys_that_are_not_text_and_deep_nesting(tmp_path, capsys, text):
     """F6 (faults.md): keys that are not text and deep nesting."""
     code, err = problem_of(tmp_path, text + (SCENARIO_DIR / f"{R2}.yaml").read_text(), capsys)
@@ -191,13 +225,14 @@ def test_nested_aliases_that_would_expand_to_millions_are_refused_at_once(tmp_pa
     import time
 
     levels = ["laugh0: &laugh0 [1, 2, 3, 4, 5, 6, 7, 8, 9]"] + [
-        f"laugh{k}: &laugh{k} [" + ", ".join([f"*laugh{k - 1}"] * 9) + "]" for k in range(1, 9)]
+        f"laugh{k}: &laugh{k} [" + ", ".join([f"*laugh{k - 1}"] * 9) + "]" for k in range(1, 9)
+    ]
     start = time.perf_counter()
     code, err = problem_of(tmp_path, "\n".join(levels) + "\n" + (SCENARIO_DIR / f"{R2}.yaml").read_text(), capsys)
     assert time.perf_counter() - start < 30
     # laugh8 alone expands to 9**9 numbers in 9**8 + ... + 1 lists
     counted = int(re.search(r"got '([0-9,]+) values'", err).group(1).replace(",", ""))
-    assert code == 2 and counted > 9 ** 9 + sum(9 ** k for k in range(9))
+    assert code == 2 and counted > 9**9 + sum(9**k for k in range(9))
     assert "more than 1,000,000 values once its aliases (*name) are expanded" in err
     # a few aliases are fine: the same mapping in two places
     from costmodel.io.yaml_files import parse_yaml
@@ -221,8 +256,9 @@ def test_f7_unknown_kinds_keys_and_names_say_did_you_mean(tmp_path, capsys):
 def test_f8_byte_order_marks_are_ignored(tmp_path):
     """F8 (faults.md): byte order marks are ignored."""
     log = tmp_path / "sacct.txt"
-    log.write_text("\ufeffJobID|Start|End|AllocTRES\n1|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4\n",
-                   encoding="utf-8")
+    log.write_text(
+        "\ufeffJobID|Start|End|AllocTRES\n1|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=4\n", encoding="utf-8"
+    )
     assert read_job_log(log, 2026).demand[:2].tolist() == [4.0, 4.0]
     hourly = tmp_path / "hours.csv"
     hourly.write_text("\ufeff" + "\n".join(["3"] * 8760), encoding="utf-8")
@@ -230,6 +266,7 @@ def test_f8_byte_order_marks_are_ignored(tmp_path):
 
 
 # --- inputs accepted that cannot be right ---------------------------------------------------------------
+
 
 def test_f9_every_price_row_is_held_to_the_same_rules(tmp_path):
     """F9 (faults.md): every price row is held to the same rules."""
@@ -243,15 +280,18 @@ def test_f9_every_price_row_is_held_to_the_same_rules(tmp_path):
     with pytest.raises(costmodel.CatalogError) as caught:
         costmodel.load_catalog(tmp_path)
     line = len(original.splitlines()) + 1
-    assert {p[0] for p in caught.value.problems} == {f"line {line}, column input_per_million",
-                                                     f"line {line}, column output_per_million"}
+    assert {p[0] for p in caught.value.problems} == {
+        f"line {line}, column input_per_million",
+        f"line {line}, column output_per_million",
+    }
     prices.write_text(original + "dear-cache,Nobody,Cache,1,2,3,USD,U,2026,test,\n")
     with pytest.raises(costmodel.CatalogError, match="cached_input_per_million: above input_per_million"):
         costmodel.load_catalog(tmp_path)
 
 
-@pytest.mark.parametrize("changes", [{"finance.horizon_months": 2},
-                                     {"finance.lead_time_months": 120, "finance.horizon_months": 60}])
+@pytest.mark.parametrize(
+    "changes", [{"finance.horizon_months": 2}, {"finance.lead_time_months": 120, "finance.horizon_months": 60}]
+)
 def test_f10_lead_time_at_or_past_the_horizon(tmp_path, capsys, changes):
     """F10 (faults.md): lead time at or past the horizon."""
     code, err = problem_of(tmp_path, patched_data(R2, changes), capsys)
@@ -266,8 +306,9 @@ def test_f11_fewer_rented_gpus_than_a_replica(tmp_path, capsys):
 
 def test_f12_tornado_ranges_stay_inside_the_inputs_bounds(tmp_path, capsys):
     """F12 (faults.md): tornado ranges stay inside the inputs bounds."""
-    code, err = problem_of(tmp_path, patched_data(R2, {"uncertainty.tornado": {
-        "options.own.power.pue": {"low": -5, "high": 0.5}}}), capsys)
+    code, err = problem_of(
+        tmp_path, patched_data(R2, {"uncertainty.tornado": {"options.own.power.pue": {"low": -5, "high": 0.5}}}), capsys
+    )
     assert code == 2 and "uncertainty.tornado.options.own.power.pue" in err and "allowed range [1, 5]" in err
 
 
@@ -275,7 +316,10 @@ def test_f13_an_uncertain_utilisation_ceiling_works_vectorised():
     """F13 (faults.md): an uncertain utilisation ceiling works vectorised."""
     data = patched_data(R2, {"uncertainty.samples": 5000})
     data["uncertainty"]["distributions"]["workload.utilisation_ceiling"] = {
-        "distribution": "uniform", "low": 0.6, "high": 0.95}
+        "distribution": "uniform",
+        "low": 0.6,
+        "high": 0.95,
+    }
     s = costmodel.Scenario.model_validate(data)
     result = uncertainty.monte_carlo(s)
     assert result.costs["own"].shape == (5000,) and np.all(np.isfinite(result.metric))
@@ -302,21 +346,25 @@ def test_f14_zero_volumes_print_words_not_blanks(tmp_path, capsys):
 
 def test_f15_an_exploding_gpu_count_names_its_inputs(tmp_path, capsys):
     """F15 (faults.md): an exploding gpu count names its inputs."""
-    code, err = problem_of(tmp_path, patched_data(R2, {"workload.utilisation_ceiling": 1.0e-7},
-                                                  drop=("uncertainty", "demand")), capsys)
+    code, err = problem_of(
+        tmp_path, patched_data(R2, {"workload.utilisation_ceiling": 1.0e-7}, drop=("uncertainty", "demand")), capsys
+    )
     assert code == 2 and "workload.utilisation_ceiling (1e-07)" in err and "--volume-max" in err
 
 
 # --- job logs ----------------------------------------------------------------------------------------------
 
+
 def test_f16_ordinary_sacct_states(tmp_path):
     """F16 (faults.md): ordinary sacct states."""
     log = tmp_path / "sacct.txt"
-    log.write_text("JobID|State|Start|End|AllocTRES\n"
-                   "2001|COMPLETED|2026-03-02T08:00:00|2026-03-02T10:00:00|gres/gpu=2\n"
-                   "2002|CANCELLED by 1234|None|2026-03-02T09:00:00|\n"
-                   "2003|PENDING|Unknown|Unknown|gres/gpu=8\n"
-                   "2004|RUNNING|2026-03-02T09:00:00|Unknown|gres/gpu=4\n")
+    log.write_text(
+        "JobID|State|Start|End|AllocTRES\n"
+        "2001|COMPLETED|2026-03-02T08:00:00|2026-03-02T10:00:00|gres/gpu=2\n"
+        "2002|CANCELLED by 1234|None|2026-03-02T09:00:00|\n"
+        "2003|PENDING|Unknown|Unknown|gres/gpu=8\n"
+        "2004|RUNNING|2026-03-02T09:00:00|Unknown|gres/gpu=4\n"
+    )
     read = read_job_log(log, 2026)
     # 2 GPUs x 2 h, and the running job's 4 GPUs from 09:00 to the log's latest time (10:00): 1 h
     assert read.demand.sum() == pytest.approx(2 * 2 + 4 * 1)
@@ -328,10 +376,12 @@ def test_f16_ordinary_sacct_states(tmp_path):
 def test_f17_local_times_across_daylight_saving_changes(tmp_path):
     """F17 (faults.md): local times across daylight saving changes."""
     log = tmp_path / "sacct.txt"
-    log.write_text("JobID|Start|End|AllocTRES\n"
-                   "3001|2026-03-29T01:30:00|2026-03-29T03:30:00|gres/gpu=8\n"      # spring: 1 h, not 2
-                   "3002|2026-10-25T02:40:00|2026-10-25T02:10:00|gres/gpu=1\n"      # autumn: End in the second 02:xx
-                   "3003|2026-06-01T10:00:00+02:00|2026-06-01T12:00:00+02:00|gres/gpu=1\n")   # offsets accepted
+    log.write_text(
+        "JobID|Start|End|AllocTRES\n"
+        "3001|2026-03-29T01:30:00|2026-03-29T03:30:00|gres/gpu=8\n"  # spring: 1 h, not 2
+        "3002|2026-10-25T02:40:00|2026-10-25T02:10:00|gres/gpu=1\n"  # autumn: End in the second 02:xx
+        "3003|2026-06-01T10:00:00+02:00|2026-06-01T12:00:00+02:00|gres/gpu=1\n"
+    )  # offsets accepted
     madrid = read_job_log(log, 2026, "Europe/Madrid")
     assert madrid.demand.sum() == pytest.approx(8 * 1 + 1 * 0.5 + 1 * 2)
     assert len(madrid.demand) == 8760
@@ -349,11 +399,12 @@ def test_f16_f17_large_logs_stay_fast(tmp_path):
 
     start = time.perf_counter()
     demand = read_job_log(log, 2026).demand
-    assert time.perf_counter() - start < 5      # generous; typically a few milliseconds
+    assert time.perf_counter() - start < 5  # generous; typically a few milliseconds
     assert demand.sum() == pytest.approx(1e6 * 7 * 24)
 
 
 # --- reports and notebooks ---------------------------------------------------------------------------------
+
 
 @pytest.mark.slow
 def test_f18_notebook_parameters_are_validated(tmp_path):
@@ -366,9 +417,13 @@ def test_f18_notebook_parameters_are_validated(tmp_path):
     from costmodel.report import render_report
 
     with pytest.raises(PapermillExecutionError) as caught:
-        papermill.execute_notebook(str(NOTEBOOK_DIR / "break_even.ipynb"), str(tmp_path / "out.ipynb"),
-                                   parameters={"volume_max": "abc", "scenaro": "x", "points": 2.5},
-                                   progress_bar=False, log_output=False)
+        papermill.execute_notebook(
+            str(NOTEBOOK_DIR / "break_even.ipynb"),
+            str(tmp_path / "out.ipynb"),
+            parameters={"volume_max": "abc", "scenaro": "x", "points": 2.5},
+            progress_bar=False,
+            log_output=False,
+        )
     message = caught.value.evalue
     assert caught.value.ename == "ParameterError"
     assert "'volume_max' got 'abc'" in message and "'scenaro' is not one this notebook takes" in message
@@ -416,7 +471,7 @@ def test_f19_two_reports_into_one_folder_at_once(tmp_path):
     assert [run.returncode for run in runs] == [0, 0], results
     html = (tmp_path / "h100-10k-cluster" / "report.html").read_text()
     assert html.rstrip().endswith("</html>")
-    assert len(re.findall(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,', html)) == 7   # with the energy chart
+    assert len(re.findall(r'<img alt="[^"]*" src="data:image/svg\+xml;base64,', html)) == 7  # with the energy chart
     notebook = json.loads((tmp_path / "h100-10k-cluster" / "report.ipynb").read_text())
     assert notebook["metadata"]["papermill"]["parameters"]["scenario"].endswith("h100-10k-cluster.yaml")
     assert not list((tmp_path / "h100-10k-cluster").glob(".costmodel-*"))
@@ -445,18 +500,27 @@ def test_f21_the_tornado_axis_names_the_tracked_option():
 
 # --- F28, F29, F33 and clear refusals: numbers and files, wherever they enter ----------------------------
 
+
 def test_f28_yaml_numbers_are_read_as_yaml_1_2_says(tmp_path, capsys):
     """F28 (faults.md): the YAML 1.1 constructors behind the 1.2 resolver read 010000000 as octal (2,097,152)."""
     text = replaced(R1, "tokens_per_day: 10000000 ", "tokens_per_day: 010000000 ")
     scenario = costmodel.load_scenario(write_scenario(tmp_path, text))
-    assert scenario.workload.tokens_per_day == 10_000_000          # base 10 whatever the leading zero
+    assert scenario.workload.tokens_per_day == 10_000_000  # base 10 whatever the leading zero
     text = replaced(R2, "server_count: 3", "server_count: 08")
-    assert costmodel.load_scenario(write_scenario(tmp_path, text)).options.own.server_count == 8   # not an int() error
+    assert costmodel.load_scenario(write_scenario(tmp_path, text)).options.own.server_count == 8  # not an int() error
     refused = [
-        (R1, "input_tokens_per_output_token: 2 ", "input_tokens_per_output_token: !!int 2:1 ",
-         "workload.input_tokens_per_output_token"),                 # YAML 1.1 base 60: 121
-        (R4, "checkpoint_write_minutes: 0.5", "checkpoint_write_minutes: !!float 1:30",
-         "checkpoint_write_minutes"),                               # 90
+        (
+            R1,
+            "input_tokens_per_output_token: 2 ",
+            "input_tokens_per_output_token: !!int 2:1 ",
+            "workload.input_tokens_per_output_token",
+        ),  # YAML 1.1 base 60: 121
+        (
+            R4,
+            "checkpoint_write_minutes: 0.5",
+            "checkpoint_write_minutes: !!float 1:30",
+            "checkpoint_write_minutes",
+        ),  # 90
         (R2, "server_count: 3", "server_count: !!int 0x3", "options.own.server_count"),
         (R2, "pue: 1.56", "pue: !!float 1_000", "options.own.power.pue"),
         (R2, "pue: 1.56", "pue: !!binary MS41Ng==", "options.own.power.pue"),
@@ -468,16 +532,26 @@ def test_f28_yaml_numbers_are_read_as_yaml_1_2_says(tmp_path, capsys):
 
 
 def _offer_row(**changes):
-    row = dict(offer="acme-h100", provider="Acme", gpu="H100-SXM-80GB", pricing="on_demand", price_per_gpu_hour=2.1,
-               currency="USD", quality="P", as_of="2026-11", source="Acme quote 1234")
+    row = dict(
+        offer="acme-h100",
+        provider="Acme",
+        gpu="H100-SXM-80GB",
+        pricing="on_demand",
+        price_per_gpu_hour=2.1,
+        currency="USD",
+        quality="P",
+        as_of="2026-11",
+        source="Acme quote 1234",
+    )
     return {**row, **changes}
 
 
 @pytest.mark.parametrize("price", [True, "2.10"])
 def test_f29_inline_offers_take_numbers_as_the_scenario_does(tmp_path, capsys, price):
     """F29 (faults.md): an inline offer's price_per_gpu_hour: true was priced at 1.0."""
-    data = patched_data(R1, {"offers.cloud_offers": [_offer_row(price_per_gpu_hour=price)],
-                             "options.rent.offer": "acme-h100"})
+    data = patched_data(
+        R1, {"offers.cloud_offers": [_offer_row(price_per_gpu_hour=price)], "options.rent.offer": "acme-h100"}
+    )
     code, err = problem_of(tmp_path, data, capsys)
     assert code == 2 and "offers.cloud_offers.0.price_per_gpu_hour: must be a number" in err
     good = patched_data(R1, {"offers.cloud_offers": [_offer_row()], "options.rent.offer": "acme-h100"})
@@ -490,7 +564,10 @@ def test_f29_a_job_log_until_is_a_date_never_unix_seconds(tmp_path, capsys):
     for number in (20260621, 1.75e9):
         code, err = problem_of(tmp_path, patched_data("h200-job-log", {"demand.until": number}), capsys)
         assert code == 2 and "demand.until" in err and "not read as Unix time" in err
-    for text, expected in (("2026-06-21", dt.datetime(2026, 6, 21)), ("2026-06-21T12:30", dt.datetime(2026, 6, 21, 12, 30))):
+    for text, expected in (
+        ("2026-06-21", dt.datetime(2026, 6, 21)),
+        ("2026-06-21T12:30", dt.datetime(2026, 6, 21, 12, 30)),
+    ):
         path = write_scenario(tmp_path, patched_data("h200-job-log", {"demand.until": text}))
         assert costmodel.load_scenario(path).demand.until == expected
 
@@ -502,21 +579,39 @@ def _sweep(tmp_path, capsys, text):
     return code, err
 
 
-@pytest.mark.parametrize("body, field, rule", [
-    ("grid:\n  options.own.server_count: [2, 2.5, 3]\n", "grid.options.own.server_count", "a whole number"),
-    ("latin_hypercube: {samples: 8, seed: 1, ranges: {options.own.server_count: {low: 2, high: 4}}}\n",
-     "latin_hypercube.options.own.server_count", "a whole number"),
-    ("points:\n  options.own.power.pue: [1.2, true]\n", "points.options.own.power.pue.1", "must be a number"),
-    ("points:\n  options.own.power.pue: [1.2, '1.3']\n", "points.options.own.power.pue.1", "must be a number"),
-    ("grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 2.5}\n", "grid.options.own.power.pue.points",
-     "a whole number"),
-    ("grid:\n  options.own.power.pue: {low: 1.1, high: true, points: 3}\n", "grid.options.own.power.pue.high",
-     "must be a number"),
-    ("grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 3, scale: lgo}\n",
-     "grid.options.own.power.pue.scale", "linear or log"),
-    ("grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 3, step: 1}\n",
-     "grid.options.own.power.pue.step", "not a field"),
-])
+@pytest.mark.parametrize(
+    "body, field, rule",
+    [
+        ("grid:\n  options.own.server_count: [2, 2.5, 3]\n", "grid.options.own.server_count", "a whole number"),
+        (
+            "latin_hypercube: {samples: 8, seed: 1, ranges: {options.own.server_count: {low: 2, high: 4}}}\n",
+            "latin_hypercube.options.own.server_count",
+            "a whole number",
+        ),
+        ("points:\n  options.own.power.pue: [1.2, true]\n", "points.options.own.power.pue.1", "must be a number"),
+        ("points:\n  options.own.power.pue: [1.2, '1.3']\n", "points.options.own.power.pue.1", "must be a number"),
+        (
+            "grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 2.5}\n",
+            "grid.options.own.power.pue.points",
+            "a whole number",
+        ),
+        (
+            "grid:\n  options.own.power.pue: {low: 1.1, high: true, points: 3}\n",
+            "grid.options.own.power.pue.high",
+            "must be a number",
+        ),
+        (
+            "grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 3, scale: lgo}\n",
+            "grid.options.own.power.pue.scale",
+            "linear or log",
+        ),
+        (
+            "grid:\n  options.own.power.pue: {low: 1.1, high: 1.5, points: 3, step: 1}\n",
+            "grid.options.own.power.pue.step",
+            "not a field",
+        ),
+    ],
+)
 def test_f29_sweep_values_and_grid_specs_follow_the_number_rule(tmp_path, capsys, body, field, rule):
     """F29: a sweep over server_count: [2, 2.5, 3] priced 2.5 servers; booleans and text were read as numbers."""
     code, err = _sweep(tmp_path, capsys, f"base: {R2}\n" + body)
@@ -531,8 +626,11 @@ def test_f29_cross_field_rules_hold_for_overrides_sweeps_and_samples(tmp_path, c
     code, err = problem_of(tmp_path, data, capsys)
     assert code == 2 and f"overrides.values.{cached}" in err and "above input_per_million (5)" in err
     # both figures replaced: the rule is judged on the replaced pair (4 <= 6 holds)
-    both = patched_data(R1, {"overrides": {"values": {cached: 4.0, "options.api.input_price_per_million": 6.0},
-                                           "source": "what-if"}}, drop=("uncertainty",))
+    both = patched_data(
+        R1,
+        {"overrides": {"values": {cached: 4.0, "options.api.input_price_per_million": 6.0}, "source": "what-if"}},
+        drop=("uncertainty",),
+    )
     assert costmodel.load_scenario(write_scenario(tmp_path, both)).overrides.values[cached] == 4.0
     # R1's own uncertainty draws the input price from 2 USD/M: below the cached price of 4 in some samples
     code, err = problem_of(tmp_path, patched_data(R1, {"overrides": both["overrides"]}), capsys)
@@ -541,12 +639,14 @@ def test_f29_cross_field_rules_hold_for_overrides_sweeps_and_samples(tmp_path, c
     code, err = _sweep(tmp_path, capsys, f"base: {R1}\ngrid:\n  {cached}: [0.5, 6]\n")
     assert code == 2 and f"grid.{cached}" in err and "above input_per_million (5)" in err
     # a grid's box: cached up to 2 with input down to 1 breaks the rule at the corner (2, 1)
-    code, err = _sweep(tmp_path, capsys, f"base: {R1}\ngrid:\n  {cached}: [0.5, 2]\n"
-                                         "  options.api.input_price_per_million: [1, 3]\n")
+    code, err = _sweep(
+        tmp_path, capsys, f"base: {R1}\ngrid:\n  {cached}: [0.5, 2]\n  options.api.input_price_per_million: [1, 3]\n"
+    )
     assert code == 2 and "above input_per_million (1)" in err
     # listed points are judged row by row: (0.5, 1) and (2, 3) both hold
-    code, err = _sweep(tmp_path, capsys, f"base: {R1}\npoints:\n  {cached}: [0.5, 2]\n"
-                                         "  options.api.input_price_per_million: [1, 3]\n")
+    code, err = _sweep(
+        tmp_path, capsys, f"base: {R1}\npoints:\n  {cached}: [0.5, 2]\n  options.api.input_price_per_million: [1, 3]\n"
+    )
     assert code == 0, err
     # a distribution drawn beside the input price's reaches above it in some samples
     sampled = patched_data(R1)
@@ -579,8 +679,8 @@ def test_f33_every_catalog_file_can_be_given_with_catalog(tmp_path):
     windows = (DATA_DIR / "api_price_windows.csv").read_text(encoding="utf-8")
     cheaper = windows.replace("off-peak,0-6,0,24,UTC,0.5,", "off-peak,0-6,0,24,UTC,0.25,")
     assert cheaper != windows
-    folder = _catalog_folder(tmp_path, "api_price_windows.csv", "\ufeff" + cheaper)    # Excel's CSV UTF-8: a BOM
-    catalog = costmodel.load_catalog_overrides(folder)     # a folder with only windows is a catalog folder
+    folder = _catalog_folder(tmp_path, "api_price_windows.csv", "\ufeff" + cheaper)  # Excel's CSV UTF-8: a BOM
+    catalog = costmodel.load_catalog_overrides(folder)  # a folder with only windows is a catalog folder
     assert catalog.api_price_windows["deepseek-flash-off-peak"].price_multiplier == 0.25
     from costmodel.domain.costs import monthly_cost
 
@@ -591,8 +691,9 @@ def test_f33_every_catalog_file_can_be_given_with_catalog(tmp_path):
     assert deepseek(catalog) < deepseek(None)
     # a tax schedule from the folder replaces the bundled one: straight 50 % / 50 %
     header = (DATA_DIR / "tax_depreciation.csv").read_text().splitlines()[0]
-    folder = _catalog_folder(tmp_path, "tax_depreciation.csv",
-                             f"{header}\nmacrs_5,1,50,U,2026,test,\nmacrs_5,2,50,U,2026,test,\n")
+    folder = _catalog_folder(
+        tmp_path, "tax_depreciation.csv", f"{header}\nmacrs_5,1,50,U,2026,test,\nmacrs_5,2,50,U,2026,test,\n"
+    )
     assert costmodel.load_catalog_overrides(folder).depreciation_table("macrs_5") == (0.5, 0.5)
     (folder / "tax_depreciation.csv").write_text(f"{header}\nmacrs_5,1,50,U,2026,test,\nmacrs_5,2,40,U,2026,test,\n")
     with pytest.raises(costmodel.CatalogError, match="sum to 100"):
@@ -621,8 +722,12 @@ def test_files_that_are_not_text_files_are_refused_at_once(tmp_path, capsys):
     os.mkfifo(fifo)
     folder = tmp_path / "folder.yaml"
     folder.mkdir()
-    for path, reason in ((nul, "NUL byte"), (Path("/dev/zero"), "not a regular file"), (fifo, "not a regular file"),
-                         (folder, "is a folder")):
+    for path, reason in (
+        (nul, "NUL byte"),
+        (Path("/dev/zero"), "not a regular file"),
+        (fifo, "not a regular file"),
+        (folder, "is a folder"),
+    ):
         start = time.perf_counter()
         code, _, err = run(["compare", str(path)], capsys)
         assert code == 2 and str(path) in err and reason in err, err
@@ -636,8 +741,7 @@ def test_files_that_are_not_text_files_are_refused_at_once(tmp_path, capsys):
 
 # --- F30, F32: files written ------------------------------------------------------------------------------
 
-F30_TEXTS = ['=HYPERLINK("https://example.com","click")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1",
-             "two\nlines =1+1"]
+F30_TEXTS = ['=HYPERLINK("https://example.com","click")', "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1", "two\nlines =1+1"]
 """F30 (faults.md): text a spreadsheet would run as a formula (OWASP's CSV-injection starts), and a
 label with a line break inside."""
 
@@ -646,8 +750,15 @@ def _f30_scenarios(tmp_path):
     """One R2 file (own, rent, finance; 12 months) per F30 text: the text as the title and both labels."""
     paths = []
     for n, text in enumerate(F30_TEXTS):
-        data = patched_data(R2, {"title": text, "options.own.label": text, "options.rent.label": f"{text} rent",
-                                 "finance.horizon_months": 12})
+        data = patched_data(
+            R2,
+            {
+                "title": text,
+                "options.own.label": text,
+                "options.rent.label": f"{text} rent",
+                "finance.horizon_months": 12,
+            },
+        )
         paths.append(write_scenario(tmp_path, data, f"f30-{n}.yaml"))
     return paths
 
@@ -667,7 +778,7 @@ def _formula_like(text: str) -> bool:
     try:
         float(text)
     except ValueError:
-        return text.strip("-") != ""     # a lone dash is a table's "none"
+        return text.strip("-") != ""  # a lone dash is a table's "none"
     return False
 
 
@@ -695,27 +806,28 @@ def test_f30_no_text_from_a_scenario_is_a_formula_in_any_csv_or_workbook(tmp_pat
 
     portfolio = _csv_cells(csv_files[0][0])
     header = portfolio[0]
-    assert len(portfolio) == 1 + len(F30_TEXTS)       # a line break inside a label does not split its row
+    assert len(portfolio) == 1 + len(F30_TEXTS)  # a line break inside a label does not split its row
     for row in portfolio[1:]:
         assert len(row) == len(header)
     # each title is there, with the quote in front (OWASP); the line break and the tab kept inside the cell
     titles = [row[header.index("title")] for row in portfolio[1:]]
     assert titles == ["'" + text if text[0] in "=+-@\t\r" else text for text in F30_TEXTS]
-    for text, row in zip(F30_TEXTS, portfolio[1:], strict=True):      # the winner named by its label
+    for text, row in zip(F30_TEXTS, portfolio[1:], strict=True):  # the winner named by its label
         quote = "'" if text[0] in "=+-@\t\r" else ""
         assert row[header.index("winner_label")].startswith((quote + text, quote + f"{text} rent"))
     for path, texts in csv_files:
         cells = [cell for row in _csv_cells(path) for cell in row]
         assert [cell for cell in cells if _formula_like(cell)] == [], path
-        for text in texts:      # the scenario's text did reach the file (a cash line's label is lower case)
+        for text in texts:  # the scenario's text did reach the file (a cash line's label is lower case)
             assert any(text.lower() in cell.lower() for cell in cells), (path, text)
 
     fragments = ["HYPERLINK", "example.com", "SUM(A1)", "+1+1", "-2+3", "\t", "\r", "_x000D_", "two", "lines"]
     for path, expected in workbooks:
         cells = _xlsx_cells(path)
         formulas = [c for c in cells if c.data_type == "f"]
-        assert [(c.coordinate, c.value) for c in formulas
-                if any(f in str(c.value) for f in fragments)] == [], path     # the workbook's own formulas only
+        assert [(c.coordinate, c.value) for c in formulas if any(f in str(c.value) for f in fragments)] == [], (
+            path
+        )  # the workbook's own formulas only
         # openpyxl leaves XlsxWriter's escape of a CR (_x000D_, as OOXML writes control characters) as it is
         texts = [c.value.replace("_x000D_", "\r") for c in cells if c.data_type == "s"]
         assert [t for t in texts if _formula_like(t)] == [], path
@@ -758,7 +870,7 @@ def test_f32_a_failed_or_interrupted_report_keeps_the_earlier_one(tmp_path, caps
     earlier = _files_of(out)
     assert sorted(name.rsplit("/", 1)[1] for name in earlier) == ["report.html", "report.ipynb"]
 
-    path.write_text(path.read_text().replace("tokens_per_day:", "tokens_per_dya:"))     # a typo
+    path.write_text(path.read_text().replace("tokens_per_day:", "tokens_per_dya:"))  # a typo
     code, _, err = run(["report", str(path), "--out", str(out)], capsys)
     assert code == 2 and "tokens_per_dya" in err
     assert _files_of(out) == earlier
@@ -771,16 +883,16 @@ def test_f32_a_failed_or_interrupted_report_keeps_the_earlier_one(tmp_path, caps
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    with monkeypatch.context() as patch:          # Ctrl-C while the notebook runs
+    with monkeypatch.context() as patch:  # Ctrl-C while the notebook runs
         patch.setattr(papermill, "execute_notebook", interrupted)
         code, _, err = run(["report", str(path), "--out", str(out)], capsys)
     assert code == 130 and "Traceback" not in err
     assert _files_of(out) == earlier
-    with monkeypatch.context() as patch:          # Ctrl-C while the new page and notebook are written
+    with monkeypatch.context() as patch:  # Ctrl-C while the new page and notebook are written
         patch.setattr(nbformat, "write", interrupted)
         code, _, err = run(["report", str(path), "--out", str(out)], capsys)
     assert code == 130
-    assert _files_of(out) == earlier              # no temporary file left beside them either
+    assert _files_of(out) == earlier  # no temporary file left beside them either
 
 
 def test_f32_an_interrupted_or_failed_export_keeps_the_earlier_files(tmp_path, capsys, monkeypatch):
@@ -790,16 +902,24 @@ def test_f32_an_interrupted_or_failed_export_keeps_the_earlier_files(tmp_path, c
 
     from costmodel.presentation import workbook
 
-    args = ["export", R2, "--xlsx", str(tmp_path / "out" / "cash.xlsx"), "--csv", str(tmp_path / "out" / "csv"),
-            "--parquet", str(tmp_path / "out" / "parquet")]
+    args = [
+        "export",
+        R2,
+        "--xlsx",
+        str(tmp_path / "out" / "cash.xlsx"),
+        "--csv",
+        str(tmp_path / "out" / "csv"),
+        "--parquet",
+        str(tmp_path / "out" / "parquet"),
+    ]
     assert main(args) == 0
     earlier = _files_of(tmp_path / "out")
-    assert len(earlier) == 7          # the workbook, 2 CSV files with their CSVW sidecars, 2 Parquet files
+    assert len(earlier) == 7  # the workbook, 2 CSV files with their CSVW sidecars, 2 Parquet files
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    with monkeypatch.context() as patch:          # Ctrl-C while the workbook is made
+    with monkeypatch.context() as patch:  # Ctrl-C while the workbook is made
         patch.setattr(workbook, "_write_summary", interrupted)
         code, _, err = run(args, capsys)
     assert code == 130 and "Traceback" not in err
@@ -807,8 +927,8 @@ def test_f32_an_interrupted_or_failed_export_keeps_the_earlier_files(tmp_path, c
 
     written = []
 
-    def half_then_interrupted(frame, path):     # the second CSV half-written, then Ctrl-C: the workbook and the
-        path.write_text("month,opt")            # first CSV, whole by then, are not renamed into place either
+    def half_then_interrupted(frame, path):  # the second CSV half-written, then Ctrl-C: the workbook and the
+        path.write_text("month,opt")  # first CSV, whole by then, are not renamed into place either
         written.append(path)
         if len(written) == 2:
             raise KeyboardInterrupt
@@ -823,7 +943,7 @@ def test_f32_an_interrupted_or_failed_export_keeps_the_earlier_files(tmp_path, c
             handle.write(b"PAR1")
         raise OSError(28, "No space left on device", str(path))
 
-    with monkeypatch.context() as patch:          # the disk fills while a Parquet file is written
+    with monkeypatch.context() as patch:  # the disk fills while a Parquet file is written
         patch.setattr(pd.DataFrame, "to_parquet", disk_full)
         code, _, err = run(args, capsys)
     assert code == 1 and "No space left on device" in err and "parquet" in err and "Traceback" not in err
@@ -847,20 +967,30 @@ def test_f32_a_batch_that_fails_or_is_interrupted_keeps_the_earlier_portfolio(tm
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(batch, "_write_sheet", interrupted)    # the CSV and Parquet files are whole by then
+    monkeypatch.setattr(batch, "_write_sheet", interrupted)  # the CSV and Parquet files are whole by then
     code, _, err = run(["batch", R2, "--out", str(out), "--xlsx"], capsys)
     assert code == 130 and "Traceback" not in err
     assert _files_of(out) == earlier
 
 
-@pytest.mark.parametrize("command", [["export", R2, "--csv"], ["export", R2, "--parquet"], ["batch", R1, "--out"],
-                                     ["what-if", R1, "--no-lab", "--out"], ["report", R1, "--out"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export", R2, "--csv"],
+        ["export", R2, "--parquet"],
+        ["batch", R1, "--out"],
+        ["what-if", R1, "--no-lab", "--out"],
+        ["report", R1, "--out"],
+    ],
+)
 def test_f32_an_output_folder_where_a_file_is_exits_2_naming_it(tmp_path, capsys, command):
     """F32 (faults.md): --out (or --csv, --parquet) naming a file, or a folder inside one, exits 2 with
     the option and the path, before anything runs; the file is untouched."""
     (tmp_path / "a-file").write_bytes(b"keep me")
-    for out, words in ((tmp_path / "a-file", "is a file, not a folder"),
-                       (tmp_path / "a-file" / "sub", f"is in {tmp_path / 'a-file'}, which is a file")):
+    for out, words in (
+        (tmp_path / "a-file", "is a file, not a folder"),
+        (tmp_path / "a-file" / "sub", f"is in {tmp_path / 'a-file'}, which is a file"),
+    ):
         code, _, err = run([*command, str(out)], capsys)
         assert code == 2 and f"{command[-1]} {out}: {words}" in err and "Traceback" not in err
     assert (tmp_path / "a-file").read_bytes() == b"keep me"
@@ -931,7 +1061,7 @@ def f31_hostile(name: str) -> dict:
         items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
         for key, value in list(items):
             if isinstance(value, str) and key in F31_FIELDS and not (key == "name" and "offer" in node):
-                count += 1                      # (an API offer's name is an id: lower case, digits, hyphens)
+                count += 1  # (an API offer's name is an id: lower case, digits, hyphens)
                 node[key] = f"{F31_TEXT} {count}"
             else:
                 fill(value)
@@ -942,8 +1072,12 @@ def f31_hostile(name: str) -> dict:
             data["options"][kind]["label"] = f"{F31_TEXT} {kind}"
     rent = data["options"]["rent"]
     row = default_catalog().cloud_offers[rent["offer"]].model_dump(mode="json")
-    row.update(offer=f"{F31_TEXT} offer", provider=f"{F31_TEXT} provider", notes=f"{F31_TEXT} notes",
-               source=f"{F31_TEXT} offer source")
+    row.update(
+        offer=f"{F31_TEXT} offer",
+        provider=f"{F31_TEXT} provider",
+        notes=f"{F31_TEXT} notes",
+        source=f"{F31_TEXT} offer source",
+    )
     data.setdefault("offers", {}).setdefault("cloud_offers", []).append(row)
     rent["offer"] = row["offer"]
     return data
@@ -967,7 +1101,7 @@ class _Live(HTMLParser):
 
     def handle_endtag(self, tag):
         if tag in self._open:
-            del self._open[len(self._open) - 1 - self._open[::-1].index(tag):]
+            del self._open[len(self._open) - 1 - self._open[::-1].index(tag) :]
 
     def handle_data(self, data):
         if any(t in ("script", "style") for t in self._open):
@@ -985,7 +1119,7 @@ def _spec_texts(node):
             if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
                 yield " ".join(value)
             elif key == "labelExpr" and value.startswith("({"):
-                lookup = json.loads(value[1:value.index(")[datum.label]")])
+                lookup = json.loads(value[1 : value.index(")[datum.label]")])
                 for label, lines in lookup.items():
                     assert " ".join(lines) == label
                     yield label
@@ -1004,8 +1138,10 @@ def f31_reports(tmp_path_factory):
     from costmodel.report import render_report
 
     folder = tmp_path_factory.mktemp("f31")
-    return {name: render_report(write_scenario(folder, f31_hostile(name), f"{name}.yaml"), folder / "out").html
-            for name in (R1, R2)}
+    return {
+        name: render_report(write_scenario(folder, f31_hostile(name), f"{name}.yaml"), folder / "out").html
+        for name in (R1, R2)
+    }
 
 
 @pytest.mark.slow
@@ -1025,7 +1161,7 @@ def test_f31_hostile_text_in_every_field_is_shown_as_written(f31_reports, name):
     shown = " ".join(" ".join(page.text).split())
     # each place the payload shows, it shows whole: in headings, sentences, lists and tables alike
     assert shown.count("ZQ") == shown.count(F31_TEXT) > 50
-    for tag in ("own", "rent", "offer", "provider", "1"):       # the labels, the offer, the title
+    for tag in ("own", "rent", "offer", "provider", "1"):  # the labels, the offer, the title
         assert f"{F31_TEXT} {tag}" in shown, tag
     assert f"<title>{html_module.escape(F31_TEXT, quote=False)} 1</title>" in html
     # chart titles, axes and legends (the Vega-Lite specs) and the charts' alt texts carry it whole (a text
@@ -1046,52 +1182,73 @@ def test_f31_the_policy_lets_the_charts_draw_and_nothing_else_run(f31_reports, t
     """F31 (faults.md): the report's Content-Security-Policy runs its own scripts only; the charts still draw."""
     html = f31_reports[R2].read_text()
     policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
-    assert policy and html.index(policy.group(0)) < html.index("<script")      # before any script
+    assert policy and html.index(policy.group(0)) < html.index("<script")  # before any script
     directives = dict(d.split(" ", 1) for d in policy.group(1).split("; "))
     assert directives["default-src"] == "'none'" and directives["img-src"] == "data:"
     hashes = directives["script-src"].split()
-    assert len(hashes) == 2 and all(h.startswith("'sha256-") for h in hashes)      # the Vega bundle, the loader
+    assert len(hashes) == 2 and all(h.startswith("'sha256-") for h in hashes)  # the Vega bundle, the loader
     assert "unsafe" not in directives["script-src"]
     charts = html.count('class="costmodel-vega-spec"')
     dump = []
     assert chromium(f31_reports[R2], dump) == []
-    assert len(re.findall(r'class="[^"]*\bcostmodel-interactive\b', dump[0])) == charts > 5   # every chart drawn
+    assert len(re.findall(r'class="[^"]*\bcostmodel-interactive\b', dump[0])) == charts > 5  # every chart drawn
     # a script, an event handler and a javascript: URL put into the page afterwards do not run
     injected = tmp_path / "injected.html"
-    before, after = html.split("</body>", 1)          # the body's end; the Vega bundle after it holds the word too
-    injected.write_text(before + "<script>document.title='pwned'</script>"
-                        "<img src=x onerror=\"document.title='pwned'\">"
-                        "<iframe src=\"javascript:parent.document.title='pwned'\"></iframe></body>" + after)
+    before, after = html.split("</body>", 1)  # the body's end; the Vega bundle after it holds the word too
+    injected.write_text(
+        before + "<script>document.title='pwned'</script>"
+        "<img src=x onerror=\"document.title='pwned'\">"
+        "<iframe src=\"javascript:parent.document.title='pwned'\"></iframe></body>" + after
+    )
     dump = []
     chromium(injected, dump)
     assert "pwned" not in re.search(r"<title>(.*?)</title>", dump[0], re.S).group(1)
     assert len(re.findall(r'class="[^"]*\bcostmodel-interactive\b', dump[0])) == charts
 
 
-@pytest.mark.parametrize("html", [
-    '<a href="javascript:alert(1)">x</a>', '<a href="JaVaScRiPt:alert(1)">x</a>', '<a href=" javascript:alert(1)">x</a>',
-    '<a href="java&#x09;script:alert(1)">x</a>', '<a href="java&Tab;script&colon;alert(1)">x</a>',
-    '<a href="&#106;avascript:alert(1)">x</a>', '<a href="\x01javascript:alert(1)">x</a>',
-    '<a href="vbscript:msgbox(1)">x</a>', '<a href="VBScript:msgbox(1)">x</a>',
-    '<a href="data:text/html,<script>alert(1)</script>">x</a>', '<a href="data:image/svg+xml;base64,AA">x</a>',
-    '<area href="javascript:alert(1)">', '<svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
-    '<svg><a href="data:text/html,x"><text>x</text></a></svg>',
-    '<svg><a><set attributeName="href" to="javascript:alert(1)"/><text>x</text></a></svg>',
-    '<button formaction="javascript:alert(1)">x</button>', '<button formaction="data:text/html,x">x</button>',
-    '<form action=" JAVASCRIPT:alert(1)"></form>', '<script src="data:text/javascript,alert(1)"></script>',
-    '<link rel="stylesheet" href="data:text/css,a">', '<img src="javascript:alert(1)">',
-    '<img srcset="data:text/html,x 1x">',
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<a href="javascript:alert(1)">x</a>',
+        '<a href="JaVaScRiPt:alert(1)">x</a>',
+        '<a href=" javascript:alert(1)">x</a>',
+        '<a href="java&#x09;script:alert(1)">x</a>',
+        '<a href="java&Tab;script&colon;alert(1)">x</a>',
+        '<a href="&#106;avascript:alert(1)">x</a>',
+        '<a href="\x01javascript:alert(1)">x</a>',
+        '<a href="vbscript:msgbox(1)">x</a>',
+        '<a href="VBScript:msgbox(1)">x</a>',
+        '<a href="data:text/html,<script>alert(1)</script>">x</a>',
+        '<a href="data:image/svg+xml;base64,AA">x</a>',
+        '<area href="javascript:alert(1)">',
+        '<svg><a xlink:href="javascript:alert(1)"><text>x</text></a></svg>',
+        '<svg><a href="data:text/html,x"><text>x</text></a></svg>',
+        '<svg><a><set attributeName="href" to="javascript:alert(1)"/><text>x</text></a></svg>',
+        '<button formaction="javascript:alert(1)">x</button>',
+        '<button formaction="data:text/html,x">x</button>',
+        '<form action=" JAVASCRIPT:alert(1)"></form>',
+        '<script src="data:text/javascript,alert(1)"></script>',
+        '<link rel="stylesheet" href="data:text/css,a">',
+        '<img src="javascript:alert(1)">',
+        '<img srcset="data:text/html,x 1x">',
+    ],
+)
 def test_f31_the_page_check_refuses_script_and_data_links(html):
     """F31 (faults.md): javascript:, vbscript: and data: URLs in links are refused, however written."""
     assert unsafe_parts(html)
 
 
-@pytest.mark.parametrize("html", [
-    '<img src="data:image/svg+xml;base64,AA">', '<img srcset="data:image/png;base64,AA 1x, data:image/png;base64,BB 2x">',
-    '<svg><image href="data:image/png;base64,AA"/></svg>', '<a href="h200-24gpu-cluster/report.html">R2</a>',
-    '<a href="#Summary">Summary</a>', "<p>javascript:alert(1)</p>",
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<img src="data:image/svg+xml;base64,AA">',
+        '<img srcset="data:image/png;base64,AA 1x, data:image/png;base64,BB 2x">',
+        '<svg><image href="data:image/png;base64,AA"/></svg>',
+        '<a href="h200-24gpu-cluster/report.html">R2</a>',
+        '<a href="#Summary">Summary</a>',
+        "<p>javascript:alert(1)</p>",
+    ],
+)
 def test_f31_images_anchors_and_relative_links_pass(html):
     """F31 (faults.md): what a report and the batch index use themselves stays allowed."""
     assert unsafe_parts(html) == []
@@ -1104,8 +1261,10 @@ def test_f31_the_policy_hashes_exactly_the_scripts_that_run():
 
     from costmodel.report import with_content_security_policy
 
-    page = ('<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head><body>'
-            '<script type="application/json">{"a": 1}</script><script>var a = 1;</script></body></html>')
+    page = (
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>t</title></head><body>'
+        '<script type="application/json">{"a": 1}</script><script>var a = 1;</script></body></html>'
+    )
     out = with_content_security_policy(page)
     meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', out).group(1)
     expected = base64.b64encode(hashlib.sha256(b"var a = 1;").digest()).decode()
@@ -1134,29 +1293,45 @@ def test_f31_terminal_output_has_no_control_characters(tmp_path, capsys):
     """F31 (faults.md): what the CLI prints from scenario text carries no escape sequence or control."""
     controls = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]")
     # a scenario's own text may hold no control character at all (refused, the value shown escaped) ...
-    data = patched_data(R2, {"title": "T" + F31_CONTROLS, "options.rent.label": "R" + F31_CONTROLS},
-                        drop=("uncertainty",))
+    data = patched_data(
+        R2, {"title": "T" + F31_CONTROLS, "options.rent.label": "R" + F31_CONTROLS}, drop=("uncertainty",)
+    )
     path = write_scenario(tmp_path, data, "controls.yaml")
     for args in (["compare", str(path)], ["validate", str(path)]):
         code, out, err = run(args, capsys)
         assert code == 2 and "control character U+001B" in err and not controls.search(out + err), (args, err)
     # ... while a catalog row's text (here an inline offer's provider) is printed without its controls
-    row = dict(offer="acme-h200", provider="Acme" + F31_CONTROLS, gpu="H200-SXM-141GB", pricing="on_demand",
-               price_per_gpu_hour=3.5, currency="USD", quality="P", as_of="2026-11", source="quote")
+    row = dict(
+        offer="acme-h200",
+        provider="Acme" + F31_CONTROLS,
+        gpu="H200-SXM-141GB",
+        pricing="on_demand",
+        price_per_gpu_hour=3.5,
+        currency="USD",
+        quality="P",
+        as_of="2026-11",
+        source="quote",
+    )
     data = patched_data(R2, {"offers.cloud_offers": [row], "options.rent.offer": "acme-h200"}, drop=("uncertainty",))
     path = write_scenario(tmp_path, data, "provider.yaml")
-    for args in (["compare", str(path)], ["validate", str(path)],
-                 ["batch", str(path), "--out", str(tmp_path / "batch")]):
+    for args in (
+        ["compare", str(path)],
+        ["validate", str(path)],
+        ["batch", str(path), "--out", str(tmp_path / "batch")],
+    ):
         code, out, err = run(args, capsys)
         assert code == 0 and not controls.search(out + err), (args, out + err)
-    assert "Acmered" in run(["compare", str(path)], capsys)[1]       # the text itself stays
+    assert "Acmered" in run(["compare", str(path)], capsys)[1]  # the text itself stays
     # an error quoting the bad value (and a bad key), and a batch's list of failures
-    bad = write_scenario(tmp_path, patched_data(R2, {"options.own.power.pue": "high" + F31_CONTROLS,
-                                                     "options.own.x\x1b[2J": 1}), "bad.yaml")
+    bad = write_scenario(
+        tmp_path,
+        patched_data(R2, {"options.own.power.pue": "high" + F31_CONTROLS, "options.own.x\x1b[2J": 1}),
+        "bad.yaml",
+    )
     for args in (["compare", str(bad)], ["batch", str(bad), "--out", str(tmp_path / "batch2")]):
         code, out, err = run(args, capsys)
         assert code in (1, 2) and "options.own.power.pue" in err and not controls.search(out + err), err
-    assert "\n" in run(["compare", str(bad)], capsys)[2].strip()          # one problem a line, still
+    assert "\n" in run(["compare", str(bad)], capsys)[2].strip()  # one problem a line, still
 
 
 def test_f31_the_terminal_function():
@@ -1173,6 +1348,7 @@ def test_f31_the_terminal_function():
 
 # --- large inputs: read once, refused early -------------------------------------------------------------
 
+
 def test_a_demand_file_is_read_once_while_it_is_unchanged(tmp_path, monkeypatch):
     """A 10^6-job log took 15-20 s in compare, read again for every resolve; now kept while unchanged."""
     from costmodel.io import demand_files
@@ -1183,7 +1359,7 @@ def test_a_demand_file_is_read_once_while_it_is_unchanged(tmp_path, monkeypatch)
     original = demand_files._read_lines
     monkeypatch.setattr(demand_files, "_read_lines", lambda *a: reads.append(a) or original(*a))
     first = read_job_log(log, 2026)
-    first.demand[:] = 0                                  # the caller's copy: what is kept stays as read
+    first.demand[:] = 0  # the caller's copy: what is kept stays as read
     assert read_job_log(log, 2026).demand[:2].tolist() == [4.0, 4.0] and len(reads) == 1
     log.write_text("JobID|Start|End|AllocTRES\n1|2026-01-01T00:00:00|2026-01-01T02:00:00|gres/gpu=16\n")
     assert read_job_log(log, 2026).demand[:2].tolist() == [16.0, 16.0] and len(reads) == 2
@@ -1193,10 +1369,12 @@ def test_a_400000_value_distribution_is_refused_by_its_size(tmp_path, capsys):
     """An empirical distribution of 400,000 values: refused naming the field and the limit (the parse ran 10 s)."""
     data = patched_data(R1)
     data["uncertainty"]["distributions"]["options.rent.price_per_gpu_hour"] = {
-        "distribution": "empirical", "values": [3] * 400_000}
+        "distribution": "empirical",
+        "values": [3] * 400_000,
+    }
     import yaml
 
-    text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=10**9)   # [3, 3, ...]: 1.2 MB
+    text = yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=10**9)  # [3, 3, ...]: 1.2 MB
     code, err = problem_of(tmp_path, text, capsys)
     assert code == 2 and "uncertainty.distributions.options.rent.price_per_gpu_hour.values" in err
     assert "100000" in err or "100,000" in err
@@ -1204,9 +1382,11 @@ def test_a_400000_value_distribution_is_refused_by_its_size(tmp_path, capsys):
 
 # --- a red-team run over the new routes (931 cases): the kinds it found ----------------------------------
 
+
 def test_catalog_rows_that_contradict_themselves_are_refused(tmp_path):
     """A window with an unknown zone crashed (ZoneInfoNotFoundError); an empty window, a garbage date, an
     active parameter count above the total, energy low above high were accepted."""
+
     def refused(name, old, new, column):
         folder = tmp_path / f"catalog-{len(list(tmp_path.iterdir()))}"
         folder.mkdir()
@@ -1223,16 +1403,27 @@ def test_catalog_rows_that_contradict_themselves_are_refused(tmp_path):
     refused("api_price_windows.csv", "0-4,9,12,Asia/Shanghai", "4-0,9,12,Asia/Shanghai", "days")
     refused("api_price_windows.csv", "1.0,2026-09-10", "1.0,soon", "effective_from")
     models = (DATA_DIR / "models.csv").read_text().splitlines()[1].split(",")
-    refused("models.csv", ",".join(models[:4]), ",".join(models[:3] + [str(float(models[2]) * 10)]),
-            "active_parameters")
+    refused(
+        "models.csv", ",".join(models[:4]), ",".join(models[:3] + [str(float(models[2]) * 10)]), "active_parameters"
+    )
 
 
 def test_inline_offer_ids_once_and_reserved_below_on_demand(tmp_path, capsys):
     """Two inline offers with one id: the last was used silently; a reserved price above on-demand was accepted."""
-    row = dict(offer="acme", provider="Acme", gpu="H100-SXM-80GB", pricing="on_demand", price_per_gpu_hour=2.5,
-               currency="USD", quality="P", as_of="2026-11", source="quote")
-    data = patched_data(R1, {"offers.cloud_offers": [row, {**row, "price_per_gpu_hour": 9.0}],
-                             "options.rent.offer": "acme"})
+    row = dict(
+        offer="acme",
+        provider="Acme",
+        gpu="H100-SXM-80GB",
+        pricing="on_demand",
+        price_per_gpu_hour=2.5,
+        currency="USD",
+        quality="P",
+        as_of="2026-11",
+        source="quote",
+    )
+    data = patched_data(
+        R1, {"offers.cloud_offers": [row, {**row, "price_per_gpu_hour": 9.0}], "options.rent.offer": "acme"}
+    )
     code, err = problem_of(tmp_path, data, capsys)
     assert code == 2 and "offers.cloud_offers.1.offer: repeats the id of row 0" in err
     reserved = {"term_years": 1, "price_per_gpu_hour": 9.0, "currency": "USD", "source": "quote"}
@@ -1240,9 +1431,15 @@ def test_inline_offer_ids_once_and_reserved_below_on_demand(tmp_path, capsys):
     assert code == 2 and "options.rent.reserved.price_per_gpu_hour: above the on-demand price" in err
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("\u200b\u200b\ufeff", "only spaces or invisible characters"), ("a\x00b", "holds the control character U+0000"),
-    ("\x1b[2J\x1b[H", "holds the control character U+001B"), ("   ", "only spaces or invisible characters")])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("\u200b\u200b\ufeff", "only spaces or invisible characters"),
+        ("a\x00b", "holds the control character U+0000"),
+        ("\x1b[2J\x1b[H", "holds the control character U+001B"),
+        ("   ", "only spaces or invisible characters"),
+    ],
+)
 def test_text_fields_hold_visible_text_and_no_controls(tmp_path, capsys, text, reason):
     """A zero-width title passed the blank-title rule; NUL and ANSI escapes were accepted in titles and labels."""
     for field in ("title", "options.rent.label"):
@@ -1261,42 +1458,65 @@ def test_log_counts_are_unsigned_and_durations_real(tmp_path):
     with pytest.raises(costmodel.InputError, match="line 2"):
         read_request_log(requests, 2026)
     jobs = tmp_path / "sacct.txt"
-    jobs.write_text("JobID|Start|End|Elapsed|AllocTRES|State\n1|2026-01-01T00:00:00|Unknown|1-25:99:99|gres/gpu=4|"
-                    "COMPLETED\n2|2026-01-01T00:00:00|Unknown|01:30:00|gres/gpu=-4|COMPLETED\n")
+    jobs.write_text(
+        "JobID|Start|End|Elapsed|AllocTRES|State\n1|2026-01-01T00:00:00|Unknown|1-25:99:99|gres/gpu=4|"
+        "COMPLETED\n2|2026-01-01T00:00:00|Unknown|01:30:00|gres/gpu=-4|COMPLETED\n"
+    )
     with pytest.raises(costmodel.InputError) as caught:
         read_job_log(jobs, 2026)
     assert [p[0] for p in caught.value.problems] == ["line 2", "line 3"]
     assert "Elapsed must be a duration" in caught.value.problems[0][2]
 
 
-@pytest.mark.parametrize("changes, field", [
-    ({"finance.residual": {"method": "straight_line", "ages_months": [0, 12], "shares": [1, 0.5]}},
-     "finance.residual.ages_months: applies to method points"),
-    ({"finance.tax": {"rate": 0.21, "depreciation": "macrs_5", "life_months": 36, "source": "US"}},
-     "finance.tax.life_months: macrs_5 deducts on its own table"),
-    ({"finance.rent_commitment": {"gpus": 8, "payment": "no_upfront", "upfront_share": 0.3}},
-     "finance.rent_commitment.upfront_share: applies to payment partial_upfront"),
-    ({"finance.capacity_plan": {"years": 50}}, "finance.capacity_plan.years: plans years past the 60-month horizon"),
-])
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        (
+            {"finance.residual": {"method": "straight_line", "ages_months": [0, 12], "shares": [1, 0.5]}},
+            "finance.residual.ages_months: applies to method points",
+        ),
+        (
+            {"finance.tax": {"rate": 0.21, "depreciation": "macrs_5", "life_months": 36, "source": "US"}},
+            "finance.tax.life_months: macrs_5 deducts on its own table",
+        ),
+        (
+            {"finance.rent_commitment": {"gpus": 8, "payment": "no_upfront", "upfront_share": 0.3}},
+            "finance.rent_commitment.upfront_share: applies to payment partial_upfront",
+        ),
+        (
+            {"finance.capacity_plan": {"years": 50}},
+            "finance.capacity_plan.years: plans years past the 60-month horizon",
+        ),
+    ],
+)
 def test_inputs_that_would_be_ignored_are_refused(tmp_path, capsys, changes, field):
     """A straight-line residual with points, a MACRS tax with a life, a no-upfront commitment with a share and
     a 50-year plan on a 5-year horizon were accepted and silently did nothing."""
     code, err = problem_of(tmp_path, patched_data(R2, changes), capsys)
     assert code == 2 and field in err, err
-    claim = {"kind": "monthly_cost", "option": "rent", "value": 1.0, "options": ["own", "rent"],
-             "statement": "rent costs 1"}
+    claim = {
+        "kind": "monthly_cost",
+        "option": "rent",
+        "value": 1.0,
+        "options": ["own", "rent"],
+        "statement": "rent costs 1",
+    }
     code, err = problem_of(tmp_path, patched_data(R1, {"claims": [claim]}), capsys)
     assert code == 2 and "claims.0.options: a monthly_cost claim takes no options" in err
 
 
 # --- inputs that vary: uncertainty, claims, sweeps ---------------------------------------------------------
 
+
 def _uncertain(name: str, path: str, value: float) -> dict:
     """A bundled scenario's data with one input uniform over +-10 % of its value (0 to 0.1 at zero)."""
     data = patched_data(name)
     low, high = sorted((value * 0.9, value * 1.1)) if value else (0.0, 0.1)
-    data["uncertainty"] = {"seed": 1, "samples": 32,
-                           "distributions": {path: {"distribution": "uniform", "low": low, "high": high}}}
+    data["uncertainty"] = {
+        "seed": 1,
+        "samples": 32,
+        "distributions": {path: {"distribution": "uniform", "low": low, "high": high}},
+    }
     return data
 
 
@@ -1317,18 +1537,25 @@ def test_every_numeric_input_of_every_bundled_scenario_can_be_uncertain():
             data = _uncertain(file.stem, path, float(value))
             try:
                 s = costmodel.Scenario.model_validate(data)
-            except Exception as exc:        # pydantic's error, as load_scenario reads it: the input named
+            except Exception as exc:  # pydantic's error, as load_scenario reads it: the input named
                 assert path in str(exc), (file.stem, path, str(exc)[:300])
                 refused += 1
                 continue
             try:
                 result = uncertainty.monte_carlo(s)
-            except ScenarioError as exc:     # a share reaching above 0 where the offer has no price for it
+            except ScenarioError as exc:  # a share reaching above 0 where the offer has no price for it
                 message = str(exc)
                 assert ("cache_ttl" in message and path.endswith("cache_write_share")) or (
-                    path.rsplit(".", 1)[-1] in ("audio_input_share", "image_input_share", "audio_output_share",
-                                                "searches_per_request", "citation_tokens_per_request")
-                    and ("has no" in message or "input_tokens_per_request" in message)), (file.stem, path, message)
+                    path.rsplit(".", 1)[-1]
+                    in (
+                        "audio_input_share",
+                        "image_input_share",
+                        "audio_output_share",
+                        "searches_per_request",
+                        "citation_tokens_per_request",
+                    )
+                    and ("has no" in message or "input_tokens_per_request" in message)
+                ), (file.stem, path, message)
                 refused += 1
                 continue
             assert np.all(np.isfinite(np.asarray(result.metric, dtype=float))), (file.stem, path)
@@ -1342,21 +1569,34 @@ def test_an_input_that_cannot_vary_is_refused_naming_why(tmp_path, capsys, path)
     or the hourly series once): exit 2, the file, the input and the reason."""
     base = "h200-job-log" if path == "demand.year" else R2
     data = _uncertain(base, path, float(uncertainty.value_of(patched(base), path)))
-    data["uncertainty"]["distributions"][path] = {"distribution": "uniform", "low": 0.1, "high": 0.2} \
-        if path != "demand.year" else {"distribution": "empirical", "values": [2025, 2026]}
+    data["uncertainty"]["distributions"][path] = (
+        {"distribution": "uniform", "low": 0.1, "high": 0.2}
+        if path != "demand.year"
+        else {"distribution": "empirical", "values": [2025, 2026]}
+    )
     file = write_scenario(tmp_path, data)
     code, _, err = run(["compare", str(file)], capsys)
     assert code == 2 and str(file.name) in err and f"uncertainty.distributions.{path}" in err
     assert "cannot vary across samples" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("path", ["finance.trends.hardware_price_change_per_year",
-                                  "finance.trends.rental_price_change_per_year", "finance.loan.down_payment_share",
-                                  "options.own.facility.depreciation_months", "workload.training_tokens"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "finance.trends.hardware_price_change_per_year",
+        "finance.trends.rental_price_change_per_year",
+        "finance.loan.down_payment_share",
+        "options.own.facility.depreciation_months",
+        "workload.training_tokens",
+    ],
+)
 def test_a_sampled_input_gives_what_each_value_gives_alone(path):
     """Inputs that broadcast now: the vectorised metric at two values equals the metric at each value alone."""
-    base = {"finance.loan.down_payment_share": "h100-10k-cluster", "workload.training_tokens": R4,
-            "options.own.facility.depreciation_months": "h100-10k-cluster"}.get(path, R2)
+    base = {
+        "finance.loan.down_payment_share": "h100-10k-cluster",
+        "workload.training_tokens": R4,
+        "options.own.facility.depreciation_months": "h100-10k-cluster",
+    }.get(path, R2)
     s = patched(base)
     value = uncertainty.value_of(s, path)
     xs = [value * 0.9, value * 1.1] if value else [-0.1, 0.1]
@@ -1374,18 +1614,32 @@ def test_a_contradicted_claim_on_a_log_scenario_is_checked(tmp_path, base):
 
     if base == "request-log":
         log = tmp_path / "requests.csv"
-        log.write_text("timestamp,input_tokens,output_tokens\n" + "".join(
-            f"2026-01-{d:02d}T{h:02d}:00:00,20000000,10000000\n" for d in range(1, 29) for h in range(24)))
-        data = patched_data(R1, {"workload.tokens_per_day": 3e7 * 24 * 28 / 365,
-                                 "demand": {"kind": "request_log", "path": str(log), "year": 2026}})
+        log.write_text(
+            "timestamp,input_tokens,output_tokens\n"
+            + "".join(f"2026-01-{d:02d}T{h:02d}:00:00,20000000,10000000\n" for d in range(1, 29) for h in range(24))
+        )
+        data = patched_data(
+            R1,
+            {
+                "workload.tokens_per_day": 3e7 * 24 * 28 / 365,
+                "demand": {"kind": "request_log", "path": str(log), "year": 2026},
+            },
+        )
         option = "api"
     else:
         data, option = patched_data(base), "rent"
     data.pop("uncertainty", None)
     s = costmodel.Scenario.model_validate(data)
     stated = 0.8 * float(costmodel.domain.costs.monthly_cost(s, option, s.volume))
-    data["claims"] = [{"statement": f"{option} costs less", "source": "test", "kind": "monthly_cost",
-                       "option": option, "value": stated}]
+    data["claims"] = [
+        {
+            "statement": f"{option} costs less",
+            "source": "test",
+            "kind": "monthly_cost",
+            "option": option,
+            "value": stated,
+        }
+    ]
     (check,) = check_claims(costmodel.Scenario.model_validate(data))
     assert not check.confirmed and check.would_hold
     assert all(c.path != "demand.year" for c in check.would_hold)
@@ -1399,8 +1653,9 @@ def test_a_count_sweep_checks_each_value_up_front(tmp_path, capsys):
         code, err = _sweep(tmp_path, capsys, f"base: {R1}\npoints:\n  options.rent.gpu_count: {values}\n")
         assert code == 2 and "sweep.yaml" in err and "points.options.rent.gpu_count" in err
         assert "multiple of 2" in err and f"(got {bad}" in err and "truth value" not in err
-    code, err = _sweep(tmp_path, capsys, f"base: {R1}\ngrid:\n  options.rent.gpu_count: [2, 4]\n"
-                                         "  options.own.power.pue: [1.1, 1.3]\n")
+    code, err = _sweep(
+        tmp_path, capsys, f"base: {R1}\ngrid:\n  options.rent.gpu_count: [2, 4]\n  options.own.power.pue: [1.1, 1.3]\n"
+    )
     assert code == 0, err
     import pandas as pd
 
@@ -1415,14 +1670,16 @@ def test_a_count_sweep_checks_each_value_up_front(tmp_path, capsys):
 def test_demand_growth_past_the_largest_figure_is_refused(tmp_path, capsys):
     """R2 with demand growing 100-fold a year over 600 months reached 1e104 GPU-hours a month and failed with
     numpy's "Maximum allowed size exceeded"; refused naming the growth, the horizon and the limit."""
-    file = write_scenario(tmp_path, patched_data(R2, {"finance.trends.demand_growth_per_year": 100,
-                                                      "finance.horizon_months": 600}))
+    file = write_scenario(
+        tmp_path, patched_data(R2, {"finance.trends.demand_growth_per_year": 100, "finance.horizon_months": 600})
+    )
     code, _, err = run(["compare", str(file)], capsys)
     assert code == 2 and "finance.trends.demand_growth_per_year" in err and "600-month horizon" in err
     assert "(got 100" in err and "Maximum allowed size" not in err
 
 
 # --- command-line arguments and output paths ---------------------------------------------------------------
+
 
 def _fifo(path: Path) -> Path:
     """A FIFO at ``path`` (a stand-in for a device: nothing here ever points at /dev)."""
@@ -1439,21 +1696,24 @@ def _is_fifo(path: Path) -> bool:
     return stat.S_ISFIFO(path.lstat().st_mode)
 
 
-@pytest.mark.parametrize("command, fifo", [
-    (["export", R2, "--xlsx", "{tmp}/cash.xlsx"], "cash.xlsx"),
-    (["export", R2, "--xlsx", "{tmp}/pipe"], "pipe"),
-    (["export", R2, "--csv", "{tmp}/tables"], "tables/cash_flows_by_year.csv"),
-    (["export", R2, "--csv", "{tmp}/pipe"], "pipe"),
-    (["export", R2, "--xlsx", "{tmp}/ok.xlsx", "--parquet", "{tmp}/p"], "p/cash_flows_by_month.parquet"),
-    (["batch", R1, "--out", "{tmp}"], "portfolio.parquet"),
-    (["batch", R1, "--out", "{tmp}", "--xlsx"], "portfolio.xlsx"),
-    (["batch", R1, "--out", "{tmp}", "--reports"], "index.html"),
-    (["batch", R1, "--out", "{tmp}", "--reports"], "llama70b-vs-api/report.ipynb"),
-    (["batch", R1, "--out", "{tmp}/pipe"], "pipe"),
-    (["report", R1, "--out", "{tmp}"], "llama70b-vs-api/report.html"),
-    (["report", R1, "--out", "{tmp}"], "llama70b-vs-api"),
-    (["what-if", R1, "--out", "{tmp}", "--no-lab"], "llama70b-vs-api.ipynb"),
-])
+@pytest.mark.parametrize(
+    "command, fifo",
+    [
+        (["export", R2, "--xlsx", "{tmp}/cash.xlsx"], "cash.xlsx"),
+        (["export", R2, "--xlsx", "{tmp}/pipe"], "pipe"),
+        (["export", R2, "--csv", "{tmp}/tables"], "tables/cash_flows_by_year.csv"),
+        (["export", R2, "--csv", "{tmp}/pipe"], "pipe"),
+        (["export", R2, "--xlsx", "{tmp}/ok.xlsx", "--parquet", "{tmp}/p"], "p/cash_flows_by_month.parquet"),
+        (["batch", R1, "--out", "{tmp}"], "portfolio.parquet"),
+        (["batch", R1, "--out", "{tmp}", "--xlsx"], "portfolio.xlsx"),
+        (["batch", R1, "--out", "{tmp}", "--reports"], "index.html"),
+        (["batch", R1, "--out", "{tmp}", "--reports"], "llama70b-vs-api/report.ipynb"),
+        (["batch", R1, "--out", "{tmp}/pipe"], "pipe"),
+        (["report", R1, "--out", "{tmp}"], "llama70b-vs-api/report.html"),
+        (["report", R1, "--out", "{tmp}"], "llama70b-vs-api"),
+        (["what-if", R1, "--out", "{tmp}", "--no-lab"], "llama70b-vs-api.ipynb"),
+    ],
+)
 def test_an_output_path_that_is_not_a_regular_file_is_refused(tmp_path, capsys, command, fifo):
     """Issue 27: `export --xlsx /dev/null` replaced the device with a file (written aside, renamed over it).
     A FIFO (or device, socket) where any output file or folder goes: exit 2, naming it, nothing written."""
@@ -1471,9 +1731,13 @@ def test_an_output_path_that_is_not_a_regular_file_is_refused_by_the_writers(tmp
     from costmodel.files import output_file, output_folder, write_text_atomically
 
     pipe = _fifo(tmp_path / "pipe")
-    for check in (lambda: output_file(pipe, "--x"), lambda: output_folder(pipe, "--x"),
-                  lambda: output_folder(pipe / "below", "--x"), lambda: write_text_atomically(pipe, "text"),
-                  lambda: costmodel.save_scenario(costmodel.load_scenario(R1), pipe)):
+    for check in (
+        lambda: output_file(pipe, "--x"),
+        lambda: output_folder(pipe, "--x"),
+        lambda: output_folder(pipe / "below", "--x"),
+        lambda: write_text_atomically(pipe, "text"),
+        lambda: costmodel.save_scenario(costmodel.load_scenario(R1), pipe),
+    ):
         with pytest.raises(OutputPathError, match="FIFO"):
             check()
     assert _is_fifo(pipe) and sorted(tmp_path.iterdir()) == [pipe]
@@ -1487,16 +1751,19 @@ def test_volume_options_are_refused_for_a_training_workload(capsys, option):
     assert main(["compare", R4]) == 0
 
 
-@pytest.mark.parametrize("args, reason", [
-    (["--volume", "100", "--volume-max", "5"], "--volume-max 5: below the volume compared at (100 tokens/day"),
-    (["--volume-max", "5"], "below the volume compared at (1e+07 tokens/day, the scenario's volume)"),
-    (["--volume-max", "0"], "argument --volume-max: must be above 0"),
-    (["--volume-max", "nan"], "argument --volume-max: must be a number from 0 to 1e15"),
-    (["--volume-max=-inf"], "argument --volume-max: must be a number from 0 to 1e15"),
-    (["--volume", "inf"], "argument --volume: must be a number from 0 to 1e15"),
-    (["--volume", "-1"], "argument --volume: must be a number from 0 to 1e15"),
-    (["--volume", "ten"], "argument --volume: not a number"),
-])
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        (["--volume", "100", "--volume-max", "5"], "--volume-max 5: below the volume compared at (100 tokens/day"),
+        (["--volume-max", "5"], "below the volume compared at (1e+07 tokens/day, the scenario's volume)"),
+        (["--volume-max", "0"], "argument --volume-max: must be above 0"),
+        (["--volume-max", "nan"], "argument --volume-max: must be a number from 0 to 1e15"),
+        (["--volume-max=-inf"], "argument --volume-max: must be a number from 0 to 1e15"),
+        (["--volume", "inf"], "argument --volume: must be a number from 0 to 1e15"),
+        (["--volume", "-1"], "argument --volume: must be a number from 0 to 1e15"),
+        (["--volume", "ten"], "argument --volume: not a number"),
+    ],
+)
 def test_volume_max_below_the_volume_and_non_finite_volumes_are_refused(capsys, args, reason):
     """Issue 27: a --volume-max below the volume read "never between 0 and ..." for every pair."""
     code, out, err = run(["compare", R1, *args], capsys)
@@ -1504,9 +1771,15 @@ def test_volume_max_below_the_volume_and_non_finite_volumes_are_refused(capsys, 
     assert main(["compare", R1, "--volume", "100", "--volume-max", "100"]) == 0
 
 
-@pytest.mark.parametrize("workers, reason", [("0", "at least 1 and at most 64"), ("-3", "at least 1 and at most 64"),
-                                             ("100000", "at least 1 and at most 64"),
-                                             ("2.5", "not a whole number of processes")])
+@pytest.mark.parametrize(
+    "workers, reason",
+    [
+        ("0", "at least 1 and at most 64"),
+        ("-3", "at least 1 and at most 64"),
+        ("100000", "at least 1 and at most 64"),
+        ("2.5", "not a whole number of processes"),
+    ],
+)
 def test_batch_workers_are_a_whole_number_from_1_to_64(tmp_path, capsys, workers, reason):
     """Issue 27: `batch --workers 0`, `-3` and `100000` were accepted."""
     code, _, err = run(["batch", R1, "--out", str(tmp_path / "out"), "--workers", workers], capsys)
@@ -1514,14 +1787,26 @@ def test_batch_workers_are_a_whole_number_from_1_to_64(tmp_path, capsys, workers
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("args", [
-    ["batch", R1, "--out", ""], ["batch", "--sweep", "", "--out", "{tmp}"],
-    ["batch", R1, "--out", "{tmp}", "--catalog", " "],
-    ["report", R1, "--out", ""], ["what-if", R1, "--out", "", "--no-lab"], ["export", R2, "--xlsx", ""],
-    ["export", R2, "--csv", ""], ["export", R2, "--parquet", ""], ["compare", R1, "--catalog", ""],
-    ["diff", R1, R2, "--catalog-b", ""], ["validate", R1, "--catalog", ""], ["schema", "--catalog", ""],
-    ["compare", ""], ["diff", R1, ""], ["batch", "", "--out", "{tmp}"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["batch", R1, "--out", ""],
+        ["batch", "--sweep", "", "--out", "{tmp}"],
+        ["batch", R1, "--out", "{tmp}", "--catalog", " "],
+        ["report", R1, "--out", ""],
+        ["what-if", R1, "--out", "", "--no-lab"],
+        ["export", R2, "--xlsx", ""],
+        ["export", R2, "--csv", ""],
+        ["export", R2, "--parquet", ""],
+        ["compare", R1, "--catalog", ""],
+        ["diff", R1, R2, "--catalog-b", ""],
+        ["validate", R1, "--catalog", ""],
+        ["schema", "--catalog", ""],
+        ["compare", ""],
+        ["diff", R1, ""],
+        ["batch", "", "--out", "{tmp}"],
+    ],
+)
 def test_an_empty_path_option_is_refused(tmp_path, capsys, monkeypatch, args):
     """Issue 27: `batch --out ""` wrote into the current folder; an empty path is refused by every command."""
     monkeypatch.chdir(tmp_path)
@@ -1539,8 +1824,13 @@ def test_an_xlsx_path_without_the_xlsx_suffix_is_refused(tmp_path, capsys, name)
     assert main(["export", R2, "--xlsx", str(tmp_path / "A.XLSX")]) == 0
 
 
-@pytest.mark.parametrize("argument, reason", [("{tmp}/no-such-*.yaml", "the glob pattern matches no file"),
-                                              ("{tmp}/empty", "the folder holds no scenario file")])
+@pytest.mark.parametrize(
+    "argument, reason",
+    [
+        ("{tmp}/no-such-*.yaml", "the glob pattern matches no file"),
+        ("{tmp}/empty", "the folder holds no scenario file"),
+    ],
+)
 def test_a_batch_glob_matching_nothing_exits_2_naming_the_pattern(tmp_path, capsys, argument, reason):
     """Issue 27: a glob matching nothing exited 1 "cannot be read: no such file"; it is bad input, named."""
     (tmp_path / "empty").mkdir()
@@ -1550,8 +1840,19 @@ def test_a_batch_glob_matching_nothing_exits_2_naming_the_pattern(tmp_path, caps
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("address", ["not a url", "localhost", "tcp://host", "tcp://:8786", "http://host:8786",
-                                     "tcp://host:99999", "tcp://host:8786/path", ""])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "not a url",
+        "localhost",
+        "tcp://host",
+        "tcp://:8786",
+        "http://host:8786",
+        "tcp://host:99999",
+        "tcp://host:8786/path",
+        "",
+    ],
+)
 def test_a_scheduler_that_is_not_an_address_names_the_option(tmp_path, capsys, address):
     """Issue 27: `--scheduler "not a url"` gave a message without the option; the form is checked first."""
     code, _, err = run(["batch", R1, "--out", str(tmp_path / "out"), "--scheduler", address], capsys)
@@ -1578,9 +1879,15 @@ def test_the_python_compare_takes_a_name_a_path_or_a_scenario():
         costmodel.resolve({"title": "x"})
 
 
-@pytest.mark.parametrize("inputs, reason", [(",", "names no input"), (" , ", "names no input"),
-                                            ("finance,", "has an empty item"),
-                                            ("finance,,options.own.power.pue", "has an empty item")])
+@pytest.mark.parametrize(
+    "inputs, reason",
+    [
+        (",", "names no input"),
+        (" , ", "names no input"),
+        ("finance,", "has an empty item"),
+        ("finance,,options.own.power.pue", "has an empty item"),
+    ],
+)
 def test_what_if_inputs_with_an_empty_item_are_refused(tmp_path, capsys, inputs, reason):
     """Issue 27: `what-if --inputs ","` fell back to the default inputs without a word."""
     code, _, err = run(["what-if", R2, "--inputs", inputs, "--out", str(tmp_path / "out"), "--no-lab"], capsys)
@@ -1607,10 +1914,17 @@ def test_headers_once_curve_points_once_and_dearer_prices_dearer(tmp_path):
         read_request_log(requests, 2026)
     header, *rows = (DATA_DIR / "api_prices.csv").read_text(encoding="utf-8").splitlines()
     columns = header.split(",")
-    for changes, column in (({"cache_write_5m_per_million": "4", "cache_write_1h_per_million": "3"},
-                             "cache_write_1h_per_million"),
-                            ({"long_context_threshold_tokens": "1000", "long_context_input_per_million": "1",
-                              "long_context_output_per_million": "99"}, "long_context_input_per_million")):
+    for changes, column in (
+        ({"cache_write_5m_per_million": "4", "cache_write_1h_per_million": "3"}, "cache_write_1h_per_million"),
+        (
+            {
+                "long_context_threshold_tokens": "1000",
+                "long_context_input_per_million": "1",
+                "long_context_output_per_million": "99",
+            },
+            "long_context_input_per_million",
+        ),
+    ):
         import csv
         import io
 
@@ -1626,15 +1940,17 @@ def test_headers_once_curve_points_once_and_dearer_prices_dearer(tmp_path):
     folder = tmp_path / "twice"
     folder.mkdir()
     (folder / "cloud_prices.csv").write_text(
-        (DATA_DIR / "cloud_prices.csv").read_text().replace("price_per_gpu_hour,", "price_per_gpu_hour,currency,", 1))
+        (DATA_DIR / "cloud_prices.csv").read_text().replace("price_per_gpu_hour,", "price_per_gpu_hour,currency,", 1)
+    )
     with pytest.raises(costmodel.CatalogError, match="given twice"):
         costmodel.load_catalog_overrides(folder)
     curves = (DATA_DIR / "serving_curves.csv").read_text(encoding="utf-8").splitlines()
     first = curves[1].split(",")
     folder = tmp_path / "curves"
     folder.mkdir()
-    (folder / "serving_curves.csv").write_text("\n".join([curves[0], curves[1], ",".join(
-        [first[0] + "-again", *first[1:]])]) + "\n", encoding="utf-8")
+    (folder / "serving_curves.csv").write_text(
+        "\n".join([curves[0], curves[1], ",".join([first[0] + "-again", *first[1:]])]) + "\n", encoding="utf-8"
+    )
     with pytest.raises(costmodel.CatalogError, match="one point per concurrency"):
         costmodel.load_catalog_overrides(folder)
 
@@ -1653,9 +1969,18 @@ def test_stage_names_and_causes_are_names(tmp_path, capsys):
 
 # Issue 31's deliverables tried as a hostile user would (H1, H2, ...: the report of that pass).
 
-@pytest.mark.parametrize("args", [
-    ["report", R1, "--volume-max=--"], ["compare", R1, "--volume-max=--"], ["compare", R1, "--volume=--"],
-    ["report", R1, "--out=--"], ["batch", R1, "--out=--"], ["export", R2, "--xlsx=--"]])
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["report", R1, "--volume-max=--"],
+        ["compare", R1, "--volume-max=--"],
+        ["compare", R1, "--volume=--"],
+        ["report", R1, "--out=--"],
+        ["batch", R1, "--out=--"],
+        ["export", R2, "--xlsx=--"],
+    ],
+)
 def test_a_lone_double_dash_as_an_option_value_exits_2(args, capsys):
     """H1: ``--volume-max=--`` reached the command as an empty list (argparse drops the "--"), a
     TypeError traceback with exit 1; ``--xlsx=--`` said "say what to write"."""
@@ -1729,10 +2054,12 @@ def test_the_what_if_panel_without_ipywidgets_names_the_extra():
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['ipywidgets'] = None\n"
-            "import costmodel\n"
-            "from costmodel.extras import ExtraNotInstalled\n"
-            "try:\n    costmodel.what_if\nexcept ExtraNotInstalled as exc:\n    print(exc)\n")
+    code = (
+        "import sys; sys.modules['ipywidgets'] = None\n"
+        "import costmodel\n"
+        "from costmodel.extras import ExtraNotInstalled\n"
+        "try:\n    costmodel.what_if\nexcept ExtraNotInstalled as exc:\n    print(exc)\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "costmodel.what_if needs ipywidgets: pip install 'costmodel[interactive]'"
@@ -1749,10 +2076,14 @@ def test_report_volume_max_with_too_many_gpu_steps_is_bad_input_before_any_kerne
     assert code == 2 and "more than 1,000,000 steps" in err
 
 
-@pytest.mark.parametrize("where, label, other", [
-    (("api",), "Cloud rental", "rent"),                  # the rent option's default label
-    (("api",), "  cloud   RENTAL ", "rent"),             # as shown: spaces and case aside
-    (("rent",), "Own cluster", "own")])
+@pytest.mark.parametrize(
+    "where, label, other",
+    [
+        (("api",), "Cloud rental", "rent"),  # the rent option's default label
+        (("api",), "  cloud   RENTAL ", "rent"),  # as shown: spaces and case aside
+        (("rent",), "Own cluster", "own"),
+    ],
+)
 def test_two_options_with_one_label_are_refused(where, label, other, tmp_path, capsys):
     """H8: R1 with the API labelled as the rental ("Cloud rental") was accepted; every chart encodes the
     options by label, so the cost chart drew the two as one series and the cost-components chart

@@ -26,8 +26,9 @@ def scenario(base=H200, **changes):
     Steady, R2's 3 configured servers carry its 12,000 GPU-hours; its campaigns would size the
     cluster for their busiest hour (4 servers), and these figures are by hand on 3.
     """
-    return patched(base, {k.replace("__", "."): v for k, v in changes.items()},
-                   drop=("demand",) if base == H200 else ())
+    return patched(
+        base, {k.replace("__", "."): v for k, v in changes.items()}, drop=("demand",) if base == H200 else ()
+    )
 
 
 def resolved_own(s):
@@ -52,19 +53,19 @@ class TestCostLinesByHand:
         assert got["capex depreciation"] == pytest.approx(capex / 60)
         assert got["hardware support"] == pytest.approx(capex * 0.10 / 12)
         assert got["colocation"] == pytest.approx(3 * 10.2 * 194.95)
-        drawn = 3 * 0.3 + 0.7 * 12_000 / (8 * HOURS)          # servers at full draw, on average
+        drawn = 3 * 0.3 + 0.7 * 12_000 / (8 * HOURS)  # servers at full draw, on average
         assert got["electricity"] == pytest.approx(10.2 * 1.56 * HOURS * 0.0707 * drawn)
         # 0.5 FTE plus one per 250 GPUs: 0.596 FTE at $240,000 a year
         assert got["staffing"] == pytest.approx((0.5 + 24 / 250) * 240_000 / 12)
 
     def test_10k_cluster_spares_facility_and_capex_range(self):
         s = costmodel.load_scenario("h100-10k-cluster")
-        bought = 1250 * 1.02                              # 2 % hot spares
+        bought = 1250 * 1.02  # 2 % hot spares
         lines = own_capex_lines(resolved_own(s), 1250.0)
         assert lines["servers"] == pytest.approx(bought * 310_000)
         assert lines["racks and installation"] == pytest.approx(bought * 15_000)
         hardware = sum(lines.values())
-        assert 300e6 <= hardware <= 500e6                 # cases.md R2: "$300-500 M in hardware"
+        assert 300e6 <= hardware <= 500e6  # cases.md R2: "$300-500 M in hardware"
         # own hall sized for the servers' maximum power: 1,275 x 10.2 kW = 13.005 MW at $17.5 M per MW
         assert own_facility_capex(resolved_own(s), 1250.0) == pytest.approx(bought * 10.2 / 1000 * 17.5e6)
         got = own_costs_at(resolved_own(s), 1250.0, 0.0)
@@ -77,9 +78,10 @@ class TestCostLinesByHand:
         assert got["staffing"] == pytest.approx((5 + bought * 8 / 250) * 240_000 / 12)
 
     def test_software_licences_and_managed_service(self):
-        s = scenario(options__own__software_licences={"price_per_gpu_per_year": 4500, "currency": "USD",
-                                                       "source": "test"},
-                     options__own__staffing__managed_service_per_month=2000)
+        s = scenario(
+            options__own__software_licences={"price_per_gpu_per_year": 4500, "currency": "USD", "source": "test"},
+            options__own__staffing__managed_service_per_month=2000,
+        )
         got = own_costs_at(resolved_own(s), 3.0, 0.0)
         assert got["software licences"] == pytest.approx(24 * 4500 / 12)
         assert got["managed service"] == pytest.approx(2000)
@@ -124,7 +126,7 @@ class TestMoney:
         own = finance.cash_flows(s).flows["own"]
         capex0 = sum(own_capex_lines(resolved_own(s), 1250.0).values())
         i, payment = 0.07 / 12, formulas.loan_payment(0.8 * capex0, 0.07, 48)
-        balance = payment * (1 - (1 + i) ** -25) / i     # 25 payments left after months 1..23
+        balance = payment * (1 - (1 + i) ** -25) / i  # 25 payments left after months 1..23
         assert own["loan payments"][23] == pytest.approx(payment + balance, rel=1e-9)
 
 
@@ -142,7 +144,7 @@ class TestHorizon:
         assert flows.flows["rent"]["GPU rental"][12] == pytest.approx(12_000 * 1.5 * 4.5 * 0.8)
 
     def test_lead_time_is_served_by_rental(self):
-        s = scenario()      # 3 months' lead time, rented meanwhile
+        s = scenario()  # 3 months' lead time, rented meanwhile
         own = finance.cash_flows(s).flows["own"]
         assert list(own["stand-in during lead time"][:4]) == [54_000, 54_000, 54_000, 0]
         assert own["electricity"][2] == 0 and own["electricity"][3] > 0
@@ -176,19 +178,21 @@ class TestHorizon:
         s = costmodel.load_scenario("h100-10k-cluster")
         flows = finance.cash_flows(s)
         result = finance.own_finance(s, flows)
-        m = result.payback_month              # whole months: by the end of month m - 1 (0-based) owning is ahead
-        assert np.all(flows.cumulative("own")[m - 1:] <= flows.cumulative("rent")[m - 1:])
+        m = result.payback_month  # whole months: by the end of month m - 1 (0-based) owning is ahead
+        assert np.all(flows.cumulative("own")[m - 1 :] <= flows.cumulative("rent")[m - 1 :])
         assert flows.cumulative("own")[m - 2] > flows.cumulative("rent")[m - 2]
         assert m - 1 < result.payback_months <= m
 
     def test_ahead_only_in_month_zero_never_pays_back(self):
         # F26's kind: a finance lease (payments from month 0, small) against a partial-upfront commitment (a big
         # month 0): own's cumulative cash is below rent's in the first months, above at the end: never
-        s = scenario(finance__lead_time_months=0, finance__during_lead_time=None,
-                     finance__lease={"kind": "finance", "rate_per_year": 0.09, "term_months": 60,
-                                     "residual_share": 0.0},
-                     finance__rent_commitment={"gpus": 16, "payment": "partial_upfront", "upfront_share": 0.5},
-                     workload__gpu_hours_per_month=2_000)
+        s = scenario(
+            finance__lead_time_months=0,
+            finance__during_lead_time=None,
+            finance__lease={"kind": "finance", "rate_per_year": 0.09, "term_months": 60, "residual_share": 0.0},
+            finance__rent_commitment={"gpus": 16, "payment": "partial_upfront", "upfront_share": 0.5},
+            workload__gpu_hours_per_month=2_000,
+        )
         flows = finance.cash_flows(s)
         ahead = flows.cumulative("own") <= flows.cumulative("rent")
         assert ahead[0] and not ahead[-1]
@@ -206,11 +210,11 @@ class TestHorizon:
     def test_break_even_utilisation_closed_form(self):
         s = scenario()
         fixed = sum(own_costs_at(resolved_own(s), 3.0, 0.0).values())
-        variable = 10.2 * 1.56 * HOURS * 0.0707 * 0.7 / (8 * HOURS)    # electricity per GPU-hour
+        variable = 10.2 * 1.56 * HOURS * 0.0707 * 0.7 / (8 * HOURS)  # electricity per GPU-hour
         u = finance.break_even_utilisation(s, 4.5)
         assert u == pytest.approx(fixed / (24 * HOURS * (4.5 - variable)), rel=1e-9)
         assert finance.own_cost_per_used_gpu_hour(s, u) == pytest.approx(4.5, rel=1e-9)
-        assert finance.break_even_utilisation(s, 0.05) is None      # below the running cost: never
+        assert finance.break_even_utilisation(s, 0.05) is None  # below the running cost: never
 
 
 def test_compare_json_has_the_decision_figures_with_units(capsys):
@@ -238,9 +242,13 @@ def _doubled_catalog():
     return catalog_with(
         servers=lambda v: v.model_copy(update={"price": v.price * 2}),
         cloud_offers=lambda v: v.model_copy(update={"price_per_gpu_hour": v.price_per_gpu_hour * 2}),
-        api_offers=lambda v: v.model_copy(update={   # every price of the row, the long-context ones included
-            name: getattr(v, name) * 2 for name in type(v).model_fields
-            if name.endswith("_per_million") and getattr(v, name) is not None}),
+        api_offers=lambda v: v.model_copy(
+            update={  # every price of the row, the long-context ones included
+                name: getattr(v, name) * 2
+                for name in type(v).model_fields
+                if name.endswith("_per_million") and getattr(v, name) is not None
+            }
+        ),
     )
 
 
@@ -284,35 +292,53 @@ def _error_fields(data):
     return [field for field, _, _ in caught.value.problems]
 
 
-@pytest.mark.parametrize("path, value, field", [
-    (("options", "own", "power", "pue"), 0.9, "options.own.power.pue"),
-    (("options", "own", "power", "pue"), -1.5, "options.own.power.pue"),
-    (("workload", "utilisation_ceiling"), 1.2, "workload.utilisation_ceiling"),
-    (("options", "own", "depreciation_months"), 0, "options.own.depreciation_months"),
-    (("finance", "loan"), {"rate_per_year": 0.05, "term_months": 72}, "finance.loan.term_months"),
-    (("options", "own", "server"), "dgx-h900", "options.own.server"),
-    (("options", "own", "facility"), {"price_per_mw": 1e7, "depreciation_months": 240, "currency": "USD",
-                                      "source": "x"}, "options.own.colocation"),
-    (("options", "own", "staffing"), {"fte": 0, "loaded_cost_per_fte_per_year": 1, "currency": "USD"},
-     "options.own.staffing"),
-    (("finance", "during_lead_time"), "api", "finance.during_lead_time"),
-])
+@pytest.mark.parametrize(
+    "path, value, field",
+    [
+        (("options", "own", "power", "pue"), 0.9, "options.own.power.pue"),
+        (("options", "own", "power", "pue"), -1.5, "options.own.power.pue"),
+        (("workload", "utilisation_ceiling"), 1.2, "workload.utilisation_ceiling"),
+        (("options", "own", "depreciation_months"), 0, "options.own.depreciation_months"),
+        (("finance", "loan"), {"rate_per_year": 0.05, "term_months": 72}, "finance.loan.term_months"),
+        (("options", "own", "server"), "dgx-h900", "options.own.server"),
+        (
+            ("options", "own", "facility"),
+            {"price_per_mw": 1e7, "depreciation_months": 240, "currency": "USD", "source": "x"},
+            "options.own.colocation",
+        ),
+        (
+            ("options", "own", "staffing"),
+            {"fte": 0, "loaded_cost_per_fte_per_year": 1, "currency": "USD"},
+            "options.own.staffing",
+        ),
+        (("finance", "during_lead_time"), "api", "finance.during_lead_time"),
+    ],
+)
 def test_bad_input(path, value, field):
     assert _error_fields(patched_data(H200, {".".join(path): value})) == [field]
 
 
 def test_rent_staffing_by_rule():
     # one FTE at least, plus one per 100 rented GPUs: 19 GPUs for 12,000 GPU-hours at 90 %
-    s = scenario(options__rent__staffing={"minimum_fte": 1, "gpus_per_fte": 100,
-                                          "loaded_cost_per_fte_per_year": 120000, "currency": "USD"})
+    s = scenario(
+        options__rent__staffing={
+            "minimum_fte": 1,
+            "gpus_per_fte": 100,
+            "loaded_cost_per_fte_per_year": 120000,
+            "currency": "USD",
+        }
+    )
     parts = costmodel.monthly_cost_components(s, "rent", 12_000.0)
     gpus = -(-12_000 // (HOURS * 0.9))
     assert parts["staffing"] == pytest.approx((1 + gpus / 100) * 120000 / 12)
 
 
-@pytest.mark.parametrize("path, value", [
-    (("options", "own", "staffing", "managed_service_per_month"), 1e308),
-    (("options", "own", "power", "electricity_price_per_kwh"), 1e-300),
-])
+@pytest.mark.parametrize(
+    "path, value",
+    [
+        (("options", "own", "staffing", "managed_service_per_month"), 1e308),
+        (("options", "own", "power", "electricity_price_per_kwh"), 1e-300),
+    ],
+)
 def test_implausible_magnitudes_name_the_field(path, value):
     assert _error_fields(patched_data(H200, {".".join(path): value})) == [".".join(path)]

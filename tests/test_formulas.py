@@ -22,7 +22,7 @@ class TestBroadcasting:
         payment = formulas.loan_payment(1200.0, rate, 12)
         assert isinstance(payment, pd.Series) and payment["zero"] == pytest.approx(100.0)
         tau = formulas.daly_interval(pd.Series([5 / 60, 7.0]), 3.0)
-        assert isinstance(tau, pd.Series) and tau.iloc[1] == 3.0          # delta >= 2M: the MTBF
+        assert isinstance(tau, pd.Series) and tau.iloc[1] == 3.0  # delta >= 2M: the MTBF
 
     def test_arrays_broadcast_and_scalars_stay_floats(self):
         out = formulas.blended_api_price(np.array([5.0, 3.0]), 25.0, 2.0)
@@ -42,7 +42,8 @@ class TestCapital:
 
     def test_capital_charge_zero_rate_is_straight_line(self):
         assert formulas.capital_charge(1_200_000, 0.0, 60) == pytest.approx(
-            formulas.straight_line_depreciation(1_200_000, 60))
+            formulas.straight_line_depreciation(1_200_000, 60)
+        )
 
     def test_present_value_of_a_matrix_of_flows(self):
         flows = np.array([[100.0, 100.0, 100.0], [0.0, 0.0, 300.0]])

@@ -42,8 +42,9 @@ def mutated(draw):
     return data
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(data=mutated())
 def test_compare_never_crashes_and_never_prints_nonsense(tmp_path, capsys, data):
     path = write_scenario(tmp_path, data, "fuzz.yaml")
@@ -66,7 +67,7 @@ def test_compare_never_crashes_and_never_prints_nonsense(tmp_path, capsys, data)
     text = capsys.readouterr().out
     assert not re.search(r"\bnan\b|\binf\b|(?<![\w.])-0(\.0+)?\b", text, re.I)
     scenario = costmodel.load_scenario(path)
-    for b in result["break_evens"]:     # the JSON gives the kind of the first change only
+    for b in result["break_evens"]:  # the JSON gives the kind of the first change only
         if b["kind"] != "crossing":
             continue
         at = b["volume"]["value"]
@@ -82,7 +83,7 @@ def test_every_reported_break_even_is_one(volume, top):
     r = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
     try:
         result = compare(r, volume=volume, volume_max=top)
-    except ValueError as exc:            # too many GPU-count steps in the range: a clear refusal
+    except ValueError as exc:  # too many GPU-count steps in the range: a clear refusal
         assert "steps of" in str(exc)
         return
     checked = 0
@@ -91,11 +92,12 @@ def test_every_reported_break_even_is_one(volume, top):
             a, c = (costmodel.monthly_cost(r, o, at) for o in (b.option_a, b.option_b))
             if kind == "crossing":
                 assert a == pytest.approx(c, rel=1e-6, abs=1e-6)
-            else:   # a step: just above, the sign of the difference has changed
+            else:  # a step: just above, the sign of the difference has changed
                 eps = max(at, 1.0) * 1e-9
                 before = np.sign(costmodel.monthly_cost(r, b.option_a, at) - costmodel.monthly_cost(r, b.option_b, at))
-                after = np.sign(costmodel.monthly_cost(r, b.option_a, at + eps)
-                                - costmodel.monthly_cost(r, b.option_b, at + eps))
+                after = np.sign(
+                    costmodel.monthly_cost(r, b.option_a, at + eps) - costmodel.monthly_cost(r, b.option_b, at + eps)
+                )
                 assert before != after or before == 0
             checked += 1
     assert checked == sum(len(b.volumes) for b in result.break_evens)
@@ -103,8 +105,12 @@ def test_every_reported_break_even_is_one(volume, top):
 
 # --- the other routes a number takes in (issue 27: offers, overrides, sweeps, catalog folders) ------------
 
-CATALOG_PATHS = ("options.api.input_price_per_million", "options.api.cached_input_price_per_million",
-                 "options.api.output_price_per_million", "options.rent.price_per_gpu_hour")
+CATALOG_PATHS = (
+    "options.api.input_price_per_million",
+    "options.api.cached_input_price_per_million",
+    "options.api.output_price_per_million",
+    "options.rent.price_per_gpu_hour",
+)
 
 
 def _compare(tmp_path, capsys, data):
@@ -114,27 +120,37 @@ def _compare(tmp_path, capsys, data):
     return code, captured
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
-@given(column=st.sampled_from(["price_per_gpu_hour", "gpu", "currency", "as_of", "quality", "pricing"]),
-       value=VALUES)
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(column=st.sampled_from(["price_per_gpu_hour", "gpu", "currency", "as_of", "quality", "pricing"]), value=VALUES)
 def test_inline_offers_take_any_value_without_a_crash(tmp_path, capsys, column, value):
-    row = dict(offer="acme", provider="Acme", gpu="H100-SXM-80GB", pricing="on_demand", price_per_gpu_hour=2.5,
-               currency="USD", quality="P", as_of="2026-11", source="quote")
+    row = dict(
+        offer="acme",
+        provider="Acme",
+        gpu="H100-SXM-80GB",
+        pricing="on_demand",
+        price_per_gpu_hour=2.5,
+        currency="USD",
+        quality="P",
+        as_of="2026-11",
+        source="quote",
+    )
     row[column] = value
-    data = patched_data("llama70b-vs-api", {"offers.cloud_offers": [row], "options.rent.offer": "acme"},
-                        drop=("uncertainty",))
+    data = patched_data(
+        "llama70b-vs-api", {"offers.cloud_offers": [row], "options.rent.offer": "acme"}, drop=("uncertainty",)
+    )
     code, _ = _compare(tmp_path, capsys, data)
-    if code == 0 and column == "price_per_gpu_hour":      # only a real, positive number is a price
+    if code == 0 and column == "price_per_gpu_hour":  # only a real, positive number is a price
         assert isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(values=st.dictionaries(st.sampled_from(CATALOG_PATHS), VALUES, min_size=1, max_size=3))
 def test_overrides_hold_the_catalog_rows_rules(tmp_path, capsys, values):
-    data = patched_data("llama70b-vs-api", {"overrides": {"values": values, "source": "fuzz"}},
-                        drop=("uncertainty",))
+    data = patched_data("llama70b-vs-api", {"overrides": {"values": values, "source": "fuzz"}}, drop=("uncertainty",))
     code, _ = _compare(tmp_path, capsys, data)
     if code == 0:
         r = costmodel.resolve(costmodel.load_scenario(tmp_path / "fuzz.yaml"))
@@ -142,11 +158,21 @@ def test_overrides_hold_the_catalog_rows_rules(tmp_path, capsys, values):
         assert 0 < api.cached_input_price_per_million <= api.input_price_per_million
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
-@given(path=st.sampled_from(["options.own.server_count", "options.own.power.pue", "options.rent.gpu_count",
-                             "workload.gpu_hours_per_month", "options.rent.price_per_gpu_hour"]),
-       values=st.lists(VALUES, min_size=1, max_size=3))
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    path=st.sampled_from(
+        [
+            "options.own.server_count",
+            "options.own.power.pue",
+            "options.rent.gpu_count",
+            "workload.gpu_hours_per_month",
+            "options.rent.price_per_gpu_hour",
+        ]
+    ),
+    values=st.lists(VALUES, min_size=1, max_size=3),
+)
 def test_sweeps_refuse_what_the_scenario_would(tmp_path, capsys, path, values):
     sweep = tmp_path / "sweep.yaml"
     import yaml
@@ -155,21 +181,28 @@ def test_sweeps_refuse_what_the_scenario_would(tmp_path, capsys, path, values):
     code = main(["batch", "--sweep", str(sweep), "--out", str(tmp_path / "out")])
     captured = capsys.readouterr()
     assert code in (0, 1, 2) and "Traceback" not in captured.err, captured.err
-    if code == 0:          # every value was one the scenario file itself would take (a count as 2 or 2.0)
+    if code == 0:  # every value was one the scenario file itself would take (a count as 2 or 2.0)
         counts = ("options.own.server_count", "options.rent.gpu_count")
         for value in values:
             whole = path in counts and isinstance(value, float) and value.is_integer()
             value = int(value) if whole else value
-            changes = ({"overrides": {"values": {path: value}, "source": "fuzz"}} if path in CATALOG_PATHS
-                       else {path: value})      # a catalog figure is replaced by an override, not set in place
+            changes = (
+                {"overrides": {"values": {path: value}, "source": "fuzz"}} if path in CATALOG_PATHS else {path: value}
+            )  # a catalog figure is replaced by an override, not set in place
             data = patched_data("h200-24gpu-cluster", changes)
             assert _compare(tmp_path, capsys, data)[0] == 0, (path, value)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                 HealthCheck.too_slow])
-@given(column=st.integers(0, 9), text=st.one_of(st.text(max_size=12), st.sampled_from(
-    ["1_000", "0x10", "inf", "nan", "-1", "1e400", "=1+1", '"', "a,b", "\ufeff2", "2\n3"])))
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    column=st.integers(0, 9),
+    text=st.one_of(
+        st.text(max_size=12),
+        st.sampled_from(["1_000", "0x10", "inf", "nan", "-1", "1e400", "=1+1", '"', "a,b", "\ufeff2", "2\n3"]),
+    ),
+)
 def test_catalog_folders_refuse_bad_cells_with_a_catalog_error(tmp_path_factory, column, text):
     folder = tmp_path_factory.mktemp("catalog")
     header = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()[0]

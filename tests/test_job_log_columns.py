@@ -17,8 +17,13 @@ from hypothesis import strategies as st
 import costmodel
 from costmodel.domain import mix as dm
 from costmodel.io import demand_files
-from costmodel.io.demand_files import (JobLogError, _local_to_utc, _plain_seconds, _read_job_log_line_by_line,
-                                       read_job_log)
+from costmodel.io.demand_files import (
+    JobLogError,
+    _local_to_utc,
+    _plain_seconds,
+    _read_job_log_line_by_line,
+    read_job_log,
+)
 
 ZONES = ["UTC", "Europe/Madrid", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata"]
 # Lord Howe moves its clocks by 30 minutes; Kolkata never changes them
@@ -27,21 +32,78 @@ CHANGES = {  # wall-clock hours around 2026's changes, and 2028's leap day
     "America/New_York": ["2026-03-08T02", "2026-03-08T03", "2026-11-01T01", "2026-11-01T02"],
     "Australia/Lord_Howe": ["2026-04-05T01", "2026-04-05T02", "2026-10-04T02", "2026-10-04T03"],
 }
-TIMES = sorted({h for hours in CHANGES.values() for h in hours} | {
-    "2025-12-31T23", "2026-01-01T00", "2026-06-15T12", "2026-12-31T23", "2027-01-01T00",
-    "2028-02-28T23", "2028-02-29T00", "2028-02-29T23", "2028-03-01T00"})
+TIMES = sorted(
+    {h for hours in CHANGES.values() for h in hours}
+    | {
+        "2025-12-31T23",
+        "2026-01-01T00",
+        "2026-06-15T12",
+        "2026-12-31T23",
+        "2027-01-01T00",
+        "2028-02-28T23",
+        "2028-02-29T00",
+        "2028-02-29T23",
+        "2028-03-01T00",
+    }
+)
 
-plain_time = st.builds(lambda hour, minute, second: f"{hour}:{minute:02d}:{second:02d}",
-                       st.sampled_from(TIMES), st.integers(0, 59), st.integers(0, 59))
-odd_time = st.sampled_from([
-    "Unknown", "None", "", " 2026-01-01T00:00:00", "2026-01-01T00:00:00+02:00", "2026-01-01T00:00:00Z",
-    "2026-01-01 00:00:00", "2026-01-01T00:00:00.5", "2026-02-29T00:00:00", "2026-01-01T24:00:00",
-    "2026-01-01T00:00:60", "2026-1-01T00:00:00", "2026-13-01T00:00:00", "yesterday", "2019-06-01T00:00:00",
-    "2031-06-01T00:00:00", "２026-01-01T00:00:00"])
-states = st.sampled_from(["", "COMPLETED", "RUNNING", "PENDING", "CANCELLED by 123", "FAILED", "TIMEOUT",
-                          "OUT_OF_MEMORY", "NODE_FAIL", "PREEMPTED", "REQUEUED", "SUSPENDED", "pending", " RUNNING"])
-tres = st.sampled_from(["gres/gpu=1", "billing=8,cpu=64,gres/gpu=8,mem=1T", "gres/gpu:h200=4", "cpu=4",
-                        "gres/gpu:a=2,gres/gpu:b=3", "gres/gpu=2,gres/gpu:h200=8", "gres/gpu=1000000", ""])
+plain_time = st.builds(
+    lambda hour, minute, second: f"{hour}:{minute:02d}:{second:02d}",
+    st.sampled_from(TIMES),
+    st.integers(0, 59),
+    st.integers(0, 59),
+)
+odd_time = st.sampled_from(
+    [
+        "Unknown",
+        "None",
+        "",
+        " 2026-01-01T00:00:00",
+        "2026-01-01T00:00:00+02:00",
+        "2026-01-01T00:00:00Z",
+        "2026-01-01 00:00:00",
+        "2026-01-01T00:00:00.5",
+        "2026-02-29T00:00:00",
+        "2026-01-01T24:00:00",
+        "2026-01-01T00:00:60",
+        "2026-1-01T00:00:00",
+        "2026-13-01T00:00:00",
+        "yesterday",
+        "2019-06-01T00:00:00",
+        "2031-06-01T00:00:00",
+        "２026-01-01T00:00:00",
+    ]
+)
+states = st.sampled_from(
+    [
+        "",
+        "COMPLETED",
+        "RUNNING",
+        "PENDING",
+        "CANCELLED by 123",
+        "FAILED",
+        "TIMEOUT",
+        "OUT_OF_MEMORY",
+        "NODE_FAIL",
+        "PREEMPTED",
+        "REQUEUED",
+        "SUSPENDED",
+        "pending",
+        " RUNNING",
+    ]
+)
+tres = st.sampled_from(
+    [
+        "gres/gpu=1",
+        "billing=8,cpu=64,gres/gpu=8,mem=1T",
+        "gres/gpu:h200=4",
+        "cpu=4",
+        "gres/gpu:a=2,gres/gpu:b=3",
+        "gres/gpu=2,gres/gpu:h200=8",
+        "gres/gpu=1000000",
+        "",
+    ]
+)
 bad_tres = st.sampled_from(["gres/gpu=x", "gres/gpu=1.5", "gres/gpu=1000001", "gres/gpu=-1"])
 elapsed = st.sampled_from(["", "01:00:00", "1-02:03:04", "03:04", "25:00:00", "1-25:00:00", "xx"])
 
@@ -123,18 +185,23 @@ class TestColumnReaderEqualsLineReader:
     def test_a_clean_log_is_read_by_column(self, tmp_path, monkeypatch):
         """The column reader takes a log of ordinary rows whole: the line reader is never called."""
         path = tmp_path / "sacct.txt"
-        path.write_text("JobID|Start|End|AllocTRES|State\n"
-                        "1|2026-03-29T01:30:00|2026-03-29T03:30:00|gres/gpu=4|COMPLETED\n"    # spring change
-                        "1.batch|2026-03-29T01:30:00|2026-03-29T03:30:00|gres/gpu=4|COMPLETED\n"
-                        "2|2026-10-25T02:30:00|2026-10-25T02:10:00|gres/gpu:h200=2|COMPLETED\n"  # autumn
-                        "3|2026-01-01T00:00:00|Unknown|gres/gpu=1|RUNNING\n"
-                        "4|Unknown|Unknown|gres/gpu=1|PENDING\n")
+        path.write_text(
+            "JobID|Start|End|AllocTRES|State\n"
+            "1|2026-03-29T01:30:00|2026-03-29T03:30:00|gres/gpu=4|COMPLETED\n"  # spring change
+            "1.batch|2026-03-29T01:30:00|2026-03-29T03:30:00|gres/gpu=4|COMPLETED\n"
+            "2|2026-10-25T02:30:00|2026-10-25T02:10:00|gres/gpu:h200=2|COMPLETED\n"  # autumn
+            "3|2026-01-01T00:00:00|Unknown|gres/gpu=1|RUNNING\n"
+            "4|Unknown|Unknown|gres/gpu=1|PENDING\n"
+        )
         expected = _read_job_log_line_by_line(path, 2026, "Europe/Madrid")
         monkeypatch.setattr(demand_files, "_jobs_line_by_line", None)
         found = read_job_log.__wrapped__(path, 2026, "Europe/Madrid")
         np.testing.assert_array_equal(found.demand, expected.demand)
-        assert found.skipped == expected.skipped == {"job steps (their GPUs are the job's)": 1,
-                                                      "jobs that never started": 1}
+        assert (
+            found.skipped
+            == expected.skipped
+            == {"job steps (their GPUs are the job's)": 1, "jobs that never started": 1}
+        )
         # job 1: 01:30-03:30 on 29 March in Madrid is 00:30-01:30 UTC (02:00-03:00 is skipped), one hour;
         # job 2: 02:30 (CEST, 00:30 UTC) to 02:10 read in the repeated hour (CET, 01:10 UTC), 40 minutes;
         # job 3 runs from the year's start (23:00 UTC on 31 December) to the latest time, 01:10 UTC on
@@ -145,9 +212,11 @@ class TestColumnReaderEqualsLineReader:
     def test_times_years_away_keep_their_own_offset(self, tmp_path):
         """An End in June 2031 in Madrid is read at +02:00 (summer time), not at the profile year's offset."""
         path = tmp_path / "sacct.txt"
-        path.write_text("JobID|Start|End|AllocTRES|State\n"
-                        "1|2026-12-31T00:00:00|2031-06-01T12:00:00|gres/gpu=1|COMPLETED\n"
-                        "2|2019-06-01T12:00:00|Unknown|gres/gpu=1|RUNNING\n")
+        path.write_text(
+            "JobID|Start|End|AllocTRES|State\n"
+            "1|2026-12-31T00:00:00|2031-06-01T12:00:00|gres/gpu=1|COMPLETED\n"
+            "2|2019-06-01T12:00:00|Unknown|gres/gpu=1|RUNNING\n"
+        )
         found = same_reading(path, 2026, "Europe/Madrid")
         assert found.until == "2031-06-01T10:00:00+00:00"
 
@@ -170,17 +239,23 @@ class TestClockArithmetic:
         days = [dt.datetime(2026, m, d) for m, d in ((3, 7), (3, 28), (4, 4), (10, 3), (10, 24), (10, 31))]
         walls = [day + dt.timedelta(minutes=10 * i) for day in days for i in range(2 * 24 * 6)]
         local = np.array([int(w.replace(tzinfo=dt.UTC).timestamp()) for w in walls])
-        span = (int(dt.datetime(2025, 1, 1, tzinfo=dt.UTC).timestamp()),
-                int(dt.datetime(2028, 1, 1, tzinfo=dt.UTC).timestamp()))
+        span = (
+            int(dt.datetime(2025, 1, 1, tzinfo=dt.UTC).timestamp()),
+            int(dt.datetime(2028, 1, 1, tzinfo=dt.UTC).timestamp()),
+        )
         expected = [int(w.replace(tzinfo=tz, fold=fold).timestamp()) for w in walls]
         assert _local_to_utc(local, tz, *span, fold=fold).tolist() == expected
 
     @settings(max_examples=300, deadline=None)
-    @given(text=st.one_of(
-        st.datetimes(min_value=dt.datetime(1900, 1, 1), max_value=dt.datetime(2200, 1, 1)).map(
-            lambda t: t.strftime("%Y-%m-%dT%H:%M:%S")),
-        st.text(alphabet="0123456789-T:+ Z.", min_size=17, max_size=21),
-        st.from_regex(r"\A2[0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\Z")))
+    @given(
+        text=st.one_of(
+            st.datetimes(min_value=dt.datetime(1900, 1, 1), max_value=dt.datetime(2200, 1, 1)).map(
+                lambda t: t.strftime("%Y-%m-%dT%H:%M:%S")
+            ),
+            st.text(alphabet="0123456789-T:+ Z.", min_size=17, max_size=21),
+            st.from_regex(r"\A2[0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\Z"),
+        )
+    )
     def test_plain_times_read_as_fromisoformat_reads_them(self, text):
         """A text read as a plain time is the time fromisoformat reads; anything else is left to it."""
         seconds, plain = _plain_seconds(pd.Series([text], dtype="str"))
@@ -223,27 +298,51 @@ class TestLevelCurve:
 
 
 stamps = st.one_of(
-    st.builds(lambda hour, minute, second: f"{hour}:{minute:02d}:{second:02d}", st.sampled_from(TIMES),
-              st.integers(0, 59), st.integers(0, 59)),
-    st.sampled_from(["2026-03-29T02:30:00+02:00", "2026-01-01T00:00:00Z", "2026-06-01 12:00:00",
-                     "2026-06-01T12:00:00.250", " 2026-06-01T12:00:00", "2026-02-29T00:00:00", "noon", ""]))
-token_counts = st.one_of(st.integers(0, 5000).map(str), st.sampled_from(["007", " 12", "100000000", "1000000000",
-                                                                          "100000001", "-1", "1.5", "", "+3"]))
+    st.builds(
+        lambda hour, minute, second: f"{hour}:{minute:02d}:{second:02d}",
+        st.sampled_from(TIMES),
+        st.integers(0, 59),
+        st.integers(0, 59),
+    ),
+    st.sampled_from(
+        [
+            "2026-03-29T02:30:00+02:00",
+            "2026-01-01T00:00:00Z",
+            "2026-06-01 12:00:00",
+            "2026-06-01T12:00:00.250",
+            " 2026-06-01T12:00:00",
+            "2026-02-29T00:00:00",
+            "noon",
+            "",
+        ]
+    ),
+)
+token_counts = st.one_of(
+    st.integers(0, 5000).map(str),
+    st.sampled_from(["007", " 12", "100000000", "1000000000", "100000001", "-1", "1.5", "", "+3"]),
+)
 
 
 @st.composite
 def request_logs(draw):
     """A request log of ordinary rows, with odd timestamps and counts, blank lines and extra columns."""
-    header = draw(st.sampled_from([["timestamp", "input_tokens", "output_tokens"],
-                                   ["model", "output_tokens", "timestamp", "input_tokens"]]))
+    header = draw(
+        st.sampled_from(
+            [["timestamp", "input_tokens", "output_tokens"], ["model", "output_tokens", "timestamp", "input_tokens"]]
+        )
+    )
     lines = [",".join(header)]
     for _ in range(draw(st.integers(1, 20))):
         kind = draw(st.sampled_from(["row"] * 6 + ["blank", "extra"]))
         if kind == "blank":
             lines.append(draw(st.sampled_from(["", " "])))
             continue
-        values = {"timestamp": draw(stamps), "input_tokens": draw(token_counts), "output_tokens": draw(token_counts),
-                  "model": "m"}
+        values = {
+            "timestamp": draw(stamps),
+            "input_tokens": draw(token_counts),
+            "output_tokens": draw(token_counts),
+            "model": "m",
+        }
         lines.append(",".join(values[name] for name in header) + (",x" if kind == "extra" else ""))
     return "\n".join(lines) + draw(st.sampled_from(["\n", ""]))
 
@@ -275,8 +374,10 @@ class TestRequestLogColumns:
         from costmodel.io import request_logs
 
         path = tmp_path / "requests.csv"
-        path.write_text("timestamp,input_tokens,output_tokens\r\n2026-03-29T02:30:00,100,20\r\n"
-                        "2026-01-01T00:59:59,1,2\r\n2025-12-31T23:59:59,5,5\r\n2026-01-01T01:00:00+01:00,3,4\r\n")
+        path.write_text(
+            "timestamp,input_tokens,output_tokens\r\n2026-03-29T02:30:00,100,20\r\n"
+            "2026-01-01T00:59:59,1,2\r\n2025-12-31T23:59:59,5,5\r\n2026-01-01T01:00:00+01:00,3,4\r\n"
+        )
         expected = request_logs._read_request_log_line_by_line(path, 2026, "Europe/Madrid")
         monkeypatch.setattr(request_logs, "_read_request_log_line_by_line", None)
         series, count = request_logs.read_request_log.__wrapped__(path, 2026, "Europe/Madrid")
@@ -292,13 +393,14 @@ def test_column_readers_work_with_either_string_storage(tmp_path, storage):
     if storage == "pyarrow":
         pytest.importorskip("pyarrow")
     requests = tmp_path / "requests.csv"
-    requests.write_text("timestamp,input_tokens,output_tokens\n2026-03-29T02:30:00,100,20\n"
-                        "2026-11-01T12:00:00Z,7,8\n")
+    requests.write_text("timestamp,input_tokens,output_tokens\n2026-03-29T02:30:00,100,20\n2026-11-01T12:00:00Z,7,8\n")
     with pd.option_context("mode.string_storage", storage):
         for zone in ("UTC", "Europe/Madrid"):
             same_reading(costmodel.paths.DATA_DIR / "job_logs" / "synthetic-sacct-2026.txt", 2026, zone)
-            found, expected = read_request_log.__wrapped__(requests, 2026, zone), \
-                _read_request_log_line_by_line(requests, 2026, zone)
+            found, expected = (
+                read_request_log.__wrapped__(requests, 2026, zone),
+                _read_request_log_line_by_line(requests, 2026, zone),
+            )
             np.testing.assert_array_equal(found[0], expected[0])
             assert found[1] == expected[1] == 2
 
@@ -316,5 +418,7 @@ def test_the_level_chart_of_a_million_gpu_peak_is_bounded():
     marks = [row for row in data if "label" in row]
     assert 0 < len(curve) <= 2 * dm.LEVEL_POINTS
     mix = dm.cheapest_mix(s, series)
-    assert {m["kind"]: m["level"] for m in marks} == {"Owned": mix.gpus.get("own", 0),
-                                                      "Reserved": mix.gpus.get("reserved", 0)}
+    assert {m["kind"]: m["level"] for m in marks} == {
+        "Owned": mix.gpus.get("own", 0),
+        "Reserved": mix.gpus.get("reserved", 0),
+    }

@@ -14,25 +14,27 @@ from costmodel.cli import main
 def test_period_end_takes_the_last_day_the_as_of_names():
     assert lookup.period_end("2026") == dt.date(2026, 12, 31)
     assert lookup.period_end("2026-09") == dt.date(2026, 9, 30)
-    assert lookup.period_end("2024-02") == dt.date(2024, 2, 29)        # a leap year
+    assert lookup.period_end("2024-02") == dt.date(2024, 2, 29)  # a leap year
     assert lookup.period_end("2026-11-30") == dt.date(2026, 11, 30)
 
 
 def test_months_between_counts_whole_months():
-    assert lookup.months_between(dt.date(2026, 5, 31), dt.date(2026, 11, 30)) == 5    # a day short of 6
+    assert lookup.months_between(dt.date(2026, 5, 31), dt.date(2026, 11, 30)) == 5  # a day short of 6
     assert lookup.months_between(dt.date(2026, 5, 31), dt.date(2026, 12, 1)) == 6
-    assert lookup.months_between(dt.date(2026, 12, 31), dt.date(2026, 12, 1)) == 0    # not yet past
+    assert lookup.months_between(dt.date(2026, 12, 31), dt.date(2026, 12, 1)) == 0  # not yet past
 
 
 def test_a_price_is_stale_after_six_months_and_a_spec_never():
     catalog = default_catalog()
-    offer = catalog.cloud_offers["nebius-h100"]            # as of 2026-09: true until 2026-09-30
-    assert not lookup.stale_rows([offer], dt.date(2027, 3, 30))          # 6 months: not past the limit
-    [stale] = lookup.stale_rows([offer], dt.date(2027, 4, 30))           # 7 months
+    offer = catalog.cloud_offers["nebius-h100"]  # as of 2026-09: true until 2026-09-30
+    assert not lookup.stale_rows([offer], dt.date(2027, 3, 30))  # 6 months: not past the limit
+    [stale] = lookup.stale_rows([offer], dt.date(2027, 4, 30))  # 7 months
     assert (stale.age_months, stale.limit_months) == (7, 6)
-    assert stale.describe() == ("data/cloud_prices.csv: nebius-h100 is as of 2026-09, more than 6 months before "
-                                "2027-04-30 (rentals are flagged after 6 months)")
-    gpu = catalog.gpus["A100-SXM-80GB"]                      # a datasheet of 2021 does not age
+    assert stale.describe() == (
+        "data/cloud_prices.csv: nebius-h100 is as of 2026-09, more than 6 months before "
+        "2027-04-30 (rentals are flagged after 6 months)"
+    )
+    gpu = catalog.gpus["A100-SXM-80GB"]  # a datasheet of 2021 does not age
     assert not lookup.stale_rows([gpu], dt.date(2030, 1, 1))
 
 
@@ -45,10 +47,10 @@ def test_search_takes_the_names_people_type():
     catalog = default_catalog()
     found = lookup.search(catalog, "h100")
     gpus = [m.ident for m in found if m.table == "gpus"]
-    assert found[0].table == "gpus" and "H100-SXM-80GB" in gpus       # the GPUs before their servers and offers
-    in_id = [m for m in found if m.rank <= 1]                          # "h100" in the id itself
+    assert found[0].table == "gpus" and "H100-SXM-80GB" in gpus  # the GPUs before their servers and offers
+    in_id = [m for m in found if m.rank <= 1]  # "h100" in the id itself
     assert in_id[:3] == [m for m in in_id if m.table == "gpus"] and all("H100" in m.ident for m in in_id[:3])
-    assert all(m.rank == 3 for m in found if m.ident == "H800-SXM-80GB")          # only its notes name the H100
+    assert all(m.rank == 3 for m in found if m.ident == "H800-SXM-80GB")  # only its notes name the H100
     found = {m.ident for m in lookup.search(catalog, "Claude Sonnet", ("api_offers",))}
     assert "anthropic-claude-sonnet-4-5" in found
     assert all("sonnet" in m.ident for m in lookup.search(catalog, "claude sonnet", ("api_offers",)))
@@ -57,8 +59,9 @@ def test_search_takes_the_names_people_type():
 
 
 def test_kind_names_and_their_aliases():
-    assert lookup.kind_of("rentals") == lookup.kind_of("cloud_prices") == lookup.kind_of("cloud-offers") \
-        == "cloud_offers"
+    assert (
+        lookup.kind_of("rentals") == lookup.kind_of("cloud_prices") == lookup.kind_of("cloud-offers") == "cloud_offers"
+    )
     assert lookup.kind_of("APIs") == "api_offers"
     assert lookup.kind_name("cloud_prices.csv") == "rentals"
     with pytest.raises(ValueError, match="the kinds are gpus, servers, rentals"):
@@ -109,7 +112,7 @@ def test_catalog_stale_lists_only_rows_past_their_limit(capsys):
 def test_compare_flags_the_stale_prices_it_uses(capsys):
     assert main(["compare", "h100-10k-cluster", "--json", "--no-uncertainty"]) == 0
     data = json.loads(capsys.readouterr().out)
-    server = default_catalog().servers["hgx-h100-ib"]                 # the scenario's server, priced 2024-08
+    server = default_catalog().servers["hgx-h100-ib"]  # the scenario's server, priced 2024-08
     expected = [s.describe() for s in lookup.stale_rows([server])]
     assert expected and all(s in data["stale"] for s in expected)
 
@@ -128,7 +131,7 @@ def test_the_review_date_is_today_unless_stated(monkeypatch):
 def test_a_word_begins_a_word_of_the_row_not_any_part_of_it():
     catalog = default_catalog()
     gpus = {m.row.gpu for m in lookup.search(catalog, "l40s", ("cloud_offers",))}
-    assert gpus == {"L40S-48GB"}                      # not RunPod's 1x_L40_SECURE (L40 + SECURE)
+    assert gpus == {"L40S-48GB"}  # not RunPod's 1x_L40_SECURE (L40 + SECURE)
     assert "GH200-96GB" not in {m.row.gpu for m in lookup.search(catalog, "h200", ("cloud_offers",))}
     [exact, *_] = lookup.search(catalog, "qwen3-32b")
     assert (exact.table, exact.ident, exact.rank) == ("models", "qwen3-32b", 0)

@@ -11,7 +11,7 @@ from costmodel.catalog import default_catalog
 from costmodel.domain.compare import compare
 from costmodel.scenarios import scenario_path
 
-NOT_PROVIDERS = {"R1 product brief", "DeepSeek-V3 report assumption"}     # rows of a case, not a market
+NOT_PROVIDERS = {"R1 product brief", "DeepSeek-V3 report assumption"}  # rows of a case, not a market
 
 
 def test_the_catalog_holds_the_market():
@@ -31,10 +31,16 @@ def test_every_row_has_a_source_and_an_as_of_date():
         assert lookup.period_end(row.as_of) <= dt.date(2027, 12, 31), row.citation()
 
 
-@pytest.mark.parametrize("text, kind, ident", [
-    ("mi300x", "gpus", "MI300X-192GB"), ("h200", "gpus", "H200-SXM-141GB"), ("qwen3-32b", "models", "qwen3-32b"),
-    ("gaudi 3", "gpus", "GAUDI3-128GB"), ("tpu v6e", "gpus", "TPU-V6E-32GB"),
-])
+@pytest.mark.parametrize(
+    "text, kind, ident",
+    [
+        ("mi300x", "gpus", "MI300X-192GB"),
+        ("h200", "gpus", "H200-SXM-141GB"),
+        ("qwen3-32b", "models", "qwen3-32b"),
+        ("gaudi 3", "gpus", "GAUDI3-128GB"),
+        ("tpu v6e", "gpus", "TPU-V6E-32GB"),
+    ],
+)
 def test_names_people_type_find_the_row(text, kind, ident):
     found = [(m.table, m.ident) for m in lookup.search(default_catalog(), text)]
     assert (lookup.kind_of(kind), ident) in found[:5]
@@ -75,8 +81,12 @@ def test_a_spot_discount_from_the_catalog_is_the_offers_spot_price():
     from costmodel.resolved import resolve
 
     offer = "primeintellect-primecompute-8xh100-80gb-104-752-us"
-    spot = {"discount": "catalog", "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": 0.5,
-            "source": "the offer's spot price"}
+    spot = {
+        "discount": "catalog",
+        "interruptions_per_gpu_hour": 0.02,
+        "work_lost_hours_per_interruption": 0.5,
+        "source": "the offer's spot price",
+    }
     r = resolve(patched("llama70b-vs-api", {"options.rent.offer": offer, "options.rent.spot": spot}))
     terms = r.options["rent"].spot
     assert terms.discount == pytest.approx(0.6, rel=1e-12)
@@ -89,8 +99,12 @@ def test_a_spot_discount_from_the_catalog_needs_a_spot_price():
     from costmodel.errors import InputError
     from costmodel.resolved import resolve
 
-    spot = {"discount": "catalog", "interruptions_per_gpu_hour": 0.0, "work_lost_hours_per_interruption": 0.0,
-            "source": "x"}
+    spot = {
+        "discount": "catalog",
+        "interruptions_per_gpu_hour": 0.0,
+        "work_lost_hours_per_interruption": 0.0,
+        "source": "x",
+    }
     with pytest.raises((InputError, ValueError), match="r1-brief-h100 has no spot price"):
         resolve(patched("llama70b-vs-api", {"options.rent.spot": spot}))
 
@@ -104,13 +118,26 @@ def test_a_replica_is_sized_on_the_own_servers_gpus_not_on_an_eight_gpu_server()
     from costmodel.errors import InputError
     from costmodel.resolved import resolve
 
-    bigger = {"workload.serving.model": "llama-3.3-70b", "workload.serving.precision": "bf16",
-              "workload.serving.estimate.batch_size": 4, "workload.serving.kv_cache_tokens": 8000}
+    bigger = {
+        "workload.serving.model": "llama-3.3-70b",
+        "workload.serving.precision": "bf16",
+        "workload.serving.estimate.batch_size": 4,
+        "workload.serving.kv_cache_tokens": 8000,
+    }
     with pytest.raises((InputError, ValueError), match="a full server of 2 x 48 GB L40S-48GB"):
         resolve(patched("qwen3-32b-small-server", bigger))
-    r = resolve(patched("qwen3-32b-small-server", {**bigger, "workload.serving.max_servers_per_replica": 2,
-                                                    "options.rent.gpu_count": 4, "options.rents.0.gpu_count": 4,
-                                                    "options.rents.1.gpu_count": 4}))
+    r = resolve(
+        patched(
+            "qwen3-32b-small-server",
+            {
+                **bigger,
+                "workload.serving.max_servers_per_replica": 2,
+                "options.rent.gpu_count": 4,
+                "options.rents.0.gpu_count": 4,
+                "options.rents.1.gpu_count": 4,
+            },
+        )
+    )
     assert r.workload.gpus_per_replica == 4
     plan = r.workload.capacity.plan
     assert (plan.gpus_per_server, plan.servers_per_replica) == (2, 2)
@@ -119,8 +146,7 @@ def test_a_replica_is_sized_on_the_own_servers_gpus_not_on_an_eight_gpu_server()
 def test_spot_terms_a_serving_workload_cannot_use_are_named():
     from conftest import patched
 
-    spot = {"discount": 0.5, "interruptions_per_gpu_hour": 0.0, "work_lost_hours_per_interruption": 0.0,
-            "source": "x"}
+    spot = {"discount": 0.5, "interruptions_per_gpu_hour": 0.0, "work_lost_hours_per_interruption": 0.0, "source": "x"}
     notes = compare(patched("qwen3-32b-small-server", {"options.rent.spot": spot})).notes
     assert any(n.startswith("options.rent.spot is not used") for n in notes)
     batch = compare(patched("qwen3-32b-small-server", {"options.rent.spot": spot, "workload.interruptible": True}))

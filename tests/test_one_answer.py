@@ -42,10 +42,17 @@ SCHEMA = output_json_schema()
 
 # --- the fault inputs -----------------------------------------------------------------------------------
 
+
 def test_f24_owned_capacity_comes_in_whole_servers_and_the_mix_equals_the_options():
     """F24: llama70b-hybrid at a flat 150 M tokens/day (no growth): not "1 owned GPU, 2.15 k USD/month"."""
-    s = patched("llama70b-hybrid", {"workload.tokens_per_day": 150_000_000, "demand.growth_per_year": 0.0,
-                                    "options.api.offer": "anthropic-claude-opus-4-5"})
+    s = patched(
+        "llama70b-hybrid",
+        {
+            "workload.tokens_per_day": 150_000_000,
+            "demand.growth_per_year": 0.0,
+            "options.api.offer": "anthropic-claude-opus-4-5",
+        },
+    )
     r = costmodel.resolve(s)
     mix = cheapest_mix(r)
     # the mix's pure figures are the options' own costs for the same demand: owning the one DGX H100
@@ -68,13 +75,23 @@ def test_f25_api_capacity_is_in_tokens_and_the_winning_offer_is_named():
 
     Run with the served model described (the fault's form of api-offers; the bundled file now has no
     serving block, so no GPU mix at all)."""
-    s = patched("api-offers", {"workload.serving": {
-        "model": "llama-3.3-70b", "precision": "fp8", "throughput_row": "trtllm-llama33-70b-h100-fp8-1k1k",
-        "peak_to_average": 2.0, "target_utilisation": 0.8, "kv_cache_tokens": 128000}})
+    s = patched(
+        "api-offers",
+        {
+            "workload.serving": {
+                "model": "llama-3.3-70b",
+                "precision": "fp8",
+                "throughput_row": "trtllm-llama33-70b-h100-fp8-1k1k",
+                "peak_to_average": 2.0,
+                "target_utilisation": 0.8,
+                "kv_cache_tokens": 128000,
+            }
+        },
+    )
     c = compare(s)
     api = c.mix.mix.layers["api"]
     assert (api.units, api.gpus, api.capacity) == (0, 0, None) and api.work_share == pytest.approx(1.0)
-    assert api.offer == "DeepSeek V4.1 Flash, peak and off-peak (DeepSeek)"     # five offers: each by its label
+    assert api.offer == "DeepSeek V4.1 Flash, peak and off-peak (DeepSeek)"  # five offers: each by its label
     assert c.decision.winner == "api:deepseek-flash"
     # the JSON counts the layer in tokens: 50 M tokens/day x 365 / 12 days = 1,520.83 M tokens a month
     layer = comparison_output(c, s).cheapest_mix.layers["api"]
@@ -87,12 +104,16 @@ def test_f25_api_capacity_is_in_tokens_and_the_winning_offer_is_named():
 
 def test_f26_a_payback_that_never_happens_says_never_and_the_fraction_is_not_a_month_early():
     """F26: R2 with a finance lease and a partial-upfront commitment pays back never, not in "month 0"."""
-    s = patched("h200-24gpu-cluster", {
-        "finance.lease": {"kind": "finance", "rate_per_year": 0.09, "term_months": 60, "residual_share": 0.1},
-        "finance.rent_commitment": {"gpus": 16, "payment": "partial_upfront", "upfront_share": 0.5}})
+    s = patched(
+        "h200-24gpu-cluster",
+        {
+            "finance.lease": {"kind": "finance", "rate_per_year": 0.09, "term_months": 60, "residual_share": 0.1},
+            "finance.rent_commitment": {"gpus": 16, "payment": "partial_upfront", "upfront_share": 0.5},
+        },
+    )
     flows = finance.cash_flows(s)
     ahead = flows.cumulative("own") <= flows.cumulative("rent")
-    assert ahead[0] and not ahead[-1]          # cheaper in cash at first only
+    assert ahead[0] and not ahead[-1]  # cheaper in cash at first only
     result = finance.own_finance(s, flows)
     assert result.payback_month is None and result.payback_months is None
     assert text.payback_words(result) == "never within the horizon"
@@ -114,13 +135,22 @@ def test_f27_every_section_ranks_on_the_one_measure():
     assert f"**Verdict: {text.md(c.decision.winning.label)}.**" in text.executive_summary(costmodel.resolve(s), c)
     mc = monte_carlo(s, samples=2_000)
     assert mc.measure == "present_value" and set(mc.costs) == set(c.decision.candidates)
-    run = patched("llama31-405b-training", {"uncertainty": {"samples": 2_000, "seed": 1, "distributions": {
-        "workload.mfu": {"distribution": "uniform", "low": 0.3, "high": 0.5}}}})
+    run = patched(
+        "llama31-405b-training",
+        {
+            "uncertainty": {
+                "samples": 2_000,
+                "seed": 1,
+                "distributions": {"workload.mfu": {"distribution": "uniform", "low": 0.3, "high": 0.5}},
+            }
+        },
+    )
     p10, p90 = np.percentile(monte_carlo(run).costs["own"], [10, 90])
-    assert p90 > 1.3 * p10                     # the run's cost follows 1 / MFU
+    assert p90 > 1.3 * p10  # the run's cost follows 1 / MFU
 
 
 # --- every bundled scenario: one winner, one figure, one measure everywhere ------------------------------
+
 
 @pytest.mark.parametrize("name", costmodel.bundled_scenarios())
 def test_compare_the_report_and_the_what_if_panel_name_one_answer(name):
@@ -134,13 +164,13 @@ def test_compare_the_report_and_the_what_if_panel_name_one_answer(name):
     assert doc["decision"]["winner"] == d.winner and doc["decision"]["measure"] == d.measure
     assert doc["decision"]["candidates"][0]["figure"]["value"] == pytest.approx(d.winning.figure, abs=0.01)
     jsonschema.validate(doc, SCHEMA)
-    summary = text.executive_summary(r, c)          # the report's first section
+    summary = text.executive_summary(r, c)  # the report's first section
     assert summary.count("**Verdict:") == 1 and f"**Verdict: {text.md(d.winning.label)}" in summary
     panel = WhatIf(s)
     assert panel.comparison.decision.winner == d.winner
     assert math.isclose(panel.comparison.decision.winning.figure, d.winning.figure, rel_tol=1e-12)
     assert verdict(panel.comparison) == text.decision_sentence(c)
-    words = costmodel.comparison_text(c)            # the text renders, the verdict first
+    words = costmodel.comparison_text(c)  # the text renders, the verdict first
     assert words.splitlines()[1] == f"verdict: {text.decision_sentence(c)}"
     assert "nan" not in words.lower().replace("nebius", "")
 
@@ -163,12 +193,21 @@ BASES = ("llama70b-vs-api", "h200-24gpu-cluster", "llama70b-hybrid", "h100-10k-c
 PROFILES = st.one_of(
     st.none(),
     st.just({"kind": "steady"}),
-    st.builds(lambda p, d: {"kind": "bursty", "peak_to_average": p, "duty_cycle": d},
-              st.sampled_from([1.5, 2.0, 3.0]), st.sampled_from([0.1, 0.25, 0.3])),
-    st.builds(lambda on, off: {"kind": "campaigns", "on_days": on, "period_days": 30, "off_share": off},
-              st.sampled_from([3, 14, 25]), st.sampled_from([0.0, 0.25, 0.6])),
-    st.builds(lambda off, g: {"kind": "office_hours", "off_share": off, "growth_per_year": g},
-              st.sampled_from([0.1, 0.3]), st.sampled_from([0.0, 0.0, 1.0])),
+    st.builds(
+        lambda p, d: {"kind": "bursty", "peak_to_average": p, "duty_cycle": d},
+        st.sampled_from([1.5, 2.0, 3.0]),
+        st.sampled_from([0.1, 0.25, 0.3]),
+    ),
+    st.builds(
+        lambda on, off: {"kind": "campaigns", "on_days": on, "period_days": 30, "off_share": off},
+        st.sampled_from([3, 14, 25]),
+        st.sampled_from([0.0, 0.25, 0.6]),
+    ),
+    st.builds(
+        lambda off, g: {"kind": "office_hours", "off_share": off, "growth_per_year": g},
+        st.sampled_from([0.1, 0.3]),
+        st.sampled_from([0.0, 0.0, 1.0]),
+    ),
 )
 
 
@@ -192,8 +231,11 @@ def combined(draw):
     rent = data["options"].get("rent")
     if rent is not None:
         if draw(st.booleans()) and "reserved" not in rent:
-            rent["reserved"] = {"term_years": draw(st.sampled_from([1, 3])),
-                                "discount": draw(st.sampled_from([0.2, 0.37, 0.5])), "source": "test"}
+            rent["reserved"] = {
+                "term_years": draw(st.sampled_from([1, 3])),
+                "discount": draw(st.sampled_from([0.2, 0.37, 0.5])),
+                "source": "test",
+            }
         if work["kind"] == "tokens" and draw(st.booleans()):
             rent["billing"] = "per_gpu_hour_used"
             rent.pop("gpu_count", None)
@@ -201,11 +243,14 @@ def combined(draw):
     if finance_block == "drop":
         data.pop("finance", None)
     elif finance_block == "add" and "finance" not in data:
-        data["finance"] = {"horizon_months": draw(st.sampled_from([12, 36, 60])),
-                           "discount_rate_per_year": draw(st.sampled_from([0.0, 0.08])), "source": "test"}
+        data["finance"] = {
+            "horizon_months": draw(st.sampled_from([12, 36, 60])),
+            "discount_rate_per_year": draw(st.sampled_from([0.0, 0.08])),
+            "source": "test",
+        }
     try:
         return validate_data(data)
-    except costmodel.ScenarioError:        # a combination the rules refuse (a power budget, say) is not drawn
+    except costmodel.ScenarioError:  # a combination the rules refuse (a power budget, say) is not drawn
         from hypothesis import reject
 
         reject()
@@ -223,12 +268,13 @@ def independent_figures(r, measure) -> dict[str, float]:
         need = float(series.max()) / r.workload.hourly_ceiling
         found = {}
         for name, option in r.options.items():
-            if option.kind == "own":         # the servers for the busiest hour, the busy hours' electricity
+            if option.kind == "own":  # the servers for the busiest hour, the busy hours' electricity
                 servers = float(costmodel.domain.capacity.own_servers_for(r, need))
                 found[name] = float(sum(own_costs_at(option, servers, HOURS * series.mean()).values()))
             elif option.kind == "api" and option.hour_price_factors is None:
-                found[name] = float(monthly_cost(r, name, 1.0)) * HOURS * series.mean() \
-                    / float(costmodel.gpu_hours_used(r, 1.0))
+                found[name] = (
+                    float(monthly_cost(r, name, 1.0)) * HOURS * series.mean() / float(costmodel.gpu_hours_used(r, 1.0))
+                )
         return found
     return {}
 
@@ -290,19 +336,22 @@ def money_paths(r) -> dict[str, float]:
     from costmodel.schema.inputs import input_fields
 
     currencies = {r.currency} | set(r.scenario.fx.rates if r.scenario.fx is not None else ())
-    return {f.path: float(f.value) for f in input_fields(r.scenario, r.catalog)
-            if f.value and (f.unit or "").split("/")[0] in currencies}
+    return {
+        f.path: float(f.value)
+        for f in input_fields(r.scenario, r.catalog)
+        if f.value and (f.unit or "").split("/")[0] in currencies
+    }
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(combined(), st.sampled_from([0.5, 3.0]))
 def test_every_price_times_k_multiplies_every_figure_by_k(s, k):
-    from costmodel.domain.uncertainty import with_values
-
     from hypothesis import assume
 
+    from costmodel.domain.uncertainty import with_values
+
     r = costmodel.resolve(s)
-    assume(not r.scenario.options.apis)       # the further API offers' prices are catalog rows, not inputs
+    assume(not r.scenario.options.apis)  # the further API offers' prices are catalog rows, not inputs
     d = decide(r)
     dearer = with_values(r, {p: v * k for p, v in money_paths(r).items()})
     d2 = decide(dearer)
@@ -317,8 +366,11 @@ def test_another_reporting_currency_gives_the_same_winner_and_converted_figures(
     rates = dict(data.get("fx", {}).get("rates", {}))
     usd_per_eur = rates.pop("EUR", 1.25)
     data["reporting_currency"] = "EUR"
-    data["fx"] = {"rates": {**{c: v / usd_per_eur for c, v in rates.items()}, "USD": 1 / usd_per_eur},
-                  "source": "test", "as_of": "2025-12-01"}
+    data["fx"] = {
+        "rates": {**{c: v / usd_per_eur for c, v in rates.items()}, "USD": 1 / usd_per_eur},
+        "source": "test",
+        "as_of": "2025-12-01",
+    }
     usd, eur = decide(costmodel.load_scenario(name)), decide(validate_data(data))
     assert eur.winner == usd.winner and eur.unit.startswith("EUR")
     for candidate, x in usd.candidates.items():
@@ -330,11 +382,13 @@ def test_reordering_the_offers_changes_nothing():
     data["options"]["apis"] = list(reversed(data["options"]["apis"]))
     a, b = decide(costmodel.load_scenario("api-offers")), decide(validate_data(data))
     assert a.winner == b.winner and {k: x.figure for k, x in a.candidates.items()} == pytest.approx(
-        {k: x.figure for k, x in b.candidates.items()}, rel=1e-12)
+        {k: x.figure for k, x in b.candidates.items()}, rel=1e-12
+    )
 
 
-@pytest.mark.parametrize("name", ["llama70b-vs-api", "h200-24gpu-cluster", "llama70b-hybrid",
-                                  "llama31-405b-training", "api-offers"])
+@pytest.mark.parametrize(
+    "name", ["llama70b-vs-api", "h200-24gpu-cluster", "llama70b-hybrid", "llama31-405b-training", "api-offers"]
+)
 def test_a_what_if_with_no_change_a_sweep_point_and_a_batch_row_equal_compare(name):
     from costmodel.presentation.whatif import WhatIf
 
@@ -348,7 +402,7 @@ def test_a_what_if_with_no_change_a_sweep_point_and_a_batch_row_equal_compare(na
     # a sweep of one point, at the scenario's own value of an input: the same candidates and figures
     path = next(iter(money_paths(r)))
     point = sweep_columns(r, {path: np.array([money_paths(r)[path]])}, name)
-    if d.winner in (o for o in r.options) or d.winner.startswith("rent."):    # a sweep leaves out the mix
+    if d.winner in (o for o in r.options) or d.winner.startswith("rent."):  # a sweep leaves out the mix
         assert point["winner"][0] == d.winner
     for option in r.options:
         if option in d.candidates and f"decision_{option}" in point:
@@ -357,7 +411,7 @@ def test_a_what_if_with_no_change_a_sweep_point_and_a_batch_row_equal_compare(na
 
 @pytest.mark.slow
 def test_the_workbook_states_compares_figures_and_verdict(tmp_path):
-    from test_workbook import summary_figures      # recomputes the workbook's formulas (formulas[excel])
+    from test_workbook import summary_figures  # recomputes the workbook's formulas (formulas[excel])
 
     from costmodel.presentation.workbook import write_workbook
 
@@ -405,14 +459,18 @@ def test_alternating_cheapest_ranges_read_as_one_line():
     from types import SimpleNamespace as Range
 
     cuts = [0, 10, 11, 12, 13, 14, 15, 16, 100]
-    ranges = [Range(volume_from=a, volume_to=b, option="rent" if i % 2 == 0 else "own")
-              for i, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+    ranges = [
+        Range(volume_from=a, volume_to=b, option="rent" if i % 2 == 0 else "own")
+        for i, (a, b) in enumerate(zip(cuts, cuts[1:]))
+    ]
     lines = text.cheapest_range_lines(ranges, str.upper, "GPU-hours/month")
-    assert lines == ["0 to 10 GPU-hours/month: RENT",
-                     "10 to 16 GPU-hours/month: OWN and RENT in turn, 6 ranges (whole servers and whole rented "
-                     "GPUs step up at different volumes)",
-                     "16 to 100 GPU-hours/month: OWN"]
-    assert len(text.cheapest_range_lines(ranges[:4], str.upper, "x")) == 4     # few ranges: one line each
+    assert lines == [
+        "0 to 10 GPU-hours/month: RENT",
+        "10 to 16 GPU-hours/month: OWN and RENT in turn, 6 ranges (whole servers and whole rented "
+        "GPUs step up at different volumes)",
+        "16 to 100 GPU-hours/month: OWN",
+    ]
+    assert len(text.cheapest_range_lines(ranges[:4], str.upper, "x")) == 4  # few ranges: one line each
 
 
 def test_a_demand_profile_that_replaces_the_serving_peak_says_so():
@@ -422,11 +480,13 @@ def test_a_demand_profile_that_replaces_the_serving_peak_says_so():
     r = costmodel.resolve(costmodel.load_scenario("llama70b-hybrid"))
     peak = float(r.demand.shape.max())
     assert r.workload.peak_to_average == pytest.approx(peak) and peak > 2
-    assert c.notes == (f"workload.serving.peak_to_average (2) is not used: the demand profile's busiest hour "
-                       f"({peak:.3g} × its average) sizes the capacity",)
+    assert c.notes == (
+        f"workload.serving.peak_to_average (2) is not used: the demand profile's busiest hour "
+        f"({peak:.3g} × its average) sizes the capacity",
+    )
     assert "peak_to_average (2) is not used" in text.comparison_text(c)
-    assert compare(costmodel.load_scenario("llama70b-vs-api")).notes == ()      # no profile: the 2 sizes it
-    assert compare(costmodel.load_scenario("api-offers")).notes == ()           # APIs only: no GPUs sized
+    assert compare(costmodel.load_scenario("llama70b-vs-api")).notes == ()  # no profile: the 2 sizes it
+    assert compare(costmodel.load_scenario("api-offers")).notes == ()  # APIs only: no GPUs sized
 
 
 def test_reserved_gpus_serve_no_more_than_the_months_work_under_a_growing_profile():

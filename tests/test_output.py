@@ -7,11 +7,10 @@ where a number goes; R2's JSON carries its cost components, finance, mix and unc
 
 import json
 import math
-
-import numpy as np
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pytest
 from conftest import numeric_paths, patched_data, write_scenario
 from hypothesis import HealthCheck, given, settings
@@ -65,7 +64,7 @@ def test_the_committed_schema_is_the_models():
 def test_schema_command_prints_the_output_schema(capsys):
     assert main(["schema", "--output"]) == 0
     assert json.loads(capsys.readouterr().out) == SCHEMA
-    assert main(["schema"]) == 0          # without --output: the scenario file's schema (issue 16)
+    assert main(["schema"]) == 0  # without --output: the scenario file's schema (issue 16)
     assert json.loads(capsys.readouterr().out)["title"] == "Scenario"
 
 
@@ -88,7 +87,7 @@ def test_the_schema_refuses_a_word_in_a_number():
     with pytest.raises(jsonschema.ValidationError):
         VALIDATOR.validate(data)
     data["options"]["rent"]["cost_per_gpu_hour_used"] = {"value": None, "unit": "USD/GPU-h", "status": None}
-    with pytest.raises(jsonschema.ValidationError):     # null without a reason
+    with pytest.raises(jsonschema.ValidationError):  # null without a reason
         VALIDATOR.validate(data)
 
 
@@ -96,7 +95,7 @@ def r2_campaign_peak():
     """R2's campaigns by hand: 14 days at the campaign level, 16 at a quarter of it, in each 30 days of 8,760 hours."""
     hours = np.arange(8760)
     level = np.where(hours % 720 < 14 * 24, 1.0, 0.25)
-    return 12_000 / 730 / level.mean()                   # the busiest hour, in GPUs busy
+    return 12_000 / 730 / level.mean()  # the busiest hour, in GPUs busy
 
 
 def test_r2_has_components_finance_mix_and_uncertainty(capsys):
@@ -110,13 +109,16 @@ def test_r2_has_components_finance_mix_and_uncertainty(capsys):
     # colocation 4 x 10.2 kW x 194.95, electricity 10.2 kW x 1.56 x 0.0707 x 730 x (4 x 0.3 + 0.7 x 12,000 / 5,840),
     # staffing (0.5 + 32 / 250) FTE x 240,000 / 12
     capex = 4 * 350_000 * 1.094 + 125_000 + 4 * 15_000
-    by_hand = (capex / 60 + capex * 0.10 / 12 + 4 * 10.2 * 194.95
-               + 10.2 * 1.56 * 0.0707 * 730 * (4 * 0.3 + 0.7 * 12_000 / (8 * 730)) + (0.5 + 32 / 250) * 20_000)
+    by_hand = (
+        capex / 60
+        + capex * 0.10 / 12
+        + 4 * 10.2 * 194.95
+        + 10.2 * 1.56 * 0.0707 * 730 * (4 * 0.3 + 0.7 * 12_000 / (8 * 730))
+        + (0.5 + 32 / 250) * 20_000
+    )
     assert own["monthly_cost"]["value"] == pytest.approx(by_hand, rel=1e-9)
-    assert set(own["components"]) >= {"capex_depreciation", "hardware_support", "colocation", "electricity",
-                                      "staffing"}
-    assert sum(c["value"] for c in own["components"].values()) == pytest.approx(own["monthly_cost"]["value"],
-                                                                                abs=1e-5)
+    assert set(own["components"]) >= {"capex_depreciation", "hardware_support", "colocation", "electricity", "staffing"}
+    assert sum(c["value"] for c in own["components"].values()) == pytest.approx(own["monthly_cost"]["value"], abs=1e-5)
     assert all(c["unit"] == "USD/month" for c in own["components"].values())
     finance = data["finance"]
     # R2 over 60 months: renting by the GPU-hour is 12,000 x 4.50 x 60 = 3.24 M; owning 4 servers never pays back
@@ -124,9 +126,10 @@ def test_r2_has_components_finance_mix_and_uncertainty(capsys):
     assert finance["payback_month"] == {"value": None, "unit": "months", "status": "never"}
     flows = finance["cash_flows_by_year"]
     assert flows["years"] == [1, 2, 3, 4, 5] and flows["months_in_year"] == [12] * 5
-    for option in ("own", "rent"):   # TCO is the sum of the cash flows over the horizon
+    for option in ("own", "rent"):  # TCO is the sum of the cash flows over the horizon
         assert sum(flows["options"][option]["total"]["values"]) == pytest.approx(
-            finance["tco"][option]["value"], abs=0.05)
+            finance["tco"][option]["value"], abs=0.05
+        )
     # the decision ranks every way to pay on present value; the rented 1-year reserved base wins
     decision = data["decision"]
     assert decision["measure"] == "present_value" and decision["winner"] == "rent.reserved"
@@ -135,7 +138,8 @@ def test_r2_has_components_finance_mix_and_uncertainty(capsys):
     assert figures["rent"] == pytest.approx(finance["npv"]["rent"]["value"], abs=0.01)
     mix = data["cheapest_mix"]
     assert mix["total"]["value"] == pytest.approx(
-        sum(c["cost"]["value"] for c in mix["layers"].values()) + mix["rental_staffing"]["value"], abs=0.05)
+        sum(c["cost"]["value"] for c in mix["layers"].values()) + mix["rental_staffing"]["value"], abs=0.05
+    )
     u = data["uncertainty"]
     assert u["tracked_option"] == "own" and u["samples"]["value"] == 100_000
     for p in u["cost_percentiles"].values():
@@ -165,15 +169,64 @@ def test_python_api_returns_the_same_document(capsys):
 
 # Names that planning tools import; removing one must go through a deprecation, not vanish.
 PUBLIC_NAMES = {
-    "BreakEven", "Catalog", "CatalogError", "CloudRental", "Colocation", "Columns", "Comparison", "ComparisonOutput",
-    "Component", "Count", "DAYS_PER_MONTH", "FXRates", "GPUHoursWorkload", "HOURS_PER_MONTH", "HostedAPI",
-    "InputError", "OPTION_LABELS", "OptionResult", "Options", "OwnCluster", "Power", "Quantity", "Resolved",
-    "SCHEMA_VERSION", "Scenario", "ScenarioError", "Series", "Staffing", "TokensWorkload", "TrainingWorkload",
-    "break_even", "break_evens", "bundled_scenarios", "capacity_volume", "cheapest_by_volume", "compare",
-    "comparison_output", "comparison_text", "cost_sweep", "cost_table", "default_catalog", "default_volume_max",
-    "energy_result", "gpu_count", "gpu_hours_used", "gpus_needed", "load_catalog", "load_scenario", "monthly_cost",
-    "monthly_cost_components", "output_json_schema", "resolve", "save_scenario", "scenario_path", "step_volumes",
-    "tokens_per_month", "validate_data", "with_inputs",
+    "BreakEven",
+    "Catalog",
+    "CatalogError",
+    "CloudRental",
+    "Colocation",
+    "Columns",
+    "Comparison",
+    "ComparisonOutput",
+    "Component",
+    "Count",
+    "DAYS_PER_MONTH",
+    "FXRates",
+    "GPUHoursWorkload",
+    "HOURS_PER_MONTH",
+    "HostedAPI",
+    "InputError",
+    "OPTION_LABELS",
+    "OptionResult",
+    "Options",
+    "OwnCluster",
+    "Power",
+    "Quantity",
+    "Resolved",
+    "SCHEMA_VERSION",
+    "Scenario",
+    "ScenarioError",
+    "Series",
+    "Staffing",
+    "TokensWorkload",
+    "TrainingWorkload",
+    "break_even",
+    "break_evens",
+    "bundled_scenarios",
+    "capacity_volume",
+    "cheapest_by_volume",
+    "compare",
+    "comparison_output",
+    "comparison_text",
+    "cost_sweep",
+    "cost_table",
+    "default_catalog",
+    "default_volume_max",
+    "energy_result",
+    "gpu_count",
+    "gpu_hours_used",
+    "gpus_needed",
+    "load_catalog",
+    "load_scenario",
+    "monthly_cost",
+    "monthly_cost_components",
+    "output_json_schema",
+    "resolve",
+    "save_scenario",
+    "scenario_path",
+    "step_volumes",
+    "tokens_per_month",
+    "validate_data",
+    "with_inputs",
 }
 
 
@@ -186,8 +239,17 @@ def test_no_public_name_disappears():
 
 # --- generated scenarios -----------------------------------------------------------------------------------
 
-BASES = ("llama70b-vs-api", "h200-24gpu-cluster", "h200-job-log", "h100-10k-cluster", "deepseek-v3-training",
-         "llama31-405b-training", "llama70b-interactive", "deepseek-v3-serving", "deepseek-v3-stages")
+BASES = (
+    "llama70b-vs-api",
+    "h200-24gpu-cluster",
+    "h200-job-log",
+    "h100-10k-cluster",
+    "deepseek-v3-training",
+    "llama31-405b-training",
+    "llama70b-interactive",
+    "deepseek-v3-serving",
+    "deepseek-v3-stages",
+)
 
 
 def scale_path(data, path, factor):
@@ -220,7 +282,7 @@ def test_generated_scenarios_never_put_a_word_or_nan_in_a_number(tmp_path, capsy
         code = main(["compare", str(path), "--json"])
         captured = capsys.readouterr()
         assert code in (0, 2), captured.err
-        if code == 2:       # refused with a message naming the field (tests/test_fuzz.py checks those)
+        if code == 2:  # refused with a message naming the field (tests/test_fuzz.py checks those)
             return
         assert "NaN" not in captured.out and "Infinity" not in captured.out
         result = json.loads(captured.out)
@@ -229,7 +291,7 @@ def test_generated_scenarios_never_put_a_word_or_nan_in_a_number(tmp_path, capsy
         compared.append(path)
 
     check()
-    assert len(compared) >= 5     # most generated scenarios are valid: the check ran on real output
+    assert len(compared) >= 5  # most generated scenarios are valid: the check ran on real output
 
 
 def test_a_comparison_shows_a_short_repr_and_a_table_in_a_notebook():

@@ -17,10 +17,15 @@ from costmodel.resolved import resolve
 # month. Year 1 averages 12,000 x mean(1.4^(m/12), m < 12) = 14,067 GPU-hours (19.3 GPUs busy): 2 servers
 # would leave 4.9 GPUs busy on demand at 4.50 USD (16.0 k a month), more than a third server (~12.6 k), so
 # 3; year 2 averages 1.4 x that, 27.0 GPUs busy: 3 servers leave 5.4 (17.6 k a month), so a fourth.
-CHANGES = {"demand": {"kind": "steady", "source": "test"}, "options.rent.reserved": None, "options.rent.spot": None,
-           "finance.horizon_months": 24, "finance.trends": {"demand_growth_per_year": 0.4},
-           "finance.capacity_plan": {"source": "test"}}
-SERVER = 350_000 * 1.094 + 15_000                 # a DGX H200 with its 9.4 % fabric and $15,000 racks
+CHANGES = {
+    "demand": {"kind": "steady", "source": "test"},
+    "options.rent.reserved": None,
+    "options.rent.spot": None,
+    "finance.horizon_months": 24,
+    "finance.trends": {"demand_growth_per_year": 0.4},
+    "finance.capacity_plan": {"source": "test"},
+}
+SERVER = 350_000 * 1.094 + 15_000  # a DGX H200 with its 9.4 % fabric and $15,000 racks
 
 
 def plan_of(**extra):
@@ -46,9 +51,9 @@ def test_two_year_plan_buys_once_more_in_year_two():
     servers = np.where(np.arange(24) < 12, 3, 4)
     rented = np.maximum(hours(np.arange(24)) - servers * 5_256, 0.0) * 4.50
     assert plan.flows["rented capacity"] == pytest.approx(rented)
-    assert rented[0] == 0 and rented[11] > 0           # the third server is idle at first, short by month 11
+    assert rented[0] == 0 and rented[11] > 0  # the third server is idle at first, short by month 11
     own = resolve(patched("h200-24gpu-cluster", CHANGES)).options["own"]
-    month18 = own_costs_at(own, 4.0, float(hours(18)))     # 19,877 GPU-hours: within the 4 servers' 21,024
+    month18 = own_costs_at(own, 4.0, float(hours(18)))  # 19,877 GPU-hours: within the 4 servers' 21,024
     assert plan.flows["electricity"][18] == pytest.approx(month18["electricity"])
     # resale at month 23 on the straight line over 60 months: 24 and 12 months old
     assert plan.flows["resale"][-1] == pytest.approx(-(1_318_700 * 0.6 + 397_900 * 0.8))
@@ -56,7 +61,7 @@ def test_two_year_plan_buys_once_more_in_year_two():
 
 
 def test_the_lead_time_moves_the_order_earlier_and_rents_meanwhile():
-    plan = plan_of()        # R2's 3-month lead time: the work rented on demand until the servers are online
+    plan = plan_of()  # R2's 3-month lead time: the work rented on demand until the servers are online
     assert [m for m, _n, _p in plan.purchases] == [0, 9]
     assert plan.flows["rented capacity"][:3] == pytest.approx(hours(np.arange(3)) * 4.50)
     assert plan.flows["rented capacity"][3] == pytest.approx(max(float(hours(3)) - 3 * 5_256, 0.0) * 4.50)
@@ -96,7 +101,10 @@ def test_the_plan_is_a_way_to_pay_and_the_verdict_names_what_it_buys():
     d = c.decision
     assert d.measure == "present_value" and d.winner == "plan"
     assert d.figure("plan") == pytest.approx(c.plan.npv, rel=1e-12)
-    assert d.winning.label == "Capacity plan: buy 3 × dgx-h200 in month 0, 1 more in month 9; the rest rented in years 1, 2"
+    assert (
+        d.winning.label
+        == "Capacity plan: buy 3 × dgx-h200 in month 0, 1 more in month 9; the rest rented in years 1, 2"
+    )
     assert d.figure("plan") < min(d.figure("own"), d.figure("rent"))
 
 
@@ -115,6 +123,10 @@ def test_a_plan_beside_a_loan_is_not_ranked():
     # the plan is paid in cash; beside a loan-financed own option it would not compare like for like
     from costmodel.domain.compare import compare
 
-    c = compare(patched("h200-24gpu-cluster", {**CHANGES, "finance.loan": {
-        "rate_per_year": 0.07, "term_months": 24, "down_payment_share": 0.2}}))
+    c = compare(
+        patched(
+            "h200-24gpu-cluster",
+            {**CHANGES, "finance.loan": {"rate_per_year": 0.07, "term_months": 24, "down_payment_share": 0.2}},
+        )
+    )
     assert c.plan is not None and "plan" not in c.decision.candidates

@@ -16,5 +16,5 @@ def test_readme_example_prints_what_it_shows():
     with contextlib.redirect_stdout(out):
         exec(compile(first, "README.md", "exec"), namespace)
     assert out.getvalue() == shown
-    for block in rest:   # the later examples run, in the same namespace
+    for block in rest:  # the later examples run, in the same namespace
         exec(compile(block, "README.md", "exec"), namespace)

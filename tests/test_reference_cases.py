@@ -12,9 +12,9 @@ import pytest
 import costmodel
 from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
 
-HOURS = 8760 / 12          # the model's month [h]
-DAYS = 365 / 12            # the model's month [d]
-EUR_USD = 1.16             # llama70b-vs-api.yaml fx.rates.EUR
+HOURS = 8760 / 12  # the model's month [h]
+DAYS = 365 / 12  # the model's month [d]
+EUR_USD = 1.16  # llama70b-vs-api.yaml fx.rates.EUR
 
 
 class TestR1Llama70bVsApi:
@@ -33,7 +33,7 @@ class TestR1Llama70bVsApi:
         expected = millions * (2 / 3 * 5 + 1 / 3 * 25)
         assert expected == pytest.approx(3548.61, abs=0.01)
         assert costmodel.monthly_cost(r1, "api", 10e6) == pytest.approx(expected, rel=1e-12)
-        assert expected == pytest.approx(3500, rel=0.02)   # "about $3,500/month" in the brief
+        assert expected == pytest.approx(3500, rel=0.02)  # "about $3,500/month" in the brief
 
     def test_own_cluster_by_hand(self, r1):
         # one DGX H100 ($270,000, 10.2 kW) over 60 months, support 10 %/yr, colocation $217.30/kW-month,
@@ -103,16 +103,17 @@ class TestR2H200Cluster:
     capex = 3 * 350000 * 1.094 + 125000 + 3 * 15000
 
     def own_fixed(self):
-        return (self.capex / 60 + self.capex * 0.10 / 12 + 3 * 10.2 * 194.95
-                + (0.5 + 24 / 250) * 240000 / 12)
+        return self.capex / 60 + self.capex * 0.10 / 12 + 3 * 10.2 * 194.95 + (0.5 + 24 / 250) * 240000 / 12
 
     def power_factor(self):
-        return 10.2 * 1.56 * HOURS * 0.0707   # USD per (server at full draw) per month
+        return 10.2 * 1.56 * HOURS * 0.0707  # USD per (server at full draw) per month
 
     def test_own_by_hand(self, r2_steady):
         hours = 12000
         electricity = self.power_factor() * (3 * 0.3 + 0.7 * hours / (8 * HOURS))
-        assert costmodel.monthly_cost(r2_steady, "own", hours) == pytest.approx(self.own_fixed() + electricity, rel=1e-12)
+        assert costmodel.monthly_cost(r2_steady, "own", hours) == pytest.approx(
+            self.own_fixed() + electricity, rel=1e-12
+        )
 
     def test_rent_by_hand(self, r2_steady):
         assert costmodel.monthly_cost(r2_steady, "rent", 12000) == pytest.approx(12000 * 4.50, rel=1e-12)
@@ -142,10 +143,17 @@ class TestR2H200Cluster:
         assert costmodel.capacity_volume(r2_steady, "own") == pytest.approx(capacity, rel=1e-12)
         assert costmodel.gpu_count(r2_steady, "own", capacity) == 24
         assert costmodel.gpu_count(r2_steady, "own", capacity + 1) == 32
-        jump = costmodel.monthly_cost(r2_steady, "own", capacity + 0.01) - costmodel.monthly_cost(r2_steady, "own", capacity)
+        jump = costmodel.monthly_cost(r2_steady, "own", capacity + 0.01) - costmodel.monthly_cost(
+            r2_steady, "own", capacity
+        )
         server_capex = 350000 * 1.094 + 15000
-        per_server = (server_capex / 60 + server_capex * 0.10 / 12 + 10.2 * 194.95 + self.power_factor() * 0.3
-                      + 8 / 250 * 240000 / 12)
+        per_server = (
+            server_capex / 60
+            + server_capex * 0.10 / 12
+            + 10.2 * 194.95
+            + self.power_factor() * 0.3
+            + 8 / 250 * 240000 / 12
+        )
         assert jump == pytest.approx(per_server, rel=1e-6)
         result = compare(r2_steady, volume=capacity + 1)
         assert result.options["own"].stepped_up and result.options["own"].gpus == 32

@@ -18,8 +18,9 @@ SNAPSHOT = DATA_DIR / "sources" / "skypilot"
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("refresh_cloud_prices",
-                                                  DATA_DIR.parent / "scripts" / "refresh_cloud_prices.py")
+    spec = importlib.util.spec_from_file_location(
+        "refresh_cloud_prices", DATA_DIR.parent / "scripts" / "refresh_cloud_prices.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -50,7 +51,11 @@ def test_lambda_8x_h100_by_hand(rows):
     assert "gpu_8x_h100_sxm5,H100,8.0,208.0,1800.0,23.92,us-east-1," in snapshot_lines("lambda")
     row = rows["lambda-gpu-8x-h100-sxm5-us-east-1"]
     assert (row["provider"], row["gpu"], row["gpus_per_instance"], row["region"]) == (
-        "Lambda", "H100-SXM-80GB", "8", "us-east-1")
+        "Lambda",
+        "H100-SXM-80GB",
+        "8",
+        "us-east-1",
+    )
     assert Decimal(row["price_per_gpu_hour"]) == Decimal("2.99")
     assert row["spot_price_per_gpu_hour"] == ""
     assert (row["quality"], row["currency"]) == ("S", "USD")
@@ -61,8 +66,9 @@ def test_cudo_h100_nvl_by_hand(rows):
     # catalogs/v7/cudo/vms.csv at 8b5326cd: 4 x H100 NVL (GpuInfo 96256 MiB, instance type h100-nvl-pcie)
     # at 10.585600000000001 USD per instance-hour -> 10.5856 / 4 = 2.6464 USD per GPU-hour (the float
     # tail 0.000000000000001 / 4 is rounded away at 10 decimal places).
-    assert ("epyc-genoa-h100-nvl-pcie_4x48v96gb,H100,4.0,48,96,10.585600000000001,au-melbourne-1,"
-            in snapshot_lines("cudo"))
+    assert "epyc-genoa-h100-nvl-pcie_4x48v96gb,H100,4.0,48,96,10.585600000000001,au-melbourne-1," in snapshot_lines(
+        "cudo"
+    )
     row = rows["cudo-epyc-genoa-h100-nvl-pcie-4x48v96gb-au-melbourne-1"]
     assert (row["gpu"], row["gpus_per_instance"]) == ("H100-NVL-94GB", "4")
     assert Decimal(row["price_per_gpu_hour"]) == Decimal("2.6464")
@@ -74,8 +80,7 @@ def test_prime_intellect_spot_offer_folds_into_on_demand_row(rows):
     # 35.92 / 8 = 4.49 and 12.29 / 8 = 1.53625 USD per GPU-hour.
     lines = snapshot_lines("primeintellect")
     assert "datacrunch__8xB200_180GB__248__2000,8B200.248V,248.0,2000,B200,8.0,FI,FIN-03,35.92," in lines
-    assert ("datacrunch__8xB200_180GB__248__2000__SPOT,8B200.248V_SPOT,248.0,2000,B200,8.0,FI,FIN-03,12.29,"
-            in lines)
+    assert "datacrunch__8xB200_180GB__248__2000__SPOT,8B200.248V_SPOT,248.0,2000,B200,8.0,FI,FIN-03,12.29," in lines
     row = rows["primeintellect-datacrunch-8xb200-180gb-248-2000-fin-03"]
     assert (row["provider"], row["gpu"]) == ("Prime Intellect", "B200-SXM-180GB")
     assert Decimal(row["price_per_gpu_hour"]) == Decimal("4.49")
@@ -90,7 +95,11 @@ def test_runpod_8x_h100_sxm_by_hand(rows):
     assert "8x_H100-SXM_SECURE,H100-SXM,8.0,160.0,640.0,US,21.52,23.92,US-TX-3" in snapshot_lines("runpod")
     row = rows["runpod-8x-h100-sxm-secure-us-tx-3"]
     assert (row["provider"], row["gpu"], row["gpus_per_instance"], row["region"]) == (
-        "RunPod", "H100-SXM-80GB", "8", "US-TX-3")
+        "RunPod",
+        "H100-SXM-80GB",
+        "8",
+        "US-TX-3",
+    )
     assert Decimal(row["price_per_gpu_hour"]) == Decimal("2.99")
     assert Decimal(row["spot_price_per_gpu_hour"]) == Decimal("2.69")
     # the unsuffixed H100 is RunPod's "NVIDIA H100 PCIe": 4 x 9.56 -> 2.39 USD per GPU-hour, no spot
@@ -105,25 +114,28 @@ def test_runpod_repeats_and_dear_spot_are_listed(rows):
         skipped = [r for r in csv.DictReader(f) if r["cloud"] == "runpod"]
     repeats = [r for r in skipped if r["instance_type"] == "1x_H100-SXM_SECURE" and r["region"] == "EU-SE-1"]
     assert [r["reason"] for r in repeats] == [
-        "repeats an earlier upstream row (same instance type, zone, GPUs and prices)"]
+        "repeats an earlier upstream row (same instance type, zone, GPUs and prices)"
+    ]
     assert "runpod-1x-h100-sxm-secure-eu-se-1" in rows
     l40s = [r for r in skipped if r["accelerator"] == "L40S"]
     assert len(l40s) == 100 and not any(r["gpu"] == "L40S-48GB" and r["provider"] == "RunPod" for r in rows.values())
-    assert {r["reason"] for r in l40s} == {"spot price above on-demand",
-                                          "repeats an earlier upstream row (same instance type, zone, GPUs and prices)"}
+    assert {r["reason"] for r in l40s} == {
+        "spot price above on-demand",
+        "repeats an earlier upstream row (same instance type, zone, GPUs and prices)",
+    }
 
 
-NOT_PROVIDERS = {"R1 product brief", "DeepSeek-V3 report assumption"}   # hand-kept assumption rows
+NOT_PROVIDERS = {"R1 product brief", "DeepSeek-V3 report assumption"}  # hand-kept assumption rows
 
 
 def test_counts_the_issue_asks_for(rows):
     assert len(rows) >= 1800
     providers = {r["provider"] for r in rows.values()}
-    assert NOT_PROVIDERS <= providers                 # the names are still the ones used, so the exclusion bites
-    assert len(providers - NOT_PROVIDERS) >= 12       # rental offers from at least 12 real providers
+    assert NOT_PROVIDERS <= providers  # the names are still the ones used, so the exclusion bites
+    assert len(providers - NOT_PROVIDERS) >= 12  # rental offers from at least 12 real providers
     generated = [r for r in rows.values() if r["source"].startswith("SkyPilot catalog")]
     assert len(generated) >= 1800
-    assert len({r["provider"] for r in generated}) >= 9      # 10 clouds, Seeweb not imported (currency)
+    assert len({r["provider"] for r in generated}) >= 9  # 10 clouds, Seeweb not imported (currency)
 
 
 def test_every_gpu_is_in_the_catalog(rows):
@@ -134,10 +146,21 @@ def test_every_gpu_is_in_the_catalog(rows):
 
 def test_hand_kept_rows_are_carried_through(rows):
     # The rows scenarios and the golden files use keep their ids and figures.
-    kept = {"r1-brief-h100": "3.50", "lambda-h100-8x": "3.99", "nebius-h100": "3.85", "hyperstack-h100": "3.20",
-            "coreweave-h100": "6.155", "aws-p5-h100": "6.88", "nebius-h200": "4.50", "hyperstack-h200": "3.99",
-            "coreweave-h200": "6.305", "aws-p5en-h200": "7.9125", "lambda-b200-8x": "6.69", "nebius-b200": "7.15",
-            "deepseek-v3-paper-h800": "2.00"}
+    kept = {
+        "r1-brief-h100": "3.50",
+        "lambda-h100-8x": "3.99",
+        "nebius-h100": "3.85",
+        "hyperstack-h100": "3.20",
+        "coreweave-h100": "6.155",
+        "aws-p5-h100": "6.88",
+        "nebius-h200": "4.50",
+        "hyperstack-h200": "3.99",
+        "coreweave-h200": "6.305",
+        "aws-p5en-h200": "7.9125",
+        "lambda-b200-8x": "6.69",
+        "nebius-b200": "7.15",
+        "deepseek-v3-paper-h800": "2.00",
+    }
     assert {k: rows[k]["price_per_gpu_hour"] for k in kept} == kept
     assert list(rows)[:13] == list(kept)
 
@@ -160,28 +183,45 @@ def test_rules_send_bad_rows_to_not_imported(script, monkeypatch):
     # each other row is listed with its reason.
     def fake(cloud):
         if cloud == "primeintellect":
-            return [{"InstanceType": "x__1xL40S__SPOT", "UpstreamCloudId": "u", "AcceleratorName": "L40S",
-                     "AcceleratorCount": "1.0", "Region": "US", "AvailabilityZone": "z", "Price": "0.5",
-                     "SpotPrice": ""}]
+            return [
+                {
+                    "InstanceType": "x__1xL40S__SPOT",
+                    "UpstreamCloudId": "u",
+                    "AcceleratorName": "L40S",
+                    "AcceleratorCount": "1.0",
+                    "Region": "US",
+                    "AvailabilityZone": "z",
+                    "Price": "0.5",
+                    "SpotPrice": "",
+                }
+            ]
         if cloud != "hyperbolic":
             return []
         base = {"AcceleratorName": "T4", "Region": "default"}
-        return [dict(base, InstanceType="good", AcceleratorCount="2", Price="1.0", SpotPrice="0.5"),
-                dict(base, InstanceType="dear-spot", AcceleratorCount="1", Price="0.4", SpotPrice="0.5"),
-                dict(base, InstanceType="half", AcceleratorCount="0.5", Price="0.2", SpotPrice=""),
-                dict(base, InstanceType="twice", AcceleratorCount="1", Price="0.3", SpotPrice=""),
-                dict(base, InstanceType="twice", AcceleratorCount="1", Price="0.35", SpotPrice=""),
-                dict(base, InstanceType="again", AcceleratorCount="1", Price="0.3", SpotPrice=""),
-                dict(base, InstanceType="again", AcceleratorCount="1", Price="0.3", SpotPrice="")]
+        return [
+            dict(base, InstanceType="good", AcceleratorCount="2", Price="1.0", SpotPrice="0.5"),
+            dict(base, InstanceType="dear-spot", AcceleratorCount="1", Price="0.4", SpotPrice="0.5"),
+            dict(base, InstanceType="half", AcceleratorCount="0.5", Price="0.2", SpotPrice=""),
+            dict(base, InstanceType="twice", AcceleratorCount="1", Price="0.3", SpotPrice=""),
+            dict(base, InstanceType="twice", AcceleratorCount="1", Price="0.35", SpotPrice=""),
+            dict(base, InstanceType="again", AcceleratorCount="1", Price="0.3", SpotPrice=""),
+            dict(base, InstanceType="again", AcceleratorCount="1", Price="0.3", SpotPrice=""),
+        ]
+
     monkeypatch.setattr(script, "read_snapshot", fake)
     made, skipped = script.generated_rows()
     assert [(r["offer"], r["price_per_gpu_hour"], r["spot_price_per_gpu_hour"]) for r in made] == [
-        ("hyperbolic-again-default", "0.3", ""), ("hyperbolic-good-default", "0.5", "0.25")]
+        ("hyperbolic-again-default", "0.3", ""),
+        ("hyperbolic-good-default", "0.5", "0.25"),
+    ]
     reasons = {(s["instance_type"], s["reason"]) for s in skipped}
-    assert reasons == {("dear-spot", "spot price above on-demand"), ("half", "fractional GPU count"),
-                       ("twice", "several upstream rows for one instance type and region (conflicting prices)"),
-                       ("x__1xL40S__SPOT", "spot-only offer: no on-demand row of the same instance type and zone"),
-                       ("again", "repeats an earlier upstream row (same instance type, zone, GPUs and prices)")}
+    assert reasons == {
+        ("dear-spot", "spot price above on-demand"),
+        ("half", "fractional GPU count"),
+        ("twice", "several upstream rows for one instance type and region (conflicting prices)"),
+        ("x__1xL40S__SPOT", "spot-only offer: no on-demand row of the same instance type and zone"),
+        ("again", "repeats an earlier upstream row (same instance type, zone, GPUs and prices)"),
+    }
 
 
 def test_check_reports_a_changed_row(script, tmp_path, monkeypatch, capsys):
@@ -191,4 +231,4 @@ def test_check_reports_a_changed_row(script, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(script, "CSV", changed)
     assert script.main(["--check"]) == 1
     assert "price_per_gpu_hour" in capsys.readouterr().out
-    assert changed.read_text(encoding="utf-8") != text      # --check writes nothing
+    assert changed.read_text(encoding="utf-8") != text  # --check writes nothing

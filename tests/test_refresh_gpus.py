@@ -17,12 +17,42 @@ from costmodel.paths import DATA_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 AGREED_IDS = [
-    "A100-SXM-80GB", "H100-SXM-80GB", "H800-SXM-80GB", "H200-SXM-141GB", "B200-SXM-180GB", "B300-SXM-288GB",
-    "T4-16GB", "V100-SXM-16GB", "V100-SXM-32GB", "A10-24GB", "A10G-24GB", "L4-24GB", "L40-48GB", "L40S-48GB",
-    "RTX-A6000-48GB", "RTX-4090-24GB", "RTX-5090-32GB", "RTX-PRO-6000-96GB", "A100-SXM-40GB", "A100-PCIE-40GB",
-    "A100-PCIE-80GB", "H100-PCIE-80GB", "H100-NVL-94GB", "H200-NVL-141GB", "GH200-96GB", "GB200-NVL72-186GB",
-    "GB300-NVL72-288GB", "MI300X-192GB", "MI325X-256GB", "MI355X-288GB", "GAUDI3-128GB", "TPU-V5E-16GB",
-    "TPU-V5P-95GB", "TPU-V6E-32GB", "TPU-V7-192GB"]
+    "A100-SXM-80GB",
+    "H100-SXM-80GB",
+    "H800-SXM-80GB",
+    "H200-SXM-141GB",
+    "B200-SXM-180GB",
+    "B300-SXM-288GB",
+    "T4-16GB",
+    "V100-SXM-16GB",
+    "V100-SXM-32GB",
+    "A10-24GB",
+    "A10G-24GB",
+    "L4-24GB",
+    "L40-48GB",
+    "L40S-48GB",
+    "RTX-A6000-48GB",
+    "RTX-4090-24GB",
+    "RTX-5090-32GB",
+    "RTX-PRO-6000-96GB",
+    "A100-SXM-40GB",
+    "A100-PCIE-40GB",
+    "A100-PCIE-80GB",
+    "H100-PCIE-80GB",
+    "H100-NVL-94GB",
+    "H200-NVL-141GB",
+    "GH200-96GB",
+    "GB200-NVL72-186GB",
+    "GB300-NVL72-288GB",
+    "MI300X-192GB",
+    "MI325X-256GB",
+    "MI355X-288GB",
+    "GAUDI3-128GB",
+    "TPU-V5E-16GB",
+    "TPU-V5P-95GB",
+    "TPU-V6E-32GB",
+    "TPU-V7-192GB",
+]
 
 
 def _script(name):
@@ -65,7 +95,11 @@ def test_existing_rows_are_kept_verbatim_and_first(gpus_script):
     rows = list(csv.DictReader(io.StringIO(files[gpus_script.CSV])))
     assert [r["gpu"] for r in rows[:6]] == AGREED_IDS[:6]
     h100 = rows[1]
-    assert (h100["bf16_dense_tflops"], h100["fp8_dense_tflops"], h100["memory_bandwidth_tb_s"]) == ("989", "1979", "3.35")
+    assert (h100["bf16_dense_tflops"], h100["fp8_dense_tflops"], h100["memory_bandwidth_tb_s"]) == (
+        "989",
+        "1979",
+        "3.35",
+    )
     # aiconfigurator says 1978 FP8 for H100 and 7.7 TB/s for B200: reported, not applied.
     assert any("H100-SXM-80GB" in m and "1978" in m for m in messages)
     assert any("B200-SXM-180GB" in m and "7.7" in m for m in messages)
@@ -73,12 +107,15 @@ def test_existing_rows_are_kept_verbatim_and_first(gpus_script):
 
 def test_check_mode_reports_a_changed_row_and_exits_1(gpus_script, tmp_path, monkeypatch, capsys):
     stale = tmp_path / "gpus.csv"
-    stale.write_text(gpus_script.CSV.read_text().replace("MI300X-192GB,AMD Instinct MI300X,192,",
-                                                         "MI300X-192GB,AMD Instinct MI300X,190,"))
+    stale.write_text(
+        gpus_script.CSV.read_text().replace(
+            "MI300X-192GB,AMD Instinct MI300X,192,", "MI300X-192GB,AMD Instinct MI300X,190,"
+        )
+    )
     monkeypatch.setattr(gpus_script, "CSV", stale)
     assert gpus_script.main(["--check"]) == 1
     assert "changed MI300X-192GB: memory_gb '190' -> '192'" in capsys.readouterr().out
-    assert "190," in stale.read_text()   # --check writes nothing
+    assert "190," in stale.read_text()  # --check writes nothing
 
 
 def test_figures_checked_by_hand_against_the_datasheets(catalog):
@@ -106,14 +143,14 @@ def test_figures_checked_by_hand_against_the_datasheets(catalog):
 
 def test_precisions_a_chip_lacks_stay_empty(catalog):
     g = catalog.gpus
-    assert g["TPU-V5E-16GB"].fp8_dense_tflops is None          # INT8, not FP8
-    assert g["TPU-V6E-32GB"].fp8_dense_tflops is None          # FP8 only at the BF16 rate
+    assert g["TPU-V5E-16GB"].fp8_dense_tflops is None  # INT8, not FP8
+    assert g["TPU-V6E-32GB"].fp8_dense_tflops is None  # FP8 only at the BF16 rate
     assert g["TPU-V7-192GB"].fp8_dense_tflops == 4614
     assert g["A100-PCIE-80GB"].fp8_dense_tflops is None
     assert g["V100-SXM-16GB"].bf16_dense_tflops is None and g["T4-16GB"].bf16_dense_tflops is None
     with pytest.raises(ValueError, match="no bf16"):
         g["T4-16GB"].dense_tflops("bf16")
-    assert g["MI355X-288GB"].tf32_dense_tflops is None         # CDNA 4 has no TF32 matrix
+    assert g["MI355X-288GB"].tf32_dense_tflops is None  # CDNA 4 has no TF32 matrix
 
 
 def test_counts_and_agreed_ids(catalog):

@@ -41,7 +41,9 @@ def config(stem: str) -> dict:
 def test_committed_csvs_are_the_scripts_output(generated):
     committed, models, skipped = generated
     assert models == committed
-    assert skipped == (ROOT / "data" / "sources" / "aiconfigurator" / "not_imported_models.csv").read_text(encoding="utf-8")
+    assert skipped == (ROOT / "data" / "sources" / "aiconfigurator" / "not_imported_models.csv").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_check_fails_on_a_changed_csv(tmp_path, generated):
@@ -69,13 +71,21 @@ def test_counts(rows, generated):
 
 def test_existing_rows_are_kept(rows):
     # The five rows bundled scenarios use, with the figures they had before the script.
-    kept = {"llama-2-70b": ("6.9e10", "6.9e10", "80", "2048"), "llama-3.1-8b": ("8.03e9", "8.03e9", "32", "2048"),
-            "llama-3.3-70b": ("7.06e10", "7.06e10", "80", "2048"),
-            "llama-3.1-405b": ("4.05e11", "4.05e11", "126", "2048"), "deepseek-v3": ("6.71e11", "3.7e10", "61", "576")}
+    kept = {
+        "llama-2-70b": ("6.9e10", "6.9e10", "80", "2048"),
+        "llama-3.1-8b": ("8.03e9", "8.03e9", "32", "2048"),
+        "llama-3.3-70b": ("7.06e10", "7.06e10", "80", "2048"),
+        "llama-3.1-405b": ("4.05e11", "4.05e11", "126", "2048"),
+        "deepseek-v3": ("6.71e11", "3.7e10", "61", "576"),
+    }
     for model, figures in kept.items():
         row = rows[model]
-        assert (row["total_parameters"], row["active_parameters"], row["layers"],
-                row["kv_elements_per_token_per_layer"]) == figures
+        assert (
+            row["total_parameters"],
+            row["active_parameters"],
+            row["layers"],
+            row["kv_elements_per_token_per_layer"],
+        ) == figures
         assert "aiconfigurator" not in row["source"]
 
 
@@ -94,15 +104,18 @@ def test_llama_3_1_8b_count_by_hand():
     assert (found["layers"], found["kv"], found["kv_heads"], found["head_dim"]) == (32, 2048, 8, 128)
 
 
-@pytest.mark.parametrize("stem, total, active", [
-    # Model cards' stated figures, typed here from the cards:
-    ("Qwen--Qwen3-32B", 32.8e9, None),           # https://huggingface.co/Qwen/Qwen3-32B: 32.8B
-    ("Qwen--Qwen3-30B-A3B", 30.5e9, 3.3e9),      # https://huggingface.co/Qwen/Qwen3-30B-A3B: 30.5B, 3.3B activated
-    ("Qwen--Qwen3-235B-A22B", 235e9, 22e9),      # https://huggingface.co/Qwen/Qwen3-235B-A22B: 235B, 22B activated
-    ("deepseek-ai--DeepSeek-V3", 671e9, 37e9),   # DeepSeek-V3 technical report (arXiv 2412.19437): 671B, 37B
-    ("openai--gpt-oss-120b", 116.8e9, None),     # gpt-oss model card (arXiv 2508.10925): 116.8B total
-    ("mistralai--Mixtral-8x7B-v0.1", 46.7e9, 12.9e9),   # Mistral AI, Mixtral of experts: 46.7B, 12.9B per token
-])
+@pytest.mark.parametrize(
+    "stem, total, active",
+    [
+        # Model cards' stated figures, typed here from the cards:
+        ("Qwen--Qwen3-32B", 32.8e9, None),  # https://huggingface.co/Qwen/Qwen3-32B: 32.8B
+        ("Qwen--Qwen3-30B-A3B", 30.5e9, 3.3e9),  # https://huggingface.co/Qwen/Qwen3-30B-A3B: 30.5B, 3.3B activated
+        ("Qwen--Qwen3-235B-A22B", 235e9, 22e9),  # https://huggingface.co/Qwen/Qwen3-235B-A22B: 235B, 22B activated
+        ("deepseek-ai--DeepSeek-V3", 671e9, 37e9),  # DeepSeek-V3 technical report (arXiv 2412.19437): 671B, 37B
+        ("openai--gpt-oss-120b", 116.8e9, None),  # gpt-oss model card (arXiv 2508.10925): 116.8B total
+        ("mistralai--Mixtral-8x7B-v0.1", 46.7e9, 12.9e9),  # Mistral AI, Mixtral of experts: 46.7B, 12.9B per token
+    ],
+)
 def test_counts_agree_with_model_cards(stem, total, active):
     found = refresh.count(config(stem))
     assert found["total"] == pytest.approx(total, rel=0.02)
@@ -113,8 +126,7 @@ def test_counts_agree_with_model_cards(stem, total, active):
 def test_kv_bytes_per_token_gqa(rows):
     # Llama 3.1 8B at BF16: 2 (K and V) x 8 KV heads x 128 x 32 layers x 2 bytes = 131,072 B per token.
     row = rows["llama-3.1-8b"]
-    assert kv_cache_bytes_per_token(int(row["layers"]), int(row["kv_elements_per_token_per_layer"]), "bf16") \
-        == 131_072
+    assert kv_cache_bytes_per_token(int(row["layers"]), int(row["kv_elements_per_token_per_layer"]), "bf16") == 131_072
 
 
 def test_kv_bytes_per_token_mla(rows):
@@ -122,8 +134,7 @@ def test_kv_bytes_per_token_mla(rows):
     # = 70,272 B per token (DeepSeek-V3 technical report, arXiv 2412.19437, section 2.1.1).
     row = rows["deepseek-r1"]
     assert row["kv_heads"] == ""
-    assert kv_cache_bytes_per_token(int(row["layers"]), int(row["kv_elements_per_token_per_layer"]), "bf16") \
-        == 70_272
+    assert kv_cache_bytes_per_token(int(row["layers"]), int(row["kv_elements_per_token_per_layer"]), "bf16") == 70_272
 
 
 def test_hybrid_rows_say_the_kv_figure_is_an_upper_bound(rows):

@@ -34,16 +34,32 @@ HOURS = 730.0
 R1_STAFF = {"fte": 1, "loaded_cost_per_fte_per_year": 72000, "currency": "EUR", "source": "R1 brief"}
 
 H100 = [
-    {"offer": "nebius-h100", "billing": "always_on", "gpu_count": 2, "label": "Nebius H100", "name": "nebius",
-     "staffing": R1_STAFF},
-    {"offer": "hyperstack-h100", "billing": "per_gpu_hour_used", "label": "Hyperstack H100", "name": "hyperstack",
-     "staffing": R1_STAFF},
+    {
+        "offer": "nebius-h100",
+        "billing": "always_on",
+        "gpu_count": 2,
+        "label": "Nebius H100",
+        "name": "nebius",
+        "staffing": R1_STAFF,
+    },
+    {
+        "offer": "hyperstack-h100",
+        "billing": "per_gpu_hour_used",
+        "label": "Hyperstack H100",
+        "name": "hyperstack",
+        "staffing": R1_STAFF,
+    },
     {"offer": "lambda-h100-8x", "billing": "always_on", "gpu_count": 8, "label": "Lambda 8x H100", "name": "lambda"},
 ]
 H200 = [
     {"offer": "hyperstack-h200", "billing": "per_gpu_hour_used", "label": "Hyperstack H200", "name": "hyperstack"},
-    {"offer": "coreweave-h200", "billing": "always_on", "gpu_count": 32, "label": "CoreWeave H200",
-     "name": "coreweave"},
+    {
+        "offer": "coreweave-h200",
+        "billing": "always_on",
+        "gpu_count": 32,
+        "label": "CoreWeave H200",
+        "name": "coreweave",
+    },
     {"offer": "nebius-h200", "billing": "always_on", "gpu_count": 16, "label": "Nebius H200 24/7", "name": "nebius"},
 ]
 
@@ -60,6 +76,7 @@ def as_main_rent(base: str, entry: dict, drop=("uncertainty", "claims")) -> cost
 
 
 # --- option by option, the same as the offer run as the main rent ---------------------------------------
+
 
 @pytest.mark.parametrize("index", range(len(H100)))
 def test_a_labelled_rental_equals_the_same_offer_as_the_main_rent(index):
@@ -199,11 +216,23 @@ def test_the_mix_uses_a_labelled_rental_where_it_is_cheaper():
 
 # --- what is refused --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("field, block, value", [
-    ("reserved", {"term_years": 1, "discount": 0.37, "source": "test"}, "'discount': 0.37"),
-    ("spot", {"discount": 0.4, "interruptions_per_gpu_hour": 0.02, "work_lost_hours_per_interruption": 0.5,
-              "source": "test"}, "'discount': 0.4"),
-])
+
+@pytest.mark.parametrize(
+    "field, block, value",
+    [
+        ("reserved", {"term_years": 1, "discount": 0.37, "source": "test"}, "'discount': 0.37"),
+        (
+            "spot",
+            {
+                "discount": 0.4,
+                "interruptions_per_gpu_hour": 0.02,
+                "work_lost_hours_per_interruption": 0.5,
+                "source": "test",
+            },
+            "'discount': 0.4",
+        ),
+    ],
+)
 def test_reserved_or_spot_terms_on_a_labelled_rental_are_refused(field, block, value):
     with pytest.raises(costmodel.ScenarioError) as info:
         with_rents(R2, [H200[0], {**H200[1], field: block}])
@@ -252,11 +281,27 @@ def test_labelled_rentals_count_as_options():
 
 # --- the views ----------------------------------------------------------------------------------------------
 
+
 def test_text_json_and_claims_name_the_labelled_rentals():
-    claims = [{"statement": "Nebius with the engineer: about 12,600 USD a month", "kind": "monthly_cost",
-               "option": "rent:nebius", "value": 12600, "currency": "USD", "tolerance": 0.01, "source": "test"},
-              {"statement": "Nebius 24/7 and the API cost the same near 35 M tokens/day", "kind": "break_even",
-               "options": ["rent:nebius", "api"], "volume": 3.5e7, "tolerance": 0.05, "source": "test"}]
+    claims = [
+        {
+            "statement": "Nebius with the engineer: about 12,600 USD a month",
+            "kind": "monthly_cost",
+            "option": "rent:nebius",
+            "value": 12600,
+            "currency": "USD",
+            "tolerance": 0.01,
+            "source": "test",
+        },
+        {
+            "statement": "Nebius 24/7 and the API cost the same near 35 M tokens/day",
+            "kind": "break_even",
+            "options": ["rent:nebius", "api"],
+            "volume": 3.5e7,
+            "tolerance": 0.05,
+            "source": "test",
+        },
+    ]
     s = patched(R1, {"options.rents": copy.deepcopy(H100), "claims": claims}, drop=("uncertainty",))
     r = costmodel.resolve(s)
     c = compare(r)
@@ -276,8 +321,13 @@ def test_text_json_and_claims_name_the_labelled_rentals():
     assert "Nebius H100: 2 × H100-SXM-80GB at Nebius, on demand, 24/7" in words
     assert "Nebius H100 vs Hosted API" in words
     with pytest.raises(costmodel.ScenarioError, match="no rent:coreweave option"):
-        validate_data(patched_data(R1, {"options.rents": copy.deepcopy(H100), "claims": [{**claims[0], "option": "rent:coreweave"}]},
-                                   drop=("uncertainty",)))
+        validate_data(
+            patched_data(
+                R1,
+                {"options.rents": copy.deepcopy(H100), "claims": [{**claims[0], "option": "rent:coreweave"}]},
+                drop=("uncertainty",),
+            )
+        )
 
 
 @pytest.mark.slow

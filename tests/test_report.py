@@ -9,15 +9,18 @@ import pytest
 from costmodel.report import ReportError, external_references, render_report
 
 
-@pytest.mark.parametrize("html, expected", [
-    ('<script src="https://cdn.example.org/require.js"></script>', 1),
-    ("<link rel=stylesheet href='//fonts.example.com/x.css'>", 1),
-    ("<style>@import url(https://example.com/a.css);</style>", 1),
-    ("<div style=\"background: url('http://example.com/a.png')\"></div>", 1),
-    ('<svg xmlns="http://www.w3.org/2000/svg"></svg>', 0),
-    ('<img src="data:image/svg+xml;base64,AAAA">', 0),
-    ("<p>see https://example.com in the text</p>", 0),
-])
+@pytest.mark.parametrize(
+    "html, expected",
+    [
+        ('<script src="https://cdn.example.org/require.js"></script>', 1),
+        ("<link rel=stylesheet href='//fonts.example.com/x.css'>", 1),
+        ("<style>@import url(https://example.com/a.css);</style>", 1),
+        ("<div style=\"background: url('http://example.com/a.png')\"></div>", 1),
+        ('<svg xmlns="http://www.w3.org/2000/svg"></svg>', 0),
+        ('<img src="data:image/svg+xml;base64,AAAA">', 0),
+        ("<p>see https://example.com in the text</p>", 0),
+    ],
+)
 def test_external_references(html, expected):
     assert len(external_references(html)) == expected
 
@@ -45,21 +48,33 @@ def test_reference_report_renders_offline(tmp_path):
     executed = json.loads(report.notebook.read_text())
     assert executed["metadata"]["papermill"]["parameters"]["scenario"].endswith("llama70b-vs-api.yaml")
     # the executed notebook holds the same drawings as the page
-    kept = ["".join(output["data"]["image/svg+xml"]) for cell in executed["cells"] for output in cell.get("outputs", ())
-            if "image/svg+xml" in output.get("data", {})]
+    kept = [
+        "".join(output["data"]["image/svg+xml"])
+        for cell in executed["cells"]
+        for output in cell.get("outputs", ())
+        if "image/svg+xml" in output.get("data", {})
+    ]
     assert kept == drawings
 
 
 def _failing_notebook(path, source='raise RuntimeError("the chart exploded")'):
     cells = [
-        {"cell_type": "code", "execution_count": None, "id": "p", "metadata": {"tags": ["parameters"]},
-         "outputs": [], "source": 'scenario = ""'},
-        {"cell_type": "code", "execution_count": None, "id": "f", "metadata": {}, "outputs": [],
-         "source": source},
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "id": "p",
+            "metadata": {"tags": ["parameters"]},
+            "outputs": [],
+            "source": 'scenario = ""',
+        },
+        {"cell_type": "code", "execution_count": None, "id": "f", "metadata": {}, "outputs": [], "source": source},
     ]
-    nb = {"cells": cells, "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                      "language": "python"}},
-          "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": cells,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(nb))
     return path
 
@@ -88,7 +103,7 @@ def test_a_cell_that_runs_past_the_timeout_is_one_line(tmp_path):
         render_report("h200-24gpu-cluster", tmp_path / "out", notebook=slow, timeout=1)
     message = str(caught.value)
     assert "timed out" in message and "after 1 seconds" in message
-    assert "\n" not in message and "time.sleep" not in message      # not the cell's text below it
+    assert "\n" not in message and "time.sleep" not in message  # not the cell's text below it
 
 
 @pytest.mark.slow
@@ -97,9 +112,9 @@ def test_training_report_renders_offline(tmp_path):
     html = report.html.read_text()
     assert external_references(html) == []
     charts = re.findall(r'<img[^>]+src="data:image/svg\+xml;base64,([^"]+)"', html)
-    assert len(charts) == 3   # run cost bars, checkpoint trade-off, energy and carbon
+    assert len(charts) == 3  # run cost bars, checkpoint trade-off, energy and carbon
     assert "Daly: 13.3 min" in base64.b64decode(charts[1]).decode()
-    assert "28,427,796" in html   # GPU-hours to pay for at 91.3 % goodput
+    assert "28,427,796" in html  # GPU-hours to pay for at 91.3 % goodput
     # by the model cards' method, 28,427,796 GPU-h x 700 W x PUE 1.56; each option from its own power model,
     # a DGX H100's 10.2 kW / 8 GPUs x PUE 1.56
     assert "(GPU-hours × TDP × PUE), for comparison with published figures: 31,043 MWh" in html
@@ -133,8 +148,13 @@ def test_failed_notebook_in_a_kept_kernel_names_its_cell_and_the_kernel_goes_on(
 
     with WarmKernel() as kernel, ChartDrawer() as drawer:
         with pytest.raises(ReportError) as caught:
-            render_report("h200-24gpu-cluster", tmp_path / "out", kernel=kernel, drawer=drawer,
-                          notebook=_failing_notebook(tmp_path / "fail.ipynb"))
+            render_report(
+                "h200-24gpu-cluster",
+                tmp_path / "out",
+                kernel=kernel,
+                drawer=drawer,
+                notebook=_failing_notebook(tmp_path / "fail.ipynb"),
+            )
         message = str(caught.value)
         # counted as papermill counts in a fresh kernel: parameters 1, injected parameters 2, the failing cell 3
         assert "failed in cell 3: RuntimeError: the chart exploded" in message
@@ -183,9 +203,11 @@ def test_the_runner_reads_title_and_kind_without_importing_the_models():
 
     from costmodel.paths import SCENARIO_DIR
 
-    code = ("import sys; from costmodel.paths import scenario_path; from costmodel.report import _title_and_kind; "
-            "print(repr(_title_and_kind(scenario_path('deepseek-v3-training'), None))); "
-            "print([m for m in ('pydantic', 'numpy', 'costmodel.schema', 'costmodel.catalog') if m in sys.modules])")
+    code = (
+        "import sys; from costmodel.paths import scenario_path; from costmodel.report import _title_and_kind; "
+        "print(repr(_title_and_kind(scenario_path('deepseek-v3-training'), None))); "
+        "print([m for m in ('pydantic', 'numpy', 'costmodel.schema', 'costmodel.catalog') if m in sys.modules])"
+    )
     lines = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
     title = yaml.safe_load((SCENARIO_DIR / "deepseek-v3-training.yaml").read_text())["title"]
     assert lines == [repr((title, "training")), "[]"]

@@ -17,14 +17,17 @@ REPO = Path(__file__).resolve().parent.parent
 R1 = "llama70b-vs-api"
 
 
-@pytest.mark.parametrize("value, message", [
-    ("0", "argument --volume-max: must be above 0"),
-    ("-5", "argument --volume-max: must be a number from 0 to 1e15, got '-5'"),
-    ("nan", "argument --volume-max: must be a number from 0 to 1e15, got 'nan'"),
-    ("inf", "argument --volume-max: must be a number from 0 to 1e15, got 'inf'"),
-    ("2e15", "argument --volume-max: must be a number from 0 to 1e15, got '2e15'"),
-    ("lots", "argument --volume-max: not a number: 'lots'"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("0", "argument --volume-max: must be above 0"),
+        ("-5", "argument --volume-max: must be a number from 0 to 1e15, got '-5'"),
+        ("nan", "argument --volume-max: must be a number from 0 to 1e15, got 'nan'"),
+        ("inf", "argument --volume-max: must be a number from 0 to 1e15, got 'inf'"),
+        ("2e15", "argument --volume-max: must be a number from 0 to 1e15, got '2e15'"),
+        ("lots", "argument --volume-max: not a number: 'lots'"),
+    ],
+)
 def test_volume_max_must_be_a_positive_finite_number(tmp_path, capsys, value, message):
     assert main(["report", R1, "--out", str(tmp_path / "out"), "--volume-max", value]) == 2
     assert message in capsys.readouterr().err
@@ -65,15 +68,32 @@ def test_local_paths_are_replaced_in_every_text_of_a_notebook(tmp_path, monkeypa
     monkeypatch.chdir(work)
     scenario = tmp_path / "plans" / "r&d.yaml"
     scratch = work / "reports" / "r1" / ".costmodel-x"
-    notebook = {"metadata": {"papermill": {"input_path": str(REPO / "notebooks" / "break_even.ipynb"),
-                                           "output_path": str(scratch / "report.ipynb"),
-                                           "parameters": {"scenario": str(scenario),
-                                                          "catalog": str(work / "catalog")}}},
-                "cells": [{"source": f"scenario = {str(scenario)!r}\n", "outputs": [
-                    {"data": {"text/html": [f"<code>costmodel what-if {str(scenario).replace('&', '&amp;')}</code>",
-                                            f"{work / 'catalog' / 'cloud_prices.csv'}: my-quote"],
-                              "text/markdown": markdown(f"rows from {work / 'catalog' / 'cloud_prices.csv'}"),
-                              "text/plain": f"{tmp_path / 'plans' / 'claims.csv'} and {Path.home() / 'x'}"}}]}]}
+    notebook = {
+        "metadata": {
+            "papermill": {
+                "input_path": str(REPO / "notebooks" / "break_even.ipynb"),
+                "output_path": str(scratch / "report.ipynb"),
+                "parameters": {"scenario": str(scenario), "catalog": str(work / "catalog")},
+            }
+        },
+        "cells": [
+            {
+                "source": f"scenario = {str(scenario)!r}\n",
+                "outputs": [
+                    {
+                        "data": {
+                            "text/html": [
+                                f"<code>costmodel what-if {str(scenario).replace('&', '&amp;')}</code>",
+                                f"{work / 'catalog' / 'cloud_prices.csv'}: my-quote",
+                            ],
+                            "text/markdown": markdown(f"rows from {work / 'catalog' / 'cloud_prices.csv'}"),
+                            "text/plain": f"{tmp_path / 'plans' / 'claims.csv'} and {Path.home() / 'x'}",
+                        }
+                    }
+                ],
+            }
+        ],
+    }
     pairs = local_paths(scenario, work / "catalog", REPO / "notebooks" / "break_even.ipynb", (scratch,))
     without_local_paths(notebook, pairs)
     meta = notebook["metadata"]["papermill"]
@@ -81,8 +101,10 @@ def test_local_paths_are_replaced_in_every_text_of_a_notebook(tmp_path, monkeypa
     assert meta["parameters"] == {"scenario": "r&d.yaml", "catalog": "catalog"}
     cell = notebook["cells"][0]
     assert cell["source"] == "scenario = 'r&d.yaml'\n"
-    assert cell["outputs"][0]["data"]["text/html"] == ["<code>costmodel what-if r&amp;d.yaml</code>",
-                                                       "catalog/cloud_prices.csv: my-quote"]
+    assert cell["outputs"][0]["data"]["text/html"] == [
+        "<code>costmodel what-if r&amp;d.yaml</code>",
+        "catalog/cloud_prices.csv: my-quote",
+    ]
     assert cell["outputs"][0]["data"]["text/plain"] == "claims.csv and ~/x"
     assert cell["outputs"][0]["data"]["text/markdown"] == markdown("rows from catalog/cloud_prices.csv")
 
@@ -100,16 +122,31 @@ def test_report_volume_max_ends_the_axis_and_the_page_names_no_local_folder(tmp_
     header = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()[0]
     (work / "catalog" / "cloud_prices.csv").write_text(
         header + "\nmy-quote-h100,Example quote,H100-SXM-80GB,on_demand,2.00,USD,P,2026-11,"
-                 "\"Quote received 2026-11 (test row)\",\n")
+        '"Quote received 2026-11 (test row)",\n'
+    )
     text = (SCENARIO_DIR / f"{R1}.yaml").read_text().replace("offer: r1-brief-h100", "offer: my-quote-h100")
     assert "my-quote-h100" in text
     (plans / "r1.yaml").write_text(text)
     monkeypatch.chdir(work)
-    assert main(["report", str(plans / "r1.yaml"), "--out", str(work / "reports"), "--catalog", "catalog",
-                 "--volume-max", "5e7"]) == 0
+    assert (
+        main(
+            [
+                "report",
+                str(plans / "r1.yaml"),
+                "--out",
+                str(work / "reports"),
+                "--catalog",
+                "catalog",
+                "--volume-max",
+                "5e7",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
-    assert re.fullmatch(r"r1-[0-9a-f]{8}: wrote reports/r1-[0-9a-f]{8}/report\.html \([0-9,]+ KiB\) in [0-9.]+ s\n",
-                        out), out
+    assert re.fullmatch(
+        r"r1-[0-9a-f]{8}: wrote reports/r1-[0-9a-f]{8}/report\.html \([0-9,]+ KiB\) in [0-9.]+ s\n", out
+    ), out
     folder = next((work / "reports").iterdir())
     html = (folder / "report.html").read_text()
     notebook = (folder / "report.ipynb").read_text()
@@ -135,6 +172,6 @@ def test_batch_reports_index_names_no_local_folder(tmp_path, monkeypatch, capsys
     assert main(["batch", str(plans / "r1.yaml"), "--out", "out", "--reports"]) == 0
     index = (work / "out" / "index.html").read_text()
     _no_local_path(index, tmp_path)
-    assert "<td>r1.yaml</td>" in index                  # the table's scenario column: the file's name
+    assert "<td>r1.yaml</td>" in index  # the table's scenario column: the file's name
     report = next((work / "out").glob("r1-*/report.html")).read_text()
     _no_local_path(report, tmp_path)

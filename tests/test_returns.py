@@ -15,8 +15,8 @@ from costmodel.domain.costs import own_costs_at
 from costmodel.resolved import resolve
 
 H200 = "h200-24gpu-cluster"
-CAPEX = 1_050_000 * 1.094 + 125_000 + 45_000     # R2 hardware: 3 DGX H200, fabric 9.4 %, storage, racks
-RENT_MONTH = 12_000 * 4.50                       # 12,000 GPU-hours at Nebius's $4.50
+CAPEX = 1_050_000 * 1.094 + 125_000 + 45_000  # R2 hardware: 3 DGX H200, fabric 9.4 %, storage, racks
+RENT_MONTH = 12_000 * 4.50  # 12,000 GPU-hours at Nebius's $4.50
 
 
 def r2(**changes):
@@ -50,24 +50,33 @@ class TestRefresh:
         assert tco == pytest.approx(2 * CAPEX + 117 * running_month(s) + 3 * RENT_MONTH, rel=1e-12)
 
     def test_refresh_at_the_price_trend_with_declining_balance_resale(self):
-        s = r2(finance__horizon_months=120, finance__residual={"method": "declining_balance", "rate_per_year": 0.3},
-               finance__trends={"hardware_price_change_per_year": -0.2})
+        s = r2(
+            finance__horizon_months=120,
+            finance__residual={"method": "declining_balance", "rate_per_year": 0.3},
+            finance__trends={"hardware_price_change_per_year": -0.2},
+        )
         own = finance.cash_flows(s).flows["own"]
-        new_price = CAPEX * 0.8 ** 5                 # 5 years at -20 % a year
-        worth = 0.7 ** 5                             # 5 years losing 30 % a year: 0.16807
+        new_price = CAPEX * 0.8**5  # 5 years at -20 % a year
+        worth = 0.7**5  # 5 years losing 30 % a year: 0.16807
         assert own["hardware refresh"][60] == pytest.approx(new_price)
         assert own["resale at refresh"][60] == pytest.approx(-CAPEX * worth)
-        assert own["resale"][-1] == pytest.approx(-new_price * worth)     # the second set, 60 months old
+        assert own["resale"][-1] == pytest.approx(-new_price * worth)  # the second set, 60 months old
         tco = finance.own_finance(s).tco
         expected = CAPEX + new_price - CAPEX * worth - new_price * worth + 117 * running_month(s) + 3 * RENT_MONTH
         assert tco == pytest.approx(expected, rel=1e-12)
 
     def test_residual_points_curve(self):
-        s = r2(finance__horizon_months=36, finance__residual={
-            "method": "points", "ages_months": [0, 24, 48], "shares": [1.0, 0.5, 0.3],
-            "source": "illustrative used-hardware curve"})
+        s = r2(
+            finance__horizon_months=36,
+            finance__residual={
+                "method": "points",
+                "ages_months": [0, 24, 48],
+                "shares": [1.0, 0.5, 0.3],
+                "source": "illustrative used-hardware curve",
+            },
+        )
         resale = finance.cash_flows(s).flows["own"]["resale"]
-        assert resale[-1] == pytest.approx(-CAPEX * 0.4)      # age 36: halfway from 0.5 to 0.3
+        assert resale[-1] == pytest.approx(-CAPEX * 0.4)  # age 36: halfway from 0.5 to 0.3
 
     def test_a_short_useful_life_refreshes_twice(self):
         s = r2(finance__horizon_months=60, finance__useful_life_months=24)
@@ -101,7 +110,7 @@ class TestReturns:
         assert result.mirr_per_year == pytest.approx((1 + npf.mirr(gains, i, i)) ** 12 - 1, rel=1e-9)
 
     def test_irr_not_defined_without_a_sign_change(self):
-        s = r2(workload__gpu_hours_per_month=2_000)     # owning never saves a month
+        s = r2(workload__gpu_hours_per_month=2_000)  # owning never saves a month
         result = finance.own_finance(s)
         data = result.to_dict("USD")
         assert data["irr"] == "not defined" and data["mirr"] == "not defined"
@@ -122,7 +131,7 @@ class TestReturns:
         parts = own_costs_at(resolve(s).options["own"], 3.0, 15_000.0)
         running = sum(v for k, v in parts.items() if k != "capex depreciation")
         saving = rent - running
-        expected = CAPEX / saving                         # months from the decision, fractional
+        expected = CAPEX / saving  # months from the decision, fractional
         result = finance.own_finance(s)
         assert result.payback_months == pytest.approx(expected, rel=1e-9)
         assert result.payback_month == int(np.ceil(expected))
@@ -133,8 +142,7 @@ class TestReturns:
         while cumulative < 0:
             k += 1
             previous, cumulative = cumulative, cumulative + saving / (1 + i) ** k
-        assert result.discounted_payback_months == pytest.approx(k - 1 + -previous / (saving / (1 + i) ** k),
-                                                                 rel=1e-9)
+        assert result.discounted_payback_months == pytest.approx(k - 1 + -previous / (saving / (1 + i) ** k), rel=1e-9)
         assert result.discounted_payback_months > result.payback_months
 
     def test_yearly_end_of_period_npv_like_a_spreadsheet(self):
@@ -143,7 +151,7 @@ class TestReturns:
         result = finance.own_finance(s, flows)
         for option in ("own", "rent"):
             monthly = flows.total(option)
-            years = [monthly[12 * y:12 * y + 12].sum() for y in range(5)]
+            years = [monthly[12 * y : 12 * y + 12].sum() for y in range(5)]
             # Excel: =NPV(8%, Y1:Y5), each year's total at its end
             expected = sum(y / 1.08 ** (k + 1) for k, y in enumerate(years))
             assert result.npv_by_option[option] == pytest.approx(expected, rel=1e-12)

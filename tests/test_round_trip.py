@@ -24,7 +24,7 @@ def comment_lines(text: str) -> list[str]:
         if line.lstrip().startswith("#"):
             found.append(line.strip())
         elif " #" in line and not line.lstrip().startswith(("'", '"')):
-            found.append(line[line.index(" #"):].strip())
+            found.append(line[line.index(" #") :].strip())
     return found
 
 
@@ -54,26 +54,30 @@ def test_a_bundled_scenario_saved_unchanged_is_its_file_byte_for_byte(tmp_path, 
 
 def test_one_value_changed_keeps_every_comment_and_the_key_order(tmp_path):
     original = R1_FILE.read_text(encoding="utf-8")
-    assert len(comment_lines(original)) >= 20            # a commented file: the test has something to lose
+    assert len(comment_lines(original)) >= 20  # a commented file: the test has something to lose
     changed = costmodel.with_inputs(costmodel.load_scenario(R1), {"options.own.power.pue": 1.42})
     saved = costmodel.save_scenario(changed, tmp_path / "r1.yaml").read_text(encoding="utf-8")
     assert comment_lines(saved) == comment_lines(original)
     assert key_order(yaml.safe_load(saved)) == key_order(yaml.safe_load(original))
     # one line changed: the PUE's, with its end-of-line comment (the source) still after it
     assert changed_lines(original, saved) == [
-        ("      pue: 1.56               # Uptime Institute Global Data Center Survey 2024, industry average",
-         "      pue: 1.42               # Uptime Institute Global Data Center Survey 2024, industry average")]
+        (
+            "      pue: 1.56               # Uptime Institute Global Data Center Survey 2024, industry average",
+            "      pue: 1.42               # Uptime Institute Global Data Center Survey 2024, industry average",
+        )
+    ]
     again = costmodel.load_scenario(tmp_path / "r1.yaml")
     assert again.options.own.power.pue == 1.42
     assert again.model_dump() == changed.model_dump()
 
 
 def test_a_whole_number_is_written_as_one_and_text_that_yaml_1_1_would_misread_is_quoted(tmp_path):
-    changed = costmodel.with_inputs(costmodel.load_scenario(R1), {
-        "workload.tokens_per_day": 12_000_000, "title": "yes", "fx.source": "2025-01-01"})
+    changed = costmodel.with_inputs(
+        costmodel.load_scenario(R1), {"workload.tokens_per_day": 12_000_000, "title": "yes", "fx.source": "2025-01-01"}
+    )
     saved = costmodel.save_scenario(changed, tmp_path / "r1.yaml").read_text(encoding="utf-8")
     assert re.search(r"^  tokens_per_day: 12000000 +# \[tokens/day\]", saved, re.M)
-    data = yaml.safe_load(saved)                        # PyYAML reads YAML 1.1: yes is true, a date a date
+    data = yaml.safe_load(saved)  # PyYAML reads YAML 1.1: yes is true, a date a date
     assert data["title"] == "yes" and data["fx"]["source"] == "2025-01-01"
     assert costmodel.load_scenario(tmp_path / "r1.yaml").model_dump() == changed.model_dump()
 
@@ -82,7 +86,7 @@ def test_a_block_switched_off_goes_with_its_lines_and_the_comments_around_it_sta
     original = (SCENARIO_DIR / "h200-24gpu-cluster.yaml").read_text(encoding="utf-8")
     changed = costmodel.with_inputs(costmodel.load_scenario("h200-24gpu-cluster"), {"finance": None})
     saved = costmodel.save_scenario(changed, tmp_path / "r2.yaml").read_text(encoding="utf-8")
-    block = original[original.index("\nfinance:"):original.index("\nuncertainty:")]
+    block = original[original.index("\nfinance:") : original.index("\nuncertainty:")]
     assert comment_lines(saved) == [c for c in comment_lines(original) if c not in comment_lines(block)]
     assert saved == original.replace(block, "")
     assert costmodel.load_scenario(tmp_path / "r2.yaml").finance is None
@@ -91,15 +95,21 @@ def test_a_block_switched_off_goes_with_its_lines_and_the_comments_around_it_sta
 def test_a_deleted_key_leaves_the_comment_lines_that_introduce_the_next_one():
     text = "a: 1  # one\n# about b\nb: 2\n# about c\nc:\n  x: 1   # ex\n  # about y\n  y: 2\nd: 3\n"
     before = {"a": 1, "b": 2, "c": {"x": 1, "y": 2}, "d": 3}
-    assert edit_yaml(text, before, {**before, "b": None}, {"a": 1, "c": {"x": 1, "y": 2}, "d": 3}) == \
-        "a: 1  # one\n# about b\n# about c\nc:\n  x: 1   # ex\n  # about y\n  y: 2\nd: 3\n"
+    assert (
+        edit_yaml(text, before, {**before, "b": None}, {"a": 1, "c": {"x": 1, "y": 2}, "d": 3})
+        == "a: 1  # one\n# about b\n# about c\nc:\n  x: 1   # ex\n  # about y\n  y: 2\nd: 3\n"
+    )
     # the first key of a mapping: its following comment lines move before the next key
-    assert edit_yaml(text, before, {**before, "c": {"x": None, "y": 2}}, {"a": 1, "b": 2, "c": {"y": 2}, "d": 3}) == \
-        "a: 1  # one\n# about b\nb: 2\n# about c\nc:\n  # about y\n  y: 2\nd: 3\n"
+    assert (
+        edit_yaml(text, before, {**before, "c": {"x": None, "y": 2}}, {"a": 1, "b": 2, "c": {"y": 2}, "d": 3})
+        == "a: 1  # one\n# about b\nb: 2\n# about c\nc:\n  # about y\n  y: 2\nd: 3\n"
+    )
     # a whole block: the lines after its last value stay
     block = "a: 1\nc:\n  x: 1\n  y: 2   # why\n# about d\nd: 3\n"
-    assert edit_yaml(block, {"a": 1, "c": {"x": 1, "y": 2}, "d": 3}, {"a": 1, "c": None, "d": 3}, {"a": 1, "d": 3}) \
+    assert (
+        edit_yaml(block, {"a": 1, "c": {"x": 1, "y": 2}, "d": 3}, {"a": 1, "c": None, "d": 3}, {"a": 1, "d": 3})
         == "a: 1\n# about d\nd: 3\n"
+    )
 
 
 def test_a_new_field_is_added_after_the_others(tmp_path):
@@ -111,7 +121,7 @@ def test_a_new_field_is_added_after_the_others(tmp_path):
 
 def test_a_scenario_with_no_file_is_written_plainly_and_a_template_can_be_named(tmp_path):
     data = parse_yaml(R1_FILE.read_text(encoding="utf-8"), R1_FILE)
-    built = costmodel.validate_data(data)                # from data: no file to edit
+    built = costmodel.validate_data(data)  # from data: no file to edit
     assert origin_path(built) is None
     assert scenario_text(built) == costmodel.io.yaml_files.dump_yaml(scenario_data(built))
     assert not scenario_text(built).startswith("#")
@@ -129,16 +139,21 @@ def test_the_what_if_panels_save_as_keeps_the_files_comments_and_order(tmp_path)
     pytest.importorskip("ipywidgets")
     panel = costmodel.what_if(R1, ["options.own.power.pue", "options.api.output_price_per_million"])
     panel.sliders["options.own.power.pue"].value = 1.3
-    panel.sliders["options.api.output_price_per_million"].value = 12.5      # a catalog figure: under overrides
+    panel.sliders["options.api.output_price_per_million"].value = 12.5  # a catalog figure: under overrides
     saved = panel.save(tmp_path / "r1-what-if.yaml").read_text(encoding="utf-8")
     original = R1_FILE.read_text(encoding="utf-8")
     head, body = saved.split("\n", 2)[:2], saved.split("\n", 2)[2]
     assert head[0].startswith("# What-if of") and head[1].startswith("# changed: ")
     assert comment_lines(body) == comment_lines(original)
-    assert key_order(yaml.safe_load(body))[:len(key_order(yaml.safe_load(original)))] == \
-        key_order(yaml.safe_load(original))
+    assert key_order(yaml.safe_load(body))[: len(key_order(yaml.safe_load(original)))] == key_order(
+        yaml.safe_load(original)
+    )
     assert key_order(yaml.safe_load(body))[-4:] == [
-        "overrides", "overrides.values", "overrides.values.options.api.output_price_per_million", "overrides.source"]
+        "overrides",
+        "overrides.values",
+        "overrides.values.options.api.output_price_per_million",
+        "overrides.source",
+    ]
     again = costmodel.load_scenario(tmp_path / "r1-what-if.yaml")
     assert again.options.own.power.pue == 1.3
     assert again.overrides.values == {"options.api.output_price_per_million": 12.5}
@@ -149,11 +164,13 @@ def test_a_value_changed_under_an_alias_changes_that_place_only_and_keeps_the_co
     wrote the whole file plainly (every comment and the key order lost), since editing the one shared
     node changed both options; now only the aliased place is written out, with its new value."""
     text = (SCENARIO_DIR / "llama70b-vs-api.yaml").read_text(encoding="utf-8")
-    block = ("    staffing:\n      fte: 1\n      loaded_cost_per_fte_per_year: 72000\n      currency: EUR\n"
-             "      source: \"R1 brief: one engineer at about EUR 6,000/month\"\n")
+    block = (
+        "    staffing:\n      fte: 1\n      loaded_cost_per_fte_per_year: 72000\n      currency: EUR\n"
+        '      source: "R1 brief: one engineer at about EUR 6,000/month"\n'
+    )
     assert text.count(block) == 2
     own_at = text.index(block)
-    text = text[:own_at] + block.replace("staffing:", "staffing: &eng", 1) + text[own_at + len(block):]
+    text = text[:own_at] + block.replace("staffing:", "staffing: &eng", 1) + text[own_at + len(block) :]
     text = text.replace(block, "    staffing: *eng   # the same engineer\n", 1)
     source = tmp_path / "aliased.yaml"
     source.write_text(text, encoding="utf-8")
@@ -162,7 +179,7 @@ def test_a_value_changed_under_an_alias_changes_that_place_only_and_keeps_the_co
     again = costmodel.load_scenario(saved)
     assert again.options.own.staffing.fte == 1 and again.options.rent.staffing.fte == 2
     written = saved.read_text(encoding="utf-8")
-    comments = [line[line.index("#"):] for line in text.splitlines() if "#" in line and '"' not in line]
+    comments = [line[line.index("#") :] for line in text.splitlines() if "#" in line and '"' not in line]
     assert comments and all(comment in written for comment in comments)
     assert "  rent:\n    offer: r1-brief-h100\n" in written and "      fte: 2\n" in written
 
@@ -182,6 +199,7 @@ def test_a_file_with_crlf_line_ends_is_saved_with_crlf_line_ends(tmp_path):
     panel = costmodel.what_if(str(source), ["options.rent.gpu_count"])
     panel_file = panel.save(tmp_path / "panel.yaml")
     assert panel_file.read_bytes().count(b"\r\n") == panel_file.read_bytes().count(b"\n")
-    unix = costmodel.save_scenario(with_inputs(costmodel.load_scenario(R1), {"options.rent.gpu_count": 4}),
-                                   tmp_path / "unix.yaml")
+    unix = costmodel.save_scenario(
+        with_inputs(costmodel.load_scenario(R1), {"options.rent.gpu_count": 4}), tmp_path / "unix.yaml"
+    )
     assert b"\r" not in unix.read_bytes()

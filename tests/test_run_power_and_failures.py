@@ -23,9 +23,9 @@ from costmodel.domain.training import training_run
 from costmodel.resolved import resolve
 from costmodel.schema import Goodput
 
-R4 = "llama31-405b-training"          # 16,384 H100 (700 W TDP), the own option's PUE 1.56
+R4 = "llama31-405b-training"  # 16,384 H100 (700 W TDP), the own option's PUE 1.56
 PUBLISHED = "llama31-405b-as-published"
-T = 54 / 365                          # the paper's 54 days [years]
+T = 54 / 365  # the paper's 54 days [years]
 GOODPUT = {"checkpoint_write_minutes": 0.5, "restart_minutes": 3.0, "interval": "daly"}
 
 
@@ -48,13 +48,14 @@ class TestMeasuredPower:
         assert e.power_basis == "measured" and e.watts_per_gpu == 550
         assert e.energy_mwh == pytest.approx(e.gpu_hours * 550 * 1.56 / 1e6, rel=1e-12)
         assert e.energy_mwh == pytest.approx(before.energy_mwh * 550 / 700, rel=1e-12)
-        assert e.it_load_kw == pytest.approx(16_384 * 550 / 1000)          # 9,011.2 kW
+        assert e.it_load_kw == pytest.approx(16_384 * 550 / 1000)  # 9,011.2 kW
         assert e.facility_power_kw == pytest.approx(9_011.2 * 1.56)
         assert "550 W measured per GPU" in e.notes[0]
 
     def test_n_plus_1(self):
-        e = _training_energy({"workload.power": {"measured_power_per_gpu_w": 550, "redundancy_units": 4,
-                                                 "source": "4 UPS modules + 1"}})
+        e = _training_energy(
+            {"workload.power": {"measured_power_per_gpu_w": 550, "redundancy_units": 4, "source": "4 UPS modules + 1"}}
+        )
         assert e.provisioned_facility_power_kw == pytest.approx(9_011.2 * 1.56 * 5 / 4)
 
     def test_2n(self):
@@ -64,8 +65,12 @@ class TestMeasuredPower:
 
     def test_json(self, capsys, tmp_path):
         path = tmp_path / "r4.yaml"
-        costmodel.save_scenario(patched(R4, {"workload.power": {"measured_power_per_gpu_w": 550,
-                                                                "redundancy_units": 4, "source": "meters"}}), path)
+        costmodel.save_scenario(
+            patched(
+                R4, {"workload.power": {"measured_power_per_gpu_w": 550, "redundancy_units": 4, "source": "meters"}}
+            ),
+            path,
+        )
         assert main(["compare", str(path), "--json", "--no-uncertainty"]) == 0
         card = json.loads(capsys.readouterr().out)["energy"]["training_run"]["model_card_method"]
         assert card["power_basis"] == "measured"
@@ -79,13 +84,16 @@ class TestMeasuredPower:
         card = json.loads(capsys.readouterr().out)["energy"]["training_run"]["model_card_method"]
         assert card["provisioned_facility_power"] == {"value": None, "unit": "kW", "status": "not_applicable"}
 
-    @pytest.mark.parametrize("block, words", [
-        ({"source": "x"}, "give measured_power_per_gpu_w or redundancy_units"),
-        ({"measured_power_per_gpu_kw": 0.55, "source": "x"}, "measured_power_per_gpu_w: 550"),
-        ({"measured_power_per_gpu_w": 0, "source": "x"}, "greater than 0"),
-        ({"redundancy_units": 0, "source": "x"}, "greater than or equal to 1"),
-        ({"measured_power_per_gpu_w": 550}, "source"),
-    ])
+    @pytest.mark.parametrize(
+        "block, words",
+        [
+            ({"source": "x"}, "give measured_power_per_gpu_w or redundancy_units"),
+            ({"measured_power_per_gpu_kw": 0.55, "source": "x"}, "measured_power_per_gpu_w: 550"),
+            ({"measured_power_per_gpu_w": 0, "source": "x"}, "greater than 0"),
+            ({"redundancy_units": 0, "source": "x"}, "greater than or equal to 1"),
+            ({"measured_power_per_gpu_w": 550}, "source"),
+        ],
+    )
     def test_refusals(self, block, words):
         with pytest.raises(ValidationError, match=words):
             patched(R4, {"workload.power": block})
@@ -119,13 +127,17 @@ class TestFailuresByComponent:
         # 16,384 GPUs in hosts of 6: 2,731 hosts (the last one partly filled)
         run = self._run({"failures_per_year": {"host": 0.1}, "gpus_per_host": 6})
         assert run.failures_by_component["host"] == (2_731, 0.1, pytest.approx(273.1))
-        assert run.failures_by_component["gpu"] == (16_384, 0.0, 0.0)         # a rate left at 0 is shown as 0
+        assert run.failures_by_component["gpu"] == (16_384, 0.0, 0.0)  # a rate left at 0 is shown as 0
         assert run.job_mtbf_hours == pytest.approx(8_760 / 273.1, rel=1e-12)
 
     def test_json(self, capsys, tmp_path):
         path = tmp_path / "by-component.yaml"
-        costmodel.save_scenario(patched(PUBLISHED, {"workload.goodput": {
-            **GOODPUT, "failures_per_year": self.RATES, "network_components": 35}}), path)
+        costmodel.save_scenario(
+            patched(
+                PUBLISHED, {"workload.goodput": {**GOODPUT, "failures_per_year": self.RATES, "network_components": 35}}
+            ),
+            path,
+        )
         assert main(["compare", str(path), "--json", "--no-uncertainty"]) == 0
         training = json.loads(capsys.readouterr().out)["training_run"]
         host = training["failures_by_component"]["host"]
@@ -137,15 +149,21 @@ class TestFailuresByComponent:
         c = compare(resolve(patched(PUBLISHED)))
         assert c.training.failures_by_component is None
 
-    @pytest.mark.parametrize("goodput, where, words", [
-        ({"failures_per_year": {"gpu": 0.1}, "failures_per_gpu_per_year": 0.1}, "failures_per_gpu_per_year",
-         "state the failures one way"),
-        ({"failures_per_year": {"network": 0.1}}, "network_components", "how many"),
-        ({"failures_per_year": {"gpu": 0.1}, "network_components": 10}, "network", "no failures_per_year.network"),
-        ({"failures_per_gpu_per_year": 0.1, "network_components": 10}, "network_components", "failures_per_year"),
-        ({"failures_per_year": {"gpu": -1}}, "gpu", "greater than or equal to 0"),
-        ({"failures_per_year": {"switch": 1}}, "switch", "Extra inputs"),
-    ])
+    @pytest.mark.parametrize(
+        "goodput, where, words",
+        [
+            (
+                {"failures_per_year": {"gpu": 0.1}, "failures_per_gpu_per_year": 0.1},
+                "failures_per_gpu_per_year",
+                "state the failures one way",
+            ),
+            ({"failures_per_year": {"network": 0.1}}, "network_components", "how many"),
+            ({"failures_per_year": {"gpu": 0.1}, "network_components": 10}, "network", "no failures_per_year.network"),
+            ({"failures_per_gpu_per_year": 0.1, "network_components": 10}, "network_components", "failures_per_year"),
+            ({"failures_per_year": {"gpu": -1}}, "gpu", "greater than or equal to 0"),
+            ({"failures_per_year": {"switch": 1}}, "switch", "Extra inputs"),
+        ],
+    )
     def test_refusals(self, goodput, where, words):
         with pytest.raises(ValidationError, match=words) as info:
             Goodput.model_validate({**GOODPUT, **goodput})

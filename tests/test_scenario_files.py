@@ -33,11 +33,13 @@ def load_error(path: Path) -> ScenarioError:
 def test_round_trip_through_yaml(tmp_path, name):
     scenario = costmodel.load_scenario(name)
     saved = costmodel.save_scenario(scenario, tmp_path / f"{name}.yaml")
-    assert saved.stat().st_mode & 0o044 == 0o044   # readable like any file, not 0600
+    assert saved.stat().st_mode & 0o044 == 0o044  # readable like any file, not 0600
     again = costmodel.load_scenario(saved)
     assert again == scenario
-    assert costmodel.compare(again, uncertainty=False).model_dump() == costmodel.compare(
-        scenario, uncertainty=False).model_dump()
+    assert (
+        costmodel.compare(again, uncertainty=False).model_dump()
+        == costmodel.compare(scenario, uncertainty=False).model_dump()
+    )
 
 
 def test_missing_field(tmp_path):
@@ -183,8 +185,10 @@ def test_duplicate_key(tmp_path):
     assert "tokens_per_day" in problem[2] and "given twice" in problem[2]
 
 
-@pytest.mark.parametrize("field, value", [("depreciation_months", 10**300), ("depreciation_months", 0),
-                                          ("server_count", True), ("server_count", 2.5)])
+@pytest.mark.parametrize(
+    "field, value",
+    [("depreciation_months", 10**300), ("depreciation_months", 0), ("server_count", True), ("server_count", 2.5)],
+)
 def test_counts_are_whole_and_bounded(tmp_path, field, value):
     data = r1_data()
     data["options"]["own"][field] = value

@@ -33,7 +33,7 @@ from costmodel.paths import SCENARIO_DIR
 from costmodel.scenarios import VALIDATOR_ONLY_RULES, _with_offers, bundled_scenarios, scenario_json_schema
 from costmodel.schema import Scenario
 
-SCHEMA = scenario_json_schema()   # the shipped file is this (tests/test_batch.py::test_validate_and_schema)
+SCHEMA = scenario_json_schema()  # the shipped file is this (tests/test_batch.py::test_validate_and_schema)
 CHECK = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 NAMES = bundled_scenarios()
 
@@ -49,8 +49,9 @@ BUNDLED = {name: bundled(name) for name in NAMES}
 
 def schema_errors(data: Any) -> list[str]:
     """What the shipped schema says of ``data`` (empty: accepted)."""
-    return [f"{'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message[:160]}"
-            for e in CHECK.iter_errors(data)]
+    return [
+        f"{'.'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message[:160]}" for e in CHECK.iter_errors(data)
+    ]
 
 
 def _rule(error: dict) -> str:
@@ -104,8 +105,10 @@ def assert_same_verdict(data: Any, what: str = "") -> None:
         assert rules, f"{what}: the schema refuses what the validator accepts: {refused_by_schema[:3]}"
     else:
         unlisted = sorted(rule for rule in rules if rule not in VALIDATOR_ONLY_RULES)
-        assert not unlisted, (f"{what}: the validator refuses ({', '.join(unlisted)}) what the schema accepts, "
-                              "and the rule is not listed in VALIDATOR_ONLY_RULES")
+        assert not unlisted, (
+            f"{what}: the validator refuses ({', '.join(unlisted)}) what the schema accepts, "
+            "and the rule is not listed in VALIDATOR_ONLY_RULES"
+        )
 
 
 # --- mutations ---------------------------------------------------------------------------------------------
@@ -147,8 +150,14 @@ def _words(schema: Any) -> set[str]:
     return found
 
 
-IDS = {v for spec in SCHEMA["$defs"].values() for prop in spec.get("properties", {}).values()
-       for branch in prop.get("anyOf", []) if len(branch.get("enum", [])) > 20 for v in branch["enum"]}
+IDS = {
+    v
+    for spec in SCHEMA["$defs"].values()
+    for prop in spec.get("properties", {}).values()
+    for branch in prop.get("anyOf", [])
+    if len(branch.get("enum", [])) > 20
+    for v in branch["enum"]
+}
 """Catalog ids the schema lists for completion (an unknown id is the validator's to find)."""
 WORDS = sorted(_words(SCHEMA) - IDS)
 
@@ -169,8 +178,30 @@ def _values_by_key() -> dict[str, list]:
 BY_KEY = _values_by_key()
 KEYS = sorted(BY_KEY)
 
-ODD_VALUES = [None, True, False, 0, -1, 1, 2.5, -0.5, 1e20, 1e-12, "", " ", "12", "2:1", "n_plus_1", "catalog",
-              "2026-06-21", "2026-13-01", [], {}, [1.0], {"x": 1}]
+ODD_VALUES = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    2.5,
+    -0.5,
+    1e20,
+    1e-12,
+    "",
+    " ",
+    "12",
+    "2:1",
+    "n_plus_1",
+    "catalog",
+    "2026-06-21",
+    "2026-13-01",
+    [],
+    {},
+    [1.0],
+    {"x": 1},
+]
 
 
 @st.composite
@@ -191,8 +222,23 @@ def mutated(draw) -> tuple[str, Any, list[str]]:
             else:
                 parent.pop(path[-1])
         elif how == "number" and isinstance(value, int | float) and not isinstance(value, bool) and path:
-            new = draw(st.sampled_from([-value, 0, float(value), int(value), value * 1e20, value / 1e20, str(value),
-                                        value + 0.5, value - 1, value * 2, value / 2]))
+            new = draw(
+                st.sampled_from(
+                    [
+                        -value,
+                        0,
+                        float(value),
+                        int(value),
+                        value * 1e20,
+                        value / 1e20,
+                        str(value),
+                        value + 0.5,
+                        value - 1,
+                        value * 2,
+                        value / 2,
+                    ]
+                )
+            )
             parent[path[-1]] = new
         elif how == "word" and isinstance(value, str) and path:
             parent[path[-1]] = draw(st.sampled_from(WORDS))
@@ -249,8 +295,13 @@ def test_every_bundled_scenario_passes_both(name):
     costmodel.validate_data(data)
 
 
-@settings(max_examples=600, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=600,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(case=mutated())
 def test_schema_and_validator_agree_on_mutated_scenarios(case):
     name, data, changes = case
@@ -267,14 +318,20 @@ def test_every_block_and_field_is_described_with_its_unit():
     blocks = {"Scenario": SCHEMA, **SCHEMA["$defs"]}
     undescribed = [name for name, block in blocks.items() if not block.get("description")]
     assert not undescribed, undescribed
-    fields = [(f"{name}.{field}", spec) for name, block in blocks.items()
-              for field, spec in block.get("properties", {}).items()]
-    assert len(fields) > 400        # every block's fields were looked at, not an empty walk
+    fields = [
+        (f"{name}.{field}", spec)
+        for name, block in blocks.items()
+        for field, spec in block.get("properties", {}).items()
+    ]
+    assert len(fields) > 400  # every block's fields were looked at, not an empty walk
     missing = [where for where, spec in fields if not spec.get("description", "").strip()]
     assert not missing, missing
     # a field that takes a number ends its description with the unit in brackets ([-] for a pure number)
-    unitless = [where for where, spec in fields if _numeric(spec)
-                and not re.search(r"\[[^\]]+\]$", spec["description"].rstrip())]
+    unitless = [
+        where
+        for where, spec in fields
+        if _numeric(spec) and not re.search(r"\[[^\]]+\]$", spec["description"].rstrip())
+    ]
     assert not unitless, unitless
 
 
@@ -301,27 +358,33 @@ CASES = [
     # (scenario, changes, accepted by the validator, accepted by the schema); each but the plain ones was a
     # disagreement before issue 31's fix (the old schema accepted what the validator refused, or refused "2:1"
     # and a date in spaces); 3.0 servers stays one, a rule the validator alone checks
-    ("llama70b-vs-api", {"fx.rates.eur": 1.1}, False, False),              # keys by pattern: no other key
-    ("llama70b-vs-api", {"fx.as_of": " 2026-01-15 "}, True, True),        # the validator strips a date's spaces
+    ("llama70b-vs-api", {"fx.rates.eur": 1.1}, False, False),  # keys by pattern: no other key
+    ("llama70b-vs-api", {"fx.as_of": " 2026-01-15 "}, True, True),  # the validator strips a date's spaces
     ("llama70b-vs-api", {"fx.as_of": "2026-1-15"}, False, False),
-    ("llama70b-vs-api", {"title": "a\x07bell"}, False, False),             # a control character
-    ("llama70b-vs-api", {"title": "   "}, False, False),                   # no words
-    ("llama70b-vs-api", {"description": "x" * 10_001}, False, False),      # longest text
+    ("llama70b-vs-api", {"title": "a\x07bell"}, False, False),  # a control character
+    ("llama70b-vs-api", {"title": "   "}, False, False),  # no words
+    ("llama70b-vs-api", {"description": "x" * 10_001}, False, False),  # longest text
     ("llama70b-vs-api", {"workload.tokens_per_day": 2e15}, False, False),  # above LARGEST_INPUT
     ("llama70b-vs-api", {"workload.tokens_per_day": 1e-12}, False, False),  # below SMALLEST_INPUT, not 0
     ("llama70b-vs-api", {"workload.tokens_per_day": 0}, True, True),
     ("llama70b-vs-api", {"workload.input_tokens_per_output_token": "2:1"}, True, True),
     ("llama70b-vs-api", {"options.rent.billing": "per_gpu_hour_used"}, False, False),  # gpu_count then unused
     ("llama70b-vs-api", {"options.rent.billing": "per_gpu_hour_used", "options.rent.gpu_count": None}, True, True),
-    ("llama70b-vs-api", {"options.api": None, "options.own": None}, False, False),      # one option left
-    ("llama70b-vs-api", {"overrides": {"values": {"options.api.input_price": 1.0}, "source": "what-if"}},
-     False, False),
-    ("llama70b-vs-api", {"overrides": {"values": {"options.api.input_price_per_million": 1.0},
-                                       "source": "what-if"}}, True, True),
-    ("h200-24gpu-cluster", {"options.own.facility": {"price_per_mw": 1e7, "depreciation_months": 240,
-                                                     "currency": "USD", "source": "x"}},
-     False, False),                                                        # and colocation too
-    ("h200-24gpu-cluster", {"options.own.staffing.fte": 0}, False, False),   # nobody runs the cluster
+    ("llama70b-vs-api", {"options.api": None, "options.own": None}, False, False),  # one option left
+    ("llama70b-vs-api", {"overrides": {"values": {"options.api.input_price": 1.0}, "source": "what-if"}}, False, False),
+    (
+        "llama70b-vs-api",
+        {"overrides": {"values": {"options.api.input_price_per_million": 1.0}, "source": "what-if"}},
+        True,
+        True,
+    ),
+    (
+        "h200-24gpu-cluster",
+        {"options.own.facility": {"price_per_mw": 1e7, "depreciation_months": 240, "currency": "USD", "source": "x"}},
+        False,
+        False,
+    ),  # and colocation too
+    ("h200-24gpu-cluster", {"options.own.staffing.fte": 0}, False, False),  # nobody runs the cluster
     ("h200-24gpu-cluster", {"options.own.server_count": 3.0}, False, True),  # int_from_float
     ("llama31-405b-as-published", {"workload.goodput.failures_per_year": {}}, False, False),
 ]

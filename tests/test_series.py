@@ -31,9 +31,10 @@ def _example_arguments(name: str) -> inspect.BoundArguments:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name:
                 try:
                     args = [eval(compile(ast.Expression(a), name, "eval"), namespace) for a in node.args]
-                    kwargs = {k.arg: eval(compile(ast.Expression(k.value), name, "eval"), namespace)
-                              for k in node.keywords}
-                except NameError:           # inside a comprehension: its loop variable
+                    kwargs = {
+                        k.arg: eval(compile(ast.Expression(k.value), name, "eval"), namespace) for k in node.keywords
+                    }
+                except NameError:  # inside a comprehension: its loop variable
                     continue
                 return inspect.signature(fn).bind(*args, **kwargs)
         exec(example.source, namespace)
@@ -52,7 +53,7 @@ def _scalar_parameters(name: str) -> set[str]:
         line = lines[i]
         if line and not line.startswith(" "):
             if i + 1 < len(lines) and lines[i + 1].startswith("---"):
-                break                   # the next section
+                break  # the next section
             current = [part.strip() for part in line.split(":")[0].split(",")]
         elif re.search(r"\bscalars?\b", line):
             found.update(current)
@@ -66,8 +67,11 @@ def _cases() -> list[tuple[str, str]]:
             continue
         bound = _example_arguments(name)
         scalar = _scalar_parameters(name)
-        numbers = [p for p, v in bound.arguments.items()
-                   if isinstance(v, int | float) and not isinstance(v, bool) and p not in scalar]
+        numbers = [
+            p
+            for p, v in bound.arguments.items()
+            if isinstance(v, int | float) and not isinstance(v, bool) and p not in scalar
+        ]
         assert numbers, f"{name}: its example gives no number to put in a Series"
         cases += [(name, parameter) for parameter in numbers]
     return cases
@@ -81,8 +85,12 @@ def test_the_rule_covers_most_formulas_and_the_exceptions_say_so():
     excepted = [n for n in F.__all__ if "Not elementwise" in inspect.getdoc(getattr(F, n))]
     assert len(held) >= 60 and len(CASES) >= 150
     assert sorted(held | set(excepted)) == sorted(F.__all__)
-    assert _scalar_parameters("estimate_output_throughput") == {"gpus_per_replica", "batch_size", "input_tokens",
-                                                                "output_tokens"}
+    assert _scalar_parameters("estimate_output_throughput") == {
+        "gpus_per_replica",
+        "batch_size",
+        "input_tokens",
+        "output_tokens",
+    }
     assert _scalar_parameters("servers_needed") == {"gpus_per_server", "gpus_per_replica"}
 
 

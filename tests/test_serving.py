@@ -16,8 +16,9 @@ R1 = "llama70b-vs-api"
 
 def scenario(rented_gpus=2, **serving):
     """R1 with serving inputs (and the GPUs rented) changed, validated and resolved."""
-    data = patched_data(R1, {f"workload.serving.{k}": v for k, v in serving.items()}
-                        | {"options.rent.gpu_count": rented_gpus})
+    data = patched_data(
+        R1, {f"workload.serving.{k}": v for k, v in serving.items()} | {"options.rent.gpu_count": rented_gpus}
+    )
     return costmodel.resolve(validate_data(data))
 
 
@@ -31,9 +32,17 @@ def test_70b_in_bf16_does_not_fit_on_one_80gb_gpu():
 
 
 def test_model_that_does_not_fit_on_a_server(tmp_path):
-    path = write_scenario(tmp_path, patched_data(R1, {"workload.serving.model": "llama-3.1-405b",
-                                                     "workload.serving.precision": "bf16",
-                                                     "workload.serving.throughput_row": None}))
+    path = write_scenario(
+        tmp_path,
+        patched_data(
+            R1,
+            {
+                "workload.serving.model": "llama-3.1-405b",
+                "workload.serving.precision": "bf16",
+                "workload.serving.throughput_row": None,
+            },
+        ),
+    )
     with pytest.raises(costmodel.ScenarioError) as caught:
         costmodel.load_scenario(path)
     (problem,) = caught.value.problems
@@ -47,7 +56,7 @@ def test_precision_the_gpu_lacks():
 
 def test_measured_row_gives_throughput_and_replica_size():
     capacity = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api")).workload.capacity
-    assert capacity.output_tokens_per_second_per_gpu == 4205 / 2   # TensorRT-LLM, 2 x H100 TP2
+    assert capacity.output_tokens_per_second_per_gpu == 4205 / 2  # TensorRT-LLM, 2 x H100 TP2
     assert capacity.gpus_per_replica == 2 and not capacity.estimated
     assert capacity.sizing_utilisation == pytest.approx(0.8 / 2.0)
     assert "trtllm-llama33-70b-h100-fp8-1k1k" in capacity.source
@@ -55,10 +64,10 @@ def test_measured_row_gives_throughput_and_replica_size():
 
 def test_estimate_by_hand():
     # Llama 3.3 70B FP8 on 2 x H100, batch 64, 1,000 in / 1,000 out, both efficiencies 0.5:
-    step_bytes = 70.6e9 * 1 + 64 * (1000 + 500) * (80 * 2048 * 1)      # weights + FP8 KV cache read per step
-    step = step_bytes / (3.35e12 * 0.5 * 2)                             # [s]
-    prefill = 2 * 70.6e9 * 1000 / (1979e12 * 0.5 * 2)                   # [s] per request
-    expected = 1000 / (2 * (prefill + 1000 * step / 64))                # output tokens/s per GPU
+    step_bytes = 70.6e9 * 1 + 64 * (1000 + 500) * (80 * 2048 * 1)  # weights + FP8 KV cache read per step
+    step = step_bytes / (3.35e12 * 0.5 * 2)  # [s]
+    prefill = 2 * 70.6e9 * 1000 / (1979e12 * 0.5 * 2)  # [s] per request
+    expected = 1000 / (2 * (prefill + 1000 * step / 64))  # output tokens/s per GPU
     # H100 (gpus.csv): 3.35 TB/s, 1,979 TFLOP/s dense FP8
     got = estimate_output_throughput(70.6e9, 1.0, 80 * 2048, 3.35, 1979, 2, 64, 1000, 1000, 0.5, 0.5)
     assert got == pytest.approx(expected, rel=1e-12)
@@ -67,9 +76,19 @@ def test_estimate_by_hand():
 def test_no_row_needs_an_estimate_and_says_it_is_one():
     with pytest.raises(costmodel.ScenarioError, match="give estimate inputs"):
         scenario(precision="bf16", throughput_row=None)
-    s = scenario(rented_gpus=4, precision="bf16", throughput_row=None, kv_cache_tokens=0,
-                 estimate={"batch_size": 32, "input_tokens": 1000, "output_tokens": 1000,
-                           "decode_efficiency": 0.5, "prefill_efficiency": 0.5})
+    s = scenario(
+        rented_gpus=4,
+        precision="bf16",
+        throughput_row=None,
+        kv_cache_tokens=0,
+        estimate={
+            "batch_size": 32,
+            "input_tokens": 1000,
+            "output_tokens": 1000,
+            "decode_efficiency": 0.5,
+            "prefill_efficiency": 0.5,
+        },
+    )
     assert s.workload.capacity.estimated and s.workload.capacity.source.startswith("ESTIMATE")
     # the estimate's batch must fit too: 32 x 2,000 tokens of BF16 KV cache (21 GB) plus 141 GB of weights
     # exceed 2 x 72 GB, so 4 GPUs per replica
@@ -84,16 +103,16 @@ def test_row_for_another_gpu_is_refused():
 
 
 @settings(max_examples=50, deadline=None)
-@given(volumes=st.lists(st.floats(0, 5e9), min_size=2, max_size=50), peak=st.floats(1, 5),
-       servers=st.integers(1, 4))
+@given(volumes=st.lists(st.floats(0, 5e9), min_size=2, max_size=50), peak=st.floats(1, 5), servers=st.integers(1, 4))
 def test_gpu_count_never_goes_down_as_volume_goes_up(volumes, peak, servers):
-    s = costmodel.resolve(validate_data(patched_data(R1, {"workload.serving.peak_to_average": peak,
-                                                           "options.own.server_count": servers})))
+    s = costmodel.resolve(
+        validate_data(patched_data(R1, {"workload.serving.peak_to_average": peak, "options.own.server_count": servers}))
+    )
     v = np.sort(np.array(volumes))
     for option in ("own", "rent"):
         counts = costmodel.gpu_count(s, option, v)
         assert np.all(np.diff(counts) >= 0)
-        assert np.all(counts % 2 == 0)    # whole replicas of 2 GPUs
+        assert np.all(counts % 2 == 0)  # whole replicas of 2 GPUs
 
 
 def test_kv_cache_beyond_the_measured_replica_needs_more_gpus():

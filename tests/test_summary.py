@@ -35,8 +35,9 @@ def test_r2_summary_reconciles_the_monthly_view_and_the_present_value(r2_steady)
     i = 1.08 ** (1 / 12) - 1
     monthly = 11 * 730 * 4.5 * 0.63 + (12_000 - 11 * 730 * 0.9) * 4.5 * 0.6 / 0.99
     assert c.decision.winner == "rent.reserved"
-    assert c.decision.candidates[0].figure.value == pytest.approx(monthly * sum((1 + i) ** -k for k in range(60)),
-                                                                  abs=0.01)
+    assert c.decision.candidates[0].figure.value == pytest.approx(
+        monthly * sum((1 + i) ** -k for k in range(60)), abs=0.01
+    )
     summary = text.executive_summary(r2_steady, c)
     assert summary.count("**Verdict:") == 1 and "1\\-year reserved\\, 11 GPUs" in summary and "spot up to 8" in summary
     assert "Decision measure: the present value of costs over 60 months" in summary
@@ -52,7 +53,7 @@ def test_training_summary_names_the_cheapest_option_for_the_run():
     summary = text.executive_summary(r, costmodel.compare(r))
     assert "**Verdict: Own cluster\\: 256 × hgx\\-h800" in summary and "4.65 M USD" in summary
     assert "Decision measure: the cost of the whole training run" in summary
-    assert "683 k USD more" in summary          # 5,334,206 - 4,651,320 = 682,886
+    assert "683 k USD more" in summary  # 5,334,206 - 4,651,320 = 682,886
 
 
 def test_tornado_inputs_read_by_their_schema_titles(r2):

@@ -35,8 +35,10 @@ CSVW = {"text": "string", "number": "double", "whole": "integer"}
 
 def sweep_file(folder: Path) -> Path:
     path = folder / "sweep.yaml"
-    path.write_text("base: llama70b-vs-api\ngrid:\n  options.rent.price_per_gpu_hour: [2.5, 3.5]\n"
-                    "  workload.tokens_per_day: [1.0e+6, 1.0e+7]\n")
+    path.write_text(
+        "base: llama70b-vs-api\ngrid:\n  options.rent.price_per_gpu_hour: [2.5, 3.5]\n"
+        "  workload.tokens_per_day: [1.0e+6, 1.0e+7]\n"
+    )
     return path
 
 
@@ -51,6 +53,7 @@ def outputs(tmp_path_factory):
 
 
 # --- the schema ---------------------------------------------------------------------------------------------------
+
 
 def test_every_table_has_unique_columns_of_known_kinds():
     for table in TABLES.values():
@@ -83,7 +86,7 @@ def test_a_sweep_whose_every_point_failed_keeps_its_types(tmp_path):
     write_portfolio(frame, tmp_path, units={"workload.tokens_per_day": "tokens/day"})
     schema = pq.read_schema(tmp_path / "portfolio.parquet")
     assert schema.names == PORTFOLIO.names() + ["workload.tokens_per_day"]
-    assert [str(f.type) for f in schema][:len(PORTFOLIO.columns)] == [ARROW[c.kind] for c in PORTFOLIO.columns]
+    assert [str(f.type) for f in schema][: len(PORTFOLIO.columns)] == [ARROW[c.kind] for c in PORTFOLIO.columns]
     assert str(schema.field("workload.tokens_per_day").type) == "double"
     assert schema.field("workload.tokens_per_day").metadata[b"unit"] == b"tokens/day"
     assert pq.read_table(tmp_path / "portfolio.parquet").column("point").to_pylist() == [0, 1]
@@ -100,23 +103,24 @@ def test_a_cell_that_is_no_number_is_refused_by_name():
 
 # --- the outputs agree ----------------------------------------------------------------------------------------------
 
+
 def test_batch_and_sweep_have_the_same_columns_first_and_concatenate(outputs):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
     batch, sweep = (pq.read_table(outputs / d / "portfolio.parquet") for d in ("batch", "sweep"))
     fixed = PORTFOLIO.names()
-    assert batch.column_names == fixed           # npv_api kept although no row has an API option with a finance block
+    assert batch.column_names == fixed  # npv_api kept although no row has an API option with a finance block
     assert sweep.column_names == fixed + ["options.rent.price_per_gpu_hour", "workload.tokens_per_day"]
-    for name in fixed:                           # ... and every shared column has the same type
+    for name in fixed:  # ... and every shared column has the same type
         assert batch.schema.field(name).type == sweep.schema.field(name).type, name
     both = pa.concat_tables([batch, sweep], promote_options="default")
     assert both.num_rows == 2 + 4 and both.column("point").null_count == 2
-    assert both.column("npv_api").null_count == 6             # empty cells are nulls, never NaN
-    assert both.column("options.rent.price_per_gpu_hour").null_count == 2      # the batch rows have no swept input
+    assert both.column("npv_api").null_count == 6  # empty cells are nulls, never NaN
+    assert both.column("options.rent.price_per_gpu_hour").null_count == 2  # the batch rows have no swept input
     # the CSV files too: the batch's header is the first part of the sweep's
     a, b = (pd.read_csv(outputs / d / "portfolio.csv") for d in ("batch", "sweep"))
-    assert list(b.columns[:len(a.columns)]) == list(a.columns) == fixed
+    assert list(b.columns[: len(a.columns)]) == list(a.columns) == fixed
     assert len(pd.concat([a, b], ignore_index=True)) == 6
 
 
@@ -124,13 +128,15 @@ def test_shared_columns_agree_across_batch_sweep_and_export(outputs):
     pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    schemas = [pq.read_schema(outputs / "batch" / "portfolio.parquet"),
-               pq.read_schema(outputs / "sweep" / "portfolio.parquet"),
-               pq.read_schema(outputs / "parquet" / "cash_flows_by_month.parquet"),
-               pq.read_schema(outputs / "parquet" / "cash_flows_by_year.parquet")]
+    schemas = [
+        pq.read_schema(outputs / "batch" / "portfolio.parquet"),
+        pq.read_schema(outputs / "sweep" / "portfolio.parquet"),
+        pq.read_schema(outputs / "parquet" / "cash_flows_by_month.parquet"),
+        pq.read_schema(outputs / "parquet" / "cash_flows_by_year.parquet"),
+    ]
     shared = 0
     for i, a in enumerate(schemas):
-        for b in schemas[i + 1:]:
+        for b in schemas[i + 1 :]:
             for name in set(a.names) & set(b.names):
                 fa, fb = a.field(name), b.field(name)
                 assert fa.type == fb.type, name
@@ -152,11 +158,11 @@ def test_units_travel_in_the_parquet_metadata_and_the_csv_sidecar(outputs):
     def units(path):
         return {f.name: f.metadata[b"unit"].decode() for f in pq.read_schema(path)}
 
-    sweep = units(outputs / "sweep" / "portfolio.parquet")          # R1 alone: one currency, one volume unit
+    sweep = units(outputs / "sweep" / "portfolio.parquet")  # R1 alone: one currency, one volume unit
     assert sweep["cost_rent"] == "USD/month" and sweep["npv_own"] == "USD" and sweep["volume"] == "tokens/day"
     assert sweep["break_even_rent_api"] == "tokens/day" and sweep["margin"] == "USD/month"
     assert sweep["options.rent.price_per_gpu_hour"] == "USD/GPU-h" and sweep["workload.tokens_per_day"] == "tokens/day"
-    batch = units(outputs / "batch" / "portfolio.parquet")          # R1 in tokens/day, R2 in GPU-hours/month
+    batch = units(outputs / "batch" / "portfolio.parquet")  # R1 in tokens/day, R2 in GPU-hours/month
     assert batch["volume"] == "{volume_unit}" and batch["cost_rent"] == "USD/month"
     month = units(outputs / "parquet" / "cash_flows_by_month.parquet")
     assert month == {"month": "month", "option": "-", "line": "-", "cash": "USD", "currency": "-"}
@@ -167,21 +173,25 @@ def test_units_travel_in_the_parquet_metadata_and_the_csv_sidecar(outputs):
         columns = sidecar["tableSchema"]["columns"]
         header = pd.read_csv(outputs / folder / name, nrows=0).columns
         assert [c["name"] for c in columns] == list(header)
-        parquet = units(outputs / ("sweep/portfolio.parquet" if folder == "sweep" else
-                                   "parquet/cash_flows_by_month.parquet"))
+        parquet = units(
+            outputs / ("sweep/portfolio.parquet" if folder == "sweep" else "parquet/cash_flows_by_month.parquet")
+        )
         assert {c["name"]: c["schema:unitText"] for c in columns} == parquet
         table = TABLES[name.removesuffix(".csv")]
         assert all(c["datatype"] == CSVW[table.column(c["name"]).kind] for c in columns)
 
 
 def test_the_portfolio_values_are_r1s(outputs):
-    table = pd.read_parquet(outputs / "batch" / "portfolio.parquet") if _has("pyarrow") else \
-        pd.read_csv(outputs / "batch" / "portfolio.csv")
+    table = (
+        pd.read_parquet(outputs / "batch" / "portfolio.parquet")
+        if _has("pyarrow")
+        else pd.read_csv(outputs / "batch" / "portfolio.csv")
+    )
     r1 = table[table["scenario"] == R1].iloc[0]
     assert r1["cost_rent"] == pytest.approx(2 * 3.5 * 730 + 6000 * 1.16)
     assert r1["cost_api"] == pytest.approx(3548.61, abs=0.01)
-    assert pd.isna(r1["npv_own"]) and pd.isna(r1["point"]) and pd.isna(r1["error"])     # R1: no finance block
-    assert table["npv_api"].isna().all()          # R2 has no API option: the column stays, empty, typed
+    assert pd.isna(r1["npv_own"]) and pd.isna(r1["point"]) and pd.isna(r1["error"])  # R1: no finance block
+    assert table["npv_api"].isna().all()  # R2 has no API option: the column stays, empty, typed
     assert str(table["npv_api"].dtype) == "float64"
 
 
@@ -195,12 +205,13 @@ def _has(module: str) -> bool:
 
 # --- the extras -----------------------------------------------------------------------------------------------------
 
+
 def test_a_missing_extra_is_named_with_its_pip_command():
     error = ExtraNotInstalled("costmodel export --parquet", "parquet", "pyarrow")
     assert str(error) == "costmodel export --parquet needs pyarrow: pip install 'costmodel[parquet]'"
     assert isinstance(error, ImportError) and error.name == "pyarrow" and error.extra == "parquet"
     assert error.command == "pip install 'costmodel[parquet]'"
-    with pytest.raises(ModuleNotFoundError):           # a module of no extra: the plain ImportError
+    with pytest.raises(ModuleNotFoundError):  # a module of no extra: the plain ImportError
         need("no_such_module_of_costmodel", "nothing")
 
 
@@ -232,21 +243,39 @@ def test_every_module_costmodel_imports_is_declared():
     imported: dict[str, set[str]] = {}
     for path in (ROOT / "costmodel").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        by_name = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and
-                   n.module.split(".")[-1] == "extras" for a in n.names if a.name in ("need", "installed")}
+        by_name = {
+            a.asname or a.name
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.split(".")[-1] == "extras"
+            for a in n.names
+            if a.name in ("need", "installed")
+        }
         for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module else []
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) in by_name and node.args and \
-                    isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                else []
+            )
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) in by_name
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 names = [node.args[0].value]
             for name in names:
                 imported.setdefault(name.split(".")[0], set()).add(path.relative_to(ROOT).as_posix())
     third_party = {m: files for m, files in imported.items() if m not in sys.stdlib_module_names and m != "costmodel"}
     assert {"numpy", "pandas", "pyarrow", "SALib", "distributed", "jinja2", "traitlets"} <= set(third_party)
     distributions = md.packages_distributions()
-    undeclared = {m: sorted(files) for m, files in third_party.items()
-                  if not {_name(d) for d in distributions.get(m, [])} & declared}
+    undeclared = {
+        m: sorted(files)
+        for m, files in third_party.items()
+        if not {_name(d) for d in distributions.get(m, [])} & declared
+    }
     assert not undeclared, f"imported but not declared in pyproject.toml: {undeclared}"
 
 
@@ -279,12 +308,20 @@ def without_extras(tmp_path: Path, code: str, timeout: int = 900) -> subprocess.
     site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(BLOCKER)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=tmp_path,
-                          env=env, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=timeout,
+    )
 
 
 def test_without_the_extras_compare_and_export_run_for_every_bundled_scenario(tmp_path):
-    done = without_extras(tmp_path, """
+    done = without_extras(
+        tmp_path,
+        """
         import json, sys
         import costmodel
         from costmodel.cli import main
@@ -305,7 +342,8 @@ def test_without_the_extras_compare_and_export_run_for_every_bundled_scenario(tm
         print("batch", main(["batch", "llama70b-vs-api", "--out", "b"]))
         print("loaded", sorted(m for m in ("pyarrow", "dask", "distributed", "SALib", "matplotlib")
                                if sys.modules.get(m) is not None))
-        """)
+        """,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     assert "no pyarrow" in lines
@@ -337,11 +375,15 @@ def test_without_the_extras_compare_and_export_run_for_every_bundled_scenario(tm
 
 @pytest.mark.slow
 def test_without_the_extras_every_bundled_scenario_reports(tmp_path):
-    done = without_extras(tmp_path, """
+    done = without_extras(
+        tmp_path,
+        """
         from costmodel.cli import main
         from costmodel.scenarios import bundled_scenarios
         print("report", main(["report", *bundled_scenarios(), "--out", "reports"]))
-        """, timeout=1800)
+        """,
+        timeout=1800,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "report 0" in done.stdout.splitlines(), done.stderr[-3000:]
     from costmodel.scenarios import bundled_scenarios
@@ -351,7 +393,9 @@ def test_without_the_extras_every_bundled_scenario_reports(tmp_path):
 
 
 def test_a_report_asked_for_sobol_without_salib_says_so(tmp_path):
-    done = without_extras(tmp_path, """
+    done = without_extras(
+        tmp_path,
+        """
         from unittest.mock import patch
         from costmodel.presentation import sections
         shown = []
@@ -360,10 +404,13 @@ def test_a_report_asked_for_sobol_without_salib_says_so(tmp_path):
             sections.uncertainty(sections.as_resolved(__import__("costmodel").load_scenario("llama70b-vs-api")),
                                  sobol=True)
         print(shown[-1])
-        """)
+        """,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip().splitlines()[-1] == "Not computed: Sobol analysis needs SALib: `pip install " \
-                                                   "'costmodel[sobol]'`."
+    assert (
+        done.stdout.strip().splitlines()[-1] == "Not computed: Sobol analysis needs SALib: `pip install "
+        "'costmodel[sobol]'`."
+    )
 
 
 def test_break_evens_of_further_offers_carry_the_volume_unit(tmp_path):
@@ -374,6 +421,8 @@ def test_break_evens_of_further_offers_carry_the_volume_unit(tmp_path):
     pairs = {c["name"]: c for c in sidecar["tableSchema"]["columns"] if c["name"].startswith("break_even_")}
     further = [name for name in pairs if ":" in name]
     assert "break_even_api_api:haiku" in further and "break_even_api:haiku_api:llama-groq" in further
-    assert all(pairs[name]["schema:unitText"] == "tokens/day" and "swept input" not in pairs[name]["dc:description"]
-               for name in further)
+    assert all(
+        pairs[name]["schema:unitText"] == "tokens/day" and "swept input" not in pairs[name]["dc:description"]
+        for name in further
+    )
     assert PORTFOLIO.column("break_even_api:haiku_api:llama-groq").unit == "{volume_unit}"

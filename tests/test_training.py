@@ -22,14 +22,14 @@ from costmodel.formulas import (
 from costmodel.paths import DATA_DIR
 from costmodel.scenarios import validate_data
 
-H800_BF16_DENSE = 989.0   # TFLOP/s, DeepSeek-V3 report / cases.md R3
-H100_BF16_DENSE = 989.0   # TFLOP/s, NVIDIA H100 datasheet 1,979 sparse / 2
+H800_BF16_DENSE = 989.0  # TFLOP/s, DeepSeek-V3 report / cases.md R3
+H100_BF16_DENSE = 989.0  # TFLOP/s, NVIDIA H100 datasheet 1,979 sparse / 2
 
 
 class TestR3DeepSeekV3:
     """DeepSeek-V3 Technical Report (arXiv 2412.19437) Table 1, via cases.md R3."""
 
-    flop = 6 * 37e9 * 14.8e12   # 3.2856e24
+    flop = 6 * 37e9 * 14.8e12  # 3.2856e24
 
     def test_mfu_backed_out_of_the_reports_figures(self):
         # 2,664 K H800 GPU-hours of pretraining
@@ -39,7 +39,7 @@ class TestR3DeepSeekV3:
     def test_forward_gpu_hours_and_cost(self):
         hours = training_gpu_hours(self.flop, H800_BF16_DENSE, 0.346)
         assert hours == pytest.approx(2.664e6, rel=0.005)
-        assert hours * 2.0 == pytest.approx(5.328e6, rel=0.005)   # $2 per GPU-hour
+        assert hours * 2.0 == pytest.approx(5.328e6, rel=0.005)  # $2 per GPU-hour
 
     @given(mfu=st.floats(0.01, 1.0), flop=st.floats(1e18, 1e27), peak=st.floats(10, 20000))
     def test_back_out_and_forward_are_inverses(self, mfu, flop, peak):
@@ -90,15 +90,18 @@ class TestR4Llama405B:
         assert run.gpu_hours < 30.84e6
 
 
-@pytest.mark.parametrize("parameters, tokens, stated", [
-    # Hoffmann et al. 2022 (Chinchilla), Table 3, via cases.md R5
-    (400e6, 8.0e9, 1.92e19),
-    (1e9, 20.2e9, 1.21e20),
-    (10e9, 205.1e9, 1.23e22),
-    (175e9, 3.7e12, 3.85e24),
-    (280e9, 5.9e12, 9.90e24),
-    (520e9, 11.0e12, 3.43e25),
-])
+@pytest.mark.parametrize(
+    "parameters, tokens, stated",
+    [
+        # Hoffmann et al. 2022 (Chinchilla), Table 3, via cases.md R5
+        (400e6, 8.0e9, 1.92e19),
+        (1e9, 20.2e9, 1.21e20),
+        (10e9, 205.1e9, 1.23e22),
+        (175e9, 3.7e12, 3.85e24),
+        (280e9, 5.9e12, 9.90e24),
+        (520e9, 11.0e12, 3.43e25),
+    ],
+)
 def test_chinchilla_budgets(parameters, tokens, stated):
     assert training_flop(parameters, tokens) == pytest.approx(stated, rel=0.05)
 
@@ -113,8 +116,9 @@ def test_state_memory_sharded_and_unsharded():
 
 
 def bad(tmp_path, **workload):
-    path = write_scenario(tmp_path, patched_data("deepseek-v3-training",
-                                                 {f"workload.{k}": v for k, v in workload.items()}))
+    path = write_scenario(
+        tmp_path, patched_data("deepseek-v3-training", {f"workload.{k}": v for k, v in workload.items()})
+    )
     with pytest.raises(costmodel.ScenarioError) as caught:
         costmodel.load_scenario(path)
     return [p[0] for p in caught.value.problems], str(caught.value)
@@ -155,9 +159,14 @@ def test_tiny_mfu_is_refused_by_name(tmp_path):
 
 
 def test_a_job_that_cannot_progress_is_refused():
-    data = patched_data("llama31-405b-training", {"workload.goodput.failures_per_gpu_per_year": 50,
-                                                  "workload.goodput.checkpoint_write_minutes": 10,
-                                                  "workload.goodput.restart_minutes": 30})
+    data = patched_data(
+        "llama31-405b-training",
+        {
+            "workload.goodput.failures_per_gpu_per_year": 50,
+            "workload.goodput.checkpoint_write_minutes": 10,
+            "workload.goodput.restart_minutes": 30,
+        },
+    )
     with pytest.raises(costmodel.ScenarioError, match="leave it .* of the time to train"):
         validate_data(data)
 
@@ -178,5 +187,6 @@ def test_custom_catalog_is_used(tmp_path):
     catalog = costmodel.load_catalog(tmp_path)
     scenario = costmodel.load_scenario("deepseek-v3-training", catalog=catalog)
     assert training_run(scenario).ideal_gpu_hours == pytest.approx(
-        training_run(costmodel.load_scenario("deepseek-v3-training")).ideal_gpu_hours / 2)
+        training_run(costmodel.load_scenario("deepseek-v3-training")).ideal_gpu_hours / 2
+    )
     assert costmodel.with_inputs(scenario, {"workload.mfu": 0.3}).catalog is catalog

@@ -14,10 +14,14 @@ from costmodel.domain.energy import training_energy
 from costmodel.domain.training import training_cost_grid, training_run
 from costmodel.domain.uncertainty import draw_inputs
 
-TRAINING_SCENARIOS = ("deepseek-v3-training", "llama31-405b-training", "deepseek-v3-stages",
-                      "llama31-405b-as-published")
-H800_BF16_DENSE = 989.0   # TFLOP/s, DeepSeek-V3 report / cases.md R3
-H100_BF16_DENSE = 989.0   # TFLOP/s, NVIDIA H100 datasheet 1,979 sparse / 2
+TRAINING_SCENARIOS = (
+    "deepseek-v3-training",
+    "llama31-405b-training",
+    "deepseek-v3-stages",
+    "llama31-405b-as-published",
+)
+H800_BF16_DENSE = 989.0  # TFLOP/s, DeepSeek-V3 report / cases.md R3
+H100_BF16_DENSE = 989.0  # TFLOP/s, NVIDIA H100 datasheet 1,979 sparse / 2
 
 
 def scalar_figures(scenario, values=None):
@@ -53,9 +57,9 @@ class TestScalarEqualsToday:
         assert main(["compare", name, "--json", "--no-uncertainty"]) == 0
         shown = json.loads(capsys.readouterr().out)["training_run"]
         grid = training_cost_grid(costmodel.load_scenario(name))
-        assert float(grid.gpu_hours) == pytest.approx(shown["gpu_hours"]["value"], abs=5e-4)   # JSON: 3 decimals
+        assert float(grid.gpu_hours) == pytest.approx(shown["gpu_hours"]["value"], abs=5e-4)  # JSON: 3 decimals
         for option, cost in grid.costs.items():
-            assert float(cost) == pytest.approx(shown["cost"][option]["total"]["value"], abs=5e-3)   # 2 decimals
+            assert float(cost) == pytest.approx(shown["cost"][option]["total"]["value"], abs=5e-3)  # 2 decimals
 
 
 class TestArraysHoldingTheScenarios:
@@ -66,7 +70,7 @@ class TestArraysHoldingTheScenarios:
         tokens, mfus = [1.0e13, 1.48e13, 2.0e13], [0.30, 0.346]
         grid = training_cost_grid(scenario, training_tokens=tokens, mfu=np.array(mfus)[:, None])
         assert grid.gpu_hours.shape == (2, 3)
-        assert_element_equals(grid, (1, 1), *scalar_figures(scenario))          # the scenario itself
+        assert_element_equals(grid, (1, 1), *scalar_figures(scenario))  # the scenario itself
         for i, mfu in enumerate(mfus):
             for j, d in enumerate(tokens):
                 changed = costmodel.with_inputs(scenario, {"workload.training_tokens": d, "workload.mfu": mfu})
@@ -76,13 +80,15 @@ class TestArraysHoldingTheScenarios:
         # goodput from the failure model: the MTBF falls with the cluster's size
         scenario = costmodel.load_scenario("llama31-405b-training")
         gpus, prices = [8192, 16384, 24576], [2.0, 2.99]
-        grid = training_cost_grid(scenario, cluster_gpus=gpus,
-                                  values={"options.rent.price_per_gpu_hour": np.array(prices)[:, None]})
+        grid = training_cost_grid(
+            scenario, cluster_gpus=gpus, values={"options.rent.price_per_gpu_hour": np.array(prices)[:, None]}
+        )
         for i, price in enumerate(prices):
             for j, g in enumerate(gpus):
                 changed = costmodel.with_inputs(scenario, {"workload.cluster_gpus": g})
-                assert_element_equals(grid, (i, j),
-                                      *scalar_figures(changed, {"options.rent.price_per_gpu_hour": price}))
+                assert_element_equals(
+                    grid, (i, j), *scalar_figures(changed, {"options.rent.price_per_gpu_hour": price})
+                )
         assert len(set(grid.goodput[0].tolist())) == 3
 
     def test_parameters_of_a_model_stated_by_size(self):
@@ -98,17 +104,30 @@ class TestGeneratedConfigs:
     """The array result equals the scalar one element by element, over generated configurations."""
 
     @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(st.lists(st.tuples(st.floats(1e12, 3e13), st.floats(0.2, 0.55), st.sampled_from([2048, 4096, 8192]),
-                              st.floats(1.0, 4.0)), min_size=1, max_size=4),
-           st.sampled_from(["deepseek-v3-training", "llama31-405b-training"]))
+    @given(
+        st.lists(
+            st.tuples(
+                st.floats(1e12, 3e13), st.floats(0.2, 0.55), st.sampled_from([2048, 4096, 8192]), st.floats(1.0, 4.0)
+            ),
+            min_size=1,
+            max_size=4,
+        ),
+        st.sampled_from(["deepseek-v3-training", "llama31-405b-training"]),
+    )
     def test_elementwise(self, configs, name):
         scenario = costmodel.load_scenario(name)
         tokens, mfu, gpus, price = (np.array(c) for c in zip(*configs, strict=True))
-        grid = training_cost_grid(scenario, training_tokens=tokens, mfu=mfu, cluster_gpus=gpus,
-                                  values={"options.rent.price_per_gpu_hour": price})
+        grid = training_cost_grid(
+            scenario,
+            training_tokens=tokens,
+            mfu=mfu,
+            cluster_gpus=gpus,
+            values={"options.rent.price_per_gpu_hour": price},
+        )
         for k, (d, m, g, p) in enumerate(configs):
-            changed = costmodel.with_inputs(scenario, {"workload.training_tokens": d, "workload.mfu": m,
-                                                       "workload.cluster_gpus": g})
+            changed = costmodel.with_inputs(
+                scenario, {"workload.training_tokens": d, "workload.mfu": m, "workload.cluster_gpus": g}
+            )
             assert_element_equals(grid, k, *scalar_figures(changed, {"options.rent.price_per_gpu_hour": p}))
 
 
@@ -117,11 +136,11 @@ class TestClosedForm:
 
     def test_dense_llama_ideal_gpu_hours(self):
         # Llama 3.1 405B (dense, Dubey et al. 2024): 405e9 parameters, 15.6e12 tokens, H100 BF16 989 TFLOP/s
-        mfu = np.array([0.38, 0.41, 0.43])          # Table 4's range
+        mfu = np.array([0.38, 0.41, 0.43])  # Table 4's range
         grid = training_cost_grid(costmodel.load_scenario("llama31-405b-training"), mfu=mfu)
         expected = 6 * 405e9 * 15.6e12 / (H100_BF16_DENSE * 1e12 * mfu) / 3600
         assert grid.ideal_gpu_hours == pytest.approx(expected, rel=1e-12)
-        assert grid.flop == pytest.approx(np.full(3, 3.7908e25), rel=1e-12)   # the paper states 3.8e25
+        assert grid.flop == pytest.approx(np.full(3, 3.7908e25), rel=1e-12)  # the paper states 3.8e25
         assert grid.gpu_hours == pytest.approx(expected / grid.goodput, rel=1e-12)
 
     def test_deepseek_rent_cost_is_gpu_hours_times_price(self):
@@ -136,13 +155,16 @@ class TestClosedForm:
 
 
 class TestBadInput:
-    @pytest.mark.parametrize(("arguments", "words"), [
-        ({"mfu": [0.3, 1.2]}, "mfu must be in (0, 1]"),
-        ({"training_tokens": [1e13, np.nan]}, "training_tokens must be finite"),
-        ({"active_parameters": -1.0}, "active_parameters must be finite and above 0"),
-        ({"cluster_gpus": [2048, 1024.5]}, "cluster_gpus must be a whole number"),
-        ({"cluster_gpus": [64, 2048]}, "cluster_gpus 64 is too few"),
-    ])
+    @pytest.mark.parametrize(
+        ("arguments", "words"),
+        [
+            ({"mfu": [0.3, 1.2]}, "mfu must be in (0, 1]"),
+            ({"training_tokens": [1e13, np.nan]}, "training_tokens must be finite"),
+            ({"active_parameters": -1.0}, "active_parameters must be finite and above 0"),
+            ({"cluster_gpus": [2048, 1024.5]}, "cluster_gpus must be a whole number"),
+            ({"cluster_gpus": [64, 2048]}, "cluster_gpus 64 is too few"),
+        ],
+    )
     def test_refused_naming_the_argument(self, arguments, words):
         with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(")", r"\)")):
             training_cost_grid(costmodel.load_scenario("deepseek-v3-training"), **arguments)
@@ -157,8 +179,10 @@ class TestBadInput:
 
     def test_cluster_gpus_not_through_values(self):
         with pytest.raises(ValueError, match="as cluster_gpus="):
-            training_cost_grid(costmodel.load_scenario("deepseek-v3-training"),
-                               values={"workload.cluster_gpus": np.array([1024.0, 2048.0])})
+            training_cost_grid(
+                costmodel.load_scenario("deepseek-v3-training"),
+                values={"workload.cluster_gpus": np.array([1024.0, 2048.0])},
+            )
 
     def test_unknown_input_path(self):
         with pytest.raises(KeyError):
@@ -168,8 +192,13 @@ class TestBadInput:
 class TestUncertainTrainingTokens:
     """An uncertainty block on training_tokens: compare --json runs the Monte Carlo over the array."""
 
-    DATA = {"seed": 7, "samples": 2000, "distributions": {"workload.training_tokens": {
-        "distribution": "lognormal", "median": 1.48e13, "sigma": 0.2, "source": "test"}}}
+    DATA = {
+        "seed": 7,
+        "samples": 2000,
+        "distributions": {
+            "workload.training_tokens": {"distribution": "lognormal", "median": 1.48e13, "sigma": 0.2, "source": "test"}
+        },
+    }
 
     def test_compare_json_exits_0_with_the_grids_percentiles(self, tmp_path, capsys):
         data = patched_data("deepseek-v3-training", {"uncertainty": self.DATA})
@@ -177,9 +206,11 @@ class TestUncertainTrainingTokens:
         assert main(["compare", str(path), "--json"]) == 0
         shown = json.loads(capsys.readouterr().out)["uncertainty"]["cost_percentiles"]
         drawn, _ = draw_inputs(patched("deepseek-v3-training", {"uncertainty": self.DATA}))
-        grid = training_cost_grid(costmodel.load_scenario("deepseek-v3-training"),
-                                  training_tokens=drawn["workload.training_tokens"])
+        grid = training_cost_grid(
+            costmodel.load_scenario("deepseek-v3-training"), training_tokens=drawn["workload.training_tokens"]
+        )
         for option in ("own", "rent"):
             for p in (10, 50, 90):
-                assert shown[option][f"p{p}"]["value"] == pytest.approx(np.percentile(grid.costs[option], p),
-                                                                       rel=1e-9, abs=0.01)
+                assert shown[option][f"p{p}"]["value"] == pytest.approx(
+                    np.percentile(grid.costs[option], p), rel=1e-9, abs=0.01
+                )

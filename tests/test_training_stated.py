@@ -29,8 +29,8 @@ from costmodel.formulas import (
     zero_state_bytes_per_gpu,
 )
 
-R3_FLOP = 6 * 37e9 * 14.8e12          # 6·N·D, cases.md R3
-H800_BF16 = 989e12                     # FLOP/s, gpus.csv (DeepSeek-V3 report)
+R3_FLOP = 6 * 37e9 * 14.8e12  # 6·N·D, cases.md R3
+H800_BF16 = 989e12  # FLOP/s, gpus.csv (DeepSeek-V3 report)
 
 
 def r3(changes: dict) -> costmodel.Scenario:
@@ -41,16 +41,21 @@ def r3(changes: dict) -> costmodel.Scenario:
 class TestR3StatedByWallClock:
     """R3: 2,048 H800 for 54.2 days (2,664 K GPU-hours, $5.328 M at $2: arXiv 2412.19437 Table 1)."""
 
-    hand_gpu_hours = 2048 * 54.2 * 24          # 2,664,038.4 GPU-h
+    hand_gpu_hours = 2048 * 54.2 * 24  # 2,664,038.4 GPU-h
 
-    @pytest.mark.parametrize("changes", [{"workload.wall_clock_days": 54.2},
-                                         {"workload.wall_clock_hours": 54.2 * 24},
-                                         {"workload.wall_clock": "54-04:48:00"}])   # 0.2 d = 4 h 48 min
+    @pytest.mark.parametrize(
+        "changes",
+        [
+            {"workload.wall_clock_days": 54.2},
+            {"workload.wall_clock_hours": 54.2 * 24},
+            {"workload.wall_clock": "54-04:48:00"},
+        ],
+    )  # 0.2 d = 4 h 48 min
     def test_gpu_hours_and_cost_within_a_tenth_of_a_percent(self, changes):
         run = training_run(r3(changes))
         assert run.gpu_hours == pytest.approx(self.hand_gpu_hours, rel=1e-9)
         assert run.gpu_hours == pytest.approx(2.664e6, rel=1e-3)
-        assert run.total("rent") == pytest.approx(5.328e6, rel=1e-3)    # $2 per GPU-hour
+        assert run.total("rent") == pytest.approx(5.328e6, rel=1e-3)  # $2 per GPU-hour
         assert run.wall_clock_days == pytest.approx(54.2)
 
     def test_mfu_backed_out(self):
@@ -85,9 +90,13 @@ class TestR3Stages:
         assert run.wall_clock_days == pytest.approx(2.788e6 / 2048 / 24)
 
     def test_stage_by_tokens_and_mfu_and_by_wall_clock(self):
-        data = patched_data("deepseek-v3-stages", {
-            "workload.stages.0": {"name": "pre-training", "training_tokens": 1.48e13, "mfu": 0.346},
-            "workload.stages.1": {"name": "context extension", "wall_clock": "2-10:00:00", "gpus": 1024}})
+        data = patched_data(
+            "deepseek-v3-stages",
+            {
+                "workload.stages.0": {"name": "pre-training", "training_tokens": 1.48e13, "mfu": 0.346},
+                "workload.stages.1": {"name": "context extension", "wall_clock": "2-10:00:00", "gpus": 1024},
+            },
+        )
         run = training_run(costmodel.Scenario.model_validate(data))
         # 6 × 37e9 × 14.8e12 / (989e12 × 0.346) / 3,600; 1,024 GPUs × 58 h
         assert run.stages[0].gpu_hours == pytest.approx(R3_FLOP / (H800_BF16 * 0.346) / 3600)
@@ -101,15 +110,18 @@ class TestR3Stages:
         stages = data["training_run"]["stages"]
         assert [s["gpu_hours"]["value"] for s in stages] == [2664000.0, 119000.0, 5000.0]
 
-    @pytest.mark.parametrize("changes, field", [
-        ({"workload.mfu": 0.3}, "mfu"),                                                     # run-level and stages
-        ({"workload.training_tokens": 1e12}, "training_tokens"),                            # would be ignored
-        ({"workload.stages.2.gpus": 4096}, "gpus"),                                         # above cluster_gpus
-        ({"workload.stages.1": {"name": "context extension", "gpu_hours": 1.0, "mfu": 0.3}}, "gpu_hours"),
-        ({"workload.stages.1": {"name": "pre-training", "gpu_hours": 1.0}}, "stages"),      # repeated name
-        ({"workload.stages.1": {"name": "x", "mfu": 0.3}}, "training_tokens"),              # MFU without tokens
-        ({"workload.stages.1": {"name": "x", "wall_clock": "54 days"}}, "wall_clock"),
-    ])
+    @pytest.mark.parametrize(
+        "changes, field",
+        [
+            ({"workload.mfu": 0.3}, "mfu"),  # run-level and stages
+            ({"workload.training_tokens": 1e12}, "training_tokens"),  # would be ignored
+            ({"workload.stages.2.gpus": 4096}, "gpus"),  # above cluster_gpus
+            ({"workload.stages.1": {"name": "context extension", "gpu_hours": 1.0, "mfu": 0.3}}, "gpu_hours"),
+            ({"workload.stages.1": {"name": "pre-training", "gpu_hours": 1.0}}, "stages"),  # repeated name
+            ({"workload.stages.1": {"name": "x", "mfu": 0.3}}, "training_tokens"),  # MFU without tokens
+            ({"workload.stages.1": {"name": "x", "wall_clock": "54 days"}}, "wall_clock"),
+        ],
+    )
     def test_stated_twice_or_badly_is_an_error_naming_the_field(self, changes, field):
         with pytest.raises(ValidationError) as info:
             patched("deepseek-v3-stages", changes)
@@ -131,8 +143,10 @@ class TestR4AsPublished:
         # 400 TFLOP/s ÷ (6 × 405e9) = 164.61 tokens/s per GPU gives the same MFU back
         tokens_per_s = 400e12 / (6 * 405e9)
         assert mfu_from_tokens_per_second(405e9, tokens_per_s, 989) == pytest.approx(400 / 989)
-        scenario = patched("llama31-405b-as-published", {"workload.achieved_tflops_per_gpu": None,
-                                                         "workload.tokens_per_second_per_gpu": tokens_per_s})
+        scenario = patched(
+            "llama31-405b-as-published",
+            {"workload.achieved_tflops_per_gpu": None, "workload.tokens_per_second_per_gpu": tokens_per_s},
+        )
         assert training_run(scenario).mfu == pytest.approx(400 / 989)
 
     def test_counted_failures_give_the_rate_based_job_mtbf(self):
@@ -154,11 +168,14 @@ class TestR4AsPublished:
         # 16,384 × (3 + (13.2916 + 0.5) / 2) / 60 GPU-h
         assert run.gpu_hours_lost_per_failure == pytest.approx(16384 * (3 + (13.2916 + 0.5) / 2) / 60, rel=1e-4)
 
-    @pytest.mark.parametrize("changes, field", [
-        ({"workload.goodput.failures_per_gpu_per_year": 0.17}, "failures_per_gpu_per_year"),   # rate and count
-        ({"workload.goodput.days": None}, "days"),
-        ({"workload.goodput.causes.cpu": 3}, "causes"),                                       # adds to 420
-    ])
+    @pytest.mark.parametrize(
+        "changes, field",
+        [
+            ({"workload.goodput.failures_per_gpu_per_year": 0.17}, "failures_per_gpu_per_year"),  # rate and count
+            ({"workload.goodput.days": None}, "days"),
+            ({"workload.goodput.causes.cpu": 3}, "causes"),  # adds to 420
+        ],
+    )
     def test_failure_statement_errors(self, changes, field):
         with pytest.raises(ValidationError) as info:
             patched("llama31-405b-as-published", changes)
@@ -193,9 +210,14 @@ class TestCheckpointFormulas:
     @pytest.mark.parametrize("interval, minutes", [("young", 42.4264), ("daly", 39.1581), ("young_restart", 42.7785)])
     def test_the_scenario_uses_the_formula_it_names(self, interval, minutes):
         # rate giving M = 180 min on 16,384 GPUs: 8,760 / (3 × 16,384)
-        scenario = patched("llama31-405b-training", {"workload.goodput.failures_per_gpu_per_year": 8760 / (3 * 16384),
-                                                     "workload.goodput.checkpoint_write_minutes": 5.0,
-                                                     "workload.goodput.interval": interval})
+        scenario = patched(
+            "llama31-405b-training",
+            {
+                "workload.goodput.failures_per_gpu_per_year": 8760 / (3 * 16384),
+                "workload.goodput.checkpoint_write_minutes": 5.0,
+                "workload.goodput.interval": interval,
+            },
+        )
         run = training_run(scenario)
         assert run.checkpoint_interval_hours * 60 == pytest.approx(minutes, abs=1e-3)
         assert run.checkpoint_intervals["young"] * 60 == pytest.approx(42.4264, abs=1e-4)
@@ -204,10 +226,16 @@ class TestCheckpointFormulas:
 def seventy_b_on_24_h200(plan: dict) -> costmodel.Scenario:
     """Llama 3.3 70B (70.6 B parameters, 80 layers; models.csv) trained on 24 H200 with a plan."""
     data = scenario_data("h200-24gpu-cluster")
-    data["workload"] = {"kind": "training", "gpu": "H200-SXM-141GB", "model": "llama-3.3-70b",
-                        "training_tokens": 1e12, "precision": "bf16", "mfu": 0.4, "cluster_gpus": 24,
-                        "parallelism": {"sequence_length": 8192, "hidden_size": 8192, "attention_heads": 64,
-                                        **plan}}
+    data["workload"] = {
+        "kind": "training",
+        "gpu": "H200-SXM-141GB",
+        "model": "llama-3.3-70b",
+        "training_tokens": 1e12,
+        "precision": "bf16",
+        "mfu": 0.4,
+        "cluster_gpus": 24,
+        "parallelism": {"sequence_length": 8192, "hidden_size": 8192, "attention_heads": 64, **plan},
+    }
     for block in ("demand", "uncertainty", "finance"):
         data.pop(block, None)
     return costmodel.Scenario.model_validate(data)
@@ -216,7 +244,7 @@ def seventy_b_on_24_h200(plan: dict) -> costmodel.Scenario:
 class TestSeventyBOn24H200:
     """Which sharding fits a 70 B model on 24 H200 (141 GB)? Hand-computed memory per GPU."""
 
-    psi = 70.6e9 / 8                        # parameters per tensor-parallel rank (TP 8)
+    psi = 70.6e9 / 8  # parameters per tensor-parallel rank (TP 8)
     activations = 80 * 8192 * 8192 * 34 / 8  # Korthikanti Table 2, selective + sequence parallel: 22.82 GB
 
     def test_zero_1(self):
@@ -243,8 +271,9 @@ class TestSeventyBOn24H200:
 
     def test_zero_3_data_parallel_fits_with_full_recomputation(self):
         # 16 × 70.6 / 24 = 47.07 GB + 80 × 8,192² × 2 B = 10.74 GB
-        run = training_run(seventy_b_on_24_h200({"data_parallel": 24, "zero_stage": 3,
-                                                 "activation_recomputation": "full"}))
+        run = training_run(
+            seventy_b_on_24_h200({"data_parallel": 24, "zero_stage": 3, "activation_recomputation": "full"})
+        )
         assert run.memory.total_bytes == pytest.approx(16 * 70.6e9 / 24 + 80 * 8192 * 8192 * 2)
 
     def test_zero_paper_example(self):
@@ -274,8 +303,8 @@ class TestPrecisionAndWarnings:
         assert data["training_run"]["warnings"] == data["warnings"]
 
     def test_moe_ceiling_is_lower(self):
-        moe = training_run(patched("deepseek-v3-training", {"workload.mfu": 0.55})).warnings        # MoE > 0.5
-        dense = training_run(patched("llama31-405b-training", {"workload.mfu": 0.55})).warnings     # dense ≤ 0.6
+        moe = training_run(patched("deepseek-v3-training", {"workload.mfu": 0.55})).warnings  # MoE > 0.5
+        dense = training_run(patched("llama31-405b-training", {"workload.mfu": 0.55})).warnings  # dense ≤ 0.6
         assert [w.startswith("MFU 55.0% is above 50%") for w in moe].count(True) == 1
         assert not any(w.startswith("MFU") for w in dense)
 
@@ -291,6 +320,7 @@ class TestPrecisionAndWarnings:
 class TestPresentation:
     def test_stage_table_is_table_1(self):
         from costmodel.presentation import tables
+
         r = costmodel.resolve(costmodel.load_scenario("deepseek-v3-stages"))
         frame = tables.stage_table(r, training_run(r))
         assert list(frame["stage"]) == ["pre-training", "context extension", "post-training", "total"]
@@ -299,6 +329,7 @@ class TestPresentation:
 
     def test_warnings_open_the_summary(self):
         from costmodel.presentation import text
+
         r = costmodel.resolve(patched("llama31-405b-training", {"workload.mfu": 0.95}))
         summary = text.describe_training_run(r, training_run(r))
         assert summary.index("Plausibility warnings") < summary.index("6 · N · D")
@@ -309,16 +340,26 @@ class TestWeightOnlyServing:
 
     @pytest.mark.parametrize("precision, bytes_per_weight", [("int8", 1.0), ("int4", 0.5)])
     def test_replica_size_from_memory(self, precision, bytes_per_weight):
-        scenario = patched("llama70b-vs-api", {
-            "workload.serving.precision": precision, "workload.serving.throughput_row": None,
-            "workload.serving.use_estimate": True,
-            "workload.serving.estimate": {"batch_size": 16, "input_tokens": 1000, "output_tokens": 1000,
-                                          "decode_efficiency": 0.6, "prefill_efficiency": 0.5}})
+        scenario = patched(
+            "llama70b-vs-api",
+            {
+                "workload.serving.precision": precision,
+                "workload.serving.throughput_row": None,
+                "workload.serving.use_estimate": True,
+                "workload.serving.estimate": {
+                    "batch_size": 16,
+                    "input_tokens": 1000,
+                    "output_tokens": 1000,
+                    "decode_efficiency": 0.6,
+                    "prefill_efficiency": 0.5,
+                },
+            },
+        )
         capacity = costmodel.resolve(scenario).workload.capacity
         # Llama 3.3 70B (70.6 B, 80 layers, 2,048 KV elements per token per layer; models.csv), FP8 KV cache,
         # 128,000 tokens held (the scenario), 80 GB H100 at 90 % usable
         need = 70.6e9 * bytes_per_weight + 128_000 * 80 * 2048 * 1.0
-        assert capacity.gpus_per_replica == math.ceil(need / (80e9 * 0.9))   # int8: 2; int4: 1
+        assert capacity.gpus_per_replica == math.ceil(need / (80e9 * 0.9))  # int8: 2; int4: 1
 
 
 class TestPublishedRange:

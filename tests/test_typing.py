@@ -17,14 +17,14 @@ import pytest
 HERE = Path(__file__).resolve().parent / "typecheck"
 USER_SCRIPT = HERE / "user_script.py"
 
-WRONG = '''
+WRONG = """
 import costmodel
 
 scenario = costmodel.load_scenario("llama70b-vs-api")
 title: int = scenario.title                              # a str
 cost: str = costmodel.monthly_cost(scenario, "rent", 1e6)   # a float or an array
 costmodel.save_scenario(scenario)                        # the path is missing
-'''
+"""
 
 
 def _checker() -> str:
@@ -36,8 +36,15 @@ def _checker() -> str:
 
 
 def _diagnostics(files: list[Path]) -> dict[str, list[str]]:
-    command = [_checker(), "--pythonpath", sys.executable, "-p", str(HERE / "pyrightconfig.json"), "--outputjson",
-               *map(str, files)]
+    command = [
+        _checker(),
+        "--pythonpath",
+        sys.executable,
+        "-p",
+        str(HERE / "pyrightconfig.json"),
+        "--outputjson",
+        *map(str, files),
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -70,7 +77,7 @@ def test_the_users_script_runs(tmp_path):
     finally:
         sys.path.remove(str(HERE))
     lines = user_script.main(tmp_path)
-    assert lines[0] == "api 3,548.61 USD/month"       # (2 x 5 + 25) / 3 USD/M x 304.17 M tokens, as compare's doctest
+    assert lines[0] == "api 3,548.61 USD/month"  # (2 x 5 + 25) / 3 USD/M x 304.17 M tokens, as compare's doctest
     assert "saved pue 1.3" in lines
     assert (tmp_path / "tables" / "cash_flows_by_year.csv").exists()
 
@@ -89,8 +96,11 @@ def _public_functions():
         module = importlib.import_module(f"costmodel.{name}")
         modules.append(module)
         if hasattr(module, "__path__"):
-            modules += [importlib.import_module(f"costmodel.{name}.{info.name}")
-                        for info in pkgutil.iter_modules(module.__path__) if not info.name.startswith("_")]
+            modules += [
+                importlib.import_module(f"costmodel.{name}.{info.name}")
+                for info in pkgutil.iter_modules(module.__path__)
+                if not info.name.startswith("_")
+            ]
     seen = {}
     for module in modules:
         for name in getattr(module, "__all__", ()):
@@ -116,8 +126,11 @@ def test_every_public_function_is_fully_annotated():
     missing = []
     for (module, name), function in sorted(functions.items()):
         signature = inspect.signature(function)
-        bare = [p.name for p in signature.parameters.values()
-                if p.annotation is inspect.Parameter.empty and p.name not in ("self", "cls")]
+        bare = [
+            p.name
+            for p in signature.parameters.values()
+            if p.annotation is inspect.Parameter.empty and p.name not in ("self", "cls")
+        ]
         if signature.return_annotation is inspect.Signature.empty and function.__name__ != "__init__":
             bare.append("return")
         if bare:

@@ -9,7 +9,7 @@ from costmodel.domain import uncertainty as u
 from costmodel.presentation.text import input_break_even_sentence
 
 R1, H200 = "llama70b-vs-api", "h200-24gpu-cluster"
-MILLIONS = 10 * 365 / 12          # R1: 10 M tokens/day for 365/12 days
+MILLIONS = 10 * 365 / 12  # R1: 10 M tokens/day for 365/12 days
 
 
 def with_uncertainty(base, **block):
@@ -59,12 +59,16 @@ class TestTornado:
     def test_an_input_that_moves_neither_the_tracked_option_nor_the_cheapest_other_has_zero_swing(self):
         # R1 tracks the API (3,549 a month) against the cheapest other, rental (12,070); the own cluster's PUE
         # moves only the own cluster (16,699), which stays dearer than rental throughout
-        s = with_uncertainty(R1, option="api", tornado={"options.own.power.pue": {"low": 1.1, "high": 2.0},
-                                                        "options.rent.price_per_gpu_hour": None})
+        s = with_uncertainty(
+            R1,
+            option="api",
+            tornado={"options.own.power.pue": {"low": 1.1, "high": 2.0}, "options.rent.price_per_gpu_hour": None},
+        )
         bars = {b.path: b for b in u.tornado(s)}
         assert bars["options.own.power.pue"].swing == 0
         assert bars["options.rent.price_per_gpu_hour"].swing == pytest.approx(
-            2 * 730 * 3.5 * 0.4, rel=1e-9)       # +-20 % of $3.50 on 2 GPUs all month
+            2 * 730 * 3.5 * 0.4, rel=1e-9
+        )  # +-20 % of $3.50 on 2 GPUs all month
 
     def test_the_discount_rate_moves_the_present_value(self):
         # the decision measure of R2 is the present value: the discount rate enters every candidate
@@ -75,8 +79,9 @@ class TestTornado:
         r = costmodel.resolve(s)
 
         def metric(rate):
-            figures = present_value_figures(u.with_values(r, {"finance.discount_rate_per_year": rate}),
-                                            reserved_gpus=reserved_gpus_of(r))
+            figures = present_value_figures(
+                u.with_values(r, {"finance.discount_rate_per_year": rate}), reserved_gpus=reserved_gpus_of(r)
+            )
             return figures["own"] - min(v for k, v in figures.items() if k != "own")
 
         assert bar.low_metric == pytest.approx(metric(0.064), rel=1e-12)
@@ -108,12 +113,21 @@ class TestMonteCarlo:
         # on the decision measure (R2: present value), every candidate's figure is the decision's
         from costmodel.domain.decision import decide
 
-        s = with_uncertainty(H200, samples=1000, distributions={
-            "options.rent.price_per_gpu_hour": {"distribution": "uniform", "low": 4.5, "high": 4.5},
-            "options.own.server_price": {"distribution": "triangular", "low": 350000, "mode": 350000, "high": 350000},
-            "options.own.power.pue": {"distribution": "normal", "mean": 1.56, "sd": 0},
-            "workload.gpu_hours_per_month": {"distribution": "empirical", "values": [12000]},
-        })
+        s = with_uncertainty(
+            H200,
+            samples=1000,
+            distributions={
+                "options.rent.price_per_gpu_hour": {"distribution": "uniform", "low": 4.5, "high": 4.5},
+                "options.own.server_price": {
+                    "distribution": "triangular",
+                    "low": 350000,
+                    "mode": 350000,
+                    "high": 350000,
+                },
+                "options.own.power.pue": {"distribution": "normal", "mean": 1.56, "sd": 0},
+                "workload.gpu_hours_per_month": {"distribution": "empirical", "values": [12000]},
+            },
+        )
         result = u.monte_carlo(s)
         d = decide(s)
         assert result.measure == "present_value" and result.unit == "USD"
@@ -122,16 +136,24 @@ class TestMonteCarlo:
 
     def test_median_of_a_linear_model(self):
         # The API cost is linear in the output price: MILLIONS x (2/3 x 5 + 1/3 x p); p ~ U(20, 30) has median 25
-        s = with_uncertainty(R1, samples=200_000, seed=7, distributions={
-            "options.api.output_price_per_million": {"distribution": "uniform", "low": 20, "high": 30}})
+        s = with_uncertainty(
+            R1,
+            samples=200_000,
+            seed=7,
+            distributions={"options.api.output_price_per_million": {"distribution": "uniform", "low": 20, "high": 30}},
+        )
         p50 = np.percentile(u.monte_carlo(s).costs["api"], 50)
         assert p50 == pytest.approx(MILLIONS * (2 / 3 * 5 + 1 / 3 * 25), rel=0.002)
 
     def test_a_training_runs_mfu_moves_its_cost(self):
         # F27: the run's cost is GPU-hours x price, GPU-hours proportional to 1 / MFU: at MFU ~ U(0.3, 0.5)
         # the rental's P10 and P90 are the cost at MFU 0.48 and 0.32 (the percentiles of 1 / MFU)
-        s = with_uncertainty("llama31-405b-training", samples=50_000, seed=1, distributions={
-            "workload.mfu": {"distribution": "uniform", "low": 0.3, "high": 0.5}})
+        s = with_uncertainty(
+            "llama31-405b-training",
+            samples=50_000,
+            seed=1,
+            distributions={"workload.mfu": {"distribution": "uniform", "low": 0.3, "high": 0.5}},
+        )
         result = u.monte_carlo(s)
         run = costmodel.compare(s).comparison.training
         base_mfu = float(costmodel.resolve(s).workload.training.stages[0].mfu)
@@ -153,19 +175,28 @@ class TestMonteCarlo:
         assert wins["own"] == pytest.approx(np.mean(result.savings > 0), abs=1e-12)
 
     def test_samples_are_clipped_into_the_allowed_range(self):
-        s = with_uncertainty(H200, samples=10_000, distributions={
-            "options.own.power.pue": {"distribution": "normal", "mean": 1.05, "sd": 0.2}})
+        s = with_uncertainty(
+            H200,
+            samples=10_000,
+            distributions={"options.own.power.pue": {"distribution": "normal", "mean": 1.05, "sd": 0.2}},
+        )
         drawn, clipped = u.draw_inputs(s)
         assert drawn["options.own.power.pue"].min() == 1.0 and clipped["options.own.power.pue"] > 0
 
 
 def test_sobol_input_without_effect_is_zero():
     # R1 tracks the API against the cheapest other (rental); the own cluster's PUE moves neither
-    s = with_uncertainty(R1, seed=3, sobol_base_samples=512, option="api", distributions={
-        "options.rent.price_per_gpu_hour": {"distribution": "uniform", "low": 3.0, "high": 6.5},
-        "options.api.output_price_per_million": {"distribution": "uniform", "low": 20, "high": 30},
-        "options.own.power.pue": {"distribution": "uniform", "low": 1.1, "high": 2.0},
-    })
+    s = with_uncertainty(
+        R1,
+        seed=3,
+        sobol_base_samples=512,
+        option="api",
+        distributions={
+            "options.rent.price_per_gpu_hour": {"distribution": "uniform", "low": 3.0, "high": 6.5},
+            "options.api.output_price_per_million": {"distribution": "uniform", "low": 20, "high": 30},
+            "options.own.power.pue": {"distribution": "uniform", "low": 1.1, "high": 2.0},
+        },
+    )
     indices = u.sobol_indices(s)
     first = dict(zip(indices.inputs, indices.first_order))
     total = dict(zip(indices.inputs, indices.total))
@@ -174,12 +205,15 @@ def test_sobol_input_without_effect_is_zero():
     assert total["options.rent.price_per_gpu_hour"] > 0.3
 
 
-@pytest.mark.parametrize("distribution, field", [
-    ({"distribution": "uniform", "low": 5, "high": 3}, "low"),
-    ({"distribution": "normal", "mean": 4, "sd": -1}, "sd"),
-    ({"distribution": "triangular", "low": 1, "mode": 9, "high": 5}, "mode"),
-    ({"distribution": "normal", "mean": 4}, "sd"),
-])
+@pytest.mark.parametrize(
+    "distribution, field",
+    [
+        ({"distribution": "uniform", "low": 5, "high": 3}, "low"),
+        ({"distribution": "normal", "mean": 4, "sd": -1}, "sd"),
+        ({"distribution": "triangular", "low": 1, "mode": 9, "high": 5}, "mode"),
+        ({"distribution": "normal", "mean": 4}, "sd"),
+    ],
+)
 def test_bad_distributions_name_the_field(tmp_path, distribution, field):
     data = patched_data(H200)
     data["uncertainty"]["distributions"]["options.rent.price_per_gpu_hour"] = distribution
@@ -187,7 +221,8 @@ def test_bad_distributions_name_the_field(tmp_path, distribution, field):
     with pytest.raises(costmodel.ScenarioError) as caught:
         costmodel.load_scenario(path)
     assert [p[0] for p in caught.value.problems] == [
-        f"uncertainty.distributions.options.rent.price_per_gpu_hour.{field}"]
+        f"uncertainty.distributions.options.rent.price_per_gpu_hour.{field}"
+    ]
 
 
 @pytest.mark.parametrize("name", ["options.own.server", "options.own.nonsense", "title"])
@@ -216,7 +251,7 @@ def test_the_present_value_in_chunks_of_samples_equals_one_call(monkeypatch):
     r = costmodel.resolve(costmodel.load_scenario("h200-24gpu-cluster"))
     drawn, _ = uncertainty.draw_inputs(r, 1_000)
     whole = uncertainty.option_costs(r, drawn)
-    monkeypatch.setattr(uncertainty, "SAMPLES_PER_CHUNK", 300)        # 4 chunks, the last of 100
+    monkeypatch.setattr(uncertainty, "SAMPLES_PER_CHUNK", 300)  # 4 chunks, the last of 100
     chunked = uncertainty.option_costs(r, drawn)
     assert set(chunked) == set(whole) and all(chunked[o].shape == (1_000,) for o in chunked)
     for o in whole:
@@ -226,9 +261,17 @@ def test_the_present_value_in_chunks_of_samples_equals_one_call(monkeypatch):
 def test_tornado_ends_from_percentiles_stay_in_the_allowed_range():
     # Hostile-input finding: a normal cached share (mean 0.3, sd 0.7) had its tornado's low end at P10 = -0.597.
     from conftest import patched
+
     from costmodel.domain.uncertainty import tornado_ranges
 
-    s = patched("llama70b-vs-api", {"uncertainty": {"distributions": {
-        "options.api.cached_input_share": {"distribution": "normal", "mean": 0.3, "sd": 0.7}}, "samples": 200}})
+    s = patched(
+        "llama70b-vs-api",
+        {
+            "uncertainty": {
+                "distributions": {"options.api.cached_input_share": {"distribution": "normal", "mean": 0.3, "sd": 0.7}},
+                "samples": 200,
+            }
+        },
+    )
     low, high = tornado_ranges(s)["options.api.cached_input_share"]
     assert low == 0.0 and high == 1.0

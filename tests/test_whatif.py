@@ -102,9 +102,15 @@ def test_r2_rental_offer_dropdown_compares_the_other_offer():
     other = next(o for o in offers if o != "nebius-h200")
     panel.dropdowns["options.rent.offer"].value = other
     panel.sliders["options.own.server_price"].value = 300_000.0
-    expected = compare_domain(costmodel.with_inputs(costmodel.load_scenario(R2), {
-        "options.rent.offer": other,
-        "overrides": {"values": {"options.own.server_price": 300_000.0}, "source": "test"}}))
+    expected = compare_domain(
+        costmodel.with_inputs(
+            costmodel.load_scenario(R2),
+            {
+                "options.rent.offer": other,
+                "overrides": {"values": {"options.own.server_price": 300_000.0}, "source": "test"},
+            },
+        )
+    )
     assert_same(panel, expected)
 
 
@@ -120,12 +126,13 @@ def test_every_slider_range_respects_the_input_bounds():
             checked += 1
     assert checked > 100
     pue = slider_spec(costmodel.load_scenario(R1), numeric_fields(costmodel.load_scenario(R1))["options.own.power.pue"])
-    assert pue.low >= 1.0                     # PUE is at least 1 (schema: ge=1.0); ±50 % of 1.56 would reach 0.78
-    share = slider_spec(costmodel.load_scenario(R1),
-                        numeric_fields(costmodel.load_scenario(R1))["options.own.power.idle_power_share"])
+    assert pue.low >= 1.0  # PUE is at least 1 (schema: ge=1.0); ±50 % of 1.56 would reach 0.78
+    share = slider_spec(
+        costmodel.load_scenario(R1), numeric_fields(costmodel.load_scenario(R1))["options.own.power.idle_power_share"]
+    )
     assert 0 <= share.low and share.high <= 1.0
     ceiling = numeric_fields(costmodel.load_scenario(R2))["workload.utilisation_ceiling"]
-    assert slider_spec(costmodel.load_scenario(R2), ceiling).high <= 1.0   # 0.9 + 50 % would be 1.35
+    assert slider_spec(costmodel.load_scenario(R2), ceiling).high <= 1.0  # 0.9 + 50 % would be 1.35
 
 
 def test_save_gives_a_file_that_compare_reads_back_with_a_comment(tmp_path):
@@ -160,23 +167,27 @@ def test_unknown_input_is_refused_with_the_known_ones():
 
 
 def test_import_costmodel_does_not_load_ipywidgets():
-    code = ("import sys, costmodel; costmodel.compare(costmodel.load_scenario('llama70b-vs-api')); "
-            "print('what_if' in dir(costmodel), 'ipywidgets' in sys.modules)")
+    code = (
+        "import sys, costmodel; costmodel.compare(costmodel.load_scenario('llama70b-vs-api')); "
+        "print('what_if' in dir(costmodel), 'ipywidgets' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True False"
 
 
 def test_overrides_replace_a_catalog_figure_and_name_a_bad_one():
     scenario = costmodel.load_scenario(R1)
-    changed = costmodel.with_inputs(scenario, {"overrides": {"values": {"options.rent.price_per_gpu_hour": 3.0},
-                                                             "source": "a quote"}})
+    changed = costmodel.with_inputs(
+        scenario, {"overrides": {"values": {"options.rent.price_per_gpu_hour": 3.0}, "source": "a quote"}}
+    )
     # 2 GPUs x 730 h x $3.0 + EUR 6,000 x 1.16 = 11,340 USD/month (R1 brief's engineer)
     assert math.isclose(compare_domain(changed).options["rent"].monthly_cost, 11_340.0, rel_tol=1e-12)
     with pytest.raises(ScenarioError, match="overrides.values.options.own.power.pue.*change that field itself"):
         costmodel.with_inputs(scenario, {"overrides": {"values": {"options.own.power.pue": 1.2}, "source": "x"}})
     with pytest.raises(ScenarioError, match="outside the input's allowed range"):
-        costmodel.with_inputs(scenario, {"overrides": {"values": {"options.rent.price_per_gpu_hour": -1.0},
-                                                       "source": "x"}})
+        costmodel.with_inputs(
+            scenario, {"overrides": {"values": {"options.rent.price_per_gpu_hour": -1.0}, "source": "x"}}
+        )
 
 
 def test_what_if_command_prepares_the_notebook_with_the_scenario(tmp_path):
@@ -184,24 +195,39 @@ def test_what_if_command_prepares_the_notebook_with_the_scenario(tmp_path):
 
     from costmodel.cli import main
 
-    assert main(["what-if", "h200-24gpu-cluster", "--inputs", "options.own.power.pue,finance", "--no-lab",
-                 "--out", str(tmp_path)]) == 0
+    assert (
+        main(
+            [
+                "what-if",
+                "h200-24gpu-cluster",
+                "--inputs",
+                "options.own.power.pue,finance",
+                "--no-lab",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+        == 0
+    )
     notebook = json.loads((tmp_path / "h200-24gpu-cluster.ipynb").read_text())
-    source = "".join(next(c["source"] for c in notebook["cells"]
-                          if "parameters" in c.get("metadata", {}).get("tags", [])))
+    source = "".join(
+        next(c["source"] for c in notebook["cells"] if "parameters" in c.get("metadata", {}).get("tags", []))
+    )
     namespace: dict = {}
-    exec(source, namespace)      # the parameters cell holds literals only
+    exec(source, namespace)  # the parameters cell holds literals only
     assert namespace["scenario"] == "h200-24gpu-cluster"
     assert namespace["inputs"] == ["options.own.power.pue", "finance"]
-    assert main(["what-if", "h200-24gpu-cluster", "--inputs", "options.own.power.peu", "--no-lab",
-                 "--out", str(tmp_path)]) == 2
+    assert (
+        main(["what-if", "h200-24gpu-cluster", "--inputs", "options.own.power.peu", "--no-lab", "--out", str(tmp_path)])
+        == 2
+    )
     assert main(["what-if", "no-such-scenario", "--no-lab", "--out", str(tmp_path)]) == 2
 
 
 def test_what_if_notebook_parameters_are_checked():
     from costmodel.presentation.parameters import ParameterError, check
 
-    check("what_if", {"scenario": "llama70b-vs-api", "inputs": None})     # right: no error, nothing shown
+    check("what_if", {"scenario": "llama70b-vs-api", "inputs": None})  # right: no error, nothing shown
     with pytest.raises(ParameterError, match="'input' is not one this notebook takes \\(did you mean inputs\\?\\)"):
         check("what_if", {"scenario": "llama70b-vs-api", "input": None})
     with pytest.raises(ParameterError, match="parameter 'inputs' got 'options.own.power.pue'"):
@@ -219,7 +245,7 @@ def test_report_chapter_names_the_one_command(monkeypatch):
     assert len(shown) == 2
     out = "\n".join(shown)
     assert "costmodel what-if llama70b-vs-api" in out
-    assert "<b>plan</b>" not in out          # escaped, and quoted for the shell
+    assert "<b>plan</b>" not in out  # escaped, and quoted for the shell
     assert "&#x27;my plans/&lt;b&gt;plan&lt;/b&gt;.yaml&#x27;" in out
 
 
@@ -230,9 +256,17 @@ def test_r1_gpu_dropdown_brings_that_gpus_server_and_offer():
     server, offer = panel.dropdowns["options.own.server"].value, panel.dropdowns["options.rent.offer"].value
     assert catalog.servers[server].gpu == catalog.cloud_offers[offer].gpu == "H200-SXM-141GB"
     assert panel.error == ""
-    expected = compare_domain(costmodel.with_inputs(costmodel.load_scenario(R1), {
-        "workload.gpu": "H200-SXM-141GB", "options.own.server": server, "options.rent.offer": offer,
-        "workload.serving.throughput_row": None}))
+    expected = compare_domain(
+        costmodel.with_inputs(
+            costmodel.load_scenario(R1),
+            {
+                "workload.gpu": "H200-SXM-141GB",
+                "options.own.server": server,
+                "options.rent.offer": offer,
+                "workload.serving.throughput_row": None,
+            },
+        )
+    )
     assert_same(panel, expected)
     panel.reset()
     assert panel.dropdowns["options.rent.offer"].value == "r1-brief-h100" and panel.changes() == []
@@ -241,11 +275,13 @@ def test_r1_gpu_dropdown_brings_that_gpus_server_and_offer():
 def test_inputs_table_shows_an_override_with_the_row_it_replaces():
     from costmodel.presentation.tables import inputs_table
 
-    scenario = costmodel.with_inputs(costmodel.load_scenario(R1), {"overrides": {
-        "values": {"options.rent.price_per_gpu_hour": 2.75}, "source": "a quote of 2026-11-30"}})
+    scenario = costmodel.with_inputs(
+        costmodel.load_scenario(R1),
+        {"overrides": {"values": {"options.rent.price_per_gpu_hour": 2.75}, "source": "a quote of 2026-11-30"}},
+    )
     table = inputs_table(scenario)
     row = table[table["input"] == "rental price per GPU-hour"].iloc[0]
-    assert row["value"] == "2.75"         # as stated, no padding zeros
+    assert row["value"] == "2.75"  # as stated, no padding zeros
     assert row["source"].startswith("overrides (replacing data/cloud_prices.csv: r1-brief-h100")
     assert row["source"].endswith("a quote of 2026-11-30")
 
@@ -253,18 +289,18 @@ def test_inputs_table_shows_an_override_with_the_row_it_replaces():
 def test_without_uncertainty_the_five_inputs_rank_by_a_20_percent_swing():
     from costmodel.presentation.whatif import top_inputs
 
-    name = "h100-10k-cluster"           # no uncertainty block
+    name = "h100-10k-cluster"  # no uncertainty block
     chosen = top_inputs(costmodel.load_scenario(name))
     assert len(chosen) == 5
 
-    def metric(path, value):            # on the decision measure: own minus the cheapest other, via the saved file
-        d = expected_for(name, {path: int(value) if float(value).is_integer() else value}).decision   # counts: ints
+    def metric(path, value):  # on the decision measure: own minus the cheapest other, via the saved file
+        d = expected_for(name, {path: int(value) if float(value).is_integer() else value}).decision  # counts: ints
         return d.figure("own") - min(c.figure for k, c in d.candidates.items() if k != "own")
 
     scenario = costmodel.load_scenario(name)
     fields = numeric_fields(scenario)
 
-    def ends(path):                     # +-20 %, inside the input's allowed range (a ceiling stays at most 1)
+    def ends(path):  # +-20 %, inside the input's allowed range (a ceiling stays at most 1)
         allowed, value = u.bounds(scenario, path), fields[path].value
         return max(value * 0.8, allowed.low), min(value * 1.2, allowed.high)
 
@@ -293,21 +329,33 @@ def test_a_notebook_run_again_in_its_kernel_is_not_refused_for_its_own_variables
     """Run All twice in JupyterLab: the first run's variables (model, upper, ...) are not parameters."""
     from costmodel.presentation.parameters import ParameterError, check
 
-    parameters = 'scenario = "llama70b-vs-api"\nvolume_min = 0.0\nvolume_max = 0.0\npoints = 1000\nsobol = False\n' \
-                 'catalog = ""\nrenderer = "svg"'
+    parameters = (
+        'scenario = "llama70b-vs-api"\nvolume_min = 0.0\nvolume_max = 0.0\npoints = 1000\nsobol = False\n'
+        'catalog = ""\nrenderer = "svg"'
+    )
     checking = 'checked = parameters.check("break_even", globals())'
-    values = {"scenario": "llama70b-vs-api", "volume_min": 0.0, "volume_max": 0.0, "points": 1000, "sobol": False,
-              "catalog": "", "renderer": "svg"}
+    values = {
+        "scenario": "llama70b-vs-api",
+        "volume_min": 0.0,
+        "volume_max": 0.0,
+        "points": 1000,
+        "sobol": False,
+        "catalog": "",
+        "renderer": "svg",
+    }
     first_run = ["", parameters, checking, "upper = 10.0\nmodel = object()", "sections.stamp(model, scenario)"]
     left_over = {"upper": 10.0, "checked": None, "model": object()}
-    check("break_even", {"In": [*first_run, parameters, checking], **values, **left_over})   # no error
+    check("break_even", {"In": [*first_run, parameters, checking], **values, **left_over})  # no error
     # a misspelt name in the parameters cell, or in papermill's injected cell, is still refused
     with pytest.raises(ParameterError, match="'volme_max' is not one this notebook takes"):
-        check("break_even", {"In": [*first_run, parameters + "\nvolme_max = 5.0", checking], **values,
-                             **left_over, "volme_max": 5.0})
+        check(
+            "break_even",
+            {"In": [*first_run, parameters + "\nvolme_max = 5.0", checking], **values, **left_over, "volme_max": 5.0},
+        )
     with pytest.raises(ParameterError, match="'scenaro' is not one this notebook takes"):
-        check("break_even", {"In": ["", parameters, '# Parameters\nscenaro = "x"\n', checking], **values,
-                             "scenaro": "x"})
+        check(
+            "break_even", {"In": ["", parameters, '# Parameters\nscenaro = "x"\n', checking], **values, "scenaro": "x"}
+        )
 
 
 @pytest.mark.slow
@@ -320,7 +368,7 @@ def test_the_training_notebook_runs_twice_in_one_kernel():
     notebook = nbformat.read(NOTEBOOK_DIR / "training_run.ipynb", as_version=4)
     client = NotebookClient(notebook, timeout=300, kernel_name="python3")
     with client.setup_kernel():
-        for _ in range(2):                   # Run All, then Run All again without a restart
+        for _ in range(2):  # Run All, then Run All again without a restart
             for index, cell in enumerate(notebook.cells):
                 client.execute_cell(cell, index)
     errors = [o for c in notebook.cells for o in c.get("outputs", ()) if o.get("output_type") == "error"]
@@ -344,7 +392,7 @@ def test_inputs_table_reads_whole_counts_as_whole_numbers():
 
     table = inputs_table(costmodel.load_scenario("h200-24gpu-cluster"))
     value = dict(zip(table["input"], table["value"]))
-    assert value["horizon"] == "60" and value["servers"] == "3"           # not 60.0000 or 3.00000
+    assert value["horizon"] == "60" and value["servers"] == "3"  # not 60.0000 or 3.00000
     assert value["utilisation ceiling"] == "0.9"
 
 
@@ -367,8 +415,15 @@ def test_the_what_if_notebook_runs_again_in_its_kernel():
     parameters = 'scenario = "llama70b-vs-api"\ninputs = None'
     checking = 'parameters.check("what_if", globals())'
     last = "import costmodel\n\npanel = costmodel.what_if(scenario, inputs)\npanel"
-    check("what_if", {"In": ["", parameters, checking, last, parameters, checking], "scenario": "llama70b-vs-api",
-                      "inputs": None, "panel": object()})
+    check(
+        "what_if",
+        {
+            "In": ["", parameters, checking, last, parameters, checking],
+            "scenario": "llama70b-vs-api",
+            "inputs": None,
+            "panel": object(),
+        },
+    )
 
 
 def _quote_catalog(tmp_path):
@@ -382,9 +437,9 @@ def _quote_catalog(tmp_path):
     header = (DATA_DIR / "cloud_prices.csv").read_text().splitlines()[0]
     folder.joinpath("cloud_prices.csv").write_text(
         header + "\nmy-quote-h100,Example quote,H100-SXM-80GB,on_demand,2.00,USD,P,2026-11,"
-                 "\"Quote received 2026-11 (test row)\",\n")
-    scenario = write_scenario(tmp_path, patched_data(R1, {"options.rent.offer": "my-quote-h100"}),
-                              "quote.yaml")
+        '"Quote received 2026-11 (test row)",\n'
+    )
+    scenario = write_scenario(tmp_path, patched_data(R1, {"options.rent.offer": "my-quote-h100"}), "quote.yaml")
     return folder, scenario
 
 
@@ -395,7 +450,7 @@ def test_what_if_command_takes_a_catalog_folder_and_the_notebook_uses_it(tmp_pat
 
     folder, scenario = _quote_catalog(tmp_path)
     out = tmp_path / "out"
-    assert main(["what-if", str(scenario), "--no-lab", "--out", str(out)]) == 2    # the bundled catalog lacks it
+    assert main(["what-if", str(scenario), "--no-lab", "--out", str(out)]) == 2  # the bundled catalog lacks it
     assert "my-quote-h100" in capsys.readouterr().err and not out.exists()
     assert main(["what-if", R1, "--no-lab", "--out", str(out), "--catalog", str(tmp_path / "no-such")]) == 2
     assert "no-such" in capsys.readouterr().err and not out.exists()
@@ -403,9 +458,9 @@ def test_what_if_command_takes_a_catalog_folder_and_the_notebook_uses_it(tmp_pat
     notebook = json.loads((out / "quote.ipynb").read_text())
     code = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
     namespace: dict = {}
-    exec(code[0], namespace)                       # the parameters cell: literals only
-    assert namespace["catalog"] == str(folder.resolve())     # absolute: the kernel runs in the notebook's folder
-    for source in code[1:]:                        # the parameter check and the panel, as JupyterLab runs them
+    exec(code[0], namespace)  # the parameters cell: literals only
+    assert namespace["catalog"] == str(folder.resolve())  # absolute: the kernel runs in the notebook's folder
+    for source in code[1:]:  # the parameter check and the panel, as JupyterLab runs them
         exec(source, namespace)
     panel = namespace["panel"]
     # the quote's 2.00 USD/GPU-h: 2 GPUs x 2.00 x 730 h + one FTE (6,000 EUR x 1.16) = 9,880 USD/month
@@ -418,7 +473,9 @@ def test_what_if_takes_a_catalog_folder_but_not_with_a_validated_scenario(tmp_pa
     with pytest.raises(ScenarioError, match="my-quote-h100"):
         what_if(scenario)
     assert what_if(scenario, catalog=folder).comparison.options["rent"].monthly_cost == pytest.approx(9880.0)
-    assert what_if(R1, catalog="").comparison.options["rent"].monthly_cost == \
-        what_if(R1).comparison.options["rent"].monthly_cost
+    assert (
+        what_if(R1, catalog="").comparison.options["rent"].monthly_cost
+        == what_if(R1).comparison.options["rent"].monthly_cost
+    )
     with pytest.raises(TypeError, match="has its catalog"):
         what_if(costmodel.load_scenario(R1), catalog=folder)

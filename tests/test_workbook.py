@@ -60,8 +60,9 @@ def test_the_workbook_has_the_three_sheets(exported):
     # the cash lines are formulas, not numbers
     sheet = book["Cash flows"]
     headers = [c.value for c in sheet[1]]
-    electricity = headers.index("own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle) "
-                                "[USD/month]") + 1
+    electricity = (
+        headers.index("own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle) [USD/month]") + 1
+    )
     assert str(sheet.cell(row=10, column=electricity).value).startswith("=")
 
 
@@ -80,16 +81,20 @@ def test_recomputed_npv_irr_and_yearly_totals_match_compare_json(exported, capsy
     mirr = figures["MIRR of owning vs Cloud rental (yearly; finance and reinvestment at the monthly discount rate)"]
     assert mirr == pytest.approx(data["mirr"]["value"], rel=1e-6)
     assert figures["ROI of owning vs Cloud rental (net gain / investment)"] == pytest.approx(
-        data["roi"]["value"], rel=1e-6)
+        data["roi"]["value"], rel=1e-6
+    )
     for key, title in (("payback_months", "payback"), ("discounted_payback_months", "discounted payback")):
         got = figures[f"{title} vs Cloud rental, fractional"]
-        if data[key]["status"] == "never":         # R2: owning 4 servers never pays back
+        if data[key]["status"] == "never":  # R2: owning 4 servers never pays back
             assert got == "never within the horizon"
         else:
             assert got == pytest.approx(data[key]["value"], rel=1e-6)
     # yearly totals: the columns to the right of the months, headed "<label>: cash out in the year"
-    header_row = {k.split("!")[1][:-1]: v for k, v in cells.items()
-                  if k.startswith("CASH FLOWS!") and k.split("!")[1][-1] == "1" and not k.split("!")[1][-2].isdigit()}
+    header_row = {
+        k.split("!")[1][:-1]: v
+        for k, v in cells.items()
+        if k.startswith("CASH FLOWS!") and k.split("!")[1][-1] == "1" and not k.split("!")[1][-2].isdigit()
+    }
     for option, label in labels.items():
         column = next(col for col, v in header_row.items() if v == f"{label}: cash out in the year [USD/year]")
         expected = data["yearly_cash_out"][option]["values"]
@@ -106,9 +111,14 @@ def test_a_title_starting_with_a_formula_is_written_as_text(tmp_path):
     assert main(["export", str(scenario), "--xlsx", str(out)]) == 0
     book = openpyxl.load_workbook(out)
     cell = book["Summary"]["A1"]
-    assert cell.value == "'" + title and cell.data_type == "s"      # F30: a quote in front (OWASP)
-    formulas_found = [c.coordinate for sheet in book for row in sheet.iter_rows() for c in row
-                      if isinstance(c.value, str) and "HYPERLINK" in c.value and c.data_type == "f"]
+    assert cell.value == "'" + title and cell.data_type == "s"  # F30: a quote in front (OWASP)
+    formulas_found = [
+        c.coordinate
+        for sheet in book
+        for row in sheet.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and "HYPERLINK" in c.value and c.data_type == "f"
+    ]
     assert formulas_found == []
 
 
@@ -129,28 +139,54 @@ def test_export_needs_a_target(tmp_path, capsys):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("changes", [
-    # refresh at a 2-year life with declining-balance resale, hardware getting cheaper, energy and pay dearer
-    {"finance.horizon_months": 36, "finance.useful_life_months": 24,
-     "finance.residual": {"method": "declining_balance", "rate_per_year": 0.3},
-     "finance.trends": {"electricity_price_change_per_year": 0.05, "salary_change_per_year": 0.03,
-                        "hardware_price_change_per_year": -0.2}},
-    # a finance lease still running at the horizon, and a yearly end-of-period NPV
-    {"finance.horizon_months": 30, "finance.npv": {"period": "year", "timing": "end"},
-     "finance.lease": {"kind": "finance", "rate_per_year": 0.06, "term_months": 36, "residual_share": 0.1}},
-    # an all-upfront reserved commitment and a managed-service fee
-    {"finance.horizon_months": 24, "finance.rent_commitment": {"gpus": 16, "payment": "all_upfront"},
-     "options.own.staffing.managed_service_per_month": 1000.0},
-    # owning pays back against a partial-upfront commitment (R2 at steady demand, 15,000 GPU-hours)
-    {"demand": None, "workload.gpu_hours_per_month": 15000, "finance.lead_time_months": 0,
-     "finance.during_lead_time": None,
-     "finance.rent_commitment": {"gpus": 8, "payment": "partial_upfront", "upfront_share": 0.4}},
-    # price paths: rental by yearly changes, hardware by yearly factors (refresh), electricity by a dated table
-    {"finance.horizon_months": 36, "finance.useful_life_months": 24, "finance.start_date": "2026-01-01",
-     "finance.trends": {"rental_price_path": {"yearly_changes": [-0.2, 0.1]},
-                        "hardware_price_path": {"yearly_factors": [1.0, 0.8, 0.6]},
-                        "electricity_price_path": {"dates": ["2026-07-01", "2027-01-01"], "factors": [1.2, 0.9]}}},
-], ids=["refresh-escalation", "lease-yearly-npv", "commitment", "pays-back", "price-paths"])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        # refresh at a 2-year life with declining-balance resale, hardware getting cheaper, energy and pay dearer
+        {
+            "finance.horizon_months": 36,
+            "finance.useful_life_months": 24,
+            "finance.residual": {"method": "declining_balance", "rate_per_year": 0.3},
+            "finance.trends": {
+                "electricity_price_change_per_year": 0.05,
+                "salary_change_per_year": 0.03,
+                "hardware_price_change_per_year": -0.2,
+            },
+        },
+        # a finance lease still running at the horizon, and a yearly end-of-period NPV
+        {
+            "finance.horizon_months": 30,
+            "finance.npv": {"period": "year", "timing": "end"},
+            "finance.lease": {"kind": "finance", "rate_per_year": 0.06, "term_months": 36, "residual_share": 0.1},
+        },
+        # an all-upfront reserved commitment and a managed-service fee
+        {
+            "finance.horizon_months": 24,
+            "finance.rent_commitment": {"gpus": 16, "payment": "all_upfront"},
+            "options.own.staffing.managed_service_per_month": 1000.0,
+        },
+        # owning pays back against a partial-upfront commitment (R2 at steady demand, 15,000 GPU-hours)
+        {
+            "demand": None,
+            "workload.gpu_hours_per_month": 15000,
+            "finance.lead_time_months": 0,
+            "finance.during_lead_time": None,
+            "finance.rent_commitment": {"gpus": 8, "payment": "partial_upfront", "upfront_share": 0.4},
+        },
+        # price paths: rental by yearly changes, hardware by yearly factors (refresh), electricity by a dated table
+        {
+            "finance.horizon_months": 36,
+            "finance.useful_life_months": 24,
+            "finance.start_date": "2026-01-01",
+            "finance.trends": {
+                "rental_price_path": {"yearly_changes": [-0.2, 0.1]},
+                "hardware_price_path": {"yearly_factors": [1.0, 0.8, 0.6]},
+                "electricity_price_path": {"dates": ["2026-07-01", "2027-01-01"], "factors": [1.2, 0.9]},
+            },
+        },
+    ],
+    ids=["refresh-escalation", "lease-yearly-npv", "commitment", "pays-back", "price-paths"],
+)
 def test_recomputed_workbook_matches_the_domain_in_variants(tmp_path, changes):
     s = patched(H200, changes)
     result = finance.own_finance(s)
@@ -167,14 +203,21 @@ def test_recomputed_workbook_matches_the_domain_in_variants(tmp_path, changes):
 
 @pytest.mark.slow
 def test_recomputed_after_tax_figures_match_the_domain(tmp_path):
-    s = patched(H200, {"finance.horizon_months": 36, "finance.useful_life_months": 24,
-                       "finance.tax": {"rate": 0.21, "depreciation": "macrs_5", "bonus_share": 0.2}})
+    s = patched(
+        H200,
+        {
+            "finance.horizon_months": 36,
+            "finance.useful_life_months": 24,
+            "finance.tax": {"rate": 0.21, "depreciation": "macrs_5", "bonus_share": 0.2},
+        },
+    )
     result = finance.own_finance(s)
     figures, _ = summary_figures(write_workbook(s, tmp_path / "tax.xlsx"))
     for option, label in (("own", "Own cluster"), ("rent", "Cloud rental")):
         assert figures[f"TCO after tax, {label}"] == pytest.approx(result.after_tax_tco_by_option[option], rel=1e-9)
         assert figures[f"present value of costs after tax (month, begin), {label}"] == pytest.approx(
-            result.after_tax_npv_by_option[option], rel=1e-9)
+            result.after_tax_npv_by_option[option], rel=1e-9
+        )
 
 
 def test_parquet_export_writes_or_says_what_it_needs(tmp_path, capsys):
@@ -191,10 +234,22 @@ def test_parquet_export_writes_or_says_what_it_needs(tmp_path, capsys):
 def test_recomputed_workbook_of_a_tokens_workload_with_an_api(tmp_path):
     # R1 with a horizon: API prices falling 30 % a year, rental 10 %, demand doubling, the API
     # serving the work during a 2-month lead time
-    s = patched("llama70b-vs-api", {"finance": {
-        "horizon_months": 14, "discount_rate_per_year": 0.1, "lead_time_months": 2, "during_lead_time": "api",
-        "trends": {"api_price_change_per_year": -0.3, "rental_price_change_per_year": -0.1,
-                   "demand_growth_per_year": 1.0}}})
+    s = patched(
+        "llama70b-vs-api",
+        {
+            "finance": {
+                "horizon_months": 14,
+                "discount_rate_per_year": 0.1,
+                "lead_time_months": 2,
+                "during_lead_time": "api",
+                "trends": {
+                    "api_price_change_per_year": -0.3,
+                    "rental_price_change_per_year": -0.1,
+                    "demand_growth_per_year": 1.0,
+                },
+            }
+        },
+    )
     result = finance.own_finance(s)
     figures, _ = summary_figures(write_workbook(s, tmp_path / "r1.xlsx"))
     labels = {"own": "Own cluster", "rent": "Cloud rental", "api": "Hosted API"}
@@ -204,24 +259,41 @@ def test_recomputed_workbook_of_a_tokens_workload_with_an_api(tmp_path):
     assert figures["lowest present value of costs"] == labels[result.lowest_present_value]
 
 
-@pytest.mark.parametrize("api", [
-    {"service_tier": "batch"},
-    {"searches_per_request": 1, "cached_input_share": 0.4, "cache_write_shares": {"5m": 0.1, "1h": 0.1}},
-    {"offer": "deepseek-v4-1-flash"},                     # price windows: the clock factor on each part
-], ids=["batch tier", "searches and cache writes", "price windows"])
+@pytest.mark.parametrize(
+    "api",
+    [
+        {"service_tier": "batch"},
+        {"searches_per_request": 1, "cached_input_share": 0.4, "cache_write_shares": {"5m": 0.1, "1h": 0.1}},
+        {"offer": "deepseek-v4-1-flash"},  # price windows: the clock factor on each part
+    ],
+    ids=["batch tier", "searches and cache writes", "price windows"],
+)
 def test_the_workbook_bills_the_api_with_every_billing_word(tmp_path, api):
     # A hostile-input finding: the workbook priced the API at input, cache-read and output prices only, so a
     # batch tier (half price) read 42,583 USD against compare's 21,292.
     changes = {f"options.api.{k}": v for k, v in api.items()}
     changes["workload.input_tokens_per_request"] = 2000
-    s = patched("llama70b-vs-api", {"finance": {"horizon_months": 12, "discount_rate_per_year": 0.05}, **changes},
-                drop=("uncertainty",))
+    s = patched(
+        "llama70b-vs-api",
+        {"finance": {"horizon_months": 12, "discount_rate_per_year": 0.05}, **changes},
+        drop=("uncertainty",),
+    )
     if "searches_per_request" in api:
         from conftest import catalog_with
-        catalog = catalog_with(api_offers=lambda row: row.model_copy(update={"web_search_per_thousand": 10.0})
-                               if row.offer == "anthropic-claude-opus-4-5" else row)
-        s = patched("llama70b-vs-api", {"finance": {"horizon_months": 12, "discount_rate_per_year": 0.05},
-                                        **changes}, drop=("uncertainty",), catalog=catalog)
+
+        catalog = catalog_with(
+            api_offers=lambda row: (
+                row.model_copy(update={"web_search_per_thousand": 10.0})
+                if row.offer == "anthropic-claude-opus-4-5"
+                else row
+            )
+        )
+        s = patched(
+            "llama70b-vs-api",
+            {"finance": {"horizon_months": 12, "discount_rate_per_year": 0.05}, **changes},
+            drop=("uncertainty",),
+            catalog=catalog,
+        )
     result = finance.own_finance(s)
     figures, _ = summary_figures(write_workbook(s, tmp_path / "api.xlsx"))
     assert figures["TCO, Hosted API"] == pytest.approx(result.tco_by_option["api"], rel=1e-9)
@@ -256,8 +328,9 @@ def expected_figures(comparison) -> dict:
             expected[f"IRR of owning vs {label} (yearly, from monthly IRR)"] = f.irr_per_year
         expected[f"ROI of owning vs {label} (net gain / investment)"] = f.roi
         if f.mirr_per_year is not None:
-            expected[f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount "
-                     "rate)"] = f.mirr_per_year
+            expected[f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)"] = (
+                f.mirr_per_year
+            )
     return expected
 
 
@@ -278,8 +351,9 @@ def test_every_bundled_scenario_exports_and_every_reader_sees_the_figures(name, 
     by_openpyxl = {row[0]: row[1] for row in sheet.iter_rows(values_only=True) if isinstance(row[0], str)}
     for title, value in expected.items():
         assert by_openpyxl[title] == pytest.approx(value, rel=1e-9), title
-    row = next(c.row for c in sheet["A"] if c.value == "verdict (a formula of the figures above: it follows every "
-                                                           "edit)")
+    row = next(
+        c.row for c in sheet["A"] if c.value == "verdict (a formula of the figures above: it follows every edit)"
+    )
     assert sheet.cell(row=row + 1, column=1).value.startswith(f"{lowest} has the lowest ")
     # openpyxl: every formula cell holds a value, and none is an error or a non-finite number
     formulas_book, values_book = openpyxl.load_workbook(path), openpyxl.load_workbook(path, data_only=True)
@@ -301,9 +375,9 @@ def test_an_input_that_shapes_the_sheet_says_change_the_scenario(tmp_path):
     sheet = openpyxl.load_workbook(path)["Inputs"]
     how = {row[4].value: (row[5].value, row[1]) for row in sheet.iter_rows(min_row=2) if row[4].value}
     assert how["fin_horizon"][0] == "change in the scenario, then export again"
-    assert how["fin_horizon"][1].fill.fgColor.rgb.endswith("D9D9D9")          # grey: a distinct format
+    assert how["fin_horizon"][1].fill.fgColor.rgb.endswith("D9D9D9")  # grey: a distinct format
     assert how["own_electricity_price"][0] == "edit here: every formula follows"
-    assert how["own_useful_life"][0] == "edit here: every formula follows"     # it drives the refresh columns
+    assert how["own_useful_life"][0] == "edit here: every formula follows"  # it drives the refresh columns
     assert how["fin_monthly_rate"][0] == "a formula of the inputs above"
     notes = {c.coordinate: c.comment.text for row in sheet.iter_rows() for c in row if c.comment}
     assert any("export again" in text for text in notes.values())
@@ -313,12 +387,18 @@ def test_an_input_that_shapes_the_sheet_says_change_the_scenario(tmp_path):
 # Each live named input changed in the workbook and in the scenario: the workbook, recomputed, gives
 # costmodel's figures for the changed scenario. The base has a refresh (an 8-month life in 12 months),
 # a declining-balance resale and price trends, so every input has something to move.
-EDIT_BASE = {"finance.horizon_months": 12, "finance.useful_life_months": 8,
-             "finance.residual": {"method": "declining_balance", "rate_per_year": 0.3},
-             "finance.trends": {"electricity_price_change_per_year": 0.05, "salary_change_per_year": 0.03,
-                                "hardware_price_change_per_year": -0.2}}
-OVERRIDE = "overrides"          # a catalog figure: changed through the scenario's overrides block
-EDITS = {   # named input -> (scenario path, new value); R2's values in data/scenarios/h200-24gpu-cluster.yaml
+EDIT_BASE = {
+    "finance.horizon_months": 12,
+    "finance.useful_life_months": 8,
+    "finance.residual": {"method": "declining_balance", "rate_per_year": 0.3},
+    "finance.trends": {
+        "electricity_price_change_per_year": 0.05,
+        "salary_change_per_year": 0.03,
+        "hardware_price_change_per_year": -0.2,
+    },
+}
+OVERRIDE = "overrides"  # a catalog figure: changed through the scenario's overrides block
+EDITS = {  # named input -> (scenario path, new value); R2's values in data/scenarios/h200-24gpu-cluster.yaml
     "fin_discount_rate": ("finance.discount_rate_per_year", 0.12),
     "fin_rent_change": ("finance.trends.rental_price_change_per_year", 0.04),
     "fin_api_change": ("finance.trends.api_price_change_per_year", -0.3),
@@ -352,31 +432,37 @@ def edited_scenario(name: str):
     """R2 with EDIT_BASE and the one input changed (a deep copy: patched puts the dicts it is given in place)."""
     path, value = EDITS[name]
     if isinstance(path, tuple):
-        return patched(H200, copy.deepcopy({**EDIT_BASE, "overrides": {"values": {path[1]: value},
-                                                                       "source": "what-if"}}))
+        return patched(
+            H200, copy.deepcopy({**EDIT_BASE, "overrides": {"values": {path[1]: value}, "source": "what-if"}})
+        )
     return patched(H200, copy.deepcopy({**EDIT_BASE, path: value}))
 
 
 def live_inputs(path) -> dict[str, int]:
     """Named inputs the sheet says to edit there -> their row on the Inputs sheet (1-based)."""
     sheet = openpyxl.load_workbook(path)["Inputs"]
-    return {row[4].value: row[4].row for row in sheet.iter_rows(min_row=2)
-            if row[5].value == "edit here: every formula follows"}
+    return {
+        row[4].value: row[4].row
+        for row in sheet.iter_rows(min_row=2)
+        if row[5].value == "edit here: every formula follows"
+    }
 
 
 @pytest.fixture(scope="module")
 def edit_base(tmp_path_factory):
     path = write_workbook(patched(H200, copy.deepcopy(EDIT_BASE)), tmp_path_factory.mktemp("edits") / "base.xlsx")
     live = live_inputs(path)
-    assert set(live) == set(EDITS)           # every input the sheet offers to edit is checked here
+    assert set(live) == set(EDITS)  # every input the sheet offers to edit is checked here
     return path, live
 
 
 def expected_after(name: str) -> dict:
     result = finance.own_finance(edited_scenario(name))
-    return {f"{what}, {label}": figures[option]
-            for option, label in (("own", "Own cluster"), ("rent", "Cloud rental"))
-            for what, figures in (("TCO", result.tco_by_option), ("present value of costs", result.npv_by_option))}
+    return {
+        f"{what}, {label}": figures[option]
+        for option, label in (("own", "Own cluster"), ("rent", "Cloud rental"))
+        for what, figures in (("TCO", result.tco_by_option), ("present value of costs", result.npv_by_option))
+    }
 
 
 @pytest.mark.slow
@@ -387,12 +473,18 @@ def test_each_named_input_edited_in_the_workbook_gives_costmodels_figures_formul
     base = finance.own_finance(patched(H200, copy.deepcopy(EDIT_BASE))).tco
     for name, row in live.items():
         solution = model.calculate(inputs={f"'[{path.name}]INPUTS'!B{row}": EDITS[name][1]})
-        cells = {k.split("]")[-1].replace("'", "").upper(): np.asarray(getattr(v, "value", v)).ravel()[0]
-                 for k, v in solution.items()}
-        figures = {str(v): cells.get("SUMMARY!B" + k.split("!A")[1]) for k, v in cells.items()
-                   if k.startswith("SUMMARY!A")}
-        wrong += [(name, title, figures[title], value) for title, value in expected_after(name).items()
-                  if figures[title] != pytest.approx(value, rel=1e-9)]
+        cells = {
+            k.split("]")[-1].replace("'", "").upper(): np.asarray(getattr(v, "value", v)).ravel()[0]
+            for k, v in solution.items()
+        }
+        figures = {
+            str(v): cells.get("SUMMARY!B" + k.split("!A")[1]) for k, v in cells.items() if k.startswith("SUMMARY!A")
+        }
+        wrong += [
+            (name, title, figures[title], value)
+            for title, value in expected_after(name).items()
+            if figures[title] != pytest.approx(value, rel=1e-9)
+        ]
         moved += figures["TCO, Own cluster"] != pytest.approx(base)
     assert wrong == []
     assert moved >= 15
@@ -428,9 +520,22 @@ def libreoffice_recalculated(files, folder):
     (profile / "user").mkdir(parents=True)
     (profile / "user" / "registrymodifications.xcu").write_text(LIBREOFFICE_PROFILE)
     out = folder / "recalculated"
-    subprocess.run([soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
-                    "--convert-to", "xlsx", "--outdir", str(out), *map(str, files)],
-                   check=True, capture_output=True, timeout=600)
+    subprocess.run(
+        [
+            soffice,
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--headless",
+            "--norestore",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(out),
+            *map(str, files),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
     return {f.name: out / f.name for f in files}
 
 
@@ -450,23 +555,34 @@ def test_libreoffice_recomputes_the_figures_and_each_named_input_edit(edit_base,
     for name, file in exported.items():
         comparison = compare(load_scenario(name))
         seen = summary_values(done[file.name])
-        for title, value in expected_figures(comparison).items():     # IRR too: its guess makes it converge
+        for title, value in expected_figures(comparison).items():  # IRR too: its guess makes it converge
             assert seen[title] == pytest.approx(value, rel=1e-7), (name, title)
     wrong = []
     for name, file in edits.items():
         seen = summary_values(done[file.name])
-        wrong += [(name, title, seen[title], value) for title, value in expected_after(name).items()
-                  if seen[title] != pytest.approx(value, rel=1e-7)]
+        wrong += [
+            (name, title, seen[title], value)
+            for title, value in expected_after(name).items()
+            if seen[title] != pytest.approx(value, rel=1e-7)
+        ]
     assert wrong == []
 
 
-@pytest.mark.parametrize("changes, fixed", [
-    ({"finance.tax": {"rate": 0.21, "depreciation": "macrs_5"}},        # tax on depreciation: values
-     {"own_server_price", "own_bom_share", "own_useful_life", "fin_hardware_change"}),
-    ({"finance.rent_commitment": {"gpus": 8, "payment": "all_upfront"}}, {"rent_price"}),
-    ({"finance.lease": {"kind": "finance", "rate_per_year": 0.06, "term_months": 36, "residual_share": 0.1}},
-     {"own_server_price", "own_useful_life"}),
-], ids=["tax", "commitment", "lease"])
+@pytest.mark.parametrize(
+    "changes, fixed",
+    [
+        (
+            {"finance.tax": {"rate": 0.21, "depreciation": "macrs_5"}},  # tax on depreciation: values
+            {"own_server_price", "own_bom_share", "own_useful_life", "fin_hardware_change"},
+        ),
+        ({"finance.rent_commitment": {"gpus": 8, "payment": "all_upfront"}}, {"rent_price"}),
+        (
+            {"finance.lease": {"kind": "finance", "rate_per_year": 0.06, "term_months": 36, "residual_share": 0.1}},
+            {"own_server_price", "own_useful_life"},
+        ),
+    ],
+    ids=["tax", "commitment", "lease"],
+)
 def test_inputs_behind_columns_of_values_say_change_the_scenario(tmp_path, changes, fixed):
     s = patched(H200, {"finance.horizon_months": 12, **changes})
     path = write_workbook(s, tmp_path / "v.xlsx")
@@ -474,4 +590,4 @@ def test_inputs_behind_columns_of_values_say_change_the_scenario(tmp_path, chang
     assert fixed.isdisjoint(live)
     assert "own_electricity_price" in live and "fin_discount_rate" in live
     plain = live_inputs(write_workbook(patched(H200, {"finance.horizon_months": 12}), tmp_path / "p.xlsx"))
-    assert fixed <= set(plain)                 # live without the block of values
+    assert fixed <= set(plain)  # live without the block of values

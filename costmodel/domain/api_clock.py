@@ -31,13 +31,12 @@ def api_clock_factor(scenario: Scenario | Resolved, option: str = "api", part: s
     """
     r = as_resolved(scenario)
     api = r.option(option)
-    factors = api.hour_price_factors if part is None or api.hour_part_factors is None \
-        else api.hour_part_factors[part]
+    factors = api.hour_price_factors if part is None or api.hour_part_factors is None else api.hour_part_factors[part]
     if factors is None:
         return 1.0
     if r.demand is None:
         return float(np.mean(factors))
-    shape = demand_shape(r)         # the weights: the demand's shape (its scale cancels)
+    shape = demand_shape(r)  # the weights: the demand's shape (its scale cancels)
     total = float(shape.sum())
     return float((shape * factors).sum() / total) if total > 0 else float(np.mean(factors))
 

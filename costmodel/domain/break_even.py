@@ -10,7 +10,7 @@ from ..schema import Scenario
 from .capacity import capacity_volume, gpus_per_volume, step_limit_volume, step_volumes
 from .costs import monthly_cost
 
-_EPSILON = 1e-9   # relative tolerance for "equal" costs
+_EPSILON = 1e-9  # relative tolerance for "equal" costs
 
 
 def _sign(diff: np.ndarray, scale: np.ndarray) -> np.ndarray:
@@ -39,8 +39,9 @@ def _edges(edges: np.ndarray, r: Resolved) -> np.ndarray:
     return np.array(kept + [edges[-1]])
 
 
-def break_even(scenario: Scenario | Resolved, option_a: str, option_b: str, volume_max: float,
-               volume_min: float = 0.0) -> BreakEven:
+def break_even(
+    scenario: Scenario | Resolved, option_a: str, option_b: str, volume_max: float, volume_min: float = 0.0
+) -> BreakEven:
     """Volumes at which the cheaper of two options changes, between two volumes.
 
     Parameters
@@ -82,15 +83,16 @@ def break_even(scenario: Scenario | Resolved, option_a: str, option_b: str, volu
         return np.asanyarray(ca - cb), np.abs(ca) + np.abs(cb) + 1.0
 
     steps = np.concatenate([step_volumes(r, option_a, volume_max), step_volumes(r, option_b, volume_max)])
-    edges = _edges(np.unique(np.concatenate([[volume_min, volume_max],
-                                             steps[(steps > volume_min) & (steps < volume_max)]])), r)
+    edges = _edges(
+        np.unique(np.concatenate([[volume_min, volume_max], steps[(steps > volume_min) & (steps < volume_max)]])), r
+    )
     left, right = edges[:-1], edges[1:]
     width = right - left
     p1, p2 = left + width / 3, left + 2 * width / 3
     (d1, s1), (d2, _) = diff(p1), diff(p2)
     slope = (d2 - d1) / (p2 - p1)
-    d_left_plus = d1 - slope * (p1 - left)        # limit from the right at each left edge
-    d_right, s_right = diff(right)                # exact value at each right edge
+    d_left_plus = d1 - slope * (p1 - left)  # limit from the right at each left edge
+    d_right, s_right = diff(right)  # exact value at each right edge
     # No count steps at volume_min itself, so there the exact value is the limit from the
     # right; using it keeps tiny differences near the start from drowning in rounding.
     d_start, s_start = diff(left[:1])
@@ -99,12 +101,13 @@ def break_even(scenario: Scenario | Resolved, option_a: str, option_b: str, volu
     sign_left_plus = _sign(d_left_plus, scale_left)
     sign_right = _sign(d_right, s_right)
 
-    events: list[tuple[float, str, int, int]] = []   # (volume, kind, sign before, sign after)
+    events: list[tuple[float, str, int, int]] = []  # (volume, kind, sign before, sign after)
     inside = (sign_left_plus != 0) & (sign_right != sign_left_plus)
     for i in np.flatnonzero(inside):
         root = left[i] - d_left_plus[i] / slope[i]
-        events.append((float(min(max(root, left[i]), right[i])), "crossing",
-                       int(sign_left_plus[i]), int(-sign_left_plus[i])))
+        events.append(
+            (float(min(max(root, left[i]), right[i])), "crossing", int(sign_left_plus[i]), int(-sign_left_plus[i]))
+        )
     before, after = sign_right[:-1], sign_left_plus[1:]
     jumps = (before != 0) & (after != 0) & (before != after)
     for i in np.flatnonzero(jumps):
@@ -118,16 +121,25 @@ def break_even(scenario: Scenario | Resolved, option_a: str, option_b: str, volu
     if not events:
         return BreakEven(option_a, option_b, None, "never", cheaper(first_sign), None, volume_min, volume_max)
     volume, kind, sign_before, sign_after = events[0]
-    return BreakEven(option_a, option_b, volume, kind, cheaper(sign_before), cheaper(sign_after),
-                     volume_min, volume_max,
-                     volumes=tuple(e[0] for e in events), kinds=tuple(e[1] for e in events))
+    return BreakEven(
+        option_a,
+        option_b,
+        volume,
+        kind,
+        cheaper(sign_before),
+        cheaper(sign_after),
+        volume_min,
+        volume_max,
+        volumes=tuple(e[0] for e in events),
+        kinds=tuple(e[1] for e in events),
+    )
 
 
 def break_evens(scenario: Scenario | Resolved, volume_max: float, volume_min: float = 0.0) -> list[BreakEven]:
     """:func:`break_even` for each pair of the scenario's options, in display order."""
     r = as_resolved(scenario)
     names = list(r.options)
-    return [break_even(r, a, b, volume_max, volume_min) for i, a in enumerate(names) for b in names[i + 1:]]
+    return [break_even(r, a, b, volume_max, volume_min) for i, a in enumerate(names) for b in names[i + 1 :]]
 
 
 def cheapest_by_volume(scenario: Scenario | Resolved, breaks: list[BreakEven]) -> list[CheapestRange]:

@@ -40,7 +40,7 @@ def checked_volume(volume) -> np.ndarray:
     if not np.all(np.isfinite(v)) or np.any(v < 0):
         bad = v[~(np.isfinite(v) & (v >= 0))].ravel()[0]
         raise ValueError(f"volumes must be finite and >= 0, got {bad}")
-    return v + 0.0            # -0.0 becomes 0.0
+    return v + 0.0  # -0.0 becomes 0.0
 
 
 def out(volume, result):
@@ -98,7 +98,7 @@ def gpus_per_volume(resolved: Resolved):
 
 
 def own_servers_for(resolved: Resolved, gpus):
-    """Working servers the own option runs for a number of GPUs needed: whole replicas, spares, the configured minimum. [servers]
+    """Working servers the own option runs for the GPUs needed: whole replicas, spares, configured minimum. [servers]
 
     Parameters
     ----------
@@ -115,12 +115,18 @@ def own_servers_for(resolved: Resolved, gpus):
     """
     own = resolved.option("own")
     needed = np.maximum(np.asanyarray(gpus, dtype=float), resolved.workload.minimum_gpus)
-    spare = resolved.workload.spare_gpus     # spare replicas: whole replicas on top of those the load needs
+    spare = resolved.workload.spare_gpus  # spare replicas: whole replicas on top of those the load needs
     if spare:
-        needed = formulas.whole_units(needed, resolved.workload.gpus_per_replica) \
-            * resolved.workload.gpus_per_replica + spare
-    return out(gpus, formulas.servers_needed(needed, own.gpus_per_server,
-                                             resolved.workload.gpus_per_replica, minimum=own.server_count))
+        needed = (
+            formulas.whole_units(needed, resolved.workload.gpus_per_replica) * resolved.workload.gpus_per_replica
+            + spare
+        )
+    return out(
+        gpus,
+        formulas.servers_needed(
+            needed, own.gpus_per_server, resolved.workload.gpus_per_replica, minimum=own.server_count
+        ),
+    )
 
 
 def own_servers(resolved: Resolved, volume):
@@ -137,8 +143,9 @@ def rent_gpus_for(resolved: Resolved, gpus, option: str = "rent"):
     rent = resolved.option(option)
     minimum = rent.gpu_count if rent.billing == "always_on" else 0
     replica = resolved.workload.gpus_per_replica
-    replicas = formulas.whole_units(np.maximum(np.asanyarray(gpus, dtype=float), resolved.workload.minimum_gpus),
-                                    replica)
+    replicas = formulas.whole_units(
+        np.maximum(np.asanyarray(gpus, dtype=float), resolved.workload.minimum_gpus), replica
+    )
     return out(gpus, np.maximum(replicas * replica + resolved.workload.spare_gpus, minimum))
 
 
@@ -189,7 +196,7 @@ def capacity_volume(scenario: Scenario | Resolved, option: str) -> float | np.nd
     gpus = configured_gpus(r, option)
     if gpus is None:
         return None
-    working = max(gpus - r.workload.spare_gpus, 0, r.workload.minimum_gpus)       # spares serve no load
+    working = max(gpus - r.workload.spare_gpus, 0, r.workload.minimum_gpus)  # spares serve no load
     return out(gpus_per_volume(r), working / gpus_per_volume(r))
 
 
@@ -226,7 +233,8 @@ def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) 
         needed = volume_max * per_volume
         raise ValueError(
             f"up to {volume_max:,.6g} {r.volume_unit} the {chosen.label} would need {needed:,.4g} GPUs, more than "
-            f"{MAX_STEPS:,} steps of {unit} GPU{'s' if unit > 1 else ''}: check {_scale_inputs(r)}")
+            f"{MAX_STEPS:,} steps of {unit} GPU{'s' if unit > 1 else ''}: check {_scale_inputs(r)}"
+        )
     # the count steps just above the configured GPUs, then at every further whole step (past
     # k GPUs + 1e-9, where formulas.whole_units rounds up)
     gpus = np.concatenate([[configured], np.arange(first, max(int(last), first - 1) + 1) * unit - offset])
@@ -267,13 +275,17 @@ def _scale_inputs(r: Resolved) -> str:
     work = r.scenario.workload
     names = []
     if work.kind == "gpu_hours":
-        names += [f"workload.gpu_hours_per_month ({work.gpu_hours_per_month:,.6g})",
-                  f"workload.utilisation_ceiling ({work.utilisation_ceiling:g})"]
+        names += [
+            f"workload.gpu_hours_per_month ({work.gpu_hours_per_month:,.6g})",
+            f"workload.utilisation_ceiling ({work.utilisation_ceiling:g})",
+        ]
     elif work.kind == "tokens":
         names.append(f"workload.tokens_per_day ({work.tokens_per_day:,.6g})")
         if work.serving is not None:
-            names += [f"workload.serving.target_utilisation ({work.serving.target_utilisation:g})",
-                      f"workload.serving.peak_to_average ({work.serving.peak_to_average:g})"]
+            names += [
+                f"workload.serving.target_utilisation ({work.serving.target_utilisation:g})",
+                f"workload.serving.peak_to_average ({work.serving.peak_to_average:g})",
+            ]
         else:
             names.append(f"workload.output_tokens_per_second_per_gpu ({work.output_tokens_per_second_per_gpu:g})")
     return ", ".join(names) + " (or search a smaller range: --volume-max)"

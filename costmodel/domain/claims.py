@@ -149,12 +149,16 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
         elif sign[cell + 1] == 0:
             needed = xs[cell + 1]
         elif vectorised:
+
             def gaps(values: np.ndarray, path: str = path) -> np.ndarray:
                 return _evaluate(r, path, values, figure)
+
             needed = refine_root(gaps, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
         else:
+
             def gap(x: float, path: str = path) -> float:
                 return float(np.asarray(figure(with_values(r, {path: x}))))
+
             needed = bisect_root(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
         changes.append(input_change(path, found, current, needed))
     changes.sort(key=lambda c: abs(np.log(c.needed / c.current)) if c.needed > 0 else np.inf)
@@ -183,8 +187,19 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
     else:
         confirmed = abs(computed / stated - 1.0) <= claim.tolerance
     changes = () if confirmed else would_hold(r, claim)
-    return ClaimCheck(claim.statement, claim.source, claim.kind, stated, computed, unit, claim.tolerance, confirmed,
-                      stated_multiple, computed_multiple, changes)
+    return ClaimCheck(
+        claim.statement,
+        claim.source,
+        claim.kind,
+        stated,
+        computed,
+        unit,
+        claim.tolerance,
+        confirmed,
+        stated_multiple,
+        computed_multiple,
+        changes,
+    )
 
 
 def check_claims(scenario: Scenario | Resolved) -> tuple[ClaimCheck, ...]:

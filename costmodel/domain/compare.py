@@ -13,8 +13,8 @@ from .break_even import break_evens, cheapest_by_volume, default_volume_max
 from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_used, tokens_per_month
 from .claims import check_claims
 from .costs import monthly_cost_components, own_income
-from .energy import energy_result
 from .decision import decide
+from .energy import energy_result
 from .finance import cash_flows, own_finance
 from .mix import mix_result
 from .plan import growth_plan
@@ -47,7 +47,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
             size = work.serving.request.input_tokens
         mix = float(np.mean(r.workload.input_tokens_per_output_token))
         if size is not None and mix > 0:
-            requests = millions * 1e6 / (size * (1.0 + 1.0 / mix))     # input + output tokens of a request
+            requests = millions * 1e6 / (size * (1.0 + 1.0 / mix))  # input + output tokens of a request
             per_request = cost / requests
     if chosen.kind == "api":
         configured = gpus = utilisation = None
@@ -56,10 +56,16 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         configured = configured_gpus(r, option)
         utilisation = hours / (gpus * HOURS_PER_MONTH) if gpus > 0 else None
     return OptionResult(
-        option=option, label=chosen.label, kind=chosen.kind, monthly_cost=cost, components=components,
+        option=option,
+        label=chosen.label,
+        kind=chosen.kind,
+        monthly_cost=cost,
+        components=components,
         cost_per_gpu_hour=cost / hours if hours > 0 and chosen.kind != "api" else None,
         cost_per_million_tokens=cost / millions if millions > 0 else None,
-        configured_gpus=configured, gpus=gpus, utilisation=utilisation,
+        configured_gpus=configured,
+        gpus=gpus,
+        utilisation=utilisation,
         stepped_up=configured is not None and gpus > configured,
         capacity_volume=None if capacity is None else float(capacity),
         cost_per_million_output_tokens=cost / output_millions if output_millions > 0 else None,
@@ -72,12 +78,12 @@ def _income(r: Resolved, option: str, volume: float) -> ProviderIncome | None:
     income = own_income(r, volume, option)
     if income is None:
         return None
-    return ProviderIncome(*(float(getattr(income, f)) for f in ("revenue", "opex", "depreciation", "ebit",
-                                                                          "noi")))
+    return ProviderIncome(*(float(getattr(income, f)) for f in ("revenue", "opex", "depreciation", "ebit", "noi")))
 
 
-def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None,
-            check: bool = True) -> Comparison:
+def compare(
+    scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None, check: bool = True
+) -> Comparison:
     """Compare the scenario's options at one volume and find every pair's break-even.
 
     Parameters
@@ -117,7 +123,7 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
     v = r.volume if volume is None else float(volume)
     if not (np.isfinite(v) and v >= 0):
         raise ValueError(f"volume must be a finite number >= 0, got {v}")
-    v += 0.0                 # no negative zero
+    v += 0.0  # no negative zero
     upper = default_volume_max(r, v) if volume_max is None else float(volume_max)
     if not (np.isfinite(upper) and upper > 0):
         raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
@@ -149,10 +155,14 @@ def compare(scenario: Scenario | Resolved, volume: float | None = None, volume_m
         energy=energy_result(r, v, run),
         plan=plan,
         claims=check_claims(r) if check else (),
-        notes=tuple(sizing_notes(r)) + unused_spot(r) + tuple(
+        notes=tuple(sizing_notes(r))
+        + unused_spot(r)
+        + tuple(
             f"{row.source_file}: {row.ident} ({row.provider}, {row.model}) is deprecated by the provider: it may be "
             "withdrawn, and its price with it; compare a current offer too"
-            for row in r.cited if getattr(row, "deprecated", False)),
+            for row in r.cited
+            if getattr(row, "deprecated", False)
+        ),
     )
 
 
@@ -162,15 +172,24 @@ def unused_spot(r: Resolved) -> tuple[str, ...]:
     rent = r.options.get("rent")
     if rent is None or rent.spot is None or r.workload.kind != "tokens" or r.scenario.workload.interruptible:
         return ()
-    return ("options.rent.spot is not used: spot capacity serves only work that tolerates interruptions, and "
-            "serving tokens does not unless workload.interruptible is true",)
+    return (
+        "options.rent.spot is not used: spot capacity serves only work that tolerates interruptions, and "
+        "serving tokens does not unless workload.interruptible is true",
+    )
 
 
 def sizing_notes(r: Resolved) -> tuple[str, ...]:
     """What the demand profile replaced: a served model's ``peak_to_average`` when the profile sizes capacity."""
     serving = r.scenario.workload.serving if r.workload.kind == "tokens" else None
-    if r.demand is None or serving is None or np.ndim(serving.peak_to_average) or float(serving.peak_to_average) == 1 \
-            or all(o.kind == "api" for o in r.options.values()):     # no GPUs to size
+    if (
+        r.demand is None
+        or serving is None
+        or np.ndim(serving.peak_to_average)
+        or float(serving.peak_to_average) == 1
+        or all(o.kind == "api" for o in r.options.values())
+    ):  # no GPUs to size
         return ()
-    return (f"workload.serving.peak_to_average ({float(serving.peak_to_average):g}) is not used: the demand "
-            f"profile's busiest hour ({r.workload.peak_to_average:.3g} × its average) sizes the capacity",)
+    return (
+        f"workload.serving.peak_to_average ({float(serving.peak_to_average):g}) is not used: the demand "
+        f"profile's busiest hour ({r.workload.peak_to_average:.3g} × its average) sizes the capacity",
+    )

@@ -77,16 +77,23 @@ def own_capex_by_life(own: OwnOption, servers) -> list[tuple[str, str | None, fl
     server_capex = bought * own.server_price
     found = [("servers", "servers", own.depreciation_months, server_capex)]
     for line in own.bill_of_materials:
-        found.append((line.item, line.asset_class,
-                      own.depreciation_months if line.life_months is None else line.life_months,
-                      _line_capex(line, server_capex, bought)))
+        found.append(
+            (
+                line.item,
+                line.asset_class,
+                own.depreciation_months if line.life_months is None else line.life_months,
+                _line_capex(line, server_capex, bought),
+            )
+        )
     return found
 
 
 def own_land_capex(own: OwnOption, servers):
     """Capex of the bill-of-materials lines of asset class ``land``. [reporting currency]"""
-    return sum((capex for _, kind, _, capex in own_capex_by_life(own, servers) if kind == "land"),
-               np.zeros_like(np.asanyarray(servers, dtype=float)))
+    return sum(
+        (capex for _, kind, _, capex in own_capex_by_life(own, servers) if kind == "land"),
+        np.zeros_like(np.asanyarray(servers, dtype=float)),
+    )
 
 
 def own_depreciation(own: OwnOption, servers):
@@ -118,8 +125,10 @@ def own_capital_recovery(own: OwnOption, servers, rate_per_year):
     .. [1] Barroso, Hölzle and Ranganathan (2018), *The Datacenter as a Computer*, 3rd ed.,
        ch. 6: each asset amortised over its own life at a cost of capital.
     """
-    return sum(capex * formulas.capital_recovery_factor(rate_per_year, life / MONTHS_PER_YEAR) / MONTHS_PER_YEAR
-               for _, _, life, capex in own_capex_by_life(own, servers))
+    return sum(
+        capex * formulas.capital_recovery_factor(rate_per_year, life / MONTHS_PER_YEAR) / MONTHS_PER_YEAR
+        for _, _, life, capex in own_capex_by_life(own, servers)
+    )
 
 
 def own_facility_capex(own: OwnOption, servers):
@@ -168,8 +177,10 @@ def own_costs_at(own: OwnOption, servers, gpu_hours, hardware=None, accrual: boo
     if accrual:
         if rate is None:
             parts[Component.CAPEX_DEPRECIATION] = (
-                formulas.straight_line_depreciation(hardware, own.depreciation_months) if not own.per_line_lives
-                else own_depreciation(own, servers))
+                formulas.straight_line_depreciation(hardware, own.depreciation_months)
+                if not own.per_line_lives
+                else own_depreciation(own, servers)
+            )
         else:
             parts[Component.CAPITAL_RECOVERY] = own_capital_recovery(own, servers, rate)
     supported = hardware - own_land_capex(own, servers) if own.per_line_lives else hardware
@@ -177,23 +188,31 @@ def own_costs_at(own: OwnOption, servers, gpu_hours, hardware=None, accrual: boo
     if own.facility_price_per_mw is not None:
         if accrual and rate is None:
             parts[Component.FACILITY_DEPRECIATION] = formulas.straight_line_depreciation(
-                own_facility_capex(own, servers), own.facility_depreciation_months)
+                own_facility_capex(own, servers), own.facility_depreciation_months
+            )
         elif accrual:
-            parts[Component.FACILITY_CAPITAL_RECOVERY] = own_facility_capex(own, servers) * \
-                formulas.capital_recovery_factor(rate, own.facility_depreciation_months / MONTHS_PER_YEAR) \
+            parts[Component.FACILITY_CAPITAL_RECOVERY] = (
+                own_facility_capex(own, servers)
+                * formulas.capital_recovery_factor(rate, own.facility_depreciation_months / MONTHS_PER_YEAR)
                 / MONTHS_PER_YEAR
+            )
     else:
         parts[Component.COLOCATION] = bought * own.kw_per_server * own.colocation_price_per_kw_month
     # drawn kW = B·K·(i + (1 − i)·H / (B·G·730)): the idle draw of every server bought, and the draw
     # above idle of the GPU-hours used (the servers bought cancel out of it)
     idle_kw = bought * formulas.drawn_power_kw(own.kw_per_server, own.idle_power_share, 0.0)
     busy_kw = own.kw_per_server * (1.0 - own.idle_power_share) * hours / (own.gpus_per_server * HOURS_PER_MONTH)
-    busy_price = own.electricity_price_per_kwh if own.busy_electricity_price_per_kwh is None \
+    busy_price = (
+        own.electricity_price_per_kwh
+        if own.busy_electricity_price_per_kwh is None
         else own.busy_electricity_price_per_kwh
-    parts[Component.ELECTRICITY] = formulas.electricity_cost(idle_kw, own.pue, own.electricity_price_per_kwh) \
-        + formulas.electricity_cost(busy_kw, own.pue, busy_price)
+    )
+    parts[Component.ELECTRICITY] = formulas.electricity_cost(
+        idle_kw, own.pue, own.electricity_price_per_kwh
+    ) + formulas.electricity_cost(busy_kw, own.pue, busy_price)
     parts[Component.STAFFING] = formulas.staffing_cost(
-        formulas.fte_needed(gpus, staff.minimum_fte, staff.gpus_per_fte), staff.loaded_cost_per_fte_per_year)
+        formulas.fte_needed(gpus, staff.minimum_fte, staff.gpus_per_fte), staff.loaded_cost_per_fte_per_year
+    )
     if np.any(np.asanyarray(staff.managed_service_per_month) > 0):
         parts[Component.MANAGED_SERVICE] = np.zeros_like(servers) + staff.managed_service_per_month
     if own.licence_price_per_gpu_per_year is not None:
@@ -288,12 +307,19 @@ def own_income(resolved: Resolved, volume, option: str = "own") -> ProviderIncom
     opex = sum(np.asanyarray(value, dtype=float) for name, value in parts.items() if name not in DEPRECIATION)
     depreciation = own_depreciation(own, servers)
     if own.facility_price_per_mw is not None:
-        depreciation = depreciation + formulas.straight_line_depreciation(own_facility_capex(own, servers),
-                                                                          own.facility_depreciation_months)
-    revenue = formulas.provider_revenue(servers * own.gpus_per_server, own.provider_utilisation_sold,
-                                        own.provider_price_per_gpu_hour_sold)
-    return ProviderIncome(revenue, opex, depreciation, formulas.ebit(revenue, opex, depreciation),
-                          formulas.net_operating_income(revenue, opex))
+        depreciation = depreciation + formulas.straight_line_depreciation(
+            own_facility_capex(own, servers), own.facility_depreciation_months
+        )
+    revenue = formulas.provider_revenue(
+        servers * own.gpus_per_server, own.provider_utilisation_sold, own.provider_price_per_gpu_hour_sold
+    )
+    return ProviderIncome(
+        revenue,
+        opex,
+        depreciation,
+        formulas.ebit(revenue, opex, depreciation),
+        formulas.net_operating_income(revenue, opex),
+    )
 
 
 def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict[str, np.ndarray]:
@@ -343,7 +369,7 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     parts = api.price_parts
 
     def part(name: str):
-        if api.hour_part_factors is not None:       # prices by the clock, per token class
+        if api.hour_part_factors is not None:  # prices by the clock, per token class
             return millions * parts[name] * api_clock_factor(resolved, option, name)
         return millions * parts[name]
 
@@ -354,10 +380,14 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     }
     if np.any(np.asarray(api.cache_write_share) > 0):
         found[Component.CACHE_WRITE_TOKENS] = part("cache_write")
-    for name, component in (("reasoning", Component.REASONING_TOKENS), ("audio_input", Component.AUDIO_INPUT_TOKENS),
-                            ("image_input", Component.IMAGE_INPUT_TOKENS),
-                            ("audio_output", Component.AUDIO_OUTPUT_TOKENS), ("request_fees", Component.REQUEST_FEES),
-                            ("citation_tokens", Component.CITATION_TOKENS)):
+    for name, component in (
+        ("reasoning", Component.REASONING_TOKENS),
+        ("audio_input", Component.AUDIO_INPUT_TOKENS),
+        ("image_input", Component.IMAGE_INPUT_TOKENS),
+        ("audio_output", Component.AUDIO_OUTPUT_TOKENS),
+        ("request_fees", Component.REQUEST_FEES),
+        ("citation_tokens", Component.CITATION_TOKENS),
+    ):
         if name in parts:
             found[component] = part(name)
     return found
@@ -405,5 +435,5 @@ def monthly_cost(scenario: Scenario | Resolved, option: str, volume: Numbers) ->
     12070.0
     """
     parts = monthly_cost_components(scenario, option, volume)
-    total = sum(np.asanyarray(p, dtype=float) for p in parts.values())   # broadcasts scalars and samples alike
+    total = sum(np.asanyarray(p, dtype=float) for p in parts.values())  # broadcasts scalars and samples alike
     return float(total) if np.ndim(total) == 0 else total

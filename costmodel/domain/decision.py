@@ -47,8 +47,13 @@ ON_DEMAND = "rent.on_demand"
 SPOT = "rent.spot"
 """Candidate id of the rent option all on spot (uncapped spot only)."""
 
-_PURE_TO_CANDIDATE = {Layer.OWN: "own", Layer.ALWAYS_ON: "rent", Layer.ON_DEMAND: "rent",
-                      Layer.RESERVED: RESERVED, Layer.SPOT: SPOT}
+_PURE_TO_CANDIDATE = {
+    Layer.OWN: "own",
+    Layer.ALWAYS_ON: "rent",
+    Layer.ON_DEMAND: "rent",
+    Layer.RESERVED: RESERVED,
+    Layer.SPOT: SPOT,
+}
 
 
 @dataclass(frozen=True)
@@ -63,11 +68,11 @@ class _Commitment:
 def measure_of(scenario: Scenario | Resolved) -> str:
     """The scenario's decision measure (a :class:`~costmodel.results.Measure` value)."""
     r = as_resolved(scenario)
-    if r.workload.kind == "training":      # a one-off run: its cost, not a horizon of months of it
+    if r.workload.kind == "training":  # a one-off run: its cost, not a horizon of months of it
         return Measure.RUN_COST
     if r.finance is not None:
         return Measure.PRESENT_VALUE
-    if r.demand is not None and r.workload.sized_in_gpus:    # API only: its bills, the profile in their price
+    if r.demand is not None and r.workload.sized_in_gpus:  # API only: its bills, the profile in their price
         return Measure.HOURLY_MONTHLY_COST
     return Measure.MONTHLY_COST
 
@@ -80,6 +85,7 @@ def option_of(candidate: str) -> str | None:
 
 
 # --- the figures -----------------------------------------------------------------------------------------
+
 
 def reserved_monthly_cost(r: Resolved, volume: Numbers) -> np.ndarray:
     """The rent option on its reserved terms at a volume: its GPUs every hour at the reserved price. [currency/month]"""
@@ -156,12 +162,24 @@ def rented_terms(r: Resolved, flows=None) -> RentedTerms | None:
             levels = np.unique(np.round(np.linspace(0, top, REFERENCE_LEVELS) / replica) * replica)
     else:
         levels = np.zeros(1)
-    spot_allowed = rent.spot is not None and rent.billing == "per_gpu_hour_used" and (
-        r.workload.kind != "tokens" or r.scenario.workload.interruptible)
+    spot_allowed = (
+        rent.spot is not None
+        and rent.billing == "per_gpu_hour_used"
+        and (r.workload.kind != "tokens" or r.scenario.workload.interruptible)
+    )
     best = None
-    for spot in ((False, True) if spot_allowed else (False,)):
-        values = np.atleast_1d(np.asarray(_lines_value(r, committed_flows(
-            r, on_demand, flows.gpu_hours, flows.months, _Commitment(levels[:, None]), spot=spot)), dtype=float))
+    for spot in (False, True) if spot_allowed else (False,):
+        values = np.atleast_1d(
+            np.asarray(
+                _lines_value(
+                    r,
+                    committed_flows(
+                        r, on_demand, flows.gpu_hours, flows.months, _Commitment(levels[:, None]), spot=spot
+                    ),
+                ),
+                dtype=float,
+            )
+        )
         values = np.broadcast_to(values, levels.shape)
         for level, value in zip(levels, values, strict=True):
             if (level > 0 or spot) and (best is None or value < best[0] - 1e-9 * abs(best[0])):
@@ -185,8 +203,9 @@ def reserved_gpus_of(r: Resolved) -> RentedTerms | None:
     return terms
 
 
-def present_value_figures(r: Resolved, flows: CashFlows | None = None,
-                          reserved_gpus: RentedTerms | None = None) -> dict[str, Any]:
+def present_value_figures(
+    r: Resolved, flows: CashFlows | None = None, reserved_gpus: RentedTerms | None = None
+) -> dict[str, Any]:
     """Each option's present value of costs over the horizon, and the rent option's other way to pay. [currency]
 
     ``reserved_gpus``: the rented way to pay's terms, default the cheapest (:func:`rented_terms`;
@@ -207,8 +226,14 @@ def present_value_figures(r: Resolved, flows: CashFlows | None = None,
             terms = rented_terms(r, flows) if reserved_gpus is None else reserved_gpus
             if terms is not None:
                 reserved = rent.reserved is not None and terms.gpus > 0
-                lines = committed_flows(r, on_demand, flows.gpu_hours, flows.months,
-                                        _Commitment(terms.gpus if reserved else 0), spot=terms.spot)
+                lines = committed_flows(
+                    r,
+                    on_demand,
+                    flows.gpu_hours,
+                    flows.months,
+                    _Commitment(terms.gpus if reserved else 0),
+                    spot=terms.spot,
+                )
                 found[RESERVED if reserved else SPOT] = _lines_value(r, lines)
     return found
 
@@ -249,6 +274,7 @@ def measure_figures(scenario: Scenario | Resolved, measure: str | None = None) -
 
 # --- the labels ------------------------------------------------------------------------------------------
 
+
 def _plural(n: float, word: str) -> str:
     n = int(round(float(np.max(n))))
     return f"{n:,} {word}{'' if n == 1 else 's'}"
@@ -271,17 +297,24 @@ def _rent_label(r: Resolved, gpus, how: str, option: str = "rent") -> str:
 def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
     rent = r.options["rent"]
     terms = rent.reserved
-    pay = {"all_upfront": "all up front", "no_upfront": "no up-front payment",
-           "partial_upfront": f"{100 * commitment.upfront_share:.3g} % up front"}[commitment.payment]
+    pay = {
+        "all_upfront": "all up front",
+        "no_upfront": "no up-front payment",
+        "partial_upfront": f"{100 * commitment.upfront_share:.3g} % up front",
+    }[commitment.payment]
     beyond = ""
     if spot and rent.spot is not None:
-        beyond = (f"spot up to {_plural(rent.spot.max_gpus, 'GPU')} at once, " if rent.spot.max_gpus else "spot, ")
-    return (f"{terms.term_years}-year reserved, {_plural(commitment.gpus, 'GPU')} ({pay}), {beyond}"
-            "the rest on demand")
+        beyond = f"spot up to {_plural(rent.spot.max_gpus, 'GPU')} at once, " if rent.spot.max_gpus else "spot, "
+    return f"{terms.term_years}-year reserved, {_plural(commitment.gpus, 'GPU')} ({pay}), {beyond}the rest on demand"
 
 
-def labels(r: Resolved, measure: str, figures: dict[str, Any], mix: MixResult | None = None,
-           reserved_gpus: RentedTerms | None = None) -> dict[str, str]:
+def labels(
+    r: Resolved,
+    measure: str,
+    figures: dict[str, Any],
+    mix: MixResult | None = None,
+    reserved_gpus: RentedTerms | None = None,
+) -> dict[str, str]:
     """Each candidate named: the option, what is bought and how it is paid."""
     found = {}
     rent = r.options.get("rent")
@@ -293,14 +326,20 @@ def labels(r: Resolved, measure: str, figures: dict[str, Any], mix: MixResult | 
         hourly_need = (float(series.max()) if series.size else 0.0) / r.workload.hourly_ceiling
     for candidate in figures:
         if candidate == "own":
-            servers = own_servers_for(r, hourly_need) if hourly_need is not None else (
-                r.options["own"].server_count if measure == Measure.RUN_COST else own_servers(r, r.volume))
+            servers = (
+                own_servers_for(r, hourly_need)
+                if hourly_need is not None
+                else (r.options["own"].server_count if measure == Measure.RUN_COST else own_servers(r, r.volume))
+            )
             found[candidate] = _own_label(r, servers)
         elif candidate in ("rent", RESERVED, ON_DEMAND, SPOT):
             gpus = rent_gpus_for(r, hourly_need) if hourly_need is not None else rent_gpus(r, r.volume)
             per_hour = rent.billing == "per_gpu_hour_used"
-            terms = (reserved_gpus_of(r) if reserved_gpus is None else reserved_gpus) \
-                if measure == Measure.PRESENT_VALUE else None
+            terms = (
+                (reserved_gpus_of(r) if reserved_gpus is None else reserved_gpus)
+                if measure == Measure.PRESENT_VALUE
+                else None
+            )
             if candidate == RESERVED:
                 how = f"{rent.reserved.term_years}-year reserved"
                 if terms is not None:
@@ -309,8 +348,13 @@ def labels(r: Resolved, measure: str, figures: dict[str, Any], mix: MixResult | 
             elif candidate == SPOT:
                 how = "spot, by the GPU-hour"
                 if terms is not None:
-                    found[candidate] = _rent_label(r, None, f"spot up to {_plural(rent.spot.max_gpus, 'GPU')} at once, the rest "
-                                                            "on demand" if rent.spot.max_gpus else "spot")
+                    found[candidate] = _rent_label(
+                        r,
+                        None,
+                        f"spot up to {_plural(rent.spot.max_gpus, 'GPU')} at once, the rest on demand"
+                        if rent.spot.max_gpus
+                        else "spot",
+                    )
                     continue
             elif candidate == "rent" and measure == Measure.PRESENT_VALUE and r.finance.rent_commitment is not None:
                 found[candidate] = _rent_label(r, None, _commitment_words(r, r.finance.rent_commitment))
@@ -320,12 +364,16 @@ def labels(r: Resolved, measure: str, figures: dict[str, Any], mix: MixResult | 
             else:
                 how = "on demand by the GPU-hour" if per_hour else "on demand, 24/7"
             found[candidate] = _rent_label(r, None if per_hour and candidate != RESERVED else gpus, how)
-        elif candidate in r.options and r.options[candidate].kind == "rent":     # one of options.rents: on demand
+        elif candidate in r.options and r.options[candidate].kind == "rent":  # one of options.rents: on demand
             per_hour = r.options[candidate].billing == "per_gpu_hour_used"
-            gpus = rent_gpus_for(r, hourly_need, candidate) if hourly_need is not None else \
-                rent_gpus(r, r.volume, candidate)
-            found[candidate] = _rent_label(r, None if per_hour else gpus,
-                                           "on demand by the GPU-hour" if per_hour else "on demand, 24/7", candidate)
+            gpus = (
+                rent_gpus_for(r, hourly_need, candidate)
+                if hourly_need is not None
+                else rent_gpus(r, r.volume, candidate)
+            )
+            found[candidate] = _rent_label(
+                r, None if per_hour else gpus, "on demand by the GPU-hour" if per_hour else "on demand, 24/7", candidate
+            )
         elif candidate in r.options:
             found[candidate] = api_offer_label(r, candidate)
     return found
@@ -334,21 +382,33 @@ def labels(r: Resolved, measure: str, figures: dict[str, Any], mix: MixResult | 
 def _description(r: Resolved, measure: str, run=None) -> str:
     if measure == Measure.PRESENT_VALUE:
         f = r.finance
-        timing = {"begin": "cash at the start of each", "end": "cash at the end of each",
-                  "capital_begin": "investment at the start of each, other cash at the end"}[f.npv.timing]
-        return (f"the present value of costs over {f.horizon_months} months (cash basis, "
-                f"{f.discount_rate_per_year * 100:.1f} % a year, by {f.npv.period}, {timing} {f.npv.period})")
+        timing = {
+            "begin": "cash at the start of each",
+            "end": "cash at the end of each",
+            "capital_begin": "investment at the start of each, other cash at the end",
+        }[f.npv.timing]
+        return (
+            f"the present value of costs over {f.horizon_months} months (cash basis, "
+            f"{f.discount_rate_per_year * 100:.1f} % a year, by {f.npv.period}, {timing} {f.npv.period})"
+        )
     if measure == Measure.RUN_COST:
         hours = "" if run is None else f" ({float(run.gpu_hours):,.0f} GPU-hours)"
         return f"the cost of the whole training run{hours}"
     if measure == Measure.HOURLY_MONTHLY_COST:
-        return (f"the monthly cost of serving the {r.demand.profile.kind.replace('_', ' ')} demand hour by hour "
-                "(capacity as it is bought)")
+        return (
+            f"the monthly cost of serving the {r.demand.profile.kind.replace('_', ' ')} demand hour by hour "
+            "(capacity as it is bought)"
+        )
     return f"the monthly cost at the scenario's volume, {float(np.mean(r.volume)):,.0f} {r.volume_unit}"
 
 
-def decide(scenario: Scenario | Resolved, finance_flows: CashFlows | None = None, run: TrainingRun | None = None,
-           mix: MixResult | None = None, plan: GrowthPlan | None = None) -> Decision:
+def decide(
+    scenario: Scenario | Resolved,
+    finance_flows: CashFlows | None = None,
+    run: TrainingRun | None = None,
+    mix: MixResult | None = None,
+    plan: GrowthPlan | None = None,
+) -> Decision:
     """The scenario's decision: every candidate on its measure, cheapest first.
 
     Parameters
@@ -398,11 +458,25 @@ def decide(scenario: Scenario | Resolved, finance_flows: CashFlows | None = None
     for c in entries:
         if not np.isfinite(c.figure):
             raise ValueError(f"the {c.label} figure on {measure} is not finite; check the inputs' magnitudes")
-    ranked = sorted(entries, key=lambda c: c.figure)        # stable: options before the mix and the plan on ties
+    ranked = sorted(entries, key=lambda c: c.figure)  # stable: options before the mix and the plan on ties
     description = _description(r, measure, run)
     return Decision(str(measure), description, unit, {c.id: c for c in ranked})
 
 
-__all__ = ["MIX", "ON_DEMAND", "PLAN", "RESERVED", "SPOT", "decide", "labels", "measure_figures", "measure_of",
-           "monthly_figures", "option_of", "present_value_figures", "reserved_monthly_cost", "run_figures",
-           "hourly_figures"]
+__all__ = [
+    "MIX",
+    "ON_DEMAND",
+    "PLAN",
+    "RESERVED",
+    "SPOT",
+    "decide",
+    "labels",
+    "measure_figures",
+    "measure_of",
+    "monthly_figures",
+    "option_of",
+    "present_value_figures",
+    "reserved_monthly_cost",
+    "run_figures",
+    "hourly_figures",
+]

@@ -83,28 +83,33 @@ def diff(a: Scenario | Resolved, b: Scenario | Resolved, name_a: str = "A", name
     """
     ra, rb = as_resolved(a), as_resolved(b)
     if ra.currency != rb.currency:
-        raise ValueError(f"diff: A reports in {ra.currency}, B in {rb.currency}; give both the same "
-                         "reporting_currency")
+        raise ValueError(f"diff: A reports in {ra.currency}, B in {rb.currency}; give both the same reporting_currency")
     if list(ra.options) != list(rb.options):
-        raise ValueError(f"diff: A holds options {list(ra.options)}, B {list(rb.options)}; diff compares the same "
-                         "options")
+        raise ValueError(
+            f"diff: A holds options {list(ra.options)}, B {list(rb.options)}; diff compares the same options"
+        )
     values_a, values_b = numeric_inputs(ra), numeric_inputs(rb)
     fields_a = {f.path: f for f in input_fields(ra.scenario, ra.catalog)}
     fields_b = {f.path: f for f in input_fields(rb.scenario, rb.catalog)}
-    players = [p for p in values_a if p in values_b
-               and not math.isclose(values_a[p], values_b[p], rel_tol=1e-12, abs_tol=0.0)]
-    tied = []       # a number that only means something with B's other differences (a web-search count with
-    for p in players:   # B's offer that prices searches): it moves with them, not as a player of its own
+    players = [
+        p for p in values_a if p in values_b and not math.isclose(values_a[p], values_b[p], rel_tol=1e-12, abs_tol=0.0)
+    ]
+    tied = []  # a number that only means something with B's other differences (a web-search count with
+    for p in players:  # B's offer that prices searches): it moves with them, not as a player of its own
         try:
             resolve(ra, values={p: _plain(values_b[p])})
-        except (ValueError, KeyError):      # ScenarioError is a ValueError
+        except (ValueError, KeyError):  # ScenarioError is a ValueError
             tied.append(p)
     players = [p for p in players if p not in tied]
     leaves_a = _leaves(ra.scenario.model_dump(mode="json", exclude_none=True))
     leaves_b = _leaves(rb.scenario.model_dump(mode="json", exclude_none=True))
-    other = tuple((f, leaves_a.get(f), leaves_b.get(f)) for f in sorted(set(leaves_a) | set(leaves_b))
-                  if f not in players and leaves_a.get(f) != leaves_b.get(f)
-                  and (f in tied or not (f in values_a and f in values_b)))
+    other = tuple(
+        (f, leaves_a.get(f), leaves_b.get(f))
+        for f in sorted(set(leaves_a) | set(leaves_b))
+        if f not in players
+        and leaves_a.get(f) != leaves_b.get(f)
+        and (f in tied or not (f in values_a and f in values_b))
+    )
 
     cache: dict[frozenset, dict[str, float]] = {}
 
@@ -144,11 +149,29 @@ def diff(a: Scenario | Resolved, b: Scenario | Resolved, name_a: str = "A", name
     for p in players:
         found = fields_a.get(p) or fields_b.get(p)
         alone = value(frozenset({p}))
-        inputs.append(InputDifference(
-            p, found.title if found else p, found.unit if found else "-", values_a[p], values_b[p],
-            fields_a[p].source if p in fields_a else "", fields_b[p].source if p in fields_b else "",
-            {m: alone[m] - base[m] for m in names}, shapley[p]))
+        inputs.append(
+            InputDifference(
+                p,
+                found.title if found else p,
+                found.unit if found else "-",
+                values_a[p],
+                values_b[p],
+                fields_a[p].source if p in fields_a else "",
+                fields_b[p].source if p in fields_b else "",
+                {m: alone[m] - base[m] for m in names},
+                shapley[p],
+            )
+        )
     inputs.sort(key=lambda d: -max(abs(v) for v in d.shapley.values()))
     units = {m: f"{ra.currency}/month" if m.startswith("monthly_cost") else ra.currency for m in names}
-    return ScenarioDiff(name_a, name_b, ra.currency, {m: (base[m], end[m]) for m in names if m in end}, units,
-                        tuple(inputs), other, {m: end[m] - everything[m] for m in names if m in end}, method)
+    return ScenarioDiff(
+        name_a,
+        name_b,
+        ra.currency,
+        {m: (base[m], end[m]) for m in names if m in end},
+        units,
+        tuple(inputs),
+        other,
+        {m: end[m] - everything[m] for m in names if m in end},
+        method,
+    )

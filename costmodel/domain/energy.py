@@ -15,7 +15,6 @@ emissions (data/embodied_emissions.csv) straight-line over its life.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from .. import formulas
@@ -73,23 +72,41 @@ def own_energy(r: Resolved, volume: float) -> OptionEnergy:
     region = energy.grid_region if energy is not None else None
     intensity = _intensity(r.catalog, region)
     per_gpu, _ = _embodied_per_gpu(r.catalog, own.gpus_per_server)
-    notes = [f"IT power {float(drawn):,.1f} kW drawn on average by {bought:g} servers x {own.kw_per_server:g} kW max, "
-             f"PUE {float(own.pue):g}"]
+    notes = [
+        f"IT power {float(drawn):,.1f} kW drawn on average by {bought:g} servers x {own.kw_per_server:g} kW max, "
+        f"PUE {float(own.pue):g}"
+    ]
     operational = embodied = market = None
     if intensity is not None:
         operational = float(formulas.emissions_kg(kwh, intensity))
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
         if per_gpu is not None:
-            embodied = float(formulas.embodied_per_month(bought * own.gpus_per_server * per_gpu,
-                                                         own.depreciation_months))
-            notes.append(f"embodied: {per_gpu:,.1f} kg CO2e per GPU with its server share, over the "
-                         f"{float(own.depreciation_months):g}-month depreciation period")
+            embodied = float(
+                formulas.embodied_per_month(bought * own.gpus_per_server * per_gpu, own.depreciation_months)
+            )
+            notes.append(
+                f"embodied: {per_gpu:,.1f} kg CO2e per GPU with its server share, over the "
+                f"{float(own.depreciation_months):g}-month depreciation period"
+            )
     if energy is not None and energy.market_kg_co2e_per_kwh is not None:
         market = float(formulas.emissions_kg(kwh, energy.market_kg_co2e_per_kwh))
     total = None if operational is None or embodied is None else operational + embodied
     wh, per_joule = _per_token(r, volume, kwh, own.kw_per_server / own.gpus_per_server * float(own.pue))
-    return OptionEnergy("own", own.label, "own", "derived", kwh, None, operational, embodied, market,
-                        _per_million(r, volume, total), wh, per_joule, tuple(notes))
+    return OptionEnergy(
+        "own",
+        own.label,
+        "own",
+        "derived",
+        kwh,
+        None,
+        operational,
+        embodied,
+        market,
+        _per_million(r, volume, total),
+        wh,
+        per_joule,
+        tuple(notes),
+    )
 
 
 def _gpu_kw(r: Resolved) -> tuple[float, int, str]:
@@ -101,8 +118,11 @@ def _gpu_kw(r: Resolved) -> tuple[float, int, str]:
     gpu = r.workload.gpu
     for server in r.catalog.servers.values():
         if server.gpu == gpu.gpu:
-            return (server.max_power_kw / server.gpus_per_server, server.gpus_per_server,
-                    f"{server.citation()} (max kW / GPUs)")
+            return (
+                server.max_power_kw / server.gpus_per_server,
+                server.gpus_per_server,
+                f"{server.citation()} (max kW / GPUs)",
+            )
     return gpu.tdp_w / 1000.0, 8, f"{gpu.citation()} (TDP only: no server row holds this GPU)"
 
 
@@ -125,8 +145,10 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
         busy = hours / (gpus * HOURS_PER_MONTH) if gpus > 0 else 0.0
         drawn = gpus * formulas.drawn_power_kw(kw_gpu, idle, busy)
         held = gpus
-        notes.append(f"{gpus:g} GPUs held 24/7, idle share {idle:g}"
-                     + (" (the own option's)" if own is not None else " (none given: idle draw left out)"))
+        notes.append(
+            f"{gpus:g} GPUs held 24/7, idle share {idle:g}"
+            + (" (the own option's)" if own is not None else " (none given: idle draw left out)")
+        )
     else:
         drawn = hours / HOURS_PER_MONTH * kw_gpu
         held = hours / HOURS_PER_MONTH
@@ -143,12 +165,27 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
         if per_gpu is not None:
             embodied = float(formulas.embodied_per_month(held * per_gpu, life))
-            notes.append(f"embodied: {per_gpu:,.1f} kg CO2e per GPU ({per_server}-GPU server share) over "
-                         f"{life:g} months, for {held:,.2f} GPUs held")
+            notes.append(
+                f"embodied: {per_gpu:,.1f} kg CO2e per GPU ({per_server}-GPU server share) over "
+                f"{life:g} months, for {held:,.2f} GPUs held"
+            )
     total = None if operational is None or embodied is None else operational + embodied
     wh, per_joule = _per_token(r, volume, kwh, kw_gpu * pue)
-    return OptionEnergy(option, rent.label, "rent", "estimate", kwh, None, operational, embodied, market,
-                        _per_million(r, volume, total), wh, per_joule, tuple(notes))
+    return OptionEnergy(
+        option,
+        rent.label,
+        "rent",
+        "estimate",
+        kwh,
+        None,
+        operational,
+        embodied,
+        market,
+        _per_million(r, volume, total),
+        wh,
+        per_joule,
+        tuple(notes),
+    )
 
 
 def api_energy(r: Resolved, volume: float, option: str = "api") -> OptionEnergy:
@@ -156,24 +193,58 @@ def api_energy(r: Resolved, volume: float, option: str = "api") -> OptionEnergy:
     api = r.option(option)
     row = r.catalog.api_energy.get(api.offer.offer)
     if row is None:
-        return OptionEnergy(option, api.label, "api", "estimate", None, None, None, None, None, None, None, None,
-                            (f"not covered: data/api_energy.csv has no row for {api.offer.offer} "
-                             f"({api.offer.provider}, {api.offer.model}); its rows come from EcoLogits "
-                             "(scripts/make_api_energy.py), which has no figures for this provider's model",))
+        return OptionEnergy(
+            option,
+            api.label,
+            "api",
+            "estimate",
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            (
+                f"not covered: data/api_energy.csv has no row for {api.offer.offer} "
+                f"({api.offer.provider}, {api.offer.model}); its rows come from EcoLogits "
+                "(scripts/make_api_energy.py), which has no figures for this provider's model",
+            ),
+        )
     output_thousands = float(tokens_per_month(r, volume)) * float(r.workload.output_share) / 1000.0
     low = output_thousands * row.wh_per_1000_output_tokens_low / 1000.0
     high = output_thousands * row.wh_per_1000_output_tokens_high / 1000.0
     kwh = (low + high) / 2.0
     intensity = _intensity(r.catalog, row.grid_region)
     operational = float(formulas.emissions_kg(kwh, intensity))
-    embodied = output_thousands * (row.embodied_g_co2e_per_1000_output_tokens_low
-                                   + row.embodied_g_co2e_per_1000_output_tokens_high) / 2.0 / 1000.0
-    notes = (f"ESTIMATE: midpoint of {row.wh_per_1000_output_tokens_low:g}-{row.wh_per_1000_output_tokens_high:g} Wh "
-             f"per 1,000 output tokens, provider PUE {row.pue_low:g}-{row.pue_high:g} included: {row.citation()}",
-             f"grid of the provider: {r.catalog.grid_intensity[row.grid_region].citation()}")
+    embodied = (
+        output_thousands
+        * (row.embodied_g_co2e_per_1000_output_tokens_low + row.embodied_g_co2e_per_1000_output_tokens_high)
+        / 2.0
+        / 1000.0
+    )
+    notes = (
+        f"ESTIMATE: midpoint of {row.wh_per_1000_output_tokens_low:g}-{row.wh_per_1000_output_tokens_high:g} Wh "
+        f"per 1,000 output tokens, provider PUE {row.pue_low:g}-{row.pue_high:g} included: {row.citation()}",
+        f"grid of the provider: {r.catalog.grid_intensity[row.grid_region].citation()}",
+    )
     wh = (row.wh_per_1000_output_tokens_low + row.wh_per_1000_output_tokens_high) / 2.0
-    return OptionEnergy(option, api.label, "api", "estimate", kwh, (low, high), operational, embodied, None,
-                        _per_million(r, volume, operational + embodied), wh, None, notes)
+    return OptionEnergy(
+        option,
+        api.label,
+        "api",
+        "estimate",
+        kwh,
+        (low, high),
+        operational,
+        embodied,
+        None,
+        _per_million(r, volume, operational + embodied),
+        wh,
+        None,
+        notes,
+    )
 
 
 def power_check(r: Resolved, volume: float) -> PowerCheck | None:
@@ -197,12 +268,19 @@ def power_check(r: Resolved, volume: float) -> PowerCheck | None:
     fit_bought = int(np.floor(budget / per_server + 1e-9))
     fit = int(np.floor(fit_bought / (1.0 + float(own.spare_share)) + 1e-9))
     if needed > budget:
-        raise ScenarioError(None, [(
-            "energy.power_budget_kw", budget,
-            f"the own cluster at {volume:,.0f} {r.volume_unit} powers {bought} servers x {own.kw_per_server:g} kW "
-            f"x PUE {float(own.pue):g} = {needed:,.1f} kW at the meter, above the power budget of {budget:,.1f} kW; "
-            f"at most {fit} working servers ({fit * own.gpus_per_server} GPUs) fit: raise the budget, lower the "
-            "volume or the server count")])
+        raise ScenarioError(
+            None,
+            [
+                (
+                    "energy.power_budget_kw",
+                    budget,
+                    f"the own cluster at {volume:,.0f} {r.volume_unit} powers {bought} servers x "
+                    f"{own.kw_per_server:g} kW x PUE {float(own.pue):g} = {needed:,.1f} kW at the meter, above the "
+                    f"power budget of {budget:,.1f} kW; at most {fit} working servers ({fit * own.gpus_per_server} "
+                    "GPUs) fit: raise the budget, lower the volume or the server count",
+                )
+            ],
+        )
     return PowerCheck(budget, needed, budget - needed, bought, fit, fit * own.gpus_per_server)
 
 
@@ -220,6 +298,7 @@ def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
     if energy is None or energy.tariff is None or r.demand is None or "own" not in r.options:
         return None
     from .mix import hourly_demand  # the mix module builds the hourly series; imported here to keep it lazy
+
     own = r.option("own")
     v = r.volume if volume is None else volume
     prices = np.asarray(own.tariff_prices, dtype=float)
@@ -231,12 +310,15 @@ def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
     bought = float(formulas.servers_with_spares(servers, own.spare_share))
     capacity = servers * own.gpus_per_server
     served = np.minimum(demand, capacity)
-    drawn = bought * formulas.drawn_power_kw(own.kw_per_server, own.idle_power_share,
-                                             served / (bought * own.gpus_per_server))
+    drawn = bought * formulas.drawn_power_kw(
+        own.kw_per_server, own.idle_power_share, served / (bought * own.gpus_per_server)
+    )
     months = count / HOURS_PER_MONTH
     cost = formulas.hourly_energy_cost(drawn, own.pue, prices) / months
-    flat_price = float(r.scenario.options.own.power.electricity_price_per_kwh
-                       * r.scenario.fx_rate(r.scenario.options.own.power.currency))
+    flat_price = float(
+        r.scenario.options.own.power.electricity_price_per_kwh
+        * r.scenario.fx_rate(r.scenario.options.own.power.currency)
+    )
     flat = formulas.hourly_energy_cost(drawn, own.pue, np.full(count, flat_price)) / months
     kwh = float(np.sum(formulas.facility_energy_kwh(drawn, own.pue, 1.0))) / months
     return TariffBill(cost, flat, kwh, float(np.sum(demand - served)) / months, energy.tariff.source)
@@ -273,19 +355,27 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     it_kw = float(formulas.it_load_kw(inputs.cluster_gpus, watts)) if inputs is not None else None
     facility_kw = None if it_kw is None else float(formulas.facility_power_kw(it_kw, pue))
     redundancy = inputs.redundancy if inputs is not None else None
-    provisioned = None if redundancy is None or facility_kw is None else float(
-        formulas.provisioned_power_kw(facility_kw, *redundancy))
+    provisioned = (
+        None
+        if redundancy is None or facility_kw is None
+        else float(formulas.provisioned_power_kw(facility_kw, *redundancy))
+    )
     region = energy.grid_region if energy is not None else None
     intensity = _intensity(r.catalog, region)
     co2e = None if intensity is None else float(formulas.emissions_kg(mwh * 1000.0, intensity)) / 1000.0
     market = None
     if energy is not None and energy.market_kg_co2e_per_kwh is not None:
         market = float(formulas.emissions_kg(mwh * 1000.0, energy.market_kg_co2e_per_kwh)) / 1000.0
-    power_words = (f"{gpu.tdp_w:g} W TDP ({gpu.citation()})" if measured is None
-                   else f"{watts:g} W measured per GPU (workload.power; TDP {gpu.tdp_w:g} W)")
-    notes = [f"model cards' method: {run.gpu_hours:,.0f} GPU-hours x {power_words} x PUE {pue:g} ({pue_note})",
-             f"each option: its energy a month with the cluster busy x the run's {run.months:,.2f} months (the power "
-             "model of its electricity cost)"]
+    power_words = (
+        f"{gpu.tdp_w:g} W TDP ({gpu.citation()})"
+        if measured is None
+        else f"{watts:g} W measured per GPU (workload.power; TDP {gpu.tdp_w:g} W)"
+    )
+    notes = [
+        f"model cards' method: {run.gpu_hours:,.0f} GPU-hours x {power_words} x PUE {pue:g} ({pue_note})",
+        f"each option: its energy a month with the cluster busy x the run's {run.months:,.2f} months (the power "
+        "model of its electricity cost)",
+    ]
     if intensity is not None:
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
     by_option = {}
@@ -293,21 +383,41 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
         if option.kind == "api":
             continue
         e = own_energy(r, r.volume) if option.kind == "own" else rent_energy(r, r.volume, name)
-        tonnes = (lambda kg: None if kg is None else kg * run.months / 1000.0)  # noqa: E731
-        by_option[name] = (e.basis, e.energy_kwh_per_month * run.months / 1000.0,
-                           tonnes(e.operational_co2e_kg_per_month), tonnes(e.embodied_co2e_kg_per_month))
+        tonnes = lambda kg: None if kg is None else kg * run.months / 1000.0  # noqa: E731
+        by_option[name] = (
+            e.basis,
+            e.energy_kwh_per_month * run.months / 1000.0,
+            tonnes(e.operational_co2e_kg_per_month),
+            tonnes(e.embodied_co2e_kg_per_month),
+        )
     if provisioned is not None:
-        notes.append(f"power: IT load {it_kw:,.1f} kW, facility {facility_kw:,.1f} kW, provisioned "
-                     f"{provisioned:,.1f} kW with N+{redundancy[1]} redundancy on {redundancy[0]} units")
-    return TrainingEnergy(run.gpu_hours, watts, pue, mwh, intensity, co2e, market, tuple(notes), by_option,
-                          "tdp" if measured is None else "measured", it_kw, facility_kw, provisioned)
+        notes.append(
+            f"power: IT load {it_kw:,.1f} kW, facility {facility_kw:,.1f} kW, provisioned "
+            f"{provisioned:,.1f} kW with N+{redundancy[1]} redundancy on {redundancy[0]} units"
+        )
+    return TrainingEnergy(
+        run.gpu_hours,
+        watts,
+        pue,
+        mwh,
+        intensity,
+        co2e,
+        market,
+        tuple(notes),
+        by_option,
+        "tdp" if measured is None else "measured",
+        it_kw,
+        facility_kw,
+        provisioned,
+    )
 
 
 _BY_KIND = {"own": own_energy, "rent": rent_energy, "api": api_energy}
 
 
-def energy_result(scenario: Scenario | Resolved, volume: float | None = None,
-                  run: TrainingRun | None = None) -> EnergyResult:
+def energy_result(
+    scenario: Scenario | Resolved, volume: float | None = None, run: TrainingRun | None = None
+) -> EnergyResult:
     """Energy, emissions and power of every option at a volume.
 
     Parameters
@@ -333,9 +443,17 @@ def energy_result(scenario: Scenario | Resolved, volume: float | None = None,
     """
     r = as_resolved(scenario)
     v = r.volume if volume is None else float(volume)
-    options = {name: (_BY_KIND[option.kind](r, v) if option.kind == "own" else _BY_KIND[option.kind](r, v, name))
-               for name, option in r.options.items()}
-    sources = sorted({note.split(": ", 1)[1] for e in options.values() for note in e.notes
-                      if note.startswith("grid: ")})
-    return EnergyResult(options=options, power=power_check(r, v), tariff=tariff_bill(r, v),
-                        training=training_energy(r, run) if run is not None else None, sources=tuple(sources))
+    options = {
+        name: (_BY_KIND[option.kind](r, v) if option.kind == "own" else _BY_KIND[option.kind](r, v, name))
+        for name, option in r.options.items()
+    }
+    sources = sorted(
+        {note.split(": ", 1)[1] for e in options.values() for note in e.notes if note.startswith("grid: ")}
+    )
+    return EnergyResult(
+        options=options,
+        power=power_check(r, v),
+        tariff=tariff_bill(r, v),
+        training=training_energy(r, run) if run is not None else None,
+        sources=tuple(sources),
+    )

@@ -95,8 +95,10 @@ def price_factor(scenario: Scenario | Resolved, price: str, months: Numbers) -> 
     if path is None:
         return formulas.growth_factor(rate, months)
     if np.any(np.asarray(rate) != 0):
-        raise ValueError(f"finance.trends.{price}_price_change_per_year is not 0 while {price}_price_path is "
-                         "given: a path replaces the constant rate")
+        raise ValueError(
+            f"finance.trends.{price}_price_change_per_year is not 0 while {price}_price_path is "
+            "given: a path replaces the constant rate"
+        )
     if path.yearly_changes is not None:
         return formulas.yearly_change_factor(path.yearly_changes, months)
     if path.yearly_factors is not None:
@@ -134,8 +136,11 @@ def reserved_prices(scenario: Scenario | Resolved) -> tuple:
     prices = {}
     for term, column in ((1, "reserved_1y_price_per_gpu_hour"), (3, "reserved_3y_price_per_gpu_hour")):
         listed = getattr(rent.offer, column)
-        prices[term] = (rent.reserved.price_per_gpu_hour if rent.reserved is not None and rent.reserved.term_years
-                        == term else (listed * rate if listed is not None else None))
+        prices[term] = (
+            rent.reserved.price_per_gpu_hour
+            if rent.reserved is not None and rent.reserved.term_years == term
+            else (listed * rate if listed is not None else None)
+        )
     return rent.price_per_gpu_hour, prices[1], prices[3]
 
 
@@ -156,17 +161,20 @@ def reserved_forward_factors(scenario: Scenario | Resolved) -> tuple:
     on_demand, year_1, year_3 = reserved_prices(r)
     missing = [term for term, price in (("1-year", year_1), ("3-year", year_3)) if price is None]
     if missing:
-        raise ValueError(f"finance.trends.rental_price_path from_reserved needs the {' and '.join(missing)} "
-                         f"reserved price of {r.option('rent').offer.offer}")
+        raise ValueError(
+            f"finance.trends.rental_price_path from_reserved needs the {' and '.join(missing)} "
+            f"reserved price of {r.option('rent').offer.offer}"
+        )
     return formulas.forward_factors_from_reserved(on_demand, year_1, year_3)
 
 
 def _servers_by_month(r: Resolved, volumes: np.ndarray, online: int) -> np.ndarray:
     own = r.option("own")
-    needed = formulas.servers_needed(np.asarray(gpus_needed(r, volumes)), own.gpus_per_server,
-                                     r.workload.gpus_per_replica, minimum=own.server_count)
-    servers = np.maximum.accumulate(np.asarray(needed, dtype=float), axis=-1)   # servers are never sold early
-    servers[..., :online] = own.server_count      # bought at the decision, online after the lead time
+    needed = formulas.servers_needed(
+        np.asarray(gpus_needed(r, volumes)), own.gpus_per_server, r.workload.gpus_per_replica, minimum=own.server_count
+    )
+    servers = np.maximum.accumulate(np.asarray(needed, dtype=float), axis=-1)  # servers are never sold early
+    servers[..., :online] = own.server_count  # bought at the decision, online after the lead time
     return servers
 
 
@@ -204,13 +212,16 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
 
     on_demand = None
     if "rent" in r.options:
-        on_demand = rent_cash_flows(r, months, volumes, hours, None)       # once: the rent option all on demand
-        flows["rent"] = on_demand if finance.rent_commitment is None else \
-            committed_flows(r, on_demand, hours, months, finance.rent_commitment)
-    for name, option in r.options.items():      # every API offer (options.api and .apis), every options.rents offer
+        on_demand = rent_cash_flows(r, months, volumes, hours, None)  # once: the rent option all on demand
+        flows["rent"] = (
+            on_demand
+            if finance.rent_commitment is None
+            else committed_flows(r, on_demand, hours, months, finance.rent_commitment)
+        )
+    for name, option in r.options.items():  # every API offer (options.api and .apis), every options.rents offer
         if option.kind == "api":
             flows[name] = api_flows(name)
-        elif option.kind == "rent" and name != "rent":      # on demand: reserved terms are the main rent's only
+        elif option.kind == "rent" and name != "rent":  # on demand: reserved terms are the main rent's only
             flows[name] = rent_cash_flows(r, months, volumes, hours, None, name)
     online = finance.lead_time_months
     servers = np.zeros_like(months)
@@ -218,7 +229,7 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         own = r.option("own")
         servers = _servers_by_month(r, volumes, online)
         capex_held = own_hardware_capex(own, servers)
-        at_today = np.diff(capex_held, prepend=0.0)   # purchases at today's prices
+        at_today = np.diff(capex_held, prepend=0.0)  # purchases at today's prices
         purchases = at_today * price_factor(r, "hardware", months)
         facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
         shape = np.broadcast_shapes(np.shape(purchases), np.shape(facility))
@@ -226,9 +237,9 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         lease = finance.lease
         first_owned = at_today.copy()
         if finance.view == "marginal" or (lease is not None and lease.kind == "operating"):
-            first_owned[..., 0] = 0.0            # sunk, or not owned: neither refreshed nor resold
+            first_owned[..., 0] = 0.0  # sunk, or not owned: neither refreshed nor resold
         refresh, refresh_resale, held = _refresh(r, first_owned, months)
-        shape = np.broadcast_shapes(shape, np.shape(held))      # a sampled useful life adds the samples' axis
+        shape = np.broadcast_shapes(shape, np.shape(held))  # a sampled useful life adds the samples' axis
         lines: dict[str, np.ndarray] = {}
         if finance.view == "marginal":
             purchases[..., 0] = 0.0
@@ -246,15 +257,18 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         elif finance.loan is not None:
             loan = finance.loan
             down = np.asarray(loan.down_payment_share, dtype=float)
-            down = down.reshape(_lead(down))        # samples (n, 1) as one share per row
+            down = down.reshape(_lead(down))  # samples (n, 1) as one share per row
             principal = purchases[..., 0] * (1.0 - down)
             payment = np.asarray(formulas.loan_payment(principal, loan.rate_per_year, loan.term_months), dtype=float)
             cash_capex = np.broadcast_to(purchases, np.shape(principal) + purchases.shape[-1:]).copy()
             cash_capex[..., 0] = purchases[..., 0] * down
             payments = np.where((months >= 1) & (months <= loan.term_months), payment[..., None], 0.0)
             paid = int(min(loan.term_months, finance.horizon_months - 1))
-            balance = formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid) \
-                if paid < loan.term_months else 0.0
+            balance = (
+                formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid)
+                if paid < loan.term_months
+                else 0.0
+            )
             payments[..., -1] += balance
             lines[CashLine.HARDWARE_CAPEX] = cash_capex
             lines[CashLine.LOAN_PAYMENTS] = payments
@@ -278,7 +292,7 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         resale = np.zeros(shape)
         resale[..., -1] = -_resale_value(r, held, months)
         lines[CashLine.RESALE] = resale
-        if own.facility_price_per_mw is not None:      # the building outlives the horizon: credit its book value
+        if own.facility_price_per_mw is not None:  # the building outlives the horizon: credit its book value
             age = finance.horizon_months - months
             book = np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months), axis=-1)
             residual = np.zeros(np.broadcast_shapes(shape, np.shape(book) + (len(months),)))
@@ -289,17 +303,26 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     ordered = {name: flows[name] for name in r.options if name in flows}
     if "own" not in r.options:
         return CashFlows(months, volumes, hours, servers, ordered, online, rent_on_demand=on_demand)
-    return CashFlows(months, volumes, hours, servers, ordered, online,
-                     hardware_purchases=purchases_for_tax + refresh, facility_purchases=facility,
-                     rent_on_demand=on_demand)
+    return CashFlows(
+        months,
+        volumes,
+        hours,
+        servers,
+        ordered,
+        online,
+        hardware_purchases=purchases_for_tax + refresh,
+        facility_purchases=facility,
+        rent_on_demand=on_demand,
+    )
 
 
 def _escalated(r: Resolved, parts: dict[str, np.ndarray], months: np.ndarray) -> dict[str, np.ndarray]:
     """Electricity and staffing lines with their escalation (the electricity price's path, if given)."""
     trends = r.finance.trends
     out = dict(parts)
-    if Component.ELECTRICITY in out and (trends.electricity_price_path is not None
-                                         or np.any(np.asarray(trends.electricity_price_change_per_year) != 0)):
+    if Component.ELECTRICITY in out and (
+        trends.electricity_price_path is not None or np.any(np.asarray(trends.electricity_price_change_per_year) != 0)
+    ):
         out[Component.ELECTRICITY] = out[Component.ELECTRICITY] * price_factor(r, "electricity", months)
     for name in (Component.STAFFING, Component.MANAGED_SERVICE):
         if name in out and np.any(np.asarray(trends.salary_change_per_year) != 0):
@@ -307,8 +330,9 @@ def _escalated(r: Resolved, parts: dict[str, np.ndarray], months: np.ndarray) ->
     return out
 
 
-def rent_cash_flows(r: Resolved, months: np.ndarray, volumes: np.ndarray, hours: np.ndarray,
-                    commitment=None, option: str = "rent") -> dict[str, np.ndarray]:
+def rent_cash_flows(
+    r: Resolved, months: np.ndarray, volumes: np.ndarray, hours: np.ndarray, commitment=None, option: str = "rent"
+) -> dict[str, np.ndarray]:
     """The rent option's cash lines each month: GPU rental with its price trend, staffing, and a commitment.
 
     Parameters
@@ -337,18 +361,20 @@ def _lease_lines(r: Resolved, lease, leased, months: np.ndarray) -> dict[str, np
     payments, buyout = np.zeros(leased.shape + (horizon,)), np.zeros(leased.shape + (horizon,))
     if lease.kind == "finance":
         payment = np.asarray(formulas.lease_payment(leased, lease.rate_per_year, term, lease.residual_share))
-        payments[..., :min(term, horizon)] = payment[..., None]
+        payments[..., : min(term, horizon)] = payment[..., None]
         if term < horizon:
             buyout[..., term] = leased * lease.residual_share
-        else:              # still leased at the horizon: pay off what is left, discounted at the lease rate
+        else:  # still leased at the horizon: pay off what is left, discounted at the lease rate
             left = np.arange(horizon, term) - (horizon - 1)
-            buyout[..., -1] = (payment * np.sum(1.0 / (1 + i) ** left)
-                               + leased * lease.residual_share / (1 + i) ** (term - (horizon - 1)))
+            buyout[..., -1] = payment * np.sum(1.0 / (1 + i) ** left) + leased * lease.residual_share / (1 + i) ** (
+                term - (horizon - 1)
+            )
         return {CashLine.LEASE_PAYMENTS: payments, CashLine.LEASE_BUYOUT: buyout}
     price = price_factor(r, "hardware", months)
-    for start in range(0, horizon, term):      # leased again at each term's end, at that month's price
-        payments[..., start:start + term] = np.asarray(formulas.lease_payment(
-            leased * price[start], lease.rate_per_year, term, lease.residual_share))[..., None]
+    for start in range(0, horizon, term):  # leased again at each term's end, at that month's price
+        payments[..., start : start + term] = np.asarray(
+            formulas.lease_payment(leased * price[start], lease.rate_per_year, term, lease.residual_share)
+        )[..., None]
     return {CashLine.LEASE_PAYMENTS: payments}
 
 
@@ -364,10 +390,9 @@ def reserved_busy_hours(r: Resolved, hours, gpus):
     if r.demand is None:
         capacity = np.asarray(gpus, dtype=float) * r.workload.utilisation_ceiling
         return np.minimum(hours, capacity * HOURS_PER_MONTH)
-    capacity = np.asarray(gpus, dtype=float) * r.workload.hourly_ceiling       # busy GPUs the commitment serves
+    capacity = np.asarray(gpus, dtype=float) * r.workload.hourly_ceiling  # busy GPUs the commitment serves
     average = hours / HOURS_PER_MONTH
-    level = np.divide(capacity, average, out=np.full(np.broadcast(capacity, average).shape, np.inf),
-                      where=average > 0)
+    level = np.divide(capacity, average, out=np.full(np.broadcast(capacity, average).shape, np.inf), where=average > 0)
     return hours * _served_below(r.demand.distribution, level)
 
 
@@ -404,13 +429,16 @@ def spot_busy_hours(r: Resolved, hours, reserved_gpus):
 
     def served(level):
         level = np.broadcast_to(level, shape)
-        return _served_below(r.demand.distribution, np.divide(level, average, out=np.full(shape, np.inf),
-                                                               where=average > 0))
+        return _served_below(
+            r.demand.distribution, np.divide(level, average, out=np.full(shape, np.inf), where=average > 0)
+        )
+
     return hours * (served(high) - served(low))
 
 
-def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray, commitment,
-                    spot: bool = False):
+def committed_flows(
+    r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray, months: np.ndarray, commitment, spot: bool = False
+):
     """The rent option's lines with reserved GPUs: the commitment paid by its terms, the rest on demand.
 
     ``parts`` are the rent option's lines all on demand (:func:`rent_cash_flows`); they are not changed.
@@ -420,12 +448,16 @@ def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray
     """
     rent = r.option("rent")
     if spot and rent.billing == "per_gpu_hour_used" and rent.spot is not None:
-        out = dict(parts) if not np.any(np.asarray(commitment.gpus) > 0) else \
-            committed_flows(r, parts, hours, months, commitment)
+        out = (
+            dict(parts)
+            if not np.any(np.asarray(commitment.gpus) > 0)
+            else committed_flows(r, parts, hours, months, commitment)
+        )
         trend = price_factor(r, "rental", months)
         by_spot = spot_busy_hours(r, hours, commitment.gpus)
-        out[Component.GPU_RENTAL] = np.maximum(out[Component.GPU_RENTAL] - by_spot * rent.price_per_gpu_hour * trend,
-                                               0.0)
+        out[Component.GPU_RENTAL] = np.maximum(
+            out[Component.GPU_RENTAL] - by_spot * rent.price_per_gpu_hour * trend, 0.0
+        )
         out[CashLine.SPOT] = by_spot * rent.spot.price_per_gpu_hour * trend
         return out
     if rent.reserved is None:
@@ -437,32 +469,34 @@ def committed_flows(r: Resolved, parts: dict[str, np.ndarray], hours: np.ndarray
     out = dict(parts)
     if rent.billing == "always_on":
         gpus = np.asarray(out[Component.GPU_RENTAL]) / (rent.price_per_gpu_hour * HOURS_PER_MONTH * trend)
-        out[Component.GPU_RENTAL] = np.maximum(gpus - committed, 0.0) * rent.price_per_gpu_hour \
-            * HOURS_PER_MONTH * trend
+        out[Component.GPU_RENTAL] = (
+            np.maximum(gpus - committed, 0.0) * rent.price_per_gpu_hour * HOURS_PER_MONTH * trend
+        )
     else:
         on_demand = np.asarray(hours, dtype=float) - reserved_busy_hours(r, hours, committed)
         out[Component.GPU_RENTAL] = np.maximum(on_demand, 0.0) * rent.price_per_gpu_hour * trend
-    shape = np.broadcast_shapes(np.shape(reserved_hours * rent.reserved.price_per_gpu_hour), np.shape(trend),
-                                months.shape)
+    shape = np.broadcast_shapes(
+        np.shape(reserved_hours * rent.reserved.price_per_gpu_hour), np.shape(trend), months.shape
+    )
     paid, ahead = np.zeros(shape), np.zeros(shape)
     upfront = {"all_upfront": 1.0, "partial_upfront": commitment.upfront_share, "no_upfront": 0.0}[commitment.payment]
     for start in range(0, len(months), term):
-        whole = np.asarray(reserved_hours * term * rent.reserved.price_per_gpu_hour * trend[..., start:start + 1],
-                           dtype=float)
-        whole = whole.reshape(whole.shape[:-1]) if whole.ndim and whole.shape[-1] == 1 else whole   # the term's price
+        whole = np.asarray(
+            reserved_hours * term * rent.reserved.price_per_gpu_hour * trend[..., start : start + 1], dtype=float
+        )
+        whole = whole.reshape(whole.shape[:-1]) if whole.ndim and whole.shape[-1] == 1 else whole  # the term's price
         ahead[..., start] += upfront * whole
-        paid[..., start:start + term] += np.asarray((1.0 - upfront) * whole / term)[..., None]
+        paid[..., start : start + term] += np.asarray((1.0 - upfront) * whole / term)[..., None]
     out[CashLine.RESERVED] = paid
     if upfront:
-        out[CashLine.RESERVED_UPFRONT] = ahead       # paid at the term's start
+        out[CashLine.RESERVED_UPFRONT] = ahead  # paid at the term's start
     return out
 
 
 def residual_share(r: Resolved, age_months: Numbers) -> Values:
     """Resale value of hardware of an age as a share of what it cost, on the finance block's curve. [-]"""
     curve, life = r.finance.residual, useful_life(r)
-    return formulas.residual_share(age_months, life, curve.method, curve.rate_per_year, curve.ages_months,
-                                   curve.shares)
+    return formulas.residual_share(age_months, life, curve.method, curve.rate_per_year, curve.ages_months, curve.shares)
 
 
 def _lead(value) -> tuple[int, ...]:
@@ -501,7 +535,7 @@ def _refresh(r: Resolved, at_today: np.ndarray, months: np.ndarray):
     rows = np.arange(bought.shape[0])
     life = _per_row(lives, shape).astype(int)
     worth = _per_row(worths, shape)
-    price = np.broadcast_to(trend, shape).reshape(-1, horizon)     # each row's price trend by month
+    price = np.broadcast_to(trend, shape).reshape(-1, horizon)  # each row's price trend by month
     refresh, credit, held = (np.zeros_like(bought) for _ in range(3))
     for month in np.flatnonzero(np.any(bought != 0, axis=0)):
         amount = bought[:, month]
@@ -523,7 +557,7 @@ def _resale_value(r: Resolved, held: np.ndarray, months: np.ndarray):
     finance = r.finance
     if finance.resale_share_at_horizon is not None:
         return np.sum(held, axis=-1) * finance.resale_share_at_horizon
-    age = finance.horizon_months - months            # months each purchase has aged by the end
+    age = finance.horizon_months - months  # months each purchase has aged by the end
     return np.sum(held * residual_share(r, age), axis=-1)
 
 
@@ -592,8 +626,9 @@ def present_value_of(r: Resolved, flows, at_start=None):
     return formulas.npv_with_convention(flows, f.discount_rate_per_year, f.npv.period, f.npv.timing, at_start)
 
 
-def present_values(scenario: Scenario | Resolved, flows: CashFlows | None = None
-                   ) -> tuple[dict[str, float], dict[str, float]]:
+def present_values(
+    scenario: Scenario | Resolved, flows: CashFlows | None = None
+) -> tuple[dict[str, float], dict[str, float]]:
     """Each option's NPV and TCO over the horizon: (npv_by_option, tco_by_option). [currency]
 
     The NPV discounts each month's total at the finance block's rate and convention
@@ -652,26 +687,41 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
             "tax_rate": finance.tax.rate,
             "after_tax_tco_by_option": {o: float(taxed.total(o).sum()) for o in taxed.flows},
             "after_tax_npv_by_option": {
-                o: float(present_value_of(r, taxed.total(o), taxed.at_start(o)))
-                for o in taxed.flows},
-            "after_tax_irr_per_year": (formulas.per_year(formulas.irr(gains(taxed, against)))
-                                       if against is not None else None),
+                o: float(present_value_of(r, taxed.total(o), taxed.at_start(o))) for o in taxed.flows
+            },
+            "after_tax_irr_per_year": (
+                formulas.per_year(formulas.irr(gains(taxed, against))) if against is not None else None
+            ),
         }
-    breaks = tuple(UtilisationBreakEven(ident, label, price, break_even_utilisation(r, price))
-                   for ident, label, price in rental_prices(r))
+    breaks = tuple(
+        UtilisationBreakEven(ident, label, price, break_even_utilisation(r, price))
+        for ident, label, price in rental_prices(r)
+    )
     return OwnFinance(
-        horizon_months=finance.horizon_months, discount_rate_per_year=rate,
-        tco_by_option=tco, npv_by_option=npv,
+        horizon_months=finance.horizon_months,
+        discount_rate_per_year=rate,
+        tco_by_option=tco,
+        npv_by_option=npv,
         cost_per_used_gpu_hour=float(own_only) / used if used > 0 else None,
         utilisation=used / offered if offered > 0 else None,
-        break_even_utilisation=breaks, payback_month=payback, payback_against=against,
-        npv_period=convention.period, npv_timing=convention.timing, **returns,
+        break_even_utilisation=breaks,
+        payback_month=payback,
+        payback_against=against,
+        npv_period=convention.period,
+        npv_timing=convention.timing,
+        **returns,
         yearly_by_option={o: tuple(float(v) for v in formulas.yearly_totals(flows.total(o))) for o in flows.flows},
     )
 
 
-CAPITAL_LINES = (CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX, CashLine.REFRESH,
-                 CashLine.LEASE_PAYMENTS, CashLine.LEASE_BUYOUT)
+CAPITAL_LINES = (
+    CashLine.HARDWARE_CAPEX,
+    CashLine.LOAN_PAYMENTS,
+    CashLine.FACILITY_CAPEX,
+    CashLine.REFRESH,
+    CashLine.LEASE_PAYMENTS,
+    CashLine.LEASE_BUYOUT,
+)
 """The own option's cash lines that are paid for hardware and facility: the investment of the ROI."""
 
 
@@ -705,6 +755,18 @@ def investment_returns(r: Resolved, flows: CashFlows, against: str | None) -> di
     }
 
 
-__all__ = ["CAPITAL_LINES", "break_even_utilisation", "cash_flows", "gains", "investment_returns",
-           "price_factor", "reserved_forward_factors", "reserved_prices", "residual_share", "useful_life", "own_cost_per_used_gpu_hour", "own_finance",
-           "rental_prices"]
+__all__ = [
+    "CAPITAL_LINES",
+    "break_even_utilisation",
+    "cash_flows",
+    "gains",
+    "investment_returns",
+    "price_factor",
+    "reserved_forward_factors",
+    "reserved_prices",
+    "residual_share",
+    "useful_life",
+    "own_cost_per_used_gpu_hour",
+    "own_finance",
+    "rental_prices",
+]

@@ -68,6 +68,7 @@ def steady_series(series: np.ndarray) -> np.ndarray:
 
 # --- what the scenario offers ----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Offer:
     """The kinds of capacity a scenario offers, priced for the hour-by-hour dispatch.
@@ -129,8 +130,11 @@ def _api_hour_prices(r: Resolved, option: str, hours: int) -> np.ndarray:
 
     Shape (hours,), or (samples, hours) with sampled prices.
     """
-    listed = np.asarray(monthly_cost(r, option, 1.0), dtype=float) / api_clock_factor(r, option) \
+    listed = (
+        np.asarray(monthly_cost(r, option, 1.0), dtype=float)
+        / api_clock_factor(r, option)
         / np.asarray(gpu_hours_used(r, 1.0), dtype=float)
+    )
     factors = r.option(option).hour_price_factors
     factors = np.ones(hours) if factors is None else np.resize(np.asarray(factors, dtype=float), hours)
     return listed[..., None] * factors if listed.ndim else float(listed) * factors
@@ -171,8 +175,9 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = 
         per_server = own.gpus_per_server
         one = float(own.server_count)
         hours = own.configured_gpus * HOURS_PER_MONTH
-        own_variable = float(sum(own_costs_at(own, one, hours).values()) - sum(own_costs_at(own, one, 0.0).values())) \
-            / hours
+        own_variable = (
+            float(sum(own_costs_at(own, one, hours).values()) - sum(own_costs_at(own, one, 0.0).values())) / hours
+        )
     held_kind = held_price = always_on = on_demand = spot_price = spot_cap = None
     if rent_option in r.options:
         rent = r.options[rent_option]
@@ -196,9 +201,25 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = 
         api_prices = prices[api_option]
     if own_step is None and held_kind is None and on_demand is None and spot_price is None and api_option is None:
         raise ValueError("the scenario offers no kind of capacity")
-    return Offer(float(ceiling_of(r)), int(work.gpus_per_replica), int(work.spare_gpus), int(work.minimum_gpus),
-                 own_step, per_server, own_variable, held_kind, held_price, always_on, on_demand, spot_price,
-                 spot_cap, api_option, api_prices, pure, rent_option if rent_option in r.options else None)
+    return Offer(
+        float(ceiling_of(r)),
+        int(work.gpus_per_replica),
+        int(work.spare_gpus),
+        int(work.minimum_gpus),
+        own_step,
+        per_server,
+        own_variable,
+        held_kind,
+        held_price,
+        always_on,
+        on_demand,
+        spot_price,
+        spot_cap,
+        api_option,
+        api_prices,
+        pure,
+        rent_option if rent_option in r.options else None,
+    )
 
 
 def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]:
@@ -215,7 +236,8 @@ def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]
             continue
         rent = r.options[name]
         names[name] = f"{rent.label}: {rent.offer.gpu} at {rent.offer.provider}, " + (
-            "on-demand price, 24/7" if rent.billing == "always_on" else "on demand by the GPU-hour")
+            "on-demand price, 24/7" if rent.billing == "always_on" else "on demand by the GPU-hour"
+        )
     if rent_option in r.options:
         rent = r.options[rent_option]
         where = f"{rent.offer.gpu} at {rent.offer.provider}"
@@ -229,7 +251,7 @@ def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]
             names[Layer.SPOT] = f"{where}, spot"
     generic = sum(o.kind == "api" for o in r.options.values()) == 1
     for name, option in r.options.items():
-        if option.kind == "api":      # one API: its offer; several: each by its label too (tiers of one model)
+        if option.kind == "api":  # one API: its offer; several: each by its label too (tiers of one model)
             names[name] = f"{option.offer.model} ({option.offer.provider})" if generic else api_offer_label(r, name)
     return names
 
@@ -239,12 +261,13 @@ def api_offer_label(r: Resolved, name: str) -> str:
     already names the model, "Claude Sonnet 4.5, 30 % batch (Anthropic)"."""
     api = r.options[name]
     model, provider = api.offer.model, api.offer.provider
-    if re.sub(r"\s*\(.*\)$", "", model).lower() in api.label.lower():      # "... (deepseek-flash)": its model id
+    if re.sub(r"\s*\(.*\)$", "", model).lower() in api.label.lower():  # "... (deepseek-flash)": its model id
         return f"{api.label} ({provider})"
     return f"{api.label}: {model} ({provider})"
 
 
 # --- the costs of held capacity ----------------------------------------------------------------------------
+
 
 def _own_fixed(r: Resolved, servers: np.ndarray) -> np.ndarray:
     """Monthly cost of n owned servers at zero use (0 for none). [currency/month]"""
@@ -272,11 +295,13 @@ def _rent_staffing(r: Resolved, gpus, option: str | None = "rent") -> np.ndarray
     rent = r.options.get(option) if option is not None else None
     if rent is None or rent.staffing is None:
         return np.zeros_like(np.asarray(gpus, dtype=float))
-    return np.asarray(staffing_month(rent.staffing, np.asarray(gpus, dtype=float)), dtype=float) \
-        + np.zeros_like(np.asarray(gpus, dtype=float))
+    return np.asarray(staffing_month(rent.staffing, np.asarray(gpus, dtype=float)), dtype=float) + np.zeros_like(
+        np.asarray(gpus, dtype=float)
+    )
 
 
 # --- the dispatch -----------------------------------------------------------------------------------------
+
 
 class _Dispatch:
     """Monthly cost of every (owned servers, rented GPUs held) pair for one demand series."""
@@ -287,9 +312,9 @@ class _Dispatch:
         inf = np.full(count, np.inf)
         od = inf if o.on_demand_price is None else np.full(count, o.on_demand_price)
         api = inf if o.api_prices is None else o.api_prices
-        self.flexible = np.minimum(od, api)                  # cheapest kind paid by use, each hour
+        self.flexible = np.minimum(od, api)  # cheapest kind paid by use, each hour
         self.spot = None if o.spot_price is None else np.minimum(o.spot_price, self.flexible)
-        self.od_hours = od <= api                            # on-demand chosen in these hours
+        self.od_hours = od <= api  # on-demand chosen in these hours
         self.spot_hours = None if o.spot_price is None else o.spot_price < self.flexible
         finite = np.isfinite(self.flexible)
         self.peak = float(self.d.max()) if count else 0.0
@@ -298,8 +323,9 @@ class _Dispatch:
         if not finite.all() and not (o.spot_price is not None and o.spot_cap is None):
             self.held_must_reach = self.peak - ((o.spot_cap or 0.0) * o.ceiling if o.spot_price is not None else 0.0)
         self.od_peak = float(self.d[self.od_hours & finite].max()) if (self.od_hours & finite).any() else 0.0
-        self.spot_peak = (float(self.d[self.spot_hours].max()) if self.spot_hours is not None
-                          and self.spot_hours.any() else 0.0)
+        self.spot_peak = (
+            float(self.d[self.spot_hours].max()) if self.spot_hours is not None and self.spot_hours.any() else 0.0
+        )
 
     def _served(self, levels, weights=None):
         return formulas.served_below(self.d, levels, weights)
@@ -328,7 +354,8 @@ class _Dispatch:
         total = np.zeros_like(level)
         if o.own_step is not None:
             total += _own_fixed(r, servers) + HOURS_PER_MONTH * o.own_variable * (
-                self._served(level) - self._served(c_held))
+                self._served(level) - self._served(c_held)
+            )
         if o.held_kind is not None:
             total += held * o.held_price * HOURS_PER_MONTH
         total += self._flexible_cost(level)
@@ -344,8 +371,9 @@ class _Dispatch:
         if self.spot_hours is not None:
             cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
             flexible_peak = np.maximum(flexible_peak, np.minimum(np.maximum(self.spot_peak - level, 0.0), cap))
-        by_use = np.where(flexible_peak > 0,
-                          formulas.whole_units(flexible_peak / o.ceiling, o.replica) * o.replica, 0.0)
+        by_use = np.where(
+            flexible_peak > 0, formulas.whole_units(flexible_peak / o.ceiling, o.replica) * o.replica, 0.0
+        )
         rented = np.where(held > 0, held, 0.0) + by_use + np.where((held == 0) & (by_use > 0), o.spare, 0.0)
         return np.where(rented > 0, _rent_staffing(self.r, rented, o.rent_option), 0.0)
 
@@ -390,8 +418,9 @@ def _grid(o: Offer, r: Resolved, peak: float) -> tuple[np.ndarray, np.ndarray]:
     return servers, held
 
 
-def _search(dispatch: _Dispatch, servers: np.ndarray, held: np.ndarray, fixed: dict[str, float] | None = None
-            ) -> tuple[float, float, float]:
+def _search(
+    dispatch: _Dispatch, servers: np.ndarray, held: np.ndarray, fixed: dict[str, float] | None = None
+) -> tuple[float, float, float]:
     """The cheapest (servers, held) pair, exhaustively or on a coarse grid refined around its best."""
     if fixed:
         servers = np.array([fixed["servers"]]) if "servers" in fixed else servers
@@ -411,12 +440,15 @@ def _search(dispatch: _Dispatch, servers: np.ndarray, held: np.ndarray, fixed: d
     ds = max(1, servers.size // coarse_s.size + 1)
     dh = max(1, held.size // coarse_h.size + 1)
     i, j = int(np.searchsorted(servers, s0)), int(np.searchsorted(held, h0))
-    return best_of(servers[max(0, i - ds):i + ds + 1], held[max(0, j - dh):j + dh + 1])
+    return best_of(servers[max(0, i - ds) : i + ds + 1], held[max(0, j - dh) : j + dh + 1])
 
 
 # --- the mix ----------------------------------------------------------------------------------------------
 
-def pure_costs(scenario: Scenario | Resolved, series: np.ndarray | None = None) -> tuple[dict[str, Any], dict[str, str]]:
+
+def pure_costs(
+    scenario: Scenario | Resolved, series: np.ndarray | None = None
+) -> tuple[dict[str, Any], dict[str, str]]:
     """Each kind of capacity alone serving the hourly demand, as the options buy it. [currency/month]
 
     Own: the servers the peak needs (whole replicas, spare replicas, at least the configured
@@ -441,8 +473,9 @@ def pure_costs(scenario: Scenario | Resolved, series: np.ndarray | None = None) 
     costs: dict[str, Any] = {}
     if "own" in r.options:
         own = r.options["own"]
-        costs[Layer.OWN] = sum(np.asarray(v, dtype=float)
-                               for v in own_costs_at(own, own_servers_for(r, need), busy).values())
+        costs[Layer.OWN] = sum(
+            np.asarray(v, dtype=float) for v in own_costs_at(own, own_servers_for(r, need), busy).values()
+        )
     if "rent" in r.options:
         rent = r.options["rent"]
         gpus = np.asarray(rent_gpus_for(r, need), dtype=float)
@@ -462,8 +495,11 @@ def pure_costs(scenario: Scenario | Resolved, series: np.ndarray | None = None) 
         rent = r.options[name]
         gpus = np.asarray(rent_gpus_for(r, need, name), dtype=float)
         staff = _rent_staffing(r, gpus, name)
-        costs[name] = (gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH if rent.billing == "always_on"
-                       else rent.price_per_gpu_hour * busy) + staff
+        costs[name] = (
+            gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH
+            if rent.billing == "always_on"
+            else rent.price_per_gpu_hour * busy
+        ) + staff
     if r.workload.kind == "tokens":
         for name, option in r.options.items():
             if option.kind == "api":
@@ -472,7 +508,9 @@ def pure_costs(scenario: Scenario | Resolved, series: np.ndarray | None = None) 
     return costs, {k: names[k] for k in costs}
 
 
-def _layers(r: Resolved, o: Offer, dispatch: _Dispatch, servers: float, held: float) -> tuple[dict[str, MixLayer], float]:
+def _layers(
+    r: Resolved, o: Offer, dispatch: _Dispatch, servers: float, held: float
+) -> tuple[dict[str, MixLayer], float]:
     hourly, _level = dispatch.hourly(servers, held)
     names = offer_names(r, o.rent_option)
     d = dispatch.d
@@ -485,13 +523,32 @@ def _layers(r: Resolved, o: Offer, dispatch: _Dispatch, servers: float, held: fl
             gpus = int(round(servers * o.gpus_per_server))
             capacity = float(_own_capacity(o, np.array(servers)))
             cost = float(_own_fixed(r, np.array(servers))) + o.own_variable * busy
-            layers[kind] = MixLayer(kind, names[kind], int(round(servers)), "servers", gpus, capacity, busy, share,
-                                    cost, busy / (gpus * HOURS_PER_MONTH) if gpus else None)
+            layers[kind] = MixLayer(
+                kind,
+                names[kind],
+                int(round(servers)),
+                "servers",
+                gpus,
+                capacity,
+                busy,
+                share,
+                cost,
+                busy / (gpus * HOURS_PER_MONTH) if gpus else None,
+            )
         elif kind == o.held_kind:
             gpus = int(round(held))
-            layers[kind] = MixLayer(kind, names[kind], gpus, "GPU", gpus, float(_held_capacity(o, np.array(held))),
-                                    busy, share, held * o.held_price * HOURS_PER_MONTH,
-                                    busy / (gpus * HOURS_PER_MONTH) if gpus else None)
+            layers[kind] = MixLayer(
+                kind,
+                names[kind],
+                gpus,
+                "GPU",
+                gpus,
+                float(_held_capacity(o, np.array(held))),
+                busy,
+                share,
+                held * o.held_price * HOURS_PER_MONTH,
+                busy / (gpus * HOURS_PER_MONTH) if gpus else None,
+            )
         elif kind == Layer.API:
             cost = HOURS_PER_MONTH * float(np.mean(o.api_prices * served))
             layers[kind] = MixLayer(kind, names[o.api_option], 0, "", 0, None, busy, share, cost, None)
@@ -500,13 +557,20 @@ def _layers(r: Resolved, o: Offer, dispatch: _Dispatch, servers: float, held: fl
             top = float(served.max()) if served.size else 0.0
             gpus = int(formulas.whole_units(top / o.ceiling, o.replica) * o.replica) if top > 0 else 0
             layers[kind] = MixLayer(kind, names[kind], 0, "", gpus, None, busy, share, price * busy, None)
-    staffing = float(dispatch._staffing(np.array(held), np.array(_level))) if any(
-        k in layers for k in (Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT)) else 0.0
+    staffing = (
+        float(dispatch._staffing(np.array(held), np.array(_level)))
+        if any(k in layers for k in (Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT))
+        else 0.0
+    )
     return layers, staffing
 
 
-def cheapest_mix(scenario: Scenario | Resolved, series: np.ndarray | None = None, own_servers: float | None = None,
-                 held_gpus: float | None = None) -> Mix:
+def cheapest_mix(
+    scenario: Scenario | Resolved,
+    series: np.ndarray | None = None,
+    own_servers: float | None = None,
+    held_gpus: float | None = None,
+) -> Mix:
     """The cheapest mix of capacity for the scenario's demand profile, each kind bought as it is sold.
 
     Parameters
@@ -558,10 +622,20 @@ def _offers(r: Resolved, series: np.ndarray, rented_held: bool = False) -> list[
     if rented_held or not names:
         names = names[:1] or ["rent"]
     found = [offer(r, series, name) for name in names]
-    staffed = any(r.options[name].staffing is not None and float(np.max(_rent_staffing(r, 1.0, name))) > 0
-                  for name in names if name in r.options)
-    alone = dataclasses.replace(found[0], held_kind=None, held_price=None, on_demand_price=None, spot_price=None,
-                                spot_cap=None, rent_option=None)
+    staffed = any(
+        r.options[name].staffing is not None and float(np.max(_rent_staffing(r, 1.0, name))) > 0
+        for name in names
+        if name in r.options
+    )
+    alone = dataclasses.replace(
+        found[0],
+        held_kind=None,
+        held_price=None,
+        on_demand_price=None,
+        spot_price=None,
+        spot_cap=None,
+        rent_option=None,
+    )
     if rented_held or not staffed or (alone.own_step is None and alone.api_option is None):
         return found
     return found + [alone]
@@ -571,8 +645,9 @@ LEVEL_POINTS = 512
 """Most levels :func:`cost_against_level` returns, whatever the peak (the optimum among them)."""
 
 
-def cost_against_level(scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None,
-                       points: int = LEVEL_POINTS) -> tuple[np.ndarray, np.ndarray]:
+def cost_against_level(
+    scenario: Scenario | Resolved, kind: str, series: np.ndarray | None = None, points: int = LEVEL_POINTS
+) -> tuple[np.ndarray, np.ndarray]:
     """Monthly cost of the cheapest mix with ``kind`` (own or the held rental) at each level. [currency/month]
 
     Parameters
@@ -641,15 +716,27 @@ def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
     """
     r = as_resolved(scenario)
     if r.demand is None or not r.workload.sized_in_gpus:
-        return None     # no demand profile, or API options only: no GPU capacity to mix with the API
+        return None  # no demand profile, or API options only: no GPU capacity to mix with the API
     series = hourly_demand(r)
     steady = None if r.demand.profile.kind == "steady" else cheapest_mix(r, steady_series(series))
     per_gpu = replica = None
     if r.workload.kind == "tokens":
-        per_gpu = HOURS_PER_MONTH / float(gpu_hours_used(r, 1.0))     # tokens/day one GPU busy all day serves
+        per_gpu = HOURS_PER_MONTH / float(gpu_hours_used(r, 1.0))  # tokens/day one GPU busy all day serves
         replica = r.workload.gpus_per_replica
     return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series, per_gpu, replica)
 
 
-__all__ = ["GRID_LIMIT", "LEVEL_POINTS", "Offer", "cheapest_mix", "cost_against_level", "hourly_demand", "mix_result", "offer",
-           "offer_names", "pure_costs", "steady_series", "LAYER_LABELS"]
+__all__ = [
+    "GRID_LIMIT",
+    "LEVEL_POINTS",
+    "Offer",
+    "cheapest_mix",
+    "cost_against_level",
+    "hourly_demand",
+    "mix_result",
+    "offer",
+    "offer_names",
+    "pure_costs",
+    "steady_series",
+    "LAYER_LABELS",
+]

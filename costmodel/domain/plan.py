@@ -66,8 +66,12 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
     lead = fin.lead_time_months
     months = np.arange(horizon, dtype=float)
     shape = _shape(r)
-    average = np.asarray(gpu_hours_used(r, r.volume * formulas.growth_factor(fin.trends.demand_growth_per_year,
-                                                                             months)), dtype=float) / HOURS_PER_MONTH
+    average = (
+        np.asarray(
+            gpu_hours_used(r, r.volume * formulas.growth_factor(fin.trends.demand_growth_per_year, months)), dtype=float
+        )
+        / HOURS_PER_MONTH
+    )
     average = np.broadcast_to(average, months.shape)
     price = price_factor(r, "hardware", months)
     mixes: dict[tuple[float, float | None], object] = {}
@@ -79,7 +83,7 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
             mixes[key] = cheapest_mix(r, shape * level, own_servers=servers)
         return mixes[key]
 
-    sunk = fin.view == "marginal"          # the configured servers are already owned: their price is not paid
+    sunk = fin.view == "marginal"  # the configured servers are already owned: their price is not paid
 
     def counted(servers: int) -> float:
         """Capex of holding ``servers``, less that of the configured ones in the marginal view. [currency]"""
@@ -90,16 +94,16 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
             paid -= float(own_hardware_capex(own, float(min(servers, own.server_count))))
         return paid
 
-    held_by_year, servers = [], 0           # servers working in each year of the horizon
+    held_by_year, servers = [], 0  # servers working in each year of the horizon
     for y in range(-(-horizon // MONTHS_PER_YEAR)):
         if y < count:
-            year_mean = float(average[y * MONTHS_PER_YEAR:(y + 1) * MONTHS_PER_YEAR].mean())
+            year_mean = float(average[y * MONTHS_PER_YEAR : (y + 1) * MONTHS_PER_YEAR].mean())
             owned = mix_at(year_mean, None).layers.get(Layer.OWN)
             servers = max(servers, owned.units if owned is not None else 0)
         held_by_year.append(servers)
     lines = {name: np.zeros(horizon) for name in (HARDWARE, RENTED, RESALE)}
     running: dict[str, np.ndarray] = {}
-    online = np.zeros(horizon)              # servers working each month
+    online = np.zeros(horizon)  # servers working each month
     purchases, cohorts, ordered = [], [], 0
     for y, servers in enumerate(held_by_year):
         start = y * MONTHS_PER_YEAR
@@ -109,7 +113,7 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
             lines[HARDWARE][order] += paid
             purchases.append((order, servers - ordered, paid))
             cohorts.append((order, paid))
-            online[order + lead:] = servers
+            online[order + lead :] = servers
             ordered = servers
     years = []
     for m in range(horizon):
@@ -127,16 +131,23 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
         year_mean = float(average[span].mean())
         mix = mix_at(year_mean, float(servers))
         owned = mix.layers.get(Layer.OWN)
-        years.append(PlanYear(y + 1, year_mean * HOURS_PER_MONTH, int(servers),
-                              {str(k): int(v) for k, v in mix.gpus.items()}, float(lines[RENTED][span].mean()),
-                              float(owned.busy_gpu_hours) if owned is not None else 0.0))
+        years.append(
+            PlanYear(
+                y + 1,
+                year_mean * HOURS_PER_MONTH,
+                int(servers),
+                {str(k): int(v) for k, v in mix.gpus.items()},
+                float(lines[RENTED][span].mean()),
+                float(owned.busy_gpu_hours) if owned is not None else 0.0,
+            )
+        )
     for order, paid in cohorts:
         lines[RESALE][-1] -= paid * float(residual_share(r, horizon - order))
-    flows = {**{HARDWARE: lines[HARDWARE]}, **running,
-             **{k: lines[k] for k in (RENTED, RESALE) if np.any(lines[k])}}
+    flows = {**{HARDWARE: lines[HARDWARE]}, **running, **{k: lines[k] for k in (RENTED, RESALE) if np.any(lines[k])}}
     total = np.sum(np.stack(list(flows.values())), axis=0)
-    npv = formulas.npv_with_convention(total, fin.discount_rate_per_year, fin.npv.period, fin.npv.timing,
-                                       at_start=flows[HARDWARE])      # purchases at the start of their month
+    npv = formulas.npv_with_convention(
+        total, fin.discount_rate_per_year, fin.npv.period, fin.npv.timing, at_start=flows[HARDWARE]
+    )  # purchases at the start of their month
     return GrowthPlan(tuple(years), tuple(purchases), flows, float(total.sum()), float(npv))
 
 
@@ -150,15 +161,27 @@ def plan_words(plan: GrowthPlan, server: str = "") -> str:
     what = f" × {server}" if server else (" server" if plan.purchases and plan.purchases[0][1] == 1 else " servers")
     if not plan.purchases:
         return "buy no servers; the work rented or sent to the API throughout"
-    buys = [f"{n}{what if server else (' server' if n == 1 else ' servers')} in month {m}" if i == 0
-            else f"{n} more in month {m}" for i, (m, n, _p) in enumerate(plan.purchases)]
+    buys = [
+        f"{n}{what if server else (' server' if n == 1 else ' servers')} in month {m}"
+        if i == 0
+        else f"{n} more in month {m}"
+        for i, (m, n, _p) in enumerate(plan.purchases)
+    ]
     rest_years = [y for y in plan.years if y.rented_per_month > 0]
-    kinds = sorted({k for y in rest_years for k in y.layers if k != Layer.OWN})       # the mix's other layers
-    by = " and ".join("sent to the API" if k == Layer.API else "rented" for k in
-                      sorted({"api" if k == Layer.API else "rent" for k in kinds}, reverse=True)) or "rented"
+    kinds = sorted({k for y in rest_years for k in y.layers if k != Layer.OWN})  # the mix's other layers
+    by = (
+        " and ".join(
+            "sent to the API" if k == Layer.API else "rented"
+            for k in sorted({"api" if k == Layer.API else "rent" for k in kinds}, reverse=True)
+        )
+        or "rented"
+    )
     years = [y.year for y in rest_years]
-    rest = (f"; the rest {by} in year{'s' if len(years) > 1 else ''} " + ", ".join(map(str, years))) if years \
+    rest = (
+        (f"; the rest {by} in year{'s' if len(years) > 1 else ''} " + ", ".join(map(str, years)))
+        if years
         else "; nothing else once they are online"
+    )
     return f"buy {', '.join(buys)}{rest}"
 
 

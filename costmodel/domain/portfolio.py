@@ -35,11 +35,11 @@ from ..resolved import OPTION_LABELS, Resolved, as_resolved, resolve
 from ..schema import Scenario
 from ..schema.inputs import find_input, fixed_reason
 from ..schema.values import value_problems
-from .compare import compare
 from .capacity import own_servers, rent_gpus
+from .compare import compare
 from .costs import monthly_cost
-from .finance import present_values
 from .decision import labels, measure_of, reserved_gpus_of
+from .finance import present_values
 from .uncertainty import measure_unit, numeric_inputs, option_costs
 
 GRID_POINTS = 41
@@ -62,8 +62,15 @@ PAIRS = tuple(itertools.combinations(OPTIONS, 2))
 """Option pairs in column order."""
 
 
-DECISION_COLUMNS = ("decision_measure", "decision_unit", "winner", "winner_label", "winner_figure", "runner_up",
-                    "margin")
+DECISION_COLUMNS = (
+    "decision_measure",
+    "decision_unit",
+    "winner",
+    "winner_label",
+    "winner_figure",
+    "runner_up",
+    "margin",
+)
 """The decision's columns: its measure and unit, the winning candidate (id, label and figure), the runner-up, the
 margin on the measure [``decision_unit``: the reporting currency, or per month for the monthly measures]."""
 
@@ -110,15 +117,28 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
         missing finance block give None (an empty cell), never NaN.
     """
     result = compare(scenario)
-    row: dict[str, Any] = {"scenario": name, "point": None, "title": result.title, "volume": result.volume,
-                           "volume_unit": result.volume_unit, "currency": result.currency}
-    names = list(OPTIONS) + [o for o in result.options if o not in OPTIONS]    # further options: api:<name>
+    row: dict[str, Any] = {
+        "scenario": name,
+        "point": None,
+        "title": result.title,
+        "volume": result.volume,
+        "volume_unit": result.volume_unit,
+        "currency": result.currency,
+    }
+    names = list(OPTIONS) + [o for o in result.options if o not in OPTIONS]  # further options: api:<name>
     for option in names:
         found = result.options.get(option)
         row[cost_column(option)] = None if found is None else found.monthly_cost
     d = result.decision
-    row.update(decision_measure=d.measure, decision_unit=d.unit, winner=d.winner, winner_label=d.winning.label,
-               winner_figure=d.winning.figure, runner_up=d.runner_up, margin=d.margin)
+    row.update(
+        decision_measure=d.measure,
+        decision_unit=d.unit,
+        winner=d.winner,
+        winner_label=d.winning.label,
+        winner_figure=d.winning.figure,
+        runner_up=d.runner_up,
+        margin=d.margin,
+    )
     for option in names:
         row[decision_column(option)] = d.figure(option) if option in d.candidates else None
     for a, b in PAIRS:
@@ -143,6 +163,7 @@ def error_row(name: str, message: str) -> dict[str, Any]:
 
 
 # --- sweeps ------------------------------------------------------------------------------------
+
 
 def grid_points(axes: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """The Cartesian product of each input's values, as one array per input (first input slowest).
@@ -182,8 +203,9 @@ def _fixed_groups(values: Mapping[str, np.ndarray], fixed: list[str]) -> tuple[n
     return combos, which.reshape(-1)
 
 
-def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray],
-                       together: str = "box") -> list[tuple[str, Any, str]]:
+def check_sweep_values(
+    scenario: Scenario | Resolved, values: Mapping[str, np.ndarray], together: str = "box"
+) -> list[tuple[str, Any, str]]:
     """Problems with a sweep's values: unknown inputs, values that are not numbers, not whole for a
     count, outside an input's range, or that break a rule joining several inputs (a cached price above
     the input price); too many points; for an input that cannot vary as an array (a count), a value at
@@ -220,9 +242,14 @@ def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.nd
         return problems
     combos, _ = _fixed_groups(values, fixed)
     if len(combos) > MAX_FIXED_VALUES:
-        return [(fixed[0] if len(fixed) == 1 else "(sweep)", len(combos),
-                 f"at most {MAX_FIXED_VALUES} distinct values of {', '.join(fixed)} (each sets a count or a size: "
-                 "the scenario is resolved once for each)")]
+        return [
+            (
+                fixed[0] if len(fixed) == 1 else "(sweep)",
+                len(combos),
+                f"at most {MAX_FIXED_VALUES} distinct values of {', '.join(fixed)} (each sets a count or a size: "
+                "the scenario is resolved once for each)",
+            )
+        ]
     for combo in combos:
         at = {p: float(v) for p, v in zip(fixed, combo, strict=True)}
         try:
@@ -233,8 +260,9 @@ def check_sweep_values(scenario: Scenario | Resolved, values: Mapping[str, np.nd
                 if len(fixed) == 1 and field == fixed[0]:
                     problems.append((field, value, reason))
                 else:
-                    problems.append((fixed[0] if len(fixed) == 1 else "(sweep)", shown, f"at {shown}: {field}: "
-                                     f"{reason}"))
+                    problems.append(
+                        (fixed[0] if len(fixed) == 1 else "(sweep)", shown, f"at {shown}: {field}: {reason}")
+                    )
         except ValueError as exc:
             shown = ", ".join(f"{p} = {v:g}" for p, v in at.items())
             problems.append((fixed[0] if len(fixed) == 1 else "(sweep)", shown, f"at {shown}: {exc}"))
@@ -250,8 +278,9 @@ def _first_change(diff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(found, change.argmax(axis=1), 0), found
 
 
-def sweep_columns(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray], name: str = "",
-                  first_point: int = 0) -> dict[str, Any]:
+def sweep_columns(
+    scenario: Scenario | Resolved, values: Mapping[str, np.ndarray], name: str = "", first_point: int = 0
+) -> dict[str, Any]:
     """The portfolio columns of a sweep chunk, every point at once.
 
     Parameters
@@ -303,8 +332,15 @@ def sweep_columns(scenario: Scenario | Resolved, values: Mapping[str, np.ndarray
     return out
 
 
-def _point_labels(r: Resolved, s: Resolved, volume: np.ndarray, values: Mapping[str, np.ndarray], measure: str,
-                  figures: Mapping[str, np.ndarray], winners: list[str]) -> list[str]:
+def _point_labels(
+    r: Resolved,
+    s: Resolved,
+    volume: np.ndarray,
+    values: Mapping[str, np.ndarray],
+    measure: str,
+    figures: Mapping[str, np.ndarray],
+    winners: list[str],
+) -> list[str]:
     """Each point's winner named as :func:`~costmodel.domain.decision.labels` names it for that point alone.
 
     A label states the GPUs or servers bought, which follow the point's volume and inputs: the points
@@ -316,23 +352,34 @@ def _point_labels(r: Resolved, s: Resolved, volume: np.ndarray, values: Mapping[
     if not counted or not values:
         named = labels(r, measure, figures, reserved_gpus=reserved_gpus_of(r) if "rent" in r.options else None)
         return [named[c] for c in winners]
-    counts = np.column_stack([np.broadcast_to(
-        np.asarray(own_servers(s, volume) if r.option(o).kind == "own" else rent_gpus(s, volume, o), dtype=float),
-        (n, 1))[:, 0] for o in counted])
+    counts = np.column_stack(
+        [
+            np.broadcast_to(
+                np.asarray(
+                    own_servers(s, volume) if r.option(o).kind == "own" else rent_gpus(s, volume, o), dtype=float
+                ),
+                (n, 1),
+            )[:, 0]
+            for o in counted
+        ]
+    )
     groups: dict[tuple, dict[str, str]] = {}
     found = []
     for i, winner in enumerate(winners):
         key = tuple(counts[i])
         if key not in groups:
             point = resolve(r, values={p: float(np.ravel(v)[i]) for p, v in values.items()})
-            groups[key] = labels(point, measure, {c: float(np.ravel(f)[i]) for c, f in figures.items()},
-                                 reserved_gpus=reserved_gpus_of(point) if "rent" in point.options else None)
+            groups[key] = labels(
+                point,
+                measure,
+                {c: float(np.ravel(f)[i]) for c, f in figures.items()},
+                reserved_gpus=reserved_gpus_of(point) if "rent" in point.options else None,
+            )
         found.append(groups[key][winner])
     return found
 
 
-def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str,
-                first_point: int) -> dict[str, Any]:
+def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str, first_point: int) -> dict[str, Any]:
     """:func:`sweep_columns` for ``n`` points of inputs that all take arrays (none, when only counts are swept:
     ``r`` then holds them)."""
     column = {path: np.asarray(v, dtype=float).reshape(n, 1) for path, v in values.items()}
@@ -341,8 +388,14 @@ def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str
     options = list(r.options)
     costs = {o: np.broadcast_to(monthly_cost(s, o, volume), (n, 1))[:, 0].astype(float) for o in options}
     out: dict[str, Any] = {path: np.asarray(v, dtype=float) for path, v in values.items()}
-    out.update(scenario=[name] * n, point=np.arange(first_point, first_point + n), title=[r.title] * n,
-               volume=volume[:, 0].copy(), volume_unit=[r.volume_unit] * n, currency=[r.currency] * n)
+    out.update(
+        scenario=[name] * n,
+        point=np.arange(first_point, first_point + n),
+        title=[r.title] * n,
+        volume=volume[:, 0].copy(),
+        volume_unit=[r.volume_unit] * n,
+        currency=[r.currency] * n,
+    )
     for option in OPTIONS:
         out[cost_column(option)] = costs.get(option, [None] * n)
     measure = measure_of(r)
@@ -364,7 +417,7 @@ def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str
     out.update(_sweep_break_evens(s, options, volume, n))
     finance_columns = {f"{k}_{o}": [None] * n for k in ("npv", "tco") for o in OPTIONS}
     if r.finance is not None:
-        npv, tco = present_values(s)        # the cash flows of every point at once (samples × months)
+        npv, tco = present_values(s)  # the cash flows of every point at once (samples × months)
         for o in OPTIONS:
             if o in npv:
                 finance_columns[f"npv_{o}"] = np.broadcast_to(npv[o], (n,)).astype(float)
@@ -377,8 +430,8 @@ def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str
 
 def _sweep_break_evens(s: Resolved, options: list[str], volume: np.ndarray, n: int) -> dict[str, list]:
     """Break-even volume of every pair at every point: grid, then bisection, all points together."""
-    upper = np.where(volume > 0, 10.0 * volume, np.nan)        # a zero volume has no default range
-    grid = upper * np.linspace(0.0, 1.0, GRID_POINTS)          # (n, GRID_POINTS)
+    upper = np.where(volume > 0, 10.0 * volume, np.nan)  # a zero volume has no default range
+    grid = upper * np.linspace(0.0, 1.0, GRID_POINTS)  # (n, GRID_POINTS)
     on_grid = {o: np.broadcast_to(monthly_cost(s, o, np.nan_to_num(grid)), grid.shape) for o in options}
     found_columns: dict[str, list] = {}
     for a, b in PAIRS:
@@ -394,8 +447,10 @@ def _sweep_break_evens(s: Resolved, options: list[str], volume: np.ndarray, n: i
         f_low = diff[rows, cell]
         for _ in range(BISECTIONS):
             middle = 0.5 * (low + high)
-            f_middle = np.broadcast_to(monthly_cost(s, a, np.nan_to_num(middle)[:, None])
-                                       - monthly_cost(s, b, np.nan_to_num(middle)[:, None]), (n, 1))[:, 0]
+            f_middle = np.broadcast_to(
+                monthly_cost(s, a, np.nan_to_num(middle)[:, None]) - monthly_cost(s, b, np.nan_to_num(middle)[:, None]),
+                (n, 1),
+            )[:, 0]
             same = np.sign(f_middle) == np.sign(f_low)
             low = np.where(same, middle, low)
             f_low = np.where(same, f_middle, f_low)

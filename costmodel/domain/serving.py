@@ -22,8 +22,15 @@ from .capacity import gpu_count, gpus_needed
 def _point(p: OperatingPoint | None) -> ServingPoint | None:
     if p is None:
         return None
-    return ServingPoint(float(p.concurrency), float(p.throughput_per_gpu), float(p.tokens_per_second_per_user),
-                        float(p.ttft), p.source, p.estimated, p.basis)
+    return ServingPoint(
+        float(p.concurrency),
+        float(p.throughput_per_gpu),
+        float(p.tokens_per_second_per_user),
+        float(p.ttft),
+        p.source,
+        p.estimated,
+        p.basis,
+    )
 
 
 def serving_fleet(r: Resolved, option: str, volume: float) -> ServingFleet:
@@ -54,9 +61,15 @@ def serving_fleet(r: Resolved, option: str, volume: float) -> ServingFleet:
         needed = float(gpus_needed(r, volume)) * plan.prefill_share
         prefill = min(max(1, math.ceil(needed / replica - 1e-9)), max(working - 1, 1))
         decode = max(working - prefill, 0)
-    return ServingFleet(option=option, gpus=gpus, replicas=replicas,
-                        servers=math.ceil(gpus / plan.gpus_per_server), spare_replicas=plan.spare_replicas,
-                        prefill_replicas=prefill, decode_replicas=decode)
+    return ServingFleet(
+        option=option,
+        gpus=gpus,
+        replicas=replicas,
+        servers=math.ceil(gpus / plan.gpus_per_server),
+        spare_replicas=plan.spare_replicas,
+        prefill_replicas=prefill,
+        decode_replicas=decode,
+    )
 
 
 def serving_result(r: Resolved, volume: float) -> ServingResult | None:
@@ -68,23 +81,39 @@ def serving_result(r: Resolved, volume: float) -> ServingResult | None:
     target = None
     if plan.target is not None:
         t = plan.target
-        target = {"ttft_seconds": t.ttft_seconds if t.ttft_seconds is not None else "no bound",
-                  "ttft_statistic": t.ttft_statistic,
-                  "tokens_per_second_per_user": (t.min_tokens_per_second if t.min_tokens_per_second is not None
-                                                 else "no bound"),
-                  "source": t.source}
+        target = {
+            "ttft_seconds": t.ttft_seconds if t.ttft_seconds is not None else "no bound",
+            "ttft_statistic": t.ttft_statistic,
+            "tokens_per_second_per_user": (
+                t.min_tokens_per_second if t.min_tokens_per_second is not None else "no bound"
+            ),
+            "source": t.source,
+        }
     fleets = {name: serving_fleet(r, name, volume) for name, o in r.options.items() if o.kind in ("own", "rent")}
     return ServingResult(
-        target=target, mode=plan.mode, mode_reason=plan.mode_reason, point=_point(plan.point),
+        target=target,
+        mode=plan.mode,
+        mode_reason=plan.mode_reason,
+        point=_point(plan.point),
         decode_point=_point(plan.decode_point),
         throughput_per_gpu=float(np.mean(capacity.output_tokens_per_second_per_gpu)),
-        throughput_source=capacity.source, prefill_share=plan.prefill_share,
-        gpus_per_replica=r.workload.gpus_per_replica, servers_per_replica=plan.servers_per_replica,
-        gpus_per_server=plan.gpus_per_server, weights_gb_per_gpu=plan.weights_gb_per_gpu,
-        kv_cache_gb_per_gpu=plan.kv_cache_gb_per_gpu, memory_gb_per_gpu=plan.memory_gb_per_gpu,
-        spare_replicas=plan.spare_replicas, availability=plan.availability, input_tokens=plan.input_tokens,
-        output_tokens=plan.output_tokens, fleets=fleets, curve=plan.curve, curve_label=plan.curve_label,
-        decode_curve=plan.decode_curve)
+        throughput_source=capacity.source,
+        prefill_share=plan.prefill_share,
+        gpus_per_replica=r.workload.gpus_per_replica,
+        servers_per_replica=plan.servers_per_replica,
+        gpus_per_server=plan.gpus_per_server,
+        weights_gb_per_gpu=plan.weights_gb_per_gpu,
+        kv_cache_gb_per_gpu=plan.kv_cache_gb_per_gpu,
+        memory_gb_per_gpu=plan.memory_gb_per_gpu,
+        spare_replicas=plan.spare_replicas,
+        availability=plan.availability,
+        input_tokens=plan.input_tokens,
+        output_tokens=plan.output_tokens,
+        fleets=fleets,
+        curve=plan.curve,
+        curve_label=plan.curve_label,
+        decode_curve=plan.decode_curve,
+    )
 
 
 def output_tokens_per_month(r: Resolved, volume):
@@ -133,7 +162,7 @@ def output_cost_against_speed(r: Resolved, speeds, volume: float | None = None) 
         except ScenarioError:
             moved = None
         for name in r.options:
-            source = r if r.options[name].kind == "api" else moved     # the API's price does not move
+            source = r if r.options[name].kind == "api" else moved  # the API's price does not move
             value = None
             if source is not None and millions > 0:
                 value = float(sum(monthly_cost_components(source, name, v).values())) / millions

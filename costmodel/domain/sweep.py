@@ -48,9 +48,17 @@ def cost_table(scenario: Scenario | Resolved, volume: float | None = None) -> pd
 
     r = as_resolved(scenario)
     v = r.volume if volume is None else float(volume)
-    rows = [{Columns.option: option, Columns.option_label: r.label(option), Columns.component: str(component),
-             Columns.cost: float(cost), Columns.currency: r.currency}
-            for option in r.options for component, cost in monthly_cost_components(r, option, v).items()]
+    rows = [
+        {
+            Columns.option: option,
+            Columns.option_label: r.label(option),
+            Columns.component: str(component),
+            Columns.cost: float(cost),
+            Columns.currency: r.currency,
+        }
+        for option in r.options
+        for component, cost in monthly_cost_components(r, option, v).items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -74,8 +82,17 @@ def cost_sweep(scenario: Scenario | Resolved, volumes: Numbers) -> pd.DataFrame:
 
     r = as_resolved(scenario)
     v = np.asarray(volumes, dtype=float).ravel()
-    frames = [pd.DataFrame({Columns.volume: v, Columns.option: option, Columns.option_label: r.label(option),
-                            Columns.cost: monthly_cost(r, option, v), Columns.gpu_count: gpu_count(r, option, v),
-                            Columns.currency: r.currency})
-              for option in r.options]
+    frames = [
+        pd.DataFrame(
+            {
+                Columns.volume: v,
+                Columns.option: option,
+                Columns.option_label: r.label(option),
+                Columns.cost: monthly_cost(r, option, v),
+                Columns.gpu_count: gpu_count(r, option, v),
+                Columns.currency: r.currency,
+            }
+        )
+        for option in r.options
+    ]
     return pd.concat(frames, ignore_index=True)

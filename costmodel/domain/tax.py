@@ -24,8 +24,16 @@ from ..resolved import Resolved
 from ..results import CashFlows, CashLine
 from ..units import MONTHS_PER_YEAR
 
-NOT_EXPENSES = (CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX, CashLine.RESALE,
-                CashLine.FACILITY_RESIDUAL, CashLine.REFRESH, CashLine.REFRESH_RESALE, CashLine.LEASE_BUYOUT)
+NOT_EXPENSES = (
+    CashLine.HARDWARE_CAPEX,
+    CashLine.LOAN_PAYMENTS,
+    CashLine.FACILITY_CAPEX,
+    CashLine.RESALE,
+    CashLine.FACILITY_RESIDUAL,
+    CashLine.REFRESH,
+    CashLine.REFRESH_RESALE,
+    CashLine.LEASE_BUYOUT,
+)
 """Own cash lines that are not deductible expenses (capital, financing, proceeds); a finance lease's
 payments are not either (the hardware is depreciated instead; the interest in them is not deducted,
 a conservative simplification). An operating lease's payments are expenses."""
@@ -46,10 +54,12 @@ def tax_depreciation_shares(r: Resolved, months: int) -> np.ndarray:
     tax = r.finance.tax
     life = tax.life_months if tax.life_months is not None else r.option("own").depreciation_months
     if tax.depreciation == "macrs_5":
-        return formulas.depreciation_shares("table", months, bonus_share=tax.bonus_share,
-                                            table=r.catalog.depreciation_table("macrs_5"))
-    return formulas.depreciation_shares(tax.depreciation, months, life_months=life, factor=tax.declining_factor,
-                                        bonus_share=tax.bonus_share)
+        return formulas.depreciation_shares(
+            "table", months, bonus_share=tax.bonus_share, table=r.catalog.depreciation_table("macrs_5")
+        )
+    return formulas.depreciation_shares(
+        tax.depreciation, months, life_months=life, factor=tax.declining_factor, bonus_share=tax.bonus_share
+    )
 
 
 def _cohorts(purchases: np.ndarray, life: int, horizon: int):
@@ -87,21 +97,23 @@ def after_tax(r: Resolved, flows: CashFlows) -> CashFlows:
         deduction = np.zeros(horizon)
         life = useful_life(r)
         for month, price, sold, replaced in _cohorts(flows.hardware_purchases, life, horizon):
-            held_months = sold - month + (0 if replaced else 1)     # deductions while held
-            deduction[month:month + held_months] += price * shares[:held_months]
-            deduction[sold] += price * (1.0 - shares[:held_months].sum())   # basis written off at sale
+            held_months = sold - month + (0 if replaced else 1)  # deductions while held
+            deduction[month : month + held_months] += price * shares[:held_months]
+            deduction[sold] += price * (1.0 - shares[:held_months].sum())  # basis written off at sale
         facility = flows.facility_purchases
         own = r.option("own")
         if facility is not None and np.any(facility) and own.facility_depreciation_months:
-            straight = formulas.depreciation_shares("straight_line", horizon,
-                                                    life_months=own.facility_depreciation_months)
+            straight = formulas.depreciation_shares(
+                "straight_line", horizon, life_months=own.facility_depreciation_months
+            )
             for month in np.flatnonzero(facility):
-                deduction[month:] += facility[month] * straight[:horizon - month]
-                left = 1.0 - straight[:horizon - month].sum()
-                deduction[-1] += facility[month] * left        # basis against the residual credited at the end
+                deduction[month:] += facility[month] * straight[: horizon - month]
+                left = 1.0 - straight[: horizon - month].sum()
+                deduction[-1] += facility[month] * left  # basis against the residual credited at the end
         new[CashLine.TAX_ON_DEPRECIATION] = -formulas.tax_shield(deduction, rate)
-        proceeds = -sum(lines.get(k, 0.0) for k in (CashLine.RESALE, CashLine.REFRESH_RESALE,
-                                                    CashLine.FACILITY_RESIDUAL))
+        proceeds = -sum(
+            lines.get(k, 0.0) for k in (CashLine.RESALE, CashLine.REFRESH_RESALE, CashLine.FACILITY_RESIDUAL)
+        )
         new[CashLine.TAX_ON_RESALE] = formulas.tax_shield(np.asarray(proceeds, dtype=float) + np.zeros(horizon), rate)
         loan = r.finance.loan
         if loan is not None and flows.hardware_purchases is not None:
@@ -109,12 +121,21 @@ def after_tax(r: Resolved, flows: CashFlows) -> CashFlows:
             periods = np.arange(1, horizon)
             paying = periods <= loan.term_months
             interest = np.zeros(horizon)
-            interest[1:][paying] = -npf.ipmt(loan.rate_per_year / MONTHS_PER_YEAR, periods[paying],
-                                             loan.term_months, principal)
+            interest[1:][paying] = -npf.ipmt(
+                loan.rate_per_year / MONTHS_PER_YEAR, periods[paying], loan.term_months, principal
+            )
             new[CashLine.TAX_ON_INTEREST] = -formulas.tax_shield(interest, rate)
         out[option] = new
-    return CashFlows(flows.months, flows.volume, flows.gpu_hours, flows.servers, out, flows.online_month,
-                     flows.hardware_purchases, flows.facility_purchases)
+    return CashFlows(
+        flows.months,
+        flows.volume,
+        flows.gpu_hours,
+        flows.servers,
+        out,
+        flows.online_month,
+        flows.hardware_purchases,
+        flows.facility_purchases,
+    )
 
 
 __all__ = ["NOT_EXPENSES", "after_tax", "tax_depreciation_shares", "useful_life"]

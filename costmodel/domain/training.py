@@ -59,8 +59,9 @@ def checkpointing(run: TrainingInputs) -> tuple[float | None, float | None, floa
 
 def _stage_hours(stage: StageInputs, run: TrainingInputs, goodput):
     """(FLOP, GPU-hours with no failure, GPU-hours to pay, MFU) of one stage."""
-    flop = None if stage.training_tokens is None else formulas.training_flop(run.active_parameters,
-                                                                              stage.training_tokens)
+    flop = (
+        None if stage.training_tokens is None else formulas.training_flop(run.active_parameters, stage.training_tokens)
+    )
     if stage.mfu is not None:
         ideal = formulas.training_gpu_hours(flop, run.peak_tflops, stage.mfu)
         return flop, ideal, ideal / goodput, stage.mfu
@@ -76,18 +77,32 @@ def published_range(r: Resolved) -> tuple[float, float, list[str]] | None:
     """
     arch = r.workload.gpu.architecture
     gpus = r.catalog.gpus
-    rows = [row for row in r.catalog.training_runs.values()
-            if arch is not None and row.gpu in gpus and gpus[row.gpu].architecture == arch]
+    rows = [
+        row
+        for row in r.catalog.training_runs.values()
+        if arch is not None and row.gpu in gpus and gpus[row.gpu].architecture == arch
+    ]
     if not rows:
         return None
-    achieved = [float(formulas.achieved_tflops_from_gpu_hours(
-        formulas.training_flop(row.active_parameters, row.training_tokens), row.gpu_hours)) for row in rows]
+    achieved = [
+        float(
+            formulas.achieved_tflops_from_gpu_hours(
+                formulas.training_flop(row.active_parameters, row.training_tokens), row.gpu_hours
+            )
+        )
+        for row in rows
+    ]
     return min(achieved), max(achieved), [row.run for row in rows]
 
 
-def plausibility_warnings(run: TrainingInputs, mfu_by_stage: dict[str, float | None], goodput: float,
-                          achieved_tflops: float | None = None, published: tuple | None = None,
-                          architecture: str | None = None) -> list[str]:
+def plausibility_warnings(
+    run: TrainingInputs,
+    mfu_by_stage: dict[str, float | None],
+    goodput: float,
+    achieved_tflops: float | None = None,
+    published: tuple | None = None,
+    architecture: str | None = None,
+) -> list[str]:
     """Warnings (not errors) on a run's inputs.
 
     An MFU above what is published (0.6 dense, 0.5 mixture of experts), a goodput above 0.99
@@ -101,21 +116,27 @@ def plausibility_warnings(run: TrainingInputs, mfu_by_stage: dict[str, float | N
     for name, mfu in mfu_by_stage.items():
         if mfu is not None and float(np.max(mfu)) > ceiling:
             where = "" if name == "run" else f"stage {name}: "
-            found.append(f"{where}MFU {float(np.max(mfu)):.1%} is above {ceiling:.0%}, higher than published "
-                         f"large-scale runs of {kind} models reach; check the MFU, the precision whose peak it "
-                         "refers to, or the GPU-hours")
+            found.append(
+                f"{where}MFU {float(np.max(mfu)):.1%} is above {ceiling:.0%}, higher than published "
+                f"large-scale runs of {kind} models reach; check the MFU, the precision whose peak it "
+                "refers to, or the GPU-hours"
+            )
     if run.cluster_gpus > LARGE_RUN_GPUS and float(np.min(goodput)) > GOODPUT_CEILING_AT_SCALE:
         how = "with no failure model (workload.goodput)" if run.goodput is None else "from the failure model"
-        found.append(f"goodput {float(np.min(goodput)):.1%} on {run.cluster_gpus:,} GPUs {how} is above "
-                     f"{GOODPUT_CEILING_AT_SCALE:.0%}; Llama 3 reports about 90 % effective training time on "
-                     "16,384 GPUs (419 interruptions in 54 days)")
+        found.append(
+            f"goodput {float(np.min(goodput)):.1%} on {run.cluster_gpus:,} GPUs {how} is above "
+            f"{GOODPUT_CEILING_AT_SCALE:.0%}; Llama 3 reports about 90 % effective training time on "
+            "16,384 GPUs (419 interruptions in 54 days)"
+        )
     if achieved_tflops is not None and published is not None:
         low, high, runs = published
         if not low <= achieved_tflops <= high:
             side = "fewer" if achieved_tflops > high else "more"
-            found.append(f"the run needs {side} GPU-hours per token than any published {architecture} run: "
-                         f"{achieved_tflops:,.0f} TFLOP/s per GPU over the GPU-hours paid (6·N·D / GPU-hours), "
-                         f"against {low:,.0f}-{high:,.0f} for {', '.join(runs)} (data/training_runs.csv)")
+            found.append(
+                f"the run needs {side} GPU-hours per token than any published {architecture} run: "
+                f"{achieved_tflops:,.0f} TFLOP/s per GPU over the GPU-hours paid (6·N·D / GPU-hours), "
+                f"against {low:,.0f}-{high:,.0f} for {', '.join(runs)} (data/training_runs.csv)"
+            )
     return found
 
 
@@ -149,8 +170,10 @@ def run_costs(scenario: Scenario | Resolved) -> dict[str, object]:
     r = as_resolved(scenario)
     run = r.workload.training
     months = run_gpu_hours(run) / run.cluster_gpus / HOURS_PER_MONTH
-    return {option: sum(np.asarray(v, dtype=float) for v in monthly_cost_components(r, option, r.volume).values())
-            * months for option in r.options}
+    return {
+        option: sum(np.asarray(v, dtype=float) for v in monthly_cost_components(r, option, r.volume).values()) * months
+        for option in r.options
+    }
 
 
 def training_run(scenario: Scenario | Resolved) -> TrainingRun:
@@ -179,8 +202,9 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
     worked = [(stage, *_stage_hours(stage, run, goodput)) for stage in run.stages]
     hours = sum(h for _, _, _, h, _ in worked)
     if not (np.all(np.isfinite(hours)) and np.all(np.asarray(hours) < 1e15)):
-        raise ValueError(f"the run needs {float(np.max(hours)):.3g} GPU-hours: check training_tokens, mfu and the "
-                         "model size")
+        raise ValueError(
+            f"the run needs {float(np.max(hours)):.3g} GPU-hours: check training_tokens, mfu and the model size"
+        )
     flops = [f for _, f, _, _, _ in worked]
     flop = sum(flops) if None not in flops else None
     ideal = sum(i for _, _, i, _, _ in worked)
@@ -192,14 +216,25 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
         for option in r.options
     }
     totals = {option: sum(parts.values()) for option, parts in costs.items()}
-    stages = tuple(StageResult(
-        name=stage.name, basis=stage.basis, gpus=stage.gpus,
-        training_tokens=None if stage.training_tokens is None else float(stage.training_tokens),
-        flop=None if f is None else float(f), mfu=None if m is None else float(m), gpu_hours=float(h),
-        wall_clock_days=float(h / stage.gpus / 24),
-        costs={option: float(total * h / hours) for option, total in totals.items()}) for stage, f, _, h, m in worked)
-    mfu = None if flop is None else (stages[0].mfu if len(stages) == 1 else
-                                     float(formulas.mfu_from_gpu_hours(flop, run.peak_tflops, hours)))
+    stages = tuple(
+        StageResult(
+            name=stage.name,
+            basis=stage.basis,
+            gpus=stage.gpus,
+            training_tokens=None if stage.training_tokens is None else float(stage.training_tokens),
+            flop=None if f is None else float(f),
+            mfu=None if m is None else float(m),
+            gpu_hours=float(h),
+            wall_clock_days=float(h / stage.gpus / 24),
+            costs={option: float(total * h / hours) for option, total in totals.items()},
+        )
+        for stage, f, _, h, m in worked
+    )
+    mfu = (
+        None
+        if flop is None
+        else (stages[0].mfu if len(stages) == 1 else float(formulas.mfu_from_gpu_hours(flop, run.peak_tflops, hours)))
+    )
     intervals = steps = lost = causes = components = None
     if mtbf is not None:
         g = run.goodput
@@ -207,27 +242,48 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
         if g.step_hours is not None:
             steps = int(formulas.checkpoint_steps(interval, g.step_hours * 3600))
         lost = float(formulas.gpu_hours_lost_per_failure(run.cluster_gpus, interval, g.write_hours, g.restart_hours))
-        causes = {name: (float(rate), float(formulas.job_mtbf_hours(rate, run.cluster_gpus)) if rate > 0 else 0.0)
-                  for name, rate in g.cause_rates}
-        components = {name: (int(count), float(rate), float(rate * count)) for name, count, rate in g.components
-                      if count > 0} or None
+        causes = {
+            name: (float(rate), float(formulas.job_mtbf_hours(rate, run.cluster_gpus)) if rate > 0 else 0.0)
+            for name, rate in g.cause_rates
+        }
+        components = {
+            name: (int(count), float(rate), float(rate * count)) for name, count, rate in g.components if count > 0
+        } or None
     return TrainingRun(
-        flop=float(flop) if flop is not None else None, peak_tflops=run.peak_tflops, ideal_gpu_hours=float(ideal),
-        goodput=float(goodput), gpu_hours=float(hours), wall_clock_days=float(wall_hours / 24),
+        flop=float(flop) if flop is not None else None,
+        peak_tflops=run.peak_tflops,
+        ideal_gpu_hours=float(ideal),
+        goodput=float(goodput),
+        gpu_hours=float(hours),
+        wall_clock_days=float(wall_hours / 24),
         months=float(months),
         job_mtbf_hours=None if mtbf is None else float(mtbf),
         checkpoint_interval_hours=None if interval is None else float(interval),
-        min_gpus_sharded=formulas.min_gpus_for_training_state(state, run.activation_bytes_per_gpu,
-                                                              run.gpu_memory_bytes, sharded=True),
-        min_gpus_unsharded=formulas.min_gpus_for_training_state(state, run.activation_bytes_per_gpu,
-                                                                run.gpu_memory_bytes, sharded=False),
-        costs=costs, stages=stages, mfu=mfu, checkpoint_intervals=intervals, checkpoint_interval_steps=steps,
-        gpu_hours_lost_per_failure=lost, failures_by_cause=causes, memory=run.memory,
+        min_gpus_sharded=formulas.min_gpus_for_training_state(
+            state, run.activation_bytes_per_gpu, run.gpu_memory_bytes, sharded=True
+        ),
+        min_gpus_unsharded=formulas.min_gpus_for_training_state(
+            state, run.activation_bytes_per_gpu, run.gpu_memory_bytes, sharded=False
+        ),
+        costs=costs,
+        stages=stages,
+        mfu=mfu,
+        checkpoint_intervals=intervals,
+        checkpoint_interval_steps=steps,
+        gpu_hours_lost_per_failure=lost,
+        failures_by_cause=causes,
+        memory=run.memory,
         failures_by_component=components,
-        warnings=tuple(plausibility_warnings(
-            run, {s.name: s.mfu for s in stages}, goodput,
-            None if flop is None else float(formulas.achieved_tflops_from_gpu_hours(flop, hours)),
-            published_range(r), r.workload.gpu.architecture)),
+        warnings=tuple(
+            plausibility_warnings(
+                run,
+                {s.name: s.mfu for s in stages},
+                goodput,
+                None if flop is None else float(formulas.achieved_tflops_from_gpu_hours(flop, hours)),
+                published_range(r),
+                r.workload.gpu.architecture,
+            )
+        ),
     )
 
 
@@ -278,8 +334,10 @@ def _checked(name: str, value, integral: bool = False, at_most_one: bool = False
         rule = "a whole number of at least 1"
     if np.any(bad):
         first = array[bad].ravel()[0] if array.ndim else float(array)
-        raise ValueError(f"training_cost_grid: {name} must be {rule} (got {first!r} at {int(np.argmax(bad.ravel()))} "
-                         f"of {array.size})")
+        raise ValueError(
+            f"training_cost_grid: {name} must be {rule} (got {first!r} at {int(np.argmax(bad.ravel()))} "
+            f"of {array.size})"
+        )
     return array
 
 
@@ -299,15 +357,22 @@ def _grid_stage(stage: StageInputs, run: TrainingInputs, tokens, parameters, mfu
     if rate is not None and d is None:
         raise ValueError("training_cost_grid: an MFU needs training_tokens (the scenario states none)")
     if rate is not None and np.any(np.asarray(rate) > 1):
-        raise ValueError(f"training_cost_grid: active_parameters give an MFU of {float(np.max(rate)):.3g} at the "
-                         f"stated tokens/s, above the dense peak ({run.peak_tflops:g} TFLOP/s)")
+        raise ValueError(
+            f"training_cost_grid: active_parameters give an MFU of {float(np.max(rate)):.3g} at the "
+            f"stated tokens/s, above the dense peak ({run.peak_tflops:g} TFLOP/s)"
+        )
     return replace(stage, training_tokens=d, gpus=g, mfu=rate, gpu_hours=hours)
 
 
-def training_cost_grid(scenario: Scenario | Resolved, *, training_tokens: Numbers | None = None,
-                       active_parameters: Numbers | None = None, mfu: Numbers | None = None,
-                       cluster_gpus: Numbers | None = None,
-                       values: Mapping[str, Numbers] | None = None) -> TrainingGrid:
+def training_cost_grid(
+    scenario: Scenario | Resolved,
+    *,
+    training_tokens: Numbers | None = None,
+    active_parameters: Numbers | None = None,
+    mfu: Numbers | None = None,
+    cluster_gpus: Numbers | None = None,
+    values: Mapping[str, Numbers] | None = None,
+) -> TrainingGrid:
     """A training run's GPU-hours, wall clock, goodput, energy and cost with each option, over arrays of inputs.
 
     The vectorised form of :func:`training_run`: every argument broadcasts against the others
@@ -368,53 +433,74 @@ def training_cost_grid(scenario: Scenario | Resolved, *, training_tokens: Number
     (['2.667', '2.307'], ['5.33', '4.61'])
     """
     r = as_resolved(scenario)
-    if values and "workload.cluster_gpus" in values:   # it sizes the run and its volume: an argument of its own
+    if values and "workload.cluster_gpus" in values:  # it sizes the run and its volume: an argument of its own
         raise ValueError("training_cost_grid: give workload.cluster_gpus as cluster_gpus=, not in values")
     if values:
         r = resolve(r, values=values)
     run = r.workload.training
     if run is None:
         raise ValueError("the scenario's workload is not a training run (kind: training)")
-    given = {"training_tokens": training_tokens, "active_parameters": active_parameters, "mfu": mfu,
-             "cluster_gpus": cluster_gpus}
+    given = {
+        "training_tokens": training_tokens,
+        "active_parameters": active_parameters,
+        "mfu": mfu,
+        "cluster_gpus": cluster_gpus,
+    }
     if len(run.stages) > 1 and any(v is not None for v in given.values()):
-        raise ValueError("training_cost_grid: " + ", ".join(k for k, v in given.items() if v is not None)
-                         + " given for a run stated by stages; vary the stages' inputs through values instead")
+        raise ValueError(
+            "training_cost_grid: "
+            + ", ".join(k for k, v in given.items() if v is not None)
+            + " given for a run stated by stages; vary the stages' inputs through values instead"
+        )
     tokens = None if training_tokens is None else _checked("training_tokens", training_tokens)
     parameters = None if active_parameters is None else _checked("active_parameters", active_parameters)
     rate = None if mfu is None else _checked("mfu", mfu, at_most_one=True)
     gpus = None if cluster_gpus is None else _checked("cluster_gpus", cluster_gpus, integral=True)
     if gpus is not None:
-        state = float(np.max(run.total_parameters if parameters is None else np.maximum(run.total_parameters,
-                                                                                        parameters)))
-        needed = formulas.min_gpus_for_training_state(state * float(np.max(run.state_bytes_per_parameter)),
-                                                      float(np.max(run.activation_bytes_per_gpu)),
-                                                      run.gpu_memory_bytes, sharded=True)
+        state = float(
+            np.max(run.total_parameters if parameters is None else np.maximum(run.total_parameters, parameters))
+        )
+        needed = formulas.min_gpus_for_training_state(
+            state * float(np.max(run.state_bytes_per_parameter)),
+            float(np.max(run.activation_bytes_per_gpu)),
+            run.gpu_memory_bytes,
+            sharded=True,
+        )
         if needed is None or needed > np.min(gpus):
-            raise ValueError(f"training_cost_grid: cluster_gpus {float(np.min(gpus)):g} is too few: the training "
-                             "state needs at least "
-                             f"{'more than any number of' if needed is None else f'{needed:,}'} GPUs fully sharded")
+            raise ValueError(
+                f"training_cost_grid: cluster_gpus {float(np.min(gpus)):g} is too few: the training "
+                "state needs at least "
+                f"{'more than any number of' if needed is None else f'{needed:,}'} GPUs fully sharded"
+            )
     if any(v is not None for v in given.values()):
         stage = _grid_stage(run.stages[0], run, tokens, parameters, rate, gpus)
-        run = replace(run, stages=(stage,),
-                      active_parameters=run.active_parameters if parameters is None else parameters,
-                      training_tokens=stage.training_tokens, mfu=stage.mfu,
-                      cluster_gpus=run.cluster_gpus if gpus is None else gpus)
+        run = replace(
+            run,
+            stages=(stage,),
+            active_parameters=run.active_parameters if parameters is None else parameters,
+            training_tokens=stage.training_tokens,
+            mfu=stage.mfu,
+            cluster_gpus=run.cluster_gpus if gpus is None else gpus,
+        )
     goodput = checkpointing(run)[2]
     worked = [(stage, *_stage_hours(stage, run, goodput)) for stage in run.stages]
     hours = sum(h for _, _, _, h, _ in worked)
     if not (np.all(np.isfinite(hours)) and np.all(np.asarray(hours) < 1e15)):
-        raise ValueError(f"the run needs {float(np.max(hours)):.3g} GPU-hours: check training_tokens, mfu and the "
-                         "model size")
+        raise ValueError(
+            f"the run needs {float(np.max(hours)):.3g} GPU-hours: check training_tokens, mfu and the model size"
+        )
     flops = [f for _, f, _, _, _ in worked]
     flop = sum(flops) if all(f is not None for f in flops) else np.nan
     ideal = sum(i for _, _, i, _, _ in worked)
     wall_hours = sum(h / stage.gpus for stage, _, _, h, _ in worked)
     months = hours / run.cluster_gpus / HOURS_PER_MONTH
     volume = r.volume if gpus is None else gpus * HOURS_PER_MONTH
-    costs = {option: sum(np.asarray(value, dtype=float) * months
-                         for value in monthly_cost_components(r, option, volume).values())
-             for option in r.options}
+    costs = {
+        option: sum(
+            np.asarray(value, dtype=float) * months for value in monthly_cost_components(r, option, volume).values()
+        )
+        for option in r.options
+    }
     watts = r.workload.gpu.tdp_w if run.measured_watts_per_gpu is None else run.measured_watts_per_gpu
     pue = r.options["own"].pue if "own" in r.options else rental_pue(r)
     energy = formulas.training_energy_mwh(hours, watts, pue)

@@ -46,6 +46,7 @@ NOT_VARYING = 1e-9
 
 # --- naming and replacing inputs ------------------------------------------------------------
 
+
 def numeric_inputs(scenario: Scenario | Resolved) -> dict[str, float]:
     """Every numeric input of the scenario, by path, with its current value.
 
@@ -107,12 +108,13 @@ def clip_to_bounds(scenario: Scenario | Resolved, path: str, samples: np.ndarray
     lo = np.nextafter(b.low, np.inf) if b.low_open else b.low
     hi = np.nextafter(b.high, -np.inf) if b.high_open else b.high
     if b.low_open and b.low == 0:
-        lo = max(lo, 1e-9 * abs(value_of(scenario, path)))   # e.g. an MFU of 1e-300 is no MFU
+        lo = max(lo, 1e-9 * abs(value_of(scenario, path)))  # e.g. an MFU of 1e-300 is no MFU
     clipped = np.clip(samples, lo, hi)
     return clipped, int(np.count_nonzero(clipped != samples))
 
 
 # --- the decision metric -----------------------------------------------------------------------
+
 
 def tracked_option(scenario: Scenario | Resolved) -> str:
     """The option whose savings are tracked: ``uncertainty.option``, else own, else the first."""
@@ -133,16 +135,18 @@ def measure_unit(scenario: Scenario | Resolved) -> str:
 
 def sampled(scenario: Scenario | Resolved, values: Mapping[str, Any]) -> Resolved:
     """The scenario with inputs replaced, each array given a trailing axis of length 1 (samples × 1)."""
-    return with_values(scenario, {p: (np.asarray(v, dtype=float)[..., None] if np.ndim(v) else v)
-                                  for p, v in values.items()})
+    return with_values(
+        scenario, {p: (np.asarray(v, dtype=float)[..., None] if np.ndim(v) else v) for p, v in values.items()}
+    )
 
 
 SAMPLES_PER_CHUNK = 10_000
 """Samples per call of the present value's cash flows: 10,000 × 60 months is 4.8 MB an array."""
 
 
-def option_costs(scenario: Scenario | Resolved, values: Mapping[str, Any] | None = None,
-                 measure: str | None = None) -> dict[str, np.ndarray]:
+def option_costs(
+    scenario: Scenario | Resolved, values: Mapping[str, Any] | None = None, measure: str | None = None
+) -> dict[str, np.ndarray]:
     """Every candidate's figure on the decision measure, one per sample of ``values``.
 
     Parameters
@@ -168,13 +172,23 @@ def option_costs(scenario: Scenario | Resolved, values: Mapping[str, Any] | None
     if measure == "present_value" and n > SAMPLES_PER_CHUNK:
         # months × samples arrays: in chunks, whose temporaries the allocator reuses (one call on 100,000
         # samples × 60 months spent more time mapping fresh pages than computing)
-        parts = [option_costs(r, {p: (v[i:i + SAMPLES_PER_CHUNK] if np.ndim(v) else v) for p, v in values.items()},
-                              measure) for i in range(0, n, SAMPLES_PER_CHUNK)]
-        return {o: np.concatenate([np.broadcast_to(part[o], (min(SAMPLES_PER_CHUNK, n - i),))
-                                   for i, part in zip(range(0, n, SAMPLES_PER_CHUNK), parts, strict=True)])
-                for o in parts[0]}
+        parts = [
+            option_costs(
+                r, {p: (v[i : i + SAMPLES_PER_CHUNK] if np.ndim(v) else v) for p, v in values.items()}, measure
+            )
+            for i in range(0, n, SAMPLES_PER_CHUNK)
+        ]
+        return {
+            o: np.concatenate(
+                [
+                    np.broadcast_to(part[o], (min(SAMPLES_PER_CHUNK, n - i),))
+                    for i, part in zip(range(0, n, SAMPLES_PER_CHUNK), parts, strict=True)
+                ]
+            )
+            for o in parts[0]
+        }
     s = r if not values else sampled(r, values)
-    if measure == "present_value" and "rent" in r.options:       # samples keep the base scenario's rented terms
+    if measure == "present_value" and "rent" in r.options:  # samples keep the base scenario's rented terms
         figures = present_value_figures(s, reserved_gpus=reserved_gpus_of(r))
     else:
         figures = measure_figures(s, measure)
@@ -184,8 +198,9 @@ def option_costs(scenario: Scenario | Resolved, values: Mapping[str, Any] | None
     return {o: np.broadcast_to(c, shape) for o, c in arrays.items()}
 
 
-def decision_metric(scenario: Scenario | Resolved, option: str | None = None,
-                    values: Mapping[str, Any] | None = None) -> np.ndarray:
+def decision_metric(
+    scenario: Scenario | Resolved, option: str | None = None, values: Mapping[str, Any] | None = None
+) -> np.ndarray:
     """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [currency or per month]
 
     The tracked option's figure is the lowest of its own ways to pay (``rent`` with ``rent.reserved``,
@@ -211,8 +226,15 @@ def family_gap(costs: Mapping[str, np.ndarray], option: str) -> np.ndarray:
 
 # --- break-even inputs -----------------------------------------------------------------------
 
-def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high: float, option_a: str | None = None,
-                     option_b: str | None = None) -> InputBreakEven:
+
+def break_even_input(
+    scenario: Scenario | Resolved,
+    path: str,
+    low: float,
+    high: float,
+    option_a: str | None = None,
+    option_b: str | None = None,
+) -> InputBreakEven:
     """The value of an input in [low, high] at which two options cost the same on the decision measure.
 
     Parameters
@@ -266,7 +288,7 @@ def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high:
     try:
         probe = np.asarray(differences(np.array([low, high])), dtype=float)
         vectorised = probe.shape == (2,)
-    except (TypeError, ValueError):     # an input the model takes one value at a time
+    except (TypeError, ValueError):  # an input the model takes one value at a time
         vectorised = False
     if vectorised:
         root = refine_root(lambda xs: np.asarray(differences(xs), dtype=float), low, high, f_low, xtol=xtol)
@@ -276,6 +298,7 @@ def break_even_input(scenario: Scenario | Resolved, path: str, low: float, high:
 
 
 # --- tornado ---------------------------------------------------------------------------------------
+
 
 def tornado_ranges(scenario: Scenario | Resolved) -> dict[str, tuple[float, float]]:
     """Low and high value of each tornado input: given, ± the default swing, or P10 and P90.
@@ -298,7 +321,7 @@ def tornado_ranges(scenario: Scenario | Resolved) -> dict[str, tuple[float, floa
             low, high = clip_to_bounds(r, path, ends)[0]
             ranges[path] = (float(low), float(high))
     else:
-        for path, dist in settings.distributions.items():     # clipped as the samples are
+        for path, dist in settings.distributions.items():  # clipped as the samples are
             ends = np.array([quantile(dist, 0.1), quantile(dist, 0.9)])
             low, high = clip_to_bounds(r, path, ends)[0]
             ranges[path] = (float(low), float(high))
@@ -320,12 +343,24 @@ def tornado(scenario: Scenario | Resolved) -> list[TornadoBar]:
         crossing = None
         if np.sign(ends[0]) != np.sign(ends[1]):
             crossing = break_even_input(r, path, low, high).value
-        bars.append(TornadoBar(path, low, high, value_of(r, path), float(ends[0]), float(ends[1]),
-                               base_metric, float(abs(ends[1] - ends[0])), crossing))
+        bars.append(
+            TornadoBar(
+                path,
+                low,
+                high,
+                value_of(r, path),
+                float(ends[0]),
+                float(ends[1]),
+                base_metric,
+                float(abs(ends[1] - ends[0])),
+                crossing,
+            )
+        )
     return sorted(bars, key=lambda b: b.swing, reverse=True)
 
 
 # --- Monte Carlo -------------------------------------------------------------------------------------
+
 
 def sample(distribution: Distribution, rng: np.random.Generator, n: int) -> np.ndarray:
     """n draws from a distribution. [the input's unit]"""
@@ -359,8 +394,9 @@ def quantile(distribution: Distribution, p: float) -> float:
     return float(np.quantile(np.asarray(d.values, dtype=float), p))
 
 
-def draw_inputs(scenario: Scenario | Resolved, samples: int | None = None,
-                seed: int | None = None) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+def draw_inputs(
+    scenario: Scenario | Resolved, samples: int | None = None, seed: int | None = None
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """Samples of every input with a distribution, clipped to the input's allowed range.
 
     Inputs are drawn in the order of their paths, from one generator seeded with
@@ -403,11 +439,19 @@ def monte_carlo(scenario: Scenario | Resolved, samples: int | None = None, seed:
     costs = {o: np.broadcast_to(c, (n,)) for o, c in option_costs(r, drawn, measure).items()}
     option = tracked_option(r)
     named = labels(r, measure, costs, reserved_gpus=reserved_gpus_of(r) if "rent" in r.options else None)
-    return MonteCarlo(costs, family_gap(costs, option), option, clipped, str(measure), measure_unit(r),
-                      {o: named.get(o, r.label(o) if o in r.options else o) for o in costs})
+    return MonteCarlo(
+        costs,
+        family_gap(costs, option),
+        option,
+        clipped,
+        str(measure),
+        measure_unit(r),
+        {o: named.get(o, r.label(o) if o in r.options else o) for o in costs},
+    )
 
 
 # --- Sobol --------------------------------------------------------------------------------------------
+
 
 def _salib_distribution(d: Distribution) -> tuple[str, list[float]] | None:
     if d.distribution == "uniform" and d.high > d.low:
@@ -464,5 +508,6 @@ def sobol_indices(scenario: Scenario | Resolved) -> SobolIndices | None:
         none = (None,) * len(names)
         return SobolIndices(tuple(names), none, none, none, none, tuple(left_out))
     result = analyze.analyze(problem, y, calc_second_order=False, seed=settings.seed)
-    return SobolIndices(tuple(names), *(tuple(float(v) for v in result[k]) for k in ("S1", "S1_conf", "ST", "ST_conf")),
-                        tuple(left_out))
+    return SobolIndices(
+        tuple(names), *(tuple(float(v) for v in result[k]) for k in ("S1", "S1_conf", "ST", "ST_conf")), tuple(left_out)
+    )

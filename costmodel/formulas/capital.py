@@ -139,7 +139,7 @@ def yearly_change_factor(yearly_changes: Numbers, months: Numbers) -> np.ndarray
         raise ValueError("a path of yearly changes needs one change at least")
     months = np.asarray(months, dtype=float)
     last = len(yearly_changes) - 1
-    groups: list[list] = []              # [change, months elapsed at that change]
+    groups: list[list] = []  # [change, months elapsed at that change]
     for year, change in enumerate(yearly_changes):
         elapsed = np.clip(months - MONTHS_PER_YEAR * year, 0.0, None if year == last else float(MONTHS_PER_YEAR))
         same = next((g for g in groups if np.ndim(change) == 0 and np.ndim(g[0]) == 0 and g[0] == change), None)
@@ -190,8 +190,9 @@ def step_factor(from_months: Numbers, factors: Numbers, months: Numbers, before:
     return np.asarray(factor, dtype=float)
 
 
-def forward_factors_from_reserved(on_demand: Numbers, reserved_1y: Numbers,
-                                  reserved_3y: Numbers) -> tuple[Values, Values]:
+def forward_factors_from_reserved(
+    on_demand: Numbers, reserved_1y: Numbers, reserved_3y: Numbers
+) -> tuple[Values, Values]:
     """The rental price path the 1- and 3-year reserved prices imply: (year-1 factor, factor from year 2 on). [-]
 
     Not elementwise: it returns several figures together (a tuple or a mapping), each of the inputs'
@@ -231,8 +232,10 @@ def forward_factors_from_reserved(on_demand: Numbers, reserved_1y: Numbers,
     """
     later = 3.0 * np.asarray(reserved_3y, dtype=float) - np.asarray(reserved_1y, dtype=float)
     if not np.all(later > 0):
-        raise ValueError(f"3 x the 3-year reserved price ({reserved_3y}) is not above the 1-year price "
-                         f"({reserved_1y}): the implied price of years 2-3, (3 p3 - p1) / 2, is not positive")
+        raise ValueError(
+            f"3 x the 3-year reserved price ({reserved_3y}) is not above the 1-year price "
+            f"({reserved_1y}): the implied price of years 2-3, (3 p3 - p1) / 2, is not positive"
+        )
     first, rest = reserved_1y / on_demand, later / (2.0 * on_demand)
     return (float(first), float(rest)) if np.ndim(first) == 0 and np.ndim(rest) == 0 else (first, rest)
 
@@ -299,8 +302,12 @@ def loan_payment(principal: Numbers, rate_per_year: Numbers, term_months: Number
     """
     if np.any(np.asarray(term_months) < 1) or np.any(np.asarray(rate_per_year) < 0):
         raise ValueError(f"need a term of at least 1 month and a rate >= 0, got {term_months} and {rate_per_year}")
-    return like(-npf.pmt(np.asarray(rate_per_year) / MONTHS_PER_YEAR, term_months, principal) + 0.0,
-                principal, rate_per_year, term_months)
+    return like(
+        -npf.pmt(np.asarray(rate_per_year) / MONTHS_PER_YEAR, term_months, principal) + 0.0,
+        principal,
+        rate_per_year,
+        term_months,
+    )
 
 
 def loan_balance(payment: Numbers, rate_per_year: Numbers, payments_left: Numbers) -> Values:
@@ -316,9 +323,13 @@ def loan_balance(payment: Numbers, rate_per_year: Numbers, payments_left: Number
     >>> round(loan_balance(100.0, 0.0, 3), 6)
     300.0
     """
-    with np.errstate(invalid="ignore", divide="ignore"):   # numpy-financial evaluates both branches at rate 0
-        return like(npf.pv(np.asarray(rate_per_year) / MONTHS_PER_YEAR, payments_left, -payment) + 0.0,
-                    payment, rate_per_year, payments_left)
+    with np.errstate(invalid="ignore", divide="ignore"):  # numpy-financial evaluates both branches at rate 0
+        return like(
+            npf.pv(np.asarray(rate_per_year) / MONTHS_PER_YEAR, payments_left, -payment) + 0.0,
+            payment,
+            rate_per_year,
+            payments_left,
+        )
 
 
 def capital_charge(capex: Numbers, yearly_rate: Numbers, life_months: Numbers) -> Values:
@@ -366,8 +377,9 @@ def book_value_share(age_months: Numbers, life_months: Numbers) -> Values:
     return like(np.clip(1.0 - np.asarray(age_months, dtype=float) / life_months, 0.0, 1.0), age_months, life_months)
 
 
-def lease_payment(price: Numbers, rate_per_year: Numbers, term_months: Numbers,
-                  residual_share: Numbers = 0.0) -> Values:
+def lease_payment(
+    price: Numbers, rate_per_year: Numbers, term_months: Numbers, residual_share: Numbers = 0.0
+) -> Values:
     """Equal monthly lease payment in advance, repaying the price less the discounted residual. [currency/month]
 
     Parameters
@@ -396,9 +408,20 @@ def lease_payment(price: Numbers, rate_per_year: Numbers, term_months: Numbers,
     """
     if np.any(np.asarray(term_months) < 1) or np.any(np.asarray(rate_per_year) < 0):
         raise ValueError(f"need a term of at least 1 month and a rate >= 0, got {term_months} and {rate_per_year}")
-    return like(-npf.pmt(np.asarray(rate_per_year) / MONTHS_PER_YEAR, term_months, price,
-                         -np.asarray(residual_share) * price, when="begin") + 0.0,
-                price, rate_per_year, term_months, residual_share)
+    return like(
+        -npf.pmt(
+            np.asarray(rate_per_year) / MONTHS_PER_YEAR,
+            term_months,
+            price,
+            -np.asarray(residual_share) * price,
+            when="begin",
+        )
+        + 0.0,
+        price,
+        rate_per_year,
+        term_months,
+        residual_share,
+    )
 
 
 def capital_recovery_factor(rate_per_year: Numbers, life_years: Numbers) -> Values:

@@ -135,12 +135,14 @@ def interval_with_restart(write_hours: Numbers, mtbf_hours: Numbers, restart_hou
     >>> round(interval_with_restart(5 / 60, 3.0, 0.05) * 60, 2)
     42.78
     """
-    return like(np.sqrt(2.0 * np.asarray(write_hours) * (mtbf_hours + restart_hours)), write_hours, mtbf_hours,
-                restart_hours)
+    return like(
+        np.sqrt(2.0 * np.asarray(write_hours) * (mtbf_hours + restart_hours)), write_hours, mtbf_hours, restart_hours
+    )
 
 
-def goodput_fraction(interval_hours: Numbers, write_hours: Numbers, restart_hours: Numbers,
-                     mtbf_hours: Numbers | None = None) -> Values:
+def goodput_fraction(
+    interval_hours: Numbers, write_hours: Numbers, restart_hours: Numbers, mtbf_hours: Numbers | None = None
+) -> Values:
     """Expected share of wall-clock time that trains: T_s / T_w (Daly 2006, eq. 20). [-]
 
     Parameters
@@ -173,8 +175,9 @@ def goodput_fraction(interval_hours: Numbers, write_hours: Numbers, restart_hour
     return like(good, interval_hours, write_hours, restart_hours, mtbf_hours)
 
 
-def time_lost_fraction(interval_hours: float, write_hours: Numbers, restart_hours: Numbers,
-                       mtbf_hours: Numbers | None = None) -> Values:
+def time_lost_fraction(
+    interval_hours: float, write_hours: Numbers, restart_hours: Numbers, mtbf_hours: Numbers | None = None
+) -> Values:
     """Expected share of wall-clock time lost to checkpoints, restarts and rework. [-]
 
     Parameters
@@ -247,8 +250,9 @@ def checkpoint_steps(interval_hours: Numbers, step_seconds: Numbers) -> Values:
     return like(steps, interval_hours, step_seconds)
 
 
-def gpu_hours_lost_per_failure(gpus: Numbers, interval_hours: Numbers, write_hours: Numbers,
-                               restart_hours: Numbers) -> Values:
+def gpu_hours_lost_per_failure(
+    gpus: Numbers, interval_hours: Numbers, write_hours: Numbers, restart_hours: Numbers
+) -> Values:
     """Expected GPU-hours lost to one failure: n × (R + (τ + δ) / 2). [GPU-h]
 
     Parameters
@@ -274,8 +278,14 @@ def gpu_hours_lost_per_failure(gpus: Numbers, interval_hours: Numbers, write_hou
     return gpus * (restart_hours + (interval_hours + write_hours) / 2.0)
 
 
-def cluster_failures_per_year(gpu_rate: Numbers, gpus: Numbers, host_rate: Numbers = 0.0, hosts: Numbers = 0,
-                              network_rate: Numbers = 0.0, network_components: Numbers = 0) -> Values:
+def cluster_failures_per_year(
+    gpu_rate: Numbers,
+    gpus: Numbers,
+    host_rate: Numbers = 0.0,
+    hosts: Numbers = 0,
+    network_rate: Numbers = 0.0,
+    network_components: Numbers = 0,
+) -> Values:
     """Failures a year of a job's cluster, from each component's rate and count. [1/year]
 
     Parameters

@@ -210,8 +210,16 @@ def hourly_energy_cost(drawn_kw: Numbers, pue: float, prices_per_kwh: Numbers) -
     return float(np.sum(np.asarray(drawn_kw, dtype=float) * pue * np.asarray(prices_per_kwh, dtype=float)))
 
 
-__all__ = ["embodied_per_month", "emissions_kg", "hourly_energy_cost", "meter_power_kw",
-           "joules_per_output_token", "training_energy_mwh", "weekly_hour_prices", "wh_per_1000_tokens"]
+__all__ = [
+    "embodied_per_month",
+    "emissions_kg",
+    "hourly_energy_cost",
+    "meter_power_kw",
+    "joules_per_output_token",
+    "training_energy_mwh",
+    "weekly_hour_prices",
+    "wh_per_1000_tokens",
+]
 
 
 def it_load_kw(gpus: Numbers, watts_per_gpu: Numbers) -> Values:

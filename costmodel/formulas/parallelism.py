@@ -34,9 +34,14 @@ ADAM_OPTIMIZER_BYTES = 12.0
 """K of mixed-precision Adam: fp32 weights, momentum and variance. [B]"""
 
 
-def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank: Numbers, data_parallel: Numbers, zero_stage: Numbers,
-                             weight_bytes: Numbers = WEIGHT_BYTES, gradient_bytes: Numbers = GRADIENT_BYTES,
-                             optimizer_bytes: Numbers = ADAM_OPTIMIZER_BYTES) -> Values:
+def zero_state_bytes_per_gpu(
+    parameters_per_model_parallel_rank: Numbers,
+    data_parallel: Numbers,
+    zero_stage: Numbers,
+    weight_bytes: Numbers = WEIGHT_BYTES,
+    gradient_bytes: Numbers = GRADIENT_BYTES,
+    optimizer_bytes: Numbers = ADAM_OPTIMIZER_BYTES,
+) -> Values:
     """Weights, gradients and optimizer state on one GPU under ZeRO stage 0–3. [B]
 
     Parameters
@@ -77,9 +82,15 @@ def zero_state_bytes_per_gpu(parameters_per_model_parallel_rank: Numbers, data_p
     return like(weights + gradients + optimizer, parameters_per_model_parallel_rank, data_parallel, zero_stage)
 
 
-def activation_bytes_per_layer(sequence_length: Numbers, micro_batch: Numbers, hidden_size: Numbers,
-                               attention_heads: Numbers, tensor_parallel: Numbers = 1, sequence_parallel: bool = True,
-                               recomputation: str = "selective") -> Values:
+def activation_bytes_per_layer(
+    sequence_length: Numbers,
+    micro_batch: Numbers,
+    hidden_size: Numbers,
+    attention_heads: Numbers,
+    tensor_parallel: Numbers = 1,
+    sequence_parallel: bool = True,
+    recomputation: str = "selective",
+) -> Values:
     """Activation memory of one transformer layer on one GPU (Korthikanti et al. 2022, Table 2). [B]
 
     Parameters
@@ -130,9 +141,17 @@ def activation_bytes_per_layer(sequence_length: Numbers, micro_batch: Numbers, h
     return like(sbh * factor, sequence_length, micro_batch, hidden_size, attention_heads, tensor_parallel)
 
 
-def activation_bytes_per_gpu(layers: Numbers, sequence_length: Numbers, micro_batch: Numbers, hidden_size: Numbers,
-                             attention_heads: Numbers, tensor_parallel: Numbers = 1, context_parallel: Numbers = 1,
-                             sequence_parallel: bool = True, recomputation: str = "selective") -> Values:
+def activation_bytes_per_gpu(
+    layers: Numbers,
+    sequence_length: Numbers,
+    micro_batch: Numbers,
+    hidden_size: Numbers,
+    attention_heads: Numbers,
+    tensor_parallel: Numbers = 1,
+    context_parallel: Numbers = 1,
+    sequence_parallel: bool = True,
+    recomputation: str = "selective",
+) -> Values:
     """Activation memory on the busiest GPU: L layers' worth (1F1B pipeline, first stage). [B]
 
     Parameters
@@ -158,8 +177,22 @@ def activation_bytes_per_gpu(layers: Numbers, sequence_length: Numbers, micro_ba
     >>> round(activation_bytes_per_gpu(80, 8192, 1, 8192, 64, 8) / 1e9, 2)
     22.82
     """
-    per_layer = activation_bytes_per_layer(np.asarray(sequence_length, dtype=float) / context_parallel,
-                                           micro_batch, hidden_size, attention_heads, tensor_parallel,
-                                           sequence_parallel, recomputation)
-    return like(layers * np.asarray(per_layer), layers, sequence_length, micro_batch, hidden_size, attention_heads,
-                tensor_parallel, context_parallel)
+    per_layer = activation_bytes_per_layer(
+        np.asarray(sequence_length, dtype=float) / context_parallel,
+        micro_batch,
+        hidden_size,
+        attention_heads,
+        tensor_parallel,
+        sequence_parallel,
+        recomputation,
+    )
+    return like(
+        layers * np.asarray(per_layer),
+        layers,
+        sequence_length,
+        micro_batch,
+        hidden_size,
+        attention_heads,
+        tensor_parallel,
+        context_parallel,
+    )

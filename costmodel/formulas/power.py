@@ -70,8 +70,9 @@ def facility_energy_kwh(drawn_kw: Numbers, pue: Numbers, hours: Numbers = HOURS_
     return drawn_kw * pue * hours
 
 
-def electricity_cost(drawn_kw: Numbers, pue: Numbers, price_per_kwh: Numbers,
-                     hours: Numbers = HOURS_PER_MONTH) -> Values:
+def electricity_cost(
+    drawn_kw: Numbers, pue: Numbers, price_per_kwh: Numbers, hours: Numbers = HOURS_PER_MONTH
+) -> Values:
     """Cost of the electricity for IT equipment drawing ``drawn_kw``. [currency]
 
     Parameters

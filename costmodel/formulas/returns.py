@@ -37,12 +37,13 @@ def yearly_totals(flows: Numbers) -> np.ndarray:
     flows = np.asarray(flows, dtype=float)
     years = -(-flows.shape[-1] // MONTHS_PER_YEAR)
     padded = np.zeros(flows.shape[:-1] + (years * MONTHS_PER_YEAR,))
-    padded[..., :flows.shape[-1]] = flows
+    padded[..., : flows.shape[-1]] = flows
     return padded.reshape(flows.shape[:-1] + (years, MONTHS_PER_YEAR)).sum(axis=-1)
 
 
-def npv_with_convention(flows: Numbers, yearly_rate: Numbers, period: str = "month", timing: str = "begin",
-                        at_start: Numbers | None = None) -> float | np.ndarray:
+def npv_with_convention(
+    flows: Numbers, yearly_rate: Numbers, period: str = "month", timing: str = "begin", at_start: Numbers | None = None
+) -> float | np.ndarray:
     """Present value of monthly cash flows under a stated convention. [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -90,15 +91,17 @@ def npv_with_convention(flows: Numbers, yearly_rate: Numbers, period: str = "mon
     3282.6446
     """
     if period not in ("month", "year") or timing not in ("begin", "end", "capital_begin"):
-        raise ValueError(f"period must be month or year and timing begin, end or capital_begin, got {period!r}, "
-                         f"{timing!r}")
+        raise ValueError(
+            f"period must be month or year and timing begin, end or capital_begin, got {period!r}, {timing!r}"
+        )
     if not np.all(np.asarray(yearly_rate) > -1):
         raise ValueError(f"a yearly rate must be above -1, got {yearly_rate}")
     values = np.asarray(flows, dtype=float)
-    start = np.zeros_like(values) if at_start is None else np.broadcast_to(np.asarray(at_start, dtype=float),
-                                                                            values.shape)
+    start = (
+        np.zeros_like(values) if at_start is None else np.broadcast_to(np.asarray(at_start, dtype=float), values.shape)
+    )
     rate = np.asarray(yearly_rate, dtype=float)
-    if rate.ndim and rate.shape[-1] == 1:        # a rate per sample, samples shaped (n, 1) as the flows' leading axes
+    if rate.ndim and rate.shape[-1] == 1:  # a rate per sample, samples shaped (n, 1) as the flows' leading axes
         rate = rate[..., 0]
     if period == "year":
         values, start = yearly_totals(values), yearly_totals(start)
@@ -294,9 +297,14 @@ def fisher_real_rate(nominal_rate: Numbers, inflation: Numbers) -> Values:
     return (1.0 + nominal_rate) / (1.0 + inflation) - 1.0
 
 
-def residual_share(age_months: Numbers, life_months: Numbers, method: str = "straight_line",
-                   rate_per_year: Numbers | None = None, ages: Numbers | None = None,
-                   shares: Numbers | None = None) -> Values:
+def residual_share(
+    age_months: Numbers,
+    life_months: Numbers,
+    method: str = "straight_line",
+    rate_per_year: Numbers | None = None,
+    ages: Numbers | None = None,
+    shares: Numbers | None = None,
+) -> Values:
     """Resale value as a share of the purchase price at an age. [-]
 
     Parameters
@@ -335,12 +343,24 @@ def residual_share(age_months: Numbers, life_months: Numbers, method: str = "str
     return like(value, age_months, life_months, rate_per_year)
 
 
-__all__ = ["changes_sign", "discounted", "fisher_real_rate", "irr", "mirr",
-           "npv_with_convention", "payback", "per_year", "residual_share", "roi", "yearly_totals"]
+__all__ = [
+    "changes_sign",
+    "discounted",
+    "fisher_real_rate",
+    "irr",
+    "mirr",
+    "npv_with_convention",
+    "payback",
+    "per_year",
+    "residual_share",
+    "roi",
+    "yearly_totals",
+]
 
 
-def provider_revenue(gpus: Numbers, utilisation_sold: Numbers, price_per_gpu_hour: Numbers,
-                     hours: Numbers = HOURS_PER_MONTH) -> Values:
+def provider_revenue(
+    gpus: Numbers, utilisation_sold: Numbers, price_per_gpu_hour: Numbers, hours: Numbers = HOURS_PER_MONTH
+) -> Values:
     """Revenue of a provider selling its GPUs' hours. [currency per period]
 
     Parameters

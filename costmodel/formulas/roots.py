@@ -28,8 +28,15 @@ def _tolerance(low: float, high: float, xtol: float | None, rtol: float) -> floa
     return xtol if xtol is not None else rtol * max(abs(low), abs(high))
 
 
-def refine_root(f: Callable[[np.ndarray], np.ndarray], low: float, high: float, f_low: float | None = None,
-                xtol: float | None = None, rtol: float = 1e-13, points: int = SCAN_POINTS) -> float:
+def refine_root(
+    f: Callable[[np.ndarray], np.ndarray],
+    low: float,
+    high: float,
+    f_low: float | None = None,
+    xtol: float | None = None,
+    rtol: float = 1e-13,
+    points: int = SCAN_POINTS,
+) -> float:
     """A root of ``f`` in [low, high], where ``f(low)`` and ``f(high)`` differ in sign.
 
     Parameters
@@ -71,16 +78,22 @@ def refine_root(f: Callable[[np.ndarray], np.ndarray], low: float, high: float, 
             return float(xs[zero[0]])
         changed = np.nonzero(np.sign(ys[1:]) != np.sign(f_low))[0]
         if not changed.size:
-            break                               # no sign change read after all: keep the bracket's middle
-        k = int(changed[0])                     # the sign changes between xs[k] and xs[k + 1]
+            break  # no sign change read after all: keep the bracket's middle
+        k = int(changed[0])  # the sign changes between xs[k] and xs[k + 1]
         if xs[k + 1] - xs[k] >= high - low:
-            break                               # the values no longer split the bracket (floating point)
+            break  # the values no longer split the bracket (floating point)
         low, high, f_low = float(xs[k]), float(xs[k + 1]), float(ys[k])
     return 0.5 * (low + high)
 
 
-def bisect_root(f: Callable[[float], float], low: float, high: float, f_low: float | None = None,
-                xtol: float | None = None, rtol: float = 1e-13) -> float:
+def bisect_root(
+    f: Callable[[float], float],
+    low: float,
+    high: float,
+    f_low: float | None = None,
+    xtol: float | None = None,
+    rtol: float = 1e-13,
+) -> float:
     """A root of a scalar function ``f`` in [low, high] by bisection (``f(low)``, ``f(high)`` differ in sign).
 
     Parameters and result as :func:`refine_root`, for a function that takes one value.

@@ -71,8 +71,9 @@ def busy_shares(demand: Numbers, gpus: int | None = None) -> np.ndarray:
     return (above + partial) / len(ordered)
 
 
-def single_layer_level(busy: Numbers, fixed_per_hour: float, flexible_price: float,
-                       variable_per_hour: float = 0.0) -> int:
+def single_layer_level(
+    busy: Numbers, fixed_per_hour: float, flexible_price: float, variable_per_hour: float = 0.0
+) -> int:
     """GPUs to hold in one fixed layer against a flexible price (the closed form). [GPU]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -143,7 +144,7 @@ def served_below(demand: Numbers, levels: Numbers, weights: Numbers | None = Non
     w = np.ones_like(d) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), d.shape)
     order = np.argsort(d, kind="stable")
     ds, ws = d[order], w[order]
-    below = np.concatenate([[0.0], np.cumsum(ws * ds)])        # Σ w d over the i lowest hours
+    below = np.concatenate([[0.0], np.cumsum(ws * ds)])  # Σ w d over the i lowest hours
     above = np.concatenate([np.cumsum(ws[::-1])[::-1], [0.0]])  # Σ w over the hours from i up
     c = np.asarray(levels, dtype=float)
     i = np.searchsorted(ds, c, side="left")

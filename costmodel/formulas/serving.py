@@ -67,8 +67,9 @@ def kv_cache_bytes_per_token(layers: Numbers, kv_elements_per_token_per_layer: N
     return layers * kv_elements_per_token_per_layer * BYTES_PER_VALUE[kv_cache_precision(precision)]
 
 
-def min_gpus_per_replica(bytes_needed: float, memory_gb_per_gpu: float, usable_memory_share: float,
-                         largest: int = 8) -> int | None:
+def min_gpus_per_replica(
+    bytes_needed: float, memory_gb_per_gpu: float, usable_memory_share: float, largest: int = 8
+) -> int | None:
     """Smallest tensor-parallel degree (1, 2, 4, ... up to ``largest``) whose memory holds ``bytes_needed``. [GPU]
 
     Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
@@ -105,10 +106,19 @@ def min_gpus_per_replica(bytes_needed: float, memory_gb_per_gpu: float, usable_m
     return None
 
 
-def estimate_output_throughput(active_parameters: Numbers, bytes_per_weight: Numbers, kv_bytes_per_token: Numbers,
-                               memory_bandwidth_tb_s: Numbers, dense_tflops: Numbers, gpus_per_replica: float,
-                               batch_size: float, input_tokens: float, output_tokens: float, decode_efficiency: Numbers,
-                               prefill_efficiency: Numbers) -> Values:
+def estimate_output_throughput(
+    active_parameters: Numbers,
+    bytes_per_weight: Numbers,
+    kv_bytes_per_token: Numbers,
+    memory_bandwidth_tb_s: Numbers,
+    dense_tflops: Numbers,
+    gpus_per_replica: float,
+    batch_size: float,
+    input_tokens: float,
+    output_tokens: float,
+    decode_efficiency: Numbers,
+    prefill_efficiency: Numbers,
+) -> Values:
     """First-principles serving throughput per GPU, prefill included. [output tokens/s/GPU]
 
     Parameters
@@ -151,12 +161,14 @@ def estimate_output_throughput(active_parameters: Numbers, bytes_per_weight: Num
     1403
     """
     if min(gpus_per_replica, batch_size, input_tokens, output_tokens) < 1 or not all(
-            np.all((np.asarray(e) > 0) & (np.asarray(e) <= 1)) for e in (decode_efficiency, prefill_efficiency)):
+        np.all((np.asarray(e) > 0) & (np.asarray(e) <= 1)) for e in (decode_efficiency, prefill_efficiency)
+    ):
         raise ValueError("need at least 1 GPU, request and token, and efficiencies in (0, 1]")
-    bandwidth = memory_bandwidth_tb_s * 1e12 * decode_efficiency * gpus_per_replica      # [B/s] per replica
-    step_bytes = active_parameters * bytes_per_weight + batch_size * (input_tokens + output_tokens / 2) \
-        * kv_bytes_per_token
-    decode_step = step_bytes / bandwidth                                                  # [s]
-    flops = dense_tflops * 1e12 * prefill_efficiency * gpus_per_replica                   # [FLOP/s] per replica
-    prefill = 2 * active_parameters * input_tokens / flops                                # [s] per request
+    bandwidth = memory_bandwidth_tb_s * 1e12 * decode_efficiency * gpus_per_replica  # [B/s] per replica
+    step_bytes = (
+        active_parameters * bytes_per_weight + batch_size * (input_tokens + output_tokens / 2) * kv_bytes_per_token
+    )
+    decode_step = step_bytes / bandwidth  # [s]
+    flops = dense_tflops * 1e12 * prefill_efficiency * gpus_per_replica  # [FLOP/s] per replica
+    prefill = 2 * active_parameters * input_tokens / flops  # [s] per request
     return output_tokens / (gpus_per_replica * (prefill + output_tokens * decode_step / batch_size))

@@ -37,8 +37,12 @@ import math
 
 import numpy as np
 
-PERCENTILE_FACTORS: dict[str, float] = {"mean": 1.0, "p50": math.log(2.0), "p90": math.log(10.0),
-                                        "p99": math.log(100.0)}
+PERCENTILE_FACTORS: dict[str, float] = {
+    "mean": 1.0,
+    "p50": math.log(2.0),
+    "p90": math.log(10.0),
+    "p99": math.log(100.0),
+}
 """q-quantile of an exponential distribution over its mean, −ln(1 − q) (p50 0.69, p90 2.30, p99 4.61). [-]"""
 
 
@@ -83,9 +87,17 @@ def prefill_seconds_per_token(active_parameters, dense_tflops, prefill_efficienc
     return 2.0 * active_parameters / (dense_tflops * 1e12 * prefill_efficiency)
 
 
-def convert_point_to_mix(throughput_per_gpu, tokens_per_second_per_user, ttft, gpus_per_replica,
-                         point_input_tokens, point_output_tokens, input_tokens, output_tokens,
-                         prefill_gpu_seconds_per_token):
+def convert_point_to_mix(
+    throughput_per_gpu,
+    tokens_per_second_per_user,
+    ttft,
+    gpus_per_replica,
+    point_input_tokens,
+    point_output_tokens,
+    input_tokens,
+    output_tokens,
+    prefill_gpu_seconds_per_token,
+):
     """A measured operating point moved from its own request shape to the workload's.
 
     Parameters
@@ -144,14 +156,25 @@ def convert_point_to_mix(throughput_per_gpu, tokens_per_second_per_user, ttft, g
     tpot = 1.0 / tokens_per_second_per_user + running * delta / gpus_per_replica
     first = ttft + prefill_gpu_seconds_per_token * (input_tokens - point_input_tokens) / gpus_per_replica
     if np.any(np.asarray(per_token) <= 0) or np.any(np.asarray(tpot) <= 0):
-        raise ValueError("the measured point's prefill share is larger than its whole time; the prefill "
-                         "efficiency is too low for this point")
-    return 1.0 / per_token, 1.0 / tpot, np.maximum(first, prefill_gpu_seconds_per_token * input_tokens
-                                                   / gpus_per_replica)
+        raise ValueError(
+            "the measured point's prefill share is larger than its whole time; the prefill "
+            "efficiency is too low for this point"
+        )
+    return (
+        1.0 / per_token,
+        1.0 / tpot,
+        np.maximum(first, prefill_gpu_seconds_per_token * input_tokens / gpus_per_replica),
+    )
 
 
-def decode_only_point(throughput_per_gpu, tokens_per_second_per_user, gpus_per_replica,
-                      input_tokens, output_tokens, prefill_gpu_seconds_per_token):
+def decode_only_point(
+    throughput_per_gpu,
+    tokens_per_second_per_user,
+    gpus_per_replica,
+    input_tokens,
+    output_tokens,
+    prefill_gpu_seconds_per_token,
+):
     """An aggregated operating point with its prefill taken out: the decode pool's point.
 
     Returns
@@ -171,14 +194,34 @@ def decode_only_point(throughput_per_gpu, tokens_per_second_per_user, gpus_per_r
     >>> round(t), round(s, 1)
     (562, 47.5)
     """
-    return convert_point_to_mix(throughput_per_gpu, tokens_per_second_per_user, 0.0,
-                                gpus_per_replica, input_tokens, output_tokens, 0.0, output_tokens,
-                                prefill_gpu_seconds_per_token)[:2]
+    return convert_point_to_mix(
+        throughput_per_gpu,
+        tokens_per_second_per_user,
+        0.0,
+        gpus_per_replica,
+        input_tokens,
+        output_tokens,
+        0.0,
+        output_tokens,
+        prefill_gpu_seconds_per_token,
+    )[:2]
 
 
-def roofline_curve(batch_sizes, active_parameters, bytes_per_weight, kv_bytes_per_token, memory_bandwidth_tb_s,
-                   dense_tflops, gpus_per_replica, input_tokens, output_tokens, decode_efficiency,
-                   prefill_efficiency, prefill=True, total_parameters=None):
+def roofline_curve(
+    batch_sizes,
+    active_parameters,
+    bytes_per_weight,
+    kv_bytes_per_token,
+    memory_bandwidth_tb_s,
+    dense_tflops,
+    gpus_per_replica,
+    input_tokens,
+    output_tokens,
+    decode_efficiency,
+    prefill_efficiency,
+    prefill=True,
+    total_parameters=None,
+):
     """First-principles throughput–interactivity curve over the batch size (ESTIMATE).
 
     Parameters
@@ -231,16 +274,18 @@ def roofline_curve(batch_sizes, active_parameters, bytes_per_weight, kv_bytes_pe
     read = active_parameters + (total - active_parameters) * (1.0 - (1.0 - active_parameters / total) ** b)
     step_bytes = read * bytes_per_weight + b * (input_tokens + output_tokens / 2) * kv_bytes_per_token
     decode = step_bytes / (gpus_per_replica * memory_bandwidth_tb_s * 1e12 * decode_efficiency)
-    prefill_time = 2.0 * active_parameters * input_tokens / (gpus_per_replica * dense_tflops * 1e12
-                                                             * prefill_efficiency)
+    prefill_time = (
+        2.0 * active_parameters * input_tokens / (gpus_per_replica * dense_tflops * 1e12 * prefill_efficiency)
+    )
     joining = b * prefill_time / output_tokens if prefill else 0.0 * b
     tpot = decode + joining
-    busy = joining / tpot                        # share of the replica's time spent prefilling
+    busy = joining / tpot  # share of the replica's time spent prefilling
     return 1.0 / tpot, b / (gpus_per_replica * tpot), prefill_time / (1.0 - busy) + tpot
 
 
-def operating_point(concurrency, throughput_per_gpu, tokens_per_second_per_user, ttft, min_tokens_per_second=None,
-                    max_ttft=None):
+def operating_point(
+    concurrency, throughput_per_gpu, tokens_per_second_per_user, ttft, min_tokens_per_second=None, max_ttft=None
+):
     """The highest-throughput point of a curve that meets the target: a point of the curve, never beyond.
 
     Parameters
@@ -292,8 +337,14 @@ def operating_point(concurrency, throughput_per_gpu, tokens_per_second_per_user,
     if not meets.any():
         return None
     i = int(np.flatnonzero(meets)[np.argmax(t[meets])])
-    return {"concurrency": float(b[i]), "throughput_per_gpu": float(t[i]), "tokens_per_second_per_user": float(s[i]),
-            "ttft": float(f[i]), "between": (int(order[i]), int(order[i])), "fraction": 0.0}
+    return {
+        "concurrency": float(b[i]),
+        "throughput_per_gpu": float(t[i]),
+        "tokens_per_second_per_user": float(s[i]),
+        "ttft": float(f[i]),
+        "between": (int(order[i]), int(order[i])),
+        "fraction": 0.0,
+    }
 
 
 def prefill_pool_utilisation(prefill_seconds, max_ttft, statistic: str = "p90"):
@@ -350,8 +401,9 @@ def availability(failures_per_replica_per_year, recovery_hours):
     return float(result) if np.ndim(result) == 0 else result
 
 
-def min_gpus_per_replica_nodes(bytes_needed: float, memory_gb_per_gpu: float, usable_memory_share: float,
-                               gpus_per_server: int, max_servers: int) -> int | None:
+def min_gpus_per_replica_nodes(
+    bytes_needed: float, memory_gb_per_gpu: float, usable_memory_share: float, gpus_per_server: int, max_servers: int
+) -> int | None:
     """Smallest replica whose memory holds ``bytes_needed``, spanning whole servers if it must. [GPU]
 
     Tries 1, 2, 4, ... up to one server, then 2, 3, ... up to ``max_servers`` whole servers

@@ -40,8 +40,9 @@ def fte_needed(gpus: Numbers, minimum_fte: Numbers, gpus_per_fte: Numbers = np.i
     return minimum_fte + gpus / gpus_per_fte
 
 
-def staffing_cost(fte: Numbers, loaded_cost_per_fte_per_year: Numbers,
-                  managed_service_per_month: Numbers = 0.0) -> Values:
+def staffing_cost(
+    fte: Numbers, loaded_cost_per_fte_per_year: Numbers, managed_service_per_month: Numbers = 0.0
+) -> Values:
     """Monthly cost of the people and any managed-service fee. [currency/month]
 
     Parameters

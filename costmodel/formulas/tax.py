@@ -30,7 +30,7 @@ def spread_yearly(yearly_shares: Numbers, months: int) -> np.ndarray:
     yearly = np.asarray(yearly_shares, dtype=float)
     monthly = np.repeat(yearly / MONTHS_PER_YEAR, MONTHS_PER_YEAR)
     out = np.zeros(int(months))
-    out[:min(out.size, monthly.size)] = monthly[:out.size]
+    out[: min(out.size, monthly.size)] = monthly[: out.size]
     return out
 
 
@@ -69,8 +69,14 @@ def declining_balance_shares(life_months: int, factor: float, months: int) -> np
     return out
 
 
-def depreciation_shares(method: str, months: int, life_months: int = 60, factor: float = 2.0, bonus_share: float = 0.0,
-                        table: Numbers | None = None) -> np.ndarray:
+def depreciation_shares(
+    method: str,
+    months: int,
+    life_months: int = 60,
+    factor: float = 2.0,
+    bonus_share: float = 0.0,
+    table: Numbers | None = None,
+) -> np.ndarray:
     """Share of an asset's cost deducted for tax in each month since it was bought. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or

@@ -62,23 +62,42 @@ def _tier_price(base, tiers, api_tokens_per_request):
     return price
 
 
-def api_price_parts(input_price: Numbers, output_price: Numbers, input_tokens_per_output_token: Numbers,
-                    cached_input_price: Numbers | None = None, cached_input_share: Numbers = 0.0,
-                    cache_write_price: Numbers | None = None, cache_write_share: Numbers = 0.0,
-                    tier_multiplier: Numbers = 1.0, cache_tier_multiplier: Numbers | None = None,
-                    reasoning_tokens_per_output_token: Numbers = 0.0, region_uplift: Numbers = 1.0,
-                    tokens_per_workload_token: Numbers = 1.0, input_tokens_per_request: Numbers = 0.0,
-                    long_context_threshold: Numbers | None = None, long_context_input_price: Numbers | None = None,
-                    long_context_output_price: Numbers | None = None, *, reasoning_price: Numbers | None = None,
-                    cache_write_1h_price: Numbers | None = None, cache_write_1h_share: Numbers = 0.0,
-                    context_tiers: Mapping[str, Any] | None = None, audio_input_share: Numbers = 0.0,
-                    audio_input_price: Numbers | None = None, cached_audio_input_price: Numbers | None = None,
-                    image_input_share: Numbers = 0.0, image_input_price: Numbers | None = None,
-                    cached_image_input_price: Numbers | None = None, audio_output_share: Numbers = 0.0,
-                    audio_output_price: Numbers | None = None, request_fee: Numbers = 0.0,
-                    searches_per_request: Numbers = 0.0, search_fee: Numbers = 0.0,
-                    citation_tokens_per_request: Numbers = 0.0,
-                    citation_price: Numbers | None = None) -> dict[str, Values]:
+def api_price_parts(
+    input_price: Numbers,
+    output_price: Numbers,
+    input_tokens_per_output_token: Numbers,
+    cached_input_price: Numbers | None = None,
+    cached_input_share: Numbers = 0.0,
+    cache_write_price: Numbers | None = None,
+    cache_write_share: Numbers = 0.0,
+    tier_multiplier: Numbers = 1.0,
+    cache_tier_multiplier: Numbers | None = None,
+    reasoning_tokens_per_output_token: Numbers = 0.0,
+    region_uplift: Numbers = 1.0,
+    tokens_per_workload_token: Numbers = 1.0,
+    input_tokens_per_request: Numbers = 0.0,
+    long_context_threshold: Numbers | None = None,
+    long_context_input_price: Numbers | None = None,
+    long_context_output_price: Numbers | None = None,
+    *,
+    reasoning_price: Numbers | None = None,
+    cache_write_1h_price: Numbers | None = None,
+    cache_write_1h_share: Numbers = 0.0,
+    context_tiers: Mapping[str, Any] | None = None,
+    audio_input_share: Numbers = 0.0,
+    audio_input_price: Numbers | None = None,
+    cached_audio_input_price: Numbers | None = None,
+    image_input_share: Numbers = 0.0,
+    image_input_price: Numbers | None = None,
+    cached_image_input_price: Numbers | None = None,
+    audio_output_share: Numbers = 0.0,
+    audio_output_price: Numbers | None = None,
+    request_fee: Numbers = 0.0,
+    searches_per_request: Numbers = 0.0,
+    search_fee: Numbers = 0.0,
+    citation_tokens_per_request: Numbers = 0.0,
+    citation_price: Numbers | None = None,
+) -> dict[str, Values]:
     """An API bill per million workload tokens, by part: input, cache reads and writes, output. [currency/M tokens]
 
     Not elementwise: it returns several figures together (a tuple or a mapping), each of the inputs'
@@ -179,9 +198,9 @@ def api_price_parts(input_price: Numbers, output_price: Numbers, input_tokens_pe
     shares a (audio) and m (image) of input take their tokens out of every input class at
     the same shares: audio_input = k·u·(1 − s)·a·t·((1 − c − w)·p_audio + c·p_audio,cached),
     image_input = k·u·(1 − s)·m·((1 − c − w)·t·p_image + c·t_c·p_image,cached) (image tokens
-    read from the cache at the text cache price when no image cache price is given). Fees per million workload tokens are
-    10⁶ · (fee + searches · search fee + citation tokens · p_citation / 10⁶) / (n_in · (1 + 1/r)),
-    n_in the input tokens per request.
+    read from the cache at the text cache price when no image cache price is given). Fees per
+    million workload tokens are 10⁶ · (fee + searches · search fee + citation tokens · p_citation / 10⁶)
+    / (n_in · (1 + 1/r)), n_in the input tokens per request.
 
     References
     ----------
@@ -241,13 +260,16 @@ def api_price_parts(input_price: Numbers, output_price: Numbers, input_tokens_pe
     if context_tiers is not None and long_context_threshold is not None:
         raise ValueError("give context_tiers or long_context_threshold, not both")
     if long_context_threshold is not None:
-        context_tiers = {"input": [(long_context_threshold, long_context_input_price)],
-                         "output": [(long_context_threshold, long_context_output_price)]}
+        context_tiers = {
+            "input": [(long_context_threshold, long_context_input_price)],
+            "output": [(long_context_threshold, long_context_output_price)],
+        }
     share = output_share(input_tokens_per_output_token)
     if output_price is None:
         if np.any(np.asarray(share) > 0):
-            raise ValueError("an offer without an output price (input only: embeddings) takes a workload without "
-                             "output tokens")
+            raise ValueError(
+                "an offer without an output price (input only: embeddings) takes a workload without output tokens"
+            )
         output_price = 0.0
     cached = input_price if cached_input_price is None else cached_input_price
     write = input_price if cache_write_price is None else cache_write_price
@@ -260,38 +282,46 @@ def api_price_parts(input_price: Numbers, output_price: Numbers, input_tokens_pe
         request = tokens_per_workload_token * np.asarray(input_tokens_per_request)
         new_input = _tier_price(input_price, context_tiers.get("input", ()), request)
         new_output = _tier_price(output_price, context_tiers.get("output", ()), request)
-        priced = np.asarray(output_price) > 0          # 0 for an input-only offer
+        priced = np.asarray(output_price) > 0  # 0 for an input-only offer
         ratio_in = new_input / input_price
         ratio_out = np.where(priced, new_output / np.where(priced, output_price, 1.0), 1.0)
 
         def tiered(name, base, ratio):
             return _tier_price(base, context_tiers[name], request) if context_tiers.get(name) else base * ratio
 
-        cached, write, write_1h = (tiered("cache_read", cached, ratio_in), tiered("cache_write", write, ratio_in),
-                                   tiered("cache_write_1h", write_1h, ratio_in))
+        cached, write, write_1h = (
+            tiered("cache_read", cached, ratio_in),
+            tiered("cache_write", write, ratio_in),
+            tiered("cache_write_1h", write_1h, ratio_in),
+        )
         if reasoning is not None:
             reasoning = tiered("reasoning", reasoning, ratio_out)
         input_price, output_price = new_input, new_output
         values = (input_price, cached, write, write_1h, output_price, reasoning)
-        if all(np.ndim(x) == 0 for x in values if x is not None):      # not a sweep's arrays
+        if all(np.ndim(x) == 0 for x in values if x is not None):  # not a sweep's arrays
             input_price, cached, write, write_1h, output_price, reasoning = (
-                None if x is None else float(x) for x in values)
+                None if x is None else float(x) for x in values
+            )
     cache_tier = tier_multiplier if cache_tier_multiplier is None else cache_tier_multiplier
     scale = tokens_per_workload_token * region_uplift
     inputs = scale * (1.0 - share)
-    text = 1.0 - audio_input_share - image_input_share          # the input tokens that are text
+    text = 1.0 - audio_input_share - image_input_share  # the input tokens that are text
     uncached = 1.0 - cached_input_share - cache_write_share - cache_write_1h_share
     outputs = scale * share
     parts = {
         "input": inputs * uncached * text * tier_multiplier * input_price,
-        "cache_read": inputs * cached_input_share * (text + (image_input_share if cached_image_input_price is None
-                                                             else 0.0)) * cache_tier * cached,
+        "cache_read": inputs
+        * cached_input_share
+        * (text + (image_input_share if cached_image_input_price is None else 0.0))
+        * cache_tier
+        * cached,
         "cache_write": inputs * (cache_write_share * write + cache_write_1h_share * write_1h) * cache_tier,
     }
     visible = outputs * (1.0 - audio_output_share) * tier_multiplier
     if reasoning is None:
-        parts["output"] = visible * output_price + outputs * reasoning_tokens_per_output_token * tier_multiplier \
-            * output_price
+        parts["output"] = (
+            visible * output_price + outputs * reasoning_tokens_per_output_token * tier_multiplier * output_price
+        )
     else:
         parts["output"] = visible * output_price
         parts["reasoning"] = outputs * reasoning_tokens_per_output_token * tier_multiplier * reasoning
@@ -299,15 +329,20 @@ def api_price_parts(input_price: Numbers, output_price: Numbers, input_tokens_pe
         if audio_input_price is None:
             raise ValueError("audio input tokens need an audio input price")
         audio_cached = audio_input_price if cached_audio_input_price is None else cached_audio_input_price
-        parts["audio_input"] = inputs * audio_input_share * (uncached * tier_multiplier * audio_input_price
-                                                             + cached_input_share * cache_tier * audio_cached)
+        parts["audio_input"] = (
+            inputs
+            * audio_input_share
+            * (uncached * tier_multiplier * audio_input_price + cached_input_share * cache_tier * audio_cached)
+        )
     if np.any(np.asarray(image_input_share) > 0):
         if image_input_price is None:
             raise ValueError("image input tokens need an image input price")
         parts["image_input"] = inputs * image_input_share * uncached * tier_multiplier * image_input_price
         if cached_image_input_price is not None:
-            parts["image_input"] = parts["image_input"] + inputs * image_input_share * cached_input_share \
-                * cache_tier * cached_image_input_price
+            parts["image_input"] = (
+                parts["image_input"]
+                + inputs * image_input_share * cached_input_share * cache_tier * cached_image_input_price
+            )
     if np.any(np.asarray(audio_output_share) > 0):
         if audio_output_price is None:
             raise ValueError("audio output tokens need an audio output price")
@@ -322,15 +357,26 @@ def api_price_parts(input_price: Numbers, output_price: Numbers, input_tokens_pe
         if np.any(np.asarray(per_request) > 0):
             if not np.all(np.asarray(input_tokens_per_request) > 0):
                 raise ValueError("a fee per request needs the input tokens per request")
-            part = 1e6 * per_request / (np.asarray(input_tokens_per_request) * (1.0 + 1.0 / np.asarray(
-                input_tokens_per_output_token, dtype=float)))
+            part = (
+                1e6
+                * per_request
+                / (
+                    np.asarray(input_tokens_per_request)
+                    * (1.0 + 1.0 / np.asarray(input_tokens_per_output_token, dtype=float))
+                )
+            )
             parts[name] = float(part) if np.ndim(part) == 0 else part
     return parts
 
 
-def blended_api_price(input_price: Numbers, output_price: Numbers, input_tokens_per_output_token: Numbers,
-                      cached_input_price: Numbers | None = None, cached_input_share: Numbers = 0.0,
-                      **billing: Any) -> Values:
+def blended_api_price(
+    input_price: Numbers,
+    output_price: Numbers,
+    input_tokens_per_output_token: Numbers,
+    cached_input_price: Numbers | None = None,
+    cached_input_share: Numbers = 0.0,
+    **billing: Any,
+) -> Values:
     """API price per million tokens of a workload's own mix of input, cached input and output. [currency/M tokens]
 
     The sum of :func:`api_price_parts`; ``billing`` takes its further words (cache writes,
@@ -367,13 +413,15 @@ def blended_api_price(input_price: Numbers, output_price: Numbers, input_tokens_
     >>> round(blended_api_price(5.0, 25.0, 2.0, 0.5, 0.6), 4)
     9.8667
     """
-    parts = api_price_parts(input_price, output_price, input_tokens_per_output_token, cached_input_price,
-                            cached_input_share, **billing)
+    parts = api_price_parts(
+        input_price, output_price, input_tokens_per_output_token, cached_input_price, cached_input_share, **billing
+    )
     return sum(parts.values())
 
 
-def gpu_hours_for_tokens(tokens_per_day: Numbers, input_tokens_per_output_token: Numbers,
-                         output_tokens_per_second_per_gpu: Numbers) -> Values:
+def gpu_hours_for_tokens(
+    tokens_per_day: Numbers, input_tokens_per_output_token: Numbers, output_tokens_per_second_per_gpu: Numbers
+) -> Values:
     """GPU-hours a month to serve a token volume at a throughput. [GPU-h/month]
 
     Parameters
@@ -396,5 +444,8 @@ def gpu_hours_for_tokens(tokens_per_day: Numbers, input_tokens_per_output_token:
     >>> round(gpu_hours_for_tokens(10e6, 2.0, 2102.5), 3)
     13.395
     """
-    return tokens_per_month(tokens_per_day) * output_share(input_tokens_per_output_token) \
+    return (
+        tokens_per_month(tokens_per_day)
+        * output_share(input_tokens_per_output_token)
         / (output_tokens_per_second_per_gpu * SECONDS_PER_HOUR)
+    )

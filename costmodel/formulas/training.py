@@ -72,8 +72,9 @@ def mfu_from_gpu_hours(flop: Numbers, peak_tflops: Numbers, gpu_hours: Numbers) 
     return flop / (peak_tflops * 1e12 * gpu_hours * SECONDS_PER_HOUR)
 
 
-def min_gpus_for_training_state(state_bytes: float, activation_bytes_per_gpu: float, gpu_memory_bytes: float,
-                                sharded: bool) -> int | None:
+def min_gpus_for_training_state(
+    state_bytes: float, activation_bytes_per_gpu: float, gpu_memory_bytes: float, sharded: bool
+) -> int | None:
     """The fewest GPUs whose memory holds the training state. [GPU]
 
     Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
@@ -133,8 +134,9 @@ def mfu_from_achieved_tflops(achieved_tflops: Numbers, peak_tflops: Numbers) -> 
     return achieved_tflops / peak_tflops
 
 
-def mfu_from_tokens_per_second(active_parameters: Numbers, tokens_per_second_per_gpu: Numbers,
-                               peak_tflops: Numbers) -> Values:
+def mfu_from_tokens_per_second(
+    active_parameters: Numbers, tokens_per_second_per_gpu: Numbers, peak_tflops: Numbers
+) -> Values:
     """MFU from training tokens per second per GPU: 6·N·(tokens/s) / dense peak. [-]
 
     Parameters

@@ -18,8 +18,9 @@ from ..units import HOURS_PER_MONTH
 from .shapes import Numbers, Values, like
 
 
-def cost_per_used_gpu_hour(fixed_per_month: Numbers, variable_per_gpu_hour: Numbers, gpus: Numbers,
-                           utilisation: Numbers) -> Values:
+def cost_per_used_gpu_hour(
+    fixed_per_month: Numbers, variable_per_gpu_hour: Numbers, gpus: Numbers, utilisation: Numbers
+) -> Values:
     """Monthly cost per used GPU-hour of a fleet at a utilisation. [currency/GPU-h]
 
     Parameters
@@ -51,12 +52,18 @@ def cost_per_used_gpu_hour(fixed_per_month: Numbers, variable_per_gpu_hour: Numb
     if not np.all((u > 0) & (u <= 1)):
         raise ValueError("utilisation must be in (0, 1]; at 0 the cost per used GPU-hour is not defined")
     hours = u * gpus * HOURS_PER_MONTH
-    return like((fixed_per_month + variable_per_gpu_hour * hours) / hours, utilisation, fixed_per_month,
-                variable_per_gpu_hour, gpus)
+    return like(
+        (fixed_per_month + variable_per_gpu_hour * hours) / hours,
+        utilisation,
+        fixed_per_month,
+        variable_per_gpu_hour,
+        gpus,
+    )
 
 
-def break_even_utilisation(fixed_per_month: float, variable_per_gpu_hour: float, gpus: float,
-                           price_per_gpu_hour: float) -> float | None:
+def break_even_utilisation(
+    fixed_per_month: float, variable_per_gpu_hour: float, gpus: float, price_per_gpu_hour: float
+) -> float | None:
     """Utilisation at which a fleet costs ``price_per_gpu_hour`` per used GPU-hour. [-]
 
     Not elementwise: scalar inputs only (the result is a whole count, or None where it has no

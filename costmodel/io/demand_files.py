@@ -38,8 +38,8 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -87,7 +87,7 @@ def kept_by_file(function: Callable) -> Callable:
         try:
             info = os.stat(path)
         except OSError:
-            return function(path, *args, **options)      # the function names the problem
+            return function(path, *args, **options)  # the function names the problem
         key = (str(Path(path).resolve()), info.st_mtime_ns, info.st_size, *args, *sorted(options.items()))
         if key not in kept:
             while len(kept) >= KEPT_FILES:
@@ -110,8 +110,9 @@ def _copied(value: Any) -> Any:
     if isinstance(value, dict):
         return dict(value)
     if dataclasses.is_dataclass(value):
-        return dataclasses.replace(value, **{f.name: _copied(getattr(value, f.name))
-                                             for f in dataclasses.fields(value) if f.init})
+        return dataclasses.replace(
+            value, **{f.name: _copied(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
+        )
     return value
 
 
@@ -122,8 +123,9 @@ def _read_lines(path: Path, error: type[InputError]) -> list[str]:
     try:
         return Path(path).read_text(encoding="utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
-        raise error(path, [("(file)", f"byte {exc.object[exc.start]:#x}", f"not UTF-8 text at offset {exc.start}")]) \
-            from None
+        raise error(
+            path, [("(file)", f"byte {exc.object[exc.start]:#x}", f"not UTF-8 text at offset {exc.start}")]
+        ) from None
     except OSError as exc:
         raise error(path, [("(file)", str(path), f"cannot be read: {exc.strerror}")]) from None
 
@@ -155,7 +157,7 @@ def read_hourly_file(path: Path, hours: int = 8760, most: float = MAX_GPUS, what
     for number, line in enumerate(lines, start=1):
         text = line.strip()
         if not text or (number == 1 and not is_decimal_text(text)):
-            continue        # blank lines, and a header
+            continue  # blank lines, and a header
         if not is_decimal_text(text) or not np.isfinite(float(text)) or not 0 <= float(text) <= most:
             problems.append((f"line {number}", line, f"not one number of {what} between 0 and {most:,}"))
             continue
@@ -195,7 +197,7 @@ class JobLog:
 def _parse_time(text: str, zone: ZoneInfo, fold: int = 0) -> dt.datetime:
     moment = dt.datetime.fromisoformat(text)
     if moment.tzinfo is None:
-        if zone.key == "UTC":              # no daylight saving to resolve: the fast way
+        if zone.key == "UTC":  # no daylight saving to resolve: the fast way
             return moment.replace(tzinfo=dt.UTC)
         moment = moment.replace(tzinfo=zone, fold=fold)
     return moment.astimezone(dt.UTC)
@@ -206,10 +208,10 @@ def _elapsed_seconds(text: str) -> float | None:
     if not match:
         return None
     days, hours, minutes, seconds = match.groups()
-    if hours is None:            # MM:SS
+    if hours is None:  # MM:SS
         hours = 0
     if int(minutes) > 59 or float(seconds) >= 60 or (days is not None and int(hours) > 23):
-        return None              # 1-25:99:99 is no duration Slurm writes
+        return None  # 1-25:99:99 is no duration Slurm writes
     return ((int(days or 0) * 24 + int(hours)) * 60 + int(minutes)) * 60 + float(seconds)
 
 
@@ -233,14 +235,16 @@ def _job_fields(fields: list[str], where: dict[str, int], zone: ZoneInfo) -> tup
         try:
             end = _parse_time(end_text, zone)
             if end < start and dt.datetime.fromisoformat(end_text).tzinfo is None:
-                end = _parse_time(end_text, zone, fold=1)     # the repeated hour of an autumn change
+                end = _parse_time(end_text, zone, fold=1)  # the repeated hour of an autumn change
         except ValueError:
             return ("problem", "End must be a time like 2026-01-05T08:00:00")
     elif "Elapsed" in where and state != "RUNNING" and fields[where["Elapsed"]].strip():
         seconds = _elapsed_seconds(fields[where["Elapsed"]])
         if seconds is None:
-            return ("problem", "Elapsed must be a duration like 1-02:03:04, 02:03:04 or "
-                               "03:04 (minutes and seconds below 60)")
+            return (
+                "problem",
+                "Elapsed must be a duration like 1-02:03:04, 02:03:04 or 03:04 (minutes and seconds below 60)",
+            )
         end = start + dt.timedelta(seconds=seconds)
     if end is not None and end < start:
         return ("problem", "End is before Start")
@@ -277,8 +281,11 @@ def _header(path: Path, lines: list[str]) -> tuple[list[str], dict[str, int]]:
         missing.append("End (or Elapsed)")
     if missing:
         raise JobLogError(path, [("line 1", lines[0], f"header lacks {', '.join(missing)}")])
-    where = {name: header.index(name) for name in ("JobID", "Start", "End", "AllocTRES", "State", "Elapsed")
-             if name in header}
+    where = {
+        name: header.index(name)
+        for name in ("JobID", "Start", "End", "AllocTRES", "State", "Elapsed")
+        if name in header
+    }
     return header, where
 
 
@@ -287,14 +294,15 @@ class _Jobs:
     """Jobs read from a log, before they are summed into hours: times in hours from the year's start."""
 
     starts: np.ndarray
-    ends: np.ndarray                 # NaN for a job still running
+    ends: np.ndarray  # NaN for a job still running
     gpus: np.ndarray
     skipped: dict[str, int]
     latest: dt.datetime | None
 
 
-def _jobs_line_by_line(path: Path, lines: list[str], where: dict[str, int], fields_in_header: int,
-                       zone: ZoneInfo, origin: dt.datetime) -> _Jobs:
+def _jobs_line_by_line(
+    path: Path, lines: list[str], where: dict[str, int], fields_in_header: int, zone: ZoneInfo, origin: dt.datetime
+) -> _Jobs:
     """Every row read with :func:`_job_fields`, one at a time: the reference the vectorised reader must equal."""
     starts, ends, gpus, problems = [], [], [], []
     seen: dict[str, int] = {}
@@ -329,8 +337,9 @@ def _jobs_line_by_line(path: Path, lines: list[str], where: dict[str, int], fiel
             gpus.append(count)
     if problems:
         raise JobLogError(path, problems[:10])
-    return _Jobs(np.asarray(starts, dtype=float), np.asarray(ends, dtype=float), np.asarray(gpus, dtype=float),
-                 skipped, latest)
+    return _Jobs(
+        np.asarray(starts, dtype=float), np.asarray(ends, dtype=float), np.asarray(gpus, dtype=float), skipped, latest
+    )
 
 
 @kept_by_file
@@ -379,8 +388,9 @@ def read_job_log(path: Path, year: int, time_zone: str = "UTC", until: dt.dateti
     return _summed(jobs, zone, origin, hours, until)
 
 
-def _read_job_log_line_by_line(path: Path, year: int, time_zone: str = "UTC", until: dt.datetime | None = None
-                               ) -> JobLog:
+def _read_job_log_line_by_line(
+    path: Path, year: int, time_zone: str = "UTC", until: dt.datetime | None = None
+) -> JobLog:
     """:func:`read_job_log` without the column reader (and not kept): the reference for tests."""
     path = Path(path)
     zone = ZoneInfo(time_zone)
@@ -397,18 +407,22 @@ def _summed(jobs: _Jobs, zone: ZoneInfo, origin: dt.datetime, hours: int, until:
     running = np.isnan(ends)
     cut = None
     if running.any():
-        cut = (until.replace(tzinfo=zone) if until.tzinfo is None else until).astimezone(dt.UTC) \
-            if until is not None else jobs.latest
+        cut = (
+            (until.replace(tzinfo=zone) if until.tzinfo is None else until).astimezone(dt.UTC)
+            if until is not None
+            else jobs.latest
+        )
         ends[running] = np.maximum((cut - origin).total_seconds() / 3600.0, jobs.starts[running])
     demand = hourly_from_intervals(jobs.starts, ends, jobs.gpus, hours)
-    return JobLog(demand, len(jobs.starts), jobs.skipped, int(running.sum()),
-                  None if cut is None else cut.isoformat())
+    return JobLog(demand, len(jobs.starts), jobs.skipped, int(running.sum()), None if cut is None else cut.isoformat())
 
 
 # --- the column reader ------------------------------------------------------------------------------------
 
-_PLAIN_TIME = (r"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
-               r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$")
+_PLAIN_TIME = (
+    r"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]$"
+)
 """The time as Slurm writes it, ``2026-01-05T08:00:00`` (ASCII digits): the form read column by column."""
 
 
@@ -442,6 +456,7 @@ def _zone_changes(zone: ZoneInfo, first: int, last: int) -> tuple[np.ndarray, np
     Found by asking :mod:`zoneinfo` the offset at every hour and bisecting to the second where it
     changes (no zone changes its offset twice within an hour).
     """
+
     def offset(instant: int) -> int:
         return int(dt.datetime.fromtimestamp(instant, zone).utcoffset().total_seconds())
 
@@ -457,8 +472,11 @@ def _zone_changes(zone: ZoneInfo, first: int, last: int) -> tuple[np.ndarray, np
             when.append(high)
             before.append(offsets[i])
             after.append(offsets[i + 1])
-    return np.array(when, dtype=np.int64), np.array(before or [offsets[0]], dtype=np.int64), \
-        np.array(after, dtype=np.int64)
+    return (
+        np.array(when, dtype=np.int64),
+        np.array(before or [offsets[0]], dtype=np.int64),
+        np.array(after, dtype=np.int64),
+    )
 
 
 def _local_to_utc(local: np.ndarray, zone: ZoneInfo, first: int, last: int, fold: int) -> np.ndarray:
@@ -483,8 +501,9 @@ CHUNK_LINES = 200_000
 """Lines of a job log read into columns at once: bounds the memory the column reader adds. [-]"""
 
 
-def _jobs_by_column(lines: list[str], where: dict[str, int], fields_in_header: int, zone: ZoneInfo,
-                    origin: dt.datetime, year: int) -> _Jobs | None:
+def _jobs_by_column(
+    lines: list[str], where: dict[str, int], fields_in_header: int, zone: ZoneInfo, origin: dt.datetime, year: int
+) -> _Jobs | None:
     """The log's jobs read column by column with pandas and numpy, or None where a row needs reading alone.
 
     Rows in the form Slurm writes (times ``YYYY-MM-DDTHH:MM:SS`` within a year of the profile's,
@@ -500,7 +519,7 @@ def _jobs_by_column(lines: list[str], where: dict[str, int], fields_in_header: i
     pieces = []
     rows = 0
     for low in range(0, len(body), CHUNK_LINES):
-        piece = _column_chunk(body[low:low + CHUNK_LINES], rows, where, fields_in_header, zone, origin, year)
+        piece = _column_chunk(body[low : low + CHUNK_LINES], rows, where, fields_in_header, zone, origin, year)
         if piece is None:
             return None
         pieces.append(piece)
@@ -517,12 +536,22 @@ def _jobs_by_column(lines: list[str], where: dict[str, int], fields_in_header: i
             first_seen.setdefault(reason, row)
     skipped = {reason: skipped[reason] for reason in sorted(skipped, key=first_seen.__getitem__)}
     latest = [piece["latest"] for piece in pieces if piece["latest"] is not None]
-    return _Jobs(*(np.concatenate([piece[name] for piece in pieces]) for name in ("starts", "ends", "gpus")),
-                 skipped, max(latest) if latest else None)
+    return _Jobs(
+        *(np.concatenate([piece[name] for piece in pieces]) for name in ("starts", "ends", "gpus")),
+        skipped,
+        max(latest) if latest else None,
+    )
 
 
-def _column_chunk(body: list[str], before: int, where: dict[str, int], fields_in_header: int, zone: ZoneInfo,
-                  origin: dt.datetime, year: int) -> dict[str, Any] | None:
+def _column_chunk(
+    body: list[str],
+    before: int,
+    where: dict[str, int],
+    fields_in_header: int,
+    zone: ZoneInfo,
+    origin: dt.datetime,
+    year: int,
+) -> dict[str, Any] | None:
     """One block of lines for :func:`_jobs_by_column`, ``before`` rows after the log's first. None as there."""
     import io
 
@@ -531,18 +560,34 @@ def _column_chunk(body: list[str], before: int, where: dict[str, int], fields_in
     pipes = np.fromiter(map(str.count, body, itertools.repeat("|")), dtype=np.int64, count=len(body))
     short = pipes < fields_in_header - 1
     if short.any() and any(body[i] != "" for i in np.flatnonzero(short)):
-        return None         # too few fields, or a line of spaces: read line by line
-    empty = {"rows": 0, "ids": pd.Series([], dtype="str"), "starts": np.zeros(0), "ends": np.zeros(0),
-             "gpus": np.zeros(0), "skipped": {}, "latest": None}
+        return None  # too few fields, or a line of spaces: read line by line
+    empty = {
+        "rows": 0,
+        "ids": pd.Series([], dtype="str"),
+        "starts": np.zeros(0),
+        "ends": np.zeros(0),
+        "gpus": np.zeros(0),
+        "skipped": {},
+        "latest": None,
+    }
     if short.all():
         return empty
     text = "\n".join(body)
     if "\x00" in text or "\r" in text:
         return None
     used = sorted(set(where.values()))
-    try:        # JobID as text; the others as pandas reads text (Arrow-backed with pyarrow: the fastest)
-        table = pd.read_csv(io.StringIO(text), sep="|", header=None, usecols=used, quoting=3, na_filter=False,
-                            engine="c", skip_blank_lines=True, dtype={where["JobID"]: "str"})
+    try:  # JobID as text; the others as pandas reads text (Arrow-backed with pyarrow: the fastest)
+        table = pd.read_csv(
+            io.StringIO(text),
+            sep="|",
+            header=None,
+            usecols=used,
+            quoting=3,
+            na_filter=False,
+            engine="c",
+            skip_blank_lines=True,
+            dtype={where["JobID"]: "str"},
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
         return None
     del text
@@ -550,7 +595,7 @@ def _column_chunk(body: list[str], before: int, where: dict[str, int], fields_in
         return None
     column = {name: table[index] for name, index in where.items()}
     if not all(pd.api.types.is_string_dtype(column[name]) for name in where):
-        return None         # a field pandas read as numbers: its text is gone
+        return None  # a field pandas read as numbers: its text is gone
     rows = len(table)
     ident = column["JobID"]
     step = ident.str.contains(".", regex=False).to_numpy(dtype=bool).copy()
@@ -597,7 +642,7 @@ def _column_chunk(body: list[str], before: int, where: dict[str, int], fields_in
     latest = None
     if fast.size:
         latest = dt.datetime.fromtimestamp(int(max(start_utc.max(), end_utc.max())), dt.UTC)
-    skipped: dict[str, tuple[int, int]] = {}      # reason -> (rows, the first of them in the log)
+    skipped: dict[str, tuple[int, int]] = {}  # reason -> (rows, the first of them in the log)
     if step.any():
         skipped["job steps (their GPUs are the job's)"] = (int(step.sum()), before + int(np.argmax(step)))
     alone = np.flatnonzero(~step & ~plain)
@@ -618,8 +663,15 @@ def _column_chunk(body: list[str], before: int, where: dict[str, int], fields_in
         starts[row] = (start - origin).total_seconds() / 3600.0
         ends[row] = np.nan if end is None else (end - origin).total_seconds() / 3600.0
         counted[row] = True
-    return {"rows": rows, "ids": ids, "starts": starts[counted], "ends": ends[counted], "gpus": gpus_of[counted],
-            "skipped": skipped, "latest": latest}
+    return {
+        "rows": rows,
+        "ids": ids,
+        "starts": starts[counted],
+        "ends": ends[counted],
+        "gpus": gpus_of[counted],
+        "skipped": skipped,
+        "latest": latest,
+    }
 
 
 def hourly_from_intervals(starts: np.ndarray, ends: np.ndarray, gpus: np.ndarray, hours: int) -> np.ndarray:

@@ -56,7 +56,7 @@ def read_request_log(path: Path, year: int, time_zone: str = "UTC") -> tuple[np.
         try:
             text = Path(path).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError):
-            text = None     # the line reader names the problem
+            text = None  # the line reader names the problem
         found = None if text is None else _requests_by_column(text, year, ZoneInfo(time_zone))
         if found is not None:
             return found
@@ -79,12 +79,14 @@ def _read_request_log_line_by_line(path: Path, year: int, time_zone: str = "UTC"
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise InputError(path, [("(file)", str(path), f"cannot be read: {exc}")]) from None
     twice = sorted({name for name in header if header.count(name) > 1})
-    if twice:      # csv.DictReader would keep the last of them silently
+    if twice:  # csv.DictReader would keep the last of them silently
         raise InputError(path, [("line 1", ",".join(header), f"column {twice[0]} given twice")])
     needed = {"timestamp", "input_tokens", "output_tokens"}
     if not rows or not needed <= set(rows[0]):
-        raise InputError(path, [("(header)", ",".join(rows[0]) if rows else "", "needs the columns "
-                                 "timestamp,input_tokens,output_tokens")])
+        raise InputError(
+            path,
+            [("(header)", ",".join(rows[0]) if rows else "", "needs the columns timestamp,input_tokens,output_tokens")],
+        )
     index, tokens, problems = [], [], []
     for number, row in enumerate(rows, start=2):
         found = _request(row["timestamp"], row["input_tokens"], row["output_tokens"], zone, start)
@@ -99,14 +101,15 @@ def _read_request_log_line_by_line(path: Path, year: int, time_zone: str = "UTC"
     return series[:hours], len(index)
 
 
-def _request(timestamp: str | None, input_tokens: str | None, output_tokens: str | None, zone: ZoneInfo,
-             start: dt.datetime) -> tuple:
-    """One request: ``("request", hour, tokens)`` with the hour counted from ``start``, or ``("problem", text, reason)``.
+def _request(
+    timestamp: str | None, input_tokens: str | None, output_tokens: str | None, zone: ZoneInfo, start: dt.datetime
+) -> tuple:
+    """One request: ``("request", hour, tokens)``, the hour counted from ``start``, or ``("problem", text, reason)``.
 
     A timestamp without an offset is a wall-clock time in ``zone``: its hour is counted on the wall
     clock from ``start`` (Python subtracts two times of the same zone object without their offsets).
     """
-    timestamp = timestamp or ""         # None: the line has too few fields
+    timestamp = timestamp or ""  # None: the line has too few fields
     try:
         when = dt.datetime.fromisoformat(timestamp.strip())
     except ValueError:
@@ -138,7 +141,7 @@ def _requests_by_column(text: str, year: int, zone: ZoneInfo) -> tuple[np.ndarra
         return None
     lines = text.split("\n")
     if lines and lines[-1] == "":
-        lines.pop()                             # the file's last line break
+        lines.pop()  # the file's last line break
     if not lines:
         return None
     header = lines[0].split(",")
@@ -152,8 +155,17 @@ def _requests_by_column(text: str, year: int, zone: ZoneInfo) -> tuple[np.ndarra
         return None
     used = [header.index(name) for name in needed]
     try:
-        table = pd.read_csv(io.StringIO("\n".join(body)), sep=",", header=None, usecols=used, dtype="str",
-                            quoting=3, na_filter=False, engine="c", skip_blank_lines=True)
+        table = pd.read_csv(
+            io.StringIO("\n".join(body)),
+            sep=",",
+            header=None,
+            usecols=used,
+            dtype="str",
+            quoting=3,
+            na_filter=False,
+            engine="c",
+            skip_blank_lines=True,
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
         return None
     if len(table) != int((~short).sum()):

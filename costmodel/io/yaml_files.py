@@ -10,9 +10,9 @@ other plain scalar is text. The same rules hold for a value with an explicit tag
 ``!!float 1:30``, ``!!int 0x3`` and ``!!bool yes`` are refused, not read as 121, 90, 3 and true)
 and for the numbers' construction (``010000000`` is ten million, not octal; ``08`` is eight); tags
 other than ``!!str``, ``!!int``, ``!!float``, ``!!bool``, ``!!null``, ``!!seq`` and ``!!map``
-(``!!binary``, ``!!timestamp``, ``!!set``, ...) are refused. Keys must be text, a key may appear once per mapping, the file
-may hold at most :data:`MAX_BYTES` bytes, nest at most :data:`MAX_DEPTH` levels and hold at most
-:data:`MAX_VALUES` values with its aliases expanded.
+(``!!binary``, ``!!timestamp``, ``!!set``, ...) are refused. Keys must be text, a key may appear
+once per mapping, the file may hold at most :data:`MAX_BYTES` bytes, nest at most
+:data:`MAX_DEPTH` levels and hold at most :data:`MAX_VALUES` values with its aliases expanded.
 
 References
 ----------
@@ -53,13 +53,19 @@ class _CoreSchema:
         for key_node, _ in node.value:
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
                 raise yaml.constructor.ConstructorError(
-                    "while reading a mapping", node.start_mark,
-                    "keys must be plain text (a field name), not a list, mapping or number", key_node.start_mark)
+                    "while reading a mapping",
+                    node.start_mark,
+                    "keys must be plain text (a field name), not a list, mapping or number",
+                    key_node.start_mark,
+                )
             key = key_node.value
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    "while reading a mapping", node.start_mark,
-                    f"key {key!r} given twice (first on line {seen[key] + 1})", key_node.start_mark)
+                    "while reading a mapping",
+                    node.start_mark,
+                    f"key {key!r} given twice (first on line {seen[key] + 1})",
+                    key_node.start_mark,
+                )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
 
@@ -75,6 +81,7 @@ _FAST = getattr(yaml, "__with_libyaml__", False)
 (an empirical distribution of 100,000 values) about 10 times as fast as the pure-Python ones."""
 
 if _FAST:
+
     class _CoreSchemaCLoader(_CoreSchema, yaml.cyaml.CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """The same loader on libyaml's parser and composer (the types and the constructors are Python's)."""
 
@@ -86,7 +93,7 @@ if _FAST:
             yaml.resolver.Resolver.__init__(self)
 
     _LOADERS: tuple[type, ...] = (_CoreSchemaLoader, _CoreSchemaCLoader)
-else:      # pragma: no cover - PyYAML wheels for CPython on Linux, macOS and Windows carry libyaml
+else:  # pragma: no cover - PyYAML wheels for CPython on Linux, macOS and Windows carry libyaml
     _LOADERS = (_CoreSchemaLoader,)
 
 
@@ -103,9 +110,12 @@ for _loader in _LOADERS:
     for _tag, (_, _first) in _CORE_FORMS.items():
         _loader.add_implicit_resolver(_tag, _CORE_PATTERNS[_tag], _first)
 
-_KINDS = {_TAG + "int": "a base-10 integer (digits with an optional sign)",
-          _TAG + "float": "a base-10 number (digits, an optional point and exponent)",
-          _TAG + "bool": "true or false", _TAG + "null": "null, ~ or nothing"}
+_KINDS = {
+    _TAG + "int": "a base-10 integer (digits with an optional sign)",
+    _TAG + "float": "a base-10 number (digits, an optional point and exponent)",
+    _TAG + "bool": "true or false",
+    _TAG + "null": "null, ~ or nothing",
+}
 _PLAIN_NUMBERS = {_TAG + "int", _TAG + "float"}
 _ALLOWED_TAGS = {_TAG + "str", _TAG + "seq", _TAG + "map", *_CORE_FORMS}
 
@@ -150,26 +160,40 @@ def _tag_problems(node: yaml.Node) -> list[tuple[str, str, str]]:
         line = f" (line {current.start_mark.line + 1})"
         if current.tag not in _ALLOWED_TAGS:
             shown = current.tag.replace(_TAG, "!!")
-            problems.append((where, f"{shown} {current.value}" if isinstance(current, yaml.ScalarNode) else shown,
-                             f"YAML tag {shown} is not used in scenario files: write the value plainly{line}"))
+            problems.append(
+                (
+                    where,
+                    f"{shown} {current.value}" if isinstance(current, yaml.ScalarNode) else shown,
+                    f"YAML tag {shown} is not used in scenario files: write the value plainly{line}",
+                )
+            )
         elif isinstance(current, yaml.ScalarNode) and current.tag in _CORE_PATTERNS:
             if not _CORE_PATTERNS[current.tag].match(current.value):
                 shown = current.tag.replace(_TAG, "!!")
-                problems.append((where, f"{shown} {current.value}",
-                                 f"not {_KINDS[current.tag]} as YAML 1.2 writes one (YAML 1.1's base-60, "
-                                 f"hexadecimal, octal and yes/no forms are not read){line}"))
+                problems.append(
+                    (
+                        where,
+                        f"{shown} {current.value}",
+                        f"not {_KINDS[current.tag]} as YAML 1.2 writes one (YAML 1.1's base-60, "
+                        f"hexadecimal, octal and yes/no forms are not read){line}",
+                    )
+                )
         elif isinstance(current, yaml.SequenceNode):
             if all(item.tag in _PLAIN_NUMBERS and isinstance(item, yaml.ScalarNode) for item in current.value):
                 # a long list of numbers (an empirical distribution): each checked here, without a path each
-                bad = next((i for i, item in enumerate(current.value)
-                            if not _CORE_PATTERNS[item.tag].match(item.value)), None)
+                bad = next(
+                    (i for i, item in enumerate(current.value) if not _CORE_PATTERNS[item.tag].match(item.value)), None
+                )
                 if bad is not None:
                     stack.append((current.value[bad], f"{path}.{bad}" if path else str(bad)))
                 continue
             stack += [(item, f"{path}.{i}" if path else str(i)) for i, item in reversed(list(enumerate(current.value)))]
         elif isinstance(current, yaml.MappingNode):
-            stack += [(value, f"{path}.{key.value}" if path else str(key.value))
-                      for key, value in reversed(current.value) if isinstance(key, yaml.ScalarNode)]
+            stack += [
+                (value, f"{path}.{key.value}" if path else str(key.value))
+                for key, value in reversed(current.value)
+                if isinstance(key, yaml.ScalarNode)
+            ]
     return problems
 
 
@@ -189,16 +213,18 @@ def _shape(node: yaml.Node) -> tuple[float, float]:
     while stack:
         current, children_done = stack.pop()
         values = current.value if isinstance(current, yaml.SequenceNode) else [v for _, v in current.value]
-        collections = [c for c in values if not isinstance(c, yaml.ScalarNode)]   # a scalar is (1, 1)
+        collections = [c for c in values if not isinstance(c, yaml.ScalarNode)]  # a scalar is (1, 1)
         if children_done:
             scalars = len(values) - len(collections)
-            known[id(current)] = (1 + max((known[id(c)][0] for c in collections), default=1 if scalars else 0),
-                                  1 + scalars + sum(known[id(c)][1] for c in collections))
+            known[id(current)] = (
+                1 + max((known[id(c)][0] for c in collections), default=1 if scalars else 0),
+                1 + scalars + sum(known[id(c)][1] for c in collections),
+            )
             open_nodes.discard(id(current))
             continue
         if id(current) in known:
             continue
-        if id(current) in open_nodes:      # reached again from inside itself
+        if id(current) in open_nodes:  # reached again from inside itself
             return math.inf, math.inf
         open_nodes.add(id(current))
         stack.append((current, True))
@@ -225,7 +251,7 @@ def read_text(path: Path) -> str:
             raise ScenarioError(path, [("(file)", "NUL", f"holds a NUL byte at offset {offset}: not a text file")])
         return text
     except UnicodeDecodeError as exc:
-        shown = exc.object[max(0, exc.start - 20):exc.end + 20]
+        shown = exc.object[max(0, exc.start - 20) : exc.end + 20]
         reason = f"not UTF-8 text: byte {exc.object[exc.start]:#x} at offset {exc.start}"
         raise ScenarioError(path, [("(file)", shown, reason)]) from None
     except OSError as exc:
@@ -265,19 +291,28 @@ def parse_yaml(text: str, path: Path) -> Any:
     try:
         try:
             if _FAST:
-                _check_depth(text)          # libyaml's composer recurses in C, past Python's recursion limit
+                _check_depth(text)  # libyaml's composer recurses in C, past Python's recursion limit
             node = loader.get_single_node()
         except RecursionError:
-            raise ScenarioError(path, [("(file)", "deeply nested", f"nested more than {MAX_DEPTH} levels deep")]) \
-                from None
+            raise ScenarioError(
+                path, [("(file)", "deeply nested", f"nested more than {MAX_DEPTH} levels deep")]
+            ) from None
         if node is None:
             return None
         depth, size = _shape(node)
         if depth > MAX_DEPTH:
             raise ScenarioError(path, [("(file)", "deeply nested", f"nested more than {MAX_DEPTH} levels deep")])
         if size > MAX_VALUES:
-            raise ScenarioError(path, [("(file)", f"{size:,.0f} values", f"holds more than {MAX_VALUES:,} values "
-                                        "once its aliases (*name) are expanded")])
+            raise ScenarioError(
+                path,
+                [
+                    (
+                        "(file)",
+                        f"{size:,.0f} values",
+                        f"holds more than {MAX_VALUES:,} values once its aliases (*name) are expanded",
+                    )
+                ],
+            )
         problems = _tag_problems(node)
         if problems:
             raise ScenarioError(path, problems)
@@ -324,7 +359,7 @@ def _round_trip(text: str):
     for mapping, sequence, offset in _LAYOUTS:
         rt = YAML(typ="rt")
         rt.preserve_quotes = True
-        rt.width = 1_000_000            # long lines (sources, descriptions) stay one line each
+        rt.width = 1_000_000  # long lines (sources, descriptions) stay one line each
         rt.indent(mapping=mapping, sequence=sequence, offset=offset)
         document = rt.load(text)
         written = io.StringIO()
@@ -348,7 +383,7 @@ def _scalar(value: Any) -> Any:
     if isinstance(value, str) and not _reads_as_text(value):
         return DoubleQuotedScalarString(value)
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return int(value)           # 12000000, as a person writes it (the schema reads it as 12000000.0)
+        return int(value)  # 12000000, as a person writes it (the schema reads it as 12000000.0)
     return value
 
 
@@ -381,7 +416,7 @@ def _own_copy(node: Any) -> Any:
 
     mine = copy.deepcopy(node)
     for part in _containers(mine):
-        part.anchor.value = None        # two nodes with one anchor name would be written twice as &name
+        part.anchor.value = None  # two nodes with one anchor name would be written twice as &name
     return mine
 
 
@@ -408,23 +443,36 @@ def _edit(node: Any, before: dict, after: dict, written: dict, shared: set[int] 
         old, new = before.get(key, _ABSENT), after.get(key, _ABSENT)
         if old == new:
             continue
-        if key not in written:           # now the field's default (or no value): the file leaves it out
+        if key not in written:  # now the field's default (or no value): the file leaves it out
             if key in node:
                 _drop(node, key)
             continue
         value, here = written[key], node.get(key, _ABSENT) if key in node else _ABSENT
         if isinstance(here, CommentedMap | CommentedSeq) and id(here) in shared:
-            here = node[key] = _own_copy(here)      # an alias (*name): edit this place's copy only
-        if isinstance(here, CommentedMap) and isinstance(old, dict) and isinstance(new, dict) \
-                and isinstance(value, dict):
+            here = node[key] = _own_copy(here)  # an alias (*name): edit this place's copy only
+        if (
+            isinstance(here, CommentedMap)
+            and isinstance(old, dict)
+            and isinstance(new, dict)
+            and isinstance(value, dict)
+        ):
             _edit(here, old, new, value, shared)
-        elif isinstance(here, CommentedSeq) and isinstance(old, list) and isinstance(new, list) \
-                and isinstance(value, list) and len(here) == len(old) == len(new) == len(value):
+        elif (
+            isinstance(here, CommentedSeq)
+            and isinstance(old, list)
+            and isinstance(new, list)
+            and isinstance(value, list)
+            and len(here) == len(old) == len(new) == len(value)
+        ):
             for i, (a, b, w) in enumerate(zip(old, new, value)):
                 if a == b:
                     continue
-                if isinstance(here[i], CommentedMap) and isinstance(a, dict) and isinstance(b, dict) \
-                        and isinstance(w, dict):
+                if (
+                    isinstance(here[i], CommentedMap)
+                    and isinstance(a, dict)
+                    and isinstance(b, dict)
+                    and isinstance(w, dict)
+                ):
                     if id(here[i]) in shared:
                         here[i] = _own_copy(here[i])
                     _edit(here[i], a, b, w, shared)
@@ -459,7 +507,7 @@ def _drop(node: Any, key: str) -> None:
     node.ca.items.pop(key, None)
     if not kept.strip():
         return
-    if position > 0:            # after the value before, as it was after this one
+    if position > 0:  # after the value before, as it was after this one
         holder, last, slot = _tail(node, keys[position - 1])
         entry = holder.ca.items.setdefault(last, [None, None, None, None])
         if entry[slot] is None:
@@ -467,12 +515,14 @@ def _drop(node: Any, key: str) -> None:
             entry[slot] = token
         else:
             entry[slot].value += kept
-    elif len(keys) > 1:         # the first key went: the lines go before the next one
+    elif len(keys) > 1:  # the first key went: the lines go before the next one
         lines = [line.strip() for line in kept.splitlines() if line.strip()]
         indent = len(kept) - len(kept.lstrip(" "))
         node.yaml_set_comment_before_after_key(
-            keys[1], before="\n".join(line[1:].removeprefix(" ") if line.startswith("#") else line
-                                   for line in lines), indent=indent)
+            keys[1],
+            before="\n".join(line[1:].removeprefix(" ") if line.startswith("#") else line for line in lines),
+            indent=indent,
+        )
 
 
 def edit_yaml(text: str, before: dict, after: dict, written: dict) -> str:

@@ -47,7 +47,8 @@ class ExcelError:
 
 DIV0, NUM, VALUE, REF = ExcelError("#DIV/0!"), ExcelError("#NUM!"), ExcelError("#VALUE!"), ExcelError("#REF!")
 
-_TOKEN = re.compile(r"""
+_TOKEN = re.compile(
+    r"""
     (?P<space>\s+)
   | (?P<string>"(?:[^"]|"")*")
   | (?P<ref>(?:(?:'(?:[^']|'')+'|[A-Za-z_][A-Za-z0-9_.]*)!)?\$?[A-Z]{1,3}\$?[0-9]+(?::\$?[A-Z]{1,3}\$?[0-9]+)?
@@ -56,7 +57,9 @@ _TOKEN = re.compile(r"""
   | (?P<function>[A-Za-z][A-Za-z0-9_.]*(?=\())
   | (?P<name>[A-Za-z_][A-Za-z0-9_.]*)
   | (?P<op><=|>=|<>|[-+*/^&=<>(),])
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 
 _CELL = re.compile(r"\$?([A-Z]{1,3})\$?([0-9]+)")
 
@@ -227,8 +230,8 @@ def _arithmetic(op, a, b):
         return a * b
     if op == "/":
         return DIV0 if b == 0 else a / b
-    try:                                    # "^"
-        return _finite(float(a ** b)) if not (a < 0 and b != int(b)) else NUM
+    try:  # "^"
+        return _finite(float(a**b)) if not (a < 0 and b != int(b)) else NUM
     except (OverflowError, ZeroDivisionError):
         return NUM if a != 0 else DIV0
 
@@ -247,9 +250,11 @@ def _compare(op, a, b):
             return x
     a = 0.0 if a is None else a
     b = 0.0 if b is None else b
-    if isinstance(a, str) or isinstance(b, str):           # text ranks above numbers, case-insensitive
-        a, b = ((1, a.lower()) if isinstance(a, str) else (0, _number(a)),
-                (1, b.lower()) if isinstance(b, str) else (0, _number(b)))
+    if isinstance(a, str) or isinstance(b, str):  # text ranks above numbers, case-insensitive
+        a, b = (
+            (1, a.lower()) if isinstance(a, str) else (0, _number(a)),
+            (1, b.lower()) if isinstance(b, str) else (0, _number(b)),
+        )
     else:
         a, b = _number(a), _number(b)
     return {"=": a == b, "<>": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
@@ -304,8 +309,8 @@ def _text_format(value, pattern):
         raise FormulaError(f"TEXT with the format {pattern!r} is not known to this evaluator")
     # Excel rounds half away from zero; Python's format rounds half to even
     digits = {"#,##0": 0, "#,##0.00": 2, "0.0%": 3, "0": 0}[pattern]
-    scaled = abs(value) * 10 ** digits
-    rounded = math.copysign(math.floor(scaled + 0.5) / 10 ** digits, value)
+    scaled = abs(value) * 10**digits
+    rounded = math.copysign(math.floor(scaled + 0.5) / 10**digits, value)
     return formats[pattern].format(rounded + 0.0)
 
 
@@ -324,7 +329,7 @@ def _call(name, args):
             if isinstance(k, ExcelError):
                 return k
             return numbers[int(k) - 1] if 1 <= int(k) <= len(numbers) else NUM
-        if name == "MATCH":              # exact match only (match_type 0)
+        if name == "MATCH":  # exact match only (match_type 0)
             if len(args) < 3 or _number(args[2]) != 0:
                 raise FormulaError("MATCH is known to this evaluator with match type 0 only")
             wanted = args[0]
@@ -344,7 +349,7 @@ def _call(name, args):
         if name == "ABS":
             x = _number(args[0])
             return x if isinstance(x, ExcelError) else abs(x)
-        if name in ("ROUND", "ROUNDUP"):          # half away from zero; ROUNDUP: away from zero
+        if name in ("ROUND", "ROUNDUP"):  # half away from zero; ROUNDUP: away from zero
             x, digits = _number(args[0]), _number(args[1])
             for v in (x, digits):
                 if isinstance(v, ExcelError):
@@ -391,8 +396,29 @@ def _call(name, args):
     raise FormulaError(f"{name} is not known to this evaluator")
 
 
-FUNCTIONS = ("SUM", "MIN", "MAX", "COUNT", "SMALL", "MATCH", "SUMPRODUCT", "ABS", "ROUND", "ROUNDUP", "TEXT",
-             "INDEX", "NPV", "IRR", "MIRR", "PMT", "PV", "IF", "IFERROR", "AND", "OR")
+FUNCTIONS = (
+    "SUM",
+    "MIN",
+    "MAX",
+    "COUNT",
+    "SMALL",
+    "MATCH",
+    "SUMPRODUCT",
+    "ABS",
+    "ROUND",
+    "ROUNDUP",
+    "TEXT",
+    "INDEX",
+    "NPV",
+    "IRR",
+    "MIRR",
+    "PMT",
+    "PV",
+    "IF",
+    "IFERROR",
+    "AND",
+    "OR",
+)
 """The Excel functions the evaluator knows."""
 
 
@@ -441,7 +467,7 @@ class Cells:
         trees = {cell: _Parser(text, cell[0], self.names).parse() for cell, text in self.formulas.items()}
         needs = {cell: [c for c in dict.fromkeys(_references(tree, [])) if c in trees] for cell, tree in trees.items()}
         order, state = [], {}
-        for start in trees:                    # depth first, with an explicit stack
+        for start in trees:  # depth first, with an explicit stack
             if start in state:
                 continue
             stack = [(start, iter(needs[start]))]

@@ -63,9 +63,11 @@ SPARE_COMPONENT_COLOURS = ["#7f7f7f", "#bcbd22", "#393b79", "#843c39", "#7b4173"
 
 _THEME = "costmodel"
 
-_SHORT_LABEL = ("abs(datum.value) >= 1e9 ? format(datum.value / 1e9, '~r') + ' B' : "
-                "abs(datum.value) >= 1e6 ? format(datum.value / 1e6, '~r') + ' M' : "
-                "abs(datum.value) >= 1e3 ? format(datum.value / 1e3, '~r') + ' k' : format(datum.value, '~r')")
+_SHORT_LABEL = (
+    "abs(datum.value) >= 1e9 ? format(datum.value / 1e9, '~r') + ' B' : "
+    "abs(datum.value) >= 1e6 ? format(datum.value / 1e6, '~r') + ' M' : "
+    "abs(datum.value) >= 1e3 ? format(datum.value / 1e3, '~r') + ' k' : format(datum.value, '~r')"
+)
 
 
 def short_axis(**options) -> alt.Axis:
@@ -92,8 +94,10 @@ def titled(title: str, subtitle: str | list[str] | None = None, width: float = 6
         The plot's width. [px]
     """
     lines = labels.wrap(title, width, TITLE_SIZE, bold=True)
-    return alt.TitleParams(lines[0] if len(lines) == 1 else lines,
-                           subtitle=labels.wrap_all(subtitle, width, SUBTITLE_SIZE) if subtitle else alt.Undefined)
+    return alt.TitleParams(
+        lines[0] if len(lines) == 1 else lines,
+        subtitle=labels.wrap_all(subtitle, width, SUBTITLE_SIZE) if subtitle else alt.Undefined,
+    )
 
 
 def axis_title(title: str, length: float) -> str | list[str]:
@@ -129,16 +133,23 @@ def option_legend(names: list[str], width: float, title: str | None = "Option") 
         The legend's title.
     """
     names = [str(n) for n in names]
-    layouts = [(width / columns - LEGEND_ENTRY_ROOM, lines) for lines in (1, 2)
-               for columns in range(min(len(names), 4), 0, -1)]
+    layouts = [
+        (width / columns - LEGEND_ENTRY_ROOM, lines) for lines in (1, 2) for columns in range(min(len(names), 4), 0, -1)
+    ]
     for room, lines in layouts + [(width - LEGEND_ENTRY_ROOM, None)]:
         wrapped = {n: labels.wrap(n, room, LABEL_SIZE) for n in names}
         if lines is None or max((len(v) for v in wrapped.values()), default=1) <= lines:
             break
     columns = max(1, round(width / (room + LEGEND_ENTRY_ROOM)))
     multi = {n: v for n, v in wrapped.items() if len(v) > 1}
-    return alt.Legend(title=title, orient="bottom", direction="horizontal", columns=columns, labelLimit=room + 2,
-                      labelExpr=_lines_expression(multi) if multi else alt.Undefined)
+    return alt.Legend(
+        title=title,
+        orient="bottom",
+        direction="horizontal",
+        columns=columns,
+        labelLimit=room + 2,
+        labelExpr=_lines_expression(multi) if multi else alt.Undefined,
+    )
 
 
 OPTION_LABEL_WIDTH = 200
@@ -203,8 +214,10 @@ def log_axis(values, length: float, vertical: bool = False, **options) -> tuple[
         return LINE_HEIGHT if vertical else labels.text_width(short_number(value), LABEL_SIZE)
 
     ticks = labels.log_ticks(low, high, length, room)
-    return (alt.Axis(values=ticks, labelExpr=_SHORT_LABEL, **options),
-            alt.Scale(type="log", domain=[low, high], nice=False))
+    return (
+        alt.Axis(values=ticks, labelExpr=_SHORT_LABEL, **options),
+        alt.Scale(type="log", domain=[low, high], nice=False),
+    )
 
 
 def short_number(value: float) -> str:
@@ -235,11 +248,19 @@ def _theme() -> alt.theme.ThemeConfig:
         "config": {
             "font": FONT,
             "view": {"stroke": None},
-            "axis": {"labelFontSize": LABEL_SIZE, "titleFontSize": AXIS_TITLE_SIZE, "grid": True,
-                     "gridColor": "#eeeeee"},
+            "axis": {
+                "labelFontSize": LABEL_SIZE,
+                "titleFontSize": AXIS_TITLE_SIZE,
+                "grid": True,
+                "gridColor": "#eeeeee",
+            },
             "legend": {"labelFontSize": LABEL_SIZE, "titleFontSize": AXIS_TITLE_SIZE, "orient": "bottom"},
-            "title": {"fontSize": TITLE_SIZE, "anchor": "start", "subtitleFontSize": SUBTITLE_SIZE,
-                      "subtitleColor": "#555555"},
+            "title": {
+                "fontSize": TITLE_SIZE,
+                "anchor": "start",
+                "subtitleFontSize": SUBTITLE_SIZE,
+                "subtitleColor": "#555555",
+            },
         }
     }
 
@@ -272,14 +293,16 @@ def use_renderer(renderer: str = "svg") -> None:
     INTERACTIVE = renderer == "interactive"
     DRAWN_BY_RUNNER = renderer == "report"
     alt.renderers.enable("svg" if INTERACTIVE or DRAWN_BY_RUNNER else renderer)
-    alt.data_transformers.disable_max_rows()   # charts are drawn to SVG here, not shipped as JSON to a browser
+    alt.data_transformers.disable_max_rows()  # charts are drawn to SVG here, not shipped as JSON to a browser
 
 
 def _colour_scale(r: Resolved, options: list[str] | None = None, labels: dict[str, str] | None = None) -> alt.Scale:
     """Colours by option kind (:func:`option_colours`); candidates such as ``rent.reserved`` take their option's
     kind, and ``labels`` name them."""
-    return alt.Scale(domain=[(labels or {}).get(o) or r.label(o) for o in (options or list(r.options))],
-                     range=option_colours(r, options))
+    return alt.Scale(
+        domain=[(labels or {}).get(o) or r.label(o) for o in (options or list(r.options))],
+        range=option_colours(r, options),
+    )
 
 
 def option_colours(r: Resolved, options: list[str] | None = None) -> list[str]:
@@ -338,7 +361,7 @@ def drawn_vertices(x: np.ndarray, y: np.ndarray, step: bool = False) -> np.ndarr
     # sine of the turn between consecutive segments (0 where the line goes straight on)
     with np.errstate(divide="ignore", invalid="ignore"):
         turn = (dx[:-1] * dy[1:] - dy[:-1] * dx[1:]) / (lengths[:-1] * lengths[1:])
-        backwards = dx[:-1] * dx[1:] + dy[:-1] * dy[1:] < 0      # a turn of 180 degrees has a sine of 0 too
+        backwards = dx[:-1] * dx[1:] + dy[:-1] * dy[1:] < 0  # a turn of 180 degrees has a sine of 0 too
     keep[1:-1] = ~(np.abs(turn) <= STRAIGHT) | backwards
     return keep
 
@@ -350,11 +373,12 @@ STRAIGHT = 1e-9
 def _drawn_rows(data: pd.DataFrame, x: str, y: str, by: str, step: bool = False) -> pd.DataFrame:
     """The rows of a line chart's data needed to draw each line (:func:`drawn_vertices`): the
     lines in their order in ``data`` (the later drawn over the earlier), each in ascending ``x``."""
-    if data.empty:         # no line at all (e.g. no option with GPUs): nothing to thin
+    if data.empty:  # no line at all (e.g. no option with GPUs): nothing to thin
         return data
     lines = [group.sort_values(x, kind="stable") for _, group in data.groupby(by, sort=False)]
-    return pd.concat([line[drawn_vertices(line[x].to_numpy(), line[y].to_numpy(), step)] for line in lines],
-                     ignore_index=True)
+    return pd.concat(
+        [line[drawn_vertices(line[x].to_numpy(), line[y].to_numpy(), step)] for line in lines], ignore_index=True
+    )
 
 
 def sweep_volumes(scenario, volume_min: float, volume_max: float, points: int = 1000) -> np.ndarray:
@@ -373,8 +397,9 @@ def sweep_volumes(scenario, volume_min: float, volume_max: float, points: int = 
     return np.unique(np.concatenate(volumes))
 
 
-def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_max: float,
-                   points: int = 1000) -> alt.LayerChart:
+def cost_vs_volume(
+    scenario, comparison: Comparison, volume_min: float, volume_max: float, points: int = 1000
+) -> alt.LayerChart:
     """Monthly cost of each option against volume, with each break-even marked and labelled.
 
     Parameters
@@ -397,15 +422,24 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
     data = cost_sweep(r, sweep_volumes(r, volume_min, volume_max, points))
     data["volume_shown"] = data[Columns.volume] / scale
     # only what the chart shows, and only the points each line needs: the spec carries its rows into the page
-    data = _drawn_rows(data[["volume_shown", Columns.option_label, Columns.cost, Columns.gpu_count]],
-                       "volume_shown", Columns.cost, Columns.option_label)
+    data = _drawn_rows(
+        data[["volume_shown", Columns.option_label, Columns.cost, Columns.gpu_count]],
+        "volume_shown",
+        Columns.cost,
+        Columns.option_label,
+    )
     currency = r.currency
-    x = alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True),
-              scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False))
+    x = alt.X(
+        "volume_shown:Q",
+        title=f"Volume [{unit}]",
+        axis=short_axis(tickCount=8, labelOverlap=True),
+        scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False),
+    )
     top = float(data[Columns.cost].max())
     names = [r.label(o) for o in r.options]
-    shown = [b for b in comparison.break_evens
-             if b.volume is not None and volume_min <= b.volume <= volume_max and top > 0]
+    shown = [
+        b for b in comparison.break_evens if b.volume is not None and volume_min <= b.volume <= volume_max and top > 0
+    ]
     layout = _break_even_layout(comparison, shown, scale, unit, volume_min / scale, volume_max / scale)
     rows = int(layout["row"].max()) + 1 if not layout.empty else 0
     # a band above the highest line, one row of labels high per row the labels need: no label crosses a line
@@ -415,38 +449,63 @@ def cost_vs_volume(scenario, comparison: Comparison, volume_min: float, volume_m
     y_max = bottom + (top - bottom) * height / (height - band) if band else None
     y_scale = alt.Scale(domain=[bottom, y_max], nice=False) if y_max else alt.Undefined
     y_title = f"Monthly cost [{currency}/month]"
-    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
-        x=x,
-        y=alt.Y(f"{Columns.cost}:Q", title=y_title, axis=short_axis(), scale=y_scale),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r),
-                        legend=option_legend(names, COST_PLOT_WIDTH)),
-        tooltip=[alt.Tooltip("volume_shown:Q", title=unit, format=",.2f"),
-                 alt.Tooltip(f"{Columns.option_label}:N", title="option"),
-                 alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.0f"),
-                 alt.Tooltip(f"{Columns.gpu_count}:Q", title="GPUs")],
+    lines = (
+        alt.Chart(data)
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=x,
+            y=alt.Y(f"{Columns.cost}:Q", title=y_title, axis=short_axis(), scale=y_scale),
+            color=alt.Color(
+                f"{Columns.option_label}:N",
+                title="Option",
+                scale=_colour_scale(r),
+                legend=option_legend(names, COST_PLOT_WIDTH),
+            ),
+            tooltip=[
+                alt.Tooltip("volume_shown:Q", title=unit, format=",.2f"),
+                alt.Tooltip(f"{Columns.option_label}:N", title="option"),
+                alt.Tooltip(f"{Columns.cost}:Q", title=f"{currency}/month", format=",.0f"),
+                alt.Tooltip(f"{Columns.gpu_count}:Q", title="GPUs"),
+            ],
+        )
     )
     if not layout.empty:
         # each row's centre, measured down from the plot's top, as a cost on the y scale
         centre = band - LABEL_BAND_PADDING / 2 - (layout["row"] + 0.5) * LABEL_ROW
         layout["label_y"] = bottom + (y_max - bottom) * (1.0 - centre / height)
     marks = _break_even_marks(layout, bottom, top, y_title)
-    never = [f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)}: never in range"
-             for b in comparison.break_evens if b.volume is None]
-    subtitle = ["Vertical rules mark break-evens" + (" (dashed: the cheaper option flips where a GPU count steps up)"
-                if any(b.kind == "step" for b in comparison.break_evens) else "")]
-    found = [f"{_pair(comparison, b)} at {_shown(b.volume, scale)} {unit}"
-             for b in comparison.break_evens if b.volume is not None]
-    if len(found) > FOUND_NAMED:      # many options: the break-even table names the pairs
-        subtitle.append(f"{len(found)} break-evens in the range, each labelled with its volume "
-                        f"(the break-even table names the pairs)")
+    never = [
+        f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)}: never in range"
+        for b in comparison.break_evens
+        if b.volume is None
+    ]
+    subtitle = [
+        "Vertical rules mark break-evens"
+        + (
+            " (dashed: the cheaper option flips where a GPU count steps up)"
+            if any(b.kind == "step" for b in comparison.break_evens)
+            else ""
+        )
+    ]
+    found = [
+        f"{_pair(comparison, b)} at {_shown(b.volume, scale)} {unit}"
+        for b in comparison.break_evens
+        if b.volume is not None
+    ]
+    if len(found) > FOUND_NAMED:  # many options: the break-even table names the pairs
+        subtitle.append(
+            f"{len(found)} break-evens in the range, each labelled with its volume "
+            f"(the break-even table names the pairs)"
+        )
     else:
         subtitle += _packed(found)
-    if len(never) > 3:      # many options: name the pairs in the break-even table, not in one long line
+    if len(never) > 3:  # many options: name the pairs in the break-even table, not in one long line
         subtitle.append(f"{len(never)} pairs never break even in the range (see the break-even table)")
     else:
         subtitle += _packed(never)
     chart = alt.layer(lines, *marks).properties(
-        width=COST_PLOT_WIDTH, height=height,
+        width=COST_PLOT_WIDTH,
+        height=height,
         title=titled(f"Monthly cost against volume ({currency})", subtitle, COST_PLOT_WIDTH),
     )
     return chart
@@ -485,16 +544,20 @@ def _packed(items: list[str], width: float = COST_PLOT_WIDTH) -> list[str]:
 
 def _pair(comparison: Comparison, b) -> str:
     label = comparison.label
-    return (f"{label(b.option_a)} = {label(b.option_b)}" if b.kind == "crossing"
-            else f"{label(b.option_a)} / {label(b.option_b)} flip")
+    return (
+        f"{label(b.option_a)} = {label(b.option_b)}"
+        if b.kind == "crossing"
+        else f"{label(b.option_a)} / {label(b.option_b)} flip"
+    )
 
 
 def _shown(volume: float, scale: float) -> str:
     return f"{volume / scale:,.{2 if scale > 1 else 0}f}"
 
 
-def _break_even_layout(comparison: Comparison, shown: list, scale: float, unit: str, low: float,
-                       high: float) -> pd.DataFrame:
+def _break_even_layout(
+    comparison: Comparison, shown: list, scale: float, unit: str, low: float, high: float
+) -> pd.DataFrame:
     """Where each break-even's label stands: centred over its rule, in the lowest row of the band above the
     lines where it keeps :data:`LABEL_GAP` from every other label (:func:`labels.stack_rows`).
 
@@ -505,8 +568,15 @@ def _break_even_layout(comparison: Comparison, shown: list, scale: float, unit: 
         inwards at the plot's edges), ``row`` (0 nearest the lines), ``value``, ``label``, ``kind``.
         [volume shown], [volume shown], [-]
     """
-    rows = [{"volume_shown": b.volume / scale, "kind": b.kind, "value": _shown(b.volume, scale),
-             "label": f"{_pair(comparison, b)}: {_shown(b.volume, scale)} {unit}"} for b in shown]
+    rows = [
+        {
+            "volume_shown": b.volume / scale,
+            "kind": b.kind,
+            "value": _shown(b.volume, scale),
+            "label": f"{_pair(comparison, b)}: {_shown(b.volume, scale)} {unit}",
+        }
+        for b in shown
+    ]
     frame = pd.DataFrame(rows, columns=["volume_shown", "kind", "value", "label"])
     if frame.empty or not high > low:
         return frame.iloc[0:0]
@@ -528,23 +598,38 @@ def _break_even_marks(layout: pd.DataFrame, bottom: float, top: float, y_title: 
     added to the axis's."""
     if layout.empty:
         return []
-    rule = alt.Chart(layout).mark_rule(color="#444444").encode(
-        x=alt.X("volume_shown:Q"), y=alt.YDatum(bottom), y2=alt.Y2Datum(top),
-        strokeDash=alt.condition(alt.datum.kind == "step", alt.value([5, 4]), alt.value([1, 0])),
-        tooltip=[alt.Tooltip("label:N", title="break-even")],
+    rule = (
+        alt.Chart(layout)
+        .mark_rule(color="#444444")
+        .encode(
+            x=alt.X("volume_shown:Q"),
+            y=alt.YDatum(bottom),
+            y2=alt.Y2Datum(top),
+            strokeDash=alt.condition(alt.datum.kind == "step", alt.value([5, 4]), alt.value([1, 0])),
+            tooltip=[alt.Tooltip("label:N", title="break-even")],
+        )
     )
-    label = alt.Chart(layout).mark_text(align="center", baseline="middle", fontSize=LABEL_SIZE,
-                                        color="#222222").encode(
-        x=alt.X("label_at:Q"), y=alt.Y("label_y:Q", title=y_title), text=alt.Text("value:N"),
-        tooltip=[alt.Tooltip("label:N", title="break-even")])
+    label = (
+        alt.Chart(layout)
+        .mark_text(align="center", baseline="middle", fontSize=LABEL_SIZE, color="#222222")
+        .encode(
+            x=alt.X("label_at:Q"),
+            y=alt.Y("label_y:Q", title=y_title),
+            text=alt.Text("value:N"),
+            tooltip=[alt.Tooltip("label:N", title="break-even")],
+        )
+    )
     return [rule, label]
 
 
 def describe_cost_chart(comparison: Comparison) -> str:
     """Alt text of :func:`cost_vs_volume`: what the chart shows, in one sentence."""
     options = ", ".join(r.label for r in comparison.options.values())
-    marks = "; ".join(f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)} "
-                      f"{fmt.volume(comparison.workload_kind, b.volume)}" for b in comparison.break_evens)
+    marks = "; ".join(
+        f"{comparison.label(b.option_a)} vs {comparison.label(b.option_b)} "
+        f"{fmt.volume(comparison.workload_kind, b.volume)}"
+        for b in comparison.break_evens
+    )
     return f"Line chart of monthly cost against volume for {options}. Break-evens: {marks}."
 
 
@@ -553,8 +638,10 @@ def describe_component_chart(scenario, table: pd.DataFrame) -> str:
     parts = []
     for label, group in table.groupby(Columns.option_label, sort=False):
         top = group.loc[group[Columns.cost].idxmax()]
-        parts.append(f"{label} {group[Columns.cost].sum():,.0f} {as_resolved(scenario).currency}/month, "
-                     f"mostly {top[Columns.component]}")
+        parts.append(
+            f"{label} {group[Columns.cost].sum():,.0f} {as_resolved(scenario).currency}/month, "
+            f"mostly {top[Columns.component]}"
+        )
     return "Stacked bars of monthly cost by component: " + "; ".join(parts) + "."
 
 
@@ -574,8 +661,9 @@ def component_bars(table: pd.DataFrame, scenario) -> alt.Chart:
     """
     r = as_resolved(scenario)
     currency = r.currency
-    return _stacked_bars(table, [r.label(o) for o in r.options],
-                         f"Monthly cost [{currency}/month]", f"{currency}/month", width=420).properties(
+    return _stacked_bars(
+        table, [r.label(o) for o in r.options], f"Monthly cost [{currency}/month]", f"{currency}/month", width=420
+    ).properties(
         title=titled(f"Cost components at {fmt.volume(r.workload.kind, r.volume)}", f"{currency} per month", 420),
     )
 
@@ -602,30 +690,58 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
         volume_max = 1.5 * max(capacities) if capacities else 10 * max(r.volume, 1.0)
     scale, unit = fmt.volume_display(r.workload.kind)
     volumes = sweep_volumes(r, 0.0, volume_max, points)
-    data = _drawn_rows(pd.DataFrame([
-        {"volume_shown": v / scale, Columns.option_label: r.label(o), Columns.gpu_count: g}
-        for o in options for v, g in zip(volumes, gpu_count(r, o, volumes))
-    ]), "volume_shown", Columns.gpu_count, Columns.option_label, step=True)
-    lines = alt.Chart(data).mark_line(interpolate="step-after", strokeWidth=2).encode(
-        x=alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True)),
-        y=alt.Y(f"{Columns.gpu_count}:Q", title="GPUs [GPU]", axis=count_axis()),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, options),
-                        legend=option_legend([r.label(o) for o in options], 640)),
+    data = _drawn_rows(
+        pd.DataFrame(
+            [
+                {"volume_shown": v / scale, Columns.option_label: r.label(o), Columns.gpu_count: g}
+                for o in options
+                for v, g in zip(volumes, gpu_count(r, o, volumes))
+            ]
+        ),
+        "volume_shown",
+        Columns.gpu_count,
+        Columns.option_label,
+        step=True,
+    )
+    lines = (
+        alt.Chart(data)
+        .mark_line(interpolate="step-after", strokeWidth=2)
+        .encode(
+            x=alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True)),
+            y=alt.Y(f"{Columns.gpu_count}:Q", title="GPUs [GPU]", axis=count_axis()),
+            color=alt.Color(
+                f"{Columns.option_label}:N",
+                title="Option",
+                scale=_colour_scale(r, options),
+                legend=option_legend([r.label(o) for o in options], 640),
+            ),
+        )
     )
     layers = [lines]
-    limits = pd.DataFrame([{"volume_shown": c / scale,
-                            "label": f"{r.label(o)}: {fmt.plural(gpu_count(r, o, 0.0), 'GPU')} "
-                                     f"to {fmt.volume(r.workload.kind, c)}"}
-                           for o in options if (c := capacity_volume(r, o))])
+    limits = pd.DataFrame(
+        [
+            {
+                "volume_shown": c / scale,
+                "label": f"{r.label(o)}: {fmt.plural(gpu_count(r, o, 0.0), 'GPU')} to {fmt.volume(r.workload.kind, c)}",
+            }
+            for o in options
+            if (c := capacity_volume(r, o))
+        ]
+    )
     if not limits.empty:
-        layers.append(alt.Chart(limits).mark_rule(strokeDash=[4, 3], color="#666666").encode(
-            x=alt.X("volume_shown:Q"), tooltip=[alt.Tooltip("label:N")]))
+        layers.append(
+            alt.Chart(limits)
+            .mark_rule(strokeDash=[4, 3], color="#666666")
+            .encode(x=alt.X("volume_shown:Q"), tooltip=[alt.Tooltip("label:N")])
+        )
     # the rules are named in the subtitle, not along the rules, where the names would cross the steps
     subtitle = ["Counts step in whole replicas (rental) and whole servers (own cluster)"]
     if not limits.empty:
         subtitle += _packed(["Dashed rules: where the configured GPUs run out"] + list(limits["label"]))
     return alt.layer(*layers).properties(
-        width=640, height=320, title=titled("GPUs needed against volume", subtitle=subtitle),
+        width=640,
+        height=320,
+        title=titled("GPUs needed against volume", subtitle=subtitle),
     )
 
 
@@ -640,8 +756,9 @@ def describe_gpu_chart(scenario) -> str:
         if c is None:
             parts.append(f"{r.label(o)} has no fixed GPU count (billed per GPU-hour used)")
         else:
-            parts.append(f"{r.label(o)}'s {fmt.plural(gpu_count(r, o, 0.0), 'GPU')} serve up to "
-                         f"{fmt.volume(r.workload.kind, c)}")
+            parts.append(
+                f"{r.label(o)}'s {fmt.plural(gpu_count(r, o, 0.0), 'GPU')} serve up to {fmt.volume(r.workload.kind, c)}"
+            )
     return "Step chart of GPUs against volume. " + "; ".join(parts) + "."
 
 
@@ -673,32 +790,63 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
     intervals = np.geomspace(min(daly, young) / 8, max(daly, young, with_restart) * 8, 300)
     lost = time_lost_fraction(intervals, write, restart, mtbf)
     x_axis, x_scale = log_axis(intervals * 60, 560)
-    curve = alt.Chart(pd.DataFrame({"minutes": intervals * 60, "lost": lost * 100})).mark_line(strokeWidth=2).encode(
-        x=alt.X("minutes:Q", title="Checkpoint interval [min]", scale=x_scale, axis=x_axis),
-        y=alt.Y("lost:Q", title="Time lost [%]"),
-        tooltip=[alt.Tooltip("minutes:Q", format=",.1f"), alt.Tooltip("lost:Q", title="lost %", format=".2f")],
+    curve = (
+        alt.Chart(pd.DataFrame({"minutes": intervals * 60, "lost": lost * 100}))
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=alt.X("minutes:Q", title="Checkpoint interval [min]", scale=x_scale, axis=x_axis),
+            y=alt.Y("lost:Q", title="Time lost [%]"),
+            tooltip=[alt.Tooltip("minutes:Q", format=",.1f"), alt.Tooltip("lost:Q", title="lost %", format=".2f")],
+        )
     )
-    optima = pd.DataFrame([
-        {"minutes": young * 60, "lost": 100 * time_lost_fraction(young, write, restart, mtbf),
-         "label": f"Young: {young * 60:,.1f} min"},
-        {"minutes": daly * 60, "lost": 100 * time_lost_fraction(daly, write, restart, mtbf),
-         "label": f"Daly: {daly * 60:,.1f} min"},
-        {"minutes": with_restart * 60, "lost": 100 * time_lost_fraction(with_restart, write, restart, mtbf),
-         "label": f"with restart: {with_restart * 60:,.1f} min"},
-    ])
-    points = alt.Chart(optima).mark_point(size=80, filled=True, color="#d62728").encode(
-        x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), tooltip=[alt.Tooltip("label:N")])
-    above = alt.Chart(optima.iloc[:1]).mark_text(align="left", dx=8, dy=-12, fontSize=11).encode(
-        x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
-    below = alt.Chart(optima.iloc[1:2]).mark_text(align="left", dx=8, dy=12, fontSize=11).encode(
-        x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
-    further = alt.Chart(optima.iloc[2:]).mark_text(align="left", dx=8, dy=-26, fontSize=11).encode(
-        x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
+    optima = pd.DataFrame(
+        [
+            {
+                "minutes": young * 60,
+                "lost": 100 * time_lost_fraction(young, write, restart, mtbf),
+                "label": f"Young: {young * 60:,.1f} min",
+            },
+            {
+                "minutes": daly * 60,
+                "lost": 100 * time_lost_fraction(daly, write, restart, mtbf),
+                "label": f"Daly: {daly * 60:,.1f} min",
+            },
+            {
+                "minutes": with_restart * 60,
+                "lost": 100 * time_lost_fraction(with_restart, write, restart, mtbf),
+                "label": f"with restart: {with_restart * 60:,.1f} min",
+            },
+        ]
+    )
+    points = (
+        alt.Chart(optima)
+        .mark_point(size=80, filled=True, color="#d62728")
+        .encode(x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), tooltip=[alt.Tooltip("label:N")])
+    )
+    above = (
+        alt.Chart(optima.iloc[:1])
+        .mark_text(align="left", dx=8, dy=-12, fontSize=11)
+        .encode(x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
+    )
+    below = (
+        alt.Chart(optima.iloc[1:2])
+        .mark_text(align="left", dx=8, dy=12, fontSize=11)
+        .encode(x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
+    )
+    further = (
+        alt.Chart(optima.iloc[2:])
+        .mark_text(align="left", dx=8, dy=-26, fontSize=11)
+        .encode(x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
+    )
     return alt.layer(curve, points, above, below, further).properties(
-        width=560, height=300,
-        title=titled("Time lost to checkpoints, restarts and rework",
-                     subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {write * 60:g} "
-                              f"min, restart {restart * 60:g} min; optimum intervals marked", width=560),
+        width=560,
+        height=300,
+        title=titled(
+            "Time lost to checkpoints, restarts and rework",
+            subtitle=f"job MTBF {mtbf:,.2f} h, checkpoint write {write * 60:g} "
+            f"min, restart {restart * 60:g} min; optimum intervals marked",
+            width=560,
+        ),
     )
 
 
@@ -706,11 +854,15 @@ def run_cost_bars(scenario, run) -> alt.Chart:
     """Stacked bars of a training run's cost with each option, by component."""
     r = as_resolved(scenario)
     currency = r.currency
-    rows = [{Columns.option_label: r.label(o), Columns.component: str(c), Columns.cost: v}
-            for o, parts in run.costs.items() for c, v in parts.items()]
+    rows = [
+        {Columns.option_label: r.label(o), Columns.component: str(c), Columns.cost: v}
+        for o, parts in run.costs.items()
+        for c, v in parts.items()
+    ]
     order = [r.label(o) for o in r.options]
     return _stacked_bars(pd.DataFrame(rows), order, f"Cost of the run [{currency}]", currency, width=360).properties(
-        title=titled("Cost of the training run", currency, 360))
+        title=titled("Cost of the training run", currency, 360)
+    )
 
 
 def _stacked_bars(table: pd.DataFrame, options: list[str], cost_title: str, unit: str, width: float) -> alt.Chart:
@@ -723,20 +875,32 @@ def _stacked_bars(table: pd.DataFrame, options: list[str], cost_title: str, unit
     data = table[table[Columns.cost] > 0]
     present = [c for c in COMPONENT_COLOURS if c in set(data[Columns.component])]
     present += sorted(set(data[Columns.component]) - set(present))
-    spare = iter([c for c in SPARE_COMPONENT_COLOURS if c not in {COMPONENT_COLOURS.get(x) for x in present}]
-                 + EXTRA_COLOURS)
+    spare = iter(
+        [c for c in SPARE_COMPONENT_COLOURS if c not in {COMPONENT_COLOURS.get(x) for x in present}] + EXTRA_COLOURS
+    )
     palette = [COMPONENT_COLOURS[c] if c in COMPONENT_COLOURS else next(spare) for c in present]
     axis, step = option_axis(options)
-    return alt.Chart(data).mark_bar().encode(
-        y=alt.Y(f"{Columns.option_label}:N", title=None, sort=options, axis=axis),
-        x=alt.X(f"sum({Columns.cost}):Q", title=axis_title(cost_title, width), axis=short_axis()),
-        color=alt.Color(f"{Columns.component}:N", title="Component", scale=alt.Scale(domain=present, range=palette),
-                        legend=option_legend(present, width, title="Component")),
-        order=alt.Order(f"{Columns.component}:O"),
-        tooltip=[alt.Tooltip(f"{Columns.option_label}:N", title="option"),
-                 alt.Tooltip(f"{Columns.component}:N", title="component"),
-                 alt.Tooltip(f"{Columns.cost}:Q", title=unit, format=",.2f")],
-    ).properties(width=width, height=alt.Step(step))
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y(f"{Columns.option_label}:N", title=None, sort=options, axis=axis),
+            x=alt.X(f"sum({Columns.cost}):Q", title=axis_title(cost_title, width), axis=short_axis()),
+            color=alt.Color(
+                f"{Columns.component}:N",
+                title="Component",
+                scale=alt.Scale(domain=present, range=palette),
+                legend=option_legend(present, width, title="Component"),
+            ),
+            order=alt.Order(f"{Columns.component}:O"),
+            tooltip=[
+                alt.Tooltip(f"{Columns.option_label}:N", title="option"),
+                alt.Tooltip(f"{Columns.component}:N", title="component"),
+                alt.Tooltip(f"{Columns.cost}:Q", title=unit, format=",.2f"),
+            ],
+        )
+        .properties(width=width, height=alt.Step(step))
+    )
 
 
 def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
@@ -749,35 +913,70 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
     """
     r = as_resolved(scenario)
     currency = r.currency
-    data = pd.DataFrame([{"month": int(m), Columns.option_label: r.label(o), "cumulative": c}
-                         for o in flows.flows for m, c in zip(flows.months, flows.cumulative(o))])
-    lines = alt.Chart(data).mark_line(strokeWidth=2).encode(
-        x=alt.X("month:Q", title="Month after the decision [month]"),
-        y=alt.Y("cumulative:Q", title=f"Cumulative cost [{currency}]", axis=short_axis()),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(flows.flows)),
-                        legend=option_legend([r.label(o) for o in flows.flows], 640)),
-        tooltip=[alt.Tooltip("month:Q"), alt.Tooltip(f"{Columns.option_label}:N"),
-                 alt.Tooltip("cumulative:Q", format=",.0f")],
+    data = pd.DataFrame(
+        [
+            {"month": int(m), Columns.option_label: r.label(o), "cumulative": c}
+            for o in flows.flows
+            for m, c in zip(flows.months, flows.cumulative(o))
+        ]
+    )
+    lines = (
+        alt.Chart(data)
+        .mark_line(strokeWidth=2)
+        .encode(
+            x=alt.X("month:Q", title="Month after the decision [month]"),
+            y=alt.Y("cumulative:Q", title=f"Cumulative cost [{currency}]", axis=short_axis()),
+            color=alt.Color(
+                f"{Columns.option_label}:N",
+                title="Option",
+                scale=_colour_scale(r, list(flows.flows)),
+                legend=option_legend([r.label(o) for o in flows.flows], 640),
+            ),
+            tooltip=[
+                alt.Tooltip("month:Q"),
+                alt.Tooltip(f"{Columns.option_label}:N"),
+                alt.Tooltip("cumulative:Q", format=",.0f"),
+            ],
+        )
     )
     layers = [lines]
     if result.payback_month is not None:
-        mark = pd.DataFrame([{"month": result.payback_month,
-                              "label": f"payback: month {result.payback_month}",
-                              # "after N months": N can be the horizon itself, past the last month's index
-                              "y": float(flows.cumulative("own")[min(result.payback_month, len(flows.months) - 1)])}])
-        layers += [alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x=alt.X("month:Q")),
-                   # on the side of the rule with room for it, so it stays inside the chart
-                   alt.Chart(mark).mark_text(**({"align": "left", "dx": 5} if result.payback_month
-                                                < len(flows.months) / 2 else {"align": "right", "dx": -5}),
-                                             dy=-8, fontSize=11).encode(x=alt.X("month:Q"), y=alt.Y("y:Q"),
-                                                                        text=alt.Text("label:N"))]
+        mark = pd.DataFrame(
+            [
+                {
+                    "month": result.payback_month,
+                    "label": f"payback: month {result.payback_month}",
+                    # "after N months": N can be the horizon itself, past the last month's index
+                    "y": float(flows.cumulative("own")[min(result.payback_month, len(flows.months) - 1)]),
+                }
+            ]
+        )
+        layers += [
+            alt.Chart(mark).mark_rule(color="#444444", strokeDash=[5, 4]).encode(x=alt.X("month:Q")),
+            # on the side of the rule with room for it, so it stays inside the chart
+            alt.Chart(mark)
+            .mark_text(
+                **(
+                    {"align": "left", "dx": 5}
+                    if result.payback_month < len(flows.months) / 2
+                    else {"align": "right", "dx": -5}
+                ),
+                dy=-8,
+                fontSize=11,
+            )
+            .encode(x=alt.X("month:Q"), y=alt.Y("y:Q"), text=alt.Text("label:N")),
+        ]
         subtitle = f"Payback against {r.label(result.payback_against)} in month {result.payback_month}"
     else:
         subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
     return alt.layer(*layers).properties(
-        width=640, height=320, title=titled(f"Cumulative cost over {len(flows.months)} months ({currency})",
-                                            subtitle=[subtitle, "Cash basis: capex when bought, resale "
-                                                      "credited in the last month"]))
+        width=640,
+        height=320,
+        title=titled(
+            f"Cumulative cost over {len(flows.months)} months ({currency})",
+            subtitle=[subtitle, "Cash basis: capex when bought, resale credited in the last month"],
+        ),
+    )
 
 
 def own_cost_lines(scenario) -> alt.HConcatChart:
@@ -789,23 +988,45 @@ def own_cost_lines(scenario) -> alt.HConcatChart:
     capex = {k: float(v) for k, v in own_capex_lines(own, servers).items()}
     if own.facility_price_per_mw is not None:
         capex["facility"] = float(own_facility_capex(own, servers))
-    running = {str(k): float(v) for k, v in own_costs_at(own, servers, float(gpu_hours_used(r, r.volume))).items()
-               if k not in DEPRECIATION}
+    running = {
+        str(k): float(v)
+        for k, v in own_costs_at(own, servers, float(gpu_hours_used(r, r.volume))).items()
+        if k not in DEPRECIATION
+    }
     capex_frame = pd.DataFrame({"line": list(capex), "cost": list(capex.values())})
-    left = alt.Chart(capex_frame).mark_bar(color="#1f77b4").encode(
-        y=alt.Y("line:N", title=None, sort="-x"),
-        x=alt.X("cost:Q", title=f"Capex [{currency}]", axis=short_axis()),
-        tooltip=[alt.Tooltip("line:N"), alt.Tooltip("cost:Q", format=",.0f")],
-    ).properties(width=300, height=30 * len(capex), title=titled(
-        "Capex by line", subtitle=f"total {sum(capex.values()):,.0f} {currency}", width=300))
-    right = alt.Chart(pd.DataFrame({"line": list(running), "cost": list(running.values())})).mark_bar(
-        color="#ff7f0e").encode(
-        y=alt.Y("line:N", title=None, sort="-x"),
-        x=alt.X("cost:Q", title=f"Running cost [{currency}/month]", axis=short_axis()),
-        tooltip=[alt.Tooltip("line:N"), alt.Tooltip("cost:Q", format=",.0f")],
-    ).properties(width=300, height=30 * len(running), title=titled(
-        "Monthly running cost by line", subtitle=f"at {fmt.volume(r.workload.kind, r.volume)}, "
-                                                 f"total {sum(running.values()):,.0f} {currency}/month", width=300))
+    left = (
+        alt.Chart(capex_frame)
+        .mark_bar(color="#1f77b4")
+        .encode(
+            y=alt.Y("line:N", title=None, sort="-x"),
+            x=alt.X("cost:Q", title=f"Capex [{currency}]", axis=short_axis()),
+            tooltip=[alt.Tooltip("line:N"), alt.Tooltip("cost:Q", format=",.0f")],
+        )
+        .properties(
+            width=300,
+            height=30 * len(capex),
+            title=titled("Capex by line", subtitle=f"total {sum(capex.values()):,.0f} {currency}", width=300),
+        )
+    )
+    right = (
+        alt.Chart(pd.DataFrame({"line": list(running), "cost": list(running.values())}))
+        .mark_bar(color="#ff7f0e")
+        .encode(
+            y=alt.Y("line:N", title=None, sort="-x"),
+            x=alt.X("cost:Q", title=f"Running cost [{currency}/month]", axis=short_axis()),
+            tooltip=[alt.Tooltip("line:N"), alt.Tooltip("cost:Q", format=",.0f")],
+        )
+        .properties(
+            width=300,
+            height=30 * len(running),
+            title=titled(
+                "Monthly running cost by line",
+                subtitle=f"at {fmt.volume(r.workload.kind, r.volume)}, "
+                f"total {sum(running.values()):,.0f} {currency}/month",
+                width=300,
+            ),
+        )
+    )
     return alt.hconcat(left, right)
 
 
@@ -821,38 +1042,67 @@ def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
     # The scenario's own offer (first, if it rents) and the cheapest others: a legend of the whole market
     # is unreadable
     own = everything[:1] if "rent" in r.options else ()
-    prices = own + tuple(sorted(everything[len(own):], key=lambda b: (b.price_per_gpu_hour, b.offer))[
-        :CHART_RENTAL_OFFERS - len(own)])
+    prices = own + tuple(
+        sorted(everything[len(own) :], key=lambda b: (b.price_per_gpu_hour, b.offer))[: CHART_RENTAL_OFFERS - len(own)]
+    )
     top = max(b.price_per_gpu_hour for b in prices) * 2.5 if prices else None
     u = np.linspace(0.02, 1.0, 300)
     cost = own_cost_per_used_gpu_hour(r, u)
     keep = cost <= top if top else np.ones_like(u, dtype=bool)
-    curve = alt.Chart(pd.DataFrame({"utilisation": u[keep] * 100, "cost": cost[keep]})).mark_line(
-        strokeWidth=2, color=OPTION_COLOURS["own"]).encode(
-        x=alt.X("utilisation:Q", title="Utilisation of the owned GPUs [%]", scale=alt.Scale(domain=[0, 100])),
-        y=alt.Y("cost:Q", title=f"Own cost per used GPU-hour [{currency}/GPU-h]"),
-        tooltip=[alt.Tooltip("utilisation:Q", format=".1f"), alt.Tooltip("cost:Q", format=",.2f")],
+    curve = (
+        alt.Chart(pd.DataFrame({"utilisation": u[keep] * 100, "cost": cost[keep]}))
+        .mark_line(strokeWidth=2, color=OPTION_COLOURS["own"])
+        .encode(
+            x=alt.X("utilisation:Q", title="Utilisation of the owned GPUs [%]", scale=alt.Scale(domain=[0, 100])),
+            y=alt.Y("cost:Q", title=f"Own cost per used GPU-hour [{currency}/GPU-h]"),
+            tooltip=[alt.Tooltip("utilisation:Q", format=".1f"), alt.Tooltip("cost:Q", format=",.2f")],
+        )
     )
-    rows = [{"offer": f"{b.label}: {b.price_per_gpu_hour:,.2f} {currency}/GPU-h", "price": b.price_per_gpu_hour,
-             "utilisation": None if b.utilisation is None else b.utilisation * 100,
-             "break_even": "never" if b.utilisation is None else fmt.share(b.utilisation)}
-            for b in prices]
+    rows = [
+        {
+            "offer": f"{b.label}: {b.price_per_gpu_hour:,.2f} {currency}/GPU-h",
+            "price": b.price_per_gpu_hour,
+            "utilisation": None if b.utilisation is None else b.utilisation * 100,
+            "break_even": "never" if b.utilisation is None else fmt.share(b.utilisation),
+        }
+        for b in prices
+    ]
     frame = pd.DataFrame(rows)
     colour = alt.Color("offer:N", title="Rental price", legend=option_legend(list(frame["offer"]), 640, "Rental price"))
-    rules = alt.Chart(frame).mark_rule(strokeDash=[4, 3]).encode(
-        y=alt.Y("price:Q"), color=colour, tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")])
+    rules = (
+        alt.Chart(frame)
+        .mark_rule(strokeDash=[4, 3])
+        .encode(y=alt.Y("price:Q"), color=colour, tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")])
+    )
     hits = frame.dropna(subset=["utilisation"])
-    points = alt.Chart(hits).mark_point(filled=True, size=80).encode(
-        x=alt.X("utilisation:Q"), y=alt.Y("price:Q"), color=colour,
-        tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")])
+    points = (
+        alt.Chart(hits)
+        .mark_point(filled=True, size=80)
+        .encode(
+            x=alt.X("utilisation:Q"),
+            y=alt.Y("price:Q"),
+            color=colour,
+            tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")],
+        )
+    )
     return alt.layer(curve, rules, points).properties(
-        width=640, height=340, title=titled(
+        width=640,
+        height=340,
+        title=titled(
             "Own cost per used GPU-hour against utilisation (steady state)",
-            subtitle=["Monthly view: capex as depreciation; the horizon figures above are cash-based",
-                      "Dashed: rental prices for the same GPU" + (
-                          f" (the {len(prices) - len(own)} cheapest of the {len(everything) - len(own)} catalog offers"
-                          + (" and the scenario's own)" if own else ")") if len(prices) < len(everything) else "")
-                      + "; dots: the utilisation at which owning costs the same"]))
+            subtitle=[
+                "Monthly view: capex as depreciation; the horizon figures above are cash-based",
+                "Dashed: rental prices for the same GPU"
+                + (
+                    f" (the {len(prices) - len(own)} cheapest of the {len(everything) - len(own)} catalog offers"
+                    + (" and the scenario's own)" if own else ")")
+                    if len(prices) < len(everything)
+                    else ""
+                )
+                + "; dots: the utilisation at which owning costs the same",
+            ],
+        ),
+    )
 
 
 def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
@@ -865,13 +1115,21 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     """
     r = as_resolved(scenario)
     rows = []
-    names = {b.path: text.input_title(r, b.path) for b in bars}     # the schema's titles, not paths
+    names = {b.path: text.input_title(r, b.path) for b in bars}  # the schema's titles, not paths
     for b in bars:
         for end, value, metric in (("low", b.low, b.low_metric), ("high", b.high, b.high_metric)):
-            rows.append({"input": names[b.path], "end": f"{end} ({text.input_value(r, b.path, value)})", "side": end,
-                         "base": b.base_metric, "metric": metric,
-                         "note": "" if b.break_even is None
-                         else f"break-even at {text.input_value(r, b.path, b.break_even)}"})
+            rows.append(
+                {
+                    "input": names[b.path],
+                    "end": f"{end} ({text.input_value(r, b.path, value)})",
+                    "side": end,
+                    "base": b.base_metric,
+                    "metric": metric,
+                    "note": ""
+                    if b.break_even is None
+                    else f"break-even at {text.input_value(r, b.path, b.break_even)}",
+                }
+            )
     data = pd.DataFrame(rows)
     order = [names[b.path] for b in bars]
     base = bars[0].base_metric if bars else 0.0
@@ -879,28 +1137,55 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     from ..domain.uncertainty import measure_unit
 
     title = MEASURE_TITLES.get(measure_of(r), "")
-    x = alt.X("metric:Q", title=axis_title(f"{r.label(option)} minus the cheapest other, {title} "
-                                           f"[{measure_unit(r)}]", 520), axis=short_axis())
+    x = alt.X(
+        "metric:Q",
+        title=axis_title(f"{r.label(option)} minus the cheapest other, {title} [{measure_unit(r)}]", 520),
+        axis=short_axis(),
+    )
     axis, step = option_axis(order, width=320)
-    span = alt.Chart(data).mark_bar(height=16).encode(
-        y=alt.Y("input:N", sort=order, title=None, axis=axis),
-        x=x, x2=alt.X2("base:Q"),
-        color=alt.Color("side:N", title="Input at", scale=alt.Scale(domain=["low", "high"],
-                                                                     range=["#9ecae1", "#fd8d3c"])),
-        tooltip=[alt.Tooltip("input:N"), alt.Tooltip("end:N"), alt.Tooltip("metric:Q", format=",.0f"),
-                 alt.Tooltip("note:N")],
+    span = (
+        alt.Chart(data)
+        .mark_bar(height=16)
+        .encode(
+            y=alt.Y("input:N", sort=order, title=None, axis=axis),
+            x=x,
+            x2=alt.X2("base:Q"),
+            color=alt.Color(
+                "side:N", title="Input at", scale=alt.Scale(domain=["low", "high"], range=["#9ecae1", "#fd8d3c"])
+            ),
+            tooltip=[
+                alt.Tooltip("input:N"),
+                alt.Tooltip("end:N"),
+                alt.Tooltip("metric:Q", format=",.0f"),
+                alt.Tooltip("note:N"),
+            ],
+        )
     )
     zero = alt.Chart(pd.DataFrame({"metric": [0.0]})).mark_rule(color="#d62728").encode(x=alt.X("metric:Q"))
-    at_base = alt.Chart(pd.DataFrame({"metric": [base]})).mark_rule(color="#444444", strokeDash=[4, 3]).encode(
-        x=alt.X("metric:Q"))
+    at_base = (
+        alt.Chart(pd.DataFrame({"metric": [base]}))
+        .mark_rule(color="#444444", strokeDash=[4, 3])
+        .encode(x=alt.X("metric:Q"))
+    )
     notes = data[data["note"] != ""].drop_duplicates("input")
-    notes_drawn = alt.Chart(notes).mark_text(align="left", dx=4, fontSize=10, color="#d62728").encode(
-        y=alt.Y("input:N", sort=order), x=alt.XDatum(max(float(data["metric"].max()), 0.0)), text=alt.Text("note:N"))
+    notes_drawn = (
+        alt.Chart(notes)
+        .mark_text(align="left", dx=4, fontSize=10, color="#d62728")
+        .encode(
+            y=alt.Y("input:N", sort=order), x=alt.XDatum(max(float(data["metric"].max()), 0.0)), text=alt.Text("note:N")
+        )
+    )
     return alt.layer(span, zero, at_base, notes_drawn).properties(
-        width=520, height=max(120, max(34, step) * len(bars)),
-        title=titled("Which inputs move the answer (one at a time)",
-                     subtitle=["Below zero the tracked option is the cheapest; red rule: break-even; "
-                               "dashed: the scenario as given"], width=520))
+        width=520,
+        height=max(120, max(34, step) * len(bars)),
+        title=titled(
+            "Which inputs move the answer (one at a time)",
+            subtitle=[
+                "Below zero the tracked option is the cheapest; red rule: break-even; dashed: the scenario as given"
+            ],
+            width=520,
+        ),
+    )
 
 
 def savings_histogram(scenario, result) -> alt.LayerChart:
@@ -910,19 +1195,36 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
     counts, edges = np.histogram(savings, bins=60)
     data = pd.DataFrame({"from": edges[:-1], "to": edges[1:], "share": counts / savings.size * 100})
     title = MEASURE_TITLES.get(result.measure, result.measure)
-    bars = alt.Chart(data).mark_bar(color=OPTION_COLOURS[r.options[result.option].kind]).encode(
-        x=alt.X("from:Q", title=axis_title(f"Saving of {r.label(result.option)}, {title} [{result.unit}]", 560),
-                axis=short_axis()),
-        x2=alt.X2("to:Q"), y=alt.Y("share:Q", title="Share of samples [%]"), y2=alt.Y2Datum(0),
-        tooltip=[alt.Tooltip("from:Q", format=",.0f"), alt.Tooltip("to:Q", format=",.0f"),
-                 alt.Tooltip("share:Q", format=".2f")])
+    bars = (
+        alt.Chart(data)
+        .mark_bar(color=OPTION_COLOURS[r.options[result.option].kind])
+        .encode(
+            x=alt.X(
+                "from:Q",
+                title=axis_title(f"Saving of {r.label(result.option)}, {title} [{result.unit}]", 560),
+                axis=short_axis(),
+            ),
+            x2=alt.X2("to:Q"),
+            y=alt.Y("share:Q", title="Share of samples [%]"),
+            y2=alt.Y2Datum(0),
+            tooltip=[
+                alt.Tooltip("from:Q", format=",.0f"),
+                alt.Tooltip("to:Q", format=",.0f"),
+                alt.Tooltip("share:Q", format=".2f"),
+            ],
+        )
+    )
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#d62728", strokeWidth=2).encode(x=alt.X("x:Q"))
     saves = float(np.mean(savings > 0))
     return alt.layer(bars, zero).properties(
-        width=560, height=260, title=titled(
+        width=560,
+        height=260,
+        title=titled(
             f"Savings of {r.label(result.option)} against the cheapest other option",
             subtitle=f"{result.samples:,} samples; it saves money in {saves:.1%} of them (right of the red line)",
-            width=560))
+            width=560,
+        ),
+    )
 
 
 def win_probability_bars(scenario, result) -> alt.Chart:
@@ -931,13 +1233,25 @@ def win_probability_bars(scenario, result) -> alt.Chart:
     wins = result.win_probability()
     data = pd.DataFrame({Columns.option_label: [result.label(o) for o in wins], "p": [100 * v for v in wins.values()]})
     axis, step = option_axis(list(data[Columns.option_label]))
-    return alt.Chart(data).mark_bar().encode(
-        y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label]), axis=axis),
-        x=alt.X("p:Q", title="Probability of being the cheapest [%]", scale=alt.Scale(domain=[0, 100])),
-        color=alt.Color(f"{Columns.option_label}:N", scale=_colour_scale(r, list(wins), result.labels), legend=None),
-        tooltip=[alt.Tooltip(f"{Columns.option_label}:N"), alt.Tooltip("p:Q", format=".1f")],
-    ).properties(width=420, height=alt.Step(max(30.0, step)), title=titled(
-        "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples", width=420))
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y(f"{Columns.option_label}:N", title=None, sort=list(data[Columns.option_label]), axis=axis),
+            x=alt.X("p:Q", title="Probability of being the cheapest [%]", scale=alt.Scale(domain=[0, 100])),
+            color=alt.Color(
+                f"{Columns.option_label}:N", scale=_colour_scale(r, list(wins), result.labels), legend=None
+            ),
+            tooltip=[alt.Tooltip(f"{Columns.option_label}:N"), alt.Tooltip("p:Q", format=".1f")],
+        )
+        .properties(
+            width=420,
+            height=alt.Step(max(30.0, step)),
+            title=titled(
+                "Probability that each option is the cheapest", subtitle=f"{result.samples:,} samples", width=420
+            ),
+        )
+    )
 
 
 def demand_week(scenario, series: np.ndarray) -> alt.LayerChart:
@@ -947,24 +1261,48 @@ def demand_week(scenario, series: np.ndarray) -> alt.LayerChart:
     days and the daily swing the mix has to follow.
     """
     days = max(len(series) // 24, 1)
-    daily = np.asarray(series[:days * 24], dtype=float).reshape(days, 24)
-    data = pd.DataFrame({"day": np.arange(1, days + 1), "low": daily.min(axis=1), "high": daily.max(axis=1),
-                         "mean": daily.mean(axis=1)})
-    x = alt.X("day:Q", title="Day of the year", scale=alt.Scale(domain=[1, days], nice=False),
-              axis=count_axis(tickCount=12))
-    band = alt.Chart(data).mark_area(opacity=0.35, color="#1f77b4").encode(
-        x=x, y=alt.Y("low:Q", title="GPUs busy [GPU]"), y2=alt.Y2("high:Q"),
-        tooltip=[alt.Tooltip("day:Q"), alt.Tooltip("low:Q", title="lowest hour", format=",.2f"),
-                 alt.Tooltip("mean:Q", format=",.2f"), alt.Tooltip("high:Q", title="highest hour", format=",.2f")])
+    daily = np.asarray(series[: days * 24], dtype=float).reshape(days, 24)
+    data = pd.DataFrame(
+        {"day": np.arange(1, days + 1), "low": daily.min(axis=1), "high": daily.max(axis=1), "mean": daily.mean(axis=1)}
+    )
+    x = alt.X(
+        "day:Q", title="Day of the year", scale=alt.Scale(domain=[1, days], nice=False), axis=count_axis(tickCount=12)
+    )
+    band = (
+        alt.Chart(data)
+        .mark_area(opacity=0.35, color="#1f77b4")
+        .encode(
+            x=x,
+            y=alt.Y("low:Q", title="GPUs busy [GPU]"),
+            y2=alt.Y2("high:Q"),
+            tooltip=[
+                alt.Tooltip("day:Q"),
+                alt.Tooltip("low:Q", title="lowest hour", format=",.2f"),
+                alt.Tooltip("mean:Q", format=",.2f"),
+                alt.Tooltip("high:Q", title="highest hour", format=",.2f"),
+            ],
+        )
+    )
     line = alt.Chart(data).mark_line(color="#1f77b4", strokeWidth=1.5).encode(x=x, y=alt.Y("mean:Q"))
-    return alt.layer(band, line).properties(width=640, height=220, title=titled(
-        "Demand over the year, day by day",
-        subtitle=f"{as_resolved(scenario).demand.profile.kind} profile; band: each day's lowest to highest hour, "
-                 f"line: its mean; over the year mean {series.mean():,.2f} GPUs, peak {series.max():,.2f}"))
+    return alt.layer(band, line).properties(
+        width=640,
+        height=220,
+        title=titled(
+            "Demand over the year, day by day",
+            subtitle=f"{as_resolved(scenario).demand.profile.kind} profile; band: each day's lowest to highest hour, "
+            f"line: its mean; over the year mean {series.mean():,.2f} GPUs, peak {series.max():,.2f}",
+        ),
+    )
 
 
-_LAYER_PALETTE = {"Owned": "#1f77b4", "Reserved": "#9467bd", "Rented 24/7": "#8c564b", "Spot": "#2ca02c",
-                  "On-demand": "#ff7f0e", "Hosted API": "#17becf"}
+_LAYER_PALETTE = {
+    "Owned": "#1f77b4",
+    "Reserved": "#9467bd",
+    "Rented 24/7": "#8c564b",
+    "Spot": "#2ca02c",
+    "On-demand": "#ff7f0e",
+    "Hosted API": "#17becf",
+}
 _LAYER_ORDER = ["own", "reserved", "always_on", "spot", "on_demand", "api"]
 
 
@@ -981,22 +1319,43 @@ def hour_of_week_layers(scenario, series: np.ndarray, mix) -> alt.Chart:
     the kinds paid by use the rest (:attr:`costmodel.results.Mix.hourly`).
     """
     weeks = max(len(series) // 168, 1)
-    start = int(np.argmax([series[w * 168:(w + 1) * 168].sum() for w in range(weeks)])) * 168
+    start = int(np.argmax([series[w * 168 : (w + 1) * 168].sum() for w in range(weeks)])) * 168
     present, served = _served_by_layer(mix)
-    rows = [{"hour": h, "layer": LAYER_LABELS[k], "order": i, "gpus": float(v)}
-            for i, k in enumerate(present) for h, v in enumerate(served[k][start:start + 168])]
+    rows = [
+        {"hour": h, "layer": LAYER_LABELS[k], "order": i, "gpus": float(v)}
+        for i, k in enumerate(present)
+        for h, v in enumerate(served[k][start : start + 168])
+    ]
     names = [LAYER_LABELS[k] for k in present]
-    return alt.Chart(pd.DataFrame(rows)).mark_area(interpolate="step-after").encode(
-        x=alt.X("hour:Q", title=f"Hour of the busiest week (from hour {start:,} of the year, Monday 00:00 = 0)",
-                scale=alt.Scale(domain=[0, 168]), axis=alt.Axis(values=list(range(0, 169, 24)))),
-        y=alt.Y("gpus:Q", title="GPUs busy [GPU]", stack="zero"),
-        color=alt.Color("layer:N", title="Served by", sort=names,
-                        scale=alt.Scale(domain=names, range=[_LAYER_PALETTE[n] for n in names])),
-        order=alt.Order("order:Q"),
-        tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
-    ).properties(width=640, height=220, title=titled(
-        "The busiest week, by the layer that serves it",
-        subtitle="Owned and rented replicas carry the base; the API (where it is in the mix) takes the top"))
+    return (
+        alt.Chart(pd.DataFrame(rows))
+        .mark_area(interpolate="step-after")
+        .encode(
+            x=alt.X(
+                "hour:Q",
+                title=f"Hour of the busiest week (from hour {start:,} of the year, Monday 00:00 = 0)",
+                scale=alt.Scale(domain=[0, 168]),
+                axis=alt.Axis(values=list(range(0, 169, 24))),
+            ),
+            y=alt.Y("gpus:Q", title="GPUs busy [GPU]", stack="zero"),
+            color=alt.Color(
+                "layer:N",
+                title="Served by",
+                sort=names,
+                scale=alt.Scale(domain=names, range=[_LAYER_PALETTE[n] for n in names]),
+            ),
+            order=alt.Order("order:Q"),
+            tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("hour:Q"), alt.Tooltip("gpus:Q", format=",.2f")],
+        )
+        .properties(
+            width=640,
+            height=220,
+            title=titled(
+                "The busiest week, by the layer that serves it",
+                subtitle="Owned and rented replicas carry the base; the API (where it is in the mix) takes the top",
+            ),
+        )
+    )
 
 
 def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> alt.Chart:
@@ -1011,49 +1370,81 @@ def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> a
     for scale in scales:
         mix = cheapest_mix(r, series * scale)
         rows.append({"volume": volume * scale, "cost": mix.total, "what": "Cheapest mix"})
-        rows += [{"volume": volume * scale, "cost": cost, "what": f"All {mix.pure_words(k)}"}
-                 for k, cost in mix.pure.items()]
+        rows += [
+            {"volume": volume * scale, "cost": cost, "what": f"All {mix.pure_words(k)}"} for k, cost in mix.pure.items()
+        ]
     data = pd.DataFrame(rows)
     x_axis, x_scale = log_axis(data["volume"], 640)
     y_axis, y_scale = log_axis(data["cost"], 260, vertical=True)
-    return alt.Chart(data).mark_line().encode(
-        x=alt.X("volume:Q", title=f"Volume [{r.workload.volume_unit}]", scale=x_scale, axis=x_axis),
-        y=alt.Y("cost:Q", title=f"Monthly cost [{r.currency}/month]", scale=y_scale, axis=y_axis),
-        color=alt.Color("what:N", title=None, legend=option_legend(list(dict.fromkeys(data["what"])), 640, None)),
-        strokeDash=alt.condition(alt.datum.what == "Cheapest mix", alt.value([1, 0]), alt.value([4, 3])),
-        tooltip=[alt.Tooltip("what:N"), alt.Tooltip("volume:Q", format=",.0f"), alt.Tooltip("cost:Q", format=",.0f")],
-    ).properties(width=640, height=260, title=titled(
-        "The cheapest mix against volume, beside each kind alone",
-        subtitle="The profile's shape scaled from a tenth to three times the stated volume"))
+    return (
+        alt.Chart(data)
+        .mark_line()
+        .encode(
+            x=alt.X("volume:Q", title=f"Volume [{r.workload.volume_unit}]", scale=x_scale, axis=x_axis),
+            y=alt.Y("cost:Q", title=f"Monthly cost [{r.currency}/month]", scale=y_scale, axis=y_axis),
+            color=alt.Color("what:N", title=None, legend=option_legend(list(dict.fromkeys(data["what"])), 640, None)),
+            strokeDash=alt.condition(alt.datum.what == "Cheapest mix", alt.value([1, 0]), alt.value([4, 3])),
+            tooltip=[
+                alt.Tooltip("what:N"),
+                alt.Tooltip("volume:Q", format=",.0f"),
+                alt.Tooltip("cost:Q", format=",.0f"),
+            ],
+        )
+        .properties(
+            width=640,
+            height=260,
+            title=titled(
+                "The cheapest mix against volume, beside each kind alone",
+                subtitle="The profile's shape scaled from a tenth to three times the stated volume",
+            ),
+        )
+    )
 
 
 def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.LayerChart:
     """The load-duration curve with the mix's layers stacked under it (owned, reserved, spot, ...)."""
-    order = np.argsort(-np.asarray(series, dtype=float), kind="stable")       # busiest hour first
+    order = np.argsort(-np.asarray(series, dtype=float), kind="stable")  # busiest hour first
     present, served = _served_by_layer(mix)
     hours = np.arange(len(order))
     sample = np.unique(np.linspace(0, len(order) - 1, 600).astype(int))
     rows = []
     for kind in present:
         curve = served[kind][order]
-        rows += [{"hour": int(h), "layer": LAYER_LABELS[kind], "gpus": float(g)}
-                 for h, g in zip(hours[sample], curve[sample])]
+        rows += [
+            {"hour": int(h), "layer": LAYER_LABELS[kind], "gpus": float(g)}
+            for h, g in zip(hours[sample], curve[sample])
+        ]
     data = pd.DataFrame(rows)
     palette = _LAYER_PALETTE
     names = [LAYER_LABELS[k] for k in present]
-    area = alt.Chart(data).mark_area(interpolate="step-after").encode(
-        x=alt.X("hour:Q", title="Hours of the year, busiest first [h]"),
-        y=alt.Y("sum(gpus):Q", title="GPUs busy [GPU]", stack="zero"),
-        color=alt.Color("layer:N", title="Served by", sort=names,
-                        scale=alt.Scale(domain=names, range=[palette[p] for p in names])),
-        order=alt.Order("layer_order:Q"),
-        tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("gpus:Q", format=",.2f")],
-    ).transform_calculate(layer_order=" + ".join(
-        f"(datum.layer == '{p}' ? {i} : 0)" for i, p in enumerate(names)) or "0")
-    return area.properties(width=640, height=260, title=titled(
-        "Load-duration curve and the cheapest mix",
-        subtitle="Held capacity (whole servers and replicas) serves the bottom of each hour's demand, the kinds "
-                 "paid by use the rest"))
+    area = (
+        alt.Chart(data)
+        .mark_area(interpolate="step-after")
+        .encode(
+            x=alt.X("hour:Q", title="Hours of the year, busiest first [h]"),
+            y=alt.Y("sum(gpus):Q", title="GPUs busy [GPU]", stack="zero"),
+            color=alt.Color(
+                "layer:N",
+                title="Served by",
+                sort=names,
+                scale=alt.Scale(domain=names, range=[palette[p] for p in names]),
+            ),
+            order=alt.Order("layer_order:Q"),
+            tooltip=[alt.Tooltip("layer:N"), alt.Tooltip("gpus:Q", format=",.2f")],
+        )
+        .transform_calculate(
+            layer_order=" + ".join(f"(datum.layer == '{p}' ? {i} : 0)" for i, p in enumerate(names)) or "0"
+        )
+    )
+    return area.properties(
+        width=640,
+        height=260,
+        title=titled(
+            "Load-duration curve and the cheapest mix",
+            subtitle="Held capacity (whole servers and replicas) serves the bottom of each hour's demand, the kinds "
+            "paid by use the rest",
+        ),
+    )
 
 
 def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
@@ -1072,23 +1463,48 @@ def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
         frames.append(pd.DataFrame({"level": levels, "cost": cost, "kind": LAYER_LABELS[kind]}))
         index = int(np.argmin(cost))
         best = int(levels[index])
-        marks.append({"level": best, "cost": float(cost[index]), "kind": LAYER_LABELS[kind],
-                      "label": f"{LAYER_LABELS[kind]}: {fmt.plural(best, 'GPU')}", "dy": -14 - 14 * len(marks)})
+        marks.append(
+            {
+                "level": best,
+                "cost": float(cost[index]),
+                "kind": LAYER_LABELS[kind],
+                "label": f"{LAYER_LABELS[kind]}: {fmt.plural(best, 'GPU')}",
+                "dy": -14 - 14 * len(marks),
+            }
+        )
     data = pd.concat(frames, ignore_index=True)
-    lines = alt.Chart(data).mark_line(point=True).encode(
-        x=alt.X("level:Q", title="GPUs held (owned servers, or the rented kind held) [GPU]", axis=count_axis()),
-        y=alt.Y("cost:Q", title=f"Monthly cost of the mix [{currency}/month]", axis=short_axis(),
-                scale=alt.Scale(zero=False)),
-        color=alt.Color("kind:N", title="Held as"),
-        tooltip=[alt.Tooltip("kind:N"), alt.Tooltip("level:Q"), alt.Tooltip("cost:Q", format=",.0f")])
+    lines = (
+        alt.Chart(data)
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("level:Q", title="GPUs held (owned servers, or the rented kind held) [GPU]", axis=count_axis()),
+            y=alt.Y(
+                "cost:Q",
+                title=f"Monthly cost of the mix [{currency}/month]",
+                axis=short_axis(),
+                scale=alt.Scale(zero=False),
+            ),
+            color=alt.Color("kind:N", title="Held as"),
+            tooltip=[alt.Tooltip("kind:N"), alt.Tooltip("level:Q"), alt.Tooltip("cost:Q", format=",.0f")],
+        )
+    )
     frame = pd.DataFrame(marks)
-    best = alt.Chart(frame).mark_point(size=140, shape="diamond", filled=True, color="#d62728").encode(
-        x=alt.X("level:Q"), y=alt.Y("cost:Q"), tooltip=[alt.Tooltip("label:N")])
+    best = (
+        alt.Chart(frame)
+        .mark_point(size=140, shape="diamond", filled=True, color="#d62728")
+        .encode(x=alt.X("level:Q"), y=alt.Y("cost:Q"), tooltip=[alt.Tooltip("label:N")])
+    )
     optimum = "; ".join(f"{m['label']} ({fmt.money(m['cost'], currency)}/month)" for m in marks)
     # the optima are named in the subtitle, not beside the points, where they would cross the lines
-    return alt.layer(lines, best).properties(width=560, height=280, title=titled(
-        "Cost against the level held", subtitle=["The rest served at its cheapest; red diamonds: the optimum",
-                                                 optimum], width=560))
+    return alt.layer(lines, best).properties(
+        width=560,
+        height=280,
+        title=titled(
+            "Cost against the level held",
+            subtitle=["The rest served at its cheapest; red diamonds: the optimum", optimum],
+            width=560,
+        ),
+    )
 
 
 def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
@@ -1103,40 +1519,74 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
     series = [("aggregated (prefill and decode on each replica)", s.curve)]
     if s.decode_curve:
         series.append(("decode pool (prompts prefilled elsewhere)", s.decode_curve))
-    data = pd.DataFrame([{"curve": name, "concurrency": b, "throughput": t, "speed": u, "ttft": f}
-                         for name, rows in series for b, t, u, f in rows])
-    target = (s.target["tokens_per_second_per_user"]
-              if s.target is not None and s.target["tokens_per_second_per_user"] != "no bound" else None)
+    data = pd.DataFrame(
+        [
+            {"curve": name, "concurrency": b, "throughput": t, "speed": u, "ttft": f}
+            for name, rows in series
+            for b, t, u, f in rows
+        ]
+    )
+    target = (
+        s.target["tokens_per_second_per_user"]
+        if s.target is not None and s.target["tokens_per_second_per_user"] != "no bound"
+        else None
+    )
     chosen = s.point
-    speeds = list(data["speed"]) + ([target] if target is not None else []) + (
-        [chosen.tokens_per_second_per_user] if chosen is not None else [])
+    speeds = (
+        list(data["speed"])
+        + ([target] if target is not None else [])
+        + ([chosen.tokens_per_second_per_user] if chosen is not None else [])
+    )
     x_axis, x_scale = log_axis(speeds, 640)
-    y_axis, y_scale = log_axis(list(data["throughput"]) + ([chosen.throughput_per_gpu] if chosen is not None else []),
-                               320, vertical=True)
+    y_axis, y_scale = log_axis(
+        list(data["throughput"]) + ([chosen.throughput_per_gpu] if chosen is not None else []), 320, vertical=True
+    )
     x = alt.X("speed:Q", title="Per-user speed [tokens/s/user]", scale=x_scale, axis=x_axis)
     y = alt.Y("throughput:Q", title="Throughput [output tokens/s/GPU]", scale=y_scale, axis=y_axis)
-    colour = alt.Color("curve:N", title="Curve", scale=alt.Scale(range=["#1f77b4", "#2ca02c"]),
-                       legend=option_legend([name for name, _ in series], 640, "Curve"))
+    colour = alt.Color(
+        "curve:N",
+        title="Curve",
+        scale=alt.Scale(range=["#1f77b4", "#2ca02c"]),
+        legend=option_legend([name for name, _ in series], 640, "Curve"),
+    )
     tooltip = ["curve:N", "concurrency:Q", "speed:Q", "throughput:Q"]
-    layers = [alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order=alt.Order("concurrency:Q")),
-              alt.Chart(data).mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip)]
+    layers = [
+        alt.Chart(data).mark_line().encode(x=x, y=y, color=colour, order=alt.Order("concurrency:Q")),
+        alt.Chart(data).mark_point(filled=True).encode(x=x, y=y, color=colour, tooltip=tooltip),
+    ]
     if target is not None:
         rule = pd.DataFrame([{"speed": target, "label": f"target: {fmt.amount(target, 1)} tokens/s"}])
         layers.append(alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#666666").encode(x=alt.X("speed:Q")))
-        layers.append(alt.Chart(rule).mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6).encode(
-            x=alt.X("speed:Q"), y=alt.YDatum(float(data["throughput"].max())), text=alt.Text("label:N")))
+        layers.append(
+            alt.Chart(rule)
+            .mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6)
+            .encode(x=alt.X("speed:Q"), y=alt.YDatum(float(data["throughput"].max())), text=alt.Text("label:N"))
+        )
     if chosen is not None:
-        mark = pd.DataFrame([{"speed": chosen.tokens_per_second_per_user, "throughput": chosen.throughput_per_gpu,
-                              "label": f"chosen: {fmt.amount(chosen.throughput_per_gpu, 0)} per GPU, "
-                                       f"TTFT {fmt.significant(chosen.ttft, 3)} s"}])
-        layers.append(alt.Chart(mark).mark_point(shape="diamond", size=160, color="#d62728", filled=True).encode(
-            x=alt.X("speed:Q"), y=alt.Y("throughput:Q")))
-        layers.append(alt.Chart(mark).mark_text(align="left", dx=8, dy=-8, color="#d62728").encode(
-            x=alt.X("speed:Q"), y=alt.Y("throughput:Q"), text=alt.Text("label:N")))
+        mark = pd.DataFrame(
+            [
+                {
+                    "speed": chosen.tokens_per_second_per_user,
+                    "throughput": chosen.throughput_per_gpu,
+                    "label": f"chosen: {fmt.amount(chosen.throughput_per_gpu, 0)} per GPU, "
+                    f"TTFT {fmt.significant(chosen.ttft, 3)} s",
+                }
+            ]
+        )
+        layers.append(
+            alt.Chart(mark)
+            .mark_point(shape="diamond", size=160, color="#d62728", filled=True)
+            .encode(x=alt.X("speed:Q"), y=alt.Y("throughput:Q"))
+        )
+        layers.append(
+            alt.Chart(mark)
+            .mark_text(align="left", dx=8, dy=-8, color="#d62728")
+            .encode(x=alt.X("speed:Q"), y=alt.Y("throughput:Q"), text=alt.Text("label:N"))
+        )
     subtitle = s.curve_label
     return alt.layer(*layers).properties(
-        width=640, height=320,
-        title=titled("Throughput against per-user speed", subtitle=subtitle))
+        width=640, height=320, title=titled("Throughput against per-user speed", subtitle=subtitle)
+    )
 
 
 def describe_serving_curve(comparison: Comparison) -> str:
@@ -1144,12 +1594,16 @@ def describe_serving_curve(comparison: Comparison) -> str:
     s = comparison.serving
     if s is None or not s.curve:
         return ""
-    words = (f"Log-log line of output tokens per second per GPU against tokens per second per user, "
-             f"{len(s.curve)} points from {fmt.amount(min(c[2] for c in s.curve), 1)} to "
-             f"{fmt.amount(max(c[2] for c in s.curve), 1)} tokens/s per user")
+    words = (
+        f"Log-log line of output tokens per second per GPU against tokens per second per user, "
+        f"{len(s.curve)} points from {fmt.amount(min(c[2] for c in s.curve), 1)} to "
+        f"{fmt.amount(max(c[2] for c in s.curve), 1)} tokens/s per user"
+    )
     if s.point is not None:
-        words += (f"; chosen point {fmt.amount(s.point.tokens_per_second_per_user, 1)} tokens/s per user, "
-                  f"{fmt.amount(s.point.throughput_per_gpu, 1)} per GPU")
+        words += (
+            f"; chosen point {fmt.amount(s.point.tokens_per_second_per_user, 1)} tokens/s per user, "
+            f"{fmt.amount(s.point.throughput_per_gpu, 1)} per GPU"
+        )
     return words + "."
 
 
@@ -1166,18 +1620,36 @@ def output_cost_against_speed(scenario, costs: dict[str, list], volume: float) -
         The volume the costs are at. [tokens/day]
     """
     r = as_resolved(scenario)
-    rows = [{"speed": speed, Columns.option_label: r.label(o), "cost": value}
-            for o, points in costs.items() for speed, value in points if value is not None]
+    rows = [
+        {"speed": speed, Columns.option_label: r.label(o), "cost": value}
+        for o, points in costs.items()
+        for speed, value in points
+        if value is not None
+    ]
     data = pd.DataFrame(rows, columns=["speed", Columns.option_label, "cost"])
     y_axis, y_scale = log_axis(data["cost"], 320, vertical=True)
-    return alt.Chart(data).mark_line(point=True, strokeWidth=2).encode(
-        x=alt.X("speed:Q", title="Per-user speed target [tokens/s/user]"),
-        y=alt.Y("cost:Q", title=f"Cost per million output tokens [{r.currency}]", scale=y_scale, axis=y_axis),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=_colour_scale(r, list(costs)),
-                        legend=option_legend([r.label(o) for o in costs], 640)),
-    ).properties(width=640, height=320, title=titled(
-        "Cost per million output tokens against the speed each user sees",
-        subtitle=f"at {fmt.volume(r.workload.kind, volume)}; the hosted API's price does not change with it"))
+    return (
+        alt.Chart(data)
+        .mark_line(point=True, strokeWidth=2)
+        .encode(
+            x=alt.X("speed:Q", title="Per-user speed target [tokens/s/user]"),
+            y=alt.Y("cost:Q", title=f"Cost per million output tokens [{r.currency}]", scale=y_scale, axis=y_axis),
+            color=alt.Color(
+                f"{Columns.option_label}:N",
+                title="Option",
+                scale=_colour_scale(r, list(costs)),
+                legend=option_legend([r.label(o) for o in costs], 640),
+            ),
+        )
+        .properties(
+            width=640,
+            height=320,
+            title=titled(
+                "Cost per million output tokens against the speed each user sees",
+                subtitle=f"at {fmt.volume(r.workload.kind, volume)}; the hosted API's price does not change with it",
+            ),
+        )
+    )
 
 
 ENERGY_PART_COLOURS = {"operational": "#bcbd22", "embodied": "#7f7f7f"}
@@ -1190,33 +1662,52 @@ def energy_bars(scenario, result) -> alt.HConcatChart:
     options = [o for o, e in result.options.items() if e.energy_kwh_per_month is not None]
     order = [r.label(o) for o in options]
     energy = pd.DataFrame([{"option": r.label(o), "kWh": result.options[o].energy_kwh_per_month} for o in options])
-    carbon = pd.DataFrame([{"option": r.label(o), "part": part, "kg": value}
-                           for o in options
-                           for part, value in (("operational", result.options[o].operational_co2e_kg_per_month),
-                                               ("embodied", result.options[o].embodied_co2e_kg_per_month))
-                           if value is not None])
+    carbon = pd.DataFrame(
+        [
+            {"option": r.label(o), "part": part, "kg": value}
+            for o in options
+            for part, value in (
+                ("operational", result.options[o].operational_co2e_kg_per_month),
+                ("embodied", result.options[o].embodied_co2e_kg_per_month),
+            )
+            if value is not None
+        ]
+    )
     # horizontal bars, one band per option (:func:`option_axis`); the emissions' bars beside them in the
     # same order, their names given once
     axis, step = option_axis(order)
     y = alt.Y("option:N", title=None, sort=order, scale=alt.Scale(domain=order), axis=axis)
-    left = alt.Chart(energy).mark_bar().encode(
-        y=y,
-        x=alt.X("kWh:Q", title="Energy at the meter [kWh/month]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color("option:N", scale=_colour_scale(r, options), legend=None),
-        tooltip=[alt.Tooltip("option:N"), alt.Tooltip("kWh:Q", format=",.0f")],
-    ).properties(width=260, height=alt.Step(step), title=titled("Energy", "kWh a month", 260))
+    left = (
+        alt.Chart(energy)
+        .mark_bar()
+        .encode(
+            y=y,
+            x=alt.X("kWh:Q", title="Energy at the meter [kWh/month]", axis=alt.Axis(format=",.0f")),
+            color=alt.Color("option:N", scale=_colour_scale(r, options), legend=None),
+            tooltip=[alt.Tooltip("option:N"), alt.Tooltip("kWh:Q", format=",.0f")],
+        )
+        .properties(width=260, height=alt.Step(step), title=titled("Energy", "kWh a month", 260))
+    )
     if carbon.empty:
         return alt.hconcat(left)
     parts = [p for p in ENERGY_PART_COLOURS if p in set(carbon["part"])]
-    right = alt.Chart(carbon).mark_bar().encode(
-        y=alt.Y("option:N", title=None, sort=order, scale=alt.Scale(domain=order), axis=alt.Axis(labels=False)),
-        x=alt.X("sum(kg):Q", title="Emissions [kg CO2e/month]", axis=alt.Axis(format=",.0f")),
-        color=alt.Color("part:N", title="Emissions",
-                        scale=alt.Scale(domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts]),
-                        legend=option_legend(parts, 260, "Emissions")),
-        order=alt.Order("part:O", sort="descending"),
-        tooltip=[alt.Tooltip("option:N"), alt.Tooltip("part:N"), alt.Tooltip("kg:Q", format=",.0f")],
-    ).properties(width=260, height=alt.Step(step), title=titled("Emissions, location-based", "kg CO2e a month", 260))
+    right = (
+        alt.Chart(carbon)
+        .mark_bar()
+        .encode(
+            y=alt.Y("option:N", title=None, sort=order, scale=alt.Scale(domain=order), axis=alt.Axis(labels=False)),
+            x=alt.X("sum(kg):Q", title="Emissions [kg CO2e/month]", axis=alt.Axis(format=",.0f")),
+            color=alt.Color(
+                "part:N",
+                title="Emissions",
+                scale=alt.Scale(domain=parts, range=[ENERGY_PART_COLOURS[p] for p in parts]),
+                legend=option_legend(parts, 260, "Emissions"),
+            ),
+            order=alt.Order("part:O", sort="descending"),
+            tooltip=[alt.Tooltip("option:N"), alt.Tooltip("part:N"), alt.Tooltip("kg:Q", format=",.0f")],
+        )
+        .properties(width=260, height=alt.Step(step), title=titled("Emissions, location-based", "kg CO2e a month", 260))
+    )
     return alt.hconcat(left, right).resolve_scale(color="independent")
 
 
@@ -1229,8 +1720,10 @@ def describe_energy_chart(result) -> str:
             continue
         text = f"{e.label}: {fmt.amount(e.energy_kwh_per_month, 0)} kWh"
         if e.co2e_kg_per_month is not None:
-            text += (f", {fmt.amount(e.co2e_kg_per_month, 0)} kg CO2e "
-                     f"({fmt.amount(e.embodied_co2e_kg_per_month, 0)} embodied)")
+            text += (
+                f", {fmt.amount(e.co2e_kg_per_month, 0)} kg CO2e "
+                f"({fmt.amount(e.embodied_co2e_kg_per_month, 0)} embodied)"
+            )
         parts.append(text)
     return "Bars of energy and emissions a month by option: " + "; ".join(parts) + "."
 
@@ -1272,27 +1765,61 @@ def portfolio_chart(frame) -> tuple[alt.Chart, str]:
         name = name if len(name) <= 60 else name[:59] + "…"
         unit = str(row.get("decision_unit") or "")
         for option, figure in figures.items():
-            rows.append({"scenario": name, Columns.option_label: OPTION_LABELS[option], "multiple": figure / best,
-                         "cost": fmt.amount(figure, 0) + f" {unit}"})
-        if str(row.get("winner")) not in figures:       # the verdict is a mix, a plan or another way to pay
-            rows.append({"scenario": name, Columns.option_label: "Verdict (other way to pay)", "multiple": 1.0,
-                         "cost": fmt.amount(best, 0) + f" {unit}"})
+            rows.append(
+                {
+                    "scenario": name,
+                    Columns.option_label: OPTION_LABELS[option],
+                    "multiple": figure / best,
+                    "cost": fmt.amount(figure, 0) + f" {unit}",
+                }
+            )
+        if str(row.get("winner")) not in figures:  # the verdict is a mix, a plan or another way to pay
+            rows.append(
+                {
+                    "scenario": name,
+                    Columns.option_label: "Verdict (other way to pay)",
+                    "multiple": 1.0,
+                    "cost": fmt.amount(best, 0) + f" {unit}",
+                }
+            )
         verdicts.append(f"{name}: {row.get('winner_label')}")
     data = pd.DataFrame(rows, columns=["scenario", Columns.option_label, "multiple", "cost"])
     x_axis, x_scale = log_axis([1.0, *data["multiple"]], 520)
     names = list(OPTION_LABELS.values()) + ["Verdict (other way to pay)"]
     colours = [OPTION_COLOURS[o] for o in OPTION_LABELS] + ["#333333"]
-    chart = alt.Chart(data).mark_point(filled=True, size=90).encode(
-        y=alt.Y("scenario:N", title=None, sort=list(dict.fromkeys(data["scenario"])), axis=alt.Axis(labelLimit=400)),
-        x=alt.X("multiple:Q", title="Figure on the scenario's decision measure over its verdict's [×] (log scale)",
-                scale=x_scale, axis=x_axis),
-        color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=names, range=colours)),
-        shape=alt.Shape(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=names)),
-        tooltip=[alt.Tooltip("scenario:N"), alt.Tooltip(f"{Columns.option_label}:N", title="option"),
-                 alt.Tooltip("cost:N", title="figure"), alt.Tooltip("multiple:Q", format=".2f")],
-    ).properties(width=520, height=26 * max(1, data["scenario"].nunique()) + 10, title=titled(
-        "Each scenario's options against its verdict",
-        subtitle="On each scenario's decision measure; 1 × is the verdict, further right costs more", width=520))
-    description = "Dot plot of each option's figure over its scenario's verdict, on its decision measure: " + \
-        "; ".join(f"{v} is the verdict" for v in verdicts)
+    chart = (
+        alt.Chart(data)
+        .mark_point(filled=True, size=90)
+        .encode(
+            y=alt.Y(
+                "scenario:N", title=None, sort=list(dict.fromkeys(data["scenario"])), axis=alt.Axis(labelLimit=400)
+            ),
+            x=alt.X(
+                "multiple:Q",
+                title="Figure on the scenario's decision measure over its verdict's [×] (log scale)",
+                scale=x_scale,
+                axis=x_axis,
+            ),
+            color=alt.Color(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=names, range=colours)),
+            shape=alt.Shape(f"{Columns.option_label}:N", title="Option", scale=alt.Scale(domain=names)),
+            tooltip=[
+                alt.Tooltip("scenario:N"),
+                alt.Tooltip(f"{Columns.option_label}:N", title="option"),
+                alt.Tooltip("cost:N", title="figure"),
+                alt.Tooltip("multiple:Q", format=".2f"),
+            ],
+        )
+        .properties(
+            width=520,
+            height=26 * max(1, data["scenario"].nunique()) + 10,
+            title=titled(
+                "Each scenario's options against its verdict",
+                subtitle="On each scenario's decision measure; 1 × is the verdict, further right costs more",
+                width=520,
+            ),
+        )
+    )
+    description = "Dot plot of each option's figure over its scenario's verdict, on its decision measure: " + "; ".join(
+        f"{v} is the verdict" for v in verdicts
+    )
     return chart, description

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,8 +38,17 @@ SCAN_POINTS = 17
 """Values read from the current value out to the end of the searched range before bisecting."""
 
 _FAMILIES = (
-    {"Wh": 1.0, "kWh": 1e3, "MWh": 1e6, "GWh": 1e9, "TWh": 1e12, "J": 1 / 3600, "kJ": 1 / 3.6, "MJ": 1e3 / 3.6,
-     "GJ": 1e6 / 3.6},
+    {
+        "Wh": 1.0,
+        "kWh": 1e3,
+        "MWh": 1e6,
+        "GWh": 1e9,
+        "TWh": 1e12,
+        "J": 1 / 3600,
+        "kJ": 1 / 3.6,
+        "MJ": 1e3 / 3.6,
+        "GJ": 1e6 / 3.6,
+    },
     {"g CO2e": 1e-3, "kg CO2e": 1.0, "t CO2e": 1e3, "kt CO2e": 1e6, "Mt CO2e": 1e9},
     {"W": 1.0, "kW": 1e3, "MW": 1e6, "GW": 1e9},
     {"tokens": 1.0, "k tokens": 1e3, "M tokens": 1e6, "B tokens": 1e9, "T tokens": 1e12},
@@ -60,7 +69,7 @@ def _scale(part: str, other: str, currency_rate) -> float | None:
     if part == other:
         return 1.0
     a, b = _MONEY.match(part), _MONEY.match(other)
-    if a and b:         # currencies, with k / M / B prefixes: "M USD" to "EUR"
+    if a and b:  # currencies, with k / M / B prefixes: "M USD" to "EUR"
         rate = 1.0 if a.group(2) == b.group(2) else currency_rate(a.group(2), b.group(2))
         return rate * _MONEY_PREFIX[a.group(1)] / _MONEY_PREFIX[b.group(1)]
     for family in _FAMILIES:
@@ -106,16 +115,24 @@ def lookup(document: dict, path: str) -> tuple[float | None, str, str | None]:
     unit_of_series = None
     for step in path.split("."):
         if isinstance(node, dict) and "values" in node and "unit" in node and step == "values":
-            unit_of_series = node["unit"]       # an item of a series {values, unit} is in the series' unit
+            unit_of_series = node["unit"]  # an item of a series {values, unit} is in the series' unit
         if isinstance(node, list) and step.isdigit() and int(step) < len(node):
             node = node[int(step)]
         elif isinstance(node, dict) and step in node:
             node = node[step]
         else:
-            there = sorted(node) if isinstance(node, dict) else f"items 0 to {len(node) - 1}" \
-                if isinstance(node, list) else "a value"
+            there = (
+                sorted(node)
+                if isinstance(node, dict)
+                else f"items 0 to {len(node) - 1}"
+                if isinstance(node, list)
+                else "a value"
+            )
             where = ".".join(walked) or "the top level"
-            raise KeyError(f"no {step!r} at {where} of the output (there: {', '.join(there) if isinstance(there, list) else there})")
+            raise KeyError(
+                f"no {step!r} at {where} of the output "
+                f"(there: {', '.join(there) if isinstance(there, list) else there})"
+            )
         walked.append(step)
     if isinstance(node, dict) and "value" in node and "unit" in node:
         value = node["value"]
@@ -137,9 +154,7 @@ Document = Callable[[Resolved], dict]
 
 def _baseline(r: Resolved, claim: Claim, index: int, document: Document) -> dict:
     from ..resolved import resolve
-    from ..scenarios import load_scenario, scenario_path
-
-    from ..scenarios import source_path
+    from ..scenarios import load_scenario, scenario_path, source_path
 
     here = source_path(r.scenario)
     candidate = Path(here).parent / claim.baseline if here is not None else Path(claim.baseline)
@@ -148,11 +163,20 @@ def _baseline(r: Resolved, claim: Claim, index: int, document: Document) -> dict
         return document(resolve(load_scenario(target, r.catalog)))
     except ScenarioError as exc:
         reasons = "; ".join(f"{field}: {reason}" for field, _, reason in exc.problems)
-        raise ScenarioError(here, [(f"claims.{index}.baseline", claim.baseline,
-                                    f"the baseline scenario is not valid ({reasons})")]) from None
+        raise ScenarioError(
+            here, [(f"claims.{index}.baseline", claim.baseline, f"the baseline scenario is not valid ({reasons})")]
+        ) from None
     except OSError as exc:
-        raise ScenarioError(here, [(f"claims.{index}.baseline", claim.baseline,
-                                    f"the baseline scenario cannot be read ({exc.strerror or exc})")]) from None
+        raise ScenarioError(
+            here,
+            [
+                (
+                    f"claims.{index}.baseline",
+                    claim.baseline,
+                    f"the baseline scenario cannot be read ({exc.strerror or exc})",
+                )
+            ],
+        ) from None
 
 
 class _Figure:
@@ -165,16 +189,23 @@ class _Figure:
         value, self.unit, self.status = self._read(document, claim.figure, "figure")
         self.other = None
         if claim.baseline is not None:
-            self.other, other_unit, _ = self._read(_baseline(r, claim, index, document_of), claim.figure,
-                                                 "baseline")
+            self.other, other_unit, _ = self._read(_baseline(r, claim, index, document_of), claim.figure, "baseline")
         elif claim.relative_to is not None:
             self.other, other_unit, _ = self._read(document, claim.relative_to, "relative_to")
         if claim.relation is not None and other_unit != self.unit:
             field = "baseline" if claim.baseline is not None else "relative_to"
-            raise ScenarioError(self.where, [(f"claims.{index}.{field}", getattr(claim, field),
-                                              f"the two figures are in different units ({self.unit} here, "
-                                              f"{other_unit} there): a relation needs one unit (a baseline in "
-                                              "another reporting currency cannot be related)")])
+            raise ScenarioError(
+                self.where,
+                [
+                    (
+                        f"claims.{index}.{field}",
+                        getattr(claim, field),
+                        f"the two figures are in different units ({self.unit} here, "
+                        f"{other_unit} there): a relation needs one unit (a baseline in "
+                        "another reporting currency cannot be related)",
+                    )
+                ],
+            )
         self.result_unit = self.unit if claim.relation in (None, "saving") else "-"
         stated_unit = claim.unit or self.result_unit
         if claim.currency and self.result_unit != "-":
@@ -194,8 +225,10 @@ class _Figure:
         try:
             return lookup(document, path)
         except KeyError as exc:
-            raise ScenarioError(self.where, [(f"claims.{self.index}.{field}", path,
-                                              str(exc).strip("'\"") + "; see costmodel compare --json")]) from None
+            raise ScenarioError(
+                self.where,
+                [(f"claims.{self.index}.{field}", path, str(exc).strip("'\"") + "; see costmodel compare --json")],
+            ) from None
 
     def _relate(self, value: float | None, other: float | None) -> float | None:
         relation = self.claim.relation
@@ -215,8 +248,7 @@ class _Figure:
             document = self.document_of(r)
             value, _, _ = lookup(document, self.claim.figure)
             # a second figure of the same document moves with the input; a baseline's does not
-            other = lookup(document, self.claim.relative_to)[0] if self.claim.relative_to is not None \
-                else self.other
+            other = lookup(document, self.claim.relative_to)[0] if self.claim.relative_to is not None else self.other
         except (KeyError, ValueError, TypeError, ScenarioError, ArithmeticError):
             return math.nan
         found = self._relate(value, other)
@@ -238,7 +270,7 @@ def _would_hold(r: Resolved, figure: _Figure) -> tuple[InputChange, ...]:
         screened.append((guess, path, float(current), low, high, towards_high, found))
     screened.sort(key=lambda item: item[0])
     changes = []
-    for _, path, current, low, high, towards_high, found in screened[:2 * MAX_CHANGES]:
+    for _, path, current, low, high, towards_high, found in screened[: 2 * MAX_CHANGES]:
         end = high if towards_high else low
         xs = np.geomspace(current, end, SCAN_POINTS)
         previous_x, previous_gap = current, base
@@ -247,13 +279,17 @@ def _would_hold(r: Resolved, figure: _Figure) -> tuple[InputChange, ...]:
             if not math.isfinite(gap):
                 break
             if gap == 0 or (gap > 0) != (previous_gap > 0):
+
                 def at(value: float, path: str = path) -> float:
                     found_gap = figure.gap(with_values(r, {path: value}))
                     return found_gap if math.isfinite(found_gap) else 0.0
 
                 lo, hi = sorted((float(previous_x), float(x)))
-                needed = float(x) if gap == 0 else bisect_root(at, lo, hi, previous_gap if lo == previous_x else gap,
-                                                                rtol=1e-9)
+                needed = (
+                    float(x)
+                    if gap == 0
+                    else bisect_root(at, lo, hi, previous_gap if lo == previous_x else gap, rtol=1e-9)
+                )
                 if _allowed(r, path, needed):
                     changes.append(input_change(path, found, current, needed))
                 break
@@ -291,8 +327,19 @@ def check_figure_claim(r: Resolved, claim: Claim, index: int, document: Document
     else:
         confirmed = abs(computed / stated - 1.0) <= claim.tolerance
     changes = () if confirmed or computed is None else _would_hold(r, figure)
-    return ClaimCheck(claim.statement, claim.source, claim.kind, stated, computed, figure.result_unit,
-                      claim.tolerance, confirmed, None, None, changes)
+    return ClaimCheck(
+        claim.statement,
+        claim.source,
+        claim.kind,
+        stated,
+        computed,
+        figure.result_unit,
+        claim.tolerance,
+        confirmed,
+        None,
+        None,
+        changes,
+    )
 
 
 def check_figure_paths(r: Resolved, document: Document) -> None:
@@ -322,8 +369,10 @@ def with_figure_claims(comparison: Comparison, r: Resolved, document: Document) 
     if not figures or len(comparison.claims) != len(claims) - len(figures):
         return comparison
     others = iter(comparison.claims)
-    checked = tuple(check_figure_claim(r, claim, i, document) if claim.kind == "figure" else next(others)
-                    for i, claim in enumerate(claims))
+    checked = tuple(
+        check_figure_claim(r, claim, i, document) if claim.kind == "figure" else next(others)
+        for i, claim in enumerate(claims)
+    )
     import dataclasses
 
     return dataclasses.replace(comparison, claims=checked)

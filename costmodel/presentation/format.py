@@ -14,7 +14,7 @@ _SCALES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 
 
 def _clean(x: float) -> float:
-    return 0.0 if x == 0 else x          # -0.0 reads as 0
+    return 0.0 if x == 0 else x  # -0.0 reads as 0
 
 
 def significant(x: float, digits: int = 3) -> str:

@@ -44,7 +44,7 @@ def vega_bundle() -> str:
         folder.mkdir(parents=True, exist_ok=True)
         write_text_atomically(cached, bundle)
     except OSError:
-        pass            # a read-only home: build it again next time
+        pass  # a read-only home: build it again next time
     return bundle
 
 
@@ -61,5 +61,7 @@ def embed_html(spec_json: str, element_id: str, with_bundle: bool) -> str:
         Include the Vega bundle (the first chart of a session); later charts reuse it.
     """
     bundle = f"<script>{vega_bundle()}</script>" if with_bundle else ""
-    return (f'<div id="{element_id}"></div>{bundle}<script>(function () {{ var spec = {spec_json}; '
-            f'window.vegaEmbed("#{element_id}", spec, {{actions: false}}); }})();</script>')
+    return (
+        f'<div id="{element_id}"></div>{bundle}<script>(function () {{ var spec = {spec_json}; '
+        f'window.vegaEmbed("#{element_id}", spec, {{actions: false}}); }})();</script>'
+    )

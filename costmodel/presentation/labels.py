@@ -25,23 +25,222 @@ import math
 import unicodedata
 
 _ASCII = " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~"
-_REGULAR = [278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,
-            556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556, 1015,
-            667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778, 667, 778, 722, 667,
-            611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556, 333,
-            556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556, 556, 556, 333, 500,
-            278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584]
-_BOLD = [278, 333, 474, 556, 556, 889, 722, 238, 333, 333, 389, 584, 278, 333, 278, 278,
-         556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 333, 333, 584, 584, 584, 611, 975,
-         722, 722, 722, 722, 667, 611, 778, 722, 278, 556, 722, 611, 833, 722, 778, 667, 778, 722, 667,
-         611, 722, 667, 944, 667, 667, 611, 333, 278, 333, 584, 556, 333,
-         556, 611, 556, 611, 556, 333, 611, 611, 278, 278, 556, 278, 889, 611, 611, 611, 611, 389, 556,
-         333, 611, 556, 778, 556, 556, 500, 389, 280, 389, 584]
+_REGULAR = [
+    278,
+    278,
+    355,
+    556,
+    556,
+    889,
+    667,
+    191,
+    333,
+    333,
+    389,
+    584,
+    278,
+    333,
+    278,
+    278,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    278,
+    278,
+    584,
+    584,
+    584,
+    556,
+    1015,
+    667,
+    667,
+    722,
+    722,
+    667,
+    611,
+    778,
+    722,
+    278,
+    500,
+    667,
+    556,
+    833,
+    722,
+    778,
+    667,
+    778,
+    722,
+    667,
+    611,
+    722,
+    667,
+    944,
+    667,
+    667,
+    611,
+    278,
+    278,
+    278,
+    469,
+    556,
+    333,
+    556,
+    556,
+    500,
+    556,
+    556,
+    278,
+    556,
+    556,
+    222,
+    222,
+    500,
+    222,
+    833,
+    556,
+    556,
+    556,
+    556,
+    333,
+    500,
+    278,
+    556,
+    500,
+    722,
+    500,
+    500,
+    500,
+    334,
+    260,
+    334,
+    584,
+]
+_BOLD = [
+    278,
+    333,
+    474,
+    556,
+    556,
+    889,
+    722,
+    238,
+    333,
+    333,
+    389,
+    584,
+    278,
+    333,
+    278,
+    278,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    556,
+    333,
+    333,
+    584,
+    584,
+    584,
+    611,
+    975,
+    722,
+    722,
+    722,
+    722,
+    667,
+    611,
+    778,
+    722,
+    278,
+    556,
+    722,
+    611,
+    833,
+    722,
+    778,
+    667,
+    778,
+    722,
+    667,
+    611,
+    722,
+    667,
+    944,
+    667,
+    667,
+    611,
+    333,
+    278,
+    333,
+    584,
+    556,
+    333,
+    556,
+    611,
+    556,
+    611,
+    556,
+    333,
+    611,
+    611,
+    278,
+    278,
+    556,
+    278,
+    889,
+    611,
+    611,
+    611,
+    611,
+    389,
+    556,
+    333,
+    611,
+    556,
+    778,
+    556,
+    556,
+    500,
+    389,
+    280,
+    389,
+    584,
+]
 WIDTHS = {False: dict(zip(_ASCII, _REGULAR, strict=True)), True: dict(zip(_ASCII, _BOLD, strict=True))}
 """Advance width of each ASCII character, regular (False) and bold (True). [1/1000 em]"""
 
-_OTHER = {"…": 1000, "–": 556, "—": 1000, "×": 584, "’": 222, "‘": 222, "“": 333, "”": 333, "€": 556,
-          "£": 556, "≥": 549, "≤": 549, "°": 400, "µ": 576, "·": 278, "•": 350, "\u00a0": 278}
+_OTHER = {
+    "…": 1000,
+    "–": 556,
+    "—": 1000,
+    "×": 584,
+    "’": 222,
+    "‘": 222,
+    "“": 333,
+    "”": 333,
+    "€": 556,
+    "£": 556,
+    "≥": 549,
+    "≤": 549,
+    "°": 400,
+    "µ": 576,
+    "·": 278,
+    "•": 350,
+    "\u00a0": 278,
+}
 """Widths of the non-ASCII characters the charts write themselves (Arial's). [1/1000 em]"""
 
 WIDE = 1000
@@ -54,7 +253,7 @@ def _char_width(char: str, bold: bool) -> float:
         return table[char]
     if char in _OTHER:
         return _OTHER[char]
-    base = unicodedata.normalize("NFKD", char)[:1]          # é -> e, Å -> A: accents do not add width
+    base = unicodedata.normalize("NFKD", char)[:1]  # é -> e, Å -> A: accents do not add width
     if base in table:
         return table[base]
     return WIDE if unicodedata.east_asian_width(char) in ("W", "F") else 0.6 * WIDE
@@ -111,7 +310,7 @@ def wrap(text: str, width: float, font_size: float, bold: bool = False) -> list[
     """
     lines: list[str] = []
     for word in text.split():
-        while len(word) > 1 and text_width(word, font_size, bold) > width:      # a word wider than a line: cut
+        while len(word) > 1 and text_width(word, font_size, bold) > width:  # a word wider than a line: cut
             cut = max([i for i in range(1, len(word)) if text_width(word[:i], font_size, bold) <= width] or [1])
             lines.append(word[:cut])
             word = word[cut:]
@@ -124,12 +323,14 @@ def wrap(text: str, width: float, font_size: float, bold: bool = False) -> list[
 
 def wrap_all(lines: list[str] | str, width: float, font_size: float, bold: bool = False) -> list[str]:
     """Each of ``lines`` wrapped to ``width`` (:func:`wrap`), in one list of lines. [px]"""
-    return [part for line in ([lines] if isinstance(lines, str) else lines)
-            for part in wrap(line, width, font_size, bold)]
+    return [
+        part for line in ([lines] if isinstance(lines, str) else lines) for part in wrap(line, width, font_size, bold)
+    ]
 
 
-def stack_rows(centres: list[float], widths: list[float], gap: float = 6.0,
-               left: float = 0.0, right: float = math.inf) -> tuple[list[int], list[float]]:
+def stack_rows(
+    centres: list[float], widths: list[float], gap: float = 6.0, left: float = 0.0, right: float = math.inf
+) -> tuple[list[int], list[float]]:
     """Rows for labels centred on given x positions, so that no two labels in one row touch.
 
     Each label goes, in order of its x, into the lowest row where it keeps ``gap`` from every label
@@ -159,13 +360,15 @@ def stack_rows(centres: list[float], widths: list[float], gap: float = 6.0,
     """
     order = sorted(range(len(centres)), key=lambda i: centres[i])
     rows, shown = [0] * len(centres), [0.0] * len(centres)
-    taken: list[list[tuple[float, float]]] = []       # each row's occupied spans
+    taken: list[list[tuple[float, float]]] = []  # each row's occupied spans
     for i in order:
         half = widths[i] / 2
         centre = min(max(centres[i], left + half), right - half) if right - left >= widths[i] else centres[i]
         span = (centre - half, centre + half)
-        row = next((k for k, spans in enumerate(taken)
-                    if all(span[0] >= b + gap or span[1] <= a - gap for a, b in spans)), len(taken))
+        row = next(
+            (k for k, spans in enumerate(taken) if all(span[0] >= b + gap or span[1] <= a - gap for a, b in spans)),
+            len(taken),
+        )
         if row == len(taken):
             taken.append([])
         taken[row].append(span)
@@ -237,13 +440,16 @@ def log_ticks(low: float, high: float, length: float, label_size, most: int = 10
 
     def fits(values: list[float]) -> bool:
         return len(values) <= most and all(
-            position(b) - position(a) >= (label_size(a) + label_size(b)) / 2 + 4 for a, b in zip(values, values[1:]))
+            position(b) - position(a) >= (label_size(a) + label_size(b)) / 2 + 4 for a, b in zip(values, values[1:])
+        )
 
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-    candidates = [[float(f"{m * 10.0 ** d:.12g}") for d in range(first, last + 1) for m in mantissas]
-                  for mantissas in MANTISSAS]
-    candidates += [[float(f"{10.0 ** d:.12g}") for d in range(first, last + 1) if d % step == 0]
-                   for step in (2, 3, 5, 10, 20, 50)]
+    candidates = [
+        [float(f"{m * 10.0**d:.12g}") for d in range(first, last + 1) for m in mantissas] for mantissas in MANTISSAS
+    ]
+    candidates += [
+        [float(f"{10.0**d:.12g}") for d in range(first, last + 1) if d % step == 0] for step in (2, 3, 5, 10, 20, 50)
+    ]
     tried = []
     for values in candidates:
         inside = [v for v in values if low * (1 - 1e-9) <= v <= high * (1 + 1e-9)]

@@ -51,10 +51,43 @@ STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
 Status = Literal["never", "not_defined", "not_applicable", "no_limit"]
 
 UNITS = (
-    "-", "GPU", "GPU-h", "GPU-h/month", "tokens", "tokens/day", "steps", "samples", "requests", "replicas",
-    "servers", "h", "d", "min", "s", "months", "1/year", "1/(GPU·year)", "FLOP", "TFLOP/s/GPU", "output tokens/s/GPU",
-    "tokens/s/user", "tokens/J", "GB", "W", "kW", "kWh/month", "MWh", "Wh", "kg CO2e/month", "kg CO2e/M tokens",
-    "t CO2e", "{currency}", "{currency}/month", "{currency}/GPU-h", "{currency}/GPU/h", "{currency}/M tokens",
+    "-",
+    "GPU",
+    "GPU-h",
+    "GPU-h/month",
+    "tokens",
+    "tokens/day",
+    "steps",
+    "samples",
+    "requests",
+    "replicas",
+    "servers",
+    "h",
+    "d",
+    "min",
+    "s",
+    "months",
+    "1/year",
+    "1/(GPU·year)",
+    "FLOP",
+    "TFLOP/s/GPU",
+    "output tokens/s/GPU",
+    "tokens/s/user",
+    "tokens/J",
+    "GB",
+    "W",
+    "kW",
+    "kWh/month",
+    "MWh",
+    "Wh",
+    "kg CO2e/month",
+    "kg CO2e/M tokens",
+    "t CO2e",
+    "{currency}",
+    "{currency}/month",
+    "{currency}/GPU-h",
+    "{currency}/GPU/h",
+    "{currency}/M tokens",
     "{currency}/M output tokens",
 )
 """Units the output uses; ``{currency}`` is the scenario's reporting currency, and an uncertain
@@ -66,13 +99,18 @@ VOLUME_UNITS = {"tokens/day": "tokens/day", "GPU-hours/month": "GPU-h/month"}
 class OutputModel(BaseModel):
     """Base of every output block: frozen, no unknown fields, no NaN or infinity."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False,
-                              json_schema_serialization_defaults_required=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, allow_inf_nan=False, json_schema_serialization_defaults_required=True
+    )
 
 
 def _value_xor_status(number: str) -> dict[str, Any]:
-    return {"oneOf": [{"properties": {"value": {"type": number}, "status": {"type": "null"}}},
-                      {"properties": {"value": {"type": "null"}, "status": {"enum": list(STATUSES)}}}]}
+    return {
+        "oneOf": [
+            {"properties": {"value": {"type": number}, "status": {"type": "null"}}},
+            {"properties": {"value": {"type": "null"}, "status": {"enum": list(STATUSES)}}},
+        ]
+    }
 
 
 class Quantity(OutputModel):
@@ -87,8 +125,9 @@ class Quantity(OutputModel):
     @model_validator(mode="after")
     def _value_or_status(self) -> Quantity:
         if (self.value is None) == (self.status is None):
-            raise ValueError(f"a quantity has a value or a status, exactly one (value={self.value}, "
-                             f"status={self.status})")
+            raise ValueError(
+                f"a quantity has a value or a status, exactly one (value={self.value}, status={self.status})"
+            )
         return self
 
 
@@ -104,8 +143,7 @@ class Count(OutputModel):
     @model_validator(mode="after")
     def _value_or_status(self) -> Count:
         if (self.value is None) == (self.status is None):
-            raise ValueError(f"a count has a value or a status, exactly one (value={self.value}, "
-                             f"status={self.status})")
+            raise ValueError(f"a count has a value or a status, exactly one (value={self.value}, status={self.status})")
         return self
 
 
@@ -130,7 +168,10 @@ def _n(value: Any, unit: str, status: Status = "not_defined") -> Count:
 
 
 def _series(values: Any, unit: str, digits: int | None = None) -> Series:
-    out = [(round(float(x), digits) if digits is not None else float(x)) + 0.0 for x in np.asarray(values, dtype=float).ravel()]
+    out = [
+        (round(float(x), digits) if digits is not None else float(x)) + 0.0
+        for x in np.asarray(values, dtype=float).ravel()
+    ]
     if not all(math.isfinite(x) for x in out):
         raise ValueError(f"not finite numbers in a series [{unit}]")
     return Series(values=out, unit=unit)
@@ -142,6 +183,7 @@ def key(name: str) -> str:
 
 
 # --- options and break-evens -----------------------------------------------------------------------------
+
 
 class ProviderOutput(OutputModel):
     """The own cluster as a GPU cloud's income statement for a month (``options.own.provider``).
@@ -201,6 +243,7 @@ class BreakEvenOutput(OutputModel):
 
 
 # --- the training run ------------------------------------------------------------------------------------
+
 
 class RunCost(OutputModel):
     """The cost of the run with one option."""
@@ -288,41 +331,74 @@ def _training(run: TrainingRun, cur: str) -> TrainingOutput:
         gpu_hours=_q(run.gpu_hours, "GPU-h", digits=3),
         wall_clock=_q(run.wall_clock_days, "d", digits=4),
         job_mtbf=_q(run.job_mtbf_hours, "h", none, digits=4),
-        checkpoint_interval=_q(None if run.checkpoint_interval_hours is None else run.checkpoint_interval_hours * 60,
-                               "min", none, digits=4),
-        checkpoint_intervals=(None if intervals is None
-                              else {name: _q(hours * 60, "min", digits=4) for name, hours in intervals.items()}),
+        checkpoint_interval=_q(
+            None if run.checkpoint_interval_hours is None else run.checkpoint_interval_hours * 60, "min", none, digits=4
+        ),
+        checkpoint_intervals=(
+            None if intervals is None else {name: _q(hours * 60, "min", digits=4) for name, hours in intervals.items()}
+        ),
         checkpoint_interval_steps=_n(run.checkpoint_interval_steps, "steps", none),
         gpu_hours_lost_per_failure=_q(run.gpu_hours_lost_per_failure, "GPU-h", none, digits=3),
         min_gpus_sharded=_n(run.min_gpus_sharded, "GPU", "never"),
         min_gpus_unsharded=_n(run.min_gpus_unsharded, "GPU", "never"),
-        cost={o: RunCost(total=_q(run.total(o), cur, digits=2),
-                         components={key(k): _q(v, cur, digits=2) for k, v in parts.items()})
-              for o, parts in run.costs.items()},
+        cost={
+            o: RunCost(
+                total=_q(run.total(o), cur, digits=2),
+                components={key(k): _q(v, cur, digits=2) for k, v in parts.items()},
+            )
+            for o, parts in run.costs.items()
+        },
         cheapest=run.cheapest,
-        stages=[StageOutput(name=s.name, stated_by=s.basis, gpus=_n(s.gpus, "GPU"),
-                            training_tokens=_q(s.training_tokens, "tokens", none, digits=None),
-                            flop=_q(s.flop, "FLOP", none, digits=None), mfu_fraction=_q(s.mfu, "-"),
-                            gpu_hours=_q(s.gpu_hours, "GPU-h", digits=3),
-                            wall_clock=_q(s.wall_clock_days, "d", digits=4),
-                            cost={o: _q(v, cur, digits=2) for o, v in s.costs.items()})
-                for s in run.stages],
-        failures_by_cause={name: FailureCauseOutput(failures_per_gpu_per_year=_q(rate, "1/(GPU·year)"),
-                                                    job_mtbf=_q(mtbf, "h", digits=4))
-                           for name, (rate, mtbf) in (run.failures_by_cause or {}).items()},
-        memory_per_gpu=(None if m is None else MemoryOutput(
-            zero_stage=m.zero_stage, model_state=_q(m.state_bytes / 1e9, "GB", digits=3),
-            activations=_q(m.activation_bytes / 1e9, "GB", digits=3), total=_q(m.total_bytes / 1e9, "GB", digits=3),
-            usable=_q(m.usable_bytes / 1e9, "GB", digits=3), fits=m.fits)),
+        stages=[
+            StageOutput(
+                name=s.name,
+                stated_by=s.basis,
+                gpus=_n(s.gpus, "GPU"),
+                training_tokens=_q(s.training_tokens, "tokens", none, digits=None),
+                flop=_q(s.flop, "FLOP", none, digits=None),
+                mfu_fraction=_q(s.mfu, "-"),
+                gpu_hours=_q(s.gpu_hours, "GPU-h", digits=3),
+                wall_clock=_q(s.wall_clock_days, "d", digits=4),
+                cost={o: _q(v, cur, digits=2) for o, v in s.costs.items()},
+            )
+            for s in run.stages
+        ],
+        failures_by_cause={
+            name: FailureCauseOutput(
+                failures_per_gpu_per_year=_q(rate, "1/(GPU·year)"), job_mtbf=_q(mtbf, "h", digits=4)
+            )
+            for name, (rate, mtbf) in (run.failures_by_cause or {}).items()
+        },
+        memory_per_gpu=(
+            None
+            if m is None
+            else MemoryOutput(
+                zero_stage=m.zero_stage,
+                model_state=_q(m.state_bytes / 1e9, "GB", digits=3),
+                activations=_q(m.activation_bytes / 1e9, "GB", digits=3),
+                total=_q(m.total_bytes / 1e9, "GB", digits=3),
+                usable=_q(m.usable_bytes / 1e9, "GB", digits=3),
+                fits=m.fits,
+            )
+        ),
         warnings=list(run.warnings),
-        failures_by_component=(None if run.failures_by_component is None else {
-            name: ComponentFailureOutput(count=_n(count, "-"), failures_per_component_per_year=_q(rate, "1/year"),
-                                         cluster_failures_per_year=_q(total, "1/year"))
-            for name, (count, rate, total) in run.failures_by_component.items()}),
+        failures_by_component=(
+            None
+            if run.failures_by_component is None
+            else {
+                name: ComponentFailureOutput(
+                    count=_n(count, "-"),
+                    failures_per_component_per_year=_q(rate, "1/year"),
+                    cluster_failures_per_year=_q(total, "1/year"),
+                )
+                for name, (count, rate, total) in run.failures_by_component.items()
+            }
+        ),
     )
 
 
 # --- the horizon -----------------------------------------------------------------------------------------
+
 
 class UtilisationBreakEvenOutput(OutputModel):
     """Utilisation at which owning costs a rental offer's price per used GPU-hour."""
@@ -404,14 +480,19 @@ def _finance(f: OwnFinance, cur: str, r: Resolved | None) -> FinanceOutput:
 
         def by_year(monthly):
             monthly = np.asarray(monthly, dtype=float)
-            return _series([monthly[12 * (y - 1):12 * y].sum() for y in years], cur, 2)
+            return _series([monthly[12 * (y - 1) : 12 * y].sum() for y in years], cur, 2)
 
         flows = CashFlowsByYear(
-            years=years, months_in_year=[min(12, n - 12 * (y - 1)) for y in years],
+            years=years,
+            months_in_year=[min(12, n - 12 * (y - 1)) for y in years],
             online_month=_n(cf.online_month, "months"),
-            options={o: OptionCashFlows(lines={key(line): by_year(v) for line, v in lines.items()},
-                                        total=by_year(cf.total(o)))
-                     for o, lines in cf.flows.items()})
+            options={
+                o: OptionCashFlows(
+                    lines={key(line): by_year(v) for line, v in lines.items()}, total=by_year(cf.total(o))
+                )
+                for o, lines in cf.flows.items()
+            },
+        )
     return FinanceOutput(
         horizon=_n(f.horizon_months, "months"),
         discount_rate_per_year=_q(f.discount_rate_per_year, "1/year", digits=None),
@@ -419,9 +500,14 @@ def _finance(f: OwnFinance, cur: str, r: Resolved | None) -> FinanceOutput:
         npv={o: _q(v, cur, digits=2) for o, v in f.npv_by_option.items()},
         own_cost_per_used_gpu_hour=_q(f.cost_per_used_gpu_hour, f"{cur}/GPU-h"),
         own_utilisation_share=_q(f.utilisation, "-"),
-        break_even_utilisation={b.offer: UtilisationBreakEvenOutput(
-            offer=b.label, price=_q(b.price_per_gpu_hour, f"{cur}/GPU-h"),
-            utilisation_share=_q(b.utilisation, "-", "never")) for b in f.break_even_utilisation},
+        break_even_utilisation={
+            b.offer: UtilisationBreakEvenOutput(
+                offer=b.label,
+                price=_q(b.price_per_gpu_hour, f"{cur}/GPU-h"),
+                utilisation_share=_q(b.utilisation, "-", "never"),
+            )
+            for b in f.break_even_utilisation
+        },
         payback_month=_n(f.payback_month, "months", "never"),
         payback_against=f.payback_against,
         cash_flows_by_year=flows,
@@ -432,16 +518,22 @@ def _finance(f: OwnFinance, cur: str, r: Resolved | None) -> FinanceOutput:
         investment=_q(f.investment, cur, digits=2),
         payback_months=_q(f.payback_months, "months", "never"),
         discounted_payback_months=_q(f.discounted_payback_months, "months", "never"),
-        yearly_cash_out=({o: _series(v, cur, 2) for o, v in f.yearly_by_option.items()}
-                         if f.yearly_by_option is not None else None),
-        real_discount_rate_per_year=(_q(f.real_discount_rate_per_year, "1/year", digits=9)
-                                     if f.real_discount_rate_per_year is not None else None),
-        after_tax=(AfterTaxOutput(
-            tax_rate=_q(f.tax_rate, "-", digits=9),
-            tco={o: _q(v, cur, digits=2) for o, v in f.after_tax_tco_by_option.items()},
-            npv={o: _q(v, cur, digits=2) for o, v in f.after_tax_npv_by_option.items()},
-            irr_per_year=_q(f.after_tax_irr_per_year, "1/year", digits=9))
-            if f.tax_rate is not None and f.after_tax_tco_by_option is not None else None),
+        yearly_cash_out=(
+            {o: _series(v, cur, 2) for o, v in f.yearly_by_option.items()} if f.yearly_by_option is not None else None
+        ),
+        real_discount_rate_per_year=(
+            _q(f.real_discount_rate_per_year, "1/year", digits=9) if f.real_discount_rate_per_year is not None else None
+        ),
+        after_tax=(
+            AfterTaxOutput(
+                tax_rate=_q(f.tax_rate, "-", digits=9),
+                tco={o: _q(v, cur, digits=2) for o, v in f.after_tax_tco_by_option.items()},
+                npv={o: _q(v, cur, digits=2) for o, v in f.after_tax_npv_by_option.items()},
+                irr_per_year=_q(f.after_tax_irr_per_year, "1/year", digits=9),
+            )
+            if f.tax_rate is not None and f.after_tax_tco_by_option is not None
+            else None
+        ),
     )
 
 
@@ -474,17 +566,26 @@ class PlanOutput(OutputModel):
 
 def _plan(plan, cur: str) -> PlanOutput:
     return PlanOutput(
-        years=[PlanYearOutput(year=y.year, gpu_hours_per_month=_q(y.gpu_hours_per_month, "GPU-h/month"),
-                              own_servers=_n(y.own_servers, "servers"),
-                              gpus_by_kind={k: v for k, v in y.layers.items() if k != Layer.API},
-                              rented_per_month=_q(y.rented_per_month, f"{cur}/month", digits=2))
-               for y in plan.years],
-        purchases=[PurchaseOutput(month=m, servers=_n(n, "servers"), price=_q(p, cur, digits=2))
-                   for m, n, p in plan.purchases],
-        tco=_q(plan.tco, cur, digits=2), npv=_q(plan.npv, cur, digits=2))
+        years=[
+            PlanYearOutput(
+                year=y.year,
+                gpu_hours_per_month=_q(y.gpu_hours_per_month, "GPU-h/month"),
+                own_servers=_n(y.own_servers, "servers"),
+                gpus_by_kind={k: v for k, v in y.layers.items() if k != Layer.API},
+                rented_per_month=_q(y.rented_per_month, f"{cur}/month", digits=2),
+            )
+            for y in plan.years
+        ],
+        purchases=[
+            PurchaseOutput(month=m, servers=_n(n, "servers"), price=_q(p, cur, digits=2)) for m, n, p in plan.purchases
+        ],
+        tco=_q(plan.tco, cur, digits=2),
+        npv=_q(plan.npv, cur, digits=2),
+    )
 
 
 # --- the cheapest mix --------------------------------------------------------------------------------------
+
 
 class MixLayerOutput(OutputModel):
     """One kind of capacity in the cheapest mix, as it is bought."""
@@ -543,18 +644,25 @@ def _layers_out(mix, cur: str, tokens_per_day_per_gpu: float | None = None) -> d
     month = f"{cur}/month"
 
     def layer(k, x) -> MixLayerOutput:
-        api = k == Layer.API or x.kind == Layer.API        # bought in tokens: no GPUs to count
-        tokens = (x.busy_gpu_hours * tokens_per_day_per_gpu / 24.0      # a tokens workload: every layer's tokens
-                  if tokens_per_day_per_gpu is not None else None)
+        api = k == Layer.API or x.kind == Layer.API  # bought in tokens: no GPUs to count
+        tokens = (
+            x.busy_gpu_hours * tokens_per_day_per_gpu / 24.0  # a tokens workload: every layer's tokens
+            if tokens_per_day_per_gpu is not None
+            else None
+        )
         return MixLayerOutput(
-            offer=x.offer, units=_n(None if api else x.units, "-" if api else (x.unit or "-"), "not_applicable"),
+            offer=x.offer,
+            units=_n(None if api else x.units, "-" if api else (x.unit or "-"), "not_applicable"),
             unit="tokens" if api else (x.unit or "-"),
             gpus=_n(None if api else x.gpus, "GPU", "not_applicable"),
             capacity=_q(None if api else x.capacity, "GPU", "not_applicable" if api else "no_limit"),
             busy_gpu_hours=_q(None if api else x.busy_gpu_hours, "GPU-h/month", "not_applicable"),
             tokens_per_month=_q(tokens, "tokens/month", "not_applicable"),
-            work_share=_q(x.work_share, "-"), cost=_q(x.cost, month, digits=2),
-            utilisation_share=_q(None if api else x.utilisation, "-", "not_applicable"))
+            work_share=_q(x.work_share, "-"),
+            cost=_q(x.cost, month, digits=2),
+            utilisation_share=_q(None if api else x.utilisation, "-", "not_applicable"),
+        )
+
     return {str(k): layer(k, x) for k, x in mix.layers.items()}
 
 
@@ -572,8 +680,14 @@ def _mix(m: MixResult, cur: str) -> MixOutput:
         demand_mean=_q(float(demand.mean()) if demand.size else 0.0, "GPU"),
         demand_peak=_q(float(demand.max()) if demand.size else 0.0, "GPU"),
         utilisation_ceiling=_q(mix.ceiling, "-"),
-        if_steady=(None if m.if_steady is None else SteadyMixOutput(
-            layers=_layers_out(m.if_steady, cur, m.tokens_per_day_per_gpu), total=_q(m.if_steady.total, month, digits=2))),
+        if_steady=(
+            None
+            if m.if_steady is None
+            else SteadyMixOutput(
+                layers=_layers_out(m.if_steady, cur, m.tokens_per_day_per_gpu),
+                total=_q(m.if_steady.total, month, digits=2),
+            )
+        ),
         api=_mix_api(m.api_share()),
     )
 
@@ -581,13 +695,17 @@ def _mix(m: MixResult, cur: str) -> MixOutput:
 def _mix_api(share: dict | None) -> MixApiOutput | None:
     if share is None:
         return None
-    return MixApiOutput(token_share=_q(share["token_share"], "-"), cost_share=_q(share["cost_share"], "-"),
-                        replicas={str(k): int(v) for k, v in share["replicas"].items()},
-                        above_tokens_per_day=_q(share["api_above_tokens_per_day"], "tokens/day", "not_applicable"),
-                        hybrid=bool(share["hybrid"]))
+    return MixApiOutput(
+        token_share=_q(share["token_share"], "-"),
+        cost_share=_q(share["cost_share"], "-"),
+        replicas={str(k): int(v) for k, v in share["replicas"].items()},
+        above_tokens_per_day=_q(share["api_above_tokens_per_day"], "tokens/day", "not_applicable"),
+        hybrid=bool(share["hybrid"]),
+    )
 
 
 # --- the decision ----------------------------------------------------------------------------------------
+
 
 class CandidateOutput(OutputModel):
     """One way to pay for the work on the decision measure."""
@@ -596,12 +714,16 @@ class CandidateOutput(OutputModel):
     option: str | None
     label: str
     figure: Quantity
-    more_than_winner: Quantity = Field(description="The candidate's figure minus the winner's: what choosing it "
-                                                   "instead costs (0 for the winner). [the measure's unit]")
-    ratio_to_winner: Quantity = Field(description="The candidate's figure / the winner's (not_defined when the "
-                                                  "winner's is 0). [-]")
-    share_saved_by_winner: Quantity = Field(description="1 - the winner's figure / the candidate's: the share of "
-                                                        "the candidate's cost the winner saves. [-]")
+    more_than_winner: Quantity = Field(
+        description="The candidate's figure minus the winner's: what choosing it "
+        "instead costs (0 for the winner). [the measure's unit]"
+    )
+    ratio_to_winner: Quantity = Field(
+        description="The candidate's figure / the winner's (not_defined when the winner's is 0). [-]"
+    )
+    share_saved_by_winner: Quantity = Field(
+        description="1 - the winner's figure / the candidate's: the share of the candidate's cost the winner saves. [-]"
+    )
 
 
 class DecisionOutput(OutputModel):
@@ -625,22 +747,33 @@ class DecisionOutput(OutputModel):
 
 def _decision(d) -> DecisionOutput:
     return DecisionOutput(
-        measure=d.measure, description=d.description, unit=d.unit, winner=d.winner, winner_label=d.winning.label,
-        runner_up=d.runner_up, margin=_q(d.margin, d.unit, "not_applicable", digits=2),
+        measure=d.measure,
+        description=d.description,
+        unit=d.unit,
+        winner=d.winner,
+        winner_label=d.winning.label,
+        runner_up=d.runner_up,
+        margin=_q(d.margin, d.unit, "not_applicable", digits=2),
         margin_share=_q(d.margin_share, "-", "not_applicable"),
-        candidates=[_candidate(c, d) for c in d.candidates.values()])
+        candidates=[_candidate(c, d) for c in d.candidates.values()],
+    )
 
 
 def _candidate(c, d) -> CandidateOutput:
     best = d.candidates[d.winner].figure
     return CandidateOutput(
-        id=c.id, option=c.option, label=c.label, figure=_q(c.figure, d.unit, digits=2),
+        id=c.id,
+        option=c.option,
+        label=c.label,
+        figure=_q(c.figure, d.unit, digits=2),
         more_than_winner=_q(c.figure - best, d.unit, digits=2),
         ratio_to_winner=_q(c.figure / best if best != 0 else None, "-"),
-        share_saved_by_winner=_q(1.0 - best / c.figure if c.figure != 0 else None, "-"))
+        share_saved_by_winner=_q(1.0 - best / c.figure if c.figure != 0 else None, "-"),
+    )
 
 
 # --- serving ---------------------------------------------------------------------------------------------
+
 
 class ServingTargetOutput(OutputModel):
     """The latency target (a bound that is not set has status ``no_limit``)."""
@@ -660,8 +793,10 @@ class ServingPointOutput(OutputModel):
     ttft: Quantity
     source: str
     estimated: bool
-    basis: str = Field(description="What the point rests on: measured, estimated with aiconfigurator-core's "
-                                   "kernel database, or estimated from first principles.")
+    basis: str = Field(
+        description="What the point rests on: measured, estimated with aiconfigurator-core's "
+        "kernel database, or estimated from first principles."
+    )
 
 
 class FleetOutput(OutputModel):
@@ -702,10 +837,12 @@ class ServingOutput(OutputModel):
     request_output_tokens: Count
     tokens_per_request: Count = Field(description="Input plus output tokens of one request (the request shape).")
     maximum_throughput_per_gpu: Quantity = Field(
-        description="The curve's highest throughput, with no latency target (not_applicable without a curve).")
+        description="The curve's highest throughput, with no latency target (not_applicable without a curve)."
+    )
     throughput_lost_to_target: Quantity = Field(
         description="1 - the operating point's throughput / the curve's highest: the share of throughput the "
-                    "latency target gives up. [-]")
+        "latency target gives up. [-]"
+    )
     fleets: dict[str, FleetOutput]
 
 
@@ -716,10 +853,15 @@ def _bound(value: Any, unit: str) -> Quantity:
 def _point(p) -> ServingPointOutput | None:
     if p is None:
         return None
-    return ServingPointOutput(concurrency_per_replica=_q(p.concurrency, "requests"),
-                              throughput_per_gpu=_q(p.throughput_per_gpu, "output tokens/s/GPU"),
-                              tokens_per_second_per_user=_q(p.tokens_per_second_per_user, "tokens/s/user"),
-                              ttft=_q(p.ttft, "s"), source=p.source, estimated=p.estimated, basis=p.basis)
+    return ServingPointOutput(
+        concurrency_per_replica=_q(p.concurrency, "requests"),
+        throughput_per_gpu=_q(p.throughput_per_gpu, "output tokens/s/GPU"),
+        tokens_per_second_per_user=_q(p.tokens_per_second_per_user, "tokens/s/user"),
+        ttft=_q(p.ttft, "s"),
+        source=p.source,
+        estimated=p.estimated,
+        basis=p.basis,
+    )
 
 
 def _curve_maximum(s: ServingResult) -> float | None:
@@ -733,39 +875,68 @@ def _serving(s: ServingResult) -> ServingOutput:
     t = s.target
     na = "not_applicable"
     return ServingOutput(
-        target=None if t is None else ServingTargetOutput(
-            ttft=_bound(t.get("ttft_seconds"), "s"), ttft_statistic=str(t.get("ttft_statistic", "")),
+        target=None
+        if t is None
+        else ServingTargetOutput(
+            ttft=_bound(t.get("ttft_seconds"), "s"),
+            ttft_statistic=str(t.get("ttft_statistic", "")),
             tokens_per_second_per_user=_bound(t.get("tokens_per_second_per_user"), "tokens/s/user"),
-            source=str(t.get("source", ""))),
-        mode=s.mode, mode_reason=s.mode_reason, operating_point=_point(s.point),
+            source=str(t.get("source", "")),
+        ),
+        mode=s.mode,
+        mode_reason=s.mode_reason,
+        operating_point=_point(s.point),
         decode_operating_point=_point(s.decode_point),
-        throughput_per_gpu=_q(s.throughput_per_gpu, "output tokens/s/GPU"), throughput_source=s.throughput_source,
-        prefill_share=_q(s.prefill_share, "-"), gpus_per_replica=_n(s.gpus_per_replica, "GPU"),
-        servers_per_replica=_n(s.servers_per_replica, "servers"), gpus_per_server=_n(s.gpus_per_server, "GPU"),
+        throughput_per_gpu=_q(s.throughput_per_gpu, "output tokens/s/GPU"),
+        throughput_source=s.throughput_source,
+        prefill_share=_q(s.prefill_share, "-"),
+        gpus_per_replica=_n(s.gpus_per_replica, "GPU"),
+        servers_per_replica=_n(s.servers_per_replica, "servers"),
+        gpus_per_server=_n(s.gpus_per_server, "GPU"),
         replica_spans_servers=s.servers_per_replica > 1,
-        weights_per_gpu=_q(s.weights_gb_per_gpu, "GB"), kv_cache_per_gpu=_q(s.kv_cache_gb_per_gpu, "GB"),
-        gpu_memory=_q(s.memory_gb_per_gpu, "GB"), spare_replicas=_n(s.spare_replicas, "replicas"),
+        weights_per_gpu=_q(s.weights_gb_per_gpu, "GB"),
+        kv_cache_per_gpu=_q(s.kv_cache_gb_per_gpu, "GB"),
+        gpu_memory=_q(s.memory_gb_per_gpu, "GB"),
+        spare_replicas=_n(s.spare_replicas, "replicas"),
         availability_share=_q(s.availability, "-"),
-        request_input_tokens=_n(s.input_tokens, "tokens", na), request_output_tokens=_n(s.output_tokens, "tokens", na),
-        tokens_per_request=_n(None if s.input_tokens is None or s.output_tokens is None
-                              else s.input_tokens + s.output_tokens, "tokens", na),
+        request_input_tokens=_n(s.input_tokens, "tokens", na),
+        request_output_tokens=_n(s.output_tokens, "tokens", na),
+        tokens_per_request=_n(
+            None if s.input_tokens is None or s.output_tokens is None else s.input_tokens + s.output_tokens,
+            "tokens",
+            na,
+        ),
         maximum_throughput_per_gpu=_q(_curve_maximum(s), "output tokens/s/GPU", na),
-        throughput_lost_to_target=_q(None if _curve_maximum(s) is None or s.point is None
-                                     else 1.0 - s.point.throughput_per_gpu / _curve_maximum(s), "-", na),
-        fleets={name: FleetOutput(gpus=_n(f.gpus, "GPU"), replicas=_n(f.replicas, "replicas"),
-                                  servers=_n(f.servers, "servers"), spare_replicas=_n(f.spare_replicas, "replicas"),
-                                  working_replicas=_n(f.replicas - f.spare_replicas, "replicas"),
-                                  prefill_replicas=_n(f.prefill_replicas, "replicas", na),
-                                  decode_replicas=_n(f.decode_replicas, "replicas", na),
-                                  prefill_gpus=_n(None if f.prefill_replicas is None
-                                                  else f.prefill_replicas * s.gpus_per_replica, "GPU", na),
-                                  decode_gpus=_n(None if f.decode_replicas is None
-                                                 else f.decode_replicas * s.gpus_per_replica, "GPU", na))
-                for name, f in s.fleets.items()},
+        throughput_lost_to_target=_q(
+            None
+            if _curve_maximum(s) is None or s.point is None
+            else 1.0 - s.point.throughput_per_gpu / _curve_maximum(s),
+            "-",
+            na,
+        ),
+        fleets={
+            name: FleetOutput(
+                gpus=_n(f.gpus, "GPU"),
+                replicas=_n(f.replicas, "replicas"),
+                servers=_n(f.servers, "servers"),
+                spare_replicas=_n(f.spare_replicas, "replicas"),
+                working_replicas=_n(f.replicas - f.spare_replicas, "replicas"),
+                prefill_replicas=_n(f.prefill_replicas, "replicas", na),
+                decode_replicas=_n(f.decode_replicas, "replicas", na),
+                prefill_gpus=_n(
+                    None if f.prefill_replicas is None else f.prefill_replicas * s.gpus_per_replica, "GPU", na
+                ),
+                decode_gpus=_n(
+                    None if f.decode_replicas is None else f.decode_replicas * s.gpus_per_replica, "GPU", na
+                ),
+            )
+            for name, f in s.fleets.items()
+        },
     )
 
 
 # --- energy ----------------------------------------------------------------------------------------------
+
 
 class OptionEnergyOutput(OutputModel):
     """Energy and emissions of one option at the volume; ``basis`` says derived or estimate.
@@ -872,52 +1043,81 @@ def _energy(e: EnergyResult, cur: str, tokens: bool) -> EnergyOutput:
     options = {}
     for name, o in e.options.items():
         options[name] = OptionEnergyOutput(
-            basis=o.basis, energy_kwh_per_month=_q(o.energy_kwh_per_month, "kWh/month"),
+            basis=o.basis,
+            energy_kwh_per_month=_q(o.energy_kwh_per_month, "kWh/month"),
             energy_range=None if o.energy_kwh_range is None else _series(o.energy_kwh_range, "kWh/month"),
             co2e_kg_per_month=_q(o.co2e_kg_per_month, "kg CO2e/month"),
             operational_co2e=_q(o.operational_co2e_kg_per_month, "kg CO2e/month"),
             embodied_co2e=_q(o.embodied_co2e_kg_per_month, "kg CO2e/month"),
             market_based_co2e=_q(o.market_co2e_kg_per_month, "kg CO2e/month"),
             co2e_per_million_tokens=_q(o.co2e_kg_per_million_tokens, "kg CO2e/M tokens", per_token),
-            operational_co2e_per_million_tokens=_q(_per_m(o, o.operational_co2e_kg_per_month), "kg CO2e/M tokens",
-                                                   per_token),
-            embodied_co2e_per_million_tokens=_q(_per_m(o, o.embodied_co2e_kg_per_month), "kg CO2e/M tokens",
-                                                per_token),
+            operational_co2e_per_million_tokens=_q(
+                _per_m(o, o.operational_co2e_kg_per_month), "kg CO2e/M tokens", per_token
+            ),
+            embodied_co2e_per_million_tokens=_q(_per_m(o, o.embodied_co2e_kg_per_month), "kg CO2e/M tokens", per_token),
             energy_per_1000_output_tokens=_q(o.wh_per_1000_output_tokens, "Wh", per_token),
-            output_tokens_per_joule_at_full_load=_q(o.output_tokens_per_joule, "tokens/J",
-                                                    "not_applicable" if o.kind == "api" or not tokens
-                                                    else "not_defined"),
-            notes=list(o.notes))
+            output_tokens_per_joule_at_full_load=_q(
+                o.output_tokens_per_joule,
+                "tokens/J",
+                "not_applicable" if o.kind == "api" or not tokens else "not_defined",
+            ),
+            notes=list(o.notes),
+        )
     p, t, run = e.power, e.tariff, e.training
     return EnergyOutput(
         options=options,
-        power_budget=None if p is None else PowerOutput(
-            budget=_q(p.budget_kw, "kW"), needed=_q(p.needed_kw, "kW"), headroom=_q(p.headroom_kw, "kW"),
-            servers_powered=_n(p.servers, "servers"), most_servers_within_budget=_n(p.max_servers, "servers"),
-            most_gpus_within_budget=_n(p.max_gpus, "GPU")),
-        time_of_use_tariff=None if t is None else TariffOutput(
+        power_budget=None
+        if p is None
+        else PowerOutput(
+            budget=_q(p.budget_kw, "kW"),
+            needed=_q(p.needed_kw, "kW"),
+            headroom=_q(p.headroom_kw, "kW"),
+            servers_powered=_n(p.servers, "servers"),
+            most_servers_within_budget=_n(p.max_servers, "servers"),
+            most_gpus_within_budget=_n(p.max_gpus, "GPU"),
+        ),
+        time_of_use_tariff=None
+        if t is None
+        else TariffOutput(
             electricity_cost=_q(t.cost_per_month, f"{cur}/month"),
             electricity_cost_at_flat_price=_q(t.flat_cost_per_month, f"{cur}/month"),
             energy=_q(t.energy_kwh_per_month, "kWh/month"),
-            unserved_gpu_hours=_q(t.unserved_gpu_hours_per_month, "GPU-h/month"), source=t.source),
-        training_run=None if run is None else TrainingEnergyOutput(
-            by_option={name: RunEnergyByOption(
-                basis=basis, energy_mwh_per_run=_q(mwh, "MWh"), operational_co2e_t_per_run=_q(op, "t CO2e"),
-                embodied_co2e_t_per_run=_q(emb, "t CO2e"),
-                co2e_t_per_run=_q(None if op is None or emb is None else op + emb, "t CO2e"))
-                for name, (basis, mwh, op, emb) in run.by_option.items()},
+            unserved_gpu_hours=_q(t.unserved_gpu_hours_per_month, "GPU-h/month"),
+            source=t.source,
+        ),
+        training_run=None
+        if run is None
+        else TrainingEnergyOutput(
+            by_option={
+                name: RunEnergyByOption(
+                    basis=basis,
+                    energy_mwh_per_run=_q(mwh, "MWh"),
+                    operational_co2e_t_per_run=_q(op, "t CO2e"),
+                    embodied_co2e_t_per_run=_q(emb, "t CO2e"),
+                    co2e_t_per_run=_q(None if op is None or emb is None else op + emb, "t CO2e"),
+                )
+                for name, (basis, mwh, op, emb) in run.by_option.items()
+            },
             model_card_method=ModelCardEnergyOutput(
-                gpu_hours=_q(run.gpu_hours, "GPU-h"), power_per_gpu=_q(run.watts_per_gpu, "W"), pue=_q(run.pue, "-"),
-                energy_per_run=_q(run.energy_mwh, "MWh"), operational_co2e_per_run=_q(run.co2e_t, "t CO2e"),
-                market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e"), power_basis=run.power_basis,
-                it_load=_q(run.it_load_kw, "kW"), facility_power=_q(run.facility_power_kw, "kW"),
-                provisioned_facility_power=_q(run.provisioned_facility_power_kw, "kW", "not_applicable")),
-            notes=list(run.notes)),
+                gpu_hours=_q(run.gpu_hours, "GPU-h"),
+                power_per_gpu=_q(run.watts_per_gpu, "W"),
+                pue=_q(run.pue, "-"),
+                energy_per_run=_q(run.energy_mwh, "MWh"),
+                operational_co2e_per_run=_q(run.co2e_t, "t CO2e"),
+                market_based_co2e_per_run=_q(run.market_co2e_t, "t CO2e"),
+                power_basis=run.power_basis,
+                it_load=_q(run.it_load_kw, "kW"),
+                facility_power=_q(run.facility_power_kw, "kW"),
+                provisioned_facility_power=_q(run.provisioned_facility_power_kw, "kW", "not_applicable"),
+            ),
+            notes=list(run.notes),
+        ),
         sources=list(e.sources),
     )
 
 
 # --- uncertainty -----------------------------------------------------------------------------------------
+
 
 class PercentilesOutput(OutputModel):
     """10th, 50th and 90th percentiles."""
@@ -994,45 +1194,68 @@ def _uncertainty(r: Resolved, cur: str, notes: list[str]) -> UncertaintyOutput:
     from ..extras import ExtraNotInstalled
 
     mc = monte_carlo(r)
-    month = mc.unit            # the decision measure's unit: the currency, or the currency a month
+    month = mc.unit  # the decision measure's unit: the currency, or the currency a month
     units = _input_units(r)
 
     def pct(values) -> PercentilesOutput:
         p = np.percentile(values, (10, 50, 90))
-        return PercentilesOutput(p10=_q(p[0], month, digits=2), p50=_q(p[1], month, digits=2),
-                                 p90=_q(p[2], month, digits=2))
+        return PercentilesOutput(
+            p10=_q(p[0], month, digits=2), p50=_q(p[1], month, digits=2), p90=_q(p[2], month, digits=2)
+        )
 
     bars = []
     for b in tornado(r):
         unit = units.get(b.path, "-")
-        bars.append(TornadoBarOutput(
-            input=b.path, low=_q(b.low, unit), high=_q(b.high, unit), base=_q(b.base, unit),
-            low_metric=_q(b.low_metric, month, digits=2), high_metric=_q(b.high_metric, month, digits=2),
-            base_metric=_q(b.base_metric, month, digits=2), swing=_q(b.swing, month, digits=2),
-            break_even=_q(b.break_even, unit, "never")))
+        bars.append(
+            TornadoBarOutput(
+                input=b.path,
+                low=_q(b.low, unit),
+                high=_q(b.high, unit),
+                base=_q(b.base, unit),
+                low_metric=_q(b.low_metric, month, digits=2),
+                high_metric=_q(b.high_metric, month, digits=2),
+                base_metric=_q(b.base_metric, month, digits=2),
+                swing=_q(b.swing, month, digits=2),
+                break_even=_q(b.break_even, unit, "never"),
+            )
+        )
     try:
         sobol = sobol_indices(r)
     except ExtraNotInstalled as exc:
         sobol = None
         notes.append(f"uncertainty.sobol left out: {exc}")
     return UncertaintyOutput(
-        tracked_option=mc.option, measure=mc.measure, volume=_q(r.volume, VOLUME_UNITS.get(r.volume_unit, r.volume_unit)),
-        samples=_n(mc.samples, "samples"), seed=r.uncertainty.seed,
+        tracked_option=mc.option,
+        measure=mc.measure,
+        volume=_q(r.volume, VOLUME_UNITS.get(r.volume_unit, r.volume_unit)),
+        samples=_n(mc.samples, "samples"),
+        seed=r.uncertainty.seed,
         cost_percentiles={o: pct(c) for o, c in mc.costs.items()},
         savings_percentiles=pct(mc.savings),
         win_fraction={o: _q(p, "-") for o, p in mc.win_probability().items()},
         clipped_samples={path: _n(n, "samples") for path, n in mc.clipped.items()},
         tornado=bars,
-        sobol=None if sobol is None else SobolOutput(
-            indices={name: SobolIndexOutput(first_order_share=_q(s1, "-"), first_order_conf=_q(s1c, "-"),
-                                            total_share=_q(st, "-"), total_conf=_q(stc, "-"))
-                     for name, s1, s1c, st, stc in zip(sobol.inputs, sobol.first_order, sobol.first_order_conf,
-                                                       sobol.total, sobol.total_conf, strict=True)},
-            left_out=list(sobol.left_out)),
+        sobol=None
+        if sobol is None
+        else SobolOutput(
+            indices={
+                name: SobolIndexOutput(
+                    first_order_share=_q(s1, "-"),
+                    first_order_conf=_q(s1c, "-"),
+                    total_share=_q(st, "-"),
+                    total_conf=_q(stc, "-"),
+                )
+                for name, s1, s1c, st, stc in zip(
+                    sobol.inputs, sobol.first_order, sobol.first_order_conf, sobol.total, sobol.total_conf, strict=True
+                )
+            },
+            left_out=list(sobol.left_out),
+        ),
     )
 
 
 # --- the whole document ----------------------------------------------------------------------------------
+
 
 class InputChangeOutput(OutputModel):
     """One input changed alone so that a claim would hold."""
@@ -1061,12 +1284,20 @@ class ClaimOutput(OutputModel):
 def _claim(c) -> ClaimOutput:
     multiple = c.stated_multiple is not None
     return ClaimOutput(
-        statement=c.statement, source=c.source, kind=c.kind, stated=_q(c.stated, c.unit),
-        computed=_q(c.computed, c.unit, "not_defined" if c.kind == "figure" else "never"), tolerance_share=_q(c.tolerance, "-"), confirmed=c.confirmed,
+        statement=c.statement,
+        source=c.source,
+        kind=c.kind,
+        stated=_q(c.stated, c.unit),
+        computed=_q(c.computed, c.unit, "not_defined" if c.kind == "figure" else "never"),
+        tolerance_share=_q(c.tolerance, "-"),
+        confirmed=c.confirmed,
         stated_multiple=_q(c.stated_multiple, "-") if multiple else None,
         computed_multiple=_q(c.computed_multiple, "-", "never") if multiple else None,
-        would_hold=[InputChangeOutput(path=w.path, title=w.title, current=_q(w.current, w.unit),
-                                      needed=_q(w.needed, w.unit)) for w in c.would_hold])
+        would_hold=[
+            InputChangeOutput(path=w.path, title=w.title, current=_q(w.current, w.unit), needed=_q(w.needed, w.unit))
+            for w in c.would_hold
+        ],
+    )
 
 
 class ComparisonOutput(OutputModel):
@@ -1088,8 +1319,11 @@ class ComparisonOutput(OutputModel):
     cheapest_by_volume: list[CheapestRangeOutput]
     break_evens: list[BreakEvenOutput]
     estimates: list[str]
-    stale: list[str] = Field(default_factory=list, description="Catalog prices behind the result older than their "
-                             "table allows (rentals and APIs 6 months, servers 12), oldest first.")
+    stale: list[str] = Field(
+        default_factory=list,
+        description="Catalog prices behind the result older than their "
+        "table allows (rentals and APIs 6 months, servers 12), oldest first.",
+    )
     warnings: list[str]
     training_run: TrainingOutput | None
     finance: FinanceOutput | None
@@ -1106,8 +1340,10 @@ class ComparisonOutput(OutputModel):
         """The verdict in one line (the whole document is ``model_dump()``)."""
         d = self.decision
         margin = "" if d.margin.value is None else f", {d.margin.value:,.2f} {d.unit} less than {d.runner_up}"
-        return (f"<ComparisonOutput {self.title!r}: {d.winner} cheapest on {d.measure}{margin}; "
-                f"{len(d.candidates)} candidates, {len(self.claims)} claims>")
+        return (
+            f"<ComparisonOutput {self.title!r}: {d.winner} cheapest on {d.measure}{margin}; "
+            f"{len(d.candidates)} candidates, {len(self.claims)} claims>"
+        )
 
     def _repr_html_(self) -> str:
         """The verdict and the candidates ranked, for a notebook cell."""
@@ -1118,10 +1354,13 @@ class ComparisonOutput(OutputModel):
             f"<tr><td>{i}</td><td>{escape(c.label)}</td><td style='text-align:right'>"
             f"{'' if c.figure.value is None else f'{c.figure.value:,.2f}'}</td><td style='text-align:right'>"
             f"{'' if c.more_than_winner.value in (None, 0) else f'+{c.more_than_winner.value:,.2f}'}</td></tr>"
-            for i, c in enumerate(d.candidates, 1))
-        return (f"<p><b>{escape(self.title)}</b><br>Verdict: <b>{escape(d.winner_label)}</b>, on "
-                f"{escape(d.description)}.</p><table><tr><th>rank</th><th>way to pay</th>"
-                f"<th>{escape(d.unit)}</th><th>more than the winner</th></tr>{rows}</table>")
+            for i, c in enumerate(d.candidates, 1)
+        )
+        return (
+            f"<p><b>{escape(self.title)}</b><br>Verdict: <b>{escape(d.winner_label)}</b>, on "
+            f"{escape(d.description)}.</p><table><tr><th>rank</th><th>way to pay</th>"
+            f"<th>{escape(d.unit)}</th><th>more than the winner</th></tr>{rows}</table>"
+        )
 
     @property
     def comparison(self) -> Comparison | None:
@@ -1129,8 +1368,13 @@ class ComparisonOutput(OutputModel):
         return self._comparison
 
 
-def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | None = None, *,
-                      uncertainty: bool = True, figure_claims: bool = True) -> ComparisonOutput:
+def comparison_output(
+    comparison: Comparison,
+    resolved: Scenario | Resolved | None = None,
+    *,
+    uncertainty: bool = True,
+    figure_claims: bool = True,
+) -> ComparisonOutput:
     """The output document of a comparison.
 
     Parameters
@@ -1163,40 +1407,76 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
     for name, o in c.options.items():
         api = o.kind == "api"
         options[name] = OptionOutput(
-            label=o.label, kind=o.kind, monthly_cost=_q(o.monthly_cost, month),
+            label=o.label,
+            kind=o.kind,
+            monthly_cost=_q(o.monthly_cost, month),
             components={key(k): _q(v, month) for k, v in o.components.items()},
             cost_per_gpu_hour_used=_q(o.cost_per_gpu_hour, f"{cur}/GPU-h", "not_applicable" if api else "not_defined"),
-            cost_per_million_tokens=_q(o.cost_per_million_tokens, f"{cur}/M tokens",
-                                       "not_defined" if tokens else "not_applicable"),
-            cost_per_million_output_tokens=_q(o.cost_per_million_output_tokens, f"{cur}/M output tokens",
-                                              "not_defined" if tokens else "not_applicable"),
+            cost_per_million_tokens=_q(
+                o.cost_per_million_tokens, f"{cur}/M tokens", "not_defined" if tokens else "not_applicable"
+            ),
+            cost_per_million_output_tokens=_q(
+                o.cost_per_million_output_tokens,
+                f"{cur}/M output tokens",
+                "not_defined" if tokens else "not_applicable",
+            ),
             configured_gpus=_n(o.configured_gpus, "GPU", "not_applicable"),
             gpus=_n(o.gpus, "GPU", "not_applicable"),
             utilisation_share=_q(o.utilisation, "-", "not_applicable" if api else "not_defined"),
             gpu_count_stepped_up=o.stepped_up,
             capacity_volume=_q(o.capacity_volume, vunit, "no_limit"),
             cost_per_request=_q(o.cost_per_request, f"{cur}/request", "not_defined" if tokens else "not_applicable"),
-            cost_per_1000_requests=_q(None if o.cost_per_request is None else 1000 * o.cost_per_request,
-                                      f"{cur}/1000 requests", "not_defined" if tokens else "not_applicable"),
-            provider=None if o.provider is None else ProviderOutput(
-                **{f: _q(getattr(o.provider, f), month, digits=2) for f in ("revenue", "opex", "depreciation", "ebit",
-                                                                           "noi")}),
+            cost_per_1000_requests=_q(
+                None if o.cost_per_request is None else 1000 * o.cost_per_request,
+                f"{cur}/1000 requests",
+                "not_defined" if tokens else "not_applicable",
+            ),
+            provider=None
+            if o.provider is None
+            else ProviderOutput(
+                **{
+                    f: _q(getattr(o.provider, f), month, digits=2)
+                    for f in ("revenue", "opex", "depreciation", "ebit", "noi")
+                }
+            ),
         )
     notes: list[str] = []
     summary = _uncertainty(r, cur, notes) if uncertainty and r is not None and r.uncertainty is not None else None
     doc = ComparisonOutput(
-        schema_version=SCHEMA_VERSION, costmodel_version=__version__, title=c.title, currency=cur,
-        workload_kind=c.workload_kind, volume=_q(c.volume, vunit, digits=None),
-        gpu_hours_used=_q(None if r is not None and not r.workload.sized_in_gpus else c.gpu_hours_used,
-                          "GPU-h/month", "not_applicable"), options=options, decision=_decision(c.decision),
-        cheapest_by_volume=[CheapestRangeOutput(volume_from=_q(x.volume_from, vunit), volume_to=_q(x.volume_to, vunit),
-                                                option=x.option) for x in c.cheapest_ranges],
-        break_evens=[BreakEvenOutput(
-            options=[b.option_a, b.option_b], volume=_q(b.volume, vunit, "never"), kind=b.kind,
-            cheaper_below=b.cheaper_below, cheaper_above=b.cheaper_above, all_volumes=_series(b.volumes, vunit),
-            all_kinds=list(b.kinds), searched_from=_q(b.volume_min, vunit, digits=None),
-            searched_to=_q(b.volume_max, vunit, digits=None)) for b in c.break_evens],
-        estimates=list(c.estimates), stale=list(c.stale), warnings=list(c.warnings) + notes,
+        schema_version=SCHEMA_VERSION,
+        costmodel_version=__version__,
+        title=c.title,
+        currency=cur,
+        workload_kind=c.workload_kind,
+        volume=_q(c.volume, vunit, digits=None),
+        gpu_hours_used=_q(
+            None if r is not None and not r.workload.sized_in_gpus else c.gpu_hours_used,
+            "GPU-h/month",
+            "not_applicable",
+        ),
+        options=options,
+        decision=_decision(c.decision),
+        cheapest_by_volume=[
+            CheapestRangeOutput(volume_from=_q(x.volume_from, vunit), volume_to=_q(x.volume_to, vunit), option=x.option)
+            for x in c.cheapest_ranges
+        ],
+        break_evens=[
+            BreakEvenOutput(
+                options=[b.option_a, b.option_b],
+                volume=_q(b.volume, vunit, "never"),
+                kind=b.kind,
+                cheaper_below=b.cheaper_below,
+                cheaper_above=b.cheaper_above,
+                all_volumes=_series(b.volumes, vunit),
+                all_kinds=list(b.kinds),
+                searched_from=_q(b.volume_min, vunit, digits=None),
+                searched_to=_q(b.volume_max, vunit, digits=None),
+            )
+            for b in c.break_evens
+        ],
+        estimates=list(c.estimates),
+        stale=list(c.stale),
+        warnings=list(c.warnings) + notes,
         training_run=None if c.training is None else _training(c.training, cur),
         finance=None if c.finance is None else _finance(c.finance, cur, r),
         capacity_plan=None if c.plan is None else _plan(c.plan, cur),
@@ -1210,8 +1490,13 @@ def comparison_output(comparison: Comparison, resolved: Scenario | Resolved | No
     return doc
 
 
-def compare(scenario: str | os.PathLike | Scenario | Resolved, volume: float | None = None,
-            volume_max: float | None = None, *, uncertainty: bool = True) -> ComparisonOutput:
+def compare(
+    scenario: str | os.PathLike | Scenario | Resolved,
+    volume: float | None = None,
+    volume_max: float | None = None,
+    *,
+    uncertainty: bool = True,
+) -> ComparisonOutput:
     """Compare the scenario's options at one volume: the typed output document.
 
     Parameters
@@ -1256,18 +1541,23 @@ def compare(scenario: str | os.PathLike | Scenario | Resolved, volume: float | N
 
         scenario = load_scenario(scenario)
     elif not isinstance(scenario, (Scenario, Resolved)):
-        hint = " (scenario data: costmodel.validate_data(data) makes a Scenario of it)" \
-            if isinstance(scenario, dict) else ""
-        raise TypeError(f"compare takes a scenario name, a path, a Scenario or a Resolved, not "
-                        f"{type(scenario).__name__}{hint}")
+        hint = (
+            " (scenario data: costmodel.validate_data(data) makes a Scenario of it)"
+            if isinstance(scenario, dict)
+            else ""
+        )
+        raise TypeError(
+            f"compare takes a scenario name, a path, a Scenario or a Resolved, not {type(scenario).__name__}{hint}"
+        )
     r = as_resolved(scenario)
     return comparison_output(compare_options(r, volume=volume, volume_max=volume_max), r, uncertainty=uncertainty)
 
 
 def _claims_document(r: Resolved) -> dict:
     """The output document a ``figure`` claim reads, with the claims unchecked."""
-    return comparison_output(compare_options(r, check=False), r, uncertainty=False,
-                             figure_claims=False).model_dump(mode="json")
+    return comparison_output(compare_options(r, check=False), r, uncertainty=False, figure_claims=False).model_dump(
+        mode="json"
+    )
 
 
 def check_figure_paths(resolved: Scenario | Resolved) -> None:

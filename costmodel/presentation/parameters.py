@@ -28,10 +28,13 @@ class BreakEvenParameters(_Parameters):
     volume_max: float = Field(ge=0, description="right end of the volume axis, a number >= 0 (0: 10 x the volume)")
     points: int = Field(ge=2, le=100_000, description="volumes in the sweep, a whole number from 2 to 100,000")
     sobol: bool = Field(default=False, description="run the Sobol analysis (SALib), true or false")
-    catalog: str = Field(default="", description="folder of catalog CSV rows to add (as compare --catalog), "
-                                                 "or \"\" for the bundled catalog")
+    catalog: str = Field(
+        default="",
+        description='folder of catalog CSV rows to add (as compare --catalog), or "" for the bundled catalog',
+    )
     renderer: Literal["svg", "interactive", "report", "jupyterlab", "default", "html", "mimetype"] = Field(
-        description="chart renderer: svg, interactive, report, jupyterlab, default, html or mimetype")
+        description="chart renderer: svg, interactive, report, jupyterlab, default, html or mimetype"
+    )
 
 
 class TrainingParameters(_Parameters):
@@ -44,10 +47,13 @@ class TrainingParameters(_Parameters):
     mfu: float | None = Field(gt=0, le=1, description="a number in (0, 1], or None")
     failures_per_gpu_per_year: float | None = Field(ge=0, description="a number >= 0, or None")
     checkpoint_write_minutes: float | None = Field(gt=0, description="a number > 0, or None")
-    catalog: str = Field(default="", description="folder of catalog CSV rows to add (as compare --catalog), "
-                                                 "or \"\" for the bundled catalog")
+    catalog: str = Field(
+        default="",
+        description='folder of catalog CSV rows to add (as compare --catalog), or "" for the bundled catalog',
+    )
     renderer: Literal["svg", "interactive", "report", "jupyterlab", "default", "html", "mimetype"] = Field(
-        description="chart renderer: svg, interactive, report, jupyterlab, default, html or mimetype")
+        description="chart renderer: svg, interactive, report, jupyterlab, default, html or mimetype"
+    )
 
 
 class WhatIfParameters(_Parameters):
@@ -56,9 +62,12 @@ class WhatIfParameters(_Parameters):
     scenario: str = Field(min_length=1, description="bundled scenario name, or path to a scenario YAML file")
     inputs: list[str] | None = Field(
         description="a list of input paths (e.g. ['options.own.power.pue']), or None for the five that move the "
-                    "answer most")
-    catalog: str = Field(default="", description="folder of catalog CSV rows to add (as compare --catalog), "
-                                                 "or \"\" for the bundled catalog")
+        "answer most"
+    )
+    catalog: str = Field(
+        default="",
+        description='folder of catalog CSV rows to add (as compare --catalog), or "" for the bundled catalog',
+    )
 
 
 _IPYTHON_NAMES = {"In", "Out", "get_ipython", "exit", "quit", "open"}
@@ -82,8 +91,11 @@ def _assigned_just_before(namespace: Mapping[str, Any]) -> set[str] | None:
         except (SyntaxError, ValueError, TypeError):
             continue
         for node in tree.body:
-            targets = node.targets if isinstance(node, ast.Assign) else (
-                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else ([node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+            )
             for target in targets:
                 for leaf in ast.walk(target):
                     if isinstance(leaf, ast.Name):
@@ -112,15 +124,23 @@ def check(kind: Literal["break_even", "training", "what_if"], namespace: Mapping
     """
     model = {"break_even": BreakEvenParameters, "training": TrainingParameters, "what_if": WhatIfParameters}[kind]
     declared = set(model.model_fields)
-    given = {name: value for name, value in namespace.items()
-             if not name.startswith("_") and name not in _IPYTHON_NAMES and not callable(value)
-             and type(value).__name__ != "module"}
+    given = {
+        name: value
+        for name, value in namespace.items()
+        if not name.startswith("_")
+        and name not in _IPYTHON_NAMES
+        and not callable(value)
+        and type(value).__name__ != "module"
+    }
     # In a kernel, only names the cells just run assign can be misspelt parameters: what a
     # previous run of the notebook left in the namespace (model, upper, ...) is not one
     assigned = _assigned_just_before(namespace)
     candidates = set(given) if assigned is None else set(given) & assigned
-    problems = [f"parameter {name!r} is not one this notebook takes{did_you_mean(name, declared)}; "
-                f"it takes {', '.join(sorted(declared))}" for name in sorted(candidates - declared)]
+    problems = [
+        f"parameter {name!r} is not one this notebook takes{did_you_mean(name, declared)}; "
+        f"it takes {', '.join(sorted(declared))}"
+        for name in sorted(candidates - declared)
+    ]
     values = {name: given[name] for name in declared if name in given}
     if isinstance(values.get("volume_min"), int) and not isinstance(values.get("volume_min"), bool):
         values["volume_min"] = float(values["volume_min"])
@@ -136,7 +156,8 @@ def check(kind: Literal["break_even", "training", "what_if"], namespace: Mapping
             if item["type"] == "missing":
                 problems.append(f"parameter {name!r} is missing; it takes {takes}")
                 continue
-            problems.append(f"parameter {name!r} got {item.get('input')!r} ({type(item.get('input')).__name__}); "
-                            f"it takes {takes}")
+            problems.append(
+                f"parameter {name!r} got {item.get('input')!r} ({type(item.get('input')).__name__}); it takes {takes}"
+            )
     if problems:
         raise ParameterError("; ".join(problems))

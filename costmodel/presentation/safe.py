@@ -66,10 +66,11 @@ def html_text(text: str) -> str:
 
 
 _ESCAPE_SEQUENCE = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"                       # CSI: colours, cursor moves, erasing (ESC [ 31 m)
-    r"|\x9b[0-?]*[ -/]*[@-~]"                         # the same with the one-byte C1 introducer
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing (ESC [ 31 m)
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # the same with the one-byte C1 introducer
     r"|(?:\x1b[]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)"  # OSC, DCS, ...: ESC ] 0;title BEL
-    r"|\x1b[ -/]*[0-~]")                              # any other escape: ESC c (reset), ESC ( B, ...
+    r"|\x1b[ -/]*[0-~]"
+)  # any other escape: ESC c (reset), ESC ( B, ...
 _SPACES = re.compile(r"[\t\r\x0b\x0c]")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 

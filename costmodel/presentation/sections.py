@@ -54,7 +54,7 @@ def show(chart: alt.TopLevelMixin, description: str) -> None:
 
         _EMBEDDED += 1
         spec = interactive_spec(chart)
-        spec = spec[spec.index(">") + 1:-len("</script>")]
+        spec = spec[spec.index(">") + 1 : -len("</script>")]
         display(HTML(embed_html(spec, f"costmodel-chart-{_EMBEDDED}", with_bundle=_EMBEDDED == 1)))
         return
     if alt.renderers.active != "svg":
@@ -63,8 +63,11 @@ def show(chart: alt.TopLevelMixin, description: str) -> None:
     from altair.utils._importers import vl_version_for_vl_convert
 
     if charts.DRAWN_BY_RUNNER:
-        display({CHART_MIMETYPE: spec_text(interactive_dict(chart)), "text/plain": description}, raw=True,
-                metadata={CHART_MIMETYPE: {"alt": description, "vl_version": vl_version_for_vl_convert()}})
+        display(
+            {CHART_MIMETYPE: spec_text(interactive_dict(chart)), "text/plain": description},
+            raw=True,
+            metadata={CHART_MIMETYPE: {"alt": description, "vl_version": vl_version_for_vl_convert()}},
+        )
         return
     import vl_convert
 
@@ -72,8 +75,9 @@ def show(chart: alt.TopLevelMixin, description: str) -> None:
     # which the tests render; the pan-and-zoom parameter does not change the static drawing
     spec = interactive_dict(chart)
     svg = vl_convert.vegalite_to_svg(spec, vl_version=vl_version_for_vl_convert())
-    display({"image/svg+xml": svg, "text/plain": description}, raw=True,
-            metadata={"image/svg+xml": {"alt": description}})
+    display(
+        {"image/svg+xml": svg, "text/plain": description}, raw=True, metadata={"image/svg+xml": {"alt": description}}
+    )
     display(HTML(spec_script(spec)))
 
 
@@ -85,13 +89,17 @@ def interactive_dict(chart: alt.TopLevelMixin) -> dict:
     spec = chart.to_dict(validate=False)
     target = spec["layer"][0] if "layer" in spec and spec["layer"] else spec
     layers = spec.get("layer", [spec])
-    continuous = all(layer["encoding"].get("x", {}).get("type") in ("quantitative", "temporal")
-                     and "aggregate" not in layer["encoding"]["x"]
-                     and layer["encoding"].get("y", {}).get("type") not in ("nominal", "ordinal")
-                     for layer in layers if "encoding" in layer)
+    continuous = all(
+        layer["encoding"].get("x", {}).get("type") in ("quantitative", "temporal")
+        and "aggregate" not in layer["encoding"]["x"]
+        and layer["encoding"].get("y", {}).get("type") not in ("nominal", "ordinal")
+        for layer in layers
+        if "encoding" in layer
+    )
     if continuous and "mark" in target:
         target.setdefault("params", []).append(
-            {"name": "costmodel_zoom", "select": {"type": "interval", "encodings": ["x"]}, "bind": "scales"})
+            {"name": "costmodel_zoom", "select": {"type": "interval", "encodings": ["x"]}, "bind": "scales"}
+        )
     return spec
 
 
@@ -109,27 +117,32 @@ def table(frame: pd.DataFrame) -> None:
 HORIZON_INTRO = (
     "Cash basis: capex is paid when the hardware is bought, running costs and rental as they arise, and the "
     "hardware's resale value comes back in the last month, so capex is never counted twice. The present "
-    "value discounts each month at the scenario's cost of capital.")
+    "value discounts each month at the scenario's cost of capital."
+)
 
 MIX_INTRO = (
     "Demand hour by hour, its load-duration curve, and the cheapest split between owned, reserved, spot and "
     "on-demand capacity (screening curves: each further GPU goes to the kind that serves its busy share of "
-    "hours most cheaply).")
+    "hours most cheaply)."
+)
 
 UNCERTAINTY_INTRO = (
     "The decision metric is the tracked option's figure on the decision measure (the cheapest of its ways to "
     "pay) minus the cheapest other candidate's, at the scenario's volume; below zero the tracked option wins. "
-    "Monte Carlo samples all uncertain inputs together, in one vectorised call through the same calculator.")
+    "Monte Carlo samples all uncertain inputs together, in one vectorised call through the same calculator."
+)
 
 SERVING_INTRO = (
     "For a served model: the latency target (or, with none, maximum throughput as measured), the operating "
     "point on the throughput–interactivity curve that meets it and its source, GPUs and servers per replica, "
-    "each option's replicas, prefill and decode pools and spares, and the cost per million output tokens.")
+    "each option's replicas, prefill and decode pools and spares, and the cost per million output tokens."
+)
 
 CHECKPOINT_INTRO = (
     "Save often and pay in write time; save rarely and lose more work per failure. The curve is Daly's "
     "(2006) expected share of wall-clock time lost; the marks are Young's (1974) and Daly's optimum "
-    "intervals.")
+    "intervals."
+)
 
 
 _ANALYSIS: dict[int, tuple] = {}
@@ -172,11 +185,14 @@ def headline(scenario: Resolved, comparison: Comparison) -> None:
     display(Markdown(text.headline(scenario, comparison, verdict=False)))
 
 
-def cost_against_volume(scenario: Resolved, comparison: Comparison, volume_min: float, volume_max: float,
-                        points: int) -> None:
+def cost_against_volume(
+    scenario: Resolved, comparison: Comparison, volume_min: float, volume_max: float, points: int
+) -> None:
     """Monthly cost of each option against volume, break-evens marked."""
-    show(charts.cost_vs_volume(scenario, comparison, volume_min, volume_max, points),
-         charts.describe_cost_chart(comparison))
+    show(
+        charts.cost_vs_volume(scenario, comparison, volume_min, volume_max, points),
+        charts.describe_cost_chart(comparison),
+    )
 
 
 def gpus_against_volume(scenario: Resolved) -> None:
@@ -200,14 +216,20 @@ def horizon(scenario: Resolved) -> None:
     result = own_finance(r, flows)
     display(Markdown(text.describe_finance(r, result)))
     table(tables.finance_table(r, result))
-    show(charts.cumulative_cost(r, flows, result),
-         "Cumulative cost of each option by month; payback " + (
-             f"in month {result.payback_month}" if result.payback_month is not None else "never"))
+    show(
+        charts.cumulative_cost(r, flows, result),
+        "Cumulative cost of each option by month; payback "
+        + (f"in month {result.payback_month}" if result.payback_month is not None else "never"),
+    )
     show(charts.own_cost_lines(r), "Bars of the own cluster's capex by line and running cost by line.")
-    show(charts.cost_per_gpu_hour_vs_utilisation(r, result),
-         "Own cost per used GPU-hour falling with utilisation, against rental prices; break-evens: " + "; ".join(
-             f"{b.label} " + ("never" if b.utilisation is None else fmt.share(b.utilisation))
-             for b in result.break_even_utilisation))
+    show(
+        charts.cost_per_gpu_hour_vs_utilisation(r, result),
+        "Own cost per used GPU-hour falling with utilisation, against rental prices; break-evens: "
+        + "; ".join(
+            f"{b.label} " + ("never" if b.utilisation is None else fmt.share(b.utilisation))
+            for b in result.break_even_utilisation
+        ),
+    )
     display(Markdown("### Cash flows by year"))
     table(tables.yearly_table(r, flows))
     if r.finance.capacity_plan is not None:
@@ -231,21 +253,30 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
         if log.running:
             notes.append(f"{log.running:,} jobs still running, counted up to {log.until}")
         display(Markdown("Job log: " + md("; ".join(notes)) + "."))
-    show(charts.demand_week(r, series),
-         f"Band chart of GPUs busy day by day over the year (each day's lowest to highest hour, and its mean); "
-         f"mean {series.mean():,.2f}, peak {series.max():,.2f}.")
-    show(charts.load_duration_layers(r, series, mix),
-         "Load-duration curve with the cheapest mix stacked under it: " + mix.words() + ".")
+    show(
+        charts.demand_week(r, series),
+        f"Band chart of GPUs busy day by day over the year (each day's lowest to highest hour, and its mean); "
+        f"mean {series.mean():,.2f}, peak {series.max():,.2f}.",
+    )
+    show(
+        charts.load_duration_layers(r, series, mix),
+        "Load-duration curve with the cheapest mix stacked under it: " + mix.words() + ".",
+    )
     if r.workload.kind == "tokens":
-        show(charts.hour_of_week_layers(r, series, mix),
-             "Stacked area chart of the busiest week hour by hour, each layer of the cheapest mix in its colour.")
-        show(charts.mix_cost_against_volume(r, series),
-             "Line chart of the cheapest mix's monthly cost against volume, beside each pure option's.")
+        show(
+            charts.hour_of_week_layers(r, series, mix),
+            "Stacked area chart of the busiest week hour by hour, each layer of the cheapest mix in its colour.",
+        )
+        show(
+            charts.mix_cost_against_volume(r, series),
+            "Line chart of the cheapest mix's monthly cost against volume, beside each pure option's.",
+        )
     held = offer(r, series)
     if held.own_step is not None or held.held_kind is not None:
-        show(charts.cost_against_level_chart(r, series),
-             "Monthly cost against the GPUs held as owned servers or as the rented kind held, with the optimum "
-             "marked.")
+        show(
+            charts.cost_against_level_chart(r, series),
+            "Monthly cost against the GPUs held as owned servers or as the rented kind held, with the optimum marked.",
+        )
     table(tables.mix_table(mix, r.currency))
 
 
@@ -262,29 +293,46 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
     p10, p50, p90 = np.percentile(result.savings, [10, 50, 90])
     clipped = [f"{p} {n:,}" for p, n in result.clipped.items() if n]
     title = MEASURE_TITLES.get(result.measure, result.measure)
-    display(Markdown(
-        f"On the decision measure ({md(title)}), over **{result.samples:,} samples** (seed {r.uncertainty.seed}) of "
-        f"{len(r.uncertainty.distributions)} uncertain inputs, **{md(option)}**"
-        f"{' (on the cheapest of its ways to pay)' if len(ways) > 1 else ''} is the cheapest in "
-        f"**{fmt.share(result.option_win_probability())}** of them. Its saving against the cheapest "
-        f"other way to pay: P10 {fmt.amount(p10, 0)}, P50 {fmt.amount(p50, 0)}, P90 {fmt.amount(p90, 0)} "
-        f"{md(result.unit)} (it saves money in {fmt.share(saves)})."
-        + ("" if not clipped else " Samples clipped into allowed ranges: " + md(", ".join(clipped)) + ".")))
+    display(
+        Markdown(
+            f"On the decision measure ({md(title)}), over **{result.samples:,} samples** "
+            f"(seed {r.uncertainty.seed}) of {len(r.uncertainty.distributions)} uncertain inputs, **{md(option)}**"
+            f"{' (on the cheapest of its ways to pay)' if len(ways) > 1 else ''} is the cheapest in "
+            f"**{fmt.share(result.option_win_probability())}** of them. Its saving against the cheapest "
+            f"other way to pay: P10 {fmt.amount(p10, 0)}, P50 {fmt.amount(p50, 0)}, P90 {fmt.amount(p90, 0)} "
+            f"{md(result.unit)} (it saves money in {fmt.share(saves)})."
+            + ("" if not clipped else " Samples clipped into allowed ranges: " + md(", ".join(clipped)) + ".")
+        )
+    )
     table(tables.percentile_table(r, result))
-    show(charts.win_probability_bars(r, result),
-         "Bars of each way to pay's probability of being the cheapest: " + "; ".join(
-             f"{result.label(o)} {fmt.share(p)}" for o, p in result.win_probability().items()))
-    show(charts.savings_histogram(r, result),
-         f"Histogram of {option}'s saving ({title}); it saves money in {fmt.share(saves)} of samples.")
-    display(Markdown("### One input at a time\n\nEach input at its low and high value (its 10th and 90th "
-                     "percentile, or the range given), the others as in the scenario."))
-    show(charts.tornado_chart(r, bars, result.option),
-         "Tornado of the decision metric; widest swing: " + (text.input_title(r, bars[0].path) if bars else "none"))
+    show(
+        charts.win_probability_bars(r, result),
+        "Bars of each way to pay's probability of being the cheapest: "
+        + "; ".join(f"{result.label(o)} {fmt.share(p)}" for o, p in result.win_probability().items()),
+    )
+    show(
+        charts.savings_histogram(r, result),
+        f"Histogram of {option}'s saving ({title}); it saves money in {fmt.share(saves)} of samples.",
+    )
+    display(
+        Markdown(
+            "### One input at a time\n\nEach input at its low and high value (its 10th and 90th "
+            "percentile, or the range given), the others as in the scenario."
+        )
+    )
+    show(
+        charts.tornado_chart(r, bars, result.option),
+        "Tornado of the decision metric; widest swing: " + (text.input_title(r, bars[0].path) if bars else "none"),
+    )
     table(tables.tornado_table(bars, r))
     if not sobol:
         return
-    display(Markdown("### Global sensitivity (Sobol indices, SALib)\n\nS1: share of the metric's variance due to "
-                     "the input alone; ST: including its interactions with the others."))
+    display(
+        Markdown(
+            "### Global sensitivity (Sobol indices, SALib)\n\nS1: share of the metric's variance due to "
+            "the input alone; ST: including its interactions with the others."
+        )
+    )
     try:
         indices = sobol_indices(r)
     except ExtraNotInstalled as exc:
@@ -319,9 +367,11 @@ def serving(scenario: Resolved, comparison: Comparison | None = None) -> None:
         low, high = max(min(speeds), 1.0), max(speeds)
         volume = 10 * r.volume
         costs = output_cost_against_speed(r, np.geomspace(low, high, 12), volume)
-        show(charts.output_cost_against_speed(r, costs, volume),
-             f"Lines of cost per million output tokens against the per-user speed target at "
-             f"{fmt.volume(r.workload.kind, volume)}, one per option; the hosted API's line is flat.")
+        show(
+            charts.output_cost_against_speed(r, costs, volume),
+            f"Lines of cost per million output tokens against the per-user speed target at "
+            f"{fmt.volume(r.workload.kind, volume)}, one per option; the hosted API's line is flat.",
+        )
 
 
 def inputs(scenario: Resolved) -> None:
@@ -348,8 +398,12 @@ def training_stages(scenario: Resolved, run: TrainingRun) -> None:
 def training_costs(scenario: Resolved, run: TrainingRun) -> None:
     """The run's cost with each option, by component."""
     r = as_resolved(scenario)
-    show(charts.run_cost_bars(r, run), "Bars of the training run's cost: " + "; ".join(
-        f"{r.label(o)} {fmt.amount(run.total(o), 0)} {r.currency}" for o in run.costs) + ".")
+    show(
+        charts.run_cost_bars(r, run),
+        "Bars of the training run's cost: "
+        + "; ".join(f"{r.label(o)} {fmt.amount(run.total(o), 0)} {r.currency}" for o in run.costs)
+        + ".",
+    )
 
 
 def checkpoints(scenario: Resolved, run: TrainingRun) -> None:
@@ -357,22 +411,38 @@ def checkpoints(scenario: Resolved, run: TrainingRun) -> None:
     if run.job_mtbf_hours is None:
         return
     heading("Checkpoint interval", CHECKPOINT_INTRO)
-    show(charts.checkpoint_tradeoff(scenario, run),
-         f"Curve of time lost against checkpoint interval; job MTBF {fmt.amount(run.job_mtbf_hours)} h; the interval "
-         f"used, {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min, loses {fmt.share(1 - run.goodput)}.")
+    show(
+        charts.checkpoint_tradeoff(scenario, run),
+        f"Curve of time lost against checkpoint interval; job MTBF {fmt.amount(run.job_mtbf_hours)} h; the interval "
+        f"used, {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min, loses {fmt.share(1 - run.goodput)}.",
+    )
 
 
-__all__ = ["checkpoints", "components", "cost_against_volume", "demand_mix", "gpus_against_volume", "headline",
-           "horizon", "inputs", "show", "table", "training_costs", "training_figures", "training_stages",
-           "training_summary",
-           "uncertainty"]
+__all__ = [
+    "checkpoints",
+    "components",
+    "cost_against_volume",
+    "demand_mix",
+    "gpus_against_volume",
+    "headline",
+    "horizon",
+    "inputs",
+    "show",
+    "table",
+    "training_costs",
+    "training_figures",
+    "training_stages",
+    "training_summary",
+    "uncertainty",
+]
 
 
 def energy_carbon(scenario: Resolved, comparison: Comparison | None = None, run: TrainingRun | None = None) -> None:
     """Energy and emissions of every option a month (and of a training run), the power budget, the tariff bill."""
     r = as_resolved(scenario)
-    result = comparison.energy if comparison is not None and comparison.energy is not None \
-        else energy_result(r, run=run)
+    result = (
+        comparison.energy if comparison is not None and comparison.energy is not None else energy_result(r, run=run)
+    )
     display(Markdown(text.describe_energy(result, r.currency)))
     show(charts.energy_bars(r, result), charts.describe_energy_chart(result))
     table(tables.energy_table(result))
@@ -389,10 +459,12 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
         comparison = with_figure_claims(comparison, model)
     if not comparison.claims:
         return
-    heading("Stated figures checked",
-            "What the scenario's source document states (its `claims` block), against the model's figure: "
-            "confirmed within the stated tolerance or contradicted, and for a contradicted one, the single inputs "
-            "that, changed alone, would make it hold.")
+    heading(
+        "Stated figures checked",
+        "What the scenario's source document states (its `claims` block), against the model's figure: "
+        "confirmed within the stated tolerance or contradicted, and for a contradicted one, the single inputs "
+        "that, changed alone, would make it hold.",
+    )
     lines = []
     for claim in comparison.claims:
         verdict = "**confirmed**" if claim.confirmed else "**contradicted**"
@@ -400,24 +472,36 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
             stated = f"{fmt.significant(claim.stated, 4)} {claim.unit}"
             if claim.stated_multiple is not None:
                 stated += f" ({fmt.significant(claim.stated_multiple, 3)} × the volume)"
-            computed = "never within the searched range" if claim.computed is None else (
-                f"{fmt.significant(claim.computed, 4)} {claim.unit}" + (
-                    f" ({fmt.significant(claim.computed_multiple, 3)} × the volume)"
-                    if claim.computed_multiple is not None else ""))
+            computed = (
+                "never within the searched range"
+                if claim.computed is None
+                else (
+                    f"{fmt.significant(claim.computed, 4)} {claim.unit}"
+                    + (
+                        f" ({fmt.significant(claim.computed_multiple, 3)} × the volume)"
+                        if claim.computed_multiple is not None
+                        else ""
+                    )
+                )
+            )
         elif claim.kind == "figure":
-            unit = "" if claim.unit == "-" else f" {claim.unit}"       # a ratio or a share: a plain number
+            unit = "" if claim.unit == "-" else f" {claim.unit}"  # a ratio or a share: a plain number
             stated = f"{fmt.stated(claim.stated)}{unit}"
             computed = "not defined" if claim.computed is None else f"{fmt.stated(claim.computed)}{unit}"
         else:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"
-        lines.append(f"- {verdict}: “{md(claim.statement)}” ({md(claim.source) or 'no source given'}): stated "
-                     f"{md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}.")
+        lines.append(
+            f"- {verdict}: “{md(claim.statement)}” ({md(claim.source) or 'no source given'}): stated "
+            f"{md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}."
+        )
         for change in claim.would_hold:
-            unit = "" if change.unit in ("", "-") else f" {md(change.unit)}"      # "-": a plain number
-            lines.append(f"    - would hold if {code_span(change.path)} ({md(change.title)}) were "
-                         f"{fmt.significant(change.needed, 4)}{unit} instead of "
-                         f"{fmt.significant(change.current, 4)}{unit}")
+            unit = "" if change.unit in ("", "-") else f" {md(change.unit)}"  # "-": a plain number
+            lines.append(
+                f"    - would hold if {code_span(change.path)} ({md(change.title)}) were "
+                f"{fmt.significant(change.needed, 4)}{unit} instead of "
+                f"{fmt.significant(change.current, 4)}{unit}"
+            )
     display(Markdown("\n".join(lines)))
 
 
@@ -437,14 +521,17 @@ def what_if_note(scenario: str) -> None:
 
     path = Path(str(scenario))
     if path.suffix == ".yaml" and path.parent.resolve() == SCENARIO_DIR.resolve() and path.exists():
-        scenario = path.stem          # a bundled scenario: its name works from anywhere
+        scenario = path.stem  # a bundled scenario: its name works from anywhere
     command = f"costmodel what-if {shlex.quote(str(scenario))}"
-    display(HTML(
-        "<p>This page is static: no kernel runs behind it. To move any input and see the verdict, each option's "
-        "cost, the break-evens and the cost-against-volume chart redrawn as you go (the five inputs that move the "
-        "answer most are offered first; dropdowns change the GPU, server, rental or API offer), open the what-if "
-        "notebook for this scenario in JupyterLab with one command from the repository root:</p>"
-        f"<pre><code>{html_text(command)}</code></pre>"
-        "<p>It needs the <code>interactive</code> extra (<code>make lab</code> installs it) and works offline. "
-        "A what-if can be saved as a scenario file, which <code>costmodel compare</code> and "
-        "<code>costmodel report</code> take.</p>"))
+    display(
+        HTML(
+            "<p>This page is static: no kernel runs behind it. To move any input and see the verdict, each option's "
+            "cost, the break-evens and the cost-against-volume chart redrawn as you go (the five inputs that move the "
+            "answer most are offered first; dropdowns change the GPU, server, rental or API offer), open the what-if "
+            "notebook for this scenario in JupyterLab with one command from the repository root:</p>"
+            f"<pre><code>{html_text(command)}</code></pre>"
+            "<p>It needs the <code>interactive</code> extra (<code>make lab</code> installs it) and works offline. "
+            "A what-if can be saved as a scenario file, which <code>costmodel compare</code> and "
+            "<code>costmodel report</code> take.</p>"
+        )
+    )

@@ -50,8 +50,13 @@ class _Process:
         self._stderr = tempfile.TemporaryFile()
         # a session of its own, like the kernel's: Ctrl-C in a terminal reaches the runner alone, which
         # then closes this process (which also ends when the runner does: its stdin closes)
-        self.process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", __name__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            start_new_session=True,
+        )
         self.pending = 0
         self.ended: str | None = None
         self._requests: queue.Queue = queue.Queue()
@@ -66,7 +71,7 @@ class _Process:
                 self.process.stdin.write(line)
                 self.process.stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
-                return              # the reader reports the process's end
+                return  # the reader reports the process's end
         try:
             self.process.stdin.close()
         except OSError:
@@ -82,11 +87,12 @@ class _Process:
         try:
             self._stderr.seek(0)
             reason = self._stderr.read().decode(errors="replace").strip().splitlines()
-        except ValueError:          # closed by close() meanwhile: the runner is done with this process
+        except ValueError:  # closed by close() meanwhile: the runner is done with this process
             reason = []
         with self.done:
             self.ended = f"the drawing process stopped (exit code {self.process.returncode})" + (
-                f": {reason[-1]}" if reason else "")
+                f": {reason[-1]}" if reason else ""
+            )
             self.done.notify_all()
 
     def submit(self, key: int, spec: str, vl_version: str | None) -> None:
@@ -133,7 +139,7 @@ class ChartDrawer:
         self._count = max(1, processes)
         self._processes: list[_Process] = []
         self._where: dict[int, _Process] = {}
-        self._lock = threading.Lock()         # several kernels' threads submit to one drawer in a batch
+        self._lock = threading.Lock()  # several kernels' threads submit to one drawer in a batch
         if start:
             self.start()
 
@@ -180,8 +186,12 @@ class ChartDrawer:
 
 def chart_outputs(notebook) -> list[tuple[int, int, dict]]:
     """Every chart the runner is to draw in a notebook: (cell index, output index, output)."""
-    return [(c, o, output) for c, cell in enumerate(notebook.cells) for o, output in enumerate(cell.get("outputs", ()))
-            if CHART_MIMETYPE in output.get("data", {})]
+    return [
+        (c, o, output)
+        for c, cell in enumerate(notebook.cells)
+        for o, output in enumerate(cell.get("outputs", ()))
+        if CHART_MIMETYPE in output.get("data", {})
+    ]
 
 
 def drawn_outputs(output: dict, svg: str) -> list[dict]:
@@ -190,9 +200,14 @@ def drawn_outputs(output: dict, svg: str) -> list[dict]:
     from nbformat.v4 import new_output
 
     description = "".join(output["data"].get("text/plain", ""))
-    return [new_output("display_data", data={"image/svg+xml": svg, "text/plain": description},
-                       metadata={"image/svg+xml": {"alt": description}}),
-            new_output("display_data", data={"text/html": spec_script(_spec(output))}, metadata={})]
+    return [
+        new_output(
+            "display_data",
+            data={"image/svg+xml": svg, "text/plain": description},
+            metadata={"image/svg+xml": {"alt": description}},
+        ),
+        new_output("display_data", data={"text/html": spec_script(_spec(output))}, metadata={}),
+    ]
 
 
 def spec_text(spec: dict) -> str:
@@ -218,10 +233,12 @@ def _vl_version(output: dict) -> str | None:
 def cell_hook(drawer: ChartDrawer, keys: dict[tuple[int, int], int]) -> Callable:
     """An nbclient ``on_cell_executed`` hook that hands each chart of the cell just run to ``drawer``
     and records its key under (cell index, output index) in ``keys``."""
+
     def on_cell_executed(cell=None, cell_index=None, **_) -> None:
         for o, output in enumerate(cell.get("outputs", ())):
             if CHART_MIMETYPE in output.get("data", {}):
                 keys[(cell_index, o)] = drawer.submit(_spec(output), _vl_version(output))
+
     return on_cell_executed
 
 
@@ -253,10 +270,10 @@ def stand_in_charts(notebook, drawer: ChartDrawer, keys: dict[tuple[int, int], i
     for c, o, output in found:
         if (c, o) not in keys:
             keys[(c, o)] = drawer.submit(_spec(output), _vl_version(output))
-    for number, (c, o, output) in reversed(list(enumerate(found))):   # from the end: earlier indices stay right
+    for number, (c, o, output) in reversed(list(enumerate(found))):  # from the end: earlier indices stay right
         stand_in = f"<svg><!-- costmodel chart {token}-{number} --></svg>"
         outputs = drawn_outputs(output, stand_in)
-        notebook.cells[c].outputs[o:o + 1] = outputs
+        notebook.cells[c].outputs[o : o + 1] = outputs
         description = "".join(output["data"].get("text/plain", ""))[:80]
         pending.append(PendingChart(outputs[0], keys[(c, o)], stand_in, f"cell {c}: chart {description!r}"))
     return pending[::-1]
@@ -320,14 +337,18 @@ def main() -> None:
     """The drawing process: draw each spec read on stdin, answer on stdout (see the module's text)."""
     import vl_convert
 
-    vl_convert.vegalite_to_svg(_WARM_UP)        # start Deno and Vega before the first chart arrives
+    vl_convert.vegalite_to_svg(_WARM_UP)  # start Deno and Vega before the first chart arrives
     out = sys.stdout
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            answer = {"id": request["id"], "svg": vl_convert.vegalite_to_svg(
-                static_spec(json.loads(request["spec"])), vl_version=request.get("vl_version"))}
-        except Exception as exc:   # vl-convert's own error, passed back with the chart's key (no JS stack)
+            answer = {
+                "id": request["id"],
+                "svg": vl_convert.vegalite_to_svg(
+                    static_spec(json.loads(request["spec"])), vl_version=request.get("vl_version")
+                ),
+            }
+        except Exception as exc:  # vl-convert's own error, passed back with the chart's key (no JS stack)
             reason = " ".join(line.strip() for line in str(exc).splitlines() if not line.strip().startswith("at "))
             answer = {"id": request["id"], "error": f"{type(exc).__name__}: {reason}"}
         out.write(json.dumps(answer) + "\n")

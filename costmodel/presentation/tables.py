@@ -36,8 +36,14 @@ def verdict_table(comparison: Comparison) -> pd.DataFrame:
     best = d.winning.figure
     rows = []
     for rank, c in enumerate(d.candidates.values(), start=1):
-        rows.append({"rank": str(rank), "way to pay": c.label, f"{_measure_title(d)} [{d.unit}]": fmt.amount(c.figure),
-                     f"more than the verdict [{d.unit}]": "verdict" if rank == 1 else fmt.amount(c.figure - best)})
+        rows.append(
+            {
+                "rank": str(rank),
+                "way to pay": c.label,
+                f"{_measure_title(d)} [{d.unit}]": fmt.amount(c.figure),
+                f"more than the verdict [{d.unit}]": "verdict" if rank == 1 else fmt.amount(c.figure - best),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -61,11 +67,16 @@ def decision_table(comparison: Comparison) -> pd.DataFrame:
         if rank == 1:
             standing = "lowest monthly cost" + (
                 f": {fmt.amount(ranked[1].monthly_cost - r.monthly_cost)} below {ranked[1].label}"
-                if len(ranked) > 1 else "")
+                if len(ranked) > 1
+                else ""
+            )
         else:
             standing = f"{fmt.amount(r.monthly_cost - ranked[0].monthly_cost)} more a month than the lowest"
-        gpus = "-" if r.gpus is None else f"{r.gpus:,}" + (
-            f" (stepped up from {r.configured_gpus:,})" if r.stepped_up else "")
+        gpus = (
+            "-"
+            if r.gpus is None
+            else f"{r.gpus:,}" + (f" (stepped up from {r.configured_gpus:,})" if r.stepped_up else "")
+        )
         if r.kind == "api":
             capacity = "no GPU limit"
         elif r.capacity_volume is None:
@@ -94,16 +105,20 @@ def serving_table(comparison: Comparison) -> pd.DataFrame:
 
     s = comparison.serving
     rows = []
-    for name, f in (s.fleets.items() if s is not None else ()):
+    for name, f in s.fleets.items() if s is not None else ():
         r = comparison.options[name]
-        rows.append({
-            "option": r.label, "GPUs": f"{f.gpus:,}", "GPUs per replica": f"{s.gpus_per_replica}",
-            "replicas (working + spare)": f"{f.replicas - f.spare_replicas:,} + {f.spare_replicas:,}",
-            "servers": f"{f.servers:,}",
-            "prefill pool [replicas]": "-" if f.prefill_replicas is None else f"{f.prefill_replicas:,}",
-            "decode pool [replicas]": "-" if f.decode_replicas is None else f"{f.decode_replicas:,}",
-            f"cost per M output tokens [{comparison.currency}]": fmt.amount(r.cost_per_million_output_tokens),
-        })
+        rows.append(
+            {
+                "option": r.label,
+                "GPUs": f"{f.gpus:,}",
+                "GPUs per replica": f"{s.gpus_per_replica}",
+                "replicas (working + spare)": f"{f.replicas - f.spare_replicas:,} + {f.spare_replicas:,}",
+                "servers": f"{f.servers:,}",
+                "prefill pool [replicas]": "-" if f.prefill_replicas is None else f"{f.prefill_replicas:,}",
+                "decode pool [replicas]": "-" if f.decode_replicas is None else f"{f.decode_replicas:,}",
+                f"cost per M output tokens [{comparison.currency}]": fmt.amount(r.cost_per_million_output_tokens),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -112,8 +127,16 @@ def cheapest_table(comparison: Comparison) -> pd.DataFrame:
     import pandas as pd
 
     kind = comparison.workload_kind
-    return pd.DataFrame([{"from": fmt.volume(kind, c.volume_from), "to": fmt.volume(kind, c.volume_to),
-                          "cheapest option": comparison.label(c.option)} for c in comparison.cheapest_ranges])
+    return pd.DataFrame(
+        [
+            {
+                "from": fmt.volume(kind, c.volume_from),
+                "to": fmt.volume(kind, c.volume_to),
+                "cheapest option": comparison.label(c.option),
+            }
+            for c in comparison.cheapest_ranges
+        ]
+    )
 
 
 def break_even_table(comparison: Comparison) -> pd.DataFrame:
@@ -124,16 +147,21 @@ def break_even_table(comparison: Comparison) -> pd.DataFrame:
     label = comparison.label
     rows = []
     for b in comparison.break_evens:
-        rows.append({
-            "options": f"{label(b.option_a)} vs {label(b.option_b)}",
-            "break-even volume": fmt.volume(kind, b.volume),
-            "kind": {"crossing": "costs equal", "step": "flips where a GPU count steps up",
-                     "never": "no change in range"}[b.kind],
-            "cheaper below": label(b.cheaper_below) if b.cheaper_below else "equal",
-            "cheaper above": "-" if b.volume is None else (label(b.cheaper_above) if b.cheaper_above else "equal"),
-            "all changes in range": ", ".join(fmt.volume(kind, v) for v in b.volumes) or "none",
-            "range searched": f"{fmt.volume(kind, b.volume_min)} to {fmt.volume(kind, b.volume_max)}",
-        })
+        rows.append(
+            {
+                "options": f"{label(b.option_a)} vs {label(b.option_b)}",
+                "break-even volume": fmt.volume(kind, b.volume),
+                "kind": {
+                    "crossing": "costs equal",
+                    "step": "flips where a GPU count steps up",
+                    "never": "no change in range",
+                }[b.kind],
+                "cheaper below": label(b.cheaper_below) if b.cheaper_below else "equal",
+                "cheaper above": "-" if b.volume is None else (label(b.cheaper_above) if b.cheaper_above else "equal"),
+                "all changes in range": ", ".join(fmt.volume(kind, v) for v in b.volumes) or "none",
+                "range searched": f"{fmt.volume(kind, b.volume_min)} to {fmt.volume(kind, b.volume_max)}",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -141,7 +169,7 @@ _GROUPS = {"options": None, "workload": "workload", "finance": "finance", "deman
 
 
 def _value(value) -> str:
-    if isinstance(value, float):         # as stated: 16 GPUs, 0.5, 0.123457 (six figures at most, no padding)
+    if isinstance(value, float):  # as stated: 16 GPUs, 0.5, 0.123457 (six figures at most, no padding)
         if value.is_integer():
             return f"{int(value):,}"
         shown = fmt.significant(value, 6)
@@ -174,8 +202,15 @@ def inputs_table(scenario: Scenario | Resolved) -> pd.DataFrame:
         return parts[0]
 
     def add(where: str, title: str, value, unit: str, source: str) -> None:
-        rows.append({"block": where, "input": title, "value": _value(value), "unit": unit,
-                     "source": source or "not stated in the scenario"})
+        rows.append(
+            {
+                "block": where,
+                "input": title,
+                "value": _value(value),
+                "unit": unit,
+                "source": source or "not stated in the scenario",
+            }
+        )
 
     work = s.workload
     add("workload", "GPU", work.gpu, "", r.workload.gpu.citation())
@@ -184,28 +219,55 @@ def inputs_table(scenario: Scenario | Resolved) -> pd.DataFrame:
     if work.kind == "training" and work.model is not None:
         add("workload", "model trained", work.model, "", catalog.models[work.model].citation())
     for name, option in r.options.items():
-        row = {"own": getattr(option, "server", None), "rent": getattr(option, "offer", None),
-               "api": getattr(option, "offer", None)}[option.kind]
-        add(option.label, {"own": "server", "rent": "rental offer", "api": "API offer"}[option.kind],
-            row.ident, "", row.citation())
+        row = {
+            "own": getattr(option, "server", None),
+            "rent": getattr(option, "offer", None),
+            "api": getattr(option, "offer", None),
+        }[option.kind]
+        add(
+            option.label,
+            {"own": "server", "rent": "rental offer", "api": "API offer"}[option.kind],
+            row.ident,
+            "",
+            row.citation(),
+        )
     for found in input_fields(s, catalog):
         if found.value is None:
             continue
         if found.path.startswith("fx.rates."):
             currency = found.path.rsplit(".", 1)[1]
-            add("fx", f"{currency} to {s.reporting_currency}", found.value, f"{s.reporting_currency}/{currency}",
-                f"{s.fx.source} (as of {s.fx.as_of})")
+            add(
+                "fx",
+                f"{currency} to {s.reporting_currency}",
+                found.value,
+                f"{s.reporting_currency}/{currency}",
+                f"{s.fx.source} (as of {s.fx.as_of})",
+            )
             continue
         add(block(found.path), found.title, found.value, found.unit, found.source)
     capacity = r.workload.capacity
     if capacity is not None:
-        add("workload", "serving throughput" + (" (ESTIMATE)" if capacity.estimated else ""),
-            float(capacity.output_tokens_per_second_per_gpu), "output tokens/s/GPU", capacity.source)
-        add("workload", "GPUs per replica", capacity.gpus_per_replica, "GPU",
-            f"memory needs at least {capacity.min_gpus_per_replica}; " + capacity.source)
-        add("workload", "utilisation ceiling (average share of throughput used)",
-            float(capacity.sizing_utilisation), "-",
-            "derived: target utilisation / peak-to-average ratio" if work.serving is not None else work.source)
+        add(
+            "workload",
+            "serving throughput" + (" (ESTIMATE)" if capacity.estimated else ""),
+            float(capacity.output_tokens_per_second_per_gpu),
+            "output tokens/s/GPU",
+            capacity.source,
+        )
+        add(
+            "workload",
+            "GPUs per replica",
+            capacity.gpus_per_replica,
+            "GPU",
+            f"memory needs at least {capacity.min_gpus_per_replica}; " + capacity.source,
+        )
+        add(
+            "workload",
+            "utilisation ceiling (average share of throughput used)",
+            float(capacity.sizing_utilisation),
+            "-",
+            "derived: target utilisation / peak-to-average ratio" if work.serving is not None else work.source,
+        )
     return pd.DataFrame(rows)
 
 
@@ -216,12 +278,21 @@ def run_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame:
     r = as_resolved(scenario)
     work = r.workload.training
     rows = [
-        ("compute, 6 · N · D", f"{run.flop:.4g}" if run.flop is not None else "not defined (no training tokens)",
-         "FLOP"),
-        (f"dense {work.precision.upper()} peak of the {r.workload.gpu.gpu}", fmt.amount(run.peak_tflops, 0),
-         "TFLOP/s per GPU"),
-        ("MFU" if work.mfu is not None else "MFU backed out of the stated GPU-hours",
-         fmt.share(run.mfu) if run.mfu is not None else "not defined (no training tokens)", "-"),
+        (
+            "compute, 6 · N · D",
+            f"{run.flop:.4g}" if run.flop is not None else "not defined (no training tokens)",
+            "FLOP",
+        ),
+        (
+            f"dense {work.precision.upper()} peak of the {r.workload.gpu.gpu}",
+            fmt.amount(run.peak_tflops, 0),
+            "TFLOP/s per GPU",
+        ),
+        (
+            "MFU" if work.mfu is not None else "MFU backed out of the stated GPU-hours",
+            fmt.share(run.mfu) if run.mfu is not None else "not defined (no training tokens)",
+            "-",
+        ),
         ("ideal GPU-hours", fmt.amount(run.ideal_gpu_hours, 0), "GPU-h"),
         ("goodput", fmt.share(run.goodput, 2), "share of wall-clock time"),
         ("GPU-hours to pay for", fmt.amount(run.gpu_hours, 0), "GPU-h"),
@@ -229,27 +300,40 @@ def run_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame:
     ]
     if run.job_mtbf_hours is not None:
         rows += [("job mean time between failures", fmt.amount(run.job_mtbf_hours), "h")]
-        rows += [(f"  of which {name}", fmt.amount(mtbf), "h between its failures")
-                 for name, (_, mtbf) in (run.failures_by_cause or {}).items()]
+        rows += [
+            (f"  of which {name}", fmt.amount(mtbf), "h between its failures")
+            for name, (_, mtbf) in (run.failures_by_cause or {}).items()
+        ]
         rows += [("checkpoint interval used", fmt.amount(run.checkpoint_interval_hours * 60, 1), "min")]
-        rows += [(f"  optimum by {name.replace('_', ' with ')}", fmt.amount(hours * 60, 1), "min")
-                 for name, hours in (run.checkpoint_intervals or {}).items()]
+        rows += [
+            (f"  optimum by {name.replace('_', ' with ')}", fmt.amount(hours * 60, 1), "min")
+            for name, hours in (run.checkpoint_intervals or {}).items()
+        ]
         if run.checkpoint_interval_steps is not None:
             rows += [("checkpoint interval in training steps", f"{run.checkpoint_interval_steps:,}", "steps")]
         rows += [("GPU-hours lost per failure", fmt.amount(run.gpu_hours_lost_per_failure, 0), "GPU-h")]
     if run.memory is not None:
         m = run.memory
-        rows += [(f"memory per GPU, ZeRO-{m.zero_stage}: model state", fmt.amount(m.state_bytes / 1e9, 1), "GB"),
-                 ("memory per GPU: activations", fmt.amount(m.activation_bytes / 1e9, 1), "GB"),
-                 ("memory per GPU: total, of usable", f"{fmt.amount(m.total_bytes / 1e9, 1)} of "
-                  f"{fmt.amount(m.usable_bytes / 1e9, 1)}", "GB")]
+        rows += [
+            (f"memory per GPU, ZeRO-{m.zero_stage}: model state", fmt.amount(m.state_bytes / 1e9, 1), "GB"),
+            ("memory per GPU: activations", fmt.amount(m.activation_bytes / 1e9, 1), "GB"),
+            (
+                "memory per GPU: total, of usable",
+                f"{fmt.amount(m.total_bytes / 1e9, 1)} of {fmt.amount(m.usable_bytes / 1e9, 1)}",
+                "GB",
+            ),
+        ]
     rows += [
         ("fewest GPUs holding the training state, sharded (ZeRO-3)", f"{run.min_gpus_sharded:,}", "GPU"),
-        ("fewest GPUs holding the training state, unsharded",
-         "does not fit on one GPU" if run.min_gpus_unsharded is None else f"{run.min_gpus_unsharded:,}", "GPU"),
+        (
+            "fewest GPUs holding the training state, unsharded",
+            "does not fit on one GPU" if run.min_gpus_unsharded is None else f"{run.min_gpus_unsharded:,}",
+            "GPU",
+        ),
     ]
-    rows += [(f"cost with {r.label(o)}", fmt.amount(run.total(o), 0), r.currency)
-             for o in sorted(run.costs, key=run.total)]
+    rows += [
+        (f"cost with {r.label(o)}", fmt.amount(run.total(o), 0), r.currency) for o in sorted(run.costs, key=run.total)
+    ]
     return pd.DataFrame(rows, columns=["figure", "value", "unit"])
 
 
@@ -263,14 +347,28 @@ def stage_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame
     r = as_resolved(scenario)
     rows = []
     for s in run.stages:
-        rows.append({"stage": s.name, "stated by": s.basis.replace("_", " "), "GPUs": f"{s.gpus:,}",
-                     "GPU-hours": fmt.amount(s.gpu_hours, 0), "days": fmt.amount(s.wall_clock_days, 1),
-                     "MFU": fmt.share(s.mfu) if s.mfu is not None else "not defined",
-                     **{f"cost, {r.label(o)} [{r.currency}]": fmt.amount(v, 0) for o, v in s.costs.items()}})
-    rows.append({"stage": "total", "stated by": "", "GPUs": "", "GPU-hours": fmt.amount(run.gpu_hours, 0),
-                 "days": fmt.amount(run.wall_clock_days, 1),
-                 "MFU": fmt.share(run.mfu) if run.mfu is not None else "not defined",
-                 **{f"cost, {r.label(o)} [{r.currency}]": fmt.amount(run.total(o), 0) for o in run.costs}})
+        rows.append(
+            {
+                "stage": s.name,
+                "stated by": s.basis.replace("_", " "),
+                "GPUs": f"{s.gpus:,}",
+                "GPU-hours": fmt.amount(s.gpu_hours, 0),
+                "days": fmt.amount(s.wall_clock_days, 1),
+                "MFU": fmt.share(s.mfu) if s.mfu is not None else "not defined",
+                **{f"cost, {r.label(o)} [{r.currency}]": fmt.amount(v, 0) for o, v in s.costs.items()},
+            }
+        )
+    rows.append(
+        {
+            "stage": "total",
+            "stated by": "",
+            "GPUs": "",
+            "GPU-hours": fmt.amount(run.gpu_hours, 0),
+            "days": fmt.amount(run.wall_clock_days, 1),
+            "MFU": fmt.share(run.mfu) if run.mfu is not None else "not defined",
+            **{f"cost, {r.label(o)} [{r.currency}]": fmt.amount(run.total(o), 0) for o in run.costs},
+        }
+    )
     return pd.DataFrame(rows)
 
 
@@ -281,15 +379,24 @@ def finance_table(scenario: Scenario | Resolved, result: OwnFinance) -> pd.DataF
     r = as_resolved(scenario)
     currency = r.currency
     rows = [(f"TCO, {r.label(o)}", fmt.amount(v, 0), currency) for o, v in result.tco_by_option.items()]
-    rows += [(f"present value of costs, {r.label(o)}", fmt.amount(v, 0), currency)
-             for o, v in result.npv_by_option.items()]
-    rows.append(("own cost per used GPU-hour over the horizon (cash basis)",
-                 fmt.amount(result.cost_per_used_gpu_hour, 3), f"{currency}/GPU-h"))
+    rows += [
+        (f"present value of costs, {r.label(o)}", fmt.amount(v, 0), currency) for o, v in result.npv_by_option.items()
+    ]
+    rows.append(
+        (
+            "own cost per used GPU-hour over the horizon (cash basis)",
+            fmt.amount(result.cost_per_used_gpu_hour, 3),
+            f"{currency}/GPU-h",
+        )
+    )
     rows.append(("own utilisation achieved", fmt.share(result.utilisation), "of GPU-hours"))
-    rows.append(("payback month" + (f" (against {r.label(result.payback_against)})" if result.payback_against
-                                    else ""),
-                 "never within the horizon" if result.payback_month is None else str(result.payback_month),
-                 "months after the decision"))
+    rows.append(
+        (
+            "payback month" + (f" (against {r.label(result.payback_against)})" if result.payback_against else ""),
+            "never within the horizon" if result.payback_month is None else str(result.payback_month),
+            "months after the decision",
+        )
+    )
     if result.payback_against is not None:
         against = r.label(result.payback_against)
 
@@ -304,20 +411,28 @@ def finance_table(scenario: Scenario | Resolved, result: OwnFinance) -> pd.DataF
             (f"MIRR of owning vs {against}", rate(result.mirr_per_year), "a year"),
             (f"ROI of owning vs {against} (net gain / investment)", rate(result.roi), "-"),
             (f"payback vs {against}, interpolated", months(result.payback_months), "months after the decision"),
-            (f"discounted payback vs {against}", months(result.discounted_payback_months),
-             "months after the decision"),
+            (f"discounted payback vs {against}", months(result.discounted_payback_months), "months after the decision"),
         ]
     if result.real_discount_rate_per_year is not None:
         rows.append(("real discount rate (Fisher)", fmt.share(result.real_discount_rate_per_year, 2), "a year"))
     if result.after_tax_tco_by_option is not None:
-        rows += [(f"TCO after tax, {r.label(o)}", fmt.amount(v, 0), currency)
-                 for o, v in result.after_tax_tco_by_option.items()]
-        rows += [(f"present value of costs after tax, {r.label(o)}", fmt.amount(v, 0), currency)
-                 for o, v in result.after_tax_npv_by_option.items()]
+        rows += [
+            (f"TCO after tax, {r.label(o)}", fmt.amount(v, 0), currency)
+            for o, v in result.after_tax_tco_by_option.items()
+        ]
+        rows += [
+            (f"present value of costs after tax, {r.label(o)}", fmt.amount(v, 0), currency)
+            for o, v in result.after_tax_npv_by_option.items()
+        ]
     for b in sorted(result.break_even_utilisation, key=lambda b: b.price_per_gpu_hour):
-        rows.append((f"break-even utilisation (steady state) vs {b.label} at {fmt.amount(b.price_per_gpu_hour, 3)} "
-                     f"{currency}/GPU-h", "never" if b.utilisation is None else fmt.share(b.utilisation),
-                     "of GPU-hours"))
+        rows.append(
+            (
+                f"break-even utilisation (steady state) vs {b.label} at {fmt.amount(b.price_per_gpu_hour, 3)} "
+                f"{currency}/GPU-h",
+                "never" if b.utilisation is None else fmt.share(b.utilisation),
+                "of GPU-hours",
+            )
+        )
     return pd.DataFrame(rows, columns=["figure", "value", "unit"])
 
 
@@ -332,9 +447,19 @@ def cash_flow_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataF
     import pandas as pd
 
     r = as_resolved(scenario)
-    frames = [pd.DataFrame({"month": flows.months.astype(int), "option": option, "line": _line_label(r, line),
-                            "cash": values, "currency": r.currency})
-              for option, lines in flows.flows.items() for line, values in lines.items()]
+    frames = [
+        pd.DataFrame(
+            {
+                "month": flows.months.astype(int),
+                "option": option,
+                "line": _line_label(r, line),
+                "cash": values,
+                "currency": r.currency,
+            }
+        )
+        for option, lines in flows.flows.items()
+        for line, values in lines.items()
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -356,18 +481,34 @@ def mix_table(mix: Mix, currency: str) -> pd.DataFrame:
     """The mix's layers as bought: what, how many, monthly cost, share of the work, busy share."""
     import pandas as pd
 
-    rows = [{"capacity": LAYER_LABELS[x.kind], "offer": x.offer,
-             "held": (f"{fmt.plural(x.units, 'server')} ({fmt.plural(x.gpus, 'GPU')})" if x.kind == "own" else
-                      fmt.plural(x.gpus, "GPU") if x.unit else
-                      ("tokens" if x.kind == "api" else f"up to {fmt.plural(x.gpus, 'GPU')}")),
-             f"cost [{currency}/month]": fmt.amount(x.cost, 0),
-             "share of the work": fmt.share(x.work_share),
-             "busy share of paid hours": fmt.share(x.utilisation) if x.utilisation is not None else "-"}
-            for x in mix.layers.values()]
+    rows = [
+        {
+            "capacity": LAYER_LABELS[x.kind],
+            "offer": x.offer,
+            "held": (
+                f"{fmt.plural(x.units, 'server')} ({fmt.plural(x.gpus, 'GPU')})"
+                if x.kind == "own"
+                else fmt.plural(x.gpus, "GPU")
+                if x.unit
+                else ("tokens" if x.kind == "api" else f"up to {fmt.plural(x.gpus, 'GPU')}")
+            ),
+            f"cost [{currency}/month]": fmt.amount(x.cost, 0),
+            "share of the work": fmt.share(x.work_share),
+            "busy share of paid hours": fmt.share(x.utilisation) if x.utilisation is not None else "-",
+        }
+        for x in mix.layers.values()
+    ]
     if mix.staffing:
-        rows.append({"capacity": "Rental staffing", "offer": "-", "held": "-",
-                     f"cost [{currency}/month]": fmt.amount(mix.staffing, 0), "share of the work": "-",
-                     "busy share of paid hours": "-"})
+        rows.append(
+            {
+                "capacity": "Rental staffing",
+                "offer": "-",
+                "held": "-",
+                f"cost [{currency}/month]": fmt.amount(mix.staffing, 0),
+                "share of the work": "-",
+                "busy share of paid hours": "-",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -380,9 +521,15 @@ def percentile_table(scenario: Scenario | Resolved, result: MonteCarlo) -> pd.Da
     title = MEASURE_TITLES.get(result.measure, result.measure)
     rows = []
     for option, (p10, p50, p90) in result.percentiles().items():
-        rows.append({"way to pay": result.label(option), f"P10, {title} [{unit}]": fmt.amount(p10, 0),
-                     f"P50 [{unit}]": fmt.amount(p50, 0), f"P90 [{unit}]": fmt.amount(p90, 0),
-                     "probability of being the cheapest": fmt.share(wins[option])})
+        rows.append(
+            {
+                "way to pay": result.label(option),
+                f"P10, {title} [{unit}]": fmt.amount(p10, 0),
+                f"P50 [{unit}]": fmt.amount(p50, 0),
+                f"P90 [{unit}]": fmt.amount(p90, 0),
+                "probability of being the cheapest": fmt.share(wins[option]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -402,13 +549,23 @@ def tornado_table(bars: list[TornadoBar], scenario: Scenario | Resolved | None =
         return fmt.significant(x, 3) if scenario is None else input_value(scenario, path, x)
 
     currency = "" if scenario is None else f" [{as_resolved(scenario).currency}/month]"
-    return pd.DataFrame([{
-        "input": name(b.path), "as given": value(b.path, b.base), "low": value(b.path, b.low),
-        "high": value(b.path, b.high), f"saving at low{currency}": fmt.short(-b.low_metric),
-        f"saving at high{currency}": fmt.short(-b.high_metric), f"swing{currency}": fmt.short(b.swing),
-        "break-even": value(b.path, b.break_even) if b.break_even is not None
-        else f"never between {value(b.path, b.low)} and {value(b.path, b.high)}",
-    } for b in sorted(bars, key=lambda b: b.swing, reverse=True)])
+    return pd.DataFrame(
+        [
+            {
+                "input": name(b.path),
+                "as given": value(b.path, b.base),
+                "low": value(b.path, b.low),
+                "high": value(b.path, b.high),
+                f"saving at low{currency}": fmt.short(-b.low_metric),
+                f"saving at high{currency}": fmt.short(-b.high_metric),
+                f"swing{currency}": fmt.short(b.swing),
+                "break-even": value(b.path, b.break_even)
+                if b.break_even is not None
+                else f"never between {value(b.path, b.low)} and {value(b.path, b.high)}",
+            }
+            for b in sorted(bars, key=lambda b: b.swing, reverse=True)
+        ]
+    )
 
 
 def sobol_table(indices: SobolIndices, scenario: Scenario | Resolved | None = None) -> pd.DataFrame:
@@ -420,11 +577,17 @@ def sobol_table(indices: SobolIndices, scenario: Scenario | Resolved | None = No
     def shown(x, conf):
         return "not defined" if x is None else f"{x:.2f} ± {conf:.2f}" if conf is not None else f"{x:.2f}"
 
-    rows = [{"input": path if scenario is None else input_title(scenario, path),
-             "alone (S1, ± 95 % confidence)": shown(s1, c1), "with interactions (ST, ± 95 % confidence)": shown(st, ct),
-             "_order": -(st or 0.0)}
-            for path, s1, c1, st, ct in zip(indices.inputs, indices.first_order, indices.first_order_conf,
-                                             indices.total, indices.total_conf)]
+    rows = [
+        {
+            "input": path if scenario is None else input_title(scenario, path),
+            "alone (S1, ± 95 % confidence)": shown(s1, c1),
+            "with interactions (ST, ± 95 % confidence)": shown(st, ct),
+            "_order": -(st or 0.0),
+        }
+        for path, s1, c1, st, ct in zip(
+            indices.inputs, indices.first_order, indices.first_order_conf, indices.total, indices.total_conf
+        )
+    ]
     return pd.DataFrame(sorted(rows, key=lambda row: row["_order"])).drop(columns="_order")
 
 
@@ -438,17 +601,24 @@ def energy_table(result: EnergyResult) -> pd.DataFrame:
     rows = []
     for e in result.options.values():
         covered = e.energy_kwh_per_month is not None
-        rows.append({
-            "option": e.label,
-            "basis": e.basis if covered else "not covered",
-            "energy [kWh/month]": cell(e.energy_kwh_per_month, missing="not covered") + (
-                f" ({fmt.amount(e.energy_kwh_range[0], 0)}-{fmt.amount(e.energy_kwh_range[1], 0)})"
-                if e.energy_kwh_range is not None else ""),
-            "CO2e, location-based [kg/month]": cell(e.co2e_kg_per_month, missing="no grid given" if covered else "-"),
-            "of which embodied [kg/month]": cell(e.embodied_co2e_kg_per_month),
-            "CO2e, market-based [kg/month]": cell(e.market_co2e_kg_per_month),
-            "CO2e per M tokens [kg]": cell(e.co2e_kg_per_million_tokens, 3),
-            "energy per 1,000 output tokens [Wh]": cell(e.wh_per_1000_output_tokens, 2),
-            "output tokens per joule at full load": cell(e.output_tokens_per_joule, 3),
-        })
+        rows.append(
+            {
+                "option": e.label,
+                "basis": e.basis if covered else "not covered",
+                "energy [kWh/month]": cell(e.energy_kwh_per_month, missing="not covered")
+                + (
+                    f" ({fmt.amount(e.energy_kwh_range[0], 0)}-{fmt.amount(e.energy_kwh_range[1], 0)})"
+                    if e.energy_kwh_range is not None
+                    else ""
+                ),
+                "CO2e, location-based [kg/month]": cell(
+                    e.co2e_kg_per_month, missing="no grid given" if covered else "-"
+                ),
+                "of which embodied [kg/month]": cell(e.embodied_co2e_kg_per_month),
+                "CO2e, market-based [kg/month]": cell(e.market_co2e_kg_per_month),
+                "CO2e per M tokens [kg]": cell(e.co2e_kg_per_million_tokens, 3),
+                "energy per 1,000 output tokens [Wh]": cell(e.wh_per_1000_output_tokens, 2),
+                "output tokens per joule at full load": cell(e.output_tokens_per_joule, 3),
+            }
+        )
     return pd.DataFrame(rows)

@@ -58,38 +58,51 @@ def monthly_view_note(comparison: Comparison) -> str | None:
     cur = c.currency
     monthly = {o: r.monthly_cost for o, r in c.options.items()}
     against = winner_option if winner_option in monthly else None
-    figures = (f"{c.label(steady)} {fmt.amount(monthly[steady], 0)} {cur}/month"
-               + (f" against {c.label(against)} {fmt.amount(monthly[against], 0)}" if against else ""))
-    if against is not None and d.winner != against:        # the verdict pays for that option another way
-        return (f"the monthly view at the volume ranks {c.label(steady)} first ({figures}): it prices "
-                f"{c.label(against)} as the scenario states it, while the verdict pays for it another way "
-                f"({d.winning.label})")
+    figures = f"{c.label(steady)} {fmt.amount(monthly[steady], 0)} {cur}/month" + (
+        f" against {c.label(against)} {fmt.amount(monthly[against], 0)}" if against else ""
+    )
+    if against is not None and d.winner != against:  # the verdict pays for that option another way
+        return (
+            f"the monthly view at the volume ranks {c.label(steady)} first ({figures}): it prices "
+            f"{c.label(against)} as the scenario states it, while the verdict pays for it another way "
+            f"({d.winning.label})"
+        )
     if d.measure == Measure.PRESENT_VALUE and c.finance is not None and against is not None:
         f = c.finance
         tco = f.tco_by_option
         if steady in tco and against in tco:
-            totals = (f"TCO {c.label(steady)} {fmt.amount(tco[steady], 0)} against {c.label(against)} "
-                      f"{fmt.amount(tco[against], 0)} {cur}")
+            totals = (
+                f"TCO {c.label(steady)} {fmt.amount(tco[steady], 0)} against {c.label(against)} "
+                f"{fmt.amount(tco[against], 0)} {cur}"
+            )
             if tco[steady] <= tco[against]:
-                why = (f"undiscounted it is cheaper over the horizon too ({totals}), so the difference is "
-                       f"discounting at {fmt.share(f.discount_rate_per_year)} a year, which weighs the capex paid "
-                       "up front")
+                why = (
+                    f"undiscounted it is cheaper over the horizon too ({totals}), so the difference is "
+                    f"discounting at {fmt.share(f.discount_rate_per_year)} a year, which weighs the capex paid "
+                    "up front"
+                )
             else:
-                why = (f"over the horizon the lead-time rental, refresh, resale and trends the monthly view leaves "
-                       f"out reverse it ({totals})")
+                why = (
+                    f"over the horizon the lead-time rental, refresh, resale and trends the monthly view leaves "
+                    f"out reverse it ({totals})"
+                )
             return f"the monthly view at the volume ranks {c.label(steady)} first ({figures}) because {why}"
     if d.measure == Measure.HOURLY_MONTHLY_COST:
         series = np.asarray(c.mix.demand, dtype=float) if c.mix is not None else np.zeros(0)
         quarter = series.size // 4
-        growth = bool(quarter and series[-quarter:].mean() > 1.01 * series[:quarter].mean())   # the profile grows
+        growth = bool(quarter and series[-quarter:].mean() > 1.01 * series[:quarter].mean())  # the profile grows
         grows = "; the hour-by-hour figures cover the demand's growth over the year" if growth else ""
-        if winner_option is None:       # the mix: the monthly view has one option at a time
-            return (f"the monthly view at the stated volume prices one option at a time and ranks {c.label(steady)} "
-                    f"first ({figures}), while the mix combines kinds of capacity hour by hour{grows}")
+        if winner_option is None:  # the mix: the monthly view has one option at a time
+            return (
+                f"the monthly view at the stated volume prices one option at a time and ranks {c.label(steady)} "
+                f"first ({figures}), while the mix combines kinds of capacity hour by hour{grows}"
+            )
         return f"the monthly view at the stated volume ranks {c.label(steady)} first ({figures}){grows}"
     if d.measure == Measure.RUN_COST:
-        return (f"the monthly view ranks {c.label(steady)} first ({figures}): it prices a month of the cluster "
-                "busy, while the run costs its GPU-hours")
+        return (
+            f"the monthly view ranks {c.label(steady)} first ({figures}): it prices a month of the cluster "
+            "busy, while the run costs its GPU-hours"
+        )
     return f"the monthly view at the volume ranks {c.label(steady)} first ({figures})"
 
 
@@ -97,8 +110,10 @@ def plan_sentence(plan: GrowthPlan, currency: str) -> str:
     """The plan in words: "buy 2 servers in month 0, 1 more in month 12, rent the rest"."""
     from ..domain.plan import plan_words
 
-    return (f"Capacity plan: {plan_words(plan)}. TCO {fmt.amount(plan.tco, 0)} {currency}, "
-            f"present value {fmt.amount(plan.npv, 0)} {currency} (paid in cash).")
+    return (
+        f"Capacity plan: {plan_words(plan)}. TCO {fmt.amount(plan.tco, 0)} {currency}, "
+        f"present value {fmt.amount(plan.npv, 0)} {currency} (paid in cash)."
+    )
 
 
 def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
@@ -106,11 +121,15 @@ def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
     a, c = label(b.option_a), label(b.option_b)
     if b.volume is None:
         cheaper = label(b.cheaper_below) if b.cheaper_below else "neither"
-        return (f"{a} vs {c}: never between {fmt.amount(b.volume_min, 0)} and {fmt.amount(b.volume_max, 0)} {unit} "
-                f"({cheaper} cheaper throughout)").replace("  ", " ")
+        return (
+            f"{a} vs {c}: never between {fmt.amount(b.volume_min, 0)} and {fmt.amount(b.volume_max, 0)} {unit} "
+            f"({cheaper} cheaper throughout)"
+        ).replace("  ", " ")
     how = "costs equal" if b.kind == "crossing" else "GPU count steps up"
-    return (f"{a} vs {c}: {fmt.amount(b.volume, 0)} {unit} ({how}; {label(b.cheaper_below)} cheaper below, "
-            f"{label(b.cheaper_above)} above)")
+    return (
+        f"{a} vs {c}: {fmt.amount(b.volume, 0)} {unit} ({how}; {label(b.cheaper_below)} cheaper below, "
+        f"{label(b.cheaper_above)} above)"
+    )
 
 
 def input_break_even_sentence(b: InputBreakEven, label) -> str:
@@ -138,8 +157,10 @@ def decision_lines(comparison: Comparison) -> list[str]:
     width = max(len(x.label) for x in d.candidates.values())
     lines.append(f"ranked on {d.description} [{d.unit}]:")
     best = d.candidates[d.winner].figure
-    lines += [f"  {i}. {x.label:<{width}}  {fmt.amount(x.figure):>16}" + _against_winner(x.figure, best)
-              for i, x in enumerate(d.candidates.values(), 1)]
+    lines += [
+        f"  {i}. {x.label:<{width}}  {fmt.amount(x.figure):>16}" + _against_winner(x.figure, best)
+        for i, x in enumerate(d.candidates.values(), 1)
+    ]
     note = monthly_view_note(c)
     if note:
         lines.append(f"  note: {note}")
@@ -156,7 +177,7 @@ def comparison_text(comparison: Comparison) -> str:
     """
     c = getattr(comparison, "comparison", None) or comparison
     label, cur = c.label, c.currency
-    wide = max([13] + [len(label(o)) for o in c.options])      # the option column, as wide as its longest label
+    wide = max([13] + [len(label(o)) for o in c.options])  # the option column, as wide as its longest label
     lines = [f"Scenario: {c.title}"]
     lines += decision_lines(c)
     if c.plan is not None:
@@ -165,8 +186,8 @@ def comparison_text(comparison: Comparison) -> str:
         run = c.training
         lines += [
             "training run:",
-            "  compute 6*N*D         " + (f"{run.flop:.4g} FLOP" if run.flop is not None
-                                          else "not defined (no training tokens given)"),
+            "  compute 6*N*D         "
+            + (f"{run.flop:.4g} FLOP" if run.flop is not None else "not defined (no training tokens given)"),
             f"  ideal GPU-hours       {fmt.amount(run.ideal_gpu_hours, 0)} GPU-h"
             + (" at the scenario's MFU" if run.flop is not None else " as stated"),
             f"  goodput               {fmt.share(run.goodput)}",
@@ -176,11 +197,14 @@ def comparison_text(comparison: Comparison) -> str:
         lines += [f"  cost, {label(o):<{wide}} {fmt.amount(run.total(o)):>16} {cur}" for o in c.options]
     running = c.training is not None
     recovered = any("capital recovery" in r.components for r in c.options.values())
-    capex_words = ("capex at its capital-recovery factor by asset life" if recovered
-                   else "capex straight-line, no discounting")
-    lines.append(f"monthly view{' while the run lasts' if running else ''} at {fmt.amount(c.volume, 0)} "
-                 f"{c.volume_unit} ({'the cluster busy all month; ' if running else ''}{capex_words}), "
-                 f"in {cur}/month:")
+    capex_words = (
+        "capex at its capital-recovery factor by asset life" if recovered else "capex straight-line, no discounting"
+    )
+    lines.append(
+        f"monthly view{' while the run lasts' if running else ''} at {fmt.amount(c.volume, 0)} "
+        f"{c.volume_unit} ({'the cluster busy all month; ' if running else ''}{capex_words}), "
+        f"in {cur}/month:"
+    )
     for name, r in c.options.items():
         extra = []
         if c.workload_kind == "tokens":
@@ -196,37 +220,57 @@ def comparison_text(comparison: Comparison) -> str:
     for r in c.options.values():
         if r.provider is not None:
             p = r.provider
-            lines.append(f"  {r.label} as a provider, {cur}/month: revenue {fmt.amount(p.revenue)}, opex "
-                         f"{fmt.amount(p.opex)}, depreciation {fmt.amount(p.depreciation)}, EBIT {fmt.amount(p.ebit)}, "
-                         f"NOI {fmt.amount(p.noi)}")
+            lines.append(
+                f"  {r.label} as a provider, {cur}/month: revenue {fmt.amount(p.revenue)}, opex "
+                f"{fmt.amount(p.opex)}, depreciation {fmt.amount(p.depreciation)}, EBIT {fmt.amount(p.ebit)}, "
+                f"NOI {fmt.amount(p.noi)}"
+            )
     lines.append("cheapest by volume (monthly view):")
     lines += [f"  {t}" for t in cheapest_range_lines(c.cheapest_ranges, label, c.volume_unit)]
     lines.append("break-even volumes (monthly view):")
     lines += [f"  {break_even_sentence(b, label, c.volume_unit)}" for b in c.break_evens]
     if c.finance is not None:
         f = c.finance
-        lines.append(f"over {f.horizon_months} months, cash basis, discount rate "
-                     f"{fmt.rate_per_year(f.discount_rate_per_year)}"
-                     + (" (the cluster kept busy at the run's rate every month: not the decision measure, which "
-                        "is the run's cost):" if c.training is not None else ":"))
+        lines.append(
+            f"over {f.horizon_months} months, cash basis, discount rate "
+            f"{fmt.rate_per_year(f.discount_rate_per_year)}"
+            + (
+                " (the cluster kept busy at the run's rate every month: not the decision measure, which "
+                "is the run's cost):"
+                if c.training is not None
+                else ":"
+            )
+        )
         for option, tco in f.tco_by_option.items():
-            lines.append(f"  {label(option):<{wide}} TCO {fmt.amount(tco):>16} {cur}   "
-                         f"present value {fmt.amount(f.npv_by_option[option]):>16} {cur}")
-        lines.append("  own cost per used GPU-hour: " + (f"{fmt.amount(f.cost_per_used_gpu_hour, 4)} {cur}/GPU-h"
-                                                          if f.cost_per_used_gpu_hour is not None else "not defined"))
+            lines.append(
+                f"  {label(option):<{wide}} TCO {fmt.amount(tco):>16} {cur}   "
+                f"present value {fmt.amount(f.npv_by_option[option]):>16} {cur}"
+            )
+        lines.append(
+            "  own cost per used GPU-hour: "
+            + (
+                f"{fmt.amount(f.cost_per_used_gpu_hour, 4)} {cur}/GPU-h"
+                if f.cost_per_used_gpu_hour is not None
+                else "not defined"
+            )
+        )
         if f.payback_against is not None:
             lines.append(f"  payback of owning against {label(f.payback_against)}: {payback_words(f)}")
         for b in f.break_even_utilisation:
-            lines.append(f"  break-even utilisation vs {b.label} at {fmt.significant(b.price_per_gpu_hour, 4)} "
-                         f"{cur}/GPU-h: " + ("never" if b.utilisation is None else fmt.share(b.utilisation)))
+            lines.append(
+                f"  break-even utilisation vs {b.label} at {fmt.significant(b.price_per_gpu_hour, 4)} "
+                f"{cur}/GPU-h: " + ("never" if b.utilisation is None else fmt.share(b.utilisation))
+            )
     if c.mix is not None:
         lines += _mix_lines(c.mix, cur)
     if c.serving is not None and c.serving.target is not None:
         lines += _serving_lines(c)
     if c.energy is not None and c.energy.tariff is not None:
         t = c.energy.tariff
-        lines.append(f"time-of-use electricity (in the own option's cost): {fmt.amount(t.cost_per_month)} "
-                     f"{cur}/month against {fmt.amount(t.flat_cost_per_month)} at the flat price")
+        lines.append(
+            f"time-of-use electricity (in the own option's cost): {fmt.amount(t.cost_per_month)} "
+            f"{cur}/month against {fmt.amount(t.flat_cost_per_month)} at the flat price"
+        )
     if c.warnings:
         lines.append("warnings (not errors; check these inputs):")
         lines += [f"  {w}" for w in c.warnings]
@@ -247,8 +291,7 @@ def payback_words(f: OwnFinance) -> str:
         return "from the start (owning is ahead in every month's running total: nothing up front to recover)"
     if f.payback_months is None:
         return f"after {f.payback_month} months"
-    discounted = ("never" if f.discounted_payback_months is None
-                  else fmt.amount(f.discounted_payback_months, 1))
+    discounted = "never" if f.discounted_payback_months is None else fmt.amount(f.discounted_payback_months, 1)
     return f"after {f.payback_month} months ({fmt.amount(f.payback_months, 1)} interpolated, discounted {discounted})"
 
 
@@ -257,13 +300,16 @@ def hybrid_sentence(result: MixResult) -> str | None:
     share = result.api_share()
     if share is None:
         return None
-    held = ", ".join(f"{v:,} {LAYER_LABELS[k].lower()} replica{'s' if v != 1 else ''}"
-                     for k, v in share["replicas"].items() if v)
+    held = ", ".join(
+        f"{v:,} {LAYER_LABELS[k].lower()} replica{'s' if v != 1 else ''}" for k, v in share["replicas"].items() if v
+    )
     above = share["api_above_tokens_per_day"]
     if above is None:
         return (held or "no replicas") + "; the API takes no tokens"
-    api = (f"the API above {fmt.amount(above, 0)} tokens/day ({fmt.share(share['token_share'])} of tokens, "
-           f"{fmt.share(share['cost_share'])} of the cost)")
+    api = (
+        f"the API above {fmt.amount(above, 0)} tokens/day ({fmt.share(share['token_share'])} of tokens, "
+        f"{fmt.share(share['cost_share'])} of the cost)"
+    )
     if not held:
         return "every token through the API (no replicas)"
     return f"{held}, {api}"
@@ -282,15 +328,20 @@ def cheapest_range_parts(ranges, label) -> list[tuple[float, float, str]]:
         return [(x.volume_from, x.volume_to, label(x.option)) for x in ranges]
     out, i, n = [], 0, len(ranges)
     while i < n:
-        j = i + 2                   # ranges[i:j]: each the same option as the one two before it
+        j = i + 2  # ranges[i:j]: each the same option as the one two before it
         while j < n and ranges[j].option == ranges[j - 2].option:
             j += 1
-        inner = ranges[i + 1:j - 1]         # the first and last of a run stand on their own
+        inner = ranges[i + 1 : j - 1]  # the first and last of a run stand on their own
         out.append((ranges[i].volume_from, ranges[i].volume_to, label(ranges[i].option)))
         if len(inner) >= 3:
-            out.append((inner[0].volume_from, inner[-1].volume_to,
-                        f"{label(inner[0].option)} and {label(inner[1].option)} in turn, {len(inner)} ranges "
-                        "(whole servers and whole rented GPUs step up at different volumes)"))
+            out.append(
+                (
+                    inner[0].volume_from,
+                    inner[-1].volume_to,
+                    f"{label(inner[0].option)} and {label(inner[1].option)} in turn, {len(inner)} ranges "
+                    "(whole servers and whole rented GPUs step up at different volumes)",
+                )
+            )
             i = j - 1
         else:
             i += 1
@@ -299,12 +350,17 @@ def cheapest_range_parts(ranges, label) -> list[tuple[float, float, str]]:
 
 def cheapest_range_lines(ranges, label, unit: str) -> list[str]:
     """:func:`cheapest_range_parts` one line each: "0 to 37,940 GPU-hours/month: Cloud rental"."""
-    return [f"{fmt.amount(a, 0)} to {fmt.amount(b, 0)} {unit}: {words}"
-            for a, b, words in cheapest_range_parts(ranges, label)]
+    return [
+        f"{fmt.amount(a, 0)} to {fmt.amount(b, 0)} {unit}: {words}"
+        for a, b, words in cheapest_range_parts(ranges, label)
+    ]
 
 
 def _layer_phrase(layer) -> str:
-    """One layer in a sentence: "reserved 7 GPUs", "owned 1 server (8 GPUs)", "tokens to DeepSeek V4.1 Flash (DeepSeek)"."""
+    """One layer in a sentence.
+
+    "reserved 7 GPUs", "owned 1 server (8 GPUs)", "tokens to DeepSeek V4.1 Flash (DeepSeek)".
+    """
     if layer.kind == "api":
         return f"tokens to {layer.offer}"
     return f"{LAYER_LABELS[layer.kind].lower()} {_layer_words(layer)}"
@@ -330,12 +386,14 @@ def _mix_lines(result: MixResult, currency: str) -> list[str]:
     if not m.layers:
         lines.append("  no capacity: the profile holds no demand")
     for layer in m.layers.values():
-        lines.append(f"  {LAYER_LABELS[layer.kind]:<11} {_layer_words(layer):<22} {fmt.amount(layer.cost):>14} "
-                     f"{currency}/month  {fmt.share(layer.work_share)} of the work; {layer.offer}")
+        lines.append(
+            f"  {LAYER_LABELS[layer.kind]:<11} {_layer_words(layer):<22} {fmt.amount(layer.cost):>14} "
+            f"{currency}/month  {fmt.share(layer.work_share)} of the work; {layer.offer}"
+        )
     if m.staffing:
         lines.append(f"  rental staffing {'':<18} {fmt.amount(m.staffing):>14} {currency}/month")
     for kind, saving in m.savings().items():
-        if abs(saving) < 0.005:         # the mix is that kind alone
+        if abs(saving) < 0.005:  # the mix is that kind alone
             continue
         lines.append(f"  saves {fmt.amount(saving)} {currency}/month against all {m.pure_words(kind)}")
     if result.if_steady is not None:
@@ -350,46 +408,58 @@ def _target_words(target: dict | None) -> str:
         return "no latency target: sized at maximum throughput (the measured row or estimate), as before"
     parts = []
     if target["ttft_seconds"] != "no bound":
-        parts.append(f"time to first token at most {fmt.significant(target['ttft_seconds'], 3)} s "
-                     f"({target['ttft_statistic']})")
+        parts.append(
+            f"time to first token at most {fmt.significant(target['ttft_seconds'], 3)} s ({target['ttft_statistic']})"
+        )
     if target["tokens_per_second_per_user"] != "no bound":
         parts.append(f"at least {fmt.amount(target['tokens_per_second_per_user'], 1)} tokens/s per user")
     return " and ".join(parts)
 
 
 def _point_words(p) -> str:
-    return (f"{fmt.amount(p.tokens_per_second_per_user, 1)} tokens/s per user, first token in "
-            f"{fmt.significant(p.ttft, 3)} s, {fmt.amount(p.throughput_per_gpu, 1)} output tokens/s per GPU at "
-            f"{fmt.amount(p.concurrency, 1)} requests per replica")
+    return (
+        f"{fmt.amount(p.tokens_per_second_per_user, 1)} tokens/s per user, first token in "
+        f"{fmt.significant(p.ttft, 3)} s, {fmt.amount(p.throughput_per_gpu, 1)} output tokens/s per GPU at "
+        f"{fmt.amount(p.concurrency, 1)} requests per replica"
+    )
 
 
 def _fleet_words(f, replica: int) -> str:
-    words = (f"{fmt.plural(f.gpus, 'GPU')} = {f.replicas:,} replica{'s' if f.replicas != 1 else ''} of {replica} on "
-             f"{f.servers:,} server{'s' if f.servers != 1 else ''}")
+    words = (
+        f"{fmt.plural(f.gpus, 'GPU')} = {f.replicas:,} replica{'s' if f.replicas != 1 else ''} of {replica} on "
+        f"{f.servers:,} server{'s' if f.servers != 1 else ''}"
+    )
     if f.spare_replicas:
         words += f", {f.spare_replicas} spare"
     if f.prefill_replicas is not None:
-        words += (f"; prefill pool {f.prefill_replicas} replica{'s' if f.prefill_replicas != 1 else ''} "
-                  f"({fmt.plural(f.prefill_replicas * replica, 'GPU')}), decode pool {f.decode_replicas} "
-                  f"({fmt.plural(f.decode_replicas * replica, 'GPU')})")
+        words += (
+            f"; prefill pool {f.prefill_replicas} replica{'s' if f.prefill_replicas != 1 else ''} "
+            f"({fmt.plural(f.prefill_replicas * replica, 'GPU')}), decode pool {f.decode_replicas} "
+            f"({fmt.plural(f.decode_replicas * replica, 'GPU')})"
+        )
     return words
 
 
 def _serving_lines(c: Comparison) -> list[str]:
     s = c.serving
-    lines = [f"serving target: {_target_words(s.target)}",
-             f"  {s.mode} serving ({s.mode_reason})"]
+    lines = [f"serving target: {_target_words(s.target)}", f"  {s.mode} serving ({s.mode_reason})"]
     if s.point is not None:
         lines.append(f"  operating point: {_point_words(s.point)}")
         lines.append(f"  source: {s.point.source}")
-    lines.append(f"  replica: {fmt.plural(s.gpus_per_replica, 'GPU')} on {s.servers_per_replica} server"
-                 f"{'s' if s.servers_per_replica > 1 else ''}; per GPU {fmt.amount(s.weights_gb_per_gpu, 1)} GB "
-                 f"weights + {fmt.amount(s.kv_cache_gb_per_gpu, 1)} GB KV cache of "
-                 f"{fmt.amount(s.memory_gb_per_gpu, 0)} GB")
+    lines.append(
+        f"  replica: {fmt.plural(s.gpus_per_replica, 'GPU')} on {s.servers_per_replica} server"
+        f"{'s' if s.servers_per_replica > 1 else ''}; per GPU {fmt.amount(s.weights_gb_per_gpu, 1)} GB "
+        f"weights + {fmt.amount(s.kv_cache_gb_per_gpu, 1)} GB KV cache of "
+        f"{fmt.amount(s.memory_gb_per_gpu, 0)} GB"
+    )
     for name, f in s.fleets.items():
         lines.append(f"  {c.label(name):<13} {_fleet_words(f, s.gpus_per_replica)}")
-    lines.append("cost per million output tokens: " + "; ".join(
-        f"{c.label(n)} {fmt.amount(r.cost_per_million_output_tokens)} {c.currency}" for n, r in c.options.items()))
+    lines.append(
+        "cost per million output tokens: "
+        + "; ".join(
+            f"{c.label(n)} {fmt.amount(r.cost_per_million_output_tokens)} {c.currency}" for n, r in c.options.items()
+        )
+    )
     return lines
 
 
@@ -415,24 +485,38 @@ def describe_serving(comparison: Comparison) -> str:
             band = estimate_validation()
             if band is not None:
                 lines.append(f"**How far the estimate can be off:** {md(band.describe())}.")
-    lines.append(f"**Serving:** {s.mode} ({md(s.mode_reason)}); the fleet is sized with "
-                 f"{fmt.amount(s.throughput_per_gpu, 1)} output tokens/s per GPU"
-                 + (f", {fmt.share(s.prefill_share, 0)} of the GPU time in the prefill pool" if s.prefill_share else "")
-                 + ".")
-    lines.append(f"**Replica:** {fmt.plural(s.gpus_per_replica, 'GPU')} on {s.servers_per_replica} server"
-                 f"{'s' if s.servers_per_replica > 1 else ''} of {s.gpus_per_server}"
-                 + (" (the replica spans servers)" if s.servers_per_replica > 1 else "")
-                 + f"; memory per GPU: {fmt.amount(s.weights_gb_per_gpu, 1)} GB of weights and "
-                 f"{fmt.amount(s.kv_cache_gb_per_gpu, 1)} GB of KV cache of {fmt.amount(s.memory_gb_per_gpu, 0)} GB.")
+    lines.append(
+        f"**Serving:** {s.mode} ({md(s.mode_reason)}); the fleet is sized with "
+        f"{fmt.amount(s.throughput_per_gpu, 1)} output tokens/s per GPU"
+        + (f", {fmt.share(s.prefill_share, 0)} of the GPU time in the prefill pool" if s.prefill_share else "")
+        + "."
+    )
+    lines.append(
+        f"**Replica:** {fmt.plural(s.gpus_per_replica, 'GPU')} on {s.servers_per_replica} server"
+        f"{'s' if s.servers_per_replica > 1 else ''} of {s.gpus_per_server}"
+        + (" (the replica spans servers)" if s.servers_per_replica > 1 else "")
+        + f"; memory per GPU: {fmt.amount(s.weights_gb_per_gpu, 1)} GB of weights and "
+        f"{fmt.amount(s.kv_cache_gb_per_gpu, 1)} GB of KV cache of {fmt.amount(s.memory_gb_per_gpu, 0)} GB."
+    )
     if s.spare_replicas or s.availability < 1:
-        lines.append(f"**Redundancy:** {s.spare_replicas} spare replica{'s' if s.spare_replicas != 1 else ''}"
-                     + (f"; availability {fmt.share(s.availability, 2)} cuts the utilisation ceiling"
-                        if s.availability < 1 else "") + ".")
+        lines.append(
+            f"**Redundancy:** {s.spare_replicas} spare replica{'s' if s.spare_replicas != 1 else ''}"
+            + (
+                f"; availability {fmt.share(s.availability, 2)} cuts the utilisation ceiling"
+                if s.availability < 1
+                else ""
+            )
+            + "."
+        )
     for name, f in s.fleets.items():
         lines.append(f"**{md(c.label(name))}:** {md(_fleet_words(f, s.gpus_per_replica))}.")
-    lines.append("**Cost per million output tokens:** " + "; ".join(
-        f"{md(c.label(n))} {fmt.amount(r.cost_per_million_output_tokens)} {cur}"
-        for n, r in c.options.items()) + ".")
+    lines.append(
+        "**Cost per million output tokens:** "
+        + "; ".join(
+            f"{md(c.label(n))} {fmt.amount(r.cost_per_million_output_tokens)} {cur}" for n, r in c.options.items()
+        )
+        + "."
+    )
     return "\n\n".join(lines)
 
 
@@ -443,9 +527,11 @@ def serving_sentence(scenario: Scenario | Resolved) -> str:
     if c is None:
         return ""
     kind = "an ESTIMATE" if c.estimated else "measured"
-    return (f"Serving capacity ({kind}): {fmt.amount(float(c.output_tokens_per_second_per_gpu), 1)} output tokens/s "
-            f"per GPU, {c.gpus_per_replica} GPU{'s' if c.gpus_per_replica > 1 else ''} per replica, sized to use "
-            f"{fmt.share(float(c.sizing_utilisation), 0)} of throughput on average. Source: {md(c.source)}.")
+    return (
+        f"Serving capacity ({kind}): {fmt.amount(float(c.output_tokens_per_second_per_gpu), 1)} output tokens/s "
+        f"per GPU, {c.gpus_per_replica} GPU{'s' if c.gpus_per_replica > 1 else ''} per replica, sized to use "
+        f"{fmt.share(float(c.sizing_utilisation), 0)} of throughput on average. Source: {md(c.source)}."
+    )
 
 
 def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: bool = True) -> str:
@@ -461,7 +547,7 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
     from ..domain.capacity import capacity_volume, gpu_count
 
     r = as_resolved(scenario)
-    c = getattr(comparison, "comparison", None) or comparison     # the domain result or the output document
+    c = getattr(comparison, "comparison", None) or comparison  # the domain result or the output document
     kind, cur, label = c.workload_kind, c.currency, c.label
     monthly = {o: x.monthly_cost for o, x in c.options.items()}
     ranked = sorted(monthly, key=monthly.get)
@@ -480,9 +566,12 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
     if serving:
         lines += [serving, ""]
     lines += [
-        "Cheapest option by volume: " + "; ".join(
+        "Cheapest option by volume: "
+        + "; ".join(
             f"{md(words)} from {fmt.volume(kind, a)} to {fmt.volume(kind, b)}"
-            for a, b, words in cheapest_range_parts(c.cheapest_ranges, label)) + ".",
+            for a, b, words in cheapest_range_parts(c.cheapest_ranges, label)
+        )
+        + ".",
         "",
         "Break-even volumes:",
         "",
@@ -491,12 +580,16 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
         pair = f"{md(label(b.option_a))} vs {md(label(b.option_b))}"
         if b.volume is None:
             cheaper = md(label(b.cheaper_below)) if b.cheaper_below else "neither"
-            lines.append(f"- {pair}: **never** between {fmt.volume(kind, b.volume_min)} and "
-                         f"{fmt.volume(kind, b.volume_max)}; {cheaper} is cheaper throughout.")
+            lines.append(
+                f"- {pair}: **never** between {fmt.volume(kind, b.volume_min)} and "
+                f"{fmt.volume(kind, b.volume_max)}; {cheaper} is cheaper throughout."
+            )
             continue
         how = "costs equal" if b.kind == "crossing" else "the cheaper one flips where a GPU count steps up"
-        text = (f"- {pair}: **{fmt.volume(kind, b.volume)}** ({how}); {md(label(b.cheaper_below))} is cheaper below, "
-                f"{md(label(b.cheaper_above))} above.")
+        text = (
+            f"- {pair}: **{fmt.volume(kind, b.volume)}** ({how}); {md(label(b.cheaper_below))} is cheaper below, "
+            f"{md(label(b.cheaper_above))} above."
+        )
         for option in (b.option_a, b.option_b):
             if capacity_volume(r, option) is None:
                 continue
@@ -509,22 +602,34 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
         lines.append(text)
     if c.finance is not None and c.finance.payback_against is not None:
         f = c.finance
-        lines += ["", f"Payback of owning against {md(label(f.payback_against))}: {payback_words(f)}. See the "
-                      "horizon section."]
+        lines += [
+            "",
+            f"Payback of owning against {md(label(f.payback_against))}: {payback_words(f)}. See the horizon section.",
+        ]
     if c.estimates:
         lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
         lines += [f"- {md(e)}" for e in c.estimates]
     if c.stale:
-        lines += ["", "**Caution:** these catalog prices are older than their table allows; check them before "
-                      "relying on the verdict:", ""]
+        lines += [
+            "",
+            "**Caution:** these catalog prices are older than their table allows; check them before "
+            "relying on the verdict:",
+            "",
+        ]
         lines += [f"- {md(s)}" for s in c.stale]
     return "\n".join(lines)
 
 
-_BASIS = {"mfu": "MFU", "achieved_tflops_per_gpu": "TFLOP/s per GPU achieved",
-          "tokens_per_second_per_gpu": "tokens/s per GPU", "gpu_hours": "GPU-hours",
-          "gpu_hours_per_trillion_tokens": "GPU-hours per trillion tokens", "wall_clock_days": "days of wall clock",
-          "wall_clock_hours": "hours of wall clock", "wall_clock": "hours of wall clock"}
+_BASIS = {
+    "mfu": "MFU",
+    "achieved_tflops_per_gpu": "TFLOP/s per GPU achieved",
+    "tokens_per_second_per_gpu": "tokens/s per GPU",
+    "gpu_hours": "GPU-hours",
+    "gpu_hours_per_trillion_tokens": "GPU-hours per trillion tokens",
+    "wall_clock_days": "days of wall clock",
+    "wall_clock_hours": "hours of wall clock",
+    "wall_clock": "hours of wall clock",
+}
 """How a stage was stated, in words (the unit of its stated value)."""
 _INTERVAL = {"young": "Young 1974", "daly": "Daly 2006", "young_restart": "Young with the recovery time, √(2δ(M + R))"}
 
@@ -547,39 +652,58 @@ def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> st
             f"6 · N · D = 6 × {work.active_parameters:.3g} × {work.training_tokens:.3g} = **{run.flop:.3g} FLOP**. "
             f"At {fmt.share(run.mfu)} MFU of the {fmt.amount(run.peak_tflops, 0)} TFLOP/s dense "
             f"{work.precision.upper()} peak of the {md(r.workload.gpu.gpu)}"
-            + (f" (stated as {work.stages[0].stated:,.4g} {_BASIS[work.stages[0].basis]})"
-               if work.stages[0].basis != "mfu" else "")
+            + (
+                f" (stated as {work.stages[0].stated:,.4g} {_BASIS[work.stages[0].basis]})"
+                if work.stages[0].basis != "mfu"
+                else ""
+            )
             + f": **{fmt.amount(run.ideal_gpu_hours / 1e6, 3)} M GPU-hours**"
-            + (f", **{fmt.amount(run.gpu_hours / 1e6, 3)} M** at a goodput of {fmt.share(run.goodput)}"
-               if run.goodput < 1 else "")
-            + f"; **{fmt.amount(run.wall_clock_days, 1)} days** on {work.cluster_gpus:,} GPUs."]
+            + (
+                f", **{fmt.amount(run.gpu_hours / 1e6, 3)} M** at a goodput of {fmt.share(run.goodput)}"
+                if run.goodput < 1
+                else ""
+            )
+            + f"; **{fmt.amount(run.wall_clock_days, 1)} days** on {work.cluster_gpus:,} GPUs."
+        ]
     else:
         parts = "; ".join(f"{md(s.name)} {fmt.amount(s.gpu_hours / 1e6, 3)} M" for s in run.stages)
         lines += [
             (f"By stage: {parts}; in all " if len(run.stages) > 1 else "Stated: ")
             + f"**{fmt.amount(run.gpu_hours / 1e6, 3)} M GPU-hours** on the {md(r.workload.gpu.gpu)}, "
             f"**{fmt.amount(run.wall_clock_days, 1)} days** of wall clock"
-            + (f"; MFU backed out over the run: {fmt.share(run.mfu)} of the {fmt.amount(run.peak_tflops, 0)} TFLOP/s "
-               f"dense {work.precision.upper()} peak (6 · N · D = {run.flop:.3g} FLOP; time lost to failures included)"
-               if run.mfu is not None else "; no MFU (no training tokens given)") + "."]
+            + (
+                f"; MFU backed out over the run: {fmt.share(run.mfu)} of the {fmt.amount(run.peak_tflops, 0)} TFLOP/s "
+                f"dense {work.precision.upper()} peak (6 · N · D = {run.flop:.3g} FLOP; time lost to failures included)"
+                if run.mfu is not None
+                else "; no MFU (no training tokens given)"
+            )
+            + "."
+        ]
     lines += [
         "",
         "Cost of the run, cheapest first: "
-        + "; ".join(f"{md(r.label(o))} **{fmt.amount(run.total(o), 0)} {cur}**" for o in ranked) + ".",
+        + "; ".join(f"{md(r.label(o))} **{fmt.amount(run.total(o), 0)} {cur}**" for o in ranked)
+        + ".",
     ]
     if run.job_mtbf_hours is not None:
-        lines += ["", f"Failures: the job fails every {fmt.amount(run.job_mtbf_hours)} h on average; checkpoints "
-                      f"every {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min "
-                      f"({_INTERVAL[work.goodput.interval]})"
-                      + (f", {run.checkpoint_interval_steps:,} training steps" if run.checkpoint_interval_steps else "")
-                      + f"; each failure costs {fmt.amount(run.gpu_hours_lost_per_failure, 0)} GPU-hours "
-                      "(recovery plus half an interval of work redone)."]
+        lines += [
+            "",
+            f"Failures: the job fails every {fmt.amount(run.job_mtbf_hours)} h on average; checkpoints "
+            f"every {fmt.amount(run.checkpoint_interval_hours * 60, 1)} min "
+            f"({_INTERVAL[work.goodput.interval]})"
+            + (f", {run.checkpoint_interval_steps:,} training steps" if run.checkpoint_interval_steps else "")
+            + f"; each failure costs {fmt.amount(run.gpu_hours_lost_per_failure, 0)} GPU-hours "
+            "(recovery plus half an interval of work redone).",
+        ]
     if "own" in r.options:
         own = r.options["own"]
         capex = float(own_hardware_capex(own, float(own.server_count)))
-        lines += ["", f"The own cluster is charged only the {fmt.amount(run.months)} months of depreciation and "
-                      f"running costs the run takes; buying it costs **{fmt.amount(capex, 0)} {cur}** up front, which "
-                      f"pays off only if it stays busy for the rest of its {own.depreciation_months:g}-month life."]
+        lines += [
+            "",
+            f"The own cluster is charged only the {fmt.amount(run.months)} months of depreciation and "
+            f"running costs the run takes; buying it costs **{fmt.amount(capex, 0)} {cur}** up front, which "
+            f"pays off only if it stays busy for the rest of its {own.depreciation_months:g}-month life.",
+        ]
     if r.estimates:
         lines += ["", "**Caution:** this result rests on unsourced estimates (quality grade U):", ""]
         lines += [f"- {md(e)}" for e in r.estimates]
@@ -592,41 +716,63 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
     """The own cluster's decision figures over the horizon in a few Markdown sentences."""
     r = as_resolved(scenario)
     cur = r.currency
-    lines = [f"Over **{result.horizon_months} months** (cash basis; present value at "
-             f"{fmt.share(result.discount_rate_per_year)} a year):", ""]
+    lines = [
+        f"Over **{result.horizon_months} months** (cash basis; present value at "
+        f"{fmt.share(result.discount_rate_per_year)} a year):",
+        "",
+    ]
     for option in result.tco_by_option:
-        lines.append(f"- {md(r.label(option))}: TCO **{fmt.amount(result.tco_by_option[option], 0)} {cur}**, "
-                     f"present value {fmt.amount(result.npv_by_option[option], 0)} {cur}")
+        lines.append(
+            f"- {md(r.label(option))}: TCO **{fmt.amount(result.tco_by_option[option], 0)} {cur}**, "
+            f"present value {fmt.amount(result.npv_by_option[option], 0)} {cur}"
+        )
     lines.append("")
     best_npv = min(result.npv_by_option, key=result.npv_by_option.get)
     best_tco = min(result.tco_by_option, key=result.tco_by_option.get)
     ranked = sorted(result.npv_by_option.values())
     if len(ranked) > 1:
-        lines.append(f"Lowest present value of costs of the options as stated: **{md(r.label(best_npv))}**, "
-                     f"{fmt.amount(ranked[1] - ranked[0], 0)} {cur} below the next (the verdict above ranks every "
-                     "way to pay, the rent option's other terms and the capacity plan included).")
+        lines.append(
+            f"Lowest present value of costs of the options as stated: **{md(r.label(best_npv))}**, "
+            f"{fmt.amount(ranked[1] - ranked[0], 0)} {cur} below the next (the verdict above ranks every "
+            "way to pay, the rent option's other terms and the capacity plan included)."
+        )
     if best_npv != best_tco:
-        lines.append(f"Undiscounted, {md(r.label(best_tco))} costs less over the horizon; at "
-                     f"{fmt.share(result.discount_rate_per_year)} a year the money spent up front on hardware weighs "
-                     f"more, so on present value {md(r.label(best_npv))} wins.")
+        lines.append(
+            f"Undiscounted, {md(r.label(best_tco))} costs less over the horizon; at "
+            f"{fmt.share(result.discount_rate_per_year)} a year the money spent up front on hardware weighs "
+            f"more, so on present value {md(r.label(best_npv))} wins."
+        )
     lines.append("")
-    cost = ("not defined (no GPU-hour used)" if result.cost_per_used_gpu_hour is None
-            else f"**{fmt.amount(result.cost_per_used_gpu_hour)} {cur} per used GPU-hour**")
+    cost = (
+        "not defined (no GPU-hour used)"
+        if result.cost_per_used_gpu_hour is None
+        else f"**{fmt.amount(result.cost_per_used_gpu_hour)} {cur} per used GPU-hour**"
+    )
     use = "" if result.utilisation is None else f" at {fmt.share(result.utilisation)} utilisation"
-    lines.append(f"Over the horizon, in cash, owning costs {cost}{use} (capex when bought, interest, the lead "
-                 "time's idle hardware, less resale). The break-even utilisations below are the steady-state "
-                 "(monthly, depreciation-basis) view.")
+    lines.append(
+        f"Over the horizon, in cash, owning costs {cost}{use} (capex when bought, interest, the lead "
+        "time's idle hardware, less resale). The break-even utilisations below are the steady-state "
+        "(monthly, depreciation-basis) view."
+    )
     if result.payback_against is not None:
-        lines.append(f"Payback against {md(r.label(result.payback_against))}: **{payback_words(result)}** (the "
-                     "first month after which owning stays cheaper, cumulatively; capex at the start of its month, "
-                     "each month's saving at its end).")
+        lines.append(
+            f"Payback against {md(r.label(result.payback_against))}: **{payback_words(result)}** (the "
+            "first month after which owning stays cheaper, cumulatively; capex at the start of its month, "
+            "each month's saving at its end)."
+        )
         lines += ["", returns_sentence(r.label, result)]
     if result.after_tax_tco_by_option is not None:
-        lines += ["", f"After tax at {fmt.share(result.tax_rate)} (expenses deducted as paid, hardware depreciated "
-                      "for tax, tax on resale): " + "; ".join(
-                          f"{md(r.label(o))} TCO {fmt.amount(v, 0)} {cur}, present value "
-                          f"{fmt.amount(result.after_tax_npv_by_option[o], 0)} {cur}"
-                          for o, v in result.after_tax_tco_by_option.items()) + "."]
+        lines += [
+            "",
+            f"After tax at {fmt.share(result.tax_rate)} (expenses deducted as paid, hardware depreciated "
+            "for tax, tax on resale): "
+            + "; ".join(
+                f"{md(r.label(o))} TCO {fmt.amount(v, 0)} {cur}, present value "
+                f"{fmt.amount(result.after_tax_npv_by_option[o], 0)} {cur}"
+                for o, v in result.after_tax_tco_by_option.items()
+            )
+            + ".",
+        ]
     return "\n".join(lines)
 
 
@@ -635,44 +781,58 @@ def returns_sentence(label, result: OwnFinance) -> str:
 
     The compared option's label (``label(option)``, scenario text) is escaped like every other text.
     """
+
     def rate(x):
-        return ("not defined (the gains never change sign, or no rate brings their present value to zero)"
-                if x is None else f"{fmt.share(x, 2)} a year")
+        return (
+            "not defined (the gains never change sign, or no rate brings their present value to zero)"
+            if x is None
+            else f"{fmt.share(x, 2)} a year"
+        )
 
     def months(x):
         return "never within the horizon" if x is None else f"{fmt.amount(x, 2)} months"
 
-    return (f"Owning instead of {md(label(result.payback_against))}: IRR {rate(result.irr_per_year)}, MIRR "
-            f"{rate(result.mirr_per_year)}, ROI "
-            + ("not defined" if result.roi is None else fmt.share(result.roi, 2))
-            + f" (net gain / investment); payback {months(result.payback_months)}, discounted payback "
-            f"{months(result.discounted_payback_months)} (interpolated within the month). Present values are "
-            f"of costs (lower is better), by {result.npv_period}, cash at the "
-            f"{'start' if result.npv_timing == 'begin' else 'end'} of each period.")
+    return (
+        f"Owning instead of {md(label(result.payback_against))}: IRR {rate(result.irr_per_year)}, MIRR "
+        f"{rate(result.mirr_per_year)}, ROI "
+        + ("not defined" if result.roi is None else fmt.share(result.roi, 2))
+        + f" (net gain / investment); payback {months(result.payback_months)}, discounted payback "
+        f"{months(result.discounted_payback_months)} (interpolated within the month). Present values are "
+        f"of costs (lower is better), by {result.npv_period}, cash at the "
+        f"{'start' if result.npv_timing == 'begin' else 'end'} of each period."
+    )
 
 
 def describe_mix(result: MixResult, currency: str) -> str:
     """The cheapest mix in a few Markdown sentences, with the steady case beside it."""
     mix = result.mix
     bands = [_layer_phrase(x) for x in mix.layers.values()] or ["nothing"]
-    lines = [f"Cheapest mix for this demand: **{md('; '.join(bands))}**, "
-             f"**{fmt.amount(mix.total, 0)} {currency}/month** (each kind bought as it is sold: whole servers, "
-             "whole replicas, GPU-hours, tokens)."]
+    lines = [
+        f"Cheapest mix for this demand: **{md('; '.join(bands))}**, "
+        f"**{fmt.amount(mix.total, 0)} {currency}/month** (each kind bought as it is sold: whole servers, "
+        "whole replicas, GPU-hours, tokens)."
+    ]
     hybrid = hybrid_sentence(result)
     if hybrid is not None:
         lines.append(f"- Replicas and API: {hybrid}.")
     for layer in mix.layers.values():
-        busy = (f"; busy {fmt.share(layer.utilisation)} of the hours paid for" if layer.utilisation is not None
-                else "")
-        lines.append(f"- {LAYER_LABELS[layer.kind]}: {md(layer.offer)}, {fmt.share(layer.work_share)} of the work"
-                     f"{busy}.")
-    lines += [f"- Against all {md(mix.pure_words(k))}: saves {fmt.amount(v, 0)} {currency}/month"
-              for k, v in mix.savings().items() if abs(v) >= 0.005]
+        busy = f"; busy {fmt.share(layer.utilisation)} of the hours paid for" if layer.utilisation is not None else ""
+        lines.append(
+            f"- {LAYER_LABELS[layer.kind]}: {md(layer.offer)}, {fmt.share(layer.work_share)} of the work{busy}."
+        )
+    lines += [
+        f"- Against all {md(mix.pure_words(k))}: saves {fmt.amount(v, 0)} {currency}/month"
+        for k, v in mix.savings().items()
+        if abs(v) >= 0.005
+    ]
     if result.if_steady is not None:
         s = result.if_steady
         steady = "; ".join(_layer_phrase(x) for x in s.layers.values()) or "nothing"
-        lines += ["", f"With the same average demand spread evenly (steady): {md(steady)}, "
-                      f"{fmt.amount(s.total, 0)} {currency}/month."]
+        lines += [
+            "",
+            f"With the same average demand spread evenly (steady): {md(steady)}, "
+            f"{fmt.amount(s.total, 0)} {currency}/month.",
+        ]
     return "\n".join(lines)
 
 
@@ -690,56 +850,96 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
         lines.append(
             f"- **{md(e.label)}** ({'estimate' if e.basis == 'estimate' else 'derived from the scenario'}): "
             f"**{fmt.amount(e.energy_kwh_per_month, 0)} kWh/month**{spread}; "
-            + (f"**{fmt.amount(co2e, 0)} kg CO2e/month** location-based "
-               f"({fmt.amount(e.operational_co2e_kg_per_month, 0)} operational, "
-               f"{fmt.amount(e.embodied_co2e_kg_per_month, 0)} embodied)"
-               if co2e is not None else "no emissions: no grid region given (energy.grid_region)")
-            + (f"; {fmt.amount(e.market_co2e_kg_per_month, 0)} kg CO2e/month market-based"
-               if e.market_co2e_kg_per_month is not None else "")
-            + (f"; {fmt.amount(e.co2e_kg_per_million_tokens, 3)} kg CO2e per M tokens"
-               if e.co2e_kg_per_million_tokens is not None else "")
-            + (f"; {fmt.amount(e.wh_per_1000_output_tokens, 2)} Wh per 1,000 output tokens"
-               if e.wh_per_1000_output_tokens is not None else "")
-            + (f"; {fmt.amount(e.output_tokens_per_joule, 3)} output tokens per joule at full load"
-               if e.output_tokens_per_joule is not None else "")
-            + ".")
+            + (
+                f"**{fmt.amount(co2e, 0)} kg CO2e/month** location-based "
+                f"({fmt.amount(e.operational_co2e_kg_per_month, 0)} operational, "
+                f"{fmt.amount(e.embodied_co2e_kg_per_month, 0)} embodied)"
+                if co2e is not None
+                else "no emissions: no grid region given (energy.grid_region)"
+            )
+            + (
+                f"; {fmt.amount(e.market_co2e_kg_per_month, 0)} kg CO2e/month market-based"
+                if e.market_co2e_kg_per_month is not None
+                else ""
+            )
+            + (
+                f"; {fmt.amount(e.co2e_kg_per_million_tokens, 3)} kg CO2e per M tokens"
+                if e.co2e_kg_per_million_tokens is not None
+                else ""
+            )
+            + (
+                f"; {fmt.amount(e.wh_per_1000_output_tokens, 2)} Wh per 1,000 output tokens"
+                if e.wh_per_1000_output_tokens is not None
+                else ""
+            )
+            + (
+                f"; {fmt.amount(e.output_tokens_per_joule, 3)} output tokens per joule at full load"
+                if e.output_tokens_per_joule is not None
+                else ""
+            )
+            + "."
+        )
     if result.power is not None:
         p = result.power
-        lines += ["", f"Power budget: the own cluster's {fmt.plural(p.servers, 'server')} need **{fmt.amount(p.needed_kw, 1)} kW** "
-                      f"at the meter (max power × PUE) against a budget of {fmt.amount(p.budget_kw, 1)} kW: "
-                      f"**{fmt.amount(p.headroom_kw, 1)} kW of headroom**; at most {p.max_servers} working servers "
-                      f"({p.max_gpus:,} GPUs) fit."]
+        lines += [
+            "",
+            f"Power budget: the own cluster's {fmt.plural(p.servers, 'server')} need "
+            f"**{fmt.amount(p.needed_kw, 1)} kW** "
+            f"at the meter (max power × PUE) against a budget of {fmt.amount(p.budget_kw, 1)} kW: "
+            f"**{fmt.amount(p.headroom_kw, 1)} kW of headroom**; at most {p.max_servers} working servers "
+            f"({p.max_gpus:,} GPUs) fit.",
+        ]
     if result.tariff is not None:
         t = result.tariff
-        lines += ["", f"Time-of-use tariff over the demand profile: the own cluster's electricity costs "
-                      f"**{fmt.amount(t.cost_per_month)} {currency}/month** against "
-                      f"{fmt.amount(t.flat_cost_per_month)} at the flat price for the same hourly draw "
-                      f"({fmt.amount(t.energy_kwh_per_month, 0)} kWh/month; "
-                      f"{fmt.amount(t.unserved_gpu_hours_per_month, 0)} GPU-hours/month of demand above the fleet). "
-                      f"Tariff: {md(t.source)}. The own option's cost, and so the verdict, use the tariff."]
+        lines += [
+            "",
+            f"Time-of-use tariff over the demand profile: the own cluster's electricity costs "
+            f"**{fmt.amount(t.cost_per_month)} {currency}/month** against "
+            f"{fmt.amount(t.flat_cost_per_month)} at the flat price for the same hourly draw "
+            f"({fmt.amount(t.energy_kwh_per_month, 0)} kWh/month; "
+            f"{fmt.amount(t.unserved_gpu_hours_per_month, 0)} GPU-hours/month of demand above the fleet). "
+            f"Tariff: {md(t.source)}. The own option's cost, and so the verdict, use the tariff.",
+        ]
     if result.training is not None:
         t = result.training
         parts = []
         for name, (basis, mwh, operational, embodied) in t.by_option.items():
             label = result.options[name].label if name in result.options else name
-            co2 = ("" if operational is None else
-                   f", {fmt.amount(operational + embodied, 0)} t CO2e ({fmt.amount(operational, 0)} operational, "
-                   f"{fmt.amount(embodied, 0)} embodied)")
+            co2 = (
+                ""
+                if operational is None
+                else f", {fmt.amount(operational + embodied, 0)} t CO2e ({fmt.amount(operational, 0)} operational, "
+                f"{fmt.amount(embodied, 0)} embodied)"
+            )
             parts.append(f"{md(label)} **{fmt.amount(mwh, 0)} MWh**{co2} ({basis})")
-        lines += ["", "Training run, from each option's power model (the one its electricity cost uses): "
-                      + "; ".join(parts) + ". By the model cards' method (GPU-hours × TDP × PUE), for comparison "
-                      f"with published figures: {fmt.amount(t.energy_mwh, 0)} MWh"
-                      + (f", {fmt.amount(t.co2e_t, 0)} t CO2e operational" if t.co2e_t is not None else "")
-                      + (f", {fmt.amount(t.market_co2e_t, 0)} t CO2e market-based" if t.market_co2e_t is not None
-                         else "") + "."]
+        lines += [
+            "",
+            "Training run, from each option's power model (the one its electricity cost uses): "
+            + "; ".join(parts)
+            + ". By the model cards' method (GPU-hours × TDP × PUE), for comparison "
+            f"with published figures: {fmt.amount(t.energy_mwh, 0)} MWh"
+            + (f", {fmt.amount(t.co2e_t, 0)} t CO2e operational" if t.co2e_t is not None else "")
+            + (f", {fmt.amount(t.market_co2e_t, 0)} t CO2e market-based" if t.market_co2e_t is not None else "")
+            + ".",
+        ]
         if t.power_basis == "measured" or t.provisioned_facility_power_kw is not None:
-            lines[-1] = lines[-1].replace("GPU-hours × TDP × PUE", "GPU-hours × measured power per GPU × PUE") \
-                if t.power_basis == "measured" else lines[-1]
-            lines += ["", f"Run power ({'measured' if t.power_basis == 'measured' else 'TDP'}, "
-                          f"{fmt.amount(t.watts_per_gpu, 0)} W per GPU): IT load **{fmt.amount(t.it_load_kw, 1)} kW**, "
-                          f"facility **{fmt.amount(t.facility_power_kw, 1)} kW** (× PUE {fmt.significant(t.pue, 3)})"
-                          + (f", provisioned with N+k redundancy **{fmt.amount(t.provisioned_facility_power_kw, 1)} kW**"
-                             if t.provisioned_facility_power_kw is not None else "") + "."]
+            lines[-1] = (
+                lines[-1].replace("GPU-hours × TDP × PUE", "GPU-hours × measured power per GPU × PUE")
+                if t.power_basis == "measured"
+                else lines[-1]
+            )
+            lines += [
+                "",
+                f"Run power ({'measured' if t.power_basis == 'measured' else 'TDP'}, "
+                f"{fmt.amount(t.watts_per_gpu, 0)} W per GPU): IT load **{fmt.amount(t.it_load_kw, 1)} kW**, "
+                f"facility **{fmt.amount(t.facility_power_kw, 1)} kW** (× PUE {fmt.significant(t.pue, 3)})"
+                + (
+                    f", provisioned with N+k redundancy **{fmt.amount(t.provisioned_facility_power_kw, 1)} kW**"
+                    if t.provisioned_facility_power_kw is not None
+                    else ""
+                )
+                + ".",
+            ]
     if result.sources:
         lines += ["", "Grid intensity: " + "; ".join(md(s) for s in result.sources) + "."]
     return "\n".join(lines)
@@ -747,8 +947,7 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
 
 def diff_text(result) -> str:
     """Plain-text summary of a :class:`~costmodel.results.ScenarioDiff`: the measures, then each input."""
-    lines = [f"{result.name_b} against {result.name_a} (amounts in {result.currency}; Shapley split: "
-             f"{result.method}):"]
+    lines = [f"{result.name_b} against {result.name_a} (amounts in {result.currency}; Shapley split: {result.method}):"]
     for measure, (a, b) in result.measures.items():
         lines.append(f"  {measure:<22} {a:>16,.2f} -> {b:>16,.2f}  change {b - a:>+16,.2f}")
     if not result.inputs and not result.other:
@@ -759,8 +958,10 @@ def diff_text(result) -> str:
             lines.append(f"    source A: {d.source_a or '-'}")
             lines.append(f"    source B: {d.source_b or '-'}")
         for measure in result.measures:
-            lines.append(f"    {measure:<22} alone {d.one_at_a_time[measure]:>+16,.2f}   "
-                         f"share of change {d.shapley[measure]:>+16,.2f}")
+            lines.append(
+                f"    {measure:<22} alone {d.one_at_a_time[measure]:>+16,.2f}   "
+                f"share of change {d.shapley[measure]:>+16,.2f}"
+            )
     if result.other:
         lines.append("other differences (moved the answer together):")
         lines += [f"    {field}: {a!r} -> {b!r}" for field, a, b in result.other]
@@ -779,29 +980,38 @@ def claims_text(comparison: Comparison) -> str:
     for claim in comparison.claims:
         verdict = "confirmed" if claim.confirmed else "CONTRADICTED"
         if claim.kind == "break_even":
-            computed = ("never in range" if claim.computed is None else
-                        f"{fmt.amount(claim.computed, 0)} {claim.unit} ({fmt.significant(claim.computed_multiple, 3)}"
-                        " x the volume)" if claim.computed_multiple is not None else
-                        f"{fmt.amount(claim.computed, 0)} {claim.unit}")
+            computed = (
+                "never in range"
+                if claim.computed is None
+                else f"{fmt.amount(claim.computed, 0)} {claim.unit} ({fmt.significant(claim.computed_multiple, 3)}"
+                " x the volume)"
+                if claim.computed_multiple is not None
+                else f"{fmt.amount(claim.computed, 0)} {claim.unit}"
+            )
             stated = f"{fmt.amount(claim.stated, 0)} {claim.unit}" + (
-                f" ({fmt.significant(claim.stated_multiple, 3)} x the volume)" if claim.stated_multiple else "")
+                f" ({fmt.significant(claim.stated_multiple, 3)} x the volume)" if claim.stated_multiple else ""
+            )
         elif claim.kind == "figure":
-            unit = "" if claim.unit == "-" else f" {claim.unit}"       # a ratio or a share: a plain number
+            unit = "" if claim.unit == "-" else f" {claim.unit}"  # a ratio or a share: a plain number
             computed = "not defined" if claim.computed is None else f"{fmt.stated(claim.computed)}{unit}"
             stated = f"{fmt.stated(claim.stated)}{unit}"
         else:
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
-        lines.append(f"  {verdict}: \"{claim.statement}\"")
+        lines.append(f'  {verdict}: "{claim.statement}"')
         lines.append(f"    stated {stated}; computed {computed}; tolerance {fmt.share(claim.tolerance)}")
         if claim.would_hold:
             lines.append("    would hold if, alone:")
-            lines += [f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)} {c.unit} instead of "
-                      f"{fmt.significant(c.current, 4)}" for c in claim.would_hold]
+            lines += [
+                f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)} {c.unit} instead of "
+                f"{fmt.significant(c.current, 4)}"
+                for c in claim.would_hold
+            ]
     return "\n".join(lines)
 
 
 # --- the executive summary (issue 17): one verdict a reviewer reads first ----------------------------
+
 
 def input_label(scenario: Scenario | Resolved, path: str) -> str:
     """A reviewer's name for an input path: the schema's title and unit, e.g. "PUE [-]".
@@ -817,7 +1027,7 @@ def input_label(scenario: Scenario | Resolved, path: str) -> str:
 def input_title(scenario: Scenario | Resolved, path: str) -> str:
     """:func:`input_label` without the unit, for a value that states its own."""
     label = input_label(scenario, path)
-    return label[:label.rfind(" [")] if label.endswith("]") else label
+    return label[: label.rfind(" [")] if label.endswith("]") else label
 
 
 def _input_labels(r: Resolved) -> dict[str, str]:
@@ -836,7 +1046,7 @@ def input_value(scenario: Scenario | Resolved, path: str, value: float) -> str:
     """An input's value with its unit, 3 significant figures, money in k/M/B."""
     r = as_resolved(scenario)
     label = input_label(r, path)
-    unit = label[label.rfind("[") + 1:-1] if label.endswith("]") else ""
+    unit = label[label.rfind("[") + 1 : -1] if label.endswith("]") else ""
     if unit in ("", "-"):
         return fmt.short(value)
     if unit in ("1/year", "-/year"):
@@ -855,24 +1065,28 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     cheapest option for the run.
     """
     r = as_resolved(scenario)
-    c = getattr(comparison, "comparison", None) or comparison     # the domain result or the output document
+    c = getattr(comparison, "comparison", None) or comparison  # the domain result or the output document
     if c.training is not None:
         return _training_summary(r, c)
     cur, label, kind = c.currency, c.label, c.workload_kind
-    money = lambda x: fmt.money(x, cur)   # noqa: E731
+    money = lambda x: fmt.money(x, cur)  # noqa: E731
     d = c.decision
     per = "/month" if d.unit.endswith("/month") else ""
     lines = ["## Summary", "", f"**{md(r.title)}**", ""]
     f, mix = c.finance, c.mix
     at = fmt.volume(kind, c.volume)
-    verdict = (f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
-               f"**{money(d.winning.figure)}{per}**")
+    verdict = (
+        f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
+        f"**{money(d.winning.figure)}{per}**"
+    )
     if d.tied:
         verdict += f", tied with {md(d.label(d.runner_up))}"
     elif d.runner_up is not None:
-        verdict += (f" against {money(d.figure(d.runner_up))}{per} for {md(d.label(d.runner_up))}: "
-                    f"**{money(d.margin)}{per} less**"
-                    + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else ""))
+        verdict += (
+            f" against {money(d.figure(d.runner_up))}{per} for {md(d.label(d.runner_up))}: "
+            f"**{money(d.margin)}{per} less**"
+            + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else "")
+        )
     lines += [verdict + ".", ""]
     note = monthly_view_note(c)
     if note:
@@ -881,8 +1095,11 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
         m = mix.mix
         profile = md(mix.profile.replace("_", " "))
         bands = "; ".join(_layer_phrase(x) for x in m.layers.values()) or "nothing"
-        lines += [f"**Hour by hour (a monthly view beside the verdict):** with the {profile} demand profile the "
-                  f"cheapest monthly mix is {md(bands)} at {money(m.total)}/month.", ""]
+        lines += [
+            f"**Hour by hour (a monthly view beside the verdict):** with the {profile} demand profile the "
+            f"cheapest monthly mix is {md(bands)} at {money(m.total)}/month.",
+            "",
+        ]
     options = [x.option for x in d.candidates.values() if x.option is not None]
     first = options[0] if options else None
     second = next((o for o in options if o != first), None)
@@ -895,51 +1112,67 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
             where = f", {fmt.share(abs(1 - ratio))} {'below' if ratio < 1 else 'above'} the scenario's {at}"
         else:
             where = f", {fmt.short(ratio, 2)} × the scenario's {at}"
-        lines.append(f"**Break-even that matters most** (monthly view): {md(label(pair.option_a))} vs "
-                     f"{md(label(pair.option_b))} at **{fmt.volume(kind, pair.volume)}**{where}; "
-                     f"{md(label(pair.cheaper_below))} is cheaper below it.")
+        lines.append(
+            f"**Break-even that matters most** (monthly view): {md(label(pair.option_a))} vs "
+            f"{md(label(pair.option_b))} at **{fmt.volume(kind, pair.volume)}**{where}; "
+            f"{md(label(pair.cheaper_below))} is cheaper below it."
+        )
         lines.append("")
     elif pair is not None:
-        lines.append(f"**Break-even that matters most** (monthly view): none: {md(label(pair.cheaper_below))} is "
-                     f"cheaper than {md(label(pair.cheaper_above or second))} from {fmt.volume(kind, pair.volume_min)} "
-                     f"to {fmt.volume(kind, pair.volume_max)}.")
+        lines.append(
+            f"**Break-even that matters most** (monthly view): none: {md(label(pair.cheaper_below))} is "
+            f"cheaper than {md(label(pair.cheaper_above or second))} from {fmt.volume(kind, pair.volume_min)} "
+            f"to {fmt.volume(kind, pair.volume_max)}."
+        )
         lines.append("")
     if f is not None and f.break_even_utilisation:
         b = f.break_even_utilisation[0]
         scenario_share = f" (the scenario's: {fmt.share(f.utilisation)})" if f.utilisation is not None else ""
-        lines.append(f"Owning never breaks even with {md(b.label)}, even fully utilised{scenario_share}."
-                     if b.utilisation is None else
-                     f"Owning breaks even with {md(b.label)} at **{fmt.share(b.utilisation)} utilisation**"
-                     f"{scenario_share}.")
+        lines.append(
+            f"Owning never breaks even with {md(b.label)}, even fully utilised{scenario_share}."
+            if b.utilisation is None
+            else f"Owning breaks even with {md(b.label)} at **{fmt.share(b.utilisation)} utilisation**{scenario_share}."
+        )
         lines.append("")
     if bars:
         tracked = label(monte_carlo.option) if monte_carlo is not None else "the tracked option"
-        top = [f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
-               f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}{per}"
-               + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
-               for b in bars[:3]]
-        lines.append(f"**What moves it most** ({md(tracked)}'s saving on the decision measure, one input at a "
-                     "time):")
+        top = [
+            f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
+            f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}{per}"
+            + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
+            for b in bars[:3]
+        ]
+        lines.append(f"**What moves it most** ({md(tracked)}'s saving on the decision measure, one input at a time):")
         lines.append("")
         lines += [f"{i}. {t}" for i, t in enumerate(top, 1)]
         lines.append("")
     if monte_carlo is not None:
         wins = monte_carlo.win_probability()
         ranked_wins = sorted(wins, key=wins.get, reverse=True)
-        lines.append(f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the "
-                     "decision measure, the cheapest option is " + "; ".join(
-                         f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
-                     + " of them"
-                     + (" (the mix is searched for the scenario as stated, not for each sample, so it is not among "
-                        "these)" if c.decision.winner == "mix" else "") + ".")
+        lines.append(
+            f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the "
+            "decision measure, the cheapest option is "
+            + "; ".join(f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
+            + " of them"
+            + (
+                " (the mix is searched for the scenario as stated, not for each sample, so it is not among these)"
+                if c.decision.winner == "mix"
+                else ""
+            )
+            + "."
+        )
         lines.append("")
     caveats = []
     if c.estimates:
-        caveats.append(f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U) "
-                       "behind the figures, listed under the next heading")
+        caveats.append(
+            f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U) "
+            "behind the figures, listed under the next heading"
+        )
     if c.stale:
-        caveats.append(f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows, listed under "
-                       "the next heading")
+        caveats.append(
+            f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows, listed under "
+            "the next heading"
+        )
     caveats += [md(w) for w in c.warnings]
     lines.append("**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + ".")
     return "\n".join(lines)
@@ -951,27 +1184,33 @@ def _training_summary(r: Resolved, c: Comparison) -> str:
     d = c.decision
     per = "/month" if d.unit.endswith("/month") else ""
     lines = ["## Summary", "", f"**{md(r.title)}**", ""]
-    line = (f"**Verdict: {md(d.winning.label)}**, **{fmt.money(d.winning.figure, cur)}{per}**. Decision measure: "
-            f"{md(d.description)}; the run takes {fmt.short(run.gpu_hours)} GPU-hours and "
-            f"{fmt.amount(run.wall_clock_days, 1)} days of wall clock.")
+    line = (
+        f"**Verdict: {md(d.winning.label)}**, **{fmt.money(d.winning.figure, cur)}{per}**. Decision measure: "
+        f"{md(d.description)}; the run takes {fmt.short(run.gpu_hours)} GPU-hours and "
+        f"{fmt.amount(run.wall_clock_days, 1)} days of wall clock."
+    )
     if d.runner_up is not None:
-        line += (f" Next: {md(d.label(d.runner_up))} at {fmt.money(d.figure(d.runner_up), cur)}{per}, "
-                 f"**{fmt.money(d.margin, cur)}{per} more**"
-                 + (f"; the verdict is {fmt.share(d.margin_share)} cheaper" if d.margin_share is not None else "")
-                 + ".")
+        line += (
+            f" Next: {md(d.label(d.runner_up))} at {fmt.money(d.figure(d.runner_up), cur)}{per}, "
+            f"**{fmt.money(d.margin, cur)}{per} more**"
+            + (f"; the verdict is {fmt.share(d.margin_share)} cheaper" if d.margin_share is not None else "")
+            + "."
+        )
     lines += [line, ""]
     best = d.winning.option
     if best == "own" or "own" in r.options:
-        lines += ["The own cluster is charged only the months the run takes; buying it pays off only if it stays "
-                  "busy for the rest of its life (see below).", ""]
+        lines += [
+            "The own cluster is charged only the months the run takes; buying it pays off only if it stays "
+            "busy for the rest of its life (see below).",
+            "",
+        ]
     caveats = []
     if c.estimates:
         caveats.append(f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U)")
     if c.stale:
         caveats.append(f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows")
     if run.warnings:
-        caveats.append(f"{len(run.warnings)} plausibility warning{'s' if len(run.warnings) != 1 else ''}, "
-                       "listed below")
+        caveats.append(f"{len(run.warnings)} plausibility warning{'s' if len(run.warnings) != 1 else ''}, listed below")
     lines.append("**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + ".")
     return "\n".join(lines)
 
@@ -990,18 +1229,29 @@ def stamp(scenario: Resolved, scenario_file=None, rendered=None) -> str:
     from .. import __version__
 
     r = as_resolved(scenario)
-    dates = [row.as_of for name in type(r.catalog).model_fields
-             for row in getattr(r.catalog, name).values() if isinstance(getattr(row, "as_of", None), str)]
+    dates = [
+        row.as_of
+        for name in type(r.catalog).model_fields
+        for row in getattr(r.catalog, name).values()
+        if isinstance(getattr(row, "as_of", None), str)
+    ]
     snapshot = max(dates) if dates else "unknown"
-    added = sorted({row.source_file for name in type(r.catalog).model_fields
-                    for row in getattr(r.catalog, name).values()
-                    if getattr(row, "source_file", None) and not row.source_file.startswith("data/")})
-    if added:       # rows from a --catalog folder: name their files, so the figures trace back
+    added = sorted(
+        {
+            row.source_file
+            for name in type(r.catalog).model_fields
+            for row in getattr(r.catalog, name).values()
+            if getattr(row, "source_file", None) and not row.source_file.startswith("data/")
+        }
+    )
+    if added:  # rows from a --catalog folder: name their files, so the figures trace back
         snapshot += ", with rows from " + ", ".join(added)
     digest = "not a file"
     if scenario_file is not None and Path(scenario_file).is_file():
         digest = hashlib.sha256(Path(scenario_file).read_bytes()).hexdigest()[:12]
     when = (rendered or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%d %H:%M UTC")
     name = Path(scenario_file).name if scenario_file is not None else "(in memory)"
-    return (f"<small>costmodel {md(__version__)} · catalog as of {md(snapshot)} · scenario {md(name)} "
-            f"sha256 {digest} · rendered {when}</small>")
+    return (
+        f"<small>costmodel {md(__version__)} · catalog as of {md(snapshot)} · scenario {md(name)} "
+        f"sha256 {digest} · rendered {when}</small>"
+    )

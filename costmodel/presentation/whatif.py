@@ -68,7 +68,7 @@ from .text import break_even_sentence, payback_words
 
 try:
     import ipywidgets as widgets
-except ImportError as exc:      # the what-if panel is the one feature of the interactive extra outside JupyterLab
+except ImportError as exc:  # the what-if panel is the one feature of the interactive extra outside JupyterLab
     raise ExtraNotInstalled("costmodel.what_if", "interactive", "ipywidgets") from exc
 
 TOP_INPUTS = 5
@@ -106,6 +106,7 @@ TOGGLES = {
 
 # --- what a control moves --------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class SliderSpec:
     """One numeric input's slider: its range and where the range came from.
@@ -142,8 +143,11 @@ class SliderSpec:
 
 def _inside(bounds: Bounds, low: float, high: float, value: float) -> tuple[float, float]:
     """[low, high] clipped into the allowed range, open ends kept just inside, the value kept in."""
-    lo_end = bounds.low if not bounds.low_open else (
-        bounds.low + max(abs(value) * 1e-3, 1e-9) if bounds.low == 0 else math.nextafter(bounds.low, math.inf))
+    lo_end = (
+        bounds.low
+        if not bounds.low_open
+        else (bounds.low + max(abs(value) * 1e-3, 1e-9) if bounds.low == 0 else math.nextafter(bounds.low, math.inf))
+    )
     hi_end = bounds.high if not bounds.high_open else math.nextafter(bounds.high, -math.inf)
     low, high = max(min(low, value), lo_end), min(max(high, value), hi_end)
     return float(low), float(high)
@@ -157,8 +161,12 @@ def _distribution_reach(dist) -> tuple[float, float]:
     return float(quantile(dist, 0.01)), float(quantile(dist, 0.99))
 
 
-def slider_spec(scenario: Scenario, found: InputField, ranges: Mapping[str, tuple[float, float]] | None = None,
-                gpus_per_replica: int = 1) -> SliderSpec:
+def slider_spec(
+    scenario: Scenario,
+    found: InputField,
+    ranges: Mapping[str, tuple[float, float]] | None = None,
+    gpus_per_replica: int = 1,
+) -> SliderSpec:
     """The slider of one numeric input.
 
     The range is the input's distribution (uniform, triangular and empirical: their ends;
@@ -201,8 +209,9 @@ def slider_spec(scenario: Scenario, found: InputField, ranges: Mapping[str, tupl
         high = max(math.floor(high / step) * step, low)
         if high == low:
             high = low + 2 * step
-        return SliderSpec(found.path, found.title, found.unit, value, float(low), float(high), float(step), True,
-                          basis, bounds)
+        return SliderSpec(
+            found.path, found.title, found.unit, value, float(low), float(high), float(step), True, basis, bounds
+        )
     step = (high - low) / SLIDER_STEPS if high > low else max(abs(value), 1.0) / SLIDER_STEPS
     return SliderSpec(found.path, found.title, found.unit, value, low, high, step, False, basis, bounds)
 
@@ -230,8 +239,9 @@ def numeric_fields(scenario: Scenario, catalog: Catalog | None = None) -> dict[s
     if THROUGHPUT_INPUT in found and found[THROUGHPUT_INPUT].value is None:
         capacity = resolve(scenario, catalog).workload.capacity
         f = found[THROUGHPUT_INPUT]
-        found[THROUGHPUT_INPUT] = InputField(f.path, float(capacity.output_tokens_per_second_per_gpu), f.title,
-                                             f.unit, f.info, capacity.source)
+        found[THROUGHPUT_INPUT] = InputField(
+            f.path, float(capacity.output_tokens_per_second_per_gpu), f.title, f.unit, f.info, capacity.source
+        )
     return {p: f for p, f in found.items() if f.value is not None and not p.startswith("fx.")}
 
 
@@ -241,8 +251,8 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
     From the tornado (:func:`costmodel.domain.uncertainty.tornado`) when the scenario has an
     uncertainty block; otherwise each input that may vary is moved ± 20 % (clipped to its
     allowed range) one at a time, and the swing of the decision metric (the tracked option's
-    figure on the decision measure minus the cheapest other candidate's) ranks them. Inputs that set whole counts and the
-    FX rates are left out of the quick ranking.
+    figure on the decision measure minus the cheapest other candidate's) ranks them. Inputs that
+    set whole counts and the FX rates are left out of the quick ranking.
     """
     r = resolve(scenario)
     if scenario.uncertainty is not None and (scenario.uncertainty.distributions or scenario.uncertainty.tornado):
@@ -254,8 +264,9 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
         if not varies(found.info) or found.value == 0 or path.startswith("demand."):
             continue
         bounds = bounds_of(found.info) if path != THROUGHPUT_INPUT else Bounds(0.0, math.inf, True, False)
-        low, high = _inside(bounds, *sorted((found.value * (1 - QUICK_SWING), found.value * (1 + QUICK_SWING))),
-                            found.value)
+        low, high = _inside(
+            bounds, *sorted((found.value * (1 - QUICK_SWING), found.value * (1 + QUICK_SWING))), found.value
+        )
         try:
             ends = np.broadcast_to(decision_metric(r, values={path: np.array([low, high])}), (2,))
         except (ValueError, TypeError, InputError, KeyError):
@@ -266,7 +277,7 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
         if len(chosen) == count:
             break
         if path not in CATALOG_INPUTS and path != THROUGHPUT_INPUT:
-            try:     # an input other rules tie (a job log's average) cannot move alone: not offered
+            try:  # an input other rules tie (a job log's average) cannot move alone: not offered
                 for end in (low, high):
                     with_inputs(scenario, {path: int(round(end)) if _is_count(found_info[path]) else end})
             except InputError:
@@ -314,6 +325,7 @@ def _number_text(value: float) -> str:
 
 # --- the panel ---------------------------------------------------------------------------------------
 
+
 class WhatIf:
     """A what-if panel for one scenario (see the module notes). Build it with :func:`what_if`.
 
@@ -336,8 +348,13 @@ class WhatIf:
         The last change's problem (a value a rule refuses), or "" when it was accepted.
     """
 
-    def __init__(self, scenario: Scenario, inputs: Iterable[str] | None = None, name: str | None = None,
-                 source: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        inputs: Iterable[str] | None = None,
+        name: str | None = None,
+        source: str | Path | None = None,
+    ) -> None:
         self.base = scenario
         self.name = name or "scenario"
         self.source = source
@@ -357,12 +374,14 @@ class WhatIf:
         unknown = [p for p in chosen if p not in fields and p not in CHOICES and p not in TOGGLES]
         if unknown:
             known = ", ".join(sorted(fields))
-            raise KeyError(f"not an input of this scenario: {', '.join(unknown)}; numeric inputs: {known}; "
-                           f"choices: {', '.join(CHOICES)}; toggles: {', '.join(TOGGLES)}")
+            raise KeyError(
+                f"not an input of this scenario: {', '.join(unknown)}; numeric inputs: {known}; "
+                f"choices: {', '.join(CHOICES)}; toggles: {', '.join(TOGGLES)}"
+            )
         ranges = tornado_ranges(self.base_resolved) if scenario.uncertainty is not None else {}
         per_replica = int(self.base_resolved.workload.gpus_per_replica)
         self.specs = {p: slider_spec(scenario, fields[p], ranges, per_replica) for p in chosen if p in fields}
-        self._fixed = {p for p in self.specs if not varies(fields[p].info)}   # set whole counts: validated
+        self._fixed = {p for p in self.specs if not varies(fields[p].info)}  # set whole counts: validated
         self.sliders: dict[str, widgets.Widget] = {p: self._slider(s) for p, s in self.specs.items()}
         named_choices = [p for p in chosen if p in CHOICES]
         self.dropdowns = {p: self._dropdown(p) for p in (named_choices if inputs is not None else CHOICES)}
@@ -378,9 +397,17 @@ class WhatIf:
     def _slider(self, spec: SliderSpec) -> widgets.Widget:
         kind = widgets.IntSlider if spec.whole else widgets.FloatSlider
         extra = {} if spec.whole else {"readout_format": ",.0f" if spec.high >= 10_000 else ".4g"}
-        slider = kind(value=spec.value, min=spec.low, max=spec.high, step=spec.step, continuous_update=False,
-                      description=f"{spec.title} [{spec.unit}]", style={"description_width": "260px"},
-                      layout=widgets.Layout(width="640px"), **extra)
+        slider = kind(
+            value=spec.value,
+            min=spec.low,
+            max=spec.high,
+            step=spec.step,
+            continuous_update=False,
+            description=f"{spec.title} [{spec.unit}]",
+            style={"description_width": "260px"},
+            layout=widgets.Layout(width="640px"),
+            **extra,
+        )
         slider.tooltip = f"{spec.path}; range from its {spec.basis}; allowed {spec.bounds.describe()}"
         slider.observe(self._changed, names="value")
         return slider
@@ -397,16 +424,26 @@ class WhatIf:
                 ok.append((ident, ident))
             return ok
         if path == "options.own.server":
-            return [(f"{s.ident}: {fmt.amount(s.price, 0)} {s.currency} [{s.quality}]", s.ident)
-                    for s in sorted(c.servers.values(), key=lambda s: s.ident) if s.gpu == gpu]
+            return [
+                (f"{s.ident}: {fmt.amount(s.price, 0)} {s.currency} [{s.quality}]", s.ident)
+                for s in sorted(c.servers.values(), key=lambda s: s.ident)
+                if s.gpu == gpu
+            ]
         if path == "options.rent.offer":
-            return [(f"{o.ident}: {fmt.significant(o.price_per_gpu_hour, 4)} {o.currency}/GPU-h [{o.quality}]",
-                     o.ident) for o in sorted(c.cloud_offers.values(), key=lambda o: o.price_per_gpu_hour)
-                    if o.gpu == gpu]
-        return [(f"{o.ident}: {fmt.significant(o.input_per_million, 4)} in / "
-                 f"{fmt.significant(o.output_per_million, 4)} out {o.currency}/M tokens [{o.quality}]", o.ident)
-                for o in sorted(c.api_offers.values(), key=lambda o: o.ident)
-                if o.output_per_million is not None]       # input-only offers (embeddings) bill no output tokens
+            return [
+                (f"{o.ident}: {fmt.significant(o.price_per_gpu_hour, 4)} {o.currency}/GPU-h [{o.quality}]", o.ident)
+                for o in sorted(c.cloud_offers.values(), key=lambda o: o.price_per_gpu_hour)
+                if o.gpu == gpu
+            ]
+        return [
+            (
+                f"{o.ident}: {fmt.significant(o.input_per_million, 4)} in / "
+                f"{fmt.significant(o.output_per_million, 4)} out {o.currency}/M tokens [{o.quality}]",
+                o.ident,
+            )
+            for o in sorted(c.api_offers.values(), key=lambda o: o.ident)
+            if o.output_per_million is not None
+        ]  # input-only offers (embeddings) bill no output tokens
 
     def _dropdown(self, path: str) -> widgets.Dropdown | None:
         current = _get(self.base_data, path)
@@ -415,16 +452,22 @@ class WhatIf:
         rows = self._choice_rows(path, self.base.workload.gpu)
         if current not in [v for _, v in rows]:
             rows.append((current, current))
-        box = widgets.Dropdown(options=rows, value=current, description=CHOICES[path],
-                               style={"description_width": "260px"}, layout=widgets.Layout(width="640px"))
+        box = widgets.Dropdown(
+            options=rows,
+            value=current,
+            description=CHOICES[path],
+            style={"description_width": "260px"},
+            layout=widgets.Layout(width="640px"),
+        )
         box.observe(self._chose, names="value")
         return box
 
     def _toggle(self, path: str) -> widgets.ToggleButton | None:
         if _get(self.base_data, path) is None:
             return None
-        button = widgets.ToggleButton(value=True, description=TOGGLES[path], tooltip=f"{path}: on or off",
-                                      layout=widgets.Layout(width="320px"))
+        button = widgets.ToggleButton(
+            value=True, description=TOGGLES[path], tooltip=f"{path}: on or off", layout=widgets.Layout(width="320px")
+        )
         button.observe(self._changed, names="value")
         return button
 
@@ -444,12 +487,19 @@ class WhatIf:
         controls = [*self.sliders.values(), *self.dropdowns.values()]
         if self.toggles:
             controls.append(widgets.HBox(list(self.toggles.values())))
-        self.widget = widgets.VBox([
-            widgets.HTML(f"<b>What if: {html_text(self.base.title)}</b>"),
-            *controls,
-            widgets.HBox([self.reset_button, self.path_text, self.save_button]),
-            self.changes_html, self.status, self.verdict_html, self.costs_html, self.break_evens_html, self.chart,
-        ])
+        self.widget = widgets.VBox(
+            [
+                widgets.HTML(f"<b>What if: {html_text(self.base.title)}</b>"),
+                *controls,
+                widgets.HBox([self.reset_button, self.path_text, self.save_button]),
+                self.changes_html,
+                self.status,
+                self.verdict_html,
+                self.costs_html,
+                self.break_evens_html,
+                self.chart,
+            ]
+        )
 
     # --- state
 
@@ -478,8 +528,12 @@ class WhatIf:
         chosen = self.choices()
         if "workload.gpu" in chosen:
             data = self._data({})
-            for path in ("options.own.server", "options.rent.offer", "workload.serving.throughput_row",
-                         "workload.serving.curve"):
+            for path in (
+                "options.own.server",
+                "options.rent.offer",
+                "workload.serving.throughput_row",
+                "workload.serving.curve",
+            ):
                 if path not in chosen and _get(data, path) != _get(self.base_data, path):
                     chosen[path] = _get(data, path)
         for path, value in chosen.items():
@@ -505,7 +559,7 @@ class WhatIf:
                     if rows:
                         choices[path] = rows[0][1]
             for path in ("workload.serving.throughput_row", "workload.serving.curve"):
-                if _get(data, path) is not None:     # measured on the old GPU: the new GPU's own rows instead
+                if _get(data, path) is not None:  # measured on the old GPU: the new GPU's own rows instead
                     choices[path] = None
         for path, value in choices.items():
             set_path(data, path, value)
@@ -518,8 +572,11 @@ class WhatIf:
         if overrides:
             block = data.setdefault("overrides", {"values": {}, "source": ""})
             block["values"] = {**block.get("values", {}), **overrides}
-            block["source"] = "what-if: " + "; ".join(f"{p} = {_number_text(v)}" for p, v in overrides.items()) + (
-                f"; earlier: {block['source']}" if block.get("source") else "")
+            block["source"] = (
+                "what-if: "
+                + "; ".join(f"{p} = {_number_text(v)}" for p, v in overrides.items())
+                + (f"; earlier: {block['source']}" if block.get("source") else "")
+            )
         return data
 
     @property
@@ -545,8 +602,10 @@ class WhatIf:
         changes = self.changes()
         # the file as a shared page names it: no folder of the machine it was saved on
         origin = shown_path(self.source) if self.source else self.name
-        head = [f"# What-if of {origin}, saved {dt.date.today().isoformat()} by costmodel.what_if",
-                "# changed: " + ("; ".join(changes) if changes else "nothing (as the scenario file)")]
+        head = [
+            f"# What-if of {origin}, saved {dt.date.today().isoformat()} by costmodel.what_if",
+            "# changed: " + ("; ".join(changes) if changes else "nothing (as the scenario file)"),
+        ]
         # the scenario file's own text with the changed values edited in (its comments and key order kept)
         return "\n".join(head) + "\n" + scenario_text(self.scenario, self.source)
 
@@ -562,8 +621,10 @@ class WhatIf:
         except (InputError, OSError, ValueError) as exc:
             self.status.value = f"<span style='color:#b00'>not saved: {html_text(exc)}</span>"
             return
-        self.status.value = (f"saved {html_text(written)}: <code>costmodel compare {html_text(written)}</code> "
-                             f"or <code>costmodel report {html_text(written)}</code> take it")
+        self.status.value = (
+            f"saved {html_text(written)}: <code>costmodel compare {html_text(written)}</code> "
+            f"or <code>costmodel report {html_text(written)}</code> take it"
+        )
 
     def reset(self) -> None:
         """Every control back to the scenario file's value; one redraw."""
@@ -632,7 +693,7 @@ class WhatIf:
         slow = {p: v for p, v in values.items() if p in self._fixed}
         fast = {p: v for p, v in values.items() if p not in slow}
         key = (tuple(sorted(self.choices().items(), key=lambda kv: kv[0])), tuple(sorted(slow.items())))
-        if key != self._structural_key:     # validate the structure, with the sliders that may vary left out
+        if key != self._structural_key:  # validate the structure, with the sliders that may vary left out
             self._structural = validate_data(self._data(slow), None, self.catalog)
             self._structural_key = key
         resolved = resolve(self._structural, values=fast) if fast else resolve(self._structural)
@@ -646,11 +707,15 @@ class WhatIf:
         c = self.comparison
         base = self.base_comparison
         changes = self.changes()
-        self.changes_html.value = ("<i>Differs from the scenario file:</i> " + html_text("; ".join(changes))
-                                   if changes else "<i>As the scenario file.</i>")
+        self.changes_html.value = (
+            "<i>Differs from the scenario file:</i> " + html_text("; ".join(changes))
+            if changes
+            else "<i>As the scenario file.</i>"
+        )
         if self.error:
-            self.status.value = ("<span style='color:#b00'>Not applied (the last result stays): "
-                                 f"{html_text(self.error)}</span>")
+            self.status.value = (
+                f"<span style='color:#b00'>Not applied (the last result stays): {html_text(self.error)}</span>"
+            )
         elif not self.status.value.startswith("saved"):
             self.status.value = ""
         self.verdict_html.value = f"<b>{html_text(verdict(c))}</b>"
@@ -661,30 +726,42 @@ class WhatIf:
             delta = "" if old is None or before.unit != d.unit else f"{candidate.figure - old.figure:+,.0f}"
             viewed = d.monthly_view_option(name)
             monthly = c.options[viewed].monthly_cost if viewed in c.options else None
-            rows.append(f"<tr><td>{html_text(candidate.label)}</td><td style='text-align:right'>"
-                        f"{fmt.amount(candidate.figure, 0)}</td><td style='text-align:right;color:#777'>{delta}</td>"
-                        f"<td style='text-align:right'>{'-' if monthly is None else fmt.amount(monthly, 0)}</td></tr>")
-        head = (f"<tr><th>way to pay (the verdict first)</th><th>{html_text(d.description)} "
-                f"[{html_text(d.unit)}]</th><th>vs the file</th>"
-                f"<th>monthly view at the volume [{html_text(c.currency)}/month]</th></tr>")
+            rows.append(
+                f"<tr><td>{html_text(candidate.label)}</td><td style='text-align:right'>"
+                f"{fmt.amount(candidate.figure, 0)}</td><td style='text-align:right;color:#777'>{delta}</td>"
+                f"<td style='text-align:right'>{'-' if monthly is None else fmt.amount(monthly, 0)}</td></tr>"
+            )
+        head = (
+            f"<tr><th>way to pay (the verdict first)</th><th>{html_text(d.description)} "
+            f"[{html_text(d.unit)}]</th><th>vs the file</th>"
+            f"<th>monthly view at the volume [{html_text(c.currency)}/month]</th></tr>"
+        )
         self.costs_html.value = f"<table>{head}{''.join(rows)}</table>"
         label = c.label
         lines = [html_text(break_even_sentence(b, label, c.volume_unit) + " (monthly view)") for b in c.break_evens]
         if c.finance is not None and c.finance.payback_against is not None:
-            lines.append(html_text(f"payback of owning against {label(c.finance.payback_against)}: "
-                                   f"{payback_words(c.finance)}"))
+            lines.append(
+                html_text(f"payback of owning against {label(c.finance.payback_against)}: {payback_words(c.finance)}")
+            )
         self.break_evens_html.value = "<b>Break-evens</b><ul>" + "".join(f"<li>{x}</li>" for x in lines) + "</ul>"
-        self.chart.outputs = ({"output_type": "display_data", "metadata": {},
-                               "data": {"application/vnd.vega.v5+json": self.chart_spec(),
-                                        "text/plain": self.describe_chart()}},)
+        self.chart.outputs = (
+            {
+                "output_type": "display_data",
+                "metadata": {},
+                "data": {"application/vnd.vega.v5+json": self.chart_spec(), "text/plain": self.describe_chart()},
+            },
+        )
 
     def _sweep_records(self) -> dict[str, list[dict[str, Any]]]:
         """The chart's data: each option's monthly cost against volume now (``now``) and in the file
         (``base``), the break-evens (``rules``) and the volume compared (``volume``), volumes in display units."""
         resolved = getattr(self, "_resolved", self.base_resolved)
-        upper = max(default_volume_max(self.base_resolved, self.base_resolved.volume),
-                    default_volume_max(resolved, resolved.volume))
+        upper = max(
+            default_volume_max(self.base_resolved, self.base_resolved.volume),
+            default_volume_max(resolved, resolved.volume),
+        )
         scale, _ = fmt.volume_display(resolved.workload.kind)
+
         def records(r: Resolved) -> list[dict[str, Any]]:
             volumes = sweep_volumes(r, 0.0, upper, CHART_POINTS)
             shown = (volumes / scale).tolist()
@@ -696,7 +773,7 @@ class WhatIf:
             return found
 
         base = self.__dict__.setdefault("_base_records", {})
-        if upper not in base:          # the file's lines change only with the axis
+        if upper not in base:  # the file's lines change only with the axis
             base[upper] = records(self.base_resolved)
         found = {"base": base[upper], "now": records(resolved) if resolved is not self.base_resolved else base[upper]}
         found["rules"] = [{"volume": b.volume / scale} for b in self.comparison.break_evens if b.volume is not None]
@@ -712,23 +789,49 @@ class WhatIf:
         key = (labels, tuple(colours), resolved.currency, unit)
         cache = self.__dict__.setdefault("_spec_cache", {})
         if key not in cache:
-            colour = alt.Color("option:N", title="Option", scale=alt.Scale(domain=list(labels), range=colours),
-                               legend=option_legend(list(labels), 600))
+            colour = alt.Color(
+                "option:N",
+                title="Option",
+                scale=alt.Scale(domain=list(labels), range=colours),
+                legend=option_legend(list(labels), 600),
+            )
             x = alt.X("volume:Q", title=f"Volume [{unit}]", scale=alt.Scale(nice=False, zero=True))
             y = alt.Y("cost:Q", title=f"Monthly cost [{resolved.currency}/month]", axis=alt.Axis(format=",.0f"))
-            base = alt.Chart(alt.NamedData("base")).mark_line(strokeWidth=1.5, opacity=0.3, strokeDash=[4, 3]).encode(
-                x=x, y=y, color=colour)
-            now = alt.Chart(alt.NamedData("now")).mark_line(strokeWidth=2).encode(
-                x=x, y=y, color=colour, tooltip=[alt.Tooltip("option:N"), alt.Tooltip("volume:Q", format=",.2f"),
-                                                 alt.Tooltip("cost:Q", format=",.0f")])
+            base = (
+                alt.Chart(alt.NamedData("base"))
+                .mark_line(strokeWidth=1.5, opacity=0.3, strokeDash=[4, 3])
+                .encode(x=x, y=y, color=colour)
+            )
+            now = (
+                alt.Chart(alt.NamedData("now"))
+                .mark_line(strokeWidth=2)
+                .encode(
+                    x=x,
+                    y=y,
+                    color=colour,
+                    tooltip=[
+                        alt.Tooltip("option:N"),
+                        alt.Tooltip("volume:Q", format=",.2f"),
+                        alt.Tooltip("cost:Q", format=",.0f"),
+                    ],
+                )
+            )
             rules = alt.Chart(alt.NamedData("rules")).mark_rule(color="#444444").encode(x="volume:Q")
-            volume = alt.Chart(alt.NamedData("volume")).mark_rule(color="#999999", strokeDash=[2, 2]).encode(
-                x="volume:Q")
+            volume = (
+                alt.Chart(alt.NamedData("volume")).mark_rule(color="#999999", strokeDash=[2, 2]).encode(x="volume:Q")
+            )
             chart = alt.layer(base, now, rules, volume).properties(
-                width=600, height=300,
-                title=titled(f"Monthly cost against volume ({resolved.currency})",
-                             subtitle=["Solid: the what-if; faint dashed: the scenario file; grey rules: "
-                                       "break-evens; dotted: the volume compared"], width=600))
+                width=600,
+                height=300,
+                title=titled(
+                    f"Monthly cost against volume ({resolved.currency})",
+                    subtitle=[
+                        "Solid: the what-if; faint dashed: the scenario file; grey rules: "
+                        "break-evens; dotted: the volume compared"
+                    ],
+                    width=600,
+                ),
+            )
             with alt.theme.enable(_THEME):
                 cache[key] = chart.to_dict()
         return cache[key]
@@ -749,9 +852,12 @@ class WhatIf:
         spec = dict(compiled[key])
         records = self._sweep_records()
         # values as one JSON text (Vega parses it): the widget sends one string, not thousands of small objects
-        spec["data"] = [{**d, "values": json.dumps(records[d["name"]]),
-                         "format": {**d.get("format", {}), "type": "json"}}
-                        if d.get("name") in records else d for d in spec["data"]]
+        spec["data"] = [
+            {**d, "values": json.dumps(records[d["name"]]), "format": {**d.get("format", {}), "type": "json"}}
+            if d.get("name") in records
+            else d
+            for d in spec["data"]
+        ]
         return spec
 
     def chart_svg(self) -> str:
@@ -763,10 +869,14 @@ class WhatIf:
     def describe_chart(self) -> str:
         """Alt text of the chart."""
         c = self.comparison
-        marks = "; ".join(f"{c.label(b.option_a)} vs {c.label(b.option_b)} {fmt.volume(c.workload_kind, b.volume)}"
-                          for b in c.break_evens)
-        return (f"Line chart of monthly cost against volume for {', '.join(o.label for o in c.options.values())}, "
-                f"the scenario file's lines faint behind. Break-evens: {marks}.")
+        marks = "; ".join(
+            f"{c.label(b.option_a)} vs {c.label(b.option_b)} {fmt.volume(c.workload_kind, b.volume)}"
+            for b in c.break_evens
+        )
+        return (
+            f"Line chart of monthly cost against volume for {', '.join(o.label for o in c.options.values())}, "
+            f"the scenario file's lines faint behind. Break-evens: {marks}."
+        )
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
@@ -774,8 +884,9 @@ class WhatIf:
         display(self.widget)
 
 
-def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None,
-            catalog: str | Path | Catalog | None = None) -> WhatIf:
+def what_if(
+    scenario: str | Path | Scenario, inputs: Iterable[str] | None = None, catalog: str | Path | Catalog | None = None
+) -> WhatIf:
     """A live what-if panel for a scenario: sliders, dropdowns and toggles, the verdict redrawn on every change.
 
     Parameters
@@ -822,13 +933,24 @@ def what_if(scenario: str | Path | Scenario, inputs: Iterable[str] | None = None
     """
     if isinstance(scenario, Scenario):
         if catalog is not None and catalog != "":
-            raise TypeError("what_if: a validated scenario has its catalog; give catalog= with a scenario name or "
-                            "path, or load the scenario with load_scenario(path, catalog)")
+            raise TypeError(
+                "what_if: a validated scenario has its catalog; give catalog= with a scenario name or "
+                "path, or load the scenario with load_scenario(path, catalog)"
+            )
         return WhatIf(scenario, inputs, source=origin_path(scenario))
     path = scenario_path(scenario)
     loaded = load_scenario(scenario, catalog if isinstance(catalog, Catalog) else catalog_from(catalog))
     return WhatIf(loaded, inputs, name=path.stem, source=path)
 
 
-__all__ = ["CHOICES", "TOGGLES", "SliderSpec", "WhatIf", "numeric_fields", "slider_spec", "top_inputs", "verdict",
-           "what_if"]
+__all__ = [
+    "CHOICES",
+    "TOGGLES",
+    "SliderSpec",
+    "WhatIf",
+    "numeric_fields",
+    "slider_spec",
+    "top_inputs",
+    "verdict",
+    "what_if",
+]

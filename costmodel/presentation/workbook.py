@@ -104,13 +104,17 @@ def _write_values(book, cells: Cells) -> None:
     sheets = {sheet.name: sheet for sheet in book.worksheets()}
     for (name, row, col), value in cells.compute().items():
         if isinstance(value, ExcelError) or (isinstance(value, float) and not np.isfinite(value)):
-            raise ValueError(f"the workbook's formula {cells.formulas[(name, row, col)]!r} in {name!r} row {row + 1} "
-                             f"column {col + 1} gives {value}; every figure must be a finite number or a text")
+            raise ValueError(
+                f"the workbook's formula {cells.formulas[(name, row, col)]!r} in {name!r} row {row + 1} "
+                f"column {col + 1} gives {value}; every figure must be a finite number or a text"
+            )
         sheets[name].write_value(row, col, value)
 
 
-FIXED_NOTE = ("Change this in the scenario, then export again: the sheet's rows, columns or value columns are "
-              "laid out for this figure, and editing it here does not move them.")
+FIXED_NOTE = (
+    "Change this in the scenario, then export again: the sheet's rows, columns or value columns are "
+    "laid out for this figure, and editing it here does not move them."
+)
 """The note on an input that fixes the structure of the sheet (the horizon, a curve read from points, ...)."""
 
 
@@ -185,7 +189,7 @@ class _Months:
 
     def __init__(self, horizon: int):
         self.horizon = horizon
-        self.columns: list[tuple[str, str, object]] = []     # key, header, values or formula(row, month)
+        self.columns: list[tuple[str, str, object]] = []  # key, header, values or formula(row, month)
         self.letters: dict[str, str] = {}
 
     def add(self, key: str, header: str, content) -> str:
@@ -207,17 +211,22 @@ class _Months:
         return f"{prefix}${col}${first + 2}:${col}${last + 2}"
 
 
-
 def _plain_api_bill(r, api) -> bool:
     """Whether the API bill is input, cache reads and output at the listed prices (the workbook then writes it
     as formulas of those prices); any other billing word makes it a bill of costmodel's parts."""
     share, c = r.workload.output_share, api.cached_input_share
     parts = api.price_parts
-    plain = {"input": (1 - share) * (1 - c) * api.input_price_per_million,
-             "cache_read": (1 - share) * c * api.cached_input_price_per_million,
-             "cache_write": 0.0, "output": share * api.output_price_per_million}
-    return api.hour_price_factors is None and set(parts) <= set(plain) and all(
-        np.allclose(np.asarray(parts[k], dtype=float), plain[k], rtol=1e-12, atol=0.0) for k in parts)
+    plain = {
+        "input": (1 - share) * (1 - c) * api.input_price_per_million,
+        "cache_read": (1 - share) * c * api.cached_input_price_per_million,
+        "cache_write": 0.0,
+        "output": share * api.output_price_per_million,
+    }
+    return (
+        api.hour_price_factors is None
+        and set(parts) <= set(plain)
+        and all(np.allclose(np.asarray(parts[k], dtype=float), plain[k], rtol=1e-12, atol=0.0) for k in parts)
+    )
 
 
 def _factor(r: Resolved, m: _Months, price: str, change: str, month):
@@ -228,8 +237,11 @@ def _factor(r: Resolved, m: _Months, price: str, change: str, month):
         return lambda row: f"(1+{change})^({month(row)}/12)"
     key = f"{price}_price_factor"
     if key not in m.letters:
-        m.add(key, f"{price} price factor (finance.trends.{price}_price_path, values)",
-              np.broadcast_to(price_factor(r, price, np.arange(m.horizon, dtype=float)), (m.horizon,)))
+        m.add(
+            key,
+            f"{price} price factor (finance.trends.{price}_price_path, values)",
+            np.broadcast_to(price_factor(r, price, np.arange(m.horizon, dtype=float)), (m.horizon,)),
+        )
     return lambda row: m.cell(key, row)
 
 
@@ -278,8 +290,15 @@ def _workbook_writer(r: Resolved, comparison: Comparison | None):
     flows = cash_flows(r) if r.finance is not None else None
 
     def write(path: Path) -> None:
-        book = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_urls": False,
-                                               "strings_to_numbers": False, "nan_inf_to_errors": False})
+        book = xlsxwriter.Workbook(
+            str(path),
+            {
+                "strings_to_formulas": False,
+                "strings_to_urls": False,
+                "strings_to_numbers": False,
+                "nan_inf_to_errors": False,
+            },
+        )
         try:
             cells = Cells()
             if flows is None:
@@ -288,7 +307,7 @@ def _workbook_writer(r: Resolved, comparison: Comparison | None):
                 _write(book, cells, r, flows, comparison)
             _write_values(book, cells)
         finally:
-            book.close()       # an unclosed workbook would write itself when collected
+            book.close()  # an unclosed workbook would write itself when collected
 
     return write
 
@@ -304,24 +323,55 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     add = inputs.add
 
     add("fin_discount_rate", "discount rate (effective yearly)", fin.discount_rate_per_year, "1/year", fin.source)
-    add("fin_monthly_rate", "discount rate a month, (1 + r)^(1/12) - 1", "=(1+fin_discount_rate)^(1/12)-1",
-        "1/month", "derived")
+    add(
+        "fin_monthly_rate",
+        "discount rate a month, (1 + r)^(1/12) - 1",
+        "=(1+fin_discount_rate)^(1/12)-1",
+        "1/month",
+        "derived",
+    )
     add("fin_horizon", "horizon (the number of month rows)", horizon, "months", fin.source, fixed=True)
     # the capacity plan (servers held, a column of values) is laid out for the lead time
     add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source, fixed=True)
     add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention", fixed=True)
     trends = fin.trends
     # a price with a path (finance.trends.<price>_price_path) has a column of factors, not this rate
-    add("fin_rent_change", "rental price change a year", trends.rental_price_change_per_year, "1/year", trends.source,
-        fixed=trends.path("rental") is not None)
-    add("fin_api_change", "API price change a year", trends.api_price_change_per_year, "1/year", trends.source,
-        fixed=trends.path("api") is not None)
-    add("fin_electricity_change", "electricity price change a year", trends.electricity_price_change_per_year,
-        "1/year", trends.source, fixed=trends.path("electricity") is not None)
+    add(
+        "fin_rent_change",
+        "rental price change a year",
+        trends.rental_price_change_per_year,
+        "1/year",
+        trends.source,
+        fixed=trends.path("rental") is not None,
+    )
+    add(
+        "fin_api_change",
+        "API price change a year",
+        trends.api_price_change_per_year,
+        "1/year",
+        trends.source,
+        fixed=trends.path("api") is not None,
+    )
+    add(
+        "fin_electricity_change",
+        "electricity price change a year",
+        trends.electricity_price_change_per_year,
+        "1/year",
+        trends.source,
+        fixed=trends.path("electricity") is not None,
+    )
     add("fin_salary_change", "salary change a year", trends.salary_change_per_year, "1/year", trends.source)
-    add("fin_hardware_change", "hardware price change a year", trends.hardware_price_change_per_year, "1/year",
-        trends.source, fixed=trends.path("hardware") is not None or fin.tax is not None or fin.lease is not None
-        or fin.view == "marginal")
+    add(
+        "fin_hardware_change",
+        "hardware price change a year",
+        trends.hardware_price_change_per_year,
+        "1/year",
+        trends.source,
+        fixed=trends.path("hardware") is not None
+        or fin.tax is not None
+        or fin.lease is not None
+        or fin.view == "marginal",
+    )
     months = flows.months
     m = _Months(horizon)
     m.add("month", "month", months)
@@ -336,32 +386,53 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     if "rent" in r.options:
         rent = r.option("rent")
         # with a commitment the reserved payments and the on-demand remainder are values of this price
-        add("rent_price", "rental price per GPU-hour (on-demand)", rent.price_per_gpu_hour, f"{cur}/GPU-h",
-            rent.offer.citation(), fixed=fin.rent_commitment is not None)
+        add(
+            "rent_price",
+            "rental price per GPU-hour (on-demand)",
+            rent.price_per_gpu_hour,
+            f"{cur}/GPU-h",
+            rent.offer.citation(),
+            fixed=fin.rent_commitment is not None,
+        )
         m.add("rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), months.shape))
         factor = _factor(r, m, "rental", "fin_rent_change", month)
         if rent.billing == "always_on":
-            m.add("rent_rental", "rent: GPU rental",
-                  lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*" + factor(row))
+            m.add(
+                "rent_rental",
+                "rent: GPU rental",
+                lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*" + factor(row),
+            )
         else:
-            m.add("rent_rental", "rent: GPU rental",
-                  lambda row: f"={m.cell('hours', row)}*rent_price*" + factor(row))
-        staffing = _staffing_formula(add, "rent", rent.staffing, cur, _source(r.scenario.options.rent.staffing),
-                                     lambda row: m.cell("rent_gpus", row), month)
+            m.add("rent_rental", "rent: GPU rental", lambda row: f"={m.cell('hours', row)}*rent_price*" + factor(row))
+        staffing = _staffing_formula(
+            add,
+            "rent",
+            rent.staffing,
+            cur,
+            _source(r.scenario.options.rent.staffing),
+            lambda row: m.cell("rent_gpus", row),
+            month,
+        )
         m.add("rent_staffing", "rent: staffing", staffing)
         totals["rent"] = ["rent_rental", "rent_staffing"]
         if r.finance.rent_commitment is not None:
             # reserved GPUs: the on-demand remainder and the terms' payments, as values; the full on-demand
             # column above stays for the stand-in during the lead time
-            m.add("rent_remainder", "rent: GPU rental above the reserved GPUs (values)",
-                  flows.flows["rent"][Component.GPU_RENTAL])
+            m.add(
+                "rent_remainder",
+                "rent: GPU rental above the reserved GPUs (values)",
+                flows.flows["rent"][Component.GPU_RENTAL],
+            )
             m.add("rent_reserved", "rent: reserved commitment (values)", flows.flows["rent"][CashLine.RESERVED])
             totals["rent"] = ["rent_remainder", "rent_staffing", "rent_reserved"]
             if CashLine.RESERVED_UPFRONT in flows.flows["rent"]:
-                m.add("rent_reserved_upfront", "rent: reserved commitment, up front at the term's start (values)",
-                      flows.flows["rent"][CashLine.RESERVED_UPFRONT])
+                m.add(
+                    "rent_reserved_upfront",
+                    "rent: reserved commitment, up front at the term's start (values)",
+                    flows.flows["rent"][CashLine.RESERVED_UPFRONT],
+                )
                 totals["rent"].append("rent_reserved_upfront")
-    for name, option in r.options.items():     # options.rents: their on-demand cash lines, as values
+    for name, option in r.options.items():  # options.rents: their on-demand cash lines, as values
         if option.kind == "rent" and name != "rent":
             key = _key(name)
             m.add(f"{key}_rental", f"{name}: GPU rental (values)", flows.flows[name][Component.GPU_RENTAL])
@@ -371,14 +442,27 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
         api = r.option("api")
         share = r.workload.output_share
         add("api_input_price", "API input price", api.input_price_per_million, f"{cur}/M tokens", api.offer.citation())
-        add("api_cached_price", "API cached input price", api.cached_input_price_per_million, f"{cur}/M tokens",
-            api.offer.citation())
-        add("api_output_price", "API output price", api.output_price_per_million, f"{cur}/M tokens",
-            api.offer.citation())
+        add(
+            "api_cached_price",
+            "API cached input price",
+            api.cached_input_price_per_million,
+            f"{cur}/M tokens",
+            api.offer.citation(),
+        )
+        add(
+            "api_output_price",
+            "API output price",
+            api.output_price_per_million,
+            f"{cur}/M tokens",
+            api.offer.citation(),
+        )
         add("api_cached_share", "cached share of input tokens", api.cached_input_share, "-", api.offer.citation())
         add("api_output_share", "output share of tokens", share, "-", "workload")
-        m.add("tokens", "tokens a month [M tokens/month]",
-              np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape))
+        m.add(
+            "tokens",
+            "tokens a month [M tokens/month]",
+            np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape),
+        )
 
         api_factor = _factor(r, m, "api", "fin_api_change", month)
         if not _plain_api_bill(r, api):
@@ -390,11 +474,19 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
             for part, value in api.price_parts.items():
                 clock = api_clock_factor(r, "api", part if api.hour_part_factors is not None else None)
                 price = float(np.mean(np.asarray(value, dtype=float))) * clock
-                add(f"api_{part}_price", f"API bill per M workload tokens: {part.replace('_', ' ')} (from the "
-                    "billing words and price windows; change them in the scenario, then export again)", price,
-                    f"{cur}/M tokens", api.offer.citation())
-                m.add(f"api_{part}", f"api: {part.replace('_', ' ')}",
-                      lambda row, part=part: f"={m.cell('tokens', row)}*api_{part}_price*{api_factor(row)}")
+                add(
+                    f"api_{part}_price",
+                    f"API bill per M workload tokens: {part.replace('_', ' ')} (from the "
+                    "billing words and price windows; change them in the scenario, then export again)",
+                    price,
+                    f"{cur}/M tokens",
+                    api.offer.citation(),
+                )
+                m.add(
+                    f"api_{part}",
+                    f"api: {part.replace('_', ' ')}",
+                    lambda row, part=part: f"={m.cell('tokens', row)}*api_{part}_price*{api_factor(row)}",
+                )
                 keys.append(f"api_{part}")
             totals["api"] = keys
 
@@ -406,6 +498,7 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
                 if kind == "cached":
                     return f"={tokens}*(1-api_output_share)*api_cached_share*api_cached_price*{f}"
                 return f"={tokens}*api_output_share*api_output_price*{f}"
+
             return formula
 
         if _plain_api_bill(r, api):
@@ -415,8 +508,11 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     if "own" in r.options:
         totals["own"] = _own_columns(r, flows, m, add)
     for option, keys in totals.items():
-        m.add(f"{option}_total", f"{r.label(option)}: cash out",
-              lambda row, keys=keys: "=" + "+".join(m.cell(k, row) for k in keys))
+        m.add(
+            f"{option}_total",
+            f"{r.label(option)}: cash out",
+            lambda row, keys=keys: "=" + "+".join(m.cell(k, row) for k in keys),
+        )
     if r.finance.tax is not None:
         _tax_columns(r, flows, m, add, totals)
     against = comparison.finance.payback_against if comparison.finance is not None else None
@@ -428,8 +524,10 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     inputs.table(inputs_table(r))
 
 
-STEADY_NOTE = ("The monthly cost of each part, as costmodel computes it at the scenario's volume (values): "
-               "change the scenario, then export again. The totals, the lowest and the verdict are formulas.")
+STEADY_NOTE = (
+    "The monthly cost of each part, as costmodel computes it at the scenario's volume (values): "
+    "change the scenario, then export again. The totals, the lowest and the verdict are formulas."
+)
 """The note on the component columns of the steady monthly view."""
 
 
@@ -485,8 +583,7 @@ def _write_steady(book, cells: Cells, r: Resolved, comparison: Comparison) -> No
     summary.freeze_panes(1, 0)
 
     bold_plain = book.add_format({"bold": True})
-    inputs.write_string(0, 0, "Scenario inputs as given (change them in the scenario, then export again)",
-                        bold_plain)
+    inputs.write_string(0, 0, "Scenario inputs as given (change them in the scenario, then export again)", bold_plain)
     frame = inputs_table(r)
     for col, head in enumerate(frame.columns):
         inputs.write_string(1, col, str(head), bold_plain)
@@ -521,36 +618,82 @@ def _payback_columns(m: _Months, r: Resolved, against: str, month) -> None:
         keys = [k for k in START_KEYS if k.startswith(f"{option}_") and k in m.letters]
         return "+".join(m.cell(k, row) for k in keys) or "0"
 
-    m.add("gain", f"gain of owning vs {r.label(against)}",
-          lambda row: f"={m.cell(f'{against}_total', row)}-{m.cell('own_total', row)}")
-    m.add("gain_start", "gain at the start of the month (investment)",
-          lambda row: f"=({start_sum(against, row)})-({start_sum('own', row)})")
-    m.add("gain_end", "gain at the end of the month (savings)",
-          lambda row: f"={m.cell('gain', row)}-{m.cell('gain_start', row)}")
-    for prefix, discount_start, discount_end in (("", "", ""),
-                                                 ("d", "/(1+fin_monthly_rate)^{t}", "/(1+fin_monthly_rate)^({t}+1)")):
-        a, b, neg, after, key = (f"{prefix}position_start", f"{prefix}position_end", f"{prefix}below",
-                                 f"{prefix}below_later", f"{prefix}payback")
+    m.add(
+        "gain",
+        f"gain of owning vs {r.label(against)}",
+        lambda row: f"={m.cell(f'{against}_total', row)}-{m.cell('own_total', row)}",
+    )
+    m.add(
+        "gain_start",
+        "gain at the start of the month (investment)",
+        lambda row: f"=({start_sum(against, row)})-({start_sum('own', row)})",
+    )
+    m.add(
+        "gain_end",
+        "gain at the end of the month (savings)",
+        lambda row: f"={m.cell('gain', row)}-{m.cell('gain_start', row)}",
+    )
+    for prefix, discount_start, discount_end in (
+        ("", "", ""),
+        ("d", "/(1+fin_monthly_rate)^{t}", "/(1+fin_monthly_rate)^({t}+1)"),
+    ):
+        a, b, neg, after, key = (
+            f"{prefix}position_start",
+            f"{prefix}position_end",
+            f"{prefix}below",
+            f"{prefix}below_later",
+            f"{prefix}payback",
+        )
         title = "discounted " if prefix else ""
-        m.add(a, f"{title}position after the month's start", lambda row, ds=discount_start, de=discount_end, a=a: (
-            f"={m.cell('gain_start', row)}{ds.format(t=month(row))}" if row == 2 else
-            f"={m.cell(a, row - 1)}+{m.cell('gain_end', row - 1)}{de.format(t=month(row - 1))}"
-            f"+{m.cell('gain_start', row)}{ds.format(t=month(row))}"))
-        m.add(b, f"{title}position at the month's end", lambda row, de=discount_end, a=a:
-              f"={m.cell(a, row)}+{m.cell('gain_end', row)}{de.format(t=month(row))}")
-        m.add(neg, f"{title}below zero in the month (1/0)", lambda row, a=a, b=b:
-              f"=IF(OR({m.cell(a, row)}<0,{m.cell(b, row)}<0),1,0)")
-        m.add(after, f"{title}below zero in this month or a later one (1/0)", lambda row, neg=neg, after=after:
-              f"={m.cell(neg, row)}" if row == last else f"=MAX({m.cell(neg, row)},{m.cell(after, row + 1)})")
-        m.add(key, f"{title}payback candidate", lambda row, a=a, b=b, neg=neg, after=after: (
-            f"=IF(AND({m.cell(neg, row)}=1,{'0' if row == last else m.cell(after, row + 1)}=0),"
-            f"IF({m.cell(b, row)}>=0,IF({m.cell(b, row)}>{m.cell(a, row)},"
-            f"{month(row)}-{m.cell(a, row)}/({m.cell(b, row)}-{m.cell(a, row)}),{month(row)}+1),{NEVER:.0E}),"
-            f"{NEVER:.0E})"))
+        m.add(
+            a,
+            f"{title}position after the month's start",
+            lambda row, ds=discount_start, de=discount_end, a=a: (
+                f"={m.cell('gain_start', row)}{ds.format(t=month(row))}"
+                if row == 2
+                else f"={m.cell(a, row - 1)}+{m.cell('gain_end', row - 1)}{de.format(t=month(row - 1))}"
+                f"+{m.cell('gain_start', row)}{ds.format(t=month(row))}"
+            ),
+        )
+        m.add(
+            b,
+            f"{title}position at the month's end",
+            lambda row, de=discount_end, a=a: f"={m.cell(a, row)}+{m.cell('gain_end', row)}{de.format(t=month(row))}",
+        )
+        m.add(
+            neg,
+            f"{title}below zero in the month (1/0)",
+            lambda row, a=a, b=b: f"=IF(OR({m.cell(a, row)}<0,{m.cell(b, row)}<0),1,0)",
+        )
+        m.add(
+            after,
+            f"{title}below zero in this month or a later one (1/0)",
+            lambda row, neg=neg, after=after: (
+                f"={m.cell(neg, row)}" if row == last else f"=MAX({m.cell(neg, row)},{m.cell(after, row + 1)})"
+            ),
+        )
+        m.add(
+            key,
+            f"{title}payback candidate",
+            lambda row, a=a, b=b, neg=neg, after=after: (
+                f"=IF(AND({m.cell(neg, row)}=1,{'0' if row == last else m.cell(after, row + 1)}=0),"
+                f"IF({m.cell(b, row)}>=0,IF({m.cell(b, row)}>{m.cell(a, row)},"
+                f"{month(row)}-{m.cell(a, row)}/({m.cell(b, row)}-{m.cell(a, row)}),{month(row)}+1),{NEVER:.0E}),"
+                f"{NEVER:.0E})"
+            ),
+        )
 
 
-CAPITAL_KEYS = ("own_capex", "own_loan", "own_refresh", "own_refresh_resale", "own_resale", "own_facility",
-                "own_facility_residual", "own_buyout")
+CAPITAL_KEYS = (
+    "own_capex",
+    "own_loan",
+    "own_refresh",
+    "own_refresh_resale",
+    "own_resale",
+    "own_facility",
+    "own_facility_residual",
+    "own_buyout",
+)
 """Own columns that are not deductible expenses."""
 
 
@@ -563,13 +706,17 @@ def _tax_columns(r: Resolved, flows: CashFlows, m: _Months, add, totals) -> None
     for option, keys in totals.items():
         columns = [f"{option}_total"]
         if option == "own":
-            capital = CAPITAL_KEYS + (("own_lease",) if r.finance.lease is not None and r.finance.lease.kind
-                                      == "finance" else ())
+            capital = CAPITAL_KEYS + (
+                ("own_lease",) if r.finance.lease is not None and r.finance.lease.kind == "finance" else ()
+            )
             expenses = [k for k in keys if k not in capital]
         else:
             expenses = keys
-        m.add(f"{option}_tax_expenses", f"{r.label(option)}: tax saved on expenses",
-              lambda row, expenses=expenses: "=-tax_rate*(" + "+".join(m.cell(k, row) for k in expenses) + ")")
+        m.add(
+            f"{option}_tax_expenses",
+            f"{r.label(option)}: tax saved on expenses",
+            lambda row, expenses=expenses: "=-tax_rate*(" + "+".join(m.cell(k, row) for k in expenses) + ")",
+        )
         columns.append(f"{option}_tax_expenses")
         if option == "own":
             for line in (CashLine.TAX_ON_DEPRECIATION, CashLine.TAX_ON_INTEREST, CashLine.TAX_ON_RESALE):
@@ -577,8 +724,11 @@ def _tax_columns(r: Resolved, flows: CashFlows, m: _Months, add, totals) -> None
                     key = f"own_{line.name.lower()}"
                     m.add(key, f"own: {line} (values)", taxed.flows["own"][line])
                     columns.append(key)
-        m.add(f"{option}_after_tax", f"{r.label(option)}: cash out after tax",
-              lambda row, columns=columns: "=" + "+".join(m.cell(k, row) for k in columns))
+        m.add(
+            f"{option}_after_tax",
+            f"{r.label(option)}: cash out after tax",
+            lambda row, columns=columns: "=" + "+".join(m.cell(k, row) for k in columns),
+        )
 
 
 def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, month, managed: bool = True):
@@ -587,17 +737,32 @@ def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, mont
     if staff is None:
         return lambda row: "=0"
     add(f"{prefix}_minimum_fte", f"{prefix}: FTE however small the fleet", staff.minimum_fte, "FTE", source)
-    add(f"{prefix}_loaded_cost", f"{prefix}: loaded cost per FTE a year", staff.loaded_cost_per_fte_per_year,
-        f"{cur}/FTE/year", source)
+    add(
+        f"{prefix}_loaded_cost",
+        f"{prefix}: loaded cost per FTE a year",
+        staff.loaded_cost_per_fte_per_year,
+        f"{cur}/FTE/year",
+        source,
+    )
     # without ``managed`` the fee is a cash line of its own, written as values: fixed at export
-    add(f"{prefix}_managed", f"{prefix}: managed service a month", staff.managed_service_per_month, f"{cur}/month",
-        source, fixed=not managed)
+    add(
+        f"{prefix}_managed",
+        f"{prefix}: managed service a month",
+        staff.managed_service_per_month,
+        f"{cur}/month",
+        source,
+        fixed=not managed,
+    )
     per_fte = np.isfinite(staff.gpus_per_fte)
     if per_fte:
         add(f"{prefix}_gpus_per_fte", f"{prefix}: GPUs per further FTE", staff.gpus_per_fte, "GPU/FTE", source)
-    return lambda row: (f"=(({prefix}_minimum_fte" + (f"+{gpus(row)}/{prefix}_gpus_per_fte" if per_fte else "")
-                        + f")*{prefix}_loaded_cost/12" + (f"+{prefix}_managed" if managed else "")
-                        + f")*(1+fin_salary_change)^({month(row)}/12)")
+    return lambda row: (
+        f"=(({prefix}_minimum_fte"
+        + (f"+{gpus(row)}/{prefix}_gpus_per_fte" if per_fte else "")
+        + f")*{prefix}_loaded_cost/12"
+        + (f"+{prefix}_managed" if managed else "")
+        + f")*(1+fin_salary_change)^({month(row)}/12)"
+    )
 
 
 def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
@@ -607,21 +772,26 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     horizon, life = fin.horizon_months, useful_life(r)
     shares = sum(line.value for line in own.bill_of_materials if line.basis == "share_of_server_price")
     per_server = sum(line.value for line in own.bill_of_materials if line.basis == "per_server")
-    totals = sum(line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price",
-                                                                                    "per_server"))
+    totals = sum(
+        line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price", "per_server")
+    )
     source = _source(s_own)
-    by_value = fin.lease is not None or fin.view == "marginal"   # leased or sunk hardware: purchases as values
+    by_value = fin.lease is not None or fin.view == "marginal"  # leased or sunk hardware: purchases as values
     # the hardware's price also sets columns of values: the purchases (leased or sunk hardware) or the tax
     # saved on depreciation
     priced = by_value or fin.tax is not None
     add("own_server_price", "server price", own.server_price, f"{cur}/server", own.server.citation(), fixed=priced)
     add("own_spare_share", "spare servers, share", own.spare_share, "-", source, fixed=priced)
     add("own_bom_share", "bill of materials, share of server capex", shares, "-", source, fixed=priced)
-    add("own_bom_per_server", "bill of materials per server bought", per_server, f"{cur}/server", source,
-        fixed=priced)
+    add("own_bom_per_server", "bill of materials per server bought", per_server, f"{cur}/server", source, fixed=priced)
     add("own_bom_fixed", "bill of materials, totals", totals, cur, source, fixed=priced)
-    add("own_support_share", "hardware support a year, share of capex", own.hardware_support_share_per_year,
-        "1/year", source)
+    add(
+        "own_support_share",
+        "hardware support a year, share of capex",
+        own.hardware_support_share_per_year,
+        "1/year",
+        source,
+    )
     # the capacity plan (servers held, a column of values) is laid out for the server's GPUs
     add("own_gpus_per_server", "GPUs per server", own.gpus_per_server, "GPU", own.server.citation(), fixed=True)
     add("own_kw_per_server", "maximum power per server", own.kw_per_server, "kW", own.server.citation())
@@ -629,41 +799,93 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
     add("own_pue", "PUE", own.pue, "-", _source(power))
     tariff = r.scenario.energy.tariff if r.scenario.energy is not None else None
-    add("own_electricity_price", "electricity price (idle draw; with a time-of-use tariff its yearly mean)",
-        own.electricity_price_per_kwh, f"{cur}/kWh", tariff.source if own.tariff_prices is not None else _source(power))
+    add(
+        "own_electricity_price",
+        "electricity price (idle draw; with a time-of-use tariff its yearly mean)",
+        own.electricity_price_per_kwh,
+        f"{cur}/kWh",
+        tariff.source if own.tariff_prices is not None else _source(power),
+    )
     busy = "=own_electricity_price" if own.tariff_prices is None else own.busy_electricity_price_per_kwh
-    add("own_busy_electricity_price", "electricity price of the draw above idle (with a tariff: weighted by the "
-        "demand's hours)", busy, f"{cur}/kWh", tariff.source if own.tariff_prices is not None else _source(power))
+    add(
+        "own_busy_electricity_price",
+        "electricity price of the draw above idle (with a tariff: weighted by the demand's hours)",
+        busy,
+        f"{cur}/kWh",
+        tariff.source if own.tariff_prices is not None else _source(power),
+    )
     facility = own.facility_price_per_mw is not None
     if facility:
-        add("own_facility_price", "facility build price", own.facility_price_per_mw, f"{cur}/MW",
-            _source(s_own.facility))
+        add(
+            "own_facility_price",
+            "facility build price",
+            own.facility_price_per_mw,
+            f"{cur}/MW",
+            _source(s_own.facility),
+        )
         add("own_facility_life", "facility life", own.facility_depreciation_months, "months", _source(s_own.facility))
     else:
-        add("own_colocation_price", "colocation price", own.colocation_price_per_kw_month, f"{cur}/kW/month",
-            _source(s_own.colocation))
+        add(
+            "own_colocation_price",
+            "colocation price",
+            own.colocation_price_per_kw_month,
+            f"{cur}/kW/month",
+            _source(s_own.colocation),
+        )
     if own.licence_price_per_gpu_per_year is not None:
-        add("own_licence_price", "software licences per GPU a year", own.licence_price_per_gpu_per_year,
-            f"{cur}/GPU/year", source)
+        add(
+            "own_licence_price",
+            "software licences per GPU a year",
+            own.licence_price_per_gpu_per_year,
+            f"{cur}/GPU/year",
+            source,
+        )
     add("own_useful_life", "useful life (refresh)", life, "months", fin.source, fixed=priced)
     curve = fin.residual
     if curve.method == "straight_line":
         residual = "MAX(0,1-({age})/own_useful_life)"
-        add("own_residual_at_life", "resale value at the end of the useful life, share", "=MAX(0,1-1)", "-",
-            "straight line over the useful life")
+        add(
+            "own_residual_at_life",
+            "resale value at the end of the useful life, share",
+            "=MAX(0,1-1)",
+            "-",
+            "straight line over the useful life",
+        )
     elif curve.method == "declining_balance":
-        add("own_residual_rate", "resale value lost a year (declining balance)", curve.rate_per_year, "1/year",
-            curve.source, fixed=priced)
+        add(
+            "own_residual_rate",
+            "resale value lost a year (declining balance)",
+            curve.rate_per_year,
+            "1/year",
+            curve.source,
+            fixed=priced,
+        )
         residual = "(1-own_residual_rate)^(({age})/12)"
-        add("own_residual_at_life", "resale value at the end of the useful life, share",
-            "=(1-own_residual_rate)^(own_useful_life/12)", "-", "declining balance")
+        add(
+            "own_residual_at_life",
+            "resale value at the end of the useful life, share",
+            "=(1-own_residual_rate)^(own_useful_life/12)",
+            "-",
+            "declining balance",
+        )
     else:
         residual = None
-        add("own_residual_at_life", "resale value at the end of the useful life, share",
-            float(residual_share(r, life)), "-", curve.source or "points from the scenario", fixed=True)
+        add(
+            "own_residual_at_life",
+            "resale value at the end of the useful life, share",
+            float(residual_share(r, life)),
+            "-",
+            curve.source or "points from the scenario",
+            fixed=True,
+        )
     if fin.resale_share_at_horizon is not None:
-        add("own_resale_share", "resale value at the horizon, share of price", fin.resale_share_at_horizon, "-",
-            fin.source)
+        add(
+            "own_resale_share",
+            "resale value at the horizon, share of price",
+            fin.resale_share_at_horizon,
+            "-",
+            fin.source,
+        )
     lead = fin.lead_time_months
 
     def month(row):
@@ -675,17 +897,26 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     m.add("servers", "own: servers held (capacity plan)", _held_servers(r, flows))
     m.add("online", "own: online (1) or not (0)", lambda row: f"=IF({month(row)}>=fin_lead_time,1,0)")
     # spares in whole servers, as costmodel.formulas.fleet.servers_with_spares: S + max(0, ceil(S·q − 1e-9))
-    m.add("bought", "own: servers with spares",
-          lambda row: f"={m.cell('servers', row)}+MAX(0,ROUNDUP({m.cell('servers', row)}*own_spare_share-1E-9,0))")
-    m.add("at_today", "own: hardware held at today's prices",
-          lambda row: f"={m.cell('bought', row)}*(own_server_price*(1+own_bom_share)+own_bom_per_server)"
-                      "+own_bom_fixed")
-    m.add("bought_today", "own: hardware bought at today's prices",
-          lambda row: f"={m.cell('at_today', row)}-{prev('at_today', row)}")
+    m.add(
+        "bought",
+        "own: servers with spares",
+        lambda row: f"={m.cell('servers', row)}+MAX(0,ROUNDUP({m.cell('servers', row)}*own_spare_share-1E-9,0))",
+    )
+    m.add(
+        "at_today",
+        "own: hardware held at today's prices",
+        lambda row: f"={m.cell('bought', row)}*(own_server_price*(1+own_bom_share)+own_bom_per_server)+own_bom_fixed",
+    )
+    m.add(
+        "bought_today",
+        "own: hardware bought at today's prices",
+        lambda row: f"={m.cell('at_today', row)}-{prev('at_today', row)}",
+    )
     hardware = _factor(r, m, "hardware", "fin_hardware_change", month)
     m.add("price_factor", "own: hardware price factor", lambda row: "=" + hardware(row))
-    m.add("purchase", "own: hardware bought",
-          lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}")
+    m.add(
+        "purchase", "own: hardware bought", lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}"
+    )
 
     def life_ago(key, row):
         """The column's cell one useful life before the row's month (INDEX over the rows above it, so that
@@ -698,95 +929,178 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             return "0"
         return f"IF({month(row)}>=own_useful_life,{expression(row)},0)"
 
-    m.add("refresh_today", "own: refresh at today's prices",
-          lambda row: "=" + from_life_ago(
-              row, lambda r: f"{life_ago('bought_today', r)}+{life_ago('refresh_today', r)}"))
+    m.add(
+        "refresh_today",
+        "own: refresh at today's prices",
+        lambda row: "=" + from_life_ago(row, lambda r: f"{life_ago('bought_today', r)}+{life_ago('refresh_today', r)}"),
+    )
     lines = []
     own_flows = flows.flows["own"]
     if by_value:
-        for key, line in (("own_capex", CashLine.HARDWARE_CAPEX), ("own_lease", CashLine.LEASE_PAYMENTS),
-                          ("own_buyout", CashLine.LEASE_BUYOUT), ("own_refresh", CashLine.REFRESH),
-                          ("own_refresh_resale", CashLine.REFRESH_RESALE), ("own_resale", CashLine.RESALE)):
+        for key, line in (
+            ("own_capex", CashLine.HARDWARE_CAPEX),
+            ("own_lease", CashLine.LEASE_PAYMENTS),
+            ("own_buyout", CashLine.LEASE_BUYOUT),
+            ("own_refresh", CashLine.REFRESH),
+            ("own_refresh_resale", CashLine.REFRESH_RESALE),
+            ("own_resale", CashLine.RESALE),
+        ):
             if line in own_flows:
                 m.add(key, f"own: {line} (values)", own_flows[line])
                 lines.append(key)
     elif fin.loan is not None:
         loan = fin.loan
-        taxed = fin.tax is not None          # the tax saved on interest is a column of values
-        add("loan_rate", "loan rate (nominal yearly, monthly at rate / 12)", loan.rate_per_year, "1/year", loan.source,
-            fixed=taxed)
+        taxed = fin.tax is not None  # the tax saved on interest is a column of values
+        add(
+            "loan_rate",
+            "loan rate (nominal yearly, monthly at rate / 12)",
+            loan.rate_per_year,
+            "1/year",
+            loan.source,
+            fixed=taxed,
+        )
         add("loan_term", "loan term", loan.term_months, "months", loan.source, fixed=taxed)
-        add("loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source,
-            fixed=taxed)
+        add(
+            "loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source, fixed=taxed
+        )
         first = m.cell("purchase", 2)
-        add("loan_payment", "loan payment a month (PMT)", f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}"
-                                                          "*(1-loan_down))", f"{cur}/month", "derived")
+        add(
+            "loan_payment",
+            "loan payment a month (PMT)",
+            f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}*(1-loan_down))",
+            f"{cur}/month",
+            "derived",
+        )
         add("loan_paid", "payments made within the horizon", "=MIN(loan_term,fin_horizon-1)", "-", "derived")
-        add("loan_balance", "balance paid off at the horizon (PV)",
-            "=IF(loan_paid<loan_term,PV(loan_rate/12,loan_term-loan_paid,-loan_payment),0)", cur, "derived")
-        m.add("own_capex", "own: hardware capex",
-              lambda row: f"=IF({month(row)}=0,{m.cell('purchase', row)}*loan_down,{m.cell('purchase', row)})")
-        m.add("own_loan", "own: loan payments",
-              lambda row: f"=IF(AND({month(row)}>=1,{month(row)}<=loan_term),loan_payment,0)"
-                          + ("+loan_balance" if row == horizon + 1 else ""))
+        add(
+            "loan_balance",
+            "balance paid off at the horizon (PV)",
+            "=IF(loan_paid<loan_term,PV(loan_rate/12,loan_term-loan_paid,-loan_payment),0)",
+            cur,
+            "derived",
+        )
+        m.add(
+            "own_capex",
+            "own: hardware capex",
+            lambda row: f"=IF({month(row)}=0,{m.cell('purchase', row)}*loan_down,{m.cell('purchase', row)})",
+        )
+        m.add(
+            "own_loan",
+            "own: loan payments",
+            lambda row: (
+                f"=IF(AND({month(row)}>=1,{month(row)}<=loan_term),loan_payment,0)"
+                + ("+loan_balance" if row == horizon + 1 else "")
+            ),
+        )
         lines += ["own_capex", "own_loan"]
     else:
         m.add("own_capex", "own: hardware capex", lambda row: f"={m.cell('purchase', row)}")
         lines.append("own_capex")
     if not by_value:
-        m.add("own_refresh", "own: hardware refresh",
-              lambda row: f"={m.cell('refresh_today', row)}*{m.cell('price_factor', row)}")
-        m.add("own_refresh_resale", "own: resale at refresh",
-              lambda row: "=-" + from_life_ago(
-                  row, lambda r: f"({life_ago('bought_today', r)}+{life_ago('refresh_today', r)})"
-                                 f"*{life_ago('price_factor', r)}*own_residual_at_life"))
+        m.add(
+            "own_refresh",
+            "own: hardware refresh",
+            lambda row: f"={m.cell('refresh_today', row)}*{m.cell('price_factor', row)}",
+        )
+        m.add(
+            "own_refresh_resale",
+            "own: resale at refresh",
+            lambda row: (
+                "=-"
+                + from_life_ago(
+                    row,
+                    lambda r: (
+                        f"({life_ago('bought_today', r)}+{life_ago('refresh_today', r)})"
+                        f"*{life_ago('price_factor', r)}*own_residual_at_life"
+                    ),
+                )
+            ),
+        )
         lines += ["own_refresh", "own_refresh_resale"]
     if facility:
-        m.add("own_facility", "own: facility capex",
-              lambda row: f"=({m.cell('bought', row)}-{prev('bought', row)})*own_kw_per_server/1000"
-                          "*own_facility_price")
+        m.add(
+            "own_facility",
+            "own: facility capex",
+            lambda row: f"=({m.cell('bought', row)}-{prev('bought', row)})*own_kw_per_server/1000*own_facility_price",
+        )
         lines.append("own_facility")
 
     def running(expression):
         return lambda row: f"={m.cell('online', row)}*(" + expression(row) + ")"
 
-    m.add("own_support", "own: hardware support",
-          running(lambda row: f"{m.cell('at_today', row)}*own_support_share/12"))
+    m.add(
+        "own_support", "own: hardware support", running(lambda row: f"{m.cell('at_today', row)}*own_support_share/12")
+    )
     if not facility:
-        m.add("own_colocation", "own: colocation",
-              running(lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"))
+        m.add(
+            "own_colocation",
+            "own: colocation",
+            running(lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"),
+        )
         lines.append("own_colocation")
     electricity = _factor(r, m, "electricity", "fin_electricity_change", month)
-    m.add("own_electricity", "own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle)",
-          running(lambda row: f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share*own_electricity_price"
-                              f"+(1-own_idle_share)*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month)"
-                              "*own_busy_electricity_price)*own_pue*hours_per_month"
-                              f"*{electricity(row)}"))
-    staffing = _staffing_formula(add, "own", own.staffing, cur, _source(s_own.staffing),
-                                 lambda row: f"{m.cell('bought', row)}*own_gpus_per_server", month, managed=False)
+    m.add(
+        "own_electricity",
+        "own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle)",
+        running(
+            lambda row: (
+                f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share*own_electricity_price"
+                f"+(1-own_idle_share)*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month)"
+                "*own_busy_electricity_price)*own_pue*hours_per_month"
+                f"*{electricity(row)}"
+            )
+        ),
+    )
+    staffing = _staffing_formula(
+        add,
+        "own",
+        own.staffing,
+        cur,
+        _source(s_own.staffing),
+        lambda row: f"{m.cell('bought', row)}*own_gpus_per_server",
+        month,
+        managed=False,
+    )
     m.add("own_staffing", "own: staffing", running(lambda row: staffing(row)[1:]))
     lines += ["own_support", "own_electricity", "own_staffing"]
     if own.licence_price_per_gpu_per_year is not None:
-        m.add("own_licences", "own: software licences",
-              running(lambda row: f"{m.cell('bought', row)}*own_gpus_per_server*own_licence_price/12"))
+        m.add(
+            "own_licences",
+            "own: software licences",
+            running(lambda row: f"{m.cell('bought', row)}*own_gpus_per_server*own_licence_price/12"),
+        )
         lines.append("own_licences")
     if lead > 0:
         stand_in = fin.during_lead_time
         keys = {"rent": ["rent_rental", "rent_staffing"], "api": ["api_input", "api_cached", "api_output"]}[stand_in]
-        m.add("own_stand_in", f"own: {r.label(stand_in).lower()} during lead time",
-              lambda row: f"=(1-{m.cell('online', row)})*(" + "+".join(m.cell(k, row) for k in keys) + ")")
+        m.add(
+            "own_stand_in",
+            f"own: {r.label(stand_in).lower()} during lead time",
+            lambda row: f"=(1-{m.cell('online', row)})*(" + "+".join(m.cell(k, row) for k in keys) + ")",
+        )
         lines.append("own_stand_in")
     last = horizon + 1
     if not by_value:
-        m.add("held", "own: price of hardware held at the horizon",
-              lambda row: f"=({m.cell('bought_today', row)}+{m.cell('refresh_today', row)})"
-                          f"*{m.cell('price_factor', row)}*IF({month(row)}+own_useful_life>=fin_horizon,1,0)")
+        m.add(
+            "held",
+            "own: price of hardware held at the horizon",
+            lambda row: (
+                f"=({m.cell('bought_today', row)}+{m.cell('refresh_today', row)})"
+                f"*{m.cell('price_factor', row)}*IF({month(row)}+own_useful_life>=fin_horizon,1,0)"
+            ),
+        )
         if residual is not None:
-            m.add("residual", "own: resale value share at the horizon",
-                  lambda row: "=" + residual.format(age=f"fin_horizon-{month(row)}"))
+            m.add(
+                "residual",
+                "own: resale value share at the horizon",
+                lambda row: "=" + residual.format(age=f"fin_horizon-{month(row)}"),
+            )
         else:
-            m.add("residual", "own: resale value share at the horizon",
-                  np.asarray(residual_share(r, horizon - flows.months), float))
+            m.add(
+                "residual",
+                "own: resale value share at the horizon",
+                np.asarray(residual_share(r, horizon - flows.months), float),
+            )
         if fin.resale_share_at_horizon is not None:
             resale = f"-SUM({m.span('held')})*own_resale_share"
         else:
@@ -794,35 +1108,66 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         m.add("own_resale", "own: resale", lambda row: f"={resale}" if row == last else "=0")
         lines.append("own_resale")
     if facility:
-        m.add("facility_book", "own: facility book value share at the horizon",
-              lambda row: f"=MAX(0,1-(fin_horizon-{month(row)})/own_facility_life)")
-        m.add("own_facility_residual", "own: facility residual value",
-              lambda row: f"=-SUMPRODUCT({m.span('own_facility')},{m.span('facility_book')})" if row == last else "=0")
+        m.add(
+            "facility_book",
+            "own: facility book value share at the horizon",
+            lambda row: f"=MAX(0,1-(fin_horizon-{month(row)})/own_facility_life)",
+        )
+        m.add(
+            "own_facility_residual",
+            "own: facility residual value",
+            lambda row: f"=-SUMPRODUCT({m.span('own_facility')},{m.span('facility_book')})" if row == last else "=0",
+        )
         lines.append("own_facility_residual")
-    extra = set(flows.flows["own"]) - {CashLine.HARDWARE_CAPEX, CashLine.LOAN_PAYMENTS, CashLine.FACILITY_CAPEX,
-                                       CashLine.RESALE, CashLine.FACILITY_RESIDUAL, CashLine.STAND_IN,
-                                       CashLine.REFRESH, CashLine.REFRESH_RESALE, Component.HARDWARE_SUPPORT,
-                                       CashLine.LEASE_PAYMENTS, CashLine.LEASE_BUYOUT,
-                                       Component.COLOCATION, Component.ELECTRICITY, Component.STAFFING,
-                                       Component.SOFTWARE_LICENCES}
-    for name in sorted(extra):                # lines without a formula here (e.g. a managed-service fee) as values
+    extra = set(flows.flows["own"]) - {
+        CashLine.HARDWARE_CAPEX,
+        CashLine.LOAN_PAYMENTS,
+        CashLine.FACILITY_CAPEX,
+        CashLine.RESALE,
+        CashLine.FACILITY_RESIDUAL,
+        CashLine.STAND_IN,
+        CashLine.REFRESH,
+        CashLine.REFRESH_RESALE,
+        Component.HARDWARE_SUPPORT,
+        CashLine.LEASE_PAYMENTS,
+        CashLine.LEASE_BUYOUT,
+        Component.COLOCATION,
+        Component.ELECTRICITY,
+        Component.STAFFING,
+        Component.SOFTWARE_LICENCES,
+    }
+    for name in sorted(extra):  # lines without a formula here (e.g. a managed-service fee) as values
         key = f"own_value_{len(lines)}"
         m.add(key, f"own: {name} (values)", flows.flows["own"][name])
         lines.append(key)
     return lines
 
 
-UNITS = {"month": "", "year": "", "hours": "GPU-h/month", "rent_gpus": "GPU", "servers": "servers",
-         "online": "1/0", "bought": "servers", "price_factor": "-", "residual": "-", "facility_book": "-",
-         "below": "1/0", "below_later": "1/0", "dbelow": "1/0", "dbelow_later": "1/0", "payback": "months",
-         "dpayback": "months"}
+UNITS = {
+    "month": "",
+    "year": "",
+    "hours": "GPU-h/month",
+    "rent_gpus": "GPU",
+    "servers": "servers",
+    "online": "1/0",
+    "bought": "servers",
+    "price_factor": "-",
+    "residual": "-",
+    "facility_book": "-",
+    "below": "1/0",
+    "below_later": "1/0",
+    "dbelow": "1/0",
+    "dbelow_later": "1/0",
+    "payback": "months",
+    "dpayback": "months",
+}
 """The unit of each column of the Cash flows sheet that is not money a month (those are ``<currency>/month``)."""
 
 
 def _unit(key: str, currency: str) -> str:
     if key.endswith("_price_factor"):
         return "-"
-    if "position" in key or key in ("at_today", "held"):      # amounts held or accrued, not a month's flow
+    if "position" in key or key in ("at_today", "held"):  # amounts held or accrued, not a month's flow
         return currency
     return UNITS.get(key, f"{currency}/month")
 
@@ -885,8 +1230,12 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     period, timing = fin.npv.period, fin.npv.timing
     sheet.write_string(2, 0, "present value convention")
     sheet.write_string(2, 1, f"{period}, {timing}")
-    sheet.write_string(2, 2, "present value of costs: lower is better; begin = first period at time 0 "
-                             "(numpy-financial npv), end = Excel NPV")
+    sheet.write_string(
+        2,
+        2,
+        "present value of costs: lower is better; begin = first period at time 0 "
+        "(numpy-financial npv), end = Excel NPV",
+    )
     row = 4
     for col, head in enumerate(("figure", "value", "unit", "option")):
         sheet.write_string(row, col, head, bold)
@@ -925,16 +1274,19 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         for option in totals:
             label = r.label(option)
             span = m.span(f"{option}_after_tax", sheet=True)
-            first, rest = (m.span(f"{option}_after_tax", 0, 0, sheet=True),
-                           m.span(f"{option}_after_tax", 1, sheet=True))
+            first, rest = (
+                m.span(f"{option}_after_tax", 0, 0, sheet=True),
+                m.span(f"{option}_after_tax", 1, sheet=True),
+            )
             row += 1
             sheet.write_string(row, 0, f"TCO after tax, {label}")
             sheet.write_formula(row, 1, f"=SUM({span})", money)
             sheet.write_string(row, 2, r.currency)
             row += 1
             sheet.write_string(row, 0, f"present value of costs after tax (month, begin), {label}")
-            sheet.write_formula(row, 1, f"={first}+NPV(fin_monthly_rate,{rest})" if fin.horizon_months > 1
-                                else f"={first}", money)
+            sheet.write_formula(
+                row, 1, f"={first}+NPV(fin_monthly_rate,{rest})" if fin.horizon_months > 1 else f"={first}", money
+            )
             sheet.write_string(row, 2, r.currency)
     row += 2
     if against is not None:
@@ -945,14 +1297,29 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         irr = comparison.finance.irr_per_year if comparison.finance is not None else None
         guess = (1 + irr) ** (1 / MONTHS_PER_YEAR) - 1 if irr is not None else fin.discount_rate_per_year / 12
         figures = [
-            (f"IRR of owning vs {label} (yearly, from monthly IRR)",
-             f'=IFERROR((1+IRR({gain},{guess!r}))^12-1,"not defined")', "1/year", rate),
-            (f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
-             f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")', "1/year", rate),
-            ("investment (hardware, refresh, facility, loan payments)",
-             "=" + "+".join(f"SUM({m.span(k, sheet=True)})" for k in ("own_capex", "own_loan", "own_refresh",
-                                                                      "own_facility") if k in m.letters),
-             r.currency, money),
+            (
+                f"IRR of owning vs {label} (yearly, from monthly IRR)",
+                f'=IFERROR((1+IRR({gain},{guess!r}))^12-1,"not defined")',
+                "1/year",
+                rate,
+            ),
+            (
+                f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
+                f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")',
+                "1/year",
+                rate,
+            ),
+            (
+                "investment (hardware, refresh, facility, loan payments)",
+                "="
+                + "+".join(
+                    f"SUM({m.span(k, sheet=True)})"
+                    for k in ("own_capex", "own_loan", "own_refresh", "own_facility")
+                    if k in m.letters
+                ),
+                r.currency,
+                money,
+            ),
         ]
         for title, formula, unit, style in figures:
             sheet.write_string(row, 0, title)
@@ -969,27 +1336,38 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
             below = m.span(f"{prefix}below", sheet=True)
             sheet.write_string(row, 0, f"{title} vs {label}, fractional")
             sheet.write_formula(row, 1, f'=IF({end}<0,"never within the horizon",IF(MAX({below})=0,0,MIN({span})))')
-            sheet.write_string(row, 2, "months after the decision (investment at the start of its month, savings "
-                                       "at the end; where owning stays ahead for good)")
+            sheet.write_string(
+                row,
+                2,
+                "months after the decision (investment at the start of its month, savings "
+                "at the end; where owning stays ahead for good)",
+            )
             row += 1
     row += 1
-    row = _verdict(book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE),
-                   comparison)
+    row = _verdict(
+        book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE), comparison
+    )
     rents = [r.label(o) for o, x in r.options.items() if x.kind == "rent" and o != "rent"]
     apis = [r.label(o) for o, x in r.options.items() if x.kind == "api" and o != "api"]
     notes = []
     if rents:
-        notes.append("note: the further rental offers (options.rents: " + ", ".join(rents) + ") are columns of "
-                     "values computed by costmodel, all on demand, not live formulas of the Inputs sheet")
+        notes.append(
+            "note: the further rental offers (options.rents: " + ", ".join(rents) + ") are columns of "
+            "values computed by costmodel, all on demand, not live formulas of the Inputs sheet"
+        )
     if apis:
-        notes.append("note: the further API offers (options.apis: " + ", ".join(apis) + ") are not in this "
-                     "workbook; costmodel's verdict above ranks them")
+        notes.append(
+            "note: the further API offers (options.apis: " + ", ".join(apis) + ") are not in this "
+            "workbook; costmodel's verdict above ranks them"
+        )
     for k, note in enumerate(notes):
         sheet.write_string(row + 1 + k, 0, note)
 
 
-VALUE_NOTE = ("costmodel's figure on the decision measure (a value: no cell of this workbook computes it): "
-              "change the scenario, then export again.")
+VALUE_NOTE = (
+    "costmodel's figure on the decision measure (a value: no cell of this workbook computes it): "
+    "change the scenario, then export again."
+)
 """The note on a verdict figure written as a value."""
 
 
@@ -1003,8 +1381,9 @@ def _ranked(comparison: Comparison, live: dict[str, str], measure: Measure) -> l
     return [(x.label, live[x.id] if on_live and x.id in live else x.figure) for x in d.candidates.values()]
 
 
-def _verdict(book, sheet, row: int, ranked: list[tuple[str, str | float]], comparison: Comparison,
-             currency: str = "B2") -> int:
+def _verdict(
+    book, sheet, row: int, ranked: list[tuple[str, str | float]], comparison: Comparison, currency: str = "B2"
+) -> int:
     """The decision's candidates' figures in a block, the verdict as a formula over them, and costmodel's
     own sentence.
 
@@ -1039,13 +1418,19 @@ def _verdict(book, sheet, row: int, ranked: list[tuple[str, str | float]], compa
         return f"INDEX({labels},MATCH({value},{values},0))"
 
     amount = f'TEXT({{}},"#,##0")&" "&{currency}' + (f'&"{per}"' if per else "")
-    rest = (f'IF(COUNT({values})<2,".",IF({second}={lowest},", tied with another option.",'
-            f'", "&{amount.format(f"{second}-{lowest}")}&" less than "&{name(second)}&"."))')
+    rest = (
+        f'IF(COUNT({values})<2,".",IF({second}={lowest},", tied with another option.",'
+        f'", "&{amount.format(f"{second}-{lowest}")}&" less than "&{name(second)}&"."))'
+    )
     row = last + 2
     sheet.write_string(row, 0, "verdict (a formula of the figures above: it follows every edit)", bold)
     sheet.write_formula(row + 1, 0, f'={name(lowest)}&" has the lowest {measure}: "&{amount.format(lowest)}&{rest}')
-    sheet.write_string(row + 3, 0, "costmodel's verdict for the scenario as exported (text: it does not follow "
-                                   "edits in this workbook)", bold)
+    sheet.write_string(
+        row + 3,
+        0,
+        "costmodel's verdict for the scenario as exported (text: it does not follow edits in this workbook)",
+        bold,
+    )
     sheet.write_string(row + 4, 0, decision_sentence(comparison))
     return row + 6
 
@@ -1106,8 +1491,10 @@ def _table_writers(r: Resolved, folder: Path, kind: str) -> list:
         need("pyarrow", "costmodel export --parquet")
     flows = cash_flows(r)
     writers = []
-    for table, frame in ((CASH_FLOWS_BY_MONTH, cash_flow_table(r, flows)), (CASH_FLOWS_BY_YEAR,
-                                                                            yearly_cash_table(r, flows))):
+    for table, frame in (
+        (CASH_FLOWS_BY_MONTH, cash_flow_table(r, flows)),
+        (CASH_FLOWS_BY_YEAR, yearly_cash_table(r, flows)),
+    ):
         frame = table.typed(frame)
         if kind == "csv":
             name = f"{table.name}.csv"
@@ -1118,8 +1505,13 @@ def _table_writers(r: Resolved, folder: Path, kind: str) -> list:
     return writers
 
 
-def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, csv: str | Path | None = None,
-                 parquet: str | Path | None = None, comparison: Comparison | None = None) -> list[Path]:
+def export_files(
+    scenario: Scenario | Resolved,
+    xlsx: str | Path | None = None,
+    csv: str | Path | None = None,
+    parquet: str | Path | None = None,
+    comparison: Comparison | None = None,
+) -> list[Path]:
     """Write the workbook and the cash-flow tables asked for, all or none.
 
     Every output is computed first, then each file is written beside its final place, and all are
@@ -1168,10 +1560,10 @@ def export_files(scenario: Scenario | Resolved, xlsx: str | Path | None = None, 
     writers = []
     for option, path, kind in targets:
         made = [(path, _workbook_writer(r, comparison))] if kind is None else _table_writers(r, path, kind)
-        for table, _ in made if kind is not None else ():     # a FIFO named like a table: refused now
+        for table, _ in made if kind is not None else ():  # a FIFO named like a table: refused now
             output_file(table, option)
         writers += made
-    for option, path, kind in targets:       # made only once every output is computed
+    for option, path, kind in targets:  # made only once every output is computed
         made_folder(path.absolute().parent if kind is None else path, option)
     return write_all_atomically(writers)
 

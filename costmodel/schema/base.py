@@ -62,16 +62,22 @@ def _text(value: str) -> str:
     """Free text as a reader will see it: no control characters but tab and line breaks, and, when not
     empty, some visible character (a zero-width space is no title)."""
     if len(value) > MAX_TEXT:
-        raise PydanticCustomError("text_too_long", "longer than {most} characters ({length})",
-                                  {"most": f"{MAX_TEXT:,}", "length": f"{len(value):,}"})
+        raise PydanticCustomError(
+            "text_too_long",
+            "longer than {most} characters ({length})",
+            {"most": f"{MAX_TEXT:,}", "length": f"{len(value):,}"},
+        )
     control = next((c for c in value if (ord(c) < 32 and c not in "\t\n\r") or 127 <= ord(c) < 160), None)
     if control is not None:
-        raise PydanticCustomError("control_character", "holds the control character {code} at position "
-                                  "{position}: text only", {"code": f"U+{ord(control):04X}",
-                                                            "position": value.index(control)})
+        raise PydanticCustomError(
+            "control_character",
+            "holds the control character {code} at position {position}: text only",
+            {"code": f"U+{ord(control):04X}", "position": value.index(control)},
+        )
     if value and all(unicodedata.category(c) in _INVISIBLE for c in value):
-        raise PydanticCustomError("no_words", "only spaces or invisible characters: give some words or leave "
-                                  "it out", {})
+        raise PydanticCustomError(
+            "no_words", "only spaces or invisible characters: give some words or leave it out", {}
+        )
     return value
 
 
@@ -94,12 +100,15 @@ Text = Annotated[str, AfterValidator(_text), _TextJsonSchema()]
 """Free text (titles, descriptions, sources, labels): at most :data:`MAX_TEXT` characters, no control
 characters but tab and line breaks, something visible when not empty."""
 
-Source = Annotated[Text, Field(description="Where this block's figures come from: a document, a quote, a "
-                                           "measurement, or ASSUMPTION.")]
+Source = Annotated[
+    Text, Field(description="Where this block's figures come from: a document, a quote, a measurement, or ASSUMPTION.")
+]
 """The source text of a block (free text, with a description of its own for editors)."""
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
-_ISO_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$", re.ASCII)
+_ISO_DATE_TIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$", re.ASCII
+)
 
 
 def _calendar(pattern: re.Pattern, kind: str, example: str):
@@ -108,33 +117,51 @@ def _calendar(pattern: re.Pattern, kind: str, example: str):
             return value
         if isinstance(value, str) and pattern.match(value.strip()):
             text = value.strip()
-            try:     # parsed here: the models are strict, and strict pydantic takes no text for a date
+            try:  # parsed here: the models are strict, and strict pydantic takes no text for a date
                 return dt.date.fromisoformat(text) if pattern is _ISO_DATE else dt.datetime.fromisoformat(text)
             except ValueError:
-                raise PydanticCustomError("calendar_day", "not a day of the calendar: {text}", {"text": text}) \
-                    from None
-        raise PydanticCustomError("calendar_text", "must be {kind} written as {example}, not {got} (a number is "
-                                  "not read as Unix time)", {"kind": kind, "example": example,
-                                                              "got": "a number" if isinstance(value, int | float)
-                                                              else "this"})
+                raise PydanticCustomError("calendar_day", "not a day of the calendar: {text}", {"text": text}) from None
+        raise PydanticCustomError(
+            "calendar_text",
+            "must be {kind} written as {example}, not {got} (a number is not read as Unix time)",
+            {"kind": kind, "example": example, "got": "a number" if isinstance(value, int | float) else "this"},
+        )
+
     return check
 
 
-Date = Annotated[dt.date, BeforeValidator(_calendar(_ISO_DATE, "a date", "2026-06-21")),
-                 WithJsonSchema({"type": "string", "pattern": r"^\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*$"})]
+Date = Annotated[
+    dt.date,
+    BeforeValidator(_calendar(_ISO_DATE, "a date", "2026-06-21")),
+    WithJsonSchema({"type": "string", "pattern": r"^\s*[0-9]{4}-[0-9]{2}-[0-9]{2}\s*$"}),
+]
 """A calendar date written as ISO 8601 text (``2026-06-21``), never a number."""
 
-DateTime = Annotated[dt.datetime, BeforeValidator(_calendar(_ISO_DATE_TIME, "a date or a date-time",
-                                                            "2026-06-21 or 2026-06-21T12:00")),
-                     WithJsonSchema({"type": "string",
-                                     "pattern": r"^\s*[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}"
-                                                r"(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?\s*$"})]
+DateTime = Annotated[
+    dt.datetime,
+    BeforeValidator(_calendar(_ISO_DATE_TIME, "a date or a date-time", "2026-06-21 or 2026-06-21T12:00")),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": r"^\s*[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}"
+            r"(?::[0-9]{2}(?:\.[0-9]{1,6})?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?\s*$",
+        }
+    ),
+]
 """A date or a date-time written as ISO 8601 text (``2026-06-21``, ``2026-06-21T12:00``), never a number
 read as Unix time."""
 
 
-def quantity(default: Any = PydanticUndefined, *, unit: str, title: str, description: str = "",
-             varies: bool = True, fixed_because: str = "sets a whole count or a size", **constraints: Any) -> Any:
+def quantity(
+    default: Any = PydanticUndefined,
+    *,
+    unit: str,
+    title: str,
+    description: str = "",
+    varies: bool = True,
+    fixed_because: str = "sets a whole count or a size",
+    **constraints: Any,
+) -> Any:
     """A pydantic ``Field`` for a numeric input, with its unit and title in the metadata.
 
     Parameters
@@ -158,8 +185,9 @@ def quantity(default: Any = PydanticUndefined, *, unit: str, title: str, descrip
     **constraints
         ``ge``, ``gt``, ``le``, ``lt``, ... as for ``pydantic.Field``.
     """
-    extra: dict[str, Any] = {"unit": unit} if varies else {"unit": unit, "varies": False,
-                                                           "fixed_because": fixed_because}
+    extra: dict[str, Any] = (
+        {"unit": unit} if varies else {"unit": unit, "varies": False, "fixed_because": fixed_because}
+    )
     text = f"{description} [{unit}]" if description else f"[{unit}]"
     if default is PydanticUndefined:
         return Field(title=title, description=text, json_schema_extra=extra, **constraints)
@@ -168,8 +196,9 @@ def quantity(default: Any = PydanticUndefined, *, unit: str, title: str, descrip
 
 def varies(info: FieldInfo | None) -> bool:
     """Whether an input may take an array of samples (see :func:`quantity`)."""
-    return not (info is not None and isinstance(info.json_schema_extra, dict)
-                and info.json_schema_extra.get("varies") is False)
+    return not (
+        info is not None and isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("varies") is False
+    )
 
 
 def fixed_because(info: FieldInfo | None) -> str:
@@ -193,8 +222,11 @@ def unit_of(info: FieldInfo | None) -> str | None:
 
 def given(*names: str) -> dict[str, Any]:
     """JSON Schema: a block (not null) in which each of the fields is given (present, not null)."""
-    return {"type": "object", "required": list(names),
-            "properties": {name: {"not": {"type": "null"}} for name in names}}
+    return {
+        "type": "object",
+        "required": list(names),
+        "properties": {name: {"not": {"type": "null"}} for name in names},
+    }
 
 
 def absent(*names: str) -> dict[str, Any]:
@@ -209,14 +241,20 @@ def left_at(**defaults: Any) -> dict[str, Any]:
 
 def equals(**values: Any) -> dict[str, Any]:
     """JSON Schema: a block (not null) in which each field is given with this value."""
-    return {"type": "object", "required": list(values),
-            "properties": {name: {"const": value} for name, value in values.items()}}
+    return {
+        "type": "object",
+        "required": list(values),
+        "properties": {name: {"const": value} for name, value in values.items()},
+    }
 
 
 def nonzero(name: str) -> dict[str, Any]:
     """JSON Schema: a block (not null) in which the field is given and not 0 (the validator's truth)."""
-    return {"type": "object", "required": [name], "properties": {name: {"not": {"anyOf": [{"const": 0},
-                                                                                           {"type": "null"}]}}}}
+    return {
+        "type": "object",
+        "required": [name],
+        "properties": {name: {"not": {"anyOf": [{"const": 0}, {"type": "null"}]}}},
+    }
 
 
 def inside(name: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -263,7 +301,8 @@ class InputModel(BaseModel):
 def fail(title: str, loc: tuple, error_type: str, message: str, value: Any, **ctx: Any) -> ValidationError:
     """A validation error at a field of a model, for checks that span several fields."""
     return ValidationError.from_exception_data(
-        title, [InitErrorDetails(type=PydanticCustomError(error_type, message, ctx), loc=loc, input=value)])
+        title, [InitErrorDetails(type=PydanticCustomError(error_type, message, ctx), loc=loc, input=value)]
+    )
 
 
 def catalog_from(info: ValidationInfo) -> Catalog:
@@ -279,12 +318,18 @@ def known_id(ident: str, table: dict, what: str, catalog_file: str) -> str:
         from ..lookup import kind_name, suggestions
 
         close = suggestions(table, ident)
-        hint = f" (did you mean {', '.join(close[:-1]) + ' or ' if len(close) > 1 else ''}{close[-1]}?)" if close else ""
+        hint = (
+            f" (did you mean {', '.join(close[:-1]) + ' or ' if len(close) > 1 else ''}{close[-1]}?)" if close else ""
+        )
         kind = kind_name(catalog_file)
-        known = (f"known: {', '.join(sorted(table))}" if len(table) <= 12 else
-                 f"`costmodel catalog search {ident}` or `costmodel catalog list {kind}` shows the {len(table):,} known")
+        known = (
+            f"known: {', '.join(sorted(table))}"
+            if len(table) <= 12
+            else f"`costmodel catalog search {ident}` or `costmodel catalog list {kind}` shows the {len(table):,} known"
+        )
         raise PydanticCustomError(
-            "unknown_id", "unknown {what} (not in data/{file}){hint}; {known}",
+            "unknown_id",
+            "unknown {what} (not in data/{file}){hint}; {known}",
             {"what": what, "file": catalog_file, "known": known, "hint": hint},
         )
     return ident

@@ -63,26 +63,51 @@ from .base import (
 FIGURE_PATH = r"^[a-z_][a-z0-9_:-]*(\.[a-z0-9_:-]+( [a-z0-9_:-]+)*)*$"
 """A figure's path in the output: keys (and list indices) joined by dots."""
 
-OptionName = Annotated[str, Field(pattern=r"^(own|rent|api)$|^(rent|api):[a-z0-9][a-z0-9-]{0,39}$",
-                                   description="own, rent, api, or a further offer: rent:<name> or api:<name>.")]
+OptionName = Annotated[
+    str,
+    Field(
+        pattern=r"^(own|rent|api)$|^(rent|api):[a-z0-9][a-z0-9-]{0,39}$",
+        description="own, rent, api, or a further offer: rent:<name> or api:<name>.",
+    ),
+]
 """An option of the scenario: own, rent, api, or one of options.rents or options.apis by its option name."""
 
 
-_CLAIM_FIELDS = ("option", "options", "value", "currency", "volume", "volume_multiple", "figure", "unit", "relative_to",
-                 "baseline", "relation")
-_CLAIM_TAKES = {"monthly_cost": ("option", "value", "currency"), "break_even": ("options", "volume", "volume_multiple"),
-                "gpu_hours": ("value", "option"),
-                "figure": ("value", "figure", "unit", "currency", "relative_to", "baseline", "relation")}
+_CLAIM_FIELDS = (
+    "option",
+    "options",
+    "value",
+    "currency",
+    "volume",
+    "volume_multiple",
+    "figure",
+    "unit",
+    "relative_to",
+    "baseline",
+    "relation",
+)
+_CLAIM_TAKES = {
+    "monthly_cost": ("option", "value", "currency"),
+    "break_even": ("options", "volume", "volume_multiple"),
+    "gpu_hours": ("value", "option"),
+    "figure": ("value", "figure", "unit", "currency", "relative_to", "baseline", "relation"),
+}
 """The fields each kind of claim takes (:meth:`Claim._complete`)."""
 _NOT_NEGATIVE = {"properties": {"value": {"minimum": 0}}}
 _CLAIM_RULES = {
     "monthly_cost": (given("option", "value"), _NOT_NEGATIVE),
-    "break_even": (given("options"), {"properties": {"options": {"uniqueItems": True}}},
-                   one_of("volume", "volume_multiple")),
+    "break_even": (
+        given("options"),
+        {"properties": {"options": {"uniqueItems": True}}},
+        one_of("volume", "volume_multiple"),
+    ),
     "gpu_hours": (given("value"), _NOT_NEGATIVE),
-    "figure": (given("value", "figure"), never(given("relative_to", "baseline")),
-               when(either(given("relative_to"), given("baseline")), given("relation")),
-               when(both(absent("relative_to"), absent("baseline")), absent("relation"))),
+    "figure": (
+        given("value", "figure"),
+        never(given("relative_to", "baseline")),
+        when(either(given("relative_to"), given("baseline")), given("relation")),
+        when(both(absent("relative_to"), absent("baseline")), absent("relation")),
+    ),
 }
 """JSON Schema of :meth:`Claim._complete`, by kind."""
 
@@ -90,41 +115,74 @@ _CLAIM_RULES = {
 class Claim(InputModel):
     """One figure stated by the scenario's source document."""
 
-    model_config = ConfigDict(json_schema_extra=rules(*[
-        when(equals(kind=kind), both(*rule, absent(*(name for name in _CLAIM_FIELDS
-                                                     if name not in _CLAIM_TAKES[kind]))))
-        for kind, rule in _CLAIM_RULES.items()]))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            *[
+                when(
+                    equals(kind=kind),
+                    both(*rule, absent(*(name for name in _CLAIM_FIELDS if name not in _CLAIM_TAKES[kind]))),
+                )
+                for kind, rule in _CLAIM_RULES.items()
+            ]
+        )
+    )
 
     statement: Text = Field(min_length=1, description="The claim in the source's own words.")
     kind: Literal["monthly_cost", "break_even", "gpu_hours", "figure"] = Field(
         description="monthly_cost: an option's monthly cost; break_even: the volume at which two options cost the "
-                    "same; gpu_hours: GPU-hours used per month, or a training run's total; figure: any figure of "
-                    "the output (costmodel compare --json) by its path, alone or relative to another.")
+        "same; gpu_hours: GPU-hours used per month, or a training run's total; figure: any figure of "
+        "the output (costmodel compare --json) by its path, alone or relative to another."
+    )
     option: OptionName | None = Field(default=None, description="For monthly_cost.")
     options: tuple[OptionName, OptionName] | None = Field(
-        default=None, strict=False, description="For break_even: the two options (a YAML list of two).")
-    value: float | None = Field(default=None, strict=True, description="The stated figure (monthly_cost, gpu_hours: "
-                                "at least 0; figure: any sign). [the figure's unit]")
-    figure: str | None = Field(default=None, pattern=FIGURE_PATH, description="For figure: the path of a figure in "
-                               "the output, e.g. options.api.cost_per_request or energy.options.own."
-                               "energy_kwh_per_month (list items by index: decision.candidates.0.figure).")
-    unit: str | None = Field(default=None, max_length=40, description="For figure: the unit of the stated value; "
-                             "converted to the output's (GWh to kWh, t to kg, k/M tokens, a currency at the "
-                             "scenario's rate); default: the output's unit.")
-    relative_to: str | None = Field(default=None, pattern=FIGURE_PATH, description="For figure: a second figure of "
-                                    "the same output the stated value relates the first to (see relation).")
-    baseline: str | None = Field(default=None, min_length=1, max_length=500, description="For figure: another "
-                                 "scenario (a file, relative to this one, or a bundled name) whose same figure the "
-                                 "stated value relates the first to.")
+        default=None, strict=False, description="For break_even: the two options (a YAML list of two)."
+    )
+    value: float | None = Field(
+        default=None,
+        strict=True,
+        description="The stated figure (monthly_cost, gpu_hours: at least 0; figure: any sign). [the figure's unit]",
+    )
+    figure: str | None = Field(
+        default=None,
+        pattern=FIGURE_PATH,
+        description="For figure: the path of a figure in "
+        "the output, e.g. options.api.cost_per_request or energy.options.own."
+        "energy_kwh_per_month (list items by index: decision.candidates.0.figure).",
+    )
+    unit: str | None = Field(
+        default=None,
+        max_length=40,
+        description="For figure: the unit of the stated value; "
+        "converted to the output's (GWh to kWh, t to kg, k/M tokens, a currency at the "
+        "scenario's rate); default: the output's unit.",
+    )
+    relative_to: str | None = Field(
+        default=None,
+        pattern=FIGURE_PATH,
+        description="For figure: a second figure of "
+        "the same output the stated value relates the first to (see relation).",
+    )
+    baseline: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=500,
+        description="For figure: another "
+        "scenario (a file, relative to this one, or a bundled name) whose same figure the "
+        "stated value relates the first to.",
+    )
     relation: Literal["ratio", "saving", "share_saved"] | None = Field(
-        default=None, description="With relative_to or baseline: ratio = figure / other [-]; saving = other - "
-                                  "figure [the figure's unit]; share_saved = 1 - figure / other [-].")
+        default=None,
+        description="With relative_to or baseline: ratio = figure / other [-]; saving = other - "
+        "figure [the figure's unit]; share_saved = 1 - figure / other [-].",
+    )
     currency: Currency | None = Field(default=None, description="Currency of a stated cost; default: reporting.")
     volume: NonNegative | None = Field(default=None, description="A stated break-even volume. [workload unit]")
     volume_multiple: Positive | None = Field(
-        default=None, description="A stated break-even as a multiple of the scenario's volume. [-]")
-    tolerance: Positive = Field(default=0.05, le=10,
-                                description="Largest relative gap |computed/stated - 1| that still confirms. [-]")
+        default=None, description="A stated break-even as a multiple of the scenario's volume. [-]"
+    )
+    tolerance: Positive = Field(
+        default=0.05, le=10, description="Largest relative gap |computed/stated - 1| that still confirms. [-]"
+    )
     source: Source = ""
 
     @model_validator(mode="after")
@@ -148,23 +206,57 @@ class Claim(InputModel):
             if self.figure is None:
                 raise need("figure", "a figure claim names the figure's path in the output (costmodel compare --json)")
             if (self.relative_to is None and self.baseline is None) != (self.relation is None):
-                raise need("relation", "a figure claim relative to another figure (relative_to or baseline) states "
-                                       "its relation (ratio, saving or share_saved), and only then")
+                raise need(
+                    "relation",
+                    "a figure claim relative to another figure (relative_to or baseline) states "
+                    "its relation (ratio, saving or share_saved), and only then",
+                )
             if self.relative_to is not None and self.baseline is not None:
-                raise fail("Claim", ("baseline",), "claim_unused", "give relative_to or baseline, not both",
-                           self.baseline)
+                raise fail(
+                    "Claim", ("baseline",), "claim_unused", "give relative_to or baseline, not both", self.baseline
+                )
         elif self.value is not None and self.value < 0:
-            raise fail("Claim", ("value",), "claim_negative", "a {kind} claim's value is at least 0", self.value,
-                       kind=self.kind)
-        takes = {"monthly_cost": {"option", "value", "currency"}, "break_even": {"options", "volume", "volume_multiple"},
-                 "gpu_hours": {"value", "option"},
-                 "figure": {"value", "figure", "unit", "currency", "relative_to", "baseline", "relation"}}[self.kind]
-        unused = [name for name in ("option", "options", "value", "currency", "volume", "volume_multiple", "figure",
-                                    "unit", "relative_to", "baseline", "relation")
-                  if getattr(self, name) is not None and name not in takes]
+            raise fail(
+                "Claim",
+                ("value",),
+                "claim_negative",
+                "a {kind} claim's value is at least 0",
+                self.value,
+                kind=self.kind,
+            )
+        takes = {
+            "monthly_cost": {"option", "value", "currency"},
+            "break_even": {"options", "volume", "volume_multiple"},
+            "gpu_hours": {"value", "option"},
+            "figure": {"value", "figure", "unit", "currency", "relative_to", "baseline", "relation"},
+        }[self.kind]
+        unused = [
+            name
+            for name in (
+                "option",
+                "options",
+                "value",
+                "currency",
+                "volume",
+                "volume_multiple",
+                "figure",
+                "unit",
+                "relative_to",
+                "baseline",
+                "relation",
+            )
+            if getattr(self, name) is not None and name not in takes
+        ]
         if unused:
-            raise fail("Claim", (unused[0],), "claim_unused", "a {kind} claim takes no {name}: remove it",
-                       getattr(self, unused[0]), kind=self.kind, name=unused[0])
+            raise fail(
+                "Claim",
+                (unused[0],),
+                "claim_unused",
+                "a {kind} claim takes no {name}: remove it",
+                getattr(self, unused[0]),
+                kind=self.kind,
+                name=unused[0],
+            )
         return self
 
 

@@ -27,7 +27,6 @@ from .base import (
     rules,
 )
 
-
 SHAPES = "shapes the demand hour by hour (one series for every sample)"
 """Why a profile's shape inputs do not vary: the hourly series is built once, not per sample."""
 
@@ -35,8 +34,16 @@ YEAR = "sets the calendar year"
 
 
 class _Profile(InputModel):
-    growth_per_year: float = quantity(0.0, unit="1/year", title="demand growth over the year", strict=True, gt=-1,
-                                      le=100, varies=False, fixed_because=SHAPES)
+    growth_per_year: float = quantity(
+        0.0,
+        unit="1/year",
+        title="demand growth over the year",
+        strict=True,
+        gt=-1,
+        le=100,
+        varies=False,
+        fixed_because=SHAPES,
+    )
     source: Source = ""
 
 
@@ -54,17 +61,23 @@ class BurstyDemand(_Profile):
     """
 
     kind: Literal["bursty"] = Field(description="bursty: a peak for a share of the hours, a lower base the rest.")
-    peak_to_average: float = quantity(unit="-", title="peak-to-average ratio", strict=True, ge=1, le=1000,
-                                      varies=False, fixed_because=SHAPES)
-    duty_cycle: PositiveShare = quantity(unit="-", title="duty cycle", varies=False,
-                                         description="Share of hours at the peak.")
+    peak_to_average: float = quantity(
+        unit="-", title="peak-to-average ratio", strict=True, ge=1, le=1000, varies=False, fixed_because=SHAPES
+    )
+    duty_cycle: PositiveShare = quantity(
+        unit="-", title="duty cycle", varies=False, description="Share of hours at the peak."
+    )
 
     @model_validator(mode="after")
     def _base_not_negative(self) -> BurstyDemand:
         if self.peak_to_average * self.duty_cycle > 1 + 1e-12:
-            raise fail("BurstyDemand", ("duty_cycle",), "negative_base",
-                       "peak_to_average x duty_cycle is above 1: the hours off the peak would need negative "
-                       "demand", self.duty_cycle)
+            raise fail(
+                "BurstyDemand",
+                ("duty_cycle",),
+                "negative_base",
+                "peak_to_average x duty_cycle is above 1: the hours off the peak would need negative demand",
+                self.duty_cycle,
+            )
         return self
 
 
@@ -72,30 +85,46 @@ class CampaignDemand(_Profile):
     """Campaigns: busy for on_days of every period_days, at off_share of that level in between."""
 
     kind: Literal["campaigns"] = Field(
-        description="campaigns: busy on_days of every period_days, off_share in between.")
+        description="campaigns: busy on_days of every period_days, off_share in between."
+    )
     on_days: Positive = quantity(unit="d", title="campaign length", varies=False, description="Days of each campaign.")
-    period_days: Positive = quantity(unit="d", title="campaign period", le=365, varies=False,
-                                     description="Days from one campaign's start to the next.")
-    off_share: Share = quantity(0.0, unit="-", title="demand between campaigns", varies=False, fixed_because=SHAPES,
-                                description="Demand between campaigns as a share of the campaign level.")
+    period_days: Positive = quantity(
+        unit="d",
+        title="campaign period",
+        le=365,
+        varies=False,
+        description="Days from one campaign's start to the next.",
+    )
+    off_share: Share = quantity(
+        0.0,
+        unit="-",
+        title="demand between campaigns",
+        varies=False,
+        fixed_because=SHAPES,
+        description="Demand between campaigns as a share of the campaign level.",
+    )
 
     @model_validator(mode="after")
     def _fits(self) -> CampaignDemand:
         if self.on_days > self.period_days:
-            raise fail("CampaignDemand", ("on_days",), "too_long", "a campaign cannot outlast its period",
-                       self.on_days)
+            raise fail("CampaignDemand", ("on_days",), "too_long", "a campaign cannot outlast its period", self.on_days)
         return self
 
 
 class WeeklyDemand(_Profile):
     """A 24 × 7 template (168 hourly values from Monday 00:00), repeated and scaled to the average."""
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        {"properties": {"template": {"contains": {"exclusiveMinimum": 0}}}}))
+    model_config = ConfigDict(
+        json_schema_extra=rules({"properties": {"template": {"contains": {"exclusiveMinimum": 0}}}})
+    )
 
     kind: Literal["weekly"] = Field(description="weekly: a 168-hour template, repeated.")
-    template: list[NonNegative] = Field(min_length=168, max_length=168, description="Relative demand by hour. [-]",
-                                        json_schema_extra={"varies": False, "fixed_because": SHAPES})
+    template: list[NonNegative] = Field(
+        min_length=168,
+        max_length=168,
+        description="Relative demand by hour. [-]",
+        json_schema_extra={"varies": False, "fixed_because": SHAPES},
+    )
 
     @model_validator(mode="after")
     def _some_demand(self) -> WeeklyDemand:
@@ -112,22 +141,36 @@ class OfficeHoursDemand(_Profile):
     """
 
     kind: Literal["office_hours"] = Field(
-        description="office_hours: busy from start_hour to end_hour on days, off_share outside.")
+        description="office_hours: busy from start_hour to end_hour on days, off_share outside."
+    )
     start_hour: Count = quantity(8, unit="h", title="office hours start", ge=0, le=23, varies=False)
     end_hour: Count = quantity(18, unit="h", title="office hours end", ge=1, le=24, varies=False)
     days: list[Annotated[int, Field(ge=0, le=6)]] = Field(
-        default_factory=lambda: [0, 1, 2, 3, 4], min_length=1, max_length=7,
-        description="Days with office hours, 0 = Monday. [day of the week]")
-    off_share: Share = quantity(0.0, unit="-", title="demand outside office hours", varies=False,
-                                fixed_because=SHAPES,
-                                description="Demand outside office hours as a share of the office-hours level.")
+        default_factory=lambda: [0, 1, 2, 3, 4],
+        min_length=1,
+        max_length=7,
+        description="Days with office hours, 0 = Monday. [day of the week]",
+    )
+    off_share: Share = quantity(
+        0.0,
+        unit="-",
+        title="demand outside office hours",
+        varies=False,
+        fixed_because=SHAPES,
+        description="Demand outside office hours as a share of the office-hours level.",
+    )
 
     @model_validator(mode="after")
     def _hours_in_order(self) -> OfficeHoursDemand:
         if self.end_hour <= self.start_hour:
-            raise fail("OfficeHoursDemand", ("end_hour",), "not_after_start",
-                       "office hours must end after they start (start_hour {start})", self.end_hour,
-                       start=self.start_hour)
+            raise fail(
+                "OfficeHoursDemand",
+                ("end_hour",),
+                "not_after_start",
+                "office hours must end after they start (start_hour {start})",
+                self.end_hour,
+                start=self.start_hour,
+            )
         return self
 
 
@@ -140,8 +183,15 @@ class RequestLogDemand(_Profile):
 
     kind: Literal["request_log"] = Field(description="request_log: tokens per hour from a CSV request log.")
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
-    year: Count = quantity(unit="year", title="profile year", ge=1970, le=2100, varies=False, fixed_because=YEAR,
-                           description="Calendar year the profile covers.")
+    year: Count = quantity(
+        unit="year",
+        title="profile year",
+        ge=1970,
+        le=2100,
+        varies=False,
+        fixed_because=YEAR,
+        description="Calendar year the profile covers.",
+    )
     time_zone: str = Field(default="UTC", description="IANA time zone of timestamps without an offset.")
 
     @field_validator("time_zone")
@@ -168,11 +218,19 @@ class JobLogDemand(_Profile):
 
     kind: Literal["job_log"] = Field(description="job_log: GPUs busy per hour from a Slurm sacct job log.")
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
-    year: Count = quantity(unit="year", title="profile year", ge=1970, le=2100, varies=False, fixed_because=YEAR,
-                           description="Calendar year the profile covers.")
+    year: Count = quantity(
+        unit="year",
+        title="profile year",
+        ge=1970,
+        le=2100,
+        varies=False,
+        fixed_because=YEAR,
+        description="Calendar year the profile covers.",
+    )
     time_zone: str = Field(default="UTC", description="IANA time zone of the log's clock times.")
-    until: DateTime | None = Field(default=None, description="Running jobs count up to this time; default: "
-                                                                "the latest time in the log.")
+    until: DateTime | None = Field(
+        default=None, description="Running jobs count up to this time; default: the latest time in the log."
+    )
 
     @field_validator("time_zone")
     @classmethod
@@ -181,6 +239,13 @@ class JobLogDemand(_Profile):
 
 
 DemandProfile = Annotated[
-    SteadyDemand | BurstyDemand | CampaignDemand | WeeklyDemand | OfficeHoursDemand | HourlyFileDemand
-    | JobLogDemand | RequestLogDemand,
-    Field(discriminator="kind")]
+    SteadyDemand
+    | BurstyDemand
+    | CampaignDemand
+    | WeeklyDemand
+    | OfficeHoursDemand
+    | HourlyFileDemand
+    | JobLogDemand
+    | RequestLogDemand,
+    Field(discriminator="kind"),
+]

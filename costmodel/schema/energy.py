@@ -38,11 +38,19 @@ class TimeOfUseTariff(InputModel):
     """
 
     weekday_prices_per_kwh: list[NonNegative] = quantity(
-        unit="{currency}/kWh", title="weekday electricity price", min_length=24, max_length=24,
-        description="Price in each hour of a weekday, hour 0 first.")
+        unit="{currency}/kWh",
+        title="weekday electricity price",
+        min_length=24,
+        max_length=24,
+        description="Price in each hour of a weekday, hour 0 first.",
+    )
     weekend_prices_per_kwh: list[NonNegative] = quantity(
-        unit="{currency}/kWh", title="weekend electricity price", min_length=24, max_length=24,
-        description="Price in each hour of a Saturday or Sunday, hour 0 first.")
+        unit="{currency}/kWh",
+        title="weekend electricity price",
+        min_length=24,
+        max_length=24,
+        description="Price in each hour of a Saturday or Sunday, hour 0 first.",
+    )
     currency: Currency
     source: Text = Field(min_length=1, description="The tariff's publisher and date, or ASSUMPTION.")
 
@@ -55,26 +63,42 @@ class EnergyInputs(InputModel):
     (``market_kg_co2e_per_kwh``, e.g. 0 for a renewable power purchase agreement).
     """
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        when(given("market_kg_co2e_per_kwh"), inside("source", {"pattern": r"\S"}))))
+    model_config = ConfigDict(
+        json_schema_extra=rules(when(given("market_kg_co2e_per_kwh"), inside("source", {"pattern": r"\S"})))
+    )
 
     grid_region: str | None = Field(
-        default=None, description="Grid of the own cluster (row of data/grid_carbon_intensity.csv).")
-    rent_grid_region: str | None = Field(
-        default=None, description="Grid of the rented GPUs; default: grid_region.")
+        default=None, description="Grid of the own cluster (row of data/grid_carbon_intensity.csv)."
+    )
+    rent_grid_region: str | None = Field(default=None, description="Grid of the rented GPUs; default: grid_region.")
     market_kg_co2e_per_kwh: NonNegative | None = quantity(
-        None, unit="kg CO2e/kWh", title="contracted carbon intensity", le=2,
-        description="Market-based intensity of the own cluster's electricity contract.")
+        None,
+        unit="kg CO2e/kWh",
+        title="contracted carbon intensity",
+        le=2,
+        description="Market-based intensity of the own cluster's electricity contract.",
+    )
     rent_pue: float | None = quantity(
-        None, unit="-", title="provider PUE", strict=True, ge=1.0, le=5.0,
+        None,
+        unit="-",
+        title="provider PUE",
+        strict=True,
+        ge=1.0,
+        le=5.0,
         description="PUE of the rented GPUs' data centre; default: the industry average row of "
-                    "data/datacenter_pue.csv (an estimate).")
-    rent_pue_row: str = Field(default="uptime-2024-average",
-                              description="Row of data/datacenter_pue.csv used when rent_pue is not given.")
+        "data/datacenter_pue.csv (an estimate).",
+    )
+    rent_pue_row: str = Field(
+        default="uptime-2024-average", description="Row of data/datacenter_pue.csv used when rent_pue is not given."
+    )
     power_budget_kw: Positive | None = quantity(
-        None, unit="kW", title="power budget at the meter", le=10_000_000,
+        None,
+        unit="kW",
+        title="power budget at the meter",
+        le=10_000_000,
         description="Most the own cluster's site may draw at the meter (IT × PUE, all servers at full "
-                    "power); a fleet that needs more is refused.")
+        "power); a fleet that needs more is refused.",
+    )
     tariff: TimeOfUseTariff | None = Field(default=None, description="Time-of-use electricity tariff.")
     source: Text = Field(default="", description="Where the grid, contract and budget figures come from.")
 
@@ -93,9 +117,13 @@ class EnergyInputs(InputModel):
     @model_validator(mode="after")
     def _market_needs_source(self) -> EnergyInputs:
         if self.market_kg_co2e_per_kwh is not None and not self.source.strip():
-            raise fail("EnergyInputs", ("source",), "missing",
-                       "a contracted (market-based) intensity needs its source: the contract or certificate",
-                       self.source)
+            raise fail(
+                "EnergyInputs",
+                ("source",),
+                "missing",
+                "a contracted (market-based) intensity needs its source: the contract or certificate",
+                self.source,
+            )
         return self
 
 

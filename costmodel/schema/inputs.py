@@ -55,17 +55,21 @@ class CatalogInput:
 
 CATALOG_INPUTS: dict[str, CatalogInput] = {
     "options.own.server_price": CatalogInput("own", "servers", "server", "price", "server price", "{currency}"),
-    "options.own.server_max_power_kw": CatalogInput("own", "servers", "server", "max_power_kw",
-                                                    "max power per server", "kW"),
-    "options.rent.price_per_gpu_hour": CatalogInput("rent", "cloud_offers", "offer", "price_per_gpu_hour",
-                                                    "rental price per GPU-hour", "{currency}/GPU-h"),
-    "options.api.input_price_per_million": CatalogInput("api", "api_offers", "offer", "input_per_million",
-                                                        "API input price", "{currency}/M tokens"),
-    "options.api.cached_input_price_per_million": CatalogInput("api", "api_offers", "offer",
-                                                               "cached_input_per_million", "API cached input price",
-                                                               "{currency}/M tokens"),
-    "options.api.output_price_per_million": CatalogInput("api", "api_offers", "offer", "output_per_million",
-                                                         "API output price", "{currency}/M tokens"),
+    "options.own.server_max_power_kw": CatalogInput(
+        "own", "servers", "server", "max_power_kw", "max power per server", "kW"
+    ),
+    "options.rent.price_per_gpu_hour": CatalogInput(
+        "rent", "cloud_offers", "offer", "price_per_gpu_hour", "rental price per GPU-hour", "{currency}/GPU-h"
+    ),
+    "options.api.input_price_per_million": CatalogInput(
+        "api", "api_offers", "offer", "input_per_million", "API input price", "{currency}/M tokens"
+    ),
+    "options.api.cached_input_price_per_million": CatalogInput(
+        "api", "api_offers", "offer", "cached_input_per_million", "API cached input price", "{currency}/M tokens"
+    ),
+    "options.api.output_price_per_million": CatalogInput(
+        "api", "api_offers", "offer", "output_per_million", "API output price", "{currency}/M tokens"
+    ),
 }
 """Catalog-backed input names and the row column behind each."""
 
@@ -120,17 +124,40 @@ def _walk(node: BaseModel, prefix: str, found: list[InputField]) -> None:
                 if isinstance(item, BaseModel):
                     _walk(item, f"{path}.{index}.", found)
                 elif is_number(item):
-                    found.append(InputField(f"{path}.{index}", float(item), f"{info.title or name} {index}",
-                                            _fill(unit_of(info) or "-", currency), info, source))
+                    found.append(
+                        InputField(
+                            f"{path}.{index}",
+                            float(item),
+                            f"{info.title or name} {index}",
+                            _fill(unit_of(info) or "-", currency),
+                            info,
+                            source,
+                        )
+                    )
         elif isinstance(value, dict):
             for key, item in value.items():
                 if is_number(item):
-                    found.append(InputField(f"{path}.{key}", float(item), f"{info.title or name} {key}",
-                                            _fill(unit_of(info) or "-", currency), info,
-                                            getattr(node, "source", "") or ""))
+                    found.append(
+                        InputField(
+                            f"{path}.{key}",
+                            float(item),
+                            f"{info.title or name} {key}",
+                            _fill(unit_of(info) or "-", currency),
+                            info,
+                            getattr(node, "source", "") or "",
+                        )
+                    )
         elif is_number(value):
-            found.append(InputField(path, float(value), info.title or name.replace("_", " "),
-                                    _fill(unit_of(info) or "-", currency), info, source))
+            found.append(
+                InputField(
+                    path,
+                    float(value),
+                    info.title or name.replace("_", " "),
+                    _fill(unit_of(info) or "-", currency),
+                    info,
+                    source,
+                )
+            )
 
 
 def is_number(value: Any) -> bool:
@@ -168,28 +195,43 @@ def input_fields(scenario: Any, catalog: Catalog) -> Iterator[InputField]:
         value = getattr(row, spec.column)
         if spec.column == "cached_input_per_million" and value is None:
             value = row.input_per_million
-        if value is None:       # a price the offer does not have (an input-only offer's output price)
+        if value is None:  # a price the offer does not have (an input-only offer's output price)
             continue
         info = type(row).model_fields[spec.column]
         source = f"{row.source_file}: {option_row_id(scenario, spec)} [{row.quality}, {row.as_of}] {row.source}"
         if path in replaced:
             value, source = replaced[path], f"overrides (replacing {source}): {overrides.source}"
-        yield InputField(path, float(value), spec.title, _fill(spec.unit, getattr(row, "currency", None)), info,
-                         source)
+        yield InputField(path, float(value), spec.title, _fill(spec.unit, getattr(row, "currency", None)), info, source)
     work = scenario.workload
-    if work.kind == "tokens" and (work.serving is not None or work.output_tokens_per_second_per_gpu is not None
-                                  or THROUGHPUT_INPUT in replaced):
+    if work.kind == "tokens" and (
+        work.serving is not None or work.output_tokens_per_second_per_gpu is not None or THROUGHPUT_INPUT in replaced
+    ):
         # a served model's throughput (from data/throughput.csv or the estimate); none for API options alone
         if THROUGHPUT_INPUT in replaced:
-            yield InputField(THROUGHPUT_INPUT, float(replaced[THROUGHPUT_INPUT]), "serving throughput",
-                             "output tokens/s/GPU", None, f"overrides: {overrides.source}")
+            yield InputField(
+                THROUGHPUT_INPUT,
+                float(replaced[THROUGHPUT_INPUT]),
+                "serving throughput",
+                "output tokens/s/GPU",
+                None,
+                f"overrides: {overrides.source}",
+            )
         else:
-            yield InputField(THROUGHPUT_INPUT, None, "serving throughput", "output tokens/s/GPU", None,
-                             "data/throughput.csv or the estimate")
+            yield InputField(
+                THROUGHPUT_INPUT,
+                None,
+                "serving throughput",
+                "output tokens/s/GPU",
+                None,
+                "data/throughput.csv or the estimate",
+            )
 
 
-SEARCHED_FOR_TARGET = ("workload.serving.target_utilisation", "workload.serving.estimate.decode_efficiency",
-                       "workload.serving.estimate.prefill_efficiency")
+SEARCHED_FOR_TARGET = (
+    "workload.serving.target_utilisation",
+    "workload.serving.estimate.decode_efficiency",
+    "workload.serving.estimate.prefill_efficiency",
+)
 """Inputs of the serving operating point that a latency target searches for, one value at a time."""
 
 

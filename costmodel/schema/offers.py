@@ -39,14 +39,14 @@ class InlineServer(Server):
     """A server price given in the scenario's ``offers.servers``."""
 
     file: ClassVar[str] = "scenario offers.servers"
-    model_config = ConfigDict(strict=True)     # numbers as in the scenario file: true is not 1.0
+    model_config = ConfigDict(strict=True)  # numbers as in the scenario file: true is not 1.0
 
 
 class InlineCloudOffer(CloudOffer):
     """A rental price given in the scenario's ``offers.cloud_offers``."""
 
     file: ClassVar[str] = "scenario offers.cloud_offers"
-    model_config = ConfigDict(strict=True)     # numbers as in the scenario file: true is not 1.0
+    model_config = ConfigDict(strict=True)  # numbers as in the scenario file: true is not 1.0
 
 
 _LONG_CONTEXT = ("long_context_threshold_tokens", "long_context_input_per_million", "long_context_output_per_million")
@@ -57,19 +57,24 @@ class InlineAPIOffer(APIOffer):
     """An API price given in the scenario's ``offers.api_offers``."""
 
     file: ClassVar[str] = "scenario offers.api_offers"
-    model_config = ConfigDict(strict=True,     # numbers as in the scenario file: true is not 1.0
-                              json_schema_extra=rules(when(either(*map(given, _LONG_CONTEXT)), given(*_LONG_CONTEXT))))
+    model_config = ConfigDict(
+        strict=True,  # numbers as in the scenario file: true is not 1.0
+        json_schema_extra=rules(when(either(*map(given, _LONG_CONTEXT)), given(*_LONG_CONTEXT))),
+    )
 
 
 class Offers(InputModel):
     """Catalog rows given in the scenario (quotes that are in no catalog)."""
 
-    servers: list[InlineServer] = Field(default_factory=list, max_length=100,
-                                        description="Rows with the columns of data/servers.csv.")
-    cloud_offers: list[InlineCloudOffer] = Field(default_factory=list, max_length=100,
-                                                 description="Rows with the columns of data/cloud_prices.csv.")
-    api_offers: list[InlineAPIOffer] = Field(default_factory=list, max_length=100,
-                                             description="Rows with the columns of data/api_prices.csv.")
+    servers: list[InlineServer] = Field(
+        default_factory=list, max_length=100, description="Rows with the columns of data/servers.csv."
+    )
+    cloud_offers: list[InlineCloudOffer] = Field(
+        default_factory=list, max_length=100, description="Rows with the columns of data/cloud_prices.csv."
+    )
+    api_offers: list[InlineAPIOffer] = Field(
+        default_factory=list, max_length=100, description="Rows with the columns of data/api_prices.csv."
+    )
 
     @model_validator(mode="after")
     def _ids_once(self) -> Offers:
@@ -77,13 +82,21 @@ class Offers(InputModel):
             seen: dict[str, int] = {}
             for index, row in enumerate(getattr(self, name)):
                 if row.ident in seen:
-                    raise fail("Offers", (name, index, row.key), "duplicate_id",
-                               "repeats the id of row {first}: each row needs its own id", row.ident,
-                               first=seen[row.ident])
+                    raise fail(
+                        "Offers",
+                        (name, index, row.key),
+                        "duplicate_id",
+                        "repeats the id of row {first}: each row needs its own id",
+                        row.ident,
+                        first=seen[row.ident],
+                    )
                 seen[row.ident] = index
         return self
 
     def tables(self) -> dict[str, dict]:
         """Catalog table name → id → row."""
-        return {name: {row.ident: row for row in getattr(self, name)}
-                for name in ("servers", "cloud_offers", "api_offers") if getattr(self, name)}
+        return {
+            name: {row.ident: row for row in getattr(self, name)}
+            for name in ("servers", "cloud_offers", "api_offers")
+            if getattr(self, name)
+        }

@@ -50,20 +50,30 @@ class Staffing(InputModel):
     managed-service fee can stand beside or instead of the FTEs.
     """
 
-    model_config = ConfigDict(json_schema_extra=rules(either(
-        both(given("fte"), absent("minimum_fte", "gpus_per_fte")),
-        both(absent("fte"), given("minimum_fte", "gpus_per_fte")))))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            either(
+                both(given("fte"), absent("minimum_fte", "gpus_per_fte")),
+                both(absent("fte"), given("minimum_fte", "gpus_per_fte")),
+            )
+        )
+    )
 
     fte: NonNegative | None = quantity(None, unit="FTE", title="staffing", description="Full-time equivalents, fixed.")
-    minimum_fte: NonNegative | None = quantity(None, unit="FTE", title="staffing minimum",
-                                               description="FTEs however small the cluster.")
-    gpus_per_fte: Positive | None = quantity(None, unit="GPU/FTE", title="GPUs per further FTE",
-                                             description="GPUs one more FTE runs.")
+    minimum_fte: NonNegative | None = quantity(
+        None, unit="FTE", title="staffing minimum", description="FTEs however small the cluster."
+    )
+    gpus_per_fte: Positive | None = quantity(
+        None, unit="GPU/FTE", title="GPUs per further FTE", description="GPUs one more FTE runs."
+    )
     loaded_cost_per_fte_per_year: NonNegative = quantity(
-        unit="{currency}/FTE/year", title="loaded cost per FTE",
-        description="Salary plus employer charges and overhead for one FTE for a year.")
+        unit="{currency}/FTE/year",
+        title="loaded cost per FTE",
+        description="Salary plus employer charges and overhead for one FTE for a year.",
+    )
     managed_service_per_month: NonNegative = quantity(
-        0.0, unit="{currency}/month", title="managed-service fee", description="Operations bought as a service.")
+        0.0, unit="{currency}/month", title="managed-service fee", description="Operations bought as a service."
+    )
     currency: Currency
     source: Text = Field(default="", description="Where the cost figures come from.")
 
@@ -71,8 +81,9 @@ class Staffing(InputModel):
     def _one_rule(self) -> Staffing:
         scaled = self.minimum_fte is not None or self.gpus_per_fte is not None
         if (self.fte is not None) == scaled or (scaled and (self.minimum_fte is None or self.gpus_per_fte is None)):
-            raise fail("Staffing", ("fte",), "fte_rule",
-                       "give either fte, or both minimum_fte and gpus_per_fte", self.fte)
+            raise fail(
+                "Staffing", ("fte",), "fte_rule", "give either fte, or both minimum_fte and gpus_per_fte", self.fte
+            )
         return self
 
 
@@ -92,10 +103,13 @@ class CapexLine(InputModel):
     capital-recovery factor of its life (:func:`costmodel.formulas.capital_recovery_factor`).
     """
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        one_of("price_per_server", "share_of_server_price", "price_total"),
-        either(given("share_of_server_price"), given("currency")),
-        when(equals(asset_class="land"), absent("useful_life_years"))))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            one_of("price_per_server", "share_of_server_price", "price_total"),
+            either(given("share_of_server_price"), given("currency")),
+            when(equals(asset_class="land"), absent("useful_life_years")),
+        )
+    )
 
     item: Text = Field(min_length=1, description="What is bought, e.g. 'InfiniBand fabric', 'storage'.")
     price_per_server: NonNegative | None = quantity(None, unit="{currency}/server", title="price per server")
@@ -103,20 +117,32 @@ class CapexLine(InputModel):
     price_total: NonNegative | None = quantity(None, unit="{currency}", title="price")
     currency: Currency | None = Field(default=None, description="Needed for price_per_server and price_total.")
     asset_class: AssetClass | None = Field(
-        default=None, description="What kind of asset: gpus, servers, network, storage, building_power, land "
-                                  "(never depreciated, no hardware support) or other.")
+        default=None,
+        description="What kind of asset: gpus, servers, network, storage, building_power, land "
+        "(never depreciated, no hardware support) or other.",
+    )
     useful_life_years: Positive | None = quantity(
-        None, unit="years", title="useful life", ge=1 / 12, le=100,
+        None,
+        unit="years",
+        title="useful life",
+        ge=1 / 12,
+        le=100,
         description="Years the line is depreciated (or annualised) over; default the servers' depreciation "
-                    "period. Not for land.")
+        "period. Not for land.",
+    )
     source: Text = Field(min_length=1, description="Where the price comes from, or ASSUMPTION.")
 
     @model_validator(mode="after")
     def _land_lasts(self) -> CapexLine:
         if self.asset_class == "land" and self.useful_life_years is not None:
-            raise fail("CapexLine", ("useful_life_years",), "land_not_depreciated",
-                       "land is not depreciated and has no useful life; remove useful_life_years (with a cost of "
-                       "capital it costs its price x the rate a year)", self.useful_life_years)
+            raise fail(
+                "CapexLine",
+                ("useful_life_years",),
+                "land_not_depreciated",
+                "land is not depreciated and has no useful life; remove useful_life_years (with a cost of "
+                "capital it costs its price x the rate a year)",
+                self.useful_life_years,
+            )
         return self
 
     @model_validator(mode="after")
@@ -124,8 +150,13 @@ class CapexLine(InputModel):
         names = ("price_per_server", "share_of_server_price", "price_total")
         given = [n for n in names if getattr(self, n) is not None]
         if len(given) != 1:
-            raise fail("CapexLine", ("price_per_server",), "one_price",
-                       "give exactly one of price_per_server, share_of_server_price, price_total", given)
+            raise fail(
+                "CapexLine",
+                ("price_per_server",),
+                "one_price",
+                "give exactly one of price_per_server, share_of_server_price, price_total",
+                given,
+            )
         if self.share_of_server_price is None and self.currency is None:
             raise fail("CapexLine", ("currency",), "missing", "an absolute price needs its currency", None)
         return self
@@ -142,10 +173,12 @@ class SoftwareLicences(InputModel):
 class Facility(InputModel):
     """An own data hall instead of colocation: built at a price per MW of IT capacity, depreciated."""
 
-    price_per_mw: Positive = quantity(unit="{currency}/MW", title="facility build cost",
-                                      description="Build cost per MW of provisioned IT power.")
-    depreciation_months: Count = quantity(unit="months", title="facility life", ge=1, le=1200,
-                                          description="Straight-line life of the building.")
+    price_per_mw: Positive = quantity(
+        unit="{currency}/MW", title="facility build cost", description="Build cost per MW of provisioned IT power."
+    )
+    depreciation_months: Count = quantity(
+        unit="months", title="facility life", ge=1, le=1200, description="Straight-line life of the building."
+    )
     currency: Currency
     source: Source = Field(min_length=1)
 
@@ -157,10 +190,12 @@ class Provider(InputModel):
     (hot spares are not sold).
     """
 
-    price_per_gpu_hour_sold: Positive = quantity(unit="{currency}/GPU-h", title="price per GPU-hour sold",
-                                                 description="Average price a sold GPU-hour fetches.")
-    utilisation_sold: Share = quantity(unit="-", title="utilisation sold",
-                                       description="Share of the working GPUs' hours sold.")
+    price_per_gpu_hour_sold: Positive = quantity(
+        unit="{currency}/GPU-h", title="price per GPU-hour sold", description="Average price a sold GPU-hour fetches."
+    )
+    utilisation_sold: Share = quantity(
+        unit="-", title="utilisation sold", description="Share of the working GPUs' hours sold."
+    )
     currency: Currency
     source: Text = Field(min_length=1, description="Where the price and utilisation come from, or ASSUMPTION.")
 
@@ -173,12 +208,22 @@ class Power(InputModel):
     """
 
     kw_per_server: Positive | None = quantity(
-        None, unit="kW", title="max power per server",
-        description="Maximum power at the wall per server; default: the server catalog's.")
-    idle_power_share: Share = quantity(unit="-", title="idle power share",
-                                       description="Power drawn at zero utilisation as a share of the maximum.")
-    pue: float = quantity(unit="-", title="PUE", strict=True, ge=1.0, le=5.0,
-                          description="Power usage effectiveness: facility energy / IT energy.")
+        None,
+        unit="kW",
+        title="max power per server",
+        description="Maximum power at the wall per server; default: the server catalog's.",
+    )
+    idle_power_share: Share = quantity(
+        unit="-", title="idle power share", description="Power drawn at zero utilisation as a share of the maximum."
+    )
+    pue: float = quantity(
+        unit="-",
+        title="PUE",
+        strict=True,
+        ge=1.0,
+        le=5.0,
+        description="Power usage effectiveness: facility energy / IT energy.",
+    )
     electricity_price_per_kwh: NonNegative = quantity(unit="{currency}/kWh", title="electricity price")
     currency: Currency
     source: Source = ""
@@ -188,8 +233,10 @@ class Colocation(InputModel):
     """Data-centre space and provisioned power capacity, priced per kW per month."""
 
     price_per_kw_month: NonNegative = quantity(
-        unit="{currency}/kW/month", title="colocation price",
-        description="Price of one kW of provisioned (not drawn) capacity for a month.")
+        unit="{currency}/kW/month",
+        title="colocation price",
+        description="Price of one kW of provisioned (not drawn) capacity for a month.",
+    )
     currency: Currency
     source: Source = ""
 
@@ -197,39 +244,67 @@ class Colocation(InputModel):
 class OwnCluster(InputModel):
     """Buying GPU servers and running them in a colocation facility or an own data hall."""
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        one_of("colocation", "facility"),
-        never(inside("staffing", both(equals(fte=0), left_at(managed_service_per_month=0))))))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            one_of("colocation", "facility"),
+            never(inside("staffing", both(equals(fte=0), left_at(managed_service_per_month=0)))),
+        )
+    )
 
     label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
     server: str = Field(description="Server id in data/servers.csv (gives GPUs per server, price, power).")
-    server_count: Count = quantity(unit="servers", title="servers", ge=1, varies=False, le=100_000,
-                                   description="Servers bought. The count steps up if the volume needs more.")
-    depreciation_months: Count = quantity(unit="months", title="depreciation period", ge=1, le=600,
-                                          description="Straight-line depreciation period of the servers.")
+    server_count: Count = quantity(
+        unit="servers",
+        title="servers",
+        ge=1,
+        varies=False,
+        le=100_000,
+        description="Servers bought. The count steps up if the volume needs more.",
+    )
+    depreciation_months: Count = quantity(
+        unit="months",
+        title="depreciation period",
+        ge=1,
+        le=600,
+        description="Straight-line depreciation period of the servers.",
+    )
     hardware_support_share_per_year: Share = quantity(
-        unit="1/year", title="hardware support",
-        description="Hardware support and maintenance contract as a share of capex per year.")
+        unit="1/year",
+        title="hardware support",
+        description="Hardware support and maintenance contract as a share of capex per year.",
+    )
     bill_of_materials: list[CapexLine] = Field(
-        default_factory=list, max_length=100,
-        description="Capex besides the servers: fabric, storage, racks and installation.")
-    spare_share: Share = quantity(0.0, unit="-", title="hot spares",
-                                  description="Hot spares as a share of the servers: bought, powered idle, housed, "
-                                              "never used.")
+        default_factory=list,
+        max_length=100,
+        description="Capex besides the servers: fabric, storage, racks and installation.",
+    )
+    spare_share: Share = quantity(
+        0.0,
+        unit="-",
+        title="hot spares",
+        description="Hot spares as a share of the servers: bought, powered idle, housed, never used.",
+    )
     power: Power = Field(description="Electricity: power per server, idle share, PUE, price [currency/kWh].")
     colocation: Colocation | None = Field(default=None, description="Colocation; or give facility instead.")
     facility: Facility | None = Field(default=None, description="An own data hall instead of colocation.")
-    staffing: Staffing = Field(description="People who run the cluster: FTEs and their loaded cost "
-                                          "[currency/FTE/year], or a managed-service fee.")
+    staffing: Staffing = Field(
+        description="People who run the cluster: FTEs and their loaded cost "
+        "[currency/FTE/year], or a managed-service fee."
+    )
     software_licences: SoftwareLicences | None = Field(
-        default=None, description="Software licences paid per GPU per year [currency/GPU/year].")
+        default=None, description="Software licences paid per GPU per year [currency/GPU/year]."
+    )
     cost_of_capital_per_year: Annotated[float, Field(strict=True, ge=0, le=1)] | None = quantity(
-        None, unit="1/year", title="cost of capital",
+        None,
+        unit="1/year",
+        title="cost of capital",
         description="With it, the monthly capital cost is each capex line annualised by its capital-recovery "
-                    "factor over its life, / 12 (the servers over depreciation_months, a facility over its "
-                    "own); without it, straight-line depreciation.")
+        "factor over its life, / 12 (the servers over depreciation_months, a facility over its "
+        "own); without it, straight-line depreciation.",
+    )
     provider: Provider | None = Field(
-        default=None, description="GPU-hours sold: gives revenue, opex, depreciation, EBIT and NOI a month.")
+        default=None, description="GPU-hours sold: gives revenue, opex, depreciation, EBIT and NOI a month."
+    )
     source: Text = Field(default="", description="Where the depreciation period and support share come from.")
 
     @field_validator("server")
@@ -240,26 +315,47 @@ class OwnCluster(InputModel):
     @model_validator(mode="after")
     def _housed_and_run(self) -> OwnCluster:
         if (self.colocation is None) == (self.facility is None):
-            raise fail("OwnCluster", ("colocation",), "housing",
-                       "give either colocation or facility (where the servers live), not both", None)
-        staff = self.staffing       # a scaled rule always gives some FTE for the cluster's GPUs
+            raise fail(
+                "OwnCluster",
+                ("colocation",),
+                "housing",
+                "give either colocation or facility (where the servers live), not both",
+                None,
+            )
+        staff = self.staffing  # a scaled rule always gives some FTE for the cluster's GPUs
         if staff.fte == 0 and staff.managed_service_per_month == 0:
-            raise fail("OwnCluster", ("staffing",), "nobody_runs_it",
-                       "no FTE and no managed-service fee: say what operating the cluster costs", 0)
+            raise fail(
+                "OwnCluster",
+                ("staffing",),
+                "nobody_runs_it",
+                "no FTE and no managed-service fee: say what operating the cluster costs",
+                0,
+            )
         return self
 
 
 class Reserved(InputModel):
     """Reserved or committed rental capacity: paid for every hour of the term, used or not."""
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        one_of("price_per_gpu_hour", "discount"), when(given("price_per_gpu_hour"), given("currency"))))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            one_of("price_per_gpu_hour", "discount"), when(given("price_per_gpu_hour"), given("currency"))
+        )
+    )
 
     term_years: Annotated[Literal[1, 3], NotBoolean] = Field(description="Length of the commitment. [years]")
-    price_per_gpu_hour: Positive | None = quantity(None, unit="{currency}/GPU-h", title="reserved price",
-                                                   description="Price; or give discount.")
-    discount: float | None = quantity(None, unit="-", title="reserved discount", strict=True, ge=0, lt=1,
-                                      description="Discount off the on-demand price.")
+    price_per_gpu_hour: Positive | None = quantity(
+        None, unit="{currency}/GPU-h", title="reserved price", description="Price; or give discount."
+    )
+    discount: float | None = quantity(
+        None,
+        unit="-",
+        title="reserved discount",
+        strict=True,
+        ge=0,
+        lt=1,
+        description="Discount off the on-demand price.",
+    )
     currency: Currency | None = Field(default=None, description="Needed with price_per_gpu_hour.")
     source: Source = Field(min_length=1)
 
@@ -276,33 +372,53 @@ class Spot(InputModel):
     """Spot (interruptible) capacity: a discount off on-demand, paid for in redone work."""
 
     discount: Annotated[float, Field(strict=True, ge=0, lt=1)] | Literal["catalog"] = quantity(
-        unit="-", title="spot discount",
-        description="Discount off the on-demand price; \"catalog\" takes the offer's spot price in "
-                    "data/cloud_prices.csv (its spot_price_per_gpu_hour over its on-demand price).")
+        unit="-",
+        title="spot discount",
+        description='Discount off the on-demand price; "catalog" takes the offer\'s spot price in '
+        "data/cloud_prices.csv (its spot_price_per_gpu_hour over its on-demand price).",
+    )
     interruptions_per_gpu_hour: NonNegative = quantity(unit="1/GPU-h", title="spot interruptions", le=1)
     work_lost_hours_per_interruption: NonNegative = quantity(
-        unit="h", title="work lost per interruption", le=100,
-        description="Work redone per interruption: restart plus half a checkpoint interval.")
-    max_gpus: Count | None = quantity(None, unit="GPU", title="most spot GPUs", ge=0, varies=False, le=1_000_000,
-                                      description="Most spot GPUs to be had at once; none: no limit.")
+        unit="h",
+        title="work lost per interruption",
+        le=100,
+        description="Work redone per interruption: restart plus half a checkpoint interval.",
+    )
+    max_gpus: Count | None = quantity(
+        None,
+        unit="GPU",
+        title="most spot GPUs",
+        ge=0,
+        varies=False,
+        le=1_000_000,
+        description="Most spot GPUs to be had at once; none: no limit.",
+    )
     source: Source = Field(min_length=1)
 
     @model_validator(mode="after")
     def _progress(self) -> Spot:
         overhead = self.interruptions_per_gpu_hour * self.work_lost_hours_per_interruption
         if overhead >= 1:
-            raise fail("Spot", ("work_lost_hours_per_interruption",), "no_progress",
-                       "interruptions x work lost = {overhead} of every hour: spot would never finish the work",
-                       self.work_lost_hours_per_interruption, overhead=f"{overhead:.3g}")
+            raise fail(
+                "Spot",
+                ("work_lost_hours_per_interruption",),
+                "no_progress",
+                "interruptions x work lost = {overhead} of every hour: spot would never finish the work",
+                self.work_lost_hours_per_interruption,
+                overhead=f"{overhead:.3g}",
+            )
         return self
 
 
 class CloudRental(InputModel):
     """Renting GPUs from a cloud at an on-demand price per GPU-hour."""
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        when(equals(billing="always_on"), given("gpu_count")),
-        when(equals(billing="per_gpu_hour_used"), absent("gpu_count"))))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            when(equals(billing="always_on"), given("gpu_count")),
+            when(equals(billing="per_gpu_hour_used"), absent("gpu_count")),
+        )
+    )
 
     label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
     offer: str = Field(description="Offer id in data/cloud_prices.csv (gives GPU, price and currency).")
@@ -311,9 +427,15 @@ class CloudRental(InputModel):
         "per_gpu_hour_used: only the GPU-hours the workload uses are paid."
     )
     gpu_count: Count | None = quantity(
-        None, unit="GPU", title="GPUs rented 24/7", ge=1, varies=False, le=1_000_000,
+        None,
+        unit="GPU",
+        title="GPUs rented 24/7",
+        ge=1,
+        varies=False,
+        le=1_000_000,
         description="GPUs rented 24/7; required for always_on, not used for per_gpu_hour_used. "
-                    "The count steps up if the volume needs more.")
+        "The count steps up if the volume needs more.",
+    )
     staffing: Staffing | None = Field(default=None, description="People who run the rented GPUs, if any.")
     reserved: Reserved | None = Field(default=None, description="Reserved capacity, for demand profiles.")
     spot: Spot | None = Field(default=None, description="Spot capacity, for demand profiles.")
@@ -326,61 +448,116 @@ class CloudRental(InputModel):
     @model_validator(mode="after")
     def _count_matches_billing(self) -> CloudRental:
         if self.billing == "always_on" and self.gpu_count is None:
-            raise fail("CloudRental", ("gpu_count",), "gpu_count_needed",
-                       "always_on billing needs the number of GPUs rented", None)
+            raise fail(
+                "CloudRental",
+                ("gpu_count",),
+                "gpu_count_needed",
+                "always_on billing needs the number of GPUs rented",
+                None,
+            )
         if self.billing == "per_gpu_hour_used" and self.gpu_count is not None:
-            raise fail("CloudRental", ("gpu_count",), "gpu_count_unused",
-                       "per_gpu_hour_used billing pays for the GPU-hours used, so a GPU count is not used; remove it",
-                       self.gpu_count)
+            raise fail(
+                "CloudRental",
+                ("gpu_count",),
+                "gpu_count_unused",
+                "per_gpu_hour_used billing pays for the GPU-hours used, so a GPU count is not used; remove it",
+                self.gpu_count,
+            )
         return self
 
 
 class HostedAPI(InputModel):
     """Sending the tokens to a hosted LLM API priced per million tokens."""
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        when(given("tier_shares"), left_at(service_tier="standard")),
-        when(given("cache_write_shares"), left_at(cache_write_share=0, cache_ttl="5m"))))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            when(given("tier_shares"), left_at(service_tier="standard")),
+            when(given("cache_write_shares"), left_at(cache_write_share=0, cache_ttl="5m")),
+        )
+    )
 
     label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
     offer: str = Field(description="Offer id in data/api_prices.csv (gives input, cached input and output prices).")
-    cached_input_share: Share = quantity(0.0, unit="-", title="cached input share",
-                                         description="Share of input tokens served from the provider's prompt cache.")
+    cached_input_share: Share = quantity(
+        0.0,
+        unit="-",
+        title="cached input share",
+        description="Share of input tokens served from the provider's prompt cache.",
+    )
     service_tier: Literal["standard", "batch", "flex", "priority"] = Field(
-        default="standard", description="The provider's service tier: batch and flex are discounted (about half "
-                                        "price), priority costs more; the factor comes from data/api_prices.csv.")
-    cache_write_share: Share = quantity(0.0, unit="-", title="cache write share",
-                                        description="Share of input tokens written to the prompt cache (billed at "
-                                                    "the cache-write price of cache_ttl).")
-    cache_ttl: Literal["5m", "1h"] = Field(default="5m", description="Time-to-live of cache writes: 5 minutes or "
-                                                                      "1 hour (priced higher).")
+        default="standard",
+        description="The provider's service tier: batch and flex are discounted (about half "
+        "price), priority costs more; the factor comes from data/api_prices.csv.",
+    )
+    cache_write_share: Share = quantity(
+        0.0,
+        unit="-",
+        title="cache write share",
+        description="Share of input tokens written to the prompt cache (billed at the cache-write price of cache_ttl).",
+    )
+    cache_ttl: Literal["5m", "1h"] = Field(
+        default="5m", description="Time-to-live of cache writes: 5 minutes or 1 hour (priced higher)."
+    )
     cache_write_shares: dict[Literal["5m", "1h"], Share] | None = Field(
-        default=None, description="Cache writes at both times-to-live in one bill: shares of input tokens written "
-                                  "with a 5-minute and with a 1-hour TTL, e.g. {5m: 0.1, 1h: 0.05}; instead of "
-                                  "cache_write_share and cache_ttl. [-]")
+        default=None,
+        description="Cache writes at both times-to-live in one bill: shares of input tokens written "
+        "with a 5-minute and with a 1-hour TTL, e.g. {5m: 0.1, 1h: 0.05}; instead of "
+        "cache_write_share and cache_ttl. [-]",
+    )
     searches_per_request: NonNegative = quantity(
-        0.0, unit="searches/request", title="web searches per request", le=1000,
-        description="Web searches a request makes, each billed at the offer's web_search_per_thousand / 1000.")
+        0.0,
+        unit="searches/request",
+        title="web searches per request",
+        le=1000,
+        description="Web searches a request makes, each billed at the offer's web_search_per_thousand / 1000.",
+    )
     citation_tokens_per_request: NonNegative = quantity(
-        0.0, unit="tokens/request", title="citation tokens per request", le=100_000_000,
+        0.0,
+        unit="tokens/request",
+        title="citation tokens per request",
+        le=100_000_000,
         description="Citation tokens a request is billed for beside input and output, at the offer's "
-                    "citation_per_million (Perplexity's deep research).")
-    audio_input_share: Share = quantity(0.0, unit="-", title="audio share of input tokens",
-                                        description="Share of input tokens that are audio tokens (audio price).")
-    image_input_share: Share = quantity(0.0, unit="-", title="image share of input tokens",
-                                        description="Share of input tokens that are image tokens (image price).")
-    audio_output_share: Share = quantity(0.0, unit="-", title="audio share of output tokens",
-                                         description="Share of output tokens that are audio tokens (audio price).")
+        "citation_per_million (Perplexity's deep research).",
+    )
+    audio_input_share: Share = quantity(
+        0.0,
+        unit="-",
+        title="audio share of input tokens",
+        description="Share of input tokens that are audio tokens (audio price).",
+    )
+    image_input_share: Share = quantity(
+        0.0,
+        unit="-",
+        title="image share of input tokens",
+        description="Share of input tokens that are image tokens (image price).",
+    )
+    audio_output_share: Share = quantity(
+        0.0,
+        unit="-",
+        title="audio share of output tokens",
+        description="Share of output tokens that are audio tokens (audio price).",
+    )
     reasoning_tokens_per_output_token: NonNegative = quantity(
-        0.0, unit="-", title="reasoning tokens per output token", le=1000,
-        description="Reasoning (thinking) tokens the model bills as output per visible output token.")
+        0.0,
+        unit="-",
+        title="reasoning tokens per output token",
+        le=1000,
+        description="Reasoning (thinking) tokens the model bills as output per visible output token.",
+    )
     region_uplift: Annotated[float, Field(strict=True, ge=1, le=10)] | Literal["catalog"] = quantity(
-        1.0, unit="-", title="region uplift",
-        description="Factor on every price for a regional or data-residency endpoint; \"catalog\" takes the "
-                    "offer's region_uplift column.")
+        1.0,
+        unit="-",
+        title="region uplift",
+        description='Factor on every price for a regional or data-residency endpoint; "catalog" takes the '
+        "offer's region_uplift column.",
+    )
     tokens_per_workload_token: Positive = quantity(
-        1.0, unit="-", title="API tokens per workload token", le=10,
-        description="Tokens the API model counts per token of the workload's own count (tokenizers differ).")
+        1.0,
+        unit="-",
+        title="API tokens per workload token",
+        le=10,
+        description="Tokens the API model counts per token of the workload's own count (tokenizers differ).",
+    )
 
     @field_validator("offer")
     @classmethod
@@ -388,45 +565,76 @@ class HostedAPI(InputModel):
         return known_id(value, catalog_from(info).api_offers, "API offer", "api_prices.csv")
 
     price_date: Date | None = Field(
-        default=None, description="The bill's date: the offer's prices (data/api_price_history.csv) and price "
-                                  "windows (data/api_price_windows.csv) in force on it; default: the latest.")
+        default=None,
+        description="The bill's date: the offer's prices (data/api_price_history.csv) and price "
+        "windows (data/api_price_windows.csv) in force on it; default: the latest.",
+    )
     tier_shares: dict[Literal["standard", "batch", "flex", "priority"], Share] | None = Field(
-        default=None, description="Traffic split across service tiers, e.g. {batch: 0.3, standard: 0.7}; the "
-                                  "shares sum to 1. Cache reads and writes follow the provider's stacking rule "
-                                  "(data/api_prices.csv tier_applies_to_cache). [-]")
+        default=None,
+        description="Traffic split across service tiers, e.g. {batch: 0.3, standard: 0.7}; the "
+        "shares sum to 1. Cache reads and writes follow the provider's stacking rule "
+        "(data/api_prices.csv tier_applies_to_cache). [-]",
+    )
 
     @model_validator(mode="after")
     def _tiers_sum(self) -> HostedAPI:
         if self.tier_shares is not None:
             total = sum(self.tier_shares.values())
             if abs(total - 1.0) > 1e-9:
-                raise fail("HostedAPI", ("tier_shares",), "shares_not_one",
-                           "the tier shares sum to {total}, not 1", self.tier_shares, total=f"{total:g}")
+                raise fail(
+                    "HostedAPI",
+                    ("tier_shares",),
+                    "shares_not_one",
+                    "the tier shares sum to {total}, not 1",
+                    self.tier_shares,
+                    total=f"{total:g}",
+                )
             if self.service_tier != "standard":
-                raise fail("HostedAPI", ("service_tier",), "tier_twice",
-                           "give either service_tier or tier_shares, not both", self.service_tier)
+                raise fail(
+                    "HostedAPI",
+                    ("service_tier",),
+                    "tier_twice",
+                    "give either service_tier or tier_shares, not both",
+                    self.service_tier,
+                )
         return self
 
     @model_validator(mode="after")
     def _shares_fit(self) -> HostedAPI:
         if self.cache_write_shares is not None:
             if self.cache_write_share != 0 or self.cache_ttl != "5m":
-                raise fail("HostedAPI", ("cache_write_shares",), "writes_twice",
-                           "give either cache_write_shares or cache_write_share with cache_ttl, not both",
-                           self.cache_write_shares)
+                raise fail(
+                    "HostedAPI",
+                    ("cache_write_shares",),
+                    "writes_twice",
+                    "give either cache_write_shares or cache_write_share with cache_ttl, not both",
+                    self.cache_write_shares,
+                )
             written = sum(self.cache_write_shares.values())
             if self.cached_input_share + written > 1 + 1e-12:
-                raise fail("HostedAPI", ("cache_write_shares",), "shares_above_one",
-                           "cached_input_share + the cache write shares is above 1: more input tokens than there "
-                           "are", self.cache_write_shares)
+                raise fail(
+                    "HostedAPI",
+                    ("cache_write_shares",),
+                    "shares_above_one",
+                    "cached_input_share + the cache write shares is above 1: more input tokens than there are",
+                    self.cache_write_shares,
+                )
         if self.audio_input_share + self.image_input_share > 1 + 1e-12:
-            raise fail("HostedAPI", ("image_input_share",), "shares_above_one",
-                       "audio_input_share + image_input_share is above 1: more input tokens than there are",
-                       self.image_input_share)
+            raise fail(
+                "HostedAPI",
+                ("image_input_share",),
+                "shares_above_one",
+                "audio_input_share + image_input_share is above 1: more input tokens than there are",
+                self.image_input_share,
+            )
         if self.cached_input_share + self.cache_write_share > 1 + 1e-12:
-            raise fail("HostedAPI", ("cache_write_share",), "shares_above_one",
-                       "cached_input_share + cache_write_share is above 1: more input tokens than there are",
-                       self.cache_write_share)
+            raise fail(
+                "HostedAPI",
+                ("cache_write_share",),
+                "shares_above_one",
+                "cached_input_share + cache_write_share is above 1: more input tokens than there are",
+                self.cache_write_share,
+            )
         return self
 
 
@@ -434,8 +642,11 @@ class LabelledAPI(HostedAPI):
     """One more hosted API offer, compared beside the others under its own name (``api:<name>``)."""
 
     label: Text = Field(min_length=1, max_length=80, description="Name shown for the option.")
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Short key of the option, e.g. "
-                      "'batch-30': the option is then called 'api:batch-30' in results and JSON.")
+    name: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9-]{0,39}$",
+        description="Short key of the option, e.g. "
+        "'batch-30': the option is then called 'api:batch-30' in results and JSON.",
+    )
 
 
 class LabelledRental(CloudRental):
@@ -447,8 +658,11 @@ class LabelledRental(CloudRental):
     """
 
     label: Text = Field(min_length=1, max_length=80, description="Name shown for the option.")
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Short key of the option, e.g. "
-                      "'nebius': the option is then called 'rent:nebius' in results and JSON.")
+    name: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9-]{0,39}$",
+        description="Short key of the option, e.g. "
+        "'nebius': the option is then called 'rent:nebius' in results and JSON.",
+    )
     reserved: None = Field(default=None, description="Not taken here: reserved terms belong to options.rent.")
     spot: None = Field(default=None, description="Not taken here: spot terms belong to options.rent.")
 
@@ -458,15 +672,26 @@ class LabelledRental(CloudRental):
         if isinstance(data, dict):
             for field in ("reserved", "spot"):
                 if data.get(field) is not None:
-                    raise fail("LabelledRental", (field,), "main_rent_only",
-                               "{field} terms are taken by the main options.rent only: an options.rents entry is "
-                               "priced on demand (its offer's price_per_gpu_hour); move the {field} block to "
-                               "options.rent, or remove it", data[field], field=field)
+                    raise fail(
+                        "LabelledRental",
+                        (field,),
+                        "main_rent_only",
+                        "{field} terms are taken by the main options.rent only: an options.rents entry is "
+                        "priced on demand (its offer's price_per_gpu_hour); move the {field} block to "
+                        "options.rent, or remove it",
+                        data[field],
+                        field=field,
+                    )
         return data
 
 
-_ONE_EACH = [given("own"), given("rent"), given("api"), inside("rents", {"minItems": 1}),
-             inside("apis", {"minItems": 1})]
+_ONE_EACH = [
+    given("own"),
+    given("rent"),
+    given("api"),
+    inside("rents", {"minItems": 1}),
+    inside("apis", {"minItems": 1}),
+]
 """JSON Schema: the scenario holds that option (or, for rents and apis, one of them at least)."""
 
 
@@ -477,18 +702,28 @@ OPTION_LABELS: dict[str, str] = {"own": "Own cluster", "rent": "Cloud rental", "
 class Options(InputModel):
     """The options compared; at least two must be given (any number of API and rental offers counts each)."""
 
-    model_config = ConfigDict(json_schema_extra=rules(either(
-        *[both(a, b) for i, a in enumerate(_ONE_EACH) for b in _ONE_EACH[i + 1:]],
-        inside("rents", {"minItems": 2}), inside("apis", {"minItems": 2}))))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            either(
+                *[both(a, b) for i, a in enumerate(_ONE_EACH) for b in _ONE_EACH[i + 1 :]],
+                inside("rents", {"minItems": 2}),
+                inside("apis", {"minItems": 2}),
+            )
+        )
+    )
 
     own: OwnCluster | None = Field(default=None, description="Buying GPU servers and running them.")
     rent: CloudRental | None = Field(default=None, description="Renting GPUs from a cloud per GPU-hour.")
     api: HostedAPI | None = Field(default=None, description="A hosted LLM API priced per million tokens.")
-    apis: list[LabelledAPI] = Field(default_factory=list, max_length=20,
-                                    description="More hosted API offers, each with its own label and name.")
-    rents: list[LabelledRental] = Field(default_factory=list, max_length=20,
-                                        description="More rental offers, each with its own label and name, on "
-                                                    "demand (reserved and spot terms: options.rent only).")
+    apis: list[LabelledAPI] = Field(
+        default_factory=list, max_length=20, description="More hosted API offers, each with its own label and name."
+    )
+    rents: list[LabelledRental] = Field(
+        default_factory=list,
+        max_length=20,
+        description="More rental offers, each with its own label and name, on "
+        "demand (reserved and spot terms: options.rent only).",
+    )
 
     @model_validator(mode="after")
     def _names_unique(self) -> Options:
@@ -496,8 +731,14 @@ class Options(InputModel):
             names = [a.name for a in getattr(self, field)]
             for index, name in enumerate(names):
                 if name in names[:index]:
-                    raise fail("Options", (field, index, "name"), "duplicate_name",
-                               "two " + what + " are called {name}; give each its own name", name, name=name)
+                    raise fail(
+                        "Options",
+                        (field, index, "name"),
+                        "duplicate_name",
+                        "two " + what + " are called {name}; give each its own name",
+                        name,
+                        name=name,
+                    )
         return self
 
     @model_validator(mode="after")
@@ -505,18 +746,48 @@ class Options(InputModel):
         # every chart, table and workbook tells the options apart by their labels: two options named
         # alike would be drawn as one line and stacked into one bar
         seen: dict[str, str] = {}
-        places = [(field, (field, "label"), getattr(self, field).label or default)
-                  for field, default in OPTION_LABELS.items() if getattr(self, field) is not None]
-        places += [(f"{field}.{index}", (field, index, "label"), item.label)
-                   for field in ("apis", "rents") for index, item in enumerate(getattr(self, field))]
+        places = [
+            (field, (field, "label"), getattr(self, field).label or default)
+            for field, default in OPTION_LABELS.items()
+            if getattr(self, field) is not None
+        ]
+        places += [
+            (f"{field}.{index}", (field, index, "label"), item.label)
+            for field in ("apis", "rents")
+            for index, item in enumerate(getattr(self, field))
+        ]
         for where, loc, label in places:
             key = " ".join(label.split()).casefold()
             if key in seen:
-                raise fail("Options", loc, "duplicate_label", "the same label as options.{other}'s; charts and tables "
-                           "tell the options apart by their labels: give each its own", label, other=seen[key])
+                raise fail(
+                    "Options",
+                    loc,
+                    "duplicate_label",
+                    "the same label as options.{other}'s; charts and tables "
+                    "tell the options apart by their labels: give each its own",
+                    label,
+                    other=seen[key],
+                )
             seen[key] = where
         return self
 
 
-__all__ = ["OPTION_LABELS", "AssetClass", "CapexLine", "CloudRental", "Colocation", "Facility", "HostedAPI",
-           "LabelledAPI", "LabelledRental", "Options", "OwnCluster", "Power", "Provider", "Reserved", "SoftwareLicences", "Spot", "Staffing"]
+__all__ = [
+    "OPTION_LABELS",
+    "AssetClass",
+    "CapexLine",
+    "CloudRental",
+    "Colocation",
+    "Facility",
+    "HostedAPI",
+    "LabelledAPI",
+    "LabelledRental",
+    "Options",
+    "OwnCluster",
+    "Power",
+    "Provider",
+    "Reserved",
+    "SoftwareLicences",
+    "Spot",
+    "Staffing",
+]

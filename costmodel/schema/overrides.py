@@ -27,9 +27,11 @@ class Overrides(InputModel):
     """Catalog-backed inputs replaced for this scenario, by input path (units as the catalog row's)."""
 
     values: dict[str, Number] = Field(
-        min_length=1, max_length=50,
+        min_length=1,
+        max_length=50,
         description="Input path (options.own.server_price, options.rent.price_per_gpu_hour, "
-                    "options.api.input_price_per_million, ..., workload.throughput_per_gpu) -> the figure used "
-                    "instead of the catalog row's. [the input's unit]",
-        json_schema_extra={"propertyNames": {"enum": [*CATALOG_INPUTS, THROUGHPUT_INPUT]}})
+        "options.api.input_price_per_million, ..., workload.throughput_per_gpu) -> the figure used "
+        "instead of the catalog row's. [the input's unit]",
+        json_schema_extra={"propertyNames": {"enum": [*CATALOG_INPUTS, THROUGHPUT_INPUT]}},
+    )
     source: Text = Field(min_length=1, description="Where the replacing figures come from (or 'what-if').")

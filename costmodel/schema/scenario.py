@@ -21,9 +21,11 @@ from .base import (
     Date,
     InputModel,
     Positive,
+    Source,
     Text,
     absent,
     both,
+    catalog_from,
     either,
     equals,
     given,
@@ -32,8 +34,6 @@ from .base import (
     never,
     rules,
     when,
-    catalog_from,
-    Source,
 )
 from .claims import Claim
 from .demand import DemandProfile
@@ -43,8 +43,8 @@ from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, fixed_reason, i
 from .offers import Offers
 from .options import Options
 from .overrides import Overrides
-from .values import value_problems
 from .uncertainty import Uncertainty
+from .values import value_problems
 from .workload import Workload
 
 OPTION_KINDS: tuple[str, ...] = ("own", "rent", "api")
@@ -56,13 +56,17 @@ class FXRates(InputModel):
 
     rates: dict[Currency, Positive] = Field(
         max_length=200,
-        description="Units of the reporting currency for one unit of each other currency. [reporting/currency]")
+        description="Units of the reporting currency for one unit of each other currency. [reporting/currency]",
+    )
     source: Source = Field(min_length=1)
     as_of: Date = Field(description="Date the rates were read, as 2026-06-21.")
 
 
-_NO_GPU_OPTIONS = {"properties": {"options": {"properties": {"own": {"type": "null"}, "rent": {"type": "null"},
-                                                             "rents": {"maxItems": 0}}}}}
+_NO_GPU_OPTIONS = {
+    "properties": {
+        "options": {"properties": {"own": {"type": "null"}, "rent": {"type": "null"}, "rents": {"maxItems": 0}}}
+    }
+}
 """JSON Schema: the scenario holds no option sized in GPUs (own, rent, rents)."""
 
 
@@ -72,27 +76,54 @@ class Scenario(InputModel):
     Load with :func:`costmodel.load_scenario`, save with :func:`costmodel.save_scenario`.
     """
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        {"properties": {"title": {"pattern": r"\S"}}},
-        when(inside("options", either(given("api"), inside("apis", {"minItems": 1}))),
-             inside("workload", equals(kind="tokens"))),
-        when(inside("workload", equals(input_only=True)), _NO_GPU_OPTIONS),
-        when(inside("workload", both(equals(kind="tokens"), left_at(input_only=False),
-                                     absent("serving", "output_tokens_per_second_per_gpu"))), _NO_GPU_OPTIONS),
-        *[when(inside("finance", equals(during_lead_time=name)), inside("options", given(name)))
-          for name in ("rent", "api")],
-        when(inside("finance", either(inside("lead_time_months", {"exclusiveMinimum": 0}), given("loan"))),
-             inside("options", given("own"))),
-        never(both(given("demand"), inside("workload", equals(kind="training")))),
-        never(both(inside("demand", equals(kind="job_log")), inside("workload", equals(kind="tokens")))),
-        never(both(inside("demand", equals(kind="request_log")), inside("workload", equals(kind="gpu_hours")))),
-        when(inside("energy", given("power_budget_kw")), inside("options", given("own"))),
-        when(inside("finance", inside("trends", inside("rental_price_path", equals(from_reserved=True)))),
-             inside("options", given("rent"))),
-        when(inside("energy", given("tariff")), both(inside("options", given("own")), given("demand"))),
-        when(inside("workload", both(equals(kind="tokens"), either(
-            equals(input_only=True), absent("serving", "output_tokens_per_second_per_gpu")))),
-             {"properties": {"claims": {"items": never(equals(kind="gpu_hours"))}}})))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            {"properties": {"title": {"pattern": r"\S"}}},
+            when(
+                inside("options", either(given("api"), inside("apis", {"minItems": 1}))),
+                inside("workload", equals(kind="tokens")),
+            ),
+            when(inside("workload", equals(input_only=True)), _NO_GPU_OPTIONS),
+            when(
+                inside(
+                    "workload",
+                    both(
+                        equals(kind="tokens"),
+                        left_at(input_only=False),
+                        absent("serving", "output_tokens_per_second_per_gpu"),
+                    ),
+                ),
+                _NO_GPU_OPTIONS,
+            ),
+            *[
+                when(inside("finance", equals(during_lead_time=name)), inside("options", given(name)))
+                for name in ("rent", "api")
+            ],
+            when(
+                inside("finance", either(inside("lead_time_months", {"exclusiveMinimum": 0}), given("loan"))),
+                inside("options", given("own")),
+            ),
+            never(both(given("demand"), inside("workload", equals(kind="training")))),
+            never(both(inside("demand", equals(kind="job_log")), inside("workload", equals(kind="tokens")))),
+            never(both(inside("demand", equals(kind="request_log")), inside("workload", equals(kind="gpu_hours")))),
+            when(inside("energy", given("power_budget_kw")), inside("options", given("own"))),
+            when(
+                inside("finance", inside("trends", inside("rental_price_path", equals(from_reserved=True)))),
+                inside("options", given("rent")),
+            ),
+            when(inside("energy", given("tariff")), both(inside("options", given("own")), given("demand"))),
+            when(
+                inside(
+                    "workload",
+                    both(
+                        equals(kind="tokens"),
+                        either(equals(input_only=True), absent("serving", "output_tokens_per_second_per_gpu")),
+                    ),
+                ),
+                {"properties": {"claims": {"items": never(equals(kind="gpu_hours"))}}},
+            ),
+        )
+    )
 
     title: Text = Field(min_length=1, max_length=300, description="Title shown on the report.")
     description: Text = Field(default="", description="What the scenario compares and why, shown on the report.")
@@ -104,8 +135,11 @@ class Scenario(InputModel):
     uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
     demand: DemandProfile | None = Field(default=None, description="Demand hour by hour, for the cheapest mix.")
     energy: EnergyInputs | None = Field(default=None, description="Grid, contracted intensity, power budget, tariff.")
-    claims: list[Claim] = Field(default_factory=list, max_length=100,
-                                description="Figures the source document states, checked against the model.")
+    claims: list[Claim] = Field(
+        default_factory=list,
+        max_length=100,
+        description="Figures the source document states, checked against the model.",
+    )
     offers: Offers | None = Field(default=None, description="Quotes in no catalog: rows added to the catalog.")
     overrides: Overrides | None = Field(default=None, description="Catalog figures replaced for this scenario.")
 
@@ -134,29 +168,55 @@ class Scenario(InputModel):
 
         present = self.present_options()
         if len(present) < 2:
-            fail(("options",), present, "too_few_options", "give at least two of own, rent, rents, api and apis to compare")
+            fail(
+                ("options",),
+                present,
+                "too_few_options",
+                "give at least two of own, rent, rents, api and apis to compare",
+            )
         work = self.workload
-        if work.kind == "tokens" and not work.input_only and work.serving is None \
-                and work.output_tokens_per_second_per_gpu is None:
+        if (
+            work.kind == "tokens"
+            and not work.input_only
+            and work.serving is None
+            and work.output_tokens_per_second_per_gpu is None
+        ):
             for name in ("own", "rent", "rents"):
                 if getattr(self.options, name):
-                    fail(("workload", "serving"), None, "throughput_source_needed",
-                         "the {name} option is sized in GPUs: give serving (a model from data/models.csv) or "
-                         "output_tokens_per_second_per_gpu with throughput_source (only a scenario of API options "
-                         "needs neither)", name=name)
+                    fail(
+                        ("workload", "serving"),
+                        None,
+                        "throughput_source_needed",
+                        "the {name} option is sized in GPUs: give serving (a model from data/models.csv) or "
+                        "output_tokens_per_second_per_gpu with throughput_source (only a scenario of API options "
+                        "needs neither)",
+                        name=name,
+                    )
                     break
         if getattr(self.workload, "input_only", False):
             for name in ("own", "rent", "rents"):
                 if getattr(self.options, name):
-                    fail(("options", name), name, "not_with_input_only",
-                         "an input_only workload (no output tokens) is priced by API offers only: serving throughput "
-                         "is counted in output tokens; remove this option or state the workload's mix")
+                    fail(
+                        ("options", name),
+                        name,
+                        "not_with_input_only",
+                        "an input_only workload (no output tokens) is priced by API offers only: serving throughput "
+                        "is counted in output tokens; remove this option or state the workload's mix",
+                    )
         if self.options.api is not None and self.workload.kind != "tokens":
-            fail(("options", "api"), self.options.api.offer, "api_needs_tokens",
-                 "a hosted API option needs a tokens workload (kind: tokens)")
+            fail(
+                ("options", "api"),
+                self.options.api.offer,
+                "api_needs_tokens",
+                "a hosted API option needs a tokens workload (kind: tokens)",
+            )
         if self.options.apis and self.workload.kind != "tokens":
-            fail(("options", "apis"), self.options.apis[0].offer, "api_needs_tokens",
-                 "a hosted API option needs a tokens workload (kind: tokens)")
+            fail(
+                ("options", "apis"),
+                self.options.apis[0].offer,
+                "api_needs_tokens",
+                "a hosted API option needs a tokens workload (kind: tokens)",
+            )
         held = [(("options", "own"), self.options.own), (("options", "rent"), self.options.rent)]
         held += [(("options", "rents", index), extra) for index, extra in enumerate(self.options.rents)]
         for where, option in held:
@@ -165,94 +225,180 @@ class Scenario(InputModel):
             field = "server" if where[1] == "own" else "offer"
             row = (catalog.servers if where[1] == "own" else catalog.cloud_offers)[getattr(option, field)]
             if row.gpu != self.workload.gpu:
-                fail(where + (field,), getattr(option, field), "gpu_mismatch",
-                     "holds GPU {gpu}, but the workload is counted on {workload_gpu}",
-                     gpu=row.gpu, workload_gpu=self.workload.gpu)
+                fail(
+                    where + (field,),
+                    getattr(option, field),
+                    "gpu_mismatch",
+                    "holds GPU {gpu}, but the workload is counted on {workload_gpu}",
+                    gpu=row.gpu,
+                    workload_gpu=self.workload.gpu,
+                )
         if self.fx is not None and self.reporting_currency in self.fx.rates:
-            fail(("fx", "rates", self.reporting_currency), self.fx.rates[self.reporting_currency], "fx_self",
-                 "{currency} is the reporting currency and takes no rate; remove it", currency=self.reporting_currency)
+            fail(
+                ("fx", "rates", self.reporting_currency),
+                self.fx.rates[self.reporting_currency],
+                "fx_self",
+                "{currency} is the reporting currency and takes no rate; remove it",
+                currency=self.reporting_currency,
+            )
         finance = self.finance
         if finance is not None:
             stand_in = finance.during_lead_time
             if stand_in is not None and getattr(self.options, stand_in) is None:
-                fail(("finance", "during_lead_time"), stand_in, "no_stand_in",
-                     "the scenario has no {option} option to serve the lead time", option=stand_in)
-            if finance.loan is not None and self.options.own is not None \
-                    and finance.loan.term_months > self.options.own.depreciation_months:
-                fail(("finance", "loan", "term_months"), finance.loan.term_months, "loan_too_long",
-                     "a loan may not outlast the hardware: at most depreciation_months ({months})",
-                     months=self.options.own.depreciation_months)
+                fail(
+                    ("finance", "during_lead_time"),
+                    stand_in,
+                    "no_stand_in",
+                    "the scenario has no {option} option to serve the lead time",
+                    option=stand_in,
+                )
+            if (
+                finance.loan is not None
+                and self.options.own is not None
+                and finance.loan.term_months > self.options.own.depreciation_months
+            ):
+                fail(
+                    ("finance", "loan", "term_months"),
+                    finance.loan.term_months,
+                    "loan_too_long",
+                    "a loan may not outlast the hardware: at most depreciation_months ({months})",
+                    months=self.options.own.depreciation_months,
+                )
             if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
                 fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
             growth = finance.trends.demand_growth_per_year
-            grown = abs(self.volume) * (1.0 + growth) ** (finance.horizon_months / 12)   # the volume at the horizon
+            grown = abs(self.volume) * (1.0 + growth) ** (finance.horizon_months / 12)  # the volume at the horizon
             if growth > 0 and grown > LARGEST_INPUT:
-                fail(("finance", "trends", "demand_growth_per_year"), growth, "grows_too_far",
-                     "grows the volume to {grown} {unit} by the end of the {months}-month horizon, above the largest "
-                     "figure the model takes ({largest}); give a lower growth or a shorter horizon",
-                     grown=f"{grown:.3g}", unit=self.volume_unit, months=finance.horizon_months,
-                     largest=f"{LARGEST_INPUT:g}")
+                fail(
+                    ("finance", "trends", "demand_growth_per_year"),
+                    growth,
+                    "grows_too_far",
+                    "grows the volume to {grown} {unit} by the end of the {months}-month horizon, above the largest "
+                    "figure the model takes ({largest}); give a lower growth or a shorter horizon",
+                    grown=f"{grown:.3g}",
+                    unit=self.volume_unit,
+                    months=finance.horizon_months,
+                    largest=f"{LARGEST_INPUT:g}",
+                )
         fields = {f.path: f for f in input_fields(self, catalog)}
         for path, found in fields.items():
             value = found.value
             if value is not None and implausible_magnitude(value):
-                fail(tuple(path.split(".")), value, "implausible_magnitude",
-                     "magnitude outside {low} to {high}: no real input is that large or small",
-                     low=f"{SMALLEST_INPUT:g}", high=f"{LARGEST_INPUT:g}")
+                fail(
+                    tuple(path.split(".")),
+                    value,
+                    "implausible_magnitude",
+                    "magnitude outside {low} to {high}: no real input is that large or small",
+                    low=f"{SMALLEST_INPUT:g}",
+                    high=f"{LARGEST_INPUT:g}",
+                )
         if self.demand is not None and self.workload.kind == "training":
-            fail(("demand",), self.demand.kind, "demand_needs_gpu_hours",
-                 "demand profiles apply to a gpu_hours or tokens workload, not to a training run")
+            fail(
+                ("demand",),
+                self.demand.kind,
+                "demand_needs_gpu_hours",
+                "demand profiles apply to a gpu_hours or tokens workload, not to a training run",
+            )
         if self.demand is not None and self.workload.kind == "tokens" and self.demand.kind == "job_log":
-            fail(("demand", "kind"), self.demand.kind, "job_log_needs_gpu_hours",
-                 "a job log gives GPU-hours: for a tokens workload use request_log or hourly_file (tokens per hour)")
+            fail(
+                ("demand", "kind"),
+                self.demand.kind,
+                "job_log_needs_gpu_hours",
+                "a job log gives GPU-hours: for a tokens workload use request_log or hourly_file (tokens per hour)",
+            )
         if self.demand is not None and self.workload.kind == "gpu_hours" and self.demand.kind == "request_log":
-            fail(("demand", "kind"), self.demand.kind, "request_log_needs_tokens",
-                 "a request log gives tokens: it applies to a tokens workload")
+            fail(
+                ("demand", "kind"),
+                self.demand.kind,
+                "request_log_needs_tokens",
+                "a request log gives tokens: it applies to a tokens workload",
+            )
         if self.overrides is not None:
             self._check_overrides(fields, fail)
         if self.uncertainty is not None:
             self._check_uncertainty(fields, fail)
         energy = self.energy
         if energy is not None and energy.power_budget_kw is not None and self.options.own is None:
-            fail(("energy", "power_budget_kw"), energy.power_budget_kw, "needs_own",
-                 "a power budget caps an own cluster, which is missing")
+            fail(
+                ("energy", "power_budget_kw"),
+                energy.power_budget_kw,
+                "needs_own",
+                "a power budget caps an own cluster, which is missing",
+            )
         if energy is not None and energy.tariff is not None and (self.options.own is None or self.demand is None):
-            fail(("energy", "tariff"), None, "tariff_needs_profile",
-                 "a time-of-use tariff prices an own cluster's draw hour by hour: it needs an own option and a "
-                 "demand block")
+            fail(
+                ("energy", "tariff"),
+                None,
+                "tariff_needs_profile",
+                "a time-of-use tariff prices an own cluster's draw hour by hour: it needs an own option and a "
+                "demand block",
+            )
         for loc, currency in self.money_currencies(catalog):
             if currency != self.reporting_currency and (self.fx is None or currency not in self.fx.rates):
-                fail(loc, currency, "no_fx_rate",
-                     "no FX rate from {currency} to {reporting}; add it under fx.rates",
-                     currency=currency, reporting=self.reporting_currency)
+                fail(
+                    loc,
+                    currency,
+                    "no_fx_rate",
+                    "no FX rate from {currency} to {reporting}; add it under fx.rates",
+                    currency=currency,
+                    reporting=self.reporting_currency,
+                )
         for index, claim in enumerate(self.claims):
             for option in (claim.option,) + tuple(claim.options or ()):
                 if option is not None and option not in present:
-                    fail(("claims", index, "option"), option, "no_option", "the scenario has no {option} option",
-                         option=option)
-            unsized = work.kind == "tokens" and (work.input_only or (
-                work.serving is None and work.output_tokens_per_second_per_gpu is None))
+                    fail(
+                        ("claims", index, "option"),
+                        option,
+                        "no_option",
+                        "the scenario has no {option} option",
+                        option=option,
+                    )
+            unsized = work.kind == "tokens" and (
+                work.input_only or (work.serving is None and work.output_tokens_per_second_per_gpu is None)
+            )
             if claim.kind == "gpu_hours" and unsized:
-                fail(("claims", index, "kind"), claim.kind, "nothing_in_gpus",
-                     "a gpu_hours claim needs GPU-hours, and with API options alone (no serving block or "
-                     "throughput) nothing is sized in GPUs")
-            if claim.currency is not None and claim.currency != self.reporting_currency \
-                    and (self.fx is None or claim.currency not in self.fx.rates):
-                fail(("claims", index, "currency"), claim.currency, "no_fx_rate",
-                     "no FX rate from {currency} to {reporting}; add it under fx.rates",
-                     currency=claim.currency, reporting=self.reporting_currency)
+                fail(
+                    ("claims", index, "kind"),
+                    claim.kind,
+                    "nothing_in_gpus",
+                    "a gpu_hours claim needs GPU-hours, and with API options alone (no serving block or "
+                    "throughput) nothing is sized in GPUs",
+                )
+            if (
+                claim.currency is not None
+                and claim.currency != self.reporting_currency
+                and (self.fx is None or claim.currency not in self.fx.rates)
+            ):
+                fail(
+                    ("claims", index, "currency"),
+                    claim.currency,
+                    "no_fx_rate",
+                    "no FX rate from {currency} to {reporting}; add it under fx.rates",
+                    currency=claim.currency,
+                    reporting=self.reporting_currency,
+                )
         rent = self.options.rent
         if not errors and rent is not None and rent.reserved is not None and rent.reserved.price_per_gpu_hour:
             row = catalog.cloud_offers[rent.offer]
             on_demand = fields["options.rent.price_per_gpu_hour"].value * self.fx_rate(row.currency)
             reserved = rent.reserved.price_per_gpu_hour * self.fx_rate(rent.reserved.currency)
             if reserved > on_demand:
-                fail(("options", "rent", "reserved", "price_per_gpu_hour"), rent.reserved.price_per_gpu_hour,
-                     "reserved_dearer", "above the on-demand price of {offer} ({price} {currency}/GPU-h): a "
-                     "commitment costs less an hour than paying as you go", offer=rent.offer,
-                     price=f"{on_demand / self.fx_rate(row.currency):g}", currency=row.currency)
-        if not errors and finance is not None and finance.trends.rental_price_path is not None \
-                and finance.trends.rental_price_path.from_reserved:
+                fail(
+                    ("options", "rent", "reserved", "price_per_gpu_hour"),
+                    rent.reserved.price_per_gpu_hour,
+                    "reserved_dearer",
+                    "above the on-demand price of {offer} ({price} {currency}/GPU-h): a "
+                    "commitment costs less an hour than paying as you go",
+                    offer=rent.offer,
+                    price=f"{on_demand / self.fx_rate(row.currency):g}",
+                    currency=row.currency,
+                )
+        if (
+            not errors
+            and finance is not None
+            and finance.trends.rental_price_path is not None
+            and finance.trends.rental_price_path.from_reserved
+        ):
             self._check_forward_curve(fail, catalog, fields)
         if not errors:
             self._check_joint_rules(fail, catalog)
@@ -265,16 +411,25 @@ class Scenario(InputModel):
         for group in ("distributions", "tornado"):
             for path in getattr(settings, group):
                 if path not in fields:
-                    fail(("uncertainty", group, path), path, "not_numeric_input",
-                         "not a numeric input of this scenario{hint}; inputs include {examples}",
-                         hint=did_you_mean(path, fields), examples=", ".join(sorted(fields)[:12]) + ", ...")
+                    fail(
+                        ("uncertainty", group, path),
+                        path,
+                        "not_numeric_input",
+                        "not a numeric input of this scenario{hint}; inputs include {examples}",
+                        hint=did_you_mean(path, fields),
+                        examples=", ".join(sorted(fields)[:12]) + ", ...",
+                    )
         for group in ("distributions", "tornado"):
             for path, spec in getattr(settings, group).items():
                 reason = fixed_reason(self, fields[path]) if path in fields else None
                 if reason is not None:
-                    fail(("uncertainty", group, path), path, "fixed_input",
-                         "{reason}, which cannot vary across samples; analyse it as separate scenarios instead",
-                         reason=reason)
+                    fail(
+                        ("uncertainty", group, path),
+                        path,
+                        "fixed_input",
+                        "{reason}, which cannot vary across samples; analyse it as separate scenarios instead",
+                        reason=reason,
+                    )
                     continue
                 if path not in fields or spec is None:
                     continue
@@ -287,13 +442,17 @@ class Scenario(InputModel):
                     bad = [v for v in reach if not allowed.holds(v)]
                     shown = allowed.describe()
                 if bad:
-                    fail(("uncertainty", group, path), reach, "outside_range",
-                         "reaches {bad}, outside the input's allowed range {range}",
-                         bad=", ".join(f"{v:g}" for v in bad), range=shown)
+                    fail(
+                        ("uncertainty", group, path),
+                        reach,
+                        "outside_range",
+                        "reaches {bad}, outside the input's allowed range {range}",
+                        bad=", ".join(f"{v:g}" for v in bad),
+                        range=shown,
+                    )
         option = settings.option
         if option is not None and getattr(self.options, option) is None:
-            fail(("uncertainty", "option"), option, "no_option", "the scenario has no {option} option",
-                 option=option)
+            fail(("uncertainty", "option"), option, "no_option", "the scenario has no {option} option", option=option)
 
     def _check_forward_curve(self, fail, catalog, fields: dict) -> None:
         """``rental_price_path: {from_reserved: true}`` has options.rent with a 1- and a 3-year reserved price,
@@ -302,8 +461,13 @@ class Scenario(InputModel):
         loc = ("finance", "trends", "rental_price_path", "from_reserved")
         rent = self.options.rent
         if rent is None:
-            fail(loc, True, "needs_rent", "infers the rental price path from options.rent's reserved prices, but the "
-                 "scenario has no options.rent")
+            fail(
+                loc,
+                True,
+                "needs_rent",
+                "infers the rental price path from options.rent's reserved prices, but the "
+                "scenario has no options.rent",
+            )
             return
         row = catalog.cloud_offers[rent.offer]
         on_demand = fields["options.rent.price_per_gpu_hour"].value * self.fx_rate(row.currency)
@@ -311,23 +475,37 @@ class Scenario(InputModel):
         for term, column in ((1, "reserved_1y_price_per_gpu_hour"), (3, "reserved_3y_price_per_gpu_hour")):
             reserved = rent.reserved
             if reserved is not None and reserved.term_years == term:
-                prices[term] = (reserved.price_per_gpu_hour * self.fx_rate(reserved.currency)
-                                if reserved.price_per_gpu_hour is not None else on_demand * (1 - reserved.discount))
+                prices[term] = (
+                    reserved.price_per_gpu_hour * self.fx_rate(reserved.currency)
+                    if reserved.price_per_gpu_hour is not None
+                    else on_demand * (1 - reserved.discount)
+                )
             elif getattr(row, column) is not None:
                 prices[term] = getattr(row, column) * self.fx_rate(row.currency)
         missing = [term for term in (1, 3) if term not in prices]
         if missing:
-            fail(loc, True, "reserved_price_missing",
-                 "needs the rent option's 1- and 3-year reserved prices; {offer} has no {which}: give it in "
-                 "options.rent.reserved (term_years: {term}) or as the offer's {column} (a row of "
-                 "offers.cloud_offers where data/cloud_prices.csv has none)", offer=rent.offer,
-                 which=" and no ".join(f"{t}-year price" for t in missing), term=missing[0],
-                 column=f"reserved_{missing[0]}y_price_per_gpu_hour")
+            fail(
+                loc,
+                True,
+                "reserved_price_missing",
+                "needs the rent option's 1- and 3-year reserved prices; {offer} has no {which}: give it in "
+                "options.rent.reserved (term_years: {term}) or as the offer's {column} (a row of "
+                "offers.cloud_offers where data/cloud_prices.csv has none)",
+                offer=rent.offer,
+                which=" and no ".join(f"{t}-year price" for t in missing),
+                term=missing[0],
+                column=f"reserved_{missing[0]}y_price_per_gpu_hour",
+            )
         elif 3 * prices[3] <= prices[1]:
-            fail(loc, True, "forward_not_positive",
-                 "the 3-year reserved price ({p3}) is at most a third of the 1-year price ({p1}): the implied "
-                 "average over years 2-3, (3 p3 - p1) / 2, would not be positive", p3=f"{prices[3]:g}",
-                 p1=f"{prices[1]:g}")
+            fail(
+                loc,
+                True,
+                "forward_not_positive",
+                "the 3-year reserved price ({p3}) is at most a third of the 1-year price ({p1}): the implied "
+                "average over years 2-3, (3 p3 - p1) / 2, would not be positive",
+                p3=f"{prices[3]:g}",
+                p1=f"{prices[1]:g}",
+            )
 
     def _check_joint_rules(self, fail, catalog) -> None:
         """The rules joining inputs (a cached price at most the input price, shares that sum to at most 1,
@@ -341,36 +519,63 @@ class Scenario(InputModel):
         if settings is None:
             return
         for group, together in (("distributions", "box"), ("tornado", "alone")):
-            reach = {path: (spec.reach() if group == "distributions" else [spec.low, spec.high])
-                     for path, spec in getattr(settings, group).items() if spec is not None}
+            reach = {
+                path: (spec.reach() if group == "distributions" else [spec.low, spec.high])
+                for path, spec in getattr(settings, group).items()
+                if spec is not None
+            }
             for field, value, reason in value_problems(self, catalog, reach, together=together):
-                fail(("uncertainty", group, field), value, "joint_rule", "its reach breaks a rule: {reason}",
-                     reason=reason)
+                fail(
+                    ("uncertainty", group, field),
+                    value,
+                    "joint_rule",
+                    "its reach breaks a rule: {reason}",
+                    reason=reason,
+                )
 
     def _check_overrides(self, fields: dict, fail) -> None:
         for path, value in self.overrides.values.items():
             loc = ("overrides", "values", path)
             if path not in CATALOG_INPUTS and path != THROUGHPUT_INPUT:
                 hint = " (change that field itself)" if path in fields else did_you_mean(path, CATALOG_INPUTS)
-                fail(loc, value, "not_catalog_input",
-                     "not a catalog-backed input of this scenario{hint}; overrides take {names}",
-                     hint=hint, names=", ".join([*CATALOG_INPUTS, THROUGHPUT_INPUT]))
+                fail(
+                    loc,
+                    value,
+                    "not_catalog_input",
+                    "not a catalog-backed input of this scenario{hint}; overrides take {names}",
+                    hint=hint,
+                    names=", ".join([*CATALOG_INPUTS, THROUGHPUT_INPUT]),
+                )
             elif path not in fields:
-                fail(loc, value, "no_such_input", "this scenario has no such input (its option or workload kind is "
-                     "missing)")
+                fail(
+                    loc,
+                    value,
+                    "no_such_input",
+                    "this scenario has no such input (its option or workload kind is missing)",
+                )
             else:
                 allowed = bounds_of(fields[path].info) if path != THROUGHPUT_INPUT else None
                 ok = value > 0 if allowed is None else allowed.holds(value)
                 if not ok:
-                    fail(loc, value, "outside_range", "outside the input's allowed range {range}",
-                         range="(0, inf)" if allowed is None else allowed.describe())
+                    fail(
+                        loc,
+                        value,
+                        "outside_range",
+                        "outside the input's allowed range {range}",
+                        range="(0, inf)" if allowed is None else allowed.describe(),
+                    )
 
     def present_options(self) -> list[str]:
         """Keys of the options the scenario holds, in display order."""
         present = [name for name in OPTION_KINDS if getattr(self.options, name) is not None]
         rents = [f"rent:{a.name}" for a in self.options.rents]
-        at = present.index("rent") + 1 if "rent" in present else present.index("api") if "api" in present \
+        at = (
+            present.index("rent") + 1
+            if "rent" in present
+            else present.index("api")
+            if "api" in present
             else len(present)
+        )
         return present[:at] + rents + present[at:] + [f"api:{a.name}" for a in self.options.apis]
 
     def money_currencies(self, catalog: Catalog) -> list[tuple[tuple, str]]:

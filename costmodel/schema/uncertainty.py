@@ -12,8 +12,13 @@ MAX_EMPIRICAL_VALUES = 100_000
 """Most values an empirical distribution may list."""
 
 
-_NEEDS = {"uniform": ("low", "high"), "triangular": ("low", "mode", "high"), "normal": ("mean", "sd"),
-          "lognormal": ("median", "sigma"), "empirical": ("values",)}
+_NEEDS = {
+    "uniform": ("low", "high"),
+    "triangular": ("low", "mode", "high"),
+    "normal": ("mean", "sd"),
+    "lognormal": ("median", "sigma"),
+    "empirical": ("values",),
+}
 """The parameters each distribution needs (and the only ones it takes)."""
 _PARAMETERS = ("low", "high", "mode", "mean", "sd", "median", "sigma", "values")
 
@@ -26,25 +31,42 @@ class Distribution(InputModel):
     replacement. Samples outside the input's allowed range are clipped to it.
     """
 
-    model_config = ConfigDict(json_schema_extra=rules(
-        *[when(equals(distribution=kind), both(given(*needs), absent(*(n for n in _PARAMETERS if n not in needs))))
-          for kind, needs in _NEEDS.items()],
-        {"properties": {"sd": {"not": {"type": "number", "exclusiveMaximum": 0}},
-                        "sigma": {"not": {"type": "number", "exclusiveMaximum": 0}},
-                        "median": {"not": {"type": "number", "maximum": 0}}}}))
+    model_config = ConfigDict(
+        json_schema_extra=rules(
+            *[
+                when(
+                    equals(distribution=kind), both(given(*needs), absent(*(n for n in _PARAMETERS if n not in needs)))
+                )
+                for kind, needs in _NEEDS.items()
+            ],
+            {
+                "properties": {
+                    "sd": {"not": {"type": "number", "exclusiveMaximum": 0}},
+                    "sigma": {"not": {"type": "number", "exclusiveMaximum": 0}},
+                    "median": {"not": {"type": "number", "maximum": 0}},
+                }
+            },
+        )
+    )
 
     distribution: Literal["uniform", "triangular", "normal", "lognormal", "empirical"] = Field(
-        description="The distribution's shape; each takes its own parameters.")
+        description="The distribution's shape; each takes its own parameters."
+    )
     low: Number | None = Field(default=None, description="Lowest value (uniform, triangular). [the input's unit]")
     high: Number | None = Field(default=None, description="Highest value (uniform, triangular). [the input's unit]")
     mode: Number | None = Field(default=None, description="Most likely value (triangular). [the input's unit]")
     mean: Number | None = Field(default=None, description="Mean (normal). [the input's unit]")
-    sd: Number | None = Field(default=None,
-                              description="Standard deviation (normal); must not be negative. [the input's unit]")
+    sd: Number | None = Field(
+        default=None, description="Standard deviation (normal); must not be negative. [the input's unit]"
+    )
     median: Number | None = Field(default=None, description="Median (lognormal); above 0. [the input's unit]")
     sigma: Number | None = Field(default=None, description="Standard deviation of the logarithm (lognormal). [-]")
-    values: list[Number] | None = Field(default=None, min_length=1, max_length=MAX_EMPIRICAL_VALUES,
-                                        description="Values drawn with replacement (empirical). [the input's unit]")
+    values: list[Number] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_EMPIRICAL_VALUES,
+        description="Values drawn with replacement (empirical). [the input's unit]",
+    )
     source: Source = ""
 
     @model_validator(mode="after")
@@ -52,24 +74,52 @@ class Distribution(InputModel):
         needs = _NEEDS[self.distribution]
         for name in needs:
             if getattr(self, name) is None:
-                raise fail("Distribution", (name,), "missing", "a {kind} distribution needs {name}", None,
-                           kind=self.distribution, name=name)
+                raise fail(
+                    "Distribution",
+                    (name,),
+                    "missing",
+                    "a {kind} distribution needs {name}",
+                    None,
+                    kind=self.distribution,
+                    name=name,
+                )
         extra = [n for n in _PARAMETERS if n not in needs and getattr(self, n) is not None]
         if extra:
-            raise fail("Distribution", (extra[0],), "extra", "a {kind} distribution takes no {name}",
-                       getattr(self, extra[0]), kind=self.distribution, name=extra[0])
+            raise fail(
+                "Distribution",
+                (extra[0],),
+                "extra",
+                "a {kind} distribution takes no {name}",
+                getattr(self, extra[0]),
+                kind=self.distribution,
+                name=extra[0],
+            )
         if self.low is not None and self.high is not None and self.low > self.high:
-            raise fail("Distribution", ("low",), "low_above_high", "low {low} is above high {high}", self.low,
-                       low=self.low, high=self.high)
+            raise fail(
+                "Distribution",
+                ("low",),
+                "low_above_high",
+                "low {low} is above high {high}",
+                self.low,
+                low=self.low,
+                high=self.high,
+            )
         if self.mode is not None and not self.low <= self.mode <= self.high:
             raise fail("Distribution", ("mode",), "mode_outside", "mode must lie between low and high", self.mode)
         for name in ("sd", "sigma"):
             if getattr(self, name) is not None and getattr(self, name) < 0:
-                raise fail("Distribution", (name,), "negative_spread", "{name} must not be negative",
-                           getattr(self, name), name=name)
+                raise fail(
+                    "Distribution",
+                    (name,),
+                    "negative_spread",
+                    "{name} must not be negative",
+                    getattr(self, name),
+                    name=name,
+                )
         if self.median is not None and self.median <= 0:
-            raise fail("Distribution", ("median",), "median_not_positive",
-                       "a lognormal median must be above 0", self.median)
+            raise fail(
+                "Distribution", ("median",), "median_not_positive", "a lognormal median must be above 0", self.median
+            )
         return self
 
     def reach(self) -> list[float]:
@@ -86,8 +136,15 @@ class Range(InputModel):
     @model_validator(mode="after")
     def _ordered(self) -> Range:
         if self.low > self.high:
-            raise fail("Range", ("low",), "low_above_high", "low {low} is above high {high}", self.low,
-                       low=self.low, high=self.high)
+            raise fail(
+                "Range",
+                ("low",),
+                "low_above_high",
+                "low {low} is above high {high}",
+                self.low,
+                low=self.low,
+                high=self.high,
+            )
         return self
 
 
@@ -103,13 +160,19 @@ class Uncertainty(InputModel):
     samples: Count = Field(default=100_000, ge=1, le=10_000_000, description="Monte Carlo samples. [-]")
     option: Literal["own", "rent", "api"] | None = Field(
         default=None,
-        description="Option whose savings against the cheapest other are tracked; default own, else the first.")
+        description="Option whose savings against the cheapest other are tracked; default own, else the first.",
+    )
     distributions: dict[str, Distribution] = Field(
-        default_factory=dict, max_length=200,
-        description="Input path (options.own.power.pue, options.rent.price_per_gpu_hour, ...) -> its distribution.")
+        default_factory=dict,
+        max_length=200,
+        description="Input path (options.own.power.pue, options.rent.price_per_gpu_hour, ...) -> its distribution.",
+    )
     tornado: dict[str, Range | None] = Field(
-        default_factory=dict, max_length=200,
-        description="Inputs for the tornado chart; null takes ± tornado_swing of the value.")
-    tornado_swing: float = Field(default=0.2, strict=True, gt=0, le=1,
-                                 description="Default tornado range: ± this share. [-]")
+        default_factory=dict,
+        max_length=200,
+        description="Inputs for the tornado chart; null takes ± tornado_swing of the value.",
+    )
+    tornado_swing: float = Field(
+        default=0.2, strict=True, gt=0, le=1, description="Default tornado range: ± this share. [-]"
+    )
     sobol_base_samples: Count = Field(default=1024, ge=64, le=65536, description="SALib Sobol base sample size. [-]")

@@ -94,8 +94,9 @@ def _shown(value: float) -> str:
     return f"{value:g}"
 
 
-def value_problems(scenario: BaseModel, catalog: Catalog, values: Mapping[str, Any], *,
-                   together: str = "box", where: str = "") -> list[tuple[str, Any, str]]:
+def value_problems(
+    scenario: BaseModel, catalog: Catalog, values: Mapping[str, Any], *, together: str = "box", where: str = ""
+) -> list[tuple[str, Any, str]]:
     """Problems with values given to a scenario's inputs from outside their fields.
 
     Parameters
@@ -127,15 +128,26 @@ def value_problems(scenario: BaseModel, catalog: Catalog, values: Mapping[str, A
     for path, given in values.items():
         field = fields.get(path)
         if field is None:
-            continue             # an unknown path is the caller's to name (with its did-you-mean)
+            continue  # an unknown path is the caller's to name (with its did-you-mean)
         array = np.asarray(given)
-        if array.dtype.kind not in "iuf":        # numbers already (a sweep's arrays) need no look at each
+        if array.dtype.kind not in "iuf":  # numbers already (a sweep's arrays) need no look at each
             items = np.asarray(given, dtype=object).ravel()
             bad_type = [v for v in items if not is_number(v)]
             if bad_type:
-                problems.append((where + path, bad_type[0], "must be a number, not "
-                                 + ("a boolean" if isinstance(bad_type[0], bool | np.bool_) else "text"
-                                    if isinstance(bad_type[0], str) else type(bad_type[0]).__name__)))
+                problems.append(
+                    (
+                        where + path,
+                        bad_type[0],
+                        "must be a number, not "
+                        + (
+                            "a boolean"
+                            if isinstance(bad_type[0], bool | np.bool_)
+                            else "text"
+                            if isinstance(bad_type[0], str)
+                            else type(bad_type[0]).__name__
+                        ),
+                    )
+                )
                 continue
         array = array.astype(float).ravel()
         if not np.isfinite(array).all():
@@ -143,18 +155,33 @@ def value_problems(scenario: BaseModel, catalog: Catalog, values: Mapping[str, A
             continue
         if whole(field.info) and not (array == np.round(array)).all():
             fractional = array[array != np.round(array)]
-            problems.append((where + path, float(fractional[0]),
-                             f"a whole number ({field.title} is a count): give whole values, listed in a grid or "
-                             "points (a range or a sample would price fractions)"))
+            problems.append(
+                (
+                    where + path,
+                    float(fractional[0]),
+                    f"a whole number ({field.title} is a count): give whole values, listed in a grid or "
+                    "points (a range or a sample would price fractions)",
+                )
+            )
             continue
         allowed = bounds_of(field.info) if path != THROUGHPUT_INPUT else None
         low, high = ends_of(allowed)
-        outside = np.unique(array[(array < low) | (array > high)
-                                  | ((array == low) & (allowed is None or allowed.low_open))
-                                  | ((array == high) & (allowed is not None and allowed.high_open))])
+        outside = np.unique(
+            array[
+                (array < low)
+                | (array > high)
+                | ((array == low) & (allowed is None or allowed.low_open))
+                | ((array == high) & (allowed is not None and allowed.high_open))
+            ]
+        )
         if outside.size:
-            problems.append((where + path, [float(v) for v in outside[:3]],
-                             f"outside the input's allowed range {'(0, inf)' if allowed is None else allowed.describe()}"))
+            problems.append(
+                (
+                    where + path,
+                    [float(v) for v in outside[:3]],
+                    f"outside the input's allowed range {'(0, inf)' if allowed is None else allowed.describe()}",
+                )
+            )
             continue
         if array.size:
             ends[path] = (float(array.min()), float(array.max()))
@@ -176,8 +203,15 @@ def value_problems(scenario: BaseModel, catalog: Catalog, values: Mapping[str, A
                 if field in corner:
                     return [(where + field, value, f"{rule} (with {at})")]
                 # the rule's field is not one given here: name the one without which the rule holds
-                blame = next((p for p in corner if len(corner) > 1 and _broken_rule(
-                    scenario, catalog, {q: v for q, v in corner.items() if q != p}) is None), next(iter(corner)))
+                blame = next(
+                    (
+                        p
+                        for p in corner
+                        if len(corner) > 1
+                        and _broken_rule(scenario, catalog, {q: v for q, v in corner.items() if q != p}) is None
+                    ),
+                    next(iter(corner)),
+                )
                 return [(where + blame, corner[blame], f"breaks the rule on {field} ({value!r}): {rule} (with {at})")]
     return problems
 
@@ -243,7 +277,7 @@ def _broken_rule(scenario: BaseModel, catalog: Catalog, point: Mapping[str, floa
     if not direct:
         return None
     data = scenario.model_dump(mode="json", exclude_none=True)
-    data.pop("uncertainty", None)        # its own check is what calls this one
+    data.pop("uncertainty", None)  # its own check is what calls this one
     fields = inputs_by_path(scenario, catalog)
     for path, value in direct.items():
         if path not in point:
