@@ -14,6 +14,7 @@ piecewise linear in volume, with jumps where a count steps.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -200,6 +201,41 @@ def capacity_volume(scenario: Scenario | Resolved, option: str) -> float | np.nd
     return out(gpus_per_volume(r), working / gpus_per_volume(r))
 
 
+@dataclass(frozen=True)
+class _Steps:
+    """How an option's GPU count steps with volume: ``unit`` GPUs a step; the count steps past the
+    working GPUs ``configured`` (all but the spares), then at the whole step ``first`` and every one
+    after it, ``offset`` GPUs (an own fleet's spares) below each whole step; ``per_volume`` GPUs a unit
+    of volume needs."""
+
+    unit: int
+    configured: float
+    offset: float
+    first: int
+    per_volume: float
+
+
+def _steps(r: Resolved, option: str) -> _Steps | None:
+    """The option's steps, or None when its cost has none (the hosted API, rental billed per GPU-hour
+    used) or no GPUs are needed per unit of volume."""
+    chosen = r.option(option)
+    per_volume = float(gpus_per_volume(r))
+    if chosen.kind == "own":
+        unit, configured = chosen.step_gpus, chosen.configured_gpus
+    elif chosen.kind == "rent" and chosen.billing == "always_on":
+        unit, configured = r.workload.gpus_per_replica, chosen.gpu_count
+    else:
+        return None
+    if per_volume == 0:
+        return None
+    # the count steps when the working GPUs (all but the spares) run out; an own fleet's working
+    # GPUs are whole steps less the spares, a rented fleet's whole replicas
+    spare = r.workload.spare_gpus
+    offset = spare if chosen.kind == "own" else 0
+    configured = max(configured - spare, 0, r.workload.minimum_gpus)
+    return _Steps(unit, configured, offset, math.ceil((configured + offset) / unit), per_volume)
+
+
 def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) -> np.ndarray:
     """Volumes up to ``volume_max`` just above which the option's cost steps up.
 
@@ -212,35 +248,22 @@ def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) 
         set the step size and the GPUs needed per unit of volume.
     """
     r = as_resolved(scenario)
-    chosen = r.option(option)
-    per_volume = float(gpus_per_volume(r))
-    if chosen.kind == "own":
-        unit, configured = chosen.step_gpus, chosen.configured_gpus
-    elif chosen.kind == "rent" and chosen.billing == "always_on":
-        unit, configured = r.workload.gpus_per_replica, chosen.gpu_count
-    else:
+    s = _steps(r, option)
+    if s is None:
         return np.empty(0)
-    if per_volume == 0:
-        return np.empty(0)
-    # the count steps when the working GPUs (all but the spares) run out; an own fleet's working
-    # GPUs are whole steps less the spares, a rented fleet's whole replicas
-    spare = r.workload.spare_gpus
-    offset = spare if chosen.kind == "own" else 0
-    configured = max(configured - spare, 0, r.workload.minimum_gpus)
-    first = math.ceil((configured + offset) / unit)
-    last = np.floor((volume_max * per_volume + offset) / unit + _EPSILON)
-    if not np.isfinite(last) or last - first > MAX_STEPS:
-        needed = volume_max * per_volume
+    last = np.floor((volume_max * s.per_volume + s.offset) / s.unit + _EPSILON)
+    if not np.isfinite(last) or last - s.first > MAX_STEPS:
+        needed = volume_max * s.per_volume
         raise ValueError(
-            f"up to {volume_max:,.6g} {r.volume_unit} the {chosen.label} would need {needed:,.4g} GPUs, more than "
-            f"{MAX_STEPS:,} steps of {unit} GPU{'s' if unit > 1 else ''}: check {_scale_inputs(r)}"
+            f"up to {volume_max:,.6g} {r.volume_unit} the {r.option(option).label} would need {needed:,.4g} GPUs, "
+            f"more than {MAX_STEPS:,} steps of {s.unit} GPU{'s' if s.unit > 1 else ''}: check {_scale_inputs(r)}"
         )
     # the count steps just above the configured GPUs, then at every further whole step (past
     # k GPUs + 1e-9, where formulas.whole_units rounds up)
-    gpus = np.concatenate([[configured], np.arange(first, max(int(last), first - 1) + 1) * unit - offset])
-    gpus = gpus.astype(float)
-    gpus = np.unique(gpus[gpus >= configured])
-    return gpus / per_volume
+    steps = np.arange(s.first, max(int(last), s.first - 1) + 1) * s.unit - s.offset
+    gpus = np.concatenate([[s.configured], steps]).astype(float)
+    gpus = np.unique(gpus[gpus >= s.configured])
+    return gpus / s.per_volume
 
 
 def step_limit_volume(scenario: Scenario | Resolved, option: str) -> float | None:
@@ -253,21 +276,8 @@ def step_limit_volume(scenario: Scenario | Resolved, option: str) -> float | Non
         times past its configured GPUs; ``None`` when its cost has no steps (the hosted API, rental
         billed per GPU-hour used) or no GPUs are needed per unit of volume.
     """
-    r = as_resolved(scenario)
-    chosen = r.option(option)
-    per_volume = float(gpus_per_volume(r))
-    if chosen.kind == "own":
-        unit, configured = chosen.step_gpus, chosen.configured_gpus
-    elif chosen.kind == "rent" and chosen.billing == "always_on":
-        unit, configured = r.workload.gpus_per_replica, chosen.gpu_count
-    else:
-        return None
-    if per_volume == 0:
-        return None
-    spare = r.workload.spare_gpus
-    offset = spare if chosen.kind == "own" else 0
-    first = math.ceil((max(configured - spare, 0, r.workload.minimum_gpus) + offset) / unit)
-    return ((first + MAX_STEPS) * unit - offset) / per_volume
+    s = _steps(as_resolved(scenario), option)
+    return None if s is None else ((s.first + MAX_STEPS) * s.unit - s.offset) / s.per_volume
 
 
 def _scale_inputs(r: Resolved) -> str:
