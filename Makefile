@@ -12,7 +12,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.installed-interactive
 
-.PHONY: reports test lint docs benchmark lab clean
+.PHONY: reports test lint typecheck docs benchmark lab clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,10 @@ lint: $(STAMP)
 # the two variables silence banners the theme and a plugin print about MkDocs 2 (not warnings of this build)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 DISABLE_MKDOCS_2_WARNING=true $(BIN)/mkdocs build --strict --site-dir site
+
+# pyright over costmodel/ ([tool.basedpyright] in pyproject.toml)
+typecheck: $(STAMP)
+	$(BIN)/basedpyright
 
 benchmark: $(STAMP)
 	$(BIN)/python -m compileall -q costmodel
