@@ -9,8 +9,10 @@ double-count a cost.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -1433,6 +1435,24 @@ class Comparison:
     claims: tuple[ClaimCheck, ...] = ()
     notes: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
+    uncertainty_of: Callable[[], UncertaintyResult | None] | None = field(default=None, repr=False, compare=False)
+    """Computes :attr:`uncertainty` (the domain's uncertainty analysis of the scenario); None: no analysis."""
+
+    @cached_property
+    def uncertainty(self) -> UncertaintyResult | None:
+        """Monte Carlo, tornado and Sobol on the decision measure, computed on first access.
+
+        The analysis evaluates the scenario thousands of times, many times the comparison
+        itself, so it runs only when read; the result is kept on this object. None when the
+        scenario has no ``uncertainty`` block.
+        """
+        return None if self.uncertainty_of is None else self.uncertainty_of()
+
+    @property
+    def comparison(self) -> Comparison:
+        """This result, as :attr:`costmodel.presentation.output.ComparisonOutput.comparison` names it, so
+        code that reads either one's ``.comparison`` gets the domain result."""
+        return self
 
     def label(self, option: str) -> str:
         """Display name of an option, or the named label of a decision candidate."""
@@ -1624,6 +1644,39 @@ class SobolIndices:
     def defined(self) -> bool:
         """False when the metric did not vary, so no index exists."""
         return all(v is not None for v in self.first_order)
+
+
+@dataclass(frozen=True)
+class UncertaintyResult:
+    """The uncertainty analysis of a scenario on its decision measure.
+
+    Attributes
+    ----------
+    monte_carlo
+        Every candidate's figure over the samples of the uncertain inputs.
+    tornado
+        Each input moved alone to its low and high value, largest swing first.
+    sobol
+        Sobol indices of the decision metric; None without an input SALib can sample, or
+        without SALib (``notes`` then says so).
+    volume, volume_unit
+        The volume the analysis is at (the scenario's). [workload volume unit]
+    seed
+        ``uncertainty.seed``, which makes the samples repeatable. [-]
+    input_units
+        Input path → its unit, for the tornado's values.
+    notes
+        What the analysis left out, and why.
+    """
+
+    monte_carlo: MonteCarlo
+    tornado: tuple[TornadoBar, ...]
+    sobol: SobolIndices | None
+    volume: float
+    volume_unit: str
+    seed: int
+    input_units: dict[str, str]
+    notes: tuple[str, ...] = ()
 
 
 # --- energy and carbon -----------------------------------------------------------------------------------
