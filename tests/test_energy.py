@@ -19,7 +19,7 @@ import costmodel
 from costmodel import formulas
 from costmodel.catalog import default_catalog
 from costmodel.cli import main
-from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.domain.compare import compare
 from costmodel.domain.energy import energy_result
 from costmodel.errors import ScenarioError
 from costmodel.paths import DATA_DIR

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import costmodel
-from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.domain.compare import compare
 
 HOURS = 8760 / 12  # the model's month [h]
 DAYS = 365 / 12  # the model's month [d]
