@@ -584,7 +584,7 @@ class OwnFinance:
     @property
     def lowest_present_value(self) -> str:
         """The option with the lowest present value of costs over the horizon."""
-        return min(self.npv_by_option, key=self.npv_by_option.get)
+        return min(self.npv_by_option, key=lambda option: self.npv_by_option[option])
 
 
 @dataclass(frozen=True)
@@ -1057,9 +1057,10 @@ class Decision:
     @property
     def margin_share(self) -> float | None:
         """margin / the runner-up's figure; None when that is 0 or there is no runner-up. [-]"""
-        if self.runner_up is None or self.candidates[self.runner_up].figure <= 0:
+        margin = self.margin
+        if margin is None or self.runner_up is None or self.candidates[self.runner_up].figure <= 0:
             return None
-        return self.margin / self.candidates[self.runner_up].figure
+        return margin / self.candidates[self.runner_up].figure
 
     def figure(self, candidate: str) -> float:
         """One candidate's figure. [unit]"""
@@ -1517,7 +1518,7 @@ class TrainingEnergy:
     market_co2e_t: float | None
     notes: tuple[str, ...] = ()
     by_option: dict[str, tuple[str, float, float | None, float | None]] = field(default_factory=dict)
-    power_basis: str = "tdp"
+    power_basis: Literal["tdp", "measured"] = "tdp"
     it_load_kw: float | None = None
     facility_power_kw: float | None = None
     provisioned_facility_power_kw: float | None = None
@@ -1539,7 +1540,8 @@ class EnergyResult:
 
 def _n(x: Any) -> float | None:
     """A JSON number without a negative zero (None stays None)."""
-    return None if x is None else _number(x) + 0.0
+    value = _number(x)
+    return None if value is None else value + 0.0
 
 
 @dataclass(frozen=True)
@@ -1712,7 +1714,7 @@ class ScenarioDiff:
             ["measure", escape(self.name_a), escape(self.name_b), "change", "unit"],
             [[m, _shown(a), _shown(b), _shown(b - a), self.units[m]] for m, (a, b) in self.measures.items()],
         )
-        first = next(iter(self.measures), None)
+        first = next(iter(self.measures), "")  # no measure: an empty column
         inputs = _table(
             ["input", "A", "B", "unit", f"Shapley share of {first} [{self.units.get(first, '')}]"],
             [[d.path, f"{d.a:g}", f"{d.b:g}", d.unit, _shown(d.shapley.get(first))] for d in self.inputs],

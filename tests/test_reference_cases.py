@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import document
 
 import costmodel
 from costmodel.domain.compare import compare
@@ -88,7 +89,7 @@ class TestR1Llama70bVsApi:
         pair = next(b for b in result.break_evens if (b.option_a, b.option_b) == ("own", "rent"))
         assert pair.volume is None and pair.kind == "never"
         assert pair.cheaper_below == "rent"
-        data = costmodel.compare(r1, uncertainty=False).model_dump(mode="json")
+        data = document(r1).model_dump(mode="json")
         text = json.dumps(data, allow_nan=False)
         assert '"never"' in text
 

@@ -15,10 +15,10 @@ import numpy as np
 
 from ..extras import ExtraNotInstalled
 from ..lookup import stale_rows
-from ..resolved import Resolved, as_resolved
+from ..resolved import RentOption, Resolved, as_resolved
 from ..results import Comparison, OptionResult, ProviderIncome, UncertaintyResult
 from ..scenarios import load_scenario
-from ..schema import Scenario
+from ..schema import Scenario, TokensWorkload
 from ..schema.inputs import THROUGHPUT_INPUT, input_fields
 from ..units import HOURS_PER_MONTH
 from .break_even import break_evens, cheapest_by_volume, default_volume_max
@@ -53,8 +53,8 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
     output_millions = float(output_tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
     capacity = capacity_volume(r, option)
     per_request = None
-    if r.workload.kind == "tokens" and millions > 0:
-        work = r.scenario.workload
+    work = r.scenario.workload
+    if isinstance(work, TokensWorkload) and millions > 0:
         size = work.input_tokens_per_request
         if size is None and work.serving is not None and work.serving.request is not None:
             size = work.serving.request.input_tokens
@@ -79,7 +79,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         configured_gpus=configured,
         gpus=gpus,
         utilisation=utilisation,
-        stepped_up=configured is not None and gpus > configured,
+        stepped_up=configured is not None and gpus is not None and gpus > configured,
         capacity_volume=None if capacity is None else float(capacity),
         cost_per_million_output_tokens=cost / output_millions if output_millions > 0 else None,
         cost_per_request=per_request,
@@ -198,7 +198,7 @@ def _resolved(scenario: str | os.PathLike[str] | Scenario | Resolved) -> Resolve
         ``scenario`` is of another type.
     """
     if isinstance(scenario, (str, os.PathLike)):
-        scenario = load_scenario(scenario)
+        scenario = load_scenario(os.fspath(scenario))
     elif not isinstance(scenario, (Scenario, Resolved)):
         hint = (
             " (scenario data: costmodel.validate_data(data) makes a Scenario of it)"
@@ -267,7 +267,10 @@ def unused_spot(r: Resolved) -> tuple[str, ...]:
     """Spot terms the comparison cannot use: a served model's tokens are not interruptible work unless
     the workload says so."""
     rent = r.options.get("rent")
-    if rent is None or rent.spot is None or r.workload.kind != "tokens" or r.scenario.workload.interruptible:
+    work = r.scenario.workload
+    if not isinstance(rent, RentOption) or rent.spot is None or not isinstance(work, TokensWorkload):
+        return ()
+    if work.interruptible:
         return ()
     return (
         "options.rent.spot is not used: spot capacity serves only work that tolerates interruptions, and "
@@ -277,7 +280,8 @@ def unused_spot(r: Resolved) -> tuple[str, ...]:
 
 def sizing_notes(r: Resolved) -> tuple[str, ...]:
     """What the demand profile replaced: a served model's ``peak_to_average`` when the profile sizes capacity."""
-    serving = r.scenario.workload.serving if r.workload.kind == "tokens" else None
+    work = r.scenario.workload
+    serving = work.serving if isinstance(work, TokensWorkload) else None
     if (
         r.demand is None
         or serving is None

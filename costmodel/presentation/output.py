@@ -44,6 +44,7 @@ from ..results import (
     EnergyResult,
     Layer,
     MixResult,
+    OptionResult,
     OwnFinance,
     ServingResult,
     SobolIndices,
@@ -541,7 +542,9 @@ def _finance(f: OwnFinance, cur: str, r: Resolved | None) -> FinanceOutput:
                 npv={o: _q(v, cur, digits=2) for o, v in f.after_tax_npv_by_option.items()},
                 irr_per_year=_q(f.after_tax_irr_per_year, "1/year", digits=9),
             )
-            if f.tax_rate is not None and f.after_tax_tco_by_option is not None
+            if f.tax_rate is not None
+            and f.after_tax_tco_by_option is not None
+            and f.after_tax_npv_by_option is not None
             else None
         ),
     )
@@ -884,6 +887,7 @@ def _curve_maximum(s: ServingResult) -> float | None:
 def _serving(s: ServingResult) -> ServingOutput:
     t = s.target
     na = "not_applicable"
+    peak = _curve_maximum(s)
     return ServingOutput(
         target=None
         if t is None
@@ -916,11 +920,9 @@ def _serving(s: ServingResult) -> ServingOutput:
             "tokens",
             na,
         ),
-        maximum_throughput_per_gpu=_q(_curve_maximum(s), "output tokens/s/GPU", na),
+        maximum_throughput_per_gpu=_q(peak, "output tokens/s/GPU", na),
         throughput_lost_to_target=_q(
-            None
-            if _curve_maximum(s) is None or s.point is None
-            else 1.0 - s.point.throughput_per_gpu / _curve_maximum(s),
+            None if peak is None or s.point is None else 1.0 - s.point.throughput_per_gpu / peak,
             "-",
             na,
         ),
@@ -1362,6 +1364,46 @@ class ComparisonOutput(OutputModel):
         return self._comparison
 
 
+def _option(o: OptionResult, cur: str, tokens: bool, vunit: str) -> OptionOutput:
+    """One option at the volume, in the output's units (``cur`` the currency, ``vunit`` the volume's)."""
+    month = f"{cur}/month"
+    api = o.kind == "api"
+    return OptionOutput(
+        label=o.label,
+        kind=o.kind,
+        monthly_cost=_q(o.monthly_cost, month),
+        components={key(k): _q(v, month) for k, v in o.components.items()},
+        cost_per_gpu_hour_used=_q(o.cost_per_gpu_hour, f"{cur}/GPU-h", "not_applicable" if api else "not_defined"),
+        cost_per_million_tokens=_q(
+            o.cost_per_million_tokens, f"{cur}/M tokens", "not_defined" if tokens else "not_applicable"
+        ),
+        cost_per_million_output_tokens=_q(
+            o.cost_per_million_output_tokens,
+            f"{cur}/M output tokens",
+            "not_defined" if tokens else "not_applicable",
+        ),
+        configured_gpus=_n(o.configured_gpus, "GPU", "not_applicable"),
+        gpus=_n(o.gpus, "GPU", "not_applicable"),
+        utilisation_share=_q(o.utilisation, "-", "not_applicable" if api else "not_defined"),
+        gpu_count_stepped_up=o.stepped_up,
+        capacity_volume=_q(o.capacity_volume, vunit, "no_limit"),
+        cost_per_request=_q(o.cost_per_request, f"{cur}/request", "not_defined" if tokens else "not_applicable"),
+        cost_per_1000_requests=_q(
+            None if o.cost_per_request is None else 1000 * o.cost_per_request,
+            f"{cur}/1000 requests",
+            "not_defined" if tokens else "not_applicable",
+        ),
+        provider=None
+        if o.provider is None
+        else ProviderOutput(
+            **{
+                f: _q(getattr(o.provider, f), month, digits=2)
+                for f in ("revenue", "opex", "depreciation", "ebit", "noi")
+            }
+        ),
+    )
+
+
 def comparison_output(
     comparison: Comparison,
     resolved: Scenario | Resolved | None = None,
@@ -1395,46 +1437,10 @@ def comparison_output(
     if figure_claims and r is not None:
         comparison = with_figure_claims(comparison, r)
     c = comparison
-    cur, month = c.currency, f"{c.currency}/month"
+    cur = c.currency
     tokens = c.workload_kind == "tokens"
     vunit = VOLUME_UNITS.get(c.volume_unit, c.volume_unit)
-    options = {}
-    for name, o in c.options.items():
-        api = o.kind == "api"
-        options[name] = OptionOutput(
-            label=o.label,
-            kind=o.kind,
-            monthly_cost=_q(o.monthly_cost, month),
-            components={key(k): _q(v, month) for k, v in o.components.items()},
-            cost_per_gpu_hour_used=_q(o.cost_per_gpu_hour, f"{cur}/GPU-h", "not_applicable" if api else "not_defined"),
-            cost_per_million_tokens=_q(
-                o.cost_per_million_tokens, f"{cur}/M tokens", "not_defined" if tokens else "not_applicable"
-            ),
-            cost_per_million_output_tokens=_q(
-                o.cost_per_million_output_tokens,
-                f"{cur}/M output tokens",
-                "not_defined" if tokens else "not_applicable",
-            ),
-            configured_gpus=_n(o.configured_gpus, "GPU", "not_applicable"),
-            gpus=_n(o.gpus, "GPU", "not_applicable"),
-            utilisation_share=_q(o.utilisation, "-", "not_applicable" if api else "not_defined"),
-            gpu_count_stepped_up=o.stepped_up,
-            capacity_volume=_q(o.capacity_volume, vunit, "no_limit"),
-            cost_per_request=_q(o.cost_per_request, f"{cur}/request", "not_defined" if tokens else "not_applicable"),
-            cost_per_1000_requests=_q(
-                None if o.cost_per_request is None else 1000 * o.cost_per_request,
-                f"{cur}/1000 requests",
-                "not_defined" if tokens else "not_applicable",
-            ),
-            provider=None
-            if o.provider is None
-            else ProviderOutput(
-                **{
-                    f: _q(getattr(o.provider, f), month, digits=2)
-                    for f in ("revenue", "opex", "depreciation", "ebit", "noi")
-                }
-            ),
-        )
+    options = {name: _option(o, cur, tokens, vunit) for name, o in c.options.items()}
     analysis = c.uncertainty if uncertainty else None
     doc = ComparisonOutput(
         schema_version=SCHEMA_VERSION,
