@@ -18,9 +18,12 @@ Examples
 --------
 >>> import costmodel
 >>> scenario = costmodel.load_scenario("llama70b-vs-api")
->>> result = costmodel.compare(scenario)      # the typed output document (schema_version 2.x)
->>> result.decision.winner, result.decision.measure, result.options["api"].monthly_cost.unit
-('api', 'monthly_cost', 'USD/month')
+>>> result = costmodel.compare(scenario)      # the domain's result; uncertainty computed when read
+>>> result.decision.winner, result.decision.measure, round(result.options["api"].monthly_cost, 2)
+('api', 'monthly_cost', 3548.61)
+>>> document = costmodel.comparison_output(result, scenario)   # the output contract (schema_version 2.x)
+>>> document.options["api"].monthly_cost.unit
+'USD/month'
 """
 
 from importlib import import_module
@@ -42,7 +45,7 @@ _LAZY = {
     "gpus_needed": "domain.capacity",
     "step_volumes": "domain.capacity",
     "tokens_per_month": "domain.capacity",
-    "compare": "presentation.output",
+    "compare": "domain.compare",
     "energy_result": "domain.energy",
     "monthly_cost": "domain.costs",
     "monthly_cost_components": "domain.costs",
@@ -135,6 +138,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         step_volumes,
         tokens_per_month,
     )
+    from .domain.compare import compare
     from .domain.costs import monthly_cost, monthly_cost_components
     from .domain.energy import energy_result
     from .domain.sweep import Columns, cost_sweep, cost_table
@@ -146,7 +150,6 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
         Count,
         Quantity,
         Series,
-        compare,
         comparison_output,
         output_json_schema,
     )

@@ -36,7 +36,7 @@ from typing import Any
 
 from .extras import need
 
-KINDS = {
+COLUMN_KINDS = {
     "text": ("string", "large_string", "string"),
     "number": ("float64", "float64", "double"),
     "whole": ("Int64", "int64", "integer"),
@@ -55,7 +55,7 @@ class Column:
     name
         The column's name (for a family, the prefix of its names).
     kind
-        ``text``, ``number`` or ``whole`` (see :data:`KINDS`).
+        ``text``, ``number`` or ``whole`` (see :data:`COLUMN_KINDS`).
     unit
         Its unit, ``-`` for text and pure numbers; ``{column}`` stands for the row's value of
         another column (``{currency}/month``).
@@ -178,7 +178,7 @@ class Table:
             [
                 pa.field(
                     name,
-                    getattr(pa, KINDS[self.column(name, units).kind][1])(),
+                    getattr(pa, COLUMN_KINDS[self.column(name, units).kind][1])(),
                     nullable=True,
                     metadata={"unit": shown[name], "description": self.column(name, units).description},
                 )
@@ -197,7 +197,7 @@ class Table:
                 {
                     "name": name,
                     "titles": name,
-                    "datatype": KINDS[column.kind][2],
+                    "datatype": COLUMN_KINDS[column.kind][2],
                     "schema:unitText": shown[name],
                     "dc:description": column.description,
                 }

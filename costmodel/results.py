@@ -1,16 +1,18 @@
 """Typed results: what the domain computes, as frozen dataclasses with units in their docstrings.
 
-Results never overwrite inputs. JSON is made only at the edge (:meth:`Comparison.to_dict`),
-where a number that does not exist becomes a word ("never", "not defined", ...), never NaN
-or infinity. Cost-component and cash-flow line names are the constants of
-:class:`Component` and :class:`CashLine`, used everywhere, so renaming one cannot silently
-double-count a cost.
+Results never overwrite inputs. JSON is made only at the edge, by the output contract
+(:func:`costmodel.presentation.output.comparison_output`), where a number that does not exist
+is ``null`` with a status saying why, never NaN or infinity. Cost-component and cash-flow line
+names are the constants of :class:`Component` and :class:`CashLine`, used everywhere, so
+renaming one cannot silently double-count a cost.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -296,18 +298,6 @@ class MemoryPerGPU:
         """Whether state and activations fit in the usable memory."""
         return self.total_bytes <= self.usable_bytes
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready figures, in GB."""
-        return {
-            "zero_stage": self.zero_stage,
-            "model_state": round(self.state_bytes / 1e9, 3),
-            "activations": round(self.activation_bytes / 1e9, 3),
-            "total": round(self.total_bytes / 1e9, 3),
-            "usable": round(self.usable_bytes / 1e9, 3),
-            "unit": "GB per GPU",
-            "fits": self.fits,
-        }
-
 
 @dataclass(frozen=True)
 class StageResult:
@@ -343,19 +333,6 @@ class StageResult:
     gpu_hours: float
     wall_clock_days: float
     costs: dict[str, float]
-
-    def to_dict(self, currency: str) -> dict[str, Any]:
-        """JSON-ready figures, each with its unit."""
-        return {
-            "name": self.name,
-            "stated_by": self.basis,
-            "gpus": self.gpus,
-            "training_tokens": self.training_tokens if self.training_tokens is not None else "not given",
-            "mfu": round(self.mfu, 6) if self.mfu is not None else "not defined (no training_tokens)",
-            "gpu_hours": {"value": round(self.gpu_hours, 3), "unit": "GPU-h"},
-            "wall_clock_days": {"value": round(self.wall_clock_days, 4), "unit": "days"},
-            "cost": {option: {"value": round(v, 2), "unit": currency} for option, v in self.costs.items()},
-        }
 
 
 @dataclass(frozen=True)
@@ -440,71 +417,6 @@ class TrainingRun:
     def cheapest(self) -> str:
         """The option with the cheapest run."""
         return min(self.costs, key=self.total)
-
-    def to_dict(self, currency: str) -> dict[str, Any]:
-        """JSON-ready figures, each with its unit."""
-        return {
-            "flop": (
-                {"value": self.flop, "unit": "FLOP"} if self.flop is not None else "not defined (no training_tokens)"
-            ),
-            "dense_peak": {"value": self.peak_tflops, "unit": "TFLOP/s per GPU"},
-            "ideal_gpu_hours": {"value": round(self.ideal_gpu_hours, 3), "unit": "GPU-h"},
-            "goodput": {"value": round(self.goodput, 6), "unit": "share of wall-clock time"},
-            "gpu_hours": {"value": round(self.gpu_hours, 3), "unit": "GPU-h"},
-            "wall_clock_days": {"value": round(self.wall_clock_days, 4), "unit": "days"},
-            "job_mtbf_hours": (
-                {"value": round(self.job_mtbf_hours, 4), "unit": "h"}
-                if self.job_mtbf_hours is not None
-                else "no failure model"
-            ),
-            "checkpoint_interval_minutes": (
-                {"value": round(self.checkpoint_interval_hours * 60, 4), "unit": "min"}
-                if self.checkpoint_interval_hours is not None
-                else "no failure model"
-            ),
-            "min_gpus_to_hold_state": {
-                "sharded": self.min_gpus_sharded,
-                "unsharded": self.min_gpus_unsharded
-                if self.min_gpus_unsharded is not None
-                else "does not fit on one GPU",
-                "unit": "GPU",
-            },
-            "cost": {
-                option: {
-                    "value": round(self.total(option), 2),
-                    "unit": currency,
-                    "components": {str(k): round(v, 2) for k, v in parts.items()},
-                }
-                for option, parts in self.costs.items()
-            },
-            "mfu": round(self.mfu, 6) if self.mfu is not None else "not defined (no training_tokens)",
-            "stages": [stage.to_dict(currency) for stage in self.stages],
-            "checkpoint_intervals_minutes": (
-                {name: round(hours * 60, 4) for name, hours in self.checkpoint_intervals.items()}
-                if self.checkpoint_intervals is not None
-                else "no failure model"
-            ),
-            "checkpoint_interval_steps": (
-                self.checkpoint_interval_steps
-                if self.checkpoint_interval_steps is not None
-                else "no step time or no failure model"
-            ),
-            "gpu_hours_lost_per_failure": (
-                {"value": round(self.gpu_hours_lost_per_failure, 3), "unit": "GPU-h"}
-                if self.gpu_hours_lost_per_failure is not None
-                else "no failure model"
-            ),
-            "failures_by_cause": (
-                {
-                    name: {"failures_per_gpu_per_year": round(rate, 6), "job_mtbf_hours": round(m, 4)}
-                    for name, (rate, m) in self.failures_by_cause.items()
-                }
-                if self.failures_by_cause
-                else "not stated"
-            ),
-            "memory_per_gpu": self.memory.to_dict() if self.memory is not None else "no parallelism plan",
-            "warnings": list(self.warnings),
-        }
 
 
 # --- the horizon -----------------------------------------------------------------------------------------
@@ -672,122 +584,7 @@ class OwnFinance:
     @property
     def lowest_present_value(self) -> str:
         """The option with the lowest present value of costs over the horizon."""
-        return min(self.npv_by_option, key=self.npv_by_option.get)
-
-    def to_dict(self, currency: str) -> dict[str, Any]:
-        """JSON-ready figures, each with its unit; "never" and "not defined" for missing ones."""
-
-        def money(x):
-            return {"value": round(x, 2), "unit": currency}
-
-        return {
-            "horizon_months": self.horizon_months,
-            "discount_rate_per_year": self.discount_rate_per_year,
-            "tco": {o: money(v) for o, v in self.tco_by_option.items()},
-            "npv": {o: money(v) for o, v in self.npv_by_option.items()},
-            "own_cost_per_used_gpu_hour": (
-                {"value": round(self.cost_per_used_gpu_hour, 6), "unit": f"{currency}/GPU-h"}
-                if self.cost_per_used_gpu_hour is not None
-                else "not defined"
-            ),
-            "own_utilisation": (
-                {"value": round(self.utilisation, 6), "unit": "share of GPU-hours"}
-                if self.utilisation is not None
-                else "not defined"
-            ),
-            "break_even_utilisation": {
-                b.offer: {
-                    "offer": b.label,
-                    "price": {"value": round(b.price_per_gpu_hour, 6), "unit": f"{currency}/GPU-h"},
-                    "utilisation": (
-                        {"value": round(b.utilisation, 6), "unit": "share of GPU-hours"}
-                        if b.utilisation is not None
-                        else "never"
-                    ),
-                }
-                for b in self.break_even_utilisation
-            },
-            "payback_month": (
-                {"value": self.payback_month, "unit": "months after the decision", "against": self.payback_against}
-                if self.payback_month is not None
-                else "never within the horizon"
-            ),
-            "npv_convention": {
-                "period": self.npv_period,
-                "timing": self.npv_timing,
-                "meaning": "present value of costs (lower is better)",
-            },
-            "irr": (
-                {"value": round(self.irr_per_year, 9), "unit": "1/year", "against": self.payback_against}
-                if self.irr_per_year is not None
-                else "not defined"
-            ),
-            "mirr": (
-                {"value": round(self.mirr_per_year, 9), "unit": "1/year", "against": self.payback_against}
-                if self.mirr_per_year is not None
-                else "not defined"
-            ),
-            "roi": (
-                {"value": round(self.roi, 9), "unit": "net gain / investment", "against": self.payback_against}
-                if self.roi is not None
-                else "not defined"
-            ),
-            "payback_months": (
-                {
-                    "value": round(self.payback_months, 6),
-                    "unit": "months after the decision",
-                    "against": self.payback_against,
-                }
-                if self.payback_months is not None
-                else "never within the horizon"
-            ),
-            "discounted_payback_months": (
-                {
-                    "value": round(self.discounted_payback_months, 6),
-                    "unit": "months after the decision",
-                    "against": self.payback_against,
-                }
-                if self.discounted_payback_months is not None
-                else "never within the horizon"
-            ),
-            **(
-                {
-                    "yearly_cash_out": {
-                        o: {"values": [round(v, 2) for v in values], "unit": currency, "years": "year 1 is months 0-11"}
-                        for o, values in self.yearly_by_option.items()
-                    }
-                }
-                if self.yearly_by_option is not None
-                else {}
-            ),
-            **(
-                {
-                    "real_discount_rate_per_year": {
-                        "value": round(self.real_discount_rate_per_year, 9),
-                        "unit": "1/year",
-                        "relation": "Fisher",
-                    }
-                }
-                if self.real_discount_rate_per_year is not None
-                else {}
-            ),
-            **(
-                {
-                    "after_tax": {
-                        "tax_rate": self.tax_rate,
-                        "tco": {o: money(v) for o, v in self.after_tax_tco_by_option.items()},
-                        "npv": {o: money(v) for o, v in self.after_tax_npv_by_option.items()},
-                        "irr": (
-                            {"value": round(self.after_tax_irr_per_year, 9), "unit": "1/year"}
-                            if self.after_tax_irr_per_year is not None
-                            else "not defined"
-                        ),
-                    }
-                }
-                if self.after_tax_tco_by_option is not None
-                else {}
-            ),
-        }
+        return min(self.npv_by_option, key=lambda option: self.npv_by_option[option])
 
 
 @dataclass(frozen=True)
@@ -844,27 +641,6 @@ class GrowthPlan:
     def total(self) -> np.ndarray:
         """Cash out each month. [reporting currency]"""
         return np.sum(np.stack(list(self.flows.values())), axis=0)
-
-    def to_dict(self, currency: str) -> dict[str, Any]:
-        """JSON-ready plan, each figure with its unit."""
-        return {
-            "years": [
-                {
-                    "year": y.year,
-                    "gpu_hours_per_month": round(y.gpu_hours_per_month, 6),
-                    "own_servers": y.own_servers,
-                    "gpus_by_kind": dict(y.layers),
-                    "rented_per_month": {"value": round(y.rented_per_month, 2), "unit": f"{currency}/month"},
-                }
-                for y in self.years
-            ],
-            "purchases": [
-                {"month": m, "servers": n, "price": {"value": round(p, 2), "unit": currency}}
-                for m, n, p in self.purchases
-            ],
-            "tco": {"value": round(self.tco, 2), "unit": currency},
-            "npv": {"value": round(self.npv, 2), "unit": currency},
-        }
 
 
 # --- the cheapest mix ----------------------------------------------------------------------------------
@@ -1088,18 +864,6 @@ class ServingPoint:
     estimated: bool
     basis: str = "measured"
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, units in the keys."""
-        return {
-            "concurrency_per_replica": _number(self.concurrency),
-            "output_tokens_per_second_per_gpu": _number(self.throughput_per_gpu),
-            "tokens_per_second_per_user": _number(self.tokens_per_second_per_user),
-            "ttft_seconds": _number(self.ttft),
-            "source": self.source,
-            "estimated": self.estimated,
-            "basis": self.basis,
-        }
-
 
 @dataclass(frozen=True)
 class ServingFleet:
@@ -1122,23 +886,6 @@ class ServingFleet:
     spare_replicas: int
     prefill_replicas: int | None
     decode_replicas: int | None
-
-    def to_dict(self, gpus_per_replica: int) -> dict[str, Any]:
-        """JSON-ready."""
-        data: dict[str, Any] = {
-            "gpus": self.gpus,
-            "replicas": self.replicas,
-            "servers": self.servers,
-            "spare_replicas": self.spare_replicas,
-            "working_replicas": self.replicas - self.spare_replicas,
-        }
-        if self.prefill_replicas is not None:
-            data["prefill_pool"] = {"replicas": self.prefill_replicas, "gpus": self.prefill_replicas * gpus_per_replica}
-            data["decode_pool"] = {"replicas": self.decode_replicas, "gpus": self.decode_replicas * gpus_per_replica}
-            data["prefill_to_decode_gpus"] = (
-                f"{self.prefill_replicas}:{self.decode_replicas}" if self.decode_replicas else "not defined"
-            )
-        return data
 
 
 @dataclass(frozen=True)
@@ -1200,37 +947,6 @@ class ServingResult:
     curve: tuple[tuple[float, float, float, float], ...] = ()
     curve_label: str = ""
     decode_curve: tuple[tuple[float, float, float, float], ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready; ``"maximum throughput (no latency target)"`` where there is no target."""
-        return {
-            "target": self.target if self.target is not None else "maximum throughput (no latency target)",
-            "mode": self.mode,
-            "mode_reason": self.mode_reason,
-            "operating_point": self.point.to_dict() if self.point is not None else "not applicable",
-            "decode_operating_point": (
-                self.decode_point.to_dict() if self.decode_point is not None else "not applicable"
-            ),
-            "output_tokens_per_second_per_gpu": _number(self.throughput_per_gpu),
-            "throughput_source": self.throughput_source,
-            "prefill_share_of_gpus": _number(self.prefill_share),
-            "gpus_per_replica": self.gpus_per_replica,
-            "servers_per_replica": self.servers_per_replica,
-            "replica_spans_servers": self.servers_per_replica > 1,
-            "memory_per_gpu_gb": {
-                "weights": _number(self.weights_gb_per_gpu),
-                "kv_cache": _number(self.kv_cache_gb_per_gpu),
-                "gpu": _number(self.memory_gb_per_gpu),
-            },
-            "spare_replicas": self.spare_replicas,
-            "availability": _number(self.availability),
-            "request": (
-                {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
-                if self.input_tokens is not None
-                else "not given"
-            ),
-            "fleets": {name: fleet.to_dict(self.gpus_per_replica) for name, fleet in self.fleets.items()},
-        }
 
 
 class Measure(StrEnum):
@@ -1341,9 +1057,10 @@ class Decision:
     @property
     def margin_share(self) -> float | None:
         """margin / the runner-up's figure; None when that is 0 or there is no runner-up. [-]"""
-        if self.runner_up is None or self.candidates[self.runner_up].figure <= 0:
+        margin = self.margin
+        if margin is None or self.runner_up is None or self.candidates[self.runner_up].figure <= 0:
             return None
-        return self.margin / self.candidates[self.runner_up].figure
+        return margin / self.candidates[self.runner_up].figure
 
     def figure(self, candidate: str) -> float:
         """One candidate's figure. [unit]"""
@@ -1433,6 +1150,24 @@ class Comparison:
     claims: tuple[ClaimCheck, ...] = ()
     notes: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
+    uncertainty_of: Callable[[], UncertaintyResult | None] | None = field(default=None, repr=False, compare=False)
+    """Computes :attr:`uncertainty` (the domain's uncertainty analysis of the scenario); None: no analysis."""
+
+    @cached_property
+    def uncertainty(self) -> UncertaintyResult | None:
+        """Monte Carlo, tornado and Sobol on the decision measure, computed on first access.
+
+        The analysis evaluates the scenario thousands of times, many times the comparison
+        itself, so it runs only when read; the result is kept on this object. None when the
+        scenario has no ``uncertainty`` block.
+        """
+        return None if self.uncertainty_of is None else self.uncertainty_of()
+
+    @property
+    def comparison(self) -> Comparison:
+        """This result, as :attr:`costmodel.presentation.output.ComparisonOutput.comparison` names it, so
+        code that reads either one's ``.comparison`` gets the domain result."""
+        return self
 
     def label(self, option: str) -> str:
         """Display name of an option, or the named label of a decision candidate."""
@@ -1626,11 +1361,40 @@ class SobolIndices:
         return all(v is not None for v in self.first_order)
 
 
+@dataclass(frozen=True)
+class UncertaintyResult:
+    """The uncertainty analysis of a scenario on its decision measure.
+
+    Attributes
+    ----------
+    monte_carlo
+        Every candidate's figure over the samples of the uncertain inputs.
+    tornado
+        Each input moved alone to its low and high value, largest swing first.
+    sobol
+        Sobol indices of the decision metric; None without an input SALib can sample, or
+        without SALib (``notes`` then says so).
+    volume, volume_unit
+        The volume the analysis is at (the scenario's). [workload volume unit]
+    seed
+        ``uncertainty.seed``, which makes the samples repeatable. [-]
+    input_units
+        Input path → its unit, for the tornado's values.
+    notes
+        What the analysis left out, and why.
+    """
+
+    monte_carlo: MonteCarlo
+    tornado: tuple[TornadoBar, ...]
+    sobol: SobolIndices | None
+    volume: float
+    volume_unit: str
+    seed: int
+    input_units: dict[str, str]
+    notes: tuple[str, ...] = ()
+
+
 # --- energy and carbon -----------------------------------------------------------------------------------
-
-
-def _or(value: float | None, reason: str) -> float | str:
-    return _number(value) if value is not None else reason
 
 
 @dataclass(frozen=True)
@@ -1682,29 +1446,6 @@ class OptionEnergy:
             return None
         return self.operational_co2e_kg_per_month + self.embodied_co2e_kg_per_month
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready; a figure that does not exist is a sentence saying why."""
-        no_grid = "not defined: no grid region (energy.grid_region)"
-        data = {
-            "basis": self.basis,
-            "energy_kwh_per_month": _or(self.energy_kwh_per_month, "not covered"),
-            "co2e_kg_per_month": _or(
-                self.co2e_kg_per_month, no_grid if self.energy_kwh_per_month is not None else "not covered"
-            ),
-            "operational_co2e_kg_per_month": _or(self.operational_co2e_kg_per_month, no_grid),
-            "embodied_co2e_kg_per_month": _or(self.embodied_co2e_kg_per_month, no_grid),
-            "market_based_co2e_kg_per_month": _or(
-                self.market_co2e_kg_per_month, "not defined: no contracted intensity"
-            ),
-            "co2e_kg_per_million_tokens": _or(self.co2e_kg_per_million_tokens, "not applicable or not defined"),
-            "wh_per_1000_output_tokens": _or(self.wh_per_1000_output_tokens, "not applicable or not defined"),
-            "output_tokens_per_joule_at_full_load": _or(self.output_tokens_per_joule, "not applicable"),
-            "notes": list(self.notes),
-        }
-        if self.energy_kwh_range is not None:
-            data["energy_kwh_per_month_range"] = [_number(x) for x in self.energy_kwh_range]
-        return data
-
 
 @dataclass(frozen=True)
 class PowerCheck:
@@ -1719,17 +1460,6 @@ class PowerCheck:
     servers: int
     max_servers: int
     max_gpus: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
-        return {
-            "budget_kw": _number(self.budget_kw),
-            "needed_kw": _number(self.needed_kw),
-            "headroom_kw": _number(self.headroom_kw),
-            "servers_powered": self.servers,
-            "most_servers_within_budget": self.max_servers,
-            "most_gpus_within_budget": self.max_gpus,
-        }
 
 
 @dataclass(frozen=True)
@@ -1753,17 +1483,6 @@ class TariffBill:
     energy_kwh_per_month: float
     unserved_gpu_hours_per_month: float
     source: str
-
-    def to_dict(self, currency: str) -> dict[str, Any]:
-        """JSON-ready."""
-        return {
-            "electricity_cost_per_month": _number(self.cost_per_month),
-            "electricity_cost_at_flat_price_per_month": _number(self.flat_cost_per_month),
-            "unit": f"{currency}/month",
-            "energy_kwh_per_month": _number(self.energy_kwh_per_month),
-            "unserved_gpu_hours_per_month": _number(self.unserved_gpu_hours_per_month),
-            "source": self.source,
-        }
 
 
 @dataclass(frozen=True)
@@ -1799,35 +1518,10 @@ class TrainingEnergy:
     market_co2e_t: float | None
     notes: tuple[str, ...] = ()
     by_option: dict[str, tuple[str, float, float | None, float | None]] = field(default_factory=dict)
-    power_basis: str = "tdp"
+    power_basis: Literal["tdp", "measured"] = "tdp"
     it_load_kw: float | None = None
     facility_power_kw: float | None = None
     provisioned_facility_power_kw: float | None = None
-
-    def option_dict(self, option: str) -> dict[str, Any]:
-        """The run's energy and emissions with one option, JSON-ready."""
-        basis, mwh, operational, embodied = self.by_option[option]
-        no_grid = "not defined: no grid region (energy.grid_region)"
-        return {
-            "energy_mwh_per_run": _number(mwh),
-            "operational_co2e_t_per_run": _or(operational, no_grid),
-            "embodied_co2e_t_per_run": _or(embodied, no_grid),
-            "run_energy_basis": basis,
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
-        return {
-            "basis": "derived",
-            "gpu_hours": _number(self.gpu_hours),
-            "watts_per_gpu": _number(self.watts_per_gpu),
-            "pue": _number(self.pue),
-            "energy_mwh_per_run": _number(self.energy_mwh),
-            "co2e_t_per_run": _or(self.co2e_t, "not defined: no grid region (energy.grid_region)"),
-            "market_based_co2e_t_per_run": _or(self.market_co2e_t, "not defined: no contracted intensity"),
-            "by_option": {name: self.option_dict(name) for name in self.by_option},
-            "notes": list(self.notes),
-        }
 
 
 @dataclass(frozen=True)
@@ -1840,23 +1534,14 @@ class EnergyResult:
     training: TrainingEnergy | None = None
     sources: tuple[str, ...] = ()
 
-    def to_dict(self, currency: str) -> dict[str, Any]:
-        """JSON-ready: per option, the power budget, the tariff bill and the training run."""
-        return {
-            "options": {name: e.to_dict() for name, e in self.options.items()},
-            **({"power_budget": self.power.to_dict()} if self.power is not None else {}),
-            **({"time_of_use_tariff": self.tariff.to_dict(currency)} if self.tariff is not None else {}),
-            **({"training_run": self.training.to_dict()} if self.training is not None else {}),
-            "sources": list(self.sources),
-        }
-
 
 # --- stated figures checked ------------------------------------------------------------------------
 
 
 def _n(x: Any) -> float | None:
     """A JSON number without a negative zero (None stays None)."""
-    return None if x is None else _number(x) + 0.0
+    value = _number(x)
+    return None if value is None else value + 0.0
 
 
 @dataclass(frozen=True)
@@ -1876,23 +1561,6 @@ class InputChange:
     unit: str
     current: float
     needed: float
-
-    @property
-    def change_share(self) -> float | None:
-        """needed / current - 1, or None when the current value is 0. [-]"""
-        return self.needed / self.current - 1.0 if self.current else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
-        share = self.change_share
-        return {
-            "input": self.path,
-            "title": self.title,
-            "unit": self.unit,
-            "current": _n(self.current),
-            "needed": _n(self.needed),
-            "change_share": _n(share) if share is not None else "not defined: the input is 0 now",
-        }
 
 
 @dataclass(frozen=True)
@@ -1938,28 +1606,6 @@ class ClaimCheck:
         if self.computed is None or not self.stated:
             return None
         return self.computed / self.stated - 1.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``computed`` reads "never in range" for a break-even that does not happen."""
-        gap = self.gap
-        data = {
-            "statement": self.statement,
-            "source": self.source,
-            "kind": self.kind,
-            "verdict": "confirmed" if self.confirmed else "contradicted",
-            "stated": _n(self.stated),
-            "computed": _n(self.computed) if self.computed is not None else "never in range",
-            "unit": self.unit,
-            "gap_share": _n(gap) if gap is not None else "not defined",
-            "tolerance_share": _n(self.tolerance),
-            "would_hold_if": [change.to_dict() for change in self.would_hold],
-        }
-        if self.kind == "break_even":
-            data["stated_multiple_of_volume"] = _n(self.stated_multiple)
-            data["computed_multiple_of_volume"] = (
-                _n(self.computed_multiple) if self.computed_multiple is not None else "never in range"
-            )
-        return data
 
 
 # --- two scenarios compared input by input ----------------------------------------------------------
@@ -2068,7 +1714,7 @@ class ScenarioDiff:
             ["measure", escape(self.name_a), escape(self.name_b), "change", "unit"],
             [[m, _shown(a), _shown(b), _shown(b - a), self.units[m]] for m, (a, b) in self.measures.items()],
         )
-        first = next(iter(self.measures), None)
+        first = next(iter(self.measures), "")  # no measure: an empty column
         inputs = _table(
             ["input", "A", "B", "unit", f"Shapley share of {first} [{self.units.get(first, '')}]"],
             [[d.path, f"{d.a:g}", f"{d.b:g}", d.unit, _shown(d.shapley.get(first))] for d in self.inputs],

@@ -69,6 +69,14 @@ def numeric_paths(data):
     return (path for path, value in leaves(data) if isinstance(value, int | float) and not isinstance(value, bool))
 
 
+def document(scenario, uncertainty: bool = False) -> costmodel.ComparisonOutput:
+    """The output contract of a scenario (a name, a path, a Scenario or a Resolved): what ``costmodel compare
+    --json`` prints, without the uncertainty section unless asked for."""
+    if isinstance(scenario, (str, os.PathLike)):
+        scenario = costmodel.load_scenario(scenario)
+    return costmodel.comparison_output(costmodel.compare(scenario), scenario, uncertainty=uncertainty)
+
+
 def write_scenario(tmp_path: Path, data, name: str = "bad.yaml") -> Path:
     """Write scenario data (or text) to a YAML file under ``tmp_path``."""
     path = tmp_path / name

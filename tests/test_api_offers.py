@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import patched
+from conftest import document, patched
 
 import costmodel
 from costmodel.cli import main
@@ -153,8 +153,8 @@ def test_api_options_alone_need_no_serving_block():
             }
         },
     )
-    doc = costmodel.compare("api-offers", uncertainty=False).model_dump(mode="json")  # bundled: no serving
-    bundled = costmodel.compare(served, uncertainty=False).model_dump(mode="json")
+    doc = document("api-offers").model_dump(mode="json")  # bundled: no serving
+    bundled = document(served).model_dump(mode="json")
     for name, option in bundled["options"].items():
         assert doc["options"][name]["monthly_cost"]["value"] == pytest.approx(
             option["monthly_cost"]["value"], rel=1e-12

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from conftest import catalog_with, patched
+from conftest import catalog_with, document, patched
 
 import costmodel
 from costmodel import formulas
@@ -137,7 +137,7 @@ def test_web_searches_and_a_request_fee_per_request():
     )
     s = patched(R1, {"options.api.searches_per_request": 2, "workload.input_tokens_per_request": 2000}, catalog=catalog)
     assert price(s) == pytest.approx(35 / 3 + 7.0, rel=1e-12)
-    doc = costmodel.compare(s, uncertainty=False).model_dump(mode="json")
+    doc = document(s).model_dump(mode="json")
     api = doc["options"]["api"]
     assert api["cost_per_request"]["value"] == pytest.approx(3000 * (35 / 3 + 7.0) / 1e6, rel=1e-12)
     assert api["components"]["request_and_search_fees"]["value"] == pytest.approx(
@@ -174,7 +174,7 @@ def test_cost_per_request_keeps_its_digits_in_json():
     s = patched(
         R1, {"workload.input_tokens_per_output_token": 1, "workload.input_tokens_per_request": 100}, catalog=catalog
     )
-    doc = costmodel.compare(s, uncertainty=False).model_dump(mode="json")
+    doc = document(s).model_dump(mode="json")
     assert doc["options"]["api"]["cost_per_request"]["value"] == pytest.approx(1.3e-5, rel=1e-12)
 
 
@@ -405,7 +405,7 @@ EMBEDDINGS = {
 def test_an_input_only_workload_priced_by_embedding_offers():
     # OpenAI text-embedding-3-small 0.02 and -large 0.13 USD per M tokens, 2 B tokens a day:
     # 2,000 x 365/12 x 0.02 = 1,216.67 USD a month; a request of 500 tokens costs 1e-5 USD.
-    doc = costmodel.compare(costmodel.validate_data(EMBEDDINGS), uncertainty=False).model_dump(mode="json")
+    doc = document(costmodel.validate_data(EMBEDDINGS)).model_dump(mode="json")
     small, large = doc["options"]["api"], doc["options"]["api:large"]
     assert small["monthly_cost"]["value"] == pytest.approx(2000 * 365 / 12 * 0.02, rel=1e-12)
     assert large["monthly_cost"]["value"] == pytest.approx(2000 * 365 / 12 * 0.13, rel=1e-12)
@@ -446,7 +446,7 @@ def test_an_input_only_workload_with_a_demand_profile_is_billed_by_the_clock():
         EMBEDDINGS,
         {"demand": {"kind": "office_hours", "start_hour": 8, "end_hour": 18, "off_share": 0.1, "source": "test"}},
     )
-    doc = costmodel.compare(costmodel.validate_data(data), uncertainty=False).model_dump(mode="json")
+    doc = document(costmodel.validate_data(data)).model_dump(mode="json")
     assert doc["decision"]["measure"] == "monthly_cost" and doc["cheapest_mix"] is None
     assert doc["options"]["api"]["monthly_cost"]["value"] == pytest.approx(2000 * 365 / 12 * 0.02, rel=1e-12)
 
@@ -485,7 +485,7 @@ def test_perplexity_deep_research_bills_citations_searches_and_reasoning():
         drop=("uncertainty",),
         catalog=catalog,
     )
-    doc = costmodel.compare(s, uncertainty=False).model_dump(mode="json")
+    doc = document(s).model_dump(mode="json")
     assert doc["options"]["api"]["cost_per_request"]["value"] == pytest.approx(
         0.000066 + 0.057304 + 0.040032 + 0.221991 + 0.09, rel=1e-12
     )

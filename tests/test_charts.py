@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import costmodel
-from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.domain.compare import compare
 from costmodel.domain.finance import cash_flows, own_finance
 from costmodel.domain.mix import cheapest_mix, hourly_demand
 from costmodel.domain.uncertainty import monte_carlo, tornado

@@ -109,7 +109,7 @@ def test_import_does_not_load_the_report_stack():
         "    if reads_a_file(name):\n"
         "        print('files from', name, 'pandas' in sys.modules)\n"
         "    s = costmodel.load_scenario(name)\n"
-        "    costmodel.compare(s, uncertainty=s.uncertainty is None).model_dump()\n"
+        "    costmodel.comparison_output(costmodel.compare(s), s, uncertainty=s.uncertainty is None).model_dump()\n"
         "print(len(costmodel.bundled_scenarios()), sorted({m.split('.')[0] for m in sys.modules} & "
         "{'altair', 'papermill', 'nbconvert', 'vl_convert', 'IPython', 'scipy', 'SALib'}))"
     )

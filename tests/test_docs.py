@@ -138,8 +138,8 @@ def test_readme_walkthrough_runs_as_written(tmp_path):
     days_per_month = 365 / 12
     api_price = 0.75 * 0.05 + 0.25 * 0.08  # [USD/M tokens], 3:1 mix of 0.05 in, 0.08 out
     result = costmodel.compare(costmodel.load_scenario(scenario))
-    assert result.options["api"].monthly_cost.value == pytest.approx(api_price * 500 * days_per_month)
-    assert result.options["rent"].monthly_cost.value == pytest.approx(3.85 * 730)
+    assert result.options["api"].monthly_cost == pytest.approx(api_price * 500 * days_per_month)
+    assert result.options["rent"].monthly_cost == pytest.approx(3.85 * 730)
     crossing = 3.85 * 730 / (api_price * days_per_month) * 1e6  # [tokens/day]
     assert f"{crossing:,.0f} tokens/day" in run.stdout
     one_gpu = 15220 * 0.8 / 2 * 86400 * 4  # [tokens/day] at the peak: output × (3 + 1)

@@ -13,13 +13,13 @@ import json
 
 import numpy as np
 import pytest
-from conftest import patched
+from conftest import document, patched
 
 import costmodel
 from costmodel import formulas
 from costmodel.catalog import default_catalog
 from costmodel.cli import main
-from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.domain.compare import compare
 from costmodel.domain.energy import energy_result
 from costmodel.errors import ScenarioError
 from costmodel.paths import DATA_DIR
@@ -72,7 +72,7 @@ def test_training_scenario_reports_energy_and_emissions_per_run():
     assert e.energy_mwh == pytest.approx(run.gpu_hours * 700 * 1.56 / 1e6)
     assert e.co2e_t == pytest.approx(e.energy_mwh * 0.390)
     assert e.market_co2e_t == 0.0
-    data = costmodel.compare(scenario).model_dump(mode="json")["energy"]["training_run"]
+    data = document(scenario, uncertainty=True).model_dump(mode="json")["energy"]["training_run"]
     assert data["model_card_method"]["energy_per_run"]["value"] == pytest.approx(e.energy_mwh, rel=1e-6)
     # each option from its own power model: the own cluster's run energy times its electricity price is
     # exactly its electricity line of the run (one power figure feeds both, issue 26)
@@ -152,7 +152,7 @@ def test_compare_json_has_energy_and_co2e_for_the_api_marked_estimate(capsys):
 
 def test_an_api_model_no_figure_covers_says_so():
     scenario = patched("llama70b-vs-api", {"options.api.offer": "together-llama-3-3-70b-turbo"})
-    data = costmodel.compare(scenario, uncertainty=False).model_dump(mode="json")
+    data = document(scenario).model_dump(mode="json")
     api = data["energy"]["options"]["api"]
     assert api["energy_kwh_per_month"]["value"] is None and api["co2e_kg_per_month"]["value"] is None
     assert api["energy_kwh_per_month"]["status"] == "not_defined"
@@ -162,7 +162,7 @@ def test_an_api_model_no_figure_covers_says_so():
 
 def test_without_a_grid_emissions_are_a_sentence_not_a_number():
     scenario = patched("h200-24gpu-cluster", drop=("energy",))
-    option = costmodel.compare(scenario, uncertainty=False).model_dump(mode="json")["energy"]["options"]["own"]
+    option = document(scenario).model_dump(mode="json")["energy"]["options"]["own"]
     assert isinstance(option["energy_kwh_per_month"]["value"], float)
     assert option["co2e_kg_per_month"] == {"value": None, "unit": "kg CO2e/month", "status": "not_defined"}
 

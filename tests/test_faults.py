@@ -19,7 +19,7 @@ from conftest import patched, patched_data, write_scenario
 import costmodel
 from costmodel.cli import main
 from costmodel.domain import uncertainty
-from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.domain.compare import compare
 from costmodel.io.demand_files import read_hourly_file, read_job_log
 from costmodel.paths import DATA_DIR, SCENARIO_DIR
 from costmodel.presentation.text import headline

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from conftest import patched_data
+from conftest import document, patched_data
 
 import costmodel
 from costmodel.cli import main
@@ -26,7 +26,7 @@ def claims_of(tmp_path, claims: list[dict], base: str = R1) -> list[dict]:
     data["claims"] = claims
     path = tmp_path / "claims.yaml"
     path.write_text(yaml.safe_dump(data))
-    return costmodel.compare(str(path), uncertainty=False).model_dump(mode="json")["claims"]
+    return document(str(path)).model_dump(mode="json")["claims"]
 
 
 def test_units_convert_within_their_family():
@@ -182,7 +182,7 @@ def test_figure_claims_need_their_words():
 
 
 def test_decision_candidates_state_their_distance_to_the_winner():
-    doc = costmodel.compare(R1, uncertainty=False).model_dump(mode="json")
+    doc = document(R1).model_dump(mode="json")
     rent = next(c for c in doc["decision"]["candidates"] if c["id"] == "rent")
     assert rent["more_than_winner"]["value"] == pytest.approx(RENT - API, abs=0.01)
     assert rent["ratio_to_winner"]["value"] == pytest.approx(RENT / API, rel=1e-6)
@@ -197,7 +197,7 @@ def test_throughput_lost_to_the_latency_target_is_an_output():
     r = costmodel.resolve(costmodel.load_scenario("llama70b-interactive"))
     plan = r.workload.capacity.plan
     highest = max(row[1] for row in plan.curve)
-    doc = costmodel.compare(r, uncertainty=False).model_dump(mode="json")["serving"]
+    doc = document(r).model_dump(mode="json")["serving"]
     assert doc["maximum_throughput_per_gpu"]["value"] == pytest.approx(highest, rel=1e-12)
     lost = doc["throughput_lost_to_target"]["value"]
     assert lost == pytest.approx(1 - plan.point.throughput_per_gpu / highest, rel=1e-12) and 0 < lost < 1
@@ -249,7 +249,7 @@ def test_validate_reads_the_figure_claims(tmp_path, capsys):
 
 def test_an_item_of_a_series_is_in_the_series_unit(tmp_path):
     # finance.yearly_cash_out.own is {values: [...], unit: USD}: its first year in k USD.
-    doc = costmodel.compare("h200-24gpu-cluster", uncertainty=False).model_dump(mode="json")
+    doc = document("h200-24gpu-cluster").model_dump(mode="json")
     series = doc["finance"]["yearly_cash_out"]["own"]
     assert lookup(doc, "finance.yearly_cash_out.own.values.0") == (series["values"][0], series["unit"], None)
     [claim] = claims_of(
@@ -332,6 +332,6 @@ def test_would_hold_lists_only_values_the_validator_takes(tmp_path):
     ]
     path = tmp_path / "a.yaml"
     path.write_text(yaml.safe_dump(data))
-    [claim] = costmodel.compare(str(path), uncertainty=False).model_dump(mode="json")["claims"]
+    [claim] = document(str(path)).model_dump(mode="json")["claims"]
     shares = [c for c in claim["would_hold"] if c["path"] == "options.api.audio_input_share"]
     assert not shares or shares[0]["needed"]["value"] <= 0.5

@@ -172,7 +172,8 @@ class TestHorizon:
         s = scenario(workload__gpu_hours_per_month=2_000)
         result = finance.own_finance(s)
         assert result.payback_month is None
-        assert result.to_dict("USD")["payback_month"] == "never within the horizon"
+        payback = costmodel.comparison_output(costmodel.compare(s), s, uncertainty=False).finance.payback_month
+        assert payback.value is None and payback.status == "never"
 
     def test_payback_is_the_month_after_which_own_stays_cheaper(self):
         s = costmodel.load_scenario("h100-10k-cluster")
@@ -203,7 +204,10 @@ class TestHorizon:
         s = scenario(workload__gpu_hours_per_month=0)
         result = finance.own_finance(s)
         assert result.cost_per_used_gpu_hour is None
-        assert result.to_dict("USD")["own_cost_per_used_gpu_hour"] == "not defined"
+        cost = costmodel.comparison_output(
+            costmodel.compare(s), s, uncertainty=False
+        ).finance.own_cost_per_used_gpu_hour
+        assert cost.value is None and cost.status == "not_defined"
         with pytest.raises(ValueError, match="not defined"):
             finance.own_cost_per_used_gpu_hour(s, 0.0)
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import costmodel
 from costmodel.cli import main
-from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.domain.compare import compare
 from costmodel.paths import DATA_DIR
 from costmodel.scenarios import set_path
 

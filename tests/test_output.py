@@ -81,7 +81,8 @@ def test_every_bundled_scenario_validates(name, capsys):
 
 def test_the_schema_refuses_a_word_in_a_number():
     # what the old format did: "not applicable" in a cost per GPU-hour
-    data = costmodel.compare(costmodel.load_scenario("deepseek-v3-training")).model_dump(mode="json")
+    scenario = costmodel.load_scenario("deepseek-v3-training")
+    data = costmodel.comparison_output(costmodel.compare(scenario), scenario).model_dump(mode="json")
     VALIDATOR.validate(data)
     data["options"]["rent"]["cost_per_gpu_hour_used"]["value"] = "not applicable"
     with pytest.raises(jsonschema.ValidationError):
@@ -160,8 +161,9 @@ def test_absent_blocks_are_explicit_nulls(capsys):
 
 def test_python_api_returns_the_same_document(capsys):
     scenario = costmodel.load_scenario("h200-job-log")
-    doc = costmodel.compare(scenario)
-    assert isinstance(doc, costmodel.ComparisonOutput)
+    result = costmodel.compare(scenario)
+    assert isinstance(result, costmodel.Comparison)
+    doc = costmodel.comparison_output(result, scenario)
     assert doc.model_dump(mode="json") == compare_json(capsys, "h200-job-log")
     assert isinstance(doc.decision.margin.value, float) and doc.options["own"].gpus.value == 56
     assert costmodel.comparison_text(doc) == costmodel.comparison_text(doc.comparison)
@@ -296,7 +298,7 @@ def test_generated_scenarios_never_put_a_word_or_nan_in_a_number(tmp_path, capsy
 
 def test_a_comparison_shows_a_short_repr_and_a_table_in_a_notebook():
     # Issue 31: compare() showed a 22,000-character repr in a notebook.
-    doc = costmodel.compare("llama70b-vs-api", uncertainty=False)
+    doc = costmodel.comparison_output(costmodel.compare("llama70b-vs-api"))
     text = repr(doc)
     assert len(text) < 300 and "api cheapest on monthly_cost" in text and "8,521.39 USD/month" in text
     html = doc._repr_html_()

@@ -8,9 +8,10 @@ import json
 
 import numpy as np
 import pytest
+from conftest import document
 
 import costmodel
-from costmodel.domain.compare import compare  # the domain's Comparison (costmodel.compare: the output model)
+from costmodel.domain.compare import compare
 
 HOURS = 8760 / 12  # the model's month [h]
 DAYS = 365 / 12  # the model's month [d]
@@ -88,7 +89,7 @@ class TestR1Llama70bVsApi:
         pair = next(b for b in result.break_evens if (b.option_a, b.option_b) == ("own", "rent"))
         assert pair.volume is None and pair.kind == "never"
         assert pair.cheaper_below == "rent"
-        data = costmodel.compare(r1, uncertainty=False).model_dump(mode="json")
+        data = document(r1).model_dump(mode="json")
         text = json.dumps(data, allow_nan=False)
         assert '"never"' in text
 

@@ -11,7 +11,9 @@ from conftest import patched
 from costmodel import formulas
 from costmodel.cli import main
 from costmodel.domain import finance
+from costmodel.domain.compare import compare
 from costmodel.domain.costs import own_costs_at
+from costmodel.presentation.output import comparison_output
 from costmodel.resolved import resolve
 
 H200 = "h200-24gpu-cluster"
@@ -112,9 +114,11 @@ class TestReturns:
     def test_irr_not_defined_without_a_sign_change(self):
         s = r2(workload__gpu_hours_per_month=2_000)  # owning never saves a month
         result = finance.own_finance(s)
-        data = result.to_dict("USD")
-        assert data["irr"] == "not defined" and data["mirr"] == "not defined"
-        assert data["payback_months"] == "never within the horizon"
+        assert result.irr_per_year is None and result.mirr_per_year is None and result.payback_months is None
+        shown = comparison_output(compare(s), s, uncertainty=False).finance
+        assert shown.irr.value is None and shown.irr.status == "not_defined"
+        assert shown.mirr.value is None and shown.mirr.status == "not_defined"
+        assert shown.payback_months.value is None and shown.payback_months.status == "never"
 
     def test_roi_is_net_gain_over_investment(self):
         s = r2(workload__gpu_hours_per_month=15_000)
@@ -155,7 +159,8 @@ class TestReturns:
             # Excel: =NPV(8%, Y1:Y5), each year's total at its end
             expected = sum(y / 1.08 ** (k + 1) for k, y in enumerate(years))
             assert result.npv_by_option[option] == pytest.approx(expected, rel=1e-12)
-        assert result.to_dict("USD")["npv_convention"]["period"] == "year"
+        shown = comparison_output(compare(s, check=False), s, uncertainty=False).finance
+        assert shown.npv_convention.period == "year" and shown.npv_convention.timing == "end"
 
     def test_compare_json_carries_the_returns(self, capsys):
         assert main(["compare", "h100-10k-cluster", "--json", "--no-uncertainty"]) == 0

@@ -37,8 +37,8 @@ def test_round_trip_through_yaml(tmp_path, name):
     again = costmodel.load_scenario(saved)
     assert again == scenario
     assert (
-        costmodel.compare(again, uncertainty=False).model_dump()
-        == costmodel.compare(scenario, uncertainty=False).model_dump()
+        costmodel.comparison_output(costmodel.compare(again), again, uncertainty=False).model_dump()
+        == costmodel.comparison_output(costmodel.compare(scenario), scenario, uncertainty=False).model_dump()
     )
 
 

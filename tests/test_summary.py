@@ -35,9 +35,7 @@ def test_r2_summary_reconciles_the_monthly_view_and_the_present_value(r2_steady)
     i = 1.08 ** (1 / 12) - 1
     monthly = 11 * 730 * 4.5 * 0.63 + (12_000 - 11 * 730 * 0.9) * 4.5 * 0.6 / 0.99
     assert c.decision.winner == "rent.reserved"
-    assert c.decision.candidates[0].figure.value == pytest.approx(
-        monthly * sum((1 + i) ** -k for k in range(60)), abs=0.01
-    )
+    assert c.decision.winning.figure == pytest.approx(monthly * sum((1 + i) ** -k for k in range(60)), abs=0.01)
     summary = text.executive_summary(r2_steady, c)
     assert summary.count("**Verdict:") == 1 and "1\\-year reserved\\, 11 GPUs" in summary and "spot up to 8" in summary
     assert "Decision measure: the present value of costs over 60 months" in summary

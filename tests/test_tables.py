@@ -330,7 +330,8 @@ def test_without_the_extras_compare_and_export_run_for_every_bundled_scenario(tm
         except ImportError:
             print("no pyarrow")
         for name in costmodel.bundled_scenarios():
-            doc = costmodel.compare(name)
+            scenario = costmodel.load_scenario(name)
+            doc = costmodel.comparison_output(costmodel.compare(scenario), scenario)
             u = doc.uncertainty
             print("compare", name, doc.decision.winner, u is not None and u.sobol is None,
                   any("pip install 'costmodel[sobol]'" in w for w in doc.warnings))

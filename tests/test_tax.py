@@ -6,7 +6,9 @@ from conftest import patched
 
 from costmodel.catalog import default_catalog
 from costmodel.domain import finance
+from costmodel.domain.compare import compare
 from costmodel.domain.tax import after_tax
+from costmodel.presentation.output import comparison_output
 from costmodel.resolved import resolve
 
 H200 = "h200-24gpu-cluster"
@@ -83,8 +85,9 @@ def test_rental_bills_are_deducted_as_paid_and_both_views_are_reported():
     result = finance.own_finance(s)
     assert result.after_tax_tco_by_option["rent"] == pytest.approx(0.79 * 60 * 54_000)
     assert result.tco_by_option["rent"] == pytest.approx(60 * 54_000)  # the before-tax view is unchanged
-    data = result.to_dict("USD")
-    assert data["after_tax"]["tax_rate"] == 0.21 and data["after_tax"]["npv"]["own"]["unit"] == "USD"
+    shown = comparison_output(compare(s), s, uncertainty=False).finance.after_tax
+    assert shown is not None and shown.tax_rate.value == 0.21 and shown.npv["own"].unit == "USD"
+    assert shown.tco["rent"].value == pytest.approx(0.79 * 60 * 54_000)
 
 
 def test_loan_interest_is_deducted():

@@ -66,10 +66,12 @@ class TestR3StatedByWallClock:
         assert run.warnings == ()
 
     def test_wall_clock_without_tokens_has_no_mfu(self):
-        run = training_run(r3({"workload.wall_clock_days": 54.2, "workload.training_tokens": None}))
+        s = r3({"workload.wall_clock_days": 54.2, "workload.training_tokens": None})
+        run = training_run(s)
         assert run.gpu_hours == pytest.approx(self.hand_gpu_hours)
         assert run.mfu is None and run.flop is None
-        assert run.to_dict("USD")["mfu"].startswith("not defined")
+        shown = costmodel.comparison_output(costmodel.compare(s), s, uncertainty=False).training_run
+        assert shown is not None and shown.mfu_fraction.value is None and shown.mfu_fraction.status == "not_defined"
 
 
 class TestR3Stages:
@@ -257,11 +259,16 @@ class TestSeventyBOn24H200:
         assert run.memory.fits
 
     def test_zero_3(self):
-        run = training_run(seventy_b_on_24_h200({"tensor_parallel": 8, "data_parallel": 3, "fsdp": True}))
+        s = seventy_b_on_24_h200({"tensor_parallel": 8, "data_parallel": 3, "fsdp": True})
+        run = training_run(s)
         # 16 Ψ / 3 = 47.07 GB
         assert run.memory.state_bytes == pytest.approx(16 * self.psi / 3)
         assert run.memory.total_bytes / 1e9 == pytest.approx(69.88, abs=0.01)
-        assert run.to_dict("USD")["memory_per_gpu"]["zero_stage"] == 3
+        shown = costmodel.comparison_output(costmodel.compare(s), s, uncertainty=False).training_run
+        assert shown is not None and shown.memory_per_gpu is not None
+        assert shown.memory_per_gpu.zero_stage == 3 and shown.memory_per_gpu.total.value == pytest.approx(
+            69.88, abs=0.01
+        )
 
     def test_zero_1_without_tensor_parallelism_does_not_fit(self):
         # 4 × 70.6 + 12 × 70.6 / 24 = 317.7 GB of state alone, against 141 GB

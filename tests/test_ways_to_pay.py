@@ -5,7 +5,9 @@ import pytest
 from conftest import patched
 
 from costmodel.domain import finance
+from costmodel.domain.compare import compare
 from costmodel.domain.costs import own_costs_at
+from costmodel.presentation.output import comparison_output
 from costmodel.resolved import resolve
 
 H200 = "h200-24gpu-cluster"
@@ -131,9 +133,9 @@ def test_electricity_and_salary_escalation():
 
 
 def test_real_discount_rate_by_fisher():
-    result = finance.own_finance(
-        r2(finance__trends={"inflation_per_year": 0.03, "source": "ASSUMPTION: 3 % inflation"})
-    )
+    s = r2(finance__trends={"inflation_per_year": 0.03, "source": "ASSUMPTION: 3 % inflation"})
+    result = finance.own_finance(s)
     # (1 + 8 %) / (1 + 3 %) - 1 = 4.854 %
     assert result.real_discount_rate_per_year == pytest.approx(1.08 / 1.03 - 1, rel=1e-12)
-    assert result.to_dict("USD")["real_discount_rate_per_year"]["value"] == pytest.approx(0.048543689, abs=1e-9)
+    real = comparison_output(compare(s), s, uncertainty=False).finance.real_discount_rate_per_year
+    assert real.value == pytest.approx(0.048543689, abs=1e-9) and real.unit == "1/year"

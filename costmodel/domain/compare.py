@@ -1,13 +1,25 @@
-"""The one-call comparison of a scenario's options at a volume."""
+"""The one-call comparison of a scenario's options at a volume: the library's :func:`costmodel.compare`.
+
+The comparison is computed at once; its uncertainty analysis (Monte Carlo, tornado, Sobol), which
+evaluates the scenario thousands of times, only when :attr:`~costmodel.results.Comparison.uncertainty`
+is first read. :func:`costmodel.presentation.output.comparison_output` turns the result into the
+output contract (``costmodel compare --json``).
+"""
 
 from __future__ import annotations
 
+import os
+from functools import partial
+
 import numpy as np
 
+from ..extras import ExtraNotInstalled
 from ..lookup import stale_rows
-from ..resolved import Resolved, as_resolved
-from ..results import Comparison, OptionResult, ProviderIncome
-from ..schema import Scenario
+from ..resolved import RentOption, Resolved, as_resolved
+from ..results import Comparison, OptionResult, ProviderIncome, UncertaintyResult
+from ..scenarios import load_scenario
+from ..schema import Scenario, TokensWorkload
+from ..schema.inputs import THROUGHPUT_INPUT, input_fields
 from ..units import HOURS_PER_MONTH
 from .break_even import break_evens, cheapest_by_volume, default_volume_max
 from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_used, tokens_per_month
@@ -20,6 +32,7 @@ from .mix import mix_result
 from .plan import growth_plan
 from .serving import output_tokens_per_month, serving_result
 from .training import training_run
+from .uncertainty import monte_carlo, sobol_indices, tornado
 
 
 def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
@@ -40,8 +53,8 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
     output_millions = float(output_tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
     capacity = capacity_volume(r, option)
     per_request = None
-    if r.workload.kind == "tokens" and millions > 0:
-        work = r.scenario.workload
+    work = r.scenario.workload
+    if isinstance(work, TokensWorkload) and millions > 0:
         size = work.input_tokens_per_request
         if size is None and work.serving is not None and work.serving.request is not None:
             size = work.serving.request.input_tokens
@@ -66,7 +79,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         configured_gpus=configured,
         gpus=gpus,
         utilisation=utilisation,
-        stepped_up=configured is not None and gpus > configured,
+        stepped_up=configured is not None and gpus is not None and gpus > configured,
         capacity_volume=None if capacity is None else float(capacity),
         cost_per_million_output_tokens=cost / output_millions if output_millions > 0 else None,
         cost_per_request=per_request,
@@ -82,33 +95,47 @@ def _income(r: Resolved, option: str, volume: float) -> ProviderIncome | None:
 
 
 def compare(
-    scenario: Scenario | Resolved, volume: float | None = None, volume_max: float | None = None, check: bool = True
+    scenario: str | os.PathLike[str] | Scenario | Resolved,
+    volume: float | None = None,
+    volume_max: float | None = None,
+    check: bool = True,
 ) -> Comparison:
     """Compare the scenario's options at one volume and find every pair's break-even.
 
     Parameters
     ----------
     scenario
-        The scenario (resolved once here if it is not).
+        A bundled scenario's name or a scenario file's path (loaded with
+        :func:`~costmodel.scenarios.load_scenario` and the bundled catalog), or a scenario
+        (resolved once here if it is not).
     volume
         Volume to compare at; default: the scenario's. [GPU-h/month or tokens/day]
     volume_max
         Upper end of the break-even search; default 10 × ``volume``
-        (:func:`~costmodel.domain.break_even.default_volume_max`).
+        (:func:`~costmodel.domain.break_even.default_volume_max`). [as ``volume``]
     check
         Check the scenario's ``claims`` (each claim searches for the input value at which it
         would stop holding, thousands of evaluations); ``False`` leaves ``claims`` empty, as
-        the what-if panel does on each slider move.
+        the what-if panel does on each slider move. ``figure`` claims read the output
+        document: :func:`~costmodel.presentation.output.comparison_output` checks them.
 
     Returns
     -------
     Comparison
         With the decision (:func:`costmodel.domain.decision.decide`: every candidate on the
         scenario's one measure), and the training run, the horizon view and the cheapest mix
-        where the scenario has the blocks for them.
+        where the scenario has the blocks for them. Its ``uncertainty``
+        (:func:`uncertainty_result`, at the scenario's volume) is computed when first read.
+        :func:`~costmodel.presentation.output.comparison_output` makes the output document
+        (``costmodel compare --json``) of it.
 
     Raises
     ------
+    TypeError
+        ``scenario`` is none of these (a dict of scenario data: validate it first with
+        :func:`~costmodel.scenarios.validate_data`).
+    ScenarioError
+        The named file cannot be loaded.
     ValueError
         ``volume`` is negative or not finite, or ``volume_max`` is not above 0.
 
@@ -118,8 +145,10 @@ def compare(
     >>> result = compare(costmodel.load_scenario("llama70b-vs-api"))
     >>> result.decision.winner, round(result.decision.margin, 2)
     ('api', 8521.39)
+    >>> compare("llama70b-vs-api").decision.winner
+    'api'
     """
-    r = as_resolved(scenario)
+    r = _resolved(scenario)
     v = r.volume if volume is None else float(volume)
     if not (np.isfinite(v) and v >= 0):
         raise ValueError(f"volume must be a finite number >= 0, got {v}")
@@ -155,14 +184,82 @@ def compare(
         energy=energy_result(r, v, run),
         plan=plan,
         claims=check_claims(r) if check else (),
-        notes=tuple(sizing_notes(r))
-        + unused_spot(r)
-        + tuple(
-            f"{row.source_file}: {row.ident} ({row.provider}, {row.model}) is deprecated by the provider: it may be "
-            "withdrawn, and its price with it; compare a current offer too"
-            for row in r.cited
-            if getattr(row, "deprecated", False)
-        ),
+        notes=tuple(sizing_notes(r)) + unused_spot(r) + deprecated_notes(r),
+        uncertainty_of=None if r.uncertainty is None else partial(uncertainty_result, r),
+    )
+
+
+def _resolved(scenario: str | os.PathLike[str] | Scenario | Resolved) -> Resolved:
+    """The scenario resolved: a name or a path is loaded first.
+
+    Raises
+    ------
+    TypeError
+        ``scenario`` is of another type.
+    """
+    if isinstance(scenario, (str, os.PathLike)):
+        scenario = load_scenario(os.fspath(scenario))
+    elif not isinstance(scenario, (Scenario, Resolved)):
+        hint = (
+            " (scenario data: costmodel.validate_data(data) makes a Scenario of it)"
+            if isinstance(scenario, dict)
+            else ""
+        )
+        raise TypeError(
+            f"compare takes a scenario name, a path, a Scenario or a Resolved, not {type(scenario).__name__}{hint}"
+        )
+    return as_resolved(scenario)
+
+
+def uncertainty_result(scenario: Scenario | Resolved) -> UncertaintyResult | None:
+    """Monte Carlo, tornado and Sobol of the scenario's decision measure, at the scenario's volume.
+
+    Without SALib (the ``sobol`` extra) ``sobol`` is None and ``notes`` says which extra computes it.
+
+    Returns
+    -------
+    UncertaintyResult or None
+        None when the scenario has no ``uncertainty`` block.
+
+    Examples
+    --------
+    >>> import costmodel
+    >>> result = uncertainty_result(costmodel.load_scenario("h200-24gpu-cluster"))
+    >>> result.monte_carlo.samples == costmodel.load_scenario("h200-24gpu-cluster").uncertainty.samples
+    True
+    """
+    r = as_resolved(scenario)
+    if r.uncertainty is None:
+        return None
+    units = {f.path: f.unit for f in input_fields(r.scenario, r.catalog)}
+    units.setdefault(THROUGHPUT_INPUT, "output tokens/s/GPU")
+    mc = monte_carlo(r)
+    bars = tuple(tornado(r))
+    notes: tuple[str, ...] = ()
+    try:
+        sobol = sobol_indices(r)
+    except ExtraNotInstalled as exc:
+        sobol = None
+        notes = (f"uncertainty.sobol left out: {exc}",)
+    return UncertaintyResult(
+        monte_carlo=mc,
+        tornado=bars,
+        sobol=sobol,
+        volume=r.volume,
+        volume_unit=r.volume_unit,
+        seed=r.uncertainty.seed,
+        input_units=units,
+        notes=notes,
+    )
+
+
+def deprecated_notes(r: Resolved) -> tuple[str, ...]:
+    """The catalog rows behind the result that their provider has deprecated, each with its file."""
+    return tuple(
+        f"{row.source_file}: {row.ident} ({row.provider}, {row.model}) is deprecated by the provider: it may be "
+        "withdrawn, and its price with it; compare a current offer too"
+        for row in r.cited
+        if getattr(row, "deprecated", False)
     )
 
 
@@ -170,7 +267,10 @@ def unused_spot(r: Resolved) -> tuple[str, ...]:
     """Spot terms the comparison cannot use: a served model's tokens are not interruptible work unless
     the workload says so."""
     rent = r.options.get("rent")
-    if rent is None or rent.spot is None or r.workload.kind != "tokens" or r.scenario.workload.interruptible:
+    work = r.scenario.workload
+    if not isinstance(rent, RentOption) or rent.spot is None or not isinstance(work, TokensWorkload):
+        return ()
+    if work.interruptible:
         return ()
     return (
         "options.rent.spot is not used: spot capacity serves only work that tolerates interruptions, and "
@@ -180,7 +280,8 @@ def unused_spot(r: Resolved) -> tuple[str, ...]:
 
 def sizing_notes(r: Resolved) -> tuple[str, ...]:
     """What the demand profile replaced: a served model's ``peak_to_average`` when the profile sizes capacity."""
-    serving = r.scenario.workload.serving if r.workload.kind == "tokens" else None
+    work = r.scenario.workload
+    serving = work.serving if isinstance(work, TokensWorkload) else None
     if (
         r.demand is None
         or serving is None

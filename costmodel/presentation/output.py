@@ -1,7 +1,8 @@
 """The output contract: one typed model of a comparison, for the programs that read costmodel.
 
-``costmodel compare --json`` prints :meth:`ComparisonOutput.model_dump` of this model, and
-:func:`compare` returns it. The rules, the same in every section:
+``costmodel compare --json`` prints :meth:`ComparisonOutput.model_dump` of this model, which
+:func:`comparison_output` makes of the domain's result (:func:`costmodel.compare`). The rules,
+the same in every section:
 
 - ``schema_version`` (semver) says which version of this contract a document follows: a
   change that removes, renames or retypes a field bumps the major; a new field the minor.
@@ -30,16 +31,26 @@ horizon, a run or a mix to the cent, other figures to six decimals).
 from __future__ import annotations
 
 import math
-import os
 import re
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from ..domain.compare import compare as compare_options
+from ..domain.compare import compare
 from ..resolved import Resolved, as_resolved
-from ..results import Comparison, EnergyResult, Layer, MixResult, OwnFinance, ServingResult, TrainingRun
+from ..results import (
+    Comparison,
+    EnergyResult,
+    Layer,
+    MixResult,
+    OptionResult,
+    OwnFinance,
+    ServingResult,
+    SobolIndices,
+    TrainingRun,
+    UncertaintyResult,
+)
 from ..schema import Scenario
 
 SCHEMA_VERSION = "2.3.0"
@@ -531,7 +542,9 @@ def _finance(f: OwnFinance, cur: str, r: Resolved | None) -> FinanceOutput:
                 npv={o: _q(v, cur, digits=2) for o, v in f.after_tax_npv_by_option.items()},
                 irr_per_year=_q(f.after_tax_irr_per_year, "1/year", digits=9),
             )
-            if f.tax_rate is not None and f.after_tax_tco_by_option is not None
+            if f.tax_rate is not None
+            and f.after_tax_tco_by_option is not None
+            and f.after_tax_npv_by_option is not None
             else None
         ),
     )
@@ -874,6 +887,7 @@ def _curve_maximum(s: ServingResult) -> float | None:
 def _serving(s: ServingResult) -> ServingOutput:
     t = s.target
     na = "not_applicable"
+    peak = _curve_maximum(s)
     return ServingOutput(
         target=None
         if t is None
@@ -906,11 +920,9 @@ def _serving(s: ServingResult) -> ServingOutput:
             "tokens",
             na,
         ),
-        maximum_throughput_per_gpu=_q(_curve_maximum(s), "output tokens/s/GPU", na),
+        maximum_throughput_per_gpu=_q(peak, "output tokens/s/GPU", na),
         throughput_lost_to_target=_q(
-            None
-            if _curve_maximum(s) is None or s.point is None
-            else 1.0 - s.point.throughput_per_gpu / _curve_maximum(s),
+            None if peak is None or s.point is None else 1.0 - s.point.throughput_per_gpu / peak,
             "-",
             na,
         ),
@@ -1179,33 +1191,20 @@ class UncertaintyOutput(OutputModel):
     sobol: SobolOutput | None
 
 
-def _input_units(r: Resolved) -> dict[str, str]:
-    from ..schema.inputs import THROUGHPUT_INPUT, input_fields
-
-    units = {f.path: f.unit for f in input_fields(r.scenario, r.catalog)}
-    units.setdefault(THROUGHPUT_INPUT, "output tokens/s/GPU")
-    return units
-
-
-def _uncertainty(r: Resolved, cur: str, notes: list[str]) -> UncertaintyOutput:
-    """The uncertainty summaries; without SALib (the ``sobol`` extra) the Sobol block is null and a line
-    saying so is added to ``notes`` (the document's warnings)."""
-    from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
-    from ..extras import ExtraNotInstalled
-
-    mc = monte_carlo(r)
+def _uncertainty(u: UncertaintyResult) -> UncertaintyOutput:
+    """The uncertainty summaries of the domain's analysis, each figure in the decision measure's unit."""
+    mc = u.monte_carlo
     month = mc.unit  # the decision measure's unit: the currency, or the currency a month
-    units = _input_units(r)
 
-    def pct(values) -> PercentilesOutput:
+    def pct(values: np.ndarray) -> PercentilesOutput:
         p = np.percentile(values, (10, 50, 90))
         return PercentilesOutput(
             p10=_q(p[0], month, digits=2), p50=_q(p[1], month, digits=2), p90=_q(p[2], month, digits=2)
         )
 
-    bars = []
-    for b in tornado(r):
-        unit = units.get(b.path, "-")
+    bars: list[TornadoBarOutput] = []
+    for b in u.tornado:
+        unit = u.input_units.get(b.path, "-")
         bars.append(
             TornadoBarOutput(
                 input=b.path,
@@ -1219,38 +1218,35 @@ def _uncertainty(r: Resolved, cur: str, notes: list[str]) -> UncertaintyOutput:
                 break_even=_q(b.break_even, unit, "never"),
             )
         )
-    try:
-        sobol = sobol_indices(r)
-    except ExtraNotInstalled as exc:
-        sobol = None
-        notes.append(f"uncertainty.sobol left out: {exc}")
     return UncertaintyOutput(
         tracked_option=mc.option,
         measure=mc.measure,
-        volume=_q(r.volume, VOLUME_UNITS.get(r.volume_unit, r.volume_unit)),
+        volume=_q(u.volume, VOLUME_UNITS.get(u.volume_unit, u.volume_unit)),
         samples=_n(mc.samples, "samples"),
-        seed=r.uncertainty.seed,
+        seed=u.seed,
         cost_percentiles={o: pct(c) for o, c in mc.costs.items()},
         savings_percentiles=pct(mc.savings),
         win_fraction={o: _q(p, "-") for o, p in mc.win_probability().items()},
         clipped_samples={path: _n(n, "samples") for path, n in mc.clipped.items()},
         tornado=bars,
-        sobol=None
-        if sobol is None
-        else SobolOutput(
-            indices={
-                name: SobolIndexOutput(
-                    first_order_share=_q(s1, "-"),
-                    first_order_conf=_q(s1c, "-"),
-                    total_share=_q(st, "-"),
-                    total_conf=_q(stc, "-"),
-                )
-                for name, s1, s1c, st, stc in zip(
-                    sobol.inputs, sobol.first_order, sobol.first_order_conf, sobol.total, sobol.total_conf, strict=True
-                )
-            },
-            left_out=list(sobol.left_out),
-        ),
+        sobol=None if u.sobol is None else _sobol(u.sobol),
+    )
+
+
+def _sobol(sobol: SobolIndices) -> SobolOutput:
+    return SobolOutput(
+        indices={
+            name: SobolIndexOutput(
+                first_order_share=_q(s1, "-"),
+                first_order_conf=_q(s1c, "-"),
+                total_share=_q(st, "-"),
+                total_conf=_q(stc, "-"),
+            )
+            for name, s1, s1c, st, stc in zip(
+                sobol.inputs, sobol.first_order, sobol.first_order_conf, sobol.total, sobol.total_conf, strict=True
+            )
+        },
+        left_out=list(sobol.left_out),
     )
 
 
@@ -1368,6 +1364,46 @@ class ComparisonOutput(OutputModel):
         return self._comparison
 
 
+def _option(o: OptionResult, cur: str, tokens: bool, vunit: str) -> OptionOutput:
+    """One option at the volume, in the output's units (``cur`` the currency, ``vunit`` the volume's)."""
+    month = f"{cur}/month"
+    api = o.kind == "api"
+    return OptionOutput(
+        label=o.label,
+        kind=o.kind,
+        monthly_cost=_q(o.monthly_cost, month),
+        components={key(k): _q(v, month) for k, v in o.components.items()},
+        cost_per_gpu_hour_used=_q(o.cost_per_gpu_hour, f"{cur}/GPU-h", "not_applicable" if api else "not_defined"),
+        cost_per_million_tokens=_q(
+            o.cost_per_million_tokens, f"{cur}/M tokens", "not_defined" if tokens else "not_applicable"
+        ),
+        cost_per_million_output_tokens=_q(
+            o.cost_per_million_output_tokens,
+            f"{cur}/M output tokens",
+            "not_defined" if tokens else "not_applicable",
+        ),
+        configured_gpus=_n(o.configured_gpus, "GPU", "not_applicable"),
+        gpus=_n(o.gpus, "GPU", "not_applicable"),
+        utilisation_share=_q(o.utilisation, "-", "not_applicable" if api else "not_defined"),
+        gpu_count_stepped_up=o.stepped_up,
+        capacity_volume=_q(o.capacity_volume, vunit, "no_limit"),
+        cost_per_request=_q(o.cost_per_request, f"{cur}/request", "not_defined" if tokens else "not_applicable"),
+        cost_per_1000_requests=_q(
+            None if o.cost_per_request is None else 1000 * o.cost_per_request,
+            f"{cur}/1000 requests",
+            "not_defined" if tokens else "not_applicable",
+        ),
+        provider=None
+        if o.provider is None
+        else ProviderOutput(
+            **{
+                f: _q(getattr(o.provider, f), month, digits=2)
+                for f in ("revenue", "opex", "depreciation", "ebit", "noi")
+            }
+        ),
+    )
+
+
 def comparison_output(
     comparison: Comparison,
     resolved: Scenario | Resolved | None = None,
@@ -1380,15 +1416,16 @@ def comparison_output(
     Parameters
     ----------
     comparison
-        The domain's result (:func:`costmodel.domain.compare.compare`).
+        The domain's result (:func:`costmodel.compare`).
     resolved
-        The scenario compared; needed for the cash flows by year and the uncertainty
-        summaries (without it both are null).
+        The scenario compared; needed for the cash flows by year and the ``figure`` claims
+        (without it the cash flows by year are null and those claims unchecked).
     uncertainty
-        Run the Monte Carlo, tornado and Sobol analysis when the scenario has an
-        ``uncertainty`` block (imports SciPy and SALib); False leaves the section null.
-        Without SALib (the ``sobol`` extra) ``uncertainty.sobol`` is null and ``warnings``
-        says which extra computes it.
+        Include the comparison's uncertainty analysis
+        (:attr:`~costmodel.results.Comparison.uncertainty`: Monte Carlo, tornado and Sobol,
+        run here if not yet read) when the scenario has an ``uncertainty`` block; False
+        leaves the section null. Without SALib (the ``sobol`` extra) ``uncertainty.sobol``
+        is null and ``warnings`` says which extra computes it.
     figure_claims
         Check the scenario's ``figure`` claims on this document
         (:func:`~costmodel.presentation.figure_claims.with_figure_claims`) when the
@@ -1400,48 +1437,11 @@ def comparison_output(
     if figure_claims and r is not None:
         comparison = with_figure_claims(comparison, r)
     c = comparison
-    cur, month = c.currency, f"{c.currency}/month"
+    cur = c.currency
     tokens = c.workload_kind == "tokens"
     vunit = VOLUME_UNITS.get(c.volume_unit, c.volume_unit)
-    options = {}
-    for name, o in c.options.items():
-        api = o.kind == "api"
-        options[name] = OptionOutput(
-            label=o.label,
-            kind=o.kind,
-            monthly_cost=_q(o.monthly_cost, month),
-            components={key(k): _q(v, month) for k, v in o.components.items()},
-            cost_per_gpu_hour_used=_q(o.cost_per_gpu_hour, f"{cur}/GPU-h", "not_applicable" if api else "not_defined"),
-            cost_per_million_tokens=_q(
-                o.cost_per_million_tokens, f"{cur}/M tokens", "not_defined" if tokens else "not_applicable"
-            ),
-            cost_per_million_output_tokens=_q(
-                o.cost_per_million_output_tokens,
-                f"{cur}/M output tokens",
-                "not_defined" if tokens else "not_applicable",
-            ),
-            configured_gpus=_n(o.configured_gpus, "GPU", "not_applicable"),
-            gpus=_n(o.gpus, "GPU", "not_applicable"),
-            utilisation_share=_q(o.utilisation, "-", "not_applicable" if api else "not_defined"),
-            gpu_count_stepped_up=o.stepped_up,
-            capacity_volume=_q(o.capacity_volume, vunit, "no_limit"),
-            cost_per_request=_q(o.cost_per_request, f"{cur}/request", "not_defined" if tokens else "not_applicable"),
-            cost_per_1000_requests=_q(
-                None if o.cost_per_request is None else 1000 * o.cost_per_request,
-                f"{cur}/1000 requests",
-                "not_defined" if tokens else "not_applicable",
-            ),
-            provider=None
-            if o.provider is None
-            else ProviderOutput(
-                **{
-                    f: _q(getattr(o.provider, f), month, digits=2)
-                    for f in ("revenue", "opex", "depreciation", "ebit", "noi")
-                }
-            ),
-        )
-    notes: list[str] = []
-    summary = _uncertainty(r, cur, notes) if uncertainty and r is not None and r.uncertainty is not None else None
+    options = {name: _option(o, cur, tokens, vunit) for name, o in c.options.items()}
+    analysis = c.uncertainty if uncertainty else None
     doc = ComparisonOutput(
         schema_version=SCHEMA_VERSION,
         costmodel_version=__version__,
@@ -1476,7 +1476,7 @@ def comparison_output(
         ],
         estimates=list(c.estimates),
         stale=list(c.stale),
-        warnings=list(c.warnings) + notes,
+        warnings=list(c.warnings) + ([] if analysis is None else list(analysis.notes)),
         training_run=None if c.training is None else _training(c.training, cur),
         finance=None if c.finance is None else _finance(c.finance, cur, r),
         capacity_plan=None if c.plan is None else _plan(c.plan, cur),
@@ -1484,80 +1484,15 @@ def comparison_output(
         serving=None if c.serving is None else _serving(c.serving),
         energy=None if c.energy is None else _energy(c.energy, cur, tokens),
         claims=[_claim(claim) for claim in c.claims],
-        uncertainty=summary,
+        uncertainty=None if analysis is None else _uncertainty(analysis),
     )
     doc._comparison = c
     return doc
 
 
-def compare(
-    scenario: str | os.PathLike | Scenario | Resolved,
-    volume: float | None = None,
-    volume_max: float | None = None,
-    *,
-    uncertainty: bool = True,
-) -> ComparisonOutput:
-    """Compare the scenario's options at one volume: the typed output document.
-
-    Parameters
-    ----------
-    scenario
-        A bundled scenario's name or a scenario file's path (loaded with
-        :func:`~costmodel.scenarios.load_scenario` and the bundled catalog), or a scenario
-        (resolved once here if it is not).
-    volume
-        Volume to compare at; default: the scenario's. [GPU-h/month or tokens/day]
-    volume_max
-        Upper end of the break-even search; default 10 × ``volume``. [as ``volume``]
-    uncertainty
-        Include the uncertainty summaries when the scenario has an ``uncertainty`` block.
-
-    Returns
-    -------
-    ComparisonOutput
-        ``.model_dump()`` is the JSON of ``costmodel compare --json``; the domain's
-        :class:`~costmodel.results.Comparison` is ``.comparison`` (or call
-        :func:`costmodel.domain.compare.compare`).
-
-    Raises
-    ------
-    TypeError
-        ``scenario`` is none of these (a dict of scenario data: validate it first with
-        :func:`~costmodel.scenarios.validate_data`).
-    ScenarioError
-        The named file cannot be loaded.
-
-    Examples
-    --------
-    >>> import costmodel
-    >>> doc = compare(costmodel.load_scenario("llama70b-vs-api"))
-    >>> doc.decision.winner, doc.decision.margin.value, doc.decision.margin.unit
-    ('api', 8521.39, 'USD/month')
-    >>> compare("llama70b-vs-api").decision.winner
-    'api'
-    """
-    if isinstance(scenario, (str, os.PathLike)):
-        from ..scenarios import load_scenario
-
-        scenario = load_scenario(scenario)
-    elif not isinstance(scenario, (Scenario, Resolved)):
-        hint = (
-            " (scenario data: costmodel.validate_data(data) makes a Scenario of it)"
-            if isinstance(scenario, dict)
-            else ""
-        )
-        raise TypeError(
-            f"compare takes a scenario name, a path, a Scenario or a Resolved, not {type(scenario).__name__}{hint}"
-        )
-    r = as_resolved(scenario)
-    return comparison_output(compare_options(r, volume=volume, volume_max=volume_max), r, uncertainty=uncertainty)
-
-
 def _claims_document(r: Resolved) -> dict:
     """The output document a ``figure`` claim reads, with the claims unchecked."""
-    return comparison_output(compare_options(r, check=False), r, uncertainty=False, figure_claims=False).model_dump(
-        mode="json"
-    )
+    return comparison_output(compare(r, check=False), r, uncertainty=False, figure_claims=False).model_dump(mode="json")
 
 
 def check_figure_paths(resolved: Scenario | Resolved) -> None:

@@ -37,7 +37,7 @@ NonNegative = Annotated[float, Field(strict=True, ge=0)]
 Positive = Annotated[float, Field(strict=True, gt=0)]
 Share = Annotated[float, Field(strict=True, ge=0, le=1)]
 PositiveShare = Annotated[float, Field(strict=True, gt=0, le=1)]
-Count = Annotated[int, Field(strict=True)]
+Whole = Annotated[int, Field(strict=True)]
 
 
 def _no_boolean(value: Any) -> Any:
@@ -305,7 +305,7 @@ def fail(title: str, loc: tuple, error_type: str, message: str, value: Any, **ct
     )
 
 
-def catalog_from(info: ValidationInfo) -> Catalog:
+def context_catalog(info: ValidationInfo) -> Catalog:
     """The catalog passed as validation context, else the bundled one."""
     context = info.context or {}
     return context.get("catalog") or default_catalog()

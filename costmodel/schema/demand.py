@@ -13,7 +13,6 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from ..catalog import known_time_zone
 from .base import (
-    Count,
     DateTime,
     InputModel,
     NonNegative,
@@ -22,6 +21,7 @@ from .base import (
     Share,
     Source,
     Text,
+    Whole,
     fail,
     quantity,
     rules,
@@ -143,8 +143,8 @@ class OfficeHoursDemand(_Profile):
     kind: Literal["office_hours"] = Field(
         description="office_hours: busy from start_hour to end_hour on days, off_share outside."
     )
-    start_hour: Count = quantity(8, unit="h", title="office hours start", ge=0, le=23, varies=False)
-    end_hour: Count = quantity(18, unit="h", title="office hours end", ge=1, le=24, varies=False)
+    start_hour: Whole = quantity(8, unit="h", title="office hours start", ge=0, le=23, varies=False)
+    end_hour: Whole = quantity(18, unit="h", title="office hours end", ge=1, le=24, varies=False)
     days: list[Annotated[int, Field(ge=0, le=6)]] = Field(
         default_factory=lambda: [0, 1, 2, 3, 4],
         min_length=1,
@@ -183,7 +183,7 @@ class RequestLogDemand(_Profile):
 
     kind: Literal["request_log"] = Field(description="request_log: tokens per hour from a CSV request log.")
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
-    year: Count = quantity(
+    year: Whole = quantity(
         unit="year",
         title="profile year",
         ge=1970,
@@ -218,7 +218,7 @@ class JobLogDemand(_Profile):
 
     kind: Literal["job_log"] = Field(description="job_log: GPUs busy per hour from a Slurm sacct job log.")
     path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
-    year: Count = quantity(
+    year: Whole = quantity(
         unit="year",
         title="profile year",
         ge=1970,

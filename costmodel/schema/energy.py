@@ -16,7 +16,7 @@ from .base import (
     NonNegative,
     Positive,
     Text,
-    catalog_from,
+    context_catalog,
     fail,
     given,
     inside,
@@ -107,12 +107,12 @@ class EnergyInputs(InputModel):
     def _region_known(cls, value: str | None, info: ValidationInfo) -> str | None:
         if value is None:
             return value
-        return known_id(value, catalog_from(info).grid_intensity, "grid region", "grid_carbon_intensity.csv")
+        return known_id(value, context_catalog(info).grid_intensity, "grid region", "grid_carbon_intensity.csv")
 
     @field_validator("rent_pue_row")
     @classmethod
     def _pue_known(cls, value: str, info: ValidationInfo) -> str:
-        return known_id(value, catalog_from(info).datacenter_pue, "PUE row", "datacenter_pue.csv")
+        return known_id(value, context_catalog(info).datacenter_pue, "PUE row", "datacenter_pue.csv")
 
     @model_validator(mode="after")
     def _market_needs_source(self) -> EnergyInputs:

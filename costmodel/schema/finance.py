@@ -7,12 +7,12 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from .base import (
-    Count,
     Date,
     InputModel,
     Share,
     Source,
     Text,
+    Whole,
     absent,
     both,
     either,
@@ -39,7 +39,7 @@ class Loan(InputModel):
         le=1,
         description="Nominal yearly interest rate; paid monthly at rate / 12.",
     )
-    term_months: Count = quantity(
+    term_months: Whole = quantity(
         unit="months",
         title="loan term",
         ge=1,
@@ -469,7 +469,7 @@ class Lease(InputModel):
         le=1,
         description="Nominal yearly rate implicit in the lease; monthly at rate / 12.",
     )
-    term_months: Count = quantity(unit="months", title="lease term", ge=1, le=120, varies=False)
+    term_months: Whole = quantity(unit="months", title="lease term", ge=1, le=120, varies=False)
     residual_share: Share = quantity(
         0.0,
         unit="-",
@@ -490,7 +490,7 @@ class Commitment(InputModel):
         json_schema_extra=rules(when(never(equals(payment="partial_upfront")), left_at(upfront_share=0.5)))
     )
 
-    gpus: Count = quantity(unit="GPU", title="reserved GPUs", ge=1, le=10_000_000, varies=False)
+    gpus: Whole = quantity(unit="GPU", title="reserved GPUs", ge=1, le=10_000_000, varies=False)
     payment: Literal["all_upfront", "partial_upfront", "no_upfront"] = Field(
         default="no_upfront",
         description="How much of each term is paid at its start: all, part (upfront_share) or none.",
@@ -537,7 +537,7 @@ class Tax(InputModel):
         description="Tax depreciation of hardware: straight_line or declining_balance over life_months, or "
         "macrs_5 (IRS Publication 946 Table A-1, 5-year property, half-year convention).",
     )
-    life_months: Count | None = quantity(
+    life_months: Whole | None = quantity(
         None,
         unit="months",
         title="tax life",
@@ -591,7 +591,7 @@ class CapacityPlan(InputModel):
     the year before; the servers for year y are ordered ``lead_time_months`` before it starts.
     """
 
-    years: Count | None = quantity(
+    years: Whole | None = quantity(
         None,
         unit="years",
         title="plan years",
@@ -645,7 +645,7 @@ class Finance(InputModel):
         )
     )
 
-    horizon_months: Count = quantity(
+    horizon_months: Whole = quantity(
         unit="months", title="horizon", ge=1, varies=False, le=600, description="Months compared."
     )
     discount_rate_per_year: float = quantity(
@@ -663,7 +663,7 @@ class Finance(InputModel):
         description="Resale value of the hardware at the horizon as a share of its capex; default: its "
         "straight-line book value.",
     )
-    lead_time_months: Count = quantity(
+    lead_time_months: Whole = quantity(
         0,
         unit="months",
         title="lead time",
@@ -686,7 +686,7 @@ class Finance(InputModel):
         "demand and salaries over the horizon [1/year]; default: all flat.",
     )
     source: Text = Field(default="", description="Where the discount rate and the other figures come from.")
-    useful_life_months: Count | None = quantity(
+    useful_life_months: Whole | None = quantity(
         None,
         unit="months",
         title="useful life",

@@ -15,7 +15,6 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 from ..catalog import Currency
 from .base import (
-    Count,
     Date,
     InputModel,
     NonNegative,
@@ -24,9 +23,10 @@ from .base import (
     Share,
     Source,
     Text,
+    Whole,
     absent,
     both,
-    catalog_from,
+    context_catalog,
     either,
     equals,
     fail,
@@ -176,7 +176,7 @@ class Facility(InputModel):
     price_per_mw: Positive = quantity(
         unit="{currency}/MW", title="facility build cost", description="Build cost per MW of provisioned IT power."
     )
-    depreciation_months: Count = quantity(
+    depreciation_months: Whole = quantity(
         unit="months", title="facility life", ge=1, le=1200, description="Straight-line life of the building."
     )
     currency: Currency
@@ -253,7 +253,7 @@ class OwnCluster(InputModel):
 
     label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
     server: str = Field(description="Server id in data/servers.csv (gives GPUs per server, price, power).")
-    server_count: Count = quantity(
+    server_count: Whole = quantity(
         unit="servers",
         title="servers",
         ge=1,
@@ -261,7 +261,7 @@ class OwnCluster(InputModel):
         le=100_000,
         description="Servers bought. The count steps up if the volume needs more.",
     )
-    depreciation_months: Count = quantity(
+    depreciation_months: Whole = quantity(
         unit="months",
         title="depreciation period",
         ge=1,
@@ -310,7 +310,7 @@ class OwnCluster(InputModel):
     @field_validator("server")
     @classmethod
     def _server_known(cls, value: str, info: ValidationInfo) -> str:
-        return known_id(value, catalog_from(info).servers, "server", "servers.csv")
+        return known_id(value, context_catalog(info).servers, "server", "servers.csv")
 
     @model_validator(mode="after")
     def _housed_and_run(self) -> OwnCluster:
@@ -384,7 +384,7 @@ class Spot(InputModel):
         le=100,
         description="Work redone per interruption: restart plus half a checkpoint interval.",
     )
-    max_gpus: Count | None = quantity(
+    max_gpus: Whole | None = quantity(
         None,
         unit="GPU",
         title="most spot GPUs",
@@ -426,7 +426,7 @@ class CloudRental(InputModel):
         description="always_on: every rented GPU is paid 730 h a month (24/7); "
         "per_gpu_hour_used: only the GPU-hours the workload uses are paid."
     )
-    gpu_count: Count | None = quantity(
+    gpu_count: Whole | None = quantity(
         None,
         unit="GPU",
         title="GPUs rented 24/7",
@@ -443,7 +443,7 @@ class CloudRental(InputModel):
     @field_validator("offer")
     @classmethod
     def _offer_known(cls, value: str, info: ValidationInfo) -> str:
-        return known_id(value, catalog_from(info).cloud_offers, "cloud offer", "cloud_prices.csv")
+        return known_id(value, context_catalog(info).cloud_offers, "cloud offer", "cloud_prices.csv")
 
     @model_validator(mode="after")
     def _count_matches_billing(self) -> CloudRental:
@@ -562,7 +562,7 @@ class HostedAPI(InputModel):
     @field_validator("offer")
     @classmethod
     def _offer_known(cls, value: str, info: ValidationInfo) -> str:
-        return known_id(value, catalog_from(info).api_offers, "API offer", "api_prices.csv")
+        return known_id(value, context_catalog(info).api_offers, "API offer", "api_prices.csv")
 
     price_date: Date | None = Field(
         default=None,

@@ -25,7 +25,7 @@ from .base import (
     Text,
     absent,
     both,
-    catalog_from,
+    context_catalog,
     either,
     equals,
     given,
@@ -159,7 +159,7 @@ class Scenario(InputModel):
 
     @model_validator(mode="after")
     def _cross_check(self, info: ValidationInfo) -> Scenario:
-        catalog = catalog_from(info)
+        catalog = context_catalog(info)
         self._catalog = (info.context or {}).get("catalog")
         errors: list[InitErrorDetails] = []
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from .base import Count, InputModel, Number, Source, absent, both, equals, fail, given, rules, when
+from .base import InputModel, Number, Source, Whole, absent, both, equals, fail, given, rules, when
 
 MAX_EMPIRICAL_VALUES = 100_000
 """Most values an empirical distribution may list."""
@@ -156,8 +156,8 @@ class Uncertainty(InputModel):
     ``options.api.input_price_per_million``, ...); see :func:`costmodel.schema.inputs.input_paths`.
     """
 
-    seed: Count = Field(default=0, ge=0, le=2**63 - 1, description="Seed of the random generator. [-]")
-    samples: Count = Field(default=100_000, ge=1, le=10_000_000, description="Monte Carlo samples. [-]")
+    seed: Whole = Field(default=0, ge=0, le=2**63 - 1, description="Seed of the random generator. [-]")
+    samples: Whole = Field(default=100_000, ge=1, le=10_000_000, description="Monte Carlo samples. [-]")
     option: Literal["own", "rent", "api"] | None = Field(
         default=None,
         description="Option whose savings against the cheapest other are tracked; default own, else the first.",
@@ -175,4 +175,4 @@ class Uncertainty(InputModel):
     tornado_swing: float = Field(
         default=0.2, strict=True, gt=0, le=1, description="Default tornado range: ± this share. [-]"
     )
-    sobol_base_samples: Count = Field(default=1024, ge=64, le=65536, description="SALib Sobol base sample size. [-]")
+    sobol_base_samples: Whole = Field(default=1024, ge=64, le=65536, description="SALib Sobol base sample size. [-]")

@@ -18,7 +18,6 @@ from pydantic_core import PydanticCustomError
 
 from ..catalog import estimated_curve_ids
 from .base import (
-    Count,
     InputModel,
     NonNegative,
     NotBoolean,
@@ -27,9 +26,10 @@ from .base import (
     Share,
     Source,
     Text,
+    Whole,
     absent,
     both,
-    catalog_from,
+    context_catalog,
     either,
     equals,
     fail,
@@ -84,7 +84,7 @@ class _Workload(InputModel):
     @field_validator("gpu")
     @classmethod
     def _gpu_known(cls, value: str, info: ValidationInfo) -> str:
-        return known_id(value, catalog_from(info).gpus, "GPU", "gpus.csv")
+        return known_id(value, context_catalog(info).gpus, "GPU", "gpus.csv")
 
 
 class GPUHoursWorkload(_Workload):
@@ -122,7 +122,7 @@ def _ratio(value: Any) -> Any:
 class ServingEstimate(InputModel):
     """Inputs of the first-principles throughput estimate (see :mod:`costmodel.formulas.serving`)."""
 
-    batch_size: Count = quantity(
+    batch_size: Whole = quantity(
         unit="requests",
         title="batch size",
         ge=1,
@@ -130,8 +130,8 @@ class ServingEstimate(InputModel):
         le=100_000,
         description="Requests decoded together per replica.",
     )
-    input_tokens: Count = quantity(unit="tokens", title="input tokens per request", ge=1, varies=False, le=10_000_000)
-    output_tokens: Count = quantity(unit="tokens", title="output tokens per request", ge=1, varies=False, le=10_000_000)
+    input_tokens: Whole = quantity(unit="tokens", title="input tokens per request", ge=1, varies=False, le=10_000_000)
+    output_tokens: Whole = quantity(unit="tokens", title="output tokens per request", ge=1, varies=False, le=10_000_000)
     decode_efficiency: PositiveShare = quantity(
         unit="-", title="decode efficiency", description="Share of memory bandwidth decode achieves."
     )
@@ -211,8 +211,8 @@ class LatencyTarget(InputModel):
 class RequestShape(InputModel):
     """Tokens in and out of one typical request."""
 
-    input_tokens: Count = quantity(unit="tokens", title="input tokens per request", ge=1, le=10_000_000, varies=False)
-    output_tokens: Count = quantity(unit="tokens", title="output tokens per request", ge=1, le=10_000_000, varies=False)
+    input_tokens: Whole = quantity(unit="tokens", title="input tokens per request", ge=1, le=10_000_000, varies=False)
+    output_tokens: Whole = quantity(unit="tokens", title="output tokens per request", ge=1, le=10_000_000, varies=False)
 
 
 class ServingLevers(InputModel):
@@ -237,7 +237,7 @@ class ServingLevers(InputModel):
         varies=False,
         description="Share of each request's input tokens found in the prefix cache and not prefilled again.",
     )
-    speculative_tokens: Count = quantity(
+    speculative_tokens: Whole = quantity(
         0,
         unit="tokens",
         title="speculative tokens per step",
@@ -287,7 +287,7 @@ class ServingLevers(InputModel):
 class Redundancy(InputModel):
     """Spare replicas held beyond the load, and replicas lost to failures."""
 
-    spare_replicas: Count = quantity(
+    spare_replicas: Whole = quantity(
         0,
         unit="replicas",
         title="spare replicas",
@@ -373,7 +373,7 @@ class Serving(InputModel):
     serving_mode: Literal["auto", "aggregated", "disaggregated"] = Field(
         default="auto", description="Prefill and decode on the same replicas, in separate pools, or the cheaper."
     )
-    max_servers_per_replica: Count = quantity(
+    max_servers_per_replica: Whole = quantity(
         1,
         unit="servers",
         title="servers per replica at most",
@@ -404,7 +404,7 @@ class Serving(InputModel):
         estimated = estimated_curve_ids()
         if value in estimated:
             return value
-        curves = {p.curve: p for p in catalog_from(info).serving_curves.values()}
+        curves = {p.curve: p for p in context_catalog(info).serving_curves.values()}
         if value in curves or not value.startswith("aic-"):
             return known_id(value, curves, "serving curve", "serving_curves.csv")
         import difflib
@@ -421,7 +421,7 @@ class Serving(InputModel):
     @field_validator("request")
     @classmethod
     def _request_fits_context(cls, value: RequestShape | None, info: ValidationInfo) -> RequestShape | None:
-        model = catalog_from(info).models.get(info.data.get("model", ""))
+        model = context_catalog(info).models.get(info.data.get("model", ""))
         context = None if model is None else model.context_length_tokens
         if value is not None and context is not None and value.input_tokens + value.output_tokens > context:
             raise PydanticCustomError(
@@ -473,7 +473,7 @@ class Serving(InputModel):
     @field_validator("model")
     @classmethod
     def _model_known(cls, value: str, info: ValidationInfo) -> str:
-        return known_id(value, catalog_from(info).models, "model", "models.csv")
+        return known_id(value, context_catalog(info).models, "model", "models.csv")
 
     @field_validator("throughput_row")
     @classmethod
@@ -481,7 +481,7 @@ class Serving(InputModel):
         return (
             None
             if value is None
-            else known_id(value, catalog_from(info).throughput, "throughput row", "throughput.csv")
+            else known_id(value, context_catalog(info).throughput, "throughput row", "throughput.csv")
         )
 
 
@@ -540,7 +540,7 @@ class TokensWorkload(_Workload):
         description="A model served at a precision: GPUs per replica "
         "and throughput (instead of the throughput itself).",
     )
-    input_tokens_per_request: Count | None = quantity(
+    input_tokens_per_request: Whole | None = quantity(
         None,
         unit="tokens",
         title="input tokens per request",
@@ -730,7 +730,7 @@ class Goodput(InputModel):
         le=1000,
         description="Job-interrupting failures per GPU per year (or give interruptions, days and gpus).",
     )
-    interruptions: Count | None = quantity(
+    interruptions: Whole | None = quantity(
         None,
         unit="-",
         title="interruptions observed",
@@ -747,7 +747,7 @@ class Goodput(InputModel):
         varies=False,
         description="Days over which the interruptions were counted.",
     )
-    gpus: Count | None = quantity(
+    gpus: Whole | None = quantity(
         None,
         unit="GPU",
         title="GPUs observed",
@@ -768,7 +768,7 @@ class Goodput(InputModel):
         description="Failures per year of one GPU, one host and one network component; the run's "
         "counts of each give the cluster's rate (instead of failures_per_gpu_per_year).",
     )
-    gpus_per_host: Count = quantity(
+    gpus_per_host: Whole = quantity(
         8,
         unit="GPU",
         title="GPUs per host",
@@ -777,7 +777,7 @@ class Goodput(InputModel):
         varies=False,
         description="Used with failures_per_year only: hosts = GPUs / this, rounded up.",
     )
-    network_components: Count | None = quantity(
+    network_components: Whole | None = quantity(
         None,
         unit="-",
         title="network components",
@@ -982,7 +982,7 @@ class TrainingStage(_RunBasis):
     model_config = ConfigDict(json_schema_extra=rules(*_ONE_BASIS))
 
     name: Text = Field(min_length=1, max_length=200, description="Stage name.")
-    gpus: Count | None = quantity(
+    gpus: Whole | None = quantity(
         None,
         unit="GPU",
         title="stage GPUs",
@@ -1012,24 +1012,24 @@ class Parallelism(InputModel):
         )
     )
 
-    tensor_parallel: Count = quantity(1, unit="GPU", title="tensor parallel size", ge=1, le=1024, varies=False)
-    pipeline_parallel: Count = quantity(1, unit="GPU", title="pipeline parallel size", ge=1, le=1024, varies=False)
-    context_parallel: Count = quantity(1, unit="GPU", title="context parallel size", ge=1, le=1024, varies=False)
-    data_parallel: Count = quantity(unit="GPU", title="data parallel size", ge=1, le=10_000_000, varies=False)
-    expert_parallel: Count = quantity(1, unit="GPU", title="expert parallel size", ge=1, le=10_000, varies=False)
+    tensor_parallel: Whole = quantity(1, unit="GPU", title="tensor parallel size", ge=1, le=1024, varies=False)
+    pipeline_parallel: Whole = quantity(1, unit="GPU", title="pipeline parallel size", ge=1, le=1024, varies=False)
+    context_parallel: Whole = quantity(1, unit="GPU", title="context parallel size", ge=1, le=1024, varies=False)
+    data_parallel: Whole = quantity(unit="GPU", title="data parallel size", ge=1, le=10_000_000, varies=False)
+    expert_parallel: Whole = quantity(1, unit="GPU", title="expert parallel size", ge=1, le=10_000, varies=False)
     zero_stage: Annotated[Literal[0, 1, 2, 3], NotBoolean] | None = Field(
         default=None, description="ZeRO stage (Rajbhandari et al. 2020); 3 is FSDP full sharding. [-]"
     )
     fsdp: bool = Field(default=False, description="FSDP full sharding: the same as zero_stage 3.")
-    sequence_length: Count = quantity(unit="tokens", title="sequence length", ge=1, le=100_000_000, varies=False)
-    micro_batch_size: Count = quantity(1, unit="sequences", title="micro-batch size", ge=1, le=100_000, varies=False)
+    sequence_length: Whole = quantity(unit="tokens", title="sequence length", ge=1, le=100_000_000, varies=False)
+    micro_batch_size: Whole = quantity(1, unit="sequences", title="micro-batch size", ge=1, le=100_000, varies=False)
     activation_recomputation: Literal["none", "selective", "full"] = Field(
         default="selective", description="Activation recomputation (Korthikanti et al. 2022)."
     )
     sequence_parallel: bool = Field(default=True, description="Megatron sequence parallelism with tensor parallel.")
-    hidden_size: Count = quantity(unit="-", title="hidden size h", ge=1, le=1_000_000, varies=False)
-    attention_heads: Count = quantity(unit="-", title="attention heads a", ge=1, le=100_000, varies=False)
-    layers: Count | None = quantity(
+    hidden_size: Whole = quantity(unit="-", title="hidden size h", ge=1, le=1_000_000, varies=False)
+    attention_heads: Whole = quantity(unit="-", title="attention heads a", ge=1, le=100_000, varies=False)
+    layers: Whole | None = quantity(
         None,
         unit="-",
         title="layers L",
@@ -1100,7 +1100,7 @@ class TrainingPower(InputModel):
         description="Average power one GPU drew over the run, as measured (with its host's share if the meter "
         "includes it); used instead of the GPU's TDP for the run's energy.",
     )
-    redundancy_units: Count | None = quantity(
+    redundancy_units: Whole | None = quantity(
         None,
         unit="-",
         title="power units N",
@@ -1109,7 +1109,7 @@ class TrainingPower(InputModel):
         varies=False,
         description="N: units (UPS modules, generators, feeds) that carry the facility power between them.",
     )
-    spare_units: Count = quantity(
+    spare_units: Whole = quantity(
         1,
         unit="-",
         title="spare power units k",
@@ -1179,7 +1179,7 @@ class TrainingWorkload(_RunBasis, _Workload):
         None, unit="-", title="active parameters N", description="Parameters used per token, if no model id is given."
     )
     precision: TrainingPrecision = Field(description="Precision whose dense peak the MFU refers to.")
-    cluster_gpus: Count = quantity(
+    cluster_gpus: Whole = quantity(
         unit="GPU", title="cluster GPUs", ge=1, varies=False, le=10_000_000, description="GPUs the run uses at once."
     )
     state_bytes_per_parameter: Positive = quantity(
@@ -1210,7 +1210,7 @@ class TrainingWorkload(_RunBasis, _Workload):
     @field_validator("model")
     @classmethod
     def _model_known(cls, value: str | None, info: ValidationInfo) -> str | None:
-        return None if value is None else known_id(value, catalog_from(info).models, "model", "models.csv")
+        return None if value is None else known_id(value, context_catalog(info).models, "model", "models.csv")
 
     @model_validator(mode="after")
     def _model_or_parameters(self) -> TrainingWorkload:

@@ -26,7 +26,8 @@ def main(folder: Path) -> list[str]:
 
     # load and compare
     scenario: costmodel.Scenario = costmodel.load_scenario("llama70b-vs-api")
-    result: costmodel.ComparisonOutput = costmodel.compare(scenario, uncertainty=False)
+    compared: costmodel.Comparison = costmodel.compare(scenario)
+    result: costmodel.ComparisonOutput = costmodel.comparison_output(compared, scenario)
     winner: str = result.decision.winner
     unit: str = result.options["api"].monthly_cost.unit
     api_cost: float | None = result.options["api"].monthly_cost.value
