@@ -61,7 +61,7 @@ def launch(folder: Path, kernel_name: str) -> tuple[subprocess.Popen, Path]:
     format: IPC transport, socket files ``folder/kernel-1`` to ``-5``, an HMAC-SHA256 key); the
     process is started as jupyter_client's ``launch_kernel`` starts one on POSIX (its own session,
     stdin a pipe, ``JPY_PARENT_PID`` so it ends with its parent). A jupyter_client kernel manager
-    then adopts it (:func:`costmodel.report._kernel_manager`).
+    then adopts it (:func:`costmodel.jupyter_adapter.kernel_manager_class`).
 
     References
     ----------
