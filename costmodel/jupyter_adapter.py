@@ -1,4 +1,34 @@
-"""ADAPTER_DOC"""
+"""The one module that reaches into jupyter_client, nbclient, papermill and nbconvert.
+
+The report runner (:mod:`costmodel.report`, :mod:`costmodel.report_index`) starts, uses and stops
+its kernels, runs notebooks and exports pages through this module only. What it relies on beyond
+those libraries' documented, public APIs, for the versions ``pyproject.toml`` declares (tested at
+the oldest, ``tests/constraints-oldest.txt`` and ``make test-oldest``, and at the newest, ``make
+.venv/.installed``; the versions are in pyproject.toml's comment):
+
+nbclient 0.10 and 0.11: *when* signal handlers are installed
+    ``NotebookClient.async_setup_kernel`` puts SIGINT and SIGTERM handlers of its own on the event
+    loop (they shut the kernel down) before it calls ``async_start_new_kernel`` and
+    ``async_start_new_kernel_client``, and on leaving removes them, which resets both signals to
+    Python's defaults. :func:`keeping_signal_handlers` overrides those three public methods to put
+    the caller's handlers back at each of those points (``tests/test_report_interrupt.py`` sends
+    a real SIGINT; ``tests/test_report.py`` checks the handlers after a report).
+papermill 2.6 and 2.7: an engine of one's own
+    :func:`papermill_engine` registers a subclass of ``NBClientEngine`` in ``papermill_engines``
+    and builds ``papermill.clientwrap.PapermillNotebookClient`` itself, with the keyword arguments
+    papermill passes to ``execute_managed_notebook`` (its engine plug-in interface). It also uses
+    ``papermill.iorw.load_notebook_node`` and ``papermill.parameterize.parameterize_notebook``
+    (:func:`execute_warm`) to parameterise a notebook as ``execute_notebook`` does.
+jupyter_client 8.6 to 8.10, nbconvert 7.16 and 7.17
+    Public APIs only: the kernel manager's traits set by ``@default`` (:func:`kernel_manager_class`),
+    ``wait_for_ready`` overridden (:func:`ready_client_class`), the session's ``adapt_version``,
+    and ``HTMLExporter`` with the ``costmodel_offline`` template and its ``environment``'s Jinja
+    bytecode cache.
+
+No private name of these libraries is used: the kernel is started by ``start_kernel``, the
+page exported by ``HTMLExporter.from_notebook_node``, the protocol version set through the
+session's ``adapt_version``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +37,6 @@ import functools
 import json
 import os
 import queue
-import re
 import sys
 import tempfile
 import threading
@@ -28,11 +57,8 @@ def kernel_manager_class(scratch: Path):
     runs on the interpreter that runs ``costmodel``, whatever ``python3`` kernel comes first on
     the Jupyter path. The kernel is :mod:`costmodel.kernel` (IPython's, with the report stack
     imported before it answers) and keeps no command history. IPC keeps the kernel off the
-    network and its socket files in ``scratch``.
-
-    A manager whose ``adopted`` is a kernel process already started by
-    :func:`costmodel.kernel.launch` (with its connection file loaded) takes that process as the
-    one it starts, once; a restart starts a new process as jupyter_client does.
+    network and its socket files in ``scratch``. Only public traits of the manager are set (their
+    ``@default``), and the client is :func:`ready_client_class`.
     """
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
@@ -51,8 +77,6 @@ def kernel_manager_class(scratch: Path):
     )
 
     class Manager(AsyncKernelManager):
-        adopted = None  # a subprocess.Popen of costmodel.kernel.launch, taken at the next start
-
         @default("transport")
         def _default_transport(self):
             return "ipc"
@@ -68,21 +92,6 @@ def kernel_manager_class(scratch: Path):
         @default("client_factory")
         def _default_client_factory(self):
             return client
-
-        def write_connection_file(self, **kwargs) -> None:
-            if self.adopted is None:  # the adopted kernel has read its file, or is reading it
-                super().write_connection_file(**kwargs)
-
-        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
-            if self.adopted is None:
-                return await super()._async_launch_kernel(kernel_cmd, **kw)
-            process, self.adopted = self.adopted, None
-            if kernel_cmd != process.args:
-                raise RuntimeError(f"the started kernel is not the one the kernel spec names: {process.args}")
-            provisioner = self.provisioner
-            provisioner.process, provisioner.pid = process, process.pid
-            provisioner.pgid = os.getpgid(process.pid)
-            provisioner.cwd = kw.get("cwd")
 
     return Manager
 
@@ -128,7 +137,7 @@ def ready_client_class():
                                 and message["parent_header"].get("msg_id") == request
                                 and message["content"].get("execution_state") == "idle"
                             ):
-                                self._handle_kernel_info_reply(reply)
+                                _adapt_protocol(self, reply)
                                 return
                 except Empty:
                     pass
@@ -138,6 +147,24 @@ def ready_client_class():
                     raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
 
     return ReadyClient
+
+
+def _adapt_protocol(client, reply: dict) -> None:
+    """Speak the kernel's major version of the messaging protocol if it is not the client's, as
+    jupyter_client's own ``wait_for_ready`` does on the first ``kernel_info_reply`` (through its private
+    ``_handle_kernel_info_reply``; here through the session's public ``adapt_version``). A no-op for
+    ipykernel 6 and 7, which speak protocol 5 as jupyter_client 8 does.
+
+    References
+    ----------
+    Jupyter messaging protocol, "Kernel info" (``protocol_version``):
+    https://jupyter-client.readthedocs.io/en/stable/messaging.html#kernel-info
+    """
+    from jupyter_client import protocol_version_info
+
+    major = int(str(reply["content"]["protocol_version"]).split(".")[0])
+    if major != protocol_version_info[0]:
+        client.session.adapt_version = major
 
 
 class WarmKernel:
@@ -174,25 +201,13 @@ class WarmKernel:
         return self._manager
 
     def start(self) -> None:
-        """Start the kernel process, if none is running (it is ready some time later; the client
-        waits for that). The process is started first (:func:`costmodel.kernel.launch`), then
-        jupyter_client is imported (0.2 s) and its manager adopts it."""
+        """Start the kernel process with jupyter_client's ``start_kernel``, if none is running (it is
+        ready some time later; the client waits for that)."""
         if self._manager is not None and self._manager.has_kernel:
             return
-        from .kernel import launch
+        from jupyter_core.utils import run_sync
 
-        process, connection_file = launch(self.folder, KERNEL_NAME)
-        try:
-            from jupyter_core.utils import run_sync
-
-            self.km.connection_file = str(connection_file)
-            self.km.load_connection_file()
-            self.km.adopted = process
-            run_sync(self.km.start_kernel)(cwd=str(self.folder))
-        except BaseException:
-            process.kill()
-            process.wait()
-            raise
+        run_sync(self.km.start_kernel)(cwd=str(self.folder))
 
     def __enter__(self) -> WarmKernel:
         return self
@@ -297,9 +312,8 @@ def closing_channels(client):
 
     Interrupted (Ctrl-C or SIGTERM, which the command turns into KeyboardInterrupt) while the
     client waited on the kernel, ``stop_channels`` could block for good in ZeroMQ's context
-    termination: a helper's interrupt tests hung there twice, at 0.94 s into the run, and once in
-    about 100 interrupts here. The process is about to exit and the kernel is killed regardless,
-    so the channels are left to the exit.
+    termination. The process is about to exit and the kernel is killed regardless, so the
+    channels are left to the exit.
     """
     interrupted = False
     try:
@@ -382,7 +396,7 @@ def execute_warm(kernel: WarmKernel, notebook: Path, executed: Path, values: dic
 
 
 _IDLE_EXPORTERS: queue.SimpleQueue = queue.SimpleQueue()
-"""HTML exporters not in use: an exporter's Jinja templates compile on its first export (0.2 s), so
+"""HTML exporters not in use: an exporter's Jinja templates compile on its first export, so
 exporters are kept and reused, one per report being exported at once (a batch exports from several
 threads)."""
 
@@ -394,8 +408,9 @@ def take_exporter():
     except queue.Empty:
         import nbconvert
         from jinja2 import FileSystemBytecodeCache
+        from nbconvert import HTMLExporter
 
-        exporter = _offline_exporter_class()(
+        exporter = HTMLExporter(
             extra_template_basedirs=[str(TEMPLATE_DIR)],
             template_name="costmodel_offline",
             exclude_input=True,
@@ -404,7 +419,7 @@ def take_exporter():
             embed_images=True,
             optimistic_validation=True,  # validate the notebook once, after its preprocessors, not after each
         )
-        # Jinja compiles the templates to Python on first use (0.2 s a process); like Python's own
+        # Jinja compiles the templates to Python on first use, in every process; like Python's own
         # bytecode, the result is kept in the cache folder, under the template source's checksum
         folder = cache_folder() / f"jinja-nbconvert-{nbconvert.__version__}"
         try:
@@ -413,51 +428,6 @@ def take_exporter():
         except OSError:
             pass  # a read-only home: compile every time
         return exporter
-
-
-_FOCUSABLE = re.compile(r'(<div class="[^"]*\b(?:jp-OutputArea-output|jp-Cell-inputWrapper)\b[^"]*")')
-_IMG_WITHOUT_ALT = re.compile(r"<img(?![^>]*\salt=)")
-
-
-@functools.cache
-def _offline_exporter_class():
-    """nbconvert's HTMLExporter without its BeautifulSoup pass over the finished page.
-
-    That pass gives each cell's input wrapper (a Markdown cell's text) and output area
-    ``tabindex="0"`` (focusable from the keyboard) and each image without alt text a
-    placeholder one. On a report it cost 0.4 s a process (soupsieve compiling its CSS selectors,
-    then parsing and writing the page again); here both are done on the page's own tags, which
-    the template wrote: text from outputs is escaped, so no ``<div`` or ``<img`` in it is a tag.
-    Where nbconvert's internals differ from 7.16's, HTMLExporter's own method is used.
-    """
-    from nbconvert import HTMLExporter
-    from nbconvert.exporters.templateexporter import TemplateExporter
-
-    class OfflineHTMLExporter(HTMLExporter):
-        def from_notebook_node(self, nb, resources=None, **kw):
-            try:
-                from nbconvert.filters.highlight import Highlight2HTML
-                from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
-
-                language = nb.metadata.get("language_info", {})
-                lexer = language.get("pygments_lexer", language.get("name", None))
-                self.register_filter(
-                    "highlight_code",
-                    self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)),
-                )
-                resources = self._init_resources(resources)
-                self.register_filter(
-                    "filter_data_type",
-                    WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources),
-                )
-            except (ImportError, AttributeError, TypeError):
-                return super().from_notebook_node(nb, resources, **kw)
-            page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
-            page = _FOCUSABLE.sub(r'\1 tabindex="0"', page)
-            page = _IMG_WITHOUT_ALT.sub('<img alt="No description has been provided for this image"', page)
-            return page, resources
-
-    return OfflineHTMLExporter
 
 
 def export_page(notebook, resources: dict, exporter=None) -> str:
@@ -481,13 +451,13 @@ def export_page(notebook, resources: dict, exporter=None) -> str:
 
 
 class PreparedExport(threading.Thread):
-    """nbconvert imported, an exporter's templates compiled on a one-cell notebook and the Vega bundle
-    read (or built), in a thread started while the kernel runs the notebook.
+    """nbconvert imported, an exporter's templates (and the CSS selectors of its BeautifulSoup pass)
+    compiled on a one-cell notebook and the Vega bundle read (or built), in a thread started while
+    the kernel runs the notebook.
 
-    On Linux the thread runs at the lowest priority (nice 19): its 0.3 s of CPU is not needed
-    until the notebook has run, and on two cores the kernel's start and the drawing process's
-    need them first. It mostly runs while the last charts are drawn, when a core is free
-    (in alternating runs of R2's report, 20 each: median 2.81 s against 2.96 s).
+    On Linux the thread runs at the lowest priority (nice 19): its CPU is not needed until the
+    notebook has run, and on two cores the kernel's start and the drawing process need them
+    first. It mostly runs while the last charts are drawn, when a core is free.
     """
 
     def __init__(self) -> None:

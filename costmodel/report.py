@@ -193,7 +193,7 @@ def render_report(
     timeout = checked_timeout(timeout)  # before a kernel starts
     own_kernel = kernel is None
     if own_kernel:
-        kernel = WarmKernel()  # first: it boots (about 1 s) while the runner imports what it needs
+        kernel = WarmKernel()  # first: it boots while the runner imports what it needs
     from .presentation.svg import ChartDrawer
 
     own_drawer = drawer is None
@@ -569,8 +569,8 @@ def _title_and_kind(path: Path, catalog) -> tuple[str, str]:
 
     The notebook's first cells validate the scenario (``costmodel.load_scenario``) in the kernel,
     which has the models imported already; the runner only needs the kind, to pick the notebook,
-    and the title, for the page. So it parses the YAML (0.01 s) and leaves the models alone (their
-    import is 0.6 s of CPU, which on two cores the kernel's start and the chart drawing need).
+    and the title, for the page. So it parses the YAML and leaves the models alone (their import
+    takes CPU that on two cores the kernel's start and the chart drawing need).
     A file whose title and kind cannot be read so is validated here at once (:func:`_validated`),
     which raises the scenario's error.
     """
