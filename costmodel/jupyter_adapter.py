@@ -104,10 +104,12 @@ def ready_client_class():
     IOPub message shows IOPub connected, then reads IOPub until it has been quiet for 0.2 s
     (every report paid that wait, with the kernel idle). This one waits for the reply, then for
     a message on IOPub that shows the subscription is in place: the kernel's ``iopub_welcome``
-    (sent when a subscriber joins, ipykernel 7) or its ``status: idle`` for that same request
-    (published after the reply). Later messages all arrive; stale ones would do no harm, since
-    nbclient reads only those of the cell it runs. If IOPub gives nothing for 0.2 s (not yet
-    connected: ZeroMQ drops what a subscriber misses), it asks again.
+    (sent when a subscriber joins, ipykernel 7) or its ``status: idle`` for one of the requests it
+    sent (published after each reply; ipykernel 6 has no welcome). Any of them: a kernel still
+    booting answers the requests queued meanwhile one by one, so the reply read may be to an
+    earlier request than the idle status read next. Later messages all arrive; stale ones would
+    do no harm, since nbclient reads only those of the cell it runs. If IOPub gives nothing for
+    0.2 s (not yet connected: ZeroMQ drops what a subscriber misses), it asks again.
 
     References
     ----------
@@ -119,22 +121,22 @@ def ready_client_class():
     """
     from queue import Empty
 
-    from jupyter_client.asynchronous import AsyncKernelClient
+    from jupyter_client.asynchronous.client import AsyncKernelClient
 
     class ReadyClient(AsyncKernelClient):
         async def wait_for_ready(self, timeout: float | None = None) -> None:
             deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+            requests: set[str] = set()
             while True:
-                self.kernel_info()
+                requests.add(self.kernel_info())
                 try:
                     reply = await self.shell_channel.get_msg(timeout=1)
                     if reply["msg_type"] == "kernel_info_reply":
-                        request = reply["parent_header"].get("msg_id")
                         while True:
                             message = await self.iopub_channel.get_msg(timeout=0.2)
                             if message["msg_type"] == "iopub_welcome" or (
                                 message["msg_type"] == "status"
-                                and message["parent_header"].get("msg_id") == request
+                                and message["parent_header"].get("msg_id") in requests
                                 and message["content"].get("execution_state") == "idle"
                             ):
                                 _adapt_protocol(self, reply)
@@ -160,10 +162,10 @@ def _adapt_protocol(client, reply: dict) -> None:
     Jupyter messaging protocol, "Kernel info" (``protocol_version``):
     https://jupyter-client.readthedocs.io/en/stable/messaging.html#kernel-info
     """
-    from jupyter_client import protocol_version_info
+    from jupyter_client.channels import major_protocol_version  # the client's own: 5 in jupyter_client 8
 
     major = int(str(reply["content"]["protocol_version"]).split(".")[0])
-    if major != protocol_version_info[0]:
+    if major != major_protocol_version:
         client.session.adapt_version = major
 
 

@@ -61,7 +61,9 @@ def main() -> None:
         os.environ.setdefault(name, value)  # read when numpy loads OpenBLAS, below
     gc.disable()
     for name in NOT_IMPORTED:
-        sys.modules.setdefault(name, None)  # None in sys.modules: "import name" raises ImportError
+        # None in sys.modules: "import name" raises ImportError (the import system's documented
+        # meaning, which typeshed's dict[str, ModuleType] for sys.modules leaves out)
+        sys.modules.setdefault(name, None)  # pyright: ignore[reportArgumentType]
     for name in PRELOADED:
         importlib.import_module(name)
     from ipykernel.kernelapp import launch_new_instance

@@ -23,6 +23,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -200,9 +201,10 @@ def render_report(
     if own_drawer:
         drawer = ChartDrawer(start=False)  # started once the parameters are checked
     try:
-        return render_in_kernel(
+        finish = render_in_kernel(
             scenario, Path(out_dir), timeout, notebook, parameters, kernel, own_kernel, drawer, start, catalog=catalog
         )
+        return finish()
     finally:
         if own_drawer:
             drawer.close()
@@ -220,15 +222,14 @@ def render_in_kernel(
     own_kernel: bool,
     drawer: ChartDrawer,
     start: float,
-    defer: bool = False,
     catalog: str | Path | None = None,
-):
-    """render_report's work, in a kernel and with a drawer already made. The ``drawer`` is started
-    (if it is not yet) once the parameters are checked.
+) -> Callable[[], Report]:
+    """Run a report's notebook in a kernel, with a drawer already made; returns the function that
+    finishes the report (waits for the charts, exports, checks and writes the page) and returns it.
 
-    With ``defer``, returns once the kernel has run the notebook, with a
-    function that finishes the report (waits for the charts, exports, checks and writes the page)
-    and returns it: a batch's kernel takes the next scenario meanwhile.
+    The ``drawer`` is started (if it is not yet) once the parameters are checked. Returning once
+    the kernel has run the notebook lets a batch's kernel take the next scenario while the
+    report is finished.
     """
     from .paths import scenario_path
     from .presentation.svg import cell_hook
@@ -259,7 +260,7 @@ def render_in_kernel(
     def finish() -> Report:
         return _finish(run, node, title, drawer, keys, prepared, start)
 
-    return finish if defer else finish()
+    return finish
 
 
 def _notebook_values(
@@ -629,7 +630,7 @@ def _refuse_input(exc: BaseException, path: Path, catalog) -> None:
     if name not in ("ScenarioError", "CatalogError", "ParameterError"):
         return
     if name == "ParameterError":
-        raise ParameterError(exc.evalue)
+        raise ParameterError(str(getattr(exc, "evalue", exc)))
     _validated(path, catalog)  # raises the file's error; none found: the caller reports the cell
 
 

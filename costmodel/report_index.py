@@ -157,7 +157,6 @@ def _render_all(
                         False,
                         drawer,
                         time.perf_counter(),
-                        defer=True,
                         catalog=catalog,
                     )
                 except (ReportError, ValueError, OSError) as exc:  # ParameterError is a ValueError
@@ -214,7 +213,7 @@ def _index_page(done: list[Report], failed: list[str], portfolio: pd.DataFrame, 
         if errors.empty
         else (
             f'<p class="failed"><strong>{len(errors)} of {len(portfolio)} rows failed</strong> (see the error column): '
-            + html.escape(", ".join(str(name) for name in errors["scenario"].drop_duplicates()))
+            + html.escape(", ".join(dict.fromkeys(str(name) for name in errors["scenario"])))
             + "</p>"
         )
     )

@@ -145,8 +145,7 @@ class _Inspector(HTMLParser):
                 self.found.append("a script that loads something")
 
     def handle_data(self, data: str) -> None:
-        if self._in_style and _CSS_URL.search(data):
-            match = _CSS_URL.search(data)
+        if self._in_style and (match := _CSS_URL.search(data)):
             self.found.append(f"CSS {data[max(0, match.start() - 20) : match.end() + 40]!r}")
         if self._in_script:
             self._script.append(data)
