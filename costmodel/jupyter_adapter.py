@@ -19,14 +19,19 @@ papermill 2.6 and 2.7: an engine of one's own
     papermill passes to ``execute_managed_notebook`` (its engine plug-in interface). It also uses
     ``papermill.iorw.load_notebook_node`` and ``papermill.parameterize.parameterize_notebook``
     (:func:`execute_warm`) to parameterise a notebook as ``execute_notebook`` does.
-jupyter_client 8.6 to 8.10, nbconvert 7.16 and 7.17
+nbclient 0.10 and 0.11: ``NotebookClient._cleanup_kernel`` and :mod:`atexit`
+    ``async_setup_kernel`` registers the client's ``_cleanup_kernel`` with ``atexit`` and
+    unregisters it when its block ends; a run interrupted inside the block leaves it registered,
+    so :func:`closing_channels` unregisters it (the runner kills the kernel itself). If the name
+    goes, nothing is unregistered and nbclient's clean-up runs at exit as before.
+jupyter_client 8.6 to 8.10, nbconvert 7.16.5 to 7.17
     Public APIs only: the kernel manager's traits set by ``@default`` (:func:`kernel_manager_class`),
     ``wait_for_ready`` overridden (:func:`ready_client_class`), the session's ``adapt_version``,
     and ``HTMLExporter`` with the ``costmodel_offline`` template and its ``environment``'s Jinja
     bytecode cache.
 
-No private name of these libraries is used: the kernel is started by ``start_kernel``, the
-page exported by ``HTMLExporter.from_notebook_node``, the protocol version set through the
+No other private name of these libraries is used: the kernel is started by ``start_kernel``,
+the page exported by ``HTMLExporter.from_notebook_node``, the protocol version set through the
 session's ``adapt_version``.
 """
 
@@ -279,6 +284,7 @@ def keeping_signal_handlers(base):
 
     class Client(base):
         _kept: dict = {}
+        loop: asyncio.AbstractEventLoop | None = None  # the loop the client runs on (for closing_channels)
 
         def _put_back(self) -> None:
             loop = asyncio.get_event_loop()
@@ -292,6 +298,7 @@ def keeping_signal_handlers(base):
             main = threading.current_thread() is threading.main_thread()
             numbers = (signal.SIGINT, signal.SIGTERM) if main else ()
             self._kept = {number: signal.getsignal(number) for number in numbers}
+            self.loop = asyncio.get_running_loop()
             async with super().async_setup_kernel(**kwargs):
                 self._put_back()
                 yield
@@ -310,18 +317,35 @@ def keeping_signal_handlers(base):
 
 @contextlib.contextmanager
 def closing_channels(client):
-    """Close a notebook client's channels to its kernel when the run ends, unless it was interrupted.
+    """Close a notebook client's channels to its kernel when the run ends; on an interrupt, leave
+    the client's work unfinished without a word.
 
     Interrupted (Ctrl-C or SIGTERM, which the command turns into KeyboardInterrupt) while the
     client waited on the kernel, ``stop_channels`` could block for good in ZeroMQ's context
     termination. The process is about to exit and the kernel is killed regardless, so the
-    channels are left to the exit.
+    channels are left to the exit. What the interrupt left half-done is dropped: the tasks
+    pending on the client's event loop are cancelled (else one waiting for the kernel would
+    fail when the kernel is killed, and asyncio print "Task exception was never retrieved"), and
+    nbclient's clean-up at exit is unregistered (``async_setup_kernel`` registers the client's
+    ``_cleanup_kernel`` with :mod:`atexit` and unregisters it only when its block ends; at
+    exit it would shut down a kernel the runner has killed, and nbclient 0.10.0's fails with a
+    traceback).
     """
+    import asyncio
+    import atexit
+
     interrupted = False
     try:
         yield
     except (KeyboardInterrupt, SystemExit):
         interrupted = True
+        loop = getattr(client, "loop", None)
+        if loop is not None and not loop.is_closed():
+            for task in asyncio.all_tasks(loop):
+                task.cancel()
+        cleanup = getattr(client, "_cleanup_kernel", None)  # nbclient's, registered by async_setup_kernel
+        if cleanup is not None:
+            atexit.unregister(cleanup)
         raise
     finally:
         if client.kc is not None and not interrupted:

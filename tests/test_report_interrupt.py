@@ -73,7 +73,16 @@ def test_sigint_while_the_kernel_runs_leaves_no_report_no_kernel_and_exits_130(t
     scratch.mkdir()
     environment = {**os.environ, "TMPDIR": str(scratch)}
     command = [sys.executable, "-m", "costmodel", "report", *scenarios, "--out", str(out)]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment, text=True)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment,
+        text=True,
+        # Python's own Ctrl-C handler, as in a terminal: a process started in the background by a
+        # shell without job control (make, CI) inherits SIGINT ignored, and Python keeps it so
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     seen: dict[int, str] = {}
     try:
         # wait until the kernel runs and the runner has begun the notebook (its scratch folder is made
