@@ -338,7 +338,7 @@ def _batch_run(
                 file=sys.stderr,
             )
     if args.reports and not nothing:
-        from .report import render_reports_index
+        from .report_index import render_reports_index
 
         ok = [t.path for t in tasks if not t.values and t.name not in failed]
         started = time.perf_counter()
