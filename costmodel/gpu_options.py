@@ -20,19 +20,20 @@ from .catalog import Catalog, CloudOffer, Server
 from .demand_inputs import DemandInputs
 from .errors import scenario_problem
 from .schema import Scenario
-from .schema.options import OPTION_LABELS, CloudRental, OwnCluster
+from .schema.energy import TimeOfUseTariff
+from .schema.options import OPTION_LABELS, CloudRental, OwnCluster, Staffing
 from .sizing import WorkloadInputs
 
 Number = Any
 """A float, or a numpy array of samples where the input was given as one."""
 
-Exchange = Callable[[str], Number]
+Exchange = Callable[[str | None], Number]
 """Reporting currency per unit of a currency (:func:`exchange_rate` of a scenario). [reporting currency/currency]"""
 
 Row = TypeVar("Row", bound=BaseModel)
 
 
-def exchange_rate(scenario: Scenario, currency: str) -> Number:
+def exchange_rate(scenario: Scenario, currency: str | None) -> Number:
     """Reporting currency per unit of ``currency``: 1 for the reporting currency, else the scenario's rate.
 
     Parameters
@@ -47,6 +48,7 @@ def exchange_rate(scenario: Scenario, currency: str) -> Number:
     Number
         [reporting currency/currency]
     """
+    assert currency is not None, "the schema requires a currency beside every price"
     if currency == scenario.reporting_currency:
         return 1.0
     assert scenario.fx is not None, "the schema requires a rate for every other currency"
@@ -207,11 +209,13 @@ class RentOption:
     kind: str = "rent"
 
 
-def _row(catalog_row: BaseModel, column: str, path: str, values: Mapping[str, Any]) -> BaseModel:
+def _row(catalog_row: Row, column: str, path: str, values: Mapping[str, Any]) -> Row:
+    """The catalog row with the figure at ``path`` of ``values`` in its ``column``, where one is given."""
     return catalog_row.model_copy(update={column: values[path]}) if path in values else catalog_row
 
 
-def _staff(staffing, fx) -> Staff:
+def _staff(staffing: Staffing, fx: Exchange) -> Staff:
+    """The staffing block as FTEs and money in the reporting currency (a fixed staff: infinite GPUs per FTE)."""
     if staffing.fte is not None:
         minimum, per = staffing.fte, np.inf
     else:
@@ -220,7 +224,7 @@ def _staff(staffing, fx) -> Staff:
     return Staff(minimum, per, staffing.loaded_cost_per_fte_per_year * rate, staffing.managed_service_per_month * rate)
 
 
-def _with_tariff(own: OwnOption, tariff: Any, demand: DemandInputs, rate: float) -> OwnOption:
+def _with_tariff(own: OwnOption, tariff: TimeOfUseTariff, demand: DemandInputs, rate: Number) -> OwnOption:
     """The own option priced at a time-of-use tariff: idle draw at its yearly mean, the rest as the demand runs.
 
     Hour 0 is midnight of 1 January of the profile's year (a job log's), else a Monday.
@@ -369,11 +373,11 @@ def rent_options(
         reserved = spot = None
         if rent.reserved is not None:
             r = rent.reserved
-            price = (
-                r.price_per_gpu_hour * fx(r.currency)
-                if r.price_per_gpu_hour is not None
-                else on_demand * (1.0 - r.discount)
-            )
+            if r.price_per_gpu_hour is not None:
+                price = r.price_per_gpu_hour * fx(r.currency)
+            else:
+                assert r.discount is not None, "reserved capacity is priced or discounted"
+                price = on_demand * (1.0 - r.discount)
             reserved = ReservedTerms(r.term_years, price, r.source)
         if rent.spot is not None:
             spot = _spot_terms(rent, catalog, on_demand)

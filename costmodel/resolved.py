@@ -25,11 +25,12 @@ import numpy as np
 from pydantic import BaseModel
 
 from .api_options import ApiOption, api_option
-from .catalog import Catalog
+from .catalog import APIOffer, Catalog, CloudOffer, Server
 from .demand_inputs import DemandInputs, demand_inputs, sized_for_the_busiest_hour
 from .errors import ScenarioError
 from .gpu_options import (
     CapexItem,
+    Exchange,
     OwnOption,
     RentOption,
     Staff,
@@ -170,12 +171,13 @@ def _apply(node: Any, parts: tuple[str, ...], value: Any) -> Any:
         return copy
     child = getattr(node, head)
     new = _apply(child, rest, value) if rest else value
-    if dataclasses.is_dataclass(node):
-        return dataclasses.replace(node, **{head: new})
-    return node.model_copy(update={head: new})
+    if isinstance(node, BaseModel):
+        return node.model_copy(update={head: new})
+    return dataclasses.replace(node, **{head: new})
 
 
-def _estimates(rows: list[BaseModel]) -> tuple[str, ...]:
+def _estimates(rows: tuple[Server | CloudOffer | APIOffer, ...]) -> tuple[str, ...]:
+    """The rows among ``rows`` that are unsourced estimates (grade U), each with its file and source."""
     return tuple(f"{row.source_file}: {row.ident}: {row.source}" for row in rows if row.quality == "U")
 
 
@@ -248,8 +250,11 @@ def resolve(
         values = {**scenario.values, **values}
         previous = scenario.demand if not any(p.startswith("demand.") for p in values) else None
         scenario = scenario.scenario
-    catalog = catalog or scenario.catalog
-    values = dict(values or {})
+    return _resolve(scenario, catalog or scenario.catalog, dict(values or {}), previous)
+
+
+def _resolve(scenario: Scenario, catalog: Catalog, values: dict[str, Any], previous: DemandInputs | None) -> Resolved:
+    """:func:`resolve` of a validated scenario: the values applied, then the workload, demand and options."""
     if scenario.overrides is not None:  # catalog figures the scenario replaces; given values win
         values = {**scenario.overrides.values, **values}
     if values:
@@ -262,34 +267,25 @@ def resolve(
                 scenario = _apply(scenario, tuple(path.split(".")), value)
 
     fx = functools.partial(exchange_rate, scenario)
-    work = scenario.workload
     workload = workload_inputs(scenario, catalog, values)
     demand = demand_inputs(scenario, workload, previous)
     if demand is not None and workload.kind != "training":
         workload = sized_for_the_busiest_hour(workload, demand)
     options: dict[str, Option] = {}
-    cited: list[BaseModel] = []
     own = own_option(scenario, catalog, values, workload, fx, demand)
     if own is not None:
         options["own"] = own
-        cited.append(own.server)
-    rents = rent_options(scenario, catalog, values, workload, fx)
-    options.update(rents)
-    cited.extend(option.offer for option in rents.values())
-    api = scenario.options.api
-    if api is not None:
-        offer = catalog.api_offers[api.offer]
-        for path, spec in CATALOG_INPUTS.items():
-            if spec.option == "api" and path in values:
-                offer = offer.model_copy(update={spec.column: values[path]})
-        cited.append(offer)
-        options["api"] = api_option("api", api, offer, work, workload, fx, catalog=catalog, demand=demand)
-    for index, extra in enumerate(scenario.options.apis):
-        offer = catalog.api_offers[extra.offer]
-        cited.append(offer)
-        options[f"api:{extra.name}"] = api_option(
-            f"api:{extra.name}", extra, offer, work, workload, fx, index, catalog, demand
-        )
+    options.update(rent_options(scenario, catalog, values, workload, fx))
+    apis, offers = _api_options(scenario, catalog, values, workload, fx, demand)
+    options.update(apis)
+    cited = (
+        *(
+            option.server if isinstance(option, OwnOption) else option.offer
+            for option in options.values()
+            if option.kind != "api"
+        ),
+        *offers,
+    )
     return Resolved(
         scenario=scenario,
         catalog=catalog,
@@ -301,8 +297,38 @@ def resolve(
         demand=demand,
         estimates=_estimates(cited),
         values=values,
-        cited=tuple(cited),
+        cited=cited,
     )
+
+
+def _api_options(
+    scenario: Scenario,
+    catalog: Catalog,
+    values: Mapping[str, Any],
+    workload: WorkloadInputs,
+    fx: Exchange,
+    demand: DemandInputs | None,
+) -> tuple[dict[str, ApiOption], list[APIOffer]]:
+    """The API options by name: ``api`` (its offer with any sampled price in it) and each of ``options.apis``;
+    and the offers' catalog rows as listed (the options hold them at the prices in force on the bill's date)."""
+    options: dict[str, ApiOption] = {}
+    offers: list[APIOffer] = []
+    work = scenario.workload
+    api = scenario.options.api
+    if api is not None:
+        offer = catalog.api_offers[api.offer]
+        for path, spec in CATALOG_INPUTS.items():
+            if spec.option == "api" and path in values:
+                offer = offer.model_copy(update={spec.column: values[path]})
+        offers.append(offer)
+        options["api"] = api_option("api", api, offer, work, workload, fx, catalog=catalog, demand=demand)
+    for index, extra in enumerate(scenario.options.apis):
+        offer = catalog.api_offers[extra.offer]
+        offers.append(offer)
+        options[f"api:{extra.name}"] = api_option(
+            f"api:{extra.name}", extra, offer, work, workload, fx, index, catalog, demand
+        )
+    return options, offers
 
 
 def as_resolved(scenario: Scenario | Resolved) -> Resolved:
