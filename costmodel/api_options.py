@@ -188,16 +188,7 @@ def api_option(
     )
     price = sum(parts.values())
     windows = _windows_in_force(catalog, offer.offer, api.price_date)
-    hour_factors = part_factors = None
-    if windows:
-        part_factors = _hour_part_factors(windows, demand, parts, standard_parts if is_long else None)
-        weights = {k: float(np.mean(np.asarray(v, dtype=float))) for k, v in parts.items()}
-        total = sum(weights.values())
-        hour_factors = np.asarray(
-            sum(weights[k] * part_factors[k] for k in weights) / total
-            if total > 0
-            else next(iter(part_factors.values()))
-        )
+    hour_factors, part_factors = _window_factors(windows, demand, parts, standard_parts if is_long else None)
     return ApiOption(
         name=name,
         label=api.label or OPTION_LABELS["api"],
@@ -220,6 +211,22 @@ def api_option(
         price_windows=windows,
         hour_part_factors=part_factors,
     )
+
+
+def _window_factors(
+    windows: tuple[Any, ...], demand: Any, parts: dict[str, Any], standard_parts: dict[str, Any] | None
+) -> tuple[np.ndarray | None, dict[str, np.ndarray] | None]:
+    """Each hour's factor on the whole price (the parts' factors weighted by their mean prices) and on each
+    price part, from the price windows in force; (None, None) without windows. [-]"""
+    if not windows:
+        return None, None
+    part_factors = _hour_part_factors(windows, demand, parts, standard_parts)
+    weights = {k: float(np.mean(np.asarray(v, dtype=float))) for k, v in parts.items()}
+    total = sum(weights.values())
+    hour_factors = np.asarray(
+        sum(weights[k] * part_factors[k] for k in weights) / total if total > 0 else next(iter(part_factors.values()))
+    )
+    return hour_factors, part_factors
 
 
 def _tier_factors(api: HostedAPI, offer: APIOffer, where: str) -> tuple[dict[str, Any], dict[str, Any]]:
