@@ -14,8 +14,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import costmodel
 from costmodel import formulas
 from costmodel.formulas import pools, serving_curves
+from costmodel.resolved import resolve
 
 KV_FP8 = 80 * 2048 * 1.0  # [bytes/token]
 INPUTS, OUTPUTS = 5_000, 500  # [tokens]
@@ -112,3 +114,39 @@ class TestKvCache:
         np.testing.assert_allclose(
             pools.kv_cache_bytes_of_batch(np.array([1, 2]), INPUTS, OUTPUTS, KV_FP8), [5500 * KV_FP8, 11000 * KV_FP8]
         )
+
+
+class TestModeChosenAtTheScenarioVolume:
+    """serving_target's ``auto`` mode: whole replicas of each mode at the scenario's rate, by hand from the plan's
+    GPU time per output token (rate = tokens/day x output share / 86,400 / (target utilisation / peak-to-average))."""
+
+    @staticmethod
+    def _gpus(rate, per_token, replica, minimum):
+        return max(math.ceil(rate * per_token / replica - 1e-9), minimum) * replica
+
+    @pytest.mark.parametrize(
+        ("scenario", "mode", "reason"),
+        [
+            # 1e9 tokens/day at 1:1, 0.8 / 2.0: 14,468 output tokens/s; 0.229 vs 0.193 GPU-ms on 1-GPU replicas
+            ("qwen3-32b-chat-target", "disaggregated", "3 GPUs against 4 (aggregated)"),
+            # 1e7 tokens/day at 2:1: 96.5 output tokens/s; one 2-GPU replica, but two pools need two
+            ("llama70b-interactive", "aggregated", "2 GPUs against 4 (disaggregated)"),
+        ],
+    )
+    def test_fewer_gpus_wins(self, scenario, mode, reason):
+        resolved = resolve(costmodel.load_scenario(scenario))
+        plan, replica = resolved.workload.capacity.plan, resolved.workload.capacity.gpus_per_replica
+        work = resolved.scenario.workload
+        rate = work.tokens_per_day / (1 + work.input_tokens_per_output_token) / 86_400
+        rate /= work.serving.target_utilisation / work.serving.peak_to_average
+        aggregated = self._gpus(rate, plan.aggregated_gpu_seconds_per_token, replica, 1)
+        disaggregated = self._gpus(rate, plan.disaggregated_gpu_seconds_per_token, replica, 2)
+        assert plan.mode == mode == ("disaggregated" if disaggregated < aggregated else "aggregated")
+        assert f"{min(aggregated, disaggregated)} GPUs against {max(aggregated, disaggregated)}" in plan.mode_reason
+        assert reason in plan.mode_reason
+
+    def test_disaggregated_prefill_share_is_the_prefill_pools_part(self):
+        plan = resolve(costmodel.load_scenario("qwen3-32b-chat-target")).workload.capacity.plan
+        # the decode pool's GPU time per token is 1 / its point's throughput; the rest is the prefill pool's
+        decode = 1 / plan.decode_point.throughput_per_gpu
+        assert plan.prefill_share == pytest.approx(1 - decode / plan.disaggregated_gpu_seconds_per_token)
