@@ -200,3 +200,18 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """
     close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
     return f" (did you mean {close[0]}?)" if close else ""
+
+
+def scenario_problem(field: str, value: Any, reason: str) -> ScenarioError:
+    """A :class:`ScenarioError` with one problem and no file yet (the loader that knows the file names it).
+
+    Parameters
+    ----------
+    field
+        The dotted path of the scenario field, such as ``workload.serving.target``.
+    value
+        The value as given.
+    reason
+        The rule it broke.
+    """
+    return ScenarioError(None, [(field, value, reason)])

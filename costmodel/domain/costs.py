@@ -10,8 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import formulas
+from ..api_options import ApiOption
 from ..formulas.shapes import Numbers
-from ..resolved import ApiOption, OwnOption, RentOption, Resolved, Staff, as_resolved
+from ..gpu_options import OwnOption, RentOption, Staff
+from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, Component, ProviderIncome
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR

@@ -14,8 +14,9 @@ import math
 import numpy as np
 
 from .. import formulas
-from ..resolved import OperatingPoint, Resolved
+from ..resolved import Resolved
 from ..results import ServingFleet, ServingPoint, ServingResult
+from ..serving_target import OperatingPoint
 from .capacity import gpu_count, gpus_needed
 
 

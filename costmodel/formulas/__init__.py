@@ -21,6 +21,8 @@ module                 formulas
 ``fleet``              GPUs needed, whole units, servers needed, spares
 ``utilisation``        cost per used GPU-hour, break-even utilisation
 ``serving``            weight and KV-cache memory, replica size, throughput estimate
+``pools``              at a latency target: prefill and decode pools' GPU time, replicas for a rate, KV cache
+                       of a batch
 ``training``           6·N·D, GPU-hours at an MFU, MFU backed out, training state
 ``checkpoint``         job MTBF, failures by component, Young and Daly intervals, goodput, steps, GPU-hours lost
 ``parallelism``        memory per GPU: ZeRO-sharded model state, activations
@@ -74,6 +76,16 @@ from .energy import (
 )
 from .fleet import gpus_needed, gpus_per_server_step, servers_needed, servers_with_spares, whole_units
 from .parallelism import activation_bytes_per_gpu, activation_bytes_per_layer, zero_state_bytes_per_gpu
+from .pools import (
+    disaggregated_gpu_seconds_per_token,
+    disaggregated_ttft,
+    kv_cache_bytes_of_batch,
+    mean_kv_cache_bytes_in_flight,
+    output_rate_to_provision,
+    prefill_gpu_seconds_per_output_token,
+    prefill_seconds,
+    replicas_for_rate,
+)
 from .power import drawn_power_kw, electricity_cost, facility_energy_kwh
 from .returns import (
     changes_sign,
@@ -203,4 +215,12 @@ __all__ = [
     "weight_bytes",
     "whole_units",
     "young_interval",
+    "disaggregated_gpu_seconds_per_token",
+    "disaggregated_ttft",
+    "kv_cache_bytes_of_batch",
+    "mean_kv_cache_bytes_in_flight",
+    "output_rate_to_provision",
+    "prefill_gpu_seconds_per_output_token",
+    "prefill_seconds",
+    "replicas_for_rate",
 ]
