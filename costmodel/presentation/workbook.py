@@ -765,21 +765,16 @@ def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, mont
     )
 
 
-def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
-    """The own option's columns; returns the keys of its cash lines."""
-    own, fin, cur = r.option("own"), r.finance, r.currency
-    s_own = r.scenario.options.own
-    horizon, life = fin.horizon_months, useful_life(r)
+def _own_price_inputs(r: Resolved, add, priced: bool) -> None:
+    """The own option's hardware inputs: server price, spares, bill of materials, support, GPUs and power per
+    server. ``priced``: the hardware's price also sets columns of values, so those inputs are fixed."""
+    own, cur = r.option("own"), r.currency
+    source = _source(r.scenario.options.own)
     shares = sum(line.value for line in own.bill_of_materials if line.basis == "share_of_server_price")
     per_server = sum(line.value for line in own.bill_of_materials if line.basis == "per_server")
     totals = sum(
         line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price", "per_server")
     )
-    source = _source(s_own)
-    by_value = fin.lease is not None or fin.view == "marginal"  # leased or sunk hardware: purchases as values
-    # the hardware's price also sets columns of values: the purchases (leased or sunk hardware) or the tax
-    # saved on depreciation
-    priced = by_value or fin.tax is not None
     add("own_server_price", "server price", own.server_price, f"{cur}/server", own.server.citation(), fixed=priced)
     add("own_spare_share", "spare servers, share", own.spare_share, "-", source, fixed=priced)
     add("own_bom_share", "bill of materials, share of server capex", shares, "-", source, fixed=priced)
@@ -795,6 +790,12 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     # the capacity plan (servers held, a column of values) is laid out for the server's GPUs
     add("own_gpus_per_server", "GPUs per server", own.gpus_per_server, "GPU", own.server.citation(), fixed=True)
     add("own_kw_per_server", "maximum power per server", own.kw_per_server, "kW", own.server.citation())
+
+
+def _own_site_inputs(r: Resolved, add) -> None:
+    """The own option's running inputs: idle draw, PUE, electricity prices, facility or colocation, licences."""
+    own, cur = r.option("own"), r.currency
+    s_own = r.scenario.options.own
     power = s_own.power
     add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
     add("own_pue", "PUE", own.pue, "-", _source(power))
@@ -814,8 +815,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         f"{cur}/kWh",
         tariff.source if own.tariff_prices is not None else _source(power),
     )
-    facility = own.facility_price_per_mw is not None
-    if facility:
+    if own.facility_price_per_mw is not None:
         add(
             "own_facility_price",
             "facility build price",
@@ -838,8 +838,15 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             "software licences per GPU a year",
             own.licence_price_per_gpu_per_year,
             f"{cur}/GPU/year",
-            source,
+            _source(s_own),
         )
+
+
+def _own_residual_inputs(r: Resolved, add, priced: bool) -> str | None:
+    """The useful life and the resale value inputs; returns the resale share at an age as a formula template
+    (``{age}`` in months), or None for a curve read from points (then a column of values)."""
+    fin = r.finance
+    life = useful_life(r)
     add("own_useful_life", "useful life (refresh)", life, "months", fin.source, fixed=priced)
     curve = fin.residual
     if curve.method == "straight_line":
@@ -886,13 +893,44 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             "-",
             fin.source,
         )
-    lead = fin.lead_time_months
+    return residual
+
+
+def _month_cell(m: _Months, row: int) -> str:
+    """The cell of the month number in a row."""
+    return m.cell("month", row)
+
+
+def _previous(m: _Months, key: str, row: int) -> str:
+    """The column's cell in the row above, or 0 in the first month."""
+    return m.cell(key, row - 1) if row > 2 else "0"
+
+
+def _life_ago(m: _Months, key: str, row: int) -> str:
+    """The column's cell one useful life before the row's month (INDEX over the rows above it, so that
+    the useful life on the Inputs sheet moves the refreshes)."""
+    col = m.letters[key]
+    return f"INDEX(${col}$2:${col}${row - 1},MAX(1,{_month_cell(m, row)}-own_useful_life+1))"
+
+
+def _from_life_ago(m: _Months, row: int, expression) -> str:
+    """``expression(row)`` from the month one useful life after the start, 0 before it."""
+    if row == 2:
+        return "0"
+    return f"IF({_month_cell(m, row)}>=own_useful_life,{expression(row)},0)"
+
+
+def _running(m: _Months, expression):
+    """A formula that is ``expression(row)`` while the fleet is online and 0 during the lead time."""
+    return lambda row: f"={m.cell('online', row)}*(" + expression(row) + ")"
+
+
+def _own_fleet_columns(r: Resolved, flows: CashFlows, m: _Months) -> None:
+    """The fleet's columns: servers held, online, bought with spares, hardware at today's prices and at the
+    month's price factor, refreshes at today's prices."""
 
     def month(row):
-        return m.cell("month", row)
-
-    def prev(key, row):
-        return m.cell(key, row - 1) if row > 2 else "0"
+        return _month_cell(m, row)
 
     m.add("servers", "own: servers held (capacity plan)", _held_servers(r, flows))
     m.add("online", "own: online (1) or not (0)", lambda row: f"=IF({month(row)}>=fin_lead_time,1,0)")
@@ -910,89 +948,98 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     m.add(
         "bought_today",
         "own: hardware bought at today's prices",
-        lambda row: f"={m.cell('at_today', row)}-{prev('at_today', row)}",
+        lambda row: f"={m.cell('at_today', row)}-{_previous(m, 'at_today', row)}",
     )
     hardware = _factor(r, m, "hardware", "fin_hardware_change", month)
     m.add("price_factor", "own: hardware price factor", lambda row: "=" + hardware(row))
     m.add(
         "purchase", "own: hardware bought", lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}"
     )
-
-    def life_ago(key, row):
-        """The column's cell one useful life before the row's month (INDEX over the rows above it, so that
-        the useful life on the Inputs sheet moves the refreshes)."""
-        col = m.letters[key]
-        return f"INDEX(${col}$2:${col}${row - 1},MAX(1,{month(row)}-own_useful_life+1))"
-
-    def from_life_ago(row, expression):
-        if row == 2:
-            return "0"
-        return f"IF({month(row)}>=own_useful_life,{expression(row)},0)"
-
     m.add(
         "refresh_today",
         "own: refresh at today's prices",
-        lambda row: "=" + from_life_ago(row, lambda r: f"{life_ago('bought_today', r)}+{life_ago('refresh_today', r)}"),
+        lambda row: (
+            "="
+            + _from_life_ago(m, row, lambda r: f"{_life_ago(m, 'bought_today', r)}+{_life_ago(m, 'refresh_today', r)}")
+        ),
     )
+
+
+OWN_VALUE_LINES = {
+    "own_capex": CashLine.HARDWARE_CAPEX,
+    "own_lease": CashLine.LEASE_PAYMENTS,
+    "own_buyout": CashLine.LEASE_BUYOUT,
+    "own_refresh": CashLine.REFRESH,
+    "own_refresh_resale": CashLine.REFRESH_RESALE,
+    "own_resale": CashLine.RESALE,
+}
+"""The hardware's cash lines written as values when it is leased or sunk, by column key."""
+
+
+def _own_loan_columns(r: Resolved, m: _Months, add) -> list[str]:
+    """The loan's inputs (rate, term, down payment, ``PMT`` payment, balance at the horizon by ``PV``) and its
+    columns: the down payment as capex in month 0, the payments after it; returns their keys."""
+    fin = r.finance
+    loan = fin.loan
+    taxed = fin.tax is not None  # the tax saved on interest is a column of values
+    add(
+        "loan_rate",
+        "loan rate (nominal yearly, monthly at rate / 12)",
+        loan.rate_per_year,
+        "1/year",
+        loan.source,
+        fixed=taxed,
+    )
+    add("loan_term", "loan term", loan.term_months, "months", loan.source, fixed=taxed)
+    add("loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source, fixed=taxed)
+    first = m.cell("purchase", 2)
+    add(
+        "loan_payment",
+        "loan payment a month (PMT)",
+        f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}*(1-loan_down))",
+        f"{r.currency}/month",
+        "derived",
+    )
+    add("loan_paid", "payments made within the horizon", "=MIN(loan_term,fin_horizon-1)", "-", "derived")
+    add(
+        "loan_balance",
+        "balance paid off at the horizon (PV)",
+        "=IF(loan_paid<loan_term,PV(loan_rate/12,loan_term-loan_paid,-loan_payment),0)",
+        r.currency,
+        "derived",
+    )
+
+    def month(row):
+        return _month_cell(m, row)
+
+    m.add(
+        "own_capex",
+        "own: hardware capex",
+        lambda row: f"=IF({month(row)}=0,{m.cell('purchase', row)}*loan_down,{m.cell('purchase', row)})",
+    )
+    m.add(
+        "own_loan",
+        "own: loan payments",
+        lambda row: (
+            f"=IF(AND({month(row)}>=1,{month(row)}<=loan_term),loan_payment,0)"
+            + ("+loan_balance" if row == fin.horizon_months + 1 else "")
+        ),
+    )
+    return ["own_capex", "own_loan"]
+
+
+def _own_purchase_columns(r: Resolved, flows: CashFlows, m: _Months, add, by_value: bool) -> list[str]:
+    """The hardware's cash lines: as values when leased or sunk (``by_value``), else the purchases (paid, or by
+    a loan), the refreshes and their resale as formulas; then the facility's build. Returns their keys."""
     lines = []
     own_flows = flows.flows["own"]
     if by_value:
-        for key, line in (
-            ("own_capex", CashLine.HARDWARE_CAPEX),
-            ("own_lease", CashLine.LEASE_PAYMENTS),
-            ("own_buyout", CashLine.LEASE_BUYOUT),
-            ("own_refresh", CashLine.REFRESH),
-            ("own_refresh_resale", CashLine.REFRESH_RESALE),
-            ("own_resale", CashLine.RESALE),
-        ):
+        for key, line in OWN_VALUE_LINES.items():
             if line in own_flows:
                 m.add(key, f"own: {line} (values)", own_flows[line])
                 lines.append(key)
-    elif fin.loan is not None:
-        loan = fin.loan
-        taxed = fin.tax is not None  # the tax saved on interest is a column of values
-        add(
-            "loan_rate",
-            "loan rate (nominal yearly, monthly at rate / 12)",
-            loan.rate_per_year,
-            "1/year",
-            loan.source,
-            fixed=taxed,
-        )
-        add("loan_term", "loan term", loan.term_months, "months", loan.source, fixed=taxed)
-        add(
-            "loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source, fixed=taxed
-        )
-        first = m.cell("purchase", 2)
-        add(
-            "loan_payment",
-            "loan payment a month (PMT)",
-            f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}*(1-loan_down))",
-            f"{cur}/month",
-            "derived",
-        )
-        add("loan_paid", "payments made within the horizon", "=MIN(loan_term,fin_horizon-1)", "-", "derived")
-        add(
-            "loan_balance",
-            "balance paid off at the horizon (PV)",
-            "=IF(loan_paid<loan_term,PV(loan_rate/12,loan_term-loan_paid,-loan_payment),0)",
-            cur,
-            "derived",
-        )
-        m.add(
-            "own_capex",
-            "own: hardware capex",
-            lambda row: f"=IF({month(row)}=0,{m.cell('purchase', row)}*loan_down,{m.cell('purchase', row)})",
-        )
-        m.add(
-            "own_loan",
-            "own: loan payments",
-            lambda row: (
-                f"=IF(AND({month(row)}>=1,{month(row)}<=loan_term),loan_payment,0)"
-                + ("+loan_balance" if row == horizon + 1 else "")
-            ),
-        )
-        lines += ["own_capex", "own_loan"]
+    elif r.finance.loan is not None:
+        lines += _own_loan_columns(r, m, add)
     else:
         m.add("own_capex", "own: hardware capex", lambda row: f"={m.cell('purchase', row)}")
         lines.append("own_capex")
@@ -1007,70 +1054,85 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             "own: resale at refresh",
             lambda row: (
                 "=-"
-                + from_life_ago(
+                + _from_life_ago(
+                    m,
                     row,
                     lambda r: (
-                        f"({life_ago('bought_today', r)}+{life_ago('refresh_today', r)})"
-                        f"*{life_ago('price_factor', r)}*own_residual_at_life"
+                        f"({_life_ago(m, 'bought_today', r)}+{_life_ago(m, 'refresh_today', r)})"
+                        f"*{_life_ago(m, 'price_factor', r)}*own_residual_at_life"
                     ),
                 )
             ),
         )
         lines += ["own_refresh", "own_refresh_resale"]
-    if facility:
+    if r.option("own").facility_price_per_mw is not None:
         m.add(
             "own_facility",
             "own: facility capex",
-            lambda row: f"=({m.cell('bought', row)}-{prev('bought', row)})*own_kw_per_server/1000*own_facility_price",
+            lambda row: (
+                f"=({m.cell('bought', row)}-{_previous(m, 'bought', row)})*own_kw_per_server/1000*own_facility_price"
+            ),
         )
         lines.append("own_facility")
+    return lines
 
-    def running(expression):
-        return lambda row: f"={m.cell('online', row)}*(" + expression(row) + ")"
+
+def _own_running_columns(r: Resolved, m: _Months, add) -> list[str]:
+    """The running costs while online (support, colocation, electricity, staffing, licences) and the stand-in
+    during the lead time; returns the keys of their cash lines."""
+    own, fin = r.option("own"), r.finance
+    facility = own.facility_price_per_mw is not None
+    lines = []
+
+    def month(row):
+        return _month_cell(m, row)
 
     m.add(
-        "own_support", "own: hardware support", running(lambda row: f"{m.cell('at_today', row)}*own_support_share/12")
+        "own_support",
+        "own: hardware support",
+        _running(m, lambda row: f"{m.cell('at_today', row)}*own_support_share/12"),
     )
     if not facility:
         m.add(
             "own_colocation",
             "own: colocation",
-            running(lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"),
+            _running(m, lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"),
         )
         lines.append("own_colocation")
     electricity = _factor(r, m, "electricity", "fin_electricity_change", month)
     m.add(
         "own_electricity",
         "own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle)",
-        running(
+        _running(
+            m,
             lambda row: (
                 f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share*own_electricity_price"
                 f"+(1-own_idle_share)*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month)"
                 "*own_busy_electricity_price)*own_pue*hours_per_month"
                 f"*{electricity(row)}"
-            )
+            ),
         ),
     )
     staffing = _staffing_formula(
         add,
         "own",
         own.staffing,
-        cur,
-        _source(s_own.staffing),
+        r.currency,
+        _source(r.scenario.options.own.staffing),
         lambda row: f"{m.cell('bought', row)}*own_gpus_per_server",
         month,
         managed=False,
     )
-    m.add("own_staffing", "own: staffing", running(lambda row: staffing(row)[1:]))
+    m.add("own_staffing", "own: staffing", _running(m, lambda row: staffing(row)[1:]))
     lines += ["own_support", "own_electricity", "own_staffing"]
     if own.licence_price_per_gpu_per_year is not None:
         m.add(
             "own_licences",
             "own: software licences",
-            running(lambda row: f"{m.cell('bought', row)}*own_gpus_per_server*own_licence_price/12"),
+            _running(m, lambda row: f"{m.cell('bought', row)}*own_gpus_per_server*own_licence_price/12"),
         )
         lines.append("own_licences")
-    if lead > 0:
+    if fin.lead_time_months > 0:
         stand_in = fin.during_lead_time
         keys = {"rent": ["rent_rental", "rent_staffing"], "api": ["api_input", "api_cached", "api_output"]}[stand_in]
         m.add(
@@ -1079,7 +1141,19 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             lambda row: f"=(1-{m.cell('online', row)})*(" + "+".join(m.cell(k, row) for k in keys) + ")",
         )
         lines.append("own_stand_in")
+    return lines
+
+
+def _own_horizon_columns(r: Resolved, flows: CashFlows, m: _Months, by_value: bool, residual: str | None) -> list[str]:
+    """What comes back at the horizon: the hardware's resale (unless leased or sunk) and the facility's
+    residual value; returns the keys of their cash lines."""
+    fin, horizon = r.finance, r.finance.horizon_months
     last = horizon + 1
+    lines = []
+
+    def month(row):
+        return _month_cell(m, row)
+
     if not by_value:
         m.add(
             "held",
@@ -1107,7 +1181,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             resale = f"-SUMPRODUCT({m.span('held')},{m.span('residual')})"
         m.add("own_resale", "own: resale", lambda row: f"={resale}" if row == last else "=0")
         lines.append("own_resale")
-    if facility:
+    if r.option("own").facility_price_per_mw is not None:
         m.add(
             "facility_book",
             "own: facility book value share at the horizon",
@@ -1119,7 +1193,11 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             lambda row: f"=-SUMPRODUCT({m.span('own_facility')},{m.span('facility_book')})" if row == last else "=0",
         )
         lines.append("own_facility_residual")
-    extra = set(flows.flows["own"]) - {
+    return lines
+
+
+OWN_FORMULA_LINES = frozenset(
+    {
         CashLine.HARDWARE_CAPEX,
         CashLine.LOAN_PAYMENTS,
         CashLine.FACILITY_CAPEX,
@@ -1136,7 +1214,26 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         Component.STAFFING,
         Component.SOFTWARE_LICENCES,
     }
-    for name in sorted(extra):  # lines without a formula here (e.g. a managed-service fee) as values
+)
+"""The own option's cash lines that have columns of their own; any other is written as values."""
+
+
+def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
+    """The own option's inputs and columns; returns the keys of its cash lines."""
+    fin = r.finance
+    by_value = fin.lease is not None or fin.view == "marginal"  # leased or sunk hardware: purchases as values
+    # the hardware's price also sets columns of values: the purchases (leased or sunk hardware) or the tax
+    # saved on depreciation
+    priced = by_value or fin.tax is not None
+    _own_price_inputs(r, add, priced)
+    _own_site_inputs(r, add)
+    residual = _own_residual_inputs(r, add, priced)
+    _own_fleet_columns(r, flows, m)
+    lines = _own_purchase_columns(r, flows, m, add, by_value)
+    lines += _own_running_columns(r, m, add)
+    lines += _own_horizon_columns(r, flows, m, by_value, residual)
+    for name in sorted(set(flows.flows["own"]) - OWN_FORMULA_LINES):
+        # lines without a formula here (e.g. a managed-service fee) as values
         key = f"own_value_{len(lines)}"
         m.add(key, f"own: {name} (values)", flows.flows["own"][name])
         lines.append(key)
