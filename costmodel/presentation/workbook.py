@@ -312,16 +312,13 @@ def _workbook_writer(r: Resolved, comparison: Comparison | None):
     return write
 
 
-def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
-    fin = r.finance
-    horizon = fin.horizon_months
-    sheet_class = _text_sheet_class(cells)
-    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class), cells)
-    sheet = book.add_worksheet("Cash flows", worksheet_class=sheet_class)
-    summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
-    cur = r.currency
-    add = inputs.add
+def _finance_inputs(r: Resolved, add) -> None:
+    """The finance block's named inputs: discount rate, horizon, lead time, hours a month, price trends.
 
+    A price with a path (``finance.trends.<price>_price_path``) has a column of factors, not its rate, so
+    the rate is fixed; so is the hardware's with columns of values priced by it (tax, lease, sunk hardware).
+    """
+    fin = r.finance
     add("fin_discount_rate", "discount rate (effective yearly)", fin.discount_rate_per_year, "1/year", fin.source)
     add(
         "fin_monthly_rate",
@@ -330,12 +327,11 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
         "1/month",
         "derived",
     )
-    add("fin_horizon", "horizon (the number of month rows)", horizon, "months", fin.source, fixed=True)
+    add("fin_horizon", "horizon (the number of month rows)", fin.horizon_months, "months", fin.source, fixed=True)
     # the capacity plan (servers held, a column of values) is laid out for the lead time
     add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source, fixed=True)
     add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention", fixed=True)
     trends = fin.trends
-    # a price with a path (finance.trends.<price>_price_path) has a column of factors, not this rate
     add(
         "fin_rent_change",
         "rental price change a year",
@@ -372,6 +368,160 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
         or fin.lease is not None
         or fin.view == "marginal",
     )
+
+
+def _rent_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
+    """The rent option's inputs and columns: GPUs rented, rental and staffing as formulas, and with a reserved
+    commitment its payments and the on-demand remainder as values; returns the keys of its cash lines."""
+    rent, fin, cur = r.option("rent"), r.finance, r.currency
+
+    def month(row):
+        return _month_cell(m, row)
+
+    # with a commitment the reserved payments and the on-demand remainder are values of this price
+    add(
+        "rent_price",
+        "rental price per GPU-hour (on-demand)",
+        rent.price_per_gpu_hour,
+        f"{cur}/GPU-h",
+        rent.offer.citation(),
+        fixed=fin.rent_commitment is not None,
+    )
+    m.add(
+        "rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), flows.months.shape)
+    )
+    factor = _factor(r, m, "rental", "fin_rent_change", month)
+    if rent.billing == "always_on":
+        m.add(
+            "rent_rental",
+            "rent: GPU rental",
+            lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*" + factor(row),
+        )
+    else:
+        m.add("rent_rental", "rent: GPU rental", lambda row: f"={m.cell('hours', row)}*rent_price*" + factor(row))
+    staffing = _staffing_formula(
+        add,
+        "rent",
+        rent.staffing,
+        cur,
+        _source(r.scenario.options.rent.staffing),
+        lambda row: m.cell("rent_gpus", row),
+        month,
+    )
+    m.add("rent_staffing", "rent: staffing", staffing)
+    if fin.rent_commitment is None:
+        return ["rent_rental", "rent_staffing"]
+    # reserved GPUs: the on-demand remainder and the terms' payments, as values; the full on-demand
+    # column above stays for the stand-in during the lead time
+    m.add(
+        "rent_remainder",
+        "rent: GPU rental above the reserved GPUs (values)",
+        flows.flows["rent"][Component.GPU_RENTAL],
+    )
+    m.add("rent_reserved", "rent: reserved commitment (values)", flows.flows["rent"][CashLine.RESERVED])
+    lines = ["rent_remainder", "rent_staffing", "rent_reserved"]
+    if CashLine.RESERVED_UPFRONT in flows.flows["rent"]:
+        m.add(
+            "rent_reserved_upfront",
+            "rent: reserved commitment, up front at the term's start (values)",
+            flows.flows["rent"][CashLine.RESERVED_UPFRONT],
+        )
+        lines.append("rent_reserved_upfront")
+    return lines
+
+
+def _api_inputs(r: Resolved, add) -> None:
+    """The API's listed prices, cached share and output share as named inputs."""
+    api, cur = r.option("api"), r.currency
+    add("api_input_price", "API input price", api.input_price_per_million, f"{cur}/M tokens", api.offer.citation())
+    add(
+        "api_cached_price",
+        "API cached input price",
+        api.cached_input_price_per_million,
+        f"{cur}/M tokens",
+        api.offer.citation(),
+    )
+    add(
+        "api_output_price",
+        "API output price",
+        api.output_price_per_million,
+        f"{cur}/M tokens",
+        api.offer.citation(),
+    )
+    add("api_cached_share", "cached share of input tokens", api.cached_input_share, "-", api.offer.citation())
+    add("api_output_share", "output share of tokens", r.workload.output_share, "-", "workload")
+
+
+def _api_part_columns(r: Resolved, m: _Months, add, api_factor) -> list[str]:
+    """The API bill by costmodel's parts, for billing words beyond the cache-read share (tiers, cache writes,
+    reasoning, modalities, fees, windows): each part's price per million workload tokens a named input, and a
+    column of tokens × that price; returns their keys."""
+    from ..domain.api_clock import api_clock_factor
+
+    api = r.option("api")
+    keys = []
+    for part, value in api.price_parts.items():
+        clock = api_clock_factor(r, "api", part if api.hour_part_factors is not None else None)
+        price = float(np.mean(np.asarray(value, dtype=float))) * clock
+        add(
+            f"api_{part}_price",
+            f"API bill per M workload tokens: {part.replace('_', ' ')} (from the "
+            "billing words and price windows; change them in the scenario, then export again)",
+            price,
+            f"{r.currency}/M tokens",
+            api.offer.citation(),
+        )
+        m.add(
+            f"api_{part}",
+            f"api: {part.replace('_', ' ')}",
+            lambda row, part=part: f"={m.cell('tokens', row)}*api_{part}_price*{api_factor(row)}",
+        )
+        keys.append(f"api_{part}")
+    return keys
+
+
+def _api_line(m: _Months, kind: str, api_factor):
+    """The formula of one line of a plain API bill: input, cached input or output tokens at its price."""
+
+    def formula(row):
+        tokens, f = m.cell("tokens", row), api_factor(row)
+        if kind == "input":
+            return f"={tokens}*(1-api_output_share)*(1-api_cached_share)*api_input_price*{f}"
+        if kind == "cached":
+            return f"={tokens}*(1-api_output_share)*api_cached_share*api_cached_price*{f}"
+        return f"={tokens}*api_output_share*api_output_price*{f}"
+
+    return formula
+
+
+def _api_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
+    """The API option's inputs and columns: tokens a month, then the bill as formulas of the listed prices
+    (:func:`_plain_api_bill`) or of costmodel's parts; returns the keys of its cash lines."""
+    api = r.option("api")
+    _api_inputs(r, add)
+    m.add(
+        "tokens",
+        "tokens a month [M tokens/month]",
+        np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, flows.months.shape),
+    )
+    api_factor = _factor(r, m, "api", "fin_api_change", lambda row: _month_cell(m, row))
+    if not _plain_api_bill(r, api):
+        return _api_part_columns(r, m, add, api_factor)
+    for kind in ("input", "cached", "output"):
+        m.add(f"api_{kind}", f"api: {kind} tokens", _api_line(m, kind, api_factor))
+    return ["api_input", "api_cached", "api_output"]
+
+
+def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
+    """The workbook of a scenario with a finance block: Inputs, Cash flows (months and years) and Summary."""
+    fin = r.finance
+    horizon = fin.horizon_months
+    sheet_class = _text_sheet_class(cells)
+    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class), cells)
+    sheet = book.add_worksheet("Cash flows", worksheet_class=sheet_class)
+    summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
+    add = inputs.add
+    _finance_inputs(r, add)
     months = flows.months
     m = _Months(horizon)
     m.add("month", "month", months)
@@ -379,59 +529,8 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     m.add("volume", f"volume [{r.volume_unit}]", flows.volume)
     m.add("hours", "GPU-hours used", flows.gpu_hours)
     totals: dict[str, list[str]] = {}
-
-    def month(row):
-        return m.cell("month", row)
-
     if "rent" in r.options:
-        rent = r.option("rent")
-        # with a commitment the reserved payments and the on-demand remainder are values of this price
-        add(
-            "rent_price",
-            "rental price per GPU-hour (on-demand)",
-            rent.price_per_gpu_hour,
-            f"{cur}/GPU-h",
-            rent.offer.citation(),
-            fixed=fin.rent_commitment is not None,
-        )
-        m.add("rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), months.shape))
-        factor = _factor(r, m, "rental", "fin_rent_change", month)
-        if rent.billing == "always_on":
-            m.add(
-                "rent_rental",
-                "rent: GPU rental",
-                lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*" + factor(row),
-            )
-        else:
-            m.add("rent_rental", "rent: GPU rental", lambda row: f"={m.cell('hours', row)}*rent_price*" + factor(row))
-        staffing = _staffing_formula(
-            add,
-            "rent",
-            rent.staffing,
-            cur,
-            _source(r.scenario.options.rent.staffing),
-            lambda row: m.cell("rent_gpus", row),
-            month,
-        )
-        m.add("rent_staffing", "rent: staffing", staffing)
-        totals["rent"] = ["rent_rental", "rent_staffing"]
-        if r.finance.rent_commitment is not None:
-            # reserved GPUs: the on-demand remainder and the terms' payments, as values; the full on-demand
-            # column above stays for the stand-in during the lead time
-            m.add(
-                "rent_remainder",
-                "rent: GPU rental above the reserved GPUs (values)",
-                flows.flows["rent"][Component.GPU_RENTAL],
-            )
-            m.add("rent_reserved", "rent: reserved commitment (values)", flows.flows["rent"][CashLine.RESERVED])
-            totals["rent"] = ["rent_remainder", "rent_staffing", "rent_reserved"]
-            if CashLine.RESERVED_UPFRONT in flows.flows["rent"]:
-                m.add(
-                    "rent_reserved_upfront",
-                    "rent: reserved commitment, up front at the term's start (values)",
-                    flows.flows["rent"][CashLine.RESERVED_UPFRONT],
-                )
-                totals["rent"].append("rent_reserved_upfront")
+        totals["rent"] = _rent_columns(r, flows, m, add)
     for name, option in r.options.items():  # options.rents: their on-demand cash lines, as values
         if option.kind == "rent" and name != "rent":
             key = _key(name)
@@ -439,72 +538,7 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
             m.add(f"{key}_staffing", f"{name}: staffing (values)", flows.flows[name][Component.STAFFING])
             totals[name] = [f"{key}_rental", f"{key}_staffing"]
     if "api" in r.options:
-        api = r.option("api")
-        share = r.workload.output_share
-        add("api_input_price", "API input price", api.input_price_per_million, f"{cur}/M tokens", api.offer.citation())
-        add(
-            "api_cached_price",
-            "API cached input price",
-            api.cached_input_price_per_million,
-            f"{cur}/M tokens",
-            api.offer.citation(),
-        )
-        add(
-            "api_output_price",
-            "API output price",
-            api.output_price_per_million,
-            f"{cur}/M tokens",
-            api.offer.citation(),
-        )
-        add("api_cached_share", "cached share of input tokens", api.cached_input_share, "-", api.offer.citation())
-        add("api_output_share", "output share of tokens", share, "-", "workload")
-        m.add(
-            "tokens",
-            "tokens a month [M tokens/month]",
-            np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape),
-        )
-
-        api_factor = _factor(r, m, "api", "fin_api_change", month)
-        if not _plain_api_bill(r, api):
-            # billing words beyond the cache-read share (tiers, cache writes, reasoning, modalities, fees, windows):
-            # the bill's parts per million workload tokens as costmodel computes them, each a named input
-            from ..domain.api_clock import api_clock_factor
-
-            keys = []
-            for part, value in api.price_parts.items():
-                clock = api_clock_factor(r, "api", part if api.hour_part_factors is not None else None)
-                price = float(np.mean(np.asarray(value, dtype=float))) * clock
-                add(
-                    f"api_{part}_price",
-                    f"API bill per M workload tokens: {part.replace('_', ' ')} (from the "
-                    "billing words and price windows; change them in the scenario, then export again)",
-                    price,
-                    f"{cur}/M tokens",
-                    api.offer.citation(),
-                )
-                m.add(
-                    f"api_{part}",
-                    f"api: {part.replace('_', ' ')}",
-                    lambda row, part=part: f"={m.cell('tokens', row)}*api_{part}_price*{api_factor(row)}",
-                )
-                keys.append(f"api_{part}")
-            totals["api"] = keys
-
-        def api_line(kind):
-            def formula(row):
-                tokens, f = m.cell("tokens", row), api_factor(row)
-                if kind == "input":
-                    return f"={tokens}*(1-api_output_share)*(1-api_cached_share)*api_input_price*{f}"
-                if kind == "cached":
-                    return f"={tokens}*(1-api_output_share)*api_cached_share*api_cached_price*{f}"
-                return f"={tokens}*api_output_share*api_output_price*{f}"
-
-            return formula
-
-        if _plain_api_bill(r, api):
-            for kind in ("input", "cached", "output"):
-                m.add(f"api_{kind}", f"api: {kind} tokens", api_line(kind))
-            totals["api"] = ["api_input", "api_cached", "api_output"]
+        totals["api"] = _api_columns(r, flows, m, add)
     if "own" in r.options:
         totals["own"] = _own_columns(r, flows, m, add)
     for option, keys in totals.items():
@@ -513,11 +547,11 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
             f"{r.label(option)}: cash out",
             lambda row, keys=keys: "=" + "+".join(m.cell(k, row) for k in keys),
         )
-    if r.finance.tax is not None:
+    if fin.tax is not None:
         _tax_columns(r, flows, m, add, totals)
     against = comparison.finance.payback_against if comparison.finance is not None else None
     if against is not None:
-        _payback_columns(m, r, against, month)
+        _payback_columns(m, r, against, lambda row: _month_cell(m, row))
     _write_months(book, sheet, m, r.currency)
     years = _write_years(book, sheet, m, r, totals, horizon)
     _write_summary(book, summary, r, m, totals, against, years, comparison)
