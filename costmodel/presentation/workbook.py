@@ -1345,32 +1345,33 @@ def _write_years(book, sheet, m: _Months, r: Resolved, totals, horizon: int) -> 
     return ranges
 
 
-def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years, comparison: Comparison) -> None:
-    bold = book.add_format({"bold": True})
-    money = book.add_format({"num_format": "#,##0.00"})
-    rate = book.add_format({"num_format": "0.0000%"})
+def _present_value_formula(r: Resolved, m: _Months, option: str, years: dict[str, str]) -> str:
+    """The present value of an option's cash out as a formula, in the scenario's convention.
+
+    ``end`` timing is Excel's ``NPV`` over all periods; ``begin`` keeps the first period at time 0
+    (numpy-financial's ``npv``): the first period plus ``NPV`` of the rest. Yearly periods discount the
+    totals by year (``years``: option → A1 range) at the yearly rate.
+    """
     fin = r.finance
-    sheet.set_column(0, 0, 60)
-    sheet.set_column(1, 1, 22)
-    sheet.set_column(2, 2, 40)
-    sheet.set_column(3, 3, 30)
-    sheet.freeze_panes(1, 0)
-    sheet.write_string(0, 0, r.title, bold)
-    sheet.write_string(1, 0, "reporting currency")
-    sheet.write_string(1, 1, r.currency)
     period, timing = fin.npv.period, fin.npv.timing
-    sheet.write_string(2, 0, "present value convention")
-    sheet.write_string(2, 1, f"{period}, {timing}")
-    sheet.write_string(
-        2,
-        2,
-        "present value of costs: lower is better; begin = first period at time 0 "
-        "(numpy-financial npv), end = Excel NPV",
-    )
-    row = 4
-    for col, head in enumerate(("figure", "value", "unit", "option")):
-        sheet.write_string(row, col, head, bold)
-    row += 1
+    if period == "month":
+        flows_range, rate_name = m.span(f"{option}_total", sheet=True), "fin_monthly_rate"
+        first, rest = m.span(f"{option}_total", 0, 0, sheet=True), m.span(f"{option}_total", 1, sheet=True)
+    else:
+        flows_range, rate_name = years[option], "fin_discount_rate"
+        col = years[option].split("!")[1].split(":")[0].split("$")[1]
+        count = -(-fin.horizon_months // MONTHS_PER_YEAR)
+        first, rest = f"'Cash flows'!${col}$2", f"'Cash flows'!${col}$3:${col}${count + 1}"
+    if timing == "end":
+        return f"=NPV({rate_name},{flows_range})"
+    if (period == "month" and fin.horizon_months > 1) or (period == "year" and fin.horizon_months > 12):
+        return f"={first}+NPV({rate_name},{rest})"
+    return f"={first}"
+
+
+def _present_value_rows(sheet, r: Resolved, m: _Months, totals, years, row: int, money) -> tuple[int, list[str]]:
+    """Each option's TCO and present value of costs, then the option with the lowest; returns the row of the
+    lowest and the cells of the present values."""
     names, pvs = [], []
     for option in totals:
         label = r.label(option)
@@ -1378,22 +1379,8 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         sheet.write_formula(row, 1, f"=SUM({m.span(f'{option}_total', sheet=True)})", money)
         sheet.write_string(row, 2, r.currency)
         row += 1
-        if period == "month":
-            flows_range, rate_name = m.span(f"{option}_total", sheet=True), "fin_monthly_rate"
-            first, rest = m.span(f"{option}_total", 0, 0, sheet=True), m.span(f"{option}_total", 1, sheet=True)
-        else:
-            flows_range, rate_name = years[option], "fin_discount_rate"
-            col = years[option].split("!")[1].split(":")[0].split("$")[1]
-            count = -(-fin.horizon_months // MONTHS_PER_YEAR)
-            first, rest = f"'Cash flows'!${col}$2", f"'Cash flows'!${col}$3:${col}${count + 1}"
-        if timing == "end":
-            formula = f"=NPV({rate_name},{flows_range})"
-        elif (period == "month" and fin.horizon_months > 1) or (period == "year" and fin.horizon_months > 12):
-            formula = f"={first}+NPV({rate_name},{rest})"
-        else:
-            formula = f"={first}"
         sheet.write_string(row, 0, f"present value of costs, {label}")
-        sheet.write_formula(row, 1, formula, money)
+        sheet.write_formula(row, 1, _present_value_formula(r, m, option, years), money)
         sheet.write_string(row, 2, r.currency)
         sheet.write_string(row, 3, label)
         names.append(f"D{row + 1}")
@@ -1401,83 +1388,93 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         row += 1
     sheet.write_string(row, 0, "lowest present value of costs")
     sheet.write_formula(row, 1, _lowest_formula(names, pvs))
-    if fin.tax is not None:
-        for option in totals:
-            label = r.label(option)
-            span = m.span(f"{option}_after_tax", sheet=True)
-            first, rest = (
-                m.span(f"{option}_after_tax", 0, 0, sheet=True),
-                m.span(f"{option}_after_tax", 1, sheet=True),
-            )
-            row += 1
-            sheet.write_string(row, 0, f"TCO after tax, {label}")
-            sheet.write_formula(row, 1, f"=SUM({span})", money)
-            sheet.write_string(row, 2, r.currency)
-            row += 1
-            sheet.write_string(row, 0, f"present value of costs after tax (month, begin), {label}")
-            sheet.write_formula(
-                row, 1, f"={first}+NPV(fin_monthly_rate,{rest})" if fin.horizon_months > 1 else f"={first}", money
-            )
-            sheet.write_string(row, 2, r.currency)
-    row += 2
-    if against is not None:
-        label = r.label(against)
-        gain = m.span("gain", sheet=True)
-        # the guess: costmodel's monthly IRR, so that Newton's method in Excel and LibreOffice starts at the root
-        # (from their default 10 % a month it wanders off on long series of small gains and says #NUM!)
-        irr = comparison.finance.irr_per_year if comparison.finance is not None else None
-        guess = (1 + irr) ** (1 / MONTHS_PER_YEAR) - 1 if irr is not None else fin.discount_rate_per_year / 12
-        figures = [
-            (
-                f"IRR of owning vs {label} (yearly, from monthly IRR)",
-                f'=IFERROR((1+IRR({gain},{guess!r}))^12-1,"not defined")',
-                "1/year",
-                rate,
-            ),
-            (
-                f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
-                f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")',
-                "1/year",
-                rate,
-            ),
-            (
-                "investment (hardware, refresh, facility, loan payments)",
-                "="
-                + "+".join(
-                    f"SUM({m.span(k, sheet=True)})"
-                    for k in ("own_capex", "own_loan", "own_refresh", "own_facility")
-                    if k in m.letters
-                ),
-                r.currency,
-                money,
-            ),
-        ]
-        for title, formula, unit, style in figures:
-            sheet.write_string(row, 0, title)
-            sheet.write_formula(row, 1, formula, style)
-            sheet.write_string(row, 2, unit)
-            row += 1
-        sheet.write_string(row, 0, f"ROI of owning vs {label} (net gain / investment)")
-        sheet.write_formula(row, 1, f'=IF(B{row}>0,SUM({gain})/B{row},"not defined")', rate)
-        sheet.write_string(row, 2, "-")
+    return row, pvs
+
+
+def _after_tax_rows(sheet, r: Resolved, m: _Months, totals, row: int, money) -> int:
+    """Each option's TCO and present value of costs after tax (monthly, first month at time 0); returns the
+    last row written."""
+    for option in totals:
+        label = r.label(option)
+        span = m.span(f"{option}_after_tax", sheet=True)
+        first, rest = (
+            m.span(f"{option}_after_tax", 0, 0, sheet=True),
+            m.span(f"{option}_after_tax", 1, sheet=True),
+        )
         row += 1
-        for key, title, prefix in (("payback", "payback", ""), ("dpayback", "discounted payback", "d")):
-            span = m.span(key, sheet=True)
-            end = m.span(f"{prefix}position_end", m.horizon - 1, sheet=True).split(":")[0]
-            below = m.span(f"{prefix}below", sheet=True)
-            sheet.write_string(row, 0, f"{title} vs {label}, fractional")
-            sheet.write_formula(row, 1, f'=IF({end}<0,"never within the horizon",IF(MAX({below})=0,0,MIN({span})))')
-            sheet.write_string(
-                row,
-                2,
-                "months after the decision (investment at the start of its month, savings "
-                "at the end; where owning stays ahead for good)",
-            )
-            row += 1
+        sheet.write_string(row, 0, f"TCO after tax, {label}")
+        sheet.write_formula(row, 1, f"=SUM({span})", money)
+        sheet.write_string(row, 2, r.currency)
+        row += 1
+        sheet.write_string(row, 0, f"present value of costs after tax (month, begin), {label}")
+        sheet.write_formula(
+            row, 1, f"={first}+NPV(fin_monthly_rate,{rest})" if r.finance.horizon_months > 1 else f"={first}", money
+        )
+        sheet.write_string(row, 2, r.currency)
+    return row
+
+
+def _returns_rows(sheet, r: Resolved, m: _Months, against: str, comparison: Comparison, row: int, money, rate) -> int:
+    """The returns of owning against ``against``: IRR, MIRR, the investment, ROI and the two paybacks, all
+    formulas of the gain column; returns the next free row."""
+    label = r.label(against)
+    gain = m.span("gain", sheet=True)
+    # the guess: costmodel's monthly IRR, so that Newton's method in Excel and LibreOffice starts at the root
+    # (from their default 10 % a month it wanders off on long series of small gains and says #NUM!)
+    irr = comparison.finance.irr_per_year if comparison.finance is not None else None
+    guess = (1 + irr) ** (1 / MONTHS_PER_YEAR) - 1 if irr is not None else r.finance.discount_rate_per_year / 12
+    figures = [
+        (
+            f"IRR of owning vs {label} (yearly, from monthly IRR)",
+            f'=IFERROR((1+IRR({gain},{guess!r}))^12-1,"not defined")',
+            "1/year",
+            rate,
+        ),
+        (
+            f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
+            f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")',
+            "1/year",
+            rate,
+        ),
+        (
+            "investment (hardware, refresh, facility, loan payments)",
+            "="
+            + "+".join(
+                f"SUM({m.span(k, sheet=True)})"
+                for k in ("own_capex", "own_loan", "own_refresh", "own_facility")
+                if k in m.letters
+            ),
+            r.currency,
+            money,
+        ),
+    ]
+    for title, formula, unit, style in figures:
+        sheet.write_string(row, 0, title)
+        sheet.write_formula(row, 1, formula, style)
+        sheet.write_string(row, 2, unit)
+        row += 1
+    sheet.write_string(row, 0, f"ROI of owning vs {label} (net gain / investment)")
+    sheet.write_formula(row, 1, f'=IF(B{row}>0,SUM({gain})/B{row},"not defined")', rate)
+    sheet.write_string(row, 2, "-")
     row += 1
-    row = _verdict(
-        book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE), comparison
-    )
+    for key, title, prefix in (("payback", "payback", ""), ("dpayback", "discounted payback", "d")):
+        span = m.span(key, sheet=True)
+        end = m.span(f"{prefix}position_end", m.horizon - 1, sheet=True).split(":")[0]
+        below = m.span(f"{prefix}below", sheet=True)
+        sheet.write_string(row, 0, f"{title} vs {label}, fractional")
+        sheet.write_formula(row, 1, f'=IF({end}<0,"never within the horizon",IF(MAX({below})=0,0,MIN({span})))')
+        sheet.write_string(
+            row,
+            2,
+            "months after the decision (investment at the start of its month, savings "
+            "at the end; where owning stays ahead for good)",
+        )
+        row += 1
+    return row
+
+
+def _summary_notes(sheet, r: Resolved, row: int) -> None:
+    """Notes below the verdict on the further offers the workbook holds as values or leaves out."""
     rents = [r.label(o) for o, x in r.options.items() if x.kind == "rent" and o != "rent"]
     apis = [r.label(o) for o, x in r.options.items() if x.kind == "api" and o != "api"]
     notes = []
@@ -1493,6 +1490,44 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         )
     for k, note in enumerate(notes):
         sheet.write_string(row + 1 + k, 0, note)
+
+
+def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years, comparison: Comparison) -> None:
+    """The Summary sheet: TCO and present values (before and after tax), the returns of owning, the verdict."""
+    bold = book.add_format({"bold": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    rate = book.add_format({"num_format": "0.0000%"})
+    fin = r.finance
+    sheet.set_column(0, 0, 60)
+    sheet.set_column(1, 1, 22)
+    sheet.set_column(2, 2, 40)
+    sheet.set_column(3, 3, 30)
+    sheet.freeze_panes(1, 0)
+    sheet.write_string(0, 0, r.title, bold)
+    sheet.write_string(1, 0, "reporting currency")
+    sheet.write_string(1, 1, r.currency)
+    sheet.write_string(2, 0, "present value convention")
+    sheet.write_string(2, 1, f"{fin.npv.period}, {fin.npv.timing}")
+    sheet.write_string(
+        2,
+        2,
+        "present value of costs: lower is better; begin = first period at time 0 "
+        "(numpy-financial npv), end = Excel NPV",
+    )
+    row = 4
+    for col, head in enumerate(("figure", "value", "unit", "option")):
+        sheet.write_string(row, col, head, bold)
+    row, pvs = _present_value_rows(sheet, r, m, totals, years, row + 1, money)
+    if fin.tax is not None:
+        row = _after_tax_rows(sheet, r, m, totals, row, money)
+    row += 2
+    if against is not None:
+        row = _returns_rows(sheet, r, m, against, comparison, row, money, rate)
+    row += 1
+    row = _verdict(
+        book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE), comparison
+    )
+    _summary_notes(sheet, r, row)
 
 
 VALUE_NOTE = (
