@@ -1054,6 +1054,110 @@ def input_value(scenario: Scenario | Resolved, path: str, value: float) -> str:
     return f"{fmt.short(value)} {unit}"
 
 
+def _verdict_paragraph(c: Comparison) -> str:
+    """The verdict on the decision measure, with its figure and its margin over the runner-up."""
+    d, cur = c.decision, c.currency
+    per = "/month" if d.unit.endswith("/month") else ""
+    verdict = (
+        f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
+        f"**{fmt.money(d.winning.figure, cur)}{per}**"
+    )
+    if d.tied:
+        verdict += f", tied with {md(d.label(d.runner_up))}"
+    elif d.runner_up is not None:
+        verdict += (
+            f" against {fmt.money(d.figure(d.runner_up), cur)}{per} for {md(d.label(d.runner_up))}: "
+            f"**{fmt.money(d.margin, cur)}{per} less**"
+            + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else "")
+        )
+    return verdict + "."
+
+
+def _break_even_summary(c: Comparison) -> str | None:
+    """The break-even between the two best candidates on the monthly view and how far the scenario's volume is
+    from it, or that there is none in the swept range; None without such a pair."""
+    label, kind = c.label, c.workload_kind
+    at = fmt.volume(kind, c.volume)
+    options = [x.option for x in c.decision.candidates.values() if x.option is not None]
+    first = options[0] if options else None
+    second = next((o for o in options if o != first), None)
+    pair = next((b for b in c.break_evens if {b.option_a, b.option_b} == {first, second}), None)
+    if pair is None:
+        return None
+    if pair.volume is not None:
+        ratio = pair.volume / c.volume if c.volume else None
+        if ratio is None:
+            where = ""
+        elif 0.5 <= ratio <= 2:
+            where = f", {fmt.share(abs(1 - ratio))} {'below' if ratio < 1 else 'above'} the scenario's {at}"
+        else:
+            where = f", {fmt.short(ratio, 2)} × the scenario's {at}"
+        return (
+            f"**Break-even that matters most** (monthly view): {md(label(pair.option_a))} vs "
+            f"{md(label(pair.option_b))} at **{fmt.volume(kind, pair.volume)}**{where}; "
+            f"{md(label(pair.cheaper_below))} is cheaper below it."
+        )
+    return (
+        f"**Break-even that matters most** (monthly view): none: {md(label(pair.cheaper_below))} is "
+        f"cheaper than {md(label(pair.cheaper_above or second))} from {fmt.volume(kind, pair.volume_min)} "
+        f"to {fmt.volume(kind, pair.volume_max)}."
+    )
+
+
+def _moves_lines(r: Resolved, c: Comparison, bars, monte_carlo) -> list[str]:
+    """The three inputs that move the tracked option's saving most (tornado bars), as a numbered list."""
+    money = lambda x: fmt.money(x, c.currency)  # noqa: E731
+    per = "/month" if c.decision.unit.endswith("/month") else ""
+    tracked = c.label(monte_carlo.option) if monte_carlo is not None else "the tracked option"
+    top = [
+        f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
+        f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}{per}"
+        + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
+        for b in bars[:3]
+    ]
+    return [
+        f"**What moves it most** ({md(tracked)}'s saving on the decision measure, one input at a time):",
+        "",
+        *(f"{i}. {t}" for i, t in enumerate(top, 1)),
+        "",
+    ]
+
+
+def _confidence_sentence(c: Comparison, monte_carlo) -> str:
+    """How often each option is the cheapest over the Monte Carlo samples (shares of at least 0.05 %)."""
+    wins = monte_carlo.win_probability()
+    ranked_wins = sorted(wins, key=wins.get, reverse=True)
+    return (
+        f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the "
+        "decision measure, the cheapest option is "
+        + "; ".join(f"{md(c.label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
+        + " of them"
+        + (
+            " (the mix is searched for the scenario as stated, not for each sample, so it is not among these)"
+            if c.decision.winner == "mix"
+            else ""
+        )
+        + "."
+    )
+
+
+def _caveats_sentence(c: Comparison) -> str:
+    """Unsourced estimates, stale catalog prices and the comparison's warnings, or that there are none."""
+    caveats = []
+    if c.estimates:
+        caveats.append(
+            f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U) "
+            "behind the figures, listed under the next heading"
+        )
+    if c.stale:
+        caveats.append(
+            f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows, listed under "
+            "the next heading"
+        )
+    caveats += [md(w) for w in c.warnings]
+    return "**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + "."
+
+
 def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bars=None, monte_carlo=None) -> str:
     """The report's first paragraph, in Markdown: one verdict and what it rests on.
 
@@ -1068,63 +1172,25 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     c = getattr(comparison, "comparison", None) or comparison  # the domain result or the output document
     if c.training is not None:
         return _training_summary(r, c)
-    cur, label, kind = c.currency, c.label, c.workload_kind
-    money = lambda x: fmt.money(x, cur)  # noqa: E731
     d = c.decision
-    per = "/month" if d.unit.endswith("/month") else ""
-    lines = ["## Summary", "", f"**{md(r.title)}**", ""]
-    f, mix = c.finance, c.mix
-    at = fmt.volume(kind, c.volume)
-    verdict = (
-        f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
-        f"**{money(d.winning.figure)}{per}**"
-    )
-    if d.tied:
-        verdict += f", tied with {md(d.label(d.runner_up))}"
-    elif d.runner_up is not None:
-        verdict += (
-            f" against {money(d.figure(d.runner_up))}{per} for {md(d.label(d.runner_up))}: "
-            f"**{money(d.margin)}{per} less**"
-            + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else "")
-        )
-    lines += [verdict + ".", ""]
+    lines = ["## Summary", "", f"**{md(r.title)}**", "", _verdict_paragraph(c), ""]
     note = monthly_view_note(c)
     if note:
         lines += [f"**Why the monthly view differs:** {md(note)}.", ""]
+    mix = c.mix
     if mix is not None and d.measure != "monthly_cost_hour_by_hour":
         m = mix.mix
         profile = md(mix.profile.replace("_", " "))
         bands = "; ".join(_layer_phrase(x) for x in m.layers.values()) or "nothing"
         lines += [
             f"**Hour by hour (a monthly view beside the verdict):** with the {profile} demand profile the "
-            f"cheapest monthly mix is {md(bands)} at {money(m.total)}/month.",
+            f"cheapest monthly mix is {md(bands)} at {fmt.money(m.total, c.currency)}/month.",
             "",
         ]
-    options = [x.option for x in d.candidates.values() if x.option is not None]
-    first = options[0] if options else None
-    second = next((o for o in options if o != first), None)
-    pair = next((b for b in c.break_evens if {b.option_a, b.option_b} == {first, second}), None)
-    if pair is not None and pair.volume is not None:
-        ratio = pair.volume / c.volume if c.volume else None
-        if ratio is None:
-            where = ""
-        elif 0.5 <= ratio <= 2:
-            where = f", {fmt.share(abs(1 - ratio))} {'below' if ratio < 1 else 'above'} the scenario's {at}"
-        else:
-            where = f", {fmt.short(ratio, 2)} × the scenario's {at}"
-        lines.append(
-            f"**Break-even that matters most** (monthly view): {md(label(pair.option_a))} vs "
-            f"{md(label(pair.option_b))} at **{fmt.volume(kind, pair.volume)}**{where}; "
-            f"{md(label(pair.cheaper_below))} is cheaper below it."
-        )
-        lines.append("")
-    elif pair is not None:
-        lines.append(
-            f"**Break-even that matters most** (monthly view): none: {md(label(pair.cheaper_below))} is "
-            f"cheaper than {md(label(pair.cheaper_above or second))} from {fmt.volume(kind, pair.volume_min)} "
-            f"to {fmt.volume(kind, pair.volume_max)}."
-        )
-        lines.append("")
+    pair = _break_even_summary(c)
+    if pair is not None:
+        lines += [pair, ""]
+    f = c.finance
     if f is not None and f.break_even_utilisation:
         b = f.break_even_utilisation[0]
         scenario_share = f" (the scenario's: {fmt.share(f.utilisation)})" if f.utilisation is not None else ""
@@ -1135,46 +1201,10 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
         )
         lines.append("")
     if bars:
-        tracked = label(monte_carlo.option) if monte_carlo is not None else "the tracked option"
-        top = [
-            f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
-            f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}{per}"
-            + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
-            for b in bars[:3]
-        ]
-        lines.append(f"**What moves it most** ({md(tracked)}'s saving on the decision measure, one input at a time):")
-        lines.append("")
-        lines += [f"{i}. {t}" for i, t in enumerate(top, 1)]
-        lines.append("")
+        lines += _moves_lines(r, c, bars, monte_carlo)
     if monte_carlo is not None:
-        wins = monte_carlo.win_probability()
-        ranked_wins = sorted(wins, key=wins.get, reverse=True)
-        lines.append(
-            f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the "
-            "decision measure, the cheapest option is "
-            + "; ".join(f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
-            + " of them"
-            + (
-                " (the mix is searched for the scenario as stated, not for each sample, so it is not among these)"
-                if c.decision.winner == "mix"
-                else ""
-            )
-            + "."
-        )
-        lines.append("")
-    caveats = []
-    if c.estimates:
-        caveats.append(
-            f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U) "
-            "behind the figures, listed under the next heading"
-        )
-    if c.stale:
-        caveats.append(
-            f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows, listed under "
-            "the next heading"
-        )
-    caveats += [md(w) for w in c.warnings]
-    lines.append("**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + ".")
+        lines += [_confidence_sentence(c, monte_carlo), ""]
+    lines.append(_caveats_sentence(c))
     return "\n".join(lines)
 
 
