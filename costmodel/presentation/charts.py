@@ -237,9 +237,8 @@ def short_number(value: float) -> str:
 FONT = "Liberation Sans, Arial, Helvetica, sans-serif"
 """The charts' font. Liberation Sans has Arial's metrics (it was made to), so the text widths
 vl-convert measures when it lays out a drawing (label overlap, axis room) are those a reader sees
-with Liberation Sans (Linux) or Arial (macOS, Windows). It is also the quicker to measure:
-vl-convert reads the font file for every glyph it measures, and the drawings of a report
-take 0.1 to 0.3 s less of CPU than with DejaVu Sans (whose glyphs are wider)."""
+with Liberation Sans (Linux) or Arial (macOS, Windows). It is also quicker to measure than
+DejaVu Sans (whose glyphs are wider): vl-convert reads the font file for every glyph it measures."""
 
 
 @alt.theme.register(_THEME, enable=False)

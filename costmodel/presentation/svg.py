@@ -1,7 +1,7 @@
 """Charts drawn to SVG in processes of their own, while the report's kernel goes on.
 
-vl-convert draws a chart in 0.1 to 0.3 s and holds Python's GIL while it does, and starting
-it takes about 0.5 s. In a report run by ``costmodel report`` the notebook displays each chart
+vl-convert holds Python's GIL while it draws a chart, and starting it is slower than drawing
+one. In a report run by ``costmodel report`` the notebook displays each chart
 as its Vega-Lite spec (the ``"report"`` renderer, output type :data:`CHART_MIMETYPE`); the runner
 hands every spec to a :class:`ChartDrawer` as soon as its cell has run, so the drawing happens on
 another core while the kernel computes the next sections, and :func:`drawn_outputs` then puts
@@ -311,7 +311,7 @@ def fill_charts(notebook, drawer: ChartDrawer, keys: dict[tuple[int, int], int],
 
 def static_spec(spec: dict) -> dict:
     """The spec without the parameters that only bind the scales to pan and zoom: leaving them out
-    makes vl-convert's drawing of a line chart about 20 % quicker. With them, Vega-Lite clips every
+    makes vl-convert's drawing of a line chart quicker. With them, Vega-Lite clips every
     layer's marks to the plot (a line or a marker past the axis's end is cut there); the marks keep
     that clipping (``"clip": true``), so the drawing is the interactive chart's first view."""
     layers = [spec, *spec.get("layer", ())]
