@@ -48,11 +48,16 @@ from ..results import MEASURE_TITLES, CashFlows, CashLine, Comparison, Component
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .cell_values import Cells, ExcelError
+from .kinds import api_option, own_block, own_option, rent_block, rent_option
 from .tables import cash_flow_table, inputs_table
 from .text import decision_sentence
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+    from typing import Literal
+
     import pandas as pd
+    from xlsxwriter.format import Format
 
 NEVER = 1e99
 """Stand-in for "no payback in this month" in the payback helper columns (the minimum is taken)."""
@@ -66,29 +71,48 @@ def _text_sheet_class(cells: Cells):
     class TextSheet(Worksheet):
         def __init__(self):
             super().__init__()
-            self.formula_formats = {}
+            self.formula_formats: dict[tuple[int, int], Format | None] = {}
+
+        def sheet_name(self) -> str:
+            """The sheet's name, which the workbook sets when it adds the sheet (before any cell is written)."""
+            assert self.name is not None, "a sheet is written only once the workbook has added and named it"
+            return self.name
 
         @convert_cell_args
-        def write_string(self, row, col, string, cell_format=None):
+        def write_string(
+            self, row: int, col: int, string: str, cell_format: Format | None = None
+        ) -> Literal[0, -1, -2]:
             text = spreadsheet_text(string)
-            cells.value(self.name, row, col, text)
+            cells.value(self.sheet_name(), row, col, text)
             return super().write_string(row, col, text, cell_format)
 
         @convert_cell_args
-        def write_number(self, row, col, number, cell_format=None):
-            cells.value(self.name, row, col, float(number))
+        def write_number(
+            self, row: int, col: int, number: float | Fraction, cell_format: Format | None = None
+        ) -> Literal[0, -1]:
+            cells.value(self.sheet_name(), row, col, float(number))
             return super().write_number(row, col, number, cell_format)
 
         @convert_cell_args
-        def write_formula(self, row, col, formula, cell_format=None, value=0):
-            cells.formula(self.name, row, col, formula)
+        def write_formula(
+            self, row: int, col: int, formula: str, cell_format: Format | None = None, value: int = 0
+        ) -> Literal[0, -1, -2]:
+            cells.formula(self.sheet_name(), row, col, formula)
             self.formula_formats[(row, col)] = cell_format
             return super().write_formula(row, col, formula, cell_format, value)
 
-        def write_value(self, row, col, value):
+        def write_value(self, row: int, col: int, value: object) -> Literal[0, -1, -2]:
             """The formula written at (row, col) again, with its value."""
-            formula = cells.formulas[(self.name, row, col)]
-            return super().write_formula(row, col, formula, self.formula_formats[(row, col)], value)
+            formula = cells.formulas[(self.sheet_name(), row, col)]
+            # xlsxwriter's ``value`` is the formula's result, a number, text or bool as its documentation says;
+            # the parameter is unannotated, so its default 0 types it int
+            return super().write_formula(
+                row,
+                col,
+                formula,
+                self.formula_formats[(row, col)],
+                value,  # pyright: ignore[reportArgumentType]
+            )
 
     return TextSheet
 
@@ -246,7 +270,7 @@ def _factor(r: Resolved, m: _Months, price: str, change: str, month):
 
 
 def _held_servers(r: Resolved, flows: CashFlows) -> np.ndarray:
-    own = r.option("own")
+    own = own_option(r)
     return np.where(flows.months < flows.online_month, float(own.server_count), flows.servers)
 
 
@@ -373,7 +397,7 @@ def _finance_inputs(r: Resolved, add) -> None:
 def _rent_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     """The rent option's inputs and columns: GPUs rented, rental and staffing as formulas, and with a reserved
     commitment its payments and the on-demand remainder as values; returns the keys of its cash lines."""
-    rent, fin, cur = r.option("rent"), r.finance, r.currency
+    rent, fin, cur = rent_option(r), r.finance, r.currency
 
     def month(row):
         return _month_cell(m, row)
@@ -404,7 +428,7 @@ def _rent_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         "rent",
         rent.staffing,
         cur,
-        _source(r.scenario.options.rent.staffing),
+        _source(rent_block(r).staffing),
         lambda row: m.cell("rent_gpus", row),
         month,
     )
@@ -432,7 +456,7 @@ def _rent_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
 
 def _api_inputs(r: Resolved, add) -> None:
     """The API's listed prices, cached share and output share as named inputs."""
-    api, cur = r.option("api"), r.currency
+    api, cur = api_option(r), r.currency
     add("api_input_price", "API input price", api.input_price_per_million, f"{cur}/M tokens", api.offer.citation())
     add(
         "api_cached_price",
@@ -458,7 +482,8 @@ def _api_part_columns(r: Resolved, m: _Months, add, api_factor) -> list[str]:
     column of tokens × that price; returns their keys."""
     from ..domain.api_clock import api_clock_factor
 
-    api = r.option("api")
+    api = api_option(r)
+    assert api.price_parts is not None, "resolve() gives every API option its bill's parts"
     keys = []
     for part, value in api.price_parts.items():
         clock = api_clock_factor(r, "api", part if api.hour_part_factors is not None else None)
@@ -497,7 +522,7 @@ def _api_line(m: _Months, kind: str, api_factor):
 def _api_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     """The API option's inputs and columns: tokens a month, then the bill as formulas of the listed prices
     (:func:`_plain_api_bill`) or of costmodel's parts; returns the keys of its cash lines."""
-    api = r.option("api")
+    api = api_option(r)
     _api_inputs(r, add)
     m.add(
         "tokens",
@@ -802,8 +827,8 @@ def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, mont
 def _own_price_inputs(r: Resolved, add, priced: bool) -> None:
     """The own option's hardware inputs: server price, spares, bill of materials, support, GPUs and power per
     server. ``priced``: the hardware's price also sets columns of values, so those inputs are fixed."""
-    own, cur = r.option("own"), r.currency
-    source = _source(r.scenario.options.own)
+    own, cur = own_option(r), r.currency
+    source = _source(own_block(r))
     shares = sum(line.value for line in own.bill_of_materials if line.basis == "share_of_server_price")
     per_server = sum(line.value for line in own.bill_of_materials if line.basis == "per_server")
     totals = sum(
@@ -828,18 +853,20 @@ def _own_price_inputs(r: Resolved, add, priced: bool) -> None:
 
 def _own_site_inputs(r: Resolved, add) -> None:
     """The own option's running inputs: idle draw, PUE, electricity prices, facility or colocation, licences."""
-    own, cur = r.option("own"), r.currency
-    s_own = r.scenario.options.own
+    own, cur = own_option(r), r.currency
+    s_own = own_block(r)
     power = s_own.power
     add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
     add("own_pue", "PUE", own.pue, "-", _source(power))
     tariff = r.scenario.energy.tariff if r.scenario.energy is not None else None
+    # a time-of-use tariff sets the prices (``own.tariff_prices``) only when the scenario has one
+    price_source = tariff.source if tariff is not None and own.tariff_prices is not None else _source(power)
     add(
         "own_electricity_price",
         "electricity price (idle draw; with a time-of-use tariff its yearly mean)",
         own.electricity_price_per_kwh,
         f"{cur}/kWh",
-        tariff.source if own.tariff_prices is not None else _source(power),
+        price_source,
     )
     busy = "=own_electricity_price" if own.tariff_prices is None else own.busy_electricity_price_per_kwh
     add(
@@ -847,7 +874,7 @@ def _own_site_inputs(r: Resolved, add) -> None:
         "electricity price of the draw above idle (with a tariff: weighted by the demand's hours)",
         busy,
         f"{cur}/kWh",
-        tariff.source if own.tariff_prices is not None else _source(power),
+        price_source,
     )
     if own.facility_price_per_mw is not None:
         add(
@@ -914,7 +941,7 @@ def _own_residual_inputs(r: Resolved, add, priced: bool) -> str | None:
         add(
             "own_residual_at_life",
             "resale value at the end of the useful life, share",
-            float(residual_share(r, life)),
+            float(np.asarray(residual_share(r, life), dtype=float)),
             "-",
             curve.source or "points from the scenario",
             fixed=True,
@@ -1099,7 +1126,7 @@ def _own_purchase_columns(r: Resolved, flows: CashFlows, m: _Months, add, by_val
             ),
         )
         lines += ["own_refresh", "own_refresh_resale"]
-    if r.option("own").facility_price_per_mw is not None:
+    if own_option(r).facility_price_per_mw is not None:
         m.add(
             "own_facility",
             "own: facility capex",
@@ -1114,7 +1141,7 @@ def _own_purchase_columns(r: Resolved, flows: CashFlows, m: _Months, add, by_val
 def _own_running_columns(r: Resolved, m: _Months, add) -> list[str]:
     """The running costs while online (support, colocation, electricity, staffing, licences) and the stand-in
     during the lead time; returns the keys of their cash lines."""
-    own, fin = r.option("own"), r.finance
+    own, fin = own_option(r), r.finance
     facility = own.facility_price_per_mw is not None
     lines = []
 
@@ -1152,7 +1179,7 @@ def _own_running_columns(r: Resolved, m: _Months, add) -> list[str]:
         "own",
         own.staffing,
         r.currency,
-        _source(r.scenario.options.own.staffing),
+        _source(own_block(r).staffing),
         lambda row: f"{m.cell('bought', row)}*own_gpus_per_server",
         month,
         managed=False,
@@ -1215,7 +1242,7 @@ def _own_horizon_columns(r: Resolved, flows: CashFlows, m: _Months, by_value: bo
             resale = f"-SUMPRODUCT({m.span('held')},{m.span('residual')})"
         m.add("own_resale", "own: resale", lambda row: f"={resale}" if row == last else "=0")
         lines.append("own_resale")
-    if r.option("own").facility_price_per_mw is not None:
+    if own_option(r).facility_price_per_mw is not None:
         m.add(
             "facility_book",
             "own: facility book value share at the horizon",
@@ -1616,10 +1643,13 @@ def _lowest_formula(labels: list[str], cells: list[str]) -> str:
 
 def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataFrame:
     """Cash out of each option by line and year, as numbers: year, option, line, cash, currency."""
+    import pandas as pd
+
     r = as_resolved(scenario)
     table = cash_flow_table(r, flows)
     table["year"] = (table["month"] // MONTHS_PER_YEAR + 1).astype(int)
     grouped = table.groupby(["year", "option", "line"], sort=False, as_index=False)["cash"].sum()
+    assert isinstance(grouped, pd.DataFrame), "a sum grouped with as_index=False is a table"
     grouped["currency"] = r.currency
     return grouped
 
@@ -1642,7 +1672,9 @@ def export_tables(scenario: Scenario | Resolved, folder: str | Path, kind: str =
     """
     if kind not in ("csv", "parquet"):
         raise ValueError(f"export format must be csv or parquet, got {kind!r}")
-    return export_files(scenario, **{kind: folder})
+    if kind == "csv":
+        return export_files(scenario, csv=folder)
+    return export_files(scenario, parquet=folder)
 
 
 def _table_writers(r: Resolved, folder: Path, kind: str) -> list:
