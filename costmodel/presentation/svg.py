@@ -57,6 +57,9 @@ class _Process:
             stderr=self._stderr,
             start_new_session=True,
         )
+        # both are pipes (PIPE above), so Popen sets them
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._stdin, self._stdout = self.process.stdin, self.process.stdout
         self.pending = 0
         self.ended: str | None = None
         self._requests: queue.Queue = queue.Queue()
@@ -68,17 +71,17 @@ class _Process:
     def _write(self) -> None:
         while (line := self._requests.get()) is not None:
             try:
-                self.process.stdin.write(line)
-                self.process.stdin.flush()
+                self._stdin.write(line)
+                self._stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
                 return  # the reader reports the process's end
         try:
-            self.process.stdin.close()
+            self._stdin.close()
         except OSError:
             pass
 
     def _read(self) -> None:
-        for line in self.process.stdout:
+        for line in self._stdout:
             answer = json.loads(line)
             with self.done:
                 self.answers[answer["id"]] = answer
@@ -234,7 +237,9 @@ def cell_hook(drawer: ChartDrawer, keys: dict[tuple[int, int], int]) -> Callable
     """An nbclient ``on_cell_executed`` hook that hands each chart of the cell just run to ``drawer``
     and records its key under (cell index, output index) in ``keys``."""
 
-    def on_cell_executed(cell=None, cell_index=None, **_) -> None:
+    def on_cell_executed(cell: dict | None = None, cell_index: int | None = None, **_) -> None:
+        if cell is None or cell_index is None:  # nbclient passes both; a call without them has no chart
+            return
         for o, output in enumerate(cell.get("outputs", ())):
             if CHART_MIMETYPE in output.get("data", {}):
                 keys[(cell_index, o)] = drawer.submit(_spec(output), _vl_version(output))
