@@ -390,6 +390,27 @@ STRAIGHT = 1e-9
 """Largest sine of the turn at a point that :func:`drawn_vertices` leaves out. [-]"""
 
 
+def _column(data: pd.DataFrame, name: str) -> pd.Series:
+    """The column ``name`` of a table (pandas annotates indexing by one name as a column or a table)."""
+    column = data[name]
+    assert isinstance(column, pd.Series), f"{name!r} names one column of the table"
+    return column
+
+
+def _columns(data: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The columns ``names`` of a table, in that order."""
+    table = data[names]
+    assert isinstance(table, pd.DataFrame), "a list of names selects a table"
+    return table
+
+
+def _rows(data: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
+    """The rows of a table where ``keep`` (a column of booleans) holds."""
+    table = data[keep]
+    assert isinstance(table, pd.DataFrame), "a column of booleans selects rows of the table"
+    return table
+
+
 def _drawn_rows(data: pd.DataFrame, x: str, y: str, by: str, step: bool = False) -> pd.DataFrame:
     """The rows of a line chart's data needed to draw each line (:func:`drawn_vertices`): the
     lines in their order in ``data`` (the later drawn over the earlier), each in ascending ``x``."""
@@ -445,7 +466,7 @@ def cost_vs_volume(
     data["volume_shown"] = data[Columns.volume] / scale
     # only what the chart shows, and only the points each line needs: the spec carries its rows into the page
     data = _drawn_rows(
-        data[["volume_shown", Columns.option_label, Columns.cost, Columns.gpu_count]],
+        _columns(data, ["volume_shown", Columns.option_label, Columns.cost, Columns.gpu_count]),
         "volume_shown",
         Columns.cost,
         Columns.option_label,
@@ -457,17 +478,17 @@ def cost_vs_volume(
         axis=short_axis(tickCount=8, labelOverlap=True),
         scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False),
     )
-    top = float(data[Columns.cost].max())
+    top = float(_column(data, Columns.cost).max())
     names = [r.label(o) for o in r.options]
     shown = [
         b for b in comparison.break_evens if b.volume is not None and volume_min <= b.volume <= volume_max and top > 0
     ]
     layout = _break_even_layout(comparison, shown, scale, unit, volume_min / scale, volume_max / scale)
-    rows = int(layout["row"].max()) + 1 if not layout.empty else 0
+    rows = int(_column(layout, "row").max()) + 1 if not layout.empty else 0
     # a band above the highest line, one row of labels high per row the labels need: no label crosses a line
     band = rows * LABEL_ROW + LABEL_BAND_PADDING if rows else 0
     height = max(COST_PLOT_HEIGHT, COST_PLOT_HEIGHT - COST_BAND + band)
-    bottom = min(0.0, float(data[Columns.cost].min()))
+    bottom = min(0.0, float(_column(data, Columns.cost).min()))
     y_max = bottom + (top - bottom) * height / (height - band) if band else None
     y_scale = alt.Scale(domain=[bottom, y_max], nice=False) if y_max else alt.Undefined
     y_title = f"Monthly cost [{currency}/month]"
@@ -1196,12 +1217,14 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
         .mark_rule(color="#444444", strokeDash=[4, 3])
         .encode(x=alt.X("metric:Q"))
     )
-    notes = data[data["note"] != ""].drop_duplicates(subset="input")
+    notes = _rows(data, _column(data, "note") != "").drop_duplicates(subset="input")
     notes_drawn = (
         alt.Chart(notes)
         .mark_text(align="left", dx=4, fontSize=10, color="#d62728")
         .encode(
-            y=alt.Y("input:N", sort=order), x=alt.XDatum(max(float(data["metric"].max()), 0.0)), text=alt.Text("note:N")
+            y=alt.Y("input:N", sort=order),
+            x=alt.XDatum(max(float(_column(data, "metric").max()), 0.0)),
+            text=alt.Text("note:N"),
         )
     )
     return _layered(span, zero, at_base, notes_drawn).properties(
@@ -1589,7 +1612,9 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
         layers.append(
             alt.Chart(rule)
             .mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6)
-            .encode(x=alt.X("speed:Q"), y=alt.YDatum(float(data["throughput"].max())), text=alt.Text("label:N"))
+            .encode(
+                x=alt.X("speed:Q"), y=alt.YDatum(float(_column(data, "throughput").max())), text=alt.Text("label:N")
+            )
         )
     if chosen is not None:
         mark = pd.DataFrame(
