@@ -78,7 +78,10 @@ def _cells(ref: str, sheet: str) -> tuple[str, tuple[int, int], tuple[int, int]]
         sheet = named[1:-1].replace("''", "'") if named.startswith("'") else named
     ends = []
     for part in ref.split(":"):
-        letters, digits = _CELL.fullmatch(part).groups()
+        match = _CELL.fullmatch(part)
+        if match is None:
+            raise ValueError(f"{ref!r} is not an A1 cell reference or range")
+        letters, digits = match.groups()
         ends.append((int(digits) - 1, _column(letters)))
     first, last = ends[0], ends[-1]
     return sheet, first, last
@@ -219,9 +222,10 @@ def _finite(value):
 
 def _arithmetic(op, a, b):
     a, b = _number(a), _number(b)
-    for x in (a, b):
-        if isinstance(x, ExcelError):
-            return x
+    if isinstance(a, ExcelError):
+        return a
+    if isinstance(b, ExcelError):
+        return b
     if op == "+":
         return a + b
     if op == "-":
@@ -248,16 +252,17 @@ def _compare(op, a, b):
     for x in (a, b):
         if isinstance(x, ExcelError):
             return x
-    a = 0.0 if a is None else a
-    b = 0.0 if b is None else b
-    if isinstance(a, str) or isinstance(b, str):  # text ranks above numbers, case-insensitive
-        a, b = (
-            (1, a.lower()) if isinstance(a, str) else (0, _number(a)),
-            (1, b.lower()) if isinstance(b, str) else (0, _number(b)),
-        )
-    else:
-        a, b = _number(a), _number(b)
+    a, b = _rank(a), _rank(b)
     return {"=": a == b, "<>": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
+
+
+def _rank(value) -> tuple[int, str, float]:
+    """Where a compared value stands: text above numbers, case-insensitive; an empty cell is 0."""
+    if isinstance(value, str):
+        return (1, value.lower(), 0.0)
+    number = _number(value)
+    assert not isinstance(number, ExcelError), "an error is returned before values are compared"
+    return (0, "", number)
 
 
 def _flat(values) -> list:
@@ -351,9 +356,10 @@ def _call(name, args):
             return x if isinstance(x, ExcelError) else abs(x)
         if name in ("ROUND", "ROUNDUP"):  # half away from zero; ROUNDUP: away from zero
             x, digits = _number(args[0]), _number(args[1])
-            for v in (x, digits):
-                if isinstance(v, ExcelError):
-                    return v
+            if isinstance(x, ExcelError):
+                return x
+            if isinstance(digits, ExcelError):
+                return digits
             scaled = abs(x) * 10 ** int(digits)
             whole = math.floor(scaled + 0.5) if name == "ROUND" else math.ceil(scaled)
             return math.copysign(whole / 10 ** int(digits), x) + 0.0
@@ -387,6 +393,12 @@ def _call(name, args):
             return _finite(float(npf.mirr(flows, rates[0], rates[1])))
         if name in ("PMT", "PV"):
             rate, periods, amount = (_number(a) for a in args[:3])
+            if isinstance(rate, ExcelError):
+                return rate
+            if isinstance(periods, ExcelError):
+                return periods
+            if isinstance(amount, ExcelError):
+                return amount
             if rate == 0:
                 return -amount / periods if name == "PMT" else -amount * periods
             f = npf.pmt if name == "PMT" else npf.pv

@@ -19,9 +19,10 @@ from ..domain.finance import own_cost_per_used_gpu_hour
 from ..domain.mix import cheapest_mix, cost_against_level, offer
 from ..domain.sweep import Columns, cost_sweep
 from ..resolved import Resolved, as_resolved
-from ..results import DEPRECIATION, LAYER_LABELS, MEASURE_TITLES, Comparison, Layer
+from ..results import DEPRECIATION, LAYER_LABELS, Comparison, Layer
 from . import format as fmt
 from . import labels, text
+from .kinds import own_option
 
 TITLE_SIZE, SUBTITLE_SIZE, LABEL_SIZE, AXIS_TITLE_SIZE = 14, 11, 11, 12
 """Font sizes of the theme: chart title (bold), subtitle, axis and legend labels, axis title (bold). [px]"""
@@ -81,6 +82,25 @@ def count_axis(**options) -> alt.Axis:
     return alt.Axis(format="d", tickMinStep=1, **options)
 
 
+def _layered(*charts: alt.Chart | alt.LayerChart) -> alt.LayerChart:
+    """The charts drawn one over another (:func:`altair.layer`).
+
+    Altair returns a facet chart only when every layer shares a ``row``, ``column`` or ``facet``
+    encoding; these charts have none, so the result is a layer chart.
+    """
+    chart = alt.layer(*charts)
+    assert isinstance(chart, alt.LayerChart), "layers without facet encodings make a layer chart"
+    return chart
+
+
+def _profile_kind(scenario) -> str:
+    """The kind of the scenario's demand profile (``steady``, ``bursty``, ...)."""
+    demand = as_resolved(scenario).demand
+    if demand is None:
+        raise ValueError("the demand charts need the scenario's demand block")
+    return demand.profile.kind
+
+
 def titled(title: str, subtitle: str | list[str] | None = None, width: float = 640) -> alt.TitleParams:
     """A chart's title and subtitle, each wrapped to the plot's width (Vega-Lite draws each line as given).
 
@@ -136,6 +156,7 @@ def option_legend(names: list[str], width: float, title: str | None = "Option") 
     layouts = [
         (width / columns - LEGEND_ENTRY_ROOM, lines) for lines in (1, 2) for columns in range(min(len(names), 4), 0, -1)
     ]
+    room, wrapped = width - LEGEND_ENTRY_ROOM, {}
     for room, lines in layouts + [(width - LEGEND_ENTRY_ROOM, None)]:
         wrapped = {n: labels.wrap(n, room, LABEL_SIZE) for n in names}
         if lines is None or max((len(v) for v in wrapped.values()), default=1) <= lines:
@@ -237,9 +258,8 @@ def short_number(value: float) -> str:
 FONT = "Liberation Sans, Arial, Helvetica, sans-serif"
 """The charts' font. Liberation Sans has Arial's metrics (it was made to), so the text widths
 vl-convert measures when it lays out a drawing (label overlap, axis room) are those a reader sees
-with Liberation Sans (Linux) or Arial (macOS, Windows). It is also the quicker to measure:
-vl-convert reads the font file for every glyph it measures, and the drawings of a report
-take 0.1 to 0.3 s less of CPU than with DejaVu Sans (whose glyphs are wider)."""
+with Liberation Sans (Linux) or Arial (macOS, Windows). It is also quicker to measure than
+DejaVu Sans (whose glyphs are wider): vl-convert reads the font file for every glyph it measures."""
 
 
 @alt.theme.register(_THEME, enable=False)
@@ -370,15 +390,38 @@ STRAIGHT = 1e-9
 """Largest sine of the turn at a point that :func:`drawn_vertices` leaves out. [-]"""
 
 
+def _column(data: pd.DataFrame, name: str) -> pd.Series:
+    """The column ``name`` of a table (pandas annotates indexing by one name as a column or a table)."""
+    column = data[name]
+    assert isinstance(column, pd.Series), f"{name!r} names one column of the table"
+    return column
+
+
+def _columns(data: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The columns ``names`` of a table, in that order."""
+    table = data[names]
+    assert isinstance(table, pd.DataFrame), "a list of names selects a table"
+    return table
+
+
+def _rows(data: pd.DataFrame, keep: pd.Series) -> pd.DataFrame:
+    """The rows of a table where ``keep`` (a column of booleans) holds."""
+    table = data[keep]
+    assert isinstance(table, pd.DataFrame), "a column of booleans selects rows of the table"
+    return table
+
+
 def _drawn_rows(data: pd.DataFrame, x: str, y: str, by: str, step: bool = False) -> pd.DataFrame:
     """The rows of a line chart's data needed to draw each line (:func:`drawn_vertices`): the
     lines in their order in ``data`` (the later drawn over the earlier), each in ascending ``x``."""
     if data.empty:  # no line at all (e.g. no option with GPUs): nothing to thin
         return data
     lines = [group.sort_values(x, kind="stable") for _, group in data.groupby(by, sort=False)]
-    return pd.concat(
+    drawn = pd.concat(
         [line[drawn_vertices(line[x].to_numpy(), line[y].to_numpy(), step)] for line in lines], ignore_index=True
     )
+    assert isinstance(drawn, pd.DataFrame), "rows of tables joined are a table"
+    return drawn
 
 
 def sweep_volumes(scenario, volume_min: float, volume_max: float, points: int = 1000) -> np.ndarray:
@@ -423,7 +466,7 @@ def cost_vs_volume(
     data["volume_shown"] = data[Columns.volume] / scale
     # only what the chart shows, and only the points each line needs: the spec carries its rows into the page
     data = _drawn_rows(
-        data[["volume_shown", Columns.option_label, Columns.cost, Columns.gpu_count]],
+        _columns(data, ["volume_shown", Columns.option_label, Columns.cost, Columns.gpu_count]),
         "volume_shown",
         Columns.cost,
         Columns.option_label,
@@ -435,17 +478,17 @@ def cost_vs_volume(
         axis=short_axis(tickCount=8, labelOverlap=True),
         scale=alt.Scale(domain=[volume_min / scale, volume_max / scale], nice=False),
     )
-    top = float(data[Columns.cost].max())
+    top = float(_column(data, Columns.cost).max())
     names = [r.label(o) for o in r.options]
     shown = [
         b for b in comparison.break_evens if b.volume is not None and volume_min <= b.volume <= volume_max and top > 0
     ]
     layout = _break_even_layout(comparison, shown, scale, unit, volume_min / scale, volume_max / scale)
-    rows = int(layout["row"].max()) + 1 if not layout.empty else 0
+    rows = int(_column(layout, "row").max()) + 1 if not layout.empty else 0
     # a band above the highest line, one row of labels high per row the labels need: no label crosses a line
     band = rows * LABEL_ROW + LABEL_BAND_PADDING if rows else 0
     height = max(COST_PLOT_HEIGHT, COST_PLOT_HEIGHT - COST_BAND + band)
-    bottom = min(0.0, float(data[Columns.cost].min()))
+    bottom = min(0.0, float(_column(data, Columns.cost).min()))
     y_max = bottom + (top - bottom) * height / (height - band) if band else None
     y_scale = alt.Scale(domain=[bottom, y_max], nice=False) if y_max else alt.Undefined
     y_title = f"Monthly cost [{currency}/month]"
@@ -470,6 +513,7 @@ def cost_vs_volume(
         )
     )
     if not layout.empty:
+        assert y_max is not None, "labels to place make a band above the lines"
         # each row's centre, measured down from the plot's top, as a cost on the y scale
         centre = band - LABEL_BAND_PADDING / 2 - (layout["row"] + 0.5) * LABEL_ROW
         layout["label_y"] = bottom + (y_max - bottom) * (1.0 - centre / height)
@@ -503,7 +547,7 @@ def cost_vs_volume(
         subtitle.append(f"{len(never)} pairs never break even in the range (see the break-even table)")
     else:
         subtitle += _packed(never)
-    chart = alt.layer(lines, *marks).properties(
+    chart = _layered(lines, *marks).properties(
         width=COST_PLOT_WIDTH,
         height=height,
         title=titled(f"Monthly cost against volume ({currency})", subtitle, COST_PLOT_WIDTH),
@@ -668,7 +712,7 @@ def component_bars(table: pd.DataFrame, scenario) -> alt.Chart:
     )
 
 
-def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400) -> alt.Chart:
+def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400) -> alt.LayerChart:
     """GPUs each option runs against volume, with the configured count's limit marked.
 
     Parameters
@@ -681,21 +725,20 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
 
     Returns
     -------
-    altair.Chart
+    altair.LayerChart
     """
     r = as_resolved(scenario)
     options = [o for o in r.options if r.options[o].kind != "api"]
-    capacities = [c for c in (capacity_volume(r, o) for o in options) if c]
-    if volume_max is None:
-        volume_max = 1.5 * max(capacities) if capacities else 10 * max(r.volume, 1.0)
+    capacities = [float(c) for c in (capacity_volume(r, o) for o in options) if c]
+    upper = volume_max if volume_max is not None else 1.5 * max(capacities) if capacities else 10 * max(r.volume, 1.0)
     scale, unit = fmt.volume_display(r.workload.kind)
-    volumes = sweep_volumes(r, 0.0, volume_max, points)
+    volumes = sweep_volumes(r, 0.0, upper, points)
     data = _drawn_rows(
         pd.DataFrame(
             [
                 {"volume_shown": v / scale, Columns.option_label: r.label(o), Columns.gpu_count: g}
                 for o in options
-                for v, g in zip(volumes, gpu_count(r, o, volumes))
+                for v, g in zip(volumes, np.asarray(gpu_count(r, o, volumes)))
             ]
         ),
         "volume_shown",
@@ -722,7 +765,10 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
         [
             {
                 "volume_shown": c / scale,
-                "label": f"{r.label(o)}: {fmt.plural(gpu_count(r, o, 0.0), 'GPU')} to {fmt.volume(r.workload.kind, c)}",
+                "label": (
+                    f"{r.label(o)}: {fmt.plural(float(gpu_count(r, o, 0.0)), 'GPU')} to "
+                    f"{fmt.volume(r.workload.kind, float(c))}"
+                ),
             }
             for o in options
             if (c := capacity_volume(r, o))
@@ -738,7 +784,7 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
     subtitle = ["Counts step in whole replicas (rental) and whole servers (own cluster)"]
     if not limits.empty:
         subtitle += _packed(["Dashed rules: where the configured GPUs run out"] + list(limits["label"]))
-    return alt.layer(*layers).properties(
+    return _layered(*layers).properties(
         width=640,
         height=320,
         title=titled("GPUs needed against volume", subtitle=subtitle),
@@ -757,7 +803,8 @@ def describe_gpu_chart(scenario) -> str:
             parts.append(f"{r.label(o)} has no fixed GPU count (billed per GPU-hour used)")
         else:
             parts.append(
-                f"{r.label(o)}'s {fmt.plural(gpu_count(r, o, 0.0), 'GPU')} serve up to {fmt.volume(r.workload.kind, c)}"
+                f"{r.label(o)}'s {fmt.plural(float(gpu_count(r, o, 0.0)), 'GPU')} serve up to "
+                f"{fmt.volume(r.workload.kind, float(c))}"
             )
     return "Step chart of GPUs against volume. " + "; ".join(parts) + "."
 
@@ -782,7 +829,10 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
     .. [1] Young (1974), CACM 17(9); Daly (2006), FGCS 22(3); the recovery-time variant
        √(2δ(M + R)) (:func:`costmodel.formulas.interval_with_restart`).
     """
-    settings = as_resolved(scenario).workload.training.goodput
+    training = as_resolved(scenario).workload.training
+    settings = training.goodput if training is not None else None
+    if settings is None or run.job_mtbf_hours is None:
+        raise ValueError("the checkpoint trade-off needs a training run with a failure model (workload.goodput)")
     write, restart, mtbf = settings.write_hours, settings.restart_hours, run.job_mtbf_hours
     daly, young = formulas.daly_interval(write, mtbf), formulas.young_interval(write, mtbf)
     with_restart = formulas.interval_with_restart(write, mtbf, restart)
@@ -838,7 +888,7 @@ def checkpoint_tradeoff(scenario, run) -> alt.LayerChart:
         .mark_text(align="left", dx=8, dy=-26, fontSize=11)
         .encode(x=alt.X("minutes:Q"), y=alt.Y("lost:Q"), text=alt.Text("label:N"))
     )
-    return alt.layer(curve, points, above, below, further).properties(
+    return _layered(curve, points, above, below, further).properties(
         width=560,
         height=300,
         title=titled(
@@ -969,7 +1019,7 @@ def cumulative_cost(scenario, flows, result) -> alt.LayerChart:
         subtitle = f"Payback against {r.label(result.payback_against)} in month {result.payback_month}"
     else:
         subtitle = "Payback: never within the horizon" if result.payback_against else "No option to pay back against"
-    return alt.layer(*layers).properties(
+    return _layered(*layers).properties(
         width=640,
         height=320,
         title=titled(
@@ -983,7 +1033,7 @@ def own_cost_lines(scenario) -> alt.HConcatChart:
     """The own cluster's capex by bill-of-materials line and its monthly running costs by line."""
     r = as_resolved(scenario)
     currency = r.currency
-    own = r.option("own")
+    own = own_option(r)
     servers = float(own.server_count)
     capex = {k: float(v) for k, v in own_capex_lines(own, servers).items()}
     if own.facility_price_per_mw is not None:
@@ -1047,7 +1097,7 @@ def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
     )
     top = max(b.price_per_gpu_hour for b in prices) * 2.5 if prices else None
     u = np.linspace(0.02, 1.0, 300)
-    cost = own_cost_per_used_gpu_hour(r, u)
+    cost = np.asarray(own_cost_per_used_gpu_hour(r, u))
     keep = cost <= top if top else np.ones_like(u, dtype=bool)
     curve = (
         alt.Chart(pd.DataFrame({"utilisation": u[keep] * 100, "cost": cost[keep]}))
@@ -1085,7 +1135,7 @@ def cost_per_gpu_hour_vs_utilisation(scenario, result) -> alt.LayerChart:
             tooltip=[alt.Tooltip("offer:N"), alt.Tooltip("break_even:N")],
         )
     )
-    return alt.layer(curve, rules, points).properties(
+    return _layered(curve, rules, points).properties(
         width=640,
         height=340,
         title=titled(
@@ -1136,7 +1186,7 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
     from ..domain.decision import measure_of
     from ..domain.uncertainty import measure_unit
 
-    title = MEASURE_TITLES.get(measure_of(r), "")
+    title = fmt.measure_title(measure_of(r))
     x = alt.X(
         "metric:Q",
         title=axis_title(f"{r.label(option)} minus the cheapest other, {title} [{measure_unit(r)}]", 520),
@@ -1167,15 +1217,17 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
         .mark_rule(color="#444444", strokeDash=[4, 3])
         .encode(x=alt.X("metric:Q"))
     )
-    notes = data[data["note"] != ""].drop_duplicates("input")
+    notes = _rows(data, _column(data, "note") != "").drop_duplicates(subset="input")
     notes_drawn = (
         alt.Chart(notes)
         .mark_text(align="left", dx=4, fontSize=10, color="#d62728")
         .encode(
-            y=alt.Y("input:N", sort=order), x=alt.XDatum(max(float(data["metric"].max()), 0.0)), text=alt.Text("note:N")
+            y=alt.Y("input:N", sort=order),
+            x=alt.XDatum(max(float(_column(data, "metric").max()), 0.0)),
+            text=alt.Text("note:N"),
         )
     )
-    return alt.layer(span, zero, at_base, notes_drawn).properties(
+    return _layered(span, zero, at_base, notes_drawn).properties(
         width=520,
         height=max(120, max(34, step) * len(bars)),
         title=titled(
@@ -1194,7 +1246,7 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
     savings = result.savings
     counts, edges = np.histogram(savings, bins=60)
     data = pd.DataFrame({"from": edges[:-1], "to": edges[1:], "share": counts / savings.size * 100})
-    title = MEASURE_TITLES.get(result.measure, result.measure)
+    title = fmt.measure_title(result.measure)
     bars = (
         alt.Chart(data)
         .mark_bar(color=OPTION_COLOURS[r.options[result.option].kind])
@@ -1216,7 +1268,7 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
     )
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(color="#d62728", strokeWidth=2).encode(x=alt.X("x:Q"))
     saves = float(np.mean(savings > 0))
-    return alt.layer(bars, zero).properties(
+    return _layered(bars, zero).properties(
         width=560,
         height=260,
         title=titled(
@@ -1284,12 +1336,12 @@ def demand_week(scenario, series: np.ndarray) -> alt.LayerChart:
         )
     )
     line = alt.Chart(data).mark_line(color="#1f77b4", strokeWidth=1.5).encode(x=x, y=alt.Y("mean:Q"))
-    return alt.layer(band, line).properties(
+    return _layered(band, line).properties(
         width=640,
         height=220,
         title=titled(
             "Demand over the year, day by day",
-            subtitle=f"{as_resolved(scenario).demand.profile.kind} profile; band: each day's lowest to highest hour, "
+            subtitle=f"{_profile_kind(scenario)} profile; band: each day's lowest to highest hour, "
             f"line: its mean; over the year mean {series.mean():,.2f} GPUs, peak {series.max():,.2f}",
         ),
     )
@@ -1401,7 +1453,7 @@ def mix_cost_against_volume(scenario, series: np.ndarray, points: int = 25) -> a
     )
 
 
-def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.LayerChart:
+def load_duration_layers(scenario, series: np.ndarray, mix) -> alt.Chart:
     """The load-duration curve with the mix's layers stacked under it (owned, reserved, spot, ...)."""
     order = np.argsort(-np.asarray(series, dtype=float), kind="stable")  # busiest hour first
     present, served = _served_by_layer(mix)
@@ -1496,7 +1548,7 @@ def cost_against_level_chart(scenario, series: np.ndarray) -> alt.LayerChart:
     )
     optimum = "; ".join(f"{m['label']} ({fmt.money(m['cost'], currency)}/month)" for m in marks)
     # the optima are named in the subtitle, not beside the points, where they would cross the lines
-    return alt.layer(lines, best).properties(
+    return _layered(lines, best).properties(
         width=560,
         height=280,
         title=titled(
@@ -1560,7 +1612,9 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
         layers.append(
             alt.Chart(rule)
             .mark_text(angle=270, align="right", baseline="bottom", dx=-4, dy=-6)
-            .encode(x=alt.X("speed:Q"), y=alt.YDatum(float(data["throughput"].max())), text=alt.Text("label:N"))
+            .encode(
+                x=alt.X("speed:Q"), y=alt.YDatum(float(_column(data, "throughput").max())), text=alt.Text("label:N")
+            )
         )
     if chosen is not None:
         mark = pd.DataFrame(
@@ -1584,7 +1638,7 @@ def serving_curve(comparison: Comparison) -> alt.LayerChart | None:
             .encode(x=alt.X("speed:Q"), y=alt.Y("throughput:Q"), text=alt.Text("label:N"))
         )
     subtitle = s.curve_label
-    return alt.layer(*layers).properties(
+    return _layered(*layers).properties(
         width=640, height=320, title=titled("Throughput against per-user speed", subtitle=subtitle)
     )
 

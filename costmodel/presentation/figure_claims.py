@@ -152,19 +152,20 @@ Document = Callable[[Resolved], dict]
 """The output document (``compare --json``'s data) of a resolved scenario, claims unchecked."""
 
 
-def _baseline(r: Resolved, claim: Claim, index: int, document: Document) -> dict:
+def _baseline(r: Resolved, baseline: str, index: int, document: Document) -> dict:
+    """The output document of the baseline scenario ``baseline`` (a path beside the scenario's file, or a name)."""
     from ..resolved import resolve
     from ..scenarios import load_scenario, scenario_path, source_path
 
     here = source_path(r.scenario)
-    candidate = Path(here).parent / claim.baseline if here is not None else Path(claim.baseline)
+    candidate = Path(here).parent / baseline if here is not None else Path(baseline)
     try:
-        target = candidate if candidate.exists() else scenario_path(claim.baseline)
+        target = candidate if candidate.exists() else scenario_path(baseline)
         return document(resolve(load_scenario(target, r.catalog)))
     except ScenarioError as exc:
         reasons = "; ".join(f"{field}: {reason}" for field, _, reason in exc.problems)
         raise ScenarioError(
-            here, [(f"claims.{index}.baseline", claim.baseline, f"the baseline scenario is not valid ({reasons})")]
+            here, [(f"claims.{index}.baseline", baseline, f"the baseline scenario is not valid ({reasons})")]
         ) from None
     except OSError as exc:
         raise ScenarioError(
@@ -172,7 +173,7 @@ def _baseline(r: Resolved, claim: Claim, index: int, document: Document) -> dict
             [
                 (
                     f"claims.{index}.baseline",
-                    claim.baseline,
+                    baseline,
                     f"the baseline scenario cannot be read ({exc.strerror or exc})",
                 )
             ],
@@ -185,11 +186,17 @@ class _Figure:
     def __init__(self, r: Resolved, claim: Claim, index: int, document_of: Document):
         self.claim, self.index, self.where = claim, index, _source(r)
         self.document_of = document_of
+        # the schema requires a figure claim's path and stated value
+        assert claim.figure is not None and claim.value is not None, "a figure claim states a figure and its value"
+        self.figure, stated = claim.figure, claim.value
         document = document_of(r)
-        value, self.unit, self.status = self._read(document, claim.figure, "figure")
+        value, self.unit, self.status = self._read(document, self.figure, "figure")
         self.other = None
+        other_unit = self.unit
         if claim.baseline is not None:
-            self.other, other_unit, _ = self._read(_baseline(r, claim, index, document_of), claim.figure, "baseline")
+            self.other, other_unit, _ = self._read(
+                _baseline(r, claim.baseline, index, document_of), self.figure, "baseline"
+            )
         elif claim.relative_to is not None:
             self.other, other_unit, _ = self._read(document, claim.relative_to, "relative_to")
         if claim.relation is not None and other_unit != self.unit:
@@ -216,7 +223,7 @@ class _Figure:
             return rate(a) / (rate(b) if b != r.currency else 1.0)
 
         try:
-            self.stated = convert(float(claim.value), stated_unit, self.result_unit, currency_rate)
+            self.stated = convert(float(stated), stated_unit, self.result_unit, currency_rate)
         except (ValueError, KeyError) as exc:
             raise ScenarioError(self.where, [(f"claims.{index}.unit", stated_unit, str(exc).strip("'\""))]) from None
         self.computed = self._relate(value, self.other)
@@ -232,10 +239,12 @@ class _Figure:
 
     def _relate(self, value: float | None, other: float | None) -> float | None:
         relation = self.claim.relation
-        if value is None or (relation is not None and other is None):
+        if value is None:
             return None
         if relation is None:
             return value
+        if other is None:
+            return None
         if relation == "saving":
             return other - value
         if other == 0:
@@ -246,7 +255,7 @@ class _Figure:
         """Computed minus stated in a changed scenario (NaN where the figure is not defined)."""
         try:
             document = self.document_of(r)
-            value, _, _ = lookup(document, self.claim.figure)
+            value, _, _ = lookup(document, self.figure)
             # a second figure of the same document moves with the input; a baseline's does not
             other = lookup(document, self.claim.relative_to)[0] if self.claim.relative_to is not None else self.other
         except (KeyError, ValueError, TypeError, ScenarioError, ArithmeticError):
@@ -256,6 +265,8 @@ class _Figure:
 
 
 def _would_hold(r: Resolved, figure: _Figure) -> tuple[InputChange, ...]:
+    """The inputs whose change alone would make a computed figure (not None) meet its stated one."""
+    assert figure.computed is not None, "only a computed figure can be moved to the stated one"
     base = figure.computed - figure.stated
     screened = []
     for path, current, found, low, high in searched_inputs(r):

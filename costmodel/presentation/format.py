@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from ..results import MEASURE_TITLES
+
 _SCALES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 
 
@@ -179,3 +181,18 @@ def count(x: float, unit: str) -> str:
     '8,192 GPUs'
     """
     return f"{int(round(float(x))):,} {unit}"
+
+
+def measure_title(measure: str) -> str:
+    """The title of a decision measure, or the measure as given when it has none.
+
+    ``measure`` is a :class:`costmodel.results.Measure` or its value (a result read back from JSON
+    holds the text); the titles are :data:`costmodel.results.MEASURE_TITLES`.
+
+    >>> measure_title("present_value")
+    'present value of costs'
+    >>> measure_title("something else")
+    'something else'
+    """
+    titles = {str(key): title for key, title in MEASURE_TITLES.items()}
+    return titles.get(measure, measure)

@@ -54,8 +54,8 @@ def code_span(text: str) -> str:
     return f"{fence}{padded}{fence}"
 
 
-def html_text(text: str) -> str:
-    """``text`` escaped for HTML (quotes included).
+def html_text(text: object) -> str:
+    """``text`` (or its ``str``: a path, an error) escaped for HTML (quotes included).
 
     Examples
     --------

@@ -22,7 +22,7 @@ from ..domain.sweep import cost_table
 from ..domain.uncertainty import monte_carlo, sobol_indices, tornado
 from ..extras import ExtraNotInstalled
 from ..resolved import Resolved, as_resolved
-from ..results import MEASURE_TITLES, Comparison, TrainingRun
+from ..results import Comparison, MonteCarlo, TornadoBar, TrainingRun
 from . import charts, tables, text
 from . import format as fmt
 from .safe import code_span
@@ -145,12 +145,12 @@ CHECKPOINT_INTRO = (
 )
 
 
-_ANALYSIS: dict[int, tuple] = {}
+_ANALYSIS: dict[int, tuple[Resolved, list[TornadoBar], MonteCarlo]] = {}
 """Tornado and Monte Carlo of a resolved scenario, computed once for the summary and reused by
 :func:`uncertainty` (keyed by the resolved scenario's id, which the notebook keeps alive)."""
 
 
-def _uncertainty_analysis(r: Resolved):
+def _uncertainty_analysis(r: Resolved) -> tuple[list[TornadoBar], MonteCarlo] | tuple[None, None]:
     if r.uncertainty is None:
         return None, None
     key = id(r)
@@ -247,8 +247,8 @@ def demand_mix(scenario: Resolved, comparison: Comparison | None = None) -> None
     heading("Steady or bursty: the cheapest mix", MIX_INTRO)
     series, mix = result.demand, result.mix
     display(Markdown(text.describe_mix(result, r.currency)))
-    if r.demand.job_log is not None and (r.demand.job_log.skipped or r.demand.job_log.running):
-        log = r.demand.job_log
+    log = r.demand.job_log if r.demand is not None else None
+    if log is not None and (log.skipped or log.running):
         notes = [f"{n:,} {reason}" for reason, n in log.skipped.items()]
         if log.running:
             notes.append(f"{log.running:,} jobs still running, counted up to {log.until}")
@@ -287,12 +287,13 @@ def uncertainty(scenario: Resolved, sobol: bool = False) -> None:
         return
     heading("Which inputs decide it, and how sure are we", UNCERTAINTY_INTRO)
     bars, result = _uncertainty_analysis(r)
+    assert bars is not None and result is not None, "a scenario with an uncertainty block has both analyses"
     option = r.label(result.option)
     ways = [o for o in result.costs if o == result.option or option_of(o) == result.option]
     saves = float(np.mean(result.savings > 0))
     p10, p50, p90 = np.percentile(result.savings, [10, 50, 90])
     clipped = [f"{p} {n:,}" for p, n in result.clipped.items() if n]
-    title = MEASURE_TITLES.get(result.measure, result.measure)
+    title = fmt.measure_title(result.measure)
     display(
         Markdown(
             f"On the decision measure ({md(title)}), over **{result.samples:,} samples** "
@@ -410,6 +411,7 @@ def checkpoints(scenario: Resolved, run: TrainingRun) -> None:
     """The checkpoint-interval trade-off, with its heading; nothing when the run has no failure model."""
     if run.job_mtbf_hours is None:
         return
+    assert run.checkpoint_interval_hours is not None, "a run with failures has a checkpoint interval"
     heading("Checkpoint interval", CHECKPOINT_INTRO)
     show(
         charts.checkpoint_tradeoff(scenario, run),

@@ -1,7 +1,7 @@
 """Charts drawn to SVG in processes of their own, while the report's kernel goes on.
 
-vl-convert draws a chart in 0.1 to 0.3 s and holds Python's GIL while it does, and starting
-it takes about 0.5 s. In a report run by ``costmodel report`` the notebook displays each chart
+vl-convert holds Python's GIL while it draws a chart, and starting it is slower than drawing
+one. In a report run by ``costmodel report`` the notebook displays each chart
 as its Vega-Lite spec (the ``"report"`` renderer, output type :data:`CHART_MIMETYPE`); the runner
 hands every spec to a :class:`ChartDrawer` as soon as its cell has run, so the drawing happens on
 another core while the kernel computes the next sections, and :func:`drawn_outputs` then puts
@@ -57,6 +57,9 @@ class _Process:
             stderr=self._stderr,
             start_new_session=True,
         )
+        # both are pipes (PIPE above), so Popen sets them
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._stdin, self._stdout = self.process.stdin, self.process.stdout
         self.pending = 0
         self.ended: str | None = None
         self._requests: queue.Queue = queue.Queue()
@@ -68,17 +71,17 @@ class _Process:
     def _write(self) -> None:
         while (line := self._requests.get()) is not None:
             try:
-                self.process.stdin.write(line)
-                self.process.stdin.flush()
+                self._stdin.write(line)
+                self._stdin.flush()
             except (BrokenPipeError, ValueError, OSError):
                 return  # the reader reports the process's end
         try:
-            self.process.stdin.close()
+            self._stdin.close()
         except OSError:
             pass
 
     def _read(self) -> None:
-        for line in self.process.stdout:
+        for line in self._stdout:
             answer = json.loads(line)
             with self.done:
                 self.answers[answer["id"]] = answer
@@ -234,7 +237,9 @@ def cell_hook(drawer: ChartDrawer, keys: dict[tuple[int, int], int]) -> Callable
     """An nbclient ``on_cell_executed`` hook that hands each chart of the cell just run to ``drawer``
     and records its key under (cell index, output index) in ``keys``."""
 
-    def on_cell_executed(cell=None, cell_index=None, **_) -> None:
+    def on_cell_executed(cell: dict | None = None, cell_index: int | None = None, **_) -> None:
+        if cell is None or cell_index is None:  # nbclient passes both; a call without them has no chart
+            return
         for o, output in enumerate(cell.get("outputs", ())):
             if CHART_MIMETYPE in output.get("data", {}):
                 keys[(cell_index, o)] = drawer.submit(_spec(output), _vl_version(output))
@@ -311,7 +316,7 @@ def fill_charts(notebook, drawer: ChartDrawer, keys: dict[tuple[int, int], int],
 
 def static_spec(spec: dict) -> dict:
     """The spec without the parameters that only bind the scales to pan and zoom: leaving them out
-    makes vl-convert's drawing of a line chart about 20 % quicker. With them, Vega-Lite clips every
+    makes vl-convert's drawing of a line chart quicker. With them, Vega-Lite clips every
     layer's marks to the plot (a line or a marker past the axis's end is cut there); the marks keep
     that clipping (``"clip": true``), so the drawing is the interactive chart's first view."""
     layers = [spec, *spec.get("layer", ())]

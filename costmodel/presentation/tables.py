@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..resolved import Resolved, as_resolved
+from ..resolved import OwnOption, Resolved, as_resolved
 from ..results import (
     LAYER_LABELS,
-    MEASURE_TITLES,
     CashFlows,
     CashLine,
     Comparison,
+    Decision,
     EnergyResult,
     Mix,
     MonteCarlo,
@@ -21,6 +21,7 @@ from ..results import (
 )
 from ..schema import Scenario
 from ..schema.inputs import input_fields
+from ..schema.workload import TokensWorkload
 from ..units import MONTHS_PER_YEAR
 from . import format as fmt
 
@@ -47,8 +48,8 @@ def verdict_table(comparison: Comparison) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _measure_title(d) -> str:
-    return MEASURE_TITLES.get(d.measure, d.measure)
+def _measure_title(d: Decision) -> str:
+    return fmt.measure_title(d.measure)
 
 
 def decision_table(comparison: Comparison) -> pd.DataFrame:
@@ -105,7 +106,9 @@ def serving_table(comparison: Comparison) -> pd.DataFrame:
 
     s = comparison.serving
     rows = []
-    for name, f in s.fleets.items() if s is not None else ():
+    if s is None:
+        return pd.DataFrame(rows)
+    for name, f in s.fleets.items():
         r = comparison.options[name]
         rows.append(
             {
@@ -219,11 +222,7 @@ def inputs_table(scenario: Scenario | Resolved) -> pd.DataFrame:
     if work.kind == "training" and work.model is not None:
         add("workload", "model trained", work.model, "", catalog.models[work.model].citation())
     for name, option in r.options.items():
-        row = {
-            "own": getattr(option, "server", None),
-            "rent": getattr(option, "offer", None),
-            "api": getattr(option, "offer", None),
-        }[option.kind]
+        row = option.server if isinstance(option, OwnOption) else option.offer
         add(
             option.label,
             {"own": "server", "rent": "rental offer", "api": "API offer"}[option.kind],
@@ -236,6 +235,7 @@ def inputs_table(scenario: Scenario | Resolved) -> pd.DataFrame:
             continue
         if found.path.startswith("fx.rates."):
             currency = found.path.rsplit(".", 1)[1]
+            assert s.fx is not None, "an exchange rate is an input of the scenario's fx block"
             add(
                 "fx",
                 f"{currency} to {s.reporting_currency}",
@@ -266,7 +266,11 @@ def inputs_table(scenario: Scenario | Resolved) -> pd.DataFrame:
             "utilisation ceiling (average share of throughput used)",
             float(capacity.sizing_utilisation),
             "-",
-            "derived: target utilisation / peak-to-average ratio" if work.serving is not None else work.source,
+            (
+                "derived: target utilisation / peak-to-average ratio"
+                if isinstance(work, TokensWorkload) and work.serving is not None
+                else work.source
+            ),
         )
     return pd.DataFrame(rows)
 
@@ -277,6 +281,8 @@ def run_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame:
 
     r = as_resolved(scenario)
     work = r.workload.training
+    if work is None:
+        raise ValueError(f"{r.title!r} is not a training workload: it has no run table")
     rows = [
         (
             "compute, 6 · N · D",
@@ -304,6 +310,7 @@ def run_table(scenario: Scenario | Resolved, run: TrainingRun) -> pd.DataFrame:
             (f"  of which {name}", fmt.amount(mtbf), "h between its failures")
             for name, (_, mtbf) in (run.failures_by_cause or {}).items()
         ]
+        assert run.checkpoint_interval_hours is not None, "a run with failures has a checkpoint interval"
         rows += [("checkpoint interval used", fmt.amount(run.checkpoint_interval_hours * 60, 1), "min")]
         rows += [
             (f"  optimum by {name.replace('_', ' with ')}", fmt.amount(hours * 60, 1), "min")
@@ -416,6 +423,7 @@ def finance_table(scenario: Scenario | Resolved, result: OwnFinance) -> pd.DataF
     if result.real_discount_rate_per_year is not None:
         rows.append(("real discount rate (Fisher)", fmt.share(result.real_discount_rate_per_year, 2), "a year"))
     if result.after_tax_tco_by_option is not None:
+        assert result.after_tax_npv_by_option is not None, "a result after tax has its TCO and its present value"
         rows += [
             (f"TCO after tax, {r.label(o)}", fmt.amount(v, 0), currency)
             for o, v in result.after_tax_tco_by_option.items()
@@ -518,7 +526,7 @@ def percentile_table(scenario: Scenario | Resolved, result: MonteCarlo) -> pd.Da
 
     wins = result.win_probability()
     unit = result.unit
-    title = MEASURE_TITLES.get(result.measure, result.measure)
+    title = fmt.measure_title(result.measure)
     rows = []
     for option, (p10, p50, p90) in result.percentiles().items():
         rows.append(

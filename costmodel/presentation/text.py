@@ -6,6 +6,8 @@ Every string that comes from a scenario, a catalog or a job log passes through
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..resolved import Resolved, as_resolved
@@ -13,6 +15,7 @@ from ..results import (
     LAYER_LABELS,
     BreakEven,
     Comparison,
+    Decision,
     EnergyResult,
     GrowthPlan,
     InputBreakEven,
@@ -22,11 +25,24 @@ from ..results import (
 )
 from ..schema import Scenario
 from . import format as fmt
+from .kinds import own_option
 from .safe import markdown as md
 
 
 def _figure(value: float, unit: str) -> str:
     return f"{fmt.amount(value, 0)} {unit}"
+
+
+def _margin(d: Decision) -> float:
+    """The winner's margin over the runner-up, of a decision that has one. [unit of the decision measure]"""
+    margin = d.margin
+    assert margin is not None, "a decision with a runner-up has a margin"
+    return margin
+
+
+def _cheaper(label: Callable[[str], str], option: str | None) -> str:
+    """The label of the cheaper option of a pair; "neither" where the two cost the same (no option)."""
+    return label(option) if option else "neither"
 
 
 def decision_sentence(comparison: Comparison) -> str:
@@ -37,12 +53,13 @@ def decision_sentence(comparison: Comparison) -> str:
     the monthly cost at the scenario's volume, 10,000,000 tokens/day."
     """
     d = comparison.decision
+    runner_up = d.runner_up
     words = f"{d.winning.label} is the cheapest at {_figure(d.winning.figure, d.unit)}"
-    if d.tied:
-        words += f", tied with {d.label(d.runner_up)}"
-    elif d.runner_up is not None:
+    if runner_up is not None and d.tied:
+        words += f", tied with {d.label(runner_up)}"
+    elif runner_up is not None:
         share = f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else ""
-        words += f", {_figure(d.margin, d.unit)}{share} less than {d.label(d.runner_up)}"
+        words += f", {_figure(_margin(d), d.unit)}{share} less than {d.label(runner_up)}"
     return f"{words}, on {d.description}."
 
 
@@ -127,8 +144,8 @@ def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
         ).replace("  ", " ")
     how = "costs equal" if b.kind == "crossing" else "GPU count steps up"
     return (
-        f"{a} vs {c}: {fmt.amount(b.volume, 0)} {unit} ({how}; {label(b.cheaper_below)} cheaper below, "
-        f"{label(b.cheaper_above)} above)"
+        f"{a} vs {c}: {fmt.amount(b.volume, 0)} {unit} ({how}; {_cheaper(label, b.cheaper_below)} cheaper below, "
+        f"{_cheaper(label, b.cheaper_above)} above)"
     )
 
 
@@ -442,6 +459,7 @@ def _fleet_words(f, replica: int) -> str:
 
 def _serving_lines(c: Comparison) -> list[str]:
     s = c.serving
+    assert s is not None, "the serving lines are written for a served model only"
     lines = [f"serving target: {_target_words(s.target)}", f"  {s.mode} serving ({s.mode_reason})"]
     if s.point is not None:
         lines.append(f"  operating point: {_point_words(s.point)}")
@@ -550,7 +568,7 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
     c = getattr(comparison, "comparison", None) or comparison  # the domain result or the output document
     kind, cur, label = c.workload_kind, c.currency, c.label
     monthly = {o: x.monthly_cost for o, x in c.options.items()}
-    ranked = sorted(monthly, key=monthly.get)
+    ranked = sorted(monthly, key=lambda o: monthly[o])
     note = monthly_view_note(c)
     lines = [
         f"**{md(r.title)}**",
@@ -587,8 +605,8 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
             continue
         how = "costs equal" if b.kind == "crossing" else "the cheaper one flips where a GPU count steps up"
         text = (
-            f"- {pair}: **{fmt.volume(kind, b.volume)}** ({how}); {md(label(b.cheaper_below))} is cheaper below, "
-            f"{md(label(b.cheaper_above))} above."
+            f"- {pair}: **{fmt.volume(kind, b.volume)}** ({how}); {md(_cheaper(label, b.cheaper_below))} is cheaper "
+            f"below, {md(_cheaper(label, b.cheaper_above))} above."
         )
         for option in (b.option_a, b.option_b):
             if capacity_volume(r, option) is None:
@@ -600,8 +618,8 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
             else:
                 text += f" {md(label(option))}'s {fmt.plural(configured, 'GPU')} serve that volume."
         lines.append(text)
-    if c.finance is not None and c.finance.payback_against is not None:
-        f = c.finance
+    f = c.finance
+    if f is not None and f.payback_against is not None:
         lines += [
             "",
             f"Payback of owning against {md(label(f.payback_against))}: {payback_words(f)}. See the horizon section.",
@@ -641,6 +659,8 @@ def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> st
     r = as_resolved(scenario)
     cur = r.currency
     work = r.workload.training
+    if work is None:
+        raise ValueError(f"{r.title!r} is not a training workload: its run cannot be described")
     ranked = sorted(run.costs, key=run.total)
     lines = [f"**{md(r.title)}**", ""]
     if run.warnings:
@@ -686,6 +706,9 @@ def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> st
         + ".",
     ]
     if run.job_mtbf_hours is not None:
+        assert run.checkpoint_interval_hours is not None and work.goodput is not None, (
+            "a run with failures has a goodput block and a checkpoint interval"
+        )
         lines += [
             "",
             f"Failures: the job fails every {fmt.amount(run.job_mtbf_hours)} h on average; checkpoints "
@@ -696,7 +719,7 @@ def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> st
             "(recovery plus half an interval of work redone).",
         ]
     if "own" in r.options:
-        own = r.options["own"]
+        own = own_option(r)
         capex = float(own_hardware_capex(own, float(own.server_count)))
         lines += [
             "",
@@ -727,8 +750,8 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
             f"present value {fmt.amount(result.npv_by_option[option], 0)} {cur}"
         )
     lines.append("")
-    best_npv = min(result.npv_by_option, key=result.npv_by_option.get)
-    best_tco = min(result.tco_by_option, key=result.tco_by_option.get)
+    best_npv = min(result.npv_by_option, key=lambda o: result.npv_by_option[o])
+    best_tco = min(result.tco_by_option, key=lambda o: result.tco_by_option[o])
     ranked = sorted(result.npv_by_option.values())
     if len(ranked) > 1:
         lines.append(
@@ -762,13 +785,14 @@ def describe_finance(scenario: Scenario | Resolved, result: OwnFinance) -> str:
         )
         lines += ["", returns_sentence(r.label, result)]
     if result.after_tax_tco_by_option is not None:
+        after_tax_npv = result.after_tax_npv_by_option
+        assert after_tax_npv is not None, "a result after tax has both its TCO and its present value"
         lines += [
             "",
             f"After tax at {fmt.share(result.tax_rate)} (expenses deducted as paid, hardware depreciated "
             "for tax, tax on resale): "
             + "; ".join(
-                f"{md(r.label(o))} TCO {fmt.amount(v, 0)} {cur}, present value "
-                f"{fmt.amount(result.after_tax_npv_by_option[o], 0)} {cur}"
+                f"{md(r.label(o))} TCO {fmt.amount(v, 0)} {cur}, present value {fmt.amount(after_tax_npv[o], 0)} {cur}"
                 for o, v in result.after_tax_tco_by_option.items()
             )
             + ".",
@@ -907,7 +931,7 @@ def describe_energy(result: EnergyResult, currency: str) -> str:
             label = result.options[name].label if name in result.options else name
             co2 = (
                 ""
-                if operational is None
+                if operational is None or embodied is None
                 else f", {fmt.amount(operational + embodied, 0)} t CO2e ({fmt.amount(operational, 0)} operational, "
                 f"{fmt.amount(embodied, 0)} embodied)"
             )
@@ -1054,6 +1078,111 @@ def input_value(scenario: Scenario | Resolved, path: str, value: float) -> str:
     return f"{fmt.short(value)} {unit}"
 
 
+def _verdict_paragraph(c: Comparison) -> str:
+    """The verdict on the decision measure, with its figure and its margin over the runner-up."""
+    d, cur = c.decision, c.currency
+    per = "/month" if d.unit.endswith("/month") else ""
+    verdict = (
+        f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
+        f"**{fmt.money(d.winning.figure, cur)}{per}**"
+    )
+    runner_up = d.runner_up
+    if runner_up is not None and d.tied:
+        verdict += f", tied with {md(d.label(runner_up))}"
+    elif runner_up is not None:
+        verdict += (
+            f" against {fmt.money(d.figure(runner_up), cur)}{per} for {md(d.label(runner_up))}: "
+            f"**{fmt.money(_margin(d), cur)}{per} less**"
+            + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else "")
+        )
+    return verdict + "."
+
+
+def _break_even_summary(c: Comparison) -> str | None:
+    """The break-even between the two best candidates on the monthly view and how far the scenario's volume is
+    from it, or that there is none in the swept range; None without such a pair."""
+    label, kind = c.label, c.workload_kind
+    at = fmt.volume(kind, c.volume)
+    options = [x.option for x in c.decision.candidates.values() if x.option is not None]
+    first = options[0] if options else None
+    second = next((o for o in options if o != first), None)
+    pair = next((b for b in c.break_evens if {b.option_a, b.option_b} == {first, second}), None)
+    if pair is None:
+        return None
+    if pair.volume is not None:
+        ratio = pair.volume / c.volume if c.volume else None
+        if ratio is None:
+            where = ""
+        elif 0.5 <= ratio <= 2:
+            where = f", {fmt.share(abs(1 - ratio))} {'below' if ratio < 1 else 'above'} the scenario's {at}"
+        else:
+            where = f", {fmt.short(ratio, 2)} × the scenario's {at}"
+        return (
+            f"**Break-even that matters most** (monthly view): {md(label(pair.option_a))} vs "
+            f"{md(label(pair.option_b))} at **{fmt.volume(kind, pair.volume)}**{where}; "
+            f"{md(_cheaper(label, pair.cheaper_below))} is cheaper below it."
+        )
+    return (
+        f"**Break-even that matters most** (monthly view): none: {md(_cheaper(label, pair.cheaper_below))} is "
+        f"cheaper than {md(_cheaper(label, pair.cheaper_above or second))} from {fmt.volume(kind, pair.volume_min)} "
+        f"to {fmt.volume(kind, pair.volume_max)}."
+    )
+
+
+def _moves_lines(r: Resolved, c: Comparison, bars, monte_carlo) -> list[str]:
+    """The three inputs that move the tracked option's saving most (tornado bars), as a numbered list."""
+    money = lambda x: fmt.money(x, c.currency)  # noqa: E731
+    per = "/month" if c.decision.unit.endswith("/month") else ""
+    tracked = c.label(monte_carlo.option) if monte_carlo is not None else "the tracked option"
+    top = [
+        f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
+        f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}{per}"
+        + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
+        for b in bars[:3]
+    ]
+    return [
+        f"**What moves it most** ({md(tracked)}'s saving on the decision measure, one input at a time):",
+        "",
+        *(f"{i}. {t}" for i, t in enumerate(top, 1)),
+        "",
+    ]
+
+
+def _confidence_sentence(c: Comparison, monte_carlo) -> str:
+    """How often each option is the cheapest over the Monte Carlo samples (shares of at least 0.05 %)."""
+    wins = monte_carlo.win_probability()
+    ranked_wins = sorted(wins, key=wins.get, reverse=True)
+    return (
+        f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the "
+        "decision measure, the cheapest option is "
+        + "; ".join(f"{md(c.label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
+        + " of them"
+        + (
+            " (the mix is searched for the scenario as stated, not for each sample, so it is not among these)"
+            if c.decision.winner == "mix"
+            else ""
+        )
+        + "."
+    )
+
+
+def _caveats_sentence(c: Comparison) -> str:
+    """Unsourced estimates, stale catalog prices and the comparison's warnings, or that there are none."""
+    caveats = []
+    if c.estimates:
+        caveats.append(
+            f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U) "
+            "behind the figures, listed under the next heading"
+        )
+    if c.stale:
+        caveats.append(
+            f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows, listed under "
+            "the next heading"
+        )
+    caveats += [md(w) for w in c.warnings]
+    return "**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + "."
+
+
 def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bars=None, monte_carlo=None) -> str:
     """The report's first paragraph, in Markdown: one verdict and what it rests on.
 
@@ -1068,63 +1197,25 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
     c = getattr(comparison, "comparison", None) or comparison  # the domain result or the output document
     if c.training is not None:
         return _training_summary(r, c)
-    cur, label, kind = c.currency, c.label, c.workload_kind
-    money = lambda x: fmt.money(x, cur)  # noqa: E731
     d = c.decision
-    per = "/month" if d.unit.endswith("/month") else ""
-    lines = ["## Summary", "", f"**{md(r.title)}**", ""]
-    f, mix = c.finance, c.mix
-    at = fmt.volume(kind, c.volume)
-    verdict = (
-        f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
-        f"**{money(d.winning.figure)}{per}**"
-    )
-    if d.tied:
-        verdict += f", tied with {md(d.label(d.runner_up))}"
-    elif d.runner_up is not None:
-        verdict += (
-            f" against {money(d.figure(d.runner_up))}{per} for {md(d.label(d.runner_up))}: "
-            f"**{money(d.margin)}{per} less**"
-            + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else "")
-        )
-    lines += [verdict + ".", ""]
+    lines = ["## Summary", "", f"**{md(r.title)}**", "", _verdict_paragraph(c), ""]
     note = monthly_view_note(c)
     if note:
         lines += [f"**Why the monthly view differs:** {md(note)}.", ""]
+    mix = c.mix
     if mix is not None and d.measure != "monthly_cost_hour_by_hour":
         m = mix.mix
         profile = md(mix.profile.replace("_", " "))
         bands = "; ".join(_layer_phrase(x) for x in m.layers.values()) or "nothing"
         lines += [
             f"**Hour by hour (a monthly view beside the verdict):** with the {profile} demand profile the "
-            f"cheapest monthly mix is {md(bands)} at {money(m.total)}/month.",
+            f"cheapest monthly mix is {md(bands)} at {fmt.money(m.total, c.currency)}/month.",
             "",
         ]
-    options = [x.option for x in d.candidates.values() if x.option is not None]
-    first = options[0] if options else None
-    second = next((o for o in options if o != first), None)
-    pair = next((b for b in c.break_evens if {b.option_a, b.option_b} == {first, second}), None)
-    if pair is not None and pair.volume is not None:
-        ratio = pair.volume / c.volume if c.volume else None
-        if ratio is None:
-            where = ""
-        elif 0.5 <= ratio <= 2:
-            where = f", {fmt.share(abs(1 - ratio))} {'below' if ratio < 1 else 'above'} the scenario's {at}"
-        else:
-            where = f", {fmt.short(ratio, 2)} × the scenario's {at}"
-        lines.append(
-            f"**Break-even that matters most** (monthly view): {md(label(pair.option_a))} vs "
-            f"{md(label(pair.option_b))} at **{fmt.volume(kind, pair.volume)}**{where}; "
-            f"{md(label(pair.cheaper_below))} is cheaper below it."
-        )
-        lines.append("")
-    elif pair is not None:
-        lines.append(
-            f"**Break-even that matters most** (monthly view): none: {md(label(pair.cheaper_below))} is "
-            f"cheaper than {md(label(pair.cheaper_above or second))} from {fmt.volume(kind, pair.volume_min)} "
-            f"to {fmt.volume(kind, pair.volume_max)}."
-        )
-        lines.append("")
+    pair = _break_even_summary(c)
+    if pair is not None:
+        lines += [pair, ""]
+    f = c.finance
     if f is not None and f.break_even_utilisation:
         b = f.break_even_utilisation[0]
         scenario_share = f" (the scenario's: {fmt.share(f.utilisation)})" if f.utilisation is not None else ""
@@ -1135,51 +1226,16 @@ def executive_summary(scenario: Scenario | Resolved, comparison: Comparison, bar
         )
         lines.append("")
     if bars:
-        tracked = label(monte_carlo.option) if monte_carlo is not None else "the tracked option"
-        top = [
-            f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
-            f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}{per}"
-            + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
-            for b in bars[:3]
-        ]
-        lines.append(f"**What moves it most** ({md(tracked)}'s saving on the decision measure, one input at a time):")
-        lines.append("")
-        lines += [f"{i}. {t}" for i, t in enumerate(top, 1)]
-        lines.append("")
+        lines += _moves_lines(r, c, bars, monte_carlo)
     if monte_carlo is not None:
-        wins = monte_carlo.win_probability()
-        ranked_wins = sorted(wins, key=wins.get, reverse=True)
-        lines.append(
-            f"**Confidence:** over {monte_carlo.samples:,} samples of the uncertain inputs, on the "
-            "decision measure, the cheapest option is "
-            + "; ".join(f"{md(label(o))} in **{fmt.share(wins[o])}**" for o in ranked_wins if wins[o] >= 0.0005)
-            + " of them"
-            + (
-                " (the mix is searched for the scenario as stated, not for each sample, so it is not among these)"
-                if c.decision.winner == "mix"
-                else ""
-            )
-            + "."
-        )
-        lines.append("")
-    caveats = []
-    if c.estimates:
-        caveats.append(
-            f"{len(c.estimates)} unsourced estimate{'s' if len(c.estimates) != 1 else ''} (grade U) "
-            "behind the figures, listed under the next heading"
-        )
-    if c.stale:
-        caveats.append(
-            f"{fmt.plural(len(c.stale), 'catalog price')} past the age the catalog allows, listed under "
-            "the next heading"
-        )
-    caveats += [md(w) for w in c.warnings]
-    lines.append("**Caveats:** " + ("; ".join(caveats) if caveats else "none: every figure has a source") + ".")
+        lines += [_confidence_sentence(c, monte_carlo), ""]
+    lines.append(_caveats_sentence(c))
     return "\n".join(lines)
 
 
 def _training_summary(r: Resolved, c: Comparison) -> str:
     run = c.training
+    assert run is not None, "the training summary is written for a training run only"
     cur = c.currency
     d = c.decision
     per = "/month" if d.unit.endswith("/month") else ""

@@ -185,6 +185,7 @@ def slider_spec(
     gpus_per_replica
         Step of the rented GPU count (whole replicas). [GPU]
     """
+    assert found.value is not None, "a slider moves an input that has a value (numeric_fields)"
     value = float(found.value)
     bounds = bounds_of(found.info) if found.path != THROUGHPUT_INPUT else Bounds(0.0, math.inf, True, False)
     settings = scenario.uncertainty
@@ -238,6 +239,7 @@ def numeric_fields(scenario: Scenario, catalog: Catalog | None = None) -> dict[s
     found = {f.path: f for f in input_fields(scenario, catalog)}
     if THROUGHPUT_INPUT in found and found[THROUGHPUT_INPUT].value is None:
         capacity = resolve(scenario, catalog).workload.capacity
+        assert capacity is not None, "a scenario with a serving throughput input resolves its capacity"
         f = found[THROUGHPUT_INPUT]
         found[THROUGHPUT_INPUT] = InputField(
             f.path, float(capacity.output_tokens_per_second_per_gpu), f.title, f.unit, f.info, capacity.source
@@ -261,12 +263,13 @@ def top_inputs(scenario: Scenario, count: int = TOP_INPUTS) -> list[str]:
     fields = numeric_fields(scenario)
     found_info = {p: f.info for p, f in fields.items()}
     for path, found in fields.items():
-        if not varies(found.info) or found.value == 0 or path.startswith("demand."):
+        value = found.value
+        assert value is not None, "numeric_fields keeps the inputs that have a value"
+        if not varies(found.info) or value == 0 or path.startswith("demand."):
             continue
         bounds = bounds_of(found.info) if path != THROUGHPUT_INPUT else Bounds(0.0, math.inf, True, False)
-        low, high = _inside(
-            bounds, *sorted((found.value * (1 - QUICK_SWING), found.value * (1 + QUICK_SWING))), found.value
-        )
+        lower, upper = sorted((value * (1 - QUICK_SWING), value * (1 + QUICK_SWING)))
+        low, high = _inside(bounds, lower, upper, value)
         try:
             ends = np.broadcast_to(decision_metric(r, values={path: np.array([low, high])}), (2,))
         except (ValueError, TypeError, InputError, KeyError):
@@ -382,19 +385,19 @@ class WhatIf:
         per_replica = int(self.base_resolved.workload.gpus_per_replica)
         self.specs = {p: slider_spec(scenario, fields[p], ranges, per_replica) for p in chosen if p in fields}
         self._fixed = {p for p in self.specs if not varies(fields[p].info)}  # set whole counts: validated
-        self.sliders: dict[str, widgets.Widget] = {p: self._slider(s) for p, s in self.specs.items()}
+        self.sliders = {p: self._slider(s) for p, s in self.specs.items()}
         named_choices = [p for p in chosen if p in CHOICES]
-        self.dropdowns = {p: self._dropdown(p) for p in (named_choices if inputs is not None else CHOICES)}
-        self.dropdowns = {p: d for p, d in self.dropdowns.items() if d is not None}
+        dropdowns = {p: self._dropdown(p) for p in (named_choices if inputs is not None else CHOICES)}
+        self.dropdowns = {p: d for p, d in dropdowns.items() if d is not None}
         named_toggles = [p for p in chosen if p in TOGGLES]
-        self.toggles = {p: self._toggle(p) for p in (named_toggles if inputs is not None else TOGGLES)}
-        self.toggles = {p: t for p, t in self.toggles.items() if t is not None}
+        toggles = {p: self._toggle(p) for p in (named_toggles if inputs is not None else TOGGLES)}
+        self.toggles = {p: t for p, t in toggles.items() if t is not None}
         self._build()
         self._redraw()
 
     # --- controls
 
-    def _slider(self, spec: SliderSpec) -> widgets.Widget:
+    def _slider(self, spec: SliderSpec) -> widgets.IntSlider | widgets.FloatSlider:
         kind = widgets.IntSlider if spec.whole else widgets.FloatSlider
         extra = {} if spec.whole else {"readout_format": ",.0f" if spec.high >= 10_000 else ".4g"}
         slider = kind(

@@ -48,11 +48,16 @@ from ..results import MEASURE_TITLES, CashFlows, CashLine, Comparison, Component
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .cell_values import Cells, ExcelError
+from .kinds import api_option, own_block, own_option, rent_block, rent_option
 from .tables import cash_flow_table, inputs_table
 from .text import decision_sentence
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+    from typing import Literal
+
     import pandas as pd
+    from xlsxwriter.format import Format
 
 NEVER = 1e99
 """Stand-in for "no payback in this month" in the payback helper columns (the minimum is taken)."""
@@ -66,29 +71,48 @@ def _text_sheet_class(cells: Cells):
     class TextSheet(Worksheet):
         def __init__(self):
             super().__init__()
-            self.formula_formats = {}
+            self.formula_formats: dict[tuple[int, int], Format | None] = {}
+
+        def sheet_name(self) -> str:
+            """The sheet's name, which the workbook sets when it adds the sheet (before any cell is written)."""
+            assert self.name is not None, "a sheet is written only once the workbook has added and named it"
+            return self.name
 
         @convert_cell_args
-        def write_string(self, row, col, string, cell_format=None):
+        def write_string(
+            self, row: int, col: int, string: str, cell_format: Format | None = None
+        ) -> Literal[0, -1, -2]:
             text = spreadsheet_text(string)
-            cells.value(self.name, row, col, text)
+            cells.value(self.sheet_name(), row, col, text)
             return super().write_string(row, col, text, cell_format)
 
         @convert_cell_args
-        def write_number(self, row, col, number, cell_format=None):
-            cells.value(self.name, row, col, float(number))
+        def write_number(
+            self, row: int, col: int, number: float | Fraction, cell_format: Format | None = None
+        ) -> Literal[0, -1]:
+            cells.value(self.sheet_name(), row, col, float(number))
             return super().write_number(row, col, number, cell_format)
 
         @convert_cell_args
-        def write_formula(self, row, col, formula, cell_format=None, value=0):
-            cells.formula(self.name, row, col, formula)
+        def write_formula(
+            self, row: int, col: int, formula: str, cell_format: Format | None = None, value: int = 0
+        ) -> Literal[0, -1, -2]:
+            cells.formula(self.sheet_name(), row, col, formula)
             self.formula_formats[(row, col)] = cell_format
             return super().write_formula(row, col, formula, cell_format, value)
 
-        def write_value(self, row, col, value):
+        def write_value(self, row: int, col: int, value: object) -> Literal[0, -1, -2]:
             """The formula written at (row, col) again, with its value."""
-            formula = cells.formulas[(self.name, row, col)]
-            return super().write_formula(row, col, formula, self.formula_formats[(row, col)], value)
+            formula = cells.formulas[(self.sheet_name(), row, col)]
+            # xlsxwriter's ``value`` is the formula's result, a number, text or bool as its documentation says;
+            # the parameter is unannotated, so its default 0 types it int
+            return super().write_formula(
+                row,
+                col,
+                formula,
+                self.formula_formats[(row, col)],
+                value,  # pyright: ignore[reportArgumentType]
+            )
 
     return TextSheet
 
@@ -246,7 +270,7 @@ def _factor(r: Resolved, m: _Months, price: str, change: str, month):
 
 
 def _held_servers(r: Resolved, flows: CashFlows) -> np.ndarray:
-    own = r.option("own")
+    own = own_option(r)
     return np.where(flows.months < flows.online_month, float(own.server_count), flows.servers)
 
 
@@ -312,16 +336,13 @@ def _workbook_writer(r: Resolved, comparison: Comparison | None):
     return write
 
 
-def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
-    fin = r.finance
-    horizon = fin.horizon_months
-    sheet_class = _text_sheet_class(cells)
-    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class), cells)
-    sheet = book.add_worksheet("Cash flows", worksheet_class=sheet_class)
-    summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
-    cur = r.currency
-    add = inputs.add
+def _finance_inputs(r: Resolved, add) -> None:
+    """The finance block's named inputs: discount rate, horizon, lead time, hours a month, price trends.
 
+    A price with a path (``finance.trends.<price>_price_path``) has a column of factors, not its rate, so
+    the rate is fixed; so is the hardware's with columns of values priced by it (tax, lease, sunk hardware).
+    """
+    fin = r.finance
     add("fin_discount_rate", "discount rate (effective yearly)", fin.discount_rate_per_year, "1/year", fin.source)
     add(
         "fin_monthly_rate",
@@ -330,12 +351,11 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
         "1/month",
         "derived",
     )
-    add("fin_horizon", "horizon (the number of month rows)", horizon, "months", fin.source, fixed=True)
+    add("fin_horizon", "horizon (the number of month rows)", fin.horizon_months, "months", fin.source, fixed=True)
     # the capacity plan (servers held, a column of values) is laid out for the lead time
     add("fin_lead_time", "lead time, order to online", fin.lead_time_months, "months", fin.source, fixed=True)
     add("hours_per_month", "hours a month (8,760 / 12)", HOURS_PER_MONTH, "h", "convention", fixed=True)
     trends = fin.trends
-    # a price with a path (finance.trends.<price>_price_path) has a column of factors, not this rate
     add(
         "fin_rent_change",
         "rental price change a year",
@@ -372,6 +392,161 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
         or fin.lease is not None
         or fin.view == "marginal",
     )
+
+
+def _rent_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
+    """The rent option's inputs and columns: GPUs rented, rental and staffing as formulas, and with a reserved
+    commitment its payments and the on-demand remainder as values; returns the keys of its cash lines."""
+    rent, fin, cur = rent_option(r), r.finance, r.currency
+
+    def month(row):
+        return _month_cell(m, row)
+
+    # with a commitment the reserved payments and the on-demand remainder are values of this price
+    add(
+        "rent_price",
+        "rental price per GPU-hour (on-demand)",
+        rent.price_per_gpu_hour,
+        f"{cur}/GPU-h",
+        rent.offer.citation(),
+        fixed=fin.rent_commitment is not None,
+    )
+    m.add(
+        "rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), flows.months.shape)
+    )
+    factor = _factor(r, m, "rental", "fin_rent_change", month)
+    if rent.billing == "always_on":
+        m.add(
+            "rent_rental",
+            "rent: GPU rental",
+            lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*" + factor(row),
+        )
+    else:
+        m.add("rent_rental", "rent: GPU rental", lambda row: f"={m.cell('hours', row)}*rent_price*" + factor(row))
+    staffing = _staffing_formula(
+        add,
+        "rent",
+        rent.staffing,
+        cur,
+        _source(rent_block(r).staffing),
+        lambda row: m.cell("rent_gpus", row),
+        month,
+    )
+    m.add("rent_staffing", "rent: staffing", staffing)
+    if fin.rent_commitment is None:
+        return ["rent_rental", "rent_staffing"]
+    # reserved GPUs: the on-demand remainder and the terms' payments, as values; the full on-demand
+    # column above stays for the stand-in during the lead time
+    m.add(
+        "rent_remainder",
+        "rent: GPU rental above the reserved GPUs (values)",
+        flows.flows["rent"][Component.GPU_RENTAL],
+    )
+    m.add("rent_reserved", "rent: reserved commitment (values)", flows.flows["rent"][CashLine.RESERVED])
+    lines = ["rent_remainder", "rent_staffing", "rent_reserved"]
+    if CashLine.RESERVED_UPFRONT in flows.flows["rent"]:
+        m.add(
+            "rent_reserved_upfront",
+            "rent: reserved commitment, up front at the term's start (values)",
+            flows.flows["rent"][CashLine.RESERVED_UPFRONT],
+        )
+        lines.append("rent_reserved_upfront")
+    return lines
+
+
+def _api_inputs(r: Resolved, add) -> None:
+    """The API's listed prices, cached share and output share as named inputs."""
+    api, cur = api_option(r), r.currency
+    add("api_input_price", "API input price", api.input_price_per_million, f"{cur}/M tokens", api.offer.citation())
+    add(
+        "api_cached_price",
+        "API cached input price",
+        api.cached_input_price_per_million,
+        f"{cur}/M tokens",
+        api.offer.citation(),
+    )
+    add(
+        "api_output_price",
+        "API output price",
+        api.output_price_per_million,
+        f"{cur}/M tokens",
+        api.offer.citation(),
+    )
+    add("api_cached_share", "cached share of input tokens", api.cached_input_share, "-", api.offer.citation())
+    add("api_output_share", "output share of tokens", r.workload.output_share, "-", "workload")
+
+
+def _api_part_columns(r: Resolved, m: _Months, add, api_factor) -> list[str]:
+    """The API bill by costmodel's parts, for billing words beyond the cache-read share (tiers, cache writes,
+    reasoning, modalities, fees, windows): each part's price per million workload tokens a named input, and a
+    column of tokens × that price; returns their keys."""
+    from ..domain.api_clock import api_clock_factor
+
+    api = api_option(r)
+    assert api.price_parts is not None, "resolve() gives every API option its bill's parts"
+    keys = []
+    for part, value in api.price_parts.items():
+        clock = api_clock_factor(r, "api", part if api.hour_part_factors is not None else None)
+        price = float(np.mean(np.asarray(value, dtype=float))) * clock
+        add(
+            f"api_{part}_price",
+            f"API bill per M workload tokens: {part.replace('_', ' ')} (from the "
+            "billing words and price windows; change them in the scenario, then export again)",
+            price,
+            f"{r.currency}/M tokens",
+            api.offer.citation(),
+        )
+        m.add(
+            f"api_{part}",
+            f"api: {part.replace('_', ' ')}",
+            lambda row, part=part: f"={m.cell('tokens', row)}*api_{part}_price*{api_factor(row)}",
+        )
+        keys.append(f"api_{part}")
+    return keys
+
+
+def _api_line(m: _Months, kind: str, api_factor):
+    """The formula of one line of a plain API bill: input, cached input or output tokens at its price."""
+
+    def formula(row):
+        tokens, f = m.cell("tokens", row), api_factor(row)
+        if kind == "input":
+            return f"={tokens}*(1-api_output_share)*(1-api_cached_share)*api_input_price*{f}"
+        if kind == "cached":
+            return f"={tokens}*(1-api_output_share)*api_cached_share*api_cached_price*{f}"
+        return f"={tokens}*api_output_share*api_output_price*{f}"
+
+    return formula
+
+
+def _api_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
+    """The API option's inputs and columns: tokens a month, then the bill as formulas of the listed prices
+    (:func:`_plain_api_bill`) or of costmodel's parts; returns the keys of its cash lines."""
+    api = api_option(r)
+    _api_inputs(r, add)
+    m.add(
+        "tokens",
+        "tokens a month [M tokens/month]",
+        np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, flows.months.shape),
+    )
+    api_factor = _factor(r, m, "api", "fin_api_change", lambda row: _month_cell(m, row))
+    if not _plain_api_bill(r, api):
+        return _api_part_columns(r, m, add, api_factor)
+    for kind in ("input", "cached", "output"):
+        m.add(f"api_{kind}", f"api: {kind} tokens", _api_line(m, kind, api_factor))
+    return ["api_input", "api_cached", "api_output"]
+
+
+def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Comparison) -> None:
+    """The workbook of a scenario with a finance block: Inputs, Cash flows (months and years) and Summary."""
+    fin = r.finance
+    horizon = fin.horizon_months
+    sheet_class = _text_sheet_class(cells)
+    inputs = _Inputs(book, book.add_worksheet("Inputs", worksheet_class=sheet_class), cells)
+    sheet = book.add_worksheet("Cash flows", worksheet_class=sheet_class)
+    summary = book.add_worksheet("Summary", worksheet_class=sheet_class)
+    add = inputs.add
+    _finance_inputs(r, add)
     months = flows.months
     m = _Months(horizon)
     m.add("month", "month", months)
@@ -379,59 +554,8 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     m.add("volume", f"volume [{r.volume_unit}]", flows.volume)
     m.add("hours", "GPU-hours used", flows.gpu_hours)
     totals: dict[str, list[str]] = {}
-
-    def month(row):
-        return m.cell("month", row)
-
     if "rent" in r.options:
-        rent = r.option("rent")
-        # with a commitment the reserved payments and the on-demand remainder are values of this price
-        add(
-            "rent_price",
-            "rental price per GPU-hour (on-demand)",
-            rent.price_per_gpu_hour,
-            f"{cur}/GPU-h",
-            rent.offer.citation(),
-            fixed=fin.rent_commitment is not None,
-        )
-        m.add("rent_gpus", "GPUs rented", np.broadcast_to(np.asarray(rent_gpus(r, flows.volume), float), months.shape))
-        factor = _factor(r, m, "rental", "fin_rent_change", month)
-        if rent.billing == "always_on":
-            m.add(
-                "rent_rental",
-                "rent: GPU rental",
-                lambda row: f"={m.cell('rent_gpus', row)}*rent_price*hours_per_month*" + factor(row),
-            )
-        else:
-            m.add("rent_rental", "rent: GPU rental", lambda row: f"={m.cell('hours', row)}*rent_price*" + factor(row))
-        staffing = _staffing_formula(
-            add,
-            "rent",
-            rent.staffing,
-            cur,
-            _source(r.scenario.options.rent.staffing),
-            lambda row: m.cell("rent_gpus", row),
-            month,
-        )
-        m.add("rent_staffing", "rent: staffing", staffing)
-        totals["rent"] = ["rent_rental", "rent_staffing"]
-        if r.finance.rent_commitment is not None:
-            # reserved GPUs: the on-demand remainder and the terms' payments, as values; the full on-demand
-            # column above stays for the stand-in during the lead time
-            m.add(
-                "rent_remainder",
-                "rent: GPU rental above the reserved GPUs (values)",
-                flows.flows["rent"][Component.GPU_RENTAL],
-            )
-            m.add("rent_reserved", "rent: reserved commitment (values)", flows.flows["rent"][CashLine.RESERVED])
-            totals["rent"] = ["rent_remainder", "rent_staffing", "rent_reserved"]
-            if CashLine.RESERVED_UPFRONT in flows.flows["rent"]:
-                m.add(
-                    "rent_reserved_upfront",
-                    "rent: reserved commitment, up front at the term's start (values)",
-                    flows.flows["rent"][CashLine.RESERVED_UPFRONT],
-                )
-                totals["rent"].append("rent_reserved_upfront")
+        totals["rent"] = _rent_columns(r, flows, m, add)
     for name, option in r.options.items():  # options.rents: their on-demand cash lines, as values
         if option.kind == "rent" and name != "rent":
             key = _key(name)
@@ -439,72 +563,7 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
             m.add(f"{key}_staffing", f"{name}: staffing (values)", flows.flows[name][Component.STAFFING])
             totals[name] = [f"{key}_rental", f"{key}_staffing"]
     if "api" in r.options:
-        api = r.option("api")
-        share = r.workload.output_share
-        add("api_input_price", "API input price", api.input_price_per_million, f"{cur}/M tokens", api.offer.citation())
-        add(
-            "api_cached_price",
-            "API cached input price",
-            api.cached_input_price_per_million,
-            f"{cur}/M tokens",
-            api.offer.citation(),
-        )
-        add(
-            "api_output_price",
-            "API output price",
-            api.output_price_per_million,
-            f"{cur}/M tokens",
-            api.offer.citation(),
-        )
-        add("api_cached_share", "cached share of input tokens", api.cached_input_share, "-", api.offer.citation())
-        add("api_output_share", "output share of tokens", share, "-", "workload")
-        m.add(
-            "tokens",
-            "tokens a month [M tokens/month]",
-            np.broadcast_to(np.asarray(tokens_per_month(r, flows.volume), float) / 1e6, months.shape),
-        )
-
-        api_factor = _factor(r, m, "api", "fin_api_change", month)
-        if not _plain_api_bill(r, api):
-            # billing words beyond the cache-read share (tiers, cache writes, reasoning, modalities, fees, windows):
-            # the bill's parts per million workload tokens as costmodel computes them, each a named input
-            from ..domain.api_clock import api_clock_factor
-
-            keys = []
-            for part, value in api.price_parts.items():
-                clock = api_clock_factor(r, "api", part if api.hour_part_factors is not None else None)
-                price = float(np.mean(np.asarray(value, dtype=float))) * clock
-                add(
-                    f"api_{part}_price",
-                    f"API bill per M workload tokens: {part.replace('_', ' ')} (from the "
-                    "billing words and price windows; change them in the scenario, then export again)",
-                    price,
-                    f"{cur}/M tokens",
-                    api.offer.citation(),
-                )
-                m.add(
-                    f"api_{part}",
-                    f"api: {part.replace('_', ' ')}",
-                    lambda row, part=part: f"={m.cell('tokens', row)}*api_{part}_price*{api_factor(row)}",
-                )
-                keys.append(f"api_{part}")
-            totals["api"] = keys
-
-        def api_line(kind):
-            def formula(row):
-                tokens, f = m.cell("tokens", row), api_factor(row)
-                if kind == "input":
-                    return f"={tokens}*(1-api_output_share)*(1-api_cached_share)*api_input_price*{f}"
-                if kind == "cached":
-                    return f"={tokens}*(1-api_output_share)*api_cached_share*api_cached_price*{f}"
-                return f"={tokens}*api_output_share*api_output_price*{f}"
-
-            return formula
-
-        if _plain_api_bill(r, api):
-            for kind in ("input", "cached", "output"):
-                m.add(f"api_{kind}", f"api: {kind} tokens", api_line(kind))
-            totals["api"] = ["api_input", "api_cached", "api_output"]
+        totals["api"] = _api_columns(r, flows, m, add)
     if "own" in r.options:
         totals["own"] = _own_columns(r, flows, m, add)
     for option, keys in totals.items():
@@ -513,11 +572,11 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
             f"{r.label(option)}: cash out",
             lambda row, keys=keys: "=" + "+".join(m.cell(k, row) for k in keys),
         )
-    if r.finance.tax is not None:
+    if fin.tax is not None:
         _tax_columns(r, flows, m, add, totals)
     against = comparison.finance.payback_against if comparison.finance is not None else None
     if against is not None:
-        _payback_columns(m, r, against, month)
+        _payback_columns(m, r, against, lambda row: _month_cell(m, row))
     _write_months(book, sheet, m, r.currency)
     years = _write_years(book, sheet, m, r, totals, horizon)
     _write_summary(book, summary, r, m, totals, against, years, comparison)
@@ -765,21 +824,16 @@ def _staffing_formula(add, prefix: str, staff, cur: str, source: str, gpus, mont
     )
 
 
-def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
-    """The own option's columns; returns the keys of its cash lines."""
-    own, fin, cur = r.option("own"), r.finance, r.currency
-    s_own = r.scenario.options.own
-    horizon, life = fin.horizon_months, useful_life(r)
+def _own_price_inputs(r: Resolved, add, priced: bool) -> None:
+    """The own option's hardware inputs: server price, spares, bill of materials, support, GPUs and power per
+    server. ``priced``: the hardware's price also sets columns of values, so those inputs are fixed."""
+    own, cur = own_option(r), r.currency
+    source = _source(own_block(r))
     shares = sum(line.value for line in own.bill_of_materials if line.basis == "share_of_server_price")
     per_server = sum(line.value for line in own.bill_of_materials if line.basis == "per_server")
     totals = sum(
         line.value for line in own.bill_of_materials if line.basis not in ("share_of_server_price", "per_server")
     )
-    source = _source(s_own)
-    by_value = fin.lease is not None or fin.view == "marginal"  # leased or sunk hardware: purchases as values
-    # the hardware's price also sets columns of values: the purchases (leased or sunk hardware) or the tax
-    # saved on depreciation
-    priced = by_value or fin.tax is not None
     add("own_server_price", "server price", own.server_price, f"{cur}/server", own.server.citation(), fixed=priced)
     add("own_spare_share", "spare servers, share", own.spare_share, "-", source, fixed=priced)
     add("own_bom_share", "bill of materials, share of server capex", shares, "-", source, fixed=priced)
@@ -795,16 +849,24 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     # the capacity plan (servers held, a column of values) is laid out for the server's GPUs
     add("own_gpus_per_server", "GPUs per server", own.gpus_per_server, "GPU", own.server.citation(), fixed=True)
     add("own_kw_per_server", "maximum power per server", own.kw_per_server, "kW", own.server.citation())
+
+
+def _own_site_inputs(r: Resolved, add) -> None:
+    """The own option's running inputs: idle draw, PUE, electricity prices, facility or colocation, licences."""
+    own, cur = own_option(r), r.currency
+    s_own = own_block(r)
     power = s_own.power
     add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
     add("own_pue", "PUE", own.pue, "-", _source(power))
     tariff = r.scenario.energy.tariff if r.scenario.energy is not None else None
+    # a time-of-use tariff sets the prices (``own.tariff_prices``) only when the scenario has one
+    price_source = tariff.source if tariff is not None and own.tariff_prices is not None else _source(power)
     add(
         "own_electricity_price",
         "electricity price (idle draw; with a time-of-use tariff its yearly mean)",
         own.electricity_price_per_kwh,
         f"{cur}/kWh",
-        tariff.source if own.tariff_prices is not None else _source(power),
+        price_source,
     )
     busy = "=own_electricity_price" if own.tariff_prices is None else own.busy_electricity_price_per_kwh
     add(
@@ -812,10 +874,9 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         "electricity price of the draw above idle (with a tariff: weighted by the demand's hours)",
         busy,
         f"{cur}/kWh",
-        tariff.source if own.tariff_prices is not None else _source(power),
+        price_source,
     )
-    facility = own.facility_price_per_mw is not None
-    if facility:
+    if own.facility_price_per_mw is not None:
         add(
             "own_facility_price",
             "facility build price",
@@ -838,8 +899,15 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             "software licences per GPU a year",
             own.licence_price_per_gpu_per_year,
             f"{cur}/GPU/year",
-            source,
+            _source(s_own),
         )
+
+
+def _own_residual_inputs(r: Resolved, add, priced: bool) -> str | None:
+    """The useful life and the resale value inputs; returns the resale share at an age as a formula template
+    (``{age}`` in months), or None for a curve read from points (then a column of values)."""
+    fin = r.finance
+    life = useful_life(r)
     add("own_useful_life", "useful life (refresh)", life, "months", fin.source, fixed=priced)
     curve = fin.residual
     if curve.method == "straight_line":
@@ -873,7 +941,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         add(
             "own_residual_at_life",
             "resale value at the end of the useful life, share",
-            float(residual_share(r, life)),
+            float(np.asarray(residual_share(r, life), dtype=float)),
             "-",
             curve.source or "points from the scenario",
             fixed=True,
@@ -886,13 +954,44 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             "-",
             fin.source,
         )
-    lead = fin.lead_time_months
+    return residual
+
+
+def _month_cell(m: _Months, row: int) -> str:
+    """The cell of the month number in a row."""
+    return m.cell("month", row)
+
+
+def _previous(m: _Months, key: str, row: int) -> str:
+    """The column's cell in the row above, or 0 in the first month."""
+    return m.cell(key, row - 1) if row > 2 else "0"
+
+
+def _life_ago(m: _Months, key: str, row: int) -> str:
+    """The column's cell one useful life before the row's month (INDEX over the rows above it, so that
+    the useful life on the Inputs sheet moves the refreshes)."""
+    col = m.letters[key]
+    return f"INDEX(${col}$2:${col}${row - 1},MAX(1,{_month_cell(m, row)}-own_useful_life+1))"
+
+
+def _from_life_ago(m: _Months, row: int, expression) -> str:
+    """``expression(row)`` from the month one useful life after the start, 0 before it."""
+    if row == 2:
+        return "0"
+    return f"IF({_month_cell(m, row)}>=own_useful_life,{expression(row)},0)"
+
+
+def _running(m: _Months, expression):
+    """A formula that is ``expression(row)`` while the fleet is online and 0 during the lead time."""
+    return lambda row: f"={m.cell('online', row)}*(" + expression(row) + ")"
+
+
+def _own_fleet_columns(r: Resolved, flows: CashFlows, m: _Months) -> None:
+    """The fleet's columns: servers held, online, bought with spares, hardware at today's prices and at the
+    month's price factor, refreshes at today's prices."""
 
     def month(row):
-        return m.cell("month", row)
-
-    def prev(key, row):
-        return m.cell(key, row - 1) if row > 2 else "0"
+        return _month_cell(m, row)
 
     m.add("servers", "own: servers held (capacity plan)", _held_servers(r, flows))
     m.add("online", "own: online (1) or not (0)", lambda row: f"=IF({month(row)}>=fin_lead_time,1,0)")
@@ -910,89 +1009,98 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
     m.add(
         "bought_today",
         "own: hardware bought at today's prices",
-        lambda row: f"={m.cell('at_today', row)}-{prev('at_today', row)}",
+        lambda row: f"={m.cell('at_today', row)}-{_previous(m, 'at_today', row)}",
     )
     hardware = _factor(r, m, "hardware", "fin_hardware_change", month)
     m.add("price_factor", "own: hardware price factor", lambda row: "=" + hardware(row))
     m.add(
         "purchase", "own: hardware bought", lambda row: f"={m.cell('bought_today', row)}*{m.cell('price_factor', row)}"
     )
-
-    def life_ago(key, row):
-        """The column's cell one useful life before the row's month (INDEX over the rows above it, so that
-        the useful life on the Inputs sheet moves the refreshes)."""
-        col = m.letters[key]
-        return f"INDEX(${col}$2:${col}${row - 1},MAX(1,{month(row)}-own_useful_life+1))"
-
-    def from_life_ago(row, expression):
-        if row == 2:
-            return "0"
-        return f"IF({month(row)}>=own_useful_life,{expression(row)},0)"
-
     m.add(
         "refresh_today",
         "own: refresh at today's prices",
-        lambda row: "=" + from_life_ago(row, lambda r: f"{life_ago('bought_today', r)}+{life_ago('refresh_today', r)}"),
+        lambda row: (
+            "="
+            + _from_life_ago(m, row, lambda r: f"{_life_ago(m, 'bought_today', r)}+{_life_ago(m, 'refresh_today', r)}")
+        ),
     )
+
+
+OWN_VALUE_LINES = {
+    "own_capex": CashLine.HARDWARE_CAPEX,
+    "own_lease": CashLine.LEASE_PAYMENTS,
+    "own_buyout": CashLine.LEASE_BUYOUT,
+    "own_refresh": CashLine.REFRESH,
+    "own_refresh_resale": CashLine.REFRESH_RESALE,
+    "own_resale": CashLine.RESALE,
+}
+"""The hardware's cash lines written as values when it is leased or sunk, by column key."""
+
+
+def _own_loan_columns(r: Resolved, m: _Months, add) -> list[str]:
+    """The loan's inputs (rate, term, down payment, ``PMT`` payment, balance at the horizon by ``PV``) and its
+    columns: the down payment as capex in month 0, the payments after it; returns their keys."""
+    fin = r.finance
+    loan = fin.loan
+    taxed = fin.tax is not None  # the tax saved on interest is a column of values
+    add(
+        "loan_rate",
+        "loan rate (nominal yearly, monthly at rate / 12)",
+        loan.rate_per_year,
+        "1/year",
+        loan.source,
+        fixed=taxed,
+    )
+    add("loan_term", "loan term", loan.term_months, "months", loan.source, fixed=taxed)
+    add("loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source, fixed=taxed)
+    first = m.cell("purchase", 2)
+    add(
+        "loan_payment",
+        "loan payment a month (PMT)",
+        f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}*(1-loan_down))",
+        f"{r.currency}/month",
+        "derived",
+    )
+    add("loan_paid", "payments made within the horizon", "=MIN(loan_term,fin_horizon-1)", "-", "derived")
+    add(
+        "loan_balance",
+        "balance paid off at the horizon (PV)",
+        "=IF(loan_paid<loan_term,PV(loan_rate/12,loan_term-loan_paid,-loan_payment),0)",
+        r.currency,
+        "derived",
+    )
+
+    def month(row):
+        return _month_cell(m, row)
+
+    m.add(
+        "own_capex",
+        "own: hardware capex",
+        lambda row: f"=IF({month(row)}=0,{m.cell('purchase', row)}*loan_down,{m.cell('purchase', row)})",
+    )
+    m.add(
+        "own_loan",
+        "own: loan payments",
+        lambda row: (
+            f"=IF(AND({month(row)}>=1,{month(row)}<=loan_term),loan_payment,0)"
+            + ("+loan_balance" if row == fin.horizon_months + 1 else "")
+        ),
+    )
+    return ["own_capex", "own_loan"]
+
+
+def _own_purchase_columns(r: Resolved, flows: CashFlows, m: _Months, add, by_value: bool) -> list[str]:
+    """The hardware's cash lines: as values when leased or sunk (``by_value``), else the purchases (paid, or by
+    a loan), the refreshes and their resale as formulas; then the facility's build. Returns their keys."""
     lines = []
     own_flows = flows.flows["own"]
     if by_value:
-        for key, line in (
-            ("own_capex", CashLine.HARDWARE_CAPEX),
-            ("own_lease", CashLine.LEASE_PAYMENTS),
-            ("own_buyout", CashLine.LEASE_BUYOUT),
-            ("own_refresh", CashLine.REFRESH),
-            ("own_refresh_resale", CashLine.REFRESH_RESALE),
-            ("own_resale", CashLine.RESALE),
-        ):
+        for key, line in OWN_VALUE_LINES.items():
             if line in own_flows:
                 m.add(key, f"own: {line} (values)", own_flows[line])
                 lines.append(key)
-    elif fin.loan is not None:
-        loan = fin.loan
-        taxed = fin.tax is not None  # the tax saved on interest is a column of values
-        add(
-            "loan_rate",
-            "loan rate (nominal yearly, monthly at rate / 12)",
-            loan.rate_per_year,
-            "1/year",
-            loan.source,
-            fixed=taxed,
-        )
-        add("loan_term", "loan term", loan.term_months, "months", loan.source, fixed=taxed)
-        add(
-            "loan_down", "down payment, share of hardware capex", loan.down_payment_share, "-", loan.source, fixed=taxed
-        )
-        first = m.cell("purchase", 2)
-        add(
-            "loan_payment",
-            "loan payment a month (PMT)",
-            f"=-PMT(loan_rate/12,loan_term,'Cash flows'!{first}*(1-loan_down))",
-            f"{cur}/month",
-            "derived",
-        )
-        add("loan_paid", "payments made within the horizon", "=MIN(loan_term,fin_horizon-1)", "-", "derived")
-        add(
-            "loan_balance",
-            "balance paid off at the horizon (PV)",
-            "=IF(loan_paid<loan_term,PV(loan_rate/12,loan_term-loan_paid,-loan_payment),0)",
-            cur,
-            "derived",
-        )
-        m.add(
-            "own_capex",
-            "own: hardware capex",
-            lambda row: f"=IF({month(row)}=0,{m.cell('purchase', row)}*loan_down,{m.cell('purchase', row)})",
-        )
-        m.add(
-            "own_loan",
-            "own: loan payments",
-            lambda row: (
-                f"=IF(AND({month(row)}>=1,{month(row)}<=loan_term),loan_payment,0)"
-                + ("+loan_balance" if row == horizon + 1 else "")
-            ),
-        )
-        lines += ["own_capex", "own_loan"]
+    elif r.finance.loan is not None:
+        lines += _own_loan_columns(r, m, add)
     else:
         m.add("own_capex", "own: hardware capex", lambda row: f"={m.cell('purchase', row)}")
         lines.append("own_capex")
@@ -1007,70 +1115,85 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             "own: resale at refresh",
             lambda row: (
                 "=-"
-                + from_life_ago(
+                + _from_life_ago(
+                    m,
                     row,
                     lambda r: (
-                        f"({life_ago('bought_today', r)}+{life_ago('refresh_today', r)})"
-                        f"*{life_ago('price_factor', r)}*own_residual_at_life"
+                        f"({_life_ago(m, 'bought_today', r)}+{_life_ago(m, 'refresh_today', r)})"
+                        f"*{_life_ago(m, 'price_factor', r)}*own_residual_at_life"
                     ),
                 )
             ),
         )
         lines += ["own_refresh", "own_refresh_resale"]
-    if facility:
+    if own_option(r).facility_price_per_mw is not None:
         m.add(
             "own_facility",
             "own: facility capex",
-            lambda row: f"=({m.cell('bought', row)}-{prev('bought', row)})*own_kw_per_server/1000*own_facility_price",
+            lambda row: (
+                f"=({m.cell('bought', row)}-{_previous(m, 'bought', row)})*own_kw_per_server/1000*own_facility_price"
+            ),
         )
         lines.append("own_facility")
+    return lines
 
-    def running(expression):
-        return lambda row: f"={m.cell('online', row)}*(" + expression(row) + ")"
+
+def _own_running_columns(r: Resolved, m: _Months, add) -> list[str]:
+    """The running costs while online (support, colocation, electricity, staffing, licences) and the stand-in
+    during the lead time; returns the keys of their cash lines."""
+    own, fin = own_option(r), r.finance
+    facility = own.facility_price_per_mw is not None
+    lines = []
+
+    def month(row):
+        return _month_cell(m, row)
 
     m.add(
-        "own_support", "own: hardware support", running(lambda row: f"{m.cell('at_today', row)}*own_support_share/12")
+        "own_support",
+        "own: hardware support",
+        _running(m, lambda row: f"{m.cell('at_today', row)}*own_support_share/12"),
     )
     if not facility:
         m.add(
             "own_colocation",
             "own: colocation",
-            running(lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"),
+            _running(m, lambda row: f"{m.cell('bought', row)}*own_kw_per_server*own_colocation_price"),
         )
         lines.append("own_colocation")
     electricity = _factor(r, m, "electricity", "fin_electricity_change", month)
     m.add(
         "own_electricity",
         "own: electricity = drawn kW x PUE x hours x price (idle draw, draw above idle)",
-        running(
+        _running(
+            m,
             lambda row: (
                 f"own_kw_per_server*({m.cell('bought', row)}*own_idle_share*own_electricity_price"
                 f"+(1-own_idle_share)*{m.cell('hours', row)}/(own_gpus_per_server*hours_per_month)"
                 "*own_busy_electricity_price)*own_pue*hours_per_month"
                 f"*{electricity(row)}"
-            )
+            ),
         ),
     )
     staffing = _staffing_formula(
         add,
         "own",
         own.staffing,
-        cur,
-        _source(s_own.staffing),
+        r.currency,
+        _source(own_block(r).staffing),
         lambda row: f"{m.cell('bought', row)}*own_gpus_per_server",
         month,
         managed=False,
     )
-    m.add("own_staffing", "own: staffing", running(lambda row: staffing(row)[1:]))
+    m.add("own_staffing", "own: staffing", _running(m, lambda row: staffing(row)[1:]))
     lines += ["own_support", "own_electricity", "own_staffing"]
     if own.licence_price_per_gpu_per_year is not None:
         m.add(
             "own_licences",
             "own: software licences",
-            running(lambda row: f"{m.cell('bought', row)}*own_gpus_per_server*own_licence_price/12"),
+            _running(m, lambda row: f"{m.cell('bought', row)}*own_gpus_per_server*own_licence_price/12"),
         )
         lines.append("own_licences")
-    if lead > 0:
+    if fin.lead_time_months > 0:
         stand_in = fin.during_lead_time
         keys = {"rent": ["rent_rental", "rent_staffing"], "api": ["api_input", "api_cached", "api_output"]}[stand_in]
         m.add(
@@ -1079,7 +1202,19 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             lambda row: f"=(1-{m.cell('online', row)})*(" + "+".join(m.cell(k, row) for k in keys) + ")",
         )
         lines.append("own_stand_in")
+    return lines
+
+
+def _own_horizon_columns(r: Resolved, flows: CashFlows, m: _Months, by_value: bool, residual: str | None) -> list[str]:
+    """What comes back at the horizon: the hardware's resale (unless leased or sunk) and the facility's
+    residual value; returns the keys of their cash lines."""
+    fin, horizon = r.finance, r.finance.horizon_months
     last = horizon + 1
+    lines = []
+
+    def month(row):
+        return _month_cell(m, row)
+
     if not by_value:
         m.add(
             "held",
@@ -1107,7 +1242,7 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             resale = f"-SUMPRODUCT({m.span('held')},{m.span('residual')})"
         m.add("own_resale", "own: resale", lambda row: f"={resale}" if row == last else "=0")
         lines.append("own_resale")
-    if facility:
+    if own_option(r).facility_price_per_mw is not None:
         m.add(
             "facility_book",
             "own: facility book value share at the horizon",
@@ -1119,7 +1254,11 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             lambda row: f"=-SUMPRODUCT({m.span('own_facility')},{m.span('facility_book')})" if row == last else "=0",
         )
         lines.append("own_facility_residual")
-    extra = set(flows.flows["own"]) - {
+    return lines
+
+
+OWN_FORMULA_LINES = frozenset(
+    {
         CashLine.HARDWARE_CAPEX,
         CashLine.LOAN_PAYMENTS,
         CashLine.FACILITY_CAPEX,
@@ -1136,7 +1275,26 @@ def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         Component.STAFFING,
         Component.SOFTWARE_LICENCES,
     }
-    for name in sorted(extra):  # lines without a formula here (e.g. a managed-service fee) as values
+)
+"""The own option's cash lines that have columns of their own; any other is written as values."""
+
+
+def _own_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
+    """The own option's inputs and columns; returns the keys of its cash lines."""
+    fin = r.finance
+    by_value = fin.lease is not None or fin.view == "marginal"  # leased or sunk hardware: purchases as values
+    # the hardware's price also sets columns of values: the purchases (leased or sunk hardware) or the tax
+    # saved on depreciation
+    priced = by_value or fin.tax is not None
+    _own_price_inputs(r, add, priced)
+    _own_site_inputs(r, add)
+    residual = _own_residual_inputs(r, add, priced)
+    _own_fleet_columns(r, flows, m)
+    lines = _own_purchase_columns(r, flows, m, add, by_value)
+    lines += _own_running_columns(r, m, add)
+    lines += _own_horizon_columns(r, flows, m, by_value, residual)
+    for name in sorted(set(flows.flows["own"]) - OWN_FORMULA_LINES):
+        # lines without a formula here (e.g. a managed-service fee) as values
         key = f"own_value_{len(lines)}"
         m.add(key, f"own: {name} (values)", flows.flows["own"][name])
         lines.append(key)
@@ -1214,32 +1372,33 @@ def _write_years(book, sheet, m: _Months, r: Resolved, totals, horizon: int) -> 
     return ranges
 
 
-def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years, comparison: Comparison) -> None:
-    bold = book.add_format({"bold": True})
-    money = book.add_format({"num_format": "#,##0.00"})
-    rate = book.add_format({"num_format": "0.0000%"})
+def _present_value_formula(r: Resolved, m: _Months, option: str, years: dict[str, str]) -> str:
+    """The present value of an option's cash out as a formula, in the scenario's convention.
+
+    ``end`` timing is Excel's ``NPV`` over all periods; ``begin`` keeps the first period at time 0
+    (numpy-financial's ``npv``): the first period plus ``NPV`` of the rest. Yearly periods discount the
+    totals by year (``years``: option → A1 range) at the yearly rate.
+    """
     fin = r.finance
-    sheet.set_column(0, 0, 60)
-    sheet.set_column(1, 1, 22)
-    sheet.set_column(2, 2, 40)
-    sheet.set_column(3, 3, 30)
-    sheet.freeze_panes(1, 0)
-    sheet.write_string(0, 0, r.title, bold)
-    sheet.write_string(1, 0, "reporting currency")
-    sheet.write_string(1, 1, r.currency)
     period, timing = fin.npv.period, fin.npv.timing
-    sheet.write_string(2, 0, "present value convention")
-    sheet.write_string(2, 1, f"{period}, {timing}")
-    sheet.write_string(
-        2,
-        2,
-        "present value of costs: lower is better; begin = first period at time 0 "
-        "(numpy-financial npv), end = Excel NPV",
-    )
-    row = 4
-    for col, head in enumerate(("figure", "value", "unit", "option")):
-        sheet.write_string(row, col, head, bold)
-    row += 1
+    if period == "month":
+        flows_range, rate_name = m.span(f"{option}_total", sheet=True), "fin_monthly_rate"
+        first, rest = m.span(f"{option}_total", 0, 0, sheet=True), m.span(f"{option}_total", 1, sheet=True)
+    else:
+        flows_range, rate_name = years[option], "fin_discount_rate"
+        col = years[option].split("!")[1].split(":")[0].split("$")[1]
+        count = -(-fin.horizon_months // MONTHS_PER_YEAR)
+        first, rest = f"'Cash flows'!${col}$2", f"'Cash flows'!${col}$3:${col}${count + 1}"
+    if timing == "end":
+        return f"=NPV({rate_name},{flows_range})"
+    if (period == "month" and fin.horizon_months > 1) or (period == "year" and fin.horizon_months > 12):
+        return f"={first}+NPV({rate_name},{rest})"
+    return f"={first}"
+
+
+def _present_value_rows(sheet, r: Resolved, m: _Months, totals, years, row: int, money) -> tuple[int, list[str]]:
+    """Each option's TCO and present value of costs, then the option with the lowest; returns the row of the
+    lowest and the cells of the present values."""
     names, pvs = [], []
     for option in totals:
         label = r.label(option)
@@ -1247,22 +1406,8 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         sheet.write_formula(row, 1, f"=SUM({m.span(f'{option}_total', sheet=True)})", money)
         sheet.write_string(row, 2, r.currency)
         row += 1
-        if period == "month":
-            flows_range, rate_name = m.span(f"{option}_total", sheet=True), "fin_monthly_rate"
-            first, rest = m.span(f"{option}_total", 0, 0, sheet=True), m.span(f"{option}_total", 1, sheet=True)
-        else:
-            flows_range, rate_name = years[option], "fin_discount_rate"
-            col = years[option].split("!")[1].split(":")[0].split("$")[1]
-            count = -(-fin.horizon_months // MONTHS_PER_YEAR)
-            first, rest = f"'Cash flows'!${col}$2", f"'Cash flows'!${col}$3:${col}${count + 1}"
-        if timing == "end":
-            formula = f"=NPV({rate_name},{flows_range})"
-        elif (period == "month" and fin.horizon_months > 1) or (period == "year" and fin.horizon_months > 12):
-            formula = f"={first}+NPV({rate_name},{rest})"
-        else:
-            formula = f"={first}"
         sheet.write_string(row, 0, f"present value of costs, {label}")
-        sheet.write_formula(row, 1, formula, money)
+        sheet.write_formula(row, 1, _present_value_formula(r, m, option, years), money)
         sheet.write_string(row, 2, r.currency)
         sheet.write_string(row, 3, label)
         names.append(f"D{row + 1}")
@@ -1270,83 +1415,93 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         row += 1
     sheet.write_string(row, 0, "lowest present value of costs")
     sheet.write_formula(row, 1, _lowest_formula(names, pvs))
-    if fin.tax is not None:
-        for option in totals:
-            label = r.label(option)
-            span = m.span(f"{option}_after_tax", sheet=True)
-            first, rest = (
-                m.span(f"{option}_after_tax", 0, 0, sheet=True),
-                m.span(f"{option}_after_tax", 1, sheet=True),
-            )
-            row += 1
-            sheet.write_string(row, 0, f"TCO after tax, {label}")
-            sheet.write_formula(row, 1, f"=SUM({span})", money)
-            sheet.write_string(row, 2, r.currency)
-            row += 1
-            sheet.write_string(row, 0, f"present value of costs after tax (month, begin), {label}")
-            sheet.write_formula(
-                row, 1, f"={first}+NPV(fin_monthly_rate,{rest})" if fin.horizon_months > 1 else f"={first}", money
-            )
-            sheet.write_string(row, 2, r.currency)
-    row += 2
-    if against is not None:
-        label = r.label(against)
-        gain = m.span("gain", sheet=True)
-        # the guess: costmodel's monthly IRR, so that Newton's method in Excel and LibreOffice starts at the root
-        # (from their default 10 % a month it wanders off on long series of small gains and says #NUM!)
-        irr = comparison.finance.irr_per_year if comparison.finance is not None else None
-        guess = (1 + irr) ** (1 / MONTHS_PER_YEAR) - 1 if irr is not None else fin.discount_rate_per_year / 12
-        figures = [
-            (
-                f"IRR of owning vs {label} (yearly, from monthly IRR)",
-                f'=IFERROR((1+IRR({gain},{guess!r}))^12-1,"not defined")',
-                "1/year",
-                rate,
-            ),
-            (
-                f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
-                f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")',
-                "1/year",
-                rate,
-            ),
-            (
-                "investment (hardware, refresh, facility, loan payments)",
-                "="
-                + "+".join(
-                    f"SUM({m.span(k, sheet=True)})"
-                    for k in ("own_capex", "own_loan", "own_refresh", "own_facility")
-                    if k in m.letters
-                ),
-                r.currency,
-                money,
-            ),
-        ]
-        for title, formula, unit, style in figures:
-            sheet.write_string(row, 0, title)
-            sheet.write_formula(row, 1, formula, style)
-            sheet.write_string(row, 2, unit)
-            row += 1
-        sheet.write_string(row, 0, f"ROI of owning vs {label} (net gain / investment)")
-        sheet.write_formula(row, 1, f'=IF(B{row}>0,SUM({gain})/B{row},"not defined")', rate)
-        sheet.write_string(row, 2, "-")
+    return row, pvs
+
+
+def _after_tax_rows(sheet, r: Resolved, m: _Months, totals, row: int, money) -> int:
+    """Each option's TCO and present value of costs after tax (monthly, first month at time 0); returns the
+    last row written."""
+    for option in totals:
+        label = r.label(option)
+        span = m.span(f"{option}_after_tax", sheet=True)
+        first, rest = (
+            m.span(f"{option}_after_tax", 0, 0, sheet=True),
+            m.span(f"{option}_after_tax", 1, sheet=True),
+        )
         row += 1
-        for key, title, prefix in (("payback", "payback", ""), ("dpayback", "discounted payback", "d")):
-            span = m.span(key, sheet=True)
-            end = m.span(f"{prefix}position_end", m.horizon - 1, sheet=True).split(":")[0]
-            below = m.span(f"{prefix}below", sheet=True)
-            sheet.write_string(row, 0, f"{title} vs {label}, fractional")
-            sheet.write_formula(row, 1, f'=IF({end}<0,"never within the horizon",IF(MAX({below})=0,0,MIN({span})))')
-            sheet.write_string(
-                row,
-                2,
-                "months after the decision (investment at the start of its month, savings "
-                "at the end; where owning stays ahead for good)",
-            )
-            row += 1
+        sheet.write_string(row, 0, f"TCO after tax, {label}")
+        sheet.write_formula(row, 1, f"=SUM({span})", money)
+        sheet.write_string(row, 2, r.currency)
+        row += 1
+        sheet.write_string(row, 0, f"present value of costs after tax (month, begin), {label}")
+        sheet.write_formula(
+            row, 1, f"={first}+NPV(fin_monthly_rate,{rest})" if r.finance.horizon_months > 1 else f"={first}", money
+        )
+        sheet.write_string(row, 2, r.currency)
+    return row
+
+
+def _returns_rows(sheet, r: Resolved, m: _Months, against: str, comparison: Comparison, row: int, money, rate) -> int:
+    """The returns of owning against ``against``: IRR, MIRR, the investment, ROI and the two paybacks, all
+    formulas of the gain column; returns the next free row."""
+    label = r.label(against)
+    gain = m.span("gain", sheet=True)
+    # the guess: costmodel's monthly IRR, so that Newton's method in Excel and LibreOffice starts at the root
+    # (from their default 10 % a month it wanders off on long series of small gains and says #NUM!)
+    irr = comparison.finance.irr_per_year if comparison.finance is not None else None
+    guess = (1 + irr) ** (1 / MONTHS_PER_YEAR) - 1 if irr is not None else r.finance.discount_rate_per_year / 12
+    figures = [
+        (
+            f"IRR of owning vs {label} (yearly, from monthly IRR)",
+            f'=IFERROR((1+IRR({gain},{guess!r}))^12-1,"not defined")',
+            "1/year",
+            rate,
+        ),
+        (
+            f"MIRR of owning vs {label} (yearly; finance and reinvestment at the monthly discount rate)",
+            f'=IFERROR((1+MIRR({gain},fin_monthly_rate,fin_monthly_rate))^12-1,"not defined")',
+            "1/year",
+            rate,
+        ),
+        (
+            "investment (hardware, refresh, facility, loan payments)",
+            "="
+            + "+".join(
+                f"SUM({m.span(k, sheet=True)})"
+                for k in ("own_capex", "own_loan", "own_refresh", "own_facility")
+                if k in m.letters
+            ),
+            r.currency,
+            money,
+        ),
+    ]
+    for title, formula, unit, style in figures:
+        sheet.write_string(row, 0, title)
+        sheet.write_formula(row, 1, formula, style)
+        sheet.write_string(row, 2, unit)
+        row += 1
+    sheet.write_string(row, 0, f"ROI of owning vs {label} (net gain / investment)")
+    sheet.write_formula(row, 1, f'=IF(B{row}>0,SUM({gain})/B{row},"not defined")', rate)
+    sheet.write_string(row, 2, "-")
     row += 1
-    row = _verdict(
-        book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE), comparison
-    )
+    for key, title, prefix in (("payback", "payback", ""), ("dpayback", "discounted payback", "d")):
+        span = m.span(key, sheet=True)
+        end = m.span(f"{prefix}position_end", m.horizon - 1, sheet=True).split(":")[0]
+        below = m.span(f"{prefix}below", sheet=True)
+        sheet.write_string(row, 0, f"{title} vs {label}, fractional")
+        sheet.write_formula(row, 1, f'=IF({end}<0,"never within the horizon",IF(MAX({below})=0,0,MIN({span})))')
+        sheet.write_string(
+            row,
+            2,
+            "months after the decision (investment at the start of its month, savings "
+            "at the end; where owning stays ahead for good)",
+        )
+        row += 1
+    return row
+
+
+def _summary_notes(sheet, r: Resolved, row: int) -> None:
+    """Notes below the verdict on the further offers the workbook holds as values or leaves out."""
     rents = [r.label(o) for o, x in r.options.items() if x.kind == "rent" and o != "rent"]
     apis = [r.label(o) for o, x in r.options.items() if x.kind == "api" and o != "api"]
     notes = []
@@ -1362,6 +1517,44 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
         )
     for k, note in enumerate(notes):
         sheet.write_string(row + 1 + k, 0, note)
+
+
+def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years, comparison: Comparison) -> None:
+    """The Summary sheet: TCO and present values (before and after tax), the returns of owning, the verdict."""
+    bold = book.add_format({"bold": True})
+    money = book.add_format({"num_format": "#,##0.00"})
+    rate = book.add_format({"num_format": "0.0000%"})
+    fin = r.finance
+    sheet.set_column(0, 0, 60)
+    sheet.set_column(1, 1, 22)
+    sheet.set_column(2, 2, 40)
+    sheet.set_column(3, 3, 30)
+    sheet.freeze_panes(1, 0)
+    sheet.write_string(0, 0, r.title, bold)
+    sheet.write_string(1, 0, "reporting currency")
+    sheet.write_string(1, 1, r.currency)
+    sheet.write_string(2, 0, "present value convention")
+    sheet.write_string(2, 1, f"{fin.npv.period}, {fin.npv.timing}")
+    sheet.write_string(
+        2,
+        2,
+        "present value of costs: lower is better; begin = first period at time 0 "
+        "(numpy-financial npv), end = Excel NPV",
+    )
+    row = 4
+    for col, head in enumerate(("figure", "value", "unit", "option")):
+        sheet.write_string(row, col, head, bold)
+    row, pvs = _present_value_rows(sheet, r, m, totals, years, row + 1, money)
+    if fin.tax is not None:
+        row = _after_tax_rows(sheet, r, m, totals, row, money)
+    row += 2
+    if against is not None:
+        row = _returns_rows(sheet, r, m, against, comparison, row, money, rate)
+    row += 1
+    row = _verdict(
+        book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE), comparison
+    )
+    _summary_notes(sheet, r, row)
 
 
 VALUE_NOTE = (
@@ -1450,10 +1643,13 @@ def _lowest_formula(labels: list[str], cells: list[str]) -> str:
 
 def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataFrame:
     """Cash out of each option by line and year, as numbers: year, option, line, cash, currency."""
+    import pandas as pd
+
     r = as_resolved(scenario)
     table = cash_flow_table(r, flows)
     table["year"] = (table["month"] // MONTHS_PER_YEAR + 1).astype(int)
     grouped = table.groupby(["year", "option", "line"], sort=False, as_index=False)["cash"].sum()
+    assert isinstance(grouped, pd.DataFrame), "a sum grouped with as_index=False is a table"
     grouped["currency"] = r.currency
     return grouped
 
@@ -1476,7 +1672,9 @@ def export_tables(scenario: Scenario | Resolved, folder: str | Path, kind: str =
     """
     if kind not in ("csv", "parquet"):
         raise ValueError(f"export format must be csv or parquet, got {kind!r}")
-    return export_files(scenario, **{kind: folder})
+    if kind == "csv":
+        return export_files(scenario, csv=folder)
+    return export_files(scenario, parquet=folder)
 
 
 def _table_writers(r: Resolved, folder: Path, kind: str) -> list:
