@@ -20,6 +20,7 @@ import contextlib
 import json
 import signal
 import sys
+from typing import TypeAlias
 
 from .errors import InputError
 from .extras import ExtraNotInstalled
@@ -815,6 +816,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(BAD_INPUT, f"{self.prog}: {terminal(message)}\n")
 
 
+# The subcommands of ``costmodel``, to which each ``_add_*`` adds its parser.
+_Commands: TypeAlias = "argparse._SubParsersAction[_Parser]"
+
+
 def _export(args: argparse.Namespace) -> int:
     from .presentation.workbook import export_files
     from .scenarios import load_scenario
@@ -1057,7 +1062,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="costmodel", description="Own, rent or API: GPU cost break-evens.")
     parser.add_argument("--version", action="version", version=f"costmodel {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    _add_report(commands)
+    _add_compare(commands)
+    _add_batch(commands)
+    _add_diff(commands)
+    _add_validate(commands)
+    _add_schema(commands)
+    _add_what_if(commands)
+    _add_catalog(commands)
+    _add_curves(commands)
+    _add_list(commands)
+    _add_export(commands)
+    return parser
 
+
+def _add_report(commands: _Commands) -> None:
+    """``costmodel report``: render reports to HTML."""
     report = commands.add_parser("report", help="render reports to self-contained HTML")
     report.add_argument(
         "scenario",
@@ -1085,6 +1105,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.set_defaults(run=_report)
 
+
+def _add_compare(commands: _Commands) -> None:
+    """``costmodel compare``: the cost of each option and the break-evens."""
     compare = commands.add_parser("compare", help="print the cost of each option and the break-evens")
     compare.add_argument("scenario", type=_scenario, help="scenario name or YAML path")
     compare.add_argument("--json", action="store_true", help="print JSON for scripts")
@@ -1110,6 +1133,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.set_defaults(run=_compare)
 
+
+def _add_batch(commands: _Commands) -> None:
+    """``costmodel batch``: many scenarios and sweeps into one portfolio table."""
     batch = commands.add_parser("batch", help="many scenarios and sweeps into one portfolio table (CSV, Parquet)")
     batch.add_argument(
         "scenario", nargs="*", type=_scenario, help="scenario names, YAML files, folders or glob patterns"
@@ -1144,6 +1170,9 @@ def build_parser() -> argparse.ArgumentParser:
     batch.add_argument("--timeout", type=_seconds, default=600, help="longest time per notebook cell [s]")
     batch.set_defaults(run=_batch)
 
+
+def _add_diff(commands: _Commands) -> None:
+    """``costmodel diff``: which inputs differ between two scenarios."""
     differ = commands.add_parser("diff", help="which inputs differ between two scenarios, and what each moved")
     differ.add_argument("a", type=_scenario, help="the first scenario (name or path)")
     differ.add_argument("b", type=_scenario, help="the second scenario")
@@ -1152,11 +1181,17 @@ def build_parser() -> argparse.ArgumentParser:
     differ.add_argument("--catalog-b", metavar="DIR", type=_path, default=None, help="catalog rows to add for B only")
     differ.set_defaults(run=_diff)
 
+
+def _add_validate(commands: _Commands) -> None:
+    """``costmodel validate``: check scenario files."""
     validate = commands.add_parser("validate", help="check scenario files; exit 2 if any is bad")
     validate.add_argument("scenario", nargs="+", type=_scenario, help="scenario names or YAML paths")
     validate.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
     validate.set_defaults(run=_validate)
 
+
+def _add_schema(commands: _Commands) -> None:
+    """``costmodel schema``: the JSON Schema of a scenario file or of the output."""
     schema = commands.add_parser(
         "schema",
         help="print a JSON Schema: the scenario file's (default, catalog ids as "
@@ -1168,6 +1203,9 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add to the enums")
     schema.set_defaults(run=_schema)
 
+
+def _add_what_if(commands: _Commands) -> None:
+    """``costmodel what-if``: a live what-if notebook."""
     what_if = commands.add_parser("what-if", help="open a live what-if notebook for a scenario in JupyterLab")
     what_if.add_argument("scenario", type=_scenario, help="scenario name or YAML path")
     what_if.add_argument(
@@ -1189,6 +1227,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     what_if.set_defaults(run=_what_if)
 
+
+def _add_catalog(commands: _Commands) -> None:
+    """``costmodel catalog``: list, search and show the catalog's rows."""
     browse = commands.add_parser("catalog", help="list, search and show the catalog's rows, and which are stale")
     actions = browse.add_subparsers(dest="action", required=True, parser_class=_Parser)
     lister = actions.add_parser("list", help="the rows of one kind: gpus, servers, rentals, apis, models, ...")
@@ -1216,6 +1257,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
     browse.set_defaults(run=_catalog_command)
 
+
+def _add_curves(commands: _Commands) -> None:
+    """``costmodel curves``: estimate a serving curve with AIConfigurator."""
     curves = commands.add_parser(
         "curves",
         help="estimate a model's serving curve on a GPU with NVIDIA's AIConfigurator (costmodel[estimate])",
@@ -1280,8 +1324,15 @@ def build_parser() -> argparse.ArgumentParser:
     curves.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add")
     curves.set_defaults(run=_curves)
 
+
+def _add_list(commands: _Commands) -> None:
+    """``costmodel list``: the bundled scenarios."""
     listing = commands.add_parser("list", help="list the bundled scenarios")
     listing.set_defaults(run=_list)
+
+
+def _add_export(commands: _Commands) -> None:
+    """``costmodel export``: the cash flows as a workbook or as tables."""
     export = commands.add_parser("export", help="write the cash flows as a live Excel workbook or as tables")
     export.add_argument(
         "scenario",
@@ -1302,7 +1353,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--parquet", type=_path, default=None, help="folder for the same tables as Parquet (needs pyarrow)"
     )
     export.set_defaults(run=_export)
-    return parser
 
 
 def _row_count(text: str) -> int:
