@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -199,17 +200,6 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     volumes = r.volume * formulas.growth_factor(trends.demand_growth_per_year, months)
     hours = np.asarray(gpu_hours_used(r, volumes), dtype=float)
     flows: dict[str, dict[str, np.ndarray]] = {}
-
-    def rent_flows() -> dict[str, np.ndarray]:
-        return on_demand
-
-    def api_flows(option: str = "api") -> dict[str, np.ndarray]:
-        factor = price_factor(r, "api", months)
-        return {name: value * factor for name, value in api_monthly_costs(r, volumes, option).items()}
-
-    def escalated(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        return _escalated(r, parts, months)
-
     on_demand = None
     if "rent" in r.options:
         on_demand = rent_cash_flows(r, months, volumes, hours, None)  # once: the rent option all on demand
@@ -220,100 +210,140 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         )
     for name, option in r.options.items():  # every API offer (options.api and .apis), every options.rents offer
         if option.kind == "api":
-            flows[name] = api_flows(name)
+            flows[name] = _api_flows(r, volumes, months, name)
         elif option.kind == "rent" and name != "rent":  # on demand: reserved terms are the main rent's only
             flows[name] = rent_cash_flows(r, months, volumes, hours, None, name)
     online = finance.lead_time_months
-    servers = np.zeros_like(months)
-    if "own" in r.options:
-        own = r.option("own")
-        servers = _servers_by_month(r, volumes, online)
-        capex_held = own_hardware_capex(own, servers)
-        at_today = np.diff(capex_held, prepend=0.0)  # purchases at today's prices
-        purchases = at_today * price_factor(r, "hardware", months)
-        facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
-        shape = np.broadcast_shapes(np.shape(purchases), np.shape(facility))
-        purchases, facility, at_today = (np.broadcast_to(x, shape).copy() for x in (purchases, facility, at_today))
-        lease = finance.lease
-        first_owned = at_today.copy()
-        if finance.view == "marginal" or (lease is not None and lease.kind == "operating"):
-            first_owned[..., 0] = 0.0  # sunk, or not owned: neither refreshed nor resold
-        refresh, refresh_resale, held = _refresh(r, first_owned, months)
-        shape = np.broadcast_shapes(shape, np.shape(held))  # a sampled useful life adds the samples' axis
-        lines: dict[str, np.ndarray] = {}
-        if finance.view == "marginal":
-            purchases[..., 0] = 0.0
-            facility[..., 0] = 0.0
-        if lease is not None:
-            leased = purchases[..., 0].copy()
-            purchases[..., 0] = 0.0
-            lines[CashLine.HARDWARE_CAPEX] = purchases
-            lines.update(_lease_lines(r, lease, leased, months))
-            if lease.kind == "operating":
-                purchases_for_tax = purchases
-            else:
-                purchases_for_tax = purchases.copy()
-                purchases_for_tax[..., 0] = leased
-        elif finance.loan is not None:
-            loan = finance.loan
-            down = np.asarray(loan.down_payment_share, dtype=float)
-            down = down.reshape(_lead(down))  # samples (n, 1) as one share per row
-            principal = purchases[..., 0] * (1.0 - down)
-            payment = np.asarray(formulas.loan_payment(principal, loan.rate_per_year, loan.term_months), dtype=float)
-            cash_capex = np.broadcast_to(purchases, np.shape(principal) + purchases.shape[-1:]).copy()
-            cash_capex[..., 0] = purchases[..., 0] * down
-            payments = np.where((months >= 1) & (months <= loan.term_months), payment[..., None], 0.0)
-            paid = int(min(loan.term_months, finance.horizon_months - 1))
-            balance = (
-                formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid)
-                if paid < loan.term_months
-                else 0.0
-            )
-            payments[..., -1] += balance
-            lines[CashLine.HARDWARE_CAPEX] = cash_capex
-            lines[CashLine.LOAN_PAYMENTS] = payments
-        else:
-            lines[CashLine.HARDWARE_CAPEX] = purchases
-        if lease is None:
-            purchases_for_tax = purchases
-        if np.any(refresh != 0):
-            lines[CashLine.REFRESH] = refresh
-            lines[CashLine.REFRESH_RESALE] = refresh_resale
-        if own.facility_price_per_mw is not None:
-            lines[CashLine.FACILITY_CAPEX] = facility
-        running = escalated(own_costs_at(own, servers, hours, capex_held, accrual=False))
-        is_online = months >= online
-        for name, values in running.items():
-            if name not in DEPRECIATION:
-                lines[name] = np.where(is_online, values, 0.0)
-        if online > 0:
-            stand_in = (rent_flows if finance.during_lead_time == "rent" else api_flows)()
-            lines[CashLine.STAND_IN] = np.where(is_online, 0.0, sum(stand_in.values()))
-        resale = np.zeros(shape)
-        resale[..., -1] = -_resale_value(r, held, months)
-        lines[CashLine.RESALE] = resale
-        if own.facility_price_per_mw is not None:  # the building outlives the horizon: credit its book value
-            age = finance.horizon_months - months
-            book = np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months), axis=-1)
-            residual = np.zeros(np.broadcast_shapes(shape, np.shape(book) + (len(months),)))
-            residual[..., -1] = -book
-            lines[CashLine.FACILITY_RESIDUAL] = residual
-        flows["own"] = lines
-        servers = np.where(months >= online, servers, 0.0)
-    ordered = {name: flows[name] for name in r.options if name in flows}
     if "own" not in r.options:
-        return CashFlows(months, volumes, hours, servers, ordered, online, rent_on_demand=on_demand)
+        ordered = {name: flows[name] for name in r.options if name in flows}
+        return CashFlows(months, volumes, hours, np.zeros_like(months), ordered, online, rent_on_demand=on_demand)
+    own = _own_flows(r, months, volumes, hours, on_demand)
+    flows["own"] = own.lines
+    ordered = {name: flows[name] for name in r.options if name in flows}
     return CashFlows(
         months,
         volumes,
         hours,
-        servers,
+        np.where(months >= online, own.servers, 0.0),
         ordered,
         online,
-        hardware_purchases=purchases_for_tax + refresh,
-        facility_purchases=facility,
+        hardware_purchases=own.hardware_purchases,
+        facility_purchases=own.facility_purchases,
         rent_on_demand=on_demand,
     )
+
+
+def _api_flows(r: Resolved, volumes: np.ndarray, months: np.ndarray, option: str = "api") -> dict[str, np.ndarray]:
+    """An API option's bill each month, by part, with the API price's trend or path. [reporting currency]"""
+    factor = price_factor(r, "api", months)
+    return {name: value * factor for name, value in api_monthly_costs(r, volumes, option).items()}
+
+
+@dataclass
+class _OwnFlows:
+    """The own option's cash lines, working servers each month (online or not), and the price of the
+    hardware and facility bought each month before financing (for tax). [reporting currency], [servers]"""
+
+    lines: dict[str, np.ndarray]
+    servers: np.ndarray
+    hardware_purchases: np.ndarray
+    facility_purchases: np.ndarray
+
+
+def _own_flows(
+    r: Resolved,
+    months: np.ndarray,
+    volumes: np.ndarray,
+    hours: np.ndarray,
+    on_demand: dict[str, np.ndarray] | None,
+) -> _OwnFlows:
+    """The own option's monthly cash lines: purchases (financed or not), refreshes, running costs once
+    online, the stand-in during the lead time, and the resale and facility credits at the horizon."""
+    finance = r.finance
+    own = r.option("own")
+    online = finance.lead_time_months
+    servers = _servers_by_month(r, volumes, online)
+    capex_held = own_hardware_capex(own, servers)
+    at_today = np.diff(capex_held, prepend=0.0)  # purchases at today's prices
+    purchases = at_today * price_factor(r, "hardware", months)
+    facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
+    shape = np.broadcast_shapes(np.shape(purchases), np.shape(facility))
+    purchases, facility, at_today = (np.broadcast_to(x, shape).copy() for x in (purchases, facility, at_today))
+    lease = finance.lease
+    first_owned = at_today.copy()
+    if finance.view == "marginal" or (lease is not None and lease.kind == "operating"):
+        first_owned[..., 0] = 0.0  # sunk, or not owned: neither refreshed nor resold
+    refresh, refresh_resale, held = _refresh(r, first_owned, months)
+    shape = np.broadcast_shapes(shape, np.shape(held))  # a sampled useful life adds the samples' axis
+    if finance.view == "marginal":
+        purchases[..., 0] = 0.0
+        facility[..., 0] = 0.0
+    lines, purchases_for_tax = _capex_lines(r, purchases, months)
+    if np.any(refresh != 0):
+        lines[CashLine.REFRESH] = refresh
+        lines[CashLine.REFRESH_RESALE] = refresh_resale
+    if own.facility_price_per_mw is not None:
+        lines[CashLine.FACILITY_CAPEX] = facility
+    running = _escalated(r, own_costs_at(own, servers, hours, capex_held, accrual=False), months)
+    is_online = months >= online
+    for name, values in running.items():
+        if name not in DEPRECIATION:
+            lines[name] = np.where(is_online, values, 0.0)
+    if online > 0:
+        stand_in = on_demand if finance.during_lead_time == "rent" else _api_flows(r, volumes, months)
+        lines[CashLine.STAND_IN] = np.where(is_online, 0.0, sum(stand_in.values()))
+    resale = np.zeros(shape)
+    resale[..., -1] = -_resale_value(r, held, months)
+    lines[CashLine.RESALE] = resale
+    if own.facility_price_per_mw is not None:  # the building outlives the horizon: credit its book value
+        age = finance.horizon_months - months
+        book = np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months), axis=-1)
+        residual = np.zeros(np.broadcast_shapes(shape, np.shape(book) + (len(months),)))
+        residual[..., -1] = -book
+        lines[CashLine.FACILITY_RESIDUAL] = residual
+    return _OwnFlows(lines, servers, purchases_for_tax + refresh, facility)
+
+
+def _capex_lines(r: Resolved, purchases: np.ndarray, months: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The own hardware's purchase lines as paid: in cash, with a loan, or a lease in place of the
+    month-0 purchase; and the purchases as bought, for tax (a finance lease's month 0 counts as bought).
+
+    ``purchases`` is changed in place where a lease replaces its month 0.
+    """
+    finance = r.finance
+    lines: dict[str, np.ndarray] = {}
+    lease = finance.lease
+    if lease is not None:
+        leased = purchases[..., 0].copy()
+        purchases[..., 0] = 0.0
+        lines[CashLine.HARDWARE_CAPEX] = purchases
+        lines.update(_lease_lines(r, lease, leased, months))
+        if lease.kind == "operating":
+            return lines, purchases
+        purchases_for_tax = purchases.copy()
+        purchases_for_tax[..., 0] = leased
+        return lines, purchases_for_tax
+    if finance.loan is not None:
+        loan = finance.loan
+        down = np.asarray(loan.down_payment_share, dtype=float)
+        down = down.reshape(_lead(down))  # samples (n, 1) as one share per row
+        principal = purchases[..., 0] * (1.0 - down)
+        payment = np.asarray(formulas.loan_payment(principal, loan.rate_per_year, loan.term_months), dtype=float)
+        cash_capex = np.broadcast_to(purchases, np.shape(principal) + purchases.shape[-1:]).copy()
+        cash_capex[..., 0] = purchases[..., 0] * down
+        payments = np.where((months >= 1) & (months <= loan.term_months), payment[..., None], 0.0)
+        paid = int(min(loan.term_months, finance.horizon_months - 1))
+        balance = (
+            formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid)
+            if paid < loan.term_months
+            else 0.0
+        )
+        payments[..., -1] += balance
+        lines[CashLine.HARDWARE_CAPEX] = cash_capex
+        lines[CashLine.LOAN_PAYMENTS] = payments
+        return lines, purchases
+    lines[CashLine.HARDWARE_CAPEX] = purchases
+    return lines, purchases
 
 
 def _escalated(r: Resolved, parts: dict[str, np.ndarray], months: np.ndarray) -> dict[str, np.ndarray]:
