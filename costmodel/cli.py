@@ -51,10 +51,12 @@ def _not_imported(name: str):
     imported already; afterwards it can be imported again (``main`` is also called in-process).
 
     ``costmodel report`` uses it for pyarrow: papermill imports it (for HDFS paths), and numpy
-    with it, 0.25 s of CPU the command never uses; the report kernel refuses it too
+    with it, work the command never uses; the report kernel refuses it too
     (:data:`costmodel.kernel.NOT_IMPORTED`).
     """
-    refused = sys.modules.setdefault(name, None) is None
+    # None in sys.modules is the import system's mark of a module that may not be imported; typeshed
+    # types the values of sys.modules as modules only
+    refused = sys.modules.setdefault(name, None) is None  # pyright: ignore[reportArgumentType]
     try:
         yield
     finally:
@@ -358,7 +360,7 @@ def _batch_run(
         )
     if failed:
         _say(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
-        errors = frame[frame["error"].notna()].drop_duplicates("scenario")
+        errors = frame.loc[frame["error"].notna()].drop_duplicates("scenario")
         for name, error in zip(errors["scenario"], errors["error"], strict=True):
             _say(f"  {error}" if str(error).startswith(f"{name}:") else f"  {name}: {error}", file=sys.stderr)
         return FAILED
@@ -449,6 +451,8 @@ tables show their first five columns."""
 
 
 def _catalog_command(args: argparse.Namespace) -> int:
+    from pydantic import BaseModel
+
     from . import lookup
 
     catalog = _catalog(args)
@@ -464,6 +468,7 @@ def _catalog_command(args: argparse.Namespace) -> int:
             rows = [row for row in rows if row.ident in keep]
         if args.sort:
             row_type = type(next(iter(getattr(catalog, table).values())))
+            assert issubclass(row_type, BaseModel), "a catalog row is a pydantic model"
             if args.sort not in row_type.model_fields:
                 _say(
                     f"costmodel catalog list: --sort {args.sort!r} is not a column of {lookup.kind_name(table)}; "
@@ -1411,11 +1416,12 @@ def _caused_by_interrupt(exc: BaseException) -> bool:
     """Whether an error was raised because of a KeyboardInterrupt (pydantic-core, for one, wraps an
     interrupt that arrives while it builds a validator in a SchemaError)."""
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
             return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
     return False
 
 
