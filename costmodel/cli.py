@@ -270,7 +270,7 @@ def _batch(args: argparse.Namespace) -> int:
     kernels = []
     files = [t for t in tasks if not t.values]
     if args.reports and files:
-        # the report kernels boot (about 2 s each) while the portfolio is computed
+        # the report kernels boot while the portfolio is computed
         from .report import WarmKernel
 
         kernels = [WarmKernel() for _ in range(max(1, min(args.workers, len(files))))]
@@ -1472,8 +1472,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """The ``costmodel`` command: :func:`main`, then exit without the interpreter's final garbage
-    collection (``gc.freeze``): everything was written and closed by then, and collecting the
-    objects of pandas, papermill and nbconvert one by one took 0.2 s of every command."""
+    collection (``gc.freeze``): everything was written and closed by then, so collecting the
+    objects of pandas, papermill and nbconvert one by one would only delay the exit."""
     import gc
 
     code = main()

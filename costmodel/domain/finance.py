@@ -663,8 +663,8 @@ def present_values(
 
     The NPV discounts each month's total at the finance block's rate and convention
     (:func:`costmodel.formulas.npv_with_convention`); the TCO is the undiscounted sum. The two
-    figures of :func:`own_finance` that a sweep tabulates, without its returns, payback and
-    break-even utilisations (three times quicker).
+    figures of :func:`own_finance` that a sweep tabulates, without the work of its returns, payback
+    and break-even utilisations.
 
     Raises
     ------

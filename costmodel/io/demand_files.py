@@ -81,7 +81,7 @@ MAX_FILE_BYTES = 2_000_000_000
 def kept_by_file(function: Callable) -> Callable:
     """``function(path, *args)`` kept for the last :data:`KEPT_FILES` calls while the file is unchanged
     (same size and modification time): one command resolves a scenario several times (the comparison,
-    the uncertainty, a report's sections), and a log of a million jobs takes seconds to read. The
+    the uncertainty, a report's sections), and a log of a million jobs is long to read. The
     caller gets a copy of every array, so nothing it does changes what is kept."""
     kept: dict[tuple, Any] = {}
 
@@ -649,7 +649,7 @@ def _chunk_columns(body: list[str], where: dict[str, int], lines: int) -> dict[s
     if "\x00" in text or "\r" in text:
         return None
     used = sorted(set(where.values()))
-    try:  # JobID as text; the others as pandas reads text (Arrow-backed with pyarrow: the fastest)
+    try:  # JobID as text; the others as pandas reads text (Arrow-backed where pyarrow is installed)
         table = pd.read_csv(
             io.StringIO(text),
             sep="|",
