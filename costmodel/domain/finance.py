@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import formulas
 from ..formulas.shapes import Numbers, Values
-from ..resolved import Resolved, as_resolved
+from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import DEPRECIATION, CashFlows, CashLine, Component, OwnFinance, UtilisationBreakEven
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
@@ -94,7 +94,7 @@ def price_factor(scenario: Scenario | Resolved, price: str, months: Numbers) -> 
     path, rate = trends.path(price), trends.rate(price)
     months = np.asarray(months, dtype=float)
     if path is None:
-        return formulas.growth_factor(rate, months)
+        return np.asarray(formulas.growth_factor(rate, months))
     if np.any(np.asarray(rate) != 0):
         raise ValueError(
             f"finance.trends.{price}_price_change_per_year is not 0 while {price}_price_path is "
@@ -133,6 +133,7 @@ def reserved_prices(scenario: Scenario | Resolved) -> tuple:
     """
     r = as_resolved(scenario)
     rent = r.option("rent")
+    assert isinstance(rent, RentOption), "the rent option is rented GPUs"
     rate = r.scenario.fx_rate(rent.offer.currency)
     prices = {}
     for term, column in ((1, "reserved_1y_price_per_gpu_hour"), (3, "reserved_3y_price_per_gpu_hour")):
@@ -159,18 +160,21 @@ def reserved_forward_factors(scenario: Scenario | Resolved) -> tuple:
     r = as_resolved(scenario)
     if "rent" not in r.options:
         raise ValueError("finance.trends.rental_price_path from_reserved needs options.rent")
+    rent = r.option("rent")
+    assert isinstance(rent, RentOption), "the rent option is rented GPUs"
     on_demand, year_1, year_3 = reserved_prices(r)
     missing = [term for term, price in (("1-year", year_1), ("3-year", year_3)) if price is None]
     if missing:
         raise ValueError(
             f"finance.trends.rental_price_path from_reserved needs the {' and '.join(missing)} "
-            f"reserved price of {r.option('rent').offer.offer}"
+            f"reserved price of {rent.offer.offer}"
         )
     return formulas.forward_factors_from_reserved(on_demand, year_1, year_3)
 
 
 def _servers_by_month(r: Resolved, volumes: np.ndarray, online: int) -> np.ndarray:
     own = r.option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     needed = formulas.servers_needed(
         np.asarray(gpus_needed(r, volumes)), own.gpus_per_server, r.workload.gpus_per_replica, minimum=own.server_count
     )
@@ -261,6 +265,7 @@ def _own_flows(
     online, the stand-in during the lead time, and the resale and facility credits at the horizon."""
     finance = r.finance
     own = r.option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     online = finance.lead_time_months
     servers = _servers_by_month(r, volumes, online)
     capex_held = own_hardware_capex(own, servers)
@@ -291,11 +296,13 @@ def _own_flows(
             lines[name] = np.where(is_online, values, 0.0)
     if online > 0:
         stand_in = on_demand if finance.during_lead_time == "rent" else _api_flows(r, volumes, months)
+        assert stand_in is not None, "a rent stand-in is checked to exist (schema: no_stand_in)"
         lines[CashLine.STAND_IN] = np.where(is_online, 0.0, sum(stand_in.values()))
     resale = np.zeros(shape)
     resale[..., -1] = -_resale_value(r, held, months)
     lines[CashLine.RESALE] = resale
     if own.facility_price_per_mw is not None:  # the building outlives the horizon: credit its book value
+        assert own.facility_depreciation_months is not None, "a facility comes with its depreciation period"
         age = finance.horizon_months - months
         book = np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months), axis=-1)
         residual = np.zeros(np.broadcast_shapes(shape, np.shape(book) + (len(months),)))
@@ -446,7 +453,10 @@ def spot_busy_hours(r: Resolved, hours, reserved_gpus):
     The spot slice of demand lies between the reserved capacity C_r = g · u and C_r + cap · u;
     steady: min(H − served by C_r, cap · u · 730); with a profile, 730 · a · (S((C_r + cap·u)/a) − S(C_r/a)).
     """
-    spot = r.option("rent").spot
+    rent = r.option("rent")
+    assert isinstance(rent, RentOption), "the rent option is rented GPUs"
+    spot = rent.spot
+    assert spot is not None, "called for a rent option with spot capacity"
     hours = np.asarray(hours, dtype=float)
     ceiling = r.workload.hourly_ceiling if r.demand is not None else r.workload.utilisation_ceiling
     low = np.asarray(reserved_gpus, dtype=float) * ceiling
@@ -457,10 +467,12 @@ def spot_busy_hours(r: Resolved, hours, reserved_gpus):
     average = hours / HOURS_PER_MONTH
     shape = np.broadcast(low, average).shape
 
+    demand = r.demand
+
     def served(level):
         level = np.broadcast_to(level, shape)
         return _served_below(
-            r.demand.distribution, np.divide(level, average, out=np.full(shape, np.inf), where=average > 0)
+            demand.distribution, np.divide(level, average, out=np.full(shape, np.inf), where=average > 0)
         )
 
     return hours * (served(high) - served(low))
@@ -477,6 +489,7 @@ def committed_flows(
     a commitment of 0 GPUs is spot and on-demand only.
     """
     rent = r.option("rent")
+    assert isinstance(rent, RentOption), "the rent option is rented GPUs"
     if spot and rent.billing == "per_gpu_hour_used" and rent.spot is not None:
         out = (
             dict(parts)
@@ -599,10 +612,13 @@ def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]
     cheapest first.
     """
     r = as_resolved(scenario)
-    gpu = r.option("own").server.gpu
+    own = r.option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
+    gpu = own.server.gpu
     offers = {}
-    if "rent" in r.options:
-        offers[r.options["rent"].offer.offer] = (r.options["rent"].offer, r.options["rent"].price_per_gpu_hour)
+    rent = r.options.get("rent")
+    if isinstance(rent, RentOption):
+        offers[rent.offer.offer] = (rent.offer, rent.price_per_gpu_hour)
     cheapest: dict[str, tuple] = {}
     for ident, offer in r.catalog.cloud_offers.items():
         if offer.gpu == gpu and ident not in offers:
@@ -632,6 +648,7 @@ def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation: Numbe
         [reporting currency/GPU-h]
     """
     own = as_resolved(scenario).option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     fixed, variable = own_fixed_and_variable(own)
     return formulas.cost_per_used_gpu_hour(fixed, variable, own.configured_gpus, utilisation)
 
@@ -642,6 +659,7 @@ def break_even_utilisation(scenario: Scenario | Resolved, price_per_gpu_hour: fl
     See :func:`costmodel.formulas.break_even_utilisation`; None when never.
     """
     own = as_resolved(scenario).option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     fixed, variable = own_fixed_and_variable(own)
     return formulas.break_even_utilisation(fixed, variable, own.configured_gpus, price_per_gpu_hour)
 
@@ -695,6 +713,7 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
     """
     r = as_resolved(scenario)
     own = r.option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     flows = flows or cash_flows(r)
     finance = r.finance
     rate = finance.discount_rate_per_year
