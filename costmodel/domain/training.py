@@ -17,6 +17,7 @@ import numpy as np
 from .. import formulas
 from ..formulas.shapes import Numbers
 from ..resolved import (
+    OwnOption,
     Resolved,
     StageInputs,
     TrainingInputs,
@@ -169,6 +170,8 @@ def run_costs(scenario: Scenario | Resolved) -> dict[str, object]:
     """
     r = as_resolved(scenario)
     run = r.workload.training
+    if run is None:
+        raise ValueError("the scenario's workload is not a training run (kind: training)")
     months = run_gpu_hours(run) / run.cluster_gpus / HOURS_PER_MONTH
     return {
         option: sum(np.asarray(v, dtype=float) for v in monthly_cost_components(r, option, r.volume).values()) * months
@@ -238,6 +241,7 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
     intervals = steps = lost = causes = components = None
     if mtbf is not None:
         g = run.goodput
+        assert g is not None and interval is not None, "a job MTBF comes from a failure model, with its interval"
         intervals = {name: float(v) for name, v in checkpoint_intervals(g, mtbf).items()}
         if g.step_hours is not None:
             steps = int(formulas.checkpoint_steps(interval, g.step_hours * 3600))
@@ -512,7 +516,8 @@ def _grid_figures(r: Resolved, run: TrainingInputs, gpus: np.ndarray | None) -> 
         for option in r.options
     }
     watts = r.workload.gpu.tdp_w if run.measured_watts_per_gpu is None else run.measured_watts_per_gpu
-    pue = r.options["own"].pue if "own" in r.options else rental_pue(r)
+    own = r.options.get("own")
+    pue = own.pue if isinstance(own, OwnOption) else rental_pue(r)
     energy = formulas.training_energy_mwh(hours, watts, pue)
     figures = [flop, ideal, goodput, hours, wall_hours / 24, months, energy, *costs.values()]
     shape = np.broadcast_shapes(*(np.shape(f) for f in figures))
