@@ -20,7 +20,7 @@ import contextlib
 import json
 import signal
 import sys
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from .errors import InputError
 from .extras import ExtraNotInstalled
@@ -51,10 +51,12 @@ def _not_imported(name: str):
     imported already; afterwards it can be imported again (``main`` is also called in-process).
 
     ``costmodel report`` uses it for pyarrow: papermill imports it (for HDFS paths), and numpy
-    with it, 0.25 s of CPU the command never uses; the report kernel refuses it too
+    with it, work the command never uses; the report kernel refuses it too
     (:data:`costmodel.kernel.NOT_IMPORTED`).
     """
-    refused = sys.modules.setdefault(name, None) is None
+    # None in sys.modules is the import system's mark of a module that may not be imported; typeshed
+    # types the values of sys.modules as modules only
+    refused = sys.modules.setdefault(name, None) is None  # pyright: ignore[reportArgumentType]
     try:
         yield
     finally:
@@ -268,7 +270,7 @@ def _batch(args: argparse.Namespace) -> int:
     kernels = []
     files = [t for t in tasks if not t.values]
     if args.reports and files:
-        # the report kernels boot (about 2 s each) while the portfolio is computed
+        # the report kernels boot while the portfolio is computed
         from .report import WarmKernel
 
         kernels = [WarmKernel() for _ in range(max(1, min(args.workers, len(files))))]
@@ -358,7 +360,7 @@ def _batch_run(
         )
     if failed:
         _say(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
-        errors = frame[frame["error"].notna()].drop_duplicates("scenario")
+        errors = frame.loc[frame["error"].notna()].drop_duplicates("scenario")
         for name, error in zip(errors["scenario"], errors["error"], strict=True):
             _say(f"  {error}" if str(error).startswith(f"{name}:") else f"  {name}: {error}", file=sys.stderr)
         return FAILED
@@ -449,6 +451,8 @@ tables show their first five columns."""
 
 
 def _catalog_command(args: argparse.Namespace) -> int:
+    from pydantic import BaseModel
+
     from . import lookup
 
     catalog = _catalog(args)
@@ -464,6 +468,7 @@ def _catalog_command(args: argparse.Namespace) -> int:
             rows = [row for row in rows if row.ident in keep]
         if args.sort:
             row_type = type(next(iter(getattr(catalog, table).values())))
+            assert issubclass(row_type, BaseModel), "a catalog row is a pydantic model"
             if args.sort not in row_type.model_fields:
                 _say(
                     f"costmodel catalog list: --sort {args.sort!r} is not a column of {lookup.kind_name(table)}; "
@@ -869,14 +874,8 @@ CURVE_COLUMNS = (
 
 
 def _curves(args: argparse.Namespace) -> int:
-    import csv
-    import io
-
     from . import estimate
-    from .catalog import load_catalog_overrides
-    from .errors import did_you_mean
     from .files import made_folder, output_file, write_text_atomically
-    from .lookup import review_date
 
     try:
         estimate.require()
@@ -884,34 +883,72 @@ def _curves(args: argparse.Namespace) -> int:
         _say(f"costmodel curves: {exc}", file=sys.stderr)
         return BAD_INPUT
     if args.list:
-        extra = [
-            name
-            for name, value in (
-                ("MODEL", args.model),
-                ("GPU", args.gpu),
-                ("--out", args.out),
-                ("--input-tokens", args.input_tokens),
-                ("--output-tokens", args.output_tokens),
-            )
-            if value is not None
-        ]
-        if extra:
-            _say(
-                f"costmodel curves: --list takes no {', '.join(extra)} (it lists every covered pair; "
-                "--engine narrows it, --json prints it as JSON)",
-                file=sys.stderr,
-            )
-            return BAD_INPUT
-        rows = [{"model": m, "gpu": g, "engine": e} for m, g, e in estimate.coverage(args.engine)]
-        if args.json:
-            print(json.dumps(rows, indent=1))
-        else:
-            for gpu in sorted({r["gpu"] for r in rows}):
-                for engine in estimate.ENGINES:
-                    models = [r["model"] for r in rows if r["gpu"] == gpu and r["engine"] == engine]
-                    if models:
-                        _say(f"{gpu} ({engine}): {', '.join(models)}")
-        return 0
+        return _curves_list(args)
+    refusal = _curves_refusal(args)
+    if refusal is not None:
+        _say(f"costmodel curves: {refusal}", file=sys.stderr)
+        return BAD_INPUT
+    out = None
+    if args.out:  # the file's format follows --json: JSON in a .json file, CSV in a .csv one
+        out = output_file(args.out, "--out", ".json" if args.json else ".csv")
+        made_folder(out.parent, "--out")
+    rows = _curve_rows(args)
+    if rows is None:
+        return BAD_INPUT
+    text = _curves_text(rows, args.json)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_text_atomically(out, text)
+        curves = len({r["curve"] for r in rows})
+        _say(
+            f"wrote {out}: {len(rows)} rows, {curves} curve{'s' if curves != 1 else ''} (grade E, "
+            f"{estimate.PACKAGE} {estimate.PINNED}); put it in a folder as serving_curves.csv and give "
+            "--catalog FOLDER to size with it"
+        )
+    return 0
+
+
+def _curves_list(args: argparse.Namespace) -> int:
+    """``costmodel curves --list``: every model and GPU pair the database covers, by engine."""
+    from . import estimate
+
+    extra = [
+        name
+        for name, value in (
+            ("MODEL", args.model),
+            ("GPU", args.gpu),
+            ("--out", args.out),
+            ("--input-tokens", args.input_tokens),
+            ("--output-tokens", args.output_tokens),
+        )
+        if value is not None
+    ]
+    if extra:
+        _say(
+            f"costmodel curves: --list takes no {', '.join(extra)} (it lists every covered pair; "
+            "--engine narrows it, --json prints it as JSON)",
+            file=sys.stderr,
+        )
+        return BAD_INPUT
+    rows = [{"model": m, "gpu": g, "engine": e} for m, g, e in estimate.coverage(args.engine)]
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        for gpu in sorted({r["gpu"] for r in rows}):
+            for engine in estimate.ENGINES:
+                models = [r["model"] for r in rows if r["gpu"] == gpu and r["engine"] == engine]
+                if models:
+                    _say(f"{gpu} ({engine}): {', '.join(models)}")
+    return 0
+
+
+def _curves_refusal(args: argparse.Namespace) -> str | None:
+    """Why ``costmodel curves`` cannot estimate what it was asked (a missing argument, an id not in the
+    catalog, a request longer than the model's context), or None."""
+    from .catalog import default_catalog, load_catalog_overrides
+    from .errors import did_you_mean
+
     missing = [
         name
         for name, value in (
@@ -923,32 +960,31 @@ def _curves(args: argparse.Namespace) -> int:
         if value is None
     ]
     if missing:
-        _say(f"costmodel curves: give {', '.join(missing)} (or --list for what the database covers)", file=sys.stderr)
-        return BAD_INPUT
+        return f"give {', '.join(missing)} (or --list for what the database covers)"
     catalog = load_catalog_overrides(args.catalog) if args.catalog else None
-    from .catalog import default_catalog
-
     catalog = catalog or default_catalog()
     for kind, value, table in (("model", args.model, catalog.models), ("GPU", args.gpu, catalog.gpus)):
         if value not in table:
-            _say(
-                f"costmodel curves: {value!r} is not a {kind} id of the catalog{did_you_mean(value, table)}; "
-                f"costmodel catalog search {value}",
-                file=sys.stderr,
+            return (
+                f"{value!r} is not a {kind} id of the catalog{did_you_mean(value, table)}; "
+                f"costmodel catalog search {value}"
             )
-            return BAD_INPUT
     context = catalog.models[args.model].context_length_tokens
     if context is not None and args.input_tokens + args.output_tokens > context:
-        _say(
-            f"costmodel curves: --input-tokens {args.input_tokens:,} + --output-tokens {args.output_tokens:,} "
-            f"exceed {args.model}'s context of {context:,} tokens (data/models.csv)",
-            file=sys.stderr,
+        return (
+            f"--input-tokens {args.input_tokens:,} + --output-tokens {args.output_tokens:,} "
+            f"exceed {args.model}'s context of {context:,} tokens (data/models.csv)"
         )
-        return BAD_INPUT
-    out = None
-    if args.out:  # the file's format follows --json: JSON in a .json file, CSV in a .csv one
-        out = output_file(args.out, "--out", ".json" if args.json else ".csv")
-        made_folder(out.parent, "--out")
+    return None
+
+
+def _curve_rows(args: argparse.Namespace) -> list[dict[str, Any]] | None:
+    """The estimated serving-curve rows of ``costmodel curves``, or None when none can be estimated
+    (said on stderr). Without ``--precision``: fp8, else the first of bf16 and fp4 the database has
+    the kernels of (gpt-oss's MXFP4 experts are measured at fp4 only), said on stderr."""
+    from . import estimate
+    from .lookup import review_date
+
     try:
         levers = estimate.Levers(
             args.prefix_cache_hit_rate, args.speculative_tokens, args.acceptance_rate, args.kv_cache_precision
@@ -958,10 +994,8 @@ def _curves(args: argparse.Namespace) -> int:
         estimate.check_covered(args.model, args.gpu, engine)
     except (estimate.NotCovered, ValueError) as exc:
         _say(f"costmodel curves: {exc}", file=sys.stderr)
-        return BAD_INPUT
-    # without --precision: fp8, else the first precision the database has the kernels of (gpt-oss's MXFP4
-    # experts are measured at fp4 only), said on stderr
-    refused = []
+        return None
+    refused: list[str] = []
     for precision in [args.precision] if args.precision else ["fp8", "bf16", "fp4"]:
         try:
             rows = estimate.curve(
@@ -974,44 +1008,39 @@ def _curves(args: argparse.Namespace) -> int:
                 disaggregated=args.disaggregated,
                 levers=levers,
             )
-            break
         except estimate.NotCovered as exc:
             refused.append(f"at {precision}: {exc}")
-    else:
-        _say(
-            "costmodel curves: "
-            + ("; ".join(refused) if args.precision else "no precision could be estimated: " + "; ".join(refused)),
-            file=sys.stderr,
-        )
-        return BAD_INPUT
-    if refused:
-        _say(
-            f"costmodel curves: estimated at {precision} (no --precision given; "
-            + " and ".join(r.split(":")[0] for r in refused)
-            + " the database has no kernels for this model)",
-            file=sys.stderr,
-        )
-    for row in rows:
-        row["as_of"] = row["as_of"] or review_date().isoformat()
-    if args.json:
-        text = json.dumps(rows, indent=1) + "\n"
-    else:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, CURVE_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: ("" if row.get(k) is None else row[k]) for k in CURVE_COLUMNS} for row in rows)
-        text = buffer.getvalue()
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        write_text_atomically(out, text)
-        curves = len({r["curve"] for r in rows})
-        _say(
-            f"wrote {out}: {len(rows)} rows, {curves} curve{'s' if curves != 1 else ''} (grade E, "
-            f"{estimate.PACKAGE} {estimate.PINNED}); put it in a folder as serving_curves.csv and give "
-            "--catalog FOLDER to size with it"
-        )
-    return 0
+            continue
+        if refused:
+            _say(
+                f"costmodel curves: estimated at {precision} (no --precision given; "
+                + " and ".join(r.split(":")[0] for r in refused)
+                + " the database has no kernels for this model)",
+                file=sys.stderr,
+            )
+        for row in rows:
+            row["as_of"] = row["as_of"] or review_date().isoformat()
+        return rows
+    _say(
+        "costmodel curves: "
+        + ("; ".join(refused) if args.precision else "no precision could be estimated: " + "; ".join(refused)),
+        file=sys.stderr,
+    )
+    return None
+
+
+def _curves_text(rows: list[dict[str, Any]], as_json: bool) -> str:
+    """Serving-curve rows as JSON, or as CSV in the columns of data/serving_curves.csv."""
+    import csv
+    import io
+
+    if as_json:
+        return json.dumps(rows, indent=1) + "\n"
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, CURVE_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({k: ("" if row.get(k) is None else row[k]) for k in CURVE_COLUMNS} for row in rows)
+    return buffer.getvalue()
 
 
 def _share(text: str, closed: bool = False) -> float:
@@ -1387,11 +1416,12 @@ def _caused_by_interrupt(exc: BaseException) -> bool:
     """Whether an error was raised because of a KeyboardInterrupt (pydantic-core, for one, wraps an
     interrupt that arrives while it builds a validator in a SchemaError)."""
     seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
             return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
     return False
 
 
@@ -1442,8 +1472,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """The ``costmodel`` command: :func:`main`, then exit without the interpreter's final garbage
-    collection (``gc.freeze``): everything was written and closed by then, and collecting the
-    objects of pandas, papermill and nbconvert one by one took 0.2 s of every command."""
+    collection (``gc.freeze``): everything was written and closed by then, so collecting the
+    objects of pandas, papermill and nbconvert one by one would only delay the exit."""
     import gc
 
     code = main()

@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import formulas
 from ..formulas.shapes import Numbers, Values
-from ..resolved import Resolved, as_resolved
+from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import DEPRECIATION, CashFlows, CashLine, Component, OwnFinance, UtilisationBreakEven
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
@@ -93,7 +94,7 @@ def price_factor(scenario: Scenario | Resolved, price: str, months: Numbers) -> 
     path, rate = trends.path(price), trends.rate(price)
     months = np.asarray(months, dtype=float)
     if path is None:
-        return formulas.growth_factor(rate, months)
+        return np.asarray(formulas.growth_factor(rate, months))
     if np.any(np.asarray(rate) != 0):
         raise ValueError(
             f"finance.trends.{price}_price_change_per_year is not 0 while {price}_price_path is "
@@ -132,6 +133,7 @@ def reserved_prices(scenario: Scenario | Resolved) -> tuple:
     """
     r = as_resolved(scenario)
     rent = r.option("rent")
+    assert isinstance(rent, RentOption), "the rent option is rented GPUs"
     rate = r.scenario.fx_rate(rent.offer.currency)
     prices = {}
     for term, column in ((1, "reserved_1y_price_per_gpu_hour"), (3, "reserved_3y_price_per_gpu_hour")):
@@ -158,18 +160,21 @@ def reserved_forward_factors(scenario: Scenario | Resolved) -> tuple:
     r = as_resolved(scenario)
     if "rent" not in r.options:
         raise ValueError("finance.trends.rental_price_path from_reserved needs options.rent")
+    rent = r.option("rent")
+    assert isinstance(rent, RentOption), "the rent option is rented GPUs"
     on_demand, year_1, year_3 = reserved_prices(r)
     missing = [term for term, price in (("1-year", year_1), ("3-year", year_3)) if price is None]
     if missing:
         raise ValueError(
             f"finance.trends.rental_price_path from_reserved needs the {' and '.join(missing)} "
-            f"reserved price of {r.option('rent').offer.offer}"
+            f"reserved price of {rent.offer.offer}"
         )
     return formulas.forward_factors_from_reserved(on_demand, year_1, year_3)
 
 
 def _servers_by_month(r: Resolved, volumes: np.ndarray, online: int) -> np.ndarray:
     own = r.option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     needed = formulas.servers_needed(
         np.asarray(gpus_needed(r, volumes)), own.gpus_per_server, r.workload.gpus_per_replica, minimum=own.server_count
     )
@@ -199,17 +204,6 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
     volumes = r.volume * formulas.growth_factor(trends.demand_growth_per_year, months)
     hours = np.asarray(gpu_hours_used(r, volumes), dtype=float)
     flows: dict[str, dict[str, np.ndarray]] = {}
-
-    def rent_flows() -> dict[str, np.ndarray]:
-        return on_demand
-
-    def api_flows(option: str = "api") -> dict[str, np.ndarray]:
-        factor = price_factor(r, "api", months)
-        return {name: value * factor for name, value in api_monthly_costs(r, volumes, option).items()}
-
-    def escalated(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        return _escalated(r, parts, months)
-
     on_demand = None
     if "rent" in r.options:
         on_demand = rent_cash_flows(r, months, volumes, hours, None)  # once: the rent option all on demand
@@ -220,100 +214,143 @@ def cash_flows(scenario: Scenario | Resolved) -> CashFlows:
         )
     for name, option in r.options.items():  # every API offer (options.api and .apis), every options.rents offer
         if option.kind == "api":
-            flows[name] = api_flows(name)
+            flows[name] = _api_flows(r, volumes, months, name)
         elif option.kind == "rent" and name != "rent":  # on demand: reserved terms are the main rent's only
             flows[name] = rent_cash_flows(r, months, volumes, hours, None, name)
     online = finance.lead_time_months
-    servers = np.zeros_like(months)
-    if "own" in r.options:
-        own = r.option("own")
-        servers = _servers_by_month(r, volumes, online)
-        capex_held = own_hardware_capex(own, servers)
-        at_today = np.diff(capex_held, prepend=0.0)  # purchases at today's prices
-        purchases = at_today * price_factor(r, "hardware", months)
-        facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
-        shape = np.broadcast_shapes(np.shape(purchases), np.shape(facility))
-        purchases, facility, at_today = (np.broadcast_to(x, shape).copy() for x in (purchases, facility, at_today))
-        lease = finance.lease
-        first_owned = at_today.copy()
-        if finance.view == "marginal" or (lease is not None and lease.kind == "operating"):
-            first_owned[..., 0] = 0.0  # sunk, or not owned: neither refreshed nor resold
-        refresh, refresh_resale, held = _refresh(r, first_owned, months)
-        shape = np.broadcast_shapes(shape, np.shape(held))  # a sampled useful life adds the samples' axis
-        lines: dict[str, np.ndarray] = {}
-        if finance.view == "marginal":
-            purchases[..., 0] = 0.0
-            facility[..., 0] = 0.0
-        if lease is not None:
-            leased = purchases[..., 0].copy()
-            purchases[..., 0] = 0.0
-            lines[CashLine.HARDWARE_CAPEX] = purchases
-            lines.update(_lease_lines(r, lease, leased, months))
-            if lease.kind == "operating":
-                purchases_for_tax = purchases
-            else:
-                purchases_for_tax = purchases.copy()
-                purchases_for_tax[..., 0] = leased
-        elif finance.loan is not None:
-            loan = finance.loan
-            down = np.asarray(loan.down_payment_share, dtype=float)
-            down = down.reshape(_lead(down))  # samples (n, 1) as one share per row
-            principal = purchases[..., 0] * (1.0 - down)
-            payment = np.asarray(formulas.loan_payment(principal, loan.rate_per_year, loan.term_months), dtype=float)
-            cash_capex = np.broadcast_to(purchases, np.shape(principal) + purchases.shape[-1:]).copy()
-            cash_capex[..., 0] = purchases[..., 0] * down
-            payments = np.where((months >= 1) & (months <= loan.term_months), payment[..., None], 0.0)
-            paid = int(min(loan.term_months, finance.horizon_months - 1))
-            balance = (
-                formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid)
-                if paid < loan.term_months
-                else 0.0
-            )
-            payments[..., -1] += balance
-            lines[CashLine.HARDWARE_CAPEX] = cash_capex
-            lines[CashLine.LOAN_PAYMENTS] = payments
-        else:
-            lines[CashLine.HARDWARE_CAPEX] = purchases
-        if lease is None:
-            purchases_for_tax = purchases
-        if np.any(refresh != 0):
-            lines[CashLine.REFRESH] = refresh
-            lines[CashLine.REFRESH_RESALE] = refresh_resale
-        if own.facility_price_per_mw is not None:
-            lines[CashLine.FACILITY_CAPEX] = facility
-        running = escalated(own_costs_at(own, servers, hours, capex_held, accrual=False))
-        is_online = months >= online
-        for name, values in running.items():
-            if name not in DEPRECIATION:
-                lines[name] = np.where(is_online, values, 0.0)
-        if online > 0:
-            stand_in = (rent_flows if finance.during_lead_time == "rent" else api_flows)()
-            lines[CashLine.STAND_IN] = np.where(is_online, 0.0, sum(stand_in.values()))
-        resale = np.zeros(shape)
-        resale[..., -1] = -_resale_value(r, held, months)
-        lines[CashLine.RESALE] = resale
-        if own.facility_price_per_mw is not None:  # the building outlives the horizon: credit its book value
-            age = finance.horizon_months - months
-            book = np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months), axis=-1)
-            residual = np.zeros(np.broadcast_shapes(shape, np.shape(book) + (len(months),)))
-            residual[..., -1] = -book
-            lines[CashLine.FACILITY_RESIDUAL] = residual
-        flows["own"] = lines
-        servers = np.where(months >= online, servers, 0.0)
-    ordered = {name: flows[name] for name in r.options if name in flows}
     if "own" not in r.options:
-        return CashFlows(months, volumes, hours, servers, ordered, online, rent_on_demand=on_demand)
+        ordered = {name: flows[name] for name in r.options if name in flows}
+        return CashFlows(months, volumes, hours, np.zeros_like(months), ordered, online, rent_on_demand=on_demand)
+    own = _own_flows(r, months, volumes, hours, on_demand)
+    flows["own"] = own.lines
+    ordered = {name: flows[name] for name in r.options if name in flows}
     return CashFlows(
         months,
         volumes,
         hours,
-        servers,
+        np.where(months >= online, own.servers, 0.0),
         ordered,
         online,
-        hardware_purchases=purchases_for_tax + refresh,
-        facility_purchases=facility,
+        hardware_purchases=own.hardware_purchases,
+        facility_purchases=own.facility_purchases,
         rent_on_demand=on_demand,
     )
+
+
+def _api_flows(r: Resolved, volumes: np.ndarray, months: np.ndarray, option: str = "api") -> dict[str, np.ndarray]:
+    """An API option's bill each month, by part, with the API price's trend or path. [reporting currency]"""
+    factor = price_factor(r, "api", months)
+    return {name: value * factor for name, value in api_monthly_costs(r, volumes, option).items()}
+
+
+@dataclass
+class _OwnFlows:
+    """The own option's cash lines, working servers each month (online or not), and the price of the
+    hardware and facility bought each month before financing (for tax). [reporting currency], [servers]"""
+
+    lines: dict[str, np.ndarray]
+    servers: np.ndarray
+    hardware_purchases: np.ndarray
+    facility_purchases: np.ndarray
+
+
+def _own_flows(
+    r: Resolved,
+    months: np.ndarray,
+    volumes: np.ndarray,
+    hours: np.ndarray,
+    on_demand: dict[str, np.ndarray] | None,
+) -> _OwnFlows:
+    """The own option's monthly cash lines: purchases (financed or not), refreshes, running costs once
+    online, the stand-in during the lead time, and the resale and facility credits at the horizon."""
+    finance = r.finance
+    own = r.option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
+    online = finance.lead_time_months
+    servers = _servers_by_month(r, volumes, online)
+    capex_held = own_hardware_capex(own, servers)
+    at_today = np.diff(capex_held, prepend=0.0)  # purchases at today's prices
+    purchases = at_today * price_factor(r, "hardware", months)
+    facility = np.diff(own_facility_capex(own, servers), prepend=0.0)
+    shape = np.broadcast_shapes(np.shape(purchases), np.shape(facility))
+    purchases, facility, at_today = (np.broadcast_to(x, shape).copy() for x in (purchases, facility, at_today))
+    lease = finance.lease
+    first_owned = at_today.copy()
+    if finance.view == "marginal" or (lease is not None and lease.kind == "operating"):
+        first_owned[..., 0] = 0.0  # sunk, or not owned: neither refreshed nor resold
+    refresh, refresh_resale, held = _refresh(r, first_owned, months)
+    shape = np.broadcast_shapes(shape, np.shape(held))  # a sampled useful life adds the samples' axis
+    if finance.view == "marginal":
+        purchases[..., 0] = 0.0
+        facility[..., 0] = 0.0
+    lines, purchases_for_tax = _capex_lines(r, purchases, months)
+    if np.any(refresh != 0):
+        lines[CashLine.REFRESH] = refresh
+        lines[CashLine.REFRESH_RESALE] = refresh_resale
+    if own.facility_price_per_mw is not None:
+        lines[CashLine.FACILITY_CAPEX] = facility
+    running = _escalated(r, own_costs_at(own, servers, hours, capex_held, accrual=False), months)
+    is_online = months >= online
+    for name, values in running.items():
+        if name not in DEPRECIATION:
+            lines[name] = np.where(is_online, values, 0.0)
+    if online > 0:
+        stand_in = on_demand if finance.during_lead_time == "rent" else _api_flows(r, volumes, months)
+        assert stand_in is not None, "a rent stand-in is checked to exist (schema: no_stand_in)"
+        lines[CashLine.STAND_IN] = np.where(is_online, 0.0, sum(stand_in.values()))
+    resale = np.zeros(shape)
+    resale[..., -1] = -_resale_value(r, held, months)
+    lines[CashLine.RESALE] = resale
+    if own.facility_price_per_mw is not None:  # the building outlives the horizon: credit its book value
+        assert own.facility_depreciation_months is not None, "a facility comes with its depreciation period"
+        age = finance.horizon_months - months
+        book = np.sum(facility * formulas.book_value_share(age, own.facility_depreciation_months), axis=-1)
+        residual = np.zeros(np.broadcast_shapes(shape, np.shape(book) + (len(months),)))
+        residual[..., -1] = -book
+        lines[CashLine.FACILITY_RESIDUAL] = residual
+    return _OwnFlows(lines, servers, purchases_for_tax + refresh, facility)
+
+
+def _capex_lines(r: Resolved, purchases: np.ndarray, months: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The own hardware's purchase lines as paid: in cash, with a loan, or a lease in place of the
+    month-0 purchase; and the purchases as bought, for tax (a finance lease's month 0 counts as bought).
+
+    ``purchases`` is changed in place where a lease replaces its month 0.
+    """
+    finance = r.finance
+    lines: dict[str, np.ndarray] = {}
+    lease = finance.lease
+    if lease is not None:
+        leased = purchases[..., 0].copy()
+        purchases[..., 0] = 0.0
+        lines[CashLine.HARDWARE_CAPEX] = purchases
+        lines.update(_lease_lines(r, lease, leased, months))
+        if lease.kind == "operating":
+            return lines, purchases
+        purchases_for_tax = purchases.copy()
+        purchases_for_tax[..., 0] = leased
+        return lines, purchases_for_tax
+    if finance.loan is not None:
+        loan = finance.loan
+        down = np.asarray(loan.down_payment_share, dtype=float)
+        down = down.reshape(_lead(down))  # samples (n, 1) as one share per row
+        principal = purchases[..., 0] * (1.0 - down)
+        payment = np.asarray(formulas.loan_payment(principal, loan.rate_per_year, loan.term_months), dtype=float)
+        cash_capex = np.broadcast_to(purchases, np.shape(principal) + purchases.shape[-1:]).copy()
+        cash_capex[..., 0] = purchases[..., 0] * down
+        payments = np.where((months >= 1) & (months <= loan.term_months), payment[..., None], 0.0)
+        paid = int(min(loan.term_months, finance.horizon_months - 1))
+        balance = (
+            formulas.loan_balance(payment, loan.rate_per_year, loan.term_months - paid)
+            if paid < loan.term_months
+            else 0.0
+        )
+        payments[..., -1] += balance
+        lines[CashLine.HARDWARE_CAPEX] = cash_capex
+        lines[CashLine.LOAN_PAYMENTS] = payments
+        return lines, purchases
+    lines[CashLine.HARDWARE_CAPEX] = purchases
+    return lines, purchases
 
 
 def _escalated(r: Resolved, parts: dict[str, np.ndarray], months: np.ndarray) -> dict[str, np.ndarray]:
@@ -416,7 +453,10 @@ def spot_busy_hours(r: Resolved, hours, reserved_gpus):
     The spot slice of demand lies between the reserved capacity C_r = g · u and C_r + cap · u;
     steady: min(H − served by C_r, cap · u · 730); with a profile, 730 · a · (S((C_r + cap·u)/a) − S(C_r/a)).
     """
-    spot = r.option("rent").spot
+    rent = r.option("rent")
+    assert isinstance(rent, RentOption), "the rent option is rented GPUs"
+    spot = rent.spot
+    assert spot is not None, "called for a rent option with spot capacity"
     hours = np.asarray(hours, dtype=float)
     ceiling = r.workload.hourly_ceiling if r.demand is not None else r.workload.utilisation_ceiling
     low = np.asarray(reserved_gpus, dtype=float) * ceiling
@@ -427,10 +467,12 @@ def spot_busy_hours(r: Resolved, hours, reserved_gpus):
     average = hours / HOURS_PER_MONTH
     shape = np.broadcast(low, average).shape
 
+    demand = r.demand
+
     def served(level):
         level = np.broadcast_to(level, shape)
         return _served_below(
-            r.demand.distribution, np.divide(level, average, out=np.full(shape, np.inf), where=average > 0)
+            demand.distribution, np.divide(level, average, out=np.full(shape, np.inf), where=average > 0)
         )
 
     return hours * (served(high) - served(low))
@@ -447,6 +489,7 @@ def committed_flows(
     a commitment of 0 GPUs is spot and on-demand only.
     """
     rent = r.option("rent")
+    assert isinstance(rent, RentOption), "the rent option is rented GPUs"
     if spot and rent.billing == "per_gpu_hour_used" and rent.spot is not None:
         out = (
             dict(parts)
@@ -569,10 +612,13 @@ def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]
     cheapest first.
     """
     r = as_resolved(scenario)
-    gpu = r.option("own").server.gpu
+    own = r.option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
+    gpu = own.server.gpu
     offers = {}
-    if "rent" in r.options:
-        offers[r.options["rent"].offer.offer] = (r.options["rent"].offer, r.options["rent"].price_per_gpu_hour)
+    rent = r.options.get("rent")
+    if isinstance(rent, RentOption):
+        offers[rent.offer.offer] = (rent.offer, rent.price_per_gpu_hour)
     cheapest: dict[str, tuple] = {}
     for ident, offer in r.catalog.cloud_offers.items():
         if offer.gpu == gpu and ident not in offers:
@@ -602,6 +648,7 @@ def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation: Numbe
         [reporting currency/GPU-h]
     """
     own = as_resolved(scenario).option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     fixed, variable = own_fixed_and_variable(own)
     return formulas.cost_per_used_gpu_hour(fixed, variable, own.configured_gpus, utilisation)
 
@@ -612,6 +659,7 @@ def break_even_utilisation(scenario: Scenario | Resolved, price_per_gpu_hour: fl
     See :func:`costmodel.formulas.break_even_utilisation`; None when never.
     """
     own = as_resolved(scenario).option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     fixed, variable = own_fixed_and_variable(own)
     return formulas.break_even_utilisation(fixed, variable, own.configured_gpus, price_per_gpu_hour)
 
@@ -633,8 +681,8 @@ def present_values(
 
     The NPV discounts each month's total at the finance block's rate and convention
     (:func:`costmodel.formulas.npv_with_convention`); the TCO is the undiscounted sum. The two
-    figures of :func:`own_finance` that a sweep tabulates, without its returns, payback and
-    break-even utilisations (three times quicker).
+    figures of :func:`own_finance` that a sweep tabulates, without the work of its returns, payback
+    and break-even utilisations.
 
     Raises
     ------
@@ -665,6 +713,7 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
     """
     r = as_resolved(scenario)
     own = r.option("own")
+    assert isinstance(own, OwnOption), "the own option is an owned cluster"
     flows = flows or cash_flows(r)
     finance = r.finance
     rate = finance.discount_rate_per_year

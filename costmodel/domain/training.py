@@ -17,6 +17,7 @@ import numpy as np
 from .. import formulas
 from ..formulas.shapes import Numbers
 from ..resolved import (
+    OwnOption,
     Resolved,
     StageInputs,
     TrainingInputs,
@@ -169,6 +170,8 @@ def run_costs(scenario: Scenario | Resolved) -> dict[str, object]:
     """
     r = as_resolved(scenario)
     run = r.workload.training
+    if run is None:
+        raise ValueError("the scenario's workload is not a training run (kind: training)")
     months = run_gpu_hours(run) / run.cluster_gpus / HOURS_PER_MONTH
     return {
         option: sum(np.asarray(v, dtype=float) for v in monthly_cost_components(r, option, r.volume).values()) * months
@@ -238,6 +241,7 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
     intervals = steps = lost = causes = components = None
     if mtbf is not None:
         g = run.goodput
+        assert g is not None and interval is not None, "a job MTBF comes from a failure model, with its interval"
         intervals = {name: float(v) for name, v in checkpoint_intervals(g, mtbf).items()}
         if g.step_hours is not None:
             steps = int(formulas.checkpoint_steps(interval, g.step_hours * 3600))
@@ -457,21 +461,7 @@ def training_cost_grid(
     rate = None if mfu is None else _checked("mfu", mfu, at_most_one=True)
     gpus = None if cluster_gpus is None else _checked("cluster_gpus", cluster_gpus, integral=True)
     if gpus is not None:
-        state = float(
-            np.max(run.total_parameters if parameters is None else np.maximum(run.total_parameters, parameters))
-        )
-        needed = formulas.min_gpus_for_training_state(
-            state * float(np.max(run.state_bytes_per_parameter)),
-            float(np.max(run.activation_bytes_per_gpu)),
-            run.gpu_memory_bytes,
-            sharded=True,
-        )
-        if needed is None or needed > np.min(gpus):
-            raise ValueError(
-                f"training_cost_grid: cluster_gpus {float(np.min(gpus)):g} is too few: the training "
-                "state needs at least "
-                f"{'more than any number of' if needed is None else f'{needed:,}'} GPUs fully sharded"
-            )
+        _check_state_fits(run, parameters, gpus)
     if any(v is not None for v in given.values()):
         stage = _grid_stage(run.stages[0], run, tokens, parameters, rate, gpus)
         run = replace(
@@ -482,6 +472,30 @@ def training_cost_grid(
             mfu=stage.mfu,
             cluster_gpus=run.cluster_gpus if gpus is None else gpus,
         )
+    return _grid_figures(r, run, gpus)
+
+
+def _check_state_fits(run: TrainingInputs, parameters: np.ndarray | None, gpus: np.ndarray) -> None:
+    """Raise a ValueError when the training state, fully sharded, needs more GPUs than the fewest of
+    ``gpus`` (at the most parameters given)."""
+    state = float(np.max(run.total_parameters if parameters is None else np.maximum(run.total_parameters, parameters)))
+    needed = formulas.min_gpus_for_training_state(
+        state * float(np.max(run.state_bytes_per_parameter)),
+        float(np.max(run.activation_bytes_per_gpu)),
+        run.gpu_memory_bytes,
+        sharded=True,
+    )
+    if needed is None or needed > np.min(gpus):
+        raise ValueError(
+            f"training_cost_grid: cluster_gpus {float(np.min(gpus)):g} is too few: the training "
+            "state needs at least "
+            f"{'more than any number of' if needed is None else f'{needed:,}'} GPUs fully sharded"
+        )
+
+
+def _grid_figures(r: Resolved, run: TrainingInputs, gpus: np.ndarray | None) -> TrainingGrid:
+    """The figures of :func:`training_cost_grid` for a run with its inputs in place, broadcast to one shape;
+    ``gpus`` the cluster sizes given (the cost is then of a cluster of that size busy all month)."""
     goodput = checkpointing(run)[2]
     worked = [(stage, *_stage_hours(stage, run, goodput)) for stage in run.stages]
     hours = sum(h for _, _, _, h, _ in worked)
@@ -502,7 +516,8 @@ def training_cost_grid(
         for option in r.options
     }
     watts = r.workload.gpu.tdp_w if run.measured_watts_per_gpu is None else run.measured_watts_per_gpu
-    pue = r.options["own"].pue if "own" in r.options else rental_pue(r)
+    own = r.options.get("own")
+    pue = own.pue if isinstance(own, OwnOption) else rental_pue(r)
     energy = formulas.training_energy_mwh(hours, watts, pue)
     figures = [flop, ideal, goodput, hours, wall_hours / 24, months, energy, *costs.values()]
     shape = np.broadcast_shapes(*(np.shape(f) for f in figures))

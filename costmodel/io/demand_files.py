@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -47,6 +47,9 @@ import numpy as np
 from ..errors import InputError
 from ..files import file_problem
 from ..numbers import is_count_text, is_decimal_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_GPUS = 1_000_000
 """Most GPUs an hour of demand or one job may hold."""
@@ -78,7 +81,7 @@ MAX_FILE_BYTES = 2_000_000_000
 def kept_by_file(function: Callable) -> Callable:
     """``function(path, *args)`` kept for the last :data:`KEPT_FILES` calls while the file is unchanged
     (same size and modification time): one command resolves a scenario several times (the comparison,
-    the uncertainty, a report's sections), and a log of a million jobs takes seconds to read. The
+    the uncertainty, a report's sections), and a log of a million jobs is long to read. The
     caller gets a copy of every array, so nothing it does changes what is kept."""
     kept: dict[tuple, Any] = {}
 
@@ -109,7 +112,7 @@ def _copied(value: Any) -> Any:
         return tuple(_copied(v) for v in value)
     if isinstance(value, dict):
         return dict(value)
-    if dataclasses.is_dataclass(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.replace(
             value, **{f.name: _copied(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
         )
@@ -412,6 +415,7 @@ def _summed(jobs: _Jobs, zone: ZoneInfo, origin: dt.datetime, hours: int, until:
             if until is not None
             else jobs.latest
         )
+        assert cut is not None, "a running job has a start time, so the log has a latest time"
         ends[running] = np.maximum((cut - origin).total_seconds() / 3600.0, jobs.starts[running])
     demand = hourly_from_intervals(jobs.starts, ends, jobs.gpus, hours)
     return JobLog(demand, len(jobs.starts), jobs.skipped, int(running.sum()), None if cut is None else cut.isoformat())
@@ -458,7 +462,9 @@ def _zone_changes(zone: ZoneInfo, first: int, last: int) -> tuple[np.ndarray, np
     """
 
     def offset(instant: int) -> int:
-        return int(dt.datetime.fromtimestamp(instant, zone).utcoffset().total_seconds())
+        utc_offset = dt.datetime.fromtimestamp(instant, zone).utcoffset()
+        assert utc_offset is not None, "an aware datetime has an offset"
+        return int(utc_offset.total_seconds())
 
     probes = list(range(first, last + 3600, 3600))
     offsets = [offset(t) for t in probes]
@@ -537,7 +543,9 @@ def _jobs_by_column(
     skipped = {reason: skipped[reason] for reason in sorted(skipped, key=first_seen.__getitem__)}
     latest = [piece["latest"] for piece in pieces if piece["latest"] is not None]
     return _Jobs(
-        *(np.concatenate([piece[name] for piece in pieces]) for name in ("starts", "ends", "gpus")),
+        np.concatenate([piece["starts"] for piece in pieces]),
+        np.concatenate([piece["ends"] for piece in pieces]),
+        np.concatenate([piece["gpus"] for piece in pieces]),
         skipped,
         max(latest) if latest else None,
     )
@@ -553,53 +561,29 @@ def _column_chunk(
     year: int,
 ) -> dict[str, Any] | None:
     """One block of lines for :func:`_jobs_by_column`, ``before`` rows after the log's first. None as there."""
-    import io
-
     import pandas as pd
 
     pipes = np.fromiter(map(str.count, body, itertools.repeat("|")), dtype=np.int64, count=len(body))
     short = pipes < fields_in_header - 1
     if short.any() and any(body[i] != "" for i in np.flatnonzero(short)):
         return None  # too few fields, or a line of spaces: read line by line
-    empty = {
-        "rows": 0,
-        "ids": pd.Series([], dtype="str"),
-        "starts": np.zeros(0),
-        "ends": np.zeros(0),
-        "gpus": np.zeros(0),
-        "skipped": {},
-        "latest": None,
-    }
     if short.all():
-        return empty
-    text = "\n".join(body)
-    if "\x00" in text or "\r" in text:
+        return {
+            "rows": 0,
+            "ids": pd.Series([], dtype="str"),
+            "starts": np.zeros(0),
+            "ends": np.zeros(0),
+            "gpus": np.zeros(0),
+            "skipped": {},
+            "latest": None,
+        }
+    column = _chunk_columns(body, where, int((~short).sum()))
+    if column is None:
         return None
-    used = sorted(set(where.values()))
-    try:  # JobID as text; the others as pandas reads text (Arrow-backed with pyarrow: the fastest)
-        table = pd.read_csv(
-            io.StringIO(text),
-            sep="|",
-            header=None,
-            usecols=used,
-            quoting=3,
-            na_filter=False,
-            engine="c",
-            skip_blank_lines=True,
-            dtype={where["JobID"]: "str"},
-        )
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
-        return None
-    del text
-    if len(table) != int((~short).sum()):
-        return None
-    column = {name: table[index] for name, index in where.items()}
-    if not all(pd.api.types.is_string_dtype(column[name]) for name in where):
-        return None  # a field pandas read as numbers: its text is gone
-    rows = len(table)
+    rows = len(column["JobID"])
     ident = column["JobID"]
     step = ident.str.contains(".", regex=False).to_numpy(dtype=bool).copy()
-    ids = ident[~step].str.strip()
+    ids = ident.loc[~step].str.strip()
     pending = np.zeros(rows, dtype=bool)
     if "State" in where:
         codes, states = pd.factorize(column["State"])
@@ -620,22 +604,15 @@ def _column_chunk(
     if any(c is None for c in counts):
         return None
     gpus_of = np.asarray(counts, dtype=float)[codes] if counts else np.zeros(rows)
-    origin_seconds = int(origin.timestamp())
     fast = np.flatnonzero(plain)
-    start_local, end_local = local["Start"][fast], local["End"][fast]
-    if zone.key == "UTC":
-        start_utc, end_utc = start_local, end_local
-    else:
-        span = (first - 2 * 86400, last + 2 * 86400)
-        start_utc = _local_to_utc(start_local, zone, *span, fold=0)
-        end_utc = _local_to_utc(end_local, zone, *span, fold=0)
-        early = end_utc < start_utc
-        end_utc[early] = _local_to_utc(end_local[early], zone, *span, fold=1)  # the repeated hour of an autumn change
-    if (end_utc < start_utc).any():
+    utc = _chunk_utc(local["Start"][fast], local["End"][fast], zone, first, last)
+    if utc is None:
         return None
+    start_utc, end_utc = utc
     starts = np.empty(rows)
     ends = np.empty(rows)
     counted = np.zeros(rows, dtype=bool)
+    origin_seconds = int(origin.timestamp())
     starts[fast] = (start_utc - origin_seconds) / 3600.0
     ends[fast] = (end_utc - origin_seconds) / 3600.0
     counted[fast] = True
@@ -646,23 +623,9 @@ def _column_chunk(
     if step.any():
         skipped["job steps (their GPUs are the job's)"] = (int(step.sum()), before + int(np.argmax(step)))
     alone = np.flatnonzero(~step & ~plain)
-    values = {name: column[name].iloc[alone].tolist() for name in where}
-    for i, row in enumerate(alone):
-        fields = [""] * fields_in_header
-        for name, index in where.items():
-            fields[index] = values[name][i]
-        found = _job_fields(fields, where, zone)
-        if found[0] == "problem":
-            return None
-        if found[0] == "skip":
-            count, seen = skipped.get(found[1], (0, before + int(row)))
-            skipped[found[1]] = (count + 1, seen)
-            continue
-        _, start, end, _count = found
-        latest = max(filter(None, (latest, start, end)))
-        starts[row] = (start - origin).total_seconds() / 3600.0
-        ends[row] = np.nan if end is None else (end - origin).total_seconds() / 3600.0
-        counted[row] = True
+    rows_alone = _ChunkRows(starts, ends, counted, skipped, latest)
+    if not _read_rows_alone(rows_alone, alone, column, where, fields_in_header, zone, origin, before):
+        return None
     return {
         "rows": rows,
         "ids": ids,
@@ -670,8 +633,110 @@ def _column_chunk(
         "ends": ends[counted],
         "gpus": gpus_of[counted],
         "skipped": skipped,
-        "latest": latest,
+        "latest": rows_alone.latest,
     }
+
+
+def _chunk_columns(body: list[str], where: dict[str, int], lines: int) -> dict[str, pd.Series] | None:
+    """The fields of a block of job-log lines as text columns by field name, or None when pandas
+    cannot read them as text (a NUL or a carriage return, a parser error, a row count other than
+    ``lines``, a field read as numbers)."""
+    import io
+
+    import pandas as pd
+
+    text = "\n".join(body)
+    if "\x00" in text or "\r" in text:
+        return None
+    used = sorted(set(where.values()))
+    try:  # JobID as text; the others as pandas reads text (Arrow-backed where pyarrow is installed)
+        table = pd.read_csv(
+            io.StringIO(text),
+            sep="|",
+            header=None,
+            usecols=used,
+            quoting=3,
+            na_filter=False,
+            engine="c",
+            skip_blank_lines=True,
+            dtype={where["JobID"]: "str"},
+        )
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError):
+        return None
+    del text
+    if len(table) != lines:
+        return None
+    column: dict[str, pd.Series] = {}
+    for name, index in where.items():
+        read = table[index]
+        assert isinstance(read, pd.Series), "one column label, one column"
+        column[name] = read
+    if not all(pd.api.types.is_string_dtype(column[name]) for name in where):
+        return None  # a field pandas read as numbers: its text is gone
+    return column
+
+
+def _chunk_utc(
+    start_local: np.ndarray, end_local: np.ndarray, zone: ZoneInfo, first: int, last: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Jobs' wall-clock start and end seconds in ``zone`` as UTC seconds, or None when a job would
+    end before it starts. [s]"""
+    if zone.key == "UTC":
+        start_utc, end_utc = start_local, end_local
+    else:
+        span = (first - 2 * 86400, last + 2 * 86400)
+        start_utc = _local_to_utc(start_local, zone, *span, fold=0)
+        end_utc = _local_to_utc(end_local, zone, *span, fold=0)
+        early = end_utc < start_utc
+        end_utc[early] = _local_to_utc(end_local[early], zone, *span, fold=1)  # the repeated hour of an autumn change
+    if (end_utc < start_utc).any():
+        return None
+    return start_utc, end_utc
+
+
+@dataclass
+class _ChunkRows:
+    """What :func:`_column_chunk` fills in row by row: hours from the origin, which rows count, the
+    skipped rows by reason (count, first row in the log) and the latest time seen."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+    counted: np.ndarray
+    skipped: dict[str, tuple[int, int]]
+    latest: dt.datetime | None
+
+
+def _read_rows_alone(
+    into: _ChunkRows,
+    alone: np.ndarray,
+    column: dict[str, pd.Series],
+    where: dict[str, int],
+    fields_in_header: int,
+    zone: ZoneInfo,
+    origin: dt.datetime,
+    before: int,
+) -> bool:
+    """Read the rows ``alone`` of a block (not steps, and not plain enough for the columns) one by one
+    with :func:`_job_fields` into ``into``; False when one of them is a problem (read the log line by
+    line then)."""
+    values = {name: column[name].iloc[alone].tolist() for name in where}
+    for i, row in enumerate(alone):
+        fields = [""] * fields_in_header
+        for name, index in where.items():
+            fields[index] = values[name][i]
+        found = _job_fields(fields, where, zone)
+        if found[0] == "problem":
+            return False
+        if found[0] == "skip":
+            count, seen = into.skipped.get(found[1], (0, before + int(row)))
+            into.skipped[found[1]] = (count + 1, seen)
+            continue
+        _, start, end, _count = found
+        into.latest = max(filter(None, (into.latest, start, end)))
+        into.starts[row] = (start - origin).total_seconds() / 3600.0
+        into.ends[row] = np.nan if end is None else (end - origin).total_seconds() / 3600.0
+        into.counted[row] = True
+    return True
 
 
 def hourly_from_intervals(starts: np.ndarray, ends: np.ndarray, gpus: np.ndarray, hours: int) -> np.ndarray:

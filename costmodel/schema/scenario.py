@@ -9,7 +9,8 @@ the workload) are checked when the scenario is resolved
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, LiteralString, Protocol
 
 from pydantic import ConfigDict, Field, PrivateAttr, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -39,9 +40,9 @@ from .claims import Claim
 from .demand import DemandProfile
 from .energy import EnergyInputs
 from .finance import Finance
-from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, fixed_reason, input_fields
+from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, InputField, bounds_of, fixed_reason, input_fields
 from .offers import Offers
-from .options import Options
+from .options import CloudRental, Options, Reserved
 from .overrides import Overrides
 from .uncertainty import Uncertainty
 from .values import value_problems
@@ -49,6 +50,32 @@ from .workload import Workload
 
 OPTION_KINDS: tuple[str, ...] = ("own", "rent", "api")
 """The kinds of option, in display order."""
+
+
+class _Fail(Protocol):
+    """Records one failed rule of a scenario: where (``loc``), the value found, the error kind and its
+    message, a template filled in from ``ctx``."""
+
+    def __call__(
+        self, loc: tuple[str | int, ...], value: Any, kind: LiteralString, message: LiteralString, **ctx: Any
+    ) -> None: ...
+
+
+def _value_of(fields: dict[str, InputField], path: str) -> float:
+    """The value of an input that the scenario gives (not the resolved serving throughput)."""
+    value = fields[path].value
+    assert value is not None, f"{path} is an input the scenario gives"
+    return value
+
+
+def _reserved_price(reserved: Reserved, on_demand: float, fx_rate: Callable[[str], float]) -> float:
+    """A reserved price per GPU-hour in the reporting currency: the price given (in its currency), else the
+    on-demand price less the discount. [reporting currency/GPU-h]"""
+    if reserved.price_per_gpu_hour is not None:
+        assert reserved.currency is not None, "Reserved requires the currency of its price"
+        return reserved.price_per_gpu_hour * fx_rate(reserved.currency)
+    assert reserved.discount is not None, "Reserved requires a price or a discount"
+    return on_demand * (1 - reserved.discount)
 
 
 class FXRates(InputModel):
@@ -159,14 +186,60 @@ class Scenario(InputModel):
 
     @model_validator(mode="after")
     def _cross_check(self, info: ValidationInfo) -> Scenario:
+        """The rules that join fields of different blocks, every failure reported at once; the rules
+        that compare prices across blocks run once the others hold."""
         catalog = context_catalog(info)
         self._catalog = (info.context or {}).get("catalog")
         errors: list[InitErrorDetails] = []
 
-        def fail(loc: tuple, value: Any, kind: str, message: str, **ctx: Any) -> None:
+        def fail(
+            loc: tuple[str | int, ...], value: Any, kind: LiteralString, message: LiteralString, **ctx: Any
+        ) -> None:
             errors.append(InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value))
 
         present = self.present_options()
+        self._check_options(fail, catalog, present)
+        self._check_finance(fail)
+        fields = {f.path: f for f in input_fields(self, catalog)}
+        for path, found in fields.items():
+            value = found.value
+            if value is not None and implausible_magnitude(value):
+                fail(
+                    tuple(path.split(".")),
+                    value,
+                    "implausible_magnitude",
+                    "magnitude outside {low} to {high}: no real input is that large or small",
+                    low=f"{SMALLEST_INPUT:g}",
+                    high=f"{LARGEST_INPUT:g}",
+                )
+        self._check_demand(fail)
+        if self.overrides is not None:
+            self._check_overrides(self.overrides, fields, fail)
+        if self.uncertainty is not None:
+            self._check_uncertainty(self.uncertainty, fields, fail)
+        self._check_energy(fail)
+        self._check_currencies(fail, catalog)
+        self._check_claims(fail, present)
+        rent = self.options.rent
+        if not errors and rent is not None and rent.reserved is not None and rent.reserved.price_per_gpu_hour:
+            self._check_reserved_price(fail, catalog, fields, rent)
+        finance = self.finance
+        if (
+            not errors
+            and finance is not None
+            and finance.trends.rental_price_path is not None
+            and finance.trends.rental_price_path.from_reserved
+        ):
+            self._check_forward_curve(fail, catalog, fields)
+        if not errors:
+            self._check_joint_rules(fail, catalog)
+        if errors:
+            raise ValidationError.from_exception_data("Scenario", errors)
+        return self
+
+    def _check_options(self, fail: _Fail, catalog: Catalog, present: list[str]) -> None:
+        """At least two options; a GPU option can be sized (serving or a throughput), an API option has
+        tokens to price, and every own and rent option holds the workload's GPU."""
         if len(present) < 2:
             fail(
                 ("options",),
@@ -233,6 +306,10 @@ class Scenario(InputModel):
                     gpu=row.gpu,
                     workload_gpu=self.workload.gpu,
                 )
+
+    def _check_finance(self, fail: _Fail) -> None:
+        """No FX rate for the reporting currency itself; the finance block's lead-time stand-in, loan and
+        demand growth fit the options and the largest input."""
         if self.fx is not None and self.reporting_currency in self.fx.rates:
             fail(
                 ("fx", "rates", self.reporting_currency),
@@ -242,56 +319,48 @@ class Scenario(InputModel):
                 currency=self.reporting_currency,
             )
         finance = self.finance
-        if finance is not None:
-            stand_in = finance.during_lead_time
-            if stand_in is not None and getattr(self.options, stand_in) is None:
-                fail(
-                    ("finance", "during_lead_time"),
-                    stand_in,
-                    "no_stand_in",
-                    "the scenario has no {option} option to serve the lead time",
-                    option=stand_in,
-                )
-            if (
-                finance.loan is not None
-                and self.options.own is not None
-                and finance.loan.term_months > self.options.own.depreciation_months
-            ):
-                fail(
-                    ("finance", "loan", "term_months"),
-                    finance.loan.term_months,
-                    "loan_too_long",
-                    "a loan may not outlast the hardware: at most depreciation_months ({months})",
-                    months=self.options.own.depreciation_months,
-                )
-            if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
-                fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
-            growth = finance.trends.demand_growth_per_year
-            grown = abs(self.volume) * (1.0 + growth) ** (finance.horizon_months / 12)  # the volume at the horizon
-            if growth > 0 and grown > LARGEST_INPUT:
-                fail(
-                    ("finance", "trends", "demand_growth_per_year"),
-                    growth,
-                    "grows_too_far",
-                    "grows the volume to {grown} {unit} by the end of the {months}-month horizon, above the largest "
-                    "figure the model takes ({largest}); give a lower growth or a shorter horizon",
-                    grown=f"{grown:.3g}",
-                    unit=self.volume_unit,
-                    months=finance.horizon_months,
-                    largest=f"{LARGEST_INPUT:g}",
-                )
-        fields = {f.path: f for f in input_fields(self, catalog)}
-        for path, found in fields.items():
-            value = found.value
-            if value is not None and implausible_magnitude(value):
-                fail(
-                    tuple(path.split(".")),
-                    value,
-                    "implausible_magnitude",
-                    "magnitude outside {low} to {high}: no real input is that large or small",
-                    low=f"{SMALLEST_INPUT:g}",
-                    high=f"{LARGEST_INPUT:g}",
-                )
+        if finance is None:
+            return
+        stand_in = finance.during_lead_time
+        if stand_in is not None and getattr(self.options, stand_in) is None:
+            fail(
+                ("finance", "during_lead_time"),
+                stand_in,
+                "no_stand_in",
+                "the scenario has no {option} option to serve the lead time",
+                option=stand_in,
+            )
+        if (
+            finance.loan is not None
+            and self.options.own is not None
+            and finance.loan.term_months > self.options.own.depreciation_months
+        ):
+            fail(
+                ("finance", "loan", "term_months"),
+                finance.loan.term_months,
+                "loan_too_long",
+                "a loan may not outlast the hardware: at most depreciation_months ({months})",
+                months=self.options.own.depreciation_months,
+            )
+        if (finance.lead_time_months > 0 or finance.loan is not None) and self.options.own is None:
+            fail(("finance",), None, "needs_own", "lead time and loan apply to an own option, which is missing")
+        growth = finance.trends.demand_growth_per_year
+        grown = abs(self.volume) * (1.0 + growth) ** (finance.horizon_months / 12)  # the volume at the horizon
+        if growth > 0 and grown > LARGEST_INPUT:
+            fail(
+                ("finance", "trends", "demand_growth_per_year"),
+                growth,
+                "grows_too_far",
+                "grows the volume to {grown} {unit} by the end of the {months}-month horizon, above the largest "
+                "figure the model takes ({largest}); give a lower growth or a shorter horizon",
+                grown=f"{grown:.3g}",
+                unit=self.volume_unit,
+                months=finance.horizon_months,
+                largest=f"{LARGEST_INPUT:g}",
+            )
+
+    def _check_demand(self, fail: _Fail) -> None:
+        """A demand profile gives what the workload counts: GPU-hours or tokens, not a training run."""
         if self.demand is not None and self.workload.kind == "training":
             fail(
                 ("demand",),
@@ -313,10 +382,9 @@ class Scenario(InputModel):
                 "request_log_needs_tokens",
                 "a request log gives tokens: it applies to a tokens workload",
             )
-        if self.overrides is not None:
-            self._check_overrides(fields, fail)
-        if self.uncertainty is not None:
-            self._check_uncertainty(fields, fail)
+
+    def _check_energy(self, fail: _Fail) -> None:
+        """A power budget and a time-of-use tariff apply to an own cluster (the tariff with a demand profile)."""
         energy = self.energy
         if energy is not None and energy.power_budget_kw is not None and self.options.own is None:
             fail(
@@ -333,6 +401,9 @@ class Scenario(InputModel):
                 "a time-of-use tariff prices an own cluster's draw hour by hour: it needs an own option and a "
                 "demand block",
             )
+
+    def _check_currencies(self, fail: _Fail, catalog: Catalog) -> None:
+        """Every amount of money in another currency than the reporting one has its FX rate."""
         for loc, currency in self.money_currencies(catalog):
             if currency != self.reporting_currency and (self.fx is None or currency not in self.fx.rates):
                 fail(
@@ -343,6 +414,11 @@ class Scenario(InputModel):
                     currency=currency,
                     reporting=self.reporting_currency,
                 )
+
+    def _check_claims(self, fail: _Fail, present: list[str]) -> None:
+        """A claim names options the scenario has, counts GPU-hours only where something is sized in GPUs,
+        and is in a currency with an FX rate."""
+        work = self.workload
         for index, claim in enumerate(self.claims):
             for option in (claim.option,) + tuple(claim.options or ()):
                 if option is not None and option not in present:
@@ -377,37 +453,28 @@ class Scenario(InputModel):
                     currency=claim.currency,
                     reporting=self.reporting_currency,
                 )
-        rent = self.options.rent
-        if not errors and rent is not None and rent.reserved is not None and rent.reserved.price_per_gpu_hour:
-            row = catalog.cloud_offers[rent.offer]
-            on_demand = fields["options.rent.price_per_gpu_hour"].value * self.fx_rate(row.currency)
-            reserved = rent.reserved.price_per_gpu_hour * self.fx_rate(rent.reserved.currency)
-            if reserved > on_demand:
-                fail(
-                    ("options", "rent", "reserved", "price_per_gpu_hour"),
-                    rent.reserved.price_per_gpu_hour,
-                    "reserved_dearer",
-                    "above the on-demand price of {offer} ({price} {currency}/GPU-h): a "
-                    "commitment costs less an hour than paying as you go",
-                    offer=rent.offer,
-                    price=f"{on_demand / self.fx_rate(row.currency):g}",
-                    currency=row.currency,
-                )
-        if (
-            not errors
-            and finance is not None
-            and finance.trends.rental_price_path is not None
-            and finance.trends.rental_price_path.from_reserved
-        ):
-            self._check_forward_curve(fail, catalog, fields)
-        if not errors:
-            self._check_joint_rules(fail, catalog)
-        if errors:
-            raise ValidationError.from_exception_data("Scenario", errors)
-        return self
 
-    def _check_uncertainty(self, fields: dict, fail) -> None:
-        settings = self.uncertainty
+    def _check_reserved_price(
+        self, fail: _Fail, catalog: Catalog, fields: dict[str, InputField], rent: CloudRental
+    ) -> None:
+        """A reserved price of the rent option is at most its on-demand price (both in the reporting currency)."""
+        reserved = rent.reserved
+        assert reserved is not None, "called with a reserved price"
+        row = catalog.cloud_offers[rent.offer]
+        on_demand = _value_of(fields, "options.rent.price_per_gpu_hour") * self.fx_rate(row.currency)
+        if _reserved_price(reserved, on_demand, self.fx_rate) > on_demand:
+            fail(
+                ("options", "rent", "reserved", "price_per_gpu_hour"),
+                reserved.price_per_gpu_hour,
+                "reserved_dearer",
+                "above the on-demand price of {offer} ({price} {currency}/GPU-h): a "
+                "commitment costs less an hour than paying as you go",
+                offer=rent.offer,
+                price=f"{on_demand / self.fx_rate(row.currency):g}",
+                currency=row.currency,
+            )
+
+    def _check_uncertainty(self, settings: Uncertainty, fields: dict[str, InputField], fail: _Fail) -> None:
         for group in ("distributions", "tornado"):
             for path in getattr(settings, group):
                 if path not in fields:
@@ -454,7 +521,7 @@ class Scenario(InputModel):
         if option is not None and getattr(self.options, option) is None:
             fail(("uncertainty", "option"), option, "no_option", "the scenario has no {option} option", option=option)
 
-    def _check_forward_curve(self, fail, catalog, fields: dict) -> None:
+    def _check_forward_curve(self, fail: _Fail, catalog: Catalog, fields: dict[str, InputField]) -> None:
         """``rental_price_path: {from_reserved: true}`` has options.rent with a 1- and a 3-year reserved price,
         and they imply a positive price for years 2-3 (3 · p3 > p1; see
         :func:`costmodel.formulas.forward_factors_from_reserved`)."""
@@ -470,16 +537,12 @@ class Scenario(InputModel):
             )
             return
         row = catalog.cloud_offers[rent.offer]
-        on_demand = fields["options.rent.price_per_gpu_hour"].value * self.fx_rate(row.currency)
+        on_demand = _value_of(fields, "options.rent.price_per_gpu_hour") * self.fx_rate(row.currency)
         prices: dict[int, float] = {}
         for term, column in ((1, "reserved_1y_price_per_gpu_hour"), (3, "reserved_3y_price_per_gpu_hour")):
             reserved = rent.reserved
             if reserved is not None and reserved.term_years == term:
-                prices[term] = (
-                    reserved.price_per_gpu_hour * self.fx_rate(reserved.currency)
-                    if reserved.price_per_gpu_hour is not None
-                    else on_demand * (1 - reserved.discount)
-                )
+                prices[term] = _reserved_price(reserved, on_demand, self.fx_rate)
             elif getattr(row, column) is not None:
                 prices[term] = getattr(row, column) * self.fx_rate(row.currency)
         missing = [term for term in (1, 3) if term not in prices]
@@ -507,7 +570,7 @@ class Scenario(InputModel):
                 p1=f"{prices[1]:g}",
             )
 
-    def _check_joint_rules(self, fail, catalog) -> None:
+    def _check_joint_rules(self, fail: _Fail, catalog: Catalog) -> None:
         """The rules joining inputs (a cached price at most the input price, shares that sum to at most 1,
         ...) with the overrides' figures, and at the reach of the uncertainty block's distributions (drawn
         together) and tornado ranges (one input at a time); run once every other rule holds."""
@@ -533,8 +596,8 @@ class Scenario(InputModel):
                     reason=reason,
                 )
 
-    def _check_overrides(self, fields: dict, fail) -> None:
-        for path, value in self.overrides.values.items():
+    def _check_overrides(self, overrides: Overrides, fields: dict[str, InputField], fail: _Fail) -> None:
+        for path, value in overrides.values.items():
             loc = ("overrides", "values", path)
             if path not in CATALOG_INPUTS and path != THROUGHPUT_INPUT:
                 hint = " (change that field itself)" if path in fields else did_you_mean(path, CATALOG_INPUTS)
