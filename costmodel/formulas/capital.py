@@ -13,11 +13,13 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy_financial as npf
 
 from ..units import MONTHS_PER_YEAR
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like, scalar
 
 
 def straight_line_depreciation(capex: Numbers, life_months: Numbers) -> Values:
@@ -98,7 +100,7 @@ def growth_factor(yearly_change: Numbers, months: Numbers) -> Values:
     return (1.0 + yearly_change) ** (months / MONTHS_PER_YEAR)
 
 
-def yearly_change_factor(yearly_changes: Numbers, months: Numbers) -> np.ndarray:
+def yearly_change_factor(yearly_changes: Sequence[Numbers], months: NumbersOrList) -> np.ndarray:
     """Factor on today's price after ``months`` when the price changes by a different rate each year. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -153,7 +155,12 @@ def yearly_change_factor(yearly_changes: Numbers, months: Numbers) -> np.ndarray
     return np.asarray(factor, dtype=float)
 
 
-def step_factor(from_months: Numbers, factors: Numbers, months: Numbers, before: float = 1.0) -> np.ndarray:
+def step_factor(
+    from_months: Sequence[float] | np.ndarray,
+    factors: Sequence[Numbers] | np.ndarray,
+    months: NumbersOrList,
+    before: float = 1.0,
+) -> np.ndarray:
     """Factor on today's price in each month of a step function: each factor from its month on. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -237,10 +244,10 @@ def forward_factors_from_reserved(
             f"({reserved_1y}): the implied price of years 2-3, (3 p3 - p1) / 2, is not positive"
         )
     first, rest = reserved_1y / on_demand, later / (2.0 * on_demand)
-    return (float(first), float(rest)) if np.ndim(first) == 0 and np.ndim(rest) == 0 else (first, rest)
+    return (scalar(first), scalar(rest)) if np.ndim(first) == 0 and np.ndim(rest) == 0 else (first, rest)
 
 
-def present_value(flows: Numbers, yearly_rate: Numbers) -> float | np.ndarray:
+def present_value(flows: NumbersOrList, yearly_rate: Numbers) -> float | np.ndarray:
     """Present value of monthly cash flows, month 0 undiscounted. [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -271,7 +278,7 @@ def present_value(flows: Numbers, yearly_rate: Numbers) -> float | np.ndarray:
     return np.sum(flows * factors, axis=-1)
 
 
-def loan_payment(principal: Numbers, rate_per_year: Numbers, term_months: Numbers) -> Values:
+def loan_payment(principal: Numbers, rate_per_year: NumbersOrList, term_months: NumbersOrList) -> Values:
     """Equal monthly payment of a loan, paid at the end of each month. [currency/month]
 
     Parameters
@@ -310,7 +317,7 @@ def loan_payment(principal: Numbers, rate_per_year: Numbers, term_months: Number
     )
 
 
-def loan_balance(payment: Numbers, rate_per_year: Numbers, payments_left: Numbers) -> Values:
+def loan_balance(payment: Numbers, rate_per_year: NumbersOrList, payments_left: Numbers) -> Values:
     """Balance still owed on a loan with ``payments_left`` equal payments to go. [currency]
 
     Notes
@@ -362,7 +369,7 @@ def capital_charge(capex: Numbers, yearly_rate: Numbers, life_months: Numbers) -
     return like(-npf.pmt(monthly_rate(yearly_rate), life_months, capex) + 0.0, capex, yearly_rate, life_months)
 
 
-def book_value_share(age_months: Numbers, life_months: Numbers) -> Values:
+def book_value_share(age_months: NumbersOrList, life_months: Numbers) -> Values:
     """Straight-line book value as a share of the purchase price. [-]
 
     Notes
@@ -378,7 +385,7 @@ def book_value_share(age_months: Numbers, life_months: Numbers) -> Values:
 
 
 def lease_payment(
-    price: Numbers, rate_per_year: Numbers, term_months: Numbers, residual_share: Numbers = 0.0
+    price: Numbers, rate_per_year: NumbersOrList, term_months: NumbersOrList, residual_share: NumbersOrList = 0.0
 ) -> Values:
     """Equal monthly lease payment in advance, repaying the price less the discounted residual. [currency/month]
 
@@ -413,7 +420,8 @@ def lease_payment(
             np.asarray(rate_per_year) / MONTHS_PER_YEAR,
             term_months,
             price,
-            -np.asarray(residual_share) * price,
+            # numpy-financial has no annotations; pyright reads fv: int from its default 0
+            -np.asarray(residual_share) * price,  # pyright: ignore[reportArgumentType]
             when="begin",
         )
         + 0.0,
@@ -424,7 +432,7 @@ def lease_payment(
     )
 
 
-def capital_recovery_factor(rate_per_year: Numbers, life_years: Numbers) -> Values:
+def capital_recovery_factor(rate_per_year: NumbersOrList, life_years: NumbersOrList) -> Values:
     """Capital-recovery factor: the share of a price to pay each year to repay it with interest. [1/year]
 
     Parameters

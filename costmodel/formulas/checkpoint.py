@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import HOURS_PER_YEAR
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 
 def job_mtbf_hours(failures_per_gpu_per_year: Numbers, gpus: Numbers) -> Values:
@@ -64,7 +64,7 @@ def job_mtbf_hours(failures_per_gpu_per_year: Numbers, gpus: Numbers) -> Values:
     return HOURS_PER_YEAR / (failures_per_gpu_per_year * gpus)
 
 
-def young_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
+def young_interval(write_hours: NumbersOrList, mtbf_hours: Numbers) -> Values:
     """Young's (1974) optimum checkpoint interval. [h]
 
     Parameters
@@ -88,7 +88,7 @@ def young_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
     return like(np.sqrt(2.0 * np.asarray(write_hours) * mtbf_hours), write_hours, mtbf_hours)
 
 
-def daly_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
+def daly_interval(write_hours: NumbersOrList, mtbf_hours: NumbersOrList) -> Values:
     """Daly's (2006) higher-order optimum checkpoint interval. [h]
 
     Parameters
@@ -117,7 +117,7 @@ def daly_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
     return like(np.where(write >= 2.0 * mtbf, mtbf, tau), write_hours, mtbf_hours)
 
 
-def interval_with_restart(write_hours: Numbers, mtbf_hours: Numbers, restart_hours: Numbers) -> Values:
+def interval_with_restart(write_hours: NumbersOrList, mtbf_hours: Numbers, restart_hours: Numbers) -> Values:
     """The first-order optimum interval with the recovery time counted: √(2·δ·(M + R)). [h]
 
     Parameters
@@ -141,7 +141,7 @@ def interval_with_restart(write_hours: Numbers, mtbf_hours: Numbers, restart_hou
 
 
 def goodput_fraction(
-    interval_hours: Numbers, write_hours: Numbers, restart_hours: Numbers, mtbf_hours: Numbers | None = None
+    interval_hours: NumbersOrList, write_hours: Numbers, restart_hours: Numbers, mtbf_hours: Numbers | None = None
 ) -> Values:
     """Expected share of wall-clock time that trains: T_s / T_w (Daly 2006, eq. 20). [-]
 
@@ -229,7 +229,7 @@ def failures_per_gpu_per_year_from_count(interruptions: Numbers, days: Numbers, 
     return interruptions / (days / 365.0 * gpus)
 
 
-def checkpoint_steps(interval_hours: Numbers, step_seconds: Numbers) -> Values:
+def checkpoint_steps(interval_hours: NumbersOrList, step_seconds: Numbers) -> Values:
     """Training steps in a checkpoint interval, rounded down to whole steps, at least 1. [steps]
 
     Parameters

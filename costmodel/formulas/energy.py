@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import Numbers, Values
+from .shapes import Numbers, NumbersOrList, Values
 
 
 def emissions_kg(energy_kwh: Numbers, kg_co2e_per_kwh: Numbers) -> Values:
@@ -150,7 +150,9 @@ def meter_power_kw(servers: Numbers, kw_per_server: Numbers, pue: Numbers) -> Va
     return servers * kw_per_server * pue
 
 
-def weekly_hour_prices(weekday_prices: Numbers, weekend_prices: Numbers, hours: int, first_weekday: int) -> np.ndarray:
+def weekly_hour_prices(
+    weekday_prices: NumbersOrList, weekend_prices: NumbersOrList, hours: int, first_weekday: int
+) -> np.ndarray:
     """The price of each hour of a year from a weekly tariff (weekday and weekend days). [currency/kWh]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -183,7 +185,7 @@ def weekly_hour_prices(weekday_prices: Numbers, weekend_prices: Numbers, hours: 
     return np.where(day >= 5, weekend, weekday)
 
 
-def hourly_energy_cost(drawn_kw: Numbers, pue: float, prices_per_kwh: Numbers) -> float:
+def hourly_energy_cost(drawn_kw: NumbersOrList, pue: float, prices_per_kwh: NumbersOrList) -> float:
     """Electricity bill of an hourly draw at hourly prices. [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..units import HOURS_PER_MONTH
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 _EPSILON = 1e-9
 """Tolerance below a whole number that still counts as that number (rounding of 0.1 + 0.2)."""
@@ -41,7 +41,7 @@ def gpus_needed(gpu_hours_per_month: Numbers, utilisation_ceiling: Numbers = 1.0
     return gpu_hours_per_month / (HOURS_PER_MONTH * utilisation_ceiling)
 
 
-def whole_units(needed: Numbers, unit: Numbers = 1, minimum: Numbers = 0) -> Values:
+def whole_units(needed: NumbersOrList, unit: Numbers = 1, minimum: Numbers = 0) -> Values:
     """Whole units of ``unit`` items that hold ``needed`` items, at least ``minimum`` units. [units]
 
     Parameters
@@ -72,7 +72,7 @@ def whole_units(needed: Numbers, unit: Numbers = 1, minimum: Numbers = 0) -> Val
     return like(units, needed, unit, minimum)
 
 
-def gpus_per_server_step(gpus_per_server: int, gpus_per_replica: int) -> int:
+def gpus_per_server_step(gpus_per_server: float, gpus_per_replica: float) -> int:
     """GPUs an own fleet adds at a time: whole servers holding whole replicas. [GPU]
 
     Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
@@ -121,7 +121,7 @@ def servers_needed(gpus: Numbers, gpus_per_server: float, gpus_per_replica: floa
     return like(np.maximum(np.asarray(whole_units(gpus, step)) * (step // gpus_per_server), minimum), gpus, minimum)
 
 
-def servers_with_spares(servers: Numbers, spare_share: Numbers) -> Values:
+def servers_with_spares(servers: NumbersOrList, spare_share: Numbers) -> Values:
     """Servers bought: the working ones plus hot spares, in whole servers. [servers]
 
     Notes

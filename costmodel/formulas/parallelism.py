@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 WEIGHT_BYTES = 2.0
 """Bytes per parameter of 16-bit weights. [B]"""
@@ -35,9 +35,9 @@ ADAM_OPTIMIZER_BYTES = 12.0
 
 
 def zero_state_bytes_per_gpu(
-    parameters_per_model_parallel_rank: Numbers,
+    parameters_per_model_parallel_rank: NumbersOrList,
     data_parallel: Numbers,
-    zero_stage: Numbers,
+    zero_stage: NumbersOrList,
     weight_bytes: Numbers = WEIGHT_BYTES,
     gradient_bytes: Numbers = GRADIENT_BYTES,
     optimizer_bytes: Numbers = ADAM_OPTIMIZER_BYTES,
@@ -83,7 +83,7 @@ def zero_state_bytes_per_gpu(
 
 
 def activation_bytes_per_layer(
-    sequence_length: Numbers,
+    sequence_length: NumbersOrList,
     micro_batch: Numbers,
     hidden_size: Numbers,
     attention_heads: Numbers,
@@ -143,7 +143,7 @@ def activation_bytes_per_layer(
 
 def activation_bytes_per_gpu(
     layers: Numbers,
-    sequence_length: Numbers,
+    sequence_length: NumbersOrList,
     micro_batch: Numbers,
     hidden_size: Numbers,
     attention_heads: Numbers,

@@ -20,10 +20,10 @@ import numpy as np
 import numpy_financial as npf
 
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 
-def yearly_totals(flows: Numbers) -> np.ndarray:
+def yearly_totals(flows: NumbersOrList) -> np.ndarray:
     """Monthly cash flows summed by year (months 0–11 are year 1; a last partial year is kept). [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -42,7 +42,11 @@ def yearly_totals(flows: Numbers) -> np.ndarray:
 
 
 def npv_with_convention(
-    flows: Numbers, yearly_rate: Numbers, period: str = "month", timing: str = "begin", at_start: Numbers | None = None
+    flows: NumbersOrList,
+    yearly_rate: NumbersOrList,
+    period: str = "month",
+    timing: str = "begin",
+    at_start: NumbersOrList | None = None,
 ) -> float | np.ndarray:
     """Present value of monthly cash flows under a stated convention. [currency]
 
@@ -118,7 +122,7 @@ def npv_with_convention(
     return float(pv) if np.ndim(pv) == 0 else pv
 
 
-def changes_sign(flows: Numbers) -> bool:
+def changes_sign(flows: NumbersOrList) -> bool:
     """Whether a series has both a negative and a positive value (an IRR can exist only then).
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -133,7 +137,7 @@ def changes_sign(flows: Numbers) -> bool:
     return bool(np.any(values < 0) and np.any(values > 0))
 
 
-def irr(flows: Numbers) -> float | None:
+def irr(flows: NumbersOrList) -> float | None:
     """Internal rate of return per period of a gain series, or None where it does not exist. [1/period]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -162,7 +166,7 @@ def irr(flows: Numbers) -> float | None:
     return value if np.isfinite(value) else None
 
 
-def mirr(flows: Numbers, finance_rate: float, reinvest_rate: float) -> float | None:
+def mirr(flows: NumbersOrList, finance_rate: float, reinvest_rate: float) -> float | None:
     """Modified internal rate of return per period, or None where the series does not change sign. [1/period]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -184,7 +188,7 @@ def mirr(flows: Numbers, finance_rate: float, reinvest_rate: float) -> float | N
     return value if np.isfinite(value) else None
 
 
-def per_year(rate_per_month: Numbers) -> Values:
+def per_year(rate_per_month: Numbers | None) -> Values | None:
     """Effective yearly rate of a monthly rate; None stays None. [1/year]
 
     Examples
@@ -209,7 +213,7 @@ def roi(net_gain: float, investment: float) -> float | None:
     return None if investment <= 0 else net_gain / investment
 
 
-def payback(at_start: Numbers, at_end: Numbers, rate_per_period: float = 0.0) -> float | None:
+def payback(at_start: NumbersOrList, at_end: NumbersOrList, rate_per_period: float = 0.0) -> float | None:
     """Periods until the cumulative gains turn non-negative for good, interpolated; None: never. [periods]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -267,7 +271,7 @@ def payback(at_start: Numbers, at_end: Numbers, rate_per_period: float = 0.0) ->
     return float(k + 1)
 
 
-def discounted(flows: Numbers, rate_per_period: Numbers) -> np.ndarray:
+def discounted(flows: NumbersOrList, rate_per_period: Numbers) -> np.ndarray:
     """Each period's flow discounted to time 0, the first undiscounted. [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -298,12 +302,12 @@ def fisher_real_rate(nominal_rate: Numbers, inflation: Numbers) -> Values:
 
 
 def residual_share(
-    age_months: Numbers,
+    age_months: NumbersOrList,
     life_months: Numbers,
     method: str = "straight_line",
     rate_per_year: Numbers | None = None,
-    ages: Numbers | None = None,
-    shares: Numbers | None = None,
+    ages: NumbersOrList | None = None,
+    shares: NumbersOrList | None = None,
 ) -> Values:
     """Resale value as a share of the purchase price at an age. [-]
 
@@ -335,9 +339,13 @@ def residual_share(
     if method == "straight_line":
         value = np.clip(1.0 - age / life_months, 0.0, 1.0)
     elif method == "declining_balance":
-        value = (1.0 - rate_per_year) ** (age / MONTHS_PER_YEAR)
+        if rate_per_year is None:
+            raise ValueError("a declining-balance residual needs rate_per_year")
+        value = (1.0 - np.asarray(rate_per_year, dtype=float)) ** (age / MONTHS_PER_YEAR)
     elif method == "points":
-        value = np.interp(age, ages, shares)
+        if ages is None or shares is None:
+            raise ValueError("a points residual needs ages and shares")
+        value = np.interp(age, np.asarray(ages, dtype=float), np.asarray(shares, dtype=float))
     else:
         raise ValueError(f"unknown residual method {method!r}")
     return like(value, age_months, life_months, rate_per_year)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import Numbers
+from .shapes import NumbersOrList
 
 
-def load_duration_curve(demand: Numbers) -> np.ndarray:
+def load_duration_curve(demand: NumbersOrList) -> np.ndarray:
     """Demand sorted from the busiest hour down. [GPU]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -32,7 +32,7 @@ def load_duration_curve(demand: Numbers) -> np.ndarray:
     return np.sort(np.asarray(demand, dtype=float))[::-1]
 
 
-def busy_shares(demand: Numbers, gpus: int | None = None) -> np.ndarray:
+def busy_shares(demand: NumbersOrList, gpus: int | None = None) -> np.ndarray:
     """Share of hours the k-th GPU of capacity is busy, k = 1 … K. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -72,7 +72,7 @@ def busy_shares(demand: Numbers, gpus: int | None = None) -> np.ndarray:
 
 
 def single_layer_level(
-    busy: Numbers, fixed_per_hour: float, flexible_price: float, variable_per_hour: float = 0.0
+    busy: NumbersOrList, fixed_per_hour: float, flexible_price: float, variable_per_hour: float = 0.0
 ) -> int:
     """GPUs to hold in one fixed layer against a flexible price (the closed form). [GPU]
 
@@ -106,7 +106,7 @@ def single_layer_level(
     return int(np.count_nonzero(np.asarray(busy) > threshold))
 
 
-def served_below(demand: Numbers, levels: Numbers, weights: Numbers | None = None) -> np.ndarray:
+def served_below(demand: NumbersOrList, levels: NumbersOrList, weights: NumbersOrList | None = None) -> np.ndarray:
     """Mean over hours of the demand a capacity level serves, min(d_h, C), for many levels at once. [GPU]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or

@@ -13,10 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import MONTHS_PER_YEAR
-from .shapes import Numbers, Values
+from .shapes import Numbers, NumbersOrList, Values
 
 
-def spread_yearly(yearly_shares: Numbers, months: int) -> np.ndarray:
+def spread_yearly(yearly_shares: NumbersOrList, months: int) -> np.ndarray:
     """Monthly shares from yearly ones: each year's share spread evenly over its 12 months. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -75,7 +75,7 @@ def depreciation_shares(
     life_months: int = 60,
     factor: float = 2.0,
     bonus_share: float = 0.0,
-    table: Numbers | None = None,
+    table: NumbersOrList | None = None,
 ) -> np.ndarray:
     """Share of an asset's cost deducted for tax in each month since it was bought. [-]
 
@@ -117,6 +117,8 @@ def depreciation_shares(
     elif method == "declining_balance":
         base = declining_balance_shares(life_months, factor, months)
     elif method == "table":
+        if table is None:
+            raise ValueError("a table depreciation needs table (the yearly shares)")
         base = spread_yearly(table, months)
     else:
         raise ValueError(f"unknown depreciation method {method!r}")

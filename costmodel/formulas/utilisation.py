@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import HOURS_PER_MONTH
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 
 def cost_per_used_gpu_hour(
-    fixed_per_month: Numbers, variable_per_gpu_hour: Numbers, gpus: Numbers, utilisation: Numbers
+    fixed_per_month: Numbers, variable_per_gpu_hour: Numbers, gpus: Numbers, utilisation: NumbersOrList
 ) -> Values:
     """Monthly cost per used GPU-hour of a fleet at a utilisation. [currency/GPU-h]
 
