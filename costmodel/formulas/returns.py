@@ -20,7 +20,7 @@ import numpy as np
 import numpy_financial as npf
 
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
-from .shapes import Numbers, NumbersOrList, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like, scalar
 
 
 def yearly_totals(flows: NumbersOrList) -> np.ndarray:
@@ -137,7 +137,7 @@ def changes_sign(flows: NumbersOrList) -> bool:
     return bool(np.any(values < 0) and np.any(values > 0))
 
 
-def irr(flows: NumbersOrList) -> float | None:
+def irr(flows: NumbersOrList) -> float | np.ndarray | None:
     """Internal rate of return per period of a gain series, or None where it does not exist. [1/period]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -146,12 +146,24 @@ def irr(flows: NumbersOrList) -> float | None:
     Parameters
     ----------
     flows
-        Gains each period, the investment negative. [currency]
+        Gains each period, the investment negative: one series (1-D), or one series per row
+        (2-D, e.g. one row per Monte Carlo sample). [currency]
+
+    Returns
+    -------
+    float, numpy.ndarray or None
+        For one series, its IRR, or None where it has none; for 2-D flows, an array of one IRR
+        per row, NaN where a row has none.
 
     Notes
     -----
     The rate at which Σ_k F_k / (1 + irr)^k = 0 (numpy-financial ``irr``); None when the
     series does not change sign or numpy-financial finds no root.
+
+    References
+    ----------
+    numpy-financial documentation, ``irr`` (https://numpy.org/numpy-financial/); Brealey, Myers
+    and Allen, *Principles of Corporate Finance*, ch. 5.
 
     Examples
     --------
@@ -159,10 +171,16 @@ def irr(flows: NumbersOrList) -> float | None:
     0.130662
     >>> irr([100.0, 60.0]) is None
     True
+    >>> irr([[-100.0, 60.0, 60.0], [100.0, 60.0, 60.0]]).round(6).tolist()
+    [0.130662, nan]
     """
-    if not changes_sign(flows):
+    values = np.asarray(flows, dtype=float)
+    if values.ndim == 2:
+        rows = [irr(row) for row in values]
+        return np.array([np.nan if rate is None else rate for rate in rows], dtype=float)
+    if not changes_sign(values):
         return None
-    value = float(npf.irr(np.asarray(flows, dtype=float)))
+    value = float(npf.irr(values))
     return value if np.isfinite(value) else None
 
 
@@ -199,18 +217,41 @@ def per_year(rate_per_month: Numbers | None) -> Values | None:
     return None if rate_per_month is None else (1.0 + rate_per_month) ** MONTHS_PER_YEAR - 1.0
 
 
-def roi(net_gain: float, investment: float) -> float | None:
-    """Return on investment as calculators state it: net gain / investment; None with no investment. [-]
+def roi(net_gain: Numbers, investment: Numbers) -> Values | None:
+    """Return on investment as calculators state it: net gain / investment. [-]
 
-    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
-    value).
+    Parameters
+    ----------
+    net_gain
+        Gains less costs over the horizon. [currency]
+    investment
+        What was invested, above 0. [currency]
+
+    Returns
+    -------
+    float, numpy.ndarray, pandas.Series or None
+        net gain / investment. With no investment (≤ 0) a scalar result is None and an array
+        or Series holds NaN.
+
+    References
+    ----------
+    Definition; no outside source (the ratio as ROI calculators state it).
 
     Examples
     --------
     >>> roi(50.0, 200.0)
     0.25
+    >>> roi(50.0, 0.0) is None
+    True
+    >>> roi(np.array([50.0, 10.0]), np.array([200.0, 0.0])).tolist()
+    [0.25, nan]
     """
-    return None if investment <= 0 else net_gain / investment
+    if np.ndim(net_gain) == 0 and np.ndim(investment) == 0:
+        return None if scalar(investment) <= 0 else net_gain / investment
+    gain, spent = np.asarray(net_gain, dtype=float), np.asarray(investment, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(spent > 0, gain / spent, np.nan)
+    return like(ratio, net_gain, investment)
 
 
 def payback(at_start: NumbersOrList, at_end: NumbersOrList, rate_per_period: float = 0.0) -> float | None:
