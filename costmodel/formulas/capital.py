@@ -36,6 +36,10 @@ def straight_line_depreciation(capex: Numbers, life_months: Numbers) -> Values:
     -----
     D = C / N.
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> straight_line_depreciation(1_200_000, 60)
@@ -60,6 +64,10 @@ def monthly_rate(yearly_rate: Numbers) -> Values:
     Notes
     -----
     i = (1 + r)^(1/12) − 1.
+
+    References
+    ----------
+    Definition; no outside source (the effective rate: 12 months at i compound to 1 year at r).
 
     Examples
     --------
@@ -89,6 +97,10 @@ def growth_factor(yearly_change: Numbers, months: Numbers) -> Values:
     Notes
     -----
     (1 + g)^(m / 12): compounding monthly; exactly 1 when g is 0.
+
+    References
+    ----------
+    Definition; no outside source (compound growth).
 
     Examples
     --------
@@ -131,6 +143,10 @@ def yearly_change_factor(yearly_changes: Sequence[Numbers], months: NumbersOrLis
     (clip(m − 12 j, 0, 12); the last year unbounded). Equal changes are grouped first, so that
     a list of one rate r, or of r repeated, gives (1 + r)^(m / 12) exactly (:func:`growth_factor`
     on the same months), bit for bit.
+
+    References
+    ----------
+    Definition; no outside source (compounding, as :func:`growth_factor`).
 
     Examples
     --------
@@ -183,6 +199,10 @@ def step_factor(
     numpy.ndarray
         Factor in each month: that of the last step whose month is at or before it. [-]
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> step_factor([0, 12], [0.9, 0.75], [0, 11, 12, 40]).tolist()
@@ -232,6 +252,10 @@ def forward_factors_from_reserved(
     (3 · p3 − p1) / 2. Reserved prices also buy the provider certainty (a discount for
     commitment), so the path reads lower than an unbiased forecast.
 
+    References
+    ----------
+    Definition; no outside source (the assumption stated in the Notes).
+
     Examples
     --------
     >>> forward_factors_from_reserved(4.0, 3.0, 2.0)
@@ -264,6 +288,11 @@ def present_value(flows: NumbersOrList, yearly_rate: Numbers) -> float | np.ndar
     -----
     PV = Σ_m F_m / (1 + i)^m with i = (1 + r)^(1/12) − 1: numpy-financial's ``npv``
     convention (the first flow at time 0). Vectorised over leading axes.
+
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``npv``.
+    .. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 2 (present value).
 
     Examples
     --------
@@ -300,6 +329,10 @@ def loan_payment(principal: Numbers, rate_per_year: NumbersOrList, term_months: 
     A = P · i / (1 − (1 + i)^−n) with i = rate / 12, through :func:`numpy_financial.pmt`
     (which gives it negative, as cash out); P / n at a zero rate. Broadcasts.
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``pmt``.
+
     Examples
     --------
     >>> round(loan_payment(1_000_000, 0.07, 48), 2)
@@ -324,6 +357,10 @@ def loan_balance(payment: Numbers, rate_per_year: NumbersOrList, payments_left: 
     -----
     B = A · (1 − (1 + i)^−k) / i with i = rate / 12: numpy-financial's ``pv`` of the
     remaining payments.
+
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``pv``.
 
     Examples
     --------
@@ -359,6 +396,11 @@ def capital_charge(capex: Numbers, yearly_rate: Numbers, life_months: Numbers) -
     A = C · i / (1 − (1 + i)^−N) with i = (1 + r)^(1/12) − 1; C / N at r = 0 (straight-line
     depreciation is the zero-rate case).
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``pmt``.
+    .. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 6 (equivalent annual cost).
+
     Examples
     --------
     >>> round(capital_charge(1_200_000, 0.0, 60), 2)
@@ -375,6 +417,10 @@ def book_value_share(age_months: NumbersOrList, life_months: Numbers) -> Values:
     Notes
     -----
     max(0, min(1, 1 − age / life)).
+
+    References
+    ----------
+    Definition; no outside source (straight-line depreciation).
 
     Examples
     --------
@@ -405,6 +451,11 @@ def lease_payment(
     -----
     A = (P − R·P/(1 + i)^n) · i / ((1 − (1 + i)^−n)(1 + i)): an annuity due,
     numpy-financial ``pmt(i, n, P, −R·P, when="begin")``; (P − R·P) / n at a zero rate.
+
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``pmt`` (``when="begin"``, an annuity
+       due).
 
     Examples
     --------

@@ -33,6 +33,11 @@ def gpus_needed(gpu_hours_per_month: Numbers, utilisation_ceiling: Numbers = 1.0
     -----
     N = H / (730 · u), before rounding.
 
+    References
+    ----------
+    .. [1] Barroso, Clidaras and Hölzle (2013), *The Datacenter as a Computer*, 2nd ed., ch. 6 (provisioning for
+       peak load with headroom).
+
     Examples
     --------
     >>> gpus_needed(15_768, 0.9)
@@ -59,6 +64,10 @@ def whole_units(needed: NumbersOrList, unit: Numbers = 1, minimum: Numbers = 0) 
     a whole number does not add a unit. The tolerance is in items (GPUs), not units, so fleets
     stepping in different units (replicas, servers) step at the same number of items.
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> whole_units(8.0, 8)
@@ -81,6 +90,10 @@ def gpus_per_server_step(gpus_per_server: float, gpus_per_replica: float) -> int
     Notes
     -----
     The least common multiple of GPUs per server and GPUs per replica.
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -110,6 +123,10 @@ def servers_needed(gpus: Numbers, gpus_per_server: float, gpus_per_replica: floa
     -----
     With step L = lcm(G, R): servers = max(⌈N / L⌉ · L / G, minimum).
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> servers_needed(17.0, 8)
@@ -128,6 +145,10 @@ def servers_with_spares(servers: NumbersOrList, spare_share: Numbers) -> Values:
     -----
     B = S + ⌈S · q − ε⌉: a share q of spares, rounded up to whole servers (a spare is bought
     whole; ε = 1e-9 keeps 1,250 × 0.02 at 25).
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------

@@ -29,6 +29,10 @@ def yearly_totals(flows: NumbersOrList) -> np.ndarray:
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> yearly_totals([1.0] * 14).tolist()
@@ -81,6 +85,11 @@ def npv_with_convention(
     start. Excel's NPV with the first flow added outside, ``=F0 + NPV(i, F1:Fn)``, is the begin
     convention.
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``npv``.
+    .. [2] Microsoft Excel help, "NPV function" (the first value discounted one period).
+
     Examples
     --------
     >>> round(npv_with_convention([100.0] * 24, 0.1, "year", "end"), 4)   # 1200/1.1 + 1200/1.21
@@ -127,6 +136,10 @@ def changes_sign(flows: NumbersOrList) -> bool:
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
+
+    References
+    ----------
+    .. [1] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 5 (an IRR needs outlays and gains).
 
     Examples
     --------
@@ -195,6 +208,11 @@ def mirr(flows: NumbersOrList, finance_rate: float, reinvest_rate: float) -> flo
     MIRR = (FV of the gains at the reinvestment rate / −PV of the outlays at the finance
     rate)^(1/(n−1)) − 1 (numpy-financial ``mirr``).
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``mirr``.
+    .. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 5.
+
     Examples
     --------
     >>> round(mirr([-100.0, 60.0, 60.0], 0.1, 0.1), 6)
@@ -208,6 +226,10 @@ def mirr(flows: NumbersOrList, finance_rate: float, reinvest_rate: float) -> flo
 
 def per_year(rate_per_month: Numbers | None) -> Values | None:
     """Effective yearly rate of a monthly rate; None stays None. [1/year]
+
+    References
+    ----------
+    Definition; no outside source (monthly compounding over 12 months).
 
     Examples
     --------
@@ -279,6 +301,10 @@ def payback(at_start: NumbersOrList, at_end: NumbersOrList, rate_per_period: flo
     An option cheaper only for a while, then dearer for good, never pays back. With
     discounting, a flow at time t is divided by (1 + i)^t.
 
+    References
+    ----------
+    .. [1] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 5 (payback and discounted payback).
+
     Examples
     --------
     Capex 12 at the start, a saving of 1 at the end of each month:
@@ -318,6 +344,11 @@ def discounted(flows: NumbersOrList, rate_per_period: Numbers) -> np.ndarray:
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``npv`` (the first value at time 0,
+       undiscounted).
+
     Examples
     --------
     >>> discounted([110.0, 121.0], 0.1).round(6).tolist()
@@ -333,6 +364,11 @@ def fisher_real_rate(nominal_rate: Numbers, inflation: Numbers) -> Values:
     Notes
     -----
     (1 + nominal) = (1 + real)(1 + inflation), so real = (1 + nominal) / (1 + inflation) − 1.
+
+    References
+    ----------
+    .. [1] Fisher, I. (1930), *The Theory of Interest*.
+    .. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 19 (nominal and real rates).
 
     Examples
     --------
@@ -366,6 +402,10 @@ def residual_share(
         Yearly loss of value for the declining balance. [1/year]
     ages, shares
         The points of the ``points`` curve. [months], [-]
+
+    References
+    ----------
+    Definition; no outside source (the resale curve a scenario states: straight line, declining balance or points).
 
     Examples
     --------
@@ -427,6 +467,10 @@ def provider_revenue(
     -----
     R = G · 730 · u · p.
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     8 GPUs sold 70 % of the time at 2.50 a GPU-hour:
@@ -465,6 +509,10 @@ def ebit(revenue: Numbers, opex: Numbers, depreciation: Numbers) -> Values:
     -----
     EBIT = R − opex − D, D the accounting (straight-line) depreciation; the cost of capital
     is not in it (that is what interest and the return to equity are paid from).
+
+    References
+    ----------
+    Definition; no outside source (the accounting identity).
 
     Examples
     --------

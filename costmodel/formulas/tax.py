@@ -22,6 +22,10 @@ def spread_yearly(yearly_shares: NumbersOrList, months: int) -> np.ndarray:
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> spread_yearly([0.6, 0.4], 24)[[0, 11, 12]].round(6).tolist()
@@ -53,6 +57,11 @@ def declining_balance_shares(life_months: int, factor: float, months: int) -> np
     -----
     Each month deducts the larger of factor/N × remaining basis and the remaining basis
     spread straight-line over the months left, so the cost is fully deducted in N months.
+
+    References
+    ----------
+    .. [1] IRS Publication 946, *How To Depreciate Property*, chapter 4 (declining balance switching to straight
+       line).
 
     Examples
     --------
@@ -104,6 +113,11 @@ def depreciation_shares(
     -----
     d_m = b·[m = 0] + (1 − b)·s_m.
 
+    References
+    ----------
+    .. [1] IRS Publication 946, *How To Depreciate Property*, Appendix A, Table A-1 (MACRS, half-year convention)
+       and chapter 3 (special depreciation allowance, "bonus").
+
     Examples
     --------
     >>> macrs = depreciation_shares("table", 72, table=[0.2, 0.32, 0.192, 0.1152, 0.1152, 0.0576])
@@ -134,6 +148,11 @@ def tax_shield(deductions: Numbers, tax_rate: Numbers) -> Values:
     Notes
     -----
     T = t · D.
+
+    References
+    ----------
+    .. [1] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 6 (depreciation tax shield = tax rate ×
+       depreciation).
 
     Examples
     --------

@@ -43,6 +43,10 @@ def cost_per_used_gpu_hour(
     -----
     c(u) = (F + v·u·G·730) / (u·G·730).
 
+    References
+    ----------
+    .. [1] SemiAnalysis (2023), "AI Cloud TCO Model" (cost per used GPU-hour of an owned fleet).
+
     Examples
     --------
     >>> round(cost_per_used_gpu_hour(17_520.0, 0.1, 24, 0.5), 4)
