@@ -11,12 +11,21 @@ import numpy as np
 
 from .. import formulas
 from ..formulas.shapes import Numbers
-from ..resolved import ApiOption, OwnOption, RentOption, Resolved, Staff, as_resolved
+from ..resolved import OwnOption, Resolved, Staff, as_resolved
 from ..results import DEPRECIATION, Component, ProviderIncome
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .api_clock import api_clock_factor
-from .capacity import checked_volume, gpu_hours_used, own_servers, rent_gpus, tokens_per_month
+from .capacity import (
+    api_option,
+    checked_volume,
+    gpu_hours_used,
+    own_option,
+    own_servers,
+    rent_gpus,
+    rent_option,
+    tokens_per_month,
+)
 
 
 def staffing_month(staff: Staff | None, gpus):
@@ -298,7 +307,7 @@ def own_income(resolved: Resolved, volume, option: str = "own") -> ProviderIncom
     accounting figure, with no cost of capital in it; EBIT = R − opex − D; NOI = R − opex.
     All [reporting currency/month].
     """
-    own: OwnOption = resolved.option(option)
+    own = own_option(resolved, option)
     if own.provider_price_per_gpu_hour_sold is None:
         return None
     v = checked_volume(volume)
@@ -337,7 +346,7 @@ def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict
     Staffing: FTEs for the GPUs held (a fixed number, or a minimum plus one per N GPUs)
     × loaded yearly cost / 12, plus any managed-service fee.
     """
-    rent: RentOption = resolved.option(option)
+    rent = rent_option(resolved, option)
     v = checked_volume(volume)
     gpus = np.asanyarray(rent_gpus(resolved, v, option), dtype=float)
     if rent.billing == "always_on":
@@ -364,7 +373,7 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     -----
     Their sum is tokens per month / 10⁶ × :func:`costmodel.formulas.blended_api_price`.
     """
-    api: ApiOption = resolved.option(option)
+    api = api_option(resolved, option)
     millions = np.asanyarray(tokens_per_month(resolved, volume), dtype=float) / 1e6
     parts = api.price_parts
 

@@ -32,7 +32,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import Candidate, CashFlows, Decision, GrowthPlan, Layer, Measure, MixResult, TrainingRun, cheaper
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
-from .capacity import own_servers, own_servers_for, rent_gpus, rent_gpus_for
+from .capacity import own_option, own_servers, own_servers_for, rent_gpus, rent_gpus_for, rent_option
 from .costs import monthly_cost, staffing_month
 from .mix import api_offer_label
 
@@ -89,7 +89,7 @@ def option_of(candidate: str) -> str | None:
 
 def reserved_monthly_cost(r: Resolved, volume: Numbers) -> np.ndarray:
     """The rent option on its reserved terms at a volume: its GPUs every hour at the reserved price. [currency/month]"""
-    rent = r.option("rent")
+    rent = rent_option(r)
     gpus = np.asarray(rent_gpus(r, volume), dtype=float)
     return gpus * rent.reserved.price_per_gpu_hour * HOURS_PER_MONTH + staffing_month(rent.staffing, gpus)
 
@@ -281,7 +281,7 @@ def _plural(n: float, word: str) -> str:
 
 
 def _own_label(r: Resolved, servers) -> str:
-    own = r.options["own"]
+    own = own_option(r)
     n = int(round(float(np.max(servers))))
     why = "the busiest hour of the demand" if r.demand is not None else "the volume"
     more = f", stepped up from the {own.server_count:,} configured for {why}" if n > own.server_count else ""
@@ -289,13 +289,13 @@ def _own_label(r: Resolved, servers) -> str:
 
 
 def _rent_label(r: Resolved, gpus, how: str, option: str = "rent") -> str:
-    rent = r.options[option]
+    rent = rent_option(r, option)
     count = "" if gpus is None else f"{int(round(float(np.max(gpus)))):,} × "
     return f"{rent.label}: {count}{rent.offer.gpu} at {rent.offer.provider}, {how}"
 
 
 def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
-    rent = r.options["rent"]
+    rent = rent_option(r)
     terms = rent.reserved
     pay = {
         "all_upfront": "all up front",

@@ -20,11 +20,12 @@ import numpy as np
 from .. import formulas
 from ..catalog import Catalog
 from ..errors import ScenarioError
+from ..formulas.shapes import scalar
 from ..resolved import Resolved, as_resolved
 from ..results import EnergyResult, OptionEnergy, PowerCheck, TariffBill, TrainingEnergy, TrainingRun
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
-from .capacity import gpu_hours_used, own_servers, rent_gpus, tokens_per_month
+from .capacity import api_option, gpu_hours_used, own_option, own_servers, rent_gpus, rent_option, tokens_per_month
 from .training import rental_pue
 
 SERVER_ITEM, GPU_ITEM = "server-without-gpus", "gpu"
@@ -55,20 +56,20 @@ def _per_token(r: Resolved, volume: float, kwh: float | None, kw_per_gpu: float)
         return None, None
     output = float(tokens_per_month(r, volume)) * float(r.workload.output_share)
     rate = float(r.workload.capacity.output_tokens_per_second_per_gpu)
-    per_joule = 1.0 / float(formulas.joules_per_output_token(kw_per_gpu, rate))
+    per_joule = 1.0 / scalar(formulas.joules_per_output_token(kw_per_gpu, rate))
     return (kwh * 1000.0 / output * 1000.0 if output > 0 else None), per_joule
 
 
 def own_energy(r: Resolved, volume: float) -> OptionEnergy:
     """Energy and emissions of the own cluster at a volume (derived from its power inputs)."""
-    own = r.option("own")
+    own = own_option(r)
     energy = r.scenario.energy
     servers = float(own_servers(r, volume))
-    bought = float(formulas.servers_with_spares(servers, own.spare_share))
+    bought = scalar(formulas.servers_with_spares(servers, own.spare_share))
     hours = float(gpu_hours_used(r, volume))
     busy = hours / (bought * own.gpus_per_server * HOURS_PER_MONTH)
     drawn = bought * formulas.drawn_power_kw(own.kw_per_server, own.idle_power_share, busy)
-    kwh = float(formulas.facility_energy_kwh(drawn, own.pue))
+    kwh = scalar(formulas.facility_energy_kwh(drawn, own.pue))
     region = energy.grid_region if energy is not None else None
     intensity = _intensity(r.catalog, region)
     per_gpu, _ = _embodied_per_gpu(r.catalog, own.gpus_per_server)
@@ -78,7 +79,7 @@ def own_energy(r: Resolved, volume: float) -> OptionEnergy:
     ]
     operational = embodied = market = None
     if intensity is not None:
-        operational = float(formulas.emissions_kg(kwh, intensity))
+        operational = scalar(formulas.emissions_kg(kwh, intensity))
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
         if per_gpu is not None:
             embodied = float(
@@ -89,7 +90,7 @@ def own_energy(r: Resolved, volume: float) -> OptionEnergy:
                 f"{float(own.depreciation_months):g}-month depreciation period"
             )
     if energy is not None and energy.market_kg_co2e_per_kwh is not None:
-        market = float(formulas.emissions_kg(kwh, energy.market_kg_co2e_per_kwh))
+        market = scalar(formulas.emissions_kg(kwh, energy.market_kg_co2e_per_kwh))
     total = None if operational is None or embodied is None else operational + embodied
     wh, per_joule = _per_token(r, volume, kwh, own.kw_per_server / own.gpus_per_server * float(own.pue))
     return OptionEnergy(
@@ -128,7 +129,7 @@ def _gpu_kw(r: Resolved) -> tuple[float, int, str]:
 
 def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnergy:
     """Energy and emissions of the rented GPUs at a volume (an estimate: the provider's PUE is not measured)."""
-    rent = r.option(option)
+    rent = rent_option(r, option)
     energy = r.scenario.energy
     kw_gpu, per_server, kw_source = _gpu_kw(r)
     if energy is not None and energy.rent_pue is not None:
@@ -153,7 +154,7 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
         drawn = hours / HOURS_PER_MONTH * kw_gpu
         held = hours / HOURS_PER_MONTH
         notes.append("billed per GPU-hour used: the GPUs draw full power while used; idle hours are the provider's")
-    kwh = float(formulas.facility_energy_kwh(drawn, pue))
+    kwh = scalar(formulas.facility_energy_kwh(drawn, pue))
     region = None
     if energy is not None:
         region = energy.rent_grid_region or energy.grid_region
@@ -161,10 +162,10 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
     per_gpu, life = _embodied_per_gpu(r.catalog, per_server)
     operational = embodied = market = None
     if intensity is not None:
-        operational = float(formulas.emissions_kg(kwh, intensity))
+        operational = scalar(formulas.emissions_kg(kwh, intensity))
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
         if per_gpu is not None:
-            embodied = float(formulas.embodied_per_month(held * per_gpu, life))
+            embodied = scalar(formulas.embodied_per_month(held * per_gpu, life))
             notes.append(
                 f"embodied: {per_gpu:,.1f} kg CO2e per GPU ({per_server}-GPU server share) over "
                 f"{life:g} months, for {held:,.2f} GPUs held"
@@ -190,7 +191,7 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
 
 def api_energy(r: Resolved, volume: float, option: str = "api") -> OptionEnergy:
     """Energy and emissions of the hosted API at a volume, from data/api_energy.csv (an estimate with a range)."""
-    api = r.option(option)
+    api = api_option(r, option)
     row = r.catalog.api_energy.get(api.offer.offer)
     if row is None:
         return OptionEnergy(
@@ -217,7 +218,7 @@ def api_energy(r: Resolved, volume: float, option: str = "api") -> OptionEnergy:
     high = output_thousands * row.wh_per_1000_output_tokens_high / 1000.0
     kwh = (low + high) / 2.0
     intensity = _intensity(r.catalog, row.grid_region)
-    operational = float(formulas.emissions_kg(kwh, intensity))
+    operational = scalar(formulas.emissions_kg(kwh, intensity))
     embodied = (
         output_thousands
         * (row.embodied_g_co2e_per_1000_output_tokens_low + row.embodied_g_co2e_per_1000_output_tokens_high)
@@ -259,11 +260,11 @@ def power_check(r: Resolved, volume: float) -> PowerCheck | None:
     energy = r.scenario.energy
     if energy is None or energy.power_budget_kw is None or "own" not in r.options:
         return None
-    own = r.option("own")
+    own = own_option(r)
     budget = float(energy.power_budget_kw)
     servers = float(own_servers(r, volume))
-    bought = int(np.ceil(float(formulas.servers_with_spares(servers, own.spare_share)) - 1e-9))
-    per_server = float(formulas.meter_power_kw(1, own.kw_per_server, own.pue))
+    bought = int(np.ceil(scalar(formulas.servers_with_spares(servers, own.spare_share)) - 1e-9))
+    per_server = scalar(formulas.meter_power_kw(1, own.kw_per_server, own.pue))
     needed = bought * per_server
     fit_bought = int(np.floor(budget / per_server + 1e-9))
     fit = int(np.floor(fit_bought / (1.0 + float(own.spare_share)) + 1e-9))
@@ -299,7 +300,7 @@ def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
         return None
     from .mix import hourly_demand  # the mix module builds the hourly series; imported here to keep it lazy
 
-    own = r.option("own")
+    own = own_option(r)
     v = r.volume if volume is None else volume
     prices = np.asarray(own.tariff_prices, dtype=float)
     shape = r.demand.shape
@@ -307,7 +308,7 @@ def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
     demand = average * shape if volume is not None else np.asarray(hourly_demand(r), dtype=float)
     count = demand.size
     servers = float(own_servers(r, v))
-    bought = float(formulas.servers_with_spares(servers, own.spare_share))
+    bought = scalar(formulas.servers_with_spares(servers, own.spare_share))
     capacity = servers * own.gpus_per_server
     served = np.minimum(demand, capacity)
     drawn = bought * formulas.drawn_power_kw(
@@ -351,21 +352,21 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     inputs = r.workload.training
     measured = inputs.measured_watts_per_gpu if inputs is not None else None
     watts = float(gpu.tdp_w if measured is None else measured)
-    mwh = float(formulas.training_energy_mwh(run.gpu_hours, watts, pue))
-    it_kw = float(formulas.it_load_kw(inputs.cluster_gpus, watts)) if inputs is not None else None
-    facility_kw = None if it_kw is None else float(formulas.facility_power_kw(it_kw, pue))
+    mwh = scalar(formulas.training_energy_mwh(run.gpu_hours, watts, pue))
+    it_kw = scalar(formulas.it_load_kw(inputs.cluster_gpus, watts)) if inputs is not None else None
+    facility_kw = None if it_kw is None else scalar(formulas.facility_power_kw(it_kw, pue))
     redundancy = inputs.redundancy if inputs is not None else None
     provisioned = (
         None
         if redundancy is None or facility_kw is None
-        else float(formulas.provisioned_power_kw(facility_kw, *redundancy))
+        else scalar(formulas.provisioned_power_kw(facility_kw, *redundancy))
     )
     region = energy.grid_region if energy is not None else None
     intensity = _intensity(r.catalog, region)
-    co2e = None if intensity is None else float(formulas.emissions_kg(mwh * 1000.0, intensity)) / 1000.0
+    co2e = None if intensity is None else scalar(formulas.emissions_kg(mwh * 1000.0, intensity)) / 1000.0
     market = None
     if energy is not None and energy.market_kg_co2e_per_kwh is not None:
-        market = float(formulas.emissions_kg(mwh * 1000.0, energy.market_kg_co2e_per_kwh)) / 1000.0
+        market = scalar(formulas.emissions_kg(mwh * 1000.0, energy.market_kg_co2e_per_kwh)) / 1000.0
     power_words = (
         f"{gpu.tdp_w:g} W TDP ({gpu.citation()})"
         if measured is None

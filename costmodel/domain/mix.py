@@ -53,7 +53,8 @@ from ..results import LAYER_LABELS, Layer, Mix, MixLayer, MixResult
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH
 from .api_clock import api_clock_factor
-from .capacity import gpu_hours_used, own_servers_for, rent_gpus_for
+from .capacity import api_option, gpu_hours_used, own_option, own_servers_for, rent_gpus_for
+from .capacity import rent_option as rented_option
 from .costs import monthly_cost, own_costs_at, staffing_month
 from .demand import hourly_demand
 
@@ -170,7 +171,7 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = 
     work = r.workload
     own_step = per_server = own_variable = None
     if "own" in r.options:
-        own = r.options["own"]
+        own = own_option(r)
         own_step = own.step_gpus if work.kind == "tokens" else own.gpus_per_server
         per_server = own.gpus_per_server
         one = float(own.server_count)
@@ -229,12 +230,12 @@ def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]
     """
     names = {}
     if "own" in r.options:
-        own = r.options["own"]
+        own = own_option(r)
         names[Layer.OWN] = f"{own.server.server} ({own.gpus_per_server} × {own.server.gpu})"
     for name in rent_options(r):
         if name == "rent":
             continue
-        rent = r.options[name]
+        rent = rented_option(r, name)
         names[name] = f"{rent.label}: {rent.offer.gpu} at {rent.offer.provider}, " + (
             "on-demand price, 24/7" if rent.billing == "always_on" else "on demand by the GPU-hour"
         )
@@ -259,7 +260,7 @@ def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]
 def api_offer_label(r: Resolved, name: str) -> str:
     """An API option named with its offer: "Hosted API: Claude Opus 4.5 (Anthropic)", or, where the label
     already names the model, "Claude Sonnet 4.5, 30 % batch (Anthropic)"."""
-    api = r.options[name]
+    api = api_option(r, name)
     model, provider = api.offer.model, api.offer.provider
     if re.sub(r"\s*\(.*\)$", "", model).lower() in api.label.lower():  # "... (deepseek-flash)": its model id
         return f"{api.label} ({provider})"
@@ -271,7 +272,7 @@ def api_offer_label(r: Resolved, name: str) -> str:
 
 def _own_fixed(r: Resolved, servers: np.ndarray) -> np.ndarray:
     """Monthly cost of n owned servers at zero use (0 for none). [currency/month]"""
-    own = r.options["own"]
+    own = own_option(r)
     n = np.asarray(servers, dtype=float)
     fixed = sum(np.asarray(v, dtype=float) for v in own_costs_at(own, np.maximum(n, 1e-300), 0.0).values())
     return np.where(n > 0, fixed, 0.0)
@@ -472,12 +473,12 @@ def pure_costs(
     need = peak / ceiling_of(r)
     costs: dict[str, Any] = {}
     if "own" in r.options:
-        own = r.options["own"]
+        own = own_option(r)
         costs[Layer.OWN] = sum(
             np.asarray(v, dtype=float) for v in own_costs_at(own, own_servers_for(r, need), busy).values()
         )
     if "rent" in r.options:
-        rent = r.options["rent"]
+        rent = rented_option(r)
         gpus = np.asarray(rent_gpus_for(r, need), dtype=float)
         staff = _rent_staffing(r, gpus)
         if rent.billing == "always_on":
@@ -492,7 +493,7 @@ def pure_costs(
     for name in rent_options(r):
         if name == "rent":
             continue
-        rent = r.options[name]
+        rent = rented_option(r, name)
         gpus = np.asarray(rent_gpus_for(r, need, name), dtype=float)
         staff = _rent_staffing(r, gpus, name)
         costs[name] = (

@@ -35,7 +35,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, GrowthPlan, Layer, PlanYear
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
-from .capacity import gpu_hours_used
+from .capacity import gpu_hours_used, own_option
 from .costs import own_costs_at, own_hardware_capex
 from .finance import price_factor, residual_share
 from .mix import cheapest_mix
@@ -60,7 +60,7 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
         raise ValueError("a capacity plan needs finance.capacity_plan")
     if "own" not in r.options or "rent" not in r.options:
         raise ValueError("finance.capacity_plan needs both an own and a rent option")
-    own = r.option("own")
+    own = own_option(r)
     horizon = fin.horizon_months
     count = min(fin.capacity_plan.years or -(-horizon // MONTHS_PER_YEAR), -(-horizon // MONTHS_PER_YEAR))
     lead = fin.lead_time_months

@@ -23,6 +23,7 @@ from .. import formulas
 from ..resolved import Resolved
 from ..results import CashFlows, CashLine
 from ..units import MONTHS_PER_YEAR
+from .capacity import own_option
 
 NOT_EXPENSES = (
     CashLine.HARDWARE_CAPEX,
@@ -45,14 +46,14 @@ def useful_life(r: Resolved) -> int | np.ndarray:
     Whole months (an int, or an int array for a sampled depreciation period).
     """
     life = r.finance.useful_life_months
-    months = np.floor(np.asarray(life if life is not None else r.option("own").depreciation_months, dtype=float))
+    months = np.floor(np.asarray(life if life is not None else own_option(r).depreciation_months, dtype=float))
     return int(months) if months.ndim == 0 else months.astype(int)
 
 
 def tax_depreciation_shares(r: Resolved, months: int) -> np.ndarray:
     """Share of hardware cost deducted for tax in each month since purchase, on the tax block's schedule. [-]"""
     tax = r.finance.tax
-    life = tax.life_months if tax.life_months is not None else r.option("own").depreciation_months
+    life = tax.life_months if tax.life_months is not None else own_option(r).depreciation_months
     if tax.depreciation == "macrs_5":
         return formulas.depreciation_shares(
             "table", months, bonus_share=tax.bonus_share, table=r.catalog.depreciation_table("macrs_5")
@@ -101,7 +102,7 @@ def after_tax(r: Resolved, flows: CashFlows) -> CashFlows:
             deduction[month : month + held_months] += price * shares[:held_months]
             deduction[sold] += price * (1.0 - shares[:held_months].sum())  # basis written off at sale
         facility = flows.facility_purchases
-        own = r.option("own")
+        own = own_option(r)
         if facility is not None and np.any(facility) and own.facility_depreciation_months:
             straight = formulas.depreciation_shares(
                 "straight_line", horizon, life_months=own.facility_depreciation_months
