@@ -21,7 +21,7 @@ from .. import formulas
 from ..catalog import Catalog
 from ..errors import ScenarioError
 from ..formulas.shapes import scalar
-from ..resolved import Resolved, as_resolved
+from ..resolved import OwnOption, Resolved, as_resolved
 from ..results import EnergyResult, OptionEnergy, PowerCheck, TariffBill, TrainingEnergy, TrainingRun
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
@@ -55,7 +55,9 @@ def _per_token(r: Resolved, volume: float, kwh: float | None, kw_per_gpu: float)
     if r.workload.kind != "tokens" or kwh is None:
         return None, None
     output = float(tokens_per_month(r, volume)) * float(r.workload.output_share)
-    rate = float(r.workload.capacity.output_tokens_per_second_per_gpu)
+    capacity = r.workload.capacity
+    assert capacity is not None, "a tokens workload is resolved with its serving capacity"
+    rate = float(capacity.output_tokens_per_second_per_gpu)
     per_joule = 1.0 / scalar(formulas.joules_per_output_token(kw_per_gpu, rate))
     return (kwh * 1000.0 / output * 1000.0 if output > 0 else None), per_joule
 
@@ -74,15 +76,15 @@ def own_energy(r: Resolved, volume: float) -> OptionEnergy:
     intensity = _intensity(r.catalog, region)
     per_gpu, _ = _embodied_per_gpu(r.catalog, own.gpus_per_server)
     notes = [
-        f"IT power {float(drawn):,.1f} kW drawn on average by {bought:g} servers x {own.kw_per_server:g} kW max, "
+        f"IT power {scalar(drawn):,.1f} kW drawn on average by {bought:g} servers x {own.kw_per_server:g} kW max, "
         f"PUE {float(own.pue):g}"
     ]
     operational = embodied = market = None
-    if intensity is not None:
+    if intensity is not None and region is not None:  # an intensity is read only for a region
         operational = scalar(formulas.emissions_kg(kwh, intensity))
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
         if per_gpu is not None:
-            embodied = float(
+            embodied = scalar(
                 formulas.embodied_per_month(bought * own.gpus_per_server * per_gpu, own.depreciation_months)
             )
             notes.append(
@@ -142,7 +144,7 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
     if rent.billing == "always_on":
         gpus = float(rent_gpus(r, volume, option))
         own = r.options.get("own")
-        idle = float(own.idle_power_share) if own is not None else 0.0
+        idle = float(own.idle_power_share) if isinstance(own, OwnOption) else 0.0
         busy = hours / (gpus * HOURS_PER_MONTH) if gpus > 0 else 0.0
         drawn = gpus * formulas.drawn_power_kw(kw_gpu, idle, busy)
         held = gpus
@@ -161,10 +163,10 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
     intensity = _intensity(r.catalog, region)
     per_gpu, life = _embodied_per_gpu(r.catalog, per_server)
     operational = embodied = market = None
-    if intensity is not None:
+    if intensity is not None and region is not None:  # an intensity is read only for a region
         operational = scalar(formulas.emissions_kg(kwh, intensity))
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
-        if per_gpu is not None:
+        if per_gpu is not None and life is not None:  # both come from the same two rows
             embodied = scalar(formulas.embodied_per_month(held * per_gpu, life))
             notes.append(
                 f"embodied: {per_gpu:,.1f} kg CO2e per GPU ({per_server}-GPU server share) over "
@@ -217,7 +219,7 @@ def api_energy(r: Resolved, volume: float, option: str = "api") -> OptionEnergy:
     low = output_thousands * row.wh_per_1000_output_tokens_low / 1000.0
     high = output_thousands * row.wh_per_1000_output_tokens_high / 1000.0
     kwh = (low + high) / 2.0
-    intensity = _intensity(r.catalog, row.grid_region)
+    intensity = r.catalog.grid_intensity[row.grid_region].kg_co2e_per_kwh  # the row's region is checked on loading
     operational = scalar(formulas.emissions_kg(kwh, intensity))
     embodied = (
         output_thousands
@@ -316,10 +318,9 @@ def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
     )
     months = count / HOURS_PER_MONTH
     cost = formulas.hourly_energy_cost(drawn, own.pue, prices) / months
-    flat_price = float(
-        r.scenario.options.own.power.electricity_price_per_kwh
-        * r.scenario.fx_rate(r.scenario.options.own.power.currency)
-    )
+    power = r.scenario.options.own.power if r.scenario.options.own is not None else None
+    assert power is not None, "an own option is resolved with its power block"
+    flat_price = float(power.electricity_price_per_kwh * r.scenario.fx_rate(power.currency))
     flat = formulas.hourly_energy_cost(drawn, own.pue, np.full(count, flat_price)) / months
     kwh = float(np.sum(formulas.facility_energy_kwh(drawn, own.pue, 1.0))) / months
     return TariffBill(cost, flat, kwh, float(np.sum(demand - served)) / months, energy.tariff.source)
@@ -344,7 +345,7 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     energy = r.scenario.energy
     gpu = r.workload.gpu
     own = r.options.get("own")
-    if own is not None:
+    if isinstance(own, OwnOption):
         pue, pue_note = float(own.pue), "the own option's PUE"
     else:
         pue = rental_pue(r)
@@ -377,7 +378,7 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
         f"each option: its energy a month with the cluster busy x the run's {run.months:,.2f} months (the power "
         "model of its electricity cost)",
     ]
-    if intensity is not None:
+    if intensity is not None and region is not None:  # an intensity is read only for a region
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
     by_option = {}
     for name, option in r.options.items():
@@ -385,13 +386,15 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
             continue
         e = own_energy(r, r.volume) if option.kind == "own" else rent_energy(r, r.volume, name)
         tonnes = lambda kg: None if kg is None else kg * run.months / 1000.0  # noqa: E731
+        kwh_per_month = e.energy_kwh_per_month
+        assert kwh_per_month is not None, "own and rented GPUs' energy is derived from their power"
         by_option[name] = (
             e.basis,
-            e.energy_kwh_per_month * run.months / 1000.0,
+            kwh_per_month * run.months / 1000.0,
             tonnes(e.operational_co2e_kg_per_month),
             tonnes(e.embodied_co2e_kg_per_month),
         )
-    if provisioned is not None:
+    if provisioned is not None and redundancy is not None:
         notes.append(
             f"power: IT load {it_kw:,.1f} kW, facility {facility_kw:,.1f} kW, provisioned "
             f"{provisioned:,.1f} kW with N+{redundancy[1]} redundancy on {redundancy[0]} units"
