@@ -57,6 +57,17 @@ def rent_option(resolved: Resolved, name: str = "rent") -> RentOption:
     return chosen
 
 
+def rent_option_if_any(resolved: Resolved, name: str = "rent") -> RentOption | None:
+    """The rented-GPU option called ``name``, or None where the scenario has no option of that name.
+
+    Raises
+    ------
+    ValueError
+        The option is there but is not rented GPUs.
+    """
+    return rent_option(resolved, name) if name in resolved.options else None
+
+
 def api_option(resolved: Resolved, name: str = "api") -> ApiOption:
     """The option called ``name``, which must be a hosted API.
 
