@@ -22,6 +22,7 @@ alone and broadcasts over sampled inputs, for the uncertainty analyses.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -322,7 +323,7 @@ def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
 def labels(
     r: Resolved,
     measure: str,
-    figures: dict[str, Any],
+    figures: Mapping[str, Any],
     mix: MixResult | None = None,
     reserved_gpus: RentedTerms | None = None,
 ) -> dict[str, str]:
