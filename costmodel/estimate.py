@@ -314,7 +314,7 @@ def _recipes(precision: str, kv: str | None) -> list[tuple[str, str, str] | None
     return list(dict.fromkeys(tried))
 
 
-def _quant(common, recipe: tuple[str, str, str] | None) -> dict[str, Any]:
+def _quant(common, recipe: tuple[str, ...] | None) -> dict[str, Any]:
     if recipe is None:
         return {}
     gemm, kv, fmha = recipe
@@ -414,7 +414,7 @@ def _model(
     from aiconfigurator_core.sdk.models import get_model
 
     _silence()
-    settings = dict(
+    settings: dict[str, Any] = dict(
         tp_size=layout.tp,
         pp_size=1,
         attention_dp_size=layout.attention_dp,
@@ -427,12 +427,16 @@ def _model(
     built = get_model(path, settings_model, engine)
     if recipe is None:
         # the package filled in the checkpoint's modes; the weights' precision is the experts' for a MoE
-        weights = settings_model.moe_quant_mode if is_moe else settings_model.gemm_quant_mode
-        recipe = (
-            settings_model.gemm_quant_mode.name,
-            settings_model.kvcache_quant_mode.name,
-            settings_model.fmha_quant_mode.name,
-        ) + ((f"experts {weights.name}",) if is_moe else ())
+        gemm, kv, fmha = (
+            settings_model.gemm_quant_mode,
+            settings_model.kvcache_quant_mode,
+            settings_model.fmha_quant_mode,
+        )
+        weights = settings_model.moe_quant_mode if is_moe else gemm
+        assert gemm is not None and kv is not None and fmha is not None and weights is not None, (
+            "get_model fills in the modes a recipe leaves unset"
+        )
+        recipe = (gemm.name, kv.name, fmha.name) + ((f"experts {weights.name}",) if is_moe else ())
         if precision_of(weights.name) != precision:
             raise ValueError(f"the checkpoint's own quantisation is {weights.name}, not {precision}")
     return built, recipe

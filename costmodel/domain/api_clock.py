@@ -13,6 +13,7 @@ import numpy as np
 
 from ..resolved import Resolved, as_resolved
 from ..schema import Scenario
+from .capacity import api_option
 from .demand import demand_shape
 
 
@@ -30,7 +31,7 @@ def api_clock_factor(scenario: Scenario | Resolved, option: str = "api", part: s
     week (traffic spread evenly). 1 for an offer without price windows.
     """
     r = as_resolved(scenario)
-    api = r.option(option)
+    api = api_option(r, option)
     factors = api.hour_price_factors if part is None or api.hour_part_factors is None else api.hour_part_factors[part]
     if factors is None:
         return 1.0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 from ..resolved import Resolved, as_resolved
@@ -101,7 +103,7 @@ def break_even(
     sign_left_plus = _sign(d_left_plus, scale_left)
     sign_right = _sign(d_right, s_right)
 
-    events: list[tuple[float, str, int, int]] = []  # (volume, kind, sign before, sign after)
+    events: list[tuple[float, Literal["crossing", "step"], int, int]] = []  # (volume, kind, sign before, sign after)
     inside = (sign_left_plus != 0) & (sign_right != sign_left_plus)
     for i in np.flatnonzero(inside):
         root = left[i] - d_left_plus[i] / slope[i]
@@ -188,9 +190,9 @@ def default_volume_max(scenario: Scenario | Resolved, volume: float | None = Non
     say "never" up to that end, which they state.
     """
     r = as_resolved(scenario)
-    volume = r.volume if volume is None else volume
+    volume = float(r.volume) if volume is None else volume
     if volume > 0:
         limits = [x for x in (step_limit_volume(r, o) for o in r.options) if x is not None]
         return max(min([10.0 * volume, *limits]), float(volume))
     capacities = [c for c in (capacity_volume(r, o) for o in r.options) if c]
-    return max(capacities) if capacities else 1.0
+    return float(max(capacities)) if capacities else 1.0

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import formulas
-from ..formulas.shapes import Numbers
-from ..resolved import Resolved, as_resolved
+from ..formulas.shapes import NumbersOrList, Values, scalar
+from ..resolved import ApiOption, OwnOption, RentOption, Resolved, as_resolved
 from ..schema import Scenario
 
 MAX_STEPS: int = 1_000_000
@@ -29,7 +29,60 @@ MAX_STEPS: int = 1_000_000
 _EPSILON = 1e-9
 
 
-def checked_volume(volume) -> np.ndarray:
+def own_option(resolved: Resolved, name: str = "own") -> OwnOption:
+    """The option called ``name``, which must be an owned cluster.
+
+    Raises
+    ------
+    ValueError
+        The scenario has no such option, or it is not an owned cluster.
+    """
+    chosen = resolved.option(name)
+    if not isinstance(chosen, OwnOption):
+        raise ValueError(f"option {name!r} is a {chosen.kind} option, not an owned cluster")
+    return chosen
+
+
+def rent_option(resolved: Resolved, name: str = "rent") -> RentOption:
+    """The option called ``name``, which must be rented GPUs.
+
+    Raises
+    ------
+    ValueError
+        The scenario has no such option, or it is not rented GPUs.
+    """
+    chosen = resolved.option(name)
+    if not isinstance(chosen, RentOption):
+        raise ValueError(f"option {name!r} is a {chosen.kind} option, not rented GPUs")
+    return chosen
+
+
+def rent_option_if_any(resolved: Resolved, name: str = "rent") -> RentOption | None:
+    """The rented-GPU option called ``name``, or None where the scenario has no option of that name.
+
+    Raises
+    ------
+    ValueError
+        The option is there but is not rented GPUs.
+    """
+    return rent_option(resolved, name) if name in resolved.options else None
+
+
+def api_option(resolved: Resolved, name: str = "api") -> ApiOption:
+    """The option called ``name``, which must be a hosted API.
+
+    Raises
+    ------
+    ValueError
+        The scenario has no such option, or it is not a hosted API.
+    """
+    chosen = resolved.option(name)
+    if not isinstance(chosen, ApiOption):
+        raise ValueError(f"option {name!r} is a {chosen.kind} option, not a hosted API")
+    return chosen
+
+
+def checked_volume(volume: NumbersOrList) -> np.ndarray:
     """Volumes as a float array; every one must be finite and >= 0.
 
     Raises
@@ -44,12 +97,16 @@ def checked_volume(volume) -> np.ndarray:
     return v + 0.0  # -0.0 becomes 0.0
 
 
-def out(volume, result):
+def out(volume: NumbersOrList, result: Values) -> float | np.ndarray:
     """A float for a scalar volume, the array otherwise."""
-    return float(result) if np.ndim(volume) == 0 and np.ndim(result) == 0 else result
+    if np.ndim(volume) == 0 and np.ndim(result) == 0:
+        return scalar(result)
+    if isinstance(result, (int, float, np.ndarray)):
+        return result
+    return np.asarray(result, dtype=float)  # a Series: volumes reach the formulas as arrays, so none in practice
 
 
-def gpu_hours_used(scenario: Scenario | Resolved, volume: Numbers) -> float | np.ndarray:
+def gpu_hours_used(scenario: Scenario | Resolved, volume: NumbersOrList) -> float | np.ndarray:
     """GPU-hours of work per month at a volume. [GPU-h/month]
 
     Parameters
@@ -68,7 +125,7 @@ def gpu_hours_used(scenario: Scenario | Resolved, volume: Numbers) -> float | np
     return out(volume, v * r.workload.gpu_hours_per_volume)
 
 
-def tokens_per_month(scenario: Scenario | Resolved, volume: Numbers) -> float | np.ndarray:
+def tokens_per_month(scenario: Scenario | Resolved, volume: NumbersOrList) -> float | np.ndarray:
     """Tokens per month at a volume of a tokens workload. [tokens/month]
 
     Raises
@@ -82,7 +139,7 @@ def tokens_per_month(scenario: Scenario | Resolved, volume: Numbers) -> float | 
     return out(volume, formulas.tokens_per_month(checked_volume(volume)))
 
 
-def gpus_needed(scenario: Scenario | Resolved, volume: Numbers) -> float | np.ndarray:
+def gpus_needed(scenario: Scenario | Resolved, volume: NumbersOrList) -> float | np.ndarray:
     """GPUs the volume needs, before rounding. [GPU]
 
     GPUs needed = GPU-hours used per month / (730 h × utilisation ceiling), the ceiling
@@ -93,12 +150,12 @@ def gpus_needed(scenario: Scenario | Resolved, volume: Numbers) -> float | np.nd
     return out(volume, formulas.gpus_needed(np.asanyarray(gpu_hours_used(r, volume)), r.workload.utilisation_ceiling))
 
 
-def gpus_per_volume(resolved: Resolved):
+def gpus_per_volume(resolved: Resolved) -> Values:
     """GPUs needed per unit of volume (the model is linear through zero). [GPU per volume unit]"""
     return formulas.gpus_needed(resolved.workload.gpu_hours_per_volume, resolved.workload.utilisation_ceiling)
 
 
-def own_servers_for(resolved: Resolved, gpus):
+def own_servers_for(resolved: Resolved, gpus: NumbersOrList) -> float | np.ndarray:
     """Working servers the own option runs for the GPUs needed: whole replicas, spares, configured minimum. [servers]
 
     Parameters
@@ -114,7 +171,7 @@ def own_servers_for(resolved: Resolved, gpus):
     N = max(needed, the workload's minimum) rounded up to whole replicas, plus the spare
     replicas; then whole servers holding whole replicas, at least the configured count.
     """
-    own = resolved.option("own")
+    own = own_option(resolved)
     needed = np.maximum(np.asanyarray(gpus, dtype=float), resolved.workload.minimum_gpus)
     spare = resolved.workload.spare_gpus  # spare replicas: whole replicas on top of those the load needs
     if spare:
@@ -130,19 +187,22 @@ def own_servers_for(resolved: Resolved, gpus):
     )
 
 
-def own_servers(resolved: Resolved, volume):
+def own_servers(resolved: Resolved, volume: NumbersOrList) -> float | np.ndarray:
     """Working servers the own option runs at a volume: the scenario's count, or more if needed. [servers]"""
     return out(volume, own_servers_for(resolved, np.asanyarray(gpus_needed(resolved, volume))))
 
 
-def rent_gpus_for(resolved: Resolved, gpus, option: str = "rent"):
+def rent_gpus_for(resolved: Resolved, gpus: NumbersOrList, option: str = "rent") -> float | np.ndarray:
     """GPUs the rent option holds for a number of GPUs needed (fractional, before spares). [GPU]
 
     always_on: whole replicas plus the spare replicas, at least the scenario's count;
     per_gpu_hour_used: the same without a minimum.
     """
-    rent = resolved.option(option)
-    minimum = rent.gpu_count if rent.billing == "always_on" else 0
+    rent = rent_option(resolved, option)
+    minimum = 0
+    if rent.billing == "always_on":
+        assert rent.gpu_count is not None, "an always-on rental states its GPU count (checked on resolving)"
+        minimum = rent.gpu_count
     replica = resolved.workload.gpus_per_replica
     replicas = formulas.whole_units(
         np.maximum(np.asanyarray(gpus, dtype=float), resolved.workload.minimum_gpus), replica
@@ -150,7 +210,7 @@ def rent_gpus_for(resolved: Resolved, gpus, option: str = "rent"):
     return out(gpus, np.maximum(replicas * replica + resolved.workload.spare_gpus, minimum))
 
 
-def rent_gpus(resolved: Resolved, volume, option: str = "rent"):
+def rent_gpus(resolved: Resolved, volume: NumbersOrList, option: str = "rent") -> float | np.ndarray:
     """GPUs the rent option holds at a volume. [GPU]
 
     always_on: the scenario's count, or more if the volume needs more;
@@ -160,16 +220,16 @@ def rent_gpus(resolved: Resolved, volume, option: str = "rent"):
     return out(volume, rent_gpus_for(resolved, np.asanyarray(gpus_needed(resolved, volume)), option))
 
 
-def gpu_count(scenario: Scenario | Resolved, option: str, volume: Numbers) -> float | np.ndarray:
+def gpu_count(scenario: Scenario | Resolved, option: str, volume: NumbersOrList) -> float | np.ndarray:
     """GPUs an option runs at a volume (own: working servers × GPUs per server). [GPU]
 
     The hosted API has no GPUs of the buyer's: its count is 0.
     """
     r = as_resolved(scenario)
-    kind = r.option(option).kind
-    if kind == "own":
-        return out(volume, np.asanyarray(own_servers(r, volume)) * r.options[option].gpus_per_server)
-    if kind == "rent":
+    chosen = r.option(option)
+    if isinstance(chosen, OwnOption):
+        return out(volume, np.asanyarray(own_servers(r, volume)) * chosen.gpus_per_server)
+    if isinstance(chosen, RentOption):
         return rent_gpus(r, volume, option)
     return out(volume, np.zeros_like(checked_volume(volume)))
 
@@ -177,9 +237,9 @@ def gpu_count(scenario: Scenario | Resolved, option: str, volume: Numbers) -> fl
 def configured_gpus(resolved: Resolved, option: str) -> int | None:
     """GPUs the scenario gives an option; None where it gives none (the API, rental per GPU-hour used). [GPU]"""
     chosen = resolved.option(option)
-    if chosen.kind == "own":
+    if isinstance(chosen, OwnOption):
         return chosen.configured_gpus
-    if chosen.kind == "rent" and chosen.billing == "always_on":
+    if isinstance(chosen, RentOption) and chosen.billing == "always_on":
         return chosen.gpu_count
     return None
 
@@ -219,10 +279,11 @@ def _steps(r: Resolved, option: str) -> _Steps | None:
     """The option's steps, or None when its cost has none (the hosted API, rental billed per GPU-hour
     used) or no GPUs are needed per unit of volume."""
     chosen = r.option(option)
-    per_volume = float(gpus_per_volume(r))
-    if chosen.kind == "own":
+    per_volume = scalar(gpus_per_volume(r))
+    if isinstance(chosen, OwnOption):
         unit, configured = chosen.step_gpus, chosen.configured_gpus
-    elif chosen.kind == "rent" and chosen.billing == "always_on":
+    elif isinstance(chosen, RentOption) and chosen.billing == "always_on":
+        assert chosen.gpu_count is not None, "an always-on rental states its GPU count (checked on resolving)"
         unit, configured = r.workload.gpus_per_replica, chosen.gpu_count
     else:
         return None

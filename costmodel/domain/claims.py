@@ -42,28 +42,47 @@ MAX_CHANGES = 6
 _VOLUME_INPUTS = ("workload.tokens_per_day", "workload.gpu_hours_per_month")
 
 
+def _value(claim: Claim) -> float:
+    """The claim's stated value: a monthly-cost or GPU-hours claim has one (checked on loading)."""
+    assert claim.value is not None, f"a {claim.kind} claim states its value"
+    return float(claim.value)
+
+
+def _option(claim: Claim) -> str:
+    """The option a monthly-cost claim names (checked on loading)."""
+    assert claim.option is not None, "a monthly_cost claim names its option"
+    return claim.option
+
+
+def _pair(claim: Claim) -> tuple[str, str]:
+    """The two options a break-even claim names (checked on loading)."""
+    assert claim.options is not None, "a break_even claim names two options"
+    return claim.options
+
+
 def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
     """The stated figure in the model's unit, the unit, and a break-even's multiple of the volume."""
     if claim.kind == "monthly_cost":
         rate = r.scenario.fx_rate(claim.currency) if claim.currency else 1.0
-        return float(claim.value) * rate, f"{r.currency}/month", None
+        return _value(claim) * rate, f"{r.currency}/month", None
     if claim.kind == "break_even":
         volume = claim.volume if claim.volume is not None else claim.volume_multiple * r.volume
         return float(volume), r.volume_unit, (volume / r.volume if r.volume > 0 else None)
-    return float(claim.value), "GPU-hours" if r.workload.kind == "training" else "GPU-hours/month", None
+    return _value(claim), "GPU-hours" if r.workload.kind == "training" else "GPU-hours/month", None
 
 
-def _figure(claim: Claim, stated: float) -> Callable[[Resolved], np.ndarray]:
+def _figure(claim: Claim, stated: float) -> Callable[[Resolved], float | np.ndarray]:
     """The claim's gap as a function of a (possibly array-valued) resolved scenario: 0 where it holds."""
     if claim.kind == "monthly_cost":
-        return lambda s: monthly_cost(s, claim.option, s.volume) - stated
+        option = _option(claim)
+        return lambda s: monthly_cost(s, option, s.volume) - stated
     if claim.kind == "break_even":
-        a, b = claim.options
+        a, b = _pair(claim)
         return lambda s: monthly_cost(s, a, stated) - monthly_cost(s, b, stated)
     return lambda s: _gpu_hours(s) - stated
 
 
-def _gpu_hours(s: Resolved) -> float:
+def _gpu_hours(s: Resolved) -> float | np.ndarray:
     if s.workload.kind == "training":
         return float(training_run(s).gpu_hours)
     return gpu_hours_used(s, s.volume)
@@ -171,10 +190,10 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
     stated, unit, stated_multiple = _stated(r, claim)
     computed_multiple = None
     if claim.kind == "monthly_cost":
-        computed = float(monthly_cost(r, claim.option, r.volume))
+        computed = float(monthly_cost(r, _option(claim), r.volume))
     elif claim.kind == "break_even":
         upper = 10.0 * max(stated, r.volume, 1e-9)
-        found = break_even(r, *claim.options, volume_max=upper)
+        found = break_even(r, *_pair(claim), volume_max=upper)
         computed = found.volume
         if computed is not None and r.volume > 0:
             computed_multiple = computed / r.volume

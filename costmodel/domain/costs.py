@@ -10,15 +10,23 @@ from __future__ import annotations
 import numpy as np
 
 from .. import formulas
-from ..api_options import ApiOption
 from ..formulas.shapes import Numbers
-from ..gpu_options import OwnOption, RentOption, Staff
+from ..gpu_options import OwnOption, Staff
 from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, Component, ProviderIncome
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .api_clock import api_clock_factor
-from .capacity import checked_volume, gpu_hours_used, own_servers, rent_gpus, tokens_per_month
+from .capacity import (
+    api_option,
+    checked_volume,
+    gpu_hours_used,
+    own_option,
+    own_servers,
+    rent_gpus,
+    rent_option,
+    tokens_per_month,
+)
 
 
 def staffing_month(staff: Staff | None, gpus):
@@ -77,7 +85,9 @@ def own_capex_by_life(own: OwnOption, servers) -> list[tuple[str, str | None, fl
     """
     bought = formulas.servers_with_spares(np.asanyarray(servers, dtype=float), own.spare_share)
     server_capex = bought * own.server_price
-    found = [("servers", "servers", own.depreciation_months, server_capex)]
+    found: list[tuple[str, str | None, float, np.ndarray]] = [
+        ("servers", "servers", own.depreciation_months, server_capex)
+    ]
     for line in own.bill_of_materials:
         found.append(
             (
@@ -188,11 +198,12 @@ def own_costs_at(own: OwnOption, servers, gpu_hours, hardware=None, accrual: boo
     supported = hardware - own_land_capex(own, servers) if own.per_line_lives else hardware
     parts[Component.HARDWARE_SUPPORT] = supported * own.hardware_support_share_per_year / MONTHS_PER_YEAR
     if own.facility_price_per_mw is not None:
+        assert own.facility_depreciation_months is not None, "a facility is resolved with its price and its life"
         if accrual and rate is None:
             parts[Component.FACILITY_DEPRECIATION] = formulas.straight_line_depreciation(
                 own_facility_capex(own, servers), own.facility_depreciation_months
             )
-        elif accrual:
+        elif accrual and rate is not None:  # the branch above took accrual without a rate
             parts[Component.FACILITY_CAPITAL_RECOVERY] = (
                 own_facility_capex(own, servers)
                 * formulas.capital_recovery_factor(rate, own.facility_depreciation_months / MONTHS_PER_YEAR)
@@ -283,7 +294,7 @@ def own_monthly_costs(resolved: Resolved, volume, option: str = "own") -> dict[s
     v = checked_volume(volume)
     servers = np.asanyarray(own_servers(resolved, v), dtype=float)
     hours = np.asanyarray(gpu_hours_used(resolved, v), dtype=float)
-    return own_costs_at(resolved.option(option), servers, hours)
+    return own_costs_at(own_option(resolved, option), servers, hours)
 
 
 def own_income(resolved: Resolved, volume, option: str = "own") -> ProviderIncome | None:
@@ -300,7 +311,7 @@ def own_income(resolved: Resolved, volume, option: str = "own") -> ProviderIncom
     accounting figure, with no cost of capital in it; EBIT = R − opex − D; NOI = R − opex.
     All [reporting currency/month].
     """
-    own: OwnOption = resolved.option(option)
+    own = own_option(resolved, option)
     if own.provider_price_per_gpu_hour_sold is None:
         return None
     v = checked_volume(volume)
@@ -309,9 +320,11 @@ def own_income(resolved: Resolved, volume, option: str = "own") -> ProviderIncom
     opex = sum(np.asanyarray(value, dtype=float) for name, value in parts.items() if name not in DEPRECIATION)
     depreciation = own_depreciation(own, servers)
     if own.facility_price_per_mw is not None:
+        assert own.facility_depreciation_months is not None, "a facility is resolved with its price and its life"
         depreciation = depreciation + formulas.straight_line_depreciation(
             own_facility_capex(own, servers), own.facility_depreciation_months
         )
+    assert own.provider_utilisation_sold is not None, "a provider block is resolved with its price and utilisation"
     revenue = formulas.provider_revenue(
         servers * own.gpus_per_server, own.provider_utilisation_sold, own.provider_price_per_gpu_hour_sold
     )
@@ -339,7 +352,7 @@ def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict
     Staffing: FTEs for the GPUs held (a fixed number, or a minimum plus one per N GPUs)
     × loaded yearly cost / 12, plus any managed-service fee.
     """
-    rent: RentOption = resolved.option(option)
+    rent = rent_option(resolved, option)
     v = checked_volume(volume)
     gpus = np.asanyarray(rent_gpus(resolved, v, option), dtype=float)
     if rent.billing == "always_on":
@@ -366,16 +379,17 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
     -----
     Their sum is tokens per month / 10⁶ × :func:`costmodel.formulas.blended_api_price`.
     """
-    api: ApiOption = resolved.option(option)
+    api = api_option(resolved, option)
     millions = np.asanyarray(tokens_per_month(resolved, volume), dtype=float) / 1e6
     parts = api.price_parts
+    assert parts is not None, "an API option is resolved with its price parts"
 
     def part(name: str):
         if api.hour_part_factors is not None:  # prices by the clock, per token class
             return millions * parts[name] * api_clock_factor(resolved, option, name)
         return millions * parts[name]
 
-    found = {
+    found: dict[str, np.ndarray] = {
         Component.INPUT_TOKENS: part("input"),
         Component.CACHED_INPUT_TOKENS: part("cache_read"),
         Component.OUTPUT_TOKENS: part("output"),

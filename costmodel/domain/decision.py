@@ -22,17 +22,26 @@ alone and broadcasts over sampled inputs, for the uncertainty analyses.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..formulas.shapes import Numbers
-from ..resolved import Resolved, as_resolved
+from ..resolved import RentOption, Resolved, as_resolved
 from ..results import Candidate, CashFlows, Decision, GrowthPlan, Layer, Measure, MixResult, TrainingRun, cheaper
-from ..schema import Scenario
+from ..schema import Scenario, TokensWorkload
 from ..units import HOURS_PER_MONTH
-from .capacity import own_servers, own_servers_for, rent_gpus, rent_gpus_for
+from .capacity import (
+    own_option,
+    own_servers,
+    own_servers_for,
+    rent_gpus,
+    rent_gpus_for,
+    rent_option,
+    rent_option_if_any,
+)
 from .costs import monthly_cost, staffing_month
 from .mix import api_offer_label
 
@@ -47,7 +56,7 @@ ON_DEMAND = "rent.on_demand"
 SPOT = "rent.spot"
 """Candidate id of the rent option all on spot (uncapped spot only)."""
 
-_PURE_TO_CANDIDATE = {
+_PURE_TO_CANDIDATE: dict[str, str] = {  # Layer is a StrEnum: its members are the str keys of pure_costs
     Layer.OWN: "own",
     Layer.ALWAYS_ON: "rent",
     Layer.ON_DEMAND: "rent",
@@ -89,7 +98,8 @@ def option_of(candidate: str) -> str | None:
 
 def reserved_monthly_cost(r: Resolved, volume: Numbers) -> np.ndarray:
     """The rent option on its reserved terms at a volume: its GPUs every hour at the reserved price. [currency/month]"""
-    rent = r.option("rent")
+    rent = rent_option(r)
+    assert rent.reserved is not None, "the reserved cost is asked for only where the rent option has reserved terms"
     gpus = np.asarray(rent_gpus(r, volume), dtype=float)
     return gpus * rent.reserved.price_per_gpu_hour * HOURS_PER_MONTH + staffing_month(rent.staffing, gpus)
 
@@ -97,7 +107,8 @@ def reserved_monthly_cost(r: Resolved, volume: Numbers) -> np.ndarray:
 def monthly_figures(r: Resolved) -> dict[str, Any]:
     """Each option's monthly cost at the volume, and the rent option on its reserved terms. [currency/month]"""
     found = {o: monthly_cost(r, o, r.volume) for o in r.options}
-    if "rent" in r.options and r.options["rent"].reserved is not None:
+    rent = rent_option_if_any(r)
+    if rent is not None and rent.reserved is not None:
         found[RESERVED] = reserved_monthly_cost(r, r.volume)
     return found
 
@@ -148,7 +159,7 @@ def rented_terms(r: Resolved, flows=None) -> RentedTerms | None:
     """
     from .finance import cash_flows, committed_flows, rent_cash_flows
 
-    rent = r.options.get("rent")
+    rent = rent_option_if_any(r)
     if rent is None or r.finance is None or (rent.reserved is None and rent.spot is None):
         return None
     flows = flows or cash_flows(r)
@@ -165,7 +176,7 @@ def rented_terms(r: Resolved, flows=None) -> RentedTerms | None:
     spot_allowed = (
         rent.spot is not None
         and rent.billing == "per_gpu_hour_used"
-        and (r.workload.kind != "tokens" or r.scenario.workload.interruptible)
+        and (not isinstance(r.scenario.workload, TokensWorkload) or r.scenario.workload.interruptible)
     )
     best = None
     for spot in (False, True) if spot_allowed else (False,):
@@ -218,7 +229,7 @@ def present_value_figures(
     flows = flows or cash_flows(r)
     found = {o: present_value_of(r, flows.total(o), flows.at_start(o)) for o in flows.flows}
     if "rent" in r.options:
-        rent, commitment = r.options["rent"], r.finance.rent_commitment
+        rent, commitment = rent_option(r), r.finance.rent_commitment
         on_demand = flows.rent_on_demand or rent_cash_flows(r, flows.months, flows.volume, flows.gpu_hours, None)
         if commitment is not None:
             found[ON_DEMAND] = _lines_value(r, on_demand)
@@ -281,7 +292,7 @@ def _plural(n: float, word: str) -> str:
 
 
 def _own_label(r: Resolved, servers) -> str:
-    own = r.options["own"]
+    own = own_option(r)
     n = int(round(float(np.max(servers))))
     why = "the busiest hour of the demand" if r.demand is not None else "the volume"
     more = f", stepped up from the {own.server_count:,} configured for {why}" if n > own.server_count else ""
@@ -289,14 +300,15 @@ def _own_label(r: Resolved, servers) -> str:
 
 
 def _rent_label(r: Resolved, gpus, how: str, option: str = "rent") -> str:
-    rent = r.options[option]
+    rent = rent_option(r, option)
     count = "" if gpus is None else f"{int(round(float(np.max(gpus)))):,} × "
     return f"{rent.label}: {count}{rent.offer.gpu} at {rent.offer.provider}, {how}"
 
 
 def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
-    rent = r.options["rent"]
+    rent = rent_option(r)
     terms = rent.reserved
+    assert terms is not None, "a commitment is made on the rent option's reserved terms"
     pay = {
         "all_upfront": "all up front",
         "no_upfront": "no up-front payment",
@@ -311,13 +323,13 @@ def _commitment_words(r: Resolved, commitment, spot: bool = False) -> str:
 def labels(
     r: Resolved,
     measure: str,
-    figures: dict[str, Any],
+    figures: Mapping[str, Any],
     mix: MixResult | None = None,
     reserved_gpus: RentedTerms | None = None,
 ) -> dict[str, str]:
     """Each candidate named: the option, what is bought and how it is paid."""
     found = {}
-    rent = r.options.get("rent")
+    rent = rent_option_if_any(r)
     hourly_need = None
     if measure == Measure.HOURLY_MONTHLY_COST:
         from .demand import hourly_demand
@@ -329,10 +341,11 @@ def labels(
             servers = (
                 own_servers_for(r, hourly_need)
                 if hourly_need is not None
-                else (r.options["own"].server_count if measure == Measure.RUN_COST else own_servers(r, r.volume))
+                else (own_option(r).server_count if measure == Measure.RUN_COST else own_servers(r, r.volume))
             )
             found[candidate] = _own_label(r, servers)
         elif candidate in ("rent", RESERVED, ON_DEMAND, SPOT):
+            assert rent is not None, "these candidates are the rent option's ways to pay"
             gpus = rent_gpus_for(r, hourly_need) if hourly_need is not None else rent_gpus(r, r.volume)
             per_hour = rent.billing == "per_gpu_hour_used"
             terms = (
@@ -341,11 +354,13 @@ def labels(
                 else None
             )
             if candidate == RESERVED:
+                assert rent.reserved is not None, "a reserved candidate comes from the rent option's reserved terms"
                 how = f"{rent.reserved.term_years}-year reserved"
                 if terms is not None:
                     found[candidate] = _rent_label(r, None, _commitment_words(r, _Commitment(terms.gpus), terms.spot))
                     continue
             elif candidate == SPOT:
+                assert rent.spot is not None, "a spot candidate comes from the rent option's spot terms"
                 how = "spot, by the GPU-hour"
                 if terms is not None:
                     found[candidate] = _rent_label(
@@ -364,8 +379,8 @@ def labels(
             else:
                 how = "on demand by the GPU-hour" if per_hour else "on demand, 24/7"
             found[candidate] = _rent_label(r, None if per_hour and candidate != RESERVED else gpus, how)
-        elif candidate in r.options and r.options[candidate].kind == "rent":  # one of options.rents: on demand
-            per_hour = r.options[candidate].billing == "per_gpu_hour_used"
+        elif candidate in r.options and isinstance(other := r.options[candidate], RentOption):  # options.rents
+            per_hour = other.billing == "per_gpu_hour_used"
             gpus = (
                 rent_gpus_for(r, hourly_need, candidate)
                 if hourly_need is not None
@@ -395,6 +410,7 @@ def _description(r: Resolved, measure: str, run=None) -> str:
         hours = "" if run is None else f" ({float(run.gpu_hours):,.0f} GPU-hours)"
         return f"the cost of the whole training run{hours}"
     if measure == Measure.HOURLY_MONTHLY_COST:
+        assert r.demand is not None, "the hourly measure is chosen only for a scenario with a demand profile"
         return (
             f"the monthly cost of serving the {r.demand.profile.kind.replace('_', ' ')} demand hour by hour "
             "(capacity as it is bought)"
@@ -449,7 +465,7 @@ def decide(
     if measure == Measure.PRESENT_VALUE and plan is not None and r.finance.loan is None and r.finance.lease is None:
         from .plan import plan_words
 
-        server = r.options["own"].server.server if "own" in r.options else ""
+        server = own_option(r).server.server if "own" in r.options else ""
         best = min(figures.values()) if figures else np.inf
         # a plan that buys no servers is a mix of the rented kinds and the API: a candidate of its own only
         # where it is cheaper than each of them alone (else it ties with one, and the option is named)

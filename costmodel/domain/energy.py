@@ -20,11 +20,12 @@ import numpy as np
 from .. import formulas
 from ..catalog import Catalog
 from ..errors import ScenarioError
-from ..resolved import Resolved, as_resolved
+from ..formulas.shapes import scalar
+from ..resolved import OwnOption, Resolved, as_resolved
 from ..results import EnergyResult, OptionEnergy, PowerCheck, TariffBill, TrainingEnergy, TrainingRun
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
-from .capacity import gpu_hours_used, own_servers, rent_gpus, tokens_per_month
+from .capacity import api_option, gpu_hours_used, own_option, own_servers, rent_gpus, rent_option, tokens_per_month
 from .training import rental_pue
 
 SERVER_ITEM, GPU_ITEM = "server-without-gpus", "gpu"
@@ -54,34 +55,36 @@ def _per_token(r: Resolved, volume: float, kwh: float | None, kw_per_gpu: float)
     if r.workload.kind != "tokens" or kwh is None:
         return None, None
     output = float(tokens_per_month(r, volume)) * float(r.workload.output_share)
-    rate = float(r.workload.capacity.output_tokens_per_second_per_gpu)
-    per_joule = 1.0 / float(formulas.joules_per_output_token(kw_per_gpu, rate))
+    capacity = r.workload.capacity
+    assert capacity is not None, "a tokens workload is resolved with its serving capacity"
+    rate = float(capacity.output_tokens_per_second_per_gpu)
+    per_joule = 1.0 / scalar(formulas.joules_per_output_token(kw_per_gpu, rate))
     return (kwh * 1000.0 / output * 1000.0 if output > 0 else None), per_joule
 
 
 def own_energy(r: Resolved, volume: float) -> OptionEnergy:
     """Energy and emissions of the own cluster at a volume (derived from its power inputs)."""
-    own = r.option("own")
+    own = own_option(r)
     energy = r.scenario.energy
     servers = float(own_servers(r, volume))
-    bought = float(formulas.servers_with_spares(servers, own.spare_share))
+    bought = scalar(formulas.servers_with_spares(servers, own.spare_share))
     hours = float(gpu_hours_used(r, volume))
     busy = hours / (bought * own.gpus_per_server * HOURS_PER_MONTH)
     drawn = bought * formulas.drawn_power_kw(own.kw_per_server, own.idle_power_share, busy)
-    kwh = float(formulas.facility_energy_kwh(drawn, own.pue))
+    kwh = scalar(formulas.facility_energy_kwh(drawn, own.pue))
     region = energy.grid_region if energy is not None else None
     intensity = _intensity(r.catalog, region)
     per_gpu, _ = _embodied_per_gpu(r.catalog, own.gpus_per_server)
     notes = [
-        f"IT power {float(drawn):,.1f} kW drawn on average by {bought:g} servers x {own.kw_per_server:g} kW max, "
+        f"IT power {scalar(drawn):,.1f} kW drawn on average by {bought:g} servers x {own.kw_per_server:g} kW max, "
         f"PUE {float(own.pue):g}"
     ]
     operational = embodied = market = None
-    if intensity is not None:
-        operational = float(formulas.emissions_kg(kwh, intensity))
+    if intensity is not None and region is not None:  # an intensity is read only for a region
+        operational = scalar(formulas.emissions_kg(kwh, intensity))
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
         if per_gpu is not None:
-            embodied = float(
+            embodied = scalar(
                 formulas.embodied_per_month(bought * own.gpus_per_server * per_gpu, own.depreciation_months)
             )
             notes.append(
@@ -89,7 +92,7 @@ def own_energy(r: Resolved, volume: float) -> OptionEnergy:
                 f"{float(own.depreciation_months):g}-month depreciation period"
             )
     if energy is not None and energy.market_kg_co2e_per_kwh is not None:
-        market = float(formulas.emissions_kg(kwh, energy.market_kg_co2e_per_kwh))
+        market = scalar(formulas.emissions_kg(kwh, energy.market_kg_co2e_per_kwh))
     total = None if operational is None or embodied is None else operational + embodied
     wh, per_joule = _per_token(r, volume, kwh, own.kw_per_server / own.gpus_per_server * float(own.pue))
     return OptionEnergy(
@@ -128,7 +131,7 @@ def _gpu_kw(r: Resolved) -> tuple[float, int, str]:
 
 def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnergy:
     """Energy and emissions of the rented GPUs at a volume (an estimate: the provider's PUE is not measured)."""
-    rent = r.option(option)
+    rent = rent_option(r, option)
     energy = r.scenario.energy
     kw_gpu, per_server, kw_source = _gpu_kw(r)
     if energy is not None and energy.rent_pue is not None:
@@ -141,7 +144,7 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
     if rent.billing == "always_on":
         gpus = float(rent_gpus(r, volume, option))
         own = r.options.get("own")
-        idle = float(own.idle_power_share) if own is not None else 0.0
+        idle = float(own.idle_power_share) if isinstance(own, OwnOption) else 0.0
         busy = hours / (gpus * HOURS_PER_MONTH) if gpus > 0 else 0.0
         drawn = gpus * formulas.drawn_power_kw(kw_gpu, idle, busy)
         held = gpus
@@ -153,18 +156,18 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
         drawn = hours / HOURS_PER_MONTH * kw_gpu
         held = hours / HOURS_PER_MONTH
         notes.append("billed per GPU-hour used: the GPUs draw full power while used; idle hours are the provider's")
-    kwh = float(formulas.facility_energy_kwh(drawn, pue))
+    kwh = scalar(formulas.facility_energy_kwh(drawn, pue))
     region = None
     if energy is not None:
         region = energy.rent_grid_region or energy.grid_region
     intensity = _intensity(r.catalog, region)
     per_gpu, life = _embodied_per_gpu(r.catalog, per_server)
     operational = embodied = market = None
-    if intensity is not None:
-        operational = float(formulas.emissions_kg(kwh, intensity))
+    if intensity is not None and region is not None:  # an intensity is read only for a region
+        operational = scalar(formulas.emissions_kg(kwh, intensity))
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
-        if per_gpu is not None:
-            embodied = float(formulas.embodied_per_month(held * per_gpu, life))
+        if per_gpu is not None and life is not None:  # both come from the same two rows
+            embodied = scalar(formulas.embodied_per_month(held * per_gpu, life))
             notes.append(
                 f"embodied: {per_gpu:,.1f} kg CO2e per GPU ({per_server}-GPU server share) over "
                 f"{life:g} months, for {held:,.2f} GPUs held"
@@ -190,7 +193,7 @@ def rent_energy(r: Resolved, volume: float, option: str = "rent") -> OptionEnerg
 
 def api_energy(r: Resolved, volume: float, option: str = "api") -> OptionEnergy:
     """Energy and emissions of the hosted API at a volume, from data/api_energy.csv (an estimate with a range)."""
-    api = r.option(option)
+    api = api_option(r, option)
     row = r.catalog.api_energy.get(api.offer.offer)
     if row is None:
         return OptionEnergy(
@@ -216,8 +219,8 @@ def api_energy(r: Resolved, volume: float, option: str = "api") -> OptionEnergy:
     low = output_thousands * row.wh_per_1000_output_tokens_low / 1000.0
     high = output_thousands * row.wh_per_1000_output_tokens_high / 1000.0
     kwh = (low + high) / 2.0
-    intensity = _intensity(r.catalog, row.grid_region)
-    operational = float(formulas.emissions_kg(kwh, intensity))
+    intensity = r.catalog.grid_intensity[row.grid_region].kg_co2e_per_kwh  # the row's region is checked on loading
+    operational = scalar(formulas.emissions_kg(kwh, intensity))
     embodied = (
         output_thousands
         * (row.embodied_g_co2e_per_1000_output_tokens_low + row.embodied_g_co2e_per_1000_output_tokens_high)
@@ -259,11 +262,11 @@ def power_check(r: Resolved, volume: float) -> PowerCheck | None:
     energy = r.scenario.energy
     if energy is None or energy.power_budget_kw is None or "own" not in r.options:
         return None
-    own = r.option("own")
+    own = own_option(r)
     budget = float(energy.power_budget_kw)
     servers = float(own_servers(r, volume))
-    bought = int(np.ceil(float(formulas.servers_with_spares(servers, own.spare_share)) - 1e-9))
-    per_server = float(formulas.meter_power_kw(1, own.kw_per_server, own.pue))
+    bought = int(np.ceil(scalar(formulas.servers_with_spares(servers, own.spare_share)) - 1e-9))
+    per_server = scalar(formulas.meter_power_kw(1, own.kw_per_server, own.pue))
     needed = bought * per_server
     fit_bought = int(np.floor(budget / per_server + 1e-9))
     fit = int(np.floor(fit_bought / (1.0 + float(own.spare_share)) + 1e-9))
@@ -299,7 +302,7 @@ def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
         return None
     from .mix import hourly_demand  # the mix module builds the hourly series; imported here to keep it lazy
 
-    own = r.option("own")
+    own = own_option(r)
     v = r.volume if volume is None else volume
     prices = np.asarray(own.tariff_prices, dtype=float)
     shape = r.demand.shape
@@ -307,7 +310,7 @@ def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
     demand = average * shape if volume is not None else np.asarray(hourly_demand(r), dtype=float)
     count = demand.size
     servers = float(own_servers(r, v))
-    bought = float(formulas.servers_with_spares(servers, own.spare_share))
+    bought = scalar(formulas.servers_with_spares(servers, own.spare_share))
     capacity = servers * own.gpus_per_server
     served = np.minimum(demand, capacity)
     drawn = bought * formulas.drawn_power_kw(
@@ -315,10 +318,9 @@ def tariff_bill(r: Resolved, volume: float | None = None) -> TariffBill | None:
     )
     months = count / HOURS_PER_MONTH
     cost = formulas.hourly_energy_cost(drawn, own.pue, prices) / months
-    flat_price = float(
-        r.scenario.options.own.power.electricity_price_per_kwh
-        * r.scenario.fx_rate(r.scenario.options.own.power.currency)
-    )
+    power = r.scenario.options.own.power if r.scenario.options.own is not None else None
+    assert power is not None, "an own option is resolved with its power block"
+    flat_price = float(power.electricity_price_per_kwh * r.scenario.fx_rate(power.currency))
     flat = formulas.hourly_energy_cost(drawn, own.pue, np.full(count, flat_price)) / months
     kwh = float(np.sum(formulas.facility_energy_kwh(drawn, own.pue, 1.0))) / months
     return TariffBill(cost, flat, kwh, float(np.sum(demand - served)) / months, energy.tariff.source)
@@ -343,7 +345,7 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     energy = r.scenario.energy
     gpu = r.workload.gpu
     own = r.options.get("own")
-    if own is not None:
+    if isinstance(own, OwnOption):
         pue, pue_note = float(own.pue), "the own option's PUE"
     else:
         pue = rental_pue(r)
@@ -351,21 +353,21 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
     inputs = r.workload.training
     measured = inputs.measured_watts_per_gpu if inputs is not None else None
     watts = float(gpu.tdp_w if measured is None else measured)
-    mwh = float(formulas.training_energy_mwh(run.gpu_hours, watts, pue))
-    it_kw = float(formulas.it_load_kw(inputs.cluster_gpus, watts)) if inputs is not None else None
-    facility_kw = None if it_kw is None else float(formulas.facility_power_kw(it_kw, pue))
+    mwh = scalar(formulas.training_energy_mwh(run.gpu_hours, watts, pue))
+    it_kw = scalar(formulas.it_load_kw(inputs.cluster_gpus, watts)) if inputs is not None else None
+    facility_kw = None if it_kw is None else scalar(formulas.facility_power_kw(it_kw, pue))
     redundancy = inputs.redundancy if inputs is not None else None
     provisioned = (
         None
         if redundancy is None or facility_kw is None
-        else float(formulas.provisioned_power_kw(facility_kw, *redundancy))
+        else scalar(formulas.provisioned_power_kw(facility_kw, *redundancy))
     )
     region = energy.grid_region if energy is not None else None
     intensity = _intensity(r.catalog, region)
-    co2e = None if intensity is None else float(formulas.emissions_kg(mwh * 1000.0, intensity)) / 1000.0
+    co2e = None if intensity is None else scalar(formulas.emissions_kg(mwh * 1000.0, intensity)) / 1000.0
     market = None
     if energy is not None and energy.market_kg_co2e_per_kwh is not None:
-        market = float(formulas.emissions_kg(mwh * 1000.0, energy.market_kg_co2e_per_kwh)) / 1000.0
+        market = scalar(formulas.emissions_kg(mwh * 1000.0, energy.market_kg_co2e_per_kwh)) / 1000.0
     power_words = (
         f"{gpu.tdp_w:g} W TDP ({gpu.citation()})"
         if measured is None
@@ -376,7 +378,7 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
         f"each option: its energy a month with the cluster busy x the run's {run.months:,.2f} months (the power "
         "model of its electricity cost)",
     ]
-    if intensity is not None:
+    if intensity is not None and region is not None:  # an intensity is read only for a region
         notes.append(f"grid: {r.catalog.grid_intensity[region].citation()}")
     by_option = {}
     for name, option in r.options.items():
@@ -384,13 +386,15 @@ def training_energy(r: Resolved, run: TrainingRun) -> TrainingEnergy:
             continue
         e = own_energy(r, r.volume) if option.kind == "own" else rent_energy(r, r.volume, name)
         tonnes = lambda kg: None if kg is None else kg * run.months / 1000.0  # noqa: E731
+        kwh_per_month = e.energy_kwh_per_month
+        assert kwh_per_month is not None, "own and rented GPUs' energy is derived from their power"
         by_option[name] = (
             e.basis,
-            e.energy_kwh_per_month * run.months / 1000.0,
+            kwh_per_month * run.months / 1000.0,
             tonnes(e.operational_co2e_kg_per_month),
             tonnes(e.embodied_co2e_kg_per_month),
         )
-    if provisioned is not None:
+    if provisioned is not None and redundancy is not None:
         notes.append(
             f"power: IT load {it_kw:,.1f} kW, facility {facility_kw:,.1f} kW, provisioned "
             f"{provisioned:,.1f} kW with N+{redundancy[1]} redundancy on {redundancy[0]} units"

@@ -48,12 +48,13 @@ from typing import Any
 import numpy as np
 
 from .. import formulas
-from ..resolved import Resolved, as_resolved
+from ..resolved import ApiOption, Resolved, as_resolved
 from ..results import LAYER_LABELS, Layer, Mix, MixLayer, MixResult
-from ..schema import Scenario
+from ..schema import Scenario, TokensWorkload
 from ..units import HOURS_PER_MONTH
 from .api_clock import api_clock_factor
-from .capacity import gpu_hours_used, own_servers_for, rent_gpus_for
+from .capacity import api_option, gpu_hours_used, own_option, own_servers_for, rent_gpus_for, rent_option_if_any
+from .capacity import rent_option as rented_option
 from .costs import monthly_cost, own_costs_at, staffing_month
 from .demand import hourly_demand
 
@@ -135,7 +136,7 @@ def _api_hour_prices(r: Resolved, option: str, hours: int) -> np.ndarray:
         / api_clock_factor(r, option)
         / np.asarray(gpu_hours_used(r, 1.0), dtype=float)
     )
-    factors = r.option(option).hour_price_factors
+    factors = api_option(r, option).hour_price_factors
     factors = np.ones(hours) if factors is None else np.resize(np.asarray(factors, dtype=float), hours)
     return listed[..., None] * factors if listed.ndim else float(listed) * factors
 
@@ -170,7 +171,7 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = 
     work = r.workload
     own_step = per_server = own_variable = None
     if "own" in r.options:
-        own = r.options["own"]
+        own = own_option(r)
         own_step = own.step_gpus if work.kind == "tokens" else own.gpus_per_server
         per_server = own.gpus_per_server
         one = float(own.server_count)
@@ -180,7 +181,7 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = 
         )
     held_kind = held_price = always_on = on_demand = spot_price = spot_cap = None
     if rent_option in r.options:
-        rent = r.options[rent_option]
+        rent = rented_option(r, rent_option)
         if rent.billing == "always_on":
             held_kind = Layer.ALWAYS_ON
             held_price = always_on = float(rent.price_per_gpu_hour)
@@ -188,7 +189,9 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = 
             on_demand = float(rent.price_per_gpu_hour)
         if rent.reserved is not None and (held_price is None or rent.reserved.price_per_gpu_hour < held_price):
             held_kind, held_price = Layer.RESERVED, float(rent.reserved.price_per_gpu_hour)
-        if rent.spot is not None and (work.kind != "tokens" or r.scenario.workload.interruptible):
+        if rent.spot is not None and (
+            not isinstance(r.scenario.workload, TokensWorkload) or r.scenario.workload.interruptible
+        ):
             spot_price = float(rent.spot.price_per_gpu_hour)
             spot_cap = None if rent.spot.max_gpus is None else float(rent.spot.max_gpus)
     apis = [name for name, option in r.options.items() if option.kind == "api"] if work.kind == "tokens" else []
@@ -229,17 +232,17 @@ def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]
     """
     names = {}
     if "own" in r.options:
-        own = r.options["own"]
+        own = own_option(r)
         names[Layer.OWN] = f"{own.server.server} ({own.gpus_per_server} × {own.server.gpu})"
     for name in rent_options(r):
         if name == "rent":
             continue
-        rent = r.options[name]
+        rent = rented_option(r, name)
         names[name] = f"{rent.label}: {rent.offer.gpu} at {rent.offer.provider}, " + (
             "on-demand price, 24/7" if rent.billing == "always_on" else "on demand by the GPU-hour"
         )
     if rent_option in r.options:
-        rent = r.options[rent_option]
+        rent = rented_option(r, rent_option)
         where = f"{rent.offer.gpu} at {rent.offer.provider}"
         if rent_option != "rent":
             where = f"{rent.label}: {where}"
@@ -251,7 +254,7 @@ def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]
             names[Layer.SPOT] = f"{where}, spot"
     generic = sum(o.kind == "api" for o in r.options.values()) == 1
     for name, option in r.options.items():
-        if option.kind == "api":  # one API: its offer; several: each by its label too (tiers of one model)
+        if isinstance(option, ApiOption):  # one API: its offer; several: each by its label too (tiers of one model)
             names[name] = f"{option.offer.model} ({option.offer.provider})" if generic else api_offer_label(r, name)
     return names
 
@@ -259,7 +262,7 @@ def offer_names(r: Resolved, rent_option: str | None = "rent") -> dict[str, str]
 def api_offer_label(r: Resolved, name: str) -> str:
     """An API option named with its offer: "Hosted API: Claude Opus 4.5 (Anthropic)", or, where the label
     already names the model, "Claude Sonnet 4.5, 30 % batch (Anthropic)"."""
-    api = r.options[name]
+    api = api_option(r, name)
     model, provider = api.offer.model, api.offer.provider
     if re.sub(r"\s*\(.*\)$", "", model).lower() in api.label.lower():  # "... (deepseek-flash)": its model id
         return f"{api.label} ({provider})"
@@ -271,7 +274,7 @@ def api_offer_label(r: Resolved, name: str) -> str:
 
 def _own_fixed(r: Resolved, servers: np.ndarray) -> np.ndarray:
     """Monthly cost of n owned servers at zero use (0 for none). [currency/month]"""
-    own = r.options["own"]
+    own = own_option(r)
     n = np.asarray(servers, dtype=float)
     fixed = sum(np.asarray(v, dtype=float) for v in own_costs_at(own, np.maximum(n, 1e-300), 0.0).values())
     return np.where(n > 0, fixed, 0.0)
@@ -292,7 +295,7 @@ def _held_capacity(o: Offer, gpus: np.ndarray) -> np.ndarray:
 
 
 def _rent_staffing(r: Resolved, gpus, option: str | None = "rent") -> np.ndarray:
-    rent = r.options.get(option) if option is not None else None
+    rent = rent_option_if_any(r, option) if option is not None else None
     if rent is None or rent.staffing is None:
         return np.zeros_like(np.asarray(gpus, dtype=float))
     return np.asarray(staffing_month(rent.staffing, np.asarray(gpus, dtype=float)), dtype=float) + np.zeros_like(
@@ -472,12 +475,12 @@ def pure_costs(
     need = peak / ceiling_of(r)
     costs: dict[str, Any] = {}
     if "own" in r.options:
-        own = r.options["own"]
+        own = own_option(r)
         costs[Layer.OWN] = sum(
             np.asarray(v, dtype=float) for v in own_costs_at(own, own_servers_for(r, need), busy).values()
         )
     if "rent" in r.options:
-        rent = r.options["rent"]
+        rent = rented_option(r)
         gpus = np.asarray(rent_gpus_for(r, need), dtype=float)
         staff = _rent_staffing(r, gpus)
         if rent.billing == "always_on":
@@ -486,13 +489,13 @@ def pure_costs(
             costs[Layer.ON_DEMAND] = rent.price_per_gpu_hour * busy + staff
         if rent.reserved is not None:
             costs[Layer.RESERVED] = gpus * rent.reserved.price_per_gpu_hour * HOURS_PER_MONTH + staff
-        spot_allowed = r.workload.kind != "tokens" or r.scenario.workload.interruptible
+        spot_allowed = not isinstance(r.scenario.workload, TokensWorkload) or r.scenario.workload.interruptible
         if rent.spot is not None and rent.spot.max_gpus is None and spot_allowed:
             costs[Layer.SPOT] = rent.spot.price_per_gpu_hour * busy + staff
     for name in rent_options(r):
         if name == "rent":
             continue
-        rent = r.options[name]
+        rent = rented_option(r, name)
         gpus = np.asarray(rent_gpus_for(r, need, name), dtype=float)
         staff = _rent_staffing(r, gpus, name)
         costs[name] = (
@@ -606,6 +609,7 @@ def cheapest_mix(
         s, h, cost = _search(dispatch, servers, held, fixed)
         if best is None or cost < best[0] - 1e-9 * max(abs(cost), 1.0):
             best = (cost, o, dispatch, s, h)
+    assert best is not None, "_offers gives one offer at least (the main rent option's, or none rented)"
     _, o, dispatch, s, h = best
     layers, staffing = _layers(r, o, dispatch, s, h)
     pure, names = pure_costs(r, d)
@@ -623,7 +627,7 @@ def _offers(r: Resolved, series: np.ndarray, rented_held: bool = False) -> list[
         names = names[:1] or ["rent"]
     found = [offer(r, series, name) for name in names]
     staffed = any(
-        r.options[name].staffing is not None and float(np.max(_rent_staffing(r, 1.0, name))) > 0
+        rented_option(r, name).staffing is not None and float(np.max(_rent_staffing(r, 1.0, name))) > 0
         for name in names
         if name in r.options
     )

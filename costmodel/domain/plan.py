@@ -31,11 +31,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import formulas
+from ..formulas.shapes import scalar
 from ..resolved import Resolved, as_resolved
-from ..results import DEPRECIATION, GrowthPlan, Layer, PlanYear
+from ..results import DEPRECIATION, GrowthPlan, Layer, Mix, PlanYear
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
-from .capacity import gpu_hours_used
+from .capacity import gpu_hours_used, own_option
 from .costs import own_costs_at, own_hardware_capex
 from .finance import price_factor, residual_share
 from .mix import cheapest_mix
@@ -60,7 +61,7 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
         raise ValueError("a capacity plan needs finance.capacity_plan")
     if "own" not in r.options or "rent" not in r.options:
         raise ValueError("finance.capacity_plan needs both an own and a rent option")
-    own = r.option("own")
+    own = own_option(r)
     horizon = fin.horizon_months
     count = min(fin.capacity_plan.years or -(-horizon // MONTHS_PER_YEAR), -(-horizon // MONTHS_PER_YEAR))
     lead = fin.lead_time_months
@@ -74,9 +75,9 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
     )
     average = np.broadcast_to(average, months.shape)
     price = price_factor(r, "hardware", months)
-    mixes: dict[tuple[float, float | None], object] = {}
+    mixes: dict[tuple[float, float | None], Mix] = {}
 
-    def mix_at(level: float, servers: float | None):
+    def mix_at(level: float, servers: float | None) -> Mix:
         """The cheapest mix at a month's average GPUs busy, the owned servers held (None: chosen; 0: none)."""
         key = (round(level, 12), servers)
         if key not in mixes:
@@ -142,7 +143,7 @@ def growth_plan(scenario: Scenario | Resolved) -> GrowthPlan:
             )
         )
     for order, paid in cohorts:
-        lines[RESALE][-1] -= paid * float(residual_share(r, horizon - order))
+        lines[RESALE][-1] -= paid * scalar(residual_share(r, horizon - order))
     flows = {**{HARDWARE: lines[HARDWARE]}, **running, **{k: lines[k] for k in (RENTED, RESALE) if np.any(lines[k])}}
     total = np.sum(np.stack(list(flows.values())), axis=0)
     npv = formulas.npv_with_convention(

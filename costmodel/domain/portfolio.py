@@ -184,7 +184,9 @@ def latin_hypercube(ranges: Mapping[str, tuple[float, float]], samples: int, see
     """
     from scipy.stats import qmc
 
-    unit = qmc.LatinHypercube(d=len(ranges), seed=seed).random(samples)
+    # seed, not rng: scipy >= 1.11 takes it (rng only from 1.15) and rng gives other samples; scipy's
+    # annotations of 1.15+ name only rng, though the keyword is still accepted
+    unit = qmc.LatinHypercube(d=len(ranges), seed=seed).random(samples)  # pyright: ignore[reportCallIssue]
     return {path: low + unit[:, i] * (high - low) for i, (path, (low, high)) in enumerate(ranges.items())}
 
 
@@ -275,7 +277,7 @@ def _first_change(diff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # carry the last non-zero sign forward so an exact tie on a grid volume is not a change by itself
     change = (sign[:, :-1] * sign[:, 1:]) < 0
     found = change.any(axis=1)
-    return np.where(found, change.argmax(axis=1), 0), found
+    return np.where(found, change.argmax(axis=1), 0), np.asarray(found)
 
 
 def sweep_columns(
@@ -415,7 +417,9 @@ def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str
     out["runner_up"] = list(ids[order[1]]) if len(candidates) > 1 else [None] * n
     out["margin"] = sorted_figures[1] - sorted_figures[0] if len(candidates) > 1 else [None] * n
     out.update(_sweep_break_evens(s, options, volume, n))
-    finance_columns = {f"{k}_{o}": [None] * n for k in ("npv", "tco") for o in OPTIONS}
+    finance_columns: dict[str, list[None] | np.ndarray] = {
+        f"{k}_{o}": [None] * n for k in ("npv", "tco") for o in OPTIONS
+    }
     if r.finance is not None:
         npv, tco = present_values(s)  # the cash flows of every point at once (samples × months)
         for o in OPTIONS:

@@ -52,7 +52,9 @@ def serving_fleet(r: Resolved, option: str, volume: float) -> ServingFleet:
     Disaggregated: prefill replicas = max(1, ⌈GPUs needed × prefill share / replica⌉), at most
     working − 1; the decode pool takes the rest.
     """
-    plan = r.workload.capacity.plan
+    capacity = r.workload.capacity
+    plan = capacity.plan if capacity is not None else None
+    assert plan is not None, "a served model's fleet is planned when the scenario is resolved"
     replica = r.workload.gpus_per_replica
     gpus = int(gpu_count(r, option, volume))
     replicas = gpus // replica

@@ -23,6 +23,7 @@ from .. import formulas
 from ..resolved import Resolved
 from ..results import CashFlows, CashLine
 from ..units import MONTHS_PER_YEAR
+from .capacity import own_option
 
 NOT_EXPENSES = (
     CashLine.HARDWARE_CAPEX,
@@ -45,14 +46,14 @@ def useful_life(r: Resolved) -> int | np.ndarray:
     Whole months (an int, or an int array for a sampled depreciation period).
     """
     life = r.finance.useful_life_months
-    months = np.floor(np.asarray(life if life is not None else r.option("own").depreciation_months, dtype=float))
+    months = np.floor(np.asarray(life if life is not None else own_option(r).depreciation_months, dtype=float))
     return int(months) if months.ndim == 0 else months.astype(int)
 
 
 def tax_depreciation_shares(r: Resolved, months: int) -> np.ndarray:
     """Share of hardware cost deducted for tax in each month since purchase, on the tax block's schedule. [-]"""
     tax = r.finance.tax
-    life = tax.life_months if tax.life_months is not None else r.option("own").depreciation_months
+    life = tax.life_months if tax.life_months is not None else own_option(r).depreciation_months
     if tax.depreciation == "macrs_5":
         return formulas.depreciation_shares(
             "table", months, bonus_share=tax.bonus_share, table=r.catalog.depreciation_table("macrs_5")
@@ -77,8 +78,9 @@ def after_tax(r: Resolved, flows: CashFlows) -> CashFlows:
     ValueError
         The scenario has no ``finance.tax`` block.
     """
-    tax = r.finance.tax if r.finance is not None else None
-    if tax is None:
+    finance = r.finance
+    tax = finance.tax if finance is not None else None
+    if finance is None or tax is None:
         raise ValueError("the after-tax view needs a finance.tax block (rate, depreciation)")
     rate = tax.rate
     horizon = flows.months.size
@@ -86,22 +88,24 @@ def after_tax(r: Resolved, flows: CashFlows) -> CashFlows:
     for option, lines in flows.flows.items():
         new = dict(lines)
         if option != "own":
-            new[CashLine.TAX_ON_EXPENSES] = -formulas.tax_shield(sum(lines.values()), rate)
+            new[CashLine.TAX_ON_EXPENSES] = np.asarray(-formulas.tax_shield(sum(lines.values()), rate))
             out[option] = new
             continue
-        lease = r.finance.lease
+        lease = finance.lease
         capital = NOT_EXPENSES + ((CashLine.LEASE_PAYMENTS,) if lease is not None and lease.kind == "finance" else ())
         expenses = sum(v for k, v in lines.items() if k not in capital)
-        new[CashLine.TAX_ON_EXPENSES] = -formulas.tax_shield(np.asarray(expenses, dtype=float), rate)
+        new[CashLine.TAX_ON_EXPENSES] = np.asarray(-formulas.tax_shield(np.asarray(expenses, dtype=float), rate))
         shares = tax_depreciation_shares(r, horizon)
         deduction = np.zeros(horizon)
         life = useful_life(r)
-        for month, price, sold, replaced in _cohorts(flows.hardware_purchases, life, horizon):
+        assert isinstance(life, int), "after-tax flows are of one scenario, so its useful life is one number"
+        purchases = flows.hardware_purchases if flows.hardware_purchases is not None else np.zeros(0)
+        for month, price, sold, replaced in _cohorts(purchases, life, horizon):
             held_months = sold - month + (0 if replaced else 1)  # deductions while held
             deduction[month : month + held_months] += price * shares[:held_months]
             deduction[sold] += price * (1.0 - shares[:held_months].sum())  # basis written off at sale
         facility = flows.facility_purchases
-        own = r.option("own")
+        own = own_option(r)
         if facility is not None and np.any(facility) and own.facility_depreciation_months:
             straight = formulas.depreciation_shares(
                 "straight_line", horizon, life_months=own.facility_depreciation_months
@@ -110,12 +114,14 @@ def after_tax(r: Resolved, flows: CashFlows) -> CashFlows:
                 deduction[month:] += facility[month] * straight[: horizon - month]
                 left = 1.0 - straight[: horizon - month].sum()
                 deduction[-1] += facility[month] * left  # basis against the residual credited at the end
-        new[CashLine.TAX_ON_DEPRECIATION] = -formulas.tax_shield(deduction, rate)
+        new[CashLine.TAX_ON_DEPRECIATION] = np.asarray(-formulas.tax_shield(deduction, rate))
         proceeds = -sum(
             lines.get(k, 0.0) for k in (CashLine.RESALE, CashLine.REFRESH_RESALE, CashLine.FACILITY_RESIDUAL)
         )
-        new[CashLine.TAX_ON_RESALE] = formulas.tax_shield(np.asarray(proceeds, dtype=float) + np.zeros(horizon), rate)
-        loan = r.finance.loan
+        new[CashLine.TAX_ON_RESALE] = np.asarray(
+            formulas.tax_shield(np.asarray(proceeds, dtype=float) + np.zeros(horizon), rate)
+        )
+        loan = finance.loan
         if loan is not None and flows.hardware_purchases is not None:
             principal = flows.hardware_purchases[0] * (1.0 - loan.down_payment_share)
             periods = np.arange(1, horizon)
@@ -124,7 +130,7 @@ def after_tax(r: Resolved, flows: CashFlows) -> CashFlows:
             interest[1:][paying] = -npf.ipmt(
                 loan.rate_per_year / MONTHS_PER_YEAR, periods[paying], loan.term_months, principal
             )
-            new[CashLine.TAX_ON_INTEREST] = -formulas.tax_shield(interest, rate)
+            new[CashLine.TAX_ON_INTEREST] = np.asarray(-formulas.tax_shield(interest, rate))
         out[option] = new
     return CashFlows(
         flows.months,

@@ -13,11 +13,13 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy_financial as npf
 
 from ..units import MONTHS_PER_YEAR
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like, scalar
 
 
 def straight_line_depreciation(capex: Numbers, life_months: Numbers) -> Values:
@@ -33,6 +35,10 @@ def straight_line_depreciation(capex: Numbers, life_months: Numbers) -> Values:
     Notes
     -----
     D = C / N.
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -58,6 +64,10 @@ def monthly_rate(yearly_rate: Numbers) -> Values:
     Notes
     -----
     i = (1 + r)^(1/12) − 1.
+
+    References
+    ----------
+    Definition; no outside source (the effective rate: 12 months at i compound to 1 year at r).
 
     Examples
     --------
@@ -88,6 +98,10 @@ def growth_factor(yearly_change: Numbers, months: Numbers) -> Values:
     -----
     (1 + g)^(m / 12): compounding monthly; exactly 1 when g is 0.
 
+    References
+    ----------
+    Definition; no outside source (compound growth).
+
     Examples
     --------
     >>> growth_factor(0.3, 12)
@@ -98,7 +112,7 @@ def growth_factor(yearly_change: Numbers, months: Numbers) -> Values:
     return (1.0 + yearly_change) ** (months / MONTHS_PER_YEAR)
 
 
-def yearly_change_factor(yearly_changes: Numbers, months: Numbers) -> np.ndarray:
+def yearly_change_factor(yearly_changes: Sequence[Numbers], months: NumbersOrList) -> np.ndarray:
     """Factor on today's price after ``months`` when the price changes by a different rate each year. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -130,6 +144,10 @@ def yearly_change_factor(yearly_changes: Numbers, months: Numbers) -> np.ndarray
     a list of one rate r, or of r repeated, gives (1 + r)^(m / 12) exactly (:func:`growth_factor`
     on the same months), bit for bit.
 
+    References
+    ----------
+    Definition; no outside source (compounding, as :func:`growth_factor`).
+
     Examples
     --------
     >>> [round(float(f), 10) for f in yearly_change_factor([-0.2, 0.1], [0, 12, 24])]
@@ -153,7 +171,12 @@ def yearly_change_factor(yearly_changes: Numbers, months: Numbers) -> np.ndarray
     return np.asarray(factor, dtype=float)
 
 
-def step_factor(from_months: Numbers, factors: Numbers, months: Numbers, before: float = 1.0) -> np.ndarray:
+def step_factor(
+    from_months: Sequence[float] | np.ndarray,
+    factors: Sequence[Numbers] | np.ndarray,
+    months: NumbersOrList,
+    before: float = 1.0,
+) -> np.ndarray:
     """Factor on today's price in each month of a step function: each factor from its month on. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -175,6 +198,10 @@ def step_factor(from_months: Numbers, factors: Numbers, months: Numbers, before:
     -------
     numpy.ndarray
         Factor in each month: that of the last step whose month is at or before it. [-]
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -225,6 +252,10 @@ def forward_factors_from_reserved(
     (3 · p3 − p1) / 2. Reserved prices also buy the provider certainty (a discount for
     commitment), so the path reads lower than an unbiased forecast.
 
+    References
+    ----------
+    Definition; no outside source (the assumption stated in the Notes).
+
     Examples
     --------
     >>> forward_factors_from_reserved(4.0, 3.0, 2.0)
@@ -237,10 +268,10 @@ def forward_factors_from_reserved(
             f"({reserved_1y}): the implied price of years 2-3, (3 p3 - p1) / 2, is not positive"
         )
     first, rest = reserved_1y / on_demand, later / (2.0 * on_demand)
-    return (float(first), float(rest)) if np.ndim(first) == 0 and np.ndim(rest) == 0 else (first, rest)
+    return (scalar(first), scalar(rest)) if np.ndim(first) == 0 and np.ndim(rest) == 0 else (first, rest)
 
 
-def present_value(flows: Numbers, yearly_rate: Numbers) -> float | np.ndarray:
+def present_value(flows: NumbersOrList, yearly_rate: Numbers) -> float | np.ndarray:
     """Present value of monthly cash flows, month 0 undiscounted. [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -258,6 +289,11 @@ def present_value(flows: Numbers, yearly_rate: Numbers) -> float | np.ndarray:
     PV = Σ_m F_m / (1 + i)^m with i = (1 + r)^(1/12) − 1: numpy-financial's ``npv``
     convention (the first flow at time 0). Vectorised over leading axes.
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``npv``.
+    .. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 2 (present value).
+
     Examples
     --------
     >>> round(present_value([100.0, 100.0], 0.08), 4)
@@ -271,7 +307,7 @@ def present_value(flows: Numbers, yearly_rate: Numbers) -> float | np.ndarray:
     return np.sum(flows * factors, axis=-1)
 
 
-def loan_payment(principal: Numbers, rate_per_year: Numbers, term_months: Numbers) -> Values:
+def loan_payment(principal: Numbers, rate_per_year: NumbersOrList, term_months: NumbersOrList) -> Values:
     """Equal monthly payment of a loan, paid at the end of each month. [currency/month]
 
     Parameters
@@ -293,6 +329,10 @@ def loan_payment(principal: Numbers, rate_per_year: Numbers, term_months: Number
     A = P · i / (1 − (1 + i)^−n) with i = rate / 12, through :func:`numpy_financial.pmt`
     (which gives it negative, as cash out); P / n at a zero rate. Broadcasts.
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``pmt``.
+
     Examples
     --------
     >>> round(loan_payment(1_000_000, 0.07, 48), 2)
@@ -310,13 +350,17 @@ def loan_payment(principal: Numbers, rate_per_year: Numbers, term_months: Number
     )
 
 
-def loan_balance(payment: Numbers, rate_per_year: Numbers, payments_left: Numbers) -> Values:
+def loan_balance(payment: Numbers, rate_per_year: NumbersOrList, payments_left: Numbers) -> Values:
     """Balance still owed on a loan with ``payments_left`` equal payments to go. [currency]
 
     Notes
     -----
     B = A · (1 − (1 + i)^−k) / i with i = rate / 12: numpy-financial's ``pv`` of the
     remaining payments.
+
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``pv``.
 
     Examples
     --------
@@ -352,6 +396,11 @@ def capital_charge(capex: Numbers, yearly_rate: Numbers, life_months: Numbers) -
     A = C · i / (1 − (1 + i)^−N) with i = (1 + r)^(1/12) − 1; C / N at r = 0 (straight-line
     depreciation is the zero-rate case).
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``pmt``.
+    .. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 6 (equivalent annual cost).
+
     Examples
     --------
     >>> round(capital_charge(1_200_000, 0.0, 60), 2)
@@ -362,12 +411,16 @@ def capital_charge(capex: Numbers, yearly_rate: Numbers, life_months: Numbers) -
     return like(-npf.pmt(monthly_rate(yearly_rate), life_months, capex) + 0.0, capex, yearly_rate, life_months)
 
 
-def book_value_share(age_months: Numbers, life_months: Numbers) -> Values:
+def book_value_share(age_months: NumbersOrList, life_months: Numbers) -> Values:
     """Straight-line book value as a share of the purchase price. [-]
 
     Notes
     -----
     max(0, min(1, 1 − age / life)).
+
+    References
+    ----------
+    Definition; no outside source (straight-line depreciation).
 
     Examples
     --------
@@ -378,7 +431,7 @@ def book_value_share(age_months: Numbers, life_months: Numbers) -> Values:
 
 
 def lease_payment(
-    price: Numbers, rate_per_year: Numbers, term_months: Numbers, residual_share: Numbers = 0.0
+    price: Numbers, rate_per_year: NumbersOrList, term_months: NumbersOrList, residual_share: NumbersOrList = 0.0
 ) -> Values:
     """Equal monthly lease payment in advance, repaying the price less the discounted residual. [currency/month]
 
@@ -399,6 +452,11 @@ def lease_payment(
     A = (P − R·P/(1 + i)^n) · i / ((1 − (1 + i)^−n)(1 + i)): an annuity due,
     numpy-financial ``pmt(i, n, P, −R·P, when="begin")``; (P − R·P) / n at a zero rate.
 
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``pmt`` (``when="begin"``, an annuity
+       due).
+
     Examples
     --------
     >>> lease_payment(1200.0, 0.0, 12, 0.1)
@@ -413,7 +471,8 @@ def lease_payment(
             np.asarray(rate_per_year) / MONTHS_PER_YEAR,
             term_months,
             price,
-            -np.asarray(residual_share) * price,
+            # numpy-financial has no annotations; pyright reads fv: int from its default 0
+            -np.asarray(residual_share) * price,  # pyright: ignore[reportArgumentType]
             when="begin",
         )
         + 0.0,
@@ -424,7 +483,7 @@ def lease_payment(
     )
 
 
-def capital_recovery_factor(rate_per_year: Numbers, life_years: Numbers) -> Values:
+def capital_recovery_factor(rate_per_year: NumbersOrList, life_years: NumbersOrList) -> Values:
     """Capital-recovery factor: the share of a price to pay each year to repay it with interest. [1/year]
 
     Parameters

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import HOURS_PER_YEAR
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 
 def job_mtbf_hours(failures_per_gpu_per_year: Numbers, gpus: Numbers) -> Values:
@@ -51,6 +51,11 @@ def job_mtbf_hours(failures_per_gpu_per_year: Numbers, gpus: Numbers) -> Values:
     -----
     M = 8,760 / (λ · n).
 
+    References
+    ----------
+    .. [1] O'Connor, P. and Kleyner, A. (2012), *Practical Reliability Engineering*, 5th ed., Wiley, §6.2 (constant
+       failure rates of a series system add; MTBF = 1 / Σ λ).
+
     Examples
     --------
     Llama 3: 419 interruptions in 54 days on 16,384 GPUs is one every 3.09 hours.
@@ -64,7 +69,7 @@ def job_mtbf_hours(failures_per_gpu_per_year: Numbers, gpus: Numbers) -> Values:
     return HOURS_PER_YEAR / (failures_per_gpu_per_year * gpus)
 
 
-def young_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
+def young_interval(write_hours: NumbersOrList, mtbf_hours: Numbers) -> Values:
     """Young's (1974) optimum checkpoint interval. [h]
 
     Parameters
@@ -78,6 +83,11 @@ def young_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
     -----
     τ = √(2·δ·M).
 
+    References
+    ----------
+    .. [1] Young, J. W. (1974), "A first order approximation to the optimum checkpoint interval", Communications of
+       the ACM 17(9): 530-531. doi:10.1145/361147.361115
+
     Examples
     --------
     δ = 5 min, M = 180 min:
@@ -88,7 +98,7 @@ def young_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
     return like(np.sqrt(2.0 * np.asarray(write_hours) * mtbf_hours), write_hours, mtbf_hours)
 
 
-def daly_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
+def daly_interval(write_hours: NumbersOrList, mtbf_hours: NumbersOrList) -> Values:
     """Daly's (2006) higher-order optimum checkpoint interval. [h]
 
     Parameters
@@ -102,6 +112,11 @@ def daly_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
     -----
     τ = √(2δM)·[1 + ⅓·√(δ/2M) + (1/9)·(δ/2M)] − δ for δ < 2M, and τ = M otherwise
     (Daly 2006, eq. 37).
+
+    References
+    ----------
+    .. [1] Daly, J. T. (2006), "A higher order estimate of the optimum checkpoint interval for restart dumps",
+       Future Generation Computer Systems 22(3): 303-312, eq. 37. doi:10.1016/j.future.2004.11.016
 
     Examples
     --------
@@ -117,7 +132,7 @@ def daly_interval(write_hours: Numbers, mtbf_hours: Numbers) -> Values:
     return like(np.where(write >= 2.0 * mtbf, mtbf, tau), write_hours, mtbf_hours)
 
 
-def interval_with_restart(write_hours: Numbers, mtbf_hours: Numbers, restart_hours: Numbers) -> Values:
+def interval_with_restart(write_hours: NumbersOrList, mtbf_hours: Numbers, restart_hours: Numbers) -> Values:
     """The first-order optimum interval with the recovery time counted: √(2·δ·(M + R)). [h]
 
     Parameters
@@ -130,6 +145,13 @@ def interval_with_restart(write_hours: Numbers, mtbf_hours: Numbers, restart_hou
     τ = √(2·δ·(M + R)): Young's interval with the time between failures lengthened by the
     time to recover, a common variant (e.g. Daly 2006, §5 discusses the restart term).
 
+    References
+    ----------
+    .. [1] Young, J. W. (1974), "A first order approximation to the optimum checkpoint interval", Communications of
+       the ACM 17(9): 530-531. doi:10.1145/361147.361115
+    .. [2] Daly, J. T. (2006), "A higher order estimate of the optimum checkpoint interval for restart dumps",
+       Future Generation Computer Systems 22(3): 303-312, §5 (the restart term). doi:10.1016/j.future.2004.11.016
+
     Examples
     --------
     >>> round(interval_with_restart(5 / 60, 3.0, 0.05) * 60, 2)
@@ -141,7 +163,7 @@ def interval_with_restart(write_hours: Numbers, mtbf_hours: Numbers, restart_hou
 
 
 def goodput_fraction(
-    interval_hours: Numbers, write_hours: Numbers, restart_hours: Numbers, mtbf_hours: Numbers | None = None
+    interval_hours: NumbersOrList, write_hours: Numbers, restart_hours: Numbers, mtbf_hours: Numbers | None = None
 ) -> Values:
     """Expected share of wall-clock time that trains: T_s / T_w (Daly 2006, eq. 20). [-]
 
@@ -159,6 +181,11 @@ def goodput_fraction(
     τ / (M·e^(R/M)·(e^((τ+δ)/M) − 1)), computed without subtracting from 1, so a job that
     can barely progress gets a tiny positive share rather than 0. With no failures:
     τ / (τ + δ).
+
+    References
+    ----------
+    .. [1] Daly, J. T. (2006), "A higher order estimate of the optimum checkpoint interval for restart dumps",
+       Future Generation Computer Systems 22(3): 303-312, eq. 20. doi:10.1016/j.future.2004.11.016
 
     Examples
     --------
@@ -195,6 +222,11 @@ def time_lost_fraction(
     solve time T_s, T_w = M·e^(R/M)·(e^((τ+δ)/M) − 1)·T_s / τ, the share lost is 1 − T_s / T_w.
     With no failures only the checkpoint writes are lost: δ / (τ + δ).
 
+    References
+    ----------
+    .. [1] Daly, J. T. (2006), "A higher order estimate of the optimum checkpoint interval for restart dumps",
+       Future Generation Computer Systems 22(3): 303-312, eq. 20. doi:10.1016/j.future.2004.11.016
+
     Examples
     --------
     >>> round(time_lost_fraction(1.0, 0.1, 0.0), 4)
@@ -219,6 +251,11 @@ def failures_per_gpu_per_year_from_count(interruptions: Numbers, days: Numbers, 
     -----
     λ = k / (d/365 · n), so the job MTBF on n GPUs, 8,760 / (λ·n), is d·24 / k.
 
+    References
+    ----------
+    Definition; no outside source (a rate from an observed count); the example's count is from Dubey et al. (2024),
+    "The Llama 3 Herd of Models", arXiv 2407.21783, §3.3.4.
+
     Examples
     --------
     Llama 3 (Dubey et al. 2024, §3.3.4): 419 unexpected interruptions in 54 days on 16,384 GPUs.
@@ -229,7 +266,7 @@ def failures_per_gpu_per_year_from_count(interruptions: Numbers, days: Numbers, 
     return interruptions / (days / 365.0 * gpus)
 
 
-def checkpoint_steps(interval_hours: Numbers, step_seconds: Numbers) -> Values:
+def checkpoint_steps(interval_hours: NumbersOrList, step_seconds: Numbers) -> Values:
     """Training steps in a checkpoint interval, rounded down to whole steps, at least 1. [steps]
 
     Parameters
@@ -238,6 +275,10 @@ def checkpoint_steps(interval_hours: Numbers, step_seconds: Numbers) -> Values:
         Checkpoint interval τ. [h]
     step_seconds
         Wall-clock time of one training step. [s]
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -267,6 +308,11 @@ def gpu_hours_lost_per_failure(
     A failure strikes on average half-way through a compute-plus-write segment of τ + δ, so
     the work redone is (τ + δ)/2, plus the recovery time R during which all n GPUs wait
     (the first-order model behind Young 1974).
+
+    References
+    ----------
+    .. [1] Young, J. W. (1974), "A first order approximation to the optimum checkpoint interval", Communications of
+       the ACM 17(9): 530-531. doi:10.1145/361147.361115 (the first-order model: a failure costs half a segment).
 
     Examples
     --------
@@ -303,6 +349,11 @@ def cluster_failures_per_year(
     (a series system), so the rates add. The job MTBF is 8,760 / Λ hours
     (:func:`mtbf_hours`); per GPU, Λ / n_GPU is the rate :func:`job_mtbf_hours` takes.
 
+    References
+    ----------
+    .. [1] O'Connor, P. and Kleyner, A. (2012), *Practical Reliability Engineering*, 5th ed., Wiley, §6.2 (constant
+       failure rates of a series system add; MTBF = 1 / Σ λ).
+
     Examples
     --------
     Llama 3's 54 days on 16,384 GPUs in 2,048 hosts: 256 GPU, 32 host-maintenance and 35
@@ -327,6 +378,11 @@ def mtbf_hours(failures_per_year: Numbers) -> Values:
     Notes
     -----
     MTBF = 8,760 / Λ (constant failure rates).
+
+    References
+    ----------
+    .. [1] O'Connor, P. and Kleyner, A. (2012), *Practical Reliability Engineering*, 5th ed., Wiley, §6.2 (constant
+       failure rates of a series system add; MTBF = 1 / Σ λ).
 
     Examples
     --------

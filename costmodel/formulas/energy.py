@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import Numbers, Values
+from .shapes import Numbers, NumbersOrList, Values
 
 
 def emissions_kg(energy_kwh: Numbers, kg_co2e_per_kwh: Numbers) -> Values:
@@ -31,6 +31,10 @@ def emissions_kg(energy_kwh: Numbers, kg_co2e_per_kwh: Numbers) -> Values:
     Notes
     -----
     E_CO2 = E · I (GHG Protocol Scope 2).
+
+    References
+    ----------
+    .. [1] GHG Protocol Scope 2 Guidance (2015): emissions = electricity consumed × emission factor.
 
     Examples
     --------
@@ -53,6 +57,10 @@ def embodied_per_month(kg_co2e: Numbers, life_months: Numbers) -> Values:
     Notes
     -----
     kg CO2e per month = embodied / life, as the straight-line depreciation of capex.
+
+    References
+    ----------
+    Definition; no outside source (a straight-line spread, as straight-line depreciation).
 
     Examples
     --------
@@ -80,6 +88,11 @@ def training_energy_mwh(gpu_hours: Numbers, watts_per_gpu: Numbers, pue: Numbers
     -----
     E = H · P · PUE / 10⁶ (Patterson et al. 2021; Wu et al. 2022).
 
+    References
+    ----------
+    .. [1] Patterson et al. (2021), "Carbon Emissions and Large Neural Network Training", arXiv 2104.10350.
+    .. [2] Wu et al. (2022), "Sustainable AI", arXiv 2204.05149.
+
     Examples
     --------
     Llama 3.1 405B: 30.84 M H100-hours at 700 W TDP and PUE 1 (the card's IT energy):
@@ -105,6 +118,10 @@ def joules_per_output_token(kw_per_gpu: Numbers, output_tokens_per_second_per_gp
     J/token = 1000 · P / r; tokens per joule = r / (1000 · P); Wh per 1,000 tokens =
     J/token × 1,000 / 3,600.
 
+    References
+    ----------
+    Definition; no outside source (a unit conversion: 1 W = 1 J/s).
+
     Examples
     --------
     An H100 in a DGX (10.2 kW / 8) at PUE 1.56 serving 2,102.5 tokens/s:
@@ -117,6 +134,10 @@ def joules_per_output_token(kw_per_gpu: Numbers, output_tokens_per_second_per_gp
 
 def wh_per_1000_tokens(joules_per_token: Numbers) -> Values:
     """Joules per token as watt-hours per 1,000 tokens. [Wh/1,000 tokens]
+
+    References
+    ----------
+    Definition; no outside source (a unit conversion: 1 Wh = 3,600 J).
 
     Examples
     --------
@@ -142,6 +163,10 @@ def meter_power_kw(servers: Numbers, kw_per_server: Numbers, pue: Numbers) -> Va
     -----
     P_meter = S · P_max · PUE: what a site's power budget must hold.
 
+    References
+    ----------
+    .. [1] The Green Grid (2007), White Paper #6: PUE = total facility energy / IT equipment energy.
+
     Examples
     --------
     >>> round(meter_power_kw(3, 10.2, 1.56), 3)
@@ -150,7 +175,9 @@ def meter_power_kw(servers: Numbers, kw_per_server: Numbers, pue: Numbers) -> Va
     return servers * kw_per_server * pue
 
 
-def weekly_hour_prices(weekday_prices: Numbers, weekend_prices: Numbers, hours: int, first_weekday: int) -> np.ndarray:
+def weekly_hour_prices(
+    weekday_prices: NumbersOrList, weekend_prices: NumbersOrList, hours: int, first_weekday: int
+) -> np.ndarray:
     """The price of each hour of a year from a weekly tariff (weekday and weekend days). [currency/kWh]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -170,6 +197,10 @@ def weekly_hour_prices(weekday_prices: Numbers, weekend_prices: Numbers, hours: 
     numpy.ndarray
         ``hours`` prices. [currency/kWh]
 
+    References
+    ----------
+    Definition; no outside source (a weekly tariff laid over the calendar).
+
     Examples
     --------
     >>> p = weekly_hour_prices([0.1] * 24, [0.05] * 24, 48, 4)   # Friday, then Saturday
@@ -183,7 +214,7 @@ def weekly_hour_prices(weekday_prices: Numbers, weekend_prices: Numbers, hours: 
     return np.where(day >= 5, weekend, weekday)
 
 
-def hourly_energy_cost(drawn_kw: Numbers, pue: float, prices_per_kwh: Numbers) -> float:
+def hourly_energy_cost(drawn_kw: NumbersOrList, pue: float, prices_per_kwh: NumbersOrList) -> float:
     """Electricity bill of an hourly draw at hourly prices. [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -201,6 +232,10 @@ def hourly_energy_cost(drawn_kw: Numbers, pue: float, prices_per_kwh: Numbers) -
     Notes
     -----
     cost = Σ_h P_h · PUE · 1 h · price_h.
+
+    References
+    ----------
+    .. [1] The Green Grid (2007), White Paper #6: PUE = total facility energy / IT equipment energy.
 
     Examples
     --------
@@ -236,6 +271,10 @@ def it_load_kw(gpus: Numbers, watts_per_gpu: Numbers) -> Values:
     -----
     P_IT = n · P / 1000.
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     16,384 H100 at their 700 W TDP:
@@ -252,6 +291,10 @@ def facility_power_kw(it_kw: Numbers, pue: Numbers) -> Values:
     Notes
     -----
     P_facility = P_IT · PUE (The Green Grid 2007: PUE = facility power / IT power).
+
+    References
+    ----------
+    .. [1] The Green Grid (2007), White Paper #6: PUE = total facility energy / IT equipment energy.
 
     Examples
     --------

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..units import HOURS_PER_MONTH
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 _EPSILON = 1e-9
 """Tolerance below a whole number that still counts as that number (rounding of 0.1 + 0.2)."""
@@ -33,6 +33,11 @@ def gpus_needed(gpu_hours_per_month: Numbers, utilisation_ceiling: Numbers = 1.0
     -----
     N = H / (730 · u), before rounding.
 
+    References
+    ----------
+    .. [1] Barroso, Clidaras and Hölzle (2013), *The Datacenter as a Computer*, 2nd ed., ch. 6 (provisioning for
+       peak load with headroom).
+
     Examples
     --------
     >>> gpus_needed(15_768, 0.9)
@@ -41,7 +46,7 @@ def gpus_needed(gpu_hours_per_month: Numbers, utilisation_ceiling: Numbers = 1.0
     return gpu_hours_per_month / (HOURS_PER_MONTH * utilisation_ceiling)
 
 
-def whole_units(needed: Numbers, unit: Numbers = 1, minimum: Numbers = 0) -> Values:
+def whole_units(needed: NumbersOrList, unit: Numbers = 1, minimum: Numbers = 0) -> Values:
     """Whole units of ``unit`` items that hold ``needed`` items, at least ``minimum`` units. [units]
 
     Parameters
@@ -59,6 +64,10 @@ def whole_units(needed: Numbers, unit: Numbers = 1, minimum: Numbers = 0) -> Val
     a whole number does not add a unit. The tolerance is in items (GPUs), not units, so fleets
     stepping in different units (replicas, servers) step at the same number of items.
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> whole_units(8.0, 8)
@@ -72,7 +81,7 @@ def whole_units(needed: Numbers, unit: Numbers = 1, minimum: Numbers = 0) -> Val
     return like(units, needed, unit, minimum)
 
 
-def gpus_per_server_step(gpus_per_server: int, gpus_per_replica: int) -> int:
+def gpus_per_server_step(gpus_per_server: float, gpus_per_replica: float) -> int:
     """GPUs an own fleet adds at a time: whole servers holding whole replicas. [GPU]
 
     Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
@@ -81,6 +90,10 @@ def gpus_per_server_step(gpus_per_server: int, gpus_per_replica: int) -> int:
     Notes
     -----
     The least common multiple of GPUs per server and GPUs per replica.
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -110,6 +123,10 @@ def servers_needed(gpus: Numbers, gpus_per_server: float, gpus_per_replica: floa
     -----
     With step L = lcm(G, R): servers = max(⌈N / L⌉ · L / G, minimum).
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> servers_needed(17.0, 8)
@@ -121,13 +138,17 @@ def servers_needed(gpus: Numbers, gpus_per_server: float, gpus_per_replica: floa
     return like(np.maximum(np.asarray(whole_units(gpus, step)) * (step // gpus_per_server), minimum), gpus, minimum)
 
 
-def servers_with_spares(servers: Numbers, spare_share: Numbers) -> Values:
+def servers_with_spares(servers: NumbersOrList, spare_share: Numbers) -> Values:
     """Servers bought: the working ones plus hot spares, in whole servers. [servers]
 
     Notes
     -----
     B = S + ⌈S · q − ε⌉: a share q of spares, rounded up to whole servers (a spare is bought
     whole; ε = 1e-9 keeps 1,250 × 0.02 at 25).
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 WEIGHT_BYTES = 2.0
 """Bytes per parameter of 16-bit weights. [B]"""
@@ -35,9 +35,9 @@ ADAM_OPTIMIZER_BYTES = 12.0
 
 
 def zero_state_bytes_per_gpu(
-    parameters_per_model_parallel_rank: Numbers,
+    parameters_per_model_parallel_rank: NumbersOrList,
     data_parallel: Numbers,
-    zero_stage: Numbers,
+    zero_stage: NumbersOrList,
     weight_bytes: Numbers = WEIGHT_BYTES,
     gradient_bytes: Numbers = GRADIENT_BYTES,
     optimizer_bytes: Numbers = ADAM_OPTIMIZER_BYTES,
@@ -65,6 +65,11 @@ def zero_state_bytes_per_gpu(
     * stage 2: 2·Ψ + (2 + K)·Ψ/N_d
     * stage 3: (2 + 2 + K)·Ψ/N_d
 
+    References
+    ----------
+    .. [1] Rajbhandari et al. (2020), "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", SC20,
+       arXiv 1910.02054, Figure 1 (16 bytes per parameter with mixed-precision Adam).
+
     Examples
     --------
     The paper's example, 7.5 B parameters on 64 GPUs: 120 GB, 31.4 GB, 16.6 GB, 1.9 GB.
@@ -83,7 +88,7 @@ def zero_state_bytes_per_gpu(
 
 
 def activation_bytes_per_layer(
-    sequence_length: Numbers,
+    sequence_length: NumbersOrList,
     micro_batch: Numbers,
     hidden_size: Numbers,
     attention_heads: Numbers,
@@ -119,6 +124,11 @@ def activation_bytes_per_layer(
     * selective, sequence parallel: 34/t
     * full: 2 (2/t with sequence parallelism)
 
+    References
+    ----------
+    .. [1] Korthikanti et al. (2022), "Reducing Activation Recomputation in Large Transformer Models", arXiv
+       2205.05198, Table 2.
+
     Examples
     --------
     A 70 B-class layer (h = 8,192, a = 64), s = 8,192, b = 1, t = 8, selective with
@@ -143,7 +153,7 @@ def activation_bytes_per_layer(
 
 def activation_bytes_per_gpu(
     layers: Numbers,
-    sequence_length: Numbers,
+    sequence_length: NumbersOrList,
     micro_batch: Numbers,
     hidden_size: Numbers,
     attention_heads: Numbers,
@@ -169,6 +179,11 @@ def activation_bytes_per_gpu(
     -----
     L × per-layer(s/c): the first pipeline stage holds p micro-batches of L/p layers under
     the 1F1B schedule (Korthikanti et al. 2022, §4.2.3), the same as an unpipelined GPU.
+
+    References
+    ----------
+    .. [1] Korthikanti et al. (2022), "Reducing Activation Recomputation in Large Transformer Models", arXiv
+       2205.05198, §4.2.3 (the first pipeline stage under 1F1B).
 
     Examples
     --------

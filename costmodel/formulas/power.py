@@ -36,6 +36,11 @@ def drawn_power_kw(max_power_kw: Numbers, idle_power_share: Numbers, utilisation
     A fleet's draw is the sum over its servers, so for S servers with GPU-hours H in a month
     and G GPUs each, u = H / (S · G · 730) gives the fleet's mean draw S · P.
 
+    References
+    ----------
+    .. [1] Fan, Weber and Barroso (2007), "Power Provisioning for a Warehouse-sized Computer", ISCA (power linear in
+       utilisation between idle and busy).
+
     Examples
     --------
     A DGX H100 (10.2 kW) idling at 30 % of its maximum and busy half the time:
@@ -61,6 +66,10 @@ def facility_energy_kwh(drawn_kw: Numbers, pue: Numbers, hours: Numbers = HOURS_
     Notes
     -----
     E = P · PUE · t (The Green Grid 2007).
+
+    References
+    ----------
+    .. [1] The Green Grid (2007), White Paper #6: PUE = total facility energy / IT equipment energy.
 
     Examples
     --------
@@ -94,6 +103,10 @@ def electricity_cost(
     Notes
     -----
     cost = P · PUE · t · price (see :func:`facility_energy_kwh`).
+
+    References
+    ----------
+    .. [1] The Green Grid (2007), White Paper #6: PUE = total facility energy / IT equipment energy.
 
     Examples
     --------

@@ -20,14 +20,18 @@ import numpy as np
 import numpy_financial as npf
 
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like, scalar
 
 
-def yearly_totals(flows: Numbers) -> np.ndarray:
+def yearly_totals(flows: NumbersOrList) -> np.ndarray:
     """Monthly cash flows summed by year (months 0–11 are year 1; a last partial year is kept). [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -42,7 +46,11 @@ def yearly_totals(flows: Numbers) -> np.ndarray:
 
 
 def npv_with_convention(
-    flows: Numbers, yearly_rate: Numbers, period: str = "month", timing: str = "begin", at_start: Numbers | None = None
+    flows: NumbersOrList,
+    yearly_rate: NumbersOrList,
+    period: str = "month",
+    timing: str = "begin",
+    at_start: NumbersOrList | None = None,
 ) -> float | np.ndarray:
     """Present value of monthly cash flows under a stated convention. [currency]
 
@@ -76,6 +84,11 @@ def npv_with_convention(
     capital_begin: Σ_k S_k / (1 + i)^k + Σ_k (F_k − S_k) / (1 + i)^(k+1), S the flows at the
     start. Excel's NPV with the first flow added outside, ``=F0 + NPV(i, F1:Fn)``, is the begin
     convention.
+
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``npv``.
+    .. [2] Microsoft Excel help, "NPV function" (the first value discounted one period).
 
     Examples
     --------
@@ -118,11 +131,15 @@ def npv_with_convention(
     return float(pv) if np.ndim(pv) == 0 else pv
 
 
-def changes_sign(flows: Numbers) -> bool:
+def changes_sign(flows: NumbersOrList) -> bool:
     """Whether a series has both a negative and a positive value (an IRR can exist only then).
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
+
+    References
+    ----------
+    .. [1] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 5 (an IRR needs outlays and gains).
 
     Examples
     --------
@@ -133,7 +150,7 @@ def changes_sign(flows: Numbers) -> bool:
     return bool(np.any(values < 0) and np.any(values > 0))
 
 
-def irr(flows: Numbers) -> float | None:
+def irr(flows: NumbersOrList) -> float | np.ndarray | None:
     """Internal rate of return per period of a gain series, or None where it does not exist. [1/period]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -142,12 +159,24 @@ def irr(flows: Numbers) -> float | None:
     Parameters
     ----------
     flows
-        Gains each period, the investment negative. [currency]
+        Gains each period, the investment negative: one series (1-D), or one series per row
+        (2-D, e.g. one row per Monte Carlo sample). [currency]
+
+    Returns
+    -------
+    float, numpy.ndarray or None
+        For one series, its IRR, or None where it has none; for 2-D flows, an array of one IRR
+        per row, NaN where a row has none.
 
     Notes
     -----
     The rate at which Σ_k F_k / (1 + irr)^k = 0 (numpy-financial ``irr``); None when the
     series does not change sign or numpy-financial finds no root.
+
+    References
+    ----------
+    numpy-financial documentation, ``irr`` (https://numpy.org/numpy-financial/); Brealey, Myers
+    and Allen, *Principles of Corporate Finance*, ch. 5.
 
     Examples
     --------
@@ -155,14 +184,20 @@ def irr(flows: Numbers) -> float | None:
     0.130662
     >>> irr([100.0, 60.0]) is None
     True
+    >>> irr([[-100.0, 60.0, 60.0], [100.0, 60.0, 60.0]]).round(6).tolist()
+    [0.130662, nan]
     """
-    if not changes_sign(flows):
+    values = np.asarray(flows, dtype=float)
+    if values.ndim == 2:
+        rows = [irr(row) for row in values]
+        return np.array([np.nan if rate is None else rate for rate in rows], dtype=float)
+    if not changes_sign(values):
         return None
-    value = float(npf.irr(np.asarray(flows, dtype=float)))
+    value = float(npf.irr(values))
     return value if np.isfinite(value) else None
 
 
-def mirr(flows: Numbers, finance_rate: float, reinvest_rate: float) -> float | None:
+def mirr(flows: NumbersOrList, finance_rate: float, reinvest_rate: float) -> float | None:
     """Modified internal rate of return per period, or None where the series does not change sign. [1/period]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -172,6 +207,11 @@ def mirr(flows: Numbers, finance_rate: float, reinvest_rate: float) -> float | N
     -----
     MIRR = (FV of the gains at the reinvestment rate / −PV of the outlays at the finance
     rate)^(1/(n−1)) − 1 (numpy-financial ``mirr``).
+
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``mirr``.
+    .. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 5.
 
     Examples
     --------
@@ -184,8 +224,12 @@ def mirr(flows: Numbers, finance_rate: float, reinvest_rate: float) -> float | N
     return value if np.isfinite(value) else None
 
 
-def per_year(rate_per_month: Numbers) -> Values:
+def per_year(rate_per_month: Numbers | None) -> Values | None:
     """Effective yearly rate of a monthly rate; None stays None. [1/year]
+
+    References
+    ----------
+    Definition; no outside source (monthly compounding over 12 months).
 
     Examples
     --------
@@ -195,21 +239,44 @@ def per_year(rate_per_month: Numbers) -> Values:
     return None if rate_per_month is None else (1.0 + rate_per_month) ** MONTHS_PER_YEAR - 1.0
 
 
-def roi(net_gain: float, investment: float) -> float | None:
-    """Return on investment as calculators state it: net gain / investment; None with no investment. [-]
+def roi(net_gain: Numbers, investment: Numbers) -> Values | None:
+    """Return on investment as calculators state it: net gain / investment. [-]
 
-    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
-    value).
+    Parameters
+    ----------
+    net_gain
+        Gains less costs over the horizon. [currency]
+    investment
+        What was invested, above 0. [currency]
+
+    Returns
+    -------
+    float, numpy.ndarray, pandas.Series or None
+        net gain / investment. With no investment (≤ 0) a scalar result is None and an array
+        or Series holds NaN.
+
+    References
+    ----------
+    Definition; no outside source (the ratio as ROI calculators state it).
 
     Examples
     --------
     >>> roi(50.0, 200.0)
     0.25
+    >>> roi(50.0, 0.0) is None
+    True
+    >>> roi(np.array([50.0, 10.0]), np.array([200.0, 0.0])).tolist()
+    [0.25, nan]
     """
-    return None if investment <= 0 else net_gain / investment
+    if np.ndim(net_gain) == 0 and np.ndim(investment) == 0:
+        return None if scalar(investment) <= 0 else net_gain / investment
+    gain, spent = np.asarray(net_gain, dtype=float), np.asarray(investment, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(spent > 0, gain / spent, np.nan)
+    return like(ratio, net_gain, investment)
 
 
-def payback(at_start: Numbers, at_end: Numbers, rate_per_period: float = 0.0) -> float | None:
+def payback(at_start: NumbersOrList, at_end: NumbersOrList, rate_per_period: float = 0.0) -> float | None:
     """Periods until the cumulative gains turn non-negative for good, interpolated; None: never. [periods]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -233,6 +300,10 @@ def payback(at_start: Numbers, at_end: Numbers, rate_per_period: float = 0.0) ->
     period starts at or above zero); 0 when it is never below zero; None when B_{n−1} < 0.
     An option cheaper only for a while, then dearer for good, never pays back. With
     discounting, a flow at time t is divided by (1 + i)^t.
+
+    References
+    ----------
+    .. [1] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 5 (payback and discounted payback).
 
     Examples
     --------
@@ -267,11 +338,16 @@ def payback(at_start: Numbers, at_end: Numbers, rate_per_period: float = 0.0) ->
     return float(k + 1)
 
 
-def discounted(flows: Numbers, rate_per_period: Numbers) -> np.ndarray:
+def discounted(flows: NumbersOrList, rate_per_period: Numbers) -> np.ndarray:
     """Each period's flow discounted to time 0, the first undiscounted. [currency]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
+
+    References
+    ----------
+    .. [1] numpy-financial documentation (https://numpy.org/numpy-financial/), ``npv`` (the first value at time 0,
+       undiscounted).
 
     Examples
     --------
@@ -289,6 +365,11 @@ def fisher_real_rate(nominal_rate: Numbers, inflation: Numbers) -> Values:
     -----
     (1 + nominal) = (1 + real)(1 + inflation), so real = (1 + nominal) / (1 + inflation) − 1.
 
+    References
+    ----------
+    .. [1] Fisher, I. (1930), *The Theory of Interest*.
+    .. [2] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 19 (nominal and real rates).
+
     Examples
     --------
     >>> round(fisher_real_rate(0.08, 0.03), 8)
@@ -298,12 +379,12 @@ def fisher_real_rate(nominal_rate: Numbers, inflation: Numbers) -> Values:
 
 
 def residual_share(
-    age_months: Numbers,
+    age_months: NumbersOrList,
     life_months: Numbers,
     method: str = "straight_line",
     rate_per_year: Numbers | None = None,
-    ages: Numbers | None = None,
-    shares: Numbers | None = None,
+    ages: NumbersOrList | None = None,
+    shares: NumbersOrList | None = None,
 ) -> Values:
     """Resale value as a share of the purchase price at an age. [-]
 
@@ -322,6 +403,10 @@ def residual_share(
     ages, shares
         The points of the ``points`` curve. [months], [-]
 
+    References
+    ----------
+    Definition; no outside source (the resale curve a scenario states: straight line, declining balance or points).
+
     Examples
     --------
     >>> residual_share(30, 60)
@@ -335,9 +420,13 @@ def residual_share(
     if method == "straight_line":
         value = np.clip(1.0 - age / life_months, 0.0, 1.0)
     elif method == "declining_balance":
-        value = (1.0 - rate_per_year) ** (age / MONTHS_PER_YEAR)
+        if rate_per_year is None:
+            raise ValueError("a declining-balance residual needs rate_per_year")
+        value = (1.0 - np.asarray(rate_per_year, dtype=float)) ** (age / MONTHS_PER_YEAR)
     elif method == "points":
-        value = np.interp(age, ages, shares)
+        if ages is None or shares is None:
+            raise ValueError("a points residual needs ages and shares")
+        value = np.interp(age, np.asarray(ages, dtype=float), np.asarray(shares, dtype=float))
     else:
         raise ValueError(f"unknown residual method {method!r}")
     return like(value, age_months, life_months, rate_per_year)
@@ -378,6 +467,10 @@ def provider_revenue(
     -----
     R = G · 730 · u · p.
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     8 GPUs sold 70 % of the time at 2.50 a GPU-hour:
@@ -416,6 +509,10 @@ def ebit(revenue: Numbers, opex: Numbers, depreciation: Numbers) -> Values:
     -----
     EBIT = R − opex − D, D the accounting (straight-line) depreciation; the cost of capital
     is not in it (that is what interest and the return to equity are paid from).
+
+    References
+    ----------
+    Definition; no outside source (the accounting identity).
 
     Examples
     --------

@@ -5,8 +5,8 @@ so a root is found by reading the function on many values across the bracket at 
 keeping the cell where the sign changes first, a few times over: five calls of 257 values
 narrow a bracket 256⁵ ≈ 10¹² fold, where bisection needs forty calls and Brent's method ten to
 forty scalar ones. Functions that take one value at a time (an input that sets a tensor-parallel
-degree, say) are bisected. Neither imports SciPy, so the library's callers stay light (importing
-``scipy.optimize`` takes about 0.7 s).
+degree, say) are bisected. Neither imports SciPy, so importing the library does not load
+``scipy.optimize``.
 
 References
 ----------

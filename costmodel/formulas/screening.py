@@ -15,14 +15,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import Numbers
+from .shapes import NumbersOrList
 
 
-def load_duration_curve(demand: Numbers) -> np.ndarray:
+def load_duration_curve(demand: NumbersOrList) -> np.ndarray:
     """Demand sorted from the busiest hour down. [GPU]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
+
+    References
+    ----------
+    .. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening curves and load-duration
+       curves).
 
     Examples
     --------
@@ -32,7 +37,7 @@ def load_duration_curve(demand: Numbers) -> np.ndarray:
     return np.sort(np.asarray(demand, dtype=float))[::-1]
 
 
-def busy_shares(demand: Numbers, gpus: int | None = None) -> np.ndarray:
+def busy_shares(demand: NumbersOrList, gpus: int | None = None) -> np.ndarray:
     """Share of hours the k-th GPU of capacity is busy, k = 1 … K. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -49,6 +54,11 @@ def busy_shares(demand: Numbers, gpus: int | None = None) -> np.ndarray:
     -----
     f_k = (1/H) Σ_h clip(d_h − (k − 1), 0, 1), for all k at once from the sorted demand:
     the hours at or above k count 1, those between k − 1 and k count d_h − (k − 1).
+
+    References
+    ----------
+    .. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening curves and load-duration
+       curves).
 
     Examples
     --------
@@ -72,7 +82,7 @@ def busy_shares(demand: Numbers, gpus: int | None = None) -> np.ndarray:
 
 
 def single_layer_level(
-    busy: Numbers, fixed_per_hour: float, flexible_price: float, variable_per_hour: float = 0.0
+    busy: NumbersOrList, fixed_per_hour: float, flexible_price: float, variable_per_hour: float = 0.0
 ) -> int:
     """GPUs to hold in one fixed layer against a flexible price (the closed form). [GPU]
 
@@ -95,6 +105,11 @@ def single_layer_level(
     Hold the k-th GPU while f_k > F / (p − V): holding it costs F every hour and saves
     p − V in each busy hour (Stoft 2002, ch. 3). None held when p ≤ V.
 
+    References
+    ----------
+    .. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening curves and load-duration
+       curves).
+
     Examples
     --------
     >>> single_layer_level([1.0, 0.8, 0.5, 0.2], 2.835, 4.5)
@@ -106,7 +121,7 @@ def single_layer_level(
     return int(np.count_nonzero(np.asarray(busy) > threshold))
 
 
-def served_below(demand: Numbers, levels: Numbers, weights: Numbers | None = None) -> np.ndarray:
+def served_below(demand: NumbersOrList, levels: NumbersOrList, weights: NumbersOrList | None = None) -> np.ndarray:
     """Mean over hours of the demand a capacity level serves, min(d_h, C), for many levels at once. [GPU]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
@@ -132,6 +147,11 @@ def served_below(demand: Numbers, levels: Numbers, weights: Numbers | None = Non
     With the hours sorted by demand and i(C) the number below C,
     (1/H) [Σ_{d_h < C} w_h d_h + C · Σ_{d_h ≥ C} w_h]: one sort, then a binary search per level.
     The served demand is concave in C, the demand above a level, d − min(d, C), convex.
+
+    References
+    ----------
+    .. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening curves and load-duration
+       curves).
 
     Examples
     --------

@@ -43,6 +43,10 @@ def kv_cache_precision(precision: str) -> str:
 def weight_bytes(total_parameters: Numbers, precision: str) -> Values:
     """Memory for the weights: total parameters × bytes per parameter. [B]
 
+    References
+    ----------
+    Definition; no outside source.
+
     Examples
     --------
     >>> weight_bytes(70.6e9, "bf16") / 1e9
@@ -56,6 +60,11 @@ def kv_cache_bytes_per_token(layers: Numbers, kv_elements_per_token_per_layer: N
 
     The values per token per layer are 2 × KV heads × head dimension for grouped-query
     attention; the KV cache is kept at :func:`kv_cache_precision` of the weights.
+
+    References
+    ----------
+    .. [1] Kwon et al. (2023), "Efficient Memory Management for Large Language Model Serving with PagedAttention",
+       SOSP: 2 · layers · KV heads · head dim values per token.
 
     Examples
     --------
@@ -90,6 +99,10 @@ def min_gpus_per_replica(
     -------
     int or None
         None when even ``largest`` GPUs are too few.
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -154,6 +167,11 @@ def estimate_output_throughput(
     * prefilling one request of I input tokens takes t_p = 2·N·I / (G·P·e_prefill) s;
     * one request costs G·(t_p + O·t_d / b) GPU-seconds, so the throughput per GPU is
       O / (G·(t_p + O·t_d / b)).
+
+    References
+    ----------
+    .. [1] Pope et al. (2022), "Efficiently Scaling Transformer Inference", arXiv 2211.05102: decode is
+       memory-bandwidth bound at small batch; 2·N FLOP per token forward.
 
     Examples
     --------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
@@ -22,13 +23,26 @@ def like(values: Any, *inputs: Any) -> Any:
     return values
 
 
+def scalar(value: Values | NumbersOrList) -> float:
+    """The float of a value that holds one number: a formula's result for scalar inputs.
+
+    ``float(value)`` at run time; this function exists so that a type checker, which sees a
+    formula's result as ``float | ndarray | Series``, knows the caller gets a float.
+    """
+    return float(np.asarray(value, dtype=float))
+
+
 if TYPE_CHECKING:
     import pandas as pd
-    from numpy.typing import ArrayLike
 
-Numbers: TypeAlias = "ArrayLike"
-"""What a formula takes for a quantity: a number, a sequence, a numpy array or a pandas Series
-(for type checkers; nothing is checked at run time)."""
+Numbers: TypeAlias = "float | np.ndarray | pd.Series"
+"""What a formula takes for a quantity: a number, a numpy array or a pandas Series (for type
+checkers; nothing is checked at run time). A formula annotated with it does arithmetic on the
+input directly, so a plain list is not a quantity."""
+
+NumbersOrList: TypeAlias = "float | Sequence[float] | np.ndarray | pd.Series"
+"""What a formula that converts its input with :func:`numpy.asarray` first takes: a
+:data:`Numbers` or a plain sequence of numbers."""
 
 Values: TypeAlias = "float | np.ndarray | pd.Series"
 """What a formula gives: a float for scalar inputs, a Series (the first Series input's index) if

@@ -30,6 +30,10 @@ def fte_needed(gpus: Numbers, minimum_fte: Numbers, gpus_per_fte: Numbers = np.i
     -----
     FTE = m + G / g, fractional.
 
+    References
+    ----------
+    .. [1] CTWatch Quarterly 2(4) (2006), HPC operations staffing: roughly one FTE per 250 processors.
+
     Examples
     --------
     >>> round(fte_needed(24, 0.5, 250), 3)
@@ -57,6 +61,10 @@ def staffing_cost(
     Notes
     -----
     cost = FTE · L / 12 + M.
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------

@@ -13,14 +13,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import MONTHS_PER_YEAR
-from .shapes import Numbers, Values
+from .shapes import Numbers, NumbersOrList, Values
 
 
-def spread_yearly(yearly_shares: Numbers, months: int) -> np.ndarray:
+def spread_yearly(yearly_shares: NumbersOrList, months: int) -> np.ndarray:
     """Monthly shares from yearly ones: each year's share spread evenly over its 12 months. [-]
 
     Not elementwise: it takes a whole series (cash flows, hours or months) and returns one figure or
     one schedule for it, not one value per input value.
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -54,6 +58,11 @@ def declining_balance_shares(life_months: int, factor: float, months: int) -> np
     Each month deducts the larger of factor/N × remaining basis and the remaining basis
     spread straight-line over the months left, so the cost is fully deducted in N months.
 
+    References
+    ----------
+    .. [1] IRS Publication 946, *How To Depreciate Property*, chapter 4 (declining balance switching to straight
+       line).
+
     Examples
     --------
     >>> shares = declining_balance_shares(10, 2.0, 12)
@@ -75,7 +84,7 @@ def depreciation_shares(
     life_months: int = 60,
     factor: float = 2.0,
     bonus_share: float = 0.0,
-    table: Numbers | None = None,
+    table: NumbersOrList | None = None,
 ) -> np.ndarray:
     """Share of an asset's cost deducted for tax in each month since it was bought. [-]
 
@@ -104,6 +113,11 @@ def depreciation_shares(
     -----
     d_m = b·[m = 0] + (1 − b)·s_m.
 
+    References
+    ----------
+    .. [1] IRS Publication 946, *How To Depreciate Property*, Appendix A, Table A-1 (MACRS, half-year convention)
+       and chapter 3 (special depreciation allowance, "bonus").
+
     Examples
     --------
     >>> macrs = depreciation_shares("table", 72, table=[0.2, 0.32, 0.192, 0.1152, 0.1152, 0.0576])
@@ -117,6 +131,8 @@ def depreciation_shares(
     elif method == "declining_balance":
         base = declining_balance_shares(life_months, factor, months)
     elif method == "table":
+        if table is None:
+            raise ValueError("a table depreciation needs table (the yearly shares)")
         base = spread_yearly(table, months)
     else:
         raise ValueError(f"unknown depreciation method {method!r}")
@@ -132,6 +148,11 @@ def tax_shield(deductions: Numbers, tax_rate: Numbers) -> Values:
     Notes
     -----
     T = t · D.
+
+    References
+    ----------
+    .. [1] Brealey, Myers and Allen, *Principles of Corporate Finance*, ch. 6 (depreciation tax shield = tax rate ×
+       depreciation).
 
     Examples
     --------

@@ -29,6 +29,11 @@ def training_flop(active_parameters: Numbers, tokens: Numbers) -> Values:
     tokens
         D: training tokens. [tokens]
 
+    References
+    ----------
+    .. [1] Kaplan et al. (2020), "Scaling Laws for Neural Language Models", arXiv 2001.08361, §2.1 (C ≈ 6·N·D).
+    .. [2] Hoffmann et al. (2022), "Training Compute-Optimal Large Language Models" (Chinchilla), arXiv 2203.15556.
+
     Examples
     --------
     Chinchilla (Hoffmann et al. 2022, Table 3): 10 B parameters on 205.1 B tokens.
@@ -51,6 +56,12 @@ def training_gpu_hours(flop: Numbers, peak_tflops: Numbers, mfu: Numbers) -> Val
     mfu
         Model FLOPs utilisation, in (0, 1]. [-]
 
+    References
+    ----------
+    .. [1] Chowdhery et al. (2022), "PaLM: Scaling Language Modeling with Pathways", arXiv 2204.02311, Appendix B
+       (model FLOPs utilisation: achieved model FLOP/s over the peak).
+    .. [2] Kaplan et al. (2020), "Scaling Laws for Neural Language Models", arXiv 2001.08361, §2.1 (C ≈ 6·N·D).
+
     Examples
     --------
     >>> round(training_gpu_hours(3.6e24, 989.5, 0.4))
@@ -63,6 +74,11 @@ def mfu_from_gpu_hours(flop: Numbers, peak_tflops: Numbers, gpu_hours: Numbers) 
     """MFU backed out of a reported GPU-hour count: FLOP / (peak × GPU-hours × 3,600). [-]
 
     The inverse of :func:`training_gpu_hours` in its MFU argument.
+
+    References
+    ----------
+    .. [1] Chowdhery et al. (2022), "PaLM: Scaling Language Modeling with Pathways", arXiv 2204.02311, Appendix B
+       (model FLOPs utilisation: achieved model FLOP/s over the peak).
 
     Examples
     --------
@@ -99,6 +115,11 @@ def min_gpus_for_training_state(
     int or None
         ``None`` when no number of GPUs can hold it.
 
+    References
+    ----------
+    .. [1] Rajbhandari et al. (2020), "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", SC20,
+       arXiv 1910.02054, Figure 1 (16 bytes per parameter with mixed-precision Adam).
+
     Examples
     --------
     A 70 B model with mixed-precision Adam (16 B per parameter) on 141 GB GPUs:
@@ -123,6 +144,11 @@ def mfu_from_achieved_tflops(achieved_tflops: Numbers, peak_tflops: Numbers) -> 
         Model FLOP/s achieved per GPU (6·N per token, as papers count it). [TFLOP/s]
     peak_tflops
         Dense peak per GPU at the precision. [TFLOP/s]
+
+    References
+    ----------
+    .. [1] Chowdhery et al. (2022), "PaLM: Scaling Language Modeling with Pathways", arXiv 2204.02311, Appendix B
+       (model FLOPs utilisation: achieved model FLOP/s over the peak).
 
     Examples
     --------
@@ -152,6 +178,12 @@ def mfu_from_tokens_per_second(
     -----
     Achieved FLOP/s per GPU = 6·N·tokens/s (Kaplan et al. 2020, §2.1).
 
+    References
+    ----------
+    .. [1] Chowdhery et al. (2022), "PaLM: Scaling Language Modeling with Pathways", arXiv 2204.02311, Appendix B
+       (model FLOPs utilisation: achieved model FLOP/s over the peak).
+    .. [2] Kaplan et al. (2020), "Scaling Laws for Neural Language Models", arXiv 2001.08361, §2.1 (C ≈ 6·N·D).
+
     Examples
     --------
     A 405 B dense model at 165 tokens/s per H100: 6 × 405e9 × 165 = 401 TFLOP/s, 40.5 %.
@@ -164,6 +196,10 @@ def mfu_from_tokens_per_second(
 
 def wall_clock_gpu_hours(gpus: Numbers, wall_clock_hours: Numbers) -> Values:
     """GPU-hours of a run stated by wall clock: GPUs × hours. [GPU-h]
+
+    References
+    ----------
+    Definition; no outside source.
 
     Examples
     --------
@@ -180,6 +216,10 @@ def achieved_tflops_from_gpu_hours(flop: Numbers, gpu_hours: Numbers) -> Values:
 
     The reciprocal of GPU-hours per token scaled by 6·N, so runs of different model sizes
     compare; over paid hours it includes the time lost to failures and restarts.
+
+    References
+    ----------
+    Definition; no outside source (FLOP over the seconds of the GPU-hours paid).
 
     Examples
     --------

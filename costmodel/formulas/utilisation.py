@@ -15,11 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..units import HOURS_PER_MONTH
-from .shapes import Numbers, Values, like
+from .shapes import Numbers, NumbersOrList, Values, like
 
 
 def cost_per_used_gpu_hour(
-    fixed_per_month: Numbers, variable_per_gpu_hour: Numbers, gpus: Numbers, utilisation: Numbers
+    fixed_per_month: Numbers, variable_per_gpu_hour: Numbers, gpus: Numbers, utilisation: NumbersOrList
 ) -> Values:
     """Monthly cost per used GPU-hour of a fleet at a utilisation. [currency/GPU-h]
 
@@ -43,6 +43,10 @@ def cost_per_used_gpu_hour(
     -----
     c(u) = (F + v·u·G·730) / (u·G·730).
 
+    References
+    ----------
+    .. [1] SemiAnalysis (2023), "AI Cloud TCO Model" (cost per used GPU-hour of an owned fleet).
+
     Examples
     --------
     >>> round(cost_per_used_gpu_hour(17_520.0, 0.1, 24, 0.5), 4)
@@ -62,12 +66,9 @@ def cost_per_used_gpu_hour(
 
 
 def break_even_utilisation(
-    fixed_per_month: float, variable_per_gpu_hour: float, gpus: float, price_per_gpu_hour: float
-) -> float | None:
+    fixed_per_month: Numbers, variable_per_gpu_hour: Numbers, gpus: Numbers, price_per_gpu_hour: Numbers
+) -> Values | None:
     """Utilisation at which a fleet costs ``price_per_gpu_hour`` per used GPU-hour. [-]
-
-    Not elementwise: scalar inputs only (the result is a whole count, or None where it has no
-    value).
 
     Parameters
     ----------
@@ -78,8 +79,18 @@ def break_even_utilisation(
 
     Returns
     -------
-    float or None
-        u* = F / (G·730·(p − v)); None ("never") when p ≤ v or u* > 1.
+    float, numpy.ndarray, pandas.Series or None
+        u* = F / (G·730·(p − v)). Where there is none ("never": p ≤ v or u* > 1) a scalar
+        result is None and an array or Series holds NaN.
+
+    Notes
+    -----
+    Setting :func:`cost_per_used_gpu_hour` (F / (G·730·u) + v) equal to p and solving for u.
+
+    References
+    ----------
+    SemiAnalysis (2023), "AI Cloud TCO Model" (the break-even utilisation of owned against
+    rented GPUs), as in the module's references.
 
     Examples
     --------
@@ -87,8 +98,15 @@ def break_even_utilisation(
     0.5
     >>> break_even_utilisation(17_520.0, 0.1, 24, 0.1) is None
     True
+    >>> break_even_utilisation(17_520.0, 0.1, 24, np.array([2.1, 0.1, 1.1])).round(4).tolist()
+    [0.5, nan, 1.0]
     """
-    if price_per_gpu_hour <= variable_per_gpu_hour:
-        return None
-    u = fixed_per_month / (gpus * HOURS_PER_MONTH * (price_per_gpu_hour - variable_per_gpu_hour))
-    return float(u) if u <= 1.0 else None
+    fixed, variable, count, price = (
+        np.asarray(x, dtype=float) for x in (fixed_per_month, variable_per_gpu_hour, gpus, price_per_gpu_hour)
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u = fixed / (count * HOURS_PER_MONTH * (price - variable))
+    never = (price <= variable) | ~(u <= 1.0)
+    if np.ndim(never) == 0:
+        return None if never else float(u)
+    return like(np.where(never, np.nan, u), fixed_per_month, variable_per_gpu_hour, gpus, price_per_gpu_hour)

@@ -104,7 +104,13 @@ class Distribution(InputModel):
                 low=self.low,
                 high=self.high,
             )
-        if self.mode is not None and not self.low <= self.mode <= self.high:
+        # a triangular distribution's low and high are required (checked above), so they are set with a mode
+        if (
+            self.mode is not None
+            and self.low is not None
+            and self.high is not None
+            and not self.low <= self.mode <= self.high
+        ):
             raise fail("Distribution", ("mode",), "mode_outside", "mode must lie between low and high", self.mode)
         for name in ("sd", "sigma"):
             if getattr(self, name) is not None and getattr(self, name) < 0:
