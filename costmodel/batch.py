@@ -88,12 +88,13 @@ def run_task(task: Task) -> dict[str, Any]:
     its error row (never raises)."""
     from .catalog import catalog_from
     from .domain.portfolio import error_row, scenario_row, sweep_columns
-    from .scenarios import load_scenario
+    from .scenarios import load_resolved, load_scenario
 
     try:
+        if not task.values:  # a scenario file: compared as its check resolved it (catalog_from keeps the catalog)
+            resolved = load_resolved(task.path, catalog_from(task.catalog_dir))
+            return {name: [value] for name, value in scenario_row(resolved, task.name).items()}
         scenario = load_scenario(task.path, catalog_from(task.catalog_dir))
-        if not task.values:
-            return {name: [value] for name, value in scenario_row(scenario, task.name).items()}
         values = {p: np.asarray(v, dtype=float) for p, v in task.values.items()}
         return sweep_columns(scenario, values, task.name, task.first_point)
     except (InputError, ValueError, KeyError, OSError, ArithmeticError) as exc:
