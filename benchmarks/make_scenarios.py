@@ -95,7 +95,7 @@ def write_scenarios(out: Path, count: int, seed: int = 33) -> list[Path]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description="Write many scenario files for a batch benchmark.")
     parser.add_argument("out", type=Path, help="folder to write the files into")
     parser.add_argument("--count", type=int, default=1000, help="number of files")
     parser.add_argument("--seed", type=int, default=33, help="seed of the factors")

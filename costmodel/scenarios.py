@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
-from .errors import ScenarioError, did_you_mean, from_validation_error
+from .errors import InputError, ScenarioError, did_you_mean, from_validation_error
 from .files import write_atomically, write_text_atomically
 from .io.yaml_files import dump_yaml, edit_yaml, parse_yaml, read_text
 from .paths import SCENARIO_DIR, scenario_path
@@ -76,7 +76,7 @@ def _fields_at(parts: list[str], data: Any) -> list[str]:
                     for m in models
                     if isinstance(node, dict)
                     and node.get("kind")
-                    in typing.get_args(m.model_fields.get("kind").annotation if "kind" in m.model_fields else None)
+                    in typing.get_args(m.model_fields["kind"].annotation if "kind" in m.model_fields else None)
                 ),
                 None,
             )
@@ -94,7 +94,7 @@ def _fields_at(parts: list[str], data: Any) -> list[str]:
     return sorted({name for m in models for name in m.model_fields})
 
 
-def _hints(error: ScenarioError, data: Any) -> ScenarioError:
+def _hints(error: InputError, data: Any) -> ScenarioError:
     """Add "did you mean" to each misspelt key."""
     problems = []
     for field, value, reason in error.problems:
