@@ -477,3 +477,19 @@ def test_a_scenario_file_row_is_the_row_of_its_scenario_compared_alone():
     alone = scenario_row(costmodel.load_scenario(path), path)
     assert result == {name: [value] for name, value in alone.items()}
     assert result["winner"] == ["api"] and result["margin"][0] == pytest.approx(8521.39, abs=0.01)  # compare's doctest
+
+
+def test_the_portfolio_of_one_row_results_is_the_concatenation_of_their_rows(tmp_path):
+    # scenario files' rows (one with further API offers' columns, one that failed) joined column by column:
+    # the frame pandas.concat gives of a frame a row, typed the same way
+    from costmodel.batch import portfolio_frame
+    from costmodel.columns import PORTFOLIO
+
+    bad = write_scenario(tmp_path, {"title": "no workload"}, "BAD.yaml")
+    files = [str(SCENARIO_DIR / "llama70b-vs-api.yaml"), str(SCENARIO_DIR / "api-offers.yaml"), str(bad)]
+    results = run_tasks([Task(f, f) for f in files])
+    frame = portfolio_frame(results)
+    expected = PORTFOLIO.typed(pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True))
+    pd.testing.assert_frame_equal(frame, expected)
+    assert "cost_api:haiku" in frame.columns and pd.isna(frame.loc[0, "cost_api:haiku"])
+    assert frame.loc[2, "error"] and pd.isna(frame.loc[2, "cost_api"])
