@@ -268,6 +268,62 @@ def batch_reports(repeats: int, workers: int = 2) -> dict[str, float]:
     return {"reports": len(files), "workers": workers, "seconds_per_report": whole / len(files)}
 
 
+def batch_files(count: int = 1000, repeats: int = 1) -> dict[str, float]:
+    """`costmodel batch` over ``count`` generated scenario files (benchmarks/make_scenarios.py), compare only, one
+    worker: seconds per file in one process (wall clock and CPU), against its floor, the YAML parse and pydantic
+    validation of the same files alone; and the whole command as a process (wall clock, and CPU from
+    ``getrusage``). [s]"""
+    import resource
+
+    from costmodel.batch import Task, expand_scenarios, run_tasks
+    from costmodel.catalog import default_catalog
+    from costmodel.io.yaml_files import parse_yaml, read_text
+    from costmodel.schema import Scenario
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from make_scenarios import write_scenarios
+
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name) / "scenarios"
+        write_scenarios(folder, count)
+        files = expand_scenarios([str(folder)])
+        catalog = default_catalog()
+
+        def floor():
+            for file in files:
+                path = Path(file)
+                Scenario.model_validate(parse_yaml(read_text(path), path), context={"catalog": catalog})
+
+        def batch():
+            run_tasks([Task(file, file) for file in files], workers=1, progress=False)
+
+        def cpu(run) -> float:
+            start = time.process_time()
+            run()
+            return time.process_time() - start
+
+        floor_seconds = best_of(repeats, floor)
+        batch_seconds = best_of(repeats, batch)
+        batch_cpu = min(cpu(batch) for _ in range(repeats))
+        floor_cpu = min(cpu(floor) for _ in range(repeats))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        command = process_seconds(
+            [str(BIN / "costmodel"), "batch", str(folder), "--workers", "1", "--out", str(Path(name) / "out")], 1
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "files": count,
+        "seconds_per_file": batch_seconds / count,
+        "cpu_seconds_per_file": batch_cpu / count,
+        "floor_seconds_per_file": floor_seconds / count,
+        "floor_cpu_seconds_per_file": floor_cpu / count,
+        "ratio_to_floor": batch_cpu / floor_cpu,
+        "files_per_cpu_second": count / batch_cpu,
+        "command_seconds": command,
+        "command_cpu_seconds": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+    }
+
+
 def _job_log_scenario(folder: Path, rows: list[str], name: str) -> tuple[Path, float]:
     """A log written to ``folder`` and h200-job-log's scenario reading it, its volume the log's. [GPU-h/month]"""
     from costmodel.io.demand_files import read_job_log
@@ -429,12 +485,66 @@ def training_grid(repeats: int, n: int = 1000, big: int = 1_000_000) -> dict[str
     }
 
 
+ITEMS = (
+    "monte_carlo",
+    "sweep",
+    "mix",
+    "import",
+    "catalog",
+    "compare_json",
+    "portfolio_sweep",
+    "what_if",
+    "training",
+    "job_logs",
+    "report",
+    "batch_reports",
+    "batch_files",
+)
+"""The figures this script prints, in order (``--only`` picks some)."""
+
+
+def print_batch_files(args: argparse.Namespace) -> None:
+    """Print :func:`batch_files`'s figures."""
+    bf = batch_files(repeats=args.repeats)
+    print(
+        f"costmodel batch over {bf['files']:,} generated scenario files (benchmarks/make_scenarios.py), compare "
+        f"only, 1 worker, in one process: {bf['seconds_per_file'] * 1000:.1f} ms a file "
+        f"({bf['cpu_seconds_per_file'] * 1000:.1f} ms of CPU: {bf['files_per_cpu_second']:.0f} files per second per "
+        f"core; target >= 200)"
+    )
+    print(
+        f"  floor, YAML parse + pydantic validation of the same files: {bf['floor_seconds_per_file'] * 1000:.1f} ms "
+        f"a file ({bf['floor_cpu_seconds_per_file'] * 1000:.1f} ms of CPU); ratio {bf['ratio_to_floor']:.2f}x (CPU)"
+    )
+    print(
+        f"  the whole command (`costmodel batch DIR --workers 1`, start-up and writing included): "
+        f"{bf['command_seconds']:.1f} s, {bf['command_cpu_seconds']:.1f} s of CPU"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--only",
+        type=lambda text: [item.strip() for item in text.split(",") if item.strip()],
+        default=list(ITEMS),
+        metavar="ITEM[,ITEM...]",
+        help=f"print only these figures, of: {', '.join(ITEMS)}",
+    )
     args = parser.parse_args()
+    unknown = sorted(set(args.only) - set(ITEMS))
+    if unknown:
+        parser.error(f"--only: unknown item {unknown[0]!r}; items: {', '.join(ITEMS)}")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    for item in ITEMS:
+        if item in args.only:
+            PRINTERS[item](args)
+
+
+def print_monte_carlo(args: argparse.Namespace) -> None:
+    """Print :func:`monte_carlo`'s figures."""
     mc = monte_carlo(args.samples, args.repeats)
     print(
         f"Monte Carlo, llama70b-vs-api, 3 options, {mc['samples']:,} samples: {mc['seconds']:.3f} s "
@@ -444,25 +554,45 @@ def main() -> None:
         f"  numpy floor, {mc['elementwise_operations']} elementwise operations on {mc['samples']:,} float64: "
         f"{mc['numpy_floor_seconds']:.3f} s; ratio {mc['ratio_to_floor']:.2f}x"
     )
+
+
+def print_sweep(args: argparse.Namespace) -> None:
+    """Print the sweep figures."""
     sw = sweep(args.repeats)
     print(f"10,000-point volume sweep (3 options, cost and GPU count): {sw['seconds'] * 1000:.1f} ms")
+
+
+def print_mix(args: argparse.Namespace) -> None:
+    """Print the mix figures."""
     mx = mix_search(args.repeats)
     print(
         f"cheapest mix, {mx['hours']:,}-hour profile from the job log (peak {mx['peak_gpus']:.0f} GPUs), "
         f"profile built and every kind searched: {mx['seconds'] * 1000:.1f} ms (target: < 1 s)"
     )
+
+
+def print_import(args: argparse.Namespace) -> None:
+    """Print the import figures."""
     im = imports(args.repeats)
     print(
         f"import costmodel (fresh process): {im['import_costmodel_seconds']:.3f} s; "
         f"bare interpreter: {im['bare_interpreter_seconds']:.3f} s; ratio "
         f"{im['import_costmodel_seconds'] / im['bare_interpreter_seconds']:.1f}x (target: import <= 0.3 s)"
     )
+
+
+def print_catalog(args: argparse.Namespace) -> None:
+    """Print the catalog figures."""
     cc = catalog_commands(args.repeats)
     print(
         f"costmodel catalog search mi300x (whole process): {cc['search_seconds']:.2f} s; catalog show of an API "
         f"offer: {cc['show_seconds']:.2f} s (target: < 1 s each); load_catalog() in one process: "
         f"{cc['load_seconds'] * 1000:.0f} ms"
     )
+
+
+def print_compare_json(args: argparse.Namespace) -> None:
+    """Print the compare json figures."""
     cj = compare_json(args.repeats)
     print(
         f"costmodel compare h200-24gpu-cluster --json (whole process): {cj['with_uncertainty_seconds']:.2f} s; "
@@ -474,17 +604,29 @@ def main() -> None:
         f"{fc['second_seconds'] * 1000:.0f} ms; its uncertainty, computed on first read: "
         f"{fc['uncertainty_seconds']:.2f} s"
     )
+
+
+def print_portfolio_sweep(args: argparse.Namespace) -> None:
+    """Print the portfolio sweep figures."""
     ps = portfolio_sweep(args.repeats)
     print(
         f"portfolio sweep of R1, {ps['points']:,} points (rent price x API output price x volume; costs, cheapest, "
         f"margin and 3 break-evens each): {ps['seconds']:.3f} s in one call (target < 2 s); "
         f"`costmodel batch --sweep` whole process: {ps['command_seconds']:.2f} s"
     )
+
+
+def print_what_if(args: argparse.Namespace) -> None:
+    """Print the what if figures."""
     for name, t in what_if_updates().items():
         print(
             f"what-if update, {name}, {t['updates']} slider moves: median {t['median'] * 1000:.0f} ms, "
             f"90th percentile {t['p90'] * 1000:.0f} ms, slowest {t['max'] * 1000:.0f} ms (target: < 100 ms)"
         )
+
+
+def print_training(args: argparse.Namespace) -> None:
+    """Print the training figures."""
     tg = training_grid(args.repeats)
     print(
         f"training runs, {tg['configs']:,} configurations of R4 (tokens, MFU, GPUs, rent price): every option's "
@@ -500,6 +642,10 @@ def main() -> None:
             f"ratio {tg['llm_analysis_seconds'] / tg['one_call_seconds']:,.0f}x (target >= 50x)"
         )
     print(f"  {tg['big']:,} configurations in one call: {tg['big_seconds']:.2f} s")
+
+
+def print_job_logs(args: argparse.Namespace) -> None:
+    """Print the job logs figures."""
     jl = job_logs(args.repeats)
     print(
         f"job log of {jl['rows']:,} sacct rows read into hourly demand: {jl['read_seconds']:.2f} s (target <= 3 s); "
@@ -510,11 +656,24 @@ def main() -> None:
         f"{jl['peak_compare_seconds']:.2f} s; the mix chart's cost-against-level curves (own, reserved): "
         f"{jl['level_curve_seconds']:.2f} s"
     )
-    rp = report(max(2, args.repeats))
+
+
+_REPORT: list[dict[str, float] | None] = [None]
+"""The report item's figures, once measured: the batch-reports item compares with its empty notebook."""
+
+
+def print_report(args: argparse.Namespace) -> None:
+    """Print the report figures."""
+    rp = _REPORT[0] = report(max(2, args.repeats))
     print(
         f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
         f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)"
     )
+
+
+def print_batch_reports(args: argparse.Namespace) -> None:
+    """Print the batch reports figures (measuring the empty notebook first, unless the report item did)."""
+    rp = _REPORT[0] or report(max(2, args.repeats))
     for workers in (1, 2):
         br = batch_reports(1, workers)
         ratio = br["seconds_per_report"] / rp["empty_notebook_seconds"]
@@ -524,6 +683,10 @@ def main() -> None:
             f"reference scenarios, whole process: {br['seconds_per_report']:.2f} s per report; ratio to papermill "
             f"on an empty notebook {ratio:.2f}x ({target})"
         )
+
+
+PRINTERS = {name: globals()[f"print_{name}"] for name in ITEMS}
+"""Each item's printer."""
 
 
 if __name__ == "__main__":

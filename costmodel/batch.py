@@ -88,12 +88,13 @@ def run_task(task: Task) -> dict[str, Any]:
     its error row (never raises)."""
     from .catalog import catalog_from
     from .domain.portfolio import error_row, scenario_row, sweep_columns
-    from .scenarios import load_scenario
+    from .scenarios import load_resolved, load_scenario
 
     try:
+        if not task.values:  # a scenario file: compared as its check resolved it (catalog_from keeps the catalog)
+            resolved = load_resolved(task.path, catalog_from(task.catalog_dir))
+            return {name: [value] for name, value in scenario_row(resolved, task.name).items()}
         scenario = load_scenario(task.path, catalog_from(task.catalog_dir))
-        if not task.values:
-            return {name: [value] for name, value in scenario_row(scenario, task.name).items()}
         values = {p: np.asarray(v, dtype=float) for p, v in task.values.items()}
         return sweep_columns(scenario, values, task.name, task.first_point)
     except (InputError, ValueError, KeyError, OSError, ArithmeticError) as exc:
@@ -444,8 +445,25 @@ def portfolio_frame(results: list[dict[str, Any]]):
 
     from .columns import PORTFOLIO
 
+    if results and all(rows_of(columns) == 1 for columns in results):  # scenario files: one row each
+        return PORTFOLIO.typed(_one_frame(results))
     frame = pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True) if results else pd.DataFrame()
     return PORTFOLIO.typed(frame)
+
+
+def _one_frame(results: list[dict[str, Any]]):
+    """One-row results as one DataFrame, as ``pandas.concat`` of a frame each gives it: every column in the
+    order it first appears, NaN in the rows without it; built column by column (a frame a row cost
+    3 ms a file, more than reading and validating the file)."""
+    import pandas as pd
+
+    names = dict.fromkeys(name for columns in results for name in columns)
+    return pd.DataFrame(
+        {
+            name: pd.Series([columns[name][0] if name in columns else np.nan for columns in results], dtype=object)
+            for name in names
+        }
+    )
 
 
 def write_portfolio(

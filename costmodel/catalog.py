@@ -1113,7 +1113,11 @@ def _read(path: Path, row_type: type[_Row], key: str, origin: str | None = None)
 
 
 def load_catalog(data_dir: str | Path | None = None) -> Catalog:
-    """Load and cross-check the catalogs.
+    """Load and cross-check the catalogs, or give the catalog already loaded from the same files.
+
+    A folder is read, validated and indexed once while its files stay as they are: the catalog is
+    kept under the folder's path and each catalog file's modification time, size and inode
+    (:func:`catalog_stamp`), so a file edited, replaced, added or removed since is read afresh.
 
     Parameters
     ----------
@@ -1135,6 +1139,11 @@ def load_catalog(data_dir: str | Path | None = None) -> Catalog:
         gpus.csv does not hold.
     """
     folder = Path(data_dir) if data_dir is not None else DATA_DIR
+    return _cached(("load", catalog_stamp(folder)), lambda: _load_catalog(folder))
+
+
+def _load_catalog(folder: Path) -> Catalog:
+    """The catalogs of ``folder`` read and cross-checked (:func:`load_catalog` without its cache)."""
     gpus = _read(folder / "gpus.csv", GPU, "gpu")
     servers = _read(folder / "servers.csv", Server, "server")
     cloud = _read(folder / "cloud_prices.csv", CloudOffer, "offer")
@@ -1493,6 +1502,57 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
     return Catalog(**tables)
 
 
+CachedKey = tuple[str, tuple[str, tuple[tuple[str, tuple[int, int, int] | None], ...]]]
+"""What a loaded catalog is kept under: the loader, the folder and the stamp of each catalog file in it."""
+
+CACHED_CATALOGS = 8
+"""Most loaded catalogs kept in one process (the least recently used is dropped first)."""
+
+_LOADED: dict[CachedKey, Catalog] = {}
+"""Catalogs loaded in this process, least recently used first."""
+
+
+def catalog_stamp(folder: str | Path) -> tuple[str, tuple[tuple[str, tuple[int, int, int] | None], ...]]:
+    """What tells whether a folder's catalog files changed: its absolute path, and each catalog
+    file's modification time, size and inode (None for a file that is not there).
+
+    The inode tells a file replaced by a rename (as editors and :mod:`costmodel.files` save) from
+    the same file; time and size tell an edit in place.
+
+    Parameters
+    ----------
+    folder
+        The folder of catalog CSV files.
+
+    Returns
+    -------
+    tuple
+        ``(folder, ((file name, (mtime [ns], size [B], inode) or None), ...))``, the files in the
+        order of the catalog's tables.
+    """
+    folder = Path(folder).absolute()
+    stamps = []
+    for _, file, _, _ in _TABLE_FILES:
+        try:
+            stat = (folder / file).stat()
+        except OSError:  # missing (an optional table) or unreadable: _read reports the latter
+            stamps.append((file, None))
+        else:
+            stamps.append((file, (stat.st_mtime_ns, stat.st_size, stat.st_ino)))
+    return str(folder), tuple(stamps)
+
+
+def _cached(key: CachedKey, load: typing.Callable[[], Catalog]) -> Catalog:
+    """The catalog kept under ``key``, else ``load()`` kept there (a load that raises keeps nothing)."""
+    found = _LOADED.pop(key, None)
+    if found is None:
+        found = load()
+    _LOADED[key] = found  # last: the most recently used
+    while len(_LOADED) > CACHED_CATALOGS:
+        del _LOADED[next(iter(_LOADED))]
+    return found
+
+
 def catalog_from(folder: str | Path | None) -> Catalog | None:
     """The catalog with a folder's rows added (:func:`load_catalog_overrides`), or None (the
     bundled one) for None or ``""``: what a report notebook's ``catalog`` parameter names.
@@ -1513,6 +1573,10 @@ def load_catalog_overrides(folder: str | Path, base: Catalog | None = None) -> C
     each with the bundled file's columns: its rows are added, and a row with an id the bundled
     catalog has replaces that row (a tax schedule given replaces that whole schedule).
 
+    Added to the bundled catalog, a folder is read once while its files stay as they are (as
+    :func:`load_catalog`: keyed on :func:`catalog_stamp`): a batch of many scenarios with one
+    ``--catalog`` folder reads and checks it once.
+
     Raises
     ------
     CatalogError
@@ -1522,6 +1586,13 @@ def load_catalog_overrides(folder: str | Path, base: Catalog | None = None) -> C
     if not folder.is_dir():
         reason = "is a file: give the folder that holds catalog CSV files" if folder.exists() else "no such folder"
         raise CatalogError(folder, [("(folder)", str(folder), reason)])
+    if base is not None:  # a caller's own base: no key can tell two of them apart
+        return _load_overrides(folder, base)
+    return _cached(("overrides", catalog_stamp(folder)), lambda: _load_overrides(folder, None))
+
+
+def _load_overrides(folder: Path, base: Catalog | None) -> Catalog:
+    """A folder's catalog rows read and added to ``base`` (:func:`load_catalog_overrides` without its cache)."""
     found = {
         name: _read(folder / file, row_type, key, origin=str(folder / file))
         for name, file, row_type, key in _TABLE_FILES

@@ -19,11 +19,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
-from .errors import ScenarioError, did_you_mean, from_validation_error
+from .errors import InputError, ScenarioError, did_you_mean, from_validation_error
 from .files import write_atomically, write_text_atomically
 from .io.yaml_files import dump_yaml, edit_yaml, parse_yaml, read_text
 from .paths import SCENARIO_DIR, scenario_path
-from .resolved import resolve
+from .resolved import Resolved, resolve
 from .schema import Scenario
 from .schema.values import set_path
 
@@ -76,7 +76,7 @@ def _fields_at(parts: list[str], data: Any) -> list[str]:
                     for m in models
                     if isinstance(node, dict)
                     and node.get("kind")
-                    in typing.get_args(m.model_fields.get("kind").annotation if "kind" in m.model_fields else None)
+                    in typing.get_args(m.model_fields["kind"].annotation if "kind" in m.model_fields else None)
                 ),
                 None,
             )
@@ -94,7 +94,7 @@ def _fields_at(parts: list[str], data: Any) -> list[str]:
     return sorted({name for m in models for name in m.model_fields})
 
 
-def _hints(error: ScenarioError, data: Any) -> ScenarioError:
+def _hints(error: InputError, data: Any) -> ScenarioError:
     """Add "did you mean" to each misspelt key."""
     problems = []
     for field, value, reason in error.problems:
@@ -115,6 +115,11 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
     ScenarioError
         Every problem at once, each naming the field, the value and the rule.
     """
+    return _validated(data, path, catalog).scenario
+
+
+def _validated(data: Any, path: str | Path | None, catalog: Catalog | None) -> Resolved:
+    """:func:`validate_data`, giving the scenario as the check resolved it (its ``scenario`` the one validated)."""
     if not isinstance(data, dict):
         raise ScenarioError(path, [("(top level)", data, "a scenario file must be a YAML mapping of fields")])
     if data.get("offers") is not None:
@@ -124,13 +129,13 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
     except ValidationError as exc:
         raise _hints(from_validation_error(exc, path, ScenarioError, data), data) from None
     try:
-        resolve(scenario, catalog)
+        resolved = resolve(scenario, catalog)
     except ScenarioError as exc:
         raise ScenarioError(path, exc.problems) from None
     if path is not None:
         _SOURCES[id(scenario)] = str(path)
         weakref.finalize(scenario, _SOURCES.pop, id(scenario), None)
-    return scenario
+    return resolved
 
 
 _SOURCES: dict[int, str] = {}
@@ -200,11 +205,37 @@ def load_scenario(name_or_path: str | Path, catalog: Catalog | None = None) -> S
         mapping, or breaks the scenario schema (missing field, negative price, unknown id,
         a currency with no FX rate, a model that does not fit, ...).
     """
+    return load_resolved(name_or_path, catalog).scenario
+
+
+def load_resolved(name_or_path: str | Path, catalog: Catalog | None = None) -> Resolved:
+    """Read and validate a scenario file, and give it resolved (:func:`costmodel.resolved.resolve`).
+
+    What :func:`load_scenario` does, keeping the resolution its check makes: a caller that goes
+    on to compare (``costmodel batch``) resolves the scenario once, not twice.
+
+    Parameters
+    ----------
+    name_or_path
+        Path of a YAML file, or the name of a bundled scenario in data/scenarios/.
+    catalog
+        Catalog to resolve server, GPU and offer ids against. Default: the bundled one.
+
+    Returns
+    -------
+    Resolved
+        Its ``scenario`` is the scenario :func:`load_scenario` gives.
+
+    Raises
+    ------
+    ScenarioError
+        As :func:`load_scenario`.
+    """
     path = scenario_path(name_or_path)
     text = _read_text(path)
-    scenario = validate_data(parse_yaml(text, path), path, catalog)
-    _remember_origin(scenario, (str(path), text))
-    return scenario
+    resolved = _validated(parse_yaml(text, path), path, catalog)
+    _remember_origin(resolved.scenario, (str(path), text))
+    return resolved
 
 
 def scenario_data(scenario: Scenario) -> dict[str, Any]:

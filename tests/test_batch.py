@@ -443,3 +443,53 @@ def test_every_finance_block_is_described_in_the_schema():
     assert all(spec.get("description") for spec in finance.values()), [
         k for k, v in finance.items() if not v.get("description")
     ]
+
+
+def test_a_batch_reads_its_catalog_folder_once(tmp_path, monkeypatch):
+    # three scenario files with one --catalog folder: the folder is read and checked once, and each
+    # file's row costs the folder's rented H100 at 2.00 USD/GPU-hour (2 x 2.00 x 730 + 6,000 EUR x 1.16)
+    from costmodel import catalog
+
+    folder = _catalog_dir(tmp_path)
+    reads = []
+    read = catalog._load_overrides
+    monkeypatch.setattr(catalog, "_load_overrides", lambda *args: reads.append(args) or read(*args))
+    files = [
+        str(
+            write_scenario(
+                tmp_path, patched_data("llama70b-vs-api", {"options.rent.offer": "my-quote-h100"}), f"{i}.yaml"
+            )
+        )
+        for i in range(3)
+    ]
+    results = run_tasks([Task(f, f, str(folder)) for f in files])
+    assert len(reads) == 1
+    assert [r["cost_rent"][0] for r in results] == pytest.approx([2 * 2.0 * 730 + 6000 * 1.16] * 3)
+    assert all(r["error"] == [None] for r in results)
+
+
+def test_a_scenario_file_row_is_the_row_of_its_scenario_compared_alone():
+    # the batch compares a file as its check resolved it, without the claims' searches: the same row
+    from costmodel.domain.portfolio import scenario_row
+
+    path = str(SCENARIO_DIR / "llama70b-vs-api.yaml")
+    (result,) = run_tasks([Task(path, path)])
+    alone = scenario_row(costmodel.load_scenario(path), path)
+    assert result == {name: [value] for name, value in alone.items()}
+    assert result["winner"] == ["api"] and result["margin"][0] == pytest.approx(8521.39, abs=0.01)  # compare's doctest
+
+
+def test_the_portfolio_of_one_row_results_is_the_concatenation_of_their_rows(tmp_path):
+    # scenario files' rows (one with further API offers' columns, one that failed) joined column by column:
+    # the frame pandas.concat gives of a frame a row, typed the same way
+    from costmodel.batch import portfolio_frame
+    from costmodel.columns import PORTFOLIO
+
+    bad = write_scenario(tmp_path, {"title": "no workload"}, "BAD.yaml")
+    files = [str(SCENARIO_DIR / "llama70b-vs-api.yaml"), str(SCENARIO_DIR / "api-offers.yaml"), str(bad)]
+    results = run_tasks([Task(f, f) for f in files])
+    frame = portfolio_frame(results)
+    expected = PORTFOLIO.typed(pd.concat([pd.DataFrame(columns) for columns in results], ignore_index=True))
+    pd.testing.assert_frame_equal(frame, expected)
+    assert "cost_api:haiku" in frame.columns and pd.isna(frame.loc[0, "cost_api:haiku"])
+    assert frame.loc[2, "error"] and pd.isna(frame.loc[2, "cost_api"])

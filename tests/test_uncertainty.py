@@ -183,6 +183,22 @@ class TestMonteCarlo:
         drawn, clipped = u.draw_inputs(s)
         assert drawn["options.own.power.pue"].min() == 1.0 and clipped["options.own.power.pue"] > 0
 
+    def test_clipping_counts_the_samples_moved_and_keeps_samples_in_range_as_they_are(self):
+        # options.own.power.pue is at least 1 (a facility draws at least what its IT load draws)
+        s = costmodel.resolve(costmodel.load_scenario(H200))
+        inside = np.array([1.0, 1.2, 1.5])
+        same, moved = u.clip_to_bounds(s, "options.own.power.pue", inside)
+        assert same is inside and moved == 0
+        clipped, moved = u.clip_to_bounds(s, "options.own.power.pue", np.array([0.9, 1.2, 0.5, np.nan]))
+        assert moved == 3  # 0.9 and 0.5 to 1.0, and the NaN (which is no value in range)
+        assert clipped[:3].tolist() == [1.0, 1.2, 1.0] and np.isnan(clipped[3])
+
+    def test_lognormal_draws_are_the_median_times_e_to_a_normal_draw(self):
+        # X = m·exp(σZ), Z ~ N(0, 1): drawn from the same generator state, the same numbers
+        dist = costmodel.load_scenario(R1).uncertainty.distributions["workload.tokens_per_day"]
+        drawn = u.sample(dist, np.random.default_rng(7), 1000)
+        assert np.array_equal(drawn, dist.median * np.exp(np.random.default_rng(7).normal(0.0, dist.sigma, 1000)))
+
 
 def test_sobol_input_without_effect_is_zero():
     # R1 tracks the API against the cheapest other (rental); the own cluster's PUE moves neither
@@ -275,3 +291,29 @@ def test_tornado_ends_from_percentiles_stay_in_the_allowed_range():
     )
     low, high = tornado_ranges(s)["options.api.cached_input_share"]
     assert low == 0.0 and high == 1.0
+
+
+@pytest.mark.parametrize(
+    ("base", "distributions"),
+    [
+        (R1, None),  # the monthly cost at the volume, three options
+        ("llama31-405b-training", {"workload.mfu": {"distribution": "uniform", "low": 0.3, "high": 0.5}}),
+        (  # the monthly cost hour by hour with a demand profile: samples x hours
+            "api-offers",
+            {"workload.tokens_per_day": {"distribution": "lognormal", "median": 5e7, "sigma": 0.5}},
+        ),
+    ],
+)
+def test_the_other_measures_in_chunks_of_samples_equal_one_call(monkeypatch, base, distributions):
+    # every measure runs in chunks of samples: each sample's figure is computed alone, so the chunks'
+    # figures are those of one call to the last bit
+    s = costmodel.load_scenario(base) if distributions is None else with_uncertainty(base, distributions=distributions)
+    r = costmodel.resolve(s)
+    drawn, _ = u.draw_inputs(r, 1_000)
+    monkeypatch.setattr(u, "SAMPLES_PER_MONTHLY_CHUNK", 10**9)
+    whole = u.option_costs(r, drawn)
+    monkeypatch.setattr(u, "SAMPLES_PER_MONTHLY_CHUNK", 300)  # 4 chunks, the last of 100
+    chunked = u.option_costs(r, drawn)
+    assert set(chunked) == set(whole) and all(chunked[o].shape == (1_000,) for o in chunked)
+    for o in whole:
+        np.testing.assert_array_equal(chunked[o], whole[o])

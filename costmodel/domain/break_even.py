@@ -32,6 +32,9 @@ def _edges(edges: np.ndarray, r: Resolved) -> np.ndarray:
     if per_volume <= 0 or len(edges) <= 2:
         return edges
     tolerance = 4e-9 / per_volume
+    gaps = np.diff(edges)
+    if np.all(gaps[:-1] >= tolerance):  # no narrow piece but perhaps the last: the loop below, at numpy's pace
+        return edges if gaps[-1] >= tolerance else np.concatenate([edges[:-2], edges[-1:]])
     kept = [edges[0]]
     for edge in edges[1:-1]:
         if edge - kept[-1] >= tolerance:

@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from statistics import NormalDist
 from typing import Any
@@ -102,13 +103,19 @@ def clip_to_bounds(scenario: Scenario | Resolved, path: str, samples: np.ndarray
     Returns
     -------
     tuple of (numpy.ndarray, int)
-        The clipped samples and how many were changed.
+        The clipped samples and how many were changed: ``samples`` itself (not a copy) when every
+        sample lies in the range.
     """
     b = bounds(scenario, path)
     lo = np.nextafter(b.low, np.inf) if b.low_open else b.low
     hi = np.nextafter(b.high, -np.inf) if b.high_open else b.high
     if b.low_open and b.low == 0:
         lo = max(lo, 1e-9 * abs(value_of(scenario, path)))  # e.g. an MFU of 1e-300 is no MFU
+    samples = np.asarray(samples)
+    # two reductions tell that nothing is outside (a NaN fails both tests), sparing a clipped copy and
+    # a comparison of 10^6 samples: most draws stay in range
+    if samples.size and lo <= samples.min() and samples.max() <= hi:
+        return samples, 0
     clipped = np.clip(samples, lo, hi)
     return clipped, int(np.count_nonzero(clipped != samples))
 
@@ -143,6 +150,9 @@ def sampled(scenario: Scenario | Resolved, values: Mapping[str, Any]) -> Resolve
 SAMPLES_PER_CHUNK = 10_000
 """Samples per call of the present value's cash flows: 10,000 × 60 months is 4.8 MB an array."""
 
+SAMPLES_PER_MONTHLY_CHUNK = 65_536
+"""Samples per call of the other measures (one figure a sample): 512 kB an array."""
+
 
 def option_costs(
     scenario: Scenario | Resolved, values: Mapping[str, Any] | None = None, measure: str | None = None
@@ -169,20 +179,19 @@ def option_costs(
     r = as_resolved(scenario)
     measure = measure or measure_of(r)
     n = max((np.size(v) for v in (values or {}).values() if np.ndim(v)), default=0)
-    if measure == "present_value" and n > SAMPLES_PER_CHUNK:
-        # months × samples arrays: in chunks, whose temporaries the allocator reuses (one call on 100,000
-        # samples × 60 months spent more time mapping fresh pages than computing)
+    chunk = SAMPLES_PER_CHUNK if measure == "present_value" else SAMPLES_PER_MONTHLY_CHUNK
+    if values and n > chunk:
+        # in chunks, whose temporaries the allocator reuses and the CPU's cache holds (one call on 100,000
+        # samples × 60 months of the present value spent more time mapping fresh pages than computing)
         parts = [
-            option_costs(
-                r, {p: (v[i : i + SAMPLES_PER_CHUNK] if np.ndim(v) else v) for p, v in values.items()}, measure
-            )
-            for i in range(0, n, SAMPLES_PER_CHUNK)
+            option_costs(r, {p: (v[i : i + chunk] if np.ndim(v) else v) for p, v in values.items()}, measure)
+            for i in range(0, n, chunk)
         ]
         return {
             o: np.concatenate(
                 [
-                    np.broadcast_to(part[o], (min(SAMPLES_PER_CHUNK, n - i),))
-                    for i, part in zip(range(0, n, SAMPLES_PER_CHUNK), parts, strict=True)
+                    np.broadcast_to(part[o], (min(chunk, n - i),))
+                    for i, part in zip(range(0, n, chunk), parts, strict=True)
                 ]
             )
             for o in parts[0]
@@ -362,17 +371,31 @@ def tornado(scenario: Scenario | Resolved) -> list[TornadoBar]:
 # --- Monte Carlo -------------------------------------------------------------------------------------
 
 
+def _given(*parameters: float | None) -> tuple[float, ...]:
+    """The parameters a distribution's kind requires (a uniform's low and high, ...), which the schema
+    refuses to leave out (:class:`costmodel.schema.uncertainty.Distribution`)."""
+    assert all(p is not None for p in parameters), "a distribution without a parameter its kind requires"
+    return tuple(p for p in parameters if p is not None)
+
+
 def sample(distribution: Distribution, rng: np.random.Generator, n: int) -> np.ndarray:
     """n draws from a distribution. [the input's unit]"""
     d = distribution
     if d.distribution == "uniform":
-        return rng.uniform(d.low, d.high, n) if d.high > d.low else np.full(n, float(d.low))
+        low, high = _given(d.low, d.high)
+        return rng.uniform(low, high, n) if high > low else np.full(n, float(low))
     if d.distribution == "triangular":
-        return rng.triangular(d.low, d.mode, d.high, n) if d.high > d.low else np.full(n, float(d.low))
+        low, mode, high = _given(d.low, d.mode, d.high)
+        return rng.triangular(low, mode, high, n) if high > low else np.full(n, float(low))
     if d.distribution == "normal":
-        return rng.normal(d.mean, d.sd, n)
-    if d.distribution == "lognormal":
-        return d.median * np.exp(rng.normal(0.0, d.sigma, n))
+        mean, sd = _given(d.mean, d.sd)
+        return rng.normal(mean, sd, n)
+    if d.distribution == "lognormal":  # median · exp(N(0, σ)), in place: one array of n, not three
+        median, sigma = _given(d.median, d.sigma)
+        drawn = rng.normal(0.0, sigma, n)
+        np.exp(drawn, out=drawn)
+        drawn *= median
+        return drawn
     return rng.choice(np.asarray(d.values, dtype=float), n, replace=True)
 
 
@@ -380,17 +403,20 @@ def quantile(distribution: Distribution, p: float) -> float:
     """The p-quantile of a distribution, exactly (empirical: numpy's linear quantile). [the input's unit]"""
     d = distribution
     if d.distribution == "uniform":
-        return d.low + p * (d.high - d.low)
+        low, high = _given(d.low, d.high)
+        return low + p * (high - low)
     if d.distribution == "triangular":
-        a, c, b = d.low, d.mode, d.high
+        a, c, b = _given(d.low, d.mode, d.high)
         if b == a:
             return a
         split = (c - a) / (b - a)
-        return a + np.sqrt(p * (b - a) * (c - a)) if p < split else b - np.sqrt((1 - p) * (b - a) * (b - c))
+        return a + math.sqrt(p * (b - a) * (c - a)) if p < split else b - math.sqrt((1 - p) * (b - a) * (b - c))
     if d.distribution == "normal":
-        return d.mean if d.sd == 0 else NormalDist(d.mean, d.sd).inv_cdf(p)
+        mean, sd = _given(d.mean, d.sd)
+        return mean if sd == 0 else NormalDist(mean, sd).inv_cdf(p)
     if d.distribution == "lognormal":
-        return d.median * float(np.exp(d.sigma * NormalDist().inv_cdf(p))) if d.sigma > 0 else d.median
+        median, sigma = _given(d.median, d.sigma)
+        return median * float(np.exp(sigma * NormalDist().inv_cdf(p))) if sigma > 0 else median
     return float(np.quantile(np.asarray(d.values, dtype=float), p))
 
 
@@ -454,14 +480,18 @@ def monte_carlo(scenario: Scenario | Resolved, samples: int | None = None, seed:
 
 
 def _salib_distribution(d: Distribution) -> tuple[str, list[float]] | None:
-    if d.distribution == "uniform" and d.high > d.low:
-        return "unif", [d.low, d.high]
-    if d.distribution == "triangular" and d.high > d.low:
-        return "triang", [d.low, d.high, (d.mode - d.low) / (d.high - d.low)]
-    if d.distribution == "normal" and d.sd > 0:
-        return "norm", [d.mean, d.sd]
-    if d.distribution == "lognormal" and d.sigma > 0:
-        return "lognorm", [float(np.log(d.median)), d.sigma]
+    if d.distribution == "uniform":
+        low, high = _given(d.low, d.high)
+        return ("unif", [low, high]) if high > low else None
+    if d.distribution == "triangular":
+        low, mode, high = _given(d.low, d.mode, d.high)
+        return ("triang", [low, high, (mode - low) / (high - low)]) if high > low else None
+    if d.distribution == "normal":
+        mean, sd = _given(d.mean, d.sd)
+        return ("norm", [mean, sd]) if sd > 0 else None
+    if d.distribution == "lognormal":
+        median, sigma = _given(d.median, d.sigma)
+        return ("lognorm", [float(np.log(median)), sigma]) if sigma > 0 else None
     return None
 
 
@@ -508,6 +538,7 @@ def sobol_indices(scenario: Scenario | Resolved) -> SobolIndices | None:
         none = (None,) * len(names)
         return SobolIndices(tuple(names), none, none, none, none, tuple(left_out))
     result = analyze.analyze(problem, y, calc_second_order=False, seed=settings.seed)
-    return SobolIndices(
-        tuple(names), *(tuple(float(v) for v in result[k]) for k in ("S1", "S1_conf", "ST", "ST_conf")), tuple(left_out)
+    first, first_conf, total, total_conf = (
+        tuple(float(v) for v in result[k]) for k in ("S1", "S1_conf", "ST", "ST_conf")
     )
+    return SobolIndices(tuple(names), first, first_conf, total, total_conf, tuple(left_out))

@@ -58,6 +58,10 @@ _INVISIBLE = {"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Co", "Cn"}
 byte-order mark, direction marks), surrogates, private use and unassigned code points."""
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""A control character: below U+0020 but tab, line feed and carriage return, or U+007F to U+009F."""
+
+
 def _text(value: str) -> str:
     """Free text as a reader will see it: no control characters but tab and line breaks, and, when not
     empty, some visible character (a zero-width space is no title)."""
@@ -67,7 +71,8 @@ def _text(value: str) -> str:
             "longer than {most} characters ({length})",
             {"most": f"{MAX_TEXT:,}", "length": f"{len(value):,}"},
         )
-    control = next((c for c in value if (ord(c) < 32 and c not in "\t\n\r") or 127 <= ord(c) < 160), None)
+    found = _CONTROL.search(value)
+    control = None if found is None else found.group()
     if control is not None:
         raise PydanticCustomError(
             "control_character",
