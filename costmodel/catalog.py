@@ -26,7 +26,7 @@ import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, LiteralString
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -121,7 +121,9 @@ class _Row(BaseModel):
         return f"{self.source_file}: {self.ident} [{self.quality}, {self.as_of}] {self.source}"
 
 
-def _row_rule(model: str, field: str, kind: str, message: str, value, context: dict | None = None) -> ValidationError:
+def _row_rule(
+    model: str, field: str, kind: LiteralString, message: LiteralString, value, context: dict | None = None
+) -> ValidationError:
     """The error of a rule a row breaks (a model validator's), located at ``field`` as a field's own is."""
     return ValidationError.from_exception_data(
         model, [InitErrorDetails(type=PydanticCustomError(kind, message, context or {}), loc=(field,), input=value)]
