@@ -83,10 +83,6 @@ def break_even(
     if not (np.isfinite(volume_max) and volume_max > volume_min >= 0):
         raise ValueError(f"need 0 <= volume_min < volume_max < infinity, got {volume_min} and {volume_max}")
 
-    def diff(v):
-        ca, cb = monthly_cost(r, option_a, v), monthly_cost(r, option_b, v)
-        return np.asanyarray(ca - cb), np.abs(ca) + np.abs(cb) + 1.0
-
     steps = np.concatenate([step_volumes(r, option_a, volume_max), step_volumes(r, option_b, volume_max)])
     edges = _edges(
         np.unique(np.concatenate([[volume_min, volume_max], steps[(steps > volume_min) & (steps < volume_max)]])), r
@@ -94,13 +90,19 @@ def break_even(
     left, right = edges[:-1], edges[1:]
     width = right - left
     p1, p2 = left + width / 3, left + 2 * width / 3
-    (d1, s1), (d2, _) = diff(p1), diff(p2)
+    # Both costs at every point asked for at once (each option's cost is elementwise in the volume):
+    # two points inside each piece, each right edge, and volume_min.
+    n = len(left)
+    points = np.concatenate([p1, p2, right, left[:1]])
+    cost_a, cost_b = np.asarray(monthly_cost(r, option_a, points)), np.asarray(monthly_cost(r, option_b, points))
+    difference, scale = cost_a - cost_b, np.abs(cost_a) + np.abs(cost_b) + 1.0
+    d1, s1, d2 = difference[:n], scale[:n], difference[n : 2 * n]
     slope = (d2 - d1) / (p2 - p1)
     d_left_plus = d1 - slope * (p1 - left)  # limit from the right at each left edge
-    d_right, s_right = diff(right)  # exact value at each right edge
+    d_right, s_right = difference[2 * n : 3 * n], scale[2 * n : 3 * n]  # exact value at each right edge
     # No count steps at volume_min itself, so there the exact value is the limit from the
     # right; using it keeps tiny differences near the start from drowning in rounding.
-    d_start, s_start = diff(left[:1])
+    d_start, s_start = difference[3 * n :], scale[3 * n :]
     d_left_plus[0], scale_left = d_start[0], np.concatenate([s_start, s1[1:]])
 
     sign_left_plus = _sign(d_left_plus, scale_left)
