@@ -480,6 +480,7 @@ def _completed(
         yield from _on_dask(function, calls, workers, scheduler)
     elif workers > 1 and count > 1:
         from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+        from concurrent.futures.process import BrokenProcessPool
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
             pending: dict[Future, int] = {}
@@ -487,7 +488,11 @@ def _completed(
             try:
                 while True:
                     for index, arguments in waiting:
-                        pending[pool.submit(function, *arguments)] = index
+                        try:
+                            pending[pool.submit(function, *arguments)] = index
+                        except BrokenProcessPool as exc:  # a worker died: no call runs any more
+                            yield index, exc
+                            continue
                         if len(pending) >= _in_flight(workers):
                             break
                     if not pending:
@@ -502,7 +507,11 @@ def _completed(
                     future.cancel()
     else:
         for index, arguments in calls:
-            yield index, function(*arguments)
+            try:
+                result = function(*arguments)
+            except Exception as exc:  # as a pool's call that raised: the caller decides
+                result = exc
+            yield index, result
 
 
 def _client(workers: int, scheduler: str):

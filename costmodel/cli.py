@@ -432,6 +432,13 @@ def _batch_sweep_run(
                 "'costmodel[parquet]'",
                 file=sys.stderr,
             )
+        lost = parts.lost()
+        if lost:
+            _say(
+                f"costmodel batch: {len(lost)} chunks did not run (their rows hold the error); they are kept in "
+                f"{parts.folder}: run the same command with --resume to run them again",
+                file=sys.stderr,
+            )
     failed = sorted(summary.failures)
     if args.reports and not nothing:
         from .report import render_reports_index

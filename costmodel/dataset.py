@@ -8,13 +8,13 @@ finished chunk in ``<out>/portfolio.parts/`` (:class:`Parts`), whatever order th
 .. code-block:: text
 
     portfolio.parts/
-        manifest.json                  the work these parts belong to (a fingerprint)
-        part-000000.csv                the chunk's CSV lines, no header
+        _manifest.json                 the work these parts belong to (a fingerprint)
+        _part-000000.csv               the chunk's CSV lines, no header
         part-000000.parquet            the same rows as a Parquet file (with pyarrow)
-        part-000000.json               its summary, written last: the chunk is complete
+        _part-000000.json              its summary, written last: the chunk is complete
 
 The parts folder is a Parquet dataset: ``pandas.read_parquet("portfolio.parts")`` reads every chunk
-completed so far. An interrupted run leaves it in place, and ``costmodel batch --resume`` runs only
+stored so far (pyarrow passes over the files whose names start with ``_``). An interrupted run leaves it in place, and ``costmodel batch --resume`` runs only
 the chunks it lacks. When every chunk is in, :meth:`Parts.assemble` writes ``portfolio.csv``, its
 CSVW sidecar and ``portfolio.parquet`` from the parts, one chunk in memory at a time, and removes the
 folder. The files are the ones :func:`costmodel.batch.write_portfolio` writes for the same rows.
@@ -37,7 +37,7 @@ from .errors import InputError
 PARTS = "portfolio.parts"
 """The parts folder's name under ``--out``."""
 
-MANIFEST = "manifest.json"
+MANIFEST = "_manifest.json"
 """The file of the parts folder that names the work its parts belong to."""
 
 EXCEL_ROWS = 1_048_576
@@ -84,7 +84,7 @@ class Chunk:
     lost: bool = False
 
     def record(self) -> dict[str, Any]:
-        """The chunk's summary (everything but its rows), as stored in ``part-N.json``."""
+        """The chunk's summary (everything but its rows), as stored in ``_part-N.json``."""
         return {
             "index": self.index,
             "rows": self.rows,
@@ -305,7 +305,7 @@ class Parts:
         if not self.folder.is_dir():
             return
         for path in self.folder.iterdir():
-            if path.name == MANIFEST or path.name.startswith(("part-", ".part-")):
+            if path.name == MANIFEST or path.name.lstrip("._").startswith("part-"):
                 path.unlink()
         try:
             self.folder.rmdir()
@@ -313,12 +313,17 @@ class Parts:
             pass  # a file of the user's own is in it: left with the folder
 
     def _path(self, index: int, suffix: str) -> Path:
-        return self.folder / f"part-{index:06d}{suffix}"
+        """A chunk's file: its Parquet rows as part-N.parquet, the rest as _part-N (out of the dataset)."""
+        return self.folder / f"{'' if suffix == '.parquet' else '_'}part-{index:06d}{suffix}"
 
     def records(self) -> Iterator[dict[str, Any]]:
         """The stored chunks' records, in chunk order."""
-        for path in sorted(self.folder.glob("part-*.json")):
+        for path in sorted(self.folder.glob("_part-*.json")):
             yield json.loads(path.read_text(encoding="utf-8"))
+
+    def lost(self) -> list[int]:
+        """Numbers of the stored chunks that did not run (their rows are error rows)."""
+        return [int(r["index"]) for r in self.records() if r.get("lost")]
 
     def done(self) -> set[int]:
         """Numbers of the chunks stored whole (a lost chunk is not done: it runs again)."""
@@ -353,7 +358,8 @@ class Parts:
         """Write portfolio.csv, its sidecar and (with ``parquet``) portfolio.parquet under ``out``: the rows
         of ``head`` (a typed frame of the table's columns: the scenario files' rows), then every stored
         chunk's in chunk order; with ``sheet`` (a function of the whole table and a path), the workbook
-        it writes as portfolio.xlsx; then remove the parts folder.
+        it writes as portfolio.xlsx; then remove the parts folder, unless a chunk in it did not run
+        (``--resume`` runs those again).
 
         The files are renamed into place only once all are whole
         (:func:`costmodel.files.write_all_atomically`). Only one chunk is in memory at a time, except
@@ -395,7 +401,8 @@ class Parts:
             writers.append((Path(out) / "portfolio.xlsx", lambda path: sheet(self.frame(head), path)))
         folder = made_folder(out, "--out")
         written = write_all_atomically([(folder / path.name, write) for path, write in writers])
-        self.clear()
+        if not self.lost():
+            self.clear()
         return written
 
     def _write_parquet(self, path: Path, head, sample, units: dict[str, str]) -> None:
