@@ -233,6 +233,109 @@ def portfolio_sweep(repeats: int) -> dict[str, float]:
     return {"points": len(values["workload.tokens_per_day"]), "seconds": seconds, "command_seconds": command}
 
 
+def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> tuple[float, int, int, list[int]]:
+    """Run ``command`` and follow each process of its tree: seconds, exit code, the peak resident memory
+    of the command's own process and of each other process of its tree, largest first (``VmHWM`` of
+    /proc/PID/status, read until each exits). [s], [-], [B], [B]"""
+    import psutil
+
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peaks: dict[int, int] = {}
+
+    def look() -> None:
+        try:
+            tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return
+        for each in tree:
+            try:
+                for line in Path(f"/proc/{each.pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peaks[each.pid] = max(peaks.get(each.pid, 0), int(line.split()[1]) * 1024)
+            except OSError:
+                pass  # the process ended between the listing and the reading
+
+    while process.poll() is None:
+        look()
+        if time.perf_counter() - start > timeout:
+            process.kill()
+            break
+        time.sleep(interval)
+    code = process.wait()
+    seconds = time.perf_counter() - start
+    if code != 0:
+        print(process.stderr.read().decode() if process.stderr else "", file=sys.stderr)
+    root = peaks.pop(process.pid, 0)
+    return seconds, code, root, sorted(peaks.values(), reverse=True)
+
+
+def sweep_file(folder: Path, points: int, chunk: int | None = None) -> Path:
+    """A grid sweep of R1 of ``points`` points (a power of ten, at least 100): rent price x API output
+    price (10 values each) x volume (the rest, log-spaced)."""
+    path = folder / f"sweep-{points}.yaml"
+    path.write_text(
+        "base: llama70b-vs-api\n"
+        + (f"chunk_size: {chunk}\n" if chunk else "")
+        + "grid:\n"
+        "  options.rent.price_per_gpu_hour: {low: 2.0, high: 7.0, points: 10}\n"
+        "  options.api.output_price_per_million: {low: 10, high: 25, points: 10}\n"
+        f"  workload.tokens_per_day: {{low: 1.0e+6, high: 1.0e+8, points: {points // 100}, scale: log}}\n"
+    )
+    return path
+
+
+def sweep_scaling(
+    sizes: tuple[int, ...], workers: int = 2, engine: str = "pool", timeout: float = 900
+) -> list[dict[str, float]]:
+    """`costmodel batch --sweep` of R1 at each size on ``workers`` (``engine``: "pool" for --workers, "dask"
+    for a LocalCluster): whole-process seconds and the peak memory of the command's process and of its
+    largest worker; and the floor of each: the time and memory of the same points' portfolio columns in
+    one vectorised call here (no file, no worker), for the sizes where one call fits in memory."""
+    import costmodel
+    from costmodel.domain.portfolio import grid_points, sweep_columns
+
+    scenario = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for points in sizes:
+            command = [str(BIN / "costmodel"), "batch", "--sweep", str(sweep_file(Path(folder), points))]
+            command += ["--out", str(Path(folder) / f"out-{points}"), "--workers", str(workers)]
+            command += ["--dask"] if engine == "dask" else []
+            seconds, code, client, others = tree_peaks(command, timeout)
+            row = {
+                "points": points,
+                "seconds": seconds if code == 0 else float("nan"),
+                "client_peak_bytes": client,
+                "worker_peak_bytes": max(others, default=0),
+                "floor_seconds": float("nan"),
+            }
+            if points <= 100_000:  # one call of 10^6 points would hold several GB here
+                values = grid_points(
+                    {
+                        "options.rent.price_per_gpu_hour": np.linspace(2.0, 7.0, 10),
+                        "options.api.output_price_per_million": np.linspace(10.0, 25.0, 10),
+                        "workload.tokens_per_day": np.geomspace(1e6, 1e8, points // 100),
+                    }
+                )
+                row["floor_seconds"] = best_of(1, lambda values=values: sweep_columns(scenario, values, "r1"))
+            rows.append(row)
+            size = sum(f.stat().st_size for f in (Path(folder) / f"out-{points}").iterdir())
+            row["output_bytes"] = size
+            for f in (Path(folder) / f"out-{points}").iterdir():
+                f.unlink()
+    return rows
+
+
+def fitted_exponent(sizes: list[float], figures: list[float]) -> float:
+    """Slope of log(figure) against log(size): 1 for a figure proportional to the size."""
+    keep = [(s, f) for s, f in zip(sizes, figures, strict=True) if f > 0 and np.isfinite(f)]
+    if len(keep) < 2:
+        return float("nan")
+    x, y = np.log([s for s, _ in keep]), np.log([f for _, f in keep])
+    return float(np.polyfit(x, y, 1)[0])
+
+
 def batch_reports(repeats: int, workers: int = 2) -> dict[str, float]:
     """Seconds per report of `costmodel batch --reports --workers N` (N warm kernels) over the reference scenarios."""
     from costmodel.paths import REFERENCE_SCENARIOS, SCENARIO_DIR

@@ -14,10 +14,11 @@ finished chunk in ``<out>/portfolio.parts/`` (:class:`Parts`), whatever order th
         _part-000000.json              its summary, written last: the chunk is complete
 
 The parts folder is a Parquet dataset: ``pandas.read_parquet("portfolio.parts")`` reads every chunk
-stored so far (pyarrow passes over the files whose names start with ``_``). An interrupted run leaves it in place, and ``costmodel batch --resume`` runs only
-the chunks it lacks. When every chunk is in, :meth:`Parts.assemble` writes ``portfolio.csv``, its
-CSVW sidecar and ``portfolio.parquet`` from the parts, one chunk in memory at a time, and removes the
-folder. The files are the ones :func:`costmodel.batch.write_portfolio` writes for the same rows.
+stored so far (pyarrow passes over the files whose names start with ``_``). An interrupted run
+leaves it in place, and ``costmodel batch --resume`` runs only the chunks it lacks. When every chunk
+is in, :meth:`Parts.assemble` writes ``portfolio.csv``, its CSVW sidecar and ``portfolio.parquet``
+from the parts, one chunk in memory at a time, and removes the folder. The files are the ones
+:func:`costmodel.batch.write_portfolio` writes for the same rows.
 """
 
 from __future__ import annotations
@@ -115,12 +116,30 @@ def typed_chunk(columns: Mapping[str, Any], header: list[str], units: dict[str, 
     return PORTFOLIO.typed(frame, units)
 
 
+def _spreadsheet_frame(frame):
+    """:func:`costmodel.files.spreadsheet_frame` of a typed frame, each text column's distinct values made
+    safe once (a sweep's text columns hold one or a few values over thousands of rows)."""
+    import pandas as pd
+
+    from .files import spreadsheet_text
+
+    shown = frame.copy()
+    for name in shown.columns:
+        column = shown[name]
+        if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+            continue
+        distinct = column.dropna().unique()
+        if all(spreadsheet_text(value) is value for value in distinct):
+            continue  # nothing to change (the usual case)
+        shown[name] = column.map({value: spreadsheet_text(value) for value in distinct}, na_action="ignore")
+    shown.columns = [spreadsheet_text(str(name)) for name in shown.columns]
+    return shown
+
+
 def csv_lines(frame) -> bytes:
     """The rows of a typed portfolio frame as CSV lines without a header, byte for byte the lines
     :func:`costmodel.files.write_csv` writes for them (UTF-8, CR LF, text made safe for spreadsheets)."""
-    from .files import spreadsheet_frame
-
-    text = spreadsheet_frame(frame).to_csv(
+    text = _spreadsheet_frame(frame).to_csv(
         None, index=False, header=False, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL
     )
     return text.encode("utf-8")
