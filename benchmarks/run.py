@@ -275,9 +275,7 @@ def sweep_file(folder: Path, points: int, chunk: int | None = None) -> Path:
     price (10 values each) x volume (the rest, log-spaced)."""
     path = folder / f"sweep-{points}.yaml"
     path.write_text(
-        "base: llama70b-vs-api\n"
-        + (f"chunk_size: {chunk}\n" if chunk else "")
-        + "grid:\n"
+        "base: llama70b-vs-api\n" + (f"chunk_size: {chunk}\n" if chunk else "") + "grid:\n"
         "  options.rent.price_per_gpu_hour: {low: 2.0, high: 7.0, points: 10}\n"
         "  options.api.output_price_per_million: {low: 10, high: 25, points: 10}\n"
         f"  workload.tokens_per_day: {{low: 1.0e+6, high: 1.0e+8, points: {points // 100}, scale: log}}\n"
@@ -285,46 +283,75 @@ def sweep_file(folder: Path, points: int, chunk: int | None = None) -> Path:
     return path
 
 
-def sweep_scaling(
-    sizes: tuple[int, ...], workers: int = 2, engine: str = "pool", timeout: float = 900
-) -> list[dict[str, float]]:
-    """`costmodel batch --sweep` of R1 at each size on ``workers`` (``engine``: "pool" for --workers, "dask"
-    for a LocalCluster): whole-process seconds and the peak memory of the command's process and of its
-    largest worker; and the floor of each: the time and memory of the same points' portfolio columns in
-    one vectorised call here (no file, no worker), for the sizes where one call fits in memory."""
+def _sweep_command(folder: Path, points: int, workers: int, engine: str) -> list[str]:
+    """`costmodel batch --sweep` of :func:`sweep_file` on ``workers`` (``engine``: "pool" or "dask")."""
+    command = [str(BIN / "costmodel"), "batch", "--sweep", str(sweep_file(folder, points))]
+    command += ["--out", str(folder / f"out-{points}"), "--workers", str(workers)]
+    return command + (["--dask"] if engine == "dask" else [])
+
+
+def _clear(folder: Path) -> int:
+    """Bytes of the files in ``folder``, then removed (a 10^7-point portfolio is gigabytes)."""
+    size = 0
+    for f in folder.iterdir() if folder.is_dir() else []:
+        size += f.stat().st_size
+        f.unlink()
+    return size
+
+
+def sweep_floor(points: int) -> float:
+    """The compute alone: seconds of the portfolio columns of :func:`sweep_file`'s points in this process, in
+    calls of at most ``costmodel.batch.MAX_CHUNK`` points (one chunk each), with no file written. [s]"""
     import costmodel
+    from costmodel.batch import MAX_CHUNK
     from costmodel.domain.portfolio import grid_points, sweep_columns
 
     scenario = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    values = grid_points(
+        {
+            "options.rent.price_per_gpu_hour": np.linspace(2.0, 7.0, 10),
+            "options.api.output_price_per_million": np.linspace(10.0, 25.0, 10),
+            "workload.tokens_per_day": np.geomspace(1e6, 1e8, points // 100),
+        }
+    )
+    start = time.perf_counter()
+    for first in range(0, points, MAX_CHUNK):
+        sweep_columns(scenario, {p: v[first : first + MAX_CHUNK] for p, v in values.items()}, "r1", first)
+    return time.perf_counter() - start
+
+
+def sweep_scaling(sizes: tuple[int, ...], workers: int = 2, engine: str = "pool", timeout: float = 900) -> list[dict]:
+    """`costmodel batch --sweep` of R1 at each size on ``workers``: whole-process seconds, the peak resident
+    memory of the command's process and of its largest worker, the output's size, and the time floor
+    (:func:`sweep_floor`)."""
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for points in sizes:
-            command = [str(BIN / "costmodel"), "batch", "--sweep", str(sweep_file(Path(folder), points))]
-            command += ["--out", str(Path(folder) / f"out-{points}"), "--workers", str(workers)]
-            command += ["--dask"] if engine == "dask" else []
-            seconds, code, client, others = tree_peaks(command, timeout)
-            row = {
-                "points": points,
-                "seconds": seconds if code == 0 else float("nan"),
-                "client_peak_bytes": client,
-                "worker_peak_bytes": max(others, default=0),
-                "floor_seconds": float("nan"),
-            }
-            if points <= 100_000:  # one call of 10^6 points would hold several GB here
-                values = grid_points(
-                    {
-                        "options.rent.price_per_gpu_hour": np.linspace(2.0, 7.0, 10),
-                        "options.api.output_price_per_million": np.linspace(10.0, 25.0, 10),
-                        "workload.tokens_per_day": np.geomspace(1e6, 1e8, points // 100),
-                    }
-                )
-                row["floor_seconds"] = best_of(1, lambda values=values: sweep_columns(scenario, values, "r1"))
-            rows.append(row)
-            size = sum(f.stat().st_size for f in (Path(folder) / f"out-{points}").iterdir())
-            row["output_bytes"] = size
-            for f in (Path(folder) / f"out-{points}").iterdir():
-                f.unlink()
+            seconds, code, client, others = tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout)
+            rows.append(
+                {
+                    "points": points,
+                    "seconds": seconds if code == 0 else float("nan"),
+                    "client_peak_bytes": client,
+                    "worker_peak_bytes": max(others, default=0),
+                    "output_bytes": _clear(Path(folder) / f"out-{points}"),
+                    "floor_seconds": sweep_floor(points) if points <= 1_000_000 else float("nan"),
+                }
+            )
     return rows
+
+
+def sweep_engines(points: int, runs: int, workers: int = 2, timeout: float = 900) -> dict[str, list[float]]:
+    """Whole-process seconds of the same sweep on a process pool and on a dask LocalCluster of ``workers``,
+    run in turns (pool, dask, pool, ...) so that other load on the machine falls on both alike."""
+    found: dict[str, list[float]] = {"pool": [], "dask": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(runs):
+            for engine in ("pool", "dask"):
+                seconds, code, _, _ = tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout)
+                found[engine].append(seconds if code == 0 else float("nan"))
+                _clear(Path(folder) / f"out-{points}")
+    return found
 
 
 def fitted_exponent(sizes: list[float], figures: list[float]) -> float:
@@ -509,10 +536,46 @@ def training_grid(repeats: int, n: int = 1000, big: int = 1_000_000) -> dict[str
     }
 
 
+def sweep_table(sizes: tuple[int, ...], engine_runs: int) -> None:
+    """Print the scaling table of streamed sweeps and the pool-against-dask comparison at 10^6 points."""
+    rows = sweep_scaling(sizes)
+    memory_floor = rows[0]["client_peak_bytes"]  # the smallest sweep: an interpreter with the stack loaded
+    print(
+        "costmodel batch --sweep of R1, --workers 2 (process pool); time floor: the portfolio columns alone in "
+        "one process (chunks of 20,000, no file); memory floor: the command's peak at the smallest size"
+    )
+    print("  points       seconds (x floor)    command peak (x floor)   worker peak   output")
+    for r in rows:
+        print(
+            f"  {r['points']:>10,}  {r['seconds']:8.1f} ({r['seconds'] / r['floor_seconds']:5.1f}x)  "
+            f"{r['client_peak_bytes'] / 2**20:8.0f} MiB ({r['client_peak_bytes'] / memory_floor:4.2f}x)  "
+            f"{r['worker_peak_bytes'] / 2**20:8.0f} MiB  {r['output_bytes'] / 2**20:8.0f} MiB"
+        )
+    big = [r for r in rows if r["points"] >= 10_000]
+    slopes = {
+        key: fitted_exponent([r["points"] for r in big], [r[key] for r in big])
+        for key in ("seconds", "client_peak_bytes", "worker_peak_bytes")
+    }
+    print(
+        f"  fitted exponent (log-log slope, 10^4 points and up): seconds {slopes['seconds']:.2f}, "
+        f"command peak {slopes['client_peak_bytes']:.2f}, worker peak {slopes['worker_peak_bytes']:.2f}"
+    )
+    if engine_runs > 0:
+        runs = sweep_engines(1_000_000, engine_runs)
+        pool, dask = (float(np.median(runs[e])) for e in ("pool", "dask"))
+        print(
+            f"  10^6 points, 2 workers, {engine_runs} runs each in turns: process pool median {pool:.1f} s "
+            f"({', '.join(f'{t:.1f}' for t in runs['pool'])}); dask LocalCluster median {dask:.1f} s "
+            f"({', '.join(f'{t:.1f}' for t in runs['dask'])}); dask / pool {dask / pool:.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sweep-sizes", default="1e3,1e4,1e5,1e6", help="points of the sweep scaling table")
+    parser.add_argument("--engine-runs", type=int, default=3, help="runs each of pool and dask at 10^6 points")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     mc = monte_carlo(args.samples, args.repeats)
@@ -589,6 +652,7 @@ def main() -> None:
         f"costmodel report llama70b-vs-api (whole process): {rp['report_seconds']:.2f} s; papermill, empty "
         f"notebook: {rp['empty_notebook_seconds']:.2f} s; ratio {rp['ratio_to_empty_notebook']:.2f}x (target <= 2x)"
     )
+    sweep_table(tuple(int(float(n)) for n in args.sweep_sizes.split(",")), args.engine_runs)
     for workers in (1, 2):
         br = batch_reports(1, workers)
         ratio = br["seconds_per_report"] / rp["empty_notebook_seconds"]
