@@ -514,6 +514,45 @@ def _completed(
             yield index, result
 
 
+_STARTING: dict[int, Any] = {}
+"""LocalClusters being started ahead of their batch (:func:`start_local_cluster`), by worker count."""
+
+
+def start_local_cluster(workers: int) -> None:
+    """Start the dask LocalCluster of a ``--dask`` batch in a thread now, so that its worker processes start
+    and import costmodel while the batch reads its sweep; :func:`_client` takes it up.
+    :func:`close_local_clusters` closes one that no batch took (the batch failed before it ran)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if workers not in _STARTING:
+        pool = ThreadPoolExecutor(1)
+        _STARTING[workers] = pool.submit(_local_cluster, workers)
+        pool.shutdown(wait=False)  # the thread ends once the cluster is up
+
+
+def close_local_clusters() -> None:
+    """Close the LocalClusters started ahead that no batch took."""
+    while _STARTING:
+        _, starting = _STARTING.popitem()
+        try:
+            starting.result().close()
+        except Exception:  # it failed to start: nothing to close, and the batch has reported its own error
+            pass
+
+
+def _local_cluster(workers: int):
+    """A dask LocalCluster of ``workers`` single-threaded worker processes, with no dashboard."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=max(workers, 1),
+        threads_per_worker=1,
+        processes=True,
+        # None turns the dashboard off, as LocalCluster's docstring says; its annotation says str only
+        dashboard_address=None,  # pyright: ignore[reportArgumentType]
+    )
+
+
 def _client(workers: int, scheduler: str):
     """A dask client on a LocalCluster of ``workers`` processes (``scheduler="local"``) or on the
     scheduler at an address, and the cluster to close after (None for an address).
@@ -526,16 +565,11 @@ def _client(workers: int, scheduler: str):
     from .extras import need
 
     need("distributed", "batch on a dask cluster (scheduler)")
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if scheduler == "local":
-        cluster = LocalCluster(
-            n_workers=max(workers, 1),
-            threads_per_worker=1,
-            processes=True,
-            # None turns the dashboard off, as LocalCluster's docstring says; its annotation says str only
-            dashboard_address=None,  # pyright: ignore[reportArgumentType]
-        )
+        starting = _STARTING.pop(workers, None)
+        cluster = starting.result() if starting is not None else _local_cluster(workers)
         return Client(cluster), cluster
     try:
         return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None

@@ -237,9 +237,7 @@ def _stamped(data: dict) -> dict:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    import time
-
-    from .batch import Task, expand_scenarios, read_sweep, sweep_tasks, swept_units
+    from .batch import Task, expand_scenarios
     from .files import output_folder
 
     output_folder(args.out, "--out")  # a file there: exit 2 before anything runs
@@ -250,6 +248,28 @@ def _batch(args: argparse.Namespace) -> int:
     if args.resume and args.sweep is None:
         _say("costmodel batch: --resume: only a sweep (--sweep FILE) resumes from its stored chunks", file=sys.stderr)
         return BAD_INPUT
+    scheduler = args.scheduler or ("local" if args.dask else None)
+    if scheduler is not None:  # the scale extra missing: exit 2 before anything runs
+        from .extras import need
+
+        need("distributed", "costmodel batch --dask" if args.dask else "costmodel batch --scheduler")
+    try:
+        return _batch_prepared(args, tasks, scheduler)
+    finally:
+        from .batch import close_local_clusters
+
+        close_local_clusters()
+
+
+def _batch_prepared(args: argparse.Namespace, tasks: list, scheduler: str | None) -> int:
+    """The rest of ``batch`` once its scenario files are found and its scheduler checked: the sweep read,
+    then the run (a ``--dask`` LocalCluster starts meanwhile)."""
+    import time
+
+    from .batch import read_sweep, start_local_cluster, sweep_tasks, swept_units
+
+    if scheduler == "local" and args.sweep is not None:
+        start_local_cluster(args.workers)  # its workers start while the sweep is read and checked
     sweep, units = [], {}
     if args.sweep is not None:
         name, base, values, chunk = read_sweep(args.sweep, args.catalog)  # SweepError: exit 2
@@ -258,11 +278,6 @@ def _batch(args: argparse.Namespace) -> int:
     if not tasks and not sweep:
         _say("costmodel batch: nothing to run: give scenario files, folders or globs, or --sweep FILE", file=sys.stderr)
         return BAD_INPUT
-    scheduler = args.scheduler or ("local" if args.dask else None)
-    if scheduler is not None:  # the scale extra missing: exit 2 before anything runs
-        from .extras import need
-
-        need("distributed", "costmodel batch --dask" if args.dask else "costmodel batch --scheduler")
     start = time.perf_counter()
     kernels = []
     if args.reports and tasks:
