@@ -678,15 +678,18 @@ def sweep_work(tasks: list[Task], header: list[str], units: dict[str, str], parq
     from . import __version__
     from .dataset import fingerprint
 
-    parts: list[Any] = [__version__, header, units, parquet]
-    for task in tasks[:1]:
-        parts += [_stamp(scenario_path(task.path)), scenario_path(task.path).read_bytes()]
-        if task.catalog_dir:
-            parts += [p.read_bytes() for p in sorted(Path(task.catalog_dir).iterdir()) if p.is_file()]
-    for task in tasks:
-        parts.append([task.name, task.path, task.catalog_dir, task.first_point, task.size, sorted(task.values)])
-        parts += [np.ascontiguousarray(task.values[p], dtype=float).tobytes() for p in sorted(task.values)]
-    return fingerprint(*parts)
+    def parts() -> Iterator[Any]:
+        yield from (__version__, header, units, parquet)
+        for task in tasks[:1]:
+            yield from (_stamp(scenario_path(task.path)), scenario_path(task.path).read_bytes())
+            if task.catalog_dir:
+                yield from (p.read_bytes() for p in sorted(Path(task.catalog_dir).iterdir()) if p.is_file())
+        for task in tasks:
+            yield [task.name, task.path, task.catalog_dir, task.first_point, task.size, sorted(task.values)]
+            for path in sorted(task.values):  # one chunk's values at a time: no copy of the whole sweep
+                yield np.ascontiguousarray(task.values[path], dtype=float).tobytes()
+
+    return fingerprint(parts())
 
 
 def stream_sweep(

@@ -28,7 +28,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -202,8 +202,8 @@ def encode_chunk(
     )
 
 
-def fingerprint(*parts: Any) -> str:
-    """A SHA-256 of the work: JSON-able parts and bytes, in order."""
+def fingerprint(parts: Iterable[Any]) -> str:
+    """A SHA-256 of the work: JSON-able parts and bytes, in order (taken one at a time from ``parts``)."""
     digest = hashlib.sha256()
     for part in parts:
         data = part if isinstance(part, bytes) else json.dumps(part, sort_keys=True, default=str).encode()
