@@ -541,16 +541,19 @@ def close_local_clusters() -> None:
 
 
 def _local_cluster(workers: int):
-    """A dask LocalCluster of ``workers`` single-threaded worker processes, with no dashboard."""
+    """A dask LocalCluster of ``workers`` single-threaded worker processes, with no dashboard and no
+    profiler (the workers' sampling profiler feeds only the dashboard, and takes CPU from the chunks)."""
+    import dask.config
     from distributed import LocalCluster
 
-    return LocalCluster(
-        n_workers=max(workers, 1),
-        threads_per_worker=1,
-        processes=True,
-        # None turns the dashboard off, as LocalCluster's docstring says; its annotation says str only
-        dashboard_address=None,  # pyright: ignore[reportArgumentType]
-    )
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        return LocalCluster(
+            n_workers=max(workers, 1),
+            threads_per_worker=1,
+            processes=True,
+            # None turns the dashboard off, as LocalCluster's docstring says; its annotation says str only
+            dashboard_address=None,  # pyright: ignore[reportArgumentType]
+        )
 
 
 def _client(workers: int, scheduler: str):
