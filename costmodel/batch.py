@@ -546,7 +546,13 @@ def _local_cluster(workers: int):
     import dask.config
     from distributed import LocalCluster
 
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
+    settings = {
+        "distributed.worker.profile.enabled": False,
+        # without dask's MALLOC_TRIM_THRESHOLD_=65536, which returns freed memory to the system at once:
+        # a chunk's many large temporary arrays then cost page faults, 2-3x the chunk's CPU time here
+        "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+    }
+    with dask.config.set(settings):
         return LocalCluster(
             n_workers=max(workers, 1),
             threads_per_worker=1,
