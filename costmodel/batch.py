@@ -541,15 +541,16 @@ def close_local_clusters() -> None:
 
 
 def _local_cluster(workers: int):
-    """A dask LocalCluster of ``workers`` single-threaded worker processes, with no dashboard and no
-    profiler (the workers' sampling profiler feeds only the dashboard, and takes CPU from the chunks)."""
+    """A dask LocalCluster of ``workers`` single-threaded worker processes, with no dashboard, no profiler
+    (the workers' sampling profiler feeds only the dashboard, and takes CPU from the chunks) and glibc's
+    default memory trimming."""
     import dask.config
     from distributed import LocalCluster
 
     settings = {
         "distributed.worker.profile.enabled": False,
         # without dask's MALLOC_TRIM_THRESHOLD_=65536, which returns freed memory to the system at once:
-        # a chunk's many large temporary arrays then cost page faults, 2-3x the chunk's CPU time here
+        # a chunk's many large temporary arrays then cost page faults: 2-3x its CPU time on 2 cores
         "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
     }
     with dask.config.set(settings):
