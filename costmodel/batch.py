@@ -553,11 +553,17 @@ def _local_cluster(workers: int):
         # a chunk's many large temporary arrays then cost page faults: 2-3x its CPU time on 2 cores
         "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
     }
+    from .extras import installed
+
+    # what a chunk imports, imported as each worker starts (while the sweep is read), not at its first chunk
+    preload = ["pandas", "costmodel.domain.portfolio", "costmodel.dataset"]
+    preload += ["pyarrow.parquet"] if installed("pyarrow") else []
     with dask.config.set(settings):
         return LocalCluster(
             n_workers=max(workers, 1),
             threads_per_worker=1,
             processes=True,
+            preload=preload,
             # None turns the dashboard off, as LocalCluster's docstring says; its annotation says str only
             dashboard_address=None,  # pyright: ignore[reportArgumentType]
         )
