@@ -46,9 +46,6 @@ if TYPE_CHECKING:
 from .errors import InputError, ScenarioError
 from .paths import scenario_path
 
-DEFAULT_CHUNK = 5000
-"""Points per sweep task for :func:`sweep_tasks` when neither the sweep file nor the caller gives a size."""
-
 MIN_CHUNK = 1_000
 """Fewest points :func:`chunk_size_for` puts in a chunk: below it, loading the base scenario and
 sending the chunk cost more than its points."""
