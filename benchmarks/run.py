@@ -256,6 +256,136 @@ def portfolio_sweep(repeats: int) -> dict[str, float]:
     return {"points": len(values["workload.tokens_per_day"]), "seconds": seconds, "command_seconds": command}
 
 
+def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> tuple[float, int, int, list[int]]:
+    """Run ``command`` and follow each process of its tree: seconds, exit code, the peak resident memory
+    of the command's own process and of each other process of its tree, largest first (``VmHWM`` of
+    /proc/PID/status, read until each exits). [s], [-], [B], [B]"""
+    import psutil
+
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peaks: dict[int, int] = {}
+
+    def look() -> None:
+        try:
+            tree = [psutil.Process(process.pid), *psutil.Process(process.pid).children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return
+        for each in tree:
+            try:
+                for line in Path(f"/proc/{each.pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peaks[each.pid] = max(peaks.get(each.pid, 0), int(line.split()[1]) * 1024)
+            except OSError:
+                pass  # the process ended between the listing and the reading
+
+    while process.poll() is None:
+        look()
+        if time.perf_counter() - start > timeout:
+            process.kill()
+            break
+        time.sleep(interval)
+    code = process.wait()
+    seconds = time.perf_counter() - start
+    if code != 0:
+        print(process.stderr.read().decode() if process.stderr else "", file=sys.stderr)
+    root = peaks.pop(process.pid, 0)
+    return seconds, code, root, sorted(peaks.values(), reverse=True)
+
+
+def sweep_file(folder: Path, points: int, chunk: int | None = None) -> Path:
+    """A grid sweep of R1 of ``points`` points (a power of ten, at least 100): rent price x API output
+    price (10 values each) x volume (the rest, log-spaced)."""
+    path = folder / f"sweep-{points}.yaml"
+    path.write_text(
+        "base: llama70b-vs-api\n" + (f"chunk_size: {chunk}\n" if chunk else "") + "grid:\n"
+        "  options.rent.price_per_gpu_hour: {low: 2.0, high: 7.0, points: 10}\n"
+        "  options.api.output_price_per_million: {low: 10, high: 25, points: 10}\n"
+        f"  workload.tokens_per_day: {{low: 1.0e+6, high: 1.0e+8, points: {points // 100}, scale: log}}\n"
+    )
+    return path
+
+
+def _sweep_command(folder: Path, points: int, workers: int, engine: str) -> list[str]:
+    """`costmodel batch --sweep` of :func:`sweep_file` on ``workers`` (``engine``: "pool" or "dask")."""
+    command = [str(BIN / "costmodel"), "batch", "--sweep", str(sweep_file(folder, points))]
+    command += ["--out", str(folder / f"out-{points}"), "--workers", str(workers)]
+    return command + (["--dask"] if engine == "dask" else [])
+
+
+def _clear(folder: Path) -> int:
+    """Bytes of the files in ``folder``, then removed (a 10^7-point portfolio is gigabytes)."""
+    size = 0
+    for f in folder.iterdir() if folder.is_dir() else []:
+        size += f.stat().st_size
+        f.unlink()
+    return size
+
+
+def sweep_floor(points: int) -> float:
+    """The compute alone: seconds of the portfolio columns of :func:`sweep_file`'s points in this process, in
+    calls of at most ``costmodel.batch.MAX_CHUNK`` points (one chunk each), with no file written. [s]"""
+    import costmodel
+    from costmodel.batch import MAX_CHUNK
+    from costmodel.domain.portfolio import grid_points, sweep_columns
+
+    scenario = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    values = grid_points(
+        {
+            "options.rent.price_per_gpu_hour": np.linspace(2.0, 7.0, 10),
+            "options.api.output_price_per_million": np.linspace(10.0, 25.0, 10),
+            "workload.tokens_per_day": np.geomspace(1e6, 1e8, points // 100),
+        }
+    )
+    start = time.perf_counter()
+    for first in range(0, points, MAX_CHUNK):
+        sweep_columns(scenario, {p: v[first : first + MAX_CHUNK] for p, v in values.items()}, "r1", first)
+    return time.perf_counter() - start
+
+
+def sweep_scaling(sizes: tuple[int, ...], workers: int = 2, engine: str = "pool", timeout: float = 900) -> list[dict]:
+    """`costmodel batch --sweep` of R1 at each size on ``workers``: whole-process seconds, the peak resident
+    memory of the command's process and of its largest worker, the output's size, and the time floor
+    (:func:`sweep_floor`)."""
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for points in sizes:
+            seconds, code, client, others = tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout)
+            rows.append(
+                {
+                    "points": points,
+                    "seconds": seconds if code == 0 else float("nan"),
+                    "client_peak_bytes": client,
+                    "worker_peak_bytes": max(others, default=0),
+                    "output_bytes": _clear(Path(folder) / f"out-{points}"),
+                    "floor_seconds": sweep_floor(points) if points <= 1_000_000 else float("nan"),
+                }
+            )
+    return rows
+
+
+def sweep_engines(points: int, runs: int, workers: int = 2, timeout: float = 900) -> dict[str, list[float]]:
+    """Whole-process seconds of the same sweep on a process pool and on a dask LocalCluster of ``workers``,
+    run in turns (pool, dask, pool, ...) so that other load on the machine falls on both alike."""
+    found: dict[str, list[float]] = {"pool": [], "dask": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(runs):
+            for engine in ("pool", "dask"):
+                seconds, code, _, _ = tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout)
+                found[engine].append(seconds if code == 0 else float("nan"))
+                _clear(Path(folder) / f"out-{points}")
+    return found
+
+
+def fitted_exponent(sizes: list[float], figures: list[float]) -> float:
+    """Slope of log(figure) against log(size): 1 for a figure proportional to the size."""
+    keep = [(s, f) for s, f in zip(sizes, figures, strict=True) if f > 0 and np.isfinite(f)]
+    if len(keep) < 2:
+        return float("nan")
+    x, y = np.log([s for s, _ in keep]), np.log([f for _, f in keep])
+    return float(np.polyfit(x, y, 1)[0])
+
+
 def batch_reports(repeats: int, workers: int = 2) -> dict[str, float]:
     """Seconds per report of `costmodel batch --reports --workers N` (N warm kernels) over the reference scenarios."""
     from costmodel.paths import REFERENCE_SCENARIOS, SCENARIO_DIR
@@ -499,6 +629,7 @@ ITEMS = (
     "report",
     "batch_reports",
     "batch_files",
+    "sweep_scaling",
 )
 """The figures this script prints, in order (``--only`` picks some)."""
 
@@ -522,6 +653,40 @@ def print_batch_files(args: argparse.Namespace) -> None:
     )
 
 
+def sweep_table(sizes: tuple[int, ...], engine_runs: int) -> None:
+    """Print the scaling table of streamed sweeps and the pool-against-dask comparison at 10^6 points."""
+    rows = sweep_scaling(sizes)
+    memory_floor = rows[0]["client_peak_bytes"]  # the smallest sweep: an interpreter with the stack loaded
+    print(
+        "costmodel batch --sweep of R1, --workers 2 (process pool); time floor: the portfolio columns alone in "
+        "one process (chunks of 20,000, no file); memory floor: the command's peak at the smallest size"
+    )
+    print("  points       seconds (x floor)    command peak (x floor)   worker peak   output")
+    for r in rows:
+        print(
+            f"  {r['points']:>10,}  {r['seconds']:8.1f} ({r['seconds'] / r['floor_seconds']:5.1f}x)  "
+            f"{r['client_peak_bytes'] / 2**20:8.0f} MiB ({r['client_peak_bytes'] / memory_floor:4.2f}x)  "
+            f"{r['worker_peak_bytes'] / 2**20:8.0f} MiB  {r['output_bytes'] / 2**20:8.0f} MiB"
+        )
+    big = [r for r in rows if r["points"] >= 10_000]
+    slopes = {
+        key: fitted_exponent([r["points"] for r in big], [r[key] for r in big])
+        for key in ("seconds", "client_peak_bytes", "worker_peak_bytes")
+    }
+    print(
+        f"  fitted exponent (log-log slope, 10^4 points and up): seconds {slopes['seconds']:.2f}, "
+        f"command peak {slopes['client_peak_bytes']:.2f}, worker peak {slopes['worker_peak_bytes']:.2f}"
+    )
+    if engine_runs > 0:
+        runs = sweep_engines(1_000_000, engine_runs)
+        pool, dask = (float(np.median(runs[e])) for e in ("pool", "dask"))
+        print(
+            f"  10^6 points, 2 workers, {engine_runs} runs each in turns: process pool median {pool:.1f} s "
+            f"({', '.join(f'{t:.1f}' for t in runs['pool'])}); dask LocalCluster median {dask:.1f} s "
+            f"({', '.join(f'{t:.1f}' for t in runs['dask'])}); dask / pool {dask / pool:.2f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
@@ -533,6 +698,8 @@ def main() -> None:
         metavar="ITEM[,ITEM...]",
         help=f"print only these figures, of: {', '.join(ITEMS)}",
     )
+    parser.add_argument("--sweep-sizes", default="1e3,1e4,1e5,1e6", help="points of the sweep scaling table")
+    parser.add_argument("--engine-runs", type=int, default=3, help="runs each of pool and dask at 10^6 points")
     args = parser.parse_args()
     unknown = sorted(set(args.only) - set(ITEMS))
     if unknown:
@@ -683,6 +850,11 @@ def print_batch_reports(args: argparse.Namespace) -> None:
             f"reference scenarios, whole process: {br['seconds_per_report']:.2f} s per report; ratio to papermill "
             f"on an empty notebook {ratio:.2f}x ({target})"
         )
+
+
+def print_sweep_scaling(args: argparse.Namespace) -> None:
+    """Print the scaling table of streamed sweeps (:func:`sweep_table`)."""
+    sweep_table(tuple(int(float(n)) for n in args.sweep_sizes.split(",")), args.engine_runs)
 
 
 PRINTERS = {name: globals()[f"print_{name}"] for name in ITEMS}

@@ -7,6 +7,12 @@ an address, or ``"local"`` for a :class:`distributed.LocalCluster`); each gives 
 rows are put back in task order, so every way of running gives the same table. A task that
 fails gives its error row and stops nothing else (unless ``fail_fast``).
 
+A sweep is streamed (:func:`stream_sweep`): its chunks are submitted as the workers take them (a
+bounded number in flight), each is turned into its CSV lines and Parquet rows where it runs, and
+each finished chunk is stored in the parts folder of :mod:`costmodel.dataset`, from which the
+portfolio files are assembled at the end; memory stays bounded whatever the number of points, and
+an interrupted sweep resumes from its stored chunks (``--resume``).
+
 A sweep file names a base scenario and the values of its inputs (the paths of
 :mod:`costmodel.schema.inputs`, as the uncertainty block uses them):
 
@@ -19,7 +25,7 @@ A sweep file names a base scenario and the values of its inputs (the paths of
       workload.tokens_per_day: {low: 1.0e+6, high: 1.0e+8, points: 50, scale: log}
     # or  points: {path: [v1, v2, ...], ...}                      (listed points, zipped)
     # or  latin_hypercube: {samples: 1000, seed: 1, ranges: {path: {low: .., high: ..}}}
-    chunk_size: 5000                 # optional: points per task
+    chunk_size: 5000                 # optional: points per task (default: chosen from the work)
 """
 
 from __future__ import annotations
@@ -27,18 +33,32 @@ from __future__ import annotations
 import glob
 import math
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from dask.typing import Key
 
 from .errors import InputError, ScenarioError
 from .paths import scenario_path
 
-DEFAULT_CHUNK = 5000
-"""Points per sweep task unless the sweep file says otherwise."""
+MIN_CHUNK = 1_000
+"""Fewest points :func:`chunk_size_for` puts in a chunk: below it, loading the base scenario and
+sending the chunk cost more than its points."""
+
+MAX_CHUNK = 20_000
+"""Most points :func:`chunk_size_for` puts in a chunk: it bounds a worker's memory (a chunk's
+break-even search holds a few arrays of points x grid volumes)."""
+
+CHUNKS_PER_WORKER = 4
+"""Chunks per worker :func:`chunk_size_for` aims at, so that a slow chunk leaves the others busy."""
+
+RETRIES = 2
+"""Times a chunk is run again on a dask cluster after its worker died or it raised."""
 
 
 class SweepError(InputError):
@@ -66,7 +86,7 @@ class Task:
     catalog_dir
         Folder of catalog rows to add (``--catalog``), if any.
     values
-        For a sweep chunk: input path → list of values.
+        For a sweep chunk: input path → its values (a list or a 1-D array).
     first_point
         For a sweep chunk: number of its first point.
     """
@@ -74,7 +94,7 @@ class Task:
     name: str
     path: str
     catalog_dir: str | None = None
-    values: dict[str, list[float]] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
     first_point: int = 0
 
     @property
@@ -87,25 +107,56 @@ def run_task(task: Task) -> dict[str, Any]:
     """The portfolio columns of one task (column → one value per row); a scenario that fails gives
     its error row (never raises)."""
     from .catalog import catalog_from
-    from .domain.portfolio import error_row, scenario_row, sweep_columns
-    from .scenarios import load_resolved, load_scenario
+    from .domain.portfolio import scenario_row, sweep_columns
+    from .scenarios import load_resolved
 
     try:
         if not task.values:  # a scenario file: compared as its check resolved it (catalog_from keeps the catalog)
             resolved = load_resolved(task.path, catalog_from(task.catalog_dir))
             return {name: [value] for name, value in scenario_row(resolved, task.name).items()}
-        scenario = load_scenario(task.path, catalog_from(task.catalog_dir))
         values = {p: np.asarray(v, dtype=float) for p, v in task.values.items()}
-        return sweep_columns(scenario, values, task.name, task.first_point)
+        return sweep_columns(_base_scenario(task.path, task.catalog_dir), values, task.name, task.first_point)
     except (InputError, ValueError, KeyError, OSError, ArithmeticError) as exc:
         message = str(exc).replace("\n", "; ")
     except Exception as exc:  # a defect met by one scenario stops no other scenario
         message = f"{type(exc).__name__}: {exc}".replace("\n", "; ")
-    columns = {name: [value] * task.size for name, value in error_row(task.name, message).items()}
+    return error_columns(task, message)
+
+
+def error_columns(task: Task, message: str) -> dict[str, Any]:
+    """The columns of a task whose every row failed with ``message``: its error rows (a sweep chunk's
+    with its points' values and numbers)."""
+    from .domain.portfolio import error_row
+
+    columns: dict[str, Any] = {name: [value] * task.size for name, value in error_row(task.name, message).items()}
     if task.values:
         columns.update({p: list(v) for p, v in task.values.items()})
         columns["point"] = list(range(task.first_point, task.first_point + task.size))
     return columns
+
+
+_BASES: dict[tuple, Any] = {}
+"""Base scenarios of sweep chunks loaded in this process, by file, catalog folder and their files' times."""
+
+
+def _stamp(path: str | Path) -> tuple:
+    """What changes when a file or a folder's files change: (name, size, modification time) of each."""
+    path = Path(path)
+    files = sorted(path.iterdir()) if path.is_dir() else [path]
+    return tuple((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in files if f.is_file())
+
+
+def _base_scenario(path: str, catalog_dir: str | None):
+    """A sweep's base scenario, loaded once per process (a worker runs many chunks of one sweep) and
+    again when its file or catalog folder changes."""
+    from .catalog import catalog_from
+    from .scenarios import load_scenario
+
+    key = (path, catalog_dir, _stamp(scenario_path(path)), _stamp(catalog_dir) if catalog_dir else ())
+    if key not in _BASES:
+        _BASES.clear()  # one sweep at a time: the earlier base is not needed again
+        _BASES[key] = load_scenario(path, catalog_from(catalog_dir))
+    return _BASES[key]
 
 
 def rows_of(columns: dict[str, Any]) -> int:
@@ -218,14 +269,14 @@ def _axis(path: str, spec: Any) -> np.ndarray:
     raise SweepError(None, [(field, spec, "give a list of values or {low, high, points[, scale: log]}")])
 
 
-def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, str, dict[str, np.ndarray], int]:
+def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, str, dict[str, np.ndarray], int | None]:
     """Read and check a sweep file.
 
     Returns
     -------
     tuple
         The base scenario's name (for the table), its path, input path → values (one per
-        point), and the chunk size.
+        point), and the chunk size the file gives (None: :func:`chunk_size_for` chooses).
 
     Raises
     ------
@@ -312,21 +363,41 @@ def read_sweep(path: str | Path, catalog_dir: str | None = None) -> tuple[str, s
     problems = check_sweep_values(scenario, values, together="rows" if kind == "points" else "box")
     if problems:
         raise SweepError(path, [(f"{kind}.{f}", v, r) for f, v, r in problems])
-    try:
-        chunk = _count("chunk_size", data.get("chunk_size", DEFAULT_CHUNK), 1, MAX_POINTS)
-    except SweepError as exc:
-        raise SweepError(path, exc.problems) from None
+    chunk = None
+    if "chunk_size" in data:
+        try:
+            chunk = _count("chunk_size", data["chunk_size"], 1, MAX_POINTS)
+        except SweepError as exc:
+            raise SweepError(path, exc.problems) from None
     return (base if base_path == scenario_path(base) else str(base_path)), str(base_path), values, chunk
 
 
+def chunk_size_for(points: int, workers: int = 1) -> int:
+    """Points per chunk of a sweep of ``points`` on ``workers``: about :data:`CHUNKS_PER_WORKER` chunks
+    per worker, held between :data:`MIN_CHUNK` and :data:`MAX_CHUNK` points (never above ``points``).
+
+    >>> chunk_size_for(10_000_000, 2), chunk_size_for(100_000, 2), chunk_size_for(500, 8)
+    (20000, 12500, 500)
+    """
+    wanted = math.ceil(points / max(1, CHUNKS_PER_WORKER * workers))
+    return max(1, min(points, max(MIN_CHUNK, min(MAX_CHUNK, wanted))))
+
+
 def sweep_tasks(
-    name: str, base_path: str, values: dict[str, np.ndarray], chunk: int, catalog_dir: str | None = None
+    name: str,
+    base_path: str,
+    values: dict[str, np.ndarray],
+    chunk: int | None = None,
+    catalog_dir: str | None = None,
+    workers: int = 1,
 ) -> list[Task]:
-    """The sweep cut into tasks of at most ``chunk`` points."""
+    """The sweep cut into tasks of at most ``chunk`` points (None: :func:`chunk_size_for` the points
+    and ``workers``); each task holds a slice of the value arrays, not a copy."""
     n = len(next(iter(values.values())))
+    size = chunk if chunk is not None else chunk_size_for(n, workers)
     return [
-        Task(name, base_path, catalog_dir, {p: v[start : start + chunk].tolist() for p, v in values.items()}, start)
-        for start in range(0, n, chunk)
+        Task(name, base_path, catalog_dir, {p: v[start : start + size] for p, v in values.items()}, start)
+        for start in range(0, n, size)
     ]
 
 
@@ -370,7 +441,10 @@ def run_tasks(
     results: list[dict[str, Any] | None] = [None] * len(tasks)
     bar = _progress(sum(t.size for t in tasks), progress)
     try:
-        for index, columns in _completed(tasks, workers, scheduler):
+        calls = ((i, (task,)) for i, task in enumerate(tasks))
+        for index, columns in _completed(run_task, calls, workers, scheduler, len(tasks)):
+            if isinstance(columns, BaseException):
+                raise columns
             results[index] = columns
             bar.update(rows_of(columns))
             if fail_fast and failed_names(columns):
@@ -380,58 +454,314 @@ def run_tasks(
     return [columns for columns in results if columns is not None]
 
 
-def _completed(tasks: list[Task], workers: int, scheduler: str | None) -> Iterator[tuple[int, list[dict]]]:
+def _in_flight(workers: int) -> int:
+    """Tasks submitted ahead of the ones running: two per worker, so that none waits for the next."""
+    return 2 * max(1, workers)
+
+
+def _completed(
+    function: Callable[..., Any],
+    calls: Iterable[tuple[int, tuple]],
+    workers: int,
+    scheduler: str | None,
+    count: int,
+) -> Iterator[tuple[int, Any]]:
+    """``(index, function(*arguments))`` for each ``(index, arguments)`` of ``calls``, as they finish.
+
+    Calls are submitted as workers take them, a bounded number ahead (:func:`_in_flight`), so neither
+    the calls nor their results pile up. A call whose process died (or, on dask, that failed
+    :data:`RETRIES` more times) gives its exception in place of its result. ``count``: the number of
+    calls (one call runs here, without a pool).
+    """
     if scheduler is not None:
-        yield from _on_dask(tasks, workers, scheduler)
-    elif workers > 1 and len(tasks) > 1:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+        yield from _on_dask(function, calls, workers, scheduler)
+    elif workers > 1 and count > 1:
+        from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+        from concurrent.futures.process import BrokenProcessPool
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(run_task, task): i for i, task in enumerate(tasks)}
+            pending: dict[Future, int] = {}
+            waiting = iter(calls)
             try:
-                for future in as_completed(futures):
-                    yield futures[future], future.result()
+                while True:
+                    for index, arguments in waiting:
+                        try:
+                            pending[pool.submit(function, *arguments)] = index
+                        except BrokenProcessPool as exc:  # a worker died: no call runs any more
+                            yield index, exc
+                            continue
+                        if len(pending) >= _in_flight(workers):
+                            break
+                    if not pending:
+                        return
+                    finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        index = pending.pop(future)
+                        exception = future.exception()
+                        yield index, exception if exception is not None else future.result()
             finally:
-                for future in futures:
+                for future in pending:
                     future.cancel()
     else:
-        for i, task in enumerate(tasks):
-            yield i, run_task(task)
+        for index, arguments in calls:
+            try:
+                result = function(*arguments)
+            except Exception as exc:  # as a pool's call that raised: the caller decides
+                result = exc
+            yield index, result
 
 
-def _on_dask(tasks: list[Task], workers: int, scheduler: str) -> Iterator[tuple[int, list[dict]]]:
+_STARTING: dict[int, Any] = {}
+"""LocalClusters being started ahead of their batch (:func:`start_local_cluster`), by worker count."""
+
+
+def start_local_cluster(workers: int) -> None:
+    """Start the dask LocalCluster of a ``--dask`` batch in a thread now, so that its worker processes start
+    and import costmodel while the batch reads its sweep; :func:`_client` takes it up.
+    :func:`close_local_clusters` closes one that no batch took (the batch failed before it ran)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    if workers not in _STARTING:
+        pool = ThreadPoolExecutor(1)
+        _STARTING[workers] = pool.submit(_local_cluster, workers)
+        pool.shutdown(wait=False)  # the thread ends once the cluster is up
+
+
+def close_local_clusters() -> None:
+    """Close the LocalClusters started ahead that no batch took."""
+    while _STARTING:
+        _, starting = _STARTING.popitem()
+        try:
+            starting.result().close()
+        except Exception:  # it failed to start: nothing to close, and the batch has reported its own error
+            pass
+
+
+def _local_cluster(workers: int):
+    """A dask LocalCluster of ``workers`` single-threaded worker processes, with no dashboard, no profiler
+    (the workers' sampling profiler feeds only the dashboard, and takes CPU from the chunks) and glibc's
+    default memory trimming."""
+    import dask.config
+    from distributed import LocalCluster
+
+    settings = {
+        "distributed.worker.profile.enabled": False,
+        # without dask's MALLOC_TRIM_THRESHOLD_=65536, which returns freed memory to the system at once:
+        # a chunk's many large temporary arrays then cost page faults: 2-3x its CPU time on 2 cores
+        "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+    }
+    from .extras import installed
+
+    # what a chunk imports, imported as each worker starts (while the sweep is read), not at its first chunk
+    preload = ["pandas", "costmodel.domain.portfolio", "costmodel.dataset"]
+    preload += ["pyarrow.parquet"] if installed("pyarrow") else []
+    with dask.config.set(settings):
+        return LocalCluster(
+            n_workers=max(workers, 1),
+            threads_per_worker=1,
+            processes=True,
+            preload=preload,
+            # None turns the dashboard off, as LocalCluster's docstring says; its annotation says str only
+            dashboard_address=None,  # pyright: ignore[reportArgumentType]
+        )
+
+
+def _client(workers: int, scheduler: str):
+    """A dask client on a LocalCluster of ``workers`` processes (``scheduler="local"``) or on the
+    scheduler at an address, and the cluster to close after (None for an address).
+
+    Raises
+    ------
+    SchedulerError
+        No dask scheduler answers at the address within :data:`SCHEDULER_TIMEOUT`.
+    """
     from .extras import need
 
     need("distributed", "batch on a dask cluster (scheduler)")
-    from distributed import Client, LocalCluster, as_completed
+    from distributed import Client
 
-    cluster = None
     if scheduler == "local":
-        cluster = LocalCluster(n_workers=max(workers, 1), threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
-    else:
-        try:
-            client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise SchedulerError(
-                None,
-                [
-                    (
-                        "--scheduler",
-                        scheduler,
-                        f"no dask scheduler answers there within {SCHEDULER_TIMEOUT:g} s ({type(exc).__name__}: {exc})",
-                    )
-                ],
-            ) from None
+        starting = _STARTING.pop(workers, None)
+        cluster = starting.result() if starting is not None else _local_cluster(workers)
+        return Client(cluster), cluster
     try:
-        futures = client.map(run_task, tasks, pure=False)
-        index = {future.key: i for i, future in enumerate(futures)}
-        for future in as_completed(futures):
-            yield index[future.key], future.result()
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT), None
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise SchedulerError(
+            None,
+            [
+                (
+                    "--scheduler",
+                    scheduler,
+                    f"no dask scheduler answers there within {SCHEDULER_TIMEOUT:g} s ({type(exc).__name__}: {exc})",
+                )
+            ],
+        ) from None
+
+
+def _on_dask(
+    function: Callable[..., Any], calls: Iterable[tuple[int, tuple]], workers: int, scheduler: str
+) -> Iterator[tuple[int, Any]]:
+    """:func:`_completed` on a dask cluster: calls submitted as the cluster's workers take them (two
+    per worker thread in flight), each tried again :data:`RETRIES` times if it raises or its worker
+    dies, and released once its result is read (workers keep no result to the end)."""
+    from distributed import as_completed
+
+    client, cluster = _client(workers, scheduler)
+    try:
+        nthreads = client.nthreads()
+        assert isinstance(nthreads, dict)  # a client made without asynchronous=True answers at once
+        threads = sum(nthreads.values()) or max(workers, 1)
+        waiting = iter(calls)
+        keys: dict[Key, int] = {}
+        running = as_completed(with_results=False)
+
+        def submit(count: int) -> None:
+            for index, arguments in waiting:
+                future = client.submit(function, *arguments, pure=False, retries=RETRIES)
+                keys[future.key] = index
+                running.add(future)
+                count -= 1
+                if count <= 0:
+                    return
+
+        submit(_in_flight(threads))
+        for future in running:
+            index = keys.pop(future.key)
+            if future.status == "error":
+                exception = future.exception()
+                yield index, exception if isinstance(exception, BaseException) else RuntimeError(str(exception))
+            else:
+                yield index, future.result()
+            future.release()
+            submit(1)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+# --- streamed sweeps ---------------------------------------------------------------------------
+
+
+def run_chunk(task: Task, index: int, header: list[str], units: dict[str, str], parquet: bool):
+    """One chunk of a streamed sweep, run where it is sent: its rows as CSV lines and Parquet
+    (:func:`costmodel.dataset.encode_chunk`). A chunk whose rows cannot be typed (a value a column
+    cannot hold) gives its error rows, with the reason."""
+    from .dataset import encode_chunk
+
+    columns = run_task(task)
+    try:
+        return encode_chunk(index, columns, header, units, parquet)
+    except (ValueError, KeyError) as exc:
+        message = f"{task.name}: points {task.first_point}-{task.first_point + task.size - 1}: {exc}"
+        return encode_chunk(index, error_columns(task, message), header, units, parquet)
+
+
+def lost_chunk(task: Task, index: int, header: list[str], units: dict[str, str], parquet: bool, exc: BaseException):
+    """The error rows of a chunk that did not run (its process died, or it failed on every try)."""
+    from .dataset import encode_chunk
+
+    message = (
+        f"chunk {index} (points {task.first_point}-{task.first_point + task.size - 1}) did not run: "
+        f"{type(exc).__name__}: {exc}"
+    ).replace("\n", "; ")
+    chunk = encode_chunk(index, error_columns(task, message), header, units, parquet)
+    chunk.lost = True
+    return chunk
+
+
+def sweep_header(head, task: Task, units: dict[str, str]) -> list[str]:
+    """The portfolio's columns, in order, for the rows of ``head`` (a frame: the scenario files' rows)
+    followed by a sweep's: those of :func:`portfolio_frame` over them both, found from the sweep's first
+    point (every point of a sweep has the same columns)."""
+    import pandas as pd
+
+    from .columns import PORTFOLIO
+
+    first = Task(task.name, task.path, task.catalog_dir, {p: np.asarray(v)[:1] for p, v in task.values.items()}, 0)
+    probe = pd.DataFrame(run_task(first))
+    return list(PORTFOLIO.typed(pd.concat([head.iloc[:0], probe.iloc[:0]]), units).columns)
+
+
+def sweep_work(tasks: list[Task], header: list[str], units: dict[str, str], parquet: bool) -> str:
+    """The fingerprint of a streamed sweep (:func:`costmodel.dataset.fingerprint`): the package's version,
+    the table's columns and units, each chunk's points and values, and the base scenario's and the
+    catalog folder's files. ``--resume`` keeps only parts written for the same fingerprint."""
+    from . import __version__
+    from .dataset import fingerprint
+
+    def parts() -> Iterator[Any]:
+        yield from (__version__, header, units, parquet)
+        for task in tasks[:1]:
+            yield from (_stamp(scenario_path(task.path)), scenario_path(task.path).read_bytes())
+            if task.catalog_dir:
+                yield from (p.read_bytes() for p in sorted(Path(task.catalog_dir).iterdir()) if p.is_file())
+        for task in tasks:
+            yield [task.name, task.path, task.catalog_dir, task.first_point, task.size, sorted(task.values)]
+            for path in sorted(task.values):  # one chunk's values at a time: no copy of the whole sweep
+                yield np.ascontiguousarray(task.values[path], dtype=float).tobytes()
+
+    return fingerprint(parts())
+
+
+def stream_sweep(
+    tasks: list[Task],
+    parts,
+    header: list[str],
+    units: dict[str, str],
+    workers: int = 1,
+    scheduler: str | None = None,
+    fail_fast: bool = False,
+    progress: bool | None = None,
+    parquet: bool = False,
+) -> tuple[int, int]:
+    """Run a sweep's chunks and store each in ``parts`` (:class:`costmodel.dataset.Parts`) as it finishes,
+    skipping the chunks stored already (``--resume``).
+
+    Parameters
+    ----------
+    tasks
+        The sweep's chunks (:func:`sweep_tasks`); a chunk's number is its place in this list.
+    parts
+        Where finished chunks go.
+    header
+        The table's columns (:func:`sweep_header`).
+    units
+        Units of the swept inputs' columns, by input path.
+    workers, scheduler
+        Where the chunks run, as for :func:`run_tasks`.
+    fail_fast
+        Stop at the first chunk with an error row; chunks not run are left out.
+    progress
+        Show a progress bar on stderr; default: only when stderr is a terminal.
+    parquet
+        Store each chunk's rows as Parquet as well (pyarrow where the chunks run).
+
+    Returns
+    -------
+    tuple of int
+        Chunks stored by this run, and chunks stored before it (resumed from).
+    """
+    done = parts.done()
+    todo = [i for i in range(len(tasks)) if i not in done]
+    bar = _progress(sum(tasks[i].size for i in todo), progress)
+    stored = 0
+    try:
+        calls = ((i, (tasks[i], i, header, units, parquet)) for i in todo)
+        for index, chunk in _completed(run_chunk, calls, workers, scheduler, len(todo)):
+            if isinstance(chunk, BaseException):
+                if isinstance(chunk, KeyboardInterrupt):
+                    raise chunk
+                chunk = lost_chunk(tasks[index], index, header, units, parquet, chunk)
+            parts.add(chunk)
+            stored += 1
+            bar.update(chunk.rows)
+            if fail_fast and chunk.failures:
+                break
+    finally:
+        bar.close()
+    return stored, len(done)
 
 
 # --- writing -----------------------------------------------------------------------------------

@@ -240,9 +240,7 @@ def _stamped(data: dict) -> dict:
 
 
 def _batch(args: argparse.Namespace) -> int:
-    import time
-
-    from .batch import Task, expand_scenarios, read_sweep, sweep_tasks
+    from .batch import Task, expand_scenarios
     from .files import output_folder
 
     output_folder(args.out, "--out")  # a file there: exit 2 before anything runs
@@ -250,31 +248,49 @@ def _batch(args: argparse.Namespace) -> int:
         _catalog(args)  # a bad catalog folder is bad input for every task: exit 2 now
     tasks = [Task(name, name, args.catalog) for name in expand_scenarios(args.scenario)]
     _check_batch_outputs(args, [t.path for t in tasks])
-    if args.sweep is not None:
-        name, base, values, chunk = read_sweep(args.sweep, args.catalog)  # SweepError: exit 2
-        tasks += sweep_tasks(name, base, values, chunk, args.catalog)
-    if not tasks:
-        _say("costmodel batch: nothing to run: give scenario files, folders or globs, or --sweep FILE", file=sys.stderr)
+    if args.resume and args.sweep is None:
+        _say("costmodel batch: --resume: only a sweep (--sweep FILE) resumes from its stored chunks", file=sys.stderr)
         return BAD_INPUT
     scheduler = args.scheduler or ("local" if args.dask else None)
     if scheduler is not None:  # the scale extra missing: exit 2 before anything runs
         from .extras import need
 
         need("distributed", "costmodel batch --dask" if args.dask else "costmodel batch --scheduler")
-    units = {}
-    if args.sweep is not None:
-        from .batch import swept_units
+    try:
+        return _batch_prepared(args, tasks, scheduler)
+    finally:
+        from .batch import close_local_clusters
 
+        close_local_clusters()
+
+
+def _batch_prepared(args: argparse.Namespace, tasks: list, scheduler: str | None) -> int:
+    """The rest of ``batch`` once its scenario files are found and its scheduler checked: the sweep read,
+    then the run (a ``--dask`` LocalCluster starts meanwhile)."""
+    import time
+
+    from .batch import read_sweep, start_local_cluster, sweep_tasks, swept_units
+
+    if scheduler == "local" and args.sweep is not None:
+        start_local_cluster(args.workers)  # its workers start while the sweep is read and checked
+    sweep, units = [], {}
+    if args.sweep is not None:
+        name, base, values, chunk = read_sweep(args.sweep, args.catalog)  # SweepError: exit 2
+        sweep = sweep_tasks(name, base, values, chunk, args.catalog, workers=args.workers)
         units = swept_units(base, values, args.catalog)
+    if not tasks and not sweep:
+        _say("costmodel batch: nothing to run: give scenario files, folders or globs, or --sweep FILE", file=sys.stderr)
+        return BAD_INPUT
     start = time.perf_counter()
     kernels = []
-    files = [t for t in tasks if not t.values]
-    if args.reports and files:
+    if args.reports and tasks:
         # the report kernels boot while the portfolio is computed
         from .report import WarmKernel
 
-        kernels = [WarmKernel() for _ in range(max(1, min(args.workers, len(files))))]
+        kernels = [WarmKernel() for _ in range(max(1, min(args.workers, len(tasks))))]
     try:
+        if sweep:
+            return _batch_sweep_run(args, tasks, sweep, scheduler, start, kernels, units)
         return _batch_run(args, tasks, scheduler, start, kernels, units)
     finally:
         for kernel in kernels:
@@ -362,6 +378,108 @@ def _batch_run(
         _say(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
         errors = frame.loc[frame["error"].notna()].drop_duplicates("scenario")
         for name, error in zip(errors["scenario"], errors["error"], strict=True):
+            _say(f"  {error}" if str(error).startswith(f"{name}:") else f"  {name}: {error}", file=sys.stderr)
+        return FAILED
+    return 0
+
+
+def _batch_sweep_run(
+    args: argparse.Namespace,
+    files: list,
+    sweep: list,
+    scheduler: str | None,
+    start: float,
+    kernels: list,
+    units: dict[str, str],
+) -> int:
+    """:func:`_batch_run` for a batch with a sweep: the scenario files' rows first, then the sweep's chunks
+    streamed to ``<out>/portfolio.parts`` (:mod:`costmodel.dataset`) and assembled into the portfolio files."""
+    import os
+    import time
+
+    from .batch import _write_sheet, failed_names, portfolio_frame, run_tasks, stream_sweep, sweep_header, sweep_work
+    from .columns import PORTFOLIO
+    from .dataset import Parts, frame_summary
+    from .extras import installed
+
+    results = run_tasks(files, workers=args.workers, scheduler=scheduler, fail_fast=args.fail_fast) if files else []
+    stopped = args.fail_fast and any(failed_names(columns) for columns in results)
+    header = sweep_header(portfolio_frame(results), sweep[0], units)
+    head = PORTFOLIO.typed(portfolio_frame(results).reindex(columns=header), units)
+    parquet = installed("pyarrow")
+    parts = Parts(args.out, sweep_work(sweep, header, units, parquet), resume=args.resume)  # ResumeError: exit 2
+    stored = resumed = 0
+    if not stopped:
+        try:
+            stored, resumed = stream_sweep(
+                sweep, parts, header, units, args.workers, scheduler, args.fail_fast, parquet=parquet
+            )
+        except KeyboardInterrupt:
+            _say(
+                f"costmodel batch: interrupted; the chunks finished are in {parts.folder}: run the same command "
+                "with --resume to go on from them",
+                file=sys.stderr,
+            )
+            raise
+    summary = parts.summary(frame_summary(head))
+    ran = len(results) + stored + resumed
+    total = len(files) + len(sweep)
+    seconds = time.perf_counter() - start
+    if resumed:
+        _say(
+            f"costmodel batch: resumed from {resumed} of {len(sweep)} chunks stored in {parts.folder}", file=sys.stderr
+        )
+    nothing = summary.ok_rows == 0  # no row ran: the earlier portfolio and index stay as they were
+    if nothing:
+        parts.clear()
+        _say(
+            f"costmodel batch: no row without an error from {ran} of {total} tasks in {seconds:.1f} s: "
+            f"nothing written under {args.out}",
+            file=sys.stderr,
+        )
+    else:
+        sheet = _write_sheet if args.xlsx else None
+        written = parts.assemble(args.out, head, units, summary, parquet, sheet)  # ValueError: rows past a sheet's
+        _say(
+            f"costmodel batch: {summary.rows:,} rows from {ran} of {total} tasks in {seconds:.1f} s: "
+            + ", ".join(str(p) for p in written)
+        )
+        if not parquet:
+            _say(
+                "costmodel batch: portfolio.parquet not written: Parquet files need pyarrow: pip install "
+                "'costmodel[parquet]'",
+                file=sys.stderr,
+            )
+        lost = parts.lost()
+        if lost:
+            _say(
+                f"costmodel batch: {len(lost)} chunks did not run (their rows hold the error); they are kept in "
+                f"{parts.folder}: run the same command with --resume to run them again",
+                file=sys.stderr,
+            )
+    failed = sorted(summary.failures)
+    if args.reports and not nothing:
+        from .report import render_reports_index
+
+        ok = [t.path for t in files if t.name not in summary.failures]
+        started = time.perf_counter()
+        # the index page shows the scenario files' rows; the sweep's rows are in the portfolio files
+        failed_reports = render_reports_index(
+            ok, head, args.out, timeout=args.timeout, kernels=args.workers, catalog=args.catalog, started=kernels
+        )
+        failed += failed_reports
+        _say(
+            f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
+            f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s",
+            file=sys.stderr,
+        )
+    if ran < total:
+        _say(
+            f"costmodel batch: stopped at the first failure (--fail-fast); {total - ran} tasks not run", file=sys.stderr
+        )
+    if failed:
+        _say(f"costmodel batch: {len(failed)} failed: " + ", ".join(failed), file=sys.stderr)
+        for name, error in summary.failures.items():
             _say(f"  {error}" if str(error).startswith(f"{name}:") else f"  {name}: {error}", file=sys.stderr)
         return FAILED
     return 0
@@ -1188,6 +1306,11 @@ def _add_batch(commands: _Commands) -> None:
         help="run on a dask.distributed scheduler at ADDRESS (tcp://host:8786), or 'local'",
     )
     where.add_argument("--dask", action="store_true", help="run on a dask.distributed LocalCluster of --workers")
+    batch.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with an interrupted sweep from the chunks stored in DIR/portfolio.parts",
+    )
     batch.add_argument(
         "--reports", action="store_true", help="also render one HTML report per scenario and an index page"
     )
