@@ -15,6 +15,7 @@ FinOps Foundation, *FOCUS* 1.2, section 3 "Column definitions": https://focus.fi
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -299,7 +300,14 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
             "rents": rents,
         },
     }
-    out.write_text(yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True))
+    from .paths import DATA_DIR
+
+    schema = os.path.relpath(DATA_DIR / "schemas" / "scenario.schema.json", out.resolve().parent)
+    header = (
+        f"# yaml-language-server: $schema={schema}\n"
+        f"# Written by `costmodel bills {source} --scenario-out {out.name}`: today's GPU spend as options.rent.\n"
+    )
+    out.write_text(header + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True))
     return scenario
 
 

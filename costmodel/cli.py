@@ -1368,6 +1368,10 @@ def _bills(args: argparse.Namespace) -> int:
             scenario_skeleton(summary, out, Path(args.file).name)
         except ValueError as exc:
             raise InputError(args.file, [("(GPU rows)", "", str(exc))]) from None
+        from .scenarios import load_scenario, save_scenario
+
+        # read back: the skeleton is validated, and saved in the layout of the bundled scenarios
+        save_scenario(load_scenario(out), out)
     if args.json:
         _say(json.dumps(summary.to_json(), indent=2))
         return 0

@@ -149,3 +149,15 @@ def test_scenario_skeleton_round_trip(tmp_path):
     # the bill's GPU spend: EffectiveCost of its GPU rows, averaged over its two months, by hand
     gpu_spend = (Decimal("17796.48") + Decimal("5664.00") + Decimal("16074.24") + Decimal("5664.00")) / 2
     assert monthly["rent"] == pytest.approx(float(gpu_spend), abs=0.005)
+
+
+def test_bundled_bill_review_is_what_the_command_writes(tmp_path, capsys):
+    out = tmp_path / "bill-review.yaml"
+    assert main(["bills", str(SAMPLE), "--scenario-out", str(out)]) == 0
+    capsys.readouterr()
+    bundled = DATA_DIR / "scenarios"
+    assert (tmp_path / "bill-review-demand.csv").read_text() == (bundled / "bill-review-demand.csv").read_text()
+    written = load_scenario(out)
+    shipped = load_scenario("bill-review")
+    assert written.options == shipped.options
+    assert written.workload == shipped.workload
