@@ -151,13 +151,13 @@ def test_scenario_skeleton_round_trip(tmp_path):
     assert monthly["rent"] == pytest.approx(float(gpu_spend), abs=0.005)
 
 
-def test_bundled_bill_review_is_what_the_command_writes(tmp_path, capsys):
+def test_cli_writes_a_scenario_that_loads_with_its_demand_beside_it(tmp_path, capsys):
     out = tmp_path / "bill-review.yaml"
     assert main(["bills", str(SAMPLE), "--scenario-out", str(out)]) == 0
     capsys.readouterr()
-    bundled = DATA_DIR / "scenarios"
-    assert (tmp_path / "bill-review-demand.csv").read_text() == (bundled / "bill-review-demand.csv").read_text()
-    written = load_scenario(out)
-    shipped = load_scenario("bill-review")
-    assert written.options == shipped.options
-    assert written.workload == shipped.workload
+    demand = (tmp_path / "bill-review-demand.csv").read_text().split()
+    assert demand[0] == "gpus" and len(demand) == 8761
+    # the year's hourly GPUs sum to 12 months of the bill's average: 15,168 GPU-h / 2 months x 12
+    assert sum(float(v) for v in demand[1:]) == pytest.approx(15_168 / 2 * 12, rel=1e-9)
+    scenario = load_scenario(out)
+    assert scenario.workload.kind == "gpu_hours" and scenario.workload.gpu_hours_per_month == 7584
