@@ -161,3 +161,18 @@ def test_cli_writes_a_scenario_that_loads_with_its_demand_beside_it(tmp_path, ca
     assert sum(float(v) for v in demand[1:]) == pytest.approx(15_168 / 2 * 12, rel=1e-9)
     scenario = load_scenario(out)
     assert scenario.workload.kind == "gpu_hours" and scenario.workload.gpu_hours_per_month == 7584
+
+
+def test_gzipped_focus_and_json_litellm_read_alike(tmp_path):
+    import gzip
+
+    packed = tmp_path / "bill.csv.gz"
+    packed.write_bytes(gzip.compress(SAMPLE.read_bytes()))
+    assert read_summary(packed).totals("month") == _expected_totals(SAMPLE)[0]
+    log = tmp_path / "spend.json"
+    log.write_text(
+        json.dumps(
+            [{"model": "m", "spend": "0.105", "startTime": "2026-05-01T00:00:00", "endTime": "2026-05-01T00:00:01"}]
+        )
+    )
+    assert read_summary(log).totals("provider") == {"LiteLLM": Decimal("0.105")}
