@@ -1220,6 +1220,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_curves(commands)
     _add_list(commands)
     _add_export(commands)
+    _add_bills(commands)
     return parser
 
 
@@ -1505,6 +1506,51 @@ def _add_export(commands: _Commands) -> None:
         "--parquet", type=_path, default=None, help="folder for the same tables as Parquet (needs pyarrow)"
     )
     export.set_defaults(run=_export)
+
+
+def _bills(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .bills import read_summary, scenario_skeleton
+
+    summary = read_summary(args.file, args.format)
+    if args.scenario_out:
+        out = Path(args.scenario_out)
+        try:
+            scenario_skeleton(summary, out, Path(args.file).name)
+        except ValueError as exc:
+            raise InputError(args.file, [("(GPU rows)", "", str(exc))]) from None
+        from .scenarios import load_scenario, save_scenario
+
+        # read back: the skeleton is validated, and saved in the layout of the bundled scenarios
+        save_scenario(load_scenario(out), out)
+    if args.json:
+        _say(json.dumps(summary.to_json(), indent=2))
+        return 0
+    _say(f"{'month':8} {'provider':16} {'service':28} {'BilledCost':>14} {'EffectiveCost':>14}  [{summary.currency}]")
+    for (month, provider, service), (billed, effective) in sorted(summary.spend.items()):
+        _say(f"{month:8} {provider[:16]:16} {service[:28]:28} {billed:>14,.2f} {effective:>14,.2f}")
+    for month, total in sorted(summary.totals("month").items()):
+        _say(f"total {month}: {total:,.2f} {summary.currency}")
+    for provider, total in sorted(summary.totals("provider").items()):
+        _say(f"total {provider}: {total:,.2f} {summary.currency}")
+    gpu_hours = sum(float(u.gpu_hours) for u in summary.gpu_uses)
+    _say(f"GPU-hours of known GPU instances: {gpu_hours:,.1f}")
+    for line, name, cost in summary.unknown:
+        _say(f"unknown compute row, line {line}: {name}: {cost:,.2f} {summary.currency} (not counted as GPU-hours)")
+    if args.scenario_out:
+        _say(f"wrote {args.scenario_out}")
+    return 0
+
+
+def _add_bills(commands: _Commands) -> None:
+    """``costmodel bills``: read a FOCUS export or LiteLLM spend log."""
+    bills = commands.add_parser("bills", help="read a FOCUS bill or LiteLLM spend log: spend, GPU-hours, a scenario")
+    bills.add_argument("file", help="FOCUS 1.x export (CSV, CSV.gz, Parquet) or LiteLLM spend log (CSV, JSON)")
+    bills.add_argument("--format", choices=["focus", "litellm"], default=None, help="default: from the columns")
+    bills.add_argument("--json", action="store_true", help="machine-readable output (money as exact decimals)")
+    bills.add_argument("--scenario-out", default=None, help="write a scenario skeleton (YAML) starting from the bill")
+    bills.set_defaults(run=_bills)
 
 
 def _row_count(text: str) -> int:

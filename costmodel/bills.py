@@ -1,0 +1,320 @@
+"""A bill as the starting point: spend per month, provider and service, GPU-hours by the hour, tokens by model.
+
+GPU rows are compute usage rows whose instance type (in ResourceType, SkuId, SkuPriceId,
+ResourceName or an x_ column) is the ``instance_type`` of a rental offer in the catalog
+(data/cloud_prices.csv, from SkyPilot's catalogs); that offer gives the GPU and GPUs per
+instance. GPU-hours = instance hours (ConsumedQuantity in hours) × GPUs per instance, spread
+evenly over the row's charge period. Compute rows whose instance type is unknown are listed
+with their cost, not guessed.
+
+References
+----------
+FinOps Foundation, *FOCUS* 1.2, section 3 "Column definitions": https://focus.finops.org/
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+
+from .catalog import Catalog, CloudOffer, default_catalog
+from .io.bills import BillFormat, BillRow, read_bill
+
+CENT = Decimal("0.01")
+
+
+@dataclass(frozen=True)
+class GPUUse:
+    """GPU-hours of one bill row. [GPU-h]"""
+
+    line: int
+    provider: str
+    instance_type: str
+    gpu: str
+    gpus_per_instance: int
+    instance_hours: Decimal
+    start: dt.datetime
+    end: dt.datetime
+    effective_cost: Decimal
+
+    @property
+    def gpu_hours(self) -> Decimal:
+        """Instance hours × GPUs per instance. [GPU-h]"""
+        return self.instance_hours * self.gpus_per_instance
+
+
+@dataclass
+class BillSummary:
+    """What a bill says: spend by month, provider and service; GPU use; tokens; unknown compute rows."""
+
+    format: BillFormat
+    currency: str
+    spend: dict[tuple[str, str, str], tuple[Decimal, Decimal]]
+    gpu_uses: list[GPUUse] = field(default_factory=list)
+    tokens: dict[str, dict[str, Decimal]] = field(default_factory=dict)
+    unknown: list[tuple[int, str, Decimal]] = field(default_factory=list)
+    days: Decimal = Decimal(0)
+
+    def totals(self, by: str = "month") -> dict[str, Decimal]:
+        """BilledCost summed by ``month`` or ``provider``, exact. [currency]"""
+        index = {"month": 0, "provider": 1}[by]
+        out: dict[str, Decimal] = defaultdict(Decimal)
+        for key, (billed, _) in self.spend.items():
+            out[key[index]] += billed
+        return dict(out)
+
+    def gpu_spend_by_month(self) -> dict[str, Decimal]:
+        """EffectiveCost of the GPU rows by month of their charge start. [currency]"""
+        out: dict[str, Decimal] = defaultdict(Decimal)
+        for use in self.gpu_uses:
+            out[use.start.strftime("%Y-%m")] += use.effective_cost
+        return dict(out)
+
+    def to_json(self) -> dict:
+        """A machine-readable form: money as strings of exact decimals."""
+        return {
+            "format": self.format,
+            "currency": self.currency,
+            "spend": [
+                {"month": m, "provider": p, "service": s, "billed_cost": str(b), "effective_cost": str(e)}
+                for (m, p, s), (b, e) in sorted(self.spend.items())
+            ],
+            "totals_by_month": {k: str(v) for k, v in sorted(self.totals("month").items())},
+            "totals_by_provider": {k: str(v) for k, v in sorted(self.totals("provider").items())},
+            "gpu_hours": [
+                {
+                    "line": u.line,
+                    "provider": u.provider,
+                    "instance_type": u.instance_type,
+                    "gpu": u.gpu,
+                    "gpu_hours": str(u.gpu_hours),
+                }
+                for u in self.gpu_uses
+            ],
+            "tokens_per_day": {
+                model: {k: str((v / self.days).quantize(Decimal(1))) for k, v in split.items()}
+                for model, split in self.tokens.items()
+            }
+            if self.days
+            else {},
+            "unknown_compute": [
+                {"line": line, "name": name, "billed_cost": str(cost)} for line, name, cost in self.unknown
+            ],
+        }
+
+
+def _instance_types(catalog: Catalog) -> dict[str, CloudOffer]:
+    """Instance type (case-folded) → the first catalog offer that names it."""
+    found: dict[str, CloudOffer] = {}
+    for offer in catalog.cloud_offers.values():
+        if offer.instance_type and offer.gpus_per_instance:
+            found.setdefault(offer.instance_type.casefold(), offer)
+    return found
+
+
+def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = None) -> BillSummary:
+    """Spend, GPU-hours and tokens of a bill's rows.
+
+    Parameters
+    ----------
+    rows
+        Rows read by :func:`costmodel.io.bills.read_bill`.
+    fmt
+        Format they were read from.
+    catalog
+        Catalog whose rental offers name the instance types; default: the bundled one.
+    """
+    known = _instance_types(catalog or default_catalog())
+    spend: dict[tuple[str, str, str], tuple[Decimal, Decimal]] = {}
+    summary = BillSummary(fmt, rows[0].currency if rows else "USD", spend)
+    for row in rows:
+        key = (row.start.strftime("%Y-%m"), row.provider, row.service)
+        billed, effective = spend.get(key, (Decimal(0), Decimal(0)))
+        spend[key] = (billed + row.billed_cost, effective + row.effective_cost)
+        if "token" in row.consumed_unit.casefold():
+            split = summary.tokens.setdefault(row.model or row.service, defaultdict(Decimal))
+            if row.input_tokens is None and row.output_tokens is None:
+                split["total"] += row.consumed_quantity or Decimal(0)
+            else:
+                split["input"] += row.input_tokens or Decimal(0)
+                split["output"] += row.output_tokens or Decimal(0)
+            continue
+        if row.service_category != "Compute" or row.charge_category not in ("Usage", ""):
+            continue
+        offer = next((known[name.casefold()] for name in row.names if name.casefold() in known), None)
+        hourly = "hour" in row.consumed_unit.casefold()
+        if offer is None or not hourly or row.consumed_quantity is None:
+            name = ", ".join(row.names) or "(no instance type)"
+            if offer is not None:
+                name += f" (ConsumedUnit {row.consumed_unit!r} is not hours)"
+            summary.unknown.append((row.line, name, row.billed_cost))
+            continue
+        assert offer.instance_type is not None and offer.gpus_per_instance is not None  # _instance_types keeps these
+        summary.gpu_uses.append(
+            GPUUse(
+                row.line,
+                row.provider,
+                offer.instance_type,
+                offer.gpu,
+                offer.gpus_per_instance,
+                row.consumed_quantity,
+                row.start,
+                row.end,
+                row.effective_cost,
+            )
+        )
+    if rows:
+        first, last = min(r.start for r in rows), max(r.end for r in rows)
+        summary.days = Decimal((last - first).total_seconds()) / Decimal(86400)
+    return summary
+
+
+def hourly_gpu_demand(uses: list[GPUUse], start: dt.datetime, hours: int) -> np.ndarray:
+    """GPUs busy in each hour from ``start``: each row's GPU-hours spread evenly over its charge period. [GPU]
+
+    Parameters
+    ----------
+    uses
+        GPU rows. [GPU-h]
+    start
+        First hour of the profile (UTC).
+    hours
+        Hours in the profile. [h]
+    """
+    from .io.demand_files import hourly_from_intervals
+
+    if not uses:
+        return np.zeros(hours)
+    starts = np.array([(u.start - start).total_seconds() / 3600 for u in uses])
+    ends = np.array([(u.end - start).total_seconds() / 3600 for u in uses])
+    spans = np.maximum(ends - starts, 1e-9)
+    gpus = np.array([float(u.gpu_hours) for u in uses]) / spans
+    return hourly_from_intervals(starts, ends, gpus, hours)
+
+
+def _data_relative(path: Path) -> str:
+    """The path relative to data/ when the file lies under it (as bundled scenarios name files), else absolute."""
+    from .paths import DATA_DIR
+
+    full = path.resolve()
+    return str(full.relative_to(DATA_DIR.resolve())) if full.is_relative_to(DATA_DIR.resolve()) else str(full)
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")[:30]
+
+
+def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
+    """Write a scenario (YAML) that starts from the bill, with its hourly GPU demand beside it.
+
+    The workload is the bill's average GPU-hours per month of its most used GPU; the baseline
+    is a rent option billed per GPU-hour used at the bill's effective price per GPU-hour (an
+    inline offer, ``offers.cloud_offers``), so its monthly cost is the bill's average monthly GPU
+    spend. The catalog offers that named the bill's instance types are compared beside it. The
+    hourly profile (8,760 values) repeats the bill's hours in order to fill the year, scaled so
+    its monthly average is the bill's.
+
+    Returns
+    -------
+    dict
+        The scenario written.
+    """
+    import yaml
+
+    if not summary.gpu_uses:
+        raise ValueError("the bill has no GPU instance rows the catalog knows: no GPU demand to start from")
+    by_gpu: dict[str, Decimal] = defaultdict(Decimal)
+    for use in summary.gpu_uses:
+        by_gpu[use.gpu] += use.gpu_hours
+    gpu = max(by_gpu, key=lambda g: by_gpu[g])
+    uses = [u for u in summary.gpu_uses if u.gpu == gpu]
+    gpu_hours = sum((u.gpu_hours for u in uses), Decimal(0))
+    cost = sum((u.effective_cost for u in uses), Decimal(0))
+    months = len({u.start.strftime("%Y-%m") for u in uses})
+    first = min(u.start for u in uses).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    last = max(u.end for u in uses)
+    observed = int(np.ceil((last - first).total_seconds() / 3600))
+    profile = hourly_gpu_demand(uses, first, observed)
+    monthly = float(gpu_hours) / months
+    year = np.resize(profile, 8760)
+    # a whole number of repeats rarely fits a year: scale so the year's monthly average is the bill's
+    year = year * (monthly * 12 / year.sum())
+    demand_path = out.with_name(out.stem + "-demand.csv")
+    demand_path.write_text("gpus\n" + "".join(f"{value:.12g}\n" for value in year))
+    price = float(cost / gpu_hours)
+    offer_id = f"bill-{_slug(gpu)}"
+    catalog = default_catalog()
+    alternatives = sorted({u.instance_type for u in uses})
+    rents = []
+    for instance in alternatives:
+        offer = _instance_types(catalog)[instance.casefold()]
+        rents.append(
+            {
+                "label": f"Catalog {offer.provider} {instance}"[:80],
+                "name": _slug(offer.offer)[:40].strip("-"),
+                "offer": offer.offer,
+                "billing": "per_gpu_hour_used",
+            }
+        )
+    scenario = {
+        "title": f"Bill review: {gpu} GPU-hours from {source}",
+        "description": (
+            f"Starts from the bill {source}: {float(gpu_hours):,.0f} {gpu} GPU-hours over {months} month(s) at an "
+            f"effective {price:.4f} {summary.currency} per GPU-hour. Compare renting elsewhere, owning, or an API."
+        ),
+        "reporting_currency": summary.currency,
+        "workload": {
+            "kind": "gpu_hours",
+            "gpu": gpu,
+            "gpu_hours_per_month": monthly,
+        },
+        "demand": {
+            "kind": "hourly_file",
+            "path": _data_relative(demand_path),
+            "source": f"{source}: GPU-hours per row spread over its charge period; the bill's hours repeated "
+            "over the year, scaled to the bill's monthly average",
+        },
+        "offers": {
+            "cloud_offers": [
+                {
+                    "offer": offer_id,
+                    "provider": "Today's bill",
+                    "gpu": gpu,
+                    "pricing": "on_demand",
+                    "price_per_gpu_hour": round(price, 12),
+                    "currency": summary.currency,
+                    "quality": "P",
+                    "as_of": first.strftime("%Y-%m"),
+                    "source": f"{source}: EffectiveCost / GPU-hours of the {gpu} rows",
+                }
+            ]
+        },
+        "options": {
+            "rent": {"label": "Today's bill", "offer": offer_id, "billing": "per_gpu_hour_used"},
+            "rents": rents,
+        },
+    }
+    from .paths import DATA_DIR
+
+    schema = os.path.relpath(DATA_DIR / "schemas" / "scenario.schema.json", out.resolve().parent)
+    header = (
+        f"# yaml-language-server: $schema={schema}\n"
+        f"# Written by `costmodel bills {source} --scenario-out {out.name}`: today's GPU spend as options.rent.\n"
+    )
+    out.write_text(header + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True))
+    return scenario
+
+
+def read_summary(path: str | Path, fmt: BillFormat | None = None) -> BillSummary:
+    """:func:`read_bill` then :func:`summarise`."""
+    chosen, rows = read_bill(path, fmt)
+    return summarise(rows, chosen)
+
+
+__all__ = ["BillSummary", "GPUUse", "hourly_gpu_demand", "read_summary", "scenario_skeleton", "summarise"]

@@ -1,0 +1,316 @@
+"""Cloud and API bills read row by row: a FOCUS 1.x cost-and-usage export or a LiteLLM spend log.
+
+Money is read as :class:`decimal.Decimal` so that sums reproduce the file's totals to the cent.
+Every bad row is named with its line (CSV: the file's line, the header being line 1; JSON: the
+item's position, from 1); nothing is guessed: a missing required column or a row that cannot be
+read is an :class:`~costmodel.errors.InputError` listing every problem found.
+
+References
+----------
+FinOps Foundation, *FinOps Open Cost and Usage Specification (FOCUS)*, version 1.2 (2025),
+section 3 "Column definitions": https://focus.finops.org/focus-specification/
+LiteLLM, *Spend tracking*, the ``LiteLLM_SpendLogs`` table:
+https://docs.litellm.ai/docs/proxy/cost_tracking
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import gzip
+import io
+import json
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Literal
+
+from ..errors import InputError
+from ..extras import need
+
+BillFormat = Literal["focus", "litellm"]
+
+FOCUS_REQUIRED = ("BilledCost", "BillingCurrency", "ChargePeriodStart", "ChargePeriodEnd")
+"""FOCUS columns a bill must have (FOCUS 1.2 sections 3.x: mandatory in every version 1.0-1.2)."""
+
+FOCUS_PROVIDER = ("ProviderName", "ServiceProviderName")
+"""The provider's column: ProviderName (FOCUS 1.0-1.2), ServiceProviderName (its successor)."""
+
+LITELLM_REQUIRED = ("spend", "startTime", "endTime", "model")
+"""LiteLLM_SpendLogs columns a spend log must have."""
+
+MAX_PROBLEMS = 20
+"""Problems listed in one error at most."""
+
+
+@dataclass(frozen=True)
+class BillRow:
+    """One charge of a bill, as read.
+
+    Attributes
+    ----------
+    line
+        Line of the file (CSV) or position of the item (JSON) the row came from.
+    start, end
+        Charge period, in UTC. [datetime]
+    billed_cost, effective_cost
+        Cost invoiced and cost after discounts and amortised commitments. [currency]
+    currency
+        ISO 4217 code of the costs.
+    provider, service, service_category, charge_category
+        Who charged, for which service, in which FOCUS category.
+    names
+        Texts that may name an instance type or SKU (ResourceType, SkuId, x_ columns, …).
+    consumed_quantity, consumed_unit
+        Usage measured, and its unit (e.g. 192 Hours; 1,200,000 Tokens).
+    model
+        Model used, for API rows (LiteLLM ``model_group`` or ``model``; FOCUS x_ columns).
+    input_tokens, output_tokens
+        Tokens in and out where the file splits them. [tokens]
+    """
+
+    line: int
+    start: dt.datetime
+    end: dt.datetime
+    billed_cost: Decimal
+    effective_cost: Decimal
+    currency: str
+    provider: str
+    service: str
+    service_category: str
+    charge_category: str
+    names: tuple[str, ...]
+    consumed_quantity: Decimal | None
+    consumed_unit: str
+    model: str
+    input_tokens: Decimal | None = None
+    output_tokens: Decimal | None = None
+
+
+def _open_text(path: Path) -> str:
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    return raw.decode("utf-8-sig")
+
+
+def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+    """The file's column names and its rows as text, each with its line (CSV) or position (JSON)."""
+    if path.suffix.lower() == ".parquet":
+        pq = need("pyarrow.parquet", "reading a Parquet bill")
+        table = pq.read_table(path)
+        columns = [str(name) for name in table.column_names]
+        rows = [
+            (number, {k: "" if v is None else str(v) for k, v in item.items()})
+            for number, item in enumerate(table.to_pylist(), start=1)
+        ]
+        return columns, rows
+    text = _open_text(path)
+    if text.lstrip().startswith(("[", "{")):
+        data = json.loads(text)
+        items = data if isinstance(data, list) else [data]
+        columns: list[str] = []
+        rows = []
+        for number, item in enumerate(items, start=1):
+            if not isinstance(item, dict):
+                raise InputError(path, [(f"item {number}", item, "not an object of column: value")])
+            for key in item:
+                if key not in columns:
+                    columns.append(str(key))
+            rows.append((number, {str(k): "" if v is None else str(v) for k, v in item.items()}))
+        return columns, rows
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    columns = list(reader.fieldnames or [])
+    rows = []
+    for record in reader:
+        # the reader's line_num is the last physical line read: the row's line for one-line rows
+        rows.append((reader.line_num, {k: (v or "") for k, v in record.items() if isinstance(k, str)}))
+    return columns, rows
+
+
+def detect_format(columns: list[str], path: Path | str) -> BillFormat:
+    """``focus`` or ``litellm`` from the column names; an error naming them when neither fits."""
+    have = set(columns)
+    if {"BilledCost", "ChargePeriodStart"} <= have:
+        return "focus"
+    if {"spend", "startTime"} <= have:
+        return "litellm"
+    raise InputError(
+        path,
+        [
+            (
+                "(columns)",
+                ", ".join(columns[:30]),
+                "neither a FOCUS export (needs BilledCost and ChargePeriodStart) nor a LiteLLM spend log "
+                "(needs spend and startTime); give --format",
+            )
+        ],
+    )
+
+
+def _time(text: str) -> dt.datetime:
+    value = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)  # FOCUS date-times are UTC (FOCUS 1.2 section 2.8)
+    return value.astimezone(dt.UTC)
+
+
+def _money(text: str) -> Decimal:
+    value = Decimal(text.strip())
+    if not value.is_finite():
+        raise InvalidOperation(text)
+    return value
+
+
+def _optional_number(text: str) -> Decimal | None:
+    return _money(text) if text.strip() else None
+
+
+def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillFormat, list[BillRow]]:
+    """The rows of a FOCUS export or a LiteLLM spend log (CSV, gzipped CSV, JSON or Parquet).
+
+    Parameters
+    ----------
+    path
+        The file.
+    fmt
+        ``focus`` or ``litellm``; ``None``: detected from the columns.
+
+    Returns
+    -------
+    tuple
+        The format read and the rows, in file order.
+
+    Raises
+    ------
+    InputError
+        A required column missing, or rows with a non-numeric cost, an unparseable date or an end
+        before the start (each named with its line), or several currencies in one file.
+    """
+    path = Path(path)
+    try:
+        columns, records = _records(path)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, csv.Error) as exc:
+        raise InputError(path, [("(file)", path.name, f"cannot be read: {exc}")]) from None
+    chosen: BillFormat = fmt or detect_format(columns, path)
+    required = FOCUS_REQUIRED if chosen == "focus" else LITELLM_REQUIRED
+    missing = [name for name in required if name not in columns]
+    if chosen == "focus" and not any(name in columns for name in FOCUS_PROVIDER):
+        missing.append(" or ".join(FOCUS_PROVIDER))
+    if missing:
+        raise InputError(path, [("(columns)", name, f"required {chosen} column missing") for name in missing])
+    rows: list[BillRow] = []
+    problems: list[tuple[str, str, str]] = []
+    where = "line" if path.suffix.lower() not in (".json", ".parquet") else "item"
+    for number, record in records:
+        try:
+            row = _focus_row(number, record) if chosen == "focus" else _litellm_row(number, record)
+        except _BadRow as bad:
+            problems.append((f"{where} {number}, column {bad.column}", bad.value, bad.reason))
+            continue
+        rows.append(row)
+    currencies = sorted({row.currency for row in rows})
+    if len(currencies) > 1:
+        problems.append(
+            ("BillingCurrency", ", ".join(currencies), "several currencies in one file; split the file by currency")
+        )
+    if problems:
+        more = len(problems) - MAX_PROBLEMS
+        shown = problems[:MAX_PROBLEMS] + ([("(file)", "", f"and {more} more problems")] if more > 0 else [])
+        raise InputError(path, shown)
+    return chosen, rows
+
+
+class _BadRow(ValueError):
+    def __init__(self, column: str, value: str, reason: str):
+        super().__init__(reason)
+        self.column, self.value, self.reason = column, value, reason
+
+
+def _get(record: dict[str, str], column: str, read, reason: str):
+    text = record.get(column, "")
+    try:
+        return read(text)
+    except (ValueError, InvalidOperation, ArithmeticError):
+        raise _BadRow(column, text, reason) from None
+
+
+def _period(record: dict[str, str], start_column: str, end_column: str) -> tuple[dt.datetime, dt.datetime]:
+    start = _get(record, start_column, _time, "not an ISO 8601 date-time")
+    end = _get(record, end_column, _time, "not an ISO 8601 date-time")
+    if end < start:
+        raise _BadRow(end_column, record[end_column], f"before {start_column} ({record[start_column]})")
+    return start, end
+
+
+def _focus_row(number: int, record: dict[str, str]) -> BillRow:
+    billed = _get(record, "BilledCost", _money, "not a number")
+    effective_text = record.get("EffectiveCost", "").strip()
+    effective = _get(record, "EffectiveCost", _money, "not a number") if effective_text else billed
+    start, end = _period(record, "ChargePeriodStart", "ChargePeriodEnd")
+    currency = record["BillingCurrency"].strip()
+    if not currency:
+        raise _BadRow("BillingCurrency", "", "empty: every row needs its currency")
+    provider = next((record[c].strip() for c in FOCUS_PROVIDER if record.get(c, "").strip()), "")
+    names = tuple(
+        value.strip()
+        for column, value in record.items()
+        if value.strip()
+        and (column in ("ResourceType", "SkuId", "SkuPriceId", "ResourceName") or column.startswith("x_"))
+    )
+    unit = record.get("ConsumedUnit", "").strip()
+    quantity = _get(record, "ConsumedQuantity", _optional_number, "not a number")
+    model = next((record[c].strip() for c in ("x_Model", "x_ModelName", "x_model") if record.get(c, "").strip()), "")
+    direction = " ".join((record.get("SkuId", ""), record.get("x_TokenType", ""), unit)).lower()
+    tokens_in = quantity if quantity is not None and "token" in unit.lower() and "input" in direction else None
+    tokens_out = quantity if quantity is not None and "token" in unit.lower() and "output" in direction else None
+    return BillRow(
+        line=number,
+        start=start,
+        end=end,
+        billed_cost=billed,
+        effective_cost=effective,
+        currency=currency,
+        provider=provider,
+        service=record.get("ServiceName", "").strip(),
+        service_category=record.get("ServiceCategory", "").strip(),
+        charge_category=record.get("ChargeCategory", "").strip(),
+        names=names,
+        consumed_quantity=quantity,
+        consumed_unit=unit,
+        model=model,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+    )
+
+
+def _litellm_row(number: int, record: dict[str, str]) -> BillRow:
+    spend = _get(record, "spend", _money, "not a number")
+    start, end = _period(record, "startTime", "endTime")
+    prompt = _get(record, "prompt_tokens", _optional_number, "not a number")
+    completion = _get(record, "completion_tokens", _optional_number, "not a number")
+    total = _get(record, "total_tokens", _optional_number, "not a number")
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    model = record.get("model_group", "").strip() or record["model"].strip()
+    return BillRow(
+        line=number,
+        start=start,
+        end=end,
+        billed_cost=spend,
+        effective_cost=spend,
+        currency="USD",  # LiteLLM prices its spend in USD (model_prices_and_context_window.json)
+        provider=record.get("custom_llm_provider", "").strip() or "LiteLLM",
+        service=model,
+        service_category="AI and Machine Learning",
+        charge_category="Usage",
+        names=(),
+        consumed_quantity=total,
+        consumed_unit="Tokens",
+        model=model,
+        input_tokens=prompt,
+        output_tokens=completion,
+    )
+
+
+__all__ = ["FOCUS_REQUIRED", "LITELLM_REQUIRED", "BillFormat", "BillRow", "detect_format", "read_bill"]
