@@ -459,7 +459,7 @@ def _batch_sweep_run(
             )
     failed = sorted(summary.failures)
     if args.reports and not nothing:
-        from .report import render_reports_index
+        from .report_index import render_reports_index
 
         ok = [t.path for t in files if t.name not in summary.failures]
         started = time.perf_counter()

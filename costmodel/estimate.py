@@ -180,7 +180,8 @@ def _support() -> dict[tuple[str, str, str], list[tuple[str, str, str]]]:
     for path in sorted((_files() / "systems" / "support_matrix").iterdir(), key=lambda p: p.name):
         if not path.name.endswith(".csv"):
             continue
-        with path.open(encoding="utf-8", newline="") as handle:
+        # Traversable.open passes its keywords to open(); typeshed's stub leaves out newline
+        with path.open(encoding="utf-8", newline="") as handle:  # pyright: ignore[reportCallIssue]
             for row in csv.DictReader(handle):
                 table.setdefault((row["HuggingFaceID"], row["System"], row["Backend"]), []).append(
                     (row["Version"], row["Mode"], row["Status"])

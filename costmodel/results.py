@@ -17,6 +17,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .formulas.shapes import Values
+
 
 class Component(StrEnum):
     """Names of the monthly cost components of the options."""
@@ -250,13 +252,15 @@ class ProviderIncome:
         Straight-line depreciation (each line over its life, land never; the facility's).
     ebit, noi
         Revenue − opex − depreciation; revenue − opex.
+
+    Each a float for one volume, an array (or Series) for an array of volumes.
     """
 
-    revenue: float
-    opex: float
-    depreciation: float
-    ebit: float
-    noi: float
+    revenue: Values
+    opex: Values
+    depreciation: Values
+    ebit: Values
+    noi: Values
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import formulas
-from ..formulas.shapes import Numbers, Values
+from ..formulas.shapes import Numbers, Values, scalar
 from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import DEPRECIATION, CashFlows, CashLine, Component, OwnFinance, UtilisationBreakEven
 from ..schema import Scenario
@@ -632,7 +632,7 @@ def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]
     return [(ident, f"{o.provider} ({ident})", float(price)) for ident, (o, price) in offers.items()]
 
 
-def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation: Numbers) -> float | np.ndarray:
+def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation: Numbers) -> Values:
     """Own monthly (accrual) cost per used GPU-hour of the configured cluster at a utilisation.
 
     See :func:`costmodel.formulas.cost_per_used_gpu_hour`.
@@ -661,7 +661,8 @@ def break_even_utilisation(scenario: Scenario | Resolved, price_per_gpu_hour: fl
     own = as_resolved(scenario).option("own")
     assert isinstance(own, OwnOption), "the own option is an owned cluster"
     fixed, variable = own_fixed_and_variable(own)
-    return formulas.break_even_utilisation(fixed, variable, own.configured_gpus, price_per_gpu_hour)
+    share = formulas.break_even_utilisation(fixed, variable, own.configured_gpus, price_per_gpu_hour)
+    return None if share is None else scalar(share)
 
 
 def present_value_of(r: Resolved, flows, at_start=None):
@@ -676,7 +677,7 @@ def present_value_of(r: Resolved, flows, at_start=None):
 
 def present_values(
     scenario: Scenario | Resolved, flows: CashFlows | None = None
-) -> tuple[dict[str, float], dict[str, float]]:
+) -> tuple[dict[str, float | np.ndarray], dict[str, float | np.ndarray]]:
     """Each option's NPV and TCO over the horizon: (npv_by_option, tco_by_option). [currency]
 
     The NPV discounts each month's total at the finance block's rate and convention
@@ -696,7 +697,7 @@ def present_values(
     return npv, tco
 
 
-def _scalar(x):
+def _scalar(x) -> float | np.ndarray:
     """A float for a 0-d result; the array (one value per sample) otherwise."""
     x = np.asarray(x, dtype=float)
     x = x.reshape(x.shape[:-1]) if x.ndim and x.shape[-1] == 1 else x
@@ -749,8 +750,8 @@ def own_finance(scenario: Scenario | Resolved, flows: CashFlows | None = None) -
     return OwnFinance(
         horizon_months=finance.horizon_months,
         discount_rate_per_year=rate,
-        tco_by_option=tco,
-        npv_by_option=npv,
+        tco_by_option={o: scalar(v) for o, v in tco.items()},  # one scenario's flows: one figure each
+        npv_by_option={o: scalar(v) for o, v in npv.items()},
         cost_per_used_gpu_hour=float(own_only) / used if used > 0 else None,
         utilisation=used / offered if offered > 0 else None,
         break_even_utilisation=breaks,
@@ -791,7 +792,7 @@ def investment_returns(r: Resolved, flows: CashFlows, against: str | None) -> di
         return {}
     gain = gains(flows, against)
     start = flows.at_start(against) - flows.at_start("own")
-    monthly = float(formulas.monthly_rate(r.finance.discount_rate_per_year))
+    monthly = scalar(formulas.monthly_rate(r.finance.discount_rate_per_year))
     own = flows.flows["own"]
     investment = float(sum(np.clip(own[line], 0.0, None).sum() for line in CAPITAL_LINES if line in own))
     return {

@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from .. import formulas
+from ..formulas.shapes import scalar
 from ..resolved import ApiOption, Resolved, as_resolved
 from ..results import LAYER_LABELS, Layer, Mix, MixLayer, MixResult
 from ..schema import Scenario, TokensWorkload
@@ -356,6 +357,7 @@ class _Dispatch:
         level = c_own + c_held
         total = np.zeros_like(level)
         if o.own_step is not None:
+            assert o.own_variable is not None, "an owned fleet is offered with its electricity price"
             total += _own_fixed(r, servers) + HOURS_PER_MONTH * o.own_variable * (
                 self._served(level) - self._served(c_held)
             )
@@ -394,6 +396,7 @@ class _Dispatch:
             found[Layer.OWN] = by_own
         rest = d - by_held - by_own
         if self.spot is not None:
+            assert self.spot_hours is not None, "spot is dispatched only where it has a price"
             cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
             spot = np.where(self.spot_hours, np.minimum(rest, cap), 0.0)
             rest = rest - spot
@@ -412,10 +415,12 @@ def _grid(o: Offer, r: Resolved, peak: float) -> tuple[np.ndarray, np.ndarray]:
     if o.own_step is not None:
         steps = int(np.ceil((need + o.spare + max(o.minimum - need, 0)) / o.own_step - 1e-9)) + 1
         pure = float(own_servers_for(r, need))
+        assert o.gpus_per_server is not None, "an owned fleet is offered with its server"
         servers = np.unique(np.concatenate([np.arange(steps + 1) * o.own_step / o.gpus_per_server, [pure]]))
     held = np.zeros(1)
     if o.held_kind is not None:
         replicas = int(np.ceil(max(need, o.minimum) / o.replica - 1e-9)) + 1
+        assert o.rent_option is not None, "a held rented kind is offered by a rent option"
         pure = float(rent_gpus_for(r, need, o.rent_option))
         held = np.unique(np.concatenate([[0.0], np.arange(1, replicas + 1) * o.replica + o.spare, [pure]]))
     return servers, held
@@ -523,6 +528,7 @@ def _layers(
         busy = HOURS_PER_MONTH * float(served.mean())
         share = float(served.sum()) / work if work > 0 else 0.0
         if kind == Layer.OWN:
+            assert o.gpus_per_server is not None and o.own_variable is not None, "an owned layer has its server"
             gpus = int(round(servers * o.gpus_per_server))
             capacity = float(_own_capacity(o, np.array(servers)))
             cost = float(_own_fixed(r, np.array(servers))) + o.own_variable * busy
@@ -539,6 +545,7 @@ def _layers(
                 busy / (gpus * HOURS_PER_MONTH) if gpus else None,
             )
         elif kind == o.held_kind:
+            assert o.held_price is not None, "a held rented kind has its price"
             gpus = int(round(held))
             layers[kind] = MixLayer(
                 kind,
@@ -553,12 +560,14 @@ def _layers(
                 busy / (gpus * HOURS_PER_MONTH) if gpus else None,
             )
         elif kind == Layer.API:
+            assert o.api_prices is not None and o.api_option is not None, "an API layer has its offer's prices"
             cost = HOURS_PER_MONTH * float(np.mean(o.api_prices * served))
             layers[kind] = MixLayer(kind, names[o.api_option], 0, "", 0, None, busy, share, cost, None)
         else:
             price = o.spot_price if kind == Layer.SPOT else o.on_demand_price
+            assert price is not None, "a rented layer has its price"
             top = float(served.max()) if served.size else 0.0
-            gpus = int(formulas.whole_units(top / o.ceiling, o.replica) * o.replica) if top > 0 else 0
+            gpus = int(scalar(formulas.whole_units(top / o.ceiling, o.replica)) * o.replica) if top > 0 else 0
             layers[kind] = MixLayer(kind, names[kind], 0, "", gpus, None, busy, share, price * busy, None)
     staffing = (
         float(dispatch._staffing(np.array(held), np.array(_level)))

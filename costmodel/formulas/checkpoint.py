@@ -203,7 +203,7 @@ def goodput_fraction(
 
 
 def time_lost_fraction(
-    interval_hours: float, write_hours: Numbers, restart_hours: Numbers, mtbf_hours: Numbers | None = None
+    interval_hours: Numbers, write_hours: Numbers, restart_hours: Numbers, mtbf_hours: Numbers | None = None
 ) -> Values:
     """Expected share of wall-clock time lost to checkpoints, restarts and rework. [-]
 

@@ -45,7 +45,7 @@ expanded: an empirical distribution holds at most 100,000, and a 2 MB file witho
 about 1,000,000 (``[0,0,...]``)."""
 
 
-class _CoreSchema:
+class _CoreSchema(yaml.constructor.SafeConstructor):
     """What both loaders share: unique text keys (the types are set on each loader class below)."""
 
     def construct_mapping(self, node, deep=False):
@@ -81,14 +81,16 @@ _FAST = getattr(yaml, "__with_libyaml__", False)
 (an empirical distribution of 100,000 values) far faster than the pure-Python ones."""
 
 if _FAST:
+    # yaml.cyaml re-exports CParser from its C extension, which a type checker cannot read
+    from yaml.cyaml import CParser  # pyright: ignore[reportAttributeAccessIssue]
 
-    class _CoreSchemaCLoader(_CoreSchema, yaml.cyaml.CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
+    class _CoreSchemaCLoader(_CoreSchema, CParser, yaml.constructor.SafeConstructor, yaml.resolver.Resolver):
         """The same loader on libyaml's parser and composer (the types and the constructors are Python's)."""
 
         yaml_implicit_resolvers: dict = {}
 
         def __init__(self, stream):
-            yaml.cyaml.CParser.__init__(self, stream)
+            CParser.__init__(self, stream)
             yaml.constructor.SafeConstructor.__init__(self)
             yaml.resolver.Resolver.__init__(self)
 
@@ -367,6 +369,7 @@ def _round_trip(text: str):
         if written.getvalue() == text:
             return rt, document
         chosen = chosen or (rt, document)
+    assert chosen is not None, "_LAYOUTS is not empty"
     return chosen
 
 
@@ -432,7 +435,7 @@ def _containers(node: Any) -> list[Any]:
     return found
 
 
-def _edit(node: Any, before: dict, after: dict, written: dict, shared: set[int] = frozenset()) -> None:
+def _edit(node: Any, before: dict, after: dict, written: dict, shared: frozenset[int] | set[int] = frozenset()) -> None:
     """Change in ``node`` (a round-trip mapping) the keys whose value differs from ``before`` to
     ``after``; where the new value is the field's default (not in ``written``), the key goes. A
     mapping or list in ``shared`` (ids: it stands in several places through an alias) is copied
@@ -511,6 +514,7 @@ def _drop(node: Any, key: str) -> None:
         holder, last, slot = _tail(node, keys[position - 1])
         entry = holder.ca.items.setdefault(last, [None, None, None, None])
         if entry[slot] is None:
+            assert token is not None, "a comment is kept only from a token"
             token.value = "\n" + kept
             entry[slot] = token
         else:

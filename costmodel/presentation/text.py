@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..formulas.shapes import scalar
 from ..resolved import Resolved, as_resolved
 from ..results import (
     LAYER_LABELS,
@@ -236,11 +237,14 @@ def comparison_text(comparison: Comparison) -> str:
         lines.append(f"  {r.label:<{wide}} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
     for r in c.options.values():
         if r.provider is not None:
-            p = r.provider
+            p = r.provider  # one volume: one figure each
+            revenue, opex, depreciation, ebit, noi = (
+                scalar(x) for x in (p.revenue, p.opex, p.depreciation, p.ebit, p.noi)
+            )
             lines.append(
-                f"  {r.label} as a provider, {cur}/month: revenue {fmt.amount(p.revenue)}, opex "
-                f"{fmt.amount(p.opex)}, depreciation {fmt.amount(p.depreciation)}, EBIT {fmt.amount(p.ebit)}, "
-                f"NOI {fmt.amount(p.noi)}"
+                f"  {r.label} as a provider, {cur}/month: revenue {fmt.amount(revenue)}, opex "
+                f"{fmt.amount(opex)}, depreciation {fmt.amount(depreciation)}, EBIT {fmt.amount(ebit)}, "
+                f"NOI {fmt.amount(noi)}"
             )
     lines.append("cheapest by volume (monthly view):")
     lines += [f"  {t}" for t in cheapest_range_lines(c.cheapest_ranges, label, c.volume_unit)]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from typing import Annotated, Any
+from typing import Annotated, Any, LiteralString
 
 from pydantic import (
     AfterValidator,
@@ -209,14 +209,15 @@ def varies(info: FieldInfo | None) -> bool:
 def fixed_because(info: FieldInfo | None) -> str:
     """Why an input that does not vary (:func:`varies` is False) cannot take an array of samples."""
     extra = info.json_schema_extra if info is not None and isinstance(info.json_schema_extra, dict) else {}
-    return extra.get("fixed_because", "sets a whole count or a size")
+    return str(extra.get("fixed_because", "sets a whole count or a size"))
 
 
 def unit_of(info: FieldInfo | None) -> str | None:
     """The unit recorded by :func:`quantity` on a field, if any."""
     if info is None or not isinstance(info.json_schema_extra, dict):
         return None
-    return info.json_schema_extra.get("unit")
+    unit = info.json_schema_extra.get("unit")
+    return None if unit is None else str(unit)
 
 
 # JSON Schema fragments for the rules that join a block's fields, given to a model as
@@ -303,7 +304,9 @@ class InputModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True, strict=True)
 
 
-def fail(title: str, loc: tuple, error_type: str, message: str, value: Any, **ctx: Any) -> ValidationError:
+def fail(
+    title: str, loc: tuple, error_type: LiteralString, message: LiteralString, value: Any, **ctx: Any
+) -> ValidationError:
     """A validation error at a field of a model, for checks that span several fields."""
     return ValidationError.from_exception_data(
         title, [InitErrorDetails(type=PydanticCustomError(error_type, message, ctx), loc=loc, input=value)]

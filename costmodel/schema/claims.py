@@ -37,7 +37,7 @@ change for it to hold (:mod:`costmodel.domain.claims`). Claims change no figure.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, LiteralString
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -187,7 +187,7 @@ class Claim(InputModel):
 
     @model_validator(mode="after")
     def _complete(self) -> Claim:
-        def need(field: str, rule: str):
+        def need(field: str, rule: LiteralString):
             return fail("Claim", (field,), "claim_incomplete", rule, getattr(self, field))
 
         if self.kind == "monthly_cost":

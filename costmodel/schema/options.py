@@ -9,7 +9,7 @@ the bundled one; the rows themselves are looked up when the scenario is resolved
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, LiteralString
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
@@ -641,7 +641,10 @@ class HostedAPI(InputModel):
 class LabelledAPI(HostedAPI):
     """One more hosted API offer, compared beside the others under its own name (``api:<name>``)."""
 
-    label: Text = Field(min_length=1, max_length=80, description="Name shown for the option.")
+    # Narrower field types than the base's (required here; None only): sound, the models are frozen.
+    label: Text = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
+        min_length=1, max_length=80, description="Name shown for the option."
+    )
     name: str = Field(
         pattern=r"^[a-z0-9][a-z0-9-]{0,39}$",
         description="Short key of the option, e.g. "
@@ -657,14 +660,21 @@ class LabelledRental(CloudRental):
     labelled rental is priced at its offer's on-demand price, billed as ``billing`` says.
     """
 
-    label: Text = Field(min_length=1, max_length=80, description="Name shown for the option.")
+    # Narrower field types than the base's (required here; None only): sound, the models are frozen.
+    label: Text = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
+        min_length=1, max_length=80, description="Name shown for the option."
+    )
     name: str = Field(
         pattern=r"^[a-z0-9][a-z0-9-]{0,39}$",
         description="Short key of the option, e.g. "
         "'nebius': the option is then called 'rent:nebius' in results and JSON.",
     )
-    reserved: None = Field(default=None, description="Not taken here: reserved terms belong to options.rent.")
-    spot: None = Field(default=None, description="Not taken here: spot terms belong to options.rent.")
+    reserved: None = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
+        default=None, description="Not taken here: reserved terms belong to options.rent."
+    )
+    spot: None = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
+        default=None, description="Not taken here: spot terms belong to options.rent."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -727,7 +737,8 @@ class Options(InputModel):
 
     @model_validator(mode="after")
     def _names_unique(self) -> Options:
-        for field, what in (("apis", "API offers"), ("rents", "rental offers")):
+        pairs: tuple[tuple[str, LiteralString], ...] = (("apis", "API offers"), ("rents", "rental offers"))
+        for field, what in pairs:
             names = [a.name for a in getattr(self, field)]
             for index, name in enumerate(names):
                 if name in names[:index]:

@@ -20,13 +20,16 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from ..catalog import Catalog
 from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, bounds_of, inputs_by_path, is_number
+
+if TYPE_CHECKING:
+    from .scenario import Scenario
 
 MAX_CORNERS = 64
 """Most corners of the values' box validated one by one (six inputs); more inputs: pairs of corners."""
@@ -95,7 +98,7 @@ def _shown(value: float) -> str:
 
 
 def value_problems(
-    scenario: BaseModel, catalog: Catalog, values: Mapping[str, Any], *, together: str = "box", where: str = ""
+    scenario: Scenario, catalog: Catalog, values: Mapping[str, Any], *, together: str = "box", where: str = ""
 ) -> list[tuple[str, Any, str]]:
     """Problems with values given to a scenario's inputs from outside their fields.
 
@@ -216,7 +219,7 @@ def value_problems(
     return problems
 
 
-def _groups(scenario: BaseModel, ends: Mapping[str, Any]) -> list[list[str]]:
+def _groups(scenario: Scenario, ends: Mapping[str, Any]) -> list[list[str]]:
     """The inputs whose rules may join them: those of one catalog row together, and the scenario's own
     fields together (the rules of a row and of the scenario share no input, so their corners need not
     be combined); the serving throughput joins no rule."""
@@ -251,7 +254,7 @@ def _corners(ends: Mapping[str, tuple[float, float]], together: str):
             yield {paths[a]: x, paths[b]: y}
 
 
-def _broken_rule(scenario: BaseModel, catalog: Catalog, point: Mapping[str, float]) -> tuple[str, Any, str] | None:
+def _broken_rule(scenario: Scenario, catalog: Catalog, point: Mapping[str, float]) -> tuple[str, Any, str] | None:
     """The first rule the scenario breaks with its inputs at ``point``, as (field, value, reason); None if none."""
     rows: dict[tuple[str, str], dict[str, float]] = {}
     direct: dict[str, float] = {}

@@ -423,7 +423,12 @@ class Serving(InputModel):
     def _request_fits_context(cls, value: RequestShape | None, info: ValidationInfo) -> RequestShape | None:
         model = context_catalog(info).models.get(info.data.get("model", ""))
         context = None if model is None else model.context_length_tokens
-        if value is not None and context is not None and value.input_tokens + value.output_tokens > context:
+        if (
+            value is not None
+            and model is not None
+            and context is not None
+            and (value.input_tokens + value.output_tokens > context)
+        ):
             raise PydanticCustomError(
                 "beyond_context",
                 "{inputs} input + {outputs} output tokens exceed {model}'s context of "
@@ -913,7 +918,7 @@ def _one_basis(model: InputModel, title: str, required: bool = True) -> str | No
             ways=", ".join(_HOW),
             got=", ".join(given) or "none",
         )
-    if given and given[0] in _NEEDS_TOKENS and model.training_tokens is None:
+    if given and given[0] in _NEEDS_TOKENS and getattr(model, "training_tokens", None) is None:
         raise fail(title, ("training_tokens",), "missing", "{how} needs training_tokens", None, how=given[0])
     return given[0] if given else None
 
