@@ -32,9 +32,12 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .extras import need
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMN_KINDS = {
     "text": ("string", "large_string", "string"),
@@ -233,7 +236,7 @@ def metadata_name(csv_name: str) -> str:
     return f"{csv_name}-metadata.json"
 
 
-def _cast(values, column: Column, table: str):
+def _cast(values: pd.Series, column: Column, table: str) -> pd.Series:
     """A pandas Series of ``column``'s dtype from ``values``; a non-number in a number column is an error."""
     import numpy as np
     import pandas as pd
@@ -242,19 +245,20 @@ def _cast(values, column: Column, table: str):
         return values.astype("string")  # None and NaN become <NA>, anything else its text
     if column.kind == "whole" and str(values.dtype) == "Int64":
         return values  # typed already (a frame typed once, then written)
-    numbers = pd.to_numeric(values, errors="coerce")
+    numbers = cast("pd.Series", pd.to_numeric(values, errors="coerce"))  # a Series in, a Series out
     bad = values.notna() & numbers.isna()
     if bad.any():
-        raise ValueError(f"{table}: column {column.name}: {values[bad].iloc[0]!r} is not a number")
+        raise ValueError(f"{table}: column {column.name}: {values.loc[bad].iloc[0]!r} is not a number")
     if column.kind == "whole":
         whole = numbers.dropna()
         if (whole != whole.round()).any():
             raise ValueError(
-                f"{table}: column {column.name}: {float(whole[whole != whole.round()].iloc[0]):g} is not a whole number"
+                f"{table}: column {column.name}: "
+                f"{float(whole.loc[whole != whole.round()].iloc[0]):g} is not a whole number"
             )
         return numbers.astype("Float64").astype("Int64")
     floats = numbers.astype("float64")
-    if np.isinf(floats.to_numpy()).any():
+    if np.isinf(floats.to_numpy(dtype=float)).any():
         raise ValueError(f"{table}: column {column.name}: holds an infinite number")
     return floats
 
