@@ -9,13 +9,14 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
 from .. import formulas
-from ..formulas.shapes import Numbers
+from ..formulas.shapes import Numbers, Values, scalar
 from ..resolved import (
     OwnOption,
     Resolved,
@@ -45,7 +46,7 @@ LARGE_RUN_GPUS = 10_000
 """GPUs above which a run's goodput is checked. [GPU]"""
 
 
-def checkpointing(run: TrainingInputs) -> tuple[float | None, float | None, float]:
+def checkpointing(run: TrainingInputs) -> tuple[Values | None, Values | None, Values]:
     """Job MTBF, the checkpoint interval and the goodput of a training run. ([h], [h], [-])
 
     With no failure model, or a failure rate of 0, the job never fails: (None, None, 1).
@@ -58,16 +59,39 @@ def checkpointing(run: TrainingInputs) -> tuple[float | None, float | None, floa
     return mtbf, interval, formulas.goodput_fraction(interval, settings.write_hours, settings.restart_hours, mtbf)
 
 
-def _stage_hours(stage: StageInputs, run: TrainingInputs, goodput):
+class StageHours(NamedTuple):
+    """What one stage of a run takes; each figure a float, or an array for sampled inputs."""
+
+    flop: Values | None
+    """Training FLOP, None without a token count. [FLOP]"""
+    ideal: Values
+    """GPU-hours with no failure. [GPU-h]"""
+    paid: Values
+    """GPU-hours to pay. [GPU-h]"""
+    mfu: Values | None
+    """Model FLOP utilisation, None without a token count. [-]"""
+
+
+def _total(values: Iterable[Values]) -> Values:
+    """The sum of stage figures (floats, or arrays of samples). [the figures' unit]"""
+    total: Values = 0
+    for value in values:
+        total = total + value
+    return total
+
+
+def _stage_hours(stage: StageInputs, run: TrainingInputs, goodput: Values) -> StageHours:
     """(FLOP, GPU-hours with no failure, GPU-hours to pay, MFU) of one stage."""
     flop = (
         None if stage.training_tokens is None else formulas.training_flop(run.active_parameters, stage.training_tokens)
     )
     if stage.mfu is not None:
+        assert flop is not None, "a stage stated by a rate has its token count"
         ideal = formulas.training_gpu_hours(flop, run.peak_tflops, stage.mfu)
-        return flop, ideal, ideal / goodput, stage.mfu
+        return StageHours(flop, ideal, ideal / goodput, stage.mfu)
+    assert stage.gpu_hours is not None, "a stage not stated by a rate is stated by its GPU-hours"
     mfu = None if flop is None else formulas.mfu_from_gpu_hours(flop, run.peak_tflops, stage.gpu_hours)
-    return flop, stage.gpu_hours, stage.gpu_hours, mfu
+    return StageHours(flop, stage.gpu_hours, stage.gpu_hours, mfu)
 
 
 def published_range(r: Resolved) -> tuple[float, float, list[str]] | None:
@@ -86,7 +110,7 @@ def published_range(r: Resolved) -> tuple[float, float, list[str]] | None:
     if not rows:
         return None
     achieved = [
-        float(
+        scalar(
             formulas.achieved_tflops_from_gpu_hours(
                 formulas.training_flop(row.active_parameters, row.training_tokens), row.gpu_hours
             )
@@ -160,7 +184,7 @@ def run_gpu_hours(run: TrainingInputs):
     Broadcasts over sampled inputs.
     """
     goodput = checkpointing(run)[2]
-    return sum(_stage_hours(stage, run, goodput)[2] for stage in run.stages)
+    return _total(_stage_hours(stage, run, goodput).paid for stage in run.stages)
 
 
 def run_costs(scenario: Scenario | Resolved) -> dict[str, object]:
@@ -202,20 +226,22 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
     if run is None:
         raise ValueError("the scenario's workload is not a training run (kind: training)")
     mtbf, interval, goodput = checkpointing(run)
-    worked = [(stage, *_stage_hours(stage, run, goodput)) for stage in run.stages]
-    hours = sum(h for _, _, _, h, _ in worked)
+    worked = [(stage, _stage_hours(stage, run, goodput)) for stage in run.stages]
+    hours = _total(w.paid for _, w in worked)
     if not (np.all(np.isfinite(hours)) and np.all(np.asarray(hours) < 1e15)):
         raise ValueError(
-            f"the run needs {float(np.max(hours)):.3g} GPU-hours: check training_tokens, mfu and the model size"
+            f"the run needs {scalar(np.max(hours)):.3g} GPU-hours: check training_tokens, mfu and the model size"
         )
-    flops = [f for _, f, _, _, _ in worked]
-    flop = sum(flops) if None not in flops else None
-    ideal = sum(i for _, _, i, _, _ in worked)
-    wall_hours = sum(h / stage.gpus for stage, _, _, h, _ in worked)
+    flops = [w.flop for _, w in worked]
+    flop = _total(f for f in flops if f is not None) if None not in flops else None
+    ideal = _total(w.ideal for _, w in worked)
+    wall_hours = _total(w.paid / stage.gpus for stage, w in worked)
     months = hours / run.cluster_gpus / HOURS_PER_MONTH
     state = run.total_parameters * run.state_bytes_per_parameter
     costs = {
-        option: {name: float(value) * months for name, value in monthly_cost_components(r, option, r.volume).items()}
+        option: {
+            name: scalar(scalar(value) * months) for name, value in monthly_cost_components(r, option, r.volume).items()
+        }
         for option in r.options
     }
     totals = {option: sum(parts.values()) for option, parts in costs.items()}
@@ -224,45 +250,45 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
             name=stage.name,
             basis=stage.basis,
             gpus=stage.gpus,
-            training_tokens=None if stage.training_tokens is None else float(stage.training_tokens),
-            flop=None if f is None else float(f),
-            mfu=None if m is None else float(m),
-            gpu_hours=float(h),
-            wall_clock_days=float(h / stage.gpus / 24),
-            costs={option: float(total * h / hours) for option, total in totals.items()},
+            training_tokens=None if stage.training_tokens is None else scalar(stage.training_tokens),
+            flop=None if w.flop is None else scalar(w.flop),
+            mfu=None if w.mfu is None else scalar(w.mfu),
+            gpu_hours=scalar(w.paid),
+            wall_clock_days=scalar(w.paid / stage.gpus / 24),
+            costs={option: scalar(total * w.paid / hours) for option, total in totals.items()},
         )
-        for stage, f, _, h, m in worked
+        for stage, w in worked
     )
     mfu = (
         None
         if flop is None
-        else (stages[0].mfu if len(stages) == 1 else float(formulas.mfu_from_gpu_hours(flop, run.peak_tflops, hours)))
+        else (stages[0].mfu if len(stages) == 1 else scalar(formulas.mfu_from_gpu_hours(flop, run.peak_tflops, hours)))
     )
     intervals = steps = lost = causes = components = None
     if mtbf is not None:
         g = run.goodput
         assert g is not None and interval is not None, "a job MTBF comes from a failure model, with its interval"
-        intervals = {name: float(v) for name, v in checkpoint_intervals(g, mtbf).items()}
+        intervals = {name: scalar(v) for name, v in checkpoint_intervals(g, mtbf).items()}
         if g.step_hours is not None:
-            steps = int(formulas.checkpoint_steps(interval, g.step_hours * 3600))
-        lost = float(formulas.gpu_hours_lost_per_failure(run.cluster_gpus, interval, g.write_hours, g.restart_hours))
+            steps = int(scalar(formulas.checkpoint_steps(interval, g.step_hours * 3600)))
+        lost = scalar(formulas.gpu_hours_lost_per_failure(run.cluster_gpus, interval, g.write_hours, g.restart_hours))
         causes = {
-            name: (float(rate), float(formulas.job_mtbf_hours(rate, run.cluster_gpus)) if rate > 0 else 0.0)
+            name: (scalar(rate), scalar(formulas.job_mtbf_hours(rate, run.cluster_gpus)) if rate > 0 else 0.0)
             for name, rate in g.cause_rates
         }
         components = {
-            name: (int(count), float(rate), float(rate * count)) for name, count, rate in g.components if count > 0
+            name: (int(count), scalar(rate), scalar(rate * count)) for name, count, rate in g.components if count > 0
         } or None
     return TrainingRun(
-        flop=float(flop) if flop is not None else None,
+        flop=scalar(flop) if flop is not None else None,
         peak_tflops=run.peak_tflops,
-        ideal_gpu_hours=float(ideal),
-        goodput=float(goodput),
-        gpu_hours=float(hours),
-        wall_clock_days=float(wall_hours / 24),
-        months=float(months),
-        job_mtbf_hours=None if mtbf is None else float(mtbf),
-        checkpoint_interval_hours=None if interval is None else float(interval),
+        ideal_gpu_hours=scalar(ideal),
+        goodput=scalar(goodput),
+        gpu_hours=scalar(hours),
+        wall_clock_days=scalar(wall_hours / 24),
+        months=scalar(months),
+        job_mtbf_hours=None if mtbf is None else scalar(mtbf),
+        checkpoint_interval_hours=None if interval is None else scalar(interval),
         min_gpus_sharded=formulas.min_gpus_for_training_state(
             state, run.activation_bytes_per_gpu, run.gpu_memory_bytes, sharded=True
         ),
@@ -282,8 +308,8 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
             plausibility_warnings(
                 run,
                 {s.name: s.mfu for s in stages},
-                goodput,
-                None if flop is None else float(formulas.achieved_tflops_from_gpu_hours(flop, hours)),
+                scalar(goodput),
+                None if flop is None else scalar(formulas.achieved_tflops_from_gpu_hours(flop, hours)),
                 published_range(r),
                 r.workload.gpu.architecture,
             )
@@ -357,6 +383,7 @@ def _grid_stage(stage: StageInputs, run: TrainingInputs, tokens, parameters, mfu
     elif stage.basis == "gpu_hours_per_trillion_tokens":
         hours = stage.stated * d / 1e12
     elif stage.basis.startswith("wall_clock") and gpus is not None:
+        assert stage.gpu_hours is not None, "a wall clock is resolved into its GPU-hours"
         hours = stage.gpu_hours / stage.gpus * g
     if rate is not None and d is None:
         raise ValueError("training_cost_grid: an MFU needs training_tokens (the scenario states none)")
@@ -450,6 +477,7 @@ def training_cost_grid(
         "mfu": mfu,
         "cluster_gpus": cluster_gpus,
     }
+    first_stage = run.stages[0]  # every run has at least one stage
     if len(run.stages) > 1 and any(v is not None for v in given.values()):
         raise ValueError(
             "training_cost_grid: "
@@ -463,7 +491,7 @@ def training_cost_grid(
     if gpus is not None:
         _check_state_fits(run, parameters, gpus)
     if any(v is not None for v in given.values()):
-        stage = _grid_stage(run.stages[0], run, tokens, parameters, rate, gpus)
+        stage = _grid_stage(first_stage, run, tokens, parameters, rate, gpus)
         run = replace(
             run,
             stages=(stage,),
@@ -497,16 +525,16 @@ def _grid_figures(r: Resolved, run: TrainingInputs, gpus: np.ndarray | None) -> 
     """The figures of :func:`training_cost_grid` for a run with its inputs in place, broadcast to one shape;
     ``gpus`` the cluster sizes given (the cost is then of a cluster of that size busy all month)."""
     goodput = checkpointing(run)[2]
-    worked = [(stage, *_stage_hours(stage, run, goodput)) for stage in run.stages]
-    hours = sum(h for _, _, _, h, _ in worked)
+    worked = [(stage, _stage_hours(stage, run, goodput)) for stage in run.stages]
+    hours = _total(w.paid for _, w in worked)
     if not (np.all(np.isfinite(hours)) and np.all(np.asarray(hours) < 1e15)):
         raise ValueError(
             f"the run needs {float(np.max(hours)):.3g} GPU-hours: check training_tokens, mfu and the model size"
         )
-    flops = [f for _, f, _, _, _ in worked]
-    flop = sum(flops) if all(f is not None for f in flops) else np.nan
-    ideal = sum(i for _, _, i, _, _ in worked)
-    wall_hours = sum(h / stage.gpus for stage, _, _, h, _ in worked)
+    flops = [w.flop for _, w in worked]
+    flop = _total(f for f in flops if f is not None) if all(f is not None for f in flops) else np.nan
+    ideal = _total(w.ideal for _, w in worked)
+    wall_hours = _total(w.paid / stage.gpus for stage, w in worked)
     months = hours / run.cluster_gpus / HOURS_PER_MONTH
     volume = r.volume if gpus is None else gpus * HOURS_PER_MONTH
     costs = {
