@@ -68,3 +68,21 @@ def test_bad_fleet_named():
         _fleet(("x", "a", "h200-job-log.yaml"), idle=IdleOwner(owner="nobody"))
     with pytest.raises(InputError, match="H100-SXM-80GB"):
         compare_fleet(_fleet(("a", "a", "h200-job-log.yaml"), ("b", "b", "llama70b-hybrid.yaml")), base=SCENARIOS)
+
+
+def test_cli_fleet_text_and_json(capsys):
+    import json
+    from pathlib import Path
+
+    from costmodel.cli import main
+
+    path = Path(__file__).parents[1] / "data" / "fleets" / "two-teams.yaml"
+    assert main(["fleet", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert sum(Decimal(s["allocated"]) for s in doc["showback"]) * 100 == (
+        Decimal(repr(doc["figures"][doc["winner"]])) * 100
+    ).quantize(Decimal(1))
+    assert [m["team"] for m in doc["members"]] == ["research", "applied"]
+    assert main(["fleet", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Showback" in out and "research" in out

@@ -132,6 +132,41 @@ class FleetResult:
         """What sharing the fleet saves against each member on its own. [currency/month]"""
         return self.alone - self.total
 
+    def to_dict(self) -> dict[str, object]:
+        """Plain data for JSON; money of the showback as strings of cents-exact decimals."""
+        return {
+            "title": self.title,
+            "currency": self.currency,
+            "unit": f"{self.currency}/month",
+            "winner": self.winner,
+            "figures": self.figures,
+            "alone": self.alone,
+            "saving": self.saving,
+            "paid_gpu_hours": self.paid_gpu_hours,
+            "used_gpu_hours": self.used_gpu_hours,
+            "members": [
+                {
+                    "name": m.name,
+                    "team": m.team,
+                    "scenario": m.path,
+                    "gpu_hours": m.gpu_hours,
+                    "winner": m.winner,
+                    "alone": m.alone,
+                }
+                for m in self.members
+            ],
+            "showback": [
+                {
+                    "team": s.team,
+                    "gpu_hours": s.gpu_hours,
+                    "share": s.share,
+                    "allocated": str(s.allocated),
+                    "idle": str(s.idle),
+                }
+                for s in self.showback
+            ],
+        }
+
 
 def load_fleet(path: str | Path) -> Fleet:
     """Read and validate a fleet file; errors name the file, the field, the value and the rule."""
