@@ -1221,7 +1221,43 @@ def build_parser() -> argparse.ArgumentParser:
     _add_list(commands)
     _add_export(commands)
     _add_bills(commands)
+    _add_fleet(commands)
     return parser
+
+
+def _add_fleet(commands: _Commands) -> None:
+    """``costmodel fleet``: several workloads on one fleet, and each team's share of its cost."""
+    fleet = commands.add_parser("fleet", help="several workloads on one fleet: the cheapest way to pay, and showback")
+    fleet.add_argument("file", type=_path, help="a fleet YAML file (kind: fleet)")
+    fleet.add_argument("--json", action="store_true", help="print JSON for scripts")
+    fleet.set_defaults(run=_fleet)
+
+
+def _fleet(args: argparse.Namespace) -> int:
+    from .domain.fleet import compare_fleet
+
+    result = compare_fleet(args.file)
+    if args.json:
+        print(json.dumps(_stamped(result.to_dict()), indent=2, allow_nan=False))
+        return 0
+    c = result.currency
+    lines = [result.title or str(args.file), ""]
+    lines.append(f"Fleet, on the members' summed hourly demand ({c}/month):")
+    lines += [
+        f"  {k:<16} {v:>14,.2f}{'  <- cheapest' if k == result.winner else ''}" for k, v in result.figures.items()
+    ]
+    lines += ["", "Each member alone:"]
+    lines += [f"  {m.name:<16} {m.team:<12} {m.winner:<16} {m.alone:>14,.2f}" for m in result.members]
+    lines.append(
+        f"  Sharing saves {result.saving:,.2f} {c}/month (alone {result.alone:,.2f}, fleet {result.total:,.2f})"
+    )
+    lines += ["", f"Showback ({c}/month): team, GPU-hours used, share, allocated, of which idle"]
+    lines += [
+        f"  {s.team:<16} {s.gpu_hours:>12,.0f} {100 * s.share:>6.1f} % {s.allocated:>14,.2f} {s.idle:>12,.2f}"
+        for s in result.showback
+    ]
+    _say("\n".join(lines))
+    return 0
 
 
 def _add_report(commands: _Commands) -> None:
