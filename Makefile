@@ -1,7 +1,8 @@
 # Two entry points, each of which sets up what it needs on a fresh machine:
 #   make reports   render the reference reports into reports/
-#   make test      run make lint, then the test suite
+#   make test      run make lint and make typecheck, then the test suite
 #   make lint      ruff check and ruff format --check (the style CI enforces)
+#   make typecheck basedpyright (pyright's standard rules) over costmodel/
 #   make test-oldest  the report tests on the oldest Jupyter packages pyproject.toml allows (.venv-oldest/)
 #   make docs      build the docs site into site/ (mkdocs, offline; every warning an error)
 # Both create .venv/ (Python >= 3.11) and install the project into it, once (again only when
@@ -46,8 +47,8 @@ reports: $(STAMP)
 	$(BIN)/python -m compileall -q costmodel
 	$(BIN)/costmodel report
 
-# lint first: a style fault fails in seconds, before the suite's minutes
-test: lint
+# lint and types first: a style or type fault fails in seconds, before the suite's minutes
+test: lint typecheck
 	$(BIN)/python -m pytest
 
 # the report tests on the oldest versions of the declared Jupyter stack (make test runs them on the newest)
