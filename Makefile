@@ -67,7 +67,7 @@ docs: $(STAMP)
 
 # pyright over costmodel/ ([tool.basedpyright] in pyproject.toml)
 typecheck: $(STAMP)
-	$(BIN)/basedpyright
+	$(BIN)/basedpyright --project .
 
 benchmark: $(STAMP)
 	$(BIN)/python -m compileall -q costmodel
