@@ -2,7 +2,7 @@
 billing word applied once (service tiers, cache writes, reasoning, modalities, region uplift, long-context
 tiers, per-request fees) and the price windows of the clock.
 
-:func:`api_option` is what :func:`costmodel.resolved.resolve` calls for ``options.api`` and each of
+:func:`resolve_api_option` is what :func:`costmodel.resolved.resolve` calls for ``options.api`` and each of
 ``options.apis``; the prices are blended by :func:`costmodel.formulas.api_price_parts`.
 """
 
@@ -101,7 +101,7 @@ def _tier_prices(offer: APIOffer, catalog: Catalog | None, rate: Number) -> dict
     return tiers or None
 
 
-def api_option(
+def resolve_api_option(
     name: str,
     api: HostedAPI,
     offer: APIOffer,
@@ -506,4 +506,4 @@ def _hour_part_factors(windows: tuple, demand: Any, parts: dict, standard_parts:
     return out
 
 
-__all__ = ["WINDOW_CLASSES", "ApiOption", "api_option"]
+__all__ = ["WINDOW_CLASSES", "ApiOption", "resolve_api_option"]

@@ -1,7 +1,7 @@
 """The GPU options resolved: the own cluster and the rental offers, their catalog rows looked up (with any
 sampled figure in them) and every money figure converted into the reporting currency once.
 
-:func:`own_option` and :func:`rent_options` are what :func:`costmodel.resolved.resolve` calls;
+:func:`resolve_own_option` and :func:`resolve_rent_options` are what :func:`costmodel.resolved.resolve` calls;
 :func:`exchange_rate` is the one currency conversion of a scenario.
 """
 
@@ -279,7 +279,7 @@ def _rent_option(
     )
 
 
-def own_option(
+def resolve_own_option(
     scenario: Scenario,
     catalog: Catalog,
     values: Mapping[str, Any],
@@ -360,7 +360,7 @@ def _bill_of_materials(own: OwnCluster, fx: Exchange) -> tuple[CapexItem, ...]:
     return tuple(items)
 
 
-def rent_options(
+def resolve_rent_options(
     scenario: Scenario, catalog: Catalog, values: Mapping[str, Any], workload: WorkloadInputs, fx: Exchange
 ) -> dict[str, RentOption]:
     """The rental options by name: ``rent`` (with its reserved and spot terms and any sampled price) and each of
@@ -417,6 +417,6 @@ __all__ = [
     "SpotTerms",
     "Staff",
     "exchange_rate",
-    "own_option",
-    "rent_options",
+    "resolve_own_option",
+    "resolve_rent_options",
 ]

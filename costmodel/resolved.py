@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from .api_options import ApiOption, api_option
+from .api_options import ApiOption, resolve_api_option
 from .catalog import APIOffer, Catalog, CloudOffer, Server
 from .demand_inputs import DemandInputs, demand_inputs, sized_for_the_busiest_hour
 from .errors import ScenarioError
@@ -35,8 +35,8 @@ from .gpu_options import (
     RentOption,
     Staff,
     exchange_rate,
-    own_option,
-    rent_options,
+    resolve_own_option,
+    resolve_rent_options,
 )
 from .schema import Scenario
 from .schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, input_paths
@@ -272,10 +272,10 @@ def _resolve(scenario: Scenario, catalog: Catalog, values: dict[str, Any], previ
     if demand is not None and workload.kind != "training":
         workload = sized_for_the_busiest_hour(workload, demand)
     options: dict[str, Option] = {}
-    own = own_option(scenario, catalog, values, workload, fx, demand)
+    own = resolve_own_option(scenario, catalog, values, workload, fx, demand)
     if own is not None:
         options["own"] = own
-    options.update(rent_options(scenario, catalog, values, workload, fx))
+    options.update(resolve_rent_options(scenario, catalog, values, workload, fx))
     apis, offers = _api_options(scenario, catalog, values, workload, fx, demand)
     options.update(apis)
     cited = (
@@ -321,11 +321,11 @@ def _api_options(
             if spec.option == "api" and path in values:
                 offer = offer.model_copy(update={spec.column: values[path]})
         offers.append(offer)
-        options["api"] = api_option("api", api, offer, work, workload, fx, catalog=catalog, demand=demand)
+        options["api"] = resolve_api_option("api", api, offer, work, workload, fx, catalog=catalog, demand=demand)
     for index, extra in enumerate(scenario.options.apis):
         offer = catalog.api_offers[extra.offer]
         offers.append(offer)
-        options[f"api:{extra.name}"] = api_option(
+        options[f"api:{extra.name}"] = resolve_api_option(
             f"api:{extra.name}", extra, offer, work, workload, fx, index, catalog, demand
         )
     return options, offers

@@ -21,7 +21,7 @@ from .formulas import serving_curves
 from .formulas.shapes import Values
 from .schema.workload import Serving, ServingEstimate, ServingLevers
 
-Row = tuple[float, float, float, float]
+CurveRow = tuple[float, float, float, float]
 """A point of a curve at the workload's request shape: (concurrency [requests], throughput
 [output tokens/s/GPU], per-user speed [tokens/s/user], TTFT at the target's statistic [s])."""
 
@@ -51,13 +51,13 @@ class OwnPools:
         GPU time per input token in the prefill pool, read at one request per attention rank (the TTFT a
         request sees in an idle pool). [GPU-s/token]
     decode_rows
-        The decode curve as :data:`Row` tuples (TTFT 1 s: not modelled).
+        The decode curve as :data:`CurveRow` tuples (TTFT 1 s: not modelled).
     ids, points
         The decode curve's catalog points and their ids, by row.
     """
 
     prefill_gpu_seconds_per_token: float
-    decode_rows: tuple[Row, ...]
+    decode_rows: tuple[CurveRow, ...]
     ids: tuple[str, ...]
     points: tuple[ServingCurvePoint, ...]
 
@@ -73,7 +73,7 @@ class Curve:
     label
         Its name and source, as the plan shows it.
     rows
-        The aggregated curve as :data:`Row` tuples, by concurrency.
+        The aggregated curve as :data:`CurveRow` tuples, by concurrency.
     decode_rows
         The same curve as a decode pool's (prompts prefilled elsewhere; TTFT 1 s: not modelled).
     basis
@@ -86,8 +86,8 @@ class Curve:
 
     gpus_per_replica: int
     label: str
-    rows: tuple[Row, ...]
-    decode_rows: tuple[Row, ...]
+    rows: tuple[CurveRow, ...]
+    decode_rows: tuple[CurveRow, ...]
     basis: str
     ids: tuple[str, ...] = ()
     points: tuple[ServingCurvePoint, ...] = ()
@@ -170,8 +170,8 @@ def _pool_curves(curve: str, phases: dict[str, list[ServingCurvePoint]], inputs:
     return OwnPools(1.0 / first.input_tokens_per_second_per_gpu, rows, tuple(p.point for p in decode), tuple(decode))
 
 
-def _decode_row(point: ServingCurvePoint) -> Row:
-    """A point of an estimated decode curve as a :data:`Row` (TTFT 1 s: not modelled)."""
+def _decode_row(point: ServingCurvePoint) -> CurveRow:
+    """A point of an estimated decode curve as a :data:`CurveRow` (TTFT 1 s: not modelled)."""
     throughput, speed = point.output_tokens_per_second_per_gpu, point.tokens_per_second_per_user
     assert throughput is not None and speed is not None, "an estimated decode point states both rates"
     return (point.concurrency, throughput, speed, 1.0)
@@ -214,8 +214,8 @@ def _converted_curve(
     [GPU-s/token]; a point whose prefill share exceeds its time is skipped (and named in ``skipped``)."""
     inputs, outputs = shape
     replica = points[0].gpus_per_replica
-    rows: list[Row] = []
-    decode: list[Row] = []
+    rows: list[CurveRow] = []
+    decode: list[CurveRow] = []
     kept: list[ServingCurvePoint] = []
     for p in sorted(points, key=lambda q: q.concurrency):
         try:
@@ -370,7 +370,7 @@ __all__ = [
     "BASIS_MEASURED",
     "Curve",
     "OwnPools",
-    "Row",
+    "CurveRow",
     "candidate_curves",
     "estimate_inputs",
 ]

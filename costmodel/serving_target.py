@@ -31,7 +31,7 @@ from .serving_candidates import (
     BASIS_FIRST_PRINCIPLES,
     BASIS_MEASURED,
     Curve,
-    Row,
+    CurveRow,
     candidate_curves,
     estimate_inputs,
 )
@@ -236,7 +236,7 @@ def redundancy(serving: Serving) -> tuple[int, float]:
 
 def _read(
     curve: Curve,
-    rows: Sequence[Row],
+    rows: Sequence[CurveRow],
     speed: float | None,
     ttft: float | None,
     ids: Sequence[str] | None = None,
