@@ -236,12 +236,10 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
     flop = _total(f for f in flops if f is not None) if None not in flops else None
     ideal = _total(w.ideal for _, w in worked)
     wall_hours = _total(w.paid / stage.gpus for stage, w in worked)
-    months = hours / run.cluster_gpus / HOURS_PER_MONTH
+    months = scalar(hours / run.cluster_gpus / HOURS_PER_MONTH)
     state = run.total_parameters * run.state_bytes_per_parameter
     costs = {
-        option: {
-            name: scalar(scalar(value) * months) for name, value in monthly_cost_components(r, option, r.volume).items()
-        }
+        option: {name: scalar(value) * months for name, value in monthly_cost_components(r, option, r.volume).items()}
         for option in r.options
     }
     totals = {option: sum(parts.values()) for option, parts in costs.items()}
@@ -286,7 +284,7 @@ def training_run(scenario: Scenario | Resolved) -> TrainingRun:
         goodput=scalar(goodput),
         gpu_hours=scalar(hours),
         wall_clock_days=scalar(wall_hours / 24),
-        months=scalar(months),
+        months=months,
         job_mtbf_hours=None if mtbf is None else scalar(mtbf),
         checkpoint_interval_hours=None if interval is None else scalar(interval),
         min_gpus_sharded=formulas.min_gpus_for_training_state(

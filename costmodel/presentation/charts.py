@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import formulas
-from ..domain.capacity import capacity_volume, gpu_count, gpu_hours_used, step_volumes
+from ..domain.capacity import capacity_volume, gpu_count, gpu_hours_used, own_option, step_volumes
 from ..domain.costs import own_capex_lines, own_costs_at, own_facility_capex
 from ..domain.finance import own_cost_per_used_gpu_hour
 from ..domain.mix import cheapest_mix, cost_against_level, offer
@@ -22,7 +22,6 @@ from ..resolved import Resolved, as_resolved
 from ..results import DEPRECIATION, LAYER_LABELS, Comparison, Layer
 from . import format as fmt
 from . import labels, text
-from .kinds import own_option
 
 TITLE_SIZE, SUBTITLE_SIZE, LABEL_SIZE, AXIS_TITLE_SIZE = 14, 11, 11, 12
 """Font sizes of the theme: chart title (bold), subtitle, axis and legend labels, axis title (bold). [px]"""

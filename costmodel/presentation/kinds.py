@@ -1,18 +1,15 @@
-"""Each option of a resolved scenario, and each option block of its scenario file, as its own kind.
+"""Each option block of a resolved scenario's file, as its own kind.
 
 :meth:`costmodel.resolved.Resolved.option` returns any option (own, rent or API) and the scenario's
 option blocks are optional, so a reader of one kind's fields first states which kind it holds.
-These functions do, and say what was found otherwise; the presentation asks for a kind only
-where the scenario has that option (``"own" in r.options``). The options' own narrowing is
-:mod:`costmodel.domain.capacity`'s (``own_option``, ``rent_option``, ``api_option``), imported here
-for the presentation's modules.
+These functions do for the option blocks, and say what was found otherwise; the presentation asks
+for a block only where the scenario has that option. A resolved option is narrowed by
+:mod:`costmodel.domain.capacity` (``own_option``, ``rent_option``, ``api_option``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from ..domain.capacity import api_option, own_option, rent_option
 
 if TYPE_CHECKING:
     from ..resolved import Resolved
@@ -47,4 +44,4 @@ def rent_block(r: Resolved) -> CloudRental:
     return block
 
 
-__all__ = ["api_option", "own_block", "own_option", "rent_block", "rent_option"]
+__all__ = ["own_block", "rent_block"]

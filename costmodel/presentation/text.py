@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..domain.capacity import own_option
 from ..formulas.shapes import scalar
 from ..resolved import Resolved, as_resolved
 from ..results import (
@@ -26,7 +27,6 @@ from ..results import (
 )
 from ..schema import Scenario
 from . import format as fmt
-from .kinds import own_option
 from .safe import markdown as md
 
 

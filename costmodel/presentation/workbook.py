@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..domain.capacity import rent_gpus, tokens_per_month
+from ..domain.capacity import api_option, own_option, rent_gpus, rent_option, tokens_per_month
 from ..domain.compare import compare
 from ..domain.finance import cash_flows, price_factor, residual_share, useful_life
 from ..domain.tax import after_tax
@@ -48,7 +48,7 @@ from ..results import MEASURE_TITLES, CashFlows, CashLine, Comparison, Component
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .cell_values import Cells, ExcelError
-from .kinds import api_option, own_block, own_option, rent_block, rent_option
+from .kinds import own_block, rent_block
 from .tables import cash_flow_table, inputs_table
 from .text import decision_sentence
 
