@@ -193,6 +193,29 @@ class TestMonteCarlo:
         assert moved == 3  # 0.9 and 0.5 to 1.0, and the NaN (which is no value in range)
         assert clipped[:3].tolist() == [1.0, 1.2, 1.0] and np.isnan(clipped[3])
 
+    @pytest.mark.parametrize(
+        ("distribution", "moved_below_one"),
+        [
+            # inside the range [1, ∞): nothing can move, the draws are numpy's own
+            ({"distribution": "uniform", "low": 1.1, "high": 1.6}, False),
+            ({"distribution": "triangular", "low": 1.0, "mode": 1.2, "high": 1.6}, False),
+            ({"distribution": "empirical", "values": [1.0, 1.3, 2.0]}, False),
+            # unbounded (the schema refuses a bounded one reaching outside [1, 5]): draws under 1 are moved to 1
+            ({"distribution": "normal", "mean": 1.05, "sd": 0.2}, True),
+        ],
+    )
+    def test_a_distribution_inside_the_range_is_drawn_as_numpy_draws_it_and_one_outside_is_clipped(
+        self, distribution, moved_below_one
+    ):
+        pue = "options.own.power.pue"
+        s = with_uncertainty(H200, samples=5_000, seed=11, distributions={pue: distribution})
+        drawn, clipped = u.draw_inputs(s)
+        # the same generator state, drawn directly with numpy (one input: the first and only draw)
+        raw = u.sample(s.uncertainty.distributions[pue], np.random.default_rng(11), 5_000)
+        assert clipped[pue] == int(np.count_nonzero((raw < 1.0) | (raw > 5.0)))
+        assert (clipped[pue] > 0) == moved_below_one
+        assert np.array_equal(drawn[pue], np.clip(raw, 1.0, 5.0))
+
     def test_lognormal_draws_are_the_median_times_e_to_a_normal_draw(self):
         # X = m·exp(σZ), Z ~ N(0, 1): drawn from the same generator state, the same numbers
         dist = costmodel.load_scenario(R1).uncertainty.distributions["workload.tokens_per_day"]

@@ -97,6 +97,28 @@ def bounds(scenario: Scenario | Resolved, path: str) -> Bounds:
     return schema_bounds(r.scenario, r.catalog, path)
 
 
+def _kept_range(scenario: Scenario | Resolved, path: str) -> tuple[float, float]:
+    """The closed range samples of an input are clipped into: open ends just inside. [the input's unit]"""
+    b = bounds(scenario, path)
+    lo = float(np.nextafter(b.low, np.inf)) if b.low_open else b.low
+    hi = float(np.nextafter(b.high, -np.inf)) if b.high_open else b.high
+    if b.low_open and b.low == 0:
+        lo = max(lo, 1e-9 * abs(value_of(scenario, path)))  # e.g. an MFU of 1e-300 is no MFU
+    return lo, hi
+
+
+def _support(distribution: Distribution) -> tuple[float, float]:
+    """The smallest closed range holding every draw of :func:`sample`. [the input's unit]"""
+    d = distribution
+    if d.distribution in ("uniform", "triangular"):
+        low, high = _given(d.low, d.high)
+        return low, high
+    if d.distribution == "empirical":
+        values = np.asarray(d.values, dtype=float)
+        return float(values.min()), float(values.max())
+    return -math.inf, math.inf  # normal, lognormal: unbounded (a lognormal's draw can round to 0 or overflow)
+
+
 def clip_to_bounds(scenario: Scenario | Resolved, path: str, samples: np.ndarray) -> tuple[np.ndarray, int]:
     """Samples clipped into the input's allowed range; open ends are kept just inside.
 
@@ -106,11 +128,7 @@ def clip_to_bounds(scenario: Scenario | Resolved, path: str, samples: np.ndarray
         The clipped samples and how many were changed: ``samples`` itself (not a copy) when every
         sample lies in the range.
     """
-    b = bounds(scenario, path)
-    lo = np.nextafter(b.low, np.inf) if b.low_open else b.low
-    hi = np.nextafter(b.high, -np.inf) if b.high_open else b.high
-    if b.low_open and b.low == 0:
-        lo = max(lo, 1e-9 * abs(value_of(scenario, path)))  # e.g. an MFU of 1e-300 is no MFU
+    lo, hi = _kept_range(scenario, path)
     samples = np.asarray(samples)
     # two reductions tell that nothing is outside (a NaN fails both tests), sparing a clipped copy and
     # a comparison of 10^6 samples: most draws stay in range
@@ -183,19 +201,14 @@ def option_costs(
     if values and n > chunk:
         # in chunks, whose temporaries the allocator reuses and the CPU's cache holds (one call on 100,000
         # samples × 60 months of the present value spent more time mapping fresh pages than computing)
-        parts = [
-            option_costs(r, {p: (v[i : i + chunk] if np.ndim(v) else v) for p, v in values.items()}, measure)
-            for i in range(0, n, chunk)
-        ]
-        return {
-            o: np.concatenate(
-                [
-                    np.broadcast_to(part[o], (min(chunk, n - i),))
-                    for i, part in zip(range(0, n, chunk), parts, strict=True)
-                ]
-            )
-            for o in parts[0]
-        }
+        # each chunk's figures are copied into the whole arrays as soon as they are known, so that a chunk's
+        # temporaries reuse the memory the previous chunk's released
+        whole: dict[str, np.ndarray] = {}
+        for i in range(0, n, chunk):
+            part = option_costs(r, {p: (v[i : i + chunk] if np.ndim(v) else v) for p, v in values.items()}, measure)
+            for o, figure in part.items():
+                whole.setdefault(o, np.empty(n))[i : i + chunk] = figure
+        return whole
     s = r if not values else sampled(r, values)
     if measure == "present_value" and "rent" in r.options:  # samples keep the base scenario's rented terms
         figures = present_value_figures(s, reserved_gpus=reserved_gpus_of(r))
@@ -434,8 +447,14 @@ def draw_inputs(
     rng = np.random.default_rng(settings.seed if seed is None else seed)
     drawn, clipped = {}, {}
     for path in sorted(settings.distributions):
-        values, changed = clip_to_bounds(r, path, sample(settings.distributions[path], rng, n))
-        drawn[path], clipped[path] = values, changed
+        distribution = settings.distributions[path]
+        values = sample(distribution, rng, n)
+        lo, hi = _kept_range(r, path)
+        low, high = _support(distribution)
+        if lo <= low and high <= hi:  # no draw can leave the range: spare the two passes over the samples
+            drawn[path], clipped[path] = values, 0
+        else:
+            drawn[path], clipped[path] = clip_to_bounds(r, path, values)
     return drawn, clipped
 
 
