@@ -36,6 +36,21 @@ FOCUS_REQUIRED = ("BilledCost", "BillingCurrency", "ChargePeriodStart", "ChargeP
 FOCUS_PROVIDER = ("ProviderName", "ServiceProviderName")
 """The provider's column: ProviderName (FOCUS 1.0-1.2), ServiceProviderName (its successor)."""
 
+FOCUS_NAME_COLUMNS = (
+    "ResourceType",
+    "SkuId",
+    "SkuPriceId",
+    "SkuMeter",
+    "SkuPriceDetails",
+    "ResourceName",
+    "ChargeDescription",
+    "Tags",
+)
+"""FOCUS columns that may name the instance type of a row (and every provider-defined ``x_`` column):
+AWS writes it in ResourceType and its usage type (``x_UsageType``: ``BoxUsage:p5.48xlarge``) and
+ChargeDescription, Azure in x_SkuMeterName and x_SkuDetails (``Standard_ND96isr_H100_v5``), Google
+Cloud in SKU descriptions (FOCUS 1.2 sections 3.x; the providers' FOCUS export documentation)."""
+
 LITELLM_REQUIRED = ("spend", "startTime", "endTime", "model")
 """LiteLLM_SpendLogs columns a spend log must have."""
 
@@ -60,7 +75,7 @@ class BillRow:
     provider, service, service_category, charge_category
         Who charged, for which service, in which FOCUS category.
     names
-        Texts that may name an instance type or SKU (ResourceType, SkuId, x_ columns, …).
+        Texts that may name an instance type or SKU (:data:`FOCUS_NAME_COLUMNS` and x_ columns).
     consumed_quantity, consumed_unit
         Usage measured, and its unit (e.g. 192 Hours; 1,200,000 Tokens).
     model
@@ -255,8 +270,7 @@ def _focus_row(number: int, record: dict[str, str]) -> BillRow:
     names = tuple(
         value.strip()
         for column, value in record.items()
-        if value.strip()
-        and (column in ("ResourceType", "SkuId", "SkuPriceId", "ResourceName") or column.startswith("x_"))
+        if value.strip() and (column in FOCUS_NAME_COLUMNS or column.startswith("x_"))
     )
     unit = record.get("ConsumedUnit", "").strip()
     quantity = _get(record, "ConsumedQuantity", _optional_number, "not a number")
@@ -313,4 +327,12 @@ def _litellm_row(number: int, record: dict[str, str]) -> BillRow:
     )
 
 
-__all__ = ["FOCUS_REQUIRED", "LITELLM_REQUIRED", "BillFormat", "BillRow", "detect_format", "read_bill"]
+__all__ = [
+    "FOCUS_NAME_COLUMNS",
+    "FOCUS_REQUIRED",
+    "LITELLM_REQUIRED",
+    "BillFormat",
+    "BillRow",
+    "detect_format",
+    "read_bill",
+]
