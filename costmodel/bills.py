@@ -369,8 +369,8 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     offer_id = f"bill-{_slug(gpu)}"
     catalog = default_catalog()
     rents = []
-    for instance, offer_id in sorted({(u.instance_type, u.offer) for u in uses if u.offer is not None}):
-        offer = catalog.cloud_offers[offer_id]
+    for instance, rented in sorted({(u.instance_type, u.offer) for u in uses if u.offer is not None}):
+        offer = catalog.cloud_offers[rented]
         rents.append(
             {
                 "label": f"Catalog {offer.provider} {instance}"[:80],

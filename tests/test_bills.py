@@ -159,7 +159,12 @@ def test_scenario_skeleton_round_trip(tmp_path):
     # 9,438.72; Google Cloud 120 h x 88.00 = 10,560.00; Azure 72 h x 98.32 = 7,079.04 a month
     month = Decimal("5664.00") + Decimal("9438.72") + Decimal("10560.00") + Decimal("7079.04")
     gpu_spend = (Decimal("17796.48") + Decimal("16074.24") + 2 * month) / 2
-    assert monthly["rent"] == pytest.approx(float(gpu_spend), abs=0.005)
+    assert monthly["rent"] == pytest.approx(float(gpu_spend), abs=0.005) == 49_677.12
+    # the bill's offer is its own row: the catalog's Lambda offer beside it keeps Lambda's 2.99 USD per
+    # GPU-hour (data/cloud_prices.csv) for the bill's 9,888 H100-hours a month
+    assert scenario.options.rent.offer == "bill-h100-sxm-80gb"
+    lambda_rent = next(name for name in monthly if name.startswith("rent:lambda"))
+    assert monthly[lambda_rent] == pytest.approx(2.99 * 9888, abs=0.005)
 
 
 def test_cli_writes_a_scenario_that_loads_with_its_demand_beside_it(tmp_path, capsys):
@@ -320,3 +325,26 @@ class TestCloudInstanceTypes:
         assert summary.totals("provider") == csv_summary.totals("provider")
         total = sum((Decimal(row["BilledCost"]) for row in rows), Decimal(0))
         assert sum(summary.totals("month").values()) == total == Decimal("4635.74")
+
+
+def test_bundled_bill_review_is_what_the_command_writes(tmp_path, capsys):
+    """data/scenarios/bill-review.yaml and its demand file are `costmodel bills` of the FOCUS sample."""
+    out = tmp_path / "bill-review.yaml"
+    assert main(["bills", str(SAMPLE), "--scenario-out", str(out)]) == 0
+    capsys.readouterr()
+    bundled = DATA_DIR / "scenarios"
+    assert (tmp_path / "bill-review-demand.csv").read_text() == (bundled / "bill-review-demand.csv").read_text()
+    written, shipped = load_scenario(out), load_scenario("bill-review")
+    assert written.options == shipped.options and written.offers == shipped.offers
+    assert written.workload == shipped.workload
+
+
+def test_bundled_bill_review_compares_with_its_inline_offer():
+    """`costmodel compare bill-review` prices today's bill at its own effective rate, not a catalog row's."""
+    from costmodel import compare
+
+    result = compare(load_scenario("bill-review"))
+    monthly = {name: option.monthly_cost for name, option in result.options.items()}
+    # 19,776 H100-hours over two months at the bill's EffectiveCost (99,354.24 USD for the H100 rows, see
+    # test_scenario_skeleton_round_trip): 49,677.12 USD a month
+    assert monthly["rent"] == pytest.approx(99_354.24 / 2, abs=0.005)
