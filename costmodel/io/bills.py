@@ -217,9 +217,10 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     rows: list[BillRow] = []
     problems: list[tuple[str, str, str]] = []
     where = "line" if path.suffix.lower() not in (".json", ".parquet") else "item"
+    name_columns = tuple(c for c in columns if c in FOCUS_NAME_COLUMNS or c.startswith("x_"))
     for number, record in records:
         try:
-            row = _focus_row(number, record) if chosen == "focus" else _litellm_row(number, record)
+            row = _focus_row(number, record, name_columns) if chosen == "focus" else _litellm_row(number, record)
         except _BadRow as bad:
             problems.append((f"{where} {number}, column {bad.column}", bad.value, bad.reason))
             continue
@@ -258,7 +259,7 @@ def _period(record: dict[str, str], start_column: str, end_column: str) -> tuple
     return start, end
 
 
-def _focus_row(number: int, record: dict[str, str]) -> BillRow:
+def _focus_row(number: int, record: dict[str, str], name_columns: tuple[str, ...]) -> BillRow:
     billed = _get(record, "BilledCost", _money, "not a number")
     effective_text = record.get("EffectiveCost", "").strip()
     effective = _get(record, "EffectiveCost", _money, "not a number") if effective_text else billed
@@ -267,11 +268,7 @@ def _focus_row(number: int, record: dict[str, str]) -> BillRow:
     if not currency:
         raise _BadRow("BillingCurrency", "", "empty: every row needs its currency")
     provider = next((record[c].strip() for c in FOCUS_PROVIDER if record.get(c, "").strip()), "")
-    names = tuple(
-        value.strip()
-        for column, value in record.items()
-        if value.strip() and (column in FOCUS_NAME_COLUMNS or column.startswith("x_"))
-    )
+    names = tuple(text for text in (record.get(column, "").strip() for column in name_columns) if text)
     unit = record.get("ConsumedUnit", "").strip()
     quantity = _get(record, "ConsumedQuantity", _optional_number, "not a number")
     model = next((record[c].strip() for c in ("x_Model", "x_ModelName", "x_model") if record.get(c, "").strip()), "")
