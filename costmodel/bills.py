@@ -6,7 +6,8 @@ Google Cloud or Azure instance type in data/instance_types.csv (scripts/refresh_
 The instance type is looked for in the row's ResourceType, SkuId, SkuPriceId, ResourceName,
 ChargeDescription, Tags and x_ columns, as a whole word of the text: ``BoxUsage:p5.48xlarge`` (an
 AWS usage type), ``Standard_ND96isr_H100_v5`` or the meter name ``ND96isr H100 v5`` (Azure, any
-case), ``a3-highgpu-8g`` inside a description (Google Cloud). GPU-hours = instance hours
+case), ``a3-highgpu-8g`` inside a description (Google Cloud); ServiceCategory "AI and Machine Learning"
+rows count too when they name one (SageMaker's ``ml.p4d.24xlarge``). GPU-hours = instance hours
 (ConsumedQuantity in hours: ``Hours``, ``Hrs``, ``h``; ``10 Hours`` counts ten per unit) × GPUs per
 instance, spread evenly over the row's charge period. Compute rows naming no known instance type,
 several, or a quantity not in hours are listed with their line and cost, not guessed.
@@ -280,7 +281,12 @@ def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = No
                 split["input"] += row.input_tokens or Decimal(0)
                 split["output"] += row.output_tokens or Decimal(0)
             continue
-        if row.service_category != "Compute" or row.charge_category not in ("Usage", ""):
+        if row.charge_category not in ("Usage", ""):
+            continue
+        if row.service_category != "Compute" and not (
+            # managed training and serving (SageMaker ml.p5.48xlarge, Azure ML, Vertex AI) rent named instances
+            row.service_category == "AI and Machine Learning" and finder.in_row(row.names)
+        ):
             continue
         use = _gpu_use(row, finder)
         if isinstance(use, str):

@@ -279,6 +279,22 @@ class TestCloudInstanceTypes:
         assert summary.unknown == []
         assert {u.provider for u in summary.gpu_uses} == {provider}
 
+    def test_managed_ml_instances_count_tokens_do_not(self, tmp_path):
+        # SageMaker training on ml.p4d.24xlarge (8 A100 40 GB), 2 h: 16 GPU-hours; an AI service billed in
+        # tokens in the same category is tokens, not GPU use; an AI row naming no instance is neither
+        rows = [
+            _focus("AWS", "2", "Hrs", "65.54", ServiceCategory="AI and Machine Learning",
+                   x_UsageType="USE1-Train:ml.p4d.24xlarge"),
+            _focus("AWS", "1000", "Tokens", "0.01", ServiceCategory="AI and Machine Learning",
+                   x_UsageType="USE1-MP:input-tokens"),
+            _focus("AWS", "3", "Hrs", "1.00", ServiceCategory="AI and Machine Learning", x_UsageType="USE1-Notebook"),
+        ]  # fmt: skip
+        summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        assert [(u.instance_type, u.gpu, u.gpu_hours) for u in summary.gpu_uses] == [
+            ("p4d.24xlarge", "A100-SXM-40GB", 16)
+        ]
+        assert summary.unknown == [] and sum(summary.tokens["VMs"].values()) == 1000
+
     def test_unknown_rows_listed_by_line_with_why(self, tmp_path):
         rows = [
             _focus("AWS", "4", "Hrs", "1.00", x_UsageType="USE1-BoxUsage:m7a.xlarge"),  # no GPU instance type
