@@ -1,11 +1,16 @@
 """A bill as the starting point: spend per month, provider and service, GPU-hours by the hour, tokens by model.
 
-GPU rows are compute usage rows whose instance type (in ResourceType, SkuId, SkuPriceId,
-ResourceName or an x_ column) is the ``instance_type`` of a rental offer in the catalog
-(data/cloud_prices.csv, from SkyPilot's catalogs); that offer gives the GPU and GPUs per
-instance. GPU-hours = instance hours (ConsumedQuantity in hours) × GPUs per instance, spread
-evenly over the row's charge period. Compute rows whose instance type is unknown are listed
-with their cost, not guessed.
+GPU rows are compute usage rows that name a known GPU instance type: the ``instance_type`` of a
+rental offer in the catalog (data/cloud_prices.csv, from SkyPilot's catalogs), or of an AWS,
+Google Cloud or Azure instance type in data/instance_types.csv (scripts/refresh_instance_types.py).
+The instance type is looked for in the row's ResourceType, SkuId, SkuPriceId, ResourceName,
+ChargeDescription, Tags and x_ columns, as a whole word of the text: ``BoxUsage:p5.48xlarge`` (an
+AWS usage type), ``Standard_ND96isr_H100_v5`` or the meter name ``ND96isr H100 v5`` (Azure, any
+case), ``a3-highgpu-8g`` inside a description (Google Cloud); ServiceCategory "AI and Machine Learning"
+rows count too when they name one (SageMaker's ``ml.p4d.24xlarge``). GPU-hours = instance hours
+(ConsumedQuantity in hours: ``Hours``, ``Hrs``, ``h``; ``10 Hours`` counts ten per unit) × GPUs per
+instance, spread evenly over the row's charge period. Compute rows naming no known instance type,
+several, or a quantity not in hours are listed with their line and cost, not guessed.
 
 References
 ----------
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -23,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .catalog import Catalog, CloudOffer, default_catalog
+from .catalog import Catalog, default_catalog, instance_types
 from .io.bills import BillFormat, BillRow, read_bill
 
 CENT = Decimal("0.01")
@@ -42,6 +48,7 @@ class GPUUse:
     start: dt.datetime
     end: dt.datetime
     effective_cost: Decimal
+    offer: str | None = None
 
     @property
     def gpu_hours(self) -> Decimal:
@@ -109,13 +116,142 @@ class BillSummary:
         }
 
 
-def _instance_types(catalog: Catalog) -> dict[str, CloudOffer]:
-    """Instance type (case-folded) → the first catalog offer that names it."""
-    found: dict[str, CloudOffer] = {}
-    for offer in catalog.cloud_offers.values():
+@dataclass(frozen=True)
+class GPUInstance:
+    """A GPU instance type a bill may name, with its GPU; ``offer``: the catalog rental offer of it, if any."""
+
+    instance_type: str
+    provider: str
+    gpu: str
+    gpus_per_instance: int
+    offer: str | None = None
+
+
+def known_instances(catalog: Catalog | None = None) -> dict[str, GPUInstance]:
+    """Instance type (case-folded) → the GPU instance it names.
+
+    The catalog's rental offers come first (their instance types, e.g. Lambda's
+    ``gpu_8x_h100_sxm5``), then the AWS, Google Cloud and Azure instance types of
+    data/instance_types.csv.
+
+    Parameters
+    ----------
+    catalog
+        Catalog whose rental offers name instance types; default: the bundled one.
+    """
+    found: dict[str, GPUInstance] = {}
+    for offer in (catalog or default_catalog()).cloud_offers.values():
         if offer.instance_type and offer.gpus_per_instance:
-            found.setdefault(offer.instance_type.casefold(), offer)
+            found.setdefault(
+                offer.instance_type.casefold(),
+                GPUInstance(offer.instance_type, offer.provider, offer.gpu, offer.gpus_per_instance, offer.offer),
+            )
+    for row in instance_types().values():
+        found.setdefault(
+            row.instance_type.casefold(), GPUInstance(row.instance_type, row.provider, row.gpu, row.gpus_per_instance)
+        )
     return found
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    """The ways a bill writes an instance type (case-folded): as it is, and for Azure's ``Standard_``
+    sizes without the prefix and with spaces for underscores (its meter name, ``ND96isr H100 v5``)."""
+    key = name.casefold()
+    if not key.startswith("standard_"):
+        return (key,)
+    bare = key.removeprefix("standard_")
+    return (key, bare, bare.replace("_", " "))
+
+
+def instance_pattern(known: dict[str, GPUInstance]) -> re.Pattern[str]:
+    """A pattern finding any known instance type as a whole word of a case-folded text.
+
+    A word ends at a character that is neither a letter nor a digit, so ``p5.48xlarge`` is found in
+    ``usw2-boxusage:p5.48xlarge`` and ``g2-standard-4`` is not found in ``g2-standard-48``.
+    """
+    spellings = sorted({s for key in known for s in _spellings(key)}, key=len, reverse=True)
+    return re.compile(r"(?<![0-9a-z])(" + "|".join(map(re.escape, spellings)) + r")(?![0-9a-z])")
+
+
+def _bare_key(spelling: str, known: dict[str, GPUInstance]) -> str:
+    """The key of ``known`` that a spelling found by :func:`instance_pattern` stands for."""
+    if spelling in known:
+        return spelling
+    return "standard_" + spelling.replace(" ", "_")
+
+
+class InstanceFinder:
+    """Finds the known GPU instance types a bill row names; each distinct text is searched once (a bill
+    repeats its usage types and SKUs on many rows).
+
+    Parameters
+    ----------
+    known
+        Instance type (case-folded) → instance, as :func:`known_instances` gives.
+    """
+
+    def __init__(self, known: dict[str, GPUInstance]):
+        self.known = known
+        self.pattern = instance_pattern(known)
+        self._texts: dict[str, tuple[GPUInstance, ...]] = {}
+
+    def in_text(self, text: str) -> tuple[GPUInstance, ...]:
+        """The known instance types named in one text, in the order found."""
+        found = self._texts.get(text)
+        if found is None:
+            matches = (self.known[_bare_key(m.group(1), self.known)] for m in self.pattern.finditer(text.casefold()))
+            found = self._texts[text] = tuple(dict.fromkeys(matches))
+        return found
+
+    def in_row(self, names: tuple[str, ...]) -> list[GPUInstance]:
+        """The distinct known instance types named in a row's texts, in the order found."""
+        return list(dict.fromkeys(instance for text in names for instance in self.in_text(text)))
+
+
+_HOURS = re.compile(r"^\s*(?:(\d+(?:\.\d+)?)\s*)?(?:hours?|hrs?|h)\s*$", re.IGNORECASE)
+"""A ConsumedUnit in hours: ``Hours``, ``Hour``, ``Hrs``, ``hr``, ``h``, with an optional count (``10 Hours``)."""
+
+
+def hours_per_unit(unit: str) -> Decimal | None:
+    """Hours in one unit of a ConsumedUnit (``Hrs`` → 1, ``10 Hours`` → 10), or None when not hours. [h]
+
+    Examples
+    --------
+    >>> hours_per_unit("Hrs"), hours_per_unit("10 Hours"), hours_per_unit("GB-Hours")
+    (Decimal('1'), Decimal('10'), None)
+    """
+    match = _HOURS.match(unit)
+    if match is None:
+        return None
+    return Decimal(match.group(1)) if match.group(1) else Decimal(1)
+
+
+def _gpu_use(row: BillRow, finder: InstanceFinder) -> GPUUse | str:
+    """The GPU use of a compute row, or what it names and why it is not counted."""
+    names = ", ".join(row.names) or "(no instance type)"
+    found = finder.in_row(row.names)
+    if len(found) != 1:
+        return (
+            names
+            if not found
+            else f"{names} (names several instance types: {', '.join(i.instance_type for i in found)})"
+        )
+    instance = found[0]
+    per_unit = hours_per_unit(row.consumed_unit)
+    if per_unit is None or row.consumed_quantity is None:
+        return f"{names} (ConsumedUnit {row.consumed_unit!r} is not hours)"
+    return GPUUse(
+        row.line,
+        row.provider,
+        instance.instance_type,
+        instance.gpu,
+        instance.gpus_per_instance,
+        row.consumed_quantity * per_unit,
+        row.start,
+        row.end,
+        row.effective_cost,
+        instance.offer,
+    )
 
 
 def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = None) -> BillSummary:
@@ -130,7 +266,7 @@ def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = No
     catalog
         Catalog whose rental offers name the instance types; default: the bundled one.
     """
-    known = _instance_types(catalog or default_catalog())
+    finder = InstanceFinder(known_instances(catalog))
     spend: dict[tuple[str, str, str], tuple[Decimal, Decimal]] = {}
     summary = BillSummary(fmt, rows[0].currency if rows else "USD", spend)
     for row in rows:
@@ -145,30 +281,18 @@ def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = No
                 split["input"] += row.input_tokens or Decimal(0)
                 split["output"] += row.output_tokens or Decimal(0)
             continue
-        if row.service_category != "Compute" or row.charge_category not in ("Usage", ""):
+        if row.charge_category not in ("Usage", ""):
             continue
-        offer = next((known[name.casefold()] for name in row.names if name.casefold() in known), None)
-        hourly = "hour" in row.consumed_unit.casefold()
-        if offer is None or not hourly or row.consumed_quantity is None:
-            name = ", ".join(row.names) or "(no instance type)"
-            if offer is not None:
-                name += f" (ConsumedUnit {row.consumed_unit!r} is not hours)"
-            summary.unknown.append((row.line, name, row.billed_cost))
+        if row.service_category != "Compute" and not (
+            # managed training and serving (SageMaker ml.p5.48xlarge, Azure ML, Vertex AI) rent named instances
+            row.service_category == "AI and Machine Learning" and finder.in_row(row.names)
+        ):
             continue
-        assert offer.instance_type is not None and offer.gpus_per_instance is not None  # _instance_types keeps these
-        summary.gpu_uses.append(
-            GPUUse(
-                row.line,
-                row.provider,
-                offer.instance_type,
-                offer.gpu,
-                offer.gpus_per_instance,
-                row.consumed_quantity,
-                row.start,
-                row.end,
-                row.effective_cost,
-            )
-        )
+        use = _gpu_use(row, finder)
+        if isinstance(use, str):
+            summary.unknown.append((row.line, use, row.billed_cost))
+        else:
+            summary.gpu_uses.append(use)
     if rows:
         first, last = min(r.start for r in rows), max(r.end for r in rows)
         summary.days = Decimal((last - first).total_seconds()) / Decimal(86400)
@@ -250,10 +374,9 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     price = float(cost / gpu_hours)
     offer_id = f"bill-{_slug(gpu)}"
     catalog = default_catalog()
-    alternatives = sorted({u.instance_type for u in uses})
     rents = []
-    for instance in alternatives:
-        offer = _instance_types(catalog)[instance.casefold()]
+    for instance, rented in sorted({(u.instance_type, u.offer) for u in uses if u.offer is not None}):
+        offer = catalog.cloud_offers[rented]
         rents.append(
             {
                 "label": f"Catalog {offer.provider} {instance}"[:80],
@@ -317,4 +440,16 @@ def read_summary(path: str | Path, fmt: BillFormat | None = None) -> BillSummary
     return summarise(rows, chosen)
 
 
-__all__ = ["BillSummary", "GPUUse", "hourly_gpu_demand", "read_summary", "scenario_skeleton", "summarise"]
+__all__ = [
+    "BillSummary",
+    "GPUInstance",
+    "GPUUse",
+    "InstanceFinder",
+    "hours_per_unit",
+    "instance_pattern",
+    "known_instances",
+    "hourly_gpu_demand",
+    "read_summary",
+    "scenario_skeleton",
+    "summarise",
+]

@@ -290,6 +290,58 @@ class CloudOffer(_Row):
         return self
 
 
+class InstanceType(_Row):
+    """A cloud's GPU instance type with the GPUs it holds (one row of data/instance_types.csv).
+
+    A cloud bill names what it charged by the cloud's own instance type (``p5.48xlarge``,
+    ``a3-highgpu-8g``, ``Standard_ND96isr_H100_v5``); this row tells the GPU and how many.
+    """
+
+    file: ClassVar[str] = "data/instance_types.csv"
+    key: ClassVar[str] = "instance_type"
+
+    instance_type: str = Field(
+        min_length=1, description="The cloud's name of the instance type, as its bills write it."
+    )
+    provider: str = Field(min_length=1, description="The cloud that rents the instance type.")
+    gpu: str = Field(description="Catalog id of the GPU the instance holds.")
+    gpus_per_instance: int = Field(ge=1, le=1000, description="GPUs in one instance. [GPU]")
+
+
+INSTANCE_TYPES_FILE = "instance_types.csv"
+"""The file of a catalog folder naming the clouds' GPU instance types (:class:`InstanceType`)."""
+
+
+def instance_types(data_dir: str | Path | None = None) -> dict[str, InstanceType]:
+    """The GPU instance types of AWS, Google Cloud and Azure by instance type, read from a catalog folder.
+
+    Parameters
+    ----------
+    data_dir
+        Folder holding instance_types.csv and gpus.csv; default the bundled data/ folder. A folder
+        without instance_types.csv gives an empty table.
+
+    Raises
+    ------
+    CatalogError
+        A row breaks its schema, an instance type repeats, or a row names a GPU gpus.csv does not hold.
+    """
+    folder = Path(data_dir) if data_dir is not None else DATA_DIR
+    path = folder / INSTANCE_TYPES_FILE
+    if not path.exists():
+        return {}
+    rows = _read(path, InstanceType, InstanceType.key)
+    gpus = _read(folder / "gpus.csv", GPU, "gpu")
+    unknown = [
+        (f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
+        for ident, row in rows.items()
+        if row.gpu not in gpus
+    ]
+    if unknown:
+        raise CatalogError(path, unknown)
+    return rows
+
+
 class APIOffer(_Row):
     """One hosted LLM API price (one row of data/api_prices.csv)."""
 

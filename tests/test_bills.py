@@ -41,13 +41,21 @@ class TestFocusSample:
         assert sum(by_month.values()) == sum(summary.totals("month").values())
 
     def test_gpu_hours_by_hand(self):
-        # Lambda gpu_8x_h100_sxm5: 8 GPUs, all of January (744 h) and February (672 h);
-        # Nebius gpu-h100-sxm_8gpu-128vcpu-1600gb: 8 GPUs, 240 instance-hours each month
+        # Each month: Lambda gpu_8x_h100_sxm5, 8 GPUs, all month (744 h in January, 672 h in February);
+        # Nebius gpu-h100-sxm_8gpu-128vcpu-1600gb, 8 GPUs, 240 h; AWS p5.48xlarge, 8 H100, 96 h;
+        # Google Cloud a3-highgpu-8g, 8 H100, 120 h; Azure Standard_ND96isr_H100_v5, 8 H100, 72 h;
+        # AWS g6e.xlarge, 1 L40S, all month (GPU counts: the providers' instance pages, see
+        # tests/test_refresh_instance_types.py)
         summary = read_summary(SAMPLE)
-        expected = 8 * 744 + 8 * 672 + 8 * 240 * 2
-        assert sum(u.gpu_hours for u in summary.gpu_uses) == expected == 15_168
-        assert {u.gpu for u in summary.gpu_uses} == {"H100-SXM-80GB"}
-        assert summary.unknown == []
+        h100 = 8 * 744 + 8 * 672 + 2 * 8 * (240 + 96 + 120 + 72)
+        by_gpu: dict[str, Decimal] = defaultdict(Decimal)
+        for use in summary.gpu_uses:
+            by_gpu[use.gpu] += use.gpu_hours
+        assert by_gpu == {"H100-SXM-80GB": h100, "L40S-48GB": 744 + 672}
+        assert h100 == 19_776
+        # the CPU head node (m7a.xlarge) is a compute row with no GPU instance type: listed with its line
+        assert [(line, cost) for line, _, cost in summary.unknown] == [(6, Decimal("172.49")), (18, Decimal("155.80"))]
+        assert all("m7a.xlarge" in name for _, name, _ in summary.unknown)
 
     def test_tokens_by_model_with_the_split(self):
         summary = read_summary(SAMPLE)
@@ -146,9 +154,17 @@ def test_scenario_skeleton_round_trip(tmp_path):
     assert scenario.options.rent is not None
     result = compare(scenario)
     monthly = {name: option.monthly_cost for name, option in result.options.items()}
-    # the bill's GPU spend: EffectiveCost of its GPU rows, averaged over its two months, by hand
-    gpu_spend = (Decimal("17796.48") + Decimal("5664.00") + Decimal("16074.24") + Decimal("5664.00")) / 2
-    assert monthly["rent"] == pytest.approx(float(gpu_spend), abs=0.005)
+    # the bill's H100 spend (its most used GPU): EffectiveCost of the H100 rows averaged over two months,
+    # by hand: Lambda 17,796.48 and 16,074.24; Nebius 5,664.00 a month; AWS p5.48xlarge 96 h x 98.32 =
+    # 9,438.72; Google Cloud 120 h x 88.00 = 10,560.00; Azure 72 h x 98.32 = 7,079.04 a month
+    month = Decimal("5664.00") + Decimal("9438.72") + Decimal("10560.00") + Decimal("7079.04")
+    gpu_spend = (Decimal("17796.48") + Decimal("16074.24") + 2 * month) / 2
+    assert monthly["rent"] == pytest.approx(float(gpu_spend), abs=0.005) == 49_677.12
+    # the bill's offer is its own row: the catalog's Lambda offer beside it keeps Lambda's 2.99 USD per
+    # GPU-hour (data/cloud_prices.csv) for the bill's 9,888 H100-hours a month
+    assert scenario.options.rent.offer == "bill-h100-sxm-80gb"
+    lambda_rent = next(name for name in monthly if name.startswith("rent:lambda"))
+    assert monthly[lambda_rent] == pytest.approx(2.99 * 9888, abs=0.005)
 
 
 def test_cli_writes_a_scenario_that_loads_with_its_demand_beside_it(tmp_path, capsys):
@@ -157,10 +173,10 @@ def test_cli_writes_a_scenario_that_loads_with_its_demand_beside_it(tmp_path, ca
     capsys.readouterr()
     demand = (tmp_path / "bill-review-demand.csv").read_text().split()
     assert demand[0] == "gpus" and len(demand) == 8761
-    # the year's hourly GPUs sum to 12 months of the bill's average: 15,168 GPU-h / 2 months x 12
-    assert sum(float(v) for v in demand[1:]) == pytest.approx(15_168 / 2 * 12, rel=1e-9)
+    # the year's hourly GPUs sum to 12 months of the bill's H100 average: 19,776 GPU-h / 2 months x 12
+    assert sum(float(v) for v in demand[1:]) == pytest.approx(19_776 / 2 * 12, rel=1e-9)
     scenario = load_scenario(out)
-    assert scenario.workload.kind == "gpu_hours" and scenario.workload.gpu_hours_per_month == 7584
+    assert scenario.workload.kind == "gpu_hours" and scenario.workload.gpu_hours_per_month == 9888
 
 
 def test_gzipped_focus_and_json_litellm_read_alike(tmp_path):
@@ -176,3 +192,175 @@ def test_gzipped_focus_and_json_litellm_read_alike(tmp_path):
         )
     )
     assert read_summary(log).totals("provider") == {"LiteLLM": Decimal("0.105")}
+
+
+FOCUS_COLUMNS = [
+    "BillingCurrency", "ChargePeriodStart", "ChargePeriodEnd", "ChargeCategory", "ChargeDescription", "BilledCost",
+    "EffectiveCost", "ProviderName", "ServiceCategory", "ServiceName", "ResourceType", "SkuId", "ConsumedQuantity",
+    "ConsumedUnit", "x_UsageType", "x_SkuMeterName", "x_SkuDetails",
+]  # fmt: skip
+
+
+def _focus(provider: str, quantity: str, unit: str, cost: str, **names: str) -> dict[str, str]:
+    """One compute usage row of 2026-03 (a whole-month charge period)."""
+    row = dict.fromkeys(FOCUS_COLUMNS, "")
+    row.update(BillingCurrency="USD", ChargePeriodStart="2026-03-01T00:00:00Z", ChargePeriodEnd="2026-04-01T00:00:00Z",
+               ChargeCategory="Usage", BilledCost=cost, EffectiveCost=cost, ProviderName=provider,
+               ServiceCategory="Compute", ServiceName="VMs", ConsumedQuantity=quantity, ConsumedUnit=unit)  # fmt: skip
+    row.update(names)
+    return row
+
+
+# Rows as each cloud's FOCUS export names the instance (GPU counts: AWS P5 and G6e pages, Google Cloud's
+# A2 and G2 machine types, Microsoft Learn's NC A100 v4 and ND H100 v5 pages; all in data/instance_types.csv)
+AWS = [
+    _focus(
+        "AWS",
+        "10",
+        "Hrs",
+        "983.20",
+        x_UsageType="USE1-BoxUsage:p5.48xlarge",
+        ChargeDescription="$98.32 per On Demand Linux p5.48xlarge Instance Hour",
+    ),  # 10 h x 8 H100 = 80
+    _focus("AWS", "5", "Hrs", "30.00", x_UsageType="USW2-SpotUsage:g6e.12xlarge"),  # 5 h x 4 L40S = 20
+]
+GCP = [
+    _focus(
+        "Google Cloud",
+        "10",
+        "hour",
+        "100.00",
+        SkuId="SAMPLE-1",
+        ChargeDescription="Compute Engine a2-highgpu-4g running in Americas",
+    ),  # 10 h x 4 A100 40 GB = 40
+    _focus(
+        "Google Cloud",
+        "3",
+        "Hours",
+        "9.00",
+        ResourceType="compute.googleapis.com/Instance",
+        ChargeDescription="g2-standard-48 in us-central1",
+    ),  # 3 h x 4 L4 = 12 (not g2-standard-4)
+]
+AZURE = [
+    _focus(
+        "Microsoft", "100", "Hours", "367.30", ResourceType="Virtual machine", x_SkuMeterName="NC24ads A100 v4"
+    ),  # meter name, no Standard_: 100 h x 1 A100 PCIe = 100
+    _focus(
+        "Microsoft", "2", "1 Hour", "196.64", x_SkuDetails='{"ServiceType": "standard_nd96isr_h100_v5"}'
+    ),  # any case: 2 h x 8 H100 = 16
+    _focus("Microsoft", "3", "10 Hours", "2949.60", x_SkuMeterName="ND96isr H100 v5"),  # 3 x 10 h x 8 = 240
+]
+EXPECTED = {  # (provider, instance type, GPU, GPU-hours), by hand from the comments above
+    "AWS": [("p5.48xlarge", "H100-SXM-80GB", 80), ("g6e.12xlarge", "L40S-48GB", 20)],
+    "Google Cloud": [("a2-highgpu-4g", "A100-SXM-40GB", 40), ("g2-standard-48", "L4-24GB", 12)],
+    "Microsoft": [
+        ("Standard_NC24ads_A100_v4", "A100-PCIE-80GB", 100),
+        ("Standard_ND96isr_H100_v5", "H100-SXM-80GB", 16),
+        ("Standard_ND96isr_H100_v5", "H100-SXM-80GB", 240),
+    ],
+}
+
+
+def _write_focus(path: Path, rows: list[dict[str, str]]) -> Path:
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, FOCUS_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+class TestCloudInstanceTypes:
+    @pytest.mark.parametrize("provider, rows", [("AWS", AWS), ("Google Cloud", GCP), ("Microsoft", AZURE)])
+    def test_gpu_hours_of_each_cloud(self, tmp_path, provider, rows):
+        summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        got = [(u.instance_type, u.gpu, u.gpu_hours) for u in summary.gpu_uses]
+        assert got == EXPECTED[provider]
+        assert summary.unknown == []
+        assert {u.provider for u in summary.gpu_uses} == {provider}
+
+    def test_managed_ml_instances_count_tokens_do_not(self, tmp_path):
+        # SageMaker training on ml.p4d.24xlarge (8 A100 40 GB), 2 h: 16 GPU-hours; an AI service billed in
+        # tokens in the same category is tokens, not GPU use; an AI row naming no instance is neither
+        rows = [
+            _focus("AWS", "2", "Hrs", "65.54", ServiceCategory="AI and Machine Learning",
+                   x_UsageType="USE1-Train:ml.p4d.24xlarge"),
+            _focus("AWS", "1000", "Tokens", "0.01", ServiceCategory="AI and Machine Learning",
+                   x_UsageType="USE1-MP:input-tokens"),
+            _focus("AWS", "3", "Hrs", "1.00", ServiceCategory="AI and Machine Learning", x_UsageType="USE1-Notebook"),
+        ]  # fmt: skip
+        summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        assert [(u.instance_type, u.gpu, u.gpu_hours) for u in summary.gpu_uses] == [
+            ("p4d.24xlarge", "A100-SXM-40GB", 16)
+        ]
+        assert summary.unknown == [] and sum(summary.tokens["VMs"].values()) == 1000
+
+    def test_unknown_rows_listed_by_line_with_why(self, tmp_path):
+        rows = [
+            _focus("AWS", "4", "Hrs", "1.00", x_UsageType="USE1-BoxUsage:m7a.xlarge"),  # no GPU instance type
+            _focus("AWS", "4", "GB-Hours", "2.00", x_UsageType="USE1-BoxUsage:p5.48xlarge"),  # not hours
+            _focus("AWS", "4", "Hrs", "3.00", x_UsageType="BoxUsage:p5.48xlarge", ChargeDescription="g6e.xlarge"),
+            _focus("Google Cloud", "4", "hour", "4.00", ChargeDescription="a3-ultragpu-8g (H200, form not stated)"),
+        ]
+        summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        assert summary.gpu_uses == []
+        assert [(line, cost) for line, _, cost in summary.unknown] == [
+            (2, Decimal("1.00")),
+            (3, Decimal("2.00")),
+            (4, Decimal("3.00")),
+            (5, Decimal("4.00")),
+        ]
+        reasons = [name for _, name, _ in summary.unknown]
+        assert reasons[0] == "USE1-BoxUsage:m7a.xlarge"
+        assert reasons[1].endswith("(ConsumedUnit 'GB-Hours' is not hours)")
+        assert reasons[2].endswith("(names several instance types: g6e.xlarge, p5.48xlarge)")
+        assert reasons[3] == "a3-ultragpu-8g (H200, form not stated)"
+
+    def test_parquet_export_reads_as_the_csv(self, tmp_path):
+        # a FOCUS Parquet export types its columns: costs as decimals, periods as UTC timestamps,
+        # quantities as doubles; the reader gives the same GPU-hours and totals as the CSV
+        pa = pytest.importorskip("pyarrow")
+        pq = pytest.importorskip("pyarrow.parquet")
+        import datetime as dt
+
+        rows = AWS + GCP + AZURE
+        columns: dict[str, list] = {name: [row[name] or None for row in rows] for name in FOCUS_COLUMNS}
+        for name in ("BilledCost", "EffectiveCost"):
+            columns[name] = pa.array([Decimal(v) for v in columns[name]], pa.decimal128(18, 6))
+        for name in ("ChargePeriodStart", "ChargePeriodEnd"):
+            columns[name] = pa.array(
+                [dt.datetime.fromisoformat(v.replace("Z", "+00:00")) for v in columns[name]], pa.timestamp("s", "UTC")
+            )
+        columns["ConsumedQuantity"] = pa.array([float(v) for v in columns["ConsumedQuantity"]], pa.float64())
+        path = tmp_path / "focus.parquet"
+        pq.write_table(pa.table(columns), path)
+        summary = read_summary(path)
+        csv_summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        expected = [item for provider in ("AWS", "Google Cloud", "Microsoft") for item in EXPECTED[provider]]
+        assert [(u.instance_type, u.gpu, u.gpu_hours) for u in summary.gpu_uses] == expected
+        assert summary.totals("provider") == csv_summary.totals("provider")
+        total = sum((Decimal(row["BilledCost"]) for row in rows), Decimal(0))
+        assert sum(summary.totals("month").values()) == total == Decimal("4635.74")
+
+
+def test_bundled_bill_review_is_what_the_command_writes(tmp_path, capsys):
+    """data/scenarios/bill-review.yaml and its demand file are `costmodel bills` of the FOCUS sample."""
+    out = tmp_path / "bill-review.yaml"
+    assert main(["bills", str(SAMPLE), "--scenario-out", str(out)]) == 0
+    capsys.readouterr()
+    bundled = DATA_DIR / "scenarios"
+    assert (tmp_path / "bill-review-demand.csv").read_text() == (bundled / "bill-review-demand.csv").read_text()
+    written, shipped = load_scenario(out), load_scenario("bill-review")
+    assert written.options == shipped.options and written.offers == shipped.offers
+    assert written.workload == shipped.workload
+
+
+def test_bundled_bill_review_compares_with_its_inline_offer():
+    """`costmodel compare bill-review` prices today's bill at its own effective rate, not a catalog row's."""
+    from costmodel import compare
+
+    result = compare(load_scenario("bill-review"))
+    monthly = {name: option.monthly_cost for name, option in result.options.items()}
+    # 19,776 H100-hours over two months at the bill's EffectiveCost (99,354.24 USD for the H100 rows, see
+    # test_scenario_skeleton_round_trip): 49,677.12 USD a month
+    assert monthly["rent"] == pytest.approx(99_354.24 / 2, abs=0.005)

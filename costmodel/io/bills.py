@@ -36,6 +36,21 @@ FOCUS_REQUIRED = ("BilledCost", "BillingCurrency", "ChargePeriodStart", "ChargeP
 FOCUS_PROVIDER = ("ProviderName", "ServiceProviderName")
 """The provider's column: ProviderName (FOCUS 1.0-1.2), ServiceProviderName (its successor)."""
 
+FOCUS_NAME_COLUMNS = (
+    "ResourceType",
+    "SkuId",
+    "SkuPriceId",
+    "SkuMeter",
+    "SkuPriceDetails",
+    "ResourceName",
+    "ChargeDescription",
+    "Tags",
+)
+"""FOCUS columns that may name the instance type of a row (and every provider-defined ``x_`` column):
+AWS writes it in ResourceType and its usage type (``x_UsageType``: ``BoxUsage:p5.48xlarge``) and
+ChargeDescription, Azure in x_SkuMeterName and x_SkuDetails (``Standard_ND96isr_H100_v5``), Google
+Cloud in SKU descriptions (FOCUS 1.2 sections 3.x; the providers' FOCUS export documentation)."""
+
 LITELLM_REQUIRED = ("spend", "startTime", "endTime", "model")
 """LiteLLM_SpendLogs columns a spend log must have."""
 
@@ -60,7 +75,7 @@ class BillRow:
     provider, service, service_category, charge_category
         Who charged, for which service, in which FOCUS category.
     names
-        Texts that may name an instance type or SKU (ResourceType, SkuId, x_ columns, …).
+        Texts that may name an instance type or SKU (:data:`FOCUS_NAME_COLUMNS` and x_ columns).
     consumed_quantity, consumed_unit
         Usage measured, and its unit (e.g. 192 Hours; 1,200,000 Tokens).
     model
@@ -202,9 +217,10 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     rows: list[BillRow] = []
     problems: list[tuple[str, str, str]] = []
     where = "line" if path.suffix.lower() not in (".json", ".parquet") else "item"
+    name_columns = tuple(c for c in columns if c in FOCUS_NAME_COLUMNS or c.startswith("x_"))
     for number, record in records:
         try:
-            row = _focus_row(number, record) if chosen == "focus" else _litellm_row(number, record)
+            row = _focus_row(number, record, name_columns) if chosen == "focus" else _litellm_row(number, record)
         except _BadRow as bad:
             problems.append((f"{where} {number}, column {bad.column}", bad.value, bad.reason))
             continue
@@ -243,7 +259,7 @@ def _period(record: dict[str, str], start_column: str, end_column: str) -> tuple
     return start, end
 
 
-def _focus_row(number: int, record: dict[str, str]) -> BillRow:
+def _focus_row(number: int, record: dict[str, str], name_columns: tuple[str, ...]) -> BillRow:
     billed = _get(record, "BilledCost", _money, "not a number")
     effective_text = record.get("EffectiveCost", "").strip()
     effective = _get(record, "EffectiveCost", _money, "not a number") if effective_text else billed
@@ -252,12 +268,7 @@ def _focus_row(number: int, record: dict[str, str]) -> BillRow:
     if not currency:
         raise _BadRow("BillingCurrency", "", "empty: every row needs its currency")
     provider = next((record[c].strip() for c in FOCUS_PROVIDER if record.get(c, "").strip()), "")
-    names = tuple(
-        value.strip()
-        for column, value in record.items()
-        if value.strip()
-        and (column in ("ResourceType", "SkuId", "SkuPriceId", "ResourceName") or column.startswith("x_"))
-    )
+    names = tuple(text for text in (record.get(column, "").strip() for column in name_columns) if text)
     unit = record.get("ConsumedUnit", "").strip()
     quantity = _get(record, "ConsumedQuantity", _optional_number, "not a number")
     model = next((record[c].strip() for c in ("x_Model", "x_ModelName", "x_model") if record.get(c, "").strip()), "")
@@ -313,4 +324,12 @@ def _litellm_row(number: int, record: dict[str, str]) -> BillRow:
     )
 
 
-__all__ = ["FOCUS_REQUIRED", "LITELLM_REQUIRED", "BillFormat", "BillRow", "detect_format", "read_bill"]
+__all__ = [
+    "FOCUS_NAME_COLUMNS",
+    "FOCUS_REQUIRED",
+    "LITELLM_REQUIRED",
+    "BillFormat",
+    "BillRow",
+    "detect_format",
+    "read_bill",
+]
