@@ -164,3 +164,23 @@ class TestFineTune:
         (tmp_path / "b.yaml").write_text(text)
         with pytest.raises(InputError, match="hourly utilisation ceiling"):
             compare_fleet(Fleet(kind="fleet", members=members), base=tmp_path)
+
+
+def test_cli_serve_and_finetune(capsys):
+    import json
+
+    from costmodel.cli import main
+
+    path = FLEETS / "serve-and-finetune.yaml"
+    assert main(["fleet", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    total = Decimal(repr(doc["figures"][doc["winner"]]))
+    assert sum(Decimal(s["allocated"]) for s in doc["showback"]) * 100 == (total * 100).quantize(Decimal(1))
+    assert [m["kind"] for m in doc["members"]] == ["scenario", "fine_tune"]
+    assert doc["members"][1]["run_months"] == list(range(1, 13))
+    assert doc["saving"] > 0  # the fine-tune runs on capacity the served model leaves idle
+    for month in doc["monthly"]:
+        assert sum(Decimal(t["allocated"]) for t in month["teams"]) == Decimal(month["cost"])
+    assert main(["fleet", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "GPU-hours a run, in months 1, 2" in out and "By calendar month" in out
