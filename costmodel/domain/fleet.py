@@ -567,7 +567,7 @@ def compare_fleet(fleet: str | Path | Fleet, base: str | Path | None = None) -> 
     hours = [sum(p.answer.gpu_hours for p in parts if p.answer.team == t) for t in teams]
     showback = _showback(doc, hours, figures[winner], paid, used)
     lengths = month_hours(demand.shape[-1])
-    costs = _month_costs(winner, mix, demand, figures[winner], lengths)
+    costs = _month_costs(fleet_r, winner, mix, demand, figures[winner], lengths)
     monthly = _monthly(doc, parts, costs, paid_hourly, lengths)
     return FleetResult(doc.title, host.currency, figures, winner, mix, demand, members, showback, paid, used, monthly)
 
@@ -595,9 +595,11 @@ def _showback(doc: Fleet, hours: list[float], total: float | Decimal, paid: floa
     ]
 
 
-def _month_costs(winner: str, mix: Mix, demand: np.ndarray, total: float, lengths: np.ndarray) -> np.ndarray:
-    """The winner's cost in each calendar month: what is held (and staff) by the month's hours, what is paid by
-    use by the month's use. [currency]"""
+def _month_costs(
+    r: Resolved, winner: str, mix: Mix, demand: np.ndarray, total: float, lengths: np.ndarray
+) -> np.ndarray:
+    """The winner's cost in each calendar month: what is held (owned servers with their electricity, reserved
+    and 24/7 rentals) and the staff by the month's hours, what is paid by use by the month's use. [currency]"""
     bounds = np.concatenate([[0], np.cumsum(lengths)])
     year = float(bounds[-1]) / HOURS_PER_MONTH  # months of 730 h in the year [-]
 
@@ -613,7 +615,8 @@ def _month_costs(winner: str, mix: Mix, demand: np.ndarray, total: float, length
             if k not in _HELD:
                 costs = costs + layer.cost * year * by_use(mix.hourly[k])
         return costs
-    if winner in (Layer.ON_DEMAND, SPOT) or (winner == "rent" and Layer.ON_DEMAND in mix.pure):
+    option = r.options.get(winner)
+    if winner == SPOT or (isinstance(option, RentOption) and option.billing != "always_on"):
         return total * year * by_use(demand)
     return total * flat
 
