@@ -133,6 +133,32 @@ def mix_search(repeats: int) -> dict[str, float]:
     return {"hours": len(series), "peak_gpus": float(series.max()), "seconds": best_of(repeats, run)}
 
 
+def fleet(repeats: int) -> dict[str, float]:
+    """CPU time of ``compare_fleet`` on the bundled fleets, against one member's cheapest mix in the same run."""
+    import costmodel
+    from costmodel.domain import mix
+    from costmodel.domain.fleet import compare_fleet
+    from costmodel.paths import scenario_path
+
+    folder = scenario_path("h200-job-log").parent.parent / "fleets"
+    scenario = costmodel.resolve(costmodel.load_scenario("h200-job-log"))
+    compare_fleet(folder / "two-teams.yaml")  # catalogs loaded, nothing cached by the fleet
+
+    def cpu(run) -> float:
+        times = []
+        for _ in range(repeats):
+            start = time.process_time()
+            run()
+            times.append(time.process_time() - start)
+        return min(times)
+
+    return {
+        "floor_seconds": cpu(lambda: mix.cheapest_mix(scenario, mix.hourly_demand(scenario))),
+        "two_teams_seconds": cpu(lambda: compare_fleet(folder / "two-teams.yaml")),
+        "serve_and_finetune_seconds": cpu(lambda: compare_fleet(folder / "serve-and-finetune.yaml")),
+    }
+
+
 def process_seconds(command: list[str], repeats: int, **kwargs) -> float:
     def run():
         subprocess.run(command, check=True, capture_output=True, **kwargs)
@@ -656,6 +682,7 @@ ITEMS = (
     "monte_carlo",
     "sweep",
     "mix",
+    "fleet",
     "import",
     "catalog",
     "compare_json",
@@ -773,6 +800,18 @@ def print_mix(args: argparse.Namespace) -> None:
     print(
         f"cheapest mix, {mx['hours']:,}-hour profile from the job log (peak {mx['peak_gpus']:.0f} GPUs), "
         f"profile built and every kind searched: {mx['seconds'] * 1000:.1f} ms (target: < 1 s)"
+    )
+
+
+def print_fleet(args: argparse.Namespace) -> None:
+    """Print the fleet figures."""
+    fl = fleet(args.repeats)
+    floor = fl["floor_seconds"]
+    print(
+        f"costmodel fleet (CPU time): two-teams.yaml {fl['two_teams_seconds'] * 1000:.0f} ms "
+        f"({fl['two_teams_seconds'] / floor:.1f}x), serve-and-finetune.yaml "
+        f"{fl['serve_and_finetune_seconds'] * 1000:.0f} ms ({fl['serve_and_finetune_seconds'] / floor:.1f}x); "
+        f"floor, one job log's cheapest mix: {floor * 1000:.0f} ms (target: a fleet < 2 s)"
     )
 
 

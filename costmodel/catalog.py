@@ -616,6 +616,11 @@ class LLM(_Row):
     context_length_tokens: int | None = Field(
         default=None, ge=1, description="Longest context the model is configured for. [tokens]"
     )
+    hidden_size: int | None = Field(
+        default=None,
+        ge=1,
+        description="Width of the residual stream (config.json hidden_size); empty if not catalogued. [-]",
+    )
 
     @model_validator(mode="after")
     def _active_within_total(self) -> LLM:

@@ -1248,14 +1248,26 @@ def _fleet(args: argparse.Namespace) -> int:
     ]
     lines += ["", "Each member alone:"]
     lines += [f"  {m.name:<16} {m.team:<12} {m.winner:<16} {m.alone:>14,.2f}" for m in result.members]
-    lines.append(
-        f"  Sharing saves {result.saving:,.2f} {c}/month (alone {result.alone:,.2f}, fleet {result.total:,.2f})"
-    )
+    lines += [
+        f"  {m.name}: {m.run_gpu_hours:,.0f} GPU-hours a run, in months {', '.join(map(str, m.run_months))}"
+        for m in result.members
+        if m.run_gpu_hours is not None
+    ]
+    saving = round(result.saving, 2) + 0.0  # no "-0.00"
+    lines.append(f"  Sharing saves {saving:,.2f} {c}/month (alone {result.alone:,.2f}, fleet {result.total:,.2f})")
     lines += ["", f"Showback ({c}/month): team, GPU-hours used, share, allocated, of which idle"]
     lines += [
         f"  {s.team:<16} {s.gpu_hours:>12,.0f} {100 * s.share:>6.1f} % {s.allocated:>14,.2f} {s.idle:>12,.2f}"
         for s in result.showback
     ]
+    if result.monthly:
+        teams = [s.team for s in result.showback]
+        lines += ["", f"By calendar month ({c}; the month's cost split by the month's GPU-hours):"]
+        lines.append(f"  {'month':<6} {'cost':>12}" + "".join(f" {t[:14]:>14}" for t in teams))
+        lines += [
+            f"  {ms.month:<6} {ms.cost:>12,.2f}" + "".join(f" {s.allocated:>14,.2f}" for s in ms.teams)
+            for ms in result.monthly
+        ]
     _say("\n".join(lines))
     return 0
 

@@ -20,6 +20,7 @@ from . import formulas
 from .catalog import GPU, LLM, Catalog
 from .errors import scenario_problem
 from .formulas import serving_curves
+from .formulas.shapes import scalar
 from .schema import Scenario
 from .schema.inputs import THROUGHPUT_INPUT
 from .schema.workload import Serving, TokensWorkload
@@ -189,7 +190,7 @@ def _min_gpus_per_replica(serving: Serving, model: LLM, gpu: GPU, measured: bool
     need = formulas.weight_bytes(model.total_parameters, serving.precision) + held * formulas.kv_cache_bytes_per_token(
         model.layers, model.kv_elements_per_token_per_layer, serving.precision
     )
-    need = float(np.asarray(need, dtype=float))
+    need = float(np.asarray(need, dtype=float)) + (_lora_bytes(serving, model) if serving.lora is not None else 0.0)
     if serving.max_servers_per_replica == 1:
         minimum = formulas.min_gpus_per_replica(need, gpu.memory_gb, serving.usable_memory_share, server_gpus)
     else:
@@ -207,6 +208,39 @@ def _min_gpus_per_replica(serving: Serving, model: LLM, gpu: GPU, measured: bool
             + (" (a replica may span servers: raise max_servers_per_replica)" if servers == 1 else ""),
         )
     return minimum
+
+
+def _lora_bytes(serving: Serving, model: LLM) -> float:
+    """Memory of one of the serving block's LoRA adapters. [B]"""
+    lora = serving.lora
+    assert lora is not None, "called for a serving block with adapters"
+    if model.hidden_size is None:
+        raise scenario_problem(
+            "workload.serving.lora",
+            model.model,
+            f"{model.model} has no hidden_size in data/models.csv, which an adapter's size needs",
+        )
+    return scalar(
+        formulas.lora_adapter_bytes(
+            lora.rank, model.layers, model.hidden_size, lora.matrices_per_layer, lora.bytes_per_parameter
+        )
+    )
+
+
+def _lora_note(serving: Serving, model: LLM, gpu: GPU, gpus_per_replica: int) -> str:
+    """How a replica holds the LoRA adapters: the base once, the adapters that fit beside it."""
+    lora = serving.lora
+    assert lora is not None, "called for a serving block with adapters"
+    adapter = _lora_bytes(serving, model)
+    base = formulas.weight_bytes(model.total_parameters, serving.precision) + serving.kv_cache_tokens * (
+        formulas.kv_cache_bytes_per_token(model.layers, model.kv_elements_per_token_per_layer, serving.precision)
+    )
+    memory = gpus_per_replica * gpu.memory_gb * formulas.serving.GB * serving.usable_memory_share
+    resident = int(np.asarray(formulas.lora_adapters_resident(lora.adapters, adapter, memory, base), dtype=float))
+    return (
+        f"; LoRA: {lora.adapters:,} adapters of rank {lora.rank} ({adapter / 1e6:,.1f} MB each) on one copy of "
+        f"the base, {resident:,} held beside it in GPU memory, {lora.adapters - resident:,} in host memory"
+    )
 
 
 def _estimated_capacity(
@@ -329,6 +363,9 @@ def _served(
     """A tokens workload served on GPUs: its capacity, spare replicas, the availability haircut."""
     capacity = _serving_capacity(work, catalog, gpu, values, server_gpus)
     spare = minimum_gpus = 0
+    if work.serving is not None and work.serving.lora is not None:
+        note = _lora_note(work.serving, catalog.models[work.serving.model], gpu, capacity.gpus_per_replica)
+        capacity = dataclasses.replace(capacity, source=capacity.source + note)
     if work.serving is not None:
         plan = capacity.plan if capacity.plan is not None else _basic_plan(work, catalog, gpu, capacity, server_gpus)
         capacity = dataclasses.replace(capacity, plan=plan)

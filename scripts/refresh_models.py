@@ -23,6 +23,9 @@ offline from the pinned package. For each config it takes:
     multiplies it by ``layers``. Where some layers are sliding-window, linear attention
     (Gated DeltaNet, KDA), Mamba or compressed, the figure is the full-attention layer's and
     therefore an upper bound; the row's notes give the layer mix and the exact figure.
+``hidden_size``
+    ``hidden_size`` of the config (of its language model): the width of the residual stream,
+    which a LoRA adapter's matrices span. Filled in hand-kept rows too when they have none.
 ``context_length_tokens``
     ``max_position_embeddings`` of the config, always (the length the config sets up, with
     its RoPE scaling already applied); a model card's longer or shorter "native" length is
@@ -89,6 +92,7 @@ COLUMNS = [
     "kv_heads",
     "head_dim",
     "context_length_tokens",
+    "hidden_size",
 ]
 NOT_IMPORTED_COLUMNS = ["config", "reason"]
 
@@ -712,6 +716,7 @@ def count(cfg: dict) -> dict:
         "kv_heads": kv_heads,
         "head_dim": head,
         "context": context,
+        "hidden": h,
         "total": n.total,
         "active": n.active,
         "notes": notes,
@@ -850,6 +855,7 @@ def package_rows() -> tuple[dict[str, dict[str, str]], list[dict[str, str]], lis
             "kv_heads": "" if found["kv_heads"] is None else str(found["kv_heads"]),
             "head_dim": "" if found["head_dim"] is None else str(found["head_dim"]),
             "context_length_tokens": "" if found["context"] is None else str(found["context"]),
+            "hidden_size": str(found["hidden"]),
             "_config": file,
         }
         shapes[model] = shape
@@ -873,6 +879,8 @@ def refreshed(text: str) -> tuple[str, str, list[str]]:
         row = {k: row.get(k) or "" for k in COLUMNS}
         if row["model"] in KEEP or row["model"] not in fresh or row["notes"].lower().startswith("override"):
             kept[row["model"]] = row
+            if row["model"] in fresh and not row["hidden_size"]:  # a column added after the row was kept
+                row["hidden_size"] = fresh[row["model"]]["hidden_size"]
             if row["model"] in fresh:
                 kept_changes = _kept_differences(row, fresh[row["model"]])
                 problems.extend(kept_changes)

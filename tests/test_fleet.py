@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 
 import costmodel
-from costmodel.domain.fleet import _largest_remainder, compare_fleet
+from costmodel.domain.fleet import _largest_remainder, compare_fleet, load_fleet
 from costmodel.errors import InputError
 from costmodel.paths import scenario_path
 from costmodel.schema.fleet import Fleet, FleetMember, IdleOwner
 
 SCENARIOS = scenario_path("h200-job-log").parent
+FLEETS = SCENARIOS.parent / "fleets"
+SERVE_AND_FINETUNE = FLEETS / "serve-and-finetune.yaml"
 
 
 def _fleet(*members: tuple[str, str, str], idle: Literal["proportional"] | IdleOwner = "proportional") -> Fleet:
@@ -53,14 +55,15 @@ def test_two_members_sum_the_demand_and_showback_adds_up():
 def test_idle_to_an_owner_and_a_team_that_uses_nothing():
     assert _largest_remainder(1001, [Fraction(1), Fraction(1), Fraction(0)]) == [501, 500, 0]
     assert _largest_remainder(7, [Fraction(0), Fraction(0)]) == [4, 3]
-    fleet = compare_fleet(
-        _fleet(("jobs", "a", "h200-job-log.yaml"), ("jobs2", "b", "h200-job-log.yaml"), idle=IdleOwner(owner="b")),
-        base=SCENARIOS,
-    )
-    a, b = fleet.showback
-    assert a.idle == 0 and b.idle > 0
-    assert a.allocated + b.allocated == (Decimal(repr(fleet.total)) * 100).quantize(Decimal(1)) / 100
-    assert abs(a.allocated - (b.allocated - b.idle)) <= Decimal("0.01")  # equal use: equal used cost
+    doc = load_fleet(SERVE_AND_FINETUNE).model_copy(update={"idle_cost": IdleOwner(owner="research")})
+    fleet = compare_fleet(doc, base=SERVE_AND_FINETUNE.parent)
+    product, research = fleet.showback
+    assert product.idle == 0 and research.idle > 0  # the fleet holds reserved GPUs idle at night
+    assert product.allocated + research.allocated == (Decimal(repr(fleet.total)) * 100).quantize(Decimal(1)) / 100
+    # the used part in proportion to GPU-hours, to within a cent
+    used = [s.allocated - s.idle for s in fleet.showback]
+    ratio = Decimal(repr(product.gpu_hours / research.gpu_hours))
+    assert abs(used[0] - used[1] * ratio) <= Decimal("0.01") * (1 + ratio)
 
 
 def test_bad_fleet_named():

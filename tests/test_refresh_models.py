@@ -102,6 +102,18 @@ def test_llama_3_1_8b_count_by_hand():
     found = refresh.count(config("meta-llama--Meta-Llama-3.1-8B"))
     assert found["total"] == found["active"] == 8_030_261_248
     assert (found["layers"], found["kv"], found["kv_heads"], found["head_dim"]) == (32, 2048, 8, 128)
+    assert found["hidden"] == 4096
+
+
+def test_hidden_size():
+    # Widths of the residual stream: Llama 3 Herd of Models (arXiv 2407.21783) Table 3, model dimension 4,096
+    # (8B) and 8,192 (70B, the hand-kept row's source: Llama-3.3-70B-Instruct config.json, hidden 8192);
+    # DeepSeek-V3 Technical Report (arXiv 2412.19437) section 4.2, hidden dimension 7,168. A new column is
+    # filled in hand-kept rows from the package; a row the package lacks and whose source gives none stays empty.
+    rows = {r["model"]: r for r in csv.DictReader(io.StringIO((ROOT / "data" / "models.csv").read_text()))}
+    assert (rows["llama-3.1-8b"]["hidden_size"], rows["llama-3.3-70b"]["hidden_size"]) == ("4096", "8192")
+    assert rows["deepseek-v3"]["hidden_size"] == "7168"
+    assert rows["llama-2-70b"]["hidden_size"] == ""
 
 
 @pytest.mark.parametrize(

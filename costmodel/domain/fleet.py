@@ -1,11 +1,20 @@
 """Several workloads on one fleet: capacity sized on their summed hourly demand, and showback.
 
-Each member is a scenario with a demand profile sized in GPUs; its hourly GPU series is
-:func:`costmodel.domain.demand.hourly_demand`. The fleet's demand is the sum of the series,
-hour by hour; the fleet's ways to pay (the first member's options) are costed on it as a
-single scenario's are (:func:`costmodel.domain.mix.pure_costs` for each option alone,
+A member is a scenario with a demand profile sized in GPUs (its hourly GPU series is
+:func:`costmodel.domain.demand.hourly_demand`), or a recurring fine-tune (:func:`fine_tune_demand`).
+The fleet's demand is the sum of the series, hour by hour; the fleet's ways to pay (the first
+member's options) are costed on it as a single scenario's are
+(:func:`costmodel.domain.mix.pure_costs` for each option alone,
 :func:`costmodel.domain.mix.cheapest_mix` for the mix), on the monthly cost of serving the
 demand hour by hour. With one member the answer is that scenario's.
+
+Each member keeps its own constraints. Spot: a member's cap limits its own spot GPUs (a member
+without spot terms, or a served model that is not interruptible, uses none), so in hour h spot
+may serve at most K_h = Σ_m min(d_m,h, u · cap_m) (u the hourly ceiling), and at most u times the
+fleet file's ``spot_max_gpus`` when it states one. Replicas: capacity is counted in steps of the
+greatest common divisor of the members' replica sizes, with the largest member's spare GPUs and
+minimum (spare replicas are shared). Every way the members could pay alone is then a way the
+fleet can pay, so the fleet never costs more than its members alone at the same prices.
 
 Showback: the winner's monthly cost C is split into the cost of GPU-hours used and the idle
 cost, C · I / P, with P the GPU-hours paid for (held GPUs × 730 for owned and held rented
@@ -23,6 +32,8 @@ References
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
@@ -31,12 +42,15 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
+from .. import formulas
 from ..errors import InputError
+from ..formulas.shapes import scalar
 from ..io.yaml_files import parse_yaml
 from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import Layer, Measure, Mix
 from ..scenarios import load_scenario
-from ..schema.fleet import Fleet, IdleOwner
+from ..schema.fleet import FineTuneMember, Fleet, FleetMember, IdleOwner
+from ..schema.workload import TokensWorkload
 from ..units import HOURS_PER_MONTH
 from .capacity import own_servers_for, rent_gpus_for
 from .decision import MIX, RESERVED, SPOT, decide, measure_of
@@ -64,7 +78,12 @@ class MemberAnswer:
     gpu_hours
         Busy GPU-hours a month. [GPU-h/month]
     winner, alone
-        Its own decision's winner and figure. [-], [currency/month]
+        Its own decision's winner and figure (a fine-tune: the fleet's options on its demand
+        alone). [-], [currency/month]
+    kind
+        ``scenario`` or ``fine_tune``.
+    run_gpu_hours, run_months
+        A fine-tune's GPU-hours a run and the calendar months it runs in. [GPU-h], [-]
     """
 
     name: str
@@ -73,6 +92,9 @@ class MemberAnswer:
     gpu_hours: float
     winner: str
     alone: float
+    kind: str = "scenario"
+    run_gpu_hours: float | None = None
+    run_months: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,6 +106,28 @@ class TeamShare:
     share: float
     allocated: Decimal
     idle: Decimal
+
+
+@dataclass(frozen=True)
+class MonthShare:
+    """One calendar month's showback: the fleet's cost for the month split by that month's use.
+
+    Attributes
+    ----------
+    month
+        1 to 12. [-]
+    hours
+        Hours in the month. [h]
+    cost
+        The fleet's monthly cost × hours / 730, to the cent. [currency]
+    teams
+        Each team's GPU-hours in the month and its allocation. [GPU-h], [currency]
+    """
+
+    month: int
+    hours: int
+    cost: Decimal
+    teams: list[TeamShare]
 
 
 @dataclass(frozen=True)
@@ -104,6 +148,8 @@ class FleetResult:
     members, showback
     paid_gpu_hours, used_gpu_hours
         [GPU-h/month]
+    monthly
+        The showback of each calendar month of the demand year.
     """
 
     title: str
@@ -116,6 +162,7 @@ class FleetResult:
     showback: list[TeamShare]
     paid_gpu_hours: float
     used_gpu_hours: float
+    monthly: list[MonthShare] = dataclasses.field(default_factory=list)
 
     @property
     def total(self) -> float:
@@ -152,6 +199,9 @@ class FleetResult:
                     "gpu_hours": m.gpu_hours,
                     "winner": m.winner,
                     "alone": m.alone,
+                    "kind": m.kind,
+                    "run_gpu_hours": m.run_gpu_hours,
+                    "run_months": list(m.run_months),
                 }
                 for m in self.members
             ],
@@ -164,6 +214,18 @@ class FleetResult:
                     "idle": str(s.idle),
                 }
                 for s in self.showback
+            ],
+            "monthly": [
+                {
+                    "month": ms.month,
+                    "hours": ms.hours,
+                    "cost": str(ms.cost),
+                    "teams": [
+                        {"team": s.team, "gpu_hours": s.gpu_hours, "allocated": str(s.allocated), "idle": str(s.idle)}
+                        for s in ms.teams
+                    ],
+                }
+                for ms in self.monthly
             ],
         }
 
@@ -202,57 +264,248 @@ def _largest_remainder(cents: int, weights: list[Fraction]) -> list[int]:
     return base
 
 
-def _paid_gpu_hours(host: Resolved, winner: str, mix: Mix, demand: np.ndarray) -> float:
-    """GPU-hours a month the winner pays for. [GPU-h/month]"""
-    busy = HOURS_PER_MONTH * float(np.mean(demand)) if demand.size else 0.0
+MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+"""Days in each calendar month of a common year; February has 29 in a leap year. [day]"""
+
+
+def month_hours(hours_in_year: int) -> np.ndarray:
+    """Hours in each calendar month of a demand year of ``hours_in_year`` hours (8,760 or 8,784). [h]
+
+    Raises
+    ------
+    ValueError
+        A series that is not a year of hours.
+    """
+    if hours_in_year not in (8760, 8784):
+        raise ValueError(f"a fleet's demand is a year of hours (8,760 or 8,784); got {hours_in_year}")
+    days = np.array(MONTH_DAYS)
+    days[1] += hours_in_year == 8784
+    return days * 24
+
+
+def fine_tune_gpu_hours(member: FineTuneMember, host: Resolved, where: str = "fleet") -> float:
+    """GPU-hours of one run of a fine-tune: as stated, or 6 N D / (MFU · peak · 3,600) on the fleet's GPU. [GPU-h]
+
+    N is the catalog model's active parameters, D the run's tokens, the peak the fleet's GPU's
+    dense peak at the run's precision. ``where`` names the fleet file in errors.
+
+    References
+    ----------
+    .. [1] Kaplan, J. et al. (2020), "Scaling Laws for Neural Language Models", arXiv:2001.08361.
+    """
+    if member.gpu_hours is not None:
+        return member.gpu_hours
+    assert member.model is not None and member.tokens is not None and member.mfu is not None, "checked by the schema"
+    model = host.catalog.models.get(member.model)
+    if model is None:
+        raise InputError(where, [(f"members.{member.name}.model", member.model, "not a model of data/models.csv")])
+    gpu = host.workload.gpu
+    try:
+        peak = gpu.dense_tflops(member.precision)
+    except ValueError as exc:
+        raise InputError(where, [(f"members.{member.name}.precision", member.precision, str(exc))]) from None
+    flop = formulas.training_flop(model.active_parameters, member.tokens)
+    return scalar(formulas.training_gpu_hours(flop, peak, member.mfu))
+
+
+def fine_tune_demand(
+    member: FineTuneMember, gpu_hours: float, hours_in_year: int, where: str = "fleet"
+) -> tuple[np.ndarray, tuple[int, ...]]:
+    """GPUs a recurring fine-tune holds busy in each hour of the year, and the months it runs in. [GPU]
+
+    Each run starts in the first hour of its month (``first_month``, then every ``every_months``
+    months) and holds ``gpus`` GPUs until its GPU-hours are done: W = GPU-hours / GPUs hours of
+    wall clock, the last hour in part. ``where`` names the fleet file in errors.
+
+    Parameters
+    ----------
+    member
+        The fine-tune.
+    gpu_hours
+        GPU-hours of one run. [GPU-h]
+    hours_in_year
+        Hours in the demand year (8,760 or 8,784). [h]
+
+    Returns
+    -------
+    tuple
+        GPUs busy each hour, shape (hours_in_year,) [GPU], and the calendar months with a run.
+
+    Raises
+    ------
+    InputError
+        A run longer than its month.
+    """
+    bounds = np.concatenate([[0], np.cumsum(month_hours(hours_in_year))])
+    wall = gpu_hours / member.gpus
+    demand = np.zeros(hours_in_year)
+    months = tuple(range(member.first_month, 13, member.every_months))
+    for month in months:
+        start, length = int(bounds[month - 1]), int(bounds[month] - bounds[month - 1])
+        if wall > length:
+            raise InputError(
+                where,
+                [
+                    (
+                        f"members.{member.name}.gpus",
+                        member.gpus,
+                        f"a run of {gpu_hours:,.0f} GPU-hours on {member.gpus} GPUs lasts {wall:,.0f} h, "
+                        f"longer than month {month} ({length} h); give it more GPUs",
+                    )
+                ],
+            )
+        full = int(math.floor(wall))
+        demand[start : start + full] = member.gpus
+        if wall > full:
+            demand[start + full] = member.gpus * (wall - full)
+    return demand, months
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A member as the fleet counts it: its demand and its own constraints."""
+
+    answer: MemberAnswer
+    demand: np.ndarray
+    replica: int
+    spare: int
+    minimum: int
+    spot_cap: float
+
+
+def _spot_cap(r: Resolved) -> float:
+    """Most GPUs a scenario member runs on spot at once: its cap, inf without one, 0 without spot. [GPU]"""
+    rent = r.options.get("rent")
+    if not isinstance(rent, RentOption) or rent.spot is None:
+        return 0.0
+    if isinstance(r.scenario.workload, TokensWorkload) and not r.scenario.workload.interruptible:
+        return 0.0
+    return math.inf if rent.spot.max_gpus is None else float(rent.spot.max_gpus)
+
+
+def _sized(host: Resolved, replica: int, spare: int, minimum: int) -> Resolved:
+    """The first member's options with the fleet's replica step, spare GPUs and minimum."""
+    work = dataclasses.replace(host.workload, gpus_per_replica=replica, spare_gpus=spare, minimum_gpus=minimum)
+    options = dict(host.options)
+    own = options.get("own")
+    if isinstance(own, OwnOption):
+        step = int(formulas.gpus_per_server_step(own.gpus_per_server, replica))
+        options["own"] = dataclasses.replace(own, step_gpus=step)
+    return dataclasses.replace(host, workload=work, options=options)
+
+
+def _spot_limit(parts: list[_Part], ceiling: float, fleet_cap: int | None) -> np.ndarray:
+    """Spot's limit each hour: K_h = Σ_m min(d_m,h, u · cap_m), at most u times the fleet's cap. [GPU busy]"""
+    limit = np.sum([np.minimum(p.demand, ceiling * p.spot_cap) for p in parts], axis=0)
+    return limit if fleet_cap is None else np.minimum(limit, ceiling * fleet_cap)
+
+
+def _costed(r: Resolved, demand: np.ndarray, limit: np.ndarray | None) -> tuple[dict[str, float], Mix]:
+    """Each option alone and the cheapest mix for ``demand``, cheapest first. [currency/month]"""
+    pure, _ = pure_costs(r, demand, limit)
+    figures = {_PURE_TO_CANDIDATE.get(k, k): float(v) for k, v in pure.items()}
+    mix = cheapest_mix(r, demand, spot_limit=limit)
+    if mix.layers and mix.total < min(figures.values(), default=math.inf) - 1e-9 * max(abs(mix.total), 1.0):
+        figures[MIX] = float(mix.total)
+    for k, v in figures.items():
+        if not np.isfinite(v):
+            raise ValueError(f"the fleet's {k} figure is not finite; check the members' inputs")
+    return dict(sorted(figures.items(), key=lambda kv: kv[1])), mix
+
+
+def _paid_hourly(r: Resolved, winner: str, mix: Mix, demand: np.ndarray) -> np.ndarray:
+    """GPUs the winner pays for in each hour: those held, and those paid by use as they are used. [GPU]"""
     if winner == MIX:
-        return sum(
-            layer.gpus * HOURS_PER_MONTH if k in _HELD else layer.busy_gpu_hours for k, layer in mix.layers.items()
-        )
-    need = (float(demand.max()) if demand.size else 0.0) / host.workload.hourly_ceiling
-    option = host.options.get("own" if winner == "own" else "rent")
+        held = sum(layer.gpus for k, layer in mix.layers.items() if k in _HELD)
+        by_use = [served for k, served in mix.hourly.items() if k not in _HELD]
+        return held + (np.sum(by_use, axis=0) if by_use else np.zeros_like(demand))
+    need = (float(demand.max()) if demand.size else 0.0) / r.workload.hourly_ceiling
+    option = r.options.get("own" if winner == "own" else "rent")
     if winner == "own" and isinstance(option, OwnOption):
-        servers = float(np.max(np.asarray(own_servers_for(host, need), dtype=float)))
-        return servers * option.gpus_per_server * HOURS_PER_MONTH
+        servers = float(np.max(np.asarray(own_servers_for(r, need), dtype=float)))
+        return np.full(demand.shape, servers * option.gpus_per_server)
     if isinstance(option, RentOption) and (winner == RESERVED or (winner == "rent" and option.billing == "always_on")):
-        return float(np.max(np.asarray(rent_gpus_for(host, need), dtype=float))) * HOURS_PER_MONTH
-    return busy
+        return np.full(demand.shape, float(np.max(np.asarray(rent_gpus_for(r, need), dtype=float))))
+    return demand
 
 
 def _check_member(r: Resolved, where: str, host: Resolved | None, count: int) -> None:
+    problems = []
     if measure_of(r) != Measure.HOURLY_MONTHLY_COST:
-        raise InputError(
-            where,
-            [
-                (
-                    "members",
-                    r.scenario.title,
-                    "a member needs a demand profile sized in GPUs, no finance block, not a training run",
-                )
-            ],
+        problems.append(
+            (
+                "members",
+                r.scenario.title,
+                "a member needs a demand profile sized in GPUs, no finance block, not a training run",
+            )
         )
-    if host is not None and r.workload.gpu.gpu != host.workload.gpu.gpu:
-        raise InputError(
-            where,
-            [
-                (
-                    "workload.gpu",
-                    r.workload.gpu.gpu,
-                    f"every member must run on the first member's GPU, {host.workload.gpu.gpu}",
-                )
-            ],
+    elif host is not None and r.workload.gpu.gpu != host.workload.gpu.gpu:
+        problems.append(
+            (
+                "workload.gpu",
+                r.workload.gpu.gpu,
+                f"every member must run on the first member's GPU, {host.workload.gpu.gpu}",
+            )
+        )
+    elif host is not None and not math.isclose(
+        float(r.workload.hourly_ceiling), float(host.workload.hourly_ceiling), rel_tol=1e-12
+    ):
+        problems.append(
+            (
+                "workload",
+                float(r.workload.hourly_ceiling),
+                "every member must share the first member's hourly utilisation ceiling, "
+                f"{float(host.workload.hourly_ceiling):g} (capacity for an hour's demand d is d / that ceiling)",
+            )
         )
     if count > 1 and host is None and any(o.kind == "api" for o in r.options.values()):
-        raise InputError(
-            where,
-            [
-                (
-                    "options",
-                    [k for k, o in r.options.items() if o.kind == "api"],
-                    "a fleet of several workloads shares GPU capacity; an API option prices one model's tokens",
-                )
-            ],
+        problems.append(
+            (
+                "options",
+                [k for k, o in r.options.items() if o.kind == "api"],
+                "a fleet of several workloads shares GPU capacity; an API option prices one model's tokens",
+            )
         )
+    if problems:
+        raise InputError(where, problems)
+
+
+def _scenario_part(
+    m: FleetMember, path: Path, host: Resolved | None, count: int, hours: int | None
+) -> tuple[Resolved, _Part]:
+    r = as_resolved(load_scenario(path))
+    _check_member(r, str(path), host, count)
+    d = np.asarray(hourly_demand(r), dtype=float)
+    if hours is not None and d.shape[-1] != hours:
+        raise InputError(path, [("demand", d.shape[-1], f"hours must match the first member's, {hours}")])
+    decision = decide(r, mix=mix_result(r))
+    answer = MemberAnswer(
+        m.name, m.team, str(path), HOURS_PER_MONTH * float(np.mean(d)), decision.winner, decision.winning.figure
+    )
+    w = r.workload
+    return r, _Part(answer, d, int(w.gpus_per_replica), int(w.spare_gpus), int(w.minimum_gpus), _spot_cap(r))
+
+
+def _fine_tune_part(m: FineTuneMember, host: Resolved, hours: int, where: str) -> _Part:
+    run = fine_tune_gpu_hours(m, host, where)
+    d, months = fine_tune_demand(m, run, hours, where)
+    cap = math.inf if m.spot_max_gpus is None else float(m.spot_max_gpus)
+    alone_r = _sized(host, 1, 0, 0)
+    limit = np.minimum(d, float(host.workload.hourly_ceiling) * cap)
+    figures, _ = _costed(alone_r, d, limit)
+    winner = next(iter(figures))
+    answer = MemberAnswer(
+        m.name,
+        m.team,
+        f"fine-tune of {m.model or 'a model'} every {m.every_months} months",
+        HOURS_PER_MONTH * float(np.mean(d)),
+        winner,
+        figures[winner],
+        "fine_tune",
+        run,
+        months,
+    )
+    return _Part(answer, d, 1, 0, 0, cap)
 
 
 def compare_fleet(fleet: str | Path | Fleet, base: str | Path | None = None) -> FleetResult:
@@ -272,57 +525,64 @@ def compare_fleet(fleet: str | Path | Fleet, base: str | Path | None = None) -> 
     Raises
     ------
     InputError
-        A bad fleet file, a member without an hourly GPU demand, on another GPU, or (with
-        several members) a first member offering an API.
+        A bad fleet file, a member without an hourly GPU demand, on another GPU or another
+        hourly ceiling, (with several members) a first member offering an API, or a fine-tune
+        run longer than its month.
     """
     if isinstance(fleet, Fleet):
-        doc, folder = fleet, Path(base or ".")
+        doc, folder, where = fleet, Path(base or "."), "fleet"
     else:
-        doc, folder = load_fleet(fleet), Path(base or Path(fleet).parent)
+        doc, folder, where = load_fleet(fleet), Path(base or Path(fleet).parent), str(fleet)
     host: Resolved | None = None
-    series: list[np.ndarray] = []
-    members: list[MemberAnswer] = []
+    parts: list[_Part] = []
     for m in doc.members:
-        path = folder / m.scenario
-        r = as_resolved(load_scenario(path))
-        _check_member(r, str(path), host, len(doc.members))
-        host = host or r
-        d = np.asarray(hourly_demand(r), dtype=float)
-        if series and d.shape != series[0].shape:
-            raise InputError(
-                path, [("demand", d.shape[-1], f"hours must match the first member's, {series[0].shape[-1]}")]
-            )
-        series.append(d)
-        decision = decide(r, mix=mix_result(r))
-        members.append(
-            MemberAnswer(
-                m.name, m.team, str(path), HOURS_PER_MONTH * float(np.mean(d)), decision.winner, decision.winning.figure
-            )
-        )
+        if isinstance(m, FleetMember):
+            hours = parts[0].demand.shape[-1] if parts else None
+            r, part = _scenario_part(m, folder / m.scenario, host, len(doc.members), hours)
+            host = host or r
+        else:
+            assert host is not None, "the schema puts a scenario first"
+            part = _fine_tune_part(m, host, parts[0].demand.shape[-1], where)
+        parts.append(part)
     assert host is not None  # the schema requires one member at least
-    demand = np.sum(series, axis=0)
-    pure, _ = pure_costs(host, demand)
-    figures = {_PURE_TO_CANDIDATE.get(k, k): float(v) for k, v in pure.items()}
-    mix = cheapest_mix(host, demand)
-    single = decide(host, mix=mix_result(host)) if len(doc.members) == 1 else None
-    if mix.layers and mix.total < min(figures.values()) - 1e-9 * max(abs(mix.total), 1.0):
-        figures[MIX] = float(mix.total)
-    for k, v in figures.items():
-        if not np.isfinite(v):
-            raise ValueError(f"the fleet's {k} figure is not finite; check the members' inputs")
-    figures = dict(sorted(figures.items(), key=lambda kv: kv[1]))
+    demand = np.sum([p.demand for p in parts], axis=0)
+    if len(parts) == 1 and doc.spot_max_gpus is None:
+        fleet_r, limit = host, None
+    else:
+        fleet_r = _sized(
+            host,
+            math.gcd(*(p.replica for p in parts)),
+            max(p.spare for p in parts),
+            max(p.minimum for p in parts),
+        )
+        limit = _spot_limit(parts, float(host.workload.hourly_ceiling), doc.spot_max_gpus)
+    figures, mix = _costed(fleet_r, demand, limit)
+    single = decide(host, mix=mix_result(host)) if len(parts) == 1 and limit is None else None
     winner = single.winner if single is not None else next(iter(figures))
+    members = [p.answer for p in parts]
     used = sum(m.gpu_hours for m in members)
-    paid = max(_paid_gpu_hours(host, winner, mix, demand), used)
-    showback = _showback(doc, members, figures[winner], paid, used)
-    return FleetResult(doc.title, host.currency, figures, winner, mix, demand, members, showback, paid, used)
-
-
-def _showback(doc: Fleet, members: list[MemberAnswer], total: float, paid: float, used: float) -> list[TeamShare]:
-    cents = int((Decimal(repr(total)) * 100).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
-    idle_cents = int(round(cents * (paid - used) / paid)) if paid > 0 else 0
+    paid_hourly = _paid_hourly(fleet_r, winner, mix, demand)
+    paid = max(HOURS_PER_MONTH * float(np.mean(paid_hourly)), used)
     teams = doc.teams
-    hours = [sum(m.gpu_hours for m in members if m.team == t) for t in teams]
+    hours = [sum(p.answer.gpu_hours for p in parts if p.answer.team == t) for t in teams]
+    showback = _showback(doc, hours, figures[winner], paid, used)
+    lengths = month_hours(demand.shape[-1])
+    costs = _month_costs(fleet_r, winner, mix, demand, figures[winner], lengths)
+    monthly = _monthly(doc, parts, costs, paid_hourly, lengths)
+    return FleetResult(doc.title, host.currency, figures, winner, mix, demand, members, showback, paid, used, monthly)
+
+
+def _cents(amount: float | Decimal) -> int:
+    """An amount to whole cents, half to even. [cent]"""
+    value = amount if isinstance(amount, Decimal) else Decimal(repr(amount))
+    return int((value * 100).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+
+
+def _showback(doc: Fleet, hours: list[float], total: float | Decimal, paid: float, used: float) -> list[TeamShare]:
+    """Each team's share of ``total``: used part by GPU-hours, idle part C · (P − U) / P by the fleet's rule."""
+    cents = _cents(total)
+    idle_cents = int(round(cents * max(paid - used, 0.0) / paid)) if paid > 0 else 0
+    teams = doc.teams
     weights = [Fraction(h) for h in hours]
     used_split = _largest_remainder(cents - idle_cents, weights)
     if isinstance(doc.idle_cost, IdleOwner):
@@ -335,4 +595,57 @@ def _showback(doc: Fleet, members: list[MemberAnswer], total: float, paid: float
     ]
 
 
-__all__ = ["FleetResult", "MemberAnswer", "TeamShare", "compare_fleet", "load_fleet"]
+def _month_costs(
+    r: Resolved, winner: str, mix: Mix, demand: np.ndarray, total: float, lengths: np.ndarray
+) -> np.ndarray:
+    """The winner's cost in each calendar month: what is held (owned servers with their electricity, reserved
+    and 24/7 rentals) and the staff by the month's hours, what is paid by use by the month's use. [currency]"""
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    year = float(bounds[-1]) / HOURS_PER_MONTH  # months of 730 h in the year [-]
+
+    def by_use(series: np.ndarray) -> np.ndarray:
+        sums = np.add.reduceat(series, bounds[:-1].astype(int))
+        whole = float(np.sum(series))
+        return sums / whole if whole > 0 else lengths / float(bounds[-1])
+
+    flat = lengths / HOURS_PER_MONTH
+    if winner == MIX:
+        costs = (mix.staffing + sum(layer.cost for k, layer in mix.layers.items() if k in _HELD)) * flat
+        for k, layer in mix.layers.items():
+            if k not in _HELD:
+                costs = costs + layer.cost * year * by_use(mix.hourly[k])
+        return costs
+    option = r.options.get(winner)
+    if winner == SPOT or (isinstance(option, RentOption) and option.billing != "always_on"):
+        return total * year * by_use(demand)
+    return total * flat
+
+
+def _monthly(
+    doc: Fleet, parts: list[_Part], costs: np.ndarray, paid_hourly: np.ndarray, lengths: np.ndarray
+) -> list[MonthShare]:
+    """The showback of each calendar month: the month's cost split by the month's use, idle by the fleet's rule."""
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    found = []
+    for i, length in enumerate(lengths):
+        window = slice(int(bounds[i]), int(bounds[i + 1]))
+        hours = [float(sum(np.sum(p.demand[window]) for p in parts if p.answer.team == t)) for t in doc.teams]
+        used = sum(hours)
+        paid = max(float(np.sum(paid_hourly[window])), used)
+        cost = Decimal(_cents(float(costs[i]))) / 100
+        found.append(MonthShare(i + 1, int(length), cost, _showback(doc, hours, cost, paid, used)))
+    return found
+
+
+__all__ = [
+    "MONTH_DAYS",
+    "FleetResult",
+    "MemberAnswer",
+    "MonthShare",
+    "TeamShare",
+    "compare_fleet",
+    "fine_tune_demand",
+    "fine_tune_gpu_hours",
+    "load_fleet",
+    "month_hours",
+]

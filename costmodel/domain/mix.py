@@ -106,6 +106,9 @@ class Offer:
     rent_option
         The rent option whose offer the rented kinds are (``rent``, or one of ``options.rents``, priced on
         demand); None without one.
+    spot_limit
+        Spot's limit in each hour, when it changes by the hour (a fleet whose members each cap their own
+        spot use); it replaces ``spot_cap``. Shape (hours,). [GPU busy]
     """
 
     ceiling: float
@@ -125,6 +128,14 @@ class Offer:
     api_prices: np.ndarray | None
     api_pure: dict[str, float]
     rent_option: str | None = "rent"
+    spot_limit: np.ndarray | None = None
+
+    @property
+    def spot_top(self) -> float | np.ndarray:
+        """Demand spot may serve in each hour: its hourly limit, its cap at the ceiling, or no limit. [GPU busy]"""
+        if self.spot_limit is not None:
+            return self.spot_limit
+        return np.inf if self.spot_cap is None else self.spot_cap * self.ceiling
 
 
 def _api_hour_prices(r: Resolved, option: str, hours: int) -> np.ndarray:
@@ -157,11 +168,15 @@ def rent_options(r: Resolved) -> list[str]:
     return [name for name, option in r.options.items() if option.kind == "rent"]
 
 
-def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = "rent") -> Offer:
+def offer(
+    scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = "rent", spot_limit: np.ndarray | None = None
+) -> Offer:
     """The kinds of capacity the scenario offers, priced for a demand series.
 
     The rented kinds are those of ``rent_option`` (default the main rent option; one of
     ``options.rents`` has its offer's on-demand price only: no reserved or spot terms).
+    ``spot_limit`` (shape of ``series``, [GPU busy]) replaces the spot cap by a limit for each hour
+    and lets spot in whatever the scenario's workload is (a fleet's members say which may use it).
 
     Raises
     ------
@@ -191,7 +206,9 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = 
         if rent.reserved is not None and (held_price is None or rent.reserved.price_per_gpu_hour < held_price):
             held_kind, held_price = Layer.RESERVED, float(rent.reserved.price_per_gpu_hour)
         if rent.spot is not None and (
-            not isinstance(r.scenario.workload, TokensWorkload) or r.scenario.workload.interruptible
+            spot_limit is not None
+            or not isinstance(r.scenario.workload, TokensWorkload)
+            or r.scenario.workload.interruptible
         ):
             spot_price = float(rent.spot.price_per_gpu_hour)
             spot_cap = None if rent.spot.max_gpus is None else float(rent.spot.max_gpus)
@@ -223,6 +240,7 @@ def offer(scenario: Scenario | Resolved, series: np.ndarray, rent_option: str = 
         api_prices,
         pure,
         rent_option if rent_option in r.options else None,
+        None if spot_limit is None else np.asarray(spot_limit, dtype=float),
     )
 
 
@@ -324,8 +342,9 @@ class _Dispatch:
         self.peak = float(self.d.max()) if count else 0.0
         # without a kind paid by use (but capped spot), held capacity must reach the peak less spot's cap
         self.held_must_reach = None
-        if not finite.all() and not (o.spot_price is not None and o.spot_cap is None):
-            self.held_must_reach = self.peak - ((o.spot_cap or 0.0) * o.ceiling if o.spot_price is not None else 0.0)
+        if not finite.all() and not (o.spot_price is not None and o.spot_cap is None and o.spot_limit is None):
+            spot_top = np.asarray(o.spot_top if o.spot_price is not None else 0.0, dtype=float)
+            self.held_must_reach = float(np.max(self.d - spot_top)) if count else 0.0
         self.od_peak = float(self.d[self.od_hours & finite].max()) if (self.od_hours & finite).any() else 0.0
         self.spot_peak = (
             float(self.d[self.spot_hours].max()) if self.spot_hours is not None and self.spot_hours.any() else 0.0
@@ -337,16 +356,27 @@ class _Dispatch:
     def _flexible_cost(self, level: np.ndarray) -> np.ndarray:
         """730 × the mean cost an hour of the demand above ``level``, paid by use. [currency/month]"""
         o, d = self.o, self.d
-        if self.spot is None or (o.spot_cap is not None and o.spot_cap <= 0):
-            flex = np.where(np.isfinite(self.flexible), self.flexible, 0.0)
-            return HOURS_PER_MONTH * (float(np.mean(flex * d)) - self._served(level, flex))
-        cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
-        spot_w = np.where(np.isfinite(self.spot), self.spot, 0.0)
         flex = np.where(np.isfinite(self.flexible), self.flexible, 0.0)
+        if self.spot is None or not np.any(np.asarray(o.spot_top) > 0):
+            return HOURS_PER_MONTH * (float(np.mean(flex * d)) - self._served(level, flex))
+        spot_w = np.where(np.isfinite(self.spot), self.spot, 0.0)
+        if o.spot_limit is not None:
+            # min(d_h, C + K_h) = K_h + min(d_h - K_h, C) with the limit K_h <= d_h: one sorted series again
+            k = np.minimum(o.spot_limit, d)
+            rest = d - k
+            served_top_spot = float(np.mean(spot_w * k)) + self._served_of(rest, level, spot_w)
+            served_top_flex = float(np.mean(flex * k)) + self._served_of(rest, level, flex)
+            slice_cost = served_top_spot - self._served(level, spot_w)
+            return HOURS_PER_MONTH * (slice_cost + float(np.mean(flex * d)) - served_top_flex)
+        cap = o.spot_top
         top = level + cap
         slice_cost = self._served(top, spot_w) - self._served(level, spot_w)
         above = float(np.mean(flex * d)) - self._served(top, flex) if np.isfinite(cap) else 0.0
         return HOURS_PER_MONTH * (slice_cost + above)
+
+    @staticmethod
+    def _served_of(series: np.ndarray, levels, weights: np.ndarray) -> np.ndarray:
+        return formulas.served_below(series, levels, weights)
 
     def cost(self, servers, held) -> np.ndarray:
         """Monthly cost of the mix with ``servers`` owned and ``held`` rented GPUs; inf where demand goes unserved."""
@@ -374,7 +404,7 @@ class _Dispatch:
         o = self.o
         flexible_peak = np.maximum(self.od_peak - level, 0.0)
         if self.spot_hours is not None:
-            cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
+            cap = float(np.max(o.spot_top)) if np.size(o.spot_top) else 0.0
             flexible_peak = np.maximum(flexible_peak, np.minimum(np.maximum(self.spot_peak - level, 0.0), cap))
         by_use = np.where(
             flexible_peak > 0, formulas.whole_units(flexible_peak / o.ceiling, o.replica) * o.replica, 0.0
@@ -397,8 +427,7 @@ class _Dispatch:
         rest = d - by_held - by_own
         if self.spot is not None:
             assert self.spot_hours is not None, "spot is dispatched only where it has a price"
-            cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
-            spot = np.where(self.spot_hours, np.minimum(rest, cap), 0.0)
+            spot = np.where(self.spot_hours, np.minimum(rest, o.spot_top), 0.0)
             rest = rest - spot
             found[Layer.SPOT] = spot
         if o.on_demand_price is not None:
@@ -455,7 +484,7 @@ def _search(
 
 
 def pure_costs(
-    scenario: Scenario | Resolved, series: np.ndarray | None = None
+    scenario: Scenario | Resolved, series: np.ndarray | None = None, spot_limit: np.ndarray | None = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """Each kind of capacity alone serving the hourly demand, as the options buy it. [currency/month]
 
@@ -465,7 +494,9 @@ def pure_costs(
     busy GPU-hours at the spot price; each API option: its tokens, each hour at its price; each
     of ``options.rents`` (by its option name) as the rent option is, by its billing, on demand.
     The rent option's staffing is counted with each rented kind, for the GPUs it rents at the
-    peak. Broadcasts over sampled inputs (the demand then has shape (samples, hours)).
+    peak. Broadcasts over sampled inputs (the demand then has shape (samples, hours)). With
+    ``spot_limit`` (spot's limit in each hour, [GPU busy], a fleet's), spot alone is a figure only
+    where the limit reaches the demand in every hour.
 
     Returns
     -------
@@ -494,8 +525,12 @@ def pure_costs(
             costs[Layer.ON_DEMAND] = rent.price_per_gpu_hour * busy + staff
         if rent.reserved is not None:
             costs[Layer.RESERVED] = gpus * rent.reserved.price_per_gpu_hour * HOURS_PER_MONTH + staff
-        spot_allowed = not isinstance(r.scenario.workload, TokensWorkload) or r.scenario.workload.interruptible
-        if rent.spot is not None and rent.spot.max_gpus is None and spot_allowed:
+        if spot_limit is not None:
+            uncapped = bool(np.all(np.asarray(spot_limit, dtype=float) >= d - 1e-9))
+        else:
+            spot_allowed = not isinstance(r.scenario.workload, TokensWorkload) or r.scenario.workload.interruptible
+            uncapped = rent.spot is not None and rent.spot.max_gpus is None and spot_allowed
+        if rent.spot is not None and uncapped:
             costs[Layer.SPOT] = rent.spot.price_per_gpu_hour * busy + staff
     for name in rent_options(r):
         if name == "rent":
@@ -582,6 +617,7 @@ def cheapest_mix(
     series: np.ndarray | None = None,
     own_servers: float | None = None,
     held_gpus: float | None = None,
+    spot_limit: np.ndarray | None = None,
 ) -> Mix:
     """The cheapest mix of capacity for the scenario's demand profile, each kind bought as it is sold.
 
@@ -593,6 +629,9 @@ def cheapest_mix(
         Hourly demand; default :func:`hourly_demand`. [GPU busy]
     own_servers, held_gpus
         Hold the owned servers or the rented GPUs at these counts; the rest is chosen. [servers], [GPU]
+    spot_limit
+        Spot's limit in each hour instead of the rent option's cap (a fleet's members' own caps),
+        shape of ``series``. [GPU busy]
 
     Returns
     -------
@@ -612,7 +651,7 @@ def cheapest_mix(
     d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
     fixed = {k: v for k, v in (("servers", own_servers), ("held", held_gpus)) if v is not None}
     best = None
-    for o in _offers(r, d, held_gpus is not None):
+    for o in _offers(r, d, held_gpus is not None, spot_limit):
         dispatch = _Dispatch(r, o, d)
         servers, held = _grid(o, r, float(d.max()) if d.size else 0.0)
         s, h, cost = _search(dispatch, servers, held, fixed)
@@ -621,12 +660,14 @@ def cheapest_mix(
     assert best is not None, "_offers gives one offer at least (the main rent option's, or none rented)"
     _, o, dispatch, s, h = best
     layers, staffing = _layers(r, o, dispatch, s, h)
-    pure, names = pure_costs(r, d)
+    pure, names = pure_costs(r, d, spot_limit)
     hourly, _ = dispatch.hourly(s, h)
     return Mix(layers, staffing, pure, names, {k: v for k, v in hourly.items() if k in layers}, d, o.ceiling)
 
 
-def _offers(r: Resolved, series: np.ndarray, rented_held: bool = False) -> list[Offer]:
+def _offers(
+    r: Resolved, series: np.ndarray, rented_held: bool = False, spot_limit: np.ndarray | None = None
+) -> list[Offer]:
     """What to search: everything offered with each rent option's offer in turn (the main one first, then
     those of ``options.rents``; held rented GPUs: the main one only), and, where a rent option's staff is paid
     once any rented kind is used, the same without the rented kinds (owning and the API alone may then be
@@ -634,7 +675,7 @@ def _offers(r: Resolved, series: np.ndarray, rented_held: bool = False) -> list[
     names = rent_options(r)
     if rented_held or not names:
         names = names[:1] or ["rent"]
-    found = [offer(r, series, name) for name in names]
+    found = [offer(r, series, name, spot_limit if name == "rent" else None) for name in names]
     staffed = any(
         rented_option(r, name).staffing is not None and float(np.max(_rent_staffing(r, 1.0, name))) > 0
         for name in names
@@ -648,6 +689,7 @@ def _offers(r: Resolved, series: np.ndarray, rented_held: bool = False) -> list[
         spot_price=None,
         spot_cap=None,
         rent_option=None,
+        spot_limit=None,
     )
     if rented_held or not staffed or (alone.own_step is None and alone.api_option is None):
         return found

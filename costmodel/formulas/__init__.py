@@ -107,6 +107,8 @@ from .screening import busy_shares, load_duration_curve, served_below, single_la
 from .serving import (
     estimate_output_throughput,
     kv_cache_bytes_per_token,
+    lora_adapter_bytes,
+    lora_adapters_resident,
     min_gpus_per_replica,
     weight_bytes,
 )
@@ -184,6 +186,8 @@ __all__ = [
     "interval_with_restart",
     "job_mtbf_hours",
     "kv_cache_bytes_per_token",
+    "lora_adapter_bytes",
+    "lora_adapters_resident",
     "load_duration_curve",
     "loan_balance",
     "loan_payment",

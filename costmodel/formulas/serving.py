@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .shapes import Numbers, Values
+from .shapes import Numbers, Values, like
 
 BYTES_PER_VALUE: dict[str, float] = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
 """Bytes per weight (or KV value) at each precision. [B]"""
@@ -74,6 +74,90 @@ def kv_cache_bytes_per_token(layers: Numbers, kv_elements_per_token_per_layer: N
     327680.0
     """
     return layers * kv_elements_per_token_per_layer * BYTES_PER_VALUE[kv_cache_precision(precision)]
+
+
+def lora_adapter_bytes(
+    rank: Numbers,
+    layers: Numbers,
+    hidden_size: Numbers,
+    matrices_per_layer: Numbers = 2,
+    bytes_per_parameter: Numbers = 2.0,
+) -> Values:
+    """Memory for one LoRA adapter: matrices per layer × 2 × rank × hidden size × layers × bytes. [B]
+
+    Parameters
+    ----------
+    rank
+        The adapter's rank r. [-]
+    layers
+        Transformer layers. [-]
+    hidden_size
+        Width of the residual stream d. [-]
+    matrices_per_layer
+        Weight matrices adapted in each layer (2: the query and value projections, as in Hu et al.). [-]
+    bytes_per_parameter
+        Bytes per adapter parameter (2 for BF16/FP16). [B]
+
+    Notes
+    -----
+    LoRA adds to a frozen d × k weight W the product B A of a d × r matrix B and an r × k matrix A,
+    r(d + k) parameters; with d = k = the hidden size, 2 r d per adapted matrix. Projections
+    narrower than the hidden size (the key and value projections of grouped-query attention)
+    have fewer, so the figure is an upper bound for them. Zero at rank 0.
+
+    References
+    ----------
+    .. [1] Hu, E. J. et al. (2021), "LoRA: Low-Rank Adaptation of Large Language Models",
+       arXiv:2106.09685, section 4.1 (W + B A, B ∈ R^{d×r}, A ∈ R^{r×k}) and section 7.1 (W_q and W_v adapted).
+
+    Examples
+    --------
+    Llama 3.3 70B (80 layers, hidden size 8,192), rank 16 on W_q and W_v, BF16: 2 × 2 × 16 × 8,192 × 80 × 2 B
+
+    >>> lora_adapter_bytes(16, 80, 8192)
+    83886080.0
+    """
+    return matrices_per_layer * 2 * rank * hidden_size * layers * (bytes_per_parameter * 1.0)
+
+
+def lora_adapters_resident(
+    adapters: Numbers, adapter_bytes: Numbers, replica_memory_bytes: Numbers, base_bytes: Numbers
+) -> Values:
+    """LoRA adapters a replica holds in GPU memory beside one copy of the base model. [-]
+
+    Parameters
+    ----------
+    adapters
+        Adapters served on the base. [-]
+    adapter_bytes
+        Memory of one adapter. [B]
+    replica_memory_bytes
+        Usable memory of the replica's GPUs. [B]
+    base_bytes
+        The base model's weights and KV cache, held once. [B]
+
+    Notes
+    -----
+    min(N, ⌊(M − B) / a⌋), at least 0. The adapters that do not fit stay in host memory and are
+    loaded when a request needs one, as S-LoRA pages them; the replica is sized for the base
+    and one adapter, not for N copies of the base.
+
+    References
+    ----------
+    .. [1] Sheng, Y. et al. (2023), "S-LoRA: Serving Thousands of Concurrent LoRA Adapters",
+       arXiv:2311.03285, section 4 (all adapters in host memory, those of the running batch in GPU memory).
+
+    Examples
+    --------
+    100 adapters of 16.8 MB beside 12.2 GB of base weights and KV cache on one 80 GB GPU at 90 %:
+
+    >>> lora_adapters_resident(100, 16.8e6, 72e9, 12.2e9)
+    100.0
+    >>> lora_adapters_resident(10_000, 16.8e6, 72e9, 12.2e9)
+    3559.0
+    """
+    room = np.floor(np.maximum(replica_memory_bytes - base_bytes, 0.0) / adapter_bytes)
+    return like(np.minimum(adapters * 1.0, room), adapters, adapter_bytes, replica_memory_bytes, base_bytes)
 
 
 def min_gpus_per_replica(

@@ -310,6 +310,57 @@ class Redundancy(InputModel):
     source: Source = ""
 
 
+class LoraAdapters(InputModel):
+    """LoRA adapters served on one shared copy of the base model (``serving.model``).
+
+    Every replica holds the base model's weights and KV cache once; the adapters sit beside it
+    in the memory left, and those that do not fit are kept in host memory and loaded when a
+    request needs them (S-LoRA). A replica is therefore sized for the base and one adapter, not
+    for N deployments; ``tokens_per_day`` is the traffic of all adapters together. One adapter
+    takes matrices per layer × 2 × rank × hidden size × layers × bytes per parameter
+    (:func:`costmodel.formulas.lora_adapter_bytes`; hidden size and layers from data/models.csv).
+    The throughput is the base model's: the cost of batching requests for different adapters
+    (S-LoRA's custom kernels) is not modelled.
+
+    References
+    ----------
+    .. [1] Hu, E. J. et al. (2021), "LoRA: Low-Rank Adaptation of Large Language Models", arXiv:2106.09685.
+    .. [2] Sheng, Y. et al. (2023), "S-LoRA: Serving Thousands of Concurrent LoRA Adapters", arXiv:2311.03285.
+    """
+
+    adapters: Whole = quantity(
+        unit="adapters",
+        title="LoRA adapters",
+        ge=1,
+        le=1_000_000,
+        varies=False,
+        description="Adapters served on the one base.",
+    )
+    rank: Whole = quantity(
+        unit="-", title="LoRA rank", ge=1, le=65_536, varies=False, description="Rank r of each adapter's matrices."
+    )
+    matrices_per_layer: Whole = quantity(
+        2,
+        unit="-",
+        title="adapted matrices per layer",
+        ge=1,
+        le=16,
+        varies=False,
+        description="Weight matrices adapted in each layer (2: the query and value projections, as in Hu et al. 2021).",
+    )
+    bytes_per_parameter: float = quantity(
+        2.0,
+        unit="B",
+        title="bytes per adapter parameter",
+        strict=True,
+        gt=0,
+        le=8,
+        varies=False,
+        description="Memory per adapter parameter (2 for BF16/FP16).",
+    )
+    source: Source = ""
+
+
 _LEVERS_ACTIVE = inside(
     "levers", either(nonzero("prefix_cache_hit_rate"), nonzero("speculative_tokens"), given("kv_cache_precision"))
 )
@@ -383,6 +434,10 @@ class Serving(InputModel):
         description="A replica may span this many servers (of the own option's server size, else 8 GPUs).",
     )
     redundancy: Redundancy | None = Field(default=None, description="Spare replicas (n_plus_1) and failures.")
+    lora: LoraAdapters | None = Field(
+        default=None,
+        description="LoRA adapters served on this one base model: the base's memory once, not per adapter.",
+    )
     levers: ServingLevers | None = Field(
         default=None,
         description="Prefix caching, speculative decoding, KV-cache precision (with a target; needs "
