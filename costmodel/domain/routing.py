@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from ..formulas.tokens import DAYS_PER_MONTH
 from ..resolved import Resolved, as_resolved, resolve
 from ..results import RoutedClass, RoutingResult
 from ..schema import Scenario, TokensWorkload
 from ..schema.routing import Routing, RoutingClass
+from ..units import DAYS_PER_MONTH
 from .capacity import gpu_count
 from .costs import monthly_cost
 

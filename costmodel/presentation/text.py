@@ -1125,6 +1125,8 @@ def _verdict_paragraph(c: Comparison) -> str:
     """The verdict on the decision measure, with its figure and its margin over the runner-up."""
     d, cur = c.decision, c.currency
     per = "/month" if d.unit.endswith("/month") else ""
+    if d.unit.endswith("successful tasks"):  # "USD/1,000 successful tasks" → " per 1,000 successful tasks"
+        per = " per " + d.unit.split("/", 1)[1]
     verdict = (
         f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
         f"**{fmt.money(d.winning.figure, cur)}{per}**"
