@@ -253,3 +253,18 @@ def test_json_routing_section(capsys):
     assert section["saving"]["unit"] == "USD/month"
     assert section["saving"]["value"] == pytest.approx(1140 * MONTH - H100_MONTH - 720 * MONTH, rel=1e-9)
     assert section["classes"][1]["gpus"] == {"value": None, "unit": "GPU", "status": "not_applicable"}
+
+
+def test_routing_table_rows_add_up():
+    from costmodel.presentation.tables import routing_table
+
+    comparison = costmodel.compare(NAME)
+    frame = routing_table(comparison)
+    month = "monthly cost [USD/month]"
+    assert list(frame["class"]) == ["easy", "hard", "routed blend", "every request"]
+    amounts = [float(x.replace(",", "")) for x in frame[month]]
+    assert amounts[0] + amounts[1] == pytest.approx(amounts[2], abs=0.011)  # each shown to the cent
+    assert amounts[2] == pytest.approx(H100_MONTH + 720 * MONTH, abs=0.005)
+    assert amounts[3] == pytest.approx(1140 * MONTH, abs=0.005)
+    assert frame["cost per M tokens [USD]"].iloc[3] == "10.00"  # 1,140 USD a day for 114 M tokens
+    assert routing_table(costmodel.compare("llama70b-vs-api")).empty
