@@ -268,3 +268,29 @@ def test_routing_table_rows_add_up():
     assert amounts[3] == pytest.approx(1140 * MONTH, abs=0.005)
     assert frame["cost per M tokens [USD]"].iloc[3] == "10.00"  # 1,140 USD a day for 114 M tokens
     assert routing_table(costmodel.compare("llama70b-vs-api")).empty
+
+
+def test_routed_costs_broadcast_over_sampled_inputs():
+    # sampled inputs (the uncertainty block's arrays) give each class's cost per sample, as each value alone would
+    import numpy as np
+
+    from costmodel.domain.routing import routed_costs
+    from costmodel.resolved import resolve
+
+    scenario = costmodel.load_scenario(NAME)
+    volumes = np.array([57e6, 114e6, 400e6])
+    prices = np.array([3.0, 3.85, 5.0])
+    sampled = routed_costs(
+        resolve(scenario, values={"workload.tokens_per_day": volumes, "options.rent.price_per_gpu_hour": prices})
+    )
+    for i in range(3):
+        alone = routed_costs(
+            resolve(
+                scenario, values={"workload.tokens_per_day": volumes[i], "options.rent.price_per_gpu_hour": prices[i]}
+            )
+        )
+        for name in ("easy", "hard"):
+            assert float(np.asarray(sampled[name])[i]) == pytest.approx(float(alone[name]), rel=1e-12)
+    # the hard class on the API is linear in its tokens: 72/114 of the traffic at 720/72 M USD per day per M tokens
+    assert np.asarray(sampled["hard"]) == pytest.approx(volumes * 72 / 114 * 10 / 1e6 * MONTH, rel=1e-12)
+    assert np.asarray(sampled["easy"])[0] == pytest.approx(3.0 * 730, rel=1e-12)  # one H100 at the sampled price

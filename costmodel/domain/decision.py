@@ -276,10 +276,14 @@ def measure_figures(scenario: Scenario | Resolved, measure: str | None = None) -
     present value, give samples a trailing axis of length 1 (shape (n, 1)) so that they
     broadcast against the horizon's months.
 
+    With a routing block (on the monthly cost or the cost per successful task) the routed blend
+    (:data:`~costmodel.domain.routing.ROUTED`) comes last.
+
     Returns
     -------
     dict of str to float or numpy.ndarray
-        Candidate id → figure, in the options' order. [currency, or currency/month]
+        Candidate id → figure, in the options' order. [currency, currency/month, or currency/1,000 successful
+        tasks]
     """
     r = as_resolved(scenario)
     measure = measure or measure_of(r)
@@ -289,9 +293,11 @@ def measure_figures(scenario: Scenario | Resolved, measure: str | None = None) -
         return run_figures(r)
     if measure == Measure.HOURLY_MONTHLY_COST:
         return hourly_figures(r)
-    if measure == Measure.COST_PER_SUCCESSFUL_TASK:
-        return per_successful_task(r, monthly_figures(r))
-    return monthly_figures(r)
+    found = per_successful_task(r, monthly_figures(r)) if measure == Measure.COST_PER_SUCCESSFUL_TASK else None
+    found = monthly_figures(r) if found is None else found
+    if r.scenario.routing is not None:
+        found[ROUTED] = routed_figure(r, measure)
+    return found
 
 
 def routed_figure(r: Resolved, measure: str) -> Any:
@@ -412,6 +418,8 @@ def labels(
             )
         elif candidate in r.options:
             found[candidate] = api_offer_label(r, candidate)
+        elif candidate == ROUTED:
+            found[candidate] = routed_label(r)
     return found
 
 
@@ -496,8 +504,6 @@ def decide(
     names = labels(r, measure, figures, mix, reserved)
     unit = unit_of_measure(r.currency, measure)
     entries = [Candidate(k, option_of(k), names[k], v) for k, v in figures.items()]
-    if r.scenario.routing is not None and measure in (Measure.MONTHLY_COST, Measure.COST_PER_SUCCESSFUL_TASK):
-        entries.append(Candidate(ROUTED, None, routed_label(r), float(np.asarray(routed_figure(r, measure)))))
     if measure == Measure.HOURLY_MONTHLY_COST and mix is not None and mix.mix.layers:
         best = min(figures.values()) if figures else np.inf
         total = mix.mix.total

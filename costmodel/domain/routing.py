@@ -38,6 +38,7 @@ import numpy as np
 from ..resolved import Resolved, as_resolved, resolve
 from ..results import RoutedClass, RoutingResult
 from ..schema import Scenario, TokensWorkload
+from ..schema.inputs import CATALOG_INPUTS, THROUGHPUT_INPUT
 from ..schema.routing import Routing, RoutingClass
 from ..units import DAYS_PER_MONTH
 from .capacity import gpu_count
@@ -48,9 +49,6 @@ ROUTED = "routed"
 
 TASKS_PER_FIGURE = 1000
 """The decision ranks the cost of this many successful tasks, so that figures of a fraction of a cent read. [tasks]"""
-
-_PER_CLASS_PATHS = ("workload.tokens_per_day", "workload.input_tokens_per_output_token")
-"""Inputs the class's own figures replace in its option's scenario."""
 
 
 def _routing(r: Resolved) -> Routing:
@@ -104,7 +102,8 @@ def served_by(r: Resolved, option: str, classes: list[RoutingClass]) -> Resolved
         )
         update["serving"] = work.serving.model_copy(update={"request": shape})
     scenario = r.scenario.model_copy(update={"workload": work.model_copy(update=update), "routing": None})
-    values = {k: v for k, v in r.values.items() if k not in _PER_CLASS_PATHS}
+    # the scenario already holds the sampled values of its own fields; the catalog's figures are applied on resolving
+    values = {k: v for k, v in r.values.items() if k in CATALOG_INPUTS or k == THROUGHPUT_INPUT}
     return resolve(scenario, r.catalog, values).at_volume(r.volume * fraction)
 
 
