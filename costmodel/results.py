@@ -960,6 +960,7 @@ class Measure(StrEnum):
     RUN_COST = "run_cost"
     HOURLY_MONTHLY_COST = "monthly_cost_hour_by_hour"
     MONTHLY_COST = "monthly_cost"
+    COST_PER_SUCCESSFUL_TASK = "cost_per_successful_task"
 
 
 MEASURE_TITLES = {
@@ -967,6 +968,7 @@ MEASURE_TITLES = {
     Measure.RUN_COST: "cost of the run",
     Measure.HOURLY_MONTHLY_COST: "monthly cost, hour by hour",
     Measure.MONTHLY_COST: "monthly cost",
+    Measure.COST_PER_SUCCESSFUL_TASK: "cost per 1,000 successful tasks",
 }
 """Each decision measure's short name, for axis titles and table headers."""
 
@@ -1092,6 +1094,78 @@ class Decision:
 
 
 @dataclass(frozen=True)
+class RoutedClass:
+    """One routing class served by its option.
+
+    Attributes
+    ----------
+    name, option, label
+        The class, the option key serving it and the option's display name.
+    share_of_requests
+        Its share of all requests. [-]
+    requests_per_day, tokens_per_day
+        Its requests and input plus output tokens. [requests/day], [tokens/day]
+    monthly_cost
+        Its share of its option's monthly cost (the option costed once on every class it serves, split in
+        proportion to tokens). [currency/month]
+    cost_per_million_tokens
+        [currency/M tokens]
+    gpus
+        GPUs its option runs for the classes it serves (None for an API). [GPU]
+    success_rate, success_rate_source
+        The class's success rate (its own, else its option's) and its source; None if not stated. [-]
+    """
+
+    name: str
+    option: str
+    label: str
+    share_of_requests: float
+    requests_per_day: float
+    tokens_per_day: float
+    monthly_cost: float
+    cost_per_million_tokens: float | None
+    gpus: int | None
+    success_rate: float | None
+    success_rate_source: str | None
+
+
+@dataclass(frozen=True)
+class RoutingResult:
+    """The routed blend against one option serving every request.
+
+    Attributes
+    ----------
+    classes
+        Each class on its option, in the scenario's order.
+    requests_per_day, tokens_per_day
+        All classes together. [requests/day], [tokens/day]
+    monthly_cost, cost_per_million_tokens
+        The blend: the sum of the classes' costs. [currency/month], [currency/M tokens]
+    baseline, baseline_label, baseline_cost
+        The option serving every request and its monthly cost at the same volume. [currency/month]
+    saving, saving_share
+        baseline_cost − monthly_cost, and that over baseline_cost (negative: routing costs more).
+        [currency/month], [-]
+    cost_per_successful_task, baseline_cost_per_successful_task
+        Monthly cost / successful tasks a month (tasks × success rate, summed over the classes); None where a
+        success rate is missing. [currency/task]
+    """
+
+    classes: tuple[RoutedClass, ...]
+    requests_per_day: float
+    tokens_per_day: float
+    monthly_cost: float
+    cost_per_million_tokens: float | None
+    baseline: str
+    baseline_label: str
+    baseline_cost: float
+    saving: float
+    saving_share: float | None
+    cost_per_successful_task: float | None
+    baseline_cost_per_successful_task: float | None
+
+
+@dataclass(frozen=True)
 class Comparison:
     """The options of a scenario compared at one volume, with break-evens in a range, and the one decision.
 
@@ -1132,6 +1206,9 @@ class Comparison:
         With ``finance.capacity_plan``, the multi-year plan; otherwise ``None``.
     notes
         Inputs the comparison did not use as stated, and why (shown with the warnings).
+    routing
+        With a ``routing`` block, each class on its own option and the blend against the baseline;
+        otherwise ``None``.
     """
 
     title: str
@@ -1154,6 +1231,7 @@ class Comparison:
     claims: tuple[ClaimCheck, ...] = ()
     notes: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
+    routing: RoutingResult | None = None
     uncertainty_of: Callable[[], UncertaintyResult | None] | None = field(default=None, repr=False, compare=False)
     """Computes :attr:`uncertainty` (the domain's uncertainty analysis of the scenario); None: no analysis."""
 

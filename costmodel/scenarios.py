@@ -433,7 +433,8 @@ VALIDATOR_ONLY_RULES: dict[str, str] = {
     "table_rows": f"a price table has as many factors as dates: {_BETWEEN}",
     "points": f"a points residual curve has rising ages and as many shares: {_BETWEEN}",
     "causes_sum": f"goodput causes add up to interruptions: {_BETWEEN}",
-    "shares_not_one": f"tier_shares sum to 1: {_BETWEEN}",
+    "shares_not_one": f"tier_shares, and routing classes' share_of_requests, sum to 1: {_BETWEEN}",
+    "routing_mix_mismatch": f"the routing classes' blended input:output mix is the workload's: {_BETWEEN}",
     "shares_above_one": f"an API's input shares (cached, written, audio, image) sum to at most 1: {_BETWEEN}",
     "dearer_than_on_demand": f"an offers: row's spot and reserved prices are at most its on-demand price: {_BETWEEN}",
     "cheaper_than_base": f"an offers: row's 1-hour cache write and long-context prices are at least the base: "
@@ -451,7 +452,8 @@ VALIDATOR_ONLY_RULES: dict[str, str] = {
     "outside_range": "an uncertainty or override value lies in its input's range",
     "no_such_input": "an override names an input of an option the scenario holds",
     "joint_rule": "overrides and uncertainty reaches keep the rules that join inputs",
-    "no_option": "a claim or the uncertainty block names an option the scenario holds",
+    "no_option": "a claim, the uncertainty block or the routing block names an option the scenario holds",
+    "class_twice": "routing class names are unique (JSON Schema's uniqueItems compares whole items)",
     # what JSON cannot tell apart, or a regular expression cannot say
     "int_from_float": "a count is written without a decimal point (JSON has one number type: 3.0 is 3)",
     "no_words": "a text holds some visible character (the Unicode categories of invisible ones)",

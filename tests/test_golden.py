@@ -15,7 +15,8 @@ aiconfigurator-core) moved schema_version to 2.2.0 (a serving point says its ``b
 Issue 30 moved schema_version to 2.3.0 with new fields only (each decision candidate's ``more_than_winner``,
 ``ratio_to_winner``, ``share_saved_by_winner``; ``options.*.provider``; measured training power; failures by
 component) and figures written at full precision instead of six decimals; no figure of the six moved beyond
-that rounding. ``stale`` (figures past
+that rounding. Issue 34 (routing) moved schema_version to 2.4.0 with one new section (``routing``, null for
+the six); no figure moved. ``stale`` (figures past
 their age, which depends on the day it runs) is left out of the files. A change of
 structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds
 to six decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must

@@ -30,6 +30,7 @@ from .energy import energy_result
 from .finance import cash_flows, own_finance
 from .mix import mix_result
 from .plan import growth_plan
+from .routing import routing_result
 from .serving import output_tokens_per_month, serving_result
 from .training import training_run
 from .uncertainty import monte_carlo, sobol_indices, tornado
@@ -177,6 +178,7 @@ def compare(
         cheapest_ranges=cheapest_by_volume(r, breaks),
         estimates=list(r.estimates),
         stale=tuple(s.describe() for s in stale_rows(r.cited)),
+        routing=routing_result(at_volume),
         training=run,
         finance=own_finance(r, flows) if flows is not None and "own" in r.options else None,
         mix=mix,

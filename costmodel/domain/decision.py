@@ -12,7 +12,12 @@ The measure (:class:`costmodel.results.Measure`) follows from the scenario's blo
   buying capacity as it is sold (:func:`costmodel.domain.mix.pure_costs`), and the cheapest
   mix where it is cheaper than every option alone;
 * otherwise the **monthly cost at the scenario's volume**, with the rent option's reserved
-  terms as a way to pay of their own.
+  terms as a way to pay of their own;
+* ``decision_measure: cost_per_successful_task``: that monthly cost over the successful tasks a
+  month (:func:`costmodel.domain.routing.per_successful_task`).
+
+With a ``routing`` block the routed blend (each class of requests on its own option,
+:mod:`costmodel.domain.routing`) is a candidate beside the options serving every request.
 
 Every output that ranks options reads the :class:`~costmodel.results.Decision` built here
 (verdict, summary, text, JSON, report, what-if, batch, workbook, uncertainty), so they name
@@ -44,6 +49,7 @@ from .capacity import (
 )
 from .costs import monthly_cost, staffing_month
 from .mix import api_offer_label
+from .routing import ROUTED, TASKS_PER_FIGURE, per_successful_task, routed_costs, routed_label, routed_successful_tasks
 
 MIX = "mix"
 """Candidate id of the cheapest mix of a demand profile."""
@@ -77,6 +83,8 @@ class _Commitment:
 def measure_of(scenario: Scenario | Resolved) -> str:
     """The scenario's decision measure (a :class:`~costmodel.results.Measure` value)."""
     r = as_resolved(scenario)
+    if r.scenario.decision_measure == Measure.COST_PER_SUCCESSFUL_TASK:  # the schema allows it on the monthly view
+        return Measure.COST_PER_SUCCESSFUL_TASK
     if r.workload.kind == "training":  # a one-off run: its cost, not a horizon of months of it
         return Measure.RUN_COST
     if r.finance is not None:
@@ -87,8 +95,9 @@ def measure_of(scenario: Scenario | Resolved) -> str:
 
 
 def option_of(candidate: str) -> str | None:
-    """The option a candidate belongs to (``rent.reserved`` → ``rent``); None for the mix and the plan."""
-    if candidate in (MIX, PLAN):
+    """The option a candidate belongs to (``rent.reserved`` → ``rent``); None for the mix, the plan and the
+    routed blend."""
+    if candidate in (MIX, PLAN, ROUTED):
         return None
     return candidate.split(".", 1)[0] if candidate.startswith("rent.") else candidate
 
@@ -267,10 +276,14 @@ def measure_figures(scenario: Scenario | Resolved, measure: str | None = None) -
     present value, give samples a trailing axis of length 1 (shape (n, 1)) so that they
     broadcast against the horizon's months.
 
+    With a routing block (on the monthly cost or the cost per successful task) the routed blend
+    (:data:`~costmodel.domain.routing.ROUTED`) comes last.
+
     Returns
     -------
     dict of str to float or numpy.ndarray
-        Candidate id → figure, in the options' order. [currency, or currency/month]
+        Candidate id → figure, in the options' order. [currency, currency/month, or currency/1,000 successful
+        tasks]
     """
     r = as_resolved(scenario)
     measure = measure or measure_of(r)
@@ -280,7 +293,21 @@ def measure_figures(scenario: Scenario | Resolved, measure: str | None = None) -
         return run_figures(r)
     if measure == Measure.HOURLY_MONTHLY_COST:
         return hourly_figures(r)
-    return monthly_figures(r)
+    found = per_successful_task(r, monthly_figures(r)) if measure == Measure.COST_PER_SUCCESSFUL_TASK else None
+    found = monthly_figures(r) if found is None else found
+    if r.scenario.routing is not None:
+        found[ROUTED] = routed_figure(r, measure)
+    return found
+
+
+def routed_figure(r: Resolved, measure: str) -> Any:
+    """The routed blend on the measure: the classes' summed monthly cost, or the cost of 1,000 of its successful
+    tasks. [currency/month, or currency/1,000 successful tasks]
+    """
+    cost = sum(np.asarray(v, dtype=float) for v in routed_costs(r).values())
+    if measure == Measure.COST_PER_SUCCESSFUL_TASK:
+        return TASKS_PER_FIGURE * cost / routed_successful_tasks(r)
+    return cost
 
 
 # --- the labels ------------------------------------------------------------------------------------------
@@ -391,6 +418,8 @@ def labels(
             )
         elif candidate in r.options:
             found[candidate] = api_offer_label(r, candidate)
+        elif candidate == ROUTED:
+            found[candidate] = routed_label(r)
     return found
 
 
@@ -415,7 +444,25 @@ def _description(r: Resolved, measure: str, run=None) -> str:
             f"the monthly cost of serving the {r.demand.profile.kind.replace('_', ' ')} demand hour by hour "
             "(capacity as it is bought)"
         )
+    if measure == Measure.COST_PER_SUCCESSFUL_TASK:
+        from .routing import tasks_per_month
+
+        tasks = float(np.mean(tasks_per_month(r)))
+        return (
+            f"the cost of {TASKS_PER_FIGURE:,} successful tasks at the scenario's volume, "
+            f"{float(np.mean(r.volume)):,.0f} {r.volume_unit} ({tasks:,.0f} tasks a month): monthly cost / "
+            "(tasks a month × success rate)"
+        )
     return f"the monthly cost at the scenario's volume, {float(np.mean(r.volume)):,.0f} {r.volume_unit}"
+
+
+def unit_of_measure(currency: str, measure: str) -> str:
+    """The unit of the figures on a measure: the currency, a month of it, or per successful task."""
+    if measure in (Measure.PRESENT_VALUE, Measure.RUN_COST):
+        return currency
+    if measure == Measure.COST_PER_SUCCESSFUL_TASK:
+        return f"{currency}/{TASKS_PER_FIGURE:,} successful tasks"
+    return f"{currency}/month"
 
 
 def decide(
@@ -455,7 +502,7 @@ def decide(
         figures = measure_figures(r, measure)
     figures = {k: float(np.asarray(v)) for k, v in figures.items()}
     names = labels(r, measure, figures, mix, reserved)
-    unit = r.currency if measure in (Measure.PRESENT_VALUE, Measure.RUN_COST) else f"{r.currency}/month"
+    unit = unit_of_measure(r.currency, measure)
     entries = [Candidate(k, option_of(k), names[k], v) for k, v in figures.items()]
     if measure == Measure.HOURLY_MONTHLY_COST and mix is not None and mix.mix.layers:
         best = min(figures.values()) if figures else np.inf
@@ -489,10 +536,12 @@ __all__ = [
     "labels",
     "measure_figures",
     "measure_of",
+    "unit_of_measure",
     "monthly_figures",
     "option_of",
     "present_value_figures",
     "reserved_monthly_cost",
+    "routed_figure",
     "run_figures",
     "hourly_figures",
 ]

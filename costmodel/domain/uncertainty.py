@@ -150,12 +150,11 @@ def tracked_option(scenario: Scenario | Resolved) -> str:
 
 
 def measure_unit(scenario: Scenario | Resolved) -> str:
-    """Unit of the decision measure: the reporting currency, or the currency a month."""
-    from ..results import Measure
-    from .decision import measure_of
+    """Unit of the decision measure: the reporting currency, the currency a month, or per successful task."""
+    from .decision import measure_of, unit_of_measure
 
     r = as_resolved(scenario)
-    return r.currency if measure_of(r) in (Measure.PRESENT_VALUE, Measure.RUN_COST) else f"{r.currency}/month"
+    return unit_of_measure(r.currency, measure_of(r))
 
 
 def sampled(scenario: Scenario | Resolved, values: Mapping[str, Any]) -> Resolved:

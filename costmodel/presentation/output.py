@@ -46,6 +46,7 @@ from ..results import (
     MixResult,
     OptionResult,
     OwnFinance,
+    RoutingResult,
     ServingResult,
     SobolIndices,
     TrainingRun,
@@ -53,7 +54,7 @@ from ..results import (
 )
 from ..schema import Scenario
 
-SCHEMA_VERSION = "2.3.0"
+SCHEMA_VERSION = "2.4.0"
 """Version of the output contract (semver: a breaking change bumps the major)."""
 
 STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
@@ -100,6 +101,9 @@ UNITS = (
     "{currency}/GPU/h",
     "{currency}/M tokens",
     "{currency}/M output tokens",
+    "{currency}/task",
+    "{currency}/1,000 successful tasks",
+    "requests/day",
 )
 """Units the output uses; ``{currency}`` is the scenario's reporting currency, and an uncertain
 input's bars carry that input's own unit from the scenario schema."""
@@ -743,11 +747,14 @@ class DecisionOutput(OutputModel):
     """The one answer: every candidate on the scenario's measure, cheapest first.
 
     ``measure`` is ``present_value`` (a finance block), ``run_cost`` (a training workload),
-    ``monthly_cost_hour_by_hour`` (a demand profile) or ``monthly_cost``; ``description`` states
+    ``monthly_cost_hour_by_hour`` (a demand profile), ``cost_per_successful_task`` (the scenario's
+    ``decision_measure``: the cost of 1,000 successful tasks) or ``monthly_cost``; ``description`` states
     it in words; ``candidates`` are ranked, the first being ``winner``.
     """
 
-    measure: Literal["present_value", "run_cost", "monthly_cost_hour_by_hour", "monthly_cost"]
+    measure: Literal[
+        "present_value", "run_cost", "monthly_cost_hour_by_hour", "monthly_cost", "cost_per_successful_task"
+    ]
     description: str
     unit: str
     winner: str
@@ -782,6 +789,77 @@ def _candidate(c, d) -> CandidateOutput:
         more_than_winner=_q(c.figure - best, d.unit, digits=2),
         ratio_to_winner=_q(c.figure / best if best != 0 else None, "-"),
         share_saved_by_winner=_q(1.0 - best / c.figure if c.figure != 0 else None, "-"),
+    )
+
+
+# --- routing ---------------------------------------------------------------------------------------------
+
+
+class RoutedClassOutput(OutputModel):
+    """One routing class on its option: ``monthly_cost`` is its share of the option's cost (the option costed once
+    on every class it serves, split by tokens); ``success_rate`` its own, else its option's."""
+
+    name: str
+    option: str
+    label: str
+    share_of_requests: Quantity
+    requests_per_day: Quantity
+    tokens_per_day: Quantity
+    monthly_cost: Quantity
+    cost_per_million_tokens: Quantity
+    gpus: Count
+    success_rate: Quantity
+    success_rate_source: str | None
+
+
+class RoutingOutput(OutputModel):
+    """The routed blend (the classes' costs summed) against ``baseline`` serving every request; ``saving`` is the
+    baseline's monthly cost less the blend's (negative: routing costs more)."""
+
+    classes: list[RoutedClassOutput]
+    requests_per_day: Quantity
+    tokens_per_day: Quantity
+    monthly_cost: Quantity
+    cost_per_million_tokens: Quantity
+    baseline: str
+    baseline_label: str
+    baseline_monthly_cost: Quantity
+    saving: Quantity
+    saving_share: Quantity
+    cost_per_successful_task: Quantity
+    baseline_cost_per_successful_task: Quantity
+
+
+def _routing(routed: RoutingResult, cur: str) -> RoutingOutput:
+    month, per_million = f"{cur}/month", f"{cur}/M tokens"
+    return RoutingOutput(
+        classes=[
+            RoutedClassOutput(
+                name=k.name,
+                option=k.option,
+                label=k.label,
+                share_of_requests=_q(k.share_of_requests, "-"),
+                requests_per_day=_q(k.requests_per_day, "requests/day", digits=6),
+                tokens_per_day=_q(k.tokens_per_day, "tokens/day", digits=6),
+                monthly_cost=_q(k.monthly_cost, month, digits=6),
+                cost_per_million_tokens=_q(k.cost_per_million_tokens, per_million, digits=6),
+                gpus=_n(k.gpus, "GPU", "not_applicable"),
+                success_rate=_q(k.success_rate, "-"),
+                success_rate_source=k.success_rate_source,
+            )
+            for k in routed.classes
+        ],
+        requests_per_day=_q(routed.requests_per_day, "requests/day", digits=6),
+        tokens_per_day=_q(routed.tokens_per_day, "tokens/day", digits=6),
+        monthly_cost=_q(routed.monthly_cost, month, digits=6),
+        cost_per_million_tokens=_q(routed.cost_per_million_tokens, per_million, digits=6),
+        baseline=routed.baseline,
+        baseline_label=routed.baseline_label,
+        baseline_monthly_cost=_q(routed.baseline_cost, month, digits=6),
+        saving=_q(routed.saving, month, digits=6),
+        saving_share=_q(routed.saving_share, "-"),
+        cost_per_successful_task=_q(routed.cost_per_successful_task, f"{cur}/task"),
+        baseline_cost_per_successful_task=_q(routed.baseline_cost_per_successful_task, f"{cur}/task"),
     )
 
 
@@ -1329,6 +1407,9 @@ class ComparisonOutput(OutputModel):
     energy: EnergyOutput | None
     uncertainty: UncertaintyOutput | None
     claims: list[ClaimOutput]
+    routing: RoutingOutput | None = Field(
+        default=None, description="With a routing block, each class on its option and the blend against the baseline."
+    )
 
     _comparison: Comparison | None = PrivateAttr(default=None)
 
@@ -1485,6 +1566,7 @@ def comparison_output(
         energy=None if c.energy is None else _energy(c.energy, cur, tokens),
         claims=[_claim(claim) for claim in c.claims],
         uncertainty=None if analysis is None else _uncertainty(analysis),
+        routing=None if c.routing is None else _routing(c.routing, cur),
     )
     doc._comparison = c
     return doc

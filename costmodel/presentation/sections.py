@@ -375,6 +375,22 @@ def serving(scenario: Resolved, comparison: Comparison | None = None) -> None:
         )
 
 
+ROUTING_INTRO = (
+    "The requests split by class, each class served by its own option (capacity sized for its tokens alone), "
+    "the blend's cost, and the option named as the baseline serving every request."
+)
+
+
+def routing(comparison: Comparison) -> None:
+    """Routing across models: each class on its option, the blend and its saving; nothing without a routing block."""
+    if comparison.routing is None:
+        return
+    heading("Routing across models", ROUTING_INTRO)
+    summary = [line.strip() for line in text.routing_lines(comparison) if line.startswith(("  routed", "  cost per"))]
+    display(Markdown("\n".join(f"- {md(line)}" for line in summary)))
+    table(tables.routing_table(comparison))
+
+
 def inputs(scenario: Resolved) -> None:
     """Every input with its unit and source."""
     table(tables.inputs_table(scenario))

@@ -22,7 +22,7 @@ from ..results import (
 from ..schema import Scenario
 from ..schema.inputs import input_fields
 from ..schema.workload import TokensWorkload
-from ..units import MONTHS_PER_YEAR
+from ..units import DAYS_PER_MONTH, MONTHS_PER_YEAR
 from . import format as fmt
 
 if TYPE_CHECKING:
@@ -50,6 +50,56 @@ def verdict_table(comparison: Comparison) -> pd.DataFrame:
 
 def _measure_title(d: Decision) -> str:
     return fmt.measure_title(d.measure)
+
+
+def routing_table(comparison: Comparison) -> pd.DataFrame:
+    """The routing block: one row per class on its option, then the blend and the baseline serving every request.
+
+    Empty (no rows) without a routing block.
+    """
+    import pandas as pd
+
+    routed, cur = comparison.routing, comparison.currency
+    if routed is None:
+        return pd.DataFrame()
+    month, per_million = f"monthly cost [{cur}/month]", f"cost per M tokens [{cur}]"
+    rows = [
+        {
+            "class": k.name,
+            "served by": k.label,
+            "share of requests": fmt.share(k.share_of_requests),
+            "tokens per day": fmt.amount(k.tokens_per_day, 0),
+            "GPUs": "-" if k.gpus is None else f"{k.gpus:,}",
+            month: fmt.amount(k.monthly_cost),
+            per_million: "-" if k.cost_per_million_tokens is None else fmt.amount(k.cost_per_million_tokens),
+            "success rate": "-" if k.success_rate is None else fmt.share(k.success_rate),
+        }
+        for k in routed.classes
+    ]
+    total = {"share of requests": fmt.share(1.0), "tokens per day": fmt.amount(routed.tokens_per_day, 0), "GPUs": ""}
+    rows.append(
+        {
+            "class": "routed blend",
+            "served by": "each class on its option",
+            **total,
+            month: fmt.amount(routed.monthly_cost),
+            per_million: "-" if routed.cost_per_million_tokens is None else fmt.amount(routed.cost_per_million_tokens),
+            "success rate": "",
+        }
+    )
+    rows.append(
+        {
+            "class": "every request",
+            "served by": routed.baseline_label,
+            **total,
+            month: fmt.amount(routed.baseline_cost),
+            per_million: fmt.amount(routed.baseline_cost / (routed.tokens_per_day * DAYS_PER_MONTH / 1e6))
+            if routed.tokens_per_day > 0
+            else "-",
+            "success rate": "",
+        }
+    )
+    return pd.DataFrame(rows)
 
 
 def decision_table(comparison: Comparison) -> pd.DataFrame:

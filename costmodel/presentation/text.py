@@ -31,7 +31,45 @@ from .safe import markdown as md
 
 
 def _figure(value: float, unit: str) -> str:
-    return f"{fmt.amount(value, 0)} {unit}"
+    return f"{fmt.amount(value, 2 if 'successful tasks' in unit else 0)} {unit}"
+
+
+def routing_lines(c: Comparison) -> list[str]:
+    """The routing block in terminal lines: each class on its option, the blend, and the saving against the
+    baseline serving every request; empty without a routing block."""
+    routed, cur = c.routing, c.currency
+    if routed is None:
+        return []
+    wide = max(len(k.name) for k in routed.classes)
+    lines = [
+        f"routing ({fmt.amount(routed.requests_per_day, 0)} requests/day, each class on its own option; "
+        f"monthly view), in {cur}/month:"
+    ]
+    for k in routed.classes:
+        gpus = f" ({fmt.plural(k.gpus, 'GPU')})" if k.gpus is not None else ""
+        per_million = (
+            f"; {fmt.amount(k.cost_per_million_tokens)} {cur}/M tokens" if k.cost_per_million_tokens is not None else ""
+        )
+        rate = f"; success rate {fmt.share(k.success_rate)}" if k.success_rate is not None else ""
+        lines.append(
+            f"  {k.name:<{wide}} {fmt.share(k.share_of_requests)} of requests, {fmt.amount(k.tokens_per_day, 0)} "
+            f"tokens/day -> {k.label}{gpus}: {fmt.amount(k.monthly_cost)}{per_million}{rate}"
+        )
+    saving = (
+        f"saves {fmt.amount(routed.saving)} ({fmt.share(routed.saving_share)})"
+        if routed.saving >= 0
+        else f"costs {fmt.amount(-routed.saving)} more"
+    )
+    lines.append(
+        f"  routed blend {fmt.amount(routed.monthly_cost)} {cur}/month against {routed.baseline_label} serving every "
+        f"request {fmt.amount(routed.baseline_cost)}: {saving}"
+    )
+    if routed.cost_per_successful_task is not None and routed.baseline_cost_per_successful_task is not None:
+        lines.append(
+            f"  cost per successful task: routed {fmt.significant(routed.cost_per_successful_task, 4)} {cur}, "
+            f"{routed.baseline_label} alone {fmt.significant(routed.baseline_cost_per_successful_task, 4)} {cur}"
+        )
+    return lines
 
 
 def _margin(d: Decision) -> float:
@@ -246,6 +284,7 @@ def comparison_text(comparison: Comparison) -> str:
                 f"{fmt.amount(opex)}, depreciation {fmt.amount(depreciation)}, EBIT {fmt.amount(ebit)}, "
                 f"NOI {fmt.amount(noi)}"
             )
+    lines += routing_lines(c)
     lines.append("cheapest by volume (monthly view):")
     lines += [f"  {t}" for t in cheapest_range_lines(c.cheapest_ranges, label, c.volume_unit)]
     lines.append("break-even volumes (monthly view):")
@@ -1086,6 +1125,8 @@ def _verdict_paragraph(c: Comparison) -> str:
     """The verdict on the decision measure, with its figure and its margin over the runner-up."""
     d, cur = c.decision, c.currency
     per = "/month" if d.unit.endswith("/month") else ""
+    if d.unit.endswith("successful tasks"):  # "USD/1,000 successful tasks" → " per 1,000 successful tasks"
+        per = " per " + d.unit.split("/", 1)[1]
     verdict = (
         f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
         f"**{fmt.money(d.winning.figure, cur)}{per}**"

@@ -1590,6 +1590,8 @@ def _verdict(
     d = comparison.decision
     measure = MEASURE_TITLES[Measure(d.measure)]
     per = "/month" if d.unit.endswith("/month") else ""
+    if d.unit.endswith("successful tasks"):  # "USD/1,000 successful tasks": the currency cell, then the rest
+        per = "/" + d.unit.split("/", 1)[1]
     bold = book.add_format({"bold": True})
     money = book.add_format({"num_format": "#,##0.00"})
     sheet.write_string(row, 0, f"{measure} by option", bold)

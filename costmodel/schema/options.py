@@ -20,6 +20,7 @@ from .base import (
     NonNegative,
     NotBoolean,
     Positive,
+    PositiveShare,
     Share,
     Source,
     Text,
@@ -40,6 +41,7 @@ from .base import (
     rules,
     when,
 )
+from .routing import success_rate_field, success_source_field
 
 
 class Staffing(InputModel):
@@ -248,6 +250,7 @@ class OwnCluster(InputModel):
         json_schema_extra=rules(
             one_of("colocation", "facility"),
             never(inside("staffing", both(equals(fte=0), left_at(managed_service_per_month=0)))),
+            when(given("success_rate"), given("success_rate_source")),
         )
     )
 
@@ -306,6 +309,8 @@ class OwnCluster(InputModel):
         default=None, description="GPU-hours sold: gives revenue, opex, depreciation, EBIT and NOI a month."
     )
     source: Text = Field(default="", description="Where the depreciation period and support share come from.")
+    success_rate: PositiveShare | None = success_rate_field("the model served on the cluster")
+    success_rate_source: Text | None = success_source_field()
 
     @field_validator("server")
     @classmethod
@@ -417,6 +422,7 @@ class CloudRental(InputModel):
         json_schema_extra=rules(
             when(equals(billing="always_on"), given("gpu_count")),
             when(equals(billing="per_gpu_hour_used"), absent("gpu_count")),
+            when(given("success_rate"), given("success_rate_source")),
         )
     )
 
@@ -439,6 +445,8 @@ class CloudRental(InputModel):
     staffing: Staffing | None = Field(default=None, description="People who run the rented GPUs, if any.")
     reserved: Reserved | None = Field(default=None, description="Reserved capacity, for demand profiles.")
     spot: Spot | None = Field(default=None, description="Spot capacity, for demand profiles.")
+    success_rate: PositiveShare | None = success_rate_field("the model served on the rented GPUs")
+    success_rate_source: Text | None = success_source_field()
 
     @field_validator("offer")
     @classmethod
@@ -473,6 +481,7 @@ class HostedAPI(InputModel):
         json_schema_extra=rules(
             when(given("tier_shares"), left_at(service_tier="standard")),
             when(given("cache_write_shares"), left_at(cache_write_share=0, cache_ttl="5m")),
+            when(given("success_rate"), given("success_rate_source")),
         )
     )
 
@@ -575,6 +584,8 @@ class HostedAPI(InputModel):
         "shares sum to 1. Cache reads and writes follow the provider's stacking rule "
         "(data/api_prices.csv tier_applies_to_cache). [-]",
     )
+    success_rate: PositiveShare | None = success_rate_field("the API's model")
+    success_rate_source: Text | None = success_source_field()
 
     @model_validator(mode="after")
     def _tiers_sum(self) -> HostedAPI:

@@ -44,6 +44,7 @@ from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, InputField, bounds_of, fix
 from .offers import Offers
 from .options import CloudRental, Options, Reserved
 from .overrides import Overrides
+from .routing import DecisionMeasure, Routing
 from .uncertainty import Uncertainty
 from .values import value_problems
 from .workload import Workload
@@ -97,6 +98,15 @@ _NO_GPU_OPTIONS = {
 """JSON Schema: the scenario holds no option sized in GPUs (own, rent, rents)."""
 
 
+_EVERY_OPTION_RATED = {
+    "properties": {
+        **{name: {"anyOf": [{"type": "null"}, given("success_rate")]} for name in OPTION_KINDS},
+        **{name: {"items": given("success_rate")} for name in ("rents", "apis")},
+    }
+}
+"""JSON Schema: every option the scenario holds states its success rate."""
+
+
 class Scenario(InputModel):
     """One workload, the options to serve it, and the reporting currency.
 
@@ -131,6 +141,23 @@ class Scenario(InputModel):
                 inside("options", given("own")),
             ),
             never(both(given("demand"), inside("workload", equals(kind="training")))),
+            when(
+                either(given("routing"), given("decision_measure")),
+                both(inside("workload", both(equals(kind="tokens"), left_at(input_only=False))), absent("finance")),
+            ),
+            when(either(given("routing"), given("decision_measure")), absent("demand")),
+            when(
+                given("decision_measure"),
+                both(
+                    inside("options", _EVERY_OPTION_RATED),
+                    either(
+                        given("routing"),
+                        inside(
+                            "workload", either(given("input_tokens_per_request"), inside("serving", given("request")))
+                        ),
+                    ),
+                ),
+            ),
             never(both(inside("demand", equals(kind="job_log")), inside("workload", equals(kind="tokens")))),
             never(both(inside("demand", equals(kind="request_log")), inside("workload", equals(kind="gpu_hours")))),
             when(inside("energy", given("power_budget_kw")), inside("options", given("own"))),
@@ -169,6 +196,14 @@ class Scenario(InputModel):
     )
     offers: Offers | None = Field(default=None, description="Quotes in no catalog: rows added to the catalog.")
     overrides: Overrides | None = Field(default=None, description="Catalog figures replaced for this scenario.")
+    routing: Routing | None = Field(
+        default=None, description="Requests split by class, each class served by one of the options."
+    )
+    decision_measure: DecisionMeasure | None = Field(
+        default=None,
+        description="cost_per_successful_task: rank the options on cost per task / success rate (each option "
+        "states its success_rate) instead of the monthly cost at the volume.",
+    )
 
     _catalog: Catalog | None = PrivateAttr(default=None)
 
@@ -220,6 +255,7 @@ class Scenario(InputModel):
         self._check_energy(fail)
         self._check_currencies(fail, catalog)
         self._check_claims(fail, present)
+        self._check_quality(fail, present)
         rent = self.options.rent
         if not errors and rent is not None and rent.reserved is not None and rent.reserved.price_per_gpu_hour:
             self._check_reserved_price(fail, catalog, fields, rent)
@@ -627,6 +663,114 @@ class Scenario(InputModel):
                         "outside the input's allowed range {range}",
                         range="(0, inf)" if allowed is None else allowed.describe(),
                     )
+
+    def option_inputs(self, key: str) -> Any:
+        """The options block of an option key (``own``, ``rent``, ``api``, ``rent:<name>``, ``api:<name>``), or None."""
+        kind, _, name = key.partition(":")
+        if not name:
+            return getattr(self.options, kind, None) if kind in OPTION_KINDS else None
+        listed = {"rent": self.options.rents, "api": self.options.apis}.get(kind, [])
+        return next((o for o in listed if o.name == name), None)
+
+    def _option_loc(self, key: str) -> tuple[str | int, ...]:
+        """Where an option key's block is in the file (``options.rents.0`` for ``rent:<name>``)."""
+        kind, _, name = key.partition(":")
+        if not name:
+            return ("options", kind)
+        listed = self.options.rents if kind == "rent" else self.options.apis
+        return ("options", f"{kind}s", next(i for i, o in enumerate(listed) if o.name == name))
+
+    def _check_quality(self, fail: _Fail, present: list[str]) -> None:
+        """Success rates carry their source; routing names options the scenario holds, on a tokens workload whose
+        mix is the classes' blend; the cost per successful task has a task size and every option's rate."""
+        for key in present:
+            option = self.option_inputs(key)
+            if option.success_rate is not None and option.success_rate_source is None:
+                fail(
+                    self._option_loc(key) + ("success_rate_source",),
+                    None,
+                    "rate_unsourced",
+                    "a success rate needs its source (the benchmark or evaluation it comes from, or ASSUMPTION)",
+                )
+        work = self.workload
+        monthly = work.kind == "tokens" and not work.input_only and self.finance is None and self.demand is None
+        routing = self.routing
+        if routing is not None:
+            if not monthly:
+                fail(
+                    ("routing",),
+                    None,
+                    "routing_monthly_only",
+                    "routing is costed on the monthly cost at the volume of a tokens workload with an input:output "
+                    "mix: it takes no training or GPU-hours workload, no input_only, no finance and no demand block",
+                )
+            for index, chosen in enumerate(routing.classes):
+                if chosen.option not in present:
+                    fail(
+                        ("routing", "classes", index, "option"),
+                        chosen.option,
+                        "no_option",
+                        "the scenario has no {option} option; it has {present}",
+                        option=chosen.option,
+                        present=", ".join(present),
+                    )
+            if routing.baseline not in present:
+                fail(
+                    ("routing", "baseline"),
+                    routing.baseline,
+                    "no_option",
+                    "the scenario has no {option} option; it has {present}",
+                    option=routing.baseline,
+                    present=", ".join(present),
+                )
+            stated = getattr(work, "input_tokens_per_output_token", None)
+            blended = routing.blended_input_tokens_per_output_token()
+            if monthly and stated is not None and abs(blended - stated) > 0.01 * max(blended, stated, 1e-9):
+                fail(
+                    ("workload", "input_tokens_per_output_token"),
+                    stated,
+                    "routing_mix_mismatch",
+                    "the routing classes' requests make a {blended}:1 input:output mix, sum(share * input) / "
+                    "sum(share * output); the options serving every request take the workload's mix: make them "
+                    "agree (within 1 %)",
+                    blended=f"{blended:.6g}",
+                )
+        if self.decision_measure is not None:
+            self._check_task_measure(fail, present, monthly)
+
+    def _check_task_measure(self, fail: _Fail, present: list[str], monthly: bool) -> None:
+        """The cost per successful task needs a monthly-cost scenario, the size of a task and every option's rate."""
+        work = self.workload
+        if not monthly:
+            fail(
+                ("decision_measure",),
+                self.decision_measure,
+                "measure_needs_monthly",
+                "the cost per successful task divides the monthly cost at the volume of a tokens workload with an "
+                "input:output mix: it takes no training or GPU-hours workload, no input_only, no finance and no "
+                "demand block",
+            )
+            return
+        sized = self.routing is not None or getattr(work, "input_tokens_per_request", None) is not None
+        serving = getattr(work, "serving", None)
+        if not sized and (serving is None or serving.request is None):
+            fail(
+                ("decision_measure",),
+                self.decision_measure,
+                "no_task_size",
+                "a task is one request: give routing (tokens per request of each class), "
+                "workload.input_tokens_per_request or workload.serving.request",
+            )
+        for key in present:
+            if self.option_inputs(key).success_rate is None:
+                fail(
+                    self._option_loc(key) + ("success_rate",),
+                    None,
+                    "rate_needed",
+                    "decision_measure {measure} ranks every option on cost per task / success rate: give this "
+                    "option's success_rate (0 < rate <= 1) with its success_rate_source",
+                    measure=str(self.decision_measure),
+                )
 
     def present_options(self) -> list[str]:
         """Keys of the options the scenario holds, in display order."""
