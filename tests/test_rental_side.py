@@ -26,6 +26,7 @@ from costmodel.cli import main
 from costmodel.domain import finance
 from costmodel.domain.compare import compare
 from costmodel.domain.costs import data_and_support_lines, monthly_cost, monthly_cost_components
+from costmodel.domain.mix import cheapest_mix, mix_result
 from costmodel.errors import ScenarioError
 from costmodel.presentation.output import comparison_output
 from costmodel.presentation.text import comparison_text
@@ -199,6 +200,42 @@ class TestSameKindsOfLine:
         assert all(not r.data_and_support for r in c.options.values())
         assert not any(k in r.components for r in c.options.values() for k in DATA_AND_SUPPORT)
         assert "data and support lines" not in comparison_text(c)
+
+
+@pytest.fixture(scope="module")
+def pair():
+    """R2 renting at AWS with and without the case's quantities."""
+    return validate_data(on_aws(R2)), validate_data(on_aws(R2, None))
+
+
+class TestMix:
+    """The cheapest mix for R2's campaigns profile: the data lives on owned servers when there are some, else the
+    rented kinds carry the rent option's lines; the support plan is a share of the rented kinds' bill."""
+
+    def test_the_layers_still_add_up_and_the_pure_figures_are_the_options(self, pair):
+        with_, _ = pair
+        mix = mix_result(with_).mix
+        assert mix.total == pytest.approx(sum(layer.cost for layer in mix.layers.values()) + mix.staffing)
+        assert mix.pure["on_demand"] == pytest.approx(106_831.0496)  # the rent option's own monthly cost above
+
+    def test_rented_only_the_rent_option_carries_the_lines(self, pair):
+        with_, without = pair
+        before = cheapest_mix(without, own_servers=0)
+        after = cheapest_mix(with_, own_servers=0)
+        assert before.layers.keys() == after.layers.keys()  # the same capacity: the lines do not depend on it
+        data = 1_150.0 + 900.0 + 119.136
+        expected = before.total + data + max(0.10 * (before.total - before.staffing + data), 100.0)
+        assert after.total == pytest.approx(expected, rel=1e-12)
+
+    def test_with_owned_servers_the_rented_layers_pay_only_the_support(self, pair):
+        with_, without = pair
+        before = cheapest_mix(without, own_servers=3)
+        after = cheapest_mix(with_, own_servers=3)
+        for kind, layer in after.layers.items():
+            if kind == "own":  # 2 CPU nodes bought (10,000 USD over 60 months, 10 % support a year), transit
+                assert layer.cost - before.layers[kind].cost == pytest.approx(10_000 / 60 + 1_000 / 12 + 100.0)
+            else:
+                assert layer.cost == pytest.approx(1.10 * before.layers[kind].cost)
 
 
 class TestCashView:
