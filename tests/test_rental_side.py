@@ -138,6 +138,18 @@ class TestHandComputedCase:
         rest = 94_950.0 + 2_500.0 + 900.0 + 119.136
         assert float(parts[Component.SUPPORT_PLAN]) == pytest.approx(0.05 * rest)
 
+    def test_sampled_quantities_broadcast(self, scenario):
+        # an uncertainty block may sample the quantities: the lines follow each sample
+        tb = np.array([10.0, 50.0, 200.0])
+        r = costmodel.resolve(scenario, values={"data_and_support.stored_tb": tb})
+        parts = monthly_cost_components(r, "rent", 12_000.0)
+        assert np.asarray(parts[Component.STORAGE]) == pytest.approx(tb * 1000 * S3_PER_GB_MONTH)
+        bill = 94_950.0 + tb * 1000 * S3_PER_GB_MONTH + 900.0 + 119.136
+        assert np.asarray(parts[Component.SUPPORT_PLAN]) == pytest.approx(0.10 * bill)
+
+    def test_the_rates_row_is_cited(self, scenario):
+        assert costmodel.resolve(scenario).cited[-1].citation().startswith("data/cloud_extras.csv: AWS")
+
     def test_the_lines_are_in_the_text_and_the_json(self, scenario):
         c = compare(scenario, check=False)
         text = comparison_text(c)
