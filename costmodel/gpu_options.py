@@ -389,11 +389,13 @@ def _with_data_and_support(option: OwnOption, own: OwnCluster, block: DataAndSup
         A quantity is stated without the own-side price it needs.
     """
 
-    def price(field: str, needed: str) -> Number:
+    def price(field: str, quantity: str, needed: str) -> Number:
         given = getattr(block, field)
         if given is None:
             raise scenario_problem(
-                f"data_and_support.{field}", None, f"options.own needs it for {needed}: give it (with currency)"
+                f"data_and_support.{quantity}",
+                getattr(block, quantity),
+                f"options.own {needed}: give data_and_support.{field} (with currency)",
             )
         return given * fx(block.currency)
 
@@ -403,16 +405,27 @@ def _with_data_and_support(option: OwnOption, own: OwnCluster, block: DataAndSup
     )
     if _stated(block.stored_tb) and not has_storage:
         per_tb = price(
-            "own_storage_price_per_tb", "the data stored (or a bill_of_materials line of asset class storage)"
+            "own_storage_price_per_tb",
+            "stored_tb",
+            "buys the storage for the data stored (its bill of materials has no line of asset class storage)",
         )
         items.append(CapexItem(OWN_STORED_DATA, "total", block.stored_tb * per_tb, "storage"))
     if block.cpu_nodes > 0:
         items.append(
-            CapexItem(OWN_CPU_NODES, "total", block.cpu_nodes * price("own_cpu_node_price", "the CPU nodes"), "servers")
+            CapexItem(
+                OWN_CPU_NODES,
+                "total",
+                block.cpu_nodes * price("own_cpu_node_price", "cpu_nodes", "buys the CPU nodes"),
+                "servers",
+            )
         )
     egress = None
     if _stated(block.egress_tb_per_month):
-        transit = price("own_transit_price_per_gb", "the data sent out (0 when the colocation includes transit)")
+        transit = price(
+            "own_transit_price_per_gb",
+            "egress_tb_per_month",
+            "pays transit for the data sent out (0 when the colocation price includes it)",
+        )
         egress = formulas.egress_cost(block.egress_tb_per_month, transit)
     return dataclasses.replace(option, bill_of_materials=tuple(items), egress_per_month=egress)
 
@@ -503,22 +516,22 @@ def _rent_extras(
         return None
     row = catalog.cloud_extras.get(offer.provider)
 
-    def listed(column: str, field: str) -> float:
+    def listed(column: str, field: str, quantity: str) -> float:
         value = getattr(row, column) if row is not None else None
         if value is None:
-            held = "has no row" if row is None else f"has no {column}"
+            held = "has no row for it" if row is None else f"has no {column} in its row"
             raise scenario_problem(
-                f"data_and_support.{field}",
-                getattr(block, field),
+                f"data_and_support.{quantity}",
+                getattr(block, quantity),
                 f"{where} rents from {offer.provider}, which data/cloud_extras.csv {held}: give "
-                f"data_and_support.{field} as a number",
+                f"data_and_support.{field} (with currency) to price it",
             )
         return value
 
-    def rate(given: Number | None, column: str, field: str) -> Number:
+    def rate(given: Number | None, column: str, field: str, quantity: str) -> Number:
         if given is not None:
             return given * fx(block.currency)
-        value = listed(column, field)
+        value = listed(column, field, quantity)
         assert row is not None, "a listed price comes from a row"
         return value * fx(row.currency)
 
@@ -527,17 +540,19 @@ def _rent_extras(
     if _stated(block.stored_tb):
         column = f"storage_{block.storage_class}_per_gb_month"
         storage = formulas.storage_cost(
-            block.stored_tb, rate(block.storage_price_per_gb_month, column, "storage_price_per_gb_month")
+            block.stored_tb, rate(block.storage_price_per_gb_month, column, "storage_price_per_gb_month", "stored_tb")
         )
     if _stated(block.egress_tb_per_month):
-        price = rate(block.egress_price_per_gb, "egress_per_gb", "egress_price_per_gb")
+        price = rate(block.egress_price_per_gb, "egress_per_gb", "egress_price_per_gb", "egress_tb_per_month")
         egress = formulas.egress_cost(block.egress_tb_per_month, price)
     if block.cpu_nodes > 0:
-        price = rate(block.cpu_node_price_per_hour, "cpu_node_per_hour", "cpu_node_price_per_hour")
+        price = rate(block.cpu_node_price_per_hour, "cpu_node_per_hour", "cpu_node_price_per_hour", "cpu_nodes")
         nodes = formulas.always_on_cost(block.cpu_nodes, price)
     if block.support_share == "catalog":
-        share = listed("support_share", "support_share")
-        minimum = rate(block.support_minimum_per_month, "support_minimum_per_month", "support_minimum_per_month")
+        share = listed("support_share", "support_share", "support_share")
+        minimum = rate(
+            block.support_minimum_per_month, "support_minimum_per_month", "support_minimum_per_month", "support_share"
+        )
     elif block.support_share is not None:
         share = block.support_share
         if block.support_minimum_per_month is not None:

@@ -299,7 +299,8 @@ class TestBadInput:
             validate_data(data)
         text = str(caught.value)
         assert "data_and_support.cpu_node_price_per_hour" in text and "Nebius" in text
-        assert "cpu_node_per_hour" in text
+        assert "cpu_node_per_hour" in text and "data/cloud_extras.csv" in text
+        assert "data_and_support.cpu_nodes" in text and "(got 1)" in text  # the quantity that needs the price
 
     def test_a_provider_without_a_row(self, tmp_path, capsys):
         data = on_aws(R2, {"stored_tb": 1.0})
