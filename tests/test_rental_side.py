@@ -187,6 +187,24 @@ class TestSameKindsOfLine:
             assert after - before == pytest.approx(sum(float(v) for v in lines.values()) - had, rel=1e-12)
         assert kinds["own"] == kinds["rent"]
 
+    def test_each_rental_offer_pays_its_own_clouds_rates(self):
+        # options.rents: a CoreWeave H200 beside AWS; CoreWeave's row (docs.coreweave.com storage pricing):
+        # AI Object Storage hot 0.06 USD per GiB-month = 0.05588 per GB, egress free
+        block = {"stored_tb": 50.0, "egress_tb_per_month": 10.0, "own_transit_price_per_gb": 0.0, "currency": "USD"}
+        data = on_aws(R2, block)
+        data["options"]["rents"] = [
+            {"name": "cw", "label": "CoreWeave", "offer": "coreweave-h200", "billing": "per_gpu_hour_used"}
+        ]
+        s = validate_data(data)
+        aws = data_and_support_lines(s, "rent", 12_000.0)
+        cw = data_and_support_lines(s, "rent:cw", 12_000.0)
+        assert set(aws) == set(cw) == {Component.STORAGE, Component.EGRESS}
+        assert float(aws[Component.STORAGE]) == pytest.approx(50 * 1000 * S3_PER_GB_MONTH)
+        assert float(cw[Component.STORAGE]) == pytest.approx(50 * 1000 * 0.05588)
+        assert float(cw[Component.EGRESS]) == 0.0 and float(aws[Component.EGRESS]) == pytest.approx(900.0)
+        flows = finance.cash_flows(s).flows["rent:cw"]  # its cash lines carry them too
+        assert np.asarray(flows[Component.STORAGE]) == pytest.approx(50 * 1000 * 0.05588)
+
     def test_a_quantity_left_out_is_a_line_left_out_everywhere(self):
         block = {k: v for k, v in CASE.items() if k not in ("cpu_nodes", "own_cpu_node_price")}
         s = validate_data(on_aws(R1, block))
