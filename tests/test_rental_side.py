@@ -161,6 +161,23 @@ class TestHandComputedCase:
         assert doc["options"]["own"]["components"]["egress"]["value"] == pytest.approx(100.0)
 
 
+def test_the_bundled_scenario_by_hand():
+    # h200-data-and-support: 200 TB in S3 Standard, 5 TB a month out, 2 CPU nodes, AWS Business support; the own
+    # cluster keeps its 125,000 USD storage line and buys 2 CPU nodes at 10,000 USD (60 months, 10 % support a
+    # year), transit at 0.002 USD/GB
+    s = costmodel.load_scenario("h200-data-and-support")
+    rent = data_and_support_lines(s, "rent", 12_000.0)
+    bill = (
+        12_000 * P5EN_PER_GPU_HOUR + 200 * 1000 * S3_PER_GB_MONTH + 5 * 1000 * EGRESS_PER_GB + 2 * HOURS * M7G_PER_HOUR
+    )
+    expected = [4_600.0, 450.0, 119.136, 0.10 * bill]
+    assert [float(v) for v in rent.values()] == pytest.approx(expected)
+    assert 0.10 * bill == pytest.approx(10_011.9136)
+    own = data_and_support_lines(s, "own", 12_000.0)
+    expected = [125_000 / 60, 5_000 * 0.002, 20_000 / 60, (125_000 + 20_000) * 0.10 / 12]
+    assert [float(v) for v in own.values()] == pytest.approx(expected)
+
+
 class TestSameKindsOfLine:
     """The invariant joining the options: for the same stated quantities every GPU option carries the same kinds
     of line, the API none, and each option's cost moves by exactly its lines, so the ranking moves only by them."""
