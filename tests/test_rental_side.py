@@ -13,6 +13,8 @@ from the AWS p5en.48xlarge row of data/cloud_prices.csv, 63.30 USD per instance-
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -344,6 +346,22 @@ class TestBadInput:
         assert main(["validate", str(path)]) != 0
         err = capsys.readouterr().err
         assert "bad.yaml" in err and "data_and_support.storage_price_per_gb_month" in err and "has no row" in err
+
+    def test_a_catalog_folder_adds_a_providers_rates(self, tmp_path, capsys):
+        # --catalog DIR with a cloud_extras.csv row prices Hyperstack, which the bundled file lacks
+        folder = tmp_path / "catalog"
+        folder.mkdir()
+        header = (Path(__file__).resolve().parent.parent / "data" / "cloud_extras.csv").read_text().splitlines()[0]
+        (folder / "cloud_extras.csv").write_text(f"{header}\nHyperstack,0.02,,0.01,,,,USD,U,2026-12,test row,\n")
+        data = on_aws(
+            R2, {"stored_tb": 1.0, "egress_tb_per_month": 1.0, "own_transit_price_per_gb": 0.0, "currency": "USD"}
+        )
+        data["options"]["rent"]["offer"] = "hyperstack-h200"
+        path = write_scenario(tmp_path, data, "hyperstack.yaml")
+        assert main(["compare", str(path), "--catalog", str(folder), "--json", "--no-uncertainty"]) == 0
+        components = json.loads(capsys.readouterr().out)["options"]["rent"]["components"]
+        assert components["storage"]["value"] == pytest.approx(1 * 1000 * 0.02)
+        assert components["egress"]["value"] == pytest.approx(1 * 1000 * 0.01)
 
     def test_the_own_option_needs_its_prices(self):
         with pytest.raises(ScenarioError, match="data_and_support.own_cpu_node_price"):
