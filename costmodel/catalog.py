@@ -342,6 +342,39 @@ def instance_types(data_dir: str | Path | None = None) -> dict[str, InstanceType
     return rows
 
 
+class CloudExtras(_Row):
+    """A cloud's prices besides the GPU-hour: storage, egress, a CPU node, support (one row of data/cloud_extras.csv).
+
+    Keyed by the ``provider`` of data/cloud_prices.csv. An empty cell is a price the provider does
+    not publish (or the catalog does not hold): a scenario that needs it gives it in its
+    ``data_and_support`` block.
+    """
+
+    file: ClassVar[str] = "data/cloud_extras.csv"
+    key: ClassVar[str] = "provider"
+
+    provider: str = Field(description="The cloud, as named in the provider column of cloud_prices.csv.")
+    storage_object_per_gb_month: float | None = Field(
+        default=None, ge=0, description="Object storage, first tier. [currency/GB-month]"
+    )
+    storage_block_per_gb_month: float | None = Field(
+        default=None, ge=0, description="Block or shared-filesystem storage. [currency/GB-month]"
+    )
+    egress_per_gb: float | None = Field(
+        default=None, ge=0, description="Data sent out to the internet, first paid tier. [currency/GB]"
+    )
+    cpu_node_per_hour: float | None = Field(
+        default=None, ge=0, description="One CPU-only node (a head or login node), on demand. [currency/hour]"
+    )
+    support_share: float | None = Field(
+        default=None, ge=0, le=1, description="Paid support plan as a share of the month's cloud bill. [-]"
+    )
+    support_minimum_per_month: float | None = Field(
+        default=None, ge=0, description="The support plan's monthly minimum. [currency/month]"
+    )
+    currency: Currency
+
+
 class APIOffer(_Row):
     """One hosted LLM API price (one row of data/api_prices.csv)."""
 
@@ -1092,6 +1125,7 @@ class Catalog(BaseModel):
     api_price_tiers: dict[str, APIPriceTier] = Field(default_factory=dict)
     api_price_history: dict[str, APIPriceChange] = Field(default_factory=dict)
     tax_depreciation: dict[str, TaxDepreciationRow] = Field(default_factory=dict)
+    cloud_extras: dict[str, CloudExtras] = Field(default_factory=dict)
 
     def depreciation_table(self, schedule: str) -> tuple[float, ...]:
         """Yearly shares of cost deducted in recovery years 1, 2, … of a tax schedule (``macrs_5``). [-]
@@ -1280,6 +1314,8 @@ def _load_catalog(folder: Path) -> Catalog:
     tax_file = folder / "tax_depreciation.csv"  # optional: tax schedules by recovery year
     tax = _read(tax_file, TaxDepreciationRow, "row") if tax_file.exists() else {}
     _check_schedules(tax, tax_file)
+    extras_file = folder / "cloud_extras.csv"  # optional: storage, egress, CPU nodes, support by provider
+    cloud_extras = _read(extras_file, CloudExtras, "provider") if extras_file.exists() else {}
     return Catalog(
         gpus=gpus,
         servers=servers,
@@ -1291,6 +1327,7 @@ def _load_catalog(folder: Path) -> Catalog:
         training_runs=runs,
         api_price_windows=windows,
         tax_depreciation=tax,
+        cloud_extras=cloud_extras,
         **energy,
         **extra,
     )
@@ -1470,6 +1507,7 @@ _TABLE_FILES = (
     ("api_price_tiers", "api_price_tiers.csv", APIPriceTier, "tier"),
     ("api_price_history", "api_price_history.csv", APIPriceChange, "change"),
     ("tax_depreciation", "tax_depreciation.csv", TaxDepreciationRow, "row"),
+    ("cloud_extras", "cloud_extras.csv", CloudExtras, "provider"),
 )
 """Catalog table → its file name, row type and id column."""
 

@@ -16,12 +16,12 @@ import numpy as np
 from pydantic import BaseModel
 
 from . import formulas
-from .catalog import Catalog, CloudOffer, Server
+from .catalog import Catalog, CloudExtras, CloudOffer, Server
 from .demand_inputs import DemandInputs
 from .errors import scenario_problem
 from .schema import Scenario
 from .schema.energy import TimeOfUseTariff
-from .schema.options import OPTION_LABELS, CloudRental, OwnCluster, Staffing
+from .schema.options import OPTION_LABELS, CloudRental, DataAndSupport, OwnCluster, Staffing
 from .sizing import WorkloadInputs
 
 Number = Any
@@ -53,6 +53,13 @@ def exchange_rate(scenario: Scenario, currency: str | None) -> Number:
         return 1.0
     assert scenario.fx is not None, "the schema requires a rate for every other currency"
     return scenario.fx.rates[currency]
+
+
+OWN_STORED_DATA = "stored data"
+"""The bill-of-materials line ``data_and_support`` adds to the own option for the data stored."""
+
+OWN_CPU_NODES = "CPU nodes"
+"""The bill-of-materials line ``data_and_support`` adds to the own option for its CPU nodes."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,8 @@ class OwnOption:
     cost_of_capital_per_year: Number | None = None
     provider_price_per_gpu_hour_sold: Number | None = None
     provider_utilisation_sold: Number | None = None
+    egress_per_month: Number | None = None
+    """Transit for the data sent out (``data_and_support``); None: no such line. [reporting currency/month]"""
 
     @property
     def per_line_lives(self) -> bool:
@@ -194,6 +203,31 @@ class SpotTerms:
 
 
 @dataclass(frozen=True)
+class RentExtras:
+    """A rent option's lines besides the GPU-hours (``data_and_support``), money in the reporting currency.
+
+    Attributes
+    ----------
+    storage_per_month, egress_per_month, cpu_nodes_per_month
+        The month's storage, egress and CPU-node charges; None where the scenario states no such
+        quantity (no line). [reporting currency/month]
+    support_share
+        The support plan's share of the rest of the bill; None: no plan. [-]
+    support_minimum_per_month
+        The plan's monthly minimum. [reporting currency/month]
+    row
+        The provider's row of data/cloud_extras.csv the rates came from, or None.
+    """
+
+    storage_per_month: Number | None
+    egress_per_month: Number | None
+    cpu_nodes_per_month: Number | None
+    support_share: Number | None
+    support_minimum_per_month: Number
+    row: CloudExtras | None
+
+
+@dataclass(frozen=True)
 class RentOption:
     """Cloud rental, resolved. ``price_per_gpu_hour`` is on-demand, [reporting currency/GPU-h]."""
 
@@ -207,6 +241,8 @@ class RentOption:
     reserved: ReservedTerms | None
     spot: SpotTerms | None
     kind: str = "rent"
+    extras: RentExtras | None = None
+    """Storage, egress, CPU nodes and support (``data_and_support``); None without that block."""
 
 
 def _row(catalog_row: Row, column: str, path: str, values: Mapping[str, Any]) -> Row:
@@ -256,6 +292,7 @@ def _rent_option(
     reserved: ReservedTerms | None = None,
     spot: SpotTerms | None = None,
     index: int | None = None,
+    extras: RentExtras | None = None,
 ) -> RentOption:
     """A rent option: the main one (``options.rent``) or one of ``options.rents`` (``index``), on demand."""
     where = "options.rent" if index is None else f"options.rents.{index}"
@@ -276,6 +313,7 @@ def _rent_option(
         staffing=_staff(rent.staffing, fx) if rent.staffing is not None else None,
         reserved=reserved,
         spot=spot,
+        extras=extras,
     )
 
 
@@ -329,10 +367,67 @@ def resolve_own_option(
         ),
         provider_utilisation_sold=provider.utilisation_sold if provider is not None else None,
     )
+    if scenario.data_and_support is not None:
+        option = _with_data_and_support(option, own, scenario.data_and_support, fx)
     tariff = scenario.energy.tariff if scenario.energy is not None else None
     if tariff is not None and demand is not None:
         option = _with_tariff(option, tariff, demand, fx(tariff.currency))
     return option
+
+
+def _with_data_and_support(option: OwnOption, own: OwnCluster, block: DataAndSupport, fx: Exchange) -> OwnOption:
+    """The own cluster with the lines of ``data_and_support``: the storage and the CPU nodes bought (bill-of-
+    materials lines, over the servers' life), and the transit paid for the data sent out.
+
+    A bill of materials that already holds storage (a line of asset class ``storage``, or one called
+    ``storage``) buys none for the data stored. Its support is the hardware support, which covers
+    the lines added.
+
+    Raises
+    ------
+    ScenarioError
+        A quantity is stated without the own-side price it needs.
+    """
+
+    def price(field: str, quantity: str, needed: str) -> Number:
+        given = getattr(block, field)
+        if given is None:
+            raise scenario_problem(
+                f"data_and_support.{quantity}",
+                getattr(block, quantity),
+                f"options.own {needed}: give data_and_support.{field} (with currency)",
+            )
+        return given * fx(block.currency)
+
+    items = list(option.bill_of_materials)
+    has_storage = any(
+        line.asset_class == "storage" or line.item.strip().casefold() == "storage" for line in own.bill_of_materials
+    )
+    if _stated(block.stored_tb) and not has_storage:
+        per_tb = price(
+            "own_storage_price_per_tb",
+            "stored_tb",
+            "buys the storage for the data stored (its bill of materials has no line of asset class storage)",
+        )
+        items.append(CapexItem(OWN_STORED_DATA, "total", block.stored_tb * per_tb, "storage"))
+    if block.cpu_nodes > 0:
+        items.append(
+            CapexItem(
+                OWN_CPU_NODES,
+                "total",
+                block.cpu_nodes * price("own_cpu_node_price", "cpu_nodes", "buys the CPU nodes"),
+                "servers",
+            )
+        )
+    egress = None
+    if _stated(block.egress_tb_per_month):
+        transit = price(
+            "own_transit_price_per_gb",
+            "egress_tb_per_month",
+            "pays transit for the data sent out (0 when the colocation price includes it)",
+        )
+        egress = formulas.egress_cost(block.egress_tb_per_month, transit)
+    return dataclasses.replace(option, bill_of_materials=tuple(items), egress_per_month=egress)
 
 
 def _bill_of_materials(own: OwnCluster, fx: Exchange) -> tuple[CapexItem, ...]:
@@ -381,13 +476,88 @@ def resolve_rent_options(
             reserved = ReservedTerms(r.term_years, price, r.source)
         if rent.spot is not None:
             spot = _spot_terms(rent, catalog, on_demand)
-        options["rent"] = _rent_option("rent", rent, offer, on_demand, workload, fx, reserved=reserved, spot=spot)
+        extras = _rent_extras(scenario.data_and_support, catalog, offer, "options.rent", fx)
+        options["rent"] = _rent_option(
+            "rent", rent, offer, on_demand, workload, fx, reserved=reserved, spot=spot, extras=extras
+        )
     for index, extra in enumerate(scenario.options.rents):  # further rental offers, on demand
         offer = catalog.cloud_offers[extra.offer]
+        extras = _rent_extras(scenario.data_and_support, catalog, offer, f"options.rents.{index}", fx)
         options[f"rent:{extra.name}"] = _rent_option(
-            f"rent:{extra.name}", extra, offer, offer.price_per_gpu_hour * fx(offer.currency), workload, fx, index=index
+            f"rent:{extra.name}",
+            extra,
+            offer,
+            offer.price_per_gpu_hour * fx(offer.currency),
+            workload,
+            fx,
+            index=index,
+            extras=extras,
         )
     return options
+
+
+def _stated(quantity: Number) -> bool:
+    """True when a ``data_and_support`` quantity is above zero (in some sample)."""
+    return bool(np.any(np.asarray(quantity, dtype=float) > 0))
+
+
+def _rent_extras(
+    block: DataAndSupport | None, catalog: Catalog, offer: CloudOffer, where: str, fx: Exchange
+) -> RentExtras | None:
+    """A rent option's storage, egress, CPU-node and support terms: the scenario's price where given, else the
+    provider's row of data/cloud_extras.csv; None without a ``data_and_support`` block.
+
+    Raises
+    ------
+    ScenarioError
+        A quantity is stated but neither the scenario nor the provider's row prices it.
+    """
+    if block is None:
+        return None
+    row = catalog.cloud_extras.get(offer.provider)
+
+    def listed(column: str, field: str, quantity: str) -> float:
+        value = getattr(row, column) if row is not None else None
+        if value is None:
+            held = "has no row for it" if row is None else f"has no {column} in its row"
+            raise scenario_problem(
+                f"data_and_support.{quantity}",
+                getattr(block, quantity),
+                f"{where} rents from {offer.provider}, which data/cloud_extras.csv {held}: give "
+                f"data_and_support.{field} (with currency) to price it",
+            )
+        return value
+
+    def rate(given: Number | None, column: str, field: str, quantity: str) -> Number:
+        if given is not None:
+            return given * fx(block.currency)
+        value = listed(column, field, quantity)
+        assert row is not None, "a listed price comes from a row"
+        return value * fx(row.currency)
+
+    storage = egress = nodes = share = None
+    minimum: Number = 0.0
+    if _stated(block.stored_tb):
+        column = f"storage_{block.storage_class}_per_gb_month"
+        storage = formulas.storage_cost(
+            block.stored_tb, rate(block.storage_price_per_gb_month, column, "storage_price_per_gb_month", "stored_tb")
+        )
+    if _stated(block.egress_tb_per_month):
+        price = rate(block.egress_price_per_gb, "egress_per_gb", "egress_price_per_gb", "egress_tb_per_month")
+        egress = formulas.egress_cost(block.egress_tb_per_month, price)
+    if block.cpu_nodes > 0:
+        price = rate(block.cpu_node_price_per_hour, "cpu_node_per_hour", "cpu_node_price_per_hour", "cpu_nodes")
+        nodes = formulas.always_on_cost(block.cpu_nodes, price)
+    if block.support_share == "catalog":
+        share = listed("support_share", "support_share", "support_share")
+        minimum = rate(
+            block.support_minimum_per_month, "support_minimum_per_month", "support_minimum_per_month", "support_share"
+        )
+    elif block.support_share is not None:
+        share = block.support_share
+        if block.support_minimum_per_month is not None:
+            minimum = block.support_minimum_per_month * fx(block.currency)
+    return RentExtras(storage, egress, nodes, share, minimum, row)
 
 
 def _spot_terms(rent: CloudRental, catalog: Catalog, on_demand: Number) -> SpotTerms:
@@ -410,8 +580,11 @@ def _spot_terms(rent: CloudRental, catalog: Catalog, on_demand: Number) -> SpotT
 
 
 __all__ = [
+    "OWN_CPU_NODES",
+    "OWN_STORED_DATA",
     "CapexItem",
     "OwnOption",
+    "RentExtras",
     "RentOption",
     "ReservedTerms",
     "SpotTerms",

@@ -40,6 +40,7 @@ KINDS: dict[str, str] = {
     "api-tiers": "api_price_tiers",
     "api-history": "api_price_history",
     "tax": "tax_depreciation",
+    "cloud-extras": "cloud_extras",
 }
 """Kind names of ``costmodel catalog list KIND`` → the :class:`~costmodel.catalog.Catalog` table."""
 
@@ -77,6 +78,7 @@ STALE_AFTER_MONTHS: dict[str, int | None] = {
     "models": None,
     "training_runs": None,
     "tax_depreciation": None,
+    "cloud_extras": 6,
 }
 """Months after its as-of date past which a table's figure is flagged as stale; None: never (a
 datasheet's spec, a model's shape, a published run and a tax table do not age)."""

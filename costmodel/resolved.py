@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from .api_options import ApiOption, resolve_api_option
-from .catalog import APIOffer, Catalog, CloudOffer, Server
+from .catalog import APIOffer, Catalog, CloudExtras, CloudOffer, Server
 from .demand_inputs import DemandInputs, demand_inputs, sized_for_the_busiest_hour
 from .errors import ScenarioError
 from .gpu_options import (
@@ -176,7 +176,7 @@ def _apply(node: Any, parts: tuple[str, ...], value: Any) -> Any:
     return dataclasses.replace(node, **{head: new})
 
 
-def _estimates(rows: tuple[Server | CloudOffer | APIOffer, ...]) -> tuple[str, ...]:
+def _estimates(rows: tuple[Server | CloudOffer | APIOffer | CloudExtras, ...]) -> tuple[str, ...]:
     """The rows among ``rows`` that are unsourced estimates (grade U), each with its file and source."""
     return tuple(f"{row.source_file}: {row.ident}: {row.source}" for row in rows if row.quality == "U")
 
@@ -286,6 +286,12 @@ def _resolve(scenario: Scenario, catalog: Catalog, values: dict[str, Any], previ
         ),
         *offers,
     )
+    extras = {  # the cloud_extras rows the rent options' lines are priced from, once each
+        option.extras.row.provider: option.extras.row
+        for option in options.values()
+        if isinstance(option, RentOption) and option.extras is not None and option.extras.row is not None
+    }
+    cited = (*cited, *extras.values())
     return Resolved(
         scenario=scenario,
         catalog=catalog,

@@ -34,6 +34,10 @@ class Component(StrEnum):
     MANAGED_SERVICE = "managed service"
     SOFTWARE_LICENCES = "software licences"
     GPU_RENTAL = "GPU rental"
+    STORAGE = "storage"
+    EGRESS = "egress"
+    CPU_NODES = "CPU nodes"
+    SUPPORT_PLAN = "support plan"
     INPUT_TOKENS = "input tokens"
     CACHED_INPUT_TOKENS = "cached input tokens"
     OUTPUT_TOKENS = "output tokens"
@@ -45,6 +49,10 @@ class Component(StrEnum):
     REQUEST_FEES = "request and search fees"
     CITATION_TOKENS = "citation tokens"
 
+
+DATA_AND_SUPPORT = (Component.STORAGE, Component.EGRESS, Component.CPU_NODES, Component.SUPPORT_PLAN)
+"""The kinds of line ``data_and_support`` gives every GPU option: a rent option's components of these
+names; the own option's storage and CPU nodes bought (capex), transit (``egress``) and hardware support."""
 
 DEPRECIATION = (
     Component.CAPEX_DEPRECIATION,
@@ -236,6 +244,10 @@ class OptionResult:
     None without one. [reporting currency/request]"""
     provider: ProviderIncome | None = None
     """The own option's income view (``options.own.provider``); None otherwise."""
+    data_and_support: dict[str, float] = field(default_factory=dict)
+    """With ``data_and_support``: what the option pays a month for each of its kinds of line (storage,
+    egress, CPU nodes, support plan), a part of its monthly cost; empty otherwise and for an API
+    option (:func:`costmodel.domain.costs.data_and_support_lines`). [reporting currency/month]"""
 
 
 @dataclass(frozen=True)

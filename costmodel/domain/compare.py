@@ -24,7 +24,7 @@ from ..units import HOURS_PER_MONTH
 from .break_even import break_evens, cheapest_by_volume, default_volume_max
 from .capacity import capacity_volume, configured_gpus, gpu_count, gpu_hours_used, tokens_per_month
 from .claims import check_claims
-from .costs import monthly_cost_components, own_income
+from .costs import data_and_support_lines, monthly_cost_components, own_income
 from .decision import decide
 from .energy import energy_result
 from .finance import cash_flows, own_finance
@@ -85,6 +85,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         cost_per_million_output_tokens=cost / output_millions if output_millions > 0 else None,
         cost_per_request=per_request,
         provider=_income(r, option, volume) if chosen.kind == "own" else None,
+        data_and_support={name: float(value) for name, value in data_and_support_lines(r, option, volume).items()},
     )
 
 

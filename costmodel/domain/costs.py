@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import formulas
 from ..formulas.shapes import Numbers
-from ..gpu_options import OwnOption, Staff
+from ..gpu_options import OWN_CPU_NODES, OWN_STORED_DATA, OwnOption, RentExtras, Staff
 from ..resolved import Resolved, as_resolved
-from ..results import DEPRECIATION, Component, ProviderIncome
+from ..results import DATA_AND_SUPPORT, DEPRECIATION, Component, ProviderIncome
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .api_clock import api_clock_factor
@@ -230,6 +230,8 @@ def own_costs_at(own: OwnOption, servers, gpu_hours, hardware=None, accrual: boo
         parts[Component.MANAGED_SERVICE] = np.zeros_like(servers) + staff.managed_service_per_month
     if own.licence_price_per_gpu_per_year is not None:
         parts[Component.SOFTWARE_LICENCES] = gpus * own.licence_price_per_gpu_per_year / MONTHS_PER_YEAR
+    if own.egress_per_month is not None:
+        parts[Component.EGRESS] = np.zeros_like(servers) + own.egress_per_month
     shape = np.broadcast_shapes(np.shape(servers), np.shape(hours), *(np.shape(v) for v in parts.values()))
     return {name: np.broadcast_to(np.asanyarray(value, dtype=float), shape) for name, value in parts.items()}
 
@@ -282,7 +284,10 @@ def own_monthly_costs(resolved: Resolved, volume, option: str = "own") -> dict[s
       and with a time-of-use tariff e is the tariff's yearly mean and e' its mean weighted by
       the demand profile's hours;
     * staffing = FTE(B·G) × loaded yearly cost / 12, plus any managed-service fee;
-    * software licences = B·G × price per GPU per year / 12.
+    * software licences = B·G × price per GPU per year / 12;
+    * with ``data_and_support``: egress = TB sent out a month × 1,000 × the transit price per GB
+      (:func:`costmodel.formulas.egress_cost`); the storage and CPU nodes bought are
+      bill-of-materials lines, in the capex lines above.
 
     References
     ----------
@@ -343,7 +348,8 @@ def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict
     Returns
     -------
     dict of Component to numpy.ndarray
-        ``GPU rental`` and ``staffing`` [reporting currency/month].
+        ``GPU rental`` and ``staffing``, and with ``data_and_support`` the lines of
+        :func:`rent_extra_lines` [reporting currency/month].
 
     Notes
     -----
@@ -361,7 +367,50 @@ def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict
         rental = np.asanyarray(gpu_hours_used(resolved, v), dtype=float) * rent.price_per_gpu_hour
     staffing = np.zeros_like(v) + staffing_month(rent.staffing, gpus)
     rental, staffing = np.broadcast_arrays(np.asanyarray(rental, dtype=float), staffing)
-    return {Component.GPU_RENTAL: rental.copy(), Component.STAFFING: staffing.copy()}
+    parts: dict[str, np.ndarray] = {Component.GPU_RENTAL: rental.copy(), Component.STAFFING: staffing.copy()}
+    if rent.extras is None:
+        return parts
+    parts.update(rent_extra_lines(rent.extras, parts[Component.GPU_RENTAL]))
+    shape = np.broadcast_shapes(*(np.shape(value) for value in parts.values()))
+    return {name: np.broadcast_to(np.asanyarray(value, dtype=float), shape).copy() for name, value in parts.items()}
+
+
+def rent_extra_lines(extras: RentExtras, rental) -> dict[str, np.ndarray]:
+    """A rent option's storage, egress, CPU-node and support lines a month, beside its GPU rental.
+
+    Parameters
+    ----------
+    extras
+        The option's resolved ``data_and_support`` terms.
+    rental
+        The month's GPU rental, scalar or array. [reporting currency/month]
+
+    Returns
+    -------
+    dict of Component to numpy.ndarray
+        ``storage``, ``egress``, ``CPU nodes`` where the scenario states their quantity, and
+        ``support plan`` where it states a plan. [reporting currency/month]
+
+    Notes
+    -----
+    support = max(s · (GPU rental + storage + egress + CPU nodes), m)
+    (:func:`costmodel.formulas.support_plan_cost`): a share of the cloud bill, the staff left out.
+    """
+    found: dict[str, np.ndarray] = {
+        name: np.asanyarray(value, dtype=float)
+        for name, value in (
+            (Component.STORAGE, extras.storage_per_month),
+            (Component.EGRESS, extras.egress_per_month),
+            (Component.CPU_NODES, extras.cpu_nodes_per_month),
+        )
+        if value is not None
+    }
+    if extras.support_share is not None:
+        bill = np.asanyarray(rental, dtype=float) + sum(found.values(), np.zeros(()))
+        found[Component.SUPPORT_PLAN] = np.asanyarray(
+            formulas.support_plan_cost(bill, extras.support_share, extras.support_minimum_per_month), dtype=float
+        )
+    return found
 
 
 def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[str, np.ndarray]:
@@ -407,6 +456,72 @@ def api_monthly_costs(resolved: Resolved, volume, option: str = "api") -> dict[s
         if name in parts:
             found[component] = part(name)
     return found
+
+
+def _data_line(item: str, asset_class: str | None) -> str | None:
+    """The kind of ``data_and_support`` line an own capex line is: storage, CPU nodes, or none."""
+    if asset_class == "storage" or item.strip().casefold() == "storage" or item == OWN_STORED_DATA:
+        return Component.STORAGE
+    return Component.CPU_NODES if item == OWN_CPU_NODES else None
+
+
+def data_and_support_lines(scenario: Scenario | Resolved, option: str, volume: Numbers) -> dict[str, np.ndarray]:
+    """What one option pays a month for each kind of ``data_and_support`` line, within its monthly cost.
+
+    Parameters
+    ----------
+    scenario
+        The scenario, resolved or not.
+    option
+        An option the scenario holds.
+    volume
+        Scalar or array, in the workload's volume unit.
+
+    Returns
+    -------
+    dict of Component to numpy.ndarray
+        Empty without a ``data_and_support`` block and for an API option. A rent option: its
+        ``storage``, ``egress``, ``CPU nodes`` and ``support plan`` components. The own option:
+        ``storage`` and ``CPU nodes``, the monthly capital charge of the capex lines of those
+        kinds (straight line over their lives, or their capital-recovery factor at the cost of
+        capital); ``egress``, its transit; ``support plan``, its hardware support on those capex
+        lines. [reporting currency/month]
+
+    Notes
+    -----
+    Own capital charge of a line k: C_k / N_k, or C_k · CRF(i, N_k / 12) / 12; its support
+    C_k · s / 12. The own option's storage lines are those of asset class ``storage`` (or called
+    ``storage``), whether the block added them or the bill of materials had them.
+    """
+    r = as_resolved(scenario)
+    chosen = r.option(option)
+    if r.scenario.data_and_support is None or chosen.kind == "api":
+        return {}
+    if chosen.kind == "rent":
+        parts = monthly_cost_components(r, option, volume)
+        return {name: parts[name] for name in DATA_AND_SUPPORT if name in parts}
+    own = own_option(r, option)
+    v = checked_volume(volume)
+    servers = np.asanyarray(own_servers(r, v), dtype=float)
+    rate = own.cost_of_capital_per_year
+    found: dict[str, np.ndarray] = {}
+    bought = np.zeros_like(servers)
+    for item, asset_class, life, capex in own_capex_by_life(own, servers):
+        kind = _data_line(item, asset_class)
+        if kind is None:
+            continue
+        charge = (
+            capex / life
+            if rate is None
+            else capex * formulas.capital_recovery_factor(rate, life / MONTHS_PER_YEAR) / MONTHS_PER_YEAR
+        )
+        found[kind] = found.get(kind, 0.0) + np.asanyarray(charge, dtype=float)
+        bought = bought + capex
+    if own.egress_per_month is not None:
+        found[Component.EGRESS] = np.zeros_like(servers) + own.egress_per_month
+    if found:
+        found[Component.SUPPORT_PLAN] = bought * own.hardware_support_share_per_year / MONTHS_PER_YEAR
+    return {name: np.broadcast_to(found[name], np.shape(servers)).copy() for name in DATA_AND_SUPPORT if name in found}
 
 
 _BY_KIND = {"own": own_monthly_costs, "rent": rent_monthly_costs, "api": api_monthly_costs}

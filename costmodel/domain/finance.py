@@ -386,8 +386,37 @@ def rent_cash_flows(
     """
     parts = rent_monthly_costs(r, volumes, option)
     parts[Component.GPU_RENTAL] = parts[Component.GPU_RENTAL] * price_factor(r, "rental", months)
-    parts = _escalated(r, parts, months)
+    parts = _with_support(r, _escalated(r, parts, months), option)
     return parts if commitment is None else committed_flows(r, parts, hours, months, commitment)
+
+
+_NOT_BILLED_BY_THE_CLOUD = (Component.STAFFING, Component.MANAGED_SERVICE, Component.SUPPORT_PLAN)
+"""A rent option's lines its cloud's support plan is not a share of: its own people, and the plan itself."""
+
+
+def _with_support(r: Resolved, lines: dict[str, np.ndarray], option: str = "rent") -> dict[str, np.ndarray]:
+    """The rent option's cash lines with its support plan a share of the cloud lines as paid each month.
+
+    The monthly view's plan is a share of the on-demand bill; in cash the GPU rental follows its
+    price trend and a commitment moves it to reserved and spot lines, and the plan follows:
+    support = max(s · Σ cloud lines of the month, m) (:func:`costmodel.formulas.support_plan_cost`).
+    The lines unchanged without a plan.
+    """
+    rent = r.option(option)
+    assert isinstance(rent, RentOption), "a rent option's lines"
+    if rent.extras is None or rent.extras.support_share is None:
+        return lines
+    shape = np.broadcast_shapes(*(np.shape(value) for value in lines.values()))
+    bill = sum(
+        (np.asarray(value, dtype=float) for name, value in lines.items() if name not in _NOT_BILLED_BY_THE_CLOUD),
+        np.zeros(shape),
+    )
+    out = dict(lines)
+    out[Component.SUPPORT_PLAN] = np.asarray(
+        formulas.support_plan_cost(bill, rent.extras.support_share, rent.extras.support_minimum_per_month),
+        dtype=float,
+    )
+    return out
 
 
 def _lease_lines(r: Resolved, lease, leased, months: np.ndarray) -> dict[str, np.ndarray]:
@@ -502,7 +531,7 @@ def committed_flows(
             out[Component.GPU_RENTAL] - by_spot * rent.price_per_gpu_hour * trend, 0.0
         )
         out[CashLine.SPOT] = by_spot * rent.spot.price_per_gpu_hour * trend
-        return out
+        return _with_support(r, out)
     if rent.reserved is None:
         raise ValueError("finance.rent_commitment needs the rent option's reserved block (term and price)")
     term = 12 * rent.reserved.term_years
@@ -533,7 +562,7 @@ def committed_flows(
     out[CashLine.RESERVED] = paid
     if upfront:
         out[CashLine.RESERVED_UPFRONT] = ahead  # paid at the term's start
-    return out
+    return _with_support(r, out)
 
 
 def residual_share(r: Resolved, age_months: Numbers) -> Values:

@@ -16,7 +16,11 @@ kinds of capacity and the units they come in:
 * **API**: tokens, at the cheapest API offer over the demand (each hour at its clock price
   where the offer has price windows).
 
-The rent option's staffing is paid once any rented kind is used, for the GPUs rented.
+The rent option's staffing is paid once any rented kind is used, for the GPUs rented. With a
+``data_and_support`` block the data lives where the GPUs are: owned servers carry the storage,
+CPU nodes and transit (in their monthly cost); without owned servers the rented kinds carry the
+rent option's storage, egress and CPU nodes; and the rent option's support plan is a share of the
+rented kinds' bill (:meth:`_Dispatch.rent_lines`). The rented layers' costs include these lines.
 
 Dispatch in each hour: held capacity serves first (the rented kind, whose busy hours cost
 nothing more, then the owned servers, whose busy hours cost their electricity); what is left
@@ -49,14 +53,14 @@ import numpy as np
 
 from .. import formulas
 from ..formulas.shapes import scalar
-from ..resolved import ApiOption, Resolved, as_resolved
+from ..resolved import ApiOption, RentOption, Resolved, as_resolved
 from ..results import LAYER_LABELS, Layer, Mix, MixLayer, MixResult
 from ..schema import Scenario, TokensWorkload
 from ..units import HOURS_PER_MONTH
 from .api_clock import api_clock_factor
 from .capacity import api_option, gpu_hours_used, own_option, own_servers_for, rent_gpus_for, rent_option_if_any
 from .capacity import rent_option as rented_option
-from .costs import monthly_cost, own_costs_at, staffing_month
+from .costs import monthly_cost, own_costs_at, rent_extra_lines, staffing_month
 from .demand import hourly_demand
 
 GRID_LIMIT = 1_000_000
@@ -349,6 +353,8 @@ class _Dispatch:
         self.spot_peak = (
             float(self.d[self.spot_hours].max()) if self.spot_hours is not None and self.spot_hours.any() else 0.0
         )
+        rent = rent_option_if_any(r, o.rent_option) if o.rent_option is not None else None
+        self.extras = rent.extras if rent is not None else None  # its data_and_support lines, if any
 
     def _served(self, levels, weights=None):
         return formulas.served_below(self.d, levels, weights)
@@ -395,9 +401,49 @@ class _Dispatch:
             total += held * o.held_price * HOURS_PER_MONTH
         total += self._flexible_cost(level)
         total += self._staffing(held, level)
+        if self.extras is not None:
+            data, support = self.rent_lines(servers, held, level)
+            total += data + support
         if self.held_must_reach is not None:
             total = np.where(level < self.held_must_reach - 1e-9, np.inf, total)
         return total
+
+    def _rented_flexible_cost(self, level: np.ndarray) -> np.ndarray:
+        """730 × the mean cost an hour of the demand above ``level`` that rented GPUs serve (on demand and
+        spot; the API's hours left out). [currency/month]"""
+        o, d = self.o, self.d
+        od = np.where(self.od_hours & np.isfinite(self.flexible), self.flexible, 0.0)
+        if self.spot is None or (o.spot_cap is not None and o.spot_cap <= 0):
+            return HOURS_PER_MONTH * (float(np.mean(od * d)) - self._served(level, od))
+        assert self.spot_hours is not None and o.spot_price is not None, "spot is dispatched where it has a price"
+        cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
+        in_slice = np.where(self.spot_hours, o.spot_price, od)  # the slice above level: spot, else on demand
+        top = level + cap
+        slice_cost = self._served(top, in_slice) - self._served(level, in_slice)
+        above = float(np.mean(od * d)) - self._served(top, od) if np.isfinite(cap) else 0.0
+        return HOURS_PER_MONTH * (slice_cost + above)
+
+    def rent_lines(self, servers, held, level) -> tuple[np.ndarray, np.ndarray]:
+        """The rent option's ``data_and_support`` lines in the mix: its storage, egress and CPU nodes where
+        rented GPUs serve and no server is owned (owned servers hold the data, in their own cost), and its
+        support plan on the rented GPUs' bill. [currency/month]
+
+        Returns zeros for a rent option without the block.
+        """
+        o, extras = self.o, self.extras
+        servers, held, level = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (servers, held, level)))
+        if extras is None:
+            return np.zeros_like(level), np.zeros_like(level)
+        spend = self._rented_flexible_cost(level)
+        if o.held_kind is not None and o.held_price is not None:
+            spend = spend + np.where(held > 0, held * o.held_price * HOURS_PER_MONTH, 0.0)
+        rented = spend > 0
+        lines = (extras.storage_per_month, extras.egress_per_month, extras.cpu_nodes_per_month)
+        data = np.where(rented & (servers == 0), sum(float(np.mean(x)) for x in lines if x is not None), 0.0)
+        if extras.support_share is None:
+            return data, np.zeros_like(level)
+        plan = formulas.support_plan_cost(spend + data, extras.support_share, extras.support_minimum_per_month)
+        return data, np.where(rented, plan, 0.0)
 
     def _staffing(self, held: np.ndarray, level: np.ndarray) -> np.ndarray:
         """The rent option's staff for the GPUs rented (held, and by use at the busiest hour), if any is rented."""
@@ -520,18 +566,20 @@ def pure_costs(
         gpus = np.asarray(rent_gpus_for(r, need), dtype=float)
         staff = _rent_staffing(r, gpus)
         if rent.billing == "always_on":
-            costs[Layer.ALWAYS_ON] = gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH + staff
+            costs[Layer.ALWAYS_ON] = _with_extras(rent, gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH) + staff
         else:
-            costs[Layer.ON_DEMAND] = rent.price_per_gpu_hour * busy + staff
+            costs[Layer.ON_DEMAND] = _with_extras(rent, rent.price_per_gpu_hour * busy) + staff
         if rent.reserved is not None:
-            costs[Layer.RESERVED] = gpus * rent.reserved.price_per_gpu_hour * HOURS_PER_MONTH + staff
+            costs[Layer.RESERVED] = (
+                _with_extras(rent, gpus * rent.reserved.price_per_gpu_hour * HOURS_PER_MONTH) + staff
+            )
         if spot_limit is not None:
             uncapped = bool(np.all(np.asarray(spot_limit, dtype=float) >= d - 1e-9))
         else:
             spot_allowed = not isinstance(r.scenario.workload, TokensWorkload) or r.scenario.workload.interruptible
             uncapped = rent.spot is not None and rent.spot.max_gpus is None and spot_allowed
         if rent.spot is not None and uncapped:
-            costs[Layer.SPOT] = rent.spot.price_per_gpu_hour * busy + staff
+            costs[Layer.SPOT] = _with_extras(rent, rent.spot.price_per_gpu_hour * busy) + staff
     for name in rent_options(r):
         if name == "rent":
             continue
@@ -539,16 +587,28 @@ def pure_costs(
         gpus = np.asarray(rent_gpus_for(r, need, name), dtype=float)
         staff = _rent_staffing(r, gpus, name)
         costs[name] = (
-            gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH
-            if rent.billing == "always_on"
-            else rent.price_per_gpu_hour * busy
-        ) + staff
+            _with_extras(
+                rent,
+                gpus * rent.price_per_gpu_hour * HOURS_PER_MONTH
+                if rent.billing == "always_on"
+                else rent.price_per_gpu_hour * busy,
+            )
+            + staff
+        )
     if r.workload.kind == "tokens":
         for name, option in r.options.items():
             if option.kind == "api":
                 costs[name] = HOURS_PER_MONTH * np.mean(_api_hour_prices(r, name, d.shape[-1]) * d, axis=-1)
     costs = {k: (float(v) if np.ndim(v) == 0 else v) for k, v in costs.items()}
     return costs, {k: names[k] for k in costs}
+
+
+def _with_extras(rent: RentOption, rental):
+    """A rented kind's GPU bill with the rent option's ``data_and_support`` lines (storage, egress, CPU nodes,
+    support plan on the whole cloud bill) added. [currency/month]"""
+    if rent.extras is None:
+        return rental
+    return rental + sum(rent_extra_lines(rent.extras, rental).values())
 
 
 def _layers(
@@ -604,12 +664,26 @@ def _layers(
             top = float(served.max()) if served.size else 0.0
             gpus = int(scalar(formulas.whole_units(top / o.ceiling, o.replica)) * o.replica) if top > 0 else 0
             layers[kind] = MixLayer(kind, names[kind], 0, "", gpus, None, busy, share, price * busy, None)
-    staffing = (
-        float(dispatch._staffing(np.array(held), np.array(_level)))
-        if any(k in layers for k in (Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT))
-        else 0.0
-    )
+    rented: list[str] = [k for k in layers if k in (Layer.RESERVED, Layer.ALWAYS_ON, Layer.ON_DEMAND, Layer.SPOT)]
+    staffing = float(dispatch._staffing(np.array(held), np.array(_level))) if rented else 0.0
+    if rented and dispatch.extras is not None:
+        layers = _with_rent_lines(layers, rented, *dispatch.rent_lines(servers, held, _level))
     return layers, staffing
+
+
+def _with_rent_lines(layers: dict[str, MixLayer], rented: list[str], data, support) -> dict[str, MixLayer]:
+    """The rented layers with the rent option's data lines (on the first, in dispatch order) and its support
+    plan (on each in proportion to its GPU bill), so that the layers still add up to the mix."""
+    data, support = float(np.asarray(data)), float(np.asarray(support))
+    bills = {k: layers[k].cost for k in rented}
+    whole = sum(bills.values())
+    out = dict(layers)
+    for index, kind in enumerate(rented):
+        part = bills[kind] / whole if whole > 0 else 1.0 / len(rented)
+        out[kind] = dataclasses.replace(
+            layers[kind], cost=layers[kind].cost + support * part + (data if index == 0 else 0)
+        )
+    return out
 
 
 def cheapest_mix(

@@ -17,6 +17,7 @@ module                 formulas
 ``capital``            depreciation, capital charge, capital-recovery factor, rates, present value, loans,
                        price paths
 ``staffing``           FTEs for a fleet, staffing cost
+``cloud``              cloud storage, egress, always-on CPU nodes, a support plan with a minimum
 ``tokens``             output share, blended API price, GPU-hours for tokens
 ``fleet``              GPUs needed, whole units, servers needed, spares
 ``utilisation``        cost per used GPU-hour, break-even utilisation
@@ -61,6 +62,7 @@ from .checkpoint import (
     time_lost_fraction,
     young_interval,
 )
+from .cloud import always_on_cost, egress_cost, storage_cost, support_plan_cost
 from .energy import (
     embodied_per_month,
     emissions_kg,
@@ -227,4 +229,8 @@ __all__ = [
     "prefill_gpu_seconds_per_output_token",
     "prefill_seconds",
     "replicas_for_rate",
+    "always_on_cost",
+    "egress_cost",
+    "storage_cost",
+    "support_plan_cost",
 ]

@@ -55,6 +55,10 @@ COMPONENT_COLOURS = {
     "audio output tokens": "#9edae5",
     "request and search fees": "#d62728",
     "citation tokens": "#ff9896",
+    "storage": "#ffbb78",
+    "egress": "#f7b6d2",
+    "CPU nodes": "#dbdb8d",
+    "support plan": "#6b6ecf",
 }
 """One colour per cost component, the same in every report; a component not listed takes a colour of
 :data:`SPARE_COMPONENT_COLOURS` in turn, never one already in use."""

@@ -285,6 +285,7 @@ def comparison_text(comparison: Comparison) -> str:
                 f"NOI {fmt.amount(noi)}"
             )
     lines += routing_lines(c)
+    lines += data_and_support_text_lines(c, wide)
     lines.append("cheapest by volume (monthly view):")
     lines += [f"  {t}" for t in cheapest_range_lines(c.cheapest_ranges, label, c.volume_unit)]
     lines.append("break-even volumes (monthly view):")
@@ -341,6 +342,30 @@ def comparison_text(comparison: Comparison) -> str:
         lines.append("caution, catalog prices older than their table allows (`costmodel catalog stale` lists all):")
         lines += [f"  {s}" for s in c.stale]
     return "\n".join(lines)
+
+
+def data_and_support_text_lines(comparison: Comparison, wide: int = 13) -> list[str]:
+    """The monthly view's storage, egress, CPU-node and support lines of each option, or nothing.
+
+    Nothing when no option carries such a line (a scenario without ``data_and_support``). The own
+    option's storage and CPU nodes are capex: their monthly capital charge, inside its capex lines.
+    """
+    c = comparison
+    carried = {name: r for name, r in c.options.items() if r.data_and_support}
+    if not carried:
+        return []
+    lines = [f"data and support lines (within the monthly view), in {c.currency}/month:"]
+    for name, r in c.options.items():
+        if r.kind == "api":
+            words = "none (the API's price includes them)"
+        elif name not in carried:
+            words = "none"
+        else:
+            words = "; ".join(f"{part} {fmt.amount(value)}" for part, value in r.data_and_support.items())
+            if r.kind == "own":
+                words += " (storage and CPU nodes bought: their capex over its life; support: hardware support)"
+        lines.append(f"  {r.label:<{wide}} {words}")
+    return lines
 
 
 def payback_words(f: OwnFinance) -> str:

@@ -44,7 +44,7 @@ from ..domain.finance import cash_flows, price_factor, residual_share, useful_li
 from ..domain.tax import after_tax
 from ..files import made_folder, output_file, output_folder, spreadsheet_text, write_all_atomically, write_csv
 from ..resolved import Resolved, as_resolved
-from ..results import MEASURE_TITLES, CashFlows, CashLine, Comparison, Component, Measure
+from ..results import DATA_AND_SUPPORT, MEASURE_TITLES, CashFlows, CashLine, Comparison, Component, Measure
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
 from .cell_values import Cells, ExcelError
@@ -433,8 +433,9 @@ def _rent_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         month,
     )
     m.add("rent_staffing", "rent: staffing", staffing)
+    extras = _rent_extra_columns(r, m, add)
     if fin.rent_commitment is None:
-        return ["rent_rental", "rent_staffing"]
+        return ["rent_rental", "rent_staffing", *extras]
     # reserved GPUs: the on-demand remainder and the terms' payments, as values; the full on-demand
     # column above stays for the stand-in during the lead time
     m.add(
@@ -451,7 +452,73 @@ def _rent_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
             flows.flows["rent"][CashLine.RESERVED_UPFRONT],
         )
         lines.append("rent_reserved_upfront")
-    return lines
+    return lines + _rent_committed_support(r, m, lines, extras)
+
+
+_RENT_EXTRAS = (
+    ("rent_storage", "storage", "storage_per_month"),
+    ("rent_egress", "egress", "egress_per_month"),
+    ("rent_cpu_nodes", "CPU nodes", "cpu_nodes_per_month"),
+)
+"""Workbook key, title and :class:`~costmodel.gpu_options.RentExtras` field of the rent option's data lines."""
+
+
+def _rent_extra_columns(r: Resolved, m: _Months, add) -> list[str]:
+    """The rent option's storage, egress and CPU-node lines (inputs a month) and its support plan on the on-demand
+    bill, as formulas; returns the keys of their cash lines (none without ``data_and_support``).
+
+    The support column is the one the lead time's stand-in pays: with a reserved commitment
+    :func:`_rent_committed_support` adds the plan on the committed bill.
+    """
+    rent, cur = rent_option(r), r.currency
+    extras = rent.extras
+    if extras is None:
+        return []
+    block = r.scenario.data_and_support
+    source = _source(block) if extras.row is None else f"{_source(block)}; {extras.row.citation()}"
+    keys = []
+    for key, title, field in _RENT_EXTRAS:
+        value = getattr(extras, field)
+        if value is not None:
+            add(f"{key}_month", f"rental {title} a month", value, f"{cur}/month", source)
+            m.add(key, f"rent: {title}", lambda row, key=key: f"={key}_month")
+            keys.append(key)
+    if extras.support_share is not None:
+        add("rent_support_share", "rental support plan, share of the cloud bill", extras.support_share, "-", source)
+        add(
+            "rent_support_minimum",
+            "rental support plan, minimum",
+            extras.support_minimum_per_month,
+            f"{cur}/month",
+            source,
+        )
+        billed = ["rent_rental", *keys]
+        m.add(
+            "rent_support",
+            "rent: support plan = MAX(share x cloud bill, minimum)"
+            + (" (all on demand)" if r.finance.rent_commitment else ""),
+            lambda row: (
+                "=MAX(rent_support_share*(" + "+".join(m.cell(k, row) for k in billed) + "),rent_support_minimum)"
+            ),
+        )
+        keys.append("rent_support")
+    return keys
+
+
+def _rent_committed_support(r: Resolved, m: _Months, lines: list[str], extras: list[str]) -> list[str]:
+    """With a reserved commitment and a support plan: the plan on the committed bill, in place of the on-demand one.
+
+    ``lines`` are the committed cash lines' keys, ``extras`` those of :func:`_rent_extra_columns`.
+    """
+    if "rent_support" not in extras:
+        return list(extras)
+    billed = [key for key in lines if key != "rent_staffing"] + [key for key in extras if key != "rent_support"]
+    m.add(
+        "rent_support_committed",
+        "rent: support plan = MAX(share x cloud bill, minimum), with the commitment",
+        lambda row: "=MAX(rent_support_share*(" + "+".join(m.cell(k, row) for k in billed) + "),rent_support_minimum)",
+    )
+    return [key for key in extras if key != "rent_support"] + ["rent_support_committed"]
 
 
 def _api_inputs(r: Resolved, add) -> None:
@@ -562,6 +629,9 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
             m.add(f"{key}_rental", f"{name}: GPU rental (values)", flows.flows[name][Component.GPU_RENTAL])
             m.add(f"{key}_staffing", f"{name}: staffing (values)", flows.flows[name][Component.STAFFING])
             totals[name] = [f"{key}_rental", f"{key}_staffing"]
+            for index, part in enumerate(p for p in DATA_AND_SUPPORT if p in flows.flows[name]):
+                m.add(f"{key}_extra_{index}", f"{name}: {part} (values)", flows.flows[name][part])
+                totals[name].append(f"{key}_extra_{index}")
     if "api" in r.options:
         totals["api"] = _api_columns(r, flows, m, add)
     if "own" in r.options:
@@ -1195,7 +1265,12 @@ def _own_running_columns(r: Resolved, m: _Months, add) -> list[str]:
         lines.append("own_licences")
     if fin.lead_time_months > 0:
         stand_in = fin.during_lead_time
-        keys = {"rent": ["rent_rental", "rent_staffing"], "api": ["api_input", "api_cached", "api_output"]}[stand_in]
+        rented = (
+            ["rent_rental", "rent_staffing"]
+            + [k for k, _, _ in _RENT_EXTRAS if k in m.letters]
+            + (["rent_support"] if "rent_support" in m.letters else [])
+        )
+        keys = {"rent": rented, "api": ["api_input", "api_cached", "api_output"]}[stand_in]
         m.add(
             "own_stand_in",
             f"own: {r.label(stand_in).lower()} during lead time",

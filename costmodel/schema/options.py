@@ -706,6 +706,113 @@ class LabelledRental(CloudRental):
         return data
 
 
+_PRICES = (
+    "storage_price_per_gb_month",
+    "egress_price_per_gb",
+    "cpu_node_price_per_hour",
+    "support_minimum_per_month",
+    "own_storage_price_per_tb",
+    "own_cpu_node_price",
+    "own_transit_price_per_gb",
+)
+"""The money fields of :class:`DataAndSupport`: any of them needs the block's currency."""
+
+
+class DataAndSupport(InputModel):
+    """The workload's data and its running besides the GPUs: data stored, data sent out, CPU nodes, support.
+
+    Each GPU option then carries the same kinds of line for these quantities. A rent option pays
+    its cloud's rates (data/cloud_extras.csv, by the offer's provider; a price given here wins):
+    storage = TB × 1,000 × price per GB-month, egress = TB/month × 1,000 × price per GB, CPU
+    nodes = nodes × 730 h × price per hour, support = max(share × the rest of its bill, minimum).
+    The own cluster buys the storage and the CPU nodes (bill-of-materials lines, unless it
+    already has a storage line), pays its transit per GB sent out, and its support is its
+    hardware support. The API option carries none of them.
+    """
+
+    model_config = ConfigDict(json_schema_extra=rules(*(when(given(name), given("currency")) for name in _PRICES)))
+
+    stored_tb: NonNegative = quantity(
+        0.0,
+        unit="TB",
+        title="data stored",
+        le=1e6,
+        description="Data kept next to the GPUs: datasets, checkpoints, models.",
+    )
+    storage_class: Literal["object", "block"] = Field(
+        default="object",
+        description="Which of the cloud's storage prices applies: object storage, or block and shared-filesystem.",
+    )
+    egress_tb_per_month: NonNegative = quantity(
+        0.0, unit="TB/month", title="data sent out", le=1e6, description="Data sent out to the internet each month."
+    )
+    cpu_nodes: Whole = quantity(
+        0,
+        unit="nodes",
+        title="CPU nodes",
+        ge=0,
+        le=10_000,
+        varies=False,
+        description="CPU-only nodes running all month beside the GPUs: head, login, scheduler or gateway nodes.",
+    )
+    support_share: Annotated[float, Field(strict=True, ge=0, le=1)] | Literal["catalog"] | None = quantity(
+        None,
+        unit="-",
+        title="cloud support share",
+        description='A rent option\'s paid support plan as a share of its cloud bill; "catalog" takes the '
+        "provider's support_share and support_minimum_per_month in data/cloud_extras.csv; none: no plan.",
+    )
+    storage_price_per_gb_month: NonNegative | None = quantity(
+        None,
+        unit="{currency}/GB-month",
+        title="cloud storage price",
+        description="Instead of the catalog's price of storage_class for every rent option.",
+    )
+    egress_price_per_gb: NonNegative | None = quantity(
+        None, unit="{currency}/GB", title="cloud egress price", description="Instead of the catalog's egress price."
+    )
+    cpu_node_price_per_hour: NonNegative | None = quantity(
+        None, unit="{currency}/h", title="cloud CPU node price", description="Instead of the catalog's CPU-node price."
+    )
+    support_minimum_per_month: NonNegative | None = quantity(
+        None,
+        unit="{currency}/month",
+        title="cloud support minimum",
+        description="The support plan's monthly minimum, with a support_share given as a number (default 0).",
+    )
+    own_storage_price_per_tb: NonNegative | None = quantity(
+        None,
+        unit="{currency}/TB",
+        title="own storage capex",
+        description="Price of one TB of storage bought for the own cluster; needed with stored data unless "
+        "its bill of materials has a storage line.",
+    )
+    own_cpu_node_price: NonNegative | None = quantity(
+        None,
+        unit="{currency}/node",
+        title="own CPU node capex",
+        description="Price of one CPU node bought for the own cluster; needed with CPU nodes.",
+    )
+    own_transit_price_per_gb: NonNegative | None = quantity(
+        None,
+        unit="{currency}/GB",
+        title="own transit price",
+        description="The colocation's IP transit per GB sent out; needed with data sent out "
+        "(0 when the colocation price includes it).",
+    )
+    currency: Currency | None = Field(default=None, description="Needed with any price given here.")
+    source: Text = Field(default="", description="Where the quantities and prices come from, or ASSUMPTION.")
+
+    @model_validator(mode="after")
+    def _priced_in_a_currency(self) -> DataAndSupport:
+        for name in _PRICES:
+            if getattr(self, name) is not None and self.currency is None:
+                raise fail(
+                    "DataAndSupport", ("currency",), "missing", "a price ({name}) needs its currency", None, name=name
+                )
+        return self
+
+
 _ONE_EACH = [
     given("own"),
     given("rent"),
@@ -800,6 +907,7 @@ __all__ = [
     "CapexLine",
     "CloudRental",
     "Colocation",
+    "DataAndSupport",
     "Facility",
     "HostedAPI",
     "LabelledAPI",

@@ -42,7 +42,7 @@ from .energy import EnergyInputs
 from .finance import Finance
 from .inputs import CATALOG_INPUTS, THROUGHPUT_INPUT, InputField, bounds_of, fixed_reason, input_fields
 from .offers import Offers
-from .options import CloudRental, Options, Reserved
+from .options import CloudRental, DataAndSupport, Options, Reserved
 from .overrides import Overrides
 from .routing import DecisionMeasure, Routing
 from .uncertainty import Uncertainty
@@ -189,6 +189,10 @@ class Scenario(InputModel):
     uncertainty: Uncertainty | None = Field(default=None, description="Distributions and ranges of inputs.")
     demand: DemandProfile | None = Field(default=None, description="Demand hour by hour, for the cheapest mix.")
     energy: EnergyInputs | None = Field(default=None, description="Grid, contracted intensity, power budget, tariff.")
+    data_and_support: DataAndSupport | None = Field(
+        default=None,
+        description="Data stored and sent out, CPU nodes and a support plan: lines every GPU option carries.",
+    )
     claims: list[Claim] = Field(
         default_factory=list,
         max_length=100,
@@ -813,6 +817,16 @@ class Scenario(InputModel):
             found.append((("options", "apis", index, "offer"), catalog.api_offers[extra.offer].currency))
         if self.energy is not None and self.energy.tariff is not None:
             found.append((("energy", "tariff", "currency"), self.energy.tariff.currency))
+        extras = self.data_and_support
+        if extras is not None:
+            if extras.currency is not None:
+                found.append((("data_and_support", "currency"), extras.currency))
+            rented = [(("options", "rent", "offer"), rent.offer)] if rent is not None else []
+            rented += [(("options", "rents", i, "offer"), r.offer) for i, r in enumerate(self.options.rents)]
+            for loc, offer in rented:  # the rent options' cloud rates, where the catalog has them
+                row = catalog.cloud_extras.get(catalog.cloud_offers[offer].provider)
+                if row is not None:
+                    found.append((loc, row.currency))
         return found
 
     def fx_rate(self, currency: str) -> float:
