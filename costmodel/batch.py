@@ -644,18 +644,26 @@ def _on_dask(
 # --- streamed sweeps ---------------------------------------------------------------------------
 
 
-def run_chunk(task: Task, index: int, header: list[str], units: dict[str, str], parquet: bool):
+def run_chunk(
+    task: Task, index: int, header: list[str], units: dict[str, str], parquet: bool, folder: str | None = None
+):
     """One chunk of a streamed sweep, run where it is sent: its rows as CSV lines and Parquet
     (:func:`costmodel.dataset.encode_chunk`). A chunk whose rows cannot be typed (a value a column
-    cannot hold) gives its error rows, with the reason."""
-    from .dataset import encode_chunk
+    cannot hold) gives its error rows, with the reason.
+
+    With ``folder`` (the parts folder, when the chunk runs on the machine that holds it), the chunk is
+    stored there (:func:`costmodel.dataset.store_part`) and only its summary is given back: its rows
+    never travel to the command.
+    """
+    from .dataset import encode_chunk, store_part
 
     columns = run_task(task)
     try:
-        return encode_chunk(index, columns, header, units, parquet)
+        chunk = encode_chunk(index, columns, header, units, parquet)
     except (ValueError, KeyError) as exc:
         message = f"{task.name}: points {task.first_point}-{task.first_point + task.size - 1}: {exc}"
-        return encode_chunk(index, error_columns(task, message), header, units, parquet)
+        chunk = encode_chunk(index, error_columns(task, message), header, units, parquet)
+    return store_part(folder, chunk) if folder is not None else chunk
 
 
 def lost_chunk(task: Task, index: int, header: list[str], units: dict[str, str], parquet: bool, exc: BaseException):
@@ -748,7 +756,9 @@ def stream_sweep(
     bar = _progress(sum(tasks[i].size for i in todo), progress)
     stored = 0
     try:
-        calls = ((i, (tasks[i], i, header, units, parquet)) for i in todo)
+        # here, in a process pool or on a LocalCluster, the chunk's process stores it in the parts folder
+        folder = str(parts.folder) if scheduler in (None, "local") else None
+        calls = ((i, (tasks[i], i, header, units, parquet, folder)) for i in todo)
         for index, chunk in _completed(run_chunk, calls, workers, scheduler, len(todo)):
             if isinstance(chunk, BaseException):
                 if isinstance(chunk, KeyboardInterrupt):
