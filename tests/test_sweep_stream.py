@@ -8,6 +8,7 @@ in memory (the path batches without a sweep take); R1's rented cost is checked a
 
 import filecmp
 import operator
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -267,3 +268,30 @@ def test_only_a_remote_cluster_sends_the_rows_back(tmp_path, monkeypatch, schedu
     assert seen == [str(parts.folder) if stored_there else None] * 2
     assert parts.done() == {0, 1}
 
+
+def test_dask_flag_runs_on_its_own_local_cluster_and_gives_the_local_table(tmp_path):
+    """--dask: a LocalCluster of forked worker processes (LOCAL_CLUSTER_SETTINGS), each storing its chunks."""
+    pytest.importorskip("distributed")
+    sweep = _sweep(tmp_path, chunk=15)  # 8 chunks on 2 worker processes
+    assert main(["batch", "--sweep", str(sweep), "--out", str(tmp_path / "here")]) == 0
+    assert main(["batch", "--sweep", str(sweep), "--out", str(tmp_path / "dask"), "--workers", "2", "--dask"]) == 0
+    _same_files(tmp_path / "here", tmp_path / "dask")
+    assert not (tmp_path / "dask" / PARTS).exists()
+
+
+def test_the_local_cluster_workers_run_with_its_settings():
+    """The settings reach the worker processes (dask hands its configuration to each worker it starts)."""
+    pytest.importorskip("distributed")
+    import dask.config
+    from distributed import Client
+
+    cluster = batch._local_cluster(1)
+    try:
+        with Client(cluster) as client:
+            keys = sorted(batch.LOCAL_CLUSTER_SETTINGS)
+            found = next(iter(client.run(lambda: [dask.config.get(k) for k in keys]).values()))
+            parent = next(iter(client.run(os.getppid).values()))
+    finally:
+        cluster.close()
+    assert found == [batch.LOCAL_CLUSTER_SETTINGS[k] for k in keys]
+    assert parent != os.getpid()  # forked by dask's forkserver, not spawned by this process
