@@ -2,8 +2,10 @@
 
 A streamed sweep (:func:`costmodel.batch.stream_sweep`) cuts its points into chunks. Each chunk is
 turned into its rows where it runs (:func:`encode_chunk`: the typed table as CSV lines and as a
-Parquet file, with a summary of its rows), and the process that writes the output stores each
-finished chunk in ``<out>/portfolio.parts/`` (:class:`Parts`), whatever order the chunks finish in:
+Parquet file, with a summary of its rows), and each finished chunk is stored in
+``<out>/portfolio.parts/`` (:class:`Parts`), whatever order the chunks finish in: by the process that
+ran it when that process is on the folder's machine (:func:`store_part`), otherwise by the process that
+writes the output, from the rows sent back:
 
 .. code-block:: text
 
