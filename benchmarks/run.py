@@ -47,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -285,15 +286,42 @@ def portfolio_sweep(repeats: int) -> dict[str, float]:
     return {"points": len(values["workload.tokens_per_day"]), "seconds": seconds, "command_seconds": command}
 
 
-def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> tuple[float, int, int, list[int]]:
-    """Run ``command`` and follow each process of its tree: seconds, exit code, the peak resident memory
-    of the command's own process and of each other process of its tree, largest first (``VmHWM`` of
-    /proc/PID/status, read until each exits). [s], [-], [B], [B]"""
+@dataclass
+class TreeRun:
+    """What :func:`tree_peaks` saw of a command's process tree.
+
+    Attributes
+    ----------
+    seconds
+        Wall time. [s]
+    code
+        Exit code.
+    root_peak
+        Peak resident memory of the command's own process (``VmHWM``). [B]
+    other_peaks
+        Peak resident memory of each other process of its tree, largest first. [B]
+    cpu_seconds
+        CPU time (user + system) of every process of the tree, each read until it exits (the last
+        ``interval`` of a process that exits between two readings is missed). [s]
+    """
+
+    seconds: float
+    code: int
+    root_peak: int
+    other_peaks: list[int]
+    cpu_seconds: float
+
+
+def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> TreeRun:
+    """Run ``command`` and follow each process of its tree (a dask worker forked by a forkserver included):
+    its wall time, exit code, peak resident memory per process (``VmHWM`` of /proc/PID/status) and CPU
+    time (psutil's ``cpu_times``), each read until the process exits."""
     import psutil
 
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peaks: dict[int, int] = {}
+    cpu: dict[int, float] = {}
 
     def look() -> None:
         try:
@@ -302,10 +330,12 @@ def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> tup
             return
         for each in tree:
             try:
+                times = each.cpu_times()
+                cpu[each.pid] = max(cpu.get(each.pid, 0.0), times.user + times.system)
                 for line in Path(f"/proc/{each.pid}/status").read_text().splitlines():
                     if line.startswith("VmHWM:"):
                         peaks[each.pid] = max(peaks.get(each.pid, 0), int(line.split()[1]) * 1024)
-            except OSError:
+            except (OSError, psutil.Error):
                 pass  # the process ended between the listing and the reading
 
     while process.poll() is None:
@@ -319,7 +349,7 @@ def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> tup
     if code != 0:
         print(process.stderr.read().decode() if process.stderr else "", file=sys.stderr)
     root = peaks.pop(process.pid, 0)
-    return seconds, code, root, sorted(peaks.values(), reverse=True)
+    return TreeRun(seconds, code, root, sorted(peaks.values(), reverse=True), sum(cpu.values()))
 
 
 def sweep_file(folder: Path, points: int, chunk: int | None = None) -> Path:
@@ -379,13 +409,13 @@ def sweep_scaling(sizes: tuple[int, ...], workers: int = 2, engine: str = "pool"
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for points in sizes:
-            seconds, code, client, others = tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout)
+            run = tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout)
             rows.append(
                 {
                     "points": points,
-                    "seconds": seconds if code == 0 else float("nan"),
-                    "client_peak_bytes": client,
-                    "worker_peak_bytes": max(others, default=0),
+                    "seconds": run.seconds if run.code == 0 else float("nan"),
+                    "client_peak_bytes": run.root_peak,
+                    "worker_peak_bytes": max(run.other_peaks, default=0),
                     "output_bytes": _clear(Path(folder) / f"out-{points}"),
                     "floor_seconds": sweep_floor(points) if points <= 1_000_000 else float("nan"),
                 }
@@ -393,15 +423,14 @@ def sweep_scaling(sizes: tuple[int, ...], workers: int = 2, engine: str = "pool"
     return rows
 
 
-def sweep_engines(points: int, runs: int, workers: int = 2, timeout: float = 900) -> dict[str, list[float]]:
-    """Whole-process seconds of the same sweep on a process pool and on a dask LocalCluster of ``workers``,
-    run in turns (pool, dask, pool, ...) so that other load on the machine falls on both alike."""
-    found: dict[str, list[float]] = {"pool": [], "dask": []}
+def sweep_engines(points: int, runs: int, workers: int = 2, timeout: float = 900) -> dict[str, list[TreeRun]]:
+    """The same sweep on a process pool and on a dask LocalCluster of ``workers``, whole process, run in turns
+    (pool, dask, pool, ...) so that other load on the machine falls on both alike."""
+    found: dict[str, list[TreeRun]] = {"pool": [], "dask": []}
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(runs):
             for engine in ("pool", "dask"):
-                seconds, code, _, _ = tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout)
-                found[engine].append(seconds if code == 0 else float("nan"))
+                found[engine].append(tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout))
                 _clear(Path(folder) / f"out-{points}")
     return found
 
@@ -743,12 +772,28 @@ def sweep_table(sizes: tuple[int, ...], engine_runs: int) -> None:
         f"command peak {slopes['client_peak_bytes']:.2f}, worker peak {slopes['worker_peak_bytes']:.2f}"
     )
     if engine_runs > 0:
-        runs = sweep_engines(1_000_000, engine_runs)
-        pool, dask = (float(np.median(runs[e])) for e in ("pool", "dask"))
+        print_engines(sweep_engines(1_000_000, engine_runs))
+
+
+def print_engines(runs: dict[str, list[TreeRun]]) -> None:
+    """Print the pool-against-dask runs of :func:`sweep_engines`: medians of wall and CPU time, and the ratio
+    of each pair (run one after the other, so under the same load)."""
+
+    def seconds(run: TreeRun) -> float:
+        return run.seconds if run.code == 0 else float("nan")
+
+    pool, dask = (float(np.median([seconds(r) for r in runs[e]])) for e in ("pool", "dask"))
+    pool_cpu, dask_cpu = (float(np.median([r.cpu_seconds for r in runs[e]])) for e in ("pool", "dask"))
+    print(
+        f"  10^6 points, 2 workers, {len(runs['pool'])} runs each in turns: process pool median {pool:.1f} s "
+        f"({pool_cpu:.1f} s of CPU), dask LocalCluster median {dask:.1f} s ({dask_cpu:.1f} s of CPU); "
+        f"dask / pool {dask / pool:.2f} (CPU {dask_cpu / pool_cpu:.2f})"
+    )
+    for number, (p, d) in enumerate(zip(runs["pool"], runs["dask"], strict=True), 1):
         print(
-            f"  10^6 points, 2 workers, {engine_runs} runs each in turns: process pool median {pool:.1f} s "
-            f"({', '.join(f'{t:.1f}' for t in runs['pool'])}); dask LocalCluster median {dask:.1f} s "
-            f"({', '.join(f'{t:.1f}' for t in runs['dask'])}); dask / pool {dask / pool:.2f}"
+            f"    pair {number}: pool {seconds(p):.1f} s ({p.cpu_seconds:.1f} s CPU), dask {seconds(d):.1f} s "
+            f"({d.cpu_seconds:.1f} s CPU): dask / pool {seconds(d) / seconds(p):.2f} (CPU "
+            f"{d.cpu_seconds / p.cpu_seconds:.2f})"
         )
 
 

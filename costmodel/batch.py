@@ -537,25 +537,41 @@ def close_local_clusters() -> None:
             pass
 
 
+LOCAL_CLUSTER_SETTINGS: dict[str, Any] = {
+    # the workers' sampling profiler feeds only the dashboard, which is off, and takes CPU from the chunks
+    "distributed.worker.profile.enabled": False,
+    # without dask's MALLOC_TRIM_THRESHOLD_=65536, which returns freed memory to the system at once:
+    # a chunk's many large temporary arrays then cost page faults: 2-3x its CPU time on 2 cores
+    "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
+    # the watch for a blocked event loop (a warning in the log) and the resource monitor (the
+    # dashboard's figures) wake every 20 ms and 500 ms in the scheduler, each nanny and each worker:
+    # on an idle LocalCluster of 2, 5 % of a core in the command and 2 % in each worker
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    # memory checked every second, not every 100 ms: a chunk's memory is bounded (MAX_CHUNK points)
+    "distributed.worker.memory.monitor-interval": "1s",
+    # two chunks in flight per worker thread and the next submitted as one finishes leave nothing to steal
+    "distributed.scheduler.work-stealing": False,
+    # workers forked from one process that has imported distributed, numpy and pandas, not each
+    # started from a fresh interpreter that imports them again
+    "distributed.worker.multiprocessing-method": "forkserver",
+}
+"""The dask settings of the LocalCluster of ``batch --dask`` (not of a cluster of the user's own)."""
+
+
 def _local_cluster(workers: int):
-    """A dask LocalCluster of ``workers`` single-threaded worker processes, with no dashboard, no profiler
-    (the workers' sampling profiler feeds only the dashboard, and takes CPU from the chunks) and glibc's
-    default memory trimming."""
+    """A dask LocalCluster of ``workers`` single-threaded worker processes, with no dashboard, and dask's
+    periodic bookkeeping slowed down (:data:`LOCAL_CLUSTER_SETTINGS`): on a machine whose cores the
+    chunks fill, what the scheduler, the nannies and the workers do besides takes CPU from the chunks."""
     import dask.config
     from distributed import LocalCluster
 
-    settings = {
-        "distributed.worker.profile.enabled": False,
-        # without dask's MALLOC_TRIM_THRESHOLD_=65536, which returns freed memory to the system at once:
-        # a chunk's many large temporary arrays then cost page faults: 2-3x its CPU time on 2 cores
-        "distributed.nanny.pre-spawn-environ": {"OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1},
-    }
     from .extras import installed
 
     # what a chunk imports, imported as each worker starts (while the sweep is read), not at its first chunk
     preload = ["pandas", "costmodel.domain.portfolio", "costmodel.dataset"]
     preload += ["pyarrow.parquet"] if installed("pyarrow") else []
-    with dask.config.set(settings):
+    with dask.config.set(LOCAL_CLUSTER_SETTINGS):
         return LocalCluster(
             n_workers=max(workers, 1),
             threads_per_worker=1,
@@ -644,18 +660,26 @@ def _on_dask(
 # --- streamed sweeps ---------------------------------------------------------------------------
 
 
-def run_chunk(task: Task, index: int, header: list[str], units: dict[str, str], parquet: bool):
+def run_chunk(
+    task: Task, index: int, header: list[str], units: dict[str, str], parquet: bool, folder: str | None = None
+):
     """One chunk of a streamed sweep, run where it is sent: its rows as CSV lines and Parquet
     (:func:`costmodel.dataset.encode_chunk`). A chunk whose rows cannot be typed (a value a column
-    cannot hold) gives its error rows, with the reason."""
-    from .dataset import encode_chunk
+    cannot hold) gives its error rows, with the reason.
+
+    With ``folder`` (the parts folder, when the chunk runs on the machine that holds it), the chunk is
+    stored there (:func:`costmodel.dataset.store_part`) and only its summary is given back: its rows
+    never travel to the command.
+    """
+    from .dataset import encode_chunk, store_part
 
     columns = run_task(task)
     try:
-        return encode_chunk(index, columns, header, units, parquet)
+        chunk = encode_chunk(index, columns, header, units, parquet)
     except (ValueError, KeyError) as exc:
         message = f"{task.name}: points {task.first_point}-{task.first_point + task.size - 1}: {exc}"
-        return encode_chunk(index, error_columns(task, message), header, units, parquet)
+        chunk = encode_chunk(index, error_columns(task, message), header, units, parquet)
+    return store_part(folder, chunk) if folder is not None else chunk
 
 
 def lost_chunk(task: Task, index: int, header: list[str], units: dict[str, str], parquet: bool, exc: BaseException):
@@ -748,7 +772,9 @@ def stream_sweep(
     bar = _progress(sum(tasks[i].size for i in todo), progress)
     stored = 0
     try:
-        calls = ((i, (tasks[i], i, header, units, parquet)) for i in todo)
+        # here, in a process pool or on a LocalCluster, the chunk's process stores it in the parts folder
+        folder = str(parts.folder) if scheduler in (None, "local") else None
+        calls = ((i, (tasks[i], i, header, units, parquet, folder)) for i in todo)
         for index, chunk in _completed(run_chunk, calls, workers, scheduler, len(todo)):
             if isinstance(chunk, BaseException):
                 if isinstance(chunk, KeyboardInterrupt):

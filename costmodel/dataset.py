@@ -2,8 +2,10 @@
 
 A streamed sweep (:func:`costmodel.batch.stream_sweep`) cuts its points into chunks. Each chunk is
 turned into its rows where it runs (:func:`encode_chunk`: the typed table as CSV lines and as a
-Parquet file, with a summary of its rows), and the process that writes the output stores each
-finished chunk in ``<out>/portfolio.parts/`` (:class:`Parts`), whatever order the chunks finish in:
+Parquet file, with a summary of its rows), and each finished chunk is stored in
+``<out>/portfolio.parts/`` (:class:`Parts`), whatever order the chunks finish in: by the process that
+ran it when that process is on the folder's machine (:func:`store_part`), otherwise by the process that
+writes the output, from the rows sent back:
 
 .. code-block:: text
 
@@ -29,7 +31,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +75,9 @@ class Chunk:
     lost
         The chunk did not run (its process died, or it failed on every try): its rows are error
         rows, and ``--resume`` runs it again.
+    stored
+        Its files are in the parts folder already, written where it ran (:func:`store_part`):
+        ``csv`` and ``parquet`` are empty and only the summary comes back.
     """
 
     index: int
@@ -83,6 +88,7 @@ class Chunk:
     csv: bytes
     parquet: bytes | None = None
     lost: bool = False
+    stored: bool = False
 
     def record(self) -> dict[str, Any]:
         """The chunk's summary (everything but its rows), as stored in ``_part-N.json``."""
@@ -213,11 +219,32 @@ def fingerprint(parts: Iterable[Any]) -> str:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file renamed into place (a part is whole or absent)."""
-    temporary = path.with_name(f".{path.name}.tmp")
+    """Write ``data`` to ``path`` through a temporary file renamed into place (a part is whole or absent); the
+    temporary file is this process's own (a chunk run again elsewhere meanwhile writes another)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with open(temporary, "wb") as handle:
         handle.write(data)
     os.replace(temporary, path)
+
+
+def part_path(folder: str | Path, index: int, suffix: str) -> Path:
+    """A chunk's file in a parts folder: its Parquet rows as part-N.parquet, the rest as _part-N (out of the
+    dataset)."""
+    return Path(folder) / f"{'' if suffix == '.parquet' else '_'}part-{index:06d}{suffix}"
+
+
+def store_part(folder: str | Path, chunk: Chunk) -> Chunk:
+    """Store a finished chunk in a parts folder, its rows first and its record last (the chunk counts once the
+    record is there), and give it back without its rows (``stored``).
+
+    The process that runs a chunk on the machine of the parts folder (a process pool's or a LocalCluster's
+    worker) stores it itself, so that only the chunk's summary travels back to the command.
+    """
+    _write_atomically(part_path(folder, chunk.index, ".csv"), chunk.csv)
+    if chunk.parquet is not None:
+        _write_atomically(part_path(folder, chunk.index, ".parquet"), chunk.parquet)
+    _write_atomically(part_path(folder, chunk.index, ".json"), json.dumps(chunk.record()).encode())
+    return replace(chunk, csv=b"", parquet=None, stored=True)
 
 
 @dataclass
@@ -332,8 +359,8 @@ class Parts:
             pass  # a file of the user's own is in it: left with the folder
 
     def _path(self, index: int, suffix: str) -> Path:
-        """A chunk's file: its Parquet rows as part-N.parquet, the rest as _part-N (out of the dataset)."""
-        return self.folder / f"{'' if suffix == '.parquet' else '_'}part-{index:06d}{suffix}"
+        """A chunk's file (:func:`part_path`)."""
+        return part_path(self.folder, index, suffix)
 
     def records(self) -> Iterator[dict[str, Any]]:
         """The stored chunks' records, in chunk order."""
@@ -349,11 +376,9 @@ class Parts:
         return {int(r["index"]) for r in self.records() if not r.get("lost")}
 
     def add(self, chunk: Chunk) -> None:
-        """Store a finished chunk: its rows first, its record last (the chunk counts once the record is there)."""
-        _write_atomically(self._path(chunk.index, ".csv"), chunk.csv)
-        if chunk.parquet is not None:
-            _write_atomically(self._path(chunk.index, ".parquet"), chunk.parquet)
-        _write_atomically(self._path(chunk.index, ".json"), json.dumps(chunk.record()).encode())
+        """Store a finished chunk (:func:`store_part`), unless the process that ran it stored it already."""
+        if not chunk.stored:
+            store_part(self.folder, chunk)
 
     def summary(self, head: Summary | None = None) -> Summary:
         """The stored chunks' summary, counted after ``head`` (the rows that come before them)."""

@@ -8,6 +8,7 @@ in memory (the path batches without a sweep take); R1's rented cost is checked a
 
 import filecmp
 import operator
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -218,3 +219,79 @@ def test_dask_local_cluster_gives_the_local_table(tmp_path):
     finally:
         cluster.close()
     _same_files(tmp_path / "here", tmp_path / "dask")
+
+
+def test_a_chunk_stored_where_it_ran_gives_the_parts_the_command_would_store(tmp_path):
+    """A chunk run on the machine of the parts folder stores itself (costmodel.dataset.store_part) and sends
+    back only its summary; the files are the ones the command stores from a chunk sent back whole."""
+    from costmodel.batch import run_chunk, sweep_header
+    from costmodel.dataset import Parts
+
+    name, base, values, chunk = read_sweep(_sweep(tmp_path))
+    tasks = sweep_tasks(name, base, values, chunk)
+    units = swept_units(base, values)
+    header = sweep_header(pd.DataFrame(), tasks[0], units)
+    here, there = Parts(tmp_path / "here", "w"), Parts(tmp_path / "there", "w")
+    for index, task in enumerate(tasks[:2]):
+        whole = run_chunk(task, index, header, units, True)
+        here.add(whole)
+        summary = run_chunk(task, index, header, units, True, str(there.folder))
+        assert summary.stored and summary.csv == b"" and summary.parquet is None
+        assert summary.record() == whole.record() and summary.rows == task.size == 25
+        there.add(summary)  # stored already: nothing written again
+    names = sorted(p.name for p in here.folder.iterdir())
+    assert names == sorted(p.name for p in there.folder.iterdir())
+    assert "part-000001.parquet" in names and not any(n.endswith(".tmp") for n in names)
+    for file in names:
+        assert (here.folder / file).read_bytes() == (there.folder / file).read_bytes(), file
+
+
+@pytest.mark.parametrize("scheduler, stored_there", [(None, True), ("local", True), ("tcp://head:8786", False)])
+def test_only_a_remote_cluster_sends_the_rows_back(tmp_path, monkeypatch, scheduler, stored_there):
+    """The workers of a cluster elsewhere do not see the parts folder: their chunks come back whole."""
+    from costmodel.dataset import Parts
+
+    seen: list[str | None] = []
+
+    def completed(function, calls, workers, where, count):
+        for index, arguments in calls:
+            seen.append(arguments[-1])
+            yield index, function(*arguments)
+
+    monkeypatch.setattr(batch, "_completed", completed)
+    name, base, values, chunk = read_sweep(_sweep(tmp_path))
+    tasks = sweep_tasks(name, base, values, chunk)[:2]
+    units = swept_units(base, values)
+    parts = Parts(tmp_path / "out", "w")
+    header = batch.sweep_header(pd.DataFrame(), tasks[0], units)
+    assert batch.stream_sweep(tasks, parts, header, units, scheduler=scheduler, parquet=True) == (2, 0)
+    assert seen == [str(parts.folder) if stored_there else None] * 2
+    assert parts.done() == {0, 1}
+
+
+def test_dask_flag_runs_on_its_own_local_cluster_and_gives_the_local_table(tmp_path):
+    """--dask: a LocalCluster of forked worker processes (LOCAL_CLUSTER_SETTINGS), each storing its chunks."""
+    pytest.importorskip("distributed")
+    sweep = _sweep(tmp_path, chunk=15)  # 8 chunks on 2 worker processes
+    assert main(["batch", "--sweep", str(sweep), "--out", str(tmp_path / "here")]) == 0
+    assert main(["batch", "--sweep", str(sweep), "--out", str(tmp_path / "dask"), "--workers", "2", "--dask"]) == 0
+    _same_files(tmp_path / "here", tmp_path / "dask")
+    assert not (tmp_path / "dask" / PARTS).exists()
+
+
+def test_the_local_cluster_workers_run_with_its_settings():
+    """The settings reach the worker processes (dask hands its configuration to each worker it starts)."""
+    pytest.importorskip("distributed")
+    import dask.config
+    from distributed import Client
+
+    cluster = batch._local_cluster(1)
+    try:
+        with Client(cluster) as client:
+            keys = sorted(batch.LOCAL_CLUSTER_SETTINGS)
+            found = next(iter(client.run(lambda: [dask.config.get(k) for k in keys]).values()))
+            parent = next(iter(client.run(os.getppid).values()))
+    finally:
+        cluster.close()
+    assert found == [batch.LOCAL_CLUSTER_SETTINGS[k] for k in keys]
+    assert parent != os.getpid()  # forked by dask's forkserver, not spawned by this process
