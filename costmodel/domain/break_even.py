@@ -122,6 +122,17 @@ def _check_range(volume_min: float, volume_max: float) -> None:
         raise ValueError(f"need 0 <= volume_min < volume_max < infinity, got {volume_min} and {volume_max}")
 
 
+def _sorted_distinct(values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """``low``, ``high`` and the values strictly between them, sorted, each once. [as ``values``]
+
+    What :func:`numpy.unique` gives of them; its sort is stable here (timsort), which merges already
+    sorted runs (each option's step volumes) in linear time.
+    """
+    inside = values[(values > low) & (values < high)]
+    kept = np.sort(np.concatenate([[low, high], inside]), kind="stable")
+    return kept[np.concatenate([[True], kept[1:] != kept[:-1]])]
+
+
 class _Pieces:
     """A break-even search's pieces between two volumes, the points where it prices both options, and
     the search's result from those prices (see :func:`break_even`)."""
@@ -129,11 +140,7 @@ class _Pieces:
     def __init__(
         self, r: Resolved, steps_a: np.ndarray, steps_b: np.ndarray, volume_min: float, volume_max: float
     ) -> None:
-        steps = np.concatenate([steps_a, steps_b])
-        edges = _edges(
-            np.unique(np.concatenate([[volume_min, volume_max], steps[(steps > volume_min) & (steps < volume_max)]])),
-            r,
-        )
+        edges = _edges(_sorted_distinct(np.concatenate([steps_a, steps_b]), volume_min, volume_max), r)
         self.volume_min, self.volume_max = volume_min, volume_max
         self.left, self.right = edges[:-1], edges[1:]
         width = self.right - self.left

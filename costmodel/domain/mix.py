@@ -330,22 +330,31 @@ class _Dispatch:
         self.spot_peak = (
             float(self.d[self.spot_hours].max()) if self.spot_hours is not None and self.spot_hours.any() else 0.0
         )
+        self._sorted: dict[str | None, formulas.SortedDemand] = {}  # the demand sorted, by the hours' weights
+        # mean cost an hour of all demand paid by use (0 in hours with no kind paid by use)
+        self._flexible_mean = float(np.mean(np.where(np.isfinite(self.flexible), self.flexible, 0.0) * self.d))
 
-    def _served(self, levels, weights=None):
-        return formulas.served_below(self.d, levels, weights)
+    def _served(self, levels, weights: str | None = None):
+        """:func:`~costmodel.formulas.served_below` of the demand, unweighted or weighted by the hour's
+        ``"flexible"`` or ``"spot"`` price; the demand is sorted once per weighting."""
+        if weights not in self._sorted:
+            w = None
+            if weights is not None:
+                price = self.flexible if weights == "flexible" else self.spot
+                assert price is not None, "a spot weighting is asked for only where spot has a price"
+                w = np.where(np.isfinite(price), price, 0.0)
+            self._sorted[weights] = formulas.sorted_demand(self.d, w)
+        return formulas.served_below_sorted(self._sorted[weights], levels)
 
     def _flexible_cost(self, level: np.ndarray) -> np.ndarray:
         """730 × the mean cost an hour of the demand above ``level``, paid by use. [currency/month]"""
-        o, d = self.o, self.d
+        o = self.o
         if self.spot is None or (o.spot_cap is not None and o.spot_cap <= 0):
-            flex = np.where(np.isfinite(self.flexible), self.flexible, 0.0)
-            return HOURS_PER_MONTH * (float(np.mean(flex * d)) - self._served(level, flex))
+            return HOURS_PER_MONTH * (self._flexible_mean - self._served(level, "flexible"))
         cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
-        spot_w = np.where(np.isfinite(self.spot), self.spot, 0.0)
-        flex = np.where(np.isfinite(self.flexible), self.flexible, 0.0)
         top = level + cap
-        slice_cost = self._served(top, spot_w) - self._served(level, spot_w)
-        above = float(np.mean(flex * d)) - self._served(top, flex) if np.isfinite(cap) else 0.0
+        slice_cost = self._served(top, "spot") - self._served(level, "spot")
+        above = self._flexible_mean - self._served(top, "flexible") if np.isfinite(cap) else 0.0
         return HOURS_PER_MONTH * (slice_cost + above)
 
     def cost(self, servers, held) -> np.ndarray:
