@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import formulas
-from ..formulas.shapes import NumbersOrList, Values, scalar
+from ..formulas.shapes import NumbersOrList, Values, is_scalar, scalar
 from ..resolved import ApiOption, OwnOption, RentOption, Resolved, as_resolved
 from ..schema import Scenario
 
@@ -104,7 +104,7 @@ def checked_volume(volume: NumbersOrList) -> np.ndarray:
 
 def out(volume: NumbersOrList, result: Values) -> float | np.ndarray:
     """A float for a scalar volume, the array otherwise."""
-    if np.ndim(volume) == 0 and np.ndim(result) == 0:
+    if is_scalar(volume) and is_scalar(result):
         return scalar(result)
     if isinstance(result, (int, float, np.ndarray)):
         return result

@@ -310,7 +310,9 @@ def _rent_staffing(r: Resolved, gpus, option: str | None = "rent") -> np.ndarray
 class _Dispatch:
     """Monthly cost of every (owned servers, rented GPUs held) pair for one demand series."""
 
-    def __init__(self, r: Resolved, o: Offer, series: np.ndarray):
+    def __init__(self, r: Resolved, o: Offer, series: np.ndarray, order: np.ndarray | None = None):
+        """``order``: the hours in ascending order of demand (``numpy.argsort(series, kind="stable")``), if
+        already found for another offer over the same series."""
         self.r, self.o, self.d = r, o, np.asarray(series, dtype=float)
         count = len(self.d)
         inf = np.full(count, np.inf)
@@ -331,6 +333,7 @@ class _Dispatch:
             float(self.d[self.spot_hours].max()) if self.spot_hours is not None and self.spot_hours.any() else 0.0
         )
         self._sorted: dict[str | None, formulas.SortedDemand] = {}  # the demand sorted, by the hours' weights
+        self._order = np.argsort(self.d, kind="stable") if order is None else order
         # mean cost an hour of all demand paid by use (0 in hours with no kind paid by use)
         self._flexible_mean = float(np.mean(np.where(np.isfinite(self.flexible), self.flexible, 0.0) * self.d))
 
@@ -343,7 +346,7 @@ class _Dispatch:
                 price = self.flexible if weights == "flexible" else self.spot
                 assert price is not None, "a spot weighting is asked for only where spot has a price"
                 w = np.where(np.isfinite(price), price, 0.0)
-            self._sorted[weights] = formulas.sorted_demand(self.d, w)
+            self._sorted[weights] = formulas.sorted_demand(self.d, w, self._order)
         return formulas.served_below_sorted(self._sorted[weights], levels)
 
     def _flexible_cost(self, level: np.ndarray) -> np.ndarray:
@@ -621,8 +624,9 @@ def cheapest_mix(
     d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
     fixed = {k: v for k, v in (("servers", own_servers), ("held", held_gpus)) if v is not None}
     best = None
+    order = np.argsort(d, kind="stable")  # one sort of the hours serves every offer's dispatch
     for o in _offers(r, d, held_gpus is not None):
-        dispatch = _Dispatch(r, o, d)
+        dispatch = _Dispatch(r, o, d, order)
         servers, held = _grid(o, r, float(d.max()) if d.size else 0.0)
         s, h, cost = _search(dispatch, servers, held, fixed)
         if best is None or cost < best[0] - 1e-9 * max(abs(cost), 1.0):

@@ -183,7 +183,9 @@ class SortedDemand(NamedTuple):
     above: np.ndarray
 
 
-def sorted_demand(demand: NumbersOrList, weights: NumbersOrList | None = None) -> SortedDemand:
+def sorted_demand(
+    demand: NumbersOrList, weights: NumbersOrList | None = None, order: np.ndarray | None = None
+) -> SortedDemand:
     """An hourly demand sorted, with its running sums, for :func:`served_below_sorted` at many levels.
 
     Not elementwise: it takes a whole series of hours and returns one curve for it.
@@ -194,6 +196,9 @@ def sorted_demand(demand: NumbersOrList, weights: NumbersOrList | None = None) -
         GPUs busy each hour, shape (H,). [GPU]
     weights
         Optional weight of each hour, shape (H,) (see :func:`served_below`). [weight unit]
+    order
+        The hours in ascending order of demand, ``numpy.argsort(demand, kind="stable")``, if already found
+        (several weightings of one demand share it). [-]
 
     References
     ----------
@@ -202,7 +207,7 @@ def sorted_demand(demand: NumbersOrList, weights: NumbersOrList | None = None) -
     """
     d = np.asarray(demand, dtype=float)
     w = np.ones_like(d) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), d.shape)
-    order = np.argsort(d, kind="stable")
+    order = np.argsort(d, kind="stable") if order is None else order
     ds, ws = d[order], w[order]
     below = np.concatenate([[0.0], np.cumsum(ws * ds)])  # Σ w d over the i lowest hours
     above = np.concatenate([np.cumsum(ws[::-1])[::-1], [0.0]])  # Σ w over the hours from i up
