@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import costmodel
 from costmodel.presentation.text import break_even_sentence
+from costmodel.scenarios import bundled_scenarios
 
 HOURS = 8760 / 12
 R1, R2 = "llama70b-vs-api", "h200-24gpu-cluster"
@@ -152,3 +153,19 @@ def test_a_default_range_past_the_step_limit_ends_where_the_steps_can_be_listed(
     assert c.break_evens and all(b.volume_max == pytest.approx(end, rel=1e-12) for b in c.break_evens)
     with pytest.raises(ValueError, match="more than 1,000,000 steps"):
         costmodel.break_even(r, "own", "rent", volume_max=10 * r.volume)
+
+
+@pytest.mark.parametrize("name", bundled_scenarios())
+def test_break_evens_of_all_pairs_equal_each_pair_searched_alone(name):
+    # break_evens prices each option once at the points of every pair it is in; the cost is
+    # elementwise in the volume, so each pair's result must be exactly the pair searched alone,
+    # over the default range and over a range starting above zero.
+    r = costmodel.resolve(costmodel.load_scenario(name))
+    upper = costmodel.default_volume_max(r)
+    names = list(r.options)
+    for low in (0.0, upper / 7):
+        together = costmodel.break_evens(r, upper, low)
+        alone = [costmodel.break_even(r, a, b, upper, low) for i, a in enumerate(names) for b in names[i + 1 :]]
+        assert together == alone
+    if len(names) > 1:
+        assert len(together) == len(names) * (len(names) - 1) // 2

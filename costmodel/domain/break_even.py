@@ -80,73 +80,124 @@ def break_even(
     step is reported as ``kind="step"``. Evaluation is vectorised over all pieces at once.
     """
     r = as_resolved(scenario)
-    if not (np.isfinite(volume_max) and volume_max > volume_min >= 0):
-        raise ValueError(f"need 0 <= volume_min < volume_max < infinity, got {volume_min} and {volume_max}")
-
-    steps = np.concatenate([step_volumes(r, option_a, volume_max), step_volumes(r, option_b, volume_max)])
-    edges = _edges(
-        np.unique(np.concatenate([[volume_min, volume_max], steps[(steps > volume_min) & (steps < volume_max)]])), r
+    _check_range(volume_min, volume_max)
+    pieces = _Pieces(
+        r, step_volumes(r, option_a, volume_max), step_volumes(r, option_b, volume_max), volume_min, volume_max
     )
-    left, right = edges[:-1], edges[1:]
-    width = right - left
-    p1, p2 = left + width / 3, left + 2 * width / 3
-    # Both costs at every point asked for at once (each option's cost is elementwise in the volume):
-    # two points inside each piece, each right edge, and volume_min.
-    n = len(left)
-    points = np.concatenate([p1, p2, right, left[:1]])
-    cost_a, cost_b = np.asarray(monthly_cost(r, option_a, points)), np.asarray(monthly_cost(r, option_b, points))
-    difference, scale = cost_a - cost_b, np.abs(cost_a) + np.abs(cost_b) + 1.0
-    d1, s1, d2 = difference[:n], scale[:n], difference[n : 2 * n]
-    slope = (d2 - d1) / (p2 - p1)
-    d_left_plus = d1 - slope * (p1 - left)  # limit from the right at each left edge
-    d_right, s_right = difference[2 * n : 3 * n], scale[2 * n : 3 * n]  # exact value at each right edge
-    # No count steps at volume_min itself, so there the exact value is the limit from the
-    # right; using it keeps tiny differences near the start from drowning in rounding.
-    d_start, s_start = difference[3 * n :], scale[3 * n :]
-    d_left_plus[0], scale_left = d_start[0], np.concatenate([s_start, s1[1:]])
-
-    sign_left_plus = _sign(d_left_plus, scale_left)
-    sign_right = _sign(d_right, s_right)
-
-    events: list[tuple[float, Literal["crossing", "step"], int, int]] = []  # (volume, kind, sign before, sign after)
-    inside = (sign_left_plus != 0) & (sign_right != sign_left_plus)
-    for i in np.flatnonzero(inside):
-        root = left[i] - d_left_plus[i] / slope[i]
-        events.append(
-            (float(min(max(root, left[i]), right[i])), "crossing", int(sign_left_plus[i]), int(-sign_left_plus[i]))
-        )
-    before, after = sign_right[:-1], sign_left_plus[1:]
-    jumps = (before != 0) & (after != 0) & (before != after)
-    for i in np.flatnonzero(jumps):
-        events.append((float(right[i]), "step", int(before[i]), int(after[i])))
-    events.sort(key=lambda e: e[0])
-
-    def cheaper(sign: int) -> str | None:
-        return option_b if sign > 0 else option_a if sign < 0 else None
-
-    first_sign = int(sign_left_plus[0]) or int(sign_right[0])
-    if not events:
-        return BreakEven(option_a, option_b, None, "never", cheaper(first_sign), None, volume_min, volume_max)
-    volume, kind, sign_before, sign_after = events[0]
-    return BreakEven(
-        option_a,
-        option_b,
-        volume,
-        kind,
-        cheaper(sign_before),
-        cheaper(sign_after),
-        volume_min,
-        volume_max,
-        volumes=tuple(e[0] for e in events),
-        kinds=tuple(e[1] for e in events),
-    )
+    cost_a = np.asarray(monthly_cost(r, option_a, pieces.points))
+    cost_b = np.asarray(monthly_cost(r, option_b, pieces.points))
+    return pieces.break_even(option_a, option_b, cost_a, cost_b)
 
 
 def break_evens(scenario: Scenario | Resolved, volume_max: float, volume_min: float = 0.0) -> list[BreakEven]:
-    """:func:`break_even` for each pair of the scenario's options, in display order."""
+    """:func:`break_even` for each pair of the scenario's options, in display order.
+
+    Notes
+    -----
+    The same search as :func:`break_even` pair by pair, with each option's GPU-count steps listed
+    once and its cost computed in one call at the points of every pair it is in (the cost is
+    elementwise in the volume, so each point's cost is the one :func:`break_even` computes).
+    """
     r = as_resolved(scenario)
+    _check_range(volume_min, volume_max)
     names = list(r.options)
-    return [break_even(r, a, b, volume_max, volume_min) for i, a in enumerate(names) for b in names[i + 1 :]]
+    steps = {name: step_volumes(r, name, volume_max) for name in names}
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    pieces = [_Pieces(r, steps[a], steps[b], volume_min, volume_max) for a, b in pairs]
+    costs: dict[tuple[int, str], np.ndarray] = {}
+    for name in names:
+        used = [k for k, pair in enumerate(pairs) if name in pair]
+        if not used:
+            continue
+        every = np.asarray(monthly_cost(r, name, np.concatenate([pieces[k].points for k in used])))
+        bounds = np.cumsum([0] + [len(pieces[k].points) for k in used])
+        for k, lo, hi in zip(used, bounds[:-1], bounds[1:], strict=True):
+            costs[(k, name)] = every[lo:hi]
+    return [pieces[k].break_even(a, b, costs[(k, a)], costs[(k, b)]) for k, (a, b) in enumerate(pairs)]
+
+
+def _check_range(volume_min: float, volume_max: float) -> None:
+    """Raise ValueError unless 0 <= volume_min < volume_max < infinity."""
+    if not (np.isfinite(volume_max) and volume_max > volume_min >= 0):
+        raise ValueError(f"need 0 <= volume_min < volume_max < infinity, got {volume_min} and {volume_max}")
+
+
+def _sorted_distinct(values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """``low``, ``high`` and the values strictly between them, sorted, each once. [as ``values``]
+
+    What :func:`numpy.unique` gives of them; its sort is stable here (timsort), which merges already
+    sorted runs (each option's step volumes) in linear time.
+    """
+    inside = values[(values > low) & (values < high)]
+    kept = np.sort(np.concatenate([[low, high], inside]), kind="stable")
+    return kept[np.concatenate([[True], kept[1:] != kept[:-1]])]
+
+
+class _Pieces:
+    """A break-even search's pieces between two volumes, the points where it prices both options, and
+    the search's result from those prices (see :func:`break_even`)."""
+
+    def __init__(
+        self, r: Resolved, steps_a: np.ndarray, steps_b: np.ndarray, volume_min: float, volume_max: float
+    ) -> None:
+        edges = _edges(_sorted_distinct(np.concatenate([steps_a, steps_b]), volume_min, volume_max), r)
+        self.volume_min, self.volume_max = volume_min, volume_max
+        self.left, self.right = edges[:-1], edges[1:]
+        width = self.right - self.left
+        self.p1, self.p2 = self.left + width / 3, self.left + 2 * width / 3
+        # two points inside each piece, each right edge, and volume_min
+        self.points = np.concatenate([self.p1, self.p2, self.right, self.left[:1]])
+
+    def break_even(self, option_a: str, option_b: str, cost_a: np.ndarray, cost_b: np.ndarray) -> BreakEven:
+        """The pair's break-even from both options' costs at :attr:`points`. [reporting currency/month]"""
+        left, right, p1, p2 = self.left, self.right, self.p1, self.p2
+        volume_min, volume_max = self.volume_min, self.volume_max
+        n = len(left)
+        difference, scale = cost_a - cost_b, np.abs(cost_a) + np.abs(cost_b) + 1.0
+        d1, s1, d2 = difference[:n], scale[:n], difference[n : 2 * n]
+        slope = (d2 - d1) / (p2 - p1)
+        d_left_plus = d1 - slope * (p1 - left)  # limit from the right at each left edge
+        d_right, s_right = difference[2 * n : 3 * n], scale[2 * n : 3 * n]  # exact value at each right edge
+        # No count steps at volume_min itself, so there the exact value is the limit from the
+        # right; using it keeps tiny differences near the start from drowning in rounding.
+        d_start, s_start = difference[3 * n :], scale[3 * n :]
+        d_left_plus[0], scale_left = d_start[0], np.concatenate([s_start, s1[1:]])
+
+        sign_left_plus = _sign(d_left_plus, scale_left)
+        sign_right = _sign(d_right, s_right)
+
+        events: list[tuple[float, Literal["crossing", "step"], int, int]] = []  # (volume, kind, sign before, after)
+        inside = (sign_left_plus != 0) & (sign_right != sign_left_plus)
+        for i in np.flatnonzero(inside):
+            root = left[i] - d_left_plus[i] / slope[i]
+            events.append(
+                (float(min(max(root, left[i]), right[i])), "crossing", int(sign_left_plus[i]), int(-sign_left_plus[i]))
+            )
+        before, after = sign_right[:-1], sign_left_plus[1:]
+        jumps = (before != 0) & (after != 0) & (before != after)
+        for i in np.flatnonzero(jumps):
+            events.append((float(right[i]), "step", int(before[i]), int(after[i])))
+        events.sort(key=lambda e: e[0])
+
+        def cheaper(sign: int) -> str | None:
+            return option_b if sign > 0 else option_a if sign < 0 else None
+
+        first_sign = int(sign_left_plus[0]) or int(sign_right[0])
+        if not events:
+            return BreakEven(option_a, option_b, None, "never", cheaper(first_sign), None, volume_min, volume_max)
+        volume, kind, sign_before, sign_after = events[0]
+        return BreakEven(
+            option_a,
+            option_b,
+            volume,
+            kind,
+            cheaper(sign_before),
+            cheaper(sign_after),
+            volume_min,
+            volume_max,
+            volumes=tuple(e[0] for e in events),
+            kinds=tuple(e[1] for e in events),
+        )
 
 
 def cheapest_by_volume(scenario: Scenario | Resolved, breaks: list[BreakEven]) -> list[CheapestRange]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import formulas
-from ..formulas.shapes import NumbersOrList, Values, scalar
+from ..formulas.shapes import NumbersOrList, Values, is_scalar, scalar
 from ..resolved import ApiOption, OwnOption, RentOption, Resolved, as_resolved
 from ..schema import Scenario
 
@@ -95,7 +95,8 @@ def checked_volume(volume: NumbersOrList) -> np.ndarray:
         if not (math.isfinite(float(v)) and float(v) >= 0):
             raise ValueError(f"volumes must be finite and >= 0, got {float(v)}")
         return v + 0.0
-    if not np.all(np.isfinite(v)) or np.any(v < 0):
+    # the least and the greatest tell: NaN propagates through both, and no temporary array is made
+    if v.size and not (v.min() >= 0 and v.max() < math.inf):
         bad = v[~(np.isfinite(v) & (v >= 0))].ravel()[0]
         raise ValueError(f"volumes must be finite and >= 0, got {bad}")
     return v + 0.0  # -0.0 becomes 0.0
@@ -103,7 +104,7 @@ def checked_volume(volume: NumbersOrList) -> np.ndarray:
 
 def out(volume: NumbersOrList, result: Values) -> float | np.ndarray:
     """A float for a scalar volume, the array otherwise."""
-    if np.ndim(volume) == 0 and np.ndim(result) == 0:
+    if is_scalar(volume) and is_scalar(result):
         return scalar(result)
     if isinstance(result, (int, float, np.ndarray)):
         return result
@@ -325,9 +326,9 @@ def step_volumes(scenario: Scenario | Resolved, option: str, volume_max: float) 
         )
     # the count steps just above the configured GPUs, then at every further whole step (past
     # k GPUs + 1e-9, where formulas.whole_units rounds up)
-    steps = np.arange(s.first, max(int(last), s.first - 1) + 1) * s.unit - s.offset
-    gpus = np.concatenate([[s.configured], steps]).astype(float)
-    gpus = np.unique(gpus[gpus >= s.configured])
+    steps = (np.arange(s.first, max(int(last), s.first - 1) + 1) * s.unit - s.offset).astype(float)
+    # the steps rise one whole step at a time: the configured count, then those above it, are sorted and distinct
+    gpus = np.concatenate([[float(s.configured)], steps[steps > s.configured]])
     return gpus / s.per_volume
 
 

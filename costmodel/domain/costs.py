@@ -54,7 +54,13 @@ def own_capex_lines(own: OwnOption, servers) -> dict[str, np.ndarray]:
         bill-of-materials line: per server × S·(1 + spare share), share × server capex,
         or the total.
     """
-    bought = formulas.servers_with_spares(np.asanyarray(servers, dtype=float), own.spare_share)
+    return _capex_lines_of_bought(
+        own, formulas.servers_with_spares(np.asanyarray(servers, dtype=float), own.spare_share)
+    )
+
+
+def _capex_lines_of_bought(own: OwnOption, bought) -> dict[str, np.ndarray]:
+    """:func:`own_capex_lines` of the servers bought, spares included. [reporting currency]"""
     server_capex = bought * own.server_price
     lines = {"servers": server_capex}
     for line in own.bill_of_materials:
@@ -181,7 +187,7 @@ def own_costs_at(own: OwnOption, servers, gpu_hours, hardware=None, accrual: boo
     servers = np.asanyarray(servers, dtype=float)
     hours = np.asanyarray(gpu_hours, dtype=float)
     bought = formulas.servers_with_spares(servers, own.spare_share)
-    hardware = own_hardware_capex(own, servers) if hardware is None else hardware
+    hardware = sum(_capex_lines_of_bought(own, bought).values()) if hardware is None else hardware
     gpus = bought * own.gpus_per_server
     staff = own.staffing
     parts = {}
@@ -232,8 +238,28 @@ def own_costs_at(own: OwnOption, servers, gpu_hours, hardware=None, accrual: boo
         parts[Component.SOFTWARE_LICENCES] = gpus * own.licence_price_per_gpu_per_year / MONTHS_PER_YEAR
     if own.egress_per_month is not None:
         parts[Component.EGRESS] = np.zeros_like(servers) + own.egress_per_month
-    shape = np.broadcast_shapes(np.shape(servers), np.shape(hours), *(np.shape(v) for v in parts.values()))
-    return {name: np.broadcast_to(np.asanyarray(value, dtype=float), shape) for name, value in parts.items()}
+    return _same_shape(parts, np.shape(servers), np.shape(hours))
+
+
+def _same_shape(parts: dict, *shapes: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """Each part as a read-only float array of the shape they and ``shapes`` broadcast to.
+
+    What :func:`numpy.broadcast_to` gives each of them; a part already of that shape is given as a
+    read-only view instead, which costs a tenth as much (the break-evens ask for costs thousands of
+    times a comparison).
+    """
+    arrays = {name: np.asanyarray(value, dtype=float) for name, value in parts.items()}
+    every = [*shapes, *(a.shape for a in arrays.values())]
+    shape = every[0] if all(x == every[0] for x in every) else np.broadcast_shapes(*every)
+    found = {}
+    for name, a in arrays.items():
+        if a.shape == shape:
+            a = a.view()
+            a.flags.writeable = False
+            found[name] = a
+        else:
+            found[name] = np.broadcast_to(a, shape)
+    return found
 
 
 def own_fixed_and_variable(own: OwnOption) -> tuple[float, float]:
@@ -366,7 +392,9 @@ def rent_monthly_costs(resolved: Resolved, volume, option: str = "rent") -> dict
     else:
         rental = np.asanyarray(gpu_hours_used(resolved, v), dtype=float) * rent.price_per_gpu_hour
     staffing = np.zeros_like(v) + staffing_month(rent.staffing, gpus)
-    rental, staffing = np.broadcast_arrays(np.asanyarray(rental, dtype=float), staffing)
+    rental = np.asanyarray(rental, dtype=float)
+    if rental.shape != staffing.shape:
+        rental, staffing = np.broadcast_arrays(rental, staffing)
     parts: dict[str, np.ndarray] = {Component.GPU_RENTAL: rental.copy(), Component.STAFFING: staffing.copy()}
     if rent.extras is None:
         return parts

@@ -332,7 +332,9 @@ def _rent_staffing(r: Resolved, gpus, option: str | None = "rent") -> np.ndarray
 class _Dispatch:
     """Monthly cost of every (owned servers, rented GPUs held) pair for one demand series."""
 
-    def __init__(self, r: Resolved, o: Offer, series: np.ndarray):
+    def __init__(self, r: Resolved, o: Offer, series: np.ndarray, order: np.ndarray | None = None):
+        """``order``: the hours in ascending order of demand (``numpy.argsort(series, kind="stable")``), if
+        already found for another offer over the same series."""
         self.r, self.o, self.d = r, o, np.asarray(series, dtype=float)
         count = len(self.d)
         inf = np.full(count, np.inf)
@@ -355,29 +357,45 @@ class _Dispatch:
         )
         rent = rent_option_if_any(r, o.rent_option) if o.rent_option is not None else None
         self.extras = rent.extras if rent is not None else None  # its data_and_support lines, if any
+        self._sorted: dict[str | None, formulas.SortedDemand] = {}  # the demand sorted, by the hours' weights
+        self._order = np.argsort(self.d, kind="stable") if order is None else order
+        # mean cost an hour of all demand paid by use (0 in hours with no kind paid by use)
+        self._flexible_mean = float(np.mean(np.where(np.isfinite(self.flexible), self.flexible, 0.0) * self.d))
 
-    def _served(self, levels, weights=None):
-        return formulas.served_below(self.d, levels, weights)
+    def _served(self, levels, weights: str | np.ndarray | None = None):
+        """:func:`~costmodel.formulas.served_below` of the demand, unweighted or weighted by the hour's
+        ``"flexible"`` or ``"spot"`` price (the demand sorted once per weighting), or by other weights given
+        as an array of the hours."""
+        if isinstance(weights, np.ndarray):
+            return formulas.served_below(self.d, levels, weights)
+        if weights not in self._sorted:
+            w = None
+            if weights is not None:
+                price = self.flexible if weights == "flexible" else self.spot
+                assert price is not None, "a spot weighting is asked for only where spot has a price"
+                w = np.where(np.isfinite(price), price, 0.0)
+            self._sorted[weights] = formulas.sorted_demand(self.d, w, self._order)
+        return formulas.served_below_sorted(self._sorted[weights], levels)
 
     def _flexible_cost(self, level: np.ndarray) -> np.ndarray:
         """730 × the mean cost an hour of the demand above ``level``, paid by use. [currency/month]"""
         o, d = self.o, self.d
-        flex = np.where(np.isfinite(self.flexible), self.flexible, 0.0)
         if self.spot is None or not np.any(np.asarray(o.spot_top) > 0):
-            return HOURS_PER_MONTH * (float(np.mean(flex * d)) - self._served(level, flex))
-        spot_w = np.where(np.isfinite(self.spot), self.spot, 0.0)
+            return HOURS_PER_MONTH * (self._flexible_mean - self._served(level, "flexible"))
         if o.spot_limit is not None:
             # min(d_h, C + K_h) = K_h + min(d_h - K_h, C) with the limit K_h <= d_h: one sorted series again
+            flex = np.where(np.isfinite(self.flexible), self.flexible, 0.0)
+            spot_w = np.where(np.isfinite(self.spot), self.spot, 0.0)
             k = np.minimum(o.spot_limit, d)
             rest = d - k
             served_top_spot = float(np.mean(spot_w * k)) + self._served_of(rest, level, spot_w)
             served_top_flex = float(np.mean(flex * k)) + self._served_of(rest, level, flex)
-            slice_cost = served_top_spot - self._served(level, spot_w)
-            return HOURS_PER_MONTH * (slice_cost + float(np.mean(flex * d)) - served_top_flex)
+            slice_cost = served_top_spot - self._served(level, "spot")
+            return HOURS_PER_MONTH * (slice_cost + self._flexible_mean - served_top_flex)
         cap = o.spot_top
         top = level + cap
-        slice_cost = self._served(top, spot_w) - self._served(level, spot_w)
-        above = float(np.mean(flex * d)) - self._served(top, flex) if np.isfinite(cap) else 0.0
+        slice_cost = self._served(top, "spot") - self._served(level, "spot")
+        above = self._flexible_mean - self._served(top, "flexible") if np.isfinite(cap) else 0.0
         return HOURS_PER_MONTH * (slice_cost + above)
 
     @staticmethod
@@ -725,8 +743,9 @@ def cheapest_mix(
     d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
     fixed = {k: v for k, v in (("servers", own_servers), ("held", held_gpus)) if v is not None}
     best = None
+    order = np.argsort(d, kind="stable")  # one sort of the hours serves every offer's dispatch
     for o in _offers(r, d, held_gpus is not None, spot_limit):
-        dispatch = _Dispatch(r, o, d)
+        dispatch = _Dispatch(r, o, d, order)
         servers, held = _grid(o, r, float(d.max()) if d.size else 0.0)
         s, h, cost = _search(dispatch, servers, held, fixed)
         if best is None or cost < best[0] - 1e-9 * max(abs(cost), 1.0):

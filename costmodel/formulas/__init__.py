@@ -105,7 +105,15 @@ from .returns import (
     roi,
     yearly_totals,
 )
-from .screening import busy_shares, load_duration_curve, served_below, single_layer_level
+from .screening import (
+    SortedDemand,
+    busy_shares,
+    load_duration_curve,
+    served_below,
+    served_below_sorted,
+    single_layer_level,
+    sorted_demand,
+)
 from .serving import (
     estimate_output_throughput,
     kv_cache_bytes_per_token,
@@ -201,6 +209,9 @@ __all__ = [
     "present_value",
     "servers_needed",
     "served_below",
+    "served_below_sorted",
+    "sorted_demand",
+    "SortedDemand",
     "servers_with_spares",
     "single_layer_level",
     "staffing_cost",

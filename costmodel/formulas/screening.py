@@ -13,6 +13,8 @@ References
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .shapes import NumbersOrList
@@ -160,13 +162,81 @@ def served_below(demand: NumbersOrList, levels: NumbersOrList, weights: NumbersO
     >>> served_below([3.0, 1.0, 0.0], [2.0, 0.0, np.inf]).tolist()
     [1.0, 0.0, 1.3333333333333333]
     """
+    return served_below_sorted(sorted_demand(demand, weights), levels)
+
+
+class SortedDemand(NamedTuple):
+    """An hourly demand sorted once, with the running sums :func:`served_below` reads at each level.
+
+    Attributes
+    ----------
+    demand
+        The hours' demand, ascending, shape (H,). [GPU]
+    below
+        Σ w d over the i lowest hours, i = 0 … H, shape (H + 1,). [GPU × weight unit]
+    above
+        Σ w over the hours from the i-th lowest up, i = 0 … H, shape (H + 1,). [weight unit]
+    """
+
+    demand: np.ndarray
+    below: np.ndarray
+    above: np.ndarray
+
+
+def sorted_demand(
+    demand: NumbersOrList, weights: NumbersOrList | None = None, order: np.ndarray | None = None
+) -> SortedDemand:
+    """An hourly demand sorted, with its running sums, for :func:`served_below_sorted` at many levels.
+
+    Not elementwise: it takes a whole series of hours and returns one curve for it.
+
+    Parameters
+    ----------
+    demand
+        GPUs busy each hour, shape (H,). [GPU]
+    weights
+        Optional weight of each hour, shape (H,) (see :func:`served_below`). [weight unit]
+    order
+        The hours in ascending order of demand, ``numpy.argsort(demand, kind="stable")``, if already found
+        (several weightings of one demand share it). [-]
+
+    References
+    ----------
+    .. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening curves and load-duration
+       curves).
+    """
     d = np.asarray(demand, dtype=float)
     w = np.ones_like(d) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), d.shape)
-    order = np.argsort(d, kind="stable")
+    order = np.argsort(d, kind="stable") if order is None else order
     ds, ws = d[order], w[order]
     below = np.concatenate([[0.0], np.cumsum(ws * ds)])  # Σ w d over the i lowest hours
     above = np.concatenate([np.cumsum(ws[::-1])[::-1], [0.0]])  # Σ w over the hours from i up
+    return SortedDemand(ds, below, above)
+
+
+def served_below_sorted(curve: SortedDemand, levels: NumbersOrList) -> np.ndarray:
+    """:func:`served_below` of a demand sorted once by :func:`sorted_demand`. [GPU, or GPU × weight unit]
+
+    Not elementwise in the demand (a whole series of hours); elementwise in ``levels``.
+
+    Notes
+    -----
+    (1/H) [below_i + C · above_i], i the number of hours with d_h < C (a binary search); the tail is 0
+    for C = ∞.
+
+    References
+    ----------
+    .. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening curves and load-duration
+       curves).
+
+    Examples
+    --------
+    >>> curve = sorted_demand([3.0, 1.0, 0.0])
+    >>> served_below_sorted(curve, [2.0, 0.0, np.inf]).tolist()
+    [1.0, 0.0, 1.3333333333333333]
+    """
     c = np.asarray(levels, dtype=float)
-    i = np.searchsorted(ds, c, side="left")
-    tail = np.where(np.isinf(c), 0.0, np.where(above[i] > 0, c, 0.0) * above[i])
-    return (below[i] + tail) / max(len(d), 1)
+    i = np.searchsorted(curve.demand, c, side="left")
+    above = curve.above[i]
+    tail = np.where(np.isinf(c), 0.0, np.where(above > 0, c, 0.0) * above)
+    return (curve.below[i] + tail) / max(len(curve.demand), 1)

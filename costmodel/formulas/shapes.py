@@ -15,12 +15,24 @@ def like(values: Any, *inputs: Any) -> Any:
     Formulas whose arithmetic keeps a Series on its own do not need this; it is for results
     built with :func:`numpy.where`, numpy-financial and similar, which return plain arrays.
     """
+    all_scalar = True
     for item in inputs:
         if type(item).__name__ == "Series" and hasattr(item, "index"):
             return type(item)(np.asarray(values, dtype=float), index=item.index, name=getattr(item, "name", None))
-    if np.ndim(values) == 0 and all(np.ndim(item) == 0 for item in inputs):
+        all_scalar = all_scalar and is_scalar(item)
+    if all_scalar and is_scalar(values):
         return float(values)
     return values
+
+
+def is_scalar(value: Any) -> bool:
+    """Whether ``value`` holds one number as numpy sees it (``numpy.ndim(value) == 0``).
+
+    A Python number (numpy's floating scalars among them) is answered without numpy, which the cost
+    functions, called with one volume thousands of times a comparison, would otherwise spend most of a
+    call in.
+    """
+    return isinstance(value, (float, int)) or np.ndim(value) == 0
 
 
 def scalar(value: Values | NumbersOrList) -> float:
@@ -29,6 +41,8 @@ def scalar(value: Values | NumbersOrList) -> float:
     ``float(value)`` at run time; this function exists so that a type checker, which sees a
     formula's result as ``float | ndarray | Series``, knows the caller gets a float.
     """
+    if isinstance(value, (float, int)):  # float() of it is what numpy gives, without the array
+        return float(value)
     return float(np.asarray(value, dtype=float))
 
 

@@ -108,14 +108,48 @@ def _fill(unit: str, currency: str | None) -> str:
     return unit.replace("{currency}", currency or "currency")
 
 
+_HAS: dict[tuple[type, str], bool] = {}
+"""Whether a model class has an attribute (a field, a property, ...) of a name, by (class, name)."""
+
+
+def _attribute(node: BaseModel, name: str, default: Any) -> Any:
+    """``getattr(node, name, default)``, without pydantic's search for an attribute the class does not have
+    (the models forbid extra fields, so the class tells; the walk asks two names of every block)."""
+    key = (type(node), name)
+    has = _HAS.get(key)
+    if has is None:
+        has = _HAS[key] = name in type(node).model_fields or hasattr(type(node), name)
+    return getattr(node, name, default) if has else default
+
+
+_FIELDS: dict[type, list[tuple[str, FieldInfo, str, str, str]]] = {}
+"""A model class's fields as the walk reads them: (name, info, title of an item, title, unit), by class."""
+
+
+def _fields_of(model: type[BaseModel]) -> list[tuple[str, FieldInfo, str, str, str]]:
+    """The fields of a model class with the titles and unit the walk gives their inputs (found once a class)."""
+    found = _FIELDS.get(model)
+    if found is None:
+        found = _FIELDS[model] = [
+            (name, info, info.title or name, info.title or name.replace("_", " "), unit_of(info) or "-")
+            for name, info in model.model_fields.items()
+        ]
+    return found
+
+
 def _walk(node: BaseModel, prefix: str, found: list[InputField]) -> None:
-    fields = type(node).model_fields
-    currency = getattr(node, "currency", None)
-    source = getattr(node, "source", "") or ""
-    for name, info in fields.items():
+    currency = _attribute(node, "currency", None)
+    source = _attribute(node, "source", "") or ""
+    for name, info, item_title, title, unit in _fields_of(type(node)):
         if not prefix and name in _SKIPPED_TOP:
             continue
         value = getattr(node, name)
+        kind = type(value)
+        if kind is float or kind is int:  # a number (the last branch below), told without the others' tests
+            found.append(InputField(f"{prefix}{name}", float(value), title, _fill(unit, currency), info, source))
+            continue
+        if value is None or kind is str:  # neither a block, a list, a mapping nor a number
+            continue
         path = f"{prefix}{name}"
         if isinstance(value, BaseModel):
             _walk(value, path + ".", found)
@@ -126,12 +160,7 @@ def _walk(node: BaseModel, prefix: str, found: list[InputField]) -> None:
                 elif is_number(item):
                     found.append(
                         InputField(
-                            f"{path}.{index}",
-                            float(item),
-                            f"{info.title or name} {index}",
-                            _fill(unit_of(info) or "-", currency),
-                            info,
-                            source,
+                            f"{path}.{index}", float(item), f"{item_title} {index}", _fill(unit, currency), info, source
                         )
                     )
         elif isinstance(value, dict):
@@ -139,30 +168,18 @@ def _walk(node: BaseModel, prefix: str, found: list[InputField]) -> None:
                 if is_number(item):
                     found.append(
                         InputField(
-                            f"{path}.{key}",
-                            float(item),
-                            f"{info.title or name} {key}",
-                            _fill(unit_of(info) or "-", currency),
-                            info,
-                            getattr(node, "source", "") or "",
+                            f"{path}.{key}", float(item), f"{item_title} {key}", _fill(unit, currency), info, source
                         )
                     )
         elif is_number(value):
-            found.append(
-                InputField(
-                    path,
-                    float(value),
-                    info.title or name.replace("_", " "),
-                    _fill(unit_of(info) or "-", currency),
-                    info,
-                    source,
-                )
-            )
+            found.append(InputField(path, float(value), title, _fill(unit, currency), info, source))
 
 
 def is_number(value: Any) -> bool:
     """Whether ``value`` is a real number as an input takes one: an int or float (numpy's too), not a
     boolean and not text."""
+    if type(value) is float or type(value) is int:  # most inputs: the general test below, answered at once
+        return True
     return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
 
 
