@@ -77,6 +77,15 @@ def test_compare_never_crashes_and_never_prints_nonsense(tmp_path, capsys, data)
         assert a == pytest.approx(c, rel=1e-6, abs=slope * 1e-3), b
 
 
+@pytest.mark.parametrize("rate", [-0.0, 0.0])
+def test_a_discount_rate_of_minus_zero_reads_zero(rate):
+    # found by the fuzz test above: a rate of -0.0 (allowed: it is >= 0) printed "-0.0 % a year" in the measure
+    data = patched_data("h200-24gpu-cluster", {"finance.discount_rate_per_year": rate}, drop=("uncertainty",))
+    result = compare(costmodel.Scenario.model_validate(data))
+    assert "(cash basis, 0.0 % a year," in result.decision.description
+    assert not re.search(r"(?<![\w.])-0(\.0+)?\b", result.decision.description)
+
+
 @settings(max_examples=40, deadline=None)
 @given(volume=st.floats(0, 1e12), top=st.floats(1, 1e13))
 def test_every_reported_break_even_is_one(volume, top):
