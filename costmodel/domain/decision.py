@@ -431,10 +431,10 @@ def _description(r: Resolved, measure: str, run=None) -> str:
             "end": "cash at the end of each",
             "capital_begin": "investment at the start of each, other cash at the end",
         }[f.npv.timing]
+        rate = round(f.discount_rate_per_year * 100, 1) + 0.0  # + 0.0: a rate of -0.0 reads 0.0, not -0.0
         return (
-            # + 0.0: a rate of -0.0 (or one rounding to it) reads 0.0, not -0.0
             f"the present value of costs over {f.horizon_months} months (cash basis, "
-            f"{round(f.discount_rate_per_year * 100, 1) + 0.0:.1f} % a year, by {f.npv.period}, {timing} {f.npv.period})"
+            f"{rate:.1f} % a year, by {f.npv.period}, {timing} {f.npv.period})"
         )
     if measure == Measure.RUN_COST:
         hours = "" if run is None else f" ({float(run.gpu_hours):,.0f} GPU-hours)"
