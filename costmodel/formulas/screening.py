@@ -168,6 +168,8 @@ def served_below(demand: NumbersOrList, levels: NumbersOrList, weights: NumbersO
 class SortedDemand(NamedTuple):
     """An hourly demand sorted once, with the running sums :func:`served_below` reads at each level.
 
+    Not elementwise: a record of one whole series of hours, made by :func:`sorted_demand`.
+
     Attributes
     ----------
     demand
