@@ -468,9 +468,10 @@ def batch_files(count: int = 1000, repeats: int = 1) -> dict[str, float]:
     import resource
 
     from costmodel.batch import Task, expand_scenarios, run_tasks
-    from costmodel.catalog import default_catalog
+    from costmodel.catalog import default_catalog, merged_catalog
     from costmodel.io.yaml_files import parse_yaml, read_text
     from costmodel.schema import Scenario
+    from costmodel.schema.offers import Offers
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from make_scenarios import write_scenarios
@@ -484,7 +485,10 @@ def batch_files(count: int = 1000, repeats: int = 1) -> dict[str, float]:
         def floor():
             for file in files:
                 path = Path(file)
-                Scenario.model_validate(parse_yaml(read_text(path), path), context={"catalog": catalog})
+                data = parse_yaml(read_text(path), path)
+                # a file's inline offers join the catalog it is validated against, as compare does
+                rows = Offers.model_validate(data["offers"]).tables() if data.get("offers") else None
+                Scenario.model_validate(data, context={"catalog": merged_catalog(rows, catalog) if rows else catalog})
 
         def batch():
             run_tasks([Task(file, file) for file in files], workers=1, progress=False)
