@@ -361,3 +361,15 @@ class TestLogTicks:
         position = [640 * np.log10(v / 1e6) / np.log10(50) for v in values]
         room = [charts.labels.text_width(charts.short_number(v), 11) for v in values]
         assert all(b - a >= (wa + wb) / 2 + 4 for a, b, wa, wb in zip(position, position[1:], room, room[1:]))
+
+
+def test_a_small_gpu_count_axis_has_a_tick_at_each_whole_gpu_and_no_other():
+    # the routed scenario's rented 8B needs 1 GPU, then 2: ticks at 0.5 and 1.5 would read "1" and "2" twice
+    routed = costmodel.resolve(costmodel.load_scenario("routed-llama8b-frontier"))
+    layers = spec(charts.gpu_count_steps(routed))["layer"]
+    y_axes = [layer["encoding"]["y"]["axis"] for layer in layers if "y" in layer.get("encoding", {})]
+    assert y_axes and all(axis["values"] == [0, 1, 2] for axis in y_axes)
+    # a large count keeps the renderer's own ticks (whole numbers by tickMinStep)
+    cluster = costmodel.resolve(costmodel.load_scenario("h100-10k-cluster"))
+    big = [layer["encoding"]["y"]["axis"] for layer in spec(charts.gpu_count_steps(cluster))["layer"][:1]]
+    assert "values" not in big[0] and big[0]["tickMinStep"] == 1

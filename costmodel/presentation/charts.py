@@ -80,8 +80,15 @@ def short_axis(**options) -> alt.Axis:
     return alt.Axis(labelExpr=_SHORT_LABEL, **options)
 
 
-def count_axis(**options) -> alt.Axis:
-    """An axis of whole things (GPUs, servers): integer ticks only."""
+def count_axis(top: float | None = None, **options) -> alt.Axis:
+    """An axis of whole things (GPUs, servers): integer ticks only.
+
+    ``top``: the largest count drawn. Up to 10, every whole number from 0 is a tick, given as values:
+    the report's renderer does not always honour ``tickMinStep`` and would label ticks at 0.5 "1" and
+    1.5 "2".
+    """
+    if top is not None and np.isfinite(top) and top <= 10:
+        options.setdefault("values", list(range(int(np.ceil(top)) + 1)))
     return alt.Axis(format="d", tickMinStep=1, **options)
 
 
@@ -754,7 +761,11 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
         .mark_line(interpolate="step-after", strokeWidth=2)
         .encode(
             x=alt.X("volume_shown:Q", title=f"Volume [{unit}]", axis=short_axis(tickCount=8, labelOverlap=True)),
-            y=alt.Y(f"{Columns.gpu_count}:Q", title="GPUs [GPU]", axis=count_axis()),
+            y=alt.Y(
+                f"{Columns.gpu_count}:Q",
+                title="GPUs [GPU]",
+                axis=count_axis(top=float(np.max(data[Columns.gpu_count].to_numpy()))),
+            ),
             color=alt.Color(
                 f"{Columns.option_label}:N",
                 title="Option",
