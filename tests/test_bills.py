@@ -364,3 +364,98 @@ def test_bundled_bill_review_compares_with_its_inline_offer():
     # 19,776 H100-hours over two months at the bill's EffectiveCost (99,354.24 USD for the H100 rows, see
     # test_scenario_skeleton_round_trip): 49,677.12 USD a month
     assert monthly["rent"] == pytest.approx(99_354.24 / 2, abs=0.005)
+
+
+class TestGoogleGPUSkus:
+    """Google Cloud bills a VM's GPUs as their own SKU, one GPU for one hour per unit, and its cores
+    and memory as other SKUs (GPU names: data/gcp_gpu_skus.csv, from Compute Engine's GPU pages)."""
+
+    def test_gpu_sku_rows_are_gpu_hours_directly(self, tmp_path):
+        gcp = "Google Cloud"
+        rows = [
+            _focus(gcp, "16", "hour", "176.00", ChargeDescription="Nvidia H100 80GB GPU running in Americas"),
+            _focus(gcp, "5", "hour", "10.00", ChargeDescription="Nvidia Tesla A100 GPU running in EMEA"),
+            _focus(gcp, "2.5", "hour", "9.00", ChargeDescription="Nvidia A100 80GB GPU running in Americas"),
+            _focus(gcp, "7", "hour", "4.90", ChargeDescription="Nvidia L4 GPU running in APAC"),
+            _focus(gcp, "8", "hour", "30.00",
+                   ChargeDescription="Spot Preemptible Nvidia H100 80GB GPU running in Americas"),
+            _focus(gcp, "3", "hour", "20.00", ChargeDescription="Commitment v1: Nvidia H200 141GB GPU in Americas"),
+        ]  # fmt: skip
+        summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        # one GPU-hour per unit: the quantities as they stand
+        assert [(u.line, u.gpu, u.gpu_hours) for u in summary.gpu_uses] == [
+            (2, "H100-SXM-80GB", 16),
+            (3, "A100-SXM-40GB", 5),
+            (4, "A100-SXM-80GB", Decimal("2.5")),
+            (5, "L4-24GB", 7),
+            (6, "H100-SXM-80GB", 8),
+            (7, "H200-SXM-141GB", 3),
+        ]
+        assert summary.unknown == [] and summary.not_demand == []
+
+    def test_core_and_ram_rows_are_spend_not_demand_and_unknown_gpus_listed(self, tmp_path):
+        gcp = "Google Cloud"
+        rows = [
+            _focus(gcp, "208", "hour", "5.00", ChargeDescription="A3 Instance Core running in Americas"),
+            _focus(gcp, "1872", "gibibyte hour", "6.00", ChargeDescription="A3 Instance Ram running in Americas"),
+            _focus(gcp, "4", "hour", "7.00", ChargeDescription="Nvidia Tesla P100 GPU running in Americas"),
+        ]  # fmt: skip
+        summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        assert summary.gpu_uses == []
+        assert [(line, cost) for line, _, cost in summary.not_demand] == [(2, Decimal("5.00")), (3, Decimal("6.00"))]
+        assert summary.unknown == [
+            (4, "Nvidia Tesla P100 GPU running in Americas (GPU 'Tesla P100' not in data/gcp_gpu_skus.csv)",
+             Decimal("7.00"))
+        ]  # fmt: skip
+        assert summary.to_json()["compute_spend_not_demand"][0] == {
+            "line": 2, "name": "A3 Instance Core running in Americas", "billed_cost": "5.00"
+        }  # fmt: skip
+
+    def test_a_vm_is_not_counted_twice(self, tmp_path):
+        # rule: when a provider's rows include GPU SKU rows, its rows naming a machine type are spend,
+        # not GPU-hours; 10 h of a3-highgpu-8g is 80 GPU-hours whichever way the bill writes it
+        machine = _focus("Google Cloud", "10", "hour", "100.00", ChargeDescription="a3-highgpu-8g running in Americas")
+        gpu = _focus(
+            "Google Cloud", "80", "hour", "880.00", ChargeDescription="Nvidia H100 80GB GPU running in Americas"
+        )
+        aws = _focus("AWS", "1", "Hrs", "98.32", x_UsageType="USE1-BoxUsage:p5.48xlarge")
+        both = read_summary(_write_focus(tmp_path / "both.csv", [machine, gpu, aws]))
+        alone = read_summary(_write_focus(tmp_path / "alone.csv", [machine]))
+        gcp_hours = [u.gpu_hours for u in both.gpu_uses if u.provider == "Google Cloud"]
+        assert gcp_hours == [80] and [u.gpu_hours for u in alone.gpu_uses] == [80]
+        assert [u.gpu_hours for u in both.gpu_uses if u.provider == "AWS"] == [8]  # other providers unaffected
+        assert [(line, cost) for line, _, cost in both.not_demand] == [(2, Decimal("100.00"))]
+
+
+class TestAWSUsageTypes:
+    """Only instance runtime counts: an hourly row of another usage-type kind naming the instance does not."""
+
+    @pytest.mark.parametrize(
+        "usage_type, line_item, gpu_hours",
+        [
+            ("USE1-BoxUsage:p5.48xlarge", "Usage", 8),
+            ("BoxUsage:p5.48xlarge", "DiscountedUsage", 8),  # reserved instance covered
+            ("USE1-BoxUsage:p5.48xlarge", "SavingsPlanCoveredUsage", 8),
+            ("USW2-SpotUsage:p5.48xlarge", "Usage", 8),
+            ("USE1-DedicatedUsage:p5.48xlarge", "Usage", 8),
+            ("USE1-HostUsage:p5.48xlarge", "Usage", 8),
+            ("USE1-EBSOptimized:p5.48xlarge", "Usage", None),
+            ("USE1-HeavyUsage:p5.48xlarge", "RIFee", None),
+        ],
+    )
+    def test_usage_kind(self, tmp_path, usage_type, line_item, gpu_hours):
+        row = _focus("AWS", "1", "Hrs", "1.00", x_UsageType=usage_type, x_LineItemType=line_item)
+        path = tmp_path / "bill.csv"
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, [*FOCUS_COLUMNS, "x_LineItemType"], lineterminator="\n")
+            writer.writeheader()
+            writer.writerow(row)
+        summary = read_summary(path)
+        if gpu_hours is None:
+            assert summary.gpu_uses == []
+            kind = usage_type.split("-")[1]
+            assert summary.unknown == [
+                (2, f"{usage_type}, {line_item} (usage type {kind!r} is not instance runtime)", Decimal("1.00"))
+            ]
+        else:
+            assert [u.gpu_hours for u in summary.gpu_uses] == [gpu_hours] and summary.unknown == []
