@@ -231,12 +231,13 @@ def hours_per_unit(unit: str) -> Decimal | None:
 
 
 AWS_RUNTIME_USAGE = frozenset(
-    {"boxusage", "spotusage", "dedicatedusage", "hostusage", "unusedbox", "unusedded", "train", "host", "notebook"}
+    {"boxusage", "spotusage", "dedicatedusage", "hostusage", "train", "host", "notebook"}
 )
 """AWS usage-type kinds (before ``:instance``) that are instance runtime: on-demand, reserved and
 savings-plan covered (``BoxUsage``; CUR line item types DiscountedUsage and SavingsPlanCoveredUsage
-keep it), Spot, Dedicated instances and hosts, unused reservations, and SageMaker's training, hosting
-and notebook instances. Others (``EBSOptimized``, ``HeavyUsage`` reservation fees) are not.
+keep it), Spot, Dedicated instances and hosts, and SageMaker's training, hosting and notebook
+instances. Others are not: ``EBSOptimized``, ``HeavyUsage`` reservation fees, and ``UnusedBox``
+(reserved hours paid but not used: spend, not demand).
 
 References
 ----------

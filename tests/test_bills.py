@@ -441,6 +441,7 @@ class TestAWSUsageTypes:
             ("USE1-HostUsage:p5.48xlarge", "Usage", 8),
             ("USE1-EBSOptimized:p5.48xlarge", "Usage", None),
             ("USE1-HeavyUsage:p5.48xlarge", "RIFee", None),
+            ("USE1-UnusedBox:p5.48xlarge", "RIFee", None),  # reserved, paid, not used
         ],
     )
     def test_usage_kind(self, tmp_path, usage_type, line_item, gpu_hours):
