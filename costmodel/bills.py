@@ -230,9 +230,7 @@ def hours_per_unit(unit: str) -> Decimal | None:
     return Decimal(match.group(1)) if match.group(1) else Decimal(1)
 
 
-AWS_RUNTIME_USAGE = frozenset(
-    {"boxusage", "spotusage", "dedicatedusage", "hostusage", "train", "host", "notebook"}
-)
+AWS_RUNTIME_USAGE = frozenset({"boxusage", "spotusage", "dedicatedusage", "hostusage", "train", "host", "notebook"})
 """AWS usage-type kinds (before ``:instance``) that are instance runtime: on-demand, reserved and
 savings-plan covered (``BoxUsage``; CUR line item types DiscountedUsage and SavingsPlanCoveredUsage
 keep it), Spot, Dedicated instances and hosts, and SageMaker's training, hosting and notebook

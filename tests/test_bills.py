@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from costmodel import load_scenario
-from costmodel.bills import read_summary, scenario_skeleton
+from costmodel.bills import hourly_gpu_demand, read_summary, scenario_skeleton
 from costmodel.cli import main
 from costmodel.errors import InputError
 from costmodel.io.bills import read_bill
@@ -460,3 +460,46 @@ class TestAWSUsageTypes:
             ]
         else:
             assert [u.gpu_hours for u in summary.gpu_uses] == [gpu_hours] and summary.unknown == []
+
+
+PUBLIC_SAMPLE = DATA_DIR / "bills" / "focus_sample_data_1_0.csv"
+"""An excerpt of the FinOps Foundation's FOCUS 1.0 sample data (CC BY 4.0; data/bills/README.md)."""
+
+
+class TestFinOpsFoundationSample:
+    """A real FOCUS 1.0 export (anonymised AWS, Microsoft and Oracle charges): SQL ``NULL`` cells,
+    date-times without ``T`` or ``Z``, quoted numbers with 15 decimals, a header fully quoted."""
+
+    def test_read_without_error_totals_exact_by_month_and_provider(self, capsys):
+        summary = read_summary(PUBLIC_SAMPLE)
+        by_month, by_provider = _expected_totals(PUBLIC_SAMPLE)
+        assert summary.totals("month") == by_month and set(by_month) == {"2024-09"}
+        assert summary.totals("provider") == by_provider and set(by_provider) == {"AWS", "Microsoft", "Oracle"}
+        assert main(["bills", str(PUBLIC_SAMPLE), "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert {k: Decimal(v) for k, v in data["totals_by_provider"].items()} == by_provider
+
+    def test_gpu_rows_become_demand(self):
+        # the sample's eight "$1.624 per On Demand Linux g5.4xlarge Instance Hour" rows (1 A10G each,
+        # AWS G5 page): 1 + 0.296111 + 1 + 0.683889 + 1 + 1 + 1 + 0.303056 instance-hours, by hand
+        summary = read_summary(PUBLIC_SAMPLE)
+        assert {(u.instance_type, u.gpu) for u in summary.gpu_uses} == {("g5.4xlarge", "A10G-24GB")}
+        assert len(summary.gpu_uses) == 8
+        assert sum(u.gpu_hours for u in summary.gpu_uses) == Decimal("6.283056")
+        start = min(u.start for u in summary.gpu_uses).replace(day=1, hour=0)
+        assert hourly_gpu_demand(summary.gpu_uses, start, 30 * 24).sum() == pytest.approx(6.283056, rel=1e-12)
+
+
+def test_null_cells_and_semicolons_read_as_empty_and_decimal_points(tmp_path):
+    # a database dump writes a missing value as NULL; a European export separates by semicolons with
+    # decimal commas; the same bill either way
+    rows = [_focus("AWS", "10", "Hrs", "983.20", x_UsageType="USE1-BoxUsage:p5.48xlarge")]
+    comma = _write_focus(tmp_path / "comma.csv", rows)
+    text = comma.read_text().splitlines()
+    semicolon = tmp_path / "semicolon.csv"
+    cells = [next(csv.reader([line])) for line in text]
+    cells = [[("NULL" if not c else c.replace("983.20", "983,20")) for c in row] for row in cells]
+    semicolon.write_text("\ufeff" + "\n".join(";".join(row) for row in cells) + "\n", encoding="utf-8")
+    a, b = read_summary(comma), read_summary(semicolon)
+    assert a.totals("provider") == b.totals("provider") == {"AWS": Decimal("983.20")}
+    assert [u.gpu_hours for u in b.gpu_uses] == [u.gpu_hours for u in a.gpu_uses] == [80]
