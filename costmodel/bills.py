@@ -253,8 +253,17 @@ _VM_PART = re.compile(r"\binstance\s+(?:core|ram)\b", re.IGNORECASE)
 """A Google Cloud VM's cores or memory SKU (``A3 Instance Core running in Americas``)."""
 
 
+_EBS_BANDWIDTH = re.compile(r"\bMbps per\b", re.IGNORECASE)
+"""An AWS EBS-optimized line item description (``$0.00 for 1000 Mbps per p5.48xlarge instance-hour``):
+hourly, naming the instance, but bandwidth, not runtime; an export without ``x_UsageType`` (AWS's
+FOCUS 1.2 export) tells it only by this."""
+
+
 def _runtime_problem(row: BillRow, finder: InstanceFinder) -> str | None:
-    """Why a row naming an instance type is not its runtime (an AWS usage type of another kind), or None."""
+    """Why a row naming an instance type is not its runtime (an AWS usage type of another kind, an
+    EBS-optimized bandwidth description), or None."""
+    if any(_EBS_BANDWIDTH.search(text) for text in row.names):
+        return "EBS-optimized bandwidth, not instance runtime"
     for text in row.names:
         for match in _USAGE_KIND.finditer(text):
             kind = match.group(1).casefold()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections import defaultdict
 from decimal import Decimal
@@ -503,3 +504,49 @@ def test_null_cells_and_semicolons_read_as_empty_and_decimal_points(tmp_path):
     a, b = read_summary(comma), read_summary(semicolon)
     assert a.totals("provider") == b.totals("provider") == {"AWS": Decimal("983.20")}
     assert [u.gpu_hours for u in b.gpu_uses] == [u.gpu_hours for u in a.gpu_uses] == [80]
+
+
+AWS_FOCUS_1_2_HEADER = (
+    "AvailabilityZone,BilledCost,BillingAccountId,BillingAccountName,BillingAccountType,BillingCurrency,"
+    "BillingPeriodEnd,BillingPeriodStart,CapacityReservationId,CapacityReservationStatus,ChargeCategory,ChargeClass,"
+    "ChargeDescription,ChargeFrequency,ChargePeriodEnd,ChargePeriodStart,CommitmentDiscountCategory,"
+    "CommitmentDiscountId,CommitmentDiscountName,CommitmentDiscountQuantity,CommitmentDiscountStatus,"
+    "CommitmentDiscountType,CommitmentDiscountUnit,ConsumedQuantity,ConsumedUnit,ContractedCost,ContractedUnitPrice,"
+    "EffectiveCost,InvoiceId,InvoiceIssuerName,ListCost,ListUnitPrice,PricingCategory,PricingCurrency,"
+    "PricingCurrencyContractedUnitPrice,PricingCurrencyEffectiveCost,PricingCurrencyListUnitPrice,PricingQuantity,"
+    "PricingUnit,ProviderName,PublisherName,RegionId,RegionName,ResourceId,ResourceName,ResourceType,ServiceCategory,"
+    "ServiceName,ServiceSubcategory,SkuId,SkuMeter,SkuPriceDetails,SkuPriceId,SubAccountId,SubAccountName,"
+    "SubAccountType,Tags,x_Discounts,x_Operation,x_ServiceCode"
+)
+"""The header of an AWS FOCUS 1.2 CSV export, column for column (no x_UsageType)."""
+
+
+def test_aws_focus_1_2_export_without_usage_type(tmp_path):
+    # AWS's FOCUS 1.2 export: milliseconds and Z in date-times, costs in E notation, tax rows with no
+    # EffectiveCost, the instance named only in ChargeDescription; its EBS-optimized row is hourly too
+    columns = AWS_FOCUS_1_2_HEADER.split(",")
+
+    def line(**values: str) -> str:
+        base = {"BillingCurrency": "USD", "ProviderName": "AWS", "ChargeCategory": "Usage",
+                "ChargePeriodStart": "2026-09-01T00:00:00.000Z", "ChargePeriodEnd": "2026-09-01T01:00:00.000Z",
+                "ServiceCategory": "Compute", "ServiceName": "Amazon Elastic Compute Cloud"}  # fmt: skip
+        base.update(values)
+        out = io.StringIO()
+        csv.writer(out, lineterminator="").writerow([base.get(c, "") for c in columns])
+        return out.getvalue()
+
+    rows = [
+        line(BilledCost="98.32", EffectiveCost="98.32", ConsumedQuantity="1.0", ConsumedUnit="Hours",
+             ChargeDescription="$98.32 per On Demand Linux p5.48xlarge Instance Hour"),
+        line(BilledCost="0.0", EffectiveCost="0.0", ConsumedQuantity="1.0", ConsumedUnit="Hours",
+             ChargeDescription="$0.00 for 1000 Mbps per p5.48xlarge instance-hour (or partial hour)"),
+        line(BilledCost="6.123E-7", EffectiveCost="6.123E-7", ServiceCategory="Management and Governance"),
+        line(BilledCost="1.5", ChargeCategory="Tax", ChargePeriodEnd="2026-10-01T00:00:00.000Z"),
+    ]  # fmt: skip
+    path = tmp_path / "focus-0.csv"
+    path.write_text(AWS_FOCUS_1_2_HEADER + "\n" + "\n".join(rows) + "\n")
+    summary = read_summary(path)
+    assert summary.totals("month") == {"2026-09": Decimal("98.32") + Decimal("6.123E-7") + Decimal("1.5")}
+    assert [(u.line, u.gpu_hours) for u in summary.gpu_uses] == [(2, 8)]  # 1 h x 8 H100
+    assert [line for line, _, _ in summary.unknown] == [3]
+    assert summary.unknown[0][1].endswith("(EBS-optimized bandwidth, not instance runtime)")
