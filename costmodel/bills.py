@@ -381,6 +381,8 @@ def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = No
         # managed training and serving (SageMaker ml.p5.48xlarge, Azure ML, Vertex AI) rent named instances
         if row.service_category != "Compute" and not finder.in_row(row.names):
             continue
+        if row.consumed_unit and hours_per_unit(row.consumed_unit) is None and not finder.in_row(row.names):
+            continue  # a compute row in GB, requests, ... naming no instance is spend, not instance time
         use = _gpu_use(row, finder)
         if isinstance(use, str):
             summary.unknown.append((row.line, use, row.billed_cost))

@@ -487,6 +487,11 @@ class TestFinOpsFoundationSample:
         assert {(u.instance_type, u.gpu) for u in summary.gpu_uses} == {("g5.4xlarge", "A10G-24GB")}
         assert len(summary.gpu_uses) == 8
         assert sum(u.gpu_hours for u in summary.gpu_uses) == Decimal("6.283056")
+        # compute rows in GB or requests naming no instance (data transfer) are spend, not unknown
+        # instances; what is listed is instance time of a type with no GPU (c5.2xlarge, t2.medium, ...)
+        units = {row["ConsumedUnit"] for row in csv.DictReader(PUBLIC_SAMPLE.open(newline=""))}
+        assert "GB" in units and summary.unknown
+        assert all("Instance Hour" in name or "Hours" in name or "Hrs" in name for _, name, _ in summary.unknown)
         start = min(u.start for u in summary.gpu_uses).replace(day=1, hour=0)
         assert hourly_gpu_demand(summary.gpu_uses, start, 30 * 24).sum() == pytest.approx(6.283056, rel=1e-12)
 
