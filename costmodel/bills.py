@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .catalog import Catalog, default_catalog, instance_types
+from .catalog import Catalog, default_catalog, gcp_gpu_skus, instance_types
 from .io.bills import BillFormat, BillRow, read_bill
 
 CENT = Decimal("0.01")
@@ -66,6 +66,7 @@ class BillSummary:
     gpu_uses: list[GPUUse] = field(default_factory=list)
     tokens: dict[str, dict[str, Decimal]] = field(default_factory=dict)
     unknown: list[tuple[int, str, Decimal]] = field(default_factory=list)
+    not_demand: list[tuple[int, str, Decimal]] = field(default_factory=list)
     days: Decimal = Decimal(0)
 
     def totals(self, by: str = "month") -> dict[str, Decimal]:
@@ -112,6 +113,9 @@ class BillSummary:
             else {},
             "unknown_compute": [
                 {"line": line, "name": name, "billed_cost": str(cost)} for line, name, cost in self.unknown
+            ],
+            "compute_spend_not_demand": [
+                {"line": line, "name": name, "billed_cost": str(cost)} for line, name, cost in self.not_demand
             ],
         }
 
@@ -226,10 +230,73 @@ def hours_per_unit(unit: str) -> Decimal | None:
     return Decimal(match.group(1)) if match.group(1) else Decimal(1)
 
 
+AWS_RUNTIME_USAGE = frozenset({"boxusage", "spotusage", "dedicatedusage", "hostusage", "train", "host", "notebook"})
+"""AWS usage-type kinds (before ``:instance``) that are instance runtime: on-demand, reserved and
+savings-plan covered (``BoxUsage``; CUR line item types DiscountedUsage and SavingsPlanCoveredUsage
+keep it), Spot, Dedicated instances and hosts, and SageMaker's training, hosting and notebook
+instances. Others are not: ``EBSOptimized``, ``HeavyUsage`` reservation fees, and ``UnusedBox``
+(reserved hours paid but not used: spend, not demand).
+
+References
+----------
+AWS, *Cost and Usage Report* data dictionary, "lineItem/UsageType" and "lineItem/LineItemType":
+https://docs.aws.amazon.com/cur/latest/userguide/
+"""
+
+_USAGE_KIND = re.compile(r"([A-Za-z]+):([A-Za-z0-9][\w.\-]*)")
+"""An AWS usage type's kind and what follows (``USE1-EBSOptimized:p5.48xlarge``)."""
+
+_GPU_SKU = re.compile(r"^(?:(?:spot\s+)?preemptible\s+|commitment\s+v\d+:\s*)?nvidia\s+(.+?)\s+gpu\b", re.IGNORECASE)
+"""A Google Cloud GPU SKU description (``Spot Preemptible Nvidia H100 80GB GPU running in Americas``)."""
+
+_VM_PART = re.compile(r"\binstance\s+(?:core|ram)\b", re.IGNORECASE)
+"""A Google Cloud VM's cores or memory SKU (``A3 Instance Core running in Americas``)."""
+
+
+_EBS_BANDWIDTH = re.compile(r"\bMbps per\b", re.IGNORECASE)
+"""An AWS EBS-optimized line item description (``$0.00 for 1000 Mbps per p5.48xlarge instance-hour``):
+hourly, naming the instance, but bandwidth, not runtime; an export without ``x_UsageType`` (AWS's
+FOCUS 1.2 export) tells it only by this."""
+
+
+def _runtime_problem(row: BillRow, finder: InstanceFinder) -> str | None:
+    """Why a row naming an instance type is not its runtime (an AWS usage type of another kind, an
+    EBS-optimized bandwidth description), or None."""
+    if any(_EBS_BANDWIDTH.search(text) for text in row.names):
+        return "EBS-optimized bandwidth, not instance runtime"
+    for text in row.names:
+        for match in _USAGE_KIND.finditer(text):
+            kind = match.group(1).casefold()
+            if finder.in_text(match.group(2)) and kind not in AWS_RUNTIME_USAGE:
+                return f"usage type {match.group(0)!r} is not instance runtime"
+    return None
+
+
+def _gpu_sku_use(row: BillRow, skus: dict[str, str]) -> GPUUse | str | None:
+    """The GPU-hours of a Google Cloud GPU SKU row (one GPU for one hour per hour unit), what it names
+    and why it is not counted, or None when the row is not a GPU SKU."""
+    for text in row.names:
+        match = _GPU_SKU.match(text)
+        if match is None:
+            continue
+        gpu = skus.get(match.group(1).casefold())
+        if gpu is None:
+            return f"{text} (GPU {match.group(1)!r} not in data/gcp_gpu_skus.csv)"
+        per_unit = hours_per_unit(row.consumed_unit)
+        if per_unit is None or row.consumed_quantity is None:
+            return f"{text} (ConsumedUnit {row.consumed_unit!r} is not hours)"
+        quantity = row.consumed_quantity * per_unit
+        return GPUUse(row.line, row.provider, text, gpu, 1, quantity, row.start, row.end, row.effective_cost)
+    return None
+
+
 def _gpu_use(row: BillRow, finder: InstanceFinder) -> GPUUse | str:
     """The GPU use of a compute row, or what it names and why it is not counted."""
     names = ", ".join(row.names) or "(no instance type)"
     found = finder.in_row(row.names)
+    problem = _runtime_problem(row, finder) if found else None
+    if problem is not None:
+        return f"{names} ({problem})"
     if len(found) != 1:
         return (
             names
@@ -254,6 +321,20 @@ def _gpu_use(row: BillRow, finder: InstanceFinder) -> GPUUse | str:
     )
 
 
+def _drop_counted_by_gpu_skus(summary: BillSummary, machine_uses: list[tuple[GPUUse, Decimal]]) -> None:
+    """Add the machine-type GPU uses to a summary, except those of a provider whose GPUs the bill
+    already counts by GPU SKU rows (Google Cloud): those rows are spend, not demand, so a VM is not
+    counted twice (once by its machine type, once by its GPU SKU)."""
+    by_sku = {use.provider for use in summary.gpu_uses}
+    for use, billed in machine_uses:
+        if use.provider in by_sku:
+            name = f"{use.instance_type} (GPUs counted by the provider's GPU SKU rows)"
+            summary.not_demand.append((use.line, name, billed))
+        else:
+            summary.gpu_uses.append(use)
+    summary.gpu_uses.sort(key=lambda use: use.line)
+
+
 def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = None) -> BillSummary:
     """Spend, GPU-hours and tokens of a bill's rows.
 
@@ -267,6 +348,8 @@ def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = No
         Catalog whose rental offers name the instance types; default: the bundled one.
     """
     finder = InstanceFinder(known_instances(catalog))
+    skus = {name.casefold(): row.gpu for name, row in gcp_gpu_skus().items()}
+    machine_uses: list[tuple[GPUUse, Decimal]] = []
     spend: dict[tuple[str, str, str], tuple[Decimal, Decimal]] = {}
     summary = BillSummary(fmt, rows[0].currency if rows else "USD", spend)
     for row in rows:
@@ -283,16 +366,29 @@ def summarise(rows: list[BillRow], fmt: BillFormat, catalog: Catalog | None = No
             continue
         if row.charge_category not in ("Usage", ""):
             continue
-        if row.service_category != "Compute" and not (
-            # managed training and serving (SageMaker ml.p5.48xlarge, Azure ML, Vertex AI) rent named instances
-            row.service_category == "AI and Machine Learning" and finder.in_row(row.names)
-        ):
+        if row.service_category not in ("Compute", "AI and Machine Learning"):
             continue
+        sku_use = _gpu_sku_use(row, skus)
+        if isinstance(sku_use, GPUUse):
+            summary.gpu_uses.append(sku_use)
+            continue
+        if isinstance(sku_use, str):
+            summary.unknown.append((row.line, sku_use, row.billed_cost))
+            continue
+        if any(_VM_PART.search(text) for text in row.names):
+            summary.not_demand.append((row.line, ", ".join(row.names), row.billed_cost))
+            continue
+        # managed training and serving (SageMaker ml.p5.48xlarge, Azure ML, Vertex AI) rent named instances
+        if row.service_category != "Compute" and not finder.in_row(row.names):
+            continue
+        if row.consumed_unit and hours_per_unit(row.consumed_unit) is None and not finder.in_row(row.names):
+            continue  # a compute row in GB, requests, ... naming no instance is spend, not instance time
         use = _gpu_use(row, finder)
         if isinstance(use, str):
             summary.unknown.append((row.line, use, row.billed_cost))
         else:
-            summary.gpu_uses.append(use)
+            machine_uses.append((use, row.billed_cost))
+    _drop_counted_by_gpu_skus(summary, machine_uses)
     if rows:
         first, last = min(r.start for r in rows), max(r.end for r in rows)
         summary.days = Decimal((last - first).total_seconds()) / Decimal(86400)

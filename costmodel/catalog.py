@@ -375,6 +375,55 @@ class CloudExtras(_Row):
     currency: Currency
 
 
+class GCPGPUSku(_Row):
+    """A GPU model as Google Cloud's GPU SKUs name it (one row of data/gcp_gpu_skus.csv).
+
+    Google Cloud bills the GPUs of a VM as their own SKU (``Nvidia H100 80GB GPU running in
+    Americas``: one GPU for one hour per unit); this row tells the catalog GPU of the name between
+    ``Nvidia`` and ``GPU``.
+    """
+
+    file: ClassVar[str] = "data/gcp_gpu_skus.csv"
+    key: ClassVar[str] = "sku_gpu"
+
+    sku_gpu: str = Field(min_length=1, description="GPU name inside the SKU description (``H100 80GB``).")
+    gpu: str = Field(description="Catalog id of the GPU.")
+
+
+GCP_GPU_SKUS_FILE = "gcp_gpu_skus.csv"
+"""The file of a catalog folder naming Google Cloud's GPU SKU names (:class:`GCPGPUSku`)."""
+
+
+def gcp_gpu_skus(data_dir: str | Path | None = None) -> dict[str, GCPGPUSku]:
+    """Google Cloud's GPU SKU names (``H100 80GB``, ``Tesla A100``) by name, read from a catalog folder.
+
+    Parameters
+    ----------
+    data_dir
+        Folder holding gcp_gpu_skus.csv and gpus.csv; default the bundled data/ folder. A folder
+        without gcp_gpu_skus.csv gives an empty table.
+
+    Raises
+    ------
+    CatalogError
+        A row breaks its schema, a name repeats, or a row names a GPU gpus.csv does not hold.
+    """
+    folder = Path(data_dir) if data_dir is not None else DATA_DIR
+    path = folder / GCP_GPU_SKUS_FILE
+    if not path.exists():
+        return {}
+    rows = _read(path, GCPGPUSku, GCPGPUSku.key)
+    gpus = _read(folder / "gpus.csv", GPU, "gpu")
+    unknown = [
+        (f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
+        for ident, row in rows.items()
+        if row.gpu not in gpus
+    ]
+    if unknown:
+        raise CatalogError(path, unknown)
+    return rows
+
+
 class APIOffer(_Row):
     """One hosted LLM API price (one row of data/api_prices.csv)."""
 

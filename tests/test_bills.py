@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections import defaultdict
 from decimal import Decimal
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from costmodel import load_scenario
-from costmodel.bills import read_summary, scenario_skeleton
+from costmodel.bills import hourly_gpu_demand, read_summary, scenario_skeleton
 from costmodel.cli import main
 from costmodel.errors import InputError
 from costmodel.io.bills import read_bill
@@ -364,3 +365,193 @@ def test_bundled_bill_review_compares_with_its_inline_offer():
     # 19,776 H100-hours over two months at the bill's EffectiveCost (99,354.24 USD for the H100 rows, see
     # test_scenario_skeleton_round_trip): 49,677.12 USD a month
     assert monthly["rent"] == pytest.approx(99_354.24 / 2, abs=0.005)
+
+
+class TestGoogleGPUSkus:
+    """Google Cloud bills a VM's GPUs as their own SKU, one GPU for one hour per unit, and its cores
+    and memory as other SKUs (GPU names: data/gcp_gpu_skus.csv, from Compute Engine's GPU pages)."""
+
+    def test_gpu_sku_rows_are_gpu_hours_directly(self, tmp_path):
+        gcp = "Google Cloud"
+        rows = [
+            _focus(gcp, "16", "hour", "176.00", ChargeDescription="Nvidia H100 80GB GPU running in Americas"),
+            _focus(gcp, "5", "hour", "10.00", ChargeDescription="Nvidia Tesla A100 GPU running in EMEA"),
+            _focus(gcp, "2.5", "hour", "9.00", ChargeDescription="Nvidia A100 80GB GPU running in Americas"),
+            _focus(gcp, "7", "hour", "4.90", ChargeDescription="Nvidia L4 GPU running in APAC"),
+            _focus(gcp, "8", "hour", "30.00",
+                   ChargeDescription="Spot Preemptible Nvidia H100 80GB GPU running in Americas"),
+            _focus(gcp, "3", "hour", "20.00", ChargeDescription="Commitment v1: Nvidia H200 141GB GPU in Americas"),
+        ]  # fmt: skip
+        summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        # one GPU-hour per unit: the quantities as they stand
+        assert [(u.line, u.gpu, u.gpu_hours) for u in summary.gpu_uses] == [
+            (2, "H100-SXM-80GB", 16),
+            (3, "A100-SXM-40GB", 5),
+            (4, "A100-SXM-80GB", Decimal("2.5")),
+            (5, "L4-24GB", 7),
+            (6, "H100-SXM-80GB", 8),
+            (7, "H200-SXM-141GB", 3),
+        ]
+        assert summary.unknown == [] and summary.not_demand == []
+
+    def test_core_and_ram_rows_are_spend_not_demand_and_unknown_gpus_listed(self, tmp_path):
+        gcp = "Google Cloud"
+        rows = [
+            _focus(gcp, "208", "hour", "5.00", ChargeDescription="A3 Instance Core running in Americas"),
+            _focus(gcp, "1872", "gibibyte hour", "6.00", ChargeDescription="A3 Instance Ram running in Americas"),
+            _focus(gcp, "4", "hour", "7.00", ChargeDescription="Nvidia Tesla P100 GPU running in Americas"),
+        ]  # fmt: skip
+        summary = read_summary(_write_focus(tmp_path / "bill.csv", rows))
+        assert summary.gpu_uses == []
+        assert [(line, cost) for line, _, cost in summary.not_demand] == [(2, Decimal("5.00")), (3, Decimal("6.00"))]
+        assert summary.unknown == [
+            (4, "Nvidia Tesla P100 GPU running in Americas (GPU 'Tesla P100' not in data/gcp_gpu_skus.csv)",
+             Decimal("7.00"))
+        ]  # fmt: skip
+        assert summary.to_json()["compute_spend_not_demand"][0] == {
+            "line": 2, "name": "A3 Instance Core running in Americas", "billed_cost": "5.00"
+        }  # fmt: skip
+
+    def test_a_vm_is_not_counted_twice(self, tmp_path):
+        # rule: when a provider's rows include GPU SKU rows, its rows naming a machine type are spend,
+        # not GPU-hours; 10 h of a3-highgpu-8g is 80 GPU-hours whichever way the bill writes it
+        machine = _focus("Google Cloud", "10", "hour", "100.00", ChargeDescription="a3-highgpu-8g running in Americas")
+        gpu = _focus(
+            "Google Cloud", "80", "hour", "880.00", ChargeDescription="Nvidia H100 80GB GPU running in Americas"
+        )
+        aws = _focus("AWS", "1", "Hrs", "98.32", x_UsageType="USE1-BoxUsage:p5.48xlarge")
+        both = read_summary(_write_focus(tmp_path / "both.csv", [machine, gpu, aws]))
+        alone = read_summary(_write_focus(tmp_path / "alone.csv", [machine]))
+        gcp_hours = [u.gpu_hours for u in both.gpu_uses if u.provider == "Google Cloud"]
+        assert gcp_hours == [80] and [u.gpu_hours for u in alone.gpu_uses] == [80]
+        assert [u.gpu_hours for u in both.gpu_uses if u.provider == "AWS"] == [8]  # other providers unaffected
+        assert [(line, cost) for line, _, cost in both.not_demand] == [(2, Decimal("100.00"))]
+
+
+class TestAWSUsageTypes:
+    """Only instance runtime counts: an hourly row of another usage-type kind naming the instance does not."""
+
+    @pytest.mark.parametrize(
+        "usage_type, line_item, gpu_hours",
+        [
+            ("USE1-BoxUsage:p5.48xlarge", "Usage", 8),
+            ("BoxUsage:p5.48xlarge", "DiscountedUsage", 8),  # reserved instance covered
+            ("USE1-BoxUsage:p5.48xlarge", "SavingsPlanCoveredUsage", 8),
+            ("USW2-SpotUsage:p5.48xlarge", "Usage", 8),
+            ("USE1-DedicatedUsage:p5.48xlarge", "Usage", 8),
+            ("USE1-HostUsage:p5.48xlarge", "Usage", 8),
+            ("USE1-EBSOptimized:p5.48xlarge", "Usage", None),
+            ("USE1-HeavyUsage:p5.48xlarge", "RIFee", None),
+            ("USE1-UnusedBox:p5.48xlarge", "RIFee", None),  # reserved, paid, not used
+        ],
+    )
+    def test_usage_kind(self, tmp_path, usage_type, line_item, gpu_hours):
+        row = _focus("AWS", "1", "Hrs", "1.00", x_UsageType=usage_type, x_LineItemType=line_item)
+        path = tmp_path / "bill.csv"
+        with path.open("w", newline="") as handle:
+            writer = csv.DictWriter(handle, [*FOCUS_COLUMNS, "x_LineItemType"], lineterminator="\n")
+            writer.writeheader()
+            writer.writerow(row)
+        summary = read_summary(path)
+        if gpu_hours is None:
+            assert summary.gpu_uses == []
+            kind = usage_type.split("-")[1]
+            assert summary.unknown == [
+                (2, f"{usage_type}, {line_item} (usage type {kind!r} is not instance runtime)", Decimal("1.00"))
+            ]
+        else:
+            assert [u.gpu_hours for u in summary.gpu_uses] == [gpu_hours] and summary.unknown == []
+
+
+PUBLIC_SAMPLE = DATA_DIR / "bills" / "focus_sample_data_1_0.csv"
+"""An excerpt of the FinOps Foundation's FOCUS 1.0 sample data (CC BY 4.0; data/bills/README.md)."""
+
+
+class TestFinOpsFoundationSample:
+    """A real FOCUS 1.0 export (anonymised AWS, Microsoft and Oracle charges): SQL ``NULL`` cells,
+    date-times without ``T`` or ``Z``, quoted numbers with 15 decimals, a header fully quoted."""
+
+    def test_read_without_error_totals_exact_by_month_and_provider(self, capsys):
+        summary = read_summary(PUBLIC_SAMPLE)
+        by_month, by_provider = _expected_totals(PUBLIC_SAMPLE)
+        assert summary.totals("month") == by_month and set(by_month) == {"2024-09"}
+        assert summary.totals("provider") == by_provider and set(by_provider) == {"AWS", "Microsoft", "Oracle"}
+        assert main(["bills", str(PUBLIC_SAMPLE), "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert {k: Decimal(v) for k, v in data["totals_by_provider"].items()} == by_provider
+
+    def test_gpu_rows_become_demand(self):
+        # the sample's eight "$1.624 per On Demand Linux g5.4xlarge Instance Hour" rows (1 A10G each,
+        # AWS G5 page): 1 + 0.296111 + 1 + 0.683889 + 1 + 1 + 1 + 0.303056 instance-hours, by hand
+        summary = read_summary(PUBLIC_SAMPLE)
+        assert {(u.instance_type, u.gpu) for u in summary.gpu_uses} == {("g5.4xlarge", "A10G-24GB")}
+        assert len(summary.gpu_uses) == 8
+        assert sum(u.gpu_hours for u in summary.gpu_uses) == Decimal("6.283056")
+        # compute rows in GB or requests naming no instance (data transfer) are spend, not unknown
+        # instances; what is listed is instance time of a type with no GPU (c5.2xlarge, t2.medium, ...)
+        units = {row["ConsumedUnit"] for row in csv.DictReader(PUBLIC_SAMPLE.open(newline=""))}
+        assert "GB" in units and summary.unknown
+        assert all("Instance Hour" in name or "Hours" in name or "Hrs" in name for _, name, _ in summary.unknown)
+        start = min(u.start for u in summary.gpu_uses).replace(day=1, hour=0)
+        assert hourly_gpu_demand(summary.gpu_uses, start, 30 * 24).sum() == pytest.approx(6.283056, rel=1e-12)
+
+
+def test_null_cells_and_semicolons_read_as_empty_and_decimal_points(tmp_path):
+    # a database dump writes a missing value as NULL; a European export separates by semicolons with
+    # decimal commas; the same bill either way
+    rows = [_focus("AWS", "10", "Hrs", "983.20", x_UsageType="USE1-BoxUsage:p5.48xlarge")]
+    comma = _write_focus(tmp_path / "comma.csv", rows)
+    text = comma.read_text().splitlines()
+    semicolon = tmp_path / "semicolon.csv"
+    cells = [next(csv.reader([line])) for line in text]
+    cells = [[("NULL" if not c else c.replace("983.20", "983,20")) for c in row] for row in cells]
+    semicolon.write_text("\ufeff" + "\n".join(";".join(row) for row in cells) + "\n", encoding="utf-8")
+    a, b = read_summary(comma), read_summary(semicolon)
+    assert a.totals("provider") == b.totals("provider") == {"AWS": Decimal("983.20")}
+    assert [u.gpu_hours for u in b.gpu_uses] == [u.gpu_hours for u in a.gpu_uses] == [80]
+
+
+AWS_FOCUS_1_2_HEADER = (
+    "AvailabilityZone,BilledCost,BillingAccountId,BillingAccountName,BillingAccountType,BillingCurrency,"
+    "BillingPeriodEnd,BillingPeriodStart,CapacityReservationId,CapacityReservationStatus,ChargeCategory,ChargeClass,"
+    "ChargeDescription,ChargeFrequency,ChargePeriodEnd,ChargePeriodStart,CommitmentDiscountCategory,"
+    "CommitmentDiscountId,CommitmentDiscountName,CommitmentDiscountQuantity,CommitmentDiscountStatus,"
+    "CommitmentDiscountType,CommitmentDiscountUnit,ConsumedQuantity,ConsumedUnit,ContractedCost,ContractedUnitPrice,"
+    "EffectiveCost,InvoiceId,InvoiceIssuerName,ListCost,ListUnitPrice,PricingCategory,PricingCurrency,"
+    "PricingCurrencyContractedUnitPrice,PricingCurrencyEffectiveCost,PricingCurrencyListUnitPrice,PricingQuantity,"
+    "PricingUnit,ProviderName,PublisherName,RegionId,RegionName,ResourceId,ResourceName,ResourceType,ServiceCategory,"
+    "ServiceName,ServiceSubcategory,SkuId,SkuMeter,SkuPriceDetails,SkuPriceId,SubAccountId,SubAccountName,"
+    "SubAccountType,Tags,x_Discounts,x_Operation,x_ServiceCode"
+)
+"""The header of an AWS FOCUS 1.2 CSV export, column for column (no x_UsageType)."""
+
+
+def test_aws_focus_1_2_export_without_usage_type(tmp_path):
+    # AWS's FOCUS 1.2 export: milliseconds and Z in date-times, costs in E notation, tax rows with no
+    # EffectiveCost, the instance named only in ChargeDescription; its EBS-optimized row is hourly too
+    columns = AWS_FOCUS_1_2_HEADER.split(",")
+
+    def line(**values: str) -> str:
+        base = {"BillingCurrency": "USD", "ProviderName": "AWS", "ChargeCategory": "Usage",
+                "ChargePeriodStart": "2026-09-01T00:00:00.000Z", "ChargePeriodEnd": "2026-09-01T01:00:00.000Z",
+                "ServiceCategory": "Compute", "ServiceName": "Amazon Elastic Compute Cloud"}  # fmt: skip
+        base.update(values)
+        out = io.StringIO()
+        csv.writer(out, lineterminator="").writerow([base.get(c, "") for c in columns])
+        return out.getvalue()
+
+    rows = [
+        line(BilledCost="98.32", EffectiveCost="98.32", ConsumedQuantity="1.0", ConsumedUnit="Hours",
+             ChargeDescription="$98.32 per On Demand Linux p5.48xlarge Instance Hour"),
+        line(BilledCost="0.0", EffectiveCost="0.0", ConsumedQuantity="1.0", ConsumedUnit="Hours",
+             ChargeDescription="$0.00 for 1000 Mbps per p5.48xlarge instance-hour (or partial hour)"),
+        line(BilledCost="6.123E-7", EffectiveCost="6.123E-7", ServiceCategory="Management and Governance"),
+        line(BilledCost="1.5", ChargeCategory="Tax", ChargePeriodEnd="2026-10-01T00:00:00.000Z"),
+    ]  # fmt: skip
+    path = tmp_path / "focus-0.csv"
+    path.write_text(AWS_FOCUS_1_2_HEADER + "\n" + "\n".join(rows) + "\n")
+    summary = read_summary(path)
+    assert summary.totals("month") == {"2026-09": Decimal("98.32") + Decimal("6.123E-7") + Decimal("1.5")}
+    assert [(u.line, u.gpu_hours) for u in summary.gpu_uses] == [(2, 8)]  # 1 h x 8 H100
+    assert [line for line, _, _ in summary.unknown] == [3]
+    assert summary.unknown[0][1].endswith("(EBS-optimized bandwidth, not instance runtime)")

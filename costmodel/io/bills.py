@@ -20,6 +20,7 @@ import datetime as dt
 import gzip
 import io
 import json
+import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -134,13 +135,30 @@ def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
                     columns.append(str(key))
             rows.append((number, {str(k): "" if v is None else str(v) for k, v in item.items()}))
         return columns, rows
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    columns = list(reader.fieldnames or [])
+    header = text.lstrip().split("\n", 1)[0]
+    semicolons = header.count(";") > header.count(",")
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=";" if semicolons else ",")
+    columns = [name.strip() for name in reader.fieldnames or []]
+    reader.fieldnames = columns
     rows = []
     for record in reader:
         # the reader's line_num is the last physical line read: the row's line for one-line rows
-        rows.append((reader.line_num, {k: (v or "") for k, v in record.items() if isinstance(k, str)}))
+        rows.append((reader.line_num, {k: _cell(v or "", semicolons) for k, v in record.items() if isinstance(k, str)}))
     return columns, rows
+
+
+_DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
+"""A number written with a decimal comma (``12,50``), as a semicolon-separated export writes it."""
+
+
+def _cell(text: str, semicolons: bool) -> str:
+    """A CSV cell as text: ``NULL`` (a database dump's missing value) is empty, and in a
+    semicolon-separated file a decimal comma is a decimal point."""
+    if text.strip() == "NULL":
+        return ""
+    if semicolons and _DECIMAL_COMMA.match(text):
+        return text.replace(",", ".")
+    return text
 
 
 def detect_format(columns: list[str], path: Path | str) -> BillFormat:
