@@ -764,7 +764,7 @@ def gpu_count_steps(scenario, volume_max: float | None = None, points: int = 400
             y=alt.Y(
                 f"{Columns.gpu_count}:Q",
                 title="GPUs [GPU]",
-                axis=count_axis(top=float(np.max(data[Columns.gpu_count].to_numpy()))),
+                axis=count_axis(top=float(np.max(data[Columns.gpu_count].to_numpy())) if len(data) else None),
             ),
             color=alt.Color(
                 f"{Columns.option_label}:N",
