@@ -56,13 +56,14 @@ BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def best_of(repeats: int, run) -> float:
-    """Fastest of several timed runs. [s]"""
+def best_of(repeats: int, run, clock=time.perf_counter) -> float:
+    """Fastest of several timed runs, on ``clock``: wall time by default, ``time.process_time`` for the CPU
+    (user + system) of this process. [s]"""
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         run()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return min(times)
 
 
@@ -146,12 +147,7 @@ def fleet(repeats: int) -> dict[str, float]:
     compare_fleet(folder / "two-teams.yaml")  # catalogs loaded, nothing cached by the fleet
 
     def cpu(run) -> float:
-        times = []
-        for _ in range(repeats):
-            start = time.process_time()
-            run()
-            times.append(time.process_time() - start)
-        return min(times)
+        return best_of(repeats, run, time.process_time)
 
     return {
         "floor_seconds": cpu(lambda: mix.cheapest_mix(scenario, mix.hourly_demand(scenario))),
@@ -493,15 +489,10 @@ def batch_files(count: int = 1000, repeats: int = 1) -> dict[str, float]:
         def batch():
             run_tasks([Task(file, file) for file in files], workers=1, progress=False)
 
-        def cpu(run) -> float:
-            start = time.process_time()
-            run()
-            return time.process_time() - start
-
         floor_seconds = best_of(repeats, floor)
         batch_seconds = best_of(repeats, batch)
-        batch_cpu = min(cpu(batch) for _ in range(repeats))
-        floor_cpu = min(cpu(floor) for _ in range(repeats))
+        batch_cpu = best_of(repeats, batch, time.process_time)
+        floor_cpu = best_of(repeats, floor, time.process_time)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         command = process_seconds(
             [str(BIN / "costmodel"), "batch", str(folder), "--workers", "1", "--out", str(Path(name) / "out")], 1
@@ -574,16 +565,6 @@ def job_logs(repeats: int) -> dict[str, float]:
     }
 
 
-def cpu_best_of(repeats: int, run) -> float:
-    """Fewest CPU seconds (user + system of this process) of several runs. [s]"""
-    times = []
-    for _ in range(repeats):
-        start = time.process_time()
-        run()
-        times.append(time.process_time() - start)
-    return min(times)
-
-
 def bills(repeats: int, rows: int = 100_000) -> dict[str, float]:
     """CPU seconds to read a ``rows``-row FOCUS export (the sample's rows repeated) into a bill summary,
     against parsing the same file with ``csv.DictReader`` alone. [s]"""
@@ -597,8 +578,8 @@ def bills(repeats: int, rows: int = 100_000) -> dict[str, float]:
         path = Path(name) / "focus.csv"
         path.write_text("\n".join([header, *(body[i % len(body)] for i in range(rows))]) + "\n")
         summary = read_summary(path)
-        reader = cpu_best_of(repeats, lambda: read_summary(path))
-        floor = cpu_best_of(repeats, lambda: list(csv.DictReader(path.open(newline=""))))
+        reader = best_of(repeats, lambda: read_summary(path), time.process_time)
+        floor = best_of(repeats, lambda: list(csv.DictReader(path.open(newline=""))), time.process_time)
     return {
         "rows": rows,
         "gpu_rows": len(summary.gpu_uses),
