@@ -26,7 +26,7 @@ import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, ClassVar, Literal, LiteralString
+from typing import Annotated, ClassVar, Literal, LiteralString, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -326,20 +326,7 @@ def instance_types(data_dir: str | Path | None = None) -> dict[str, InstanceType
     CatalogError
         A row breaks its schema, an instance type repeats, or a row names a GPU gpus.csv does not hold.
     """
-    folder = Path(data_dir) if data_dir is not None else DATA_DIR
-    path = folder / INSTANCE_TYPES_FILE
-    if not path.exists():
-        return {}
-    rows = _read(path, InstanceType, InstanceType.key)
-    gpus = _read(folder / "gpus.csv", GPU, "gpu")
-    unknown = [
-        (f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
-        for ident, row in rows.items()
-        if row.gpu not in gpus
-    ]
-    if unknown:
-        raise CatalogError(path, unknown)
-    return rows
+    return _gpu_keyed_rows(data_dir, INSTANCE_TYPES_FILE, InstanceType)
 
 
 class CloudExtras(_Row):
@@ -394,6 +381,34 @@ GCP_GPU_SKUS_FILE = "gcp_gpu_skus.csv"
 """The file of a catalog folder naming Google Cloud's GPU SKU names (:class:`GCPGPUSku`)."""
 
 
+_GPUKeyed = TypeVar("_GPUKeyed", InstanceType, GCPGPUSku)
+"""A catalog row named as a cloud names it, whose ``gpu`` column names a row of gpus.csv."""
+
+
+def _gpu_keyed_rows(data_dir: str | Path | None, file: str, row_type: type[_GPUKeyed]) -> dict[str, _GPUKeyed]:
+    """The rows of an optional catalog file whose ``gpu`` column names a row of the folder's gpus.csv.
+
+    Raises
+    ------
+    CatalogError
+        A row breaks its schema, a key repeats, or a row names a GPU gpus.csv does not hold.
+    """
+    folder = Path(data_dir) if data_dir is not None else DATA_DIR
+    path = folder / file
+    if not path.exists():
+        return {}
+    rows: dict[str, _GPUKeyed] = _read(path, row_type, row_type.key)
+    gpus = _read(folder / "gpus.csv", GPU, "gpu")
+    unknown = [
+        (f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
+        for ident, row in rows.items()
+        if row.gpu not in gpus
+    ]
+    if unknown:
+        raise CatalogError(path, unknown)
+    return rows
+
+
 def gcp_gpu_skus(data_dir: str | Path | None = None) -> dict[str, GCPGPUSku]:
     """Google Cloud's GPU SKU names (``H100 80GB``, ``Tesla A100``) by name, read from a catalog folder.
 
@@ -408,20 +423,7 @@ def gcp_gpu_skus(data_dir: str | Path | None = None) -> dict[str, GCPGPUSku]:
     CatalogError
         A row breaks its schema, a name repeats, or a row names a GPU gpus.csv does not hold.
     """
-    folder = Path(data_dir) if data_dir is not None else DATA_DIR
-    path = folder / GCP_GPU_SKUS_FILE
-    if not path.exists():
-        return {}
-    rows = _read(path, GCPGPUSku, GCPGPUSku.key)
-    gpus = _read(folder / "gpus.csv", GPU, "gpu")
-    unknown = [
-        (f"id {ident}, column gpu", row.gpu, "unknown GPU (not in gpus.csv)")
-        for ident, row in rows.items()
-        if row.gpu not in gpus
-    ]
-    if unknown:
-        raise CatalogError(path, unknown)
-    return rows
+    return _gpu_keyed_rows(data_dir, GCP_GPU_SKUS_FILE, GCPGPUSku)
 
 
 class APIOffer(_Row):
