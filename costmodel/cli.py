@@ -319,12 +319,31 @@ def _check_batch_outputs(args: argparse.Namespace, scenarios: list[str]) -> None
             check_report_paths(scenario, args.out)
 
 
+def _reports_and_index(ok: list[str], frame, args: argparse.Namespace, kernels: list) -> list[str]:
+    """``batch --reports``: the report of each scenario file in ``ok`` and the index page over ``frame``'s rows,
+    said on stderr; the names of the reports that failed."""
+    import os
+    import time
+
+    from .report_index import render_reports_index
+
+    started = time.perf_counter()
+    failed = render_reports_index(
+        ok, frame, args.out, timeout=args.timeout, kernels=args.workers, catalog=args.catalog, started=kernels
+    )
+    _say(
+        f"costmodel batch: {len(ok) - len(failed)} of {len(ok)} reports and "
+        f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
+    return failed
+
+
 def _batch_run(
     args: argparse.Namespace, tasks: list, scheduler: str | None, start: float, kernels: list, units: dict[str, str]
 ) -> int:
     """The rest of ``batch`` once its tasks are known and its report kernels started (``units``: the swept
     inputs' units, by path)."""
-    import os
     import time
 
     from .batch import failed_names, portfolio_frame, run_tasks, write_portfolio
@@ -356,19 +375,8 @@ def _batch_run(
                 file=sys.stderr,
             )
     if args.reports and not nothing:
-        from .report_index import render_reports_index
-
         ok = [t.path for t in tasks if not t.values and t.name not in failed]
-        started = time.perf_counter()
-        failed_reports = render_reports_index(
-            ok, frame, args.out, timeout=args.timeout, kernels=args.workers, catalog=args.catalog, started=kernels
-        )
-        failed += failed_reports
-        _say(
-            f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
-            f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s",
-            file=sys.stderr,
-        )
+        failed += _reports_and_index(ok, frame, args, kernels)
     if len(results) < len(tasks):
         _say(
             f"costmodel batch: stopped at the first failure (--fail-fast); {len(tasks) - len(results)} tasks not run",
@@ -394,7 +402,6 @@ def _batch_sweep_run(
 ) -> int:
     """:func:`_batch_run` for a batch with a sweep: the scenario files' rows first, then the sweep's chunks
     streamed to ``<out>/portfolio.parts`` (:mod:`costmodel.dataset`) and assembled into the portfolio files."""
-    import os
     import time
 
     from .batch import _write_sheet, failed_names, portfolio_frame, run_tasks, stream_sweep, sweep_header, sweep_work
@@ -459,20 +466,9 @@ def _batch_sweep_run(
             )
     failed = sorted(summary.failures)
     if args.reports and not nothing:
-        from .report_index import render_reports_index
-
         ok = [t.path for t in files if t.name not in summary.failures]
-        started = time.perf_counter()
         # the index page shows the scenario files' rows; the sweep's rows are in the portfolio files
-        failed_reports = render_reports_index(
-            ok, head, args.out, timeout=args.timeout, kernels=args.workers, catalog=args.catalog, started=kernels
-        )
-        failed += failed_reports
-        _say(
-            f"costmodel batch: {len(ok) - len(failed_reports)} of {len(ok)} reports and "
-            f"{os.path.join(args.out, 'index.html')} in {time.perf_counter() - started:.1f} s",
-            file=sys.stderr,
-        )
+        failed += _reports_and_index(ok, head, args, kernels)
     if ran < total:
         _say(
             f"costmodel batch: stopped at the first failure (--fail-fast); {total - ran} tasks not run", file=sys.stderr
