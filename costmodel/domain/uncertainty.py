@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from statistics import NormalDist
@@ -242,7 +243,8 @@ def family_gap(costs: Mapping[str, np.ndarray], option: str) -> np.ndarray:
         raise KeyError(f"no candidate of the option {option!r}; candidates: {', '.join(costs)}")
     if not others:
         return np.zeros_like(np.asarray(own[0], dtype=float))
-    return np.min(np.stack(own), axis=0) - np.min(np.stack(others), axis=0)
+    # elementwise minimum one array at a time, as np.min over a stacked axis 0 takes it, without the stacked copy
+    return functools.reduce(np.minimum, own) - functools.reduce(np.minimum, others)
 
 
 # --- break-even inputs -----------------------------------------------------------------------
