@@ -1686,9 +1686,13 @@ def main(argv: list[str] | None = None) -> int:
 def run() -> None:
     """The ``costmodel`` command: :func:`main`, then exit without the interpreter's final garbage
     collection (``gc.freeze``): everything was written and closed by then, so collecting the
-    objects of pandas, papermill and nbconvert one by one would only delay the exit."""
+    objects of pandas, papermill and nbconvert one by one would only delay the exit. Freed memory is kept in
+    the process for the next calculation (:func:`costmodel.allocator.keep_freed_memory`)."""
     import gc
 
+    from .allocator import keep_freed_memory
+
+    keep_freed_memory()
     code = main()
     sys.stdout.flush()
     gc.freeze()
