@@ -56,6 +56,11 @@ class GPUUse:
         return self.instance_hours * self.gpus_per_instance
 
 
+def _plain(amount: Decimal) -> str:
+    """An exact decimal as a string in plain notation: every digit it has, no exponent."""
+    return format(amount, "f")
+
+
 @dataclass
 class BillSummary:
     """What a bill says: spend by month, provider and service; GPU use; tokens; unknown compute rows."""
@@ -85,37 +90,38 @@ class BillSummary:
         return dict(out)
 
     def to_json(self) -> dict:
-        """A machine-readable form: money as strings of exact decimals."""
+        """A machine-readable form: money as strings of exact decimals, in plain notation (``0.00000000000``, not
+        ``0E-11``: every reader of decimals takes it)."""
         return {
             "format": self.format,
             "currency": self.currency,
             "spend": [
-                {"month": m, "provider": p, "service": s, "billed_cost": str(b), "effective_cost": str(e)}
+                {"month": m, "provider": p, "service": s, "billed_cost": _plain(b), "effective_cost": _plain(e)}
                 for (m, p, s), (b, e) in sorted(self.spend.items())
             ],
-            "totals_by_month": {k: str(v) for k, v in sorted(self.totals("month").items())},
-            "totals_by_provider": {k: str(v) for k, v in sorted(self.totals("provider").items())},
+            "totals_by_month": {k: _plain(v) for k, v in sorted(self.totals("month").items())},
+            "totals_by_provider": {k: _plain(v) for k, v in sorted(self.totals("provider").items())},
             "gpu_hours": [
                 {
                     "line": u.line,
                     "provider": u.provider,
                     "instance_type": u.instance_type,
                     "gpu": u.gpu,
-                    "gpu_hours": str(u.gpu_hours),
+                    "gpu_hours": _plain(u.gpu_hours),
                 }
                 for u in self.gpu_uses
             ],
             "tokens_per_day": {
-                model: {k: str((v / self.days).quantize(Decimal(1))) for k, v in split.items()}
+                model: {k: _plain((v / self.days).quantize(Decimal(1))) for k, v in split.items()}
                 for model, split in self.tokens.items()
             }
             if self.days
             else {},
             "unknown_compute": [
-                {"line": line, "name": name, "billed_cost": str(cost)} for line, name, cost in self.unknown
+                {"line": line, "name": name, "billed_cost": _plain(cost)} for line, name, cost in self.unknown
             ],
             "compute_spend_not_demand": [
-                {"line": line, "name": name, "billed_cost": str(cost)} for line, name, cost in self.not_demand
+                {"line": line, "name": name, "billed_cost": _plain(cost)} for line, name, cost in self.not_demand
             ],
         }
 

@@ -231,14 +231,6 @@ def _check_volumes(args: argparse.Namespace, resolved) -> None:
         )
 
 
-def _stamped(data: dict) -> dict:
-    """JSON output with the schema version and the package version added."""
-    from . import __version__
-    from .presentation.output import SCHEMA_VERSION
-
-    return {**data, "schema_version": SCHEMA_VERSION, "costmodel_version": __version__}
-
-
 def _batch(args: argparse.Namespace) -> int:
     from .batch import Task, expand_scenarios
     from .files import output_folder
@@ -484,6 +476,7 @@ def _batch_sweep_run(
 def _diff(args: argparse.Namespace) -> int:
     from .catalog import catalog_from
     from .domain.diff import diff
+    from .presentation.documents import document
     from .presentation.text import diff_text
     from .scenarios import load_scenario
 
@@ -492,7 +485,7 @@ def _diff(args: argparse.Namespace) -> int:
     b = load_scenario(args.b, catalog_from(args.catalog_b) if args.catalog_b else catalog)
     result = diff(a, b, str(args.a), str(args.b))
     if args.json:
-        print(json.dumps(_stamped(result.to_dict()), indent=2, allow_nan=False))
+        print(json.dumps(document("diff", result.to_dict()), indent=2, allow_nan=False))
     else:
         _say(diff_text(result))
     return 0
@@ -519,10 +512,15 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    if args.output:
+    if args.output == "compare":
         from .presentation.output import output_json_schema
 
         print(json.dumps(output_json_schema(), indent=2, ensure_ascii=False))
+        return 0
+    if args.output is not None:
+        from .presentation.documents import document_json_schema
+
+        print(json.dumps(document_json_schema(args.output), indent=2, ensure_ascii=False))
         return 0
     from .scenarios import scenario_json_schema
 
@@ -1234,7 +1232,9 @@ def _fleet(args: argparse.Namespace) -> int:
 
     result = compare_fleet(args.file)
     if args.json:
-        print(json.dumps(_stamped(result.to_dict()), indent=2, allow_nan=False))
+        from .presentation.documents import document
+
+        print(json.dumps(document("fleet", result.to_dict()), indent=2, allow_nan=False))
         return 0
     c = result.currency
     lines = [result.title or str(args.file), ""]
@@ -1395,7 +1395,12 @@ def _add_schema(commands: _Commands) -> None:
         "enums) or, with --output, that of `compare --json`",
     )
     schema.add_argument(
-        "--output", action="store_true", help="the JSON Schema of the output of `compare --json` (the output contract)"
+        "--output",
+        nargs="?",
+        const="compare",
+        default=None,
+        choices=("compare", "fleet", "diff", "bills"),
+        help="the JSON Schema of a command's --json output (its contract): compare (the default), fleet, diff or bills",
     )
     schema.add_argument("--catalog", metavar="DIR", type=_path, default=None, help="catalog rows to add to the enums")
     schema.set_defaults(run=_schema)
@@ -1569,7 +1574,9 @@ def _bills(args: argparse.Namespace) -> int:
         # read back: the skeleton is validated, and saved in the layout of the bundled scenarios
         save_scenario(load_scenario(out), out)
     if args.json:
-        _say(json.dumps(summary.to_json(), indent=2))
+        from .presentation.documents import document
+
+        _say(json.dumps(document("bills", summary.to_json()), indent=2, allow_nan=False))
         return 0
     _say(f"{'month':8} {'provider':16} {'service':28} {'BilledCost':>14} {'EffectiveCost':>14}  [{summary.currency}]")
     for (month, provider, service), (billed, effective) in sorted(summary.spend.items()):
