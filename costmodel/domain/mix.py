@@ -461,14 +461,24 @@ class _Dispatch:
 
     def _rented_flexible_cost(self, level: np.ndarray) -> np.ndarray:
         """730 × the mean cost an hour of the demand above ``level`` that rented GPUs serve (on demand and
-        spot; the API's hours left out). [currency/month]"""
+        spot, spot up to its limit in each hour as :meth:`hourly` dispatches it; the API's hours left out).
+        [currency/month]"""
         o, d = self.o, self.d
         od = np.where(self.od_hours & np.isfinite(self.flexible), self.flexible, 0.0)
-        if self.spot is None or (o.spot_cap is not None and o.spot_cap <= 0):
+        if self.spot is None or not np.any(np.asarray(o.spot_top) > 0):
             return HOURS_PER_MONTH * (float(np.mean(od * d)) - self._served(level, od))
         assert self.spot_hours is not None and o.spot_price is not None, "spot is dispatched where it has a price"
-        cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
         in_slice = np.where(self.spot_hours, o.spot_price, od)  # the slice above level: spot, else on demand
+        if o.spot_limit is not None:
+            # spot serves min(d_h, C + K_h) - min(d_h, C) in hour h, K_h its limit there (a fleet's members' own
+            # caps), and min(d_h, C + K_h) = K_h + min(d_h - K_h, C) with K_h <= d_h, as in _flexible_cost
+            k = np.minimum(o.spot_limit, d)
+            rest = d - k
+            served_top_slice = float(np.mean(in_slice * k)) + self._served_of(rest, level, in_slice)
+            served_top_od = float(np.mean(od * k)) + self._served_of(rest, level, od)
+            slice_cost = served_top_slice - self._served(level, in_slice)
+            return HOURS_PER_MONTH * (slice_cost + float(np.mean(od * d)) - served_top_od)
+        cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
         top = level + cap
         slice_cost = self._served(top, in_slice) - self._served(level, in_slice)
         above = float(np.mean(od * d)) - self._served(top, od) if np.isfinite(cap) else 0.0
