@@ -475,6 +475,10 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     demand_path.write_text("gpus\n" + "".join(f"{value:.12g}\n" for value in year))
     price = float(cost / gpu_hours)
     offer_id = f"bill-{_slug(gpu)}"
+    # the baseline's offer is where the bill's GPU-hours were bought, so its label reads
+    # "Today's bill: H100-SXM-80GB at AWS and Lambda, ..."
+    billed_by = sorted({u.provider for u in uses})
+    provider = billed_by[0] if len(billed_by) == 1 else f"{', '.join(billed_by[:-1])} and {billed_by[-1]}"
     catalog = default_catalog()
     rents = []
     for instance, rented in sorted({(u.instance_type, u.offer) for u in uses if u.offer is not None}):
@@ -509,7 +513,7 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
             "cloud_offers": [
                 {
                     "offer": offer_id,
-                    "provider": "Today's bill",
+                    "provider": provider,
                     "gpu": gpu,
                     "pricing": "on_demand",
                     "price_per_gpu_hour": round(price, 12),

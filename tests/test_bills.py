@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from costmodel import load_scenario
+from costmodel import comparison_text, load_scenario
 from costmodel.bills import hourly_gpu_demand, read_summary, scenario_skeleton
 from costmodel.cli import main
 from costmodel.errors import InputError
@@ -365,6 +365,22 @@ def test_bundled_bill_review_compares_with_its_inline_offer():
     # 19,776 H100-hours over two months at the bill's EffectiveCost (99,354.24 USD for the H100 rows, see
     # test_scenario_skeleton_round_trip): 49,677.12 USD a month
     assert monthly["rent"] == pytest.approx(99_354.24 / 2, abs=0.005)
+
+
+def test_bundled_bill_review_names_where_todays_gpu_hours_were_bought():
+    """The baseline reads as a person would write it: the bill's providers of its H100 rows (the sample's
+    Lambda, Nebius, AWS p5, Google Cloud a3 and Azure ND rows; FOCUS names Azure's provider Microsoft),
+    not "Today's bill: H100-SXM-80GB at Today's bill"."""
+    from costmodel import compare
+
+    result = compare(load_scenario("bill-review"))
+    label = result.decision.candidates["rent"].label
+    assert (
+        label
+        == "Today's bill: H100-SXM-80GB at AWS, Google Cloud, Lambda, Microsoft and Nebius, on demand by the GPU-hour"
+    )
+    assert result.mix is not None
+    assert "against all H100-SXM-80GB at AWS, Google Cloud, Lambda, Microsoft and Nebius," in comparison_text(result)
 
 
 class TestGoogleGPUSkus:

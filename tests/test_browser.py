@@ -128,14 +128,15 @@ def test_first_screen_of_r2_states_one_verdict_with_both_views(browser, reports)
     page.close()
     assert visible.count("Verdict:") == 1
     # the decision (compare --json decision): the 1-year reserved base of 7 GPUs, spot up to 8 GPUs above it,
-    # the rest on demand: 2.15 M USD over 60 months, 547 k less than renting all on demand (2.70 M USD)
+    # the rest on demand: 2,150,633.86 USD over 60 months, 547,439.43 less than renting all on demand
+    # (2,698,073.29 USD), as the verdict table under it gives them
     from costmodel.domain.compare import compare
     from costmodel.scenarios import load_scenario
 
     d = compare(load_scenario("h200-24gpu-cluster")).decision
     assert d.winner == "rent.reserved"
     assert f"Verdict: {d.winning.label}." in visible
-    assert "2.15 M USD" in visible and "2.70 M USD" in visible and "547 k USD less" in visible
+    assert "2,150,633.86 USD" in visible and "2,698,073.29 USD" in visible and "547,439.43 USD less" in visible
     assert "Decision measure: the present value of costs over 60 months" in visible
 
 

@@ -344,3 +344,38 @@ def test_owned_servers_and_capped_spot_are_searched_together():
     mix = dm.cheapest_mix(s)
     assert mix.total == pytest.approx(optimum_by_brute_force(s), rel=1e-12)
     assert mix.layers["own"].units >= 1 and "spot" in mix.layers
+
+
+class TestMixOnSampledInputs:
+    """The mix is a purchase chosen on one value per input: samples of an input are refused by name, while
+    each kind alone (what the Monte Carlo prices) takes them."""
+
+    PRICE = "options.own.power.electricity_price_per_kwh"
+    SAMPLES = np.array([0.05, 0.0707, 0.09])  # [currency/kWh] around R2's 0.0707
+
+    def resolved(self, prices):
+        from costmodel.domain.uncertainty import with_values
+
+        return with_values(costmodel.resolve(costmodel.load_scenario(H200)), {self.PRICE: prices})
+
+    @pytest.mark.parametrize(
+        "call",
+        [dm.mix_result, dm.cheapest_mix, lambda r: dm.cost_against_level(r, "own")],
+        ids=["mix_result", "cheapest_mix", "cost_against_level"],
+    )
+    def test_the_mix_refuses_samples_naming_the_input(self, call):
+        with pytest.raises(ValueError, match=r"one value per input.*electricity_price_per_kwh holds an array"):
+            call(self.resolved(self.SAMPLES))
+
+    def test_each_kind_alone_takes_samples_as_it_takes_each_value(self):
+        costs, _ = dm.pure_costs(self.resolved(self.SAMPLES))
+        one_by_one = [dm.pure_costs(self.resolved(float(p)))[0]["own"] for p in self.SAMPLES]
+        assert np.asarray(costs["own"]) == pytest.approx(one_by_one, rel=1e-12)
+        # the own option's electricity is linear in its price: equal steps in price, equal steps in cost
+        a, b, c = one_by_one
+        assert (c - b) / (b - a) == pytest.approx((0.09 - 0.0707) / (0.0707 - 0.05), rel=1e-9)
+
+    def test_the_mix_on_one_value_is_the_scenarios(self):
+        mix = dm.mix_result(self.resolved(0.0707))
+        assert mix is not None
+        assert mix.mix.total == pytest.approx(dm.mix_result(costmodel.load_scenario(H200)).mix.total, rel=1e-12)

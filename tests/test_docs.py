@@ -194,3 +194,23 @@ def test_docs_python_examples_run(page, monkeypatch):
 
 def test_guide_examples_are_found():
     assert {"docs/guide/energy.md", "docs/guide/python.md", "docs/guide/api-billing.md"} <= set(GUIDE_EXAMPLES)
+
+
+def test_the_docs_name_no_other_output_schema_version_than_the_codes():
+    # a version written in prose goes stale when the contract moves (python.md said 2.0.0 at 2.4.0): a line
+    # that names schema_version states no version but the current one, and the shipped schema says which
+    from costmodel.presentation.output import SCHEMA_VERSION
+
+    shipped = json.loads((ROOT / "data" / "schemas" / "output.schema.json").read_text())
+    assert shipped["$comment"].endswith(f"schema_version {SCHEMA_VERSION}")
+    assert costmodel.SCHEMA_VERSION == SCHEMA_VERSION
+    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    stale = [
+        f"{page.relative_to(ROOT)}:{number}: {version}"
+        for page in pages
+        for number, line in enumerate(page.read_text().splitlines(), 1)
+        if "schema_version" in line
+        for version in re.findall(r"\b\d+\.\d+\.\d+\b", line)
+        if version != SCHEMA_VERSION
+    ]
+    assert stale == []

@@ -5,11 +5,13 @@ the text hold no NaN, infinity, blank or "-0"; every cost is non-negative; and e
 break-even it reports really is one (the costs are equal there, or one jumps past the other).
 """
 
+import copy
 import json
 import math
 import re
 
 import numpy as np
+import pydantic
 import pytest
 from conftest import leaves, numeric_paths, patched_data, write_scenario
 from hypothesis import HealthCheck, given, settings
@@ -84,6 +86,48 @@ def test_a_discount_rate_of_minus_zero_reads_zero(rate):
     result = compare(costmodel.Scenario.model_validate(data))
     assert "(cash basis, 0.0 % a year," in result.decision.description
     assert not re.search(r"(?<![\w.])-0(\.0+)?\b", result.decision.description)
+
+
+def negative_zeros(node) -> list[str]:
+    """Paths of the leaves of a dump that are -0.0."""
+    return [where for where, v in leaves(node) if isinstance(v, float) and v == 0 and math.copysign(1.0, v) < 0]
+
+
+@pytest.mark.parametrize("name", ["h200-24gpu-cluster", "h200-data-and-support", "llama70b-hybrid"])
+def test_minus_zero_is_read_as_zero_in_every_field_that_allows_zero(name):
+    # -0.0 >= 0, so a field allowing zero accepts it; validation reads it as 0.0 (in lists too), so no -0 can
+    # reach an output whatever the field (a rate, a share, a price, a list item of a bill of materials)
+    base = patched_data(name, drop=("uncertainty",))
+    allowed = 0
+    for path in sorted(numeric_paths(base)):
+        data = copy.deepcopy(base)
+        set_path(data, path, -0.0)
+        try:
+            scenario = costmodel.Scenario.model_validate(data)
+        except pydantic.ValidationError:
+            continue  # a field that must be above zero refuses -0.0 as it refuses 0
+        assert negative_zeros(scenario.model_dump()) == [], path
+        allowed += 1
+    assert allowed >= 12  # rates, shares, prices, staffing and demand figures of each of the three
+
+
+def test_minus_zero_in_several_fields_reaches_no_output(tmp_path, capsys):
+    changes = {
+        "finance.discount_rate_per_year": -0.0,
+        "finance.trends.rental_price_change_per_year": -0.0,
+        "options.own.hardware_support_share_per_year": -0.0,
+        "options.own.spare_share": -0.0,
+        "options.rent.spot.interruptions_per_gpu_hour": -0.0,
+        "demand.off_share": -0.0,
+        "data_and_support.stored_tb": -0.0,
+    }
+    path = write_scenario(tmp_path, patched_data("h200-data-and-support", changes, drop=("uncertainty",)))
+    assert main(["compare", str(path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert negative_zeros(doc) == []
+    assert "(cash basis, 0.0 % a year," in doc["decision"]["description"]
+    assert main(["compare", str(path)]) == 0
+    assert not re.search(r"(?<![\w.])-0(\.0+)?(?![\d.])", capsys.readouterr().out)
 
 
 @settings(max_examples=40, deadline=None)

@@ -175,6 +175,48 @@ def test_compare_the_report_and_the_what_if_panel_name_one_answer(name):
     assert "nan" not in words.lower().replace("nebius", "")
 
 
+FIGURE = r"(\d[\d,]*\.\d\d)"
+"""A figure as the verdict and the ranked tables print it: grouped digits, two decimals."""
+
+
+@pytest.mark.parametrize("name", costmodel.bundled_scenarios())
+def test_every_figure_the_verdict_names_is_the_one_its_table_and_the_json_give(name):
+    # one quantity, one figure: the verdict sentence (compare's first line, the workbook's) and the report's
+    # verdict paragraph print the winner's figure, the runner-up's and the margin exactly as the ranked
+    # candidates beside them and the JSON document (rounded to the cent there) give them
+    from costmodel.presentation.tables import verdict_table
+
+    r = costmodel.resolve(costmodel.load_scenario(name))
+    c = compare(r)
+    d = c.decision
+    doc = comparison_output(c, r, uncertainty=False).model_dump(mode="json")["decision"]
+    first = doc["candidates"][0]["figure"]["value"]
+    named = [f"{first:,.2f}"]
+    if d.runner_up is not None and not d.tied:
+        second = doc["candidates"][1]
+        assert second["id"] == d.runner_up
+        margin, share = doc["margin"]["value"], doc["margin_share"]["value"]
+        named.append(f"{margin:,.2f}")
+    sentence = text.decision_sentence(c)
+    assert re.findall(FIGURE + " " + re.escape(d.unit), sentence) == named, sentence
+    ranked = text.decision_lines(c)[2 : 2 + len(d.candidates)]
+    assert ranked[0].rstrip().endswith(f"  {named[0]}"), ranked[0]
+    if len(named) > 1:
+        assert f"+{named[1]} (" in ranked[1], ranked[1]
+        assert f"({100 * share:.1f} %) less than" in sentence
+        assert f"the winner saves {100 * share:.1f} %)" in ranked[1]
+    # the report: the verdict paragraph (or a training run's verdict line) against the table under it
+    summary = text.executive_summary(r, c)
+    paragraph = next(line for line in summary.splitlines() if "**Verdict:" in line)
+    table = verdict_table(c)
+    shown = [table.iloc[0, 2]]
+    if len(named) > 1:
+        shown += [table.iloc[1, 2], table.iloc[1, 3]]
+        assert shown[1:] == [f"{second['figure']['value']:,.2f}", named[1]]
+    assert shown[0] == named[0]
+    assert re.findall(FIGURE + " " + re.escape(c.currency), paragraph) == shown, paragraph
+
+
 @pytest.mark.slow
 def test_the_rendered_report_names_the_same_verdict(tmp_path):
     from costmodel.report import render_report

@@ -13,6 +13,7 @@ from the AWS p5en.48xlarge row of data/cloud_prices.csv, 63.30 USD per instance-
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 
@@ -285,6 +286,24 @@ class TestMix:
                 assert layer.cost - before.layers[kind].cost == pytest.approx(10_000 / 60 + 1_000 / 12 + 100.0)
             else:
                 assert layer.cost == pytest.approx(1.10 * before.layers[kind].cost)
+
+    def test_a_spot_limit_by_the_hour_bounds_the_support_plans_bill_as_it_bounds_spot(self):
+        # R2 renting at AWS with the support plan only (no data lines), no own option and no reservation: spot
+        # and on demand. Spot 40 % off, raised by the work redone: 7.9125 x 0.6 / (1 - 0.02 x 0.5) = 4.7955
+        # USD/GPU-h. Two hours of 10 and 4 GPUs busy; spot limited to 2 and then 4 GPUs busy (a fleet's members'
+        # own caps, the limit passed as a fleet passes it), while the rent option's own cap, 8 GPUs, would let
+        # 7.2 busy at the 0.9 ceiling. Spot serves 2 and 4, on demand 8 and 0: a bill of
+        # 730 x (4.7955 x 3 + 7.9125 x 4) a month, and the plan 10 % of it (above the 100 USD minimum).
+        data = on_aws(R2, {"support_share": "catalog", "source": "test"}, **{"options.rent.reserved": None})
+        r = costmodel.resolve(validate_data(data))
+        r = dataclasses.replace(r, options={k: v for k, v in r.options.items() if k != "own"})
+        spot = P5EN_PER_GPU_HOUR * 0.6 / (1 - 0.02 * 0.5)
+        mix = cheapest_mix(r, np.array([10.0, 4.0]), spot_limit=np.array([2.0, 4.0]))
+        assert set(mix.layers) == {"spot", "on_demand"}
+        bill = HOURS * (spot * (2 + 4) / 2 + P5EN_PER_GPU_HOUR * (8 + 0) / 2)
+        assert mix.layers["spot"].busy_gpu_hours == pytest.approx(HOURS * 3)
+        assert mix.total == pytest.approx(bill + max(SUPPORT_SHARE * bill, SUPPORT_MINIMUM), rel=1e-12)
+        assert mix.total == pytest.approx(sum(layer.cost for layer in mix.layers.values()), rel=1e-12)
 
 
 class TestCashView:

@@ -42,7 +42,7 @@ def test_reference_report_renders_offline(tmp_path):
     assert all(d.lstrip().startswith("<svg") and "<text" in d and "costmodel chart" not in d for d in drawings)
     # the answer is in the page: API cheaper at 10 M tokens/day, break-even at 34.01 M tokens/day
     assert "<strong>Verdict: Hosted API: Claude Opus 4.5 (Anthropic).</strong>" in html
-    assert "<strong>3.55 k USD/month</strong>" in html
+    assert "<strong>3,548.61 USD/month</strong>" in html  # R1: 11.6667 USD/M tokens x 304.17 M tokens a month
     assert "34.01 M tokens/day" in html
     assert "Energy and carbon" in html and "kg CO2e/month" in html
     executed = json.loads(report.notebook.read_text())

@@ -189,6 +189,6 @@ def test_one_verdict_opens_compare_and_the_headline(capsys):
     d = decide(s)
     # R2: every way to pay on present value; the rented reserved base with the rest on demand wins
     assert d.measure == "present_value" and d.winner == "rent.reserved"
-    assert verdict.startswith(f"verdict: {d.winning.label} is the cheapest at {d.winning.figure:,.0f} USD")
+    assert verdict.startswith(f"verdict: {d.winning.label} is the cheapest at {d.winning.figure:,.2f} USD")
     assert "on the present value of costs over 60 months" in verdict
     assert f"**Verdict:** {d.winning.label}" in headline(s, costmodel.compare(s)).replace("\\", "")

@@ -431,7 +431,7 @@ def _description(r: Resolved, measure: str, run=None) -> str:
             "end": "cash at the end of each",
             "capital_begin": "investment at the start of each, other cash at the end",
         }[f.npv.timing]
-        rate = round(f.discount_rate_per_year * 100, 1) + 0.0  # + 0.0: a rate of -0.0 reads 0.0, not -0.0
+        rate = round(f.discount_rate_per_year * 100, 1)  # >= 0, and never -0.0 (the schema reads -0.0 as 0.0)
         return (
             f"the present value of costs over {f.horizon_months} months (cash basis, "
             f"{rate:.1f} % a year, by {f.npv.period}, {timing} {f.npv.period})"

@@ -36,6 +36,14 @@ configured count) is a point of that search, so the mix never costs more than th
 kind it could use alone; those pure figures are the options' own costs for the same hourly
 demand.
 
+The mix is a purchase (how many servers to own, how many GPUs to reserve), decided once on one
+value per input, as a finance reviewer signs it off: it is not searched again for each sample of
+an uncertain input, which would let every sample buy with hindsight and understate the risk of
+the purchase. A scenario resolved with samples (:func:`costmodel.domain.uncertainty.with_values`
+given arrays) is refused with a :class:`ValueError` naming the sampled inputs; each kind of
+capacity alone (:func:`pure_costs`) broadcasts over samples, and that is what the Monte Carlo
+prices.
+
 References
 ----------
 .. [1] Stoft, S. (2002), *Power System Economics*, IEEE Press / Wiley, ch. 3 (screening
@@ -65,6 +73,30 @@ from .demand import hourly_demand
 
 GRID_LIMIT = 1_000_000
 """Most (owned servers, rented replicas) pairs evaluated at once; above it a coarse grid, then a finer one."""
+
+
+def _point_valued(r: Resolved, what: str = "the cheapest mix") -> None:
+    """Refuse a scenario resolved with samples of its inputs: the mix is chosen on one value per input.
+
+    Parameters
+    ----------
+    r
+        The resolved scenario.
+    what
+        What is refused, for the message.
+
+    Raises
+    ------
+    ValueError
+        An input of ``r`` holds an array of samples (named in the message).
+    """
+    sampled = sorted(path for path, value in r.values.items() if np.ndim(value) > 0)
+    if sampled:
+        raise ValueError(
+            f"{what} is a purchase chosen on one value per input, not searched for each sample: "
+            f"{', '.join(sampled)} {'holds' if len(sampled) == 1 else 'hold'} an array of samples; resolve the "
+            "scenario with a number for each (each kind of capacity alone, pure_costs, takes samples)"
+        )
 
 
 def steady_series(series: np.ndarray) -> np.ndarray:
@@ -188,6 +220,7 @@ def offer(
         The scenario offers no kind of capacity.
     """
     r = as_resolved(scenario)
+    _point_valued(r, "the offer of the cheapest mix")
     work = r.workload
     own_step = per_server = own_variable = None
     if "own" in r.options:
@@ -428,14 +461,24 @@ class _Dispatch:
 
     def _rented_flexible_cost(self, level: np.ndarray) -> np.ndarray:
         """730 × the mean cost an hour of the demand above ``level`` that rented GPUs serve (on demand and
-        spot; the API's hours left out). [currency/month]"""
+        spot, spot up to its limit in each hour as :meth:`hourly` dispatches it; the API's hours left out).
+        [currency/month]"""
         o, d = self.o, self.d
         od = np.where(self.od_hours & np.isfinite(self.flexible), self.flexible, 0.0)
-        if self.spot is None or (o.spot_cap is not None and o.spot_cap <= 0):
+        if self.spot is None or not np.any(np.asarray(o.spot_top) > 0):
             return HOURS_PER_MONTH * (float(np.mean(od * d)) - self._served(level, od))
         assert self.spot_hours is not None and o.spot_price is not None, "spot is dispatched where it has a price"
-        cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
         in_slice = np.where(self.spot_hours, o.spot_price, od)  # the slice above level: spot, else on demand
+        if o.spot_limit is not None:
+            # spot serves min(d_h, C + K_h) - min(d_h, C) in hour h, K_h its limit there (a fleet's members' own
+            # caps), and min(d_h, C + K_h) = K_h + min(d_h - K_h, C) with K_h <= d_h, as in _flexible_cost
+            k = np.minimum(o.spot_limit, d)
+            rest = d - k
+            served_top_slice = float(np.mean(in_slice * k)) + self._served_of(rest, level, in_slice)
+            served_top_od = float(np.mean(od * k)) + self._served_of(rest, level, od)
+            slice_cost = served_top_slice - self._served(level, in_slice)
+            return HOURS_PER_MONTH * (slice_cost + float(np.mean(od * d)) - served_top_od)
+        cap = np.inf if o.spot_cap is None else o.spot_cap * o.ceiling
         top = level + cap
         slice_cost = self._served(top, in_slice) - self._served(level, in_slice)
         above = float(np.mean(od * d)) - self._served(top, od) if np.isfinite(cap) else 0.0
@@ -732,7 +775,8 @@ def cheapest_mix(
     Raises
     ------
     ValueError
-        The scenario offers no kind of capacity.
+        The scenario offers no kind of capacity, or it was resolved with samples of an input (the
+        mix is chosen on one value per input: see the module's docstring).
 
     Notes
     -----
@@ -740,6 +784,7 @@ def cheapest_mix(
     the peak's need (and the pure options' counts) is evaluated in one vectorised call.
     """
     r = as_resolved(scenario)
+    _point_valued(r)
     d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
     fixed = {k: v for k, v in (("servers", own_servers), ("held", held_gpus)) if v is not None}
     best = None
@@ -824,6 +869,7 @@ def cost_against_level(
     refined around its best (as the search does): the curve costs the same for any peak.
     """
     r = as_resolved(scenario)
+    _point_valued(r, "the cost against the held level")
     d = hourly_demand(r) if series is None else np.asarray(series, dtype=float)
     o = offer(r, d)
     dispatch = _Dispatch(r, o, d)
@@ -861,8 +907,14 @@ def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
     """The cheapest mix for the scenario's profile and, unless it is steady, for the same demand steady.
 
     None without a demand profile, and for a workload of API options only (nothing sized in GPUs to mix).
+
+    Raises
+    ------
+    ValueError
+        The scenario was resolved with samples of an input (the mix is chosen on one value per input).
     """
     r = as_resolved(scenario)
+    _point_valued(r)
     if r.demand is None or not r.workload.sized_in_gpus:
         return None  # no demand profile, or API options only: no GPU capacity to mix with the API
     series = hourly_demand(r)

@@ -1,7 +1,9 @@
 """Numbers as a reviewer reads them: one module for text, tables and charts alike.
 
 Rules: money to 3 significant figures with k / M / B and the currency ("1.06 M USD") in
-prose and summaries, with thousands separators and no decimals in tables of amounts; shares
+prose and summaries, with thousands separators and no decimals in tables of amounts, except a
+figure on the decision measure, which the verdict prints as the ranked table beside it does
+(:func:`measure_figure`: "3,548.61", so one quantity reads the same everywhere it is named); shares
 as percentages ("68.5 %"); every value with its unit; a value that does not exist is a word
 ("never", "not defined"), never blank, NaN, infinity or "-0".
 """
@@ -105,6 +107,18 @@ def amount(x: float | None, decimals: int = 2) -> str:
     '0'
     """
     return "not defined" if x is None else f"{_clean(round(float(x), decimals)):,.{decimals}f}"
+
+
+def measure_figure(x: float | None) -> str:
+    """A figure on the decision measure (a candidate's, or the margin between two), as the verdict sentence and
+    the ranked candidates beside it both print it: grouped digits, two decimals; None reads "not defined".
+
+    Examples
+    --------
+    >>> measure_figure(3548.6123), measure_figure(10.3749)
+    ('3,548.61', '10.37')
+    """
+    return amount(x, 2)
 
 
 def share(x: float | None, decimals: int = 1) -> str:

@@ -41,8 +41,8 @@ def verdict_table(comparison: Comparison) -> pd.DataFrame:
             {
                 "rank": str(rank),
                 "way to pay": c.label,
-                f"{_measure_title(d)} [{d.unit}]": fmt.amount(c.figure),
-                f"more than the verdict [{d.unit}]": "verdict" if rank == 1 else fmt.amount(c.figure - best),
+                f"{_measure_title(d)} [{d.unit}]": fmt.measure_figure(c.figure),
+                f"more than the verdict [{d.unit}]": "verdict" if rank == 1 else fmt.measure_figure(c.figure - best),
             }
         )
     return pd.DataFrame(rows)

@@ -31,7 +31,8 @@ from .safe import markdown as md
 
 
 def _figure(value: float, unit: str) -> str:
-    return f"{fmt.amount(value, 2 if 'successful tasks' in unit else 0)} {unit}"
+    """A figure on the decision measure with its unit, as the ranked candidates print it: "3,548.61 USD/month"."""
+    return f"{fmt.measure_figure(value)} {unit}"
 
 
 def routing_lines(c: Comparison) -> list[str]:
@@ -87,7 +88,7 @@ def _cheaper(label: Callable[[str], str], option: str | None) -> str:
 def decision_sentence(comparison: Comparison) -> str:
     """The one verdict in a plain sentence: the winner named with its offer, its figure, the margin, the measure.
 
-    "Hosted API: Claude Opus 4.5 (Anthropic) is the cheapest at 3,549 USD/month, 8,521 USD/month
+    "Hosted API: Claude Opus 4.5 (Anthropic) is the cheapest at 3,548.61 USD/month, 8,521.39 USD/month
     (70.6 %) less than Cloud rental: 2 × H100-SXM-80GB at R1 product brief, on demand, 24/7, on
     the monthly cost at the scenario's volume, 10,000,000 tokens/day."
     """
@@ -202,7 +203,7 @@ def _against_winner(figure: float, best: float) -> str:
         return ""
     ratio = f"{fmt.significant(figure / best, 3)}x; " if best > 0 else ""
     saved = f"the winner saves {fmt.share(1 - best / figure)}" if figure > 0 else "above the winner"
-    return f"  +{fmt.amount(figure - best)} ({ratio}{saved})"
+    return f"  +{fmt.measure_figure(figure - best)} ({ratio}{saved})"
 
 
 def decision_lines(comparison: Comparison) -> list[str]:
@@ -214,7 +215,7 @@ def decision_lines(comparison: Comparison) -> list[str]:
     lines.append(f"ranked on {d.description} [{d.unit}]:")
     best = d.candidates[d.winner].figure
     lines += [
-        f"  {i}. {x.label:<{width}}  {fmt.amount(x.figure):>16}" + _against_winner(x.figure, best)
+        f"  {i}. {x.label:<{width}}  {fmt.measure_figure(x.figure):>16}" + _against_winner(x.figure, best)
         for i, x in enumerate(d.candidates.values(), 1)
     ]
     note = monthly_view_note(c)
@@ -1154,15 +1155,15 @@ def _verdict_paragraph(c: Comparison) -> str:
         per = " per " + d.unit.split("/", 1)[1]
     verdict = (
         f"**Verdict: {md(d.winning.label)}.** Decision measure: {md(d.description)}. It costs "
-        f"**{fmt.money(d.winning.figure, cur)}{per}**"
+        f"**{fmt.measure_figure(d.winning.figure)} {cur}{per}**"
     )
     runner_up = d.runner_up
     if runner_up is not None and d.tied:
         verdict += f", tied with {md(d.label(runner_up))}"
     elif runner_up is not None:
         verdict += (
-            f" against {fmt.money(d.figure(runner_up), cur)}{per} for {md(d.label(runner_up))}: "
-            f"**{fmt.money(_margin(d), cur)}{per} less**"
+            f" against {fmt.measure_figure(d.figure(runner_up))} {cur}{per} for {md(d.label(runner_up))}: "
+            f"**{fmt.measure_figure(_margin(d))} {cur}{per} less**"
             + (f" ({fmt.share(d.margin_share)})" if d.margin_share is not None else "")
         )
     return verdict + "."
@@ -1311,14 +1312,14 @@ def _training_summary(r: Resolved, c: Comparison) -> str:
     per = "/month" if d.unit.endswith("/month") else ""
     lines = ["## Summary", "", f"**{md(r.title)}**", ""]
     line = (
-        f"**Verdict: {md(d.winning.label)}**, **{fmt.money(d.winning.figure, cur)}{per}**. Decision measure: "
+        f"**Verdict: {md(d.winning.label)}**, **{fmt.measure_figure(d.winning.figure)} {cur}{per}**. Decision measure: "
         f"{md(d.description)}; the run takes {fmt.short(run.gpu_hours)} GPU-hours and "
         f"{fmt.amount(run.wall_clock_days, 1)} days of wall clock."
     )
     if d.runner_up is not None:
         line += (
-            f" Next: {md(d.label(d.runner_up))} at {fmt.money(d.figure(d.runner_up), cur)}{per}, "
-            f"**{fmt.money(d.margin, cur)}{per} more**"
+            f" Next: {md(d.label(d.runner_up))} at {fmt.measure_figure(d.figure(d.runner_up))} {cur}{per}, "
+            f"**{fmt.measure_figure(d.margin)} {cur}{per} more**"
             + (f"; the verdict is {fmt.share(d.margin_share)} cheaper" if d.margin_share is not None else "")
             + "."
         )

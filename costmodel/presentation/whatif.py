@@ -311,9 +311,9 @@ def verdict(comparison: Comparison) -> str:
     --------
     >>> import costmodel
     >>> print(verdict(costmodel.compare(costmodel.load_scenario("llama70b-vs-api")).comparison))
-    Hosted API: Claude Opus 4.5 (Anthropic) is the cheapest at 3,549 USD/month, 8,521 USD/month (70.6 %) less than \
-Cloud rental: 2 × H100-SXM-80GB at R1 product brief, on demand, 24/7, on the monthly cost at the scenario's volume, \
-10,000,000 tokens/day.
+    Hosted API: Claude Opus 4.5 (Anthropic) is the cheapest at 3,548.61 USD/month, 8,521.39 USD/month (70.6 %) \
+less than Cloud rental: 2 × H100-SXM-80GB at R1 product brief, on demand, 24/7, on the monthly cost at the \
+scenario's volume, 10,000,000 tokens/day.
     """
     from .text import decision_sentence
 

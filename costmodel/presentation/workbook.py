@@ -1687,7 +1687,8 @@ def _verdict(
     def name(value):
         return f"INDEX({labels},MATCH({value},{values},0))"
 
-    amount = f'TEXT({{}},"#,##0")&" "&{currency}' + (f'&"{per}"' if per else "")
+    # two decimals, as the figures above it (and costmodel's sentence below it) print them
+    amount = f'TEXT({{}},"#,##0.00")&" "&{currency}' + (f'&"{per}"' if per else "")
     rest = (
         f'IF(COUNT({values})<2,".",IF({second}={lowest},", tied with another option.",'
         f'", "&{amount.format(f"{second}-{lowest}")}&" less than "&{name(second)}&"."))'

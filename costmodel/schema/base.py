@@ -26,6 +26,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     WithJsonSchema,
+    model_validator,
 )
 from pydantic.fields import FieldInfo
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
@@ -298,10 +299,37 @@ def rules(*schemas: dict[str, Any]) -> dict[str, Any]:
     return {"allOf": list(schemas)}
 
 
+def without_negative_zero(value: Any) -> Any:
+    """``value`` with every -0.0 in it (in lists and mappings too) read as 0.0, the rest as it is.
+
+    A scenario may state -0.0 where a field allows zero (``ge=0``: -0.0 >= 0); read as given it
+    would print "-0.0 %" or "-0" in a report. Only a Python float that equals zero is replaced, so
+    a type strict validation refuses is still refused.
+
+    Examples
+    --------
+    >>> without_negative_zero({"rate": -0.0, "template": [1.5, -0.0], "name": "x", "count": 0})
+    {'rate': 0.0, 'template': [1.5, 0.0], 'name': 'x', 'count': 0}
+    """
+    if type(value) is float:
+        return 0.0 if value == 0.0 else value
+    if isinstance(value, dict):
+        return {key: without_negative_zero(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(without_negative_zero(item) for item in value)
+    return value
+
+
 class InputModel(BaseModel):
-    """Base of every scenario input block: frozen, strict numbers, unknown fields refused, no inf/NaN."""
+    """Base of every scenario input block: frozen, strict numbers, unknown fields refused, no inf/NaN, and
+    -0.0 read as 0.0 (:func:`without_negative_zero`), so no "-0" can reach an output."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True, strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_negative_zero(cls, data: Any) -> Any:
+        return without_negative_zero(data) if isinstance(data, dict) else data
 
 
 def fail(
