@@ -307,6 +307,9 @@ class TreeRun:
     cpu_seconds
         CPU time (user + system) of every process of the tree, each read until it exits (the last
         ``interval`` of a process that exits between two readings is missed). [s]
+    first_part, last_part
+        For a streamed sweep whose parts folder is watched: time from the start to the first chunk's
+        record in the folder, and to the last one (NaN when not watched or none was seen). [s]
     """
 
     seconds: float
@@ -314,18 +317,22 @@ class TreeRun:
     root_peak: int
     other_peaks: list[int]
     cpu_seconds: float
+    first_part: float = float("nan")
+    last_part: float = float("nan")
 
 
-def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> TreeRun:
+def tree_peaks(command: list[str], timeout: float, interval: float = 0.1, parts: Path | None = None) -> TreeRun:
     """Run ``command`` and follow each process of its tree (a dask worker forked by a forkserver included):
     its wall time, exit code, peak resident memory per process (``VmHWM`` of /proc/PID/status) and CPU
-    time (psutil's ``cpu_times``), each read until the process exits."""
+    time (psutil's ``cpu_times``), each read until the process exits; with ``parts`` (a sweep's parts
+    folder), when its first and its last chunk record appeared, each seen within ``interval``."""
     import psutil
 
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peaks: dict[int, int] = {}
     cpu: dict[int, float] = {}
+    records, first_part, last_part = 0, float("nan"), float("nan")
 
     def look() -> None:
         try:
@@ -344,6 +351,10 @@ def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> Tre
 
     while process.poll() is None:
         look()
+        found = len(list(parts.glob("_part-*.json"))) if parts is not None and parts.is_dir() else 0
+        if found > records:
+            records, last_part = found, time.perf_counter() - start
+            first_part = last_part if np.isnan(first_part) else first_part
         if time.perf_counter() - start > timeout:
             process.kill()
             break
@@ -353,7 +364,7 @@ def tree_peaks(command: list[str], timeout: float, interval: float = 0.1) -> Tre
     if code != 0:
         print(process.stderr.read().decode() if process.stderr else "", file=sys.stderr)
     root = peaks.pop(process.pid, 0)
-    return TreeRun(seconds, code, root, sorted(peaks.values(), reverse=True), sum(cpu.values()))
+    return TreeRun(seconds, code, root, sorted(peaks.values(), reverse=True), sum(cpu.values()), first_part, last_part)
 
 
 def sweep_file(folder: Path, points: int, chunk: int | None = None) -> Path:
@@ -434,7 +445,9 @@ def sweep_engines(points: int, runs: int, workers: int = 2, timeout: float = 900
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(runs):
             for engine in ("pool", "dask"):
-                found[engine].append(tree_peaks(_sweep_command(Path(folder), points, workers, engine), timeout))
+                command = _sweep_command(Path(folder), points, workers, engine)
+                parts = Path(folder) / f"out-{points}" / "portfolio.parts"
+                found[engine].append(tree_peaks(command, timeout, parts=parts))
                 _clear(Path(folder) / f"out-{points}")
     return found
 
@@ -744,8 +757,8 @@ def print_batch_files(args: argparse.Namespace) -> None:
     )
 
 
-def sweep_table(sizes: tuple[int, ...], engine_runs: int) -> None:
-    """Print the scaling table of streamed sweeps and the pool-against-dask comparison at 10^6 points."""
+def sweep_table(sizes: tuple[int, ...], engine_runs: int, engine_points: int = 1_000_000) -> None:
+    """Print the scaling table of streamed sweeps and the pool-against-dask comparison at ``engine_points``."""
     rows = sweep_scaling(sizes)
     memory_floor = rows[0]["client_peak_bytes"]  # the smallest sweep: an interpreter with the stack loaded
     print(
@@ -769,10 +782,10 @@ def sweep_table(sizes: tuple[int, ...], engine_runs: int) -> None:
         f"command peak {slopes['client_peak_bytes']:.2f}, worker peak {slopes['worker_peak_bytes']:.2f}"
     )
     if engine_runs > 0:
-        print_engines(sweep_engines(1_000_000, engine_runs))
+        print_engines(sweep_engines(engine_points, engine_runs), engine_points)
 
 
-def print_engines(runs: dict[str, list[TreeRun]]) -> None:
+def print_engines(runs: dict[str, list[TreeRun]], points: int = 1_000_000) -> None:
     """Print the pool-against-dask runs of :func:`sweep_engines`: medians of wall and CPU time, and the ratio
     of each pair (run one after the other, so under the same load)."""
 
@@ -782,10 +795,21 @@ def print_engines(runs: dict[str, list[TreeRun]]) -> None:
     pool, dask = (float(np.median([seconds(r) for r in runs[e]])) for e in ("pool", "dask"))
     pool_cpu, dask_cpu = (float(np.median([r.cpu_seconds for r in runs[e]])) for e in ("pool", "dask"))
     print(
-        f"  10^6 points, 2 workers, {len(runs['pool'])} runs each in turns: process pool median {pool:.1f} s "
+        f"  {points:,} points, 2 workers, {len(runs['pool'])} runs each in turns: process pool median {pool:.1f} s "
         f"({pool_cpu:.1f} s of CPU), dask LocalCluster median {dask:.1f} s ({dask_cpu:.1f} s of CPU); "
         f"dask / pool {dask / pool:.2f} (CPU {dask_cpu / pool_cpu:.2f})"
     )
+    for engine in ("pool", "dask"):
+        first, last, end = (
+            float(np.median(figures))
+            for figures in zip(
+                *((r.first_part, r.last_part - r.first_part, r.seconds - r.last_part) for r in runs[engine])
+            )
+        )
+        print(
+            f"    {engine} phases (medians): start-up and first chunk {first:.1f} s, the other chunks {last:.1f} s, "
+            f"assembly and shutdown {end:.1f} s (chunks seen stored in the parts folder, every 0.1 s)"
+        )
     for number, (p, d) in enumerate(zip(runs["pool"], runs["dask"], strict=True), 1):
         print(
             f"    pair {number}: pool {seconds(p):.1f} s ({p.cpu_seconds:.1f} s CPU), dask {seconds(d):.1f} s "
@@ -806,7 +830,13 @@ def main() -> None:
         help=f"print only these figures, of: {', '.join(ITEMS)}",
     )
     parser.add_argument("--sweep-sizes", default="1e3,1e4,1e5,1e6", help="points of the sweep scaling table")
-    parser.add_argument("--engine-runs", type=int, default=3, help="runs each of pool and dask at 10^6 points")
+    parser.add_argument("--engine-runs", type=int, default=3, help="runs each of pool and dask (0: none)")
+    parser.add_argument(
+        "--engine-points",
+        type=float,
+        default=1e6,
+        help="points of the pool-against-dask runs (10^6; less while iterating)",
+    )
     parser.add_argument(
         "--allocator",
         choices=("library", "command"),
@@ -1000,7 +1030,8 @@ def print_batch_reports(args: argparse.Namespace) -> None:
 
 def print_sweep_scaling(args: argparse.Namespace) -> None:
     """Print the scaling table of streamed sweeps (:func:`sweep_table`)."""
-    sweep_table(tuple(int(float(n)) for n in args.sweep_sizes.split(",")), args.engine_runs)
+    sizes = tuple(int(float(n)) for n in args.sweep_sizes.split(","))
+    sweep_table(sizes, args.engine_runs, int(args.engine_points))
 
 
 PRINTERS = {name: globals()[f"print_{name}"] for name in ITEMS}

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import glob
 import math
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -516,12 +517,14 @@ _STARTING: dict[int, Any] = {}
 
 
 def start_local_cluster(workers: int) -> None:
-    """Start the dask LocalCluster of a ``--dask`` batch in a thread now, so that its worker processes start
-    and import costmodel while the batch reads its sweep; :func:`_client` takes it up.
-    :func:`close_local_clusters` closes one that no batch took (the batch failed before it ran)."""
+    """Start the dask LocalCluster of a ``--dask`` batch now: its forkserver (:func:`_start_forkserver`) imports
+    what a chunk needs while this process reads the sweep, and the cluster starts in a thread, forking its
+    workers from that forkserver once it is ready; :func:`_client` takes it up. :func:`close_local_clusters`
+    closes one that no batch took (the batch failed before it ran)."""
     from concurrent.futures import ThreadPoolExecutor
 
     if workers not in _STARTING:
+        _start_forkserver(_worker_modules())
         pool = ThreadPoolExecutor(1)
         _STARTING[workers] = pool.submit(_local_cluster, workers)
         pool.shutdown(wait=False)  # the thread ends once the cluster is up
@@ -566,42 +569,66 @@ def _local_cluster(workers: int):
     import dask.config
     from distributed import LocalCluster
 
-    from .extras import installed
-
-    # what a chunk imports, imported as each worker starts (while the sweep is read), not at its first chunk
-    preload = ["pandas", "costmodel.domain.portfolio", "costmodel.dataset"]
-    preload += ["pyarrow.parquet"] if installed("pyarrow") else []
+    modules = _worker_modules()
     with dask.config.set(LOCAL_CLUSTER_SETTINGS):
-        _preload_forkserver(preload)
+        _start_forkserver(modules)  # started already by start_local_cluster, or now
         return LocalCluster(
             n_workers=max(workers, 1),
             threads_per_worker=1,
             processes=True,
-            preload=preload,
+            preload=modules,
             # None turns the dashboard off, as LocalCluster's docstring says; its annotation says str only
             dashboard_address=None,  # pyright: ignore[reportArgumentType]
         )
 
 
-def _preload_forkserver(modules: list[str]) -> None:
-    """Have the forkserver that dask starts its workers from import ``modules`` too, so that each
-    worker forked from it starts with them imported instead of importing them itself.
+def _worker_modules() -> list[str]:
+    """What a chunk imports, imported as each worker of the LocalCluster starts (while the sweep is read), not
+    at its first chunk."""
+    from .extras import installed
 
-    dask gives the forkserver its own list (distributed, numpy, pandas, ...) once, in
-    ``distributed.utils.get_mp_context``; this asks for that context first, then replaces the list by
-    multiprocessing's public ``set_forkserver_preload``. A forkserver already running keeps what it
-    imported. Relies on distributed's ``get_mp_context`` (tested with distributed 2026.8.0).
+    return ["pandas", "costmodel.domain.portfolio", "costmodel.dataset"] + (
+        ["pyarrow.parquet"] if installed("pyarrow") else []
+    )
+
+
+FORKSERVER_SEED = "6640"
+"""The hash seed (``PYTHONHASHSEED``) dask's nanny gives each worker it starts, unless one is set: the
+workers forked from the forkserver get it from the forkserver."""
+
+
+def _start_forkserver(modules: list[str]) -> None:
+    """Start the forkserver that the LocalCluster forks its workers from (unless it runs already), importing
+    distributed, numpy, pandas and ``modules`` and reading the bundled catalog (:mod:`costmodel.worker_preload`)
+    once, so that each worker starts with them.
+
+    Started here, before the cluster, it imports while this process reads the sweep and imports dask; left
+    to dask, it starts at the first worker, after both. It gets the environment a dask nanny sets before it
+    starts a worker (``distributed.nanny.pre-spawn-environ`` of :data:`LOCAL_CLUSTER_SETTINGS` and dask's
+    hash seed, neither replacing a variable already set), which a worker forked from it inherits; this
+    process's environment is left as it was. The forkserver is multiprocessing's, one per process, the
+    one dask's ``distributed.worker.multiprocessing-method: forkserver`` uses (tested with distributed
+    2026.8.0).
     """
-    from distributed.utils import get_mp_context
+    import multiprocessing
+    from multiprocessing import forkserver
 
-    context = get_mp_context()
-    if _dask_forkserver(context):
-        context.set_forkserver_preload(["distributed", "numpy", "pandas", *modules])
-
-
-def _dask_forkserver(context: Any) -> bool:
-    """Whether a multiprocessing context is the forkserver's (whose preload list can be set)."""
-    return hasattr(context, "set_forkserver_preload") and context.get_start_method() == "forkserver"
+    environ = LOCAL_CLUSTER_SETTINGS["distributed.nanny.pre-spawn-environ"]
+    added = {name: str(value) for name, value in environ.items() if name not in os.environ}
+    if os.environ.get("PYTHONHASHSEED") in (None, "0"):
+        added["PYTHONHASHSEED"] = FORKSERVER_SEED
+    before = {name: os.environ.get(name) for name in added}
+    os.environ.update(added)
+    try:
+        preload = ["distributed", "numpy", "pandas", *modules, "costmodel.worker_preload"]
+        multiprocessing.get_context("forkserver").set_forkserver_preload(preload)
+        forkserver.ensure_running()
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _client(workers: int, scheduler: str):

@@ -285,13 +285,70 @@ def test_the_local_cluster_workers_run_with_its_settings():
     import dask.config
     from distributed import Client
 
+    threads = os.environ.get("OMP_NUM_THREADS", "1")  # the nanny's pre-spawn-environ sets what is not set
     cluster = batch._local_cluster(1)
     try:
         with Client(cluster) as client:
             keys = sorted(batch.LOCAL_CLUSTER_SETTINGS)
             found = next(iter(client.run(lambda: [dask.config.get(k) for k in keys]).values()))
             parent = next(iter(client.run(os.getppid).values()))
+            preloaded = next(iter(client.run(_preloaded).values()))
     finally:
         cluster.close()
     assert found == [batch.LOCAL_CLUSTER_SETTINGS[k] for k in keys]
     assert parent != os.getpid()  # forked by dask's forkserver, not spawned by this process
+    # the forkserver read the bundled catalog before forking: the worker has it before any chunk ran
+    assert preloaded == (True, True, threads)
+
+
+def _preloaded() -> tuple[bool, bool, str | None]:
+    """In a worker: whether the forkserver's preload module ran, whether a bundled catalog is kept, and the
+    worker's OMP_NUM_THREADS."""
+    import sys
+
+    from costmodel import catalog
+
+    kept = any(key[0] == "load" for key in catalog._LOADED)
+    return "costmodel.worker_preload" in sys.modules, kept, os.environ.get("OMP_NUM_THREADS")
+
+
+def test_the_forkserver_starts_with_the_nanny_environment_and_leaves_this_one(monkeypatch):
+    """The forkserver gets the variables a dask nanny sets before it starts a worker (the settings', then
+    dask's hash seed 6640), none replacing one set already; this process's environment is as it was."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    seen: dict[str, str] = {}
+    preload: list[str] = []
+    monkeypatch.setattr(forkserver, "ensure_running", lambda: seen.update(os.environ))
+    monkeypatch.setattr(multiprocessing.get_context("forkserver"), "set_forkserver_preload", preload.extend)
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    for name in ("MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "PYTHONHASHSEED"):
+        monkeypatch.delenv(name, raising=False)
+    before = dict(os.environ)
+    batch._start_forkserver(["pandas"])
+    assert (seen["OMP_NUM_THREADS"], seen["MKL_NUM_THREADS"], seen["OPENBLAS_NUM_THREADS"]) == ("3", "1", "1")
+    assert seen["PYTHONHASHSEED"] == "6640"
+    assert dict(os.environ) == before
+    assert preload == ["distributed", "numpy", "pandas", "pandas", "costmodel.worker_preload"]
+
+
+def test_a_catalog_that_does_not_load_leaves_the_forkserver_running(monkeypatch):
+    """The preload module gives no error of its own: the first chunk reports the catalog's, in its rows."""
+    import importlib
+
+    import costmodel.catalog
+    import costmodel.worker_preload
+    from costmodel.errors import CatalogError
+
+    calls: list[int] = []
+
+    def broken():
+        calls.append(1)
+        raise CatalogError(None, [("gpus.csv", "x", "a bad row")])
+
+    monkeypatch.setattr(costmodel.catalog, "load_catalog", broken)
+    importlib.reload(costmodel.worker_preload)
+    assert calls == [1]
+    monkeypatch.undo()
+    importlib.reload(costmodel.worker_preload)  # bound to the real load_catalog again
