@@ -777,10 +777,11 @@ def sweep_table(sizes: tuple[int, ...], engine_runs: int, engine_points: int = 1
         key: fitted_exponent([r["points"] for r in big], [r[key] for r in big])
         for key in ("seconds", "client_peak_bytes", "worker_peak_bytes")
     }
-    print(
-        f"  fitted exponent (log-log slope, 10^4 points and up): seconds {slopes['seconds']:.2f}, "
-        f"command peak {slopes['client_peak_bytes']:.2f}, worker peak {slopes['worker_peak_bytes']:.2f}"
-    )
+    if len(big) >= 2:  # a slope needs two sizes
+        print(
+            f"  fitted exponent (log-log slope, 10^4 points and up): seconds {slopes['seconds']:.2f}, "
+            f"command peak {slopes['client_peak_bytes']:.2f}, worker peak {slopes['worker_peak_bytes']:.2f}"
+        )
     if engine_runs > 0:
         print_engines(sweep_engines(engine_points, engine_runs), engine_points)
 
