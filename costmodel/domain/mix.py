@@ -366,8 +366,8 @@ class _Dispatch:
         """:func:`~costmodel.formulas.served_below` of the demand, unweighted or weighted by the hour's
         ``"flexible"`` or ``"spot"`` price (the demand sorted once per weighting), or by other weights given
         as an array of the hours."""
-        if isinstance(weights, np.ndarray):
-            return formulas.served_below(self.d, levels, weights)
+        if isinstance(weights, np.ndarray):  # sorted by the order found once for the demand
+            return formulas.served_below_sorted(formulas.sorted_demand(self.d, weights, self._order), levels)
         if weights not in self._sorted:
             w = None
             if weights is not None:
