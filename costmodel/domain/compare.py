@@ -9,6 +9,7 @@ output contract (``costmodel compare --json``).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -16,7 +17,18 @@ import numpy as np
 from ..extras import ExtraNotInstalled
 from ..lookup import stale_rows
 from ..resolved import RentOption, Resolved, as_resolved
-from ..results import Comparison, OptionResult, ProviderIncome, UncertaintyResult
+from ..results import (
+    BreakEven,
+    CashFlows,
+    Comparison,
+    Decision,
+    GrowthPlan,
+    MixResult,
+    OptionResult,
+    ProviderIncome,
+    TrainingRun,
+    UncertaintyResult,
+)
 from ..scenarios import load_scenario
 from ..schema import Scenario, TokensWorkload
 from ..schema.inputs import THROUGHPUT_INPUT, input_fields
@@ -151,21 +163,8 @@ def compare(
     'api'
     """
     r = _resolved(scenario)
-    v = r.volume if volume is None else float(volume)
-    if not (np.isfinite(v) and v >= 0):
-        raise ValueError(f"volume must be a finite number >= 0, got {v}")
-    v += 0.0  # no negative zero
-    upper = default_volume_max(r, v) if volume_max is None else float(volume_max)
-    if not (np.isfinite(upper) and upper > 0):
-        raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
-    results = {option: option_result(r, option, v) for option in r.options}
-    breaks = break_evens(r, upper)
-    run = training_run(r) if r.workload.kind == "training" else None
-    flows = cash_flows(r) if r.finance is not None else None
-    mix = mix_result(r)
-    plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
-    at_volume = r if volume is None else r.at_volume(v)
-    decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
+    d = _decided(r, volume, volume_max)
+    v, breaks, run, flows, mix, plan, at_volume = d.volume, d.break_evens, d.run, d.flows, d.mix, d.plan, d.at_volume
     return Comparison(
         title=r.title,
         currency=r.currency,
@@ -173,8 +172,8 @@ def compare(
         volume=v,
         volume_unit=r.volume_unit,
         gpu_hours_used=float(gpu_hours_used(r, v)),
-        options=results,
-        decision=decision,
+        options=d.options,
+        decision=d.decision,
         break_evens=breaks,
         cheapest_ranges=cheapest_by_volume(r, breaks),
         estimates=list(r.estimates),
@@ -190,6 +189,85 @@ def compare(
         notes=tuple(sizing_notes(r)) + unused_spot(r) + deprecated_notes(r),
         uncertainty_of=None if r.uncertainty is None else partial(uncertainty_result, r),
     )
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What :func:`compare` computes before its decision and the decision itself: every figure a portfolio row
+    holds (:func:`decided`), without the parts only a report shows.
+
+    Attributes
+    ----------
+    volume
+        The volume compared at. [GPU-h/month or tokens/day]
+    options
+        Each option at that volume.
+    break_evens
+        Every pair's break-even up to the search's upper end.
+    run
+        The training run, for a training workload.
+    flows
+        The horizon's cash flows, with a finance block.
+    mix
+        The cheapest mix of a demand profile (with the steady demand's when asked for).
+    plan
+        The capacity plan, with a finance block that has one.
+    at_volume
+        The scenario at the volume compared at (itself at its own volume).
+    decision
+        Every candidate on the scenario's decision measure.
+    """
+
+    volume: float
+    options: dict[str, OptionResult]
+    break_evens: list[BreakEven]
+    run: TrainingRun | None
+    flows: CashFlows | None
+    mix: MixResult | None
+    plan: GrowthPlan | None
+    at_volume: Resolved
+    decision: Decision
+
+
+def _decided(r: Resolved, volume: float | None, volume_max: float | None, steady_mix: bool = True) -> Decided:
+    """:class:`Decided` at ``volume`` (default the scenario's), the break-evens searched up to ``volume_max``
+    (default :func:`~costmodel.domain.break_even.default_volume_max`); ``steady_mix``: also the cheapest mix of
+    the same demand steady, which only a report shows.
+
+    Raises
+    ------
+    ValueError
+        ``volume`` is negative or not finite, or ``volume_max`` is not above 0.
+    """
+    v = r.volume if volume is None else float(volume)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"volume must be a finite number >= 0, got {v}")
+    v += 0.0  # no negative zero
+    upper = default_volume_max(r, v) if volume_max is None else float(volume_max)
+    if not (np.isfinite(upper) and upper > 0):
+        raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
+    results = {option: option_result(r, option, v) for option in r.options}
+    breaks = break_evens(r, upper)
+    run = training_run(r) if r.workload.kind == "training" else None
+    flows = cash_flows(r) if r.finance is not None else None
+    mix = mix_result(r, steady=steady_mix)
+    plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
+    at_volume = r if volume is None else r.at_volume(v)
+    decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
+    return Decided(v, results, breaks, run, flows, mix, plan, at_volume, decision)
+
+
+def decided(scenario: Scenario | Resolved) -> Decided:
+    """What :func:`compare` decides at the scenario's volume, without what only a report shows: the cheapest
+    ranges, energy, serving, routing, notes, claims and the steady demand's mix (what a portfolio row holds,
+    each figure the one :func:`compare` gives).
+
+    Raises
+    ------
+    ValueError
+        As :func:`compare`.
+    """
+    return _decided(as_resolved(scenario), None, None, steady_mix=False)
 
 
 def _resolved(scenario: str | os.PathLike[str] | Scenario | Resolved) -> Resolved:

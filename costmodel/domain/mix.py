@@ -857,21 +857,23 @@ def cost_against_level(
     return (levels * scale).round().astype(int), costs
 
 
-def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
+def mix_result(scenario: Scenario | Resolved, steady: bool = True) -> MixResult | None:
     """The cheapest mix for the scenario's profile and, unless it is steady, for the same demand steady.
 
     None without a demand profile, and for a workload of API options only (nothing sized in GPUs to mix).
+    ``steady=False`` leaves the steady demand's mix out (its ``if_steady`` None), which only a report shows.
     """
     r = as_resolved(scenario)
     if r.demand is None or not r.workload.sized_in_gpus:
         return None  # no demand profile, or API options only: no GPU capacity to mix with the API
     series = hourly_demand(r)
-    steady = None if r.demand.profile.kind == "steady" else cheapest_mix(r, steady_series(series))
+    flat = not steady or r.demand.profile.kind == "steady"
+    steady_mix = None if flat else cheapest_mix(r, steady_series(series))
     per_gpu = replica = None
     if r.workload.kind == "tokens":
         per_gpu = HOURS_PER_MONTH / float(gpu_hours_used(r, 1.0))  # tokens/day one GPU busy all day serves
         replica = r.workload.gpus_per_replica
-    return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series, per_gpu, replica)
+    return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady_mix, series, per_gpu, replica)
 
 
 __all__ = [

@@ -1,0 +1,157 @@
+"""What makes a batch of many scenario files fast must not change a figure: the portfolio row computed
+without the report's parts, the catalog merged without validating its rows again, the rental offers
+indexed by GPU, a demand profile sorted once.
+
+Each index or kept result is checked against the scan or the closed form it replaces, and shown not to
+give one catalog's or one profile's answer for another.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+import costmodel
+from costmodel.catalog import Catalog, default_catalog, merged_catalog
+from costmodel.domain.compare import compare
+from costmodel.domain.finance import reserved_busy_hours
+from costmodel.domain.mix import mix_result
+from costmodel.domain.portfolio import OPTIONS, PAIRS, break_even_column, cost_column, decision_column, scenario_row
+from costmodel.paths import SCENARIO_DIR
+from costmodel.schema.offers import Offers
+from tests.conftest import patched
+
+BUNDLED = sorted(path.stem for path in SCENARIO_DIR.glob("*.yaml"))
+
+
+def _row_of_compare(r, name: str) -> dict:
+    """The portfolio row as the whole comparison gives it (what the batch wrote before it computed the row
+    alone): every column read from :func:`compare`'s result."""
+    result = compare(r, check=False)
+    names = list(OPTIONS) + [o for o in result.options if o not in OPTIONS]
+    row = {"scenario": name, "point": None, "title": result.title, "volume": result.volume}
+    row |= {"volume_unit": result.volume_unit, "currency": result.currency}
+    row |= {cost_column(o): result.options[o].monthly_cost if o in result.options else None for o in names}
+    d = result.decision
+    row |= {
+        "decision_measure": d.measure,
+        "decision_unit": d.unit,
+        "winner": d.winner,
+        "winner_label": d.winning.label,
+        "winner_figure": d.winning.figure,
+        "runner_up": d.runner_up,
+        "margin": d.margin,
+    }
+    row |= {decision_column(o): d.figure(o) if o in d.candidates else None for o in names}
+    row |= {break_even_column(a, b): None for a, b in PAIRS}
+    for pair in result.break_evens:
+        a, b = sorted((pair.option_a, pair.option_b), key=names.index)
+        row[break_even_column(a, b)] = pair.volume
+    for o in names:
+        row[f"npv_{o}"] = None if result.finance is None else result.finance.npv_by_option.get(o)
+        row[f"tco_{o}"] = None if result.finance is None else result.finance.tco_by_option.get(o)
+    row["warnings"] = "; ".join(f"unsourced estimate: {e}" for e in result.estimates) or None
+    row["error"] = None
+    return row
+
+
+class TestScenarioRow:
+    @pytest.mark.parametrize("name", BUNDLED)
+    def test_each_figure_is_the_one_compare_gives(self, name):
+        # the row leaves out what only a report shows; every figure it holds is compare's, to the bit
+        r = costmodel.resolve(costmodel.load_scenario(name))
+        row, expected = scenario_row(r, name), _row_of_compare(r, name)
+        assert list(row) == list(expected)
+        for column, value in expected.items():
+            assert row[column] == value or (value != value and row[column] != row[column]), column
+
+    def test_the_mix_without_its_steady_twin_is_the_same_mix(self):
+        # R2's campaigns: the decision reads the profile's mix; the steady demand's mix is a report's
+        r = costmodel.resolve(costmodel.load_scenario("h200-24gpu-cluster"))
+        whole, alone = mix_result(r), mix_result(r, steady=False)
+        assert whole is not None and alone is not None
+        assert whole.if_steady is not None and alone.if_steady is None
+        assert alone.mix.total == whole.mix.total and alone.mix.words() == whole.mix.words()
+
+
+class TestMergedCatalog:
+    def _inline(self, price: float) -> dict:
+        offer = {
+            "offer": "my-h100",
+            "provider": "my-cloud",
+            "gpu": "H100-SXM-80GB",
+            "pricing": "on_demand",
+            "price_per_gpu_hour": price,
+            "currency": "USD",
+            "quality": "P",
+            "as_of": "2026-11",
+            "source": "a quote",
+        }
+        return Offers.model_validate({"cloud_offers": [offer]}).tables()
+
+    def test_rows_validated_already_give_the_catalog_validation_gives(self):
+        tables = self._inline(1.5)
+        merged = merged_catalog(tables, default_catalog())
+        fields = {name: dict(getattr(default_catalog(), name)) for name in Catalog.model_fields}
+        fields["cloud_offers"] |= tables["cloud_offers"]
+        assert merged == Catalog(**fields)
+        assert merged.cloud_offers["my-h100"].price_per_gpu_hour == 1.5
+
+    def test_two_offers_give_two_catalogs(self):
+        cheap, dear = (merged_catalog(self._inline(p), default_catalog()) for p in (1.5, 3.0))
+        assert cheap.cloud_offers["my-h100"].price_per_gpu_hour == 1.5
+        assert dear.cloud_offers["my-h100"].price_per_gpu_hour == 3.0
+        assert "my-h100" not in default_catalog().cloud_offers
+
+    def test_rows_given_as_plain_data_are_still_validated(self):
+        # a table of plain dicts is no row validated already: Catalog validates it as it always did
+        row = dict(default_catalog().gpus["H100-SXM-80GB"].model_dump(), memory_gb=-1)
+        with pytest.raises(ValidationError, match="memory_gb"):
+            merged_catalog({"gpus": {"H100-SXM-80GB": row}}, default_catalog())
+
+
+class TestCloudOffersOf:
+    def test_the_index_is_the_scan_for_every_gpu(self):
+        catalog = default_catalog()
+        for gpu in catalog.gpus:
+            scan = tuple((ident, o) for ident, o in catalog.cloud_offers.items() if o.gpu == gpu)
+            assert catalog.cloud_offers_of(gpu) == scan, gpu
+        assert catalog.cloud_offers_of("no such GPU") == ()
+
+    def test_another_catalogs_offers_are_its_own(self):
+        catalog = default_catalog()
+        before = catalog.cloud_offers_of("H100-SXM-80GB")  # the bundled catalog's index is built
+        merged = merged_catalog(TestMergedCatalog()._inline(1.5), catalog)
+        assert [i for i, _ in merged.cloud_offers_of("H100-SXM-80GB")] == [i for i, _ in before] + ["my-h100"]
+        assert catalog.cloud_offers_of("H100-SXM-80GB") == before
+        # a copy with other offers (model_copy keeps the instance's __dict__) indexes its own table
+        emptied = catalog.model_copy(update={"cloud_offers": {}})
+        assert emptied.cloud_offers_of("H100-SXM-80GB") == ()
+
+
+class TestSortedDistribution:
+    @pytest.mark.parametrize("off_share", [0.25, 0.5])
+    def test_reserved_hours_are_the_closed_form_of_each_profile(self, off_share):
+        # R2's campaigns in a 365-day year: 12 periods of 720 h (336 h on) and 120 h more, all on:
+        # 4,152 h at 1 and 4,608 h at the off share; the distribution is that over its mean. A reserved
+        # level L between the two serves the mean of min(d, L): (4152 L + 4608 d_off) / 8760 of the month.
+        r = costmodel.resolve(patched("h200-24gpu-cluster", {"demand.off_share": off_share}))
+        mean = (4152 + off_share * 4608) / 8760
+        d_off = off_share / mean
+        level = 1.2  # above the off hours' d_off, below the on hours' 1 / mean
+        assert d_off < level < 1 / mean
+        ceiling = float(r.workload.hourly_ceiling)
+        hours = ceiling * 730 / level  # one GPU reserved: its capacity over the month's average is the level
+        expected = hours * (4152 * level + 4608 * d_off) / 8760
+        assert float(reserved_busy_hours(r, hours, 1)) == pytest.approx(expected, rel=1e-12)
+
+    def test_a_profile_changed_sorts_its_own_distribution(self):
+        r = costmodel.resolve(costmodel.load_scenario("h200-24gpu-cluster"))
+        demand = r.demand
+        assert demand is not None
+        first = demand.sorted_distribution
+        other = dataclasses.replace(demand, profile=demand.profile.model_copy(update={"off_share": 0.5}))
+        assert demand.sorted_distribution is first
+        assert not np.array_equal(other.sorted_distribution.demand, first.demand)
+        assert np.array_equal(other.sorted_distribution.demand, np.sort(other.distribution))
