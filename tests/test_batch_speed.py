@@ -13,6 +13,7 @@ import pytest
 from pydantic import ValidationError
 
 import costmodel
+from costmodel.api_options import _hour_part_factors
 from costmodel.catalog import Catalog, default_catalog, merged_catalog
 from costmodel.domain.compare import compare
 from costmodel.domain.finance import reserved_busy_hours
@@ -20,7 +21,7 @@ from costmodel.domain.mix import mix_result
 from costmodel.domain.portfolio import OPTIONS, PAIRS, break_even_column, cost_column, decision_column, scenario_row
 from costmodel.paths import SCENARIO_DIR
 from costmodel.schema.offers import Offers
-from tests.conftest import patched
+from tests.conftest import catalog_with, patched
 
 BUNDLED = sorted(path.stem for path in SCENARIO_DIR.glob("*.yaml"))
 
@@ -155,3 +156,67 @@ class TestSortedDistribution:
         assert demand.sorted_distribution is first
         assert not np.array_equal(other.sorted_distribution.demand, first.demand)
         assert np.array_equal(other.sorted_distribution.demand, np.sort(other.distribution))
+
+
+class TestKeptServingCurves:
+    def _plan(self, catalog=None):
+        # as tests/test_serving_target.py: NIM 1.8.0's Llama 3.3 70B curve at its own 5,000/500 request shape, the
+        # target the concurrency-25 point's own speed, so the operating point is that point
+        point = default_catalog().serving_curves["nim18-llama33-70b-h100-fp8-tp2-5000-500-c25"]
+        s = patched(
+            "llama70b-interactive",
+            {
+                "workload.tokens_per_day": 1e9,
+                "workload.input_tokens_per_output_token": 10,
+                "workload.serving.request": {"input_tokens": 5000, "output_tokens": 500},
+                "workload.serving.target": {"tokens_per_second_per_user": point.tokens_per_second_per_user},
+                "workload.serving.serving_mode": "aggregated",
+            },
+        )
+        return costmodel.resolve(s, catalog).workload.capacity.plan
+
+    def test_a_catalog_with_another_figure_converts_its_own_curve(self):
+        # NIM's table: 623.4 tokens/s per 2 GPUs at concurrency 25 = 311.7 a GPU; a catalog stating 400 a GPU for
+        # that point sizes at 400, and the bundled catalog after it at 311.7 again
+        ident = "nim18-llama33-70b-h100-fp8-tp2-5000-500-c25"
+        faster = catalog_with(
+            serving_curves=lambda row: (
+                row.model_copy(update={"output_tokens_per_second_per_gpu": 400.0}) if row.point == ident else row
+            )
+        )
+        assert self._plan().point.throughput_per_gpu == pytest.approx(311.7)
+        assert self._plan(faster).point.throughput_per_gpu == pytest.approx(400.0)
+        assert self._plan().point.throughput_per_gpu == pytest.approx(311.7)
+
+
+class TestKeptPriceWindows:
+    def _factors(self, start_hour: float, end_hour: float) -> np.ndarray:
+        # one UTC window on weekdays, at half price for every token class, over the week from Monday 00:00 UTC
+        # that a scenario without a demand profile prices
+        row = next(iter(default_catalog().api_price_windows.values()))
+        window = row.model_copy(
+            update={
+                "days": "0-4",
+                "start_hour": start_hour,
+                "end_hour": end_hour,
+                "time_zone": "UTC",
+                "price_multiplier": 0.5,
+            }
+        )
+        return _hour_part_factors((window,), None, {"input": 1.0}, None)["input"]
+
+    @pytest.mark.parametrize(("start", "end"), [(9.0, 17.0), (10.0, 12.5)])
+    def test_each_window_prices_its_own_hours(self, start, end):
+        # hour h of day d (0 = Monday): 0.5 for a whole hour inside on a weekday, 0.75 for a half hour inside
+        expected = np.ones(168)
+        for day in range(5):
+            for hour in range(24):
+                inside = sum(start <= hour + half / 2 < end for half in (0, 1)) / 2
+                expected[24 * day + hour] = 1 - 0.5 * inside
+        assert np.array_equal(self._factors(start, end), expected)
+
+    def test_two_windows_asked_in_turn_keep_their_own_hours(self):
+        nine_to_five, late_morning = self._factors(9.0, 17.0), self._factors(10.0, 12.5)
+        assert not np.array_equal(nine_to_five, late_morning)
+        assert np.array_equal(self._factors(9.0, 17.0), nine_to_five)
+        assert self._factors(10.0, 12.5)[10:13].tolist() == [0.5, 0.5, 0.75]
