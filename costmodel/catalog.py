@@ -1189,14 +1189,14 @@ class Catalog(BaseModel):
         gpu
             A GPU id of gpus.csv (``H100-SXM-80GB``).
         """
-        built_from, by_gpu = self.__dict__.get("_offers_by_gpu", (None, {}))
+        built_from, by_gpu = vars(self).get("_offers_by_gpu", (None, {}))
         if built_from is not self.cloud_offers:
             by_gpu = {}
             for ident, offer in self.cloud_offers.items():
                 by_gpu.setdefault(offer.gpu, []).append((ident, offer))
             by_gpu = {key: tuple(rows) for key, rows in by_gpu.items()}
             # kept beside the fields, not as one: the index holds the table it was built from
-            self.__dict__["_offers_by_gpu"] = (self.cloud_offers, by_gpu)
+            vars(self)["_offers_by_gpu"] = (self.cloud_offers, by_gpu)
         return by_gpu.get(gpu, ())
 
     def depreciation_table(self, schedule: str) -> tuple[float, ...]:
@@ -1671,7 +1671,7 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
     if all(
         isinstance(row, _row_type(name)) for name, table in extra.items() for row in table.values()
     ):  # rows validated already (base's as it was built, the added ones as read): not validated again
-        return Catalog.model_construct(**tables)
+        return Catalog.model_construct(None, **tables)
     return Catalog(**tables)
 
 

@@ -210,15 +210,16 @@ def _curve_points(
 def _converted_curve(
     name: str,
     points: list[ServingCurvePoint],
-    gpu: GPU,
+    gpu: str,
     shape: tuple[int, int],
     cost: float,
     wanted: str,
     phases: dict[str, list[ServingCurvePoint]],
     skipped: list[str],
 ) -> Curve | None:
-    """One catalog curve converted to the request ``shape`` (input, output tokens) at the prefill ``cost``
-    [GPU-s/token]; a point whose prefill share exceeds its time is skipped (and named in ``skipped``)."""
+    """One catalog curve of ``gpu`` (its id) converted to the request ``shape`` (input, output tokens) at the
+    prefill ``cost`` [GPU-s/token]; a point whose prefill share exceeds its time is skipped (and named in
+    ``skipped``)."""
     inputs, outputs = shape
     replica = points[0].gpus_per_replica
     rows: list[CurveRow] = []
@@ -262,7 +263,7 @@ def _converted_curve(
         else f", converted to {inputs:,}/{outputs:,}"
     )
     label = (
-        f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu.gpu}, {how} "
+        f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu}, {how} "
         + (f"{first.source.split(' estimate:')[0]} at " if first.estimated else "")
         + f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens{converted}"
     )
@@ -282,7 +283,7 @@ that serve one model on one GPU at one request shape convert the same catalog cu
 def _converted_kept(
     name: str,
     points: tuple[ServingCurvePoint, ...],
-    gpu: GPU,
+    gpu: str,
     inputs: int,
     outputs: int,
     cost: float,
@@ -290,7 +291,8 @@ def _converted_kept(
     phases: tuple[tuple[str, tuple[ServingCurvePoint, ...]], ...],
 ) -> tuple[Curve | None, tuple[str, ...]]:
     """:func:`_converted_curve` and the points it skipped, kept by value: the catalog rows themselves (frozen,
-    compared field by field) are the key, so a catalog with other figures for a curve converts it afresh."""
+    compared field by field) are the key, so a catalog with other figures for a curve converts it afresh; ``gpu``
+    is the GPU's id, all the conversion reads of its row."""
     skipped: list[str] = []
     own = {curve: list(rows) for curve, rows in phases}
     return _converted_curve(name, list(points), gpu, (inputs, outputs), cost, wanted, own, skipped), tuple(skipped)
@@ -381,7 +383,9 @@ def candidate_curves(
             if replica < minimum:
                 skipped.append(f"{name} ({replica} GPUs per replica, fewer than the {minimum} the memory needs)")
                 continue
-            curve, dropped = _converted_kept(name, tuple(points), gpu, *shape, cost, wanted, _own_phases(name, phases))
+            curve, dropped = _converted_kept(
+                name, tuple(points), gpu.gpu, *shape, cost, wanted, _own_phases(name, phases)
+            )
             skipped += dropped
             if curve is not None:
                 tier.append(curve)
