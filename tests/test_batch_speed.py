@@ -15,6 +15,7 @@ from pydantic import ValidationError
 import costmodel
 from costmodel.api_options import _hour_part_factors
 from costmodel.catalog import Catalog, default_catalog, merged_catalog
+from costmodel.domain import break_even
 from costmodel.domain.compare import compare
 from costmodel.domain.finance import reserved_busy_hours
 from costmodel.domain.mix import mix_result
@@ -220,3 +221,32 @@ class TestKeptPriceWindows:
         assert not np.array_equal(nine_to_five, late_morning)
         assert np.array_equal(self._factors(9.0, 17.0), nine_to_five)
         assert self._factors(10.0, 12.5)[10:13].tolist() == [0.5, 0.5, 0.75]
+
+
+class TestFirstBreakEvens:
+    @pytest.mark.parametrize("name", BUNDLED)
+    @pytest.mark.parametrize("first_block", [1, 3, 256])
+    def test_each_pair_breaks_even_where_break_evens_says(self, name, first_block, monkeypatch):
+        # blocks of 1, 3 and 256 pieces put block edges at many pieces (a step there is found from the sign
+        # the block before left); the search ranges end below, at and far above the default's 10 x the volume
+        monkeypatch.setattr(break_even, "FIRST_BLOCK", first_block)
+        r = costmodel.resolve(costmodel.load_scenario(name))
+        for factor in (0.5, 10.0, 40.0):
+            upper = max(r.volume, 1.0) * factor
+            expected = [(b.option_a, b.option_b, b.volume) for b in break_even.break_evens(r, upper)]
+            assert break_even.first_break_evens(r, upper) == expected, (name, factor)
+
+    def test_the_search_stops_at_the_block_of_the_first_event(self, monkeypatch):
+        # R4's own-rent break-even lies at 4.9 M GPU-h/month of a range to 10 x 12.0 M: the pieces past the
+        # block that holds it are not priced (break_evens prices all 55,300 points of each option)
+        r = costmodel.resolve(costmodel.load_scenario("llama31-405b-training"))
+        upper = break_even.default_volume_max(r)
+        priced: list[int] = []
+        cost = break_even.monthly_cost
+        monkeypatch.setattr(break_even, "monthly_cost", lambda r, o, v: priced.append(np.size(v)) or cost(r, o, v))
+        (pair,) = break_even.first_break_evens(r, upper)
+        first = sum(priced)
+        priced.clear()
+        (whole,) = break_even.break_evens(r, upper)
+        assert pair == ("own", "rent", whole.volume) and whole.volume is not None
+        assert whole.volume < upper / 10 and first < sum(priced) / 10

@@ -18,7 +18,6 @@ from ..extras import ExtraNotInstalled
 from ..lookup import stale_rows
 from ..resolved import RentOption, Resolved, as_resolved
 from ..results import (
-    BreakEven,
     CashFlows,
     Comparison,
     Decision,
@@ -164,7 +163,8 @@ def compare(
     """
     r = _resolved(scenario)
     d = _decided(r, volume, volume_max)
-    v, breaks, run, flows, mix, plan, at_volume = d.volume, d.break_evens, d.run, d.flows, d.mix, d.plan, d.at_volume
+    v, run, flows, mix, plan, at_volume = d.volume, d.run, d.flows, d.mix, d.plan, d.at_volume
+    breaks = break_evens(r, d.volume_max)
     return Comparison(
         title=r.title,
         currency=r.currency,
@@ -193,17 +193,17 @@ def compare(
 
 @dataclass(frozen=True)
 class Decided:
-    """What :func:`compare` computes before its decision and the decision itself: every figure a portfolio row
-    holds (:func:`decided`), without the parts only a report shows.
+    """What :func:`compare` computes before its decision and the decision itself: with the break-evens, every
+    figure a portfolio row holds (:func:`decided`), without the parts only a report shows.
 
     Attributes
     ----------
     volume
         The volume compared at. [GPU-h/month or tokens/day]
+    volume_max
+        The upper end of the break-even search. [as ``volume``]
     options
         Each option at that volume.
-    break_evens
-        Every pair's break-even up to the search's upper end.
     run
         The training run, for a training workload.
     flows
@@ -219,8 +219,8 @@ class Decided:
     """
 
     volume: float
+    volume_max: float
     options: dict[str, OptionResult]
-    break_evens: list[BreakEven]
     run: TrainingRun | None
     flows: CashFlows | None
     mix: MixResult | None
@@ -230,9 +230,9 @@ class Decided:
 
 
 def _decided(r: Resolved, volume: float | None, volume_max: float | None, steady_mix: bool = True) -> Decided:
-    """:class:`Decided` at ``volume`` (default the scenario's), the break-evens searched up to ``volume_max``
-    (default :func:`~costmodel.domain.break_even.default_volume_max`); ``steady_mix``: also the cheapest mix of
-    the same demand steady, which only a report shows.
+    """:class:`Decided` at ``volume`` (default the scenario's), with the upper end of the break-even search
+    ``volume_max`` (default :func:`~costmodel.domain.break_even.default_volume_max`); ``steady_mix``: also the
+    cheapest mix of the same demand steady, which only a report shows.
 
     Raises
     ------
@@ -247,14 +247,13 @@ def _decided(r: Resolved, volume: float | None, volume_max: float | None, steady
     if not (np.isfinite(upper) and upper > 0):
         raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
     results = {option: option_result(r, option, v) for option in r.options}
-    breaks = break_evens(r, upper)
     run = training_run(r) if r.workload.kind == "training" else None
     flows = cash_flows(r) if r.finance is not None else None
     mix = mix_result(r, steady=steady_mix)
     plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
     at_volume = r if volume is None else r.at_volume(v)
     decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
-    return Decided(v, results, breaks, run, flows, mix, plan, at_volume, decision)
+    return Decided(v, upper, results, run, flows, mix, plan, at_volume, decision)
 
 
 def decided(scenario: Scenario | Resolved) -> Decided:

@@ -36,6 +36,7 @@ from ..resolved import OPTION_LABELS, Resolved, as_resolved, resolve
 from ..schema import Scenario
 from ..schema.inputs import find_input, fixed_reason
 from ..schema.values import value_problems
+from .break_even import first_break_evens
 from .capacity import own_servers, rent_gpus
 from .compare import decided
 from .costs import monthly_cost
@@ -103,8 +104,9 @@ def base_columns() -> list[str]:
 
 def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
     """One portfolio row for one scenario at its own volume: each figure the one :func:`compare` gives, from
-    :func:`~costmodel.domain.compare.decided` (the row holds no claim, energy, serving or routing figure, no
-    cheapest range and no finance return, so none of them is computed).
+    :func:`~costmodel.domain.compare.decided` and :func:`~costmodel.domain.break_even.first_break_evens` (the
+    row holds no claim, energy, serving or routing figure, no cheapest range, no break-even after a pair's
+    first and no finance return, so none of them is computed).
 
     Parameters
     ----------
@@ -147,9 +149,9 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
         row[decision_column(option)] = d.figure(option) if option in d.candidates else None
     for a, b in PAIRS:
         row[break_even_column(a, b)] = None
-    for pair in result.break_evens:
-        a, b = sorted((pair.option_a, pair.option_b), key=names.index)
-        row[break_even_column(a, b)] = pair.volume
+    for option_a, option_b, volume in first_break_evens(r, result.volume_max):  # compare's break_evens' volumes
+        a, b = sorted((option_a, option_b), key=names.index)
+        row[break_even_column(a, b)] = volume
     # compare's finance figures (own_finance's): each option's NPV and TCO, where there is an owned option
     npv, tco = present_values(r, result.flows) if result.flows is not None and "own" in r.options else ({}, {})
     for option in names:
