@@ -47,8 +47,28 @@ from .training import training_run
 from .uncertainty import monte_carlo, sobol_indices, tornado
 
 
-def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
+def option_cost(r: Resolved, option: str, volume: float) -> tuple[dict[str, float], float]:
+    """One option's monthly cost components at one volume and their sum. [reporting currency/month]
+
+    Raises
+    ------
+    ValueError
+        The cost is not finite (inputs of implausible magnitude).
+    """
+    components = {name: float(value) for name, value in monthly_cost_components(r, option, volume).items()}
+    cost = float(sum(components.values()))
+    if not np.isfinite(cost):
+        label = r.option(option).label
+        raise ValueError(f"the {label} cost overflows at volume {volume:g}; check the inputs' magnitudes")
+    return components, cost
+
+
+def option_result(
+    r: Resolved, option: str, volume: float, priced: tuple[dict[str, float], float] | None = None
+) -> OptionResult:
     """One option at one volume: cost, components, cost per unit, GPUs and achieved utilisation.
+
+    ``priced``: its :func:`option_cost` at that volume, if already found.
 
     Raises
     ------
@@ -56,10 +76,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         The cost is not finite (inputs of implausible magnitude).
     """
     chosen = r.option(option)
-    components = {name: float(value) for name, value in monthly_cost_components(r, option, volume).items()}
-    cost = float(sum(components.values()))
-    if not np.isfinite(cost):
-        raise ValueError(f"the {chosen.label} cost overflows at volume {volume:g}; check the inputs' magnitudes")
+    components, cost = option_cost(r, option, volume) if priced is None else priced
     hours = float(gpu_hours_used(r, volume))
     millions = float(tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
     output_millions = float(output_tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
@@ -164,6 +181,7 @@ def compare(
     r = _resolved(scenario)
     d = _decided(r, volume, volume_max)
     v, run, flows, mix, plan, at_volume = d.volume, d.run, d.flows, d.mix, d.plan, d.at_volume
+    results = {option: option_result(r, option, v, priced) for option, priced in d.costs.items()}
     breaks = break_evens(r, d.volume_max)
     return Comparison(
         title=r.title,
@@ -172,7 +190,7 @@ def compare(
         volume=v,
         volume_unit=r.volume_unit,
         gpu_hours_used=float(gpu_hours_used(r, v)),
-        options=d.options,
+        options=results,
         decision=d.decision,
         break_evens=breaks,
         cheapest_ranges=cheapest_by_volume(r, breaks),
@@ -202,8 +220,9 @@ class Decided:
         The volume compared at. [GPU-h/month or tokens/day]
     volume_max
         The upper end of the break-even search. [as ``volume``]
-    options
-        Each option at that volume.
+    costs
+        Each option's monthly cost components at that volume and their sum (:func:`option_cost`).
+        [reporting currency/month]
     run
         The training run, for a training workload.
     flows
@@ -220,7 +239,7 @@ class Decided:
 
     volume: float
     volume_max: float
-    options: dict[str, OptionResult]
+    costs: dict[str, tuple[dict[str, float], float]]
     run: TrainingRun | None
     flows: CashFlows | None
     mix: MixResult | None
@@ -246,14 +265,14 @@ def _decided(r: Resolved, volume: float | None, volume_max: float | None, steady
     upper = default_volume_max(r, v) if volume_max is None else float(volume_max)
     if not (np.isfinite(upper) and upper > 0):
         raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
-    results = {option: option_result(r, option, v) for option in r.options}
+    costs = {option: option_cost(r, option, v) for option in r.options}
     run = training_run(r) if r.workload.kind == "training" else None
     flows = cash_flows(r) if r.finance is not None else None
     mix = mix_result(r, steady=steady_mix)
     plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
     at_volume = r if volume is None else r.at_volume(v)
     decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
-    return Decided(v, upper, results, run, flows, mix, plan, at_volume, decision)
+    return Decided(v, upper, costs, run, flows, mix, plan, at_volume, decision)
 
 
 def decided(scenario: Scenario | Resolved) -> Decided:

@@ -131,10 +131,10 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
         "volume_unit": r.volume_unit,
         "currency": r.currency,
     }
-    names = list(OPTIONS) + [o for o in result.options if o not in OPTIONS]  # further options: api:<name>
+    names = list(OPTIONS) + [o for o in result.costs if o not in OPTIONS]  # further options: api:<name>
     for option in names:
-        found = result.options.get(option)
-        row[cost_column(option)] = None if found is None else found.monthly_cost
+        found = result.costs.get(option)
+        row[cost_column(option)] = None if found is None else found[1]
     d = result.decision
     row.update(
         decision_measure=d.measure,
