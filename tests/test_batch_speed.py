@@ -20,6 +20,9 @@ from costmodel.domain.compare import compare
 from costmodel.domain.finance import reserved_busy_hours
 from costmodel.domain.mix import mix_result
 from costmodel.domain.portfolio import OPTIONS, PAIRS, break_even_column, cost_column, decision_column, scenario_row
+from costmodel.errors import ScenarioError
+from costmodel.io import yaml_files
+from costmodel.io.yaml_files import parse_yaml
 from costmodel.paths import SCENARIO_DIR
 from costmodel.schema.offers import Offers
 from tests.conftest import catalog_with, patched
@@ -250,3 +253,42 @@ class TestFirstBreakEvens:
         (whole,) = break_even.break_evens(r, upper)
         assert pair == ("own", "rent", whole.volume) and whole.volume is not None
         assert whole.volume < upper / 10 and first < sum(priced) / 10
+
+
+DEEP_TEXTS = [
+    "x: " + "[" * 41 + "]" * 41 + "\n",  # 42 levels with the mapping, 42 openers: composed, then measured
+    "x:\n" + "".join("  " * i + "- \n" for i in range(1, 60)),  # block sequences 59 deep
+    "a: " + "[" * 45 + "]" * 45 + "\nb: ]\n",  # too deep, then a syntax error on line 2
+    "b: ]\na: " + "[" * 45 + "]" * 45 + "\n",  # a syntax error on line 1, then too deep
+    "x: " + "[" * 2000 + "]" * 2000 + "\n",  # more openers than are composed unchecked: read for depth first
+    "a: &x {b: 1}\nc: [*x, *x]\nd: *y\n",  # an alias to nothing (a composer's error), shallow
+    "x: [[1, 2], {a: 3}]\n",  # fine
+]
+
+
+class TestOnePassDepth:
+    def _outcome(self, text: str, tmp_path) -> str:
+        try:
+            return repr(parse_yaml(text, tmp_path / "s.yaml"))
+        except ScenarioError as exc:
+            return str(exc)
+
+    @pytest.mark.parametrize("text", DEEP_TEXTS)
+    def test_the_same_answer_as_reading_every_text_for_depth_first(self, text, tmp_path, monkeypatch):
+        # with no text composed unchecked, every text is read for its depth before it is composed (the former
+        # order): the same data or the same error, whichever comes first in the text
+        once = self._outcome(text, tmp_path)
+        monkeypatch.setattr(yaml_files, "COMPOSED_UNCHECKED", -1)
+        assert once == self._outcome(text, tmp_path)
+
+    def test_too_deep_is_named_before_a_later_syntax_error_and_after_an_earlier_one(self, tmp_path):
+        deep_first, broken_first = (self._outcome(DEEP_TEXTS[i], tmp_path) for i in (2, 3))
+        assert "nested more than 40 levels deep" in deep_first
+        assert "nested" not in broken_first and "line 1" in broken_first
+        assert "nested more than 40 levels deep" in self._outcome(DEEP_TEXTS[0], tmp_path)
+        assert self._outcome(DEEP_TEXTS[-1], tmp_path) == repr({"x": [[1, 2], {"a": 3}]})
+
+    def test_ordinary_scenario_files_are_composed_unchecked(self):
+        # the bundled scenarios open at most a few hundred collections by their characters' count
+        for path in SCENARIO_DIR.glob("*.yaml"):
+            assert not yaml_files._may_nest_deep(path.read_text()), path.name
