@@ -211,8 +211,9 @@ def compare(
 
 @dataclass(frozen=True)
 class Decided:
-    """What :func:`compare` computes before its decision and the decision itself: with the break-evens, every
-    figure a portfolio row holds (:func:`decided`), without the parts only a report shows.
+    """What :func:`compare` computes before its decision and the decision itself: every figure a portfolio row
+    holds but its break-evens (:func:`~costmodel.domain.break_even.first_break_evens`), without the parts only a
+    report shows.
 
     Attributes
     ----------
@@ -276,9 +277,10 @@ def _decided(r: Resolved, volume: float | None, volume_max: float | None, steady
 
 
 def decided(scenario: Scenario | Resolved) -> Decided:
-    """What :func:`compare` decides at the scenario's volume, without what only a report shows: the cheapest
-    ranges, energy, serving, routing, notes, claims and the steady demand's mix (what a portfolio row holds,
-    each figure the one :func:`compare` gives).
+    """What :func:`compare` decides at the scenario's volume, without what only a report shows: the options'
+    figures but their costs, the break-evens, the cheapest ranges, energy, serving, routing, notes, claims, the
+    finance block's returns and the steady demand's mix (a portfolio row's figures, each the one :func:`compare`
+    gives).
 
     Raises
     ------
