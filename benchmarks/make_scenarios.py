@@ -4,7 +4,7 @@ Run from the repository root:
 
     .venv/bin/python benchmarks/make_scenarios.py OUT_DIR [--count 1000] [--seed 33]
 
-File ``i`` is a copy of the ``i mod 14``-th bundled scenario (data/scenarios/*.yaml, sorted), its
+File ``i`` is a copy of the ``i mod n``-th of the n bundled scenarios (data/scenarios/*.yaml, sorted), its
 volume (``workload.tokens_per_day``, ``gpu_hours_per_month`` or ``training_tokens``) and every
 staffing block's ``loaded_cost_per_fte_per_year`` multiplied by factors drawn uniformly from
 0.8 to 1.25 (seeded: the same files every run), and its title numbered. A volume read from a

@@ -477,14 +477,14 @@ BATCH_FILES_TARGET = 200
 """Scenario files a second per core that a compare-only batch should reach (issue 33). [files/s]"""
 
 
-def batch_files(count: int = 1000, repeats: int = 1) -> dict[str, float]:
+def batch_files(count: int = 1000, repeats: int = 1) -> dict:
     """`costmodel batch` over ``count`` generated scenario files (benchmarks/make_scenarios.py), compare only, one
     worker: seconds per file in one process (wall clock and CPU), against its floor, the YAML parse and pydantic
-    validation of the same files alone; and the whole command as a process (wall clock, and CPU from
-    ``getrusage``). [s]"""
+    validation of the same files alone; the whole command as a process (wall clock, and CPU from
+    ``getrusage``); and the mean CPU of a file by the bundled scenario it copies. [s]"""
     import resource
 
-    from costmodel.batch import Task, expand_scenarios, run_tasks
+    from costmodel.batch import Task, expand_scenarios, run_task, run_tasks
     from costmodel.catalog import default_catalog, merged_catalog
     from costmodel.io.yaml_files import parse_yaml, read_text
     from costmodel.schema import Scenario
@@ -514,6 +514,11 @@ def batch_files(count: int = 1000, repeats: int = 1) -> dict[str, float]:
         batch_seconds = best_of(repeats, batch)
         batch_cpu = best_of(repeats, batch, time.process_time)
         floor_cpu = best_of(repeats, floor, time.process_time)
+        by_kind: dict[str, list[float]] = {}  # each file's CPU, by the bundled scenario it is a copy of
+        for file in files:
+            start = time.process_time()
+            run_task(Task(file, file))
+            by_kind.setdefault(Path(file).stem.split("-", 1)[1], []).append(time.process_time() - start)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         command = process_seconds(
             [str(BIN / "costmodel"), "batch", str(folder), "--workers", "1", "--out", str(Path(name) / "out")], 1
@@ -529,6 +534,7 @@ def batch_files(count: int = 1000, repeats: int = 1) -> dict[str, float]:
         "files_per_cpu_second": count / batch_cpu,
         "command_seconds": command,
         "command_cpu_seconds": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+        "cpu_seconds_by_kind": {kind: float(np.mean(times)) for kind, times in by_kind.items()},
     }
 
 
@@ -754,6 +760,11 @@ def print_batch_files(args: argparse.Namespace) -> None:
     print(
         f"  the whole command (`costmodel batch DIR --workers 1`, start-up and writing included): "
         f"{bf['command_seconds']:.1f} s, {bf['command_cpu_seconds']:.1f} s of CPU"
+    )
+    kinds = sorted(bf["cpu_seconds_by_kind"].items(), key=lambda item: -item[1])
+    print(
+        "  CPU a file by the bundled scenario it copies, dearest first: "
+        + ", ".join(f"{kind} {seconds * 1000:.1f} ms" for kind, seconds in kinds)
     )
 
 

@@ -445,6 +445,22 @@ def _utc_offsets(time_zone: str, start: Any, count: int) -> np.ndarray:
     return np.array(minutes).astype("timedelta64[m]")
 
 
+@functools.lru_cache(maxsize=64, typed=True)
+def _window_half_hours(
+    time_zone: str, days: tuple[int, ...], start_hour: float, end_hour: float, start: Any, count: int
+) -> np.ndarray:
+    """Whether each of ``2 * count`` half hours from ``start`` (UTC) lies in a price window: on one of its
+    ``days`` (0 = Monday) from ``start_hour`` to ``end_hour`` in its ``time_zone``. Kept by these values for
+    the last 64 windows (the scenarios of a batch share their API offers' windows); read-only. [-]"""
+    utc = np.datetime64(start.replace(tzinfo=None), "m") + 30 * np.arange(2 * count)
+    local = utc if time_zone == "UTC" else utc + _utc_offsets(time_zone, start, 2 * count)
+    minute = (local - local.astype("datetime64[D]")).astype(int)
+    day = (local.astype("datetime64[D]").astype(int) + 3) % 7  # 1970-01-01 was a Thursday
+    inside = np.isin(day, list(days)) & (minute >= 60 * start_hour) & (minute < 60 * end_hour)
+    inside.flags.writeable = False
+    return inside
+
+
 WINDOW_CLASSES = (
     "input",
     "cache_read",
@@ -477,15 +493,10 @@ def _hour_part_factors(windows: tuple, demand: Any, parts: dict, standard_parts:
         start = dt.datetime(profile.year, 1, 1, tzinfo=ZoneInfo(profile.time_zone)).astimezone(dt.UTC)
     else:
         start = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)  # a Monday
-    utc = np.datetime64(start.replace(tzinfo=None), "m") + 30 * np.arange(2 * count)
     found = {part: np.full(2 * count, np.nan) for part in parts if part not in ("request_fees", "citation_tokens")}
     for window in windows:
-        local = utc if window.time_zone == "UTC" else utc + _utc_offsets(window.time_zone, start, 2 * count)
-        minute = (local - local.astype("datetime64[D]")).astype(int)
-        day = (local.astype("datetime64[D]").astype(int) + 3) % 7  # 1970-01-01 was a Thursday
-        inside = (
-            np.isin(day, list(window.day_set())) & (minute >= 60 * window.start_hour) & (minute < 60 * window.end_hour)
-        )
+        days = tuple(sorted(window.day_set()))
+        inside = _window_half_hours(window.time_zone, days, window.start_hour, window.end_hour, start, count)
         classes = WINDOW_CLASSES if window.applies_to == "all" else window.applies_to.split(";")
         for part in classes:
             if part not in found:

@@ -1178,6 +1178,27 @@ class Catalog(BaseModel):
     tax_depreciation: dict[str, TaxDepreciationRow] = Field(default_factory=dict)
     cloud_extras: dict[str, CloudExtras] = Field(default_factory=dict)
 
+    def cloud_offers_of(self, gpu: str) -> tuple[tuple[str, CloudOffer], ...]:
+        """The rental offers of one GPU as (offer id, row), in the order of :attr:`cloud_offers`.
+
+        The offers are grouped by GPU once per catalog (the index is built from the ``cloud_offers``
+        table it is asked of, so a copy of the catalog with other offers builds its own).
+
+        Parameters
+        ----------
+        gpu
+            A GPU id of gpus.csv (``H100-SXM-80GB``).
+        """
+        built_from, by_gpu = vars(self).get("_offers_by_gpu", (None, {}))
+        if built_from is not self.cloud_offers:
+            by_gpu = {}
+            for ident, offer in self.cloud_offers.items():
+                by_gpu.setdefault(offer.gpu, []).append((ident, offer))
+            by_gpu = {key: tuple(rows) for key, rows in by_gpu.items()}
+            # kept beside the fields, not as one: the index holds the table it was built from
+            vars(self)["_offers_by_gpu"] = (self.cloud_offers, by_gpu)
+        return by_gpu.get(gpu, ())
+
     def depreciation_table(self, schedule: str) -> tuple[float, ...]:
         """Yearly shares of cost deducted in recovery years 1, 2, … of a tax schedule (``macrs_5``). [-]
 
@@ -1647,7 +1668,18 @@ def merged_catalog(rows: Catalog | dict[str, dict], base: Catalog | None = None)
                     for ident, row in bad
                 ],
             )
+    if all(
+        isinstance(row, _row_type(name)) for name, table in extra.items() for row in table.values()
+    ):  # rows validated already (base's as it was built, the added ones as read): not validated again
+        return Catalog.model_construct(None, **tables)
     return Catalog(**tables)
+
+
+@functools.cache
+def _row_type(table: str) -> type[_Row]:
+    """The row type of a catalog table (``cloud_offers`` → :class:`CloudOffer`)."""
+    annotation = Catalog.model_fields[table].annotation
+    return typing.get_args(annotation)[1]
 
 
 CachedKey = tuple[str, tuple[str, tuple[tuple[str, tuple[int, int, int] | None], ...]]]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from . import formulas
 from .errors import InputError, scenario_problem
 from .io.demand_files import JobLog, hours_in_year, read_hourly_file, read_job_log
 from .io.request_logs import read_request_log
@@ -56,6 +57,13 @@ class DemandInputs:
         shape = self.shape
         mean = float(shape.mean()) if shape.size else 0.0
         return shape / mean if mean > 0 else shape
+
+    @functools.cached_property
+    def sorted_distribution(self) -> formulas.SortedDemand:
+        """:attr:`distribution` sorted once with its running sums, for
+        :func:`~costmodel.formulas.served_below_sorted` at many levels (every month of a cash flow, every
+        reserved and spot level of one comparison). [-]"""
+        return formulas.sorted_demand(self.distribution)
 
     @functools.cached_property
     def shape(self) -> np.ndarray:

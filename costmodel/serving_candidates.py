@@ -8,6 +8,7 @@ only where no measured curve meets the target.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -159,15 +160,21 @@ def _pool_curves(curve: str, phases: dict[str, list[ServingCurvePoint]], inputs:
     the TTFT a request sees in an idle pool); the decode rows are (concurrency, output tokens/s per GPU,
     tokens/s per user, 1.0), as :func:`costmodel.formulas.serving_curves.decode_only_point` gives them for a
     measured curve."""
-    base = re.sub(r"-ctx\d+", "", curve)  # the phases have no step budget of a mixed step
-    prefill = sorted(phases.get(base.replace("-agg-", "-prefill-"), []), key=lambda p: p.concurrency)
-    decode = sorted(phases.get(base.replace("-agg-", "-decode-"), []), key=lambda p: p.concurrency)
+    prefill_curve, decode_curve = _phase_names(curve)
+    prefill = sorted(phases.get(prefill_curve, []), key=lambda p: p.concurrency)
+    decode = sorted(phases.get(decode_curve, []), key=lambda p: p.concurrency)
     if not prefill or not decode or (prefill[0].input_tokens, prefill[0].output_tokens) != (inputs, outputs):
         return None
     first = prefill[0]
     assert first.input_tokens_per_second_per_gpu is not None, "an estimated prefill point states its input rate"
     rows = tuple(_decode_row(p) for p in decode)
     return OwnPools(1.0 / first.input_tokens_per_second_per_gpu, rows, tuple(p.point for p in decode), tuple(decode))
+
+
+def _phase_names(curve: str) -> tuple[str, str]:
+    """The ids of the prefill and decode curves estimated beside an aggregated curve."""
+    base = re.sub(r"-ctx\d+", "", curve)  # the phases have no step budget of a mixed step
+    return base.replace("-agg-", "-prefill-"), base.replace("-agg-", "-decode-")
 
 
 def _decode_row(point: ServingCurvePoint) -> CurveRow:
@@ -203,15 +210,16 @@ def _curve_points(
 def _converted_curve(
     name: str,
     points: list[ServingCurvePoint],
-    gpu: GPU,
+    gpu: str,
     shape: tuple[int, int],
     cost: float,
     wanted: str,
     phases: dict[str, list[ServingCurvePoint]],
     skipped: list[str],
 ) -> Curve | None:
-    """One catalog curve converted to the request ``shape`` (input, output tokens) at the prefill ``cost``
-    [GPU-s/token]; a point whose prefill share exceeds its time is skipped (and named in ``skipped``)."""
+    """One catalog curve of ``gpu`` (its id) converted to the request ``shape`` (input, output tokens) at the
+    prefill ``cost`` [GPU-s/token]; a point whose prefill share exceeds its time is skipped (and named in
+    ``skipped``)."""
     inputs, outputs = shape
     replica = points[0].gpus_per_replica
     rows: list[CurveRow] = []
@@ -255,7 +263,7 @@ def _converted_curve(
         else f", converted to {inputs:,}/{outputs:,}"
     )
     label = (
-        f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu.gpu}, {how} "
+        f"{name}: {first.engine}, {first.parallelism} on {replica} x {gpu}, {how} "
         + (f"{first.source.split(' estimate:')[0]} at " if first.estimated else "")
         + f"{first.input_tokens:,}/{first.output_tokens:,} input/output tokens{converted}"
     )
@@ -264,6 +272,37 @@ def _converted_curve(
         label += "; the disaggregated pools from its own estimated prefill and decode curves"
     basis = BASIS_DATABASE if first.estimated else BASIS_MEASURED
     return Curve(replica, label, tuple(rows), tuple(decode), basis, tuple(p.point for p in kept), tuple(kept), own)
+
+
+CONVERTED_CURVES = 256
+"""Most converted curves kept in one process (the least recently used dropped first): the scenarios of a batch
+that serve one model on one GPU at one request shape convert the same catalog curves."""
+
+
+@functools.lru_cache(maxsize=CONVERTED_CURVES, typed=True)
+def _converted_kept(
+    name: str,
+    points: tuple[ServingCurvePoint, ...],
+    gpu: str,
+    inputs: int,
+    outputs: int,
+    cost: float,
+    wanted: str,
+    phases: tuple[tuple[str, tuple[ServingCurvePoint, ...]], ...],
+) -> tuple[Curve | None, tuple[str, ...]]:
+    """:func:`_converted_curve` and the points it skipped, kept by value: the catalog rows themselves (frozen,
+    compared field by field) are the key, so a catalog with other figures for a curve converts it afresh; ``gpu``
+    is the GPU's id, all the conversion reads of its row."""
+    skipped: list[str] = []
+    own = {curve: list(rows) for curve, rows in phases}
+    return _converted_curve(name, list(points), gpu, (inputs, outputs), cost, wanted, own, skipped), tuple(skipped)
+
+
+def _own_phases(
+    curve: str, phases: dict[str, list[ServingCurvePoint]]
+) -> tuple[tuple[str, tuple[ServingCurvePoint, ...]], ...]:
+    """The prefill and decode curves :func:`_pool_curves` may read beside an aggregated ``curve``, as a key."""
+    return tuple((name, tuple(phases[name])) for name in _phase_names(curve) if name in phases)
 
 
 def _first_principles_curve(
@@ -344,7 +383,10 @@ def candidate_curves(
             if replica < minimum:
                 skipped.append(f"{name} ({replica} GPUs per replica, fewer than the {minimum} the memory needs)")
                 continue
-            curve = _converted_curve(name, points, gpu, shape, cost, wanted, phases, skipped)
+            curve, dropped = _converted_kept(
+                name, tuple(points), gpu.gpu, *shape, cost, wanted, _own_phases(name, phases)
+            )
+            skipped += dropped
             if curve is not None:
                 tier.append(curve)
         tiers.append(tier)

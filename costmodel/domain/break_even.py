@@ -116,6 +116,36 @@ def break_evens(scenario: Scenario | Resolved, volume_max: float, volume_min: fl
     return [pieces[k].break_even(a, b, costs[(k, a)], costs[(k, b)]) for k, (a, b) in enumerate(pairs)]
 
 
+FIRST_BLOCK = 256
+"""Pieces :func:`first_break_evens` prices in its first block; each further block is twice the one before."""
+
+
+def first_break_evens(
+    scenario: Scenario | Resolved, volume_max: float, volume_min: float = 0.0
+) -> list[tuple[str, str, float | None]]:
+    """Each pair's first break-even volume, the :attr:`~costmodel.results.BreakEven.volume` of
+    :func:`break_evens` over the same range, as (option a, option b, volume or None), pairs in its order.
+
+    Notes
+    -----
+    The same pieces, points and signs as :func:`break_evens`, priced from the low end a block of pieces at a
+    time (the cost is elementwise in the volume, so each point's cost is the one :func:`break_evens` computes),
+    stopping at the first block that holds a crossing or a step: no later piece can hold a lower volume. A
+    pair that never breaks even is priced over the whole range, as :func:`break_evens` prices it.
+
+    Raises
+    ------
+    ValueError
+        As :func:`break_evens`.
+    """
+    r = as_resolved(scenario)
+    _check_range(volume_min, volume_max)
+    names = list(r.options)
+    steps = {name: step_volumes(r, name, volume_max) for name in names}
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    return [(a, b, _Pieces(r, steps[a], steps[b], volume_min, volume_max).first_event(r, a, b)) for a, b in pairs]
+
+
 def _check_range(volume_min: float, volume_max: float) -> None:
     """Raise ValueError unless 0 <= volume_min < volume_max < infinity."""
     if not (np.isfinite(volume_max) and volume_max > volume_min >= 0):
@@ -147,6 +177,43 @@ class _Pieces:
         self.p1, self.p2 = self.left + width / 3, self.left + 2 * width / 3
         # two points inside each piece, each right edge, and volume_min
         self.points = np.concatenate([self.p1, self.p2, self.right, self.left[:1]])
+
+    def first_event(self, r: Resolved, option_a: str, option_b: str) -> float | None:
+        """The volume of the first event :meth:`break_even` finds (None: none), pricing the pieces from the low
+        end in blocks (see :func:`first_break_evens`). [workload volume unit]"""
+        n, lo, block = len(self.left), 0, FIRST_BLOCK
+        before: float | None = None  # the exact sign at the right edge of the block before
+        while lo < n:
+            hi = min(n, lo + block)
+            left, right, p1, p2 = self.left[lo:hi], self.right[lo:hi], self.p1[lo:hi], self.p2[lo:hi]
+            points = np.concatenate([p1, p2, right, self.left[:1] if lo == 0 else self.left[:0]])
+            cost_a = np.asarray(monthly_cost(r, option_a, points))
+            cost_b = np.asarray(monthly_cost(r, option_b, points))
+            m = hi - lo
+            difference, scale = cost_a - cost_b, np.abs(cost_a) + np.abs(cost_b) + 1.0
+            d1, s1, d2 = difference[:m], scale[:m], difference[m : 2 * m]
+            slope = (d2 - d1) / (p2 - p1)
+            d_left_plus = d1 - slope * (p1 - left)
+            d_right, s_right = difference[2 * m : 3 * m], scale[2 * m : 3 * m]
+            scale_left = s1
+            if lo == 0:  # the exact value at volume_min, as break_even takes it
+                d_left_plus[0], scale_left = difference[3 * m], np.concatenate([scale[3 * m :], s1[1:]])
+            sign_left_plus = _sign(d_left_plus, scale_left)
+            sign_right = _sign(d_right, s_right)
+            found: list[float] = []
+            inside = (sign_left_plus != 0) & (sign_right != sign_left_plus)
+            for i in np.flatnonzero(inside):
+                root = left[i] - d_left_plus[i] / slope[i]
+                found.append(float(min(max(root, left[i]), right[i])))
+            if before is not None and before != 0 and sign_left_plus[0] != 0 and before != sign_left_plus[0]:
+                found.append(float(self.right[lo - 1]))  # a step at the edge between this block and the one before
+            ahead, after = sign_right[:-1], sign_left_plus[1:]
+            jumps = (ahead != 0) & (after != 0) & (ahead != after)
+            found += [float(right[i]) for i in np.flatnonzero(jumps)]
+            if found:
+                return min(found)
+            before, lo, block = sign_right[-1], hi, 2 * block
+        return None
 
     def break_even(self, option_a: str, option_b: str, cost_a: np.ndarray, cost_b: np.ndarray) -> BreakEven:
         """The pair's break-even from both options' costs at :attr:`points`. [reporting currency/month]"""

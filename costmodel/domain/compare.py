@@ -9,6 +9,7 @@ output contract (``costmodel compare --json``).
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -16,7 +17,17 @@ import numpy as np
 from ..extras import ExtraNotInstalled
 from ..lookup import stale_rows
 from ..resolved import RentOption, Resolved, as_resolved
-from ..results import Comparison, OptionResult, ProviderIncome, UncertaintyResult
+from ..results import (
+    CashFlows,
+    Comparison,
+    Decision,
+    GrowthPlan,
+    MixResult,
+    OptionResult,
+    ProviderIncome,
+    TrainingRun,
+    UncertaintyResult,
+)
 from ..scenarios import load_scenario
 from ..schema import Scenario, TokensWorkload
 from ..schema.inputs import THROUGHPUT_INPUT, input_fields
@@ -36,8 +47,28 @@ from .training import training_run
 from .uncertainty import monte_carlo, sobol_indices, tornado
 
 
-def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
+def option_cost(r: Resolved, option: str, volume: float) -> tuple[dict[str, float], float]:
+    """One option's monthly cost components at one volume and their sum. [reporting currency/month]
+
+    Raises
+    ------
+    ValueError
+        The cost is not finite (inputs of implausible magnitude).
+    """
+    components = {name: float(value) for name, value in monthly_cost_components(r, option, volume).items()}
+    cost = float(sum(components.values()))
+    if not np.isfinite(cost):
+        label = r.option(option).label
+        raise ValueError(f"the {label} cost overflows at volume {volume:g}; check the inputs' magnitudes")
+    return components, cost
+
+
+def option_result(
+    r: Resolved, option: str, volume: float, priced: tuple[dict[str, float], float] | None = None
+) -> OptionResult:
     """One option at one volume: cost, components, cost per unit, GPUs and achieved utilisation.
+
+    ``priced``: its :func:`option_cost` at that volume, if already found.
 
     Raises
     ------
@@ -45,10 +76,7 @@ def option_result(r: Resolved, option: str, volume: float) -> OptionResult:
         The cost is not finite (inputs of implausible magnitude).
     """
     chosen = r.option(option)
-    components = {name: float(value) for name, value in monthly_cost_components(r, option, volume).items()}
-    cost = float(sum(components.values()))
-    if not np.isfinite(cost):
-        raise ValueError(f"the {chosen.label} cost overflows at volume {volume:g}; check the inputs' magnitudes")
+    components, cost = option_cost(r, option, volume) if priced is None else priced
     hours = float(gpu_hours_used(r, volume))
     millions = float(tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
     output_millions = float(output_tokens_per_month(r, volume)) / 1e6 if r.workload.kind == "tokens" else 0.0
@@ -151,21 +179,10 @@ def compare(
     'api'
     """
     r = _resolved(scenario)
-    v = r.volume if volume is None else float(volume)
-    if not (np.isfinite(v) and v >= 0):
-        raise ValueError(f"volume must be a finite number >= 0, got {v}")
-    v += 0.0  # no negative zero
-    upper = default_volume_max(r, v) if volume_max is None else float(volume_max)
-    if not (np.isfinite(upper) and upper > 0):
-        raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
-    results = {option: option_result(r, option, v) for option in r.options}
-    breaks = break_evens(r, upper)
-    run = training_run(r) if r.workload.kind == "training" else None
-    flows = cash_flows(r) if r.finance is not None else None
-    mix = mix_result(r)
-    plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
-    at_volume = r if volume is None else r.at_volume(v)
-    decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
+    d = _decided(r, volume, volume_max)
+    v, run, flows, mix, plan, at_volume = d.volume, d.run, d.flows, d.mix, d.plan, d.at_volume
+    results = {option: option_result(r, option, v, priced) for option, priced in d.costs.items()}
+    breaks = break_evens(r, d.volume_max)
     return Comparison(
         title=r.title,
         currency=r.currency,
@@ -174,7 +191,7 @@ def compare(
         volume_unit=r.volume_unit,
         gpu_hours_used=float(gpu_hours_used(r, v)),
         options=results,
-        decision=decision,
+        decision=d.decision,
         break_evens=breaks,
         cheapest_ranges=cheapest_by_volume(r, breaks),
         estimates=list(r.estimates),
@@ -190,6 +207,87 @@ def compare(
         notes=tuple(sizing_notes(r)) + unused_spot(r) + deprecated_notes(r),
         uncertainty_of=None if r.uncertainty is None else partial(uncertainty_result, r),
     )
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What :func:`compare` computes before its decision and the decision itself: every figure a portfolio row
+    holds but its break-evens (:func:`~costmodel.domain.break_even.first_break_evens`), without the parts only a
+    report shows.
+
+    Attributes
+    ----------
+    volume
+        The volume compared at. [GPU-h/month or tokens/day]
+    volume_max
+        The upper end of the break-even search. [as ``volume``]
+    costs
+        Each option's monthly cost components at that volume and their sum (:func:`option_cost`).
+        [reporting currency/month]
+    run
+        The training run, for a training workload.
+    flows
+        The horizon's cash flows, with a finance block.
+    mix
+        The cheapest mix of a demand profile (with the steady demand's when asked for).
+    plan
+        The capacity plan, with a finance block that has one.
+    at_volume
+        The scenario at the volume compared at (itself at its own volume).
+    decision
+        Every candidate on the scenario's decision measure.
+    """
+
+    volume: float
+    volume_max: float
+    costs: dict[str, tuple[dict[str, float], float]]
+    run: TrainingRun | None
+    flows: CashFlows | None
+    mix: MixResult | None
+    plan: GrowthPlan | None
+    at_volume: Resolved
+    decision: Decision
+
+
+def _decided(r: Resolved, volume: float | None, volume_max: float | None, steady_mix: bool = True) -> Decided:
+    """:class:`Decided` at ``volume`` (default the scenario's), with the upper end of the break-even search
+    ``volume_max`` (default :func:`~costmodel.domain.break_even.default_volume_max`); ``steady_mix``: also the
+    cheapest mix of the same demand steady, which only a report shows.
+
+    Raises
+    ------
+    ValueError
+        ``volume`` is negative or not finite, or ``volume_max`` is not above 0.
+    """
+    v = r.volume if volume is None else float(volume)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"volume must be a finite number >= 0, got {v}")
+    v += 0.0  # no negative zero
+    upper = default_volume_max(r, v) if volume_max is None else float(volume_max)
+    if not (np.isfinite(upper) and upper > 0):
+        raise ValueError(f"volume_max must be a finite number > 0, got {upper}")
+    costs = {option: option_cost(r, option, v) for option in r.options}
+    run = training_run(r) if r.workload.kind == "training" else None
+    flows = cash_flows(r) if r.finance is not None else None
+    mix = mix_result(r, steady=steady_mix)
+    plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
+    at_volume = r if volume is None else r.at_volume(v)
+    decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
+    return Decided(v, upper, costs, run, flows, mix, plan, at_volume, decision)
+
+
+def decided(scenario: Scenario | Resolved) -> Decided:
+    """What :func:`compare` decides at the scenario's volume, without what only a report shows: the options'
+    figures but their costs, the break-evens, the cheapest ranges, energy, serving, routing, notes, claims, the
+    finance block's returns and the steady demand's mix (a portfolio row's figures, each the one :func:`compare`
+    gives).
+
+    Raises
+    ------
+    ValueError
+        As :func:`compare`.
+    """
+    return _decided(as_resolved(scenario), None, None, steady_mix=False)
 
 
 def _resolved(scenario: str | os.PathLike[str] | Scenario | Resolved) -> Resolved:

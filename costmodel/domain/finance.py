@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import formulas
+from ..demand_inputs import DemandInputs
 from ..formulas.shapes import Numbers, Values, scalar
 from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import DEPRECIATION, CashFlows, CashLine, Component, OwnFinance, UtilisationBreakEven
@@ -459,21 +460,24 @@ def reserved_busy_hours(r: Resolved, hours, gpus):
     capacity = np.asarray(gpus, dtype=float) * r.workload.hourly_ceiling  # busy GPUs the commitment serves
     average = hours / HOURS_PER_MONTH
     level = np.divide(capacity, average, out=np.full(np.broadcast(capacity, average).shape, np.inf), where=average > 0)
-    return hours * _served_below(r.demand.distribution, level)
+    return hours * _served_below(r.demand, level)
 
 
-def _served_below(shape, level):
-    """:func:`costmodel.formulas.served_below` of levels, once per sample where a level is the same every month.
+def _served_below(demand: DemandInputs, level):
+    """:func:`costmodel.formulas.served_below` of the profile's distribution at levels, once per sample where a
+    level is the same every month.
 
     Sampled cash flows hold (samples, months) levels that often vary by sample only (no growth, no
-    trend in the volume): the binary search over the profile then runs on (samples, 1).
+    trend in the volume): the binary search over the profile then runs on (samples, 1). The distribution
+    is sorted once per profile (:attr:`~costmodel.demand_inputs.DemandInputs.sorted_distribution`).
     """
+    curve = demand.sorted_distribution
     level = np.asarray(level, dtype=float)
     if level.ndim and level.shape[-1] > 1:
         first = level[..., :1]
         if np.array_equal(np.broadcast_to(first, level.shape), level):
-            return np.broadcast_to(formulas.served_below(shape, first), level.shape)
-    return formulas.served_below(shape, level)
+            return np.broadcast_to(formulas.served_below_sorted(curve, first), level.shape)
+    return formulas.served_below_sorted(curve, level)
 
 
 def spot_busy_hours(r: Resolved, hours, reserved_gpus):
@@ -500,9 +504,7 @@ def spot_busy_hours(r: Resolved, hours, reserved_gpus):
 
     def served(level):
         level = np.broadcast_to(level, shape)
-        return _served_below(
-            demand.distribution, np.divide(level, average, out=np.full(shape, np.inf), where=average > 0)
-        )
+        return _served_below(demand, np.divide(level, average, out=np.full(shape, np.inf), where=average > 0))
 
     return hours * (served(high) - served(low))
 
@@ -649,8 +651,8 @@ def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]
     if isinstance(rent, RentOption):
         offers[rent.offer.offer] = (rent.offer, rent.price_per_gpu_hour)
     cheapest: dict[str, tuple] = {}
-    for ident, offer in r.catalog.cloud_offers.items():
-        if offer.gpu == gpu and ident not in offers:
+    for ident, offer in r.catalog.cloud_offers_of(gpu):
+        if ident not in offers:
             price = offer.price_per_gpu_hour * r.scenario.fx_rate(offer.currency)
             if offer.provider not in cheapest or price < cheapest[offer.provider][2]:
                 cheapest[offer.provider] = (ident, offer, price)

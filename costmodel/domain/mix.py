@@ -399,8 +399,8 @@ class _Dispatch:
         """:func:`~costmodel.formulas.served_below` of the demand, unweighted or weighted by the hour's
         ``"flexible"`` or ``"spot"`` price (the demand sorted once per weighting), or by other weights given
         as an array of the hours."""
-        if isinstance(weights, np.ndarray):
-            return formulas.served_below(self.d, levels, weights)
+        if isinstance(weights, np.ndarray):  # sorted by the order found once for the demand
+            return formulas.served_below_sorted(formulas.sorted_demand(self.d, weights, self._order), levels)
         if weights not in self._sorted:
             w = None
             if weights is not None:
@@ -903,10 +903,11 @@ def cost_against_level(
     return (levels * scale).round().astype(int), costs
 
 
-def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
+def mix_result(scenario: Scenario | Resolved, steady: bool = True) -> MixResult | None:
     """The cheapest mix for the scenario's profile and, unless it is steady, for the same demand steady.
 
     None without a demand profile, and for a workload of API options only (nothing sized in GPUs to mix).
+    ``steady=False`` leaves the steady demand's mix out (its ``if_steady`` None), which only a report shows.
 
     Raises
     ------
@@ -918,12 +919,13 @@ def mix_result(scenario: Scenario | Resolved) -> MixResult | None:
     if r.demand is None or not r.workload.sized_in_gpus:
         return None  # no demand profile, or API options only: no GPU capacity to mix with the API
     series = hourly_demand(r)
-    steady = None if r.demand.profile.kind == "steady" else cheapest_mix(r, steady_series(series))
+    flat = not steady or r.demand.profile.kind == "steady"
+    steady_mix = None if flat else cheapest_mix(r, steady_series(series))
     per_gpu = replica = None
     if r.workload.kind == "tokens":
         per_gpu = HOURS_PER_MONTH / float(gpu_hours_used(r, 1.0))  # tokens/day one GPU busy all day serves
         replica = r.workload.gpus_per_replica
-    return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady, series, per_gpu, replica)
+    return MixResult(r.demand.profile.kind, cheapest_mix(r, series), steady_mix, series, per_gpu, replica)
 
 
 __all__ = [

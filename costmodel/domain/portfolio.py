@@ -31,12 +31,14 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, did_you_mean
+from ..formulas.shapes import scalar
 from ..resolved import OPTION_LABELS, Resolved, as_resolved, resolve
 from ..schema import Scenario
 from ..schema.inputs import find_input, fixed_reason
 from ..schema.values import value_problems
+from .break_even import first_break_evens
 from .capacity import own_servers, rent_gpus
-from .compare import compare
+from .compare import decided
 from .costs import monthly_cost
 from .decision import labels, measure_of, reserved_gpus_of
 from .finance import present_values
@@ -101,7 +103,10 @@ def base_columns() -> list[str]:
 
 
 def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
-    """One portfolio row for one scenario at its own volume (break-evens from :func:`compare`).
+    """One portfolio row for one scenario at its own volume: each figure the one :func:`compare` gives, from
+    :func:`~costmodel.domain.compare.decided` and :func:`~costmodel.domain.break_even.first_break_evens` (the
+    row holds no claim, energy, serving or routing figure, no cheapest range, no break-even after a pair's
+    first and no finance return, so none of them is computed).
 
     Parameters
     ----------
@@ -116,19 +121,20 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
         Column → value; an option the scenario lacks, a break-even "never" in the range and a
         missing finance block give None (an empty cell), never NaN.
     """
-    result = compare(scenario, check=False)  # the row holds no claim: their searches are not run
+    r = as_resolved(scenario)
+    result = decided(r)
     row: dict[str, Any] = {
         "scenario": name,
         "point": None,
-        "title": result.title,
+        "title": r.title,
         "volume": result.volume,
-        "volume_unit": result.volume_unit,
-        "currency": result.currency,
+        "volume_unit": r.volume_unit,
+        "currency": r.currency,
     }
-    names = list(OPTIONS) + [o for o in result.options if o not in OPTIONS]  # further options: api:<name>
+    names = list(OPTIONS) + [o for o in result.costs if o not in OPTIONS]  # further options: api:<name>
     for option in names:
-        found = result.options.get(option)
-        row[cost_column(option)] = None if found is None else found.monthly_cost
+        found = result.costs.get(option)
+        row[cost_column(option)] = None if found is None else found[1]
     d = result.decision
     row.update(
         decision_measure=d.measure,
@@ -143,14 +149,15 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
         row[decision_column(option)] = d.figure(option) if option in d.candidates else None
     for a, b in PAIRS:
         row[break_even_column(a, b)] = None
-    for pair in result.break_evens:
-        a, b = sorted((pair.option_a, pair.option_b), key=names.index)
-        row[break_even_column(a, b)] = pair.volume
+    for option_a, option_b, volume in first_break_evens(r, result.volume_max):  # compare's break_evens' volumes
+        a, b = sorted((option_a, option_b), key=names.index)
+        row[break_even_column(a, b)] = volume
+    # compare's finance figures (own_finance's): each option's NPV and TCO, where there is an owned option
+    npv, tco = present_values(r, result.flows) if result.flows is not None and "own" in r.options else ({}, {})
     for option in names:
-        finance = result.finance
-        row[f"npv_{option}"] = None if finance is None else finance.npv_by_option.get(option)
-        row[f"tco_{option}"] = None if finance is None else finance.tco_by_option.get(option)
-    row["warnings"] = "; ".join(f"unsourced estimate: {e}" for e in result.estimates) or None
+        row[f"npv_{option}"] = scalar(npv[option]) if option in npv else None
+        row[f"tco_{option}"] = scalar(tco[option]) if option in tco else None
+    row["warnings"] = "; ".join(f"unsourced estimate: {e}" for e in r.estimates) or None
     row["error"] = None
     return row
 

@@ -260,6 +260,23 @@ def read_text(path: Path) -> str:
         raise ScenarioError(path, [("(file)", str(path), f"cannot be read: {exc.strerror}")]) from None
 
 
+COMPOSED_UNCHECKED = 256
+"""Most collections a text may open, counted from its indicator characters, for libyaml's composer (which
+recurses in C) to read it before its depth is known: the depth of such a text is measured on the composed
+nodes (:func:`_shape`); a text that may open more is first read for its depth from libyaml's events
+(:func:`_check_depth`)."""
+
+_OPENERS = "-?:[{"
+"""The characters one of which each collection of a YAML text starts with or opens at: a block sequence's
+``-``, a block mapping's first ``:`` or ``?``, a flow collection's bracket. Their count in a text bounds
+the collections it opens, and so its depth (the count also takes them in text and comments)."""
+
+
+def _may_nest_deep(text: str) -> bool:
+    """Whether ``text`` may open more than :data:`COMPOSED_UNCHECKED` collections (see :data:`_OPENERS`)."""
+    return sum(text.count(character) for character in _OPENERS) > COMPOSED_UNCHECKED
+
+
 def _check_depth(text: str) -> None:
     """Raise RecursionError for text nested deeper than :data:`MAX_DEPTH`, from libyaml's events
     (read without composing, in constant stack)."""
@@ -292,9 +309,15 @@ def parse_yaml(text: str, path: Path) -> Any:
     loader = _LOADERS[-1](text)
     try:
         try:
-            if _FAST:
+            checked = _FAST and _may_nest_deep(text)
+            if checked:
                 _check_depth(text)  # libyaml's composer recurses in C, past Python's recursion limit
-            node = loader.get_single_node()
+            try:
+                node = loader.get_single_node()
+            except yaml.YAMLError:
+                if _FAST and not checked:  # a nesting too deep met before the error is the one to report
+                    _check_depth(text)
+                raise
         except RecursionError:
             raise ScenarioError(
                 path, [("(file)", "deeply nested", f"nested more than {MAX_DEPTH} levels deep")]
