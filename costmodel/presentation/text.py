@@ -645,7 +645,7 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
         *([f"_{md(r.scenario.description)}_", ""] if r.scenario.description.strip() else []),
         *([f"**Verdict:** {md(decision_sentence(c))}", ""] if verdict else []),
         f"Monthly view at **{fmt.volume(kind, c.volume)}** (capex straight-line, no discounting): "
-        + "; ".join(f"{md(label(o))} {fmt.amount(monthly[o], 0)} {cur}/month" for o in ranked)
+        + "; ".join(f"{md(label(o))} {fmt.amount(monthly[o], 2)} {cur}/month" for o in ranked)
         + (f". Unlike the verdict, {md(note)}." if note else "."),
         "",
     ]
