@@ -115,6 +115,10 @@ class Resolved:
             f"{', '.join(self.options)}; {self.currency}{sampled}>"
         )
 
+    def sampled_inputs(self) -> list[str]:
+        """The paths of the inputs that hold an array of samples (resolved with ``values``), sorted."""
+        return sorted(path for path, value in self.values.items() if np.ndim(value) > 0)
+
     @property
     def title(self) -> str:
         """The scenario's title."""

@@ -340,3 +340,17 @@ def test_the_other_measures_in_chunks_of_samples_equal_one_call(monkeypatch, bas
     assert set(chunked) == set(whole) and all(chunked[o].shape == (1_000,) for o in chunked)
     for o in whole:
         np.testing.assert_array_equal(chunked[o], whole[o])
+
+
+def test_compare_refuses_a_scenario_resolved_with_samples_naming_them():
+    # one answer at one value per input: a scenario resolved with arrays raised a bare TypeError at float();
+    # the candidates over samples are option_costs', which takes them
+    scenario = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    prices = np.array([2.0, 3.0])
+    sampled = u.with_values(scenario, {"options.rent.price_per_gpu_hour": prices})
+    with pytest.raises(ValueError, match=r"options\.rent\.price_per_gpu_hour holds an array of samples"):
+        costmodel.compare(sampled)
+    costs = u.option_costs(scenario, {"options.rent.price_per_gpu_hour": prices})
+    # rent at 2 rented H100 always on: each sample's rent differs by the price step x 2 GPUs x 730 h
+    assert costs["rent"][1] - costs["rent"][0] == pytest.approx(1.0 * 2 * 730)
+    assert costmodel.compare(u.with_values(scenario, {"options.rent.price_per_gpu_hour": 2.0})).volume

@@ -167,7 +167,9 @@ def compare(
     ScenarioError
         The named file cannot be loaded.
     ValueError
-        ``volume`` is negative or not finite, or ``volume_max`` is not above 0.
+        ``volume`` is negative or not finite, or ``volume_max`` is not above 0; or the scenario was
+        resolved with arrays of samples of its inputs (the comparison is one answer at one value per
+        input: :func:`costmodel.domain.uncertainty.option_costs` prices every candidate over samples).
 
     Examples
     --------
@@ -179,6 +181,13 @@ def compare(
     'api'
     """
     r = _resolved(scenario)
+    sampled = r.sampled_inputs()
+    if sampled:
+        raise ValueError(
+            f"compare gives one answer at one value per input: {', '.join(sampled)} "
+            f"{'holds' if len(sampled) == 1 else 'hold'} an array of samples; resolve the scenario with a number "
+            "for each, or price the candidates over the samples with costmodel.domain.uncertainty.option_costs"
+        )
     d = _decided(r, volume, volume_max)
     v, run, flows, mix, plan, at_volume = d.volume, d.run, d.flows, d.mix, d.plan, d.at_volume
     results = {option: option_result(r, option, v, priced) for option, priced in d.costs.items()}

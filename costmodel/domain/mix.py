@@ -90,7 +90,7 @@ def _point_valued(r: Resolved, what: str = "the cheapest mix") -> None:
     ValueError
         An input of ``r`` holds an array of samples (named in the message).
     """
-    sampled = sorted(path for path, value in r.values.items() if np.ndim(value) > 0)
+    sampled = r.sampled_inputs()
     if sampled:
         raise ValueError(
             f"{what} is a purchase chosen on one value per input, not searched for each sample: "
