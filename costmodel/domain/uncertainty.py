@@ -226,8 +226,9 @@ def decision_metric(
     """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [currency or per month]
 
     The tracked option's figure is the lowest of its own ways to pay (``rent`` with ``rent.reserved``,
-    ``rent.spot``, ``rent.on_demand``); the others are every other candidate, the mix and the plan
-    included. Below 0: the tracked option wins.
+    ``rent.spot``, ``rent.on_demand``); the others are every other candidate of :func:`option_costs`, which
+    leaves the mix and the plan out (each is a purchase chosen once on the scenario's own values, not per
+    sample). Below 0: the tracked option wins.
     """
     option = option or tracked_option(scenario)
     return family_gap(option_costs(scenario, values), option)
