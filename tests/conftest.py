@@ -52,6 +52,29 @@ def patched(
     )
 
 
+NIM_POINT = "nim18-llama33-70b-h100-fp8-tp2-5000-500-c25"
+"""NIM 1.8.0's Llama 3.3 70B curve point at its own 5,000/500 request shape, concurrency 25 (311.7 output
+tokens/s per GPU)."""
+
+
+def at_nim_point() -> costmodel.Scenario:
+    """llama70b-interactive at 1e9 tokens/day with :data:`NIM_POINT`'s own request shape (a 10:1 mix, nothing
+    converted) and its own speed as the target, aggregated: the operating point is that point."""
+    from costmodel.catalog import default_catalog
+
+    point = default_catalog().serving_curves[NIM_POINT]
+    return patched(
+        "llama70b-interactive",
+        {
+            "workload.tokens_per_day": 1e9,
+            "workload.input_tokens_per_output_token": 10,
+            "workload.serving.request": {"input_tokens": 5000, "output_tokens": 500},
+            "workload.serving.target": {"tokens_per_second_per_user": point.tokens_per_second_per_user},
+            "workload.serving.serving_mode": "aggregated",
+        },
+    )
+
+
 def leaves(node, prefix=""):
     """(dotted path, value) of every leaf of nested dicts and lists (list items by index)."""
     if isinstance(node, dict):

@@ -10,6 +10,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import at_nim_point
 from pydantic import ValidationError
 
 import costmodel
@@ -164,20 +165,8 @@ class TestSortedDistribution:
 
 class TestKeptServingCurves:
     def _plan(self, catalog=None):
-        # as tests/test_serving_target.py: NIM 1.8.0's Llama 3.3 70B curve at its own 5,000/500 request shape, the
-        # target the concurrency-25 point's own speed, so the operating point is that point
-        point = default_catalog().serving_curves["nim18-llama33-70b-h100-fp8-tp2-5000-500-c25"]
-        s = patched(
-            "llama70b-interactive",
-            {
-                "workload.tokens_per_day": 1e9,
-                "workload.input_tokens_per_output_token": 10,
-                "workload.serving.request": {"input_tokens": 5000, "output_tokens": 500},
-                "workload.serving.target": {"tokens_per_second_per_user": point.tokens_per_second_per_user},
-                "workload.serving.serving_mode": "aggregated",
-            },
-        )
-        return costmodel.resolve(s, catalog).workload.capacity.plan
+        # as tests/test_serving_target.py: the target is the NIM point's own speed, so the operating point is it
+        return costmodel.resolve(at_nim_point(), catalog).workload.capacity.plan
 
     def test_a_catalog_with_another_figure_converts_its_own_curve(self):
         # NIM's table: 623.4 tokens/s per 2 GPUs at concurrency 25 = 311.7 a GPU; a catalog stating 400 a GPU for

@@ -12,14 +12,13 @@ import numpy as np
 import pytest
 
 import costmodel
-from costmodel.catalog import default_catalog
 from costmodel.cli import main
 from costmodel.domain.capacity import capacity_volume, gpu_count
 from costmodel.domain.compare import compare
 from costmodel.errors import ScenarioError
 from costmodel.formulas import serving_curves as sc
 from costmodel.presentation import text
-from tests.conftest import patched
+from tests.conftest import at_nim_point, patched
 
 # NIM 1.8.0, Llama-3.3-70b-instruct, 2 x H100 80G, fp8 TP2, 5000/500 (the published table)
 NIM = {1: (406.77, 18.58, 51.67), 5: (546.7, 21.83, 218.48), 25: (688.69, 38.75, 623.4), 50: (834.51, 59.73, 814.37)}
@@ -42,18 +41,7 @@ def test_sizing_at_one_published_point_by_hand():
     # The workload's requests are the benchmark's own 5,000/500 (a 10:1 mix, so nothing is converted) and the
     # target is the concurrency-25 point's own speed, 1000 / 38.75 ms = 25.806 tokens/s per user: the best point
     # meeting it is that point, 623.4 / 2 = 311.7 output tokens/s per GPU.
-    point = default_catalog().serving_curves["nim18-llama33-70b-h100-fp8-tp2-5000-500-c25"]
-    s = patched(
-        "llama70b-interactive",
-        {
-            "workload.tokens_per_day": 1e9,
-            "workload.input_tokens_per_output_token": 10,
-            "workload.serving.request": {"input_tokens": 5000, "output_tokens": 500},
-            "workload.serving.target": {"tokens_per_second_per_user": point.tokens_per_second_per_user},
-            "workload.serving.serving_mode": "aggregated",
-        },
-    )
-    r = costmodel.resolve(s)
+    r = costmodel.resolve(at_nim_point())
     plan = r.workload.capacity.plan
     assert plan.point.concurrency == pytest.approx(25)
     assert plan.point.throughput_per_gpu == pytest.approx(311.7)
