@@ -66,3 +66,31 @@ def test_numbers_as_a_reviewer_reads_them():
     assert fmt.volume("gpu_hours", 11_721) == "11,721 GPU-hours/month"
     assert fmt.rate_per_year(0.08) == "8.0 %/year"
     assert fmt.count(8192, "GPUs") == "8,192 GPUs"
+
+
+def test_a_break_even_that_changes_again_says_so():
+    # "X above" alone would read as X up to the range's end; where the costs cross or step again, the sentence
+    # names the next changes (three, then how many more)
+    from costmodel.results import BreakEven
+
+    def sentence(volumes):
+        b = BreakEven(
+            "rent", "api", volumes[0], "crossing", "api", "rent", 0.0, 100.0, volumes, ("crossing",) * len(volumes)
+        )
+        return text.break_even_sentence(b, str.upper, "GPU-h")
+
+    assert sentence((10.0,)) == "RENT vs API: 10 GPU-h (costs equal; API cheaper below, RENT above)"
+    assert sentence((10.0, 20.0)).endswith("RENT above, until the cheaper one changes again at 20 GPU-h)")
+    many = sentence((10.0, 20.0, 30.0, 40.0, 50.0, 60.0))
+    assert many.endswith("changes again at 20 GPU-h, 30 GPU-h, 40 GPU-h and 2 more)")
+
+
+def test_a_pure_number_carries_no_unit_in_the_claims(capsys):
+    # the schema writes a pure number's unit "-": "were 1.468 - instead of 1.160" read as a stray dash
+    from costmodel.cli import main
+
+    assert main(["compare", "llama70b-vs-api"]) == 0
+    words = capsys.readouterr().out
+    held = [line for line in words.splitlines() if "fx.rates.EUR" in line]
+    assert held and all(" - " not in line for line in held), held
+    assert any(line.rstrip().endswith("FTE instead of 1.000 FTE") for line in words.splitlines())

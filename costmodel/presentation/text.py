@@ -173,6 +173,22 @@ def plan_sentence(plan: GrowthPlan, currency: str) -> str:
     )
 
 
+def _unit(unit: str) -> str:
+    """ " <unit>" after a figure; nothing for a pure number ("-" in the schema's units, or none)."""
+    return "" if unit in ("", "-") else f" {unit}"
+
+
+def _changes_again(b: BreakEven, volume) -> str:
+    """ ", until the cheaper one changes again at V2 (and V3, ...)" where the pair's costs cross or step more than once
+    in the searched range (without it, "X above" would read as X all the way to the range's end); else ""."""
+    later = [volume(v) for v in b.volumes[1:]]
+    if not later:
+        return ""
+    shown = later[:3] + ([f"{len(later) - 3} more"] if len(later) > 3 else [])
+    listed = shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    return f", until the cheaper one changes again at {listed}"
+
+
 def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
     """Plain-text statement of a break-even, with "never" when there is none."""
     a, c = label(b.option_a), label(b.option_b)
@@ -185,7 +201,9 @@ def break_even_sentence(b: BreakEven, label, unit: str = "") -> str:
     how = "costs equal" if b.kind == "crossing" else "GPU count steps up"
     return (
         f"{a} vs {c}: {fmt.amount(b.volume, 0)} {unit} ({how}; {_cheaper(label, b.cheaper_below)} cheaper below, "
-        f"{_cheaper(label, b.cheaper_above)} above)"
+        f"{_cheaper(label, b.cheaper_above)} above"
+        + _changes_again(b, lambda v: f"{fmt.amount(v, 0)} {unit}".strip())
+        + ")"
     )
 
 
@@ -675,7 +693,9 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
         how = "costs equal" if b.kind == "crossing" else "the cheaper one flips where a GPU count steps up"
         text = (
             f"- {pair}: **{fmt.volume(kind, b.volume)}** ({how}); {md(_cheaper(label, b.cheaper_below))} is cheaper "
-            f"below, {md(_cheaper(label, b.cheaper_above))} above."
+            f"below, {md(_cheaper(label, b.cheaper_above))} above"
+            + _changes_again(b, lambda v: fmt.volume(kind, v))
+            + "."
         )
         for option in (b.option_a, b.option_b):
             if capacity_volume(r, option) is None:
@@ -1096,8 +1116,8 @@ def claims_text(comparison: Comparison) -> str:
         if claim.would_hold:
             lines.append("    would hold if, alone:")
             lines += [
-                f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)} {c.unit} instead of "
-                f"{fmt.significant(c.current, 4)}"
+                f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)}{_unit(c.unit)} instead of "
+                f"{fmt.significant(c.current, 4)}{_unit(c.unit)}"
                 for c in claim.would_hold
             ]
     return "\n".join(lines)
