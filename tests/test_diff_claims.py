@@ -151,3 +151,13 @@ def test_a_number_that_needs_b_s_offer_moves_with_it(tmp_path, capsys):
     text = json.dumps(out)
     assert "searches_per_request" in text
     assert "2027.7" in text or "2,027.7" in text
+
+
+def test_a_break_even_claim_at_zero_volume_searches_the_comparisons_range():
+    # at a volume of 0 the claim searched 0 to 10 x 0 and said "never in range" right under the comparison's
+    # break-even list naming 34,013,307 tokens/day for the same pair; one search range, one answer
+    s = patched("llama70b-vs-api", {"workload.tokens_per_day": 0})
+    c = compare_domain(s)
+    listed = next(b for b in c.break_evens if {b.option_a, b.option_b} == {"rent", "api"})
+    claim = next(k for k in check_claims(s) if k.kind == "break_even")
+    assert listed.volume is not None and claim.computed == pytest.approx(listed.volume, rel=1e-9)

@@ -24,7 +24,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import ClaimCheck, InputChange
 from ..schema import Claim, Scenario
 from ..schema.inputs import THROUGHPUT_INPUT, fixed_reason, input_fields
-from .break_even import break_even
+from .break_even import break_even, default_volume_max
 from .capacity import gpu_hours_used
 from .costs import monthly_cost
 from .training import training_run
@@ -192,7 +192,8 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
     if claim.kind == "monthly_cost":
         computed = float(monthly_cost(r, _option(claim), r.volume))
     elif claim.kind == "break_even":
-        upper = 10.0 * max(stated, r.volume, 1e-9)
+        # never a narrower range than the comparison's own break-evens search (at a volume of 0, 10 x 0 is none)
+        upper = max(10.0 * max(stated, r.volume, 1e-9), default_volume_max(r))
         found = break_even(r, *_pair(claim), volume_max=upper)
         computed = found.volume
         if computed is not None and r.volume > 0:
