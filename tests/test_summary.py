@@ -94,3 +94,12 @@ def test_a_pure_number_carries_no_unit_in_the_claims(capsys):
     held = [line for line in words.splitlines() if "fx.rates.EUR" in line]
     assert held and all(" - " not in line for line in held), held
     assert any(line.rstrip().endswith("FTE instead of 1.000 FTE") for line in words.splitlines())
+
+
+def test_one_gpu_serves_and_two_serve():
+    # the routed scenario's rental has 1 GPU: "1 GPU serve that volume" read wrong
+    r = costmodel.resolve(costmodel.load_scenario("routed-llama8b-frontier"))
+    one = text.headline(r, costmodel.compare(r))
+    assert "1 GPU serves that volume." in one and "1 GPU serve " not in one
+    r = costmodel.resolve(costmodel.load_scenario("llama70b-vs-api"))
+    assert "2 GPUs serve that volume." in text.headline(r, costmodel.compare(r))

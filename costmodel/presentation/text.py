@@ -705,7 +705,8 @@ def headline(scenario: Scenario | Resolved, comparison: Comparison, verdict: boo
             if needed > configured:
                 text += f" There {md(label(option))} needs {fmt.plural(needed, 'GPU')}, up from {configured:,}."
             else:
-                text += f" {md(label(option))}'s {fmt.plural(configured, 'GPU')} serve that volume."
+                serve = "serves" if configured == 1 else "serve"
+                text += f" {md(label(option))}'s {fmt.plural(configured, 'GPU')} {serve} that volume."
         lines.append(text)
     f = c.finance
     if f is not None and f.payback_against is not None:
