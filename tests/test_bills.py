@@ -698,3 +698,11 @@ def test_ragged_semicolon_row_shown_as_written(tmp_path):
     with pytest.raises(InputError) as caught:
         read_bill(path)
     assert caught.value.problems == [("line 2", "12,50;EUR;2026-01-01;2026-02-01", "has 4 fields; the header has 5")]
+
+
+def test_header_only_missing_a_column_names_the_column_first(tmp_path):
+    path = tmp_path / "bill.csv"
+    path.write_text("BilledCost,ChargePeriodStart,ProviderName\n")
+    with pytest.raises(InputError) as caught:
+        read_bill(path)
+    assert [value for _, value, _ in caught.value.problems] == ["BillingCurrency", "ChargePeriodEnd"]

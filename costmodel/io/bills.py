@@ -269,14 +269,14 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, csv.Error) as exc:
         raise InputError(path, [("(file)", path.name, f"cannot be read: {exc}")]) from None
     chosen: BillFormat = fmt or detect_format(columns, path)
-    if not records:
-        raise InputError(path, [("(rows)", 0, "no data rows: a bill needs at least one charge")])
     required = FOCUS_REQUIRED if chosen == "focus" else LITELLM_REQUIRED
     missing = [name for name in required if name not in columns]
     if chosen == "focus" and not any(name in columns for name in FOCUS_PROVIDER):
         missing.append(" or ".join(FOCUS_PROVIDER))
-    if missing:
+    if missing and (columns or records):  # a JSON list with no items has no columns to miss
         raise InputError(path, [("(columns)", name, f"required {chosen} column missing") for name in missing])
+    if not records:
+        raise InputError(path, [("(rows)", 0, "no data rows: a bill needs at least one charge")])
     rows: list[BillRow] = []
     problems: list[tuple[str, str, str]] = []
     where = "line" if path.suffix.lower() not in (".json", ".parquet") else "item"
