@@ -571,3 +571,138 @@ def test_aws_focus_1_2_export_without_usage_type(tmp_path):
     assert [(u.line, u.gpu_hours) for u in summary.gpu_uses] == [(2, 8)]  # 1 h x 8 H100
     assert [line for line, _, _ in summary.unknown] == [3]
     assert summary.unknown[0][1].endswith("(EBS-optimized bandwidth, not instance runtime)")
+
+
+class TestHostileBills:
+    """Bad input gets an error naming the file, the line, the column, the value and the rule; nothing is
+    summed, printed or written from a bill with such a row."""
+
+    @staticmethod
+    def _sample(tmp_path: Path, changes: list[dict[str, str]]) -> Path:
+        """The FOCUS sample's first row (line 2), then that row with each change (line 3 on)."""
+        return TestBadRows()._write(tmp_path, changes)
+
+    @pytest.mark.parametrize(
+        "column, text",
+        [
+            ("BilledCost", "1e30"),
+            ("EffectiveCost", "-1e400"),
+            ("BilledCost", "1000000000000000.01"),  # a cent above the limit
+            ("ConsumedQuantity", "2e15"),
+        ],
+    )
+    def test_number_beyond_the_largest_input_refused(self, tmp_path, column, text):
+        # the limit of every scenario and catalog figure (costmodel.units.LARGEST_INPUT, 1e15)
+        path = self._sample(tmp_path, [{column: text}])
+        with pytest.raises(InputError) as caught:
+            read_bill(path)
+        assert caught.value.problems == [
+            (f"line 3, column {column}", text, "magnitude above 1e+15: no real input is that large")
+        ]
+
+    def test_number_at_the_largest_input_and_a_tiny_cost_read(self, tmp_path):
+        # the limit itself is allowed, and tiny costs are real (the FinOps Foundation's FOCUS 1.0 sample
+        # bills 4.0E-10 USD on a row of data/bills/focus_sample_data_1_0.csv): no lower limit on a bill
+        path = self._sample(tmp_path, [{"BilledCost": "-1e15"}, {"BilledCost": "4.0E-10", "EffectiveCost": ""}])
+        _, rows = read_bill(path)
+        assert [row.billed_cost for row in rows[1:]] == [Decimal("-1e15"), Decimal("4.0E-10")]
+        assert rows[2].effective_cost == Decimal("4.0E-10")
+
+    def test_litellm_spend_and_tokens_beyond_the_limit_refused(self, tmp_path):
+        path = tmp_path / "spend.csv"
+        path.write_text(
+            "model,prompt_tokens,completion_tokens,total_tokens,spend,startTime,endTime\n"
+            "m,1e16,1,,0.01,2026-03-01T10:00:00Z,2026-03-01T10:00:02Z\n"
+            "m,1,1,2,9e99,2026-03-01T10:00:00Z,2026-03-01T10:00:02Z\n"
+        )
+        with pytest.raises(InputError) as caught:
+            read_bill(path)
+        assert [(field, value) for field, value, _ in caught.value.problems] == [
+            ("line 2, column prompt_tokens", "1e16"),
+            ("line 3, column spend", "9e99"),
+        ]
+
+    def test_cli_refuses_with_exit_2_naming_file_line_column_value_and_limit(self, tmp_path, capsys):
+        path = self._sample(tmp_path, [{}, {"EffectiveCost": "-1e400"}])
+        for extra in ([], ["--json"]):
+            assert main(["bills", str(path), *extra]) == 2
+            out, err = capsys.readouterr()
+            assert out == ""
+            assert err == (
+                f"costmodel bills: {path}: line 4, column EffectiveCost: magnitude above 1e+15: "
+                "no real input is that large (got '-1e400')\n"
+            )
+        out_file = tmp_path / "review.yaml"
+        assert main(["bills", str(path), "--scenario-out", str(out_file)]) == 2
+        assert capsys.readouterr().out == "" and list(tmp_path.iterdir()) == [path]  # nothing written
+
+    def test_largest_costs_keep_their_cents_in_every_total(self, tmp_path, capsys):
+        # the limit and the decimal sums meet: three rows at the largest cost a cent below the limit sum
+        # to the cent, 3 x 999,999,999,999,999.99 = 2,999,999,999,999,999.97, in the text and the JSON
+        top = "999999999999999.99"
+        path = self._sample(tmp_path, [{"BilledCost": top, "EffectiveCost": top}] * 3)
+        first = Decimal(next(csv.DictReader(SAMPLE.open(newline="")))["BilledCost"])
+        total = 3 * Decimal(top) + first
+        assert main(["bills", str(path), "--json"]) == 0
+        data = json.loads(capsys.readouterr().out)
+        assert [Decimal(v) for v in data["totals_by_month"].values()] == [total]
+        assert str(total) == "3000000000017796.45"  # 2,999,999,999,999,999.97 + the first row's 17,796.48
+        assert main(["bills", str(path)]) == 0
+        assert "total 2026-01: 3,000,000,000,017,796.45 USD" in capsys.readouterr().out.splitlines()
+
+    @pytest.mark.parametrize("body, name", [("", "bill.csv"), ("\n\n", "bill.csv"), ("[]", "bill.json")])
+    def test_no_data_rows_refused(self, tmp_path, capsys, body, name):
+        path = tmp_path / name
+        header = SAMPLE.read_text().splitlines()[0]
+        path.write_text(body if name.endswith(".json") else header + "\n" + body)
+        fmt = ["--format", "focus"] if name.endswith(".json") else []
+        with pytest.raises(InputError) as caught:
+            read_bill(path, "focus" if fmt else None)
+        assert caught.value.problems == [("(rows)", 0, "no data rows: a bill needs at least one charge")]
+        for extra in ([], ["--json"]):
+            assert main(["bills", str(path), *fmt, *extra]) == 2
+            out, err = capsys.readouterr()
+            assert out == "" and err.startswith(f"costmodel bills: {path}: (rows): no data rows")
+
+    @pytest.mark.parametrize("fields", [5, 34])
+    def test_row_with_another_number_of_fields_than_the_header(self, tmp_path, capsys, fields):
+        lines = SAMPLE.read_text().splitlines()
+        assert len(lines[0].split(",")) == 32
+        cells = next(csv.reader([lines[3]]))
+        ragged = ",".join((cells + ["x", "y"])[:fields])
+        path = tmp_path / "bill.csv"
+        path.write_text("\n".join([*lines[:3], ragged, *lines[4:]]) + "\n")
+        with pytest.raises(InputError) as caught:
+            read_bill(path)
+        assert caught.value.problems == [("line 4", ragged, f"has {fields} fields; the header has 32")]
+        assert main(["bills", str(path)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and f"{path}: line 4: has {fields} fields; the header has 32 (got 'sample-" in err
+
+    def test_ragged_rows_and_bad_cells_listed_together_in_line_order(self, tmp_path):
+        path = tmp_path / "bill.csv"
+        lines = SAMPLE.read_text().splitlines()
+        bad_cost = lines[1].replace("17796.48", "twelve", 1)
+        assert bad_cost != lines[1]
+        path.write_text("\n".join([lines[0], "a,b,c", bad_cost, lines[3] + ",extra"]) + "\n")
+        with pytest.raises(InputError) as caught:
+            read_bill(path)
+        assert [field for field, _, _ in caught.value.problems] == ["line 2", "line 3, column BilledCost", "line 4"]
+
+
+def test_ragged_semicolon_row_shown_as_written(tmp_path):
+    path = tmp_path / "bill.csv"
+    path.write_text(
+        "BilledCost;BillingCurrency;ChargePeriodStart;ChargePeriodEnd;ProviderName\n12,50;EUR;2026-01-01;2026-02-01\n"
+    )
+    with pytest.raises(InputError) as caught:
+        read_bill(path)
+    assert caught.value.problems == [("line 2", "12,50;EUR;2026-01-01;2026-02-01", "has 4 fields; the header has 5")]
+
+
+def test_header_only_missing_a_column_names_the_column_first(tmp_path):
+    path = tmp_path / "bill.csv"
+    path.write_text("BilledCost,ChargePeriodStart,ProviderName\n")
+    with pytest.raises(InputError) as caught:
+        read_bill(path)
+    assert [value for _, value, _ in caught.value.problems] == ["BillingCurrency", "ChargePeriodEnd"]

@@ -28,6 +28,7 @@ from typing import Literal
 
 from ..errors import InputError
 from ..extras import need
+from ..units import LARGEST_INPUT
 
 BillFormat = Literal["focus", "litellm"]
 
@@ -57,6 +58,15 @@ LITELLM_REQUIRED = ("spend", "startTime", "endTime", "model")
 
 MAX_PROBLEMS = 20
 """Problems listed in one error at most."""
+
+_LARGEST = Decimal(LARGEST_INPUT)
+"""Largest magnitude of a number read (a cost, a quantity, a token count): a scenario's limit,
+:data:`costmodel.units.LARGEST_INPUT`. A sum of a billion such costs still keeps its cents within
+the 28 digits of decimal arithmetic (the default context). There is no lower limit: a bill holds
+tiny costs (the FOCUS 1.0 sample data bills 4.0E-10 USD)."""
+
+_TOO_LARGE = f"magnitude above {LARGEST_INPUT:g}: no real input is that large"
+"""The rule a number beyond :data:`_LARGEST` breaks, in the words of a scenario's magnitude rule."""
 
 
 @dataclass(frozen=True)
@@ -110,13 +120,26 @@ def _open_text(path: Path) -> str:
     return raw.decode("utf-8-sig")
 
 
-def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+@dataclass(frozen=True)
+class _Ragged:
+    """A CSV line with another number of fields than the header: how many, and the line as read."""
+
+    fields: int
+    text: str
+
+
+_Records = list[tuple[int, dict[str, str] | _Ragged]]
+"""A file's rows with their line (CSV) or position (JSON, Parquet): each row as ``column: text``, or
+:class:`_Ragged` when a CSV line has another number of fields than the header."""
+
+
+def _records(path: Path) -> tuple[list[str], _Records]:
     """The file's column names and its rows as text, each with its line (CSV) or position (JSON)."""
     if path.suffix.lower() == ".parquet":
         pq = need("pyarrow.parquet", "reading a Parquet bill")
         table = pq.read_table(path)
         columns = [str(name) for name in table.column_names]
-        rows = [
+        rows: _Records = [
             (number, {k: "" if v is None else str(v) for k, v in item.items()})
             for number, item in enumerate(table.to_pylist(), start=1)
         ]
@@ -137,18 +160,30 @@ def _records(path: Path) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
         return columns, rows
     header = text.lstrip().split("\n", 1)[0]
     semicolons = header.count(";") > header.count(",")
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=";" if semicolons else ",")
-    columns = [name.strip() for name in reader.fieldnames or []]
-    reader.fieldnames = columns
+    delimiter = ";" if semicolons else ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    columns = [name.strip() for name in next(reader, [])]
     rows = []
-    for record in reader:
+    for fields in reader:
+        if not fields:
+            continue  # a blank line
         # the reader's line_num is the last physical line read: the row's line for one-line rows
-        rows.append((reader.line_num, {k: _cell(v or "", semicolons) for k, v in record.items() if isinstance(k, str)}))
+        if len(fields) != len(columns):
+            rows.append((reader.line_num, _Ragged(len(fields), _joined(fields, delimiter))))
+            continue
+        rows.append((reader.line_num, {k: _cell(v, semicolons) for k, v in zip(columns, fields, strict=True)}))
     return columns, rows
 
 
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
 """A number written with a decimal comma (``12,50``), as a semicolon-separated export writes it."""
+
+
+def _joined(fields: list[str], delimiter: str) -> str:
+    """A CSV line's fields as the line (quoted where needed), to show a ragged row as written."""
+    out = io.StringIO()
+    csv.writer(out, delimiter=delimiter, lineterminator="").writerow(fields)
+    return out.getvalue()
 
 
 def _cell(text: str, semicolons: bool) -> str:
@@ -188,10 +223,16 @@ def _time(text: str) -> dt.datetime:
     return value.astimezone(dt.UTC)
 
 
+class _TooLarge(ValueError):
+    """A number read whose magnitude is beyond :data:`_LARGEST`."""
+
+
 def _money(text: str) -> Decimal:
     value = Decimal(text.strip())
     if not value.is_finite():
         raise InvalidOperation(text)
+    if abs(value) > _LARGEST:
+        raise _TooLarge(_TOO_LARGE)
     return value
 
 
@@ -217,8 +258,10 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     Raises
     ------
     InputError
-        A required column missing, or rows with a non-numeric cost, an unparseable date or an end
-        before the start (each named with its line), or several currencies in one file.
+        A required column missing; no data rows; rows with another number of fields than the
+        header, a non-numeric cost, a number of magnitude above :data:`costmodel.units.LARGEST_INPUT`,
+        an unparseable date or an end before the start (each named with its line); or several
+        currencies in one file.
     """
     path = Path(path)
     try:
@@ -230,13 +273,19 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     missing = [name for name in required if name not in columns]
     if chosen == "focus" and not any(name in columns for name in FOCUS_PROVIDER):
         missing.append(" or ".join(FOCUS_PROVIDER))
-    if missing:
+    if missing and (columns or records):  # a JSON list with no items has no columns to miss
         raise InputError(path, [("(columns)", name, f"required {chosen} column missing") for name in missing])
+    if not records:
+        raise InputError(path, [("(rows)", 0, "no data rows: a bill needs at least one charge")])
     rows: list[BillRow] = []
     problems: list[tuple[str, str, str]] = []
     where = "line" if path.suffix.lower() not in (".json", ".parquet") else "item"
     name_columns = tuple(c for c in columns if c in FOCUS_NAME_COLUMNS or c.startswith("x_"))
     for number, record in records:
+        if isinstance(record, _Ragged):
+            reason = f"has {record.fields} fields; the header has {len(columns)}"
+            problems.append((f"line {number}", record.text, reason))
+            continue
         try:
             row = _focus_row(number, record, name_columns) if chosen == "focus" else _litellm_row(number, record)
         except _BadRow as bad:
@@ -265,6 +314,8 @@ def _get(record: dict[str, str], column: str, read, reason: str):
     text = record.get(column, "")
     try:
         return read(text)
+    except _TooLarge as exc:
+        raise _BadRow(column, text, str(exc)) from None
     except (ValueError, InvalidOperation, ArithmeticError):
         raise _BadRow(column, text, reason) from None
 
