@@ -178,6 +178,29 @@ def test_bad_idle_cost_and_doubled_names_read_as_a_scenarios_errors(tmp_path):
     )
 
 
+def test_fleet_json_is_rounded_as_compares(capsys):
+    """Money to the cent, GPU-hours to three decimals, no -0.0: two-teams.yaml's saving was -7.3e-12 and its
+    paid GPU-hours 10362.000000000004. The two members are one scenario twice, so the fleet costs twice one
+    member and saves nothing; both are the job log's 5,181 GPU-hours a month (to three decimals)."""
+    import json
+    import math
+
+    from costmodel.cli import main
+
+    result = compare_fleet(TWO_TEAMS)
+    assert main(["fleet", str(TWO_TEAMS), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["saving"] == 0.0 and math.copysign(1.0, doc["saving"]) == 1.0
+    assert doc["figures"] == {k: round(v, 2) for k, v in result.figures.items()}
+    assert doc["alone"] == round(result.alone, 2) == doc["figures"][doc["winner"]]
+    assert doc["paid_gpu_hours"] == doc["used_gpu_hours"] == 2 * doc["members"][0]["gpu_hours"] == 10362.0
+    for m in doc["members"]:
+        assert m["alone"] == round(m["alone"], 2) and m["gpu_hours"] == round(m["gpu_hours"], 3)
+    for month in doc["monthly"]:
+        for team in month["teams"]:
+            assert team["gpu_hours"] == round(team["gpu_hours"], 3)
+
+
 def test_a_fine_tunes_rules_name_its_fields(tmp_path):
     """A fine-tune's cross-field rules at the member's fields, with no dict of the member (its ``kind`` is
     pydantic's branch tag, left out of the field)."""

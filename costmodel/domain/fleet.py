@@ -180,27 +180,28 @@ class FleetResult:
         return self.alone - self.total
 
     def to_dict(self) -> dict[str, object]:
-        """Plain data for JSON; money of the showback as strings of cents-exact decimals."""
+        """Plain data for JSON, rounded as ``costmodel compare --json`` rounds: money to the cent (the
+        showback's as strings of cents-exact decimals), GPU-hours to three decimals, never -0.0."""
         return {
             "title": self.title,
             "currency": self.currency,
             "unit": f"{self.currency}/month",
             "winner": self.winner,
-            "figures": self.figures,
-            "alone": self.alone,
-            "saving": self.saving,
-            "paid_gpu_hours": self.paid_gpu_hours,
-            "used_gpu_hours": self.used_gpu_hours,
+            "figures": {k: _rounded(v, _CENT) for k, v in self.figures.items()},
+            "alone": _rounded(self.alone, _CENT),
+            "saving": _rounded(self.saving, _CENT),
+            "paid_gpu_hours": _rounded(self.paid_gpu_hours, _GPU_HOUR),
+            "used_gpu_hours": _rounded(self.used_gpu_hours, _GPU_HOUR),
             "members": [
                 {
                     "name": m.name,
                     "team": m.team,
                     "scenario": m.path,
-                    "gpu_hours": m.gpu_hours,
+                    "gpu_hours": _rounded(m.gpu_hours, _GPU_HOUR),
                     "winner": m.winner,
-                    "alone": m.alone,
+                    "alone": _rounded(m.alone, _CENT),
                     "kind": m.kind,
-                    "run_gpu_hours": m.run_gpu_hours,
+                    "run_gpu_hours": None if m.run_gpu_hours is None else _rounded(m.run_gpu_hours, _GPU_HOUR),
                     "run_months": list(m.run_months),
                 }
                 for m in self.members
@@ -208,7 +209,7 @@ class FleetResult:
             "showback": [
                 {
                     "team": s.team,
-                    "gpu_hours": s.gpu_hours,
+                    "gpu_hours": _rounded(s.gpu_hours, _GPU_HOUR),
                     "share": s.share,
                     "allocated": str(s.allocated),
                     "idle": str(s.idle),
@@ -221,13 +222,39 @@ class FleetResult:
                     "hours": ms.hours,
                     "cost": str(ms.cost),
                     "teams": [
-                        {"team": s.team, "gpu_hours": s.gpu_hours, "allocated": str(s.allocated), "idle": str(s.idle)}
+                        {
+                            "team": s.team,
+                            "gpu_hours": _rounded(s.gpu_hours, _GPU_HOUR),
+                            "allocated": str(s.allocated),
+                            "idle": str(s.idle),
+                        }
                         for s in ms.teams
                     ],
                 }
                 for ms in self.monthly
             ],
         }
+
+
+_CENT = 2
+"""Decimals of money in the JSON, as compare's (:mod:`costmodel.presentation.output`). [-]"""
+
+_GPU_HOUR = 3
+"""Decimals of GPU-hours in the JSON, as compare's training run's. [-]"""
+
+
+def _rounded(value: float, digits: int) -> float:
+    """``value`` rounded to ``digits`` decimals, -0.0 written 0.0; a value that is not finite is refused.
+
+    Raises
+    ------
+    ValueError
+        NaN or infinity (no report shows either).
+    """
+    x = float(value)
+    if not math.isfinite(x):
+        raise ValueError(f"the fleet's figure {x} is not finite; check the members' inputs")
+    return round(x, digits) + 0.0
 
 
 def load_fleet(path: str | Path) -> Fleet:
