@@ -41,6 +41,20 @@ class ScenarioError(InputError):
     """A scenario file that cannot be loaded (syntax, missing field, bad value, unknown id)."""
 
 
+class FileKindError(ScenarioError):
+    """A file of another kind than the command reads: a fleet file given where a scenario is read
+    (``compare``, ``batch``), or a scenario file given to ``fleet``.
+
+    Its message is one line a problem, the file and the reason (what the file is and which command
+    reads it): the field, ``kind``, and its value stay in :attr:`problems`.
+    """
+
+    def __init__(self, path: str | Path | None, problems: Iterable[tuple[str, Any, str]]):
+        super().__init__(path, problems)
+        prefix = f"{self.path}: " if self.path is not None else ""
+        self.args = ("\n".join(f"{prefix}{reason}" for _, _, reason in self.problems),)
+
+
 class CatalogError(InputError):
     """A catalog CSV file in data/ with a bad row."""
 

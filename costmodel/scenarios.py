@@ -19,18 +19,52 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from .catalog import Catalog
-from .errors import InputError, ScenarioError, did_you_mean, from_validation_error
+from .errors import FileKindError, InputError, ScenarioError, did_you_mean, from_validation_error
 from .files import write_atomically, write_text_atomically
 from .io.yaml_files import dump_yaml, edit_yaml, parse_yaml, read_text
 from .paths import SCENARIO_DIR, scenario_path
 from .resolved import Resolved, resolve
 from .schema import Scenario
+from .schema.fleet import is_fleet_data
 from .schema.values import set_path
 
 
 def bundled_scenarios() -> list[str]:
     """Names of the scenarios bundled in data/scenarios/, sorted."""
     return sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml"))
+
+
+def referenced_scenario(reference: str, folder: str | Path) -> Path:
+    """The scenario file another file (a fleet's member) names: ``reference`` as a path relative to
+    ``folder`` when that file exists, else the bundled scenario of that name as ``costmodel compare``
+    resolves it (:func:`costmodel.paths.scenario_path`), else the path relative to ``folder`` (whose read
+    names it; made absolute when it is a bare name, which :func:`load_scenario` would take for a bundled one).
+
+    Parameters
+    ----------
+    reference
+        A path (absolute, or relative to ``folder``) or the name of a bundled scenario. [-]
+    folder
+        The folder of the file that holds the reference. [-]
+
+    Returns
+    -------
+    Path
+
+    Examples
+    --------
+    >>> referenced_scenario("h200-job-log", "/nowhere") == SCENARIO_DIR / "h200-job-log.yaml"
+    True
+    >>> referenced_scenario("../scenarios/x.yaml", "/nowhere/fleets").as_posix()
+    '/nowhere/fleets/../scenarios/x.yaml'
+    """
+    relative = Path(folder) / reference
+    if relative.exists():
+        return relative
+    named = scenario_path(reference)
+    if named.parent == SCENARIO_DIR and named.name == f"{reference}.yaml" and named.is_file():
+        return named
+    return relative if len(relative.parts) > 1 else relative.absolute()
 
 
 def _read_text(path: Path) -> str:
@@ -122,6 +156,10 @@ def _validated(data: Any, path: str | Path | None, catalog: Catalog | None) -> R
     """:func:`validate_data`, giving the scenario as the check resolved it (its ``scenario`` the one validated)."""
     if not isinstance(data, dict):
         raise ScenarioError(path, [("(top level)", data, "a scenario file must be a YAML mapping of fields")])
+    if is_fleet_data(data):
+        raise FileKindError(
+            path, [("kind", data.get("kind"), "this is a fleet file (kind: fleet): use `costmodel fleet`")]
+        )
     if data.get("offers") is not None:
         catalog = _with_offers(data, path, catalog)
     try:

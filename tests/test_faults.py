@@ -2136,3 +2136,48 @@ def test_a_saved_what_if_names_no_folder_of_the_machine(tmp_path, monkeypatch):
     assert text.startswith("# What-if of quote.yaml, saved ") and str(tmp_path) not in text
     monkeypatch.chdir(tmp_path)
     assert costmodel.what_if(str(source), ["options.rent.gpu_count"]).yaml.startswith("# What-if of plans/quote.yaml")
+
+
+FLEETS = DATA_DIR / "fleets"
+
+
+def test_a_scenario_given_to_fleet_says_so_in_one_line(capsys):
+    """A newcomer's trial: ``costmodel fleet`` on a scenario printed seven lines of Python dicts
+    ("kind: Field required (got {'demand': ...})")."""
+    path = FLEETS / "llama70b-serving.yaml"
+    code, _, err = run(["fleet", str(path)], capsys)
+    assert code == 2
+    assert err == (
+        f"costmodel fleet: {path}: this is a scenario file (no `kind: fleet`): compare it with `costmodel compare`; "
+        "a fleet file has kind: fleet and members\n"
+    )
+    # the same file compares
+    assert run(["compare", str(path)], capsys)[0] == 0
+
+
+def test_a_fleet_given_to_compare_or_batch_says_so_in_one_line(tmp_path, capsys):
+    """The reverse: ``compare`` on a fleet file printed six "Field required" and "not a field here" lines;
+    ``batch`` over a folder holding one gave that row the same six."""
+    path = FLEETS / "two-teams.yaml"
+    code, _, err = run(["compare", str(path)], capsys)
+    assert code == 2
+    assert err == f"costmodel compare: {path}: this is a fleet file (kind: fleet): use `costmodel fleet`\n"
+    # without its kind, members and no workload still make it a fleet
+    bare = tmp_path / "no-kind.yaml"
+    bare.write_text(path.read_text(encoding="utf-8").replace("kind: fleet\n", ""), encoding="utf-8")
+    assert run(["compare", str(bare)], capsys)[2].endswith(
+        "this is a fleet file (kind: fleet): use `costmodel fleet`\n"
+    )
+    folder = tmp_path / "plans"
+    folder.mkdir()
+    (folder / "fleet.yaml").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "r1.yaml").write_text((SCENARIO_DIR / f"{R1}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    code, _, err = run(["batch", str(folder), "--out", str(tmp_path / "out")], capsys)
+    assert code == 1, err
+    import pandas as pd
+
+    rows = pd.read_csv(tmp_path / "out" / "portfolio.csv").set_index("scenario")["error"]
+    assert rows[str(folder / "fleet.yaml")] == (
+        f"{folder / 'fleet.yaml'}: this is a fleet file (kind: fleet): use `costmodel fleet`"
+    )
+    assert pd.isna(rows[str(folder / "r1.yaml")])

@@ -89,3 +89,135 @@ def test_cli_fleet_text_and_json(capsys):
     assert main(["fleet", str(path)]) == 0
     out = capsys.readouterr().out
     assert "Showback" in out and "research" in out
+
+
+# --- bad fleet files: each error names the fleet file, the field, the value and the rule ---------------
+
+TWO_TEAMS = FLEETS / "two-teams.yaml"
+
+
+def _fleet_file(tmp_path, old: str, new: str, name: str = "fleet.yaml"):
+    """two-teams.yaml, with ``old`` replaced by ``new``, in ``tmp_path/fleets`` (beside a ``scenarios`` folder
+    holding h200-job-log.yaml, so that its ``../scenarios/`` paths resolve)."""
+    (tmp_path / "scenarios").mkdir(exist_ok=True)
+    (tmp_path / "fleets").mkdir(exist_ok=True)
+    job_log = (SCENARIOS / "h200-job-log.yaml").read_text(encoding="utf-8")
+    (tmp_path / "scenarios" / "h200-job-log.yaml").write_text(job_log, encoding="utf-8")
+    text = TWO_TEAMS.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "fleets" / name
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def _error(path) -> str:
+    with pytest.raises(InputError) as info:
+        compare_fleet(path)
+    return str(info.value)
+
+
+def test_a_missing_member_file_is_named_at_its_field(tmp_path):
+    path = _fleet_file(tmp_path, "../scenarios/h200-job-log.yaml", "../scenarios/nope.yaml")
+    resolved = (tmp_path / "scenarios" / "nope.yaml").resolve()
+    assert _error(path) == (
+        f"{path}: members.0.scenario: cannot be read: no such file (resolved to {resolved}) "
+        "(got '../scenarios/nope.yaml')"
+    )
+
+
+def test_a_member_may_name_a_bundled_scenario(tmp_path):
+    by_path = compare_fleet(TWO_TEAMS)
+    by_name = compare_fleet(
+        _fleet_file(tmp_path, "scenario: ../scenarios/h200-job-log.yaml", "scenario: h200-job-log", "named.yaml")
+    )
+    assert by_name.figures == by_path.figures and by_name.showback == by_path.showback
+    assert by_name.members[1].path == str(tmp_path / "fleets" / "../scenarios/h200-job-log.yaml")  # by its path
+    assert by_name.members[0].path == str(SCENARIOS / "h200-job-log.yaml")
+    # a name that is neither a file beside the fleet nor a bundled scenario
+    path = _fleet_file(tmp_path, "../scenarios/h200-job-log.yaml", "h200-job-lgo", "misspelt.yaml")
+    assert _error(path) == (
+        f"{path}: members.0.scenario: cannot be read: no such file (resolved to {path.parent / 'h200-job-lgo'}); "
+        "nor a bundled scenario (did you mean h200-job-log?) (got 'h200-job-lgo')"
+    )
+
+
+def test_a_member_with_a_bad_value_is_named_in_the_fleet_file(tmp_path):
+    path = _fleet_file(tmp_path, "../scenarios/h200-job-log.yaml", "../scenarios/bad.yaml")
+    text = (SCENARIOS / "h200-job-log.yaml").read_text(encoding="utf-8")
+    assert "utilisation_ceiling: 0.9" in text
+    member = tmp_path / "fleets" / ".." / "scenarios" / "bad.yaml"
+    member.write_text(text.replace("utilisation_ceiling: 0.9", "utilisation_ceiling: lots"), encoding="utf-8")
+    message = _error(path)
+    assert message.startswith(f"{path}: members.0.scenario: {member}: workload.")
+    assert "utilisation_ceiling: must be a number, not the text 'lots' (got 'lots')" in message
+    assert len(message.splitlines()) == 1
+
+
+def test_bad_idle_cost_and_doubled_names_read_as_a_scenarios_errors(tmp_path):
+    """No pydantic branch names (``literal['proportional']``, ``IdleOwner``), no dict of the whole file."""
+    bogus = _fleet_file(tmp_path, "idle_cost: proportional", "idle_cost: bogus", "bogus.yaml")
+    assert (
+        _error(bogus)
+        == f"{bogus}: idle_cost: must be proportional, or owner: TEAM (all idle cost to one team) (got 'bogus')"
+    )
+    misspelt = _fleet_file(tmp_path, "idle_cost: proportional", "idle_cost: proportionl", "misspelt.yaml")
+    assert _error(misspelt).endswith("(did you mean proportional?) (got 'proportionl')")
+    owner = _fleet_file(tmp_path, "idle_cost: proportional", "idle_cost: {owner: reserch}", "owner.yaml")
+    assert _error(owner) == (
+        f"{owner}: idle_cost.owner: must be one of the members' teams (applied, research) (did you mean research?) "
+        "(got 'reserch')"
+    )
+    doubled = _fleet_file(tmp_path, "name: finetunes", "name: campaigns", "doubled.yaml")
+    assert _error(doubled) == (
+        f"{doubled}: members.1.name: each name must be unique in the fleet; members.0.name is 'campaigns' too "
+        "(got 'campaigns')"
+    )
+    extra = _fleet_file(tmp_path, "    team: applied\n", "    team: applied\n    colour: red\n", "extra.yaml")
+    assert (
+        _error(extra) == f"{extra}: members.1.colour: not a field here (misspelt, or in the wrong block?) (got 'red')"
+    )
+
+
+def test_fleet_json_is_rounded_as_compares(capsys):
+    """Money to the cent, GPU-hours to three decimals, no -0.0: two-teams.yaml's saving was -7.3e-12 and its
+    paid GPU-hours 10362.000000000004. The two members are one scenario twice, so the fleet costs twice one
+    member and saves nothing; both are the job log's 5,181 GPU-hours a month (to three decimals)."""
+    import json
+    import math
+
+    from costmodel.cli import main
+
+    result = compare_fleet(TWO_TEAMS)
+    assert main(["fleet", str(TWO_TEAMS), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["saving"] == 0.0 and math.copysign(1.0, doc["saving"]) == 1.0
+    assert doc["figures"] == {k: round(v, 2) for k, v in result.figures.items()}
+    assert doc["alone"] == round(result.alone, 2) == doc["figures"][doc["winner"]]
+    assert doc["paid_gpu_hours"] == doc["used_gpu_hours"] == 2 * doc["members"][0]["gpu_hours"] == 10362.0
+    for m in doc["members"]:
+        assert m["alone"] == round(m["alone"], 2) and m["gpu_hours"] == round(m["gpu_hours"], 3)
+    for month in doc["monthly"]:
+        for team in month["teams"]:
+            assert team["gpu_hours"] == round(team["gpu_hours"], 3)
+
+
+def test_a_fine_tunes_rules_name_its_fields(tmp_path):
+    """A fine-tune's cross-field rules at the member's fields, with no dict of the member (its ``kind`` is
+    pydantic's branch tag, left out of the field)."""
+    source = SERVE_AND_FINETUNE.read_text(encoding="utf-8")
+    path = tmp_path / "fleet.yaml"
+    path.write_text(source.replace("    mfu: 0.4\n", "    mfu: 0.4\n    gpu_hours: 100\n"), encoding="utf-8")
+    assert str(_load_error(path)) == (
+        f"{path}: members.1.tokens: gpu_hours, or tokens and mfu, not both (got 2000000000.0)\n"
+        f"{path}: members.1.mfu: gpu_hours, or tokens and mfu, not both (got 0.4)"
+    )
+    path.write_text(source.replace("    serves: serving\n", "    serves: nobody\n"), encoding="utf-8")
+    assert (
+        str(_load_error(path)) == f"{path}: members.1.serves: must name a scenario member of the fleet (got 'nobody')"
+    )
+
+
+def _load_error(path) -> InputError:
+    with pytest.raises(InputError) as info:
+        load_fleet(path)
+    return info.value

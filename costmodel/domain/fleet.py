@@ -43,13 +43,13 @@ import numpy as np
 from pydantic import ValidationError
 
 from .. import formulas
-from ..errors import InputError
+from ..errors import FileKindError, InputError, did_you_mean, from_validation_error
 from ..formulas.shapes import scalar
 from ..io.yaml_files import parse_yaml
 from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import Layer, Measure, Mix
-from ..scenarios import load_scenario
-from ..schema.fleet import FineTuneMember, Fleet, FleetMember, IdleOwner
+from ..scenarios import bundled_scenarios, load_scenario, referenced_scenario
+from ..schema.fleet import MEMBER_TAGS, FineTuneMember, Fleet, FleetMember, IdleOwner, is_scenario_data
 from ..schema.workload import TokensWorkload
 from ..units import HOURS_PER_MONTH
 from .capacity import own_servers_for, rent_gpus_for
@@ -180,27 +180,28 @@ class FleetResult:
         return self.alone - self.total
 
     def to_dict(self) -> dict[str, object]:
-        """Plain data for JSON; money of the showback as strings of cents-exact decimals."""
+        """Plain data for JSON, rounded as ``costmodel compare --json`` rounds: money to the cent (the
+        showback's as strings of cents-exact decimals), GPU-hours to three decimals, never -0.0."""
         return {
             "title": self.title,
             "currency": self.currency,
             "unit": f"{self.currency}/month",
             "winner": self.winner,
-            "figures": self.figures,
-            "alone": self.alone,
-            "saving": self.saving,
-            "paid_gpu_hours": self.paid_gpu_hours,
-            "used_gpu_hours": self.used_gpu_hours,
+            "figures": {k: _rounded(v, _CENT) for k, v in self.figures.items()},
+            "alone": _rounded(self.alone, _CENT),
+            "saving": _rounded(self.saving, _CENT),
+            "paid_gpu_hours": _rounded(self.paid_gpu_hours, _GPU_HOUR),
+            "used_gpu_hours": _rounded(self.used_gpu_hours, _GPU_HOUR),
             "members": [
                 {
                     "name": m.name,
                     "team": m.team,
                     "scenario": m.path,
-                    "gpu_hours": m.gpu_hours,
+                    "gpu_hours": _rounded(m.gpu_hours, _GPU_HOUR),
                     "winner": m.winner,
-                    "alone": m.alone,
+                    "alone": _rounded(m.alone, _CENT),
                     "kind": m.kind,
-                    "run_gpu_hours": m.run_gpu_hours,
+                    "run_gpu_hours": None if m.run_gpu_hours is None else _rounded(m.run_gpu_hours, _GPU_HOUR),
                     "run_months": list(m.run_months),
                 }
                 for m in self.members
@@ -208,7 +209,7 @@ class FleetResult:
             "showback": [
                 {
                     "team": s.team,
-                    "gpu_hours": s.gpu_hours,
+                    "gpu_hours": _rounded(s.gpu_hours, _GPU_HOUR),
                     "share": s.share,
                     "allocated": str(s.allocated),
                     "idle": str(s.idle),
@@ -221,7 +222,12 @@ class FleetResult:
                     "hours": ms.hours,
                     "cost": str(ms.cost),
                     "teams": [
-                        {"team": s.team, "gpu_hours": s.gpu_hours, "allocated": str(s.allocated), "idle": str(s.idle)}
+                        {
+                            "team": s.team,
+                            "gpu_hours": _rounded(s.gpu_hours, _GPU_HOUR),
+                            "allocated": str(s.allocated),
+                            "idle": str(s.idle),
+                        }
                         for s in ms.teams
                     ],
                 }
@@ -230,24 +236,55 @@ class FleetResult:
         }
 
 
+_CENT = 2
+"""Decimals of money in the JSON, as compare's (:mod:`costmodel.presentation.output`). [-]"""
+
+_GPU_HOUR = 3
+"""Decimals of GPU-hours in the JSON, as compare's training run's. [-]"""
+
+
+def _rounded(value: float, digits: int) -> float:
+    """``value`` rounded to ``digits`` decimals, -0.0 written 0.0; a value that is not finite is refused.
+
+    Raises
+    ------
+    ValueError
+        NaN or infinity (no report shows either).
+    """
+    x = float(value)
+    if not math.isfinite(x):
+        raise ValueError(f"the fleet's figure {x} is not finite; check the members' inputs")
+    return round(x, digits) + 0.0
+
+
 def load_fleet(path: str | Path) -> Fleet:
-    """Read and validate a fleet file; errors name the file, the field, the value and the rule."""
+    """Read and validate a fleet file; errors name the file, the field, the value and the rule.
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, is not YAML, breaks the fleet schema (each problem worded as a
+        scenario file's are, :func:`costmodel.errors.from_validation_error`), or is a scenario
+        file (:class:`costmodel.errors.FileKindError`, which names ``costmodel compare``).
+    """
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise InputError(p, [("(file)", str(p), f"cannot be read: {e.strerror}")]) from None
     data = parse_yaml(text, p)
+    if is_scenario_data(data):
+        reason = (
+            "this is a scenario file (no `kind: fleet`): compare it with `costmodel compare`; "
+            "a fleet file has kind: fleet and members"
+        )
+        raise FileKindError(p, [("kind", None, reason)])
+    if not isinstance(data, dict):
+        raise InputError(p, [("(top level)", data, "a fleet file must be a YAML mapping of fields")])
     try:
         return Fleet.model_validate(data)
     except ValidationError as e:
-        raise InputError(
-            p,
-            [
-                (".".join(str(x) for x in err["loc"]) or "(document)", err.get("input"), err["msg"])
-                for err in e.errors()
-            ],
-        ) from None
+        raise from_validation_error(e, p, InputError, data, MEMBER_TAGS) from None
 
 
 def _largest_remainder(cents: int, weights: list[Fraction]) -> list[int]:
@@ -434,7 +471,7 @@ def _check_member(r: Resolved, where: str, host: Resolved | None, count: int) ->
     if measure_of(r) != Measure.HOURLY_MONTHLY_COST:
         problems.append(
             (
-                "members",
+                "(top level)",
                 r.scenario.title,
                 "a member needs a demand profile sized in GPUs, no finance block, not a training run",
             )
@@ -486,6 +523,22 @@ def _scenario_part(
     return r, _Part(answer, d, int(w.gpus_per_replica), int(w.spare_gpus), int(w.minimum_gpus), _spot_cap(r))
 
 
+def _in_member(exc: InputError, where: str, index: int, reference: str, path: Path) -> InputError:
+    """A member scenario's problems named in the fleet file, at the member's ``scenario`` field: a file
+    that cannot be read with the path it resolved to, a bad value with the scenario file and its field."""
+    field = f"members.{index}.scenario"
+    problems = []
+    for inner, value, reason in exc.problems:
+        if inner == "(file)" and exc.path == str(path):
+            hint = ""
+            if Path(reference).suffix == "" and len(Path(reference).parts) == 1:
+                hint = f"; nor a bundled scenario{did_you_mean(reference, bundled_scenarios())}"
+            problems.append((field, reference, f"{reason} (resolved to {path.resolve()}){hint}"))
+        else:
+            problems.append((f"{field}: {exc.path or path}: {inner}", value, reason))
+    return InputError(where, problems)
+
+
 def _fine_tune_part(m: FineTuneMember, host: Resolved, hours: int, where: str) -> _Part:
     run = fine_tune_gpu_hours(m, host, where)
     d, months = fine_tune_demand(m, run, hours, where)
@@ -535,10 +588,14 @@ def compare_fleet(fleet: str | Path | Fleet, base: str | Path | None = None) -> 
         doc, folder, where = load_fleet(fleet), Path(base or Path(fleet).parent), str(fleet)
     host: Resolved | None = None
     parts: list[_Part] = []
-    for m in doc.members:
+    for i, m in enumerate(doc.members):
         if isinstance(m, FleetMember):
             hours = parts[0].demand.shape[-1] if parts else None
-            r, part = _scenario_part(m, folder / m.scenario, host, len(doc.members), hours)
+            path = referenced_scenario(m.scenario, folder)
+            try:
+                r, part = _scenario_part(m, path, host, len(doc.members), hours)
+            except InputError as exc:
+                raise _in_member(exc, where, i, m.scenario, path) from None
             host = host or r
         else:
             assert host is not None, "the schema puts a scenario first"

@@ -17,9 +17,24 @@ References
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, LiteralString
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from ..errors import did_you_mean
+
+
+def _failed(title: str, errors: list[InitErrorDetails]) -> None:
+    """Raise every cross-field failure of a fleet block at once, each at its field (as a scenario's are)."""
+    if errors:
+        raise ValidationError.from_exception_data(title, errors)
+
+
+def _error(
+    loc: tuple[str | int, ...], value: Any, kind: LiteralString, message: LiteralString, **ctx: Any
+) -> InitErrorDetails:
+    return InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value)
 
 
 class FleetMember(BaseModel):
@@ -105,25 +120,41 @@ class FineTuneMember(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> FineTuneMember:
-        by_tokens = (self.model, self.tokens, self.mfu)
-        if self.gpu_hours is None and None in by_tokens:
-            raise ValueError(
-                f"members.{self.name}: a fine-tune states gpu_hours, or model, tokens and mfu "
-                f"(got model={self.model!r}, tokens={self.tokens!r}, mfu={self.mfu!r})"
-            )
-        if self.gpu_hours is not None and (self.tokens is not None or self.mfu is not None):
-            raise ValueError(f"members.{self.name}: gpu_hours, or tokens and mfu, not both")
+        errors = []
+        if self.gpu_hours is None:
+            for field in ("model", "tokens", "mfu"):
+                if getattr(self, field) is None:
+                    errors.append(
+                        _error(
+                            (field,), None, "fine_tune_size", "a fine-tune states gpu_hours, or model, tokens and mfu"
+                        )
+                    )
+        else:
+            for field in ("tokens", "mfu"):
+                if getattr(self, field) is not None:
+                    errors.append(
+                        _error(
+                            (field,), getattr(self, field), "fine_tune_size", "gpu_hours, or tokens and mfu, not both"
+                        )
+                    )
+        _failed("FineTuneMember", errors)
         return self
 
 
+MEMBER_TAGS = frozenset({"scenario_file", "fine_tune"})
+"""The tags of :data:`Member`'s branches, as pydantic puts them in an error's location (left out of
+the field an error names). A scenario member's tag is not ``scenario``, the name of one of its fields."""
+
+
 def _member_kind(value: Any) -> str:
-    """A member's kind: its ``kind`` field, ``scenario`` when left out."""
+    """A member's branch: ``fine_tune`` for ``kind: fine_tune``, else a scenario file (whose ``kind``
+    field then says what is wrong with any other kind)."""
     kind = value.get("kind", "scenario") if isinstance(value, dict) else getattr(value, "kind", "scenario")
-    return kind if kind in ("scenario", "fine_tune") else "scenario"
+    return "fine_tune" if kind == "fine_tune" else "scenario_file"
 
 
 Member = Annotated[
-    Annotated[FleetMember, Tag("scenario")] | Annotated[FineTuneMember, Tag("fine_tune")],
+    Annotated[FleetMember, Tag("scenario_file")] | Annotated[FineTuneMember, Tag("fine_tune")],
     Discriminator(_member_kind),
 ]
 """A fleet member: a scenario file (the default), or a recurring fine-tune (``kind: fine_tune``)."""
@@ -163,27 +194,65 @@ class Fleet(BaseModel):
     idle_cost: Literal["proportional"] | IdleOwner = "proportional"
     spot_max_gpus: int | None = Field(None, ge=0, description="Most spot GPUs of the whole fleet at once. [GPU]")
 
+    @field_validator("idle_cost", mode="before")
+    @classmethod
+    def _idle_rule(cls, value: Any) -> Any:
+        """``proportional`` or a mapping ``{owner: TEAM}``; anything else named in those words, not pydantic's
+        branches of the union."""
+        if value == "proportional" or isinstance(value, dict | IdleOwner):
+            return value
+        raise PydanticCustomError(
+            "idle_cost_rule",
+            "must be proportional, or owner: TEAM (all idle cost to one team){hint}",
+            {"hint": did_you_mean(str(value), ["proportional"]) if isinstance(value, str) else ""},
+        )
+
     @model_validator(mode="after")
     def _check(self) -> Fleet:
-        names = [m.name for m in self.members]
-        doubled = sorted({n for n in names if names.count(n) > 1})
-        if doubled:
-            raise ValueError(f"members: each name must be unique in the fleet; repeated: {', '.join(doubled)}")
+        errors = []
+        first: dict[str, int] = {}
+        for i, m in enumerate(self.members):
+            if m.name in first:
+                errors.append(
+                    _error(
+                        ("members", i, "name"),
+                        m.name,
+                        "duplicate_member",
+                        "each name must be unique in the fleet; members.{first}.name is '{name}' too",
+                        first=first[m.name],
+                        name=m.name,
+                    )
+                )
+            first.setdefault(m.name, i)
         if not isinstance(self.members[0], FleetMember):
-            raise ValueError("members: the first member must be a scenario (its options are the fleet's)")
-        for m in self.members:
+            errors.append(
+                _error(
+                    ("members", 0, "kind"),
+                    self.members[0].kind,
+                    "first_member",
+                    "the first member must be a scenario (its options are the fleet's)",
+                )
+            )
+        for i, m in enumerate(self.members):
             if isinstance(m, FineTuneMember) and m.serves is not None:
                 served = next((x for x in self.members if x.name == m.serves), None)
                 if not isinstance(served, FleetMember):
-                    raise ValueError(
-                        f"members.{m.name}.serves: must name a scenario member of the fleet; got {m.serves!r}"
+                    errors.append(
+                        _error(("members", i, "serves"), m.serves, "serves", "must name a scenario member of the fleet")
                     )
-        teams = {m.team for m in self.members}
+        teams = sorted({m.team for m in self.members})
         if isinstance(self.idle_cost, IdleOwner) and self.idle_cost.owner not in teams:
-            raise ValueError(
-                f"idle_cost.owner: must be one of the members' teams ({', '.join(sorted(teams))}); "
-                f"got {self.idle_cost.owner!r}"
+            errors.append(
+                _error(
+                    ("idle_cost", "owner"),
+                    self.idle_cost.owner,
+                    "idle_owner",
+                    "must be one of the members' teams ({teams}){hint}",
+                    teams=", ".join(teams),
+                    hint=did_you_mean(self.idle_cost.owner, teams),
+                )
             )
+        _failed("Fleet", errors)
         return self
 
     @property
@@ -192,4 +261,39 @@ class Fleet(BaseModel):
         return list(dict.fromkeys(m.team for m in self.members))
 
 
-__all__ = ["FineTuneMember", "Fleet", "FleetMember", "IdleOwner", "Member"]
+def is_fleet_data(data: Any) -> bool:
+    """Whether parsed YAML is a fleet document: a mapping with ``kind: fleet``, or with ``members``
+    and no ``workload`` (a fleet file whose ``kind`` was left out).
+
+    Examples
+    --------
+    >>> is_fleet_data({"kind": "fleet", "members": []}), is_fleet_data({"members": [], "title": "t"})
+    (True, True)
+    >>> is_fleet_data({"workload": {}, "options": {}}), is_fleet_data([1, 2])
+    (False, False)
+    """
+    return isinstance(data, dict) and (data.get("kind") == "fleet" or ("members" in data and "workload" not in data))
+
+
+def is_scenario_data(data: Any) -> bool:
+    """Whether parsed YAML is a scenario, not a fleet: a mapping with a ``workload``, no ``kind`` and
+    no ``members``.
+
+    Examples
+    --------
+    >>> is_scenario_data({"workload": {}, "options": {}}), is_scenario_data({"kind": "fleet", "workload": {}})
+    (True, False)
+    """
+    return isinstance(data, dict) and "workload" in data and "kind" not in data and "members" not in data
+
+
+__all__ = [
+    "MEMBER_TAGS",
+    "FineTuneMember",
+    "Fleet",
+    "FleetMember",
+    "IdleOwner",
+    "Member",
+    "is_fleet_data",
+    "is_scenario_data",
+]
