@@ -25,6 +25,7 @@ from typing import Any, TypeAlias
 from .errors import InputError
 from .extras import ExtraNotInstalled
 from .paths import REFERENCE_SCENARIOS, relative_path
+from .units import LARGEST_INPUT
 
 BAD_INPUT, FAILED, INTERRUPTED = 2, 1, 130
 
@@ -832,8 +833,9 @@ def _number(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not (value == value and abs(value) != float("inf")) or value < 0 or abs(value) > 1e15:
-        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1e15, got {text!r}")
+    if not (value == value and abs(value) != float("inf")) or value < 0 or abs(value) > LARGEST_INPUT:
+        largest = f"{LARGEST_INPUT:.0e}".replace("+", "")  # 1e15
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to {largest}, got {text!r}")
     return value + 0.0
 
 
