@@ -1587,8 +1587,11 @@ def _bills(args: argparse.Namespace) -> int:
         _say(f"total {month}: {total:,.2f} {summary.currency}")
     for provider, total in sorted(summary.totals("provider").items()):
         _say(f"total {provider}: {total:,.2f} {summary.currency}")
-    gpu_hours = sum(float(u.gpu_hours) for u in summary.gpu_uses)
-    _say(f"GPU-hours of known GPU instances: {gpu_hours:,.1f}")
+    by_gpu: dict[str, float] = {}
+    for u in summary.gpu_uses:  # each GPU's own hours: an H100-hour and an L40S-hour are not one quantity
+        by_gpu[u.gpu] = by_gpu.get(u.gpu, 0.0) + float(u.gpu_hours)
+    split = "; ".join(f"{gpu} {hours:,.1f}" for gpu, hours in sorted(by_gpu.items()))
+    _say(f"GPU-hours of known GPU instances: {sum(by_gpu.values()):,.1f}" + (f" ({split})" if split else ""))
     for line, name, cost in summary.unknown:
         _say(f"unknown compute row, line {line}: {name}: {cost:,.2f} {summary.currency} (not counted as GPU-hours)")
     if args.scenario_out:

@@ -58,6 +58,14 @@ class TestFocusSample:
         assert [(line, cost) for line, _, cost in summary.unknown] == [(6, Decimal("172.49")), (18, Decimal("155.80"))]
         assert all("m7a.xlarge" in name for _, name, _ in summary.unknown)
 
+    def test_cli_gives_each_gpus_hours(self, capsys):
+        # by hand as above: an H100-hour and an L40S-hour are not one quantity, so the text splits the total
+        assert main(["bills", str(SAMPLE)]) == 0
+        line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("GPU-hours of known"))
+        h100, l40s = 19_776, 744 + 672
+        split = f"(H100-SXM-80GB {h100:,.1f}; L40S-48GB {l40s:,.1f})"
+        assert line == f"GPU-hours of known GPU instances: {h100 + l40s:,.1f} {split}"
+
     def test_tokens_by_model_with_the_split(self):
         summary = read_summary(SAMPLE)
         split = summary.tokens["claude-sonnet-4"]
