@@ -161,3 +161,14 @@ def test_a_break_even_claim_at_zero_volume_searches_the_comparisons_range():
     listed = next(b for b in c.break_evens if {b.option_a, b.option_b} == {"rent", "api"})
     claim = next(k for k in check_claims(s) if k.kind == "break_even")
     assert listed.volume is not None and claim.computed == pytest.approx(listed.volume, rel=1e-9)
+
+
+def test_diff_text_writes_inputs_as_the_scenarios_do():
+    # "1e+07 -> 0" where every other figure reads 10,000,000
+    from costmodel.presentation.text import diff_text
+
+    a = patched("llama70b-vs-api", {})
+    b = patched("llama70b-vs-api", {"workload.tokens_per_day": 0})
+    words = diff_text(diff(a, b, "A", "B"))
+    line = next(x for x in words.splitlines() if x.startswith("workload.tokens_per_day"))
+    assert line.endswith(": 10,000,000 -> 0 tokens/day"), line

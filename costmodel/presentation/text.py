@@ -1067,7 +1067,7 @@ def diff_text(result) -> str:
     if not result.inputs and not result.other:
         lines.append("no input differs")
     for d in result.inputs:
-        lines.append(f"{d.path} ({d.title}): {d.a:,.6g} -> {d.b:,.6g} {d.unit}")
+        lines.append(f"{d.path} ({d.title}): {fmt.stated(d.a)} -> {fmt.stated(d.b)} {d.unit}")
         if d.source_a != d.source_b:
             lines.append(f"    source A: {d.source_a or '-'}")
             lines.append(f"    source B: {d.source_b or '-'}")
