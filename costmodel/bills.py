@@ -494,8 +494,10 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     scenario = {
         "title": f"Bill review: {gpu} GPU-hours from {source}",
         "description": (
-            f"Starts from the bill {source}: {float(gpu_hours):,.0f} {gpu} GPU-hours over {months} month(s) at an "
-            f"effective {price:.4f} {summary.currency} per GPU-hour. Compare renting elsewhere, owning, or an API."
+            f"Starts from the bill {source}: {float(gpu_hours):,.0f} {gpu} GPU-hours over {months} "
+            f"{'month' if months == 1 else 'months'} at an effective {price:.4f} {summary.currency} per GPU-hour, "
+            "against renting the same hours from the catalog's other providers; add an own or an api option to "
+            "weigh owning or a hosted API too."
         ),
         "reporting_currency": summary.currency,
         "workload": {

@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+import yaml
 
 from costmodel import comparison_text, load_scenario
 from costmodel.bills import hourly_gpu_demand, read_summary, scenario_skeleton
@@ -714,3 +715,13 @@ def test_header_only_missing_a_column_names_the_column_first(tmp_path):
     with pytest.raises(InputError) as caught:
         read_bill(path)
     assert [value for _, value, _ in caught.value.problems] == ["BillingCurrency", "ChargePeriodEnd"]
+
+
+def test_the_written_scenario_says_what_it_compares(tmp_path):
+    # it promised "renting elsewhere, owning, or an API" while it holds rental options only
+    out = tmp_path / "review.yaml"
+    assert main(["bills", str(SAMPLE), "--scenario-out", str(out)]) == 0
+    data = yaml.safe_load(out.read_text(encoding="utf-8"))
+    assert set(data["options"]) == {"rent", "rents"}
+    assert "over 2 months" in data["description"] and "renting the same hours" in data["description"]
+    assert "owning, or an API" not in data["description"]
