@@ -172,3 +172,25 @@ def test_diff_text_writes_inputs_as_the_scenarios_do():
     words = diff_text(diff(a, b, "A", "B"))
     line = next(x for x in words.splitlines() if x.startswith("workload.tokens_per_day"))
     assert line.endswith(": 10,000,000 -> 0 tokens/day"), line
+
+
+def test_diff_names_the_two_files_when_their_options_differ(capsys):
+    # it said "A holds options [...], B [...]" after "costmodel diff: diff:"
+    assert main(["diff", "llama70b-vs-api", "h200-24gpu-cluster"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "costmodel diff: llama70b-vs-api holds the options own, rent, api; h200-24gpu-cluster holds own, rent; "
+        "diff compares two scenarios with the same options"
+    )
+
+
+def test_other_differences_say_whether_they_moved_anything():
+    # "+0.00" lines under "(moved the answer together)" read as a contradiction
+    from costmodel.presentation.text import diff_text
+
+    a = patched("llama70b-vs-api", {})
+    # the interactive variant's other fields (request shape, target, estimate) move no measure by themselves
+    nothing = diff_text(diff(a, patched("llama70b-interactive", {}), "A", "B"))
+    assert "other differences (together they moved nothing):" in nothing
+    moved = diff_text(diff(a, patched("llama70b-hybrid", {}), "A", "B"))  # an office-hours demand profile
+    assert "other differences (together they moved):" in moved

@@ -83,10 +83,14 @@ def diff(a: Scenario | Resolved, b: Scenario | Resolved, name_a: str = "A", name
     """
     ra, rb = as_resolved(a), as_resolved(b)
     if ra.currency != rb.currency:
-        raise ValueError(f"diff: A reports in {ra.currency}, B in {rb.currency}; give both the same reporting_currency")
+        raise ValueError(
+            f"{name_a} reports in {ra.currency}, {name_b} in {rb.currency}; give both the same "
+            "reporting_currency"
+        )
     if list(ra.options) != list(rb.options):
         raise ValueError(
-            f"diff: A holds options {list(ra.options)}, B {list(rb.options)}; diff compares the same options"
+            f"{name_a} holds the options {', '.join(ra.options)}; {name_b} holds {', '.join(rb.options)}; "
+            "diff compares two scenarios with the same options"
         )
     values_a, values_b = numeric_inputs(ra), numeric_inputs(rb)
     fields_a = {f.path: f for f in input_fields(ra.scenario, ra.catalog)}

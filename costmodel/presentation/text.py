@@ -1077,7 +1077,8 @@ def diff_text(result) -> str:
                 f"share of change {d.shapley[measure]:>+16,.2f}"
             )
     if result.other:
-        lines.append("other differences (moved the answer together):")
+        moved = any(round(v, 2) != 0 for v in result.other_effect.values())
+        lines.append(f"other differences ({'together they moved' if moved else 'together they moved nothing'}):")
         lines += [f"    {field}: {a!r} -> {b!r}" for field, a, b in result.other]
         lines += [f"    {m:<22} {v:>+16,.2f}" for m, v in result.other_effect.items()]
     return "\n".join(lines)
