@@ -84,8 +84,7 @@ def diff(a: Scenario | Resolved, b: Scenario | Resolved, name_a: str = "A", name
     ra, rb = as_resolved(a), as_resolved(b)
     if ra.currency != rb.currency:
         raise ValueError(
-            f"{name_a} reports in {ra.currency}, {name_b} in {rb.currency}; give both the same "
-            "reporting_currency"
+            f"{name_a} reports in {ra.currency}, {name_b} in {rb.currency}; give both the same reporting_currency"
         )
     if list(ra.options) != list(rb.options):
         raise ValueError(
