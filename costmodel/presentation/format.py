@@ -174,6 +174,17 @@ def rate_per_year(x: float) -> str:
     return f"{share(x)}/year"
 
 
+def unit_suffix(unit: str) -> str:
+    """ " <unit>" to write after a figure; nothing for a pure number (the schema's unit "-", or none).
+
+    Examples
+    --------
+    >>> unit_suffix("FTE"), unit_suffix("-"), unit_suffix("")
+    (' FTE', '', '')
+    """
+    return "" if unit in ("", "-") else f" {unit}"
+
+
 def plural(n: float, word: str) -> str:
     """A whole count with its noun, singular for one: ``1 GPU``, ``8 GPUs``, ``1,250 servers``.
 

@@ -503,7 +503,7 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
                 )
             )
         elif claim.kind == "figure":
-            unit = "" if claim.unit == "-" else f" {claim.unit}"  # a ratio or a share: a plain number
+            unit = fmt.unit_suffix(claim.unit)  # a ratio or a share: a plain number
             stated = f"{fmt.stated(claim.stated)}{unit}"
             computed = "not defined" if claim.computed is None else f"{fmt.stated(claim.computed)}{unit}"
         else:
@@ -514,7 +514,7 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
             f"{md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}."
         )
         for change in claim.would_hold:
-            unit = "" if change.unit in ("", "-") else f" {md(change.unit)}"  # "-": a plain number
+            unit = f" {md(change.unit)}" if fmt.unit_suffix(change.unit) else ""  # escaped for Markdown
             lines.append(
                 f"    - would hold if {code_span(change.path)} ({md(change.title)}) were "
                 f"{fmt.significant(change.needed, 4)}{unit} instead of "

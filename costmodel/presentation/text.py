@@ -173,11 +173,6 @@ def plan_sentence(plan: GrowthPlan, currency: str) -> str:
     )
 
 
-def _unit(unit: str) -> str:
-    """ " <unit>" after a figure; nothing for a pure number ("-" in the schema's units, or none)."""
-    return "" if unit in ("", "-") else f" {unit}"
-
-
 def _changes_again(b: BreakEven, volume) -> str:
     """ ", until the cheaper one changes again at V2 (and V3, ...)" where the pair's costs cross or step more than once
     in the searched range (without it, "X above" would read as X all the way to the range's end); else ""."""
@@ -1107,7 +1102,7 @@ def claims_text(comparison: Comparison) -> str:
                 f" ({fmt.significant(claim.stated_multiple, 3)} x the volume)" if claim.stated_multiple else ""
             )
         elif claim.kind == "figure":
-            unit = "" if claim.unit == "-" else f" {claim.unit}"  # a ratio or a share: a plain number
+            unit = fmt.unit_suffix(claim.unit)  # a ratio or a share: a plain number
             computed = "not defined" if claim.computed is None else f"{fmt.stated(claim.computed)}{unit}"
             stated = f"{fmt.stated(claim.stated)}{unit}"
         else:
@@ -1118,8 +1113,8 @@ def claims_text(comparison: Comparison) -> str:
         if claim.would_hold:
             lines.append("    would hold if, alone:")
             lines += [
-                f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)}{_unit(c.unit)} instead of "
-                f"{fmt.significant(c.current, 4)}{_unit(c.unit)}"
+                f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)}{fmt.unit_suffix(c.unit)} instead of "
+                f"{fmt.significant(c.current, 4)}{fmt.unit_suffix(c.unit)}"
                 for c in claim.would_hold
             ]
     return "\n".join(lines)
