@@ -18,11 +18,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-DOCUMENTS = ("fleet", "diff", "bills")
-"""The documents with a contract here (``compare``'s is :class:`costmodel.presentation.output.ComparisonOutput`)."""
-
 SCHEMA_VERSIONS = {"fleet": "1.0.0", "diff": "1.0.0", "bills": "1.0.0"}
 """Each document's schema_version."""
+
+DOCUMENTS = tuple(SCHEMA_VERSIONS)
+"""The documents with a contract here (``compare``'s is :class:`costmodel.presentation.output.ComparisonOutput`)."""
 
 ExactDecimal = Annotated[str, Field(pattern=r"^-?[0-9]+(\.[0-9]+)?$", description="an exact decimal, as a string")]
 """Money a reviewer adds up to the cent, written as a string of its exact decimal."""
