@@ -1668,7 +1668,9 @@ class ClaimCheck:
     stated, computed
         The stated figure and the model's, in ``unit`` (a cost converted to the reporting
         currency). ``computed`` None: none in the searched range (a break-even that never
-        happens within 10 × the larger of the stated and the scenario's volume).
+        happens within 10 × the larger of the stated and the scenario's volume). A cheapest
+        claim states no figure: ``stated`` is the monthly cost its option must be below (the other
+        option's at ``volume``) and ``computed`` its option's.
     unit
         Unit of both.
     tolerance
@@ -1680,6 +1682,10 @@ class ClaimCheck:
     would_hold
         Single inputs that, changed alone, make the computed figure equal the stated one,
         smallest relative change first.
+    options
+        For a cheapest claim: the option stated to cost less, then the other; else empty.
+    volume
+        For a cheapest claim: the volume it is checked at. [workload unit]
     """
 
     statement: str
@@ -1693,6 +1699,8 @@ class ClaimCheck:
     stated_multiple: float | None = None
     computed_multiple: float | None = None
     would_hold: tuple[InputChange, ...] = ()
+    options: tuple[str, ...] = ()
+    volume: float | None = None
 
     @property
     def gap(self) -> float | None:

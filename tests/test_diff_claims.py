@@ -9,7 +9,7 @@ import pytest
 from conftest import catalog_with, patched, patched_data, write_scenario
 
 from costmodel.cli import main
-from costmodel.domain.claims import check_claims
+from costmodel.domain.claims import check_claim, check_claims
 from costmodel.domain.compare import compare as compare_domain
 from costmodel.domain.diff import diff
 from costmodel.schema.claims import Claim
@@ -68,7 +68,22 @@ def test_r1_claims(r1):
     assert api.confirmed and api.computed == pytest.approx(3548.61, abs=0.01)
     # rental: 12,070 USD against EUR 12,000 x 1.16 = 13,920 USD: 13 % short, contradicted
     assert not rent.confirmed and rent.stated == pytest.approx(13_920) and rent.computed == pytest.approx(12_070)
-    # "flips at 10x": the rental and the API break even at 34,013,307 tokens/day = 3.40 x
+    # "if volume grew 10x, the answer would flip (self-hosting would pay)": at 100 M tokens/day the API bill is
+    # 11.6667 x 100 x 365/12 = 35,486.11 USD and the 2 rented H100 still 2 x 3.5 x 730 + 6,960 = 12,070: confirmed
+    assert flip.kind == "cheapest" and flip.confirmed and flip.options == ("rent", "api")
+    assert flip.volume == 100e6 and flip.stated_multiple == 10 and flip.computed_multiple is None
+    assert flip.stated == pytest.approx((2 * 5 + 25) / 3 * 100 * 365 / 12, rel=1e-12)
+    assert flip.computed == pytest.approx(2 * 3.5 * 730 + 6960, rel=1e-12)
+    assert flip.would_hold == ()
+
+
+def test_a_break_even_claim_states_where_two_options_cost_the_same(r1):
+    # R1's conclusion read as a break-even (what it was before the cheapest kind): "they cost the same at 10x,
+    # within 25 %" is contradicted, the two break even at 34,013,307 tokens/day = 3.40 x
+    claim = Claim(
+        statement="same at 10x", kind="break_even", options=("rent", "api"), volume_multiple=10, tolerance=0.25
+    )
+    flip = check_claim(r1, claim)
     assert not flip.confirmed
     assert flip.stated_multiple == 10 and flip.computed_multiple == pytest.approx(3.4013307, rel=1e-6)
     needed = {c.path: c.needed for c in flip.would_hold}
@@ -78,6 +93,51 @@ def test_r1_claims(r1):
     assert needed["options.rent.price_per_gpu_hour"] == pytest.approx((api_at_10x - 6960) / 1460, rel=1e-9)
     # or the API's output price o with (2 x 5 + o) / 3 x 3,041.67 = 12,070
     assert needed["options.api.output_price_per_million"] == pytest.approx(12_070 / (100 * 365 / 12) * 3 - 10, rel=1e-9)
+
+
+def test_a_contradicted_cheapest_claim_names_the_inputs_at_which_the_two_cost_the_same(r1):
+    # "the API stays cheaper at 10x": 35,486.11 against the rental's 12,070 USD/month, contradicted; it would hold
+    # at a rental price p with 1,460 p + 6,960 = 35,486.11 (the same p as the break-even at 10x)
+    claim = Claim(statement="API at 10x", kind="cheapest", option="api", options=("rent", "api"), volume_multiple=10)
+    check = check_claim(r1, claim)
+    assert not check.confirmed and check.options == ("api", "rent")
+    assert check.computed == pytest.approx((2 * 5 + 25) / 3 * 100 * 365 / 12) and check.stated == pytest.approx(12_070)
+    needed = {c.path: c.needed for c in check.would_hold}
+    api_at_10x = (2 * 5 + 25) / 3 * 100 * 365 / 12
+    assert needed["options.rent.price_per_gpu_hour"] == pytest.approx((api_at_10x - 6960) / 1460, rel=1e-9)
+    # without a volume: at the scenario's, where the API (3,548.61) is below the rental (12,070)
+    today = check_claim(r1, Claim(statement="API now", kind="cheapest", option="api", options=("api", "rent")))
+    assert today.confirmed and today.volume == 10e6 and today.stated_multiple is None
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"option": "own", "options": ("rent", "api")}, "which of its two options costs less"),
+        ({"option": "api", "options": ("api", "api")}, "names the two options it compares"),
+        ({"option": "api"}, "names the two options it compares"),
+        ({"option": "api", "options": ("api", "rent"), "volume": 1.0, "volume_multiple": 2.0}, "not both"),
+        ({"option": "api", "options": ("api", "rent"), "value": 3.0}, "takes no value"),
+    ],
+)
+def test_an_incomplete_cheapest_claim_is_refused(fields, words):
+    with pytest.raises(ValueError, match=words):
+        Claim(statement="x", kind="cheapest", **fields)
+
+
+def test_a_cheapest_claim_in_words_and_json(capsys):
+    assert main(["compare", "llama70b-vs-api"]) == 0
+    out = capsys.readouterr().out
+    assert 'confirmed: "If volume grew 10x' in out
+    assert (
+        "stated: rent costs less than api at 100,000,000 tokens/day (10.0 x the volume); computed: rent 12,070.00 "
+        "USD/month, api 35,486.11 USD/month"
+    ) in out
+    assert main(["compare", "llama70b-vs-api", "--json", "--no-uncertainty"]) == 0
+    flip = json.loads(capsys.readouterr().out)["claims"][2]
+    assert flip["kind"] == "cheapest" and flip["options"] == ["rent", "api"]
+    assert flip["volume"] == {"value": 1e8, "unit": "tokens/day", "status": None}
+    assert flip["tolerance_share"]["status"] == "not_applicable" and flip["computed_multiple"] is None
 
 
 def test_claims_change_no_figure(r1):
@@ -95,12 +155,6 @@ def test_claims_change_no_figure(r1):
     fast = document(compare_domain(r1, check=False))
     fast.pop("claims")
     assert fast == without
-
-
-def test_compare_text_shows_the_contradicted_flip(capsys):
-    assert main(["compare", "llama70b-vs-api"]) == 0
-    out = capsys.readouterr().out
-    assert 'CONTRADICTED: "If volume grew 10x' in out and "3.40 x the volume" in out
 
 
 def test_an_incomplete_claim_is_refused(tmp_path, capsys):
@@ -159,7 +213,7 @@ def test_a_break_even_claim_at_zero_volume_searches_the_comparisons_range():
     s = patched("llama70b-vs-api", {"workload.tokens_per_day": 0})
     c = compare_domain(s)
     listed = next(b for b in c.break_evens if {b.option_a, b.option_b} == {"rent", "api"})
-    claim = next(k for k in check_claims(s) if k.kind == "break_even")
+    claim = check_claim(s, Claim(statement="x", kind="break_even", options=("rent", "api"), volume_multiple=10))
     assert listed.volume is not None and claim.computed == pytest.approx(listed.volume, rel=1e-9)
 
 

@@ -16,7 +16,10 @@ Issue 30 moved schema_version to 2.3.0 with new fields only (each decision candi
 ``ratio_to_winner``, ``share_saved_by_winner``; ``options.*.provider``; measured training power; failures by
 component) and figures written at full precision instead of six decimals; no figure of the six moved beyond
 that rounding. Issue 34 (routing) moved schema_version to 2.4.0 with one new section (``routing``, null for
-the six); no figure moved. ``stale`` (figures past
+the six); no figure moved. The ``cheapest`` claim (no issue; a claim's new ``options`` and ``volume``) moved it
+to 2.5.0 and R1's stated conclusion "if volume grew 10x, the answer would flip" from a break-even at 10x (within
+25 %, contradicted: 3.40x) to what it says, the rental cheaper than the API at 10x the volume (confirmed:
+12,070 against 35,486.11 USD/month); no other figure moved. ``stale`` (figures past
 their age, which depends on the day it runs) is left out of the files. A change of
 structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds
 to six decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must

@@ -72,7 +72,7 @@ def test_schema_command_prints_the_output_schema(capsys):
 def test_every_bundled_scenario_validates(name, capsys):
     data = compare_json(capsys, name)
     VALIDATOR.validate(data)
-    assert data["schema_version"] == costmodel.SCHEMA_VERSION == "2.4.0"
+    assert data["schema_version"] == costmodel.SCHEMA_VERSION == "2.5.0"
     assert data["costmodel_version"] == costmodel.__version__
     assert check_numbers(data) > 20
     # reading it back with the model gives the same document

@@ -9,8 +9,10 @@ a function of that input is read on 401 values from 1/1000 to 1000 times the cur
 current value is refined by repeated vectorised scans of its bracket (SciPy is not imported for
 it, so ``compare`` stays light).
 
-A break-even claim "the answer flips at V" holds for an input value at which the two
-options cost the same at V.
+A break-even claim "the two cost the same at V" holds for an input value at which the two
+options cost the same at V; a cheapest claim "at V, A costs less than B" (the reading of "if
+volume grew 10x, the answer would flip") holds where A's monthly cost at V is below B's, and its
+inputs that would make it hold are those at which the two cost the same at V.
 """
 
 from __future__ import annotations
@@ -55,9 +57,23 @@ def _option(claim: Claim) -> str:
 
 
 def _pair(claim: Claim) -> tuple[str, str]:
-    """The two options a break-even claim names (checked on loading)."""
-    assert claim.options is not None, "a break_even claim names two options"
+    """The two options a break-even claim names, or those of a cheapest claim with the one stated to cost less
+    first (checked on loading)."""
+    assert claim.options is not None, f"a {claim.kind} claim names two options"
+    if claim.kind == "cheapest":
+        other = claim.options[1] if claim.options[0] == claim.option else claim.options[0]
+        return _option(claim), other
     return claim.options
+
+
+def _claim_volume(r: Resolved, claim: Claim) -> float:
+    """The volume a break-even claim states, or the one a cheapest claim is stated at (default: the
+    scenario's). [workload unit]"""
+    if claim.volume is not None:
+        return float(claim.volume)
+    if claim.volume_multiple is not None:
+        return float(claim.volume_multiple * r.volume)
+    return float(r.volume)
 
 
 def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
@@ -66,19 +82,28 @@ def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
         rate = r.scenario.fx_rate(claim.currency) if claim.currency else 1.0
         return _value(claim) * rate, f"{r.currency}/month", None
     if claim.kind == "break_even":
-        volume = claim.volume if claim.volume is not None else claim.volume_multiple * r.volume
-        return float(volume), r.volume_unit, (volume / r.volume if r.volume > 0 else None)
+        volume = _claim_volume(r, claim)
+        return volume, r.volume_unit, (volume / r.volume if r.volume > 0 else None)
+    if claim.kind == "cheapest":  # the cost to be below: the other option's at the claim's volume
+        volume = _claim_volume(r, claim)
+        other = float(monthly_cost(r, _pair(claim)[1], volume))
+        stated_at = claim.volume is not None or claim.volume_multiple is not None
+        return other, f"{r.currency}/month", (volume / r.volume if r.volume > 0 and stated_at else None)
     return _value(claim), "GPU-hours" if r.workload.kind == "training" else "GPU-hours/month", None
 
 
-def _figure(claim: Claim, stated: float) -> Callable[[Resolved], float | np.ndarray]:
-    """The claim's gap as a function of a (possibly array-valued) resolved scenario: 0 where it holds."""
+def _figure(claim: Claim, stated: float, volume: float = 0.0) -> Callable[[Resolved], float | np.ndarray]:
+    """The claim's gap as a function of a (possibly array-valued) resolved scenario: 0 where it holds (a cheapest
+    claim: where its two options cost the same at ``volume``, the claim's)."""
     if claim.kind == "monthly_cost":
         option = _option(claim)
         return lambda s: monthly_cost(s, option, s.volume) - stated
     if claim.kind == "break_even":
         a, b = _pair(claim)
         return lambda s: monthly_cost(s, a, stated) - monthly_cost(s, b, stated)
+    if claim.kind == "cheapest":  # at the claim's volume, held fixed while an input is searched
+        a, b = _pair(claim)
+        return lambda s: monthly_cost(s, a, volume) - monthly_cost(s, b, volume)
     return lambda s: _gpu_hours(s) - stated
 
 
@@ -149,7 +174,7 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
     """
     r = as_resolved(scenario)
     stated, _, _ = _stated(r, claim)
-    figure = _figure(claim, stated)
+    figure = _figure(claim, stated, _claim_volume(r, claim))
     changes = []
     for path, current, found, low, high in searched_inputs(r):
         vectorised = _vectorised(r, path, current, figure)
@@ -189,8 +214,13 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
     r = as_resolved(scenario)
     stated, unit, stated_multiple = _stated(r, claim)
     computed_multiple = None
+    options: tuple[str, ...] = ()
+    volume = None
     if claim.kind == "monthly_cost":
         computed = float(monthly_cost(r, _option(claim), r.volume))
+    elif claim.kind == "cheapest":
+        options, volume = _pair(claim), _claim_volume(r, claim)
+        computed = float(monthly_cost(r, options[0], volume))
     elif claim.kind == "break_even":
         # never a narrower range than the comparison's own break-evens search (at a volume of 0, 10 x 0 is none)
         upper = max(10.0 * max(stated, r.volume, 1e-9), default_volume_max(r))
@@ -202,6 +232,8 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
         computed = float(_gpu_hours(r))
     if computed is None:
         confirmed = False
+    elif claim.kind == "cheapest":
+        confirmed = computed < stated
     elif stated == 0:
         confirmed = computed == 0
     else:
@@ -219,6 +251,8 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
         stated_multiple,
         computed_multiple,
         changes,
+        options,
+        volume,
     )
 
 

@@ -54,7 +54,7 @@ from ..results import (
 )
 from ..schema import Scenario
 
-SCHEMA_VERSION = "2.4.0"
+SCHEMA_VERSION = "2.5.0"
 """Version of the output contract (semver: a breaking change bumps the major)."""
 
 STATUSES = ("never", "not_defined", "not_applicable", "no_limit")
@@ -1341,7 +1341,12 @@ class InputChangeOutput(OutputModel):
 
 
 class ClaimOutput(OutputModel):
-    """A figure the scenario's source document states, checked against the computed one."""
+    """A figure the scenario's source document states, checked against the computed one.
+
+    A ``cheapest`` claim (one option costs less than another at ``volume``) states no figure: ``stated`` is
+    the monthly cost its option must be below (the other option's), ``computed`` its option's, ``options``
+    the two (the one stated to cost less first); it takes no tolerance (``not_applicable``).
+    """
 
     statement: str
     source: str
@@ -1353,9 +1358,11 @@ class ClaimOutput(OutputModel):
     stated_multiple: Quantity | None
     computed_multiple: Quantity | None
     would_hold: list[InputChangeOutput]
+    options: list[str] | None
+    volume: Quantity | None
 
 
-def _claim(c) -> ClaimOutput:
+def _claim(c, volume_unit: str) -> ClaimOutput:
     multiple = c.stated_multiple is not None
     return ClaimOutput(
         statement=c.statement,
@@ -1363,14 +1370,16 @@ def _claim(c) -> ClaimOutput:
         kind=c.kind,
         stated=_q(c.stated, c.unit),
         computed=_q(c.computed, c.unit, "not_defined" if c.kind == "figure" else "never"),
-        tolerance_share=_q(c.tolerance, "-"),
+        tolerance_share=_q(None if c.kind == "cheapest" else c.tolerance, "-", "not_applicable"),
         confirmed=c.confirmed,
         stated_multiple=_q(c.stated_multiple, "-") if multiple else None,
-        computed_multiple=_q(c.computed_multiple, "-", "never") if multiple else None,
+        computed_multiple=_q(c.computed_multiple, "-", "never") if multiple and c.kind == "break_even" else None,
         would_hold=[
             InputChangeOutput(path=w.path, title=w.title, current=_q(w.current, w.unit), needed=_q(w.needed, w.unit))
             for w in c.would_hold
         ],
+        options=list(c.options) if c.options else None,
+        volume=_q(c.volume, volume_unit) if c.volume is not None else None,
     )
 
 
@@ -1564,7 +1573,7 @@ def comparison_output(
         cheapest_mix=None if c.mix is None else _mix(c.mix, cur),
         serving=None if c.serving is None else _serving(c.serving),
         energy=None if c.energy is None else _energy(c.energy, cur, tokens),
-        claims=[_claim(claim) for claim in c.claims],
+        claims=[_claim(claim, vunit) for claim in c.claims],
         uncertainty=None if analysis is None else _uncertainty(analysis),
         routing=None if c.routing is None else _routing(c.routing, cur),
     )

@@ -509,10 +509,12 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
         else:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"
-        lines.append(
-            f"- {verdict}: “{md(claim.statement)}” ({md(claim.source) or 'no source given'}): stated "
-            f"{md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}."
+        checked = (
+            md(text.cheapest_claim_words(claim, comparison.volume_unit, times="×"))
+            if claim.kind == "cheapest"
+            else f"stated {md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}"
         )
+        lines.append(f"- {verdict}: “{md(claim.statement)}” ({md(claim.source) or 'no source given'}): {checked}.")
         for change in claim.would_hold:
             unit = f" {md(change.unit)}" if fmt.unit_suffix(change.unit) else ""  # escaped for Markdown
             lines.append(

@@ -16,6 +16,7 @@ from ..resolved import Resolved, as_resolved
 from ..results import (
     LAYER_LABELS,
     BreakEven,
+    ClaimCheck,
     Comparison,
     Decision,
     EnergyResult,
@@ -1079,6 +1080,22 @@ def diff_text(result) -> str:
     return "\n".join(lines)
 
 
+def cheapest_claim_words(claim: ClaimCheck, volume_unit: str, times: str = "x") -> str:
+    """What a cheapest claim states and what the model computes, in words: "stated: rent costs less than api at
+    100,000,000 tokens/day (10 x the volume); computed: rent 12,070.00 USD/month, api 35,486.11 USD/month"
+    (``times``: the sign between a multiple and "the volume")."""
+    option, other = claim.options
+    at = f"{fmt.amount(claim.volume, 0)} {volume_unit}" + (
+        f" ({fmt.significant(claim.stated_multiple, 3)} {times} the volume)"
+        if claim.stated_multiple is not None
+        else ""
+    )
+    return (
+        f"stated: {option} costs less than {other} at {at}; computed: {option} {fmt.amount(claim.computed)} "
+        f"{claim.unit}, {other} {fmt.amount(claim.stated)} {claim.unit}"
+    )
+
+
 def claims_text(comparison: Comparison) -> str:
     """The scenario's stated figures, each confirmed or contradicted, with the inputs that would make it hold.
 
@@ -1109,7 +1126,10 @@ def claims_text(comparison: Comparison) -> str:
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
         lines.append(f'  {verdict}: "{claim.statement}"')
-        lines.append(f"    stated {stated}; computed {computed}; tolerance {fmt.share(claim.tolerance)}")
+        if claim.kind == "cheapest":
+            lines.append(f"    {cheapest_claim_words(claim, comparison.volume_unit)}")
+        else:
+            lines.append(f"    stated {stated}; computed {computed}; tolerance {fmt.share(claim.tolerance)}")
         if claim.would_hold:
             lines.append("    would hold if, alone:")
             lines += [

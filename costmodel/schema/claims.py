@@ -14,11 +14,16 @@ change for it to hold (:mod:`costmodel.domain.claims`). Claims change no figure.
         value: 12000
         currency: EUR
         tolerance: 0.05
-      - statement: "if volume grew 10x, the answer would flip"
+      - statement: "the two cost the same at about 3.4x today's volume"
         kind: break_even             # the volume at which two options cost the same ...
         options: [rent, api]
-        volume_multiple: 10          # ... as a multiple of the scenario's volume (or volume:)
+        volume_multiple: 3.4         # ... as a multiple of the scenario's volume (or volume:)
         tolerance: 0.25
+      - statement: "if volume grew 10x, the answer would flip (self-hosting would pay)"
+        kind: cheapest               # one option costs less than another ...
+        option: rent
+        options: [rent, api]
+        volume_multiple: 10          # ... at a volume (or volume:; neither: the scenario's)
       - statement: "pretraining takes 2.664 M GPU-hours"
         kind: gpu_hours              # GPU-hours used per month (a training run: the run's)
         value: 2664000
@@ -89,6 +94,7 @@ _CLAIM_FIELDS = (
 _CLAIM_TAKES = {
     "monthly_cost": ("option", "value", "currency"),
     "break_even": ("options", "volume", "volume_multiple"),
+    "cheapest": ("option", "options", "volume", "volume_multiple"),
     "gpu_hours": ("value", "option"),
     "figure": ("value", "figure", "unit", "currency", "relative_to", "baseline", "relation"),
 }
@@ -100,6 +106,11 @@ _CLAIM_RULES = {
         given("options"),
         {"properties": {"options": {"uniqueItems": True}}},
         one_of("volume", "volume_multiple"),
+    ),
+    "cheapest": (
+        given("option", "options"),
+        {"properties": {"options": {"uniqueItems": True}}},
+        never(given("volume", "volume_multiple")),
     ),
     "gpu_hours": (given("value"), _NOT_NEGATIVE),
     "figure": (
@@ -128,14 +139,19 @@ class Claim(InputModel):
     )
 
     statement: Text = Field(min_length=1, description="The claim in the source's own words.")
-    kind: Literal["monthly_cost", "break_even", "gpu_hours", "figure"] = Field(
+    kind: Literal["monthly_cost", "break_even", "cheapest", "gpu_hours", "figure"] = Field(
         description="monthly_cost: an option's monthly cost; break_even: the volume at which two options cost the "
-        "same; gpu_hours: GPU-hours used per month, or a training run's total; figure: any figure of "
+        'same; cheapest: one option costs less a month than another at a volume ("the answer would flip"); '
+        "gpu_hours: GPU-hours used per month, or a training run's total; figure: any figure of "
         "the output (costmodel compare --json) by its path, alone or relative to another."
     )
-    option: OptionName | None = Field(default=None, description="For monthly_cost.")
+    option: OptionName | None = Field(
+        default=None, description="For monthly_cost; for cheapest: the option stated to cost less (one of options)."
+    )
     options: tuple[OptionName, OptionName] | None = Field(
-        default=None, strict=False, description="For break_even: the two options (a YAML list of two)."
+        default=None,
+        strict=False,
+        description="For break_even and cheapest: the two options compared (a YAML list of two).",
     )
     value: float | None = Field(
         default=None,
@@ -176,12 +192,20 @@ class Claim(InputModel):
         "figure [the figure's unit]; share_saved = 1 - figure / other [-].",
     )
     currency: Currency | None = Field(default=None, description="Currency of a stated cost; default: reporting.")
-    volume: NonNegative | None = Field(default=None, description="A stated break-even volume. [workload unit]")
+    volume: NonNegative | None = Field(
+        default=None,
+        description="A stated break-even volume; for cheapest, the volume it is stated at (default: the "
+        "scenario's). [workload unit]",
+    )
     volume_multiple: Positive | None = Field(
-        default=None, description="A stated break-even as a multiple of the scenario's volume. [-]"
+        default=None,
+        description="volume as a multiple of the scenario's volume. [-]",
     )
     tolerance: Positive = Field(
-        default=0.05, le=10, description="Largest relative gap |computed/stated - 1| that still confirms. [-]"
+        default=0.05,
+        le=10,
+        description="Largest relative gap |computed/stated - 1| that still confirms (not for cheapest: it holds "
+        "when its option costs less). [-]",
     )
     source: Source = ""
 
@@ -200,6 +224,13 @@ class Claim(InputModel):
                 raise need("options", "a break_even claim names two different options")
             if (self.volume is None) == (self.volume_multiple is None):
                 raise need("volume", "a break_even claim states either volume or volume_multiple, not both")
+        elif self.kind == "cheapest":
+            if self.options is None or self.options[0] == self.options[1]:
+                raise need("options", "a cheapest claim names the two options it compares")
+            if self.option not in self.options:
+                raise need("option", "a cheapest claim names which of its two options costs less (option)")
+            if self.volume is not None and self.volume_multiple is not None:
+                raise need("volume", "a cheapest claim states volume or volume_multiple, not both")
         elif self.value is None:
             raise need("value", f"a {self.kind} claim states its value")
         if self.kind == "figure":
@@ -224,29 +255,8 @@ class Claim(InputModel):
                 self.value,
                 kind=self.kind,
             )
-        takes = {
-            "monthly_cost": {"option", "value", "currency"},
-            "break_even": {"options", "volume", "volume_multiple"},
-            "gpu_hours": {"value", "option"},
-            "figure": {"value", "figure", "unit", "currency", "relative_to", "baseline", "relation"},
-        }[self.kind]
-        unused = [
-            name
-            for name in (
-                "option",
-                "options",
-                "value",
-                "currency",
-                "volume",
-                "volume_multiple",
-                "figure",
-                "unit",
-                "relative_to",
-                "baseline",
-                "relation",
-            )
-            if getattr(self, name) is not None and name not in takes
-        ]
+        takes = set(_CLAIM_TAKES[self.kind])
+        unused = [name for name in _CLAIM_FIELDS if getattr(self, name) is not None and name not in takes]
         if unused:
             raise fail(
                 "Claim",
