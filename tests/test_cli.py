@@ -246,3 +246,13 @@ def test_a_module_refused_during_report_is_importable_again_after(tmp_path, monk
     with _not_imported("refused_for_a_while"):  # imported already: left alone
         assert sys.modules["refused_for_a_while"] is refused_for_a_while
     assert sys.modules["refused_for_a_while"] is refused_for_a_while
+
+
+def test_compare_at_a_given_volume_does_not_call_it_the_scenarios(capsys):
+    # `compare --volume 50000000` said "on the monthly cost at the scenario's volume, 50,000,000 tokens/day"
+    # of R1, whose own volume is 10,000,000
+    assert main(["compare", "llama70b-vs-api", "--volume", "50000000"]) == 0
+    out = capsys.readouterr().out
+    assert "on the monthly cost at 50,000,000 tokens/day." in out and "scenario's volume" not in out.split("\n", 3)[1]
+    assert main(["compare", "llama70b-vs-api"]) == 0
+    assert "on the monthly cost at the scenario's volume, 10,000,000 tokens/day." in capsys.readouterr().out

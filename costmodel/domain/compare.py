@@ -281,7 +281,14 @@ def _decided(r: Resolved, volume: float | None, volume_max: float | None, steady
     mix = mix_result(r, steady=steady_mix)
     plan = growth_plan(r) if r.finance is not None and r.finance.capacity_plan is not None else None
     at_volume = r if volume is None else r.at_volume(v)
-    decision = decide(at_volume, finance_flows=flows if volume is None else None, run=run, mix=mix, plan=plan)
+    decision = decide(
+        at_volume,
+        finance_flows=flows if volume is None else None,
+        run=run,
+        mix=mix,
+        plan=plan,
+        volume_given=volume is not None,
+    )
     return Decided(v, upper, costs, run, flows, mix, plan, at_volume, decision)
 
 

@@ -423,7 +423,7 @@ def labels(
     return found
 
 
-def _description(r: Resolved, measure: str, run=None) -> str:
+def _description(r: Resolved, measure: str, run=None, volume_given: bool = False) -> str:
     if measure == Measure.PRESENT_VALUE:
         f = r.finance
         timing = {
@@ -445,16 +445,17 @@ def _description(r: Resolved, measure: str, run=None) -> str:
             f"the monthly cost of serving the {r.demand.profile.kind.replace('_', ' ')} demand hour by hour "
             "(capacity as it is bought)"
         )
+    volume = f"{float(np.mean(r.volume)):,.0f} {r.volume_unit}"
+    at = f"at {volume}" if volume_given else f"at the scenario's volume, {volume}"
     if measure == Measure.COST_PER_SUCCESSFUL_TASK:
         from .routing import tasks_per_month
 
         tasks = float(np.mean(tasks_per_month(r)))
         return (
-            f"the cost of {TASKS_PER_FIGURE:,} successful tasks at the scenario's volume, "
-            f"{float(np.mean(r.volume)):,.0f} {r.volume_unit} ({tasks:,.0f} tasks a month): monthly cost / "
+            f"the cost of {TASKS_PER_FIGURE:,} successful tasks {at} ({tasks:,.0f} tasks a month): monthly cost / "
             "(tasks a month × success rate)"
         )
-    return f"the monthly cost at the scenario's volume, {float(np.mean(r.volume)):,.0f} {r.volume_unit}"
+    return f"the monthly cost {at}"
 
 
 def unit_of_measure(currency: str, measure: str) -> str:
@@ -472,6 +473,7 @@ def decide(
     run: TrainingRun | None = None,
     mix: MixResult | None = None,
     plan: GrowthPlan | None = None,
+    volume_given: bool = False,
 ) -> Decision:
     """The scenario's decision: every candidate on its measure, cheapest first.
 
@@ -481,6 +483,9 @@ def decide(
         The scenario (scalar inputs).
     finance_flows, run, mix, plan
         Already computed cash flows, training run, mix result and capacity plan, reused.
+    volume_given
+        The scenario's volume was replaced by one given for this comparison (``compare --volume``): the
+        measure's description names the volume, not "the scenario's volume".
 
     Returns
     -------
@@ -523,7 +528,7 @@ def decide(
         if not np.isfinite(c.figure):
             raise ValueError(f"the {c.label} figure on {measure} is not finite; check the inputs' magnitudes")
     ranked = sorted(entries, key=lambda c: c.figure)  # stable: options before the mix and the plan on ties
-    description = _description(r, measure, run)
+    description = _description(r, measure, run, volume_given)
     return Decision(str(measure), description, unit, {c.id: c for c in ranked})
 
 
