@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+import costmodel
 from costmodel.cli import main
 from costmodel.paths import SCENARIO_DIR
 from costmodel.report import report_folder
@@ -256,3 +257,22 @@ def test_compare_at_a_given_volume_does_not_call_it_the_scenarios(capsys):
     assert "on the monthly cost at 50,000,000 tokens/day." in out and "scenario's volume" not in out.split("\n", 3)[1]
     assert main(["compare", "llama70b-vs-api"]) == 0
     assert "on the monthly cost at the scenario's volume, 10,000,000 tokens/day." in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SCENARIO_DIR.glob("*.yaml")))
+def test_compare_text_traces_each_options_monthly_cost_to_its_components(name, capsys):
+    # a reviewer reading the terminal saw 16,699.42 for R1's own cluster with nothing to trace it to (only --json
+    # and the report had the parts); each option's line is now followed by its components, which add up to it
+    from costmodel.presentation.text import comparison_text
+
+    comparison = costmodel.compare(costmodel.load_scenario(name)).comparison
+    lines = comparison_text(comparison).splitlines()
+    for option in comparison.options.values():
+        if not option.components:
+            continue
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"  {option.label} ") and "   " in line)
+        shown = lines[at + 1].split("= ", 1)[1].split(" + ")
+        assert len(shown) == len(option.components)
+        total = sum(float(part.rsplit(" ", 1)[1].replace(",", "")) for part in shown)
+        # each part to the cent: the parts add up to the option's figure within half a cent each
+        assert total == pytest.approx(option.monthly_cost, abs=0.005 * len(shown) + 1e-9), (name, option.label)

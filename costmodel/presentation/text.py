@@ -288,6 +288,11 @@ def comparison_text(comparison: Comparison) -> str:
             busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
             extra.append(f"{fmt.plural(r.gpus, 'GPU')}{busy}" + (" (stepped up)" if r.stepped_up else ""))
         lines.append(f"  {r.label:<{wide}} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
+        if r.components:  # the figure traced to its parts, each from the scenario's inputs (--json: components)
+            lines.append(
+                f"  {'':<{wide}} = "
+                + " + ".join(f"{name.replace('_', ' ')} {fmt.amount(value)}" for name, value in r.components.items())
+            )
     for r in c.options.values():
         if r.provider is not None:
             p = r.provider  # one volume: one figure each
