@@ -1580,9 +1580,16 @@ def _bills(args: argparse.Namespace) -> int:
 
         _say(json.dumps(document("bills", summary.to_json()), indent=2, allow_nan=False))
         return 0
-    _say(f"{'month':8} {'provider':16} {'service':28} {'BilledCost':>14} {'EffectiveCost':>14}  [{summary.currency}]")
-    for (month, provider, service), (billed, effective) in sorted(summary.spend.items()):
-        _say(f"{month:8} {provider[:16]:16} {service[:28]:28} {billed:>14,.2f} {effective:>14,.2f}")
+    spend = sorted(summary.spend.items())
+    # names whole, however long: a cut "Amazon Simple Storage Servic" is not the bill's service
+    wide_p = max([len("provider")] + [len(provider) for (_, provider, _), _ in spend])
+    wide_s = max([len("service")] + [len(service) for (_, _, service), _ in spend])
+    _say(
+        f"{'month':8} {'provider':{wide_p}} {'service':{wide_s}} {'BilledCost':>14} {'EffectiveCost':>14}  "
+        f"[{summary.currency}]"
+    )
+    for (month, provider, service), (billed, effective) in spend:
+        _say(f"{month:8} {provider:{wide_p}} {service:{wide_s}} {billed:>14,.2f} {effective:>14,.2f}")
     for month, total in sorted(summary.totals("month").items()):
         _say(f"total {month}: {total:,.2f} {summary.currency}")
     for provider, total in sorted(summary.totals("provider").items()):

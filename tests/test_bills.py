@@ -725,3 +725,16 @@ def test_the_written_scenario_says_what_it_compares(tmp_path):
     assert set(data["options"]) == {"rent", "rents"}
     assert "over 2 months" in data["description"] and "renting the same hours" in data["description"]
     assert "owning, or an API" not in data["description"]
+
+
+def test_bills_text_writes_each_service_whole(capsys):
+    # the FinOps sample's "Amazon Simple Storage Service" and "Amazon EC2 Container Registry (ECR)" were cut at 28
+    # characters ("Amazon Simple Storage Servic"), which is no service on the bill
+    assert main(["bills", str(PUBLIC_SAMPLE)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.split()[2:5] == ["Amazon", "Simple", "Storage"] and " Service " in line for line in lines)
+    assert any("Amazon EC2 Container Registry (ECR) " in line for line in lines)
+    header = lines[0]
+    # the figures stay in one column: every row's BilledCost ends where the header's does
+    end = header.index("BilledCost") + len("BilledCost")
+    assert all(line[end - 1].isdigit() for line in lines[1:] if line.startswith("2024-"))
