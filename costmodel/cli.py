@@ -1229,6 +1229,16 @@ def _add_fleet(commands: _Commands) -> None:
     fleet.set_defaults(run=_fleet)
 
 
+_FLEET_WAYS = {
+    "own": "own cluster",
+    "rent": "cloud rental, on demand",
+    "rent.reserved": "cloud rental, reserved",
+    "rent.spot": "cloud rental, spot",
+    "mix": "cheapest mix, hour by hour",
+}
+"""A fleet's ways to pay in words (``fleet --json`` keeps the ids); a further offer keeps its own name."""
+
+
 def _fleet(args: argparse.Namespace) -> int:
     from .domain.fleet import compare_fleet
 
@@ -1238,16 +1248,22 @@ def _fleet(args: argparse.Namespace) -> int:
 
         print(json.dumps(document("fleet", result.to_dict()), indent=2, allow_nan=False))
         return 0
+    from calendar import month_abbr
+
     c = result.currency
     lines = [result.title or str(args.file), ""]
     lines.append(f"Fleet, on the members' summed hourly demand ({c}/month):")
     lines += [
-        f"  {k:<16} {v:>14,.2f}{'  <- cheapest' if k == result.winner else ''}" for k, v in result.figures.items()
+        f"  {_FLEET_WAYS.get(k, k):<28} {v:>14,.2f}{'  <- cheapest' if k == result.winner else ''}"
+        for k, v in result.figures.items()
     ]
     lines += ["", "Each member alone:"]
-    lines += [f"  {m.name:<16} {m.team:<12} {m.winner:<16} {m.alone:>14,.2f}" for m in result.members]
     lines += [
-        f"  {m.name}: {m.run_gpu_hours:,.0f} GPU-hours a run, in months {', '.join(map(str, m.run_months))}"
+        f"  {m.name:<16} {m.team:<12} {_FLEET_WAYS.get(m.winner, m.winner):<28} {m.alone:>14,.2f}"
+        for m in result.members
+    ]
+    lines += [
+        f"  {m.name}: {m.run_gpu_hours:,.0f} GPU-hours a run, in {', '.join(month_abbr[n] for n in m.run_months)}"
         for m in result.members
         if m.run_gpu_hours is not None
     ]
@@ -1263,7 +1279,7 @@ def _fleet(args: argparse.Namespace) -> int:
         lines += ["", f"By calendar month ({c}; the month's cost split by the month's GPU-hours):"]
         lines.append(f"  {'month':<6} {'cost':>12}" + "".join(f" {t[:14]:>14}" for t in teams))
         lines += [
-            f"  {ms.month:<6} {ms.cost:>12,.2f}" + "".join(f" {s.allocated:>14,.2f}" for s in ms.teams)
+            f"  {month_abbr[ms.month]:<6} {ms.cost:>12,.2f}" + "".join(f" {s.allocated:>14,.2f}" for s in ms.teams)
             for ms in result.monthly
         ]
     _say("\n".join(lines))

@@ -221,3 +221,16 @@ def _load_error(path) -> InputError:
     with pytest.raises(InputError) as info:
         load_fleet(path)
     return info.value
+
+
+def test_fleet_text_names_the_ways_to_pay_in_words(capsys):
+    from costmodel.cli import main
+
+    # the text listed the candidates by id ("rent.reserved", "mix") where a reader expects what is bought;
+    # --json keeps the ids
+    from costmodel.paths import DATA_DIR
+
+    assert main(["fleet", str(DATA_DIR / "fleets" / "serve-and-finetune.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "cheapest mix, hour by hour" in out and "cloud rental, reserved" in out and "own cluster" in out
+    assert "rent.reserved" not in out and "\n  mix " not in out

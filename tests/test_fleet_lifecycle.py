@@ -183,4 +183,4 @@ def test_cli_serve_and_finetune(capsys):
         assert sum(Decimal(t["allocated"]) for t in month["teams"]) == Decimal(month["cost"])
     assert main(["fleet", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "GPU-hours a run, in months 1, 2" in out and "By calendar month" in out
+    assert "GPU-hours a run, in Jan, Feb" in out and "By calendar month" in out and "\n  Feb " in out
