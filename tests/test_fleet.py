@@ -224,10 +224,9 @@ def _load_error(path) -> InputError:
 
 
 def test_fleet_text_names_the_ways_to_pay_in_words(capsys):
-    from costmodel.cli import main
-
     # the text listed the candidates by id ("rent.reserved", "mix") where a reader expects what is bought;
     # --json keeps the ids
+    from costmodel.cli import main
     from costmodel.paths import DATA_DIR
 
     assert main(["fleet", str(DATA_DIR / "fleets" / "serve-and-finetune.yaml")]) == 0
