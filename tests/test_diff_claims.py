@@ -248,3 +248,20 @@ def test_other_differences_say_whether_they_moved_anything():
     assert "other differences (together they moved nothing):" in nothing
     moved = diff_text(diff(a, patched("llama70b-hybrid", {}), "A", "B"))  # an office-hours demand profile
     assert "other differences (together they moved):" in moved
+
+
+@pytest.mark.parametrize(
+    ("claim", "where", "name"),
+    [
+        # a further offer the scenario lacks, second of the pair: named at its own place in the list
+        ({"option": "api", "options": ["api", "api:nope"]}, "claims.0.options.1", "api:nope"),
+        # the option stated to cost less is also options.0: one message, not the same one twice
+        ({"option": "rent:nope", "options": ["rent:nope", "api"]}, "claims.0.options.0", "rent:nope"),
+    ],
+)
+def test_a_cheapest_claim_on_an_option_the_scenario_lacks_names_its_place_once(tmp_path, capsys, claim, where, name):
+    data = patched_data("llama70b-vs-api", {"claims": [{"statement": "x", "kind": "cheapest", **claim}]})
+    assert main(["validate", str(write_scenario(tmp_path, data))]) == 2
+    err = capsys.readouterr().err
+    assert f"bad.yaml: {where}: the scenario has no {name} option (got '{name}')" in err
+    assert err.count(f"no {name} option") == 1, err

@@ -460,10 +460,14 @@ class Scenario(InputModel):
         and is in a currency with an FX rate."""
         work = self.workload
         for index, claim in enumerate(self.claims):
-            for option in (claim.option,) + tuple(claim.options or ()):
-                if option is not None and option not in present:
+            # each name once, at the field that holds it: a cheapest claim's option is one of its options
+            named = [(("options", at), option) for at, option in enumerate(claim.options or ())]
+            if claim.option is not None and claim.option not in (claim.options or ()):
+                named.insert(0, (("option",), claim.option))
+            for field, option in named:
+                if option not in present:
                     fail(
-                        ("claims", index, "option"),
+                        ("claims", index, *field),
                         option,
                         "no_option",
                         "the scenario has no {option} option",
