@@ -265,3 +265,33 @@ def test_a_cheapest_claim_on_an_option_the_scenario_lacks_names_its_place_once(t
     err = capsys.readouterr().err
     assert f"bad.yaml: {where}: the scenario has no {name} option (got '{name}')" in err
     assert err.count(f"no {name} option") == 1, err
+
+
+CHEAPEST_RENT = {"statement": "x", "kind": "cheapest", "option": "rent", "options": ["rent", "api"]}
+
+
+@pytest.mark.parametrize(
+    ("claim", "words"),
+    [
+        # 1e300 tokens/day: the API's bill 11.67 USD/M x 1e300 x 365/12 is 3.5e302, the text printed a 300-digit
+        # figure; a volume above 1e15 (the largest figure the model takes, as for the scenario's own) is refused
+        ({**CHEAPEST_RENT, "volume": 1e300}, "claims.0.volume: magnitude outside 1e-09 to 1e+15 (tokens/day)"),
+        ({**CHEAPEST_RENT, "volume": 1e-300}, "claims.0.volume: magnitude outside 1e-09 to 1e+15 (tokens/day)"),
+        # 1e300 x 1e7 = 1e307 tokens/day: the API's cost overflowed to inf, the text printed "api nan USD/month"
+        (
+            {**CHEAPEST_RENT, "volume_multiple": 1e300},
+            "claims.0.volume_multiple: magnitude outside 1e-09 to 1e+15 (x the scenario's volume)",
+        ),
+        # a break-even claim is held to the same bound (at 1e300 its search blamed workload.tokens_per_day)
+        (
+            {"statement": "x", "kind": "break_even", "options": ["rent", "api"], "volume": 2e15},
+            "claims.0.volume: magnitude outside 1e-09 to 1e+15 (tokens/day)",
+        ),
+    ],
+)
+def test_a_claims_volume_out_of_the_models_range_is_refused(tmp_path, capsys, claim, words):
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}, drop=("uncertainty",)))
+    assert main(["validate", str(path)]) == 2
+    assert f"bad.yaml: {words}" in capsys.readouterr().err
+    assert main(["compare", str(path), "--json"]) == 2
+    assert words in capsys.readouterr().err

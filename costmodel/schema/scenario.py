@@ -473,6 +473,7 @@ class Scenario(InputModel):
                         "the scenario has no {option} option",
                         option=option,
                     )
+            self._check_claim_volume(fail, index, claim)
             unsized = work.kind == "tokens" and (
                 work.input_only or (work.serving is None and work.output_tokens_per_second_per_gpu is None)
             )
@@ -496,6 +497,24 @@ class Scenario(InputModel):
                     "no FX rate from {currency} to {reporting}; add it under fx.rates",
                     currency=claim.currency,
                     reporting=self.reporting_currency,
+                )
+
+    def _check_claim_volume(self, fail: _Fail, index: int, claim: Claim) -> None:
+        """The volume a break-even or cheapest claim is stated at, and its multiple of the scenario's, lie within
+        what the model takes, as every figure of a scenario must (at 1e300 tokens/day a cost overflows to NaN).
+        Neither is compared with the scenario's volume, so a sweep of it keeps the claims valid."""
+        for name in ("volume", "volume_multiple"):
+            value = getattr(claim, name)
+            if value is not None and implausible_magnitude(value):
+                unit = self.volume_unit if name == "volume" else "x the scenario's volume"
+                fail(
+                    ("claims", index, name),
+                    value,
+                    "implausible_magnitude",
+                    "magnitude outside {low} to {high} ({unit}): no real volume is that large or small",
+                    low=f"{SMALLEST_INPUT:g}",
+                    high=f"{LARGEST_INPUT:g}",
+                    unit=unit,
                 )
 
     def _check_reserved_price(
