@@ -295,3 +295,21 @@ def test_a_claims_volume_out_of_the_models_range_is_refused(tmp_path, capsys, cl
     assert f"bad.yaml: {words}" in capsys.readouterr().err
     assert main(["compare", str(path), "--json"]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_a_cheapest_claims_multiple_of_a_volume_of_zero_is_said():
+    # R1 at 0 tokens/day: "rent costs less at 10x" is checked at 10 x 0 = 0 tokens/day, where the API costs
+    # 0 and the rental 2 x 3.5 x 730 + 6,960 = 12,070 USD/month; the words said only "at 0 tokens/day", as if
+    # the claim had stated 0, and the JSON's stated_multiple was null
+    from costmodel.presentation.output import comparison_output
+    from costmodel.presentation.text import cheapest_claim_words
+
+    comparison = compare_domain(patched("llama70b-vs-api", {"workload.tokens_per_day": 0}))
+    flip = comparison.claims[2]
+    assert flip.volume == 0 and flip.stated_multiple == 10 and not flip.confirmed
+    assert flip.stated == 0 and flip.computed == pytest.approx(2 * 3.5 * 730 + 6960, rel=1e-12)
+    assert cheapest_claim_words(flip, "tokens/day").startswith(
+        "stated: rent costs less than api at 0 tokens/day (10.0 x the volume); computed: rent 12,070.00 USD/month"
+    )
+    shown = comparison_output(comparison, uncertainty=False).model_dump(mode="json")["claims"][2]
+    assert shown["stated_multiple"] == {"value": 10.0, "unit": "-", "status": None}

@@ -77,7 +77,8 @@ def _claim_volume(r: Resolved, claim: Claim) -> float:
 
 
 def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
-    """The stated figure in the model's unit, the unit, and a break-even's multiple of the volume."""
+    """The stated figure in the model's unit, the unit, and the multiple of the volume a break-even or cheapest
+    claim is stated at."""
     if claim.kind == "monthly_cost":
         rate = r.scenario.fx_rate(claim.currency) if claim.currency else 1.0
         return _value(claim) * rate, f"{r.currency}/month", None
@@ -87,8 +88,9 @@ def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
     if claim.kind == "cheapest":  # the cost to be below: the other option's at the claim's volume
         volume = _claim_volume(r, claim)
         other = float(monthly_cost(r, _pair(claim)[1], volume))
-        stated_at = claim.volume is not None or claim.volume_multiple is not None
-        return other, f"{r.currency}/month", (volume / r.volume if r.volume > 0 and stated_at else None)
+        if claim.volume_multiple is not None:  # as stated, of a volume of 0 too (10 x 0 is 0: the words say so)
+            return other, f"{r.currency}/month", float(claim.volume_multiple)
+        return other, f"{r.currency}/month", (volume / r.volume if r.volume > 0 and claim.volume is not None else None)
     return _value(claim), "GPU-hours" if r.workload.kind == "training" else "GPU-hours/month", None
 
 
