@@ -313,3 +313,27 @@ def test_a_cheapest_claims_multiple_of_a_volume_of_zero_is_said():
     )
     shown = comparison_output(comparison, uncertainty=False).model_dump(mode="json")["claims"][2]
     assert shown["stated_multiple"] == {"value": 10.0, "unit": "-", "status": None}
+
+
+def test_a_training_runs_cheapest_claim_is_on_the_cost_of_the_whole_run(tmp_path, capsys):
+    # R3's comparison ranks on the run's cost; the claim compared the monthly view "at 1,495,040 GPU-hours/month"
+    # (the cluster busy all month) and took any volume, e.g. 5 GPU-hours/month, where the rental cost 10 USD.
+    # The run: 2,667,103.07 GPU-hours; renting at 2 USD/GPU-h costs 5,334,206.13 USD; owning is 2,607,289.40
+    # USD/month (the monthly view) x 2,667,103.07 / (2,048 x 730) months = 4,651,320.07 USD
+    from costmodel.presentation.text import cheapest_claim_words
+
+    claim = Claim(statement="renting is cheaper", kind="cheapest", option="rent", options=("rent", "own"))
+    check = check_claim(patched("deepseek-v3-training"), claim)
+    assert not check.confirmed and check.unit == "USD" and check.volume is None
+    hours = 2_667_103.07
+    assert check.computed == pytest.approx(2 * hours, rel=1e-8)
+    assert check.stated == pytest.approx(2_607_289.40 * hours / (2048 * 730), rel=1e-8)
+    assert cheapest_claim_words(check, "GPU-hours/month") == (
+        "stated: rent costs less than own over the whole training run; computed: rent 5,334,206.13 USD, own "
+        "4,651,320.07 USD"
+    )
+    # a stated volume has no meaning there: refused, naming the field
+    stated = {"statement": "x", "kind": "cheapest", "option": "rent", "options": ["rent", "own"], "volume": 5.0}
+    data = patched_data("deepseek-v3-training", {"claims": [stated]})
+    assert main(["validate", str(write_scenario(tmp_path, data))]) == 2
+    assert "claims.0.volume: a training run has no monthly volume to compare at" in capsys.readouterr().err

@@ -12,7 +12,9 @@ it, so ``compare`` stays light).
 A break-even claim "the two cost the same at V" holds for an input value at which the two
 options cost the same at V; a cheapest claim "at V, A costs less than B" (the reading of "if
 volume grew 10x, the answer would flip") holds where A's monthly cost at V is below B's, and its
-inputs that would make it hold are those at which the two cost the same at V.
+inputs that would make it hold are those at which the two cost the same at V. A training run has no
+monthly volume: its cheapest claim "A costs less than B" is on the cost of the whole run, the measure
+its comparison ranks on.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ..schema.inputs import THROUGHPUT_INPUT, fixed_reason, input_fields
 from .break_even import break_even, default_volume_max
 from .capacity import gpu_hours_used
 from .costs import monthly_cost
-from .training import training_run
+from .training import run_costs, training_run
 from .uncertainty import bounds, numeric_inputs, with_values
 
 SPAN = 1000.0
@@ -85,6 +87,8 @@ def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
     if claim.kind == "break_even":
         volume = _claim_volume(r, claim)
         return volume, r.volume_unit, (volume / r.volume if r.volume > 0 else None)
+    if claim.kind == "cheapest" and r.workload.kind == "training":  # the other option's cost of the whole run
+        return float(np.asarray(run_costs(r)[_pair(claim)[1]])), r.currency, None
     if claim.kind == "cheapest":  # the cost to be below: the other option's at the claim's volume
         volume = _claim_volume(r, claim)
         other = float(monthly_cost(r, _pair(claim)[1], volume))
@@ -104,6 +108,7 @@ def _figure(claim: Claim, stated: float, volume: float = 0.0) -> Callable[[Resol
         a, b = _pair(claim)
         return lambda s: monthly_cost(s, a, stated) - monthly_cost(s, b, stated)
     if claim.kind == "cheapest":  # at the claim's volume, held fixed while an input is searched
+        # (a training run's costs are these × the run's months, the same for both: the same roots)
         a, b = _pair(claim)
         return lambda s: monthly_cost(s, a, volume) - monthly_cost(s, b, volume)
     return lambda s: _gpu_hours(s) - stated
@@ -220,6 +225,9 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
     volume = None
     if claim.kind == "monthly_cost":
         computed = float(monthly_cost(r, _option(claim), r.volume))
+    elif claim.kind == "cheapest" and r.workload.kind == "training":  # no monthly volume: the whole run's cost
+        options = _pair(claim)
+        computed = float(np.asarray(run_costs(r)[options[0]]))
     elif claim.kind == "cheapest":
         options, volume = _pair(claim), _claim_volume(r, claim)
         computed = float(monthly_cost(r, options[0], volume))

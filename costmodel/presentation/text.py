@@ -1088,15 +1088,18 @@ def diff_text(result) -> str:
 def cheapest_claim_words(claim: ClaimCheck, volume_unit: str, times: str = "x") -> str:
     """What a cheapest claim states and what the model computes, in words: "stated: rent costs less than api at
     100,000,000 tokens/day (10 x the volume); computed: rent 12,070.00 USD/month, api 35,486.11 USD/month"
-    (``times``: the sign between a multiple and "the volume")."""
+    (``times``: the sign between a multiple and "the volume"); a training run's is on the cost of the whole run."""
     option, other = claim.options
-    at = f"{fmt.amount(claim.volume, 0)} {volume_unit}" + (
-        f" ({fmt.significant(claim.stated_multiple, 3)} {times} the volume)"
-        if claim.stated_multiple is not None
-        else ""
-    )
+    if claim.volume is None:  # a training run's: on the cost of the whole run
+        at = "over the whole training run"
+    else:
+        at = f"at {fmt.amount(claim.volume, 0)} {volume_unit}" + (
+            f" ({fmt.significant(claim.stated_multiple, 3)} {times} the volume)"
+            if claim.stated_multiple is not None
+            else ""
+        )
     return (
-        f"stated: {option} costs less than {other} at {at}; computed: {option} {fmt.amount(claim.computed)} "
+        f"stated: {option} costs less than {other} {at}; computed: {option} {fmt.amount(claim.computed)} "
         f"{claim.unit}, {other} {fmt.amount(claim.stated)} {claim.unit}"
     )
 

@@ -195,7 +195,7 @@ class Claim(InputModel):
     volume: NonNegative | None = Field(
         default=None,
         description="A stated break-even volume; for cheapest, the volume it is stated at (default: the "
-        "scenario's). [workload unit]",
+        "scenario's; none for a training run, whose cheapest claim is on the whole run's cost). [workload unit]",
     )
     volume_multiple: Positive | None = Field(
         default=None,

@@ -502,7 +502,8 @@ class Scenario(InputModel):
     def _check_claim_volume(self, fail: _Fail, index: int, claim: Claim) -> None:
         """The volume a break-even or cheapest claim is stated at, and its multiple of the scenario's, lie within
         what the model takes, as every figure of a scenario must (at 1e300 tokens/day a cost overflows to NaN).
-        Neither is compared with the scenario's volume, so a sweep of it keeps the claims valid."""
+        Neither is compared with the scenario's volume, so a sweep of it keeps the claims valid. A training run
+        has no monthly volume: its cheapest claim states none."""
         for name in ("volume", "volume_multiple"):
             value = getattr(claim, name)
             if value is not None and implausible_magnitude(value):
@@ -516,6 +517,15 @@ class Scenario(InputModel):
                     high=f"{LARGEST_INPUT:g}",
                     unit=unit,
                 )
+        stated_at = "volume" if claim.volume is not None else "volume_multiple"
+        if claim.kind == "cheapest" and self.workload.kind == "training" and getattr(claim, stated_at) is not None:
+            fail(
+                ("claims", index, stated_at),
+                getattr(claim, stated_at),
+                "no_monthly_volume",
+                "a training run has no monthly volume to compare at: its cheapest claim is checked on the cost of "
+                "the whole run; drop volume and volume_multiple",
+            )
 
     def _check_reserved_price(
         self, fail: _Fail, catalog: Catalog, fields: dict[str, InputField], rent: CloudRental
