@@ -118,11 +118,19 @@ def test_a_contradicted_cheapest_claim_names_the_inputs_at_which_the_two_cost_th
         ({"option": "api"}, "names the two options it compares"),
         ({"option": "api", "options": ("api", "rent"), "volume": 1.0, "volume_multiple": 2.0}, "not both"),
         ({"option": "api", "options": ("api", "rent"), "value": 3.0}, "takes no value"),
+        # a margin the check would drop without a word: "cheaper by 10 %" is not what it tests
+        ({"option": "api", "options": ("api", "rent"), "tolerance": 0.1}, "takes no tolerance"),
     ],
 )
 def test_an_incomplete_cheapest_claim_is_refused(fields, words):
     with pytest.raises(ValueError, match=words):
         Claim(statement="x", kind="cheapest", **fields)
+
+
+def test_a_cheapest_claim_read_back_from_its_data_is_valid():
+    # a scenario's data written out (the what-if panel, a sweep) holds the default tolerance: not refused
+    claim = Claim(statement="x", kind="cheapest", option="api", options=("api", "rent"))
+    assert Claim.model_validate(claim.model_dump(exclude_none=True)) == claim
 
 
 def test_a_cheapest_claim_in_words_and_json(capsys):
