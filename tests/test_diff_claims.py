@@ -138,8 +138,8 @@ def test_a_cheapest_claim_in_words_and_json(capsys):
     out = capsys.readouterr().out
     assert 'confirmed: "If volume grew 10x' in out
     assert (
-        "stated: rent costs less than api at 100,000,000 tokens/day (10.0 x the volume); computed: rent 12,070.00 "
-        "USD/month, api 35,486.11 USD/month"
+        "stated: Cloud rental (rent) costs less than Hosted API (api) at 100,000,000 tokens/day (10.0 x the volume); "
+        "computed: Cloud rental 12,070.00 USD/month against Hosted API 35,486.11 USD/month"
     ) in out
     assert main(["compare", "llama70b-vs-api", "--json", "--no-uncertainty"]) == 0
     flip = json.loads(capsys.readouterr().out)["claims"][2]
@@ -317,7 +317,7 @@ def test_a_cheapest_claims_multiple_of_a_volume_of_zero_is_said():
     assert flip.volume == 0 and flip.stated_multiple == 10 and not flip.confirmed
     assert flip.stated == 0 and flip.computed == pytest.approx(2 * 3.5 * 730 + 6960, rel=1e-12)
     assert cheapest_claim_words(flip, "tokens/day").startswith(
-        "stated: rent costs less than api at 0 tokens/day (10.0 x the volume); computed: rent 12,070.00 USD/month"
+        "stated: rent costs less than api at 0 tokens/day (10.0 x the volume); computed: rent 12,070.00 USD/month "
     )
     shown = comparison_output(comparison, uncertainty=False).model_dump(mode="json")["claims"][2]
     assert shown["stated_multiple"] == {"value": 10.0, "unit": "-", "status": None}
@@ -337,7 +337,7 @@ def test_a_training_runs_cheapest_claim_is_on_the_cost_of_the_whole_run(tmp_path
     assert check.computed == pytest.approx(2 * hours, rel=1e-8)
     assert check.stated == pytest.approx(2_607_289.40 * hours / (2048 * 730), rel=1e-8)
     assert cheapest_claim_words(check, "GPU-hours/month") == (
-        "stated: rent costs less than own over the whole training run; computed: rent 5,334,206.13 USD, own "
+        "stated: rent costs less than own over the whole training run; computed: rent 5,334,206.13 USD against own "
         "4,651,320.07 USD"
     )
     # a stated volume has no meaning there: refused, naming the field
@@ -345,3 +345,25 @@ def test_a_training_runs_cheapest_claim_is_on_the_cost_of_the_whole_run(tmp_path
     data = patched_data("deepseek-v3-training", {"claims": [stated]})
     assert main(["validate", str(write_scenario(tmp_path, data))]) == 2
     assert "claims.0.volume: a training run has no monthly volume to compare at" in capsys.readouterr().err
+
+
+def test_a_cheapest_claim_names_further_offers_as_the_comparison_shows_them(capsys):
+    # "api:haiku costs less than api" named the offers by their keys only; the monthly view above calls them
+    # "Claude Haiku 4.5" and "Claude Sonnet 4.5, standard". At 50 M tokens/day, 4:1, 60 % of input cached
+    # (data/api_prices.csv, per M tokens: Haiku 1 in, 0.10 cached, 5 out; Sonnet 3, 0.30, 15), x 365/12 days:
+    # Haiku (16 x 1 + 24 x 0.1 + 10 x 5) x 30.4167 = 2,080.50; Sonnet three times that, 6,241.50 USD/month
+    claim = {
+        "statement": "Haiku is cheaper",
+        "kind": "cheapest",
+        "option": "api:haiku",
+        "options": ["api", "api:haiku"],
+    }
+    comparison = compare_domain(patched("api-offers", {"claims": [claim]}))
+    from costmodel.presentation.text import claims_text
+
+    assert (
+        "stated: Claude Haiku 4.5 (api:haiku) costs less than Claude Sonnet 4.5, standard (api) at 50,000,000 "
+        "tokens/day; computed: Claude Haiku 4.5 2,080.50 USD/month against Claude Sonnet 4.5, standard 6,241.50 "
+        "USD/month"
+    ) in claims_text(comparison)
+    assert comparison.options["api:haiku"].monthly_cost == pytest.approx((16 + 2.4 + 50) * 365 / 12, rel=1e-12)

@@ -510,7 +510,7 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"
         checked = (
-            md(text.cheapest_claim_words(claim, comparison.volume_unit, times="×"))
+            md(text.cheapest_claim_words(claim, comparison.volume_unit, times="×", label=comparison.label))
             if claim.kind == "cheapest"
             else f"stated {md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}"
         )

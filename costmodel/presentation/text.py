@@ -1085,11 +1085,16 @@ def diff_text(result) -> str:
     return "\n".join(lines)
 
 
-def cheapest_claim_words(claim: ClaimCheck, volume_unit: str, times: str = "x") -> str:
-    """What a cheapest claim states and what the model computes, in words: "stated: rent costs less than api at
-    100,000,000 tokens/day (10 x the volume); computed: rent 12,070.00 USD/month, api 35,486.11 USD/month"
-    (``times``: the sign between a multiple and "the volume"); a training run's is on the cost of the whole run."""
+def cheapest_claim_words(
+    claim: ClaimCheck, volume_unit: str, times: str = "x", label: Callable[[str], str] | None = None
+) -> str:
+    """What a cheapest claim states and what the model computes, in words: "stated: Cloud rental (rent) costs less
+    than Hosted API (api) at 100,000,000 tokens/day (10 x the volume); computed: Cloud rental 12,070.00 USD/month
+    against Hosted API 35,486.11 USD/month" (``times``: the sign between a multiple and "the volume"; ``label``: an
+    option's display name, as the comparison shows it, else its key alone); a training run's is on the cost of the
+    whole run."""
     option, other = claim.options
+    named = (lambda key: key) if label is None else label
     if claim.volume is None:  # a training run's: on the cost of the whole run
         at = "over the whole training run"
     else:
@@ -1098,9 +1103,10 @@ def cheapest_claim_words(claim: ClaimCheck, volume_unit: str, times: str = "x") 
             if claim.stated_multiple is not None
             else ""
         )
+    keys = {key: key if named(key) == key else f"{named(key)} ({key})" for key in (option, other)}
     return (
-        f"stated: {option} costs less than {other} {at}; computed: {option} {fmt.amount(claim.computed)} "
-        f"{claim.unit}, {other} {fmt.amount(claim.stated)} {claim.unit}"
+        f"stated: {keys[option]} costs less than {keys[other]} {at}; computed: {named(option)} "
+        f"{fmt.amount(claim.computed)} {claim.unit} against {named(other)} {fmt.amount(claim.stated)} {claim.unit}"
     )
 
 
@@ -1135,7 +1141,7 @@ def claims_text(comparison: Comparison) -> str:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
         lines.append(f'  {verdict}: "{claim.statement}"')
         if claim.kind == "cheapest":
-            lines.append(f"    {cheapest_claim_words(claim, comparison.volume_unit)}")
+            lines.append(f"    {cheapest_claim_words(claim, comparison.volume_unit, label=comparison.label)}")
         else:
             lines.append(f"    stated {stated}; computed {computed}; tolerance {fmt.share(claim.tolerance)}")
         if claim.would_hold:
