@@ -367,3 +367,27 @@ def test_a_cheapest_claim_names_further_offers_as_the_comparison_shows_them(caps
         "USD/month"
     ) in claims_text(comparison)
     assert comparison.options["api:haiku"].monthly_cost == pytest.approx((16 + 2.4 + 50) * 365 / 12, rel=1e-12)
+
+
+def test_a_cheapest_claims_inputs_say_which_side_of_the_tie_it_holds(r1):
+    # "the API stays cheaper at 10x": at 100 M tokens/day the two cost the same at a rental price p with
+    # 1,460 p + 6,960 = 35,486.11 (p = 19.54 USD/GPU-h) or an API output price o with (2 x 5 + o) / 3 x 3,041.67
+    # = 12,070 (o = 1.905 USD/M tokens); the claim holds past them, a rental dearer than 19.54 or an API output
+    # price below 1.905 ("were 19.54" read as if the claim held at the tie, where neither costs less)
+    from costmodel.presentation.text import claims_text
+
+    claim = {"statement": "API at 10x", "kind": "cheapest", "option": "api", "options": ["rent", "api"]}
+    comparison = compare_domain(patched("llama70b-vs-api", {"claims": [{**claim, "volume_multiple": 10}]}))
+    lines = claims_text(comparison).splitlines()
+    assert (
+        "      options.rent.price_per_gpu_hour (rental price per GPU-hour) were above 19.54 USD/GPU-h instead of "
+        "3.500 USD/GPU-h"
+    ) in lines
+    assert (
+        "      options.api.output_price_per_million (API output price) were below 1.905 USD/M tokens instead of "
+        "25.00 USD/M tokens"
+    ) in lines
+    assert (35_486.11 - 6960) / 1460 == pytest.approx(19.54, abs=0.005)
+    assert 12_070 / (100 * 365 / 12) * 3 - 10 == pytest.approx(1.905, abs=0.0005)
+    # a stated figure is met at the value found: "were", as before
+    assert "(rental price per GPU-hour) were 4.767 USD/GPU-h" in claims_text(compare_domain(r1))

@@ -517,8 +517,9 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
         lines.append(f"- {verdict}: “{md(claim.statement)}” ({md(claim.source) or 'no source given'}): {checked}.")
         for change in claim.would_hold:
             unit = f" {md(change.unit)}" if fmt.unit_suffix(change.unit) else ""  # escaped for Markdown
+            were = text.would_hold_words(claim, change)
             lines.append(
-                f"    - would hold if {code_span(change.path)} ({md(change.title)}) were "
+                f"    - would hold if {code_span(change.path)} ({md(change.title)}) {were} "
                 f"{fmt.significant(change.needed, 4)}{unit} instead of "
                 f"{fmt.significant(change.current, 4)}{unit}"
             )

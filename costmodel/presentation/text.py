@@ -22,6 +22,7 @@ from ..results import (
     EnergyResult,
     GrowthPlan,
     InputBreakEven,
+    InputChange,
     MixResult,
     OwnFinance,
     TrainingRun,
@@ -1110,6 +1111,15 @@ def cheapest_claim_words(
     )
 
 
+def would_hold_words(claim: ClaimCheck, change: InputChange) -> str:
+    """How an input's value that makes a claim hold is put: "were 4.767" (the stated figure is met there), or for a
+    cheapest claim, whose two options cost the same at that value, "were above 19.54" (or below: past it, away
+    from the current value, the option stated to cost less does)."""
+    if claim.kind != "cheapest":
+        return "were"
+    return "were above" if change.needed > change.current else "were below"
+
+
 def claims_text(comparison: Comparison) -> str:
     """The scenario's stated figures, each confirmed or contradicted, with the inputs that would make it hold.
 
@@ -1147,7 +1157,8 @@ def claims_text(comparison: Comparison) -> str:
         if claim.would_hold:
             lines.append("    would hold if, alone:")
             lines += [
-                f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)}{fmt.unit_suffix(c.unit)} instead of "
+                f"      {c.path} ({c.title}) {would_hold_words(claim, c)} {fmt.significant(c.needed, 4)}"
+                f"{fmt.unit_suffix(c.unit)} instead of "
                 f"{fmt.significant(c.current, 4)}{fmt.unit_suffix(c.unit)}"
                 for c in claim.would_hold
             ]
