@@ -461,7 +461,9 @@ class Scenario(InputModel):
         work = self.workload
         for index, claim in enumerate(self.claims):
             # each name once, at the field that holds it: a cheapest claim's option is one of its options
-            named = [(("options", at), option) for at, option in enumerate(claim.options or ())]
+            named: list[tuple[tuple[str | int, ...], str]] = [
+                (("options", at), option) for at, option in enumerate(claim.options or ())
+            ]
             if claim.option is not None and claim.option not in (claim.options or ()):
                 named.insert(0, (("option",), claim.option))
             for field, option in named:
