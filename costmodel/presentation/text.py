@@ -239,6 +239,30 @@ def decision_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
+def monthly_view_lines(c: Comparison, wide: int) -> list[str]:
+    """Each option's line of the monthly view: its monthly cost, its cost per unit and GPUs, and under it the
+    components it adds up from, each from the scenario's inputs (``--json``: ``components``); ``wide``: the
+    option column's width [characters]."""
+    cur = c.currency
+    lines = []
+    for r in c.options.values():
+        extra = []
+        if c.workload_kind == "tokens":
+            extra.append(f"{fmt.amount(r.cost_per_million_tokens)} {cur}/M tokens")
+            if r.cost_per_request is not None:
+                extra.append(f"{fmt.significant(r.cost_per_request, 4)} {cur}/request")
+        if r.kind != "api":
+            extra.append(f"{fmt.amount(r.cost_per_gpu_hour)} {cur}/GPU-hour used")
+        if r.gpus is not None:
+            busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
+            extra.append(f"{fmt.plural(r.gpus, 'GPU')}{busy}" + (" (stepped up)" if r.stepped_up else ""))
+        lines.append(f"  {r.label:<{wide}} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
+        if r.components:
+            parts = " + ".join(f"{name} {fmt.amount(value)}" for name, value in r.components.items())
+            lines.append(f"  {'':<{wide}} = {parts}")
+    return lines
+
+
 def comparison_text(comparison: Comparison) -> str:
     """A short plain-text summary of a comparison, for a terminal.
 
@@ -277,23 +301,7 @@ def comparison_text(comparison: Comparison) -> str:
         f"{c.volume_unit} ({'the cluster busy all month; ' if running else ''}{capex_words}), "
         f"in {cur}/month:"
     )
-    for name, r in c.options.items():
-        extra = []
-        if c.workload_kind == "tokens":
-            extra.append(f"{fmt.amount(r.cost_per_million_tokens)} {cur}/M tokens")
-            if r.cost_per_request is not None:
-                extra.append(f"{fmt.significant(r.cost_per_request, 4)} {cur}/request")
-        if r.kind != "api":
-            extra.append(f"{fmt.amount(r.cost_per_gpu_hour)} {cur}/GPU-hour used")
-        if r.gpus is not None:
-            busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
-            extra.append(f"{fmt.plural(r.gpus, 'GPU')}{busy}" + (" (stepped up)" if r.stepped_up else ""))
-        lines.append(f"  {r.label:<{wide}} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
-        if r.components:  # the figure traced to its parts, each from the scenario's inputs (--json: components)
-            lines.append(
-                f"  {'':<{wide}} = "
-                + " + ".join(f"{name.replace('_', ' ')} {fmt.amount(value)}" for name, value in r.components.items())
-            )
+    lines += monthly_view_lines(c, wide)
     for r in c.options.values():
         if r.provider is not None:
             p = r.provider  # one volume: one figure each
