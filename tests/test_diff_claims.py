@@ -409,3 +409,15 @@ def test_a_training_runs_report_shows_its_stated_figures(tmp_path):
         "Cloud rental (rent) costs less than Own cluster (own) over the whole training run; computed: Cloud rental "
         "5,334,206.13 USD against Own cluster 4,651,320.07 USD"
     ) in page
+
+
+def test_a_cheapest_claim_between_two_options_that_tie_names_no_change():
+    # a further rental identical to R1's rent: both 2 x 3.5 x 730 + 6,960 = 12,070 USD/month. "The copy costs
+    # less" is contradicted (equal is not less); every input was listed as "were below 3.500 USD/GPU-h instead of
+    # 3.500 USD/GPU-h", the tie at the current value (and a lower rent price makes the claim less true)
+    data = patched_data("llama70b-vs-api", drop=("uncertainty",))
+    data["options"]["rents"] = [{**data["options"]["rent"], "name": "copy", "label": "Same rental again"}]
+    claim = Claim(statement="copy", kind="cheapest", option="rent:copy", options=("rent:copy", "rent"))
+    check = check_claim(patched(data), claim)
+    assert check.computed == check.stated == pytest.approx(2 * 3.5 * 730 + 6960, rel=1e-12)
+    assert not check.confirmed and check.would_hold == ()

@@ -177,7 +177,8 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
     Inputs that cannot take an array of samples (a whole count, a year, a demand profile's
     shape: :func:`costmodel.schema.inputs.fixed_reason`) and the workload's volume itself are
     left out; so is an input whose change does not move the figure across the stated value
-    within 1/1000 to 1000 times its current value.
+    within 1/1000 to 1000 times its current value, and one at whose current value it is already
+    met (a cheapest claim whose two options cost the same: no change to name).
     """
     r = as_resolved(scenario)
     stated, _, _ = _stated(r, claim)
@@ -211,6 +212,8 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
                 return float(np.asarray(figure(with_values(r, {path: x}))))
 
             needed = bisect_root(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
+        if needed == current:  # met at the current value: a cheapest claim whose two options tie, no change to name
+            continue
         changes.append(input_change(path, found, current, needed))
     changes.sort(key=lambda c: abs(np.log(c.needed / c.current)) if c.needed > 0 else np.inf)
     return tuple(changes[:MAX_CHANGES])
