@@ -1678,7 +1678,9 @@ class ClaimCheck:
     confirmed
         |computed / stated - 1| <= tolerance.
     stated_multiple, computed_multiple
-        For a break-even: both as multiples of the scenario's volume. [-]
+        For a break-even: both as multiples of the scenario's volume; for a cheapest claim
+        the stated one, as stated (``volume_multiple``, of a volume of 0 too) or as the
+        stated volume over the scenario's. [-]
     would_hold
         Single inputs that, changed alone, make the computed figure equal the stated one,
         smallest relative change first.

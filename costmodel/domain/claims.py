@@ -12,7 +12,9 @@ it, so ``compare`` stays light).
 A break-even claim "the two cost the same at V" holds for an input value at which the two
 options cost the same at V; a cheapest claim "at V, A costs less than B" (the reading of "if
 volume grew 10x, the answer would flip") holds where A's monthly cost at V is below B's, and its
-inputs that would make it hold are those at which the two cost the same at V.
+inputs that would make it hold are those at which the two cost the same at V. A training run has no
+monthly volume: its cheapest claim "A costs less than B" is on the cost of the whole run, the measure
+its comparison ranks on.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ..schema.inputs import THROUGHPUT_INPUT, fixed_reason, input_fields
 from .break_even import break_even, default_volume_max
 from .capacity import gpu_hours_used
 from .costs import monthly_cost
-from .training import training_run
+from .training import run_costs, training_run
 from .uncertainty import bounds, numeric_inputs, with_values
 
 SPAN = 1000.0
@@ -77,18 +79,22 @@ def _claim_volume(r: Resolved, claim: Claim) -> float:
 
 
 def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
-    """The stated figure in the model's unit, the unit, and a break-even's multiple of the volume."""
+    """The stated figure in the model's unit, the unit, and the multiple of the volume a break-even or cheapest
+    claim is stated at."""
     if claim.kind == "monthly_cost":
         rate = r.scenario.fx_rate(claim.currency) if claim.currency else 1.0
         return _value(claim) * rate, f"{r.currency}/month", None
     if claim.kind == "break_even":
         volume = _claim_volume(r, claim)
         return volume, r.volume_unit, (volume / r.volume if r.volume > 0 else None)
+    if claim.kind == "cheapest" and r.workload.kind == "training":  # the other option's cost of the whole run
+        return float(np.asarray(run_costs(r)[_pair(claim)[1]])), r.currency, None
     if claim.kind == "cheapest":  # the cost to be below: the other option's at the claim's volume
         volume = _claim_volume(r, claim)
         other = float(monthly_cost(r, _pair(claim)[1], volume))
-        stated_at = claim.volume is not None or claim.volume_multiple is not None
-        return other, f"{r.currency}/month", (volume / r.volume if r.volume > 0 and stated_at else None)
+        if claim.volume_multiple is not None:  # as stated, of a volume of 0 too (10 x 0 is 0: the words say so)
+            return other, f"{r.currency}/month", float(claim.volume_multiple)
+        return other, f"{r.currency}/month", (volume / r.volume if r.volume > 0 and claim.volume is not None else None)
     return _value(claim), "GPU-hours" if r.workload.kind == "training" else "GPU-hours/month", None
 
 
@@ -102,6 +108,7 @@ def _figure(claim: Claim, stated: float, volume: float = 0.0) -> Callable[[Resol
         a, b = _pair(claim)
         return lambda s: monthly_cost(s, a, stated) - monthly_cost(s, b, stated)
     if claim.kind == "cheapest":  # at the claim's volume, held fixed while an input is searched
+        # (a training run's costs are these × the run's months, the same for both: the same roots)
         a, b = _pair(claim)
         return lambda s: monthly_cost(s, a, volume) - monthly_cost(s, b, volume)
     return lambda s: _gpu_hours(s) - stated
@@ -170,7 +177,8 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
     Inputs that cannot take an array of samples (a whole count, a year, a demand profile's
     shape: :func:`costmodel.schema.inputs.fixed_reason`) and the workload's volume itself are
     left out; so is an input whose change does not move the figure across the stated value
-    within 1/1000 to 1000 times its current value.
+    within 1/1000 to 1000 times its current value, and one at whose current value it is already
+    met (a cheapest claim whose two options cost the same: no change to name).
     """
     r = as_resolved(scenario)
     stated, _, _ = _stated(r, claim)
@@ -204,6 +212,8 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
                 return float(np.asarray(figure(with_values(r, {path: x}))))
 
             needed = bisect_root(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
+        if needed == current:  # met at the current value: a cheapest claim whose two options tie, no change to name
+            continue
         changes.append(input_change(path, found, current, needed))
     changes.sort(key=lambda c: abs(np.log(c.needed / c.current)) if c.needed > 0 else np.inf)
     return tuple(changes[:MAX_CHANGES])
@@ -218,6 +228,9 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
     volume = None
     if claim.kind == "monthly_cost":
         computed = float(monthly_cost(r, _option(claim), r.volume))
+    elif claim.kind == "cheapest" and r.workload.kind == "training":  # no monthly volume: the whole run's cost
+        options = _pair(claim)
+        computed = float(np.asarray(run_costs(r)[options[0]]))
     elif claim.kind == "cheapest":
         options, volume = _pair(claim), _claim_volume(r, claim)
         computed = float(monthly_cost(r, options[0], volume))

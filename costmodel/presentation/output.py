@@ -1345,7 +1345,8 @@ class ClaimOutput(OutputModel):
 
     A ``cheapest`` claim (one option costs less than another at ``volume``) states no figure: ``stated`` is
     the monthly cost its option must be below (the other option's), ``computed`` its option's, ``options``
-    the two (the one stated to cost less first); it takes no tolerance (``not_applicable``).
+    the two (the one stated to cost less first); it takes no tolerance (``not_applicable``). A training run's
+    is on the cost of the whole run (``stated`` and ``computed`` in the reporting currency, ``volume`` null).
     """
 
     statement: str

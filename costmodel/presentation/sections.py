@@ -510,15 +510,16 @@ def claims(comparison: Comparison, model: Resolved | None = None) -> None:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
             computed = f"{fmt.amount(claim.computed)} {claim.unit}"
         checked = (
-            md(text.cheapest_claim_words(claim, comparison.volume_unit, times="×"))
+            md(text.cheapest_claim_words(claim, comparison.volume_unit, times="×", label=comparison.label))
             if claim.kind == "cheapest"
             else f"stated {md(stated)}, computed {md(computed)}, tolerance {fmt.share(claim.tolerance)}"
         )
         lines.append(f"- {verdict}: “{md(claim.statement)}” ({md(claim.source) or 'no source given'}): {checked}.")
         for change in claim.would_hold:
             unit = f" {md(change.unit)}" if fmt.unit_suffix(change.unit) else ""  # escaped for Markdown
+            were = text.would_hold_words(claim, change)
             lines.append(
-                f"    - would hold if {code_span(change.path)} ({md(change.title)}) were "
+                f"    - would hold if {code_span(change.path)} ({md(change.title)}) {were} "
                 f"{fmt.significant(change.needed, 4)}{unit} instead of "
                 f"{fmt.significant(change.current, 4)}{unit}"
             )

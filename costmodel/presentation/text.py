@@ -22,6 +22,7 @@ from ..results import (
     EnergyResult,
     GrowthPlan,
     InputBreakEven,
+    InputChange,
     MixResult,
     OwnFinance,
     TrainingRun,
@@ -238,6 +239,30 @@ def decision_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
+def monthly_view_lines(c: Comparison, wide: int) -> list[str]:
+    """Each option's line of the monthly view: its monthly cost, its cost per unit and GPUs, and under it the
+    components it adds up from, each from the scenario's inputs (``--json``: ``components``); ``wide``: the
+    option column's width [characters]."""
+    cur = c.currency
+    lines = []
+    for r in c.options.values():
+        extra = []
+        if c.workload_kind == "tokens":
+            extra.append(f"{fmt.amount(r.cost_per_million_tokens)} {cur}/M tokens")
+            if r.cost_per_request is not None:
+                extra.append(f"{fmt.significant(r.cost_per_request, 4)} {cur}/request")
+        if r.kind != "api":
+            extra.append(f"{fmt.amount(r.cost_per_gpu_hour)} {cur}/GPU-hour used")
+        if r.gpus is not None:
+            busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
+            extra.append(f"{fmt.plural(r.gpus, 'GPU')}{busy}" + (" (stepped up)" if r.stepped_up else ""))
+        lines.append(f"  {r.label:<{wide}} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
+        if r.components:
+            parts = " + ".join(f"{name} {fmt.amount(value)}" for name, value in r.components.items())
+            lines.append(f"  {'':<{wide}} = {parts}")
+    return lines
+
+
 def comparison_text(comparison: Comparison) -> str:
     """A short plain-text summary of a comparison, for a terminal.
 
@@ -276,23 +301,7 @@ def comparison_text(comparison: Comparison) -> str:
         f"{c.volume_unit} ({'the cluster busy all month; ' if running else ''}{capex_words}), "
         f"in {cur}/month:"
     )
-    for name, r in c.options.items():
-        extra = []
-        if c.workload_kind == "tokens":
-            extra.append(f"{fmt.amount(r.cost_per_million_tokens)} {cur}/M tokens")
-            if r.cost_per_request is not None:
-                extra.append(f"{fmt.significant(r.cost_per_request, 4)} {cur}/request")
-        if r.kind != "api":
-            extra.append(f"{fmt.amount(r.cost_per_gpu_hour)} {cur}/GPU-hour used")
-        if r.gpus is not None:
-            busy = f" {fmt.share(r.utilisation)} busy" if r.utilisation is not None else ""
-            extra.append(f"{fmt.plural(r.gpus, 'GPU')}{busy}" + (" (stepped up)" if r.stepped_up else ""))
-        lines.append(f"  {r.label:<{wide}} {fmt.amount(r.monthly_cost):>14}   " + "; ".join(extra))
-        if r.components:  # the figure traced to its parts, each from the scenario's inputs (--json: components)
-            lines.append(
-                f"  {'':<{wide}} = "
-                + " + ".join(f"{name.replace('_', ' ')} {fmt.amount(value)}" for name, value in r.components.items())
-            )
+    lines += monthly_view_lines(c, wide)
     for r in c.options.values():
         if r.provider is not None:
             p = r.provider  # one volume: one figure each
@@ -1085,20 +1094,38 @@ def diff_text(result) -> str:
     return "\n".join(lines)
 
 
-def cheapest_claim_words(claim: ClaimCheck, volume_unit: str, times: str = "x") -> str:
-    """What a cheapest claim states and what the model computes, in words: "stated: rent costs less than api at
-    100,000,000 tokens/day (10 x the volume); computed: rent 12,070.00 USD/month, api 35,486.11 USD/month"
-    (``times``: the sign between a multiple and "the volume")."""
+def cheapest_claim_words(
+    claim: ClaimCheck, volume_unit: str, times: str = "x", label: Callable[[str], str] | None = None
+) -> str:
+    """What a cheapest claim states and what the model computes, in words: "stated: Cloud rental (rent) costs less
+    than Hosted API (api) at 100,000,000 tokens/day (10 x the volume); computed: Cloud rental 12,070.00 USD/month
+    against Hosted API 35,486.11 USD/month" (``times``: the sign between a multiple and "the volume"; ``label``: an
+    option's display name, as the comparison shows it, else its key alone); a training run's is on the cost of the
+    whole run."""
     option, other = claim.options
-    at = f"{fmt.amount(claim.volume, 0)} {volume_unit}" + (
-        f" ({fmt.significant(claim.stated_multiple, 3)} {times} the volume)"
-        if claim.stated_multiple is not None
-        else ""
-    )
+    named = (lambda key: key) if label is None else label
+    if claim.volume is None:  # a training run's: on the cost of the whole run
+        at = "over the whole training run"
+    else:
+        at = f"at {fmt.amount(claim.volume, 0)} {volume_unit}" + (
+            f" ({fmt.significant(claim.stated_multiple, 3)} {times} the volume)"
+            if claim.stated_multiple is not None
+            else ""
+        )
+    keys = {key: key if named(key) == key else f"{named(key)} ({key})" for key in (option, other)}
     return (
-        f"stated: {option} costs less than {other} at {at}; computed: {option} {fmt.amount(claim.computed)} "
-        f"{claim.unit}, {other} {fmt.amount(claim.stated)} {claim.unit}"
+        f"stated: {keys[option]} costs less than {keys[other]} {at}; computed: {named(option)} "
+        f"{fmt.amount(claim.computed)} {claim.unit} against {named(other)} {fmt.amount(claim.stated)} {claim.unit}"
     )
+
+
+def would_hold_words(claim: ClaimCheck, change: InputChange) -> str:
+    """How an input's value that makes a claim hold is put: "were 4.767" (the stated figure is met there), or for a
+    cheapest claim, whose two options cost the same at that value, "were above 19.54" (or below: past it, away
+    from the current value, the option stated to cost less does)."""
+    if claim.kind != "cheapest":
+        return "were"
+    return "were above" if change.needed > change.current else "were below"
 
 
 def claims_text(comparison: Comparison) -> str:
@@ -1132,13 +1159,14 @@ def claims_text(comparison: Comparison) -> str:
             stated = f"{fmt.amount(claim.stated)} {claim.unit}"
         lines.append(f'  {verdict}: "{claim.statement}"')
         if claim.kind == "cheapest":
-            lines.append(f"    {cheapest_claim_words(claim, comparison.volume_unit)}")
+            lines.append(f"    {cheapest_claim_words(claim, comparison.volume_unit, label=comparison.label)}")
         else:
             lines.append(f"    stated {stated}; computed {computed}; tolerance {fmt.share(claim.tolerance)}")
         if claim.would_hold:
             lines.append("    would hold if, alone:")
             lines += [
-                f"      {c.path} ({c.title}) were {fmt.significant(c.needed, 4)}{fmt.unit_suffix(c.unit)} instead of "
+                f"      {c.path} ({c.title}) {would_hold_words(claim, c)} {fmt.significant(c.needed, 4)}"
+                f"{fmt.unit_suffix(c.unit)} instead of "
                 f"{fmt.significant(c.current, 4)}{fmt.unit_suffix(c.unit)}"
                 for c in claim.would_hold
             ]

@@ -99,6 +99,9 @@ _CLAIM_TAKES = {
     "figure": ("value", "figure", "unit", "currency", "relative_to", "baseline", "relation"),
 }
 """The fields each kind of claim takes (:meth:`Claim._complete`)."""
+DEFAULT_TOLERANCE = 0.05
+"""A claim's tolerance unless it states one; a cheapest claim takes none (it keeps this default, which it
+does not use)."""
 _NOT_NEGATIVE = {"properties": {"value": {"minimum": 0}}}
 _CLAIM_RULES = {
     "monthly_cost": (given("option", "value"), _NOT_NEGATIVE),
@@ -111,6 +114,7 @@ _CLAIM_RULES = {
         given("option", "options"),
         {"properties": {"options": {"uniqueItems": True}}},
         never(given("volume", "volume_multiple")),
+        {"properties": {"tolerance": {"const": DEFAULT_TOLERANCE}}},  # the default, as a copy of the data holds it
     ),
     "gpu_hours": (given("value"), _NOT_NEGATIVE),
     "figure": (
@@ -195,14 +199,14 @@ class Claim(InputModel):
     volume: NonNegative | None = Field(
         default=None,
         description="A stated break-even volume; for cheapest, the volume it is stated at (default: the "
-        "scenario's). [workload unit]",
+        "scenario's; none for a training run, whose cheapest claim is on the whole run's cost). [workload unit]",
     )
     volume_multiple: Positive | None = Field(
         default=None,
         description="volume as a multiple of the scenario's volume. [-]",
     )
     tolerance: Positive = Field(
-        default=0.05,
+        default=DEFAULT_TOLERANCE,
         le=10,
         description="Largest relative gap |computed/stated - 1| that still confirms (not for cheapest: it holds "
         "when its option costs less). [-]",
@@ -231,6 +235,8 @@ class Claim(InputModel):
                 raise need("option", "a cheapest claim names which of its two options costs less (option)")
             if self.volume is not None and self.volume_multiple is not None:
                 raise need("volume", "a cheapest claim states volume or volume_multiple, not both")
+            if self.tolerance != DEFAULT_TOLERANCE:  # else a stated margin would be dropped without a word
+                raise need("tolerance", "a cheapest claim takes no tolerance (it holds when its option costs less)")
         elif self.value is None:
             raise need("value", f"a {self.kind} claim states its value")
         if self.kind == "figure":

@@ -460,15 +460,22 @@ class Scenario(InputModel):
         and is in a currency with an FX rate."""
         work = self.workload
         for index, claim in enumerate(self.claims):
-            for option in (claim.option,) + tuple(claim.options or ()):
-                if option is not None and option not in present:
+            # each name once, at the field that holds it: a cheapest claim's option is one of its options
+            named: list[tuple[tuple[str | int, ...], str]] = [
+                (("options", at), option) for at, option in enumerate(claim.options or ())
+            ]
+            if claim.option is not None and claim.option not in (claim.options or ()):
+                named.insert(0, (("option",), claim.option))
+            for field, option in named:
+                if option not in present:
                     fail(
-                        ("claims", index, "option"),
+                        ("claims", index, *field),
                         option,
                         "no_option",
                         "the scenario has no {option} option",
                         option=option,
                     )
+            self._check_claim_volume(fail, index, claim)
             unsized = work.kind == "tokens" and (
                 work.input_only or (work.serving is None and work.output_tokens_per_second_per_gpu is None)
             )
@@ -493,6 +500,34 @@ class Scenario(InputModel):
                     currency=claim.currency,
                     reporting=self.reporting_currency,
                 )
+
+    def _check_claim_volume(self, fail: _Fail, index: int, claim: Claim) -> None:
+        """The volume a break-even or cheapest claim is stated at, and its multiple of the scenario's, lie within
+        what the model takes, as every figure of a scenario must (at 1e300 tokens/day a cost overflows to NaN).
+        Neither is compared with the scenario's volume, so a sweep of it keeps the claims valid. A training run
+        has no monthly volume: its cheapest claim states none."""
+        for name in ("volume", "volume_multiple"):
+            value = getattr(claim, name)
+            if value is not None and implausible_magnitude(value):
+                unit = self.volume_unit if name == "volume" else "x the scenario's volume"
+                fail(
+                    ("claims", index, name),
+                    value,
+                    "implausible_magnitude",
+                    "magnitude outside {low} to {high} ({unit}): no real volume is that large or small",
+                    low=f"{SMALLEST_INPUT:g}",
+                    high=f"{LARGEST_INPUT:g}",
+                    unit=unit,
+                )
+        stated_at = "volume" if claim.volume is not None else "volume_multiple"
+        if claim.kind == "cheapest" and self.workload.kind == "training" and getattr(claim, stated_at) is not None:
+            fail(
+                ("claims", index, stated_at),
+                getattr(claim, stated_at),
+                "no_monthly_volume",
+                "a training run has no monthly volume to compare at: its cheapest claim is checked on the cost of "
+                "the whole run; drop volume and volume_multiple",
+            )
 
     def _check_reserved_price(
         self, fail: _Fail, catalog: Catalog, fields: dict[str, InputField], rent: CloudRental
