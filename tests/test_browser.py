@@ -333,6 +333,10 @@ def test_report_prints_each_chart_once_with_its_heading(browser, reports, name):
             f"{name}: {title!r} printed {times_printed(pages, title)} times, not {expected}"
         )
 
+    # no blank page: R1's printed a blank one after its stated figures, a cell kept whole that ended at the foot of
+    # a page (each output, picture and table is kept whole now, not a whole cell)
+    assert [number for number, page in enumerate(pages) if not page] == [], f"{name}: a blank page is printed"
+
     # a heading is never the last line of a page, and a heading whose next item is a chart shares its page
     headings = headings_of(page_html)
     assert [page[-1] for page in pages if page[-1] in headings] == [], f"{name}: a page ends with a heading"
