@@ -421,3 +421,18 @@ def test_a_cheapest_claim_between_two_options_that_tie_names_no_change():
     check = check_claim(patched(data), claim)
     assert check.computed == check.stated == pytest.approx(2 * 3.5 * 730 + 6960, rel=1e-12)
     assert not check.confirmed and check.would_hold == ()
+
+
+def test_a_claims_search_past_what_the_scenario_can_take_is_not_the_users_error(tmp_path, capsys):
+    # R4, "renting is cheaper": searching the inputs that would make it hold tried a value at which a
+    # checkpoint and restart every few seconds leave no time to train, and `compare` exited 2 on that value
+    # ("workload.goodput: ... (got 57.24)"), one the user never gave. Such values are skipped. The run costs
+    # 113,426,904.50 USD rented at 3.99 USD/GPU-h (28,427,795 GPU-hours) against 47,960,675.06 USD owned, so
+    # the rent price at which the two tie is 3.99 x 47,960,675.06 / 113,426,904.50 = 1.6871 USD/GPU-h.
+    stated = {"statement": "renting is cheaper", "kind": "cheapest", "option": "rent", "options": ["rent", "own"]}
+    path = write_scenario(tmp_path, patched_data("llama31-405b-training", {"claims": [stated]}))
+    assert main(["compare", str(path), "--json"]) == 0
+    (claim,) = json.loads(capsys.readouterr().out)["claims"]
+    assert claim["confirmed"] is False
+    rent = next(c for c in claim["would_hold"] if c["path"] == "options.rent.price_per_gpu_hour")
+    assert rent["needed"]["value"] == pytest.approx(3.99 * 47_960_675.06 / 113_426_904.50, rel=1e-6)

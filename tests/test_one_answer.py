@@ -552,3 +552,41 @@ def test_reserved_gpus_serve_no_more_than_the_months_work_under_a_growing_profil
     assert float(r.demand.distribution.mean()) == pytest.approx(1.0, rel=1e-12)
     hours = np.array([1_000.0, 5_000.0])
     assert finance.reserved_busy_hours(r, hours, 1e6) == pytest.approx(hours, rel=1e-12)
+
+
+# --- a cheapest claim ranks as the verdict does ----------------------------------------------------------
+
+
+def _best_by_option(decision) -> dict[str, float]:
+    """Each option's lowest candidate in a decision (the mix, the plan and the routed blend belong to none)."""
+    best: dict[str, float] = {}
+    for c in decision.candidates.values():
+        if c.option is not None:
+            best[c.option] = min(best.get(c.option, math.inf), c.figure)
+    return best
+
+
+@pytest.mark.parametrize("name", costmodel.scenarios.bundled_scenarios())
+def test_a_cheapest_claim_agrees_with_the_verdict_at_its_volume(name):
+    # "A costs less than B" at the scenario's volume and at 10x it holds exactly where compare (with --volume)
+    # ranks A's cheapest way to pay below B's, on the same measure (present value, hour by hour, per task, a
+    # training run's whole cost), with the same figures. It compared the monthly view before: on R2, "rent"
+    # was the on-demand price, 2,698,073.29 USD of present value, where the verdict prices it reserved with
+    # spot, 2,150,633.86 USD.
+    from itertools import permutations
+
+    from costmodel.domain.claims import check_claim
+    from costmodel.schema.claims import Claim
+
+    r = costmodel.resolve(costmodel.load_scenario(name))
+    multiples = (None,) if r.workload.kind == "training" else (1.0, 10.0)
+    for multiple in multiples:
+        at = None if multiple in (None, 1.0) else r.volume * multiple
+        best = _best_by_option(compare(r, volume=at).decision)
+        for a, b in list(permutations(r.options, 2))[:6]:
+            claim = Claim(statement="x", kind="cheapest", option=a, options=(a, b), volume_multiple=multiple)
+            check = check_claim(r, claim)
+            assert check.computed == pytest.approx(best[a], rel=1e-9), (name, multiple, a, b)
+            assert check.stated == pytest.approx(best[b], rel=1e-9), (name, multiple, a, b)
+            assert check.confirmed == (best[a] < best[b]), (name, multiple, a, b)
+            assert check.unit.startswith(compare(r, volume=at).decision.unit)

@@ -10,29 +10,34 @@ current value is refined by repeated vectorised scans of its bracket (SciPy is n
 it, so ``compare`` stays light).
 
 A break-even claim "the two cost the same at V" holds for an input value at which the two
-options cost the same at V; a cheapest claim "at V, A costs less than B" (the reading of "if
-volume grew 10x, the answer would flip") holds where A's monthly cost at V is below B's, and its
-inputs that would make it hold are those at which the two cost the same at V. A training run has no
-monthly volume: its cheapest claim "A costs less than B" is on the cost of the whole run, the measure
-its comparison ranks on.
+options cost the same at V. A cheapest claim "at V, A costs less than B" (the reading of "if
+volume grew 10x, the answer would flip") is checked on the measure the comparison ranks on
+(:func:`costmodel.domain.decision.measure_of`: the monthly cost, the present value over the horizon
+with a finance block, the monthly cost hour by hour of a demand profile, the cost per successful task,
+or a training run's whole cost), each option at its cheapest way to pay there (the rent option on demand,
+reserved or on spot, as the verdict prices it): it holds where A's figure at V is below B's, as
+``compare --volume V`` would rank them, and its inputs that would make it hold are those at which the
+two are equal at V. A training run has no monthly volume: its claim is on the cost of the whole run.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 
 from ..formulas.roots import bisect_root, refine_root
 from ..resolved import Resolved, as_resolved
-from ..results import ClaimCheck, InputChange
+from ..results import ClaimCheck, InputChange, Measure
 from ..schema import Claim, Scenario
 from ..schema.inputs import THROUGHPUT_INPUT, fixed_reason, input_fields
 from .break_even import break_even, default_volume_max
 from .capacity import gpu_hours_used
 from .costs import monthly_cost
-from .training import run_costs, training_run
-from .uncertainty import bounds, numeric_inputs, with_values
+from .decision import measure_figures, measure_of, option_of, present_value_figures, reserved_gpus_of, unit_of_measure
+from .training import training_run
+from .uncertainty import bounds, numeric_inputs, sampled, with_values
 
 SPAN = 1000.0
 """Searched range of an input to make a claim hold: current / SPAN to current × SPAN."""
@@ -87,20 +92,21 @@ def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
     if claim.kind == "break_even":
         volume = _claim_volume(r, claim)
         return volume, r.volume_unit, (volume / r.volume if r.volume > 0 else None)
-    if claim.kind == "cheapest" and r.workload.kind == "training":  # the other option's cost of the whole run
-        return float(np.asarray(run_costs(r)[_pair(claim)[1]])), r.currency, None
-    if claim.kind == "cheapest":  # the cost to be below: the other option's at the claim's volume
-        volume = _claim_volume(r, claim)
-        other = float(monthly_cost(r, _pair(claim)[1], volume))
+    if claim.kind == "cheapest":  # the figure to be below: the other option's, on the measure at the claim's volume
+        volume = _cheapest_volume(r, claim)
+        other = float(_best_of(_figures_on_measure(r, volume)(r), _pair(claim)[1]))
+        unit = _measure_unit(r)
+        if volume is None:  # a training run's whole cost
+            return other, unit, None
         if claim.volume_multiple is not None:  # as stated, of a volume of 0 too (10 x 0 is 0: the words say so)
-            return other, f"{r.currency}/month", float(claim.volume_multiple)
-        return other, f"{r.currency}/month", (volume / r.volume if r.volume > 0 and claim.volume is not None else None)
+            return other, unit, float(claim.volume_multiple)
+        return other, unit, (volume / r.volume if r.volume > 0 and claim.volume is not None else None)
     return _value(claim), "GPU-hours" if r.workload.kind == "training" else "GPU-hours/month", None
 
 
-def _figure(claim: Claim, stated: float, volume: float = 0.0) -> Callable[[Resolved], float | np.ndarray]:
-    """The claim's gap as a function of a (possibly array-valued) resolved scenario: 0 where it holds (a cheapest
-    claim: where its two options cost the same at ``volume``, the claim's)."""
+def _figure(r: Resolved, claim: Claim, stated: float) -> Callable[[Resolved], float | np.ndarray]:
+    """The claim's gap as a function of a (possibly array-valued) resolved scenario made from ``r``: 0 where it
+    holds (a cheapest claim: where its two options' figures on the measure are equal at the claim's volume)."""
     if claim.kind == "monthly_cost":
         option = _option(claim)
         return lambda s: monthly_cost(s, option, s.volume) - stated
@@ -108,10 +114,59 @@ def _figure(claim: Claim, stated: float, volume: float = 0.0) -> Callable[[Resol
         a, b = _pair(claim)
         return lambda s: monthly_cost(s, a, stated) - monthly_cost(s, b, stated)
     if claim.kind == "cheapest":  # at the claim's volume, held fixed while an input is searched
-        # (a training run's costs are these × the run's months, the same for both: the same roots)
         a, b = _pair(claim)
-        return lambda s: monthly_cost(s, a, volume) - monthly_cost(s, b, volume)
+        figures = _figures_on_measure(r, _cheapest_volume(r, claim))
+
+        def gap(s: Resolved) -> np.ndarray:
+            found = figures(s)
+            return _best_of(found, a) - _best_of(found, b)
+
+        return gap
     return lambda s: _gpu_hours(s) - stated
+
+
+def _cheapest_volume(r: Resolved, claim: Claim) -> float | None:
+    """The volume a cheapest claim is checked at; None for a training run (its whole cost). [workload unit]"""
+    return None if r.workload.kind == "training" else _claim_volume(r, claim)
+
+
+def _measure_unit(r: Resolved) -> str:
+    """The unit of the figures a cheapest claim compares, naming the present value (a sum over the horizon)."""
+    measure = measure_of(r)
+    unit = unit_of_measure(r.currency, measure)
+    return f"{unit} (present value)" if measure == Measure.PRESENT_VALUE else unit
+
+
+def _figures_on_measure(r: Resolved, volume: float | None) -> Callable[[Resolved], dict[str, np.ndarray]]:
+    """Every candidate's figure on the scenario's decision measure at ``volume`` (None: the scenario's), as a
+    function of a resolved scenario made from ``r`` (``r`` itself, or ``r`` with inputs replaced by arrays), the
+    way :func:`costmodel.domain.decision.decide` ranks them at that volume (``compare --volume``): the cash flows'
+    reserved GPUs are those of the scenario at that volume, whatever the searched input."""
+    measure = measure_of(r)
+    reserved = (
+        reserved_gpus_of(r if volume is None else r.at_volume(volume))
+        if measure == Measure.PRESENT_VALUE and "rent" in r.options
+        else None
+    )
+
+    def figures(s: Resolved) -> dict[str, np.ndarray]:
+        trailing = measure == Measure.PRESENT_VALUE and s is not r  # samples on a trailing axis, for the months
+        t = sampled(r, s.values) if trailing else s
+        t = t if volume is None else t.at_volume(volume)  # set last: resolving again would undo it
+        if measure == Measure.PRESENT_VALUE and "rent" in r.options:
+            found = present_value_figures(t, reserved_gpus=reserved)
+        else:
+            found = measure_figures(t, measure)
+        arrays = {k: np.asarray(v, dtype=float) for k, v in found.items()}
+        return {k: (v[..., 0] if trailing and v.ndim and v.shape[-1] == 1 else v) for k, v in arrays.items()}
+
+    return figures
+
+
+def _best_of(figures: dict[str, np.ndarray], option: str) -> np.ndarray:
+    """An option's figure at its cheapest way to pay: the lowest of its candidates (the rent option on demand,
+    reserved, on spot). [as the figures]"""
+    return functools.reduce(np.minimum, [v for k, v in figures.items() if k == option or option_of(k) == option])
 
 
 def _gpu_hours(s: Resolved) -> float | np.ndarray:
@@ -144,7 +199,17 @@ def _evaluate(r: Resolved, path: str, xs: np.ndarray, figure) -> np.ndarray:
     except (TypeError, ValueError):
         pass
     # an input the figure cannot take as an array (e.g. a training run's): one value at a time
-    return np.array([float(np.asarray(figure(with_values(r, {path: float(x)})))) for x in xs])
+    return np.array([_evaluate_one(r, path, float(x), figure) for x in xs])
+
+
+def _evaluate_one(r: Resolved, path: str, x: float, figure) -> float:
+    """The claim's gap at one value of an input; NaN where the scenario cannot take that value (a searched
+    value at which a training run's checkpoints and restarts leave no time to train, a reserved term of a
+    fraction of a year): a value the search tried, not one the user gave, so no error of it reaches them."""
+    try:
+        return float(np.asarray(figure(with_values(r, {path: x}))))
+    except (TypeError, ValueError):  # a ScenarioError is a ValueError
+        return np.nan
 
 
 def searched_inputs(r: Resolved):
@@ -182,14 +247,14 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
     """
     r = as_resolved(scenario)
     stated, _, _ = _stated(r, claim)
-    figure = _figure(claim, stated, _claim_volume(r, claim))
+    figure = _figure(r, claim, stated)
     changes = []
     for path, current, found, low, high in searched_inputs(r):
         vectorised = _vectorised(r, path, current, figure)
         points = SCAN_POINTS if vectorised else SCALAR_SCAN_POINTS
         xs = np.unique(np.concatenate([np.geomspace(max(low, current / SPAN), high, points), [current]]))
         ys = _evaluate(r, path, xs, figure)
-        sign = np.sign(ys)
+        sign = np.sign(ys)  # NaN where the scenario cannot take the value: no sign change next to it
         cells = np.nonzero(sign[:-1] * sign[1:] <= 0)[0]
         cells = [c for c in cells if sign[c] != 0 or sign[c + 1] != 0]
         if not cells:
@@ -209,7 +274,7 @@ def would_hold(scenario: Scenario | Resolved, claim: Claim) -> tuple[InputChange
         else:
 
             def gap(x: float, path: str = path) -> float:
-                return float(np.asarray(figure(with_values(r, {path: x}))))
+                return _evaluate_one(r, path, x, figure)
 
             needed = bisect_root(gap, float(xs[cell]), float(xs[cell + 1]), float(ys[cell]))
         if needed == current:  # met at the current value: a cheapest claim whose two options tie, no change to name
@@ -228,12 +293,9 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
     volume = None
     if claim.kind == "monthly_cost":
         computed = float(monthly_cost(r, _option(claim), r.volume))
-    elif claim.kind == "cheapest" and r.workload.kind == "training":  # no monthly volume: the whole run's cost
-        options = _pair(claim)
-        computed = float(np.asarray(run_costs(r)[options[0]]))
-    elif claim.kind == "cheapest":
-        options, volume = _pair(claim), _claim_volume(r, claim)
-        computed = float(monthly_cost(r, options[0], volume))
+    elif claim.kind == "cheapest":  # on the comparison's measure (a training run: the whole run's cost)
+        options, volume = _pair(claim), _cheapest_volume(r, claim)
+        computed = float(_best_of(_figures_on_measure(r, volume)(r), options[0]))
     elif claim.kind == "break_even":
         # never a narrower range than the comparison's own break-evens search (at a volume of 0, 10 x 0 is none)
         upper = max(10.0 * max(stated, r.volume, 1e-9), default_volume_max(r))

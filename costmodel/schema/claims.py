@@ -145,7 +145,8 @@ class Claim(InputModel):
     statement: Text = Field(min_length=1, description="The claim in the source's own words.")
     kind: Literal["monthly_cost", "break_even", "cheapest", "gpu_hours", "figure"] = Field(
         description="monthly_cost: an option's monthly cost; break_even: the volume at which two options cost the "
-        'same; cheapest: one option costs less a month than another at a volume ("the answer would flip"); '
+        'same; cheapest: one option costs less than another at a volume ("the answer would flip"), on the measure '
+        "the verdict ranks on; "
         "gpu_hours: GPU-hours used per month, or a training run's total; figure: any figure of "
         "the output (costmodel compare --json) by its path, alone or relative to another."
     )
