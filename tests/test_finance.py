@@ -221,6 +221,35 @@ class TestHorizon:
         assert finance.break_even_utilisation(s, 0.05) is None  # below the running cost: never
 
 
+def test_break_even_utilisation_is_on_the_cluster_the_own_option_is_priced_with():
+    # R2's own option is stepped up from the 3 configured servers to 4 for the demand's busiest hour: the monthly
+    # view prices 32 GPUs, 51.4 % busy at 12,000 GPU-h. The break-even utilisation was found on the 3 configured
+    # (66.9 % against Nebius at 4.50 USD/GPU-h) and stated beside the 51.4 % of the 4 (a newcomer read it
+    # backwards). The 4 servers' costs are linear in GPU-hours between two volumes they both serve: F + v.H from
+    # the monthly view at 11,000 and 12,000 GPU-h, so u* = F / (32 x 730 x (4.50 - v)).
+    from costmodel.domain.capacity import gpu_count
+    from costmodel.domain.costs import monthly_cost
+    from costmodel.presentation.charts import own_cost_lines
+
+    r = costmodel.resolve(costmodel.load_scenario("h200-24gpu-cluster"))
+    assert gpu_count(r, "own", 11_000.0) == gpu_count(r, "own", 12_000.0) == 32
+    low, high = float(monthly_cost(r, "own", 11_000.0)), float(monthly_cost(r, "own", 12_000.0))
+    variable = (high - low) / 1_000.0
+    fixed = high - 12_000.0 * variable
+    u = finance.break_even_utilisation(r, 4.5)
+    assert u == pytest.approx(fixed / (32 * HOURS * (4.5 - variable)), rel=1e-9)
+    assert u == pytest.approx(0.6265, abs=5e-5)
+    # the own cost per used GPU-hour at the monthly view's utilisation is the monthly view's: 65,595.67 / 12,000
+    assert finance.own_cost_per_used_gpu_hour(r, 12_000.0 / (32 * HOURS)) == pytest.approx(high / 12_000.0, rel=1e-9)
+    # and the report's capex by line is what the cash flows pay for the 4 servers (1,716,600 USD, not 1,318,700)
+    chart = own_cost_lines(r).to_dict()
+    rows = chart["datasets"][chart["hconcat"][0]["data"]["name"]]
+    capex = sum(row["cost"] for row in rows)
+    flows = finance.cash_flows(r)
+    assert capex == pytest.approx(float(flows.flows["own"]["hardware capex"].sum()), rel=1e-12)
+    assert capex == pytest.approx(1_716_600.0, rel=1e-9)
+
+
 def test_compare_json_has_the_decision_figures_with_units(capsys):
     assert main(["compare", str(SCENARIO_DIR / "h200-24gpu-cluster.yaml"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)["finance"]

@@ -19,7 +19,10 @@ that rounding. Issue 34 (routing) moved schema_version to 2.4.0 with one new sec
 the six); no figure moved. The ``cheapest`` claim (no issue; a claim's new ``options`` and ``volume``) moved it
 to 2.5.0 and R1's stated conclusion "if volume grew 10x, the answer would flip" from a break-even at 10x (within
 25 %, contradicted: 3.40x) to what it says, the rental cheaper than the API at 10x the volume (confirmed:
-12,070 against 35,486.11 USD/month); no other figure moved. ``stale`` (figures past
+12,070 against 35,486.11 USD/month); no other figure moved. R2's four break-even utilisations against rental prices
+moved (no issue: a newcomer found the report comparing a break-even on the 3 configured servers with the scenario's
+utilisation on the 4 it buys): they are now those of the 32 GPUs the own option is priced with, as the monthly view's
+51.4 % is (nebius-h200 0.669 → 0.626); no other figure moved. ``stale`` (figures past
 their age, which depends on the day it runs) is left out of the files. A change of
 structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds
 to six decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must

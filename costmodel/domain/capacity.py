@@ -197,6 +197,16 @@ def own_servers(resolved: Resolved, volume: NumbersOrList) -> float | np.ndarray
     return out(volume, own_servers_for(resolved, np.asanyarray(gpus_needed(resolved, volume))))
 
 
+def own_servers_priced(resolved: Resolved) -> float:
+    """Working servers the own option is priced with: at the scenario's volume (stepped up from the configured
+    count where the load needs more, as the monthly view and the cash flows buy them), or a training run's
+    cluster as configured. [servers]"""
+    own = own_option(resolved)
+    if resolved.workload.kind == "training":
+        return float(own.server_count)
+    return float(np.max(own_servers(resolved, resolved.volume)))
+
+
 def rent_gpus_for(resolved: Resolved, gpus: NumbersOrList, option: str = "rent") -> float | np.ndarray:
     """GPUs the rent option holds for a number of GPUs needed (fractional, before spares). [GPU]
 

@@ -262,8 +262,15 @@ def _same_shape(parts: dict, *shapes: tuple[int, ...]) -> dict[str, np.ndarray]:
     return found
 
 
-def own_fixed_and_variable(own: OwnOption) -> tuple[float, float]:
-    """The configured own cluster's monthly cost at zero use, and the cost of one more GPU-hour used.
+def own_fixed_and_variable(own: OwnOption, servers: float | None = None) -> tuple[float, float]:
+    """An own cluster's monthly cost at zero use, and the cost of one more GPU-hour used.
+
+    Parameters
+    ----------
+    own
+        The own option.
+    servers
+        Working servers; default the configured count. [servers]
 
     Returns
     -------
@@ -271,8 +278,8 @@ def own_fixed_and_variable(own: OwnOption) -> tuple[float, float]:
         F [reporting currency/month] and v [reporting currency/GPU-h]: the monthly cost is
         F + v · H for H GPU-hours used (electricity above idle is the only cost that moves).
     """
-    servers = float(own.server_count)
-    full_hours = own.configured_gpus * HOURS_PER_MONTH
+    servers = float(own.server_count if servers is None else servers)
+    full_hours = servers * own.gpus_per_server * HOURS_PER_MONTH
     fixed = float(sum(own_costs_at(own, servers, 0.0).values()))
     full = float(sum(own_costs_at(own, servers, full_hours).values()))
     return fixed, (full - fixed) / full_hours

@@ -46,7 +46,7 @@ from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import DEPRECIATION, CashFlows, CashLine, Component, OwnFinance, UtilisationBreakEven
 from ..schema import Scenario
 from ..units import HOURS_PER_MONTH, MONTHS_PER_YEAR
-from .capacity import gpu_hours_used, gpus_needed
+from .capacity import gpu_hours_used, gpus_needed, own_servers_priced
 from .costs import (
     api_monthly_costs,
     own_costs_at,
@@ -664,7 +664,8 @@ def rental_prices(scenario: Scenario | Resolved) -> list[tuple[str, str, float]]
 
 
 def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation: Numbers) -> Values:
-    """Own monthly (accrual) cost per used GPU-hour of the configured cluster at a utilisation.
+    """Own monthly (accrual) cost per used GPU-hour of the cluster as priced at a utilisation (the configured one,
+    stepped up where the load needs more servers).
 
     See :func:`costmodel.formulas.cost_per_used_gpu_hour`.
 
@@ -678,21 +679,29 @@ def own_cost_per_used_gpu_hour(scenario: Scenario | Resolved, utilisation: Numbe
     float or numpy.ndarray
         [reporting currency/GPU-h]
     """
-    own = as_resolved(scenario).option("own")
+    fixed, variable, gpus = _priced_cluster(as_resolved(scenario))
+    return formulas.cost_per_used_gpu_hour(fixed, variable, gpus, utilisation)
+
+
+def _priced_cluster(r: Resolved) -> tuple[float, float, float]:
+    """The own cluster as it is priced (:func:`costmodel.domain.capacity.own_servers_priced`): its monthly cost at
+    zero use, the cost of a GPU-hour used, and its GPUs. [reporting currency/month], [reporting currency/GPU-h],
+    [GPU]"""
+    own = r.option("own")
     assert isinstance(own, OwnOption), "the own option is an owned cluster"
-    fixed, variable = own_fixed_and_variable(own)
-    return formulas.cost_per_used_gpu_hour(fixed, variable, own.configured_gpus, utilisation)
+    servers = own_servers_priced(r)
+    fixed, variable = own_fixed_and_variable(own, servers)
+    return fixed, variable, servers * own.gpus_per_server
 
 
 def break_even_utilisation(scenario: Scenario | Resolved, price_per_gpu_hour: float) -> float | None:
-    """Utilisation at which owning costs ``price_per_gpu_hour`` per used GPU-hour. [-]
+    """Utilisation at which owning costs ``price_per_gpu_hour`` per used GPU-hour, of the cluster as priced (the
+    configured one, stepped up where the load needs more servers: the utilisation the monthly view states). [-]
 
     See :func:`costmodel.formulas.break_even_utilisation`; None when never.
     """
-    own = as_resolved(scenario).option("own")
-    assert isinstance(own, OwnOption), "the own option is an owned cluster"
-    fixed, variable = own_fixed_and_variable(own)
-    share = formulas.break_even_utilisation(fixed, variable, own.configured_gpus, price_per_gpu_hour)
+    fixed, variable, gpus = _priced_cluster(as_resolved(scenario))
+    share = formulas.break_even_utilisation(fixed, variable, gpus, price_per_gpu_hour)
     return None if share is None else scalar(share)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .. import formulas
-from ..domain.capacity import capacity_volume, gpu_count, gpu_hours_used, own_option, step_volumes
+from ..domain.capacity import capacity_volume, gpu_count, gpu_hours_used, own_option, own_servers_priced, step_volumes
 from ..domain.costs import own_capex_lines, own_costs_at, own_facility_capex
 from ..domain.finance import own_cost_per_used_gpu_hour
 from ..domain.mix import cheapest_mix, cost_against_level, offer
@@ -1048,7 +1048,7 @@ def own_cost_lines(scenario) -> alt.HConcatChart:
     r = as_resolved(scenario)
     currency = r.currency
     own = own_option(r)
-    servers = float(own.server_count)
+    servers = own_servers_priced(r)  # as bought: the configured count, stepped up where the load needs more
     capex = {k: float(v) for k, v in own_capex_lines(own, servers).items()}
     if own.facility_price_per_mw is not None:
         capex["facility"] = float(own_facility_capex(own, servers))
