@@ -157,10 +157,18 @@ def plausibility_warnings(
         low, high, runs = published
         if not low <= achieved_tflops <= high:
             side = "fewer" if achieved_tflops > high else "more"
+            # the published runs paid for their failures and restarts: a run that models none is faster by that
+            unmodelled = side == "fewer" and run.goodput is None
             found.append(
                 f"the run needs {side} GPU-hours per token than any published {architecture} run: "
                 f"{achieved_tflops:,.0f} TFLOP/s per GPU over the GPU-hours paid (6·N·D / GPU-hours), "
                 f"against {low:,.0f}-{high:,.0f} for {', '.join(runs)} (data/training_runs.csv)"
+                + (
+                    "; their GPU-hours include failures and restarts (Llama 3: about 90 % effective training "
+                    "time), which this run does not model: a workload.goodput block does"
+                    if unmodelled
+                    else ""
+                )
             )
     return found
 
