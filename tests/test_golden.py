@@ -22,8 +22,9 @@ to 2.5.0 and R1's stated conclusion "if volume grew 10x, the answer would flip" 
 12,070 against 35,486.11 USD/month); no other figure moved. R2's four break-even utilisations against rental prices
 moved (no issue: a newcomer found the report comparing a break-even on the 3 configured servers with the scenario's
 utilisation on the 4 it buys): they are now those of the 32 GPUs the own option is priced with, as the monthly view's
-51.4 % is (nebius-h200 0.669 → 0.626); no other figure moved. ``stale`` (figures past
-their age, which depends on the day it runs) is left out of the files. A change of
+51.4 % is (nebius-h200 0.669 → 0.626); no other figure moved. The two training runs' ``decision.description``
+says the own cluster is charged only the months the run takes, not its price (no issue); no figure moved.
+``stale`` (figures past their age, which depends on the day it runs) is left out of the files. A change of
 structure must not change any figure: each numeric leaf must match to 1e-9 relative (the JSON rounds
 to six decimals, so an absolute 1e-6 is allowed as well), and every word ("never", option names) must
 be the same.

@@ -203,3 +203,16 @@ def test_a_run_faster_than_the_published_ones_for_want_of_failures_is_told_so():
     assert said.endswith("which this run does not model: a workload.goodput block does")
     modelled = training_run(patched("llama31-405b-training"))
     assert not any("does not model" in w for w in modelled.warnings)
+
+
+def test_the_verdict_of_a_run_says_the_own_cluster_is_charged_only_the_months_it_takes():
+    # a newcomer's one-off fine-tune "won" on a 310,000 USD server charged 10 hours of it, with no word of that
+    # outside the report. R4: 28,427,796 GPU-hours / (16,384 GPUs x 730 h) = 2.38 months of a cluster of 2,048
+    # servers at 270,000 USD (data/servers.csv dgx-h100) = 552,960,000 USD
+    from costmodel.domain.compare import compare
+
+    described = compare(costmodel.load_scenario("llama31-405b-training")).decision.description
+    assert described == (
+        "the cost of the whole training run (28,427,796 GPU-hours; the own cluster charged only the 2.4 months of "
+        "depreciation and running costs the run takes, not the 552,960,000 USD it costs to buy)"
+    )

@@ -47,7 +47,7 @@ from .capacity import (
     rent_option,
     rent_option_if_any,
 )
-from .costs import monthly_cost, staffing_month
+from .costs import monthly_cost, own_hardware_capex, staffing_month
 from .mix import api_offer_label
 from .routing import ROUTED, TASKS_PER_FIGURE, per_successful_task, routed_costs, routed_label, routed_successful_tasks
 
@@ -437,8 +437,17 @@ def _description(r: Resolved, measure: str, run=None, volume_given: bool = False
             f"{rate:.1f} % a year, by {f.npv.period}, {timing} {f.npv.period})"
         )
     if measure == Measure.RUN_COST:
-        hours = "" if run is None else f" ({float(run.gpu_hours):,.0f} GPU-hours)"
-        return f"the cost of the whole training run{hours}"
+        said = [] if run is None else [f"{float(run.gpu_hours):,.0f} GPU-hours"]
+        if run is not None and "own" in r.options:  # a one-off run on a cluster bought for it costs its price
+            own = own_option(r)
+            capex = float(own_hardware_capex(own, float(own.server_count)))
+            months = float(run.months)
+            said.append(
+                f"the own cluster charged only the {f'{months:,.1f}' if months >= 1 else f'{months:.2g}'} months of "
+                "depreciation and running costs "
+                f"the run takes, not the {capex:,.0f} {r.currency} it costs to buy"
+            )
+        return "the cost of the whole training run" + (f" ({'; '.join(said)})" if said else "")
     if measure == Measure.HOURLY_MONTHLY_COST:
         assert r.demand is not None, "the hourly measure is chosen only for a scenario with a demand profile"
         return (
