@@ -338,7 +338,14 @@ PORTFOLIO = Table(
             )
             for o in OPTIONS
         ),
-        Column("warnings", "text", "-", "The unsourced estimates the row rests on, separated by '; '."),
+        Column(
+            "warnings",
+            "text",
+            "-",
+            "compare's warnings (not errors), separated by '; ': the unsourced estimates the row rests on, a "
+            "training run's plausibility warnings (a scenario's row only), inputs the comparison does not use, "
+            "catalog rows their provider withdrew.",
+        ),
         Column("error", "text", "-", "Why the scenario could not be evaluated; empty when it was."),
     ),
     families=(

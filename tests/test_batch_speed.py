@@ -57,7 +57,8 @@ def _row_of_compare(r, name: str) -> dict:
     for o in names:
         row[f"npv_{o}"] = None if result.finance is None else result.finance.npv_by_option.get(o)
         row[f"tco_{o}"] = None if result.finance is None else result.finance.tco_by_option.get(o)
-    row["warnings"] = "; ".join(f"unsourced estimate: {e}" for e in result.estimates) or None
+    # compare's warnings (a training run's plausibility warnings, unused inputs, withdrawn rows) after the estimates
+    row["warnings"] = "; ".join([f"unsourced estimate: {e}" for e in result.estimates] + result.warnings) or None
     row["error"] = None
     return row
 

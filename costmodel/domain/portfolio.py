@@ -38,7 +38,7 @@ from ..schema.inputs import find_input, fixed_reason
 from ..schema.values import value_problems
 from .break_even import first_break_evens
 from .capacity import own_servers, rent_gpus
-from .compare import decided
+from .compare import decided, deprecated_notes, sizing_notes, unused_spot
 from .costs import monthly_cost
 from .decision import labels, measure_of, reserved_gpus_of
 from .finance import present_values
@@ -157,9 +157,19 @@ def scenario_row(scenario: Scenario | Resolved, name: str) -> dict[str, Any]:
     for option in names:
         row[f"npv_{option}"] = scalar(npv[option]) if option in npv else None
         row[f"tco_{option}"] = scalar(tco[option]) if option in tco else None
-    row["warnings"] = "; ".join(f"unsourced estimate: {e}" for e in r.estimates) or None
+    row["warnings"] = row_warnings(r, result.run)
     row["error"] = None
     return row
+
+
+def row_warnings(r: Resolved, run=None) -> str | None:
+    """A row's warnings, as ``compare`` gives them (not errors): the unsourced estimates the row rests on, a training
+    run's plausibility warnings, and the notes on inputs the comparison does not use or catalog rows withdrawn,
+    separated by '; '; None where there are none."""
+    said = [f"unsourced estimate: {e}" for e in r.estimates]
+    said += list(run.warnings) if run is not None else []
+    said += [*sizing_notes(r), *unused_spot(r), *deprecated_notes(r)]
+    return "; ".join(said) or None
 
 
 def error_row(name: str, message: str) -> dict[str, Any]:
@@ -434,7 +444,7 @@ def _sweep_part(r: Resolved, values: Mapping[str, np.ndarray], n: int, name: str
                 finance_columns[f"npv_{o}"] = np.broadcast_to(npv[o], (n,)).astype(float)
                 finance_columns[f"tco_{o}"] = np.broadcast_to(tco[o], (n,)).astype(float)
     out.update(finance_columns)
-    out["warnings"] = ["; ".join(f"unsourced estimate: {e}" for e in r.estimates) or None] * n
+    out["warnings"] = [row_warnings(r)] * n  # the base scenario's (a training run's vary with the point: left out)
     out["error"] = [None] * n
     return out
 

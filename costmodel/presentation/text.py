@@ -337,7 +337,7 @@ def comparison_text(comparison: Comparison) -> str:
                 f"present value {fmt.amount(f.npv_by_option[option]):>16} {cur}"
             )
         lines.append(
-            "  own cost per used GPU-hour: "
+            "  own cost per used GPU-hour over the horizon (cash basis): "
             + (
                 f"{fmt.amount(f.cost_per_used_gpu_hour, 4)} {cur}/GPU-h"
                 if f.cost_per_used_gpu_hour is not None
