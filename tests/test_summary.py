@@ -84,6 +84,17 @@ def test_a_break_even_that_changes_again_says_so():
     many = sentence((10.0, 20.0, 30.0, 40.0, 50.0, 60.0))
     assert many.endswith("changes again at 20 GPU-h, 30 GPU-h, 40 GPU-h and 2 more)")
 
+    # the report's summary too: R2's own cluster and rental cross at 37,940 GPU-hours/month, then again at 38,189
+    # (whole servers and whole GPUs step at different volumes); "Cloud rental is cheaper below it" alone read as a
+    # single crossing (a newcomer's walk-through scenario crossed back at 2,104 M tokens/day)
+    from costmodel.domain.compare import compare
+
+    summary = text._break_even_summary(compare(costmodel.load_scenario("h200-24gpu-cluster")))
+    assert summary is not None and summary.endswith(
+        "Cloud rental is cheaper below it, until the cheaper one changes again at 38,189 GPU-hours/month, "
+        "40,853 GPU-hours/month, 41,371 GPU-hours/month and 17 more."
+    )
+
 
 def test_a_pure_number_carries_no_unit_in_the_claims(capsys):
     # the schema writes a pure number's unit "-": "were 1.468 - instead of 1.160" read as a stray dash

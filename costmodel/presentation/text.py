@@ -1261,7 +1261,9 @@ def _break_even_summary(c: Comparison) -> str | None:
         return (
             f"**Break-even that matters most** (monthly view): {md(label(pair.option_a))} vs "
             f"{md(label(pair.option_b))} at **{fmt.volume(kind, pair.volume)}**{where}; "
-            f"{md(_cheaper(label, pair.cheaper_below))} is cheaper below it."
+            f"{md(_cheaper(label, pair.cheaper_below))} is cheaper below it"
+            + _changes_again(pair, lambda v: fmt.volume(kind, v))
+            + "."
         )
     return (
         f"**Break-even that matters most** (monthly view): none: {md(_cheaper(label, pair.cheaper_below))} is "
