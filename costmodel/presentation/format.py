@@ -158,15 +158,30 @@ def volume(kind: str, value: float | None) -> str:
     '34.01 M tokens/day'
     >>> volume("gpu_hours", 3_464_525)
     '3.46 M GPU-hours/month'
-    >>> volume("gpu_hours", None)
-    'never'
+    >>> volume("gpu_hours", None), volume("tokens", 0.0)
+    ('never', '0 tokens/day')
     """
     if value is None:
         return "never"
     scale, unit = volume_display(kind)
+    if value == 0:  # "0.00 M tokens/day" read as a rounded small number
+        return f"0 {unit.removeprefix('M ')}"
     if scale == 1 and abs(value) >= 999_500:
         return f"{short(value)} {unit}"
     return f"{amount(value / scale, 2 if scale > 1 else 0)} {unit}"
+
+
+def gpu_hours(x: float, unit: bool = True) -> str:
+    """GPU-hours of a run: in millions to three decimals from a million on, else whole ("77 GPU-hours", not
+    "0.000 M GPU-hours"); ``unit=False`` leaves out "GPU-hours" (not the "M").
+
+    Examples
+    --------
+    >>> gpu_hours(2_664_000), gpu_hours(77.3), gpu_hours(532_000, unit=False)
+    ('2.664 M GPU-hours', '77 GPU-hours', '532,000')
+    """
+    shown = f"{amount(x / 1e6, 3)} M" if abs(x) >= 999_500 else amount(x, 0)
+    return f"{shown} GPU-hours" if unit else shown
 
 
 def rate_per_year(x: float) -> str:

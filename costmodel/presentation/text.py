@@ -777,19 +777,19 @@ def describe_training_run(scenario: Scenario | Resolved, run: TrainingRun) -> st
                 if work.stages[0].basis != "mfu"
                 else ""
             )
-            + f": **{fmt.amount(run.ideal_gpu_hours / 1e6, 3)} M GPU-hours**"
+            + f": **{fmt.gpu_hours(run.ideal_gpu_hours)}**"
             + (
-                f", **{fmt.amount(run.gpu_hours / 1e6, 3)} M** at a goodput of {fmt.share(run.goodput)}"
+                f", **{fmt.gpu_hours(run.gpu_hours, unit=False)}** at a goodput of {fmt.share(run.goodput)}"
                 if run.goodput < 1
                 else ""
             )
             + f"; **{fmt.amount(run.wall_clock_days, 1)} days** on {work.cluster_gpus:,} GPUs."
         ]
     else:
-        parts = "; ".join(f"{md(s.name)} {fmt.amount(s.gpu_hours / 1e6, 3)} M" for s in run.stages)
+        parts = "; ".join(f"{md(s.name)} {fmt.gpu_hours(s.gpu_hours, unit=False)}" for s in run.stages)
         lines += [
             (f"By stage: {parts}; in all " if len(run.stages) > 1 else "Stated: ")
-            + f"**{fmt.amount(run.gpu_hours / 1e6, 3)} M GPU-hours** on the {md(r.workload.gpu.gpu)}, "
+            + f"**{fmt.gpu_hours(run.gpu_hours)}** on the {md(r.workload.gpu.gpu)}, "
             f"**{fmt.amount(run.wall_clock_days, 1)} days** of wall clock"
             + (
                 f"; MFU backed out over the run: {fmt.share(run.mfu)} of the {fmt.amount(run.peak_tflops, 0)} TFLOP/s "
