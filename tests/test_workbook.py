@@ -591,3 +591,31 @@ def test_inputs_behind_columns_of_values_say_change_the_scenario(tmp_path, chang
     assert "own_electricity_price" in live and "fin_discount_rate" in live
     plain = live_inputs(write_workbook(patched(H200, {"finance.horizon_months": 12}), tmp_path / "p.xlsx"))
     assert fixed <= set(plain)  # live without the block of values
+
+
+def test_an_input_is_credited_to_the_block_that_states_it_and_a_default_to_no_one(tmp_path):
+    # a newcomer's walk-through scenario: its own option's `source: "ASSUMPTION: every figure of this block"` left
+    # its power, colocation and staffing sub-blocks "not stated in the scenario"; and R1 credited defaults it never
+    # states (a 0 managed-service fee, 0 hot spares) to the brief or to Amazon's 10-K
+    from conftest import patched
+
+    from costmodel.presentation.tables import inputs_table
+    from costmodel.schema.inputs import DEFAULT_SOURCE
+
+    stated = "ASSUMPTION: every figure of this block"
+    s = patched("llama70b-vs-api", {"options.own.source": stated, "options.own.power.source": None})
+    table = inputs_table(s)
+    own = table[table["block"] == "Own cluster"].set_index("input")["source"]
+    assert own["PUE"] == own["electricity price"] == stated  # the power block states no source: the own block's
+    assert own["colocation price"].startswith("CBRE")  # a sub-block with a source of its own keeps it
+    assert own["hot spares"] == own["managed-service fee"] == DEFAULT_SOURCE  # not in the file
+    assert own["depreciation period"] == stated  # stated in the own block itself
+    # the workbook's named inputs (a scenario with a finance block: R2) read the same
+    from openpyxl import load_workbook
+
+    from costmodel.presentation.workbook import write_workbook
+
+    r2 = patched("h200-24gpu-cluster", {"options.own.source": stated, "options.own.power.source": None})
+    sheet = load_workbook(write_workbook(r2, tmp_path / "w.xlsx"))["Inputs"]
+    named = {row[4].value: row[3].value for row in sheet.iter_rows() if row[4].value}
+    assert named["own_pue"] == named["own_idle_share"] == named["own_electricity_price"] == stated

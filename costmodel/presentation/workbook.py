@@ -208,6 +208,12 @@ def _source(*blocks) -> str:
     return "; ".join(s for s in (getattr(b, "source", "") for b in blocks if b is not None) if s)
 
 
+def _source_within(block, parent) -> str:
+    """A sub-block's source, or where it states none the source of the block it sits in (which speaks for all of
+    the block, as the inputs table reads it: :func:`costmodel.schema.inputs.input_fields`)."""
+    return _source(block) or _source(parent)
+
+
 class _Months:
     """The monthly columns of the Cash flows sheet: each a header and a value array or a formula per row."""
 
@@ -428,7 +434,7 @@ def _rent_columns(r: Resolved, flows: CashFlows, m: _Months, add) -> list[str]:
         "rent",
         rent.staffing,
         cur,
-        _source(rent_block(r).staffing),
+        _source_within(rent_block(r).staffing, rent_block(r)),
         lambda row: m.cell("rent_gpus", row),
         month,
     )
@@ -926,11 +932,13 @@ def _own_site_inputs(r: Resolved, add) -> None:
     own, cur = own_option(r), r.currency
     s_own = own_block(r)
     power = s_own.power
-    add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source(power))
-    add("own_pue", "PUE", own.pue, "-", _source(power))
+    add("own_idle_share", "idle draw, share of maximum", own.idle_power_share, "-", _source_within(power, s_own))
+    add("own_pue", "PUE", own.pue, "-", _source_within(power, s_own))
     tariff = r.scenario.energy.tariff if r.scenario.energy is not None else None
     # a time-of-use tariff sets the prices (``own.tariff_prices``) only when the scenario has one
-    price_source = tariff.source if tariff is not None and own.tariff_prices is not None else _source(power)
+    price_source = (
+        tariff.source if tariff is not None and own.tariff_prices is not None else _source_within(power, s_own)
+    )
     add(
         "own_electricity_price",
         "electricity price (idle draw; with a time-of-use tariff its yearly mean)",
@@ -952,16 +960,22 @@ def _own_site_inputs(r: Resolved, add) -> None:
             "facility build price",
             own.facility_price_per_mw,
             f"{cur}/MW",
-            _source(s_own.facility),
+            _source_within(s_own.facility, s_own),
         )
-        add("own_facility_life", "facility life", own.facility_depreciation_months, "months", _source(s_own.facility))
+        add(
+            "own_facility_life",
+            "facility life",
+            own.facility_depreciation_months,
+            "months",
+            _source_within(s_own.facility, s_own),
+        )
     else:
         add(
             "own_colocation_price",
             "colocation price",
             own.colocation_price_per_kw_month,
             f"{cur}/kW/month",
-            _source(s_own.colocation),
+            _source_within(s_own.colocation, s_own),
         )
     if own.licence_price_per_gpu_per_year is not None:
         add(
@@ -1249,7 +1263,7 @@ def _own_running_columns(r: Resolved, m: _Months, add) -> list[str]:
         "own",
         own.staffing,
         r.currency,
-        _source(own_block(r).staffing),
+        _source_within(own_block(r).staffing, own_block(r)),
         lambda row: f"{m.cell('bought', row)}*own_gpus_per_server",
         month,
         managed=False,

@@ -137,14 +137,23 @@ def _fields_of(model: type[BaseModel]) -> list[tuple[str, FieldInfo, str, str, s
     return found
 
 
-def _walk(node: BaseModel, prefix: str, found: list[InputField]) -> None:
+DEFAULT_SOURCE = "not stated in the scenario: costmodel's default"
+"""The source of an input the scenario leaves at the schema's default: not the source of the block it sits in,
+which speaks only for what the block states."""
+
+
+def _walk(node: BaseModel, prefix: str, found: list[InputField], inherited: str = "") -> None:
+    """Collect the numeric inputs under ``node``; a block without a source of its own speaks with the source of
+    the block it sits in (``inherited``), and an input the scenario does not state is the schema's default."""
     currency = _attribute(node, "currency", None)
-    source = _attribute(node, "source", "") or ""
+    block_source = _attribute(node, "source", "") or inherited
+    stated = node.model_fields_set
     for name, info, item_title, title, unit in _fields_of(type(node)):
         if not prefix and name in _SKIPPED_TOP:
             continue
         value = getattr(node, name)
         kind = type(value)
+        source = block_source if name in stated else DEFAULT_SOURCE
         if kind is float or kind is int:  # a number (the last branch below), told without the others' tests
             found.append(InputField(f"{prefix}{name}", float(value), title, _fill(unit, currency), info, source))
             continue
@@ -152,11 +161,11 @@ def _walk(node: BaseModel, prefix: str, found: list[InputField]) -> None:
             continue
         path = f"{prefix}{name}"
         if isinstance(value, BaseModel):
-            _walk(value, path + ".", found)
+            _walk(value, path + ".", found, block_source)
         elif isinstance(value, list):
             for index, item in enumerate(value):
                 if isinstance(item, BaseModel):
-                    _walk(item, f"{path}.{index}.", found)
+                    _walk(item, f"{path}.{index}.", found, block_source)
                 elif is_number(item):
                     found.append(
                         InputField(
