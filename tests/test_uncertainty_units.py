@@ -62,13 +62,15 @@ def _currency_units(label: str, currency: str) -> list[str]:
 
 
 def _axis_titles(spec) -> list[str]:
-    """Every axis title of a Vega-Lite spec (lines of a wrapped title joined by a space)."""
+    """Every axis and tooltip title of a Vega-Lite spec (lines of a wrapped title joined by a space)."""
     found = []
     if isinstance(spec, dict):
         for key, value in spec.items():
             if key in ("x", "y") and isinstance(value, dict) and "title" in value:
                 title = value["title"]
                 found.append(" ".join(title) if isinstance(title, list) else str(title or ""))
+            elif key == "tooltip" and isinstance(value, list):
+                found += [str(tip.get("title", tip.get("field", ""))) for tip in value if isinstance(tip, dict)]
             else:
                 found += _axis_titles(value)
     elif isinstance(spec, list):
@@ -111,7 +113,7 @@ def test_every_money_label_of_the_uncertainty_section_is_in_the_measures_unit(ba
     assert len(money_headers) == 6, headers
     assert {u for h in money_headers for u in _currency_units(h, r.currency)} == {unit}
     money_axes = [a for a in axes if _currency_units(a, r.currency)]
-    assert len(money_axes) == 2, axes  # the savings histogram's and the tornado's
+    assert len(money_axes) == 5, axes  # the savings histogram's axis and tooltips, the tornado's axis and tooltip
     assert {u for a in money_axes for u in _currency_units(a, r.currency)} == {unit}
     assert any(f" {unit} (it saves money in" in line for line in lines), lines  # the P10-P90 sentence
     if not unit.endswith("/month"):
