@@ -11,8 +11,8 @@ The decision metric is on the scenario's decision measure
 block, the cost of the run for a training workload, the monthly cost hour by hour with a
 demand profile, the monthly cost at the volume otherwise. It is the tracked option's figure
 (``uncertainty.option``; default own, else the first option) minus the cheapest other
-candidate's (the rent option's other ways to pay among them) [reporting currency, or per
-month]: negative when the tracked option is the cheapest. Its savings are minus the metric.
+candidate's (the rent option's other ways to pay among them), in the measure's unit
+(:func:`measure_unit`): negative when the tracked option is the cheapest. Its savings are minus the metric.
 The cheapest mix and the capacity plan are not sampled (they are searched, not computed).
 
 References
@@ -219,7 +219,7 @@ def option_costs(
     Returns
     -------
     dict of str to numpy.ndarray
-        Candidate id → shape (N,) (shape () without samples). [reporting currency, or per month]
+        Candidate id → shape (N,) (shape () without samples). [the decision measure's unit: :func:`measure_unit`]
     """
     from .decision import measure_figures, measure_of, present_value_figures, reserved_gpus_of
 
@@ -253,7 +253,7 @@ def option_costs(
 def decision_metric(
     scenario: Scenario | Resolved, option: str | None = None, values: Mapping[str, Any] | None = None
 ) -> np.ndarray:
-    """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [currency or per month]
+    """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [:func:`measure_unit`]
 
     The tracked option's figure is the lowest of its own ways to pay (``rent`` with ``rent.reserved``,
     ``rent.spot``, ``rent.on_demand``); the others are every other candidate of :func:`option_costs`, which
