@@ -35,10 +35,14 @@ It prints, for the reference scenario `llama70b-vs-api` (three options, five unc
 9. Bills: reading a 10^5-row FOCUS export (the bundled sample's rows repeated, AWS, Google Cloud and
    Azure instance rows among them) into spend, GPU-hours and tokens (``costmodel.bills.read_summary``),
    in CPU seconds, next to the floor of parsing the same file with ``csv.DictReader`` alone.
+10. ``costmodel compare --json`` of R2 without its finance block (the monthly cost hour by hour, its
+   100,000 samples of the demand's volume each against 8,760 hours): CPU seconds and peak resident
+   memory, next to the same command with ``--no-uncertainty``.
 
 Targets: N = 10^6 samples in under 1 s on one core; the report within 2x the empty notebook;
 a what-if update under 100 ms; 1,000 training configurations at least 50x faster than llm-analysis;
-a 10^6-row job log read in <= 3 s; a 10^5-row FOCUS bill within 10x its plain CSV parse.
+a 10^6-row job log read in <= 3 s; a 10^5-row FOCUS bill within 10x its plain CSV parse; the
+hour-by-hour compare --json within 600 MB.
 """
 
 from __future__ import annotations
@@ -241,6 +245,35 @@ def compare_json(repeats: int) -> dict[str, float]:
     return {
         "with_uncertainty_seconds": process_seconds(command, repeats),
         "without_uncertainty_seconds": process_seconds([*command, "--no-uncertainty"], repeats),
+    }
+
+
+HOURLY_PEAK_BOUND = 600 * 2**20
+"""Peak resident memory allowed to ``compare --json`` of R2 without its finance block (600 MiB, as
+tests/test_uncertainty.py allows). [B]"""
+
+
+def compare_json_hourly(repeats: int) -> dict[str, float]:
+    """``costmodel compare --json`` of R2 without its finance block (the monthly cost hour by hour, 100,000
+    samples of the demand's volume against 8,760 hours) as a whole process: the fewest CPU seconds (user +
+    system) and the highest peak resident memory of ``repeats`` runs, with and without the uncertainty section
+    (its floor in the same run). [s], [B]"""
+    import yaml
+
+    data = yaml.safe_load((ROOT / "data" / "scenarios" / "h200-24gpu-cluster.yaml").read_text(encoding="utf-8"))
+    data.pop("finance")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "r2_nofin.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        command = [str(BIN / "costmodel"), "compare", str(path), "--json"]
+        runs = [(tree_peaks(command, 600), tree_peaks([*command, "--no-uncertainty"], 600)) for _ in range(repeats)]
+    if any(run.code != 0 for pair in runs for run in pair):
+        raise RuntimeError("costmodel compare of R2 without its finance block failed")
+    return {
+        "cpu_seconds": min(run.cpu_seconds for run, _ in runs),
+        "peak_bytes": max(run.root_peak for run, _ in runs),
+        "floor_cpu_seconds": min(floor.cpu_seconds for _, floor in runs),
+        "floor_peak_bytes": max(floor.root_peak for _, floor in runs),
     }
 
 
@@ -990,6 +1023,15 @@ def print_compare_json(args: argparse.Namespace) -> None:
     print(
         f"costmodel compare h200-24gpu-cluster --json (whole process): {cj['with_uncertainty_seconds']:.2f} s; "
         f"with --no-uncertainty: {cj['without_uncertainty_seconds']:.2f} s"
+    )
+    hourly = compare_json_hourly(args.repeats)
+    print(
+        f"costmodel compare --json of R2 without its finance block (hour by hour, 100,000 samples x 8,760 hours, "
+        f"whole process): {hourly['cpu_seconds']:.2f} s of CPU "
+        f"({hourly['cpu_seconds'] / hourly['floor_cpu_seconds']:.2f}x --no-uncertainty's "
+        f"{hourly['floor_cpu_seconds']:.2f} s), peak {hourly['peak_bytes'] / 2**20:.0f} MiB "
+        f"(--no-uncertainty {hourly['floor_peak_bytes'] / 2**20:.0f} MiB; bound {HOURLY_PEAK_BOUND / 2**20:.0f} MiB: "
+        f"{'within' if hourly['peak_bytes'] <= HOURLY_PEAK_BOUND else 'ABOVE'})"
     )
     fc = compare_first_call(args.repeats)
     print(

@@ -290,7 +290,8 @@ def test_the_present_value_in_chunks_of_samples_equals_one_call(monkeypatch):
     r = costmodel.resolve(costmodel.load_scenario("h200-24gpu-cluster"))
     drawn, _ = uncertainty.draw_inputs(r, 1_000)
     whole = uncertainty.option_costs(r, drawn)
-    monkeypatch.setattr(uncertainty, "SAMPLES_PER_CHUNK", 300)  # 4 chunks, the last of 100
+    assert uncertainty.samples_per_chunk(r, "present_value") == 10_000  # 600,000 numbers / 60 months
+    monkeypatch.setattr(uncertainty, "samples_per_chunk", lambda *_: 300)  # 4 chunks, the last of 100
     chunked = uncertainty.option_costs(r, drawn)
     assert set(chunked) == set(whole) and all(chunked[o].shape == (1_000,) for o in chunked)
     for o in whole:
@@ -333,13 +334,63 @@ def test_the_other_measures_in_chunks_of_samples_equal_one_call(monkeypatch, bas
     s = costmodel.load_scenario(base) if distributions is None else with_uncertainty(base, distributions=distributions)
     r = costmodel.resolve(s)
     drawn, _ = u.draw_inputs(r, 1_000)
-    monkeypatch.setattr(u, "SAMPLES_PER_MONTHLY_CHUNK", 10**9)
+    monkeypatch.setattr(u, "samples_per_chunk", lambda *_: 10**9)
     whole = u.option_costs(r, drawn)
-    monkeypatch.setattr(u, "SAMPLES_PER_MONTHLY_CHUNK", 300)  # 4 chunks, the last of 100
+    monkeypatch.setattr(u, "samples_per_chunk", lambda *_: 300)  # 4 chunks, the last of 100
     chunked = u.option_costs(r, drawn)
     assert set(chunked) == set(whole) and all(chunked[o].shape == (1_000,) for o in chunked)
     for o in whole:
         np.testing.assert_array_equal(chunked[o], whole[o])
+
+
+def test_a_chunk_of_samples_keeps_one_array_within_the_budget_of_the_present_value():
+    # one array of a call holds at most 600,000 numbers (R2's 10,000 samples x 60 months): the hour-by-hour
+    # measure's samples each take a row of 8,760 hours, so 600,000 // 8,760 = 68 samples a call (65,536 a
+    # call made 65,536 x 8,760 x 8 B = 4.6 GB arrays)
+    from costmodel.domain.decision import measure_of
+
+    nofin = costmodel.resolve(patched(H200, drop=("finance",)))
+    assert measure_of(nofin) == "monthly_cost_hour_by_hour" and nofin.demand is not None
+    assert nofin.demand.shape.size == 8_760
+    assert u.samples_per_chunk(nofin, "monthly_cost_hour_by_hour") == 68
+    assert u.samples_per_chunk(costmodel.resolve(costmodel.load_scenario(R1)), "monthly_cost") == 65_536
+    ten_years = costmodel.resolve(patched(H200, {"finance.horizon_months": 120}))
+    assert u.samples_per_chunk(ten_years, "present_value") == 5_000
+
+
+def test_the_hour_by_hour_monte_carlo_is_the_same_in_chunks_sized_by_the_hours(monkeypatch):
+    # R2 without its finance block samples workload.gpu_hours_per_month against 8,760 hours: the percentiles
+    # of 1,000 samples in one call (the old chunk of 65,536 took them at once) equal those in chunks of 68
+    r = costmodel.resolve(patched(H200, drop=("finance",)))
+    chunked = u.monte_carlo(r, samples=1_000)
+    monkeypatch.setattr(u, "samples_per_chunk", lambda *_: 65_536)
+    whole = u.monte_carlo(r, samples=1_000)
+    assert chunked.measure == "monthly_cost_hour_by_hour" and set(chunked.costs) == set(whole.costs)
+    for o in whole.costs:
+        np.testing.assert_array_equal(chunked.costs[o], whole.costs[o])
+    np.testing.assert_array_equal(np.percentile(chunked.metric, [5, 50, 95]), np.percentile(whole.metric, [5, 50, 95]))
+
+
+def test_compare_json_of_an_hour_by_hour_monte_carlo_stays_within_600_mib(tmp_path):
+    # a bound, not a timing: R2 without its finance block, 100,000 samples of the demand's volume against
+    # 8,760 hours, peaked at 4.6 GB in one process when a chunk held 65,536 samples
+    import subprocess
+    import sys
+
+    import yaml
+
+    path = tmp_path / "r2_nofin.yaml"
+    path.write_text(yaml.safe_dump(patched_data(H200, drop=("finance",))))
+    code = (
+        "import resource, sys\n"
+        "from costmodel.cli import main\n"
+        "assert main(['compare', sys.argv[1], '--json']) == 0\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert '"monthly_cost_hour_by_hour"' in done.stdout
+    peak_kb = int(done.stderr.strip().splitlines()[-1])  # Linux: kilobytes
+    assert peak_kb < 600 * 1024, f"peak resident set {peak_kb} kB"  # benchmarks/run.py HOURLY_PEAK_BOUND
 
 
 def test_compare_refuses_a_scenario_resolved_with_samples_naming_them():

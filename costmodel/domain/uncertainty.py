@@ -11,8 +11,8 @@ The decision metric is on the scenario's decision measure
 block, the cost of the run for a training workload, the monthly cost hour by hour with a
 demand profile, the monthly cost at the volume otherwise. It is the tracked option's figure
 (``uncertainty.option``; default own, else the first option) minus the cheapest other
-candidate's (the rent option's other ways to pay among them) [reporting currency, or per
-month]: negative when the tracked option is the cheapest. Its savings are minus the metric.
+candidate's (the rent option's other ways to pay among them), in the measure's unit
+(:func:`measure_unit`): negative when the tracked option is the cheapest. Its savings are minus the metric.
 The cheapest mix and the capacity plan are not sampled (they are searched, not computed).
 
 References
@@ -165,11 +165,40 @@ def sampled(scenario: Scenario | Resolved, values: Mapping[str, Any]) -> Resolve
     )
 
 
-SAMPLES_PER_CHUNK = 10_000
-"""Samples per call of the present value's cash flows: 10,000 × 60 months is 4.8 MB an array."""
+ELEMENTS_PER_CHUNK = 600_000
+"""Numbers in one array of a call on samples: the present value's 10,000 samples × 60 months (4.8 MB of float64)."""
 
 SAMPLES_PER_MONTHLY_CHUNK = 65_536
-"""Samples per call of the other measures (one figure a sample): 512 kB an array."""
+"""Most samples per call of a measure with one figure a sample (no trailing axis): 512 kB an array."""
+
+
+def samples_per_chunk(scenario: Scenario | Resolved, measure: str) -> int:
+    """Samples per call of :func:`option_costs`, so that one array of the call holds at most :data:`ELEMENTS_PER_CHUNK`.
+
+    Parameters
+    ----------
+    scenario
+        The scenario.
+    measure
+        The decision measure (a :class:`~costmodel.results.Measure` value).
+
+    Returns
+    -------
+    int
+        :data:`ELEMENTS_PER_CHUNK` over the measure's trailing axis (the months of the horizon for the
+        present value, the hours of the demand profile for the monthly cost hour by hour, whose samples
+        each take a row of the year), at most :data:`SAMPLES_PER_MONTHLY_CHUNK` and at least 1. [samples]
+    """
+    from ..results import Measure
+
+    r = as_resolved(scenario)
+    if measure == Measure.PRESENT_VALUE and r.finance is not None:
+        axis = r.finance.horizon_months
+    elif measure == Measure.HOURLY_MONTHLY_COST and r.demand is not None:
+        axis = int(np.size(r.demand.shape))
+    else:
+        axis = 1
+    return max(1, min(SAMPLES_PER_MONTHLY_CHUNK, ELEMENTS_PER_CHUNK // max(axis, 1)))
 
 
 def option_costs(
@@ -190,17 +219,18 @@ def option_costs(
     Returns
     -------
     dict of str to numpy.ndarray
-        Candidate id → shape (N,) (shape () without samples). [reporting currency, or per month]
+        Candidate id → shape (N,) (shape () without samples). [the decision measure's unit: :func:`measure_unit`]
     """
     from .decision import measure_figures, measure_of, present_value_figures, reserved_gpus_of
 
     r = as_resolved(scenario)
     measure = measure or measure_of(r)
     n = max((np.size(v) for v in (values or {}).values() if np.ndim(v)), default=0)
-    chunk = SAMPLES_PER_CHUNK if measure == "present_value" else SAMPLES_PER_MONTHLY_CHUNK
+    chunk = samples_per_chunk(r, measure)
     if values and n > chunk:
         # in chunks, whose temporaries the allocator reuses and the CPU's cache holds (one call on 100,000
-        # samples × 60 months of the present value spent more time mapping fresh pages than computing)
+        # samples × 60 months of the present value spent more time mapping fresh pages than computing; the
+        # hour-by-hour measure's samples × 8,760 hours would take 8 B × 8,760 a sample in each array)
         # each chunk's figures are copied into the whole arrays as soon as they are known, so that a chunk's
         # temporaries reuse the memory the previous chunk's released
         whole: dict[str, np.ndarray] = {}
@@ -223,7 +253,7 @@ def option_costs(
 def decision_metric(
     scenario: Scenario | Resolved, option: str | None = None, values: Mapping[str, Any] | None = None
 ) -> np.ndarray:
-    """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [currency or per month]
+    """Tracked option's figure minus the cheapest other candidate's, on the decision measure. [:func:`measure_unit`]
 
     The tracked option's figure is the lowest of its own ways to pay (``rent`` with ``rent.reserved``,
     ``rent.spot``, ``rent.on_demand``); the others are every other candidate of :func:`option_costs`, which

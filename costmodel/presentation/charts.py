@@ -1220,7 +1220,7 @@ def tornado_chart(scenario, bars, option: str) -> alt.LayerChart:
             tooltip=[
                 alt.Tooltip("input:N"),
                 alt.Tooltip("end:N"),
-                alt.Tooltip("metric:Q", format=",.0f"),
+                alt.Tooltip("metric:Q", title=f"metric [{measure_unit(r)}]", format=",.0f"),
                 alt.Tooltip("note:N"),
             ],
         )
@@ -1274,8 +1274,8 @@ def savings_histogram(scenario, result) -> alt.LayerChart:
             y=alt.Y("share:Q", title="Share of samples [%]"),
             y2=alt.Y2Datum(0),
             tooltip=[
-                alt.Tooltip("from:Q", format=",.0f"),
-                alt.Tooltip("to:Q", format=",.0f"),
+                alt.Tooltip("from:Q", title=f"saving from [{result.unit}]", format=",.0f"),
+                alt.Tooltip("to:Q", title=f"to [{result.unit}]", format=",.0f"),
                 alt.Tooltip("share:Q", format=".2f"),
             ],
         )

@@ -1272,12 +1272,14 @@ class UncertaintyOutput(OutputModel):
 def _uncertainty(u: UncertaintyResult) -> UncertaintyOutput:
     """The uncertainty summaries of the domain's analysis, each figure in the decision measure's unit."""
     mc = u.monte_carlo
-    month = mc.unit  # the decision measure's unit: the currency, or the currency a month
+    measure_unit = mc.unit  # the decision measure's: the currency, a month of it, or per 1,000 successful tasks
 
     def pct(values: np.ndarray) -> PercentilesOutput:
         p = np.percentile(values, (10, 50, 90))
         return PercentilesOutput(
-            p10=_q(p[0], month, digits=2), p50=_q(p[1], month, digits=2), p90=_q(p[2], month, digits=2)
+            p10=_q(p[0], measure_unit, digits=2),
+            p50=_q(p[1], measure_unit, digits=2),
+            p90=_q(p[2], measure_unit, digits=2),
         )
 
     bars: list[TornadoBarOutput] = []
@@ -1289,10 +1291,10 @@ def _uncertainty(u: UncertaintyResult) -> UncertaintyOutput:
                 low=_q(b.low, unit),
                 high=_q(b.high, unit),
                 base=_q(b.base, unit),
-                low_metric=_q(b.low_metric, month, digits=2),
-                high_metric=_q(b.high_metric, month, digits=2),
-                base_metric=_q(b.base_metric, month, digits=2),
-                swing=_q(b.swing, month, digits=2),
+                low_metric=_q(b.low_metric, measure_unit, digits=2),
+                high_metric=_q(b.high_metric, measure_unit, digits=2),
+                base_metric=_q(b.base_metric, measure_unit, digits=2),
+                swing=_q(b.swing, measure_unit, digits=2),
                 break_even=_q(b.break_even, unit, "never"),
             )
         )

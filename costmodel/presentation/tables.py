@@ -594,7 +594,10 @@ def percentile_table(scenario: Scenario | Resolved, result: MonteCarlo) -> pd.Da
 def tornado_table(bars: list[TornadoBar], scenario: Scenario | Resolved | None = None) -> pd.DataFrame:
     """The tornado's numbers, widest swing first, with break-even values or "never between low and high".
 
-    With ``scenario``, inputs read by their schema title and values carry their unit (k/M/B).
+    With ``scenario``, inputs read by their schema title, values carry their unit (k/M/B) and the savings
+    and swing columns the unit of the decision measure (:func:`costmodel.domain.uncertainty.measure_unit`:
+    the currency for a present value or a training run's cost, the currency a month, or per 1,000
+    successful tasks).
     """
     import pandas as pd
 
@@ -606,7 +609,9 @@ def tornado_table(bars: list[TornadoBar], scenario: Scenario | Resolved | None =
     def value(path, x):
         return fmt.significant(x, 3) if scenario is None else input_value(scenario, path, x)
 
-    currency = "" if scenario is None else f" [{as_resolved(scenario).currency}/month]"
+    from ..domain.uncertainty import measure_unit
+
+    unit = "" if scenario is None else f" [{measure_unit(scenario)}]"  # the decision measure's, as the metric's
     return pd.DataFrame(
         [
             {
@@ -614,9 +619,9 @@ def tornado_table(bars: list[TornadoBar], scenario: Scenario | Resolved | None =
                 "as given": value(b.path, b.base),
                 "low": value(b.path, b.low),
                 "high": value(b.path, b.high),
-                f"saving at low{currency}": fmt.short(-b.low_metric),
-                f"saving at high{currency}": fmt.short(-b.high_metric),
-                f"swing{currency}": fmt.short(b.swing),
+                f"saving at low{unit}": fmt.short(-b.low_metric),
+                f"saving at high{unit}": fmt.short(-b.high_metric),
+                f"swing{unit}": fmt.short(b.swing),
                 "break-even": value(b.path, b.break_even)
                 if b.break_even is not None
                 else f"never between {value(b.path, b.low)} and {value(b.path, b.high)}",

@@ -1274,12 +1274,11 @@ def _break_even_summary(c: Comparison) -> str | None:
 
 def _moves_lines(r: Resolved, c: Comparison, bars, monte_carlo) -> list[str]:
     """The three inputs that move the tracked option's saving most (tornado bars), as a numbered list."""
-    money = lambda x: fmt.money(x, c.currency)  # noqa: E731
-    per = "/month" if c.decision.unit.endswith("/month") else ""
+    unit = c.decision.unit  # the decision measure's: USD, USD/month or USD/1,000 successful tasks
     tracked = c.label(monte_carlo.option) if monte_carlo is not None else "the tracked option"
     top = [
         f"{md(input_title(r, b.path))}, {input_value(r, b.path, b.low)} to "
-        f"{input_value(r, b.path, b.high)}: swing {money(b.swing)}{per}"
+        f"{input_value(r, b.path, b.high)}: swing {fmt.money(b.swing, unit)}"
         + ("" if b.break_even is None else f", break-even at {input_value(r, b.path, b.break_even)}")
         for b in bars[:3]
     ]
