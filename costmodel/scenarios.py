@@ -74,7 +74,8 @@ def _read_text(path: Path) -> str:
             f"no bundled scenario of that name{did_you_mean(path.stem, names)}; bundled: {', '.join(names)} "
             "(or give a path to a YAML file)"
         )
-        raise ScenarioError(path, [("(file)", path.stem, reason)])
+        # named as the user typed it: the path it was looked for at is the package's, not theirs
+        raise ScenarioError(path.stem, [("(bundled name)", path.stem, reason)])
     return read_text(path)
 
 

@@ -276,3 +276,15 @@ def test_compare_text_traces_each_options_monthly_cost_to_its_components(name, c
         total = sum(float(part.rsplit(" ", 1)[1].replace(",", "")) for part in shown)
         # each part to the cent: the parts add up to the option's figure within half a cent each
         assert total == pytest.approx(option.monthly_cost, abs=0.005 * len(shown) + 1e-9), (name, option.label)
+
+
+def test_a_mistyped_bundled_name_is_named_as_typed(capsys):
+    # it was named by the package's own path ("/…/data/scenarios/llama70b-vs-ap.yaml: (file): ..."), a path the
+    # user never gave
+    assert main(["compare", "llama70b-vs-ap"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(
+        "costmodel compare: llama70b-vs-ap: (bundled name): no bundled scenario of that name (did you mean "
+        "llama70b-vs-api?)"
+    )
+    assert "data/scenarios" not in said
