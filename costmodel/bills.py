@@ -446,10 +446,22 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     hourly profile (8,760 values) repeats the bill's hours in order to fill the year, scaled so
     its monthly average is the bill's.
 
+    Both files are written aside and renamed into place only once the scenario reads back valid,
+    so a refused bill leaves no file behind and an earlier skeleton as it was.
+
     Returns
     -------
     dict
         The scenario written.
+
+    Raises
+    ------
+    ValueError
+        The bill has no GPU rows.
+    InputError
+        The bill gives no baseline: its most used GPU's rows hold no GPU-hours
+        (a quantity of 0), leave an hour with fewer than 0 GPUs busy (a negative quantity), or
+        give a price per GPU-hour outside the figures a scenario may hold (1e-9 to 1e15).
     """
     import yaml
 
@@ -467,13 +479,15 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     last = max(u.end for u in uses)
     observed = int(np.ceil((last - first).total_seconds() / 3600))
     profile = hourly_gpu_demand(uses, first, observed)
+    _check_baseline(uses, gpu, gpu_hours, cost, summary.currency, profile)
     monthly = float(gpu_hours) / months
     year = np.resize(profile, 8760)
     # a whole number of repeats rarely fits a year: scale so the year's monthly average is the bill's
     year = year * (monthly * 12 / year.sum())
     demand_path = out.with_name(out.stem + "-demand.csv")
-    demand_path.write_text("gpus\n" + "".join(f"{value:.12g}\n" for value in year))
+    demand_text = "gpus\n" + "".join(f"{value:.12g}\n" for value in year)
     price = float(cost / gpu_hours)
+    # 12 decimals, and at least 13 significant digits for a price below 1 (1.68010752688e-06 is not 1.68011e-06)
     offer_id = f"bill-{_slug(gpu)}"
     # the baseline's offer is where the bill's GPU-hours were bought, so its label reads
     # "Today's bill: H100-SXM-80GB at AWS and Lambda, ..."
@@ -518,7 +532,7 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
                     "provider": provider,
                     "gpu": gpu,
                     "pricing": "on_demand",
-                    "price_per_gpu_hour": round(price, 12),
+                    "price_per_gpu_hour": round(price, max(12, 12 - int(np.floor(np.log10(price))))),
                     "currency": summary.currency,
                     "quality": "P",
                     "as_of": first.strftime("%Y-%m"),
@@ -538,8 +552,111 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
         f"# yaml-language-server: $schema={schema}\n"
         f"# Written by `costmodel bills {source} --scenario-out {out.name}`: today's GPU spend as options.rent.\n"
     )
-    out.write_text(header + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True))
+    text = header + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True)
+    _write_skeleton(out, text, demand_path, demand_text, scenario)
     return scenario
+
+
+def _write_skeleton(out: Path, text: str, demand_path: Path, demand_text: str, scenario: dict) -> None:
+    """Write a skeleton and its demand file whole, or neither: both go to temporary files beside
+    their places, the scenario is read back from them (its demand path pointing at the temporary
+    demand file), and only then are both renamed into place.
+
+    Raises
+    ------
+    ScenarioError
+        The scenario written does not read back valid.
+    """
+    import yaml
+
+    from .errors import InputError
+    from .files import aside
+    from .scenarios import load_scenario
+
+    with aside([demand_path, out]) as (demand_aside, out_aside):
+        demand_aside.write_text(demand_text, encoding="utf-8")
+        trial = {**scenario, "demand": {**scenario["demand"], "path": str(demand_aside.resolve())}}
+        out_aside.write_text(yaml.safe_dump(trial, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        try:
+            load_scenario(out_aside)
+        except InputError as exc:  # named at the file it would have been, not the temporary one
+            raise InputError(out, exc.problems) from None
+        out_aside.write_text(text, encoding="utf-8")
+
+
+_LISTED_LINES = 5
+"""Bill lines named in a message before "and N more"."""
+
+
+def _lines(uses: list[GPUUse]) -> str:
+    """The bill lines of some GPU rows, the first few named (``lines 2, 5 and 3 more``)."""
+    shown = ", ".join(str(u.line) for u in uses[:_LISTED_LINES])
+    more = f" and {len(uses) - _LISTED_LINES} more" if len(uses) > _LISTED_LINES else ""
+    return f"line{'s' if len(uses) > 1 else ''} {shown}{more}"
+
+
+def _check_baseline(
+    uses: list[GPUUse], gpu: str, gpu_hours: Decimal, cost: Decimal, currency: str, profile: np.ndarray
+) -> None:
+    """Refuse a bill whose GPU rows cannot make a baseline, naming the rows and the rule.
+
+    Parameters
+    ----------
+    uses
+        The rows of the most used GPU.
+    gpu
+        That GPU.
+    gpu_hours
+        Their GPU-hours. [GPU-h]
+    cost
+        Their EffectiveCost. [currency]
+    currency
+        The bill's currency.
+    profile
+        Their GPUs busy hour by hour. [GPU]
+
+    Raises
+    ------
+    InputError
+        No GPU-hours, an hour with fewer than 0 GPUs busy, or a price per GPU-hour outside
+        :data:`~costmodel.units.SMALLEST_INPUT` to :data:`~costmodel.units.LARGEST_INPUT`.
+    """
+    from .errors import InputError
+    from .units import LARGEST_INPUT, SMALLEST_INPUT
+
+    where = f"{gpu} rows, {_lines(uses)}"
+    if gpu_hours <= 0:
+        raise InputError(
+            None,
+            [(f"{where}, column ConsumedQuantity", f"{gpu_hours:g} GPU-hours", "a baseline needs GPU-hours above 0")],
+        )
+    negative = [u for u in uses if u.gpu_hours < 0]
+    # a correction row (negative quantity) spread over another period than the usage it corrects
+    if negative and profile.min() < -1e-9 * float(profile.max(initial=1.0)):
+        raise InputError(
+            None,
+            [
+                (
+                    f"{gpu} rows, {_lines(negative)}, column ConsumedQuantity",
+                    ", ".join(f"{u.gpu_hours:g}" for u in negative[:_LISTED_LINES]),
+                    "negative GPU-hours leave hours with fewer than 0 GPUs busy: a correction must fall in the "
+                    "charge period of the usage it corrects",
+                )
+            ],
+        )
+    price = cost / gpu_hours
+    if not SMALLEST_INPUT <= price <= LARGEST_INPUT:
+        raise InputError(
+            None,
+            [
+                (
+                    f"{where}, column EffectiveCost",
+                    f"{cost:g} {currency} for {gpu_hours:g} GPU-hours",
+                    f"{price:.4g} {currency} per GPU-hour: a price must lie between {SMALLEST_INPUT:g} and "
+                    f"{LARGEST_INPUT:g}",
+                )
+            ],
+        )
 
 
 def read_summary(path: str | Path, fmt: BillFormat | None = None) -> BillSummary:

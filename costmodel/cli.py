@@ -1580,11 +1580,21 @@ def _bills(args: argparse.Namespace) -> int:
 
     from .bills import read_summary, scenario_skeleton
 
+    if args.scenario_out is not None:  # the skeleton and its demand file beside it: checked before the bill is read
+        from .files import output_file
+
+        out = output_file(args.scenario_out, "--scenario-out")
+        output_file(out.with_name(out.stem + "-demand.csv"), "--scenario-out")
     summary = read_summary(args.file, args.format)
-    if args.scenario_out:
+    if args.scenario_out is not None:
+        from .files import made_folder
+
         out = Path(args.scenario_out)
+        made_folder(out.absolute().parent, "--scenario-out")
         try:
             scenario_skeleton(summary, out, Path(args.file).name)
+        except InputError as exc:
+            raise exc.in_file(args.file) from None
         except ValueError as exc:
             raise InputError(args.file, [("(GPU rows)", "", str(exc))]) from None
         from .scenarios import load_scenario, save_scenario

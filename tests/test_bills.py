@@ -738,3 +738,105 @@ def test_bills_text_writes_each_service_whole(capsys):
     # the figures stay in one column: every row's BilledCost ends where the header's does
     end = header.index("BilledCost") + len("BilledCost")
     assert all(line[end - 1].isdigit() for line in lines[1:] if line.startswith("2024-"))
+
+
+class TestSkeletonFromOddBills:
+    """``--scenario-out`` from a bill whose GPU rows cannot make a baseline, or into a path that cannot be written."""
+
+    @staticmethod
+    def _one_row(tmp_path: Path, cost: str, quantity: str) -> Path:
+        """One Lambda 8 x H100 row of March 2026 (gpu_8x_h100_sxm5: 8 GPUs an instance-hour), line 2."""
+        row = _focus("Lambda", quantity, "Hours", cost, ResourceType="gpu_8x_h100_sxm5")
+        return _write_focus(tmp_path / "bill.csv", [row])
+
+    @pytest.mark.parametrize(
+        "cost, quantity, column, got",
+        [
+            # F14 kind (a zero or negative volume): 0 hours was a traceback (decimal.DivisionByZero)
+            ("100", "0", "ConsumedQuantity", "0 GPU-hours"),
+            ("100", "-744", "ConsumedQuantity", "-5952 GPU-hours"),
+            # F9 kind (a price of 0): 0 or a credit became price_per_gpu_hour 0 or -0.00084, refused by the
+            # scenario it had already written; 100 USD over 1e15 x 8 GPU-hours (1.25e-14 a GPU-hour) was
+            # rounded to 0.0 at 12 decimals
+            ("0", "744", "EffectiveCost", "0 USD for 5952 GPU-hours"),
+            ("-5", "744", "EffectiveCost", "-5 USD for 5952 GPU-hours"),
+            ("100", "1e15", "EffectiveCost", "100 USD for 8000000000000000 GPU-hours"),
+            ("100", "1e-300", "EffectiveCost", "100 USD for 8e-300 GPU-hours"),
+        ],
+    )
+    def test_refused_at_the_bill_and_nothing_written(self, tmp_path, capsys, cost, quantity, column, got):
+        # F32 kind (half-written output): the demand file was written before the scenario was checked,
+        # and both stayed behind the exit 2 naming a field of the written scenario, not the bill
+        path = self._one_row(tmp_path, cost, quantity)
+        assert main(["bills", str(path), "--scenario-out", str(tmp_path / "review.yaml")]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err.startswith(f"costmodel bills: {path}: H100-SXM-80GB rows, line 2, column {column}: ")
+        assert err.endswith(f"(got {got!r})\n")
+        assert sorted(tmp_path.iterdir()) == [path]
+
+    def test_a_correction_outside_its_usage_period_is_refused_and_the_earlier_skeleton_kept(self, tmp_path, capsys):
+        # 744 h on line 2 in March, a correction of -100 h on line 3 in April: April's hours would hold
+        # -100 x 8 / 720 GPUs
+        april = {"ChargePeriodStart": "2026-04-01T00:00:00Z", "ChargePeriodEnd": "2026-05-01T00:00:00Z"}
+        rows = [
+            _focus("Lambda", "744", "Hours", "17796.48", ResourceType="gpu_8x_h100_sxm5"),
+            _focus("Lambda", "-100", "Hours", "-2392.00", ResourceType="gpu_8x_h100_sxm5") | april,
+        ]
+        path = _write_focus(tmp_path / "bill.csv", rows)
+        out_file = tmp_path / "review.yaml"
+        assert main(["bills", str(SAMPLE), "--scenario-out", str(out_file)]) == 0
+        before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+        capsys.readouterr()
+        assert main(["bills", str(path), "--scenario-out", str(out_file)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"costmodel bills: {path}: H100-SXM-80GB rows, line 3, column ConsumedQuantity: ")
+        assert err.endswith("(got '-800')\n")
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+    def test_a_correction_inside_its_usage_period_nets_out(self, tmp_path, capsys):
+        # the same -100 h in March: 644 h x 8 = 5,152 GPU-hours, 15,404.48 USD, 2.99 USD a GPU-hour
+        rows = [
+            _focus("Lambda", "744", "Hours", "17796.48", ResourceType="gpu_8x_h100_sxm5"),
+            _focus("Lambda", "-100", "Hours", "-2392.00", ResourceType="gpu_8x_h100_sxm5"),
+        ]
+        out_file = tmp_path / "review.yaml"
+        assert main(["bills", str(_write_focus(tmp_path / "bill.csv", rows)), "--scenario-out", str(out_file)]) == 0
+        capsys.readouterr()
+        data = yaml.safe_load(out_file.read_text(encoding="utf-8"))
+        assert data["workload"]["gpu_hours_per_month"] == 5152
+        assert data["offers"]["cloud_offers"][0]["price_per_gpu_hour"] == pytest.approx(15404.48 / 5152, rel=1e-11)
+
+    def test_a_small_price_keeps_its_digits(self, tmp_path, capsys):
+        # 0.01 USD for 744 h x 8 GPUs: 1.68010752688e-06 USD a GPU-hour; rounded at 12 decimals it was
+        # 1.680108e-06, so today's bill option cost 2.8e-7 (relative) more than the bill
+        out_file = tmp_path / "review.yaml"
+        assert main(["bills", str(self._one_row(tmp_path, "0.01", "744")), "--scenario-out", str(out_file)]) == 0
+        capsys.readouterr()
+        price = yaml.safe_load(out_file.read_text(encoding="utf-8"))["offers"]["cloud_offers"][0]["price_per_gpu_hour"]
+        assert price == pytest.approx(0.01 / 5952, rel=1e-11, abs=0)  # approx allows 1e-12 absolute by default
+
+    @pytest.mark.parametrize("kind", ["folder", "fifo", "empty"])
+    def test_an_output_that_is_not_a_file_is_refused_before_anything_is_written(self, tmp_path, capsys, kind):
+        # F32 kind: a folder gave exit 1 ("cannot write ... Is a directory") after writing <folder>-demand.csv
+        # beside it; a FIFO hung on open; an empty path was taken as no --scenario-out
+        import os
+
+        target = tmp_path / "out.yaml"
+        if kind == "folder":
+            target.mkdir()
+        elif kind == "fifo":
+            os.mkfifo(target)
+        given = "" if kind == "empty" else str(target)
+        before = sorted(tmp_path.iterdir())
+        assert main(["bills", str(SAMPLE), "--scenario-out", given]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(f"costmodel bills: --scenario-out {given or repr('')}: ")
+        assert sorted(tmp_path.iterdir()) == before
+
+    def test_a_missing_folder_is_made(self, tmp_path, capsys):
+        # it was exit 1, "cannot write new/sub/review-demand.csv: No such file or directory"
+        out_file = tmp_path / "new" / "sub" / "review.yaml"
+        assert main(["bills", str(SAMPLE), "--scenario-out", str(out_file)]) == 0
+        capsys.readouterr()
+        assert sorted(p.name for p in out_file.parent.iterdir()) == ["review-demand.csv", "review.yaml"]
