@@ -840,3 +840,21 @@ class TestSkeletonFromOddBills:
         assert main(["bills", str(SAMPLE), "--scenario-out", str(out_file)]) == 0
         capsys.readouterr()
         assert sorted(p.name for p in out_file.parent.iterdir()) == ["review-demand.csv", "review.yaml"]
+
+
+@pytest.mark.parametrize("column", ["prompt_tokens", "completion_tokens", "total_tokens"])
+@pytest.mark.parametrize("text", ["-5", "1.5", "-1e3"])
+def test_litellm_token_counts_are_whole_and_not_negative(tmp_path, capsys, column, text):
+    # F14 kind (a negative volume reaches the output): prompt_tokens -5 over a 2-second log gave
+    # tokens_per_day input '-216000' in --json, and 1.5 tokens were read as 1.5
+    counts = {"prompt_tokens": "1000", "completion_tokens": "200", "total_tokens": "1200"} | {column: text}
+    path = tmp_path / "spend.csv"
+    path.write_text(
+        "model,prompt_tokens,completion_tokens,total_tokens,spend,startTime,endTime\n"
+        f"m,{counts['prompt_tokens']},{counts['completion_tokens']},{counts['total_tokens']},0.0045,"
+        "2026-03-01T10:00:00Z,2026-03-01T10:00:02Z\n"
+    )
+    assert main(["bills", str(path), "--json"]) == 2
+    assert capsys.readouterr().err == (
+        f"costmodel bills: {path}: line 2, column {column}: not a whole number of tokens of at least 0 (got {text!r})\n"
+    )

@@ -240,6 +240,14 @@ def _optional_number(text: str) -> Decimal | None:
     return _money(text) if text.strip() else None
 
 
+def _token_count(text: str) -> Decimal | None:
+    """A request's token count: empty, or a whole number of at least 0 (``1e3`` is 1,000)."""
+    value = _optional_number(text)
+    if value is not None and (value < 0 or value != value.to_integral_value()):
+        raise ValueError(text)
+    return value
+
+
 def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillFormat, list[BillRow]]:
     """The rows of a FOCUS export or a LiteLLM spend log (CSV, gzipped CSV, JSON or Parquet).
 
@@ -367,9 +375,10 @@ def _focus_row(number: int, record: dict[str, str], name_columns: tuple[str, ...
 def _litellm_row(number: int, record: dict[str, str]) -> BillRow:
     spend = _get(record, "spend", _money, "not a number")
     start, end = _period(record, "startTime", "endTime")
-    prompt = _get(record, "prompt_tokens", _optional_number, "not a number")
-    completion = _get(record, "completion_tokens", _optional_number, "not a number")
-    total = _get(record, "total_tokens", _optional_number, "not a number")
+    whole = "not a whole number of tokens of at least 0"
+    prompt = _get(record, "prompt_tokens", _token_count, whole)
+    completion = _get(record, "completion_tokens", _token_count, whole)
+    total = _get(record, "total_tokens", _token_count, whole)
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
     model = record.get("model_group", "").strip() or record["model"].strip()
