@@ -268,8 +268,8 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     InputError
         A required column missing; no data rows; rows with another number of fields than the
         header, a non-numeric cost, a number of magnitude above :data:`costmodel.units.LARGEST_INPUT`,
-        a LiteLLM token count that is not a whole number of at least 0, an unparseable date or an end before the start (each named with its line); or several
-        currencies in one file.
+        a LiteLLM token count that is not a whole number of at least 0, an unparseable date or an
+        end before the start (each named with its line); or several currencies in one file.
     """
     path = Path(path)
     try:
