@@ -233,3 +233,62 @@ def test_fleet_text_names_the_ways_to_pay_in_words(capsys):
     out = capsys.readouterr().out
     assert "cheapest mix, hour by hour" in out and "cloud rental, reserved" in out and "own cluster" in out
     assert "rent.reserved" not in out and "\n  mix " not in out
+
+
+def _fine_tune_fleet(tmp_path, old: str, new: str):
+    """serve-and-finetune.yaml with ``old`` replaced by ``new`` (its member scenario named by absolute path)."""
+    text = SERVE_AND_FINETUNE.read_text(encoding="utf-8")
+    assert old in text
+    text = text.replace(old, new).replace(
+        "scenario: llama70b-serving.yaml", f"scenario: {FLEETS / 'llama70b-serving.yaml'}"
+    )
+    path = tmp_path / "fleet.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        # F3 kind: a blank title, name or team was shown as a blank heading or column
+        ('title: "Serve', 'title: "   "\n# "Serve', "title: only spaces or invisible characters"),
+        ("name: serving\n", 'name: "\\u200b"\n', "members.0.name: only spaces or invisible characters"),
+        ("team: research", 'team: "  "', "members.1.team: only spaces or invisible characters"),
+        # F1 kind (text as written, nothing live): a control character in a team reached the terminal
+        ("team: product", 'team: "p\\e[2J"', "members.0.team: holds the control character U+001B at position 1"),
+        # the magnitude rule of every scenario figure: 1e-308 tokens priced a run of 0 GPU-hours
+        ("tokens: 2.0e9", "tokens: 1.0e-308", "members.1.tokens: magnitude outside 1e-09 to 1e+15"),
+        ("mfu: 0.4", "mfu: 1.0e-300", "members.1.mfu: magnitude outside 1e-09 to 1e+15"),
+    ],
+)
+def test_fleet_text_and_figures_follow_a_scenarios_rules(tmp_path, old, new, expected):
+    path = _fine_tune_fleet(tmp_path, old, new)
+    assert str(_load_error(path)).startswith(f"{path}: {expected}")
+
+
+def test_a_fine_tunes_gpu_hours_follow_the_magnitude_rule(tmp_path):
+    path = _fine_tune_fleet(tmp_path, "    tokens: 2.0e9\n    mfu: 0.4\n", "    gpu_hours: 1.0e-300\n")
+    assert str(_load_error(path)) == (
+        f"{path}: members.1.gpu_hours: magnitude outside 1e-09 to 1e+15: no real input is that large or small "
+        "(got 1e-300)"
+    )
+
+
+@pytest.mark.parametrize(
+    "kind, hint", [("fine_tun", " (did you mean fine_tune?)"), ("scenaro", " (did you mean scenario?)"), ("3", "")]
+)
+def test_an_unknown_member_kind_is_one_line_with_the_kinds(tmp_path, kind, hint):
+    # F7 kind: 'fine_tun' read "must be one of scenario", then "not a field here" for each of the
+    # fine-tune's ten fields
+    path = _fine_tune_fleet(tmp_path, "kind: fine_tune", f"kind: {kind}")
+    shown = repr(kind) if kind != "3" else "3"
+    assert str(_load_error(path)) == f"{path}: members.1.kind: must be one of scenario, fine_tune{hint} (got {shown})"
+
+
+def test_a_misspelt_model_gets_a_did_you_mean(tmp_path):
+    # F7 kind: the catalog id one letter short was named without the id meant
+    path = _fine_tune_fleet(tmp_path, "model: llama-3.3-70b", "model: llama-3.3-70")
+    assert _error(path) == (
+        f"{path}: members.monthly-finetune.model: not a model of data/models.csv (did you mean llama-3.3-70b?) "
+        "(got 'llama-3.3-70')"
+    )

@@ -335,7 +335,8 @@ def fine_tune_gpu_hours(member: FineTuneMember, host: Resolved, where: str = "fl
     assert member.model is not None and member.tokens is not None and member.mfu is not None, "checked by the schema"
     model = host.catalog.models.get(member.model)
     if model is None:
-        raise InputError(where, [(f"members.{member.name}.model", member.model, "not a model of data/models.csv")])
+        reason = f"not a model of data/models.csv{did_you_mean(member.model, host.catalog.models)}"
+        raise InputError(where, [(f"members.{member.name}.model", member.model, reason)])
     gpu = host.workload.gpu
     try:
         peak = gpu.dense_tflops(member.precision)
