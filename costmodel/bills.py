@@ -23,6 +23,7 @@ import datetime as dt
 import os
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -436,7 +437,9 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")[:30]
 
 
-def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
+def scenario_skeleton(
+    summary: BillSummary, out: Path, source: str, check: Callable[[Path], object] | None = None
+) -> dict:
     """Write a scenario (YAML) that starts from the bill, with its hourly GPU demand beside it.
 
     The workload is the bill's average GPU-hours per month of its most used GPU; the baseline
@@ -446,8 +449,20 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     hourly profile (8,760 values) repeats the bill's hours in order to fill the year, scaled so
     its monthly average is the bill's.
 
-    Both files are written aside and renamed into place only once the scenario reads back valid,
-    so a refused bill leaves no file behind and an earlier skeleton as it was.
+    Both files are written aside and renamed into place only once ``check`` has read the scenario
+    back, so a refused bill leaves no file behind and an earlier skeleton as it was.
+
+    Parameters
+    ----------
+    summary
+        The bill read.
+    out
+        The scenario file to write; the demand file goes beside it (``<stem>-demand.csv``).
+    source
+        The bill's name, for the scenario's title and sources.
+    check
+        Reads a scenario file and raises :class:`~costmodel.errors.InputError` when it is not
+        valid (:func:`costmodel.load_scenario`, which this layer may not import); None: no check.
 
     Returns
     -------
@@ -553,34 +568,36 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
         f"# Written by `costmodel bills {source} --scenario-out {out.name}`: today's GPU spend as options.rent.\n"
     )
     text = header + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True)
-    _write_skeleton(out, text, demand_path, demand_text, scenario)
+    _write_skeleton(out, text, demand_path, demand_text, scenario, check)
     return scenario
 
 
-def _write_skeleton(out: Path, text: str, demand_path: Path, demand_text: str, scenario: dict) -> None:
+def _write_skeleton(
+    out: Path, text: str, demand_path: Path, demand_text: str, scenario: dict, check: Callable[[Path], object] | None
+) -> None:
     """Write a skeleton and its demand file whole, or neither: both go to temporary files beside
-    their places, the scenario is read back from them (its demand path pointing at the temporary
-    demand file), and only then are both renamed into place.
+    their places, ``check`` reads the scenario back from them (its demand path pointing at the
+    temporary demand file), and only then are both renamed into place.
 
     Raises
     ------
-    ScenarioError
-        The scenario written does not read back valid.
+    InputError
+        ``check`` refuses the scenario written (named at ``out``).
     """
     import yaml
 
     from .errors import InputError
     from .files import aside
-    from .scenarios import load_scenario
 
     with aside([demand_path, out]) as (demand_aside, out_aside):
         demand_aside.write_text(demand_text, encoding="utf-8")
-        trial = {**scenario, "demand": {**scenario["demand"], "path": str(demand_aside.resolve())}}
-        out_aside.write_text(yaml.safe_dump(trial, sort_keys=False, allow_unicode=True), encoding="utf-8")
-        try:
-            load_scenario(out_aside)
-        except InputError as exc:  # named at the file it would have been, not the temporary one
-            raise InputError(out, exc.problems) from None
+        if check is not None:
+            trial = {**scenario, "demand": {**scenario["demand"], "path": str(demand_aside.resolve())}}
+            out_aside.write_text(yaml.safe_dump(trial, sort_keys=False, allow_unicode=True), encoding="utf-8")
+            try:
+                check(out_aside)
+            except InputError as exc:  # named at the file it would have been, not the temporary one
+                raise InputError(out, exc.problems) from None
         out_aside.write_text(text, encoding="utf-8")
 
 

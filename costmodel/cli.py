@@ -1588,17 +1588,16 @@ def _bills(args: argparse.Namespace) -> int:
     summary = read_summary(args.file, args.format)
     if args.scenario_out is not None:
         from .files import made_folder
+        from .scenarios import load_scenario, save_scenario
 
         out = Path(args.scenario_out)
         made_folder(out.absolute().parent, "--scenario-out")
         try:
-            scenario_skeleton(summary, out, Path(args.file).name)
+            scenario_skeleton(summary, out, Path(args.file).name, check=load_scenario)
         except InputError as exc:
             raise exc.in_file(args.file) from None
         except ValueError as exc:
             raise InputError(args.file, [("(GPU rows)", "", str(exc))]) from None
-        from .scenarios import load_scenario, save_scenario
-
         # read back: the skeleton is validated, and saved in the layout of the bundled scenarios
         save_scenario(load_scenario(out), out)
     if args.json:
