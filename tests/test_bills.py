@@ -858,3 +858,25 @@ def test_litellm_token_counts_are_whole_and_not_negative(tmp_path, capsys, colum
     assert capsys.readouterr().err == (
         f"costmodel bills: {path}: line 2, column {column}: not a whole number of tokens of at least 0 (got {text!r})\n"
     )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "latin-1"])
+def test_a_bill_that_is_not_a_readable_text_file_is_refused_before_reading(tmp_path, capsys, kind):
+    # F32/F6 kind (an input that cannot be read): a FIFO (or /dev/zero) was read for ever; a folder said
+    # "[Errno 21] Is a directory: 'd'"; Latin-1 bytes gave the codec's message
+    import os
+
+    path = tmp_path / "bill.csv"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"BilledCost,ChargePeriodStart\n\xe9,1\n")
+    expected = {
+        "fifo": "is not a regular file (a pipe, a device or a socket): give a file (got 'bill.csv')",
+        "folder": "is a folder, not a file (got 'bill.csv')",
+        "latin-1": "not UTF-8 text: byte 0xe9 at offset 29 (got b't,ChargePeriodStart\\n\\xe9,1\\n')",
+    }[kind]
+    assert main(["bills", str(path)]) == 2
+    assert capsys.readouterr().err == f"costmodel bills: {path}: (file): {expected}\n"

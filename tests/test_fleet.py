@@ -292,3 +292,23 @@ def test_a_misspelt_model_gets_a_did_you_mean(tmp_path):
         f"{path}: members.monthly-finetune.model: not a model of data/models.csv (did you mean llama-3.3-70b?) "
         "(got 'llama-3.3-70')"
     )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "latin-1"])
+def test_a_fleet_file_that_is_not_a_readable_text_file_is_refused_as_a_scenario_file_is(tmp_path, capsys, kind):
+    # F6 kind: a FIFO given to `costmodel fleet` hung (read for ever), a Latin-1 byte printed the codec's
+    # message without the file
+    import os
+
+    from costmodel.cli import main
+
+    path = tmp_path / "fleet.yaml"
+    if kind == "fifo":
+        os.mkfifo(path)
+        expected = "is not a regular file (a pipe, a device or a socket): give a file"
+    else:
+        path.write_bytes(b'kind: fleet\ntitle: "caf\xe9"\n')
+        expected = "not UTF-8 text: byte 0xe9 at offset 23"
+    assert main(["fleet", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"costmodel fleet: {path}: (file): {expected} (got ")

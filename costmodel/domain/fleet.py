@@ -45,7 +45,7 @@ from pydantic import ValidationError
 from .. import formulas
 from ..errors import FileKindError, InputError, did_you_mean, from_validation_error
 from ..formulas.shapes import scalar
-from ..io.yaml_files import parse_yaml
+from ..io.yaml_files import parse_yaml, read_text
 from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import Layer, Measure, Mix
 from ..scenarios import bundled_scenarios, load_scenario, referenced_scenario
@@ -263,16 +263,13 @@ def load_fleet(path: str | Path) -> Fleet:
     Raises
     ------
     InputError
-        The file cannot be read, is not YAML, breaks the fleet schema (each problem worded as a
-        scenario file's are, :func:`costmodel.errors.from_validation_error`), or is a scenario
-        file (:class:`costmodel.errors.FileKindError`, which names ``costmodel compare``).
+        The file cannot be read (missing, a folder, a pipe or a device, too large, not UTF-8), is
+        not YAML, breaks the fleet schema (each problem worded as a scenario file's are,
+        :func:`costmodel.errors.from_validation_error`), or is a scenario file
+        (:class:`costmodel.errors.FileKindError`, which names ``costmodel compare``).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(p, [("(file)", str(p), f"cannot be read: {e.strerror}")]) from None
-    data = parse_yaml(text, p)
+    data = parse_yaml(read_text(p), p)  # a FIFO or a device refused before reading, as a scenario file is
     if is_scenario_data(data):
         reason = (
             "this is a scenario file (no `kind: fleet`): compare it with `costmodel compare`; "

@@ -28,7 +28,9 @@ from typing import Literal
 
 from ..errors import InputError
 from ..extras import need
+from ..files import file_problem
 from ..units import LARGEST_INPUT
+from .demand_files import MAX_FILE_BYTES
 
 BillFormat = Literal["focus", "litellm"]
 
@@ -272,9 +274,17 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
         end before the start (each named with its line); or several currencies in one file.
     """
     path = Path(path)
+    problem = file_problem(path, MAX_FILE_BYTES)  # a FIFO or /dev/zero would be read for ever
+    if problem is not None:
+        raise InputError(path, [("(file)", path.name, problem)])
     try:
         columns, records = _records(path)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, csv.Error) as exc:
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text: byte {exc.object[exc.start]:#x} at offset {exc.start}"
+        raise InputError(path, [("(file)", exc.object[max(0, exc.start - 20) : exc.end + 20], reason)]) from None
+    except OSError as exc:
+        raise InputError(path, [("(file)", path.name, f"cannot be read: {exc.strerror or exc}")]) from None
+    except (json.JSONDecodeError, csv.Error) as exc:
         raise InputError(path, [("(file)", path.name, f"cannot be read: {exc}")]) from None
     chosen: BillFormat = fmt or detect_format(columns, path)
     required = FOCUS_REQUIRED if chosen == "focus" else LITELLM_REQUIRED
