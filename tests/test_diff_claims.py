@@ -421,3 +421,71 @@ def test_a_cheapest_claim_between_two_options_that_tie_names_no_change():
     check = check_claim(patched(data), claim)
     assert check.computed == check.stated == pytest.approx(2 * 3.5 * 730 + 6960, rel=1e-12)
     assert not check.confirmed and check.would_hold == ()
+
+
+@pytest.mark.parametrize(
+    ("claim", "kind"),
+    [
+        ({**CHEAPEST_RENT, "volume_multiple": 1e9}, "cheapest"),
+        ({"statement": "x", "kind": "break_even", "options": ["rent", "api"], "volume_multiple": 1e15}, "break_even"),
+    ],
+)
+def test_a_claims_multiple_that_makes_a_volume_above_the_models_range_is_refused(tmp_path, capsys, claim, kind):
+    # F15 kind (the message names inputs that cannot help): R1 (1e7 tokens/day) with a cheapest claim at 1e9 x
+    # was confirmed at 1e16 tokens/day with costs printed to 18 digits (117,208,725,930.00 USD/month against
+    # 3,548,611,111,111.11); a break-even at 1e15 x said "check workload.tokens_per_day (1e+07),
+    # workload.serving.target_utilisation (0.8), ..." where the claim's multiple was the cause
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}, drop=("uncertainty",)))
+    multiple = claim["volume_multiple"]
+    assert main(["compare", str(path), "--json"]) == 2
+    assert capsys.readouterr().err == (
+        f"costmodel compare: {path}: claims.0.volume_multiple: {multiple:g} x the scenario's volume (1e+07 "
+        f"tokens/day) is {multiple * 1e7:g} tokens/day, above the 1e+15 the model takes: state a smaller multiple "
+        f"or a volume (got {multiple!r})\n"
+    )
+
+
+def test_a_break_even_claim_far_above_the_crossing_is_contradicted_not_a_failed_search(r1):
+    # F15 kind: a break-even stated at 1e7 x R1's volume (1e14 tokens/day, inside the model's range) searched up
+    # to 1e15, where the rental needs 4.6e6 GPUs, and failed naming the workload's inputs. The search now ends
+    # where the options' GPU-count steps can be listed; the crossing is R1's 34,013,307 tokens/day
+    # (test_a_break_even_claim_states_where_two_options_cost_the_same)
+    claim = Claim(statement="x", kind="break_even", options=("rent", "api"), volume_multiple=1e7)
+    check = check_claim(r1, claim)
+    assert not check.confirmed
+    assert check.stated == 1e14
+    assert check.computed == pytest.approx(34_013_307, abs=1)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        # F7 kind: pydantic's "String should match pattern '^(own|rent|api)$|^(rent|api):[a-z0-9]...'"
+        ("option", "ownn", "must be own, rent, api, or rent:<name> or api:<name> (a name of options.rents or "
+         "options.apis) (did you mean own?)"),
+        ("option", "Rent", "must be own, rent, api, or rent:<name> or api:<name> (a name of options.rents or "
+         "options.apis) (did you mean rent?)"),
+        ("figure", "Options.api", "must be the path of a figure of `costmodel compare --json`: lower-case keys "
+         "joined by dots (options.api.monthly_cost)"),
+    ],
+)  # fmt: skip
+def test_a_claims_option_or_figure_that_is_no_name_is_refused_in_words(tmp_path, capsys, field, value, words):
+    claim = (
+        {"statement": "x", "kind": "monthly_cost", "option": value, "value": 5}
+        if field == "option"
+        else {"statement": "x", "kind": "figure", "figure": value, "value": 5}
+    )
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}))
+    assert main(["validate", str(path)]) == 2
+    assert f"bad.yaml: claims.0.{field}: {words} (got {value!r})" in capsys.readouterr().err
+
+
+def test_an_option_name_that_is_no_short_name_is_refused_in_words(tmp_path, capsys):
+    # F7 kind, the same pattern for options.rents.N.name (and options.apis, routing classes)
+    rents = [{"label": "Nebius", "name": "Nebius H200", "offer": "nebius-h200", "billing": "per_gpu_hour_used"}]
+    path = write_scenario(tmp_path, patched_data("h200-24gpu-cluster", {"options.rents": rents}))
+    assert main(["validate", str(path)]) == 2
+    assert (
+        "bad.yaml: options.rents.0.name: must be a short name: lower-case letters, digits and -, at most 40, "
+        "starting with a letter or a digit (got 'Nebius H200')"
+    ) in capsys.readouterr().err

@@ -32,6 +32,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 
 from ..catalog import Catalog, default_catalog
+from ..errors import worded_pattern
 
 Number = Annotated[float, Field(strict=True)]
 NonNegative = Annotated[float, Field(strict=True, ge=0)]
@@ -50,6 +51,12 @@ def _no_boolean(value: Any) -> Any:
 NotBoolean = BeforeValidator(_no_boolean)
 """For a ``Literal`` of whole numbers (a term of 1 or 3 years): Python's ``True == 1`` would let true
 through, which neither the strict numbers nor the JSON Schema's ``integer`` take."""
+
+SHORT_NAME = worded_pattern(
+    r"^[a-z0-9][a-z0-9-]{0,39}$",
+    "a short name: lower-case letters, digits and -, at most 40, starting with a letter or a digit",
+)
+"""The pattern of an option's or a request class's short name (``nebius``, ``batch-30``)."""
 
 MAX_TEXT = 10_000
 """Most characters of a free-text field."""

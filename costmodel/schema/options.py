@@ -15,6 +15,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 from ..catalog import Currency
 from .base import (
+    SHORT_NAME,
     Date,
     InputModel,
     NonNegative,
@@ -657,7 +658,7 @@ class LabelledAPI(HostedAPI):
         min_length=1, max_length=80, description="Name shown for the option."
     )
     name: str = Field(
-        pattern=r"^[a-z0-9][a-z0-9-]{0,39}$",
+        pattern=SHORT_NAME,
         description="Short key of the option, e.g. "
         "'batch-30': the option is then called 'api:batch-30' in results and JSON.",
     )
@@ -676,7 +677,7 @@ class LabelledRental(CloudRental):
         min_length=1, max_length=80, description="Name shown for the option."
     )
     name: str = Field(
-        pattern=r"^[a-z0-9][a-z0-9-]{0,39}$",
+        pattern=SHORT_NAME,
         description="Short key of the option, e.g. "
         "'nebius': the option is then called 'rent:nebius' in results and JSON.",
     )
