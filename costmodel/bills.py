@@ -474,7 +474,8 @@ def scenario_skeleton(
     ValueError
         The bill has no GPU rows.
     InputError
-        The bill gives no baseline: its most used GPU's rows hold no GPU-hours
+        The bill gives no baseline: a row of its most used GPU has an empty charge period or one
+        longer than a year, the rows span more than ten years, or they hold no GPU-hours
         (a quantity of 0), leave an hour with fewer than 0 GPUs busy (a negative quantity), or
         give a price per GPU-hour outside the figures a scenario may hold (1e-9 to 1e15).
     """
@@ -489,7 +490,8 @@ def scenario_skeleton(
     uses = [u for u in summary.gpu_uses if u.gpu == gpu]
     gpu_hours = sum((u.gpu_hours for u in uses), Decimal(0))
     cost = sum((u.effective_cost for u in uses), Decimal(0))
-    months = len({u.start.strftime("%Y-%m") for u in uses})
+    _check_periods(uses, gpu)
+    months = len(_months_covered(uses))
     first = min(u.start for u in uses).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     last = max(u.end for u in uses)
     observed = int(np.ceil((last - first).total_seconds() / 3600))
@@ -599,6 +601,63 @@ def _write_skeleton(
             except InputError as exc:  # named at the file it would have been, not the temporary one
                 raise InputError(out, exc.problems) from None
         out_aside.write_text(text, encoding="utf-8")
+
+
+LONGEST_CHARGE_PERIOD = dt.timedelta(days=366)
+"""Longest charge period of a GPU row a skeleton is made from: a FOCUS row's charge period lies within
+its billing period (a month, at most a year)."""
+
+LONGEST_BILL = dt.timedelta(days=3653)
+"""Longest span, first start to last end, of the GPU rows a skeleton is made from (ten years: the
+hourly profile is built over the whole span before the first year of it is kept)."""
+
+
+def _check_periods(uses: list[GPUUse], gpu: str) -> None:
+    """Refuse GPU rows whose hours cannot be placed in time: an empty charge period, one longer than
+    :data:`LONGEST_CHARGE_PERIOD`, or rows spanning more than :data:`LONGEST_BILL` (a date typo such as
+    3026 for 2026 made a profile of millions of hours).
+
+    Raises
+    ------
+    InputError
+        At the row's line and column ChargePeriodEnd.
+    """
+    from .errors import InputError
+
+    for u in uses:
+        if u.end <= u.start:
+            reason = (
+                "an empty charge period (ChargePeriodStart is ChargePeriodEnd): its GPU-hours have no hours to go in"
+            )
+        elif u.end - u.start > LONGEST_CHARGE_PERIOD:
+            reason = (
+                f"a charge period of {(u.end - u.start).days:,} days: longer than a billing period (at most a year)"
+            )
+        else:
+            continue
+        raise InputError(None, [(f"{gpu} rows, line {u.line}, column ChargePeriodEnd", u.end.isoformat(), reason)])
+    first, last = min(uses, key=lambda u: u.start), max(uses, key=lambda u: u.end)
+    if last.end - first.start > LONGEST_BILL:
+        reason = (
+            f"the {gpu} rows run from {first.start:%Y-%m-%d} (line {first.line}) to {last.end:%Y-%m-%d}: more than "
+            "ten years of hours for one bill"
+        )
+        raise InputError(
+            None, [(f"{gpu} rows, line {last.line}, column ChargePeriodEnd", last.end.isoformat(), reason)]
+        )
+
+
+def _months_covered(uses: list[GPUUse]) -> set[tuple[int, int]]:
+    """The calendar months (year, month) the rows' charge periods reach into (the end is exclusive: a row
+    ending at midnight on 1 February is January's)."""
+    months: set[tuple[int, int]] = set()
+    for u in uses:
+        end = u.end - dt.timedelta(microseconds=1)
+        year, month = u.start.year, u.start.month
+        while (year, month) <= (end.year, end.month):
+            months.add((year, month))
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return months
 
 
 _LISTED_LINES = 5

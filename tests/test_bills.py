@@ -880,3 +880,51 @@ def test_a_bill_that_is_not_a_readable_text_file_is_refused_before_reading(tmp_p
     }[kind]
     assert main(["bills", str(path)]) == 2
     assert capsys.readouterr().err == f"costmodel bills: {path}: (file): {expected}\n"
+
+
+class TestSkeletonPeriods:
+    """``--scenario-out`` from GPU rows whose charge periods are empty, too long, or span several months."""
+
+    @staticmethod
+    def _rows(tmp_path: Path, *periods: tuple[str, str]) -> Path:
+        """One Lambda 8 x H100 row of 744 hours (5,952 GPU-hours, 17,796.48 USD) per charge period, from line 2."""
+        rows = [
+            _focus("Lambda", "744", "Hours", "17796.48", ResourceType="gpu_8x_h100_sxm5")
+            | {"ChargePeriodStart": start, "ChargePeriodEnd": end}
+            for start, end in periods
+        ]
+        return _write_focus(tmp_path / "bill.csv", rows)
+
+    @pytest.mark.parametrize(
+        "periods, line, words",
+        [
+            # F14 kind (NaN reaches an output): an empty period made an empty profile, 0 / 0 GPUs in every hour
+            # of the demand file, refused at the temporary demand file's lines
+            ([("2026-03-01T00:00:00Z", "2026-03-01T00:00:00Z")], 2, "an empty charge period"),
+            # a date typo (3026 for 2026): a profile of 8.8 million hours, 411 MB, one month's average
+            ([("2026-03-01T00:00:00Z", "3026-03-01T00:00:00Z")], 2, "a charge period of 365,242 days"),
+            (
+                [("2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z"), ("3026-03-01T00:00:00Z", "3026-04-01T00:00:00Z")],
+                3,
+                "the H100-SXM-80GB rows run from 2026-03-01 (line 2) to 3026-04-01: more than ten years",
+            ),
+        ],
+    )
+    def test_refused_at_the_row_and_nothing_written(self, tmp_path, capsys, periods, line, words):
+        path = self._rows(tmp_path, *periods)
+        assert main(["bills", str(path), "--scenario-out", str(tmp_path / "review.yaml")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"costmodel bills: {path}: H100-SXM-80GB rows, line {line}, column ChargePeriodEnd: ")
+        assert words in err
+        assert sorted(tmp_path.iterdir()) == [path]
+
+    def test_a_row_over_two_months_is_averaged_over_both(self, tmp_path, capsys):
+        # 5,952 GPU-hours from 1 March to 1 May are 2,976 a month; the months were counted by the rows'
+        # starts, so the workload read 5,952 a month "over 1 month", and today's bill option doubled the spend
+        out_file = tmp_path / "review.yaml"
+        path = self._rows(tmp_path, ("2026-03-01T00:00:00Z", "2026-05-01T00:00:00Z"))
+        assert main(["bills", str(path), "--scenario-out", str(out_file)]) == 0
+        capsys.readouterr()
+        data = yaml.safe_load(out_file.read_text(encoding="utf-8"))
+        assert data["workload"]["gpu_hours_per_month"] == 2976
+        assert "over 2 months" in data["description"]
