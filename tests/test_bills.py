@@ -928,3 +928,14 @@ class TestSkeletonPeriods:
         data = yaml.safe_load(out_file.read_text(encoding="utf-8"))
         assert data["workload"]["gpu_hours_per_month"] == 2976
         assert "over 2 months" in data["description"]
+
+
+def test_a_json_nested_too_deep_is_refused_in_one_line(tmp_path, capsys):
+    # F6 kind: 100,000 nested lists were a RecursionError traceback from json.loads
+    path = tmp_path / "spend.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["bills", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"costmodel bills: {path}: (file): nested too deep to read: a spend log is a list of flat objects "
+        "(column: value) (got 'spend.json')\n"
+    )

@@ -286,6 +286,9 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
         raise InputError(path, [("(file)", path.name, f"cannot be read: {exc.strerror or exc}")]) from None
     except (json.JSONDecodeError, csv.Error) as exc:
         raise InputError(path, [("(file)", path.name, f"cannot be read: {exc}")]) from None
+    except RecursionError:  # json.loads recurses once per nested list or object
+        reason = "nested too deep to read: a spend log is a list of flat objects (column: value)"
+        raise InputError(path, [("(file)", path.name, reason)]) from None
     chosen: BillFormat = fmt or detect_format(columns, path)
     required = FOCUS_REQUIRED if chosen == "focus" else LITELLM_REQUIRED
     missing = [name for name in required if name not in columns]
