@@ -312,3 +312,18 @@ def test_a_fleet_file_that_is_not_a_readable_text_file_is_refused_as_a_scenario_
     assert main(["fleet", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"costmodel fleet: {path}: (file): {expected} (got ")
+
+
+@pytest.mark.parametrize(
+    "old, new, field",
+    [
+        # a scenario's GPU counts stop at 1,000,000 (options.rent.spot.max_gpus, an hourly file's GPUs); a
+        # fine-tune on 1e9 GPUs was accepted and priced an own cluster of 940,951 USD/month
+        ("gpus: 32", "gpus: 1000000000", "members.1.gpus"),
+        ("spot_max_gpus: 16", "spot_max_gpus: 2000000", "members.1.spot_max_gpus"),
+        ("idle_cost: proportional", "idle_cost: proportional\nspot_max_gpus: 2000000", "spot_max_gpus"),
+    ],
+)
+def test_a_fleets_gpu_counts_stop_where_a_scenarios_do(tmp_path, old, new, field):
+    path = _fine_tune_fleet(tmp_path, old, new)
+    assert str(_load_error(path)).startswith(f"{path}: {field}: Input should be less than or equal to 1000000")

@@ -112,12 +112,14 @@ class FineTuneMember(BaseModel):
     serves: str | None = None
     every_months: int = Field(ge=1, le=12, description="Months from one run to the next. [month]")
     first_month: int = Field(1, ge=1, le=12, description="Calendar month of the first run. [-]")
-    gpus: int = Field(ge=1, description="GPUs the run holds busy at once. [GPU]")
+    gpus: int = Field(ge=1, le=1_000_000, description="GPUs the run holds busy at once. [GPU]")
     gpu_hours: float | None = Field(None, gt=0, allow_inf_nan=False, description="GPU-hours of one run. [GPU-h]")
     tokens: float | None = Field(None, gt=0, allow_inf_nan=False, description="Training tokens of one run. [tokens]")
     mfu: float | None = Field(None, gt=0, le=1, allow_inf_nan=False, description="Model FLOP utilisation. [-]")
     precision: Literal["bf16", "fp8"] = "bf16"
-    spot_max_gpus: int | None = Field(None, ge=0, description="Most GPUs of the run on spot at once. [GPU]")
+    spot_max_gpus: int | None = Field(
+        None, ge=0, le=1_000_000, description="Most GPUs of the run on spot at once. [GPU]"
+    )
     source: Text = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -239,7 +241,9 @@ class Fleet(BaseModel):
     description: Text = ""
     members: list[Member] = Field(min_length=1)
     idle_cost: Literal["proportional"] | IdleOwner = "proportional"
-    spot_max_gpus: int | None = Field(None, ge=0, description="Most spot GPUs of the whole fleet at once. [GPU]")
+    spot_max_gpus: int | None = Field(
+        None, ge=0, le=1_000_000, description="Most spot GPUs of the whole fleet at once. [GPU]"
+    )
 
     @field_validator("idle_cost", mode="before")
     @classmethod
