@@ -489,3 +489,32 @@ def test_an_option_name_that_is_no_short_name_is_refused_in_words(tmp_path, caps
         "bad.yaml: options.rents.0.name: must be a short name: lower-case letters, digits and -, at most 40, "
         "starting with a letter or a digit (got 'Nebius H200')"
     ) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        {"statement": "x", "kind": "monthly_cost", "option": "api", "value": 1e300},
+        {"statement": "x", "kind": "monthly_cost", "option": "api", "value": 1e-300},
+        {"statement": "x", "kind": "gpu_hours", "value": 1e300},
+        {"statement": "x", "kind": "figure", "figure": "options.api.monthly_cost", "value": -1e300},
+    ],
+)
+def test_a_claims_value_follows_the_magnitude_rule_of_every_figure(tmp_path, capsys, claim):
+    # a stated 1e300 USD/month was printed with its 301 digits ("stated 1,000,000,000,000,000,052,504,...");
+    # 1e-300 as a run of 300 zeros in a figure claim, "0.00 USD/month" in a monthly_cost one
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}))
+    assert main(["validate", str(path)]) == 2
+    assert (
+        f"bad.yaml: claims.0.value: magnitude outside 1e-09 to 1e+15: no real figure is that large or small "
+        f"(got {claim['value']:g})"
+    ) in capsys.readouterr().err
+
+
+def test_a_claims_value_of_zero_is_still_a_figure(tmp_path, capsys):
+    # zero is plausible, as for every figure: the scenario is valid and the claim contradicted (the API costs
+    # 3,548.61 USD/month, test_r1_claims)
+    claim = {"statement": "x", "kind": "monthly_cost", "option": "api", "value": 0}
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}))
+    assert main(["validate", str(path)]) == 0
+    capsys.readouterr()

@@ -456,8 +456,8 @@ class Scenario(InputModel):
                 )
 
     def _check_claims(self, fail: _Fail, present: list[str]) -> None:
-        """A claim names options the scenario has, counts GPU-hours only where something is sized in GPUs,
-        and is in a currency with an FX rate."""
+        """A claim names options the scenario has, states a value of a plausible magnitude, counts GPU-hours
+        only where something is sized in GPUs, and is in a currency with an FX rate."""
         work = self.workload
         for index, claim in enumerate(self.claims):
             # each name once, at the field that holds it: a cheapest claim's option is one of its options
@@ -476,6 +476,15 @@ class Scenario(InputModel):
                         option=option,
                     )
             self._check_claim_volume(fail, index, claim)
+            if claim.value is not None and implausible_magnitude(claim.value):  # as every figure of a scenario
+                fail(
+                    ("claims", index, "value"),
+                    claim.value,
+                    "implausible_magnitude",
+                    "magnitude outside {low} to {high}: no real figure is that large or small",
+                    low=f"{SMALLEST_INPUT:g}",
+                    high=f"{LARGEST_INPUT:g}",
+                )
             unsized = work.kind == "tokens" and (
                 work.input_only or (work.serving is None and work.output_tokens_per_second_per_gpu is None)
             )
