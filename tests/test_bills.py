@@ -939,3 +939,21 @@ def test_a_json_nested_too_deep_is_refused_in_one_line(tmp_path, capsys):
         f"costmodel bills: {path}: (file): nested too deep to read: a spend log is a list of flat objects "
         "(column: value) (got 'spend.json')\n"
     )
+
+
+def test_a_name_with_a_line_break_or_an_escape_stays_on_its_line(tmp_path, capsys):
+    # F1 kind (text shown as written, nothing live): a ProviderName 'Lam<ESC>[2Jbda<LF>Fake total: 0 USD' broke its
+    # row of the spend table in two (the second line reading as the bill's own), and reached the skeleton's
+    # offer provider with the line break and the escape
+    rows = [
+        _focus("Lam\x1b[2Jbda\nFake total: 0 USD", "744", "Hours", "17796.48", ResourceType="gpu_8x_h100_sxm5")
+        | {"ServiceName": "GPU\tCloud"}
+    ]
+    path = _write_focus(tmp_path / "bill.csv", rows)
+    out_file = tmp_path / "review.yaml"
+    assert main(["bills", str(path), "--scenario-out", str(out_file)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("2026-03  Lam [2Jbda Fake total: 0 USD GPU Cloud ")
+    assert not any(line.startswith("Fake") for line in lines)
+    data = yaml.safe_load(out_file.read_text(encoding="utf-8"))
+    assert data["offers"]["cloud_offers"][0]["provider"] == "Lam [2Jbda Fake total: 0 USD"

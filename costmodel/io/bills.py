@@ -325,6 +325,23 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     return chosen, rows
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]+")
+"""Control characters, line breaks and tabs included."""
+
+
+def _one_line(text: str) -> str:
+    r"""A name as one line of text: each run of control characters (a line break, a tab, an escape) and
+    spaces becomes one space, so that a provider, service or model reaches a table row, a label or a
+    scenario file without breaking its line or colouring the terminal.
+
+    Examples
+    --------
+    >>> _one_line(" Lam\x1b[2Jbda\nFake total ")
+    'Lam [2Jbda Fake total'
+    """
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
 class _BadRow(ValueError):
     def __init__(self, column: str, value: str, reason: str):
         super().__init__(reason)
@@ -357,11 +374,11 @@ def _focus_row(number: int, record: dict[str, str], name_columns: tuple[str, ...
     currency = record["BillingCurrency"].strip()
     if not currency:
         raise _BadRow("BillingCurrency", "", "empty: every row needs its currency")
-    provider = next((record[c].strip() for c in FOCUS_PROVIDER if record.get(c, "").strip()), "")
+    provider = next((_one_line(record[c]) for c in FOCUS_PROVIDER if record.get(c, "").strip()), "")
     names = tuple(text for text in (record.get(column, "").strip() for column in name_columns) if text)
     unit = record.get("ConsumedUnit", "").strip()
     quantity = _get(record, "ConsumedQuantity", _optional_number, "not a number")
-    model = next((record[c].strip() for c in ("x_Model", "x_ModelName", "x_model") if record.get(c, "").strip()), "")
+    model = next((_one_line(record[c]) for c in ("x_Model", "x_ModelName", "x_model") if record.get(c, "").strip()), "")
     direction = " ".join((record.get("SkuId", ""), record.get("x_TokenType", ""), unit)).lower()
     tokens_in = quantity if quantity is not None and "token" in unit.lower() and "input" in direction else None
     tokens_out = quantity if quantity is not None and "token" in unit.lower() and "output" in direction else None
@@ -373,7 +390,7 @@ def _focus_row(number: int, record: dict[str, str], name_columns: tuple[str, ...
         effective_cost=effective,
         currency=currency,
         provider=provider,
-        service=record.get("ServiceName", "").strip(),
+        service=_one_line(record.get("ServiceName", "")),
         service_category=record.get("ServiceCategory", "").strip(),
         charge_category=record.get("ChargeCategory", "").strip(),
         names=names,
@@ -394,7 +411,7 @@ def _litellm_row(number: int, record: dict[str, str]) -> BillRow:
     total = _get(record, "total_tokens", _token_count, whole)
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
-    model = record.get("model_group", "").strip() or record["model"].strip()
+    model = _one_line(record.get("model_group", "")) or _one_line(record["model"])
     return BillRow(
         line=number,
         start=start,
@@ -402,7 +419,7 @@ def _litellm_row(number: int, record: dict[str, str]) -> BillRow:
         billed_cost=spend,
         effective_cost=spend,
         currency="USD",  # LiteLLM prices its spend in USD (model_prices_and_context_window.json)
-        provider=record.get("custom_llm_provider", "").strip() or "LiteLLM",
+        provider=_one_line(record.get("custom_llm_provider", "")) or "LiteLLM",
         service=model,
         service_category="AI and Machine Learning",
         charge_category="Usage",

@@ -113,6 +113,22 @@ Text = Annotated[str, AfterValidator(_text), _TextJsonSchema()]
 """Free text (titles, descriptions, sources, labels): at most :data:`MAX_TEXT` characters, no control
 characters but tab and line breaks, something visible when not empty."""
 
+
+def _one_line(value: str) -> str:
+    """A title, a label or a name is one line: it heads a line of the text output, where a line break
+    would start a line of its own (a false "verdict:")."""
+    if any(c in value for c in "\n\r\t"):
+        raise PydanticCustomError(
+            "one_line",
+            "one line of text: no line break or tab (a YAML block scalar written > or | ends with one; write >-)",
+            {},
+        )
+    return value
+
+
+OneLine = Annotated[Text, AfterValidator(_one_line)]
+"""Free text of one line (titles, labels, names): :data:`Text` without line breaks or tabs."""
+
 Source = Annotated[
     Text, Field(description="Where this block's figures come from: a document, a quote, a measurement, or ASSUMPTION.")
 ]

@@ -19,12 +19,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, LiteralString
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..errors import did_you_mean
 from ..units import LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
-from .base import Text
+from .base import OneLine, Text
 
 
 def _failed(title: str, errors: list[InitErrorDetails]) -> None:
@@ -37,6 +46,10 @@ def _error(
     loc: tuple[str | int, ...], value: Any, kind: LiteralString, message: LiteralString, **ctx: Any
 ) -> InitErrorDetails:
     return InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value)
+
+
+Name = Annotated[OneLine, Field(min_length=1, max_length=80)]
+"""A member's name or team: text of one line, 1 to 80 characters."""
 
 
 class FleetMember(BaseModel):
@@ -56,8 +69,8 @@ class FleetMember(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: Text = Field(min_length=1, max_length=80)
-    team: Text = Field(min_length=1, max_length=80)
+    name: Name
+    team: Name
     kind: Literal["scenario"] = "scenario"
     scenario: Text = Field(min_length=1)
 
@@ -105,8 +118,8 @@ class FineTuneMember(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: Text = Field(min_length=1, max_length=80)
-    team: Text = Field(min_length=1, max_length=80)
+    name: Name
+    team: Name
     kind: Literal["fine_tune"]
     model: str | None = None
     serves: str | None = None
@@ -237,7 +250,7 @@ class Fleet(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["fleet"]
-    title: Text = Field("", max_length=300)
+    title: OneLine = Field("", max_length=300)
     description: Text = ""
     members: list[Member] = Field(min_length=1)
     idle_cost: Literal["proportional"] | IdleOwner = "proportional"

@@ -20,6 +20,7 @@ from .base import (
     InputModel,
     NonNegative,
     NotBoolean,
+    OneLine,
     Positive,
     PositiveShare,
     Share,
@@ -255,7 +256,7 @@ class OwnCluster(InputModel):
         )
     )
 
-    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    label: OneLine | None = Field(default=None, max_length=80, description="Name shown for the option.")
     server: str = Field(description="Server id in data/servers.csv (gives GPUs per server, price, power).")
     server_count: Whole = quantity(
         unit="servers",
@@ -427,7 +428,7 @@ class CloudRental(InputModel):
         )
     )
 
-    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    label: OneLine | None = Field(default=None, max_length=80, description="Name shown for the option.")
     offer: str = Field(description="Offer id in data/cloud_prices.csv (gives GPU, price and currency).")
     billing: Literal["always_on", "per_gpu_hour_used"] = Field(
         description="always_on: every rented GPU is paid 730 h a month (24/7); "
@@ -486,7 +487,7 @@ class HostedAPI(InputModel):
         )
     )
 
-    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    label: OneLine | None = Field(default=None, max_length=80, description="Name shown for the option.")
     offer: str = Field(description="Offer id in data/api_prices.csv (gives input, cached input and output prices).")
     cached_input_share: Share = quantity(
         0.0,
@@ -654,7 +655,7 @@ class LabelledAPI(HostedAPI):
     """One more hosted API offer, compared beside the others under its own name (``api:<name>``)."""
 
     # Narrower field types than the base's (required here; None only): sound, the models are frozen.
-    label: Text = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
+    label: OneLine = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
         min_length=1, max_length=80, description="Name shown for the option."
     )
     name: str = Field(
@@ -673,7 +674,7 @@ class LabelledRental(CloudRental):
     """
 
     # Narrower field types than the base's (required here; None only): sound, the models are frozen.
-    label: Text = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
+    label: OneLine = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
         min_length=1, max_length=80, description="Name shown for the option."
     )
     name: str = Field(

@@ -21,6 +21,7 @@ from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT, implausible_
 from .base import (
     Date,
     InputModel,
+    OneLine,
     Positive,
     Source,
     Text,
@@ -179,7 +180,7 @@ class Scenario(InputModel):
         )
     )
 
-    title: Text = Field(min_length=1, max_length=300, description="Title shown on the report.")
+    title: OneLine = Field(min_length=1, max_length=300, description="Title shown on the report.")
     description: Text = Field(default="", description="What the scenario compares and why, shown on the report.")
     reporting_currency: Currency
     fx: FXRates | None = Field(default=None, description="Needed when any input is in another currency.")
