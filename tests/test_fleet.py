@@ -334,10 +334,10 @@ def test_a_fleets_gpu_counts_stop_where_a_scenarios_do(tmp_path, old, new, field
     [
         # F1 kind: a team "p\nFake: 0 USD" printed a line of its own in the showback table
         ("team: product", 'team: "p\\nFake: 0 USD"', "members.0.team"),
-        ("name: serving\n", 'name: "s\\tX"\n', "members.0.name"),
+        ("name: serving\n", 'name: "s\\rX"\n', "members.0.name"),
         ('title: "Serve', 'title: "T\\nFake line"\n# "Serve', "title"),
     ],
 )
 def test_a_fleets_names_teams_and_title_are_one_line(tmp_path, old, new, field):
     path = _fine_tune_fleet(tmp_path, old, new)
-    assert str(_load_error(path)).startswith(f"{path}: {field}: one line of text: no line break or tab")
+    assert str(_load_error(path)).startswith(f"{path}: {field}: one line of text: no line break")

@@ -117,17 +117,17 @@ characters but tab and line breaks, something visible when not empty."""
 def _one_line(value: str) -> str:
     """A title, a label or a name is one line: it heads a line of the text output, where a line break
     would start a line of its own (a false "verdict:")."""
-    if any(c in value for c in "\n\r\t"):
+    if "\n" in value or "\r" in value:
         raise PydanticCustomError(
             "one_line",
-            "one line of text: no line break or tab (a YAML block scalar written > or | ends with one; write >-)",
+            "one line of text: no line break (a YAML block scalar written > or | ends with one; write >-)",
             {},
         )
     return value
 
 
 OneLine = Annotated[Text, AfterValidator(_one_line)]
-"""Free text of one line (titles, labels, names): :data:`Text` without line breaks or tabs."""
+"""Free text of one line (titles, labels, names): :data:`Text` without line breaks (LF, CR)."""
 
 Source = Annotated[
     Text, Field(description="Where this block's figures come from: a document, a quote, a measurement, or ASSUMPTION.")
