@@ -957,3 +957,25 @@ def test_a_name_with_a_line_break_or_an_escape_stays_on_its_line(tmp_path, capsy
     assert not any(line.startswith("Fake") for line in lines)
     data = yaml.safe_load(out_file.read_text(encoding="utf-8"))
     assert data["offers"]["cloud_offers"][0]["provider"] == "Lam [2Jbda Fake total: 0 USD"
+
+
+@pytest.mark.parametrize(
+    "name, data, reason",
+    [
+        # F6 kind: a gzip export cut short (a download interrupted) was an EOFError traceback
+        ("cut.csv.gz", None, "not a whole gzip file: Compressed file ended before the end-of-stream marker"),
+        ("junk.csv.gz", b"\x1f\x8bjunk", "not a whole gzip file: "),
+        # pyarrow's message came without the file's place in the tool's words
+        ("junk.parquet", b"PAR1junk", "not a Parquet file: "),
+    ],
+)
+def test_a_cut_or_corrupt_compressed_bill_is_refused_in_one_line(tmp_path, capsys, name, data, reason):
+    import gzip
+
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow.parquet")
+    path = tmp_path / name
+    path.write_bytes(data if data is not None else gzip.compress(SAMPLE.read_bytes())[:300])
+    assert main(["bills", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"costmodel bills: {path}: (file): {reason}") and err.endswith(f"(got {name!r})\n")

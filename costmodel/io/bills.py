@@ -21,6 +21,7 @@ import gzip
 import io
 import json
 import re
+import zlib
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -115,10 +116,28 @@ class BillRow:
     output_tokens: Decimal | None = None
 
 
+class _Unreadable(ValueError):
+    """A file whose bytes are not what its kind needs (a cut gzip stream, a file that is not Parquet)."""
+
+
 def _open_text(path: Path) -> str:
+    """The text of a CSV or JSON bill, gunzipped when it starts with gzip's magic bytes.
+
+    Raises
+    ------
+    _Unreadable
+        A gzip stream that is cut short or corrupt, or that unpacks to more than
+        :data:`~costmodel.io.demand_files.MAX_FILE_BYTES` (read no further).
+    """
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+                raw = stream.read(MAX_FILE_BYTES + 1)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise _Unreadable(f"not a whole gzip file: {exc}") from None
+        if len(raw) > MAX_FILE_BYTES:
+            raise _Unreadable(f"unpacks to more than the {MAX_FILE_BYTES:,}-byte limit for a bill")
     return raw.decode("utf-8-sig")
 
 
@@ -139,7 +158,10 @@ def _records(path: Path) -> tuple[list[str], _Records]:
     """The file's column names and its rows as text, each with its line (CSV) or position (JSON)."""
     if path.suffix.lower() == ".parquet":
         pq = need("pyarrow.parquet", "reading a Parquet bill")
-        table = pq.read_table(path)
+        try:
+            table = pq.read_table(path)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise _Unreadable(f"not a Parquet file: {exc}") from None
         columns = [str(name) for name in table.column_names]
         rows: _Records = [
             (number, {k: "" if v is None else str(v) for k, v in item.items()})
@@ -286,6 +308,8 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
         raise InputError(path, [("(file)", path.name, f"cannot be read: {exc.strerror or exc}")]) from None
     except (json.JSONDecodeError, csv.Error) as exc:
         raise InputError(path, [("(file)", path.name, f"cannot be read: {exc}")]) from None
+    except _Unreadable as exc:
+        raise InputError(path, [("(file)", path.name, str(exc))]) from None
     except RecursionError:  # json.loads recurses once per nested list or object
         reason = "nested too deep to read: a spend log is a list of flat objects (column: value)"
         raise InputError(path, [("(file)", path.name, reason)]) from None
