@@ -1581,10 +1581,15 @@ def _bills(args: argparse.Namespace) -> int:
     from .bills import read_summary, scenario_skeleton
 
     if args.scenario_out is not None:  # the skeleton and its demand file beside it: checked before the bill is read
+        from .errors import OutputPathError
         from .files import output_file
 
         out = output_file(args.scenario_out, "--scenario-out")
-        output_file(out.with_name(out.stem + "-demand.csv"), "--scenario-out")
+        for target in (out, output_file(out.with_name(out.stem + "-demand.csv"), "--scenario-out")):
+            if target.resolve() == Path(args.file).resolve():  # written over the bill being read
+                raise OutputPathError(
+                    "--scenario-out", target, f"is the bill being read ({args.file}): give another file"
+                )
     summary = read_summary(args.file, args.format)
     if args.scenario_out is not None:
         from .files import made_folder

@@ -979,3 +979,14 @@ def test_a_cut_or_corrupt_compressed_bill_is_refused_in_one_line(tmp_path, capsy
     assert main(["bills", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"costmodel bills: {path}: (file): {reason}") and err.endswith(f"(got {name!r})\n")
+
+
+@pytest.mark.parametrize("out_name", ["bill.csv", "bill.yaml"])
+def test_the_skeleton_is_never_written_over_the_bill(tmp_path, capsys, out_name):
+    # the same file given twice: `bills bill.csv --scenario-out bill.csv` replaced the bill with the scenario,
+    # and `bills bill-demand.csv --scenario-out bill.yaml` with the demand file
+    source = tmp_path / ("bill.csv" if out_name == "bill.csv" else "bill-demand.csv")
+    source.write_bytes(SAMPLE.read_bytes())
+    assert main(["bills", str(source), "--scenario-out", str(tmp_path / out_name)]) == 2
+    assert capsys.readouterr().err.endswith(f"is the bill being read ({source}): give another file\n")
+    assert source.read_bytes() == SAMPLE.read_bytes() and sorted(tmp_path.iterdir()) == [source]
