@@ -341,3 +341,24 @@ def test_a_fleets_gpu_counts_stop_where_a_scenarios_do(tmp_path, old, new, field
 def test_a_fleets_names_teams_and_title_are_one_line(tmp_path, old, new, field):
     path = _fine_tune_fleet(tmp_path, old, new)
     assert str(_load_error(path)).startswith(f"{path}: {field}: one line of text: no line break")
+
+
+def test_a_member_in_another_currency_is_refused(tmp_path):
+    # each member's cost alone is in its own reporting currency: a member in EUR (llama70b-serving.yaml with
+    # USD at 0.862 EUR) was summed with the first's USD, "alone 12,512.78" (EUR) and "Sharing saves -1,047.64
+    # USD/month", where sharing never costs more
+    text = (FLEETS / "llama70b-serving.yaml").read_text(encoding="utf-8")
+    assert "reporting_currency: USD" in text and "    EUR: 1.16" in text
+    text = text.replace("reporting_currency: USD", "reporting_currency: EUR")
+    (tmp_path / "eur.yaml").write_text(text.replace("    EUR: 1.16           # USD per EUR", "    USD: 0.862"))
+    path = tmp_path / "fleet.yaml"
+    path.write_text(
+        "kind: fleet\ntitle: Two currencies\nmembers:\n"
+        f"  - {{name: a, team: t, scenario: {FLEETS / 'llama70b-serving.yaml'}}}\n"
+        "  - {name: b, team: u, scenario: eur.yaml}\n",
+        encoding="utf-8",
+    )
+    assert _error(path) == (
+        f"{path}: members.1.scenario: {tmp_path / 'eur.yaml'}: reporting_currency: every member must report in "
+        "the first member's currency, USD (convert its prices with fx.rates) (got 'EUR')"
+    )

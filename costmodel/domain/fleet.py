@@ -482,6 +482,17 @@ def _check_member(r: Resolved, where: str, host: Resolved | None, count: int) ->
                 f"every member must run on the first member's GPU, {host.workload.gpu.gpu}",
             )
         )
+    elif host is not None and r.currency != host.currency:
+        # each member's answer alone is in its own currency: summed with the first's, a EUR member made
+        # "Sharing saves -1,047.64 USD/month"
+        problems.append(
+            (
+                "reporting_currency",
+                r.currency,
+                f"every member must report in the first member's currency, {host.currency} "
+                "(convert its prices with fx.rates)",
+            )
+        )
     elif host is not None and not math.isclose(
         float(r.workload.hourly_ceiling), float(host.workload.hourly_ceiling), rel_tol=1e-12
     ):
