@@ -504,24 +504,11 @@ def scenario_skeleton(
     demand_path = out.with_name(out.stem + "-demand.csv")
     demand_text = "gpus\n" + "".join(f"{value:.12g}\n" for value in year)
     price = float(cost / gpu_hours)
-    # 12 decimals, and at least 13 significant digits for a price below 1 (1.68010752688e-06 is not 1.68011e-06)
     offer_id = f"bill-{_slug(gpu)}"
     # the baseline's offer is where the bill's GPU-hours were bought, so its label reads
     # "Today's bill: H100-SXM-80GB at AWS and Lambda, ..."
     billed_by = sorted({u.provider for u in uses})
     provider = billed_by[0] if len(billed_by) == 1 else f"{', '.join(billed_by[:-1])} and {billed_by[-1]}"
-    catalog = default_catalog()
-    rents = []
-    for instance, rented in sorted({(u.instance_type, u.offer) for u in uses if u.offer is not None}):
-        offer = catalog.cloud_offers[rented]
-        rents.append(
-            {
-                "label": f"Catalog {offer.provider} {instance}"[:80],
-                "name": _slug(offer.offer)[:40].strip("-"),
-                "offer": offer.offer,
-                "billing": "per_gpu_hour_used",
-            }
-        )
     scenario = {
         "title": f"Bill review: {gpu} GPU-hours from {source}",
         "description": (
@@ -549,6 +536,7 @@ def scenario_skeleton(
                     "provider": provider,
                     "gpu": gpu,
                     "pricing": "on_demand",
+                    # 12 decimals, and at least 13 significant digits below 1 (1.68010752688e-06, not 1.680108e-06)
                     "price_per_gpu_hour": round(price, max(12, 12 - int(np.floor(np.log10(price))))),
                     "currency": summary.currency,
                     "quality": "P",
@@ -559,19 +547,40 @@ def scenario_skeleton(
         },
         "options": {
             "rent": {"label": "Today's bill", "offer": offer_id, "billing": "per_gpu_hour_used"},
-            "rents": rents,
+            "rents": _catalog_rents(uses),
         },
     }
+    text = _header(out, source) + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True)
+    _write_skeleton(out, text, demand_path, demand_text, scenario, check)
+    return scenario
+
+
+def _catalog_rents(uses: list[GPUUse]) -> list[dict]:
+    """The catalog's offers of the instance types the rows name, as ``options.rents`` entries."""
+    catalog = default_catalog()
+    rents = []
+    for instance, rented in sorted({(u.instance_type, u.offer) for u in uses if u.offer is not None}):
+        offer = catalog.cloud_offers[rented]
+        rents.append(
+            {
+                "label": f"Catalog {offer.provider} {instance}"[:80],
+                "name": _slug(offer.offer)[:40].strip("-"),
+                "offer": offer.offer,
+                "billing": "per_gpu_hour_used",
+            }
+        )
+    return rents
+
+
+def _header(out: Path, source: str) -> str:
+    """The skeleton's first lines: its JSON Schema for editors (relative to ``out``) and the command that wrote it."""
     from .paths import DATA_DIR
 
     schema = os.path.relpath(DATA_DIR / "schemas" / "scenario.schema.json", out.resolve().parent)
-    header = (
+    return (
         f"# yaml-language-server: $schema={schema}\n"
         f"# Written by `costmodel bills {source} --scenario-out {out.name}`: today's GPU spend as options.rent.\n"
     )
-    text = header + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True)
-    _write_skeleton(out, text, demand_path, demand_text, scenario, check)
-    return scenario
 
 
 def _write_skeleton(
