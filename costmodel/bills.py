@@ -23,6 +23,7 @@ import datetime as dt
 import os
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -436,7 +437,9 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")[:30]
 
 
-def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
+def scenario_skeleton(
+    summary: BillSummary, out: Path, source: str, check: Callable[[Path], object] | None = None
+) -> dict:
     """Write a scenario (YAML) that starts from the bill, with its hourly GPU demand beside it.
 
     The workload is the bill's average GPU-hours per month of its most used GPU; the baseline
@@ -446,10 +449,35 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     hourly profile (8,760 values) repeats the bill's hours in order to fill the year, scaled so
     its monthly average is the bill's.
 
+    Both files are written aside and renamed into place only once ``check`` has read the scenario
+    back, so a refused bill leaves no file behind and an earlier skeleton as it was.
+
+    Parameters
+    ----------
+    summary
+        The bill read.
+    out
+        The scenario file to write; the demand file goes beside it (``<stem>-demand.csv``).
+    source
+        The bill's name, for the scenario's title and sources.
+    check
+        Reads a scenario file and raises :class:`~costmodel.errors.InputError` when it is not
+        valid (:func:`costmodel.load_scenario`, which this layer may not import); None: no check.
+
     Returns
     -------
     dict
         The scenario written.
+
+    Raises
+    ------
+    ValueError
+        The bill has no GPU rows.
+    InputError
+        The bill gives no baseline: a row of its most used GPU has an empty charge period or one
+        longer than a year, the rows span more than ten years, or they hold no GPU-hours
+        (a quantity of 0), leave an hour with fewer than 0 GPUs busy (a negative quantity), or
+        give a price per GPU-hour outside the figures a scenario may hold (1e-9 to 1e15).
     """
     import yaml
 
@@ -462,35 +490,25 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
     uses = [u for u in summary.gpu_uses if u.gpu == gpu]
     gpu_hours = sum((u.gpu_hours for u in uses), Decimal(0))
     cost = sum((u.effective_cost for u in uses), Decimal(0))
-    months = len({u.start.strftime("%Y-%m") for u in uses})
+    _check_periods(uses, gpu)
+    months = len(_months_covered(uses))
     first = min(u.start for u in uses).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     last = max(u.end for u in uses)
     observed = int(np.ceil((last - first).total_seconds() / 3600))
     profile = hourly_gpu_demand(uses, first, observed)
+    _check_baseline(uses, gpu, gpu_hours, cost, summary.currency, profile)
     monthly = float(gpu_hours) / months
     year = np.resize(profile, 8760)
     # a whole number of repeats rarely fits a year: scale so the year's monthly average is the bill's
     year = year * (monthly * 12 / year.sum())
     demand_path = out.with_name(out.stem + "-demand.csv")
-    demand_path.write_text("gpus\n" + "".join(f"{value:.12g}\n" for value in year))
+    demand_text = "gpus\n" + "".join(f"{value:.12g}\n" for value in year)
     price = float(cost / gpu_hours)
     offer_id = f"bill-{_slug(gpu)}"
     # the baseline's offer is where the bill's GPU-hours were bought, so its label reads
     # "Today's bill: H100-SXM-80GB at AWS and Lambda, ..."
     billed_by = sorted({u.provider for u in uses})
     provider = billed_by[0] if len(billed_by) == 1 else f"{', '.join(billed_by[:-1])} and {billed_by[-1]}"
-    catalog = default_catalog()
-    rents = []
-    for instance, rented in sorted({(u.instance_type, u.offer) for u in uses if u.offer is not None}):
-        offer = catalog.cloud_offers[rented]
-        rents.append(
-            {
-                "label": f"Catalog {offer.provider} {instance}"[:80],
-                "name": _slug(offer.offer)[:40].strip("-"),
-                "offer": offer.offer,
-                "billing": "per_gpu_hour_used",
-            }
-        )
     scenario = {
         "title": f"Bill review: {gpu} GPU-hours from {source}",
         "description": (
@@ -518,7 +536,8 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
                     "provider": provider,
                     "gpu": gpu,
                     "pricing": "on_demand",
-                    "price_per_gpu_hour": round(price, 12),
+                    # 12 decimals, and at least 13 significant digits below 1 (1.68010752688e-06, not 1.680108e-06)
+                    "price_per_gpu_hour": round(price, max(12, 12 - int(np.floor(np.log10(price))))),
                     "currency": summary.currency,
                     "quality": "P",
                     "as_of": first.strftime("%Y-%m"),
@@ -528,18 +547,201 @@ def scenario_skeleton(summary: BillSummary, out: Path, source: str) -> dict:
         },
         "options": {
             "rent": {"label": "Today's bill", "offer": offer_id, "billing": "per_gpu_hour_used"},
-            "rents": rents,
+            "rents": _catalog_rents(uses),
         },
     }
+    text = _header(out, source) + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True)
+    _write_skeleton(out, text, demand_path, demand_text, scenario, check)
+    return scenario
+
+
+def _catalog_rents(uses: list[GPUUse]) -> list[dict]:
+    """The catalog's offers of the instance types the rows name, as ``options.rents`` entries."""
+    catalog = default_catalog()
+    rents = []
+    for instance, rented in sorted({(u.instance_type, u.offer) for u in uses if u.offer is not None}):
+        offer = catalog.cloud_offers[rented]
+        rents.append(
+            {
+                "label": f"Catalog {offer.provider} {instance}"[:80],
+                "name": _slug(offer.offer)[:40].strip("-"),
+                "offer": offer.offer,
+                "billing": "per_gpu_hour_used",
+            }
+        )
+    return rents
+
+
+def _header(out: Path, source: str) -> str:
+    """The skeleton's first lines: its JSON Schema for editors (relative to ``out``) and the command that wrote it."""
     from .paths import DATA_DIR
 
     schema = os.path.relpath(DATA_DIR / "schemas" / "scenario.schema.json", out.resolve().parent)
-    header = (
+    return (
         f"# yaml-language-server: $schema={schema}\n"
         f"# Written by `costmodel bills {source} --scenario-out {out.name}`: today's GPU spend as options.rent.\n"
     )
-    out.write_text(header + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True))
-    return scenario
+
+
+def _write_skeleton(
+    out: Path, text: str, demand_path: Path, demand_text: str, scenario: dict, check: Callable[[Path], object] | None
+) -> None:
+    """Write a skeleton and its demand file whole, or neither: both go to temporary files beside
+    their places, ``check`` reads the scenario back from them (its demand path pointing at the
+    temporary demand file), and only then are both renamed into place.
+
+    Raises
+    ------
+    InputError
+        ``check`` refuses the scenario written (named at ``out``).
+    """
+    import yaml
+
+    from .errors import InputError
+    from .files import aside
+
+    with aside([demand_path, out]) as (demand_aside, out_aside):
+        demand_aside.write_text(demand_text, encoding="utf-8")
+        if check is not None:
+            trial = {**scenario, "demand": {**scenario["demand"], "path": str(demand_aside.resolve())}}
+            out_aside.write_text(yaml.safe_dump(trial, sort_keys=False, allow_unicode=True), encoding="utf-8")
+            try:
+                check(out_aside)
+            except InputError as exc:  # named at the file it would have been, not the temporary one
+                raise InputError(out, exc.problems) from None
+        out_aside.write_text(text, encoding="utf-8")
+
+
+LONGEST_CHARGE_PERIOD = dt.timedelta(days=366)
+"""Longest charge period of a GPU row a skeleton is made from: a FOCUS row's charge period lies within
+its billing period (a month, at most a year)."""
+
+LONGEST_BILL = dt.timedelta(days=3653)
+"""Longest span, first start to last end, of the GPU rows a skeleton is made from (ten years: the
+hourly profile is built over the whole span before the first year of it is kept)."""
+
+
+def _check_periods(uses: list[GPUUse], gpu: str) -> None:
+    """Refuse GPU rows whose hours cannot be placed in time: an empty charge period, one longer than
+    :data:`LONGEST_CHARGE_PERIOD`, or rows spanning more than :data:`LONGEST_BILL` (a date typo such as
+    3026 for 2026 made a profile of millions of hours).
+
+    Raises
+    ------
+    InputError
+        At the row's line and column ChargePeriodEnd.
+    """
+    from .errors import InputError
+
+    for u in uses:
+        if u.end <= u.start:
+            reason = (
+                "an empty charge period (ChargePeriodStart is ChargePeriodEnd): its GPU-hours have no hours to go in"
+            )
+        elif u.end - u.start > LONGEST_CHARGE_PERIOD:
+            reason = (
+                f"a charge period of {(u.end - u.start).days:,} days: longer than a billing period (at most a year)"
+            )
+        else:
+            continue
+        raise InputError(None, [(f"{gpu} rows, line {u.line}, column ChargePeriodEnd", u.end.isoformat(), reason)])
+    first, last = min(uses, key=lambda u: u.start), max(uses, key=lambda u: u.end)
+    if last.end - first.start > LONGEST_BILL:
+        reason = (
+            f"the {gpu} rows run from {first.start:%Y-%m-%d} (line {first.line}) to {last.end:%Y-%m-%d}: more than "
+            "ten years of hours for one bill"
+        )
+        raise InputError(
+            None, [(f"{gpu} rows, line {last.line}, column ChargePeriodEnd", last.end.isoformat(), reason)]
+        )
+
+
+def _months_covered(uses: list[GPUUse]) -> set[tuple[int, int]]:
+    """The calendar months (year, month) the rows' charge periods reach into (the end is exclusive: a row
+    ending at midnight on 1 February is January's)."""
+    months: set[tuple[int, int]] = set()
+    for u in uses:
+        end = u.end - dt.timedelta(microseconds=1)
+        year, month = u.start.year, u.start.month
+        while (year, month) <= (end.year, end.month):
+            months.add((year, month))
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return months
+
+
+_LISTED_LINES = 5
+"""Bill lines named in a message before "and N more"."""
+
+
+def _lines(uses: list[GPUUse]) -> str:
+    """The bill lines of some GPU rows, the first few named (``lines 2, 5 and 3 more``)."""
+    shown = ", ".join(str(u.line) for u in uses[:_LISTED_LINES])
+    more = f" and {len(uses) - _LISTED_LINES} more" if len(uses) > _LISTED_LINES else ""
+    return f"line{'s' if len(uses) > 1 else ''} {shown}{more}"
+
+
+def _check_baseline(
+    uses: list[GPUUse], gpu: str, gpu_hours: Decimal, cost: Decimal, currency: str, profile: np.ndarray
+) -> None:
+    """Refuse a bill whose GPU rows cannot make a baseline, naming the rows and the rule.
+
+    Parameters
+    ----------
+    uses
+        The rows of the most used GPU.
+    gpu
+        That GPU.
+    gpu_hours
+        Their GPU-hours. [GPU-h]
+    cost
+        Their EffectiveCost. [currency]
+    currency
+        The bill's currency.
+    profile
+        Their GPUs busy hour by hour. [GPU]
+
+    Raises
+    ------
+    InputError
+        No GPU-hours, an hour with fewer than 0 GPUs busy, or a price per GPU-hour outside
+        :data:`~costmodel.units.SMALLEST_INPUT` to :data:`~costmodel.units.LARGEST_INPUT`.
+    """
+    from .errors import InputError
+    from .units import LARGEST_INPUT, SMALLEST_INPUT
+
+    where = f"{gpu} rows, {_lines(uses)}"
+    if gpu_hours <= 0:
+        raise InputError(
+            None,
+            [(f"{where}, column ConsumedQuantity", f"{gpu_hours:g} GPU-hours", "a baseline needs GPU-hours above 0")],
+        )
+    negative = [u for u in uses if u.gpu_hours < 0]
+    # a correction row (negative quantity) spread over another period than the usage it corrects
+    if negative and profile.min() < -1e-9 * float(profile.max(initial=1.0)):
+        raise InputError(
+            None,
+            [
+                (
+                    f"{gpu} rows, {_lines(negative)}, column ConsumedQuantity",
+                    ", ".join(f"{u.gpu_hours:g}" for u in negative[:_LISTED_LINES]),
+                    "negative GPU-hours leave hours with fewer than 0 GPUs busy: a correction must fall in the "
+                    "charge period of the usage it corrects",
+                )
+            ],
+        )
+    price = cost / gpu_hours
+    if not SMALLEST_INPUT <= price <= LARGEST_INPUT:
+        raise InputError(
+            None,
+            [
+                (
+                    f"{where}, column EffectiveCost",
+                    f"{cost:g} {currency} for {gpu_hours:g} GPU-hours",
+                    f"{price:.4g} {currency} per GPU-hour: a price must lie between {SMALLEST_INPUT:g} and "
+                    f"{LARGEST_INPUT:g}",
+                )
+            ],
+        )
 
 
 def read_summary(path: str | Path, fmt: BillFormat | None = None) -> BillSummary:

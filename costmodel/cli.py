@@ -1580,15 +1580,29 @@ def _bills(args: argparse.Namespace) -> int:
 
     from .bills import read_summary, scenario_skeleton
 
+    if args.scenario_out is not None:  # the skeleton and its demand file beside it: checked before the bill is read
+        from .errors import OutputPathError
+        from .files import output_file
+
+        out = output_file(args.scenario_out, "--scenario-out")
+        for target in (out, output_file(out.with_name(out.stem + "-demand.csv"), "--scenario-out")):
+            if target.resolve() == Path(args.file).resolve():  # written over the bill being read
+                raise OutputPathError(
+                    "--scenario-out", target, f"is the bill being read ({args.file}): give another file"
+                )
     summary = read_summary(args.file, args.format)
-    if args.scenario_out:
-        out = Path(args.scenario_out)
-        try:
-            scenario_skeleton(summary, out, Path(args.file).name)
-        except ValueError as exc:
-            raise InputError(args.file, [("(GPU rows)", "", str(exc))]) from None
+    if args.scenario_out is not None:
+        from .files import made_folder
         from .scenarios import load_scenario, save_scenario
 
+        out = Path(args.scenario_out)
+        made_folder(out.absolute().parent, "--scenario-out")
+        try:
+            scenario_skeleton(summary, out, Path(args.file).name, check=load_scenario)
+        except InputError as exc:
+            raise exc.in_file(args.file) from None
+        except ValueError as exc:
+            raise InputError(args.file, [("(GPU rows)", "", str(exc))]) from None
         # read back: the skeleton is validated, and saved in the layout of the bundled scenarios
         save_scenario(load_scenario(out), out)
     if args.json:

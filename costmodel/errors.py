@@ -99,6 +99,33 @@ def _show(value: Any) -> str:
 
 _YAML_WORDS = {"yes", "no", "on", "off", "y", "n", "true", "false"}
 
+_PATTERN_WORDS: dict[str, tuple[str, tuple[str, ...]]] = {}
+"""What each text pattern of the schema asks for, in words, and the values to suggest (:func:`worded_pattern`)."""
+
+
+def worded_pattern(pattern: str, words: str, choices: tuple[str, ...] = ()) -> str:
+    """Register what a schema field's regular expression asks for, in words; returns the pattern.
+
+    A text that does not match is then refused as "must be <words>", with a did-you-mean among
+    ``choices``, instead of pydantic's "String should match pattern '^(own|rent|api)$|...'".
+
+    Parameters
+    ----------
+    pattern
+        The field's regular expression, as given to ``Field(pattern=...)``.
+    words
+        What it asks for ("own, rent or api").
+    choices
+        Values a misspelt text is compared with.
+
+    Examples
+    --------
+    >>> worded_pattern(r"^(a|b)$", "a or b", ("a", "b"))
+    '^(a|b)$'
+    """
+    _PATTERN_WORDS[pattern] = (words, choices)
+    return pattern
+
 
 def _reason(item: dict) -> str:
     """A validation error's message in the tool's words, for the common kinds."""
@@ -135,6 +162,9 @@ def _reason(item: dict) -> str:
         return f"needs {ctx.get('discriminator', 'kind')!r} to say which kind it is"
     if kind == "extra_forbidden":
         return "not a field here (misspelt, or in the wrong block?)"
+    if kind == "string_pattern_mismatch" and str(ctx.get("pattern")) in _PATTERN_WORDS:
+        words, choices = _PATTERN_WORDS[str(ctx.get("pattern"))]
+        return f"must be {words}{did_you_mean(str(value), choices)}"
     if kind == "literal_error":
         expected = [t.strip().strip("'") for t in str(ctx.get("expected", "")).replace(" or ", ", ").split(",")]
         return f"must be one of {', '.join(expected)}{did_you_mean(str(value), expected)}"

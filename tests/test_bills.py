@@ -738,3 +738,255 @@ def test_bills_text_writes_each_service_whole(capsys):
     # the figures stay in one column: every row's BilledCost ends where the header's does
     end = header.index("BilledCost") + len("BilledCost")
     assert all(line[end - 1].isdigit() for line in lines[1:] if line.startswith("2024-"))
+
+
+class TestSkeletonFromOddBills:
+    """``--scenario-out`` from a bill whose GPU rows cannot make a baseline, or into a path that cannot be written."""
+
+    @staticmethod
+    def _one_row(tmp_path: Path, cost: str, quantity: str) -> Path:
+        """One Lambda 8 x H100 row of March 2026 (gpu_8x_h100_sxm5: 8 GPUs an instance-hour), line 2."""
+        row = _focus("Lambda", quantity, "Hours", cost, ResourceType="gpu_8x_h100_sxm5")
+        return _write_focus(tmp_path / "bill.csv", [row])
+
+    @pytest.mark.parametrize(
+        "cost, quantity, column, got",
+        [
+            # F14 kind (a zero or negative volume): 0 hours was a traceback (decimal.DivisionByZero)
+            ("100", "0", "ConsumedQuantity", "0 GPU-hours"),
+            ("100", "-744", "ConsumedQuantity", "-5952 GPU-hours"),
+            # F9 kind (a price of 0): 0 or a credit became price_per_gpu_hour 0 or -0.00084, refused by the
+            # scenario it had already written; 100 USD over 1e15 x 8 GPU-hours (1.25e-14 a GPU-hour) was
+            # rounded to 0.0 at 12 decimals
+            ("0", "744", "EffectiveCost", "0 USD for 5952 GPU-hours"),
+            ("-5", "744", "EffectiveCost", "-5 USD for 5952 GPU-hours"),
+            ("100", "1e15", "EffectiveCost", "100 USD for 8000000000000000 GPU-hours"),
+            ("100", "1e-300", "EffectiveCost", "100 USD for 8e-300 GPU-hours"),
+        ],
+    )
+    def test_refused_at_the_bill_and_nothing_written(self, tmp_path, capsys, cost, quantity, column, got):
+        # F32 kind (half-written output): the demand file was written before the scenario was checked,
+        # and both stayed behind the exit 2 naming a field of the written scenario, not the bill
+        path = self._one_row(tmp_path, cost, quantity)
+        assert main(["bills", str(path), "--scenario-out", str(tmp_path / "review.yaml")]) == 2
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert err.startswith(f"costmodel bills: {path}: H100-SXM-80GB rows, line 2, column {column}: ")
+        assert err.endswith(f"(got {got!r})\n")
+        assert sorted(tmp_path.iterdir()) == [path]
+
+    def test_a_correction_outside_its_usage_period_is_refused_and_the_earlier_skeleton_kept(self, tmp_path, capsys):
+        # 744 h on line 2 in March, a correction of -100 h on line 3 in April: April's hours would hold
+        # -100 x 8 / 720 GPUs
+        april = {"ChargePeriodStart": "2026-04-01T00:00:00Z", "ChargePeriodEnd": "2026-05-01T00:00:00Z"}
+        rows = [
+            _focus("Lambda", "744", "Hours", "17796.48", ResourceType="gpu_8x_h100_sxm5"),
+            _focus("Lambda", "-100", "Hours", "-2392.00", ResourceType="gpu_8x_h100_sxm5") | april,
+        ]
+        path = _write_focus(tmp_path / "bill.csv", rows)
+        out_file = tmp_path / "review.yaml"
+        assert main(["bills", str(SAMPLE), "--scenario-out", str(out_file)]) == 0
+        before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+        capsys.readouterr()
+        assert main(["bills", str(path), "--scenario-out", str(out_file)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"costmodel bills: {path}: H100-SXM-80GB rows, line 3, column ConsumedQuantity: ")
+        assert err.endswith("(got '-800')\n")
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+    def test_a_correction_inside_its_usage_period_nets_out(self, tmp_path, capsys):
+        # the same -100 h in March: 644 h x 8 = 5,152 GPU-hours, 15,404.48 USD, 2.99 USD a GPU-hour
+        rows = [
+            _focus("Lambda", "744", "Hours", "17796.48", ResourceType="gpu_8x_h100_sxm5"),
+            _focus("Lambda", "-100", "Hours", "-2392.00", ResourceType="gpu_8x_h100_sxm5"),
+        ]
+        out_file = tmp_path / "review.yaml"
+        assert main(["bills", str(_write_focus(tmp_path / "bill.csv", rows)), "--scenario-out", str(out_file)]) == 0
+        capsys.readouterr()
+        data = yaml.safe_load(out_file.read_text(encoding="utf-8"))
+        assert data["workload"]["gpu_hours_per_month"] == 5152
+        assert data["offers"]["cloud_offers"][0]["price_per_gpu_hour"] == pytest.approx(15404.48 / 5152, rel=1e-11)
+
+    def test_a_small_price_keeps_its_digits(self, tmp_path, capsys):
+        # 0.01 USD for 744 h x 8 GPUs: 1.68010752688e-06 USD a GPU-hour; rounded at 12 decimals it was
+        # 1.680108e-06, so today's bill option cost 2.8e-7 (relative) more than the bill
+        out_file = tmp_path / "review.yaml"
+        assert main(["bills", str(self._one_row(tmp_path, "0.01", "744")), "--scenario-out", str(out_file)]) == 0
+        capsys.readouterr()
+        price = yaml.safe_load(out_file.read_text(encoding="utf-8"))["offers"]["cloud_offers"][0]["price_per_gpu_hour"]
+        assert price == pytest.approx(0.01 / 5952, rel=1e-11, abs=0)  # approx allows 1e-12 absolute by default
+
+    @pytest.mark.parametrize("kind", ["folder", "fifo", "empty"])
+    def test_an_output_that_is_not_a_file_is_refused_before_anything_is_written(self, tmp_path, capsys, kind):
+        # F32 kind: a folder gave exit 1 ("cannot write ... Is a directory") after writing <folder>-demand.csv
+        # beside it; a FIFO hung on open; an empty path was taken as no --scenario-out
+        import os
+
+        target = tmp_path / "out.yaml"
+        if kind == "folder":
+            target.mkdir()
+        elif kind == "fifo":
+            os.mkfifo(target)
+        given = "" if kind == "empty" else str(target)
+        before = sorted(tmp_path.iterdir())
+        assert main(["bills", str(SAMPLE), "--scenario-out", given]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.startswith(f"costmodel bills: --scenario-out {given or repr('')}: ")
+        assert sorted(tmp_path.iterdir()) == before
+
+    def test_a_missing_folder_is_made(self, tmp_path, capsys):
+        # it was exit 1, "cannot write new/sub/review-demand.csv: No such file or directory"
+        out_file = tmp_path / "new" / "sub" / "review.yaml"
+        assert main(["bills", str(SAMPLE), "--scenario-out", str(out_file)]) == 0
+        capsys.readouterr()
+        assert sorted(p.name for p in out_file.parent.iterdir()) == ["review-demand.csv", "review.yaml"]
+
+
+@pytest.mark.parametrize("column", ["prompt_tokens", "completion_tokens", "total_tokens"])
+@pytest.mark.parametrize("text", ["-5", "1.5", "-1e3"])
+def test_litellm_token_counts_are_whole_and_not_negative(tmp_path, capsys, column, text):
+    # F14 kind (a negative volume reaches the output): prompt_tokens -5 over a 2-second log gave
+    # tokens_per_day input '-216000' in --json, and 1.5 tokens were read as 1.5
+    counts = {"prompt_tokens": "1000", "completion_tokens": "200", "total_tokens": "1200"} | {column: text}
+    path = tmp_path / "spend.csv"
+    path.write_text(
+        "model,prompt_tokens,completion_tokens,total_tokens,spend,startTime,endTime\n"
+        f"m,{counts['prompt_tokens']},{counts['completion_tokens']},{counts['total_tokens']},0.0045,"
+        "2026-03-01T10:00:00Z,2026-03-01T10:00:02Z\n"
+    )
+    assert main(["bills", str(path), "--json"]) == 2
+    assert capsys.readouterr().err == (
+        f"costmodel bills: {path}: line 2, column {column}: not a whole number of tokens of at least 0 (got {text!r})\n"
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "latin-1"])
+def test_a_bill_that_is_not_a_readable_text_file_is_refused_before_reading(tmp_path, capsys, kind):
+    # F32/F6 kind (an input that cannot be read): a FIFO (or /dev/zero) was read for ever; a folder said
+    # "[Errno 21] Is a directory: 'd'"; Latin-1 bytes gave the codec's message
+    import os
+
+    path = tmp_path / "bill.csv"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"BilledCost,ChargePeriodStart\n\xe9,1\n")
+    expected = {
+        "fifo": "is not a regular file (a pipe, a device or a socket): give a file (got 'bill.csv')",
+        "folder": "is a folder, not a file (got 'bill.csv')",
+        "latin-1": "not UTF-8 text: byte 0xe9 at offset 29 (got b't,ChargePeriodStart\\n\\xe9,1\\n')",
+    }[kind]
+    assert main(["bills", str(path)]) == 2
+    assert capsys.readouterr().err == f"costmodel bills: {path}: (file): {expected}\n"
+
+
+class TestSkeletonPeriods:
+    """``--scenario-out`` from GPU rows whose charge periods are empty, too long, or span several months."""
+
+    @staticmethod
+    def _rows(tmp_path: Path, *periods: tuple[str, str]) -> Path:
+        """One Lambda 8 x H100 row of 744 hours (5,952 GPU-hours, 17,796.48 USD) per charge period, from line 2."""
+        rows = [
+            _focus("Lambda", "744", "Hours", "17796.48", ResourceType="gpu_8x_h100_sxm5")
+            | {"ChargePeriodStart": start, "ChargePeriodEnd": end}
+            for start, end in periods
+        ]
+        return _write_focus(tmp_path / "bill.csv", rows)
+
+    @pytest.mark.parametrize(
+        "periods, line, words",
+        [
+            # F14 kind (NaN reaches an output): an empty period made an empty profile, 0 / 0 GPUs in every hour
+            # of the demand file, refused at the temporary demand file's lines
+            ([("2026-03-01T00:00:00Z", "2026-03-01T00:00:00Z")], 2, "an empty charge period"),
+            # a date typo (3026 for 2026): a profile of 8.8 million hours, 411 MB, one month's average
+            ([("2026-03-01T00:00:00Z", "3026-03-01T00:00:00Z")], 2, "a charge period of 365,242 days"),
+            (
+                [("2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z"), ("3026-03-01T00:00:00Z", "3026-04-01T00:00:00Z")],
+                3,
+                "the H100-SXM-80GB rows run from 2026-03-01 (line 2) to 3026-04-01: more than ten years",
+            ),
+        ],
+    )
+    def test_refused_at_the_row_and_nothing_written(self, tmp_path, capsys, periods, line, words):
+        path = self._rows(tmp_path, *periods)
+        assert main(["bills", str(path), "--scenario-out", str(tmp_path / "review.yaml")]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"costmodel bills: {path}: H100-SXM-80GB rows, line {line}, column ChargePeriodEnd: ")
+        assert words in err
+        assert sorted(tmp_path.iterdir()) == [path]
+
+    def test_a_row_over_two_months_is_averaged_over_both(self, tmp_path, capsys):
+        # 5,952 GPU-hours from 1 March to 1 May are 2,976 a month; the months were counted by the rows'
+        # starts, so the workload read 5,952 a month "over 1 month", and today's bill option doubled the spend
+        out_file = tmp_path / "review.yaml"
+        path = self._rows(tmp_path, ("2026-03-01T00:00:00Z", "2026-05-01T00:00:00Z"))
+        assert main(["bills", str(path), "--scenario-out", str(out_file)]) == 0
+        capsys.readouterr()
+        data = yaml.safe_load(out_file.read_text(encoding="utf-8"))
+        assert data["workload"]["gpu_hours_per_month"] == 2976
+        assert "over 2 months" in data["description"]
+
+
+def test_a_json_nested_too_deep_is_refused_in_one_line(tmp_path, capsys):
+    # F6 kind: 100,000 nested lists were a RecursionError traceback from json.loads
+    path = tmp_path / "spend.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["bills", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"costmodel bills: {path}: (file): nested too deep to read: a spend log is a list of flat objects "
+        "(column: value) (got 'spend.json')\n"
+    )
+
+
+def test_a_name_with_a_line_break_or_an_escape_stays_on_its_line(tmp_path, capsys):
+    # F1 kind (text shown as written, nothing live): a ProviderName 'Lam<ESC>[2Jbda<LF>Fake total: 0 USD' broke its
+    # row of the spend table in two (the second line reading as the bill's own), and reached the skeleton's
+    # offer provider with the line break and the escape
+    rows = [
+        _focus("Lam\x1b[2Jbda\nFake total: 0 USD", "744", "Hours", "17796.48", ResourceType="gpu_8x_h100_sxm5")
+        | {"ServiceName": "GPU\tCloud"}
+    ]
+    path = _write_focus(tmp_path / "bill.csv", rows)
+    out_file = tmp_path / "review.yaml"
+    assert main(["bills", str(path), "--scenario-out", str(out_file)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("2026-03  Lam [2Jbda Fake total: 0 USD GPU Cloud ")
+    assert not any(line.startswith("Fake") for line in lines)
+    data = yaml.safe_load(out_file.read_text(encoding="utf-8"))
+    assert data["offers"]["cloud_offers"][0]["provider"] == "Lam [2Jbda Fake total: 0 USD"
+
+
+@pytest.mark.parametrize(
+    "name, data, reason",
+    [
+        # F6 kind: a gzip export cut short (a download interrupted) was an EOFError traceback
+        ("cut.csv.gz", None, "not a whole gzip file: Compressed file ended before the end-of-stream marker"),
+        ("junk.csv.gz", b"\x1f\x8bjunk", "not a whole gzip file: "),
+        # pyarrow's message came without the file's place in the tool's words
+        ("junk.parquet", b"PAR1junk", "not a Parquet file: "),
+    ],
+)
+def test_a_cut_or_corrupt_compressed_bill_is_refused_in_one_line(tmp_path, capsys, name, data, reason):
+    import gzip
+
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow.parquet")
+    path = tmp_path / name
+    path.write_bytes(data if data is not None else gzip.compress(SAMPLE.read_bytes())[:300])
+    assert main(["bills", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"costmodel bills: {path}: (file): {reason}") and err.endswith(f"(got {name!r})\n")
+
+
+@pytest.mark.parametrize("out_name", ["bill.csv", "bill.yaml"])
+def test_the_skeleton_is_never_written_over_the_bill(tmp_path, capsys, out_name):
+    # the same file given twice: `bills bill.csv --scenario-out bill.csv` replaced the bill with the scenario,
+    # and `bills bill-demand.csv --scenario-out bill.yaml` with the demand file
+    source = tmp_path / ("bill.csv" if out_name == "bill.csv" else "bill-demand.csv")
+    source.write_bytes(SAMPLE.read_bytes())
+    assert main(["bills", str(source), "--scenario-out", str(tmp_path / out_name)]) == 2
+    assert capsys.readouterr().err.endswith(f"is the bill being read ({source}): give another file\n")
+    assert source.read_bytes() == SAMPLE.read_bytes() and sorted(tmp_path.iterdir()) == [source]

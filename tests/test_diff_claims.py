@@ -436,3 +436,100 @@ def test_a_claims_search_past_what_the_scenario_can_take_is_not_the_users_error(
     assert claim["confirmed"] is False
     rent = next(c for c in claim["would_hold"] if c["path"] == "options.rent.price_per_gpu_hour")
     assert rent["needed"]["value"] == pytest.approx(3.99 * 47_960_675.06 / 113_426_904.50, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("claim", "kind"),
+    [
+        ({**CHEAPEST_RENT, "volume_multiple": 1e9}, "cheapest"),
+        ({"statement": "x", "kind": "break_even", "options": ["rent", "api"], "volume_multiple": 1e15}, "break_even"),
+    ],
+)
+def test_a_claims_multiple_that_makes_a_volume_above_the_models_range_is_refused(tmp_path, capsys, claim, kind):
+    # F15 kind (the message names inputs that cannot help): R1 (1e7 tokens/day) with a cheapest claim at 1e9 x
+    # was confirmed at 1e16 tokens/day with costs printed to 18 digits (117,208,725,930.00 USD/month against
+    # 3,548,611,111,111.11); a break-even at 1e15 x said "check workload.tokens_per_day (1e+07),
+    # workload.serving.target_utilisation (0.8), ..." where the claim's multiple was the cause
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}, drop=("uncertainty",)))
+    multiple = claim["volume_multiple"]
+    assert main(["compare", str(path), "--json"]) == 2
+    assert capsys.readouterr().err == (
+        f"costmodel compare: {path}: claims.0.volume_multiple: {multiple:g} x the scenario's volume (1e+07 "
+        f"tokens/day) is {multiple * 1e7:g} tokens/day, above the 1e+15 the model takes: state a smaller multiple "
+        f"or a volume (got {multiple!r})\n"
+    )
+
+
+def test_a_break_even_claim_far_above_the_crossing_is_contradicted_not_a_failed_search(r1):
+    # F15 kind: a break-even stated at 1e7 x R1's volume (1e14 tokens/day, inside the model's range) searched up
+    # to 1e15, where the rental needs 4.6e6 GPUs, and failed naming the workload's inputs. The search now ends
+    # where the options' GPU-count steps can be listed; the crossing is R1's 34,013,307 tokens/day
+    # (test_a_break_even_claim_states_where_two_options_cost_the_same)
+    claim = Claim(statement="x", kind="break_even", options=("rent", "api"), volume_multiple=1e7)
+    check = check_claim(r1, claim)
+    assert not check.confirmed
+    assert check.stated == 1e14
+    assert check.computed == pytest.approx(34_013_307, abs=1)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        # F7 kind: pydantic's "String should match pattern '^(own|rent|api)$|^(rent|api):[a-z0-9]...'"
+        ("option", "ownn", "must be own, rent, api, or rent:<name> or api:<name> (a name of options.rents or "
+         "options.apis) (did you mean own?)"),
+        ("option", "Rent", "must be own, rent, api, or rent:<name> or api:<name> (a name of options.rents or "
+         "options.apis) (did you mean rent?)"),
+        ("figure", "Options.api", "must be the path of a figure of `costmodel compare --json`: lower-case keys "
+         "joined by dots (options.api.monthly_cost)"),
+    ],
+)  # fmt: skip
+def test_a_claims_option_or_figure_that_is_no_name_is_refused_in_words(tmp_path, capsys, field, value, words):
+    claim = (
+        {"statement": "x", "kind": "monthly_cost", "option": value, "value": 5}
+        if field == "option"
+        else {"statement": "x", "kind": "figure", "figure": value, "value": 5}
+    )
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}))
+    assert main(["validate", str(path)]) == 2
+    assert f"bad.yaml: claims.0.{field}: {words} (got {value!r})" in capsys.readouterr().err
+
+
+def test_an_option_name_that_is_no_short_name_is_refused_in_words(tmp_path, capsys):
+    # F7 kind, the same pattern for options.rents.N.name (and options.apis, routing classes)
+    rents = [{"label": "Nebius", "name": "Nebius H200", "offer": "nebius-h200", "billing": "per_gpu_hour_used"}]
+    path = write_scenario(tmp_path, patched_data("h200-24gpu-cluster", {"options.rents": rents}))
+    assert main(["validate", str(path)]) == 2
+    assert (
+        "bad.yaml: options.rents.0.name: must be a short name: lower-case letters, digits and -, at most 40, "
+        "starting with a letter or a digit (got 'Nebius H200')"
+    ) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        {"statement": "x", "kind": "monthly_cost", "option": "api", "value": 1e300},
+        {"statement": "x", "kind": "monthly_cost", "option": "api", "value": 1e-300},
+        {"statement": "x", "kind": "gpu_hours", "value": 1e300},
+        {"statement": "x", "kind": "figure", "figure": "options.api.monthly_cost", "value": -1e300},
+    ],
+)
+def test_a_claims_value_follows_the_magnitude_rule_of_every_figure(tmp_path, capsys, claim):
+    # a stated 1e300 USD/month was printed with its 301 digits ("stated 1,000,000,000,000,000,052,504,...");
+    # 1e-300 as a run of 300 zeros in a figure claim, "0.00 USD/month" in a monthly_cost one
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}))
+    assert main(["validate", str(path)]) == 2
+    assert (
+        f"bad.yaml: claims.0.value: magnitude outside 1e-09 to 1e+15: no real figure is that large or small "
+        f"(got {claim['value']:g})"
+    ) in capsys.readouterr().err
+
+
+def test_a_claims_value_of_zero_is_still_a_figure(tmp_path, capsys):
+    # zero is plausible, as for every figure: the scenario is valid and the claim contradicted (the API costs
+    # 3,548.61 USD/month, test_r1_claims)
+    claim = {"statement": "x", "kind": "monthly_cost", "option": "api", "value": 0}
+    path = write_scenario(tmp_path, patched_data("llama70b-vs-api", {"claims": [claim]}))
+    assert main(["validate", str(path)]) == 0
+    capsys.readouterr()

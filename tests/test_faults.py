@@ -745,11 +745,15 @@ F30_TEXTS = ['=HYPERLINK("https://example.com","click")', "+1+1", "-2+3", "@SUM(
 """F30 (faults.md): text a spreadsheet would run as a formula (OWASP's CSV-injection starts), and a
 label with a line break inside."""
 
+F30_ONE_LINE = [text for text in F30_TEXTS if "\n" not in text and "\r" not in text]
+"""The F30 texts a title or a label may hold: one line (a line break in either is refused on loading,
+tests/test_scenario_schema.py::test_titles_and_labels_are_one_line)."""
+
 
 def _f30_scenarios(tmp_path):
     """One R2 file (own, rent, finance; 12 months) per F30 text: the text as the title and both labels."""
     paths = []
-    for n, text in enumerate(F30_TEXTS):
+    for n, text in enumerate(F30_ONE_LINE):
         data = patched_data(
             R2,
             {
@@ -795,9 +799,9 @@ def test_f30_no_text_from_a_scenario_is_a_formula_in_any_csv_or_workbook(tmp_pat
     paths = _f30_scenarios(tmp_path)
     assert main(["batch", *map(str, paths), "--out", str(tmp_path / "batch"), "--xlsx"]) == 0
     # each file with the texts that must be in it (a file of the batch: all of them)
-    csv_files = [(tmp_path / "batch" / "portfolio.csv", F30_TEXTS)]
-    workbooks = [(tmp_path / "batch" / "portfolio.xlsx", F30_TEXTS)]
-    for n, (path, text) in enumerate(zip(paths, F30_TEXTS, strict=True)):
+    csv_files = [(tmp_path / "batch" / "portfolio.csv", F30_ONE_LINE)]
+    workbooks = [(tmp_path / "batch" / "portfolio.xlsx", F30_ONE_LINE)]
+    for n, (path, text) in enumerate(zip(paths, F30_ONE_LINE, strict=True)):
         out = tmp_path / f"export-{n}"
         assert main(["export", str(path), "--csv", str(out), "--xlsx", str(out / "cash.xlsx")]) == 0
         csv_files += [(out / "cash_flows_by_month.csv", [text]), (out / "cash_flows_by_year.csv", [text])]
@@ -806,13 +810,13 @@ def test_f30_no_text_from_a_scenario_is_a_formula_in_any_csv_or_workbook(tmp_pat
 
     portfolio = _csv_cells(csv_files[0][0])
     header = portfolio[0]
-    assert len(portfolio) == 1 + len(F30_TEXTS)  # a line break inside a label does not split its row
+    assert len(portfolio) == 1 + len(F30_ONE_LINE)  # a line break inside a label does not split its row
     for row in portfolio[1:]:
         assert len(row) == len(header)
     # each title is there, with the quote in front (OWASP); the line break and the tab kept inside the cell
     titles = [row[header.index("title")] for row in portfolio[1:]]
-    assert titles == ["'" + text if text[0] in "=+-@\t\r" else text for text in F30_TEXTS]
-    for text, row in zip(F30_TEXTS, portfolio[1:], strict=True):  # the winner named by its label
+    assert titles == ["'" + text if text[0] in "=+-@\t\r" else text for text in F30_ONE_LINE]
+    for text, row in zip(F30_ONE_LINE, portfolio[1:], strict=True):  # the winner named by its label
         quote = "'" if text[0] in "=+-@\t\r" else ""
         assert row[header.index("winner_label")].startswith((quote + text, quote + f"{text} rent"))
     for path, texts in csv_files:

@@ -233,3 +233,132 @@ def test_fleet_text_names_the_ways_to_pay_in_words(capsys):
     out = capsys.readouterr().out
     assert "cheapest mix, hour by hour" in out and "cloud rental, reserved" in out and "own cluster" in out
     assert "rent.reserved" not in out and "\n  mix " not in out
+
+
+def _fine_tune_fleet(tmp_path, old: str, new: str):
+    """serve-and-finetune.yaml with ``old`` replaced by ``new`` (its member scenario named by absolute path)."""
+    text = SERVE_AND_FINETUNE.read_text(encoding="utf-8")
+    assert old in text
+    text = text.replace(old, new).replace(
+        "scenario: llama70b-serving.yaml", f"scenario: {FLEETS / 'llama70b-serving.yaml'}"
+    )
+    path = tmp_path / "fleet.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        # F3 kind: a blank title, name or team was shown as a blank heading or column
+        ('title: "Serve', 'title: "   "\n# "Serve', "title: only spaces or invisible characters"),
+        ("name: serving\n", 'name: "\\u200b"\n', "members.0.name: only spaces or invisible characters"),
+        ("team: research", 'team: "  "', "members.1.team: only spaces or invisible characters"),
+        # F1 kind (text as written, nothing live): a control character in a team reached the terminal
+        ("team: product", 'team: "p\\e[2J"', "members.0.team: holds the control character U+001B at position 1"),
+        # the magnitude rule of every scenario figure: 1e-308 tokens priced a run of 0 GPU-hours
+        ("tokens: 2.0e9", "tokens: 1.0e-308", "members.1.tokens: magnitude outside 1e-09 to 1e+15"),
+        ("mfu: 0.4", "mfu: 1.0e-300", "members.1.mfu: magnitude outside 1e-09 to 1e+15"),
+    ],
+)
+def test_fleet_text_and_figures_follow_a_scenarios_rules(tmp_path, old, new, expected):
+    path = _fine_tune_fleet(tmp_path, old, new)
+    assert str(_load_error(path)).startswith(f"{path}: {expected}")
+
+
+def test_a_fine_tunes_gpu_hours_follow_the_magnitude_rule(tmp_path):
+    path = _fine_tune_fleet(tmp_path, "    tokens: 2.0e9\n    mfu: 0.4\n", "    gpu_hours: 1.0e-300\n")
+    assert str(_load_error(path)) == (
+        f"{path}: members.1.gpu_hours: magnitude outside 1e-09 to 1e+15: no real input is that large or small "
+        "(got 1e-300)"
+    )
+
+
+@pytest.mark.parametrize(
+    "kind, hint", [("fine_tun", " (did you mean fine_tune?)"), ("scenaro", " (did you mean scenario?)"), ("3", "")]
+)
+def test_an_unknown_member_kind_is_one_line_with_the_kinds(tmp_path, kind, hint):
+    # F7 kind: 'fine_tun' read "must be one of scenario", then "not a field here" for each of the
+    # fine-tune's ten fields
+    path = _fine_tune_fleet(tmp_path, "kind: fine_tune", f"kind: {kind}")
+    shown = repr(kind) if kind != "3" else "3"
+    assert str(_load_error(path)) == f"{path}: members.1.kind: must be one of scenario, fine_tune{hint} (got {shown})"
+
+
+def test_a_misspelt_model_gets_a_did_you_mean(tmp_path):
+    # F7 kind: the catalog id one letter short was named without the id meant
+    path = _fine_tune_fleet(tmp_path, "model: llama-3.3-70b", "model: llama-3.3-70")
+    assert _error(path) == (
+        f"{path}: members.monthly-finetune.model: not a model of data/models.csv (did you mean llama-3.3-70b?) "
+        "(got 'llama-3.3-70')"
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "latin-1"])
+def test_a_fleet_file_that_is_not_a_readable_text_file_is_refused_as_a_scenario_file_is(tmp_path, capsys, kind):
+    # F6 kind: a FIFO given to `costmodel fleet` hung (read for ever), a Latin-1 byte printed the codec's
+    # message without the file
+    import os
+
+    from costmodel.cli import main
+
+    path = tmp_path / "fleet.yaml"
+    if kind == "fifo":
+        os.mkfifo(path)
+        expected = "is not a regular file (a pipe, a device or a socket): give a file"
+    else:
+        path.write_bytes(b'kind: fleet\ntitle: "caf\xe9"\n')
+        expected = "not UTF-8 text: byte 0xe9 at offset 23"
+    assert main(["fleet", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"costmodel fleet: {path}: (file): {expected} (got ")
+
+
+@pytest.mark.parametrize(
+    "old, new, field",
+    [
+        # a scenario's GPU counts stop at 1,000,000 (options.rent.spot.max_gpus, an hourly file's GPUs); a
+        # fine-tune on 1e9 GPUs was accepted and priced an own cluster of 940,951 USD/month
+        ("gpus: 32", "gpus: 1000000000", "members.1.gpus"),
+        ("spot_max_gpus: 16", "spot_max_gpus: 2000000", "members.1.spot_max_gpus"),
+        ("idle_cost: proportional", "idle_cost: proportional\nspot_max_gpus: 2000000", "spot_max_gpus"),
+    ],
+)
+def test_a_fleets_gpu_counts_stop_where_a_scenarios_do(tmp_path, old, new, field):
+    path = _fine_tune_fleet(tmp_path, old, new)
+    assert str(_load_error(path)).startswith(f"{path}: {field}: Input should be less than or equal to 1000000")
+
+
+@pytest.mark.parametrize(
+    "old, new, field",
+    [
+        # F1 kind: a team "p\nFake: 0 USD" printed a line of its own in the showback table
+        ("team: product", 'team: "p\\nFake: 0 USD"', "members.0.team"),
+        ("name: serving\n", 'name: "s\\rX"\n', "members.0.name"),
+        ('title: "Serve', 'title: "T\\nFake line"\n# "Serve', "title"),
+    ],
+)
+def test_a_fleets_names_teams_and_title_are_one_line(tmp_path, old, new, field):
+    path = _fine_tune_fleet(tmp_path, old, new)
+    assert str(_load_error(path)).startswith(f"{path}: {field}: one line of text: no line break")
+
+
+def test_a_member_in_another_currency_is_refused(tmp_path):
+    # each member's cost alone is in its own reporting currency: a member in EUR (llama70b-serving.yaml with
+    # USD at 0.862 EUR) was summed with the first's USD, "alone 12,512.78" (EUR) and "Sharing saves -1,047.64
+    # USD/month", where sharing never costs more
+    text = (FLEETS / "llama70b-serving.yaml").read_text(encoding="utf-8")
+    assert "reporting_currency: USD" in text and "    EUR: 1.16" in text
+    text = text.replace("reporting_currency: USD", "reporting_currency: EUR")
+    (tmp_path / "eur.yaml").write_text(text.replace("    EUR: 1.16           # USD per EUR", "    USD: 0.862"))
+    path = tmp_path / "fleet.yaml"
+    path.write_text(
+        "kind: fleet\ntitle: Two currencies\nmembers:\n"
+        f"  - {{name: a, team: t, scenario: {FLEETS / 'llama70b-serving.yaml'}}}\n"
+        "  - {name: b, team: u, scenario: eur.yaml}\n",
+        encoding="utf-8",
+    )
+    assert _error(path) == (
+        f"{path}: members.1.scenario: {tmp_path / 'eur.yaml'}: reporting_currency: every member must report in "
+        "the first member's currency, USD (convert its prices with fx.rates) (got 'EUR')"
+    )

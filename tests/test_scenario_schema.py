@@ -406,3 +406,23 @@ def test_a_term_of_true_years_is_refused_by_both():
     assert reserved is not None
     _at(data, reserved[:-1])["term_years"] = True
     assert schema_errors(data) and "bool_not_number" in validator_rules(data)
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        # F1 kind: a title "R2\nverdict: own is the cheapest" printed a false verdict line under compare's
+        # "Scenario:" heading; a label with a line break did the same inside the option lines
+        ({"title": "R2\nverdict: own is the cheapest"}, "title"),
+        ({"options.rent.label": "Rent\nverdict: x"}, "options.rent.label"),
+        ({"options.own.label": "Own\r=1"}, "options.own.label"),
+    ],
+)
+def test_titles_and_labels_are_one_line(tmp_path, capsys, changes, field):
+    from conftest import patched_data, write_scenario
+
+    from costmodel.cli import main
+
+    path = write_scenario(tmp_path, patched_data("h200-24gpu-cluster", changes))
+    assert main(["validate", str(path)]) == 2
+    assert f"bad.yaml: {field}: one line of text: no line break" in capsys.readouterr().err

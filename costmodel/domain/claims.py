@@ -27,13 +27,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..errors import InputError
 from ..formulas.roots import bisect_root, refine_root
 from ..resolved import Resolved, as_resolved
 from ..results import ClaimCheck, InputChange, Measure
 from ..schema import Claim, Scenario
 from ..schema.inputs import THROUGHPUT_INPUT, fixed_reason, input_fields
+from ..units import LARGEST_INPUT
 from .break_even import break_even, default_volume_max
-from .capacity import gpu_hours_used
+from .capacity import gpu_hours_used, step_limit_volume
 from .costs import monthly_cost
 from .decision import measure_figures, measure_of, option_of, present_value_figures, reserved_gpus_of, unit_of_measure
 from .training import training_run
@@ -297,8 +299,11 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
         options, volume = _pair(claim), _cheapest_volume(r, claim)
         computed = float(_best_of(_figures_on_measure(r, volume)(r), options[0]))
     elif claim.kind == "break_even":
-        # never a narrower range than the comparison's own break-evens search (at a volume of 0, 10 x 0 is none)
-        upper = max(10.0 * max(stated, r.volume, 1e-9), default_volume_max(r))
+        # 10 x the stated volume, as far as the two options' GPU-count steps can be listed (past that the
+        # search fails naming the workload's inputs), and never a narrower range than the comparison's own
+        # break-evens search (at a volume of 0, 10 x 0 is none)
+        limits = [x for x in (step_limit_volume(r, o) for o in _pair(claim)) if x is not None]
+        upper = max(min([10.0 * max(stated, r.volume, 1e-9), *limits]), default_volume_max(r))
         found = break_even(r, *_pair(claim), volume_max=upper)
         computed = found.volume
         if computed is not None and r.volume > 0:
@@ -338,4 +343,27 @@ def check_claims(scenario: Scenario | Resolved) -> tuple[ClaimCheck, ...]:
     document is built (:func:`costmodel.presentation.figure_claims.with_figure_claims`).
     """
     r = as_resolved(scenario)
+    for index, claim in enumerate(r.scenario.claims):
+        _check_volume(r, index, claim)
     return tuple(check_claim(r, claim) for claim in r.scenario.claims if claim.kind != "figure")
+
+
+def _check_volume(r: Resolved, index: int, claim: Claim) -> None:
+    """Refuse a break-even or cheapest claim stated at a multiple of the scenario's volume that lies above
+    :data:`~costmodel.units.LARGEST_INPUT`, the largest volume the model takes (the multiple alone is
+    checked on loading, as a sweep of the volume may change the product).
+
+    Raises
+    ------
+    InputError
+        At ``claims.<index>.volume_multiple``, with the volume it makes.
+    """
+    if claim.volume_multiple is None or claim.kind not in ("break_even", "cheapest") or r.workload.kind == "training":
+        return
+    volume = _claim_volume(r, claim)
+    if volume > LARGEST_INPUT:
+        reason = (
+            f"{claim.volume_multiple:g} x the scenario's volume ({r.volume:g} {r.volume_unit}) is {volume:g} "
+            f"{r.volume_unit}, above the {LARGEST_INPUT:g} the model takes: state a smaller multiple or a volume"
+        )
+        raise InputError(None, [(f"claims.{index}.volume_multiple", claim.volume_multiple, reason)])

@@ -45,7 +45,7 @@ from pydantic import ValidationError
 from .. import formulas
 from ..errors import FileKindError, InputError, did_you_mean, from_validation_error
 from ..formulas.shapes import scalar
-from ..io.yaml_files import parse_yaml
+from ..io.yaml_files import parse_yaml, read_text
 from ..resolved import OwnOption, RentOption, Resolved, as_resolved
 from ..results import Layer, Measure, Mix
 from ..scenarios import bundled_scenarios, load_scenario, referenced_scenario
@@ -263,16 +263,13 @@ def load_fleet(path: str | Path) -> Fleet:
     Raises
     ------
     InputError
-        The file cannot be read, is not YAML, breaks the fleet schema (each problem worded as a
-        scenario file's are, :func:`costmodel.errors.from_validation_error`), or is a scenario
-        file (:class:`costmodel.errors.FileKindError`, which names ``costmodel compare``).
+        The file cannot be read (missing, a folder, a pipe or a device, too large, not UTF-8), is
+        not YAML, breaks the fleet schema (each problem worded as a scenario file's are,
+        :func:`costmodel.errors.from_validation_error`), or is a scenario file
+        (:class:`costmodel.errors.FileKindError`, which names ``costmodel compare``).
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise InputError(p, [("(file)", str(p), f"cannot be read: {e.strerror}")]) from None
-    data = parse_yaml(text, p)
+    data = parse_yaml(read_text(p), p)  # a FIFO or a device refused before reading, as a scenario file is
     if is_scenario_data(data):
         reason = (
             "this is a scenario file (no `kind: fleet`): compare it with `costmodel compare`; "
@@ -335,7 +332,8 @@ def fine_tune_gpu_hours(member: FineTuneMember, host: Resolved, where: str = "fl
     assert member.model is not None and member.tokens is not None and member.mfu is not None, "checked by the schema"
     model = host.catalog.models.get(member.model)
     if model is None:
-        raise InputError(where, [(f"members.{member.name}.model", member.model, "not a model of data/models.csv")])
+        reason = f"not a model of data/models.csv{did_you_mean(member.model, host.catalog.models)}"
+        raise InputError(where, [(f"members.{member.name}.model", member.model, reason)])
     gpu = host.workload.gpu
     try:
         peak = gpu.dense_tflops(member.precision)
@@ -482,6 +480,17 @@ def _check_member(r: Resolved, where: str, host: Resolved | None, count: int) ->
                 "workload.gpu",
                 r.workload.gpu.gpu,
                 f"every member must run on the first member's GPU, {host.workload.gpu.gpu}",
+            )
+        )
+    elif host is not None and r.currency != host.currency:
+        # each member's answer alone is in its own currency: summed with the first's, a EUR member made
+        # "Sharing saves -1,047.64 USD/month"
+        problems.append(
+            (
+                "reporting_currency",
+                r.currency,
+                f"every member must report in the first member's currency, {host.currency} "
+                "(convert its prices with fx.rates)",
             )
         )
     elif host is not None and not math.isclose(

@@ -21,6 +21,7 @@ import gzip
 import io
 import json
 import re
+import zlib
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -28,7 +29,9 @@ from typing import Literal
 
 from ..errors import InputError
 from ..extras import need
+from ..files import file_problem
 from ..units import LARGEST_INPUT
+from .demand_files import MAX_FILE_BYTES
 
 BillFormat = Literal["focus", "litellm"]
 
@@ -113,10 +116,28 @@ class BillRow:
     output_tokens: Decimal | None = None
 
 
+class _Unreadable(ValueError):
+    """A file whose bytes are not what its kind needs (a cut gzip stream, a file that is not Parquet)."""
+
+
 def _open_text(path: Path) -> str:
+    """The text of a CSV or JSON bill, gunzipped when it starts with gzip's magic bytes.
+
+    Raises
+    ------
+    _Unreadable
+        A gzip stream that is cut short or corrupt, or that unpacks to more than
+        :data:`~costmodel.io.demand_files.MAX_FILE_BYTES` (read no further).
+    """
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+                raw = stream.read(MAX_FILE_BYTES + 1)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise _Unreadable(f"not a whole gzip file: {exc}") from None
+        if len(raw) > MAX_FILE_BYTES:
+            raise _Unreadable(f"unpacks to more than the {MAX_FILE_BYTES:,}-byte limit for a bill")
     return raw.decode("utf-8-sig")
 
 
@@ -137,7 +158,10 @@ def _records(path: Path) -> tuple[list[str], _Records]:
     """The file's column names and its rows as text, each with its line (CSV) or position (JSON)."""
     if path.suffix.lower() == ".parquet":
         pq = need("pyarrow.parquet", "reading a Parquet bill")
-        table = pq.read_table(path)
+        try:
+            table = pq.read_table(path)
+        except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+            raise _Unreadable(f"not a Parquet file: {exc}") from None
         columns = [str(name) for name in table.column_names]
         rows: _Records = [
             (number, {k: "" if v is None else str(v) for k, v in item.items()})
@@ -240,6 +264,14 @@ def _optional_number(text: str) -> Decimal | None:
     return _money(text) if text.strip() else None
 
 
+def _token_count(text: str) -> Decimal | None:
+    """A request's token count: empty, or a whole number of at least 0 (``1e3`` is 1,000)."""
+    value = _optional_number(text)
+    if value is not None and (value < 0 or value != value.to_integral_value()):
+        raise ValueError(text)
+    return value
+
+
 def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillFormat, list[BillRow]]:
     """The rows of a FOCUS export or a LiteLLM spend log (CSV, gzipped CSV, JSON or Parquet).
 
@@ -260,14 +292,27 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     InputError
         A required column missing; no data rows; rows with another number of fields than the
         header, a non-numeric cost, a number of magnitude above :data:`costmodel.units.LARGEST_INPUT`,
-        an unparseable date or an end before the start (each named with its line); or several
-        currencies in one file.
+        a LiteLLM token count that is not a whole number of at least 0, an unparseable date or an
+        end before the start (each named with its line); or several currencies in one file.
     """
     path = Path(path)
+    problem = file_problem(path, MAX_FILE_BYTES)  # a FIFO or /dev/zero would be read for ever
+    if problem is not None:
+        raise InputError(path, [("(file)", path.name, problem)])
     try:
         columns, records = _records(path)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, csv.Error) as exc:
+    except UnicodeDecodeError as exc:
+        reason = f"not UTF-8 text: byte {exc.object[exc.start]:#x} at offset {exc.start}"
+        raise InputError(path, [("(file)", exc.object[max(0, exc.start - 20) : exc.end + 20], reason)]) from None
+    except OSError as exc:
+        raise InputError(path, [("(file)", path.name, f"cannot be read: {exc.strerror or exc}")]) from None
+    except (json.JSONDecodeError, csv.Error) as exc:
         raise InputError(path, [("(file)", path.name, f"cannot be read: {exc}")]) from None
+    except _Unreadable as exc:
+        raise InputError(path, [("(file)", path.name, str(exc))]) from None
+    except RecursionError:  # json.loads recurses once per nested list or object
+        reason = "nested too deep to read: a spend log is a list of flat objects (column: value)"
+        raise InputError(path, [("(file)", path.name, reason)]) from None
     chosen: BillFormat = fmt or detect_format(columns, path)
     required = FOCUS_REQUIRED if chosen == "focus" else LITELLM_REQUIRED
     missing = [name for name in required if name not in columns]
@@ -304,6 +349,23 @@ def read_bill(path: str | Path, fmt: BillFormat | None = None) -> tuple[BillForm
     return chosen, rows
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]+")
+"""Control characters, line breaks and tabs included."""
+
+
+def _one_line(text: str) -> str:
+    r"""A name as one line of text: each run of control characters (a line break, a tab, an escape) and
+    spaces becomes one space, so that a provider, service or model reaches a table row, a label or a
+    scenario file without breaking its line or colouring the terminal.
+
+    Examples
+    --------
+    >>> _one_line(" Lam\x1b[2Jbda\nFake total ")
+    'Lam [2Jbda Fake total'
+    """
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
 class _BadRow(ValueError):
     def __init__(self, column: str, value: str, reason: str):
         super().__init__(reason)
@@ -336,11 +398,11 @@ def _focus_row(number: int, record: dict[str, str], name_columns: tuple[str, ...
     currency = record["BillingCurrency"].strip()
     if not currency:
         raise _BadRow("BillingCurrency", "", "empty: every row needs its currency")
-    provider = next((record[c].strip() for c in FOCUS_PROVIDER if record.get(c, "").strip()), "")
+    provider = next((_one_line(record[c]) for c in FOCUS_PROVIDER if record.get(c, "").strip()), "")
     names = tuple(text for text in (record.get(column, "").strip() for column in name_columns) if text)
     unit = record.get("ConsumedUnit", "").strip()
     quantity = _get(record, "ConsumedQuantity", _optional_number, "not a number")
-    model = next((record[c].strip() for c in ("x_Model", "x_ModelName", "x_model") if record.get(c, "").strip()), "")
+    model = next((_one_line(record[c]) for c in ("x_Model", "x_ModelName", "x_model") if record.get(c, "").strip()), "")
     direction = " ".join((record.get("SkuId", ""), record.get("x_TokenType", ""), unit)).lower()
     tokens_in = quantity if quantity is not None and "token" in unit.lower() and "input" in direction else None
     tokens_out = quantity if quantity is not None and "token" in unit.lower() and "output" in direction else None
@@ -352,7 +414,7 @@ def _focus_row(number: int, record: dict[str, str], name_columns: tuple[str, ...
         effective_cost=effective,
         currency=currency,
         provider=provider,
-        service=record.get("ServiceName", "").strip(),
+        service=_one_line(record.get("ServiceName", "")),
         service_category=record.get("ServiceCategory", "").strip(),
         charge_category=record.get("ChargeCategory", "").strip(),
         names=names,
@@ -367,12 +429,13 @@ def _focus_row(number: int, record: dict[str, str], name_columns: tuple[str, ...
 def _litellm_row(number: int, record: dict[str, str]) -> BillRow:
     spend = _get(record, "spend", _money, "not a number")
     start, end = _period(record, "startTime", "endTime")
-    prompt = _get(record, "prompt_tokens", _optional_number, "not a number")
-    completion = _get(record, "completion_tokens", _optional_number, "not a number")
-    total = _get(record, "total_tokens", _optional_number, "not a number")
+    whole = "not a whole number of tokens of at least 0"
+    prompt = _get(record, "prompt_tokens", _token_count, whole)
+    completion = _get(record, "completion_tokens", _token_count, whole)
+    total = _get(record, "total_tokens", _token_count, whole)
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
-    model = record.get("model_group", "").strip() or record["model"].strip()
+    model = _one_line(record.get("model_group", "")) or _one_line(record["model"])
     return BillRow(
         line=number,
         start=start,
@@ -380,7 +443,7 @@ def _litellm_row(number: int, record: dict[str, str]) -> BillRow:
         billed_cost=spend,
         effective_cost=spend,
         currency="USD",  # LiteLLM prices its spend in USD (model_prices_and_context_window.json)
-        provider=record.get("custom_llm_provider", "").strip() or "LiteLLM",
+        provider=_one_line(record.get("custom_llm_provider", "")) or "LiteLLM",
         service=model,
         service_category="AI and Machine Learning",
         charge_category="Usage",

@@ -32,6 +32,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import InitErrorDetails, PydanticCustomError, PydanticUndefined
 
 from ..catalog import Catalog, default_catalog
+from ..errors import worded_pattern
 
 Number = Annotated[float, Field(strict=True)]
 NonNegative = Annotated[float, Field(strict=True, ge=0)]
@@ -50,6 +51,12 @@ def _no_boolean(value: Any) -> Any:
 NotBoolean = BeforeValidator(_no_boolean)
 """For a ``Literal`` of whole numbers (a term of 1 or 3 years): Python's ``True == 1`` would let true
 through, which neither the strict numbers nor the JSON Schema's ``integer`` take."""
+
+SHORT_NAME = worded_pattern(
+    r"^[a-z0-9][a-z0-9-]{0,39}$",
+    "a short name: lower-case letters, digits and -, at most 40, starting with a letter or a digit",
+)
+"""The pattern of an option's or a request class's short name (``nebius``, ``batch-30``)."""
 
 MAX_TEXT = 10_000
 """Most characters of a free-text field."""
@@ -105,6 +112,22 @@ class _TextJsonSchema:
 Text = Annotated[str, AfterValidator(_text), _TextJsonSchema()]
 """Free text (titles, descriptions, sources, labels): at most :data:`MAX_TEXT` characters, no control
 characters but tab and line breaks, something visible when not empty."""
+
+
+def _one_line(value: str) -> str:
+    """A title, a label or a name is one line: it heads a line of the text output, where a line break
+    would start a line of its own (a false "verdict:")."""
+    if "\n" in value or "\r" in value:
+        raise PydanticCustomError(
+            "one_line",
+            "one line of text: no line break (a YAML block scalar written > or | ends with one; write >-)",
+            {},
+        )
+    return value
+
+
+OneLine = Annotated[Text, AfterValidator(_one_line)]
+"""Free text of one line (titles, labels, names): :data:`Text` without line breaks (LF, CR)."""
 
 Source = Annotated[
     Text, Field(description="Where this block's figures come from: a document, a quote, a measurement, or ASSUMPTION.")

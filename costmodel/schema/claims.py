@@ -47,6 +47,7 @@ from typing import Annotated, Literal, LiteralString
 from pydantic import ConfigDict, Field, model_validator
 
 from ..catalog import Currency
+from ..errors import worded_pattern
 from .base import (
     InputModel,
     NonNegative,
@@ -65,13 +66,20 @@ from .base import (
     when,
 )
 
-FIGURE_PATH = r"^[a-z_][a-z0-9_:-]*(\.[a-z0-9_:-]+( [a-z0-9_:-]+)*)*$"
+FIGURE_PATH = worded_pattern(
+    r"^[a-z_][a-z0-9_:-]*(\.[a-z0-9_:-]+( [a-z0-9_:-]+)*)*$",
+    "the path of a figure of `costmodel compare --json`: lower-case keys joined by dots (options.api.monthly_cost)",
+)
 """A figure's path in the output: keys (and list indices) joined by dots."""
 
 OptionName = Annotated[
     str,
     Field(
-        pattern=r"^(own|rent|api)$|^(rent|api):[a-z0-9][a-z0-9-]{0,39}$",
+        pattern=worded_pattern(
+            r"^(own|rent|api)$|^(rent|api):[a-z0-9][a-z0-9-]{0,39}$",
+            "own, rent, api, or rent:<name> or api:<name> (a name of options.rents or options.apis)",
+            ("own", "rent", "api"),
+        ),
         description="own, rent, api, or a further offer: rent:<name> or api:<name>.",
     ),
 ]

@@ -19,10 +19,21 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, LiteralString
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ..errors import did_you_mean
+from ..units import LARGEST_INPUT, SMALLEST_INPUT, implausible_magnitude
+from .base import OneLine, Text
 
 
 def _failed(title: str, errors: list[InitErrorDetails]) -> None:
@@ -35,6 +46,10 @@ def _error(
     loc: tuple[str | int, ...], value: Any, kind: LiteralString, message: LiteralString, **ctx: Any
 ) -> InitErrorDetails:
     return InitErrorDetails(type=PydanticCustomError(kind, message, ctx), loc=loc, input=value)
+
+
+Name = Annotated[OneLine, Field(min_length=1, max_length=80)]
+"""A member's name or team: text of one line, 1 to 80 characters."""
 
 
 class FleetMember(BaseModel):
@@ -54,10 +69,10 @@ class FleetMember(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
-    team: str = Field(min_length=1)
+    name: Name
+    team: Name
     kind: Literal["scenario"] = "scenario"
-    scenario: str = Field(min_length=1)
+    scenario: Text = Field(min_length=1)
 
 
 class FineTuneMember(BaseModel):
@@ -103,24 +118,39 @@ class FineTuneMember(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    name: str = Field(min_length=1)
-    team: str = Field(min_length=1)
+    name: Name
+    team: Name
     kind: Literal["fine_tune"]
     model: str | None = None
     serves: str | None = None
     every_months: int = Field(ge=1, le=12, description="Months from one run to the next. [month]")
     first_month: int = Field(1, ge=1, le=12, description="Calendar month of the first run. [-]")
-    gpus: int = Field(ge=1, description="GPUs the run holds busy at once. [GPU]")
+    gpus: int = Field(ge=1, le=1_000_000, description="GPUs the run holds busy at once. [GPU]")
     gpu_hours: float | None = Field(None, gt=0, allow_inf_nan=False, description="GPU-hours of one run. [GPU-h]")
     tokens: float | None = Field(None, gt=0, allow_inf_nan=False, description="Training tokens of one run. [tokens]")
     mfu: float | None = Field(None, gt=0, le=1, allow_inf_nan=False, description="Model FLOP utilisation. [-]")
     precision: Literal["bf16", "fp8"] = "bf16"
-    spot_max_gpus: int | None = Field(None, ge=0, description="Most GPUs of the run on spot at once. [GPU]")
-    source: str = Field(min_length=1)
+    spot_max_gpus: int | None = Field(
+        None, ge=0, le=1_000_000, description="Most GPUs of the run on spot at once. [GPU]"
+    )
+    source: Text = Field(min_length=1)
 
     @model_validator(mode="after")
     def _check(self) -> FineTuneMember:
         errors = []
+        for field in ("gpu_hours", "tokens", "mfu"):
+            value = getattr(self, field)
+            if value is not None and implausible_magnitude(value):
+                errors.append(
+                    _error(
+                        (field,),
+                        value,
+                        "implausible_magnitude",
+                        "magnitude outside {low} to {high}: no real input is that large or small",
+                        low=f"{SMALLEST_INPUT:g}",
+                        high=f"{LARGEST_INPUT:g}",
+                    )
+                )
         if self.gpu_hours is None:
             for field in ("model", "tokens", "mfu"):
                 if getattr(self, field) is None:
@@ -141,7 +171,35 @@ class FineTuneMember(BaseModel):
         return self
 
 
-MEMBER_TAGS = frozenset({"scenario_file", "fine_tune"})
+MEMBER_KINDS = ("scenario", "fine_tune")
+"""The kinds of fleet member (``kind:``; a member without one is a scenario)."""
+
+
+class UnknownMember(FleetMember):
+    """A member whose ``kind`` is neither kind: refused at ``kind`` alone, with the kinds there are, rather
+    than as a scenario member whose every fine-tune field is "not a field here". Never built."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse(cls, data: Any) -> Any:
+        kind = data.get("kind") if isinstance(data, dict) else None
+        _failed(
+            "UnknownMember",
+            [
+                _error(
+                    ("kind",),
+                    kind,
+                    "member_kind",
+                    "must be one of {kinds}{hint}",
+                    kinds=", ".join(MEMBER_KINDS),
+                    hint=did_you_mean(str(kind), MEMBER_KINDS),
+                )
+            ],
+        )
+        return data
+
+
+MEMBER_TAGS = frozenset({"scenario_file", "fine_tune", "unknown_kind"})
 """The tags of :data:`Member`'s branches, as pydantic puts them in an error's location (left out of
 the field an error names). A scenario member's tag is not ``scenario``, the name of one of its fields."""
 
@@ -150,11 +208,15 @@ def _member_kind(value: Any) -> str:
     """A member's branch: ``fine_tune`` for ``kind: fine_tune``, else a scenario file (whose ``kind``
     field then says what is wrong with any other kind)."""
     kind = value.get("kind", "scenario") if isinstance(value, dict) else getattr(value, "kind", "scenario")
+    if kind not in MEMBER_KINDS:
+        return "unknown_kind"
     return "fine_tune" if kind == "fine_tune" else "scenario_file"
 
 
 Member = Annotated[
-    Annotated[FleetMember, Tag("scenario_file")] | Annotated[FineTuneMember, Tag("fine_tune")],
+    Annotated[FleetMember, Tag("scenario_file")]
+    | Annotated[FineTuneMember, Tag("fine_tune")]
+    | Annotated[UnknownMember, Tag("unknown_kind")],
     Discriminator(_member_kind),
 ]
 """A fleet member: a scenario file (the default), or a recurring fine-tune (``kind: fine_tune``)."""
@@ -188,11 +250,13 @@ class Fleet(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["fleet"]
-    title: str = ""
-    description: str = ""
+    title: OneLine = Field("", max_length=300)
+    description: Text = ""
     members: list[Member] = Field(min_length=1)
     idle_cost: Literal["proportional"] | IdleOwner = "proportional"
-    spot_max_gpus: int | None = Field(None, ge=0, description="Most spot GPUs of the whole fleet at once. [GPU]")
+    spot_max_gpus: int | None = Field(
+        None, ge=0, le=1_000_000, description="Most spot GPUs of the whole fleet at once. [GPU]"
+    )
 
     @field_validator("idle_cost", mode="before")
     @classmethod
@@ -288,12 +352,14 @@ def is_scenario_data(data: Any) -> bool:
 
 
 __all__ = [
+    "MEMBER_KINDS",
     "MEMBER_TAGS",
     "FineTuneMember",
     "Fleet",
     "FleetMember",
     "IdleOwner",
     "Member",
+    "UnknownMember",
     "is_fleet_data",
     "is_scenario_data",
 ]

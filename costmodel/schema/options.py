@@ -15,10 +15,12 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 from ..catalog import Currency
 from .base import (
+    SHORT_NAME,
     Date,
     InputModel,
     NonNegative,
     NotBoolean,
+    OneLine,
     Positive,
     PositiveShare,
     Share,
@@ -254,7 +256,7 @@ class OwnCluster(InputModel):
         )
     )
 
-    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    label: OneLine | None = Field(default=None, max_length=80, description="Name shown for the option.")
     server: str = Field(description="Server id in data/servers.csv (gives GPUs per server, price, power).")
     server_count: Whole = quantity(
         unit="servers",
@@ -426,7 +428,7 @@ class CloudRental(InputModel):
         )
     )
 
-    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    label: OneLine | None = Field(default=None, max_length=80, description="Name shown for the option.")
     offer: str = Field(description="Offer id in data/cloud_prices.csv (gives GPU, price and currency).")
     billing: Literal["always_on", "per_gpu_hour_used"] = Field(
         description="always_on: every rented GPU is paid 730 h a month (24/7); "
@@ -485,7 +487,7 @@ class HostedAPI(InputModel):
         )
     )
 
-    label: Text | None = Field(default=None, max_length=80, description="Name shown for the option.")
+    label: OneLine | None = Field(default=None, max_length=80, description="Name shown for the option.")
     offer: str = Field(description="Offer id in data/api_prices.csv (gives input, cached input and output prices).")
     cached_input_share: Share = quantity(
         0.0,
@@ -653,11 +655,11 @@ class LabelledAPI(HostedAPI):
     """One more hosted API offer, compared beside the others under its own name (``api:<name>``)."""
 
     # Narrower field types than the base's (required here; None only): sound, the models are frozen.
-    label: Text = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
+    label: OneLine = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
         min_length=1, max_length=80, description="Name shown for the option."
     )
     name: str = Field(
-        pattern=r"^[a-z0-9][a-z0-9-]{0,39}$",
+        pattern=SHORT_NAME,
         description="Short key of the option, e.g. "
         "'batch-30': the option is then called 'api:batch-30' in results and JSON.",
     )
@@ -672,11 +674,11 @@ class LabelledRental(CloudRental):
     """
 
     # Narrower field types than the base's (required here; None only): sound, the models are frozen.
-    label: Text = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
+    label: OneLine = Field(  # pyright: ignore[reportIncompatibleVariableOverride]
         min_length=1, max_length=80, description="Name shown for the option."
     )
     name: str = Field(
-        pattern=r"^[a-z0-9][a-z0-9-]{0,39}$",
+        pattern=SHORT_NAME,
         description="Short key of the option, e.g. "
         "'nebius': the option is then called 'rent:nebius' in results and JSON.",
     )

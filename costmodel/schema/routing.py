@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from .base import InputModel, PositiveShare, Text, Whole, fail, given, quantity, rules, when
+from .base import SHORT_NAME, InputModel, PositiveShare, Text, Whole, fail, given, quantity, rules, when
 
 DECISION_MEASURES = ("cost_per_successful_task",)
 """Decision measures a scenario may choose instead of the one its blocks imply."""
@@ -63,9 +63,7 @@ class RoutingClass(InputModel):
 
     model_config = ConfigDict(json_schema_extra=rules(when(given("success_rate"), given("success_rate_source"))))
 
-    name: str = Field(
-        pattern=r"^[a-z0-9][a-z0-9-]{0,39}$", description="Short name of the class, e.g. 'easy', unique in routing."
-    )
+    name: str = Field(pattern=SHORT_NAME, description="Short name of the class, e.g. 'easy', unique in routing.")
     share_of_requests: PositiveShare = quantity(
         unit="-",
         title="share of requests",

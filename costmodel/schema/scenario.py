@@ -21,6 +21,7 @@ from ..units import HOURS_PER_MONTH, LARGEST_INPUT, SMALLEST_INPUT, implausible_
 from .base import (
     Date,
     InputModel,
+    OneLine,
     Positive,
     Source,
     Text,
@@ -179,7 +180,7 @@ class Scenario(InputModel):
         )
     )
 
-    title: Text = Field(min_length=1, max_length=300, description="Title shown on the report.")
+    title: OneLine = Field(min_length=1, max_length=300, description="Title shown on the report.")
     description: Text = Field(default="", description="What the scenario compares and why, shown on the report.")
     reporting_currency: Currency
     fx: FXRates | None = Field(default=None, description="Needed when any input is in another currency.")
@@ -456,8 +457,8 @@ class Scenario(InputModel):
                 )
 
     def _check_claims(self, fail: _Fail, present: list[str]) -> None:
-        """A claim names options the scenario has, counts GPU-hours only where something is sized in GPUs,
-        and is in a currency with an FX rate."""
+        """A claim names options the scenario has, states a value of a plausible magnitude, counts GPU-hours
+        only where something is sized in GPUs, and is in a currency with an FX rate."""
         work = self.workload
         for index, claim in enumerate(self.claims):
             # each name once, at the field that holds it: a cheapest claim's option is one of its options
@@ -476,6 +477,15 @@ class Scenario(InputModel):
                         option=option,
                     )
             self._check_claim_volume(fail, index, claim)
+            if claim.value is not None and implausible_magnitude(claim.value):  # as every figure of a scenario
+                fail(
+                    ("claims", index, "value"),
+                    claim.value,
+                    "implausible_magnitude",
+                    "magnitude outside {low} to {high}: no real figure is that large or small",
+                    low=f"{SMALLEST_INPUT:g}",
+                    high=f"{LARGEST_INPUT:g}",
+                )
             unsized = work.kind == "tokens" and (
                 work.input_only or (work.serving is None and work.output_tokens_per_second_per_gpu is None)
             )
