@@ -1269,11 +1269,7 @@ def _fleet(args: argparse.Namespace) -> int:
     ]
     saving = round(result.saving, 2) + 0.0  # no "-0.00"
     lines.append(f"  Sharing saves {saving:,.2f} {c}/month (alone {result.alone:,.2f}, fleet {result.total:,.2f})")
-    lines += ["", f"Showback ({c}/month): team, GPU-hours used, share, allocated, of which idle"]
-    lines += [
-        f"  {s.team:<16} {s.gpu_hours:>12,.0f} {100 * s.share:>6.1f} % {s.allocated:>14,.2f} {s.idle:>12,.2f}"
-        for s in result.showback
-    ]
+    lines += _showback_lines(result)
     if result.monthly:
         teams = [s.team for s in result.showback]
         lines += ["", f"By calendar month ({c}; the month's cost split by the month's GPU-hours):"]
@@ -1284,6 +1280,28 @@ def _fleet(args: argparse.Namespace) -> int:
         ]
     _say("\n".join(lines))
     return 0
+
+
+def _showback_lines(result) -> list[str]:
+    """The showback table of ``fleet``'s text, each team's allocation beside what its members cost alone: the split
+    is by GPU-hours used, so a team can pay more on the fleet than alone while the fleet as a whole saves."""
+    c = result.currency
+    alone: dict[str, float] = {}
+    for m in result.members:
+        alone[m.team] = alone.get(m.team, 0.0) + m.alone
+    lines = ["", f"Showback ({c}/month): team, GPU-hours used, share, allocated, of which idle, alone, change"]
+    lines += [
+        f"  {s.team:<16} {s.gpu_hours:>12,.0f} {100 * s.share:>6.1f} % {s.allocated:>14,.2f} {s.idle:>12,.2f}"
+        f" {alone[s.team]:>14,.2f} {round(float(s.allocated) - alone[s.team], 2) + 0.0:>+12,.2f}"
+        for s in result.showback
+    ]
+    dearer = [s.team for s in result.showback if round(float(s.allocated) - alone[s.team], 2) > 0]
+    if dearer:
+        lines.append(
+            f"  {', '.join(dearer)} {'pays' if len(dearer) == 1 else 'pay'} more on the fleet than alone: the cost is "
+            "split by GPU-hours used, not by what each team's work saves"
+        )
+    return lines
 
 
 def _add_report(commands: _Commands) -> None:

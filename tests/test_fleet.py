@@ -362,3 +362,18 @@ def test_a_member_in_another_currency_is_refused(tmp_path):
         f"{path}: members.1.scenario: {tmp_path / 'eur.yaml'}: reporting_currency: every member must report in "
         "the first member's currency, USD (convert its prices with fx.rates) (got 'EUR')"
     )
+
+
+def test_the_showback_sets_each_teams_allocation_beside_what_it_costs_alone(capsys):
+    # a newcomer read "Sharing saves 477.79 USD/month" while research was allocated 2,057.89 against 1,921.42 alone:
+    # the split is by GPU-hours used. The changes add up to the saving, to the cent of rounding: -614.25 + 136.47
+    # = -477.78 (the saving 16,437.40 - 15,959.62, printed from unrounded figures as 477.79)
+    from costmodel.cli import main as cli
+
+    assert cli(["fleet", "data/fleets/serve-and-finetune.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "  product                 4,019   87.1 %      13,901.73     1,205.39      14,515.98      -614.25" in out
+    assert "  research                  595   12.9 %       2,057.89       178.43       1,921.42      +136.47" in out
+    assert "research pays more on the fleet than alone" in out
+    assert "Sharing saves 477.79 USD/month (alone 16,437.40, fleet 15,959.62)" in out
+    assert -614.25 + 136.47 == pytest.approx(15_959.62 - 16_437.40, abs=1e-9)
