@@ -294,3 +294,17 @@ def test_routed_costs_broadcast_over_sampled_inputs():
     # the hard class on the API is linear in its tokens: 72/114 of the traffic at 720/72 M USD per day per M tokens
     assert np.asarray(sampled["hard"]) == pytest.approx(volumes * 72 / 114 * 10 / 1e6 * MONTH, rel=1e-12)
     assert np.asarray(sampled["easy"])[0] == pytest.approx(3.0 * 730, rel=1e-12)  # one H100 at the sampled price
+
+
+def test_the_verdict_says_each_option_alone_keeps_its_one_success_rate(capsys):
+    # a newcomer read "send everything to the 8B" as the scenario's verdict while its title routes the hard 30 % to
+    # the frontier API: the 8B alone is priced at its MMLU 73.0 % on the hard requests too. The warning says so, in
+    # compare's text, its JSON and the batch row.
+    from costmodel.cli import main
+    from costmodel.domain.portfolio import scenario_row
+
+    assert main(["compare", "routed-llama8b-frontier", "--json"]) == 0
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    (said,) = [w for w in warnings if w.startswith("routing:")]
+    assert "(rent 73.0 %, api 90.8 %)" in said
+    assert said in scenario_row(costmodel.load_scenario("routed-llama8b-frontier"), "r")["warnings"]

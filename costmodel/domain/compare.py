@@ -41,7 +41,7 @@ from .energy import energy_result
 from .finance import cash_flows, own_finance
 from .mix import mix_result
 from .plan import growth_plan
-from .routing import routing_result
+from .routing import routing_notes, routing_result
 from .serving import output_tokens_per_month, serving_result
 from .training import training_run
 from .uncertainty import monte_carlo, sobol_indices, tornado
@@ -213,7 +213,7 @@ def compare(
         energy=energy_result(r, v, run),
         plan=plan,
         claims=check_claims(r) if check else (),
-        notes=tuple(sizing_notes(r)) + unused_spot(r) + deprecated_notes(r),
+        notes=tuple(sizing_notes(r)) + unused_spot(r) + deprecated_notes(r) + routing_notes(r),
         uncertainty_of=None if r.uncertainty is None else partial(uncertainty_result, r),
     )
 

@@ -42,6 +42,7 @@ from .compare import decided, deprecated_notes, sizing_notes, unused_spot
 from .costs import monthly_cost
 from .decision import labels, measure_of, reserved_gpus_of
 from .finance import present_values
+from .routing import routing_notes
 from .uncertainty import measure_unit, numeric_inputs, option_costs
 
 GRID_POINTS = 41
@@ -168,7 +169,7 @@ def row_warnings(r: Resolved, run=None) -> str | None:
     separated by '; '; None where there are none."""
     said = [f"unsourced estimate: {e}" for e in r.estimates]
     said += list(run.warnings) if run is not None else []
-    said += [*sizing_notes(r), *unused_spot(r), *deprecated_notes(r)]
+    said += [*sizing_notes(r), *unused_spot(r), *deprecated_notes(r), *routing_notes(r)]
     return "; ".join(said) or None
 
 

@@ -146,6 +146,22 @@ def success_rate(r: Resolved, option: str, chosen: RoutingClass | None = None) -
     return None if inputs is None else inputs.success_rate
 
 
+def routing_notes(scenario: Scenario | Resolved) -> tuple[str, ...]:
+    """What the cost per successful task assumes of an option serving every request: its one success rate for
+    every class, the hard ones too (a class's own rate prices only the routed blend)."""
+    r = as_resolved(scenario)
+    routing = r.scenario.routing
+    if routing is None or r.scenario.decision_measure != "cost_per_successful_task" or len(routing.classes) < 2:
+        return ()
+    rates = {o: success_rate(r, o) for o in r.options}
+    said = ", ".join(f"{o} {100 * rate:.1f} %" for o, rate in rates.items() if rate is not None)
+    return (
+        f"routing: each option serving every request is priced at its one success rate for every class ({said}), "
+        "the classes it would not be routed to included; where an option does worse on those (a small model on "
+        "the hard requests), its cost per successful task here is too low",
+    )
+
+
 def tasks_per_month(scenario: Scenario | Resolved) -> Any:
     """Requests a month at the scenario's volume: tokens a month / tokens per request. [tasks/month]
 
@@ -288,6 +304,7 @@ __all__ = [
     "routed_costs",
     "routed_label",
     "routed_successful_tasks",
+    "routing_notes",
     "routing_result",
     "served_by",
     "success_rate",
