@@ -256,7 +256,7 @@ def test_recomputed_workbook_of_a_tokens_workload_with_an_api(tmp_path):
     for option, label in labels.items():
         assert figures[f"TCO, {label}"] == pytest.approx(result.tco_by_option[option], rel=1e-9)
         assert figures[f"present value of costs, {label}"] == pytest.approx(result.npv_by_option[option], rel=1e-9)
-    assert figures["lowest present value of costs"] == labels[result.lowest_present_value]
+    assert figures["lowest present value of costs"] == compare(s).decision.winning.label
 
 
 @pytest.mark.parametrize(
@@ -591,3 +591,55 @@ def test_inputs_behind_columns_of_values_say_change_the_scenario(tmp_path, chang
     assert "own_electricity_price" in live and "fin_discount_rate" in live
     plain = live_inputs(write_workbook(patched(H200, {"finance.horizon_months": 12}), tmp_path / "p.xlsx"))
     assert fixed <= set(plain)  # live without the block of values
+
+
+ONE_ANSWER = ["llama70b-vs-api", H200, pytest.param(TENK, marks=pytest.mark.slow), "llama31-405b-training"]
+"""R1 (steady monthly view), R2 (a rented way to pay wins the present value), the 10k cluster (own wins) and a
+training run (the cost of the run)."""
+
+
+def named_cells(cells) -> dict[str, list[object]]:
+    """Summary sheet: each "lowest …" title and the verdict title -> the recomputed cells beside or below it."""
+    found: dict[str, list[object]] = {}
+    for key, title in cells.items():
+        if not key.startswith("SUMMARY!A") or ":" in key or not isinstance(title, str):
+            continue
+        row = int(key.split("!A")[1])
+        if title.startswith("lowest "):
+            found.setdefault("lowest", []).append(cells[f"SUMMARY!B{row}"])
+        elif title.startswith("verdict (a formula"):
+            found.setdefault("verdict", []).append(cells[f"SUMMARY!A{row + 1}"])
+    return found
+
+
+@pytest.mark.parametrize("name", ONE_ANSWER)
+def test_the_recomputed_lowest_and_verdict_cells_name_compare_jsons_winner(name, tmp_path, capsys):
+    # one answer: each cell of the workbook that names a lowest option picks among the decision's
+    # candidates (each way to pay, the plan) on its measure, as `formulas` recomputes it
+    path = tmp_path / f"{name}.xlsx"
+    assert main(["export", name, "--xlsx", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["compare", name, "--json"]) == 0
+    decision = json.loads(capsys.readouterr().out)["decision"]
+    winner = next(c["label"] for c in decision["candidates"] if c["id"] == decision["winner"])
+    found = named_cells(recompute(path))
+    assert len(found["verdict"]) == 1
+    assert str(found["verdict"][0]).startswith(f"{winner} has the lowest ")
+    for lowest in found.get("lowest", []):
+        assert lowest == winner
+    # with a finance block the Summary has its "lowest" row; R2's winner is a rented way to pay, not an
+    # option's cash flows as stated (which name "Cloud rental" alone)
+    assert len(found.get("lowest", [])) == (name in (H200, TENK))
+    if name == H200:
+        assert decision["winner"] == "rent.reserved"
+
+
+def test_the_lowest_cell_follows_the_decision_measure_of_a_training_run_with_a_finance_block(tmp_path):
+    # a training run is decided on the cost of the run, even with a finance block: the Summary's "lowest"
+    # row says that measure and names that winner, not the option of lowest present value
+    s = patched("deepseek-v3-training", {"finance": {"horizon_months": 12, "discount_rate_per_year": 0.08}})
+    comparison = compare(s)
+    assert comparison.decision.measure == "run_cost"
+    found = named_cells(recompute(write_workbook(s, tmp_path / "t.xlsx", comparison)))
+    assert found["lowest"] == [comparison.decision.winning.label]
+    assert str(found["verdict"][0]).startswith(f"{comparison.decision.winning.label} has the lowest cost of the run")

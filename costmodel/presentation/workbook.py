@@ -16,7 +16,7 @@ With a finance block the workbook has three sheets:
   of every column in its header;
 * **Summary**: TCO, present value of costs (``NPV`` in the scenario's convention), ``IRR`` (with
   costmodel's monthly IRR as its guess, so that every spreadsheet converges), ``MIRR``, ROI,
-  fractional and discounted payback and the option with the lowest present value, all formulas;
+  fractional and discounted payback and the candidate of the decision with the lowest figure, all formulas;
   the verdict as a formula over those figures, and costmodel's verdict sentence as exported.
 
 Without a finance block it shows the steady monthly view: Inputs (the scenario's inputs as given),
@@ -1472,9 +1472,9 @@ def _present_value_formula(r: Resolved, m: _Months, option: str, years: dict[str
 
 
 def _present_value_rows(sheet, r: Resolved, m: _Months, totals, years, row: int, money) -> tuple[int, list[str]]:
-    """Each option's TCO and present value of costs, then the option with the lowest; returns the row of the
-    lowest and the cells of the present values."""
-    names, pvs = [], []
+    """Each option's TCO and present value of costs, then a row kept for the lowest candidate of the decision
+    (:func:`_lowest_row`, written with the verdict); returns that row and the cells of the present values."""
+    pvs = []
     for option in totals:
         label = r.label(option)
         sheet.write_string(row, 0, f"TCO, {label}")
@@ -1485,11 +1485,8 @@ def _present_value_rows(sheet, r: Resolved, m: _Months, totals, years, row: int,
         sheet.write_formula(row, 1, _present_value_formula(r, m, option, years), money)
         sheet.write_string(row, 2, r.currency)
         sheet.write_string(row, 3, label)
-        names.append(f"D{row + 1}")
         pvs.append(f"B{row + 1}")
         row += 1
-    sheet.write_string(row, 0, "lowest present value of costs")
-    sheet.write_formula(row, 1, _lowest_formula(names, pvs))
     return row, pvs
 
 
@@ -1619,16 +1616,17 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     row = 4
     for col, head in enumerate(("figure", "value", "unit", "option")):
         sheet.write_string(row, col, head, bold)
-    row, pvs = _present_value_rows(sheet, r, m, totals, years, row + 1, money)
+    lowest, pvs = _present_value_rows(sheet, r, m, totals, years, row + 1, money)
+    row = lowest
     if fin.tax is not None:
         row = _after_tax_rows(sheet, r, m, totals, row, money)
     row += 2
     if against is not None:
         row = _returns_rows(sheet, r, m, against, comparison, row, money, rate)
     row += 1
-    row = _verdict(
-        book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE), comparison
-    )
+    ranked = _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE)
+    _lowest_row(sheet, lowest, row, len(ranked), comparison)
+    row = _verdict(book, sheet, row, ranked, comparison)
     _summary_notes(sheet, r, row)
 
 
@@ -1681,11 +1679,11 @@ def _verdict(
             sheet.write_number(first + k, 1, float(cell), fixed)
             sheet.write_comment(first + k, 1, VALUE_NOTE, {"x_scale": 2, "y_scale": 1.5})
     last = first + len(ranked) - 1
-    labels, values = f"$A${first + 1}:$A${last + 1}", f"$B${first + 1}:$B${last + 1}"
+    labels, values = _candidate_ranges(row, len(ranked))
     lowest, second = f"MIN({values})", f"SMALL({values},2)"
 
     def name(value):
-        return f"INDEX({labels},MATCH({value},{values},0))"
+        return _named(labels, values, value)
 
     # two decimals, as the figures above it (and costmodel's sentence below it) print them
     amount = f'TEXT({{}},"#,##0.00")&" "&{currency}' + (f'&"{per}"' if per else "")
@@ -1706,17 +1704,30 @@ def _verdict(
     return row + 6
 
 
-def _lowest_formula(labels: list[str], cells: list[str]) -> str:
-    """The label of the option whose present value of costs is the lowest, as nested IFs.
+def _candidate_ranges(row: int, count: int) -> tuple[str, str]:
+    """The A1 ranges of the labels and the figures of the decision's candidates in the block :func:`_verdict`
+    writes at ``row`` (0-based) for ``count`` candidates."""
+    first, last = row + 2, row + 1 + count  # 1-based: the block's title row, then one row a candidate
+    return f"$A${first}:$A${last}", f"$B${first}:$B${last}"
 
-    ``labels`` are the cells that hold the options' labels and ``cells`` those of their present
-    values (A1 references): the formula holds references only, never a label's text.
+
+def _named(labels: str, values: str, value: str) -> str:
+    """The label of the candidate whose figure is ``value``, as a formula of the candidates' block."""
+    return f"INDEX({labels},MATCH({value},{values},0))"
+
+
+def _lowest_row(sheet, row: int, verdict: int, count: int, comparison: Comparison) -> None:
+    """The candidate with the lowest figure on the decision measure, as a formula of the verdict's block.
+
+    It picks among what costmodel's decision ranks (:func:`costmodel.domain.decision.decide`: each way to
+    pay, the cheapest mix, the capacity plan), on its one measure, from the block :func:`_verdict` writes at
+    row ``verdict`` for ``count`` candidates, so that it names the verdict's winner and follows the same
+    edits. The formula refers to the cells that hold the labels, never to their text.
     """
-    lowest = "MIN(" + ",".join(cells) + ")"
-    formula = labels[-1]
-    for label, cell in zip(reversed(labels[:-1]), reversed(cells[:-1]), strict=True):
-        formula = f"IF({cell}={lowest},{label},{formula})"
-    return "=" + formula
+    labels, values = _candidate_ranges(verdict, count)
+    sheet.write_string(row, 0, f"lowest {MEASURE_TITLES[Measure(comparison.decision.measure)]}")
+    sheet.write_formula(row, 1, "=" + _named(labels, values, f"MIN({values})"))
+    sheet.write_string(row, 2, "of the candidates in the verdict's block below (each way to pay, mix, plan)")
 
 
 def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataFrame:
