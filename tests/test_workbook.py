@@ -557,6 +557,11 @@ def test_libreoffice_recomputes_the_figures_and_each_named_input_edit(edit_base,
         seen = summary_values(done[file.name])
         for title, value in expected_figures(comparison).items():  # IRR too: its guess makes it converge
             assert seen[title] == pytest.approx(value, rel=1e-7), (name, title)
+        # one answer, as LibreOffice computes it: the "lowest" row and the verdict name costmodel's winner
+        sheet = openpyxl.load_workbook(done[file.name], data_only=True)["Summary"]
+        found = named_cells({f"SUMMARY!{c.coordinate}": c.value for cells in sheet.iter_rows() for c in cells})
+        winner = comparison.decision.winning.label
+        assert found.get("lowest", [winner]) == [winner] and str(found["verdict"][0]).startswith(f"{winner} has ")
     wrong = []
     for name, file in edits.items():
         seen = summary_values(done[file.name])
@@ -643,3 +648,24 @@ def test_the_lowest_cell_follows_the_decision_measure_of_a_training_run_with_a_f
     found = named_cells(recompute(write_workbook(s, tmp_path / "t.xlsx", comparison)))
     assert found["lowest"] == [comparison.decision.winning.label]
     assert str(found["verdict"][0]).startswith(f"{comparison.decision.winning.label} has the lowest cost of the run")
+
+
+def test_the_lowest_cell_follows_an_edit_to_the_winner_costmodel_gives_the_edited_scenario(tmp_path):
+    # R2 with a 60,000 USD server: owning wins. Edited on the Inputs sheet, the "lowest" row and the verdict
+    # (formulas of the block of candidates) name the winner of costmodel's decision for the scenario so edited
+    price = 60_000
+    base = patched(H200, {"finance.horizon_months": 24})
+    path = write_workbook(base, tmp_path / "r2.xlsx")
+    row = live_inputs(path)["own_server_price"]
+    edited = patched(
+        H200,
+        {
+            "finance.horizon_months": 24,
+            "overrides": {"values": {"options.own.server_price": price}, "source": "what-if"},
+        },
+    )
+    before, after = compare(base).decision, compare(edited).decision
+    assert before.winner != "own" and after.winner == "own"  # the edit changes the answer
+    found = named_cells(recompute(path, {f"'[{path.name}]INPUTS'!B{row}": price}))
+    assert found["lowest"] == [after.winning.label]
+    assert str(found["verdict"][0]).startswith(f"{after.winning.label} has the lowest present value of costs: ")
