@@ -425,6 +425,11 @@ EDITS = {  # named input -> (scenario path, new value); R2's values in data/scen
     "own_minimum_fte": ("options.own.staffing.minimum_fte", 1.0),
     "own_loaded_cost": ("options.own.staffing.loaded_cost_per_fte_per_year", 300000),
     "own_gpus_per_fte": ("options.own.staffing.gpus_per_fte", 100),
+    # the rent option's cheapest way to pay (reserved GPUs, spot, the rest on demand), its lines live
+    "rent_reserved_discount": ("options.rent.reserved.discount", 0.3),
+    "rent_spot_discount": ("options.rent.spot.discount", 0.5),
+    "rent_spot_interruptions": ("options.rent.spot.interruptions_per_gpu_hour", 0.05),
+    "rent_spot_work_lost": ("options.rent.spot.work_lost_hours_per_interruption", 1.0),
 }
 
 
@@ -457,12 +462,24 @@ def edit_base(tmp_path_factory):
 
 
 def expected_after(name: str) -> dict:
-    result = finance.own_finance(edited_scenario(name))
-    return {
+    from costmodel.domain.decision import present_value_figures, reserved_gpus_of
+    from costmodel.resolved import as_resolved
+
+    edited = edited_scenario(name)
+    result = finance.own_finance(edited)
+    expected = {
         f"{what}, {label}": figures[option]
         for option, label in (("own", "Own cluster"), ("rent", "Cloud rental"))
         for what, figures in (("TCO", result.tco_by_option), ("present value of costs", result.npv_by_option))
     }
+    # the rent option's cheapest terms at the base (the GPUs reserved are fixed in the sheet), priced by
+    # costmodel at the edited inputs
+    base = compare(patched(H200, copy.deepcopy(EDIT_BASE))).decision.candidates["rent.reserved"]
+    terms = reserved_gpus_of(as_resolved(patched(H200, copy.deepcopy(EDIT_BASE))))
+    expected[f"present value of costs, {base.label}"] = present_value_figures(as_resolved(edited), None, terms)[
+        "rent.reserved"
+    ]
+    return expected
 
 
 @pytest.mark.slow
@@ -637,6 +654,14 @@ def test_the_recomputed_lowest_and_verdict_cells_name_compare_jsons_winner(name,
     assert len(found.get("lowest", [])) == (name in (H200, TENK))
     if name == H200:
         assert decision["winner"] == "rent.reserved"
+        # its figure is computed by the workbook's formulas (cash lines of the reserved GPUs, spot and the
+        # rest on demand), not written as a value
+        figures, _ = summary_figures(path)
+        winning = next(c for c in decision["candidates"] if c["id"] == decision["winner"])
+        assert figures[f"present value of costs, {winner}"] == pytest.approx(winning["figure"]["value"], abs=0.005)
+        book = openpyxl.load_workbook(path)["Summary"]
+        block = [row for row in book.iter_rows() if row[0].value in {c["label"] for c in decision["candidates"]}]
+        assert len(block) == len(decision["candidates"]) and all(row[1].data_type == "f" for row in block)
 
 
 def test_the_lowest_cell_follows_the_decision_measure_of_a_training_run_with_a_finance_block(tmp_path):
