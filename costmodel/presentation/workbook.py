@@ -9,7 +9,8 @@ With a finance block the workbook has three sheets:
   GPUs per server: the capacity plan's columns of values; a rate replaced by a price path) is grey
   and italic, with a note, and says "change in the scenario, then export again";
 * **Cash flows**: one row per month; the drivers the capacity plan fixes (volume, GPU-hours
-  used, servers held, rented GPUs, tokens) are values, every cost line is an Excel formula
+  used, servers held, rented GPUs, tokens; the GPU-hours the rent option's reserved GPUs and spot
+  serve in its cheapest way to pay) are values, every cost line is an Excel formula
   on them and on the named inputs (electricity = drawn kW × PUE × 730 h × price; staffing =
   FTE × loaded cost / 12; purchases, refresh one useful life later by ``INDEX``, resale, loan
   payments by ``PMT``/``PV``, ...); to the right, the totals by year as ``SUM`` formulas; the unit
