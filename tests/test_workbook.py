@@ -694,3 +694,28 @@ def test_the_lowest_cell_follows_an_edit_to_the_winner_costmodel_gives_the_edite
     found = named_cells(recompute(path, {f"'[{path.name}]INPUTS'!B{row}": price}))
     assert found["lowest"] == [after.winning.label]
     assert str(found["verdict"][0]).startswith(f"{after.winning.label} has the lowest present value of costs: ")
+
+
+@pytest.mark.parametrize(
+    "base, changes",
+    [
+        (H200, {"finance.horizon_months": 30, "finance.trends.rental_price_change_per_year": -0.15}),
+        (H200, {"finance.horizon_months": 26, "options.rent.billing": "always_on", "options.rent.gpu_count": 24}),
+        ("h200-data-and-support", {"finance.horizon_months": 30, "finance.rent_commitment": {"gpus": 8}}),
+    ],
+    ids=["reserved and spot, falling prices", "reserved, always on", "on demand beside a commitment"],
+)
+def test_every_way_to_pay_the_rent_option_is_a_formula_equal_to_the_decisions_figure(tmp_path, base, changes):
+    # the rent option's other way to pay (its cheapest terms, or all on demand beside a commitment) has cash
+    # lines of its own: the verdict's block refers to its present value, which equals the decision's figure
+    s = patched(base, changes)
+    decision = compare(s).decision
+    path = write_workbook(s, tmp_path / "w.xlsx")
+    figures, _ = summary_figures(path)
+    ways = [c for c in decision.candidates.values() if c.id.startswith("rent.")]
+    assert ways
+    for c in ways:
+        assert figures[f"present value of costs, {c.label}"] == pytest.approx(c.figure, rel=1e-9)
+    sheet = openpyxl.load_workbook(path)["Summary"]
+    block = [row for row in sheet.iter_rows() if row[0].value in {c.label for c in decision.candidates.values()}]
+    assert len(block) == len(decision.candidates) and all(row[1].data_type == "f" for row in block)

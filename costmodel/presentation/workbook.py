@@ -526,16 +526,17 @@ def _rented_terms(r: Resolved, comparison: Comparison):
     """The decision's other way to pay the rent option on the present value (reserved GPUs, then spot, the rest
     on demand) when the workbook writes its cash lines live: its candidate id and terms, else None.
 
-    None beside a stated commitment (its lines are values), with yearly periods (its totals by year are not
-    written) and where the decision has no such candidate or is on another measure.
+    Beside a stated commitment, the rent option all on demand (its columns are the stated option's
+    on-demand ones), with None for terms. None with yearly periods (its totals by year are not written) and
+    where the decision has no such candidate or is on another measure.
     """
-    from ..domain.decision import RESERVED, SPOT, reserved_gpus_of
+    from ..domain.decision import ON_DEMAND, RESERVED, SPOT, reserved_gpus_of
 
     d = comparison.decision
-    if d.measure != Measure.PRESENT_VALUE or "rent" not in r.options or r.finance.rent_commitment is not None:
+    if d.measure != Measure.PRESENT_VALUE or "rent" not in r.options or r.finance.npv.period != "month":
         return None
-    if r.finance.npv.period != "month":
-        return None
+    if r.finance.rent_commitment is not None:
+        return (ON_DEMAND, None) if ON_DEMAND in d.candidates else None
     candidate = next((c for c in (RESERVED, SPOT) if c in d.candidates), None)
     terms = reserved_gpus_of(r) if candidate is not None else None
     return None if terms is None else (candidate, terms)
@@ -596,6 +597,10 @@ def _spot_inputs(r: Resolved, add) -> None:
         f"{cur}/GPU-h",
         "derived",
     )
+
+
+_ON_DEMAND_DATA = ("rent_storage", "rent_egress", "rent_cpu_nodes", "rent_support")
+"""The rent option's data lines and its support plan on the on-demand bill (:func:`_rent_extra_columns`)."""
 
 
 def _rented_terms_columns(r: Resolved, flows: CashFlows, m: _Months, add, terms, extras: list[str]) -> list[str]:
@@ -801,7 +806,9 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     terms_lines: list[str] = []
     if "rent" in r.options:
         totals["rent"] = _rent_columns(r, flows, m, add)
-        if rented is not None:
+        if rented is not None and rented[1] is None:  # all on demand, beside a stated commitment
+            terms_lines = [k for k in m.letters if k == "rent_rental" or k == "rent_staffing" or k in _ON_DEMAND_DATA]
+        elif rented is not None:
             extras = [k for k in totals["rent"] if k not in ("rent_rental", "rent_staffing")]
             terms_lines = _rented_terms_columns(r, flows, m, add, rented[1], extras)
     for name, option in r.options.items():  # options.rents: their on-demand cash lines, as values
