@@ -425,12 +425,14 @@ def hourly_gpu_demand(uses: list[GPUUse], start: dt.datetime, hours: int) -> np.
     return hourly_from_intervals(starts, ends, gpus, hours)
 
 
-def _data_relative(path: Path) -> str:
-    """The path relative to data/ when the file lies under it (as bundled scenarios name files), else absolute."""
-    from .paths import DATA_DIR
-
-    full = path.resolve()
-    return str(full.relative_to(DATA_DIR.resolve())) if full.is_relative_to(DATA_DIR.resolve()) else str(full)
+def _scenario_relative(path: Path, out: Path) -> str:
+    """The path as the scenario file ``out`` names it: relative to that file's folder, where the loader reads a
+    relative ``demand.path`` first (:func:`costmodel.scenarios.demand_folder`), so that the pair still runs
+    when moved together; absolute where no relative path joins them (another drive)."""
+    try:
+        return Path(os.path.relpath(path.resolve(), out.resolve().parent)).as_posix()
+    except ValueError:  # on Windows, a file on another drive has no path relative to the folder
+        return str(path.resolve())
 
 
 def _slug(text: str) -> str:
@@ -525,7 +527,7 @@ def scenario_skeleton(
         },
         "demand": {
             "kind": "hourly_file",
-            "path": _data_relative(demand_path),
+            "path": _scenario_relative(demand_path, out),
             "source": f"{source}: GPU-hours per row spread over its charge period; the bill's hours repeated "
             "over the year, scaled to the bill's monthly average",
         },

@@ -102,6 +102,16 @@ class DemandInputs:
         return series
 
 
+def demand_file(path: str, folder: str | None) -> Path:
+    """The file a demand profile's ``path`` names: absolute as it is; relative, in ``folder`` (the scenario
+    file's, where the loader found the file there: :func:`costmodel.scenarios.demand_folder`), else in data/
+    (as the bundled scenarios name their files)."""
+    named = Path(path)
+    if named.is_absolute():
+        return named
+    return (Path(folder) if folder is not None else DATA_DIR) / named
+
+
 def demand_inputs(scenario: Scenario, workload: WorkloadInputs, previous: DemandInputs | None) -> DemandInputs | None:
     """The scenario's demand profile with its file read (``previous``: the same profile read before, reused).
 
@@ -117,8 +127,7 @@ def demand_inputs(scenario: Scenario, workload: WorkloadInputs, previous: Demand
         return DemandInputs(profile, int(HOURS_PER_YEAR))
     if previous is not None and previous.profile == profile and workload.kind != "tokens":
         return previous  # the same files: read once
-    path = Path(profile.path)
-    path = path if path.is_absolute() else DATA_DIR / path
+    path = demand_file(profile.path, scenario.demand_folder)
     if workload.kind == "tokens":
         return _token_demand(profile, path, workload)
     assert not isinstance(profile, RequestLogDemand), "a request log is a tokens workload's"
@@ -205,4 +214,4 @@ def sized_for_the_busiest_hour(workload: WorkloadInputs, demand: DemandInputs) -
     return dataclasses.replace(workload, utilisation_ceiling=hourly / peak, peak_to_average=peak, capacity=capacity)
 
 
-__all__ = ["DemandInputs", "demand_inputs", "sized_for_the_busiest_hour"]
+__all__ = ["DemandInputs", "demand_file", "demand_inputs", "sized_for_the_busiest_hour"]

@@ -153,8 +153,27 @@ def validate_data(data: Any, path: str | Path | None = None, catalog: Catalog | 
     return _validated(data, path, catalog).scenario
 
 
-def _validated(data: Any, path: str | Path | None, catalog: Catalog | None) -> Resolved:
-    """:func:`validate_data`, giving the scenario as the check resolved it (its ``scenario`` the one validated)."""
+def demand_folder(data: Any, path: str | Path | None, folder: str | None = None) -> str | None:
+    """The folder a scenario's relative ``demand.path`` is read from: the scenario file's when the file is there,
+    else None (data/, as the bundled scenarios name their files).
+
+    ``folder`` is the one already found for the scenario this data was changed from (:func:`with_inputs`),
+    kept when the data has no file of its own. A scenario written with its demand file beside it
+    (``costmodel bills --scenario-out``) so runs wherever the pair is moved.
+    """
+    demand = data.get("demand") if isinstance(data, dict) else None
+    named = demand.get("path") if isinstance(demand, dict) else None
+    if not isinstance(named, str) or not named or Path(named).is_absolute():
+        return None
+    if path is None:
+        return folder
+    here = Path(path).absolute().parent
+    return str(here) if (here / named).is_file() else None
+
+
+def _validated(data: Any, path: str | Path | None, catalog: Catalog | None, folder: str | None = None) -> Resolved:
+    """:func:`validate_data`, giving the scenario as the check resolved it (its ``scenario`` the one validated);
+    ``folder``: where a relative demand file was found for the scenario the data was changed from."""
     if not isinstance(data, dict):
         raise ScenarioError(path, [("(top level)", data, "a scenario file must be a YAML mapping of fields")])
     if is_fleet_data(data):
@@ -163,8 +182,9 @@ def _validated(data: Any, path: str | Path | None, catalog: Catalog | None) -> R
         )
     if data.get("offers") is not None:
         catalog = _with_offers(data, path, catalog)
+    context = {"catalog": catalog, "demand_folder": demand_folder(data, path, folder)}
     try:
-        scenario = Scenario.model_validate(data, context={"catalog": catalog} if catalog else None)
+        scenario = Scenario.model_validate(data, context={k: v for k, v in context.items() if v} or None)
     except ValidationError as exc:
         raise _hints(from_validation_error(exc, path, ScenarioError, data), data) from None
     try:
@@ -304,7 +324,7 @@ def with_inputs(scenario: Scenario, values: Mapping[str, Any]) -> Scenario:
             set_path(data, path, value)
         except KeyError:
             raise ScenarioError(None, [(path, value, "not a field of this scenario")]) from None
-    changed = validate_data(data, None, scenario.catalog)
+    changed = _validated(data, None, scenario.catalog, scenario.demand_folder).scenario
     _remember_origin(changed, _ORIGINS.get(id(scenario)))
     return changed
 

@@ -189,6 +189,44 @@ def test_cli_writes_a_scenario_that_loads_with_its_demand_beside_it(tmp_path, ca
     assert scenario.workload.kind == "gpu_hours" and scenario.workload.gpu_hours_per_month == 9888
 
 
+def test_the_written_scenario_and_its_demand_run_wherever_the_pair_is_moved(tmp_path, capsys, monkeypatch):
+    # B2: the demand file was named by its absolute path, so a scenario mailed or moved with its CSV
+    # failed with "demand.path: (file): cannot be read"
+    import shutil
+
+    from costmodel.scenarios import with_inputs
+
+    first = tmp_path / "a"
+    first.mkdir()
+    out = first / "review.yaml"
+    assert main(["bills", str(SAMPLE), "--scenario-out", str(out)]) == 0
+    assert yaml.safe_load(out.read_text(encoding="utf-8"))["demand"]["path"] == "review-demand.csv"
+    capsys.readouterr()
+    assert main(["compare", str(out), "--json"]) == 0
+    before = json.loads(capsys.readouterr().out)
+    shutil.move(first, tmp_path / "b")
+    assert not first.exists()
+    moved = tmp_path / "b" / "review.yaml"
+    monkeypatch.chdir(tmp_path)  # read from the scenario's folder, not the working directory
+    assert main(["compare", str(moved), "--json"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    assert after["decision"] == before["decision"] and after["options"] == before["options"]
+    assert before["decision"]["candidates"]  # figures to compare, not two empty lists
+    # a scenario changed from the moved one (a sweep, a what-if) reads the same file
+    changed = with_inputs(load_scenario(moved), {"workload.gpu_hours_per_month": 9888})
+    assert changed.demand_folder == str(tmp_path / "b")
+
+
+def test_a_relative_demand_path_not_beside_the_scenario_is_read_from_data(tmp_path, capsys):
+    # the bundled scenarios name their files relative to data/: that still holds for a scenario elsewhere
+    data = yaml.safe_load((DATA_DIR / "scenarios" / "bill-review.yaml").read_text(encoding="utf-8"))
+    assert data["demand"]["path"] == "scenarios/bill-review-demand.csv"
+    out = tmp_path / "copy.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    assert load_scenario(out).demand_folder is None
+    assert main(["compare", str(out)]) == 0
+
+
 def test_gzipped_focus_and_json_litellm_read_alike(tmp_path):
     import gzip
 

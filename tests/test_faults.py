@@ -837,12 +837,14 @@ def test_f30_no_text_from_a_scenario_is_a_formula_in_any_csv_or_workbook(tmp_pat
         assert [t for t in texts if _formula_like(t)] == [], path
         for text in expected:
             assert any(text in t for t in texts), (path, text)
-    # the workbook names the option with the lowest present value by a reference to a label cell
+    # the workbook names the candidate with the lowest present value by a reference to the label cells
     import openpyxl
 
     summary = openpyxl.load_workbook(workbooks[1][0])["Summary"]
     lowest = next(row for row in summary.iter_rows() if row[0].value == "lowest present value of costs")
-    assert re.fullmatch(r"=IF\(B\d+=MIN\(B\d+,B\d+\),D\d+,D\d+\)", lowest[1].value)
+    assert re.fullmatch(
+        r"=INDEX\(\$A\$\d+:\$A\$\d+,MATCH\(MIN\(\$B\$\d+:\$B\$\d+\),\$B\$\d+:\$B\$\d+,0\)\)", lowest[1].value
+    )
 
 
 def test_f30_the_one_rule_for_spreadsheet_text():

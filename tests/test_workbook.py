@@ -256,7 +256,7 @@ def test_recomputed_workbook_of_a_tokens_workload_with_an_api(tmp_path):
     for option, label in labels.items():
         assert figures[f"TCO, {label}"] == pytest.approx(result.tco_by_option[option], rel=1e-9)
         assert figures[f"present value of costs, {label}"] == pytest.approx(result.npv_by_option[option], rel=1e-9)
-    assert figures["lowest present value of costs"] == labels[result.lowest_present_value]
+    assert figures["lowest present value of costs"] == compare(s).decision.winning.label
 
 
 @pytest.mark.parametrize(
@@ -425,6 +425,11 @@ EDITS = {  # named input -> (scenario path, new value); R2's values in data/scen
     "own_minimum_fte": ("options.own.staffing.minimum_fte", 1.0),
     "own_loaded_cost": ("options.own.staffing.loaded_cost_per_fte_per_year", 300000),
     "own_gpus_per_fte": ("options.own.staffing.gpus_per_fte", 100),
+    # the rent option's cheapest way to pay (reserved GPUs, spot, the rest on demand), its lines live
+    "rent_reserved_discount": ("options.rent.reserved.discount", 0.3),
+    "rent_spot_discount": ("options.rent.spot.discount", 0.5),
+    "rent_spot_interruptions": ("options.rent.spot.interruptions_per_gpu_hour", 0.05),
+    "rent_spot_work_lost": ("options.rent.spot.work_lost_hours_per_interruption", 1.0),
 }
 
 
@@ -457,12 +462,24 @@ def edit_base(tmp_path_factory):
 
 
 def expected_after(name: str) -> dict:
-    result = finance.own_finance(edited_scenario(name))
-    return {
+    from costmodel.domain.decision import present_value_figures, reserved_gpus_of
+    from costmodel.resolved import as_resolved
+
+    edited = edited_scenario(name)
+    result = finance.own_finance(edited)
+    expected = {
         f"{what}, {label}": figures[option]
         for option, label in (("own", "Own cluster"), ("rent", "Cloud rental"))
         for what, figures in (("TCO", result.tco_by_option), ("present value of costs", result.npv_by_option))
     }
+    # the rent option's cheapest terms at the base (the GPUs reserved are fixed in the sheet), priced by
+    # costmodel at the edited inputs
+    base = compare(patched(H200, copy.deepcopy(EDIT_BASE))).decision.candidates["rent.reserved"]
+    terms = reserved_gpus_of(as_resolved(patched(H200, copy.deepcopy(EDIT_BASE))))
+    expected[f"present value of costs, {base.label}"] = present_value_figures(as_resolved(edited), None, terms)[
+        "rent.reserved"
+    ]
+    return expected
 
 
 @pytest.mark.slow
@@ -557,6 +574,11 @@ def test_libreoffice_recomputes_the_figures_and_each_named_input_edit(edit_base,
         seen = summary_values(done[file.name])
         for title, value in expected_figures(comparison).items():  # IRR too: its guess makes it converge
             assert seen[title] == pytest.approx(value, rel=1e-7), (name, title)
+        # one answer, as LibreOffice computes it: the "lowest" row and the verdict name costmodel's winner
+        sheet = openpyxl.load_workbook(done[file.name], data_only=True)["Summary"]
+        found = named_cells({f"SUMMARY!{c.coordinate}": c.value for cells in sheet.iter_rows() for c in cells})
+        winner = comparison.decision.winning.label
+        assert found.get("lowest", [winner]) == [winner] and str(found["verdict"][0]).startswith(f"{winner} has ")
     wrong = []
     for name, file in edits.items():
         seen = summary_values(done[file.name])
@@ -619,3 +641,109 @@ def test_an_input_is_credited_to_the_block_that_states_it_and_a_default_to_no_on
     sheet = load_workbook(write_workbook(r2, tmp_path / "w.xlsx"))["Inputs"]
     named = {row[4].value: row[3].value for row in sheet.iter_rows() if row[4].value}
     assert named["own_pue"] == named["own_idle_share"] == named["own_electricity_price"] == stated
+
+
+ONE_ANSWER = ["llama70b-vs-api", H200, pytest.param(TENK, marks=pytest.mark.slow), "llama31-405b-training"]
+"""R1 (steady monthly view), R2 (a rented way to pay wins the present value), the 10k cluster (own wins) and a
+training run (the cost of the run)."""
+
+
+def named_cells(cells) -> dict[str, list[object]]:
+    """Summary sheet: each "lowest …" title and the verdict title -> the recomputed cells beside or below it."""
+    found: dict[str, list[object]] = {}
+    for key, title in cells.items():
+        if not key.startswith("SUMMARY!A") or ":" in key or not isinstance(title, str):
+            continue
+        row = int(key.split("!A")[1])
+        if title.startswith("lowest "):
+            found.setdefault("lowest", []).append(cells[f"SUMMARY!B{row}"])
+        elif title.startswith("verdict (a formula"):
+            found.setdefault("verdict", []).append(cells[f"SUMMARY!A{row + 1}"])
+    return found
+
+
+@pytest.mark.parametrize("name", ONE_ANSWER)
+def test_the_recomputed_lowest_and_verdict_cells_name_compare_jsons_winner(name, tmp_path, capsys):
+    # one answer: each cell of the workbook that names a lowest option picks among the decision's
+    # candidates (each way to pay, the plan) on its measure, as `formulas` recomputes it
+    path = tmp_path / f"{name}.xlsx"
+    assert main(["export", name, "--xlsx", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["compare", name, "--json"]) == 0
+    decision = json.loads(capsys.readouterr().out)["decision"]
+    winner = next(c["label"] for c in decision["candidates"] if c["id"] == decision["winner"])
+    found = named_cells(recompute(path))
+    assert len(found["verdict"]) == 1
+    assert str(found["verdict"][0]).startswith(f"{winner} has the lowest ")
+    for lowest in found.get("lowest", []):
+        assert lowest == winner
+    # with a finance block the Summary has its "lowest" row; R2's winner is a rented way to pay, not an
+    # option's cash flows as stated (which name "Cloud rental" alone)
+    assert len(found.get("lowest", [])) == (name in (H200, TENK))
+    if name == H200:
+        assert decision["winner"] == "rent.reserved"
+        # its figure is computed by the workbook's formulas (cash lines of the reserved GPUs, spot and the
+        # rest on demand), not written as a value
+        figures, _ = summary_figures(path)
+        winning = next(c for c in decision["candidates"] if c["id"] == decision["winner"])
+        assert figures[f"present value of costs, {winner}"] == pytest.approx(winning["figure"]["value"], abs=0.005)
+        book = openpyxl.load_workbook(path)["Summary"]
+        block = [row for row in book.iter_rows() if row[0].value in {c["label"] for c in decision["candidates"]}]
+        assert len(block) == len(decision["candidates"]) and all(row[1].data_type == "f" for row in block)
+
+
+def test_the_lowest_cell_follows_the_decision_measure_of_a_training_run_with_a_finance_block(tmp_path):
+    # a training run is decided on the cost of the run, even with a finance block: the Summary's "lowest"
+    # row says that measure and names that winner, not the option of lowest present value
+    s = patched("deepseek-v3-training", {"finance": {"horizon_months": 12, "discount_rate_per_year": 0.08}})
+    comparison = compare(s)
+    assert comparison.decision.measure == "run_cost"
+    found = named_cells(recompute(write_workbook(s, tmp_path / "t.xlsx", comparison)))
+    assert found["lowest"] == [comparison.decision.winning.label]
+    assert str(found["verdict"][0]).startswith(f"{comparison.decision.winning.label} has the lowest cost of the run")
+
+
+def test_the_lowest_cell_follows_an_edit_to_the_winner_costmodel_gives_the_edited_scenario(tmp_path):
+    # R2 with a 60,000 USD server: owning wins. Edited on the Inputs sheet, the "lowest" row and the verdict
+    # (formulas of the block of candidates) name the winner of costmodel's decision for the scenario so edited
+    price = 60_000
+    base = patched(H200, {"finance.horizon_months": 24})
+    path = write_workbook(base, tmp_path / "r2.xlsx")
+    row = live_inputs(path)["own_server_price"]
+    edited = patched(
+        H200,
+        {
+            "finance.horizon_months": 24,
+            "overrides": {"values": {"options.own.server_price": price}, "source": "what-if"},
+        },
+    )
+    before, after = compare(base).decision, compare(edited).decision
+    assert before.winner != "own" and after.winner == "own"  # the edit changes the answer
+    found = named_cells(recompute(path, {f"'[{path.name}]INPUTS'!B{row}": price}))
+    assert found["lowest"] == [after.winning.label]
+    assert str(found["verdict"][0]).startswith(f"{after.winning.label} has the lowest present value of costs: ")
+
+
+@pytest.mark.parametrize(
+    "base, changes",
+    [
+        (H200, {"finance.horizon_months": 30, "finance.trends.rental_price_change_per_year": -0.15}),
+        (H200, {"finance.horizon_months": 26, "options.rent.billing": "always_on", "options.rent.gpu_count": 24}),
+        ("h200-data-and-support", {"finance.horizon_months": 30, "finance.rent_commitment": {"gpus": 8}}),
+    ],
+    ids=["reserved and spot, falling prices", "reserved, always on", "on demand beside a commitment"],
+)
+def test_every_way_to_pay_the_rent_option_is_a_formula_equal_to_the_decisions_figure(tmp_path, base, changes):
+    # the rent option's other way to pay (its cheapest terms, or all on demand beside a commitment) has cash
+    # lines of its own: the verdict's block refers to its present value, which equals the decision's figure
+    s = patched(base, changes)
+    decision = compare(s).decision
+    path = write_workbook(s, tmp_path / "w.xlsx")
+    figures, _ = summary_figures(path)
+    ways = [c for c in decision.candidates.values() if c.id.startswith("rent.")]
+    assert ways
+    for c in ways:
+        assert figures[f"present value of costs, {c.label}"] == pytest.approx(c.figure, rel=1e-9)
+    sheet = openpyxl.load_workbook(path)["Summary"]
+    block = [row for row in sheet.iter_rows() if row[0].value in {c.label for c in decision.candidates.values()}]
+    assert len(block) == len(decision.candidates) and all(row[1].data_type == "f" for row in block)

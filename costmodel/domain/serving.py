@@ -160,8 +160,9 @@ def output_cost_against_speed(r: Resolved, speeds, volume: float | None = None) 
         target.pop("tpot_ms", None)
         target["tokens_per_second_per_user"] = float(speed)
         data["workload"]["serving"]["target"] = target
+        context = {"catalog": r.catalog, "demand_folder": r.scenario.demand_folder}
         try:
-            moved = resolve(Scenario.model_validate(data, context={"catalog": r.catalog}), r.catalog)
+            moved = resolve(Scenario.model_validate(data, context=context), r.catalog)
         except ScenarioError:
             moved = None
         for name in r.options:

@@ -9,14 +9,15 @@ With a finance block the workbook has three sheets:
   GPUs per server: the capacity plan's columns of values; a rate replaced by a price path) is grey
   and italic, with a note, and says "change in the scenario, then export again";
 * **Cash flows**: one row per month; the drivers the capacity plan fixes (volume, GPU-hours
-  used, servers held, rented GPUs, tokens) are values, every cost line is an Excel formula
+  used, servers held, rented GPUs, tokens; the GPU-hours the rent option's reserved GPUs and spot
+  serve in its cheapest way to pay) are values, every cost line is an Excel formula
   on them and on the named inputs (electricity = drawn kW × PUE × 730 h × price; staffing =
   FTE × loaded cost / 12; purchases, refresh one useful life later by ``INDEX``, resale, loan
   payments by ``PMT``/``PV``, ...); to the right, the totals by year as ``SUM`` formulas; the unit
   of every column in its header;
 * **Summary**: TCO, present value of costs (``NPV`` in the scenario's convention), ``IRR`` (with
   costmodel's monthly IRR as its guess, so that every spreadsheet converges), ``MIRR``, ROI,
-  fractional and discounted payback and the option with the lowest present value, all formulas;
+  fractional and discounted payback and the candidate of the decision with the lowest figure, all formulas;
   the verdict as a formula over those figures, and costmodel's verdict sentence as exported.
 
 Without a finance block it shows the steady monthly view: Inputs (the scenario's inputs as given),
@@ -527,6 +528,186 @@ def _rent_committed_support(r: Resolved, m: _Months, lines: list[str], extras: l
     return [key for key in extras if key != "rent_support"] + ["rent_support_committed"]
 
 
+def _rented_terms(r: Resolved, comparison: Comparison):
+    """The decision's other way to pay the rent option on the present value (reserved GPUs, then spot, the rest
+    on demand) when the workbook writes its cash lines live: its candidate id and terms, else None.
+
+    Beside a stated commitment, the rent option all on demand (its columns are the stated option's
+    on-demand ones), with None for terms. None with yearly periods (its totals by year are not written) and
+    where the decision has no such candidate or is on another measure.
+    """
+    from ..domain.decision import ON_DEMAND, RESERVED, SPOT, reserved_gpus_of
+
+    d = comparison.decision
+    if d.measure != Measure.PRESENT_VALUE or "rent" not in r.options or r.finance.npv.period != "month":
+        return None
+    if r.finance.rent_commitment is not None:
+        return (ON_DEMAND, None) if ON_DEMAND in d.candidates else None
+    candidate = next((c for c in (RESERVED, SPOT) if c in d.candidates), None)
+    terms = reserved_gpus_of(r) if candidate is not None else None
+    return None if terms is None else (candidate, terms)
+
+
+def _reserved_inputs(r: Resolved, add, terms) -> None:
+    """The GPUs reserved in the rent option's cheapest way to pay (fixed: costmodel's search) and the reserved
+    price: a formula of the on-demand price where the scenario gives a discount, else the price."""
+    rent, cur, block = rent_option(r), r.currency, rent_block(r)
+    assert rent.reserved is not None and block.reserved is not None, "reserved GPUs come with reserved terms"
+    add(
+        "terms_gpus",
+        "GPUs reserved in the cheapest way to pay (costmodel's search)",
+        float(terms.gpus),
+        "GPU",
+        "derived: the commitment with the lowest present value",
+        fixed=True,
+    )
+    if block.reserved.discount is not None:
+        add(
+            "rent_reserved_discount",
+            "reserved discount off on-demand",
+            block.reserved.discount,
+            "-",
+            _source(block.reserved),
+        )
+        price = "=rent_price*(1-rent_reserved_discount)"
+    else:
+        price = rent.reserved.price_per_gpu_hour
+    add("rent_reserved_price", "reserved price per GPU-hour", price, f"{cur}/GPU-h", _source(block.reserved))
+
+
+def _spot_inputs(r: Resolved, add) -> None:
+    """The spot terms as inputs: the discount off on-demand, interruptions and the work each loses; the spot
+    price a formula of them (on-demand × (1 − discount) / (1 − interruptions × work lost))."""
+    rent, cur, block = rent_option(r), r.currency, rent_block(r)
+    assert rent.spot is not None and block.spot is not None, "spot hours come with spot terms"
+    spot_source = _source(block.spot)
+    add("rent_spot_discount", "spot discount off on-demand", rent.spot.discount, "-", spot_source)
+    add(
+        "rent_spot_interruptions",
+        "spot interruptions per GPU-hour",
+        block.spot.interruptions_per_gpu_hour,
+        "1/GPU-h",
+        spot_source,
+    )
+    add(
+        "rent_spot_work_lost",
+        "spot: work lost per interruption",
+        block.spot.work_lost_hours_per_interruption,
+        "h",
+        spot_source,
+    )
+    add(
+        "rent_spot_price",
+        "spot price per GPU-hour, the work redone included",
+        "=rent_price*(1-rent_spot_discount)/(1-rent_spot_interruptions*rent_spot_work_lost)",
+        f"{cur}/GPU-h",
+        "derived",
+    )
+
+
+_ON_DEMAND_DATA = ("rent_storage", "rent_egress", "rent_cpu_nodes", "rent_support")
+"""The rent option's data lines and its support plan on the on-demand bill (:func:`_rent_extra_columns`)."""
+
+
+def _rented_terms_columns(r: Resolved, flows: CashFlows, m: _Months, add, terms, extras: list[str]) -> list[str]:
+    """The rent option's other way to pay as formulas: reserved GPUs paid every hour of their term at the reserved
+    price (at the rental trend of the term's first month), spot GPU-hours at the spot price, the rest on demand;
+    returns the keys of its cash lines.
+
+    The GPU-hours the reserved GPUs and spot serve each month are values (they follow the demand
+    profile's spread, :func:`costmodel.domain.finance.reserved_busy_hours` and ``spot_busy_hours``), as are
+    the GPUs reserved (costmodel's search, :func:`costmodel.domain.decision.rented_terms`); the prices are
+    live. ``extras`` are the keys of :func:`_rent_extra_columns`: staffing and data lines are the on-demand
+    ones, the support plan a share of this bill.
+
+    References
+    ----------
+    The cash lines of :func:`costmodel.domain.finance.committed_flows`, which these formulas recompute; a
+    reservation is billed every hour of its term, used or not (AWS, "Reserved Instances", Amazon EC2 User Guide).
+    """
+    from ..domain.finance import reserved_busy_hours, spot_busy_hours
+
+    rent = rent_option(r)
+
+    def month(row):
+        return _month_cell(m, row)
+
+    factor = _factor(r, m, "rental", "fin_rent_change", month)
+    per_hour = rent.billing == "per_gpu_hour_used"
+    reserved = rent.reserved is not None and terms.gpus > 0
+    spot = terms.spot and rent.spot is not None and per_hour
+    lines, used = [], []
+    if reserved:
+        assert rent.reserved is not None, "reserved GPUs come with reserved terms"
+        _reserved_inputs(r, add, terms)
+        if per_hour:
+            m.add(
+                "terms_reserved_hours",
+                "GPU-hours on the reserved GPUs (values)",
+                np.broadcast_to(
+                    np.asarray(reserved_busy_hours(r, flows.gpu_hours, terms.gpus), float), flows.months.shape
+                ),
+            )
+            used.append("terms_reserved_hours")
+        term = MONTHS_PER_YEAR * rent.reserved.term_years
+        m.add(
+            "terms_reserved",
+            f"rent, cheapest terms: {rent.reserved.term_years}-year reservation, every hour of the term",
+            lambda row: "=terms_gpus*hours_per_month*rent_reserved_price*" + factor((row - 2) // term * term + 2),
+        )
+        lines.append("terms_reserved")
+    if spot:
+        _spot_inputs(r, add)
+        m.add(
+            "terms_spot_hours",
+            "GPU-hours on spot (values)",
+            np.broadcast_to(
+                np.asarray(spot_busy_hours(r, flows.gpu_hours, terms.gpus if reserved else 0), float),
+                flows.months.shape,
+            ),
+        )
+        used.append("terms_spot_hours")
+        m.add(
+            "terms_spot",
+            "rent, cheapest terms: spot",
+            lambda row: f"={m.cell('terms_spot_hours', row)}*rent_spot_price*" + factor(row),
+        )
+        lines.append("terms_spot")
+    if per_hour:
+        m.add(
+            "terms_rental",
+            "rent, cheapest terms: on demand, the rest",
+            lambda row: (
+                f"=MAX({m.cell('hours', row)}"
+                + "".join(f"-{m.cell(k, row)}" for k in used)
+                + ",0)*rent_price*"
+                + factor(row)
+            ),
+        )
+    else:
+        m.add(
+            "terms_rental",
+            "rent, cheapest terms: on demand above the reserved GPUs",
+            lambda row: (
+                f"=MAX({m.cell('rent_gpus', row)}-{'terms_gpus' if reserved else 0},0)*rent_price*hours_per_month*"
+                + factor(row)
+            ),
+        )
+    lines = ["terms_rental", *lines]
+    data = [k for k in extras if k != "rent_support"]
+    if "rent_support" in extras:
+        billed = lines + data
+        m.add(
+            "terms_support",
+            "rent, cheapest terms: support plan = MAX(share x cloud bill, minimum)",
+            lambda row: (
+                "=MAX(rent_support_share*(" + "+".join(m.cell(k, row) for k in billed) + "),rent_support_minimum)"
+            ),
+        )
+        data.append("terms_support")
+    return [*lines, "rent_staffing", *data]
+
+
 def _api_inputs(r: Resolved, add) -> None:
     """The API's listed prices, cached share and output share as named inputs."""
     api, cur = api_option(r), r.currency
@@ -627,8 +808,15 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
     m.add("volume", f"volume [{r.volume_unit}]", flows.volume)
     m.add("hours", "GPU-hours used", flows.gpu_hours)
     totals: dict[str, list[str]] = {}
+    rented = _rented_terms(r, comparison)
+    terms_lines: list[str] = []
     if "rent" in r.options:
         totals["rent"] = _rent_columns(r, flows, m, add)
+        if rented is not None and rented[1] is None:  # all on demand, beside a stated commitment
+            terms_lines = [k for k in m.letters if k == "rent_rental" or k == "rent_staffing" or k in _ON_DEMAND_DATA]
+        elif rented is not None:
+            extras = [k for k in totals["rent"] if k not in ("rent_rental", "rent_staffing")]
+            terms_lines = _rented_terms_columns(r, flows, m, add, rented[1], extras)
     for name, option in r.options.items():  # options.rents: their on-demand cash lines, as values
         if option.kind == "rent" and name != "rent":
             key = _key(name)
@@ -648,6 +836,12 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
             f"{r.label(option)}: cash out",
             lambda row, keys=keys: "=" + "+".join(m.cell(k, row) for k in keys),
         )
+    if terms_lines:
+        m.add(
+            "terms_total",
+            f"{r.label('rent')}, cheapest terms: cash out",
+            lambda row: "=" + "+".join(m.cell(k, row) for k in terms_lines),
+        )
     if fin.tax is not None:
         _tax_columns(r, flows, m, add, totals)
     against = comparison.finance.payback_against if comparison.finance is not None else None
@@ -655,7 +849,9 @@ def _write(book, cells: Cells, r: Resolved, flows: CashFlows, comparison: Compar
         _payback_columns(m, r, against, lambda row: _month_cell(m, row))
     _write_months(book, sheet, m, r.currency)
     years = _write_years(book, sheet, m, r, totals, horizon)
-    _write_summary(book, summary, r, m, totals, against, years, comparison)
+    _write_summary(
+        book, summary, r, m, totals, against, years, comparison, rented[0] if terms_lines and rented else None
+    )
     inputs.table(inputs_table(r))
 
 
@@ -1486,9 +1682,9 @@ def _present_value_formula(r: Resolved, m: _Months, option: str, years: dict[str
 
 
 def _present_value_rows(sheet, r: Resolved, m: _Months, totals, years, row: int, money) -> tuple[int, list[str]]:
-    """Each option's TCO and present value of costs, then the option with the lowest; returns the row of the
-    lowest and the cells of the present values."""
-    names, pvs = [], []
+    """Each option's TCO and present value of costs, then a row kept for the lowest candidate of the decision
+    (:func:`_lowest_row`, written with the verdict); returns that row and the cells of the present values."""
+    pvs = []
     for option in totals:
         label = r.label(option)
         sheet.write_string(row, 0, f"TCO, {label}")
@@ -1499,11 +1695,8 @@ def _present_value_rows(sheet, r: Resolved, m: _Months, totals, years, row: int,
         sheet.write_formula(row, 1, _present_value_formula(r, m, option, years), money)
         sheet.write_string(row, 2, r.currency)
         sheet.write_string(row, 3, label)
-        names.append(f"D{row + 1}")
         pvs.append(f"B{row + 1}")
         row += 1
-    sheet.write_string(row, 0, "lowest present value of costs")
-    sheet.write_formula(row, 1, _lowest_formula(names, pvs))
     return row, pvs
 
 
@@ -1608,8 +1801,13 @@ def _summary_notes(sheet, r: Resolved, row: int) -> None:
         sheet.write_string(row + 1 + k, 0, note)
 
 
-def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years, comparison: Comparison) -> None:
-    """The Summary sheet: TCO and present values (before and after tax), the returns of owning, the verdict."""
+def _write_summary(
+    book, sheet, r: Resolved, m: _Months, totals, against, years, comparison: Comparison, rented: str | None = None
+) -> None:
+    """The Summary sheet: TCO and present values (before and after tax), the returns of owning, the verdict.
+
+    ``rented``: the candidate of the rent option's other way to pay whose lines :func:`_rented_terms_columns`
+    wrote (its TCO and present value follow the options'), or None."""
     bold = book.add_format({"bold": True})
     money = book.add_format({"num_format": "#,##0.00"})
     rate = book.add_format({"num_format": "0.0000%"})
@@ -1633,16 +1831,28 @@ def _write_summary(book, sheet, r: Resolved, m: _Months, totals, against, years,
     row = 4
     for col, head in enumerate(("figure", "value", "unit", "option")):
         sheet.write_string(row, col, head, bold)
-    row, pvs = _present_value_rows(sheet, r, m, totals, years, row + 1, money)
+    lowest, pvs = _present_value_rows(sheet, r, m, totals, years, row + 1, money)
+    live = dict(zip(totals, pvs, strict=True))
+    if rented is not None:
+        label = comparison.decision.candidates[rented].label
+        sheet.write_string(lowest, 0, f"TCO, {label}")
+        sheet.write_formula(lowest, 1, f"=SUM({m.span('terms_total', sheet=True)})", money)
+        sheet.write_string(lowest, 2, r.currency)
+        sheet.write_string(lowest + 1, 0, f"present value of costs, {label}")
+        sheet.write_formula(lowest + 1, 1, _present_value_formula(r, m, "terms", years), money)
+        sheet.write_string(lowest + 1, 2, r.currency)
+        live[rented] = f"B{lowest + 2}"
+        lowest += 2
+    row = lowest
     if fin.tax is not None:
         row = _after_tax_rows(sheet, r, m, totals, row, money)
     row += 2
     if against is not None:
         row = _returns_rows(sheet, r, m, against, comparison, row, money, rate)
     row += 1
-    row = _verdict(
-        book, sheet, row, _ranked(comparison, dict(zip(totals, pvs, strict=True)), Measure.PRESENT_VALUE), comparison
-    )
+    ranked = _ranked(comparison, live, Measure.PRESENT_VALUE)
+    _lowest_row(sheet, lowest, row, len(ranked), comparison)
+    row = _verdict(book, sheet, row, ranked, comparison)
     _summary_notes(sheet, r, row)
 
 
@@ -1695,11 +1905,11 @@ def _verdict(
             sheet.write_number(first + k, 1, float(cell), fixed)
             sheet.write_comment(first + k, 1, VALUE_NOTE, {"x_scale": 2, "y_scale": 1.5})
     last = first + len(ranked) - 1
-    labels, values = f"$A${first + 1}:$A${last + 1}", f"$B${first + 1}:$B${last + 1}"
+    labels, values = _candidate_ranges(row, len(ranked))
     lowest, second = f"MIN({values})", f"SMALL({values},2)"
 
     def name(value):
-        return f"INDEX({labels},MATCH({value},{values},0))"
+        return _named(labels, values, value)
 
     # two decimals, as the figures above it (and costmodel's sentence below it) print them
     amount = f'TEXT({{}},"#,##0.00")&" "&{currency}' + (f'&"{per}"' if per else "")
@@ -1720,17 +1930,30 @@ def _verdict(
     return row + 6
 
 
-def _lowest_formula(labels: list[str], cells: list[str]) -> str:
-    """The label of the option whose present value of costs is the lowest, as nested IFs.
+def _candidate_ranges(row: int, count: int) -> tuple[str, str]:
+    """The A1 ranges of the labels and the figures of the decision's candidates in the block :func:`_verdict`
+    writes at ``row`` (0-based) for ``count`` candidates."""
+    first, last = row + 2, row + 1 + count  # 1-based: the block's title row, then one row a candidate
+    return f"$A${first}:$A${last}", f"$B${first}:$B${last}"
 
-    ``labels`` are the cells that hold the options' labels and ``cells`` those of their present
-    values (A1 references): the formula holds references only, never a label's text.
+
+def _named(labels: str, values: str, value: str) -> str:
+    """The label of the candidate whose figure is ``value``, as a formula of the candidates' block."""
+    return f"INDEX({labels},MATCH({value},{values},0))"
+
+
+def _lowest_row(sheet, row: int, verdict: int, count: int, comparison: Comparison) -> None:
+    """The candidate with the lowest figure on the decision measure, as a formula of the verdict's block.
+
+    It picks among what costmodel's decision ranks (:func:`costmodel.domain.decision.decide`: each way to
+    pay, the cheapest mix, the capacity plan), on its one measure, from the block :func:`_verdict` writes at
+    row ``verdict`` for ``count`` candidates, so that it names the verdict's winner and follows the same
+    edits. The formula refers to the cells that hold the labels, never to their text.
     """
-    lowest = "MIN(" + ",".join(cells) + ")"
-    formula = labels[-1]
-    for label, cell in zip(reversed(labels[:-1]), reversed(cells[:-1]), strict=True):
-        formula = f"IF({cell}={lowest},{label},{formula})"
-    return "=" + formula
+    labels, values = _candidate_ranges(verdict, count)
+    sheet.write_string(row, 0, f"lowest {MEASURE_TITLES[Measure(comparison.decision.measure)]}")
+    sheet.write_formula(row, 1, "=" + _named(labels, values, f"MIN({values})"))
+    sheet.write_string(row, 2, "of the candidates in the verdict's block below (each way to pay, mix, plan)")
 
 
 def yearly_cash_table(scenario: Scenario | Resolved, flows: CashFlows) -> pd.DataFrame:

@@ -174,6 +174,12 @@ class OfficeHoursDemand(_Profile):
         return self
 
 
+_PATH_WORDS = (
+    "File: absolute, or relative to the scenario file's folder where the file is there, else relative to data/."
+)
+"""How a demand profile's ``path`` is read (:func:`costmodel.demand_inputs.demand_file`)."""
+
+
 class RequestLogDemand(_Profile):
     """Token demand from a request log (CSV: ``timestamp,input_tokens,output_tokens``) summed to hours.
 
@@ -182,7 +188,7 @@ class RequestLogDemand(_Profile):
     """
 
     kind: Literal["request_log"] = Field(description="request_log: tokens per hour from a CSV request log.")
-    path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
+    path: Text = Field(min_length=1, description=_PATH_WORDS)
     year: Whole = quantity(
         unit="year",
         title="profile year",
@@ -207,7 +213,7 @@ class HourlyFileDemand(_Profile):
     """
 
     kind: Literal["hourly_file"] = Field(description="hourly_file: 8,760 hourly values from a file.")
-    path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
+    path: Text = Field(min_length=1, description=_PATH_WORDS)
 
 
 class JobLogDemand(_Profile):
@@ -217,7 +223,7 @@ class JobLogDemand(_Profile):
     """
 
     kind: Literal["job_log"] = Field(description="job_log: GPUs busy per hour from a Slurm sacct job log.")
-    path: Text = Field(min_length=1, description="File, relative to data/ or absolute.")
+    path: Text = Field(min_length=1, description=_PATH_WORDS)
     year: Whole = quantity(
         unit="year",
         title="profile year",

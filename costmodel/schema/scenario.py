@@ -211,11 +211,18 @@ class Scenario(InputModel):
     )
 
     _catalog: Catalog | None = PrivateAttr(default=None)
+    _demand_folder: str | None = PrivateAttr(default=None)
 
     @property
     def catalog(self) -> Catalog:
         """The catalog the scenario was validated against (the validation context's, else the bundled one)."""
         return self._catalog or default_catalog()
+
+    @property
+    def demand_folder(self) -> str | None:
+        """The folder a relative ``demand.path`` is read from: the scenario file's, where the loader found the
+        file there (the validation context's ``demand_folder``); None: data/."""
+        return self._demand_folder
 
     @field_validator("title")
     @classmethod
@@ -230,6 +237,7 @@ class Scenario(InputModel):
         that compare prices across blocks run once the others hold."""
         catalog = context_catalog(info)
         self._catalog = (info.context or {}).get("catalog")
+        self._demand_folder = (info.context or {}).get("demand_folder")
         errors: list[InitErrorDetails] = []
 
         def fail(
