@@ -350,3 +350,22 @@ def test_the_one_answer_invariants_hold_with_labelled_rentals(base, rents):
     from test_one_answer import check_invariants
 
     check_invariants(with_rents(base, rents))
+
+
+def test_spot_without_reserved_terms_is_the_rent_options_other_way_to_pay_on_the_present_value(tmp_path, capsys):
+    # R2 without its reserved block exited 2: "finance.rent_commitment needs the rent option's reserved block",
+    # though it states no commitment; the search priced "no commitment, no spot" through the reserved terms.
+    # Spot with the rest on demand is now the rent option's one other way to pay: cheaper than all on demand
+    # (2,698,073.29 USD) and dearer than R2's reserved 7 GPUs with spot (2,150,633.86 USD), which it is one of.
+    from conftest import write_scenario
+
+    from costmodel.cli import main
+
+    data = patched_data("h200-24gpu-cluster")
+    del data["options"]["rent"]["reserved"]
+    path = write_scenario(tmp_path, data)
+    assert main(["compare", str(path), "--json"]) == 0
+    decision = json.loads(capsys.readouterr().out)["decision"]
+    figures = {c["id"]: c["figure"]["value"] for c in decision["candidates"]}
+    assert decision["winner"] == "rent.spot"
+    assert 2_150_633.86 < figures["rent.spot"] < figures["rent"] == pytest.approx(2_698_073.29, abs=0.01)

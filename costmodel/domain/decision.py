@@ -187,8 +187,10 @@ def rented_terms(r: Resolved, flows=None) -> RentedTerms | None:
         and rent.billing == "per_gpu_hour_used"
         and (not isinstance(r.scenario.workload, TokensWorkload) or r.scenario.workload.interruptible)
     )
+    # without reserved terms there is no commitment to price: spot with the rest on demand is the one other way
+    spots = [spot for spot in ((False, True) if spot_allowed else (False,)) if spot or rent.reserved is not None]
     best = None
-    for spot in (False, True) if spot_allowed else (False,):
+    for spot in spots:
         values = np.atleast_1d(
             np.asarray(
                 _lines_value(
