@@ -22,7 +22,6 @@ two are equal at V. A training run has no monthly volume: its claim is on the co
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -37,9 +36,9 @@ from ..units import LARGEST_INPUT
 from .break_even import break_even, default_volume_max
 from .capacity import gpu_hours_used, step_limit_volume
 from .costs import monthly_cost
-from .decision import measure_figures, measure_of, option_of, present_value_figures, reserved_gpus_of, unit_of_measure
+from .decision import measure_figures, measure_of, present_value_figures, reserved_gpus_of, unit_of_measure
 from .training import training_run
-from .uncertainty import bounds, numeric_inputs, sampled, with_values
+from .uncertainty import bounds, numeric_inputs, option_best, sampled, with_values
 
 SPAN = 1000.0
 """Searched range of an input to make a claim hold: current / SPAN to current × SPAN."""
@@ -96,7 +95,7 @@ def _stated(r: Resolved, claim: Claim) -> tuple[float, str, float | None]:
         return volume, r.volume_unit, (volume / r.volume if r.volume > 0 else None)
     if claim.kind == "cheapest":  # the figure to be below: the other option's, on the measure at the claim's volume
         volume = _cheapest_volume(r, claim)
-        other = float(_best_of(_figures_on_measure(r, volume)(r), _pair(claim)[1]))
+        other = float(option_best(_figures_on_measure(r, volume)(r), _pair(claim)[1]))
         unit = _measure_unit(r)
         if volume is None:  # a training run's whole cost
             return other, unit, None
@@ -121,7 +120,7 @@ def _figure(r: Resolved, claim: Claim, stated: float) -> Callable[[Resolved], fl
 
         def gap(s: Resolved) -> np.ndarray:
             found = figures(s)
-            return _best_of(found, a) - _best_of(found, b)
+            return option_best(found, a) - option_best(found, b)
 
         return gap
     return lambda s: _gpu_hours(s) - stated
@@ -163,12 +162,6 @@ def _figures_on_measure(r: Resolved, volume: float | None) -> Callable[[Resolved
         return {k: (v[..., 0] if trailing and v.ndim and v.shape[-1] == 1 else v) for k, v in arrays.items()}
 
     return figures
-
-
-def _best_of(figures: dict[str, np.ndarray], option: str) -> np.ndarray:
-    """An option's figure at its cheapest way to pay: the lowest of its candidates (the rent option on demand,
-    reserved, on spot). [as the figures]"""
-    return functools.reduce(np.minimum, [v for k, v in figures.items() if k == option or option_of(k) == option])
 
 
 def _gpu_hours(s: Resolved) -> float | np.ndarray:
@@ -297,7 +290,7 @@ def check_claim(scenario: Scenario | Resolved, claim: Claim) -> ClaimCheck:
         computed = float(monthly_cost(r, _option(claim), r.volume))
     elif claim.kind == "cheapest":  # on the comparison's measure (a training run: the whole run's cost)
         options, volume = _pair(claim), _cheapest_volume(r, claim)
-        computed = float(_best_of(_figures_on_measure(r, volume)(r), options[0]))
+        computed = float(option_best(_figures_on_measure(r, volume)(r), options[0]))
     elif claim.kind == "break_even":
         # 10 x the stated volume, as far as the two options' GPU-count steps can be listed (past that the
         # search fails naming the workload's inputs), and never a narrower range than the comparison's own

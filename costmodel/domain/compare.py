@@ -213,7 +213,7 @@ def compare(
         energy=energy_result(r, v, run),
         plan=plan,
         claims=check_claims(r) if check else (),
-        notes=tuple(sizing_notes(r)) + unused_spot(r) + deprecated_notes(r) + routing_notes(r),
+        notes=comparison_notes(r),
         uncertainty_of=None if r.uncertainty is None else partial(uncertainty_result, r),
     )
 
@@ -368,6 +368,11 @@ def uncertainty_result(scenario: Scenario | Resolved) -> UncertaintyResult | Non
         input_units=units,
         notes=notes,
     )
+
+
+def comparison_notes(r: Resolved) -> tuple[str, ...]:
+    """The comparison's notes (not errors): inputs it does not use, catalog rows withdrawn, what routing assumes."""
+    return tuple(sizing_notes(r)) + unused_spot(r) + deprecated_notes(r) + routing_notes(r)
 
 
 def deprecated_notes(r: Resolved) -> tuple[str, ...]:

@@ -38,11 +38,10 @@ from ..schema.inputs import find_input, fixed_reason
 from ..schema.values import value_problems
 from .break_even import first_break_evens
 from .capacity import own_servers, rent_gpus
-from .compare import decided, deprecated_notes, sizing_notes, unused_spot
+from .compare import comparison_notes, decided
 from .costs import monthly_cost
 from .decision import labels, measure_of, reserved_gpus_of
 from .finance import present_values
-from .routing import routing_notes
 from .uncertainty import measure_unit, numeric_inputs, option_costs
 
 GRID_POINTS = 41
@@ -169,7 +168,7 @@ def row_warnings(r: Resolved, run=None) -> str | None:
     separated by '; '; None where there are none."""
     said = [f"unsourced estimate: {e}" for e in r.estimates]
     said += list(run.warnings) if run is not None else []
-    said += [*sizing_notes(r), *unused_spot(r), *deprecated_notes(r), *routing_notes(r)]
+    said += comparison_notes(r)
     return "; ".join(said) or None
 
 

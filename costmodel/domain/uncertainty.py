@@ -264,18 +264,33 @@ def decision_metric(
     return family_gap(option_costs(scenario, values), option)
 
 
+def option_best(costs: Mapping[str, Any], option: str) -> np.ndarray:
+    """Lowest figure of ``option``'s candidates: the option at its cheapest way to pay (the rent option on demand,
+    reserved or on spot; shapes broadcast). [as the figures]
+
+    Raises
+    ------
+    KeyError
+        No candidate of the option.
+    """
+    from .decision import option_of
+
+    own = [c for o, c in costs.items() if o == option or option_of(o) == option]
+    if not own:
+        raise KeyError(f"no candidate of the option {option!r}; candidates: {', '.join(costs)}")
+    # elementwise minimum one array at a time, as np.min over a stacked axis 0 takes it, without the stacked copy
+    return functools.reduce(np.minimum, own)
+
+
 def family_gap(costs: Mapping[str, np.ndarray], option: str) -> np.ndarray:
     """Lowest figure of ``option``'s candidates minus the lowest of all others (shapes broadcast). [as the figures]"""
     from .decision import option_of
 
-    own = [c for o, c in costs.items() if o == option or option_of(o) == option]
+    best = option_best(costs, option)
     others = [c for o, c in costs.items() if not (o == option or option_of(o) == option)]
-    if not own:
-        raise KeyError(f"no candidate of the option {option!r}; candidates: {', '.join(costs)}")
     if not others:
-        return np.zeros_like(np.asarray(own[0], dtype=float))
-    # elementwise minimum one array at a time, as np.min over a stacked axis 0 takes it, without the stacked copy
-    return functools.reduce(np.minimum, own) - functools.reduce(np.minimum, others)
+        return np.zeros_like(np.asarray(best, dtype=float))
+    return best - functools.reduce(np.minimum, others)
 
 
 # --- break-even inputs -----------------------------------------------------------------------
